@@ -1,0 +1,96 @@
+"""Fusion expressions: the ops that define tensors, and how each maps its output's root domain to its inputs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Union
+
+from .iter_domain import IterDomain
+from .types import DataType, LoadStoreOpType
+
+if TYPE_CHECKING:
+    from .tensor_view import TensorView
+
+Operand = Union["TensorView", int, float]
+
+
+@dataclass(eq=False)
+class Expr:
+    inputs: list = field(default_factory=list)
+    outputs: list = field(default_factory=list)
+
+    @property
+    def output(self) -> "TensorView":
+        return self.outputs[0]
+
+    def tensor_inputs(self) -> list["TensorView"]:
+        from .tensor_view import TensorView
+
+        return [i for i in self.inputs if isinstance(i, TensorView)]
+
+    def root_map(self, producer: "TensorView") -> dict[IterDomain, IterDomain]:
+        """Map the output's root IterDomains to ``producer``'s logical IterDomains.
+
+        The default is positional over the producer's non-reduction logical axes,
+        which is right for pointwise ops, copies, casts and reductions.
+        """
+        consumer_root = self.output.root
+        producer_ids = [i for i in producer.logical if not i.is_reduction]
+        return dict(zip(consumer_root, producer_ids))
+
+    def op_string(self) -> str:
+        raise NotImplementedError
+
+
+@dataclass(eq=False)
+class LoadStoreOp(Expr):
+    op_type: LoadStoreOpType = LoadStoreOpType.Set
+
+    def op_string(self) -> str:
+        if self.op_type is LoadStoreOpType.Set:
+            return "Set"
+        return f"Set.{self.op_type.value}"
+
+
+@dataclass(eq=False)
+class UnaryOp(Expr):
+    op: str = ""
+
+
+@dataclass(eq=False)
+class CastOp(Expr):
+    dtype: DataType = DataType.Float
+
+
+@dataclass(eq=False)
+class BinaryOp(Expr):
+    op: str = ""
+
+
+@dataclass(eq=False)
+class BroadcastOp(Expr):
+    is_broadcast_dims: tuple[bool, ...] = ()
+
+    def root_map(self, producer: "TensorView") -> dict[IterDomain, IterDomain]:
+        kept = [cid for cid, new in zip(self.output.root, self.is_broadcast_dims) if not new]
+        producer_ids = [i for i in producer.logical if not i.is_reduction]
+        return dict(zip(kept, producer_ids))
+
+
+@dataclass(eq=False)
+class ReductionOp(Expr):
+    op: str = "sum"
+    axes: tuple[int, ...] = ()
+    init: float = 0.0
+
+
+@dataclass(eq=False)
+class MmaOp(Expr):
+    """``out[M, N, rK] = a[M, K] @ b[K, N]``."""
+
+    def root_map(self, producer: "TensorView") -> dict[IterDomain, IterDomain]:
+        m, n, k = self.output.root
+        a, b = self.inputs
+        if producer is a:
+            return {m: a.logical[0], k: a.logical[1]}
+        return {k: b.logical[0], n: b.logical[1]}

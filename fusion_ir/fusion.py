@@ -1,0 +1,247 @@
+"""Fusion: the container of tensors and expressions, its dataflow graph and printing."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from typing import Iterator, Sequence
+
+import networkx as nx
+
+from .exprs import Expr
+from .iter_domain import IterDomain
+from .scalar import Val
+from .tensor_view import TensorView
+from .types import DataType, IterType, MemoryType, ParallelType, ScheduleError
+
+_current = threading.local()
+
+
+class Fusion:
+    def __init__(self) -> None:
+        self.exprs: list[Expr] = []
+        self.inputs: list[TensorView] = []
+        self.outputs: list[TensorView] = []
+        self._tensors: list[TensorView] = []
+        self._next_tensor = 0
+        self._next_id = 0
+        self._next_scalar = 0
+        self._in_transaction = False
+        # Extents the definition declared equal (e.g. both operands of an add); checked at run time.
+        self.extent_constraints: list[tuple[Val, Val, str]] = []
+
+    # ---- context --------------------------------------------------------
+    def __enter__(self) -> "Fusion":
+        stack = getattr(_current, "stack", [])
+        stack.append(self)
+        _current.stack = stack
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _current.stack.pop()
+
+    @staticmethod
+    def current() -> "Fusion":
+        stack = getattr(_current, "stack", [])
+        if not stack:
+            raise ScheduleError("no active fusion: define ops inside `with fusion:`")
+        return stack[-1]
+
+    # ---- naming ---------------------------------------------------------
+    def new_tensor_name(self) -> int:
+        n = self._next_tensor
+        self._next_tensor += 1
+        return n
+
+    def new_iter_domain(self, extent: Val, iter_type: IterType = IterType.Iteration,
+                        parallel_type: ParallelType = ParallelType.Serial) -> IterDomain:
+        i = IterDomain(extent, iter_type, parallel_type, name=self._next_id)
+        self._next_id += 1
+        return i
+
+    def new_extent(self) -> Val:
+        v = Val.symbol(f"i{self._next_scalar}")
+        self._next_scalar += 1
+        return v
+
+    # ---- building -------------------------------------------------------
+    def register_tensor(self, tv: TensorView) -> None:
+        self._tensors.append(tv)
+
+    def registered(self, tv: TensorView) -> bool:
+        return tv in self._tensors
+
+    @property
+    def tensors(self) -> list[TensorView]:
+        return list(self._tensors)
+
+    def new_tensor(self, root: list[IterDomain], dtype: DataType,
+                   memory_type: MemoryType = MemoryType.Local) -> TensorView:
+        tv = TensorView(self, root, dtype, memory_type)
+        self.register_tensor(tv)
+        return tv
+
+    def new_tensor_like(self, src: TensorView, memory_type: MemoryType = MemoryType.Local,
+                        dtype: DataType | None = None) -> TensorView:
+        """A fresh tensor with src's materialized shape (reduction axes dropped)."""
+        root = [self.new_iter_domain(i.extent, i.iter_type) for i in src.shape_ids]
+        return self.new_tensor(root, dtype or src.dtype, memory_type)
+
+    def add_input(self, ndim: int | None = None, shape: Sequence[int] | None = None,
+                  dtype: DataType = DataType.Float) -> TensorView:
+        if (ndim is None) == (shape is None):
+            raise ScheduleError("add_input: give exactly one of ndim= or shape=")
+        if not isinstance(dtype, DataType):
+            raise ScheduleError(f"add_input: dtype {dtype!r} is not a DataType")
+        if shape is not None:
+            if not all(isinstance(s, int) and not isinstance(s, bool) and s > 0 for s in shape):
+                raise ScheduleError(f"add_input: shape {tuple(shape)} must hold positive integers")
+            extents = [Val.const(s) for s in shape]
+        else:
+            if isinstance(ndim, bool) or not isinstance(ndim, int) or ndim < 0:
+                raise ScheduleError(f"add_input: ndim {ndim!r} must be a non-negative integer")
+            extents = [self.new_extent() for _ in range(ndim)]
+        root = [self.new_iter_domain(e) for e in extents]
+        tv = self.new_tensor(root, dtype, MemoryType.Global)
+        self.inputs.append(tv)
+        return tv
+
+    def add_output(self, tv: TensorView) -> TensorView:
+        if not isinstance(tv, TensorView) or tv.fusion is not self:
+            raise ScheduleError(f"add_output: {tv!r} is not a tensor of this fusion")
+        if tv.is_input:
+            raise ScheduleError(f"add_output: T{tv.name} is a fusion input; outputs must be computed")
+        if tv.is_output:
+            raise ScheduleError(f"add_output: T{tv.name} is already an output")
+        tv.memory_type = MemoryType.Global
+        self.outputs.append(tv)
+        return tv
+
+    def add_expr(self, expr: Expr) -> Expr:
+        for tv in expr.outputs:
+            tv.definition = expr
+        self.exprs.append(expr)
+        return expr
+
+    def insert_expr(self, expr: Expr) -> None:
+        """Add an expression and keep ``exprs`` in topological order."""
+        for tv in expr.outputs:
+            tv.definition = expr
+            if not self.registered(tv):
+                self.register_tensor(tv)
+        self.exprs.append(expr)
+        self.exprs[:] = self._sorted_exprs()
+
+    # ---- dataflow -------------------------------------------------------
+    def graph(self) -> nx.DiGraph:
+        g = nx.DiGraph()
+        for tv in self._tensors:
+            g.add_node(tv)
+        for e in self.exprs:
+            for i in e.tensor_inputs():
+                g.add_edge(i, e.output, expr=e)
+        return g
+
+    def _sorted_exprs(self) -> list[Expr]:
+        g = nx.DiGraph()
+        for e in self.exprs:
+            g.add_node(e)
+        producer = {e.output: e for e in self.exprs}
+        for e in self.exprs:
+            for i in e.tensor_inputs():
+                if i in producer:
+                    g.add_edge(producer[i], e)
+        index = {e: k for k, e in enumerate(self.exprs)}
+        return list(nx.lexicographical_topological_sort(g, key=lambda e: index[e]))
+
+    def topological_order(self) -> list[TensorView]:
+        index = {tv: k for k, tv in enumerate(self._tensors)}
+        return list(nx.lexicographical_topological_sort(self.graph(), key=lambda t: index[t]))
+
+    def used_tensors(self) -> list[TensorView]:
+        """Tensors that are inputs, outputs, or on a path to an output."""
+        g = self.graph()
+        live: set[TensorView] = set(self.inputs)
+        for out in self.outputs:
+            live.add(out)
+            live |= nx.ancestors(g, out)
+        return [t for t in self.topological_order() if t in live]
+
+    def tensors_between(self, producer: TensorView, consumer: TensorView) -> set[TensorView] | None:
+        """Tensors strictly between producer and consumer, or None if consumer is not downstream."""
+        g = self.graph()
+        if producer is consumer or not nx.has_path(g, producer, consumer):
+            return None
+        return (nx.descendants(g, producer) & nx.ancestors(g, consumer)) - {producer, consumer}
+
+    # ---- transactions ---------------------------------------------------
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Undo every change made inside the block if it raises."""
+        if self._in_transaction:
+            yield
+            return
+        snapshot = self._snapshot()
+        self._in_transaction = True
+        try:
+            yield
+        except BaseException:
+            self._restore(snapshot)
+            raise
+        finally:
+            self._in_transaction = False
+
+    def _snapshot(self) -> dict:
+        ids: set[IterDomain] = set()
+        tvs = {}
+        for tv in self._tensors:
+            tvs[tv] = (list(tv.root), list(tv.logical), list(tv.loop), list(tv.transforms), tv.definition,
+                       tv.compute_at_pos, tv.memory_type, tv.circular_buffer_options, tv.dtype)
+            ids.update(tv.root, tv.logical, tv.loop)
+            for t in tv.transforms:
+                ids.update(t.inputs)
+                ids.update(t.outputs)
+        return {
+            "fusion": (list(self.exprs), list(self.inputs), list(self.outputs), list(self._tensors),
+                       self._next_tensor, self._next_id, self._next_scalar, list(self.extent_constraints)),
+            "exprs": {e: (list(e.inputs), list(e.outputs)) for e in self.exprs},
+            "tvs": tvs,
+            "ids": {i: (i.parallel_type, i.iter_type) for i in ids},
+        }
+
+    def _restore(self, s: dict) -> None:
+        (self.exprs, self.inputs, self.outputs, self._tensors, self._next_tensor, self._next_id,
+         self._next_scalar, self.extent_constraints) = s["fusion"]
+        for e, (ins, outs) in s["exprs"].items():
+            e.inputs, e.outputs = ins, outs
+        for tv, st in s["tvs"].items():
+            (tv.root, tv.logical, tv.loop, tv.transforms, tv.definition, tv.compute_at_pos,
+             tv.memory_type, tv.circular_buffer_options, tv.dtype) = st
+        for i, (pt, it) in s["ids"].items():
+            i.parallel_type, i.iter_type = pt, it
+
+    def state_fingerprint(self) -> str:
+        """A text that changes whenever any schedule state changes (for tests)."""
+        parts = [str(self)]
+        for tv in self._tensors:
+            parts.append(tv.transforms_string())
+            parts.append(str([(i.name, i.parallel_type.name, i.iter_type.name) for i in tv.loop]))
+            parts.append(f"{tv.memory_type} {tv.compute_at_pos} {tv.circular_buffer_options}")
+        return "\n".join(parts)
+
+    # ---- printing -------------------------------------------------------
+    def math_string(self) -> str:
+        from .printer import fusion_math
+
+        return fusion_math(self)
+
+    def __str__(self) -> str:
+        return self.math_string()
+
+    def print_math(self) -> None:
+        print(self.math_string())
+
+    def print_transforms(self) -> None:
+        for tv in self.used_tensors():
+            if not tv.is_input:
+                tv.print_transforms()

@@ -1,0 +1,39 @@
+"""Fusion-wide scheduling helpers: inline_most, transform_like and parallelize_like over many tensors."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from .fusion import Fusion
+from .tensor_view import TensorView
+from .types import ParallelType
+
+
+def inline_most(fusion: Fusion, tensors: Iterable[TensorView] | None = None) -> None:
+    """Inline every computed tensor (or the given ones) at its largest legal position."""
+    chosen = list(tensors) if tensors is not None else fusion.used_tensors()
+    with fusion.transaction():
+        for tv in chosen:
+            if tv.is_input or not tv.consumers():
+                continue
+            tv.inline_at(tv.max_inline_position())
+
+
+def transform_like(reference: TensorView, tensors: Iterable[TensorView] | None = None) -> None:
+    """Replay ``reference``'s transforms onto every computed tensor (or the given ones)."""
+    fusion = reference.fusion
+    chosen = list(tensors) if tensors is not None else [t for t in fusion.used_tensors() if not t.is_input]
+    with fusion.transaction():
+        for tv in chosen:
+            if tv is not reference:
+                tv.transform_like(reference)
+
+
+def parallelize_like(reference: TensorView, tensors: Iterable[TensorView] | None = None,
+                     types: Iterable[ParallelType] | None = None) -> None:
+    fusion = reference.fusion
+    chosen = list(tensors) if tensors is not None else [t for t in fusion.used_tensors() if not t.is_input]
+    with fusion.transaction():
+        for tv in chosen:
+            if tv is not reference:
+                tv.parallelize_like(reference, types)

@@ -1,0 +1,107 @@
+"""IterDomains and the Split/Merge transforms that link a tensor's root domain to its loop domain."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .scalar import Val, ceil_div
+from .types import IterType, ParallelType
+
+
+@dataclass(eq=False)
+class IterDomain:
+    """One axis of a tensor: an extent, an iteration type and a parallel binding.
+
+    IterDomains compare by identity; ``name`` is the number printed after the type
+    letters (``iS3{i0}``).
+    """
+
+    extent: Val
+    iter_type: IterType = IterType.Iteration
+    parallel_type: ParallelType = ParallelType.Serial
+    name: int = -1
+    definition: "Split | Merge | None" = field(default=None, repr=False)
+
+    @property
+    def is_reduction(self) -> bool:
+        return self.iter_type is IterType.Reduction
+
+    @property
+    def is_broadcast(self) -> bool:
+        return self.iter_type is IterType.Broadcast
+
+    @property
+    def is_parallel(self) -> bool:
+        return self.parallel_type is not ParallelType.Serial
+
+    def label(self) -> str:
+        """nvFuser notation: ``iBIDx3{i0}``, ``rS5{ceilDiv(i1, 256)}``, ``iB6{256}``."""
+        return f"{self.iter_type.value}{self.parallel_type.value}{self.name}{{{self.extent}}}"
+
+    def __str__(self) -> str:
+        return self.label()
+
+    def __repr__(self) -> str:
+        return f"IterDomain({self.label()})"
+
+
+@dataclass(eq=False)
+class Split:
+    """``in -> (outer, inner)``; the factor sets inner's extent (inner_split) or outer's."""
+
+    input: IterDomain
+    outer: IterDomain
+    inner: IterDomain
+    factor: int
+    inner_split: bool = True
+
+    @property
+    def inputs(self) -> tuple[IterDomain, ...]:
+        return (self.input,)
+
+    @property
+    def outputs(self) -> tuple[IterDomain, ...]:
+        return (self.outer, self.inner)
+
+    def __str__(self) -> str:
+        kind = "inner" if self.inner_split else "outer"
+        return (f"Split: {self.input.label()} by factor {self.factor} -> "
+                f"{self.outer.label()}, {self.inner.label()} ({kind} split)")
+
+
+@dataclass(eq=False)
+class Merge:
+    """``(outer, inner) -> out`` with extent outer * inner."""
+
+    outer: IterDomain
+    inner: IterDomain
+    out: IterDomain
+
+    @property
+    def inputs(self) -> tuple[IterDomain, ...]:
+        return (self.outer, self.inner)
+
+    @property
+    def outputs(self) -> tuple[IterDomain, ...]:
+        return (self.out,)
+
+    def __str__(self) -> str:
+        return f"Merge: {self.outer.label()} and {self.inner.label()} -> {self.out.label()}"
+
+
+Transform = Split | Merge
+
+
+def split_extents(extent: Val, factor: int, inner_split: bool) -> tuple[Val, Val]:
+    """(outer extent, inner extent) of a split."""
+    if inner_split:
+        return ceil_div(extent, factor), Val.const(factor)
+    return Val.const(factor), ceil_div(extent, factor)
+
+
+def merged_type(a: IterDomain, b: IterDomain) -> IterType:
+    if a.is_broadcast and b.is_broadcast:
+        return IterType.Broadcast
+    if a.is_reduction or b.is_reduction:
+        return IterType.Reduction
+    return IterType.Iteration

@@ -1,0 +1,245 @@
+"""Ops that define new tensors inside ``with fusion:``."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from .exprs import BinaryOp, BroadcastOp, CastOp, LoadStoreOp, MmaOp, ReductionOp, UnaryOp
+from .fusion import Fusion
+from .iter_domain import IterDomain
+from .tensor_view import TensorView
+from .types import DataType, IterType, LoadStoreOpType, ScheduleError, promote
+
+UNARY_OPS = ("neg", "exp", "abs", "relu", "sqrt", "sin", "cos", "log", "rsqrt", "tanh", "sigmoid")
+BINARY_OPS = ("add", "sub", "mul", "div", "maximum", "minimum")
+REDUCTION_OPS = ("sum", "max")
+
+
+def _fusion_of(*xs: object) -> Fusion:
+    fusion = Fusion.current()
+    for x in xs:
+        if isinstance(x, TensorView) and x.fusion is not fusion:
+            raise ScheduleError(f"T{x.name} belongs to another fusion than the active one")
+    return fusion
+
+
+def _check_tensor(x: object, op: str) -> TensorView:
+    if not isinstance(x, TensorView):
+        raise ScheduleError(f"{op}: expected a TensorView, got {type(x).__name__}")
+    return x
+
+
+def set(x: TensorView) -> TensorView:  # noqa: A001 - nvFuser's name
+    x = _check_tensor(x, "set")
+    fusion = _fusion_of(x)
+    out = fusion.new_tensor_like(x)
+    fusion.add_expr(LoadStoreOp(inputs=[x], outputs=[out], op_type=LoadStoreOpType.Set))
+    return out
+
+
+def _unary(op: str, x: TensorView) -> TensorView:
+    x = _check_tensor(x, op)
+    fusion = _fusion_of(x)
+    dtype = x.dtype
+    if op not in ("neg", "abs", "relu") and not dtype.is_float:
+        dtype = DataType.Float
+    out = fusion.new_tensor_like(x, dtype=dtype)
+    fusion.add_expr(UnaryOp(inputs=[x], outputs=[out], op=op))
+    return out
+
+
+def neg(x: TensorView) -> TensorView:
+    return _unary("neg", x)
+
+
+def exp(x: TensorView) -> TensorView:
+    return _unary("exp", x)
+
+
+def abs(x: TensorView) -> TensorView:  # noqa: A001
+    return _unary("abs", x)
+
+
+def relu(x: TensorView) -> TensorView:
+    return _unary("relu", x)
+
+
+def sqrt(x: TensorView) -> TensorView:
+    return _unary("sqrt", x)
+
+
+def sin(x: TensorView) -> TensorView:
+    return _unary("sin", x)
+
+
+def cos(x: TensorView) -> TensorView:
+    return _unary("cos", x)
+
+
+def log(x: TensorView) -> TensorView:
+    return _unary("log", x)
+
+
+def rsqrt(x: TensorView) -> TensorView:
+    return _unary("rsqrt", x)
+
+
+def tanh(x: TensorView) -> TensorView:
+    return _unary("tanh", x)
+
+
+def sigmoid(x: TensorView) -> TensorView:
+    return _unary("sigmoid", x)
+
+
+def cast(x: TensorView, dtype: DataType) -> TensorView:
+    x = _check_tensor(x, "cast")
+    if not isinstance(dtype, DataType):
+        raise ScheduleError(f"cast: {dtype!r} is not a DataType")
+    fusion = _fusion_of(x)
+    out = fusion.new_tensor_like(x, dtype=dtype)
+    fusion.add_expr(CastOp(inputs=[x], outputs=[out], dtype=dtype))
+    return out
+
+
+def _scalar_dtype(s: object) -> DataType:
+    if isinstance(s, bool) or not isinstance(s, (int, float)):
+        raise ScheduleError(f"scalar operand {s!r} must be an int or a float")
+    return DataType.Int32 if isinstance(s, int) else DataType.Float
+
+
+def _binary(op: str, a: object, b: object) -> TensorView:
+    tensors = [x for x in (a, b) if isinstance(x, TensorView)]
+    if not tensors:
+        raise ScheduleError(f"{op}: at least one operand must be a TensorView")
+    fusion = _fusion_of(*tensors)
+    dtypes = [x.dtype if isinstance(x, TensorView) else _scalar_dtype(x) for x in (a, b)]
+    dtype = promote(*dtypes)
+    if op == "div" and not dtype.is_float:
+        dtype = DataType.Float
+    if len(tensors) == 1:
+        out = fusion.new_tensor_like(tensors[0], dtype=dtype)
+    else:
+        out = fusion.new_tensor(_broadcast_root(fusion, op, a, b), dtype)  # type: ignore[arg-type]
+    fusion.add_expr(BinaryOp(inputs=[a, b], outputs=[out], op=op))
+    return out
+
+
+def _broadcast_root(fusion: Fusion, op: str, a: TensorView, b: TensorView) -> list[IterDomain]:
+    ia, ib = a.shape_ids, b.shape_ids
+    if len(ia) != len(ib):
+        raise ScheduleError(f"{op}: T{a.name} has rank {len(ia)} and T{b.name} has rank {len(ib)}; "
+                            f"insert explicit broadcast axes with ops.broadcast")
+    root = []
+    for k, (x, y) in enumerate(zip(ia, ib)):
+        if x.is_broadcast and not y.is_broadcast:
+            src = y
+        else:
+            src = x
+            if not x.is_broadcast and not y.is_broadcast and x.extent != y.extent:
+                fusion.extent_constraints.append(
+                    (x.extent, y.extent, f"{op}: axis {k} of T{a.name} and T{b.name} must have equal extents"))
+        it = IterType.Broadcast if (x.is_broadcast and y.is_broadcast) else IterType.Iteration
+        root.append(fusion.new_iter_domain(src.extent, it))
+    return root
+
+
+def add(a: object, b: object) -> TensorView:
+    return _binary("add", a, b)
+
+
+def sub(a: object, b: object) -> TensorView:
+    return _binary("sub", a, b)
+
+
+def mul(a: object, b: object) -> TensorView:
+    return _binary("mul", a, b)
+
+
+def div(a: object, b: object) -> TensorView:
+    return _binary("div", a, b)
+
+
+def maximum(a: object, b: object) -> TensorView:
+    return _binary("maximum", a, b)
+
+
+def minimum(a: object, b: object) -> TensorView:
+    return _binary("minimum", a, b)
+
+
+def broadcast(x: TensorView, is_broadcast_dims: Sequence[bool]) -> TensorView:
+    x = _check_tensor(x, "broadcast")
+    fusion = _fusion_of(x)
+    flags = tuple(bool(f) for f in is_broadcast_dims)
+    kept = x.shape_ids
+    n_kept = len([f for f in flags if not f])
+    if n_kept != len(kept):
+        raise ScheduleError(f"broadcast: T{x.name} has rank {len(kept)} but is_broadcast_dims {list(flags)} "
+                            f"keeps {n_kept} axes")
+    it = iter(kept)
+    root = []
+    from .scalar import Val
+
+    for f in flags:
+        if f:
+            root.append(fusion.new_iter_domain(Val.const(1), IterType.Broadcast))
+        else:
+            src = next(it)
+            root.append(fusion.new_iter_domain(src.extent, src.iter_type))
+    out = fusion.new_tensor(root, x.dtype)
+    fusion.add_expr(BroadcastOp(inputs=[x], outputs=[out], is_broadcast_dims=flags))
+    return out
+
+
+def _reduction(op: str, x: TensorView, axes: int | Sequence[int]) -> TensorView:
+    x = _check_tensor(x, op)
+    fusion = _fusion_of(x)
+    ids = x.shape_ids
+    n = len(ids)
+    axes_list = [axes] if isinstance(axes, int) else list(axes)
+    norm = []
+    for a in axes_list:
+        if isinstance(a, bool) or not isinstance(a, int) or not -n <= a < n:
+            raise ScheduleError(f"{op}: axis {a!r} is out of range for T{x.name} of rank {n}")
+        norm.append(a % n)
+    if not norm or len(norm) != len(builtins_set(norm)):
+        raise ScheduleError(f"{op}: axes {axes_list} must be a non-empty list of distinct axes")
+    root = []
+    for k, i in enumerate(ids):
+        it = IterType.Reduction if k in norm else i.iter_type
+        root.append(fusion.new_iter_domain(i.extent, it))
+    out = fusion.new_tensor(root, x.dtype)
+    init = 0.0 if op == "sum" else float("-inf")
+    fusion.add_expr(ReductionOp(inputs=[x], outputs=[out], op=op, axes=tuple(sorted(norm)), init=init))
+    return out
+
+
+def builtins_set(xs: Sequence[int]) -> frozenset[int]:
+    return frozenset(xs)
+
+
+def sum(x: TensorView, axes: int | Sequence[int]) -> TensorView:  # noqa: A001
+    return _reduction("sum", x, axes)
+
+
+def max(x: TensorView, axes: int | Sequence[int]) -> TensorView:  # noqa: A001
+    return _reduction("max", x, axes)
+
+
+def matmul(a: TensorView, b: TensorView) -> TensorView:
+    """``[M, K] @ [K, N] -> [M, N, rK]`` as one MMA op."""
+    a, b = _check_tensor(a, "matmul"), _check_tensor(b, "matmul")
+    fusion = _fusion_of(a, b)
+    if len(a.shape_ids) != 2 or len(b.shape_ids) != 2:
+        raise ScheduleError(f"matmul: T{a.name} and T{b.name} must both be 2-D ([M, K] and [K, N])")
+    m, k = a.shape_ids
+    k2, n = b.shape_ids
+    if k.extent != k2.extent:
+        fusion.extent_constraints.append((k.extent, k2.extent, f"matmul: K of T{a.name} and T{b.name} must match"))
+    root = [fusion.new_iter_domain(m.extent), fusion.new_iter_domain(n.extent),
+            fusion.new_iter_domain(k.extent, IterType.Reduction)]
+    dtype = DataType.Float
+    out = fusion.new_tensor(root, dtype)
+    fusion.add_expr(MmaOp(inputs=[a, b], outputs=[out]))
+    return out

@@ -1,0 +1,57 @@
+"""nvFuser-style text of a fusion: inputs, outputs and each expression."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .exprs import BinaryOp, BroadcastOp, CastOp, Expr, LoadStoreOp, MmaOp, ReductionOp, UnaryOp
+
+if TYPE_CHECKING:
+    from .fusion import Fusion
+
+_INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
+
+
+def operand(x: object) -> str:
+    from .tensor_view import TensorView
+
+    if isinstance(x, TensorView):
+        return str(x)
+    if isinstance(x, float):
+        return f"double({x!r})"
+    return f"int64_t({x!r})"
+
+
+def expr_rhs(e: Expr) -> str:
+    ins = e.inputs
+    if isinstance(e, LoadStoreOp):
+        return f"{e.op_string()}( {operand(ins[0])} )"
+    if isinstance(e, UnaryOp):
+        return f"{e.op}({operand(ins[0])})"
+    if isinstance(e, CastOp):
+        return f"__to_{e.dtype.short_name}({operand(ins[0])})"
+    if isinstance(e, BinaryOp):
+        if e.op in _INFIX:
+            return f"{operand(ins[0])}\n   {_INFIX[e.op]} {operand(ins[1])}"
+        return f"{e.op}({operand(ins[0])},\n          {operand(ins[1])})"
+    if isinstance(e, BroadcastOp):
+        flags = ", ".join("true" if b else "false" for b in e.is_broadcast_dims)
+        return f"broadcast( {operand(ins[0])}, flags = {{{flags}}} )"
+    if isinstance(e, ReductionOp):
+        return f"reduction( {operand(ins[0])}, op = {e.op}, initial value = {e.init!r} )"
+    if isinstance(e, MmaOp):
+        return f"mma({operand(ins[0])},\n       {operand(ins[1])})"
+    raise TypeError(type(e).__name__)
+
+
+def fusion_math(fusion: "Fusion") -> str:
+    lines = ["Inputs:"]
+    lines += [f"  {tv}, {tv.dtype.short_name}" for tv in fusion.inputs]
+    lines.append("Outputs:")
+    lines += [f"  {tv}, {tv.dtype.short_name}" for tv in fusion.outputs]
+    lines.append("")
+    lines.append("%kernel_math {")
+    for e in fusion.exprs:
+        lines.append(f"{e.output}\n   = {expr_rhs(e)};")
+    lines.append("} // %kernel_math")
+    return "\n".join(lines)

@@ -1,0 +1,574 @@
+"""TensorView: a tensor of the fusion with its domains and the scheduling API.
+
+Every scheduling method validates its arguments first and runs inside a fusion
+transaction, so a call that raises ``ScheduleError`` leaves the fusion exactly as it was.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterable
+
+from . import replay
+from .circular_buffer import CircularBufferOptions, Pipelined, WarpSpecialized
+from .exprs import BinaryOp, BroadcastOp, CastOp, Expr, LoadStoreOp, MmaOp, ReductionOp, UnaryOp
+from .iter_domain import IterDomain, Merge, Split, Transform
+from .types import DataType, IterType, LoadStoreOpType, MemoryType, ParallelType, ScheduleError
+
+if TYPE_CHECKING:
+    from .fusion import Fusion
+
+_BYTES_PER_VECTOR = 16
+_REGISTER_RANGE = (24, 256)
+
+
+class Axis:
+    """``tv.axis(i)``: one loop axis of a tensor, parallelized through its tensor."""
+
+    def __init__(self, tv: "TensorView", index: int) -> None:
+        self.tv = tv
+        self.index = index
+        self.id = tv.loop[index]
+
+    def parallelize(self, parallel_type: ParallelType) -> "Axis":
+        self.tv.parallelize(self.index, parallel_type)
+        return self
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.id, name)
+
+    def __str__(self) -> str:
+        return self.id.label()
+
+    def __repr__(self) -> str:
+        return f"Axis(T{self.tv.name}, {self.index}, {self.id.label()})"
+
+
+class TensorView:
+    def __init__(self, fusion: "Fusion", root: list[IterDomain], dtype: DataType,
+                 memory_type: MemoryType = MemoryType.Local) -> None:
+        self.fusion = fusion
+        self.name = fusion.new_tensor_name()
+        self.dtype = dtype
+        self.memory_type = memory_type
+        self.root: list[IterDomain] = list(root)
+        self.logical: list[IterDomain] = list(root)
+        self.loop: list[IterDomain] = list(root)
+        self.transforms: list[Transform] = []
+        self.definition: Expr | None = None
+        self.compute_at_pos = 0
+        self.circular_buffer_options: CircularBufferOptions | None = None
+
+    # ---- structure ------------------------------------------------------
+    @property
+    def ndim(self) -> int:
+        return len(self.loop)
+
+    def nDims(self) -> int:  # noqa: N802 - nvFuser spelling
+        return len(self.loop)
+
+    @property
+    def is_input(self) -> bool:
+        return self in self.fusion.inputs
+
+    @property
+    def is_output(self) -> bool:
+        return self in self.fusion.outputs
+
+    def uses(self) -> list[Expr]:
+        return [e for e in self.fusion.exprs if self in e.inputs]
+
+    def consumers(self) -> list["TensorView"]:
+        return [e.output for e in self.uses()]
+
+    def producers(self) -> list["TensorView"]:
+        return [] if self.definition is None else self.definition.tensor_inputs()
+
+    @property
+    def max_producer_pos(self) -> int:
+        return max((p.compute_at_pos for p in self.producers()), default=0)
+
+    @property
+    def shape_ids(self) -> list[IterDomain]:
+        """The logical axes that are materialized in memory (reduction axes dropped)."""
+        return [i for i in self.logical if not i.is_reduction]
+
+    @property
+    def has_reduction(self) -> bool:
+        return any(i.is_reduction for i in self.logical)
+
+    def axis(self, i: int) -> Axis:
+        return Axis(self, self._norm_axis(i, "axis"))
+
+    # ---- printing -------------------------------------------------------
+    def label(self) -> str:
+        return f"T{self.name}_{self.memory_type.value}_{self.dtype.short_name}"
+
+    def __str__(self) -> str:
+        text = f"{self.label()}[{', '.join(i.label() for i in self.loop)}]"
+        if self.compute_at_pos > 0:
+            text += f" ca_pos({self.compute_at_pos})"
+        if self.max_producer_pos > 0:
+            text += f" produce_pos({self.max_producer_pos})"
+        return text
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def transforms_string(self) -> str:
+        lines = [f"T{self.name}:"]
+        lines.append(f" root domain : ({', '.join(i.label() for i in self.root)})")
+        if self.logical != self.root:
+            lines.append(f" logical domain : ({', '.join(i.label() for i in self.logical)})")
+        for t in self.transforms:
+            lines.append(f"  {t}")
+        lines.append(f" loop domain : ({', '.join(i.label() for i in self.loop)})")
+        if self.circular_buffer_options is not None:
+            lines.append(f" {self.circular_buffer_options}")
+        return "\n".join(lines)
+
+    def print_transforms(self) -> None:
+        print(self.transforms_string())
+
+    # ---- validation helpers --------------------------------------------
+    def _err(self, msg: str) -> ScheduleError:
+        return ScheduleError(f"T{self.name}: {msg}")
+
+    def _norm_axis(self, i: Any, what: str) -> int:
+        if isinstance(i, bool) or not isinstance(i, int):
+            raise self._err(f"{what}: axis {i!r} is not an integer")
+        n = len(self.loop)
+        j = i + n if i < 0 else i
+        if not 0 <= j < n:
+            raise self._err(f"{what}: axis {i} is out of range for a tensor with {n} loop axes")
+        return j
+
+    def _axis_desc(self, i: int) -> str:
+        return f"axis {i} ({self.loop[i].label()})"
+
+    def _check_fusion(self, other: "TensorView", what: str) -> None:
+        if not isinstance(other, TensorView):
+            raise self._err(f"{what}: expected a TensorView, got {type(other).__name__}")
+        if other.fusion is not self.fusion:
+            raise self._err(f"{what}: T{other.name} belongs to another fusion")
+
+    def _check_outside_inlined(self, axes: Iterable[int], what: str) -> None:
+        for a in axes:
+            if a < self.compute_at_pos:
+                raise self._err(f"{what}: {self._axis_desc(a)} is inside the compute-at position "
+                                f"{self.compute_at_pos}; transform it before compute_at")
+            if a < self.max_producer_pos:
+                raise self._err(f"{what}: {self._axis_desc(a)} is inside the produce position "
+                                f"{self.max_producer_pos} (a producer is computed at it)")
+
+    def _check_not_input(self, what: str) -> None:
+        if self.is_input:
+            raise self._err(f"{what}: T{self.name} is a fusion input; inputs are not computed, "
+                            f"schedule a cache of it (cache_after) instead")
+
+    # ---- transforms -----------------------------------------------------
+    def split(self, axis: int, factor: int, inner_split: bool = True) -> "TensorView":
+        a = self._norm_axis(axis, "split")
+        if isinstance(factor, bool) or not isinstance(factor, int) or factor <= 0:
+            raise self._err(f"split: factor {factor!r} for {self._axis_desc(a)} must be a positive integer")
+        self._check_outside_inlined([a], "split")
+        if self.loop[a].parallel_type in (ParallelType.Bulk, ParallelType.Vectorize):
+            raise self._err(f"split: {self._axis_desc(a)} is {self.loop[a].parallel_type.name}-parallel; "
+                            f"split it before parallelizing")
+        with self.fusion.transaction():
+            s = replay.make_split(self.fusion, self.loop[a], factor, inner_split)
+            replay.apply_transform(self.loop, s)
+            self.transforms.append(s)
+        return self
+
+    def inner_split(self, axis: int, factor: int) -> "TensorView":
+        return self.split(axis, factor, inner_split=True)
+
+    def outer_split(self, axis: int, factor: int) -> "TensorView":
+        return self.split(axis, factor, inner_split=False)
+
+    def merge(self, axis_o: int, axis_i: int | None = None) -> "TensorView":
+        a = self._norm_axis(axis_o, "merge")
+        b = self._norm_axis(a + 1 if axis_i is None else axis_i, "merge")
+        if a == b:
+            raise self._err(f"merge: cannot merge {self._axis_desc(a)} with itself")
+        ida, idb = self.loop[a], self.loop[b]
+        if {ida.iter_type, idb.iter_type} == {IterType.Reduction, IterType.Iteration}:
+            raise self._err(f"merge: cannot merge reduction axis with iteration axis "
+                            f"({self._axis_desc(a)} and {self._axis_desc(b)})")
+        self._check_outside_inlined([a, b], "merge")
+        for i in (a, b):
+            if self.loop[i].parallel_type in (ParallelType.Bulk, ParallelType.Vectorize):
+                raise self._err(f"merge: {self._axis_desc(i)} is {self.loop[i].parallel_type.name}-parallel")
+        with self.fusion.transaction():
+            m = replay.make_merge(self.fusion, ida, idb)
+            pos = min(a, b)
+            rest = [i for k, i in enumerate(self.loop) if k not in (a, b)]
+            rest.insert(pos, m.out)
+            self.loop[:] = rest
+            self.transforms.append(m)
+        return self
+
+    def reorder(self, old2new: dict[int, int]) -> "TensorView":
+        n = len(self.loop)
+        if not isinstance(old2new, dict):
+            raise self._err(f"reorder: expected a dict {{old: new}}, got {type(old2new).__name__}")
+        olds = [self._norm_axis(k, "reorder") for k in old2new]
+        news = [self._norm_axis(v, "reorder") for v in old2new.values()]
+        if len(set(olds)) != len(olds):
+            raise self._err(f"reorder: map {old2new} is not a permutation (an old axis appears twice)")
+        if len(set(news)) != len(news):
+            raise self._err(f"reorder: map {old2new} is not a permutation (two axes go to one position)")
+        perm: list[int | None] = [None] * n
+        for o, nw in zip(olds, news):
+            perm[nw] = o
+        remaining = iter([k for k in range(n) if k not in olds])
+        order = [p if p is not None else next(remaining) for p in perm]
+        fixed = max(self.compute_at_pos, self.max_producer_pos)
+        for pos in range(fixed):
+            if order[pos] != pos:
+                raise self._err(f"reorder: map {old2new} moves axes inside the compute-at/produce position {fixed}")
+        with self.fusion.transaction():
+            self.loop[:] = [self.loop[k] for k in order]
+        return self
+
+    # ---- parallelization ------------------------------------------------
+    def parallelize(self, axis: int, parallel_type: ParallelType) -> "TensorView":
+        a = self._norm_axis(axis, "parallelize")
+        if not isinstance(parallel_type, ParallelType):
+            raise self._err(f"parallelize: {parallel_type!r} is not a ParallelType")
+        self._validate_parallel_type(a, parallel_type)
+        with self.fusion.transaction():
+            self.loop[a].parallel_type = parallel_type
+        return self
+
+    def _validate_parallel_type(self, a: int, pt: ParallelType) -> None:
+        i = self.loop[a]
+        desc = self._axis_desc(a)
+        if pt.is_grid_or_thread:
+            for k, other in enumerate(self.loop):
+                if k != a and other.parallel_type is pt:
+                    raise self._err(f"parallelize: {desc} and {self._axis_desc(k)} are both bound to {pt.name}")
+        if pt.is_block and i.is_reduction:
+            raise self._err(f"parallelize: reduction {desc} cannot be bound to {pt.name} (grid reductions are not supported)")
+        if pt is ParallelType.Bulk:
+            d = self.definition
+            if not (isinstance(d, LoadStoreOp) and d.op_type in (LoadStoreOpType.TMA, LoadStoreOpType.TMAStore)):
+                raise self._err(f"parallelize: Bulk on {desc} needs a tensor loaded by TMA "
+                                f"(cache_after(LoadStoreOpType.TMA)) or stored by TMA")
+        if pt in (ParallelType.Bulk, ParallelType.Vectorize) and a < self.compute_at_pos:
+            raise self._err(f"parallelize: {desc} is inside the compute-at position {self.compute_at_pos}; "
+                            f"{pt.name} axes are never inlined")
+        if pt is ParallelType.Vectorize:
+            width = i.extent.const_value()
+            if width is None:
+                raise self._err(f"parallelize: Vectorize on {desc} needs a constant extent")
+            nbytes = width * self.dtype.size
+            if width & (width - 1) != 0:
+                raise self._err(f"parallelize: Vectorize width {width} on {desc} is not a power of two")
+            if nbytes > _BYTES_PER_VECTOR:
+                raise self._err(f"parallelize: Vectorize width {width} on {desc} is {nbytes} bytes, "
+                                f"over the {_BYTES_PER_VECTOR}-byte limit")
+            if i.is_reduction:
+                raise self._err(f"parallelize: Vectorize on reduction {desc} is not supported")
+        if pt is ParallelType.Mma and not isinstance(self.definition, MmaOp):
+            raise self._err(f"parallelize: Mma on {desc} needs a tensor defined by matmul")
+
+    def parallelize_like(self, reference: "TensorView",
+                         types: Iterable[ParallelType] | None = None) -> "TensorView":
+        self._check_fusion(reference, "parallelize_like")
+        allowed = set(types) if types is not None else {
+            ParallelType.BIDx, ParallelType.BIDy, ParallelType.BIDz,
+            ParallelType.TIDx, ParallelType.TIDy, ParallelType.TIDz, ParallelType.Unroll}
+        mapping = replay.map_ids_between(reference, self)
+        with self.fusion.transaction():
+            for ref_id in reference.loop:
+                mine = mapping.get(ref_id)
+                if mine is None or mine not in self.loop or ref_id.parallel_type not in allowed:
+                    continue
+                self.parallelize(self.loop.index(mine), ref_id.parallel_type)
+        return self
+
+    def transform_like(self, reference: "TensorView") -> "TensorView":
+        self._check_fusion(reference, "transform_like")
+        if reference is self:
+            return self
+        if self.compute_at_pos > 0 or self.max_producer_pos > 0:
+            raise self._err("transform_like: the tensor is already inlined (compute-at or produce position > 0); "
+                            "propagate transforms before compute_at")
+        id_map = replay.root_map_between(reference, self)
+        with self.fusion.transaction():
+            keep = [t for t in self.transforms if _is_logical_transform(self, t)]
+            leaves = list(self.logical)
+            new, m = replay.replay_transforms(self.fusion, reference.transforms, id_map, leaves)
+            ordered: list[IterDomain] = []
+            for ref_id in reference.loop:
+                mine = m.get(ref_id)
+                if mine is not None and mine in leaves and mine not in ordered:
+                    ordered.append(mine)
+            ordered += [i for i in leaves if i not in ordered]
+            self.transforms = keep + new
+            self.loop = ordered
+        return self
+
+    # ---- inlining -------------------------------------------------------
+    def compute_at(self, consumer: "TensorView", pos: int) -> "TensorView":
+        self._check_fusion(consumer, "compute_at")
+        self._check_not_input("compute_at")
+        if isinstance(pos, bool) or not isinstance(pos, int):
+            raise self._err(f"compute_at: position {pos!r} is not an integer")
+        path = self.fusion.tensors_between(self, consumer)
+        if path is None:
+            raise self._err(f"compute_at: T{consumer.name} is not a consumer of T{self.name}")
+        n = consumer.ndim
+        p = pos + n + 1 if pos < 0 else pos
+        if not 0 <= p <= n:
+            raise self._err(f"compute_at: position {pos} is out of range for consumer T{consumer.name} "
+                            f"with {n} loop axes (valid: {-n - 1}..{n})")
+        for k in range(p):
+            cid = consumer.loop[k]
+            if cid.parallel_type in (ParallelType.Bulk, ParallelType.Vectorize):
+                raise self._err(f"compute_at: position {pos} is past {cid.parallel_type.name} axis {k} "
+                                f"({cid.label()}) of T{consumer.name}; {cid.parallel_type.name} axes are never inlined")
+        with self.fusion.transaction():
+            # Replay nearest-to-consumer first so each tensor replays an already-updated consumer.
+            chain = [t for t in self.fusion.topological_order() if t in path or t is self]
+            for tv in reversed(chain):
+                target = next(c for c in tv.consumers() if c is consumer or c in path)
+                tv._replay_as_consumer(target, p)
+        return self
+
+    def _replay_as_consumer(self, consumer: "TensorView", pos: int) -> None:
+        """Replay consumer's first ``pos`` loop axes onto self and inline self at ``pos``."""
+        p2c = replay.producer_to_consumer_root(self, consumer)
+        c2p = {c: p for p, c in p2c.items()}
+        cone = replay.ancestors_transforms(consumer, consumer.loop[:pos])
+        leaves = list(self.logical)
+        new, m = replay.replay_transforms(self.fusion, cone, c2p, leaves)
+        shared = []
+        for k in range(pos):
+            mine = m.get(consumer.loop[k])
+            if mine is None or mine not in leaves or mine in shared:
+                raise self._err(f"compute_at: axis {k} ({consumer.loop[k].label()}) of T{consumer.name} "
+                                f"has no counterpart in T{self.name}; compute at a position left of it")
+            shared.append(mine)
+        # Keep this tensor's own transforms of the axes the replay left alone.
+        kept = [t for t in self.transforms if _is_logical_transform(self, t)]
+        for t in self.transforms:
+            if t in kept:
+                continue
+            if all(i in leaves for i in t.inputs):
+                replay.apply_transform(leaves, t)
+                kept.append(t)
+        rest_from_consumer = [m[c] for c in consumer.loop[pos:] if m.get(c) in leaves]
+        rest_old = [i for i in self.loop if i in leaves]
+        rest = []
+        for i in rest_from_consumer + rest_old + leaves:
+            if i not in shared and i not in rest:
+                rest.append(i)
+        for k, i in enumerate(shared):
+            if i.is_reduction:
+                raise self._err(f"compute_at: axis {k} ({i.label()}) is a reduction axis of T{self.name}; "
+                                f"reduction axes are never inlined")
+            cpt = consumer.loop[k].parallel_type
+            if cpt is not ParallelType.Serial:
+                i.parallel_type = cpt
+        self.transforms = kept + new
+        self.loop = shared + rest
+        self.compute_at_pos = pos
+
+    def inline_at(self, pos: int) -> "TensorView":
+        self._check_not_input("inline_at")
+        if isinstance(pos, bool) or not isinstance(pos, int):
+            raise self._err(f"inline_at: position {pos!r} is not an integer")
+        n = self.ndim
+        p = pos + n + 1 if pos < 0 else pos
+        if not 0 <= p <= n:
+            raise self._err(f"inline_at: position {pos} is out of range for {n} loop axes")
+        if p > 0 and not self.consumers():
+            raise self._err(f"inline_at: T{self.name} has no consumer to be inlined into")
+        limit = self.max_inline_position()
+        if p > limit:
+            raise self._err(f"inline_at: position {p} is past the largest legal position {limit} "
+                            f"({self._inline_block_reason(limit)})")
+        with self.fusion.transaction():
+            self.compute_at_pos = p
+            for k in range(p):
+                for c in self.consumers():
+                    cid = replay.loop_map(self, c)[self.loop[k]]
+                    if cid.parallel_type is not ParallelType.Serial:
+                        self.loop[k].parallel_type = cid.parallel_type
+        return self
+
+    def max_inline_position(self) -> int:
+        """Largest position whose axes map to every consumer's axes at the same positions."""
+        consumers = self.consumers()
+        if not consumers:
+            return 0
+        maps = [(c, replay.loop_map(self, c)) for c in consumers]
+        pos = 0
+        for k, i in enumerate(self.loop):
+            if i.is_reduction or i.parallel_type in (ParallelType.Bulk, ParallelType.Vectorize):
+                break
+            ok = True
+            for c, mp in maps:
+                cid = mp.get(i)
+                if k >= c.ndim or cid is not c.loop[k] or cid.parallel_type in (ParallelType.Bulk, ParallelType.Vectorize):
+                    ok = False
+                    break
+            if not ok:
+                break
+            pos = k + 1
+        return pos
+
+    def _inline_block_reason(self, limit: int) -> str:
+        if limit >= self.ndim:
+            return "all axes"
+        i = self.loop[limit]
+        if i.is_reduction:
+            return f"axis {limit} ({i.label()}) is a reduction axis"
+        if i.parallel_type in (ParallelType.Bulk, ParallelType.Vectorize):
+            return f"axis {limit} ({i.label()}) is {i.parallel_type.name}-parallel"
+        return f"axis {limit} ({i.label()}) does not map to its consumers' axis {limit}"
+
+    # ---- caching and memory --------------------------------------------
+    def cache_after(self, op_type: LoadStoreOpType = LoadStoreOpType.Set) -> "TensorView":
+        if not isinstance(op_type, LoadStoreOpType):
+            raise self._err(f"cache_after: {op_type!r} is not a LoadStoreOpType")
+        if op_type in (LoadStoreOpType.TMAStore, LoadStoreOpType.StMatrix):
+            raise self._err(f"cache_after: {op_type.name} is a store; use cache_before on an output")
+        if op_type in (LoadStoreOpType.TMA, LoadStoreOpType.CpAsync) and self.memory_type is not MemoryType.Global:
+            raise self._err(f"cache_after: a {op_type.name} load reads global memory, but T{self.name} "
+                            f"is in {self.memory_type.name} memory")
+        if self.compute_at_pos > 0:
+            raise self._err("cache_after: the tensor is already inlined; cache before compute_at")
+        uses = self.uses()
+        with self.fusion.transaction():
+            mem = MemoryType.Shared if op_type in (LoadStoreOpType.TMA, LoadStoreOpType.CpAsync) else MemoryType.Local
+            cache = self.fusion.new_tensor_like(self, memory_type=mem)
+            expr = LoadStoreOp(inputs=[self], outputs=[cache], op_type=op_type)
+            for use in uses:
+                use.inputs = [cache if x is self else x for x in use.inputs]
+            self.fusion.insert_expr(expr)
+        return cache
+
+    def cache_before(self, op_type: LoadStoreOpType = LoadStoreOpType.Set) -> "TensorView":
+        self._check_not_input("cache_before")
+        if not isinstance(op_type, LoadStoreOpType):
+            raise self._err(f"cache_before: {op_type!r} is not a LoadStoreOpType")
+        if op_type in (LoadStoreOpType.TMA, LoadStoreOpType.CpAsync):
+            raise self._err(f"cache_before: {op_type.name} is a load; use cache_after on an input")
+        if op_type is LoadStoreOpType.TMAStore and self.memory_type is not MemoryType.Global:
+            raise self._err("cache_before: a TMAStore writes global memory; the tensor must be in Global memory")
+        if self.compute_at_pos > 0 or self.max_producer_pos > 0:
+            raise self._err("cache_before: the tensor is already inlined; cache before compute_at")
+        with self.fusion.transaction():
+            mem = MemoryType.Shared if op_type is LoadStoreOpType.TMAStore else MemoryType.Local
+            cache = TensorView(self.fusion, [], self.dtype, memory_type=mem)
+            # The cache takes over this tensor's domain and definition; this tensor
+            # becomes a copy of the cache and keeps its non-reduction transforms.
+            cache.root, cache.logical, cache.loop = self.root, self.logical, self.loop
+            cache.transforms = self.transforms
+            old_loop = list(self.loop)
+            fresh = {i: self.fusion.new_iter_domain(i.extent, i.iter_type, i.parallel_type)
+                     for i in cache.logical if not i.is_reduction}
+            self.root = list(fresh.values())
+            self.logical = list(self.root)
+            leaves = list(self.logical)
+            self.transforms, m = replay.replay_transforms(self.fusion, cache.transforms, fresh, leaves)
+            self.loop = [m[i] for i in old_loop if m.get(i) in leaves]
+            self.loop += [i for i in leaves if i not in self.loop]
+            for i in self.loop:
+                src = next((k for k, v in m.items() if v is i), None)
+                if src is not None:
+                    i.parallel_type = src.parallel_type
+            definition = self.definition
+            definition.outputs = [cache]
+            cache.definition = definition
+            self.definition = None
+            copy = LoadStoreOp(inputs=[cache], outputs=[self], op_type=op_type)
+            self.fusion.insert_expr(copy)
+            if not self.fusion.registered(cache):
+                self.fusion.register_tensor(cache)
+        return cache
+
+    def set_memory_type(self, memory_type: MemoryType) -> "TensorView":
+        if not isinstance(memory_type, MemoryType):
+            raise self._err(f"set_memory_type: {memory_type!r} is not a MemoryType")
+        if (self.is_input or self.is_output) and memory_type is not MemoryType.Global:
+            role = "input" if self.is_input else "output"
+            raise self._err(f"set_memory_type: T{self.name} is a fusion {role} and must stay in Global memory")
+        d = self.definition
+        if isinstance(d, LoadStoreOp) and d.op_type in (LoadStoreOpType.TMA, LoadStoreOpType.CpAsync) \
+                and memory_type is not MemoryType.Shared:
+            raise self._err(f"set_memory_type: T{self.name} is loaded by {d.op_type.name}, which writes Shared memory")
+        with self.fusion.transaction():
+            self.memory_type = memory_type
+        return self
+
+    # ---- circular buffering ---------------------------------------------
+    def circular_buffer(self, stages: int, prefetch: int = -1,
+                        type: Pipelined | WarpSpecialized | None = None) -> "TensorView":  # noqa: A002
+        cb_type = Pipelined() if type is None else type
+        d = self.definition
+        if not isinstance(d, LoadStoreOp) or not d.tensor_inputs():
+            kind = "a fusion input" if d is None else type_name(d)
+            raise self._err(f"circular_buffer: only a tensor defined by a load/cache op can be circular-buffered; "
+                            f"T{self.name} is {kind}")
+        if isinstance(stages, bool) or not isinstance(stages, int) or stages < 2:
+            raise self._err(f"circular_buffer: stages must be an integer >= 2, got {stages!r}")
+        if isinstance(prefetch, bool) or not isinstance(prefetch, int) or not -stages <= prefetch < stages:
+            raise self._err(f"circular_buffer: prefetch {prefetch!r} is outside [-stages, stages) = [{-stages}, {stages})")
+        if not isinstance(cb_type, (Pipelined, WarpSpecialized)):
+            raise self._err(f"circular_buffer: type must be Pipelined() or WarpSpecialized(...), got {cb_type!r}")
+        if isinstance(cb_type, WarpSpecialized):
+            _validate_warp_specialized(self, cb_type)
+        normalized = prefetch + stages if prefetch < 0 else prefetch
+        with self.fusion.transaction():
+            self.circular_buffer_options = CircularBufferOptions(stages, normalized, cb_type)
+        return self
+
+    @property
+    def is_circular_buffered(self) -> bool:
+        return self.circular_buffer_options is not None
+
+    # ---- rfactor --------------------------------------------------------
+    def rfactor(self, axes: Iterable[int]) -> "TensorView":
+        from .rfactor import rfactor
+
+        return rfactor(self, axes)
+
+
+def type_name(expr: Expr) -> str:
+    names = {UnaryOp: "defined by a unary op", BinaryOp: "defined by a binary op", CastOp: "defined by a cast",
+             BroadcastOp: "defined by a broadcast", ReductionOp: "defined by a reduction", MmaOp: "defined by a matmul",
+             LoadStoreOp: "defined by a load/store of a scalar"}
+    return names.get(type(expr), type(expr).__name__)
+
+
+def _is_logical_transform(tv: TensorView, t: Transform) -> bool:
+    """True for transforms that produce the logical domain from the root (rfactor tensors)."""
+    if tv.logical == tv.root:
+        return False
+    logical_cone = replay.ancestors_transforms(tv, tv.logical)
+    return t in logical_cone
+
+
+def _validate_warp_specialized(tv: TensorView, ws: WarpSpecialized) -> None:
+    if ws.on not in (ParallelType.TIDx, ParallelType.TIDy, ParallelType.TIDz):
+        raise tv._err(f"circular_buffer: WarpSpecialized(on={ws.on.name}) must be on TIDx, TIDy or TIDz")
+    if ws.num_registers is None:
+        return
+    regs = ws.num_registers
+    if not (isinstance(regs, tuple) and len(regs) == 2 and all(isinstance(r, int) and not isinstance(r, bool) for r in regs)):
+        raise tv._err(f"circular_buffer: num_registers must be a pair (decrease, increase) of integers, got {regs!r}")
+    lo, hi = _REGISTER_RANGE
+    for which, r in zip(("decrease", "increase"), regs):
+        if not lo <= r <= hi:
+            raise tv._err(f"circular_buffer: num_registers {which} {r} is outside [{lo}, {hi}]")
+        if r % 8 != 0:
+            raise tv._err(f"circular_buffer: num_registers {which} {r} is not a multiple of 8")
+    if regs[0] > regs[1]:
+        raise tv._err(f"circular_buffer: num_registers decrease {regs[0]} is greater than increase {regs[1]}")
+
+
+_ = (Merge, Split)

@@ -1,0 +1,109 @@
+"""Enumerations shared by the whole package and the schedule error type."""
+
+from __future__ import annotations
+
+import enum
+
+
+class ScheduleError(ValueError):
+    """A scheduling call broke a rule; the message names the tensor, the axis and the rule."""
+
+
+class DataType(enum.Enum):
+    Float = ("float", 4, "float32")
+    Half = ("__half", 2, "float16")
+    BFloat16 = ("__bfloat16", 2, "bfloat16")
+    Int32 = ("int", 4, "int32")
+    Int64 = ("int64_t", 8, "int64")
+    Bool = ("bool", 1, "bool")
+
+    def __init__(self, ctype: str, size: int, numpy_name: str) -> None:
+        self.ctype = ctype
+        self.size = size
+        self.numpy_name = numpy_name
+
+    @property
+    def short_name(self) -> str:
+        return {"Float": "float", "Half": "half", "BFloat16": "bfloat16",
+                "Int32": "int", "Int64": "int64_t", "Bool": "bool"}[self.name]
+
+    @property
+    def is_float(self) -> bool:
+        return self in (DataType.Float, DataType.Half, DataType.BFloat16)
+
+    @staticmethod
+    def from_numpy(dtype: object) -> "DataType":
+        import numpy as np
+
+        name = np.dtype(dtype).name
+        for dt in DataType:
+            if dt.numpy_name == name:
+                return dt
+        raise ValueError(f"no DataType for numpy dtype {name}")
+
+
+def promote(a: DataType, b: DataType) -> DataType:
+    """Result type of a binary op: floats win over ints, wider floats over narrower."""
+    order = [DataType.Bool, DataType.Int32, DataType.Int64, DataType.BFloat16, DataType.Half, DataType.Float]
+    if a == b:
+        return a
+    if {a, b} == {DataType.Half, DataType.BFloat16}:
+        return DataType.Float
+    return max(a, b, key=order.index)
+
+
+class IterType(enum.Enum):
+    Iteration = "i"
+    Reduction = "r"
+    Broadcast = "b"
+
+
+class ParallelType(enum.Enum):
+    BIDx = "BIDx"
+    BIDy = "BIDy"
+    BIDz = "BIDz"
+    TIDx = "TIDx"
+    TIDy = "TIDy"
+    TIDz = "TIDz"
+    Bulk = "B"
+    Vectorize = "V"
+    Unroll = "UR"
+    Serial = "S"
+    Mma = "MMA"
+
+    @property
+    def is_block(self) -> bool:
+        return self in (ParallelType.BIDx, ParallelType.BIDy, ParallelType.BIDz)
+
+    @property
+    def is_thread(self) -> bool:
+        return self in (ParallelType.TIDx, ParallelType.TIDy, ParallelType.TIDz)
+
+    @property
+    def is_grid_or_thread(self) -> bool:
+        return self.is_block or self.is_thread
+
+    @property
+    def cuda_index(self) -> str:
+        """The CUDA builtin for a block or thread index, e.g. ``threadIdx.x``."""
+        base = "blockIdx" if self.is_block else "threadIdx"
+        return f"{base}.{self.value[-1]}"
+
+    @property
+    def cuda_dim(self) -> str:
+        base = "gridDim" if self.is_block else "blockDim"
+        return f"{base}.{self.value[-1]}"
+
+
+class MemoryType(enum.Enum):
+    Local = "l"
+    Shared = "s"
+    Global = "g"
+
+
+class LoadStoreOpType(enum.Enum):
+    Set = "Set"
+    CpAsync = "CpAsync"
+    TMA = "TMA"
+    StMatrix = "StMatrix"
+    TMAStore = "TMAStore"
