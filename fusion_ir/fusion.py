@@ -222,7 +222,7 @@ class Fusion:
 
     def state_fingerprint(self) -> str:
         """A text that changes whenever any schedule state changes (for tests)."""
-        parts = [str(self)]
+        parts = [str(self), f"next names: T{self._next_tensor} id{self._next_id} i{self._next_scalar}"]
         for tv in self._tensors:
             parts.append(tv.transforms_string())
             parts.append(str([(i.name, i.parallel_type.name, i.iter_type.name) for i in tv.loop]))

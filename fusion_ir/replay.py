@@ -12,7 +12,7 @@ from collections import deque
 from typing import TYPE_CHECKING
 
 from .iter_domain import IterDomain, Merge, Split, Transform, merged_type, split_extents
-from .types import ScheduleError
+from .types import IterType, ScheduleError
 
 if TYPE_CHECKING:
     from .tensor_view import TensorView
@@ -128,11 +128,14 @@ def apply_transform(leaves: list[IterDomain], t: Transform) -> None:
 
 
 def replay_transforms(fusion, ref_transforms: list[Transform], id_map: dict[IterDomain, IterDomain],
-                      leaves: list[IterDomain]) -> tuple[list[Transform], dict[IterDomain, IterDomain]]:
+                      leaves: list[IterDomain], target: "TensorView | None" = None,
+                      what: str = "replay") -> tuple[list[Transform], dict[IterDomain, IterDomain]]:
     """Apply ``ref_transforms`` to the mapped target axes in ``leaves`` (modified in place).
 
     Returns the new target transforms and the extended ref-id -> target-id map. Splits of
     unmapped axes are skipped; a merge with one unmapped side forwards the mapped side.
+    A merge that would join a reduction axis of the target with an iteration axis raises
+    ``ScheduleError`` (naming ``target`` when given), as ``TensorView.merge`` does.
     """
     m = dict(id_map)
     new: list[Transform] = []
@@ -148,6 +151,11 @@ def replay_transforms(fusion, ref_transforms: list[Transform], id_map: dict[Iter
         else:
             a, b = m.get(t.outer), m.get(t.inner)
             if a is not None and b is not None and a in leaves and b in leaves:
+                if {a.iter_type, b.iter_type} == {IterType.Reduction, IterType.Iteration}:
+                    who = "replay" if target is None else f"T{target.name}: {what}"
+                    raise ScheduleError(f"{who}: cannot merge reduction axis with iteration axis "
+                                        f"({a.label()} and {b.label()}) while replaying {t.out.label()} "
+                                        f"= merge({t.outer.label()}, {t.inner.label()})")
                 mg = make_merge(fusion, a, b)
                 apply_transform(leaves, mg)
                 new.append(mg)

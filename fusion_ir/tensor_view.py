@@ -188,6 +188,9 @@ class TensorView:
 
     def merge(self, axis_o: int, axis_i: int | None = None) -> "TensorView":
         a = self._norm_axis(axis_o, "merge")
+        if axis_i is None and a == len(self.loop) - 1:
+            raise self._err(f"merge: {self._axis_desc(a)} is the last loop axis; there is no axis {a + 1} "
+                            f"to merge it with")
         b = self._norm_axis(a + 1 if axis_i is None else axis_i, "merge")
         if a == b:
             raise self._err(f"merge: cannot merge {self._axis_desc(a)} with itself")
@@ -258,6 +261,11 @@ class TensorView:
         if pt in (ParallelType.Bulk, ParallelType.Vectorize) and a < self.compute_at_pos:
             raise self._err(f"parallelize: {desc} is inside the compute-at position {self.compute_at_pos}; "
                             f"{pt.name} axes are never inlined")
+        if pt in (ParallelType.Bulk, ParallelType.Vectorize) and a < self.max_producer_pos:
+            raise self._err(f"parallelize: {desc} is inside the produce position {self.max_producer_pos} "
+                            f"(a producer is computed inside it); {pt.name} axes are never inlined")
+        if pt is not ParallelType.Serial:
+            self._check_shared_loop_bindings(a, pt)
         if pt is ParallelType.Vectorize:
             width = i.extent.const_value()
             if width is None:
@@ -272,6 +280,24 @@ class TensorView:
                 raise self._err(f"parallelize: Vectorize on reduction {desc} is not supported")
         if pt is ParallelType.Mma and not isinstance(self.definition, MmaOp):
             raise self._err(f"parallelize: Mma on {desc} needs a tensor defined by matmul")
+
+    def _check_shared_loop_bindings(self, a: int, pt: ParallelType) -> None:
+        """An axis that shares its loop with a producer's or consumer's axis (compute_at) takes one binding."""
+        mine = self.loop[a]
+        sharers: list[tuple["TensorView", IterDomain]] = []
+        if a < self.compute_at_pos:
+            for c in self.consumers():
+                cid = replay.loop_map(self, c).get(mine)
+                if cid is not None:
+                    sharers.append((c, cid))
+        for p in self.producers():
+            mapping = replay.loop_map(p, self)
+            sharers += [(p, pid) for pid in p.loop[:p.compute_at_pos] if mapping.get(pid) is mine]
+        for other, oid in sharers:
+            if oid.parallel_type not in (ParallelType.Serial, pt):
+                raise self._err(f"parallelize: {self._axis_desc(a)} shares its loop with {oid.label()} of "
+                                f"T{other.name} (compute_at), which is bound to {oid.parallel_type.name}; "
+                                f"binding it to {pt.name} conflicts")
 
     def parallelize_like(self, reference: "TensorView",
                          types: Iterable[ParallelType] | None = None) -> "TensorView":
@@ -299,7 +325,8 @@ class TensorView:
         with self.fusion.transaction():
             keep = [t for t in self.transforms if _is_logical_transform(self, t)]
             leaves = list(self.logical)
-            new, m = replay.replay_transforms(self.fusion, reference.transforms, id_map, leaves)
+            new, m = replay.replay_transforms(self.fusion, reference.transforms, id_map, leaves,
+                                              target=self, what="transform_like")
             ordered: list[IterDomain] = []
             for ref_id in reference.loop:
                 mine = m.get(ref_id)
@@ -335,7 +362,23 @@ class TensorView:
             for tv in reversed(chain):
                 target = next(c for c in tv.consumers() if c is consumer or c in path)
                 tv._replay_as_consumer(target, p)
+            for tv in chain:
+                tv._check_off_path_consumers(path | {consumer}, consumer, p)
         return self
+
+    def _check_off_path_consumers(self, on_path: set["TensorView"], consumer: "TensorView", pos: int) -> None:
+        """A tensor computed at ``pos`` shares those loops with every consumer, not only the one on the path."""
+        for c in self.consumers():
+            if c in on_path:
+                continue
+            mapping = replay.loop_map(self, c)
+            for k in range(pos):
+                if k >= c.ndim or mapping.get(self.loop[k]) is not c.loop[k]:
+                    theirs = f"axis {k} ({c.loop[k].label()})" if k < c.ndim else f"no axis {k}"
+                    raise self._err(f"compute_at: T{self.name} also feeds T{c.name}, whose loop {theirs} is not "
+                                    f"T{self.name}'s {self._axis_desc(k)}; a tensor computed at position {pos} "
+                                    f"must share those loops with all its consumers (schedule T{c.name} like "
+                                    f"T{consumer.name} first, or compute at position <= {k})")
 
     def _replay_as_consumer(self, consumer: "TensorView", pos: int) -> None:
         """Replay consumer's first ``pos`` loop axes onto self and inline self at ``pos``."""
@@ -343,13 +386,17 @@ class TensorView:
         c2p = {c: p for p, c in p2c.items()}
         cone = replay.ancestors_transforms(consumer, consumer.loop[:pos])
         leaves = list(self.logical)
-        new, m = replay.replay_transforms(self.fusion, cone, c2p, leaves)
+        new, m = replay.replay_transforms(self.fusion, cone, c2p, leaves, target=self, what="compute_at")
         shared = []
         for k in range(pos):
             mine = m.get(consumer.loop[k])
             if mine is None or mine not in leaves or mine in shared:
-                raise self._err(f"compute_at: axis {k} ({consumer.loop[k].label()}) of T{consumer.name} "
-                                f"has no counterpart in T{self.name}; compute at a position left of it")
+                reds = [i for i in self.logical if i.is_reduction]
+                why = (f" (T{self.name} has reduction axis {reds[0].label()}; reduction axes are never "
+                       f"inlined)" if reds else "")
+                raise self._err(f"compute_at: position {pos} needs axis {k} ({consumer.loop[k].label()}) of "
+                                f"T{consumer.name}, which has no counterpart in T{self.name}{why}; "
+                                f"compute at position <= {k}")
             shared.append(mine)
         # Keep this tensor's own transforms of the axes the replay left alone.
         kept = [t for t in self.transforms if _is_logical_transform(self, t)]
@@ -369,12 +416,34 @@ class TensorView:
             if i.is_reduction:
                 raise self._err(f"compute_at: axis {k} ({i.label()}) is a reduction axis of T{self.name}; "
                                 f"reduction axes are never inlined")
-            cpt = consumer.loop[k].parallel_type
-            if cpt is not ParallelType.Serial:
-                i.parallel_type = cpt
+            if i.parallel_type in (ParallelType.Bulk, ParallelType.Vectorize):
+                raise self._err(f"compute_at: axis {k} ({i.label()}) of T{self.name} is "
+                                f"{i.parallel_type.name}-parallel; {i.parallel_type.name} axes are never inlined")
+            cid = consumer.loop[k]
+            cpt = cid.parallel_type
+            if cpt is ParallelType.Serial:
+                continue
+            if i.parallel_type is not ParallelType.Serial and i.parallel_type is not cpt:
+                raise self._err(f"compute_at: axis {k} ({i.label()}) of T{self.name} is bound to "
+                                f"{i.parallel_type.name} but shares the loop of {cid.label()} of T{consumer.name}, "
+                                f"bound to {cpt.name}; conflicting parallel bindings")
+            i.parallel_type = cpt
         self.transforms = kept + new
         self.loop = shared + rest
         self.compute_at_pos = pos
+        self._check_unique_bindings("compute_at")
+
+    def _check_unique_bindings(self, what: str) -> None:
+        """No two loop axes of one tensor may be bound to the same block or thread index."""
+        seen: dict[ParallelType, int] = {}
+        for k, i in enumerate(self.loop):
+            pt = i.parallel_type
+            if not pt.is_grid_or_thread:
+                continue
+            if pt in seen:
+                raise self._err(f"{what}: {self._axis_desc(seen[pt])} and {self._axis_desc(k)} would both be "
+                                f"bound to {pt.name}")
+            seen[pt] = k
 
     def inline_at(self, pos: int) -> "TensorView":
         self._check_not_input("inline_at")
@@ -390,14 +459,34 @@ class TensorView:
         if p > limit:
             raise self._err(f"inline_at: position {p} is past the largest legal position {limit} "
                             f"({self._inline_block_reason(limit)})")
+        bindings = self._bindings_from_consumers(p, "inline_at")
         with self.fusion.transaction():
             self.compute_at_pos = p
-            for k in range(p):
-                for c in self.consumers():
-                    cid = replay.loop_map(self, c)[self.loop[k]]
-                    if cid.parallel_type is not ParallelType.Serial:
-                        self.loop[k].parallel_type = cid.parallel_type
+            for k, pt in bindings.items():
+                self.loop[k].parallel_type = pt
+            self._check_unique_bindings("inline_at")
         return self
+
+    def _bindings_from_consumers(self, pos: int, what: str) -> dict[int, ParallelType]:
+        """Parallel types the first ``pos`` loop axes take from the consumer axes they share loops with."""
+        out: dict[int, ParallelType] = {}
+        source: dict[int, str] = {}
+        for c in self.consumers():
+            mapping = replay.loop_map(self, c)
+            for k in range(pos):
+                mine = self.loop[k]
+                cpt = mapping[mine].parallel_type
+                if cpt is ParallelType.Serial:
+                    continue
+                have = out.get(k, mine.parallel_type)
+                if have is not ParallelType.Serial and have is not cpt:
+                    other = source.get(k, f"T{self.name}")
+                    raise self._err(f"{what}: {self._axis_desc(k)} would share the loop of {mapping[mine].label()} "
+                                    f"of T{c.name}, bound to {cpt.name}, but is bound to {have.name} by {other}; "
+                                    f"conflicting parallel bindings")
+                out[k] = cpt
+                source[k] = f"T{c.name}"
+        return out
 
     def max_inline_position(self) -> int:
         """Largest position whose axes map to every consumer's axes at the same positions."""
@@ -555,7 +644,8 @@ def _is_logical_transform(tv: TensorView, t: Transform) -> bool:
 
 def _validate_warp_specialized(tv: TensorView, ws: WarpSpecialized) -> None:
     if ws.on not in (ParallelType.TIDx, ParallelType.TIDy, ParallelType.TIDz):
-        raise tv._err(f"circular_buffer: WarpSpecialized(on={ws.on.name}) must be on TIDx, TIDy or TIDz")
+        on = ws.on.name if isinstance(ws.on, ParallelType) else repr(ws.on)
+        raise tv._err(f"circular_buffer: WarpSpecialized(on={on}) must be on TIDx, TIDy or TIDz")
     if ws.num_registers is None:
         return
     regs = ws.num_registers

@@ -379,6 +379,11 @@ class Kernel:
     def output_shapes(self, env: dict[str, int]) -> list[tuple[int, ...]]:
         return [tuple(int(s.evaluate(env)) for s in b.shape) for b in self.outputs]
 
+    def __str__(self) -> str:
+        from .kir_printer import kernel_text
+
+        return kernel_text(self)
+
     def launch_dims(self, env: dict[str, int]) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
         grid = tuple(int(g.evaluate(env)) for g in self.grid)
         block = tuple(int(b.evaluate(env)) for b in self.block)
@@ -422,3 +427,18 @@ def rewrite(body: tuple[Node, ...], fn: Callable[[Node], Node | tuple[Node, ...]
         else:
             out.append(r)
     return tuple(out)
+
+
+@dataclass(frozen=True)
+class TensorOp:
+    """A fusion expression placed in the loop nest but not yet indexed.
+
+    ``kind`` is ``compute``, ``init`` (a reduction's initial value) or ``block_reduce``
+    (the cross-thread step of a reduction). The indexing pass replaces every TensorOp.
+    """
+
+    tensor: str
+    kind: str
+    text: str
+    expr: Any = field(compare=False, repr=False)
+    tv: Any = field(compare=False, repr=False)

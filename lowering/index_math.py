@@ -1,0 +1,84 @@
+"""Index arithmetic through split/merge histories, in one place.
+
+Backward (a tensor's own loop indices -> its root/logical indices) inverts the history:
+``in = outer * factor + inner`` for a split, ``outer = out / inner_extent`` and
+``inner = out % inner_extent`` for a merge. Forward (logical indices -> loop indices, used
+to find a producer's element from a consumer's position) runs the history the other way.
+"""
+
+from __future__ import annotations
+
+from fusion_ir import IterDomain, TensorView
+from fusion_ir.iter_domain import Merge, Split
+from fusion_ir.scalar import Val
+
+
+def backward(tv: TensorView, idx: dict[IterDomain, Val]) -> dict[IterDomain, Val]:
+    out = dict(idx)
+    for t in reversed(tv.transforms):
+        if isinstance(t, Split):
+            if t.outer in out and t.inner in out:
+                step = Val.const(t.factor) if t.inner_split else t.inner.extent
+                out[t.input] = out[t.outer] * step + out[t.inner]
+        elif t.out in out:
+            out[t.outer] = out[t.out] // t.inner.extent
+            out[t.inner] = out[t.out] % t.inner.extent
+    for i in list(out):
+        if i.is_broadcast:
+            out[i] = Val.const(0)
+    return out
+
+
+def forward(tv: TensorView, idx: dict[IterDomain, Val], skip: list | None = None) -> dict[IterDomain, Val]:
+    out = dict(idx)
+    skipped = skip or []
+    for t in tv.transforms:
+        if t in skipped:
+            continue
+        if isinstance(t, Split):
+            if t.input in out and (t.outer not in out or t.inner not in out):
+                v = out[t.input]
+                step = Val.const(t.factor) if t.inner_split else t.inner.extent
+                out.setdefault(t.outer, v // step)
+                out.setdefault(t.inner, v % step)
+        elif isinstance(t, Merge):
+            if t.outer in out and t.inner in out and t.out not in out:
+                out[t.out] = out[t.outer] * t.inner.extent + out[t.inner]
+    return out
+
+
+def row_major(ids: list[IterDomain], idx: dict[IterDomain, Val]) -> Val:
+    """Linear offset of ``ids`` (outermost first) in a dense row-major allocation."""
+    offset = Val.const(0)
+    stride = Val.const(1)
+    for i in reversed(ids):
+        offset = offset + idx[i] * stride
+        stride = stride * i.extent
+    return offset
+
+
+def divisible(t: Split) -> bool:
+    ext = t.input.extent.const_value()
+    return ext is not None and ext % t.factor == 0
+
+
+def roots_needing_predicate(tv: TensorView) -> set[IterDomain]:
+    """Root axes that a non-divisible split can push out of range."""
+    out: set[IterDomain] = set()
+    for t in tv.transforms:
+        if isinstance(t, Split) and not divisible(t):
+            out |= _root_ancestors(tv, t.input)
+    return out
+
+
+def _root_ancestors(tv: TensorView, i: IterDomain) -> set[IterDomain]:
+    stack, found = [i], set()
+    while stack:
+        x = stack.pop()
+        if x in tv.root:
+            found.add(x)
+            continue
+        d = x.definition
+        if d is not None:
+            stack.extend(d.inputs)
+    return found

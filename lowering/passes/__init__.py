@@ -1,0 +1,1 @@
+"""Lowering passes, one per module; ``lowering/pipeline.py`` lists them in order."""

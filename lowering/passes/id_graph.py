@@ -1,0 +1,111 @@
+"""IterDomain graph: exact and loop maps between producer and consumer domains.
+
+Reads: the scheduled fusion.
+Writes: ``ctx.tensors`` (live tensors in topological order), ``ctx.exprs``, the loop groups
+(``ctx.groups``, ``ctx.group_of``) with their parallel type, extent and index symbol, the
+exact-map graph in ``ctx.notes['exact_graph']`` and the launch extents in ``ctx.launch``.
+Guarantees: every producer's first ``ca_pos`` loop axes map exactly onto its consumers'
+axes at the same positions; each loop group has at most one parallel binding (a shared
+axis takes its consumer's binding); no tensor binds one thread or block index twice.
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+
+from fusion_ir import IterDomain, ParallelType
+from fusion_ir.replay import loop_map
+from fusion_ir.scalar import Val, vmax
+
+from ..context import PARALLEL_LAUNCH, LoopGroup, LoweringContext
+from ..errors import LoweringError
+from ..kernel_ir import Kernel
+
+
+def run(kernel: Kernel, ctx: LoweringContext) -> Kernel:
+    fusion = ctx.fusion
+    ctx.tensors = fusion.used_tensors()
+    computed = [tv for tv in ctx.tensors if not tv.is_input]
+    ctx.exprs = [tv.definition for tv in computed]
+    ctx.loop_symbol_base = fusion._next_scalar
+
+    exact = nx.Graph()
+    loops = nx.Graph()
+    order = {tv: k for k, tv in enumerate(ctx.tensors)}
+    owner: dict[IterDomain, object] = {}
+    for tv in computed:
+        for i in tv.loop:
+            loops.add_node(i)
+            owner[i] = tv
+        exact.add_nodes_from(tv.loop)
+    for consumer in computed:
+        for producer in consumer.producers():
+            if producer.is_input:
+                continue
+            mapping = loop_map(producer, consumer)
+            for p, c in mapping.items():
+                exact.add_edge(p, c)
+            for k in range(producer.compute_at_pos):
+                p_id = producer.loop[k]
+                c_id = mapping.get(p_id)
+                if k >= consumer.ndim or c_id is not consumer.loop[k]:
+                    target = consumer.loop[k].label() if k < consumer.ndim else "nothing"
+                    raise LoweringError(
+                        f"T{producer.name} is computed at position {producer.compute_at_pos} but its axis {k} "
+                        f"({p_id.label()}) does not map to axis {k} of consumer T{consumer.name} ({target}); "
+                        f"use compute_at to replay the consumer's transforms")
+                loops.add_edge(p_id, c_id)
+    ctx.notes["exact_graph"] = exact
+
+    for number, component in enumerate(sorted(nx.connected_components(loops),
+                                               key=lambda c: min(order[owner[i]] * 1000 + owner[i].loop.index(i)
+                                                                 for i in c))):
+        members = sorted(component, key=lambda i: (order[owner[i]], owner[i].loop.index(i)))
+        pt = _group_parallel_type(members, owner)
+        extent = members[-1].extent
+        if pt in (ParallelType.Serial, ParallelType.Unroll, ParallelType.Vectorize):
+            index = Val.symbol(f"i{ctx.loop_symbol_base + number}")
+        elif pt.is_grid_or_thread:
+            index = Val.symbol(pt.cuda_index)
+        else:
+            index = Val.symbol(f"i{ctx.loop_symbol_base + number}")
+        group = LoopGroup(number, members, pt, extent, index)
+        if group.is_broadcast:
+            group.index = Val.const(0)
+        ctx.groups.append(group)
+        for i in members:
+            ctx.group_of[i] = group
+
+    for tv in computed:
+        seen: dict[ParallelType, IterDomain] = {}
+        for i in tv.loop:
+            pt = ctx.group(i).parallel_type
+            if pt.is_grid_or_thread:
+                if pt in seen:
+                    raise LoweringError(f"T{tv.name}: axes {seen[pt].label()} and {i.label()} are both bound to "
+                                        f"{pt.name} after parallel types propagate across compute_at")
+                seen[pt] = i
+
+    for pt in PARALLEL_LAUNCH:
+        extents: list[Val] = []
+        for g in ctx.groups:
+            if g.parallel_type is pt and not g.is_broadcast and g.extent not in extents:
+                extents.append(g.extent)
+        dim = Val.const(1)
+        for e in extents:
+            dim = e if dim == Val.const(1) else vmax(dim, e)
+        ctx.launch[pt] = dim
+    return kernel
+
+
+def _group_parallel_type(members: list[IterDomain], owner: dict) -> ParallelType:
+    bound: dict[ParallelType, IterDomain] = {}
+    for i in members:
+        if i.parallel_type is not ParallelType.Serial:
+            bound.setdefault(i.parallel_type, i)
+    if len(bound) > 1:
+        desc = ", ".join(f"T{owner[i].name} {i.label()} is {pt.name}" for pt, i in bound.items())
+        raise LoweringError(f"conflicting parallel bindings on one shared loop: {desc}")
+    if not bound:
+        return ParallelType.Serial
+    return next(iter(bound))

@@ -1,0 +1,271 @@
+"""Indexing and predicates: every TensorOp becomes statements with explicit indices.
+
+Reads: tensor ops in the loop nest, loop groups, buffers and allocation axes.
+Writes: ``Assign`` / ``BlockReduce`` nodes whose indices are functions of loop indices,
+``threadIdx``/``blockIdx`` and extents; ``IfThenElse`` predicates for non-divisible splits,
+for thread indices past an axis's extent and for redundant writers of shared and global
+memory; vectorized copies; runtime checks for vectorized extents.
+Guarantees: no TensorOp remains; an access never leaves its buffer when its predicate
+holds; a consumer reads a producer's element through the same root position it computes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from fusion_ir import IterDomain, MemoryType, ParallelType, TensorView
+from fusion_ir.exprs import BinaryOp, BroadcastOp, CastOp, LoadStoreOp, MmaOp, ReductionOp, UnaryOp
+from fusion_ir.scalar import Val, all_of
+from fusion_ir.types import DataType
+
+from .. import index_math
+from ..context import PARALLEL_LAUNCH, LoweringContext
+from ..errors import LoweringError
+from ..kernel_ir import (Assign, BinaryValue, BlockReduce, Buffer, CastValue, Const, ForLoop, IfThenElse, Kernel,
+                         Load, Node, RuntimeCheck, TensorOp, UnaryValue, Value, children)
+from .allocation import _is_tma_load
+
+
+def run(kernel: Kernel, ctx: LoweringContext) -> Kernel:
+    return replace(kernel, body=_lower_body(kernel.body, ctx))
+
+
+def _lower_body(body: tuple[Node, ...], ctx: LoweringContext) -> tuple[Node, ...]:
+    out: list[Node] = []
+    for node in body:
+        if isinstance(node, TensorOp):
+            out.extend(lower_op(node, ctx))
+            continue
+        kids = children(node)
+        if kids:
+            node = replace(node, **{name: _lower_body(sub, ctx) for name, sub in kids})
+        if isinstance(node, ForLoop) and node.vectorize:
+            out.extend(_vectorize(node, ctx))
+            continue
+        out.append(node)
+    return tuple(out)
+
+
+# ------------------------------------------------------------------ positions
+def own_indices(ctx: LoweringContext, tv: TensorView) -> dict[IterDomain, Val]:
+    """Root, logical and loop indices of tv at the point where it is computed."""
+    idx: dict[IterDomain, Val] = {}
+    for i in tv.loop:
+        idx[i] = Val.const(0) if i.is_broadcast else ctx.group(i).index
+    return index_math.backward(tv, idx)
+
+
+def write_index(ctx: LoweringContext, tv: TensorView, idx: dict[IterDomain, Val], buffer: Buffer | None = None) -> Val:
+    buf = buffer if buffer is not None else ctx.buffers[tv]
+    if buf.is_param:
+        return _param_index(tv, buf, idx)
+    ids = ctx.notes["acc_ids"][tv] if buffer is not None and buffer is ctx.accumulators.get(tv) else ctx.alloc_ids[tv]
+    return index_math.row_major(ids, idx) + stage_offset(ctx, tv, buf, "write")
+
+
+def stage_offset(ctx: LoweringContext, tv: TensorView, buf: Buffer, side: str) -> Val:
+    """Offset of the circular-buffer stage being written or read (zero when not buffered)."""
+    hook = ctx.notes.get("stage_offset")
+    if hook is None or tv.circular_buffer_options is None:
+        return Val.const(0)
+    return hook(tv, buf, side)  # type: ignore[operator]
+
+
+def _param_index(tv: TensorView, buf: Buffer, idx: dict[IterDomain, Val]) -> Val:
+    offset = Val.const(0)
+    for logical, stride in zip(tv.shape_ids, buf.strides):
+        if logical not in idx:
+            raise LoweringError(f"internal: no index for {logical.label()} of T{tv.name}")
+        offset = offset + idx[logical] * stride
+    return offset
+
+
+def read_index(ctx: LoweringContext, producer: TensorView, consumer: TensorView,
+               c_idx: dict[IterDomain, Val]) -> Val:
+    """Where ``consumer`` (at indices ``c_idx``) finds its element of ``producer``."""
+    p_idx: dict[IterDomain, Val] = {}
+    for c_root, p_logical in consumer.definition.root_map(producer).items():
+        p_idx[p_logical] = Val.const(0) if p_logical.is_broadcast else c_idx[c_root]
+    buf = ctx.buffers[producer]
+    if buf.is_param:
+        return _param_index(producer, buf, p_idx)
+    consumer_groups = {id(ctx.group(i)) for i in consumer.loop}
+    for i in producer.loop:
+        if i.is_broadcast:
+            p_idx[i] = Val.const(0)
+        elif id(ctx.group(i)) in consumer_groups:
+            p_idx[i] = ctx.group(i).index
+    from fusion_ir.replay import ancestors_transforms
+
+    logical_cone = ancestors_transforms(producer, producer.logical) if producer.logical != producer.root else []
+    p_idx = index_math.forward(producer, p_idx, skip=logical_cone)
+    ids = ctx.alloc_ids[producer]
+    missing = [i.label() for i in ids if i not in p_idx]
+    if missing:
+        raise LoweringError(f"T{consumer.name} cannot locate its element of T{producer.name}: no index for "
+                            f"{', '.join(missing)}")
+    return index_math.row_major(ids, p_idx) + stage_offset(ctx, producer, buf, "read")
+
+
+# ------------------------------------------------------------------ predicates
+def predicate(ctx: LoweringContext, tv: TensorView, idx: dict[IterDomain, Val], include_reduction: bool,
+              memory: MemoryType) -> Val:
+    conds: list[Val] = []
+    need = index_math.roots_needing_predicate(tv)
+    for r in tv.root:
+        if r in need and not r.is_broadcast and (include_reduction or not r.is_reduction):
+            conds.append(idx[r].lt(r.extent))
+    used: set[ParallelType] = set()
+    for i in tv.loop:
+        g = ctx.group(i)
+        pt = g.parallel_type
+        if not pt.is_grid_or_thread:
+            continue
+        used.add(pt)
+        if i.is_reduction and not include_reduction:
+            continue
+        if i.extent != ctx.launch[pt] and not i.is_broadcast:
+            conds.append(g.index.lt(i.extent))
+    if memory in (MemoryType.Shared, MemoryType.Global):
+        for pt in PARALLEL_LAUNCH:
+            if pt in used or ctx.launch[pt] == Val.const(1):
+                continue
+            if pt.is_block and memory is MemoryType.Shared:
+                continue
+            conds.append(Val.symbol(pt.cuda_index).eq(0))
+    return all_of(conds)
+
+
+def guarded(cond: Val, nodes: list[Node]) -> list[Node]:
+    if cond.const_value() == 1:
+        return nodes
+    return [IfThenElse(cond, tuple(nodes))]
+
+
+# ------------------------------------------------------------------ values
+def _const(x: object, dtype: DataType) -> Const:
+    return Const(x, dtype)  # type: ignore[arg-type]
+
+
+def operand_value(ctx: LoweringContext, x: object, consumer: TensorView, c_idx: dict, dtype: DataType) -> Value:
+    if isinstance(x, TensorView):
+        return Load(ctx.buffers[x], read_index(ctx, x, consumer, c_idx))
+    return _const(x, DataType.Float if isinstance(x, float) else dtype)
+
+
+def compute_value(ctx: LoweringContext, tv: TensorView, c_idx: dict) -> Value:
+    e = tv.definition
+    ins = e.inputs
+    if isinstance(e, (LoadStoreOp, BroadcastOp)):
+        return operand_value(ctx, ins[0], tv, c_idx, tv.dtype)
+    if isinstance(e, UnaryOp):
+        return UnaryValue(e.op, operand_value(ctx, ins[0], tv, c_idx, tv.dtype), tv.dtype)
+    if isinstance(e, CastOp):
+        return CastValue(operand_value(ctx, ins[0], tv, c_idx, tv.dtype), e.dtype)
+    if isinstance(e, BinaryOp):
+        a = operand_value(ctx, ins[0], tv, c_idx, tv.dtype)
+        b = operand_value(ctx, ins[1], tv, c_idx, tv.dtype)
+        return BinaryValue(e.op, a, b, tv.dtype)
+    if isinstance(e, ReductionOp):
+        return operand_value(ctx, ins[0], tv, c_idx, tv.dtype)
+    if isinstance(e, MmaOp):
+        a = operand_value(ctx, ins[0], tv, c_idx, tv.dtype)
+        b = operand_value(ctx, ins[1], tv, c_idx, tv.dtype)
+        return BinaryValue("mul", CastValue(a, DataType.Float), CastValue(b, DataType.Float), DataType.Float)
+    raise LoweringError(f"T{tv.name}: no lowering for {type(e).__name__}")
+
+
+def reduce_op_of(tv: TensorView) -> str:
+    e = tv.definition
+    if isinstance(e, MmaOp):
+        return "add"
+    return {"sum": "add", "max": "max"}[e.op]
+
+
+def init_value(tv: TensorView) -> float:
+    e = tv.definition
+    return e.init if isinstance(e, ReductionOp) else 0.0
+
+
+# ------------------------------------------------------------------ ops
+def lower_op(op: TensorOp, ctx: LoweringContext) -> list[Node]:
+    tv: TensorView = op.tv
+    idx = own_indices(ctx, tv)
+    acc = ctx.accumulators.get(tv)
+    target = acc if acc is not None else ctx.buffers[tv]
+    memory = target.memory
+    if op.kind == "init":
+        index = write_index(ctx, tv, idx, acc)
+        return guarded(predicate(ctx, tv, idx, False, memory),
+                       [Assign(target, index, _const(init_value(tv), target.dtype))])
+    if op.kind == "block_reduce":
+        assert acc is not None
+        acc_index = write_index(ctx, tv, idx, acc)
+        dims = tuple(ctx.group(i).parallel_type for i in tv.loop
+                     if i.is_reduction and ctx.group(i).parallel_type.is_thread)
+        reduce = BlockReduce(acc, acc_index, Load(acc, acc_index), reduce_op_of(tv), dims, init_value(tv),
+                             ctx.workspace)  # type: ignore[arg-type]
+        out_buf = ctx.buffers[tv]
+        writer = all_of([predicate(ctx, tv, idx, False, out_buf.memory)] +
+                        [Val.symbol(pt.cuda_index).eq(0) for pt in dims if out_buf.memory is not MemoryType.Local])
+        value: Value = Load(acc, acc_index)
+        if out_buf.dtype != acc.dtype:
+            value = CastValue(value, out_buf.dtype)
+        return [reduce] + guarded(writer, [Assign(out_buf, write_index(ctx, tv, idx), value)])
+    value = compute_value(ctx, tv, idx)
+    if op.kind != "compute":
+        raise LoweringError(f"internal: unknown op kind {op.kind}")
+    if isinstance(tv.definition, (ReductionOp, MmaOp)):
+        if value_dtype(value) != target.dtype:
+            value = CastValue(value, target.dtype)
+        stmt = Assign(target, write_index(ctx, tv, idx, acc), value, reduce_op=reduce_op_of(tv))
+        return guarded(predicate(ctx, tv, idx, True, memory), [stmt])
+    if value_dtype(value) != tv.dtype:
+        value = CastValue(value, tv.dtype)
+    if _is_tma_load(tv) and ctx.notes.get("tma_lowering") is not None:
+        return ctx.notes["tma_lowering"](op, idx)  # type: ignore[operator]
+    return guarded(predicate(ctx, tv, idx, False, memory), [Assign(target, write_index(ctx, tv, idx), value)])
+
+
+def value_dtype(v: Value) -> DataType:
+    return v.dtype
+
+
+# ------------------------------------------------------------------ vectorize
+def _vectorize(loop: ForLoop, ctx: LoweringContext) -> list[Node]:
+    """Collapse a vectorized copy loop into one vector access; other loops just unroll."""
+    width = loop.stop.const_value()
+    inner = loop.body[0] if len(loop.body) == 1 else None
+    cond = Val.const(1)
+    if isinstance(inner, IfThenElse) and len(inner.then_body) == 1 and not inner.else_body:
+        cond, inner = inner.cond, inner.then_body[0]
+    if width is None or not isinstance(inner, Assign) or not isinstance(inner.value, Load) or inner.reduce_op:
+        return [replace(loop, vectorize=False, unroll=True)]
+    sym = loop.index.name
+    first = {sym: Val.const(0)}
+    last = {sym: Val.const(width - 1)}
+    stmt = Assign(inner.buffer, inner.index.substitute(first),
+                  Load(inner.value.buffer, inner.value.index.substitute(first)), vector=width)
+    # The whole vector is in range exactly when its last element is.
+    return guarded(cond.substitute(last), [stmt])
+
+
+def vector_checks(ctx: LoweringContext) -> list[RuntimeCheck]:
+    checks = []
+    for tv in ctx.tensors:
+        for i in tv.loop:
+            if i.parallel_type is not ParallelType.Vectorize:
+                continue
+            width = i.extent.const_value()
+            root = next(iter(index_math._root_ancestors(tv, i)), None)
+            if root is None or width is None:
+                continue
+            checks.append(RuntimeCheck((root.extent % width).eq(0),
+                                       f"T{tv.name}: the vectorized axis {i.label()} needs extent {root.extent} "
+                                       f"to be a multiple of {width}"))
+            for p in [tv] + tv.producers():
+                buf = ctx.buffers.get(p)
+                if buf is not None and buf.is_param and buf.strides:
+                    checks.append(RuntimeCheck(buf.strides[-1].eq(1),
+                                               f"T{p.name}: vectorized access needs a contiguous innermost axis"))
+    return checks

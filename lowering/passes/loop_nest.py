@@ -1,0 +1,149 @@
+"""Loop nest: one ForLoop per loop group, shared where compute-at positions say so.
+
+Reads: loop groups from the IterDomain graph, compute-at positions.
+Writes: the kernel body as nested ``ForLoop``s holding ``TensorOp``s (compute, reduction
+init and block-reduce steps); ``ctx.notes['op_loops']`` records each tensor's loops.
+Guarantees: Bulk, thread/block-parallel and broadcast axes are not loops; producers come
+before consumers; a producer computed at position k shares exactly its consumers' first
+k loops; a reduction's init precedes its outermost serial reduction loop and its block
+reduction follows it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fusion_ir import ParallelType, TensorView
+from fusion_ir.exprs import ReductionOp, MmaOp
+from fusion_ir.printer import expr_rhs
+
+from ..context import LoopGroup, LoweringContext
+from ..errors import LoweringError
+from ..kernel_ir import ForLoop, Kernel, TensorOp
+
+
+@dataclass(eq=False)
+class _Loop:
+    group: LoopGroup
+    items: list = field(default_factory=list)
+
+
+def run(kernel: Kernel, ctx: LoweringContext) -> Kernel:
+    root: list = []
+    op_loops: dict[TensorView, list[_Loop]] = {}
+    for tv in _emission_order(ctx):
+        op_loops[tv] = _place(ctx, root, tv)
+    _check_sharing(ctx, op_loops)
+    ctx.notes["op_loops"] = {tv: [lp.group for lp in loops] for tv, loops in op_loops.items()}
+    from dataclasses import replace
+
+    return replace(kernel, body=tuple(_freeze(item) for item in root))
+
+
+def is_reduction_like(tv: TensorView) -> bool:
+    return isinstance(tv.definition, (ReductionOp, MmaOp))
+
+
+def _emission_order(ctx: LoweringContext) -> list[TensorView]:
+    """Producers before consumers; a consumer's non-inlined producers before its inlined ones."""
+    order = {tv: k for k, tv in enumerate(ctx.tensors)}
+    emitted: list[TensorView] = []
+    seen: set[TensorView] = set()
+
+    def visit(tv: TensorView) -> None:
+        if tv in seen or tv.is_input:
+            return
+        seen.add(tv)
+        producers = [p for p in tv.producers() if not p.is_input]
+        for p in sorted(producers, key=lambda p: (p.compute_at_pos, order[p])):
+            visit(p)
+        emitted.append(tv)
+
+    for tv in ctx.tensors:
+        if tv.is_output:
+            visit(tv)
+    return emitted
+
+
+def _op(tv: TensorView, kind: str) -> TensorOp:
+    if kind == "init":
+        text = f"T{tv.name} = {tv.definition.init if isinstance(tv.definition, ReductionOp) else 0.0}"
+    elif kind == "block_reduce":
+        text = f"T{tv.name} = blockReduce(T{tv.name})"
+    else:
+        rhs = expr_rhs(tv.definition).replace("\n", " ")
+        rhs = " ".join(rhs.split())
+        op = "+=" if is_reduction_like(tv) else "="
+        text = f"T{tv.name} {op} {rhs}"
+    return TensorOp(tensor=f"T{tv.name}", kind=kind, text=text, expr=tv.definition, tv=tv)
+
+
+def _place(ctx: LoweringContext, root: list, tv: TensorView) -> list[_Loop]:
+    path_ids = ctx.loop_ids(tv)
+    scope = root
+    chain: list[_Loop] = []
+    scopes: list[list] = []
+    for i in path_ids:
+        g = ctx.group(i)
+        if scope and isinstance(scope[-1], _Loop) and scope[-1].group is g:
+            node = scope[-1]
+        else:
+            node = _Loop(g)
+            scope.append(node)
+        scopes.append(scope)
+        chain.append(node)
+        scope = node.items
+    scope.append(_op(tv, "compute"))
+    if not is_reduction_like(tv):
+        return chain
+
+    first_red = next((k for k, i in enumerate(path_ids) if i.is_reduction), None)
+    has_thread_reduction = any(i.is_reduction and ctx.group(i).parallel_type.is_thread for i in tv.loop)
+    if first_red is None:
+        scope.insert(len(scope) - 1, _op(tv, "init"))
+        if has_thread_reduction:
+            scope.append(_op(tv, "block_reduce"))
+        return chain
+    outer_scope = scopes[first_red]
+    red_loop = chain[first_red]
+    inner_iteration = [ctx.group(i) for i in path_ids[first_red + 1:] if not i.is_reduction]
+    at = outer_scope.index(red_loop)
+    outer_scope.insert(at, _nest(inner_iteration, _op(tv, "init")))
+    if has_thread_reduction:
+        at = outer_scope.index(red_loop)
+        outer_scope.insert(at + 1, _nest(inner_iteration, _op(tv, "block_reduce")))
+    return chain
+
+
+def _nest(groups: list[LoopGroup], op: TensorOp):
+    item = op
+    for g in reversed(groups):
+        item = _Loop(g, [item])
+    return item
+
+
+def _check_sharing(ctx: LoweringContext, op_loops: dict[TensorView, list[_Loop]]) -> None:
+    for tv, loops in op_loops.items():
+        shared_groups = [ctx.group(i) for i in tv.loop[:tv.compute_at_pos] if ctx.group(i).is_loop]
+        for consumer in tv.consumers():
+            if consumer not in op_loops:
+                continue
+            theirs = op_loops[consumer]
+            for k, g in enumerate(shared_groups):
+                if k >= len(loops) or k >= len(theirs) or loops[k] is not theirs[k]:
+                    raise LoweringError(
+                        f"T{tv.name} is computed at position {tv.compute_at_pos} of T{consumer.name}, but the loop "
+                        f"nest cannot share loop {g.label()} between them (another tensor's loops sit between); "
+                        f"change the compute-at positions")
+
+
+def _freeze(item) -> object:
+    if isinstance(item, TensorOp):
+        return item
+    g = item.group
+    from fusion_ir.scalar import Val
+
+    return ForLoop(index=g.index, start=Val.const(0), stop=g.extent,
+                   body=tuple(_freeze(x) for x in item.items), label=g.label(),
+                   unroll=g.parallel_type is ParallelType.Unroll,
+                   vectorize=g.parallel_type is ParallelType.Vectorize)

@@ -1,0 +1,129 @@
+"""Shared-memory reuse: give every Shared buffer a byte offset by live interval.
+
+Reads: ``Allocate`` nodes of Shared buffers and every node that touches them (tensor ops,
+mbarrier init/inval, TMA). A buffer lives from its Allocate to its last use, or to the end
+of the loop body that holds its Allocate (a loop reruns it).
+Writes: ``Allocate.offset`` for Shared buffers, ``kernel.smem_bytes``, and a ``BlockSync``
+before any Allocate that takes over memory of a dead buffer.
+Guarantees: live buffers never overlap; each offset is a multiple of the buffer's
+alignment (128 B for TMA destinations); an mbarrier lives from its init to its inval.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+
+from fusion_ir import MemoryType
+from fusion_ir.scalar import Val
+
+from ..context import LoweringContext
+from ..kernel_ir import Allocate, BlockSync, Buffer, Kernel, Node, TensorOp, children
+
+
+@dataclass
+class _Live:
+    buffer: Buffer
+    start: int
+    end: int
+    offset: Val | None = None
+    reuses: str | None = None
+
+
+def run(kernel: Kernel, ctx: LoweringContext) -> Kernel:
+    lives: dict[str, _Live] = {}
+    counter = [0]
+
+    def touch(name: str, pos: int) -> None:
+        if name in lives:
+            lives[name].end = max(lives[name].end, pos)
+
+    def visit(body: tuple[Node, ...]) -> int:
+        for node in body:
+            counter[0] += 1
+            pos = counter[0]
+            if isinstance(node, Allocate) and node.buffer.memory is MemoryType.Shared:
+                lives[node.buffer.name] = _Live(node.buffer, pos, pos)
+                continue
+            for name in referenced_buffers(node, ctx):
+                touch(name, pos)
+            for _, sub in children(node):
+                end = visit(sub)
+                for live in lives.values():
+                    if any(isinstance(n, Allocate) and n.buffer.name == live.buffer.name for n in sub):
+                        live.end = max(live.end, end)
+        counter[0] += 1
+        return counter[0]
+
+    visit(kernel.body)
+    total = _assign(list(lives.values()))
+    ctx.notes["smem_lives"] = lives
+    reusers = {lv.buffer.name: lv.reuses for lv in lives.values() if lv.reuses is not None}
+
+    def fix(node: Node):
+        if isinstance(node, Allocate) and node.buffer.name in lives:
+            new = replace(node, offset=lives[node.buffer.name].offset)
+            if node.buffer.name in reusers:
+                return (BlockSync(reason=f"WAR: {node.buffer.name} reuses the memory of {reusers[node.buffer.name]}"), new)
+            return new
+        return None
+
+    from ..kernel_ir import rewrite
+
+    body = rewrite(kernel.body, fix)
+    return replace(kernel, body=body, smem_bytes=total)
+
+
+def referenced_buffers(node: Node, ctx: LoweringContext) -> set[str]:
+    names: set[str] = set()
+    if isinstance(node, TensorOp):
+        names.add(node.tensor)
+        for tv in node.expr.tensor_inputs():
+            names.add(f"T{tv.name}")
+        return names
+    for f in fields(node):
+        v = getattr(node, f.name)
+        if isinstance(v, Buffer):
+            names.add(v.name)
+    return names
+
+
+def _align(offset: int, align: int) -> int:
+    return (offset + align - 1) // align * align
+
+
+def _assign(lives: list[_Live]) -> Val:
+    """First fit for constant sizes by start order; symbolic sizes go after, unshared."""
+    placed: list[tuple[int, int, _Live]] = []  # (offset, end_byte, live)
+    top = 0
+    for lv in sorted([x for x in lives if x.buffer.nbytes.const_value() is not None], key=lambda x: x.start):
+        size = lv.buffer.nbytes.const_value()
+        offset = 0
+        while True:
+            offset = _align(offset, lv.buffer.align)
+            clash = [p for p in placed if p[0] < offset + size and offset < p[1] and _overlap(p[2], lv)]
+            if not clash:
+                break
+            offset = max(p[1] for p in clash)
+        dead = [p[2] for p in placed if p[0] < offset + size and offset < p[1]]
+        if dead:
+            lv.reuses = ", ".join(d.buffer.name for d in dead)
+        lv.offset = Val.const(offset)
+        placed.append((offset, offset + size, lv))
+        top = max(top, offset + size)
+    total: Val = Val.const(top)
+    for lv in [x for x in lives if x.buffer.nbytes.const_value() is None]:
+        total = _align_val(total, lv.buffer.align)
+        lv.offset = total
+        total = total + lv.buffer.nbytes
+    return total
+
+
+def _align_val(v: Val, align: int) -> Val:
+    c = v.const_value()
+    if c is not None:
+        return Val.const(_align(c, align))
+    return (v + (align - 1)) // align * align
+
+
+def _overlap(a: _Live, b: _Live) -> bool:
+    return a.start <= b.end and b.start <= a.end

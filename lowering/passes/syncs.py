@@ -1,0 +1,100 @@
+"""Syncs: ``__syncthreads`` for shared-memory RAW and WAR hazards.
+
+Reads: the loop nest with tensor ops; which buffers are Shared.
+Writes: ``BlockSync`` nodes: before the first reader of a shared buffer that another op
+wrote (RAW), and at the end of a loop body in which a shared buffer is written and then
+read, before the next iteration overwrites it (WAR).
+Guarantees: every cross-thread shared-memory dependency between tensor ops is ordered by a
+barrier every thread reaches (syncs are never placed under a predicate). Buffers filled by
+TMA or circular-buffered loads are skipped: their mbarriers order them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from fusion_ir import MemoryType, TensorView
+from fusion_ir.exprs import LoadStoreOp
+from fusion_ir.types import LoadStoreOpType
+
+from ..context import LoweringContext
+from ..kernel_ir import BlockSync, ForLoop, Kernel, Node, TensorOp, children
+
+Path = tuple
+
+
+def run(kernel: Kernel, ctx: LoweringContext) -> Kernel:
+    ops = list(_op_paths(kernel.body, ()))
+    inserts: dict[Path, set] = {}
+    for w_op, w_path in ops:
+        tv = w_op.tv
+        if w_op.kind != "compute" or not _guarded_by_syncs(tv):
+            continue
+        for r_op, r_path in ops:
+            if r_op.kind != "compute" or tv not in r_op.expr.tensor_inputs():
+                continue
+            body_path, a, b = _common(w_path, r_path)
+            if a is None:
+                continue
+            body = _body_at(kernel.body, body_path)
+            if a < b and not any(isinstance(n, BlockSync) for n in body[a + 1:b]):
+                inserts.setdefault(body_path, set()).add((b, f"RAW: T{tv.name} written, then read"))
+            if body_path and _is_loop_body(kernel.body, body_path):
+                inserts.setdefault(body_path, set()).add((len(body), f"WAR: T{tv.name} is rewritten next iteration"))
+    return replace(kernel, body=_apply(kernel.body, (), inserts))
+
+
+def _guarded_by_syncs(tv: TensorView) -> bool:
+    if tv.memory_type is not MemoryType.Shared or tv.is_output:
+        return False
+    d = tv.definition
+    if isinstance(d, LoadStoreOp) and d.op_type is LoadStoreOpType.TMA:
+        return False
+    return tv.circular_buffer_options is None
+
+
+def _op_paths(body: tuple[Node, ...], prefix: Path):
+    for k, node in enumerate(body):
+        if isinstance(node, TensorOp):
+            yield node, prefix + (k,)
+        for name, sub in children(node):
+            yield from _op_paths(sub, prefix + (k, name))
+
+
+def _common(w: Path, r: Path) -> tuple[Path, int | None, int]:
+    i = 0
+    while i + 1 < min(len(w), len(r)) and w[i] == r[i] and w[i + 1] == r[i + 1]:
+        i += 2
+    if i >= len(w) or i >= len(r) or (w[i] == r[i]):
+        return w[:i], None, 0
+    return w[:i], w[i], r[i]
+
+
+def _body_at(body: tuple[Node, ...], path: Path) -> tuple[Node, ...]:
+    for k in range(0, len(path), 2):
+        node = body[path[k]]
+        body = getattr(node, path[k + 1])
+    return body
+
+
+def _is_loop_body(body: tuple[Node, ...], path: Path) -> bool:
+    parent = _body_at(body, path[:-2])[path[-2]]
+    return isinstance(parent, ForLoop)
+
+
+def _apply(body: tuple[Node, ...], path: Path, inserts: dict[Path, set]) -> tuple[Node, ...]:
+    out: list[Node] = []
+    here = inserts.get(path, set())
+    by_index: dict[int, str] = {}
+    for index, reason in sorted(here):
+        by_index.setdefault(index, reason)
+    for k, node in enumerate(body):
+        if k in by_index and not (out and isinstance(out[-1], BlockSync)):
+            out.append(BlockSync(reason=by_index[k]))
+        kids = children(node)
+        if kids:
+            node = replace(node, **{name: _apply(sub, path + (k, name), inserts) for name, sub in kids})
+        out.append(node)
+    if len(body) in by_index and not (out and isinstance(out[-1], BlockSync)):
+        out.append(BlockSync(reason=by_index[len(body)]))
+    return tuple(out)
