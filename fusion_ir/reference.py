@@ -1,0 +1,64 @@
+"""Evaluate a fusion's math with numpy in float64: the reference every schedule must match."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from .exprs import BinaryOp, BroadcastOp, CastOp, LoadStoreOp, MmaOp, ReductionOp, UnaryOp
+from .fusion import Fusion
+from .tensor_view import TensorView
+
+UNARY = {
+    "neg": np.negative, "exp": np.exp, "abs": np.abs, "relu": lambda x: np.maximum(x, 0),
+    "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos, "log": np.log, "rsqrt": lambda x: 1 / np.sqrt(x),
+    "tanh": np.tanh, "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
+}
+BINARY = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
+    "maximum": np.maximum, "minimum": np.minimum,
+}
+
+
+def evaluate(fusion: Fusion, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Outputs of ``fusion`` for ``inputs``, computed in float64 (ints stay integer)."""
+    if len(inputs) != len(fusion.inputs):
+        raise ValueError(f"expected {len(fusion.inputs)} inputs, got {len(inputs)}")
+    env: dict[TensorView, np.ndarray] = {}
+    for tv, x in zip(fusion.inputs, inputs):
+        x = np.asarray(x)
+        env[tv] = x.astype(np.float64) if tv.dtype.is_float else x.astype(np.int64)
+
+    def get(x: object) -> object:
+        return env[x] if isinstance(x, TensorView) else x
+
+    for e in fusion.exprs:
+        out = e.output
+        ins = [get(x) for x in e.inputs]
+        if isinstance(e, LoadStoreOp):
+            r = ins[0]
+        elif isinstance(e, UnaryOp):
+            r = UNARY[e.op](ins[0])
+        elif isinstance(e, CastOp):
+            r = ins[0].astype(np.float64) if e.dtype.is_float else np.trunc(ins[0]).astype(np.int64)
+        elif isinstance(e, BinaryOp):
+            r = BINARY[e.op](ins[0], ins[1])
+            if not out.dtype.is_float:
+                r = r.astype(np.int64)
+        elif isinstance(e, BroadcastOp):
+            r = ins[0]
+            for k, flag in enumerate(e.is_broadcast_dims):
+                if flag:
+                    r = np.expand_dims(r, k)
+        elif isinstance(e, ReductionOp) and out.logical != out.root:
+            r = ins[0]  # an rfactor partial: its consumer reduces the original axes
+        elif isinstance(e, ReductionOp):
+            fn = np.sum if e.op == "sum" else np.max
+            r = fn(ins[0], axis=e.axes)
+        elif isinstance(e, MmaOp):
+            r = ins[0] @ ins[1]
+        else:
+            raise TypeError(type(e).__name__)
+        env[out] = np.asarray(r)
+    return [env[o] for o in fusion.outputs]
