@@ -114,7 +114,7 @@ def run(kernel: Kernel, ctx: LoweringContext) -> Kernel:
             placements.append((tv, pos, nodes))
 
     body = kernel.body
-    for tv, pos, nodes in placements:
+    for tv, pos, nodes in reversed(placements):
         depth = len([i for i in tv.loop[:pos] if ctx.group(i).is_loop])
         body = insert_in_scope(body, f"T{tv.name}", depth, tuple(nodes))
 

@@ -1,7 +1,7 @@
 """Shared-memory reuse: give every Shared buffer a byte offset by live interval.
 
 Reads: ``Allocate`` nodes of Shared buffers and every node that touches them (tensor ops,
-mbarrier init/inval, TMA). A buffer lives from its Allocate to its last use, or to the end
+mbarrier init/inval, TMA). A buffer lives from its first write to its last use, or to the end
 of the loop body that holds its Allocate (a loop reruns it).
 Writes: ``Allocate.offset`` for Shared buffers, ``kernel.smem_bytes``, and a ``BlockSync``
 before any Allocate that takes over memory of a dead buffer.
@@ -25,6 +25,7 @@ class _Live:
     buffer: Buffer
     start: int
     end: int
+    used: bool = False
     offset: Val | None = None
     reuses: str | None = None
 
@@ -34,8 +35,14 @@ def run(kernel: Kernel, ctx: LoweringContext) -> Kernel:
     counter = [0]
 
     def touch(name: str, pos: int) -> None:
-        if name in lives:
-            lives[name].end = max(lives[name].end, pos)
+        live = lives.get(name)
+        if live is None:
+            return
+        if not live.used:
+            live.start, live.used = pos, True   # live from the first write, not the declaration
+        live.end = max(live.end, pos)
+
+    ranges: dict[int, tuple[int, int]] = {}
 
     def visit(body: tuple[Node, ...]) -> int:
         for node in body:
@@ -43,6 +50,7 @@ def run(kernel: Kernel, ctx: LoweringContext) -> Kernel:
             pos = counter[0]
             if isinstance(node, Allocate) and node.buffer.memory is MemoryType.Shared:
                 lives[node.buffer.name] = _Live(node.buffer, pos, pos)
+                ranges[id(node)] = (pos, pos)
                 continue
             for name in referenced_buffers(node, ctx):
                 touch(name, pos)
@@ -51,6 +59,7 @@ def run(kernel: Kernel, ctx: LoweringContext) -> Kernel:
                 for live in lives.values():
                     if any(isinstance(n, Allocate) and n.buffer.name == live.buffer.name for n in sub):
                         live.end = max(live.end, end)
+            ranges[id(node)] = (pos, counter[0])
         counter[0] += 1
         return counter[0]
 
@@ -59,17 +68,24 @@ def run(kernel: Kernel, ctx: LoweringContext) -> Kernel:
     ctx.notes["smem_lives"] = lives
     reusers = {lv.buffer.name: lv.reuses for lv in lives.values() if lv.reuses is not None}
 
-    def fix(node: Node):
-        if isinstance(node, Allocate) and node.buffer.name in lives:
-            new = replace(node, offset=lives[node.buffer.name].offset)
-            if node.buffer.name in reusers:
-                return (BlockSync(reason=f"WAR: {node.buffer.name} reuses the memory of {reusers[node.buffer.name]}"), new)
-            return new
-        return None
+    def rebuild(body: tuple[Node, ...]) -> tuple[Node, ...]:
+        """Set offsets; put a barrier before the statement holding a reusing buffer's first write."""
+        declared = [n.buffer.name for n in body if isinstance(n, Allocate) and n.buffer.name in reusers]
+        out: list[Node] = []
+        for node in body:
+            lo, hi = ranges.get(id(node), (-1, -1))
+            for name in declared:
+                if lo <= lives[name].start <= hi and lives[name].used:
+                    out.append(BlockSync(reason=f"WAR: {name} reuses the memory of {reusers[name]}"))
+            kids = children(node)
+            if kids:
+                node = replace(node, **{k: rebuild(sub) for k, sub in kids})
+            if isinstance(node, Allocate) and node.buffer.name in lives:
+                node = replace(node, offset=lives[node.buffer.name].offset)
+            out.append(node)
+        return tuple(out)
 
-    from ..kernel_ir import rewrite
-
-    body = rewrite(kernel.body, fix)
+    body = rebuild(kernel.body)
     return replace(kernel, body=body, smem_bytes=total)
 
 

@@ -1,0 +1,170 @@
+"""Simulated memory for ``runtime.simulate``: the grid's lanes, typed storage with poison and bounds checks.
+
+Every buffer is one flat numpy array of ``rows * size`` elements: one row for a Global buffer, one
+per block for Shared, one per thread (lane) for Local. Floating types are stored as float32 and
+rounded through their own precision on every store, so Half and BFloat16 behave like the GPU's
+storage while arithmetic stays in float32. Never-written memory holds poison: NaN for floats,
+``POISON_INT`` for integers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from fusion_ir.types import DataType, MemoryType
+from lowering.kernel_ir import Buffer
+
+from .errors import SimulationError
+
+POISON_INT = -123456789
+
+
+class Grid:
+    """Per-lane thread and block coordinates of a launch; lane = block * threads_per_block + thread."""
+
+    def __init__(self, grid: tuple[int, int, int], block: tuple[int, int, int]) -> None:
+        self.grid = grid
+        self.block = block
+        gx, gy, _ = grid
+        bx, by, _ = block
+        self.threads_per_block = block[0] * block[1] * block[2]
+        self.num_blocks = grid[0] * grid[1] * grid[2]
+        self.num_lanes = self.num_blocks * self.threads_per_block
+        lane = np.arange(self.num_lanes, dtype=np.int64)
+        t = lane % self.threads_per_block
+        b = lane // self.threads_per_block
+        self.block_of = b
+        self.thread_of = t
+        self.warp_of = t // 32
+        self.tid = (t % bx, (t // bx) % by, t // (bx * by))
+        self.bid = (b % gx, (b // gx) % gy, b // (gx * gy))
+
+    def lane_symbols(self, lanes: np.ndarray) -> dict[str, np.ndarray]:
+        return {
+            "threadIdx.x": self.tid[0][lanes], "threadIdx.y": self.tid[1][lanes], "threadIdx.z": self.tid[2][lanes],
+            "blockIdx.x": self.bid[0][lanes], "blockIdx.y": self.bid[1][lanes], "blockIdx.z": self.bid[2][lanes],
+        }
+
+    def describe(self, lane: int) -> str:
+        t = tuple(int(a[lane]) for a in self.tid)
+        b = tuple(int(a[lane]) for a in self.bid)
+        return f"thread {t} of block {b}"
+
+    def block_name(self, block: int) -> str:
+        return str(tuple(int(a[block * self.threads_per_block]) for a in self.bid)) if self.num_lanes else "()"
+
+
+# ---------------------------------------------------------------- dtypes
+def storage_dtype(dtype: DataType) -> np.dtype:
+    if dtype.is_float:
+        return np.dtype(np.float32)
+    return np.dtype(dtype.numpy_name)
+
+
+def poison_value(dtype: DataType) -> Any:
+    if dtype.is_float:
+        return np.float32(np.nan)
+    if dtype is DataType.Bool:
+        return False
+    return POISON_INT
+
+
+def round_bf16(x: Any) -> np.ndarray:
+    """Round float32 values to bfloat16 precision (round to nearest even), kept as float32."""
+    x = np.asarray(x, dtype=np.float32)
+    bits = x.view(np.uint32).astype(np.uint64)
+    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000).astype(np.uint32).view(np.float32)
+    return np.where(np.isnan(x), x, rounded)
+
+
+def to_dtype(dtype: DataType, x: Any) -> Any:
+    """Convert computed values to what a ``dtype`` register or memory cell holds."""
+    if dtype is DataType.Float:
+        return np.asarray(x, dtype=np.float32) if isinstance(x, np.ndarray) else np.float32(x)
+    if dtype is DataType.Half:
+        return np.asarray(x, dtype=np.float32).astype(np.float16).astype(np.float32)
+    if dtype is DataType.BFloat16:
+        return round_bf16(x)
+    if dtype is DataType.Bool:
+        return np.asarray(x) != 0
+    a = np.asarray(x)
+    if a.dtype.kind == "f":
+        a = np.trunc(a)  # C conversion truncates toward zero
+    return a.astype(storage_dtype(dtype))
+
+
+# ---------------------------------------------------------------- storage
+class Storage:
+    """The elements of one buffer; see the module docstring for rows."""
+
+    def __init__(self, buffer: Buffer, rows: int, size: int) -> None:
+        self.buffer = buffer
+        self.name = buffer.name
+        self.memory = buffer.memory
+        self.dtype = buffer.dtype
+        self.rows = rows
+        self.size = size
+        self.data = np.full(rows * size, poison_value(buffer.dtype), dtype=storage_dtype(buffer.dtype))
+        # shared-memory aliasing: (other storage, this buffer's byte offset, other's byte offset)
+        self.byte_offset: int | None = None
+        self.aliases: list[tuple[Any, int, int]] = []
+
+    def positions(self, grid: Grid, lanes: np.ndarray, index: Any, what: str, count: int = 1) -> Any:
+        """Flat positions of ``index .. index + count - 1`` per lane, after a bounds check."""
+        idx = np.asarray(index)
+        if idx.size and (idx.min() < 0 or idx.max() + (count - 1) >= self.size):
+            self._out_of_bounds(grid, lanes, idx, what, count)
+        if self.memory is MemoryType.Global:
+            return index
+        row = grid.block_of[lanes] if self.memory is MemoryType.Shared else lanes
+        return row * self.size + index
+
+    def _out_of_bounds(self, grid: Grid, lanes: np.ndarray, idx: np.ndarray, what: str, count: int) -> None:
+        bad = (idx < 0) | (idx + (count - 1) >= self.size)
+        k = int(np.flatnonzero(np.broadcast_to(bad, lanes.shape))[0]) if idx.ndim else 0
+        value = int(idx.reshape(-1)[k] if idx.ndim else idx)
+        span = f"[{value}]" if count == 1 else f"[{value}:{value + count}]"
+        raise SimulationError(
+            f"out-of-bounds access {self.name}{span} (size {self.size}, {self.memory.name}) in {what} "
+            f"by {grid.describe(int(lanes[k]))}"
+        )
+
+    def read(self, positions: Any) -> Any:
+        return self.data[positions]
+
+    def write(self, positions: Any, values: Any) -> None:
+        self.data[positions] = values
+        if self.aliases:
+            clobber_aliases(self, np.asarray(positions))
+
+    def poison_rows(self, rows: np.ndarray) -> None:
+        if rows.size == 0:
+            return
+        # an allocation writes nothing, so aliased buffers keep their contents
+        self.data.reshape(self.rows, self.size)[rows] = poison_value(self.dtype)
+
+    def poison_positions(self, positions: np.ndarray) -> None:
+        self.write(positions, poison_value(self.dtype))
+
+    def clobber(self, positions: np.ndarray, by: str) -> None:
+        self.data[positions] = poison_value(self.dtype)
+
+
+def clobber_aliases(owner: Any, positions: np.ndarray) -> None:
+    """A write to shared memory that another buffer also occupies destroys that buffer's contents.
+
+    ``owner`` is a ``Storage`` or an ``MBarrierArray``; ``positions`` are its flat positions written.
+    """
+    rows, idx = np.divmod(np.asarray(positions).reshape(-1), owner.size)
+    mine = owner.dtype.size
+    for other, my_offset, other_offset in owner.aliases:
+        theirs = other.dtype.size
+        first = (my_offset + idx * mine - other_offset) // theirs
+        last = (my_offset + (idx + 1) * mine - 1 - other_offset) // theirs
+        for k in range(max(1, mine // theirs) + 1):
+            j = first + k
+            hit = (j <= last) & (j >= 0) & (j < other.size)
+            if hit.any():
+                other.clobber(rows[hit] * other.size + j[hit], owner.name)

@@ -1,0 +1,248 @@
+"""One test per pass of what it guarantees, plus LoweringError cases."""
+
+import pytest
+
+import examples
+from fusion_ir import DataType, Fusion, MemoryType, ParallelType, inline_most, ops
+from lowering import LoweringError, lower
+from lowering import kernel_ir as k
+from lowering.pipeline import PASS_NAMES
+
+
+def _nodes(kernel, kind):
+    return [n for n in k.walk(kernel.body) if isinstance(n, kind)]
+
+
+def _pointwise(n_split: int = 128):
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(ndim=2)
+        b = fusion.add_input(ndim=2)
+        t = ops.add(a, b)
+        out = ops.exp(t)
+        fusion.add_output(out)
+    return fusion, t, out
+
+
+def test_trace_keeps_every_pass_in_pipeline_order():
+    traced = lower(examples.load("pointwise_2d").build(), trace=True)
+    assert [r.name for r in traced.passes] == PASS_NAMES
+    assert traced.after("indexing") is traced.passes[PASS_NAMES.index("indexing")].kernel
+    with pytest.raises(KeyError, match="unknown pass"):
+        traced.after("nope")
+
+
+# ---- id_graph
+def test_shared_axis_takes_consumer_binding():
+    fusion, t, out = _pointwise()
+    out.split(1, 128)
+    t.compute_at(out, 2)
+    out.axis(0).parallelize(ParallelType.BIDx)       # after compute_at: t's axis 0 is still Serial
+    out.axis(2).parallelize(ParallelType.TIDx)
+    kernel = lower(fusion)
+    assert kernel.grid[0] == out.loop[0].extent
+    assert not any(f.label.startswith("iS") and "i0}" in f.label for f in _nodes(kernel, k.ForLoop) if f.stop == out.loop[0].extent)
+
+
+def test_conflicting_bindings_on_a_shared_loop_are_a_lowering_error():
+    fusion, t, out = _pointwise()
+    out.split(1, 128)
+    t.compute_at(out, 2)
+    out.axis(0).parallelize(ParallelType.BIDx)
+    with pytest.raises(Exception, match="conflicts"):
+        t.axis(0).parallelize(ParallelType.BIDy)     # caught at schedule time ...
+    t.loop[0].parallel_type = ParallelType.BIDy      # ... and at lowering when set behind the API's back
+    with pytest.raises(LoweringError, match=r"conflicting parallel bindings.*BIDx.*BIDy|BIDy.*BIDx"):
+        lower(fusion)
+
+
+def test_producer_axes_that_do_not_map_are_a_lowering_error():
+    fusion, t, out = _pointwise()
+    out.split(1, 128)
+    t.split(1, 64)                  # a different split than the consumer's
+    t.inline_at(0)
+    t.compute_at_pos = 2            # force an inconsistent state behind the API's back
+    with pytest.raises(LoweringError, match="does not map to axis 1 of consumer"):
+        lower(fusion)
+
+
+# ---- loop_nest
+def test_thread_block_and_bulk_axes_are_not_loops():
+    kernel = lower(examples.load("pointwise_2d").build())
+    loops = _nodes(kernel, k.ForLoop)
+    assert len(loops) == 1 and "ceilDiv(i1, 128)" in loops[0].label
+
+
+def test_reduction_init_precedes_its_loop_and_block_reduce_follows():
+    kernel = lower(examples.load("inner_reduction").build())
+    body = list(kernel.body)
+    kinds = [type(n).__name__ for n in body]
+    loop_at = kinds.index("ForLoop")
+    assert "Assign" in kinds[:loop_at]                       # the init
+    assert "BlockReduce" in kinds[loop_at:]
+
+
+def test_producer_shares_exactly_its_compute_at_loops():
+    traced = lower(examples.load("nested_compute_at").build(), trace=True)
+    nest = traced.after("loop_nest")
+    top = [n for n in nest.body if isinstance(n, k.ForLoop)]
+    assert len(top) == 2                                      # T1's own loop, then the shared one
+    inner_ops = [n.tensor for n in k.walk(top[1].body) if isinstance(n, k.TensorOp)]
+    assert inner_ops == ["T2", "T3", "T4"]
+
+
+# ---- allocation
+def test_local_excludes_thread_axes_and_shared_includes_them():
+    kernel = lower(examples.load("nested_compute_at").build())
+    allocs = {a.buffer.name: a.buffer for a in _nodes(kernel, k.Allocate)}
+    assert allocs["T2"].memory is MemoryType.Local and allocs["T2"].size.const_value() == 1
+    assert allocs["T1"].memory is MemoryType.Shared and "32" in str(allocs["T1"].size)
+
+
+def test_symbolic_local_allocation_is_a_lowering_error():
+    fusion, t, out = _pointwise()
+    out.split(1, 128)
+    t.compute_at(out, 1)            # t holds a whole row in registers
+    with pytest.raises(LoweringError, match=r"T\d+ is in Local memory but its allocation .* symbolic size"):
+        lower(fusion)
+
+
+def test_global_intermediate_is_a_lowering_error():
+    fusion, t, out = _pointwise()
+    t.set_memory_type(MemoryType.Global)
+    with pytest.raises(LoweringError, match="Global intermediate"):
+        lower(fusion)
+
+
+# ---- smem_reuse
+def test_dead_shared_buffers_share_memory_after_a_sync():
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(shape=(4, 64))
+        y = fusion.add_input(shape=(4, 64))
+        a = ops.add(x, 1.0)
+        b = ops.mul(a, 2.0)
+        c = ops.add(b, y)
+        d = ops.mul(c, 3.0)
+        fusion.add_output(d)
+    for tv in (a, b, c, d):
+        tv.axis(0).parallelize(ParallelType.BIDx)
+        tv.axis(1).parallelize(ParallelType.TIDx)
+    a.set_memory_type(MemoryType.Shared)
+    c.set_memory_type(MemoryType.Shared)
+    kernel = lower(fusion)
+    allocs = {n.buffer.name: n for n in _nodes(kernel, k.Allocate)}
+    a_alloc, c_alloc = allocs[f"T{a.name}"], allocs[f"T{c.name}"]
+    assert a_alloc.offset == c_alloc.offset                 # c reuses a's memory
+    assert kernel.smem_bytes.const_value() == 64 * 4
+    syncs = [n for n in kernel.body if isinstance(n, k.BlockSync)]
+    assert any("reuses" in s.reason for s in syncs)
+    from runtime import simulate
+    import numpy as np
+    from tests.helpers import assert_matches, random_inputs
+
+    inputs = random_inputs(fusion, [(4, 64), (4, 64)], seed=3)
+    assert_matches(fusion, inputs, simulate(kernel, inputs))
+
+
+# ---- syncs
+def test_raw_sync_between_shared_writer_and_reader():
+    kernel = lower(examples.load("smem_staging").build())
+    kinds = [type(n).__name__ for n in kernel.body]
+    loops = [i for i, kind in enumerate(kinds) if kind == "ForLoop"]
+    assert kinds[loops[0] + 1] == "BlockSync"
+    assert "RAW" in kernel.body[loops[0] + 1].reason
+
+
+def test_war_sync_at_end_of_loop_that_rewrites_shared_buffer():
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=2)
+        s = ops.set(x)
+        out = ops.mul(s, 2.0)
+        fusion.add_output(out)
+    out.split(1, 32)
+    out.axis(0).parallelize(ParallelType.BIDx)
+    out.axis(2).parallelize(ParallelType.TIDx)
+    s.compute_at(out, 2)
+    s.set_memory_type(MemoryType.Shared)
+    s.split(2, 32, inner_split=False)        # written by one thread, read by all
+    kernel = lower(fusion)
+    loop = _nodes(kernel, k.ForLoop)[0]
+    assert isinstance(loop.body[-1], k.BlockSync) and "WAR" in loop.body[-1].reason
+
+
+# ---- indexing
+def test_no_tensor_op_survives_and_non_divisible_split_is_predicated():
+    kernel = lower(examples.load("pointwise_1d").build())
+    assert not _nodes(kernel, k.TensorOp)
+    conds = [str(n.cond) for n in _nodes(kernel, k.IfThenElse)]
+    assert any("< i0" in c for c in conds)
+
+
+def test_divisible_constant_split_has_no_predicate():
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(shape=(1024,))
+        out = ops.neg(x)
+        fusion.add_output(out)
+    out.split(0, 128)
+    out.axis(0).parallelize(ParallelType.BIDx)
+    out.axis(1).parallelize(ParallelType.TIDx)
+    kernel = lower(fusion)
+    assert not _nodes(kernel, k.IfThenElse)
+
+
+def test_vectorized_copy_becomes_one_vector_access():
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=1)
+        out = ops.add(x, 1.0)
+        fusion.add_output(out)
+    cache = x.cache_after()
+    out.split(0, 4)
+    out.split(0, 128)
+    from fusion_ir import transform_like, parallelize_like
+
+    transform_like(out)
+    out.axis(0).parallelize(ParallelType.BIDx)
+    out.axis(1).parallelize(ParallelType.TIDx)
+    parallelize_like(out)
+    cache.axis(2).parallelize(ParallelType.Vectorize)
+    inline_most(fusion)
+    kernel = lower(fusion)
+    vec = [a for a in _nodes(kernel, k.Assign) if a.vector == 4]
+    assert len(vec) == 1 and vec[0].buffer.name == f"T{cache.name}"
+    assert any("multiple of 4" in c.message for c in kernel.checks)
+
+
+# ---- launch
+def test_launch_dims_and_extent_checks():
+    fusion, t, out = _pointwise()
+    out.split(1, 128)
+    out.axis(0).parallelize(ParallelType.BIDx)
+    out.axis(2).parallelize(ParallelType.TIDx)
+    t.transform_like(out)
+    inline_most(fusion)
+    kernel = lower(fusion)
+    assert str(kernel.grid[0]) == "i0" and kernel.block[0].const_value() == 128
+    assert any("equal extents" in c.message for c in kernel.checks)
+
+
+def test_lower_rejects_non_fusion_and_empty_fusion():
+    with pytest.raises(LoweringError, match="expected a Fusion"):
+        lower("nope")
+    with pytest.raises(LoweringError, match="no outputs"):
+        lower(Fusion())
+
+
+def test_int32_fusion_lowers():
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=1, dtype=DataType.Int32)
+        out = ops.mul(x, 3)
+        fusion.add_output(out)
+    out.split(0, 64)
+    out.axis(1).parallelize(ParallelType.TIDx)
+    kernel = lower(fusion)
+    assert kernel.outputs[0].dtype is DataType.Int32
