@@ -28,7 +28,7 @@ def _check_members(fusion: Fusion, tensors: list[TensorView], what: str) -> None
         if not isinstance(tv, TensorView):
             raise ScheduleError(f"{what}: expected TensorViews, got {type(tv).__name__}")
         if tv.fusion is not fusion:
-            raise ScheduleError(f"{what}: T{tv.name} belongs to another fusion")
+            raise ScheduleError(f"{what}: T{tv.name} belongs to another fusion than the one being scheduled")
 
 
 def transform_like(reference: TensorView, tensors: Iterable[TensorView] | None = None) -> None:

@@ -11,12 +11,17 @@ from .tensor_view import TensorView
 from .types import IterType
 
 
-def rfactor(tv: TensorView, axes: Iterable[int]) -> TensorView:
+def rfactor(tv: TensorView, axes: int | Iterable[int]) -> TensorView:
     """Return the partial tensor; ``tv`` becomes the reduction of it over the remaining axes."""
     d = tv.definition
     if not isinstance(d, ReductionOp):
-        raise tv._err("rfactor: the tensor is not defined by a reduction")
-    axes = list(axes)
+        raise tv._err(f"rfactor: T{tv.name} is not defined by a reduction")
+    if tv.compute_at_pos > 0 or tv.max_producer_pos > 0:
+        raise tv._err(f"rfactor: T{tv.name} is already inlined ({tv._inlined_desc()}); rfactor before compute_at")
+    if tv.logical != tv.root:
+        raise tv._err(f"rfactor: T{tv.name} is already the partial result of an rfactor; rfactor the final "
+                      f"reduction instead")
+    axes = [axes] if isinstance(axes, int) else list(axes)
     if not axes:
         raise tv._err("rfactor: give at least one reduction axis")
     norm = [tv._norm_axis(a, "rfactor") for a in axes]
@@ -27,11 +32,9 @@ def rfactor(tv: TensorView, axes: Iterable[int]) -> TensorView:
             raise tv._err(f"rfactor: {tv._axis_desc(a)} is not a reduction axis")
     red_loop = [k for k, i in enumerate(tv.loop) if i.is_reduction]
     if set(red_loop) <= set(norm):
-        raise tv._err("rfactor: at least one reduction axis must stay outside the rfactor axes")
-    if tv.compute_at_pos > 0 or tv.max_producer_pos > 0:
-        raise tv._err("rfactor: the tensor is already inlined; rfactor before compute_at")
-    if tv.logical != tv.root:
-        raise tv._err("rfactor: the tensor is already the result of an rfactor")
+        raise tv._err(f"rfactor: axes {axes} cover every reduction axis "
+                      f"({', '.join(tv._axis_desc(k) for k in red_loop)}); at least one reduction axis "
+                      f"must stay outside the rfactor axes")
     fusion = tv.fusion
     rf_ids = {tv.loop[a] for a in norm}
     with fusion.transaction():

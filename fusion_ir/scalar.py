@@ -25,7 +25,7 @@ _FUNCTIONS = {"ceilDiv", "min", "max"}
 
 @dataclass(frozen=True)
 class Val:
-    op: str                       # const | sym | add | sub | mul | div | mod | ceilDiv | min | max | lt ... | and | or | not
+    op: str                       # const | sym | add | sub | mul | div | mod | ceilDiv | min | max | lt .. | not
     args: tuple["Val", ...] = ()
     value: int | None = None      # for const
     name: str | None = None       # for sym

@@ -149,7 +149,7 @@ class TensorView:
         if not isinstance(other, TensorView):
             raise self._err(f"{what}: expected a TensorView, got {type(other).__name__}")
         if other.fusion is not self.fusion:
-            raise self._err(f"{what}: T{other.name} belongs to another fusion")
+            raise self._err(f"{what}: T{other.name} belongs to another fusion than T{self.name}")
 
     def _check_outside_inlined(self, axes: Iterable[int], what: str) -> None:
         for a in axes:
@@ -159,6 +159,9 @@ class TensorView:
             if a < self.max_producer_pos:
                 raise self._err(f"{what}: {self._axis_desc(a)} is inside the produce position "
                                 f"{self.max_producer_pos} (a producer is computed at it)")
+
+    def _inlined_desc(self) -> str:
+        return f"compute-at position {self.compute_at_pos}, produce position {self.max_producer_pos}"
 
     def _check_not_input(self, what: str) -> None:
         if self.is_input:
@@ -252,7 +255,8 @@ class TensorView:
                 if k != a and other.parallel_type is pt:
                     raise self._err(f"parallelize: {desc} and {self._axis_desc(k)} are both bound to {pt.name}")
         if pt.is_block and i.is_reduction:
-            raise self._err(f"parallelize: reduction {desc} cannot be bound to {pt.name} (grid reductions are not supported)")
+            raise self._err(f"parallelize: reduction {desc} cannot be bound to {pt.name} "
+                            f"(grid reductions are not supported)")
         if pt is ParallelType.Bulk:
             d = self.definition
             if not (isinstance(d, LoadStoreOp) and d.op_type in (LoadStoreOpType.TMA, LoadStoreOpType.TMAStore)):
@@ -319,7 +323,7 @@ class TensorView:
         if reference is self:
             return self
         if self.compute_at_pos > 0 or self.max_producer_pos > 0:
-            raise self._err("transform_like: the tensor is already inlined (compute-at or produce position > 0); "
+            raise self._err(f"transform_like: T{self.name} is already inlined ({self._inlined_desc()}); "
                             "propagate transforms before compute_at")
         id_map = replay.root_map_between(reference, self)
         with self.fusion.transaction():
@@ -501,7 +505,8 @@ class TensorView:
             ok = True
             for c, mp in maps:
                 cid = mp.get(i)
-                if k >= c.ndim or cid is not c.loop[k] or cid.parallel_type in (ParallelType.Bulk, ParallelType.Vectorize):
+                never_inlined = cid is not None and cid.parallel_type in (ParallelType.Bulk, ParallelType.Vectorize)
+                if k >= c.ndim or cid is not c.loop[k] or never_inlined:
                     ok = False
                     break
             if not ok:
@@ -529,7 +534,8 @@ class TensorView:
             raise self._err(f"cache_after: a {op_type.name} load reads global memory, but T{self.name} "
                             f"is in {self.memory_type.name} memory")
         if self.compute_at_pos > 0:
-            raise self._err("cache_after: the tensor is already inlined; cache before compute_at")
+            raise self._err(f"cache_after: T{self.name} is already inlined ({self._inlined_desc()}); "
+                            f"cache before compute_at")
         uses = self.uses()
         with self.fusion.transaction():
             mem = MemoryType.Shared if op_type in (LoadStoreOpType.TMA, LoadStoreOpType.CpAsync) else MemoryType.Local
@@ -549,7 +555,8 @@ class TensorView:
         if op_type is LoadStoreOpType.TMAStore and self.memory_type is not MemoryType.Global:
             raise self._err("cache_before: a TMAStore writes global memory; the tensor must be in Global memory")
         if self.compute_at_pos > 0 or self.max_producer_pos > 0:
-            raise self._err("cache_before: the tensor is already inlined; cache before compute_at")
+            raise self._err(f"cache_before: T{self.name} is already inlined ({self._inlined_desc()}); "
+                            f"cache before compute_at")
         with self.fusion.transaction():
             mem = MemoryType.Shared if op_type is LoadStoreOpType.TMAStore else MemoryType.Local
             cache = TensorView(self.fusion, [], self.dtype, memory_type=mem)
@@ -606,7 +613,8 @@ class TensorView:
         if isinstance(stages, bool) or not isinstance(stages, int) or stages < 2:
             raise self._err(f"circular_buffer: stages must be an integer >= 2, got {stages!r}")
         if isinstance(prefetch, bool) or not isinstance(prefetch, int) or not -stages <= prefetch < stages:
-            raise self._err(f"circular_buffer: prefetch {prefetch!r} is outside [-stages, stages) = [{-stages}, {stages})")
+            raise self._err(f"circular_buffer: prefetch {prefetch!r} is outside [-stages, stages) "
+                            f"= [{-stages}, {stages})")
         if not isinstance(cb_type, (Pipelined, WarpSpecialized)):
             raise self._err(f"circular_buffer: type must be Pipelined() or WarpSpecialized(...), got {cb_type!r}")
         if isinstance(cb_type, WarpSpecialized):
@@ -621,7 +629,7 @@ class TensorView:
         return self.circular_buffer_options is not None
 
     # ---- rfactor --------------------------------------------------------
-    def rfactor(self, axes: Iterable[int]) -> "TensorView":
+    def rfactor(self, axes: int | Iterable[int]) -> "TensorView":
         from .rfactor import rfactor
 
         return rfactor(self, axes)
@@ -649,7 +657,8 @@ def _validate_warp_specialized(tv: TensorView, ws: WarpSpecialized) -> None:
     if ws.num_registers is None:
         return
     regs = ws.num_registers
-    if not (isinstance(regs, tuple) and len(regs) == 2 and all(isinstance(r, int) and not isinstance(r, bool) for r in regs)):
+    is_int = [isinstance(r, int) and not isinstance(r, bool) for r in regs] if isinstance(regs, tuple) else []
+    if not (len(is_int) == 2 and all(is_int)):
         raise tv._err(f"circular_buffer: num_registers must be a pair (decrease, increase) of integers, got {regs!r}")
     lo, hi = _REGISTER_RANGE
     for which, r in zip(("decrease", "increase"), regs):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from fusion_ir.types import MemoryType
 from lowering.kernel_ir import Buffer
 
 from .errors import SimulationError
@@ -24,6 +25,8 @@ _STATE_TEXT = {
 
 class MBarrierArray:
     """The mbarriers of one Shared Int64 buffer, for every block."""
+
+    memory = MemoryType.Shared
 
     def __init__(self, buffer: Buffer, num_blocks: int, size: int) -> None:
         self.buffer = buffer

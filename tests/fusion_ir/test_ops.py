@@ -2,8 +2,21 @@
 
 import pytest
 
-from fusion_ir import (BinaryOp, BroadcastOp, CastOp, DataType, Fusion, IterType, LoadStoreOp, MemoryType, MmaOp,
-                       ReductionOp, ScheduleError, UnaryOp, ops)
+from fusion_ir import (
+    BinaryOp,
+    BroadcastOp,
+    CastOp,
+    DataType,
+    Fusion,
+    IterType,
+    LoadStoreOp,
+    MemoryType,
+    MmaOp,
+    ReductionOp,
+    ScheduleError,
+    UnaryOp,
+    ops,
+)
 from fusion_ir.ops import BINARY_OPS, UNARY_OPS
 
 
@@ -11,7 +24,7 @@ def iter_types(tv):
     return [i.iter_type for i in tv.logical]
 
 
-I, R, B = IterType.Iteration, IterType.Reduction, IterType.Broadcast
+IT, R, B = IterType.Iteration, IterType.Reduction, IterType.Broadcast
 
 
 @pytest.mark.parametrize("name", UNARY_OPS)
@@ -77,10 +90,10 @@ def test_broadcast_and_numpy_style_binary():
         bb = ops.broadcast(b, [True, False])
         y = ops.add(bb, x)
     assert isinstance(bb.definition, BroadcastOp) and bb.definition.is_broadcast_dims == (True, False)
-    assert iter_types(bb) == [B, I]
+    assert iter_types(bb) == [B, IT]
     assert str(bb.root[0].extent) == "1" and str(bb.root[1].extent) == "i2"
     # The broadcast axis resolves to the other operand's extent.
-    assert iter_types(y) == [I, I] and [str(i.extent) for i in y.root] == ["i0", "i2"]
+    assert iter_types(y) == [IT, IT] and [str(i.extent) for i in y.root] == ["i0", "i2"]
     assert bb.definition.root_map(b) == {bb.root[1]: b.root[0]}
 
 
@@ -109,7 +122,7 @@ def test_reductions(op, init):
         t1 = getattr(ops, op)(t0, [0, -1])
     d = t1.definition
     assert isinstance(d, ReductionOp) and d.op == op and d.axes == (0, 2) and d.init == init
-    assert iter_types(t1) == [R, I, R]
+    assert iter_types(t1) == [R, IT, R]
     assert t1.has_reduction and [str(i.extent) for i in t1.shape_ids] == ["i1"]
 
 
@@ -119,7 +132,7 @@ def test_reduction_of_a_reduction_drops_reduced_axes():
         t0 = fusion.add_input(ndim=3)
         t1 = ops.sum(t0, 1)
         t2 = ops.max(t1, 0)
-    assert iter_types(t2) == [R, I]
+    assert iter_types(t2) == [R, IT]
     assert [str(i.extent) for i in t2.root] == ["i0", "i2"]
 
 
@@ -131,7 +144,7 @@ def test_matmul_has_m_n_k_domains():
         c = ops.matmul(a, b)
     assert isinstance(c.definition, MmaOp) and c.dtype is DataType.Float
     assert [i.extent.const_value() for i in c.root] == [64, 128, 32]
-    assert iter_types(c) == [I, I, R]
+    assert iter_types(c) == [IT, IT, R]
     m, n, k = c.root
     assert c.definition.root_map(a) == {m: a.logical[0], k: a.logical[1]}
     assert c.definition.root_map(b) == {k: b.logical[0], n: b.logical[1]}

@@ -2,8 +2,7 @@
 
 import pytest
 
-from fusion_ir import Fusion, ScheduleError, Split, ops
-from fusion_ir import replay
+from fusion_ir import Fusion, ScheduleError, Split, ops, replay
 
 
 def chain():

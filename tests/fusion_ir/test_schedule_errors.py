@@ -9,8 +9,17 @@ from types import SimpleNamespace
 import pytest
 
 import fusion_ir
-from fusion_ir import (DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, Pipelined, ScheduleError,
-                       WarpSpecialized, ops)
+from fusion_ir import (
+    DataType,
+    Fusion,
+    LoadStoreOpType,
+    MemoryType,
+    ParallelType,
+    Pipelined,
+    ScheduleError,
+    WarpSpecialized,
+    ops,
+)
 
 PT = ParallelType
 TMA = LoadStoreOpType.TMA
@@ -202,6 +211,12 @@ CASES = [
     ("split-inside-produce-position", with_(pointwise, lambda n: n.t2.compute_at(n.t3, 1)),
      lambda n: n.t3.split(0, 4),
      r"T3: split: axis 0 \(iS6\{i0\}\) is inside the produce position 1"),
+    ("split-bulk-axis", with_(tma_cached, lambda n: n.c.split(1, 256), lambda n: n.c.axis(2).parallelize(PT.Bulk)),
+     lambda n: n.c.split(2, 2),
+     r"T4: split: axis 2 \(iB13\{256\}\) is Bulk-parallel; split it before parallelizing"),
+    ("merge-vectorize-axis", with_(small_cached, lambda n: n.c.axis(1).parallelize(PT.Vectorize)),
+     lambda n: n.c.merge(0),
+     r"T4: merge: axis 1 \(iV9\{4\}\) is Vectorize-parallel"),
 
     # merge reduction with iteration
     ("merge-reduction-with-iteration", reduction, lambda n: n.r.merge(0, 1),
@@ -270,12 +285,26 @@ CASES = [
      r"T1: compute_at: T1 also feeds T3, whose loop axis 1 \(iS7\{i1\}\) is not T1's axis 1 .* "
      r"must share those loops with all its consumers"),
 
+    ("transform-like-after-inlining", with_(pointwise, lambda n: n.t2.compute_at(n.t3, 1)),
+     lambda n: n.t3.transform_like(n.t2),
+     r"T3: transform_like: T3 is already inlined \(compute-at position 0, produce position 1\); "
+     r"propagate transforms before compute_at"),
+
     # inline_at
     ("inline-at-past-reduction", reduction, lambda n: n.r.inline_at(2),
      r"T2: inline_at: position 2 is past the largest legal position 1 \(axis 1 \(rS5\{i1\}\) is a reduction axis\)"),
     ("inline-at-past-vectorize", with_(small_cached, lambda n: n.c.axis(1).parallelize(PT.Vectorize)),
      lambda n: n.c.inline_at(2),
      r"T4: inline_at: position 2 is past the largest legal position 1 \(axis 1 \(iV9\{4\}\) is Vectorize-parallel\)"),
+    ("inline-at-conflicting-binding",
+     with_(pointwise, lambda n: n.t3.axis(0).parallelize(PT.BIDx), lambda n: n.t2.axis(0).parallelize(PT.TIDy)),
+     lambda n: n.t2.inline_at(1),
+     r"T2: inline_at: axis 0 \(iTIDy4\{i0\}\) would share the loop of iBIDx6\{i0\} of T3, bound to BIDx, "
+     r"but is bound to TIDy by T2; conflicting parallel bindings"),
+    ("inline-at-duplicate-binding",
+     with_(pointwise, lambda n: n.t3.axis(0).parallelize(PT.TIDx), lambda n: n.t2.axis(1).parallelize(PT.TIDx)),
+     lambda n: n.t2.inline_at(1),
+     r"T2: inline_at: axis 0 \(iTIDx4\{i0\}\) and axis 1 \(iTIDx5\{i1\}\) would both be bound to TIDx"),
     ("inline-at-out-of-range", pointwise, lambda n: n.t2.inline_at(3),
      r"T2: inline_at: position 3 is out of range for 2 loop axes"),
     ("inline-at-without-consumer", pointwise, lambda n: n.t3.inline_at(1),
@@ -308,6 +337,9 @@ CASES = [
     ("bulk-inside-produce-position", with_(tma_of_intermediate, lambda n: n.s.compute_at(n.c, 2)),
      lambda n: n.c.axis(1).parallelize(PT.Bulk),
      r"T3: parallelize: axis 1 \(iS7\{64\}\) is inside the produce position 2 .* Bulk axes are never inlined"),
+    ("vectorize-reduction-axis", with_(reduction, lambda n: n.r.split(1, 4)),
+     lambda n: n.r.axis(2).parallelize(PT.Vectorize),
+     r"T2: parallelize: Vectorize on reduction axis 2 \(rS8\{4\}\) is not supported"),
     ("bidx-on-reduction", reduction, lambda n: n.r.axis(1).parallelize(PT.BIDx),
      r"T2: parallelize: reduction axis 1 \(rS5\{i1\}\) cannot be bound to BIDx"),
     ("mma-on-non-matmul", pointwise, lambda n: n.t3.axis(1).parallelize(PT.Mma),
@@ -323,6 +355,8 @@ CASES = [
      with_(pointwise, lambda n: n.t3.axis(0).parallelize(PT.BIDx), lambda n: n.t2.compute_at(n.t3, 1)),
      lambda n: n.t3.axis(0).parallelize(PT.TIDx),
      r"T3: parallelize: axis 0 \(iBIDx6\{i0\}\) shares its loop with iBIDx4\{i0\} of T2 \(compute_at\)"),
+    ("fusion-parallelize-like-other-fusion", two_fusions, lambda n: fusion_ir.parallelize_like(n.a.t3, [n.b.t1]),
+     r"parallelize_like: T1 belongs to another fusion than the one being scheduled"),
     ("parallelize-like-duplicate-binding",
      with_(pointwise, lambda n: n.t3.axis(0).parallelize(PT.TIDx), lambda n: n.t2.axis(1).parallelize(PT.TIDx)),
      lambda n: n.t2.parallelize_like(n.t3),
@@ -344,6 +378,8 @@ CASES = [
      r"T4: circular_buffer: prefetch 4 is outside \[-stages, stages\) = \[-4, 4\)"),
     ("circular-buffer-prefetch-below-minus-stages", tma_cached, lambda n: n.c.circular_buffer(4, -5),
      r"T4: circular_buffer: prefetch -5 is outside \[-stages, stages\) = \[-4, 4\)"),
+    ("circular-buffer-prefetch-float", tma_cached, lambda n: n.c.circular_buffer(4, 1.0),
+     r"T4: circular_buffer: prefetch 1.0 is outside \[-stages, stages\) = \[-4, 4\)"),
     ("circular-buffer-registers-16", tma_cached,
      lambda n: n.c.circular_buffer(4, type=WarpSpecialized(num_registers=(16, 232))),
      r"T4: circular_buffer: num_registers decrease 16 is outside \[24, 256\]"),
@@ -372,7 +408,8 @@ CASES = [
      r"T3: cache_before: TMA is a load; use cache_after on an input"),
     ("cache-before-after-compute-at", with_(pointwise, lambda n: n.t2.compute_at(n.t3, 1)),
      lambda n: n.t3.cache_before(),
-     r"T3: cache_before: the tensor is already inlined; cache before compute_at"),
+     r"T3: cache_before: T3 is already inlined \(compute-at position 0, produce position 1\); "
+     r"cache before compute_at"),
     ("cache-after-tma-of-local", pointwise, lambda n: n.t2.cache_after(TMA),
      r"T2: cache_after: a TMA load reads global memory, but T2 is in Local memory"),
     ("cache-after-cp-async-of-shared", with_(pointwise, lambda n: n.t2.set_memory_type(MemoryType.Shared)),
@@ -382,7 +419,13 @@ CASES = [
      r"T0: cache_after: TMAStore is a store; use cache_before on an output"),
     ("cache-after-inlined", with_(pointwise, lambda n: n.t2.compute_at(n.t3, 1)),
      lambda n: n.t2.cache_after(),
-     r"T2: cache_after: the tensor is already inlined; cache before compute_at"),
+     r"T2: cache_after: T2 is already inlined \(compute-at position 1, produce position 0\)"),
+    ("cache-before-tma-store-of-local", pointwise, lambda n: n.t2.cache_before(LoadStoreOpType.TMAStore),
+     r"T2: cache_before: a TMAStore writes global memory; the tensor must be in Global memory"),
+    ("cache-after-not-an-op-type", pointwise, lambda n: n.t0.cache_after("TMA"),
+     r"T0: cache_after: 'TMA' is not a LoadStoreOpType"),
+    ("memory-type-not-a-memory-type", pointwise, lambda n: n.t2.set_memory_type("shared"),
+     r"T2: set_memory_type: 'shared' is not a MemoryType"),
     ("input-to-shared", pointwise, lambda n: n.t0.set_memory_type(MemoryType.Shared),
      r"T0: set_memory_type: T0 is a fusion input and must stay in Global memory"),
     ("output-to-local", pointwise, lambda n: n.t3.set_memory_type(MemoryType.Local),
@@ -392,21 +435,22 @@ CASES = [
 
     # tensors of another fusion
     ("compute-at-into-other-fusion", two_fusions, lambda n: n.a.t2.compute_at(n.b.t3, 1),
-     r"T2: compute_at: T3 belongs to another fusion"),
+     r"T2: compute_at: T3 belongs to another fusion than T2"),
     ("transform-like-other-fusion", two_fusions, lambda n: n.a.t2.transform_like(n.b.t3),
-     r"T2: transform_like: T3 belongs to another fusion"),
+     r"T2: transform_like: T3 belongs to another fusion than T2"),
     ("parallelize-like-other-fusion", two_fusions, lambda n: n.a.t2.parallelize_like(n.b.t3),
-     r"T2: parallelize_like: T3 belongs to another fusion"),
+     r"T2: parallelize_like: T3 belongs to another fusion than T2"),
     ("fusion-transform-like-other-fusion", two_fusions, lambda n: fusion_ir.transform_like(n.a.t3, [n.b.t2]),
-     r"transform_like: T2 belongs to another fusion"),
+     r"transform_like: T2 belongs to another fusion than the one being scheduled"),
     ("inline-most-other-fusion", two_fusions, lambda n: fusion_ir.inline_most(n.fa, [n.a.t2, n.b.t2]),
      r"inline_most: T2 belongs to another fusion"),
 
     # rfactor
     ("rfactor-non-reduction", pointwise, lambda n: n.t3.rfactor([0]),
-     r"T3: rfactor: the tensor is not defined by a reduction"),
+     r"T3: rfactor: T3 is not defined by a reduction"),
     ("rfactor-all-reduction-axes", split_reduction, lambda n: n.t1.rfactor([1, 2]),
-     r"T1: rfactor: at least one reduction axis must stay outside the rfactor axes"),
+     r"T1: rfactor: axes \[1, 2\] cover every reduction axis \(axis 1 \(rS4\{ceilDiv\(i1, 32\)\}\), "
+     r"axis 2 \(rS5\{32\}\)\); at least one reduction axis must stay outside the rfactor axes"),
     ("rfactor-iteration-axis", split_reduction, lambda n: n.t1.rfactor([0]),
      r"T1: rfactor: axis 0 \(iS2\{i0\}\) is not a reduction axis"),
     ("rfactor-axis-out-of-range", split_reduction, lambda n: n.t1.rfactor([3]),
@@ -415,8 +459,17 @@ CASES = [
      r"T1: rfactor: give at least one reduction axis"),
     ("rfactor-repeated-axis", split_reduction, lambda n: n.t1.rfactor([1, -2]),
      r"T1: rfactor: axes \[1, -2\] repeat an axis"),
+    ("rfactor-of-partial", with_(split_reduction, lambda n: setattr(n, "p", n.t1.rfactor([1]))),
+     lambda n: n.p.rfactor([1]),
+     r"T2: rfactor: T2 is already the partial result of an rfactor; rfactor the final reduction instead"),
+    ("rfactor-after-inlining", with_(split_reduction, lambda n: setattr(n, "c", n.t0.cache_after()),
+                                     lambda n: n.c.compute_at(n.t1, 1)),
+     lambda n: n.t1.rfactor(1),
+     r"T1: rfactor: T1 is already inlined \(compute-at position 0, produce position 1\)"),
+    ("rfactor-axis-not-int", split_reduction, lambda n: n.t1.rfactor(["1"]),
+     r"T1: rfactor: axis '1' is not an integer"),
     ("rfactor-unsplit-single-axis", reduction, lambda n: n.r.rfactor([1]),
-     r"T2: rfactor: at least one reduction axis must stay outside the rfactor axes"),
+     r"T2: rfactor: axes \[1\] cover every reduction axis \(axis 1 \(rS5\{i1\}\)\)"),
 
     # matmul
     ("mma-merge-m-with-k", matmul, lambda n: n.c.merge(0, 2),
@@ -462,3 +515,21 @@ def test_valid_variants_of_the_catalog_rules_pass():
     p = pointwise()
     p.t3.split(1, 4).axis(2).parallelize(PT.Vectorize)                  # 4 floats = 16 bytes
     p.t3.split(0, 1)
+
+
+def test_rules_table_messages_come_from_the_catalog():
+    """docs/schedule_rules.md quotes real messages: each example is raised by a row above."""
+    import re
+    from pathlib import Path
+
+    doc = Path(__file__).parents[2] / "docs" / "schedule_rules.md"
+    raised = set()
+    for _, build, call, _ in CASES:
+        try:
+            call(build())
+        except ScheduleError as e:
+            raised.add(str(e))
+    rows = re.findall(r"^\| (.*?) \| .* \| `([^`]*)` \|$", doc.read_text(), re.M)
+    assert len(rows) >= 50
+    missing = [msg for method, msg in rows if not method.startswith("ops") and msg not in raised]
+    assert missing == []

@@ -2,8 +2,17 @@
 
 import pytest
 
-from fusion_ir import (DataType, Fusion, LoadStoreOp, LoadStoreOpType, MemoryType, ParallelType, Pipelined,
-                       ScheduleError, WarpSpecialized, ops)
+from fusion_ir import (
+    DataType,
+    Fusion,
+    LoadStoreOp,
+    LoadStoreOpType,
+    MemoryType,
+    ParallelType,
+    Pipelined,
+    WarpSpecialized,
+    ops,
+)
 from fusion_ir.replay import loop_map
 
 

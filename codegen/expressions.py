@@ -1,0 +1,223 @@
+"""Printing of index/predicate ``Val`` trees and of kernel-IR value expressions as C++.
+
+Index arithmetic is int64. Builtins such as ``threadIdx.x`` are unsigned in CUDA, so inside any
+arithmetic or comparison they print as ``((int64_t)threadIdx.x)`` (as nvFuser prints
+``((nvfuser_index_t)threadIdx.x)``): ``threadIdx.x - 1`` must not wrap and ``blockIdx.x * 256``
+must not overflow 32 bits. Values compute in their own C type; 16-bit floats compute in float
+with explicit conversions.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+
+from fusion_ir.scalar import Val
+from fusion_ir.types import DataType
+from lowering.kernel_ir import BinaryValue, CastValue, Const, Load, UnaryValue, Value
+
+from .errors import CodegenError
+
+BUILTIN_SYMBOLS = frozenset(
+    f"{base}.{axis}" for base in ("threadIdx", "blockIdx", "blockDim", "gridDim") for axis in "xyz"
+)
+
+_INFIX = {
+    "add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%",
+    "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!=",
+    "and": "&&", "or": "||",
+}
+_FUNCTIONS = {"ceilDiv": "ceilDiv", "min": "min64", "max": "max64"}
+
+HALF_TYPES = (DataType.Half, DataType.BFloat16)
+_TO_FLOAT = {DataType.Half: "__half2float", DataType.BFloat16: "__bfloat162float"}
+_FROM_FLOAT = {DataType.Half: "__float2half", DataType.BFloat16: "__float2bfloat16"}
+
+
+# ---------------------------------------------------------------- indices and predicates
+def index_expr(v: Val) -> str:
+    """An int64 C expression for an index or extent."""
+    if v.is_symbol:
+        return str(v.name)  # a lone builtin needs no cast
+    return _val(v, top=True)
+
+
+def cond_expr(v: Val) -> str:
+    """A C condition, without outer parentheses (for ``if (...)``)."""
+    if v.is_const:
+        return "true" if v.value else "false"
+    return index_expr(v)
+
+
+def _val(v: Val, top: bool) -> str:
+    op = v.op
+    if op == "const":
+        text = _int_literal(int(v.value))  # type: ignore[arg-type]
+        return text if top or v.value >= 0 else f"({text})"  # type: ignore[operator]
+    if op == "sym":
+        name = str(v.name)
+        if name in BUILTIN_SYMBOLS:
+            return f"((int64_t){name})"
+        return name
+    if op == "not":
+        return f"!{_val(v.args[0], top=False)}"
+    if op in _FUNCTIONS:
+        return f"{_FUNCTIONS[op]}({_val(v.args[0], top=True)}, {_val(v.args[1], top=True)})"
+    if op in _INFIX:
+        text = f"{_val(v.args[0], top=False)} {_INFIX[op]} {_val(v.args[1], top=False)}"
+        return text if top else f"({text})"
+    raise CodegenError(f"codegen: unknown scalar op {op!r} in {v}")
+
+
+def _int_literal(n: int) -> str:
+    return str(n) if -(2**31) <= n < 2**31 else f"{n}LL"
+
+
+# ---------------------------------------------------------------- values
+Access = Callable[[object, str], str]  # (buffer, index text) -> C lvalue text
+
+
+def value_expr(v: Value, access: Access, want: DataType | None = None) -> str:
+    """C text of ``v``, converted to ``want`` when given."""
+    text, dtype, _ = _value(v, access)
+    if want is not None and want != dtype:
+        return convert(text, dtype, want)
+    return text
+
+
+def value_dtype(v: Value) -> DataType:
+    if isinstance(v, Load):
+        return v.buffer.dtype
+    return v.dtype
+
+
+# Each printer returns (text, dtype, composite): composite text needs parentheses as an operand.
+def _value(v: Value, access: Access) -> tuple[str, DataType, bool]:
+    if isinstance(v, Load):
+        return access(v.buffer, index_expr(v.index)), v.buffer.dtype, False
+    if isinstance(v, Const):
+        text = literal(v.value, v.dtype)
+        return text, v.dtype, text.startswith("-")
+    if isinstance(v, CastValue):
+        text, dtype, composite = _value(v.x, access)
+        if dtype == v.dtype:
+            return text, dtype, composite
+        return convert(text, dtype, v.dtype), v.dtype, False
+    if isinstance(v, UnaryValue):
+        return _unary(v, access)
+    if isinstance(v, BinaryValue):
+        return _binary(v, access)
+    raise CodegenError(f"codegen: unknown value node {type(v).__name__}: {v!r}")
+
+
+def _compute_type(dtype: DataType) -> DataType:
+    """16-bit floats compute in float."""
+    return DataType.Float if dtype in HALF_TYPES else dtype
+
+
+def _operand(v: Value, access: Access, compute: DataType) -> tuple[str, str]:
+    """(text, text usable as an operand of an infix operator) of ``v`` converted to ``compute``."""
+    text, dtype, composite = _value(v, access)
+    if dtype != compute:
+        text = convert(text, dtype, compute)
+        composite = False
+    return text, f"({text})" if composite else text
+
+
+def _unary(v: UnaryValue, access: Access) -> tuple[str, DataType, bool]:
+    compute = _compute_type(v.dtype)
+    x, xp = _operand(v.x, access, compute)
+    if compute == DataType.Float:
+        text = {
+            "neg": f"-{xp}",
+            "exp": f"expf({x})",
+            "abs": f"fabsf({x})",
+            "relu": f"fmaxf({x}, 0.0f)",
+            "sqrt": f"sqrtf({x})",
+            "sin": f"sinf({x})",
+            "cos": f"cosf({x})",
+            "log": f"logf({x})",
+            "rsqrt": f"rsqrtf({x})",
+            "tanh": f"tanhf({x})",
+            "sigmoid": f"1.0f / (1.0f + expf(-{xp}))",
+        }.get(v.op)
+        composite = v.op in ("neg", "sigmoid")
+    else:
+        text = {"neg": f"-{xp}", "abs": f"{xp} < 0 ? -{xp} : {xp}", "relu": f"{xp} > 0 ? {xp} : 0"}.get(v.op)
+        composite = True
+    if text is None:
+        raise CodegenError(f"codegen: unary op {v.op!r} is not supported on {v.dtype.name}; cast to Float first")
+    return _narrow(text, composite, compute, v.dtype)
+
+
+def _binary(v: BinaryValue, access: Access) -> tuple[str, DataType, bool]:
+    compute = _compute_type(v.dtype)
+    a, ap = _operand(v.a, access, compute)
+    b, bp = _operand(v.b, access, compute)
+    if v.op in ("maximum", "minimum") and compute == DataType.Float:
+        return _narrow(f"{'fmaxf' if v.op == 'maximum' else 'fminf'}({a}, {b})", False, compute, v.dtype)
+    if v.op in ("maximum", "minimum"):
+        text = f"{ap} {'>' if v.op == 'maximum' else '<'} {bp} ? {ap} : {bp}"
+    elif v.op in ("add", "sub", "mul", "div"):
+        text = f"{ap} {_INFIX[v.op]} {bp}"
+    else:
+        raise CodegenError(f"codegen: unknown binary op {v.op!r}")
+    return _narrow(text, True, compute, v.dtype)
+
+
+def _narrow(text: str, composite: bool, compute: DataType, dtype: DataType) -> tuple[str, DataType, bool]:
+    if compute == dtype:
+        return text, dtype, composite
+    return convert(text, compute, dtype), dtype, False
+
+
+def convert(text: str, src: DataType, dst: DataType) -> str:
+    """C text converting ``text`` (any expression) of type ``src`` to ``dst``."""
+    if src == dst:
+        return text
+    if src in HALF_TYPES:
+        text = f"{_TO_FLOAT[src]}({text})"
+        src = DataType.Float
+        if dst == DataType.Float:
+            return text
+    if dst in HALF_TYPES:
+        if src != DataType.Float:
+            text = f"static_cast<float>({text})"
+        return f"{_FROM_FLOAT[dst]}({text})"
+    return f"static_cast<{dst.ctype}>({text})"
+
+
+def literal(value: float | int, dtype: DataType, top: bool = True) -> str:
+    """A C literal of ``dtype``; non-finite floats are written through their bit patterns."""
+    if dtype == DataType.Bool:
+        return "true" if value else "false"
+    if dtype == DataType.Int32:
+        text = str(int(value))
+    elif dtype == DataType.Int64:
+        text = f"{int(value)}LL"
+    elif dtype.is_float:
+        text = _float_literal(float(value))
+        if dtype in HALF_TYPES:
+            return f"{_FROM_FLOAT[dtype]}({text})"
+    else:
+        raise CodegenError(f"codegen: no literal for {dtype.name}")
+    if text.startswith("-") and not top:
+        return f"({text})"
+    return text
+
+
+def _float_literal(f: float) -> str:
+    if math.isnan(f):
+        return "__uint_as_float(0x7fffffffu)"
+    with np.errstate(over="ignore"):
+        f32 = np.float32(f)
+    if np.isinf(f32):
+        return "__uint_as_float(0x7f800000u)" if f32 > 0 else "__uint_as_float(0xff800000u)"
+    if f32 == 0:
+        return "-0.0f" if math.copysign(1.0, f) < 0 else "0.0f"
+    text = repr(f)
+    if "." not in text and "e" not in text:
+        text += ".0"
+    return text + "f"

@@ -1,0 +1,101 @@
+"""Compile a translation unit with nvcc for sm_90a and read ptxas's resource report.
+
+Used by CI (every generated kernel must compile with no errors and no warnings) and by
+``viz --show resources``. The GPU executor compiles with NVRTC instead (``runtime/nvrtc.py``).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import NvccError
+
+NVCC_ARCH_FLAGS = ("-gencode=arch=compute_90a,code=sm_90a",)
+
+
+@dataclass(frozen=True)
+class PtxasResources:
+    """What ptxas reports for one kernel (bytes unless named otherwise)."""
+
+    kernel: str
+    registers: int
+    barriers: int
+    static_smem_bytes: int
+    constant_bytes: int
+    stack_bytes: int
+    spill_store_bytes: int
+    spill_load_bytes: int
+    log: str
+
+    @property
+    def spills(self) -> bool:
+        return self.spill_store_bytes > 0 or self.spill_load_bytes > 0
+
+
+def nvcc_available(nvcc: str = "nvcc") -> bool:
+    return shutil.which(nvcc) is not None
+
+
+def compile_check(source: str, *, options: tuple[str, ...] = (), nvcc: str = "nvcc",
+                  timeout_s: float = 300.0) -> PtxasResources:
+    """Compile ``source`` to an sm_90a cubin; raise ``NvccError`` on any error or warning.
+
+    Returns the resources of the (first) kernel in the translation unit.
+    """
+    exe = shutil.which(nvcc)
+    if exe is None:
+        raise NvccError(f"{nvcc} is not on PATH; compile_check needs the CUDA toolkit")
+    with tempfile.TemporaryDirectory(prefix="codegen_") as tmp:
+        src = Path(tmp) / "kernel.cu"
+        src.write_text(source)
+        cmd = [exe, *NVCC_ARCH_FLAGS, "-cubin", "-Xptxas", "-v", *options, "-o", str(Path(tmp) / "kernel.cubin"),
+               str(src)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, cwd=tmp)
+    log = (proc.stdout + proc.stderr).replace(str(src), "kernel.cu")
+    if proc.returncode != 0:
+        raise NvccError(f"nvcc failed ({' '.join(cmd[1:-3])}):\n{_with_source_lines(log, source)}", log)
+    warnings = [line for line in log.splitlines() if re.search(r"\bwarning\b", line, re.IGNORECASE)]
+    if warnings:
+        raise NvccError("nvcc reported warnings:\n" + _with_source_lines(log, source), log)
+    return parse_ptxas_log(log)
+
+
+def parse_ptxas_log(log: str) -> PtxasResources:
+    name_match = re.search(r"Function properties for (\S+)", log)
+    if name_match is None:
+        raise NvccError(f"no kernel in ptxas output:\n{log}", log)
+    tail = log[name_match.start():]
+
+    def number(pattern: str) -> int:
+        m = re.search(pattern, tail)
+        return int(m.group(1)) if m else 0
+
+    return PtxasResources(
+        kernel=name_match.group(1),
+        registers=number(r"Used (\d+) registers"),
+        barriers=number(r"used (\d+) barriers"),
+        static_smem_bytes=number(r"(\d+) bytes smem"),
+        constant_bytes=number(r"(\d+) bytes cmem\[0\]"),
+        stack_bytes=number(r"(\d+) bytes stack frame"),
+        spill_store_bytes=number(r"(\d+) bytes spill stores"),
+        spill_load_bytes=number(r"(\d+) bytes spill loads"),
+        log=log,
+    )
+
+
+def _with_source_lines(log: str, source: str) -> str:
+    """The log followed by the source lines it points at (``kernel.cu(12): ...``)."""
+    lines = source.splitlines()
+    wanted = sorted({int(n) for n in re.findall(r"kernel\.cu\((\d+)\)", log)})
+    if not wanted:
+        return log
+    shown = [log.rstrip(), "", "offending source lines:"]
+    for n in wanted:
+        if 1 <= n <= len(lines):
+            shown.append(f"{n:5d} | {lines[n - 1]}")
+    return "\n".join(shown)

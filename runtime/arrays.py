@@ -1,0 +1,131 @@
+"""Uniform view of the arrays ``execute`` accepts: numpy, torch, cupy, ``__cuda_array_interface__``, DLPack.
+
+Device arrays are used in place through their pointers (no host copies); numpy arrays are
+made C-contiguous here and copied to the device by the executor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .errors import InputError
+
+_DLPACK_CPU, _DLPACK_CUDA = 1, 2
+
+
+@dataclass
+class ArrayArg:
+    """What validation and launch need to know about one argument."""
+
+    kind: str                    # "numpy" | "torch" | "cupy" | "cai"
+    obj: Any                     # the array to read from / write into
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]     # in elements
+    dtype: str                   # numpy-style name: float32, float16, bfloat16, int32, int64, bool
+    itemsize: int
+    ptr: int | None = None       # device address; None for host arrays until copied
+    device: int | None = None    # device ordinal when known
+
+    @property
+    def on_device(self) -> bool:
+        return self.kind != "numpy"
+
+    @property
+    def nbytes(self) -> int:
+        n = self.itemsize
+        for s in self.shape:
+            n *= s
+        return n
+
+
+def as_array_arg(x: Any, what: str) -> ArrayArg:
+    """Wrap one argument; ``what`` names it in error messages (e.g. "input 0 (T0)")."""
+    if isinstance(x, np.ndarray | np.generic):
+        return _numpy_arg(np.asarray(x))
+    module = type(x).__module__.split(".")[0]
+    if module == "torch":
+        return _torch_arg(x, what)
+    cai = _cuda_array_interface(x)
+    if cai is not None:
+        return _cai_arg(x, cai, "cupy" if module == "cupy" else "cai", what)
+    if hasattr(x, "__dlpack__"):
+        return _dlpack_arg(x, what)
+    raise InputError(f"{what}: unsupported argument type {type(x).__name__}; pass a numpy array or a device "
+                     f"array exposing __cuda_array_interface__ or DLPack (torch, cupy)")
+
+
+def _numpy_arg(a: np.ndarray) -> ArrayArg:
+    if not a.flags.c_contiguous:
+        a = np.ascontiguousarray(a)
+    return ArrayArg("numpy", a, tuple(a.shape), _element_strides(a.strides, a.itemsize, "numpy array"),
+                    a.dtype.name, a.itemsize)
+
+
+def _torch_arg(t: Any, what: str) -> ArrayArg:
+    if not t.is_cuda:
+        raise InputError(f"{what}: a CPU torch tensor; pass t.numpy() or a CUDA tensor")
+    dtype = str(t.dtype).removeprefix("torch.")
+    return ArrayArg("torch", t, tuple(t.shape), tuple(int(s) for s in t.stride()), dtype, t.element_size(),
+                    ptr=int(t.data_ptr()), device=t.device.index)
+
+
+def _cuda_array_interface(x: Any) -> dict | None:
+    try:
+        return getattr(x, "__cuda_array_interface__", None)
+    except (TypeError, AttributeError, RuntimeError):
+        return None
+
+
+def _cai_arg(x: Any, cai: dict, kind: str, what: str) -> ArrayArg:
+    dtype = np.dtype(cai["typestr"])
+    shape = tuple(int(s) for s in cai["shape"])
+    if cai.get("strides") is None:
+        strides = contiguous_strides(shape)
+    else:
+        strides = _element_strides(tuple(cai["strides"]), dtype.itemsize, what)
+    ptr = int(cai["data"][0])
+    device = getattr(getattr(x, "device", None), "id", None)
+    return ArrayArg(kind, x, shape, strides, dtype.name, dtype.itemsize, ptr=ptr, device=device)
+
+
+def _dlpack_arg(x: Any, what: str) -> ArrayArg:
+    device_type = x.__dlpack_device__()[0] if hasattr(x, "__dlpack_device__") else _DLPACK_CUDA
+    if device_type == _DLPACK_CPU:
+        return _numpy_arg(np.from_dlpack(x))
+    if device_type != _DLPACK_CUDA:
+        raise InputError(f"{what}: DLPack device type {device_type} is not a CUDA device")
+    try:
+        import cupy
+
+        arr = cupy.from_dlpack(x)
+        return _cai_arg(arr, arr.__cuda_array_interface__, "cupy", what)
+    except ImportError:
+        pass
+    try:
+        import torch
+
+        return _torch_arg(torch.from_dlpack(x), what)
+    except ImportError:
+        raise InputError(f"{what}: reading a CUDA DLPack array needs cupy or torch") from None
+
+
+def _element_strides(byte_strides: tuple[int, ...], itemsize: int, what: str) -> tuple[int, ...]:
+    out = []
+    for s in byte_strides:
+        if s % itemsize != 0:
+            raise InputError(f"{what}: byte stride {s} is not a multiple of the element size {itemsize}")
+        out.append(s // itemsize)
+    return tuple(out)
+
+
+def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    strides = []
+    running = 1
+    for extent in reversed(shape):
+        strides.append(running)
+        running *= max(extent, 1)
+    return tuple(reversed(strides))
+

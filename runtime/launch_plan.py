@@ -1,0 +1,256 @@
+"""Check arguments against a kernel and work out its launch, without touching the GPU.
+
+``plan_launch`` binds the kernel's extent and stride symbols from the arguments, checks dtype,
+rank, shape, strides, the fusion's extent constraints, the kernel's runtime checks and the TMA
+rules, and evaluates grid, block, shared memory and output shapes. Everything it rejects raises
+``InputError`` (or ``PipelineFillError``, ``LaunchError`` for impossible launch shapes) before a
+driver call is made, so these errors are testable on a machine without a GPU.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from codegen import shared_memory_layout
+from fusion_ir.scalar import Val
+from fusion_ir.types import DataType
+from lowering.kernel_ir import Buffer, Kernel, TensorMapParam
+
+from .arrays import ArrayArg, contiguous_strides
+from .errors import InputError, LaunchError, PipelineFillError
+
+MAX_THREADS_PER_BLOCK = 1024
+MAX_GRID = (2**31 - 1, 65535, 65535)
+MAX_SMEM_PER_BLOCK = 232448  # sm_90 opt-in limit (227 KiB); the executor also asks the device
+TMA_MAX_RANK = 5
+TMA_MAX_BOX = 256
+
+
+@dataclass(frozen=True)
+class TensorMapSpec:
+    """Host-side arguments of ``cuTensorMapEncodeTiled`` except the address (innermost first)."""
+
+    name: str
+    param_index: int                 # index into kernel.params
+    dtype: DataType
+    global_dims: tuple[int, ...]
+    global_strides_bytes: tuple[int, ...]  # dims 1..rank-1
+    box: tuple[int, ...]
+    element_strides: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class LaunchPlan:
+    env: dict[str, int]
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    smem_bytes: int
+    output_shapes: tuple[tuple[int, ...], ...]
+    output_strides: tuple[tuple[int, ...], ...]   # elements
+    tensor_maps: tuple[TensorMapSpec, ...]
+
+    @property
+    def empty_grid(self) -> bool:
+        return 0 in self.grid
+
+    def describe(self, kernel_name: str) -> str:
+        return (f"kernel {kernel_name}: grid {self.grid}, block {self.block}, "
+                f"dynamic shared memory {self.smem_bytes} bytes")
+
+
+def plan_launch(kernel: Kernel, inputs: list[ArrayArg], outputs: list[ArrayArg] | None = None) -> LaunchPlan:
+    if len(inputs) != len(kernel.inputs):
+        raise InputError(f"kernel {kernel.name} takes {len(kernel.inputs)} inputs "
+                         f"({', '.join(b.name for b in kernel.inputs)}), got {len(inputs)}")
+    if outputs is not None and len(outputs) != len(kernel.outputs):
+        raise InputError(f"kernel {kernel.name} has {len(kernel.outputs)} outputs, got {len(outputs)}")
+    binder = _Binder()
+    deferred: list[tuple[Val, int, str]] = []
+    for buf, arg in zip(kernel.inputs, inputs):
+        _bind_array(binder, buf, arg, deferred)
+    for ext, actual, what in deferred:
+        _check_extent(binder, ext, actual, what)
+    _check_constraints(kernel, binder.env)
+
+    output_shapes: list[tuple[int, ...]] = []
+    output_strides: list[tuple[int, ...]] = []
+    for k, buf in enumerate(kernel.outputs):
+        shape = tuple(int(_evaluate(ext, binder.env, f"shape of output {buf.name}")) for ext in buf.shape)
+        if any(s < 0 for s in shape):
+            raise InputError(f"output {buf.name} would have negative shape {shape}")
+        if outputs is not None:
+            arg = outputs[k]
+            _check_dtype_rank(buf, arg)
+            if arg.shape != shape:
+                raise InputError(f"output {buf.name} must have shape {shape}, got {arg.shape}")
+            strides = arg.strides
+        else:
+            strides = contiguous_strides(shape)
+        for sym, st in zip(buf.strides, strides):
+            if sym.is_symbol:
+                binder.env[str(sym.name)] = int(st)
+        output_shapes.append(shape)
+        output_strides.append(strides)
+
+    _check_runtime_checks(kernel, binder.env)
+    grid, block = _launch_dims(kernel, binder.env)
+    layout = shared_memory_layout(kernel)
+    smem = max(int(_evaluate(kernel.smem_bytes, binder.env, "kernel.smem_bytes")),
+               int(_evaluate(layout.total, binder.env, "shared-memory layout")))
+    if smem > MAX_SMEM_PER_BLOCK:
+        raise LaunchError(f"kernel {kernel.name} needs {smem} bytes of shared memory per block; sm_90 allows "
+                          f"at most {MAX_SMEM_PER_BLOCK}")
+
+    all_args = list(inputs) + (list(outputs) if outputs is not None else [None] * len(kernel.outputs))
+    shapes = [a.shape for a in inputs] + output_shapes
+    strides = [a.strides for a in inputs] + output_strides
+    maps = tuple(_tensor_map_spec(kernel, t, shapes, strides, all_args) for t in kernel.tensor_maps)
+    return LaunchPlan(dict(binder.env), grid, block, smem, tuple(output_shapes), tuple(output_strides), maps)
+
+
+# ---------------------------------------------------------------- binding
+class _Binder:
+    def __init__(self) -> None:
+        self.env: dict[str, int] = {}
+        self.origin: dict[str, str] = {}
+
+    def bind(self, name: str, value: int, what: str) -> None:
+        if name in self.env and self.env[name] != value:
+            raise InputError(f"{what} is {value}, but {name} = {self.env[name]} from {self.origin[name]}")
+        if name not in self.env:
+            self.env[name] = value
+            self.origin[name] = what
+
+
+def _check_dtype_rank(buf: Buffer, arg: ArrayArg) -> None:
+    if arg.dtype != buf.dtype.numpy_name:
+        raise InputError(f"{buf.name} must be {buf.dtype.numpy_name}, got {arg.dtype}")
+    if len(arg.shape) != len(buf.shape):
+        raise InputError(f"{buf.name} must have rank {len(buf.shape)} (shape {_shape_str(buf)}), "
+                         f"got rank {len(arg.shape)} {arg.shape}")
+
+
+def _bind_array(binder: _Binder, buf: Buffer, arg: ArrayArg, deferred: list[tuple[Val, int, str]]) -> None:
+    _check_dtype_rank(buf, arg)
+    for k, (ext, actual) in enumerate(zip(buf.shape, arg.shape)):
+        what = f"{buf.name}.shape[{k}]"
+        if ext.is_symbol:
+            binder.bind(str(ext.name), int(actual), what)
+        elif ext.is_const:
+            if ext.value != actual:
+                raise InputError(f"{what} must be {ext.value}, got {actual} (shape {arg.shape})")
+        else:
+            deferred.append((ext, int(actual), what))
+    if any(s < 0 for s in arg.strides):
+        raise InputError(f"{buf.name} has negative strides {arg.strides}; pass a copy")
+    if not buf.strides:
+        expected = contiguous_strides(arg.shape)
+        if any(e > 1 and s != c for e, s, c in zip(arg.shape, arg.strides, expected)):
+            raise InputError(f"{buf.name} must be C-contiguous, got strides {arg.strides} for shape {arg.shape}")
+        return
+    for k, (sym, actual) in enumerate(zip(buf.strides, arg.strides)):
+        what = f"{buf.name}.stride[{k}]"
+        if sym.is_symbol:
+            binder.bind(str(sym.name), int(actual), what)
+        elif sym.is_const and arg.shape[k] > 1 and sym.value != actual:
+            raise InputError(f"{what} must be {sym.value} elements, got {actual} (strides {arg.strides})")
+
+
+def _check_extent(binder: _Binder, ext: Val, actual: int, what: str) -> None:
+    expected = _evaluate(ext, binder.env, what)
+    if int(expected) != actual:
+        raise InputError(f"{what} must be {ext} = {int(expected)}, got {actual}")
+
+
+def _check_constraints(kernel: Kernel, env: dict[str, int]) -> None:
+    fusion = kernel.fusion
+    for a, b, message in getattr(fusion, "extent_constraints", None) or ():
+        va = _evaluate(a, env, message)
+        vb = _evaluate(b, env, message)
+        if int(va) != int(vb):
+            raise InputError(f"{message}: {a} = {int(va)} but {b} = {int(vb)}")
+
+
+def _check_runtime_checks(kernel: Kernel, env: dict[str, int]) -> None:
+    for check in kernel.checks:
+        if bool(_evaluate(check.cond, env, check.message)):
+            continue
+        values = ", ".join(f"{s} = {env[s]}" for s in sorted(check.cond.symbols()) if s in env)
+        message = f"{check.message} (failed: {check.cond}; {values})"
+        if "circular buffer" in check.message.lower():
+            raise PipelineFillError(message)
+        raise InputError(message)
+
+
+def _evaluate(v: Val, env: dict[str, int], what: str) -> Any:
+    try:
+        return v.evaluate(env)
+    except KeyError as e:
+        raise InputError(f"{what}: {e.args[0]} (from {v}); it is not an extent or stride of any input") from None
+    except ZeroDivisionError:
+        raise InputError(f"{what}: division by zero evaluating {v} with {env}") from None
+
+
+def _launch_dims(kernel: Kernel, env: dict[str, int]) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    grid = tuple(int(_evaluate(g, env, "grid")) for g in kernel.grid)
+    block = tuple(int(_evaluate(b, env, "block")) for b in kernel.block)
+    config = f"kernel {kernel.name}: grid {grid}, block {block}"
+    if any(b < 1 for b in block) or block[0] * block[1] * block[2] > MAX_THREADS_PER_BLOCK:
+        raise LaunchError(f"{config}: a block has 1 to {MAX_THREADS_PER_BLOCK} threads")
+    if kernel.launch_bounds is not None and block[0] * block[1] * block[2] > kernel.launch_bounds:
+        raise LaunchError(f"{config}: more threads than __launch_bounds__({kernel.launch_bounds})")
+    if any(g < 0 or g > m for g, m in zip(grid, MAX_GRID)):
+        raise LaunchError(f"{config}: grid dimensions must lie in [0, {MAX_GRID}]")
+    return grid, block  # type: ignore[return-value]
+
+
+# ---------------------------------------------------------------- TMA
+def _tensor_map_spec(kernel: Kernel, tmap: TensorMapParam, shapes: list[tuple[int, ...]],
+                     strides: list[tuple[int, ...]], args: list[ArrayArg | None]) -> TensorMapSpec:
+    names = [b.name for b in kernel.params]
+    if tmap.tensor.name not in names:
+        raise LaunchError(f"tensor map {tmap.name} describes {tmap.tensor.name}, which is not a kernel parameter")
+    k = names.index(tmap.tensor.name)
+    buf = kernel.params[k]
+    shape, stride = shapes[k], strides[k]
+    itemsize = buf.dtype.size
+    rank = len(shape)
+    where = f"tensor map {tmap.name} of {buf.name}"
+    if not 1 <= rank <= TMA_MAX_RANK:
+        raise LaunchError(f"{where}: TMA handles tensors of rank 1 to {TMA_MAX_RANK}, {buf.name} has rank {rank}")
+    if len(tmap.box) != rank:
+        raise LaunchError(f"{where}: box {tmap.box} has {len(tmap.box)} dimensions for a rank-{rank} tensor")
+    if any(not 1 <= b <= TMA_MAX_BOX for b in tmap.box):
+        raise LaunchError(f"{where}: box extents must lie in [1, {TMA_MAX_BOX}], got {tmap.box}")
+    if tmap.box[0] * itemsize % 16 != 0:
+        raise LaunchError(f"{where}: the innermost box extent {tmap.box[0]} x {itemsize} bytes is not a "
+                          f"multiple of 16 bytes")
+    element_strides = tmap.element_strides or (1,) * rank
+    if len(element_strides) != rank or any(not 1 <= e <= 8 for e in element_strides):
+        raise LaunchError(f"{where}: element strides {element_strides} must be {rank} values in [1, 8]")
+    if rank and shape[-1] > 1 and stride[-1] != 1:
+        raise InputError(f"{where}: TMA needs a unit innermost stride; {buf.name} has strides {stride} "
+                         f"(elements)")
+    byte_strides = tuple(s * itemsize for s in reversed(stride[:-1]))
+    for dim, bs in enumerate(byte_strides, start=1):
+        if bs % 16 != 0 or bs >= 2**40:
+            raise InputError(f"{where}: TMA needs strides that are multiples of 16 bytes; {buf.name} has a "
+                             f"stride of {bs} bytes (strides {stride} elements of {itemsize} bytes, shape {shape})")
+    if any(s > 2**32 for s in shape):
+        raise InputError(f"{where}: TMA extents are at most 2^32, {buf.name} has shape {shape}")
+    arg = args[k]
+    if arg is not None and arg.ptr is not None:
+        check_tma_address(where, buf.name, arg.ptr)
+    return TensorMapSpec(tmap.name, k, buf.dtype, tuple(reversed(shape)), byte_strides, tuple(tmap.box),
+                         tuple(element_strides))
+
+
+def check_tma_address(where: str, tensor: str, address: int) -> None:
+    if address % 16 != 0:
+        raise InputError(f"{where}: TMA needs a 16-byte aligned base address; {tensor} starts at "
+                         f"{address:#x}")
+
+
+def _shape_str(buf: Buffer) -> str:
+    return "[" + ", ".join(str(s) for s in buf.shape) + "]"

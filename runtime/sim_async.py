@@ -1,0 +1,121 @@
+"""The async proxy of the simulator: TMA loads and stores and cp.async copies in flight.
+
+An issued copy poisons its destination at once and lands later: after every executed statement
+each copy in flight lands with probability ``LAND_PROBABILITY`` (seeded), and at the latest when
+a waiter needs it (a blocked mbarrier wait forces the copies of its barrier; ``cp.async`` and bulk
+wait-groups force their groups). Sources are read when the copy lands, so overwriting a TMA
+store's shared-memory source before its wait changes what reaches global memory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from .sim_mbarrier import MBarrierArray
+from .sim_memory import Storage
+
+LAND_PROBABILITY = 0.3
+
+
+@dataclass
+class AsyncCopy:
+    """One executed copy statement: a row per issuing lane, ``width`` elements per row."""
+
+    kind: str                   # "tma" | "tma_store" | "cp.async"
+    dst: Storage
+    dst_pos: np.ndarray         # [rows, width] flat positions in dst
+    src: Storage
+    src_pos: np.ndarray         # [rows, width] flat positions in src (valid where ``valid``)
+    valid: np.ndarray           # [rows, width]; invalid load elements land as 0, invalid store elements are skipped
+    lanes: np.ndarray           # [rows] issuing lane
+    group: np.ndarray | None = None       # [rows] commit group (cp.async, bulk stores)
+    mbar: MBarrierArray | None = None     # TMA loads complete transactions on this barrier
+    bar_keys: np.ndarray | None = None    # [rows]
+    nbytes: int = 0             # bytes per row
+    open: np.ndarray = field(default=None)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if self.open is None:
+            self.open = np.ones(len(self.lanes), dtype=bool)
+
+
+class AsyncEngine:
+    def __init__(self, rng: np.random.Generator, on_land: Callable[[AsyncCopy, np.ndarray, np.ndarray], None]) -> None:
+        self.rng = rng
+        self.copies: list[AsyncCopy] = []
+        self.on_land = on_land  # (copy, landed rows, barrier keys whose phase completed)
+
+    def issue(self, copy: AsyncCopy) -> None:
+        if copy.kind != "tma_store":
+            copy.dst.poison_positions(copy.dst_pos.reshape(-1))
+        self.copies.append(copy)
+
+    def tick(self) -> bool:
+        """Random landings after one executed statement; True if anything landed."""
+        if not self.copies:
+            return False
+        landed = False
+        for copy in list(self.copies):
+            sel = copy.open & (self.rng.random(len(copy.open)) < LAND_PROBABILITY)
+            if sel.any():
+                self.land(copy, sel)
+                landed = True
+        return landed
+
+    def land(self, copy: AsyncCopy, sel: np.ndarray) -> None:
+        sel = sel & copy.open
+        if not sel.any():
+            return
+        copy.open &= ~sel
+        if not copy.open.any():
+            self.copies.remove(copy)
+        valid = copy.valid[sel]
+        values = copy.src.read(np.where(valid, copy.src_pos[sel], 0))
+        if copy.kind == "tma_store":
+            copy.dst.write(copy.dst_pos[sel][valid], values[valid])
+        else:
+            copy.dst.write(copy.dst_pos[sel], np.where(valid, values, np.zeros((), values.dtype)))
+        completed = np.zeros(0, dtype=np.int64)
+        if copy.mbar is not None and copy.bar_keys is not None:
+            completed = copy.mbar.complete_tx(copy.bar_keys[sel], copy.nbytes)
+        self.on_land(copy, sel, completed)
+
+    def force_barrier(self, mbar: MBarrierArray, keys: np.ndarray) -> bool:
+        """Land every TMA load in flight on one of ``keys`` of ``mbar``; True if anything landed."""
+        landed = False
+        for copy in list(self.copies):
+            if copy.mbar is mbar and copy.bar_keys is not None:
+                sel = copy.open & np.isin(copy.bar_keys, keys)
+                if sel.any():
+                    self.land(copy, sel)
+                    landed = True
+        return landed
+
+    def in_flight(self, mbar: MBarrierArray, key: int) -> int:
+        n = 0
+        for copy in self.copies:
+            if copy.mbar is mbar and copy.bar_keys is not None:
+                n += int(np.count_nonzero(copy.open & (copy.bar_keys == key)))
+        return n
+
+    def wait_groups(self, kinds: tuple[str, ...], lanes: np.ndarray, oldest_kept: np.ndarray,
+                    num_lanes: int) -> None:
+        """Land copies of ``kinds`` issued by ``lanes`` in commit groups older than ``oldest_kept`` (per lane)."""
+        limit = np.full(num_lanes, -1, dtype=np.int64)
+        limit[lanes] = oldest_kept
+        for copy in list(self.copies):
+            if copy.kind in kinds and copy.group is not None:
+                sel = copy.open & (copy.group < limit[copy.lanes])
+                if sel.any():
+                    self.land(copy, sel)
+
+    def finish(self) -> None:
+        """Kernel exit: stores and cp.async copies still in flight land; unwaited TMA loads are dropped."""
+        for copy in list(self.copies):
+            if copy.kind == "tma":
+                self.copies.remove(copy)
+            else:
+                self.land(copy, copy.open.copy())
