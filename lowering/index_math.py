@@ -8,28 +8,40 @@ to find a producer's element from a consumer's position) runs the history the ot
 
 from __future__ import annotations
 
+from typing import Callable
+
 from fusion_ir import IterDomain, TensorView
 from fusion_ir.iter_domain import Merge, Split
 from fusion_ir.scalar import Val
 
 
-def backward(tv: TensorView, idx: dict[IterDomain, Val]) -> dict[IterDomain, Val]:
+Extent = Callable[[IterDomain], Val]
+
+
+def own_extent(i: IterDomain) -> Val:
+    return i.extent
+
+
+def backward(tv: TensorView, idx: dict[IterDomain, Val], extent: Extent = own_extent) -> dict[IterDomain, Val]:
+    """``extent`` gives the size an axis spans in the loops; a broadcast axis merged into a
+    loop of its consumer spans the consumer's extent, not 1."""
     out = dict(idx)
     for t in reversed(tv.transforms):
         if isinstance(t, Split):
             if t.outer in out and t.inner in out:
-                step = Val.const(t.factor) if t.inner_split else t.inner.extent
+                step = Val.const(t.factor) if t.inner_split else extent(t.inner)
                 out[t.input] = out[t.outer] * step + out[t.inner]
         elif t.out in out:
-            out[t.outer] = out[t.out] // t.inner.extent
-            out[t.inner] = out[t.out] % t.inner.extent
+            out[t.outer] = out[t.out] // extent(t.inner)
+            out[t.inner] = out[t.out] % extent(t.inner)
     for i in list(out):
         if i.is_broadcast:
             out[i] = Val.const(0)
     return out
 
 
-def forward(tv: TensorView, idx: dict[IterDomain, Val], skip: list | None = None) -> dict[IterDomain, Val]:
+def forward(tv: TensorView, idx: dict[IterDomain, Val], skip: list | None = None,
+            extent: Extent = own_extent) -> dict[IterDomain, Val]:
     out = dict(idx)
     skipped = skip or []
     for t in tv.transforms:
@@ -38,12 +50,12 @@ def forward(tv: TensorView, idx: dict[IterDomain, Val], skip: list | None = None
         if isinstance(t, Split):
             if t.input in out and (t.outer not in out or t.inner not in out):
                 v = out[t.input]
-                step = Val.const(t.factor) if t.inner_split else t.inner.extent
+                step = Val.const(t.factor) if t.inner_split else extent(t.inner)
                 out.setdefault(t.outer, v // step)
                 out.setdefault(t.inner, v % step)
         elif isinstance(t, Merge):
             if t.outer in out and t.inner in out and t.out not in out:
-                out[t.out] = out[t.outer] * t.inner.extent + out[t.inner]
+                out[t.out] = out[t.outer] * extent(t.inner) + out[t.inner]
     return out
 
 

@@ -4,8 +4,9 @@ Execution model:
 - A lane is one thread of the grid. The threads run as cooperative tasks, one per warp index
   (warp ``w`` of every block); a task executes each statement once for all its lanes (SIMT
   lockstep): per-lane values are numpy arrays, loop indices stay Python ints when uniform.
-- A task runs until it blocks (``__syncthreads``, block reduction, mbarrier wait), so warps drift
-  as far apart as the synchronization allows: a missing RAW or WAR barrier changes the result.
+- The scheduler visits the tasks in a seeded random order; a task runs until it blocks
+  (``__syncthreads``, block reduction, mbarrier wait) or for a random number of statements, so
+  warps drift apart as far as the synchronization allows: a missing RAW or WAR barrier shows.
 - An ``if`` whose condition differs across a task's lanes and whose branches block forks the task
   into two sub-tasks that rejoin after the ``if`` (warp-specialized producer/consumer code).
 - The async proxy (``sim_async``) lands TMA and cp.async copies at seeded random moments, no later
@@ -30,6 +31,8 @@ from .sim_mbarrier import MBarrierArray
 from .sim_memory import POISON_INT, Grid, Storage, clobber_aliases, storage_dtype, to_dtype
 
 MAX_THREADS_PER_BLOCK = 1024
+# a running task yields to the others after a geometric number of statements with this mean
+MEAN_STATEMENTS_BETWEEN_SWITCHES = 32
 _BLOCKING = (k.BlockSync, k.BlockReduce, k.MBarrierWait, k.MBarrierWaitParity)
 
 
@@ -158,6 +161,9 @@ class _Blocked:
         self.describe = describe
 
 
+_SWITCH = _Blocked(lambda: ["(yielded to other tasks)"])
+
+
 @dataclass
 class _Task:
     name: str
@@ -221,6 +227,7 @@ class _Simulator:
         self.async_ = AsyncEngine(self.rng, self._on_land)
         self.progress = 0
         self.steps = 0
+        self._budget = self._switch_budget()
         self._compiled: dict[int, tuple[Val, Callable[[dict[str, Any]], Any]]] = {}
         self._static: dict[int, tuple[k.Node, bool, bool]] = {}
         self._scratch: dict[int, _ReduceScratch] = {}
@@ -289,7 +296,8 @@ class _Simulator:
         while tasks:
             before = self.progress
             blocked: list[tuple[_Task, TaskGen, _Blocked]] = []
-            for task, gen in tasks:
+            for j in self.rng.permutation(len(tasks)):
+                task, gen = tasks[j]
                 try:
                     blocked.append((task, gen, next(gen)))
                 except StopIteration:
@@ -335,7 +343,14 @@ class _Simulator:
             else:
                 fn(node, ctx)
             self._tick()
+            self._budget -= 1
+            if self._budget <= 0:
+                self._budget = self._switch_budget()
+                yield _SWITCH
         return ctx
+
+    def _switch_budget(self) -> int:
+        return int(self.rng.geometric(1.0 / MEAN_STATEMENTS_BETWEEN_SWITCHES))
 
     def _static_info(self, node: k.Node) -> tuple[bool, bool]:
         """(contains a blocking statement, contains Return/Continue) for a compound node."""

@@ -47,12 +47,31 @@ def _lower_body(body: tuple[Node, ...], ctx: LoweringContext) -> tuple[Node, ...
 
 
 # ------------------------------------------------------------------ positions
+def concrete_extent(ctx: LoweringContext):
+    """Extent an axis spans in the loops: a broadcast axis takes the extent of the concrete
+    axis it is exactly mapped to (the consumer axis that resolves it)."""
+    graph = ctx.notes["exact_graph"]
+    cache: dict[IterDomain, Val] = {}
+
+    def extent(i: IterDomain) -> Val:
+        if not i.is_broadcast or i not in graph:
+            return i.extent
+        if i not in cache:
+            import networkx as nx
+
+            concrete = [j for j in nx.node_connected_component(graph, i) if not j.is_broadcast]
+            cache[i] = concrete[0].extent if concrete else i.extent
+        return cache[i]
+
+    return extent
+
+
 def own_indices(ctx: LoweringContext, tv: TensorView) -> dict[IterDomain, Val]:
     """Root, logical and loop indices of tv at the point where it is computed."""
     idx: dict[IterDomain, Val] = {}
     for i in tv.loop:
         idx[i] = Val.const(0) if i.is_broadcast else ctx.group(i).index
-    return index_math.backward(tv, idx)
+    return index_math.backward(tv, idx, concrete_extent(ctx))
 
 
 def write_index(ctx: LoweringContext, tv: TensorView, idx: dict[IterDomain, Val], buffer: Buffer | None = None) -> Val:
@@ -98,7 +117,7 @@ def read_index(ctx: LoweringContext, producer: TensorView, consumer: TensorView,
     from fusion_ir.replay import ancestors_transforms
 
     logical_cone = ancestors_transforms(producer, producer.logical) if producer.logical != producer.root else []
-    p_idx = index_math.forward(producer, p_idx, skip=logical_cone)
+    p_idx = index_math.forward(producer, p_idx, skip=logical_cone, extent=concrete_extent(ctx))
     ids = ctx.alloc_ids[producer]
     missing = [i.label() for i in ids if i not in p_idx]
     if missing:

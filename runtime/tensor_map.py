@@ -1,0 +1,49 @@
+"""Host-side TMA descriptors: ``cuTensorMapEncodeTiled`` from a ``TensorMapSpec`` and an address."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fusion_ir.types import DataType
+
+from .driver import check, cuda_driver
+from .errors import LaunchError
+from .launch_plan import TensorMapSpec
+
+_DATA_TYPES = {
+    DataType.Float: "CU_TENSOR_MAP_DATA_TYPE_FLOAT32",
+    DataType.Half: "CU_TENSOR_MAP_DATA_TYPE_FLOAT16",
+    DataType.BFloat16: "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16",
+    DataType.Int32: "CU_TENSOR_MAP_DATA_TYPE_INT32",
+    DataType.Int64: "CU_TENSOR_MAP_DATA_TYPE_INT64",
+    DataType.Bool: "CU_TENSOR_MAP_DATA_TYPE_UINT8",
+}
+
+
+def encode_tiled(spec: TensorMapSpec, address: int) -> Any:
+    """A ``CUtensorMap`` (128 bytes, passed by value as the kernel's ``TensorMap`` parameter).
+
+    No swizzle and no interleave; elements outside the tensor read as zero.
+    """
+    driver = cuda_driver()
+    data_type = getattr(driver.CUtensorMapDataType, _DATA_TYPES[spec.dtype])
+    rank = len(spec.global_dims)
+    tmap = check(
+        driver.cuTensorMapEncodeTiled(
+            data_type,
+            rank,
+            address,
+            [driver.cuuint64_t(d) for d in spec.global_dims],
+            [driver.cuuint64_t(s) for s in spec.global_strides_bytes],
+            [driver.cuuint32_t(b) for b in spec.box],
+            [driver.cuuint32_t(e) for e in spec.element_strides],
+            driver.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
+            driver.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_NONE,
+            driver.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+            driver.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+        ),
+        f"cuTensorMapEncodeTiled for {spec.name} (dims {spec.global_dims}, byte strides "
+        f"{spec.global_strides_bytes}, box {spec.box}, address {address:#x})",
+        LaunchError,
+    )
+    return tmap
