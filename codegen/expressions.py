@@ -10,7 +10,7 @@ with explicit conversions.
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -119,11 +119,28 @@ def _compute_type(dtype: DataType) -> DataType:
 
 def _operand(v: Value, access: Access, compute: DataType) -> tuple[str, str]:
     """(text, text usable as an operand of an infix operator) of ``v`` converted to ``compute``."""
+    if isinstance(v, Const) and v.dtype in HALF_TYPES and compute == DataType.Float:
+        # A 16-bit constant used in float math: its rounded value as a float literal.
+        text = literal(round_to(v.dtype, float(v.value)), DataType.Float)
+        return text, f"({text})" if text.startswith("-") else text
     text, dtype, composite = _value(v, access)
     if dtype != compute:
         text = convert(text, dtype, compute)
         composite = False
     return text, f"({text})" if composite else text
+
+
+def round_to(dtype: DataType, value: float) -> float:
+    """``value`` rounded to the nearest ``dtype`` (Half or BFloat16), as the device would store it."""
+    if dtype == DataType.Half:
+        with np.errstate(over="ignore"):
+            return float(np.float16(value))
+    if not math.isfinite(value):
+        return value
+    with np.errstate(over="ignore"):
+        bits = int(np.array(value, dtype=np.float32).view(np.uint32))
+    bits += 0x7FFF + ((bits >> 16) & 1)  # round to nearest even
+    return float(np.array(bits & 0xFFFF0000, dtype=np.uint32).view(np.float32))
 
 
 def _unary(v: UnaryValue, access: Access) -> tuple[str, DataType, bool]:
@@ -189,7 +206,7 @@ def convert(text: str, src: DataType, dst: DataType) -> str:
     return f"static_cast<{dst.ctype}>({text})"
 
 
-def literal(value: float | int, dtype: DataType, top: bool = True) -> str:
+def literal(value: float, dtype: DataType, top: bool = True) -> str:
     """A C literal of ``dtype``; non-finite floats are written through their bit patterns."""
     if dtype == DataType.Bool:
         return "true" if value else "false"

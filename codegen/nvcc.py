@@ -55,7 +55,7 @@ def compile_check(source: str, *, options: tuple[str, ...] = (), nvcc: str = "nv
         src.write_text(source)
         cmd = [exe, *NVCC_ARCH_FLAGS, "-cubin", "-Xptxas", "-v", *options, "-o", str(Path(tmp) / "kernel.cubin"),
                str(src)]
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, cwd=tmp)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, cwd=tmp, check=False)
     log = (proc.stdout + proc.stderr).replace(str(src), "kernel.cu")
     if proc.returncode != 0:
         raise NvccError(f"nvcc failed ({' '.join(cmd[1:-3])}):\n{_with_source_lines(log, source)}", log)

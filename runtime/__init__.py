@@ -1,8 +1,17 @@
-"""Running kernels: ``simulate`` on the CPU with numpy (and, on a GPU machine, ``execute``)."""
+"""Running kernels: ``simulate`` on the CPU with numpy, ``execute`` on the GPU (NVRTC + driver)."""
 
-from .errors import (CompileError, DeadlockError, InputError, LaunchError, NoGpuError, PipelineFillError,
-                     RuntimeFailure, SimulationError)
+from .errors import (
+                     CompileError,
+                     DeadlockError,
+                     InputError,
+                     LaunchError,
+                     NoGpuError,
+                     PipelineFillError,
+                     RuntimeFailure,
+                     SimulationError,
+)
+from .executor import execute
 from .simulator import simulate
 
 __all__ = ["CompileError", "DeadlockError", "InputError", "LaunchError", "NoGpuError", "PipelineFillError",
-           "RuntimeFailure", "SimulationError", "simulate"]
+           "RuntimeFailure", "SimulationError", "execute", "simulate"]

@@ -16,7 +16,7 @@ from .errors import LaunchError, NoGpuError
 
 _lock = threading.RLock()
 _initialized = False
-_devices: dict[int, "Device"] = {}
+_devices: dict[int, Device] = {}
 
 
 def cuda_driver() -> Any:
@@ -56,7 +56,7 @@ def _init() -> None:
     driver = cuda_driver()
     try:
         (err,) = driver.cuInit(0)
-    except Exception as e:  # noqa: BLE001 - libcuda.so missing raises from the loader
+    except Exception as e:
         raise NoGpuError(f"no CUDA driver: {e}") from e
     if err != driver.CUresult.CUDA_SUCCESS:
         raise NoGpuError(f"cuInit failed: {error_text(err)}")

@@ -11,7 +11,7 @@ from .errors import CompileError
 
 NVRTC_OPTIONS: tuple[str, ...] = ("--gpu-architecture=sm_90a", "-default-device", "--std=c++17")
 
-_cache: dict[str, "Cubin"] = {}
+_cache: dict[str, Cubin] = {}
 _lock = threading.Lock()
 
 
@@ -71,7 +71,7 @@ def _compile(source: str, name: str, options: tuple[str, ...], key: str) -> Cubi
         nvrtc.nvrtcDestroyProgram(prog)
 
 
-def _log(nvrtc, prog) -> str:  # noqa: ANN001 - cuda-python module and handle
+def _log(nvrtc, prog) -> str:
     err, size = nvrtc.nvrtcGetProgramLogSize(prog)
     _check(nvrtc, err, "nvrtcGetProgramLogSize")
     buf = b" " * size
@@ -79,7 +79,7 @@ def _log(nvrtc, prog) -> str:  # noqa: ANN001 - cuda-python module and handle
     return buf.rstrip(b"\0 ").decode(errors="replace")
 
 
-def _check(nvrtc, err, what: str) -> None:  # noqa: ANN001
+def _check(nvrtc, err, what: str) -> None:
     if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
         _, text = nvrtc.nvrtcGetErrorString(err)
         raise CompileError(f"{what} failed: {text.decode() if isinstance(text, bytes) else text}")

@@ -1,16 +1,16 @@
 """The async proxy of the simulator: TMA loads and stores and cp.async copies in flight.
 
-An issued copy poisons its destination at once and lands later: after every executed statement
-each copy in flight lands with probability ``LAND_PROBABILITY`` (seeded), and at the latest when
-a waiter needs it (a blocked mbarrier wait forces the copies of its barrier; ``cp.async`` and bulk
+An issued copy poisons its destination at once and lands later: after every statement its
+issuing task executes, each of its copies in flight lands with probability ``LAND_PROBABILITY``
+(seeded), and at the latest when a waiter needs it (a blocked mbarrier wait forces the copies of its barrier; ``cp.async`` and bulk
 wait-groups force their groups). Sources are read when the copy lands, so overwriting a TMA
 store's shared-memory source before its wait changes what reaches global memory.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
@@ -20,7 +20,7 @@ from .sim_memory import Storage
 LAND_PROBABILITY = 0.3
 
 
-@dataclass
+@dataclass(eq=False)
 class AsyncCopy:
     """One executed copy statement: a row per issuing lane, ``width`` elements per row."""
 
@@ -31,6 +31,7 @@ class AsyncCopy:
     src_pos: np.ndarray         # [rows, width] flat positions in src (valid where ``valid``)
     valid: np.ndarray           # [rows, width]; invalid load elements land as 0, invalid store elements are skipped
     lanes: np.ndarray           # [rows] issuing lane
+    issuer: object = None       # the task that issued it: its statements are the copy's clock
     group: np.ndarray | None = None       # [rows] commit group (cp.async, bulk stores)
     mbar: MBarrierArray | None = None     # TMA loads complete transactions on this barrier
     bar_keys: np.ndarray | None = None    # [rows]
@@ -53,12 +54,12 @@ class AsyncEngine:
             copy.dst.poison_positions(copy.dst_pos.reshape(-1))
         self.copies.append(copy)
 
-    def tick(self) -> bool:
-        """Random landings after one executed statement; True if anything landed."""
-        if not self.copies:
-            return False
+    def tick(self, issuer: object) -> bool:
+        """Random landings after ``issuer`` executed one statement; True if anything landed."""
         landed = False
         for copy in list(self.copies):
+            if copy.issuer is not issuer:
+                continue
             sel = copy.open & (self.rng.random(len(copy.open)) < LAND_PROBABILITY)
             if sel.any():
                 self.land(copy, sel)

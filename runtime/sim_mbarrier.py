@@ -18,7 +18,7 @@ from .errors import SimulationError
 UNINITIALIZED, LIVE, INVALIDATED, CLOBBERED = 0, 1, 2, 3
 _STATE_TEXT = {
     UNINITIALIZED: "is not initialized",
-    INVALIDATED: "was invalidated",
+    INVALIDATED: "was invalidated (a __syncthreads must separate every use of an mbarrier from its inval)",
     CLOBBERED: "was overwritten by a write to aliased shared memory",
 }
 

@@ -16,8 +16,9 @@ Execution model:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Generator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -33,6 +34,8 @@ from .sim_memory import POISON_INT, Grid, Storage, clobber_aliases, storage_dtyp
 MAX_THREADS_PER_BLOCK = 1024
 # a running task yields to the others after a geometric number of statements with this mean
 MEAN_STATEMENTS_BETWEEN_SWITCHES = 32
+# statement executions (summed over tasks) after which a simulation is taken to be runaway
+MAX_STATEMENTS = 20_000_000
 _BLOCKING = (k.BlockSync, k.BlockReduce, k.MBarrierWait, k.MBarrierWaitParity)
 
 
@@ -121,7 +124,7 @@ def _source(v: Val) -> str:
 
 def _compile(v: Val) -> Callable[[dict[str, Any]], Any]:
     """``v.evaluate`` as one Python expression: the same semantics, several times faster."""
-    return eval(f"lambda e: {_source(v)}", dict(_NAMESPACE))  # noqa: S307 - source built from a Val tree
+    return eval(f"lambda e: {_source(v)}", dict(_NAMESPACE))
 
 
 # ---------------------------------------------------------------- value ops
@@ -168,6 +171,7 @@ _SWITCH = _Blocked(lambda: ["(yielded to other tasks)"])
 class _Task:
     name: str
     lanes: np.ndarray
+    key: tuple = ()   # ("warp", w) for a root task, extended by (if site, branch) for each fork
 
 
 @dataclass
@@ -178,13 +182,17 @@ class _Ctx:
     env: dict[str, Any]
     task: _Task
     path: tuple = ()              # dynamic position: statement indices, branch and iteration numbers
+    site: tuple = ()              # static position: statement indices and branch numbers
     loops: tuple[str, ...] = ()   # enclosing loop index symbols (for traces)
 
-    def narrow(self, keep: np.ndarray) -> "_Ctx":
+    def narrow(self, keep: np.ndarray) -> _Ctx:
         env = {name: (v[keep] if isinstance(v, np.ndarray) else v) for name, v in self.env.items()}
-        return _Ctx(self.lanes[keep], env, self.task, self.path, self.loops)
+        return _Ctx(self.lanes[keep], env, self.task, self.path, self.site, self.loops)
 
-    def empty(self) -> "_Ctx":
+    def enter(self, path: tuple, site: tuple) -> _Ctx:
+        return _Ctx(self.lanes, self.env, self.task, self.path + path, self.site + site, self.loops)
+
+    def empty(self) -> _Ctx:
         return self.narrow(np.zeros(self.lanes.size, dtype=bool))
 
 
@@ -221,8 +229,13 @@ class _Simulator:
         self.bar_arrived = np.zeros(nb, dtype=np.int64)
         self.bar_gen = np.zeros(nb, dtype=np.int64)
         self.at_barrier = np.zeros(n, dtype=bool)
-        # per-block "first arrival" of a dynamic statement instance (elect-sync, shared allocations)
+        self.bar_where = np.zeros(nb, dtype=np.int64)   # which barrier statement instance each block waits at
+        self._where_ids: dict[tuple, int] = {}
+        self._where_text: list[str] = []
+        # per-block "first arrival" of a dynamic statement instance (shared allocations)
         self.claims: dict[tuple, np.ndarray] = {}
+        self._elect_owner: dict[tuple, np.ndarray] = {}   # elect-sync site -> owning task id per block
+        self._task_ids: dict[tuple, int] = {}
         self.committed = {"cp.async": np.zeros(n, dtype=np.int64), "bulk": np.zeros(n, dtype=np.int64)}
         self.async_ = AsyncEngine(self.rng, self._on_land)
         self.progress = 0
@@ -291,7 +304,7 @@ class _Simulator:
         for w in range((T + 31) // 32):
             lanes = np.flatnonzero(self.grid.warp_of == w)
             if lanes.size:
-                task = _Task(f"warp {w}", lanes)
+                task = _Task(f"warp {w}", lanes, ("warp", w))
                 tasks.append((task, self._root(task)))
         while tasks:
             before = self.progress
@@ -315,17 +328,23 @@ class _Simulator:
 
     def _deadlock_message(self, blocked: list[tuple[_Task, TaskGen, _Blocked]]) -> str:
         lines = []
-        for task, _, b in blocked:
-            lines += [f"  {task.name} (all blocks): {line}" for line in b.describe()]
-        shown = lines[:12] + ([f"  ... and {len(lines) - 12} more"] if len(lines) > 12 else [])
+        for task, _, b in sorted(blocked, key=lambda t: int(t[0].lanes[0])):
+            described = b.describe()
+            lines += [f"  {task.name} of every block: {line}" for line in described[:4]]
+            if len(described) > 4:
+                lines.append(f"    ... and {len(described) - 4} more")
+        shown = lines[:40] + ([f"  ... and {len(lines) - 40} more"] if len(lines) > 40 else [])
         return (f"deadlock in kernel {self.kernel.name}: every thread is waiting and nothing in flight "
                 f"can release it:\n" + "\n".join(shown))
 
-    def _tick(self) -> None:
+    def _tick(self, task: _Task) -> None:
         self.steps += 1
         self.progress += 1
+        if self.steps > MAX_STATEMENTS:
+            raise SimulationError(f"kernel {self.kernel.name}: more than {MAX_STATEMENTS} statements executed; "
+                                  f"a loop bound is probably wrong")
         if self.async_.copies:
-            self.async_.tick()
+            self.async_.tick(task)
 
     # ---- statement lists ------------------------------------------------------
     def _exec_body(self, body: tuple[k.Node, ...], ctx: _Ctx) -> TaskGen:
@@ -342,7 +361,7 @@ class _Simulator:
                 ctx = fn(node, ctx, i)
             else:
                 fn(node, ctx)
-            self._tick()
+            self._tick(ctx.task)
             self._budget -= 1
             if self._budget <= 0:
                 self._budget = self._switch_budget()
@@ -385,7 +404,10 @@ class _Simulator:
             running = [j for j, _ in waiting]
             if running:
                 reasons = [(parts[j][1].task.name, b) for j, b in waiting]
-                yield _Blocked(lambda rs=reasons: [f"[{name}] {line}" for name, b in rs for line in b.describe()])
+                done = [parts[j][1].task.name for j in range(len(parts)) if j not in running]
+                yield _Blocked(lambda rs=reasons, done=done: (
+                    [f"[{name}] {line}" for name, b in rs for line in b.describe()]
+                    + [f"[{name}] finished its branch and waits there to reconverge" for name in done]))
         return results
 
     # ---- control flow ----------------------------------------------------------
@@ -399,7 +421,7 @@ class _Simulator:
         loops = ctx.loops + (name,)
         if not isinstance(start, np.ndarray) and not isinstance(stop, np.ndarray):
             env = dict(ctx.env)
-            cur = _Ctx(ctx.lanes, env, ctx.task, ctx.path, loops)
+            cur = _Ctx(ctx.lanes, env, ctx.task, ctx.path, ctx.site + (i,), loops)
             exits = self.exit_events
             for n_iter, value in enumerate(range(int(start), int(stop), node.step)):
                 env[name] = value
@@ -407,7 +429,10 @@ class _Simulator:
                 yield from self._exec_body(node.body, cur)
                 if self.exit_events != exits:
                     exits = self.exit_events
-                    cur = cur.narrow(~self.exited[cur.lanes])
+                    keep = ~self.exited[cur.lanes]
+                    if not keep.all():
+                        cur = cur.narrow(keep)
+                        env = cur.env
                     if cur.lanes.size == 0:
                         break
             return self._alive(ctx)
@@ -423,6 +448,7 @@ class _Simulator:
             cur = ctx.narrow(active)
             cur.env[name] = idx[active]
             cur.path = ctx.path + (i, n_iter)
+            cur.site = ctx.site + (i,)
             cur.loops = loops
             yield from self._exec_body(node.body, cur)
             idx += node.step
@@ -435,7 +461,6 @@ class _Simulator:
 
     def _if(self, node: k.IfThenElse, ctx: _Ctx, i: int) -> TaskGen:
         cond = self._ev(node.cond, ctx)
-        then_path, else_path = ctx.path + (i, 0), ctx.path + (i, 1)
         if isinstance(cond, np.ndarray):
             cond = np.broadcast_to(cond, ctx.lanes.shape).astype(bool, copy=False)
             if cond.all():
@@ -443,15 +468,15 @@ class _Simulator:
             elif not cond.any():
                 cond = False
         if not isinstance(cond, np.ndarray):
-            body, path = (node.then_body, then_path) if cond else (node.else_body, else_path)
-            out = yield from self._exec_body(body, replace(ctx, path=path))
-            return replace(out, path=ctx.path)
+            branch = 0 if cond else 1
+            out = yield from self._exec_body((node.then_body, node.else_body)[branch], ctx.enter((i, branch), (i, branch)))
+            return replace(out, path=ctx.path, site=ctx.site)
         blocking, escapes = self._static_info(node)
-        then_ctx = replace(ctx.narrow(cond), path=then_path)
-        else_ctx = replace(ctx.narrow(~cond), path=else_path)
+        then_ctx = ctx.narrow(cond).enter((i, 0), (i, 0))
+        else_ctx = ctx.narrow(~cond).enter((i, 1), (i, 1))
         if blocking:
-            then_ctx.task = _Task(f"{ctx.task.name}, IF {node.cond} true", then_ctx.lanes)
-            else_ctx.task = _Task(f"{ctx.task.name}, IF {node.cond} false", else_ctx.lanes)
+            then_ctx.task = _Task(f"{ctx.task.name}, IF {node.cond} true", then_ctx.lanes, then_ctx.task.key + then_ctx.site)
+            else_ctx.task = _Task(f"{ctx.task.name}, IF {node.cond} false", else_ctx.lanes, else_ctx.task.key + else_ctx.site)
             parts = yield from self._fork([(node.then_body, then_ctx), (node.else_body, else_ctx)])
         else:
             parts = [(yield from self._exec_body(node.then_body, then_ctx)),
@@ -461,15 +486,24 @@ class _Simulator:
         return self._merge(self._alive(ctx), parts)
 
     def _elect(self, node: k.ElectSync, ctx: _Ctx, i: int) -> TaskGen:
-        """The body runs in one thread per block: the lowest lane of the first task to arrive."""
+        """The body runs in one thread per block: the lowest lane of the task that owns this elect-sync.
+
+        The first task (warp) of a block to reach an elect-sync statement owns it for the whole kernel,
+        as the elected thread of warp 0 does on the GPU; the other tasks skip it.
+        """
         blocks = self.grid.block_of[ctx.lanes]
         first = np.ones(blocks.size, dtype=bool)
         first[1:] = blocks[1:] != blocks[:-1]   # lanes are sorted, so this is each block's lowest lane
-        new = self._claim(ctx.path + (i,), blocks[first])
-        elected = first & np.isin(blocks, new)
+        owner = self._elect_owner.get(ctx.site + (i,))
+        if owner is None:
+            owner = self._elect_owner[ctx.site + (i,)] = np.full(self.grid.num_blocks, -1, dtype=np.int64)
+        me = self._task_ids.setdefault(ctx.task.key, len(self._task_ids))
+        mine = blocks[first]
+        owner[mine[owner[mine] < 0]] = me
+        elected = first & (owner[blocks] == me)
         if not elected.any():
             return ctx
-        sub = replace(ctx.narrow(elected), path=ctx.path + (i,))
+        sub = ctx.narrow(elected).enter((i,), (i,))
         out = yield from self._exec_body(node.body, sub)
         _, escapes = self._static_info(node)
         if not escapes:
@@ -505,13 +539,28 @@ class _Simulator:
     # ---- block-wide barrier ---------------------------------------------------------
     def _block_sync(self, node: k.BlockSync, ctx: _Ctx, i: int) -> TaskGen:
         what = f"__syncthreads() ({node.reason})" if node.reason else "__syncthreads()"
-        yield from self._barrier(ctx, what)
+        yield from self._barrier(ctx, what, ctx.path + (i,))
         return ctx
 
-    def _barrier(self, ctx: _Ctx, what: str) -> Generator[_Blocked, None, None]:
+    def _barrier(self, ctx: _Ctx, what: str, where: tuple) -> Generator[_Blocked, None, None]:
+        """Block-wide barrier: every thread of the block that has not exited must reach this same instance."""
         lanes = ctx.lanes
         self._check_reach(ctx, what)
         blocks, counts = np.unique(self.grid.block_of[lanes], return_counts=True)
+        where_id = self._where_ids.get(where)
+        if where_id is None:
+            where_id = self._where_ids[where] = len(self._where_text)
+            self._where_text.append(what)
+        waiting = blocks[self.bar_arrived[blocks] > 0]
+        clash = waiting[self.bar_where[waiting] != where_id]
+        if clash.size:
+            b = int(clash[0])
+            raise DeadlockError(
+                f"threads of block {self.grid.block_name(b)} wait at different barriers: "
+                f"{self._where_text[int(self.bar_where[b])]} and {what} (a barrier in divergent code or in "
+                f"different loop iterations); a __syncthreads must be reached by every thread of the block"
+            )
+        self.bar_where[blocks] = where_id
         target = self.bar_gen[blocks] + 1
         self.bar_arrived[blocks] += counts
         self.at_barrier[lanes] = True
@@ -550,16 +599,18 @@ class _Simulator:
             )
 
     def _describe_sync(self, what: str, blocks: np.ndarray, target: np.ndarray) -> list[str]:
-        lines = []
         T = self.grid.threads_per_block
-        for b in blocks[self.bar_gen[blocks] < target][:3]:
-            rows = slice(b * T, (b + 1) * T)
-            absent = np.flatnonzero(~self.at_barrier[rows] & ~self.exited[rows])
-            who = ", ".join(self.grid.describe(int(b * T + t)).split(" of ")[0] for t in absent[:3])
-            lines.append(f"waits at {what} in block {self.grid.block_name(int(b))}: {int(self.bar_arrived[b])} of "
-                         f"{int(self.alive[b])} threads arrived; not arrived: {who}"
-                         f"{' ...' if absent.size > 3 else ''}")
-        return lines
+        waiting = blocks[self.bar_gen[blocks] < target]
+        if waiting.size == 0:
+            return []
+        b = int(waiting[0])
+        rows = slice(b * T, (b + 1) * T)
+        absent = np.flatnonzero(~self.at_barrier[rows] & ~self.exited[rows])
+        who = ", ".join(self.grid.describe(int(b * T + t)).split(" of ")[0] for t in absent[:3])
+        more = f" (and {waiting.size - 1} more blocks)" if waiting.size > 1 else ""
+        line = (f"waits at {what} in block {self.grid.block_name(b)}{more}: {int(self.bar_arrived[b])} of "
+                f"{int(self.alive[b])} threads arrived; not arrived: {who}{' ...' if absent.size > 3 else ''}")
+        return [line]
 
     def _block_reduce(self, node: k.BlockReduce, ctx: _Ctx, i: int) -> TaskGen:
         if node.op not in _REDUCE_AT:
@@ -574,9 +625,9 @@ class _Simulator:
         scratch.valid[lanes] = True
         self._touch_workspace(node.workspace, lanes)
         what = f"blockReduce<{node.op}> into {node.buffer.name}"
-        yield from self._barrier(ctx, what)
+        yield from self._barrier(ctx, what, ctx.path + (i, 0))
         result = self._reduce_groups(node, scratch, lanes)
-        yield from self._barrier(ctx, what)   # nobody refills the scratch before everyone has read it
+        yield from self._barrier(ctx, what, ctx.path + (i, 1))  # nobody refills the scratch before all have read
         scratch.valid[lanes] = False
         st = self._data_storage(node.buffer, what)
         pos = st.positions(self.grid, lanes, self._ev(node.index, ctx), what)
@@ -854,30 +905,31 @@ class _Simulator:
         """Block until ``ready()`` held for every lane once; a waiter forces its barrier's copies to land."""
         mb.check_live(keys, what)
         done = ready().copy()
-        self._trace_event(f"{what.split('::')[1]}", ctx, mb, keys)
+        event = "mbarrier.wait_parity" if what.endswith("waitParity") else "mbarrier.wait"
+        self._trace_event(event, ctx, mb, keys)
         while not done.all():
             if self.async_.force_barrier(mb, np.unique(keys[~done])):
                 self.progress += 1
                 done |= ready()
                 continue
-            yield _Blocked(lambda: self._describe_wait(mb, keys, done, what, waited))
+            yield _Blocked(lambda done=done: self._describe_wait(mb, keys, done, what, waited))
             mb.check_live(keys, what)
             done |= ready()
-        self._trace_event(f"{what.split('::')[1]}.done", ctx, mb, keys)
+        self._trace_event(f"{event}.done", ctx, mb, keys)
 
     def _describe_wait(self, mb: MBarrierArray, keys: np.ndarray, done: np.ndarray, what: str,
                        waited: Callable[[int, int], str]) -> list[str]:
+        """One line per barrier index: the first waiting block in detail, the others counted."""
         lines = []
-        seen: set[int] = set()
-        for j in np.flatnonzero(~done):
+        pending = np.flatnonzero(~done)
+        for index in np.unique(keys[pending] % mb.size)[:4]:
+            rows = pending[keys[pending] % mb.size == index]
+            blocks = np.unique(keys[rows] // mb.size)
+            j = int(rows[0])
             key = int(keys[j])
-            if key in seen:
-                continue
-            seen.add(key)
-            lines.append(f"{what} waits on {mb.label(key)} for {waited(key, int(j))}; "
+            more = f" (and in {blocks.size - 1} more blocks)" if blocks.size > 1 else ""
+            lines.append(f"{what} waits on {mb.label(key)} for {waited(key, j)}{more}; "
                          f"{mb.describe(key, self.async_.in_flight(mb, key))}")
-            if len(lines) == 3:
-                break
         return lines
 
     # ---- async copies ------------------------------------------------------------------------
@@ -927,7 +979,7 @@ class _Simulator:
         mb = self._mbar(node.mbar, what)
         keys = self._mbar_keys(mb, node.mbar_index, ctx, what)
         mb.check_live(keys, what)
-        copy = AsyncCopy("tma", dst, dst_pos, glob, src_pos, valid, ctx.lanes.copy(), mbar=mb, bar_keys=keys,
+        copy = AsyncCopy("tma", dst, dst_pos, glob, src_pos, valid, ctx.lanes.copy(), ctx.task, mbar=mb, bar_keys=keys,
                          nbytes=src_pos.shape[1] * glob.dtype.size)
         self.async_.issue(copy)
         self._trace_event("tma.issue", ctx, mb, keys, dst=node.dst.name, bytes=copy.nbytes,
@@ -939,7 +991,7 @@ class _Simulator:
         src, src_pos = self._shared_box(node.src, node.src_index, dst_pos.shape[1], ctx, f"{what} from {node.src.name}")
         if src.dtype is not glob.dtype:
             raise SimulationError(f"{what} {node.src.name} -> {glob.name}: dtype {src.dtype.name} != {glob.dtype.name}")
-        copy = AsyncCopy("tma_store", glob, dst_pos, src, src_pos, valid, ctx.lanes.copy(),
+        copy = AsyncCopy("tma_store", glob, dst_pos, src, src_pos, valid, ctx.lanes.copy(), ctx.task,
                          group=self.committed["bulk"][ctx.lanes].copy())
         self.async_.issue(copy)
         self._trace_event("tma_store.issue", ctx, None, None, src=node.src.name)
@@ -960,7 +1012,7 @@ class _Simulator:
             src_base[pred] = np.broadcast_to(src.positions(self.grid, lanes[pred], sidx[pred], what, v),
                                              (int(pred.sum()),))
         valid = np.broadcast_to(pred[:, None], (lanes.size, v))
-        copy = AsyncCopy("cp.async", dst, dst_pos, src, src_base[:, None] + ar, valid, lanes.copy(),
+        copy = AsyncCopy("cp.async", dst, dst_pos, src, src_base[:, None] + ar, valid, lanes.copy(), ctx.task,
                          group=self.committed["cp.async"][lanes].copy())
         self.async_.issue(copy)
 

@@ -56,6 +56,7 @@ def run(kernel: Kernel, ctx: LoweringContext) -> Kernel:
                         f"use compute_at to replay the consumer's transforms")
                 loops.add_edge(p_id, c_id)
     ctx.notes["exact_graph"] = exact
+    ctx.notes["exact_class"] = {i: k for k, comp in enumerate(nx.connected_components(exact)) for i in comp}
 
     for number, component in enumerate(sorted(nx.connected_components(loops),
                                                key=lambda c: min(order[owner[i]] * 1000 + owner[i].loop.index(i)

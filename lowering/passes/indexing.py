@@ -108,12 +108,18 @@ def read_index(ctx: LoweringContext, producer: TensorView, consumer: TensorView,
     buf = ctx.buffers[producer]
     if buf.is_param:
         return _param_index(producer, buf, p_idx)
+    # A producer axis that shares a loop with, or is exactly mapped to, a consumer loop axis
+    # takes that loop's index directly: same value, simpler arithmetic.
     consumer_groups = {id(ctx.group(i)) for i in consumer.loop}
+    exact_class = ctx.notes["exact_class"]
+    consumer_by_class = {exact_class[i]: i for i in consumer.loop if not i.is_broadcast and i in exact_class}
     for i in producer.loop:
         if i.is_broadcast:
             p_idx[i] = Val.const(0)
         elif id(ctx.group(i)) in consumer_groups:
             p_idx[i] = ctx.group(i).index
+        elif exact_class.get(i) in consumer_by_class:
+            p_idx[i] = ctx.group(consumer_by_class[exact_class[i]]).index
     from fusion_ir.replay import ancestors_transforms
 
     logical_cone = ancestors_transforms(producer, producer.logical) if producer.logical != producer.root else []

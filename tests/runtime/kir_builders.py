@@ -65,7 +65,7 @@ def kernel(body: list[k.Node], inputs: list[k.Buffer], outputs: list[k.Buffer], 
 
 
 def for_(index: str, start: Val | int, stop: Val | int, body: list[k.Node], **kw: object) -> k.ForLoop:
-    as_val = lambda x: x if isinstance(x, Val) else c(x)  # noqa: E731
+    as_val = lambda x: x if isinstance(x, Val) else c(x)
     return k.ForLoop(sym(index), as_val(start), as_val(stop), tuple(body), **kw)  # type: ignore[arg-type]
 
 

@@ -1,0 +1,305 @@
+"""Run a kernel on the GPU: validate, generate CUDA, compile with NVRTC, launch, return outputs.
+
+``execute(kernel_or_fusion, inputs)`` is the whole story in order:
+1. wrap the arguments (numpy, torch, cupy, ``__cuda_array_interface__``, DLPack) and check them
+   against the kernel without touching the GPU (``launch_plan.plan_launch``);
+2. take the device's primary context (``NoGpuError`` without driver or device);
+3. ``codegen.to_cuda`` and NVRTC to an sm_90a cubin, cached by source and options;
+4. copy numpy inputs to the device, allocate (and poison) outputs of the inputs' kind,
+   encode TMA descriptors, launch, wait, copy numpy outputs back.
+A failed launch leaves the context usable: ``driver.recover`` resets it after sticky errors.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from codegen import to_cuda
+from lowering.kernel_ir import Kernel
+
+from . import driver as cu
+from .arrays import ArrayArg, as_array_arg
+from .errors import InputError, LaunchError
+from .launch_plan import LaunchPlan, check_tma_address, plan_launch
+from .nvrtc import NVRTC_OPTIONS, Cubin, compile_cubin
+from .tensor_map import encode_tiled
+
+DEFAULT_WATCHDOG_S = 10.0   # an mbarrier wait longer than this traps (a deadlock becomes an error)
+DEFAULT_TIMEOUT_S = 120.0   # the host gives up waiting for a kernel after this
+DYNAMIC_SMEM_DEFAULT_LIMIT = 48 * 1024
+
+# Byte patterns that make unwritten outputs visible: NaN for floats, a large value for integers.
+_POISON = {
+    "float32": (4, 0x7FC00000), "int32": (4, 0x7FFFFFFF), "float16": (2, 0x7E00), "bfloat16": (2, 0x7FC0),
+    "int64": (1, 0x7F), "bool": (1, 0x7F),
+}
+
+
+def execute(kernel_or_fusion: Any, inputs: Sequence[Any], *, outputs: Sequence[Any] | None = None,
+            poison: bool = True, watchdog_s: float | None = DEFAULT_WATCHDOG_S,
+            timeout_s: float = DEFAULT_TIMEOUT_S) -> list[Any]:
+    """Run ``kernel_or_fusion`` (a ``Kernel``, or a ``Fusion`` that is lowered first) on ``inputs``.
+
+    Outputs come back as the kind of the inputs: numpy for numpy, torch tensors on the same device
+    for torch, cupy arrays for cupy. ``outputs`` may pass preallocated device arrays to write into.
+    ``poison`` fills freshly allocated outputs with NaN (or large integers) first. ``watchdog_s``
+    bounds every mbarrier wait on the device (None: no watchdog); ``timeout_s`` bounds the host's wait.
+    """
+    kernel = as_kernel(kernel_or_fusion)
+    args = [as_array_arg(x, _arg_name(kernel.inputs, k, "input")) for k, x in enumerate(inputs)]
+    given = None
+    if outputs is not None:
+        given = [as_array_arg(x, _arg_name(kernel.outputs, k, "output")) for k, x in enumerate(outputs)]
+        if any(not g.on_device for g in given):
+            raise InputError("preallocated outputs must be device arrays (torch, cupy, ...)")
+    plan = plan_launch(kernel, args, given)
+    dev = cu.device(_device_ordinal(args + (given or [])))
+    cubin = compile_kernel(kernel, watchdog_s=watchdog_s)
+    function = dev.function(cubin.key, cubin.image, kernel.name)
+    return _Launch(dev, kernel, plan, function, args, given, poison, watchdog_s, timeout_s).run()
+
+
+def as_kernel(kernel_or_fusion: Any) -> Kernel:
+    if isinstance(kernel_or_fusion, Kernel):
+        return kernel_or_fusion
+    from lowering import lower
+
+    return lower(kernel_or_fusion)
+
+
+def nvrtc_options(watchdog_s: float | None) -> tuple[str, ...]:
+    if watchdog_s is None:
+        return NVRTC_OPTIONS
+    return NVRTC_OPTIONS + (f"-DMBARRIER_WATCHDOG_NS={int(watchdog_s * 1e9)}ULL",)
+
+
+def compile_kernel(kernel: Kernel, *, watchdog_s: float | None = DEFAULT_WATCHDOG_S) -> Cubin:
+    """NVRTC-compile the kernel's CUDA (needs NVRTC, not a GPU); ``CompileError`` on failure."""
+    return compile_cubin(to_cuda(kernel), f"{kernel.name}.cu", nvrtc_options(watchdog_s))
+
+
+def _arg_name(buffers: tuple, k: int, role: str) -> str:
+    return f"{role} {k} ({buffers[k].name})" if k < len(buffers) else f"{role} {k}"
+
+
+def _device_ordinal(args: list[ArrayArg]) -> int:
+    ordinals = set()
+    for a in args:
+        if not a.on_device:
+            continue
+        ordinal = a.device if a.device is not None else _pointer_device(a.ptr)
+        ordinals.add(ordinal if ordinal is not None else 0)
+    if len(ordinals) > 1:
+        raise InputError(f"device arrays on several devices {sorted(ordinals)}; pass them on one")
+    return ordinals.pop() if ordinals else 0
+
+
+def _pointer_device(ptr: int | None) -> int | None:
+    if ptr is None:
+        return None
+    cu.device(0)  # the driver must be initialised before it can answer
+    return cu.pointer_device(ptr)
+
+
+@dataclass
+class _Launch:
+    dev: cu.Device
+    kernel: Kernel
+    plan: LaunchPlan
+    function: Any
+    inputs: list[ArrayArg]
+    given_outputs: list[ArrayArg] | None
+    poison: bool
+    watchdog_s: float | None
+    timeout_s: float
+
+    def run(self) -> list[Any]:
+        driver = cu.cuda_driver()
+        self.allocations: list[Any] = []
+        self.stream = driver.CUstream(self._stream_handle())
+        try:
+            input_ptrs = [self._device_pointer(a) for a in self.inputs]
+            outputs = self._outputs()
+            if not self.plan.empty_grid:
+                self._launch(input_ptrs + [ptr for _, ptr, _ in outputs])
+                self._wait()
+            return [self._result(obj, ptr, host) for obj, ptr, host in outputs]
+        finally:
+            self._free()
+
+    # ------------------------------------------------------------ memory
+    def _stream_handle(self) -> int:
+        kinds = {a.kind for a in self.inputs + (self.given_outputs or [])}
+        if "torch" in kinds:
+            import torch
+
+            return int(torch.cuda.current_stream(self.dev.ordinal).cuda_stream)
+        if "cupy" in kinds:
+            import cupy
+
+            return int(cupy.cuda.get_current_stream().ptr)
+        return 0
+
+    def _alloc(self, nbytes: int, what: str) -> int:
+        if nbytes == 0:
+            return 0
+        ptr = cu.check(cu.cuda_driver().cuMemAlloc(nbytes), f"cuMemAlloc({nbytes}) for {what}")
+        self.allocations.append(ptr)
+        return int(ptr)
+
+    def _free(self) -> None:
+        driver = cu.cuda_driver()
+        for ptr in self.allocations:
+            driver.cuMemFree(ptr)  # errors ignored: after a context reset the memory is gone already
+        self.allocations = []
+
+    def _device_pointer(self, arg: ArrayArg) -> int:
+        if arg.on_device:
+            return int(arg.ptr)  # type: ignore[arg-type]
+        ptr = self._alloc(arg.nbytes, "an input")
+        if arg.nbytes:
+            cu.check(cu.cuda_driver().cuMemcpyHtoD(ptr, arg.obj.ctypes.data, arg.nbytes), "cuMemcpyHtoD of an input")
+        return ptr
+
+    def _outputs(self) -> list[tuple[Any, int, bool]]:
+        """(array object, device pointer, is a host numpy result) of each output."""
+        if self.given_outputs is not None:
+            return [(g.obj, int(g.ptr), False) for g in self.given_outputs]  # type: ignore[arg-type]
+        kind = _output_kind(self.inputs)
+        out = []
+        for buf, shape in zip(self.kernel.outputs, self.plan.output_shapes):
+            dtype = buf.dtype.numpy_name
+            if kind == "torch":
+                import torch
+
+                obj = torch.empty(shape, dtype=getattr(torch, dtype), device=f"cuda:{self.dev.ordinal}")
+                ptr = int(obj.data_ptr())
+            elif kind == "cupy":
+                import cupy
+
+                with cupy.cuda.Device(self.dev.ordinal):
+                    obj = cupy.empty(shape, dtype=_numpy_dtype(dtype))
+                ptr = int(obj.data.ptr)
+            else:
+                obj = np.empty(shape, dtype=_numpy_dtype(dtype))
+                ptr = self._alloc(obj.nbytes, f"output {buf.name}")
+            if self.poison:
+                self._poison(ptr, dtype, int(np.prod(shape, dtype=np.int64)) * buf.dtype.size)
+            out.append((obj, ptr, kind == "numpy"))
+        return out
+
+    def _poison(self, ptr: int, dtype: str, nbytes: int) -> None:
+        if nbytes == 0:
+            return
+        driver = cu.cuda_driver()
+        width, value = _POISON[dtype]
+        if width == 4:
+            result = driver.cuMemsetD32Async(ptr, value, nbytes // 4, self.stream)
+        elif width == 2:
+            result = driver.cuMemsetD16Async(ptr, value, nbytes // 2, self.stream)
+        else:
+            result = driver.cuMemsetD8Async(ptr, value, nbytes, self.stream)
+        cu.check(result, "poisoning an output")
+
+    def _result(self, obj: Any, ptr: int, host: bool) -> Any:
+        if host and obj.nbytes:
+            cu.check(cu.cuda_driver().cuMemcpyDtoH(obj.ctypes.data, ptr, obj.nbytes), "cuMemcpyDtoH of an output")
+        return obj
+
+    # ------------------------------------------------------------ launch
+    def _launch(self, pointers: list[int]) -> None:
+        driver = cu.cuda_driver()
+        kernel, plan = self.kernel, self.plan
+        holders: list[Any] = []
+        shapes = [a.shape for a in self.inputs] + list(plan.output_shapes)
+        strides = [a.strides for a in self.inputs] + (
+            [g.strides for g in self.given_outputs] if self.given_outputs is not None else list(plan.output_strides))
+        for ptr, shape, stride in zip(pointers, shapes, strides):
+            holders.append(np.array([_as_int64(ptr), *shape, *stride], dtype=np.int64))
+        for spec in plan.tensor_maps:
+            address = pointers[spec.param_index]
+            check_tma_address(f"tensor map {spec.name}", kernel.params[spec.param_index].name, address)
+            holders.append(encode_tiled(spec, address))
+        addresses = [h.ctypes.data if isinstance(h, np.ndarray) else int(h.getPtr()) for h in holders]
+        params = np.array(addresses, dtype=np.uint64)
+
+        config = plan.describe(kernel.name)
+        if plan.smem_bytes > DYNAMIC_SMEM_DEFAULT_LIMIT:
+            limit = self.dev.attribute(
+                driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+            if plan.smem_bytes > limit:
+                raise LaunchError(f"{config}: the device allows at most {limit} bytes of shared memory per block")
+            cu.check(driver.cuFuncSetAttribute(
+                self.function, driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                plan.smem_bytes), f"{config}: raising the dynamic shared-memory limit")
+        result = driver.cuLaunchKernel(self.function, *plan.grid, *plan.block, plan.smem_bytes, self.stream,
+                                       params, 0)
+        if result[0] != driver.CUresult.CUDA_SUCCESS:
+            self._fail(f"cuLaunchKernel failed: {cu.error_text(result[0])}")
+
+    def _wait(self) -> None:
+        driver = cu.cuda_driver()
+        deadline = time.monotonic() + self.timeout_s
+        delay = 1e-5
+        while True:
+            (err,) = driver.cuStreamQuery(self.stream)
+            if err != driver.CUresult.CUDA_ERROR_NOT_READY:
+                break
+            if time.monotonic() > deadline:
+                raise LaunchError(f"{self.plan.describe(self.kernel.name)}: still running after {self.timeout_s} s; "
+                                  f"it is probably deadlocked (a __syncthreads not every thread reaches?). The "
+                                  f"context cannot be recovered while the kernel runs")
+            time.sleep(delay)
+            delay = min(2 * delay, 0.01)
+        if err != driver.CUresult.CUDA_SUCCESS:
+            hint = ""
+            if self.watchdog_s is not None and err in (driver.CUresult.CUDA_ERROR_LAUNCH_FAILED,
+                                                       driver.CUresult.CUDA_ERROR_ILLEGAL_INSTRUCTION):
+                hint = (f"; if the kernel waits on mbarriers, the watchdog may have trapped a wait longer than "
+                        f"{self.watchdog_s} s (a pipeline deadlock: missing arrive, expect-tx or wrong parity)")
+            self._fail(f"the kernel failed: {cu.error_text(err)}{hint}")
+
+    def _fail(self, message: str) -> None:
+        reset = cu.recover(self.dev)
+        if reset:
+            self.allocations = []
+            message += ("; the CUDA context had a sticky error and was reset, so device arrays created before "
+                        "this call are invalid")
+        raise LaunchError(f"{self.plan.describe(self.kernel.name)}: {message}")
+
+
+def _output_kind(inputs: list[ArrayArg]) -> str:
+    kinds = [a.kind for a in inputs]
+    if "torch" in kinds:
+        return "torch"
+    if "cupy" in kinds or "cai" in kinds:
+        try:
+            import cupy  # noqa: F401
+
+            return "cupy"
+        except ImportError:
+            return "numpy"
+    return "numpy"
+
+
+def _numpy_dtype(name: str) -> np.dtype:
+    try:
+        return np.dtype(name)
+    except TypeError:
+        if name == "bfloat16":
+            try:
+                import ml_dtypes
+
+                return np.dtype(ml_dtypes.bfloat16)
+            except ImportError:
+                pass
+        raise InputError(f"numpy has no {name} dtype here (bfloat16 needs the ml_dtypes package)") from None
+
+
+def _as_int64(ptr: int) -> int:
+    return ptr - 2**64 if ptr >= 2**63 else ptr
