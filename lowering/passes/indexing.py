@@ -149,8 +149,10 @@ def predicate(ctx: LoweringContext, tv: TensorView, idx: dict[IterDomain, Val], 
         used.add(pt)
         if i.is_reduction and not include_reduction:
             continue
-        if i.extent != ctx.launch[pt] and not i.is_broadcast:
-            conds.append(g.index.lt(i.extent))
+        # A shared axis spans its group's (consumer's) extent: a broadcast merged into it is resolved.
+        extent = g.extent if len(g.members) > 1 else i.extent
+        if extent != ctx.launch[pt] and not i.is_broadcast:
+            conds.append(g.index.lt(extent))
     if memory in (MemoryType.Shared, MemoryType.Global):
         for pt in PARALLEL_LAUNCH:
             if pt in used or ctx.launch[pt] == Val.const(1):
