@@ -2,9 +2,10 @@
 
 An issued copy poisons its destination at once and lands later: after every statement its
 issuing task executes, each of its copies in flight lands with probability ``LAND_PROBABILITY``
-(seeded), and at the latest when a waiter needs it (a blocked mbarrier wait forces the copies of its barrier; ``cp.async`` and bulk
-wait-groups force their groups). Sources are read when the copy lands, so overwriting a TMA
-store's shared-memory source before its wait changes what reaches global memory.
+(seeded), and at the latest when a waiter needs it: a blocked mbarrier wait forces the copies of
+its barrier, ``cp.async`` and bulk wait-groups force their groups. Sources are read when the copy
+lands, so overwriting a TMA store's shared-memory source before its wait changes what reaches
+global memory.
 """
 
 from __future__ import annotations

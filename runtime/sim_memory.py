@@ -9,6 +9,7 @@ storage while arithmetic stays in float32. Never-written memory holds poison: Na
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -111,8 +112,12 @@ class Storage:
         self.byte_offset: int | None = None
         self.aliases: list[tuple[Any, int, int]] = []
 
-    def positions(self, grid: Grid, lanes: np.ndarray, index: Any, what: str, count: int = 1) -> Any:
-        """Flat positions of ``index .. index + count - 1`` per lane, after a bounds check."""
+    def positions(self, grid: Grid, lanes: np.ndarray, index: Any, what: str | Callable[[], str],
+                  count: int = 1) -> Any:
+        """Flat positions of ``index .. index + count - 1`` per lane, after a bounds check.
+
+        ``what`` names the access for the error message (a callable is only called on error).
+        """
         idx = np.asarray(index)
         if idx.size and (idx.min() < 0 or idx.max() + (count - 1) >= self.size):
             self._out_of_bounds(grid, lanes, idx, what, count)
@@ -121,7 +126,10 @@ class Storage:
         row = grid.block_of[lanes] if self.memory is MemoryType.Shared else lanes
         return row * self.size + index
 
-    def _out_of_bounds(self, grid: Grid, lanes: np.ndarray, idx: np.ndarray, what: str, count: int) -> None:
+    def _out_of_bounds(self, grid: Grid, lanes: np.ndarray, idx: np.ndarray, what: str | Callable[[], str],
+                       count: int) -> None:
+        if callable(what):
+            what = what()
         bad = (idx < 0) | (idx + (count - 1) >= self.size)
         k = int(np.flatnonzero(np.broadcast_to(bad, lanes.shape))[0]) if idx.ndim else 0
         value = int(idx.reshape(-1)[k] if idx.ndim else idx)

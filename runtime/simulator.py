@@ -470,14 +470,15 @@ class _Simulator:
                 cond = False
         if not isinstance(cond, np.ndarray):
             branch = 0 if cond else 1
-            out = yield from self._exec_body((node.then_body, node.else_body)[branch], ctx.enter((i, branch), (i, branch)))
+            body = (node.then_body, node.else_body)[branch]
+            out = yield from self._exec_body(body, ctx.enter((i, branch), (i, branch)))
             return replace(out, path=ctx.path, site=ctx.site)
         blocking, escapes = self._static_info(node)
         then_ctx = ctx.narrow(cond).enter((i, 0), (i, 0))
         else_ctx = ctx.narrow(~cond).enter((i, 1), (i, 1))
         if blocking:
-            then_ctx.task = _Task(f"{ctx.task.name}, IF {node.cond} true", then_ctx.lanes, then_ctx.task.key + then_ctx.site)
-            else_ctx.task = _Task(f"{ctx.task.name}, IF {node.cond} false", else_ctx.lanes, else_ctx.task.key + else_ctx.site)
+            for sub, truth in ((then_ctx, "true"), (else_ctx, "false")):
+                sub.task = _Task(f"{ctx.task.name}, IF {node.cond} {truth}", sub.lanes, ctx.task.key + sub.site)
             parts = yield from self._fork([(node.then_body, then_ctx), (node.else_body, else_ctx)])
         else:
             parts = [(yield from self._exec_body(node.then_body, then_ctx)),
@@ -735,7 +736,7 @@ class _Simulator:
     def _assign(self, node: k.Assign, ctx: _Ctx) -> None:
         st = self._data_storage(node.buffer, f"a store to {node.buffer.name}")
         lanes = ctx.lanes
-        what = f"a store to {node.buffer.name}[{node.index}]"
+        what = lambda: f"a store to {node.buffer.name}[{node.index}]"  # formatted only on error
         idx = self._ev(node.index, ctx)
         if node.vector > 1:
             self._assign_vector(node, st, idx, ctx)
@@ -745,7 +746,7 @@ class _Simulator:
         if node.reduce_op is not None:
             op = _REDUCE.get(node.reduce_op)
             if op is None:
-                raise SimulationError(f"{what}: unknown reduce op {node.reduce_op!r}")
+                raise SimulationError(f"{what()}: unknown reduce op {node.reduce_op!r}")
             value = op(st.read(pos), value)
         st.write(np.broadcast_to(pos, lanes.shape), np.broadcast_to(to_dtype(st.dtype, value), lanes.shape))
 
@@ -757,11 +758,12 @@ class _Simulator:
         sidx = self._ev(load.index, ctx)
         lanes, v = ctx.lanes, node.vector
         for name, index in ((node.buffer.name, idx), (load.buffer.name, sidx)):
-            bad = np.asarray(index) % v != 0
-            if bad.any():
-                lane = int(lanes[np.flatnonzero(np.broadcast_to(bad, lanes.shape))[0]])
-                raise SimulationError(f"misaligned vector access of {v} elements at {name}[{int(np.asarray(index).flat[0])}]"
-                                      f" by {self.grid.describe(lane)}")
+            per_lane = np.broadcast_to(np.asarray(index), lanes.shape)
+            bad = np.flatnonzero(per_lane % v != 0)
+            if bad.size:
+                j = int(bad[0])
+                raise SimulationError(f"misaligned vector access of {v} elements at {name}[{int(per_lane[j])}] by "
+                                      f"{self.grid.describe(int(lanes[j]))}")
         ar = np.arange(v)
         dpos = np.broadcast_to(st.positions(self.grid, lanes, idx, f"a vector store to {node.buffer.name}", v),
                                lanes.shape)[:, None] + ar
@@ -777,7 +779,8 @@ class _Simulator:
         if t is k.Load:
             st = self._data_storage(v.buffer, f"a load of {v.buffer.name}")  # type: ignore[union-attr]
             idx = self._ev(v.index, ctx)  # type: ignore[union-attr]
-            return st.read(st.positions(self.grid, ctx.lanes, idx, f"a load of {v.buffer.name}[{v.index}]"))  # type: ignore[union-attr]
+            return st.read(st.positions(self.grid, ctx.lanes, idx,
+                                        lambda: f"a load of {v.buffer.name}[{v.index}]"))  # type: ignore[union-attr]
         if t is k.Const:
             if v.dtype.is_float:  # type: ignore[union-attr]
                 return to_dtype(v.dtype, np.float32(v.value))  # type: ignore[union-attr]

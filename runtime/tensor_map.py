@@ -6,7 +6,7 @@ from typing import Any
 
 from fusion_ir.types import DataType
 
-from .driver import check, cuda_driver
+from . import driver as cu
 from .errors import LaunchError
 from .launch_plan import TensorMapSpec
 
@@ -25,10 +25,10 @@ def encode_tiled(spec: TensorMapSpec, address: int) -> Any:
 
     No swizzle and no interleave; elements outside the tensor read as zero.
     """
-    driver = cuda_driver()
+    driver = cu.cuda_driver()
     data_type = getattr(driver.CUtensorMapDataType, _DATA_TYPES[spec.dtype])
     rank = len(spec.global_dims)
-    tmap = check(
+    tmap = cu.check(
         driver.cuTensorMapEncodeTiled(
             data_type,
             rank,

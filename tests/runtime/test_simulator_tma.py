@@ -178,7 +178,8 @@ def test_uninitialized_and_invalidated_barriers_are_errors() -> None:
     hasty = k.ElectSync((k.MBarrierArriveExpectTx(mbar, c(0), c(512)),
                          k.TmaLoad(smem, c(0), tmap, (BX * 1024,), mbar, c(0)),
                          k.MBarrierInval(mbar, c(0))))
-    with pytest.raises(SimulationError, match=r"inval of mbarrier T3\[0\] of block \d+ while 1 TMA copies on it are still in flight"):
+    in_flight = r"inval of mbarrier T3\[0\] of block \d+ while 1 TMA copies on it are still in flight"
+    with pytest.raises(SimulationError, match=in_flight):
         simulate(k.Kernel(**{**kern.__dict__, "body": kern.body[:4] + (hasty,)}), [x])
 
 
