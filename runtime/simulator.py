@@ -30,6 +30,7 @@ from .errors import DeadlockError, InputError, PipelineFillError, SimulationErro
 from .sim_async import AsyncCopy, AsyncEngine
 from .sim_mbarrier import MBarrierArray
 from .sim_memory import POISON_INT, Grid, Storage, clobber_aliases, storage_dtype, to_dtype
+from .sim_values import BINARY, REDUCE, UNARY, compile_val, int_div, uniform
 
 MAX_THREADS_PER_BLOCK = 1024
 # a running task yields to the others after a geometric number of statements with this mean
@@ -99,60 +100,6 @@ def _run_checks(kernel: k.Kernel, env: dict[str, int]) -> None:
         if not bool(check.cond.evaluate(env)):
             error = PipelineFillError if "circular buffer" in check.message.lower() else InputError
             raise error(f"kernel {kernel.name}: {check.message} (check {check.cond} failed)")
-
-
-# ---------------------------------------------------------------- symbolic values
-_INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "//", "mod": "%",
-          "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
-_CALLS = {"min": "_min", "max": "_max", "and": "_and", "or": "_or", "ceilDiv": "_cdiv"}
-_NAMESPACE = {"_min": np.minimum, "_max": np.maximum, "_and": np.logical_and, "_or": np.logical_or,
-              "_not": np.logical_not, "_cdiv": lambda a, b: (a + b - 1) // b}
-
-
-def _source(v: Val) -> str:
-    if v.op == "const":
-        return repr(v.value)
-    if v.op == "sym":
-        return f"e[{v.name!r}]"
-    if v.op == "not":
-        return f"_not({_source(v.args[0])})"
-    a, b = _source(v.args[0]), _source(v.args[1])
-    if v.op in _INFIX:
-        return f"({a} {_INFIX[v.op]} {b})"
-    return f"{_CALLS[v.op]}({a}, {b})"
-
-
-def _compile(v: Val) -> Callable[[dict[str, Any]], Any]:
-    """``v.evaluate`` as one Python expression: the same semantics, several times faster."""
-    try:
-        source = _source(v)
-    except KeyError:  # an operator this compiler does not know: interpret the tree
-        return v.evaluate
-    return eval(f"lambda e: {source}", dict(_NAMESPACE))
-
-
-# ---------------------------------------------------------------- value ops
-def _relu(x: Any) -> Any:
-    return np.maximum(x, np.zeros((), np.asarray(x).dtype))
-
-
-_UNARY: dict[str, Callable[[Any], Any]] = {
-    "neg": np.negative, "exp": np.exp, "abs": np.abs, "relu": _relu, "sqrt": np.sqrt, "sin": np.sin,
-    "cos": np.cos, "log": np.log, "rsqrt": lambda x: np.float32(1) / np.sqrt(x), "tanh": np.tanh,
-    "sigmoid": lambda x: np.float32(1) / (np.float32(1) + np.exp(-x)),
-}
-
-
-def _int_div(a: Any, b: Any) -> Any:
-    q = np.abs(a) // np.abs(b)  # C division truncates toward zero
-    return np.where((np.asarray(a) < 0) != (np.asarray(b) < 0), -q, q)
-
-
-_BINARY: dict[str, Callable[[Any, Any], Any]] = {
-    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
-    "maximum": np.maximum, "minimum": np.minimum, "max": np.maximum, "min": np.minimum,
-}
-_REDUCE: dict[str, np.ufunc] = {"add": np.add, "sum": np.add, "max": np.maximum, "min": np.minimum, "mul": np.multiply}
 
 
 # ---------------------------------------------------------------- tasks
@@ -417,7 +364,7 @@ class _Simulator:
             raise SimulationError(f"loop index {node.index} is not a symbol")
         if node.step < 1:
             raise SimulationError(f"loop {node.index}: step {node.step} < 1")
-        start, stop = _uniform(self._ev(node.start, ctx)), _uniform(self._ev(node.stop, ctx))
+        start, stop = uniform(self._ev(node.start, ctx)), uniform(self._ev(node.stop, ctx))
         name = node.index.name
         loops = ctx.loops + (name,)
         if not isinstance(start, np.ndarray) and not isinstance(stop, np.ndarray):
@@ -615,7 +562,7 @@ class _Simulator:
         return [line]
 
     def _block_reduce(self, node: k.BlockReduce, ctx: _Ctx, i: int) -> TaskGen:
-        if node.op not in _REDUCE:
+        if node.op not in REDUCE:
             raise SimulationError(f"blockReduce into {node.buffer.name}: unknown op {node.op!r}")
         lanes = ctx.lanes
         scratch = self._scratch.get(id(node))
@@ -647,7 +594,7 @@ class _Simulator:
             keys = scratch.keys[dims] = g.block_of * g.threads_per_block + (tz * by + ty) * bx + tx
         valid = np.flatnonzero(scratch.valid)
         acc = np.full(self.grid.num_lanes, float(node.init))
-        _REDUCE[node.op].at(acc, keys[valid], scratch.values[valid])
+        REDUCE[node.op].at(acc, keys[valid], scratch.values[valid])
         return acc[keys[lanes]]
 
     def _touch_workspace(self, workspace: k.Buffer, lanes: np.ndarray) -> None:
@@ -663,7 +610,7 @@ class _Simulator:
         buf = node.buffer
         if buf.name in self.params:
             raise SimulationError(f"Allocate of {buf.name}: a kernel parameter has the same name")
-        size = _uniform(self._ev(buf.size, ctx))
+        size = uniform(self._ev(buf.size, ctx))
         if isinstance(size, np.ndarray):
             raise SimulationError(f"Allocate of {buf.name}: size {buf.size} differs between threads")
         size = int(size)
@@ -744,7 +691,7 @@ class _Simulator:
         value = self._value(node.value, ctx)
         pos = st.positions(self.grid, lanes, idx, what)
         if node.reduce_op is not None:
-            op = _REDUCE.get(node.reduce_op)
+            op = REDUCE.get(node.reduce_op)
             if op is None:
                 raise SimulationError(f"{what()}: unknown reduce op {node.reduce_op!r}")
             value = op(st.read(pos), value)
@@ -771,7 +718,7 @@ class _Simulator:
                                lanes.shape)[:, None] + ar
         values = src.read(spos)
         if node.reduce_op is not None:
-            values = _REDUCE[node.reduce_op](st.read(dpos), values)
+            values = REDUCE[node.reduce_op](st.read(dpos), values)
         st.write(dpos.reshape(-1), to_dtype(st.dtype, values).reshape(-1))
 
     def _value(self, v: k.Value, ctx: _Ctx) -> Any:
@@ -786,7 +733,7 @@ class _Simulator:
                 return to_dtype(v.dtype, np.float32(v.value))  # type: ignore[union-attr]
             return storage_dtype(v.dtype).type(v.value)  # type: ignore[union-attr]
         if t is k.UnaryValue:
-            fn = _UNARY.get(v.op)  # type: ignore[union-attr]
+            fn = UNARY.get(v.op)  # type: ignore[union-attr]
             if fn is None:
                 raise SimulationError(f"unknown unary op {v.op!r}")  # type: ignore[union-attr]
             x = self._value(v.x, ctx)  # type: ignore[union-attr]
@@ -797,9 +744,9 @@ class _Simulator:
             a, b = self._value(v.a, ctx), self._value(v.b, ctx)  # type: ignore[union-attr]
             if v.dtype.is_float:  # type: ignore[union-attr]
                 a, b = np.asarray(a, dtype=np.float32), np.asarray(b, dtype=np.float32)
-                fn = _BINARY.get(v.op)  # type: ignore[union-attr]
+                fn = BINARY.get(v.op)  # type: ignore[union-attr]
             else:
-                fn = _int_div if v.op == "div" else _BINARY.get(v.op)  # type: ignore[union-attr]
+                fn = int_div if v.op == "div" else BINARY.get(v.op)  # type: ignore[union-attr]
             if fn is None:
                 raise SimulationError(f"unknown binary op {v.op!r}")  # type: ignore[union-attr]
             return to_dtype(v.dtype, fn(a, b))  # type: ignore[union-attr]
@@ -810,7 +757,7 @@ class _Simulator:
     def _ev(self, v: Val, ctx: _Ctx) -> Any:
         entry = self._compiled.get(id(v))
         if entry is None:
-            entry = self._compiled[id(v)] = (v, _compile(v))
+            entry = self._compiled[id(v)] = (v, compile_val(v))
         try:
             return entry[1](ctx.env)
         except KeyError as e:
@@ -1075,19 +1022,6 @@ class _Simulator:
 
 def _nothing(node: k.Node, ctx: _Ctx) -> None:
     return None
-
-
-def _uniform(x: Any) -> Any:
-    """A Python int for values equal on every lane; the array otherwise."""
-    if isinstance(x, np.ndarray):
-        if x.ndim == 0:
-            return x.item()
-        if x.size and (x == x.flat[0]).all():
-            return x.flat[0].item()
-        return x
-    if isinstance(x, np.generic):
-        return x.item()
-    return x
 
 
 def _mbarrier_buffers(body: tuple[k.Node, ...]) -> set[str]:

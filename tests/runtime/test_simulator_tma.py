@@ -38,34 +38,34 @@ BLOCKS = 4
 SEEDS = range(5)
 
 
-def tile_pipeline(stages: int) -> k.Kernel:
+def tile_pipeline(stages: int, tokens: bool = False) -> k.Kernel:
     """``T2 = 2 * T0``: each of 4 blocks streams its tiles of 128 floats through a Pipelined TMA circular
     buffer (stages, prefetch = stages - 1), in the structure of seed 001: init loop, prologue, main loop
-    issuing tile ``i + prefetch`` then waiting on tile ``i``, epilogue, inval loop."""
+    issuing tile ``i + prefetch`` then waiting on tile ``i``, epilogue, inval loop. Waits use the parity
+    of the loop index, or with ``tokens`` the seed's per-stage token array in shared memory."""
     S, P, box = stages, stages - 1, 128
     a, out = global_1d("T0"), global_1d("T2")
     tmap = k.TensorMapParam("tmap_T0", a, (box,))
-    smem, mbar = shared("T1", S * box), shared("T3", S, INT64)
+    smem, mbar, token = shared("T1", S * box), shared("T3", S, INT64), shared("T4", S, INT64)
     tiles = ceil_div(ceil_div(N, box), BLOCKS)
     first = BX * tiles
 
     def issue(j: k.Val) -> k.Node:
         stage = j % S
         return elect([
-            k.MBarrierArriveExpectTx(mbar, stage, c(box * 4)),
+            k.MBarrierArriveExpectTx(mbar, stage, c(box * 4), token if tokens else None, stage if tokens else None),
             k.TmaLoad(smem, stage * box, tmap, ((first + j) * box,), mbar, stage),
         ])
 
     def consume(i: k.Val) -> list[k.Node]:
         stage, g = i % S, (first + i) * box + TX
-        return [
-            k.MBarrierWaitParity(mbar, stage, (i // S) % 2),
-            if_(g.lt(N), [assign(out, g, binary("mul", load(smem, stage * box + TX), fconst(2.0)))]),
-        ]
+        wait = (k.MBarrierWait(mbar, stage, token, stage) if tokens
+                else k.MBarrierWaitParity(mbar, stage, (i // S) % 2))
+        return [wait, if_(g.lt(N), [assign(out, g, binary("mul", load(smem, stage * box + TX), fconst(2.0)))])]
 
     i1, i2, i3, i4, i5 = (sym(f"i{n}") for n in range(1, 6))
     body = [
-        k.Allocate(smem), k.Allocate(mbar),
+        k.Allocate(smem), k.Allocate(mbar), *([k.Allocate(token)] if tokens else []),
         elect([for_("i1", 0, S, [k.MBarrierInit(mbar, i1, c(1))], stage=Stage.PrePrologue)]),
         k.BlockSync("init: mbarriers"),
         for_("i2", 0, P, [issue(i2)], stage=Stage.Prologue),
@@ -128,11 +128,12 @@ def reported(kern: k.Kernel, x: np.ndarray, seed: int) -> str:
 
 
 # ---------------------------------------------------------------- Pipelined
+@pytest.mark.parametrize("tokens", [False, True])
 @pytest.mark.parametrize("stages", [2, 3, 4])
 @pytest.mark.parametrize("seed", SEEDS)
-def test_tma_pipeline_matches_numpy(stages: int, seed: int) -> None:
+def test_tma_pipeline_matches_numpy(stages: int, seed: int, tokens: bool) -> None:
     x = stream(BLOCKS * 8 * 128 - 37, seed)  # 8 tiles per block, the last one partly out of bounds
-    (y,) = simulate(tile_pipeline(stages), [x], seed=seed)
+    (y,) = simulate(tile_pipeline(stages, tokens), [x], seed=seed)
     np.testing.assert_array_equal(y, 2 * x)
 
 
@@ -161,12 +162,24 @@ def test_mutation_without_arrive_expect_tx_deadlocks(seed: int) -> None:
         simulate(broken, [stream(BLOCKS * 8 * 128, seed)], seed=seed)
 
 
+def without_war_sync(kern: k.Kernel) -> k.Kernel:
+    return remove_nodes(kern, k.BlockSync, lambda n: n.reason == "WAR: T1 stage refilled")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_mutation_without_war_sync_overwrites_a_stage_still_being_read(seed: int) -> None:
+    """Without the WAR barrier the elected warp refills a stage the other warps have not read yet; with
+    the seed's token waits they then wait for the refill and read the wrong tile."""
+    x = stream(BLOCKS * 8 * 128, seed)
+    (y,) = simulate(without_war_sync(tile_pipeline(2, tokens=True)), [x], seed=seed)
+    assert not np.array_equal(y, 2 * x)
+
+
 @pytest.mark.parametrize("stages", [2, 3])
 @pytest.mark.parametrize("seed", SEEDS)
 def test_mutation_without_war_sync_is_reported(stages: int, seed: int) -> None:
-    """Without the WAR barrier the elected warp refills a stage other warps have not read yet."""
-    broken = remove_nodes(tile_pipeline(stages), k.BlockSync, lambda n: n.reason == "WAR: T1 stage refilled")
-    assert reported(broken, stream(BLOCKS * 8 * 128, seed), seed) != "correct"
+    """With parity waits, warps that fall a whole phase behind wait for a parity that never comes back."""
+    assert reported(without_war_sync(tile_pipeline(stages)), stream(BLOCKS * 8 * 128, seed), seed) != "correct"
 
 
 def test_uninitialized_and_invalidated_barriers_are_errors() -> None:
