@@ -303,3 +303,25 @@ def _numpy_dtype(name: str) -> np.dtype:
 
 def _as_int64(ptr: int) -> int:
     return ptr - 2**64 if ptr >= 2**63 else ptr
+
+
+def prepare(kernel_or_fusion: Any, inputs: Sequence[Any], outputs: Sequence[Any]) -> Any:
+    """Check and bind device arguments once; return a function that only launches.
+
+    For timing: the returned call enqueues the kernel on the inputs' stream and returns at
+    once (no argument checks, no wait), so CUDA events around it time the device work.
+    """
+    kernel = as_kernel(kernel_or_fusion)
+    args = [as_array_arg(x, _arg_name(kernel.inputs, k, "input")) for k, x in enumerate(inputs)]
+    given = [as_array_arg(x, _arg_name(kernel.outputs, k, "output")) for k, x in enumerate(outputs)]
+    if any(not a.on_device for a in args + given):
+        raise InputError("prepare() needs device arrays (torch, cupy, ...) for inputs and outputs")
+    plan = plan_launch(kernel, args, given)
+    dev = cu.device(_device_ordinal(args + given))
+    cubin = compile_kernel(kernel, watchdog_s=None)
+    function = dev.function(cubin.key, cubin.image, kernel.name)
+    launch = _Launch(dev, kernel, plan, function, args, given, False, None, DEFAULT_TIMEOUT_S)
+    launch.allocations = []
+    launch.stream = cu.cuda_driver().CUstream(launch._stream_handle())
+    pointers = [launch._device_pointer(a) for a in args + given]
+    return lambda: launch._launch(pointers)

@@ -149,9 +149,13 @@ TaskGen = Generator[_Blocked, None, _Ctx]
 
 @dataclass
 class _ReduceScratch:
+    """Contributions of one BlockReduce statement, per lane, and the last computed result."""
+
     values: np.ndarray
     valid: np.ndarray
     keys: dict[tuple, np.ndarray] = field(default_factory=dict)
+    result_for: tuple | None = None     # (dynamic instance, blocks) the cached result belongs to
+    result: np.ndarray | None = None
 
 
 class _Simulator:
@@ -575,7 +579,10 @@ class _Simulator:
         self._touch_workspace(node.workspace, lanes)
         what = f"blockReduce<{node.op}> into {node.buffer.name}"
         yield from self._barrier(ctx, what, ctx.path + (i, 0))
-        result = self._reduce_groups(node, scratch, lanes)
+        instance = (ctx.path + (i,), np.unique(self.grid.block_of[lanes]).tobytes())
+        if scratch.result_for != instance:  # the other tasks of the same blocks reuse the first one's result
+            scratch.result_for, scratch.result = instance, self._reduce_groups(node, scratch)
+        result = scratch.result[lanes]  # type: ignore[index]
         yield from self._barrier(ctx, what, ctx.path + (i, 1))  # nobody refills the scratch before all have read
         scratch.valid[lanes] = False
         st = self._data_storage(node.buffer, what)
@@ -583,7 +590,8 @@ class _Simulator:
         st.write(np.broadcast_to(pos, lanes.shape), to_dtype(st.dtype, result))
         return ctx
 
-    def _reduce_groups(self, node: k.BlockReduce, scratch: _ReduceScratch, lanes: np.ndarray) -> np.ndarray:
+    def _reduce_groups(self, node: k.BlockReduce, scratch: _ReduceScratch) -> np.ndarray:
+        """The reduction of every group of lanes that differ only in ``node.dims``, per lane."""
         dims = tuple(sorted(d.value for d in node.dims))
         keys = scratch.keys.get(dims)
         if keys is None:
@@ -595,7 +603,7 @@ class _Simulator:
         valid = np.flatnonzero(scratch.valid)
         acc = np.full(self.grid.num_lanes, float(node.init))
         REDUCE[node.op].at(acc, keys[valid], scratch.values[valid])
-        return acc[keys[lanes]]
+        return acc[keys]
 
     def _touch_workspace(self, workspace: k.Buffer, lanes: np.ndarray) -> None:
         """The reduction writes its shared workspace: that clobbers buffers wrongly aliased onto it."""
@@ -832,7 +840,8 @@ class _Simulator:
         keys = self._mbar_keys(mb, node.index, ctx, what)
         parity = self._per_lane(node.parity, ctx) & 1
         yield from self._wait(mb, keys, lambda: (mb.phase[keys] & 1) != parity, what, ctx,
-                              lambda key, j: f"the phase with parity {int(parity[j])} to complete")
+                              lambda key, j: f"the phase with parity {int(parity[j])} to complete",
+                              parity=int(parity[0]))
         return ctx
 
     def _mbar_wait(self, node: k.MBarrierWait, ctx: _Ctx, i: int) -> TaskGen:
@@ -848,16 +857,16 @@ class _Simulator:
                                   f"[{node.token_index}], which no arriveExpectTx stored "
                                   f"({self.grid.describe(int(ctx.lanes[j]))})")
         yield from self._wait(mb, keys, lambda: mb.phase[keys] > tokens, what, ctx,
-                              lambda key, j: f"phase {int(tokens[j])} (its token) to complete")
+                              lambda key, j: f"phase {int(tokens[j])} (its token) to complete", token=int(tokens[0]))
         return ctx
 
     def _wait(self, mb: MBarrierArray, keys: np.ndarray, ready: Callable[[], np.ndarray], what: str, ctx: _Ctx,
-              waited: Callable[[int, int], str]) -> Generator[_Blocked, None, None]:
+              waited: Callable[[int, int], str], **trace: int) -> Generator[_Blocked, None, None]:
         """Block until ``ready()`` held for every lane once; a waiter forces its barrier's copies to land."""
         mb.check_live(keys, what)
         done = ready().copy()
         event = "mbarrier.wait_parity" if what.endswith("waitParity") else "mbarrier.wait"
-        self._trace_event(event, ctx, mb, keys)
+        self._trace_event(event, ctx, mb, keys, **trace)
         while not done.all():
             if self.async_.force_barrier(mb, np.unique(keys[~done])):
                 self.progress += 1
