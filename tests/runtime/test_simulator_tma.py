@@ -80,34 +80,39 @@ def tile_pipeline(stages: int, tokens: bool = False) -> k.Kernel:
     return kernel(body, [a], [out], (BLOCKS,), (box,), tensor_maps=(tmap,), checks=(fill,))
 
 
-def warp_specialized_pipeline(stages: int, block_x: int = 128) -> k.Kernel:
+def warp_specialized_pipeline(stages: int, block_x: int = 128, nvfuser_style: bool = False) -> k.Kernel:
     """The same stream, warp-specialized on TIDy: threadIdx.y == 1 is the AsyncWarp (its elected thread waits
     on 'empty' and issues TMA onto 'full'), threadIdx.y == 0 the ComputeWarp (waits on 'full', computes,
-    arrives on 'empty'), as nvFuser generates it."""
+    arrives on 'empty'). ``nvfuser_style`` adds what nvFuser generates around it: register reallocation,
+    the AsyncWarp's ``return``, and pre-arrives on the 'empty' barriers instead of a flipped first parity."""
     S, box = stages, block_x
     a, out = global_1d("T0"), global_1d("T2")
     tmap = k.TensorMapParam("tmap_T0", a, (box,))
     smem, full, empty = shared("T1", S * box), shared("T3", S, INT64), shared("T4", S, INT64)
     tiles = ceil_div(ceil_div(N, box), BLOCKS)
-    i1, i2, i3, i5 = (sym(f"i{n}") for n in (1, 2, 3, 5))
+    i1, i2, i3, i5, i6 = (sym(f"i{n}") for n in (1, 2, 3, 5, 6))
     g = (BX * tiles + i3) * box + TX
-    producer = for_("i2", 0, tiles, [
+    empty_parity = (i2 // S) % 2 if nvfuser_style else (i2 // S + 1) % 2
+    producer: list[k.Node] = [for_("i2", 0, tiles, [
         elect([
-            k.MBarrierWaitParity(empty, i2 % S, (i2 // S + 1) % 2),
+            k.MBarrierWaitParity(empty, i2 % S, empty_parity),
             k.MBarrierArriveExpectTx(full, i2 % S, c(box * 4)),
             k.TmaLoad(smem, (i2 % S) * box, tmap, ((BX * tiles + i2) * box,), full, i2 % S),
         ]),
-    ], stage=Stage.AsyncWarp)
-    consumer = for_("i3", 0, tiles, [
+    ], stage=Stage.AsyncWarp)]
+    consumer: list[k.Node] = [for_("i3", 0, tiles, [
         k.MBarrierWaitParity(full, i3 % S, (i3 // S) % 2),
         if_(g.lt(N), [assign(out, g, binary("mul", load(smem, (i3 % S) * box + TX), fconst(2.0)))]),
         k.MBarrierArrive(empty, i3 % S),
-    ], stage=Stage.ComputeWarp)
+    ], stage=Stage.ComputeWarp)]
+    if nvfuser_style:
+        producer = [k.SetMaxNReg(40, increase=False), *producer, k.Return()]
+        consumer = [k.SetMaxNReg(232, increase=True), for_("i6", 0, S, [k.MBarrierArrive(empty, i6)]), *consumer]
     body = [
         k.Allocate(smem), k.Allocate(full), k.Allocate(empty),
         elect([for_("i1", 0, S, [k.MBarrierInit(full, i1, c(1)), k.MBarrierInit(empty, i1, c(box))])]),
         k.BlockSync("init: mbarriers"),
-        if_(TY.eq(1), [producer], [consumer]),
+        if_(TY.eq(1), producer, consumer),
         k.BlockSync("before inval"),
         elect([for_("i5", 0, S, [k.MBarrierInval(full, i5), k.MBarrierInval(empty, i5)])]),
     ]
@@ -211,12 +216,13 @@ def test_trace_records_block_zero_pipeline_events() -> None:
 
 
 # ---------------------------------------------------------------- warp specialization
+@pytest.mark.parametrize("nvfuser_style", [False, True])
 @pytest.mark.parametrize("block_x", [128, 16])  # 16: producer and consumer lanes share one warp
 @pytest.mark.parametrize("stages", [2, 3])
 @pytest.mark.parametrize("seed", SEEDS)
-def test_warp_specialized_pipeline_matches_numpy(block_x: int, stages: int, seed: int) -> None:
+def test_warp_specialized_pipeline_matches_numpy(block_x: int, stages: int, seed: int, nvfuser_style: bool) -> None:
     x = stream(BLOCKS * 6 * block_x - 3, seed)
-    (y,) = simulate(warp_specialized_pipeline(stages, block_x), [x], seed=seed)
+    (y,) = simulate(warp_specialized_pipeline(stages, block_x, nvfuser_style), [x], seed=seed)
     np.testing.assert_array_equal(y, 2 * x)
 
 
