@@ -10,8 +10,8 @@ from .errors import (
                      RuntimeFailure,
                      SimulationError,
 )
-from .executor import execute
+from .executor import execute, execute_isolated
 from .simulator import simulate
 
 __all__ = ["CompileError", "DeadlockError", "InputError", "LaunchError", "NoGpuError", "PipelineFillError",
-           "RuntimeFailure", "SimulationError", "execute", "simulate"]
+           "RuntimeFailure", "SimulationError", "execute", "execute_isolated", "simulate"]

@@ -2,8 +2,11 @@
 
 Every driver result is checked here and turned into a ``NoGpuError`` or ``LaunchError`` whose
 message names the call and the CUDA error, never a bare code. After a failed launch, ``recover``
-checks whether the context took a sticky error and, if so, resets the primary context so that
-the next call starts clean.
+checks whether the context took a sticky error (illegal address, trap, ...) and resets the
+primary context. Current drivers may refuse all further work in a process after a sticky error
+("the process must be terminated and relaunched"); then the device is marked unusable and every
+later call says so plainly. ``executor.execute_isolated`` runs a kernel in a child process for
+exactly that reason.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from .errors import LaunchError, NoGpuError
 _lock = threading.RLock()
 _initialized = False
 _devices: dict[int, Device] = {}
+_unusable: dict[int, str] = {}  # device ordinal -> why this process can no longer use it
 
 
 def cuda_driver() -> Any:
@@ -112,6 +116,10 @@ def device(ordinal: int = 0) -> Device:
     with _lock:
         _init()
         driver = cuda_driver()
+        if ordinal in _unusable:
+            raise LaunchError(f"device {ordinal} is unusable in this process: {_unusable[ordinal]}. The driver "
+                              f"allows no GPU work after that; restart the process (execute_isolated runs "
+                              f"kernels that may fault in a child process)")
         if ordinal not in _devices:
             count = check(driver.cuDeviceGetCount(), "cuDeviceGetCount", NoGpuError)
             if not 0 <= ordinal < count:
@@ -135,24 +143,30 @@ def pointer_device(ptr: int) -> int | None:
     return int(value) if err == driver.CUresult.CUDA_SUCCESS else None
 
 
-def recover(dev: Device) -> bool:
-    """After a failure: True if the context was unusable and has been reset.
+def recover(dev: Device) -> str:
+    """After a failure: "ok" if the context is healthy, "reset" if it had a sticky error and a reset
+    primary context works again, "unusable" if the driver refuses this process the device for good.
 
-    A sticky error (illegal address, trap, ...) poisons the context for good, so the primary
-    context is released and reset; the next ``device()`` call creates a fresh one. Device memory
-    of that context (including torch or cupy arrays) is gone with it.
+    A reset destroys the device memory of the context, including torch or cupy arrays.
     """
     driver = cuda_driver()
     with _lock:
-        try:
-            (err,) = driver.cuCtxSynchronize()
-        except Exception:  # noqa: BLE001
-            err = None
+        (err,) = driver.cuCtxSynchronize()
         if err == driver.CUresult.CUDA_SUCCESS:
-            return False
+            return "ok"
+        reason = f"a kernel hit {error_text(err)}"
         dev.functions.clear()
         dev.modules.clear()
+        _devices.pop(dev.ordinal, None)
         driver.cuDevicePrimaryCtxRelease(dev.handle)
         driver.cuDevicePrimaryCtxReset(dev.handle)
-        _devices.pop(dev.ordinal, None)
-        return True
+        err, context = driver.cuDevicePrimaryCtxRetain(dev.handle)
+        if err == driver.CUresult.CUDA_SUCCESS:
+            driver.cuCtxSetCurrent(context)
+            (sync_err,) = driver.cuCtxSynchronize()
+            if sync_err == driver.CUresult.CUDA_SUCCESS:
+                _devices[dev.ordinal] = Device(dev.ordinal, dev.handle, context)
+                return "reset"
+            driver.cuDevicePrimaryCtxRelease(dev.handle)
+        _unusable[dev.ordinal] = reason
+        return "unusable"

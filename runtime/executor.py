@@ -64,6 +64,25 @@ def execute(kernel_or_fusion: Any, inputs: Sequence[Any], *, outputs: Sequence[A
     return _Launch(dev, kernel, plan, function, args, given, poison, watchdog_s, timeout_s).run()
 
 
+def execute_isolated(kernel_or_fusion: Any, inputs: Sequence[np.ndarray], *,
+                     timeout_s: float = DEFAULT_TIMEOUT_S, **options: Any) -> list[np.ndarray]:
+    """``execute`` in a fresh child process, for numpy arrays.
+
+    A kernel that faults or traps leaves its process unable to use the GPU (a driver rule), so
+    kernels that may be wrong (fuzzed schedules, mutation tests) run here: the error comes back
+    as the same exception and this process keeps a working context.
+    """
+    import multiprocessing
+
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        pending = pool.apply_async(execute, (kernel_or_fusion, list(inputs)), dict(options, timeout_s=timeout_s))
+        try:
+            return pending.get(timeout=timeout_s + 60)
+        except multiprocessing.TimeoutError:
+            raise LaunchError(f"kernel {getattr(kernel_or_fusion, 'name', '')}: the child process did not finish "
+                              f"within {timeout_s + 60} s") from None
+
+
 def as_kernel(kernel_or_fusion: Any) -> Kernel:
     if isinstance(kernel_or_fusion, Kernel):
         return kernel_or_fusion
@@ -265,11 +284,15 @@ class _Launch:
             self._fail(f"the kernel failed: {cu.error_text(err)}{hint}")
 
     def _fail(self, message: str) -> None:
-        reset = cu.recover(self.dev)
-        if reset:
-            self.allocations = []
+        state = cu.recover(self.dev)
+        if state != "ok":
+            self.allocations = []  # gone with the context
+        if state == "reset":
             message += ("; the CUDA context had a sticky error and was reset, so device arrays created before "
                         "this call are invalid")
+        elif state == "unusable":
+            message += ("; the CUDA context had a sticky error and the driver allows no further GPU work in this "
+                        "process: restart it (execute_isolated runs such kernels in a child process)")
         raise LaunchError(f"{self.plan.describe(self.kernel.name)}: {message}")
 
 

@@ -28,13 +28,19 @@ def encode_tiled(spec: TensorMapSpec, address: int) -> Any:
     driver = cu.cuda_driver()
     data_type = getattr(driver.CUtensorMapDataType, _DATA_TYPES[spec.dtype])
     rank = len(spec.global_dims)
+    strides = list(spec.global_strides_bytes)
+    if rank == 1:
+        # The driver rejects a rank-1 map whose stride array is empty (a NULL pointer); it reads no
+        # entry of it, so pass the row's byte size, rounded up to the 16 bytes strides must be.
+        itemsize = spec.dtype.size
+        strides = [-(-spec.global_dims[0] * itemsize // 16) * 16]
     tmap = cu.check(
         driver.cuTensorMapEncodeTiled(
             data_type,
             rank,
             address,
             [driver.cuuint64_t(d) for d in spec.global_dims],
-            [driver.cuuint64_t(s) for s in spec.global_strides_bytes],
+            [driver.cuuint64_t(s) for s in strides],
             [driver.cuuint32_t(b) for b in spec.box],
             [driver.cuuint32_t(e) for e in spec.element_strides],
             driver.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,

@@ -18,9 +18,8 @@ import numpy as np
 import pytest
 
 from fusion_ir.scalar import Val
-from runtime import LaunchError
+from runtime import LaunchError, executor
 from runtime import driver as cu
-from runtime import executor
 from tests.codegen import sample_kernels as s
 
 
@@ -41,7 +40,7 @@ class FakeTensorMap:
         self.args = args
         self.buffer = np.zeros(16, dtype=np.uint64)
 
-    def getPtr(self) -> int:  # noqa: N802 - cuda-python's name
+    def getPtr(self) -> int:
         return self.buffer.ctypes.data
 
 
@@ -54,6 +53,7 @@ class FakeDriver:
         self.tensor_maps: list[FakeTensorMap] = []
         self.kernel_error = kernel_error
         self.context_broken = False
+        self.reset_heals = True  # False: like drivers that refuse a process any work after a sticky error
         self.CUresult = CUresult
         self.CUstream = lambda handle: ("stream", handle)
         self.cuuint64_t = self.cuuint32_t = int
@@ -76,73 +76,79 @@ class FakeDriver:
         return record
 
     # -- device and context
-    def cuInit(self, flags: int) -> tuple:  # noqa: N802
+    def cuInit(self, flags: int) -> tuple:
         return (OK,)
 
-    def cuDeviceGetCount(self) -> tuple:  # noqa: N802
+    def cuDeviceGetCount(self) -> tuple:
         return (OK, 1)
 
-    def cuDeviceGet(self, ordinal: int) -> tuple:  # noqa: N802
+    def cuDeviceGet(self, ordinal: int) -> tuple:
         return (OK, ("device", ordinal))
 
-    def cuDevicePrimaryCtxRetain(self, dev: Any) -> tuple:  # noqa: N802
+    def cuDevicePrimaryCtxRetain(self, dev: Any) -> tuple:
         self.calls.append(("cuDevicePrimaryCtxRetain", (dev,)))
         return (OK, "context")
 
-    def cuDeviceGetAttribute(self, attr: str, dev: Any) -> tuple:  # noqa: N802
+    def cuDeviceGetAttribute(self, attr: str, dev: Any) -> tuple:
         return (OK, 232448)
 
-    def cuModuleLoadData(self, image: bytes) -> tuple:  # noqa: N802
+    def cuModuleLoadData(self, image: bytes) -> tuple:
         self.calls.append(("cuModuleLoadData", ()))
         return (OK, "module")
 
-    def cuModuleGetFunction(self, module: Any, name: bytes) -> tuple:  # noqa: N802
+    def cuModuleGetFunction(self, module: Any, name: bytes) -> tuple:
         return (OK, ("function", name))
 
-    def cuGetErrorName(self, err: CUresult) -> tuple:  # noqa: N802
+    def cuGetErrorName(self, err: CUresult) -> tuple:
         return (OK, err.name.encode())
 
-    def cuGetErrorString(self, err: CUresult) -> tuple:  # noqa: N802
+    def cuGetErrorString(self, err: CUresult) -> tuple:
         return (OK, b"fake error")
 
     # -- memory
-    def cuMemAlloc(self, n: int) -> tuple:  # noqa: N802
+    def cuMemAlloc(self, n: int) -> tuple:
         address = self.next_address
         self.next_address += (n + 255) // 256 * 256
         self.memory[address] = np.zeros(n, dtype=np.uint8)
         return (OK, address)
 
-    def cuMemcpyHtoD(self, dst: int, src: int, n: int) -> tuple:  # noqa: N802
+    def cuMemcpyHtoD(self, dst: int, src: int, n: int) -> tuple:
         self.memory[dst][:n] = np.frombuffer(ctypes.string_at(src, n), dtype=np.uint8)
         return (OK,)
 
-    def cuMemcpyDtoH(self, dst: int, src: int, n: int) -> tuple:  # noqa: N802
+    def cuMemcpyDtoH(self, dst: int, src: int, n: int) -> tuple:
         ctypes.memmove(dst, self.memory[src].ctypes.data, n)
         return (OK,)
 
-    def cuMemsetD32Async(self, dst: int, value: int, count: int, stream: Any) -> tuple:  # noqa: N802
+    def cuMemsetD32Async(self, dst: int, value: int, count: int, stream: Any) -> tuple:
         self.memory[dst].view(np.uint32)[:count] = value
         return (OK,)
 
     # -- launch
-    def cuTensorMapEncodeTiled(self, *args: Any) -> tuple:  # noqa: N802
+    def cuTensorMapEncodeTiled(self, *args: Any) -> tuple:
         tmap = FakeTensorMap(args)
         self.tensor_maps.append(tmap)
         return (OK, tmap)
 
-    def cuLaunchKernel(self, f: Any, gx: int, gy: int, gz: int, bx: int, by: int, bz: int, smem: int,  # noqa: N802
+    def cuLaunchKernel(self, f: Any, gx: int, gy: int, gz: int, bx: int, by: int, bz: int, smem: int,
                        stream: Any, params: np.ndarray, extra: int) -> tuple:
         self.launches.append({"grid": (gx, gy, gz), "block": (bx, by, bz), "smem": smem,
                               "params": [int(p) for p in params]})
         return (OK,)
 
-    def cuStreamQuery(self, stream: Any) -> tuple:  # noqa: N802
+    def cuStreamQuery(self, stream: Any) -> tuple:
         if self.kernel_error != OK:
             self.context_broken = True
         return (self.kernel_error,)
 
-    def cuCtxSynchronize(self) -> tuple:  # noqa: N802
+    def cuCtxSynchronize(self) -> tuple:
         return (CUresult.CUDA_ERROR_ILLEGAL_ADDRESS if self.context_broken else OK,)
+
+    def cuDevicePrimaryCtxReset(self, dev: Any) -> tuple:
+        self.calls.append(("cuDevicePrimaryCtxReset", (dev,)))
+        if self.reset_heals:
+            self.context_broken = False
+        return (OK,)
 
 
 @pytest.fixture
@@ -151,6 +157,7 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> FakeDriver:
     monkeypatch.setattr(cu, "cuda_driver", lambda: driver)
     monkeypatch.setattr(cu, "_initialized", False)
     monkeypatch.setattr(cu, "_devices", {})
+    monkeypatch.setattr(cu, "_unusable", {})
     # no NVRTC needed: any bytes stand in for the cubin
     monkeypatch.setattr(executor, "compile_kernel", lambda kernel, watchdog_s=None: SimpleNamespace(
         key=f"{kernel.name}-{watchdog_s}", image=b"\x7fELF"))
@@ -211,13 +218,29 @@ def test_failed_kernel_is_a_launch_error_and_resets_a_broken_context(fake: FakeD
     fake.kernel_error = CUresult.CUDA_ERROR_LAUNCH_FAILED
     with pytest.raises(LaunchError, match=r"tma_circular_buffer_3_kernel: grid \(1, 1, 1\), block \(128, 1, 1\), "
                                           r"dynamic shared memory 1560 bytes: the kernel failed: "
-                                          r"CUDA_ERROR_LAUNCH_FAILED .*watchdog.*context had a sticky error"):
+                                          r"CUDA_ERROR_LAUNCH_FAILED .*watchdog.*context had a sticky error and was "
+                                          r"reset"):
         executor.execute(s.tma_circular_buffer(3).kernel, [np.zeros(1000, dtype=np.float32)])
     names = [name for name, _ in fake.calls]
     assert names.index("cuDevicePrimaryCtxRelease") < names.index("cuDevicePrimaryCtxReset")
-    assert cu._devices == {}
+    assert names.count("cuDevicePrimaryCtxRetain") == 2  # the first context, then the fresh one
     fake.kernel_error = OK
-    fake.context_broken = False
     executor.execute(s.tma_circular_buffer(3).kernel, [np.zeros(1000, dtype=np.float32)])
-    assert names.count("cuDevicePrimaryCtxRetain") == 1
-    assert [name for name, _ in fake.calls].count("cuDevicePrimaryCtxRetain") == 2
+    assert len(fake.launches) == 2
+
+
+def test_a_process_the_driver_gave_up_on_says_so(fake: FakeDriver) -> None:
+    fake.kernel_error = CUresult.CUDA_ERROR_ILLEGAL_ADDRESS
+    fake.reset_heals = False
+    with pytest.raises(LaunchError, match=r"CUDA_ERROR_ILLEGAL_ADDRESS .*no further GPU work in this process"):
+        executor.execute(s.pointwise().kernel, [np.zeros((2, 4), dtype=np.float32)] * 2)
+    with pytest.raises(LaunchError, match=r"device 0 is unusable in this process: a kernel hit "
+                                          r"CUDA_ERROR_ILLEGAL_ADDRESS"):
+        executor.execute(s.pointwise().kernel, [np.zeros((2, 4), dtype=np.float32)] * 2)
+
+
+def test_rank_one_tensor_map_gets_a_stride_array(fake: FakeDriver) -> None:
+    executor.execute(s.tma_circular_buffer(3).kernel, [np.zeros(1001, dtype=np.float32)])
+    (tmap,) = fake.tensor_maps
+    dims, strides, box = tmap.args[3:6]
+    assert (dims, strides, box) == ([1001], [4016], [128])
