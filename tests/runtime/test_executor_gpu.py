@@ -29,15 +29,25 @@ SAMPLES = s.gpu_samples()
 CASES = [(name, size) for name, sample in SAMPLES.items() for size in sample.sizes]
 
 
-def torch_or_skip():
-    """torch with a GPU, or skip (``importorskip`` lets errors other than ImportError through)."""
+def _import_torch() -> tuple[object, str]:
+    # At collection, before any test has touched CUDA: in one GPU run, importing torch from inside
+    # a test (after cuda-python kernels ran) failed in torch's own custom-op registration.
     try:
         import torch
-    except Exception as e:  # noqa: BLE001
-        pytest.skip(f"torch does not import here: {type(e).__name__}: {e}")
-    if not torch.cuda.is_available():
+    except Exception as e:  # noqa: BLE001 - importorskip would let errors other than ImportError through
+        return None, f"torch does not import here: {type(e).__name__}: {e}"
+    return torch, ""
+
+
+TORCH, TORCH_ERROR = _import_torch()
+
+
+def torch_or_skip():
+    if TORCH is None:
+        pytest.skip(TORCH_ERROR)
+    if not TORCH.cuda.is_available():
         pytest.skip("torch sees no GPU")
-    return torch
+    return TORCH
 
 
 def rng_for(*key: object) -> np.random.Generator:
