@@ -442,3 +442,21 @@ class TensorOp:
     text: str
     expr: Any = field(compare=False, repr=False)
     tv: Any = field(compare=False, repr=False)
+    # Loop indices this op sees shifted, e.g. (("i3", i3 + 2),): a circular-buffer main loop
+    # issues the load of iteration i3 + prefetch. Applied to the statements it lowers to.
+    shift: tuple[tuple[str, Val], ...] = ()
+
+
+def substitute(node: Any, mapping: dict[str, Val]) -> Any:
+    """``node`` (a statement, value or tuple of them) with symbols replaced in every index,
+    bound and condition; buffers are left alone."""
+    from dataclasses import fields, is_dataclass, replace
+
+    if isinstance(node, Val):
+        return node.substitute(mapping)
+    if isinstance(node, tuple):
+        return tuple(substitute(x, mapping) for x in node)
+    if isinstance(node, (Buffer, TensorMapParam, TensorOp)) or not is_dataclass(node):
+        return node
+    changes = {f.name: substitute(getattr(node, f.name), mapping) for f in fields(node)}
+    return replace(node, **changes)

@@ -61,6 +61,8 @@ def node_lines(node: k.Node, indent: int = 0) -> list[str]:
         return [f"{pad}__syncthreads();{why}"]
     if isinstance(node, k.TensorOp):
         tag = "" if node.kind == "compute" else f"  // {node.kind}"
+        if node.shift:
+            tag += "  // at " + ", ".join(f"{name} = {value}" for name, value in node.shift)
         return [f"{pad}{node.text}{tag}"]
     if isinstance(node, k.Comment):
         return [f"{pad}// {node.text}"]

@@ -86,7 +86,9 @@ def run(kernel: Kernel, ctx: LoweringContext) -> Kernel:
             if tv.memory_type is MemoryType.Global:
                 raise LoweringError(f"T{tv.name} is a Global intermediate; only fusion inputs and outputs may live "
                                     f"in Global memory (use Local or Shared)")
-            ids = allocation_ids(ctx, tv, tv.memory_type, pos)
+            # A circular-buffered tensor is allocated outside its circular-buffer loop but holds one
+            # compute-at iteration per stage: its axes are those right of the compute-at position.
+            ids = allocation_ids(ctx, tv, tv.memory_type, tv.compute_at_pos)
             size = _size(ids)
             if tv.memory_type is MemoryType.Local and size.const_value() is None:
                 raise LoweringError(f"T{tv.name} is in Local memory but its allocation "

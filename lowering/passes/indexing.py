@@ -16,25 +16,32 @@ from dataclasses import replace
 from fusion_ir import IterDomain, MemoryType, ParallelType, TensorView
 from fusion_ir.exprs import BinaryOp, BroadcastOp, CastOp, LoadStoreOp, MmaOp, ReductionOp, UnaryOp
 from fusion_ir.scalar import Val, all_of
-from fusion_ir.types import DataType
+from fusion_ir.types import DataType, LoadStoreOpType
 
 from .. import index_math
 from ..context import PARALLEL_LAUNCH, LoweringContext
 from ..errors import LoweringError
-from ..kernel_ir import (Assign, BinaryValue, BlockReduce, Buffer, CastValue, Const, ForLoop, IfThenElse, Kernel,
-                         Load, Node, RuntimeCheck, TensorOp, UnaryValue, Value, children)
+from ..kernel_ir import (Assign, BinaryValue, BlockReduce, Buffer, CastValue, Const, CpAsync, ForLoop, IfThenElse,
+                         Kernel, Load, Node, RuntimeCheck, TensorOp, UnaryValue, Value, children, substitute, walk)
 from .allocation import _is_tma_load
 
 
 def run(kernel: Kernel, ctx: LoweringContext) -> Kernel:
-    return replace(kernel, body=_lower_body(kernel.body, ctx))
+    body = _lower_body(kernel.body, ctx)
+    for node in walk(body):
+        if isinstance(node, CpAsync):
+            _check_cp_async_bytes(node)
+    return replace(kernel, body=body)
 
 
 def _lower_body(body: tuple[Node, ...], ctx: LoweringContext) -> tuple[Node, ...]:
     out: list[Node] = []
     for node in body:
         if isinstance(node, TensorOp):
-            out.extend(lower_op(node, ctx))
+            nodes = lower_op(node, ctx)
+            if node.shift:
+                nodes = list(substitute(tuple(nodes), dict(node.shift)))
+            out.extend(nodes)
             continue
         kids = children(node)
         if kids:
@@ -251,7 +258,26 @@ def lower_op(op: TensorOp, ctx: LoweringContext) -> list[Node]:
         value = CastValue(value, tv.dtype)
     if _is_tma_load(tv) and ctx.notes.get("tma_lowering") is not None:
         return ctx.notes["tma_lowering"](op, idx)  # type: ignore[operator]
+    if _is_cp_async(tv):
+        assert isinstance(value, Load)
+        return guarded(predicate(ctx, tv, idx, False, memory),
+                       [CpAsync(target, write_index(ctx, tv, idx), value.buffer, value.index)])
     return guarded(predicate(ctx, tv, idx, False, memory), [Assign(target, write_index(ctx, tv, idx), value)])
+
+
+def _is_cp_async(tv: TensorView) -> bool:
+    d = tv.definition
+    return isinstance(d, LoadStoreOp) and d.op_type is LoadStoreOpType.CpAsync
+
+
+CP_ASYNC_BYTES = (4, 8, 16)
+
+
+def _check_cp_async_bytes(copy: CpAsync) -> None:
+    nbytes = copy.vector * copy.dst.dtype.size
+    if nbytes not in CP_ASYNC_BYTES:
+        raise LoweringError(f"{copy.dst.name}: cp.async copies 4, 8 or 16 bytes; a copy of {copy.vector} x "
+                            f"{copy.dst.dtype.short_name} is {nbytes} bytes (vectorize the innermost axis so it is)")
 
 
 def value_dtype(v: Value) -> DataType:
@@ -266,6 +292,13 @@ def _vectorize(loop: ForLoop, ctx: LoweringContext) -> list[Node]:
     cond = Val.const(1)
     if isinstance(inner, IfThenElse) and len(inner.then_body) == 1 and not inner.else_body:
         cond, inner = inner.cond, inner.then_body[0]
+    if isinstance(inner, CpAsync) and width is not None:
+        sym = loop.index.name
+        first, last = {sym: Val.const(0)}, {sym: Val.const(width - 1)}
+        copy = replace(inner, dst_index=inner.dst_index.substitute(first), src_index=inner.src_index.substitute(first),
+                       vector=width)
+        _check_cp_async_bytes(copy)
+        return guarded(cond.substitute(last), [copy])
     if width is None or not isinstance(inner, Assign) or not isinstance(inner.value, Load) or inner.reduce_op:
         return [replace(loop, vectorize=False, unroll=True)]
     sym = loop.index.name

@@ -6,7 +6,7 @@ wrote (RAW), and at the end of a loop body in which a shared buffer is written a
 read, before the next iteration overwrites it (WAR).
 Guarantees: every cross-thread shared-memory dependency between tensor ops is ordered by a
 barrier every thread reaches (syncs are never placed under a predicate). Buffers filled by
-TMA or circular-buffered loads are skipped: their mbarriers order them.
+circular-buffered loads are skipped: the circular-buffer pass orders them.
 """
 
 from __future__ import annotations
@@ -14,8 +14,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from fusion_ir import MemoryType, TensorView
-from fusion_ir.exprs import LoadStoreOp
-from fusion_ir.types import LoadStoreOpType
 
 from ..context import LoweringContext
 from ..kernel_ir import BlockSync, ForLoop, Kernel, Node, TensorOp, children
@@ -47,9 +45,9 @@ def run(kernel: Kernel, ctx: LoweringContext) -> Kernel:
 def _guarded_by_syncs(tv: TensorView) -> bool:
     if tv.memory_type is not MemoryType.Shared or tv.is_output:
         return False
-    d = tv.definition
-    if isinstance(d, LoadStoreOp) and d.op_type is LoadStoreOpType.TMA:
-        return False
+    # A circular-buffered tensor's stages are ordered by the circular-buffer pass (mbarriers,
+    # wait_group and its own syncs); a TMA load outside one is ordered by its token wait and the
+    # block sync after it, which this pass sees as the sync before the first reader.
     return tv.circular_buffer_options is None
 
 
