@@ -1,99 +1,220 @@
-"""``viz TARGET [--show WHAT] [--pass NAME]``: print a fusion at any stage of lowering."""
+"""``viz TARGET [--show WHAT] [--pass NAME] [--format FMT]``: see a fusion at any stage of lowering."""
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
+from collections.abc import Callable
 
 from rich.console import Console
 from rich.panel import Panel
-from rich.syntax import Syntax
 from rich.table import Table
 
-from .target import TargetError, load_fusion
+from .subject import Subject
+from .target import TargetError
+from .view import FORMATS, UsageError, View, emit
 
-SHOWS = ("fusion", "transforms", "loops", "kir", "passes", "cuda")
+SHOWS: dict[str, str] = {
+    "fusion": "expressions and TensorViews in nvFuser notation",
+    "transforms": "each tensor's split/merge history",
+    "loops": "the loop nest: loops, stages, allocations and syncs (default)",
+    "kir": "the kernel IR after the last pass, or after --pass NAME",
+    "passes": "every pass with its time and how much it changed the kernel IR (--pass NAME: its diff)",
+    "cuda": "the generated CUDA source",
+    "resources": "ptxas registers, shared memory, stack and spills (needs nvcc)",
+    "dag": "the dataflow graph with its load and compute sub-DAGs (--format dot: Graphviz)",
+    "smem": "shared-memory buffers, mbarriers and tokens: offset, size, alignment, live range, sharing",
+    "pipeline": "a circular-buffered loop's first iterations as the simulator ran them",
+}
+PASS_SHOWS = ("kir", "loops", "passes")
+
+EPILOG = """\
+formats (--format) and where they go:
+  text  what the terminal shows (default); colour only on a terminal
+  svg   the same picture as an SVG image, for docs and issues
+  json  the same content as JSON, for tools
+  dot   Graphviz text; --show dag only
+  Every format goes to stdout, or to FILE with --output FILE (then nothing else is printed).
+  Files, pipes and SVGs are 100 columns wide unless --width says otherwise.
+
+exit status:
+  0  shown. --show pipeline without a circular-buffered loop and --show smem without
+     shared memory print a note and exit 0.
+  2  an error, shown as a short red panel on stderr (a traceback only with --debug): a missing
+     file, a file without build(), a schedule or lowering error, an unknown --show or --pass,
+     nvcc missing for --show resources, a simulation error (deadlock) for --show pipeline.
+
+examples:
+  viz --list
+  viz seed_circular_buffer --show pipeline
+  viz my_fusion.py --show kir --pass allocation
+  viz pointwise_2d --show dag --format dot --output dag.dot
+  viz smem_staging --show smem --format svg --output smem.svg
+"""
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="viz", description="See how a scheduled fusion lowers to a CUDA kernel.")
-    p.add_argument("target", nargs="?", help="an example name (see --list) or a Python file with build()")
-    p.add_argument("--show", default="loops", help=f"what to show: {', '.join(SHOWS)} (default: loops)")
-    p.add_argument("--pass", dest="pass_name", default=None, help="with --show kir: the pass to stop after")
+    shows = "\n".join(f"  {name:<11} {what}" for name, what in SHOWS.items())
+    p = argparse.ArgumentParser(prog="viz", description=f"See how a scheduled fusion lowers to a CUDA kernel.\n\n"
+                                f"--show WHAT:\n{shows}", epilog=EPILOG,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("target", nargs="?", help="an example name (see --list) or a Python file that defines "
+                   "build() -> Fusion or a module-level `fusion`")
+    p.add_argument("--show", default="loops", metavar="WHAT", help="what to show (default: loops)")
+    p.add_argument("--pass", dest="pass_name", default=None, metavar="NAME",
+                   help="with --show kir or loops: stop after this pass; with --show passes: show its diff")
+    p.add_argument("--format", dest="fmt", default="text", metavar="FMT", help=f"{' | '.join(FORMATS)} "
+                   "(default: text)")
+    p.add_argument("-o", "--output", default=None, metavar="FILE", help="write to FILE instead of stdout")
     p.add_argument("--list", action="store_true", help="list the examples")
     p.add_argument("--no-color", action="store_true", help="plain text")
-    p.add_argument("--width", type=int, default=None, help="console width")
+    p.add_argument("--width", type=int, default=None, metavar="N", help="columns (default: the terminal's)")
     p.add_argument("--debug", action="store_true", help="show tracebacks")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "fuzz" and importlib.util.find_spec("viz.fuzz") is not None:
+        from . import fuzz  # type: ignore[attr-defined]
+
+        return int(fuzz.main(argv[1:]) or 0)
     args = build_parser().parse_args(argv)
-    console = Console(no_color=args.no_color, width=args.width, highlight=not args.no_color,
-                      force_terminal=False if args.no_color else None)
     try:
-        return run(args, console)
+        return run(args)
     except Exception as e:  # noqa: BLE001 - every failure becomes a short message
         if args.debug:
             raise
-        Console(stderr=True, no_color=args.no_color).print(
-            Panel(f"{type(e).__name__}: {e}", title="viz", border_style="red"))
+        error_panel(e, no_color=args.no_color)
         return 2
 
 
-def run(args: argparse.Namespace, console: Console) -> int:
-    if args.list:
-        import examples
+def error_panel(error: BaseException, *, no_color: bool) -> None:
+    Console(stderr=True, no_color=no_color, highlight=False).print(
+        Panel(f"{type(error).__name__}: {error}", title="viz", border_style="red", expand=False), markup=False)
 
-        table = Table("example", "description")
-        for name in examples.names():
-            table.add_row(name, getattr(examples.load(name), "DESCRIPTION", ""))
-        console.print(table)
-        return 0
-    if args.target is None:
-        raise TargetError("give a TARGET (an example name or a .py file), or --list")
-    if args.show not in SHOWS:
-        raise TargetError(f"unknown --show {args.show!r}; choose one of {', '.join(SHOWS)}")
-    fusion = load_fusion(args.target)
-    if args.show == "fusion":
-        console.print(str(fusion), markup=False)
-        return 0
-    if args.show == "transforms":
-        for tv in fusion.used_tensors():
-            if not tv.is_input:
-                console.print(tv.transforms_string(), markup=False)
-        return 0
-    from lowering import lower
+
+def run(args: argparse.Namespace) -> int:
+    if args.fmt not in FORMATS:
+        raise UsageError(f"unknown --format {args.fmt!r}; choose one of {', '.join(FORMATS)}")
+    if args.width is not None and args.width < 20:
+        raise UsageError(f"--width {args.width} is too narrow; give 20 columns or more")
+    if args.list:
+        view = list_view()
+    else:
+        if args.target is None:
+            raise TargetError("give a TARGET (an example name or a .py file), or --list")
+        if args.show not in SHOWS:
+            raise UsageError(f"unknown --show {args.show!r}; choose one of {', '.join(SHOWS)}")
+        if args.pass_name is not None:
+            check_pass(args.pass_name, args.show)
+        view = make_view(Subject(args.target), args.show, pass_name=args.pass_name, no_color=args.no_color)
+    title = "viz --list" if args.list else f"viz {args.target} --show {args.show}"
+    emit(view, args.fmt, output=args.output, no_color=args.no_color, width=args.width, title=title)
+    return view.exit_code
+
+
+def check_pass(name: str, show: str) -> None:
     from lowering.pipeline import PASS_NAMES
 
-    traced = lower(fusion, trace=True)
-    if args.show == "passes":
-        table = Table("pass", "time (ms)", "kernel IR lines")
-        for rec in traced.passes:
-            table.add_row(rec.name, f"{rec.seconds * 1e3:.2f}", str(len(str(rec.kernel).splitlines())))
-        console.print(table)
-        return 0
-    if args.show == "kir":
-        if args.pass_name is not None and args.pass_name not in PASS_NAMES:
-            raise TargetError(f"unknown --pass {args.pass_name!r}; passes are {', '.join(PASS_NAMES)}")
-        kernel = traced.after(args.pass_name) if args.pass_name else traced.kernel
-        console.print(str(kernel), markup=False)
-        return 0
-    if args.show == "loops":
-        from .loops import loop_tree
+    if show not in PASS_SHOWS:
+        raise UsageError(f"--pass applies to --show {', '.join(PASS_SHOWS)}, not --show {show}")
+    if name not in PASS_NAMES:
+        raise UsageError(f"unknown --pass {name!r}; passes are {', '.join(PASS_NAMES)}")
 
-        console.print(loop_tree(traced.kernel))
-        return 0
-    if args.show == "cuda":
-        from codegen import to_cuda
 
-        source = to_cuda(traced.kernel)
-        if args.no_color:
-            console.print(source, markup=False)
-        else:
-            console.print(Syntax(source, "cuda", line_numbers=False))
-        return 0
-    return 0
+def make_view(subject: Subject, show: str, *, pass_name: str | None = None, no_color: bool = True) -> View:
+    """The view of one ``--show`` of ``subject``."""
+    builders: dict[str, Callable[[], View]] = {
+        "fusion": lambda: _fusion(subject),
+        "transforms": lambda: _transforms(subject),
+        "loops": lambda: _loops(subject, pass_name),
+        "kir": lambda: _kir(subject, pass_name),
+        "passes": lambda: _passes(subject, pass_name),
+        "cuda": lambda: _cuda(subject, no_color),
+        "resources": lambda: _resources(subject),
+        "dag": lambda: _dag(subject),
+        "smem": lambda: _smem(subject),
+        "pipeline": lambda: _pipeline(subject),
+    }
+    if show not in builders:
+        raise UsageError(f"unknown --show {show!r}; choose one of {', '.join(SHOWS)}")
+    view = builders[show]()
+    view.data = {"target": subject.target, **view.data}
+    return view
+
+
+def _fusion(subject: Subject) -> View:
+    from .fusion_view import fusion_view
+
+    return fusion_view(subject.fusion)
+
+
+def _transforms(subject: Subject) -> View:
+    from .fusion_view import transforms_view
+
+    return transforms_view(subject.fusion)
+
+
+def _loops(subject: Subject, pass_name: str | None) -> View:
+    from .loops import loops_view
+
+    kernel = subject.lowered.after(pass_name) if pass_name is not None else subject.kernel
+    return loops_view(kernel, after_pass=pass_name)
+
+
+def _kir(subject: Subject, pass_name: str | None) -> View:
+    from .kir_view import kir_view
+
+    name = pass_name if pass_name is not None else subject.lowered.passes[-1].name
+    return kir_view(subject.lowered.after(name), after_pass=name)
+
+
+def _passes(subject: Subject, pass_name: str | None) -> View:
+    from .kir_view import passes_view
+
+    return passes_view(subject.lowered.passes, detail=pass_name)
+
+
+def _cuda(subject: Subject, no_color: bool) -> View:
+    from .cuda_view import cuda_view
+
+    return cuda_view(subject.cuda, no_color=no_color)
+
+
+def _resources(subject: Subject) -> View:
+    from .cuda_view import resources_view
+
+    return resources_view(subject.kernel, subject.cuda)
+
+
+def _dag(subject: Subject) -> View:
+    from .dag import dag_view
+
+    return dag_view(subject.fusion)
+
+
+def _smem(subject: Subject) -> View:
+    from .smem import smem_view
+
+    return smem_view(subject.kernel)
+
+
+def _pipeline(subject: Subject) -> View:
+    from .pipeline import pipeline_view
+
+    return pipeline_view(subject.kernel, subject.sizes)
+
+
+def list_view() -> View:
+    import examples
+
+    rows = [(name, getattr(examples.load(name), "DESCRIPTION", "")) for name in examples.names()]
+    table = Table("example", "description", title="examples (viz NAME)")
+    for name, description in rows:
+        table.add_row(name, description)
+    return View("list", "examples", [table], {"examples": [{"name": n, "description": d} for n, d in rows]})
 
 
 if __name__ == "__main__":

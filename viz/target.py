@@ -18,6 +18,8 @@ def load_module(target: str) -> ModuleType:
     if path.suffix == ".py" or path.exists():
         if not path.exists():
             raise TargetError(f"no such file: {target}")
+        if path.is_dir():
+            raise TargetError(f"{target} is a directory; give a .py file that defines build()")
         spec = importlib.util.spec_from_file_location(path.stem, path)
         if spec is None or spec.loader is None:
             raise TargetError(f"cannot import {target}")
@@ -32,7 +34,11 @@ def load_module(target: str) -> ModuleType:
 
 
 def load_fusion(target: str) -> Fusion:
-    module = load_module(target)
+    return load_fusion_from(load_module(target), target)
+
+
+def load_fusion_from(module: ModuleType, target: str) -> Fusion:
+    """Call the module's ``build()``, or take its module-level ``fusion``."""
     if hasattr(module, "build"):
         fusion = module.build()
     elif isinstance(getattr(module, "fusion", None), Fusion):

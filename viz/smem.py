@@ -1,0 +1,293 @@
+"""``--show smem``: shared-memory buffers, mbarriers and tokens over the kernel's timeline.
+
+The timeline is the kernel IR listing (``viz --show kir``): position N is its line N. A buffer is
+live from the first statement that touches it to the last; a touch inside a loop that does not
+also hold the buffer's ``Allocate`` keeps it live for that whole loop, since the loop runs the
+statement again. An mbarrier array is therefore live from its init loop to its inval loop.
+Offsets are the kernel's (``Allocate.offset``, or codegen's placement of unplaced buffers).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from fusion_ir.scalar import Val
+from fusion_ir.types import MemoryType
+from lowering import kernel_ir as k
+from lowering.kir_printer import node_lines
+
+from .loops import STAGE_ORDER, STAGE_STYLE
+from .view import View
+
+BAR_WIDTH = 40
+KIND_STYLE = {"mbarrier": "yellow", "token": "magenta", "tma": "bright_blue", "cp.async": "blue",
+              "workspace": "cyan", "data": "green"}
+STAGE_MARK = {k.Stage.PrePrologue: "<", k.Stage.Prologue: "P", k.Stage.Main: "M", k.Stage.Epilogue: "E",
+              k.Stage.PostEpilogue: ">", k.Stage.AsyncWarp: "A", k.Stage.ComputeWarp: "C"}
+_VALUE_TYPES = (k.Load, k.UnaryValue, k.BinaryValue, k.CastValue)
+
+
+@dataclass(frozen=True)
+class SmemBuffer:
+    """One shared buffer, mbarrier array or token array and its place in memory and time."""
+
+    name: str
+    kind: str           # data, tma, cp.async, workspace, mbarrier or token
+    memory: str         # Shared, or Local for a register token
+    dtype: str
+    elements: Val
+    nbytes: Val
+    align: int
+    offset: Val | None  # None for Local tokens
+    allocated_at: int   # listing line of its Allocate
+    live: tuple[int, int] | None   # listing lines; None when nothing touches it
+    shares: tuple[str, ...]        # buffers whose bytes overlap this one's
+
+    @property
+    def aligned(self) -> bool | None:
+        off = self.offset.const_value() if self.offset is not None else None
+        return None if off is None else off % self.align == 0
+
+
+@dataclass(frozen=True)
+class StageSpan:
+    stage: k.Stage
+    loop: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class SmemChart:
+    buffers: list[SmemBuffer]
+    stages: list[StageSpan]
+    length: int              # lines in the kernel IR listing
+    smem_bytes: Val          # the kernel's dynamic shared memory
+
+    def conflicts(self) -> list[tuple[str, str]]:
+        """Pairs that share bytes while both are live: what shared-memory reuse must never produce."""
+        by_name = {b.name: b for b in self.buffers}
+        out = []
+        for b in self.buffers:
+            for other in b.shares:
+                o = by_name[other]
+                if b.name < other and b.live is not None and o.live is not None and _overlap(b.live, o.live):
+                    out.append((b.name, other))
+        return out
+
+
+# ---------------------------------------------------------------- analysis
+@dataclass
+class _OpenLoop:
+    node: k.ForLoop
+    start: int
+    end: int = 0
+
+
+def smem_chart(kernel: k.Kernel) -> SmemChart:
+    from codegen.smem_layout import shared_memory_layout
+
+    roles = _roles(kernel.body)
+    allocs: dict[str, tuple[k.Allocate, int, tuple[_OpenLoop, ...]]] = {}
+    touches: dict[str, list[tuple[int, int, tuple[_OpenLoop, ...]]]] = {}
+    stages: list[StageSpan] = []
+    line = 2 + len(kernel.checks)   # the listing's header lines
+
+    def visit(body: tuple[k.Node, ...], loops: tuple[_OpenLoop, ...]) -> None:
+        nonlocal line
+        for node in body:
+            line += 1
+            start = line
+            if isinstance(node, k.ForLoop):
+                loop = _OpenLoop(node, start)
+                visit(node.body, loops + (loop,))
+                loop.end = line
+                if node.stage is not None and all(lp.node.stage is None for lp in loops):
+                    stages.append(StageSpan(node.stage, str(node.index), start, line))
+            elif isinstance(node, k.IfThenElse):
+                visit(node.then_body, loops)
+                if node.else_body:
+                    line += 1
+                    visit(node.else_body, loops)
+            elif isinstance(node, k.ElectSync):
+                visit(node.body, loops)
+            elif isinstance(node, k.Allocate):
+                b = node.buffer
+                if (b.memory is MemoryType.Shared or b.name in roles) and b.name not in allocs:
+                    allocs[b.name] = (node, start, loops)
+            else:
+                line += len(node_lines(node)) - 1
+                for name in referenced_buffers(node):
+                    touches.setdefault(name, []).append((start, line, loops))
+
+    visit(kernel.body, ())
+    offsets = shared_memory_layout(kernel).offsets
+    placed = {name: (offsets.get(name), node.buffer.nbytes) for name, (node, _, _) in allocs.items()
+              if node.buffer.memory is MemoryType.Shared}
+    buffers = []
+    for name, (node, at, alloc_loops) in allocs.items():
+        b = node.buffer
+        offset = offsets.get(name) if b.memory is MemoryType.Shared else None
+        shares = tuple(o for o in placed if o != name and name in placed and _same_bytes(placed[name], placed[o]))
+        buffers.append(SmemBuffer(name, roles.get(name, "data"), b.memory.name, b.dtype.short_name, b.size,
+                                  b.nbytes, b.align, offset, at, _live(touches.get(name, []), alloc_loops), shares))
+    return SmemChart(buffers, stages, line, kernel.smem_bytes)
+
+
+def _live(touches: list[tuple[int, int, tuple[_OpenLoop, ...]]],
+          alloc_loops: tuple[_OpenLoop, ...]) -> tuple[int, int] | None:
+    """First to last touch, each widened to the outermost enclosing loop the Allocate is not in."""
+    lo: int | None = None
+    hi = 0
+    for start, end, loops in touches:
+        outer = next((lp for lp in loops if all(lp is not a for a in alloc_loops)), None)
+        if outer is not None:
+            start, end = outer.start, outer.end
+        lo = start if lo is None else min(lo, start)
+        hi = max(hi, end)
+    return None if lo is None else (lo, hi)
+
+
+def referenced_buffers(node: k.Node) -> set[str]:
+    """Names of the buffers a statement reads or writes (its own fields; nested statements not included)."""
+    names: set[str] = set()
+
+    def add(v: Any) -> None:
+        if isinstance(v, k.Buffer):
+            if not v.is_param:
+                names.add(v.name)
+        elif isinstance(v, _VALUE_TYPES):
+            for f in fields(v):
+                add(getattr(v, f.name))
+        elif isinstance(v, k.TensorOp):
+            names.add(v.tensor)
+            names.update(f"T{tv.name}" for tv in v.expr.tensor_inputs())
+
+    if isinstance(node, k.TensorOp):
+        add(node)
+        return names
+    for f in fields(node):
+        add(getattr(node, f.name))
+    return names
+
+
+def _roles(body: tuple[k.Node, ...]) -> dict[str, str]:
+    """What each special buffer is for, read off the statements that use it."""
+    roles: dict[str, str] = {}
+    for node in k.walk(body):
+        if isinstance(node, (k.MBarrierInit, k.MBarrierInval, k.MBarrierArrive, k.MBarrierArriveExpectTx,
+                             k.MBarrierWait, k.MBarrierWaitParity)):
+            roles[node.mbar.name] = "mbarrier"
+        if isinstance(node, k.TmaLoad):
+            roles[node.mbar.name] = "mbarrier"
+            roles.setdefault(node.dst.name, "tma")
+        if isinstance(node, k.TmaStore):
+            roles.setdefault(node.src.name, "tma")
+        if isinstance(node, (k.MBarrierArriveExpectTx, k.MBarrierWait)) and node.token is not None:
+            roles[node.token.name] = "token"
+        if isinstance(node, k.CpAsync):
+            roles.setdefault(node.dst.name, "cp.async")
+        if isinstance(node, k.BlockReduce):
+            roles.setdefault(node.workspace.name, "workspace")
+    return roles
+
+
+def _same_bytes(a: tuple[Val | None, Val], b: tuple[Val | None, Val]) -> bool:
+    (oa, na), (ob, nb) = a, b
+    if oa is None or ob is None:
+        return False
+    ca, cb, sa, sb = oa.const_value(), ob.const_value(), na.const_value(), nb.const_value()
+    if None in (ca, cb, sa, sb):
+        return str(oa) == str(ob)
+    return ca < cb + sb and cb < ca + sa and sa > 0 and sb > 0  # type: ignore[operator]
+
+
+def _overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return a[0] <= b[1] and b[0] <= a[1]
+
+
+# ---------------------------------------------------------------- rendering
+def smem_view(kernel: k.Kernel, *, width: int = BAR_WIDTH) -> View:
+    chart = smem_chart(kernel)
+    data = chart_data(chart)
+    if not chart.buffers:
+        return View("smem", "shared memory", [Text("no shared memory, mbarriers or tokens in this kernel",
+                                                   style="dim")], data)
+    layout = Table(title=f"shared memory of {kernel.name}: {kernel.smem_bytes} B dynamic")
+    for header in ("buffer", "kind", "type", "offset", "bytes", "align", "shares space with"):
+        layout.add_column(header, overflow="fold")
+    chart_table = Table(title="live ranges")
+    chart_table.add_column("buffer")
+    chart_table.add_column("live", no_wrap=True)
+    chart_table.add_column("timeline", no_wrap=True, min_width=width)
+    if chart.stages:
+        chart_table.add_row("", Text("stages", style="dim"), _stage_band(chart, width))
+    conflicts = {n for pair in chart.conflicts() for n in pair}
+    for b in chart.buffers:
+        style = KIND_STYLE.get(b.kind, "")
+        name = Text(b.name, style=f"bold {style}")
+        offset = "-" if b.offset is None else f"+{b.offset}"
+        align = Text(str(b.align))
+        if b.aligned is False:
+            align.append(" misaligned", style="bold red")
+        shares = Text(", ".join(b.shares), style="bold red" if b.name in conflicts else "")
+        if b.memory != "Shared":
+            shares = Text(f"({b.memory} memory)", style="dim")
+        layout.add_row(name, Text(b.kind, style=style), f"{b.dtype}[{b.elements}]", offset, f"{b.nbytes}", align,
+                       shares)
+        live = "never used" if b.live is None else f"{b.live[0]}-{b.live[1]}"
+        chart_table.add_row(name, live, _bar(b.live, chart.length, width, style))
+    legend = Text(f"live: lines of the kernel IR listing (viz --show kir); the timeline spans its {chart.length} "
+                  f"lines in {width} columns", style="dim")
+    for span in chart.stages:
+        legend.append(f"\n  {STAGE_MARK[span.stage]} {span.stage.value} ({span.loop}): lines {span.start}-{span.end}",
+                      style=STAGE_STYLE[span.stage])
+    out: list[Any] = [layout, chart_table, legend]
+    if chart.conflicts():
+        out.append(Text("live buffers share bytes: " + ", ".join(f"{a} and {b}" for a, b in chart.conflicts()),
+                        style="bold red"))
+    return View("smem", "shared memory", out, data)
+
+
+def chart_data(chart: SmemChart) -> dict[str, Any]:
+    return {
+        "smem_bytes": str(chart.smem_bytes),
+        "timeline_lines": chart.length,
+        "stages": [{"stage": s.stage.value, "loop": s.loop, "start": s.start, "end": s.end} for s in chart.stages],
+        "buffers": [{"name": b.name, "kind": b.kind, "memory": b.memory, "dtype": b.dtype,
+                     "elements": str(b.elements), "bytes": str(b.nbytes), "align": b.align,
+                     "offset": None if b.offset is None else str(b.offset), "aligned": b.aligned,
+                     "allocated_at": b.allocated_at, "live": None if b.live is None else list(b.live),
+                     "shares": list(b.shares)} for b in chart.buffers],
+        "conflicts": [list(p) for p in chart.conflicts()],
+    }
+
+
+def _column(line: int, length: int, width: int) -> int:
+    return min(width - 1, (line - 1) * width // max(length, 1))
+
+
+def _bar(live: tuple[int, int] | None, length: int, width: int, style: str) -> Text:
+    if live is None:
+        return Text("·" * width, style="dim")
+    lo, hi = _column(live[0], length, width), _column(live[1], length, width)
+    bar = Text("·" * lo, style="dim")
+    bar.append("█" * (hi - lo + 1), style=style)
+    bar.append("·" * (width - hi - 1), style="dim")
+    return bar
+
+
+def _stage_band(chart: SmemChart, width: int) -> Text:
+    marks: list[tuple[str, str]] = [(" ", "")] * width
+    for span in sorted(chart.stages, key=lambda s: STAGE_ORDER.index(s.stage)):
+        lo, hi = _column(span.start, chart.length, width), _column(span.end, chart.length, width)
+        for col in range(lo, hi + 1):
+            marks[col] = (STAGE_MARK[span.stage], STAGE_STYLE[span.stage])
+    band = Text()
+    for ch, style in marks:
+        band.append(ch, style=style)
+    return band
