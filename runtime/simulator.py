@@ -26,6 +26,8 @@ from fusion_ir.scalar import Val
 from fusion_ir.types import DataType, MemoryType, ParallelType
 from lowering import kernel_ir as k
 
+from .arrays import as_array_arg
+from .launch_plan import plan_launch
 from .errors import DeadlockError, InputError, PipelineFillError, SimulationError
 from .sim_async import AsyncCopy, AsyncEngine
 from .sim_mbarrier import MBarrierArray
@@ -51,6 +53,9 @@ def simulate(kernel: k.Kernel, inputs: Sequence[np.ndarray], seed: int = 0,
     env = kernel.symbol_env(arrays)
     _check_shapes(kernel, arrays, env)
     _run_checks(kernel, env)
+    # The executor's remaining argument checks (TMA layouts, shared-memory size) apply here too,
+    # so a launch the GPU would refuse is refused the same way.
+    plan_launch(kernel, [_plan_arg(a, b) for a, b in zip(arrays, kernel.inputs)])
     grid_dims, block_dims = kernel.launch_dims(env)
     threads = block_dims[0] * block_dims[1] * block_dims[2]
     if min(block_dims) < 1 or min(grid_dims) < 0:
@@ -84,6 +89,15 @@ def _validate_inputs(kernel: k.Kernel, inputs: Sequence[np.ndarray]) -> list[np.
             arr = np.ascontiguousarray(arr)  # the kernel indexes by non-negative element strides
         arrays.append(arr)
     return arrays
+
+
+def _plan_arg(arr: np.ndarray, buf: k.Buffer):
+    arg = as_array_arg(arr, f"input {buf.name}")
+    if buf.dtype is DataType.BFloat16:  # numpy has no bfloat16: the simulator takes float32 values
+        from dataclasses import replace
+
+        arg = replace(arg, dtype=buf.dtype.numpy_name, itemsize=buf.dtype.size)
+    return arg
 
 
 def _check_shapes(kernel: k.Kernel, arrays: list[np.ndarray], env: dict[str, int]) -> None:
@@ -975,14 +989,19 @@ class _Simulator:
         copy = AsyncCopy("cp.async", dst, dst_pos, src, src_base[:, None] + ar, valid, lanes.copy(), ctx.task,
                          group=self.committed["cp.async"][lanes].copy())
         self.async_.issue(copy)
+        if self.trace is not None and lanes.size:
+            self._trace_event("cp_async.issue", ctx, None, None, dst=node.dst.name, src=node.src.name,
+                              dst_index=int(self._per_lane(node.dst_index, ctx)[0]))
 
     def _async_commit(self, node: k.AsyncCommit, ctx: _Ctx) -> None:
         self._commit_counter(node.kind)[ctx.lanes] += 1
+        self._trace_event("async.commit", ctx, None, None, group=node.kind)
 
     def _async_wait(self, node: k.AsyncWait, ctx: _Ctx) -> None:
         counter = self._commit_counter(node.kind)
         kinds = ("cp.async",) if node.kind == "cp.async" else ("tma_store",)
         self.async_.wait_groups(kinds, ctx.lanes, counter[ctx.lanes] - node.pending, self.grid.num_lanes)
+        self._trace_event("async.wait", ctx, None, None, group=node.kind, pending=node.pending)
 
     def _commit_counter(self, kind: str) -> np.ndarray:
         counter = self.committed.get(kind)
