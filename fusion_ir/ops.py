@@ -210,9 +210,18 @@ def _reduction(op: str, x: TensorView, axes: int | Sequence[int]) -> TensorView:
         it = IterType.Reduction if k in norm else i.iter_type
         root.append(fusion.new_iter_domain(i.extent, it))
     out = fusion.new_tensor(root, x.dtype)
-    init = 0.0 if op == "sum" else float("-inf")
+    init = 0.0 if op == "sum" else _lowest(x.dtype)
     fusion.add_expr(ReductionOp(inputs=[x], outputs=[out], op=op, axes=tuple(sorted(norm)), init=init))
     return out
+
+
+def _lowest(dtype: DataType) -> float | int:
+    """The identity of ``max``: -inf for floats, the smallest value for integers (no -inf there)."""
+    if dtype.is_float:
+        return float("-inf")
+    if dtype is DataType.Bool:
+        return 0
+    return -(1 << (8 * dtype.size - 1))
 
 
 def builtins_set(xs: Sequence[int]) -> frozenset[int]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import networkx as nx
 
-from fusion_ir import IterDomain, ParallelType
+from fusion_ir import IterDomain, MemoryType, ParallelType
 from fusion_ir.replay import loop_map
 from fusion_ir.scalar import Val, vmax
 
@@ -70,6 +70,15 @@ def run(kernel: Kernel, ctx: LoweringContext) -> Kernel:
             index = Val.symbol(pt.cuda_index)
         else:
             index = Val.symbol(f"i{ctx.loop_symbol_base + number}")
+        if pt.is_block:
+            reductions = [i for i in members if i.is_reduction]
+            if reductions:
+                # A producer's block binding reaches a consumer's reduction axis through a shared loop.
+                raise LoweringError(f"reduction axis {reductions[0].label()} of T{owner[reductions[0]].name} shares "
+                                    f"its loop with an axis bound to {pt.name} "
+                                    f"({', '.join(f'T{owner[i].name} {i.label()}' for i in members)}); grid "
+                                    f"reductions are not supported: do not inline producers into a reduction axis "
+                                    f"that another tensor binds to a block index")
         group = LoopGroup(number, members, pt, extent, index)
         if group.is_broadcast:
             group.index = Val.const(0)
@@ -87,6 +96,8 @@ def run(kernel: Kernel, ctx: LoweringContext) -> Kernel:
                                         f"{pt.name} after parallel types propagate across compute_at")
                 seen[pt] = i
 
+    _check_cross_thread_reads(ctx, computed)
+
     for pt in PARALLEL_LAUNCH:
         extents: list[Val] = []
         for g in ctx.groups:
@@ -97,6 +108,38 @@ def run(kernel: Kernel, ctx: LoweringContext) -> Kernel:
             dim = e if dim == Val.const(1) else vmax(dim, e)
         ctx.launch[pt] = dim
     return kernel
+
+
+def _check_cross_thread_reads(ctx: LoweringContext, computed: list) -> None:
+    """A consumer reads a producer element written by another thread or block only through memory they share.
+
+    A producer axis bound to a thread index that does not share its IterDomain (and binding) with a
+    consumer axis is written by one thread and read by others: the producer must be in Shared
+    memory. Across blocks no memory is shared without a grid sync, so a block binding must be shared.
+    """
+    for consumer in computed:
+        for producer in consumer.producers():
+            if producer.is_input:
+                continue
+            mapping = loop_map(producer, consumer)
+            for p in producer.loop:
+                group = ctx.group(p)
+                pt = group.parallel_type
+                if not pt.is_grid_or_thread or group.is_broadcast or p.is_reduction:
+                    continue  # a block reduction leaves its result in every thread
+                c = mapping.get(p)
+                if c is not None and c in consumer.loop and ctx.group(c).parallel_type is pt:
+                    continue
+                if pt.is_thread and producer.memory_type is MemoryType.Shared:
+                    continue
+                where = "the same block" if pt.is_block else "a thread of the same block"
+                fix = ("bind the consumer's matching axis to the same index (e.g. parallelize_like) or do not "
+                       "bind this axis" if pt.is_block else "put the producer in Shared memory or bind the "
+                       "consumer's matching axis to the same index")
+                raise LoweringError(f"T{producer.name} axis {p.label()} is bound to {pt.name}, but consumer "
+                                    f"T{consumer.name} has no axis mapped to it with the same binding, so it reads "
+                                    f"elements that {where} did not write ({producer.memory_type.name} memory of "
+                                    f"T{producer.name}); {fix}")
 
 
 def _group_parallel_type(members: list[IterDomain], owner: dict) -> ParallelType:

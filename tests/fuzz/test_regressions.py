@@ -1,0 +1,88 @@
+"""Bugs the schedule fuzzer found, one test each, reduced to the smallest schedule that showed them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fusion_ir import DataType, Fusion, MemoryType, ParallelType, inline_most, ops
+from fusion_ir.reference import evaluate
+from lowering import LoweringError, lower
+from runtime import simulate
+
+PT = ParallelType
+
+
+def test_int_max_reduction_starts_from_the_lowest_int() -> None:
+    """max over int32 started from -inf, which an int register cannot hold (OverflowError in the simulator)."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=1, dtype=DataType.Int32)
+        out = ops.max(x, [0])
+        fusion.add_output(out)
+    assert out.definition.init == -(2**31)
+    inline_most(fusion)
+    inputs = [np.array([-7, -3, -9], dtype=np.int32)]
+    (got,) = simulate(lower(fusion), inputs)
+    np.testing.assert_array_equal(got, evaluate(fusion, inputs)[0])
+
+
+def test_float_max_reduction_still_starts_from_minus_infinity() -> None:
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=1)
+        fusion.add_output(ops.max(x, [0]))
+    assert fusion.outputs[0].definition.init == float("-inf")
+
+
+def test_block_binding_reaching_a_reduction_axis_is_a_lowering_error() -> None:
+    """A BIDx producer inlined into a sum's reduction loop made the reduction a grid reduction: wrong sums."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=1)
+        copy = ops.set(x)
+        out = ops.sum(copy, [0])
+        fusion.add_output(out)
+    cache = x.cache_after()
+    cache.axis(0).parallelize(PT.BIDx)
+    inline_most(fusion)   # cache -> copy -> the reduction loop of out: one loop bound to BIDx
+    with pytest.raises(LoweringError, match="grid reductions are not supported"):
+        lower(fusion)
+
+
+@pytest.mark.parametrize("binding", [PT.BIDy, PT.TIDy, PT.TIDx])
+def test_producer_bound_to_an_index_its_consumer_does_not_share_is_a_lowering_error(binding: ParallelType) -> None:
+    """A Local producer bound to a thread/block index was read by other threads/blocks: stale values."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=1)
+        copy = ops.set(x)
+        out = ops.broadcast(copy, [True, False])
+        fusion.add_output(out)
+    out.split(-1, 8)
+    out.axis(0).parallelize(PT.BIDx)
+    out.axis(-1).parallelize(PT.TIDx)
+    inline_most(fusion)   # copy stays outside: out's axis 0 is a broadcast
+    copy.axis(0).parallelize(binding)
+    with pytest.raises(LoweringError, match=f"T{copy.name} axis .* is bound to {binding.name}"):
+        lower(fusion)
+
+
+def test_thread_bound_producer_in_shared_memory_is_read_by_other_threads() -> None:
+    """The same schedule with the producer in Shared memory lowers and matches numpy."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=1)
+        copy = ops.set(x)
+        out = ops.broadcast(copy, [True, False])
+        fusion.add_output(out)
+    out.split(-1, 8)
+    out.axis(-1).parallelize(PT.TIDx)
+    inline_most(fusion)
+    copy.split(0, 8)
+    copy.axis(1).parallelize(PT.TIDy)
+    copy.set_memory_type(MemoryType.Shared)
+    inputs = [np.arange(20, dtype=np.float32)]
+    (got,) = simulate(lower(fusion), inputs)
+    np.testing.assert_array_equal(got, evaluate(fusion, inputs)[0])
+
