@@ -13,9 +13,10 @@ def build(stages: int = 3, prefetch: int = -1, vector: int = 4) -> Fusion:
         x = fusion.add_input(ndim=1, dtype=DataType.Float)
         out = ops.mul(ops.add(x, 1.0), x)
         fusion.add_output(out)
-    out.split(0, vector)     # [.., vector]
-    out.split(0, 128)        # [.., 128, vector]
-    out.split(0, 8)          # [blocks, 8, 128, vector]
+    if vector > 1:
+        out.split(0, vector)  # [.., vector]
+    out.split(0, 128)        # [.., 128(, vector)]
+    out.split(0, 8)          # [blocks, 8, 128(, vector)]
     out.axis(0).parallelize(ParallelType.BIDx)
     out.axis(2).parallelize(ParallelType.TIDx)
     tile = x.cache_after(LoadStoreOpType.CpAsync)

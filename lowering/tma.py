@@ -76,6 +76,21 @@ def analyze(ctx: LoweringContext, tv: TensorView) -> TmaBox:
     if len(dims) > MAX_RANK:
         raise LoweringError(f"{name}: a TMA box has at most {MAX_RANK} dimensions; T{source.name} has {len(dims)}")
 
+    issue: list[IterDomain] = []
+    for k, i in enumerate(tv.loop):
+        pt = ctx.group(i).parallel_type
+        if i.is_broadcast or i.is_reduction:
+            continue
+        if pt.is_thread:
+            where = "left of" if k < tv.compute_at_pos else "right of"
+            raise LoweringError(f"{name} is loaded by TMA, which one elected thread issues per block, but its axis "
+                                f"{i.label()} {where} the compute-at position is {pt.name}; keep thread-parallel "
+                                f"axes out of a TMA-loaded tensor (compute it outside them)")
+        if k >= tv.compute_at_pos and pt not in (ParallelType.Bulk, ParallelType.Serial, ParallelType.Unroll):
+            raise LoweringError(f"{name}: axis {i.label()} is {pt.name}; a TMA-loaded tensor's axes right of its "
+                                f"compute-at position are Bulk (the box) or serial loops that issue one box each")
+        if k >= tv.compute_at_pos and pt is not ParallelType.Bulk:
+            issue.append(i)
     bulk_axes = [i for i in tv.loop if ctx.group(i).parallel_type is ParallelType.Bulk]
     if not bulk_axes:
         raise LoweringError(f"{name} is loaded by TMA but has no Bulk axis; parallelize the axes of the box with "
@@ -104,21 +119,6 @@ def analyze(ctx: LoweringContext, tv: TensorView) -> TmaBox:
         raise LoweringError(f"{name}: the innermost TMA box row is {box[-1]} x {tv.dtype.short_name} = {row} bytes; "
                             f"it must be a multiple of {ROW_BYTES} bytes")
 
-    issue: list[IterDomain] = []
-    for k, i in enumerate(tv.loop):
-        pt = ctx.group(i).parallel_type
-        if i.is_broadcast or i.is_reduction:
-            continue
-        if pt.is_thread:
-            where = "left of" if k < tv.compute_at_pos else "right of"
-            raise LoweringError(f"{name} is loaded by TMA, which one elected thread issues per block, but its axis "
-                                f"{i.label()} {where} the compute-at position is {pt.name}; keep thread-parallel "
-                                f"axes out of a TMA-loaded tensor (compute it outside them)")
-        if k >= tv.compute_at_pos and pt not in (ParallelType.Bulk, ParallelType.Serial, ParallelType.Unroll):
-            raise LoweringError(f"{name}: axis {i.label()} is {pt.name}; a TMA-loaded tensor's axes right of its "
-                                f"compute-at position are Bulk (the box) or serial loops that issue one box each")
-        if k >= tv.compute_at_pos and pt is not ParallelType.Bulk:
-            issue.append(i)
     result = TmaBox(tv, source, dims, tuple(bulk.get(r) for r in dims), box, tuple(issue))
     _check_layout(ctx, result)
     return result

@@ -2,7 +2,8 @@
 
 An issued copy poisons its destination at once and lands later: after every statement its
 issuing task executes, each of its copies in flight lands with probability ``LAND_PROBABILITY``
-(seeded), and at the latest when a waiter needs it: a blocked mbarrier wait forces the copies of
+(seeded; every ``LAZY_EVERY``-th seed uses 0, so copies land only when forced, the latest legal
+moment, and a read that skips its wait always sees poison), and at the latest when a waiter needs it: a blocked mbarrier wait forces the copies of
 its barrier, ``cp.async`` and bulk wait-groups force their groups. Sources are read when the copy
 lands, so overwriting a TMA store's shared-memory source before its wait changes what reaches
 global memory.
@@ -19,6 +20,7 @@ from .sim_mbarrier import MBarrierArray
 from .sim_memory import Storage
 
 LAND_PROBABILITY = 0.3
+LAZY_EVERY = 3
 
 
 @dataclass(eq=False)
@@ -45,8 +47,10 @@ class AsyncCopy:
 
 
 class AsyncEngine:
-    def __init__(self, rng: np.random.Generator, on_land: Callable[[AsyncCopy, np.ndarray, np.ndarray], None]) -> None:
+    def __init__(self, rng: np.random.Generator, on_land: Callable[[AsyncCopy, np.ndarray, np.ndarray], None],
+                 land_probability: float = LAND_PROBABILITY) -> None:
         self.rng = rng
+        self.land_probability = land_probability
         self.copies: list[AsyncCopy] = []
         self.on_land = on_land  # (copy, landed rows, barrier keys whose phase completed)
 
@@ -61,7 +65,7 @@ class AsyncEngine:
         for copy in list(self.copies):
             if copy.issuer is not issuer:
                 continue
-            sel = copy.open & (self.rng.random(len(copy.open)) < LAND_PROBABILITY)
+            sel = copy.open & (self.rng.random(len(copy.open)) < self.land_probability)
             if sel.any():
                 self.land(copy, sel)
                 landed = True

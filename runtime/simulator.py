@@ -10,7 +10,8 @@ Execution model:
 - An ``if`` whose condition differs across a task's lanes and whose branches block forks the task
   into two sub-tasks that rejoin after the ``if`` (warp-specialized producer/consumer code).
 - The async proxy (``sim_async``) lands TMA and cp.async copies at seeded random moments, no later
-  than the wait that needs them; destinations hold poison (NaN) until then.
+  than the wait that needs them (seeds divisible by 3: exactly when a wait needs them); destinations
+  hold poison (NaN) until then.
 - When no task can make progress the kernel is deadlocked: ``DeadlockError`` names every waiter.
 """
 
@@ -29,7 +30,7 @@ from lowering import kernel_ir as k
 from .arrays import as_array_arg
 from .launch_plan import plan_launch
 from .errors import DeadlockError, InputError, PipelineFillError, SimulationError
-from .sim_async import AsyncCopy, AsyncEngine
+from .sim_async import LAND_PROBABILITY, LAZY_EVERY, AsyncCopy, AsyncEngine
 from .sim_mbarrier import MBarrierArray
 from .sim_memory import POISON_INT, Grid, Storage, clobber_aliases, storage_dtype, to_dtype
 from .sim_values import BINARY, REDUCE, UNARY, compile_val, int_div, uniform
@@ -203,7 +204,8 @@ class _Simulator:
         self._elect_owner: dict[tuple, np.ndarray] = {}   # elect-sync site -> owning task id per block
         self._task_ids: dict[tuple, int] = {}
         self.committed = {"cp.async": np.zeros(n, dtype=np.int64), "bulk": np.zeros(n, dtype=np.int64)}
-        self.async_ = AsyncEngine(self.rng, self._on_land)
+        self.async_ = AsyncEngine(self.rng, self._on_land,
+                                  0.0 if seed % LAZY_EVERY == 0 else LAND_PROBABILITY)
         self.progress = 0
         self.steps = 0
         self._budget = self._switch_budget()

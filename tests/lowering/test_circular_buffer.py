@@ -1,0 +1,359 @@
+"""TMA loads, mbarrier/token lifetime and Pipelined circular buffering.
+
+Every schedule here is simulated against numpy (several seeds, sizes no box divides) and its
+kernel IR is checked for the pipeline's structure; invalid boxes and pipelines raise
+``LoweringError`` naming the tensor and the rule.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import examples
+from fusion_ir import DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, Pipelined, WarpSpecialized, ops
+from lowering import LoweringError, lower
+from lowering import kernel_ir as k
+from runtime import PipelineFillError, simulate
+from runtime.errors import InputError
+from tests.helpers import assert_matches, random_inputs
+
+SEEDS = (0, 1, 2)
+
+
+def run_and_check(build, shapes_list, seeds=SEEDS) -> None:
+    for n, shapes in enumerate(shapes_list):
+        for seed in seeds:
+            fusion = build()
+            kernel = lower(fusion)
+            inputs = random_inputs(fusion, shapes, seed=1000 * n + seed)
+            assert_matches(fusion, inputs, simulate(kernel, inputs, seed=seed))
+
+
+def loops_by_stage(kernel: k.Kernel) -> list[k.ForLoop]:
+    return [n for n in k.walk(kernel.body) if isinstance(n, k.ForLoop) and n.stage is not None]
+
+
+def stage_of(loop: k.ForLoop) -> str:
+    return loop.stage.name
+
+
+# ------------------------------------------------------------------ every stage count and prefetch
+CASES = [(s, p) for s in range(2, 7) for p in range(s)]
+
+
+@pytest.mark.parametrize("stages,prefetch", CASES)
+@pytest.mark.parametrize("war_mbarrier", [False, True], ids=["war_sync", "war_mbarrier"])
+def test_two_tma_inputs_every_stage_count_and_prefetch(stages: int, prefetch: int, war_mbarrier: bool) -> None:
+    mod = examples.load("tma_add")
+    run_and_check(lambda: mod.build(stages, prefetch, boxes=1, tiles=8, war_mbarrier=war_mbarrier),
+                  [[(1,), (1,)], [(2049,), (2049,)], [(7000,), (7000,)]], seeds=(stages + prefetch,))
+
+
+@pytest.mark.parametrize("stages,prefetch", CASES)
+def test_seed_copy_every_stage_count_and_prefetch(stages: int, prefetch: int) -> None:
+    mod = examples.load("seed_double_buffer")
+    run_and_check(lambda: mod.build(stages, prefetch), [[(32 * stages,)], [(32 * stages + 5,)], [(1000,)]],
+                  seeds=(prefetch,))
+
+
+@pytest.mark.parametrize("stages", [2, 3, 4])
+def test_2d_boxes(stages: int) -> None:
+    mod = examples.load("tma_tile_2d")
+    run_and_check(lambda: mod.build(stages), [[(9, 32 * stages + 4)], [(17, 300)]])
+
+
+@pytest.mark.parametrize("stages,prefetch", [(2, 1), (3, 1), (4, 3), (5, 0)])
+def test_tma_feeding_a_block_reduction(stages: int, prefetch: int) -> None:
+    mod = examples.load("tma_reduction")
+    run_and_check(lambda: mod.build(stages, prefetch), [[(3, 128 * stages)], [(5, 1000)], [(2, 3000)]])
+
+
+@pytest.mark.parametrize("stages,prefetch", [(2, 1), (3, 2), (3, 0), (4, 2), (6, 5)])
+def test_cp_async_pipeline(stages: int, prefetch: int) -> None:
+    mod = examples.load("cp_async_pipeline")
+    run_and_check(lambda: mod.build(stages, prefetch), [[(4,)], [(5000,)]])
+
+
+def test_cp_async_without_vectorize_copies_4_bytes() -> None:
+    mod = examples.load("cp_async_pipeline")
+    run_and_check(lambda: mod.build(3, 2, vector=1), [[(1,)], [(3001,)]])
+
+
+@pytest.mark.parametrize("stages,prefetch", [(2, 1), (3, 1), (4, 0)])
+def test_register_double_buffering(stages: int, prefetch: int) -> None:
+    mod = examples.load("register_double_buffer")
+    run_and_check(lambda: mod.build(stages, prefetch), [[(1,)], [(9000,)]])
+
+
+def shared_set_pipeline(stages: int, prefetch: int) -> Fusion:
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=1, dtype=DataType.Float)
+        out = ops.add(x, 1.0)
+        fusion.add_output(out)
+    out.split(0, 128)
+    out.split(0, 8)
+    out.axis(0).parallelize(ParallelType.BIDx)
+    out.axis(2).parallelize(ParallelType.TIDx)
+    tile = x.cache_after()
+    tile.set_memory_type(MemoryType.Shared)
+    tile.compute_at(out, 2)
+    tile.split(-1, 32)                  # another thread mapping: readers need writers of other threads
+    tile.axis(2).parallelize(ParallelType.TIDx)
+    tile.circular_buffer(stages, prefetch)
+    return fusion
+
+
+@pytest.mark.parametrize("stages,prefetch", [(2, 0), (2, 1), (3, 2)])
+def test_shared_memory_pipeline_with_plain_loads(stages: int, prefetch: int) -> None:
+    run_and_check(lambda: shared_set_pipeline(stages, prefetch), [[(1,)], [(5000,)]])
+
+
+# ------------------------------------------------------------------ structure
+def test_seed_circular_buffer_has_the_five_stages_in_order() -> None:
+    kernel = lower(examples.load("seed_circular_buffer").build())
+    assert [stage_of(lp) for lp in loops_by_stage(kernel)] == [
+        "PrePrologue", "Prologue", "Main", "Epilogue", "PostEpilogue"]
+    pre, prologue, main, epilogue, post = loops_by_stage(kernel)
+    assert isinstance(pre.body[0], k.MBarrierInit) and isinstance(post.body[0], k.MBarrierInval)
+    assert str(prologue.stop) == "2" and str(main.stop) == "ceilDiv(i0, 32) - 2"
+    assert str(epilogue.start) == "ceilDiv(i0, 32) - 2"
+    # main: the elected thread issues iteration i + 2, then every thread waits on stage i % 3
+    issue, wait = main.body[0], main.body[1]
+    assert isinstance(issue, k.ElectSync)
+    arrive, load = issue.body
+    assert isinstance(arrive, k.MBarrierArriveExpectTx) and str(arrive.index) == "(i1 + 2) % 3"
+    assert str(arrive.tx_bytes) == "128"
+    assert isinstance(load, k.TmaLoad) and [str(c) for c in load.coords] == ["(i1 + 2) * 32"]
+    assert str(load.mbar_index) == "(i1 + 2) % 3"
+    assert isinstance(wait, k.MBarrierWaitParity)
+    assert (str(wait.index), str(wait.parity)) == ("i1 % 3", "(i1 / 3) % 2")
+    assert not any(isinstance(n, k.TmaLoad) for n in k.walk(epilogue.body))
+
+
+def test_one_mbarrier_array_guards_both_inputs_and_counts_every_byte() -> None:
+    kernel = lower(examples.load("tma_add").build(stages=4, boxes=4))
+    inits = [n for n in k.walk(kernel.body) if isinstance(n, k.MBarrierInit)]
+    assert {n.mbar.name for n in inits} == {"T3_mbar"}
+    main = next(lp for lp in loops_by_stage(kernel) if lp.stage is k.Stage.Main)
+    arrive = next(n for n in k.walk(main.body) if isinstance(n, k.MBarrierArriveExpectTx))
+    assert str(arrive.tx_bytes) == str(2 * 4 * 256 * 4)   # two inputs x 4 boxes x 256 floats
+    loads = [n for n in k.walk(main.body) if isinstance(n, k.TmaLoad)]
+    assert {n.tensor_map.name for n in loads} == {"tmap_T0", "tmap_T1"}
+    assert {n.mbar.name for n in loads} == {"T3_mbar"}
+    assert {m.name: m.box for m in kernel.tensor_maps} == {"tmap_T0": (256,), "tmap_T1": (256,)}
+
+
+def test_war_is_a_block_sync_or_the_empty_mbarriers() -> None:
+    synced = lower(examples.load("tma_add").build(stages=3))
+    main = next(lp for lp in loops_by_stage(synced) if lp.stage is k.Stage.Main)
+    assert isinstance(main.body[-1], k.BlockSync) and "WAR" in main.body[-1].reason
+
+    kernel = lower(examples.load("tma_add").build(stages=3, war_mbarrier=True))
+    mbar = next(n for n in k.walk(kernel.body) if isinstance(n, k.Allocate) and n.buffer.name == "T3_mbar")
+    assert str(mbar.buffer.size) == "6"
+    inits = [n for n in k.walk(kernel.body) if isinstance(n, k.MBarrierInit)]
+    assert [(str(n.index), str(n.count)) for n in inits] == [("s1", "1"), ("s1 + 3", "256")]
+    pre_arrive = [lp for lp in loops_by_stage(kernel) if lp.stage is k.Stage.PrePrologue][1]
+    assert isinstance(pre_arrive.body[0], k.MBarrierArrive)
+    main = next(lp for lp in loops_by_stage(kernel) if lp.stage is k.Stage.Main)
+    assert not any(isinstance(n, k.BlockSync) for n in main.body)
+    elect = main.body[0]
+    assert isinstance(elect.body[0], k.MBarrierWaitParity) and str(elect.body[0].index) == "((i3 + 2) % 3) + 3"
+    assert isinstance(main.body[-1], k.MBarrierArrive) and str(main.body[-1].index) == "(i3 % 3) + 3"
+
+
+def test_token_form_outside_circular_buffering() -> None:
+    kernel = lower(examples.load("tma_token").build())
+    top = kernel.body
+    names = [type(n).__name__ for n in top]
+    assert names[:4] == ["Allocate", "Allocate", "ElectSync", "BlockSync"]
+    assert names[-2:] == ["BlockSync", "ElectSync"]
+    elect = next(n for n in k.walk(top) if isinstance(n, k.ElectSync) and len(n.body) == 3)
+    arrive, load, wait = elect.body
+    assert isinstance(arrive, k.MBarrierArriveExpectTx) and arrive.token is not None
+    assert str(arrive.tx_bytes) == "1024"
+    assert isinstance(load, k.TmaLoad) and load.tensor_map.box == (32, 8)
+    assert isinstance(wait, k.MBarrierWait) and wait.token is arrive.token
+    run_and_check(examples.load("tma_token").build, [[(1, 4)], [(37, 212)]])
+
+
+def test_mbarriers_live_from_init_to_inval_and_are_never_shared() -> None:
+    traced = lower(examples.load("seed_circular_buffer").build(), trace=True)
+    lives = traced.context.notes["smem_lives"]
+    mbar, tile = lives["T2_mbar"], lives["T2"]
+    kernel = traced.after("smem_reuse")
+    positions = {}
+    counter = [0]
+
+    def visit(body):
+        for node in body:
+            counter[0] += 1
+            if isinstance(node, (k.MBarrierInit, k.MBarrierInval)):
+                positions.setdefault(type(node).__name__, []).append(counter[0])
+            for _, sub in k.children(node):
+                visit(sub)
+            counter[0] += 1 if k.children(node) else 0
+
+    visit(kernel.body)
+    assert mbar.start < tile.start < tile.end <= mbar.end
+    mb0, mb1 = mbar.offset.const_value(), mbar.offset.const_value() + 3 * 8
+    t0, t1 = tile.offset.const_value(), tile.offset.const_value() + 3 * 32 * 4
+    assert mb1 <= t0 or t1 <= mb0
+    assert t0 % 128 == 0
+
+
+def test_kernel_ir_after_the_circular_buffer_pass_prints_shifted_loads() -> None:
+    traced = lower(examples.load("seed_double_buffer").build(), trace=True)
+    text = str(traced.after("circular_buffer"))
+    assert "// at i1 = i1 + 1" in text
+    assert "// main" in text and "// epilogue" in text
+
+
+# ------------------------------------------------------------------ pipeline fill
+def test_a_loop_shorter_than_the_stages_is_a_clear_runtime_error() -> None:
+    fusion = examples.load("seed_circular_buffer").build()
+    kernel = lower(fusion)
+    inputs = random_inputs(fusion, [(64,)], seed=0)   # 2 tiles, 3 stages
+    with pytest.raises(PipelineFillError, match="fails to fill the circular buffer pipeline of 3 stages"):
+        simulate(kernel, inputs)
+
+
+def test_a_constant_loop_shorter_than_the_stages_is_a_lowering_error() -> None:
+    fusion = examples.load("tma_add").build(stages=4, tiles=3)
+    with pytest.raises(LoweringError, match="has 3 iterations, which fails to fill the circular buffer pipeline"):
+        lower(fusion)
+
+
+# ------------------------------------------------------------------ invalid boxes and pipelines
+def tma_1d(factor: int = 32, dtype: DataType = DataType.Float, stages: int | None = 2, bulk: bool = True,
+           threads: bool = False) -> Fusion:
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=1, dtype=dtype)
+        out = ops.set(x)
+        fusion.add_output(out)
+    out.split(0, factor)
+    tile = x.cache_after(LoadStoreOpType.TMA)
+    tile.compute_at(out, 1)
+    if bulk:
+        tile.axis(1).parallelize(ParallelType.Bulk)
+    if threads:
+        tile.axis(1).parallelize(ParallelType.TIDx)
+    if stages is not None:
+        tile.circular_buffer(stages)
+    return fusion
+
+
+def tma_2d(order: str = "rows_cols", merge: bool = False) -> Fusion:
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=2, dtype=DataType.Float)
+        out = ops.set(x)
+        fusion.add_output(out)
+    out.split(1, 32)
+    out.split(0, 8)
+    out.reorder({1: 2})          # [i0/8, i1/32, 8, 32]
+    tile = x.cache_after(LoadStoreOpType.TMA)
+    tile.compute_at(out, 2)
+    if merge:
+        tile.merge(2)            # [i0/8, i1/32, 8*32]
+        tile.axis(2).parallelize(ParallelType.Bulk)
+        return fusion
+    if order == "cols_rows":
+        tile.reorder({2: 3})     # [.., 32, 8]: the column box before the row box
+    tile.axis(2).parallelize(ParallelType.Bulk)
+    tile.axis(3).parallelize(ParallelType.Bulk)
+    return fusion
+
+
+INVALID = [
+    ("box over 256", lambda: tma_1d(factor=512), "extent 512; a TMA box extent must be in \\[1, 256\\]"),
+    ("row under 16 bytes", lambda: tma_1d(factor=2, stages=None), "2 x float = 8 bytes; it must be a multiple of 16"),
+    ("box not 128-byte aligned", lambda: tma_1d(factor=8), "box is 32 bytes and T2 holds 2 of them"),
+    ("no Bulk axis", lambda: tma_1d(bulk=False, stages=None), "has no Bulk axis"),
+    ("thread axis", lambda: tma_1d(bulk=False, threads=True, stages=None), "one elected thread issues"),
+    ("merged box", lambda: tma_2d(merge=True), "not the innermost part of one dimension"),
+    ("box order", lambda: tma_2d(order="cols_rows"), "must be the innermost allocated axes of T2, in the dimension"),
+]
+
+
+@pytest.mark.parametrize("build,match", [(b, m) for _, b, m in INVALID], ids=[n for n, _, _ in INVALID])
+def test_invalid_tma_boxes_are_lowering_errors(build, match: str) -> None:
+    fusion = build()
+    before = fusion.state_fingerprint()
+    with pytest.raises(LoweringError, match=match):
+        lower(fusion)
+    assert fusion.state_fingerprint() == before
+
+
+def test_an_outer_split_part_cannot_be_the_box() -> None:
+    fusion = tma_1d(factor=128, bulk=False, stages=None)
+    tile = fusion.used_tensors()[1]
+    tile.split(1, 4)                                   # [.., 32, 4]
+    tile.axis(1).parallelize(ParallelType.Bulk)        # the 32 is strided by 4: not a dense box
+    with pytest.raises(LoweringError, match="Bulk axis .* is not the innermost part"):
+        lower(fusion)
+
+
+def test_a_rank_6_tensor_is_not_a_tma_box() -> None:
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=6, dtype=DataType.Float)
+        out = ops.set(x)
+        fusion.add_output(out)
+    tile = x.cache_after(LoadStoreOpType.TMA)
+    tile.axis(5).parallelize(ParallelType.Bulk)
+    with pytest.raises(LoweringError, match="at most 5 dimensions"):
+        lower(fusion)
+
+
+def test_tma_strides_and_alignment_are_checked_at_run_time() -> None:
+    fusion = examples.load("tma_token").build()
+    kernel = lower(fusion)
+    inputs = random_inputs(fusion, [(8, 30)], seed=0)   # rows of 120 bytes
+    with pytest.raises(InputError, match="multiples of 16 bytes"):
+        simulate(kernel, inputs)
+
+
+def test_loads_sharing_a_loop_must_agree_on_the_pipeline() -> None:
+    fusion = examples.load("tma_add").build(stages=3)
+    a_tile = [tv for tv in fusion.used_tensors() if tv.is_circular_buffered][0]
+    a_tile.circular_buffer(4)
+    with pytest.raises(LoweringError, match="same loop .* with different options"):
+        lower(fusion)
+
+
+def test_mbarrier_war_needs_tma() -> None:
+    fusion = examples.load("cp_async_pipeline").build()
+    tile = [tv for tv in fusion.used_tensors() if tv.is_circular_buffered][0]
+    tile.circular_buffer(3, 2, Pipelined(uses_mbarrier_for_war=True))
+    with pytest.raises(LoweringError, match="uses_mbarrier_for_war=True\\) guards TMA loads"):
+        lower(fusion)
+
+
+def test_warp_specialized_is_refused_clearly() -> None:
+    fusion = examples.load("tma_add").build()
+    for tv in fusion.used_tensors():
+        if tv.is_circular_buffered:
+            tv.circular_buffer(4, 3, WarpSpecialized(ParallelType.TIDy))
+    with pytest.raises(LoweringError, match="WarpSpecialized circular buffering is not lowered"):
+        lower(fusion)
+
+
+def test_a_circular_buffered_tensor_must_read_a_fusion_input() -> None:
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=1, dtype=DataType.Float)
+        y = ops.mul(x, 2.0)
+        out = ops.add(y, 1.0)
+        fusion.add_output(out)
+    cache = y.cache_after()
+    out.split(0, 32)
+    out.split(0, 4)
+    out.axis(2).parallelize(ParallelType.TIDx)
+    y.compute_at(out, 2)
+    cache.compute_at(out, 2)
+    cache.circular_buffer(2)
+    with pytest.raises(LoweringError, match="circular buffering prefetches loads of fusion inputs"):
+        lower(fusion)
