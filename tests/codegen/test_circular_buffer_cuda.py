@@ -1,0 +1,106 @@
+"""Generated CUDA of TMA and circular-buffered schedules: the seed's structure, goldens, and an
+nvcc sm_90a compile (no errors, no warnings) of every schedule the lowering tests simulate.
+
+Set UPDATE_GOLDEN=1 to rewrite the golden sources on purpose.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+import examples
+from codegen import to_cuda
+from codegen.nvcc import compile_check, nvcc_available
+from lowering import lower
+from tests.lowering.test_circular_buffer import CASES, shared_set_pipeline
+from tests.lowering.test_pipeline_mutations import cross_thread_cp_async
+
+GOLDEN = Path(__file__).parent / "golden"
+needs_nvcc = pytest.mark.skipif(not nvcc_available(), reason="nvcc is not installed")
+
+
+def kernel_body(source: str) -> str:
+    return source[source.index('extern "C" __global__'):]
+
+
+def line_of(lines: list[str], pattern: str, start: int = 0) -> int:
+    for n in range(start, len(lines)):
+        if re.search(pattern, lines[n]):
+            return n
+    raise AssertionError(f"no line matching {pattern!r} after line {start}:\n" + "\n".join(lines[start:]))
+
+
+@pytest.mark.parametrize("name,stages", [("seed_double_buffer", 2), ("seed_circular_buffer", 3)])
+def test_seed_kernels_have_the_seed_structure(name: str, stages: int) -> None:
+    body = kernel_body(to_cuda(lower(examples.load(name).build())))
+    lines = body.splitlines()
+    assert "const __grid_constant__ TensorMap tmap_T0" in lines[0]
+    # pre-prologue: the elected thread initializes one mbarrier per stage, then the block syncs
+    n = line_of(lines, r"if \(Hopper::electSync")
+    n = line_of(lines, rf"for \(int64_t s\d+ = 0; s\d+ < {stages}; \+\+s\d+\)", n)
+    n = line_of(lines, r"mbarrier::init\(", n)
+    n = line_of(lines, r"__syncthreads\(\);", n)
+    # prologue: prefetch = stages - 1 loads, unrolled
+    n = line_of(lines, r"// prologue loop", n)
+    n = line_of(lines, rf"for \(int64_t (i\d+) = 0; \1 < {stages - 1}; \+\+\1\)", n)
+    n = line_of(lines, r"mbarrier::arriveExpectTx\(.*, 128\);", n)
+    n = line_of(lines, r"Hopper::cpAsyncBulkTensorTileG2S\(", n)
+    # main: issue stage i + prefetch, then wait on stage i % stages, then copy out
+    n = line_of(lines, r"// main loop", n)
+    n = line_of(lines, rf"for \(int64_t (i\d+) = 0; \1 < ceilDiv\(i0, 32\) - {stages - 1}; \+\+\1\)", n)
+    issue = line_of(lines, rf"arriveExpectTx\(toSmem\(&T2_mbar\[\(i\d+ \+ {stages - 1}\) % {stages}\]\)", n)
+    tma = line_of(lines, rf"cpAsyncBulkTensorTileG2S\(.*\(i\d+ \+ {stages - 1}\) \* 32\);", issue)
+    wait = line_of(lines, rf"mbarrier::waitParity\(toSmem\(&T2_mbar\[i\d+ % {stages}\]\), \(i\d+ / {stages}\) % 2\);",
+                   tma)
+    copy = line_of(lines, r"T1\.data\[.*\] = T2\[", wait)
+    # epilogue: the last iterations wait and copy, with no loads
+    epi = line_of(lines, r"// epilogue loop", copy)
+    post = line_of(lines, r"// post-epilogue loop", epi)
+    assert "cpAsyncBulkTensorTileG2S" not in "\n".join(lines[epi:post])
+    assert re.search(r"mbarrier::waitParity", "\n".join(lines[epi:post]))
+    # post-epilogue: a block sync, then the elected thread invalidates every mbarrier
+    assert "__syncthreads();" in "\n".join(lines[epi:post])
+    line_of(lines, r"mbarrier::inval\(", post)
+
+
+@pytest.mark.parametrize("name", ["seed_circular_buffer", "tma_add"])
+def test_golden_source(name: str) -> None:
+    source = to_cuda(lower(examples.load(name).build()))
+    path = GOLDEN / f"example_{name}.cu"
+    if os.environ.get("UPDATE_GOLDEN"):
+        path.write_text(source)
+    assert source == path.read_text()
+
+
+def schedules():
+    add, seed = examples.load("tma_add"), examples.load("seed_double_buffer")
+    for s, p in CASES:
+        yield f"tma_add_s{s}_p{p}", lambda s=s, p=p: add.build(s, p, boxes=1, tiles=8)
+        yield f"tma_add_s{s}_p{p}_war_mbarrier", lambda s=s, p=p: add.build(s, p, boxes=1, tiles=8, war_mbarrier=True)
+        yield f"seed_s{s}_p{p}", lambda s=s, p=p: seed.build(s, p)
+    for s in (2, 3, 4):
+        yield f"tma_tile_2d_s{s}", lambda s=s: examples.load("tma_tile_2d").build(s)
+    for s, p in [(2, 1), (3, 1), (4, 3), (5, 0)]:
+        yield f"tma_reduction_s{s}_p{p}", lambda s=s, p=p: examples.load("tma_reduction").build(s, p)
+    for s, p in [(2, 1), (3, 2), (3, 0), (4, 2), (6, 5)]:
+        yield f"cp_async_s{s}_p{p}", lambda s=s, p=p: examples.load("cp_async_pipeline").build(s, p)
+    yield "cp_async_vector1", lambda: examples.load("cp_async_pipeline").build(3, 2, vector=1)
+    yield "cp_async_cross_thread", cross_thread_cp_async
+    for s, p in [(2, 1), (3, 1), (4, 0)]:
+        yield f"registers_s{s}_p{p}", lambda s=s, p=p: examples.load("register_double_buffer").build(s, p)
+    for s, p in [(2, 0), (2, 1), (3, 2)]:
+        yield f"shared_set_s{s}_p{p}", lambda s=s, p=p: shared_set_pipeline(s, p)
+
+
+SCHEDULES = dict(schedules())
+
+
+@needs_nvcc
+@pytest.mark.parametrize("name", sorted(SCHEDULES))
+def test_every_pipeline_schedule_compiles_for_sm90a(name: str) -> None:
+    resources = compile_check(to_cuda(lower(SCHEDULES[name]())))
+    assert resources.registers > 0
