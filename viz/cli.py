@@ -27,6 +27,7 @@ SHOWS: dict[str, str] = {
     "smem": "shared-memory buffers, mbarriers and tokens: offset, size, alignment, live range, sharing",
     "pipeline": "a circular-buffered loop's first iterations as the simulator ran them",
 }
+# --show all: every show above, in this order
 PASS_SHOWS = ("kir", "loops", "passes")
 
 EPILOG = """\
@@ -61,7 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("target", nargs="?", help="an example name (see --list) or a Python file that defines "
                    "build() -> Fusion or a module-level `fusion`")
-    p.add_argument("--show", default="loops", metavar="WHAT", help="what to show (default: loops)")
+    p.add_argument("--show", default="loops", metavar="WHAT",
+                   help="what to show (default: loops); several as a comma-separated list, or all")
     p.add_argument("--pass", dest="pass_name", default=None, metavar="NAME",
                    help="with --show kir or loops: stop after this pass; with --show passes: show its diff")
     p.add_argument("--format", dest="fmt", default="text", metavar="FMT", help=f"{' | '.join(FORMATS)} "
@@ -101,31 +103,42 @@ def run(args: argparse.Namespace) -> int:
     if args.width is not None and args.width < 20:
         raise UsageError(f"--width {args.width} is too narrow; give 20 columns or more")
     if args.list:
-        view = list_view()
+        views = [list_view()]
     else:
         if args.target is None:
             raise TargetError("give a TARGET (an example name or a .py file), or --list")
-        if args.show not in SHOWS:
-            raise UsageError(f"unknown --show {args.show!r}; choose one of {', '.join(SHOWS)}")
+        shows = parse_shows(args.show)
         if args.pass_name is not None:
-            check_pass(args.pass_name, args.show)
-        view = make_view(Subject(args.target), args.show, pass_name=args.pass_name, no_color=args.no_color)
+            check_pass(args.pass_name, shows)
+        subject = Subject(args.target)
+        views = [make_view(subject, show, pass_name=args.pass_name, no_color=args.no_color) for show in shows]
     title = "viz --list" if args.list else f"viz {args.target} --show {args.show}"
-    emit(view, args.fmt, output=args.output, no_color=args.no_color, width=args.width, title=title)
-    return view.exit_code
+    emit(views, args.fmt, output=args.output, no_color=args.no_color, width=args.width, title=title)
+    return max(v.exit_code for v in views)
 
 
-def check_pass(name: str, show: str) -> None:
+def parse_shows(text: str) -> list[str]:
+    """``loops``, ``loops,smem`` or ``all`` as a list of show names."""
+    if text == "all":
+        return list(SHOWS)
+    shows = [s.strip() for s in text.split(",")]
+    for show in shows:
+        if show not in SHOWS:
+            raise UsageError(f"unknown --show {show!r}; choose one of {', '.join(SHOWS)} (or all)")
+    return shows
+
+
+def check_pass(name: str, shows: list[str]) -> None:
     from lowering.pipeline import PASS_NAMES
 
-    if show not in PASS_SHOWS:
-        raise UsageError(f"--pass applies to --show {', '.join(PASS_SHOWS)}, not --show {show}")
+    if not any(show in PASS_SHOWS for show in shows):
+        raise UsageError(f"--pass applies to --show {', '.join(PASS_SHOWS)}, not --show {', '.join(shows)}")
     if name not in PASS_NAMES:
         raise UsageError(f"unknown --pass {name!r}; passes are {', '.join(PASS_NAMES)}")
 
 
 def make_view(subject: Subject, show: str, *, pass_name: str | None = None, no_color: bool = True) -> View:
-    """The view of one ``--show`` of ``subject``."""
+    """The view of one ``--show`` of ``subject``; ``pass_name`` matters to kir, loops and passes."""
     builders: dict[str, Callable[[], View]] = {
         "fusion": lambda: _fusion(subject),
         "transforms": lambda: _transforms(subject),

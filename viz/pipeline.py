@@ -147,12 +147,26 @@ def traced_run(kernel: k.Kernel, sizes: Sequence[Sequence[tuple[int, ...]]] | No
 
 # ---------------------------------------------------------------- events
 @dataclass(frozen=True)
+class Loc:
+    """The innermost stage-clone loop an event ran in."""
+
+    key: str          # the renamed index symbol: unique per clone
+    name: str         # the kernel's index symbol
+    value: int
+    stage: k.Stage
+
+    @property
+    def where(self) -> str:
+        return f"{self.stage.value} {self.name}={self.value}"
+
+
+@dataclass(frozen=True)
 class Row:
     step: int
     where: str                   # "main i7=2", or "" for the async proxy
     stage: k.Stage | None
     tasks: tuple[str, ...]       # the warps (tasks) that ran it; "async proxy" for landings
-    slot: int | None             # the buffer stage (mbarrier index) the event is about
+    slot: int | None             # the buffer stage the event is about; None for commit/wait groups
     kind: str
     text: str
     after_gap: bool = False      # the first row after the left-out iterations
@@ -162,45 +176,47 @@ class Row:
         return self.tasks[0] if len(self.tasks) == 1 else f"{self.tasks[0]} +{len(self.tasks) - 1}"
 
 
-def stage_count(kernel: k.Kernel, trace: list[dict[str, Any]], barriers: list[str]) -> int:
-    """How many buffer stages the pipeline has: the mbarrier slots its loads complete on, or else
-    the size of its mbarrier arrays."""
-    filled = {ev["index"] for ev in trace if ev["kind"] == "tma.issue" and ev.get("barrier") in barriers}
-    if filled:
-        return max(filled) + 1
-    sizes = [n.buffer.size.const_value() for n in k.walk(kernel.body)
-             if isinstance(n, k.Allocate) and n.buffer.name in barriers]
-    return max([s for s in sizes if s is not None], default=1)
+@dataclass(frozen=True)
+class Timeline:
+    rows: list[Row]
+    omitted: int                 # trace events left out between the steady state and the drain
+    barriers: list[str]          # the pipeline's mbarrier arrays
+    stages: int                  # buffer stages (columns)
+    buffers: list[str]           # the circular-buffered tensors the loads fill
+    prefetch: int                # iterations of the prologue that load
 
 
-def pipeline_rows(kernel: k.Kernel, trace: list[dict[str, Any]],
-                  iterations: int = SHOWN_ITERATIONS) -> tuple[list[Row], int, list[str], int]:
-    """The rows to show, how many trace events were left out between the steady state and the
-    drain, the pipeline's mbarrier arrays and its number of stages.
+Located = tuple[dict[str, Any], "Loc | None"]
+
+
+def pipeline_timeline(kernel: k.Kernel, names: dict[str, tuple[str, k.Stage]], trace: list[dict[str, Any]],
+                      iterations: int = SHOWN_ITERATIONS) -> Timeline:
+    """The rows to show for a trace of ``kernel`` (whose stage loops ``names`` describes).
 
     Waits and arrives that several warps make for one iteration and stage share a row; a wait that
     had to block shows twice: when it started and when it passed. An mbarrier index past the
     stage count is the stage's WAR ("empty") barrier, as in nvFuser's arrays of 2 * stages.
     """
-    stage_of = staged_loops(kernel)
-    located = [(ev, _location(ev, stage_of)) for ev in trace]
+    located = [(ev, _location(ev, names)) for ev in trace]
     barriers = sorted({ev["barrier"] for ev, loc in located if loc is not None and "barrier" in ev})
-    stages = stage_count(kernel, trace, barriers)
+    stages, elements = _stages(kernel, trace, barriers)
     several = len(barriers) > 1
     relevant = [(ev, loc) for ev, loc in located if loc is not None or ev.get("barrier") in barriers]
-
     kept = _window(relevant, iterations)
     omitted = len(relevant) - len(kept)
-    gap_at = next((n for n, (_, loc) in enumerate(kept) if loc is not None and loc[2] in _DRAIN), len(kept))
+    gap_at = next((n for n, (_, loc) in enumerate(kept) if loc is not None and loc.stage in _DRAIN), len(kept))
 
     rows: list[Row] = []
     merged: dict[tuple, int] = {}
-    waiting: dict[tuple, tuple[int, str]] = {}   # (task, barrier, slot) -> (row, wait text)
+    waiting: dict[tuple, tuple[int, str]] = {}   # (task, barrier, index) -> (row, wait text)
     for n, (ev, loc) in enumerate(kept):
         kind = ev["kind"]
-        where, stage = ("", None) if loc is None else (f"{loc[2].value} {loc[0]}={loc[1]}", loc[2])
-        task = ev.get("task", "async proxy") if loc is not None else "async proxy"
+        where, stage = ("", None) if loc is None else (loc.where, loc.stage)
+        task = "async proxy" if loc is None else ev.get("task", "")
         index = ev.get("index")
+        if kind == "cp_async.issue":
+            per_stage = elements.get(ev["dst"])
+            index = None if per_stage is None else (ev["dst_index"] // per_stage) % stages
         slot = None if index is None else index % stages
         key = (task, ev.get("barrier"), index)
         text = _event_text(ev, several)
@@ -218,8 +234,7 @@ def pipeline_rows(kernel: k.Kernel, trace: list[dict[str, Any]],
             else:
                 text = f"{wait_text} passed"
         row = Row(ev["step"], where, stage, (task,), slot, kind, text, after_gap=omitted > 0 and n == gap_at)
-        group = (where, slot, kind, text) if where and kind.startswith("mbarrier.wait") or kind == "mbarrier.arrive" \
-            else None
+        group = (where, slot, kind, text) if where and kind in _PER_WARP else None
         if group is not None and group in merged and not row.after_gap:
             at = merged[group]
             rows[at] = Row(rows[at].step, where, stage, rows[at].tasks + (task,), slot, kind, text, rows[at].after_gap)
@@ -229,10 +244,37 @@ def pipeline_rows(kernel: k.Kernel, trace: list[dict[str, Any]],
         rows.append(row)
     if omitted and gap_at == len(kept):
         rows.append(Row(rows[-1].step if rows else 0, "", None, (), None, "gap", "", after_gap=True))
-    return rows, omitted, barriers, stages
+
+    loads = sorted({ev["dst"] for ev, loc in relevant if ev["kind"] in ("tma.issue", "cp_async.issue")})
+    prologue = {(loc.key, loc.value) for ev, loc in relevant if loc is not None and loc.stage is k.Stage.Prologue
+                and ev["kind"] in ("tma.issue", "cp_async.issue")}
+    return Timeline(rows, omitted, barriers, stages, loads, len(prologue))
 
 
-Located = tuple[dict[str, Any], "tuple[str, int, k.Stage] | None"]
+_PER_WARP = ("mbarrier.wait_parity", "mbarrier.wait", "mbarrier.arrive", "cp_async.issue", "async.commit",
+             "async.wait")
+
+
+def _stages(kernel: k.Kernel, trace: list[dict[str, Any]], barriers: list[str]) -> tuple[int, dict[str, int]]:
+    """The pipeline's buffer stages, and the elements per stage of each circular-buffered buffer.
+
+    The stage count is the fusion's ``circular_buffer(stages)`` when the kernel knows its fusion,
+    else the mbarrier slots the TMA loads complete on, else the size of the mbarrier arrays.
+    """
+    counts: dict[str, int] = {}
+    fusion = getattr(kernel, "fusion", None)
+    for tv in getattr(fusion, "tensors", []) or []:
+        if tv.circular_buffer_options is not None:
+            counts[f"T{tv.name}"] = tv.circular_buffer_options.stages
+    sizes = {n.buffer.name: n.buffer.size.const_value() for n in k.walk(kernel.body) if isinstance(n, k.Allocate)}
+    elements = {name: sizes[name] // s for name, s in counts.items() if sizes.get(name) is not None}
+    if counts:
+        return max(counts.values()), elements
+    filled = {ev["index"] for ev in trace if ev["kind"] == "tma.issue" and ev.get("barrier") in barriers}
+    if filled:
+        return max(filled) + 1, elements
+    known = [sizes[b] for b in barriers if sizes.get(b) is not None]
+    return max(known, default=1), elements  # type: ignore[type-var]
 
 
 def _window(events: list[Located], iterations: int) -> list[Located]:
@@ -245,9 +287,8 @@ def _window(events: list[Located], iterations: int) -> list[Located]:
     for ev, loc in events:
         kind = ev["kind"]
         if loc is not None:
-            name, value, stage = loc
-            first.setdefault(name, value)
-            keep = stage not in _STEADY + (k.Stage.AsyncWarp,) or value - first[name] < iterations
+            first.setdefault(loc.key, loc.value)
+            keep = loc.stage not in _STEADY + (k.Stage.AsyncWarp,) or loc.value - first[loc.key] < iterations
             if kind == "tma.issue":
                 issued.setdefault((ev["barrier"], ev["index"]), []).append(keep)
         elif kind == "tma.land":
@@ -264,11 +305,11 @@ def _window(events: list[Located], iterations: int) -> list[Located]:
     return kept
 
 
-def _location(ev: dict[str, Any], stage_of: dict[str, k.Stage]) -> tuple[str, int, k.Stage] | None:
-    """The innermost stage-clone loop an event ran in, with its index value."""
-    for name, value in reversed(list(ev.get("loops", {}).items())):
-        if name in stage_of:
-            return name, int(value), stage_of[name]
+def _location(ev: dict[str, Any], names: dict[str, tuple[str, k.Stage]]) -> Loc | None:
+    for key, value in reversed(list(ev.get("loops", {}).items())):
+        if key in names:
+            name, stage = names[key]
+            return Loc(key, name, int(value), stage)
     return None
 
 
@@ -296,6 +337,12 @@ def _event_text(ev: dict[str, Any], several_barriers: bool) -> str:
         return f"inval {ev['barrier']}[{ev['index']}]"
     if kind == "tma_store.issue":
         return f"store {ev['src']}"
+    if kind == "cp_async.issue":
+        return f"cp.async {ev['dst']} <- {ev['src']}"
+    if kind == "async.commit":
+        return "commit"
+    if kind == "async.wait":
+        return f"wait_group({ev['pending']})"
     return kind
 
 
@@ -307,46 +354,56 @@ def pipeline_view(kernel: k.Kernel, sizes: Sequence[Sequence[tuple[int, ...]]] |
                    "circular_buffer(stages, prefetch, type=Pipelined() or WarpSpecialized(...))")
         return View("pipeline", "pipeline", [Text(message, style="yellow")],
                     {"circular_buffered": False, "message": message})
-    run = traced_run(kernel, sizes)
-    rows, omitted, barriers, slots = pipeline_rows(kernel, run.trace, iterations)
-    loads = sorted({ev["dst"] for ev in run.trace if ev["kind"] == "tma.issue"})
-    prologue = {ev["loops"][name] for ev in run.trace if ev["kind"] == "tma.issue"
-                for name in ev.get("loops", {}) if staged_loops(kernel).get(name) is k.Stage.Prologue}
+    renamed, names = distinct_stage_indices(kernel)
+    run = traced_run(renamed, sizes)
+    tl = pipeline_timeline(renamed, names, run.trace, iterations)
 
     shapes = ", ".join(str(tuple(s)) for s in run.shapes)
     header = Text(f"{kernel.name}: ", style="bold")
-    header.append(f"{', '.join(loads) or 'no TMA loads'} through {slots} buffer stages"
-                  f"{f', prefetch {len(prologue)}' if prologue else ''}; mbarriers {', '.join(barriers) or '-'}\n")
+    what = (f"{', '.join(tl.buffers)} through {tl.stages} buffer stages" if tl.buffers
+            else f"{tl.stages} buffer stages, no asynchronous loads")
+    header.append(f"{what}{f', prefetch {tl.prefetch}' if tl.prefetch else ''}; "
+                  f"mbarriers {', '.join(tl.barriers) or 'none'}\n")
     header.append(f"block 0, inputs {shapes}, seed {SEED}; the first {iterations} iterations of the steady-state "
                   f"loop, then the drain", style="dim")
-
+    if not tl.rows and run.error is None:
+        message = ("the stage loops issue no asynchronous copies (TMA or cp.async) and use no mbarriers, so the "
+                   "simulator traced no pipeline events: the circular buffer is filled by ordinary loads "
+                   "(a register double buffer, say). --show loops shows its stage clones.")
+        return View("pipeline", "pipeline", [header, Text(message, style="yellow")],
+                    {"circular_buffered": True, "kernel": kernel.name, "inputs": [list(s) for s in run.shapes],
+                     "seed": SEED, "stages": tl.stages, "events": [], "message": message, "error": None})
+    other = any(r.slot is None and r.kind != "gap" for r in tl.rows)
     table = Table(title="pipeline timeline (simulator trace)")
     table.add_column("step", justify="right")
     table.add_column("where", no_wrap=True)
     table.add_column("task", no_wrap=True)
-    for slot in range(slots):
+    for slot in range(tl.stages):
         table.add_column(f"stage {slot}")
-    for row in rows:
+    if other:
+        table.add_column("async groups")
+    columns = tl.stages + (1 if other else 0)
+    for row in tl.rows:
         if row.after_gap:
-            table.add_row("…", "…", "", *[""] * slots)
+            table.add_row("…", "…", "", *[""] * columns)
         if row.kind == "gap":
             continue
         where = Text(row.where, style=STAGE_STYLE[row.stage] if row.stage is not None else "dim")
-        cells: list[Any] = [""] * slots
-        slot = row.slot if row.slot is not None and 0 <= row.slot < slots else 0
-        cells[slot] = Text(row.text, style=_EVENT_STYLE.get(row.kind, ""))
+        cells: list[Any] = [""] * columns
+        cells[row.slot if row.slot is not None else columns - 1] = Text(row.text, style=_EVENT_STYLE.get(row.kind, ""))
         table.add_row(str(row.step), where, Text(row.task, style="dim"), *cells)
-    if omitted:
-        table.caption = f"…: {omitted} events of later iterations left out"
+    if tl.omitted:
+        table.caption = f"…: {tl.omitted} events of later iterations left out"
     renderables: list[Any] = [header, table]
     if run.error is not None:
         renderables.append(Text(f"{type(run.error).__name__}: {run.error}", style="bold red"))
     data = {
         "circular_buffered": True, "kernel": kernel.name, "inputs": [list(s) for s in run.shapes], "seed": SEED,
-        "stages": slots, "prefetch": len(prologue), "buffers": loads, "barriers": barriers,
-        "iterations_shown": iterations, "omitted_events": omitted,
+        "stages": tl.stages, "prefetch": tl.prefetch, "buffers": tl.buffers, "barriers": tl.barriers,
+        "iterations_shown": iterations, "omitted_events": tl.omitted,
         "events": [{"step": r.step, "where": r.where, "stage": None if r.stage is None else r.stage.value,
-                    "tasks": list(r.tasks), "slot": r.slot, "kind": r.kind, "text": r.text} for r in rows],
+                    "tasks": list(r.tasks), "slot": r.slot, "kind": r.kind, "text": r.text}
+                   for r in tl.rows if r.kind != "gap"],
         "error": None if run.error is None else f"{type(run.error).__name__}: {run.error}",
     }
     return View("pipeline", "pipeline", renderables, data, exit_code=0 if run.error is None else 2)

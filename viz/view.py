@@ -63,42 +63,61 @@ def print_view(view: View, console: Console) -> None:
             console.print(renderable, soft_wrap=view.soft_wrap)
 
 
-def render_text(view: View, *, width: int = DEFAULT_FILE_WIDTH, no_color: bool = True) -> str:
+def print_views(views: list[View], console: Console) -> None:
+    """One view as it is; several each under a rule naming it."""
+    for view in views:
+        if len(views) > 1:
+            console.rule(f"--show {view.show}", style="dim")
+        print_view(view, console)
+
+
+def render_text(view: View | list[View], *, width: int = DEFAULT_FILE_WIDTH, no_color: bool = True) -> str:
     """The text a terminal of ``width`` columns would show (plain when ``no_color``)."""
     buffer = io.StringIO()
     console = Console(file=buffer, width=width, no_color=no_color, highlight=False,
                       force_terminal=not no_color, color_system=None if no_color else "truecolor")
-    print_view(view, console)
+    print_views(view if isinstance(view, list) else [view], console)
     return buffer.getvalue()
 
 
-def render_svg(view: View, *, width: int | None, no_color: bool, title: str) -> str:
+def render_svg(views: list[View], *, width: int | None, no_color: bool, title: str) -> str:
     console = make_console(no_color=no_color, width=width, file=io.StringIO(), record=True)
-    print_view(view, console)
+    print_views(views, console)
     return console.export_svg(title=title)
 
 
-def render_json(view: View) -> str:
-    return json.dumps({"show": view.show, **view.data}, indent=2, default=str) + "\n"
+def view_json(view: View) -> dict[str, Any]:
+    return {"show": view.show, **view.data}
 
 
-def emit(view: View, fmt: str, *, output: str | None, no_color: bool, width: int | None, title: str) -> None:
-    """Write ``view`` in ``fmt`` to the ``output`` file, or to stdout when there is none."""
-    if fmt == "dot" and view.dot is None:
-        raise UsageError(f"--format dot is for graphs (--show dag); --show {view.show} has text, svg and json")
+def render_json(views: list[View]) -> str:
+    """One view's object; for several, ``{"views": [...]}`` in the order asked."""
+    doc = view_json(views[0]) if len(views) == 1 else {"views": [view_json(v) for v in views]}
+    return json.dumps(doc, indent=2, default=str) + "\n"
+
+
+def emit(views: list[View], fmt: str, *, output: str | None, no_color: bool, width: int | None,
+         title: str) -> None:
+    """Write ``views`` in ``fmt`` to the ``output`` file, or to stdout when there is none."""
+    if fmt == "dot":
+        graphs = [v for v in views if v.dot is not None]
+        if len(views) != 1 or not graphs:
+            shown = ", ".join(v.show for v in views)
+            raise UsageError(f"--format dot is for one graph (--show dag); --show {shown} has text, svg and json")
     if fmt == "text":
         if output is None:
-            print_view(view, make_console(no_color=no_color, width=width))
+            print_views(views, make_console(no_color=no_color, width=width))
             return
         with open(output, "w", encoding="utf-8") as fh:
-            print_view(view, make_console(no_color=True, width=width, file=fh))
+            print_views(views, make_console(no_color=True, width=width, file=fh))
         return
     if fmt == "svg":
-        text = render_svg(view, width=width, no_color=no_color, title=title)
+        text = render_svg(views, width=width, no_color=no_color, title=title)
     elif fmt == "json":
-        text = render_json(view)
+        text = render_json(views)
     else:
-        text = view.dot if view.dot.endswith("\n") else view.dot + "\n"  # type: ignore[union-attr]
+        dot = views[0].dot or ""
+        text = dot if dot.endswith("\n") else dot + "\n"
     if output is None:
         sys.stdout.write(text)
         sys.stdout.flush()
