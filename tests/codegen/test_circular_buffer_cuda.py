@@ -16,8 +16,7 @@ import examples
 from codegen import to_cuda
 from codegen.nvcc import compile_check, nvcc_available
 from lowering import lower
-from tests.lowering.test_circular_buffer import CASES, shared_set_pipeline
-from tests.lowering.test_pipeline_mutations import cross_thread_cp_async
+from tests.lowering.pipeline_cases import pipeline_cases
 
 GOLDEN = Path(__file__).parent / "golden"
 needs_nvcc = pytest.mark.skipif(not nvcc_available(), reason="nvcc is not installed")
@@ -76,27 +75,7 @@ def test_golden_source(name: str) -> None:
     assert source == path.read_text()
 
 
-def schedules():
-    add, seed = examples.load("tma_add"), examples.load("seed_double_buffer")
-    for s, p in CASES:
-        yield f"tma_add_s{s}_p{p}", lambda s=s, p=p: add.build(s, p, boxes=1, tiles=8)
-        yield f"tma_add_s{s}_p{p}_war_mbarrier", lambda s=s, p=p: add.build(s, p, boxes=1, tiles=8, war_mbarrier=True)
-        yield f"seed_s{s}_p{p}", lambda s=s, p=p: seed.build(s, p)
-    for s in (2, 3, 4):
-        yield f"tma_tile_2d_s{s}", lambda s=s: examples.load("tma_tile_2d").build(s)
-    for s, p in [(2, 1), (3, 1), (4, 3), (5, 0)]:
-        yield f"tma_reduction_s{s}_p{p}", lambda s=s, p=p: examples.load("tma_reduction").build(s, p)
-    for s, p in [(2, 1), (3, 2), (3, 0), (4, 2), (6, 5)]:
-        yield f"cp_async_s{s}_p{p}", lambda s=s, p=p: examples.load("cp_async_pipeline").build(s, p)
-    yield "cp_async_vector1", lambda: examples.load("cp_async_pipeline").build(3, 2, vector=1)
-    yield "cp_async_cross_thread", cross_thread_cp_async
-    for s, p in [(2, 1), (3, 1), (4, 0)]:
-        yield f"registers_s{s}_p{p}", lambda s=s, p=p: examples.load("register_double_buffer").build(s, p)
-    for s, p in [(2, 0), (2, 1), (3, 2)]:
-        yield f"shared_set_s{s}_p{p}", lambda s=s, p=p: shared_set_pipeline(s, p)
-
-
-SCHEDULES = dict(schedules())
+SCHEDULES = {name: build for name, build, _ in pipeline_cases()}
 
 
 @needs_nvcc

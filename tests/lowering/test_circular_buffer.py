@@ -16,6 +16,7 @@ from lowering import kernel_ir as k
 from runtime import PipelineFillError, simulate
 from runtime.errors import InputError
 from tests.helpers import assert_matches, random_inputs
+from tests.lowering.pipeline_cases import pipeline_cases
 
 SEEDS = (0, 1, 2)
 
@@ -37,76 +38,15 @@ def stage_of(loop: k.ForLoop) -> str:
     return loop.stage.name
 
 
-# ------------------------------------------------------------------ every stage count and prefetch
-CASES = [(s, p) for s in range(2, 7) for p in range(s)]
+# ------------------------------------------------------------------ every pipeline schedule
+CASES = list(pipeline_cases())
 
 
-@pytest.mark.parametrize("stages,prefetch", CASES)
-@pytest.mark.parametrize("war_mbarrier", [False, True], ids=["war_sync", "war_mbarrier"])
-def test_two_tma_inputs_every_stage_count_and_prefetch(stages: int, prefetch: int, war_mbarrier: bool) -> None:
-    mod = examples.load("tma_add")
-    run_and_check(lambda: mod.build(stages, prefetch, boxes=1, tiles=8, war_mbarrier=war_mbarrier),
-                  [[(1,), (1,)], [(2049,), (2049,)], [(7000,), (7000,)]], seeds=(stages + prefetch,))
-
-
-@pytest.mark.parametrize("stages,prefetch", CASES)
-def test_seed_copy_every_stage_count_and_prefetch(stages: int, prefetch: int) -> None:
-    mod = examples.load("seed_double_buffer")
-    run_and_check(lambda: mod.build(stages, prefetch), [[(32 * stages,)], [(32 * stages + 5,)], [(1000,)]],
-                  seeds=(prefetch,))
-
-
-@pytest.mark.parametrize("stages", [2, 3, 4])
-def test_2d_boxes(stages: int) -> None:
-    mod = examples.load("tma_tile_2d")
-    run_and_check(lambda: mod.build(stages), [[(9, 32 * stages + 4)], [(17, 300)]])
-
-
-@pytest.mark.parametrize("stages,prefetch", [(2, 1), (3, 1), (4, 3), (5, 0)])
-def test_tma_feeding_a_block_reduction(stages: int, prefetch: int) -> None:
-    mod = examples.load("tma_reduction")
-    run_and_check(lambda: mod.build(stages, prefetch), [[(3, 128 * stages)], [(5, 1000)], [(2, 3000)]])
-
-
-@pytest.mark.parametrize("stages,prefetch", [(2, 1), (3, 2), (3, 0), (4, 2), (6, 5)])
-def test_cp_async_pipeline(stages: int, prefetch: int) -> None:
-    mod = examples.load("cp_async_pipeline")
-    run_and_check(lambda: mod.build(stages, prefetch), [[(4,)], [(5000,)]])
-
-
-def test_cp_async_without_vectorize_copies_4_bytes() -> None:
-    mod = examples.load("cp_async_pipeline")
-    run_and_check(lambda: mod.build(3, 2, vector=1), [[(1,)], [(3001,)]])
-
-
-@pytest.mark.parametrize("stages,prefetch", [(2, 1), (3, 1), (4, 0)])
-def test_register_double_buffering(stages: int, prefetch: int) -> None:
-    mod = examples.load("register_double_buffer")
-    run_and_check(lambda: mod.build(stages, prefetch), [[(1,)], [(9000,)]])
-
-
-def shared_set_pipeline(stages: int, prefetch: int) -> Fusion:
-    fusion = Fusion()
-    with fusion:
-        x = fusion.add_input(ndim=1, dtype=DataType.Float)
-        out = ops.add(x, 1.0)
-        fusion.add_output(out)
-    out.split(0, 128)
-    out.split(0, 8)
-    out.axis(0).parallelize(ParallelType.BIDx)
-    out.axis(2).parallelize(ParallelType.TIDx)
-    tile = x.cache_after()
-    tile.set_memory_type(MemoryType.Shared)
-    tile.compute_at(out, 2)
-    tile.split(-1, 32)                  # another thread mapping: readers need writers of other threads
-    tile.axis(2).parallelize(ParallelType.TIDx)
-    tile.circular_buffer(stages, prefetch)
-    return fusion
-
-
-@pytest.mark.parametrize("stages,prefetch", [(2, 0), (2, 1), (3, 2)])
-def test_shared_memory_pipeline_with_plain_loads(stages: int, prefetch: int) -> None:
-    run_and_check(lambda: shared_set_pipeline(stages, prefetch), [[(1,)], [(5000,)]])
+@pytest.mark.parametrize("build,shapes", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_pipeline_matches_numpy_in_the_simulator(build, shapes) -> None:
+    """Stages 2..6 with every prefetch, two TMA inputs, 2-D boxes, TMA into a block reduction,
+    cp.async, registers and plain shared-memory loads; three seeds each (one lands copies lazily)."""
+    run_and_check(build, shapes)
 
 
 # ------------------------------------------------------------------ structure

@@ -18,6 +18,7 @@ from lowering import lower
 from runtime import simulate
 from runtime.errors import DeadlockError, SimulationError
 from tests.helpers import assert_matches, random_inputs
+from tests.lowering.pipeline_cases import cross_thread_cp_async
 
 LAZY_SEEDS = (0, 3)
 
@@ -64,25 +65,6 @@ def is_full_wait(n: k.Node) -> bool:
 
 def is_empty_wait(n: k.Node) -> bool:
     return isinstance(n, k.MBarrierWaitParity) and not is_full_wait(n)
-
-
-def cross_thread_cp_async(stages: int = 3) -> Fusion:
-    """A cp.async pipeline whose readers use other threads' copies: syncs matter."""
-    fusion = Fusion()
-    with fusion:
-        x = fusion.add_input(ndim=1, dtype=DataType.Float)
-        out = ops.add(x, 1.0)
-        fusion.add_output(out)
-    out.split(0, 128)
-    out.split(0, 8)
-    out.axis(0).parallelize(ParallelType.BIDx)
-    out.axis(2).parallelize(ParallelType.TIDx)
-    tile = x.cache_after(LoadStoreOpType.CpAsync)
-    tile.compute_at(out, 2)
-    tile.split(-1, 32, inner_split=False)   # thread t copies elements t * 4 ... t * 4 + 3 of 32 threads
-    tile.axis(2).parallelize(ParallelType.TIDx)
-    tile.circular_buffer(stages)
-    return fusion
 
 
 def tma_add(war_mbarrier: bool = False) -> Fusion:

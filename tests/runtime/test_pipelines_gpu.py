@@ -1,0 +1,65 @@
+"""GPU tier: every pipeline schedule (TMA, cp.async, registers; stages 2..6 with every prefetch)
+matches numpy on the GPU, and compute-sanitizer finds nothing in the seed kernels."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lowering import lower
+from runtime import PipelineFillError, execute
+from tests.helpers import assert_matches, random_inputs
+from tests.lowering.pipeline_cases import pipeline_cases
+
+pytestmark = pytest.mark.gpu
+
+CASES = list(pipeline_cases())
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("build,shapes", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_pipeline_on_gpu(build, shapes) -> None:
+    for n, shape in enumerate(shapes):
+        fusion = build()
+        inputs = random_inputs(fusion, shape, seed=2000 + n)
+        assert_matches(fusion, inputs, execute(lower(fusion), inputs))
+
+
+def test_a_short_loop_is_a_pipeline_fill_error_on_gpu() -> None:
+    import examples
+
+    fusion = examples.load("seed_circular_buffer").build()
+    inputs = random_inputs(fusion, [(64,)], seed=0)
+    with pytest.raises(PipelineFillError, match="fails to fill the circular buffer pipeline"):
+        execute(lower(fusion), inputs)
+
+
+def test_large_tma_add_on_gpu() -> None:
+    import examples
+
+    fusion = examples.load("tma_add").build()
+    inputs = random_inputs(fusion, [(1_000_003,), (1_000_003,)], seed=5)
+    assert_matches(fusion, inputs, execute(lower(fusion), inputs))
+
+
+SANITIZER = shutil.which("compute-sanitizer") or next(
+    (str(p) for p in Path("/usr/local").glob("cuda*/bin/compute-sanitizer") if p.exists()), None)
+
+
+@pytest.mark.skipif(SANITIZER is None, reason="compute-sanitizer is not installed")
+@pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
+@pytest.mark.parametrize("name", ["seed_double_buffer", "seed_circular_buffer", "tma_add"])
+def test_compute_sanitizer_is_clean(tool: str, name: str) -> None:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([SANITIZER, "--tool", tool, "--error-exitcode", "3", sys.executable, "-m",
+                           "tests.runtime.run_example", name], capture_output=True, text=True, cwd=ROOT, env=env,
+                          timeout=300, check=False)
+    log = proc.stdout + proc.stderr
+    assert proc.returncode == 0, log[-4000:]
+    assert "ERROR SUMMARY: 0 errors" in log, log[-4000:]
+    assert "matches numpy" in log
