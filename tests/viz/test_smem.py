@@ -1,0 +1,109 @@
+"""viz/smem.py: offsets, sizes, kinds, live ranges and shared space of shared buffers, mbarriers and tokens."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from fusion_ir.types import DataType
+from lowering import kernel_ir as k
+from tests.codegen.sample_kernels import (
+    assign,
+    c,
+    fconst,
+    load,
+    local,
+    loop,
+    make_kernel,
+    shared,
+    sym,
+    tma_circular_buffer,
+    tma_token_2d,
+    warp_specialized,
+)
+from viz.smem import smem_chart, smem_view
+from viz.view import render_text
+
+
+def lines_of(kernel: k.Kernel, needle: str) -> list[int]:
+    return [n for n, line in enumerate(str(kernel).splitlines(), 1) if needle in line]
+
+
+def test_circular_buffer_mbarriers_live_from_the_init_loop_to_the_inval_loop() -> None:
+    kernel = tma_circular_buffer(stages=3).kernel
+    chart = smem_chart(kernel)
+    by_name = {b.name: b for b in chart.buffers}
+    mbar, tile = by_name["T4"], by_name["T1"]
+    assert (mbar.kind, tile.kind) == ("mbarrier", "tma")
+    assert (mbar.offset.const_value(), mbar.nbytes.const_value(), mbar.align) == (1536, 24, 8)
+    assert (tile.offset.const_value(), tile.nbytes.const_value(), tile.align) == (0, 1536, 128)
+    init_loop = lines_of(kernel, "FOR i5 ")[0]
+    inval = lines_of(kernel, "mbarrier::inval(T4")[0]
+    assert mbar.live == (init_loop, inval)
+    # the tile is live from the prologue loop (its first TMA write) to the end of the epilogue loop
+    epilogue_end = lines_of(kernel, "every wait done before inval")[0] - 1
+    assert tile.live == (lines_of(kernel, "FOR i6 ")[0], epilogue_end)
+    assert [s.stage for s in chart.stages] == [k.Stage.PrePrologue, k.Stage.Prologue, k.Stage.Main,
+                                               k.Stage.Epilogue, k.Stage.PostEpilogue]
+    assert mbar.shares == () and tile.shares == () and chart.conflicts() == []
+
+
+def test_token_array_is_listed_as_local_memory_with_its_live_range() -> None:
+    kernel = tma_token_2d().kernel
+    tokens = [b for b in smem_chart(kernel).buffers if b.kind == "token"]
+    assert [(t.name, t.memory, t.offset) for t in tokens] == [("T5", "Local", None)]
+    assert tokens[0].live == (lines_of(kernel, "T5[0] = mbarrier::arriveExpectTx")[0],
+                              lines_of(kernel, "mbarrier::wait(T4")[0])
+    text = render_text(smem_view(kernel))
+    assert "(Local memory)" in text and "│ T5 " in text
+
+
+def test_warp_specialized_full_and_empty_barriers_are_one_array() -> None:
+    chart = smem_chart(warp_specialized(stages=3).kernel)
+    mbar = next(b for b in chart.buffers if b.kind == "mbarrier")
+    assert mbar.elements.const_value() == 6 and mbar.live is not None
+    assert [s.stage for s in chart.stages] == [k.Stage.PrePrologue, k.Stage.AsyncWarp, k.Stage.ComputeWarp]
+
+
+def reuse_kernel(second_offset: int) -> k.Kernel:
+    """Two 512-byte shared buffers used one after the other; the second at ``second_offset``."""
+    a, b = shared("T1", 128), shared("T2", 128)
+    out = local("T3", 1)
+    body = [
+        k.Allocate(a, c(0)), k.Allocate(b, c(second_offset)), k.Allocate(out),
+        loop("i4", 0, 128, [assign(a, sym("i4"), fconst(1.0))]),
+        assign(out, 0, load(a, 5)),
+        k.BlockSync("WAR: T2 reuses T1"),
+        loop("i5", 0, 128, [assign(b, sym("i5"), load(out, 0))]),
+    ]
+    return make_kernel("reuse_kernel", body, [], [], (1,), (1,), smem=512 + second_offset)
+
+
+def test_buffers_that_share_bytes_are_named_and_overlapping_lives_are_conflicts() -> None:
+    chart = smem_chart(reuse_kernel(0))
+    by_name = {b.name: b for b in chart.buffers}
+    assert by_name["T1"].shares == ("T2",) and by_name["T2"].shares == ("T1",)
+    assert by_name["T1"].live[1] < by_name["T2"].live[0]
+    assert chart.conflicts() == []
+    assert smem_chart(reuse_kernel(512)).buffers[0].shares == ()
+
+    # T2 written while T1 is still read afterwards: the shared bytes are a conflict
+    kernel = reuse_kernel(0)
+    late_read = assign(local("T3", 1), 0, load(shared("T1", 128), 7))
+    clash = replace(kernel, body=kernel.body + (late_read,))
+    assert smem_chart(clash).conflicts() == [("T1", "T2")]
+    assert "live buffers share bytes: T1 and T2" in render_text(smem_view(clash))
+
+
+def test_misaligned_offset_is_flagged() -> None:
+    tile = shared("T1", 64, align=128)
+    kernel = make_kernel("misaligned", [k.Allocate(tile, c(16)), assign(tile, 0, fconst(0.0))], [], [], (1,), (1,),
+                         smem=272)
+    assert smem_chart(kernel).buffers[0].aligned is False
+    assert "misaligned" in render_text(smem_view(kernel))
+
+
+def test_kernel_without_shared_memory_says_so() -> None:
+    out = local("T1", 1, DataType.Float)
+    kernel = make_kernel("no_smem", [k.Allocate(out), assign(out, 0, fconst(1.0))], [], [], (1,), (1,))
+    view = smem_view(kernel)
+    assert view.data["buffers"] == [] and "no shared memory" in render_text(view)
