@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,10 +43,12 @@ def make_console(*, no_color: bool, width: int | None, file: Any = None, record:
     """The console a format prints through.
 
     A terminal gets its own width and colours; a file gets plain text; a recording (SVG) gets
-    truecolor. Without ``--width``, files and recordings are ``DEFAULT_FILE_WIDTH`` columns wide.
+    truecolor. Without ``--width``, files, pipes (unless ``COLUMNS`` is set) and recordings are
+    ``DEFAULT_FILE_WIDTH`` columns wide.
     """
     to_file = file is not None
-    if width is None and (to_file or record):
+    piped = file is None and not sys.stdout.isatty()
+    if width is None and (to_file or record or (piped and "COLUMNS" not in os.environ)):
         width = DEFAULT_FILE_WIDTH
     if record:
         return Console(file=file, width=width, no_color=no_color, highlight=not no_color, force_terminal=True,

@@ -21,3 +21,13 @@ def test_viz_text(name: str, viz) -> None:
     if os.environ.get("UPDATE_GOLDEN"):
         path.write_text(r.out)
     assert r.out == path.read_text(), f"viz {name} --show {SHOWS} changed; UPDATE_GOLDEN=1 rewrites {path}"
+
+
+def test_readme_shows_the_svg_viz_made_of_the_seed_circular_buffer_loop_nest() -> None:
+    root = Path(__file__).resolve().parents[2]
+    readme = (root / "README.md").read_text()
+    assert "](docs/viz_seed_circular_buffer.svg)" in readme
+    svg = (root / "docs" / "viz_seed_circular_buffer.svg").read_text().replace("&#160;", " ")
+    assert svg.startswith("<svg") and ">viz seed_circular_buffer --show loops</text>" in svg
+    stages = [svg.find(f"  {s}</text>") for s in ("pre-prologue", "prologue", "main", "epilogue", "post-epilogue")]
+    assert all(p > 0 for p in stages) and stages == sorted(stages)
