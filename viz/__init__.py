@@ -1,1 +1,2 @@
-"""The ``viz`` command: see the fusion, the loop nest, the kernel IR after any pass and the CUDA."""
+"""The ``viz`` command: the fusion, its loop nest, the kernel IR after any pass, the CUDA and its
+resources, the load/compute sub-DAGs, shared memory over time and the simulated pipeline."""

@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return run(args)
-    except Exception as e:  # noqa: BLE001 - every failure becomes a short message
+    except Exception as e:  # every failure becomes a short message
         if args.debug:
             raise
         error_panel(e, no_color=args.no_color)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import examples
 from lowering import kernel_ir as k
 from lowering import lower
@@ -63,5 +65,5 @@ def test_pass_changes_count_added_and_removed_lines() -> None:
     assert [c.name for c in changes] == [r.name for r in traced.passes]
     syncs = next(c for c in changes if c.name == "syncs")
     assert (syncs.added, syncs.removed) == (1, 0) and any("__syncthreads" in d for d in syncs.diff)
-    for before, after in zip(changes, changes[1:]):
+    for before, after in itertools.pairwise(changes):
         assert after.lines - before.lines == after.added - after.removed
