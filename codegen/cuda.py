@@ -377,10 +377,29 @@ class _KernelPrinter:
     def _print_ElectSync(self, node: ElectSync) -> None:
         self.helpers.add("elect")
         warp = self._elect_warp_predicate()
-        # __activemask(): lanes of the warp that are absent (a block under 32 threads) or predicated
-        # off must not be named in elect.sync's member mask.
-        elect = "Hopper::electSync(__activemask())"
+        elect = f"Hopper::electSync({self._elect_member_mask()})"
         self._block(f"if ({warp} && {elect})" if warp else f"if ({elect})", node.body)
+
+    def _elect_member_mask(self) -> str:
+        """Every lane of the electing warp that exists, so elect.sync converges the whole warp first.
+
+        (``__activemask()`` would name only the lanes that happen to be converged: a lane still
+        finishing the previous elected block would elect a second thread.) A warp past the end of a
+        block whose size is not a multiple of 32 has fewer lanes.
+        """
+        lower = _thread_lower_bounds(self.conditions)
+        bx, by, _ = self.block
+        threads = _product(self.block)
+        if bx is not None and by is not None:
+            first = lower["x"] + lower["y"] * bx + lower["z"] * bx * by
+            if threads is not None:
+                lanes = threads - first // 32 * 32
+                return "0xffffffffu" if lanes >= 32 else f"{(1 << lanes) - 1:#x}u"
+        dx = Val.const(bx) if bx is not None else Val.symbol("blockDim.x")
+        dy = Val.const(by) if by is not None else Val.symbol("blockDim.y")
+        first_v = Val.const(lower["x"]) + Val.const(lower["y"]) * dx + Val.const(lower["z"]) * dx * dy
+        total = Val.symbol("blockDim.x") * Val.symbol("blockDim.y") * Val.symbol("blockDim.z")
+        return f"Hopper::laneMask({index_expr(total - first_v // 32 * 32)})"
 
     def _elect_warp_predicate(self) -> str:
         """Select the first warp of the threads that reach this point.

@@ -14,4 +14,9 @@ __device__ __forceinline__ bool electSync(uint32_t membermask) {
   return is_elected != 0;
 }
 
+// The member mask of a warp with `lanes` threads (all 32 when lanes >= 32).
+__device__ __forceinline__ uint32_t laneMask(int64_t lanes) {
+  return lanes >= 32 ? 0xffffffffu : ((1u << lanes) - 1u);
+}
+
 }  // namespace Hopper

@@ -49,7 +49,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) helpers_kernel(float* out, 
   stmatrixX4(base + threadIdx.x * 16, 1u, 2u, 3u, 4u);
   fenceAsyncProxy();
   __syncthreads();
-  if (threadIdx.x < 32 && Hopper::electSync(__activemask())) {
+  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(base + 8192, 1);
     const uint64_t token = mbarrier::arriveExpectTx(base + 8192, 16);
     Hopper::cpAsyncBulkTensorTileG2S(base, &map, base + 8192, 0, 0, 0);

@@ -109,7 +109,7 @@ def test_block_reduce_uses_workspace_as_raw_slots() -> None:
 
 def test_tma_circular_buffer_has_the_seed_structure() -> None:
     src = to_cuda(s.tma_circular_buffer(stages=3).kernel)
-    elect = "if (threadIdx.x < 32 && Hopper::electSync(__activemask())) {"
+    elect = "if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {"
     assert_in_order(
         src,
         # pre-prologue: mbarrier init loop by one elected thread, then a block sync
@@ -151,7 +151,7 @@ def test_tma_token_form_and_reversed_coordinates() -> None:
             "((int64_t)blockIdx.x) * 32, ((int64_t)blockIdx.y) * 8);") in lines
     assert "mbarrier::wait(toSmem(&T4[0]), T5[0]);" in lines
     assert "mbarrier::inval(toSmem(&T4[0]));" in lines
-    assert "if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(__activemask())) {" in lines
+    assert "if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {" in lines
 
 
 def test_tma_store_fence_commit_and_wait() -> None:
@@ -168,7 +168,7 @@ def test_warp_specialization_register_sharing_and_launch_bounds() -> None:
     assert lines[0].startswith('extern "C" __global__ void __launch_bounds__(384, 1) warp_specialized_kernel(')
     assert_in_order(src, "if (((int64_t)threadIdx.y) == 2) {", "decreaseRegisters<40>();", "// AsyncWarp loop",
                     # the AsyncWarp elects within its own first warp, not warp 0 of the block
-                    "if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(__activemask())) {",
+                    "if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {",
                     "mbarrier::waitParity(toSmem(&T4[(i7 % 3) + 3]), ((i7 / 3) + 1) % 2);",
                     "return;", "} else {", "increaseRegisters<232>();", "// ComputeWarp loop",
                     "mbarrier::waitParity(toSmem(&T4[i8 % 3]), (i8 / 3) % 2);",
@@ -227,13 +227,16 @@ def test_elect_warp_predicate_follows_block_shape() -> None:
         kern = s.make_kernel("k", [k.Allocate(mbar, Val.const(0)), node], [], [], (1,), block, smem=8)
         return next(line for line in lines_of(to_cuda(kern)) if "electSync" in line)
 
-    assert elect_line((64,)) == "if (threadIdx.x < 32 && Hopper::electSync(__activemask())) {"
-    assert elect_line((16,)) == "if (Hopper::electSync(__activemask())) {"
-    assert elect_line((64, 2)) == "if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(__activemask())) {"
+    assert elect_line((64,)) == "if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {"
+    assert elect_line((16,)) == "if (Hopper::electSync(0xffffu)) {"
+    assert elect_line((1,)) == "if (Hopper::electSync(0x1u)) {"
+    assert elect_line((48,), (s.TX.ge(32),)) == "if ((((int64_t)threadIdx.x) / 32) == 1 && Hopper::electSync(0xffffu)) {"
+    assert elect_line((64, 2)) == "if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {"
     assert "(((int64_t)threadIdx.x) + (((int64_t)threadIdx.y) * 16)) < 32" in elect_line((16, 4))
     assert "blockDim.x" in elect_line((Val.symbol("i0"), 2))
+    assert "Hopper::laneMask(" in elect_line((Val.symbol("i0"), 2))
     assert elect_line((128, 4), (s.TY.ge(1),)) == \
-        "if (threadIdx.x < 32 && threadIdx.y == 1 && Hopper::electSync(__activemask())) {"
+        "if (threadIdx.x < 32 && threadIdx.y == 1 && Hopper::electSync(0xffffffffu)) {"
     # inside `threadIdx.y >= 2` of a (16, 4) block the first thread is linear 32: warp 1
     assert "/ 32) == 1" in elect_line((16, 4), (s.TY.ge(2),))
 

@@ -107,6 +107,11 @@ __device__ __forceinline__ bool electSync(uint32_t membermask) {
   return is_elected != 0;
 }
 
+// The member mask of a warp with `lanes` threads (all 32 when lanes >= 32).
+__device__ __forceinline__ uint32_t laneMask(int64_t lanes) {
+  return lanes >= 32 ? 0xffffffffu : ((1u << lanes) - 1u);
+}
+
 }  // namespace Hopper
 
 // mbarrier.cuh: shared-memory mbarrier operations (PTX ISA 8.0, sm_90), addressed by toSmem().
@@ -312,7 +317,7 @@ extern "C" __global__ void __launch_bounds__(1, 1) fusion_kernel(Tensor<float, 1
 
   float* T2 = reinterpret_cast<float*>(smem + 128);
   int64_t* T2_mbar = reinterpret_cast<int64_t*>(smem);
-  if (Hopper::electSync(__activemask())) {
+  if (Hopper::electSync(0x1u)) {
     // pre-prologue loop of stages of T2
     #pragma unroll 1
     for (int64_t s0 = 0; s0 < 3; ++s0) {
@@ -323,7 +328,7 @@ extern "C" __global__ void __launch_bounds__(1, 1) fusion_kernel(Tensor<float, 1
   // prologue loop of iS2{ceilDiv(i0, 32)}
   #pragma unroll
   for (int64_t i1 = 0; i1 < 2; ++i1) {
-    if (Hopper::electSync(__activemask())) {
+    if (Hopper::electSync(0x1u)) {
       mbarrier::arriveExpectTx(toSmem(&T2_mbar[i1 % 3]), 128);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T2[(i1 % 3) * 32]), &tmap_T0, toSmem(&T2_mbar[i1 % 3]), i1 * 32);
     }
@@ -331,7 +336,7 @@ extern "C" __global__ void __launch_bounds__(1, 1) fusion_kernel(Tensor<float, 1
   // main loop of iS2{ceilDiv(i0, 32)}
   #pragma unroll 1
   for (int64_t i1 = 0; i1 < ceilDiv(i0, 32) - 2; ++i1) {
-    if (Hopper::electSync(__activemask())) {
+    if (Hopper::electSync(0x1u)) {
       mbarrier::arriveExpectTx(toSmem(&T2_mbar[(i1 + 2) % 3]), 128);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T2[((i1 + 2) % 3) * 32]), &tmap_T0, toSmem(&T2_mbar[(i1 + 2) % 3]), (i1 + 2) * 32);
     }
@@ -355,7 +360,7 @@ extern "C" __global__ void __launch_bounds__(1, 1) fusion_kernel(Tensor<float, 1
     }
   }
   __syncthreads();  // every wait on T2_mbar done before inval
-  if (Hopper::electSync(__activemask())) {
+  if (Hopper::electSync(0x1u)) {
     // post-epilogue loop of stages of T2
     #pragma unroll 1
     for (int64_t s0 = 0; s0 < 3; ++s0) {

@@ -107,6 +107,11 @@ __device__ __forceinline__ bool electSync(uint32_t membermask) {
   return is_elected != 0;
 }
 
+// The member mask of a warp with `lanes` threads (all 32 when lanes >= 32).
+__device__ __forceinline__ uint32_t laneMask(int64_t lanes) {
+  return lanes >= 32 ? 0xffffffffu : ((1u << lanes) - 1u);
+}
+
 }  // namespace Hopper
 
 // mbarrier.cuh: shared-memory mbarrier operations (PTX ISA 8.0, sm_90), addressed by toSmem().
@@ -313,7 +318,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
   float* T3 = reinterpret_cast<float*>(smem + 128);
   float* T4 = reinterpret_cast<float*>(smem + 16512);
   int64_t* T3_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && Hopper::electSync(__activemask())) {
+  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     // pre-prologue loop of stages of T3, T4
     #pragma unroll 1
     for (int64_t s1 = 0; s1 < 4; ++s1) {
@@ -324,7 +329,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
   // prologue loop of iS8{8}
   #pragma unroll
   for (int64_t i3 = 0; i3 < 3; ++i3) {
-    if (threadIdx.x < 32 && Hopper::electSync(__activemask())) {
+    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
       mbarrier::arriveExpectTx(toSmem(&T3_mbar[i3 % 4]), 8192);
       // loop of iS13{4}
       for (int64_t i4 = 0; i4 < 4; ++i4) {
@@ -339,7 +344,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
   // main loop of iS8{8}
   #pragma unroll 1
   for (int64_t i3 = 0; i3 < 5; ++i3) {
-    if (threadIdx.x < 32 && Hopper::electSync(__activemask())) {
+    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
       mbarrier::arriveExpectTx(toSmem(&T3_mbar[(i3 + 3) % 4]), 8192);
       // loop of iS13{4}
       for (int64_t i4 = 0; i4 < 4; ++i4) {
@@ -371,7 +376,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
     }
   }
   __syncthreads();  // every wait on T3_mbar done before inval
-  if (threadIdx.x < 32 && Hopper::electSync(__activemask())) {
+  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     // post-epilogue loop of stages of T3, T4
     #pragma unroll 1
     for (int64_t s1 = 0; s1 < 4; ++s1) {

@@ -107,6 +107,11 @@ __device__ __forceinline__ bool electSync(uint32_t membermask) {
   return is_elected != 0;
 }
 
+// The member mask of a warp with `lanes` threads (all 32 when lanes >= 32).
+__device__ __forceinline__ uint32_t laneMask(int64_t lanes) {
+  return lanes >= 32 ? 0xffffffffu : ((1u << lanes) - 1u);
+}
+
 }  // namespace Hopper
 
 // mbarrier.cuh: shared-memory mbarrier operations (PTX ISA 8.0, sm_90), addressed by toSmem().
@@ -312,7 +317,7 @@ extern "C" __global__ void __launch_bounds__(128) tma_circular_buffer_3_kernel(T
 
   float* T1 = reinterpret_cast<float*>(smem);
   int64_t* T4 = reinterpret_cast<int64_t*>(smem + 1536);
-  if (threadIdx.x < 32 && Hopper::electSync(__activemask())) {
+  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     // pre-prologue loop
     #pragma unroll 1
     for (int64_t i5 = 0; i5 < 3; ++i5) {
@@ -323,7 +328,7 @@ extern "C" __global__ void __launch_bounds__(128) tma_circular_buffer_3_kernel(T
   // prologue loop of iS3{ceilDiv(i0, 128)}
   #pragma unroll
   for (int64_t i6 = 0; i6 < 2; ++i6) {
-    if (threadIdx.x < 32 && Hopper::electSync(__activemask())) {
+    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
       mbarrier::arriveExpectTx(toSmem(&T4[i6 % 3]), 512);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T1[(i6 % 3) * 128]), &tmap_T0, toSmem(&T4[i6 % 3]), i6 * 128);
     }
@@ -331,7 +336,7 @@ extern "C" __global__ void __launch_bounds__(128) tma_circular_buffer_3_kernel(T
   // main loop of iS3{ceilDiv(i0, 128)}
   #pragma unroll 1
   for (int64_t i7 = 0; i7 < ceilDiv(i0, 128) - 2; ++i7) {
-    if (threadIdx.x < 32 && Hopper::electSync(__activemask())) {
+    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
       mbarrier::arriveExpectTx(toSmem(&T4[(i7 + 2) % 3]), 512);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T1[((i7 + 2) % 3) * 128]), &tmap_T0, toSmem(&T4[(i7 + 2) % 3]), (i7 + 2) * 128);
     }
@@ -350,7 +355,7 @@ extern "C" __global__ void __launch_bounds__(128) tma_circular_buffer_3_kernel(T
     }
   }
   __syncthreads();  // every wait done before inval
-  if (threadIdx.x < 32 && Hopper::electSync(__activemask())) {
+  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     // post-epilogue loop
     #pragma unroll 1
     for (int64_t i9 = 0; i9 < 3; ++i9) {
