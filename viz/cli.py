@@ -10,6 +10,7 @@ from collections.abc import Callable
 from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
+from rich.text import Text
 
 from .subject import Subject
 from .target import TargetError
@@ -94,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def error_panel(error: BaseException, *, no_color: bool) -> None:
     Console(stderr=True, no_color=no_color, highlight=False).print(
-        Panel(f"{type(error).__name__}: {error}", title="viz", border_style="red", expand=False), markup=False)
+        Panel(Text(f"{type(error).__name__}: {error}"), title="viz", border_style="red", expand=False))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -226,7 +227,7 @@ def list_view() -> View:
     rows = [(name, getattr(examples.load(name), "DESCRIPTION", "")) for name in examples.names()]
     table = Table("example", "description", title="examples (viz NAME)")
     for name, description in rows:
-        table.add_row(name, description)
+        table.add_row(Text(name), Text(description))   # descriptions hold brackets: never markup
     return View("list", "examples", [table], {"examples": [{"name": n, "description": d} for n, d in rows]})
 
 

@@ -63,8 +63,8 @@ def dag_view(fusion: Fusion) -> View:
         producers = ", ".join(g.predecessors(node))
         defined = attrs["op"] if attrs["input"] else f"{attrs['op']}({producers})"
         consumers = ", ".join(g.successors(node)) + (" (output)" if attrs["output"] else "")
-        table.add_row(attrs["label"], Text(attrs["role"], style=ROLE_STYLE[attrs["role"]]), defined,
-                      consumers.strip())
+        table.add_row(Text(attrs["label"]), Text(attrs["role"], style=ROLE_STYLE[attrs["role"]]), Text(defined),
+                      Text(consumers.strip()))
     load = [n for n, a in g.nodes(data=True) if a["role"] == "load"]
     handoff = [(a, b) for a, b in g.edges if g.nodes[a]["role"] == "load" and g.nodes[b]["role"] == "compute"]
     summary = Text()

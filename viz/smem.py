@@ -237,8 +237,8 @@ def smem_view(kernel: k.Kernel, *, width: int = BAR_WIDTH) -> View:
         shares = Text(", ".join(b.shares), style="bold red" if b.name in conflicts else "")
         if b.memory != "Shared":
             shares = Text(f"({b.memory} memory)", style="dim")
-        layout.add_row(name, Text(b.kind, style=style), f"{b.dtype}[{b.elements}]", offset, f"{b.nbytes}", align,
-                       shares)
+        layout.add_row(name, Text(b.kind, style=style), Text(f"{b.dtype}[{b.elements}]"), Text(offset),
+                       Text(f"{b.nbytes}"), align, shares)
         live = "never used" if b.live is None else f"{b.live[0]}-{b.live[1]}"
         chart_table.add_row(name, live, _bar(b.live, chart.length, width, style))
     legend = Text(f"live: lines of the kernel IR listing (viz --show kir); the timeline spans its {chart.length} "

@@ -118,3 +118,10 @@ def test_fuzz_subcommand_is_handed_to_viz_fuzz_when_present(monkeypatch: pytest.
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: object() if name == "viz.fuzz" else None)
     assert main(["fuzz", "--seeds", "3"]) == 0
     assert seen == [["--seeds", "3"]]
+
+
+def test_messages_with_brackets_are_printed_as_they_are(viz, tmp_path: Path) -> None:
+    source = "def build():\n    raise ValueError('T2_mbar[i1 % 3] and [bold]x[/bold]')\n"
+    r = viz(write(tmp_path, "target.py", source))
+    assert r.code == 2 and "ValueError: T2_mbar[i1 % 3] and [bold]x[/bold]" in r.err
+    assert "[M, K] @ [K, N]" in viz("--list").out
