@@ -61,5 +61,6 @@ def test_compute_sanitizer_is_clean(tool: str, name: str) -> None:
                           timeout=300, check=False)
     log = proc.stdout + proc.stderr
     assert proc.returncode == 0, log[-4000:]
-    assert "ERROR SUMMARY: 0 errors" in log, log[-4000:]
+    # memcheck and synccheck print "ERROR SUMMARY: 0 errors"; racecheck "... hazards displayed (0 errors, ..."
+    assert "ERROR SUMMARY: 0 errors" in log or "(0 errors, 0 warnings)" in log, log[-4000:]
     assert "matches numpy" in log
