@@ -25,7 +25,9 @@ def kernel_signature(source: str) -> str | None:
 
 
 def cuda_view(source: str, *, no_color: bool) -> View:
-    renderable: Any = source if no_color else Syntax(source, "cuda", line_numbers=False, word_wrap=False)
+    # the terminal's own background: no padding to the console width when piped
+    renderable: Any = source if no_color else Syntax(source, "cuda", line_numbers=False, word_wrap=False,
+                                                     background_color="default")
     data = {"source": source, "signature": kernel_signature(source)}
     return View("cuda", "CUDA", [renderable], data, soft_wrap=True)
 

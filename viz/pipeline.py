@@ -220,7 +220,7 @@ def pipeline_timeline(kernel: k.Kernel, names: dict[str, tuple[str, k.Stage]], t
         slot = None if index is None else index % stages
         key = (task, ev.get("barrier"), index)
         text = _event_text(ev, several)
-        if index is not None and index >= stages and kind not in ("mbarrier.init", "mbarrier.inval"):
+        if index is not None and index >= stages:
             text = f"WAR {text}"
         if kind in ("mbarrier.wait_parity", "mbarrier.wait"):
             waiting[key] = (len(rows), text)
@@ -332,9 +332,9 @@ def _event_text(ev: dict[str, Any], several_barriers: bool) -> str:
     if kind == "mbarrier.arrive":
         return f"{bar}arrive"
     if kind == "mbarrier.init":
-        return f"init {ev['barrier']}[{ev['index']}] count {ev['count']}"
+        return f"{bar}init, count {ev['count']}"
     if kind == "mbarrier.inval":
-        return f"inval {ev['barrier']}[{ev['index']}]"
+        return f"{bar}inval"
     if kind == "tma_store.issue":
         return f"store {ev['src']}"
     if kind == "cp_async.issue":
