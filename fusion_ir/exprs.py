@@ -82,6 +82,8 @@ class ReductionOp(Expr):
     op: str = "sum"
     axes: tuple[int, ...] = ()
     init: float = 0.0
+    # the partial result made by rfactor; its consumer finishes the reduction over ``axes``
+    rfactor_partial: bool = False
 
 
 @dataclass(eq=False)

@@ -51,7 +51,7 @@ def evaluate(fusion: Fusion, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
             for k, flag in enumerate(e.is_broadcast_dims):
                 if flag:
                     r = np.expand_dims(r, k)
-        elif isinstance(e, ReductionOp) and out.logical != out.root:
+        elif isinstance(e, ReductionOp) and e.rfactor_partial:
             r = ins[0]  # an rfactor partial: its consumer reduces the original axes
         elif isinstance(e, ReductionOp):
             fn = np.sum if e.op == "sum" else np.max

@@ -18,7 +18,7 @@ def rfactor(tv: TensorView, axes: int | Iterable[int]) -> TensorView:
         raise tv._err(f"rfactor: T{tv.name} is not defined by a reduction")
     if tv.compute_at_pos > 0 or tv.max_producer_pos > 0:
         raise tv._err(f"rfactor: T{tv.name} is already inlined ({tv._inlined_desc()}); rfactor before compute_at")
-    if tv.logical != tv.root:
+    if tv.logical != tv.root or d.rfactor_partial:
         raise tv._err(f"rfactor: T{tv.name} is already the partial result of an rfactor; rfactor the final "
                       f"reduction instead")
     axes = [axes] if isinstance(axes, int) else list(axes)
@@ -79,7 +79,8 @@ def rfactor(tv: TensorView, axes: int | Iterable[int]) -> TensorView:
                 final_loop.append(nid)
         final_loop += [i for i in leaves if i not in final_loop]
         tv.root, tv.logical, tv.loop, tv.transforms = f_root, list(f_root), final_loop, f_new
-        partial_expr = ReductionOp(inputs=list(d.inputs), outputs=[partial], op=d.op, axes=d.axes, init=d.init)
+        partial_expr = ReductionOp(inputs=list(d.inputs), outputs=[partial], op=d.op, axes=d.axes, init=d.init,
+                                   rfactor_partial=True)
         d.inputs = [partial]
         fusion.insert_expr(partial_expr)
     return partial

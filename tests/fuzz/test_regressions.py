@@ -86,3 +86,29 @@ def test_thread_bound_producer_in_shared_memory_is_read_by_other_threads() -> No
     (got,) = simulate(lower(fusion), inputs)
     np.testing.assert_array_equal(got, evaluate(fusion, inputs)[0])
 
+
+
+def test_reference_of_an_rfactor_over_unsplit_axes() -> None:
+    """rfactor of an unsplit axis left logical == root, so reference.evaluate reduced twice (AxisError)."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=2)
+        out = ops.sum(x, [0, 1])
+        fusion.add_output(out)
+    out.rfactor([0])
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    np.testing.assert_array_equal(evaluate(fusion, [a])[0], a.sum())
+
+
+def test_rfactor_of_an_unsplit_partial_is_rejected() -> None:
+    """The partial of an rfactor over unsplit axes could itself be rfactored."""
+    from fusion_ir import ScheduleError
+
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=2)
+        out = ops.sum(x, [0, 1])
+        fusion.add_output(out)
+    partial = out.rfactor([0])
+    with pytest.raises(ScheduleError, match="already the partial result of an rfactor"):
+        partial.rfactor([0])
