@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import networkx as nx
 
-from fusion_ir import IterDomain, MemoryType, ParallelType
+from fusion_ir import IterDomain, MemoryType, ParallelType, Split
 from fusion_ir.replay import loop_map
 from fusion_ir.scalar import Val, vmax
 
@@ -97,6 +97,7 @@ def run(kernel: Kernel, ctx: LoweringContext) -> Kernel:
                 seen[pt] = i
 
     _check_cross_thread_reads(ctx, computed)
+    _check_vectorized_axes_are_contiguous(computed)
 
     for pt in PARALLEL_LAUNCH:
         extents: list[Val] = []
@@ -140,6 +141,23 @@ def _check_cross_thread_reads(ctx: LoweringContext, computed: list) -> None:
                                     f"T{consumer.name} has no axis mapped to it with the same binding, so it reads "
                                     f"elements that {where} did not write ({producer.memory_type.name} memory of "
                                     f"T{producer.name}); {fix}")
+
+
+def _check_vectorized_axes_are_contiguous(computed: list) -> None:
+    """A Vectorize axis covers consecutive elements: inner splits of the tensor's innermost axis only."""
+    for tv in computed:
+        materialized = [i for i in tv.logical if not i.is_reduction and not i.is_broadcast]
+        innermost = materialized[-1] if materialized else None
+        for i in tv.loop:
+            if i.parallel_type is not ParallelType.Vectorize:
+                continue
+            x = i
+            while x is not innermost and isinstance(x.definition, Split) and x is x.definition.inner:
+                x = x.definition.input
+            if x is not innermost:
+                raise LoweringError(f"T{tv.name}: Vectorize axis {i.label()} does not cover consecutive elements; "
+                                    f"vectorize only the inner part of splits of the innermost axis "
+                                    f"{innermost.label() if innermost is not None else '(none)'}")
 
 
 def _group_parallel_type(members: list[IterDomain], owner: dict) -> ParallelType:

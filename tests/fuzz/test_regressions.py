@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fusion_ir import DataType, Fusion, MemoryType, ParallelType, inline_most, ops
+from fusion_ir import DataType, Fusion, MemoryType, ParallelType, inline_most, ops, transform_like
 from fusion_ir.reference import evaluate
 from lowering import LoweringError, lower
 from runtime import simulate
@@ -112,3 +112,32 @@ def test_rfactor_of_an_unsplit_partial_is_rejected() -> None:
     partial = out.rfactor([0])
     with pytest.raises(ScheduleError, match="already the partial result of an rfactor"):
         partial.rfactor([0])
+
+
+@pytest.mark.parametrize("inner_split", [True, False])
+def test_vectorizing_a_split_of_an_outer_axis_is_a_lowering_error(inner_split: bool) -> None:
+    """Vectorize on a split of axis 0 of a 2-D tensor read strided elements as one vector (misaligned access)."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(shape=(8, 6))
+        out = ops.broadcast(x, [False, False, True])
+        fusion.add_output(out)
+    out.split(0, 2, inner_split=inner_split)
+    out.axis(1).parallelize(PT.Vectorize)
+    with pytest.raises(LoweringError, match="Vectorize axis .* does not cover consecutive elements"):
+        lower(fusion)
+
+
+def test_vectorizing_the_inner_split_of_the_innermost_axis_still_lowers() -> None:
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=2)
+        out = ops.broadcast(ops.set(x), [False, False, True])
+        fusion.add_output(out)
+    out.split(1, 4)
+    transform_like(out)
+    out.axis(2).parallelize(PT.Vectorize)
+    inline_most(fusion)
+    inputs = [np.arange(24, dtype=np.float32).reshape(3, 8)]
+    (got,) = simulate(lower(fusion), inputs)
+    np.testing.assert_array_equal(got, evaluate(fusion, inputs)[0])

@@ -1,0 +1,379 @@
+"""A fuzz case as plain data: the fusion definition, the schedule steps and the run sizes.
+
+A ``Case`` can be built into a live ``Fusion`` (``build``), replayed step by step
+(``apply_step``), given inputs (``make_inputs``), compared against numpy (``compare``) and
+printed as a runnable Python script (``to_script``). Tensors are referred to by name
+(``TRef(3)`` is ``T3``): names are handed out in creation order and a call that fails
+hands none out, so a replay creates exactly the tensors the generator saw.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+import fusion_ir
+from fusion_ir import (DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, Pipelined, TensorView,
+                       WarpSpecialized, ops)
+
+# Magnitude every value of a case stays under: integer-valued float32 math is exact below 2**24,
+# and int32 math cannot overflow.
+MAX_MAGNITUDE = 1.0e6
+
+
+@dataclass(frozen=True)
+class TRef:
+    """A tensor by name: ``TRef(3)`` is ``T3``, printed as the variable ``t3``."""
+
+    name: int
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    """``fusion.add_input``: ``dims`` names a size class per axis; ``static`` uses ``shape=``."""
+
+    dims: tuple[int, ...]
+    dtype: DataType
+    static: bool = False
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    """``ops.<fn>(*args)``, defining the next tensor."""
+
+    fn: str
+    args: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One scheduling call. ``kind`` is the primitive; ``target`` is None for fusion-wide calls.
+
+    ``result`` is the name of the tensor the call returned when it made a new one
+    (``cache_after``, ``cache_before``, ``rfactor``), filled in by the generator.
+    """
+
+    kind: str
+    target: TRef | None
+    args: tuple[Any, ...] = ()
+    kwargs: tuple[tuple[str, Any], ...] = ()
+    result: int | None = None
+
+
+@dataclass(frozen=True)
+class Case:
+    inputs: tuple[InputSpec, ...]
+    ops: tuple[OpSpec, ...]
+    outputs: tuple[int, ...]
+    steps: tuple[Step, ...]
+    sizes: tuple[tuple[int, ...], ...]   # per run: the size of each size class
+    seed: int = 0
+    exact: bool = True                   # integer-valued math: outputs must match exactly
+    notes: tuple[str, ...] = field(default=(), compare=False)
+
+    def input_shapes(self, run: int) -> list[tuple[int, ...]]:
+        sizes = self.sizes[run]
+        return [tuple(sizes[d] for d in spec.dims) for spec in self.inputs]
+
+
+# ---------------------------------------------------------------- building and replay
+def build(case: Case) -> Fusion:
+    """The unscheduled fusion of ``case``."""
+    fusion = Fusion()
+    with fusion:
+        for k, spec in enumerate(case.inputs):
+            if spec.static:
+                shape = tuple(case.sizes[0][d] for d in spec.dims)
+                tv = fusion.add_input(shape=shape, dtype=spec.dtype)
+            else:
+                tv = fusion.add_input(ndim=len(spec.dims), dtype=spec.dtype)
+            assert tv.name == k, f"input {k} was named T{tv.name}"
+        for k, op in enumerate(case.ops):
+            tv = getattr(ops, op.fn)(*resolve(fusion, op.args))
+            expected = len(case.inputs) + k
+            assert tv.name == expected, f"op {k} ({op.fn}) was named T{tv.name}, expected T{expected}"
+        for name in case.outputs:
+            fusion.add_output(tensor(fusion, name))
+    return fusion
+
+
+def tensor(fusion: Fusion, name: int) -> TensorView:
+    for tv in fusion.tensors:
+        if tv.name == name:
+            return tv
+    raise KeyError(f"the fusion has no tensor T{name}")
+
+
+def resolve(fusion: Fusion, value: Any) -> Any:
+    if isinstance(value, TRef):
+        return tensor(fusion, value.name)
+    if isinstance(value, tuple):
+        return tuple(resolve(fusion, v) for v in value)
+    if isinstance(value, list):
+        return [resolve(fusion, v) for v in value]
+    if isinstance(value, dict):
+        return {k: resolve(fusion, v) for k, v in value.items()}
+    return value
+
+
+def apply_step(fusion: Fusion, step: Step) -> TensorView | None:
+    """Make the scheduling call ``step`` describes; returns what the call returned if it is a new tensor."""
+    args = resolve(fusion, step.args)
+    kwargs = {k: resolve(fusion, v) for k, v in step.kwargs}
+    if step.kind == "inline_most":
+        fusion_ir.inline_most(fusion, *args, **kwargs)
+        return None
+    if step.kind == "transform_like_all":
+        fusion_ir.transform_like(*args, **kwargs)
+        return None
+    if step.kind == "parallelize_like_all":
+        fusion_ir.parallelize_like(*args, **kwargs)
+        return None
+    assert step.target is not None, step
+    tv = tensor(fusion, step.target.name)
+    if step.kind == "parallelize":
+        axis, parallel_type = args
+        tv.axis(axis).parallelize(parallel_type)
+        return None
+    result = getattr(tv, step.kind)(*args, **kwargs)
+    if isinstance(result, TensorView) and result is not tv:
+        return result
+    return None
+
+
+# ---------------------------------------------------------------- inputs and comparison
+def make_inputs(case: Case, run: int) -> list[np.ndarray]:
+    """Fresh integer-valued inputs in [-4, 4] (NaN-free; exact in float32 and int32)."""
+    rng = np.random.default_rng([case.seed, run])
+    arrays = []
+    for spec, shape in zip(case.inputs, case.input_shapes(run)):
+        values = rng.integers(-4, 5, size=shape)
+        arrays.append(values.astype(np.dtype(spec.dtype.numpy_name)))
+    return arrays
+
+
+def compare(case: Case, actual: list[np.ndarray], expected: list[np.ndarray],
+            noise: list[np.ndarray] | None = None) -> str | None:
+    """None when ``actual`` matches ``expected`` (numpy in float64); otherwise what differs.
+
+    Exact cases must match bit for bit. Others pass when the error is within
+    ``1e-5`` of the reference's norm or within 20x of what float32 rounding alone
+    gives (``noise``: the same math evaluated in float32).
+    """
+    if len(actual) != len(expected):
+        return f"{len(actual)} outputs, expected {len(expected)}"
+    for k, (a, e) in enumerate(zip(actual, expected)):
+        a = np.asarray(a)
+        e = np.asarray(e)
+        if a.shape != e.shape:
+            return f"output {k}: shape {a.shape}, expected {e.shape}"
+        want_float = e.dtype.kind == "f"
+        if (a.dtype.kind == "f") != want_float:
+            return f"output {k}: dtype {a.dtype}, expected a {'float' if want_float else 'integer'} array"
+        a64 = a.astype(np.float64)
+        e64 = e.astype(np.float64)
+        bad = np.isnan(a64) != np.isnan(e64)
+        if bad.any():
+            return f"output {k}: NaN at {_first(bad)} (got {a64[_first(bad)]}, expected {e64[_first(bad)]})"
+        a64 = np.nan_to_num(a64, nan=0.0)
+        e64 = np.nan_to_num(e64, nan=0.0)
+        if case.exact or not want_float:
+            wrong = a64 != e64
+            if wrong.any():
+                at = _first(wrong)
+                return (f"output {k}: {int(wrong.sum())} of {wrong.size} elements differ; first at {at}: "
+                        f"got {a64[at]}, expected {e64[at]}")
+            continue
+        diff = float(np.linalg.norm((a64 - e64).ravel()))
+        scale = float(np.linalg.norm(e64.ravel()))
+        floor = 0.0
+        if noise is not None:
+            floor = 20.0 * float(np.linalg.norm((np.asarray(noise[k], np.float64) - e64).ravel()))
+        if diff > 1e-5 * scale + floor + 1e-6:
+            at = _first(np.abs(a64 - e64) == np.abs(a64 - e64).max())
+            return (f"output {k}: error norm {diff:.3e} over reference norm {scale:.3e} (noise floor {floor:.1e}); "
+                    f"worst at {at}: got {a64[at]}, expected {e64[at]}")
+    return None
+
+
+def _first(mask: np.ndarray) -> tuple[int, ...]:
+    idx = np.argwhere(mask)
+    return tuple(int(i) for i in idx[0]) if idx.size else ()
+
+
+def evaluate_float32(case: Case, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    """The case's math in float32 (ints stay int64): how far rounding alone moves the result."""
+    from fusion_ir.reference import BINARY, UNARY
+
+    env: list[Any] = []
+    for spec, x in zip(case.inputs, inputs):
+        env.append(x.astype(np.float32) if spec.dtype.is_float else x.astype(np.int64))
+
+    def get(v: Any) -> Any:
+        return env[v.name] if isinstance(v, TRef) else v
+
+    def is_float(v: Any) -> bool:
+        return np.asarray(v).dtype.kind == "f" or isinstance(v, float)
+
+    for op in case.ops:
+        args = [get(a) for a in op.args]
+        x = args[0]
+        if op.fn in UNARY:
+            r = UNARY[op.fn](x)
+            keep_int = op.fn in ("neg", "abs", "relu") and not is_float(x)
+            r = np.asarray(r, np.int64 if keep_int else np.float32)
+        elif op.fn in BINARY:
+            a, b = args
+            floating = is_float(a) or is_float(b) or op.fn == "div"
+            if floating:
+                a = np.asarray(a, np.float32) if not isinstance(a, float) else np.float32(a)
+                b = np.asarray(b, np.float32) if not isinstance(b, float) else np.float32(b)
+            r = np.asarray(BINARY[op.fn](a, b), np.float32 if floating else np.int64)
+        elif op.fn == "cast":
+            r = x.astype(np.float32) if args[1].is_float else np.trunc(x).astype(np.int64)
+        elif op.fn == "broadcast":
+            r = x
+            for k, flag in enumerate(args[1]):
+                if flag:
+                    r = np.expand_dims(r, k)
+        elif op.fn in ("sum", "max"):
+            fn = np.sum if op.fn == "sum" else np.max
+            r = np.asarray(fn(x, axis=tuple(args[1])), x.dtype)
+        elif op.fn == "set":
+            r = x
+        else:
+            raise ValueError(f"unknown op {op.fn}")
+        env.append(r)
+    return [env[name] for name in case.outputs]
+
+
+# ---------------------------------------------------------------- printing
+def code(value: Any) -> str:
+    """Python source for a step or op argument."""
+    if isinstance(value, TRef):
+        return f"t{value.name}"
+    if isinstance(value, enum.Enum):
+        return f"{type(value).__name__}.{value.name}"
+    if isinstance(value, Pipelined):
+        return "Pipelined(uses_mbarrier_for_war=True)" if value.uses_mbarrier_for_war else "Pipelined()"
+    if isinstance(value, WarpSpecialized):
+        regs = "" if value.num_registers is None else f", num_registers={value.num_registers!r}"
+        return f"WarpSpecialized(on={code(value.on)}{regs})"
+    if isinstance(value, list):
+        return "[" + ", ".join(code(v) for v in value) + "]"
+    if isinstance(value, tuple):
+        inner = ", ".join(code(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{code(k)}: {code(v)}" for k, v in value.items()) + "}"
+    return repr(value)
+
+
+def call_code(step: Step) -> str:
+    """The scheduling call as one Python expression (no assignment)."""
+    args = [code(a) for a in step.args] + [f"{k}={code(v)}" for k, v in step.kwargs]
+    if step.kind == "inline_most":
+        return f"inline_most({', '.join(['fusion'] + args)})"
+    if step.kind == "transform_like_all":
+        return f"transform_like({', '.join(args)})"
+    if step.kind == "parallelize_like_all":
+        return f"parallelize_like({', '.join(args)})"
+    assert step.target is not None
+    target = code(step.target)
+    if step.kind == "parallelize":
+        axis, parallel_type = step.args
+        return f"{target}.axis({code(axis)}).parallelize({code(parallel_type)})"
+    return f"{target}.{step.kind}({', '.join(args)})"
+
+
+def step_code(step: Step) -> str:
+    call = call_code(step)
+    return call if step.result is None else f"t{step.result} = {call}"
+
+
+def definition_code(case: Case) -> list[str]:
+    lines = ["fusion = Fusion()", "with fusion:"]
+    for k, spec in enumerate(case.inputs):
+        if spec.static:
+            shape = tuple(case.sizes[0][d] for d in spec.dims)
+            lines.append(f"    t{k} = fusion.add_input(shape={shape!r}, dtype={code(spec.dtype)})")
+        else:
+            lines.append(f"    t{k} = fusion.add_input(ndim={len(spec.dims)}, dtype={code(spec.dtype)})")
+    for k, op in enumerate(case.ops):
+        name = len(case.inputs) + k
+        lines.append(f"    t{name} = ops.{op.fn}({', '.join(code(a) for a in op.args)})")
+    for name in case.outputs:
+        lines.append(f"    fusion.add_output(t{name})")
+    return lines
+
+
+SCRIPT_HEADER = '''\
+import numpy as np
+
+from fusion_ir import (DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, Pipelined, ScheduleError,
+                       WarpSpecialized, inline_most, ops, parallelize_like, transform_like)
+from fusion_ir.reference import evaluate
+from lowering import lower
+from runtime import simulate
+
+
+def rejected(call):
+    """A call the schedule API must reject with ScheduleError, leaving the fusion unchanged."""
+    before = fusion.state_fingerprint()
+    try:
+        call()
+    except ScheduleError as e:
+        print(f"rejected (ok): {e}")
+    else:
+        raise AssertionError("the call was expected to raise ScheduleError")
+    assert fusion.state_fingerprint() == before, "a rejected call changed the fusion"
+'''
+
+
+def to_script(case: Case, outcomes: list[str] | None = None, title: str = "") -> str:
+    """A runnable script: build the fusion, apply the schedule, lower, simulate and compare with numpy.
+
+    ``outcomes`` gives, per step, ``"ok"`` or the name of the exception it raised; steps that
+    raised ``ScheduleError`` are wrapped in ``rejected(...)``.
+    """
+    lines = [f'"""{title or "A fuzz case"}', "",
+             "Run from the repository root: python3 THIS_FILE.py", '"""', SCRIPT_HEADER]
+    lines += definition_code(case)
+    lines.append("")
+    for k, step in enumerate(case.steps):
+        outcome = outcomes[k] if outcomes is not None and k < len(outcomes) else "ok"
+        if outcome == "ScheduleError":
+            lines.append(f"rejected(lambda: {call_code(step)})")
+        elif outcome == "ok":
+            lines.append(step_code(step))
+        else:
+            lines.append(f"{step_code(step)}  # raised {outcome}")
+    shapes = [case.input_shapes(run) for run in range(len(case.sizes))]
+    dtypes = [spec.dtype.numpy_name for spec in case.inputs]
+    lines += [
+        "",
+        "print(fusion)",
+        "kernel = lower(fusion)",
+        "print(kernel)",
+        f"EXACT = {case.exact!r}  # integer-valued math: must match numpy exactly",
+        f"for run, shapes in enumerate({shapes!r}):",
+        f"    rng = np.random.default_rng([{case.seed}, run])",
+        f"    inputs = [rng.integers(-4, 5, size=s).astype(d) for s, d in zip(shapes, {dtypes!r})]",
+        f"    outputs = simulate(kernel, inputs, seed={case.seed} + run)",
+        "    for k, (got, want) in enumerate(zip(outputs, evaluate(fusion, inputs))):",
+        "        if EXACT or want.dtype.kind != 'f':",
+        "            np.testing.assert_array_equal(got, want, err_msg=f'run {run}, output {k}')",
+        "        else:",
+        "            error = np.linalg.norm((got - want).ravel()) / max(np.linalg.norm(want.ravel()), 1e-30)",
+        "            assert error < 1e-4, f'run {run}, output {k}: relative error {error:.3e}'",
+        "print('matches numpy')",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["Case", "InputSpec", "LoadStoreOpType", "MAX_MAGNITUDE", "MemoryType", "OpSpec", "ParallelType",
+           "Step", "TRef", "apply_step", "build", "compare", "evaluate_float32", "make_inputs", "resolve",
+           "tensor", "to_script"]

@@ -1,0 +1,46 @@
+"""Hypothesis profiles of the fuzz tier, chosen with ``HYPOTHESIS_PROFILE`` (default ``ci``).
+
+- ``ci``: derandomized (the same examples every run) and bounded so the fuzz tier adds about two
+  minutes to CI on a 2-core machine;
+- ``long``: fresh random examples, 5,000 per property (nvcc: a sample of 300);
+- ``dev``: a quick smoke run while editing.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+PROFILE_ENV = "HYPOTHESIS_PROFILE"
+_COMMON = dict(deadline=None, print_blob=True,
+               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
+
+# examples per property test, by profile
+BUDGETS: dict[str, dict[str, int]] = {
+    "ci": {"schedule": 600, "simulate": 900, "circular_buffer": 300, "nvcc": 6, "gpu": 300},
+    "long": {"schedule": 5000, "simulate": 5000, "circular_buffer": 2000, "nvcc": 300, "gpu": 2000},
+    "dev": {"schedule": 50, "simulate": 50, "circular_buffer": 20, "nvcc": 2, "gpu": 20},
+}
+
+settings.register_profile("ci", derandomize=True, database=None, max_examples=BUDGETS["ci"]["simulate"], **_COMMON)
+settings.register_profile("long", derandomize=False, max_examples=BUDGETS["long"]["simulate"], **_COMMON)
+settings.register_profile("dev", derandomize=False, max_examples=BUDGETS["dev"]["simulate"], **_COMMON)
+
+
+def profile_name() -> str:
+    name = os.environ.get(PROFILE_ENV, "ci")
+    if name not in BUDGETS:
+        raise ValueError(f"{PROFILE_ENV}={name!r}: the fuzz profiles are {', '.join(BUDGETS)}")
+    return name
+
+
+def load() -> str:
+    name = profile_name()
+    settings.load_profile(name)
+    return name
+
+
+def budget(test: str) -> int:
+    """How many examples ``test`` runs under the current profile."""
+    return BUDGETS[profile_name()][test]

@@ -1,0 +1,351 @@
+"""The fuzz properties, as functions of a ``Case`` that raise ``PropertyFailure`` and count coverage.
+
+1. ``check_schedule``: every scheduling call succeeds or raises ``ScheduleError`` and a failed
+   call leaves the fusion unchanged; ``lower`` succeeds or raises ``LoweringError`` and never
+   changes the fusion.
+2. ``check_simulation``: a kernel that lowers gives numpy's result in the simulator at every
+   run size, or refuses the sizes with an ``InputError`` (``PipelineFillError`` when a
+   circular-buffered loop is shorter than the pipeline).
+3. ``check_compiles``: a kernel that lowers compiles for sm_90a with nvcc, without warnings.
+4. ``check_gpu``: a kernel that lowers gives numpy's result on the GPU.
+
+``Stats`` counts what ran: examples, calls per primitive and outcome, lowering outcomes per
+pass, kernel IR node kinds, simulated/compiled/GPU kernels and runtime outcomes.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from fusion_ir import Fusion, ScheduleError
+from fusion_ir.reference import evaluate
+from lowering import LoweringError, lower
+from lowering import kernel_ir as kir
+from lowering.pipeline import PASS_NAMES
+from runtime import InputError, PipelineFillError
+
+from .case import Case, apply_step, build, compare, evaluate_float32, make_inputs, to_script
+
+MAX_THREADS_PER_BLOCK = 1024
+# launches with more lanes than this are not simulated (the simulator is a CPU interpreter)
+MAX_SIMULATED_LANES = 1 << 16
+# nor kernels whose loops execute more statements than this per thread times warps per block
+MAX_SIMULATED_WORK = 300_000
+
+
+class PropertyFailure(AssertionError):
+    """A property does not hold for ``case``; ``script`` reproduces it."""
+
+    def __init__(self, prop: str, message: str, case: Case, outcomes: list[str] | None = None) -> None:
+        self.prop = prop
+        self.message = message
+        self.case = case
+        self.outcomes = outcomes
+        self.script = to_script(case, outcomes, title=f"Fuzz failure of property {prop}: {message.splitlines()[0]}")
+        super().__init__(f"[{prop}] {message}\n\n--- reproducer ---\n{self.script}")
+
+    def save(self, directory: Path) -> Path:
+        directory.mkdir(parents=True, exist_ok=True)
+        path = directory / f"fuzz_failure_{self.prop.replace(' ', '_')}_{abs(hash(self.script)) % 10**8:08d}.py"
+        path.write_text(self.script)
+        return path
+
+
+@dataclass
+class Stats:
+    examples: int = 0
+    calls: Counter = field(default_factory=Counter)          # (primitive, "ok" | "ScheduleError")
+    templates: Counter = field(default_factory=Counter)
+    schedules: Counter = field(default_factory=Counter)      # "all calls ok" / "some call rejected"
+    lowering: Counter = field(default_factory=Counter)       # "lowered" / "LoweringError"
+    passes: Counter = field(default_factory=Counter)         # (pass, "ran" | "changed" | "LoweringError")
+    nodes: Counter = field(default_factory=Counter)          # kernel IR node kinds in lowered kernels
+    runs: Counter = field(default_factory=Counter)           # simulator run outcomes
+    kernels_simulated: int = 0
+    kernels_compiled: int = 0
+    kernels_on_gpu: int = 0
+
+    def merge(self, other: "Stats") -> None:
+        for name, value in vars(other).items():
+            if isinstance(value, Counter):
+                getattr(self, name).update(value)
+            else:
+                setattr(self, name, getattr(self, name) + value)
+
+
+# ---------------------------------------------------------------- property 1
+def check_schedule(case: Case, stats: Stats | None = None) -> tuple[Fusion, list[str]]:
+    """Replay the schedule; every call succeeds or raises ScheduleError without changing the fusion."""
+    stats = stats if stats is not None else Stats()
+    stats.examples += 1
+    if case.notes:
+        stats.templates[case.notes[0]] += 1
+    fusion = build(case)
+    outcomes: list[str] = []
+    for k, step in enumerate(case.steps):
+        before = fusion.state_fingerprint()
+        try:
+            result = apply_step(fusion, step)
+        except ScheduleError as e:
+            outcomes.append("ScheduleError")
+            stats.calls[(step.kind, "ScheduleError")] += 1
+            if not str(e).strip():
+                raise PropertyFailure("1 schedule", f"step {k} raised ScheduleError with an empty message",
+                                      case, outcomes) from e
+            after = fusion.state_fingerprint()
+            if after != before:
+                raise PropertyFailure("1 schedule", f"step {k} ({step.kind}) raised ScheduleError but changed the "
+                                      f"fusion:\n{_diff(before, after)}", case, outcomes) from e
+            continue
+        except Exception as e:  # noqa: BLE001 - the property
+            outcomes.append(type(e).__name__)
+            raise PropertyFailure("1 schedule", f"step {k} ({step.kind}) raised {type(e).__name__}: {e}\n"
+                                  f"{_short_traceback(e)}", case, outcomes) from e
+        outcomes.append("ok")
+        stats.calls[(step.kind, "ok")] += 1
+        made = None if result is None else result.name
+        if made != step.result:
+            raise PropertyFailure("1 schedule", f"step {k} ({step.kind}) made T{made}, but the generator saw "
+                                  f"T{step.result}: replay is not deterministic", case, outcomes)
+    stats.schedules["all calls ok" if all(o == "ok" for o in outcomes) else "some call rejected"] += 1
+    return fusion, outcomes
+
+
+def check_lowering(case: Case, fusion: Fusion, outcomes: list[str],
+                   stats: Stats | None = None) -> kir.Kernel | None:
+    """``lower`` succeeds or raises LoweringError, and leaves the fusion as it was."""
+    stats = stats if stats is not None else Stats()
+    before = fusion.state_fingerprint()
+    try:
+        traced = lower(fusion, trace=True)
+    except LoweringError as e:
+        stats.lowering["LoweringError"] += 1
+        stats.passes[(_failing_pass(e), "LoweringError")] += 1
+        _check_unchanged(case, fusion, before, outcomes, "lower raised LoweringError")
+        return None
+    except Exception as e:  # noqa: BLE001 - the property
+        raise PropertyFailure("1 lower", f"lower raised {type(e).__name__} in pass {_failing_pass(e)}: {e}\n"
+                              f"{_short_traceback(e)}", case, outcomes) from e
+    _check_unchanged(case, fusion, before, outcomes, "lower")
+    stats.lowering["lowered"] += 1
+    previous = None
+    for record in traced.passes:
+        stats.passes[(record.name, "ran")] += 1
+        if previous is not None and record.kernel != previous:
+            stats.passes[(record.name, "changed")] += 1
+        previous = record.kernel
+    kernel = traced.kernel
+    for node in kir.walk(kernel.body):
+        stats.nodes[type(node).__name__] += 1
+        if isinstance(node, kir.ForLoop) and node.stage is not None:
+            stats.nodes[f"ForLoop[{node.stage.value}]"] += 1
+    if kernel.tensor_maps:
+        stats.nodes["TensorMapParam"] += len(kernel.tensor_maps)
+    return kernel
+
+
+def _check_unchanged(case: Case, fusion: Fusion, before: str, outcomes: list[str], what: str) -> None:
+    after = fusion.state_fingerprint()
+    if after != before:
+        raise PropertyFailure("1 lower", f"{what} changed the fusion:\n{_diff(before, after)}", case, outcomes)
+
+
+def _failing_pass(e: BaseException) -> str:
+    """The pipeline pass whose ``run`` the exception came out of."""
+    frames = traceback.extract_tb(e.__traceback__)
+    for k, frame in enumerate(frames):
+        if frame.filename.endswith("pipeline.py") and frame.name == "lower" and k + 1 < len(frames):
+            name = Path(frames[k + 1].filename).stem
+            return name if name in PASS_NAMES else f"{name} (?)"
+    return "before the passes"
+
+
+def _short_traceback(e: BaseException) -> str:
+    frames = traceback.extract_tb(e.__traceback__)[-4:]
+    return "".join(traceback.format_list(frames))
+
+
+def _diff(before: str, after: str) -> str:
+    import difflib
+
+    return "\n".join(difflib.unified_diff(before.splitlines(), after.splitlines(), "before", "after", lineterm="",
+                                          n=1))
+
+
+# ---------------------------------------------------------------- property 2
+def reference(case: Case, fusion: Fusion, inputs: list[np.ndarray], outcomes: list[str]) -> list[np.ndarray]:
+    """numpy's outputs for the unscheduled math, checked against the scheduled fusion's own math."""
+    expected = evaluate(build(case), inputs)
+    try:
+        scheduled = evaluate(fusion, inputs)
+    except Exception as e:  # noqa: BLE001 - the property
+        raise PropertyFailure("2 simulate", f"reference.evaluate of the scheduled fusion raised {type(e).__name__}: "
+                              f"{e}\n{_short_traceback(e)}", case, outcomes) from e
+    problem = compare(case, scheduled, expected)
+    if problem is not None:
+        raise PropertyFailure("2 simulate", f"the schedule changed the fusion's math (reference.evaluate of the "
+                              f"scheduled fusion): {problem}", case, outcomes)
+    return expected
+
+
+def launch_lanes(kernel: kir.Kernel, inputs: list[np.ndarray]) -> tuple[int, int] | None:
+    """(threads per block, total threads) of the launch for ``inputs``; None if the sizes are refused."""
+    try:
+        env = kernel.symbol_env(inputs)
+        grid, block = kernel.launch_dims(env)
+    except Exception:  # noqa: BLE001 - the simulator reports bad sizes itself
+        return None
+    threads = block[0] * block[1] * block[2]
+    return threads, threads * grid[0] * grid[1] * grid[2]
+
+
+def simulation_work(kernel: kir.Kernel, inputs: list[np.ndarray]) -> int | None:
+    """Statements one thread executes (loops expanded) times the warps of a block; None if unknown."""
+    try:
+        env = kernel.symbol_env(inputs)
+        _, block = kernel.launch_dims(env)
+    except Exception:  # noqa: BLE001 - the simulator reports bad sizes itself
+        return None
+    warps = -(-block[0] * block[1] * block[2] // 32)
+
+    def cost(body: tuple) -> int:
+        total = 0
+        for node in body:
+            if isinstance(node, kir.ForLoop):
+                try:
+                    trips = max(int(node.stop.evaluate(env)) - int(node.start.evaluate(env)), 0)
+                except Exception:  # noqa: BLE001 - bounds that depend on outer loop indices
+                    trips = 1
+                total += 1 + -(-trips // max(node.step, 1)) * cost(node.body)
+            else:
+                total += 1 + sum(cost(sub) for _, sub in kir.children(node))
+        return total
+
+    return cost(kernel.body) * warps
+
+
+def check_simulation(case: Case, fusion: Fusion, kernel: kir.Kernel, outcomes: list[str],
+                     stats: Stats | None = None) -> None:
+    from runtime import DeadlockError, SimulationError, simulate
+
+    stats = stats if stats is not None else Stats()
+    simulated = False
+    for run in range(len(case.sizes)):
+        inputs = make_inputs(case, run)
+        expected = reference(case, fusion, inputs, outcomes)
+        lanes = launch_lanes(kernel, inputs)
+        if lanes is not None and lanes[0] > MAX_THREADS_PER_BLOCK:
+            stats.runs["launch limit (> 1024 threads)"] += 1
+            continue
+        if lanes is not None and lanes[1] > MAX_SIMULATED_LANES:
+            stats.runs["not simulated (too many threads)"] += 1
+            continue
+        work = simulation_work(kernel, inputs)
+        if work is not None and work > MAX_SIMULATED_WORK:
+            stats.runs["not simulated (too much work)"] += 1
+            continue
+        try:
+            actual = simulate(kernel, inputs, seed=case.seed + run)
+        except PipelineFillError:
+            stats.runs["PipelineFillError"] += 1
+            continue
+        except InputError as e:
+            stats.runs[f"InputError: {_check_kind(str(e))}"] += 1
+            continue
+        except (DeadlockError, SimulationError) as e:
+            raise PropertyFailure("2 simulate", f"run {run} (input shapes {case.input_shapes(run)}): "
+                                  f"{type(e).__name__}: {e}", case, outcomes) from e
+        except Exception as e:  # noqa: BLE001 - the property
+            raise PropertyFailure("2 simulate", f"run {run} (input shapes {case.input_shapes(run)}): the simulator "
+                                  f"raised {type(e).__name__}: {e}\n{_short_traceback(e)}", case, outcomes) from e
+        simulated = True
+        noise = None if case.exact else evaluate_float32(case, inputs)
+        problem = compare(case, actual, expected, noise)
+        if problem is not None:
+            raise PropertyFailure("2 simulate", f"run {run} (input shapes {case.input_shapes(run)}): {problem}",
+                                  case, outcomes)
+        stats.runs["matched numpy"] += 1
+    if simulated:
+        stats.kernels_simulated += 1
+
+
+def _check_kind(message: str) -> str:
+    for key in ("vectorized", "equal extents", "must match", "divisible", "multiple", "contiguous"):
+        if key in message:
+            return key
+    return message.split(":")[-1].strip()[:40]
+
+
+# ---------------------------------------------------------------- property 3
+def check_compiles(case: Case, kernel: kir.Kernel, outcomes: list[str], stats: Stats | None = None) -> None:
+    from codegen import compile_check, to_cuda
+
+    stats = stats if stats is not None else Stats()
+    try:
+        source = to_cuda(kernel)
+    except Exception as e:  # noqa: BLE001 - the property
+        raise PropertyFailure("3 nvcc", f"to_cuda raised {type(e).__name__}: {e}\n{_short_traceback(e)}",
+                              case, outcomes) from e
+    try:
+        compile_check(source)
+    except Exception as e:  # noqa: BLE001 - the property
+        raise PropertyFailure("3 nvcc", f"{type(e).__name__}: {e}", case, outcomes) from e
+    stats.kernels_compiled += 1
+
+
+# ---------------------------------------------------------------- property 4
+def check_gpu(case: Case, fusion: Fusion, kernel: kir.Kernel, outcomes: list[str], stats: Stats | None = None) -> None:
+    from runtime import execute
+
+    stats = stats if stats is not None else Stats()
+    ran = False
+    for run in range(len(case.sizes)):
+        inputs = make_inputs(case, run)
+        expected = reference(case, fusion, inputs, outcomes)
+        lanes = launch_lanes(kernel, inputs)
+        if lanes is not None and lanes[0] > MAX_THREADS_PER_BLOCK:
+            continue
+        try:
+            actual = execute(kernel, inputs)
+        except InputError:
+            continue
+        except Exception as e:  # noqa: BLE001 - the property
+            raise PropertyFailure("4 gpu", f"run {run} (input shapes {case.input_shapes(run)}): "
+                                  f"{type(e).__name__}: {e}", case, outcomes) from e
+        ran = True
+        noise = None if case.exact else evaluate_float32(case, inputs)
+        problem = compare(case, actual, expected, noise)
+        if problem is not None:
+            raise PropertyFailure("4 gpu", f"run {run} (input shapes {case.input_shapes(run)}): {problem}",
+                                  case, outcomes)
+    if ran:
+        stats.kernels_on_gpu += 1
+
+
+# ---------------------------------------------------------------- all of them
+def run_case(case: Case, stats: Stats | None = None, *, simulate: bool = True, compile: bool = False,
+             gpu: bool = False) -> kir.Kernel | None:
+    """Check every selected property on ``case``; returns the kernel if it lowered."""
+    stats = stats if stats is not None else Stats()
+    fusion, outcomes = check_schedule(case, stats)
+    kernel = check_lowering(case, fusion, outcomes, stats)
+    if kernel is None:
+        return None
+    if simulate:
+        check_simulation(case, fusion, kernel, outcomes, stats)
+    if compile:
+        check_compiles(case, kernel, outcomes, stats)
+    if gpu:
+        check_gpu(case, fusion, kernel, outcomes, stats)
+    return kernel
+
+
+__all__ = ["PropertyFailure", "Stats", "check_compiles", "check_gpu", "check_lowering", "check_schedule",
+           "check_simulation", "run_case"]
+_ = Any

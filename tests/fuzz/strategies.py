@@ -1,0 +1,543 @@
+"""Hypothesis strategies for fuzz cases: random fusions and random schedules of them.
+
+``cases()`` draws a ``Case`` (see ``case.py``): a random DAG of pointwise ops, broadcasts and
+at most one reduction over 1-3 float32/int32 inputs, then a schedule drawn against the live
+fusion so that most calls are plausible, with a share of invalid ones (axes out of range,
+bad factors, wrong types, illegal combinations). Schedules come from three templates:
+
+- ``guided``: caches, transforms of a reference tensor propagated with ``transform_like``,
+  thread/block bindings propagated with ``parallelize_like``, then ``inline_most``;
+- ``tma``: a TMA load computed inside a tiled output loop, Bulk axes, circular buffering;
+- ``random``: any primitive on any tensor.
+
+Each template is followed by a few random steps. Values keep an interval bound so that no
+op overflows or leaves its domain: inputs are integers in [-4, 4], sqrt/log/rsqrt only see
+values >= 1 (an ``abs``/``add`` is inserted in front when needed) and every magnitude stays
+under ``MAX_MAGNITUDE``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from hypothesis import strategies as st
+
+from fusion_ir import (DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, Pipelined, ScheduleError,
+                       TensorView, WarpSpecialized)
+from fusion_ir.exprs import LoadStoreOp, ReductionOp
+
+from .case import MAX_MAGNITUDE, Case, InputSpec, OpSpec, Step, TRef, apply_step, build
+
+PT = ParallelType
+# the largest size of one size class, by the fusion's rank (keeps the simulator fast)
+MAX_SIZE = {1: 160, 2: 40, 3: 12}
+FACTORS = (1, 2, 3, 4, 5, 7, 8, 16, 32, 64, 128)
+SCALARS = (1, 2, -3, 2.0, -1.0, 3.0, 0.5)
+EXACT_UNARY = ("neg", "abs", "relu")
+BOUNDED_UNARY = ("sin", "cos", "tanh", "sigmoid")
+EXACT_BINARY = ("add", "sub", "mul", "maximum", "minimum")
+INVALID_ARGS = (0, -2, 2.5, "1", None, True)
+
+PRIMITIVES = ("split", "merge", "reorder", "compute_at", "inline_at", "inline_most", "transform_like",
+              "transform_like_all", "parallelize_like", "parallelize_like_all", "cache_after", "cache_before",
+              "set_memory_type", "parallelize", "circular_buffer", "rfactor")
+# how often the random template picks each primitive (shrinking prefers the first ones)
+PRIMITIVE_WEIGHTS = {"split": 4, "merge": 2, "reorder": 1, "parallelize": 5, "inline_most": 2, "compute_at": 3,
+                     "inline_at": 1, "cache_after": 2, "cache_before": 1, "set_memory_type": 2,
+                     "circular_buffer": 2, "transform_like": 1, "transform_like_all": 1, "parallelize_like": 1,
+                     "parallelize_like_all": 1, "rfactor": 1}
+PARALLEL_WEIGHTS = {PT.TIDx: 8, PT.BIDx: 6, PT.Unroll: 4, PT.Vectorize: 4, PT.Bulk: 4, PT.TIDy: 3, PT.BIDy: 3,
+                    PT.Serial: 2, PT.TIDz: 1, PT.BIDz: 1, PT.Mma: 1}
+
+
+def weighted(weights: dict) -> st.SearchStrategy:
+    return st.sampled_from([k for k, w in weights.items() for _ in range(w)])
+
+
+def chance(draw: st.DrawFn, p: float) -> bool:
+    """True with probability ``p``; shrinks to False."""
+    return draw(st.integers(0, 99)) >= round(100 * (1 - p))
+
+
+# ---------------------------------------------------------------- fusions
+@dataclass(frozen=True)
+class _Value:
+    """What the generator knows of a tensor: axes (size class, or -1 for broadcast), type, range."""
+
+    name: int
+    sig: tuple[int, ...]
+    dtype: DataType
+    lo: float
+    hi: float
+    exact: bool
+    is_input: bool = False
+
+    @property
+    def bound(self) -> float:
+        return max(abs(self.lo), abs(self.hi))
+
+
+class _Definition:
+    def __init__(self, rank: int, max_size: int) -> None:
+        self.rank = rank
+        self.max_size = max_size
+        self.inputs: list[InputSpec] = []
+        self.ops: list[OpSpec] = []
+        self.values: list[_Value] = []
+        self.has_reduction = False
+
+    def add_input(self, dims: tuple[int, ...], dtype: DataType, static: bool) -> None:
+        self.inputs.append(InputSpec(dims, dtype, static))
+        self.values.append(_Value(len(self.values), dims, dtype, -4.0, 4.0, True, is_input=True))
+
+    def add_op(self, fn: str, args: tuple, sig: tuple[int, ...], dtype: DataType, lo: float, hi: float,
+               exact: bool) -> _Value:
+        self.ops.append(OpSpec(fn, args))
+        v = _Value(len(self.values), sig, dtype, lo, hi, exact)
+        self.values.append(v)
+        return v
+
+
+def _unary(d: _Definition, fn: str, x: _Value) -> _Value:
+    """Apply ``fn`` to ``x``, first moving ``x`` into the op's domain if needed."""
+    if fn == "exp" and x.hi > 8:
+        fn = "tanh"
+    if fn in ("sqrt", "log", "rsqrt") and x.lo < 1:
+        if x.lo < 0:
+            x = _unary(d, "abs", x)
+        x = _binary_scalar(d, "add", x, 1.0, scalar_first=False)
+    dtype = x.dtype if fn in EXACT_UNARY or x.dtype.is_float else DataType.Float
+    lo, hi = _unary_interval(fn, x.lo, x.hi)
+    return d.add_op(fn, (TRef(x.name),), x.sig, dtype, lo, hi, x.exact and fn in EXACT_UNARY)
+
+
+def _unary_interval(fn: str, lo: float, hi: float) -> tuple[float, float]:
+    """The range of ``fn`` over [lo, hi] (sqrt, log and rsqrt only see lo >= 1)."""
+    if fn == "neg":
+        return -hi, -lo
+    if fn == "abs":
+        return (0.0 if lo <= 0 <= hi else min(abs(lo), abs(hi))), max(abs(lo), abs(hi))
+    if fn == "relu":
+        return max(lo, 0.0), max(hi, 0.0)
+    if fn == "exp":
+        return math.exp(lo), math.exp(hi)
+    if fn == "sqrt":
+        return math.sqrt(lo), math.sqrt(hi)
+    if fn == "log":
+        return math.log(lo), math.log(hi)
+    if fn == "rsqrt":
+        return 1 / math.sqrt(hi), 1 / math.sqrt(lo)
+    if fn == "tanh":
+        return math.tanh(lo), math.tanh(hi)
+    if fn == "sigmoid":
+        return 0.0, 1.0
+    return -1.0, 1.0  # sin, cos
+
+
+def _promote(a: DataType, b: DataType, fn: str) -> DataType:
+    out = DataType.Float if DataType.Float in (a, b) else DataType.Int32
+    return DataType.Float if fn == "div" else out
+
+
+def _interval(fn: str, a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
+    if fn == "add":
+        return a[0] + b[0], a[1] + b[1]
+    if fn == "sub":
+        return a[0] - b[1], a[1] - b[0]
+    if fn == "mul":
+        p = [x * y for x in a for y in b]
+        return min(p), max(p)
+    if fn == "div":  # only with |b| >= 0.5 everywhere
+        m = max(abs(a[0]), abs(a[1])) / min(abs(b[0]), abs(b[1]))
+        return -m, m
+    if fn == "maximum":
+        return max(a[0], b[0]), max(a[1], b[1])
+    return min(a[0], b[0]), min(a[1], b[1])
+
+
+def _scalar_dtype(s: object) -> DataType:
+    return DataType.Int32 if isinstance(s, int) else DataType.Float
+
+
+def _binary_scalar(d: _Definition, fn: str, x: _Value, s: int | float, scalar_first: bool) -> _Value:
+    if fn == "div" and (scalar_first and x.lo <= 0 <= x.hi):
+        scalar_first = False
+    sv = (float(s), float(s))
+    lo, hi = _interval(fn, sv, (x.lo, x.hi)) if scalar_first else _interval(fn, (x.lo, x.hi), sv)
+    if fn == "div" and scalar_first:  # s / x with |x| >= 1: |result| <= |s|
+        lo, hi = -abs(s), abs(s)
+    exact = x.exact and fn in EXACT_BINARY and float(s).is_integer()
+    args = (s, TRef(x.name)) if scalar_first else (TRef(x.name), s)
+    return d.add_op(fn, args, x.sig, _promote(x.dtype, _scalar_dtype(s), fn), lo, hi, exact)
+
+
+def _compatible(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
+    return len(a) == len(b) and all(x == y or x == -1 or y == -1 for x, y in zip(a, b))
+
+
+def _joined(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(x if x != -1 else y for x, y in zip(a, b))
+
+
+def _reduced_count(d: _Definition, x: _Value, axes: list[int]) -> int:
+    n = 1
+    for k in axes:
+        n *= 1 if x.sig[k] == -1 else d.max_size
+    return n
+
+
+@st.composite
+def definitions(draw: st.DrawFn) -> tuple[_Definition, bool]:
+    """A random fusion: its inputs, ops and the generator's knowledge of every value."""
+    rank = draw(st.integers(1, 3))
+    d = _Definition(rank, MAX_SIZE[rank])
+    static = chance(draw, 0.25)
+    for _ in range(draw(st.integers(1, 3))):
+        dims = tuple(range(rank))
+        if rank > 1 and chance(draw, 0.3):
+            keep = draw(st.lists(st.sampled_from(dims), min_size=1, max_size=rank - 1, unique=True))
+            dims = tuple(sorted(keep))
+        dtype = DataType.Int32 if chance(draw, 0.2) else DataType.Float
+        d.add_input(dims, dtype, static)
+
+    for _ in range(draw(st.integers(1, 6))):
+        kind = draw(st.sampled_from(("unary", "binary", "scalar", "broadcast", "reduction", "cast", "set",
+                                     "unary", "binary", "binary")))
+        x = draw(st.sampled_from(d.values))
+        if kind == "unary":
+            fn = draw(st.sampled_from(EXACT_UNARY + ("exp", "sqrt", "log", "rsqrt") + BOUNDED_UNARY))
+            _unary(d, fn, x)
+        elif kind in ("binary", "scalar"):
+            fn = draw(st.sampled_from(EXACT_BINARY + ("div",)))
+            partners = [v for v in d.values if _compatible(v.sig, x.sig)]
+            if kind == "binary" and partners:
+                y = draw(st.sampled_from(partners))
+                if fn == "div" and not (y.lo >= 1 or y.hi <= -1):
+                    y = _binary_scalar(d, "add", _unary(d, "abs", y), 1, scalar_first=False)
+                lo, hi = _interval(fn, (x.lo, x.hi), (y.lo, y.hi))
+                if max(abs(lo), abs(hi)) > MAX_MAGNITUDE:
+                    _unary(d, "tanh", x)
+                    continue
+                d.add_op(fn, (TRef(x.name), TRef(y.name)), _joined(x.sig, y.sig), _promote(x.dtype, y.dtype, fn),
+                         lo, hi, x.exact and y.exact and fn in EXACT_BINARY)
+            else:
+                s = draw(st.sampled_from(SCALARS))
+                first = chance(draw, 0.2)
+                if fn == "div" and not first and abs(s) < 0.5:
+                    s = 2
+                if x.bound * 3 > MAX_MAGNITUDE:
+                    _unary(d, "tanh", x)
+                    continue
+                _binary_scalar(d, fn, x, s, scalar_first=first)
+        elif kind == "broadcast":
+            if len(x.sig) < rank and -1 not in x.sig and not chance(draw, 0.2):
+                # line the value up with the full-rank tensors: broadcast the size classes it lacks
+                flags = [c not in x.sig for c in range(rank)]
+                sig = [c if c in x.sig else -1 for c in range(rank)]
+            else:
+                if len(x.sig) >= 3:
+                    continue
+                at = draw(st.integers(0, len(x.sig)))
+                sig = list(x.sig[:at]) + [-1] + list(x.sig[at:])
+                flags = [False] * len(x.sig)
+                flags.insert(at, True)
+            d.add_op("broadcast", (TRef(x.name), flags), tuple(sig), x.dtype, x.lo, x.hi, x.exact)
+        elif kind == "reduction":
+            if d.has_reduction or not x.sig:
+                continue
+            real = [k for k, c in enumerate(x.sig) if c != -1] or list(range(len(x.sig)))
+            pool = list(range(len(x.sig))) if chance(draw, 0.1) else real
+            axes = sorted(draw(st.lists(st.sampled_from(pool), min_size=1, max_size=len(pool), unique=True)))
+            fn = draw(st.sampled_from(("sum", "max")))
+            n = _reduced_count(d, x, axes) if fn == "sum" else 1
+            lo, hi = min(x.lo, n * x.lo), max(x.hi, n * x.hi)
+            if max(abs(lo), abs(hi)) > MAX_MAGNITUDE:
+                continue
+            sig = tuple(c for k, c in enumerate(x.sig) if k not in axes)
+            d.add_op(fn, (TRef(x.name), axes), sig, x.dtype, lo, hi, x.exact)
+            d.has_reduction = True
+        elif kind == "cast":
+            if x.dtype.is_float and x.exact:
+                d.add_op("cast", (TRef(x.name), DataType.Int32), x.sig, DataType.Int32, x.lo, x.hi, True)
+            else:
+                d.add_op("cast", (TRef(x.name), DataType.Float), x.sig, DataType.Float, x.lo, x.hi, x.exact)
+        else:
+            d.add_op("set", (TRef(x.name),), x.sig, x.dtype, x.lo, x.hi, x.exact)
+    if not d.ops:
+        _unary(d, "neg", d.values[0])
+    return d, static
+
+
+def _sizes(draw: st.DrawFn, d: _Definition, static: bool) -> tuple[tuple[int, ...], ...]:
+    small = st.sampled_from((1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 31, 32, 33))
+    one = st.one_of(small, st.integers(1, d.max_size)).map(lambda n: min(n, d.max_size))
+    runs = 1 if static else 2
+    return tuple(tuple(draw(one) for _ in range(d.rank)) for _ in range(runs))
+
+
+# ---------------------------------------------------------------- schedules
+class _Scheduler:
+    """Draws steps against a live fusion and records them."""
+
+    def __init__(self, draw: st.DrawFn, fusion: Fusion) -> None:
+        self.draw = draw
+        self.fusion = fusion
+        self.steps: list[Step] = []
+        self.outcomes: list[str] = []
+
+    def do(self, kind: str, target: TensorView | None, *args: object, **kwargs: object) -> TensorView | None:
+        step = Step(kind, None if target is None else TRef(target.name), tuple(_refs(a) for a in args),
+                    tuple((k, _refs(v)) for k, v in kwargs.items()))
+        try:
+            result = apply_step(self.fusion, step)
+        except ScheduleError:
+            self.steps.append(step)
+            self.outcomes.append("ScheduleError")
+            return None
+        except Exception as e:  # noqa: BLE001 - recorded; the property test reports it
+            self.steps.append(step)
+            self.outcomes.append(type(e).__name__)
+            return None
+        if result is not None:
+            step = replace(step, result=result.name)
+        self.steps.append(step)
+        self.outcomes.append("ok")
+        return result
+
+    # ---- what to act on
+    def live(self) -> list[TensorView]:
+        try:
+            return self.fusion.used_tensors()
+        except Exception:  # noqa: BLE001 - a broken fusion; the property test reports it
+            return list(self.fusion.tensors)
+
+    def computed(self) -> list[TensorView]:
+        return [t for t in self.live() if not t.is_input] or self.live()
+
+    def pick(self, pool: list[TensorView]) -> TensorView:
+        return self.draw(st.sampled_from(sorted(pool, key=lambda t: t.name)))
+
+    def target(self, p_input: float = 0.05) -> TensorView:
+        return self.pick(self.live() if chance(self.draw, p_input) else self.computed())
+
+    def axis(self, tv: TensorView, p_invalid: float = 0.05) -> object:
+        n = tv.ndim
+        if chance(self.draw, p_invalid) or n == 0:
+            return self.draw(st.sampled_from((n, -n - 1, n + 3, "0", None)))
+        return self.draw(st.integers(-n, n - 1))
+
+    def factor(self) -> object:
+        if chance(self.draw, 0.04):
+            return self.draw(st.sampled_from(INVALID_ARGS))
+        return self.draw(st.one_of(st.sampled_from(FACTORS), st.sampled_from(FACTORS), st.integers(1, 200)))
+
+    def parallel_type(self) -> ParallelType:
+        return self.draw(weighted(PARALLEL_WEIGHTS))
+
+    # ---- one random step
+    def random_step(self) -> None:
+        draw = self.draw
+        kind = draw(weighted(PRIMITIVE_WEIGHTS))
+        if kind == "split":
+            tv = self.target()
+            self.do("split", tv, self.axis(tv), self.factor(), inner_split=not chance(draw, 0.3))
+        elif kind == "merge":
+            tv = self.target()
+            if chance(draw, 0.5):
+                self.do("merge", tv, self.axis(tv))
+            else:
+                self.do("merge", tv, self.axis(tv), self.axis(tv))
+        elif kind == "reorder":
+            tv = self.target()
+            n = tv.ndim
+            if n == 0:
+                self.do("reorder", tv, {0: 0})
+                return
+            olds = draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=n, unique=True))
+            news = draw(st.permutations(olds))
+            mapping = dict(zip(olds, news))
+            if chance(draw, 0.05):
+                mapping = {olds[0]: n + 1} if chance(draw, 0.5) else {**mapping, -1: news[0]}
+            self.do("reorder", tv, mapping)
+        elif kind == "compute_at":
+            tv = self.target()
+            downstream = self.downstream(tv)
+            consumer = self.pick(downstream) if downstream and not chance(draw, 0.1) else self.pick(self.live())
+            m = consumer.ndim
+            pos = draw(st.integers(-m - 1, m)) if not chance(draw, 0.05) else draw(st.sampled_from((m + 1, 1.5)))
+            self.do("compute_at", tv, consumer, pos)
+        elif kind == "inline_at":
+            tv = self.target()
+            self.do("inline_at", tv, draw(st.integers(-tv.ndim - 1, tv.ndim)))
+        elif kind == "inline_most":
+            if chance(draw, 0.3):
+                chosen = draw(st.lists(st.sampled_from(sorted(self.live(), key=lambda t: t.name)), min_size=1,
+                                       max_size=3, unique=True))
+                self.do("inline_most", None, chosen)
+            else:
+                self.do("inline_most", None)
+        elif kind in ("transform_like", "parallelize_like"):
+            self.do(kind, self.target(), self.pick(self.computed()))
+        elif kind in ("transform_like_all", "parallelize_like_all"):
+            self.do(kind, None, self.pick(self.computed()))
+        elif kind == "cache_after":
+            inputs = [t for t in self.live() if t.is_input]
+            tv = self.pick(inputs) if inputs and chance(draw, 0.7) else self.target()
+            self.do("cache_after", tv, self.load_type())
+        elif kind == "cache_before":
+            outputs = [t for t in self.live() if t.is_output]
+            tv = self.pick(outputs) if outputs and chance(draw, 0.8) else self.target()
+            op = draw(st.sampled_from((LoadStoreOpType.Set,) * 6 + (LoadStoreOpType.TMAStore,
+                                                                    LoadStoreOpType.TMA)))
+            self.do("cache_before", tv, op)
+        elif kind == "set_memory_type":
+            mt = draw(st.sampled_from((MemoryType.Shared, MemoryType.Shared, MemoryType.Local, MemoryType.Global)))
+            self.do("set_memory_type", self.target(), mt)
+        elif kind == "parallelize":
+            tv = self.target()
+            self.do("parallelize", tv, self.axis(tv, 0.03), self.parallel_type())
+        elif kind == "circular_buffer":
+            loads = [t for t in self.live() if isinstance(t.definition, LoadStoreOp)]
+            tv = self.pick(loads) if loads and chance(draw, 0.85) else self.target()
+            self.circular_buffer(tv)
+        elif kind == "rfactor":
+            reductions = [t for t in self.live() if isinstance(t.definition, ReductionOp)]
+            tv = self.pick(reductions) if reductions and chance(draw, 0.9) else self.target()
+            red = [k for k, i in enumerate(tv.loop) if i.is_reduction] or [0]
+            axes = draw(st.lists(st.sampled_from(red), min_size=1, max_size=len(red), unique=True))
+            self.do("rfactor", tv, axes)
+
+    def downstream(self, tv: TensorView) -> list[TensorView]:
+        try:
+            g = self.fusion.graph()
+            import networkx as nx
+
+            return [t for t in nx.descendants(g, tv) if t in self.live()]
+        except Exception:  # noqa: BLE001
+            return []
+
+    def load_type(self) -> LoadStoreOpType:
+        return self.draw(st.sampled_from((LoadStoreOpType.Set,) * 4 + (LoadStoreOpType.TMA,) * 3
+                                         + (LoadStoreOpType.CpAsync,) * 2
+                                         + (LoadStoreOpType.TMAStore, LoadStoreOpType.StMatrix)))
+
+    def circular_buffer(self, tv: TensorView) -> None:
+        draw = self.draw
+        stages = draw(st.integers(2, 4)) if not chance(draw, 0.05) else draw(st.sampled_from((1, 0, 2.0)))
+        s = stages if isinstance(stages, int) and stages > 0 else 2
+        prefetch = draw(st.integers(-s, s - 1)) if not chance(draw, 0.05) else draw(st.sampled_from((s, -s - 1)))
+        cb_type = draw(st.sampled_from((
+            Pipelined(), Pipelined(), Pipelined(), Pipelined(uses_mbarrier_for_war=True),
+            WarpSpecialized(on=PT.TIDy), WarpSpecialized(on=PT.TIDy, num_registers=(40, 232)),
+            WarpSpecialized(on=PT.TIDx), WarpSpecialized(on=PT.BIDx), WarpSpecialized(num_registers=(41, 232)))))
+        if chance(draw, 0.2):
+            self.do("circular_buffer", tv, stages)
+        else:
+            self.do("circular_buffer", tv, stages, prefetch, type=cb_type)
+
+    # ---- templates
+    def guided(self) -> None:
+        draw = self.draw
+        for tv in [t for t in self.live() if t.is_input]:
+            if chance(draw, 0.3):
+                self.do("cache_after", tv, draw(st.sampled_from((LoadStoreOpType.Set, LoadStoreOpType.Set,
+                                                                 LoadStoreOpType.TMA, LoadStoreOpType.CpAsync))))
+        outputs = [t for t in self.live() if t.is_output]
+        for tv in outputs:
+            if chance(draw, 0.2):
+                self.do("cache_before", tv)
+        reductions = [t for t in self.live() if isinstance(t.definition, ReductionOp)]
+        ref = self.pick(reductions) if reductions and chance(draw, 0.5) else self.pick(outputs or self.computed())
+        for _ in range(draw(st.integers(0, 3))):
+            what = draw(st.sampled_from(("split", "split", "split", "merge", "reorder")))
+            if what == "split":
+                self.do("split", ref, self.axis(ref, 0.02), self.factor(), inner_split=not chance(draw, 0.2))
+            elif what == "merge" and ref.ndim >= 2:
+                self.do("merge", ref, draw(st.integers(0, ref.ndim - 2)))
+            elif what == "reorder" and ref.ndim >= 2:
+                self.do("reorder", ref, {0: ref.ndim - 1})
+        if chance(draw, 0.85):
+            self.do("transform_like_all", None, ref)
+        if ref.ndim > 0:
+            choices = [PT.BIDx, PT.TIDx, PT.BIDy, PT.TIDy, PT.Unroll, PT.Vectorize, PT.Serial]
+            for k in range(ref.ndim):
+                if chance(draw, 0.55):
+                    self.do("parallelize", ref, k, draw(st.sampled_from(choices)))
+        if chance(draw, 0.8):
+            self.do("parallelize_like_all", None, ref)
+        if reductions and chance(draw, 0.2):
+            red = [k for k, i in enumerate(reductions[0].loop) if i.is_reduction]
+            if len(red) > 1:
+                self.do("rfactor", reductions[0], red[:1])
+        if chance(draw, 0.85):
+            self.do("inline_most", None)
+
+    def tma(self) -> None:
+        draw = self.draw
+        outputs = [t for t in self.live() if t.is_output]
+        inputs = [t for t in self.live() if t.is_input]
+        if not outputs or not inputs:
+            return
+        out = self.pick(outputs)
+        box = draw(st.sampled_from((4, 8, 16, 32)))
+        if out.ndim > 0:
+            self.do("split", out, -1, box)
+        if out.ndim >= 3 and chance(draw, 0.5):
+            self.do("split", out, 0, draw(st.sampled_from((2, 4, 8))))
+        cache = self.do("cache_after", self.pick(inputs), LoadStoreOpType.TMA if not chance(draw, 0.2)
+                        else LoadStoreOpType.CpAsync)
+        if out.ndim >= 1:
+            self.do("parallelize", out, 0, PT.BIDx)
+            self.do("parallelize", out, -1, PT.TIDx)
+        if chance(draw, 0.5):
+            self.do("inline_most", None)
+        if cache is not None:
+            n = out.ndim
+            pos = draw(st.integers(1, max(n - 1, 1)))
+            self.do("compute_at", cache, out, pos)
+            for k in range(pos, cache.ndim):
+                if chance(draw, 0.8):
+                    self.do("parallelize", cache, k, PT.Bulk)
+            if chance(draw, 0.8):
+                self.circular_buffer(cache)
+        if chance(draw, 0.7):
+            self.do("inline_most", None)
+
+
+def _refs(value: object) -> object:
+    if isinstance(value, TensorView):
+        return TRef(value.name)
+    if isinstance(value, list):
+        return [_refs(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_refs(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _refs(v) for k, v in value.items()}
+    return value
+
+
+@st.composite
+def cases(draw: st.DrawFn, templates: tuple[str, ...] = ("guided", "tma", "random"),
+          max_random_steps: int = 6) -> Case:
+    """A fusion, a schedule of it (valid and invalid calls) and the sizes to run it at."""
+    d, static = draw(definitions())
+    sizes = _sizes(draw, d, static)
+    exact = all(v.exact for v in d.values)
+    outputs = [d.values[-1].name]
+    others = [v.name for v in d.values if not v.is_input and v.name not in outputs]
+    if others and chance(draw, 0.25):
+        outputs.append(draw(st.sampled_from(others)))
+    case = Case(tuple(d.inputs), tuple(d.ops), tuple(outputs), (), sizes,
+                seed=draw(st.integers(0, 2**31 - 1)), exact=exact)
+    scheduler = _Scheduler(draw, build(case))
+    template = draw(st.sampled_from(templates))
+    if template == "guided":
+        scheduler.guided()
+    elif template == "tma":
+        scheduler.tma()
+    for _ in range(draw(st.integers(0, max_random_steps))):
+        scheduler.random_step()
+    if chance(draw, 0.3):
+        scheduler.do("inline_most", None)
+    return replace(case, steps=tuple(scheduler.steps), notes=(template,))
