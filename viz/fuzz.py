@@ -27,7 +27,7 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
-TEMPLATES = ("guided", "tma", "random")
+TEMPLATES = ("guided", "tma", "reduction", "random")
 
 
 def build_parser() -> argparse.ArgumentParser:
