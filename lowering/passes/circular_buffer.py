@@ -28,7 +28,7 @@ from fusion_ir.scalar import Val
 
 from ..cb_info import CircularLoop, block_threads
 from ..context import LoweringContext
-from ..kernel_ir import (Allocate, AsyncCommit, AsyncWait, BlockSync, Buffer, ElectSync, ForLoop, Kernel,
+from ..kernel_ir import (Allocate, AsyncCommit, AsyncWait, BlockSync, ElectSync, ForLoop, Kernel,
                          MBarrierArrive, MBarrierArriveExpectTx, MBarrierWaitParity, Node, Stage, TensorOp,
                          rewrite)
 from .allocation import contains_op

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 import examples
-from fusion_ir import DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, Pipelined, WarpSpecialized, ops
+from fusion_ir import DataType, Fusion, LoadStoreOpType, ParallelType, Pipelined, WarpSpecialized, ops
 from lowering import LoweringError, lower
 from lowering import kernel_ir as k
 from runtime import PipelineFillError, simulate

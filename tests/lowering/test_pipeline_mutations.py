@@ -12,7 +12,7 @@ from dataclasses import replace
 import pytest
 
 import examples
-from fusion_ir import DataType, Fusion, LoadStoreOpType, ParallelType, ops
+from fusion_ir import Fusion
 from lowering import kernel_ir as k
 from lowering import lower
 from runtime import simulate
