@@ -66,3 +66,33 @@ def test_console_script() -> None:
     p = subprocess.run(["viz", "--list", "--no-color"], capture_output=True, text=True, cwd=ROOT, timeout=120,
                        check=False)
     assert p.returncode == 0 and "seed_circular_buffer" in p.stdout
+
+
+@pytest.fixture(scope="module")
+def every_example_every_show() -> dict[str, subprocess.CompletedProcess[str]]:
+    """``python -m viz NAME --show all`` for every example, run a few processes at a time."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import examples
+
+    names = examples.names()
+    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
+        runs = pool.map(lambda n: viz_process(n, "--show", "all", "--no-color", "--width", "100"), names)
+        return dict(zip(names, runs))
+
+
+@pytest.mark.parametrize("name", __import__("examples").names())
+def test_every_show_of_every_example_as_a_process(name: str, every_example_every_show) -> None:
+    p = every_example_every_show[name]
+    assert p.returncode == 0, p.stderr
+    shows = [s for s in SHOWS if s != "resources" or nvcc_available()]
+    sections = dict(zip(re.findall(r"^─+ --show (\w+) ─+$", p.stdout, flags=re.MULTILINE),
+                        re.split(r"^─+ --show \w+ ─+$", p.stdout, flags=re.MULTILINE)[1:]))
+    assert [s for s in sections if s in shows] == shows
+    assert "T0" in sections["fusion"] and "fusion_kernel" in sections["loops"]
+    assert "KERNEL fusion_kernel(" in sections["kir"] and "launch" in sections["passes"]
+    assert re.search(r'extern "C" __global__ void .*fusion_kernel\(', sections["cuda"])
+    assert "T0" in sections["dag"]
+    if "resources" in sections:
+        assert re.search(r"registers\s+│\s+\d+", sections["resources"])
+    assert sections["smem"].strip() and sections["pipeline"].strip()
