@@ -252,7 +252,10 @@ def check_simulation(case: Case, fusion: Fusion, kernel: kir.Kernel, outcomes: l
             continue
         try:
             actual = simulate(kernel, inputs, seed=case.seed + run)
-        except PipelineFillError:
+        except PipelineFillError as e:
+            if not any(tv.circular_buffer_options is not None for tv in fusion.used_tensors()):
+                raise PropertyFailure("2 simulate", f"run {run}: PipelineFillError from a kernel with no circular "
+                                      f"buffer: {e}", case, outcomes) from e
             stats.runs["PipelineFillError"] += 1
             continue
         except InputError as e:
