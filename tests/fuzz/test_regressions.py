@@ -160,3 +160,23 @@ def test_known_bug_global_output_read_by_other_threads() -> None:
     outputs = simulate(lower(fusion), inputs)
     for got, want in zip(outputs, evaluate(fusion, inputs)):
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.xfail(strict=True, reason="known bug: indexing predicates only root axes, so the out-of-range tail of a "
+                                       "non-divisible split of an inner split axis writes the next element")
+def test_known_bug_non_divisible_split_of_an_inner_axis() -> None:
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(shape=(1, 2, 1))
+        out = ops.neg(x)
+        fusion.add_output(out)
+    x.cache_after()
+    out.split(1, 1)
+    out.split(1, 1)           # [1, 2, 1, 1, 1]: axis 2 is the inner part of a split, extent 1
+    transform_like(out)
+    out.axis(1).parallelize(PT.BIDx)
+    out.axis(0).parallelize(PT.TIDx)
+    out.split(2, 2)           # extent 1 split by 2: its index 1 lands on the next BIDx element
+    inputs = [np.array([1, 3], dtype=np.float32).reshape(1, 2, 1)]
+    (got,) = simulate(lower(fusion), inputs)
+    np.testing.assert_array_equal(got, evaluate(fusion, inputs)[0])
