@@ -95,6 +95,8 @@ def referenced_buffers(node: Node, ctx: LoweringContext) -> set[str]:
         names.add(node.tensor)
         for tv in node.expr.tensor_inputs():
             names.add(f"T{tv.name}")
+        if node.kind == "block_reduce" and ctx.workspace is not None:
+            names.add(ctx.workspace.name)   # the indexing pass lowers it to a BlockReduce over the workspace
         return names
     for f in fields(node):
         v = getattr(node, f.name)

@@ -180,3 +180,31 @@ def test_known_bug_non_divisible_split_of_an_inner_axis() -> None:
     inputs = [np.array([1, 3], dtype=np.float32).reshape(1, 2, 1)]
     (got,) = simulate(lower(fusion), inputs)
     np.testing.assert_array_equal(got, evaluate(fusion, inputs)[0])
+
+
+def test_block_reduction_workspace_is_live_during_the_reduction() -> None:
+    """smem reuse saw no use of block_workspace (the BlockReduce comes later, from indexing), so a
+    shared buffer still read after the reduction was placed on top of it."""
+    from fusion_ir import LoadStoreOpType
+    from lowering import kernel_ir as kir
+
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(shape=(1,))
+        total = ops.sum(ops.broadcast(x, [False, True]), [0])
+        y = ops.neg(x)
+        fusion.add_output(total)
+        fusion.add_output(y)
+    total.split(0, 2)
+    total.axis(1).parallelize(PT.TIDx)
+    x.cache_after(LoadStoreOpType.CpAsync)   # shared, read before and after the block reduction
+    kernel = lower(fusion)
+    shared = {n.buffer.name: n for n in kir.walk(kernel.body)
+              if isinstance(n, kir.Allocate) and n.buffer.memory is MemoryType.Shared}
+    (cache,) = [name for name in shared if name != "block_workspace"]
+    spans = [(shared[n].offset.const_value(), shared[n].offset.const_value() + shared[n].buffer.nbytes.const_value())
+             for n in ("block_workspace", cache)]
+    assert spans[0][1] <= spans[1][0] or spans[1][1] <= spans[0][0], spans
+    inputs = [np.array([3.0], dtype=np.float32)]
+    for got, want in zip(simulate(kernel, inputs), evaluate(fusion, inputs)):
+        np.testing.assert_array_equal(got, want)
