@@ -1,9 +1,9 @@
 """Syncs: ``__syncthreads`` for shared-memory RAW and WAR hazards.
 
 Reads: the loop nest with tensor ops; which buffers are Shared.
-Writes: ``BlockSync`` nodes: before the first reader of a shared buffer that another op
-wrote (RAW), and at the end of a loop body in which a shared buffer is written and then
-read, before the next iteration overwrites it (WAR).
+Writes: ``BlockSync`` nodes: before the first reader of a shared buffer, or of a fusion
+output, that another op wrote (RAW), and at the end of a loop body in which a shared buffer
+is written and then read, before the next iteration overwrites it (WAR).
 Guarantees: every cross-thread shared-memory dependency between tensor ops is ordered by a
 barrier every thread reaches (syncs are never placed under a predicate). Buffers filled by
 circular-buffered loads are skipped: the circular-buffer pass orders them.
@@ -37,13 +37,19 @@ def run(kernel: Kernel, ctx: LoweringContext) -> Kernel:
             body = _body_at(kernel.body, body_path)
             if a < b and not any(isinstance(n, BlockSync) for n in body[a + 1:b]):
                 inserts.setdefault(body_path, set()).add((b, f"RAW: T{tv.name} written, then read"))
+            if tv.is_output:
+                continue  # each output element is written once: no write-after-read
             if body_path and _is_loop_body(kernel.body, body_path):
                 inserts.setdefault(body_path, set()).add((len(body), f"WAR: T{tv.name} is rewritten next iteration"))
     return replace(kernel, body=_apply(kernel.body, (), inserts))
 
 
 def _guarded_by_syncs(tv: TensorView) -> bool:
-    if tv.memory_type is not MemoryType.Shared or tv.is_output:
+    if tv.is_output:
+        # A fusion output read by a later op of the kernel: other threads of the block may have
+        # written the elements a reader needs (readers in other blocks are a LoweringError).
+        return bool(tv.consumers())
+    if tv.memory_type is not MemoryType.Shared:
         return False
     # A circular-buffered tensor's stages are ordered by the circular-buffer pass (mbarriers,
     # wait_group and its own syncs); a TMA load outside one is ordered by its token wait and the

@@ -144,9 +144,9 @@ def test_vectorizing_the_inner_split_of_the_innermost_axis_still_lowers() -> Non
 
 
 # ---------------------------------------------------------------- known bugs, not fixed yet
-@pytest.mark.xfail(strict=True, reason="known bug: the syncs pass orders only Shared buffers, so a fusion output "
-                                       "written by thread 0 is read by other threads without __syncthreads")
-def test_known_bug_global_output_read_by_other_threads() -> None:
+def test_a_global_output_read_by_other_threads_is_synced() -> None:
+    """The syncs pass ordered only Shared buffers, so a fusion output written by thread 0 was read
+    by other threads without __syncthreads."""
     fusion = Fusion()
     with fusion:
         x = fusion.add_input(ndim=1)
