@@ -83,6 +83,29 @@ def roots_needing_predicate(tv: TensorView) -> set[IterDomain]:
     return out
 
 
+def axes_needing_predicate(tv: TensorView) -> set[IterDomain]:
+    """Non-root axes whose own range needs a predicate.
+
+    A non-divisible split runs its input past its extent. Through outer parts (the outer output of
+    a split, the output of a merge, whose overflow lands in the merge's outer input) that overflow
+    reaches a root axis, which ``roots_needing_predicate`` covers. But the inner output of a split
+    absorbs it: ``in = outer * f + inner`` with ``inner >= f`` is the next outer element, in range.
+    Such an inner axis is predicated on its own extent.
+    """
+    out: set[IterDomain] = set()
+    for t in tv.transforms:
+        if not isinstance(t, Split) or divisible(t):
+            continue
+        x = t.input
+        while x not in tv.root and x.definition is not None:
+            d = x.definition
+            if isinstance(d, Split) and x is d.inner:
+                out.add(x)
+                break
+            x = d.input if isinstance(d, Split) else d.outer
+    return out
+
+
 def _root_ancestors(tv: TensorView, i: IterDomain) -> set[IterDomain]:
     stack, found = [i], set()
     while stack:

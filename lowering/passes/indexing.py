@@ -147,6 +147,9 @@ def predicate(ctx: LoweringContext, tv: TensorView, idx: dict[IterDomain, Val], 
     for r in tv.root:
         if r in need and not r.is_broadcast and (include_reduction or not r.is_reduction):
             conds.append(idx[r].lt(r.extent))
+    for x in sorted(index_math.axes_needing_predicate(tv), key=lambda i: i.label()):
+        if not x.is_broadcast and x in idx and (include_reduction or not x.is_reduction):
+            conds.append(idx[x].lt(x.extent))
     used: set[ParallelType] = set()
     for i in tv.loop:
         g = ctx.group(i)

@@ -143,7 +143,6 @@ def test_vectorizing_the_inner_split_of_the_innermost_axis_still_lowers() -> Non
     np.testing.assert_array_equal(got, evaluate(fusion, inputs)[0])
 
 
-# ---------------------------------------------------------------- known bugs, not fixed yet
 def test_a_global_output_read_by_other_threads_is_synced() -> None:
     """The syncs pass ordered only Shared buffers, so a fusion output written by thread 0 was read
     by other threads without __syncthreads."""
@@ -162,9 +161,9 @@ def test_a_global_output_read_by_other_threads_is_synced() -> None:
         np.testing.assert_array_equal(got, want)
 
 
-@pytest.mark.xfail(strict=True, reason="known bug: indexing predicates only root axes, so the out-of-range tail of a "
-                                       "non-divisible split of an inner split axis writes the next element")
-def test_known_bug_non_divisible_split_of_an_inner_axis() -> None:
+def test_a_non_divisible_split_of_an_inner_axis_is_predicated() -> None:
+    """Indexing predicated only root axes, so the out-of-range tail of a non-divisible split of an
+    inner split axis wrote the next element."""
     fusion = Fusion()
     with fusion:
         x = fusion.add_input(shape=(1, 2, 1))
