@@ -247,3 +247,29 @@ def test_int32_fusion_lowers():
     out.axis(1).parallelize(ParallelType.TIDx)
     kernel = lower(fusion)
     assert kernel.outputs[0].dtype is DataType.Int32
+
+
+def test_a_non_divisible_split_of_an_inner_part_predicates_that_part():
+    """[i0/8, 8] then 8 split by 3: the 8-axis index runs to 8, which root predicates alone would
+    send to the next row of 8; the inner part gets its own predicate, outer parts never do."""
+    from lowering.index_math import axes_needing_predicate
+
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=1, dtype=DataType.Float)
+        out = ops.neg(x)
+        fusion.add_output(out)
+    out.split(0, 8)
+    out.split(1, 3)                                   # [ceilDiv(i0, 8), ceilDiv(8, 3) = 3, 3]
+    inner8 = out.loop[1].definition.input
+    assert axes_needing_predicate(out) == {inner8}
+    conds = [str(n.cond) for n in k.walk(lower(fusion).body) if isinstance(n, k.IfThenElse)]
+    assert any("< 8" in c for c in conds)
+    out2 = Fusion()
+    with out2:
+        y = out2.add_input(ndim=1, dtype=DataType.Float)
+        z = ops.neg(y)
+        out2.add_output(z)
+    z.split(0, 8)
+    z.split(0, 3)                                     # outer part split: the root predicate suffices
+    assert axes_needing_predicate(z) == set()
