@@ -537,6 +537,12 @@ class TensorView:
             raise self._err(f"cache_after: T{self.name} is already inlined ({self._inlined_desc()}); "
                             f"cache before compute_at")
         uses = self.uses()
+        global_loads = [u for u in uses if _reads_global_memory(u)]
+        if global_loads:
+            load = global_loads[0]
+            raise self._err(f"cache_after: T{load.output.name} loads T{self.name} with {load.op_type.name}, which reads "
+                            f"global memory; the new cache would become its source (cache T{self.name} once, or "
+                            f"cache T{load.output.name} instead)")
         with self.fusion.transaction():
             mem = MemoryType.Shared if op_type in (LoadStoreOpType.TMA, LoadStoreOpType.CpAsync) else MemoryType.Local
             cache = self.fusion.new_tensor_like(self, memory_type=mem)
@@ -593,6 +599,11 @@ class TensorView:
         if (self.is_input or self.is_output) and memory_type is not MemoryType.Global:
             role = "input" if self.is_input else "output"
             raise self._err(f"set_memory_type: T{self.name} is a fusion {role} and must stay in Global memory")
+        global_loads = [u for u in self.uses() if _reads_global_memory(u)]
+        if global_loads and memory_type is not MemoryType.Global:
+            raise self._err(f"set_memory_type: T{global_loads[0].output.name} loads T{self.name} with "
+                            f"{global_loads[0].op_type.name}, which reads global memory; T{self.name} must stay in "
+                            f"Global memory")
         d = self.definition
         if isinstance(d, LoadStoreOp) and d.op_type in (LoadStoreOpType.TMA, LoadStoreOpType.CpAsync) \
                 and memory_type is not MemoryType.Shared:
@@ -640,6 +651,11 @@ def type_name(expr: Expr) -> str:
              BroadcastOp: "defined by a broadcast", ReductionOp: "defined by a reduction", MmaOp: "defined by a matmul",
              LoadStoreOp: "defined by a load/store of a scalar"}
     return names.get(type(expr), type(expr).__name__)
+
+
+def _reads_global_memory(expr: Expr) -> bool:
+    """TMA and cp.async loads copy from global memory only."""
+    return isinstance(expr, LoadStoreOp) and expr.op_type in (LoadStoreOpType.TMA, LoadStoreOpType.CpAsync)
 
 
 def _is_logical_transform(tv: TensorView, t: Transform) -> bool:

@@ -18,7 +18,7 @@ _COMMON = dict(deadline=None, print_blob=True,
 
 # examples per property test, by profile
 BUDGETS: dict[str, dict[str, int]] = {
-    "ci": {"schedule": 600, "simulate": 900, "circular_buffer": 300, "nvcc": 6, "gpu": 300},
+    "ci": {"schedule": 1500, "simulate": 2500, "circular_buffer": 800, "nvcc": 30, "gpu": 300},
     "long": {"schedule": 5000, "simulate": 5000, "circular_buffer": 2000, "nvcc": 300, "gpu": 2000},
     "dev": {"schedule": 50, "simulate": 50, "circular_buffer": 20, "nvcc": 2, "gpu": 20},
 }

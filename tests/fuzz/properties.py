@@ -215,20 +215,29 @@ def simulation_work(kernel: kir.Kernel, inputs: list[np.ndarray]) -> int | None:
         return None
     warps = -(-block[0] * block[1] * block[2] // 32)
 
-    def cost(body: tuple) -> int:
-        total = 0
+    def cost(body: tuple) -> tuple[int, int]:
+        """(statements, async copies issued)"""
+        total, copies = 0, 0
         for node in body:
             if isinstance(node, kir.ForLoop):
                 try:
                     trips = max(int(node.stop.evaluate(env)) - int(node.start.evaluate(env)), 0)
                 except Exception:  # noqa: BLE001 - bounds that depend on outer loop indices
                     trips = 1
-                total += 1 + -(-trips // max(node.step, 1)) * cost(node.body)
+                trips = -(-trips // max(node.step, 1))
+                n, c = cost(node.body)
+                total, copies = total + 1 + trips * n, copies + trips * c
             else:
-                total += 1 + sum(cost(sub) for _, sub in kir.children(node))
-        return total
+                total += 1
+                copies += isinstance(node, (kir.CpAsync, kir.TmaLoad))
+                for _, sub in kir.children(node):
+                    n, c = cost(sub)
+                    total, copies = total + n, copies + c
+        return total, copies
 
-    return cost(kernel.body) * warps
+    statements, copies = cost(kernel.body)
+    # every statement visits each copy still in flight (runtime/sim_async.py)
+    return (statements + statements * copies // 64) * warps
 
 
 def check_simulation(case: Case, fusion: Fusion, kernel: kir.Kernel, outcomes: list[str],

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fusion_ir import DataType, Fusion, MemoryType, ParallelType, inline_most, ops, transform_like
+from fusion_ir import (DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, ScheduleError, inline_most, ops,
+                       transform_like)
 from fusion_ir.reference import evaluate
 from lowering import LoweringError, lower
 from runtime import simulate
@@ -102,8 +103,6 @@ def test_reference_of_an_rfactor_over_unsplit_axes() -> None:
 
 def test_rfactor_of_an_unsplit_partial_is_rejected() -> None:
     """The partial of an rfactor over unsplit axes could itself be rfactored."""
-    from fusion_ir import ScheduleError
-
     fusion = Fusion()
     with fusion:
         x = fusion.add_input(ndim=2)
@@ -184,7 +183,6 @@ def test_a_non_divisible_split_of_an_inner_axis_is_predicated() -> None:
 def test_block_reduction_workspace_is_live_during_the_reduction() -> None:
     """smem reuse saw no use of block_workspace (the BlockReduce comes later, from indexing), so a
     shared buffer still read after the reduction was placed on top of it."""
-    from fusion_ir import LoadStoreOpType
     from lowering import kernel_ir as kir
 
     fusion = Fusion()
@@ -207,3 +205,31 @@ def test_block_reduction_workspace_is_live_during_the_reduction() -> None:
     inputs = [np.array([3.0], dtype=np.float32)]
     for got, want in zip(simulate(kernel, inputs), evaluate(fusion, inputs)):
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("second", [LoadStoreOpType.Set, LoadStoreOpType.CpAsync, LoadStoreOpType.TMA])
+def test_caching_the_source_of_a_global_memory_load_again_is_rejected(second: LoadStoreOpType) -> None:
+    """A second cache_after of an input moved the cp.async load's source into registers: every element
+    was copied from the same register after the loop had overwritten it."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=1)
+        out = ops.broadcast(x, [True, False])
+        fusion.add_output(out)
+    x.cache_after(LoadStoreOpType.CpAsync)
+    before = fusion.state_fingerprint()
+    with pytest.raises(ScheduleError, match="loads T0 with CpAsync, which reads global memory"):
+        x.cache_after(second)
+    assert fusion.state_fingerprint() == before
+
+
+def test_the_source_of_a_global_memory_load_stays_in_global_memory() -> None:
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(shape=(8, 64))
+        s = ops.set(x)
+        fusion.add_output(ops.exp(s))
+    s.set_memory_type(MemoryType.Global)
+    s.cache_after(LoadStoreOpType.TMA)
+    with pytest.raises(ScheduleError, match="which reads global memory; T1 must stay in Global memory"):
+        s.set_memory_type(MemoryType.Shared)
