@@ -304,8 +304,6 @@ class _Scheduler:
         self.outcomes: list[str] = []
 
     def do(self, kind: str, target: TensorView | None, *args: object, **kwargs: object) -> TensorView | None:
-        if kind == "split" and target is not None and _unpredicated_split(target, *args):
-            return None
         step = Step(kind, None if target is None else TRef(target.name), tuple(_refs(a) for a in args),
                     tuple((k, _refs(v)) for k, v in kwargs.items()))
         try:
@@ -570,37 +568,6 @@ class _Scheduler:
             return []
 
 
-def _unpredicated_split(tv: TensorView, axis: object = None, factor: object = None, **_: object) -> bool:
-    """KNOWN BUG (avoided until fixed, see test_regressions.py::test_known_bug_non_divisible_split_of_an_inner_axis):
-    indexing predicates only root axes, so a non-divisible split of an axis whose out-of-range
-    index does not push a root index out of range (the inner part of a split, or anything derived
-    from one) goes unpredicated and writes wrong elements. Such splits are not drawn."""
-    if not isinstance(axis, int) or isinstance(axis, bool) or not isinstance(factor, int) or isinstance(factor, bool):
-        return False
-    if not -tv.ndim <= axis < tv.ndim or factor <= 0:
-        return False
-    i = tv.loop[axis]
-    extent = i.extent.const_value()
-    if extent is not None and extent % factor == 0:
-        return False
-    return not _overflow_reaches_root(tv, i)
-
-
-def _overflow_reaches_root(tv: TensorView, i: object) -> bool:
-    """True when an index of ``i`` past its extent also pushes a root index past its extent."""
-    from fusion_ir import Merge, Split
-
-    while i not in tv.root and i not in tv.logical:
-        d = i.definition
-        if isinstance(d, Split) and i is d.outer:
-            i = d.input
-        elif isinstance(d, Merge):
-            i = d.outer
-        else:
-            return False
-    return True
-
-
 def _refs(value: object) -> object:
     if isinstance(value, TensorView):
         return TRef(value.name)
@@ -614,20 +581,14 @@ def _refs(value: object) -> object:
 
 
 @st.composite
-def cases(draw: st.DrawFn, templates: tuple[str, ...] = TEMPLATES, max_random_steps: int = 6,
-          outputs_read_in_kernel: bool = False) -> Case:
+def cases(draw: st.DrawFn, templates: tuple[str, ...] = TEMPLATES, max_random_steps: int = 6) -> Case:
     """A fusion, a schedule of it (valid and invalid calls) and the sizes to run it at."""
     template = draw(st.sampled_from(templates))
     d, static = draw(definitions(with_reduction=template == "reduction", pointwise=template == "tma"))
     sizes = _sizes(draw, d, static)
     exact = all(v.exact for v in d.values)
     outputs = [d.values[-1].name]
-    used = {a.name for op in d.ops for a in op.args if isinstance(a, TRef)}
-    # KNOWN BUG (avoided until fixed, see test_regressions.py::test_known_bug_global_output_read_by_other_threads):
-    # the syncs pass puts no __syncthreads between a fusion output's writes (one thread) and another
-    # tensor's reads of it (all threads), so an extra output is only drawn among values nothing reads.
-    others = [v.name for v in d.values if not v.is_input and v.name not in outputs
-              and (outputs_read_in_kernel or v.name not in used)]
+    others = [v.name for v in d.values if not v.is_input and v.name not in outputs]
     if others and chance(draw, 0.25):
         outputs.append(draw(st.sampled_from(others)))
     case = Case(tuple(d.inputs), tuple(d.ops), tuple(outputs), (), sizes,
