@@ -2,7 +2,8 @@
 
 Reads: ``Allocate`` nodes of Shared buffers and every node that touches them (tensor ops,
 mbarrier init/inval, TMA). A buffer lives from its first write to its last use, or to the end
-of the loop body that holds its Allocate (a loop reruns it).
+of the loop body that holds its Allocate (a loop reruns it), and through every loop it is used
+in but declared outside of (the next iteration uses it again).
 Writes: ``Allocate.offset`` for Shared buffers, ``kernel.smem_bytes``, and a ``BlockSync``
 before any Allocate that takes over memory of a dead buffer.
 Guarantees: live buffers never overlap; each offset is a multiple of the buffer's
@@ -17,7 +18,7 @@ from fusion_ir import MemoryType
 from fusion_ir.scalar import Val
 
 from ..context import LoweringContext
-from ..kernel_ir import Allocate, BlockSync, Buffer, Kernel, Node, TensorOp, children
+from ..kernel_ir import Allocate, BlockSync, Buffer, ForLoop, Kernel, Node, TensorOp, children
 
 
 @dataclass
@@ -33,6 +34,9 @@ class _Live:
 def run(kernel: Kernel, ctx: LoweringContext) -> Kernel:
     lives: dict[str, _Live] = {}
     counter = [0]
+    loops: list[ForLoop] = []                      # the loops around the node being visited
+    declared_in: dict[str, list[int]] = {}         # buffer -> ids of the loops around its Allocate
+    spanned: dict[str, set[int]] = {}              # buffer -> ids of loops it is used in but declared outside
 
     def touch(name: str, pos: int) -> None:
         live = lives.get(name)
@@ -41,6 +45,8 @@ def run(kernel: Kernel, ctx: LoweringContext) -> Kernel:
         if not live.used:
             live.start, live.used = pos, True   # live from the first write, not the declaration
         live.end = max(live.end, pos)
+        outer = declared_in[name]
+        spanned[name].update(id(lp) for lp in loops if id(lp) not in outer)
 
     ranges: dict[int, tuple[int, int]] = {}
 
@@ -50,20 +56,33 @@ def run(kernel: Kernel, ctx: LoweringContext) -> Kernel:
             pos = counter[0]
             if isinstance(node, Allocate) and node.buffer.memory is MemoryType.Shared:
                 lives[node.buffer.name] = _Live(node.buffer, pos, pos)
+                declared_in[node.buffer.name] = [id(lp) for lp in loops]
+                spanned[node.buffer.name] = set()
                 ranges[id(node)] = (pos, pos)
                 continue
             for name in referenced_buffers(node, ctx):
                 touch(name, pos)
+            if isinstance(node, ForLoop):
+                loops.append(node)
             for _, sub in children(node):
                 end = visit(sub)
                 for live in lives.values():
                     if any(isinstance(n, Allocate) and n.buffer.name == live.buffer.name for n in sub):
                         live.end = max(live.end, end)
+            if isinstance(node, ForLoop):
+                loops.pop()
             ranges[id(node)] = (pos, counter[0])
         counter[0] += 1
         return counter[0]
 
     visit(kernel.body)
+    # A buffer used in a loop it is declared outside of is read again by the next iteration:
+    # it lives through the whole loop.
+    for name, loop_ids in spanned.items():
+        for loop_id in loop_ids:
+            lo, hi = ranges[loop_id]
+            lives[name].start = min(lives[name].start, lo)
+            lives[name].end = max(lives[name].end, hi)
     total = _assign(list(lives.values()))
     ctx.notes["smem_lives"] = lives
     reusers = {lv.buffer.name: lv.reuses for lv in lives.values() if lv.reuses is not None}

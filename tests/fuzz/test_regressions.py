@@ -233,3 +233,20 @@ def test_the_source_of_a_global_memory_load_stays_in_global_memory() -> None:
     s.cache_after(LoadStoreOpType.TMA)
     with pytest.raises(ScheduleError, match="which reads global memory; T1 must stay in Global memory"):
         s.set_memory_type(MemoryType.Shared)
+
+
+def test_shared_buffer_read_in_every_iteration_of_a_loop_is_live_through_the_loop() -> None:
+    """smem reuse ended a buffer's life at its last read inside a loop body, so the block-reduction
+    workspace written later in the same body overwrote it before the next iteration read it."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(shape=(2, 1))
+        total = ops.sum(ops.neg(x), [1])
+        fusion.add_output(total)
+    total.split(1, 2)
+    total.axis(2).parallelize(PT.TIDx)
+    inline_most(fusion)
+    x.cache_after(LoadStoreOpType.CpAsync)   # read in each iteration of the row loop, before the reduction
+    inputs = [np.array([[1.0], [2.0]], dtype=np.float32)]
+    (got,) = simulate(lower(fusion), inputs)
+    np.testing.assert_array_equal(got, evaluate(fusion, inputs)[0])
