@@ -115,6 +115,7 @@ def test_fuzz_subcommand_is_handed_to_viz_fuzz_when_present(monkeypatch: pytest.
     fake = types.ModuleType("viz.fuzz")
     fake.main = lambda argv: seen.append(argv) or 0  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "viz.fuzz", fake)
+    monkeypatch.setattr(sys.modules["viz"], "fuzz", fake, raising=False)  # once imported, `from . import` reads this
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: object() if name == "viz.fuzz" else None)
     assert main(["fuzz", "--seeds", "3"]) == 0
     assert seen == [["--seeds", "3"]]
