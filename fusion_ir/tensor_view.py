@@ -402,10 +402,11 @@ class TensorView:
                                 f"T{consumer.name}, which has no counterpart in T{self.name}{why}; "
                                 f"compute at position <= {k}")
             shared.append(mine)
-        # Keep this tensor's own transforms of the axes the replay left alone.
+        # Keep this tensor's own transforms of the axes the replay left alone; an axis shared with
+        # the consumer keeps the consumer's form, so this tensor's own splits or merges of it go.
         kept = [t for t in self.transforms if _is_logical_transform(self, t)]
         for t in self.transforms:
-            if t in kept:
+            if t in kept or any(i in shared for i in t.inputs):
                 continue
             if all(i in leaves for i in t.inputs):
                 replay.apply_transform(leaves, t)

@@ -110,12 +110,35 @@ def check_schedule(case: Case, stats: Stats | None = None) -> tuple[Fusion, list
                                   f"{_short_traceback(e)}", case, outcomes) from e
         outcomes.append("ok")
         stats.calls[(step.kind, "ok")] += 1
+        problem = domain_problem(fusion)
+        if problem is not None:
+            raise PropertyFailure("1 schedule", f"step {k} ({step.kind}) left an inconsistent domain: {problem}",
+                                  case, outcomes)
         made = None if result is None else result.name
         if made != step.result:
             raise PropertyFailure("1 schedule", f"step {k} ({step.kind}) made T{made}, but the generator saw "
                                   f"T{step.result}: replay is not deterministic", case, outcomes)
     stats.schedules["all calls ok" if all(o == "ok" for o in outcomes) else "some call rejected"] += 1
     return fusion, outcomes
+
+
+def domain_problem(fusion: Fusion) -> str | None:
+    """Why some tensor's loop domain is not its root domain transformed by its history, or None."""
+    for tv in fusion.tensors:
+        leaves = list(tv.root)
+        for t in tv.transforms:
+            missing = [i for i in t.inputs if i not in leaves]
+            if missing:
+                return f"T{tv.name}: transform '{t}' reads {missing[0].label()}, which is not a current axis"
+            at = leaves.index(t.inputs[0])
+            leaves = [i for i in leaves if i not in t.inputs]
+            leaves[at:at] = list(t.outputs)
+        if len(set(tv.loop)) != len(tv.loop) or set(tv.loop) != set(leaves):
+            return (f"T{tv.name}: loop domain ({', '.join(i.label() for i in tv.loop)}) is not what its transforms "
+                    f"make of its root ({', '.join(i.label() for i in leaves)})")
+        if not 0 <= tv.compute_at_pos <= len(tv.loop):
+            return f"T{tv.name}: compute-at position {tv.compute_at_pos} is outside its {len(tv.loop)} loop axes"
+    return None
 
 
 def check_lowering(case: Case, fusion: Fusion, outcomes: list[str],

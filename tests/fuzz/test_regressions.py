@@ -250,3 +250,24 @@ def test_shared_buffer_read_in_every_iteration_of_a_loop_is_live_through_the_loo
     inputs = [np.array([[1.0], [2.0]], dtype=np.float32)]
     (got,) = simulate(lower(fusion), inputs)
     np.testing.assert_array_equal(got, evaluate(fusion, inputs)[0])
+
+
+def test_compute_at_drops_the_producers_own_split_of_a_shared_axis() -> None:
+    """compute_at kept the producer's earlier split of an axis it then shared with the consumer, so the
+    loop domain held the axis and its split halves: the producer's loops ran over every element twice."""
+    from .properties import domain_problem
+
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(shape=(1, 2))
+        y = ops.add(x, 1.0)
+        out = ops.neg(y)
+        fusion.add_output(out)
+        fusion.add_output(y)
+    y.split(1, 1)
+    y.compute_at(out, -1)
+    assert domain_problem(fusion) is None
+    assert [i.extent.const_value() for i in y.loop] == [1, 2]
+    inputs = [np.array([[1.0, 2.0]], dtype=np.float32)]
+    for got, want in zip(simulate(lower(fusion), inputs), evaluate(fusion, inputs)):
+        np.testing.assert_array_equal(got, want)
