@@ -16,8 +16,7 @@ from typing import Any
 import numpy as np
 
 import fusion_ir
-from fusion_ir import (DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, Pipelined, TensorView,
-                       WarpSpecialized, ops)
+from fusion_ir import DataType, Fusion, Pipelined, TensorView, WarpSpecialized, ops
 
 # Magnitude every value of a case stays under: integer-valued float32 math is exact below 2**24,
 # and int32 math cannot overflow.
@@ -372,8 +371,3 @@ def to_script(case: Case, outcomes: list[str] | None = None, title: str = "") ->
         "print('matches numpy')",
     ]
     return "\n".join(lines) + "\n"
-
-
-__all__ = ["Case", "InputSpec", "LoadStoreOpType", "MAX_MAGNITUDE", "MemoryType", "OpSpec", "ParallelType",
-           "Step", "TRef", "apply_step", "build", "compare", "evaluate_float32", "make_inputs", "resolve",
-           "tensor", "to_script"]

@@ -13,8 +13,8 @@ import os
 from hypothesis import HealthCheck, settings
 
 PROFILE_ENV = "HYPOTHESIS_PROFILE"
-_COMMON = dict(deadline=None, print_blob=True,
-               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
+_COMMON = {"deadline": None, "print_blob": True,
+           "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]}
 
 # examples per property test, by profile
 BUDGETS: dict[str, dict[str, int]] = {

@@ -20,7 +20,6 @@ import traceback
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -72,7 +71,7 @@ class Stats:
     kernels_compiled: int = 0
     kernels_on_gpu: int = 0
 
-    def merge(self, other: "Stats") -> None:
+    def merge(self, other: Stats) -> None:
         for name, value in vars(other).items():
             if isinstance(value, Counter):
                 getattr(self, name).update(value)
@@ -104,7 +103,7 @@ def check_schedule(case: Case, stats: Stats | None = None) -> tuple[Fusion, list
                 raise PropertyFailure("1 schedule", f"step {k} ({step.kind}) raised ScheduleError but changed the "
                                       f"fusion:\n{_diff(before, after)}", case, outcomes) from e
             continue
-        except Exception as e:  # noqa: BLE001 - the property
+        except Exception as e:  # the property
             outcomes.append(type(e).__name__)
             raise PropertyFailure("1 schedule", f"step {k} ({step.kind}) raised {type(e).__name__}: {e}\n"
                                   f"{_short_traceback(e)}", case, outcomes) from e
@@ -153,7 +152,7 @@ def check_lowering(case: Case, fusion: Fusion, outcomes: list[str],
         stats.passes[(_failing_pass(e), "LoweringError")] += 1
         _check_unchanged(case, fusion, before, outcomes, "lower raised LoweringError")
         return None
-    except Exception as e:  # noqa: BLE001 - the property
+    except Exception as e:  # the property
         raise PropertyFailure("1 lower", f"lower raised {type(e).__name__} in pass {_failing_pass(e)}: {e}\n"
                               f"{_short_traceback(e)}", case, outcomes) from e
     _check_unchanged(case, fusion, before, outcomes, "lower")
@@ -208,7 +207,7 @@ def reference(case: Case, fusion: Fusion, inputs: list[np.ndarray], outcomes: li
     expected = evaluate(build(case), inputs)
     try:
         scheduled = evaluate(fusion, inputs)
-    except Exception as e:  # noqa: BLE001 - the property
+    except Exception as e:  # the property
         raise PropertyFailure("2 simulate", f"reference.evaluate of the scheduled fusion raised {type(e).__name__}: "
                               f"{e}\n{_short_traceback(e)}", case, outcomes) from e
     problem = compare(case, scheduled, expected)
@@ -297,7 +296,7 @@ def check_simulation(case: Case, fusion: Fusion, kernel: kir.Kernel, outcomes: l
         except (DeadlockError, SimulationError) as e:
             raise PropertyFailure("2 simulate", f"run {run} (input shapes {case.input_shapes(run)}): "
                                   f"{type(e).__name__}: {e}", case, outcomes) from e
-        except Exception as e:  # noqa: BLE001 - the property
+        except Exception as e:  # the property
             raise PropertyFailure("2 simulate", f"run {run} (input shapes {case.input_shapes(run)}): the simulator "
                                   f"raised {type(e).__name__}: {e}\n{_short_traceback(e)}", case, outcomes) from e
         simulated = True
@@ -325,12 +324,12 @@ def check_compiles(case: Case, kernel: kir.Kernel, outcomes: list[str], stats: S
     stats = stats if stats is not None else Stats()
     try:
         source = to_cuda(kernel)
-    except Exception as e:  # noqa: BLE001 - the property
+    except Exception as e:  # the property
         raise PropertyFailure("3 nvcc", f"to_cuda raised {type(e).__name__}: {e}\n{_short_traceback(e)}",
                               case, outcomes) from e
     try:
         compile_check(source)
-    except Exception as e:  # noqa: BLE001 - the property
+    except Exception as e:  # the property
         raise PropertyFailure("3 nvcc", f"{type(e).__name__}: {e}", case, outcomes) from e
     stats.kernels_compiled += 1
 
@@ -351,7 +350,7 @@ def check_gpu(case: Case, fusion: Fusion, kernel: kir.Kernel, outcomes: list[str
             actual = execute(kernel, inputs)
         except InputError:
             continue
-        except Exception as e:  # noqa: BLE001 - the property
+        except Exception as e:  # the property
             raise PropertyFailure("4 gpu", f"run {run} (input shapes {case.input_shapes(run)}): "
                                   f"{type(e).__name__}: {e}", case, outcomes) from e
         ran = True
@@ -381,7 +380,3 @@ def run_case(case: Case, stats: Stats | None = None, *, simulate: bool = True, c
         check_gpu(case, fusion, kernel, outcomes, stats)
     return kernel
 
-
-__all__ = ["PropertyFailure", "Stats", "check_compiles", "check_gpu", "check_lowering", "check_schedule",
-           "check_simulation", "run_case"]
-_ = Any

@@ -24,8 +24,17 @@ from dataclasses import dataclass, replace
 
 from hypothesis import strategies as st
 
-from fusion_ir import (DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, Pipelined, ScheduleError,
-                       TensorView, WarpSpecialized)
+from fusion_ir import (
+    DataType,
+    Fusion,
+    LoadStoreOpType,
+    MemoryType,
+    ParallelType,
+    Pipelined,
+    ScheduleError,
+    TensorView,
+    WarpSpecialized,
+)
 from fusion_ir.exprs import LoadStoreOp, ReductionOp
 
 from .case import MAX_MAGNITUDE, Case, InputSpec, OpSpec, Step, TRef, apply_step, build
@@ -162,7 +171,7 @@ def _scalar_dtype(s: object) -> DataType:
     return DataType.Int32 if isinstance(s, int) else DataType.Float
 
 
-def _binary_scalar(d: _Definition, fn: str, x: _Value, s: int | float, scalar_first: bool) -> _Value:
+def _binary_scalar(d: _Definition, fn: str, x: _Value, s: float, scalar_first: bool) -> _Value:
     if fn == "div" and (scalar_first and x.lo <= 0 <= x.hi):
         scalar_first = False
     sv = (float(s), float(s))

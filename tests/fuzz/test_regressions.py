@@ -5,8 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fusion_ir import (DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, ScheduleError, inline_most, ops,
-                       transform_like)
+from fusion_ir import (
+    DataType,
+    Fusion,
+    LoadStoreOpType,
+    MemoryType,
+    ParallelType,
+    ScheduleError,
+    inline_most,
+    ops,
+    transform_like,
+)
 from fusion_ir.reference import evaluate
 from lowering import LoweringError, lower
 from runtime import simulate
