@@ -20,6 +20,7 @@ import traceback
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -335,9 +336,43 @@ def check_compiles(case: Case, kernel: kir.Kernel, outcomes: list[str], stats: S
 
 
 # ---------------------------------------------------------------- property 4
-def check_gpu(case: Case, fusion: Fusion, kernel: kir.Kernel, outcomes: list[str], stats: Stats | None = None) -> None:
-    from runtime import execute
+class GpuWorker:
+    """One child process that runs kernels on the GPU, replaced after a kernel fails.
 
+    A kernel that faults leaves its process unable to use the GPU (a driver rule), so fuzzed
+    kernels run away from the test process: the error comes back as the same exception and the
+    next kernel gets a fresh process (see ``runtime.execute_isolated``), while a healthy process
+    is reused across kernels to keep the per-kernel cost at one launch.
+    """
+
+    _pool = None
+    timeout_s = 120.0
+
+    @classmethod
+    def execute(cls, kernel: kir.Kernel, inputs: list[np.ndarray], run: Any = None) -> list[np.ndarray]:
+        """``run(kernel, inputs)`` in the worker; ``run`` is ``runtime.execute`` unless given (tests)."""
+        import multiprocessing
+
+        if run is None:
+            from runtime import execute as run
+        if cls._pool is None:
+            cls._pool = multiprocessing.get_context("spawn").Pool(1)
+        try:
+            return cls._pool.apply_async(run, (kernel, inputs)).get(timeout=cls.timeout_s)
+        except InputError:
+            raise
+        except BaseException:
+            cls.close()
+            raise
+
+    @classmethod
+    def close(cls) -> None:
+        if cls._pool is not None:
+            cls._pool.terminate()
+            cls._pool = None
+
+
+def check_gpu(case: Case, fusion: Fusion, kernel: kir.Kernel, outcomes: list[str], stats: Stats | None = None) -> None:
     stats = stats if stats is not None else Stats()
     ran = False
     for run in range(len(case.sizes)):
@@ -347,7 +382,7 @@ def check_gpu(case: Case, fusion: Fusion, kernel: kir.Kernel, outcomes: list[str
         if lanes is not None and lanes[0] > MAX_THREADS_PER_BLOCK:
             continue
         try:
-            actual = execute(kernel, inputs)
+            actual = GpuWorker.execute(kernel, inputs)
         except InputError:
             continue
         except Exception as e:  # the property

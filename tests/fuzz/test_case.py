@@ -128,3 +128,25 @@ def test_lowering_errors_are_counted_by_pass() -> None:
     assert check_lowering(case, fusion, outcomes, stats) is None
     assert stats.passes[("allocation", "LoweringError")] == 1
     assert build(case).state_fingerprint() == fusion.state_fingerprint()
+
+
+def test_the_gpu_worker_runs_kernels_in_a_child_process_and_survives_input_errors() -> None:
+    """The GPU property's process plumbing, with the simulator standing in for the GPU."""
+    from runtime import InputError, simulate
+
+    from .properties import GpuWorker
+
+    case = pointwise_case(SCHEDULE)
+    kernel = run_case(case)
+    try:
+        inputs = make_inputs(case, 0)
+        got = GpuWorker.execute(kernel, inputs, run=simulate)
+        assert compare(case, got, [np.maximum(inputs[0] + inputs[1], 0).astype(np.float64)]) is None
+        with pytest.raises(InputError):
+            GpuWorker.execute(kernel, inputs[:1], run=simulate)
+        assert GpuWorker._pool is not None       # a refused input keeps the worker
+        with pytest.raises(TypeError):
+            GpuWorker.execute(kernel, inputs, run=len)
+        assert GpuWorker._pool is None           # anything else replaces it
+    finally:
+        GpuWorker.close()
