@@ -75,6 +75,7 @@ class _Run:
         self.shrink_steps = 0
         self.lowered = 0
         self.ignored: Counter = Counter()
+        self.primitives: tuple[str, ...] = ()
 
     def one(self, case: Any) -> None:
         props = self.properties
@@ -132,6 +133,7 @@ def main(argv: list[str] | None = None) -> int:
 
     properties, strategies = _import_fuzz()
     state = _Run(args, properties)
+    state.primitives = strategies.PRIMITIVES
     phases = [Phase.generate] if args.no_shrink else [Phase.generate, Phase.shrink]
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         TextColumn("{task.fields[status]}"), console=console, transient=False)
@@ -188,6 +190,8 @@ def counts(state: _Run, seconds: float) -> dict[str, Any]:
     primitives: dict[str, dict[str, int]] = {}
     for (kind, outcome), n in sorted(s.calls.items()):
         primitives.setdefault(kind, {})[outcome] = n
+    for (variant, outcome), n in sorted(s.variants.items()):
+        primitives.setdefault(variant, {})[outcome] = n
     passes: dict[str, dict[str, int]] = {}
     for (name, what), n in sorted(s.passes.items()):
         passes.setdefault(name, {})[what] = n
@@ -221,10 +225,13 @@ def print_tables(console: Console, state: _Run, seconds: float) -> None:
     console.print(summary)
 
     prims = Table("primitive", "calls", "ok", "ScheduleError", title="primitive coverage", title_justify="left")
-    kinds = sorted({k for k, _ in s.calls})
+    kinds = list(state.primitives) + sorted({k for k, _ in s.calls} - set(state.primitives))
     for kind in kinds:
         ok, bad = s.calls[(kind, "ok")], s.calls[(kind, "ScheduleError")]
         prims.add_row(kind, str(ok + bad), str(ok), str(bad))
+    for variant in sorted({v for v, _ in s.variants}):
+        ok, bad = s.variants[(variant, "ok")], s.variants[(variant, "ScheduleError")]
+        prims.add_row(Text(f"  {variant}"), str(ok + bad), str(ok), str(bad))
     console.print(prims)
 
     passes = Table("pass", "kernels through", "changed the IR", "LoweringError", title="pass coverage",

@@ -153,7 +153,13 @@ def _check_vectorized_axes_are_contiguous(computed: list) -> None:
                 continue
             x = i
             while x is not innermost and isinstance(x.definition, Split) and x is x.definition.inner:
-                x = x.definition.input
+                split = x.definition
+                parent, width = split.input.extent.const_value(), x.extent.const_value()
+                if split.input is not innermost and (parent is None or width is None or parent % width != 0):
+                    raise LoweringError(f"T{tv.name}: Vectorize axis {i.label()} comes from splitting "
+                                        f"{split.input.label()} into pieces of {x.extent}, which do not divide it: "
+                                        f"a vector would run past its end")
+                x = split.input
             if x is not innermost:
                 raise LoweringError(f"T{tv.name}: Vectorize axis {i.label()} does not cover consecutive elements; "
                                     f"vectorize only the inner part of splits of the innermost axis "

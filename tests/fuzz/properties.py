@@ -31,7 +31,7 @@ from lowering import kernel_ir as kir
 from lowering.pipeline import PASS_NAMES
 from runtime import InputError, PipelineFillError
 
-from .case import Case, apply_step, build, compare, evaluate_float32, make_inputs, to_script
+from .case import Case, Step, apply_step, build, compare, evaluate_float32, make_inputs, to_script
 
 MAX_THREADS_PER_BLOCK = 1024
 # launches with more lanes than this are not simulated (the simulator is a CPU interpreter)
@@ -62,6 +62,7 @@ class PropertyFailure(AssertionError):
 class Stats:
     examples: int = 0
     calls: Counter = field(default_factory=Counter)          # (primitive, "ok" | "ScheduleError")
+    variants: Counter = field(default_factory=Counter)       # (primitive and its option, "ok" | "ScheduleError")
     templates: Counter = field(default_factory=Counter)
     schedules: Counter = field(default_factory=Counter)      # "all calls ok" / "some call rejected"
     lowering: Counter = field(default_factory=Counter)       # "lowered" / "LoweringError"
@@ -91,11 +92,14 @@ def check_schedule(case: Case, stats: Stats | None = None) -> tuple[Fusion, list
     outcomes: list[str] = []
     for k, step in enumerate(case.steps):
         before = fusion.state_fingerprint()
+        variant = _variant(fusion, step)
         try:
             result = apply_step(fusion, step)
         except ScheduleError as e:
             outcomes.append("ScheduleError")
             stats.calls[(step.kind, "ScheduleError")] += 1
+            if variant is not None:
+                stats.variants[(variant, "ScheduleError")] += 1
             if not re.search(r"\bT\d+", str(e)):
                 raise PropertyFailure("1 schedule", f"step {k} ({step.kind}) raised ScheduleError whose message names "
                                       f"no tensor: {e!r}", case, outcomes) from e
@@ -110,6 +114,8 @@ def check_schedule(case: Case, stats: Stats | None = None) -> tuple[Fusion, list
                                   f"{_short_traceback(e)}", case, outcomes) from e
         outcomes.append("ok")
         stats.calls[(step.kind, "ok")] += 1
+        if variant is not None:
+            stats.variants[(variant, "ok")] += 1
         problem = domain_problem(fusion)
         if problem is not None:
             raise PropertyFailure("1 schedule", f"step {k} ({step.kind}) left an inconsistent domain: {problem}",
@@ -120,6 +126,31 @@ def check_schedule(case: Case, stats: Stats | None = None) -> tuple[Fusion, list
                                   f"T{step.result}: replay is not deterministic", case, outcomes)
     stats.schedules["all calls ok" if all(o == "ok" for o in outcomes) else "some call rejected"] += 1
     return fusion, outcomes
+
+
+def _variant(fusion: Fusion, step: Step) -> str | None:
+    """The option of a call worth counting on its own: the parallel type, load type, circular-buffer kind."""
+    from fusion_ir import LoadStoreOp, Pipelined, WarpSpecialized
+
+    from .case import tensor
+
+    args = dict(enumerate(step.args)) | dict(step.kwargs)
+    if step.kind == "parallelize" and len(step.args) == 2:
+        return f"parallelize {getattr(step.args[1], 'name', step.args[1])}"
+    if step.kind in ("cache_after", "cache_before") and step.args:
+        return f"{step.kind} {getattr(step.args[0], 'name', step.args[0])}"
+    if step.kind == "split":
+        return "split outer" if dict(step.kwargs).get("inner_split") is False else "split inner"
+    if step.kind != "circular_buffer" or step.target is None:
+        return None
+    try:
+        d = tensor(fusion, step.target.name).definition
+    except KeyError:
+        return None
+    load = f"a {d.op_type.name} load" if isinstance(d, LoadStoreOp) else "no load"
+    cb_type = args.get("type", Pipelined())
+    kind = type(cb_type).__name__ if isinstance(cb_type, (Pipelined, WarpSpecialized)) else "bad type"
+    return f"circular_buffer {kind} of {load}"
 
 
 def domain_problem(fusion: Fusion) -> str | None:

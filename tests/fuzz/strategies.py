@@ -483,15 +483,22 @@ class _Scheduler:
                 self.do("merge", ref, draw(st.integers(0, ref.ndim - 2)))
             elif what == "reorder" and ref.ndim >= 2:
                 self.do("reorder", ref, {0: ref.ndim - 1})
+        vector = ref.ndim > 0 and chance(draw, 0.3)
+        if vector:   # a short constant innermost axis, as for 16-byte vector loads and stores
+            self.do("split", ref, -1, draw(st.sampled_from((2, 4))))
         if chance(draw, 0.85):
             self.do("transform_like_all", None, ref)
         if ref.ndim > 0:
             choices = [PT.BIDx, PT.TIDx, PT.BIDy, PT.TIDy, PT.Unroll, PT.Vectorize, PT.Serial]
-            for k in range(ref.ndim):
+            for k in range(ref.ndim - 1 if vector else ref.ndim):
                 if chance(draw, 0.55):
                     self.do("parallelize", ref, k, draw(st.sampled_from(choices)))
         if chance(draw, 0.8):
             self.do("parallelize_like_all", None, ref)
+        if vector:
+            for tv in [t for t in self.computed() if t.ndim and t.loop[-1].extent == ref.loop[-1].extent]:
+                if chance(draw, 0.6):
+                    self.do("parallelize", tv, -1, PT.Vectorize)
         if reductions and chance(draw, 0.2):
             red = [k for k, i in enumerate(reductions[0].loop) if i.is_reduction]
             if len(red) > 1:

@@ -280,3 +280,21 @@ def test_compute_at_drops_the_producers_own_split_of_a_shared_axis() -> None:
     inputs = [np.array([[1.0, 2.0]], dtype=np.float32)]
     for got, want in zip(simulate(lower(fusion), inputs), evaluate(fusion, inputs)):
         np.testing.assert_array_equal(got, want)
+
+
+def test_vectorizing_a_split_that_runs_past_its_input_is_a_lowering_error() -> None:
+    """A Vectorize axis of 2 split from an axis of extent 1 was masked off whole by the predicate, so
+    its consumer read a cache that was never written (NaN)."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=1)
+        out = ops.neg(x)
+        fusion.add_output(out)
+    cache = x.cache_after()
+    out.split(-1, 1)
+    out.split(-1, 2)          # [i0, 1, 2]: the 2 is a split of an axis of extent 1
+    transform_like(out)
+    cache.axis(-1).parallelize(PT.Vectorize)
+    inline_most(fusion)
+    with pytest.raises(LoweringError, match="which do not divide it: a vector would run past its end"):
+        lower(fusion)
