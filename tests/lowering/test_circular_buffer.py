@@ -122,20 +122,6 @@ def test_mbarriers_live_from_init_to_inval_and_are_never_shared() -> None:
     traced = lower(examples.load("seed_circular_buffer").build(), trace=True)
     lives = traced.context.notes["smem_lives"]
     mbar, tile = lives["T2_mbar"], lives["T2"]
-    kernel = traced.after("smem_reuse")
-    positions = {}
-    counter = [0]
-
-    def visit(body):
-        for node in body:
-            counter[0] += 1
-            if isinstance(node, (k.MBarrierInit, k.MBarrierInval)):
-                positions.setdefault(type(node).__name__, []).append(counter[0])
-            for _, sub in k.children(node):
-                visit(sub)
-            counter[0] += 1 if k.children(node) else 0
-
-    visit(kernel.body)
     assert mbar.start < tile.start < tile.end <= mbar.end
     mb0, mb1 = mbar.offset.const_value(), mbar.offset.const_value() + 3 * 8
     t0, t1 = tile.offset.const_value(), tile.offset.const_value() + 3 * 32 * 4
