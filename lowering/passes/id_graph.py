@@ -63,7 +63,8 @@ def run(kernel: Kernel, ctx: LoweringContext) -> Kernel:
                                                                  for i in c))):
         members = sorted(component, key=lambda i: (order[owner[i]], owner[i].loop.index(i)))
         pt = _group_parallel_type(members, owner)
-        extent = members[-1].extent
+        # a broadcast axis shares the loop of the concrete axes it is resolved with
+        extent = ([i for i in members if not i.is_broadcast] or members)[-1].extent
         if pt in (ParallelType.Serial, ParallelType.Unroll, ParallelType.Vectorize):
             index = Val.symbol(f"i{ctx.loop_symbol_base + number}")
         elif pt.is_grid_or_thread:

@@ -298,3 +298,21 @@ def test_vectorizing_a_split_that_runs_past_its_input_is_a_lowering_error() -> N
     inline_most(fusion)
     with pytest.raises(LoweringError, match="which do not divide it: a vector would run past its end"):
         lower(fusion)
+
+
+def test_a_loop_shared_by_a_broadcast_and_a_concrete_axis_runs_the_concrete_extent() -> None:
+    """A producer's broadcast axis inlined into one consumer's concrete axis and another's broadcast
+    axis gave the shared loop the extent of whichever member came last: 1, not i1."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=1)
+        y = fusion.add_input(ndim=2)
+        column = ops.broadcast(x, [False, True])
+        total = ops.add(column, y)
+        negated = ops.neg(column)
+        fusion.add_output(negated)
+        fusion.add_output(total)
+    inline_most(fusion)
+    inputs = [np.array([1.0, 5.0], dtype=np.float32), np.arange(6, dtype=np.float32).reshape(2, 3)]
+    for got, want in zip(simulate(lower(fusion), inputs), evaluate(fusion, inputs)):
+        np.testing.assert_array_equal(got, want)
