@@ -109,6 +109,7 @@ def run(kernel: Kernel, ctx: LoweringContext) -> Kernel:
         for e in extents:
             dim = e if dim == Val.const(1) else vmax(dim, e)
         ctx.launch[pt] = dim
+    _check_cross_block_reads_of_outputs(ctx, computed)
     return kernel
 
 
@@ -142,6 +143,30 @@ def _check_cross_thread_reads(ctx: LoweringContext, computed: list) -> None:
                                     f"T{consumer.name} has no axis mapped to it with the same binding, so it reads "
                                     f"elements that {where} did not write ({producer.memory_type.name} memory of "
                                     f"T{producer.name}); {fix}")
+
+
+def _check_cross_block_reads_of_outputs(ctx: LoweringContext, computed: list) -> None:
+    """A fusion output read inside the kernel is read only by the block that wrote the element.
+
+    An output not bound to a launched block index is written by the blocks with that index 0 alone
+    (the others are predicated off), so a consumer in any other block would read it unwritten:
+    there is no grid-wide sync to wait for block 0.
+    """
+    for consumer in computed:
+        for producer in consumer.producers():
+            if producer.is_input or producer.memory_type is not MemoryType.Global:
+                continue
+            mapping = loop_map(producer, consumer)
+            for pt in (ParallelType.BIDx, ParallelType.BIDy, ParallelType.BIDz):
+                if ctx.launch[pt] == Val.const(1):
+                    continue
+                if any(ctx.group(p).parallel_type is pt and mapping.get(p) in consumer.loop
+                       and ctx.group(mapping[p]).parallel_type is pt for p in producer.loop):
+                    continue
+                raise LoweringError(f"T{producer.name} is a fusion output that T{consumer.name} reads, but no axis "
+                                    f"of T{producer.name} bound to {pt.name} is shared with T{consumer.name}: only "
+                                    f"blocks with {pt.cuda_index} == 0 write T{producer.name}, and blocks cannot wait "
+                                    f"for each other; bind T{producer.name} like its consumer (parallelize_like)")
 
 
 def _check_vectorized_axes_are_contiguous(computed: list) -> None:

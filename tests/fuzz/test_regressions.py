@@ -316,3 +316,22 @@ def test_a_loop_shared_by_a_broadcast_and_a_concrete_axis_runs_the_concrete_exte
     inputs = [np.array([1.0, 5.0], dtype=np.float32), np.arange(6, dtype=np.float32).reshape(2, 3)]
     for got, want in zip(simulate(lower(fusion), inputs), evaluate(fusion, inputs)):
         np.testing.assert_array_equal(got, want)
+
+
+def test_an_output_read_by_blocks_that_did_not_write_it_is_a_lowering_error() -> None:
+    """An output not bound to BIDx is written by block 0 only, while its consumer read it in every
+    block: a cross-block race that the simulator, running blocks in lockstep, cannot show."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=1)
+        y = ops.neg(x)
+        z = ops.add(y, 1.0)
+        fusion.add_output(z)
+        fusion.add_output(y)
+    z.axis(0).parallelize(PT.BIDx)
+    with pytest.raises(LoweringError, match="only blocks with blockIdx.x == 0 write T1"):
+        lower(fusion)
+    y.axis(0).parallelize(PT.BIDx)       # each block writes the element it reads
+    inputs = [np.arange(5, dtype=np.float32)]
+    for got, want in zip(simulate(lower(fusion), inputs), evaluate(fusion, inputs)):
+        np.testing.assert_array_equal(got, want)
