@@ -117,8 +117,9 @@ def _check_cross_thread_reads(ctx: LoweringContext, computed: list) -> None:
     """A consumer reads a producer element written by another thread or block only through memory they share.
 
     A producer axis bound to a thread index that does not share its IterDomain (and binding) with a
-    consumer axis is written by one thread and read by others: the producer must be in Shared
-    memory. Across blocks no memory is shared without a grid sync, so a block binding must be shared.
+    consumer axis is written by one thread and read by others: the producer must be in Shared (or,
+    for a fusion output, Global) memory. Across blocks no memory is shared without a grid sync, so a
+    block binding must be shared.
     """
     for consumer in computed:
         for producer in consumer.producers():
@@ -133,8 +134,8 @@ def _check_cross_thread_reads(ctx: LoweringContext, computed: list) -> None:
                 c = mapping.get(p)
                 if c is not None and c in consumer.loop and ctx.group(c).parallel_type is pt:
                     continue
-                if pt.is_thread and producer.memory_type is MemoryType.Shared:
-                    continue
+                if pt.is_thread and producer.memory_type in (MemoryType.Shared, MemoryType.Global):
+                    continue  # the syncs pass orders the block's threads
                 where = "the same block" if pt.is_block else "a thread of the same block"
                 fix = ("bind the consumer's matching axis to the same index (e.g. parallelize_like) or do not "
                        "bind this axis" if pt.is_block else "put the producer in Shared memory or bind the "

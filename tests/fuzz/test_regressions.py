@@ -335,3 +335,20 @@ def test_an_output_read_by_blocks_that_did_not_write_it_is_a_lowering_error() ->
     inputs = [np.arange(5, dtype=np.float32)]
     for got, want in zip(simulate(lower(fusion), inputs), evaluate(fusion, inputs)):
         np.testing.assert_array_equal(got, want)
+
+
+def test_an_output_bound_to_threads_is_read_by_other_threads_of_its_block() -> None:
+    """The cross-thread rule allows a fusion output (Global) as well as Shared memory: the syncs pass orders it."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=1)
+        y = ops.neg(x)
+        z = ops.broadcast(y, [True, False])
+        fusion.add_output(z)
+        fusion.add_output(y)
+    y.axis(0).parallelize(PT.TIDx)
+    z.split(1, 4)
+    z.axis(2).parallelize(PT.TIDy)      # z reads y's elements from other threads
+    inputs = [np.arange(10, dtype=np.float32)]
+    for got, want in zip(simulate(lower(fusion), inputs), evaluate(fusion, inputs)):
+        np.testing.assert_array_equal(got, want)
