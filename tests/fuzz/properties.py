@@ -1,8 +1,9 @@
 """The fuzz properties, as functions of a ``Case`` that raise ``PropertyFailure`` and count coverage.
 
-1. ``check_schedule``: every scheduling call succeeds or raises ``ScheduleError`` and a failed
-   call leaves the fusion unchanged; ``lower`` succeeds or raises ``LoweringError`` and never
-   changes the fusion.
+1. ``check_schedule``: every scheduling call succeeds or raises ``ScheduleError`` (whose message
+   names a tensor) and a failed call leaves the fusion unchanged; after every call each loop
+   domain is its root domain transformed by its history. ``check_lowering``: ``lower`` succeeds
+   or raises ``LoweringError`` and never changes the fusion.
 2. ``check_simulation``: a kernel that lowers gives numpy's result in the simulator at every
    run size, or refuses the sizes with an ``InputError`` (``PipelineFillError`` when a
    circular-buffered loop is shorter than the pipeline).
@@ -15,6 +16,7 @@ pass, kernel IR node kinds, simulated/compiled/GPU kernels and runtime outcomes.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import traceback
 from collections import Counter
@@ -53,7 +55,8 @@ class PropertyFailure(AssertionError):
 
     def save(self, directory: Path) -> Path:
         directory.mkdir(parents=True, exist_ok=True)
-        path = directory / f"fuzz_failure_{self.prop.replace(' ', '_')}_{abs(hash(self.script)) % 10**8:08d}.py"
+        digest = hashlib.sha1(self.script.encode()).hexdigest()[:8]
+        path = directory / f"fuzz_failure_{self.prop.replace(' ', '_')}_{digest}.py"
         path.write_text(self.script)
         return path
 
