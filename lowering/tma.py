@@ -172,7 +172,12 @@ def tensor_map(ctx: LoweringContext, info: TmaBox) -> TensorMapParam:
     return tmap
 
 
-def coords(info: TmaBox, idx: dict[IterDomain, Val]) -> tuple[Val, ...]:
-    """Box origin in each global dimension, outermost first: the root index with Bulk indices zero."""
+def box_origin(info: TmaBox, idx: dict[IterDomain, Val]) -> dict[IterDomain, Val]:
+    """``idx`` (a tensor's own indices) with every Bulk index zero: where its box starts."""
     zero = {idx[b].name: Val.const(0) for b in info.bulk if b is not None and b in idx and idx[b].op == "sym"}
-    return tuple(idx[r].substitute(zero) for r in info.dims)
+    return {k: v.substitute(zero) for k, v in idx.items()}
+
+
+def coords(info: TmaBox, origin: dict[IterDomain, Val]) -> tuple[Val, ...]:
+    """Box origin in each global dimension, outermost first, from ``box_origin`` indices."""
+    return tuple(origin[r] for r in info.dims)

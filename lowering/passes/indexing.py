@@ -295,20 +295,19 @@ def _vectorize(loop: ForLoop, ctx: LoweringContext) -> list[Node]:
     cond = Val.const(1)
     if isinstance(inner, IfThenElse) and len(inner.then_body) == 1 and not inner.else_body:
         cond, inner = inner.cond, inner.then_body[0]
-    if isinstance(inner, CpAsync) and width is not None:
-        sym = loop.index.name
-        first, last = {sym: Val.const(0)}, {sym: Val.const(width - 1)}
-        copy = replace(inner, dst_index=inner.dst_index.substitute(first), src_index=inner.src_index.substitute(first),
-                       vector=width)
-        _check_cp_async_bytes(copy)
-        return guarded(cond.substitute(last), [copy])
-    if width is None or not isinstance(inner, Assign) or not isinstance(inner.value, Load) or inner.reduce_op:
+    is_copy = isinstance(inner, CpAsync) or (isinstance(inner, Assign) and isinstance(inner.value, Load)
+                                              and not inner.reduce_op)
+    if width is None or not is_copy:
         return [replace(loop, vectorize=False, unroll=True)]
-    sym = loop.index.name
-    first = {sym: Val.const(0)}
-    last = {sym: Val.const(width - 1)}
-    stmt = Assign(inner.buffer, inner.index.substitute(first),
-                  Load(inner.value.buffer, inner.value.index.substitute(first)), vector=width)
+    first = {loop.index.name: Val.const(0)}
+    last = {loop.index.name: Val.const(width - 1)}
+    if isinstance(inner, CpAsync):
+        stmt: Node = replace(inner, dst_index=inner.dst_index.substitute(first),
+                             src_index=inner.src_index.substitute(first), vector=width)
+        _check_cp_async_bytes(stmt)
+    else:
+        stmt = Assign(inner.buffer, inner.index.substitute(first),
+                      Load(inner.value.buffer, inner.value.index.substitute(first)), vector=width)
     # The whole vector is in range exactly when its last element is.
     return guarded(cond.substitute(last), [stmt])
 

@@ -156,8 +156,7 @@ def lower_tma(ctx: LoweringContext, op: TensorOp, idx: dict) -> list[Node]:
 
     tv: TensorView = op.tv
     info: tma.TmaBox = ctx.notes["tma"][tv]
-    zero = {idx[b].name: Val.const(0) for b in info.bulk if b is not None and idx[b].op == "sym"}
-    at_origin = {k: v.substitute(zero) for k, v in idx.items()}
+    at_origin = tma.box_origin(info, idx)
     mbar, slot = ctx.notes["tma_mbar"][tv]
     return [TmaLoad(ctx.buffers[tv], write_index(ctx, tv, at_origin), ctx.tensor_maps[tv],
                     tma.coords(info, at_origin), mbar, slot)]
