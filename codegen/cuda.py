@@ -349,7 +349,8 @@ class _KernelPrinter:
         if name in outer or name in self.param_symbols or name in BUILTIN_SYMBOLS or not _IDENTIFIER.match(name):
             raise CodegenError(f"codegen: loop index {name} of {_describe(node)} shadows another symbol "
                                f"or is not a C identifier")
-        if node.step < 1:
+        step_value = node.step.const_value()
+        if step_value is not None and step_value < 1:
             raise CodegenError(f"codegen: loop {name} has step {node.step}; steps are positive")
         comment = _loop_comment(node)
         if comment:
@@ -359,7 +360,7 @@ class _KernelPrinter:
             self._emit(pragma)
         start = self._idx(node.start, node)
         stop = self._idx(node.stop, node)
-        step = f"++{name}" if node.step == 1 else f"{name} += {node.step}"
+        step = f"++{name}" if step_value == 1 else f"{name} += {self._idx(node.step, node)}"
         self._block(f"for (int64_t {name} = {start}; {name} < {stop}; {step})", node.body, _Scope(loop_index=name))
 
     def _print_IfThenElse(self, node: IfThenElse) -> None:

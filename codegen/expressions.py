@@ -27,7 +27,7 @@ BUILTIN_SYMBOLS = frozenset(
 _INFIX = {
     "add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%",
     "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!=",
-    "and": "&&", "or": "||",
+    "and": "&&", "or": "||", "xor": "^",
 }
 _FUNCTIONS = {"ceilDiv": "ceilDiv", "min": "min64", "max": "max64"}
 

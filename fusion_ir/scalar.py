@@ -18,7 +18,7 @@ IntLike = Union["Val", int]
 _BINARY_SYMBOLS = {
     "add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%",
     "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!=",
-    "and": "&&", "or": "||",
+    "and": "&&", "or": "||", "xor": "^",
 }
 _FUNCTIONS = {"ceilDiv", "min", "max"}
 
@@ -101,6 +101,10 @@ class Val:
     def logical_and(self, other: IntLike) -> "Val":
         return _binary("and", self, as_val(other))
 
+    def bit_xor(self, other: IntLike) -> "Val":
+        """Bitwise exclusive or of two non-negative integers (shared-memory swizzles)."""
+        return _binary("xor", self, as_val(other))
+
     def logical_or(self, other: IntLike) -> "Val":
         return _binary("or", self, as_val(other))
 
@@ -168,6 +172,7 @@ _EVAL = {
     "ne": lambda a, b: a != b,
     "and": lambda a, b: np.logical_and(a, b),
     "or": lambda a, b: np.logical_or(a, b),
+    "xor": lambda a, b: np.bitwise_xor(a, b),
 }
 
 
@@ -278,6 +283,11 @@ def _simplify(op: str, a: Val, b: Val, av: int | None, bv: int | None) -> Val | 
             return Val.const(1) if av else b
         if bv is not None:
             return Val.const(1) if bv else a
+    elif op == "xor":
+        if bv == 0:
+            return a
+        if av == 0:
+            return b
     elif op in ("min", "max") and a == b:
         return a
     return None

@@ -107,3 +107,31 @@ class LoadStoreOpType(enum.Enum):
     TMA = "TMA"
     StMatrix = "StMatrix"
     TMAStore = "TMAStore"
+
+
+class SmemSwizzle(enum.Enum):
+    """How TMA lays a box out in shared memory (nvFuser's ``MmaInputSmemSwizzle``).
+
+    With a swizzle of ``span`` bytes, the 16-byte chunks of each ``span``-byte row are permuted by
+    XOR with the row's position in a repeating group of ``span / 16`` 128-byte rows; the buffer must
+    start aligned to one repeat, ``8 * span`` bytes (1024 for 128 B), and a box row is at most
+    ``span`` bytes.
+    """
+
+    NONE = 0
+    B32 = 32
+    B64 = 64
+    B128 = 128
+
+    @property
+    def span(self) -> int:
+        """Bytes per swizzled row (0 when not swizzled)."""
+        return self.value
+
+    @property
+    def alignment(self) -> int:
+        """Bytes a swizzled buffer's start is aligned to: one whole repeat of the pattern."""
+        return 8 * self.value
+
+
+MmaInputSmemSwizzle = SmemSwizzle

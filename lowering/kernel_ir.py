@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Union
 
 from fusion_ir.scalar import Val
-from fusion_ir.types import DataType, MemoryType, ParallelType
+from fusion_ir.types import DataType, MemoryType, ParallelType, SmemSwizzle
 
 
 class Stage(enum.Enum):
@@ -40,7 +40,8 @@ class Buffer:
     """A named storage object: a kernel parameter (Global) or an allocation.
 
     ``size`` counts elements. Global parameters carry their logical ``shape`` and the
-    element-stride symbols used in index expressions.
+    element-stride symbols used in index expressions. ``swizzle`` is the layout TMA writes a
+    shared buffer in (``lowering.layout.swizzle_index`` maps a row-major index to its place).
     """
 
     name: str
@@ -51,6 +52,7 @@ class Buffer:
     strides: tuple[Val, ...] = ()
     align: int = 16
     is_param: bool = False
+    swizzle: SmemSwizzle = SmemSwizzle.NONE
 
     @property
     def nbytes(self) -> Val:
@@ -68,6 +70,7 @@ class TensorMapParam:
     tensor: Buffer       # the global tensor it describes
     box: tuple[int, ...]  # box extents, innermost first as TMA expects
     element_strides: tuple[int, ...] = ()
+    swizzle: SmemSwizzle = SmemSwizzle.NONE
 
 
 # ---------------------------------------------------------------- values
@@ -159,7 +162,7 @@ class ForLoop:
     unroll: bool | int = False   # True: full unroll; int: #pragma unroll N
     vectorize: bool = False
     stage: Stage | None = None
-    step: int = 1
+    step: Val = Val.const(1)     # a persistent loop steps by gridDim.x
 
 
 @dataclass(frozen=True)
@@ -171,15 +174,32 @@ class IfThenElse:
 
 @dataclass(frozen=True)
 class ElectSync:
-    """Run ``body`` in one elected thread of the block (warp 0, via ``elect.sync``)."""
+    """Run ``body`` in one thread of warp ``warp`` of the block, chosen by ``elect.sync``.
+
+    ``warp`` is the linear warp index in the block (linear thread index // 32): warp 0 for a
+    block-wide elected thread, the first warp of the producer branch in a warp-specialized kernel.
+    Only threads of that warp take part; the others skip the body.
+    """
 
     body: tuple["Node", ...]
+    warp: Val = Val.const(0)
 
 
 @dataclass(frozen=True)
 class BlockSync:
     """``__syncthreads()``; ``reason`` says which hazard it guards (RAW, WAR, init)."""
 
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class NamedBarrier:
+    """``bar.sync id, threads``: the ``threads`` threads (a multiple of 32) that reach barrier ``id``
+    (1..15; 0 is ``__syncthreads``) wait for each other. Used inside a branch that only some warps
+    take, where a block-wide ``__syncthreads`` would deadlock."""
+
+    id: int
+    threads: Val
     reason: str = ""
 
 
@@ -323,7 +343,7 @@ class Mma:
     shape: tuple[int, int, int]
 
 
-Node = Union[Allocate, Assign, BlockReduce, ForLoop, IfThenElse, ElectSync, BlockSync, Comment,
+Node = Union[Allocate, Assign, BlockReduce, ForLoop, IfThenElse, ElectSync, BlockSync, NamedBarrier, Comment,
              MBarrierInit, MBarrierInval, MBarrierArrive, MBarrierArriveExpectTx, MBarrierWait,
              MBarrierWaitParity, TmaLoad, TmaStore, CpAsync, AsyncCommit, AsyncWait, FenceAsyncProxy,
              SetMaxNReg, Return, Continue, Mma]
@@ -391,15 +411,23 @@ class Kernel:
 
 
 # ---------------------------------------------------------------- traversal
+_BODY_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def body_fields(cls: type) -> tuple[str, ...]:
+    """Names of the fields of a node class that hold statement lists (typed ``tuple[Node, ...]``)."""
+    names = _BODY_FIELDS.get(cls)
+    if names is None:
+        from dataclasses import fields, is_dataclass
+
+        names = tuple(f.name for f in fields(cls) if "Node" in str(f.type)) if is_dataclass(cls) else ()
+        _BODY_FIELDS[cls] = names
+    return names
+
+
 def children(node: Node) -> list[tuple[str, tuple[Node, ...]]]:
     """The statement lists nested in a node, by field name."""
-    if isinstance(node, ForLoop):
-        return [("body", node.body)]
-    if isinstance(node, IfThenElse):
-        return [("then_body", node.then_body), ("else_body", node.else_body)]
-    if isinstance(node, ElectSync):
-        return [("body", node.body)]
-    return []
+    return [(name, getattr(node, name)) for name in body_fields(type(node))]
 
 
 def walk(body: tuple[Node, ...]) -> Iterator[Node]:

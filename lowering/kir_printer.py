@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fusion_ir.scalar import Val
+
 from . import kernel_ir as k
 
 
@@ -35,7 +37,7 @@ def node_lines(node: k.Node, indent: int = 0) -> list[str]:
         if node.vectorize:
             tags.append("vectorize")
         tag = f"  // {', '.join(tags)}" if tags else ""
-        step = f" step {node.step}" if node.step != 1 else ""
+        step = f" step {node.step}" if node.step != Val.const(1) else ""
         head = f"{pad}FOR {node.index} in [{node.start}, {node.stop}){step} ({node.label}):{tag}"
         return [head] + body_lines(node.body, indent + 1)
     if isinstance(node, k.IfThenElse):

@@ -382,16 +382,19 @@ class _Simulator:
     def _for(self, node: k.ForLoop, ctx: _Ctx, i: int) -> TaskGen:
         if not node.index.is_symbol:
             raise SimulationError(f"loop index {node.index} is not a symbol")
-        if node.step < 1:
-            raise SimulationError(f"loop {node.index}: step {node.step} < 1")
         start, stop = uniform(self._ev(node.start, ctx)), uniform(self._ev(node.stop, ctx))
+        step = uniform(self._ev(node.step, ctx))
+        if isinstance(step, np.ndarray) or int(step) < 1:
+            raise SimulationError(f"loop {node.index}: step {node.step} must be a positive value the same in "
+                                  f"every thread")
+        step = int(step)
         name = node.index.name
         loops = ctx.loops + (name,)
         if not isinstance(start, np.ndarray) and not isinstance(stop, np.ndarray):
             env = dict(ctx.env)
             cur = _Ctx(ctx.lanes, env, ctx.task, ctx.path, ctx.site + (i,), loops)
             exits = self.exit_events
-            for n_iter, value in enumerate(range(int(start), int(stop), node.step)):
+            for n_iter, value in enumerate(range(int(start), int(stop), step)):
                 env[name] = value
                 cur.path = ctx.path + (i, n_iter)
                 yield from self._exec_body(node.body, cur)
@@ -419,7 +422,7 @@ class _Simulator:
             cur.site = ctx.site + (i,)
             cur.loops = loops
             yield from self._exec_body(node.body, cur)
-            idx += node.step
+            idx += step
             n_iter += 1
         return self._alive(ctx)
 

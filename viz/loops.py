@@ -7,6 +7,7 @@ from typing import Any
 from rich.text import Text
 from rich.tree import Tree
 
+from fusion_ir.scalar import Val
 from lowering import kernel_ir as k
 from lowering.kir_printer import node_lines
 
@@ -52,7 +53,7 @@ def loop_kind(loop: k.ForLoop) -> str:
 
 
 def loop_label(loop: k.ForLoop) -> Text:
-    step = f" step {loop.step}" if loop.step != 1 else ""
+    step = f" step {loop.step}" if loop.step != Val.const(1) else ""
     label = Text(f"for {loop.index} in [{loop.start}, {loop.stop}){step}", style="bold")
     kind = loop_kind(loop)
     label.append(f"  {kind}", style="dim" if kind == "serial" else "blue")
@@ -94,7 +95,7 @@ def _body_data(body: tuple[k.Node, ...]) -> list[dict[str, Any]]:
     for node in body:
         if isinstance(node, k.ForLoop):
             out.append({"node": "for", "index": str(node.index), "start": str(node.start), "stop": str(node.stop),
-                        "step": node.step, "parallel": loop_kind(node), "iter_domain": node.label,
+                        "step": str(node.step), "parallel": loop_kind(node), "iter_domain": node.label,
                         "stage": None if node.stage is None else node.stage.value, "body": _body_data(node.body)})
         elif isinstance(node, k.IfThenElse):
             out.append({"node": "if", "cond": str(node.cond), "then": _body_data(node.then_body),

@@ -281,7 +281,8 @@ def simulation_work(kernel: kir.Kernel, inputs: list[np.ndarray]) -> int | None:
                     trips = max(int(node.stop.evaluate(env)) - int(node.start.evaluate(env)), 0)
                 except Exception:  # noqa: BLE001 - bounds that depend on outer loop indices
                     trips = 1
-                trips = -(-trips // max(node.step, 1))
+                step = node.step.const_value() or 1
+                trips = -(-trips // max(step, 1))
                 n, c = cost(node.body)
                 total, copies = total + 1 + trips * n, copies + trips * c
             else:

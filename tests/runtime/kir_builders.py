@@ -66,6 +66,8 @@ def kernel(body: list[k.Node], inputs: list[k.Buffer], outputs: list[k.Buffer], 
 
 def for_(index: str, start: Val | int, stop: Val | int, body: list[k.Node], **kw: object) -> k.ForLoop:
     as_val = lambda x: x if isinstance(x, Val) else c(x)
+    if "step" in kw:
+        kw["step"] = as_val(kw["step"])
     return k.ForLoop(sym(index), as_val(start), as_val(stop), tuple(body), **kw)  # type: ignore[arg-type]
 
 
