@@ -1,0 +1,42 @@
+extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<float, 1> T0, Tensor<float, 1> T2) {
+  const int64_t i0 = T0.size[0];
+  const int64_t T0_stride0 = T0.stride[0];
+  const int64_t T2_stride0 = T2.stride[0];
+
+  // loop of iS8{8}
+  for (int64_t i2 = 0; i2 < 8; ++i2) {
+    float T3[2];
+    // prologue loop of iS4{4}
+    #pragma unroll
+    for (int64_t i4 = 0; i4 < 1; ++i4) {
+      if (((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * 4) + i4) < i0) {
+        T3[i4 % 2] = T0.data[((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * 4) + i4) * T0_stride0];
+      }
+    }
+    // main loop of iS4{4}
+    #pragma unroll 1
+    for (int64_t i4 = 0; i4 < 3; ++i4) {
+      float T1[1];
+      if (((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * 4) + (i4 + 1)) < i0) {
+        T3[(i4 + 1) % 2] = T0.data[((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * 4) + (i4 + 1)) * T0_stride0];
+      }
+      if (((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * 4) + i4) < i0) {
+        T1[0] = -T3[i4 % 2];
+      }
+      if (((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * 4) + i4) < i0) {
+        T2.data[((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * 4) + i4) * T2_stride0] = expf(T1[0]);
+      }
+    }
+    // epilogue loop of iS4{4}
+    #pragma unroll 1
+    for (int64_t i4 = 3; i4 < 4; ++i4) {
+      float T1[1];
+      if (((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * 4) + i4) < i0) {
+        T1[0] = -T3[i4 % 2];
+      }
+      if (((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * 4) + i4) < i0) {
+        T2.data[((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * 4) + i4) * T2_stride0] = expf(T1[0]);
+      }
+    }
+  }
+}

@@ -1,0 +1,63 @@
+extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float, 2> T0, Tensor<float, 2> T2, const __grid_constant__ TensorMap tmap_T0) {
+  const int64_t i0 = T0.size[0];
+  const int64_t i1 = T0.size[1];
+  const int64_t T2_stride0 = T2.stride[0];
+  const int64_t T2_stride1 = T2.stride[1];
+  extern __shared__ __align__(1024) char smem[];
+
+  float* T3 = reinterpret_cast<float*>(smem + 128);
+  int64_t* T3_mbar = reinterpret_cast<int64_t*>(smem);
+  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+    // pre-prologue loop of stages of T3
+    #pragma unroll 1
+    for (int64_t s1 = 0; s1 < 4; ++s1) {
+      mbarrier::init(toSmem(&T3_mbar[s1]), 1);
+    }
+  }
+  __syncthreads();  // init: T3_mbar visible to every thread
+  // prologue loop of iS6{ceilDiv(i1, 32)}
+  #pragma unroll
+  for (int64_t i3 = 0; i3 < 3; ++i3) {
+    if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+      mbarrier::arriveExpectTx(toSmem(&T3_mbar[i3 % 4]), 1024);
+      Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T3[(i3 % 4) * 256]), &tmap_T0, toSmem(&T3_mbar[i3 % 4]), i3 * 32, ((int64_t)blockIdx.x) * 8);
+    }
+  }
+  // main loop of iS6{ceilDiv(i1, 32)}
+  #pragma unroll 1
+  for (int64_t i3 = 0; i3 < ceilDiv(i1, 32) - 3; ++i3) {
+    float T1[1];
+    if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+      mbarrier::arriveExpectTx(toSmem(&T3_mbar[(i3 + 3) % 4]), 1024);
+      Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T3[((i3 + 3) % 4) * 256]), &tmap_T0, toSmem(&T3_mbar[(i3 + 3) % 4]), (i3 + 3) * 32, ((int64_t)blockIdx.x) * 8);
+    }
+    mbarrier::waitParity(toSmem(&T3_mbar[i3 % 4]), (i3 / 4) % 2);
+    if ((((((int64_t)blockIdx.x) * 8) + ((int64_t)threadIdx.y)) < i0) && (((i3 * 32) + ((int64_t)threadIdx.x)) < i1)) {
+      T1[0] = T3[(((int64_t)threadIdx.x) + (((int64_t)threadIdx.y) * 32)) + ((i3 % 4) * 256)] * 2.0f;
+    }
+    if ((((((int64_t)blockIdx.x) * 8) + ((int64_t)threadIdx.y)) < i0) && (((i3 * 32) + ((int64_t)threadIdx.x)) < i1)) {
+      T2.data[(((((int64_t)blockIdx.x) * 8) + ((int64_t)threadIdx.y)) * T2_stride0) + (((i3 * 32) + ((int64_t)threadIdx.x)) * T2_stride1)] = T1[0] + 1.0f;
+    }
+    __syncthreads();  // WAR: stage (i3 + 3) % 4 is loaded again next iteration
+  }
+  // epilogue loop of iS6{ceilDiv(i1, 32)}
+  #pragma unroll 1
+  for (int64_t i3 = ceilDiv(i1, 32) - 3; i3 < ceilDiv(i1, 32); ++i3) {
+    float T1[1];
+    mbarrier::waitParity(toSmem(&T3_mbar[i3 % 4]), (i3 / 4) % 2);
+    if ((((((int64_t)blockIdx.x) * 8) + ((int64_t)threadIdx.y)) < i0) && (((i3 * 32) + ((int64_t)threadIdx.x)) < i1)) {
+      T1[0] = T3[(((int64_t)threadIdx.x) + (((int64_t)threadIdx.y) * 32)) + ((i3 % 4) * 256)] * 2.0f;
+    }
+    if ((((((int64_t)blockIdx.x) * 8) + ((int64_t)threadIdx.y)) < i0) && (((i3 * 32) + ((int64_t)threadIdx.x)) < i1)) {
+      T2.data[(((((int64_t)blockIdx.x) * 8) + ((int64_t)threadIdx.y)) * T2_stride0) + (((i3 * 32) + ((int64_t)threadIdx.x)) * T2_stride1)] = T1[0] + 1.0f;
+    }
+  }
+  __syncthreads();  // every wait on T3_mbar done before inval
+  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+    // post-epilogue loop of stages of T3
+    #pragma unroll 1
+    for (int64_t s1 = 0; s1 < 4; ++s1) {
+      mbarrier::inval(toSmem(&T3_mbar[s1]));
+    }
+  }
+}

@@ -1,0 +1,37 @@
+"""The generated CUDA of every example and every pipeline case, held as golden kernel functions.
+
+Any change to generated code shows here as a diff of ``tests/codegen/golden/generated/*.cu``.
+Set UPDATE_GOLDEN=1 to rewrite them on purpose, and review the diff.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+import examples
+from codegen import to_cuda
+from lowering import lower
+from tests.lowering.pipeline_cases import pipeline_cases
+
+GOLDEN = Path(__file__).parent / "golden" / "generated"
+
+BUILDERS = {f"example_{name}": (lambda name=name: examples.load(name).build()) for name in examples.names()}
+BUILDERS.update({f"pipeline_{name}": build for name, build, _ in pipeline_cases()})
+
+
+def kernel_function(source: str) -> str:
+    return source[source.index('extern "C" __global__'):]
+
+
+@pytest.mark.parametrize("name", sorted(BUILDERS))
+def test_generated_cuda_is_golden(name: str) -> None:
+    text = kernel_function(to_cuda(lower(BUILDERS[name]())))
+    path = GOLDEN / f"{name}.cu"
+    if os.environ.get("UPDATE_GOLDEN"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    assert path.exists(), f"no golden for {name}; UPDATE_GOLDEN=1 writes it"
+    assert text == path.read_text(), f"the CUDA of {name} differs from {path}; UPDATE_GOLDEN=1 rewrites it"
