@@ -2,17 +2,19 @@
 
 from . import ops
 from .circular_buffer import CircularBufferOptions, Pipelined, WarpSpecialized
-from .exprs import BinaryOp, BroadcastOp, CastOp, Expr, LoadStoreOp, MmaOp, ReductionOp, UnaryOp
+from .exprs import ASYNC_LOADS, BinaryOp, BroadcastOp, CastOp, Expr, LoadStoreOp, MmaOp, ReductionOp, UnaryOp, load_kind
 from .fusion import Fusion
 from .inlining import inline_most, parallelize_like, transform_like
 from .iter_domain import IterDomain, Merge, Split
 from .scalar import Val, ceil_div
 from .tensor_view import Axis, TensorView
-from .types import DataType, IterType, LoadStoreOpType, MemoryType, ParallelType, ScheduleError
+from .types import (DataType, IterType, LoadStoreOpType, MemoryType, MmaInputSmemSwizzle, ParallelType,
+                    ScheduleError, SmemSwizzle)
 
 __all__ = [
-    "Axis", "BinaryOp", "BroadcastOp", "CastOp", "CircularBufferOptions", "DataType", "Expr", "Fusion",
+    "ASYNC_LOADS", "Axis", "BinaryOp", "BroadcastOp", "CastOp", "CircularBufferOptions", "DataType", "Expr", "Fusion",
     "IterDomain", "IterType", "LoadStoreOp", "LoadStoreOpType", "MemoryType", "Merge", "MmaOp", "ParallelType",
     "Pipelined", "ReductionOp", "ScheduleError", "Split", "TensorView", "UnaryOp", "Val", "WarpSpecialized",
-    "ceil_div", "inline_most", "ops", "parallelize_like", "transform_like",
+    "MmaInputSmemSwizzle", "SmemSwizzle", "ceil_div", "inline_most", "load_kind", "ops", "parallelize_like",
+    "transform_like",
 ]

@@ -52,6 +52,20 @@ class LoadStoreOp(Expr):
         return f"Set.{self.op_type.value}"
 
 
+ASYNC_LOADS = (LoadStoreOpType.TMA, LoadStoreOpType.CpAsync)
+
+
+def load_kind(tv: "TensorView") -> LoadStoreOpType | None:
+    """How ``tv`` is written: the op type of the ``LoadStoreOp`` defining it (``TMA``, ``CpAsync``,
+    ``Set``, ...), or None when another op (or nothing) defines it.
+
+    The package's one answer to "what kind of load is this": a TMA or cp.async load
+    (``load_kind(tv) in ASYNC_LOADS``) reads global memory asynchronously into shared memory.
+    """
+    d = tv.definition
+    return d.op_type if isinstance(d, LoadStoreOp) else None
+
+
 @dataclass(eq=False)
 class UnaryOp(Expr):
     op: str = ""

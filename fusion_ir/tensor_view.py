@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from . import replay
 from .circular_buffer import CircularBufferOptions, Pipelined, WarpSpecialized
-from .exprs import BinaryOp, BroadcastOp, CastOp, Expr, LoadStoreOp, MmaOp, ReductionOp, UnaryOp
+from .exprs import ASYNC_LOADS, BinaryOp, BroadcastOp, CastOp, Expr, LoadStoreOp, MmaOp, ReductionOp, UnaryOp, load_kind
 from .iter_domain import IterDomain, Merge, Split, Transform
-from .types import DataType, IterType, LoadStoreOpType, MemoryType, ParallelType, ScheduleError
+from .types import DataType, IterType, LoadStoreOpType, MemoryType, ParallelType, ScheduleError, SmemSwizzle
 
 if TYPE_CHECKING:
     from .fusion import Fusion
@@ -57,6 +57,7 @@ class TensorView:
         self.definition: Expr | None = None
         self.compute_at_pos = 0
         self.circular_buffer_options: CircularBufferOptions | None = None
+        self.swizzle = SmemSwizzle.NONE
 
     # ---- structure ------------------------------------------------------
     @property
@@ -124,6 +125,8 @@ class TensorView:
         lines.append(f" loop domain : ({', '.join(i.label() for i in self.loop)})")
         if self.circular_buffer_options is not None:
             lines.append(f" {self.circular_buffer_options}")
+        if self.swizzle is not SmemSwizzle.NONE:
+            lines.append(f" swizzle: {self.swizzle.name}")
         return "\n".join(lines)
 
     def print_transforms(self) -> None:
@@ -245,6 +248,8 @@ class TensorView:
         self._validate_parallel_type(a, parallel_type)
         with self.fusion.transaction():
             self.loop[a].parallel_type = parallel_type
+            if parallel_type is ParallelType.Bulk:
+                self._check_swizzle_span("parallelize")
         return self
 
     def _validate_parallel_type(self, a: int, pt: ParallelType) -> None:
@@ -258,8 +263,7 @@ class TensorView:
             raise self._err(f"parallelize: reduction {desc} cannot be bound to {pt.name} "
                             f"(grid reductions are not supported)")
         if pt is ParallelType.Bulk:
-            d = self.definition
-            if not (isinstance(d, LoadStoreOp) and d.op_type in (LoadStoreOpType.TMA, LoadStoreOpType.TMAStore)):
+            if load_kind(self) not in (LoadStoreOpType.TMA, LoadStoreOpType.TMAStore):
                 raise self._err(f"parallelize: Bulk on {desc} needs a tensor loaded by TMA "
                                 f"(cache_after(LoadStoreOpType.TMA)) or stored by TMA")
         if pt in (ParallelType.Bulk, ParallelType.Vectorize) and a < self.compute_at_pos:
@@ -526,7 +530,10 @@ class TensorView:
         return f"axis {limit} ({i.label()}) does not map to its consumers' axis {limit}"
 
     # ---- caching and memory --------------------------------------------
-    def cache_after(self, op_type: LoadStoreOpType = LoadStoreOpType.Set) -> "TensorView":
+    def cache_after(self, op_type: LoadStoreOpType = LoadStoreOpType.Set,
+                    swizzle: SmemSwizzle = SmemSwizzle.NONE) -> "TensorView":
+        """A copy of this tensor that its consumers read instead; ``swizzle`` lays out a TMA copy
+        (see ``set_swizzle``)."""
         if not isinstance(op_type, LoadStoreOpType):
             raise self._err(f"cache_after: {op_type!r} is not a LoadStoreOpType")
         if op_type in (LoadStoreOpType.TMAStore, LoadStoreOpType.StMatrix):
@@ -551,7 +558,45 @@ class TensorView:
             for use in uses:
                 use.inputs = [cache if x is self else x for x in use.inputs]
             self.fusion.insert_expr(expr)
+            if swizzle is not SmemSwizzle.NONE:
+                cache.set_swizzle(swizzle)
         return cache
+
+    def set_swizzle(self, swizzle: SmemSwizzle) -> "TensorView":
+        """Have TMA write this shared tensor with a 32-, 64- or 128-byte swizzle (readers index through it).
+
+        Rules: only a TMA load writes a swizzled layout; a box row (the Bulk axis of the innermost
+        dimension) is at most the swizzle span; elements divide the 16-byte chunks the swizzle moves.
+        """
+        if not isinstance(swizzle, SmemSwizzle):
+            raise self._err(f"set_swizzle: {swizzle!r} is not an SmemSwizzle")
+        if swizzle is not SmemSwizzle.NONE and load_kind(self) is not LoadStoreOpType.TMA:
+            raise self._err(f"set_swizzle: T{self.name} is not loaded by TMA; only a TMA load writes a swizzled "
+                            f"shared-memory layout (cache_after(LoadStoreOpType.TMA, swizzle=...))")
+        if swizzle is not SmemSwizzle.NONE and 16 % self.dtype.size:
+            raise self._err(f"set_swizzle: T{self.name} has {self.dtype.size}-byte elements; a swizzle moves "
+                            f"16-byte chunks, which they must divide")
+        with self.fusion.transaction():
+            self.swizzle = swizzle
+            self._check_swizzle_span("set_swizzle")
+        return self
+
+    def _check_swizzle_span(self, call: str) -> None:
+        """A swizzled box row (the Bulk axis split from the innermost dimension) fits the swizzle span."""
+        if self.swizzle is SmemSwizzle.NONE:
+            return
+        dims = [i for i in self.root if not i.is_reduction and not i.is_broadcast]
+        if not dims:
+            return
+        for k, i in enumerate(self.loop):
+            if i.parallel_type is not ParallelType.Bulk or dims[-1] not in _root_ancestors(self, i):
+                continue
+            extent = i.extent.const_value()
+            if extent is not None and extent * self.dtype.size > self.swizzle.span:
+                raise self._err(f"{call}: Bulk {self._axis_desc(k)} makes a TMA box row of {extent} x "
+                                f"{self.dtype.short_name} = {extent * self.dtype.size} bytes, over the "
+                                f"{self.swizzle.span}-byte span of T{self.name}'s {self.swizzle.name} swizzle; "
+                                f"split the innermost axis by at most {self.swizzle.span // self.dtype.size}")
 
     def cache_before(self, op_type: LoadStoreOpType = LoadStoreOpType.Set) -> "TensorView":
         self._check_not_input("cache_before")
@@ -654,9 +699,20 @@ def type_name(expr: Expr) -> str:
     return names.get(type(expr), type(expr).__name__)
 
 
+def _root_ancestors(tv: TensorView, i: IterDomain) -> set[IterDomain]:
+    stack, found = [i], set()
+    while stack:
+        x = stack.pop()
+        if x in tv.root:
+            found.add(x)
+        elif x.definition is not None:
+            stack.extend(x.definition.inputs)
+    return found
+
+
 def _reads_global_memory(expr: Expr) -> bool:
     """TMA and cp.async loads copy from global memory only."""
-    return isinstance(expr, LoadStoreOp) and expr.op_type in (LoadStoreOpType.TMA, LoadStoreOpType.CpAsync)
+    return load_kind(expr.output) in ASYNC_LOADS
 
 
 def _is_logical_transform(tv: TensorView, t: Transform) -> bool:
