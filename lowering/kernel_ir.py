@@ -167,9 +167,17 @@ class ForLoop:
 
 @dataclass(frozen=True)
 class IfThenElse:
+    """``if (cond) then_body else else_body``.
+
+    ``branch_threads`` is set when ``cond`` splits the block by whole warps (warp specialization):
+    the number of threads that take the then and the else branch. A barrier inside such a branch
+    is a ``NamedBarrier`` over that branch's threads, never a block-wide ``BlockSync``.
+    """
+
     cond: Val
     then_body: tuple["Node", ...]
     else_body: tuple["Node", ...] = ()
+    branch_threads: tuple[Val, Val] | None = None
 
 
 @dataclass(frozen=True)
@@ -462,17 +470,23 @@ class TensorOp:
     """A fusion expression placed in the loop nest but not yet indexed.
 
     ``kind`` is ``compute``, ``init`` (a reduction's initial value) or ``block_reduce``
-    (the cross-thread step of a reduction). The indexing pass replaces every TensorOp.
+    (the cross-thread step of a reduction). Passes find a tensor's statements by ``tv`` (the
+    TensorView itself, compared by identity), never by name. The indexing pass replaces every
+    TensorOp.
     """
 
-    tensor: str
+    tv: Any
     kind: str
     text: str
     expr: Any = field(compare=False, repr=False)
-    tv: Any = field(compare=False, repr=False)
     # Loop indices this op sees shifted, e.g. (("i3", i3 + 2),): a circular-buffer main loop
     # issues the load of iteration i3 + prefetch. Applied to the statements it lowers to.
     shift: tuple[tuple[str, Val], ...] = ()
+
+    @property
+    def tensor(self) -> str:
+        """The tensor's name, for display."""
+        return f"T{self.tv.name}"
 
 
 def substitute(node: Any, mapping: dict[str, Val]) -> Any:

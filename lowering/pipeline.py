@@ -1,8 +1,11 @@
-"""The lowering pipeline: one list of passes, read top to bottom.
+"""The lowering pipeline: one list of steps, read top to bottom.
 
-Each pass is ``run(kernel, ctx) -> kernel``: it reads the kernel IR and the shared
-``LoweringContext`` and returns a rebuilt kernel. ``lower(fusion, trace=True)`` keeps the
-kernel after every pass, with its time, so ``viz`` can show each step.
+Two kinds of step. An analysis (``Analysis``) computes typed facts about the fusion (or, for
+``smem``, about the kernel it is given) and stores them in ``Analyses``; it leaves the kernel as
+it is. A pass (``Pass``) is ``run(kernel, analyses) -> kernel``: it reads analyses and the kernel
+IR and returns a rebuilt kernel. Each analysis comes right before the first pass that reads it.
+``lower(fusion, trace=True)`` keeps the kernel after every step, with its time, so ``viz`` can
+show each one. ``docs/architecture.md`` says what every step reads and writes.
 """
 
 from __future__ import annotations
@@ -12,28 +15,50 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from fusion_ir import Fusion
+from fusion_ir.scalar import Val
 
-from .context import LoweringContext
+from .analysis import Analyses, buffers, circular_buffer, id_model, mbarriers, roles, smem, tma
 from .errors import LoweringError
 from .kernel_ir import Kernel
-from .passes import (allocation, circular_buffer, id_graph, indexing, launch, loop_nest, mbarrier,
-                     smem_reuse, syncs)
+from .passes import (allocation, async_copies, circular_buffer as circular_buffer_pass, indexing, launch,
+                     loop_nest, mbarrier, smem_reuse, syncs)
 
-Pass = Callable[[Kernel, LoweringContext], Kernel]
 
-PIPELINE: list[tuple[str, Pass]] = [
-    ("id_graph", id_graph.run),                # exact/loop maps, parallel types, validation
-    ("loop_nest", loop_nest.run),              # loops from compute-at positions
-    ("allocation", allocation.run),            # buffers placed and sized
-    ("mbarrier", mbarrier.run),                # mbarrier/token arrays and their lifetime
-    ("smem_reuse", smem_reuse.run),            # shared-memory offsets by live interval
-    ("circular_buffer", circular_buffer.run),  # pipeline stages cloned
-    ("syncs", syncs.run),                      # __syncthreads for RAW/WAR, async waits
-    ("indexing", indexing.run),                # explicit indices and predicates
-    ("launch", launch.run),                    # launch dimensions and runtime checks
+@dataclass(frozen=True)
+class Analysis:
+    name: str
+    build: Callable[[Kernel, Analyses], object]
+
+
+@dataclass(frozen=True)
+class Pass:
+    name: str
+    run: Callable[[Kernel, Analyses], Kernel]
+
+
+Step = Analysis | Pass
+
+PIPELINE: list[Step] = [
+    Analysis("id_graph", lambda k, a: id_model.build(a.fusion)),           # loop groups, parallel types, launch
+    Analysis("roles", lambda k, a: roles.sub_dags(a.fusion)),              # load and compute sub-DAGs
+    Pass("loop_nest", loop_nest.run),                                      # loops from compute-at positions
+    Analysis("buffers", lambda k, a: buffers.build(a.ids)),                # every buffer, its axes and depth
+    Pass("allocation", allocation.run),                                    # Allocate nodes placed
+    Analysis("tma", lambda k, a: tma.build(a.ids, a.buffers)),             # TMA boxes and tensor maps
+    Analysis("circular", lambda k, a: circular_buffer.build(a.ids, a.buffers, a.tma)),  # pipelined loops
+    Analysis("mbarriers", lambda k, a: mbarriers.build(a.tma, a.circular)),             # barriers and tokens
+    Pass("mbarrier", mbarrier.run),                                        # mbarrier/token init and inval
+    Pass("async_copies", async_copies.run),                                # unpipelined TMA/cp.async complete
+    Analysis("smem", lambda k, a: smem.build(k, a.buffers)),               # shared-memory live intervals
+    Pass("smem_reuse", smem_reuse.run),                                    # shared-memory offsets
+    Pass("circular_buffer", circular_buffer_pass.run),                     # pipeline stages cloned
+    Pass("syncs", syncs.run),                                              # RAW/WAR barriers
+    Pass("indexing", indexing.run),                                        # explicit indices and predicates
+    Pass("launch", launch.run),                                            # launch dimensions, runtime checks
 ]
 
-PASS_NAMES = [name for name, _ in PIPELINE]
+PASS_NAMES = [step.name for step in PIPELINE]
+ANALYSIS_FIELD = {"id_graph": "ids"}   # the Analyses field an analysis step fills, where it differs from its name
 
 
 @dataclass
@@ -41,15 +66,16 @@ class PassRecord:
     name: str
     kernel: Kernel
     seconds: float
+    is_analysis: bool = False
 
 
 @dataclass
 class LoweredKernel:
-    """``lower(..., trace=True)``: the final kernel plus the kernel after every pass."""
+    """``lower(..., trace=True)``: the final kernel, the kernel after every step, and the analyses."""
 
     kernel: Kernel
     passes: list[PassRecord] = field(default_factory=list)
-    context: LoweringContext | None = None
+    analyses: Analyses | None = None
 
     def after(self, name: str) -> Kernel:
         for record in self.passes:
@@ -59,26 +85,32 @@ class LoweredKernel:
 
 
 def lower(fusion: Fusion, trace: bool = False) -> Kernel | LoweredKernel:
+    """Lower a scheduled fusion to kernel IR; ``trace=True`` also keeps the kernel after every step."""
     if not isinstance(fusion, Fusion):
         raise LoweringError(f"lower: expected a Fusion, got {type(fusion).__name__}")
     if not fusion.outputs:
         raise LoweringError("lower: the fusion has no outputs")
-    ctx = LoweringContext(fusion)
+    analyses = Analyses(fusion)
     kernel = empty_kernel(fusion)
     records: list[PassRecord] = []
-    for name, run in PIPELINE:
+    for step in PIPELINE:
         start = time.perf_counter()
-        kernel = run(kernel, ctx)
+        try:
+            if isinstance(step, Analysis):
+                analyses.set(ANALYSIS_FIELD.get(step.name, step.name), step.build(kernel, analyses))
+            else:
+                kernel = step.run(kernel, analyses)
+        except Exception as e:
+            e.lowering_step = step.name   # type: ignore[attr-defined]  # which step refused (viz, fuzz)
+            raise
         if trace:
-            records.append(PassRecord(name, kernel, time.perf_counter() - start))
+            records.append(PassRecord(step.name, kernel, time.perf_counter() - start, isinstance(step, Analysis)))
     if trace:
-        return LoweredKernel(kernel, records, ctx)
+        return LoweredKernel(kernel, records, analyses)
     return kernel
 
 
 def empty_kernel(fusion: Fusion) -> Kernel:
-    from fusion_ir.scalar import Val
-
     one = Val.const(1)
     return Kernel(name="fusion_kernel", body=(), inputs=(), outputs=(), tensor_maps=(),
                   grid=(one, one, one), block=(one, one, one), smem_bytes=Val.const(0), fusion=fusion)

@@ -12,28 +12,17 @@ import networkx as nx
 from rich.table import Table
 from rich.text import Text
 
-from fusion_ir import Fusion, LoadStoreOp, LoadStoreOpType, TensorView
+from fusion_ir import Fusion, LoadStoreOp, TensorView
+from lowering.analysis.roles import sub_dags
 
 from .view import View
 
-ASYNC_LOADS = (LoadStoreOpType.TMA, LoadStoreOpType.CpAsync)
 ROLE_STYLE = {"load": "bright_blue", "compute": "bright_red"}
 
 
-def is_async_load(tv: TensorView) -> bool:
-    d = tv.definition
-    return isinstance(d, LoadStoreOp) and d.op_type in ASYNC_LOADS
-
-
 def roles(fusion: Fusion) -> dict[TensorView, str]:
-    """``load`` or ``compute`` for every tensor on a path to an output."""
-    used = fusion.used_tensors()
-    out: dict[TensorView, str] = {}
-    for tv in used:
-        consumers = [c for c in tv.consumers() if c in used]
-        feeds_only_loads = tv.is_input and consumers and all(is_async_load(c) for c in consumers)
-        out[tv] = "load" if is_async_load(tv) or feeds_only_loads else "compute"
-    return out
+    """``load`` or ``compute`` for every tensor on a path to an output (``lowering.analysis.roles``)."""
+    return {tv: role.value for tv, role in sub_dags(fusion).items()}
 
 
 def dataflow(fusion: Fusion) -> nx.DiGraph:

@@ -1,12 +1,15 @@
 """Indexing and predicates: every TensorOp becomes statements with explicit indices.
 
-Reads: tensor ops in the loop nest, loop groups, buffers and allocation axes.
-Writes: ``Assign`` / ``BlockReduce`` nodes whose indices are functions of loop indices,
-``threadIdx``/``blockIdx`` and extents; ``IfThenElse`` predicates for non-divisible splits,
-for thread indices past an axis's extent and for redundant writers of shared and global
-memory; vectorized copies; runtime checks for vectorized extents.
+Reads: tensor ops in the loop nest and the ``ids`` (loop groups, exact map), ``buffers``
+(buffers and allocation axes), ``circular`` (stage offsets), ``tma`` (boxes, tensor maps) and
+``mbarriers`` (the barrier each TMA copy completes on) analyses.
+Writes: ``Assign`` / ``BlockReduce`` / ``CpAsync`` / ``TmaLoad`` nodes whose indices are functions
+of loop indices, ``threadIdx``/``blockIdx`` and extents; ``IfThenElse`` predicates for
+non-divisible splits, for thread indices past an axis's extent and for redundant writers of
+shared and global memory; vectorized copies.
 Guarantees: no TensorOp remains; an access never leaves its buffer when its predicate
-holds; a consumer reads a producer's element through the same root position it computes.
+holds; a consumer reads a producer's element through the same root position it computes, at
+the circular-buffer stage of the loop index, through the buffer's swizzle.
 """
 
 from __future__ import annotations
@@ -14,87 +17,60 @@ from __future__ import annotations
 from dataclasses import replace
 
 from fusion_ir import IterDomain, MemoryType, ParallelType, TensorView
-from fusion_ir.exprs import BinaryOp, BroadcastOp, CastOp, LoadStoreOp, MmaOp, ReductionOp, UnaryOp
+from fusion_ir.exprs import BinaryOp, BroadcastOp, CastOp, LoadStoreOp, MmaOp, ReductionOp, UnaryOp, load_kind
 from fusion_ir.scalar import Val, all_of
 from fusion_ir.types import DataType, LoadStoreOpType
 
 from .. import index_math
-from ..context import PARALLEL_LAUNCH, LoweringContext
+from ..analysis import Analyses
+from ..analysis.id_model import PARALLEL_LAUNCH
 from ..errors import LoweringError
 from ..kernel_ir import (Assign, BinaryValue, BlockReduce, Buffer, CastValue, Const, CpAsync, ForLoop, IfThenElse,
-                         Kernel, Load, Node, RuntimeCheck, TensorOp, UnaryValue, Value, children, substitute, walk)
-from .allocation import _is_tma_load
+                         Kernel, Load, Node, TensorOp, TmaLoad, UnaryValue, Value, children, substitute, walk)
+from ..layout import swizzle_index
 
-
-def run(kernel: Kernel, ctx: LoweringContext) -> Kernel:
-    body = _lower_body(kernel.body, ctx)
+def run(kernel: Kernel, a: Analyses) -> Kernel:
+    body = _lower_body(kernel.body, a)
     for node in walk(body):
         if isinstance(node, CpAsync):
             _check_cp_async_bytes(node)
     return replace(kernel, body=body)
 
 
-def _lower_body(body: tuple[Node, ...], ctx: LoweringContext) -> tuple[Node, ...]:
+def _lower_body(body: tuple[Node, ...], a: Analyses) -> tuple[Node, ...]:
     out: list[Node] = []
     for node in body:
         if isinstance(node, TensorOp):
-            nodes = lower_op(node, ctx)
+            nodes = lower_op(node, a)
             if node.shift:
                 nodes = list(substitute(tuple(nodes), dict(node.shift)))
             out.extend(nodes)
             continue
         kids = children(node)
         if kids:
-            node = replace(node, **{name: _lower_body(sub, ctx) for name, sub in kids})
+            node = replace(node, **{name: _lower_body(sub, a) for name, sub in kids})
         if isinstance(node, ForLoop) and node.vectorize:
-            out.extend(_vectorize(node, ctx))
+            out.extend(_vectorize(node, a))
             continue
         out.append(node)
     return tuple(out)
 
 
 # ------------------------------------------------------------------ positions
-def concrete_extent(ctx: LoweringContext):
-    """Extent an axis spans in the loops: a broadcast axis takes the extent of the concrete
-    axis it is exactly mapped to (the consumer axis that resolves it)."""
-    graph = ctx.notes["exact_graph"]
-    cache: dict[IterDomain, Val] = {}
-
-    def extent(i: IterDomain) -> Val:
-        if not i.is_broadcast or i not in graph:
-            return i.extent
-        if i not in cache:
-            import networkx as nx
-
-            concrete = [j for j in nx.node_connected_component(graph, i) if not j.is_broadcast]
-            cache[i] = concrete[0].extent if concrete else i.extent
-        return cache[i]
-
-    return extent
-
-
-def own_indices(ctx: LoweringContext, tv: TensorView) -> dict[IterDomain, Val]:
+def own_indices(a: Analyses, tv: TensorView) -> dict[IterDomain, Val]:
     """Root, logical and loop indices of tv at the point where it is computed."""
     idx: dict[IterDomain, Val] = {}
     for i in tv.loop:
-        idx[i] = Val.const(0) if i.is_broadcast else ctx.group(i).index
-    return index_math.backward(tv, idx, concrete_extent(ctx))
+        idx[i] = Val.const(0) if i.is_broadcast else a.ids.group(i).index
+    return index_math.backward(tv, idx, a.ids.concrete_extent)
 
 
-def write_index(ctx: LoweringContext, tv: TensorView, idx: dict[IterDomain, Val], buffer: Buffer | None = None) -> Val:
-    buf = buffer if buffer is not None else ctx.buffers[tv]
+def write_index(a: Analyses, tv: TensorView, idx: dict[IterDomain, Val], buffer: Buffer | None = None) -> Val:
+    buf = buffer if buffer is not None else a.buffers.buffers[tv]
     if buf.is_param:
         return _param_index(tv, buf, idx)
-    ids = ctx.notes["acc_ids"][tv] if buffer is not None and buffer is ctx.accumulators.get(tv) else ctx.alloc_ids[tv]
-    return index_math.row_major(ids, idx) + stage_offset(ctx, tv, buf, "write")
-
-
-def stage_offset(ctx: LoweringContext, tv: TensorView, buf: Buffer, side: str) -> Val:
-    """Offset of the circular-buffer stage being written or read (zero when not buffered)."""
-    hook = ctx.notes.get("stage_offset")
-    if hook is None or tv.circular_buffer_options is None:
-        return Val.const(0)
-    return hook(tv, buf, side)  # type: ignore[operator]
+    index = index_math.row_major(a.buffers.ids_of(tv, buf), idx) + a.circular.stage_offset(tv)
+    return swizzle_index(index, buf.swizzle, buf.dtype.size)
 
 
 def _param_index(tv: TensorView, buf: Buffer, idx: dict[IterDomain, Val]) -> Val:
@@ -106,41 +82,43 @@ def _param_index(tv: TensorView, buf: Buffer, idx: dict[IterDomain, Val]) -> Val
     return offset
 
 
-def read_index(ctx: LoweringContext, producer: TensorView, consumer: TensorView,
+def read_index(a: Analyses, producer: TensorView, consumer: TensorView,
                c_idx: dict[IterDomain, Val]) -> Val:
     """Where ``consumer`` (at indices ``c_idx``) finds its element of ``producer``."""
     p_idx: dict[IterDomain, Val] = {}
     for c_root, p_logical in consumer.definition.root_map(producer).items():
         p_idx[p_logical] = Val.const(0) if p_logical.is_broadcast else c_idx[c_root]
-    buf = ctx.buffers[producer]
+    buf = a.buffers.buffers[producer]
     if buf.is_param:
         return _param_index(producer, buf, p_idx)
     # A producer axis that shares a loop with, or is exactly mapped to, a consumer loop axis
     # takes that loop's index directly: same value, simpler arithmetic.
-    consumer_groups = {id(ctx.group(i)) for i in consumer.loop}
-    exact_class = ctx.notes["exact_class"]
+    ids = a.ids
+    consumer_groups = {id(ids.group(i)) for i in consumer.loop}
+    exact_class = ids.exact_class
     consumer_by_class = {exact_class[i]: i for i in consumer.loop if not i.is_broadcast and i in exact_class}
     for i in producer.loop:
         if i.is_broadcast:
             p_idx[i] = Val.const(0)
-        elif id(ctx.group(i)) in consumer_groups:
-            p_idx[i] = ctx.group(i).index
+        elif id(ids.group(i)) in consumer_groups:
+            p_idx[i] = ids.group(i).index
         elif exact_class.get(i) in consumer_by_class:
-            p_idx[i] = ctx.group(consumer_by_class[exact_class[i]]).index
+            p_idx[i] = ids.group(consumer_by_class[exact_class[i]]).index
     from fusion_ir.replay import ancestors_transforms
 
     logical_cone = ancestors_transforms(producer, producer.logical) if producer.logical != producer.root else []
-    p_idx = index_math.forward(producer, p_idx, skip=logical_cone, extent=concrete_extent(ctx))
-    ids = ctx.alloc_ids[producer]
-    missing = [i.label() for i in ids if i not in p_idx]
+    p_idx = index_math.forward(producer, p_idx, skip=logical_cone, extent=ids.concrete_extent)
+    axes = a.buffers.alloc_ids[producer]
+    missing = [i.label() for i in axes if i not in p_idx]
     if missing:
         raise LoweringError(f"T{consumer.name} cannot locate its element of T{producer.name}: no index for "
                             f"{', '.join(missing)}")
-    return index_math.row_major(ids, p_idx) + stage_offset(ctx, producer, buf, "read")
+    index = index_math.row_major(axes, p_idx) + a.circular.stage_offset(producer)
+    return swizzle_index(index, buf.swizzle, buf.dtype.size)
 
 
 # ------------------------------------------------------------------ predicates
-def predicate(ctx: LoweringContext, tv: TensorView, idx: dict[IterDomain, Val], include_reduction: bool,
+def predicate(a: Analyses, tv: TensorView, idx: dict[IterDomain, Val], include_reduction: bool,
               memory: MemoryType) -> Val:
     conds: list[Val] = []
     need = index_math.roots_needing_predicate(tv)
@@ -152,7 +130,7 @@ def predicate(ctx: LoweringContext, tv: TensorView, idx: dict[IterDomain, Val], 
             conds.append(idx[x].lt(x.extent))
     used: set[ParallelType] = set()
     for i in tv.loop:
-        g = ctx.group(i)
+        g = a.ids.group(i)
         pt = g.parallel_type
         if not pt.is_grid_or_thread:
             continue
@@ -161,11 +139,11 @@ def predicate(ctx: LoweringContext, tv: TensorView, idx: dict[IterDomain, Val], 
             continue
         # A shared axis spans its group's (consumer's) extent: a broadcast merged into it is resolved.
         extent = g.extent if len(g.members) > 1 else i.extent
-        if extent != ctx.launch[pt] and not i.is_broadcast:
+        if extent != a.ids.launch[pt] and not i.is_broadcast:
             conds.append(g.index.lt(extent))
     if memory in (MemoryType.Shared, MemoryType.Global):
         for pt in PARALLEL_LAUNCH:
-            if pt in used or ctx.launch[pt] == Val.const(1):
+            if pt in used or a.ids.launch[pt] == Val.const(1):
                 continue
             if pt.is_block and memory is MemoryType.Shared:
                 continue
@@ -184,31 +162,31 @@ def _const(x: object, dtype: DataType) -> Const:
     return Const(x, dtype)  # type: ignore[arg-type]
 
 
-def operand_value(ctx: LoweringContext, x: object, consumer: TensorView, c_idx: dict, dtype: DataType) -> Value:
+def operand_value(a: Analyses, x: object, consumer: TensorView, c_idx: dict, dtype: DataType) -> Value:
     if isinstance(x, TensorView):
-        return Load(ctx.buffers[x], read_index(ctx, x, consumer, c_idx))
+        return Load(a.buffers.buffers[x], read_index(a, x, consumer, c_idx))
     return _const(x, DataType.Float if isinstance(x, float) else dtype)
 
 
-def compute_value(ctx: LoweringContext, tv: TensorView, c_idx: dict) -> Value:
+def compute_value(a: Analyses, tv: TensorView, c_idx: dict) -> Value:
     e = tv.definition
     ins = e.inputs
     if isinstance(e, (LoadStoreOp, BroadcastOp)):
-        return operand_value(ctx, ins[0], tv, c_idx, tv.dtype)
+        return operand_value(a, ins[0], tv, c_idx, tv.dtype)
     if isinstance(e, UnaryOp):
-        return UnaryValue(e.op, operand_value(ctx, ins[0], tv, c_idx, tv.dtype), tv.dtype)
+        return UnaryValue(e.op, operand_value(a, ins[0], tv, c_idx, tv.dtype), tv.dtype)
     if isinstance(e, CastOp):
-        return CastValue(operand_value(ctx, ins[0], tv, c_idx, tv.dtype), e.dtype)
+        return CastValue(operand_value(a, ins[0], tv, c_idx, tv.dtype), e.dtype)
     if isinstance(e, BinaryOp):
-        a = operand_value(ctx, ins[0], tv, c_idx, tv.dtype)
-        b = operand_value(ctx, ins[1], tv, c_idx, tv.dtype)
-        return BinaryValue(e.op, a, b, tv.dtype)
+        lhs = operand_value(a, ins[0], tv, c_idx, tv.dtype)
+        rhs = operand_value(a, ins[1], tv, c_idx, tv.dtype)
+        return BinaryValue(e.op, lhs, rhs, tv.dtype)
     if isinstance(e, ReductionOp):
-        return operand_value(ctx, ins[0], tv, c_idx, tv.dtype)
+        return operand_value(a, ins[0], tv, c_idx, tv.dtype)
     if isinstance(e, MmaOp):
-        a = operand_value(ctx, ins[0], tv, c_idx, tv.dtype)
-        b = operand_value(ctx, ins[1], tv, c_idx, tv.dtype)
-        return BinaryValue("mul", CastValue(a, DataType.Float), CastValue(b, DataType.Float), DataType.Float)
+        lhs = operand_value(a, ins[0], tv, c_idx, tv.dtype)
+        rhs = operand_value(a, ins[1], tv, c_idx, tv.dtype)
+        return BinaryValue("mul", CastValue(lhs, DataType.Float), CastValue(rhs, DataType.Float), DataType.Float)
     raise LoweringError(f"T{tv.name}: no lowering for {type(e).__name__}")
 
 
@@ -225,52 +203,61 @@ def init_value(tv: TensorView) -> float:
 
 
 # ------------------------------------------------------------------ ops
-def lower_op(op: TensorOp, ctx: LoweringContext) -> list[Node]:
+def lower_op(op: TensorOp, a: Analyses) -> list[Node]:
     tv: TensorView = op.tv
-    idx = own_indices(ctx, tv)
-    acc = ctx.accumulators.get(tv)
-    target = acc if acc is not None else ctx.buffers[tv]
+    idx = own_indices(a, tv)
+    acc = a.buffers.accumulators.get(tv)
+    target = acc if acc is not None else a.buffers.buffers[tv]
     memory = target.memory
     if op.kind == "init":
-        index = write_index(ctx, tv, idx, acc)
-        return guarded(predicate(ctx, tv, idx, False, memory),
+        index = write_index(a, tv, idx, acc)
+        return guarded(predicate(a, tv, idx, False, memory),
                        [Assign(target, index, _const(init_value(tv), target.dtype))])
     if op.kind == "block_reduce":
         assert acc is not None
-        acc_index = write_index(ctx, tv, idx, acc)
-        dims = tuple(ctx.group(i).parallel_type for i in tv.loop
-                     if i.is_reduction and ctx.group(i).parallel_type.is_thread)
+        acc_index = write_index(a, tv, idx, acc)
+        dims = tuple(a.ids.group(i).parallel_type for i in tv.loop
+                     if i.is_reduction and a.ids.group(i).parallel_type.is_thread)
         reduce = BlockReduce(acc, acc_index, Load(acc, acc_index), reduce_op_of(tv), dims, init_value(tv),
-                             ctx.workspace)  # type: ignore[arg-type]
-        out_buf = ctx.buffers[tv]
-        writer = all_of([predicate(ctx, tv, idx, False, out_buf.memory)] +
+                             a.buffers.workspace)  # type: ignore[arg-type]
+        out_buf = a.buffers.buffers[tv]
+        writer = all_of([predicate(a, tv, idx, False, out_buf.memory)] +
                         [Val.symbol(pt.cuda_index).eq(0) for pt in dims if out_buf.memory is not MemoryType.Local])
         value: Value = Load(acc, acc_index)
         if out_buf.dtype != acc.dtype:
             value = CastValue(value, out_buf.dtype)
-        return [reduce] + guarded(writer, [Assign(out_buf, write_index(ctx, tv, idx), value)])
-    value = compute_value(ctx, tv, idx)
+        return [reduce] + guarded(writer, [Assign(out_buf, write_index(a, tv, idx), value)])
+    value = compute_value(a, tv, idx)
     if op.kind != "compute":
         raise LoweringError(f"internal: unknown op kind {op.kind}")
     if isinstance(tv.definition, (ReductionOp, MmaOp)):
         if value_dtype(value) != target.dtype:
             value = CastValue(value, target.dtype)
-        stmt = Assign(target, write_index(ctx, tv, idx, acc), value, reduce_op=reduce_op_of(tv))
-        return guarded(predicate(ctx, tv, idx, True, memory), [stmt])
+        stmt = Assign(target, write_index(a, tv, idx, acc), value, reduce_op=reduce_op_of(tv))
+        return guarded(predicate(a, tv, idx, True, memory), [stmt])
     if value_dtype(value) != tv.dtype:
         value = CastValue(value, tv.dtype)
-    if _is_tma_load(tv) and ctx.notes.get("tma_lowering") is not None:
-        return ctx.notes["tma_lowering"](op, idx)  # type: ignore[operator]
-    if _is_cp_async(tv):
+    kind = load_kind(tv)
+    if kind is LoadStoreOpType.TMA:
+        return [_tma_load(a, tv, idx)]
+    if kind is LoadStoreOpType.CpAsync:
         assert isinstance(value, Load)
-        return guarded(predicate(ctx, tv, idx, False, memory),
-                       [CpAsync(target, write_index(ctx, tv, idx), value.buffer, value.index)])
-    return guarded(predicate(ctx, tv, idx, False, memory), [Assign(target, write_index(ctx, tv, idx), value)])
+        return guarded(predicate(a, tv, idx, False, memory),
+                       [CpAsync(target, write_index(a, tv, idx), value.buffer, value.index)])
+    return guarded(predicate(a, tv, idx, False, memory), [Assign(target, write_index(a, tv, idx), value)])
 
 
-def _is_cp_async(tv: TensorView) -> bool:
-    d = tv.definition
-    return isinstance(d, LoadStoreOp) and d.op_type is LoadStoreOpType.CpAsync
+def _tma_load(a: Analyses, tv: TensorView, idx: dict[IterDomain, Val]) -> TmaLoad:
+    """One ``TmaLoad`` of tv's box, completing on the barrier slot its copies complete on.
+
+    The destination is the box origin's row-major position: the TMA unit (and the simulator)
+    applies the buffer's swizzle to every byte it writes."""
+    box = a.tma.boxes[tv]
+    origin = box.origin(idx)
+    buf = a.buffers.buffers[tv]
+    dst = index_math.row_major(a.buffers.alloc_ids[tv], origin) + a.circular.stage_offset(tv)
+    mbar, slot = a.mbarriers.slot(tv)
+    return TmaLoad(buf, dst, a.tma.tensor_maps[tv], box.coords(origin), mbar, slot)
 
 
 CP_ASYNC_BYTES = (4, 8, 16)
@@ -288,7 +275,7 @@ def value_dtype(v: Value) -> DataType:
 
 
 # ------------------------------------------------------------------ vectorize
-def _vectorize(loop: ForLoop, ctx: LoweringContext) -> list[Node]:
+def _vectorize(loop: ForLoop, a: Analyses) -> list[Node]:
     """Collapse a vectorized copy loop into one vector access; other loops just unroll."""
     width = loop.stop.const_value()
     inner = loop.body[0] if len(loop.body) == 1 else None
@@ -312,22 +299,3 @@ def _vectorize(loop: ForLoop, ctx: LoweringContext) -> list[Node]:
     return guarded(cond.substitute(last), [stmt])
 
 
-def vector_checks(ctx: LoweringContext) -> list[RuntimeCheck]:
-    checks = []
-    for tv in ctx.tensors:
-        for i in tv.loop:
-            if i.parallel_type is not ParallelType.Vectorize:
-                continue
-            width = i.extent.const_value()
-            root = next(iter(index_math._root_ancestors(tv, i)), None)
-            if root is None or width is None:
-                continue
-            checks.append(RuntimeCheck((root.extent % width).eq(0),
-                                       f"T{tv.name}: the vectorized axis {i.label()} needs extent {root.extent} "
-                                       f"to be a multiple of {width}"))
-            for p in [tv] + tv.producers():
-                buf = ctx.buffers.get(p)
-                if buf is not None and buf.is_param and buf.strides:
-                    checks.append(RuntimeCheck(buf.strides[-1].eq(1),
-                                               f"T{p.name}: vectorized access needs a contiguous innermost axis"))
-    return checks

@@ -1,11 +1,13 @@
-"""Launch: grid and block dimensions and the runtime checks on arguments.
+"""Launch: grid and block dimensions, tensor maps and the runtime checks on arguments.
 
-Reads: launch extents from the IterDomain graph, the fusion's extent constraints and the
-checks other passes recorded.
-Writes: ``kernel.grid``, ``kernel.block``, ``kernel.checks``, ``kernel.tensor_maps``.
+Reads: the ``ids`` analysis (launch extents), the ``tma`` analysis (tensor maps), the
+``circular`` analysis (pipelines a symbolic loop must fill), the ``buffers`` analysis (parameters
+of vectorized accesses) and the fusion's extent constraints.
+Writes: ``kernel.grid``, ``kernel.block``, ``kernel.checks``, ``kernel.tensor_maps``,
+``kernel.launch_bounds``.
 Guarantees: every thread- or block-parallel axis fits its launch dimension (smaller ones
-are predicated by the indexing pass); equal-extent requirements between operands are
-checked before launch.
+are predicated by the indexing pass); equal-extent requirements between operands, vectorized
+extents and contiguity, and pipeline fill are checked before launch.
 """
 
 from __future__ import annotations
@@ -14,21 +16,42 @@ from dataclasses import replace
 
 from fusion_ir import ParallelType
 
-from ..context import LoweringContext
+from .. import index_math
+from ..analysis import Analyses
 from ..kernel_ir import Kernel, RuntimeCheck
-from .indexing import vector_checks
 
 
-def run(kernel: Kernel, ctx: LoweringContext) -> Kernel:
-    L = ctx.launch
+def run(kernel: Kernel, a: Analyses) -> Kernel:
+    L = a.ids.launch
     grid = (L[ParallelType.BIDx], L[ParallelType.BIDy], L[ParallelType.BIDz])
     block = (L[ParallelType.TIDx], L[ParallelType.TIDy], L[ParallelType.TIDz])
-    checks = [RuntimeCheck(a.eq(b), msg) for a, b, msg in ctx.fusion.extent_constraints]
-    checks += vector_checks(ctx)
-    checks += ctx.checks
+    checks = [RuntimeCheck(x.eq(y), msg) for x, y, msg in a.fusion.extent_constraints]
+    checks += vector_checks(a)
+    checks += a.circular.checks()
     launch_bounds = None
     threads = (block[0] * block[1] * block[2]).const_value()
     if threads is not None:
         launch_bounds = threads
     return replace(kernel, grid=grid, block=block, checks=tuple(dict.fromkeys(checks)),
-                   tensor_maps=tuple(ctx.tensor_maps.values()), launch_bounds=launch_bounds)
+                   tensor_maps=tuple(a.tma.tensor_maps.values()), launch_bounds=launch_bounds)
+
+
+def vector_checks(a: Analyses) -> list[RuntimeCheck]:
+    checks = []
+    for tv in a.ids.tensors:
+        for i in tv.loop:
+            if i.parallel_type is not ParallelType.Vectorize:
+                continue
+            width = i.extent.const_value()
+            root = next(iter(index_math._root_ancestors(tv, i)), None)
+            if root is None or width is None:
+                continue
+            checks.append(RuntimeCheck((root.extent % width).eq(0),
+                                       f"T{tv.name}: the vectorized axis {i.label()} needs extent {root.extent} "
+                                       f"to be a multiple of {width}"))
+            for p in [tv] + tv.producers():
+                buf = a.buffers.buffers.get(p)
+                if buf is not None and buf.is_param and buf.strides:
+                    checks.append(RuntimeCheck(buf.strides[-1].eq(1),
+                                               f"T{p.name}: vectorized access needs a contiguous innermost axis"))
+    return checks

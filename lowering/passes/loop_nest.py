@@ -1,8 +1,8 @@
 """Loop nest: one ForLoop per loop group, shared where compute-at positions say so.
 
-Reads: loop groups from the IterDomain graph, compute-at positions.
+Reads: the ``ids`` analysis (loop groups), compute-at positions.
 Writes: the kernel body as nested ``ForLoop``s holding ``TensorOp``s (compute, reduction
-init and block-reduce steps); ``ctx.notes['op_loops']`` records each tensor's loops.
+init and block-reduce steps).
 Guarantees: Bulk, thread/block-parallel and broadcast axes are not loops; producers come
 before consumers; a producer computed at position k shares exactly its consumers' first
 k loops; a reduction's init precedes its outermost serial reduction loop and its block
@@ -17,7 +17,8 @@ from fusion_ir import ParallelType, TensorView
 from fusion_ir.exprs import ReductionOp, MmaOp
 from fusion_ir.printer import expr_rhs
 
-from ..context import LoopGroup, LoweringContext
+from ..analysis import Analyses, IdModel
+from ..analysis.id_model import LoopGroup
 from ..errors import LoweringError
 from ..kernel_ir import ForLoop, Kernel, TensorOp
 
@@ -28,13 +29,13 @@ class _Loop:
     items: list = field(default_factory=list)
 
 
-def run(kernel: Kernel, ctx: LoweringContext) -> Kernel:
+def run(kernel: Kernel, a: Analyses) -> Kernel:
+    ids = a.ids
     root: list = []
     op_loops: dict[TensorView, list[_Loop]] = {}
-    for tv in _emission_order(ctx):
-        op_loops[tv] = _place(ctx, root, tv)
-    _check_sharing(ctx, op_loops)
-    ctx.notes["op_loops"] = {tv: [lp.group for lp in loops] for tv, loops in op_loops.items()}
+    for tv in _emission_order(ids):
+        op_loops[tv] = _place(ids, root, tv)
+    _check_sharing(ids, op_loops)
     from dataclasses import replace
 
     return replace(kernel, body=tuple(_freeze(item) for item in root))
@@ -44,9 +45,9 @@ def is_reduction_like(tv: TensorView) -> bool:
     return isinstance(tv.definition, (ReductionOp, MmaOp))
 
 
-def _emission_order(ctx: LoweringContext) -> list[TensorView]:
+def _emission_order(ids: IdModel) -> list[TensorView]:
     """Producers before consumers; a consumer's non-inlined producers before its inlined ones."""
-    order = {tv: k for k, tv in enumerate(ctx.tensors)}
+    order = {tv: k for k, tv in enumerate(ids.tensors)}
     emitted: list[TensorView] = []
     seen: set[TensorView] = set()
 
@@ -59,7 +60,7 @@ def _emission_order(ctx: LoweringContext) -> list[TensorView]:
             visit(p)
         emitted.append(tv)
 
-    for tv in ctx.tensors:
+    for tv in ids.tensors:
         if tv.is_output:
             visit(tv)
     return emitted
@@ -75,16 +76,16 @@ def _op(tv: TensorView, kind: str) -> TensorOp:
         rhs = " ".join(rhs.split())
         op = "+=" if is_reduction_like(tv) else "="
         text = f"T{tv.name} {op} {rhs}"
-    return TensorOp(tensor=f"T{tv.name}", kind=kind, text=text, expr=tv.definition, tv=tv)
+    return TensorOp(tv=tv, kind=kind, text=text, expr=tv.definition)
 
 
-def _place(ctx: LoweringContext, root: list, tv: TensorView) -> list[_Loop]:
-    path_ids = ctx.loop_ids(tv)
+def _place(ids: IdModel, root: list, tv: TensorView) -> list[_Loop]:
+    path_ids = ids.loop_ids(tv)
     scope = root
     chain: list[_Loop] = []
     scopes: list[list] = []
     for i in path_ids:
-        g = ctx.group(i)
+        g = ids.group(i)
         if scope and isinstance(scope[-1], _Loop) and scope[-1].group is g:
             node = scope[-1]
         else:
@@ -98,7 +99,7 @@ def _place(ctx: LoweringContext, root: list, tv: TensorView) -> list[_Loop]:
         return chain
 
     first_red = next((k for k, i in enumerate(path_ids) if i.is_reduction), None)
-    has_thread_reduction = any(i.is_reduction and ctx.group(i).parallel_type.is_thread for i in tv.loop)
+    has_thread_reduction = any(i.is_reduction and ids.group(i).parallel_type.is_thread for i in tv.loop)
     if first_red is None:
         scope.insert(len(scope) - 1, _op(tv, "init"))
         if has_thread_reduction:
@@ -106,7 +107,7 @@ def _place(ctx: LoweringContext, root: list, tv: TensorView) -> list[_Loop]:
         return chain
     outer_scope = scopes[first_red]
     red_loop = chain[first_red]
-    inner_iteration = [ctx.group(i) for i in path_ids[first_red + 1:] if not i.is_reduction]
+    inner_iteration = [ids.group(i) for i in path_ids[first_red + 1:] if not i.is_reduction]
     at = outer_scope.index(red_loop)
     outer_scope.insert(at, _nest(inner_iteration, _op(tv, "init")))
     if has_thread_reduction:
@@ -122,9 +123,9 @@ def _nest(groups: list[LoopGroup], op: TensorOp):
     return item
 
 
-def _check_sharing(ctx: LoweringContext, op_loops: dict[TensorView, list[_Loop]]) -> None:
+def _check_sharing(ids: IdModel, op_loops: dict[TensorView, list[_Loop]]) -> None:
     for tv, loops in op_loops.items():
-        shared_groups = [ctx.group(i) for i in tv.loop[:tv.compute_at_pos] if ctx.group(i).is_loop]
+        shared_groups = [ids.group(i) for i in tv.loop[:tv.compute_at_pos] if ids.group(i).is_loop]
         for consumer in tv.consumers():
             if consumer not in op_loops:
                 continue

@@ -1,98 +1,30 @@
-"""Shared-memory reuse: give every Shared buffer a byte offset by live interval.
+"""Shared-memory reuse: give every Shared buffer its byte offset.
 
-Reads: ``Allocate`` nodes of Shared buffers and every node that touches them (tensor ops,
-mbarrier init/inval, TMA). A buffer lives from its first write to its last use, or to the end
-of the loop body that holds its Allocate (a loop reruns it), and through every loop it is used
-in but declared outside of (the next iteration uses it again).
-Writes: ``Allocate.offset`` for Shared buffers, ``kernel.smem_bytes``, and a ``BlockSync``
-before any Allocate that takes over memory of a dead buffer.
-Guarantees: live buffers never overlap; each offset is a multiple of the buffer's
-alignment (128 B for TMA destinations); an mbarrier lives from its init to its inval.
+Reads: the ``smem`` analysis (live intervals and offsets, built from this very kernel).
+Writes: ``Allocate.offset`` for Shared buffers, ``kernel.smem_bytes``, and a ``BlockSync`` before
+the statement holding the first write of a buffer that takes over memory of a dead buffer.
+Guarantees: live buffers never overlap; each offset is a multiple of the buffer's alignment; no
+thread writes reused memory while another may still read its previous owner.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import replace
 
-from fusion_ir import MemoryType
-from fusion_ir.scalar import Val
-
-from ..context import LoweringContext
-from ..kernel_ir import Allocate, BlockSync, Buffer, ForLoop, Kernel, Node, TensorOp, children
+from ..analysis import Analyses
+from ..kernel_ir import Allocate, BlockSync, Kernel, Node, children
 
 
-@dataclass
-class _Live:
-    buffer: Buffer
-    start: int
-    end: int
-    used: bool = False
-    offset: Val | None = None
-    reuses: str | None = None
-
-
-def run(kernel: Kernel, ctx: LoweringContext) -> Kernel:
-    lives: dict[str, _Live] = {}
-    counter = [0]
-    loops: list[ForLoop] = []                      # the loops around the node being visited
-    declared_in: dict[str, list[int]] = {}         # buffer -> ids of the loops around its Allocate
-    spanned: dict[str, set[int]] = {}              # buffer -> ids of loops it is used in but declared outside
-
-    def touch(name: str, pos: int) -> None:
-        live = lives.get(name)
-        if live is None:
-            return
-        if not live.used:
-            live.start, live.used = pos, True   # live from the first write, not the declaration
-        live.end = max(live.end, pos)
-        outer = declared_in[name]
-        spanned[name].update(id(lp) for lp in loops if id(lp) not in outer)
-
-    ranges: dict[int, tuple[int, int]] = {}
-
-    def visit(body: tuple[Node, ...]) -> int:
-        for node in body:
-            counter[0] += 1
-            pos = counter[0]
-            if isinstance(node, Allocate) and node.buffer.memory is MemoryType.Shared:
-                lives[node.buffer.name] = _Live(node.buffer, pos, pos)
-                declared_in[node.buffer.name] = [id(lp) for lp in loops]
-                spanned[node.buffer.name] = set()
-                ranges[id(node)] = (pos, pos)
-                continue
-            for name in referenced_buffers(node, ctx):
-                touch(name, pos)
-            if isinstance(node, ForLoop):
-                loops.append(node)
-            for _, sub in children(node):
-                end = visit(sub)
-                for live in lives.values():
-                    if any(isinstance(n, Allocate) and n.buffer.name == live.buffer.name for n in sub):
-                        live.end = max(live.end, end)
-            if isinstance(node, ForLoop):
-                loops.pop()
-            ranges[id(node)] = (pos, counter[0])
-        counter[0] += 1
-        return counter[0]
-
-    visit(kernel.body)
-    # A buffer used in a loop it is declared outside of is read again by the next iteration:
-    # it lives through the whole loop.
-    for name, loop_ids in spanned.items():
-        for loop_id in loop_ids:
-            lo, hi = ranges[loop_id]
-            lives[name].start = min(lives[name].start, lo)
-            lives[name].end = max(lives[name].end, hi)
-    total = _assign(list(lives.values()))
-    ctx.notes["smem_lives"] = lives
-    reusers = {lv.buffer.name: lv.reuses for lv in lives.values() if lv.reuses is not None}
+def run(kernel: Kernel, a: Analyses) -> Kernel:
+    plan = a.smem
+    lives = plan.lives
+    reusers = plan.reusers()
 
     def rebuild(body: tuple[Node, ...]) -> tuple[Node, ...]:
-        """Set offsets; put a barrier before the statement holding a reusing buffer's first write."""
         declared = [n.buffer.name for n in body if isinstance(n, Allocate) and n.buffer.name in reusers]
         out: list[Node] = []
         for node in body:
-            lo, hi = ranges.get(id(node), (-1, -1))
+            lo, hi = plan.ranges.get(id(node), (-1, -1))
             for name in declared:
                 if lo <= lives[name].start <= hi and lives[name].used:
                     out.append(BlockSync(reason=f"WAR: {name} reuses the memory of {reusers[name]}"))
@@ -104,63 +36,4 @@ def run(kernel: Kernel, ctx: LoweringContext) -> Kernel:
             out.append(node)
         return tuple(out)
 
-    body = rebuild(kernel.body)
-    return replace(kernel, body=body, smem_bytes=total)
-
-
-def referenced_buffers(node: Node, ctx: LoweringContext) -> set[str]:
-    names: set[str] = set()
-    if isinstance(node, TensorOp):
-        names.add(node.tensor)
-        for tv in node.expr.tensor_inputs():
-            names.add(f"T{tv.name}")
-        if node.kind == "block_reduce" and ctx.workspace is not None:
-            names.add(ctx.workspace.name)   # the indexing pass lowers it to a BlockReduce over the workspace
-        return names
-    for f in fields(node):
-        v = getattr(node, f.name)
-        if isinstance(v, Buffer):
-            names.add(v.name)
-    return names
-
-
-def _align(offset: int, align: int) -> int:
-    return (offset + align - 1) // align * align
-
-
-def _assign(lives: list[_Live]) -> Val:
-    """First fit for constant sizes by start order; symbolic sizes go after, unshared."""
-    placed: list[tuple[int, int, _Live]] = []  # (offset, end_byte, live)
-    top = 0
-    for lv in sorted([x for x in lives if x.buffer.nbytes.const_value() is not None], key=lambda x: x.start):
-        size = lv.buffer.nbytes.const_value()
-        offset = 0
-        while True:
-            offset = _align(offset, lv.buffer.align)
-            clash = [p for p in placed if p[0] < offset + size and offset < p[1] and _overlap(p[2], lv)]
-            if not clash:
-                break
-            offset = max(p[1] for p in clash)
-        dead = [p[2] for p in placed if p[0] < offset + size and offset < p[1]]
-        if dead:
-            lv.reuses = ", ".join(d.buffer.name for d in dead)
-        lv.offset = Val.const(offset)
-        placed.append((offset, offset + size, lv))
-        top = max(top, offset + size)
-    total: Val = Val.const(top)
-    for lv in [x for x in lives if x.buffer.nbytes.const_value() is None]:
-        total = _align_val(total, lv.buffer.align)
-        lv.offset = total
-        total = total + lv.buffer.nbytes
-    return total
-
-
-def _align_val(v: Val, align: int) -> Val:
-    c = v.const_value()
-    if c is not None:
-        return Val.const(_align(c, align))
-    return (v + (align - 1)) // align * align
-
-
-def _overlap(a: _Live, b: _Live) -> bool:
-    return a.start <= b.end and b.start <= a.end
+    return replace(kernel, body=rebuild(kernel.body), smem_bytes=plan.total)

@@ -215,13 +215,9 @@ def _check_unchanged(case: Case, fusion: Fusion, before: str, outcomes: list[str
 
 
 def _failing_pass(e: BaseException) -> str:
-    """The pipeline pass whose ``run`` the exception came out of."""
-    frames = traceback.extract_tb(e.__traceback__)
-    for k, frame in enumerate(frames):
-        if frame.filename.endswith("pipeline.py") and frame.name == "lower" and k + 1 < len(frames):
-            name = Path(frames[k + 1].filename).stem
-            return name if name in PASS_NAMES else f"{name} (?)"
-    return "before the passes"
+    """The pipeline step the exception came out of."""
+    step = getattr(e, "lowering_step", None)
+    return step if step is not None else "before the passes"
 
 
 def _short_traceback(e: BaseException) -> str:

@@ -126,7 +126,7 @@ def test_lowering_errors_are_counted_by_pass() -> None:
     fusion, outcomes = check_schedule(case)
     stats = Stats()
     assert check_lowering(case, fusion, outcomes, stats) is None
-    assert stats.passes[("allocation", "LoweringError")] == 1
+    assert stats.passes[("buffers", "LoweringError")] == 1
     assert build(case).state_fingerprint() == fusion.state_fingerprint()
 
 

@@ -1,4 +1,5 @@
-"""TMA boxes: which axes of a TMA-loaded tensor form the box, and the checks a box must pass.
+"""TMA boxes: which axes of a TMA-loaded tensor form the box, the checks a box must pass, and the
+tensor map (kernel parameter) each TMA-loaded tensor reads through.
 
 A tensor made by ``cache_after(LoadStoreOpType.TMA)`` lives in shared memory; its Bulk axes
 are the box one ``cp.async.bulk.tensor`` copies. Each Bulk axis must be the innermost part of
@@ -6,25 +7,27 @@ one dimension of the global tensor (the inner side of its splits), so a box is a
 whose origin is the dimension's index with the Bulk index set to zero. The tensor's other
 axes right of its compute-at position are serial loops that issue one copy each.
 
-Rules (checked here, raised as ``LoweringError``): rank <= 5, every box extent <= 256, the
-innermost box row a multiple of 16 bytes, every box starting 128-byte aligned in shared
-memory, the Bulk axes innermost in the allocation in the global tensor's dimension order,
-and no thread-parallel axis (one elected thread issues every copy of the block).
+Rules (raised as ``LoweringError``): rank <= 5, every box extent <= 256, the innermost box row
+a multiple of 16 bytes (and at most the swizzle span when swizzled), every box starting 128-byte
+aligned in shared memory (at a whole swizzle repeat when swizzled), the Bulk axes innermost in
+the allocation in the global tensor's dimension order, and no thread-parallel axis (one elected
+thread issues every copy of the block).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from fusion_ir import IterDomain, ParallelType, TensorView
-from fusion_ir.exprs import LoadStoreOp
+from fusion_ir.exprs import load_kind
 from fusion_ir.iter_domain import Split
 from fusion_ir.scalar import Val
-from fusion_ir.types import LoadStoreOpType
+from fusion_ir.types import LoadStoreOpType, SmemSwizzle
 
-from .context import LoweringContext
-from .errors import LoweringError
-from .kernel_ir import Buffer, TensorMapParam
+from ..errors import LoweringError
+from ..kernel_ir import TensorMapParam
+from .buffers import BufferPlan
+from .id_model import IdModel
 
 MAX_RANK = 5
 MAX_BOX = 256
@@ -58,13 +61,34 @@ class TmaBox:
     def tx_bytes(self) -> Val:
         return self.copies() * self.box_bytes
 
+    def origin(self, idx: dict[IterDomain, Val]) -> dict[IterDomain, Val]:
+        """``idx`` (the tensor's own indices) with every Bulk index zero: where its box starts."""
+        zero = {idx[b].name: Val.const(0) for b in self.bulk if b is not None and b in idx and idx[b].op == "sym"}
+        return {k: v.substitute(zero) for k, v in idx.items()}
 
-def is_tma_load(tv: TensorView) -> bool:
-    d = tv.definition
-    return isinstance(d, LoadStoreOp) and d.op_type is LoadStoreOpType.TMA
+    def coords(self, origin: dict[IterDomain, Val]) -> tuple[Val, ...]:
+        """Box origin in each global dimension, outermost first, from ``origin`` indices."""
+        return tuple(origin[r] for r in self.dims)
 
 
-def analyze(ctx: LoweringContext, tv: TensorView) -> TmaBox:
+@dataclass
+class TmaInfo:
+    boxes: dict[TensorView, TmaBox] = field(default_factory=dict)
+    tensor_maps: dict[TensorView, TensorMapParam] = field(default_factory=dict)
+
+
+def build(ids: IdModel, buffers: BufferPlan) -> TmaInfo:
+    info = TmaInfo()
+    for tv in ids.tensors:
+        if load_kind(tv) is not LoadStoreOpType.TMA:
+            continue
+        box = analyze(ids, buffers, tv)
+        info.boxes[tv] = box
+        info.tensor_maps[tv] = _tensor_map(info, buffers, box)
+    return info
+
+
+def analyze(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> TmaBox:
     """The box of ``tv``; raises ``LoweringError`` naming the axis and the rule it breaks."""
     name = f"T{tv.name}"
     source = tv.definition.inputs[0]
@@ -78,7 +102,7 @@ def analyze(ctx: LoweringContext, tv: TensorView) -> TmaBox:
 
     issue: list[IterDomain] = []
     for k, i in enumerate(tv.loop):
-        pt = ctx.group(i).parallel_type
+        pt = ids.group(i).parallel_type
         if i.is_broadcast or i.is_reduction:
             continue
         if pt.is_thread:
@@ -91,7 +115,7 @@ def analyze(ctx: LoweringContext, tv: TensorView) -> TmaBox:
                                 f"compute-at position are Bulk (the box) or serial loops that issue one box each")
         if k >= tv.compute_at_pos and pt is not ParallelType.Bulk:
             issue.append(i)
-    bulk_axes = [i for i in tv.loop if ctx.group(i).parallel_type is ParallelType.Bulk]
+    bulk_axes = [i for i in tv.loop if ids.group(i).parallel_type is ParallelType.Bulk]
     if not bulk_axes:
         raise LoweringError(f"{name} is loaded by TMA but has no Bulk axis; parallelize the axes of the box with "
                             f"ParallelType.Bulk")
@@ -118,9 +142,12 @@ def analyze(ctx: LoweringContext, tv: TensorView) -> TmaBox:
     if row % ROW_BYTES:
         raise LoweringError(f"{name}: the innermost TMA box row is {box[-1]} x {tv.dtype.short_name} = {row} bytes; "
                             f"it must be a multiple of {ROW_BYTES} bytes")
+    if tv.swizzle is not SmemSwizzle.NONE and row > tv.swizzle.span:
+        raise LoweringError(f"{name}: the innermost TMA box row is {row} bytes, over the {tv.swizzle.span}-byte span "
+                            f"of its {tv.swizzle.name} swizzle")
 
     result = TmaBox(tv, source, dims, tuple(bulk.get(r) for r in dims), box, tuple(issue))
-    _check_layout(ctx, result)
+    _check_layout(buffers, result)
     return result
 
 
@@ -137,47 +164,32 @@ def _innermost_root(tv: TensorView, b: IterDomain) -> IterDomain:
     return x
 
 
-def _check_layout(ctx: LoweringContext, info: TmaBox) -> None:
+def _check_layout(buffers: BufferPlan, info: TmaBox) -> None:
     tv = info.tv
-    ids = ctx.alloc_ids[tv]
+    axes = buffers.alloc_ids[tv]
     present = [b for b in info.bulk if b is not None]
-    tail = ids[len(ids) - len(present):] if present else []
+    tail = axes[len(axes) - len(present):] if present else []
     if list(tail) != present:
         order = ", ".join(b.label() for b in present)
         raise LoweringError(f"T{tv.name}: TMA writes each box densely, so its Bulk axes ({order}) must be the "
                             f"innermost allocated axes of T{tv.name}, in the dimension order of T{info.source.name}; "
                             f"reorder T{tv.name}")
     boxes = Val.const(1)
-    for i in ids[:len(ids) - len(present)]:
+    for i in axes[:len(axes) - len(present)]:
         boxes = boxes * i.extent
     stages = tv.circular_buffer_options.stages if tv.circular_buffer_options is not None else 1
     boxes = boxes * stages
-    if info.box_bytes % SMEM_ALIGN and boxes.const_value() != 1:
-        raise LoweringError(f"T{tv.name}: every TMA box must start {SMEM_ALIGN}-byte aligned in shared memory, but a "
+    align = max(SMEM_ALIGN, tv.swizzle.alignment)
+    what = "" if tv.swizzle is SmemSwizzle.NONE else f" (a whole repeat of its {tv.swizzle.name} swizzle)"
+    if info.box_bytes % align and boxes.const_value() != 1:
+        raise LoweringError(f"T{tv.name}: every TMA box must start {align}-byte aligned in shared memory{what}, but a "
                             f"box is {info.box_bytes} bytes and T{tv.name} holds {boxes} of them; make the box a "
-                            f"multiple of {SMEM_ALIGN} bytes")
+                            f"multiple of {align} bytes")
 
 
-def tensor_map(ctx: LoweringContext, info: TmaBox) -> TensorMapParam:
-    """The kernel parameter describing ``info.source`` with this box (one per TMA-loaded tensor)."""
-    tv = info.tv
-    if tv in ctx.tensor_maps:
-        return ctx.tensor_maps[tv]
-    base = f"tmap_T{info.source.name}"
-    taken = {m.name for m in ctx.tensor_maps.values()}
-    name = base if base not in taken else f"{base}_T{tv.name}"
-    param: Buffer = ctx.buffers[info.source]
-    tmap = TensorMapParam(name, param, tuple(reversed(info.box)))
-    ctx.tensor_maps[tv] = tmap
-    return tmap
-
-
-def box_origin(info: TmaBox, idx: dict[IterDomain, Val]) -> dict[IterDomain, Val]:
-    """``idx`` (a tensor's own indices) with every Bulk index zero: where its box starts."""
-    zero = {idx[b].name: Val.const(0) for b in info.bulk if b is not None and b in idx and idx[b].op == "sym"}
-    return {k: v.substitute(zero) for k, v in idx.items()}
-
-
-def coords(info: TmaBox, origin: dict[IterDomain, Val]) -> tuple[Val, ...]:
-    """Box origin in each global dimension, outermost first, from ``box_origin`` indices."""
-    return tuple(origin[r] for r in info.dims)
+def _tensor_map(info: TmaInfo, buffers: BufferPlan, box: TmaBox) -> TensorMapParam:
+    """The kernel parameter describing ``box.source`` with this box (one per TMA-loaded tensor)."""
+    base = f"tmap_T{box.source.name}"
+    taken = {m.name for m in info.tensor_maps.values()}
+    name = base if base not in taken else f"{base}_T{box.tv.name}"
+    return TensorMapParam(name, buffers.buffers[box.source], tuple(reversed(box.box)), swizzle=box.tv.swizzle)

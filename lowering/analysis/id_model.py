@@ -1,38 +1,105 @@
-"""IterDomain graph: exact and loop maps between producer and consumer domains.
+"""The IterDomain graph: exact and loop maps between producer and consumer domains.
 
-Reads: the scheduled fusion.
-Writes: ``ctx.tensors`` (live tensors in topological order), ``ctx.exprs``, the loop groups
-(``ctx.groups``, ``ctx.group_of``) with their parallel type, extent and index symbol, the
-exact-map graph in ``ctx.notes['exact_graph']`` and the launch extents in ``ctx.launch``.
-Guarantees: every producer's first ``ca_pos`` loop axes map exactly onto its consumers'
-axes at the same positions; each loop group has at most one parallel binding (a shared
-axis takes its consumer's binding); no tensor binds one thread or block index twice.
+Built from the scheduled fusion before any pass runs. Holds the live tensors in topological
+order, the loop groups (IterDomains that share one loop or one thread/block index) with their
+parallel type, extent and index symbol, the exact-map classes, and the launch extents.
+Guarantees, raised as ``LoweringError`` otherwise: every producer's first ``ca_pos`` loop axes map
+exactly onto its consumers' axes at the same positions; each loop group has at most one parallel
+binding (a shared axis takes its consumer's binding); no tensor binds one thread or block index
+twice; features the lowering does not implement yet are refused by name.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import networkx as nx
 
-from fusion_ir import IterDomain, MemoryType, ParallelType, Split
+from fusion_ir import Fusion, IterDomain, MemoryType, ParallelType, Split, TensorView
+from fusion_ir.exprs import Expr, load_kind
 from fusion_ir.replay import loop_map
 from fusion_ir.scalar import Val, vmax
+from fusion_ir.types import LoadStoreOpType
 
-from ..context import PARALLEL_LAUNCH, LoopGroup, LoweringContext
 from ..errors import LoweringError
-from ..kernel_ir import Kernel
+
+PARALLEL_LAUNCH = (ParallelType.BIDx, ParallelType.BIDy, ParallelType.BIDz,
+                   ParallelType.TIDx, ParallelType.TIDy, ParallelType.TIDz)
+THREAD_DIMS = (ParallelType.TIDx, ParallelType.TIDy, ParallelType.TIDz)
 
 
-def run(kernel: Kernel, ctx: LoweringContext) -> Kernel:
-    fusion = ctx.fusion
-    ctx.tensors = fusion.used_tensors()
-    computed = [tv for tv in ctx.tensors if not tv.is_input]
-    ctx.exprs = [tv.definition for tv in computed]
-    ctx.loop_symbol_base = fusion._next_scalar
+@dataclass
+class LoopGroup:
+    """IterDomains that share one loop (or one thread/block index)."""
+
+    number: int
+    members: list[IterDomain]
+    parallel_type: ParallelType
+    extent: Val
+    index: Val
+
+    @property
+    def is_broadcast(self) -> bool:
+        return all(i.is_broadcast for i in self.members)
+
+    @property
+    def is_loop(self) -> bool:
+        """True when the group becomes a ForLoop (serial, unrolled or vectorized)."""
+        if self.is_broadcast:
+            return False
+        return self.parallel_type in (ParallelType.Serial, ParallelType.Unroll, ParallelType.Vectorize)
+
+    def label(self) -> str:
+        return self.members[-1].label()
+
+
+@dataclass
+class IdModel:
+    fusion: Fusion
+    tensors: list[TensorView]                       # live tensors, topological order
+    exprs: list[Expr]                               # their definitions
+    groups: list[LoopGroup]
+    group_of: dict[IterDomain, LoopGroup]
+    exact: nx.Graph                                 # exact map: same index everywhere
+    exact_class: dict[IterDomain, int]
+    launch: dict[ParallelType, Val] = field(default_factory=dict)
+    _concrete: dict[IterDomain, Val] = field(default_factory=dict)
+
+    def group(self, i: IterDomain) -> LoopGroup:
+        return self.group_of[i]
+
+    def loop_ids(self, tv: TensorView) -> list[IterDomain]:
+        """tv's loop axes that become ForLoops, outermost first."""
+        return [i for i in tv.loop if self.group(i).is_loop]
+
+    def depth(self, tv: TensorView, pos: int) -> int:
+        """How many ForLoops enclose position ``pos`` of tv's loop domain."""
+        return len([i for i in tv.loop[:pos] if self.group(i).is_loop])
+
+    def block_threads(self) -> Val:
+        return self.launch[ParallelType.TIDx] * self.launch[ParallelType.TIDy] * self.launch[ParallelType.TIDz]
+
+    def concrete_extent(self, i: IterDomain) -> Val:
+        """Extent an axis spans in the loops: a broadcast axis takes the extent of the concrete
+        axis it is exactly mapped to (the consumer axis that resolves it)."""
+        if not i.is_broadcast or i not in self.exact:
+            return i.extent
+        if i not in self._concrete:
+            concrete = [j for j in nx.node_connected_component(self.exact, i) if not j.is_broadcast]
+            self._concrete[i] = concrete[0].extent if concrete else i.extent
+        return self._concrete[i]
+
+
+def build(fusion: Fusion) -> IdModel:
+    tensors = fusion.used_tensors()
+    computed = [tv for tv in tensors if not tv.is_input]
+    _refuse_unimplemented(computed)
+    symbol_base = fusion._next_scalar
 
     exact = nx.Graph()
     loops = nx.Graph()
-    order = {tv: k for k, tv in enumerate(ctx.tensors)}
-    owner: dict[IterDomain, object] = {}
+    order = {tv: k for k, tv in enumerate(tensors)}
+    owner: dict[IterDomain, TensorView] = {}
     for tv in computed:
         for i in tv.loop:
             loops.add_node(i)
@@ -55,9 +122,10 @@ def run(kernel: Kernel, ctx: LoweringContext) -> Kernel:
                         f"({p_id.label()}) does not map to axis {k} of consumer T{consumer.name} ({target}); "
                         f"use compute_at to replay the consumer's transforms")
                 loops.add_edge(p_id, c_id)
-    ctx.notes["exact_graph"] = exact
-    ctx.notes["exact_class"] = {i: k for k, comp in enumerate(nx.connected_components(exact)) for i in comp}
+    exact_class = {i: k for k, comp in enumerate(nx.connected_components(exact)) for i in comp}
 
+    groups: list[LoopGroup] = []
+    group_of: dict[IterDomain, LoopGroup] = {}
     for number, component in enumerate(sorted(nx.connected_components(loops),
                                                key=lambda c: min(order[owner[i]] * 1000 + owner[i].loop.index(i)
                                                                  for i in c))):
@@ -65,12 +133,10 @@ def run(kernel: Kernel, ctx: LoweringContext) -> Kernel:
         pt = _group_parallel_type(members, owner)
         # a broadcast axis shares the loop of the concrete axes it is resolved with
         extent = ([i for i in members if not i.is_broadcast] or members)[-1].extent
-        if pt in (ParallelType.Serial, ParallelType.Unroll, ParallelType.Vectorize):
-            index = Val.symbol(f"i{ctx.loop_symbol_base + number}")
-        elif pt.is_grid_or_thread:
+        if pt.is_grid_or_thread:
             index = Val.symbol(pt.cuda_index)
         else:
-            index = Val.symbol(f"i{ctx.loop_symbol_base + number}")
+            index = Val.symbol(f"i{symbol_base + number}")
         if pt.is_block:
             reductions = [i for i in members if i.is_reduction]
             if reductions:
@@ -83,37 +149,51 @@ def run(kernel: Kernel, ctx: LoweringContext) -> Kernel:
         group = LoopGroup(number, members, pt, extent, index)
         if group.is_broadcast:
             group.index = Val.const(0)
-        ctx.groups.append(group)
+        groups.append(group)
         for i in members:
-            ctx.group_of[i] = group
+            group_of[i] = group
+    model = IdModel(fusion, tensors, [tv.definition for tv in computed], groups, group_of, exact, exact_class)
 
     for tv in computed:
         seen: dict[ParallelType, IterDomain] = {}
         for i in tv.loop:
-            pt = ctx.group(i).parallel_type
+            pt = model.group(i).parallel_type
             if pt.is_grid_or_thread:
                 if pt in seen:
                     raise LoweringError(f"T{tv.name}: axes {seen[pt].label()} and {i.label()} are both bound to "
                                         f"{pt.name} after parallel types propagate across compute_at")
                 seen[pt] = i
 
-    _check_cross_thread_reads(ctx, computed)
+    _check_cross_thread_reads(model, computed)
     _check_vectorized_axes_are_contiguous(computed)
 
     for pt in PARALLEL_LAUNCH:
         extents: list[Val] = []
-        for g in ctx.groups:
+        for g in groups:
             if g.parallel_type is pt and not g.is_broadcast and g.extent not in extents:
                 extents.append(g.extent)
         dim = Val.const(1)
         for e in extents:
             dim = e if dim == Val.const(1) else vmax(dim, e)
-        ctx.launch[pt] = dim
-    _check_cross_block_reads_of_outputs(ctx, computed)
-    return kernel
+        model.launch[pt] = dim
+    _check_cross_block_reads_of_outputs(model, computed)
+    return model
 
 
-def _check_cross_thread_reads(ctx: LoweringContext, computed: list) -> None:
+def _refuse_unimplemented(computed: list[TensorView]) -> None:
+    """Schedules the IR accepts but the lowering does not implement yet: an error, never a silent fallback."""
+    for tv in computed:
+        kind = load_kind(tv)
+        if kind in (LoadStoreOpType.TMAStore, LoadStoreOpType.StMatrix):
+            raise LoweringError(f"T{tv.name} is written by a {kind.name} copy (cache_before({kind.name})), which "
+                                f"this lowering does not implement yet; use cache_before() (a plain copy)")
+        for i in tv.loop:
+            if i.parallel_type is ParallelType.Mma:
+                raise LoweringError(f"T{tv.name} axis {i.label()} is parallelized with ParallelType.Mma, which this "
+                                    f"lowering does not implement yet (tensor-core instructions); leave it Serial")
+
+
+def _check_cross_thread_reads(model: IdModel, computed: list[TensorView]) -> None:
     """A consumer reads a producer element written by another thread or block only through memory they share.
 
     A producer axis bound to a thread index that does not share its IterDomain (and binding) with a
@@ -127,12 +207,12 @@ def _check_cross_thread_reads(ctx: LoweringContext, computed: list) -> None:
                 continue
             mapping = loop_map(producer, consumer)
             for p in producer.loop:
-                group = ctx.group(p)
+                group = model.group(p)
                 pt = group.parallel_type
                 if not pt.is_grid_or_thread or group.is_broadcast or p.is_reduction:
                     continue  # a block reduction leaves its result in every thread
                 c = mapping.get(p)
-                if c is not None and c in consumer.loop and ctx.group(c).parallel_type is pt:
+                if c is not None and c in consumer.loop and model.group(c).parallel_type is pt:
                     continue
                 if pt.is_thread and producer.memory_type in (MemoryType.Shared, MemoryType.Global):
                     continue  # the syncs pass orders the block's threads
@@ -146,7 +226,7 @@ def _check_cross_thread_reads(ctx: LoweringContext, computed: list) -> None:
                                     f"T{producer.name}); {fix}")
 
 
-def _check_cross_block_reads_of_outputs(ctx: LoweringContext, computed: list) -> None:
+def _check_cross_block_reads_of_outputs(model: IdModel, computed: list[TensorView]) -> None:
     """A fusion output read inside the kernel is read only by the block that wrote the element.
 
     An output not bound to a launched block index is written by the blocks with that index 0 alone
@@ -159,10 +239,10 @@ def _check_cross_block_reads_of_outputs(ctx: LoweringContext, computed: list) ->
                 continue
             mapping = loop_map(producer, consumer)
             for pt in (ParallelType.BIDx, ParallelType.BIDy, ParallelType.BIDz):
-                if ctx.launch[pt] == Val.const(1):
+                if model.launch[pt] == Val.const(1):
                     continue
-                if any(ctx.group(p).parallel_type is pt and mapping.get(p) in consumer.loop
-                       and ctx.group(mapping[p]).parallel_type is pt for p in producer.loop):
+                if any(model.group(p).parallel_type is pt and mapping.get(p) in consumer.loop
+                       and model.group(mapping[p]).parallel_type is pt for p in producer.loop):
                     continue
                 raise LoweringError(f"T{producer.name} is a fusion output that T{consumer.name} reads, but no axis "
                                     f"of T{producer.name} bound to {pt.name} is shared with T{consumer.name}: only "
@@ -170,7 +250,7 @@ def _check_cross_block_reads_of_outputs(ctx: LoweringContext, computed: list) ->
                                     f"for each other; bind T{producer.name} like its consumer (parallelize_like)")
 
 
-def _check_vectorized_axes_are_contiguous(computed: list) -> None:
+def _check_vectorized_axes_are_contiguous(computed: list[TensorView]) -> None:
     """A Vectorize axis covers consecutive elements: inner splits of the tensor's innermost axis only."""
     for tv in computed:
         materialized = [i for i in tv.logical if not i.is_reduction and not i.is_broadcast]
@@ -193,7 +273,7 @@ def _check_vectorized_axes_are_contiguous(computed: list) -> None:
                                     f"{innermost.label() if innermost is not None else '(none)'}")
 
 
-def _group_parallel_type(members: list[IterDomain], owner: dict) -> ParallelType:
+def _group_parallel_type(members: list[IterDomain], owner: dict[IterDomain, TensorView]) -> ParallelType:
     bound: dict[ParallelType, IterDomain] = {}
     for i in members:
         if i.parallel_type is not ParallelType.Serial:

@@ -1,0 +1,86 @@
+"""Analyses: typed facts about the fusion that lowering passes read.
+
+Each analysis is computed once, by a step of ``lowering/pipeline.py`` placed before the first pass
+that reads it, and never changes afterwards. Passes read them through ``Analyses`` and return a
+new kernel; no pass writes an analysis or imports another pass.
+
+| analysis | module | holds | read by |
+| --- | --- | --- | --- |
+| ``ids`` | ``id_model`` | loop groups, exact map, launch extents | every pass |
+| ``buffers`` | ``buffers`` | each tensor's Buffer, axes, allocation depth | allocation, indexing, smem |
+| ``tma`` | ``tma`` | TMA boxes, tensor maps | mbarrier, indexing, launch |
+| ``circular`` | ``circular_buffer`` | pipelined loops, stage and parity | mbarrier, circular_buffer, indexing |
+| ``mbarriers`` | ``mbarriers`` | mbarrier arrays, token barriers, slots | mbarrier, tma_token, circular_buffer, indexing |
+| ``roles`` | ``roles`` | load and compute sub-DAGs | viz (and warp specialization) |
+| ``smem`` | ``smem`` | shared-memory live intervals and offsets | smem_reuse |
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from fusion_ir import Fusion
+
+from .buffers import BufferPlan
+from .circular_buffer import CircularBufferInfo
+from .id_model import IdModel
+from .mbarriers import MBarrierPlan
+from .roles import Role
+from .smem import SmemPlan
+from .tma import TmaInfo
+
+__all__ = ["Analyses", "BufferPlan", "CircularBufferInfo", "IdModel", "MBarrierPlan", "Role", "SmemPlan", "TmaInfo"]
+
+
+@dataclass
+class Analyses:
+    """The analyses computed so far; reading one before its step ran is an internal error."""
+
+    fusion: Fusion
+    _ids: IdModel | None = None
+    _buffers: BufferPlan | None = None
+    _tma: TmaInfo | None = None
+    _circular: CircularBufferInfo | None = None
+    _mbarriers: MBarrierPlan | None = None
+    _roles: dict | None = None
+    _smem: SmemPlan | None = None
+
+    def _get(self, name: str) -> Any:
+        value = getattr(self, f"_{name}")
+        if value is None:
+            raise RuntimeError(f"internal: the {name!r} analysis is read before the pipeline step that builds it")
+        return value
+
+    def set(self, name: str, value: Any) -> None:
+        if getattr(self, f"_{name}") is not None:
+            raise RuntimeError(f"internal: the {name!r} analysis is built twice")
+        setattr(self, f"_{name}", value)
+
+    @property
+    def ids(self) -> IdModel:
+        return self._get("ids")
+
+    @property
+    def buffers(self) -> BufferPlan:
+        return self._get("buffers")
+
+    @property
+    def tma(self) -> TmaInfo:
+        return self._get("tma")
+
+    @property
+    def circular(self) -> CircularBufferInfo:
+        return self._get("circular")
+
+    @property
+    def mbarriers(self) -> MBarrierPlan:
+        return self._get("mbarriers")
+
+    @property
+    def roles(self) -> dict:
+        return self._get("roles")
+
+    @property
+    def smem(self) -> SmemPlan:
+        return self._get("smem")

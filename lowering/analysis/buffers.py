@@ -1,0 +1,177 @@
+"""Buffers: every tensor's storage, the axes it spans, and where it is allocated.
+
+Built after the loop nest from the IterDomain graph, compute-at positions, memory types,
+circular-buffer options and swizzles. Holds the kernel parameters (fusion inputs and outputs),
+each intermediate's ``Buffer`` and allocation axes, the per-thread partials of block reductions
+with their own axes, the block-reduction workspace, and the loop depth each buffer's ``Allocate``
+goes to.
+Rules, raised as ``LoweringError``: no Global intermediates; Local buffers have a constant size.
+Local buffers exclude thread- and block-parallel axes; Shared buffers include thread-parallel
+axes (even left of the compute-at position) and exclude block-parallel ones; reduction and
+broadcast axes are never allocated; a circular-buffered buffer is allocated outside its
+circular-buffer loop and sized times the stage count; a TMA destination starts 128-byte aligned,
+a swizzled one at its swizzle's repeat.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fusion_ir import IterDomain, MemoryType, TensorView, WarpSpecialized
+from fusion_ir.exprs import load_kind
+from fusion_ir.scalar import Val
+from fusion_ir.types import DataType, LoadStoreOpType, SmemSwizzle
+
+from ..errors import LoweringError
+from ..kernel_ir import Buffer
+from .id_model import IdModel
+
+TMA_ALIGN = 128
+
+
+@dataclass
+class Placement:
+    """The Allocate nodes of one tensor, at ``depth`` loops down the path to its computation."""
+
+    tv: TensorView
+    depth: int
+    buffers: list[Buffer]
+
+
+@dataclass
+class BufferPlan:
+    inputs: tuple[Buffer, ...]
+    outputs: tuple[Buffer, ...]
+    buffers: dict[TensorView, Buffer] = field(default_factory=dict)
+    alloc_ids: dict[TensorView, list[IterDomain]] = field(default_factory=dict)
+    accumulators: dict[TensorView, Buffer] = field(default_factory=dict)
+    accumulator_ids: dict[TensorView, list[IterDomain]] = field(default_factory=dict)
+    workspace: Buffer | None = None
+    placements: list[Placement] = field(default_factory=list)
+
+    def ids_of(self, tv: TensorView, buffer: Buffer) -> list[IterDomain]:
+        """The axes ``buffer`` (tv's own buffer or its accumulator) spans, outermost first."""
+        if buffer is self.accumulators.get(tv):
+            return self.accumulator_ids[tv]
+        return self.alloc_ids[tv]
+
+    def stage_size(self, tv: TensorView) -> Val:
+        """Elements of one circular-buffer stage of tv: one compute-at iteration."""
+        size = Val.const(1)
+        for i in self.alloc_ids[tv]:
+            size = size * i.extent
+        return size
+
+
+def param_buffer(tv: TensorView) -> Buffer:
+    shape = tuple(i.extent for i in tv.shape_ids)
+    strides = tuple(Val.symbol(f"T{tv.name}_stride{k}") for k in range(len(shape)))
+    size = Val.const(1)
+    for s in shape:
+        size = size * s
+    return Buffer(f"T{tv.name}", tv.dtype, MemoryType.Global, size, shape, strides, is_param=True)
+
+
+def cb_axis(ids: IdModel, tv: TensorView) -> int:
+    """Position in ``tv.loop`` of its circular-buffer axis.
+
+    Pipelined: the innermost serial loop axis left of the compute-at position;
+    WarpSpecialized: the outermost one.
+    """
+    opts = tv.circular_buffer_options
+    assert opts is not None
+    candidates = [k for k in range(tv.compute_at_pos) if ids.group(tv.loop[k]).is_loop
+                  and not tv.loop[k].is_broadcast]
+    if not candidates:
+        raise LoweringError(f"T{tv.name} is circular-buffered but has no serial loop left of its compute-at "
+                            f"position {tv.compute_at_pos}; compute it at a position inside a serial loop")
+    if isinstance(opts.type, WarpSpecialized):
+        return candidates[0]
+    return candidates[-1]
+
+
+def alloc_position(ids: IdModel, tv: TensorView) -> int:
+    if tv.circular_buffer_options is not None:
+        return cb_axis(ids, tv)
+    return tv.compute_at_pos
+
+
+def allocation_ids(ids: IdModel, tv: TensorView, memory: MemoryType, pos: int) -> list[IterDomain]:
+    out = []
+    for k, i in enumerate(tv.loop):
+        if i.is_reduction or i.is_broadcast:
+            continue
+        pt = ids.group(i).parallel_type
+        if k < pos:
+            if memory is MemoryType.Shared and pt.is_thread:
+                out.append(i)
+            continue
+        if memory is MemoryType.Local and pt.is_grid_or_thread:
+            continue
+        if memory is MemoryType.Shared and pt.is_block:
+            continue
+        out.append(i)
+    return out
+
+
+def _size(axes: list[IterDomain]) -> Val:
+    size = Val.const(1)
+    for i in axes:
+        size = size * i.extent
+    return size
+
+
+def alignment(tv: TensorView) -> int:
+    if load_kind(tv) is not LoadStoreOpType.TMA:
+        return 16
+    return max(TMA_ALIGN, tv.swizzle.alignment)
+
+
+def build(ids: IdModel) -> BufferPlan:
+    fusion = ids.fusion
+    plan = BufferPlan(tuple(param_buffer(tv) for tv in fusion.inputs),
+                      tuple(param_buffer(tv) for tv in fusion.outputs))
+    for tv, b in zip(list(fusion.inputs) + list(fusion.outputs), plan.inputs + plan.outputs):
+        plan.buffers[tv] = b
+
+    for tv in ids.tensors:
+        if tv.is_input:
+            continue
+        pos = alloc_position(ids, tv)
+        allocated: list[Buffer] = []
+        if not tv.is_output:
+            if tv.memory_type is MemoryType.Global:
+                raise LoweringError(f"T{tv.name} is a Global intermediate; only fusion inputs and outputs may live "
+                                    f"in Global memory (use Local or Shared)")
+            # A circular-buffered tensor is allocated outside its circular-buffer loop but holds one
+            # compute-at iteration per stage: its axes are those right of the compute-at position.
+            axes = allocation_ids(ids, tv, tv.memory_type, tv.compute_at_pos)
+            size = _size(axes)
+            if tv.memory_type is MemoryType.Local and size.const_value() is None:
+                raise LoweringError(f"T{tv.name} is in Local memory but its allocation "
+                                    f"[{', '.join(i.label() for i in axes)}] has a symbolic size {size}; "
+                                    f"split the axis by a constant or compute it at a deeper position")
+            stages = tv.circular_buffer_options.stages if tv.circular_buffer_options is not None else 1
+            buf = Buffer(f"T{tv.name}", tv.dtype, tv.memory_type, size * stages, align=alignment(tv),
+                         swizzle=tv.swizzle if tv.memory_type is MemoryType.Shared else SmemSwizzle.NONE)
+            plan.buffers[tv] = buf
+            plan.alloc_ids[tv] = axes
+            allocated.append(buf)
+        if any(i.is_reduction and ids.group(i).parallel_type.is_thread for i in tv.loop):
+            axes = allocation_ids(ids, tv, MemoryType.Local, tv.compute_at_pos)
+            size = _size(axes)
+            if size.const_value() is None:
+                raise LoweringError(f"T{tv.name}: the per-thread partial of its block reduction has a symbolic "
+                                    f"size {size}; split its iteration axes by constants")
+            acc_dtype = DataType.Float if tv.dtype in (DataType.Half, DataType.BFloat16) else tv.dtype
+            acc = Buffer(f"T{tv.name}_acc", acc_dtype, MemoryType.Local, size)
+            plan.accumulators[tv] = acc
+            plan.accumulator_ids[tv] = axes
+            plan.alloc_ids.setdefault(tv, axes)
+            allocated.append(acc)
+        if allocated:
+            plan.placements.append(Placement(tv, ids.depth(tv, pos), allocated))
+
+    if plan.accumulators:
+        plan.workspace = Buffer("block_workspace", DataType.Int64, MemoryType.Shared, ids.block_threads(), align=16)
+    return plan

@@ -1,0 +1,161 @@
+"""Circular-buffer facts: which loop each circular-buffered tensor is pipelined on, what each such
+loop holds, and the one place where a stage index and a barrier parity are computed.
+
+Built after allocation from the IterDomain graph, the buffers and the TMA boxes. For a loop with
+S stages, iteration ``j`` uses stage ``j % S`` and waits for the phase of parity ``(j / S) % 2``
+(``CircularLoop.stage`` and ``CircularLoop.parity``); a buffered tensor's stage starts at
+``stage(i) * stage_size`` elements (``CircularBufferInfo.stage_offset``).
+Rules, raised as ``LoweringError``: only Pipelined circular buffering is lowered; a circular-buffered
+tensor reads fusion inputs only; tensors pipelined on one loop agree on stages, prefetch and WAR
+mode; mbarrier WAR guards TMA loads only; a constant loop has at least ``stages`` iterations
+(a symbolic one is checked before launch).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fusion_ir import MemoryType, Pipelined, TensorView, WarpSpecialized
+from fusion_ir.exprs import load_kind
+from fusion_ir.scalar import Val
+from fusion_ir.types import LoadStoreOpType
+
+from ..errors import LoweringError
+from ..kernel_ir import RuntimeCheck
+from .buffers import BufferPlan, cb_axis
+from .id_model import IdModel, LoopGroup
+from .tma import TmaInfo
+
+
+@dataclass
+class CircularLoop:
+    """One circular-buffered loop and the loads it pipelines."""
+
+    group: LoopGroup
+    stages: int
+    prefetch: int
+    tensors: list[TensorView]
+    war_mbarrier: bool                    # Pipelined(uses_mbarrier_for_war=True)
+    tx_bytes: Val = field(default_factory=lambda: Val.const(0))   # bytes every stage's TMA copies bring
+
+    @property
+    def index(self) -> Val:
+        return self.group.index
+
+    @property
+    def extent(self) -> Val:
+        return self.group.extent
+
+    def stage(self, j: Val) -> Val:
+        """The stage iteration ``j`` uses."""
+        return j % self.stages
+
+    def parity(self, j: Val) -> Val:
+        """The parity of the barrier phase that completes iteration ``j``'s stage."""
+        return (j // self.stages) % 2
+
+    def full(self, stage: Val) -> Val:
+        """The barrier TMA copies into ``stage`` complete on ("full"): slots [0, S) of the array."""
+        return stage
+
+    def empty(self, stage: Val) -> Val:
+        """The barrier readers of ``stage`` arrive on when done with it ("empty"): slots [S, 2S)."""
+        return stage + self.stages
+
+    @property
+    def slots(self) -> int:
+        return 2 * self.stages if self.war_mbarrier else self.stages
+
+    @property
+    def tma(self) -> list[TensorView]:
+        return [tv for tv in self.tensors if load_kind(tv) is LoadStoreOpType.TMA]
+
+    @property
+    def cp_async(self) -> list[TensorView]:
+        return [tv for tv in self.tensors if load_kind(tv) is LoadStoreOpType.CpAsync]
+
+    @property
+    def shared(self) -> bool:
+        return any(tv.memory_type is MemoryType.Shared for tv in self.tensors)
+
+    def describe(self) -> str:
+        return ", ".join(f"T{tv.name}" for tv in self.tensors)
+
+
+@dataclass
+class CircularBufferInfo:
+    loops: dict[int, CircularLoop] = field(default_factory=dict)      # by loop-group number
+    loop_of: dict[TensorView, CircularLoop] = field(default_factory=dict)
+    stage_sizes: dict[TensorView, Val] = field(default_factory=dict)
+
+    def is_buffered(self, tv: TensorView) -> bool:
+        return tv in self.loop_of
+
+    def loop_with_index(self, name: str) -> CircularLoop | None:
+        return next((lp for lp in self.loops.values() if lp.index.name == name), None)
+
+    def stage_offset(self, tv: TensorView) -> Val:
+        """Element offset of the stage tv's loop is at (zero when tv is not circular-buffered).
+
+        Written in the loop index; a load issued ahead sees the index shifted."""
+        loop = self.loop_of.get(tv)
+        if loop is None:
+            return Val.const(0)
+        return loop.stage(loop.index) * self.stage_sizes[tv]
+
+    def checks(self) -> list[RuntimeCheck]:
+        """A symbolic loop must fill the pipeline: checked before launch."""
+        return [RuntimeCheck(loop.extent.ge(loop.stages),
+                             f"{loop.describe()}: the circular-buffered loop {loop.group.label()} has {loop.extent} "
+                             f"iterations, which fails to fill the circular buffer pipeline of {loop.stages} stages")
+                for loop in self.loops.values() if loop.extent.const_value() is None]
+
+
+def build(ids: IdModel, buffers: BufferPlan, tma: TmaInfo) -> CircularBufferInfo:
+    """Circular-buffered loops by loop-group number, with their options checked for agreement."""
+    info = CircularBufferInfo()
+    loops = info.loops
+    for tv in ids.tensors:
+        opts = tv.circular_buffer_options
+        if opts is None:
+            continue
+        if isinstance(opts.type, WarpSpecialized):
+            raise LoweringError(f"T{tv.name}: WarpSpecialized circular buffering is not lowered by this pipeline; "
+                                f"use Pipelined()")
+        assert isinstance(opts.type, Pipelined)
+        g = ids.group(tv.loop[cb_axis(ids, tv)])
+        for p in tv.producers():
+            if not p.is_input:
+                raise LoweringError(f"T{tv.name} is circular-buffered, so its loads are issued ahead of the loop "
+                                    f"body, but it reads T{p.name}, which is computed by the kernel; circular "
+                                    f"buffering prefetches loads of fusion inputs")
+        if opts.type.uses_mbarrier_for_war and load_kind(tv) is not LoadStoreOpType.TMA:
+            raise LoweringError(f"T{tv.name}: Pipelined(uses_mbarrier_for_war=True) guards TMA loads; T{tv.name} "
+                                f"is loaded by {load_kind(tv).name}")
+        loop = loops.get(g.number)
+        if loop is None:
+            loops[g.number] = CircularLoop(g, opts.stages, opts.prefetch, [tv], opts.type.uses_mbarrier_for_war)
+            continue
+        first = loop.tensors[0]
+        if (opts.stages, opts.prefetch) != (loop.stages, loop.prefetch):
+            raise LoweringError(f"T{tv.name} and T{first.name} are circular-buffered on the same loop "
+                                f"{g.label()} with different options ({opts.stages} stages, prefetch {opts.prefetch} "
+                                f"vs {loop.stages} stages, prefetch {loop.prefetch}); one loop has one pipeline")
+        if opts.type.uses_mbarrier_for_war != loop.war_mbarrier:
+            raise LoweringError(f"T{tv.name} and T{first.name} share the circular-buffer loop {g.label()} but only "
+                                f"one of them uses mbarriers for WAR; use the same Pipelined type for both")
+        loop.tensors.append(tv)
+    for loop in loops.values():
+        n = loop.extent.const_value()
+        if n is not None and n < loop.stages:
+            raise LoweringError(f"{loop.describe()}: the circular-buffered loop {loop.group.label()} has {n} "
+                                f"iterations, which fails to fill the circular buffer pipeline of {loop.stages} "
+                                f"stages; use fewer stages or a longer loop")
+        tx = Val.const(0)
+        for tv in loop.tma:
+            tx = tx + tma.boxes[tv].tx_bytes()
+        loop.tx_bytes = tx
+        for tv in loop.tensors:
+            info.loop_of[tv] = loop
+            info.stage_sizes[tv] = buffers.stage_size(tv)
+    return info

@@ -1,0 +1,152 @@
+"""Shared-memory plan: the live interval and byte offset of every Shared buffer.
+
+Built from the kernel right before the ``smem_reuse`` pass, which applies it to that same kernel
+(node positions are keyed by node identity). A buffer lives from its first write to its last use,
+or to the end of the loop body that holds its Allocate (a loop reruns it), and through every loop
+it is used in but declared outside of (the next iteration uses it again); an mbarrier lives from
+its init to its inval. Live buffers never overlap; each offset is a multiple of the buffer's
+alignment (128 B for TMA destinations, a whole repeat for swizzled ones).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+from fusion_ir import MemoryType
+from fusion_ir.scalar import Val
+
+from ..kernel_ir import Allocate, Buffer, ForLoop, Kernel, Node, TensorOp, children
+from .buffers import BufferPlan
+
+
+@dataclass
+class Live:
+    buffer: Buffer
+    start: int
+    end: int
+    used: bool = False
+    offset: Val | None = None
+    reuses: str | None = None          # the dead buffers whose memory this one takes over
+
+
+@dataclass
+class SmemPlan:
+    lives: dict[str, Live] = field(default_factory=dict)
+    ranges: dict[int, tuple[int, int]] = field(default_factory=dict)   # id(node) -> (first, last) position
+    total: Val = field(default_factory=lambda: Val.const(0))
+
+    def reusers(self) -> dict[str, str]:
+        return {lv.buffer.name: lv.reuses for lv in self.lives.values() if lv.reuses is not None}
+
+
+def build(kernel: Kernel, buffers: BufferPlan) -> SmemPlan:
+    plan = SmemPlan()
+    lives = plan.lives
+    counter = [0]
+    loops: list[ForLoop] = []                      # the loops around the node being visited
+    declared_in: dict[str, list[int]] = {}         # buffer -> ids of the loops around its Allocate
+    spanned: dict[str, set[int]] = {}              # buffer -> ids of loops it is used in but declared outside
+
+    def touch(name: str, pos: int) -> None:
+        live = lives.get(name)
+        if live is None:
+            return
+        if not live.used:
+            live.start, live.used = pos, True   # live from the first write, not the declaration
+        live.end = max(live.end, pos)
+        outer = declared_in[name]
+        spanned[name].update(id(lp) for lp in loops if id(lp) not in outer)
+
+    def visit(body: tuple[Node, ...]) -> int:
+        for node in body:
+            counter[0] += 1
+            pos = counter[0]
+            if isinstance(node, Allocate) and node.buffer.memory is MemoryType.Shared:
+                lives[node.buffer.name] = Live(node.buffer, pos, pos)
+                declared_in[node.buffer.name] = [id(lp) for lp in loops]
+                spanned[node.buffer.name] = set()
+                plan.ranges[id(node)] = (pos, pos)
+                continue
+            for name in referenced_buffers(node, buffers):
+                touch(name, pos)
+            if isinstance(node, ForLoop):
+                loops.append(node)
+            for _, sub in children(node):
+                end = visit(sub)
+                for live in lives.values():
+                    if any(isinstance(n, Allocate) and n.buffer.name == live.buffer.name for n in sub):
+                        live.end = max(live.end, end)
+            if isinstance(node, ForLoop):
+                loops.pop()
+            plan.ranges[id(node)] = (pos, counter[0])
+        counter[0] += 1
+        return counter[0]
+
+    visit(kernel.body)
+    # A buffer used in a loop it is declared outside of is read again by the next iteration:
+    # it lives through the whole loop.
+    for name, loop_ids in spanned.items():
+        for loop_id in loop_ids:
+            lo, hi = plan.ranges[loop_id]
+            lives[name].start = min(lives[name].start, lo)
+            lives[name].end = max(lives[name].end, hi)
+    plan.total = _assign(list(lives.values()))
+    return plan
+
+
+def referenced_buffers(node: Node, buffers: BufferPlan) -> set[str]:
+    names: set[str] = set()
+    if isinstance(node, TensorOp):
+        names.add(f"T{node.tv.name}")
+        for tv in node.expr.tensor_inputs():
+            names.add(f"T{tv.name}")
+        if node.kind == "block_reduce" and buffers.workspace is not None:
+            names.add(buffers.workspace.name)   # the indexing pass lowers it to a BlockReduce over the workspace
+        return names
+    for f in fields(node):
+        v = getattr(node, f.name)
+        if isinstance(v, Buffer):
+            names.add(v.name)
+    return names
+
+
+def _align(offset: int, align: int) -> int:
+    return (offset + align - 1) // align * align
+
+
+def _assign(lives: list[Live]) -> Val:
+    """First fit for constant sizes by start order; symbolic sizes go after, unshared."""
+    placed: list[tuple[int, int, Live]] = []  # (offset, end_byte, live)
+    top = 0
+    for lv in sorted([x for x in lives if x.buffer.nbytes.const_value() is not None], key=lambda x: x.start):
+        size = lv.buffer.nbytes.const_value()
+        offset = 0
+        while True:
+            offset = _align(offset, lv.buffer.align)
+            clash = [p for p in placed if p[0] < offset + size and offset < p[1] and _overlap(p[2], lv)]
+            if not clash:
+                break
+            offset = max(p[1] for p in clash)
+        dead = [p[2] for p in placed if p[0] < offset + size and offset < p[1]]
+        if dead:
+            lv.reuses = ", ".join(d.buffer.name for d in dead)
+        lv.offset = Val.const(offset)
+        placed.append((offset, offset + size, lv))
+        top = max(top, offset + size)
+    total: Val = Val.const(top)
+    for lv in [x for x in lives if x.buffer.nbytes.const_value() is None]:
+        total = _align_val(total, lv.buffer.align)
+        lv.offset = total
+        total = total + lv.buffer.nbytes
+    return total
+
+
+def _align_val(v: Val, align: int) -> Val:
+    c = v.const_value()
+    if c is not None:
+        return Val.const(_align(c, align))
+    return (v + (align - 1)) // align * align
+
+
+def _overlap(a: Live, b: Live) -> bool:
+    return a.start <= b.end and b.start <= a.end

@@ -1,0 +1,44 @@
+"""Async copies outside pipelines: a TMA or cp.async load that no circular-buffered loop pipelines
+completes before anything reads it.
+
+Reads: the ``mbarriers`` analysis (token barriers), the ``circular`` analysis (which loads are
+pipelined instead), the ``tma`` analysis (bytes per copy) and the loop nest.
+Writes: at a TMA load's statement (at its compute-at depth), one elected thread arrives on the
+token barrier expecting the bytes of every box (keeping the token), issues the copies and waits
+on the token, then the block syncs; after a cp.async load's statement, a commit and a wait for
+all groups.
+Guarantees: every thread reads an unpipelined async copy only after it landed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from fusion_ir.exprs import load_kind
+from fusion_ir.scalar import Val
+from fusion_ir.types import LoadStoreOpType
+
+from ..analysis import Analyses
+from ..kernel_ir import (AsyncCommit, AsyncWait, BlockSync, ElectSync, Kernel, MBarrierArriveExpectTx, MBarrierWait,
+                         Node)
+from ..placement import replace_at
+
+
+def run(kernel: Kernel, a: Analyses) -> Kernel:
+    body = kernel.body
+    for tv, token in a.mbarriers.tokens.items():
+        box = a.tma.boxes[tv]
+        zero = Val.const(0)
+
+        def issue(item: Node, token=token, box=box) -> tuple[Node, ...]:
+            mbar = token.mbar
+            return (ElectSync((MBarrierArriveExpectTx(mbar, zero, box.tx_bytes(), token.token, zero), item,
+                               MBarrierWait(mbar, zero, token.token, zero))),
+                    BlockSync(reason=f"RAW: T{tv.name} arrived by TMA; the elected thread waited on its token"))
+
+        body = replace_at(body, tv, a.ids.depth(tv, tv.compute_at_pos), issue)
+    for tv in a.ids.tensors:
+        if load_kind(tv) is LoadStoreOpType.CpAsync and not a.circular.is_buffered(tv):
+            body = replace_at(body, tv, a.ids.depth(tv, tv.compute_at_pos),
+                              lambda item: (item, AsyncCommit("cp.async"), AsyncWait("cp.async", 0)))
+    return replace(kernel, body=body)
