@@ -20,8 +20,8 @@ from fusion_ir.scalar import Val
 from .analysis import Analyses, buffers, circular_buffer, id_model, mbarriers, roles, smem, tma
 from .errors import LoweringError
 from .kernel_ir import Kernel
-from .passes import (allocation, async_copies, circular_buffer as circular_buffer_pass, indexing, launch,
-                     loop_nest, mbarrier, smem_reuse, syncs)
+from .passes import allocation, async_copies, indexing, launch, loop_nest, mbarrier, smem_reuse, syncs
+from .passes import circular_buffer as circular_buffer_pass
 
 
 @dataclass(frozen=True)

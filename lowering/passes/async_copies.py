@@ -19,8 +19,7 @@ from fusion_ir.scalar import Val
 from fusion_ir.types import LoadStoreOpType
 
 from ..analysis import Analyses
-from ..kernel_ir import (AsyncCommit, AsyncWait, BlockSync, ElectSync, Kernel, MBarrierArriveExpectTx, MBarrierWait,
-                         Node)
+from ..kernel_ir import AsyncCommit, AsyncWait, BlockSync, ElectSync, Kernel, MBarrierArriveExpectTx, MBarrierWait, Node
 from ..placement import replace_at
 
 

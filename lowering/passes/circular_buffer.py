@@ -27,8 +27,22 @@ from fusion_ir.scalar import Val
 
 from ..analysis import Analyses
 from ..analysis.circular_buffer import CircularLoop
-from ..kernel_ir import (Allocate, AsyncCommit, AsyncWait, BlockSync, ElectSync, ForLoop, Kernel, MBarrierArrive,
-                         MBarrierArriveExpectTx, MBarrierWaitParity, Node, Stage, TensorOp, rewrite)
+from ..kernel_ir import (
+    Allocate,
+    AsyncCommit,
+    AsyncWait,
+    BlockSync,
+    ElectSync,
+    ForLoop,
+    Kernel,
+    MBarrierArrive,
+    MBarrierArriveExpectTx,
+    MBarrierWaitParity,
+    Node,
+    Stage,
+    TensorOp,
+    rewrite,
+)
 from ..placement import computes
 
 

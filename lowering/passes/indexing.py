@@ -25,9 +25,29 @@ from .. import index_math
 from ..analysis import Analyses
 from ..analysis.id_model import PARALLEL_LAUNCH
 from ..errors import LoweringError
-from ..kernel_ir import (Assign, BinaryValue, BlockReduce, Buffer, CastValue, Const, CpAsync, ForLoop, IfThenElse,
-                         Kernel, Load, Node, TensorOp, TmaLoad, UnaryValue, Value, children, substitute, walk)
+from ..kernel_ir import (
+    Assign,
+    BinaryValue,
+    BlockReduce,
+    Buffer,
+    CastValue,
+    Const,
+    CpAsync,
+    ForLoop,
+    IfThenElse,
+    Kernel,
+    Load,
+    Node,
+    TensorOp,
+    TmaLoad,
+    UnaryValue,
+    Value,
+    children,
+    substitute,
+    walk,
+)
 from ..layout import swizzle_index
+
 
 def run(kernel: Kernel, a: Analyses) -> Kernel:
     body = _lower_body(kernel.body, a)

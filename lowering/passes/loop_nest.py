@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fusion_ir import ParallelType, TensorView
-from fusion_ir.exprs import ReductionOp, MmaOp
+from fusion_ir.exprs import MmaOp, ReductionOp
 from fusion_ir.printer import expr_rhs
 
 from ..analysis import Analyses, IdModel

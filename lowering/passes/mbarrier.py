@@ -25,8 +25,19 @@ from ..analysis import Analyses
 from ..analysis.circular_buffer import CircularLoop
 from ..analysis.mbarriers import TokenBarrier
 from ..errors import LoweringError
-from ..kernel_ir import (Allocate, BlockSync, ElectSync, ForLoop, Kernel, MBarrierArrive, MBarrierInit,
-                         MBarrierInval, Node, Stage, children)
+from ..kernel_ir import (
+    Allocate,
+    BlockSync,
+    ElectSync,
+    ForLoop,
+    Kernel,
+    MBarrierArrive,
+    MBarrierInit,
+    MBarrierInval,
+    Node,
+    Stage,
+    children,
+)
 
 
 def run(kernel: Kernel, a: Analyses) -> Kernel:
