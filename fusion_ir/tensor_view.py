@@ -650,10 +650,9 @@ class TensorView:
             raise self._err(f"set_memory_type: T{global_loads[0].output.name} loads T{self.name} with "
                             f"{global_loads[0].op_type.name}, which reads global memory; T{self.name} must stay in "
                             f"Global memory")
-        d = self.definition
-        if isinstance(d, LoadStoreOp) and d.op_type in (LoadStoreOpType.TMA, LoadStoreOpType.CpAsync) \
-                and memory_type is not MemoryType.Shared:
-            raise self._err(f"set_memory_type: T{self.name} is loaded by {d.op_type.name}, which writes Shared memory")
+        kind = load_kind(self)
+        if kind in ASYNC_LOADS and memory_type is not MemoryType.Shared:
+            raise self._err(f"set_memory_type: T{self.name} is loaded by {kind.name}, which writes Shared memory")
         with self.fusion.transaction():
             self.memory_type = memory_type
         return self
