@@ -10,7 +10,7 @@ new kernel; no pass writes an analysis or imports another pass.
 | ``buffers`` | ``buffers`` | each tensor's Buffer, axes, allocation depth | allocation, indexing, smem |
 | ``tma`` | ``tma`` | TMA boxes, tensor maps | mbarrier, indexing, launch |
 | ``circular`` | ``circular_buffer`` | pipelined loops, stage and parity | mbarrier, circular_buffer, indexing |
-| ``mbarriers`` | ``mbarriers`` | barrier arrays, token barriers, slots | mbarrier, async_copies, circular_buffer, indexing |
+| ``mbarriers`` | ``mbarriers`` | barrier arrays, tokens, slots | mbarrier, async_copies, circular_buffer, indexing |
 | ``roles`` | ``roles`` | load and compute sub-DAGs | viz (and warp specialization) |
 | ``smem`` | ``smem`` | shared-memory live intervals and offsets | smem_reuse |
 """
