@@ -566,7 +566,8 @@ class TensorView:
         """Have TMA write this shared tensor with a 32-, 64- or 128-byte swizzle (readers index through it).
 
         Rules: only a TMA load writes a swizzled layout; a box row (the Bulk axis of the innermost
-        dimension) is at most the swizzle span; elements divide the 16-byte chunks the swizzle moves.
+        dimension) is exactly the swizzle span (TMA lays every swizzled row out at the full span, so a
+        shorter row would overrun the buffer); elements divide the 16-byte chunks the swizzle moves.
         """
         if not isinstance(swizzle, SmemSwizzle):
             raise self._err(f"set_swizzle: {swizzle!r} is not an SmemSwizzle")
@@ -582,7 +583,7 @@ class TensorView:
         return self
 
     def _check_swizzle_span(self, call: str) -> None:
-        """A swizzled box row (the Bulk axis split from the innermost dimension) fits the swizzle span."""
+        """A swizzled box row (the Bulk axis split from the innermost dimension) is the swizzle span."""
         if self.swizzle is SmemSwizzle.NONE:
             return
         dims = [i for i in self.root if not i.is_reduction and not i.is_broadcast]
@@ -592,11 +593,12 @@ class TensorView:
             if i.parallel_type is not ParallelType.Bulk or dims[-1] not in _root_ancestors(self, i):
                 continue
             extent = i.extent.const_value()
-            if extent is not None and extent * self.dtype.size > self.swizzle.span:
+            if extent is not None and extent * self.dtype.size != self.swizzle.span:
                 raise self._err(f"{call}: Bulk {self._axis_desc(k)} makes a TMA box row of {extent} x "
-                                f"{self.dtype.short_name} = {extent * self.dtype.size} bytes, over the "
-                                f"{self.swizzle.span}-byte span of T{self.name}'s {self.swizzle.name} swizzle; "
-                                f"split the innermost axis by at most {self.swizzle.span // self.dtype.size}")
+                                f"{self.dtype.short_name} = {extent * self.dtype.size} bytes, but a row of "
+                                f"T{self.name}'s {self.swizzle.name} swizzle is exactly {self.swizzle.span} bytes "
+                                f"(TMA lays each swizzled row out at the full span); split the innermost axis by "
+                                f"{self.swizzle.span // self.dtype.size}")
 
     def cache_before(self, op_type: LoadStoreOpType = LoadStoreOpType.Set) -> "TensorView":
         self._check_not_input("cache_before")

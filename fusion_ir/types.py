@@ -114,8 +114,8 @@ class SmemSwizzle(enum.Enum):
 
     With a swizzle of ``span`` bytes, the 16-byte chunks of each ``span``-byte row are permuted by
     XOR with the row's position in a repeating group of ``span / 16`` 128-byte rows; the buffer must
-    start aligned to one repeat, ``8 * span`` bytes (1024 for 128 B), and a box row is at most
-    ``span`` bytes.
+    start aligned to one repeat, ``8 * span`` bytes (1024 for 128 B), and a box row is exactly
+    ``span`` bytes (TMA lays each swizzled row out at the full span).
     """
 
     NONE = 0

@@ -8,7 +8,7 @@ whose origin is the dimension's index with the Bulk index set to zero. The tenso
 axes right of its compute-at position are serial loops that issue one copy each.
 
 Rules (raised as ``LoweringError``): rank <= 5, every box extent <= 256, the innermost box row
-a multiple of 16 bytes (and at most the swizzle span when swizzled), every box starting 128-byte
+a multiple of 16 bytes (exactly the swizzle span when swizzled), every box starting 128-byte
 aligned in shared memory (at a whole swizzle repeat when swizzled), the Bulk axes innermost in
 the allocation in the global tensor's dimension order, and no thread-parallel axis (one elected
 thread issues every copy of the block).
@@ -142,9 +142,10 @@ def analyze(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> TmaBox:
     if row % ROW_BYTES:
         raise LoweringError(f"{name}: the innermost TMA box row is {box[-1]} x {tv.dtype.short_name} = {row} bytes; "
                             f"it must be a multiple of {ROW_BYTES} bytes")
-    if tv.swizzle is not SmemSwizzle.NONE and row > tv.swizzle.span:
-        raise LoweringError(f"{name}: the innermost TMA box row is {row} bytes, over the {tv.swizzle.span}-byte span "
-                            f"of its {tv.swizzle.name} swizzle")
+    if tv.swizzle is not SmemSwizzle.NONE and row != tv.swizzle.span:
+        raise LoweringError(f"{name}: the innermost TMA box row is {row} bytes, but a row of its {tv.swizzle.name} "
+                            f"swizzle is exactly {tv.swizzle.span} bytes (TMA lays each swizzled row out at the "
+                            f"full span)")
 
     result = TmaBox(tv, source, dims, tuple(bulk.get(r) for r in dims), box, tuple(issue))
     _check_layout(buffers, result)

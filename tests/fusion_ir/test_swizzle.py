@@ -1,4 +1,4 @@
-"""set_swizzle / cache_after(TMA, swizzle=): only TMA loads, box rows within the span, undone on error."""
+"""set_swizzle / cache_after(TMA, swizzle=): only TMA loads, box rows of exactly the span, undone on error."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def test_only_a_tma_load_is_swizzled() -> None:
 def test_a_box_row_over_the_span_is_refused_when_parallelized() -> None:
     fusion, _, tile, _ = _tma_tile(cols=64, swizzle=SmemSwizzle.B128)     # 64 floats = 256 B
     before = fusion.state_fingerprint()
-    with pytest.raises(ScheduleError, match=rf"T{tile.name}.*256 bytes, over the 128-byte span.*at most 32"):
+    with pytest.raises(ScheduleError, match=rf"T{tile.name}.*256 bytes, but a row of .* exactly 128 bytes.* by 32"):
         tile.axis(2).parallelize(ParallelType.Bulk)
     assert fusion.state_fingerprint() == before
     assert tile.axis(2).parallel_type is ParallelType.Serial
@@ -53,10 +53,17 @@ def test_a_box_row_over_the_span_is_refused_when_swizzled() -> None:
     tile.set_swizzle(SmemSwizzle.B128)
     tile.set_swizzle(SmemSwizzle.NONE)
     before = fusion.state_fingerprint()
-    with pytest.raises(ScheduleError, match=rf"T{tile.name}: set_swizzle: Bulk axis 2 .* 64-byte span"):
+    with pytest.raises(ScheduleError, match=rf"T{tile.name}: set_swizzle: Bulk axis 2 .* exactly 64 bytes"):
         tile.set_swizzle(SmemSwizzle.B64)
     assert fusion.state_fingerprint() == before
     assert tile.swizzle is SmemSwizzle.NONE
+
+
+def test_a_row_shorter_than_the_span_is_refused_too() -> None:
+    # measured on an H100: a 64-byte row under a 128-byte swizzle overruns its buffer (TMA pads rows to the span)
+    fusion, _, tile, _ = _tma_tile(cols=16, swizzle=SmemSwizzle.B128)
+    with pytest.raises(ScheduleError, match=rf"T{tile.name}.*64 bytes, but a row of .* exactly 128 bytes"):
+        tile.axis(2).parallelize(ParallelType.Bulk)
 
 
 def test_a_half_box_row_of_64_fits_128_bytes() -> None:
