@@ -16,8 +16,10 @@ from fusion_ir import Fusion
 from .context import LoweringContext
 from .errors import LoweringError
 from .kernel_ir import Kernel
+from .limits import check_launch_limits
 from .passes import (allocation, circular_buffer, id_graph, indexing, launch, loop_nest, mbarrier,
                      smem_reuse, syncs)
+from .persistent_buffers import check_persistent_buffers
 
 Pass = Callable[[Kernel, LoweringContext], Kernel]
 
@@ -63,6 +65,7 @@ def lower(fusion: Fusion, trace: bool = False) -> Kernel | LoweredKernel:
         raise LoweringError(f"lower: expected a Fusion, got {type(fusion).__name__}")
     if not fusion.outputs:
         raise LoweringError("lower: the fusion has no outputs")
+    check_persistent_buffers(fusion)
     ctx = LoweringContext(fusion)
     kernel = empty_kernel(fusion)
     records: list[PassRecord] = []
@@ -71,6 +74,7 @@ def lower(fusion: Fusion, trace: bool = False) -> Kernel | LoweredKernel:
         kernel = run(kernel, ctx)
         if trace:
             records.append(PassRecord(name, kernel, time.perf_counter() - start))
+    check_launch_limits(kernel)
     if trace:
         return LoweredKernel(kernel, records, ctx)
     return kernel
