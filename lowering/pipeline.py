@@ -13,6 +13,7 @@ from typing import Callable
 
 from fusion_ir import Fusion
 
+from . import emission_order
 from .context import LoweringContext
 from .errors import LoweringError
 from .kernel_ir import Kernel
@@ -25,6 +26,7 @@ Pass = Callable[[Kernel, LoweringContext], Kernel]
 
 PIPELINE: list[tuple[str, Pass]] = [
     ("id_graph", id_graph.run),                # exact/loop maps, parallel types, validation
+    ("emission_order", emission_order.run),    # tensors ordered so inlined loops can be shared
     ("loop_nest", loop_nest.run),              # loops from compute-at positions
     ("allocation", allocation.run),            # buffers placed and sized
     ("mbarrier", mbarrier.run),                # mbarrier/token arrays and their lifetime
