@@ -22,7 +22,7 @@ def test_a_clean_run_prints_the_coverage_tables(tmp_path, capsys) -> None:
     counts = json.loads(stats.read_text())
     assert counts["examples"] == 8
     assert sum(counts["schedules"].values()) == 8
-    assert set(counts["passes"]) <= {"id_graph", "loop_nest", "allocation", "mbarrier", "smem_reuse",
+    assert set(counts["passes"]) <= {"id_graph", "emission_order", "loop_nest", "allocation", "mbarrier", "smem_reuse",
                                      "circular_buffer", "syncs", "indexing", "launch", "before the passes"}
 
 
