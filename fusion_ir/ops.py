@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from .exprs import BinaryOp, BroadcastOp, CastOp, LoadStoreOp, MmaOp, ReductionOp, UnaryOp
 from .fusion import Fusion
@@ -29,7 +29,7 @@ def _check_tensor(x: object, op: str) -> TensorView:
     return x
 
 
-def set(x: TensorView) -> TensorView:  # noqa: A001 - nvFuser's name
+def set(x: TensorView) -> TensorView:
     x = _check_tensor(x, "set")
     fusion = _fusion_of(x)
     out = fusion.new_tensor_like(x)
@@ -56,7 +56,7 @@ def exp(x: TensorView) -> TensorView:
     return _unary("exp", x)
 
 
-def abs(x: TensorView) -> TensorView:  # noqa: A001
+def abs(x: TensorView) -> TensorView:
     return _unary("abs", x)
 
 
@@ -137,11 +137,31 @@ def _broadcast_root(fusion: Fusion, op: str, a: TensorView, b: TensorView) -> li
         else:
             src = x
             if not x.is_broadcast and not y.is_broadcast and x.extent != y.extent:
-                fusion.extent_constraints.append(
-                    (x.extent, y.extent, f"{op}: axis {k} of T{a.name} and T{b.name} must have equal extents"))
+                message = f"{op}: {_axis_source(a, k)} and {_axis_source(b, k)} must have equal extents"
+                fusion.extent_constraints.append((x.extent, y.extent, message))
         it = IterType.Broadcast if (x.is_broadcast and y.is_broadcast) else IterType.Iteration
         root.append(fusion.new_iter_domain(src.extent, it))
     return root
+
+
+def _axis_source(tv: TensorView, k: int) -> str:
+    """Name axis ``k`` of ``tv`` by the fusion input it comes from, when it comes from one.
+
+    An operand made by ``broadcast`` (or any op) is the user's input under another name: a
+    shape mismatch reads better as "axis 0 of input T1" than as an axis of an internal tensor.
+    """
+    i, cur = tv.shape_ids[k], tv
+    while not cur.is_input and cur.definition is not None:
+        step = next(((p, m[i]) for p in cur.definition.tensor_inputs()
+                     if i in (m := cur.definition.root_map(p))), None)
+        if step is None:
+            break
+        cur, i = step
+    if cur is tv:
+        return f"axis {k} of {'input ' if tv.is_input else ''}T{tv.name}"
+    if not cur.is_input or i not in cur.shape_ids:
+        return f"axis {k} of T{tv.name}"
+    return f"axis {cur.shape_ids.index(i)} of input T{cur.name} (axis {k} of T{tv.name})"
 
 
 def add(a: object, b: object) -> TensorView:
@@ -228,11 +248,11 @@ def builtins_set(xs: Sequence[int]) -> frozenset[int]:
     return frozenset(xs)
 
 
-def sum(x: TensorView, axes: int | Sequence[int]) -> TensorView:  # noqa: A001
+def sum(x: TensorView, axes: int | Sequence[int]) -> TensorView:
     return _reduction("sum", x, axes)
 
 
-def max(x: TensorView, axes: int | Sequence[int]) -> TensorView:  # noqa: A001
+def max(x: TensorView, axes: int | Sequence[int]) -> TensorView:
     return _reduction("max", x, axes)
 
 
