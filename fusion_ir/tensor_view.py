@@ -32,6 +32,7 @@ class Axis:
         self.id = tv.loop[index]
 
     def parallelize(self, parallel_type: ParallelType) -> Axis:
+        """Bind this axis to ``parallel_type`` (see ``TensorView.parallelize``)."""
         self.tv.parallelize(self.index, parallel_type)
         return self
 
@@ -63,30 +64,38 @@ class TensorView:
     # ---- structure ------------------------------------------------------
     @property
     def ndim(self) -> int:
+        """The number of loop axes."""
         return len(self.loop)
 
     def nDims(self) -> int:
+        """The number of loop axes (nvFuser's spelling)."""
         return len(self.loop)
 
     @property
     def is_input(self) -> bool:
+        """True for a fusion input."""
         return self in self.fusion.inputs
 
     @property
     def is_output(self) -> bool:
+        """True for a fusion output."""
         return self in self.fusion.outputs
 
     def uses(self) -> list[Expr]:
+        """The expressions that read this tensor."""
         return [e for e in self.fusion.exprs if self in e.inputs]
 
     def consumers(self) -> list[TensorView]:
+        """The tensors computed from this one."""
         return [e.output for e in self.uses()]
 
     def producers(self) -> list[TensorView]:
+        """The tensors this one is computed from."""
         return [] if self.definition is None else self.definition.tensor_inputs()
 
     @property
     def max_producer_pos(self) -> int:
+        """The deepest compute-at position of a producer inlined into this tensor."""
         return max((p.compute_at_pos for p in self.producers()), default=0)
 
     @property
@@ -96,13 +105,16 @@ class TensorView:
 
     @property
     def has_reduction(self) -> bool:
+        """True when a logical axis is a reduction axis."""
         return any(i.is_reduction for i in self.logical)
 
     def axis(self, i: int) -> Axis:
+        """Loop axis ``i`` (negative counts from the end), to parallelize or inspect."""
         return Axis(self, self._norm_axis(i, "axis"))
 
     # ---- printing -------------------------------------------------------
     def label(self) -> str:
+        """The nvFuser-style name: ``T3_s_float``."""
         return f"T{self.name}_{self.memory_type.value}_{self.dtype.short_name}"
 
     def __str__(self) -> str:
@@ -117,6 +129,7 @@ class TensorView:
         return str(self)
 
     def transforms_string(self) -> str:
+        """Root, logical and loop domains with the splits and merges between them."""
         lines = [f"T{self.name}:"]
         lines.append(f" root domain : ({', '.join(i.label() for i in self.root)})")
         if self.logical != self.root:
@@ -129,6 +142,7 @@ class TensorView:
         return "\n".join(lines)
 
     def print_transforms(self) -> None:
+        """Print ``transforms_string()``."""
         print(self.transforms_string())
 
     # ---- validation helpers --------------------------------------------
@@ -172,6 +186,7 @@ class TensorView:
 
     # ---- transforms -----------------------------------------------------
     def split(self, axis: int, factor: int, inner_split: bool = True) -> TensorView:
+        """Split loop axis ``axis`` by ``factor``: ``[.., ceilDiv(n, f), f, ..]`` (inner) or ``[.., f, ceilDiv(n, f), ..]``."""
         a = self._norm_axis(axis, "split")
         if isinstance(factor, bool) or not isinstance(factor, int) or factor <= 0:
             raise self._err(f"split: factor {factor!r} for {self._axis_desc(a)} must be a positive integer")
@@ -186,12 +201,15 @@ class TensorView:
         return self
 
     def inner_split(self, axis: int, factor: int) -> TensorView:
+        """``split(axis, factor)``: the inner axis has extent ``factor``."""
         return self.split(axis, factor, inner_split=True)
 
     def outer_split(self, axis: int, factor: int) -> TensorView:
+        """``split(axis, factor, inner_split=False)``: the outer axis has extent ``factor``."""
         return self.split(axis, factor, inner_split=False)
 
     def merge(self, axis_o: int, axis_i: int | None = None) -> TensorView:
+        """Merge loop axes ``axis_o`` and ``axis_i`` (default ``axis_o + 1``) into one."""
         a = self._norm_axis(axis_o, "merge")
         if axis_i is None and a == len(self.loop) - 1:
             raise self._err(f"merge: {self._axis_desc(a)} is the last loop axis; there is no axis {a + 1} "
@@ -217,6 +235,7 @@ class TensorView:
         return self
 
     def reorder(self, old2new: dict[int, int]) -> TensorView:
+        """Move loop axes: ``{old: new}``; the other axes keep their relative order."""
         n = len(self.loop)
         if not isinstance(old2new, dict):
             raise self._err(f"reorder: expected a dict {{old: new}}, got {type(old2new).__name__}")
@@ -241,6 +260,7 @@ class TensorView:
 
     # ---- parallelization ------------------------------------------------
     def parallelize(self, axis: int, parallel_type: ParallelType) -> TensorView:
+        """Bind loop axis ``axis`` to a block, thread, Bulk, Vectorize, Unroll or Mma index."""
         a = self._norm_axis(axis, "parallelize")
         if not isinstance(parallel_type, ParallelType):
             raise self._err(f"parallelize: {parallel_type!r} is not a ParallelType")
@@ -307,6 +327,7 @@ class TensorView:
 
     def parallelize_like(self, reference: TensorView,
                          types: Iterable[ParallelType] | None = None) -> TensorView:
+        """Copy ``reference``'s bindings onto the axes of this tensor that map to its axes."""
         self._check_fusion(reference, "parallelize_like")
         allowed = set(types) if types is not None else {
             ParallelType.BIDx, ParallelType.BIDy, ParallelType.BIDz,
@@ -321,6 +342,7 @@ class TensorView:
         return self
 
     def transform_like(self, reference: TensorView) -> TensorView:
+        """Replay ``reference``'s splits, merges and order onto this tensor."""
         self._check_fusion(reference, "transform_like")
         if reference is self:
             return self
@@ -345,6 +367,7 @@ class TensorView:
 
     # ---- inlining -------------------------------------------------------
     def compute_at(self, consumer: TensorView, pos: int) -> TensorView:
+        """Compute this tensor inside the first ``pos`` loops of ``consumer`` (replaying its transforms)."""
         self._check_fusion(consumer, "compute_at")
         self._check_not_input("compute_at")
         if isinstance(pos, bool) or not isinstance(pos, int):
@@ -453,6 +476,7 @@ class TensorView:
             seen[pt] = k
 
     def inline_at(self, pos: int) -> TensorView:
+        """Share this tensor's first ``pos`` loops with its consumers (their transforms must already match)."""
         self._check_not_input("inline_at")
         if isinstance(pos, bool) or not isinstance(pos, int):
             raise self._err(f"inline_at: position {pos!r} is not an integer")
@@ -535,6 +559,7 @@ class TensorView:
 
     # ---- caching and memory --------------------------------------------
     def cache_after(self, op_type: LoadStoreOpType = LoadStoreOpType.Set) -> TensorView:
+        """Insert a copy of this tensor read by all its uses (a TMA or cp.async load, or a register cache)."""
         if not isinstance(op_type, LoadStoreOpType):
             raise self._err(f"cache_after: {op_type!r} is not a LoadStoreOpType")
         if op_type in (LoadStoreOpType.TMAStore, LoadStoreOpType.StMatrix):
@@ -562,6 +587,7 @@ class TensorView:
         return cache
 
     def cache_before(self, op_type: LoadStoreOpType = LoadStoreOpType.Set) -> TensorView:
+        """Compute this output into a new tensor, then copy it here (a store stage)."""
         self._check_not_input("cache_before")
         if not isinstance(op_type, LoadStoreOpType):
             raise self._err(f"cache_before: {op_type!r} is not a LoadStoreOpType")
@@ -603,6 +629,7 @@ class TensorView:
         return cache
 
     def set_memory_type(self, memory_type: MemoryType) -> TensorView:
+        """Keep this tensor in Local (registers), Shared or Global memory."""
         if not isinstance(memory_type, MemoryType):
             raise self._err(f"set_memory_type: {memory_type!r} is not a MemoryType")
         if (self.is_input or self.is_output) and memory_type is not MemoryType.Global:
@@ -624,6 +651,7 @@ class TensorView:
     # ---- circular buffering ---------------------------------------------
     def circular_buffer(self, stages: int, prefetch: int = -1,
                         type: Pipelined | WarpSpecialized | None = None) -> TensorView:
+        """Load this tensor ``stages`` iterations deep, ``prefetch`` ahead (``Pipelined`` or ``WarpSpecialized``)."""
         cb_type = Pipelined() if type is None else type
         d = self.definition
         if not isinstance(d, LoadStoreOp) or not d.tensor_inputs():
@@ -646,10 +674,12 @@ class TensorView:
 
     @property
     def is_circular_buffered(self) -> bool:
+        """True once ``circular_buffer`` was called."""
         return self.circular_buffer_options is not None
 
     # ---- rfactor --------------------------------------------------------
     def rfactor(self, axes: int | Iterable[int]) -> TensorView:
+        """Split this reduction: a partial tensor reduces ``axes``, this one reduces the rest of it."""
         from .rfactor import rfactor
 
         return rfactor(self, axes)
