@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import networkx as nx
 
@@ -31,7 +31,7 @@ class Fusion:
         self.extent_constraints: list[tuple[Val, Val, str]] = []
 
     # ---- context --------------------------------------------------------
-    def __enter__(self) -> "Fusion":
+    def __enter__(self) -> Fusion:  # noqa: PYI034 - Fusion is never subclassed
         stack = getattr(_current, "stack", [])
         stack.append(self)
         _current.stack = stack
@@ -41,7 +41,7 @@ class Fusion:
         _current.stack.pop()
 
     @staticmethod
-    def current() -> "Fusion":
+    def current() -> Fusion:
         """The fusion of the innermost ``with fusion:`` block."""
         stack = getattr(_current, "stack", [])
         if not stack:

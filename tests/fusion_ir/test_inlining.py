@@ -224,7 +224,7 @@ def softmax_dag():
 def test_inline_most_stops_a_persistent_buffer_before_its_reduced_axis():
     from fusion_ir.persistent import unmappable_axes
 
-    fusion, x, e, s, out = softmax_dag()
+    fusion, _, e, s, out = softmax_dag()
     (why,) = unmappable_axes(e).values()
     assert why.reduction is s and why.reader is out
     fusion_ir.inline_most(fusion)
@@ -234,7 +234,7 @@ def test_inline_most_stops_a_persistent_buffer_before_its_reduced_axis():
 
 
 def test_inline_at_past_a_persistent_axis_names_the_reduction_and_the_reader():
-    fusion, x, e, s, out = softmax_dag()
+    _, _, e, s, out = softmax_dag()
     with pytest.raises(ScheduleError, match=rf"past the largest legal position 1 .*T{s.name} reduces .* before "
                                             rf"T{out.name} reads it again.*persistent buffer"):
         e.inline_at(3)
