@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import networkx as nx
 
@@ -31,7 +31,7 @@ class Fusion:
         self.extent_constraints: list[tuple[Val, Val, str]] = []
 
     # ---- context --------------------------------------------------------
-    def __enter__(self) -> "Fusion":
+    def __enter__(self) -> Fusion:  # noqa: PYI034 - Fusion is never subclassed
         stack = getattr(_current, "stack", [])
         stack.append(self)
         _current.stack = stack
@@ -41,7 +41,8 @@ class Fusion:
         _current.stack.pop()
 
     @staticmethod
-    def current() -> "Fusion":
+    def current() -> Fusion:
+        """The fusion of the innermost ``with fusion:`` block."""
         stack = getattr(_current, "stack", [])
         if not stack:
             raise ScheduleError("no active fusion: define ops inside `with fusion:`")
@@ -89,6 +90,7 @@ class Fusion:
 
     def add_input(self, ndim: int | None = None, shape: Sequence[int] | None = None,
                   dtype: DataType = DataType.Float) -> TensorView:
+        """A new input with ``ndim`` symbolic extents or a constant ``shape``."""
         if (ndim is None) == (shape is None):
             raise ScheduleError("add_input: give exactly one of ndim= or shape=")
         if not isinstance(dtype, DataType):
@@ -107,6 +109,7 @@ class Fusion:
         return tv
 
     def add_output(self, tv: TensorView) -> TensorView:
+        """Mark ``tv`` as an output (it moves to Global memory)."""
         if not isinstance(tv, TensorView) or tv.fusion is not self:
             raise ScheduleError(f"add_output: {tv!r} is not a tensor of this fusion")
         if tv.is_input:
@@ -134,6 +137,7 @@ class Fusion:
 
     # ---- dataflow -------------------------------------------------------
     def graph(self) -> nx.DiGraph:
+        """The dataflow graph: an edge from each input of an expression to its output."""
         g = nx.DiGraph()
         for tv in self._tensors:
             g.add_node(tv)
@@ -155,6 +159,7 @@ class Fusion:
         return list(nx.lexicographical_topological_sort(g, key=lambda e: index[e]))
 
     def topological_order(self) -> list[TensorView]:
+        """Every tensor, producers before consumers."""
         index = {tv: k for k, tv in enumerate(self._tensors)}
         return list(nx.lexicographical_topological_sort(self.graph(), key=lambda t: index[t]))
 
@@ -231,6 +236,7 @@ class Fusion:
 
     # ---- printing -------------------------------------------------------
     def math_string(self) -> str:
+        """The fusion in nvFuser notation (what ``print(fusion)`` shows)."""
         from .printer import fusion_math
 
         return fusion_math(self)
@@ -239,9 +245,11 @@ class Fusion:
         return self.math_string()
 
     def print_math(self) -> None:
+        """Print ``math_string()``."""
         print(self.math_string())
 
     def print_transforms(self) -> None:
+        """Print every computed tensor's transforms."""
         for tv in self.used_tensors():
             if not tv.is_input:
                 tv.print_transforms()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from .fusion import Fusion
 from .tensor_view import TensorView
@@ -44,6 +44,7 @@ def transform_like(reference: TensorView, tensors: Iterable[TensorView] | None =
 
 def parallelize_like(reference: TensorView, tensors: Iterable[TensorView] | None = None,
                      types: Iterable[ParallelType] | None = None) -> None:
+    """Copy ``reference``'s bindings onto every computed tensor (or the given ones)."""
     fusion = reference.fusion
     chosen = list(tensors) if tensors is not None else [t for t in fusion.used_tensors() if not t.is_input]
     _check_members(fusion, chosen, "parallelize_like")

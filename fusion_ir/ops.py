@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from .exprs import BinaryOp, BroadcastOp, CastOp, LoadStoreOp, MmaOp, ReductionOp, UnaryOp
 from .fusion import Fusion
@@ -29,7 +29,8 @@ def _check_tensor(x: object, op: str) -> TensorView:
     return x
 
 
-def set(x: TensorView) -> TensorView:  # noqa: A001 - nvFuser's name
+def set(x: TensorView) -> TensorView:
+    """A copy of ``x``."""
     x = _check_tensor(x, "set")
     fusion = _fusion_of(x)
     out = fusion.new_tensor_like(x)
@@ -49,50 +50,62 @@ def _unary(op: str, x: TensorView) -> TensorView:
 
 
 def neg(x: TensorView) -> TensorView:
+    """``-x``."""
     return _unary("neg", x)
 
 
 def exp(x: TensorView) -> TensorView:
+    """``exp(x)``."""
     return _unary("exp", x)
 
 
-def abs(x: TensorView) -> TensorView:  # noqa: A001
+def abs(x: TensorView) -> TensorView:
+    """``|x|``."""
     return _unary("abs", x)
 
 
 def relu(x: TensorView) -> TensorView:
+    """``max(x, 0)``."""
     return _unary("relu", x)
 
 
 def sqrt(x: TensorView) -> TensorView:
+    """``sqrt(x)``."""
     return _unary("sqrt", x)
 
 
 def sin(x: TensorView) -> TensorView:
+    """``sin(x)``."""
     return _unary("sin", x)
 
 
 def cos(x: TensorView) -> TensorView:
+    """``cos(x)``."""
     return _unary("cos", x)
 
 
 def log(x: TensorView) -> TensorView:
+    """``log(x)``."""
     return _unary("log", x)
 
 
 def rsqrt(x: TensorView) -> TensorView:
+    """``1 / sqrt(x)``."""
     return _unary("rsqrt", x)
 
 
 def tanh(x: TensorView) -> TensorView:
+    """``tanh(x)``."""
     return _unary("tanh", x)
 
 
 def sigmoid(x: TensorView) -> TensorView:
+    """``1 / (1 + exp(-x))``."""
     return _unary("sigmoid", x)
 
 
 def cast(x: TensorView, dtype: DataType) -> TensorView:
+    """``x`` converted to ``dtype``."""
     x = _check_tensor(x, "cast")
     if not isinstance(dtype, DataType):
         raise ScheduleError(f"cast: {dtype!r} is not a DataType")
@@ -137,38 +150,65 @@ def _broadcast_root(fusion: Fusion, op: str, a: TensorView, b: TensorView) -> li
         else:
             src = x
             if not x.is_broadcast and not y.is_broadcast and x.extent != y.extent:
-                fusion.extent_constraints.append(
-                    (x.extent, y.extent, f"{op}: axis {k} of T{a.name} and T{b.name} must have equal extents"))
+                message = f"{op}: {_axis_source(a, k)} and {_axis_source(b, k)} must have equal extents"
+                fusion.extent_constraints.append((x.extent, y.extent, message))
         it = IterType.Broadcast if (x.is_broadcast and y.is_broadcast) else IterType.Iteration
         root.append(fusion.new_iter_domain(src.extent, it))
     return root
 
 
+def _axis_source(tv: TensorView, k: int) -> str:
+    """Name axis ``k`` of ``tv`` by the fusion input it comes from, when it comes from one.
+
+    An operand made by ``broadcast`` (or any op) is the user's input under another name: a
+    shape mismatch reads better as "axis 0 of input T1" than as an axis of an internal tensor.
+    """
+    i, cur = tv.shape_ids[k], tv
+    while not cur.is_input and cur.definition is not None:
+        step = next(((p, m[i]) for p in cur.definition.tensor_inputs()
+                     if i in (m := cur.definition.root_map(p))), None)
+        if step is None:
+            break
+        cur, i = step
+    if cur is tv:
+        return f"axis {k} of {'input ' if tv.is_input else ''}T{tv.name}"
+    if not cur.is_input or i not in cur.shape_ids:
+        return f"axis {k} of T{tv.name}"
+    return f"axis {cur.shape_ids.index(i)} of input T{cur.name} (axis {k} of T{tv.name})"
+
+
 def add(a: object, b: object) -> TensorView:
+    """``a + b`` (tensors of one rank, or a tensor and a scalar)."""
     return _binary("add", a, b)
 
 
 def sub(a: object, b: object) -> TensorView:
+    """``a - b``."""
     return _binary("sub", a, b)
 
 
 def mul(a: object, b: object) -> TensorView:
+    """``a * b``."""
     return _binary("mul", a, b)
 
 
 def div(a: object, b: object) -> TensorView:
+    """``a / b`` (a float result)."""
     return _binary("div", a, b)
 
 
 def maximum(a: object, b: object) -> TensorView:
+    """The larger of ``a`` and ``b``."""
     return _binary("maximum", a, b)
 
 
 def minimum(a: object, b: object) -> TensorView:
+    """The smaller of ``a`` and ``b``."""
     return _binary("minimum", a, b)
 
 
 def broadcast(x: TensorView, is_broadcast_dims: Sequence[bool]) -> TensorView:
+    """``x`` with a new extent-1 axis wherever ``is_broadcast_dims`` is True."""
     x = _check_tensor(x, "broadcast")
     fusion = _fusion_of(x)
     flags = tuple(bool(f) for f in is_broadcast_dims)
@@ -225,14 +265,17 @@ def _lowest(dtype: DataType) -> float | int:
 
 
 def builtins_set(xs: Sequence[int]) -> frozenset[int]:
+    """A frozenset of ``xs`` (``set`` is an op in this module)."""
     return frozenset(xs)
 
 
-def sum(x: TensorView, axes: int | Sequence[int]) -> TensorView:  # noqa: A001
+def sum(x: TensorView, axes: int | Sequence[int]) -> TensorView:
+    """The sum over ``axes`` (they stay as reduction axes)."""
     return _reduction("sum", x, axes)
 
 
-def max(x: TensorView, axes: int | Sequence[int]) -> TensorView:  # noqa: A001
+def max(x: TensorView, axes: int | Sequence[int]) -> TensorView:
+    """The maximum over ``axes``."""
     return _reduction("max", x, axes)
 
 

@@ -6,12 +6,14 @@ transaction, so a call that raises ``ScheduleError`` leaves the fusion exactly a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from . import replay
 from .circular_buffer import CircularBufferOptions, Pipelined, WarpSpecialized
 from .exprs import ASYNC_LOADS, BinaryOp, BroadcastOp, CastOp, Expr, LoadStoreOp, MmaOp, ReductionOp, UnaryOp, load_kind
 from .iter_domain import IterDomain, Merge, Split, Transform
+from .persistent import first_unmappable_loop_axis
 from .types import DataType, IterType, LoadStoreOpType, MemoryType, ParallelType, ScheduleError, SmemSwizzle
 
 if TYPE_CHECKING:
@@ -24,12 +26,13 @@ _REGISTER_RANGE = (24, 256)
 class Axis:
     """``tv.axis(i)``: one loop axis of a tensor, parallelized through its tensor."""
 
-    def __init__(self, tv: "TensorView", index: int) -> None:
+    def __init__(self, tv: TensorView, index: int) -> None:
         self.tv = tv
         self.index = index
         self.id = tv.loop[index]
 
-    def parallelize(self, parallel_type: ParallelType) -> "Axis":
+    def parallelize(self, parallel_type: ParallelType) -> Axis:
+        """Bind this axis to ``parallel_type`` (see ``TensorView.parallelize``)."""
         self.tv.parallelize(self.index, parallel_type)
         return self
 
@@ -44,7 +47,7 @@ class Axis:
 
 
 class TensorView:
-    def __init__(self, fusion: "Fusion", root: list[IterDomain], dtype: DataType,
+    def __init__(self, fusion: Fusion, root: list[IterDomain], dtype: DataType,
                  memory_type: MemoryType = MemoryType.Local) -> None:
         self.fusion = fusion
         self.name = fusion.new_tensor_name()
@@ -62,30 +65,38 @@ class TensorView:
     # ---- structure ------------------------------------------------------
     @property
     def ndim(self) -> int:
+        """The number of loop axes."""
         return len(self.loop)
 
-    def nDims(self) -> int:  # noqa: N802 - nvFuser spelling
+    def nDims(self) -> int:
+        """The number of loop axes (nvFuser's spelling)."""
         return len(self.loop)
 
     @property
     def is_input(self) -> bool:
+        """True for a fusion input."""
         return self in self.fusion.inputs
 
     @property
     def is_output(self) -> bool:
+        """True for a fusion output."""
         return self in self.fusion.outputs
 
     def uses(self) -> list[Expr]:
+        """The expressions that read this tensor."""
         return [e for e in self.fusion.exprs if self in e.inputs]
 
-    def consumers(self) -> list["TensorView"]:
+    def consumers(self) -> list[TensorView]:
+        """The tensors computed from this one."""
         return [e.output for e in self.uses()]
 
-    def producers(self) -> list["TensorView"]:
+    def producers(self) -> list[TensorView]:
+        """The tensors this one is computed from."""
         return [] if self.definition is None else self.definition.tensor_inputs()
 
     @property
     def max_producer_pos(self) -> int:
+        """The deepest compute-at position of a producer inlined into this tensor."""
         return max((p.compute_at_pos for p in self.producers()), default=0)
 
     @property
@@ -95,13 +106,16 @@ class TensorView:
 
     @property
     def has_reduction(self) -> bool:
+        """True when a logical axis is a reduction axis."""
         return any(i.is_reduction for i in self.logical)
 
     def axis(self, i: int) -> Axis:
+        """Loop axis ``i`` (negative counts from the end), to parallelize or inspect."""
         return Axis(self, self._norm_axis(i, "axis"))
 
     # ---- printing -------------------------------------------------------
     def label(self) -> str:
+        """The nvFuser-style name: ``T3_s_float``."""
         return f"T{self.name}_{self.memory_type.value}_{self.dtype.short_name}"
 
     def __str__(self) -> str:
@@ -116,6 +130,7 @@ class TensorView:
         return str(self)
 
     def transforms_string(self) -> str:
+        """Root, logical and loop domains with the splits and merges between them."""
         lines = [f"T{self.name}:"]
         lines.append(f" root domain : ({', '.join(i.label() for i in self.root)})")
         if self.logical != self.root:
@@ -130,6 +145,7 @@ class TensorView:
         return "\n".join(lines)
 
     def print_transforms(self) -> None:
+        """Print ``transforms_string()``."""
         print(self.transforms_string())
 
     # ---- validation helpers --------------------------------------------
@@ -148,7 +164,7 @@ class TensorView:
     def _axis_desc(self, i: int) -> str:
         return f"axis {i} ({self.loop[i].label()})"
 
-    def _check_fusion(self, other: "TensorView", what: str) -> None:
+    def _check_fusion(self, other: TensorView, what: str) -> None:
         if not isinstance(other, TensorView):
             raise self._err(f"{what}: expected a TensorView, got {type(other).__name__}")
         if other.fusion is not self.fusion:
@@ -172,7 +188,8 @@ class TensorView:
                             f"schedule a cache of it (cache_after) instead")
 
     # ---- transforms -----------------------------------------------------
-    def split(self, axis: int, factor: int, inner_split: bool = True) -> "TensorView":
+    def split(self, axis: int, factor: int, inner_split: bool = True) -> TensorView:
+        """Split loop axis ``axis`` by ``factor``: ``[.., ceilDiv(n, f), f, ..]`` (inner) or ``[.., f, ceilDiv(n, f), ..]``."""
         a = self._norm_axis(axis, "split")
         if isinstance(factor, bool) or not isinstance(factor, int) or factor <= 0:
             raise self._err(f"split: factor {factor!r} for {self._axis_desc(a)} must be a positive integer")
@@ -186,13 +203,16 @@ class TensorView:
             self.transforms.append(s)
         return self
 
-    def inner_split(self, axis: int, factor: int) -> "TensorView":
+    def inner_split(self, axis: int, factor: int) -> TensorView:
+        """``split(axis, factor)``: the inner axis has extent ``factor``."""
         return self.split(axis, factor, inner_split=True)
 
-    def outer_split(self, axis: int, factor: int) -> "TensorView":
+    def outer_split(self, axis: int, factor: int) -> TensorView:
+        """``split(axis, factor, inner_split=False)``: the outer axis has extent ``factor``."""
         return self.split(axis, factor, inner_split=False)
 
-    def merge(self, axis_o: int, axis_i: int | None = None) -> "TensorView":
+    def merge(self, axis_o: int, axis_i: int | None = None) -> TensorView:
+        """Merge loop axes ``axis_o`` and ``axis_i`` (default ``axis_o + 1``) into one."""
         a = self._norm_axis(axis_o, "merge")
         if axis_i is None and a == len(self.loop) - 1:
             raise self._err(f"merge: {self._axis_desc(a)} is the last loop axis; there is no axis {a + 1} "
@@ -217,7 +237,8 @@ class TensorView:
             self.transforms.append(m)
         return self
 
-    def reorder(self, old2new: dict[int, int]) -> "TensorView":
+    def reorder(self, old2new: dict[int, int]) -> TensorView:
+        """Move loop axes: ``{old: new}``; the other axes keep their relative order."""
         n = len(self.loop)
         if not isinstance(old2new, dict):
             raise self._err(f"reorder: expected a dict {{old: new}}, got {type(old2new).__name__}")
@@ -241,7 +262,8 @@ class TensorView:
         return self
 
     # ---- parallelization ------------------------------------------------
-    def parallelize(self, axis: int, parallel_type: ParallelType) -> "TensorView":
+    def parallelize(self, axis: int, parallel_type: ParallelType) -> TensorView:
+        """Bind loop axis ``axis`` to a block, thread, Bulk, Vectorize, Unroll or Mma index."""
         a = self._norm_axis(axis, "parallelize")
         if not isinstance(parallel_type, ParallelType):
             raise self._err(f"parallelize: {parallel_type!r} is not a ParallelType")
@@ -292,7 +314,7 @@ class TensorView:
     def _check_shared_loop_bindings(self, a: int, pt: ParallelType) -> None:
         """An axis that shares its loop with a producer's or consumer's axis (compute_at) takes one binding."""
         mine = self.loop[a]
-        sharers: list[tuple["TensorView", IterDomain]] = []
+        sharers: list[tuple[TensorView, IterDomain]] = []
         if a < self.compute_at_pos:
             for c in self.consumers():
                 cid = replay.loop_map(self, c).get(mine)
@@ -307,8 +329,9 @@ class TensorView:
                                 f"T{other.name} (compute_at), which is bound to {oid.parallel_type.name}; "
                                 f"binding it to {pt.name} conflicts")
 
-    def parallelize_like(self, reference: "TensorView",
-                         types: Iterable[ParallelType] | None = None) -> "TensorView":
+    def parallelize_like(self, reference: TensorView,
+                         types: Iterable[ParallelType] | None = None) -> TensorView:
+        """Copy ``reference``'s bindings onto the axes of this tensor that map to its axes."""
         self._check_fusion(reference, "parallelize_like")
         allowed = set(types) if types is not None else {
             ParallelType.BIDx, ParallelType.BIDy, ParallelType.BIDz,
@@ -322,7 +345,8 @@ class TensorView:
                 self.parallelize(self.loop.index(mine), ref_id.parallel_type)
         return self
 
-    def transform_like(self, reference: "TensorView") -> "TensorView":
+    def transform_like(self, reference: TensorView) -> TensorView:
+        """Replay ``reference``'s splits, merges and order onto this tensor."""
         self._check_fusion(reference, "transform_like")
         if reference is self:
             return self
@@ -346,7 +370,8 @@ class TensorView:
         return self
 
     # ---- inlining -------------------------------------------------------
-    def compute_at(self, consumer: "TensorView", pos: int) -> "TensorView":
+    def compute_at(self, consumer: TensorView, pos: int) -> TensorView:
+        """Compute this tensor inside the first ``pos`` loops of ``consumer`` (replaying its transforms)."""
         self._check_fusion(consumer, "compute_at")
         self._check_not_input("compute_at")
         if isinstance(pos, bool) or not isinstance(pos, int):
@@ -374,7 +399,7 @@ class TensorView:
                 tv._check_off_path_consumers(path | {consumer}, consumer, p)
         return self
 
-    def _check_off_path_consumers(self, on_path: set["TensorView"], consumer: "TensorView", pos: int) -> None:
+    def _check_off_path_consumers(self, on_path: set[TensorView], consumer: TensorView, pos: int) -> None:
         """A tensor computed at ``pos`` shares those loops with every consumer, not only the one on the path."""
         for c in self.consumers():
             if c in on_path:
@@ -388,7 +413,7 @@ class TensorView:
                                     f"must share those loops with all its consumers (schedule T{c.name} like "
                                     f"T{consumer.name} first, or compute at position <= {k})")
 
-    def _replay_as_consumer(self, consumer: "TensorView", pos: int) -> None:
+    def _replay_as_consumer(self, consumer: TensorView, pos: int) -> None:
         """Replay consumer's first ``pos`` loop axes onto self and inline self at ``pos``."""
         p2c = replay.producer_to_consumer_root(self, consumer)
         c2p = {c: p for p, c in p2c.items()}
@@ -454,7 +479,8 @@ class TensorView:
                                 f"bound to {pt.name}")
             seen[pt] = k
 
-    def inline_at(self, pos: int) -> "TensorView":
+    def inline_at(self, pos: int) -> TensorView:
+        """Share this tensor's first ``pos`` loops with its consumers (their transforms must already match)."""
         self._check_not_input("inline_at")
         if isinstance(pos, bool) or not isinstance(pos, int):
             raise self._err(f"inline_at: position {pos!r} is not an integer")
@@ -503,8 +529,10 @@ class TensorView:
         if not consumers:
             return 0
         maps = [(c, replay.loop_map(self, c)) for c in consumers]
+        persistent = first_unmappable_loop_axis(self)
+        stop = len(self.loop) if persistent is None else persistent[0]
         pos = 0
-        for k, i in enumerate(self.loop):
+        for k, i in enumerate(self.loop[:stop]):
             if i.is_reduction or i.parallel_type in (ParallelType.Bulk, ParallelType.Vectorize):
                 break
             ok = True
@@ -527,13 +555,17 @@ class TensorView:
             return f"axis {limit} ({i.label()}) is a reduction axis"
         if i.parallel_type in (ParallelType.Bulk, ParallelType.Vectorize):
             return f"axis {limit} ({i.label()}) is {i.parallel_type.name}-parallel"
+        persistent = first_unmappable_loop_axis(self)
+        if persistent is not None and persistent[0] == limit:
+            return (f"axis {limit} ({i.label()}) cannot share a loop with all consumers: {persistent[1].describe(self)}, "
+                    f"so T{self.name} is a persistent buffer")
         return f"axis {limit} ({i.label()}) does not map to its consumers' axis {limit}"
 
     # ---- caching and memory --------------------------------------------
     def cache_after(self, op_type: LoadStoreOpType = LoadStoreOpType.Set,
-                    swizzle: SmemSwizzle = SmemSwizzle.NONE) -> "TensorView":
-        """A copy of this tensor that its consumers read instead; ``swizzle`` lays out a TMA copy
-        (see ``set_swizzle``)."""
+                    swizzle: SmemSwizzle = SmemSwizzle.NONE) -> TensorView:
+        """Insert a copy of this tensor read by all its uses (a TMA or cp.async load, or a register cache);
+        ``swizzle`` lays out a TMA copy (see ``set_swizzle``)."""
         if not isinstance(op_type, LoadStoreOpType):
             raise self._err(f"cache_after: {op_type!r} is not a LoadStoreOpType")
         if op_type in (LoadStoreOpType.TMAStore, LoadStoreOpType.StMatrix):
@@ -562,7 +594,7 @@ class TensorView:
                 cache.set_swizzle(swizzle)
         return cache
 
-    def set_swizzle(self, swizzle: SmemSwizzle) -> "TensorView":
+    def set_swizzle(self, swizzle: SmemSwizzle) -> TensorView:
         """Have TMA write this shared tensor with a 32-, 64- or 128-byte swizzle (readers index through it).
 
         Rules: only a TMA load writes a swizzled layout; a box row (the Bulk axis of the innermost
@@ -600,7 +632,8 @@ class TensorView:
                                 f"(TMA lays each swizzled row out at the full span); split the innermost axis by "
                                 f"{self.swizzle.span // self.dtype.size}")
 
-    def cache_before(self, op_type: LoadStoreOpType = LoadStoreOpType.Set) -> "TensorView":
+    def cache_before(self, op_type: LoadStoreOpType = LoadStoreOpType.Set) -> TensorView:
+        """Compute this output into a new tensor, then copy it here (a store stage)."""
         self._check_not_input("cache_before")
         if not isinstance(op_type, LoadStoreOpType):
             raise self._err(f"cache_before: {op_type!r} is not a LoadStoreOpType")
@@ -641,7 +674,8 @@ class TensorView:
                 self.fusion.register_tensor(cache)
         return cache
 
-    def set_memory_type(self, memory_type: MemoryType) -> "TensorView":
+    def set_memory_type(self, memory_type: MemoryType) -> TensorView:
+        """Keep this tensor in Local (registers), Shared or Global memory."""
         if not isinstance(memory_type, MemoryType):
             raise self._err(f"set_memory_type: {memory_type!r} is not a MemoryType")
         if (self.is_input or self.is_output) and memory_type is not MemoryType.Global:
@@ -661,7 +695,8 @@ class TensorView:
 
     # ---- circular buffering ---------------------------------------------
     def circular_buffer(self, stages: int, prefetch: int = -1,
-                        type: Pipelined | WarpSpecialized | None = None) -> "TensorView":  # noqa: A002
+                        type: Pipelined | WarpSpecialized | None = None) -> TensorView:
+        """Load this tensor ``stages`` iterations deep, ``prefetch`` ahead (``Pipelined`` or ``WarpSpecialized``)."""
         cb_type = Pipelined() if type is None else type
         d = self.definition
         if not isinstance(d, LoadStoreOp) or not d.tensor_inputs():
@@ -684,10 +719,12 @@ class TensorView:
 
     @property
     def is_circular_buffered(self) -> bool:
+        """True once ``circular_buffer`` was called."""
         return self.circular_buffer_options is not None
 
     # ---- rfactor --------------------------------------------------------
-    def rfactor(self, axes: int | Iterable[int]) -> "TensorView":
+    def rfactor(self, axes: int | Iterable[int]) -> TensorView:
+        """Split this reduction: a partial tensor reduces ``axes``, this one reduces the rest of it."""
         from .rfactor import rfactor
 
         return rfactor(self, axes)

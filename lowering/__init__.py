@@ -1,11 +1,22 @@
 """Lowering: fusion -> kernel IR through the pass pipeline in ``lowering/pipeline.py``."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from .errors import LoweringError
+
+if TYPE_CHECKING:
+    from fusion_ir import Fusion
+
+    from .kernel_ir import Kernel
+    from .pipeline import LoweredKernel
 
 __all__ = ["LoweringError", "lower"]
 
 
-def lower(fusion, trace: bool = False):  # noqa: ANN001, ANN201 - re-exported below
+def lower(fusion: Fusion, trace: bool = False) -> Kernel | LoweredKernel:
+    """Lower a scheduled fusion to a kernel (``trace=True``: also the kernel after every pass)."""
     from .pipeline import lower as _lower
 
     return _lower(fusion, trace=trace)

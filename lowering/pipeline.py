@@ -20,8 +20,10 @@ from fusion_ir.scalar import Val
 from .analysis import Analyses, buffers, circular_buffer, id_model, mbarriers, roles, smem, tma
 from .errors import LoweringError
 from .kernel_ir import Kernel
+from .limits import check_launch_limits
 from .passes import allocation, async_copies, indexing, launch, loop_nest, mbarrier, smem_reuse, syncs
 from .passes import circular_buffer as circular_buffer_pass
+from .persistent_buffers import check_persistent_buffers
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,7 @@ class Pass:
 Step = Analysis | Pass
 
 PIPELINE: list[Step] = [
+    Pass("persistent_buffers", lambda k, a: _checked(k, check_persistent_buffers(a.fusion))),  # register sizes
     Analysis("id_graph", lambda k, a: id_model.build(a.fusion)),           # loop groups, parallel types, launch
     Analysis("roles", lambda k, a: roles.sub_dags(a.fusion)),              # load and compute sub-DAGs
     Pass("loop_nest", loop_nest.run),                                      # loops from compute-at positions
@@ -55,6 +58,7 @@ PIPELINE: list[Step] = [
     Pass("syncs", syncs.run),                                              # RAW/WAR barriers
     Pass("indexing", indexing.run),                                        # explicit indices and predicates
     Pass("launch", launch.run),                                            # launch dimensions, runtime checks
+    Pass("limits", lambda k, a: _checked(k, check_launch_limits(k))),      # threads and shared memory fit sm_90
 ]
 
 PASS_NAMES = [step.name for step in PIPELINE]
@@ -107,6 +111,11 @@ def lower(fusion: Fusion, trace: bool = False) -> Kernel | LoweredKernel:
             records.append(PassRecord(step.name, kernel, time.perf_counter() - start, isinstance(step, Analysis)))
     if trace:
         return LoweredKernel(kernel, records, analyses)
+    return kernel
+
+
+def _checked(kernel: Kernel, _: None) -> Kernel:
+    """A validation step: it raises or leaves the kernel as it is."""
     return kernel
 
 

@@ -1,7 +1,7 @@
 """Uniform view of the arrays ``execute`` accepts: numpy, torch, cupy, ``__cuda_array_interface__``, DLPack.
 
-Device arrays are used in place through their pointers (no host copies); numpy arrays are
-made C-contiguous here and copied to the device by the executor.
+Device arrays are used in place through their pointers (never copied); numpy arrays are
+made C-contiguous here (``host_layout``) and copied to the device by the executor.
 """
 
 from __future__ import annotations
@@ -57,9 +57,16 @@ def as_array_arg(x: Any, what: str) -> ArrayArg:
                      f"array exposing __cuda_array_interface__ or DLPack (torch, cupy)")
 
 
+def host_layout(a: np.ndarray) -> np.ndarray:
+    """The layout rule for host (numpy) arguments of ``simulate`` and ``execute``: any strides are
+    accepted, and an array that is not C-contiguous is copied to one first (one pass over the
+    array on the host; ``execute`` copies host arrays to the device anyway). Device arrays are
+    never copied: their strides must suit the kernel (see docs/pipelines.md, "Input layouts")."""
+    return a if a.flags.c_contiguous else np.ascontiguousarray(a)
+
+
 def _numpy_arg(a: np.ndarray) -> ArrayArg:
-    if not a.flags.c_contiguous:
-        a = np.ascontiguousarray(a)
+    a = host_layout(a)
     return ArrayArg("numpy", a, tuple(a.shape), _element_strides(a.strides, a.itemsize, "numpy array"),
                     a.dtype.name, a.itemsize)
 

@@ -40,6 +40,9 @@ def resources_view(kernel: k.Kernel, source: str) -> View:
         raise ToolMissing("nvcc is not on PATH: --show resources compiles the kernel with nvcc -Xptxas -v "
                           "(CUDA toolkit 12.3 or newer, for sm_90a)")
     res = compile_check(source)
+    # ptxas prints no constant-bank line for some kernels; 0 would claim a size it never reported.
+    constant_reported = "cmem[0]" in res.log
+    constant = f"{res.constant_bytes} B" if constant_reported else "not reported"
     dynamic = kernel.smem_bytes
     dynamic_const = dynamic.const_value()
     static = res.static_smem_bytes
@@ -56,7 +59,7 @@ def resources_view(kernel: k.Kernel, source: str) -> View:
         ("spill stores", f"{res.spill_store_bytes} B", "to local memory"),
         ("spill loads", f"{res.spill_load_bytes} B", "from local memory"),
         ("barriers", f"{res.barriers}", "named barriers"),
-        ("constant bank 0", f"{res.constant_bytes} B", "parameters (tensor maps included)"),
+        ("constant bank 0", constant, "parameters (tensor maps included)"),
     ]
     table = Table("resource", "value", "", title=f"ptxas: {res.kernel} (sm_90a)")
     for name, value, note in rows:
@@ -68,7 +71,8 @@ def resources_view(kernel: k.Kernel, source: str) -> View:
     data = {"kernel": res.kernel, "registers": res.registers, "static_smem_bytes": static,
             "dynamic_smem_bytes": str(dynamic), "total_smem_bytes": total, "stack_bytes": res.stack_bytes,
             "spill_store_bytes": res.spill_store_bytes, "spill_load_bytes": res.spill_load_bytes,
-            "spills": res.spills, "barriers": res.barriers, "constant_bytes": res.constant_bytes,
+            "spills": res.spills, "barriers": res.barriers,
+            "constant_bytes": res.constant_bytes if constant_reported else None,
             "nvcc_flags": [*NVCC_ARCH_FLAGS, "-Xptxas", "-v"], "log": res.log}
     return View("resources", "ptxas resources", [table, verdict, Text(f"nvcc {flags} -Xptxas -v", style="dim")],
                 data)

@@ -21,6 +21,7 @@ from fusion_ir.scalar import Val
 from fusion_ir.types import DataType
 from lowering import kernel_ir as k
 
+from .elected import elected_warps
 from .loops import STAGE_STYLE
 from .view import View
 
@@ -206,13 +207,14 @@ def pipeline_timeline(kernel: k.Kernel, names: dict[str, tuple[str, k.Stage]], t
     omitted = len(relevant) - len(kept)
     gap_at = next((n for n, (_, loc) in enumerate(kept) if loc is not None and loc.stage in _DRAIN), len(kept))
 
+    elected = elected_warps(kernel)   # the warp the CUDA elects, not the simulator's choice of task
     rows: list[Row] = []
     merged: dict[tuple, int] = {}
     waiting: dict[tuple, tuple[int, str]] = {}   # (task, barrier, index) -> (row, wait text)
     for n, (ev, loc) in enumerate(kept):
         kind = ev["kind"]
         where, stage = ("", None) if loc is None else (loc.where, loc.stage)
-        task = "async proxy" if loc is None else ev.get("task", "")
+        task = "async proxy" if loc is None else elected.get(kind.removesuffix(".done"), ev.get("task", ""))
         index = ev.get("index")
         if kind == "cp_async.issue":
             per_stage = elements.get(ev["dst"])

@@ -19,6 +19,7 @@ from fusion_ir.printer import expr_rhs
 
 from ..analysis import Analyses, IdModel
 from ..analysis.id_model import LoopGroup
+from ..emission_order import emission_order
 from ..errors import LoweringError
 from ..kernel_ir import ForLoop, Kernel, TensorOp
 
@@ -46,8 +47,10 @@ def is_reduction_like(tv: TensorView) -> bool:
 
 
 def _emission_order(ids: IdModel) -> list[TensorView]:
-    """Producers before consumers; a consumer's non-inlined producers before its inlined ones."""
-    order = {tv: k for k, tv in enumerate(ids.tensors)}
+    """Producers before consumers; a consumer's non-inlined producers before its inlined ones, and
+    among those inlined at one position, first the ones still waiting on a reduction
+    (``lowering.emission_order``)."""
+    order = {tv: k for k, tv in enumerate(emission_order(ids.tensors))}
     emitted: list[TensorView] = []
     seen: set[TensorView] = set()
 

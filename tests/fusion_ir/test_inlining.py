@@ -201,3 +201,40 @@ def test_inline_at_past_the_limit_names_the_reason():
     fusion, x, e, r, o = reduction_dag()
     with pytest.raises(ScheduleError, match=r"T2: inline_at: position 2 .*axis 1 \(rS5\{i1\}\) is a reduction axis"):
         r.inline_at(2)
+
+
+# ---- persistent buffers (fusion_ir/persistent.py) -------------------------
+def softmax_dag():
+    """out = e / broadcast(sum(e)), e = exp(x - broadcast(max(x))); every tensor split by 128."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=2)
+        e = ops.exp(ops.sub(x, ops.broadcast(ops.max(x, [1]), [False, True])))
+        s = ops.sum(e, [1])
+        out = ops.div(e, ops.broadcast(s, [False, True]))
+        fusion.add_output(out)
+    for tv in fusion.used_tensors():
+        if not tv.is_input:
+            tv.split(1, 128)
+            tv.axis(0).parallelize(BIDx)
+            tv.axis(2).parallelize(TIDx)
+    return fusion, x, e, s, out
+
+
+def test_inline_most_stops_a_persistent_buffer_before_its_reduced_axis():
+    from fusion_ir.persistent import unmappable_axes
+
+    fusion, _, e, s, out = softmax_dag()
+    (why,) = unmappable_axes(e).values()
+    assert why.reduction is s and why.reader is out
+    fusion_ir.inline_most(fusion)
+    assert e.compute_at_pos == 1
+    assert all(tv.compute_at_pos == tv.max_inline_position() for tv in fusion.used_tensors()
+               if not tv.is_input and tv.consumers())
+
+
+def test_inline_at_past_a_persistent_axis_names_the_reduction_and_the_reader():
+    _, _, e, s, out = softmax_dag()
+    with pytest.raises(ScheduleError, match=rf"past the largest legal position 1 .*T{s.name} reduces .* before "
+                                            rf"T{out.name} reads it again.*persistent buffer"):
+        e.inline_at(3)

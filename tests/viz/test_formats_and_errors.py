@@ -89,7 +89,7 @@ def test_usage_errors_are_a_red_panel_and_exit_code_2(viz, argv: list[str], mess
     ("def build():\n    return 3\n", "loops", "build() returned int, not a Fusion"),
     (GOOD.replace("y.split(0, 64)", "y.split(3, 64)"), "fusion", "ScheduleError: T1"),
     (GOOD.replace("fusion.add_output(y)", "pass"), "loops", "the fusion has no outputs"),
-    ("raise RuntimeError('broken module')\n", "fusion", "RuntimeError: broken module"),
+    ("raise RuntimeError('broken module')\ndef build():\n    pass\n", "fusion", "RuntimeError: broken module"),
 ])
 def test_target_schedule_and_lowering_errors(viz, tmp_path: Path, source: str, show: str, message: str) -> None:
     r = viz(write(tmp_path, "target.py", source), "--show", show)
