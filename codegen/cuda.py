@@ -50,6 +50,7 @@ from lowering.kernel_ir import (
     MBarrierWaitParity,
     Mma,
     Node,
+    NodeVisitor,
     Return,
     SetMaxNReg,
     TmaLoad,
@@ -74,7 +75,7 @@ _THREAD_DIMS = {ParallelType.TIDx: "x", ParallelType.TIDy: "y", ParallelType.TID
 
 def to_cuda(kernel: Kernel) -> str:
     """The CUDA C++ source of ``kernel``: helpers, then one ``extern "C" __global__`` function."""
-    return _KernelPrinter(kernel).source()
+    return KernelPrinter(kernel).source()
 
 
 @dataclass
@@ -83,7 +84,12 @@ class _Scope:
     loop_index: str | None = None
 
 
-class _KernelPrinter:
+class KernelPrinter(NodeVisitor):
+    """Prints one kernel; a ``visit_<Node>`` method per kernel IR statement emits its lines."""
+
+    backend = "codegen"
+    missing_error = CodegenError
+
     def __init__(self, kernel: Kernel) -> None:
         self.kernel = kernel
         self.helpers: set[str] = {"types", "tensor"}
@@ -250,12 +256,9 @@ class _KernelPrinter:
 
     # ------------------------------------------------------------ statements
     def _stmt(self, node: Node) -> None:
-        handler = getattr(self, f"_print_{type(node).__name__}", None)
-        if handler is None:
-            raise CodegenError(f"codegen: no CUDA for kernel IR node {type(node).__name__}")
-        handler(node)
+        self.visit(node)
 
-    def _print_Allocate(self, node: Allocate) -> None:
+    def visit_Allocate(self, node: Allocate) -> None:
         buf = node.buffer
         if not _IDENTIFIER.match(buf.name):
             raise CodegenError(f"codegen: buffer name {buf.name!r} is not a valid C identifier")
@@ -286,7 +289,7 @@ class _KernelPrinter:
             raise CodegenError(f"codegen: cannot allocate {buf.name} in global memory inside a kernel")
         scope.buffers[buf.name] = buf
 
-    def _print_Assign(self, node: Assign) -> None:
+    def visit_Assign(self, node: Assign) -> None:
         lhs = self._access(node.buffer, self._idx(node.index, node), node)
         if node.vector > 1:
             self._vector_assign(node, lhs)
@@ -314,7 +317,7 @@ class _KernelPrinter:
         rhs = self._access(src.buffer, self._idx(src.index, node), node)
         self._emit(f"*reinterpret_cast<{vtype}*>(&{lhs}) = *reinterpret_cast<const {vtype}*>(&{rhs});")
 
-    def _print_BlockReduce(self, node: BlockReduce) -> None:
+    def visit_BlockReduce(self, node: BlockReduce) -> None:
         op = _BLOCK_REDUCE_OPS.get(node.op)
         if op is None:
             raise CodegenError(f"codegen: BlockReduce op {node.op!r} is not supported (add, max)")
@@ -341,7 +344,7 @@ class _KernelPrinter:
         value = self._value(node.value, node, dtype)
         self._emit(f"{lhs} = blockAllReduce<{flags}>({value}, {workspace}, {op}());")
 
-    def _print_ForLoop(self, node: ForLoop) -> None:
+    def visit_ForLoop(self, node: ForLoop) -> None:
         if not node.index.is_symbol:
             raise CodegenError(f"codegen: loop index {node.index} is not a symbol")
         name = str(node.index.name)
@@ -363,7 +366,7 @@ class _KernelPrinter:
         step = f"++{name}" if step_value == 1 else f"{name} += {self._idx(node.step, node)}"
         self._block(f"for (int64_t {name} = {start}; {name} < {stop}; {step})", node.body, _Scope(loop_index=name))
 
-    def _print_IfThenElse(self, node: IfThenElse) -> None:
+    def visit_IfThenElse(self, node: IfThenElse) -> None:
         cond = self._cond(node.cond, node)
         self.conditions.append((node.cond, True))
         self._block(f"if ({cond})", node.then_body)
@@ -375,7 +378,7 @@ class _KernelPrinter:
             self.conditions.pop()
             self._emit("}")
 
-    def _print_ElectSync(self, node: ElectSync) -> None:
+    def visit_ElectSync(self, node: ElectSync) -> None:
         self.helpers.add("elect")
         warp = self._elect_warp_predicate()
         elect = f"Hopper::electSync({self._elect_member_mask()})"
@@ -438,24 +441,24 @@ class _KernelPrinter:
             return index_expr(linear.lt(32))
         return index_expr((linear // 32).eq(warp_of_first))
 
-    def _print_BlockSync(self, node: BlockSync) -> None:
+    def visit_BlockSync(self, node: BlockSync) -> None:
         self._emit("__syncthreads();" + (f"  // {node.reason}" if node.reason else ""))
 
-    def _print_Comment(self, node: Comment) -> None:
+    def visit_Comment(self, node: Comment) -> None:
         for line in node.text.splitlines() or [""]:
             self._emit(f"// {line}".rstrip())
 
-    def _print_MBarrierInit(self, node: MBarrierInit) -> None:
+    def visit_MBarrierInit(self, node: MBarrierInit) -> None:
         mbar = self._mbarrier(node.mbar, node.index, node)
         self._emit(f"mbarrier::init({mbar}, {self._idx(node.count, node)});")
 
-    def _print_MBarrierInval(self, node: MBarrierInval) -> None:
+    def visit_MBarrierInval(self, node: MBarrierInval) -> None:
         self._emit(f"mbarrier::inval({self._mbarrier(node.mbar, node.index, node)});")
 
-    def _print_MBarrierArrive(self, node: MBarrierArrive) -> None:
+    def visit_MBarrierArrive(self, node: MBarrierArrive) -> None:
         self._emit(f"mbarrier::arrive({self._mbarrier(node.mbar, node.index, node)});")
 
-    def _print_MBarrierArriveExpectTx(self, node: MBarrierArriveExpectTx) -> None:
+    def visit_MBarrierArriveExpectTx(self, node: MBarrierArriveExpectTx) -> None:
         call = f"mbarrier::arriveExpectTx({self._mbarrier(node.mbar, node.index, node)}, " \
                f"{self._idx(node.tx_bytes, node)})"
         if node.token is None:
@@ -466,12 +469,12 @@ class _KernelPrinter:
         self._require_token(node.token, node)
         self._emit(f"{self._access(node.token, self._idx(node.token_index, node), node)} = {call};")
 
-    def _print_MBarrierWait(self, node: MBarrierWait) -> None:
+    def visit_MBarrierWait(self, node: MBarrierWait) -> None:
         self._require_token(node.token, node)
         token = self._access(node.token, self._idx(node.token_index, node), node)
         self._emit(f"mbarrier::wait({self._mbarrier(node.mbar, node.index, node)}, {token});")
 
-    def _print_MBarrierWaitParity(self, node: MBarrierWaitParity) -> None:
+    def visit_MBarrierWaitParity(self, node: MBarrierWaitParity) -> None:
         mbar = self._mbarrier(node.mbar, node.index, node)
         self._emit(f"mbarrier::waitParity({mbar}, {self._idx(node.parity, node)});")
 
@@ -498,18 +501,18 @@ class _KernelPrinter:
         # Kernel IR lists coordinates outermost first; PTX wants innermost first.
         return ", ".join(self._idx(c, node) for c in reversed(node.coords))
 
-    def _print_TmaLoad(self, node: TmaLoad) -> None:
+    def visit_TmaLoad(self, node: TmaLoad) -> None:
         tmap = self._tensor_map(node, node.dst)
         dst = self._smem_address(node.dst, node.dst_index, node, "destination")
         mbar = self._mbarrier(node.mbar, node.mbar_index, node)
         self._emit(f"Hopper::cpAsyncBulkTensorTileG2S({dst}, {tmap}, {mbar}, {self._coords(node)});")
 
-    def _print_TmaStore(self, node: TmaStore) -> None:
+    def visit_TmaStore(self, node: TmaStore) -> None:
         tmap = self._tensor_map(node, node.src)
         src = self._smem_address(node.src, node.src_index, node, "source")
         self._emit(f"Hopper::cpAsyncBulkTensorTileS2G({tmap}, {src}, {self._coords(node)});")
 
-    def _print_CpAsync(self, node: CpAsync) -> None:
+    def visit_CpAsync(self, node: CpAsync) -> None:
         nbytes = node.vector * node.dst.dtype.size
         if nbytes not in (4, 8, 16):
             raise CodegenError(f"codegen: {_describe(node)} copies {nbytes} bytes; cp.async copies 4, 8 or 16")
@@ -521,7 +524,7 @@ class _KernelPrinter:
         pred = "true" if node.pred is None else self._cond(node.pred, node)
         self._emit(f"cpAsync<{nbytes}>({dst}, &{src}, {pred});")
 
-    def _print_AsyncCommit(self, node: AsyncCommit) -> None:
+    def visit_AsyncCommit(self, node: AsyncCommit) -> None:
         if node.kind == "cp.async":
             self.helpers.add("cp_async")
             self._emit("cpAsyncCommitGroup();")
@@ -531,7 +534,7 @@ class _KernelPrinter:
         else:
             raise CodegenError(f"codegen: unknown async group kind {node.kind!r} (cp.async, bulk)")
 
-    def _print_AsyncWait(self, node: AsyncWait) -> None:
+    def visit_AsyncWait(self, node: AsyncWait) -> None:
         if node.pending < 0:
             raise CodegenError(f"codegen: {_describe(node)} waits for a negative number of groups")
         if node.kind == "cp.async":
@@ -543,26 +546,26 @@ class _KernelPrinter:
         else:
             raise CodegenError(f"codegen: unknown async group kind {node.kind!r} (cp.async, bulk)")
 
-    def _print_FenceAsyncProxy(self, node: FenceAsyncProxy) -> None:
+    def visit_FenceAsyncProxy(self, node: FenceAsyncProxy) -> None:
         self.helpers.add("fence")
         self._emit("fenceAsyncProxy();")
 
-    def _print_SetMaxNReg(self, node: SetMaxNReg) -> None:
+    def visit_SetMaxNReg(self, node: SetMaxNReg) -> None:
         if not 24 <= node.count <= 256 or node.count % 8 != 0:
             raise CodegenError(f"codegen: setmaxnreg count {node.count} must be a multiple of 8 in [24, 256]")
         self.helpers.add("setmaxnreg")
         self.uses_setmaxnreg = True
         self._emit(f"{'increaseRegisters' if node.increase else 'decreaseRegisters'}<{node.count}>();")
 
-    def _print_Return(self, node: Return) -> None:
+    def visit_Return(self, node: Return) -> None:
         self._emit("return;")
 
-    def _print_Continue(self, node: Continue) -> None:
+    def visit_Continue(self, node: Continue) -> None:
         if all(s.loop_index is None for s in self.scopes):
             raise CodegenError("codegen: Continue outside of a loop")
         self._emit("continue;")
 
-    def _print_Mma(self, node: Mma) -> None:
+    def visit_Mma(self, node: Mma) -> None:
         raise NotImplementedError(
             f"codegen: Mma {node.shape} into {node.acc.name} is not generated yet; codegen/wgmma.cuh has the "
             f"m64nNk16 wrappers a future wgmma lowering will call")

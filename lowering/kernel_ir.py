@@ -15,8 +15,9 @@ Passes rebuild nodes (``dataclasses.replace``) rather than mutate them.
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Union
+from typing import Any, Union, get_args
 
 from fusion_ir.scalar import Val
 from fusion_ir.types import DataType, MemoryType, ParallelType, SmemSwizzle
@@ -93,25 +94,25 @@ class Const:
 @dataclass(frozen=True)
 class UnaryValue:
     op: str  # neg exp abs relu sqrt sin cos log rsqrt tanh sigmoid
-    x: "Value"
+    x: Value
     dtype: DataType
 
 
 @dataclass(frozen=True)
 class BinaryValue:
     op: str  # add sub mul div maximum minimum
-    a: "Value"
-    b: "Value"
+    a: Value
+    b: Value
     dtype: DataType
 
 
 @dataclass(frozen=True)
 class CastValue:
-    x: "Value"
+    x: Value
     dtype: DataType
 
 
-Value = Union[Load, Const, UnaryValue, BinaryValue, CastValue]
+Value = Union[Load, Const, UnaryValue, BinaryValue, CastValue]  # noqa: UP007 (get_args reads it)
 
 
 # ---------------------------------------------------------------- statements
@@ -157,19 +158,19 @@ class ForLoop:
     index: Val            # a symbol
     start: Val
     stop: Val
-    body: tuple["Node", ...]
+    body: tuple[Node, ...]
     label: str = ""       # the IterDomain it iterates, e.g. "iS3{ceilDiv(i1, 256)}"
     unroll: bool | int = False   # True: full unroll; int: #pragma unroll N
     vectorize: bool = False
     stage: Stage | None = None
-    step: Val = Val.const(1)     # a persistent loop steps by gridDim.x
+    step: Val = Val.const(1)  # noqa: RUF009 (Val is immutable); a persistent loop steps by gridDim.x
 
 
 @dataclass(frozen=True)
 class IfThenElse:
     cond: Val
-    then_body: tuple["Node", ...]
-    else_body: tuple["Node", ...] = ()
+    then_body: tuple[Node, ...]
+    else_body: tuple[Node, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -181,8 +182,8 @@ class ElectSync:
     Only threads of that warp take part; the others skip the body.
     """
 
-    body: tuple["Node", ...]
-    warp: Val = Val.const(0)
+    body: tuple[Node, ...]
+    warp: Val = Val.const(0)  # noqa: RUF009 (Val is immutable)
 
 
 @dataclass(frozen=True)
@@ -343,7 +344,7 @@ class Mma:
     shape: tuple[int, int, int]
 
 
-Node = Union[Allocate, Assign, BlockReduce, ForLoop, IfThenElse, ElectSync, BlockSync, NamedBarrier, Comment,
+Node = Union[Allocate, Assign, BlockReduce, ForLoop, IfThenElse, ElectSync, BlockSync, NamedBarrier, Comment,  # noqa: UP007
              MBarrierInit, MBarrierInval, MBarrierArrive, MBarrierArriveExpectTx, MBarrierWait,
              MBarrierWaitParity, TmaLoad, TmaStore, CpAsync, AsyncCommit, AsyncWait, FenceAsyncProxy,
              SetMaxNReg, Return, Continue, Mma]
@@ -488,3 +489,36 @@ def substitute(node: Any, mapping: dict[str, Val]) -> Any:
         return node
     changes = {f.name: substitute(getattr(node, f.name), mapping) for f in fields(node)}
     return replace(node, **changes)
+
+
+# ---------------------------------------------------------------- dispatch
+NODE_TYPES: tuple[type, ...] = get_args(Node)
+
+
+class NodeVisitor:
+    """Dispatch on the node type: ``visit(node, ...)`` calls ``self.visit_<ClassName>(node, ...)``.
+
+    Every back end (codegen, the kernel-IR printer, the simulator) derives from this, so a new
+    node type is one ``visit_`` method per back end; ``missing_handlers()`` lists the node
+    classes a back end does not handle yet. ``backend`` names the back end in errors and
+    ``missing_error`` is the exception type raised for a node it cannot handle.
+    """
+
+    backend: str = "this back end"
+    missing_error: type[Exception] = TypeError
+
+    def visit(self, node: Any, *args: Any, **kwargs: Any) -> Any:
+        return self.handler(type(node))(node, *args, **kwargs)
+
+    def handler(self, cls: type) -> Callable[..., Any]:
+        """The bound ``visit_`` method for nodes of class ``cls``; an error naming both if there is none."""
+        method = getattr(self, f"visit_{cls.__name__}", None)
+        if method is None:
+            raise self.missing_error(f"{self.backend}: no handler for kernel IR node {cls.__name__} "
+                                     f"(define visit_{cls.__name__} on {type(self).__name__})")
+        return method
+
+    @classmethod
+    def missing_handlers(cls, node_types: tuple[type, ...] = NODE_TYPES) -> list[str]:
+        """Names of the node classes in ``node_types`` without a ``visit_`` method."""
+        return [t.__name__ for t in node_types if not callable(getattr(cls, f"visit_{t.__name__}", None))]
