@@ -22,7 +22,7 @@ import keyword
 import re
 from dataclasses import dataclass, field, fields, is_dataclass
 
-from fusion_ir.scalar import Val, logical_not
+from fusion_ir.scalar import Val
 from fusion_ir.types import DataType, MemoryType, ParallelType
 from lowering.kernel_ir import (
     Allocate,
@@ -99,8 +99,6 @@ class KernelPrinter(NodeVisitor):
         self.lines: list[str] = []
         self.depth = 1
         self.scopes: list[_Scope] = [_Scope()]
-        # Enclosing if-conditions, each with the branch taken (True: then, False: else).
-        self.conditions: list[tuple[Val, bool]] = []
         self.params = {b.name: b for b in kernel.params}
         self.tensor_maps = {t.name: t for t in kernel.tensor_maps}
         self.param_symbols = self._param_symbols()
@@ -368,78 +366,70 @@ class KernelPrinter(NodeVisitor):
 
     def visit_IfThenElse(self, node: IfThenElse) -> None:
         cond = self._cond(node.cond, node)
-        self.conditions.append((node.cond, True))
         self._block(f"if ({cond})", node.then_body)
-        self.conditions.pop()
         if node.else_body:
             self.lines[-1] += " else {"
-            self.conditions.append((node.cond, False))
             self._nested(node.else_body)
-            self.conditions.pop()
             self._emit("}")
 
     def visit_ElectSync(self, node: ElectSync) -> None:
         self.helpers.add("elect")
-        warp = self._elect_warp_predicate()
-        elect = f"Hopper::electSync({self._elect_member_mask()})"
+        self._check_symbols(node.warp, node)
+        warp = self._elect_warp_predicate(node.warp)
+        elect = f"Hopper::electSync({self._elect_member_mask(node.warp)})"
         self._block(f"if ({warp} && {elect})" if warp else f"if ({elect})", node.body)
 
-    def _elect_member_mask(self) -> str:
-        """Every lane of the electing warp that exists, so elect.sync converges the whole warp first.
+    def _elect_warp_predicate(self, warp: Val) -> str:
+        """The condition selecting warp ``warp`` (linear thread index // 32) of the block.
 
-        (``__activemask()`` would name only the lanes that happen to be converged: a lane still
-        finishing the previous elected block would elect a second thread.) A warp past the end of a
-        block whose size is not a multiple of 32 has fewer lanes.
+        With a constant block whose x extent is a multiple of 32 it tests each thread index
+        (``threadIdx.x / 32 == 1 && threadIdx.y == 2``); otherwise it tests the linear index. It is
+        empty when the block is that one warp.
         """
-        lower = _thread_lower_bounds(self.conditions)
-        bx, by, _ = self.block
-        threads = _product(self.block)
-        if bx is not None and by is not None:
-            first = lower["x"] + lower["y"] * bx + lower["z"] * bx * by
-            if threads is not None:
-                lanes = threads - first // 32 * 32
-                return "0xffffffffu" if lanes >= 32 else f"{(1 << lanes) - 1:#x}u"
-        dx = Val.const(bx) if bx is not None else Val.symbol("blockDim.x")
-        dy = Val.const(by) if by is not None else Val.symbol("blockDim.y")
-        first_v = Val.const(lower["x"]) + Val.const(lower["y"]) * dx + Val.const(lower["z"]) * dx * dy
-        total = Val.symbol("blockDim.x") * Val.symbol("blockDim.y") * Val.symbol("blockDim.z")
-        return f"Hopper::laneMask({index_expr(total - first_v // 32 * 32)})"
-
-    def _elect_warp_predicate(self) -> str:
-        """Select the first warp of the threads that reach this point.
-
-        Enclosing conditions such as ``threadIdx.y == 2`` or ``threadIdx.y >= 2`` (a warp-specialized
-        branch) move the electing warp to the first warp of that branch (nvFuser's AsyncWarp rule);
-        otherwise it is warp 0 of the block.
-        """
-        lower = _thread_lower_bounds(self.conditions)
         bx, by, bz = self.block
         threads = _product(self.block)
-        if lower == {"x": 0, "y": 0, "z": 0}:
-            if threads is not None and threads <= 32:
-                return ""
-            if by == 1 and bz == 1:
-                return "threadIdx.x < 32"
-        if bx is not None and bx % 32 == 0 and by is not None and bz is not None:
-            warp = lower["x"] // 32
-            terms = ["threadIdx.x < 32" if warp == 0 else f"threadIdx.x / 32 == {warp}"]
+        w = warp.const_value()
+        if w is not None and threads is not None and not 0 <= w * 32 < threads:
+            raise CodegenError(f"codegen: ElectSync elects in warp {w}, but a block of {threads} threads has "
+                               f"warps 0..{(threads - 1) // 32}")
+        if w == 0 and threads is not None and threads <= 32:
+            return ""
+        if w is not None and by == 1 and bz == 1:
+            return "threadIdx.x < 32" if w == 0 else f"threadIdx.x / 32 == {w}"
+        if w is not None and bx is not None and bx % 32 == 0 and by is not None and bz is not None:
+            per_row = bx // 32
+            x_warp, y, z = w % per_row, w // per_row % by, w // (per_row * by)
+            terms = ["threadIdx.x < 32" if x_warp == 0 else f"threadIdx.x / 32 == {x_warp}"]
             if by != 1:
-                terms.append(f"threadIdx.y == {lower['y']}")
+                terms.append(f"threadIdx.y == {y}")
             if bz != 1:
-                terms.append(f"threadIdx.z == {lower['z']}")
+                terms.append(f"threadIdx.z == {z}")
             return " && ".join(terms)
-        dx, dy = (Val.const(bx) if bx is not None else Val.symbol("blockDim.x"),
-                  Val.const(by) if by is not None else Val.symbol("blockDim.y"))
+        dx = Val.const(bx) if bx is not None else Val.symbol("blockDim.x")
+        dy = Val.const(by) if by is not None else Val.symbol("blockDim.y")
         linear = Val.symbol("threadIdx.x")
         if by != 1:
             linear = linear + Val.symbol("threadIdx.y") * dx
         if bz != 1:
             linear = linear + Val.symbol("threadIdx.z") * dx * dy
-        first = lower["x"] + lower["y"] * dx + lower["z"] * dx * dy
-        warp_of_first = first // 32
-        if warp_of_first.const_value() == 0:
+        if w == 0:
             return index_expr(linear.lt(32))
-        return index_expr((linear // 32).eq(warp_of_first))
+        return index_expr((linear // 32).eq(warp))
+
+    def _elect_member_mask(self, warp: Val) -> str:
+        """Every lane of the electing warp that exists, so elect.sync converges the whole warp first.
+
+        (``__activemask()`` would name only the lanes that happen to be converged: a lane still
+        finishing the previous elected block would elect a second thread.) The last warp of a
+        block whose size is not a multiple of 32 has fewer lanes.
+        """
+        threads = _product(self.block)
+        w = warp.const_value()
+        if threads is not None and w is not None:
+            lanes = threads - w * 32
+            return "0xffffffffu" if lanes >= 32 else f"{(1 << lanes) - 1:#x}u"
+        total = Val.symbol("blockDim.x") * Val.symbol("blockDim.y") * Val.symbol("blockDim.z")
+        return f"Hopper::laneMask({index_expr(total - warp * 32)})"
 
     def visit_BlockSync(self, node: BlockSync) -> None:
         self._emit("__syncthreads();" + (f"  // {node.reason}" if node.reason else ""))
@@ -641,39 +631,3 @@ def _product(dims: tuple[int | None, ...]) -> int | None:
             return None
         out *= d
     return out
-
-
-_FLIP = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
-_NEGATE = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt", "eq": "ne", "ne": "eq"}
-
-
-def _thread_lower_bounds(conditions: list[tuple[Val, bool]]) -> dict[str, int]:
-    """Lower bounds on threadIdx.{x,y,z} implied by enclosing conditions (0 where none)."""
-    lower = {"x": 0, "y": 0, "z": 0}
-    atoms: list[Val] = []
-    todo = [cond if taken else logical_not(cond) for cond, taken in conditions]
-    while todo:
-        c = todo.pop()
-        if c.op == "and":
-            todo.extend(c.args)
-        elif c.op == "not" and c.args[0].op == "or":
-            todo.extend(logical_not(a) for a in c.args[0].args)
-        elif c.op == "not" and c.args[0].op in _NEGATE:
-            inner = c.args[0]
-            atoms.append(Val(_NEGATE[inner.op], inner.args))
-        else:
-            atoms.append(c)
-    for atom in atoms:
-        if atom.op not in _FLIP or len(atom.args) != 2:
-            continue
-        a, b = atom.args
-        op = atom.op
-        if a.is_const and b.is_symbol:
-            a, b, op = b, a, _FLIP[op]
-        if not (a.is_symbol and str(a.name).startswith("threadIdx.") and b.is_const):
-            continue
-        bound = {"eq": b.value, "ge": b.value, "gt": b.value + 1}.get(op)  # type: ignore[operator]
-        if bound is not None:
-            dim = str(a.name)[-1]
-            lower[dim] = max(lower[dim], int(bound))
-    return lower

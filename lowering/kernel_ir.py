@@ -514,8 +514,8 @@ class NodeVisitor:
         """The bound ``visit_`` method for nodes of class ``cls``; an error naming both if there is none."""
         method = getattr(self, f"visit_{cls.__name__}", None)
         if method is None:
-            raise self.missing_error(f"{self.backend}: no handler for kernel IR node {cls.__name__} "
-                                     f"(define visit_{cls.__name__} on {type(self).__name__})")
+            raise self.missing_error(f"{self.backend} cannot handle kernel IR node {cls.__name__}: "
+                                     f"{type(self).__name__} has no visit_{cls.__name__} method")
         return method
 
     @classmethod

@@ -338,15 +338,16 @@ def warp_specialized(stages: int = 3) -> Sample:
         k.Allocate(tile, c(0)), k.Allocate(mbar, c(box * 4 * stages)),
         k.ElectSync((loop("i5", 0, stages, [k.MBarrierInit(mbar, sym("i5"), c(1)),
                                            k.MBarrierInit(mbar, sym("i5") + stages, c(256))],
-                          stage=k.Stage.PrePrologue),)),
+                          stage=k.Stage.PrePrologue),), warp=c(0)),
         k.BlockSync("init"),
         if_(TY.eq(2), [
             k.SetMaxNReg(40, increase=False),
+            # the AsyncWarp's first warp: thread (0, 2) is linear thread 256, warp 8
             loop("i7", 0, n, [k.ElectSync((
                 k.MBarrierWaitParity(mbar, i % stages + stages, (i // stages + 1) % 2),
                 k.MBarrierArriveExpectTx(mbar, i % stages, c(box * 4)),
                 k.TmaLoad(tile, (i % stages) * box, tmap, (i * box,), mbar, i % stages),
-            ))], label="iS3{ceilDiv(i0, 256)}", stage=k.Stage.AsyncWarp),
+            ), warp=c(8))], label="iS3{ceilDiv(i0, 256)}", stage=k.Stage.AsyncWarp),
             k.Return(),
         ], [
             k.SetMaxNReg(232, increase=True),
