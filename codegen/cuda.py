@@ -49,6 +49,7 @@ from lowering.kernel_ir import (
     MBarrierWait,
     MBarrierWaitParity,
     Mma,
+    NamedBarrier,
     Node,
     NodeVisitor,
     Return,
@@ -70,6 +71,7 @@ _VECTOR_TYPES = {  # (is float32, bytes) -> C type of one vector access
     (True, 16): "float4", (True, 8): "float2", (True, 4): "float",
     (False, 16): "uint4", (False, 8): "uint2", (False, 4): "uint32_t", (False, 2): "uint16_t",
 }
+MAX_NAMED_BARRIER = 15   # bar.sync ids 1..15; 0 is __syncthreads
 _THREAD_DIMS = {ParallelType.TIDx: "x", ParallelType.TIDy: "y", ParallelType.TIDz: "z"}
 
 
@@ -433,6 +435,22 @@ class KernelPrinter(NodeVisitor):
 
     def visit_BlockSync(self, node: BlockSync) -> None:
         self._emit("__syncthreads();" + (f"  // {node.reason}" if node.reason else ""))
+
+    def visit_NamedBarrier(self, node: NamedBarrier) -> None:
+        if not 1 <= node.id <= MAX_NAMED_BARRIER:
+            raise CodegenError(f"codegen: NamedBarrier id {node.id} is out of range: named barrier ids are "
+                               f"1..{MAX_NAMED_BARRIER} (0 is __syncthreads)")
+        threads = node.threads.const_value()
+        block_threads = _product(self.block)
+        if threads is not None and (threads < 1 or threads % 32):
+            raise CodegenError(f"codegen: NamedBarrier {node.id} counts {threads} threads; bar.sync counts whole "
+                               f"warps, a positive multiple of 32")
+        if threads is not None and block_threads is not None and threads > block_threads:
+            raise CodegenError(f"codegen: NamedBarrier {node.id} counts {threads} threads, more than the block's "
+                               f"{block_threads}")
+        self.helpers.add("named_barrier")
+        count = self._idx(node.threads, node)
+        self._emit(f"namedBarrierSync({node.id}, {count});" + (f"  // {node.reason}" if node.reason else ""))
 
     def visit_Comment(self, node: Comment) -> None:
         for line in node.text.splitlines() or [""]:

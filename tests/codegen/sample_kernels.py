@@ -385,6 +385,50 @@ def cp_async_copy() -> Sample:
     return Sample(kern, lambda a: [a + np.float32(1)], lambda n, rng: [uniform((n,), rng)], (4, 1000, 4096))
 
 
+# ---------------------------------------------------------------- named barriers, grid-stride loops
+def named_barrier_groups(count: int = 128) -> Sample:
+    """Two warp groups of a 256-thread block, each synchronizing on its own named barrier.
+
+    Every thread stages its element of T0 in shared memory; group 0 (threads 0..127) then meets at
+    ``bar.sync 1, count`` and group 1 at ``bar.sync 2, count``, and each thread writes twice the
+    element mirrored inside its group. With ``count`` != 128 a barrier never completes.
+    """
+    t0, t2 = global_tensor("T0", (I0,)), global_tensor("T2", (I0,))
+    tile = shared("T1", 256)
+    gid = BX * 256 + TX
+    mirrored = TX // 128 * 128 + (c(127) - TX % 128)
+    body = [
+        k.Allocate(tile, c(0)),
+        if_(gid.lt(I0), [assign(tile, TX, load(t0, at(t0, gid)))], [assign(tile, TX, fconst(0.0))]),
+        if_(TX.lt(128), [k.NamedBarrier(1, c(count), "RAW: group 0 staged T1[0:128]")],
+            [k.NamedBarrier(2, c(count), "RAW: group 1 staged T1[128:256]")]),
+        if_(gid.lt(I0), [assign(t2, at(t2, gid), binary("mul", load(tile, mirrored), fconst(2.0)))]),
+    ]
+    kern = make_kernel("named_barrier_kernel", body, [t0], [t2], (ceil_div(I0, 256),), (256,), smem=1024)
+
+    def reference(a: np.ndarray) -> list[np.ndarray]:
+        n = a.shape[0]
+        padded = np.zeros(-(-n // 256) * 256, dtype=np.float32)
+        padded[:n] = a
+        return [(padded.reshape(-1, 2, 128)[:, :, ::-1] * np.float32(2)).reshape(-1)[:n]]
+
+    return Sample(kern, reference, lambda n, rng: [uniform((n,), rng)], (1, 300, 1024))
+
+
+def grid_stride(blocks: int = 4) -> Sample:
+    """T2 = T0 * 2 + 1 by a persistent grid-stride loop: block b handles the 128-element tiles
+    b, b + gridDim.x, b + 2 gridDim.x, ... (``for (i3 = blockIdx.x; i3 < ceilDiv(i0, 128); i3 += gridDim.x)``)."""
+    t0, t2 = global_tensor("T0", (I0,)), global_tensor("T2", (I0,))
+    i = sym("i3")
+    gid = i * 128 + TX
+    value = binary("add", binary("mul", load(t0, at(t0, gid)), fconst(2.0)), fconst(1.0))
+    body = [loop("i3", BX, ceil_div(I0, 128), [if_(gid.lt(I0), [assign(t2, at(t2, gid), value)])],
+                 label="iS3{ceilDiv(i0, 128)}", step=sym("gridDim.x"))]
+    kern = make_kernel("grid_stride_kernel", body, [t0], [t2], (blocks,), (128,))
+    return Sample(kern, lambda a: [a * np.float32(2) + np.float32(1)], lambda n, rng: [uniform((n,), rng)],
+                  (1, 300, 5000))
+
+
 def gpu_samples() -> dict[str, Sample]:
     """Every sample that runs on the GPU tier."""
     return {
@@ -402,6 +446,8 @@ def gpu_samples() -> dict[str, Sample]:
         "tma_store": tma_store(),
         "warp_specialized": warp_specialized(),
         "cp_async": cp_async_copy(),
+        "named_barrier": named_barrier_groups(),
+        "grid_stride": grid_stride(),
     }
 
 
