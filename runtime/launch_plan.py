@@ -14,7 +14,7 @@ from typing import Any
 
 from codegen import shared_memory_layout
 from fusion_ir.scalar import Val
-from fusion_ir.types import DataType
+from fusion_ir.types import DataType, SmemSwizzle
 from lowering.kernel_ir import Buffer, Kernel, TensorMapParam
 
 from .arrays import ArrayArg, contiguous_strides
@@ -38,6 +38,7 @@ class TensorMapSpec:
     global_strides_bytes: tuple[int, ...]  # dims 1..rank-1
     box: tuple[int, ...]
     element_strides: tuple[int, ...]
+    swizzle: SmemSwizzle = SmemSwizzle.NONE
 
 
 @dataclass(frozen=True)
@@ -226,6 +227,10 @@ def _tensor_map_spec(kernel: Kernel, tmap: TensorMapParam, shapes: list[tuple[in
     if tmap.box[0] * itemsize % 16 != 0:
         raise LaunchError(f"{where}: the innermost box extent {tmap.box[0]} x {itemsize} bytes is not a "
                           f"multiple of 16 bytes")
+    if tmap.swizzle.span and tmap.box[0] * itemsize > tmap.swizzle.span:
+        raise LaunchError(f"{where}: with swizzle {tmap.swizzle.name} a box row is at most {tmap.swizzle.span} bytes; "
+                          f"the innermost box extent {tmap.box[0]} x {itemsize} bytes is "
+                          f"{tmap.box[0] * itemsize}")
     element_strides = tmap.element_strides or (1,) * rank
     if len(element_strides) != rank or any(not 1 <= e <= 8 for e in element_strides):
         raise LaunchError(f"{where}: element strides {element_strides} must be {rank} values in [1, 8]")
@@ -243,7 +248,7 @@ def _tensor_map_spec(kernel: Kernel, tmap: TensorMapParam, shapes: list[tuple[in
     if arg is not None and arg.ptr is not None:
         check_tma_address(where, buf.name, arg.ptr)
     return TensorMapSpec(tmap.name, k, buf.dtype, tuple(reversed(shape)), byte_strides, tuple(tmap.box),
-                         tuple(element_strides))
+                         tuple(element_strides), tmap.swizzle)
 
 
 def check_tma_address(where: str, tensor: str, address: int) -> None:

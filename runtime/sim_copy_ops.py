@@ -14,6 +14,7 @@ import numpy as np
 from fusion_ir.scalar import Val
 from fusion_ir.types import MemoryType
 from lowering import kernel_ir as k
+from lowering.layout import swizzle_index
 
 from .errors import SimulationError
 from .sim_async import AsyncCopy
@@ -53,16 +54,33 @@ class CopyOps:
             raise SimulationError(f"{what} of {tensor.name}: box reaches element {int(pos.max())} of {glob.size}")
         return glob, pos, valid
 
-    def _shared_box(self, buf: k.Buffer, index: Val, width: int, ctx: Ctx, what: str) -> tuple[Storage, np.ndarray]:
+    def _shared_box(self, buf: k.Buffer, index: Val, tmap: k.TensorMapParam, width: int, ctx: Ctx,
+                    what: str) -> tuple[Storage, np.ndarray]:
+        """Flat positions [lanes, box elements] of a TMA box in shared memory, where the TMA unit puts them.
+
+        Box element ``e`` of a copy to ``buf[index]`` has the row-major position ``index + e`` from the
+        buffer start; a swizzled buffer holds it at ``swizzle_index(index + e, buf.swizzle, bytes)``.
+        """
         st = self._data_storage(buf, what)
         if st.memory is not MemoryType.Shared:
             raise SimulationError(f"{what}: {buf.name} is {st.memory.name} memory, TMA needs Shared")
+        if tmap.swizzle is not buf.swizzle:
+            raise SimulationError(f"{what}: tensor map {tmap.name} has swizzle {tmap.swizzle.name} but {buf.name} is "
+                                  f"laid out with swizzle {buf.swizzle.name}; they must agree")
+        if buf.swizzle.span and buf.align % buf.swizzle.alignment:
+            raise SimulationError(f"{what}: {buf.name} has swizzle {buf.swizzle.name} but is aligned to {buf.align} "
+                                  f"bytes; a {buf.swizzle.name}-swizzled buffer starts on a "
+                                  f"{buf.swizzle.alignment}-byte boundary")
         idx = self._per_lane(index, ctx)
         if np.any((idx * st.dtype.size) % 16):
             j = int(np.flatnonzero((idx * st.dtype.size) % 16)[0])
             raise SimulationError(f"{what}: shared address {buf.name}[{int(idx[j])}] is not 16-byte aligned")
-        pos = st.positions(self.grid, ctx.lanes, idx, what, width)
-        return st, np.broadcast_to(pos, ctx.lanes.shape)[:, None] + np.arange(width)[None, :]
+        st.positions(self.grid, ctx.lanes, idx, what, width)   # bounds of the row-major range
+        element = swizzle_index(idx[:, None] + np.arange(width)[None, :], buf.swizzle, st.dtype.size)
+        if element.size and element.max() >= st.size:
+            raise SimulationError(f"{what}: the {buf.swizzle.name}-swizzled box reaches {buf.name}[{int(element.max())}] "
+                                  f"(size {st.size})")
+        return st, self.grid.block_of[ctx.lanes][:, None] * st.size + element
 
     def visit_TmaLoad(self, node: k.TmaLoad, ctx: Ctx, i: int) -> None:
         what = "TMA load"
@@ -70,7 +88,7 @@ class CopyOps:
         if node.dst.dtype is not glob.dtype:
             raise SimulationError(f"{what} {glob.name} -> {node.dst.name}: dtype {glob.dtype.name} != "
                                   f"{node.dst.dtype.name}")
-        dst, dst_pos = self._shared_box(node.dst, node.dst_index, src_pos.shape[1], ctx, f"{what} into {node.dst.name}")
+        dst, dst_pos = self._shared_box(node.dst, node.dst_index, node.tensor_map, src_pos.shape[1], ctx, f"{what} into {node.dst.name}")
         mb = self._mbar(node.mbar, what)
         keys = self._mbar_keys(mb, node.mbar_index, ctx, what)
         mb.check_live(keys, what)
@@ -83,7 +101,7 @@ class CopyOps:
     def visit_TmaStore(self, node: k.TmaStore, ctx: Ctx, i: int) -> None:
         what = "TMA store"
         glob, dst_pos, valid = self._box(node.tensor_map, node.coords, ctx, what)
-        src, src_pos = self._shared_box(node.src, node.src_index, dst_pos.shape[1], ctx, f"{what} from {node.src.name}")
+        src, src_pos = self._shared_box(node.src, node.src_index, node.tensor_map, dst_pos.shape[1], ctx, f"{what} from {node.src.name}")
         if src.dtype is not glob.dtype:
             raise SimulationError(f"{what} {node.src.name} -> {glob.name}: dtype {src.dtype.name} != {glob.dtype.name}")
         copy = AsyncCopy("tma_store", glob, dst_pos, src, src_pos, valid, ctx.lanes.copy(), ctx.task,

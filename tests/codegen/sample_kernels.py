@@ -12,8 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from fusion_ir.scalar import Val, ceil_div
-from fusion_ir.types import DataType, MemoryType, ParallelType
+from fusion_ir.types import DataType, MemoryType, ParallelType, SmemSwizzle
 from lowering import kernel_ir as k
+from lowering.layout import swizzle_index
 
 F32, I64 = DataType.Float, DataType.Int64
 TX, TY = Val.symbol("threadIdx.x"), Val.symbol("threadIdx.y")
@@ -429,6 +430,55 @@ def grid_stride(blocks: int = 4) -> Sample:
                   (1, 300, 5000))
 
 
+# ---------------------------------------------------------------- swizzled TMA
+SWIZZLE_BOXES = {  # (swizzle, dtype) -> (rows, columns) of a box whose rows are one swizzle span
+    (SmemSwizzle.B128, F32): (8, 32),
+    (SmemSwizzle.B64, F32): (16, 16),
+    (SmemSwizzle.B32, F32): (8, 8),
+    (SmemSwizzle.B128, DataType.Half): (64, 64),
+}
+
+
+def tma_swizzled(swizzle: SmemSwizzle = SmemSwizzle.B128, dtype: DataType = F32, *,
+                 read_swizzled: bool = True) -> Sample:
+    """T2 = T0 through one TMA box per block, laid out in shared memory with ``swizzle``.
+
+    The elected thread loads the rows x columns box at (BY * rows, BX * columns) into a buffer
+    aligned to the swizzle's repeat; after the parity wait, the 128 threads walk the box in
+    row-major order and read element ``e`` at ``swizzle_index(e, swizzle, bytes)``. With
+    ``read_swizzled=False`` they read ``e`` itself: the layout mistake a swizzle test must catch.
+    """
+    rows, cols = SWIZZLE_BOXES[(swizzle, dtype)]
+    elements, nbytes = rows * cols, rows * cols * dtype.size
+    t0, t2 = global_tensor("T0", (I0, I1), dtype), global_tensor("T2", (I0, I1), dtype)
+    tmap = k.TensorMapParam("tmap_T0", t0, (cols, rows), swizzle=swizzle)
+    tile = k.Buffer("T1", dtype, MemoryType.Shared, c(elements), align=max(swizzle.alignment, 128), swizzle=swizzle)
+    mbar = shared("T4", 1, I64, align=8)
+    e = sym("i5") * 128 + TX
+    row, col = BY * rows + e // cols, BX * cols + e % cols
+    where = swizzle_index(e, swizzle, dtype.size) if read_swizzled else e
+    body = [
+        k.Allocate(tile, c(0)), k.Allocate(mbar, c(nbytes)),
+        k.ElectSync((k.MBarrierInit(mbar, c(0), c(1)),)),
+        k.BlockSync("init"),
+        k.ElectSync((k.MBarrierArriveExpectTx(mbar, c(0), c(nbytes)),
+                     k.TmaLoad(tile, c(0), tmap, (BY * rows, BX * cols), mbar, c(0)))),
+        k.MBarrierWaitParity(mbar, c(0), c(0)),
+        loop("i5", 0, ceil_div(c(elements), 128), [
+            if_(e.lt(elements).logical_and(row.lt(I0)).logical_and(col.lt(I1)),
+                [assign(t2, at(t2, row, col), load(tile, where))]),
+        ]),
+        k.BlockSync("every wait done before inval"),
+        k.ElectSync((k.MBarrierInval(mbar, c(0)),)),
+    ]
+    name = f"tma_swizzle_{swizzle.name.lower()}_{dtype.short_name}_kernel"
+    kern = make_kernel(name, body, [t0], [t2], (ceil_div(I1, cols), ceil_div(I0, rows)), (128,),
+                       smem=nbytes + 8, tensor_maps=(tmap,))
+    # TMA needs 16-byte row strides: widths are multiples of 8 elements.
+    return Sample(kern, lambda a: [a.copy()], lambda n, rng: [uniform((n, 8 * n), rng, dtype.numpy_name)],
+                  (1, 9, 70))
+
+
 def gpu_samples() -> dict[str, Sample]:
     """Every sample that runs on the GPU tier."""
     return {
@@ -448,6 +498,8 @@ def gpu_samples() -> dict[str, Sample]:
         "cp_async": cp_async_copy(),
         "named_barrier": named_barrier_groups(),
         "grid_stride": grid_stride(),
+        **{f"tma_swizzle_{swz.name.lower()}_{dtype.short_name}": tma_swizzled(swz, dtype)
+           for swz, dtype in SWIZZLE_BOXES},
     }
 
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from codegen import CodegenError, compile_check, nvcc_available, to_cuda
 from fusion_ir.scalar import Val
+from fusion_ir.types import SmemSwizzle
 from lowering import kernel_ir as k
 from tests.codegen import sample_kernels as s
 from tests.codegen.test_cuda import lines_of
@@ -67,3 +70,32 @@ def test_loop_step_may_use_params_and_enclosing_indices_but_must_be_bound() -> N
 def test_named_barrier_and_grid_stride_kernels_compile(sample: object) -> None:
     kern = sample().kernel  # type: ignore[operator]
     assert compile_check(to_cuda(kern)).kernel == kern.name
+
+
+def test_swizzled_tma_kernels_read_through_the_xor_pattern() -> None:
+    source = to_cuda(s.tma_swizzled(SmemSwizzle.B128).kernel)
+    assert "extern __shared__ __align__(1024) char smem[];" in source
+    assert "^ (((((i5 * 128) + ((int64_t)threadIdx.x)) / 32) % 8) * 4)]" in source
+
+
+def test_swizzle_mismatch_and_alignment_are_codegen_errors() -> None:
+    kern = s.tma_swizzled(SmemSwizzle.B128).kernel
+    tmap = replace(kern.tensor_maps[0], swizzle=SmemSwizzle.B64)
+
+    def swap_map(node: k.Node) -> k.Node | None:
+        return replace(node, tensor_map=tmap) if isinstance(node, k.TmaLoad) else None
+
+    mismatched = replace(kern, tensor_maps=(tmap,), body=k.rewrite(kern.body, swap_map))
+    with pytest.raises(CodegenError, match="copies through tmap_T0 with swizzle B64, but T1 is laid out with "
+                                           "swizzle B128"):
+        to_cuda(mismatched)
+    tile = kern.body[0].buffer
+
+    def realign(align: int) -> k.Kernel:
+        return replace(kern, body=(replace(kern.body[0], buffer=replace(tile, align=align)),) + kern.body[1:])
+
+    with pytest.raises(CodegenError, match="T1 has swizzle B128 but align 128; a B128-swizzled buffer starts on a "
+                                           "1024-byte boundary"):
+        to_cuda(realign(128))
+    with pytest.raises(CodegenError, match="T1 needs 2048-byte alignment; dynamic shared memory starts 1024-byte"):
+        to_cuda(realign(2048))
