@@ -18,7 +18,6 @@ Execution model:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -26,8 +25,8 @@ import numpy as np
 from fusion_ir.types import DataType
 from lowering import kernel_ir as k
 
-from .arrays import as_array_arg
-from .errors import InputError, PipelineFillError, SimulationError
+from .arrays import ArrayArg
+from .errors import InputError, SimulationError
 from .launch_plan import plan_launch
 from .sim_async import LAND_PROBABILITY, LAZY_EVERY, AsyncEngine
 from .sim_barriers import Barriers
@@ -42,8 +41,6 @@ from .sim_reduce import BlockReductions
 from .sim_scheduler import Ctx, Scheduling
 from .sim_trace import Tracing
 
-MAX_THREADS_PER_BLOCK = 1024
-
 
 def simulate(kernel: k.Kernel, inputs: Sequence[np.ndarray], seed: int = 0,
              trace: list[dict[str, Any]] | None = None) -> list[np.ndarray]:
@@ -53,19 +50,11 @@ def simulate(kernel: k.Kernel, inputs: Sequence[np.ndarray], seed: int = 0,
     block 0 are appended to it as small dicts (for ``viz --show pipeline``).
     """
     arrays = _validate_inputs(kernel, inputs)
-    env = kernel.symbol_env(arrays)
-    _check_shapes(kernel, arrays, env)
-    _run_checks(kernel, env)
-    # The executor's remaining argument checks (TMA layouts, shared-memory size) apply here too,
-    # so a launch the GPU would refuse is refused the same way.
-    plan_launch(kernel, [_plan_arg(a, b) for a, b in zip(arrays, kernel.inputs)])
-    grid_dims, block_dims = kernel.launch_dims(env)
-    threads = block_dims[0] * block_dims[1] * block_dims[2]
-    if min(block_dims) < 1 or min(grid_dims) < 0:
-        raise SimulationError(f"kernel {kernel.name}: invalid launch grid {grid_dims}, block {block_dims}")
-    if threads > MAX_THREADS_PER_BLOCK:
-        raise SimulationError(f"kernel {kernel.name}: block {block_dims} has {threads} threads, more than "
-                              f"{MAX_THREADS_PER_BLOCK}")
+    # The executor's argument checks (binding, runtime checks, TMA layouts, shared-memory size)
+    # apply here too, so a launch the GPU would refuse is refused the same way.
+    plan = plan_launch(kernel, [_plan_arg(a, b) for a, b in zip(arrays, kernel.inputs)])
+    env = plan.env
+    grid_dims, block_dims = plan.grid, plan.block
     sim = Simulator(kernel, env, Grid(grid_dims, block_dims), seed, trace)
     sim.bind_params(arrays)
     with np.errstate(all="ignore"):
@@ -94,27 +83,15 @@ def _validate_inputs(kernel: k.Kernel, inputs: Sequence[np.ndarray]) -> list[np.
     return arrays
 
 
-def _plan_arg(arr: np.ndarray, buf: k.Buffer):
-    arg = as_array_arg(arr, f"input {buf.name}")
+def _plan_arg(arr: np.ndarray, buf: k.Buffer) -> ArrayArg:
+    """The argument as the launch plan sees it: the array itself, with its own element strides (the
+    simulator indexes it in place, where the executor would copy a strided numpy array first)."""
+    itemsize = arr.itemsize
+    dtype = arr.dtype.name
     if buf.dtype is DataType.BFloat16:  # numpy has no bfloat16: the simulator takes float32 values
-        arg = replace(arg, dtype=buf.dtype.numpy_name, itemsize=buf.dtype.size)
-    return arg
-
-
-def _check_shapes(kernel: k.Kernel, arrays: list[np.ndarray], env: dict[str, int]) -> None:
-    for buf, arr in zip(kernel.inputs, arrays):
-        for dim, (ext, actual) in enumerate(zip(buf.shape, arr.shape)):
-            expected = int(ext.evaluate(env))
-            if expected != actual:
-                raise InputError(f"input {buf.name}: dimension {dim} is {actual}, but the kernel expects "
-                                 f"{expected} ({ext})")
-
-
-def _run_checks(kernel: k.Kernel, env: dict[str, int]) -> None:
-    for check in kernel.checks:
-        if not bool(check.cond.evaluate(env)):
-            error = PipelineFillError if "circular buffer" in check.message.lower() else InputError
-            raise error(f"kernel {kernel.name}: {check.message} (check {check.cond} failed)")
+        dtype, itemsize = buf.dtype.numpy_name, buf.dtype.size
+    strides = tuple(int(st) // arr.itemsize for st in arr.strides)
+    return ArrayArg("numpy", arr, tuple(arr.shape), strides, dtype, itemsize)
 
 
 # ---------------------------------------------------------------- the simulator

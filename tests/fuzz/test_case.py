@@ -10,9 +10,9 @@ from hypothesis import given, settings
 
 from fusion_ir import DataType, LoadStoreOpType, ParallelType, Pipelined
 
-from .case import Case, InputSpec, OpSpec, Step, TRef, build, compare, evaluate_float32, make_inputs, to_script
-from .properties import PropertyFailure, Stats, check_lowering, check_schedule, run_case
-from .strategies import cases
+from fuzz.case import Case, InputSpec, OpSpec, Step, TRef, build, compare, evaluate_float32, make_inputs, to_script
+from fuzz.properties import PropertyFailure, Stats, check_lowering, check_schedule, run_case
+from fuzz.strategies import cases
 
 PT = ParallelType
 
@@ -134,7 +134,7 @@ def test_the_gpu_worker_runs_kernels_in_a_child_process_and_survives_input_error
     """The GPU property's process plumbing, with the simulator standing in for the GPU."""
     from runtime import InputError, simulate
 
-    from .properties import GpuWorker
+    from fuzz.properties import GpuWorker
 
     case = pointwise_case(SCHEDULE)
     kernel = run_case(case)

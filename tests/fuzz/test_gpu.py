@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 
 from .profiles import budget
-from .properties import GpuWorker, run_case
-from .strategies import cases
+from fuzz.properties import GpuWorker, run_case
+from fuzz.strategies import cases
 
 pytestmark = pytest.mark.gpu
 

@@ -6,8 +6,8 @@ from hypothesis import assume, given, settings
 from codegen.nvcc import nvcc_available
 
 from .profiles import budget
-from .properties import check_compiles, check_lowering, check_schedule
-from .strategies import cases
+from fuzz.properties import check_compiles, check_lowering, check_schedule
+from fuzz.strategies import cases
 
 pytestmark = pytest.mark.skipif(not nvcc_available(), reason="nvcc is not installed")
 

@@ -4,8 +4,8 @@
 from hypothesis import given, settings
 
 from .profiles import budget
-from .properties import check_lowering, check_schedule
-from .strategies import cases
+from fuzz.properties import check_lowering, check_schedule
+from fuzz.strategies import cases
 
 
 @settings(max_examples=budget("schedule"))

@@ -5,8 +5,8 @@ no split factor and at loop extents below the stage count, or refuses the sizes 
 from hypothesis import given, settings
 
 from .profiles import budget
-from .properties import run_case
-from .strategies import cases
+from fuzz.properties import run_case
+from fuzz.strategies import cases
 
 
 @settings(max_examples=budget("simulate"))

@@ -9,7 +9,7 @@ import pytest
 from viz.cli import main as viz_main
 from viz.fuzz import main
 
-from . import properties
+from fuzz import properties
 
 
 def test_a_clean_run_prints_the_coverage_tables(tmp_path, capsys) -> None:
