@@ -6,10 +6,9 @@ import json
 
 import pytest
 
+from fuzz import properties
 from viz.cli import main as viz_main
 from viz.fuzz import main
-
-from fuzz import properties
 
 
 def test_a_clean_run_prints_the_coverage_tables(tmp_path, capsys) -> None:
