@@ -17,10 +17,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import examples  # noqa: E402
-from lowering import lower  # noqa: E402
-from runtime import simulate  # noqa: E402
-from tests.helpers import positive_inputs  # noqa: E402
+import examples
+from lowering import lower
+from runtime import simulate
+from runtime.inputs import positive_inputs
 
 
 def median_lower_ms(name: str, repeats: int = 15) -> float:

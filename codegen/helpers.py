@@ -19,6 +19,7 @@ HELPER_DEPENDENCIES: dict[str, tuple[str, ...]] = {
     "fence": (),
     "elect": ("types",),
     "setmaxnreg": (),
+    "named_barrier": ("types",),
     "mbarrier": ("smem",),
     "tma": ("tensor", "smem"),
     "cp_async": ("smem",),

@@ -15,8 +15,9 @@ Passes rebuild nodes (``dataclasses.replace``) rather than mutate them.
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Union
+from typing import Any, Union, get_args
 
 from fusion_ir.scalar import Val
 from fusion_ir.types import DataType, MemoryType, ParallelType, SmemSwizzle
@@ -93,25 +94,25 @@ class Const:
 @dataclass(frozen=True)
 class UnaryValue:
     op: str  # neg exp abs relu sqrt sin cos log rsqrt tanh sigmoid
-    x: "Value"
+    x: Value
     dtype: DataType
 
 
 @dataclass(frozen=True)
 class BinaryValue:
     op: str  # add sub mul div maximum minimum
-    a: "Value"
-    b: "Value"
+    a: Value
+    b: Value
     dtype: DataType
 
 
 @dataclass(frozen=True)
 class CastValue:
-    x: "Value"
+    x: Value
     dtype: DataType
 
 
-Value = Union[Load, Const, UnaryValue, BinaryValue, CastValue]
+Value = Union[Load, Const, UnaryValue, BinaryValue, CastValue]  # noqa: UP007 (get_args reads it)
 
 
 # ---------------------------------------------------------------- statements
@@ -157,12 +158,12 @@ class ForLoop:
     index: Val            # a symbol
     start: Val
     stop: Val
-    body: tuple["Node", ...]
+    body: tuple[Node, ...]
     label: str = ""       # the IterDomain it iterates, e.g. "iS3{ceilDiv(i1, 256)}"
     unroll: bool | int = False   # True: full unroll; int: #pragma unroll N
     vectorize: bool = False
     stage: Stage | None = None
-    step: Val = Val.const(1)     # a persistent loop steps by gridDim.x
+    step: Val = Val.const(1)  # noqa: RUF009 (Val is immutable); a persistent loop steps by gridDim.x
 
 
 @dataclass(frozen=True)
@@ -175,8 +176,8 @@ class IfThenElse:
     """
 
     cond: Val
-    then_body: tuple["Node", ...]
-    else_body: tuple["Node", ...] = ()
+    then_body: tuple[Node, ...]
+    else_body: tuple[Node, ...] = ()
     branch_threads: tuple[Val, Val] | None = None
 
 
@@ -189,8 +190,8 @@ class ElectSync:
     Only threads of that warp take part; the others skip the body.
     """
 
-    body: tuple["Node", ...]
-    warp: Val = Val.const(0)
+    body: tuple[Node, ...]
+    warp: Val = Val.const(0)  # noqa: RUF009 (Val is immutable)
 
 
 @dataclass(frozen=True)
@@ -351,7 +352,7 @@ class Mma:
     shape: tuple[int, int, int]
 
 
-Node = Union[Allocate, Assign, BlockReduce, ForLoop, IfThenElse, ElectSync, BlockSync, NamedBarrier, Comment,
+Node = Union[Allocate, Assign, BlockReduce, ForLoop, IfThenElse, ElectSync, BlockSync, NamedBarrier, Comment,  # noqa: UP007
              MBarrierInit, MBarrierInval, MBarrierArrive, MBarrierArriveExpectTx, MBarrierWait,
              MBarrierWaitParity, TmaLoad, TmaStore, CpAsync, AsyncCommit, AsyncWait, FenceAsyncProxy,
              SetMaxNReg, Return, Continue, Mma]
@@ -385,24 +386,14 @@ class Kernel:
         return self.inputs + self.outputs
 
     def symbol_env(self, arrays: list[Any]) -> dict[str, int]:
-        """Bind extent and stride symbols from actual arguments (arrays with .shape, .strides, .itemsize)."""
-        env: dict[str, int] = {}
-        for buf, arr in zip(self.inputs, arrays):
-            for dim, (ext, actual) in enumerate(zip(buf.shape, arr.shape)):
-                if ext.is_symbol:
-                    env.setdefault(ext.name, int(actual))
-        for buf, arr in zip(self.inputs, arrays):
+        """Bind extent and stride symbols from actual arguments (arrays with .shape, .strides, .itemsize);
+        ``bind_arguments`` does the work and raises ``ArgumentError`` for arguments that do not fit."""
+        shapes, strides = [], []
+        for arr in arrays:
             itemsize = arr.itemsize if hasattr(arr, "itemsize") else arr.dtype.itemsize
-            for stride_sym, st in zip(buf.strides, arr.strides):
-                env[stride_sym.name] = int(st) // int(itemsize)
-        for buf in self.outputs:
-            shape = [int(s.evaluate(env)) for s in buf.shape]
-            for k, stride_sym in enumerate(buf.strides):
-                prod = 1
-                for s in shape[k + 1:]:
-                    prod *= s
-                env[stride_sym.name] = prod
-        return env
+            shapes.append(tuple(int(d) for d in arr.shape))
+            strides.append(tuple(int(st) // int(itemsize) for st in arr.strides))
+        return bind_arguments(self, shapes, strides).env
 
     def output_shapes(self, env: dict[str, int]) -> list[tuple[int, ...]]:
         return [tuple(int(s.evaluate(env)) for s in b.shape) for b in self.outputs]
@@ -502,3 +493,151 @@ def substitute(node: Any, mapping: dict[str, Val]) -> Any:
         return node
     changes = {f.name: substitute(getattr(node, f.name), mapping) for f in fields(node)}
     return replace(node, **changes)
+
+
+# ---------------------------------------------------------------- dispatch
+NODE_TYPES: tuple[type, ...] = get_args(Node)
+
+
+class NodeVisitor:
+    """Dispatch on the node type: ``visit(node, ...)`` calls ``self.visit_<ClassName>(node, ...)``.
+
+    Every back end (codegen, the kernel-IR printer, the simulator) derives from this, so a new
+    node type is one ``visit_`` method per back end; ``missing_handlers()`` lists the node
+    classes a back end does not handle yet. ``backend`` names the back end in errors and
+    ``missing_error`` is the exception type raised for a node it cannot handle.
+    """
+
+    backend: str = "this back end"
+    missing_error: type[Exception] = TypeError
+
+    def visit(self, node: Any, *args: Any, **kwargs: Any) -> Any:
+        return self.handler(type(node))(node, *args, **kwargs)
+
+    def handler(self, cls: type) -> Callable[..., Any]:
+        """The bound ``visit_`` method for nodes of class ``cls``; an error naming both if there is none."""
+        method = getattr(self, f"visit_{cls.__name__}", None)
+        if method is None:
+            raise self.missing_error(f"{self.backend} cannot handle kernel IR node {cls.__name__}: "
+                                     f"{type(self).__name__} has no visit_{cls.__name__} method")
+        return method
+
+    @classmethod
+    def missing_handlers(cls, node_types: tuple[type, ...] = NODE_TYPES) -> list[str]:
+        """Names of the node classes in ``node_types`` without a ``visit_`` method."""
+        return [t.__name__ for t in node_types if not callable(getattr(cls, f"visit_{t.__name__}", None))]
+
+
+# ---------------------------------------------------------------- arguments
+class ArgumentError(ValueError):
+    """Arguments do not fit a kernel's parameters; the message names the parameter, dimension and rule."""
+
+
+@dataclass(frozen=True)
+class ArgumentBinding:
+    """Symbol values bound from a launch's arguments, and the outputs' shapes and element strides."""
+
+    env: dict[str, int]
+    output_shapes: tuple[tuple[int, ...], ...]
+    output_strides: tuple[tuple[int, ...], ...]
+
+
+def bind_arguments(kernel: Kernel, input_shapes: list[tuple[int, ...]], input_strides: list[tuple[int, ...]],
+                   outputs: list[tuple[tuple[int, ...], tuple[int, ...]]] | None = None) -> ArgumentBinding:
+    """The one place extent and stride symbols are bound from arguments (simulator, executor, launch plan).
+
+    Strides count elements. A symbolic extent is bound by the first input that has it and must agree
+    in every later one; constant and compound extents are checked; a parameter without stride
+    symbols must be C-contiguous. Output shapes come from the bound extents; their strides are
+    ``outputs``' (preallocated arrays, whose shapes must match) or contiguous.
+    """
+    if len(input_shapes) != len(kernel.inputs):
+        raise ArgumentError(f"kernel {kernel.name} takes {len(kernel.inputs)} inputs "
+                            f"({', '.join(b.name for b in kernel.inputs)}), got {len(input_shapes)}")
+    env: dict[str, int] = {}
+    origin: dict[str, str] = {}
+    compound: list[tuple[Val, int, str]] = []
+    for buf, shape, strides in zip(kernel.inputs, input_shapes, input_strides):
+        _check_rank(buf, shape)
+        for d, (ext, actual) in enumerate(zip(buf.shape, shape)):
+            what = f"{buf.name}.shape[{d}]"
+            if ext.is_symbol:
+                _bind(env, origin, str(ext.name), int(actual), what)
+            elif ext.is_const:
+                if ext.value != actual:
+                    raise ArgumentError(f"{what} must be {ext.value}, got {actual} (shape {shape})")
+            else:
+                compound.append((ext, int(actual), what))
+        _bind_strides(env, origin, buf, shape, strides)
+    for ext, actual, what in compound:
+        expected = int(_evaluate(ext, env, what))
+        if expected != actual:
+            raise ArgumentError(f"{what} must be {ext} = {expected}, got {actual}")
+    out_shapes: list[tuple[int, ...]] = []
+    out_strides: list[tuple[int, ...]] = []
+    for k, buf in enumerate(kernel.outputs):
+        shape = tuple(int(_evaluate(ext, env, f"shape of output {buf.name}")) for ext in buf.shape)
+        if any(s < 0 for s in shape):
+            raise ArgumentError(f"output {buf.name} would have negative shape {shape}")
+        if outputs is not None:
+            given_shape, strides = outputs[k]
+            _check_rank(buf, given_shape)
+            if tuple(given_shape) != shape:
+                raise ArgumentError(f"output {buf.name} must have shape {shape}, got {tuple(given_shape)}")
+        else:
+            strides = _contiguous(shape)
+        for sym, st in zip(buf.strides, strides):
+            if sym.is_symbol:
+                env[str(sym.name)] = int(st)
+        out_shapes.append(shape)
+        out_strides.append(tuple(int(st) for st in strides))
+    return ArgumentBinding(env, tuple(out_shapes), tuple(out_strides))
+
+
+def _bind(env: dict[str, int], origin: dict[str, str], name: str, value: int, what: str) -> None:
+    if name in env and env[name] != value:
+        raise ArgumentError(f"{what} is {value}, but {name} = {env[name]} from {origin[name]}")
+    if name not in env:
+        env[name] = value
+        origin[name] = what
+
+
+def _check_rank(buf: Buffer, shape: tuple[int, ...]) -> None:
+    if len(shape) != len(buf.shape):
+        dims = ", ".join(str(s) for s in buf.shape)
+        raise ArgumentError(f"{buf.name} must have rank {len(buf.shape)} (shape [{dims}]), got rank {len(shape)} "
+                            f"{tuple(shape)}")
+
+
+def _bind_strides(env: dict[str, int], origin: dict[str, str], buf: Buffer, shape: tuple[int, ...],
+                  strides: tuple[int, ...]) -> None:
+    if any(s < 0 for s in strides):
+        raise ArgumentError(f"{buf.name} has negative strides {tuple(strides)}; pass a copy")
+    if not buf.strides:
+        if any(e > 1 and s != c for e, s, c in zip(shape, strides, _contiguous(shape))):
+            raise ArgumentError(f"{buf.name} must be C-contiguous, got strides {tuple(strides)} for shape "
+                                f"{tuple(shape)}")
+        return
+    for d, (sym, actual) in enumerate(zip(buf.strides, strides)):
+        what = f"{buf.name}.stride[{d}]"
+        if sym.is_symbol:
+            _bind(env, origin, str(sym.name), int(actual), what)
+        elif sym.is_const and shape[d] > 1 and sym.value != actual:
+            raise ArgumentError(f"{what} must be {sym.value} elements, got {actual} (strides {tuple(strides)})")
+
+
+def _contiguous(shape: tuple[int, ...]) -> tuple[int, ...]:
+    out, step = [], 1
+    for extent in reversed(shape):
+        out.append(step)
+        step *= max(int(extent), 1)
+    return tuple(reversed(out))
+
+
+def _evaluate(v: Val, env: dict[str, int], what: str) -> Any:
+    try:
+        return v.evaluate(env)
+    except KeyError as e:
+        raise ArgumentError(f"{what}: {e.args[0]} (from {v}); it is not an extent or stride of any input") from None
+    except ZeroDivisionError:
+        raise ArgumentError(f"{what}: division by zero evaluating {v} with {env}") from None

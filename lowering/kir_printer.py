@@ -24,9 +24,23 @@ def value_text(v: k.Value) -> str:
     return str(v)
 
 
-def node_lines(node: k.Node, indent: int = 0) -> list[str]:
-    pad = "  " * indent
-    if isinstance(node, k.ForLoop):
+class KirPrinter(k.NodeVisitor):
+    """``visit_<Node>(node, pad, indent)`` returns the node's lines, nested bodies included."""
+
+    backend = "the kernel IR printer"
+    missing_error = TypeError
+
+    def lines(self, node: k.Node, indent: int) -> list[str]:
+        return self.visit(node, "  " * indent, indent)
+
+    def body(self, body: tuple[k.Node, ...], indent: int) -> list[str]:
+        out: list[str] = []
+        for node in body:
+            out += self.lines(node, indent)
+        return out
+
+    # ---- control flow
+    def visit_ForLoop(self, node: k.ForLoop, pad: str, indent: int) -> list[str]:
         tags = []
         if node.stage is not None:
             tags.append(node.stage.value)
@@ -39,88 +53,127 @@ def node_lines(node: k.Node, indent: int = 0) -> list[str]:
         tag = f"  // {', '.join(tags)}" if tags else ""
         step = f" step {node.step}" if node.step != Val.const(1) else ""
         head = f"{pad}FOR {node.index} in [{node.start}, {node.stop}){step} ({node.label}):{tag}"
-        return [head] + body_lines(node.body, indent + 1)
-    if isinstance(node, k.IfThenElse):
-        lines = [f"{pad}IF {node.cond}:"] + body_lines(node.then_body, indent + 1)
+        return [head] + self.body(node.body, indent + 1)
+
+    def visit_IfThenElse(self, node: k.IfThenElse, pad: str, indent: int) -> list[str]:
+        lines = [f"{pad}IF {node.cond}:"] + self.body(node.then_body, indent + 1)
         if node.else_body:
-            lines += [f"{pad}ELSE:"] + body_lines(node.else_body, indent + 1)
+            lines += [f"{pad}ELSE:"] + self.body(node.else_body, indent + 1)
         return lines
-    if isinstance(node, k.ElectSync):
-        return [f"{pad}IF elect_sync():"] + body_lines(node.body, indent + 1)
-    if isinstance(node, k.Allocate):
+
+    def visit_ElectSync(self, node: k.ElectSync, pad: str, indent: int) -> list[str]:
+        warp = "" if node.warp == Val.const(0) else f"warp {node.warp}"
+        return [f"{pad}IF elect_sync({warp}):"] + self.body(node.body, indent + 1)
+
+    def visit_Return(self, node: k.Return, pad: str, indent: int) -> list[str]:
+        return [f"{pad}return;"]
+
+    def visit_Continue(self, node: k.Continue, pad: str, indent: int) -> list[str]:
+        return [f"{pad}continue;"]
+
+    # ---- memory
+    def visit_Allocate(self, node: k.Allocate, pad: str, indent: int) -> list[str]:
         b = node.buffer
         where = f" @ smem+{node.offset}" if node.offset is not None else ""
-        return [f"{pad}ALLOC {b.name}: {b.memory.name} {b.dtype.short_name}[{b.size}] align {b.align}{where}"]
-    if isinstance(node, k.Assign):
+        swizzle = f" swizzle {b.swizzle.name}" if b.swizzle.span else ""
+        return [f"{pad}ALLOC {b.name}: {b.memory.name} {b.dtype.short_name}[{b.size}] align {b.align}{swizzle}{where}"]
+
+    def visit_Assign(self, node: k.Assign, pad: str, indent: int) -> list[str]:
         op = "=" if node.reduce_op is None else f"{node.reduce_op}="
         vec = f"  // vector {node.vector}" if node.vector > 1 else ""
         return [f"{pad}{node.buffer.name}[{node.index}] {op} {value_text(node.value)}{vec}"]
-    if isinstance(node, k.BlockReduce):
+
+    def visit_BlockReduce(self, node: k.BlockReduce, pad: str, indent: int) -> list[str]:
         dims = ", ".join(d.name for d in node.dims)
         return [f"{pad}{node.buffer.name}[{node.index}] = blockReduce<{node.op}, {dims}>({value_text(node.value)})"]
-    if isinstance(node, k.BlockSync):
-        why = f"  // {node.reason}" if node.reason else ""
-        return [f"{pad}__syncthreads();{why}"]
-    if isinstance(node, k.TensorOp):
+
+    def visit_Comment(self, node: k.Comment, pad: str, indent: int) -> list[str]:
+        return [f"{pad}// {node.text}"]
+
+    def visit_TensorOp(self, node: k.TensorOp, pad: str, indent: int) -> list[str]:
         tag = "" if node.kind == "compute" else f"  // {node.kind}"
         if node.shift:
             tag += "  // at " + ", ".join(f"{name} = {value}" for name, value in node.shift)
         return [f"{pad}{node.text}{tag}"]
-    if isinstance(node, k.Comment):
-        return [f"{pad}// {node.text}"]
-    if isinstance(node, k.MBarrierInit):
+
+    # ---- barriers
+    def visit_BlockSync(self, node: k.BlockSync, pad: str, indent: int) -> list[str]:
+        why = f"  // {node.reason}" if node.reason else ""
+        return [f"{pad}__syncthreads();{why}"]
+
+    def visit_NamedBarrier(self, node: k.NamedBarrier, pad: str, indent: int) -> list[str]:
+        why = f"  // {node.reason}" if node.reason else ""
+        return [f"{pad}bar.sync({node.id}, {node.threads});{why}"]
+
+    def visit_MBarrierInit(self, node: k.MBarrierInit, pad: str, indent: int) -> list[str]:
         return [f"{pad}mbarrier::init({node.mbar.name}[{node.index}], {node.count})"]
-    if isinstance(node, k.MBarrierInval):
+
+    def visit_MBarrierInval(self, node: k.MBarrierInval, pad: str, indent: int) -> list[str]:
         return [f"{pad}mbarrier::inval({node.mbar.name}[{node.index}])"]
-    if isinstance(node, k.MBarrierArrive):
+
+    def visit_MBarrierArrive(self, node: k.MBarrierArrive, pad: str, indent: int) -> list[str]:
         return [f"{pad}mbarrier::arrive({node.mbar.name}[{node.index}])"]
-    if isinstance(node, k.MBarrierArriveExpectTx):
+
+    def visit_MBarrierArriveExpectTx(self, node: k.MBarrierArriveExpectTx, pad: str, indent: int) -> list[str]:
         lhs = f"{node.token.name}[{node.token_index}] = " if node.token is not None else ""
         return [f"{pad}{lhs}mbarrier::arriveExpectTx({node.mbar.name}[{node.index}], {node.tx_bytes})"]
-    if isinstance(node, k.MBarrierWait):
+
+    def visit_MBarrierWait(self, node: k.MBarrierWait, pad: str, indent: int) -> list[str]:
         return [f"{pad}mbarrier::wait({node.mbar.name}[{node.index}], {node.token.name}[{node.token_index}])"]
-    if isinstance(node, k.MBarrierWaitParity):
+
+    def visit_MBarrierWaitParity(self, node: k.MBarrierWaitParity, pad: str, indent: int) -> list[str]:
         return [f"{pad}mbarrier::waitParity({node.mbar.name}[{node.index}], {node.parity})"]
-    if isinstance(node, k.TmaLoad):
+
+    # ---- async copies
+    def visit_TmaLoad(self, node: k.TmaLoad, pad: str, indent: int) -> list[str]:
         coords = ", ".join(str(c) for c in node.coords)
-        return [f"{pad}tma_load({node.dst.name}[{node.dst_index}], {node.tensor_map.name}, "
-                f"{{{coords}}}, {node.mbar.name}[{node.mbar_index}])  // {node.box_bytes} B"]
-    if isinstance(node, k.TmaStore):
+        return [(f"{pad}tma_load({node.dst.name}[{node.dst_index}], {node.tensor_map.name}, "
+                 f"{{{coords}}}, {node.mbar.name}[{node.mbar_index}])  // {node.box_bytes} B")]
+
+    def visit_TmaStore(self, node: k.TmaStore, pad: str, indent: int) -> list[str]:
         coords = ", ".join(str(c) for c in node.coords)
         return [f"{pad}tma_store({node.tensor_map.name}, {{{coords}}}, {node.src.name}[{node.src_index}])"]
-    if isinstance(node, k.CpAsync):
+
+    def visit_CpAsync(self, node: k.CpAsync, pad: str, indent: int) -> list[str]:
         pred = f" if {node.pred}" if node.pred is not None else ""
-        return [f"{pad}cp.async {node.dst.name}[{node.dst_index}] <- {node.src.name}[{node.src_index}] "
-                f"x{node.vector}{pred}"]
-    if isinstance(node, k.AsyncCommit):
+        return [(f"{pad}cp.async {node.dst.name}[{node.dst_index}] <- {node.src.name}[{node.src_index}] "
+                 f"x{node.vector}{pred}")]
+
+    def visit_AsyncCommit(self, node: k.AsyncCommit, pad: str, indent: int) -> list[str]:
         return [f"{pad}{node.kind}.commit_group()"]
-    if isinstance(node, k.AsyncWait):
+
+    def visit_AsyncWait(self, node: k.AsyncWait, pad: str, indent: int) -> list[str]:
         return [f"{pad}{node.kind}.wait_group({node.pending})"]
-    if isinstance(node, k.SetMaxNReg):
+
+    def visit_FenceAsyncProxy(self, node: k.FenceAsyncProxy, pad: str, indent: int) -> list[str]:
+        return [f"{pad}fence.proxy.async()"]
+
+    # ---- other
+    def visit_SetMaxNReg(self, node: k.SetMaxNReg, pad: str, indent: int) -> list[str]:
         verb = "increase" if node.increase else "decrease"
         return [f"{pad}setmaxnreg.{verb}({node.count})"]
-    if isinstance(node, k.FenceAsyncProxy):
-        return [f"{pad}fence.proxy.async()"]
-    if isinstance(node, k.Return):
-        return [f"{pad}return;"]
-    if isinstance(node, k.Continue):
-        return [f"{pad}continue;"]
-    return [f"{pad}{node}"]
+
+    def visit_Mma(self, node: k.Mma, pad: str, indent: int) -> list[str]:
+        return [f"{pad}{node.acc.name} += mma{node.shape}({node.a.name}, {node.b.name})"]
+
+
+_PRINTER = KirPrinter()
+
+
+def node_lines(node: k.Node, indent: int = 0) -> list[str]:
+    return _PRINTER.lines(node, indent)
 
 
 def body_lines(body: tuple[k.Node, ...], indent: int) -> list[str]:
-    lines: list[str] = []
-    for node in body:
-        lines += node_lines(node, indent)
-    return lines
+    return _PRINTER.body(body, indent)
 
 
 def kernel_text(kernel: k.Kernel) -> str:
     params = ", ".join(b.name for b in kernel.params)
     maps = "".join(f", {m.name}" for m in kernel.tensor_maps)
-    lines = [f"KERNEL {kernel.name}({params}{maps})",
-             f"  grid ({', '.join(str(g) for g in kernel.grid)}), block ({', '.join(str(b) for b in kernel.block)}), "
-             f"smem {kernel.smem_bytes} B"]
+    grid = ", ".join(str(g) for g in kernel.grid)
+    block = ", ".join(str(b) for b in kernel.block)
+    lines = [f"KERNEL {kernel.name}({params}{maps})", f"  grid ({grid}), block ({block}), smem {kernel.smem_bytes} B"]
     for c in kernel.checks:
         lines.append(f"  CHECK {c.cond}  // {c.message}")
     lines += body_lines(kernel.body, 1)

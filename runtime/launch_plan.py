@@ -1,6 +1,7 @@
 """Check arguments against a kernel and work out its launch, without touching the GPU.
 
-``plan_launch`` binds the kernel's extent and stride symbols from the arguments, checks dtype,
+``plan_launch`` binds the kernel's extent and stride symbols from the arguments (through
+``lowering.kernel_ir.bind_arguments``, the one binding the simulator shares), checks dtype,
 rank, shape, strides, the fusion's extent constraints, the kernel's runtime checks and the TMA
 rules, and evaluates grid, block, shared memory and output shapes. Everything it rejects raises
 ``InputError`` (or ``PipelineFillError``, ``LaunchError`` for impossible launch shapes) before a
@@ -14,10 +15,10 @@ from typing import Any
 
 from codegen import shared_memory_layout
 from fusion_ir.scalar import Val
-from fusion_ir.types import DataType
-from lowering.kernel_ir import Buffer, Kernel, TensorMapParam
+from fusion_ir.types import DataType, SmemSwizzle
+from lowering.kernel_ir import ArgumentError, Buffer, Kernel, TensorMapParam, bind_arguments
 
-from .arrays import ArrayArg, contiguous_strides
+from .arrays import ArrayArg
 from .errors import InputError, LaunchError, PipelineFillError
 
 MAX_THREADS_PER_BLOCK = 1024
@@ -38,6 +39,7 @@ class TensorMapSpec:
     global_strides_bytes: tuple[int, ...]  # dims 1..rank-1
     box: tuple[int, ...]
     element_strides: tuple[int, ...]
+    swizzle: SmemSwizzle = SmemSwizzle.NONE
 
 
 @dataclass(frozen=True)
@@ -65,102 +67,35 @@ def plan_launch(kernel: Kernel, inputs: list[ArrayArg], outputs: list[ArrayArg] 
                          f"({', '.join(b.name for b in kernel.inputs)}), got {len(inputs)}")
     if outputs is not None and len(outputs) != len(kernel.outputs):
         raise InputError(f"kernel {kernel.name} has {len(kernel.outputs)} outputs, got {len(outputs)}")
-    binder = _Binder()
-    deferred: list[tuple[Val, int, str]] = []
-    for buf, arg in zip(kernel.inputs, inputs):
-        _bind_array(binder, buf, arg, deferred)
-    for ext, actual, what in deferred:
-        _check_extent(binder, ext, actual, what)
-    _check_constraints(kernel, binder.env)
-
-    output_shapes: list[tuple[int, ...]] = []
-    output_strides: list[tuple[int, ...]] = []
-    for k, buf in enumerate(kernel.outputs):
-        shape = tuple(int(_evaluate(ext, binder.env, f"shape of output {buf.name}")) for ext in buf.shape)
-        if any(s < 0 for s in shape):
-            raise InputError(f"output {buf.name} would have negative shape {shape}")
-        if outputs is not None:
-            arg = outputs[k]
-            _check_dtype_rank(buf, arg)
-            if arg.shape != shape:
-                raise InputError(f"output {buf.name} must have shape {shape}, got {arg.shape}")
-            strides = arg.strides
-        else:
-            strides = contiguous_strides(shape)
-        for sym, st in zip(buf.strides, strides):
-            if sym.is_symbol:
-                binder.env[str(sym.name)] = int(st)
-        output_shapes.append(shape)
-        output_strides.append(strides)
-
-    _check_runtime_checks(kernel, binder.env)
-    grid, block = _launch_dims(kernel, binder.env)
+    for buf, arg in zip(kernel.params, list(inputs) + list(outputs or [])):
+        _check_dtype(buf, arg)
+    try:
+        binding = bind_arguments(kernel, [a.shape for a in inputs], [a.strides for a in inputs],
+                                 None if outputs is None else [(a.shape, a.strides) for a in outputs])
+    except ArgumentError as e:
+        raise InputError(str(e)) from None
+    env = dict(binding.env)
+    _check_constraints(kernel, env)
+    _check_runtime_checks(kernel, env)
+    grid, block = _launch_dims(kernel, env)
     layout = shared_memory_layout(kernel)
-    smem = max(int(_evaluate(kernel.smem_bytes, binder.env, "kernel.smem_bytes")),
-               int(_evaluate(layout.total, binder.env, "shared-memory layout")))
+    smem = max(int(_evaluate(kernel.smem_bytes, env, "kernel.smem_bytes")),
+               int(_evaluate(layout.total, env, "shared-memory layout")))
     if smem > MAX_SMEM_PER_BLOCK:
         raise LaunchError(f"kernel {kernel.name} needs {smem} bytes of shared memory per block; sm_90 allows "
                           f"at most {MAX_SMEM_PER_BLOCK}")
 
     all_args = list(inputs) + (list(outputs) if outputs is not None else [None] * len(kernel.outputs))
-    shapes = [a.shape for a in inputs] + output_shapes
-    strides = [a.strides for a in inputs] + output_strides
+    shapes = [a.shape for a in inputs] + list(binding.output_shapes)
+    strides = [a.strides for a in inputs] + list(binding.output_strides)
     maps = tuple(_tensor_map_spec(kernel, t, shapes, strides, all_args) for t in kernel.tensor_maps)
-    return LaunchPlan(dict(binder.env), grid, block, smem, tuple(output_shapes), tuple(output_strides), maps)
+    return LaunchPlan(env, grid, block, smem, binding.output_shapes, binding.output_strides, maps)
 
 
-# ---------------------------------------------------------------- binding
-class _Binder:
-    def __init__(self) -> None:
-        self.env: dict[str, int] = {}
-        self.origin: dict[str, str] = {}
-
-    def bind(self, name: str, value: int, what: str) -> None:
-        if name in self.env and self.env[name] != value:
-            raise InputError(f"{what} is {value}, but {name} = {self.env[name]} from {self.origin[name]}")
-        if name not in self.env:
-            self.env[name] = value
-            self.origin[name] = what
-
-
-def _check_dtype_rank(buf: Buffer, arg: ArrayArg) -> None:
+# ---------------------------------------------------------------- checks
+def _check_dtype(buf: Buffer, arg: ArrayArg) -> None:
     if arg.dtype != buf.dtype.numpy_name:
         raise InputError(f"{buf.name} must be {buf.dtype.numpy_name}, got {arg.dtype}")
-    if len(arg.shape) != len(buf.shape):
-        raise InputError(f"{buf.name} must have rank {len(buf.shape)} (shape {_shape_str(buf)}), "
-                         f"got rank {len(arg.shape)} {arg.shape}")
-
-
-def _bind_array(binder: _Binder, buf: Buffer, arg: ArrayArg, deferred: list[tuple[Val, int, str]]) -> None:
-    _check_dtype_rank(buf, arg)
-    for k, (ext, actual) in enumerate(zip(buf.shape, arg.shape)):
-        what = f"{buf.name}.shape[{k}]"
-        if ext.is_symbol:
-            binder.bind(str(ext.name), int(actual), what)
-        elif ext.is_const:
-            if ext.value != actual:
-                raise InputError(f"{what} must be {ext.value}, got {actual} (shape {arg.shape})")
-        else:
-            deferred.append((ext, int(actual), what))
-    if any(s < 0 for s in arg.strides):
-        raise InputError(f"{buf.name} has negative strides {arg.strides}; pass a copy")
-    if not buf.strides:
-        expected = contiguous_strides(arg.shape)
-        if any(e > 1 and s != c for e, s, c in zip(arg.shape, arg.strides, expected)):
-            raise InputError(f"{buf.name} must be C-contiguous, got strides {arg.strides} for shape {arg.shape}")
-        return
-    for k, (sym, actual) in enumerate(zip(buf.strides, arg.strides)):
-        what = f"{buf.name}.stride[{k}]"
-        if sym.is_symbol:
-            binder.bind(str(sym.name), int(actual), what)
-        elif sym.is_const and arg.shape[k] > 1 and sym.value != actual:
-            raise InputError(f"{what} must be {sym.value} elements, got {actual} (strides {arg.strides})")
-
-
-def _check_extent(binder: _Binder, ext: Val, actual: int, what: str) -> None:
-    expected = _evaluate(ext, binder.env, what)
-    if int(expected) != actual:
-        raise InputError(f"{what} must be {ext} = {int(expected)}, got {actual}")
 
 
 def _check_constraints(kernel: Kernel, env: dict[str, int]) -> None:
@@ -226,6 +161,10 @@ def _tensor_map_spec(kernel: Kernel, tmap: TensorMapParam, shapes: list[tuple[in
     if tmap.box[0] * itemsize % 16 != 0:
         raise LaunchError(f"{where}: the innermost box extent {tmap.box[0]} x {itemsize} bytes is not a "
                           f"multiple of 16 bytes")
+    if tmap.swizzle.span and tmap.box[0] * itemsize > tmap.swizzle.span:
+        raise LaunchError(f"{where}: with swizzle {tmap.swizzle.name} a box row is at most {tmap.swizzle.span} bytes; "
+                          f"the innermost box extent {tmap.box[0]} x {itemsize} bytes is "
+                          f"{tmap.box[0] * itemsize}")
     element_strides = tmap.element_strides or (1,) * rank
     if len(element_strides) != rank or any(not 1 <= e <= 8 for e in element_strides):
         raise LaunchError(f"{where}: element strides {element_strides} must be {rank} values in [1, 8]")
@@ -243,14 +182,10 @@ def _tensor_map_spec(kernel: Kernel, tmap: TensorMapParam, shapes: list[tuple[in
     if arg is not None and arg.ptr is not None:
         check_tma_address(where, buf.name, arg.ptr)
     return TensorMapSpec(tmap.name, k, buf.dtype, tuple(reversed(shape)), byte_strides, tuple(tmap.box),
-                         tuple(element_strides))
+                         tuple(element_strides), tmap.swizzle)
 
 
 def check_tma_address(where: str, tensor: str, address: int) -> None:
     if address % 16 != 0:
         raise InputError(f"{where}: TMA needs a 16-byte aligned base address; {tensor} starts at "
                          f"{address:#x}")
-
-
-def _shape_str(buf: Buffer) -> str:
-    return "[" + ", ".join(str(s) for s in buf.shape) + "]"

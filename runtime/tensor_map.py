@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fusion_ir.types import DataType
+from fusion_ir.types import DataType, SmemSwizzle
 
 from . import driver as cu
 from .errors import LaunchError
@@ -18,12 +18,19 @@ _DATA_TYPES = {
     DataType.Int64: "CU_TENSOR_MAP_DATA_TYPE_INT64",
     DataType.Bool: "CU_TENSOR_MAP_DATA_TYPE_UINT8",
 }
+_SWIZZLES = {
+    SmemSwizzle.NONE: "CU_TENSOR_MAP_SWIZZLE_NONE",
+    SmemSwizzle.B32: "CU_TENSOR_MAP_SWIZZLE_32B",
+    SmemSwizzle.B64: "CU_TENSOR_MAP_SWIZZLE_64B",
+    SmemSwizzle.B128: "CU_TENSOR_MAP_SWIZZLE_128B",
+}
 
 
 def encode_tiled(spec: TensorMapSpec, address: int) -> Any:
     """A ``CUtensorMap`` (128 bytes, passed by value as the kernel's ``TensorMap`` parameter).
 
-    No swizzle and no interleave; elements outside the tensor read as zero.
+    The shared-memory layout is the map's swizzle (``spec.swizzle``, the one ``lowering.layout``
+    indexes with); no interleave; elements outside the tensor read as zero.
     """
     driver = cu.cuda_driver()
     data_type = getattr(driver.CUtensorMapDataType, _DATA_TYPES[spec.dtype])
@@ -44,12 +51,12 @@ def encode_tiled(spec: TensorMapSpec, address: int) -> Any:
             [driver.cuuint32_t(b) for b in spec.box],
             [driver.cuuint32_t(e) for e in spec.element_strides],
             driver.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
-            driver.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_NONE,
+            getattr(driver.CUtensorMapSwizzle, _SWIZZLES[spec.swizzle]),
             driver.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
             driver.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
         ),
         f"cuTensorMapEncodeTiled for {spec.name} (dims {spec.global_dims}, byte strides "
-        f"{spec.global_strides_bytes}, box {spec.box}, address {address:#x})",
+        f"{spec.global_strides_bytes}, box {spec.box}, swizzle {spec.swizzle.name}, address {address:#x})",
         LaunchError,
     )
     return tmap

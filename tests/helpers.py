@@ -1,28 +1,12 @@
-"""Shared test helpers: random inputs and relative-error comparison against the numpy reference."""
+"""Shared test helpers: relative-error comparison against the numpy reference (inputs come from runtime.inputs)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from fusion_ir import DataType, Fusion
+from fusion_ir import Fusion
 from fusion_ir.reference import evaluate
-
-
-def random_inputs(fusion: Fusion, shapes: list[tuple[int, ...]], seed: int) -> list[np.ndarray]:
-    """Fresh, NaN-free inputs: uniform in [-2, 2) for floats, small integers for ints."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for tv, shape in zip(fusion.inputs, shapes):
-        if tv.dtype is DataType.Int32:
-            out.append(rng.integers(-8, 8, size=shape).astype(np.int32))
-        else:
-            out.append(rng.uniform(-2.0, 2.0, size=shape).astype(np.dtype(tv.dtype.numpy_name)))
-    return out
-
-
-def positive_inputs(fusion: Fusion, shapes: list[tuple[int, ...]], seed: int) -> list[np.ndarray]:
-    rng = np.random.default_rng(seed)
-    return [rng.uniform(0.5, 2.0, size=s).astype(np.float32) for s in shapes]
+from runtime.inputs import positive_inputs, random_inputs
 
 
 def rel_error(actual: np.ndarray, expected: np.ndarray) -> float:
@@ -43,3 +27,6 @@ def assert_matches(fusion: Fusion, inputs: list[np.ndarray], outputs: list[np.nd
     for k, (a, e) in enumerate(zip(outputs, expected)):
         err = rel_error(a, e)
         assert err < tol, f"output {k}: relative error {err:.3e} >= {tol}"
+
+
+__all__ = ["assert_matches", "positive_inputs", "random_inputs", "rel_error"]

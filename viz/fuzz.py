@@ -1,6 +1,6 @@
 """``viz fuzz``: fuzz random schedules against numpy, with a progress bar and coverage tables.
 
-Runs the properties of ``tests/fuzz`` (hypothesis strategies for fusions and schedules) on
+Runs the properties of the ``fuzz`` package (hypothesis strategies for fusions and schedules) on
 ``--examples`` fresh cases from ``--seed``: every scheduling call succeeds or raises
 ``ScheduleError``, ``lower`` succeeds or raises ``LoweringError``, and every kernel that lowers
 matches numpy in the simulator (``--gpu``: on the GPU too; ``--nvcc-every K``: every K-th kernel
@@ -51,15 +51,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _import_fuzz() -> Any:
-    """The fuzz package lives in the repository's tests/; make it importable from a checkout."""
+    """The fuzz package: properties and strategies (its strategies need hypothesis)."""
     try:
-        from tests.fuzz import properties, strategies
-    except ModuleNotFoundError:
-        root = Path(__file__).resolve().parents[1]
-        if not (root / "tests" / "fuzz" / "strategies.py").exists():
-            raise SystemExit("viz fuzz needs the repository checkout (tests/fuzz); run it from the repository root")
-        sys.path.insert(0, str(root))
-        from tests.fuzz import properties, strategies
+        from fuzz import properties, strategies
+    except ModuleNotFoundError as e:
+        if e.name != "hypothesis":
+            raise
+        raise SystemExit("viz fuzz needs hypothesis: pip install hypothesis") from None
     return properties, strategies
 
 

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from fusion_ir.scalar import Val, ceil_div
-from fusion_ir.types import DataType, MemoryType, ParallelType
+from fusion_ir.types import DataType, MemoryType, ParallelType, SmemSwizzle
 from lowering import kernel_ir as k
+from lowering.layout import swizzle_index
 
 F32, I64 = DataType.Float, DataType.Int64
 TX, TY = Val.symbol("threadIdx.x"), Val.symbol("threadIdx.y")
@@ -338,15 +339,16 @@ def warp_specialized(stages: int = 3) -> Sample:
         k.Allocate(tile, c(0)), k.Allocate(mbar, c(box * 4 * stages)),
         k.ElectSync((loop("i5", 0, stages, [k.MBarrierInit(mbar, sym("i5"), c(1)),
                                            k.MBarrierInit(mbar, sym("i5") + stages, c(256))],
-                          stage=k.Stage.PrePrologue),)),
+                          stage=k.Stage.PrePrologue),), warp=c(0)),
         k.BlockSync("init"),
         if_(TY.eq(2), [
             k.SetMaxNReg(40, increase=False),
+            # the AsyncWarp's first warp: thread (0, 2) is linear thread 256, warp 8
             loop("i7", 0, n, [k.ElectSync((
                 k.MBarrierWaitParity(mbar, i % stages + stages, (i // stages + 1) % 2),
                 k.MBarrierArriveExpectTx(mbar, i % stages, c(box * 4)),
                 k.TmaLoad(tile, (i % stages) * box, tmap, (i * box,), mbar, i % stages),
-            ))], label="iS3{ceilDiv(i0, 256)}", stage=k.Stage.AsyncWarp),
+            ), warp=c(8))], label="iS3{ceilDiv(i0, 256)}", stage=k.Stage.AsyncWarp),
             k.Return(),
         ], [
             k.SetMaxNReg(232, increase=True),
@@ -384,6 +386,99 @@ def cp_async_copy() -> Sample:
     return Sample(kern, lambda a: [a + np.float32(1)], lambda n, rng: [uniform((n,), rng)], (4, 1000, 4096))
 
 
+# ---------------------------------------------------------------- named barriers, grid-stride loops
+def named_barrier_groups(count: int = 128) -> Sample:
+    """Two warp groups of a 256-thread block, each synchronizing on its own named barrier.
+
+    Every thread stages its element of T0 in shared memory; group 0 (threads 0..127) then meets at
+    ``bar.sync 1, count`` and group 1 at ``bar.sync 2, count``, and each thread writes twice the
+    element mirrored inside its group. With ``count`` != 128 a barrier never completes.
+    """
+    t0, t2 = global_tensor("T0", (I0,)), global_tensor("T2", (I0,))
+    tile = shared("T1", 256)
+    gid = BX * 256 + TX
+    mirrored = TX // 128 * 128 + (c(127) - TX % 128)
+    body = [
+        k.Allocate(tile, c(0)),
+        if_(gid.lt(I0), [assign(tile, TX, load(t0, at(t0, gid)))], [assign(tile, TX, fconst(0.0))]),
+        if_(TX.lt(128), [k.NamedBarrier(1, c(count), "RAW: group 0 staged T1[0:128]")],
+            [k.NamedBarrier(2, c(count), "RAW: group 1 staged T1[128:256]")]),
+        if_(gid.lt(I0), [assign(t2, at(t2, gid), binary("mul", load(tile, mirrored), fconst(2.0)))]),
+    ]
+    kern = make_kernel("named_barrier_kernel", body, [t0], [t2], (ceil_div(I0, 256),), (256,), smem=1024)
+
+    def reference(a: np.ndarray) -> list[np.ndarray]:
+        n = a.shape[0]
+        padded = np.zeros(-(-n // 256) * 256, dtype=np.float32)
+        padded[:n] = a
+        return [(padded.reshape(-1, 2, 128)[:, :, ::-1] * np.float32(2)).reshape(-1)[:n]]
+
+    return Sample(kern, reference, lambda n, rng: [uniform((n,), rng)], (1, 300, 1024))
+
+
+def grid_stride(blocks: int = 4) -> Sample:
+    """T2 = T0 * 2 + 1 by a persistent grid-stride loop: block b handles the 128-element tiles
+    b, b + gridDim.x, b + 2 gridDim.x, ... (``for (i3 = blockIdx.x; i3 < ceilDiv(i0, 128); i3 += gridDim.x)``)."""
+    t0, t2 = global_tensor("T0", (I0,)), global_tensor("T2", (I0,))
+    i = sym("i3")
+    gid = i * 128 + TX
+    value = binary("add", binary("mul", load(t0, at(t0, gid)), fconst(2.0)), fconst(1.0))
+    body = [loop("i3", BX, ceil_div(I0, 128), [if_(gid.lt(I0), [assign(t2, at(t2, gid), value)])],
+                 label="iS3{ceilDiv(i0, 128)}", step=sym("gridDim.x"))]
+    kern = make_kernel("grid_stride_kernel", body, [t0], [t2], (blocks,), (128,))
+    return Sample(kern, lambda a: [a * np.float32(2) + np.float32(1)], lambda n, rng: [uniform((n,), rng)],
+                  (1, 300, 5000))
+
+
+# ---------------------------------------------------------------- swizzled TMA
+SWIZZLE_BOXES = {  # (swizzle, dtype) -> (rows, columns) of a box whose rows are one swizzle span
+    (SmemSwizzle.B128, F32): (8, 32),
+    (SmemSwizzle.B64, F32): (16, 16),
+    (SmemSwizzle.B32, F32): (8, 8),
+    (SmemSwizzle.B128, DataType.Half): (64, 64),
+}
+
+
+def tma_swizzled(swizzle: SmemSwizzle = SmemSwizzle.B128, dtype: DataType = F32, *,
+                 read_swizzled: bool = True) -> Sample:
+    """T2 = T0 through one TMA box per block, laid out in shared memory with ``swizzle``.
+
+    The elected thread loads the rows x columns box at (BY * rows, BX * columns) into a buffer
+    aligned to the swizzle's repeat; after the parity wait, the 128 threads walk the box in
+    row-major order and read element ``e`` at ``swizzle_index(e, swizzle, bytes)``. With
+    ``read_swizzled=False`` they read ``e`` itself: the layout mistake a swizzle test must catch.
+    """
+    rows, cols = SWIZZLE_BOXES[(swizzle, dtype)]
+    elements, nbytes = rows * cols, rows * cols * dtype.size
+    t0, t2 = global_tensor("T0", (I0, I1), dtype), global_tensor("T2", (I0, I1), dtype)
+    tmap = k.TensorMapParam("tmap_T0", t0, (cols, rows), swizzle=swizzle)
+    tile = k.Buffer("T1", dtype, MemoryType.Shared, c(elements), align=max(swizzle.alignment, 128), swizzle=swizzle)
+    mbar = shared("T4", 1, I64, align=8)
+    e = sym("i5") * 128 + TX
+    row, col = BY * rows + e // cols, BX * cols + e % cols
+    where = swizzle_index(e, swizzle, dtype.size) if read_swizzled else e
+    body = [
+        k.Allocate(tile, c(0)), k.Allocate(mbar, c(nbytes)),
+        k.ElectSync((k.MBarrierInit(mbar, c(0), c(1)),)),
+        k.BlockSync("init"),
+        k.ElectSync((k.MBarrierArriveExpectTx(mbar, c(0), c(nbytes)),
+                     k.TmaLoad(tile, c(0), tmap, (BY * rows, BX * cols), mbar, c(0)))),
+        k.MBarrierWaitParity(mbar, c(0), c(0)),
+        loop("i5", 0, ceil_div(c(elements), 128), [
+            if_(e.lt(elements).logical_and(row.lt(I0)).logical_and(col.lt(I1)),
+                [assign(t2, at(t2, row, col), load(tile, where))]),
+        ]),
+        k.BlockSync("every wait done before inval"),
+        k.ElectSync((k.MBarrierInval(mbar, c(0)),)),
+    ]
+    name = f"tma_swizzle_{swizzle.name.lower()}_{dtype.short_name}_kernel"
+    kern = make_kernel(name, body, [t0], [t2], (ceil_div(I1, cols), ceil_div(I0, rows)), (128,),
+                       smem=nbytes + 8, tensor_maps=(tmap,))
+    # TMA needs 16-byte row strides: widths are multiples of 8 elements.
+    return Sample(kern, lambda a: [a.copy()], lambda n, rng: [uniform((n, 8 * n), rng, dtype.numpy_name)],
+                  (1, 9, 70))
+
+
 def gpu_samples() -> dict[str, Sample]:
     """Every sample that runs on the GPU tier."""
     return {
@@ -401,6 +496,10 @@ def gpu_samples() -> dict[str, Sample]:
         "tma_store": tma_store(),
         "warp_specialized": warp_specialized(),
         "cp_async": cp_async_copy(),
+        "named_barrier": named_barrier_groups(),
+        "grid_stride": grid_stride(),
+        **{f"tma_swizzle_{swz.name.lower()}_{dtype.short_name}": tma_swizzled(swz, dtype)
+           for swz, dtype in SWIZZLE_BOXES},
     }
 
 

@@ -48,6 +48,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) helpers_kernel(float* out, 
   stmatrixX2(base + threadIdx.x * 16, 1u, 2u);
   stmatrixX4(base + threadIdx.x * 16, 1u, 2u, 3u, 4u);
   fenceAsyncProxy();
+  namedBarrierSync(1, 128);
   __syncthreads();
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(base + 8192, 1);

@@ -220,27 +220,51 @@ def test_unroll_pragmas() -> None:
     assert pragma_of(unroll=False, label="iS1{8}") == "// loop of iS1{8}"
 
 
-def test_elect_warp_predicate_follows_block_shape() -> None:
-    def elect_line(block: tuple, conds: tuple[Val, ...] = ()) -> str:
-        mbar = s.shared("T4", 1, DataType.Int64, align=8)
-        node: k.Node = k.ElectSync((k.MBarrierInit(mbar, Val.const(0), Val.const(1)),))
-        for cond in conds:
-            node = s.if_(cond, [node])
-        kern = s.make_kernel("k", [k.Allocate(mbar, Val.const(0)), node], [], [], (1,), block, smem=8)
-        return next(line for line in lines_of(to_cuda(kern)) if "electSync" in line)
+def elect_line(block: tuple, warp: int | Val = 0, conds: tuple[Val, ...] = ()) -> str:
+    mbar = s.shared("T4", 1, DataType.Int64, align=8)
+    node: k.Node = k.ElectSync((k.MBarrierInit(mbar, Val.const(0), Val.const(1)),),
+                               warp if isinstance(warp, Val) else Val.const(warp))
+    for cond in conds:
+        node = s.if_(cond, [node])
+    kern = s.make_kernel("k", [k.Allocate(mbar, Val.const(0)), node], [], [], (1,), block, smem=8)
+    return next(line for line in lines_of(to_cuda(kern)) if "electSync" in line)
 
+
+def test_elect_warp_predicate_follows_block_shape() -> None:
     assert elect_line((64,)) == "if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {"
     assert elect_line((16,)) == "if (Hopper::electSync(0xffffu)) {"
     assert elect_line((1,)) == "if (Hopper::electSync(0x1u)) {"
-    assert elect_line((48,), (s.TX.ge(32),)) == "if ((((int64_t)threadIdx.x) / 32) == 1 && Hopper::electSync(0xffffu)) {"
     assert elect_line((64, 2)) == "if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {"
     assert "(((int64_t)threadIdx.x) + (((int64_t)threadIdx.y) * 16)) < 32" in elect_line((16, 4))
     assert "blockDim.x" in elect_line((Val.symbol("i0"), 2))
     assert "Hopper::laneMask(" in elect_line((Val.symbol("i0"), 2))
-    assert elect_line((128, 4), (s.TY.ge(1),)) == \
-        "if (threadIdx.x < 32 && threadIdx.y == 1 && Hopper::electSync(0xffffffffu)) {"
-    # inside `threadIdx.y >= 2` of a (16, 4) block the first thread is linear 32: warp 1
-    assert "/ 32) == 1" in elect_line((16, 4), (s.TY.ge(2),))
+
+
+def test_elect_warp_comes_from_the_node_not_from_enclosing_conditions() -> None:
+    # a 256-thread block: warp 4 is threads 128..159
+    assert elect_line((256,), 4) == "if (threadIdx.x / 32 == 4 && Hopper::electSync(0xffffffffu)) {"
+    assert elect_line((256,), 4, (s.TX.ge(128),)) == elect_line((256,), 4)
+    # the last warp of a 48-thread block has 16 lanes
+    assert elect_line((48,), 1) == "if (threadIdx.x / 32 == 1 && Hopper::electSync(0xffffu)) {"
+    # (128, 4): warp 4 is the first warp of row threadIdx.y == 1, warp 7 its last
+    assert elect_line((128, 4), 4) == "if (threadIdx.x < 32 && threadIdx.y == 1 && Hopper::electSync(0xffffffffu)) {"
+    assert elect_line((128, 4), 7) == ("if (threadIdx.x / 32 == 3 && threadIdx.y == 1 && "
+                                       "Hopper::electSync(0xffffffffu)) {")
+    assert elect_line((64, 2, 2), 3) == ("if (threadIdx.x / 32 == 1 && threadIdx.y == 1 && threadIdx.z == 0 && "
+                                         "Hopper::electSync(0xffffffffu)) {")
+    # (16, 4): rows of 16 threads, warp 1 is rows 2 and 3; the linear index decides
+    assert "/ 32) == 1" in elect_line((16, 4), 1)
+    # a warp that is a value: the linear index against it, and the lanes that exist
+    line = elect_line((Val.symbol("i0"),), Val.symbol("blockDim.x") // 64)
+    assert "(((int64_t)threadIdx.x) / 32) == (((int64_t)blockDim.x) / 64)" in line, line
+    assert "Hopper::laneMask(" in line
+
+
+def test_elect_warp_outside_the_block_or_unbound_is_an_error() -> None:
+    with pytest.raises(CodegenError, match="ElectSync elects in warp 8, but a block of 256 threads has warps 0..7"):
+        elect_line((256,), 8)
+    with pytest.raises(CodegenError, match="symbol w in ElectSync is not bound"):
+        elect_line((256,), Val.symbol("w"))
 
 
 def test_unplaced_shared_buffers_get_aligned_sequential_offsets() -> None:

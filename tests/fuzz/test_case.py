@@ -9,10 +9,9 @@ import pytest
 from hypothesis import given, settings
 
 from fusion_ir import DataType, LoadStoreOpType, ParallelType, Pipelined
-
-from .case import Case, InputSpec, OpSpec, Step, TRef, build, compare, evaluate_float32, make_inputs, to_script
-from .properties import PropertyFailure, Stats, check_lowering, check_schedule, run_case
-from .strategies import cases
+from fuzz.case import Case, InputSpec, OpSpec, Step, TRef, build, compare, evaluate_float32, make_inputs, to_script
+from fuzz.properties import PropertyFailure, Stats, check_lowering, check_schedule, run_case
+from fuzz.strategies import cases
 
 PT = ParallelType
 
@@ -132,9 +131,8 @@ def test_lowering_errors_are_counted_by_pass() -> None:
 
 def test_the_gpu_worker_runs_kernels_in_a_child_process_and_survives_input_errors() -> None:
     """The GPU property's process plumbing, with the simulator standing in for the GPU."""
+    from fuzz.properties import GpuWorker
     from runtime import InputError, simulate
-
-    from .properties import GpuWorker
 
     case = pointwise_case(SCHEDULE)
     kernel = run_case(case)

@@ -7,9 +7,10 @@ test process's CUDA context down with it, and the shrunk case still runs on a wo
 import pytest
 from hypothesis import given, settings
 
+from fuzz.properties import GpuWorker, run_case
+from fuzz.strategies import cases
+
 from .profiles import budget
-from .properties import GpuWorker, run_case
-from .strategies import cases
 
 pytestmark = pytest.mark.gpu
 

@@ -4,10 +4,10 @@ import pytest
 from hypothesis import assume, given, settings
 
 from codegen.nvcc import nvcc_available
+from fuzz.properties import check_compiles, check_lowering, check_schedule
+from fuzz.strategies import cases
 
 from .profiles import budget
-from .properties import check_compiles, check_lowering, check_schedule
-from .strategies import cases
 
 pytestmark = pytest.mark.skipif(not nvcc_available(), reason="nvcc is not installed")
 

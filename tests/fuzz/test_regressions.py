@@ -264,7 +264,7 @@ def test_shared_buffer_read_in_every_iteration_of_a_loop_is_live_through_the_loo
 def test_compute_at_drops_the_producers_own_split_of_a_shared_axis() -> None:
     """compute_at kept the producer's earlier split of an axis it then shared with the consumer, so the
     loop domain held the axis and its split halves: the producer's loops ran over every element twice."""
-    from .properties import domain_problem
+    from fuzz.properties import domain_problem
 
     fusion = Fusion()
     with fusion:

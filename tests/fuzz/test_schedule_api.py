@@ -3,9 +3,10 @@
 
 from hypothesis import given, settings
 
+from fuzz.properties import check_lowering, check_schedule
+from fuzz.strategies import cases
+
 from .profiles import budget
-from .properties import check_lowering, check_schedule
-from .strategies import cases
 
 
 @settings(max_examples=budget("schedule"))

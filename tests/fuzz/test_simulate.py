@@ -4,9 +4,10 @@ no split factor and at loop extents below the stage count, or refuses the sizes 
 
 from hypothesis import given, settings
 
+from fuzz.properties import run_case
+from fuzz.strategies import cases
+
 from .profiles import budget
-from .properties import run_case
-from .strategies import cases
 
 
 @settings(max_examples=budget("simulate"))

@@ -6,11 +6,10 @@ import json
 
 import pytest
 
+from fuzz import properties
 from lowering.pipeline import PASS_NAMES
 from viz.cli import main as viz_main
 from viz.fuzz import main
-
-from . import properties
 
 
 def test_a_clean_run_prints_the_coverage_tables(tmp_path, capsys) -> None:

@@ -75,8 +75,8 @@ def if_(cond: Val, then: list[k.Node], else_: list[k.Node] = ()) -> k.IfThenElse
     return k.IfThenElse(cond, tuple(then), tuple(else_))
 
 
-def elect(body: list[k.Node]) -> k.ElectSync:
-    return k.ElectSync(tuple(body))
+def elect(body: list[k.Node], warp: Val | int = 0) -> k.ElectSync:
+    return k.ElectSync(tuple(body), warp if isinstance(warp, Val) else c(warp))
 
 
 def remove_nodes(kern: k.Kernel, kind: type, where: object = None) -> k.Kernel:

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from fusion_ir.scalar import Val
+from fusion_ir.types import DataType, SmemSwizzle
 from runtime import LaunchError, executor
 from runtime import driver as cu
 from tests.codegen import sample_kernels as s
@@ -58,7 +59,9 @@ class FakeDriver:
         self.CUstream = lambda handle: ("stream", handle)
         self.cuuint64_t = self.cuuint32_t = int
         names = ["CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN", "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES",
-                 "CU_TENSOR_MAP_DATA_TYPE_FLOAT32", "CU_TENSOR_MAP_INTERLEAVE_NONE", "CU_TENSOR_MAP_SWIZZLE_NONE",
+                 "CU_TENSOR_MAP_DATA_TYPE_FLOAT32", "CU_TENSOR_MAP_DATA_TYPE_FLOAT16", "CU_TENSOR_MAP_INTERLEAVE_NONE",
+                 "CU_TENSOR_MAP_SWIZZLE_NONE", "CU_TENSOR_MAP_SWIZZLE_32B", "CU_TENSOR_MAP_SWIZZLE_64B",
+                 "CU_TENSOR_MAP_SWIZZLE_128B",
                  "CU_TENSOR_MAP_L2_PROMOTION_L2_128B", "CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE"]
         enum = SimpleNamespace(**{n: n for n in names})
         self.CUdevice_attribute = self.CUfunction_attribute = self.CUtensorMapDataType = enum
@@ -203,6 +206,7 @@ def test_tensor_map_is_encoded_innermost_first_and_passed_by_value(fake: FakeDri
     assert (dtype, rank, address) == ("CU_TENSOR_MAP_DATA_TYPE_FLOAT32", 2, t0[0])
     assert (dims, strides, box, element_strides) == ([36, 5], [144], [32, 8], [1, 1])
     assert launch["params"][2] == tmap.getPtr()  # the 128-byte descriptor itself is the parameter
+    assert tmap.args[8] == "CU_TENSOR_MAP_SWIZZLE_NONE"
     assert launch["grid"] == (2, 1, 1) and launch["block"] == (32, 8, 1) and launch["smem"] == 1032
 
 
@@ -244,3 +248,18 @@ def test_rank_one_tensor_map_gets_a_stride_array(fake: FakeDriver) -> None:
     (tmap,) = fake.tensor_maps
     dims, strides, box = tmap.args[3:6]
     assert (dims, strides, box) == ([1001], [4016], [128])
+
+
+@pytest.mark.parametrize(("swizzle", "dtype", "mode"), [
+    (SmemSwizzle.B32, DataType.Float, "CU_TENSOR_MAP_SWIZZLE_32B"),
+    (SmemSwizzle.B64, DataType.Float, "CU_TENSOR_MAP_SWIZZLE_64B"),
+    (SmemSwizzle.B128, DataType.Float, "CU_TENSOR_MAP_SWIZZLE_128B"),
+    (SmemSwizzle.B128, DataType.Half, "CU_TENSOR_MAP_SWIZZLE_128B"),
+])
+def test_tensor_map_swizzle_comes_from_the_kernel(fake: FakeDriver, swizzle: SmemSwizzle, dtype: DataType,
+                                                  mode: str) -> None:
+    sample = s.tma_swizzled(swizzle, dtype)
+    executor.execute(sample.kernel, sample.make_inputs(9, np.random.default_rng(0)))
+    (tmap,) = fake.tensor_maps
+    assert tmap.args[5] == list(reversed(s.SWIZZLE_BOXES[(swizzle, dtype)]))
+    assert tmap.args[8] == mode

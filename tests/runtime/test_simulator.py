@@ -196,7 +196,7 @@ def test_input_validation_names_the_tensor() -> None:
         simulate(kern, [a, a.astype(np.float64)])
     with pytest.raises(InputError, match="input T1: rank 2"):
         simulate(kern, [a, a.reshape(10, 10)])
-    with pytest.raises(InputError, match="input T1: dimension 0 is 99"):
+    with pytest.raises(InputError, match=r"T1.shape\[0\] is 99, but i0 = 100 from T0.shape\[0\]"):
         simulate(kern, [a, a[:99]])
 
 
@@ -242,7 +242,7 @@ def test_unknown_node_is_reported() -> None:
     out = global_1d("T1")
     op = k.TensorOp("T1", "compute", "T1 = T0", None, None)
     kern = kernel([op], [global_1d("T0")], [out], (1,), (32,))
-    with pytest.raises(SimulationError, match="cannot execute TensorOp"):
+    with pytest.raises(SimulationError, match="the simulator cannot handle kernel IR node TensorOp"):
         simulate(kern, [np.zeros(32, np.float32)])
 
 

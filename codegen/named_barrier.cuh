@@ -1,0 +1,6 @@
+// named_barrier.cuh: bar.sync on one of the 16 hardware barriers of a block. Barrier 0 is the one
+// __syncthreads uses; a named barrier (1..15) synchronizes just `threads` threads (a multiple of
+// 32): the warps of a branch that the rest of the block does not take.
+__device__ __forceinline__ void namedBarrierSync(uint32_t id, uint32_t threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}

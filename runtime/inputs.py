@@ -1,0 +1,25 @@
+"""Random input arrays for a fusion's inputs, for tests and benchmarks."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fusion_ir import DataType, Fusion
+
+
+def random_inputs(fusion: Fusion, shapes: list[tuple[int, ...]], seed: int) -> list[np.ndarray]:
+    """Fresh, NaN-free inputs: uniform in [-2, 2) for floats, small integers for ints."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for tv, shape in zip(fusion.inputs, shapes):
+        if tv.dtype is DataType.Int32:
+            out.append(rng.integers(-8, 8, size=shape).astype(np.int32))
+        else:
+            out.append(rng.uniform(-2.0, 2.0, size=shape).astype(np.dtype(tv.dtype.numpy_name)))
+    return out
+
+
+def positive_inputs(fusion: Fusion, shapes: list[tuple[int, ...]], seed: int) -> list[np.ndarray]:
+    """Float32 inputs in [0.5, 2): safe for log, sqrt and division."""
+    rng = np.random.default_rng(seed)
+    return [rng.uniform(0.5, 2.0, size=s).astype(np.float32) for s in shapes]

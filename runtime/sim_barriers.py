@@ -1,0 +1,174 @@
+"""Barriers of the simulator: ``__syncthreads`` and named barriers (``bar.sync id, threads``).
+
+State is kept per (block, barrier id). Id 0 is the block-wide barrier: every thread of the block
+that has not exited must reach the same statement instance, and it releases when they all have.
+A named barrier ``id`` (1..15) releases when ``threads`` threads of the block have arrived, at
+whatever statements they arrived; its waiters then continue and the next arrivals start a new
+phase. A barrier whose count never arrives leaves its waiters blocked, and the scheduler reports
+the deadlock with the barrier id, the expected and the arrived count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+
+import numpy as np
+
+from lowering import kernel_ir as k
+
+from .errors import DeadlockError, SimulationError
+from .sim_scheduler import Blocked, Ctx, TaskGen
+from .sim_values import uniform
+
+NUM_BARRIERS = 16       # hardware barriers per block; 0 is __syncthreads
+BLOCK_BARRIER = 0
+WARP_SIZE = 32
+
+
+class Barriers:
+    """Block-wide and named barriers of a ``Simulator``."""
+
+    def _init_barriers(self) -> None:
+        nb, n = self.grid.num_blocks, self.grid.num_lanes
+        self.bar_arrived = np.zeros((nb, NUM_BARRIERS), dtype=np.int64)
+        self.bar_gen = np.zeros((nb, NUM_BARRIERS), dtype=np.int64)
+        self.bar_expected = np.zeros((nb, NUM_BARRIERS), dtype=np.int64)  # named: count of the open phase
+        self.at_barrier = np.zeros(n, dtype=bool)        # lanes waiting at the block-wide barrier
+        self.bar_where = np.zeros(nb, dtype=np.int64)    # which block-wide barrier instance each block waits at
+        self._where_ids: dict[tuple, int] = {}
+        self._where_text: list[str] = []
+
+    # ---- __syncthreads ---------------------------------------------------------------
+    def visit_BlockSync(self, node: k.BlockSync, ctx: Ctx, i: int) -> TaskGen:
+        what = f"__syncthreads() ({node.reason})" if node.reason else "__syncthreads()"
+        yield from self._barrier(ctx, what, ctx.path + (i,))
+        return ctx
+
+    def _barrier(self, ctx: Ctx, what: str, where: tuple) -> Generator[Blocked, None, None]:
+        """Block-wide barrier: every thread of the block that has not exited must reach this same instance."""
+        lanes = ctx.lanes
+        self._check_reach(ctx, what)
+        blocks, counts = np.unique(self.grid.block_of[lanes], return_counts=True)
+        where_id = self._where_ids.get(where)
+        if where_id is None:
+            where_id = self._where_ids[where] = len(self._where_text)
+            self._where_text.append(what)
+        waiting = blocks[self.bar_arrived[blocks, BLOCK_BARRIER] > 0]
+        clash = waiting[self.bar_where[waiting] != where_id]
+        if clash.size:
+            b = int(clash[0])
+            raise DeadlockError(
+                f"threads of block {self.grid.block_name(b)} wait at different barriers: "
+                f"{self._where_text[int(self.bar_where[b])]} and {what} (a barrier in divergent code or in "
+                f"different loop iterations); a __syncthreads must be reached by every thread of the block"
+            )
+        self.bar_where[blocks] = where_id
+        target = self.bar_gen[blocks, BLOCK_BARRIER] + 1
+        self.bar_arrived[blocks, BLOCK_BARRIER] += counts
+        self.at_barrier[lanes] = True
+        self._release(blocks)
+        while np.any(self.bar_gen[blocks, BLOCK_BARRIER] < target):
+            yield Blocked(lambda: self._describe_sync(what, blocks, target))
+            self._release(blocks)
+
+    def _release(self, blocks: np.ndarray) -> None:
+        arrived = self.bar_arrived[blocks, BLOCK_BARRIER]
+        ready = blocks[(arrived > 0) & (arrived >= self.alive[blocks])]
+        if ready.size:
+            self.bar_gen[ready, BLOCK_BARRIER] += 1
+            self.bar_arrived[ready, BLOCK_BARRIER] = 0
+            self.at_barrier.reshape(self.grid.num_blocks, -1)[ready] = False
+            self.progress += 1
+
+    def _check_reach(self, ctx: Ctx, what: str) -> None:
+        """Threads of this task that are alive but elsewhere (branch, loop mask, continue) never arrive."""
+        task = ctx.task.lanes
+        if task.size == ctx.lanes.size:
+            return
+        alive = task[~self.exited[task]]
+        if alive.size == ctx.lanes.size:
+            return
+        here = np.zeros(self.grid.num_lanes, dtype=bool)
+        here[ctx.lanes] = True
+        involved = np.zeros(self.grid.num_blocks, dtype=bool)
+        involved[self.grid.block_of[ctx.lanes]] = True
+        missing = alive[~here[alive] & involved[self.grid.block_of[alive]]]
+        if missing.size:
+            raise DeadlockError(
+                f"{what} is not reached by every thread of the block: {self.grid.describe(int(missing[0]))} "
+                f"and {missing.size - 1} more threads of the same task went elsewhere (a branch, a loop with "
+                f"thread-dependent bounds, or a continue), so the barrier can never complete"
+            )
+
+    def _describe_sync(self, what: str, blocks: np.ndarray, target: np.ndarray) -> list[str]:
+        T = self.grid.threads_per_block
+        waiting = blocks[self.bar_gen[blocks, BLOCK_BARRIER] < target]
+        if waiting.size == 0:
+            return []
+        b = int(waiting[0])
+        rows = slice(b * T, (b + 1) * T)
+        absent = np.flatnonzero(~self.at_barrier[rows] & ~self.exited[rows])
+        who = ", ".join(self.grid.describe(int(b * T + t)).split(" of ")[0] for t in absent[:3])
+        more = f" (and {waiting.size - 1} more blocks)" if waiting.size > 1 else ""
+        line = (f"waits at {what} in block {self.grid.block_name(b)}{more}: "
+                f"{int(self.bar_arrived[b, BLOCK_BARRIER])} of {int(self.alive[b])} threads arrived; "
+                f"not arrived: {who}{' ...' if absent.size > 3 else ''}")
+        return [line]
+
+    # ---- named barriers --------------------------------------------------------------
+    def visit_NamedBarrier(self, node: k.NamedBarrier, ctx: Ctx, i: int) -> TaskGen:
+        bid = node.id
+        what = f"bar.sync {bid}, {node.threads}" + (f" ({node.reason})" if node.reason else "")
+        if not 1 <= bid < NUM_BARRIERS:
+            raise SimulationError(f"{what}: named barrier ids are 1..{NUM_BARRIERS - 1} (0 is __syncthreads)")
+        threads = self._barrier_threads(node, ctx, what)
+        blocks, counts = np.unique(self.grid.block_of[ctx.lanes], return_counts=True)
+        open_phase = self.bar_arrived[blocks, bid] > 0
+        clash = blocks[open_phase & (self.bar_expected[blocks, bid] != threads)]
+        if clash.size:
+            b = int(clash[0])
+            raise SimulationError(f"{what}: threads of block {self.grid.block_name(b)} arrive at named barrier {bid} "
+                                  f"with a count of {threads} while {int(self.bar_arrived[b, bid])} threads wait "
+                                  f"there with a count of {int(self.bar_expected[b, bid])}")
+        self.bar_expected[blocks, bid] = threads
+        target = self.bar_gen[blocks, bid] + 1
+        self.bar_arrived[blocks, bid] += counts
+        over = blocks[self.bar_arrived[blocks, bid] > threads]
+        if over.size:
+            b = int(over[0])
+            raise SimulationError(f"{what}: {int(self.bar_arrived[b, bid])} threads of block "
+                                  f"{self.grid.block_name(b)} arrive at named barrier {bid}, more than its count "
+                                  f"{threads}")
+        ready = blocks[self.bar_arrived[blocks, bid] == threads]
+        if ready.size:
+            self.bar_gen[ready, bid] += 1
+            self.bar_arrived[ready, bid] = 0
+            self.progress += 1
+        while np.any(self.bar_gen[blocks, bid] < target):
+            yield Blocked(lambda: self._describe_named(what, bid, blocks, target))
+        return ctx
+
+    def _barrier_threads(self, node: k.NamedBarrier, ctx: Ctx, what: str) -> int:
+        threads = uniform(self._ev(node.threads, ctx))
+        if isinstance(threads, np.ndarray):
+            raise SimulationError(f"{what}: the thread count {node.threads} differs between the threads of "
+                                  f"{ctx.task.name}")
+        threads = int(threads)
+        if threads < 1 or threads % WARP_SIZE:
+            raise SimulationError(f"{what}: the thread count is {threads}; it must be a positive multiple of "
+                                  f"{WARP_SIZE}")
+        if threads > self.grid.threads_per_block:
+            raise SimulationError(f"{what}: the thread count {threads} exceeds the block's "
+                                  f"{self.grid.threads_per_block} threads")
+        return threads
+
+    def _describe_named(self, what: str, bid: int, blocks: np.ndarray, target: np.ndarray) -> list[str]:
+        waiting = blocks[self.bar_gen[blocks, bid] < target]
+        if waiting.size == 0:
+            return []
+        b = int(waiting[0])
+        more = f" (and {waiting.size - 1} more blocks)" if waiting.size > 1 else ""
+        expected, arrived = int(self.bar_expected[b, bid]), int(self.bar_arrived[b, bid])
+        line = (f"waits at {what} in block {self.grid.block_name(b)}{more}: named barrier {bid} expects "
+                f"{expected} threads, {arrived} arrived")
+        return [line]

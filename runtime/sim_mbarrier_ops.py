@@ -1,0 +1,140 @@
+"""mbarrier statements of the simulator: init, inval, arrive, arriveExpectTx and the two waits.
+
+The barrier state itself is ``sim_mbarrier.MBarrierArray``; this module evaluates the statements'
+operands per lane, traces the events of block 0, and blocks waiters until their phase completes.
+A blocked waiter forces the TMA copies in flight on its barrier to land first (the latest legal
+moment), so only a wait that can never complete deadlocks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+
+import numpy as np
+
+from fusion_ir.scalar import Val
+from lowering import kernel_ir as k
+
+from .errors import SimulationError
+from .sim_mbarrier import MBarrierArray
+from .sim_memory import POISON_INT, clobber_aliases, storage_dtype
+from .sim_scheduler import Blocked, Ctx, TaskGen
+
+
+class MBarrierOps:
+    """mbarrier statements of a ``Simulator``."""
+
+    def _mbar(self, buf: k.Buffer, what: str) -> MBarrierArray:
+        st = self.storages.get(buf.name)
+        if st is None:
+            raise SimulationError(f"{what}: mbarrier buffer {buf.name} is used before its Allocate")
+        if not isinstance(st, MBarrierArray):
+            raise SimulationError(f"{what}: {buf.name} is not an mbarrier buffer")
+        return st
+
+    def _mbar_keys(self, mb: MBarrierArray, index: Val, ctx: Ctx, what: str) -> np.ndarray:
+        idx = self._per_lane(index, ctx)
+        bad = (idx < 0) | (idx >= mb.size)
+        if bad.any():
+            j = int(np.flatnonzero(bad)[0])
+            raise SimulationError(f"out-of-bounds mbarrier {mb.name}[{int(idx[j])}] (size {mb.size}) in {what} by "
+                                  f"{self.grid.describe(int(ctx.lanes[j]))}")
+        return self.grid.block_of[ctx.lanes] * mb.size + idx
+
+    def visit_MBarrierInit(self, node: k.MBarrierInit, ctx: Ctx, i: int) -> None:
+        mb = self._mbar(node.mbar, "mbarrier::init")
+        keys = self._mbar_keys(mb, node.index, ctx, "mbarrier::init")
+        mb.init(keys, self._per_lane(node.count, ctx))
+        if mb.aliases:
+            clobber_aliases(mb, keys)
+        self._trace_event("mbarrier.init", ctx, mb, keys, count=int(self._per_lane(node.count, ctx)[0]))
+
+    def visit_MBarrierInval(self, node: k.MBarrierInval, ctx: Ctx, i: int) -> None:
+        mb = self._mbar(node.mbar, "mbarrier::inval")
+        keys = self._mbar_keys(mb, node.index, ctx, "mbarrier::inval")
+        for key in np.unique(keys):
+            n = self.async_.in_flight(mb, int(key))
+            if n:
+                raise SimulationError(f"mbarrier::inval of {mb.label(int(key))} while {n} TMA copies on it are still "
+                                      f"in flight (nobody waited for them)")
+        mb.inval(keys)
+        self._trace_event("mbarrier.inval", ctx, mb, keys)
+
+    def visit_MBarrierArrive(self, node: k.MBarrierArrive, ctx: Ctx, i: int) -> None:
+        mb = self._mbar(node.mbar, "mbarrier::arrive")
+        keys = self._mbar_keys(mb, node.index, ctx, "mbarrier::arrive")
+        self._trace_event("mbarrier.arrive", ctx, mb, keys)
+        self._trace_completions(mb, mb.arrive(keys, None, "mbarrier::arrive"))
+
+    def visit_MBarrierArriveExpectTx(self, node: k.MBarrierArriveExpectTx, ctx: Ctx, i: int) -> None:
+        what = "mbarrier::arriveExpectTx"
+        mb = self._mbar(node.mbar, what)
+        keys = self._mbar_keys(mb, node.index, ctx, what)
+        tx = self._per_lane(node.tx_bytes, ctx)
+        mb.check_live(keys, what)
+        if node.token is not None:
+            if node.token_index is None:
+                raise SimulationError(f"{what} on {mb.name} stores a token but has no token_index")
+            tok = self._data_storage(node.token, f"{what} token")
+            pos = tok.positions(self.grid, ctx.lanes, self._ev(node.token_index, ctx), f"{what} token store")
+            tok.write(np.broadcast_to(pos, ctx.lanes.shape), mb.phase[keys].astype(storage_dtype(tok.dtype)))
+        self._trace_event("mbarrier.arrive_expect_tx", ctx, mb, keys, tx_bytes=int(tx[0]))
+        self._trace_completions(mb, mb.arrive(keys, tx, what))
+
+    def visit_MBarrierWaitParity(self, node: k.MBarrierWaitParity, ctx: Ctx, i: int) -> TaskGen:
+        what = "mbarrier::waitParity"
+        mb = self._mbar(node.mbar, what)
+        keys = self._mbar_keys(mb, node.index, ctx, what)
+        parity = self._per_lane(node.parity, ctx) & 1
+        yield from self._wait(mb, keys, lambda: (mb.phase[keys] & 1) != parity, what, ctx,
+                              lambda key, j: f"the phase with parity {int(parity[j])} to complete",
+                              parity=int(parity[0]))
+        return ctx
+
+    def visit_MBarrierWait(self, node: k.MBarrierWait, ctx: Ctx, i: int) -> TaskGen:
+        what = "mbarrier::wait"
+        mb = self._mbar(node.mbar, what)
+        keys = self._mbar_keys(mb, node.index, ctx, what)
+        tok = self._data_storage(node.token, f"{what} token")
+        tokens = np.broadcast_to(tok.read(tok.positions(self.grid, ctx.lanes, self._ev(node.token_index, ctx),
+                                                        f"{what} token load")), ctx.lanes.shape)
+        if np.any(tokens == POISON_INT):
+            j = int(np.flatnonzero(tokens == POISON_INT)[0])
+            raise SimulationError(f"{what} on {mb.label(int(keys[j]))} reads token {node.token.name}"
+                                  f"[{node.token_index}], which no arriveExpectTx stored "
+                                  f"({self.grid.describe(int(ctx.lanes[j]))})")
+        yield from self._wait(mb, keys, lambda: mb.phase[keys] > tokens, what, ctx,
+                              lambda key, j: f"phase {int(tokens[j])} (its token) to complete", token=int(tokens[0]))
+        return ctx
+
+    def _wait(self, mb: MBarrierArray, keys: np.ndarray, ready: Callable[[], np.ndarray], what: str, ctx: Ctx,
+              waited: Callable[[int, int], str], **trace: int) -> Generator[Blocked, None, None]:
+        """Block until ``ready()`` held for every lane once; a waiter forces its barrier's copies to land."""
+        mb.check_live(keys, what)
+        done = ready().copy()
+        event = "mbarrier.wait_parity" if what.endswith("waitParity") else "mbarrier.wait"
+        self._trace_event(event, ctx, mb, keys, **trace)
+        while not done.all():
+            if self.async_.force_barrier(mb, np.unique(keys[~done])):
+                self.progress += 1
+                done |= ready()
+                continue
+            yield Blocked(lambda done=done: self._describe_wait(mb, keys, done, what, waited))
+            mb.check_live(keys, what)
+            done |= ready()
+        self._trace_event(f"{event}.done", ctx, mb, keys)
+
+    def _describe_wait(self, mb: MBarrierArray, keys: np.ndarray, done: np.ndarray, what: str,
+                       waited: Callable[[int, int], str]) -> list[str]:
+        """One line per barrier index: the first waiting block in detail, the others counted."""
+        lines = []
+        pending = np.flatnonzero(~done)
+        for index in np.unique(keys[pending] % mb.size)[:4]:
+            rows = pending[keys[pending] % mb.size == index]
+            blocks = np.unique(keys[rows] // mb.size)
+            j = int(rows[0])
+            key = int(keys[j])
+            more = f" (and in {blocks.size - 1} more blocks)" if blocks.size > 1 else ""
+            lines.append(f"{what} waits on {mb.label(key)} for {waited(key, j)}{more}; "
+                         f"{mb.describe(key, self.async_.in_flight(mb, key))}")
+        return lines

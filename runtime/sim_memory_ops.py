@@ -1,0 +1,167 @@
+"""Memory statements of the simulator: allocations, shared-memory placement, stores and vector copies.
+
+A Local allocation gets a fresh (poisoned) row per thread each time it executes; a Shared one a row
+per block, claimed by the first task of the block to reach the statement instance. A placed shared
+buffer (``Allocate.offset``) must honour its ``Buffer.align``, and a swizzled one the swizzle's
+alignment; buffers whose bytes overlap record each other, so a write to one destroys the other.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from fusion_ir.types import DataType, MemoryType
+from lowering import kernel_ir as k
+
+from .errors import SimulationError
+from .sim_mbarrier import MBarrierArray
+from .sim_memory import Storage, to_dtype
+from .sim_scheduler import Ctx
+from .sim_values import REDUCE, uniform
+
+
+class MemoryOps:
+    """``Allocate`` and ``Assign`` statements of a ``Simulator`` and its buffer lookup."""
+
+    def _init_memory(self) -> None:
+        self.storages: dict[str, Storage | MBarrierArray] = {}
+        self.params: set[str] = set()
+        # per-block "first arrival" of a dynamic statement instance (shared allocations)
+        self.claims: dict[tuple, np.ndarray] = {}
+        self.mbar_names = mbarrier_buffers(self.kernel.body)
+
+    def visit_Allocate(self, node: k.Allocate, ctx: Ctx, i: int) -> Ctx:
+        buf = node.buffer
+        if buf.name in self.params:
+            raise SimulationError(f"Allocate of {buf.name}: a kernel parameter has the same name")
+        size = uniform(self._ev(buf.size, ctx))
+        if isinstance(size, np.ndarray):
+            raise SimulationError(f"Allocate of {buf.name}: size {buf.size} differs between threads")
+        size = int(size)
+        old = self.storages.get(buf.name)
+        if buf.memory is MemoryType.Local:
+            if isinstance(old, Storage) and old.size == size:
+                old.poison_rows(ctx.lanes)
+            else:
+                self.storages[buf.name] = Storage(buf, self.grid.num_lanes, size)
+            return ctx
+        if buf.memory is MemoryType.Global:
+            if not (isinstance(old, Storage) and old.size == size):
+                self.storages[buf.name] = Storage(buf, 1, size)
+            return ctx
+        new_blocks = self._claim(ctx.path + (i,), np.unique(self.grid.block_of[ctx.lanes]))
+        is_mbar = buf.name in self.mbar_names
+        if old is not None and old.size == size and isinstance(old, MBarrierArray) == is_mbar:
+            if is_mbar:
+                old.reset_rows(new_blocks)  # type: ignore[union-attr]
+            else:
+                old.poison_rows(new_blocks)  # type: ignore[union-attr]
+            st = old
+        else:
+            if is_mbar and buf.dtype is not DataType.Int64:
+                raise SimulationError(f"mbarrier buffer {buf.name} must be Int64, not {buf.dtype.name}")
+            nb = self.grid.num_blocks
+            st = MBarrierArray(buf, nb, size) if is_mbar else Storage(buf, nb, size)
+            self.storages[buf.name] = st
+        if node.offset is not None:
+            self._place_shared(st, node, ctx)
+        return ctx
+
+    def _claim(self, key: tuple, blocks: np.ndarray) -> np.ndarray:
+        """Blocks (of ``blocks``) for which this task is the first to reach dynamic instance ``key``."""
+        claimed = self.claims.get(key)
+        if claimed is None:
+            claimed = self.claims[key] = np.zeros(self.grid.num_blocks, dtype=bool)
+        new = blocks[~claimed[blocks]]
+        claimed[new] = True
+        return new
+
+    def _place_shared(self, st: Storage | MBarrierArray, node: k.Allocate, ctx: Ctx) -> None:
+        """Check a dynamic shared-memory placement and record which buffers share its bytes."""
+        offset = int(self._ev(node.offset, ctx))  # type: ignore[arg-type]
+        if st.byte_offset == offset:
+            return
+        buf = node.buffer
+        nbytes = st.size * buf.dtype.size
+        if offset % buf.align:
+            raise SimulationError(f"Allocate of {buf.name}: shared-memory offset {offset} is not {buf.align}-byte "
+                                  f"aligned")
+        try:
+            smem = int(self.kernel.smem_bytes.evaluate(self.base_env))
+        except KeyError:
+            smem = None
+        if smem is not None and offset + nbytes > smem:
+            raise SimulationError(f"Allocate of {buf.name}: bytes [{offset}, {offset + nbytes}) exceed the kernel's "
+                                  f"{smem} bytes of dynamic shared memory")
+        for other in self.storages.values():
+            other.aliases = [a for a in other.aliases if a[0] is not st]
+        st.aliases = []
+        st.byte_offset = offset
+        for other in self.storages.values():
+            if other is st or other.memory is not MemoryType.Shared or other.byte_offset is None:
+                continue
+            o_off = other.byte_offset
+            if offset < o_off + other.size * other.dtype.size and o_off < offset + nbytes:
+                st.aliases.append((other, offset, o_off))
+                other.aliases.append((st, o_off, offset))
+
+    def _data_storage(self, buf: k.Buffer, what: str) -> Storage:
+        st = self.storages.get(buf.name)
+        if st is None:
+            raise SimulationError(f"{what}: buffer {buf.name} is used before its Allocate")
+        if isinstance(st, MBarrierArray):
+            raise SimulationError(f"{what}: {buf.name} holds mbarriers, not data")
+        return st
+
+    def visit_Assign(self, node: k.Assign, ctx: Ctx, i: int) -> None:
+        st = self._data_storage(node.buffer, f"a store to {node.buffer.name}")
+        lanes = ctx.lanes
+        what = lambda: f"a store to {node.buffer.name}[{node.index}]"  # formatted only on error
+        idx = self._ev(node.index, ctx)
+        if node.vector > 1:
+            self._assign_vector(node, st, idx, ctx)
+            return
+        value = self._value(node.value, ctx)
+        pos = st.positions(self.grid, lanes, idx, what)
+        if node.reduce_op is not None:
+            op = REDUCE.get(node.reduce_op)
+            if op is None:
+                raise SimulationError(f"{what()}: unknown reduce op {node.reduce_op!r}")
+            value = op(st.read(pos), value)
+        st.write(np.broadcast_to(pos, lanes.shape), np.broadcast_to(to_dtype(st.dtype, value), lanes.shape))
+
+    def _assign_vector(self, node: k.Assign, st: Storage, idx: Any, ctx: Ctx) -> None:
+        load = node.value
+        if not isinstance(load, k.Load):
+            raise SimulationError(f"vectorized store to {node.buffer.name} needs a Load value, got {load!r:.120}")
+        src = self._data_storage(load.buffer, f"a vector load of {load.buffer.name}")
+        sidx = self._ev(load.index, ctx)
+        lanes, v = ctx.lanes, node.vector
+        for name, index in ((node.buffer.name, idx), (load.buffer.name, sidx)):
+            per_lane = np.broadcast_to(np.asarray(index), lanes.shape)
+            bad = np.flatnonzero(per_lane % v != 0)
+            if bad.size:
+                j = int(bad[0])
+                raise SimulationError(f"misaligned vector access of {v} elements at {name}[{int(per_lane[j])}] by "
+                                      f"{self.grid.describe(int(lanes[j]))}")
+        ar = np.arange(v)
+        dpos = np.broadcast_to(st.positions(self.grid, lanes, idx, f"a vector store to {node.buffer.name}", v),
+                               lanes.shape)[:, None] + ar
+        spos = np.broadcast_to(src.positions(self.grid, lanes, sidx, f"a vector load of {load.buffer.name}", v),
+                               lanes.shape)[:, None] + ar
+        values = src.read(spos)
+        if node.reduce_op is not None:
+            values = REDUCE[node.reduce_op](st.read(dpos), values)
+        st.write(dpos.reshape(-1), to_dtype(st.dtype, values).reshape(-1))
+
+
+def mbarrier_buffers(body: tuple[k.Node, ...]) -> set[str]:
+    """Names of the buffers some statement uses as mbarriers (their allocations hold barrier state)."""
+    names: set[str] = set()
+    for node in k.walk(body):
+        mbar = getattr(node, "mbar", None)
+        if isinstance(mbar, k.Buffer):
+            names.add(mbar.name)
+    return names
