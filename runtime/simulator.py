@@ -25,7 +25,7 @@ import numpy as np
 from fusion_ir.types import DataType
 from lowering import kernel_ir as k
 
-from .arrays import ArrayArg
+from .arrays import ArrayArg, host_layout
 from .errors import InputError, SimulationError
 from .launch_plan import plan_launch
 from .sim_async import LAND_PROBABILITY, LAZY_EVERY, AsyncEngine
@@ -77,15 +77,13 @@ def _validate_inputs(kernel: k.Kernel, inputs: Sequence[np.ndarray]) -> list[np.
             raise InputError(f"input {buf.name}: dtype {name}, but the kernel expects {buf.dtype.numpy_name}")
         if arr.ndim != len(buf.shape):
             raise InputError(f"input {buf.name}: rank {arr.ndim}, but the kernel expects rank {len(buf.shape)}")
-        if any(s < 0 or s % arr.itemsize for s in arr.strides):
-            arr = np.ascontiguousarray(arr)  # the kernel indexes by non-negative element strides
-        arrays.append(arr)
+        arrays.append(host_layout(arr))   # the one rule for host arrays, as in execute
     return arrays
 
 
 def _plan_arg(arr: np.ndarray, buf: k.Buffer) -> ArrayArg:
-    """The argument as the launch plan sees it: the array itself, with its own element strides (the
-    simulator indexes it in place, where the executor would copy a strided numpy array first)."""
+    """The argument as the launch plan sees it: the (C-ordered, ``host_layout``) array with its element
+    strides, as the executor would pass it."""
     itemsize = arr.itemsize
     dtype = arr.dtype.name
     if buf.dtype is DataType.BFloat16:  # numpy has no bfloat16: the simulator takes float32 values

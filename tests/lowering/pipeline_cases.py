@@ -8,9 +8,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 import examples
-from fusion_ir import DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, ops
+from fusion_ir import DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, SmemSwizzle, ops
 
 STAGES_PREFETCH = [(s, p) for s in range(2, 7) for p in range(s)]
+# TMA boxes with a row of exactly the swizzle span: rows, columns, dtype, swizzle
+SWIZZLED_BOXES = [(8, 32, DataType.Float, SmemSwizzle.B128), (64, 64, DataType.Half, SmemSwizzle.B128),
+                  (8, 16, DataType.Float, SmemSwizzle.B64), (8, 8, DataType.Float, SmemSwizzle.B32)]
 
 Case = tuple[str, Callable[[], Fusion], list[list[tuple[int, ...]]]]
 
@@ -79,3 +82,9 @@ def pipeline_cases() -> Iterator[Case]:
                [[(1,)], [(9000,)]])
     for s, p in [(2, 0), (2, 1), (3, 2)]:
         yield f"shared_set_s{s}_p{p}", lambda s=s, p=p: shared_set_pipeline(s, p), [[(1,)], [(5000,)]]
+    swizzle = examples.load("tma_swizzle")
+    for rows, cols, dtype, mode in SWIZZLED_BOXES:
+        name = f"tma_swizzle_{mode.name.lower()}_{rows}x{cols}_{dtype.short_name}"
+        per_row = 16 // dtype.size    # TMA row strides are multiples of 16 bytes
+        yield (name, lambda r=rows, c=cols, d=dtype, m=mode: swizzle.build(r, c, d, m),
+               [[(rows + 3, 3 * cols + per_row)], [(2 * rows - 1, 2 * cols - per_row)]])

@@ -71,7 +71,7 @@ def test_a_file_with_build_or_a_module_level_fusion(viz, tmp_path: Path) -> None
     (["no_such_example"], "unknown example 'no_such_example'"),
     (["missing.py"], "no such file: missing.py"),
     (["pointwise_2d", "--show", "nope"], "unknown --show 'nope'"),
-    (["pointwise_2d", "--show", "kir", "--pass", "nope"], "unknown --pass 'nope'; passes are id_graph"),
+    (["pointwise_2d", "--show", "kir", "--pass", "nope"], "unknown --pass 'nope'; passes are persistent_buffers, id_graph"),
     (["pointwise_2d", "--show", "cuda", "--pass", "syncs"], "--pass applies to --show kir, loops, passes"),
     (["pointwise_2d", "--show", "loops", "--format", "dot"], "--format dot is for one graph"),
     (["pointwise_2d", "--format", "png"], "unknown --format 'png'"),

@@ -1,0 +1,69 @@
+extern "C" __global__ void __launch_bounds__(64, 1) fusion_kernel(Tensor<__half, 2> T0, Tensor<float, 2> T2, const __grid_constant__ TensorMap tmap_T0) {
+  const int64_t i0 = T0.size[0];
+  const int64_t i1 = T0.size[1];
+  const int64_t T2_stride0 = T2.stride[0];
+  const int64_t T2_stride1 = T2.stride[1];
+  extern __shared__ __align__(1024) char smem[];
+
+  __half* T3 = reinterpret_cast<__half*>(smem + 1024);
+  int64_t* T3_mbar = reinterpret_cast<int64_t*>(smem);
+  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    // pre-prologue loop of stages of T3
+    #pragma unroll 1
+    for (int64_t s1 = 0; s1 < 2; ++s1) {
+      mbarrier::init(toSmem(&T3_mbar[s1]), 1);
+    }
+  }
+  __syncthreads();  // init: T3_mbar visible to every thread
+  // prologue loop of iS6{ceilDiv(i1, 64)}
+  #pragma unroll
+  for (int64_t i3 = 0; i3 < 1; ++i3) {
+    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+      mbarrier::arriveExpectTx(toSmem(&T3_mbar[i3 % 2]), 8192);
+      Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T3[(i3 % 2) * 4096]), &tmap_T0, toSmem(&T3_mbar[i3 % 2]), i3 * 64, ((int64_t)blockIdx.x) * 64);
+    }
+  }
+  // main loop of iS6{ceilDiv(i1, 64)}
+  #pragma unroll 1
+  for (int64_t i3 = 0; i3 < ceilDiv(i1, 64) - 1; ++i3) {
+    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+      mbarrier::arriveExpectTx(toSmem(&T3_mbar[(i3 + 1) % 2]), 8192);
+      Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T3[((i3 + 1) % 2) * 4096]), &tmap_T0, toSmem(&T3_mbar[(i3 + 1) % 2]), (i3 + 1) * 64, ((int64_t)blockIdx.x) * 64);
+    }
+    mbarrier::waitParity(toSmem(&T3_mbar[i3 % 2]), (i3 / 2) % 2);
+    // loop of iS9{64}
+    for (int64_t i6 = 0; i6 < 64; ++i6) {
+      float T1[1];
+      if ((((((int64_t)blockIdx.x) * 64) + i6) < i0) && (((i3 * 64) + ((int64_t)threadIdx.x)) < i1)) {
+        T1[0] = __half2float(T3[((((int64_t)threadIdx.x) + (i6 * 64)) + ((i3 % 2) * 4096)) ^ (((((((int64_t)threadIdx.x) + (i6 * 64)) + ((i3 % 2) * 4096)) / 64) % 8) * 8)]) * 2.0f;
+      }
+      if ((((((int64_t)blockIdx.x) * 64) + i6) < i0) && (((i3 * 64) + ((int64_t)threadIdx.x)) < i1)) {
+        T2.data[(((((int64_t)blockIdx.x) * 64) + i6) * T2_stride0) + (((i3 * 64) + ((int64_t)threadIdx.x)) * T2_stride1)] = T1[0] + 1.0f;
+      }
+    }
+    __syncthreads();  // WAR: stage (i3 + 1) % 2 is loaded again next iteration
+  }
+  // epilogue loop of iS6{ceilDiv(i1, 64)}
+  #pragma unroll 1
+  for (int64_t i3 = ceilDiv(i1, 64) - 1; i3 < ceilDiv(i1, 64); ++i3) {
+    mbarrier::waitParity(toSmem(&T3_mbar[i3 % 2]), (i3 / 2) % 2);
+    // loop of iS9{64}
+    for (int64_t i6 = 0; i6 < 64; ++i6) {
+      float T1[1];
+      if ((((((int64_t)blockIdx.x) * 64) + i6) < i0) && (((i3 * 64) + ((int64_t)threadIdx.x)) < i1)) {
+        T1[0] = __half2float(T3[((((int64_t)threadIdx.x) + (i6 * 64)) + ((i3 % 2) * 4096)) ^ (((((((int64_t)threadIdx.x) + (i6 * 64)) + ((i3 % 2) * 4096)) / 64) % 8) * 8)]) * 2.0f;
+      }
+      if ((((((int64_t)blockIdx.x) * 64) + i6) < i0) && (((i3 * 64) + ((int64_t)threadIdx.x)) < i1)) {
+        T2.data[(((((int64_t)blockIdx.x) * 64) + i6) * T2_stride0) + (((i3 * 64) + ((int64_t)threadIdx.x)) * T2_stride1)] = T1[0] + 1.0f;
+      }
+    }
+  }
+  __syncthreads();  // every wait on T3_mbar done before inval
+  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    // post-epilogue loop of stages of T3
+    #pragma unroll 1
+    for (int64_t s1 = 0; s1 < 2; ++s1) {
+      mbarrier::inval(toSmem(&T3_mbar[s1]));
+    }
+  }
+}
