@@ -17,7 +17,7 @@ from typing import Callable
 from fusion_ir import Fusion
 from fusion_ir.scalar import Val
 
-from .analysis import Analyses, buffers, circular_buffer, id_model, mbarriers, roles, smem, tma
+from .analysis import Analyses, buffers, circular_buffer, id_model, mbarriers, roles, smem, tma, warp_specialization
 from .errors import LoweringError
 from .kernel_ir import Kernel
 from .passes import allocation, async_copies, indexing, launch, loop_nest, mbarrier, smem_reuse, syncs
@@ -47,6 +47,7 @@ PIPELINE: list[Step] = [
     Analysis("tma", lambda k, a: tma.build(a.ids, a.buffers)),             # TMA boxes and tensor maps
     Analysis("circular", lambda k, a: circular_buffer.build(a.ids, a.buffers, a.tma)),  # pipelined loops
     Analysis("mbarriers", lambda k, a: mbarriers.build(a.tma, a.circular)),             # barriers and tokens
+    Analysis("warp_specialization", lambda k, a: warp_specialization.build(a.ids, a.circular)),  # producer branch
     Pass("mbarrier", mbarrier.run),                                        # mbarrier/token init and inval
     Pass("async_copies", async_copies.run),                                # unpipelined TMA/cp.async complete
     Analysis("smem", lambda k, a: smem.build(k, a.buffers)),               # shared-memory live intervals
