@@ -42,6 +42,7 @@ from ..kernel_ir import (
     AsyncCommit,
     AsyncWait,
     BlockSync,
+    Continue,
     ElectSync,
     ForLoop,
     IfThenElse,
@@ -79,6 +80,10 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
 def clone(a: Analyses, node: ForLoop, loop: CircularLoop) -> list[Node]:
     S, P = loop.stages, loop.prefetch
     i, n = node.index, node.stop
+    # Skipping a persistent loop's tiles past the end would skip loads issued ahead that a later
+    # iteration waits for; the pipelined loop runs them (TMA fills them with zeros, predicates
+    # keep their results out).
+    node = replace(node, body=tuple(x for x in node.body if not _is_skip(x)))
     mbar = a.mbarriers.array(loop) if loop.tma else None
     loads = [x for x in node.body if any(computes(x, tv) for tv in loop.tensors)]
     allocs = [x for x in node.body if isinstance(x, Allocate)]
@@ -144,6 +149,10 @@ def warp_specialize(a: Analyses, node: ForLoop, ws: WarpSpecialization) -> IfThe
         """(producer, compute) statements of a scope ``depth`` loops above the loads' scope."""
         producer: list[Node] = []
         compute: list[Node] = []
+        skips = [x for x in body if _is_skip(x)]      # a persistent loop's tiles past the end: both skip
+        producer.extend(skips)
+        compute.extend(skips)
+        body = tuple(x for x in body if not _is_skip(x))
         if depth == 0:
             loads = [x for x in body if any(computes(x, tv) for tv in loop.tensors)]
             producer.append(ElectSync((MBarrierWaitParity(mbar, loop.empty(loop.stage(it)), loop.parity(it)),
@@ -178,6 +187,12 @@ def warp_specialize(a: Analyses, node: ForLoop, ws: WarpSpecialization) -> IfThe
               replace(node, body=tuple(compute), stage=Stage.ComputeWarp)]
     return IfThenElse(ws.is_producer(), tuple(then), tuple(other),
                       branch_threads=(ws.producer_threads, ws.compute_threads))
+
+
+def _is_skip(node: Node) -> bool:
+    """``if (tile >= extent) continue;`` at the top of a persistent loop (the loop-nest pass)."""
+    return isinstance(node, IfThenElse) and len(node.then_body) == 1 and isinstance(node.then_body[0], Continue) \
+        and not node.else_body
 
 
 def _names(tvs: list[TensorView]) -> str:
