@@ -20,7 +20,7 @@ from fusion_ir.scalar import Val
 from .analysis import Analyses, buffers, circular_buffer, id_model, mbarriers, roles, smem, tma, warp_specialization
 from .errors import LoweringError
 from .kernel_ir import Kernel
-from .passes import allocation, async_copies, indexing, launch, loop_nest, mbarrier, smem_reuse, syncs
+from .passes import allocation, async_copies, branch_barriers, indexing, launch, loop_nest, mbarrier, smem_reuse, syncs
 from .passes import circular_buffer as circular_buffer_pass
 
 
@@ -55,6 +55,7 @@ PIPELINE: list[Step] = [
     Pass("circular_buffer", circular_buffer_pass.run),                     # pipeline stages cloned
     Pass("syncs", syncs.run),                                              # RAW/WAR barriers
     Pass("indexing", indexing.run),                                        # explicit indices and predicates
+    Pass("branch_barriers", branch_barriers.run),                          # named barriers in warp-split branches
     Pass("launch", launch.run),                                            # launch dimensions, runtime checks
 ]
 
