@@ -151,6 +151,9 @@ class BlockReduce:
     dims: tuple[ParallelType, ...]
     init: float
     workspace: Buffer
+    # Inside a warp-split branch its internal barriers are ``bar.sync id, threads`` over the
+    # branch's threads (set by the branch_barriers pass); None: ``__syncthreads``.
+    barrier: "NamedBarrier | None" = None
 
 
 @dataclass(frozen=True)

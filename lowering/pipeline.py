@@ -17,11 +17,11 @@ from typing import Callable
 from fusion_ir import Fusion
 from fusion_ir.scalar import Val
 
-from .analysis import Analyses, buffers, circular_buffer, id_model, mbarriers, roles, smem, tma
+from .analysis import Analyses, buffers, circular_buffer, id_model, mbarriers, roles, smem, tma, warp_specialization
 from .errors import LoweringError
 from .kernel_ir import Kernel
 from .limits import check_launch_limits
-from .passes import allocation, async_copies, indexing, launch, loop_nest, mbarrier, smem_reuse, syncs
+from .passes import allocation, async_copies, branch_barriers, indexing, launch, loop_nest, mbarrier, smem_reuse, syncs
 from .passes import circular_buffer as circular_buffer_pass
 from .persistent_buffers import check_persistent_buffers
 
@@ -50,6 +50,7 @@ PIPELINE: list[Step] = [
     Analysis("tma", lambda k, a: tma.build(a.ids, a.buffers)),             # TMA boxes and tensor maps
     Analysis("circular", lambda k, a: circular_buffer.build(a.ids, a.buffers, a.tma)),  # pipelined loops
     Analysis("mbarriers", lambda k, a: mbarriers.build(a.tma, a.circular)),             # barriers and tokens
+    Analysis("warp_specialization", lambda k, a: warp_specialization.build(a.ids, a.circular)),  # producer branch
     Pass("mbarrier", mbarrier.run),                                        # mbarrier/token init and inval
     Pass("async_copies", async_copies.run),                                # unpipelined TMA/cp.async complete
     Analysis("smem", lambda k, a: smem.build(k, a.buffers)),               # shared-memory live intervals
@@ -57,6 +58,7 @@ PIPELINE: list[Step] = [
     Pass("circular_buffer", circular_buffer_pass.run),                     # pipeline stages cloned
     Pass("syncs", syncs.run),                                              # RAW/WAR barriers
     Pass("indexing", indexing.run),                                        # explicit indices and predicates
+    Pass("branch_barriers", branch_barriers.run),                          # named barriers in warp-split branches
     Pass("launch", launch.run),                                            # launch dimensions, runtime checks
     Pass("limits", lambda k, a: _checked(k, check_launch_limits(k))),      # threads and shared memory fit sm_90
 ]

@@ -12,6 +12,7 @@ new kernel; no pass writes an analysis or imports another pass.
 | ``circular`` | ``circular_buffer`` | pipelined loops, stage and parity | mbarrier, circular_buffer, indexing |
 | ``mbarriers`` | ``mbarriers`` | barrier arrays, tokens, slots | mbarrier, async_copies, circular_buffer, indexing |
 | ``roles`` | ``roles`` | load and compute sub-DAGs | viz (and warp specialization) |
+| ``warp_specialization`` | ``warp_specialization`` | producer/compute split, padding, registers | mbarrier, circular_buffer, launch |
 | ``smem`` | ``smem`` | shared-memory live intervals and offsets | smem_reuse |
 """
 
@@ -29,8 +30,10 @@ from .mbarriers import MBarrierPlan
 from .roles import Role
 from .smem import SmemPlan
 from .tma import TmaInfo
+from .warp_specialization import WarpSpecialization
 
-__all__ = ["Analyses", "BufferPlan", "CircularBufferInfo", "IdModel", "MBarrierPlan", "Role", "SmemPlan", "TmaInfo"]
+__all__ = ["Analyses", "BufferPlan", "CircularBufferInfo", "IdModel", "MBarrierPlan", "Role", "SmemPlan", "TmaInfo",
+           "WarpSpecialization"]
 
 
 @dataclass
@@ -45,17 +48,19 @@ class Analyses:
     _mbarriers: MBarrierPlan | None = None
     _roles: dict | None = None
     _smem: SmemPlan | None = None
+    _warp_specialization: WarpSpecialization | None = None
+    _built: frozenset[str] = frozenset()
 
     def _get(self, name: str) -> Any:
-        value = getattr(self, f"_{name}")
-        if value is None:
+        if name not in self._built:
             raise RuntimeError(f"internal: the {name!r} analysis is read before the pipeline step that builds it")
-        return value
+        return getattr(self, f"_{name}")
 
     def set(self, name: str, value: Any) -> None:
-        if getattr(self, f"_{name}") is not None:
+        if name in self._built:
             raise RuntimeError(f"internal: the {name!r} analysis is built twice")
         setattr(self, f"_{name}", value)
+        self._built = self._built | {name}
 
     @property
     def ids(self) -> IdModel:
@@ -84,3 +89,8 @@ class Analyses:
     @property
     def smem(self) -> SmemPlan:
         return self._get("smem")
+
+    @property
+    def warp_specialization(self) -> WarpSpecialization | None:
+        """The producer/compute split, or None when no loop is warp-specialized."""
+        return self._get("warp_specialization")

@@ -121,6 +121,16 @@ def _size(axes: list[IterDomain]) -> Val:
     return size
 
 
+def accumulator_position(ids: IdModel, tv: TensorView) -> int:
+    """Where a block reduction's per-thread partial is allocated: it lives from its init (just
+    outside the outermost serial reduction loop, or just before the op when there is none) to the
+    block reduction after that loop, so only the loops around those are outside it."""
+    for k, i in enumerate(tv.loop):
+        if k >= tv.compute_at_pos and i.is_reduction and ids.group(i).is_loop:
+            return k
+    return len(tv.loop)
+
+
 def alignment(tv: TensorView) -> int:
     if load_kind(tv) is not LoadStoreOpType.TMA:
         return 16
@@ -157,8 +167,11 @@ def build(ids: IdModel) -> BufferPlan:
             plan.buffers[tv] = buf
             plan.alloc_ids[tv] = axes
             allocated.append(buf)
+        if allocated:
+            plan.placements.append(Placement(tv, ids.depth(tv, pos), allocated))
         if any(i.is_reduction and ids.group(i).parallel_type.is_thread for i in tv.loop):
-            axes = allocation_ids(ids, tv, MemoryType.Local, tv.compute_at_pos)
+            acc_pos = accumulator_position(ids, tv)
+            axes = allocation_ids(ids, tv, MemoryType.Local, acc_pos)
             size = _size(axes)
             if size.const_value() is None:
                 raise LoweringError(f"T{tv.name}: the per-thread partial of its block reduction has a symbolic "
@@ -168,9 +181,7 @@ def build(ids: IdModel) -> BufferPlan:
             plan.accumulators[tv] = acc
             plan.accumulator_ids[tv] = axes
             plan.alloc_ids.setdefault(tv, axes)
-            allocated.append(acc)
-        if allocated:
-            plan.placements.append(Placement(tv, ids.depth(tv, pos), allocated))
+            plan.placements.append(Placement(tv, ids.depth(tv, acc_pos), [acc]))
 
     if plan.accumulators:
         plan.workspace = Buffer("block_workspace", DataType.Int64, MemoryType.Shared, ids.block_threads(), align=16)

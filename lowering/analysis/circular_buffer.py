@@ -5,10 +5,14 @@ Built after allocation from the IterDomain graph, the buffers and the TMA boxes.
 S stages, iteration ``j`` uses stage ``j % S`` and waits for the phase of parity ``(j / S) % 2``
 (``CircularLoop.stage`` and ``CircularLoop.parity``); a buffered tensor's stage starts at
 ``stage(i) * stage_size`` elements (``CircularBufferInfo.stage_offset``).
-Rules, raised as ``LoweringError``: only Pipelined circular buffering is lowered; a circular-buffered
-tensor reads fusion inputs only; tensors pipelined on one loop agree on stages, prefetch and WAR
-mode; mbarrier WAR guards TMA loads only; a constant loop has at least ``stages`` iterations
-(a symbolic one is checked before launch).
+A warp-specialized loop is the outermost serial loop left of its loads' compute-at position; its
+pipeline runs across that loop and the loops inside it up to the loads, so its stage comes from
+the linearized iteration count of all of them (``CircularLoop.iteration``).
+Rules, raised as ``LoweringError``: a circular-buffered tensor reads fusion inputs only; tensors
+pipelined on one loop agree on stages, prefetch and type; mbarrier WAR guards TMA loads only; a
+warp-specialized loop pipelines TMA loads only, is not inside a Pipelined one, and is the only one
+of its kernel (at most 4 exist on the hardware; one is lowered); a constant Pipelined loop has at
+least ``stages`` iterations (a symbolic one is checked before launch).
 """
 
 from __future__ import annotations
@@ -35,8 +39,18 @@ class CircularLoop:
     stages: int
     prefetch: int
     tensors: list[TensorView]
-    war_mbarrier: bool                    # Pipelined(uses_mbarrier_for_war=True)
+    war_mbarrier: bool                    # "empty" barriers guard WAR: Pipelined(uses_mbarrier_for_war) or WS
     tx_bytes: Val = field(default_factory=lambda: Val.const(0))   # bytes every stage's TMA copies bring
+    warp_specialized: WarpSpecialized | None = None
+    inner: list[LoopGroup] = field(default_factory=list)   # WS: the loops inside this one that enclose the loads
+
+    @property
+    def iteration(self) -> Val:
+        """The pipeline's iteration count: the loop index, linearized with the inner loops (WS)."""
+        it = self.group.index
+        for g in self.inner:
+            it = it * g.extent + g.index
+        return it
 
     @property
     def index(self) -> Val:
@@ -101,14 +115,18 @@ class CircularBufferInfo:
         loop = self.loop_of.get(tv)
         if loop is None:
             return Val.const(0)
-        return loop.stage(loop.index) * self.stage_sizes[tv]
+        return loop.stage(loop.iteration) * self.stage_sizes[tv]
 
     def checks(self) -> list[RuntimeCheck]:
         """A symbolic loop must fill the pipeline: checked before launch."""
         return [RuntimeCheck(loop.extent.ge(loop.stages),
                              f"{loop.describe()}: the circular-buffered loop {loop.group.label()} has {loop.extent} "
                              f"iterations, which fails to fill the circular buffer pipeline of {loop.stages} stages")
-                for loop in self.loops.values() if loop.extent.const_value() is None]
+                for loop in self.loops.values()
+                if loop.extent.const_value() is None and loop.warp_specialized is None]
+
+    def warp_specialized(self) -> list[CircularLoop]:
+        return [loop for loop in self.loops.values() if loop.warp_specialized is not None]
 
 
 def build(ids: IdModel, buffers: BufferPlan, tma: TmaInfo) -> CircularBufferInfo:
@@ -119,35 +137,48 @@ def build(ids: IdModel, buffers: BufferPlan, tma: TmaInfo) -> CircularBufferInfo
         opts = tv.circular_buffer_options
         if opts is None:
             continue
-        if isinstance(opts.type, WarpSpecialized):
-            raise LoweringError(f"T{tv.name}: WarpSpecialized circular buffering is not lowered by this pipeline; "
-                                f"use Pipelined()")
-        assert isinstance(opts.type, Pipelined)
-        g = ids.group(tv.loop[cb_axis(ids, tv)])
+        ws = opts.type if isinstance(opts.type, WarpSpecialized) else None
+        axis = cb_axis(ids, tv)
+        g = ids.group(tv.loop[axis])
+        inner = [ids.group(i) for i in tv.loop[axis + 1:tv.compute_at_pos]
+                 if ids.group(i).is_loop and not i.is_broadcast] if ws is not None else []
+        if ws is not None and load_kind(tv) is not LoadStoreOpType.TMA:
+            kind = load_kind(tv)
+            raise LoweringError(f"T{tv.name}: warp-specialized circular buffering pipelines TMA loads, which the "
+                                f"producer warps issue and mbarriers complete; T{tv.name} is loaded by "
+                                f"{kind.name if kind is not None else type(tv.definition).__name__}")
         for p in tv.producers():
             if not p.is_input:
                 raise LoweringError(f"T{tv.name} is circular-buffered, so its loads are issued ahead of the loop "
                                     f"body, but it reads T{p.name}, which is computed by the kernel; circular "
                                     f"buffering prefetches loads of fusion inputs")
-        if opts.type.uses_mbarrier_for_war and load_kind(tv) is not LoadStoreOpType.TMA:
+        war = ws is not None or opts.type.uses_mbarrier_for_war
+        if ws is None and opts.type.uses_mbarrier_for_war and load_kind(tv) is not LoadStoreOpType.TMA:
             raise LoweringError(f"T{tv.name}: Pipelined(uses_mbarrier_for_war=True) guards TMA loads; T{tv.name} "
                                 f"is loaded by {load_kind(tv).name}")
         loop = loops.get(g.number)
         if loop is None:
-            loops[g.number] = CircularLoop(g, opts.stages, opts.prefetch, [tv], opts.type.uses_mbarrier_for_war)
+            loops[g.number] = CircularLoop(g, opts.stages, opts.prefetch, [tv], war, warp_specialized=ws,
+                                           inner=inner)
             continue
         first = loop.tensors[0]
         if (opts.stages, opts.prefetch) != (loop.stages, loop.prefetch):
             raise LoweringError(f"T{tv.name} and T{first.name} are circular-buffered on the same loop "
                                 f"{g.label()} with different options ({opts.stages} stages, prefetch {opts.prefetch} "
                                 f"vs {loop.stages} stages, prefetch {loop.prefetch}); one loop has one pipeline")
-        if opts.type.uses_mbarrier_for_war != loop.war_mbarrier:
-            raise LoweringError(f"T{tv.name} and T{first.name} share the circular-buffer loop {g.label()} but only "
-                                f"one of them uses mbarriers for WAR; use the same Pipelined type for both")
+        if opts.type != (loop.warp_specialized or Pipelined(loop.war_mbarrier)):
+            raise LoweringError(f"T{tv.name} and T{first.name} share the circular-buffer loop {g.label()} with "
+                                f"different types ({opts.type} vs {first.circular_buffer_options.type}); use the "
+                                f"same type for both")
+        if inner != loop.inner:
+            raise LoweringError(f"T{tv.name} and T{first.name} are warp-specialized on the loop {g.label()} but "
+                                f"computed inside different loops ({_labels(inner)} vs {_labels(loop.inner)}); "
+                                f"compute them at the same position")
         loop.tensors.append(tv)
+    _check_warp_specialized(ids, loops)
     for loop in loops.values():
         n = loop.extent.const_value()
-        if n is not None and n < loop.stages:
+        if n is not None and n < loop.stages and loop.warp_specialized is None:
             raise LoweringError(f"{loop.describe()}: the circular-buffered loop {loop.group.label()} has {n} "
                                 f"iterations, which fails to fill the circular buffer pipeline of {loop.stages} "
                                 f"stages; use fewer stages or a longer loop")
@@ -159,3 +190,29 @@ def build(ids: IdModel, buffers: BufferPlan, tma: TmaInfo) -> CircularBufferInfo
             info.loop_of[tv] = loop
             info.stage_sizes[tv] = buffers.stage_size(tv)
     return info
+
+
+MAX_WARP_SPECIALIZED = 4    # one async warp each, on the hardware
+
+
+def _check_warp_specialized(ids: IdModel, loops: dict[int, CircularLoop]) -> None:
+    ws = [loop for loop in loops.values() if loop.warp_specialized is not None]
+    if len(ws) > MAX_WARP_SPECIALIZED:
+        raise LoweringError(f"{len(ws)} warp-specialized circular-buffer loops ({', '.join(lp.describe() for lp in ws)}); "
+                            f"a kernel has at most {MAX_WARP_SPECIALIZED}")
+    if len(ws) > 1:
+        raise LoweringError(f"{len(ws)} warp-specialized circular-buffer loops ({', '.join(lp.describe() for lp in ws)}); "
+                            f"this lowering builds one producer branch per kernel: warp-specialize one loop")
+    for loop in ws:
+        for tv in loop.tensors:
+            around = {ids.group(i).number for i in tv.loop[:cb_axis(ids, tv)]}
+            for other in loops.values():
+                if other.warp_specialized is None and other.group.number in around:
+                    raise LoweringError(f"the Pipelined circular-buffer loop {other.group.label()} of "
+                                        f"{other.describe()} encloses the warp-specialized loop {loop.group.label()} of "
+                                        f"{loop.describe()}; a Pipelined loop may sit inside a warp-specialized one, "
+                                        f"not around it")
+
+
+def _labels(groups: list[LoopGroup]) -> str:
+    return "[" + ", ".join(g.label() for g in groups) + "]"

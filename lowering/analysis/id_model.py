@@ -53,6 +53,19 @@ class LoopGroup:
         return self.members[-1].label()
 
 
+@dataclass(frozen=True)
+class PersistentLoop:
+    """A serial loop over the outer part of an axis whose inner part is a block index: each block
+    walks tiles ``tile = i * blocks + blockIdx``; a tile past ``extent`` is skipped."""
+
+    group: LoopGroup
+    tile: Val
+    extent: Val
+
+    def past_the_end(self) -> Val:
+        return self.tile.ge(self.extent)
+
+
 @dataclass
 class IdModel:
     fusion: Fusion
@@ -63,6 +76,7 @@ class IdModel:
     exact: nx.Graph                                 # exact map: same index everywhere
     exact_class: dict[IterDomain, int]
     launch: dict[ParallelType, Val] = field(default_factory=dict)
+    persistent: dict[int, PersistentLoop] = field(default_factory=dict)   # by loop-group number
     _concrete: dict[IterDomain, Val] = field(default_factory=dict)
 
     def group(self, i: IterDomain) -> LoopGroup:
@@ -177,7 +191,30 @@ def build(fusion: Fusion) -> IdModel:
             dim = e if dim == Val.const(1) else vmax(dim, e)
         model.launch[pt] = dim
     _check_cross_block_reads_of_outputs(model, computed)
+    model.persistent = _persistent_loops(model)
     return model
+
+
+def _persistent_loops(model: IdModel) -> dict[int, PersistentLoop]:
+    """Serial loops over the outer part of a split whose inner part is bound to a block index and
+    that may not divide its input: tiles past the end exist and are skipped."""
+    found: dict[int, PersistentLoop] = {}
+    for g in model.groups:
+        if not g.is_loop or g.number in found:
+            continue
+        for i in g.members:
+            split = i.definition
+            if not isinstance(split, Split) or i is not split.outer:
+                continue
+            inner = model.group_of.get(split.inner)
+            if inner is None or not inner.parallel_type.is_block:
+                continue
+            n, width = split.input.extent.const_value(), split.inner.extent.const_value()
+            if n is not None and width is not None and n % width == 0:
+                continue
+            found[g.number] = PersistentLoop(g, g.index * split.inner.extent + inner.index, split.input.extent)
+            break
+    return found
 
 
 def _refuse_unimplemented(computed: list[TensorView]) -> None:

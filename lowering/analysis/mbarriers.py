@@ -58,5 +58,5 @@ def build(tma: TmaInfo, circular: CircularBufferInfo) -> MBarrierPlan:
                       align=MBAR_ALIGN)
         plan.arrays[number] = mbar
         for tv in loop.tma:
-            plan._slots[tv] = (mbar, loop.full(loop.stage(loop.index)))
+            plan._slots[tv] = (mbar, loop.full(loop.stage(loop.iteration)))
     return plan

@@ -14,6 +14,15 @@ block sync (cp.async), a block sync (other shared-memory loads), nothing (regist
 every thread arrives on empty[stage(i)], or a block sync closes the iteration, so a stage is not
 refilled while another thread reads it. ``CircularLoop.stage``/``parity`` are the only place
 those are computed; the indexing pass offsets the loop's tensors by the same stage.
+A warp-specialized loop becomes ``if (threadIdx.<on> >= blockDim.<on> - pad)``: the producer
+branch (``AsyncWarp``) keeps only the loads and the loops around them (``setmaxnreg.dec``; per
+iteration one elected thread of the first producer warp waits on empty[stage], arrives on
+full[stage] expecting the stage's bytes and issues the boxes; ``return``); the compute branch
+(``ComputeWarp``) keeps everything else (``setmaxnreg.inc``; every compute thread pre-arrives on
+each empty barrier; per iteration it waits on full[stage], computes and arrives on
+empty[stage] after the stage's last read). Both walk the same loops in the same order, so the
+stage is ``stage(iteration)`` in both, with the iteration linearized over the loops that
+enclose the loads.
 Guarantees: the loads of iteration j are issued exactly once, before the wait that reads them;
 no stage is written while a thread may still read it.
 """
@@ -27,18 +36,23 @@ from fusion_ir.scalar import Val
 
 from ..analysis import Analyses
 from ..analysis.circular_buffer import CircularLoop
+from ..analysis.warp_specialization import WarpSpecialization
 from ..kernel_ir import (
     Allocate,
     AsyncCommit,
     AsyncWait,
     BlockSync,
+    Continue,
     ElectSync,
     ForLoop,
+    IfThenElse,
     Kernel,
     MBarrierArrive,
     MBarrierArriveExpectTx,
     MBarrierWaitParity,
     Node,
+    Return,
+    SetMaxNReg,
     Stage,
     TensorOp,
     rewrite,
@@ -53,6 +67,9 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
     def expand(node: Node):
         if isinstance(node, ForLoop) and node.stage is None:
             loop = a.circular.loop_with_index(node.index.name)
+            if loop is not None and loop.warp_specialized is not None:
+                assert a.warp_specialization is not None and a.warp_specialization.loop is loop
+                return warp_specialize(a, node, a.warp_specialization)
             if loop is not None:
                 return tuple(clone(a, node, loop))
         return None
@@ -63,6 +80,10 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
 def clone(a: Analyses, node: ForLoop, loop: CircularLoop) -> list[Node]:
     S, P = loop.stages, loop.prefetch
     i, n = node.index, node.stop
+    # Skipping a persistent loop's tiles past the end would skip loads issued ahead that a later
+    # iteration waits for; the pipelined loop runs them (TMA fills them with zeros, predicates
+    # keep their results out).
+    node = replace(node, body=tuple(x for x in node.body if not _is_skip(x)))
     mbar = a.mbarriers.array(loop) if loop.tma else None
     loads = [x for x in node.body if any(computes(x, tv) for tv in loop.tensors)]
     allocs = [x for x in node.body if isinstance(x, Allocate)]
@@ -117,6 +138,61 @@ def clone(a: Analyses, node: ForLoop, loop: CircularLoop) -> list[Node]:
         out.append(replace(node, start=n - P, stop=n, body=tuple(allocs + wait(0) + computes_),
                            stage=Stage.Epilogue))
     return out
+
+
+def warp_specialize(a: Analyses, node: ForLoop, ws: WarpSpecialization) -> IfThenElse:
+    loop = ws.loop
+    mbar = a.mbarriers.array(loop)
+    it = loop.iteration
+
+    def split(body: tuple[Node, ...], depth: int) -> tuple[list[Node], list[Node]]:
+        """(producer, compute) statements of a scope ``depth`` loops above the loads' scope."""
+        producer: list[Node] = []
+        compute: list[Node] = []
+        skips = [x for x in body if _is_skip(x)]      # a persistent loop's tiles past the end: both skip
+        producer.extend(skips)
+        compute.extend(skips)
+        body = tuple(x for x in body if not _is_skip(x))
+        if depth == 0:
+            loads = [x for x in body if any(computes(x, tv) for tv in loop.tensors)]
+            producer.append(ElectSync((MBarrierWaitParity(mbar, loop.empty(loop.stage(it)), loop.parity(it)),
+                                       MBarrierArriveExpectTx(mbar, loop.full(loop.stage(it)), loop.tx_bytes),
+                                       *loads), warp=ws.producer_warp))
+            rest = [x for x in body if x not in loads]
+            allocs = [x for x in rest if isinstance(x, Allocate)]
+            compute.extend(allocs)
+            compute.append(MBarrierWaitParity(mbar, loop.full(loop.stage(it)), loop.parity(it)))
+            compute.extend(x for x in rest if not isinstance(x, Allocate))
+            compute.append(MBarrierArrive(mbar, loop.empty(loop.stage(it))))
+            return producer, compute
+        for x in body:
+            if isinstance(x, ForLoop) and any(computes(x, tv) for tv in loop.tensors):
+                p, c = split(x.body, depth - 1)
+                producer.append(replace(x, body=tuple(p)))
+                compute.append(replace(x, body=tuple(c)))
+            else:
+                compute.append(x)
+        return producer, compute
+
+    producer, compute = split(node.body, len(loop.inner))
+    s = Val.symbol(f"s{loop.group.number}")
+    then: list[Node] = []
+    other: list[Node] = []
+    if ws.registers is not None:
+        then.append(SetMaxNReg(ws.registers[0], increase=False))
+        other.append(SetMaxNReg(ws.registers[1], increase=True))
+    then += [replace(node, body=tuple(producer), stage=Stage.AsyncWarp), Return()]
+    other += [ForLoop(s, Val.const(0), Val.const(loop.stages), (MBarrierArrive(mbar, loop.empty(s)),),
+                      label="every stage starts empty", stage=Stage.PrePrologue),
+              replace(node, body=tuple(compute), stage=Stage.ComputeWarp)]
+    return IfThenElse(ws.is_producer(), tuple(then), tuple(other),
+                      branch_threads=(ws.producer_threads, ws.compute_threads))
+
+
+def _is_skip(node: Node) -> bool:
+    """``if (tile >= extent) continue;`` at the top of a persistent loop (the loop-nest pass)."""
+    return isinstance(node, IfThenElse) and len(node.then_body) == 1 and isinstance(node.then_body[0], Continue) \
+        and not node.else_body
 
 
 def _names(tvs: list[TensorView]) -> str:

@@ -1,11 +1,13 @@
 """Launch: grid and block dimensions, tensor maps and the runtime checks on arguments.
 
-Reads: the ``ids`` analysis (launch extents), the ``tma`` analysis (tensor maps), the
+Reads: the ``ids`` analysis (launch extents), ``warp_specialization`` (thread padding), the
+``tma`` analysis (tensor maps), the
 ``circular`` analysis (pipelines a symbolic loop must fill), the ``buffers`` analysis (parameters
 of vectorized accesses) and the fusion's extent constraints.
 Writes: ``kernel.grid``, ``kernel.block``, ``kernel.checks``, ``kernel.tensor_maps``,
 ``kernel.launch_bounds``.
-Guarantees: every thread- or block-parallel axis fits its launch dimension (smaller ones
+Guarantees: every thread- or block-parallel axis fits its launch dimension, the warp-specialized
+dimension padded by one producer warp group (smaller ones
 are predicated by the indexing pass); equal-extent requirements between operands, vectorized
 extents and contiguity, and pipeline fill are checked before launch.
 """
@@ -24,7 +26,9 @@ from ..kernel_ir import Kernel, RuntimeCheck
 def run(kernel: Kernel, a: Analyses) -> Kernel:
     L = a.ids.launch
     grid = (L[ParallelType.BIDx], L[ParallelType.BIDy], L[ParallelType.BIDz])
-    block = (L[ParallelType.TIDx], L[ParallelType.TIDy], L[ParallelType.TIDz])
+    ws = a.warp_specialization
+    block = tuple(ws.padded(L[pt]) if ws is not None and pt is ws.on else L[pt]
+                  for pt in (ParallelType.TIDx, ParallelType.TIDy, ParallelType.TIDz))
     checks = [RuntimeCheck(x.eq(y), msg) for x, y, msg in a.fusion.extent_constraints]
     checks += vector_checks(a)
     checks += a.circular.checks()

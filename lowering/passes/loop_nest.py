@@ -3,6 +3,7 @@
 Reads: the ``ids`` analysis (loop groups), compute-at positions.
 Writes: the kernel body as nested ``ForLoop``s holding ``TensorOp``s (compute, reduction
 init and block-reduce steps).
+A persistent loop (``ids.persistent``) starts with ``if (tile >= extent) continue;``.
 Guarantees: Bulk, thread/block-parallel and broadcast axes are not loops; producers come
 before consumers; a producer computed at position k shares exactly its consumers' first
 k loops; a reduction's init precedes its outermost serial reduction loop and its block
@@ -21,7 +22,7 @@ from ..analysis import Analyses, IdModel
 from ..analysis.id_model import LoopGroup
 from ..emission_order import emission_order
 from ..errors import LoweringError
-from ..kernel_ir import ForLoop, Kernel, TensorOp
+from ..kernel_ir import Continue, ForLoop, IfThenElse, Kernel, TensorOp
 
 
 @dataclass(eq=False)
@@ -39,7 +40,12 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
     _check_sharing(ids, op_loops)
     from dataclasses import replace
 
-    return replace(kernel, body=tuple(_freeze(item) for item in root))
+    return replace(kernel, body=tuple(_freeze(ids, item) for item in root))
+
+
+def skip_past_the_end(cond) -> IfThenElse:
+    """``if (tile >= extent) continue;``: a persistent loop's tiles past the end are skipped."""
+    return IfThenElse(cond, (Continue(),))
 
 
 def is_reduction_like(tv: TensorView) -> bool:
@@ -141,13 +147,16 @@ def _check_sharing(ids: IdModel, op_loops: dict[TensorView, list[_Loop]]) -> Non
                         f"change the compute-at positions")
 
 
-def _freeze(item) -> object:
+def _freeze(ids: IdModel, item) -> object:
     if isinstance(item, TensorOp):
         return item
     g = item.group
     from fusion_ir.scalar import Val
 
-    return ForLoop(index=g.index, start=Val.const(0), stop=g.extent,
-                   body=tuple(_freeze(x) for x in item.items), label=g.label(),
+    body = tuple(_freeze(ids, x) for x in item.items)
+    persistent = ids.persistent.get(g.number)
+    if persistent is not None:
+        body = (skip_past_the_end(persistent.past_the_end()),) + body
+    return ForLoop(index=g.index, start=Val.const(0), stop=g.extent, body=body, label=g.label(),
                    unroll=g.parallel_type is ParallelType.Unroll,
                    vectorize=g.parallel_type is ParallelType.Vectorize)

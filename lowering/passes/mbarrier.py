@@ -9,8 +9,9 @@ Writes:
   the kernel; a block sync and an elected inval at its end;
 - a barrier array of a circular-buffered loop: its Allocate, the elected init loop and a block
   sync just before the loop (pre-prologue; with ``uses_mbarrier_for_war`` every thread then
-  pre-arrives on the "empty" barriers), a block sync and the elected inval loop just after it
-  (post-epilogue). The circular-buffer pass later clones the loop itself.
+  pre-arrives on the "empty" barriers; a warp-specialized loop's compute branch does that
+  itself), a block sync and the elected inval loop just after it (post-epilogue). The
+  circular-buffer pass later clones the loop itself.
 Guarantees: a block sync on both sides of every init and inval, so shared-memory reuse sees the
 init as a barrier's first write and the inval as its last read.
 """
@@ -74,7 +75,7 @@ def _around_loop(body: tuple[Node, ...], loop: CircularLoop, a: Analyses) -> tup
                            stage=Stage.PrePrologue),)),
         BlockSync(reason=f"init: {mbar.name} visible to every thread"),
     ]
-    if loop.war_mbarrier:
+    if loop.war_mbarrier and loop.warp_specialized is None:
         head.append(ForLoop(s, Val.const(0), Val.const(S), (MBarrierArrive(mbar, loop.empty(s)),),
                             label="every stage starts empty", stage=Stage.PrePrologue))
     tail = (BlockSync(reason=f"every wait on {mbar.name} done before inval"),

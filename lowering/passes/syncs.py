@@ -1,16 +1,13 @@
 """Syncs: barriers for shared-memory RAW and WAR hazards between tensor ops.
 
-Reads: the loop nest with tensor ops; which buffers are Shared; warp-split branches
-(``IfThenElse.branch_threads``).
+Reads: the loop nest with tensor ops; which buffers are Shared; the ``circular`` analysis.
 Writes: ``BlockSync`` nodes before the first reader of a shared buffer, or of a fusion output,
 that another op wrote (RAW), and at the end of a loop body in which a shared buffer is written
-and then read, before the next iteration overwrites it (WAR). Then every ``BlockSync`` inside a
-branch that only some warps take (whoever placed it) becomes a ``NamedBarrier`` over that
-branch's threads, one barrier id per branch.
+and then read, before the next iteration overwrites it (WAR).
 Guarantees: every cross-thread shared-memory dependency between tensor ops is ordered by a
-barrier that every thread meant to reach it reaches (syncs are never placed under a predicate,
-and a block-wide ``__syncthreads`` is never inside a warp-split branch, where it would deadlock).
-Buffers filled by circular-buffered loads are skipped: the circular-buffer pass orders them.
+barrier every thread reaches (syncs are never placed under a predicate; inside a warp-split
+branch the ``branch_barriers`` pass narrows them to the branch's threads). Buffers filled by
+circular-buffered loads are skipped: the circular-buffer pass orders them.
 """
 
 from __future__ import annotations
@@ -18,14 +15,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from fusion_ir import MemoryType, TensorView
-from fusion_ir.scalar import Val
 
 from ..analysis import Analyses
-from ..errors import LoweringError
-from ..kernel_ir import BlockSync, ForLoop, IfThenElse, Kernel, NamedBarrier, Node, TensorOp, children
+from ..kernel_ir import BlockSync, ForLoop, Kernel, Node, TensorOp, children
 
 Path = tuple
-MAX_NAMED_BARRIER = 15     # ids 1..15; id 0 is __syncthreads
 
 
 def run(kernel: Kernel, a: Analyses) -> Kernel:
@@ -48,52 +42,7 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
                 continue  # each output element is written once: no write-after-read
             if body_path and _is_loop_body(kernel.body, body_path):
                 inserts.setdefault(body_path, set()).add((len(body), f"WAR: T{tv.name} is rewritten next iteration"))
-    body = _apply(kernel.body, (), inserts)
-    return replace(kernel, body=named_barriers_in_branches(body))
-
-
-def named_barriers_in_branches(body: tuple[Node, ...]) -> tuple[Node, ...]:
-    """Every BlockSync inside a warp-split branch becomes a NamedBarrier over that branch's threads."""
-    next_id = [1]
-
-    def convert(nodes: tuple[Node, ...], barrier: tuple[int, Val] | None) -> tuple[Node, ...]:
-        out: list[Node] = []
-        for node in nodes:
-            if isinstance(node, BlockSync) and barrier is not None:
-                out.append(NamedBarrier(barrier[0], barrier[1], node.reason))
-                continue
-            if isinstance(node, IfThenElse) and node.branch_threads is not None:
-                sides = []
-                for sub, threads in zip((node.then_body, node.else_body), node.branch_threads):
-                    sides.append(convert(sub, (_take_id(next_id), threads) if _has_sync(sub) else barrier))
-                out.append(replace(node, then_body=sides[0], else_body=sides[1]))
-                continue
-            kids = children(node)
-            if kids:
-                node = replace(node, **{name: convert(sub, barrier) for name, sub in kids})
-            out.append(node)
-        return tuple(out)
-
-    return convert(body, None)
-
-
-def _take_id(next_id: list[int]) -> int:
-    if next_id[0] > MAX_NAMED_BARRIER:
-        raise LoweringError(f"more than {MAX_NAMED_BARRIER} warp-split branches need a barrier; the hardware has "
-                            f"named barriers 1..{MAX_NAMED_BARRIER}")
-    next_id[0] += 1
-    return next_id[0] - 1
-
-
-def _has_sync(body: tuple[Node, ...]) -> bool:
-    for node in body:
-        if isinstance(node, BlockSync):
-            return True
-        if isinstance(node, IfThenElse) and node.branch_threads is not None:
-            continue  # a nested warp split gets barriers of its own
-        if any(_has_sync(sub) for _, sub in children(node)):
-            return True
-    return False
+    return replace(kernel, body=_apply(kernel.body, (), inserts))
 
 
 def _guarded_by_syncs(tv: TensorView, a: Analyses) -> bool:

@@ -1,4 +1,4 @@
-"""The syncs pass: inside a warp-split branch every barrier is a named barrier over that branch."""
+"""The branch_barriers pass: inside a warp-split branch every barrier is a named barrier over that branch."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from fusion_ir.scalar import Val
 from lowering import kernel_ir as k
 from lowering.errors import LoweringError
-from lowering.passes.syncs import named_barriers_in_branches
+from lowering.passes.branch_barriers import named_barriers_in_branches
 
 c = Val.const
 

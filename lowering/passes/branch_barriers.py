@@ -1,0 +1,76 @@
+"""Branch barriers: inside a branch that only some warps take, every barrier is a named barrier
+over that branch's threads.
+
+Reads: warp-split branches (``IfThenElse.branch_threads``, set by the circular-buffer pass for warp
+specialization) in the indexed kernel.
+Writes: each ``BlockSync`` inside such a branch (whichever pass placed it) becomes a
+``NamedBarrier(id, threads)``, and each ``BlockReduce`` there gets the same barrier for its
+internal synchronization; one barrier id (1..15) per branch side that needs one.
+Guarantees: no block-wide ``__syncthreads`` inside a warp-split branch, where the other branch's
+warps would never arrive and the block would deadlock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..analysis import Analyses
+from ..errors import LoweringError
+from ..kernel_ir import BlockReduce, BlockSync, IfThenElse, Kernel, NamedBarrier, Node, children
+
+MAX_NAMED_BARRIER = 15     # ids 1..15; id 0 is __syncthreads
+
+
+def run(kernel: Kernel, a: Analyses) -> Kernel:
+    return replace(kernel, body=named_barriers_in_branches(kernel.body))
+
+
+def named_barriers_in_branches(body: tuple[Node, ...]) -> tuple[Node, ...]:
+    """Every block-wide barrier inside a warp-split branch narrowed to that branch's threads."""
+    next_id = [1]
+
+    def convert(nodes: tuple[Node, ...], barrier: NamedBarrier | None) -> tuple[Node, ...]:
+        out: list[Node] = []
+        for node in nodes:
+            if isinstance(node, BlockSync) and barrier is not None:
+                out.append(replace(barrier, reason=node.reason))
+                continue
+            if isinstance(node, BlockReduce) and barrier is not None:
+                out.append(replace(node, barrier=replace(barrier, reason=f"blockReduce into {node.buffer.name}")))
+                continue
+            if isinstance(node, IfThenElse) and node.branch_threads is not None:
+                sides = []
+                for sub, threads in zip((node.then_body, node.else_body), node.branch_threads):
+                    sides.append(convert(sub, NamedBarrier(_take_id(next_id), threads) if _has_barrier(sub)
+                                         else barrier))
+                out.append(replace(node, then_body=sides[0], else_body=sides[1]))
+                continue
+            kids = children(node)
+            if kids:
+                node = replace(node, **{name: convert(sub, barrier) for name, sub in kids})
+            out.append(node)
+        return tuple(out)
+
+    return convert(body, None)
+
+
+def _take_id(next_id: list[int]) -> int:
+    if next_id[0] > MAX_NAMED_BARRIER:
+        raise LoweringError(f"more than {MAX_NAMED_BARRIER} warp-split branches need a barrier; the hardware has "
+                            f"named barriers 1..{MAX_NAMED_BARRIER}")
+    next_id[0] += 1
+    return next_id[0] - 1
+
+
+def _has_barrier(body: tuple[Node, ...]) -> bool:
+    for node in body:
+        if isinstance(node, (BlockSync, BlockReduce)):
+            return True
+        if isinstance(node, IfThenElse) and node.branch_threads is not None:
+            continue  # a nested warp split gets barriers of its own
+        if any(_has_barrier(sub) for _, sub in children(node)):
+            return True
+    return False
+
+
+
