@@ -1,7 +1,9 @@
 // block_reduce.cuh: all-reduce across the thread dimensions selected by X/Y/Z_REDUCE.
 // Threads that differ only in the reduced dimensions form one segment; every thread of a segment
 // gets the segment's result. `workspace` is shared memory with one slot per thread of the block.
-// Contains __syncthreads(): every thread of the block must call it.
+// Synchronizes with __syncthreads(), so every thread of the block must call it; or, given a named
+// barrier (1..15) and its thread count, with bar.sync over just those threads (a warp-specialized
+// branch, whose threads are the only ones that call it).
 struct ReduceAdd {
   template <typename T>
   __device__ __forceinline__ T operator()(T a, T b) const {
@@ -31,8 +33,16 @@ struct ReduceMax {
   }
 };
 
+__device__ __forceinline__ void reduceBarrier(uint32_t barrier, uint32_t threads) {
+  if (barrier == 0) {
+    __syncthreads();
+  } else {
+    asm volatile("bar.sync %0, %1;\n" ::"r"(barrier), "r"(threads) : "memory");
+  }
+}
+
 template <bool X_REDUCE, bool Y_REDUCE, bool Z_REDUCE, typename T, typename Op>
-__device__ T blockAllReduce(T value, T* workspace, Op op) {
+__device__ T blockAllReduce(T value, T* workspace, Op op, uint32_t barrier = 0, uint32_t threads = 0) {
   const uint32_t rx = X_REDUCE ? blockDim.x : 1, ry = Y_REDUCE ? blockDim.y : 1, rz = Z_REDUCE ? blockDim.z : 1;
   const uint32_t sx = X_REDUCE ? 1 : blockDim.x, sy = Y_REDUCE ? 1 : blockDim.y;
   // Position inside the segment (x fastest) and the segment's index.
@@ -42,7 +52,7 @@ __device__ T blockAllReduce(T value, T* workspace, Op op) {
   T* segment = workspace + segment_idx * reduce_size;
 
   segment[reduce_idx] = value;
-  __syncthreads();
+  reduceBarrier(barrier, threads);
   // Fold the tail onto the largest power of two, then halve.
   uint32_t np2 = 1;
   while (np2 * 2 <= reduce_size) {
@@ -51,15 +61,15 @@ __device__ T blockAllReduce(T value, T* workspace, Op op) {
   if (reduce_idx + np2 < reduce_size) {
     segment[reduce_idx] = op(segment[reduce_idx], segment[reduce_idx + np2]);
   }
-  __syncthreads();
+  reduceBarrier(barrier, threads);
   for (uint32_t stride = np2 / 2; stride > 0; stride /= 2) {
     if (reduce_idx < stride) {
       segment[reduce_idx] = op(segment[reduce_idx], segment[reduce_idx + stride]);
     }
-    __syncthreads();
+    reduceBarrier(barrier, threads);
   }
   const T result = segment[0];
   // The workspace may be reused right after; nobody may overwrite it before all have read.
-  __syncthreads();
+  reduceBarrier(barrier, threads);
   return result;
 }

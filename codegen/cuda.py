@@ -340,7 +340,7 @@ class KernelPrinter(NodeVisitor):
         if ws.dtype.size < dtype.size:
             raise CodegenError(f"codegen: BlockReduce workspace {ws.name} has {ws.dtype.size}-byte slots for a "
                                f"{dtype.name} reduction")
-        threads = _product(self.block)
+        threads = _product(self.block) if node.barrier is None else node.barrier.threads.const_value()
         size = ws.size.const_value()
         if threads is not None and size is not None and size < threads:
             raise CodegenError(f"codegen: BlockReduce workspace {ws.name} has {size} slots for {threads} threads")
@@ -350,7 +350,14 @@ class KernelPrinter(NodeVisitor):
         self._lookup(ws, node)
         workspace = ws.name if ws.dtype == dtype else f"reinterpret_cast<{dtype.ctype}*>({ws.name})"
         value = self._value(node.value, node, dtype)
-        self._emit(f"{lhs} = blockAllReduce<{flags}>({value}, {workspace}, {op}());")
+        barrier = ""
+        if node.barrier is not None:
+            bar = node.barrier
+            if not 1 <= bar.id <= 15:
+                raise CodegenError(f"codegen: BlockReduce into {node.buffer.name} names barrier {bar.id}; named "
+                                   f"barriers are 1..15")
+            barrier = f", {bar.id}, {self._idx(bar.threads, node)}"
+        self._emit(f"{lhs} = blockAllReduce<{flags}>({value}, {workspace}, {op}(){barrier});")
 
     def visit_ForLoop(self, node: ForLoop) -> None:
         if not node.index.is_symbol:

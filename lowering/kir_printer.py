@@ -56,7 +56,10 @@ class KirPrinter(k.NodeVisitor):
         return [head] + self.body(node.body, indent + 1)
 
     def visit_IfThenElse(self, node: k.IfThenElse, pad: str, indent: int) -> list[str]:
-        lines = [f"{pad}IF {node.cond}:"] + self.body(node.then_body, indent + 1)
+        split = ""
+        if node.branch_threads is not None:
+            split = f"  // warp split: {node.branch_threads[0]} threads, else {node.branch_threads[1]}"
+        lines = [f"{pad}IF {node.cond}:{split}"] + self.body(node.then_body, indent + 1)
         if node.else_body:
             lines += [f"{pad}ELSE:"] + self.body(node.else_body, indent + 1)
         return lines
@@ -85,7 +88,8 @@ class KirPrinter(k.NodeVisitor):
 
     def visit_BlockReduce(self, node: k.BlockReduce, pad: str, indent: int) -> list[str]:
         dims = ", ".join(d.name for d in node.dims)
-        return [f"{pad}{node.buffer.name}[{node.index}] = blockReduce<{node.op}, {dims}>({value_text(node.value)})"]
+        bar = "" if node.barrier is None else f"  // bar.sync({node.barrier.id}, {node.barrier.threads})"
+        return [f"{pad}{node.buffer.name}[{node.index}] = blockReduce<{node.op}, {dims}>({value_text(node.value)}){bar}"]
 
     def visit_Comment(self, node: k.Comment, pad: str, indent: int) -> list[str]:
         return [f"{pad}// {node.text}"]

@@ -117,8 +117,13 @@ class Barriers:
 
     # ---- named barriers --------------------------------------------------------------
     def visit_NamedBarrier(self, node: k.NamedBarrier, ctx: Ctx, i: int) -> TaskGen:
+        what = f"bar.sync {node.id}, {node.threads}" + (f" ({node.reason})" if node.reason else "")
+        yield from self._named_barrier(node, ctx, what)
+        return ctx
+
+    def _named_barrier(self, node: k.NamedBarrier, ctx: Ctx, what: str) -> Generator[Blocked, None, None]:
+        """Arrive at named barrier ``node.id`` of each block and wait until ``node.threads`` threads did."""
         bid = node.id
-        what = f"bar.sync {bid}, {node.threads}" + (f" ({node.reason})" if node.reason else "")
         if not 1 <= bid < NUM_BARRIERS:
             raise SimulationError(f"{what}: named barrier ids are 1..{NUM_BARRIERS - 1} (0 is __syncthreads)")
         threads = self._barrier_threads(node, ctx, what)
@@ -146,7 +151,6 @@ class Barriers:
             self.progress += 1
         while np.any(self.bar_gen[blocks, bid] < target):
             yield Blocked(lambda: self._describe_named(what, bid, blocks, target))
-        return ctx
 
     def _barrier_threads(self, node: k.NamedBarrier, ctx: Ctx, what: str) -> int:
         threads = uniform(self._ev(node.threads, ctx))

@@ -50,17 +50,25 @@ class BlockReductions:
         scratch.valid[lanes] = True
         self._touch_workspace(node.workspace, lanes)
         what = f"blockReduce<{node.op}> into {node.buffer.name}"
-        yield from self._barrier(ctx, what, ctx.path + (i, 0))
+        yield from self._reduce_barrier(node, ctx, what, ctx.path + (i, 0))
         instance = (ctx.path + (i,), np.unique(self.grid.block_of[lanes]).tobytes())
         if scratch.result_for != instance:  # the other tasks of the same blocks reuse the first one's result
             scratch.result_for, scratch.result = instance, self._reduce_groups(node, scratch)
         result = scratch.result[lanes]  # type: ignore[index]
-        yield from self._barrier(ctx, what, ctx.path + (i, 1))  # nobody refills the scratch before all have read
+        yield from self._reduce_barrier(node, ctx, what, ctx.path + (i, 1))  # nobody refills before all have read
         scratch.valid[lanes] = False
         st = self._data_storage(node.buffer, what)
         pos = st.positions(self.grid, lanes, self._ev(node.index, ctx), what)
         st.write(np.broadcast_to(pos, lanes.shape), to_dtype(st.dtype, result))
         return ctx
+
+    def _reduce_barrier(self, node: k.BlockReduce, ctx: Ctx, what: str, where: tuple) -> TaskGen:
+        """``__syncthreads``, or the named barrier of the warp-split branch the reduction runs in."""
+        if node.barrier is None:
+            yield from self._barrier(ctx, what, where)
+        else:
+            yield from self._named_barrier(node.barrier, ctx, f"{what} (bar.sync {node.barrier.id}, "
+                                                               f"{node.barrier.threads})")
 
     def _reduce_groups(self, node: k.BlockReduce, scratch: ReduceScratch) -> np.ndarray:
         """The reduction of every group of lanes that differ only in ``node.dims``, per lane."""

@@ -12,7 +12,7 @@ new kernel; no pass writes an analysis or imports another pass.
 | ``circular`` | ``circular_buffer`` | pipelined loops, stage and parity | mbarrier, circular_buffer, indexing |
 | ``mbarriers`` | ``mbarriers`` | barrier arrays, tokens, slots | mbarrier, async_copies, circular_buffer, indexing |
 | ``roles`` | ``roles`` | load and compute sub-DAGs | viz (and warp specialization) |
-| ``warp_specialization`` | ``warp_specialization`` | producer/compute split, padding, registers | mbarrier, circular_buffer, launch |
+| ``warp_specialization`` | ``warp_specialization`` | producer/compute split, padding | circular_buffer, launch |
 | ``smem`` | ``smem`` | shared-memory live intervals and offsets | smem_reuse |
 """
 

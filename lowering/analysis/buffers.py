@@ -184,5 +184,8 @@ def build(ids: IdModel) -> BufferPlan:
             plan.placements.append(Placement(tv, ids.depth(tv, acc_pos), [acc]))
 
     if plan.accumulators:
-        plan.workspace = Buffer("block_workspace", DataType.Int64, MemoryType.Shared, ids.block_threads(), align=16)
+        # one slot per launched thread: a reduction after a warp-specialized branch indexes by the
+        # padded block's dimensions
+        plan.workspace = Buffer("block_workspace", DataType.Int64, MemoryType.Shared, ids.launched_threads(),
+                                align=16)
     return plan

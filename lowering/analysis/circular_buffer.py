@@ -197,21 +197,22 @@ MAX_WARP_SPECIALIZED = 4    # one async warp each, on the hardware
 
 def _check_warp_specialized(ids: IdModel, loops: dict[int, CircularLoop]) -> None:
     ws = [loop for loop in loops.values() if loop.warp_specialized is not None]
+    which = ", ".join(lp.describe() for lp in ws)
     if len(ws) > MAX_WARP_SPECIALIZED:
-        raise LoweringError(f"{len(ws)} warp-specialized circular-buffer loops ({', '.join(lp.describe() for lp in ws)}); "
-                            f"a kernel has at most {MAX_WARP_SPECIALIZED}")
+        raise LoweringError(f"{len(ws)} warp-specialized circular-buffer loops ({which}); a kernel has at most "
+                            f"{MAX_WARP_SPECIALIZED}")
     if len(ws) > 1:
-        raise LoweringError(f"{len(ws)} warp-specialized circular-buffer loops ({', '.join(lp.describe() for lp in ws)}); "
-                            f"this lowering builds one producer branch per kernel: warp-specialize one loop")
+        raise LoweringError(f"{len(ws)} warp-specialized circular-buffer loops ({which}); this lowering builds one "
+                            f"producer branch per kernel: warp-specialize one loop")
     for loop in ws:
         for tv in loop.tensors:
             around = {ids.group(i).number for i in tv.loop[:cb_axis(ids, tv)]}
             for other in loops.values():
                 if other.warp_specialized is None and other.group.number in around:
                     raise LoweringError(f"the Pipelined circular-buffer loop {other.group.label()} of "
-                                        f"{other.describe()} encloses the warp-specialized loop {loop.group.label()} of "
-                                        f"{loop.describe()}; a Pipelined loop may sit inside a warp-specialized one, "
-                                        f"not around it")
+                                        f"{other.describe()} encloses the warp-specialized loop "
+                                        f"{loop.group.label()} of {loop.describe()}; a Pipelined loop may sit "
+                                        f"inside a warp-specialized one, not around it")
 
 
 def _labels(groups: list[LoopGroup]) -> str:

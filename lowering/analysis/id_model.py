@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-from fusion_ir import Fusion, IterDomain, MemoryType, ParallelType, Split, TensorView
+from fusion_ir import Fusion, IterDomain, MemoryType, ParallelType, Split, TensorView, WarpSpecialized
 from fusion_ir.exprs import Expr, load_kind
 from fusion_ir.replay import loop_map
 from fusion_ir.scalar import Val, vmax
@@ -26,6 +26,7 @@ from ..errors import LoweringError
 PARALLEL_LAUNCH = (ParallelType.BIDx, ParallelType.BIDy, ParallelType.BIDz,
                    ParallelType.TIDx, ParallelType.TIDy, ParallelType.TIDz)
 THREAD_DIMS = (ParallelType.TIDx, ParallelType.TIDy, ParallelType.TIDz)
+WARP_GROUP = 128
 
 
 @dataclass
@@ -91,7 +92,25 @@ class IdModel:
         return len([i for i in tv.loop[:pos] if self.group(i).is_loop])
 
     def block_threads(self) -> Val:
+        """Threads of the block the tensors are bound to (the compute threads of a warp-specialized kernel)."""
         return self.launch[ParallelType.TIDx] * self.launch[ParallelType.TIDy] * self.launch[ParallelType.TIDz]
+
+    def launched_threads(self) -> Val:
+        """Threads of the launched block: ``block_threads`` plus, when a load is warp-specialized, the
+        producer warp group padded onto its ``on`` dimension (the warp_specialization analysis checks
+        the padding's rules)."""
+        ws = next((tv.circular_buffer_options.type for tv in self.tensors if tv.circular_buffer_options is not None
+                   and isinstance(tv.circular_buffer_options.type, WarpSpecialized)), None)
+        if ws is None:
+            return self.block_threads()
+        others = Val.const(1)
+        for pt in THREAD_DIMS:
+            if pt is not ws.on:
+                others = others * self.launch[pt]
+        n = others.const_value()
+        if n is None or n > WARP_GROUP or WARP_GROUP % n:
+            return self.block_threads()     # not paddable: the warp_specialization analysis raises
+        return self.block_threads() + WARP_GROUP
 
     def concrete_extent(self, i: IterDomain) -> Val:
         """Extent an axis spans in the loops: a broadcast axis takes the extent of the concrete

@@ -20,9 +20,8 @@ from fusion_ir.scalar import Val
 
 from ..errors import LoweringError
 from .circular_buffer import CircularBufferInfo, CircularLoop
-from .id_model import THREAD_DIMS, IdModel
+from .id_model import THREAD_DIMS, WARP_GROUP, IdModel
 
-WARP_GROUP = 128
 REGISTER_FILE = 65536       # 32-bit registers per SM (and at most per block) on Hopper
 
 

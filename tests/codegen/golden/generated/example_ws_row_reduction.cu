@@ -1,0 +1,60 @@
+extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float, 2> T0, Tensor<float, 1> T1, const __grid_constant__ TensorMap tmap_T0) {
+  const int64_t i1 = T0.size[1];
+  const int64_t T1_stride0 = T1.stride[0];
+  extern __shared__ __align__(1024) char smem[];
+
+  int64_t* block_workspace = reinterpret_cast<int64_t*>(smem + 1536);
+  float* T2 = reinterpret_cast<float*>(smem);
+  float T1_acc[1];
+  T1_acc[0] = 0.0f;
+  int64_t* T2_mbar = reinterpret_cast<int64_t*>(smem + 1536);
+  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+    // pre-prologue loop of stages of T2
+    #pragma unroll 1
+    for (int64_t s1 = 0; s1 < 3; ++s1) {
+      mbarrier::init(toSmem(&T2_mbar[s1]), 1);
+      mbarrier::init(toSmem(&T2_mbar[s1 + 3]), 128);
+    }
+  }
+  __syncthreads();  // init: T2_mbar visible to every thread
+  if (((int64_t)threadIdx.y) >= (((int64_t)blockDim.y) - 1)) {
+    // AsyncWarp loop of rS4{ceilDiv(i1, 128)}
+    #pragma unroll 1
+    for (int64_t i3 = 0; i3 < ceilDiv(i1, 128); ++i3) {
+      if (threadIdx.x < 32 && threadIdx.y == 1 && Hopper::electSync(0xffffffffu)) {
+        mbarrier::waitParity(toSmem(&T2_mbar[(i3 % 3) + 3]), (i3 / 3) % 2);
+        mbarrier::arriveExpectTx(toSmem(&T2_mbar[i3 % 3]), 512);
+        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T2[(i3 % 3) * 128]), &tmap_T0, toSmem(&T2_mbar[i3 % 3]), i3 * 128, blockIdx.x);
+      }
+    }
+    return;
+  } else {
+    // pre-prologue loop of every stage starts empty
+    #pragma unroll 1
+    for (int64_t s1 = 0; s1 < 3; ++s1) {
+      mbarrier::arrive(toSmem(&T2_mbar[s1 + 3]));
+    }
+    // ComputeWarp loop of rS4{ceilDiv(i1, 128)}
+    #pragma unroll 1
+    for (int64_t i3 = 0; i3 < ceilDiv(i1, 128); ++i3) {
+      mbarrier::waitParity(toSmem(&T2_mbar[i3 % 3]), (i3 / 3) % 2);
+      if (((i3 * 128) + ((int64_t)threadIdx.x)) < i1) {
+        T1_acc[0] = T1_acc[0] + T2[((int64_t)threadIdx.x) + ((i3 % 3) * 128)];
+      }
+      mbarrier::arrive(toSmem(&T2_mbar[(i3 % 3) + 3]));
+    }
+  }
+  __syncthreads();  // every wait on T2_mbar done before inval
+  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+    // post-epilogue loop of stages of T2
+    #pragma unroll 1
+    for (int64_t s1 = 0; s1 < 6; ++s1) {
+      mbarrier::inval(toSmem(&T2_mbar[s1]));
+    }
+  }
+  __syncthreads();  // WAR: block_workspace reuses the memory of T2_mbar
+  T1_acc[0] = blockAllReduce<true, false, false>(T1_acc[0], reinterpret_cast<float*>(block_workspace), ReduceAdd());
+  if (((int64_t)threadIdx.x) == 0) {
+    T1.data[((int64_t)blockIdx.x) * T1_stride0] = T1_acc[0];
+  }
+}
