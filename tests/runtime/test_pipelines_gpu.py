@@ -1,5 +1,5 @@
 """GPU tier: every pipeline schedule (TMA, cp.async, registers; stages 2..6 with every prefetch)
-matches numpy on the GPU, and compute-sanitizer finds nothing in the seed kernels."""
+matches numpy on the GPU, and compute-sanitizer finds nothing in the seed and warp-specialized kernels."""
 
 from __future__ import annotations
 
@@ -53,7 +53,8 @@ SANITIZER = shutil.which("compute-sanitizer") or next(
 
 @pytest.mark.skipif(SANITIZER is None, reason="compute-sanitizer is not installed")
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
-@pytest.mark.parametrize("name", ["seed_double_buffer", "seed_circular_buffer", "tma_add"])
+@pytest.mark.parametrize("name", ["seed_double_buffer", "seed_circular_buffer", "tma_add", "ws_seed_copy", "ws_tma_pointwise",
+                                  "ws_row_reduction", "ws_persistent_row_sum"])
 def test_compute_sanitizer_is_clean(tool: str, name: str) -> None:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.run([SANITIZER, "--tool", tool, "--error-exitcode", "3", sys.executable, "-m",
