@@ -38,6 +38,7 @@ from .sim_mbarrier_ops import MBarrierOps
 from .sim_memory import Grid, Storage, storage_dtype, to_dtype
 from .sim_memory_ops import MemoryOps
 from .sim_reduce import BlockReductions
+from .sim_registers import RegisterSharing
 from .sim_scheduler import Ctx, Scheduling
 from .sim_trace import Tracing
 
@@ -94,13 +95,13 @@ def _plan_arg(arr: np.ndarray, buf: k.Buffer) -> ArrayArg:
 
 # ---------------------------------------------------------------- the simulator
 class Simulator(Scheduling, ControlFlow, Barriers, BlockReductions, Election, MemoryOps, Evaluation, MBarrierOps,
-                CopyOps, Tracing, k.NodeVisitor):
+                CopyOps, RegisterSharing, Tracing, k.NodeVisitor):
     """The simulated launch: each job lives in its own module, this class puts them together.
 
     Statement handlers are ``visit_<Node>(node, ctx, i)`` methods (``k.NodeVisitor``), found in
     ``sim_control`` (loops, branches, return, continue), ``sim_barriers`` (``__syncthreads``, named
     barriers), ``sim_reduce``, ``sim_elect``, ``sim_memory_ops``, ``sim_mbarrier_ops`` and
-    ``sim_copy_ops``; ``sim_scheduler`` runs the warp tasks that execute them.
+    ``sim_copy_ops``, ``sim_registers`` (setmaxnreg checks); ``sim_scheduler`` runs the warp tasks that execute them.
     """
 
     backend = "the simulator"
@@ -125,6 +126,7 @@ class Simulator(Scheduling, ControlFlow, Barriers, BlockReductions, Election, Me
         self._init_memory()
         self._init_evaluation()
         self._init_copies()
+        self._init_registers()
 
     # ---- parameters and results -------------------------------------------
     def bind_params(self, arrays: list[np.ndarray]) -> None:
@@ -158,9 +160,6 @@ class Simulator(Scheduling, ControlFlow, Barriers, BlockReductions, Election, Me
 
     def visit_FenceAsyncProxy(self, node: k.FenceAsyncProxy, ctx: Ctx, i: int) -> None:
         return None   # the simulator has one proxy: generic writes are visible to async copies at once
-
-    def visit_SetMaxNReg(self, node: k.SetMaxNReg, ctx: Ctx, i: int) -> None:
-        return None
 
     def visit_Mma(self, node: k.Mma, ctx: Ctx, i: int) -> None:
         raise SimulationError(f"Mma {node.shape} into {node.acc.name} is not supported in the simulator")
