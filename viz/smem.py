@@ -24,8 +24,8 @@ from .loops import STAGE_ORDER, STAGE_STYLE
 from .view import View
 
 BAR_WIDTH = 40
-KIND_STYLE = {"mbarrier": "yellow", "token": "magenta", "tma": "bright_blue", "cp.async": "blue",
-              "workspace": "cyan", "data": "green"}
+KIND_STYLE = {"mbarrier": "yellow", "mbarrier full+empty": "yellow", "token": "magenta", "tma": "bright_blue",
+              "cp.async": "blue", "workspace": "cyan", "data": "green"}
 STAGE_MARK = {k.Stage.PrePrologue: "<", k.Stage.Prologue: "P", k.Stage.Main: "M", k.Stage.Epilogue: "E",
               k.Stage.PostEpilogue: ">", k.Stage.AsyncWarp: "A", k.Stage.ComputeWarp: "C"}
 _VALUE_TYPES = (k.Load, k.UnaryValue, k.BinaryValue, k.CastValue)
@@ -193,6 +193,11 @@ def _roles(body: tuple[k.Node, ...]) -> dict[str, str]:
             roles.setdefault(node.dst.name, "cp.async")
         if isinstance(node, k.BlockReduce):
             roles.setdefault(node.workspace.name, "workspace")
+    # An array whose readers arrive on it holds "full" barriers (TMA completes them) and then as many
+    # "empty" ones (readers release a stage): Pipelined with mbarrier WAR, and warp specialization.
+    for node in k.walk(body):
+        if isinstance(node, k.MBarrierArrive) and roles.get(node.mbar.name) == "mbarrier":
+            roles[node.mbar.name] = "mbarrier full+empty"
     return roles
 
 

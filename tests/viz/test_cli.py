@@ -106,7 +106,7 @@ def test_every_show_of_every_example(name: str, viz) -> None:
         assert re.search(rf"│ {re.escape(buf.name)} +│ ", text["smem"])
     for mbar in {n.mbar.name for n in k.walk(kernel.body) if isinstance(n, k.MBarrierInit)}:
         init, inval = listing_lines(kernel, rf"mbarrier::init\({mbar}\["), listing_lines(kernel, rf"mbarrier::inval\({mbar}\[")
-        assert re.search(rf"│ {mbar} +│ mbarrier +│", text["smem"])
+        assert re.search(rf"│ {mbar} +│ mbarrier( full\+empty)? +│", text["smem"])
         live = re.search(rf"│ {mbar} +│ (\d+)-(\d+) +│", text["smem"])
         assert live is not None
         start, end = int(live.group(1)), int(live.group(2))

@@ -59,7 +59,7 @@ def test_token_array_is_listed_as_local_memory_with_its_live_range() -> None:
 
 def test_warp_specialized_full_and_empty_barriers_are_one_array() -> None:
     chart = smem_chart(warp_specialized(stages=3).kernel)
-    mbar = next(b for b in chart.buffers if b.kind == "mbarrier")
+    mbar = next(b for b in chart.buffers if b.kind == "mbarrier full+empty")
     assert mbar.elements.const_value() == 6 and mbar.live is not None
     assert [s.stage for s in chart.stages] == [k.Stage.PrePrologue, k.Stage.AsyncWarp, k.Stage.ComputeWarp]
 
@@ -107,3 +107,14 @@ def test_kernel_without_shared_memory_says_so() -> None:
     kernel = make_kernel("no_smem", [k.Allocate(out), assign(out, 0, fconst(1.0))], [], [], (1,), (1,))
     view = smem_view(kernel)
     assert view.data["buffers"] == [] and "no shared memory" in render_text(view)
+
+
+def test_lowered_warp_specialized_kernels_show_full_and_empty_barriers() -> None:
+    import examples
+    from lowering import lower
+
+    chart = smem_chart(lower(examples.load("ws_tma_pointwise").build()))
+    (mbar,) = [b for b in chart.buffers if b.kind.startswith("mbarrier")]
+    assert mbar.kind == "mbarrier full+empty" and mbar.elements.const_value() == 8
+    stages = [s.stage for s in chart.stages]
+    assert k.Stage.AsyncWarp in stages and k.Stage.ComputeWarp in stages
