@@ -13,7 +13,7 @@ from fusion_ir import DataType, Fusion, LoadStoreOpType, ParallelType, WarpSpeci
 DESCRIPTION = "persistent row sums: tile loop over rows, k loop over 128-float tiles, one pipeline across both"
 # Row strides are multiples of 16 bytes for TMA: widths are multiples of 4 floats.
 SIZES = [[(7, 384)], [(10, 1000)], [(3, 4100)]]
-BLOCKS = 3      # small for the simulator; an H100 schedule uses its 132 SMs
+BLOCKS = 3      # small for the simulator; on a GPU use runtime.sm_count() (132 on an H100)
 
 
 def build(stages: int = 4, blocks: int = BLOCKS, registers: tuple[int, int] | None = None) -> Fusion:

@@ -520,7 +520,7 @@ class _Scheduler:
         op = LoadStoreOpType.TMA if not chance(draw, 0.2) else LoadStoreOpType.CpAsync
         cache = self.do("cache_after", source, op)
         # [BIDx tiles, serial tiles, box]: the serial loop is the one the cache is circular-buffered on
-        box = draw(st.sampled_from((32, 32, 32, 32, 16, 8, 4)))
+        box = draw(st.sampled_from((32, 32, 32, 32, 16, 8, 4, 128)))
         self.do("split", out, -1, box)
         if out.ndim == 2 or chance(draw, 0.3):
             self.do("split", out, 0, draw(st.sampled_from((2, 3, 4, 8))))

@@ -12,6 +12,7 @@ from .errors import (
 )
 from .executor import execute, execute_isolated
 from .simulator import simulate
+from .sm_count import sm_count
 
 __all__ = ["CompileError", "DeadlockError", "InputError", "LaunchError", "NoGpuError", "PipelineFillError",
-           "RuntimeFailure", "SimulationError", "execute", "execute_isolated", "simulate"]
+           "RuntimeFailure", "SimulationError", "execute", "execute_isolated", "simulate", "sm_count"]

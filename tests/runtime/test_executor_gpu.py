@@ -201,3 +201,11 @@ def test_tma_alignment_of_device_arrays_is_checked() -> None:
     misaligned = base[1:].view(5, 36)  # 4 bytes past a 16-byte boundary
     with pytest.raises(InputError, match="16-byte aligned base address"):
         execute(SAMPLES["tma_token_2d"].kernel, [misaligned])
+
+
+def test_sm_count_is_the_devices() -> None:
+    import torch
+
+    from runtime import sm_count
+
+    assert sm_count() == torch.cuda.get_device_properties(0).multi_processor_count
