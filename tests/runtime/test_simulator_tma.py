@@ -107,8 +107,11 @@ def warp_specialized_pipeline(stages: int, block_x: int = 128, nvfuser_style: bo
         k.MBarrierArrive(empty, i3 % S),
     ], stage=Stage.ComputeWarp)]
     if nvfuser_style:
-        producer = [k.SetMaxNReg(40, increase=False), *producer, k.Return()]
-        consumer = [k.SetMaxNReg(232, increase=True), for_("i6", 0, S, [k.MBarrierArrive(empty, i6)]), *consumer]
+        # setmaxnreg acts on whole warp groups: only a block whose rows are warp groups shares registers
+        dec, inc = ([k.SetMaxNReg(40, increase=False)], [k.SetMaxNReg(232, increase=True)]) if box % 128 == 0 \
+            else ([], [])
+        producer = [*dec, *producer, k.Return()]
+        consumer = [*inc, for_("i6", 0, S, [k.MBarrierArrive(empty, i6)]), *consumer]
     body = [
         k.Allocate(smem), k.Allocate(full), k.Allocate(empty),
         elect([for_("i1", 0, S, [k.MBarrierInit(full, i1, c(1)), k.MBarrierInit(empty, i1, c(box))])]),
