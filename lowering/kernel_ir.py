@@ -315,12 +315,18 @@ class CpAsync:
 
 @dataclass(frozen=True)
 class AsyncCommit:
-    kind: str  # "cp.async" | "bulk"
+    """Close the open group of async operations of ``kind``: ``cp.async``, ``bulk`` (TMA stores) or
+    ``wgmma`` (``wgmma.commit_group``)."""
+
+    kind: str  # "cp.async" | "bulk" | "wgmma"
 
 
 @dataclass(frozen=True)
 class AsyncWait:
-    kind: str  # "cp.async" | "bulk"
+    """Wait until at most ``pending`` committed groups of ``kind`` are still in flight
+    (``wgmma.wait_group pending`` for ``wgmma``)."""
+
+    kind: str  # "cp.async" | "bulk" | "wgmma"
     pending: int = 0
 
 
@@ -346,19 +352,53 @@ class Continue:
 
 
 @dataclass(frozen=True)
+class MatrixDescriptor:
+    """A wgmma operand in shared memory: the fields of its 64-bit matrix descriptor, as data.
+
+    The operand starts at element ``offset`` of ``buffer`` (its row-major position, before the
+    swizzle). ``mn_major`` is the transpose bit: False when K is the contiguous dimension
+    (K-major), True when M (for A) or N (for B) is. ``leading_bytes`` and ``stride_bytes`` are the
+    descriptor's leading and stride byte offsets; ``lowering.layout.wgmma_operand_offset`` says
+    where element (mn, k) of the operand lives for each combination, and ``swizzle`` is the
+    buffer's swizzle (the descriptor's mode: B128 = 1, B64 = 2, B32 = 3, NONE = 0).
+    """
+
+    buffer: Buffer
+    offset: Val
+    leading_bytes: int
+    stride_bytes: int
+    swizzle: SmemSwizzle
+    mn_major: bool
+
+
+@dataclass(frozen=True)
+class WgmmaFence:
+    """``wgmma.fence``: order the warp group's register accesses before the next wgmma."""
+
+
+@dataclass(frozen=True)
 class Mma:
-    """Placeholder for a warpgroup MMA (wgmma) on shared-memory operands."""
+    """One ``wgmma.mma_async.sync.aligned.m64nNk16.f32.<dtype>.<dtype>`` of a warp group:
+    ``D[64, N] += A[64, 16] @ B[16, N]`` with both operands in shared memory.
+
+    Each of the warp group's 128 threads holds ``N / 2`` accumulators, registers
+    ``acc[acc_index + r]`` for ``r`` in ``[0, N / 2)``, laid out as
+    ``lowering.layout.wgmma_accumulator`` says. The result is asynchronous: it is in the
+    registers only after an ``AsyncWait("wgmma", ...)`` covers the commit group it belongs to.
+    """
 
     acc: Buffer
-    a: Buffer
-    b: Buffer
-    shape: tuple[int, int, int]
+    acc_index: Val
+    a: MatrixDescriptor
+    b: MatrixDescriptor
+    shape: tuple[int, int, int]   # (64, N, 16)
+    dtype: DataType               # operand type: BFloat16 or Half
 
 
 Node = Union[Allocate, Assign, BlockReduce, ForLoop, IfThenElse, ElectSync, BlockSync, NamedBarrier, Comment,  # noqa: UP007
              MBarrierInit, MBarrierInval, MBarrierArrive, MBarrierArriveExpectTx, MBarrierWait,
              MBarrierWaitParity, TmaLoad, TmaStore, CpAsync, AsyncCommit, AsyncWait, FenceAsyncProxy,
-             SetMaxNReg, Return, Continue, Mma]
+             SetMaxNReg, Return, Continue, WgmmaFence, Mma]
 
 
 # ---------------------------------------------------------------- kernel

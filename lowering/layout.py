@@ -41,3 +41,62 @@ def swizzle_index(index: IndexLike, swizzle: SmemSwizzle, element_bytes: int) ->
     if isinstance(index, Val):
         return index.bit_xor((index // per_row) % rows_in_group * per_chunk)
     return index ^ ((index // per_row) % rows_in_group * per_chunk)
+
+
+# ------------------------------------------------------------------ wgmma layouts
+WGMMA_M = 64          # rows of one warpgroup MMA
+WGMMA_K_BYTES = 32    # one wgmma's K extent is 32 bytes of operand (16 x bf16/fp16)
+WARP_GROUP_THREADS = 128
+CORE_ROWS = 8         # a core matrix is 8 rows of 16 bytes
+
+
+def wgmma_operand_offset(mn: IndexLike, k: IndexLike, *, element_bytes: int, swizzle: SmemSwizzle,
+                         mn_major: bool, leading_bytes: int, stride_bytes: int) -> IndexLike:
+    """Byte offset, from a matrix descriptor's start address and before the swizzle, of operand
+    element (mn, k): mn counts rows of A (M) or columns of B (N), k counts along K.
+
+    The canonical layouts of the PTX ISA's wgmma matrix descriptors (CUTLASS writes the same
+    ones as ``Swizzle o ((..),(..)):((..),(..))`` in ``mma_sm90_desc.hpp``). With a swizzle of span
+    ``S`` bytes and ``E = S / element_bytes`` elements per swizzle row:
+
+    - K-major: a row of ``S`` bytes holds consecutive k of one mn; rows of consecutive mn follow
+      at ``S`` bytes in groups of 8; groups of 8 rows are ``stride_bytes`` apart. One wgmma's
+      16 k lie in one row (the leading byte offset is unused).
+    - MN-major: a row of ``S`` bytes holds ``E`` consecutive mn of one k; rows of consecutive k
+      follow at ``S`` bytes in groups of 8; groups of 8 k are ``stride_bytes`` apart and blocks
+      of ``E`` mn are ``leading_bytes`` apart.
+    - no swizzle (``S`` = 16, core matrices of 8 x 16 bytes): K-major: the two 8-wide halves of k
+      are ``leading_bytes`` apart and groups of 8 mn ``stride_bytes``; MN-major: groups of
+      ``16 / element_bytes`` mn are ``stride_bytes`` apart and groups of 8 k ``leading_bytes``.
+
+    The hardware then swizzles the absolute address (``swizzle_index`` on a buffer aligned to the
+    swizzle's repeat).
+    """
+    e = element_bytes
+    if swizzle is SmemSwizzle.NONE:
+        per = CHUNK_BYTES // e
+        if mn_major:
+            return (mn % per) * e + (mn // per) * stride_bytes + (k % CORE_ROWS) * CHUNK_BYTES \
+                + (k // CORE_ROWS) * leading_bytes
+        return (k % per) * e + (k // per) * leading_bytes + (mn % CORE_ROWS) * CHUNK_BYTES \
+            + (mn // CORE_ROWS) * stride_bytes
+    span = swizzle.span
+    if mn_major:
+        per_row = span // e
+        return (mn % per_row) * e + (mn // per_row) * leading_bytes + (k % CORE_ROWS) * span \
+            + (k // CORE_ROWS) * stride_bytes
+    return k * e + (mn % CORE_ROWS) * span + (mn // CORE_ROWS) * stride_bytes
+
+
+def wgmma_accumulator(thread: IndexLike, register: IndexLike) -> tuple[IndexLike, IndexLike]:
+    """(row, column) in the 64 x N tile of accumulator ``register`` (0 .. N/2 - 1) of ``thread``
+    (0 .. 127) of the warp group, for every ``wgmma.m64nNk16`` with f32 accumulators.
+
+    Warp ``w`` owns rows 16w .. 16w + 15; lane ``l`` holds rows ``16w + l / 4`` and 8 below it,
+    columns ``2 (l % 4)`` and the next one of every 8-wide column block:
+    register ``r`` is column block ``r / 4``, row half ``(r / 2) % 2``, column ``r % 2``.
+    """
+    warp, lane = thread // 32, thread % 32
+    row = warp * 16 + lane // 4 + (register // 2) % 2 * 8
+    col = register // 4 * 8 + lane % 4 * 2 + register % 2
+    return row, col
