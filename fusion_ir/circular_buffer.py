@@ -12,13 +12,17 @@ class Pipelined:
     """Loads and compute run in the same threads: prologue, main and epilogue loops.
 
     With ``uses_mbarrier_for_war`` the write-after-read hazard on a stage is guarded by a
-    second ("empty") mbarrier array instead of ``__syncthreads``.
+    second ("empty") mbarrier array instead of ``__syncthreads``. With ``short_loops`` a loop with
+    fewer iterations than stages is accepted: the prologue issues ``min(prefetch, n)`` loads (a
+    matmul whose K has fewer tiles than its pipeline's depth); without it such a loop is an error.
     """
 
     uses_mbarrier_for_war: bool = False
+    short_loops: bool = False
 
     def __str__(self) -> str:
-        return "Pipelined" + ("WithMBarrierForWAR" if self.uses_mbarrier_for_war else "")
+        return ("Pipelined" + ("WithMBarrierForWAR" if self.uses_mbarrier_for_war else "")
+                + ("ShortLoops" if self.short_loops else ""))
 
 
 @dataclass(frozen=True)

@@ -17,11 +17,12 @@ from typing import Callable
 from fusion_ir import Fusion
 from fusion_ir.scalar import Val
 
-from .analysis import Analyses, buffers, circular_buffer, id_model, mbarriers, roles, smem, tma, warp_specialization
+from .analysis import Analyses, buffers, circular_buffer, id_model, mbarriers, mma, roles, smem, tma, warp_specialization
 from .errors import LoweringError
 from .kernel_ir import Kernel
 from .limits import check_launch_limits
-from .passes import allocation, async_copies, branch_barriers, indexing, launch, loop_nest, mbarrier, smem_reuse, syncs
+from .passes import (allocation, async_copies, branch_barriers, indexing, launch, loop_nest, mbarrier, smem_reuse, syncs,
+                     wgmma_groups)
 from .passes import circular_buffer as circular_buffer_pass
 from .persistent_buffers import check_persistent_buffers
 
@@ -46,6 +47,7 @@ PIPELINE: list[Step] = [
     Analysis("roles", lambda k, a: roles.sub_dags(a.fusion)),              # load and compute sub-DAGs
     Pass("loop_nest", loop_nest.run),                                      # loops from compute-at positions
     Analysis("buffers", lambda k, a: buffers.build(a.ids)),                # every buffer, its axes and depth
+    Analysis("mma", lambda k, a: mma.build(a.ids, a.buffers)),             # wgmma tiles, operands, fragments
     Pass("allocation", allocation.run),                                    # Allocate nodes placed
     Analysis("tma", lambda k, a: tma.build(a.ids, a.buffers)),             # TMA boxes and tensor maps
     Analysis("circular", lambda k, a: circular_buffer.build(a.ids, a.buffers, a.tma)),  # pipelined loops
@@ -58,6 +60,7 @@ PIPELINE: list[Step] = [
     Pass("circular_buffer", circular_buffer_pass.run),                     # pipeline stages cloned
     Pass("syncs", syncs.run),                                              # RAW/WAR barriers
     Pass("indexing", indexing.run),                                        # explicit indices and predicates
+    Pass("wgmma_groups", wgmma_groups.run),                                # wgmma fence, commit, wait
     Pass("branch_barriers", branch_barriers.run),                          # named barriers in warp-split branches
     Pass("launch", launch.run),                                            # launch dimensions, runtime checks
     Pass("limits", lambda k, a: _checked(k, check_launch_limits(k))),      # threads and shared memory fit sm_90

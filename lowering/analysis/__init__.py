@@ -8,6 +8,7 @@ new kernel; no pass writes an analysis or imports another pass.
 | --- | --- | --- | --- |
 | ``ids`` | ``id_model`` | loop groups, exact map, launch extents | every pass |
 | ``buffers`` | ``buffers`` | each tensor's Buffer, axes, allocation depth | allocation, indexing, smem |
+| ``mma`` | ``mma`` | wgmma accumulators: instruction, operand layouts, fragment readers | indexing, wgmma_groups |
 | ``tma`` | ``tma`` | TMA boxes, tensor maps | mbarrier, indexing, launch |
 | ``circular`` | ``circular_buffer`` | pipelined loops, stage and parity | mbarrier, circular_buffer, indexing |
 | ``mbarriers`` | ``mbarriers`` | barrier arrays, tokens, slots | mbarrier, async_copies, circular_buffer, indexing |
@@ -27,12 +28,13 @@ from .buffers import BufferPlan
 from .circular_buffer import CircularBufferInfo
 from .id_model import IdModel
 from .mbarriers import MBarrierPlan
+from .mma import MmaInfo
 from .roles import Role
 from .smem import SmemPlan
 from .tma import TmaInfo
 from .warp_specialization import WarpSpecialization
 
-__all__ = ["Analyses", "BufferPlan", "CircularBufferInfo", "IdModel", "MBarrierPlan", "Role", "SmemPlan", "TmaInfo",
+__all__ = ["Analyses", "BufferPlan", "CircularBufferInfo", "IdModel", "MBarrierPlan", "MmaInfo", "Role", "SmemPlan", "TmaInfo",
            "WarpSpecialization"]
 
 
@@ -44,6 +46,7 @@ class Analyses:
     _ids: IdModel | None = None
     _buffers: BufferPlan | None = None
     _tma: TmaInfo | None = None
+    _mma: MmaInfo | None = None
     _circular: CircularBufferInfo | None = None
     _mbarriers: MBarrierPlan | None = None
     _roles: dict | None = None
@@ -69,6 +72,10 @@ class Analyses:
     @property
     def buffers(self) -> BufferPlan:
         return self._get("buffers")
+
+    @property
+    def mma(self) -> MmaInfo:
+        return self._get("mma")
 
     @property
     def tma(self) -> TmaInfo:

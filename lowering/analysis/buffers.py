@@ -17,14 +17,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fusion_ir import IterDomain, MemoryType, TensorView, WarpSpecialized
+from fusion_ir import IterDomain, MemoryType, ParallelType, TensorView, WarpSpecialized
 from fusion_ir.exprs import load_kind
 from fusion_ir.scalar import Val
 from fusion_ir.types import DataType, LoadStoreOpType, SmemSwizzle
 
 from ..errors import LoweringError
 from ..kernel_ir import Buffer
-from .id_model import IdModel
+from .id_model import WARP_GROUP, IdModel
 
 TMA_ALIGN = 128
 
@@ -48,6 +48,9 @@ class BufferPlan:
     accumulator_ids: dict[TensorView, list[IterDomain]] = field(default_factory=dict)
     workspace: Buffer | None = None
     placements: list[Placement] = field(default_factory=list)
+    # a wgmma accumulator's registers: its instruction axes (ParallelType.Mma) are held by the warp
+    # group's 128 threads, N / 2 registers each; this axis of that extent stands for them
+    fragments: dict[TensorView, IterDomain] = field(default_factory=dict)
 
     def ids_of(self, tv: TensorView, buffer: Buffer) -> list[IterDomain]:
         """The axes ``buffer`` (tv's own buffer or its accumulator) spans, outermost first."""
@@ -131,6 +134,24 @@ def accumulator_position(ids: IdModel, tv: TensorView) -> int:
     return len(tv.loop)
 
 
+def _fragment(tv: TensorView, instruction: list[IterDomain]) -> IterDomain:
+    """The per-thread registers of a wgmma accumulator whose (M, N) instruction axes are ``instruction``."""
+    if tv.memory_type is not MemoryType.Local:
+        raise LoweringError(f"T{tv.name} has ParallelType.Mma axes, so it is a wgmma accumulator and lives in "
+                            f"registers; keep it in Local memory")
+    elements = 1
+    for i in instruction:
+        n = i.extent.const_value()
+        if n is None:
+            raise LoweringError(f"T{tv.name}: Mma axis {i.label()} has symbolic extent {i.extent}; an instruction "
+                                f"tile is a constant")
+        elements *= n
+    if elements % WARP_GROUP:
+        raise LoweringError(f"T{tv.name}: its Mma axes hold {elements} accumulators, which the {WARP_GROUP} threads "
+                            f"of a warp group cannot share evenly")
+    return IterDomain(Val.const(elements // WARP_GROUP), name=-1)
+
+
 def alignment(tv: TensorView) -> int:
     if load_kind(tv) is not LoadStoreOpType.TMA:
         return 16
@@ -156,6 +177,11 @@ def build(ids: IdModel) -> BufferPlan:
             # A circular-buffered tensor is allocated outside its circular-buffer loop but holds one
             # compute-at iteration per stage: its axes are those right of the compute-at position.
             axes = allocation_ids(ids, tv, tv.memory_type, tv.compute_at_pos)
+            instruction = [i for i in axes if ids.group(i).parallel_type is ParallelType.Mma]
+            if instruction:
+                fragment = _fragment(tv, instruction)
+                axes = [i for i in axes if i not in instruction] + [fragment]
+                plan.fragments[tv] = fragment
             size = _size(axes)
             if tv.memory_type is MemoryType.Local and size.const_value() is None:
                 raise LoweringError(f"T{tv.name} is in Local memory but its allocation "

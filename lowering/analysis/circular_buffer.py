@@ -12,7 +12,8 @@ Rules, raised as ``LoweringError``: a circular-buffered tensor reads fusion inpu
 pipelined on one loop agree on stages, prefetch and type; mbarrier WAR guards TMA loads only; a
 warp-specialized loop pipelines TMA loads only, is not inside a Pipelined one, and is the only one
 of its kernel (at most 4 exist on the hardware; one is lowered); a constant Pipelined loop has at
-least ``stages`` iterations (a symbolic one is checked before launch).
+least ``stages`` iterations (a symbolic one is checked before launch) unless it is
+``Pipelined(short_loops=True)``.
 """
 
 from __future__ import annotations
@@ -43,6 +44,12 @@ class CircularLoop:
     tx_bytes: Val = field(default_factory=lambda: Val.const(0))   # bytes every stage's TMA copies bring
     warp_specialized: WarpSpecialized | None = None
     inner: list[LoopGroup] = field(default_factory=list)   # WS: the loops inside this one that enclose the loads
+    short_loops: bool = False             # Pipelined(short_loops): fewer iterations than stages run
+
+    @property
+    def must_fill(self) -> bool:
+        """The loop must have at least ``stages`` iterations (checked at lowering or before launch)."""
+        return self.warp_specialized is None and not self.short_loops
 
     @property
     def iteration(self) -> Val:
@@ -123,7 +130,7 @@ class CircularBufferInfo:
                              f"{loop.describe()}: the circular-buffered loop {loop.group.label()} has {loop.extent} "
                              f"iterations, which fails to fill the circular buffer pipeline of {loop.stages} stages")
                 for loop in self.loops.values()
-                if loop.extent.const_value() is None and loop.warp_specialized is None]
+                if loop.extent.const_value() is None and loop.must_fill]
 
     def warp_specialized(self) -> list[CircularLoop]:
         return [loop for loop in self.loops.values() if loop.warp_specialized is not None]
@@ -159,14 +166,14 @@ def build(ids: IdModel, buffers: BufferPlan, tma: TmaInfo) -> CircularBufferInfo
         loop = loops.get(g.number)
         if loop is None:
             loops[g.number] = CircularLoop(g, opts.stages, opts.prefetch, [tv], war, warp_specialized=ws,
-                                           inner=inner)
+                                           inner=inner, short_loops=ws is None and opts.type.short_loops)
             continue
         first = loop.tensors[0]
         if (opts.stages, opts.prefetch) != (loop.stages, loop.prefetch):
             raise LoweringError(f"T{tv.name} and T{first.name} are circular-buffered on the same loop "
                                 f"{g.label()} with different options ({opts.stages} stages, prefetch {opts.prefetch} "
                                 f"vs {loop.stages} stages, prefetch {loop.prefetch}); one loop has one pipeline")
-        if opts.type != (loop.warp_specialized or Pipelined(loop.war_mbarrier)):
+        if opts.type != (loop.warp_specialized or Pipelined(loop.war_mbarrier, loop.short_loops)):
             raise LoweringError(f"T{tv.name} and T{first.name} share the circular-buffer loop {g.label()} with "
                                 f"different types ({opts.type} vs {first.circular_buffer_options.type}); use the "
                                 f"same type for both")
@@ -178,7 +185,7 @@ def build(ids: IdModel, buffers: BufferPlan, tma: TmaInfo) -> CircularBufferInfo
     _check_warp_specialized(ids, loops)
     for loop in loops.values():
         n = loop.extent.const_value()
-        if n is not None and n < loop.stages and loop.warp_specialized is None:
+        if n is not None and n < loop.stages and loop.must_fill:
             raise LoweringError(f"{loop.describe()}: the circular-buffered loop {loop.group.label()} has {n} "
                                 f"iterations, which fails to fill the circular buffer pipeline of {loop.stages} "
                                 f"stages; use fewer stages or a longer loop")

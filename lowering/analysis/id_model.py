@@ -243,10 +243,6 @@ def _refuse_unimplemented(computed: list[TensorView]) -> None:
         if kind in (LoadStoreOpType.TMAStore, LoadStoreOpType.StMatrix):
             raise LoweringError(f"T{tv.name} is written by a {kind.name} copy (cache_before({kind.name})), which "
                                 f"this lowering does not implement yet; use cache_before() (a plain copy)")
-        for i in tv.loop:
-            if i.parallel_type is ParallelType.Mma:
-                raise LoweringError(f"T{tv.name} axis {i.label()} is parallelized with ParallelType.Mma, which this "
-                                    f"lowering does not implement yet (tensor-core instructions); leave it Serial")
 
 
 def _check_cross_thread_reads(model: IdModel, computed: list[TensorView]) -> None:

@@ -110,9 +110,12 @@ def analyze(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> TmaBox:
             raise LoweringError(f"{name} is loaded by TMA, which one elected thread issues per block, but its axis "
                                 f"{i.label()} {where} the compute-at position is {pt.name}; keep thread-parallel "
                                 f"axes out of a TMA-loaded tensor (compute it outside them)")
+        if pt.is_block:
+            continue    # each block loads its own boxes
         if k >= tv.compute_at_pos and pt not in (ParallelType.Bulk, ParallelType.Serial, ParallelType.Unroll):
             raise LoweringError(f"{name}: axis {i.label()} is {pt.name}; a TMA-loaded tensor's axes right of its "
-                                f"compute-at position are Bulk (the box) or serial loops that issue one box each")
+                                f"compute-at position are Bulk (the box), block indices or serial loops that issue "
+                                f"one box each")
         if k >= tv.compute_at_pos and pt is not ParallelType.Bulk:
             issue.append(i)
     bulk_axes = [i for i in tv.loop if ids.group(i).parallel_type is ParallelType.Bulk]

@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from fusion_ir import MemoryType, TensorView
-from fusion_ir.scalar import Val
+from fusion_ir.scalar import Val, vmax, vmin
 
 from ..analysis import Analyses
 from ..analysis.circular_buffer import CircularLoop
@@ -128,14 +128,18 @@ def clone(a: Analyses, node: ForLoop, loop: CircularLoop) -> list[Node]:
         release.append(BlockSync(reason=f"WAR: stage ({i} + {P}) % {S} is loaded again next iteration"))
 
     zero = Val.const(0)
+    # A short loop (Pipelined(short_loops)) may have fewer iterations than the prefetch distance:
+    # the prologue issues what exists, the main loop runs no iteration, the epilogue all of them.
+    prologue_stop = vmin(Val.const(P), n) if loop.short_loops else Val.const(P)
+    epilogue_start = vmax(n - P, zero) if loop.short_loops else n - P
     out: list[Node] = []
     if P > 0:
-        out.append(replace(node, start=zero, stop=Val.const(P), body=tuple(issue(i)), stage=Stage.Prologue,
+        out.append(replace(node, start=zero, stop=prologue_stop, body=tuple(issue(i)), stage=Stage.Prologue,
                            unroll=True))
     out.append(replace(node, start=zero, stop=n - P,
                        body=tuple(allocs + issue(i + P) + wait(P) + computes_ + release), stage=Stage.Main))
     if P > 0:
-        out.append(replace(node, start=n - P, stop=n, body=tuple(allocs + wait(0) + computes_),
+        out.append(replace(node, start=epilogue_start, stop=n, body=tuple(allocs + wait(0) + computes_),
                            stage=Stage.Epilogue))
     return out
 

@@ -37,6 +37,8 @@ from ..kernel_ir import (
     IfThenElse,
     Kernel,
     Load,
+    MatrixDescriptor,
+    Mma,
     Node,
     TensorOp,
     TmaLoad,
@@ -103,8 +105,9 @@ def _param_index(tv: TensorView, buf: Buffer, idx: dict[IterDomain, Val]) -> Val
 
 
 def read_index(a: Analyses, producer: TensorView, consumer: TensorView,
-               c_idx: dict[IterDomain, Val]) -> Val:
-    """Where ``consumer`` (at indices ``c_idx``) finds its element of ``producer``."""
+               c_idx: dict[IterDomain, Val], swizzled: bool = True) -> Val:
+    """Where ``consumer`` (at indices ``c_idx``) finds its element of ``producer`` (its row-major
+    position when not ``swizzled``: a wgmma descriptor's start, which the hardware swizzles)."""
     p_idx: dict[IterDomain, Val] = {}
     for c_root, p_logical in consumer.definition.root_map(producer).items():
         p_idx[p_logical] = Val.const(0) if p_logical.is_broadcast else c_idx[c_root]
@@ -128,13 +131,16 @@ def read_index(a: Analyses, producer: TensorView, consumer: TensorView,
 
     logical_cone = ancestors_transforms(producer, producer.logical) if producer.logical != producer.root else []
     p_idx = index_math.forward(producer, p_idx, skip=logical_cone, extent=ids.concrete_extent)
+    fragment = a.buffers.fragments.get(producer)
+    if fragment is not None:
+        p_idx[fragment] = a.mma.register(producer, consumer, c_idx)
     axes = a.buffers.alloc_ids[producer]
     missing = [i.label() for i in axes if i not in p_idx]
     if missing:
         raise LoweringError(f"T{consumer.name} cannot locate its element of T{producer.name}: no index for "
                             f"{', '.join(missing)}")
     index = index_math.row_major(axes, p_idx) + a.circular.stage_offset(producer)
-    return swizzle_index(index, buf.swizzle, buf.dtype.size)
+    return swizzle_index(index, buf.swizzle, buf.dtype.size) if swizzled else index
 
 
 # ------------------------------------------------------------------ predicates
@@ -226,6 +232,8 @@ def init_value(tv: TensorView) -> float:
 def lower_op(op: TensorOp, a: Analyses) -> list[Node]:
     tv: TensorView = op.tv
     idx = own_indices(a, tv)
+    if tv in a.mma.tiles:
+        return _lower_mma(op, a, idx)
     acc = a.buffers.accumulators.get(tv)
     target = acc if acc is not None else a.buffers.buffers[tv]
     memory = target.memory
@@ -278,6 +286,31 @@ def _tma_load(a: Analyses, tv: TensorView, idx: dict[IterDomain, Val]) -> TmaLoa
     dst = index_math.row_major(a.buffers.alloc_ids[tv], origin) + a.circular.stage_offset(tv)
     mbar, slot = a.mbarriers.slot(tv)
     return TmaLoad(buf, dst, a.tma.tensor_maps[tv], box.coords(origin), mbar, slot)
+
+
+def _lower_mma(op: TensorOp, a: Analyses, idx: dict[IterDomain, Val]) -> list[Node]:
+    """A wgmma accumulator: its init zeroes the thread's fragment registers; its compute is one
+    ``Mma`` at the instruction's origin (every Mma axis index zero), with descriptors pointing at
+    the operands' elements there. No predicate: TMA filled out-of-bounds operand elements with zeros."""
+    tile = a.mma.tiles[op.tv]
+    acc = a.buffers.buffers[op.tv]
+    origin = {a.ids.group(i).index.name: Val.const(0) for i in (tile.m, tile.n, tile.k)}
+    at = {i: v.substitute(origin) for i, v in idx.items()}
+    if op.kind == "init":
+        r = Val.symbol(f"r{tile.fragment_symbol}")
+        at[tile.fragment] = r
+        zero = Assign(acc, write_index(a, op.tv, at), _const(0.0, acc.dtype))
+        return [ForLoop(r, Val.const(0), Val.const(tile.registers), (zero,), label="fragment", unroll=True)]
+    if op.kind != "compute":
+        raise LoweringError(f"internal: T{op.tv.name} is a wgmma accumulator; no {op.kind} step")
+    at[tile.fragment] = Val.const(0)
+
+    def descriptor(layout) -> MatrixDescriptor:
+        start = read_index(a, layout.tv, op.tv, at, swizzled=False)
+        return MatrixDescriptor(a.buffers.buffers[layout.tv], start, layout.leading_bytes, layout.stride_bytes,
+                                layout.swizzle, layout.mn_major)
+
+    return [Mma(acc, write_index(a, op.tv, at), descriptor(tile.a), descriptor(tile.b), tile.shape, tile.dtype)]
 
 
 CP_ASYNC_BYTES = (4, 8, 16)

@@ -1,0 +1,267 @@
+"""The Hopper matmul scheduler: ``out = epilogue(a @ b)`` on tensor cores.
+
+``schedule_matmul(fusion, MatmulParams(tile=(TM, TN, TK), stages=S, compute_warp_groups=W))``
+turns a fusion whose output is ``ops.matmul(a, b)`` (a: [M, K], b: [K, N], row-major bf16 or
+fp16), optionally followed by pointwise ops, into this schedule (``docs/matmul.md`` draws the
+loop nest):
+
+- the accumulator ``acc = a @ b`` (Local: registers) is ``[Ko, Mo, No, Mw, Kr, Mr, M64, N, K16]``:
+  ``Ko`` the serial loop over K tiles, ``Mo``/``No`` the block's tile (BIDy/BIDx), ``Mw`` its
+  compute warp group (TIDy), ``Kr`` and ``Mr`` unrolled loops over the k16 steps and the 64-row
+  pieces of a warp group's rows, and ``M64 x N x K16`` one ``wgmma.m64nNk16`` (ParallelType.Mma);
+- A and B are loaded by TMA with a swizzle whose span is one row of their box (128 bytes for a
+  64-deep K tile of A; 64-column chunks of B), circular-buffered ``stages`` deep over ``Ko``;
+- the epilogue tensors are ``[Mo, No, Mw, Mr, TIDx(128), N/8, 2, 2]``: the warp group's 128
+  threads each hold the accumulator fragment of ``wgmma`` (``schedule_mma_fragment``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..circular_buffer import Pipelined
+from ..exprs import MmaOp
+from ..fusion import Fusion
+from ..tensor_view import TensorView
+from ..types import DataType, LoadStoreOpType, MemoryType, ParallelType, ScheduleError, SmemSwizzle
+
+WGMMA_M = 64
+WGMMA_K_BYTES = 32              # one wgmma's K is 16 bf16/fp16 elements
+MAX_WGMMA_N = 256
+WARP_GROUP = 128
+SWIZZLE_BY_SPAN = {32: SmemSwizzle.B32, 64: SmemSwizzle.B64, 128: SmemSwizzle.B128}
+SMEM_LIMIT = 232_448            # bytes of shared memory a block may use on sm_90 (227 KiB)
+MAX_ACCUMULATORS = 128          # fp32 accumulators per thread that leave room for addresses and the epilogue
+OPERAND_TYPES = (DataType.BFloat16, DataType.Half)
+
+
+@dataclass(frozen=True)
+class MatmulParams:
+    """How ``schedule_matmul`` tiles a matmul.
+
+    ``tile``: the block's (M, N, K) tile; ``stages``: depth of the A/B circular buffer;
+    ``compute_warp_groups``: warp groups sharing the tile's rows (each owns TM / W rows, in
+    pieces of 64); ``warp_specialized``, ``persistent``, ``ping_pong``: the warp-specialized
+    persistent kernel (not available yet: a ``ScheduleError``).
+    """
+
+    tile: tuple[int, int, int] = (128, 256, 64)
+    stages: int = 4
+    compute_warp_groups: int = 2
+    warp_specialized: bool = False
+    persistent: bool = False
+    ping_pong: bool = False
+
+    def validate(self, dtype: DataType = DataType.BFloat16) -> None:
+        """Raise ``ScheduleError`` naming the parameter and the rule it breaks."""
+        if not (isinstance(self.tile, tuple) and len(self.tile) == 3 and all(isinstance(x, int) and x > 0
+                                                                                for x in self.tile)):
+            raise ScheduleError(f"MatmulParams.tile: {self.tile!r} must be three positive ints (M, N, K)")
+        tm, tn, tk = self.tile
+        w = self.compute_warp_groups
+        if not isinstance(w, int) or w < 1:
+            raise ScheduleError(f"MatmulParams.compute_warp_groups: {w!r} must be a positive int")
+        if tm % (WGMMA_M * w):
+            raise ScheduleError(f"MatmulParams.tile: M {tm} is not a multiple of {WGMMA_M} per warp group "
+                                f"({w} compute warp groups need a multiple of {WGMMA_M * w}); each warp group "
+                                f"issues wgmma.m64nNk16 on whole 64-row pieces")
+        if tn % 8 or tn > MAX_WGMMA_N:
+            raise ScheduleError(f"MatmulParams.tile: N {tn} must be a multiple of 8 and at most {MAX_WGMMA_N} "
+                                f"(wgmma.m64nNk16 has N = 8, 16, ..., 256)")
+        k_step = WGMMA_K_BYTES // dtype.size
+        if tk % k_step:
+            raise ScheduleError(f"MatmulParams.tile: K {tk} is not a multiple of {k_step} (one wgmma consumes "
+                                f"K = {k_step} of {dtype.short_name})")
+        a_row = tk * dtype.size
+        if a_row not in SWIZZLE_BY_SPAN:
+            raise ScheduleError(f"MatmulParams.tile: K {tk} makes a row of A's K-major tile {a_row} bytes, but a "
+                                f"row is exactly one swizzle span (32, 64 or 128 bytes: K = "
+                                f"{', '.join(str(s // dtype.size) for s in SWIZZLE_BY_SPAN)}); the swizzle span "
+                                f"is exceeded")
+        b_row = tn * dtype.size
+        if tn % (128 // dtype.size) and b_row not in SWIZZLE_BY_SPAN:
+            raise ScheduleError(f"MatmulParams.tile: N {tn} makes a row of B's N-major tile {b_row} bytes; B is "
+                                f"laid out in swizzle rows of 32, 64 or 128 bytes, so N must be "
+                                f"{', '.join(str(s // dtype.size) for s in SWIZZLE_BY_SPAN)} or a multiple of "
+                                f"{128 // dtype.size}")
+        if not isinstance(self.stages, int) or self.stages < 2:
+            raise ScheduleError(f"MatmulParams.stages: {self.stages!r} must be an int >= 2 (a circular buffer "
+                                f"needs a stage to load while another is read)")
+        if self.tile_regs() > MAX_ACCUMULATORS:
+            raise ScheduleError(f"MatmulParams.tile: each thread would hold {self.tile_regs()} fp32 accumulators "
+                                f"({tm} x {tn} over {w} warp groups of {WARP_GROUP} threads); at most "
+                                f"{MAX_ACCUMULATORS} fit in registers: use more compute_warp_groups or a smaller tile")
+        smem = self.smem_bytes(dtype)
+        if smem > SMEM_LIMIT:
+            raise ScheduleError(f"MatmulParams.stages: {self.stages} stages of A ({tm} x {tk}) and B ({tk} x {tn}) "
+                                f"{dtype.short_name} tiles need {smem} bytes of shared memory, over the "
+                                f"{SMEM_LIMIT}-byte limit of a block; use fewer stages or a smaller tile")
+        for name in ("warp_specialized", "persistent", "ping_pong"):
+            if getattr(self, name):
+                raise ScheduleError(f"MatmulParams.{name}: the warp-specialized persistent matmul is not available "
+                                    f"yet; use {name}=False (the Pipelined schedule)")
+
+    def tile_regs(self) -> int:
+        tm, tn, _ = self.tile
+        return tm * tn // (WARP_GROUP * self.compute_warp_groups)
+
+    def smem_bytes(self, dtype: DataType) -> int:
+        tm, tn, tk = self.tile
+        stage = (tm * tk + tk * tn) * dtype.size
+        barriers = 2 * 8 * self.stages
+        return self.stages * stage + barriers + 1024   # + the swizzle alignment of the first tile
+
+
+def _find_mma(fusion: Fusion) -> TensorView:
+    mmas = [e for e in fusion.exprs if isinstance(e, MmaOp)]
+    if len(mmas) != 1:
+        raise ScheduleError(f"schedule_matmul: the fusion has {len(mmas)} matmuls; it schedules exactly one")
+    mm = mmas[0].output
+    a, b = mmas[0].inputs
+    for name, tv in (("a", a), ("b", b)):
+        if not tv.is_input:
+            raise ScheduleError(f"schedule_matmul: operand {name} (T{tv.name}) of the matmul must be a fusion input "
+                                f"(TMA loads it from global memory)")
+        if tv.dtype not in OPERAND_TYPES:
+            raise ScheduleError(f"schedule_matmul: operand {name} (T{tv.name}) is {tv.dtype.short_name}; wgmma takes "
+                                f"bf16 or fp16 operands")
+    if a.dtype is not b.dtype:
+        raise ScheduleError(f"schedule_matmul: operands T{a.name} ({a.dtype.short_name}) and T{b.name} "
+                            f"({b.dtype.short_name}) must have the same dtype")
+    return mm
+
+
+def _epilogue(fusion: Fusion, acc: TensorView) -> list[TensorView]:
+    """Tensors computed from the accumulator and the tensors they read besides it (a broadcast
+    bias), in topological order; all pointwise."""
+    after: set[TensorView] = set()
+    for tv in fusion.topological_order():
+        if any(p is acc or p in after for p in tv.producers()):
+            after.add(tv)
+    beside = {p for tv in after for p in tv.producers() if p is not acc and p not in after and not p.is_input}
+    out = [tv for tv in fusion.topological_order() if tv in after or tv in beside]
+    for tv in out:
+        if tv.has_reduction:
+            raise ScheduleError(f"schedule_matmul: T{tv.name} is a reduction; the matmul epilogue takes pointwise "
+                                f"ops only")
+    return out
+
+
+def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusion:
+    """Schedule every tensor of ``fusion`` (``out = epilogue(a @ b)``) for wgmma tensor cores."""
+    params = params if params is not None else MatmulParams()
+    if not isinstance(params, MatmulParams):
+        raise ScheduleError(f"schedule_matmul: params must be MatmulParams, got {type(params).__name__}")
+    mm = _find_mma(fusion)
+    a, b = mm.definition.inputs
+    params.validate(a.dtype)
+    if any(tv.compute_at_pos or len(tv.transforms) for tv in fusion.used_tensors() if not tv.is_input):
+        raise ScheduleError("schedule_matmul: the fusion is already scheduled; schedule_matmul starts from an "
+                            "unscheduled fusion")
+    tm, tn, tk = params.tile
+    w = params.compute_warp_groups
+    with fusion.transaction():
+        acc = mm.cache_before() if mm.is_output else mm
+        acc.set_memory_type(MemoryType.Local)
+        a_s = a.cache_after(LoadStoreOpType.TMA)
+        b_s = b.cache_after(LoadStoreOpType.TMA)
+
+        # accumulator: [Ko, Mo, No, Mw, Kr, Mr, M64, N, K16]
+        acc.split(0, tm).split(2, tn).split(4, tk)          # [Mo, TM, No, TN, Ko, TK]
+        acc.reorder({4: 0, 0: 1, 2: 2, 1: 3, 3: 4})         # [Ko, Mo, No, TM, TN, TK]
+        acc.split(3, WGMMA_M).split(3, w, inner_split=False)  # [Ko, Mo, No, Mw, Mr, M64, TN, TK]
+        k_step = WGMMA_K_BYTES // a.dtype.size
+        acc.split(7, k_step)                                # [Ko, Mo, No, Mw, Mr, M64, TN, Kr, K16]
+        acc.reorder({7: 4, 4: 5, 5: 6, 6: 7})               # [Ko, Mo, No, Mw, Kr, Mr, M64, TN, K16]
+        acc.axis(1).parallelize(ParallelType.BIDy)
+        acc.axis(2).parallelize(ParallelType.BIDx)
+        acc.axis(3).parallelize(ParallelType.TIDy)
+        acc.axis(4).parallelize(ParallelType.Unroll)
+        acc.axis(5).parallelize(ParallelType.Unroll)
+        for k in (6, 7, 8):
+            acc.axis(k).parallelize(ParallelType.Mma)
+
+        # A: [Ko, Mo, TM, TK], one box per stage, rows of TK elements
+        a_s.split(0, tm)                                    # [Mo, TM, K]
+        a_s.compute_at(acc, 1)                              # [Ko, Mo, TM, TK]
+        a_s.axis(1).parallelize(ParallelType.BIDy)
+        a_s.axis(2).parallelize(ParallelType.Bulk)
+        a_s.axis(3).parallelize(ParallelType.Bulk)
+        a_s.set_swizzle(SWIZZLE_BY_SPAN[tk * a.dtype.size])
+
+        # B: [Ko, No, Nc, TK, Nw]: a box per chunk of Nw columns (one swizzle row)
+        nw = min(tn, 128 // b.dtype.size)
+        b_s.split(1, tn).split(2, nw)                       # [K, No, Nc, Nw]
+        b_s.compute_at(acc, 1)                              # [Ko, No, Nc, Nw, TK]
+        b_s.reorder({3: 4, 4: 3})                           # [Ko, No, Nc, TK, Nw]
+        b_s.axis(1).parallelize(ParallelType.BIDx)
+        b_s.axis(2).parallelize(ParallelType.Unroll)
+        b_s.axis(3).parallelize(ParallelType.Bulk)
+        b_s.axis(4).parallelize(ParallelType.Bulk)
+        b_s.set_swizzle(SWIZZLE_BY_SPAN[nw * b.dtype.size])
+
+        for tv in (a_s, b_s):
+            tv.circular_buffer(params.stages, type=Pipelined(uses_mbarrier_for_war=True, short_loops=True))
+
+        # epilogue: [Mo, No, Mw, Mr, TIDx, N/8, 2, 2], every tensor inlined into its consumer
+        for tv in _epilogue(fusion, acc):
+            _schedule_epilogue_tensor(tv, params)
+        _inline_epilogue(fusion, acc)
+    return fusion
+
+
+def _schedule_epilogue_tensor(tv: TensorView, params: MatmulParams) -> None:
+    tm, tn, _ = params.tile
+    if tv.ndim != 2:
+        raise ScheduleError(f"schedule_matmul: epilogue tensor T{tv.name} has {tv.ndim} axes; the epilogue is "
+                            f"[M, N] (broadcast a bias to [M, N] before adding it)")
+    tv.split(0, tm).split(2, tn)                 # [Mo, TM, No, TN]
+    tv.reorder({1: 2, 2: 1})                     # [Mo, No, TM, TN]
+    tv.split(2, WGMMA_M).split(2, params.compute_warp_groups, inner_split=False)  # [Mo, No, Mw, Mr, M64, TN]
+    if any(i.is_broadcast for i in tv.loop[:2]):
+        # a broadcast operand (a bias row) is read inside its consumer's loops: bind nothing of its own
+        return
+    tv.axis(0).parallelize(ParallelType.BIDy)
+    tv.axis(1).parallelize(ParallelType.BIDx)
+    tv.axis(2).parallelize(ParallelType.TIDy)
+    tv.axis(3).parallelize(ParallelType.Unroll)
+    schedule_mma_fragment(tv, 4)
+
+
+def _inline_epilogue(fusion: Fusion, acc: TensorView) -> None:
+    from ..inlining import inline_most
+
+    inline_most(fusion, [tv for tv in fusion.used_tensors() if tv is not acc and not tv.is_input
+                         and tv.memory_type is not MemoryType.Shared])
+
+
+def schedule_mma_fragment(tv: TensorView, axis: int) -> TensorView:
+    """Lay axes ``axis`` (64 rows) and ``axis + 1`` (N columns) of ``tv`` out as a wgmma accumulator
+    fragment: ``[TIDx(128), N/8, 2, 2]``, the 128 threads of a warp group each holding ``N / 2``
+    elements in the order of ``wgmma.m64nNk16``'s accumulators (``lowering.layout.wgmma_accumulator``).
+
+    Row ``16 w + 8 j + l / 4`` and column ``8 i + 2 (l % 4) + c`` belong to lane ``l`` of warp
+    ``w``, register ``4 i + 2 j + c``: the splits below name those pieces and the merge makes
+    ``w, l / 4, l % 4`` one thread index.
+    """
+    a = axis if axis >= 0 else axis + tv.ndim
+    rows, cols = tv.loop[a].extent.const_value(), tv.loop[a + 1].extent.const_value() if a + 1 < tv.ndim else None
+    if rows != WGMMA_M or cols is None or cols % 8:
+        raise ScheduleError(f"schedule_mma_fragment: T{tv.name} axes {a} and {a + 1} must be 64 rows and a "
+                            f"multiple of 8 columns (a wgmma accumulator tile); they are {tv.loop[a].label()} and "
+                            f"{tv.loop[a + 1].label() if a + 1 < tv.ndim else 'missing'}")
+    if a + 2 != tv.ndim:
+        raise ScheduleError(f"schedule_mma_fragment: the fragment axes {a} and {a + 1} of T{tv.name} must be its "
+                            f"innermost axes")
+    with tv.fusion.transaction():
+        tv.split(a, 16)            # [w4, m16, n]
+        tv.split(a + 1, 8)         # [w4, j2, r8, n]
+        tv.split(a + 3, 8)         # [w4, j2, r8, i, n8]
+        tv.split(a + 4, 2)         # [w4, j2, r8, i, q4, c2]
+        tv.reorder({a + 1: a + 4, a + 2: a + 1, a + 3: a + 3, a + 4: a + 2})  # [w4, r8, q4, i, j2, c2]
+        tv.merge(a, a + 1)         # [w r, q4, i, j2, c2]
+        tv.merge(a, a + 1)         # [w r q, i, j2, c2]
+        tv.axis(a).parallelize(ParallelType.TIDx)
+        for k in (a + 1, a + 2, a + 3):
+            tv.axis(k).parallelize(ParallelType.Unroll)
+    return tv

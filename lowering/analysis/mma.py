@@ -1,0 +1,245 @@
+"""Tensor-core matmuls: each wgmma accumulator's instruction, operands and fragment readers.
+
+Built after ``buffers``. A tensor defined by ``matmul`` whose innermost three loop axes are
+``ParallelType.Mma`` is a wgmma accumulator: those axes (M, N, K, from its M, N and K roots) are
+one ``wgmma.m64nNk16`` that a warp group issues, and its registers are the accumulator fragment
+(``buffers.fragments``). For each operand this analysis derives the matrix descriptor's layout
+from the operand's shared-memory allocation, and for each tensor that reads the accumulator it
+finds the axes that name the fragment register, so indexing never solves for a register.
+
+Rules, raised as ``LoweringError``: the instruction is 64 x N x 16 (N a multiple of 8 up to 256,
+K 32 bytes); operands are bf16 or fp16 tensors in shared memory laid out in whole swizzle rows
+(K-major A, K- or N-major B) with the contiguous dimension innermost; the block's x dimension is
+one warp group's 128 threads; a reader of the accumulator is scheduled with
+``schedule_mma_fragment`` (``[TIDx(128), N/8, 2, 2]`` over the same 64 x N tile).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fusion_ir import IterDomain, MemoryType, ParallelType, TensorView
+from fusion_ir.exprs import MmaOp
+from fusion_ir.iter_domain import Merge, Split
+from fusion_ir.replay import loop_map
+from fusion_ir.scalar import Val
+from fusion_ir.types import DataType, SmemSwizzle
+
+from ..errors import LoweringError
+from ..layout import CORE_ROWS, WARP_GROUP_THREADS, WGMMA_K_BYTES, WGMMA_M
+from .buffers import BufferPlan
+from .id_model import IdModel
+
+MAX_N = 256
+OPERAND_TYPES = (DataType.BFloat16, DataType.Half)
+
+
+@dataclass(frozen=True)
+class OperandLayout:
+    """How one operand sits in shared memory, as a matrix descriptor describes it."""
+
+    tv: TensorView
+    mn_major: bool
+    leading_bytes: int
+    stride_bytes: int
+    swizzle: SmemSwizzle
+
+
+@dataclass(frozen=True)
+class MmaTile:
+    """One wgmma accumulator: its instruction axes, operands and fragment."""
+
+    tv: TensorView
+    m: IterDomain
+    n: IterDomain
+    k: IterDomain
+    shape: tuple[int, int, int]
+    dtype: DataType
+    a: OperandLayout
+    b: OperandLayout
+    fragment: IterDomain
+
+    @property
+    def fragment_symbol(self) -> str:
+        """A name for the loop over the fragment's registers, unique per accumulator."""
+        return f"{self.tv.name}"
+
+    @property
+    def registers(self) -> int:
+        """Accumulators per thread of one instruction."""
+        return self.shape[0] * self.shape[1] // WARP_GROUP_THREADS
+
+
+@dataclass(frozen=True)
+class FragmentRead:
+    """The axes of a reader of an accumulator that name register ``4 i + 2 j + c`` of its fragment."""
+
+    i: IterDomain
+    j: IterDomain
+    c: IterDomain
+
+    def register(self, idx: dict[IterDomain, Val]) -> Val:
+        return idx[self.i] * 4 + idx[self.j] * 2 + idx[self.c]
+
+
+@dataclass
+class MmaInfo:
+    tiles: dict[TensorView, MmaTile] = field(default_factory=dict)
+    reads: dict[tuple[TensorView, TensorView], FragmentRead] = field(default_factory=dict)  # (acc, reader)
+
+    def register(self, producer: TensorView, consumer: TensorView, idx: dict[IterDomain, Val]) -> Val:
+        return self.reads[(producer, consumer)].register(idx)
+
+
+def build(ids: IdModel, buffers: BufferPlan) -> MmaInfo:
+    info = MmaInfo()
+    for tv in ids.tensors:
+        if tv.is_input or not any(ids.group(i).parallel_type is ParallelType.Mma for i in tv.loop):
+            continue
+        tile = _tile(ids, buffers, tv)
+        info.tiles[tv] = tile
+        threads = ids.launch[ParallelType.TIDx].const_value()
+        if threads != WARP_GROUP_THREADS:
+            raise LoweringError(f"T{tv.name} is a wgmma accumulator, so threadIdx.x must span one warp group of "
+                                f"{WARP_GROUP_THREADS} threads (warp groups on threadIdx.y); it spans "
+                                f"{ids.launch[ParallelType.TIDx]}")
+        for consumer in tv.consumers():
+            info.reads[(tv, consumer)] = _fragment_read(tile, consumer)
+    return info
+
+
+def _tile(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> MmaTile:
+    name = f"T{tv.name}"
+    if not isinstance(tv.definition, MmaOp):
+        raise LoweringError(f"{name} has ParallelType.Mma axes but is not defined by matmul")
+    inst = tv.loop[-3:]
+    if len(tv.loop) < 3 or any(ids.group(i).parallel_type is not ParallelType.Mma for i in inst) or \
+            any(ids.group(i).parallel_type is ParallelType.Mma for i in tv.loop[:-3]):
+        raise LoweringError(f"{name}: the Mma axes must be its three innermost loop axes (M, N, K of one wgmma); "
+                            f"its loop is [{', '.join(i.label() for i in tv.loop)}]")
+    m_root, n_root, k_root = tv.root
+    m, n, k = inst
+    for axis, root, what in ((m, m_root, "M"), (n, n_root, "N"), (k, k_root, "K")):
+        if _innermost_root(tv, axis) is not root:
+            raise LoweringError(f"{name}: Mma axis {axis.label()} must be the innermost part of {what} "
+                                f"({root.label()}), split off by inner splits")
+    a, b = tv.definition.inputs
+    if a.dtype not in OPERAND_TYPES or a.dtype is not b.dtype:
+        raise LoweringError(f"{name}: wgmma operands are both bf16 or both fp16; T{a.name} is {a.dtype.short_name} "
+                            f"and T{b.name} is {b.dtype.short_name}")
+    shape = tuple(i.extent.const_value() for i in inst)
+    k_step = WGMMA_K_BYTES // a.dtype.size
+    if shape[0] != WGMMA_M or shape[2] != k_step or shape[1] is None or shape[1] % 8 or not 8 <= shape[1] <= MAX_N:
+        raise LoweringError(f"{name}: the Mma axes are {' x '.join(str(i.extent) for i in inst)}; a wgmma is "
+                            f"{WGMMA_M} x N x {k_step} for {a.dtype.short_name} with N a multiple of 8 up to {MAX_N}")
+    if tv.memory_type is not MemoryType.Local or tv.is_output:
+        raise LoweringError(f"{name}: a wgmma accumulator lives in registers (Local memory); cache_before the "
+                            f"output")
+    a_layout = _operand_layout(buffers, tv, a, k_root=a.logical[1], mn_root=a.logical[0], what="A")
+    b_layout = _operand_layout(buffers, tv, b, k_root=b.logical[0], mn_root=b.logical[1], what="B")
+    if a_layout.mn_major:
+        raise LoweringError(f"{name}: operand A (T{a.name}) is M-major in shared memory; bf16/fp16 A is read "
+                            f"K-major here (keep K the innermost axis of T{a.name})")
+    return MmaTile(tv, m, n, k, shape, a.dtype, a_layout, b_layout, buffers.fragments[tv])  # type: ignore[arg-type]
+
+
+def _operand_layout(buffers: BufferPlan, acc: TensorView, tv: TensorView, *, k_root: IterDomain,
+                    mn_root: IterDomain, what: str) -> OperandLayout:
+    """The descriptor layout of operand ``tv`` from its allocation axes (outermost first)."""
+    name = f"T{tv.name}"
+    if tv.memory_type is not MemoryType.Shared:
+        raise LoweringError(f"T{acc.name}: operand {what} ({name}) is in {tv.memory_type.name} memory; wgmma reads "
+                            f"operands from shared memory (cache_after(LoadStoreOpType.TMA))")
+    if tv.swizzle is SmemSwizzle.NONE:
+        raise LoweringError(f"T{acc.name}: operand {what} ({name}) is not swizzled; lay it out with a 32-, 64- or "
+                            f"128-byte swizzle (cache_after(LoadStoreOpType.TMA, swizzle=...))")
+    axes = buffers.alloc_ids[tv]
+    roots = [_root_of(tv, i) for i in axes]
+    span, size = tv.swizzle.span, tv.dtype.size
+    inner = axes[-1]
+    if inner.extent.const_value() is None or inner.extent.const_value() * size != span:
+        raise LoweringError(f"T{acc.name}: the innermost axis {inner.label()} of operand {what} ({name}) must be "
+                            f"one {tv.swizzle.name} swizzle row ({span // size} elements)")
+    mn_major = roots[-1] is mn_root
+    contiguous, other = (mn_root, k_root) if mn_major else (k_root, mn_root)
+    if roots[-1] is not contiguous or len(axes) < 2 or roots[-2] is not other:
+        raise LoweringError(f"T{acc.name}: operand {what} ({name}) must be allocated as rows of one swizzle span: "
+                            f"its innermost axis from one of its dimensions and the next from the other; it is "
+                            f"[{', '.join(i.label() for i in axes)}]")
+    stride = CORE_ROWS * span
+    leading = 16
+    if mn_major:
+        outer = [(k, i) for k, i in enumerate(axes[:-2]) if roots[k] is mn_root]
+        if outer:
+            k, _ = outer[-1]
+            block = 1
+            for i in axes[k + 1:]:
+                block *= i.extent.const_value() or 0
+            leading = block * size
+    return OperandLayout(tv, mn_major, leading, stride, tv.swizzle)
+
+
+def _fragment_read(tile: MmaTile, consumer: TensorView) -> FragmentRead:
+    """Find ``w, j, r | i, q, c`` in the consumer: the splits ``schedule_mma_fragment`` makes."""
+    mapping = loop_map(tile.tv, consumer)
+    m, n = mapping.get(tile.m), mapping.get(tile.n)
+    fix = (f"; schedule T{consumer.name} with fusion_ir.schedulers.schedule_mma_fragment over the 64 x "
+           f"{tile.shape[1]} tile it reads")
+    if m is None or n is None:
+        raise LoweringError(f"T{consumer.name} reads the wgmma accumulator T{tile.tv.name} but has no axes mapped "
+                            f"to its instruction tile {tile.m.label()} x {tile.n.label()}{fix}")
+    splits = {t.input: t for t in consumer.transforms if isinstance(t, Split)}
+
+    def split(x: IterDomain, factor: int) -> Split:
+        t = splits.get(x)
+        if t is None or t.factor != factor or not t.inner_split:
+            raise LoweringError(f"T{consumer.name} reads the wgmma accumulator T{tile.tv.name} in a layout other "
+                                f"than its fragment: axis {x.label()} is not split by {factor}{fix}")
+        return t
+
+    w_m16 = split(m, 16)
+    j_r = split(w_m16.inner, 8)
+    i_n8 = split(n, 8)
+    q_c = split(i_n8.inner, 2)
+    thread = _merged(consumer, [w_m16.outer, j_r.inner, q_c.outer])
+    if thread is None or thread not in consumer.loop or thread.parallel_type is not ParallelType.TIDx:
+        raise LoweringError(f"T{consumer.name} reads the wgmma accumulator T{tile.tv.name} but does not bind the "
+                            f"merge of warp, row-in-8 and column pair ({w_m16.outer.label()}, {j_r.inner.label()}, "
+                            f"{q_c.outer.label()}) to TIDx{fix}")
+    for axis in (i_n8.outer, j_r.outer, q_c.inner):
+        if axis not in consumer.loop or axis.parallel_type not in (ParallelType.Unroll, ParallelType.Vectorize):
+            raise LoweringError(f"T{consumer.name}: fragment axis {axis.label()} must be an unrolled loop axis so "
+                                f"the accumulator register it names is a compile-time constant{fix}")
+    return FragmentRead(i_n8.outer, j_r.outer, q_c.inner)
+
+
+def _merged(tv: TensorView, parts: list[IterDomain]) -> IterDomain | None:
+    """The axis made by merging ``parts`` in order (outermost first), if tv has it."""
+    merges = {(t.outer, t.inner): t.out for t in tv.transforms if isinstance(t, Merge)}
+    x = parts[0]
+    for p in parts[1:]:
+        x = merges.get((x, p))
+        if x is None:
+            return None
+    return x
+
+
+def _innermost_root(tv: TensorView, axis: IterDomain) -> IterDomain | None:
+    x = axis
+    while x not in tv.root:
+        d = x.definition
+        if not isinstance(d, Split) or x is not d.inner:
+            return None
+        x = d.input
+    return x
+
+
+def _root_of(tv: TensorView, axis: IterDomain) -> IterDomain | None:
+    """The logical axis ``axis`` comes from through splits (None through a merge)."""
+    x = axis
+    while x not in tv.logical:
+        d = x.definition
+        if not isinstance(d, Split):
+            return None
+        x = d.input
+    return x
