@@ -9,6 +9,7 @@ import numpy as np
 from .exprs import BinaryOp, BroadcastOp, CastOp, LoadStoreOp, MmaOp, ReductionOp, UnaryOp
 from .fusion import Fusion
 from .tensor_view import TensorView
+from .types import DataType
 
 UNARY = {
     "neg": np.negative, "exp": np.exp, "abs": np.abs, "relu": lambda x: np.maximum(x, 0),
@@ -21,13 +22,31 @@ BINARY = {
 }
 
 
+def round_bf16(x: object) -> np.ndarray:
+    """Round float32 values to bfloat16 precision (round to nearest even), kept as float32."""
+    x = np.asarray(x, dtype=np.float32)
+    bits = x.view(np.uint32).astype(np.uint64)
+    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000).astype(np.uint32).view(np.float32)
+    return np.where(np.isnan(x), x, rounded)
+
+
+def as_stored(dtype: DataType, x: np.ndarray) -> np.ndarray:
+    """``x`` as a ``dtype`` tensor holds it: bf16 and fp16 inputs given as float32 are rounded."""
+    if dtype is DataType.BFloat16:
+        return round_bf16(x)
+    if dtype is DataType.Half:
+        return np.asarray(x, dtype=np.float32).astype(np.float16)
+    return x
+
+
 def evaluate(fusion: Fusion, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-    """Outputs of ``fusion`` for ``inputs``, computed in float64 (ints stay integer)."""
+    """Outputs of ``fusion`` for ``inputs``, computed in float64 (ints stay integer) from the inputs as
+    their tensors hold them (bf16 and fp16 inputs rounded to their precision)."""
     if len(inputs) != len(fusion.inputs):
         raise ValueError(f"expected {len(fusion.inputs)} inputs, got {len(inputs)}")
     env: dict[TensorView, np.ndarray] = {}
     for tv, x in zip(fusion.inputs, inputs):
-        x = np.asarray(x)
+        x = as_stored(tv.dtype, np.asarray(x))
         env[tv] = x.astype(np.float64) if tv.dtype.is_float else x.astype(np.int64)
 
     def get(x: object) -> object:

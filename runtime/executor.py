@@ -20,6 +20,8 @@ from typing import Any
 import numpy as np
 
 from codegen import to_cuda
+from fusion_ir.reference import round_bf16
+from fusion_ir.types import DataType
 from lowering.kernel_ir import Kernel
 
 from . import driver as cu
@@ -52,6 +54,7 @@ def execute(kernel_or_fusion: Any, inputs: Sequence[Any], *, outputs: Sequence[A
     """
     kernel = as_kernel(kernel_or_fusion)
     args = [as_array_arg(x, _arg_name(kernel.inputs, k, "input")) for k, x in enumerate(inputs)]
+    args = [_host_bfloat16(a, buf) for a, buf in zip(args, kernel.inputs)] + args[len(kernel.inputs):]
     given = None
     if outputs is not None:
         given = [as_array_arg(x, _arg_name(kernel.outputs, k, "output")) for k, x in enumerate(outputs)]
@@ -81,6 +84,15 @@ def execute_isolated(kernel_or_fusion: Any, inputs: Sequence[np.ndarray], *,
         except multiprocessing.TimeoutError:
             raise LaunchError(f"kernel {getattr(kernel_or_fusion, 'name', '')}: the child process did not finish "
                               f"within {timeout_s + 60} s") from None
+
+
+def _host_bfloat16(arg: ArrayArg, buf: Any) -> ArrayArg:
+    """numpy has no bfloat16: a float32 host array for a BFloat16 input is rounded to bfloat16 and
+    passed as its 16-bit patterns (the simulator takes the same float32 arrays)."""
+    if arg.kind != "numpy" or buf.dtype is not DataType.BFloat16 or arg.dtype != "float32":
+        return arg
+    bits = (round_bf16(arg.obj).view(np.uint32) >> 16).astype(np.uint16)
+    return ArrayArg("numpy", bits, arg.shape, arg.strides, "bfloat16", 2)
 
 
 def as_kernel(kernel_or_fusion: Any) -> Kernel:
@@ -205,7 +217,8 @@ class _Launch:
                     obj = cupy.empty(shape, dtype=_numpy_dtype(dtype))
                 ptr = int(obj.data.ptr)
             else:
-                obj = np.empty(shape, dtype=_numpy_dtype(dtype))
+                # numpy has no bfloat16: the 16-bit patterns come back and _result widens them to float32
+                obj = np.empty(shape, dtype=np.uint16 if dtype == "bfloat16" else _numpy_dtype(dtype))
                 ptr = self._alloc(obj.nbytes, f"output {buf.name}")
             if self.poison:
                 self._poison(ptr, dtype, int(np.prod(shape, dtype=np.int64)) * buf.dtype.size)
@@ -228,6 +241,8 @@ class _Launch:
     def _result(self, obj: Any, ptr: int, host: bool) -> Any:
         if host and obj.nbytes:
             cu.check(cu.cuda_driver().cuMemcpyDtoH(obj.ctypes.data, ptr, obj.nbytes), "cuMemcpyDtoH of an output")
+        if host and obj.dtype == np.uint16:     # bfloat16 bits, as float32 like the simulator returns them
+            return (obj.astype(np.uint32) << 16).view(np.float32)
         return obj
 
     # ------------------------------------------------------------ launch

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from fusion_ir import DataType, Fusion
+from fusion_ir.reference import round_bf16
 
 
 def random_inputs(fusion: Fusion, shapes: list[tuple[int, ...]], seed: int) -> list[np.ndarray]:
@@ -14,6 +15,8 @@ def random_inputs(fusion: Fusion, shapes: list[tuple[int, ...]], seed: int) -> l
     for tv, shape in zip(fusion.inputs, shapes):
         if tv.dtype is DataType.Int32:
             out.append(rng.integers(-8, 8, size=shape).astype(np.int32))
+        elif tv.dtype is DataType.BFloat16:   # numpy has no bfloat16: float32 values a bfloat16 holds exactly
+            out.append(round_bf16(rng.uniform(-2.0, 2.0, size=shape)))
         else:
             out.append(rng.uniform(-2.0, 2.0, size=shape).astype(np.dtype(tv.dtype.numpy_name)))
     return out

@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from fusion_ir.reference import round_bf16
+
 from fusion_ir.types import DataType, MemoryType
 from lowering.kernel_ir import Buffer
 
@@ -70,14 +72,6 @@ def poison_value(dtype: DataType) -> Any:
     if dtype is DataType.Bool:
         return False
     return POISON_INT
-
-
-def round_bf16(x: Any) -> np.ndarray:
-    """Round float32 values to bfloat16 precision (round to nearest even), kept as float32."""
-    x = np.asarray(x, dtype=np.float32)
-    bits = x.view(np.uint32).astype(np.uint64)
-    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000).astype(np.uint32).view(np.float32)
-    return np.where(np.isnan(x), x, rounded)
 
 
 def to_dtype(dtype: DataType, x: Any) -> Any:

@@ -218,9 +218,6 @@ def _schedule_epilogue_tensor(tv: TensorView, params: MatmulParams) -> None:
     tv.split(0, tm).split(2, tn)                 # [Mo, TM, No, TN]
     tv.reorder({1: 2, 2: 1})                     # [Mo, No, TM, TN]
     tv.split(2, WGMMA_M).split(2, params.compute_warp_groups, inner_split=False)  # [Mo, No, Mw, Mr, M64, TN]
-    if any(i.is_broadcast for i in tv.loop[:2]):
-        # a broadcast operand (a bias row) is read inside its consumer's loops: bind nothing of its own
-        return
     tv.axis(0).parallelize(ParallelType.BIDy)
     tv.axis(1).parallelize(ParallelType.BIDx)
     tv.axis(2).parallelize(ParallelType.TIDy)

@@ -1,0 +1,109 @@
+"""bf16 matmul on tensor cores (examples/matmul_wgmma.py, scheduled by schedule_matmul) against
+torch.matmul, measured in the same run.
+
+For each shape: torch.matmul (cuBLAS) of bf16 inputs with a bf16 result, then each
+``MatmulParams`` configuration with a bf16 result (the accumulators cast in the epilogue, so both
+write the same bytes). Every kernel's result is checked first against torch's float64 matmul of
+the same inputs (relative error; outputs poisoned with NaN first). Times one launch with CUDA
+events after warm-up, median of 20 (rotating three input sets so L2 does not hold them).
+Writes bench/results/matmul.json with the device name and the date.
+
+``python bench/matmul.py [--quick]``: ``--quick`` runs 8192^3 only, with the best known params.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import torch  # noqa: E402
+
+from bench.pointwise import median_ms  # noqa: E402
+from examples import matmul_wgmma  # noqa: E402
+from fusion_ir import DataType  # noqa: E402
+from lowering import lower  # noqa: E402
+from runtime import execute  # noqa: E402
+from runtime.executor import prepare  # noqa: E402
+
+SHAPES = [(8192, 8192, 8192), (4096, 4096, 4096), (8192, 8192, 1024)]
+# (tile, stages, compute warp groups)
+CONFIGS = [((128, 256, 64), 4, 2), ((128, 256, 64), 3, 2), ((128, 128, 64), 5, 1), ((128, 128, 64), 5, 2),
+           ((256, 128, 64), 4, 2)]
+QUICK = [((128, 256, 64), 4, 2)]
+
+
+def tflops(m: int, n: int, k: int, ms: float) -> float:
+    return 2 * m * n * k / ms / 1e9
+
+
+def rotating(fn_for, sets):
+    """A launch that cycles through input sets, so repeated runs do not find them in L2."""
+    fns = [fn_for(s) for s in sets]
+    state = {"k": 0}
+
+    def run():
+        fns[state["k"] % len(fns)]()
+        state["k"] += 1
+    return run
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    shapes = SHAPES[:1] if args.quick else SHAPES
+    configs = QUICK if args.quick else CONFIGS
+    torch.manual_seed(0)
+    rows = []
+    for m, n, k in shapes:
+        sets = [(torch.randn(m, k, device="cuda").bfloat16(), torch.randn(k, n, device="cuda").bfloat16())
+                for _ in range(3)]
+        a, b = sets[0]
+        expected = a.double() @ b.double()
+        out = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+        ref_ms = median_ms(rotating(lambda s: (lambda: torch.matmul(s[0], s[1], out=out)), sets), repeats=20)
+        ref = tflops(m, n, k, ref_ms)
+        rows.append({"shape": [m, n, k], "name": "torch.matmul (cuBLAS)", "ms": ref_ms, "TFLOP/s": ref, "ratio": 1.0})
+        torch_err = ((torch.matmul(a, b).double() - expected).norm() / expected.norm()).item()
+        for tile, stages, groups in configs:
+            name = f"wgmma tile {tile} stages {stages} warp groups {groups}"
+            try:
+                fusion = matmul_wgmma.build(tile=tile, stages=stages, compute_warp_groups=groups,
+                                            out_dtype=DataType.BFloat16)
+                kernel = lower(fusion)
+                out.fill_(float("nan"))
+                execute(kernel, [a, b], outputs=[out])
+                torch.cuda.synchronize()
+                err = ((out.double() - expected).norm() / expected.norm()).item()
+                if not err < 2 * torch_err + 1e-3:
+                    raise AssertionError(f"relative error {err:.2e} (torch.matmul: {torch_err:.2e})")
+                ms = median_ms(rotating(lambda s: prepare(kernel, [s[0], s[1]], [out]), sets), repeats=20)
+            except Exception as e:  # a config that fails is reported, not fatal
+                rows.append({"shape": [m, n, k], "name": name, "error": f"{type(e).__name__}: {e}"[:300]})
+                continue
+            t = tflops(m, n, k, ms)
+            rows.append({"shape": [m, n, k], "name": name, "ms": ms, "TFLOP/s": t, "ratio": t / ref,
+                         "rel_error": err})
+    device = torch.cuda.get_device_name()
+    date = datetime.date.today().isoformat()
+    result = {"device": device, "date": date, "rows": rows}
+    out_dir = Path(__file__).parent / "results"
+    out_dir.mkdir(exist_ok=True)
+    (out_dir / ("matmul_quick.json" if args.quick else "matmul.json")).write_text(json.dumps(result, indent=2) + "\n")
+    print(f"device: {device}   date: {date}   bf16 in, bf16 out, fp32 accumulate; median of 20 launches")
+    print(f"{'shape':<18}{'kernel':<52}{'ms':>8}{'TFLOP/s':>9}{'ratio':>7}")
+    for r in rows:
+        shape = "x".join(str(x) for x in r["shape"])
+        if "error" in r:
+            print(f"{shape:<18}{r['name']:<52}  FAILED {r['error'][:120]}")
+            continue
+        print(f"{shape:<18}{r['name']:<52}{r['ms']:>8.3f}{r['TFLOP/s']:>9.1f}{r['ratio']:>7.2f}")
+
+
+if __name__ == "__main__":
+    main()

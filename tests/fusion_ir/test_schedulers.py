@@ -1,0 +1,109 @@
+"""schedule_matmul and MatmulParams: the schedule it builds and the parameters it refuses."""
+
+from __future__ import annotations
+
+import pytest
+
+from fusion_ir import DataType, Fusion, MemoryType, ParallelType, ScheduleError, SmemSwizzle, ops
+from fusion_ir.schedulers import MatmulParams, schedule_matmul, schedule_mma_fragment
+
+
+def _matmul(dtype: DataType = DataType.BFloat16) -> Fusion:
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(ndim=2, dtype=dtype)
+        b = fusion.add_input(ndim=2, dtype=dtype)
+        fusion.add_output(ops.matmul(a, b))
+    return fusion
+
+
+def _acc(fusion: Fusion):
+    return next(e.output for e in fusion.exprs if type(e).__name__ == "MmaOp")
+
+
+def test_accumulator_schedule() -> None:
+    fusion = schedule_matmul(_matmul(), MatmulParams(tile=(128, 256, 64), stages=4, compute_warp_groups=2))
+    acc = _acc(fusion)
+    assert acc.memory_type is MemoryType.Local
+    assert [i.parallel_type for i in acc.loop] == [
+        ParallelType.Serial, ParallelType.BIDy, ParallelType.BIDx, ParallelType.TIDy, ParallelType.Unroll,
+        ParallelType.Unroll, ParallelType.Mma, ParallelType.Mma, ParallelType.Mma]
+    assert [i.extent.const_value() for i in acc.loop[3:]] == [2, 4, 1, 64, 256, 16]
+    a_s, b_s = acc.definition.inputs
+    assert a_s.swizzle is SmemSwizzle.B128 and b_s.swizzle is SmemSwizzle.B128
+    assert a_s.circular_buffer_options.stages == 4 and b_s.circular_buffer_options.stages == 4
+    out = fusion.outputs[0]
+    assert [i.parallel_type for i in out.loop][-4:] == [ParallelType.TIDx] + [ParallelType.Unroll] * 3
+    assert [i.extent.const_value() for i in out.loop][-4:] == [128, 32, 2, 2]
+
+
+def test_small_k_tile_uses_a_narrower_swizzle() -> None:
+    fusion = schedule_matmul(_matmul(), MatmulParams(tile=(64, 32, 32), stages=2, compute_warp_groups=1))
+    a_s, b_s = _acc(fusion).definition.inputs
+    assert a_s.swizzle is SmemSwizzle.B64 and b_s.swizzle is SmemSwizzle.B64
+
+
+@pytest.mark.parametrize("params,match", [
+    (MatmulParams(tile=(96, 256, 64)), r"tile: M 96 is not a multiple of 64 per warp group"),
+    (MatmulParams(tile=(64, 256, 64), compute_warp_groups=2), r"M 64 is not a multiple of 64 per warp group"),
+    (MatmulParams(tile=(128, 264, 64)), r"N 264 must be a multiple of 8 and at most 256"),
+    (MatmulParams(tile=(128, 100, 64)), r"N 100 must be a multiple of 8"),
+    (MatmulParams(tile=(128, 256, 24)), r"K 24 is not a multiple of 16"),
+    (MatmulParams(tile=(128, 256, 128)), r"swizzle span is exceeded"),
+    (MatmulParams(tile=(128, 136, 64)), r"N 136 makes a row of B's N-major tile"),
+    (MatmulParams(stages=1), r"stages: 1 must be an int >= 2"),
+    (MatmulParams(stages=5), r"stages: 5 stages .* over the 232448-byte limit"),
+    (MatmulParams(tile=(128, 256, 64), compute_warp_groups=1), r"256 fp32 accumulators"),
+    (MatmulParams(compute_warp_groups=0), r"compute_warp_groups: 0 must be a positive int"),
+    (MatmulParams(tile=(128, 256)), r"tile: \(128, 256\) must be three positive ints"),
+    (MatmulParams(warp_specialized=True), r"MatmulParams.warp_specialized: .* not available yet"),
+    (MatmulParams(persistent=True), r"MatmulParams.persistent"),
+    (MatmulParams(ping_pong=True), r"MatmulParams.ping_pong"),
+])
+def test_invalid_params_are_refused(params: MatmulParams, match: str) -> None:
+    fusion = _matmul()
+    before = str(fusion)
+    with pytest.raises(ScheduleError, match=match):
+        schedule_matmul(fusion, params)
+    assert str(fusion) == before
+
+
+def test_operand_rules() -> None:
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(ndim=2, dtype=DataType.Float)
+        b = fusion.add_input(ndim=2, dtype=DataType.Float)
+        fusion.add_output(ops.matmul(a, b))
+    with pytest.raises(ScheduleError, match=r"operand a \(T0\) is float; wgmma takes bf16 or fp16"):
+        schedule_matmul(fusion)
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(ndim=2, dtype=DataType.BFloat16)
+        b = fusion.add_input(ndim=2, dtype=DataType.Half)
+        fusion.add_output(ops.matmul(a, b))
+    with pytest.raises(ScheduleError, match=r"must have the same dtype"):
+        schedule_matmul(fusion)
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(ndim=2, dtype=DataType.BFloat16)
+        fusion.add_output(ops.exp(a))
+    with pytest.raises(ScheduleError, match=r"the fusion has 0 matmuls"):
+        schedule_matmul(fusion)
+
+
+def test_already_scheduled_fusion_is_refused() -> None:
+    fusion = _matmul()
+    fusion.outputs[0].split(0, 64)
+    with pytest.raises(ScheduleError, match=r"already scheduled"):
+        schedule_matmul(fusion)
+
+
+def test_fragment_schedule_checks_its_axes() -> None:
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=2, dtype=DataType.Float)
+        out = ops.set(x)
+        fusion.add_output(out)
+    out.split(0, 32)
+    with pytest.raises(ScheduleError, match=r"must be 64 rows and a multiple of 8 columns"):
+        schedule_mma_fragment(out, 1)

@@ -1,0 +1,78 @@
+"""GPU tier: the wgmma matmul (examples/matmul_wgmma.py, schedule_matmul) on the H100.
+
+Every tile, stage count and size of the CPU tier, the fused bias + relu + cast epilogue, and
+4096^3 against torch.matmul of the same inputs; compute-sanitizer memcheck and racecheck on a
+small case. Outputs are poisoned by the executor; inputs are fresh random numbers.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from examples import matmul_wgmma
+from fusion_ir import DataType
+from lowering import lower
+from runtime import execute
+from tests.helpers import assert_matches, random_inputs
+from tests.runtime.test_pipelines_gpu import SANITIZER
+
+pytestmark = pytest.mark.gpu
+ROOT = Path(__file__).resolve().parents[2]
+TILES = [(128, 128, 64), (128, 256, 64)]
+SIZES = [(128, 128, 128), (200, 264, 200), (256, 512, 192)]
+
+
+@pytest.mark.parametrize("tile", TILES)
+@pytest.mark.parametrize("stages", [2, 3, 4, 5])
+def test_matmul_matches_numpy(tile: tuple[int, int, int], stages: int) -> None:
+    fusion = matmul_wgmma.build(tile=tile, stages=stages)
+    kernel = lower(fusion)
+    for n, (m, nn, k) in enumerate(SIZES):
+        inputs = random_inputs(fusion, [(m, k), (k, nn)], seed=4000 + 10 * stages + n)
+        assert_matches(fusion, inputs, execute(kernel, inputs))
+
+
+def test_fused_epilogue_matches_numpy() -> None:
+    fusion = matmul_wgmma.build(epilogue=True)
+    kernel = lower(fusion)
+    for n, (m, nn, k) in enumerate(SIZES):
+        inputs = random_inputs(fusion, [(m, k), (k, nn), (nn,)], seed=4100 + n)
+        assert_matches(fusion, inputs, execute(kernel, inputs), tol=1e-2)   # a bf16 result
+
+
+@pytest.mark.parametrize("tile,groups", [((128, 256, 64), 2), ((128, 128, 64), 1)])
+def test_4096_cubed_matches_torch(tile: tuple[int, int, int], groups: int) -> None:
+    import torch
+
+    a = torch.randn(4096, 4096, device="cuda").bfloat16()
+    b = torch.randn(4096, 4096, device="cuda").bfloat16()
+    (out,) = execute(lower(matmul_wgmma.build(tile=tile, compute_warp_groups=groups)), [a, b])
+    expected = a.double() @ b.double()
+    err = ((out.double() - expected).norm() / expected.norm()).item()
+    assert err < 1e-5, err
+    torch_err = ((torch.matmul(a, b).double() - expected).norm() / expected.norm()).item()
+    assert err <= torch_err   # fp32 out is at least as close as torch's bf16 out
+
+
+@pytest.mark.skipif(SANITIZER is None, reason="compute-sanitizer is not installed")
+@pytest.mark.parametrize("tool", ["memcheck", "racecheck"])
+def test_compute_sanitizer_is_clean(tool: str) -> None:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([SANITIZER, "--tool", tool, "--error-exitcode", "3", sys.executable, "-m",
+                           "tests.runtime.run_example", "matmul_wgmma"], capture_output=True, text=True, cwd=ROOT,
+                          env=env, timeout=600, check=False)
+    log = proc.stdout + proc.stderr
+    assert proc.returncode == 0, log[-4000:]
+    assert "ERROR SUMMARY: 0 errors" in log or "(0 errors, 0 warnings)" in log, log[-4000:]
+    assert "matches numpy" in log
+
+
+def test_bfloat16_output_matches_numpy() -> None:
+    fusion = matmul_wgmma.build(out_dtype=DataType.BFloat16)
+    inputs = random_inputs(fusion, [(200, 200), (200, 264)], seed=4200)
+    assert_matches(fusion, inputs, execute(lower(fusion), inputs), tol=1e-2)
