@@ -1,0 +1,101 @@
+"""The mma analysis, Mma indexing and the wgmma_groups pass: structure of a lowered wgmma matmul."""
+
+from __future__ import annotations
+
+import pytest
+
+from examples import matmul_wgmma
+from fusion_ir import DataType, Fusion, MemoryType, ParallelType, SmemSwizzle, ops
+from fusion_ir.schedulers import MatmulParams, schedule_matmul
+from lowering import LoweringError, lower
+from lowering import kernel_ir as k
+from lowering.kernel_ir import Stage
+
+
+def _main_loop(kernel: k.Kernel) -> k.ForLoop:
+    return next(n for n in k.walk(kernel.body) if isinstance(n, k.ForLoop) and n.stage is Stage.Main)
+
+
+def test_descriptors_of_a_128x256x64_tile() -> None:
+    traced = lower(matmul_wgmma.build(tile=(128, 256, 64), stages=4), trace=True)
+    (tile,) = traced.analyses.mma.tiles.values()
+    assert tile.shape == (64, 256, 16)
+    assert (tile.a.mn_major, tile.a.stride_bytes, tile.a.swizzle) == (False, 1024, SmemSwizzle.B128)
+    assert (tile.b.mn_major, tile.b.leading_bytes, tile.b.stride_bytes) == (True, 64 * 128, 1024)
+    mmas = [n for n in k.walk(traced.kernel.body) if isinstance(n, k.Mma)]
+    assert {m.shape for m in mmas} == {(64, 256, 16)} and {m.dtype for m in mmas} == {DataType.BFloat16}
+    main = _main_loop(traced.kernel)
+    kr = next(n for n in main.body if isinstance(n, k.ForLoop))
+    mr = kr.body[0]
+    mma = mr.body[0]
+    env = {main.index.name: 5, kr.index.name: 2, mr.index.name: 0, "threadIdx.y": 1, "blockIdx.y": 3,
+           "blockIdx.x": 7}
+    # k tile 5 is in stage 1 (8192 elements of A per stage); warp group 1 reads rows 64..127 of it;
+    # the k16 step 2 starts 32 elements into each 64-element row
+    assert mma.a.offset.evaluate(env) == 1 * 8192 + 64 * 64 + 32
+    # B's stage 1 (16384 elements), k rows 32.. of the first 64-column chunk
+    assert mma.b.offset.evaluate(env) == 1 * 16384 + 32 * 64
+    assert mma.acc_index.evaluate(env) == 0
+
+
+def test_mma_runs_are_fenced_committed_and_waited() -> None:
+    kernel = lower(matmul_wgmma.build(tile=(128, 128, 64), stages=3, compute_warp_groups=1))
+    body = _main_loop(kernel).body
+    kinds = [type(n).__name__ for n in body]
+    fence = kinds.index("WgmmaFence")
+    assert kinds[fence - 1] == "MBarrierWaitParity"
+    assert kinds[fence + 1] == "ForLoop" and all(isinstance(m, k.Mma) or isinstance(m, k.ForLoop)
+                                                 for m in k.walk(body[fence + 1].body))
+    assert body[fence + 2] == k.AsyncCommit("wgmma") and body[fence + 3] == k.AsyncWait("wgmma", 0)
+    assert isinstance(body[fence + 4], k.MBarrierArrive)     # the stage is released after the wait
+
+
+def test_accumulator_is_a_fragment_of_registers() -> None:
+    traced = lower(matmul_wgmma.build(tile=(128, 128, 64), stages=2, compute_warp_groups=1), trace=True)
+    (tv,) = traced.analyses.mma.tiles
+    acc = traced.analyses.buffers.buffers[tv]
+    assert acc.memory is MemoryType.Local and acc.size.const_value() == 2 * 64   # two 64-row pieces x N/2
+    reads = [n for n in k.walk(traced.kernel.body) if isinstance(n, k.Assign) and n.buffer.is_param]
+    assert reads and all(r.value.buffer is acc for r in reads)
+    assert all(not (r.value.index.symbols() & {"threadIdx.x", "threadIdx.y"}) for r in reads)
+
+
+def test_short_k_lowers_with_a_clamped_prologue() -> None:
+    kernel = lower(matmul_wgmma.build(stages=5, tile=(128, 128, 64)))
+    prologue = next(n for n in k.walk(kernel.body) if isinstance(n, k.ForLoop) and n.stage is Stage.Prologue)
+    assert str(prologue.stop).startswith("min(4,")
+    assert not any("fill" in c.message for c in kernel.checks)
+
+
+def _manual(reader_schedule) -> Fusion:
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(ndim=2, dtype=DataType.BFloat16)
+        b = fusion.add_input(ndim=2, dtype=DataType.BFloat16)
+        fusion.add_output(ops.matmul(a, b))
+    schedule_matmul(fusion, MatmulParams(tile=(64, 64, 64), stages=2, compute_warp_groups=1))
+    reader_schedule(fusion)
+    return fusion
+
+
+def test_reader_outside_the_fragment_layout_is_refused() -> None:
+    def serial_register_loop(fusion: Fusion) -> None:
+        fusion.outputs[0].axis(-1).parallelize(ParallelType.Serial)
+
+    with pytest.raises(LoweringError, match=r"fragment axis .* must be an unrolled loop axis"):
+        lower(_manual(serial_register_loop))
+
+
+def test_loop_order_of_the_fragment_does_not_matter() -> None:
+    fusion = _manual(lambda f: f.outputs[0].reorder({-1: -2}))
+    reads = [n for n in k.walk(lower(fusion).body) if isinstance(n, k.Assign) and n.buffer.is_param]
+    assert len(reads) == 1
+
+
+def test_unswizzled_operand_is_refused() -> None:
+    def unswizzle(fusion: Fusion) -> None:
+        acc = next(e.output for e in fusion.exprs if type(e).__name__ == "MmaOp")
+        acc.definition.inputs[0].set_swizzle(SmemSwizzle.NONE)
+
+    with pytest.raises(LoweringError, match=r"operand A \(T\d+\) is not swizzled"):
+        lower(_manual(unswizzle))
