@@ -28,6 +28,7 @@ from ..types import DataType, LoadStoreOpType, MemoryType, ParallelType, Schedul
 WGMMA_M = 64
 WGMMA_K_BYTES = 32              # one wgmma's K is 16 bf16/fp16 elements
 MAX_WGMMA_N = 256
+MAX_BOX = 256                   # the largest extent of a TMA box
 WARP_GROUP = 128
 SWIZZLE_BY_SPAN = {32: SmemSwizzle.B32, 64: SmemSwizzle.B64, 128: SmemSwizzle.B128}
 SMEM_LIMIT = 232_448            # bytes of shared memory a block may use on sm_90 (227 KiB)
@@ -65,6 +66,9 @@ class MatmulParams:
             raise ScheduleError(f"MatmulParams.tile: M {tm} is not a multiple of {WGMMA_M} per warp group "
                                 f"({w} compute warp groups need a multiple of {WGMMA_M * w}); each warp group "
                                 f"issues wgmma.m64nNk16 on whole 64-row pieces")
+        if tm > MAX_BOX:
+            raise ScheduleError(f"MatmulParams.tile: M {tm} is over {MAX_BOX}; one TMA box loads the tile's rows of A "
+                                f"and a box extent is at most {MAX_BOX}")
         if tn % 8 or tn > MAX_WGMMA_N:
             raise ScheduleError(f"MatmulParams.tile: N {tn} must be a multiple of 8 and at most {MAX_WGMMA_N} "
                                 f"(wgmma.m64nNk16 has N = 8, 16, ..., 256)")

@@ -46,6 +46,7 @@ def test_small_k_tile_uses_a_narrower_swizzle() -> None:
 @pytest.mark.parametrize("params,match", [
     (MatmulParams(tile=(96, 256, 64)), r"tile: M 96 is not a multiple of 64 per warp group"),
     (MatmulParams(tile=(64, 256, 64), compute_warp_groups=2), r"M 64 is not a multiple of 64 per warp group"),
+    (MatmulParams(tile=(384, 64, 64), compute_warp_groups=3), r"tile: M 384 is over 256"),
     (MatmulParams(tile=(128, 264, 64)), r"N 264 must be a multiple of 8 and at most 256"),
     (MatmulParams(tile=(128, 100, 64)), r"N 100 must be a multiple of 8"),
     (MatmulParams(tile=(128, 256, 24)), r"K 24 is not a multiple of 16"),

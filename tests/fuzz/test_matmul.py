@@ -1,0 +1,24 @@
+"""Property 5: drawn MatmulParams either raise ScheduleError (and change nothing) or give a kernel
+that matches numpy in the simulator."""
+
+from hypothesis import given, settings
+
+from fuzz.matmul import MatmulCase, check_matmul_case, matmul_cases
+from fusion_ir import DataType
+from fusion_ir.schedulers import MatmulParams
+
+from .profiles import budget
+
+
+@settings(max_examples=budget("matmul"))
+@given(case=matmul_cases())
+def test_drawn_matmul_params_are_refused_or_match_numpy(case: MatmulCase) -> None:
+    check_matmul_case(case)
+
+
+def test_an_invalid_and_a_valid_case() -> None:
+    bad = MatmulCase(MatmulParams(tile=(96, 64, 64)), DataType.BFloat16, False, 64, 64, 64, 0)
+    assert check_matmul_case(bad) == "refused"
+    good = MatmulCase(MatmulParams(tile=(64, 64, 64), stages=2, compute_warp_groups=1), DataType.Half, True,
+                      70, 72, 40, 1)
+    assert check_matmul_case(good, simulate=False) == "lowered"
