@@ -21,14 +21,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import torch  # noqa: E402
+import torch
 
-from bench.pointwise import median_ms  # noqa: E402
-from examples import matmul_wgmma  # noqa: E402
-from fusion_ir import DataType  # noqa: E402
-from lowering import lower  # noqa: E402
-from runtime import execute  # noqa: E402
-from runtime.executor import prepare  # noqa: E402
+from bench.pointwise import median_ms
+from examples import matmul_wgmma
+from fusion_ir import DataType
+from lowering import lower
+from runtime import execute
+from runtime.executor import prepare
 
 SHAPES = [(8192, 8192, 8192), (4096, 4096, 4096), (8192, 8192, 1024)]
 # (tile, stages, compute warp groups)

@@ -50,7 +50,7 @@ PIPELINE: list[Step] = [
     Analysis("mma", lambda k, a: mma.build(a.ids, a.buffers)),             # wgmma tiles, operands, fragments
     Pass("allocation", allocation.run),                                    # Allocate nodes placed
     Analysis("tma", lambda k, a: tma.build(a.ids, a.buffers)),             # TMA boxes and tensor maps
-    Analysis("circular", lambda k, a: circular_buffer.build(a.ids, a.buffers, a.tma)),  # pipelined loops
+    Analysis("circular", lambda k, a: circular_buffer.build(a.ids, a.buffers, a.tma, a.mma)),  # pipelined loops
     Analysis("mbarriers", lambda k, a: mbarriers.build(a.tma, a.circular)),             # barriers and tokens
     Analysis("warp_specialization", lambda k, a: warp_specialization.build(a.ids, a.circular)),  # producer branch
     Pass("mbarrier", mbarrier.run),                                        # mbarrier/token init and inval

@@ -29,6 +29,7 @@ from ..errors import LoweringError
 from ..kernel_ir import RuntimeCheck
 from .buffers import BufferPlan, cb_axis
 from .id_model import IdModel, LoopGroup
+from .mma import MmaInfo
 from .tma import TmaInfo
 
 
@@ -45,6 +46,9 @@ class CircularLoop:
     warp_specialized: WarpSpecialized | None = None
     inner: list[LoopGroup] = field(default_factory=list)   # WS: the loops inside this one that enclose the loads
     short_loops: bool = False             # Pipelined(short_loops): fewer iterations than stages run
+    # iterations a stage stays in use after its own: 1 when only wgmma reads the loop's tensors, whose
+    # MMAs of iteration i may still read their stage while iteration i + 1 issues its own
+    release_lag: int = 0
 
     @property
     def must_fill(self) -> bool:
@@ -136,7 +140,7 @@ class CircularBufferInfo:
         return [loop for loop in self.loops.values() if loop.warp_specialized is not None]
 
 
-def build(ids: IdModel, buffers: BufferPlan, tma: TmaInfo) -> CircularBufferInfo:
+def build(ids: IdModel, buffers: BufferPlan, tma: TmaInfo, mma: MmaInfo) -> CircularBufferInfo:
     """Circular-buffered loops by loop-group number, with their options checked for agreement."""
     info = CircularBufferInfo()
     loops = info.loops
@@ -184,6 +188,9 @@ def build(ids: IdModel, buffers: BufferPlan, tma: TmaInfo) -> CircularBufferInfo
         loop.tensors.append(tv)
     _check_warp_specialized(ids, loops)
     for loop in loops.values():
+        readers = {c for tv in loop.tensors for c in tv.consumers()}
+        if loop.warp_specialized is None and readers and all(c in mma.tiles for c in readers):
+            loop.release_lag = 1
         n = loop.extent.const_value()
         if n is not None and n < loop.stages and loop.must_fill:
             raise LoweringError(f"{loop.describe()}: the circular-buffered loop {loop.group.label()} has {n} "

@@ -37,6 +37,7 @@ from fusion_ir.scalar import Val, vmax, vmin
 from ..analysis import Analyses
 from ..analysis.circular_buffer import CircularLoop
 from ..analysis.warp_specialization import WarpSpecialization
+from ..errors import LoweringError
 from ..kernel_ir import (
     Allocate,
     AsyncCommit,
@@ -122,7 +123,15 @@ def clone(a: Analyses, node: ForLoop, loop: CircularLoop) -> list[Node]:
         return out
 
     release: list[Node] = []
-    if loop.war_mbarrier:
+    if loop.release_lag and not loop.war_mbarrier:
+        raise LoweringError(f"{loop.describe()}: the tensors of loop {node.label} are read by asynchronous MMAs, "
+                            f"which release a stage one iteration late; guard their WAR with mbarriers "
+                            f"(Pipelined(uses_mbarrier_for_war=True))")
+    if loop.war_mbarrier and loop.release_lag:
+        # this iteration's wgmma wait finished the MMAs of iteration i - lag: their stage is free
+        previous = i - loop.release_lag
+        release.append(IfThenElse(previous.ge(0), (MBarrierArrive(mbar, loop.empty(loop.stage(previous))),)))
+    elif loop.war_mbarrier:
         release.append(MBarrierArrive(mbar, loop.empty(loop.stage(i))))
     elif loop.shared and many_threads:
         release.append(BlockSync(reason=f"WAR: stage ({i} + {P}) % {S} is loaded again next iteration"))
@@ -136,8 +145,10 @@ def clone(a: Analyses, node: ForLoop, loop: CircularLoop) -> list[Node]:
     if P > 0:
         out.append(replace(node, start=zero, stop=prologue_stop, body=tuple(issue(i)), stage=Stage.Prologue,
                            unroll=True))
-    out.append(replace(node, start=zero, stop=n - P,
-                       body=tuple(allocs + issue(i + P) + wait(P) + computes_ + release), stage=Stage.Main))
+    # A stage released late is free only after this iteration's compute: issue the next loads after it.
+    main_body = (allocs + wait(P) + computes_ + release + issue(i + P) if loop.release_lag
+                 else allocs + issue(i + P) + wait(P) + computes_ + release)
+    out.append(replace(node, start=zero, stop=n - P, body=tuple(main_body), stage=Stage.Main))
     if P > 0:
         out.append(replace(node, start=epilogue_start, stop=n, body=tuple(allocs + wait(0) + computes_),
                            stage=Stage.Epilogue))

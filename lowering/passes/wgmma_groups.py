@@ -1,13 +1,15 @@
 """wgmma groups: fence, commit and wait around each run of warpgroup MMAs.
 
-Reads: the indexed kernel (``Mma`` nodes).
+Reads: the indexed kernel (``Mma`` nodes) and the ``circular`` analysis (each loop's release lag).
 Writes: in every statement list, around each maximal run of statements that issue wgmma (an
 ``Mma``, or an unrolled loop that holds nothing but such runs): ``WgmmaFence`` before it, and
-``AsyncCommit("wgmma")`` then ``AsyncWait("wgmma", 0)`` after it.
+``AsyncCommit("wgmma")`` then ``AsyncWait("wgmma", lag)`` after it, where ``lag`` is the release
+lag of the circular-buffered loop the run is in (0 outside one); after a loop whose runs leave
+groups in flight, ``AsyncWait("wgmma", 0)``.
 Guarantees: the fence orders every earlier register access (the accumulator's zero init, the
-previous group's results) before the run; the accumulators are in registers when the statement
-after the run executes, so whatever follows (the release of a circular-buffer stage the run
-read, the epilogue that reads the accumulators) sees finished MMAs.
+previous group's results) before the run; after the wait, every group but the last ``lag`` is
+finished, which is what the circular-buffer pass assumed when it released stage ``i - lag``; the
+accumulators are in registers before any statement after the loops reads them.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from ..kernel_ir import AsyncCommit, AsyncWait, ForLoop, Kernel, Mma, Node, Wgmm
 def run(kernel: Kernel, a: Analyses) -> Kernel:
     if not a.mma.tiles:
         return kernel
-    return replace(kernel, body=_group(kernel.body))
+    return replace(kernel, body=_group(kernel.body, a, 0))
 
 
 def _issues_only_wgmma(node: Node) -> bool:
@@ -31,13 +33,22 @@ def _issues_only_wgmma(node: Node) -> bool:
                                                                                  for x in node.body)
 
 
-def _group(body: tuple[Node, ...]) -> tuple[Node, ...]:
+def _lag(node: Node, a: Analyses, lag: int) -> int:
+    """The release lag inside ``node``: its own when it is a circular-buffered loop."""
+    if isinstance(node, ForLoop) and node.index.is_symbol:
+        loop = a.circular.loop_with_index(node.index.name)
+        if loop is not None:
+            return loop.release_lag
+    return lag
+
+
+def _group(body: tuple[Node, ...], a: Analyses, lag: int) -> tuple[Node, ...]:
     out: list[Node] = []
     run: list[Node] = []
 
     def close() -> None:
         if run:
-            out.extend([WgmmaFence(), *run, AsyncCommit("wgmma"), AsyncWait("wgmma", 0)])
+            out.extend([WgmmaFence(), *run, AsyncCommit("wgmma"), AsyncWait("wgmma", lag)])
             run.clear()
 
     for node in body:
@@ -47,7 +58,11 @@ def _group(body: tuple[Node, ...]) -> tuple[Node, ...]:
         close()
         kids = children(node)
         if kids and any(isinstance(x, Mma) for _, sub in kids for x in walk(sub)):
-            node = replace(node, **{name: _group(sub) for name, sub in kids})
+            inner = _lag(node, a, lag)
+            out.append(replace(node, **{name: _group(sub, a, inner) for name, sub in kids}))
+            if inner and not lag:
+                out.append(AsyncWait("wgmma", 0))    # what the loop left in flight, before anyone reads it
+            continue
         out.append(node)
     close()
     return tuple(out)

@@ -3,9 +3,9 @@ that matches numpy in the simulator."""
 
 from hypothesis import given, settings
 
-from fuzz.matmul import MatmulCase, check_matmul_case, matmul_cases
 from fusion_ir import DataType
 from fusion_ir.schedulers import MatmulParams
+from fuzz.matmul import MatmulCase, check_matmul_case, matmul_cases
 
 from .profiles import budget
 

@@ -39,15 +39,22 @@ def test_descriptors_of_a_128x256x64_tile() -> None:
 
 
 def test_mma_runs_are_fenced_committed_and_waited() -> None:
+    """Main loop: wait full, fence, MMAs, commit, wait_group 1 (one group in flight), release the stage the
+    previous iteration's MMAs read, then load ahead into it; a wait_group 0 after the loops."""
     kernel = lower(matmul_wgmma.build(tile=(128, 128, 64), stages=3, compute_warp_groups=1))
     body = _main_loop(kernel).body
     kinds = [type(n).__name__ for n in body]
     fence = kinds.index("WgmmaFence")
     assert kinds[fence - 1] == "MBarrierWaitParity"
-    assert kinds[fence + 1] == "ForLoop" and all(isinstance(m, k.Mma) or isinstance(m, k.ForLoop)
-                                                 for m in k.walk(body[fence + 1].body))
-    assert body[fence + 2] == k.AsyncCommit("wgmma") and body[fence + 3] == k.AsyncWait("wgmma", 0)
-    assert isinstance(body[fence + 4], k.MBarrierArrive)     # the stage is released after the wait
+    assert kinds[fence + 1] == "ForLoop" and all(isinstance(m, (k.Mma, k.ForLoop)) for m in k.walk(body[fence + 1].body))
+    assert body[fence + 2] == k.AsyncCommit("wgmma") and body[fence + 3] == k.AsyncWait("wgmma", 1)
+    release = body[fence + 4]
+    assert isinstance(release, k.IfThenElse) and isinstance(release.then_body[0], k.MBarrierArrive)
+    assert isinstance(body[fence + 5], k.ElectSync)            # the next load comes after the release
+    top = [type(n).__name__ for n in kernel.body]
+    main = next(j for j, n in enumerate(kernel.body) if isinstance(n, k.ForLoop) and n.stage is Stage.Main)
+    assert kernel.body[main + 1] == k.AsyncWait("wgmma", 0)
+    assert top.count("AsyncWait") == 2                          # after the main and the epilogue loop
 
 
 def test_accumulator_is_a_fragment_of_registers() -> None:
