@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fusion_ir.scalar import Val
+from fusion_ir.types import DataType
 
 from . import kernel_ir as k
 
@@ -144,9 +145,13 @@ class KirPrinter(k.NodeVisitor):
                  f"x{node.vector}{pred}")]
 
     def visit_AsyncCommit(self, node: k.AsyncCommit, pad: str, indent: int) -> list[str]:
+        if node.kind == "wgmma":
+            return [f"{pad}wgmma.commit_group"]
         return [f"{pad}{node.kind}.commit_group()"]
 
     def visit_AsyncWait(self, node: k.AsyncWait, pad: str, indent: int) -> list[str]:
+        if node.kind == "wgmma":
+            return [f"{pad}wgmma.wait_group {node.pending}"]
         return [f"{pad}{node.kind}.wait_group({node.pending})"]
 
     def visit_FenceAsyncProxy(self, node: k.FenceAsyncProxy, pad: str, indent: int) -> list[str]:
@@ -157,8 +162,28 @@ class KirPrinter(k.NodeVisitor):
         verb = "increase" if node.increase else "decrease"
         return [f"{pad}setmaxnreg.{verb}({node.count})"]
 
+    def visit_WgmmaFence(self, node: k.WgmmaFence, pad: str, indent: int) -> list[str]:
+        return [f"{pad}wgmma.fence"]
+
     def visit_Mma(self, node: k.Mma, pad: str, indent: int) -> list[str]:
-        return [f"{pad}{node.acc.name} += mma{node.shape}({node.a.name}, {node.b.name})"]
+        m, n, kk = node.shape
+        dtype = _PTX_TYPES.get(node.dtype, node.dtype.short_name)
+        regs = f"{node.acc_index}:{node.acc_index + n // 2}"
+        return [(f"{pad}{node.acc.name}[{regs}] += wgmma.m{m}n{n}k{kk}.{dtype}(A: {descriptor_text(node.a, 'M')}, "
+                 f"B: {descriptor_text(node.b, 'N')})")]
+
+
+_PTX_TYPES = {DataType.BFloat16: "bf16", DataType.Half: "f16"}
+
+
+def descriptor_text(d: k.MatrixDescriptor, mn: str) -> str:
+    """``T4 @ <offset> K-major B128 sbo=1024``: a wgmma operand's buffer, start element, major-ness,
+    swizzle and the byte offsets the layout uses (a swizzled K-major operand has no leading offset)."""
+    major = f"{mn}-major" if d.mn_major else "K-major"
+    offsets = f"sbo={d.stride_bytes}"
+    if d.mn_major or not d.swizzle.span:
+        offsets = f"lbo={d.leading_bytes} {offsets}"
+    return f"{d.buffer.name} @ {d.offset} {major} {d.swizzle.name} {offsets}"
 
 
 _PRINTER = KirPrinter()
