@@ -42,6 +42,7 @@ from lowering.kernel_ir import (
     IfThenElse,
     Kernel,
     Load,
+    MatrixDescriptor,
     MBarrierArrive,
     MBarrierArriveExpectTx,
     MBarrierInit,
@@ -56,12 +57,24 @@ from lowering.kernel_ir import (
     SetMaxNReg,
     TmaLoad,
     TmaStore,
+    WgmmaFence,
+    walk,
 )
 
 from .errors import CodegenError
 from .expressions import BUILTIN_SYMBOLS, cond_expr, index_expr, value_expr
 from .helpers import helpers_source
 from .smem_layout import shared_memory_layout
+from .wgmma import (
+    DESCRIPTOR_MODES,
+    DESCRIPTOR_OFFSET_LIMIT,
+    MAX_N,
+    OPERAND_TYPES,
+    WGMMA_K,
+    WGMMA_M,
+    WgmmaShape,
+    wrappers_source,
+)
 
 INDENT = "  "
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -74,6 +87,8 @@ _VECTOR_TYPES = {  # (is float32, bytes) -> C type of one vector access
 SMEM_BASE_ALIGN = 1024   # the dynamic shared memory base: enough for a 128-byte swizzle's repeat
 MAX_NAMED_BARRIER = 15   # bar.sync ids 1..15; 0 is __syncthreads
 _THREAD_DIMS = {ParallelType.TIDx: "x", ParallelType.TIDy: "y", ParallelType.TIDz: "z"}
+WARP_GROUP = 128         # threads that issue one wgmma together
+MAX_UNROLLED_POINTS = 1 << 16   # index combinations enumerated to bound an Mma's accumulator registers
 
 
 def to_cuda(kernel: Kernel) -> str:
@@ -85,6 +100,9 @@ def to_cuda(kernel: Kernel) -> str:
 class _Scope:
     buffers: dict[str, Buffer] = field(default_factory=dict)
     loop_index: str | None = None
+    # The values of loop_index when the loop is fully unrolled (constant bounds, #pragma unroll):
+    # an index nvcc turns into a constant in every copy of the body.
+    unrolled: range | None = None
 
 
 class KernelPrinter(NodeVisitor):
@@ -99,6 +117,8 @@ class KernelPrinter(NodeVisitor):
         self.layout = shared_memory_layout(kernel)
         self.uses_smem = False
         self.uses_setmaxnreg = False
+        self.wgmma_shapes: set[WgmmaShape] = set()
+        self.wgmma_accumulators = sorted({n.acc.name for n in walk(kernel.body) if isinstance(n, Mma)})
         self.lines: list[str] = []
         self.depth = 1
         self.scopes: list[_Scope] = [_Scope()]
@@ -127,7 +147,7 @@ class KernelPrinter(NodeVisitor):
         ]
         parts = [
             "\n".join(header),
-            helpers_source(self.helpers).rstrip("\n"),
+            (helpers_source(self.helpers) + wrappers_source(self.wgmma_shapes)).rstrip("\n"),
             self._signature() + " {\n" + "\n".join(prologue + ([""] if prologue and body else []) + body) + "\n}",
         ]
         return "\n\n".join(parts) + "\n"
@@ -379,7 +399,12 @@ class KernelPrinter(NodeVisitor):
         start = self._idx(node.start, node)
         stop = self._idx(node.stop, node)
         step = f"++{name}" if step_value == 1 else f"{name} += {self._idx(node.step, node)}"
-        self._block(f"for (int64_t {name} = {start}; {name} < {stop}; {step})", node.body, _Scope(loop_index=name))
+        unrolled = None
+        bounds = (node.start.const_value(), node.stop.const_value(), step_value)
+        if pragma == "#pragma unroll" and None not in bounds:
+            unrolled = range(*bounds)  # type: ignore[arg-type]
+        self._block(f"for (int64_t {name} = {start}; {name} < {stop}; {step})", node.body,
+                    _Scope(loop_index=name, unrolled=unrolled))
 
     def visit_IfThenElse(self, node: IfThenElse) -> None:
         cond = self._cond(node.cond, node)
@@ -557,8 +582,11 @@ class KernelPrinter(NodeVisitor):
         elif node.kind == "bulk":
             self.helpers.add("tma")
             self._emit("Hopper::cpAsyncBulkCommitGroup();")
+        elif node.kind == "wgmma":
+            self.helpers.add("wgmma")
+            self._emit("wgmma::commit();")
         else:
-            raise CodegenError(f"codegen: unknown async group kind {node.kind!r} (cp.async, bulk)")
+            raise CodegenError(f"codegen: unknown async group kind {node.kind!r} (cp.async, bulk, wgmma)")
 
     def visit_AsyncWait(self, node: AsyncWait) -> None:
         if node.pending < 0:
@@ -569,8 +597,12 @@ class KernelPrinter(NodeVisitor):
         elif node.kind == "bulk":
             self.helpers.add("tma")
             self._emit(f"Hopper::cpAsyncBulkWaitGroupRead<{node.pending}>();")
+        elif node.kind == "wgmma":
+            self.helpers.add("wgmma")
+            self._emit(f"wgmma::wait<{node.pending}>();")
+            self._fence_accumulators()
         else:
-            raise CodegenError(f"codegen: unknown async group kind {node.kind!r} (cp.async, bulk)")
+            raise CodegenError(f"codegen: unknown async group kind {node.kind!r} (cp.async, bulk, wgmma)")
 
     def visit_FenceAsyncProxy(self, node: FenceAsyncProxy) -> None:
         self.helpers.add("fence")
@@ -591,10 +623,98 @@ class KernelPrinter(NodeVisitor):
             raise CodegenError("codegen: Continue outside of a loop")
         self._emit("continue;")
 
+    # ------------------------------------------------------------ wgmma
+    def visit_WgmmaFence(self, node: WgmmaFence) -> None:
+        self.helpers.add("wgmma")
+        self._fence_accumulators()
+        self._emit("wgmma::fence();")
+
+    def _fence_accumulators(self) -> None:
+        """``wgmma::fenceOperands`` on every wgmma accumulator array in scope: ordinary register
+        accesses stay on their side of a ``wgmma.fence`` or ``wgmma.wait_group``."""
+        for name in self.wgmma_accumulators:
+            buf = next((s.buffers[name] for s in reversed(self.scopes) if name in s.buffers), None)
+            if buf is not None and buf.memory == MemoryType.Local and buf.name in self.referenced:
+                self._emit(f"wgmma::fenceOperands({name});")
+
     def visit_Mma(self, node: Mma) -> None:
-        raise NotImplementedError(
-            f"codegen: Mma {node.shape} into {node.acc.name} is not generated yet; codegen/wgmma.cuh has the "
-            f"m64nNk16 wrappers a future wgmma lowering will call")
+        shape = self._wgmma_shape(node)
+        acc = self._accumulator(node, shape)
+        desc_a = self._descriptor(node, node.a, "A")
+        desc_b = self._descriptor(node, node.b, "B")
+        self.helpers.add("wgmma")
+        self.wgmma_shapes.add(shape)
+        self._emit(f"{shape.callee(node.a.mn_major, node.b.mn_major)}({acc},")
+        self._emit(f"{INDENT * 2}{desc_a},")
+        self._emit(f"{INDENT * 2}{desc_b});")
+
+    def _wgmma_shape(self, node: Mma) -> WgmmaShape:
+        m, n, kk = node.shape
+        what = f"codegen: Mma {node.shape} into {node.acc.name}"
+        if node.dtype not in OPERAND_TYPES:
+            raise CodegenError(f"{what} has operand type {node.dtype.name}; wgmma is generated for "
+                               f"{' and '.join(d.name for d in OPERAND_TYPES)} operands with f32 accumulators")
+        if m != WGMMA_M:
+            raise CodegenError(f"{what}: M is {m}; a wgmma is {WGMMA_M} rows (one per warp group)")
+        if kk != WGMMA_K:
+            raise CodegenError(f"{what}: K is {kk}; a wgmma on {node.dtype.name} operands is k{WGMMA_K}")
+        if n % 8 or not 8 <= n <= MAX_N:
+            raise CodegenError(f"{what}: N is {n}; wgmma's N is a multiple of 8 from 8 to {MAX_N}")
+        threads = _product(self.block)
+        if threads is not None and threads % WARP_GROUP:
+            raise CodegenError(f"{what}: the block has {threads} threads; wgmma is issued by whole warp groups "
+                               f"of {WARP_GROUP} threads")
+        return WgmmaShape(n, node.dtype)
+
+    def _accumulator(self, node: Mma, shape: WgmmaShape) -> str:
+        """``&T3[i]``: the first of the Mma's accumulator registers, checked to stay in registers."""
+        acc = node.acc
+        what = f"codegen: Mma {node.shape} into {acc.name}"
+        if acc.memory != MemoryType.Local or acc.dtype != DataType.Float:
+            raise CodegenError(f"{what}: the accumulators are {acc.memory.name} {acc.dtype.name}; wgmma "
+                               f"accumulates into a Local Float (register) array")
+        self._lookup(acc, node)
+        index = self._idx(node.acc_index, node)
+        unrolled = {s.loop_index: s.unrolled for s in self.scopes if s.loop_index is not None}
+        dynamic = sorted(name for name in node.acc_index.symbols() if unrolled.get(name) is None)
+        if dynamic:
+            raise CodegenError(f"{what}: register index {node.acc_index} depends on {', '.join(dynamic)}; it must "
+                               f"be a constant once the enclosing loops are unrolled (indices of fully unrolled "
+                               f"loops with constant bounds only), or nvcc moves {acc.name} to local memory")
+        size = acc.size.const_value()
+        names = sorted(node.acc_index.symbols())
+        points = 1
+        for name in names:
+            points *= max(len(unrolled[name]), 1)  # type: ignore[arg-type]
+        if size is not None and points <= MAX_UNROLLED_POINTS:
+            for start in _values_over(node.acc_index, [(n, unrolled[n]) for n in names]):  # type: ignore[misc]
+                if start < 0 or start + shape.registers > size:
+                    raise CodegenError(f"{what}: registers {acc.name}[{start}:{start + shape.registers}] "
+                                       f"({shape.registers} per thread for N = {shape.n}) are out of bounds "
+                                       f"of {acc.name}[{size}]")
+        return f"&{acc.name}[{index}]"
+
+    def _descriptor(self, node: Mma, desc: MatrixDescriptor, which: str) -> str:
+        """``wgmma::smemDescriptor(toSmem(&T4[offset]), lbo, sbo, mode)`` for operand ``which``."""
+        buf = desc.buffer
+        what = f"codegen: operand {which} ({buf.name}) of Mma into {node.acc.name}"
+        self._require_shared(buf, node, f"wgmma operand {which}")
+        if buf.dtype != node.dtype:
+            raise CodegenError(f"{what} holds {buf.dtype.name} elements, but the Mma multiplies {node.dtype.name}")
+        if desc.swizzle is not buf.swizzle:
+            raise CodegenError(f"{what}: the descriptor says swizzle {desc.swizzle.name}, but {buf.name} is laid out "
+                               f"with swizzle {buf.swizzle.name}")
+        for field_name, value in (("leading", desc.leading_bytes), ("stride", desc.stride_bytes)):
+            if value % 16 or not 0 <= value < DESCRIPTOR_OFFSET_LIMIT:
+                raise CodegenError(f"{what}: {field_name} byte offset {value} is not a multiple of 16 in "
+                                   f"[0, {DESCRIPTOR_OFFSET_LIMIT}); the descriptor holds it >> 4 in 14 bits")
+        offset = desc.offset.const_value()
+        if offset is not None and (offset * buf.dtype.size) % 16:
+            raise CodegenError(f"{what} starts at element {offset}, byte {offset * buf.dtype.size}; a matrix "
+                               f"descriptor's start address is a multiple of 16 bytes")
+        address = self._smem_address(buf, desc.offset, node, f"wgmma operand {which}")
+        return (f"wgmma::smemDescriptor({address}, {desc.leading_bytes}, {desc.stride_bytes}, "
+                f"{DESCRIPTOR_MODES[desc.swizzle]})")
 
 
 # ---------------------------------------------------------------- helpers
@@ -658,6 +778,14 @@ def _unroll_pragma(node: ForLoop) -> str:
         # A pipeline stage's loop stays rolled: unrolling it would multiply its waits and copies.
         return "#pragma unroll 1"
     return ""
+
+
+def _values_over(v: Val, loops: list[tuple[str, range]]) -> list[int]:
+    """Every value of ``v`` as the named loop indices run over their ranges (v is constant once they are)."""
+    envs: list[dict[str, int]] = [{}]
+    for name, values in loops:
+        envs = [{**env, name: x} for env in envs for x in values]
+    return sorted({int(v.evaluate(env)) for env in envs})
 
 
 def _product(dims: tuple[int | None, ...]) -> int | None:

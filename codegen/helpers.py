@@ -24,7 +24,7 @@ HELPER_DEPENDENCIES: dict[str, tuple[str, ...]] = {
     "tma": ("tensor", "smem"),
     "cp_async": ("smem",),
     "block_reduce": ("types",),
-    "wgmma": ("types",),
+    "wgmma": ("types", "smem"),
     "stmatrix": ("types",),
 }
 

@@ -11,6 +11,8 @@ import pytest
 from codegen import NvccError, compile_check, nvcc_available, to_cuda
 from codegen.helpers import HELPER_DEPENDENCIES, helpers_source
 from codegen.nvcc import parse_ptxas_log
+from codegen.wgmma import WgmmaShape, wrappers_source
+from fusion_ir.types import DataType
 from tests.codegen import sample_kernels as s
 
 needs_nvcc = pytest.mark.skipif(not nvcc_available(), reason="nvcc is not on PATH")
@@ -39,11 +41,13 @@ extern "C" __global__ void __launch_bounds__(128, 1) helpers_kernel(float* out, 
   const uint32_t base = toSmem(smem);
   float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
   float e[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+  wgmma::fenceOperands(d);
   wgmma::fence();
-  wgmma::mmaM64N8K16F32F16(d, wgmma::smemDescriptor(base, 128, 256, 0), wgmma::smemDescriptor(base + 2048, 128, 256, 0), false);
-  wgmma::mmaM64N16K16F32F16(e, wgmma::smemDescriptor(base, 128, 256, 0), wgmma::smemDescriptor(base + 4096, 128, 256, 0), true);
+  wgmma::mmaM64N8K16F32F16<0, 0>(d, wgmma::smemDescriptor(base, 128, 256, 0), wgmma::smemDescriptor(base + 2048, 128, 256, 0));
+  wgmma::mmaM64N16K16F32Bf16<1, 1>(e, wgmma::smemDescriptor(base, 128, 256, 1), wgmma::smemDescriptor(base + 4096, 128, 256, 1));
   wgmma::commit();
   wgmma::wait<0>();
+  wgmma::fenceOperands(e);
   stmatrixX1(base + threadIdx.x * 16, 1u);
   stmatrixX2(base + threadIdx.x * 16, 1u, 2u);
   stmatrixX4(base + threadIdx.x * 16, 1u, 2u, 3u, 4u);
@@ -77,7 +81,8 @@ extern "C" __global__ void __launch_bounds__(128, 1) helpers_kernel(float* out, 
 @needs_nvcc
 @pytest.mark.parametrize("watchdog", [False, True])
 def test_every_device_helper_compiles_cleanly(watchdog: bool) -> None:
-    source = helpers_source(set(HELPER_DEPENDENCIES)) + HELPER_KERNEL
+    wrappers = wrappers_source({WgmmaShape(8, DataType.Half), WgmmaShape(16, DataType.BFloat16)})
+    source = helpers_source(set(HELPER_DEPENDENCIES)) + wrappers + HELPER_KERNEL
     options = ("-DMBARRIER_WATCHDOG_NS=1000000000ULL",) if watchdog else ()
     resources = compile_check(source, options=options)
     assert resources.kernel == "helpers_kernel"

@@ -338,14 +338,6 @@ def test_buffer_outside_its_scope_is_an_error() -> None:
         to_cuda(kern)
 
 
-def test_mma_is_not_generated_yet() -> None:
-    acc = s.local("T3", 4)
-    a = s.shared("T4", 1024, DataType.Half)
-    kern = _one_statement_kernel(k.Allocate(acc), k.Allocate(a, Val.const(0)), k.Mma(acc, a, a, (64, 8, 16)))
-    with pytest.raises(NotImplementedError, match=r"Mma \(64, 8, 16\) into T3 is not generated yet"):
-        to_cuda(kern)
-
-
 def test_setmaxnreg_rules() -> None:
     with pytest.raises(CodegenError, match=r"multiple of 8 in \[24, 256\]"):
         to_cuda(_one_statement_kernel(k.SetMaxNReg(100, True), block=(128,)))
