@@ -11,10 +11,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fusion_ir.reference import as_stored
 from fusion_ir.scalar import Val, ceil_div
 from fusion_ir.types import DataType, MemoryType, ParallelType, SmemSwizzle
 from lowering import kernel_ir as k
-from lowering.layout import swizzle_index
+from lowering.layout import swizzle_index, wgmma_accumulator
 
 F32, I64 = DataType.Float, DataType.Int64
 TX, TY = Val.symbol("threadIdx.x"), Val.symbol("threadIdx.y")
@@ -479,6 +480,80 @@ def tma_swizzled(swizzle: SmemSwizzle = SmemSwizzle.B128, dtype: DataType = F32,
                   (1, 9, 70))
 
 
+# ---------------------------------------------------------------- wgmma
+WGMMA_KT = 64   # k elements per tile: one 128-byte swizzle row of bf16/fp16
+
+
+def wgmma_tile(n: int = 256, dtype: DataType = DataType.BFloat16, warp_groups: int = 2) -> Sample:
+    """T2[M, N] = T0[M, K] @ T1[K, N] (bf16 or fp16 operands, fp32 out) on wgmma.m64nNk16.
+
+    Block (128, ``warp_groups``): warp group ``threadIdx.y`` owns 64 rows of the block's
+    ``64 * warp_groups`` x ``n`` tile, ``n / 2`` fp32 accumulators per thread in ``T3``. Per k tile of
+    64 the threads fill the operand tiles with plain stores through the B128 swizzle (zeros outside
+    the tensors), fence the async proxy and sync; then ``wgmma.fence``, four k16 MMAs (A advances 16
+    elements in its rows, B 16 rows), commit and ``wait_group 0``, and a sync before the next fill.
+    At the end each thread stores its registers where ``wgmma_accumulator`` says.
+
+    - A ``T4``: ``[64 * warp_groups][64 k]``, K-major; stride byte offset 1024 (8 rows of 128 bytes).
+    - B ``T5``: ``[ceil(n / 64)][64 k][64 n]``, N-major (transpose bit); leading byte offset 8192 (the
+      next chunk of 64 columns), stride 1024 (8 k rows).
+    """
+    swz, eb, kt = SmemSwizzle.B128, dtype.size, WGMMA_KT
+    rows, chunks, regs, threads = 64 * warp_groups, ceil_div(c(n), 64).const_value(), n // 2, 128 * warp_groups
+    i2 = sym("i2")
+    t0, t1 = global_tensor("T0", (I0, I1), dtype), global_tensor("T1", (I1, i2), dtype)
+    t2 = global_tensor("T2", (I0, i2))
+    acc = local("T3", regs)
+    a_tile = k.Buffer("T4", dtype, MemoryType.Shared, c(rows * kt), align=1024, swizzle=swz)
+    b_tile = k.Buffer("T5", dtype, MemoryType.Shared, c(chunks * kt * 64), align=1024, swizzle=swz)
+    tid, ko, kk, r = TX + TY * 128, sym("i6"), sym("i9"), sym("r3")
+    zero = k.Const(0.0, dtype)
+
+    def fill(index: str, tile: k.Buffer, src: k.Buffer, where: Callable[[Val], tuple[Val, Val]]) -> k.ForLoop:
+        """Row-major tile element e = index * threads + tid is source element where(e), stored swizzled."""
+        e = sym(index) * threads + tid
+        row, col = where(e)
+        inside = row.lt(src.shape[0]).logical_and(col.lt(src.shape[1]))
+        dst = swizzle_index(e, swz, eb)
+        count = tile.size.const_value() // threads  # type: ignore[operator]
+        return loop(index, 0, count, [if_(inside, [assign(tile, dst, load(src, at(src, row, col)))],
+                                          [assign(tile, dst, zero)])])
+
+    fill_a = fill("i7", a_tile, t0, lambda e: (BY * rows + e // kt, ko * kt + e % kt))
+    fill_b = fill("i8", b_tile, t1, lambda e: (ko * kt + e // 64 % kt, BX * n + e // (kt * 64) * 64 + e % 64))
+    a = k.MatrixDescriptor(a_tile, TY * (64 * kt) + kk * 16, 16, 8 * 128, swz, False)
+    b = k.MatrixDescriptor(b_tile, kk * (16 * 64), kt * 128, 8 * 128, swz, True)
+    row, col = wgmma_accumulator(TX, r)
+    out_row, out_col = BY * rows + TY * 64 + row, BX * n + col
+    body = [
+        k.Allocate(a_tile, c(0)), k.Allocate(b_tile, c(rows * kt * eb)), k.Allocate(acc),
+        loop("r3", 0, regs, [assign(acc, r, fconst(0.0))], unroll=True),
+        loop("i6", 0, ceil_div(I1, kt), [
+            fill_a, fill_b,
+            k.FenceAsyncProxy(),
+            k.BlockSync("RAW: the operand tiles are written"),
+            k.WgmmaFence(),
+            loop("i9", 0, kt // 16, [k.Mma(acc, c(0), a, b, (64, n, 16), dtype)], unroll=True),
+            k.AsyncCommit("wgmma"),
+            k.AsyncWait("wgmma", 0),
+            k.BlockSync("WAR: every warp group's MMAs are done before the next fill"),
+        ], label="k tiles", unroll=1),
+        loop("r3", 0, regs, [if_(out_row.lt(I0).logical_and(out_col.lt(i2)),
+                                 [assign(t2, at(t2, out_row, out_col), load(acc, r))])], unroll=True),
+    ]
+    smem = (rows + chunks * 64) * kt * eb
+    name = f"wgmma_m{rows}n{n}_{dtype.short_name}_kernel"
+    kern = make_kernel(name, body, [t0, t1], [t2], (ceil_div(i2, n), ceil_div(I0, rows)), (128, warp_groups),
+                       smem=smem)
+
+    def reference(x: np.ndarray, y: np.ndarray) -> list[np.ndarray]:
+        return [(as_stored(dtype, x).astype(np.float64) @ as_stored(dtype, y).astype(np.float64)).astype(np.float32)]
+
+    host = np.float16 if dtype is DataType.Half else np.float32   # bf16 inputs are float32, rounded on the way in
+    return Sample(kern, reference, lambda size, rng: [uniform((size, size + 8), rng, host),
+                                                      uniform((size + 8, 2 * size), rng, host)], (40, 130))
+
+
 def gpu_samples() -> dict[str, Sample]:
     """Every sample that runs on the GPU tier."""
     return {
@@ -504,4 +579,8 @@ def gpu_samples() -> dict[str, Sample]:
 
 
 def all_samples() -> dict[str, Sample]:
-    return gpu_samples() | {"cast_bf16": cast_kernel(DataType.BFloat16, DataType.BFloat16)}
+    return gpu_samples() | {
+        "cast_bf16": cast_kernel(DataType.BFloat16, DataType.BFloat16),
+        "wgmma_m128n256_bf16": wgmma_tile(256, DataType.BFloat16, 2),
+        "wgmma_m64n64_f16": wgmma_tile(64, DataType.Half, 1),
+    }
