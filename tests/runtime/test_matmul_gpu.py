@@ -27,8 +27,11 @@ TILES = [(128, 128, 64), (128, 256, 64)]
 SIZES = [(128, 128, 128), (200, 264, 200), (256, 512, 192)]
 
 
-@pytest.mark.parametrize("tile", TILES)
-@pytest.mark.parametrize("stages", [2, 3, 4, 5])
+# 5 stages of 128 x 256 x 64 bf16 tiles need 240 KiB of shared memory: a ScheduleError (tests/fusion_ir)
+CASES = [(TILES[0], s) for s in (2, 3, 4, 5)] + [(TILES[1], s) for s in (2, 3, 4)]
+
+
+@pytest.mark.parametrize("tile,stages", CASES)
 def test_matmul_matches_numpy(tile: tuple[int, int, int], stages: int) -> None:
     fusion = matmul_wgmma.build(tile=tile, stages=stages)
     kernel = lower(fusion)
