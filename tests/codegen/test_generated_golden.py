@@ -20,6 +20,9 @@ GOLDEN = Path(__file__).parent / "golden" / "generated"
 
 BUILDERS = {f"example_{name}": (lambda name=name: examples.load(name).build()) for name in examples.names()}
 BUILDERS.update({f"pipeline_{name}": build for name, build, _ in pipeline_cases()})
+BUILDERS["example_matmul_wgmma_epilogue"] = lambda: examples.load("matmul_wgmma").build(epilogue=True)
+BUILDERS["example_matmul_wgmma_128x128_w1"] = lambda: examples.load("matmul_wgmma").build(
+    tile=(128, 128, 64), stages=5, compute_warp_groups=1)
 
 
 def kernel_function(source: str) -> str:
