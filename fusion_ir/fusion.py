@@ -201,7 +201,8 @@ class Fusion:
         tvs = {}
         for tv in self._tensors:
             tvs[tv] = (list(tv.root), list(tv.logical), list(tv.loop), list(tv.transforms), tv.definition,
-                       tv.compute_at_pos, tv.memory_type, tv.circular_buffer_options, tv.dtype, tv.swizzle)
+                       tv.compute_at_pos, tv.memory_type, tv.circular_buffer_options, tv.dtype, tv.swizzle,
+                       dict(tv.loop_broadcasts))
             ids.update(tv.root, tv.logical, tv.loop)
             for t in tv.transforms:
                 ids.update(t.inputs)
@@ -221,7 +222,7 @@ class Fusion:
             e.inputs, e.outputs = ins, outs
         for tv, st in s["tvs"].items():
             (tv.root, tv.logical, tv.loop, tv.transforms, tv.definition, tv.compute_at_pos,
-             tv.memory_type, tv.circular_buffer_options, tv.dtype, tv.swizzle) = st
+             tv.memory_type, tv.circular_buffer_options, tv.dtype, tv.swizzle, tv.loop_broadcasts) = st
         for i, (pt, it) in s["ids"].items():
             i.parallel_type, i.iter_type = pt, it
 

@@ -23,7 +23,11 @@ def producer_to_consumer_root(producer: "TensorView", consumer: "TensorView") ->
     expr = consumer.definition
     if expr is None or producer not in expr.inputs:
         raise ValueError(f"T{producer.name} is not a producer of T{consumer.name}")
-    return {p: c for c, p in expr.root_map(producer).items()}
+    mapping = {p: c for c, p in expr.root_map(producer).items()}
+    for c, b in producer.loop_broadcasts.items():     # a matmul operand's loop broadcast
+        if c in consumer.root:
+            mapping[b] = c
+    return mapping
 
 
 def same_transform(a: Transform, b: Transform) -> bool:

@@ -14,6 +14,7 @@ from .circular_buffer import CircularBufferOptions, Pipelined, WarpSpecialized
 from .exprs import ASYNC_LOADS, BinaryOp, BroadcastOp, CastOp, Expr, LoadStoreOp, MmaOp, ReductionOp, UnaryOp, load_kind
 from .iter_domain import IterDomain, Merge, Split, Transform
 from .persistent import first_unmappable_loop_axis
+from .scalar import Val
 from .types import DataType, IterType, LoadStoreOpType, MemoryType, ParallelType, ScheduleError, SmemSwizzle
 
 if TYPE_CHECKING:
@@ -61,6 +62,10 @@ class TensorView:
         self.compute_at_pos = 0
         self.circular_buffer_options: CircularBufferOptions | None = None
         self.swizzle = SmemSwizzle.NONE
+        # Loop broadcasts: an operand of a matmul lacks one of its consumer's dimensions (A has no N,
+        # B no M). Computed inside loops over that dimension, it gains a broadcast axis standing for
+        # it in its loop domain only (nvFuser's loop-domain broadcast), keyed by the consumer's root.
+        self.loop_broadcasts: dict[IterDomain, IterDomain] = {}
 
     # ---- structure ------------------------------------------------------
     @property
@@ -419,6 +424,18 @@ class TensorView:
         c2p = {c: p for p, c in p2c.items()}
         cone = replay.ancestors_transforms(consumer, consumer.loop[:pos])
         leaves = list(self.logical)
+        if isinstance(consumer.definition, MmaOp):
+            # the other operand's dimension (N for A, M for B): this operand is broadcast along it
+            needed = [i for t in cone for i in t.inputs] + list(consumer.loop[:pos])
+            for r in consumer.root:
+                if r in c2p or r.is_reduction or r not in needed:
+                    continue
+                b = self.loop_broadcasts.get(r)
+                if b is None:
+                    b = self.fusion.new_iter_domain(Val.const(1), IterType.Broadcast)
+                    self.loop_broadcasts[r] = b
+                c2p[r] = b
+                leaves.insert(0, b)
         new, m = replay.replay_transforms(self.fusion, cone, c2p, leaves, target=self, what="compute_at")
         shared = []
         for k in range(pos):

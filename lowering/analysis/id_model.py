@@ -221,7 +221,9 @@ def _persistent_loops(model: IdModel) -> dict[int, PersistentLoop]:
     for g in model.groups:
         if not g.is_loop or g.number in found:
             continue
-        for i in g.members:
+        # the consumer-most member first: a producer's copy of the axis may come from a loop broadcast
+        # (a matmul operand lacks one of the tile's dimensions), whose extent is not the tile count
+        for i in reversed(g.members):
             split = i.definition
             if not isinstance(split, Split) or i is not split.outer:
                 continue
