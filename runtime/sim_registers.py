@@ -51,4 +51,3 @@ class RegisterSharing:
                                       f"of its warp group {w // WARPS_PER_GROUP} executed {seen[1]} at another place; "
                                       f"the warps of a warp group must execute the same setmaxnreg (is the producer "
                                       f"branch a whole warp group?)")
-        return None
