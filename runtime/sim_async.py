@@ -48,14 +48,20 @@ class AsyncCopy:
 
 class AsyncEngine:
     def __init__(self, rng: np.random.Generator, on_land: Callable[[AsyncCopy, np.ndarray, np.ndarray], None],
-                 land_probability: float = LAND_PROBABILITY) -> None:
+                 land_probability: float = LAND_PROBABILITY,
+                 on_write: Callable[[AsyncCopy, np.ndarray, bool], None] | None = None) -> None:
         self.rng = rng
         self.land_probability = land_probability
         self.copies: list[AsyncCopy] = []
         self.on_land = on_land  # (copy, landed rows, barrier keys whose phase completed)
+        # (copy, destination positions, landing) before the proxy writes shared memory: poison on issue, data on
+        # landing (the simulator checks that no unretired wgmma reads them)
+        self.on_write = on_write
 
     def issue(self, copy: AsyncCopy) -> None:
         if copy.kind != "tma_store":
+            if self.on_write is not None:
+                self.on_write(copy, copy.dst_pos, False)
             copy.dst.poison_positions(copy.dst_pos.reshape(-1))
         self.copies.append(copy)
 
@@ -79,6 +85,8 @@ class AsyncEngine:
         if not copy.open.any():
             self.copies.remove(copy)
         valid = copy.valid[sel]
+        if self.on_write is not None and copy.kind != "tma_store":
+            self.on_write(copy, copy.dst_pos[sel], True)
         values = copy.src.read(np.where(valid, copy.src_pos[sel], 0))
         if copy.kind == "tma_store":
             copy.dst.write(copy.dst_pos[sel][valid], values[valid])

@@ -122,6 +122,7 @@ class ControlFlow:
         new = lanes[~self.exited[lanes]]
         if new.size == 0:
             return
+        self._wgmma_exit(new)
         self.exited[new] = True
         self.alive -= np.bincount(self.grid.block_of[new], minlength=self.grid.num_blocks)
         self.exit_events += 1

@@ -1,4 +1,5 @@
-"""Async copy statements of the simulator: TMA loads and stores, cp.async, commit and wait groups.
+"""Async copy statements of the simulator: TMA loads and stores, cp.async, commit and wait groups
+(the ``wgmma`` groups' wait is ``sim_wgmma``'s).
 
 A statement computes every element's source and destination position and hands the copy to the
 async proxy (``sim_async.AsyncEngine``), which lands it later. A TMA box is copied in row-major
@@ -138,6 +139,10 @@ class CopyOps:
 
     def visit_AsyncWait(self, node: k.AsyncWait, ctx: Ctx, i: int) -> None:
         counter = self._commit_counter(node.kind)
+        if node.kind == "wgmma":
+            self._wgmma_wait(node, ctx)
+            self._trace_event("async.wait", ctx, None, None, group=node.kind, pending=node.pending)
+            return
         kinds = ("cp.async",) if node.kind == "cp.async" else ("tma_store",)
         self.async_.wait_groups(kinds, ctx.lanes, counter[ctx.lanes] - node.pending, self.grid.num_lanes)
         self._trace_event("async.wait", ctx, None, None, group=node.kind, pending=node.pending)
@@ -145,5 +150,5 @@ class CopyOps:
     def _commit_counter(self, kind: str) -> np.ndarray:
         counter = self.committed.get(kind)
         if counter is None:
-            raise SimulationError(f"unknown async group kind {kind!r} (expected 'cp.async' or 'bulk')")
+            raise SimulationError(f"unknown async group kind {kind!r} (expected 'cp.async', 'bulk' or 'wgmma')")
         return counter

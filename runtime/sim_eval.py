@@ -31,8 +31,11 @@ class Evaluation:
         if t is k.Load:
             st = self._data_storage(v.buffer, f"a load of {v.buffer.name}")  # type: ignore[union-attr]
             idx = self._ev(v.index, ctx)  # type: ignore[union-attr]
-            return st.read(st.positions(self.grid, ctx.lanes, idx,
-                                        lambda: f"a load of {v.buffer.name}[{v.index}]"))  # type: ignore[union-attr]
+            pos = st.positions(self.grid, ctx.lanes, idx,
+                               lambda: f"a load of {v.buffer.name}[{v.index}]")  # type: ignore[union-attr]
+            if st.wgmma_acc is not None:
+                self._accumulator_load(st.wgmma_acc, pos, ctx.lanes)
+            return st.read(pos)
         if t is k.Const:
             if v.dtype.is_float:  # type: ignore[union-attr]
                 return to_dtype(v.dtype, np.float32(v.value))  # type: ignore[union-attr]

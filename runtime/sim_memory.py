@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 
 from fusion_ir.reference import round_bf16
-
 from fusion_ir.types import DataType, MemoryType
 from lowering.kernel_ir import Buffer
 
@@ -105,6 +104,10 @@ class Storage:
         # shared-memory aliasing: (other storage, this buffer's byte offset, other's byte offset)
         self.byte_offset: int | None = None
         self.aliases: list[tuple[Any, int, int]] = []
+        # wgmma (``sim_wgmma``): per position, how many unretired wgmmas read it (Shared operands), and the
+        # accumulator state of a buffer some Mma accumulates into (Local)
+        self.wgmma_reads: np.ndarray | None = None
+        self.wgmma_acc: Any = None
 
     def positions(self, grid: Grid, lanes: np.ndarray, index: Any, what: str | Callable[[], str],
                   count: int = 1) -> Any:
@@ -151,6 +154,11 @@ class Storage:
         self.write(positions, poison_value(self.dtype))
 
     def clobber(self, positions: np.ndarray, by: str) -> None:
+        if self.wgmma_reads is not None and (self.wgmma_reads[positions] > 0).any():
+            hit = positions[self.wgmma_reads[positions] > 0] % self.size
+            raise SimulationError(f"a write to {by} overwrites {self.name}[{int(hit.min())}:{int(hit.max()) + 1}] "
+                                  f"(the two share shared-memory bytes) that a wgmma not yet retired by "
+                                  f"wgmma.wait_group still reads")
         self.data[positions] = poison_value(self.dtype)
 
 

@@ -45,7 +45,9 @@ class MemoryOps:
             if isinstance(old, Storage) and old.size == size:
                 old.poison_rows(ctx.lanes)
             else:
-                self.storages[buf.name] = Storage(buf, self.grid.num_lanes, size)
+                old = self.storages[buf.name] = Storage(buf, self.grid.num_lanes, size)
+            if buf.name in self.wgmma_acc_names:
+                self._attach_accumulators(old)
             return ctx
         if buf.memory is MemoryType.Global:
             if not (isinstance(old, Storage) and old.size == size):
@@ -130,7 +132,12 @@ class MemoryOps:
             if op is None:
                 raise SimulationError(f"{what()}: unknown reduce op {node.reduce_op!r}")
             value = op(st.read(pos), value)
-        st.write(np.broadcast_to(pos, lanes.shape), np.broadcast_to(to_dtype(st.dtype, value), lanes.shape))
+        pos = np.broadcast_to(pos, lanes.shape)
+        if st.wgmma_reads is not None:
+            self._operand_overwrite(st, pos, what)
+        elif st.wgmma_acc is not None:
+            self._accumulator_store(st.wgmma_acc, pos, lanes, what)
+        st.write(pos, np.broadcast_to(to_dtype(st.dtype, value), lanes.shape))
 
     def _assign_vector(self, node: k.Assign, st: Storage, idx: Any, ctx: Ctx) -> None:
         load = node.value
@@ -151,9 +158,16 @@ class MemoryOps:
                                lanes.shape)[:, None] + ar
         spos = np.broadcast_to(src.positions(self.grid, lanes, sidx, f"a vector load of {load.buffer.name}", v),
                                lanes.shape)[:, None] + ar
+        if src.wgmma_acc is not None:
+            self._accumulator_load(src.wgmma_acc, spos, lanes)
         values = src.read(spos)
         if node.reduce_op is not None:
             values = REDUCE[node.reduce_op](st.read(dpos), values)
+        what = lambda: f"a vector store to {node.buffer.name}[{node.index}]"  # formatted only on error
+        if st.wgmma_reads is not None:
+            self._operand_overwrite(st, dpos, what)
+        elif st.wgmma_acc is not None:
+            self._accumulator_store(st.wgmma_acc, dpos, lanes, what)
         st.write(dpos.reshape(-1), to_dtype(st.dtype, values).reshape(-1))
 
 

@@ -12,6 +12,8 @@ Execution model:
 - The async proxy (``sim_async``) lands TMA and cp.async copies at seeded random moments, no later
   than the wait that needs them (seeds divisible by 3: exactly when a wait needs them); destinations
   hold poison (NaN) until then.
+- wgmma (``sim_wgmma``): each warp computes its 16 rows of a warp group's MMA from the simulated shared
+  memory; the accumulators read as poison until the ``wgmma.wait_group`` that retires them.
 - When no task can make progress the kernel is deadlocked: ``DeadlockError`` names every waiter.
 """
 
@@ -41,6 +43,7 @@ from .sim_reduce import BlockReductions
 from .sim_registers import RegisterSharing
 from .sim_scheduler import Ctx, Scheduling
 from .sim_trace import Tracing
+from .sim_wgmma import WgmmaOps
 
 
 def simulate(kernel: k.Kernel, inputs: Sequence[np.ndarray], seed: int = 0,
@@ -95,13 +98,14 @@ def _plan_arg(arr: np.ndarray, buf: k.Buffer) -> ArrayArg:
 
 # ---------------------------------------------------------------- the simulator
 class Simulator(Scheduling, ControlFlow, Barriers, BlockReductions, Election, MemoryOps, Evaluation, MBarrierOps,
-                CopyOps, RegisterSharing, Tracing, k.NodeVisitor):
+                CopyOps, WgmmaOps, RegisterSharing, Tracing, k.NodeVisitor):
     """The simulated launch: each job lives in its own module, this class puts them together.
 
     Statement handlers are ``visit_<Node>(node, ctx, i)`` methods (``k.NodeVisitor``), found in
     ``sim_control`` (loops, branches, return, continue), ``sim_barriers`` (``__syncthreads``, named
     barriers), ``sim_reduce``, ``sim_elect``, ``sim_memory_ops``, ``sim_mbarrier_ops`` and
-    ``sim_copy_ops``, ``sim_registers`` (setmaxnreg checks); ``sim_scheduler`` runs the warp tasks that execute them.
+    ``sim_copy_ops``, ``sim_wgmma`` (``Mma``, ``WgmmaFence``), ``sim_registers`` (setmaxnreg checks);
+    ``sim_scheduler`` runs the warp tasks that execute them.
     """
 
     backend = "the simulator"
@@ -118,7 +122,8 @@ class Simulator(Scheduling, ControlFlow, Barriers, BlockReductions, Election, Me
             self.base_env[f"gridDim.{axis}"] = n
         self.rng = np.random.default_rng(seed)
         self.trace = trace
-        self.async_ = AsyncEngine(self.rng, self._on_land, 0.0 if seed % LAZY_EVERY == 0 else LAND_PROBABILITY)
+        self.async_ = AsyncEngine(self.rng, self._on_land, 0.0 if seed % LAZY_EVERY == 0 else LAND_PROBABILITY,
+                                  on_write=self._copy_write)
         self._init_scheduling()
         self._init_control_flow()
         self._init_barriers()
@@ -126,6 +131,7 @@ class Simulator(Scheduling, ControlFlow, Barriers, BlockReductions, Election, Me
         self._init_memory()
         self._init_evaluation()
         self._init_copies()
+        self._init_wgmma()
         self._init_registers()
 
     # ---- parameters and results -------------------------------------------
@@ -160,6 +166,3 @@ class Simulator(Scheduling, ControlFlow, Barriers, BlockReductions, Election, Me
 
     def visit_FenceAsyncProxy(self, node: k.FenceAsyncProxy, ctx: Ctx, i: int) -> None:
         return None   # the simulator has one proxy: generic writes are visible to async copies at once
-
-    def visit_Mma(self, node: k.Mma, ctx: Ctx, i: int) -> None:
-        raise SimulationError(f"Mma {node.shape} into {node.acc.name} is not supported in the simulator")
