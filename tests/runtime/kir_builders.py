@@ -93,5 +93,20 @@ def remove_nodes(kern: k.Kernel, kind: type, where: object = None) -> k.Kernel:
     return out
 
 
+def insert_after(kern: k.Kernel, kind: type, nodes: list[k.Node], where: object = None) -> k.Kernel:
+    """The kernel with ``nodes`` spliced in after every node of ``kind`` (for which ``where(node)`` holds)."""
+    from dataclasses import replace
+
+    def splice(node: k.Node) -> tuple | None:
+        if isinstance(node, kind) and (where is None or where(node)):  # type: ignore[operator]
+            return (node, *nodes)
+        return None
+
+    out = replace(kern, body=k.rewrite(kern.body, splice))
+    assert out != kern, f"no {kind.__name__} to insert after"
+    return out
+
+
 __all__ = ["BX", "FLOAT", "INT64", "TX", "TY", "assign", "binary", "c", "ceil_div", "elect", "fconst", "for_",
-           "global_1d", "global_2d", "if_", "kernel", "load", "local", "remove_nodes", "shared", "sym"]
+           "global_1d", "global_2d", "if_", "insert_after", "kernel", "load", "local", "remove_nodes", "shared",
+           "sym"]
