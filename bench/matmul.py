@@ -8,7 +8,7 @@ the same inputs (relative error; outputs poisoned with NaN first). Times one lau
 events after warm-up, median of 20 (rotating three input sets so L2 does not hold them).
 Writes bench/results/matmul.json with the device name and the date.
 
-``python bench/matmul.py [--quick]``: ``--quick`` runs 8192^3 only, with the best known params.
+``python bench/matmul.py [--quick]``: ``--quick`` runs 8192^3 only, with three configurations.
 """
 
 from __future__ import annotations
@@ -31,10 +31,21 @@ from runtime import execute
 from runtime.executor import prepare
 
 SHAPES = [(8192, 8192, 8192), (4096, 4096, 4096), (8192, 8192, 1024)]
-# (tile, stages, compute warp groups)
-CONFIGS = [((128, 256, 64), 4, 2), ((128, 256, 64), 3, 2), ((128, 128, 64), 5, 1), ((128, 128, 64), 5, 2),
-           ((256, 128, 64), 4, 2)]
-QUICK = [((128, 256, 64), 4, 2)]
+# MatmulParams of each configuration measured (blocks of a persistent one: the GPU's SM count)
+CONFIGS = [
+    dict(tile=(128, 256, 64), stages=4, compute_warp_groups=2),
+    dict(tile=(256, 128, 64), stages=4, compute_warp_groups=2),
+    dict(tile=(128, 256, 64), stages=4, compute_warp_groups=2, warp_specialized=True),
+    dict(tile=(128, 256, 64), stages=4, compute_warp_groups=2, warp_specialized=True, persistent=True),
+    dict(tile=(128, 256, 64), stages=4, compute_warp_groups=2, persistent=True),
+]
+QUICK = CONFIGS[:1] + CONFIGS[2:4]
+
+
+def describe(config: dict) -> str:
+    tile = "x".join(str(x) for x in config["tile"])
+    kind = ("ws " if config.get("warp_specialized") else "") + ("persistent " if config.get("persistent") else "")
+    return f"wgmma {kind}{tile} s{config['stages']} wg{config['compute_warp_groups']}"
 
 
 def tflops(m: int, n: int, k: int, ms: float) -> float:
@@ -70,11 +81,12 @@ def main() -> None:
         ref = tflops(m, n, k, ref_ms)
         rows.append({"shape": [m, n, k], "name": "torch.matmul (cuBLAS)", "ms": ref_ms, "TFLOP/s": ref, "ratio": 1.0})
         torch_err = ((torch.matmul(a, b).double() - expected).norm() / expected.norm()).item()
-        for tile, stages, groups in configs:
-            name = f"wgmma tile {tile} stages {stages} warp groups {groups}"
+        for config in configs:
+            name = describe(config)
+            if config.get("persistent"):
+                config = dict(config, blocks=sm_count())
             try:
-                fusion = matmul_wgmma.build(tile=tile, stages=stages, compute_warp_groups=groups,
-                                            out_dtype=DataType.BFloat16)
+                fusion = matmul_wgmma.build(out_dtype=DataType.BFloat16, **config)
                 kernel = lower(fusion)
                 out.fill_(float("nan"))
                 execute(kernel, [a, b], outputs=[out])

@@ -16,7 +16,9 @@ SIZES = [[(128, 128), (128, 128)], [(200, 200), (200, 264)], [(256, 192), (192, 
 
 
 def build(tile: tuple[int, int, int] = (128, 256, 64), stages: int = 4, compute_warp_groups: int = 2,
-          dtype: DataType = DataType.BFloat16, epilogue: bool = False, out_dtype: DataType | None = None) -> Fusion:
+          dtype: DataType = DataType.BFloat16, epilogue: bool = False, out_dtype: DataType | None = None,
+          **params: object) -> Fusion:
+    """``params``: the other ``MatmulParams`` fields (``warp_specialized``, ``persistent``, ``blocks``, ...)."""
     fusion = Fusion()
     with fusion:
         a = fusion.add_input(ndim=2, dtype=dtype)
@@ -28,5 +30,6 @@ def build(tile: tuple[int, int, int] = (128, 256, 64), stages: int = 4, compute_
         elif out_dtype is not None:
             c = ops.cast(c, out_dtype)
         fusion.add_output(c)
-    schedule_matmul(fusion, MatmulParams(tile=tile, stages=stages, compute_warp_groups=compute_warp_groups))
+    schedule_matmul(fusion, MatmulParams(tile=tile, stages=stages, compute_warp_groups=compute_warp_groups,
+                                         **params))  # type: ignore[arg-type]
     return fusion

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..circular_buffer import Pipelined
+from ..circular_buffer import Pipelined, WarpSpecialized
 from ..exprs import MmaOp
 from ..fusion import Fusion
 from ..tensor_view import TensorView
@@ -34,6 +34,7 @@ SWIZZLE_BY_SPAN = {32: SmemSwizzle.B32, 64: SmemSwizzle.B64, 128: SmemSwizzle.B1
 SMEM_LIMIT = 232_448            # bytes of shared memory a block may use on sm_90 (227 KiB)
 MAX_ACCUMULATORS = 128          # fp32 accumulators per thread that leave room for addresses and the epilogue
 OPERAND_TYPES = (DataType.BFloat16, DataType.Half)
+H100_SMS = 132
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,9 @@ class MatmulParams:
     warp_specialized: bool = False
     persistent: bool = False
     ping_pong: bool = False
+    blocks: int = H100_SMS                       # persistent: resident blocks (runtime.sm_count() of the GPU)
+    group_m: int = 8                             # persistent: row tiles walked per column of B (L2 reuse)
+    register_split: tuple[int, int] | None = (40, 232)   # warp-specialized: producer, compute registers
 
     def validate(self, dtype: DataType = DataType.BFloat16) -> None:
         """Raise ``ScheduleError`` naming the parameter and the rule it breaks."""
@@ -100,10 +104,18 @@ class MatmulParams:
             raise ScheduleError(f"MatmulParams.stages: {self.stages} stages of A ({tm} x {tk}) and B ({tk} x {tn}) "
                                 f"{dtype.short_name} tiles need {smem} bytes of shared memory, over the "
                                 f"{SMEM_LIMIT}-byte limit of a block; use fewer stages or a smaller tile")
-        for name in ("warp_specialized", "persistent", "ping_pong"):
-            if getattr(self, name):
-                raise ScheduleError(f"MatmulParams.{name}: the warp-specialized persistent matmul is not available "
-                                    f"yet; use {name}=False (the Pipelined schedule)")
+        if self.ping_pong:
+            raise ScheduleError("MatmulParams.ping_pong: ping-pong compute warp groups are not available yet; use "
+                                "ping_pong=False (cooperative warp groups sharing each tile)")
+        for name in ("blocks", "group_m"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ScheduleError(f"MatmulParams.{name}: {value!r} must be a positive int")
+        regs = self.register_split
+        if regs is not None and not (isinstance(regs, tuple) and len(regs) == 2 and all(
+                isinstance(r, int) and 24 <= r <= 256 and r % 8 == 0 for r in regs)):
+            raise ScheduleError(f"MatmulParams.register_split: {regs!r} must be None or (producer, compute) "
+                                f"register counts, multiples of 8 in [24, 256] (setmaxnreg)")
 
     def tile_regs(self) -> int:
         tm, tn, _ = self.tile
@@ -170,48 +182,70 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
         a_s = a.cache_after(LoadStoreOpType.TMA)
         b_s = b.cache_after(LoadStoreOpType.TMA)
 
-        # accumulator: [Ko, Mo, No, Mw, Kr, Mr, M64, N, K16]
+        # accumulator: [tiles..., Ko, Mw, Kr, Mr, M64, N, K16]
         acc.split(0, tm).split(2, tn).split(4, tk)          # [Mo, TM, No, TN, Ko, TK]
-        acc.reorder({4: 0, 0: 1, 2: 2, 1: 3, 3: 4})         # [Ko, Mo, No, TM, TN, TK]
-        acc.split(3, WGMMA_M).split(3, w, inner_split=False)  # [Ko, Mo, No, Mw, Mr, M64, TN, TK]
+        acc.reorder({1: 3, 2: 1, 3: 4, 4: 2})               # [Mo, No, Ko, TM, TN, TK]
+        tiles = _tile_axes(acc, params)                     # [tiles..., Ko, TM, TN, TK]
+        acc.split(tiles + 1, WGMMA_M).split(tiles + 1, w, inner_split=False)   # [.., Ko, Mw, Mr, M64, TN, TK]
         k_step = WGMMA_K_BYTES // a.dtype.size
-        acc.split(7, k_step)                                # [Ko, Mo, No, Mw, Mr, M64, TN, Kr, K16]
-        acc.reorder({7: 4, 4: 5, 5: 6, 6: 7})               # [Ko, Mo, No, Mw, Kr, Mr, M64, TN, K16]
-        acc.axis(1).parallelize(ParallelType.BIDy)
-        acc.axis(2).parallelize(ParallelType.BIDx)
-        acc.axis(3).parallelize(ParallelType.TIDy)
-        acc.axis(4).parallelize(ParallelType.Unroll)
-        acc.axis(5).parallelize(ParallelType.Unroll)
-        for k in (6, 7, 8):
+        acc.split(tiles + 5, k_step)                        # [.., Ko, Mw, Mr, M64, TN, Kr, K16]
+        acc.reorder({tiles + 5: tiles + 2, tiles + 2: tiles + 3, tiles + 3: tiles + 4, tiles + 4: tiles + 5})
+        acc.axis(tiles + 1).parallelize(ParallelType.TIDy)  # [.., Ko, Mw, Kr, Mr, M64, TN, K16]
+        acc.axis(tiles + 2).parallelize(ParallelType.Unroll)
+        acc.axis(tiles + 3).parallelize(ParallelType.Unroll)
+        for k in (tiles + 4, tiles + 5, tiles + 6):
             acc.axis(k).parallelize(ParallelType.Mma)
 
-        # A: [Ko, Mo, TM, TK], one box per stage, rows of TK elements
-        a_s.split(0, tm)                                    # [Mo, TM, K]
-        a_s.compute_at(acc, 1)                              # [Ko, Mo, TM, TK]
-        a_s.axis(1).parallelize(ParallelType.BIDy)
-        a_s.axis(2).parallelize(ParallelType.Bulk)
-        a_s.axis(3).parallelize(ParallelType.Bulk)
+        # Operands, computed inside the tile and K loops; A lacks N and B lacks M, so each gains a
+        # loop broadcast for the missing one. A: [tiles, Ko, bN, TM, TK], one box per stage.
+        a_s.compute_at(acc, tiles + 1)
+        a_s.axis(tiles + 2).parallelize(ParallelType.Bulk)
+        a_s.axis(tiles + 3).parallelize(ParallelType.Bulk)
         a_s.set_swizzle(SWIZZLE_BY_SPAN[tk * a.dtype.size])
-
-        # B: [Ko, No, Nc, TK, Nw]: a box per chunk of Nw columns (one swizzle row)
+        # B: [tiles, Ko, Nc, bM, TK, Nw]: a box per chunk of Nw columns (one swizzle row)
         nw = min(tn, 128 // b.dtype.size)
-        b_s.split(1, tn).split(2, nw)                       # [K, No, Nc, Nw]
-        b_s.compute_at(acc, 1)                              # [Ko, No, Nc, Nw, TK]
-        b_s.reorder({3: 4, 4: 3})                           # [Ko, No, Nc, TK, Nw]
-        b_s.axis(1).parallelize(ParallelType.BIDx)
-        b_s.axis(2).parallelize(ParallelType.Unroll)
-        b_s.axis(3).parallelize(ParallelType.Bulk)
-        b_s.axis(4).parallelize(ParallelType.Bulk)
+        b_s.compute_at(acc, tiles + 1)                      # [tiles, Ko, TN, bM, TK]
+        b_s.split(tiles + 1, nw)                            # [tiles, Ko, Nc, Nw, bM, TK]
+        b_s.reorder({tiles + 2: tiles + 4, tiles + 3: tiles + 2, tiles + 4: tiles + 3})
+        b_s.axis(tiles + 1).parallelize(ParallelType.Unroll)
+        b_s.axis(tiles + 3).parallelize(ParallelType.Bulk)
+        b_s.axis(tiles + 4).parallelize(ParallelType.Bulk)
         b_s.set_swizzle(SWIZZLE_BY_SPAN[nw * b.dtype.size])
 
+        pipeline = (WarpSpecialized(on=ParallelType.TIDy, num_registers=params.register_split)
+                    if params.warp_specialized else Pipelined(uses_mbarrier_for_war=True, short_loops=True))
         for tv in (a_s, b_s):
-            tv.circular_buffer(params.stages, type=Pipelined(uses_mbarrier_for_war=True, short_loops=True))
+            tv.circular_buffer(params.stages, type=pipeline)
 
-        # epilogue: [Mo, No, Mw, Mr, TIDx, N/8, 2, 2], every tensor inlined into its consumer
+        # epilogue: [tiles..., Mw, Mr, TIDx, N/8, 2, 2], every tensor inlined into its consumer
         for tv in _epilogue(fusion, acc):
             _schedule_epilogue_tensor(tv, params)
         _inline_epilogue(fusion, acc)
     return fusion
+
+
+def _tile_axes(tv: TensorView, params: MatmulParams) -> int:
+    """Turn the leading [Mo, No] of ``tv`` into the block's tile axes; returns how many there are.
+
+    Not persistent: ``[Mo (BIDy), No (BIDx)]``, a block per tile. Persistent: ``[T / B, B (BIDx)]``
+    over the ``T`` tiles in grouped order (``group_m`` row tiles share a column of B before the
+    next column: tile ``t`` is row ``(t / (No g)) g + t % g``, column ``(t / g) % No``); each of the
+    ``B = params.blocks`` blocks walks tiles ``blockIdx.x, blockIdx.x + B, ...``.
+    """
+    if not params.persistent:
+        tv.axis(0).parallelize(ParallelType.BIDy)
+        tv.axis(1).parallelize(ParallelType.BIDx)
+        return 2
+    g = params.group_m
+    if g > 1:
+        tv.split(0, g)                       # [Mo/g, g, No, ...]
+        tv.reorder({1: 2, 2: 1})             # [Mo/g, No, g, ...]
+        tv.merge(0, 1).merge(0, 1)           # [T, ...]
+    else:
+        tv.merge(0, 1)
+    tv.split(0, params.blocks)               # [T / B, B, ...]
+    tv.axis(1).parallelize(ParallelType.BIDx)
+    return 2
 
 
 def _schedule_epilogue_tensor(tv: TensorView, params: MatmulParams) -> None:
@@ -221,18 +255,19 @@ def _schedule_epilogue_tensor(tv: TensorView, params: MatmulParams) -> None:
                             f"[M, N] (broadcast a bias to [M, N] before adding it)")
     tv.split(0, tm).split(2, tn)                 # [Mo, TM, No, TN]
     tv.reorder({1: 2, 2: 1})                     # [Mo, No, TM, TN]
-    tv.split(2, WGMMA_M).split(2, params.compute_warp_groups, inner_split=False)  # [Mo, No, Mw, Mr, M64, TN]
-    tv.axis(0).parallelize(ParallelType.BIDy)
-    tv.axis(1).parallelize(ParallelType.BIDx)
-    tv.axis(2).parallelize(ParallelType.TIDy)
-    tv.axis(3).parallelize(ParallelType.Unroll)
-    schedule_mma_fragment(tv, 4)
+    tiles = _tile_axes(tv, params)
+    tv.split(tiles, WGMMA_M).split(tiles, params.compute_warp_groups, inner_split=False)  # [.., Mw, Mr, M64, TN]
+    tv.axis(tiles).parallelize(ParallelType.TIDy)
+    tv.axis(tiles + 1).parallelize(ParallelType.Unroll)
+    schedule_mma_fragment(tv, tiles + 2)
 
 
 def _inline_epilogue(fusion: Fusion, acc: TensorView) -> None:
+    """The accumulator shares the tile loops with the epilogue (its K loop stays its own); the
+    epilogue tensors are inlined into each other."""
     from ..inlining import inline_most
 
-    inline_most(fusion, [tv for tv in fusion.used_tensors() if tv is not acc and not tv.is_input
+    inline_most(fusion, [tv for tv in fusion.used_tensors() if not tv.is_input
                          and tv.memory_type is not MemoryType.Shared])
 
 

@@ -26,7 +26,7 @@ def test_accumulator_schedule() -> None:
     acc = _acc(fusion)
     assert acc.memory_type is MemoryType.Local
     assert [i.parallel_type for i in acc.loop] == [
-        ParallelType.Serial, ParallelType.BIDy, ParallelType.BIDx, ParallelType.TIDy, ParallelType.Unroll,
+        ParallelType.BIDy, ParallelType.BIDx, ParallelType.Serial, ParallelType.TIDy, ParallelType.Unroll,
         ParallelType.Unroll, ParallelType.Mma, ParallelType.Mma, ParallelType.Mma]
     assert [i.extent.const_value() for i in acc.loop[3:]] == [2, 4, 1, 64, 256, 16]
     a_s, b_s = acc.definition.inputs
@@ -35,6 +35,27 @@ def test_accumulator_schedule() -> None:
     out = fusion.outputs[0]
     assert [i.parallel_type for i in out.loop][-4:] == [ParallelType.TIDx] + [ParallelType.Unroll] * 3
     assert [i.extent.const_value() for i in out.loop][-4:] == [128, 32, 2, 2]
+
+
+def test_operands_gain_loop_broadcasts_for_the_dimension_they_lack() -> None:
+    fusion = schedule_matmul(_matmul(), MatmulParams())
+    acc = _acc(fusion)
+    a_s, b_s = acc.definition.inputs
+    n_root, m_root = acc.root[1], acc.root[0]
+    assert list(a_s.loop_broadcasts) == [n_root] and list(b_s.loop_broadcasts) == [m_root]
+    assert a_s.compute_at_pos == b_s.compute_at_pos == 3
+
+
+def test_persistent_warp_specialized_schedule() -> None:
+    fusion = schedule_matmul(_matmul(), MatmulParams(warp_specialized=True, persistent=True, blocks=132, group_m=4))
+    acc = _acc(fusion)
+    assert [i.parallel_type for i in acc.loop[:3]] == [ParallelType.Serial, ParallelType.BIDx, ParallelType.Serial]
+    assert acc.loop[1].extent.const_value() == 132
+    a_s, _ = acc.definition.inputs
+    ws = a_s.circular_buffer_options.type
+    assert ws.on is ParallelType.TIDy and ws.num_registers == (40, 232)
+    out = fusion.outputs[0]
+    assert out.loop[1].parallel_type is ParallelType.BIDx and acc.compute_at_pos == 2
 
 
 def test_small_k_tile_uses_a_narrower_swizzle() -> None:
@@ -57,9 +78,10 @@ def test_small_k_tile_uses_a_narrower_swizzle() -> None:
     (MatmulParams(tile=(128, 256, 64), compute_warp_groups=1), r"256 fp32 accumulators"),
     (MatmulParams(compute_warp_groups=0), r"compute_warp_groups: 0 must be a positive int"),
     (MatmulParams(tile=(128, 256)), r"tile: \(128, 256\) must be three positive ints"),
-    (MatmulParams(warp_specialized=True), r"MatmulParams.warp_specialized: .* not available yet"),
-    (MatmulParams(persistent=True), r"MatmulParams.persistent"),
-    (MatmulParams(ping_pong=True), r"MatmulParams.ping_pong"),
+    (MatmulParams(ping_pong=True), r"MatmulParams.ping_pong: ping-pong compute warp groups are not available"),
+    (MatmulParams(persistent=True, blocks=0), r"MatmulParams.blocks: 0 must be a positive int"),
+    (MatmulParams(persistent=True, group_m=True), r"MatmulParams.group_m: True must be a positive int"),
+    (MatmulParams(warp_specialized=True, register_split=(40, 230)), r"MatmulParams.register_split"),
 ])
 def test_invalid_params_are_refused(params: MatmulParams, match: str) -> None:
     fusion = _matmul()

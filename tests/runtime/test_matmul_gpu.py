@@ -41,6 +41,21 @@ def test_matmul_matches_numpy(tile: tuple[int, int, int], stages: int) -> None:
         assert_matches(fusion, inputs, execute(kernel, inputs))
 
 
+MODES = {"ws": dict(warp_specialized=True), "persistent": dict(persistent=True, blocks=5, group_m=2),
+         "ws_persistent": dict(warp_specialized=True, persistent=True, blocks=5, group_m=2),
+         "ws_persistent_128x128": dict(warp_specialized=True, persistent=True, blocks=7, group_m=1,
+                                       tile=(128, 128, 64), compute_warp_groups=1, stages=5)}
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_warp_specialized_and_persistent_match_numpy(mode: str) -> None:
+    fusion = matmul_wgmma.build(**MODES[mode])
+    kernel = lower(fusion)
+    for n, (m, nn, k) in enumerate(SIZES + [(384, 256, 512)]):
+        inputs = random_inputs(fusion, [(m, k), (k, nn)], seed=4300 + n)
+        assert_matches(fusion, inputs, execute(kernel, inputs))
+
+
 def test_fused_epilogue_matches_numpy() -> None:
     fusion = matmul_wgmma.build(epilogue=True)
     kernel = lower(fusion)
@@ -49,12 +64,17 @@ def test_fused_epilogue_matches_numpy() -> None:
         assert_matches(fusion, inputs, execute(kernel, inputs), tol=1e-2)   # a bf16 result
 
 
-@pytest.mark.parametrize("tile,groups", [((128, 256, 64), 2), ((128, 128, 64), 1)])
-def test_4096_cubed_matches_torch(tile: tuple[int, int, int], groups: int) -> None:
+LARGE = [((128, 256, 64), 2, {}), ((128, 128, 64), 1, {}), ((128, 256, 64), 2, dict(warp_specialized=True)),
+         ((128, 256, 64), 2, dict(warp_specialized=True, persistent=True, blocks=132))]
+
+
+@pytest.mark.parametrize("size", [4096, 8192])
+@pytest.mark.parametrize("tile,groups,params", LARGE)
+def test_large_matches_torch(size: int, tile: tuple[int, int, int], groups: int, params: dict) -> None:
     torch = torch_or_skip()   # imported at collection: after cuda-python kernels, importing torch failed
-    a = torch.randn(4096, 4096, device="cuda").bfloat16()
-    b = torch.randn(4096, 4096, device="cuda").bfloat16()
-    (out,) = execute(lower(matmul_wgmma.build(tile=tile, compute_warp_groups=groups)), [a, b])
+    a = torch.randn(size, size, device="cuda").bfloat16()
+    b = torch.randn(size, size, device="cuda").bfloat16()
+    (out,) = execute(lower(matmul_wgmma.build(tile=tile, compute_warp_groups=groups, **params)), [a, b])
     expected = a.double() @ b.double()
     err = ((out.double() - expected).norm() / expected.norm()).item()
     assert err < 1e-5, err

@@ -22,35 +22,35 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
     // pre-prologue loop of stages of T4, T5
     #pragma unroll 1
-    for (int64_t s0 = 0; s0 < 4; ++s0) {
-      mbarrier::init(toSmem(&T4_mbar[s0]), 1);
-      mbarrier::init(toSmem(&T4_mbar[s0 + 4]), 256);
+    for (int64_t s2 = 0; s2 < 4; ++s2) {
+      mbarrier::init(toSmem(&T4_mbar[s2]), 1);
+      mbarrier::init(toSmem(&T4_mbar[s2 + 4]), 256);
     }
   }
   __syncthreads();  // init: T4_mbar visible to every thread
   // pre-prologue loop of every stage starts empty
   #pragma unroll 1
-  for (int64_t s0 = 0; s0 < 4; ++s0) {
-    mbarrier::arrive(toSmem(&T4_mbar[s0 + 4]));
+  for (int64_t s2 = 0; s2 < 4; ++s2) {
+    mbarrier::arrive(toSmem(&T4_mbar[s2 + 4]));
   }
   // prologue loop of rS17{ceilDiv(i1, 64)}
   #pragma unroll
-  for (int64_t i4 = 0; i4 < min64(3, ceilDiv(i1, 64)); ++i4) {
+  for (int64_t i6 = 0; i6 < min64(3, ceilDiv(i1, 64)); ++i6) {
     if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
-      mbarrier::waitParity(toSmem(&T4_mbar[(i4 % 4) + 4]), (i4 / 4) % 2);
-      mbarrier::arriveExpectTx(toSmem(&T4_mbar[i4 % 4]), 49152);
-      Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T4[(i4 % 4) * 8192]), &tmap_T0, toSmem(&T4_mbar[i4 % 4]), i4 * 64, ((int64_t)blockIdx.y) * 128);
-      // loop of iUR31{4}
+      mbarrier::waitParity(toSmem(&T4_mbar[(i6 % 4) + 4]), (i6 / 4) % 2);
+      mbarrier::arriveExpectTx(toSmem(&T4_mbar[i6 % 4]), 49152);
+      Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T4[(i6 % 4) * 8192]), &tmap_T0, toSmem(&T4_mbar[i6 % 4]), i6 * 64, ((int64_t)blockIdx.y) * 128);
+      // loop of iUR39{4}
       #pragma unroll
-      for (int64_t i9 = 0; i9 < 4; ++i9) {
-        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T5[(i9 * 4096) + ((i4 % 4) * 16384)]), &tmap_T1, toSmem(&T4_mbar[i4 % 4]), (((int64_t)blockIdx.x) * 256) + (i9 * 64), i4 * 64);
+      for (int64_t i10 = 0; i10 < 4; ++i10) {
+        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T5[(i10 * 4096) + ((i6 % 4) * 16384)]), &tmap_T1, toSmem(&T4_mbar[i6 % 4]), (((int64_t)blockIdx.x) * 256) + (i10 * 64), i6 * 64);
       }
     }
   }
   // main loop of rS17{ceilDiv(i1, 64)}
   #pragma unroll 1
-  for (int64_t i4 = 0; i4 < ceilDiv(i1, 64) - 3; ++i4) {
-    mbarrier::waitParity(toSmem(&T4_mbar[i4 % 4]), (i4 / 4) % 2);
+  for (int64_t i6 = 0; i6 < ceilDiv(i1, 64) - 3; ++i6) {
+    mbarrier::waitParity(toSmem(&T4_mbar[i6 % 4]), (i6 / 4) % 2);
     wgmma::fenceOperands(T3);
     wgmma::fence();
     // loop of rUR23{4}
@@ -60,24 +60,24 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
       #pragma unroll
       for (int64_t i16 = 0; i16 < 1; ++i16) {
         wgmma::mmaM64N256K16F32Bf16<0, 1>(&T3[i16 * 128],
-            wgmma::smemDescriptor(toSmem(&T4[((((i4 * 64) + (i15 * 16)) % 64) + ((((((int64_t)blockIdx.y) * 128) + ((((int64_t)threadIdx.y) + i16) * 64)) % 128) * 64)) + ((i4 % 4) * 8192)]), 16, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T5[((((i4 * 64) + (i15 * 16)) % 64) * 64) + ((i4 % 4) * 16384)]), 8192, 1024, 1));
+            wgmma::smemDescriptor(toSmem(&T4[((((i6 * 64) + (i15 * 16)) % 64) + ((((((int64_t)blockIdx.y) * 128) + ((((int64_t)threadIdx.y) + i16) * 64)) % 128) * 64)) + ((i6 % 4) * 8192)]), 16, 1024, 1),
+            wgmma::smemDescriptor(toSmem(&T5[((((i6 * 64) + (i15 * 16)) % 64) * 64) + ((i6 % 4) * 16384)]), 8192, 1024, 1));
       }
     }
     wgmma::commit();
     wgmma::wait<1>();
     wgmma::fenceOperands(T3);
-    if ((i4 - 1) >= 0) {
-      mbarrier::arrive(toSmem(&T4_mbar[((i4 - 1) % 4) + 4]));
+    if ((i6 - 1) >= 0) {
+      mbarrier::arrive(toSmem(&T4_mbar[((i6 - 1) % 4) + 4]));
     }
     if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
-      mbarrier::waitParity(toSmem(&T4_mbar[((i4 + 3) % 4) + 4]), ((i4 + 3) / 4) % 2);
-      mbarrier::arriveExpectTx(toSmem(&T4_mbar[(i4 + 3) % 4]), 49152);
-      Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T4[((i4 + 3) % 4) * 8192]), &tmap_T0, toSmem(&T4_mbar[(i4 + 3) % 4]), (i4 + 3) * 64, ((int64_t)blockIdx.y) * 128);
-      // loop of iUR31{4}
+      mbarrier::waitParity(toSmem(&T4_mbar[((i6 + 3) % 4) + 4]), ((i6 + 3) / 4) % 2);
+      mbarrier::arriveExpectTx(toSmem(&T4_mbar[(i6 + 3) % 4]), 49152);
+      Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T4[((i6 + 3) % 4) * 8192]), &tmap_T0, toSmem(&T4_mbar[(i6 + 3) % 4]), (i6 + 3) * 64, ((int64_t)blockIdx.y) * 128);
+      // loop of iUR39{4}
       #pragma unroll
-      for (int64_t i9 = 0; i9 < 4; ++i9) {
-        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T5[(i9 * 4096) + (((i4 + 3) % 4) * 16384)]), &tmap_T1, toSmem(&T4_mbar[(i4 + 3) % 4]), (((int64_t)blockIdx.x) * 256) + (i9 * 64), (i4 + 3) * 64);
+      for (int64_t i10 = 0; i10 < 4; ++i10) {
+        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T5[(i10 * 4096) + (((i6 + 3) % 4) * 16384)]), &tmap_T1, toSmem(&T4_mbar[(i6 + 3) % 4]), (((int64_t)blockIdx.x) * 256) + (i10 * 64), (i6 + 3) * 64);
       }
     }
   }
@@ -85,8 +85,8 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   wgmma::fenceOperands(T3);
   // epilogue loop of rS17{ceilDiv(i1, 64)}
   #pragma unroll 1
-  for (int64_t i4 = max64(ceilDiv(i1, 64) - 3, 0); i4 < ceilDiv(i1, 64); ++i4) {
-    mbarrier::waitParity(toSmem(&T4_mbar[i4 % 4]), (i4 / 4) % 2);
+  for (int64_t i6 = max64(ceilDiv(i1, 64) - 3, 0); i6 < ceilDiv(i1, 64); ++i6) {
+    mbarrier::waitParity(toSmem(&T4_mbar[i6 % 4]), (i6 / 4) % 2);
     wgmma::fenceOperands(T3);
     wgmma::fence();
     // loop of rUR23{4}
@@ -96,8 +96,8 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
       #pragma unroll
       for (int64_t i16 = 0; i16 < 1; ++i16) {
         wgmma::mmaM64N256K16F32Bf16<0, 1>(&T3[i16 * 128],
-            wgmma::smemDescriptor(toSmem(&T4[((((i4 * 64) + (i15 * 16)) % 64) + ((((((int64_t)blockIdx.y) * 128) + ((((int64_t)threadIdx.y) + i16) * 64)) % 128) * 64)) + ((i4 % 4) * 8192)]), 16, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T5[((((i4 * 64) + (i15 * 16)) % 64) * 64) + ((i4 % 4) * 16384)]), 8192, 1024, 1));
+            wgmma::smemDescriptor(toSmem(&T4[((((i6 * 64) + (i15 * 16)) % 64) + ((((((int64_t)blockIdx.y) * 128) + ((((int64_t)threadIdx.y) + i16) * 64)) % 128) * 64)) + ((i6 % 4) * 8192)]), 16, 1024, 1),
+            wgmma::smemDescriptor(toSmem(&T5[((((i6 * 64) + (i15 * 16)) % 64) * 64) + ((i6 % 4) * 16384)]), 8192, 1024, 1));
       }
     }
     wgmma::commit();
@@ -110,24 +110,24 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
     // post-epilogue loop of stages of T4, T5
     #pragma unroll 1
-    for (int64_t s0 = 0; s0 < 8; ++s0) {
-      mbarrier::inval(toSmem(&T4_mbar[s0]));
+    for (int64_t s2 = 0; s2 < 8; ++s2) {
+      mbarrier::inval(toSmem(&T4_mbar[s2]));
     }
   }
-  // loop of iUR42{1}
+  // loop of iUR48{1}
   #pragma unroll
-  for (int64_t i23 = 0; i23 < 1; ++i23) {
-    // loop of iUR47{32}
+  for (int64_t i21 = 0; i21 < 1; ++i21) {
+    // loop of iUR53{32}
     #pragma unroll
-    for (int64_t i25 = 0; i25 < 32; ++i25) {
-      // loop of iUR45{2}
+    for (int64_t i23 = 0; i23 < 32; ++i23) {
+      // loop of iUR51{2}
       #pragma unroll
-      for (int64_t i26 = 0; i26 < 2; ++i26) {
-        // loop of iUR50{2}
+      for (int64_t i24 = 0; i24 < 2; ++i24) {
+        // loop of iUR56{2}
         #pragma unroll
-        for (int64_t i27 = 0; i27 < 2; ++i27) {
-          if ((((((int64_t)blockIdx.y) * 128) + (((((int64_t)threadIdx.y) + i23) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i26 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < i0) && (((((int64_t)blockIdx.x) * 256) + ((i25 * 8) + (((((int64_t)threadIdx.x) % 4) * 2) + i27))) < i3)) {
-            T2.data[(((((int64_t)blockIdx.y) * 128) + (((((int64_t)threadIdx.y) + i23) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i26 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) * T2_stride0) + (((((int64_t)blockIdx.x) * 256) + ((i25 * 8) + (((((int64_t)threadIdx.x) % 4) * 2) + i27))) * T2_stride1)] = T3[(((i25 * 4) + (i26 * 2)) + i27) + (i23 * 128)];
+        for (int64_t i25 = 0; i25 < 2; ++i25) {
+          if ((((((int64_t)blockIdx.y) * 128) + (((((int64_t)threadIdx.y) + i21) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i24 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < i0) && (((((int64_t)blockIdx.x) * 256) + ((i23 * 8) + (((((int64_t)threadIdx.x) % 4) * 2) + i25))) < i3)) {
+            T2.data[(((((int64_t)blockIdx.y) * 128) + (((((int64_t)threadIdx.y) + i21) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i24 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) * T2_stride0) + (((((int64_t)blockIdx.x) * 256) + ((i23 * 8) + (((((int64_t)threadIdx.x) % 4) * 2) + i25))) * T2_stride1)] = T3[(((i23 * 4) + (i24 * 2)) + i25) + (i21 * 128)];
           }
         }
       }

@@ -13,11 +13,11 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   float T2[128];
   // loop of iUR29{1}
   #pragma unroll
-  for (int64_t i25 = 0; i25 < 1; ++i25) {
+  for (int64_t i23 = 0; i23 < 1; ++i23) {
     // loop of fragment
     #pragma unroll
     for (int64_t r2 = 0; r2 < 128; ++r2) {
-      T2[r2 + (i25 * 128)] = 0.0f;
+      T2[r2 + (i23 * 128)] = 0.0f;
     }
   }
   int64_t* T8_mbar = reinterpret_cast<int64_t*>(smem + 196608);
@@ -42,10 +42,10 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
       mbarrier::waitParity(toSmem(&T8_mbar[(i13 % 4) + 4]), (i13 / 4) % 2);
       mbarrier::arriveExpectTx(toSmem(&T8_mbar[i13 % 4]), 49152);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T8[(i13 % 4) * 8192]), &tmap_T0, toSmem(&T8_mbar[i13 % 4]), i13 * 64, ((int64_t)blockIdx.y) * 128);
-      // loop of iUR38{4}
+      // loop of iUR46{4}
       #pragma unroll
-      for (int64_t i18 = 0; i18 < 4; ++i18) {
-        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T9[(i18 * 4096) + ((i13 % 4) * 16384)]), &tmap_T1, toSmem(&T8_mbar[i13 % 4]), (((int64_t)blockIdx.x) * 256) + (i18 * 64), i13 * 64);
+      for (int64_t i17 = 0; i17 < 4; ++i17) {
+        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T9[(i17 * 4096) + ((i13 % 4) * 16384)]), &tmap_T1, toSmem(&T8_mbar[i13 % 4]), (((int64_t)blockIdx.x) * 256) + (i17 * 64), i13 * 64);
       }
     }
   }
@@ -57,13 +57,13 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
     wgmma::fence();
     // loop of rUR30{4}
     #pragma unroll
-    for (int64_t i24 = 0; i24 < 4; ++i24) {
+    for (int64_t i22 = 0; i22 < 4; ++i22) {
       // loop of iUR29{1}
       #pragma unroll
-      for (int64_t i25 = 0; i25 < 1; ++i25) {
-        wgmma::mmaM64N256K16F32Bf16<0, 1>(&T2[i25 * 128],
-            wgmma::smemDescriptor(toSmem(&T8[((((i13 * 64) + (i24 * 16)) % 64) + ((((((int64_t)blockIdx.y) * 128) + ((((int64_t)threadIdx.y) + i25) * 64)) % 128) * 64)) + ((i13 % 4) * 8192)]), 16, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T9[((((i13 * 64) + (i24 * 16)) % 64) * 64) + ((i13 % 4) * 16384)]), 8192, 1024, 1));
+      for (int64_t i23 = 0; i23 < 1; ++i23) {
+        wgmma::mmaM64N256K16F32Bf16<0, 1>(&T2[i23 * 128],
+            wgmma::smemDescriptor(toSmem(&T8[((((i13 * 64) + (i22 * 16)) % 64) + ((((((int64_t)blockIdx.y) * 128) + ((((int64_t)threadIdx.y) + i23) * 64)) % 128) * 64)) + ((i13 % 4) * 8192)]), 16, 1024, 1),
+            wgmma::smemDescriptor(toSmem(&T9[((((i13 * 64) + (i22 * 16)) % 64) * 64) + ((i13 % 4) * 16384)]), 8192, 1024, 1));
       }
     }
     wgmma::commit();
@@ -76,10 +76,10 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
       mbarrier::waitParity(toSmem(&T8_mbar[((i13 + 3) % 4) + 4]), ((i13 + 3) / 4) % 2);
       mbarrier::arriveExpectTx(toSmem(&T8_mbar[(i13 + 3) % 4]), 49152);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T8[((i13 + 3) % 4) * 8192]), &tmap_T0, toSmem(&T8_mbar[(i13 + 3) % 4]), (i13 + 3) * 64, ((int64_t)blockIdx.y) * 128);
-      // loop of iUR38{4}
+      // loop of iUR46{4}
       #pragma unroll
-      for (int64_t i18 = 0; i18 < 4; ++i18) {
-        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T9[(i18 * 4096) + (((i13 + 3) % 4) * 16384)]), &tmap_T1, toSmem(&T8_mbar[(i13 + 3) % 4]), (((int64_t)blockIdx.x) * 256) + (i18 * 64), (i13 + 3) * 64);
+      for (int64_t i17 = 0; i17 < 4; ++i17) {
+        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T9[(i17 * 4096) + (((i13 + 3) % 4) * 16384)]), &tmap_T1, toSmem(&T8_mbar[(i13 + 3) % 4]), (((int64_t)blockIdx.x) * 256) + (i17 * 64), (i13 + 3) * 64);
       }
     }
   }
@@ -93,13 +93,13 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
     wgmma::fence();
     // loop of rUR30{4}
     #pragma unroll
-    for (int64_t i24 = 0; i24 < 4; ++i24) {
+    for (int64_t i22 = 0; i22 < 4; ++i22) {
       // loop of iUR29{1}
       #pragma unroll
-      for (int64_t i25 = 0; i25 < 1; ++i25) {
-        wgmma::mmaM64N256K16F32Bf16<0, 1>(&T2[i25 * 128],
-            wgmma::smemDescriptor(toSmem(&T8[((((i13 * 64) + (i24 * 16)) % 64) + ((((((int64_t)blockIdx.y) * 128) + ((((int64_t)threadIdx.y) + i25) * 64)) % 128) * 64)) + ((i13 % 4) * 8192)]), 16, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T9[((((i13 * 64) + (i24 * 16)) % 64) * 64) + ((i13 % 4) * 16384)]), 8192, 1024, 1));
+      for (int64_t i23 = 0; i23 < 1; ++i23) {
+        wgmma::mmaM64N256K16F32Bf16<0, 1>(&T2[i23 * 128],
+            wgmma::smemDescriptor(toSmem(&T8[((((i13 * 64) + (i22 * 16)) % 64) + ((((((int64_t)blockIdx.y) * 128) + ((((int64_t)threadIdx.y) + i23) * 64)) % 128) * 64)) + ((i13 % 4) * 8192)]), 16, 1024, 1),
+            wgmma::smemDescriptor(toSmem(&T9[((((i13 * 64) + (i22 * 16)) % 64) * 64) + ((i13 % 4) * 16384)]), 8192, 1024, 1));
       }
     }
     wgmma::commit();
@@ -116,16 +116,16 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
       mbarrier::inval(toSmem(&T8_mbar[s8]));
     }
   }
-  // loop of iUR103{1}
+  // loop of iUR109{1}
   #pragma unroll
   for (int64_t i8 = 0; i8 < 1; ++i8) {
-    // loop of iUR108{32}
+    // loop of iUR114{32}
     #pragma unroll
     for (int64_t i10 = 0; i10 < 32; ++i10) {
-      // loop of iUR106{2}
+      // loop of iUR112{2}
       #pragma unroll
       for (int64_t i11 = 0; i11 < 2; ++i11) {
-        // loop of iUR111{2}
+        // loop of iUR117{2}
         #pragma unroll
         for (int64_t i12 = 0; i12 < 2; ++i12) {
           float T4[1];
