@@ -29,6 +29,7 @@ from fusion_ir import DataType
 from lowering import lower
 from runtime import execute
 from runtime.executor import prepare
+from runtime.sm_count import sm_count
 
 SHAPES = [(8192, 8192, 8192), (4096, 4096, 4096), (8192, 8192, 1024)]
 # MatmulParams of each configuration measured (blocks of a persistent one: the GPU's SM count)
