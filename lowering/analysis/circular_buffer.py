@@ -189,7 +189,7 @@ def build(ids: IdModel, buffers: BufferPlan, tma: TmaInfo, mma: MmaInfo) -> Circ
     _check_warp_specialized(ids, loops)
     for loop in loops.values():
         readers = {c for tv in loop.tensors for c in tv.consumers()}
-        if loop.warp_specialized is None and readers and all(c in mma.tiles for c in readers):
+        if readers and all(c in mma.tiles for c in readers):
             loop.release_lag = 1
         n = loop.extent.const_value()
         if n is not None and n < loop.stages and loop.must_fill:

@@ -178,7 +178,12 @@ def warp_specialize(a: Analyses, node: ForLoop, ws: WarpSpecialization) -> IfThe
             compute.extend(allocs)
             compute.append(MBarrierWaitParity(mbar, loop.full(loop.stage(it)), loop.parity(it)))
             compute.extend(x for x in rest if not isinstance(x, Allocate))
-            compute.append(MBarrierArrive(mbar, loop.empty(loop.stage(it))))
+            if loop.release_lag:
+                # the wgmma wait after this iteration's MMAs finished those of iteration it - lag
+                previous = it - loop.release_lag
+                compute.append(IfThenElse(previous.ge(0), (MBarrierArrive(mbar, loop.empty(loop.stage(previous))),)))
+            else:
+                compute.append(MBarrierArrive(mbar, loop.empty(loop.stage(it))))
             return producer, compute
         for x in body:
             if isinstance(x, ForLoop) and any(computes(x, tv) for tv in loop.tensors):

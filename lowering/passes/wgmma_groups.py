@@ -43,13 +43,21 @@ def _lag(node: Node, a: Analyses, lag: int) -> int:
 
 
 def _group(body: tuple[Node, ...], a: Analyses, lag: int) -> tuple[Node, ...]:
+    return _grouped(body, a, lag)[0]
+
+
+def _grouped(body: tuple[Node, ...], a: Analyses, lag: int) -> tuple[tuple[Node, ...], bool]:
+    """The body with its runs grouped, and whether it leaves wgmma groups in flight."""
     out: list[Node] = []
     run: list[Node] = []
+    in_flight = False
 
     def close() -> None:
+        nonlocal in_flight
         if run:
             out.extend([WgmmaFence(), *run, AsyncCommit("wgmma"), AsyncWait("wgmma", lag)])
             run.clear()
+            in_flight = in_flight or lag > 0
 
     for node in body:
         if _issues_only_wgmma(node):
@@ -59,10 +67,11 @@ def _group(body: tuple[Node, ...], a: Analyses, lag: int) -> tuple[Node, ...]:
         kids = children(node)
         if kids and any(isinstance(x, Mma) for _, sub in kids for x in walk(sub)):
             inner = _lag(node, a, lag)
-            out.append(replace(node, **{name: _group(sub, a, inner) for name, sub in kids}))
-            if inner and not lag:
+            parts = {name: _grouped(sub, a, inner) for name, sub in kids}
+            out.append(replace(node, **{name: part[0] for name, part in parts.items()}))
+            if any(part[1] for part in parts.values()):
                 out.append(AsyncWait("wgmma", 0))    # what the loop left in flight, before anyone reads it
             continue
         out.append(node)
     close()
-    return tuple(out)
+    return tuple(out), in_flight
