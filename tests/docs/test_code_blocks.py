@@ -15,7 +15,7 @@ import pytest
 from fusion_ir import ops
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCUMENTS = ["docs/tutorial.md", "README.md"]
+DOCUMENTS = ["docs/tutorial.md", "README.md", "docs/matmul.md"]
 GPU_MARK = "# gpu"
 
 
