@@ -37,8 +37,8 @@ def test_fused_bias_relu_cast_epilogue() -> None:
     _check(matmul_wgmma.build(epilogue=True), seed=20, extra=[True], tol=1e-2)   # a bf16 result
 
 
-@pytest.mark.parametrize("params", [dict(warp_specialized=True), dict(persistent=True, blocks=3, group_m=2),
-                                    dict(warp_specialized=True, persistent=True, blocks=3, group_m=2)],
+@pytest.mark.parametrize("params", [{"warp_specialized": True}, {"persistent": True, "blocks": 3, "group_m": 2},
+                                    {"warp_specialized": True, "persistent": True, "blocks": 3, "group_m": 2}],
                          ids=["ws", "persistent", "ws_persistent"])
 def test_warp_specialized_and_persistent(params: dict) -> None:
     _check(matmul_wgmma.build(**params), seed=30)

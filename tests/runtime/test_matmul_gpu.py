@@ -41,10 +41,10 @@ def test_matmul_matches_numpy(tile: tuple[int, int, int], stages: int) -> None:
         assert_matches(fusion, inputs, execute(kernel, inputs))
 
 
-MODES = {"ws": dict(warp_specialized=True), "persistent": dict(persistent=True, blocks=5, group_m=2),
-         "ws_persistent": dict(warp_specialized=True, persistent=True, blocks=5, group_m=2),
-         "ws_persistent_128x128": dict(warp_specialized=True, persistent=True, blocks=7, group_m=1,
-                                       tile=(128, 128, 64), compute_warp_groups=1, stages=5)}
+MODES = {"ws": {"warp_specialized": True}, "persistent": {"persistent": True, "blocks": 5, "group_m": 2},
+         "ws_persistent": {"warp_specialized": True, "persistent": True, "blocks": 5, "group_m": 2},
+         "ws_persistent_128x128": {"warp_specialized": True, "persistent": True, "blocks": 7, "group_m": 1,
+                                       "tile": (128, 128, 64), "compute_warp_groups": 1, "stages": 5}}
 
 
 @pytest.mark.parametrize("mode", sorted(MODES))
@@ -64,8 +64,8 @@ def test_fused_epilogue_matches_numpy() -> None:
         assert_matches(fusion, inputs, execute(kernel, inputs), tol=1e-2)   # a bf16 result
 
 
-LARGE = [((128, 256, 64), 2, {}), ((128, 128, 64), 1, {}), ((128, 256, 64), 2, dict(warp_specialized=True)),
-         ((128, 256, 64), 2, dict(warp_specialized=True, persistent=True, blocks=132))]
+LARGE = [((128, 256, 64), 2, {}), ((128, 128, 64), 1, {}), ((128, 256, 64), 2, {"warp_specialized": True}),
+         ((128, 256, 64), 2, {"warp_specialized": True, "persistent": True, "blocks": 132})]
 
 
 @pytest.mark.parametrize("size", [4096, 8192])

@@ -19,7 +19,7 @@ from tests.helpers import random_inputs, rel_error
 from tests.runtime.kir_builders import remove_nodes
 
 SHAPES = [(200, 256), (256, 264)]     # [M, K], [K, N]: 4 k tiles, a ragged M and N
-MODES = {"pipelined": {}, "ws_persistent": dict(warp_specialized=True, persistent=True, blocks=3, group_m=2)}
+MODES = {"pipelined": {}, "ws_persistent": {"warp_specialized": True, "persistent": True, "blocks": 3, "group_m": 2}}
 
 
 def _kernel(mode: str) -> tuple:
