@@ -14,13 +14,13 @@ from fusion_ir import DataType
 from lowering import lower
 
 VARIANTS = {
-    "128x256x64_s4_w2": dict(tile=(128, 256, 64), stages=4, compute_warp_groups=2),
-    "128x128x64_s5_w1": dict(tile=(128, 128, 64), stages=5, compute_warp_groups=1),
-    "128x128x64_s2_w2": dict(tile=(128, 128, 64), stages=2, compute_warp_groups=2),
-    "256x128x64_s3_w2": dict(tile=(256, 128, 64), stages=3, compute_warp_groups=2),
-    "64x64x32_s3_w1_half": dict(tile=(64, 64, 32), stages=3, compute_warp_groups=1, dtype=DataType.Half),
-    "epilogue": dict(epilogue=True),
-    "bf16_out": dict(out_dtype=DataType.BFloat16),
+    "128x256x64_s4_w2": {"tile": (128, 256, 64), "stages": 4, "compute_warp_groups": 2},
+    "128x128x64_s5_w1": {"tile": (128, 128, 64), "stages": 5, "compute_warp_groups": 1},
+    "128x128x64_s2_w2": {"tile": (128, 128, 64), "stages": 2, "compute_warp_groups": 2},
+    "256x128x64_s3_w2": {"tile": (256, 128, 64), "stages": 3, "compute_warp_groups": 2},
+    "64x64x32_s3_w1_half": {"tile": (64, 64, 32), "stages": 3, "compute_warp_groups": 1, "dtype": DataType.Half},
+    "epilogue": {"epilogue": True},
+    "bf16_out": {"out_dtype": DataType.BFloat16},
 }
 
 
