@@ -30,6 +30,7 @@ from lowering.kernel_ir import (
     AsyncCommit,
     AsyncWait,
     BinaryValue,
+    CastValue,
     BlockReduce,
     BlockSync,
     Buffer,
@@ -331,10 +332,12 @@ class KernelPrinter(NodeVisitor):
         self._emit(f"{lhs} = {self._value(value, node, node.buffer.dtype)};")
 
     def _vector_assign(self, node: Assign, lhs: str) -> None:
-        if not isinstance(node.value, Load) or node.reduce_op is not None:
-            raise CodegenError(f"codegen: vectorized {_describe(node)} must copy a Load without reduce_op")
-        src = node.value
-        if src.buffer.dtype != node.buffer.dtype:
+        converts = isinstance(node.value, CastValue) and node.value.dtype == node.buffer.dtype
+        src = node.value.x if converts else node.value
+        if not isinstance(src, Load) or node.reduce_op is not None:
+            raise CodegenError(f"codegen: vectorized {_describe(node)} must copy a Load (or a cast of one to "
+                               f"{node.buffer.dtype.name}) without reduce_op")
+        if src.buffer.dtype != node.buffer.dtype and not converts:
             raise CodegenError(f"codegen: vectorized {_describe(node)} copies {src.buffer.dtype.name} "
                                f"into {node.buffer.dtype.name}")
         nbytes = node.vector * node.buffer.dtype.size
@@ -342,8 +345,28 @@ class KernelPrinter(NodeVisitor):
         if vtype is None:
             raise CodegenError(f"codegen: {_describe(node)} moves {nbytes} bytes; one vector access moves "
                                f"4, 8 or 16 bytes")
-        rhs = self._access(src.buffer, self._idx(src.index, node), node)
-        self._emit(f"*reinterpret_cast<{vtype}*>(&{lhs}) = *reinterpret_cast<const {vtype}*>(&{rhs});")
+        ctype = node.buffer.dtype.ctype
+        if not converts and src.buffer.memory != MemoryType.Local:
+            rhs = self._access(src.buffer, self._idx(src.index, node), node)
+            if node.buffer.memory != MemoryType.Local:
+                self._emit(f"*reinterpret_cast<{vtype}*>(&{lhs}) = *reinterpret_cast<const {vtype}*>(&{rhs});")
+                return
+            # into registers: one vector load, then its elements by value (taking the address of a
+            # register array or of the vector would move it to local memory)
+            self._emit("{")
+            self._emit(f"  const {vtype} vec = *reinterpret_cast<const {vtype}*>(&{rhs});")
+            for e in range(node.vector):
+                dst = self._access(node.buffer, self._idx(node.index + e, node), node)
+                self._emit(f"  {dst} = {_vector_element('vec', vtype, ctype, node.buffer.dtype.size, e)};")
+            self._emit("}")
+            return
+        # From registers or converting: the elements by value, packed into one vector value, stored at once.
+        elements = []
+        for e in range(node.vector):
+            element = Load(src.buffer, src.index + e)
+            value = CastValue(element, node.buffer.dtype) if converts else element
+            elements.append(self._value(value, node, node.buffer.dtype))
+        self._emit(f"*reinterpret_cast<{vtype}*>(&{lhs}) = {_vector_value(vtype, node.buffer.dtype.size, elements)};")
 
     def visit_BlockReduce(self, node: BlockReduce) -> None:
         op = _BLOCK_REDUCE_OPS.get(node.op)
@@ -718,6 +741,35 @@ class KernelPrinter(NodeVisitor):
 
 
 # ---------------------------------------------------------------- helpers
+_COMPONENTS = ("x", "y", "z", "w")
+
+
+def _vector_value(vtype: str, element_bytes: int, elements: list[str]) -> str:
+    """A vector value made of ``elements`` (C expressions), without taking any address."""
+    if element_bytes == 4:
+        if len(elements) == 1:
+            return elements[0]
+        if not vtype.startswith("float"):    # 32-bit integers in uint2 / uint4: the same bits
+            elements = [f"static_cast<uint32_t>({e})" for e in elements]
+        return f"{vtype}{{{', '.join(elements)}}}"
+    if element_bytes == 2:   # pairs of 16-bit patterns in 32-bit words
+        words = [f"(static_cast<uint32_t>(({elements[k]}).raw) | (static_cast<uint32_t>(({elements[k + 1]}).raw) << 16))"
+                 for k in range(0, len(elements), 2)]
+        return words[0] if len(words) == 1 else f"{vtype}{{{', '.join(words)}}}"
+    raise CodegenError(f"codegen: no vector value of {len(elements)} x {element_bytes}-byte elements")
+
+
+def _vector_element(vec: str, vtype: str, ctype: str, element_bytes: int, e: int) -> str:
+    """Element ``e`` of vector ``vec`` as a ``ctype`` value."""
+    if element_bytes == 4:
+        word = vec if vtype in ("float", "uint32_t") else f"{vec}.{_COMPONENTS[e]}"
+        return word if vtype.startswith("float") or ctype == "uint32_t" else f"static_cast<{ctype}>({word})"
+    if element_bytes == 2:
+        word = vec if vtype == "uint32_t" else f"{vec}.{_COMPONENTS[e // 2]}"
+        return f"{ctype}{{static_cast<uint16_t>({word} >> {16 * (e % 2)})}}"
+    raise CodegenError(f"codegen: no element of a vector of {element_bytes}-byte elements")
+
+
 def _describe(node: object) -> str:
     if isinstance(node, Buffer):
         return node.name

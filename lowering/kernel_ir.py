@@ -128,8 +128,8 @@ class Allocate:
 class Assign:
     """``buffer[index] = value``; with ``reduce_op`` it is ``buffer[index] = op(buffer[index], value)``.
 
-    ``vector > 1`` copies that many consecutive elements (value must be a ``Load``);
-    codegen emits one vector access.
+    ``vector > 1`` copies that many consecutive elements (value a ``Load``, or a ``CastValue`` of
+    one to the buffer's type: a converting copy); codegen emits one vector store.
     """
 
     buffer: Buffer

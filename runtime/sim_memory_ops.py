@@ -140,7 +140,7 @@ class MemoryOps:
         st.write(pos, np.broadcast_to(to_dtype(st.dtype, value), lanes.shape))
 
     def _assign_vector(self, node: k.Assign, st: Storage, idx: Any, ctx: Ctx) -> None:
-        load = node.value
+        load = node.value.x if isinstance(node.value, k.CastValue) else node.value   # a converting copy
         if not isinstance(load, k.Load):
             raise SimulationError(f"vectorized store to {node.buffer.name} needs a Load value, got {load!r:.120}")
         src = self._data_storage(load.buffer, f"a vector load of {load.buffer.name}")

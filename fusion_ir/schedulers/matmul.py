@@ -259,7 +259,7 @@ def _schedule_epilogue_tensor(tv: TensorView, params: MatmulParams) -> None:
     tv.split(tiles, WGMMA_M).split(tiles, params.compute_warp_groups, inner_split=False)  # [.., Mw, Mr, M64, TN]
     tv.axis(tiles).parallelize(ParallelType.TIDy)
     tv.axis(tiles + 1).parallelize(ParallelType.Unroll)
-    schedule_mma_fragment(tv, tiles + 2)
+    schedule_mma_fragment(tv, tiles + 2, vectorize=tv.is_output)   # the output: 2-element stores
 
 
 def _inline_epilogue(fusion: Fusion, acc: TensorView) -> None:
@@ -271,7 +271,7 @@ def _inline_epilogue(fusion: Fusion, acc: TensorView) -> None:
                          and tv.memory_type is not MemoryType.Shared])
 
 
-def schedule_mma_fragment(tv: TensorView, axis: int) -> TensorView:
+def schedule_mma_fragment(tv: TensorView, axis: int, vectorize: bool = False) -> TensorView:
     """Lay axes ``axis`` (64 rows) and ``axis + 1`` (N columns) of ``tv`` out as a wgmma accumulator
     fragment: ``[TIDx(128), N/8, 2, 2]``, the 128 threads of a warp group each holding ``N / 2``
     elements in the order of ``wgmma.m64nNk16``'s accumulators (``lowering.layout.wgmma_accumulator``).
@@ -298,6 +298,8 @@ def schedule_mma_fragment(tv: TensorView, axis: int) -> TensorView:
         tv.merge(a, a + 1)         # [w r, q4, i, j2, c2]
         tv.merge(a, a + 1)         # [w r q, i, j2, c2]
         tv.axis(a).parallelize(ParallelType.TIDx)
-        for k in (a + 1, a + 2, a + 3):
-            tv.axis(k).parallelize(ParallelType.Unroll)
+        tv.axis(a + 1).parallelize(ParallelType.Unroll)
+        tv.axis(a + 2).parallelize(ParallelType.Unroll)
+        # a thread's two adjacent columns: with ``vectorize``, one store of both
+        tv.axis(a + 3).parallelize(ParallelType.Vectorize if vectorize else ParallelType.Unroll)
     return tv

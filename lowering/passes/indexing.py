@@ -328,6 +328,13 @@ def value_dtype(v: Value) -> DataType:
 
 
 # ------------------------------------------------------------------ vectorize
+def _copied(value: Value, dst: Buffer) -> Load | None:
+    """The Load a vectorizable copy reads: the value itself, or under a cast to the destination type."""
+    if isinstance(value, CastValue) and value.dtype == dst.dtype:
+        value = value.x
+    return value if isinstance(value, Load) else None
+
+
 def _vectorize(loop: ForLoop, a: Analyses) -> list[Node]:
     """Collapse a vectorized copy loop into one vector access; other loops just unroll."""
     width = loop.stop.const_value()
@@ -335,8 +342,8 @@ def _vectorize(loop: ForLoop, a: Analyses) -> list[Node]:
     cond = Val.const(1)
     if isinstance(inner, IfThenElse) and len(inner.then_body) == 1 and not inner.else_body:
         cond, inner = inner.cond, inner.then_body[0]
-    is_copy = isinstance(inner, CpAsync) or (isinstance(inner, Assign) and isinstance(inner.value, Load)
-                                              and not inner.reduce_op)
+    is_copy = isinstance(inner, CpAsync) or (isinstance(inner, Assign) and not inner.reduce_op
+                                              and isinstance(_copied(inner.value, inner.buffer), Load))
     if width is None or not is_copy:
         return [replace(loop, vectorize=False, unroll=True)]
     first = {loop.index.name: Val.const(0)}
@@ -346,8 +353,12 @@ def _vectorize(loop: ForLoop, a: Analyses) -> list[Node]:
                              src_index=inner.src_index.substitute(first), vector=width)
         _check_cp_async_bytes(stmt)
     else:
-        stmt = Assign(inner.buffer, inner.index.substitute(first),
-                      Load(inner.value.buffer, inner.value.index.substitute(first)), vector=width)
+        source = _copied(inner.value, inner.buffer)
+        assert source is not None
+        value: Value = Load(source.buffer, source.index.substitute(first))
+        if isinstance(inner.value, CastValue):
+            value = CastValue(value, inner.value.dtype)
+        stmt = Assign(inner.buffer, inner.index.substitute(first), value, vector=width)
     # The whole vector is in range exactly when its last element is.
     return guarded(cond.substitute(last), [stmt])
 

@@ -186,8 +186,11 @@ def test_cp_async_with_zero_fill_predicate() -> None:
 
 def test_vector_access_and_unrolled_loop() -> None:
     lines = lines_of(to_cuda(s.vectorized_add().kernel))
-    assert "*reinterpret_cast<float4*>(&T3[0]) = *reinterpret_cast<const float4*>(&T0.data[" \
-           "((((int64_t)blockIdx.x) * 128) + ((int64_t)threadIdx.x)) * 4]);" in lines
+    # one float4 load into registers, taken apart by value (a reinterpreted register array would
+    # move to local memory)
+    at = lines.index("const float4 vec = *reinterpret_cast<const float4*>(&T0.data["
+                     "((((int64_t)blockIdx.x) * 128) + ((int64_t)threadIdx.x)) * 4]);")
+    assert lines[at + 1:at + 5] == ["T3[0] = vec.x;", "T3[1] = vec.y;", "T3[2] = vec.z;", "T3[3] = vec.w;"]
     assert "// loop of iV5{4}" in lines
     assert lines[lines.index("// loop of iV5{4}") + 1] == "#pragma unroll"
 

@@ -33,7 +33,8 @@ def test_accumulator_schedule() -> None:
     assert a_s.swizzle is SmemSwizzle.B128 and b_s.swizzle is SmemSwizzle.B128
     assert a_s.circular_buffer_options.stages == 4 and b_s.circular_buffer_options.stages == 4
     out = fusion.outputs[0]
-    assert [i.parallel_type for i in out.loop][-4:] == [ParallelType.TIDx] + [ParallelType.Unroll] * 3
+    assert [i.parallel_type for i in out.loop][-4:] == [ParallelType.TIDx] + [ParallelType.Unroll] * 2 + [
+        ParallelType.Vectorize]
     assert [i.extent.const_value() for i in out.loop][-4:] == [128, 32, 2, 2]
 
 

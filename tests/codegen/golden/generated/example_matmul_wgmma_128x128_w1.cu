@@ -123,12 +123,8 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       // loop of iUR51{2}
       #pragma unroll
       for (int64_t i24 = 0; i24 < 2; ++i24) {
-        // loop of iUR56{2}
-        #pragma unroll
-        for (int64_t i25 = 0; i25 < 2; ++i25) {
-          if ((((((int64_t)blockIdx.y) * 128) + ((((((int64_t)threadIdx.y) * 2) + i21) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i24 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < i0) && (((((int64_t)blockIdx.x) * 128) + ((i23 * 8) + (((((int64_t)threadIdx.x) % 4) * 2) + i25))) < i3)) {
-            T2.data[(((((int64_t)blockIdx.y) * 128) + ((((((int64_t)threadIdx.y) * 2) + i21) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i24 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) * T2_stride0) + (((((int64_t)blockIdx.x) * 128) + ((i23 * 8) + (((((int64_t)threadIdx.x) % 4) * 2) + i25))) * T2_stride1)] = T3[(((i23 * 4) + (i24 * 2)) + i25) + (i21 * 64)];
-          }
+        if ((((((int64_t)blockIdx.y) * 128) + ((((((int64_t)threadIdx.y) * 2) + i21) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i24 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < i0) && (((((int64_t)blockIdx.x) * 128) + ((i23 * 8) + (((((int64_t)threadIdx.x) % 4) * 2) + 1))) < i3)) {
+          *reinterpret_cast<float2*>(&T2.data[(((((int64_t)blockIdx.y) * 128) + ((((((int64_t)threadIdx.y) * 2) + i21) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i24 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) * T2_stride0) + (((((int64_t)blockIdx.x) * 128) + ((i23 * 8) + ((((int64_t)threadIdx.x) % 4) * 2))) * T2_stride1)]) = float2{T3[((i23 * 4) + (i24 * 2)) + (i21 * 64)], T3[(((i23 * 4) + (i24 * 2)) + (i21 * 64)) + 1]};
         }
       }
     }

@@ -125,12 +125,12 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
       // loop of iUR112{2}
       #pragma unroll
       for (int64_t i11 = 0; i11 < 2; ++i11) {
-        // loop of iUR117{2}
+        float T6[2];
+        // loop of iUR99{2}
         #pragma unroll
         for (int64_t i12 = 0; i12 < 2; ++i12) {
           float T4[1];
           float T5[1];
-          float T6[1];
           if (((((int64_t)blockIdx.x) * 256) + ((i10 * 8) + (((((int64_t)threadIdx.x) % 4) * 2) + i12))) < i4) {
             T4[0] = T3.data[((((int64_t)blockIdx.x) * 256) + ((i10 * 8) + (((((int64_t)threadIdx.x) % 4) * 2) + i12))) * T3_stride0];
           }
@@ -138,11 +138,11 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
             T5[0] = T2[(((i10 * 4) + (i11 * 2)) + i12) + (i8 * 128)] + T4[0];
           }
           if ((((((int64_t)blockIdx.y) * 128) + (((((int64_t)threadIdx.y) + i8) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i11 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < i0) && (((((int64_t)blockIdx.x) * 256) + ((i10 * 8) + (((((int64_t)threadIdx.x) % 4) * 2) + i12))) < i3)) {
-            T6[0] = fmaxf(T5[0], 0.0f);
+            T6[i12] = fmaxf(T5[0], 0.0f);
           }
-          if ((((((int64_t)blockIdx.y) * 128) + (((((int64_t)threadIdx.y) + i8) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i11 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < i0) && (((((int64_t)blockIdx.x) * 256) + ((i10 * 8) + (((((int64_t)threadIdx.x) % 4) * 2) + i12))) < i3)) {
-            T7.data[(((((int64_t)blockIdx.y) * 128) + (((((int64_t)threadIdx.y) + i8) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i11 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) * T7_stride0) + (((((int64_t)blockIdx.x) * 256) + ((i10 * 8) + (((((int64_t)threadIdx.x) % 4) * 2) + i12))) * T7_stride1)] = __float2bfloat16(T6[0]);
-          }
+        }
+        if ((((((int64_t)blockIdx.y) * 128) + (((((int64_t)threadIdx.y) + i8) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i11 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < i0) && (((((int64_t)blockIdx.x) * 256) + ((i10 * 8) + (((((int64_t)threadIdx.x) % 4) * 2) + 1))) < i3)) {
+          *reinterpret_cast<uint32_t*>(&T7.data[(((((int64_t)blockIdx.y) * 128) + (((((int64_t)threadIdx.y) + i8) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i11 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) * T7_stride0) + (((((int64_t)blockIdx.x) * 256) + ((i10 * 8) + ((((int64_t)threadIdx.x) % 4) * 2))) * T7_stride1)]) = (static_cast<uint32_t>((__float2bfloat16(T6[0])).raw) | (static_cast<uint32_t>((__float2bfloat16(T6[1])).raw) << 16));
         }
       }
     }

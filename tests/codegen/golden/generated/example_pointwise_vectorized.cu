@@ -9,10 +9,22 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<float,
   float T4[4];
   float T5[4];
   if (((((((int64_t)blockIdx.x) * 128) + ((int64_t)threadIdx.x)) * 4) + 3) < i0) {
-    *reinterpret_cast<float4*>(&T3[0]) = *reinterpret_cast<const float4*>(&T0.data[(((((int64_t)blockIdx.x) * 128) + ((int64_t)threadIdx.x)) * 4) * T0_stride0]);
+    {
+      const float4 vec = *reinterpret_cast<const float4*>(&T0.data[(((((int64_t)blockIdx.x) * 128) + ((int64_t)threadIdx.x)) * 4) * T0_stride0]);
+      T3[0] = vec.x;
+      T3[1] = vec.y;
+      T3[2] = vec.z;
+      T3[3] = vec.w;
+    }
   }
   if (((((((int64_t)blockIdx.x) * 128) + ((int64_t)threadIdx.x)) * 4) + 3) < i1) {
-    *reinterpret_cast<float4*>(&T4[0]) = *reinterpret_cast<const float4*>(&T1.data[(((((int64_t)blockIdx.x) * 128) + ((int64_t)threadIdx.x)) * 4) * T1_stride0]);
+    {
+      const float4 vec = *reinterpret_cast<const float4*>(&T1.data[(((((int64_t)blockIdx.x) * 128) + ((int64_t)threadIdx.x)) * 4) * T1_stride0]);
+      T4[0] = vec.x;
+      T4[1] = vec.y;
+      T4[2] = vec.z;
+      T4[3] = vec.w;
+    }
   }
   // loop of iS19{4}
   for (int64_t i6 = 0; i6 < 4; ++i6) {
@@ -21,6 +33,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<float,
     }
   }
   if (((((((int64_t)blockIdx.x) * 128) + ((int64_t)threadIdx.x)) * 4) + 3) < i0) {
-    *reinterpret_cast<float4*>(&T2.data[(((((int64_t)blockIdx.x) * 128) + ((int64_t)threadIdx.x)) * 4) * T2_stride0]) = *reinterpret_cast<const float4*>(&T5[0]);
+    *reinterpret_cast<float4*>(&T2.data[(((((int64_t)blockIdx.x) * 128) + ((int64_t)threadIdx.x)) * 4) * T2_stride0]) = float4{T5[0], T5[1], T5[2], T5[3]};
   }
 }
