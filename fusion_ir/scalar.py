@@ -268,6 +268,17 @@ def _simplify(op: str, a: Val, b: Val, av: int | None, bv: int | None) -> Val | 
             return Val.const(0)
         if bv is not None and a.op == "mul" and a.args[1].const_value() == bv:
             return Val.const(0)
+        # (x * (k d) + y) % d -> y % d: index values are never negative, so a multiple of d adds
+        # nothing to the remainder (this keeps divisions by runtime extents out of offsets that only
+        # need the position inside a tile)
+        if bv is not None and bv > 0 and a.op == "add":
+            terms = _addends(a)
+            kept = [t for t in terms if not _multiple_of(t, bv)]
+            if len(kept) < len(terms):
+                rest = Val.const(0)
+                for t in kept:
+                    rest = rest + t
+                return rest % bv
     elif op == "ceilDiv":
         if bv == 1:
             return a
@@ -291,6 +302,24 @@ def _simplify(op: str, a: Val, b: Val, av: int | None, bv: int | None) -> Val | 
     elif op in ("min", "max") and a == b:
         return a
     return None
+
+
+def _addends(v: Val) -> list[Val]:
+    if v.op == "add":
+        return _addends(v.args[0]) + _addends(v.args[1])
+    return [v]
+
+
+def _multiple_of(v: Val, d: int) -> bool:
+    """True when ``v`` is a multiple of ``d`` for every value of its symbols."""
+    c = v.const_value()
+    if c is not None:
+        return c % d == 0
+    if v.op == "mul":
+        return any(_multiple_of(x, d) for x in v.args)
+    if v.op == "add":
+        return all(_multiple_of(x, d) for x in v.args)
+    return False
 
 
 def _to_str(v: Val, top: bool = False) -> str:

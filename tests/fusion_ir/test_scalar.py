@@ -98,3 +98,15 @@ def test_bad_constants_and_division_by_zero():
         ceil_div(4, 0)
     assert as_val(True) == Val.const(1)
     assert Val.const(np.int64(4)).const_value() == 4
+
+
+def test_a_multiple_of_the_modulus_adds_nothing_to_the_remainder() -> None:
+    x, y = Val.symbol("x"), Val.symbol("y")
+    assert str(((x // 3) * 128 + y * 64) % 128) == "(y * 64) % 128"
+    assert str((x * 64 + y * 16) % 64) == "(y * 16) % 64"
+    assert ((x * 4 + 2) % 4).const_value() == 2
+    assert str((x * 6 + y) % 4) == "((x * 6) + y) % 4"       # 6 x is not a multiple of 4
+    for xv in range(5):
+        for yv in range(5):
+            env = {"x": xv, "y": yv}
+            assert ((x * 8 + y * 3 + 5) % 4).evaluate(env) == (xv * 8 + yv * 3 + 5) % 4

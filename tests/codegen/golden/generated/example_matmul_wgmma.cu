@@ -60,8 +60,8 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
       #pragma unroll
       for (int64_t i16 = 0; i16 < 1; ++i16) {
         wgmma::mmaM64N256K16F32Bf16<0, 1>(&T3[i16 * 128],
-            wgmma::smemDescriptor(toSmem(&T4[((((i6 * 64) + (i15 * 16)) % 64) + ((((((int64_t)blockIdx.y) * 128) + ((((int64_t)threadIdx.y) + i16) * 64)) % 128) * 64)) + ((i6 % 4) * 8192)]), 16, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T5[((((i6 * 64) + (i15 * 16)) % 64) * 64) + ((i6 % 4) * 16384)]), 8192, 1024, 1));
+            wgmma::smemDescriptor(toSmem(&T4[(((i15 * 16) % 64) + ((((((int64_t)threadIdx.y) + i16) * 64) % 128) * 64)) + ((i6 % 4) * 8192)]), 16, 1024, 1),
+            wgmma::smemDescriptor(toSmem(&T5[(((i15 * 16) % 64) * 64) + ((i6 % 4) * 16384)]), 8192, 1024, 1));
       }
     }
     wgmma::commit();
@@ -96,8 +96,8 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
       #pragma unroll
       for (int64_t i16 = 0; i16 < 1; ++i16) {
         wgmma::mmaM64N256K16F32Bf16<0, 1>(&T3[i16 * 128],
-            wgmma::smemDescriptor(toSmem(&T4[((((i6 * 64) + (i15 * 16)) % 64) + ((((((int64_t)blockIdx.y) * 128) + ((((int64_t)threadIdx.y) + i16) * 64)) % 128) * 64)) + ((i6 % 4) * 8192)]), 16, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T5[((((i6 * 64) + (i15 * 16)) % 64) * 64) + ((i6 % 4) * 16384)]), 8192, 1024, 1));
+            wgmma::smemDescriptor(toSmem(&T4[(((i15 * 16) % 64) + ((((((int64_t)threadIdx.y) + i16) * 64) % 128) * 64)) + ((i6 % 4) * 8192)]), 16, 1024, 1),
+            wgmma::smemDescriptor(toSmem(&T5[(((i15 * 16) % 64) * 64) + ((i6 % 4) * 16384)]), 8192, 1024, 1));
       }
     }
     wgmma::commit();

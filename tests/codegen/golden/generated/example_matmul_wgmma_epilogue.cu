@@ -62,8 +62,8 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
       #pragma unroll
       for (int64_t i23 = 0; i23 < 1; ++i23) {
         wgmma::mmaM64N256K16F32Bf16<0, 1>(&T2[i23 * 128],
-            wgmma::smemDescriptor(toSmem(&T8[((((i13 * 64) + (i22 * 16)) % 64) + ((((((int64_t)blockIdx.y) * 128) + ((((int64_t)threadIdx.y) + i23) * 64)) % 128) * 64)) + ((i13 % 4) * 8192)]), 16, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T9[((((i13 * 64) + (i22 * 16)) % 64) * 64) + ((i13 % 4) * 16384)]), 8192, 1024, 1));
+            wgmma::smemDescriptor(toSmem(&T8[(((i22 * 16) % 64) + ((((((int64_t)threadIdx.y) + i23) * 64) % 128) * 64)) + ((i13 % 4) * 8192)]), 16, 1024, 1),
+            wgmma::smemDescriptor(toSmem(&T9[(((i22 * 16) % 64) * 64) + ((i13 % 4) * 16384)]), 8192, 1024, 1));
       }
     }
     wgmma::commit();
@@ -98,8 +98,8 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
       #pragma unroll
       for (int64_t i23 = 0; i23 < 1; ++i23) {
         wgmma::mmaM64N256K16F32Bf16<0, 1>(&T2[i23 * 128],
-            wgmma::smemDescriptor(toSmem(&T8[((((i13 * 64) + (i22 * 16)) % 64) + ((((((int64_t)blockIdx.y) * 128) + ((((int64_t)threadIdx.y) + i23) * 64)) % 128) * 64)) + ((i13 % 4) * 8192)]), 16, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T9[((((i13 * 64) + (i22 * 16)) % 64) * 64) + ((i13 % 4) * 16384)]), 8192, 1024, 1));
+            wgmma::smemDescriptor(toSmem(&T8[(((i22 * 16) % 64) + ((((((int64_t)threadIdx.y) + i23) * 64) % 128) * 64)) + ((i13 % 4) * 8192)]), 16, 1024, 1),
+            wgmma::smemDescriptor(toSmem(&T9[(((i22 * 16) % 64) * 64) + ((i13 % 4) * 16384)]), 8192, 1024, 1));
       }
     }
     wgmma::commit();

@@ -45,7 +45,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<float,
       for (int64_t i11 = 0; i11 < 4; ++i11) {
         float T2[1];
         if ((((((int64_t)blockIdx.x) * 8) + ((((int64_t)threadIdx.y) * 4) + i11)) < i0) && (((i5 * 128) + ((int64_t)threadIdx.x)) < i1)) {
-          T2[0] = T4[(((int64_t)threadIdx.x) + ((((((int64_t)blockIdx.x) * 8) + ((((int64_t)threadIdx.y) * 4) + i11)) % 8) * 128)) + ((i5 % 4) * 1024)] + T5[(((int64_t)threadIdx.x) + ((((((int64_t)blockIdx.x) * 8) + ((((int64_t)threadIdx.y) * 4) + i11)) % 8) * 128)) + ((i5 % 4) * 1024)];
+          T2[0] = T4[(((int64_t)threadIdx.x) + ((((((int64_t)threadIdx.y) * 4) + i11) % 8) * 128)) + ((i5 % 4) * 1024)] + T5[(((int64_t)threadIdx.x) + ((((((int64_t)threadIdx.y) * 4) + i11) % 8) * 128)) + ((i5 % 4) * 1024)];
         }
         if ((((((int64_t)blockIdx.x) * 8) + ((((int64_t)threadIdx.y) * 4) + i11)) < i0) && (((i5 * 128) + ((int64_t)threadIdx.x)) < i1)) {
           T3.data[(((((int64_t)blockIdx.x) * 8) + ((((int64_t)threadIdx.y) * 4) + i11)) * T3_stride0) + (((i5 * 128) + ((int64_t)threadIdx.x)) * T3_stride1)] = expf(T2[0]);

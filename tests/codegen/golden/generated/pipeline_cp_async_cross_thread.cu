@@ -29,7 +29,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<float,
     cpAsyncWaitGroup<2>();
     __syncthreads();  // RAW: stage i2 % 3 of T2 loaded by other threads
     if (((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) < i0) {
-      T1.data[((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * T1_stride0] = T2[(((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) % 128) % 4) + (((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) % 128) / 4) * 4)) + ((i2 % 3) * 128)] + 1.0f;
+      T1.data[((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * T1_stride0] = T2[(((((int64_t)threadIdx.x) % 128) % 4) + (((((int64_t)threadIdx.x) % 128) / 4) * 4)) + ((i2 % 3) * 128)] + 1.0f;
     }
     __syncthreads();  // WAR: stage (i2 + 2) % 3 is loaded again next iteration
   }
@@ -39,7 +39,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<float,
     cpAsyncWaitGroup<0>();
     __syncthreads();  // RAW: stage i2 % 3 of T2 loaded by other threads
     if (((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) < i0) {
-      T1.data[((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * T1_stride0] = T2[(((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) % 128) % 4) + (((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) % 128) / 4) * 4)) + ((i2 % 3) * 128)] + 1.0f;
+      T1.data[((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * T1_stride0] = T2[(((((int64_t)threadIdx.x) % 128) % 4) + (((((int64_t)threadIdx.x) % 128) / 4) * 4)) + ((i2 % 3) * 128)] + 1.0f;
     }
   }
 }

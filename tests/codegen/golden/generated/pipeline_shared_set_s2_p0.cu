@@ -16,7 +16,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<float,
     }
     __syncthreads();  // RAW: stage i2 % 2 of T2 loaded by other threads
     if (((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) < i0) {
-      T1.data[((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * T1_stride0] = T2[(((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) % 128) % 32) + (((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) % 128) / 32) * 32)) + ((i2 % 2) * 128)] + 1.0f;
+      T1.data[((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * T1_stride0] = T2[(((((int64_t)threadIdx.x) % 128) % 32) + (((((int64_t)threadIdx.x) % 128) / 32) * 32)) + ((i2 % 2) * 128)] + 1.0f;
     }
     __syncthreads();  // WAR: stage (i2 + 0) % 2 is loaded again next iteration
   }
