@@ -6,7 +6,8 @@ For each shape: torch.matmul (cuBLAS) of bf16 inputs with a bf16 result, then ea
 write the same bytes). Every kernel's result is checked first against torch's float64 matmul of
 the same inputs (relative error; outputs poisoned with NaN first). Times one launch with CUDA
 events after warm-up, median of 20 (rotating three input sets so L2 does not hold them).
-Writes bench/results/matmul.json with the device name and the date.
+Beside them a plain Triton matmul with a few autotuned configurations (bench/triton_matmul.py), the
+peer a user would write instead. Writes bench/results/matmul.json with the device name and the date.
 
 ``python bench/matmul.py [--quick]``: ``--quick`` runs 8192^3 only, with three configurations.
 """
@@ -24,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import torch
 
 from bench.pointwise import median_ms
+from bench.triton_matmul import matmul as triton_matmul
 from examples import matmul_wgmma
 from fusion_ir import DataType
 from lowering import lower
@@ -31,16 +33,18 @@ from runtime import execute
 from runtime.executor import prepare
 from runtime.sm_count import sm_count
 
-SHAPES = [(8192, 8192, 8192), (4096, 4096, 4096), (8192, 8192, 1024)]
+SHAPES = [(8192, 8192, 8192), (6144, 6144, 6144), (4096, 4096, 4096), (8192, 8192, 1024)]
 # MatmulParams of each configuration measured (blocks of a persistent one: the GPU's SM count)
 CONFIGS = [
     dict(tile=(128, 256, 64), stages=4, compute_warp_groups=2),
     dict(tile=(256, 128, 64), stages=4, compute_warp_groups=2),
     dict(tile=(128, 256, 64), stages=4, compute_warp_groups=2, warp_specialized=True),
+    dict(tile=(128, 256, 64), stages=3, compute_warp_groups=2, warp_specialized=True),
+    dict(tile=(256, 128, 64), stages=4, compute_warp_groups=2, warp_specialized=True),
     dict(tile=(128, 256, 64), stages=4, compute_warp_groups=2, warp_specialized=True, persistent=True),
-    dict(tile=(128, 256, 64), stages=4, compute_warp_groups=2, persistent=True),
+    dict(tile=(256, 128, 64), stages=4, compute_warp_groups=2, warp_specialized=True, persistent=True),
 ]
-QUICK = CONFIGS[:1] + CONFIGS[2:4]
+QUICK = CONFIGS[:1] + CONFIGS[3:6]
 
 
 def describe(config: dict) -> str:
@@ -82,6 +86,11 @@ def main() -> None:
         ref = tflops(m, n, k, ref_ms)
         rows.append({"shape": [m, n, k], "name": "torch.matmul (cuBLAS)", "ms": ref_ms, "TFLOP/s": ref, "ratio": 1.0})
         torch_err = ((torch.matmul(a, b).double() - expected).norm() / expected.norm()).item()
+        if triton_matmul(a, b, out) is not None:
+            triton_err = ((out.double() - expected).norm() / expected.norm()).item()
+            peer_ms = median_ms(rotating(lambda s: (lambda: triton_matmul(s[0], s[1], out)), sets), repeats=20)
+            rows.append({"shape": [m, n, k], "name": "Triton (bench/triton_matmul.py, autotuned)", "ms": peer_ms,
+                         "TFLOP/s": tflops(m, n, k, peer_ms), "ratio": ref_ms / peer_ms, "rel_error": triton_err})
         for config in configs:
             name = describe(config)
             if config.get("persistent"):
@@ -109,7 +118,7 @@ def main() -> None:
     out_dir.mkdir(exist_ok=True)
     (out_dir / ("matmul_quick.json" if args.quick else "matmul.json")).write_text(json.dumps(result, indent=2) + "\n")
     print(f"device: {device}   date: {date}   bf16 in, bf16 out, fp32 accumulate; median of 20 launches")
-    print(f"{'shape':<18}{'kernel':<52}{'ms':>8}{'TFLOP/s':>9}{'ratio':>7}")
+    print(f"{'shape':<18}{'kernel':<52}{'ms':>8}{'TFLOP/s':>9}{'ratio':>7}   (ratio: torch.matmul time / time)")
     for r in rows:
         shape = "x".join(str(x) for x in r["shape"])
         if "error" in r:

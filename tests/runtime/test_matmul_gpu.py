@@ -7,6 +7,7 @@ small case. Outputs are poisoned by the executor; inputs are fresh random number
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -82,13 +83,17 @@ def test_large_matches_torch(size: int, tile: tuple[int, int, int], groups: int,
     assert err <= torch_err   # fp32 out is at least as close as torch's bf16 out
 
 
+SANITIZED = {"pipelined": {}, "ws_persistent": {"warp_specialized": True, "persistent": True, "blocks": 3}}
+
+
 @pytest.mark.skipif(SANITIZER is None, reason="compute-sanitizer is not installed")
-@pytest.mark.parametrize("tool", ["memcheck", "racecheck"])
-def test_compute_sanitizer_is_clean(tool: str) -> None:
+@pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
+@pytest.mark.parametrize("mode", sorted(SANITIZED))
+def test_compute_sanitizer_is_clean(tool: str, mode: str) -> None:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.run([SANITIZER, "--tool", tool, "--error-exitcode", "3", sys.executable, "-m",
-                           "tests.runtime.run_example", "matmul_wgmma"], capture_output=True, text=True, cwd=ROOT,
-                          env=env, timeout=600, check=False)
+                           "tests.runtime.run_matmul", json.dumps(SANITIZED[mode])], capture_output=True, text=True,
+                          cwd=ROOT, env=env, timeout=600, check=False)
     log = proc.stdout + proc.stderr
     assert proc.returncode == 0, log[-4000:]
     assert "ERROR SUMMARY: 0 errors" in log or "(0 errors, 0 warnings)" in log, log[-4000:]

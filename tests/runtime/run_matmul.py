@@ -1,0 +1,25 @@
+"""Run the wgmma matmul with given MatmulParams on the GPU at the example's sizes and check it:
+``python -m tests.runtime.run_matmul '{"warp_specialized": true}'``. Used under compute-sanitizer."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from examples import matmul_wgmma
+from lowering import lower
+from runtime import execute
+from tests.helpers import assert_matches, random_inputs
+
+
+def main(params: dict) -> None:
+    fusion = matmul_wgmma.build(**params)
+    kernel = lower(fusion)
+    for n, shapes in enumerate(matmul_wgmma.SIZES):
+        inputs = random_inputs(fusion, shapes, seed=5000 + n)
+        assert_matches(fusion, inputs, execute(kernel, inputs))
+    print(f"matmul_wgmma {params}: matches numpy at {len(matmul_wgmma.SIZES)} sizes")
+
+
+if __name__ == "__main__":
+    main(json.loads(sys.argv[1]) if len(sys.argv) > 1 else {})
