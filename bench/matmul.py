@@ -36,13 +36,13 @@ from runtime.sm_count import sm_count
 SHAPES = [(8192, 8192, 8192), (6144, 6144, 6144), (4096, 4096, 4096), (8192, 8192, 1024)]
 # MatmulParams of each configuration measured (blocks of a persistent one: the GPU's SM count)
 CONFIGS = [
-    dict(tile=(128, 256, 64), stages=4, compute_warp_groups=2),
-    dict(tile=(256, 128, 64), stages=4, compute_warp_groups=2),
-    dict(tile=(128, 256, 64), stages=4, compute_warp_groups=2, warp_specialized=True),
-    dict(tile=(128, 256, 64), stages=3, compute_warp_groups=2, warp_specialized=True),
-    dict(tile=(256, 128, 64), stages=4, compute_warp_groups=2, warp_specialized=True),
-    dict(tile=(128, 256, 64), stages=4, compute_warp_groups=2, warp_specialized=True, persistent=True),
-    dict(tile=(256, 128, 64), stages=4, compute_warp_groups=2, warp_specialized=True, persistent=True),
+    {"tile": (128, 256, 64), "stages": 4, "compute_warp_groups": 2},
+    {"tile": (256, 128, 64), "stages": 4, "compute_warp_groups": 2},
+    {"tile": (128, 256, 64), "stages": 4, "compute_warp_groups": 2, "warp_specialized": True},
+    {"tile": (128, 256, 64), "stages": 3, "compute_warp_groups": 2, "warp_specialized": True},
+    {"tile": (256, 128, 64), "stages": 4, "compute_warp_groups": 2, "warp_specialized": True},
+    {"tile": (128, 256, 64), "stages": 4, "compute_warp_groups": 2, "warp_specialized": True, "persistent": True},
+    {"tile": (256, 128, 64), "stages": 4, "compute_warp_groups": 2, "warp_specialized": True, "persistent": True},
 ]
 QUICK = CONFIGS[:1] + CONFIGS[3:6]
 

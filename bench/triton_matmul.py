@@ -39,7 +39,7 @@ if triton is not None:
         a_ptr = a + om[:, None] * sam + ok[None, :] * sak
         b_ptr = b + ok[:, None] * sbk + on[None, :] * sbn
         acc = tl.zeros((BM, BN), dtype=tl.float32)
-        for k in range(0, tl.cdiv(K, BK)):
+        for k in range(tl.cdiv(K, BK)):
             rest = K - k * BK
             x = tl.load(a_ptr, mask=(om[:, None] < M) & (ok[None, :] < rest), other=0.0)
             y = tl.load(b_ptr, mask=(ok[:, None] < rest) & (on[None, :] < N), other=0.0)
@@ -56,7 +56,7 @@ def matmul(a, b, out):
         return None
     m, k = a.shape
     n = b.shape[1]
-    grid = lambda meta: (triton.cdiv(m, meta["BM"]) * triton.cdiv(n, meta["BN"]),)  # noqa: E731
+    grid = lambda meta: (triton.cdiv(m, meta["BM"]) * triton.cdiv(n, meta["BN"]),)
     _kernel[grid](a, b, out, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), out.stride(0),
                   out.stride(1))
     return out
