@@ -1,7 +1,8 @@
 """Scheduled example fusions, one per module, each with ``build() -> Fusion``.
 
 Each module also defines ``DESCRIPTION`` (one line) and ``SIZES``: for each test size, the
-list of input shapes.
+list of input shapes; optionally ``TOLERANCE``, the relative error its tests accept (1e-5 unless
+a result is rounded to bf16 or fp16).
 """
 
 import importlib
