@@ -122,3 +122,28 @@ def test_the_fused_epilogue_reads_the_fragment_it_holds() -> None:
 
     assert rel_error(out, evaluate(fusion, inputs)[0]) < 1e-2      # a bf16 result
     assert np.isfinite(out).all()
+
+
+def test_a_persistent_block_starts_every_tile_from_zero() -> None:
+    """5 tiles over 3 blocks (2, 2, 1 each): the pipeline's stage and phase run on across a block's tiles
+    while the accumulator is zeroed per tile; without the zeroing, exactly the blocks' second tiles carry
+    their first tile's sums."""
+    fusion = matmul_wgmma.build(tile=(128, 128, 64), stages=3, compute_warp_groups=1, warp_specialized=True,
+                                persistent=True, blocks=3, group_m=1)
+    kern = lower(fusion)
+    shapes = [(128, 192), (192, 640)]          # one row of 5 column tiles
+    inputs = random_inputs(fusion, shapes, seed=11)
+    from fusion_ir.reference import evaluate
+
+    (expected,) = evaluate(fusion, inputs)
+    (out,) = simulate(kern, inputs, seed=1)
+    assert rel_error(out, expected) < 1e-5
+    zero = [n for n in k.walk(kern.body) if isinstance(n, k.Assign) and not n.buffer.is_param
+            and isinstance(n.value, k.Const) and n.value.value == 0.0]
+    assert zero
+    tiles = next(n for n in k.walk(kern.body) if isinstance(n, k.ForLoop) and n.stage is k.Stage.ComputeWarp)
+    first_tile_only = _rewrite(kern, lambda n: k.IfThenElse(tiles.index.eq(0), (n,)) if n in zero else None)
+    (bad,) = simulate(first_tile_only, inputs, seed=1)
+    wrong_tiles = [t for t in range(5) if not np.allclose(bad[:, 128 * t:128 * (t + 1)],
+                                                          expected[:, 128 * t:128 * (t + 1)], rtol=1e-4, atol=1e-3)]
+    assert wrong_tiles == [3, 4]               # tiles 3 and 4 are blocks 0 and 1's second tiles
