@@ -372,6 +372,26 @@ class MatrixDescriptor:
 
 
 @dataclass(frozen=True)
+class StMatrix:
+    """``stmatrix.sync.aligned.m8n8.x{count}.shared.b16``, executed by a whole warp: ``count`` 8 x 8
+    matrices of 16-bit elements from registers to shared memory.
+
+    Lane ``l`` gives the address of row ``l % 8`` of matrix ``l / 8`` (lanes ``>= 8 count`` give
+    none): element ``dst_index`` of ``dst``, its position with the swizzle applied, the start of a
+    16-byte row of 8 elements. Register ``k`` (0 <= k < count) of lane ``l`` holds row ``l / 4``,
+    columns ``2 (l % 4)`` and ``2 (l % 4) + 1`` of matrix ``k``: the elements ``src[src_index + 2 k]``
+    and ``src[src_index + 2 k + 1]`` of the lane's Local buffer ``src``. This is the wgmma accumulator
+    fragment's order, so an epilogue stores its 16-bit results without moving them between threads.
+    """
+
+    dst: Buffer
+    dst_index: Val
+    src: Buffer
+    src_index: Val
+    count: int   # 1, 2 or 4
+
+
+@dataclass(frozen=True)
 class WgmmaFence:
     """``wgmma.fence``: order the warp group's register accesses before the next wgmma."""
 
@@ -398,7 +418,7 @@ class Mma:
 Node = Union[Allocate, Assign, BlockReduce, ForLoop, IfThenElse, ElectSync, BlockSync, NamedBarrier, Comment,  # noqa: UP007
              MBarrierInit, MBarrierInval, MBarrierArrive, MBarrierArriveExpectTx, MBarrierWait,
              MBarrierWaitParity, TmaLoad, TmaStore, CpAsync, AsyncCommit, AsyncWait, FenceAsyncProxy,
-             SetMaxNReg, Return, Continue, WgmmaFence, Mma]
+             SetMaxNReg, Return, Continue, WgmmaFence, Mma, StMatrix]
 
 
 # ---------------------------------------------------------------- kernel

@@ -165,6 +165,10 @@ class KirPrinter(k.NodeVisitor):
     def visit_WgmmaFence(self, node: k.WgmmaFence, pad: str, indent: int) -> list[str]:
         return [f"{pad}wgmma.fence"]
 
+    def visit_StMatrix(self, node: k.StMatrix, pad: str, indent: int) -> list[str]:
+        return [f"{pad}stmatrix.x{node.count}({node.dst.name}[{node.dst_index}] per lane <- "
+                f"{node.src.name}[{node.src_index}:{node.src_index} + {2 * node.count}])"]
+
     def visit_Mma(self, node: k.Mma, pad: str, indent: int) -> list[str]:
         m, n, kk = node.shape
         dtype = _PTX_TYPES.get(node.dtype, node.dtype.short_name)
