@@ -14,6 +14,8 @@ Conventions of the generated code (see also the ``*.cuh`` helpers pasted at the 
   are read and written as ``T0.data[index]``.
 - mbarriers are 8-byte Shared buffers addressed as ``toSmem(&T4[i])``; TMA copies name the
   descriptor parameter ``&tmap_T0`` and take coordinates innermost first.
+- Register operands of inline asm (stmatrix) are built by value from the Local array's elements
+  (``T2[i]``), never through its address, so the array stays in registers.
 """
 
 from __future__ import annotations
@@ -30,10 +32,10 @@ from lowering.kernel_ir import (
     AsyncCommit,
     AsyncWait,
     BinaryValue,
-    CastValue,
     BlockReduce,
     BlockSync,
     Buffer,
+    CastValue,
     Comment,
     Continue,
     CpAsync,
@@ -56,6 +58,7 @@ from lowering.kernel_ir import (
     NodeVisitor,
     Return,
     SetMaxNReg,
+    StMatrix,
     TmaLoad,
     TmaStore,
     WgmmaFence,
@@ -90,6 +93,9 @@ MAX_NAMED_BARRIER = 15   # bar.sync ids 1..15; 0 is __syncthreads
 _THREAD_DIMS = {ParallelType.TIDx: "x", ParallelType.TIDy: "y", ParallelType.TIDz: "z"}
 WARP_GROUP = 128         # threads that issue one wgmma together
 MAX_UNROLLED_POINTS = 1 << 16   # index combinations enumerated to bound an Mma's accumulator registers
+STMATRIX_COUNTS = (1, 2, 4)      # 8 x 8 matrices per stmatrix (.x1, .x2, .x4)
+STMATRIX_TYPES = (DataType.BFloat16, DataType.Half)   # 16-bit storage structs with a uint16_t raw field
+STMATRIX_ROW_BYTES = 16          # one 8-element row of 16-bit elements, at a 16-byte aligned address
 
 
 def to_cuda(kernel: Kernel) -> str:
@@ -262,6 +268,7 @@ class KernelPrinter(NodeVisitor):
 
     def _smem_address(self, buf: Buffer, index: Val, where: object, what: str) -> str:
         self._require_shared(buf, where, what)
+        self.helpers.add("smem")
         return f"toSmem(&{self._access(buf, self._idx(index, where), where)})"
 
     def _require_shared(self, buf: Buffer, where: object, what: str) -> None:
@@ -698,24 +705,33 @@ class KernelPrinter(NodeVisitor):
                                f"accumulates into a Local Float (register) array")
         self._lookup(acc, node)
         index = self._idx(node.acc_index, node)
-        unrolled = {s.loop_index: s.unrolled for s in self.scopes if s.loop_index is not None}
-        dynamic = sorted(name for name in node.acc_index.symbols() if unrolled.get(name) is None)
-        if dynamic:
-            raise CodegenError(f"{what}: register index {node.acc_index} depends on {', '.join(dynamic)}; it must "
-                               f"be a constant once the enclosing loops are unrolled (indices of fully unrolled "
-                               f"loops with constant bounds only), or nvcc moves {acc.name} to local memory")
         size = acc.size.const_value()
-        names = sorted(node.acc_index.symbols())
-        points = 1
-        for name in names:
-            points *= max(len(unrolled[name]), 1)  # type: ignore[arg-type]
-        if size is not None and points <= MAX_UNROLLED_POINTS:
-            for start in _values_over(node.acc_index, [(n, unrolled[n]) for n in names]):  # type: ignore[misc]
+        starts = self._unrolled_values(node.acc_index, what, acc)
+        if size is not None and starts is not None:
+            for start in starts:
                 if start < 0 or start + shape.registers > size:
                     raise CodegenError(f"{what}: registers {acc.name}[{start}:{start + shape.registers}] "
                                        f"({shape.registers} per thread for N = {shape.n}) are out of bounds "
                                        f"of {acc.name}[{size}]")
         return f"&{acc.name}[{index}]"
+
+    def _unrolled_values(self, index: Val, what: str, buf: Buffer) -> list[int] | None:
+        """Every value register index ``index`` of ``buf`` takes over the enclosing unrolled loops (None when
+        there are more than MAX_UNROLLED_POINTS); a CodegenError when it is not a constant once they are
+        unrolled, since nvcc would then move the register array ``buf`` to local memory."""
+        unrolled = {s.loop_index: s.unrolled for s in self.scopes if s.loop_index is not None}
+        dynamic = sorted(name for name in index.symbols() if unrolled.get(name) is None)
+        if dynamic:
+            raise CodegenError(f"{what}: register index {index} depends on {', '.join(dynamic)}; it must "
+                               f"be a constant once the enclosing loops are unrolled (indices of fully unrolled "
+                               f"loops with constant bounds only), or nvcc moves {buf.name} to local memory")
+        names = sorted(index.symbols())
+        points = 1
+        for name in names:
+            points *= max(len(unrolled[name]), 1)  # type: ignore[arg-type]
+        if points > MAX_UNROLLED_POINTS:
+            return None
+        return _values_over(index, [(n, unrolled[n]) for n in names])  # type: ignore[misc]
 
     def _descriptor(self, node: Mma, desc: MatrixDescriptor, which: str) -> str:
         """``wgmma::smemDescriptor(toSmem(&T4[offset]), lbo, sbo, mode)`` for operand ``which``."""
@@ -738,6 +754,51 @@ class KernelPrinter(NodeVisitor):
         address = self._smem_address(buf, desc.offset, node, f"wgmma operand {which}")
         return (f"wgmma::smemDescriptor({address}, {desc.leading_bytes}, {desc.stride_bytes}, "
                 f"{DESCRIPTOR_MODES[desc.swizzle]})")
+
+
+    # ------------------------------------------------------------ stmatrix
+    def visit_StMatrix(self, node: StMatrix) -> None:
+        """``stmatrixX{count}(toSmem(&dst[dst_index]), r0, ...)``: this lane's row address and its
+        ``count`` registers, each two 16-bit elements of ``src`` packed by value (low half first)."""
+        dst, src = node.dst, node.src
+        what = f"codegen: StMatrix from {src.name} into {dst.name}"
+        if node.count not in STMATRIX_COUNTS:
+            raise CodegenError(f"{what} stores {node.count} matrices; stmatrix stores 1, 2 or 4 (x1, x2, x4)")
+        if dst.memory != MemoryType.Shared:
+            raise CodegenError(f"{what}: the destination is {dst.memory.name}; stmatrix stores to shared memory")
+        if src.memory != MemoryType.Local:
+            raise CodegenError(f"{what}: the source is {src.memory.name}; stmatrix stores registers "
+                               f"(a Local buffer)")
+        for role, buf in (("destination", dst), ("source", src)):
+            if buf.dtype not in STMATRIX_TYPES:
+                raise CodegenError(f"{what}: the {role} holds {buf.dtype.name} elements; stmatrix stores 16-bit "
+                                   f"elements ({' or '.join(d.name for d in STMATRIX_TYPES)})")
+        if dst.dtype != src.dtype:
+            raise CodegenError(f"{what}: the destination holds {dst.dtype.name} elements but the source "
+                               f"{src.dtype.name}; stmatrix copies the bits as they are")
+        if dst.align % STMATRIX_ROW_BYTES:
+            raise CodegenError(f"{what}: {dst.name} is {dst.align}-byte aligned; each stmatrix row address "
+                               f"is a multiple of {STMATRIX_ROW_BYTES} bytes")
+        row = node.dst_index.const_value()
+        if row is not None and (row * dst.dtype.size) % STMATRIX_ROW_BYTES:
+            raise CodegenError(f"{what}: the row starts at element {row}, byte {row * dst.dtype.size}; "
+                               f"stmatrix rows start on {STMATRIX_ROW_BYTES}-byte boundaries")
+        self._lookup(src, node)
+        registers = 2 * node.count
+        size = src.size.const_value()
+        starts = self._unrolled_values(node.src_index, what, src)
+        if size is not None and starts is not None:
+            for start in starts:
+                if start < 0 or start + registers > size:
+                    raise CodegenError(f"{what}: elements {src.name}[{start}:{start + registers}] ({registers} "
+                                       f"for x{node.count}) are out of bounds of {src.name}[{size}]")
+        address = self._smem_address(dst, node.dst_index, node, "destination")
+        elements = [self._access(src, self._idx(node.src_index + e, node), node) for e in range(registers)]
+        words = [_vector_value("uint32_t", 2, elements[e:e + 2]) for e in range(0, registers, 2)]
+        self.helpers.add("stmatrix")
+        self._emit(f"stmatrixX{node.count}({address},")
+        for k, word in enumerate(words):
+            self._emit(f"{INDENT * 2}{word}{');' if k == len(words) - 1 else ','}")
 
 
 # ---------------------------------------------------------------- helpers

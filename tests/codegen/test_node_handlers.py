@@ -16,7 +16,7 @@ BACK_ENDS = {"codegen": KernelPrinter, "printer": KirPrinter, "simulator": Simul
 
 def test_the_node_union_lists_every_statement_class() -> None:
     assert len(k.NODE_TYPES) == len(set(k.NODE_TYPES)) >= 25
-    assert {k.NamedBarrier, k.ElectSync, k.ForLoop, k.Mma, k.WgmmaFence} <= set(k.NODE_TYPES)
+    assert {k.NamedBarrier, k.ElectSync, k.ForLoop, k.Mma, k.WgmmaFence, k.StMatrix} <= set(k.NODE_TYPES)
 
 
 @pytest.mark.parametrize("name", sorted(BACK_ENDS))
