@@ -290,9 +290,9 @@ class TensorView:
             raise self._err(f"parallelize: reduction {desc} cannot be bound to {pt.name} "
                             f"(grid reductions are not supported)")
         if pt is ParallelType.Bulk:
-            if load_kind(self) not in (LoadStoreOpType.TMA, LoadStoreOpType.TMAStore):
+            if load_kind(self) not in (LoadStoreOpType.TMA, LoadStoreOpType.TMAStore, LoadStoreOpType.StMatrix):
                 raise self._err(f"parallelize: Bulk on {desc} needs a tensor loaded by TMA "
-                                f"(cache_after(LoadStoreOpType.TMA)) or stored by TMA")
+                                f"(cache_after(LoadStoreOpType.TMA)), stored by TMA or written by stmatrix")
         if pt in (ParallelType.Bulk, ParallelType.Vectorize) and a < self.compute_at_pos:
             raise self._err(f"parallelize: {desc} is inside the compute-at position {self.compute_at_pos}; "
                             f"{pt.name} axes are never inlined")
@@ -620,9 +620,9 @@ class TensorView:
         """
         if not isinstance(swizzle, SmemSwizzle):
             raise self._err(f"set_swizzle: {swizzle!r} is not an SmemSwizzle")
-        if swizzle is not SmemSwizzle.NONE and load_kind(self) is not LoadStoreOpType.TMA:
-            raise self._err(f"set_swizzle: T{self.name} is not loaded by TMA; only a TMA load writes a swizzled "
-                            f"shared-memory layout (cache_after(LoadStoreOpType.TMA, swizzle=...))")
+        if swizzle is not SmemSwizzle.NONE and load_kind(self) not in (LoadStoreOpType.TMA, LoadStoreOpType.StMatrix):
+            raise self._err(f"set_swizzle: T{self.name} is not loaded by TMA or written by stmatrix; only those "
+                            f"write a swizzled shared-memory layout (cache_after(LoadStoreOpType.TMA, swizzle=...))")
         if swizzle is not SmemSwizzle.NONE and 16 % self.dtype.size:
             raise self._err(f"set_swizzle: T{self.name} has {self.dtype.size}-byte elements; a swizzle moves "
                             f"16-byte chunks, which they must divide")
@@ -641,6 +641,8 @@ class TensorView:
         for k, i in enumerate(self.loop):
             if i.parallel_type is not ParallelType.Bulk or dims[-1] not in _root_ancestors(self, i):
                 continue
+            if not _is_inner_part(i):
+                continue    # an outer part of the innermost dimension (chunks of rows) is not a row
             extent = i.extent.const_value()
             if extent is not None and extent * self.dtype.size != self.swizzle.span:
                 raise self._err(f"{call}: Bulk {self._axis_desc(k)} makes a TMA box row of {extent} x "
@@ -752,6 +754,17 @@ def type_name(expr: Expr) -> str:
              BroadcastOp: "defined by a broadcast", ReductionOp: "defined by a reduction", MmaOp: "defined by a matmul",
              LoadStoreOp: "defined by a load/store of a scalar"}
     return names.get(type(expr), type(expr).__name__)
+
+
+def _is_inner_part(i: IterDomain) -> bool:
+    """``i`` is a root axis or the inner output of a chain of splits (consecutive elements)."""
+    x = i
+    while x.definition is not None:
+        d = x.definition
+        if not isinstance(d, Split) or x is not d.inner:
+            return False
+        x = d.input
+    return True
 
 
 def _root_ancestors(tv: TensorView, i: IterDomain) -> set[IterDomain]:

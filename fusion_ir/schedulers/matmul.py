@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..circular_buffer import Pipelined, WarpSpecialized
-from ..exprs import MmaOp
+from ..exprs import MmaOp, load_kind
 from ..fusion import Fusion
 from ..tensor_view import TensorView
 from ..types import DataType, LoadStoreOpType, MemoryType, ParallelType, ScheduleError, SmemSwizzle
@@ -56,6 +56,7 @@ class MatmulParams:
     blocks: int = H100_SMS                       # persistent: resident blocks (runtime.sm_count() of the GPU)
     group_m: int = 8                             # persistent: row tiles walked per column of B (L2 reuse)
     register_split: tuple[int, int] | None = (40, 232)   # warp-specialized: producer, compute registers
+    tma_store: bool = False                      # the epilogue: stmatrix into shared memory, then a TMA store
 
     def validate(self, dtype: DataType = DataType.BFloat16) -> None:
         """Raise ``ScheduleError`` naming the parameter and the rule it breaks."""
@@ -101,8 +102,9 @@ class MatmulParams:
                                 f"{MAX_ACCUMULATORS} fit in registers: use more compute_warp_groups or a smaller tile")
         smem = self.smem_bytes(dtype)
         if smem > SMEM_LIMIT:
+            staged = " and the output tile" if self.tma_store else ""
             raise ScheduleError(f"MatmulParams.stages: {self.stages} stages of A ({tm} x {tk}) and B ({tk} x {tn}) "
-                                f"{dtype.short_name} tiles need {smem} bytes of shared memory, over the "
+                                f"{dtype.short_name} tiles{staged} need {smem} bytes of shared memory, over the "
                                 f"{SMEM_LIMIT}-byte limit of a block; use fewer stages or a smaller tile")
         if self.ping_pong:
             raise ScheduleError("MatmulParams.ping_pong: ping-pong compute warp groups are not available yet; use "
@@ -125,7 +127,8 @@ class MatmulParams:
         tm, tn, tk = self.tile
         stage = (tm * tk + tk * tn) * dtype.size
         barriers = 2 * 8 * self.stages
-        return self.stages * stage + barriers + 1024   # + the swizzle alignment of the first tile
+        staging = tm * tn * 2 if self.tma_store else 0      # the 16-bit output tile the TMA store reads
+        return self.stages * stage + staging + barriers + 1024   # + the swizzle alignment of the first tile
 
 
 def _find_mma(fusion: Fusion) -> TensorView:
@@ -218,10 +221,49 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
             tv.circular_buffer(params.stages, type=pipeline)
 
         # epilogue: [tiles..., Mw, Mr, TIDx, N/8, 2, 2], every tensor inlined into its consumer
+        staged = _stage_output(fusion, acc, params) if params.tma_store else []
         for tv in _epilogue(fusion, acc):
-            _schedule_epilogue_tensor(tv, params)
+            if tv in staged:
+                _schedule_staged_tensor(tv, params)
+            else:
+                _schedule_epilogue_tensor(tv, params)
         _inline_epilogue(fusion, acc)
     return fusion
+
+
+def _stage_output(fusion: Fusion, acc: TensorView, params: MatmulParams) -> list[TensorView]:
+    """``tma_store``: the output goes registers -> stmatrix -> shared tile -> TMA store (seed 000's epilogue).
+
+    Returns the shared tile and the output, which take the tile layout instead of the fragment one."""
+    (out,) = fusion.outputs
+    if out.dtype not in OPERAND_TYPES:
+        raise ScheduleError(f"MatmulParams.tma_store: the output T{out.name} is {out.dtype.short_name}; stmatrix "
+                            f"stores 16-bit elements (cast the result to bf16 or fp16)")
+    if out.definition is acc.definition or out is acc:
+        raise ScheduleError("MatmulParams.tma_store: the output is the accumulator itself")
+    tile = out.cache_before(LoadStoreOpType.TMAStore)     # shared tile, read by the TMA store
+    tile.cache_before(LoadStoreOpType.StMatrix)           # registers in the fragment layout, stored by stmatrix
+    return [tile, out]
+
+
+def _schedule_staged_tensor(tv: TensorView, params: MatmulParams) -> None:
+    """The shared tile and the output of a TMA-store epilogue: ``[tiles..., Nc, TM, Nw]``, one box of
+    ``TM x Nw`` (one swizzle row wide) per column chunk ``Nc``."""
+    tm, tn, _ = params.tile
+    nw = min(tn, 128 // tv.dtype.size)
+    tv.split(0, tm).split(2, tn)                 # [Mo, TM, No, TN]
+    tv.reorder({1: 2, 2: 1})                     # [Mo, No, TM, TN]
+    tiles = _tile_axes(tv, params)
+    tv.split(tiles + 1, nw)                      # [tiles, TM, Nc, Nw]
+    tv.reorder({tiles: tiles + 1, tiles + 1: tiles})   # [tiles, Nc, TM, Nw]
+    if tv.is_output:                             # the TMA store: a box per chunk
+        tv.axis(tiles).parallelize(ParallelType.Unroll)
+        tv.axis(tiles + 1).parallelize(ParallelType.Bulk)
+        tv.axis(tiles + 2).parallelize(ParallelType.Bulk)
+        return
+    for k in (tiles, tiles + 1, tiles + 2):      # the shared tile: stmatrix writes all of it at once
+        tv.axis(k).parallelize(ParallelType.Bulk)
+    tv.set_swizzle(SWIZZLE_BY_SPAN[nw * tv.dtype.size])
 
 
 def _tile_axes(tv: TensorView, params: MatmulParams) -> int:
@@ -268,7 +310,7 @@ def _inline_epilogue(fusion: Fusion, acc: TensorView) -> None:
     from ..inlining import inline_most
 
     inline_most(fusion, [tv for tv in fusion.used_tensors() if not tv.is_input
-                         and tv.memory_type is not MemoryType.Shared])
+                         and load_kind(tv) is not LoadStoreOpType.TMA])
 
 
 def schedule_mma_fragment(tv: TensorView, axis: int, vectorize: bool = False) -> TensorView:

@@ -153,7 +153,10 @@ def _fragment(tv: TensorView, instruction: list[IterDomain]) -> IterDomain:
 
 
 def alignment(tv: TensorView) -> int:
-    if load_kind(tv) is not LoadStoreOpType.TMA:
+    """TMA boxes (loaded, or read by a TMA store) start 128-byte aligned, a swizzled buffer at its repeat."""
+    tma = load_kind(tv) is LoadStoreOpType.TMA or any(load_kind(c) is LoadStoreOpType.TMAStore
+                                                     for c in tv.consumers())
+    if not tma and tv.swizzle is SmemSwizzle.NONE:
         return 16
     return max(TMA_ALIGN, tv.swizzle.alignment)
 

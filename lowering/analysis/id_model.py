@@ -242,9 +242,12 @@ def _refuse_unimplemented(computed: list[TensorView]) -> None:
     """Schedules the IR accepts but the lowering does not implement yet: an error, never a silent fallback."""
     for tv in computed:
         kind = load_kind(tv)
-        if kind in (LoadStoreOpType.TMAStore, LoadStoreOpType.StMatrix):
-            raise LoweringError(f"T{tv.name} is written by a {kind.name} copy (cache_before({kind.name})), which "
-                                f"this lowering does not implement yet; use cache_before() (a plain copy)")
+        if kind is LoadStoreOpType.TMAStore and not tv.is_output:
+            raise LoweringError(f"T{tv.name} is written by a TMA store, which writes a fusion output in global "
+                                f"memory; T{tv.name} is an intermediate")
+        if kind is LoadStoreOpType.StMatrix and tv.memory_type is not MemoryType.Shared:
+            raise LoweringError(f"T{tv.name} is written by stmatrix, which stores to shared memory; T{tv.name} is "
+                                f"in {tv.memory_type.name} memory")
 
 
 def _check_cross_thread_reads(model: IdModel, computed: list[TensorView]) -> None:
@@ -256,6 +259,8 @@ def _check_cross_thread_reads(model: IdModel, computed: list[TensorView]) -> Non
     block binding must be shared.
     """
     for consumer in computed:
+        if load_kind(consumer) is LoadStoreOpType.StMatrix:
+            continue   # stmatrix moves registers between the lanes of a warp: the instruction does the exchange
         for producer in consumer.producers():
             if producer.is_input:
                 continue

@@ -19,11 +19,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fusion_ir import IterDomain, MemoryType, ParallelType, TensorView
-from fusion_ir.exprs import MmaOp
+from fusion_ir.exprs import MmaOp, load_kind
 from fusion_ir.iter_domain import Merge, Split
-from fusion_ir.replay import loop_map
+from fusion_ir.replay import loop_map, map_ids_between
 from fusion_ir.scalar import Val
-from fusion_ir.types import DataType, SmemSwizzle
+from fusion_ir.types import DataType, LoadStoreOpType, SmemSwizzle
 
 from ..errors import LoweringError
 from ..layout import CORE_ROWS, WARP_GROUP_THREADS, WGMMA_K_BYTES, WGMMA_M
@@ -82,10 +82,24 @@ class FragmentRead:
         return idx[self.i] * 4 + idx[self.j] * 2 + idx[self.c]
 
 
+@dataclass(frozen=True)
+class StagedStore:
+    """A shared tile written by stmatrix from ``source``, a register tensor in a wgmma fragment layout:
+    its fragment axes (``fragment``), the thread axis that merges warp, row and column pair, and its
+    other loop axes right of its compute-at position (the 64-row pieces each thread holds)."""
+
+    tile: TensorView
+    source: TensorView
+    fragment: FragmentRead
+    thread: IterDomain
+    pieces: tuple[IterDomain, ...]
+
+
 @dataclass
 class MmaInfo:
     tiles: dict[TensorView, MmaTile] = field(default_factory=dict)
     reads: dict[tuple[TensorView, TensorView], FragmentRead] = field(default_factory=dict)  # (acc, reader)
+    staged: dict[TensorView, StagedStore] = field(default_factory=dict)   # by the shared tile
 
     def register(self, producer: TensorView, consumer: TensorView, idx: dict[IterDomain, Val]) -> Val:
         return self.reads[(producer, consumer)].register(idx)
@@ -105,7 +119,35 @@ def build(ids: IdModel, buffers: BufferPlan) -> MmaInfo:
                                 f"{ids.launch[ParallelType.TIDx]}")
         for consumer in tv.consumers():
             info.reads[(tv, consumer)] = _fragment_read(tile, consumer)
+    for tv in ids.tensors:
+        if load_kind(tv) is LoadStoreOpType.StMatrix:
+            info.staged[tv] = _staged_store(ids, info, tv)
     return info
+
+
+def _staged_store(ids: IdModel, info: MmaInfo, tv: TensorView) -> StagedStore:
+    """``tv = StMatrix(source)``: ``source`` must hold a wgmma accumulator tile in the fragment layout."""
+    source = tv.definition.inputs[0]
+    name = f"T{tv.name}"
+    if source.dtype.size != 2 or tv.dtype is not source.dtype:
+        raise LoweringError(f"{name} is written by stmatrix from T{source.name}; stmatrix stores 16-bit elements "
+                            f"of one type ({source.dtype.short_name} -> {tv.dtype.short_name})")
+    if source.memory_type is not MemoryType.Local:
+        raise LoweringError(f"{name} is written by stmatrix from T{source.name}, which must be in registers")
+    if len(info.tiles) != 1:
+        raise LoweringError(f"{name}: stmatrix stores the fragment of one wgmma accumulator; the kernel has "
+                            f"{len(info.tiles)}")
+    (tile,) = info.tiles.values()
+    mapping = map_ids_between(tile.tv, source)
+    read = _fragment_read(tile, source, mapping)
+    thread = next(i for i in source.loop if ids.group(i).parallel_type is ParallelType.TIDx)
+    fragment = {read.i, read.j, read.c}
+    pieces = tuple(i for i in source.loop[source.compute_at_pos:] if ids.group(i).is_loop and i not in fragment)
+    extent = read.i.extent.const_value()
+    if extent is None or extent % 2:
+        raise LoweringError(f"{name}: stmatrix.x4 stores pairs of 8-column blocks; T{source.name} has "
+                            f"{read.i.extent} of them")
+    return StagedStore(tv, source, read, thread, pieces)
 
 
 def _tile(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> MmaTile:
@@ -179,9 +221,10 @@ def _operand_layout(buffers: BufferPlan, acc: TensorView, tv: TensorView, *, k_r
     return OperandLayout(tv, mn_major, leading, stride, tv.swizzle)
 
 
-def _fragment_read(tile: MmaTile, consumer: TensorView) -> FragmentRead:
+def _fragment_read(tile: MmaTile, consumer: TensorView,
+                   mapping: dict[IterDomain, IterDomain] | None = None) -> FragmentRead:
     """Find ``w, j, r | i, q, c`` in the consumer: the splits ``schedule_mma_fragment`` makes."""
-    mapping = loop_map(tile.tv, consumer)
+    mapping = loop_map(tile.tv, consumer) if mapping is None else mapping
     m, n = mapping.get(tile.m), mapping.get(tile.n)
     fix = (f"; schedule T{consumer.name} with fusion_ir.schedulers.schedule_mma_fragment over the 64 x "
            f"{tile.shape[1]} tile it reads")

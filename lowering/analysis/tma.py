@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fusion_ir import IterDomain, ParallelType, TensorView
+from fusion_ir import IterDomain, MemoryType, ParallelType, TensorView
 from fusion_ir.exprs import load_kind
 from fusion_ir.iter_domain import Split
 from fusion_ir.scalar import Val
@@ -43,6 +43,7 @@ class TmaBox:
     bulk: tuple[IterDomain | None, ...]     # the Bulk axis of each dimension (None: box extent 1)
     box: tuple[int, ...]                    # box extents, outermost first
     issue_loops: tuple[IterDomain, ...]     # serial axes right of the compute-at position: one copy each
+    shared: TensorView | None = None        # a TMA store's shared-memory source (``tv`` is the output)
 
     @property
     def box_bytes(self) -> int:
@@ -73,19 +74,70 @@ class TmaBox:
 
 @dataclass
 class TmaInfo:
-    boxes: dict[TensorView, TmaBox] = field(default_factory=dict)
+    boxes: dict[TensorView, TmaBox] = field(default_factory=dict)            # TMA loads, by shared tensor
+    stores: dict[TensorView, TmaBox] = field(default_factory=dict)           # TMA stores, by output
     tensor_maps: dict[TensorView, TensorMapParam] = field(default_factory=dict)
 
 
 def build(ids: IdModel, buffers: BufferPlan) -> TmaInfo:
     info = TmaInfo()
     for tv in ids.tensors:
-        if load_kind(tv) is not LoadStoreOpType.TMA:
-            continue
-        box = analyze(ids, buffers, tv)
-        info.boxes[tv] = box
-        info.tensor_maps[tv] = _tensor_map(info, buffers, box)
+        kind = load_kind(tv)
+        if kind is LoadStoreOpType.TMA:
+            box = analyze(ids, buffers, tv)
+            info.boxes[tv] = box
+            info.tensor_maps[tv] = _tensor_map(info, buffers, box, tv.swizzle)
+        elif kind is LoadStoreOpType.TMAStore:
+            box = analyze_store(ids, buffers, tv)
+            info.stores[tv] = box
+            info.tensor_maps[tv] = _tensor_map(info, buffers, box, box.shared.swizzle)
     return info
+
+
+def analyze_store(ids: IdModel, buffers: BufferPlan, out: TensorView) -> TmaBox:
+    """The box of a TMA store ``out = TMAStore(tile)``: ``out``'s Bulk axes, read from ``tile`` in shared
+    memory (its Bulk axes innermost in the same order, a row of its swizzle span when swizzled)."""
+    name = f"T{out.name}"
+    tile = out.definition.inputs[0]
+    if tile.memory_type is not MemoryType.Shared:
+        raise LoweringError(f"{name} is written by a TMA store from T{tile.name}, which is in "
+                            f"{tile.memory_type.name} memory; a TMA store reads shared memory")
+    dims = tuple(out.root)
+    bulk: dict[IterDomain, IterDomain] = {}
+    issue: list[IterDomain] = []
+    for k, i in enumerate(out.loop):
+        pt = ids.group(i).parallel_type
+        if pt is ParallelType.Bulk:
+            root = _innermost_root(out, i)
+            if root in bulk:
+                raise LoweringError(f"{name}: Bulk axes {bulk[root].label()} and {i.label()} both come from "
+                                    f"{root.label()}; a TMA box has one extent per dimension")
+            bulk[root] = i
+        elif pt.is_thread:
+            raise LoweringError(f"{name} is written by a TMA store, which one elected thread issues; its axis "
+                                f"{i.label()} is {pt.name}")
+        elif k >= out.compute_at_pos and not pt.is_block and not i.is_broadcast:
+            issue.append(i)
+    box_extents = []
+    for r in dims:
+        extent = bulk[r].extent.const_value() if r in bulk else 1
+        if extent is None or not 1 <= extent <= MAX_BOX:
+            raise LoweringError(f"{name}: the TMA store box extent of {r.label()} is {bulk[r].extent}; it must be "
+                                f"a constant in [1, {MAX_BOX}]")
+        box_extents.append(extent)
+    row = box_extents[-1] * out.dtype.size
+    if row % ROW_BYTES or (tile.swizzle is not SmemSwizzle.NONE and row != tile.swizzle.span):
+        raise LoweringError(f"{name}: the TMA store box row is {row} bytes; it must be a multiple of {ROW_BYTES} "
+                            f"bytes and exactly the {tile.swizzle.name} swizzle span of T{tile.name} when swizzled")
+    result = TmaBox(out, out, dims, tuple(bulk.get(r) for r in dims), tuple(box_extents), tuple(issue),
+                    shared=tile)
+    tile_axes = buffers.alloc_ids[tile]
+    inner = [i.extent.const_value() for i in tile_axes[len(tile_axes) - len(bulk):]]
+    if inner != [e for r, e in zip(dims, box_extents) if r in bulk]:
+        raise LoweringError(f"{name}: TMA stores T{tile.name} box by box, so its innermost allocated axes "
+                            f"[{', '.join(i.label() for i in tile_axes)}] must be the box "
+                            f"{' x '.join(str(e) for e in box_extents)}")
+    return result
 
 
 def analyze(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> TmaBox:
@@ -191,9 +243,9 @@ def _check_layout(buffers: BufferPlan, info: TmaBox) -> None:
                             f"multiple of {align} bytes")
 
 
-def _tensor_map(info: TmaInfo, buffers: BufferPlan, box: TmaBox) -> TensorMapParam:
-    """The kernel parameter describing ``box.source`` with this box (one per TMA-loaded tensor)."""
+def _tensor_map(info: TmaInfo, buffers: BufferPlan, box: TmaBox, swizzle: SmemSwizzle) -> TensorMapParam:
+    """The kernel parameter describing ``box.source`` with this box (one per TMA-loaded or -stored tensor)."""
     base = f"tmap_T{box.source.name}"
     taken = {m.name for m in info.tensor_maps.values()}
     name = base if base not in taken else f"{base}_T{box.tv.name}"
-    return TensorMapParam(name, buffers.buffers[box.source], tuple(reversed(box.box)), swizzle=box.tv.swizzle)
+    return TensorMapParam(name, buffers.buffers[box.source], tuple(reversed(box.box)), swizzle=swizzle)

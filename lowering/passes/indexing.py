@@ -26,6 +26,8 @@ from ..analysis import Analyses
 from ..analysis.id_model import PARALLEL_LAUNCH
 from ..errors import LoweringError
 from ..kernel_ir import (
+    AsyncCommit,
+    AsyncWait,
     Assign,
     BinaryValue,
     BlockReduce,
@@ -33,6 +35,7 @@ from ..kernel_ir import (
     CastValue,
     Const,
     CpAsync,
+    ElectSync,
     ForLoop,
     IfThenElse,
     Kernel,
@@ -40,8 +43,10 @@ from ..kernel_ir import (
     MatrixDescriptor,
     Mma,
     Node,
+    StMatrix,
     TensorOp,
     TmaLoad,
+    TmaStore,
     UnaryValue,
     Value,
     children,
@@ -234,6 +239,10 @@ def lower_op(op: TensorOp, a: Analyses) -> list[Node]:
     idx = own_indices(a, tv)
     if tv in a.mma.tiles:
         return _lower_mma(op, a, idx)
+    if tv in a.mma.staged:
+        return _lower_stmatrix(op, a)
+    if tv in a.tma.stores:
+        return [_tma_store(a, tv, idx)]
     acc = a.buffers.accumulators.get(tv)
     target = acc if acc is not None else a.buffers.buffers[tv]
     memory = target.memory
@@ -311,6 +320,58 @@ def _lower_mma(op: TensorOp, a: Analyses, idx: dict[IterDomain, Val]) -> list[No
                                 layout.swizzle, layout.mn_major)
 
     return [Mma(acc, write_index(a, op.tv, at), descriptor(tile.a), descriptor(tile.b), tile.shape, tile.dtype)]
+
+
+def _lower_stmatrix(op: TensorOp, a: Analyses) -> list[Node]:
+    """The shared tile written from its source's fragment registers: per 64-row piece and pair of 8-column
+    blocks, one ``stmatrix.x4`` per warp. Its four matrices are the blocks (2 i2, 2 i2 + 1) x the row halves
+    (j = 0, 1): registers ``4 i + 2 j + c`` of the fragment, 8 in a row from ``8 i2``. Lane ``l`` addresses
+    row ``l % 8`` of matrix ``l / 8``: the row the thread ``32 warp + 4 (l % 8)`` holds, as the fragment
+    layout says, at column pair 0."""
+    staged = a.mma.staged[op.tv]
+    source, read = staged.source, staged.fragment
+    src_idx = own_indices(a, source)
+    loops = []
+    env: dict[str, Val] = {}
+    for k, piece in enumerate(staged.pieces):
+        sym = Val.symbol(f"p{source.name}_{k}")
+        env[a.ids.group(piece).index.name] = sym
+        loops.append((sym, piece.extent))
+    pair = Val.symbol(f"q{source.name}")
+    loops.append((pair, Val.const(read.i.extent.const_value() // 2)))
+    sym_of = {ax: a.ids.group(ax).index.name for ax in (read.i, read.j, read.c)}
+    registers = {**env, sym_of[read.i]: pair * 2, sym_of[read.j]: Val.const(0), sym_of[read.c]: Val.const(0)}
+    at = {i: v.substitute(registers) for i, v in src_idx.items()}
+    src_index = write_index(a, source, at)
+    tid = Val.symbol(a.ids.group(staged.thread).index.name)
+    lane = tid % 32
+    matrix = lane // 8
+    addressed = {**env, sym_of[read.i]: pair * 2 + matrix // 2, sym_of[read.j]: matrix % 2,
+                 sym_of[read.c]: Val.const(0), tid.name: (tid // 32) * 32 + (lane % 8) * 4}
+    row_col = {i: v.substitute(addressed) for i, v in src_idx.items()}
+    tile = op.tv
+    t_idx = {c_root: row_col[p] for c_root, p in tile.definition.root_map(source).items()}
+    t_idx = index_math.forward(tile, t_idx, extent=a.ids.concrete_extent)
+    for i in tile.loop:
+        if i not in t_idx:
+            t_idx[i] = a.ids.group(i).index
+    dst_index = write_index(a, tile, t_idx)
+    node: Node = StMatrix(a.buffers.buffers[tile], dst_index, a.buffers.buffers[source], src_index, 4)
+    for sym, extent in reversed(loops):
+        node = ForLoop(sym, Val.const(0), extent, (node,), label="stmatrix", unroll=True)
+    return [node]
+
+
+def _tma_store(a: Analyses, out: TensorView, idx: dict[IterDomain, Val]) -> Node:
+    """One box of the output from its shared tile: an elected thread issues it, commits the bulk group and
+    waits until the copy has read the tile (the tile may be written again after the next barrier)."""
+    box = a.tma.stores[out]
+    origin = box.origin(idx)
+    tile = box.shared
+    box_start = {a.ids.group(b).index.name: Val.const(0) for b in box.bulk if b is not None}
+    src = read_index(a, tile, out, origin, swizzled=False).substitute(box_start)
+    store = TmaStore(a.buffers.buffers[tile], src, a.tma.tensor_maps[out], box.coords(origin))
+    return ElectSync((store, AsyncCommit("bulk"), AsyncWait("bulk", 0)))
 
 
 CP_ASYNC_BYTES = (4, 8, 16)

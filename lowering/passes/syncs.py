@@ -4,6 +4,8 @@ Reads: the loop nest with tensor ops; which buffers are Shared; the ``circular``
 Writes: ``BlockSync`` nodes before the first reader of a shared buffer, or of a fusion output,
 that another op wrote (RAW), and at the end of a loop body in which a shared buffer is written
 and then read, before the next iteration overwrites it (WAR).
+A TMA store reads through the async proxy: before the barrier that precedes it, every thread runs
+``fence.proxy.async`` so its ordinary (or stmatrix) writes of the tile are visible to the copy.
 Guarantees: every cross-thread shared-memory dependency between tensor ops is ordered by a
 barrier every thread reaches (syncs are never placed under a predicate; inside a warp-split
 branch the ``branch_barriers`` pass narrows them to the branch's threads). Buffers filled by
@@ -15,9 +17,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from fusion_ir import MemoryType, TensorView
+from fusion_ir.exprs import load_kind
+from fusion_ir.types import LoadStoreOpType
 
 from ..analysis import Analyses
-from ..kernel_ir import BlockSync, ForLoop, Kernel, Node, TensorOp, children
+from ..kernel_ir import BlockSync, FenceAsyncProxy, ForLoop, Kernel, Node, TensorOp, children
 
 Path = tuple
 
@@ -37,7 +41,10 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
                 continue
             body = _body_at(kernel.body, body_path)
             if i < j and not any(isinstance(n, BlockSync) for n in body[i + 1:j]):
-                inserts.setdefault(body_path, set()).add((j, f"RAW: T{tv.name} written, then read"))
+                reason = f"RAW: T{tv.name} written, then read"
+                if load_kind(r_op.tv) is LoadStoreOpType.TMAStore:
+                    reason = f"{ASYNC_READER}RAW: T{tv.name} written, then read by a TMA store"
+                inserts.setdefault(body_path, set()).add((j, reason))
             if tv.is_output:
                 continue  # each output element is written once: no write-after-read
             if body_path and _is_loop_body(kernel.body, body_path):
@@ -95,11 +102,22 @@ def _apply(body: tuple[Node, ...], path: Path, inserts: dict[Path, set]) -> tupl
         by_index.setdefault(index, reason)
     for k, node in enumerate(body):
         if k in by_index and not (out and isinstance(out[-1], BlockSync)):
-            out.append(BlockSync(reason=by_index[k]))
+            out.extend(_barrier(by_index[k]))
         kids = children(node)
         if kids:
             node = replace(node, **{name: _apply(sub, path + (k, name), inserts) for name, sub in kids})
         out.append(node)
     if len(body) in by_index and not (out and isinstance(out[-1], BlockSync)):
-        out.append(BlockSync(reason=by_index[len(body)]))
+        out.extend(_barrier(by_index[len(body)]))
     return tuple(out)
+
+
+ASYNC_READER = "async: "
+
+
+def _barrier(reason: str) -> list[Node]:
+    """The barrier; before a TMA store reads what ordinary stores wrote, every writer first makes its
+    writes visible to the async proxy (``fence.proxy.async``), then the barrier orders them."""
+    if reason.startswith(ASYNC_READER):
+        return [FenceAsyncProxy(), BlockSync(reason=reason[len(ASYNC_READER):])]
+    return [BlockSync(reason=reason)]

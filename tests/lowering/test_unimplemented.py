@@ -1,10 +1,10 @@
-"""Schedules the IR accepts but the lowering does not implement yet are errors, never silent fallbacks."""
+"""Schedules the IR accepts but the lowering cannot implement are errors that say why, never silent fallbacks."""
 
 from __future__ import annotations
 
 import pytest
 
-from fusion_ir import DataType, Fusion, LoadStoreOpType, ParallelType, ops
+from fusion_ir import DataType, Fusion, LoadStoreOpType, ParallelType, inline_most, ops
 from lowering import LoweringError, lower
 
 
@@ -17,11 +17,31 @@ def _pointwise() -> tuple[Fusion, object]:
     return fusion, out
 
 
-@pytest.mark.parametrize("op_type", [LoadStoreOpType.TMAStore, LoadStoreOpType.StMatrix])
-def test_store_caches_are_refused(op_type: LoadStoreOpType) -> None:
+def test_a_tma_store_without_a_box_is_refused() -> None:
     fusion, out = _pointwise()
-    out.cache_before(op_type)
-    with pytest.raises(LoweringError, match=rf"T{out.name} is written by a {op_type.name} copy.*does not implement"):
+    out.cache_before(LoadStoreOpType.TMAStore)
+    with pytest.raises(LoweringError, match=rf"T{out.name}: the TMA store box row is 4 bytes; it must be a multiple"):
+        lower(fusion)
+
+
+def test_stmatrix_into_global_memory_is_refused() -> None:
+    fusion, out = _pointwise()
+    out.cache_before(LoadStoreOpType.StMatrix)
+    with pytest.raises(LoweringError, match=rf"T{out.name} is written by stmatrix, which stores to shared memory"):
+        lower(fusion)
+
+
+def test_stmatrix_of_anything_but_a_wgmma_fragment_is_refused() -> None:
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=2, dtype=DataType.BFloat16)
+        out = ops.set(x)
+        fusion.add_output(out)
+    out.split(0, 8).split(2, 64)
+    tile = out.cache_before(LoadStoreOpType.TMAStore)
+    tile.cache_before(LoadStoreOpType.StMatrix)
+    inline_most(fusion)
+    with pytest.raises(LoweringError, match=rf"T{tile.name}: stmatrix stores the fragment of one wgmma accumulator"):
         lower(fusion)
 
 
