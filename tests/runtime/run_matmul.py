@@ -7,17 +7,20 @@ import json
 import sys
 
 from examples import matmul_wgmma
+from fusion_ir import DataType
 from lowering import lower
 from runtime import execute
 from tests.helpers import assert_matches, random_inputs
 
 
 def main(params: dict) -> None:
+    if params.get("out_dtype") == "bf16":
+        params = dict(params, out_dtype=DataType.BFloat16)
     fusion = matmul_wgmma.build(**params)
     kernel = lower(fusion)
     for n, shapes in enumerate(matmul_wgmma.SIZES):
         inputs = random_inputs(fusion, shapes, seed=5000 + n)
-        assert_matches(fusion, inputs, execute(kernel, inputs))
+        assert_matches(fusion, inputs, execute(kernel, inputs), tol=1e-2 if "out_dtype" in params else 1e-5)
     print(f"matmul_wgmma {params}: matches numpy at {len(matmul_wgmma.SIZES)} sizes")
 
 
