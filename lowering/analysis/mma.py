@@ -93,6 +93,9 @@ class StagedStore:
     fragment: FragmentRead
     thread: IterDomain
     pieces: tuple[IterDomain, ...]
+    # the source reads only accumulators: the stmatrix lowering computes its 8 registers right before each
+    # stmatrix (a full bf16 copy of the fragment beside the accumulators would crowd the registers)
+    per_instruction: bool = False
 
 
 @dataclass
@@ -103,6 +106,10 @@ class MmaInfo:
 
     def register(self, producer: TensorView, consumer: TensorView, idx: dict[IterDomain, Val]) -> Val:
         return self.reads[(producer, consumer)].register(idx)
+
+    def computed_by_stmatrix(self, tv: TensorView) -> bool:
+        """``tv`` is a stmatrix source whose registers the stmatrix lowering computes itself."""
+        return any(s.source is tv and s.per_instruction for s in self.staged.values())
 
 
 def build(ids: IdModel, buffers: BufferPlan) -> MmaInfo:
@@ -147,7 +154,8 @@ def _staged_store(ids: IdModel, info: MmaInfo, tv: TensorView) -> StagedStore:
     if extent is None or extent % 2:
         raise LoweringError(f"{name}: stmatrix.x4 stores pairs of 8-column blocks; T{source.name} has "
                             f"{read.i.extent} of them")
-    return StagedStore(tv, source, read, thread, pieces)
+    per_instruction = all(p in info.tiles for p in source.producers())
+    return StagedStore(tv, source, read, thread, pieces, per_instruction)
 
 
 def _tile(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> MmaTile:

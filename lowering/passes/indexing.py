@@ -241,6 +241,8 @@ def lower_op(op: TensorOp, a: Analyses) -> list[Node]:
         return _lower_mma(op, a, idx)
     if tv in a.mma.staged:
         return _lower_stmatrix(op, a)
+    if a.mma.computed_by_stmatrix(tv):
+        return []       # computed per stmatrix instruction (_lower_stmatrix)
     if tv in a.tma.stores:
         return [_tma_store(a, tv, idx)]
     acc = a.buffers.accumulators.get(tv)
@@ -356,10 +358,25 @@ def _lower_stmatrix(op: TensorOp, a: Analyses) -> list[Node]:
         if i not in t_idx:
             t_idx[i] = a.ids.group(i).index
     dst_index = write_index(a, tile, t_idx)
-    node: Node = StMatrix(a.buffers.buffers[tile], dst_index, a.buffers.buffers[source], src_index, 4)
+    body: list[Node] = []
+    if staged.per_instruction:
+        # the 8 registers this stmatrix stores, computed from the accumulators right before it
+        for di in (0, 1):
+            for j in (0, 1):
+                for c in (0, 1):
+                    at_k = {**env, sym_of[read.i]: pair * 2 + di, sym_of[read.j]: Val.const(j),
+                            sym_of[read.c]: Val.const(c)}
+                    k_idx = {i: v.substitute(at_k) for i, v in src_idx.items()}
+                    # a producer read through a shared loop's index (the 64-row piece) sees it renamed too
+                    value = substitute(compute_value(a, source, k_idx), at_k)
+                    if value_dtype(value) != source.dtype:
+                        value = CastValue(value, source.dtype)
+                    body.append(Assign(a.buffers.buffers[source], write_index(a, source, k_idx), value))
+    body.append(StMatrix(a.buffers.buffers[tile], dst_index, a.buffers.buffers[source], src_index, 4))
+    inner: tuple[Node, ...] = tuple(body)
     for sym, extent in reversed(loops):
-        node = ForLoop(sym, Val.const(0), extent, (node,), label="stmatrix", unroll=True)
-    return [node]
+        inner = (ForLoop(sym, Val.const(0), extent, inner, label="stmatrix", unroll=True),)
+    return list(inner)
 
 
 def _tma_store(a: Analyses, out: TensorView, idx: dict[IterDomain, Val]) -> Node:
