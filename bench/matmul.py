@@ -37,19 +37,20 @@ SHAPES = [(8192, 8192, 8192), (6144, 6144, 6144), (4096, 4096, 4096), (8192, 819
 # MatmulParams of each configuration measured (blocks of a persistent one: the GPU's SM count)
 CONFIGS = [
     {"tile": (128, 256, 64), "stages": 4, "compute_warp_groups": 2},
-    {"tile": (256, 128, 64), "stages": 4, "compute_warp_groups": 2},
     {"tile": (128, 256, 64), "stages": 4, "compute_warp_groups": 2, "warp_specialized": True},
-    {"tile": (128, 256, 64), "stages": 3, "compute_warp_groups": 2, "warp_specialized": True},
     {"tile": (256, 128, 64), "stages": 4, "compute_warp_groups": 2, "warp_specialized": True},
     {"tile": (128, 256, 64), "stages": 4, "compute_warp_groups": 2, "warp_specialized": True, "persistent": True},
-    {"tile": (256, 128, 64), "stages": 4, "compute_warp_groups": 2, "warp_specialized": True, "persistent": True},
+    {"tile": (128, 256, 64), "stages": 3, "compute_warp_groups": 2, "warp_specialized": True, "tma_store": True},
+    {"tile": (128, 256, 64), "stages": 3, "compute_warp_groups": 2, "warp_specialized": True, "persistent": True,
+     "tma_store": True},
 ]
-QUICK = CONFIGS[:1] + CONFIGS[3:6]
+QUICK = CONFIGS[:1] + CONFIGS[2:3] + CONFIGS[5:6]
 
 
 def describe(config: dict) -> str:
     tile = "x".join(str(x) for x in config["tile"])
-    kind = ("ws " if config.get("warp_specialized") else "") + ("persistent " if config.get("persistent") else "")
+    kind = ("ws " if config.get("warp_specialized") else "") + ("persistent " if config.get("persistent") else "") \
+        + ("tma-store " if config.get("tma_store") else "")
     return f"wgmma {kind}{tile} s{config['stages']} wg{config['compute_warp_groups']}"
 
 
