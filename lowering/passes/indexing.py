@@ -76,6 +76,8 @@ def _lower_body(body: tuple[Node, ...], a: Analyses) -> tuple[Node, ...]:
         kids = children(node)
         if kids:
             node = replace(node, **{name: _lower_body(sub, a) for name, sub in kids})
+            if isinstance(node, ForLoop) and not node.body:
+                continue        # its ops were lowered elsewhere (a stmatrix source)
         if isinstance(node, ForLoop) and node.vectorize:
             out.extend(_vectorize(node, a))
             continue
