@@ -5,8 +5,8 @@ issuing task executes, each of its copies in flight lands with probability ``LAN
 (seeded; every ``LAZY_EVERY``-th seed uses 0, so copies land only when forced, the latest legal
 moment, and a read that skips its wait always sees poison), and at the latest when a waiter needs it: a blocked mbarrier wait forces the copies of
 its barrier, ``cp.async`` and bulk wait-groups force their groups. Sources are read when the copy
-lands, so overwriting a TMA store's shared-memory source before its wait changes what reaches
-global memory.
+lands; writing a TMA store's shared-memory source before the bulk wait that retires it is an error
+(``sim_proxy``), whenever the copy happens to land.
 """
 
 from __future__ import annotations

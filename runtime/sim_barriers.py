@@ -63,6 +63,7 @@ class Barriers:
                 f"different loop iterations); a __syncthreads must be reached by every thread of the block"
             )
         self.bar_where[blocks] = where_id
+        self._publish_fences(lanes)
         target = self.bar_gen[blocks, BLOCK_BARRIER] + 1
         self.bar_arrived[blocks, BLOCK_BARRIER] += counts
         self.at_barrier[lanes] = True
@@ -136,6 +137,7 @@ class Barriers:
                                   f"with a count of {threads} while {int(self.bar_arrived[b, bid])} threads wait "
                                   f"there with a count of {int(self.bar_expected[b, bid])}")
         self.bar_expected[blocks, bid] = threads
+        self._publish_fences(ctx.lanes)
         target = self.bar_gen[blocks, bid] + 1
         self.bar_arrived[blocks, bid] += counts
         over = blocks[self.bar_arrived[blocks, bid] > threads]

@@ -123,6 +123,7 @@ class ControlFlow:
         if new.size == 0:
             return
         self._wgmma_exit(new)
+        self._proxy_exit(new)
         self.exited[new] = True
         self.alive -= np.bincount(self.grid.block_of[new], minlength=self.grid.num_blocks)
         self.exit_events += 1

@@ -5,7 +5,8 @@ A statement computes every element's source and destination position and hands t
 async proxy (``sim_async.AsyncEngine``), which lands it later. A TMA box is copied in row-major
 order; in a swizzled shared buffer, box element ``p`` (its row-major position from the buffer
 start) lives at ``lowering.layout.swizzle_index(p, buffer.swizzle, element bytes)``, as the TMA
-unit lays it out.
+unit lays it out. A TMA store's reads of its shared source, until the bulk wait that retires it, and
+the ``fence.proxy.async`` its source needs are ``sim_proxy``'s checks.
 """
 
 from __future__ import annotations
@@ -105,6 +106,7 @@ class CopyOps:
         src, src_pos = self._shared_box(node.src, node.src_index, node.tensor_map, dst_pos.shape[1], ctx, f"{what} from {node.src.name}")
         if src.dtype is not glob.dtype:
             raise SimulationError(f"{what} {node.src.name} -> {glob.name}: dtype {src.dtype.name} != {glob.dtype.name}")
+        self._tma_store_issue(src, src_pos, ctx, f"{what} from {node.src.name}")
         copy = AsyncCopy("tma_store", glob, dst_pos, src, src_pos, valid, ctx.lanes.copy(), ctx.task,
                          group=self.committed["bulk"][ctx.lanes].copy())
         self.async_.issue(copy)
@@ -145,6 +147,8 @@ class CopyOps:
             return
         kinds = ("cp.async",) if node.kind == "cp.async" else ("tma_store",)
         self.async_.wait_groups(kinds, ctx.lanes, counter[ctx.lanes] - node.pending, self.grid.num_lanes)
+        if node.kind == "bulk":
+            self._retire_store_reads(ctx.lanes, counter[ctx.lanes] - node.pending)
         self._trace_event("async.wait", ctx, None, None, group=node.kind, pending=node.pending)
 
     def _commit_counter(self, kind: str) -> np.ndarray:

@@ -64,6 +64,7 @@ class MBarrierOps:
         mb = self._mbar(node.mbar, "mbarrier::arrive")
         keys = self._mbar_keys(mb, node.index, ctx, "mbarrier::arrive")
         self._trace_event("mbarrier.arrive", ctx, mb, keys)
+        self._publish_fences(ctx.lanes)
         self._trace_completions(mb, mb.arrive(keys, None, "mbarrier::arrive"))
 
     def visit_MBarrierArriveExpectTx(self, node: k.MBarrierArriveExpectTx, ctx: Ctx, i: int) -> None:
@@ -79,6 +80,7 @@ class MBarrierOps:
             pos = tok.positions(self.grid, ctx.lanes, self._ev(node.token_index, ctx), f"{what} token store")
             tok.write(np.broadcast_to(pos, ctx.lanes.shape), mb.phase[keys].astype(storage_dtype(tok.dtype)))
         self._trace_event("mbarrier.arrive_expect_tx", ctx, mb, keys, tx_bytes=int(tx[0]))
+        self._publish_fences(ctx.lanes)
         self._trace_completions(mb, mb.arrive(keys, tx, what))
 
     def visit_MBarrierWaitParity(self, node: k.MBarrierWaitParity, ctx: Ctx, i: int) -> TaskGen:

@@ -108,6 +108,8 @@ class Storage:
         # accumulator state of a buffer some Mma accumulates into (Local)
         self.wgmma_reads: np.ndarray | None = None
         self.wgmma_acc: Any = None
+        # TMA store sources (``sim_proxy``): unretired store reads and the latest ordinary writers
+        self.proxy: Any = None
 
     def positions(self, grid: Grid, lanes: np.ndarray, index: Any, what: str | Callable[[], str],
                   count: int = 1) -> Any:
@@ -159,6 +161,11 @@ class Storage:
             raise SimulationError(f"a write to {by} overwrites {self.name}[{int(hit.min())}:{int(hit.max()) + 1}] "
                                   f"(the two share shared-memory bytes) that a wgmma not yet retired by "
                                   f"wgmma.wait_group still reads")
+        if self.proxy is not None and (self.proxy.reads[positions] > 0).any():
+            hit = positions[self.proxy.reads[positions] > 0] % self.size
+            raise SimulationError(f"a write to {by} overwrites {self.name}[{int(hit.min())}:{int(hit.max()) + 1}] "
+                                  f"(the two share shared-memory bytes): the source of a TMA store rewritten while "
+                                  f"a TMA store may still read it (before the AsyncWait('bulk') that retires it)")
         self.data[positions] = poison_value(self.dtype)
 
 

@@ -58,6 +58,8 @@ class MemoryOps:
         if old is not None and old.size == size and isinstance(old, MBarrierArray) == is_mbar:
             if is_mbar:
                 old.reset_rows(new_blocks)  # type: ignore[union-attr]
+            elif old.proxy is not None:  # type: ignore[union-attr]
+                self._reallocate_store_source(old, new_blocks)  # type: ignore[arg-type]
             else:
                 old.poison_rows(new_blocks)  # type: ignore[union-attr]
             st = old
@@ -69,6 +71,7 @@ class MemoryOps:
             self.storages[buf.name] = st
         if node.offset is not None:
             self._place_shared(st, node, ctx)
+        self._attach_proxy(st)
         return ctx
 
     def _claim(self, key: tuple, blocks: np.ndarray) -> np.ndarray:
@@ -137,6 +140,8 @@ class MemoryOps:
             self._operand_overwrite(st, pos, what)
         elif st.wgmma_acc is not None:
             self._accumulator_store(st.wgmma_acc, pos, lanes, what)
+        if st.proxy is not None:
+            self._generic_write(st, pos, lanes, what)
         st.write(pos, np.broadcast_to(to_dtype(st.dtype, value), lanes.shape))
 
     def _assign_vector(self, node: k.Assign, st: Storage, idx: Any, ctx: Ctx) -> None:
@@ -168,6 +173,8 @@ class MemoryOps:
             self._operand_overwrite(st, dpos, what)
         elif st.wgmma_acc is not None:
             self._accumulator_store(st.wgmma_acc, dpos, lanes, what)
+        if st.proxy is not None:
+            self._generic_write(st, dpos, lanes[:, None], what)
         st.write(dpos.reshape(-1), to_dtype(st.dtype, values).reshape(-1))
 
 

@@ -14,6 +14,9 @@ Execution model:
   hold poison (NaN) until then.
 - wgmma (``sim_wgmma``): each warp computes its 16 rows of a warp group's MMA from the simulated shared
   memory; the accumulators read as poison until the ``wgmma.wait_group`` that retires them.
+- TMA stores (``sim_proxy``): the source may be read until the issuing thread's bulk wait retires the
+  store, so writing it before then is an error, and so is reading ordinary stores that no
+  ``fence.proxy.async`` (then a barrier) made visible to the async proxy. ``stmatrix``: ``sim_stmatrix``.
 - When no task can make progress the kernel is deadlocked: ``DeadlockError`` names every waiter.
 """
 
@@ -39,9 +42,11 @@ from .sim_eval import Evaluation
 from .sim_mbarrier_ops import MBarrierOps
 from .sim_memory import Grid, Storage, storage_dtype, to_dtype
 from .sim_memory_ops import MemoryOps
+from .sim_proxy import ProxyChecks
 from .sim_reduce import BlockReductions
 from .sim_registers import RegisterSharing
 from .sim_scheduler import Ctx, Scheduling
+from .sim_stmatrix import StMatrixOps
 from .sim_trace import Tracing
 from .sim_wgmma import WgmmaOps
 
@@ -98,14 +103,15 @@ def _plan_arg(arr: np.ndarray, buf: k.Buffer) -> ArrayArg:
 
 # ---------------------------------------------------------------- the simulator
 class Simulator(Scheduling, ControlFlow, Barriers, BlockReductions, Election, MemoryOps, Evaluation, MBarrierOps,
-                CopyOps, WgmmaOps, RegisterSharing, Tracing, k.NodeVisitor):
+                CopyOps, ProxyChecks, WgmmaOps, StMatrixOps, RegisterSharing, Tracing, k.NodeVisitor):
     """The simulated launch: each job lives in its own module, this class puts them together.
 
     Statement handlers are ``visit_<Node>(node, ctx, i)`` methods (``k.NodeVisitor``), found in
     ``sim_control`` (loops, branches, return, continue), ``sim_barriers`` (``__syncthreads``, named
     barriers), ``sim_reduce``, ``sim_elect``, ``sim_memory_ops``, ``sim_mbarrier_ops`` and
-    ``sim_copy_ops``, ``sim_wgmma`` (``Mma``, ``WgmmaFence``), ``sim_registers`` (setmaxnreg checks);
-    ``sim_scheduler`` runs the warp tasks that execute them.
+    ``sim_copy_ops``, ``sim_proxy`` (``FenceAsyncProxy``; TMA store source hazards), ``sim_wgmma`` (``Mma``,
+    ``WgmmaFence``), ``sim_stmatrix``, ``sim_registers`` (setmaxnreg checks); ``sim_scheduler`` runs the warp
+    tasks that execute them.
     """
 
     backend = "the simulator"
@@ -122,8 +128,8 @@ class Simulator(Scheduling, ControlFlow, Barriers, BlockReductions, Election, Me
             self.base_env[f"gridDim.{axis}"] = n
         self.rng = np.random.default_rng(seed)
         self.trace = trace
-        self.async_ = AsyncEngine(self.rng, self._on_land, 0.0 if seed % LAZY_EVERY == 0 else LAND_PROBABILITY,
-                                  on_write=self._copy_write)
+        self.async_ = AsyncEngine(self.rng, self._async_landed,
+                                  0.0 if seed % LAZY_EVERY == 0 else LAND_PROBABILITY, on_write=self._async_write)
         self._init_scheduling()
         self._init_control_flow()
         self._init_barriers()
@@ -132,6 +138,7 @@ class Simulator(Scheduling, ControlFlow, Barriers, BlockReductions, Election, Me
         self._init_evaluation()
         self._init_copies()
         self._init_wgmma()
+        self._init_proxy()
         self._init_registers()
 
     # ---- parameters and results -------------------------------------------
@@ -163,6 +170,3 @@ class Simulator(Scheduling, ControlFlow, Barriers, BlockReductions, Election, Me
     # ---- statements without an effect on the simulated state ---------------------------------
     def visit_Comment(self, node: k.Comment, ctx: Ctx, i: int) -> None:
         return None
-
-    def visit_FenceAsyncProxy(self, node: k.FenceAsyncProxy, ctx: Ctx, i: int) -> None:
-        return None   # the simulator has one proxy: generic writes are visible to async copies at once

@@ -1,0 +1,128 @@
+"""``stmatrix`` in the simulator: a warp stores 8 x 8 matrices of 16-bit elements from registers to shared memory.
+
+``StMatrix(dst, dst_index, src, src_index, count)`` is executed by whole warps together
+(``stmatrix.sync.aligned.m8n8.x{count}.shared.b16``). Lane ``l`` gives the address of row ``l % 8`` of
+matrix ``l / 8`` (lanes ``>= 8 count`` give none): its ``dst_index``, the first of the row's 8 consecutive
+elements, already swizzled. Register ``m`` of lane ``l`` holds row ``l / 4``, columns ``2 (l % 4)`` and
+``2 (l % 4) + 1`` of matrix ``m``: ``src[src_index + 2m]`` and ``src[src_index + 2m + 1]`` of the lane's
+Local buffer. So row ``r`` of matrix ``m`` is made of register ``m`` of lanes ``4r .. 4r + 3`` and goes to
+the address of lane ``8m + r``.
+
+A task executes it for warp ``w`` of every block at once: its lanes, 32 consecutive threads of a block
+per warp, are taken as ``[warps, 32]``. Errors (``SimulationError``): a warp whose threads do not all
+execute it, a count other than 1, 2 or 4, types other than 16-bit ones (bf16, fp16; source and
+destination alike), a destination not in shared memory or a source not in registers, a row address
+that is not 16-byte aligned, and rows or registers out of bounds. The writes go through the checks of
+ordinary shared stores: shared memory an unretired wgmma reads, the source of a TMA store not yet
+retired, and the generic-proxy writer record that ``fence.proxy.async`` checks use (``sim_proxy``);
+the thread that writes an element is the lane whose register holds it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fusion_ir.types import DataType, MemoryType
+from lowering import kernel_ir as k
+
+from .errors import SimulationError
+from .sim_scheduler import Ctx
+
+WARP = 32
+COUNTS = (1, 2, 4)
+TYPES = (DataType.BFloat16, DataType.Half)
+ROW = 8             # elements per matrix row (16 bytes of 16-bit elements)
+ROW_BYTES = 16
+
+
+class StMatrixOps:
+    """``StMatrix`` statements of a ``Simulator``."""
+
+    def visit_StMatrix(self, node: k.StMatrix, ctx: Ctx, i: int) -> None:
+        count = node.count
+        what = f"stmatrix.x{count} from {node.src.name} into {node.dst.name}"
+        if count not in COUNTS:
+            raise SimulationError(f"{what}: {count} matrices; stmatrix stores 1, 2 or 4 (x1, x2, x4)")
+        dst = self._data_storage(node.dst, what)
+        src = self._data_storage(node.src, what)
+        if dst.memory is not MemoryType.Shared:
+            raise SimulationError(f"{what}: {dst.name} is in {dst.memory.name} memory; stmatrix stores to Shared")
+        if src.memory is not MemoryType.Local:
+            raise SimulationError(f"{what}: {src.name} is in {src.memory.name} memory; stmatrix stores registers "
+                                  f"(a Local buffer)")
+        for role, st in (("destination", dst), ("source", src)):
+            if st.dtype not in TYPES:
+                raise SimulationError(f"{what}: the {role} {st.name} holds {st.dtype.name} elements; stmatrix "
+                                      f"stores 16-bit elements (BFloat16 or Half)")
+        if dst.dtype is not src.dtype:
+            raise SimulationError(f"{what}: {dst.name} holds {dst.dtype.name} but {src.name} holds {src.dtype.name}; "
+                                  f"stmatrix copies the bits as they are")
+        lanes = ctx.lanes
+        if lanes.size == 0:
+            return
+        warps = self._stmatrix_warps(lanes, what)                       # [W, 32]
+        nw = len(warps)
+        blocks = self.grid.block_of[warps[:, 0]]
+
+        # registers: [W, 32 lanes, count, 2]
+        regs = 2 * count
+        base = self._per_lane(node.src_index, ctx)
+        bad = (base < 0) | (base + regs > src.size)
+        if bad.any():
+            j = int(np.flatnonzero(bad)[0])
+            raise SimulationError(f"{what}: registers {src.name}[{int(base[j])}:{int(base[j]) + regs}] are out of "
+                                  f"bounds (size {src.size}) for {self.grid.describe(int(lanes[j]))}")
+        values = src.data[(lanes * src.size + base)[:, None] + np.arange(regs)].reshape(nw, ROW, 4, count, 2)
+        rows = values.transpose(0, 3, 1, 2, 4).reshape(nw, count, ROW, ROW)    # [W, matrix, row, column]
+        writers = np.broadcast_to(warps.reshape(nw, 1, ROW, 4, 1), (nw, count, ROW, 4, 2)).reshape(rows.shape)
+
+        # row addresses: lane 8m + r gives row r of matrix m
+        addr = self._per_lane(node.dst_index, ctx).reshape(nw, WARP)[:, :ROW * count].reshape(nw, count, ROW)
+        size = dst.dtype.size
+        misaligned = (addr * size) % ROW_BYTES != 0
+        if misaligned.any():
+            w, m, r = (int(x[0]) for x in np.nonzero(misaligned))
+            raise SimulationError(f"{what}: lane {ROW * m + r} of warp {self._warp_name(int(warps[w, 0]))} gives "
+                                  f"the row address {dst.name}[{int(addr[w, m, r])}] (byte "
+                                  f"{int(addr[w, m, r]) * size}), not 16-byte aligned; every stmatrix row starts on "
+                                  f"a 16-byte boundary")
+        outside = (addr < 0) | (addr + ROW > dst.size)
+        if outside.any():
+            w, m, r = (int(x[0]) for x in np.nonzero(outside))
+            a = int(addr[w, m, r])
+            raise SimulationError(f"out-of-bounds access {dst.name}[{a}:{a + ROW}] (size {dst.size}, Shared) in {what}: "
+                                  f"row {r} of matrix {m}, addressed by lane {ROW * m + r} of warp "
+                                  f"{self._warp_name(int(warps[w, 0]))}")
+        pos = (blocks[:, None, None] * dst.size + addr)[..., None] + np.arange(ROW)  # [W, matrix, row, column]
+
+        where = lambda: f"{what} (dst_index {node.dst_index})"  # formatted only on error
+        if dst.wgmma_reads is not None:
+            self._operand_overwrite(dst, pos, where)
+        if dst.proxy is not None:
+            self._generic_write(dst, pos, writers, where)
+        dst.write(pos.reshape(-1), rows.reshape(-1))
+
+    def _stmatrix_warps(self, lanes: np.ndarray, what: str) -> np.ndarray:
+        """The lanes as [warps, 32]: stmatrix.sync.aligned is executed by every thread of a warp together."""
+        grid = self.grid
+        if lanes.size % WARP == 0:
+            warps = lanes.reshape(-1, WARP)
+            first = warps[:, 0]
+            if ((warps - first[:, None] == np.arange(WARP)).all() and not (grid.thread_of[first] % WARP).any()
+                    and (grid.block_of[warps[:, -1]] == grid.block_of[first]).all()):
+                return warps
+        tpb = grid.threads_per_block
+        key = grid.block_of[lanes] * tpb + grid.warp_of[lanes] * WARP       # the warp's first lane
+        ids, counts = np.unique(key, return_counts=True)
+        whole = np.minimum(WARP, tpb - ids % tpb)
+        j = int(np.flatnonzero(counts != WARP)[0]) if (counts != WARP).any() else 0
+        block = grid.block_name(int(ids[j]) // tpb)
+        if whole[j] < WARP:
+            raise SimulationError(f"{what}: warp {int(grid.warp_of[ids[j]])} of block {block} has only "
+                                  f"{int(whole[j])} threads (a block of {tpb}); stmatrix needs whole warps of 32")
+        raise SimulationError(f"{what}: only {int(counts[j])} of the 32 threads of warp {int(grid.warp_of[ids[j]])} "
+                              f"of block {block} execute it; stmatrix.sync.aligned is executed by every thread of "
+                              f"the warp together")
+
+
+__all__ = ["StMatrixOps"]
