@@ -44,5 +44,14 @@ def test_warp_specialized_and_persistent(params: dict) -> None:
     _check(matmul_wgmma.build(**params), seed=30)
 
 
+@pytest.mark.parametrize("params", [{"tma_store": True, "stages": 3},
+                                    {"tma_store": True, "warp_specialized": True, "tile": (256, 128, 64), "stages": 3},
+                                    {"tma_store": True, "warp_specialized": True, "persistent": True, "blocks": 3,
+                                     "stages": 3}],
+                         ids=["tma_store", "ws_256x128_tma_store", "ws_persistent_tma_store"])
+def test_tma_store_epilogue(params: dict) -> None:
+    _check(matmul_wgmma.build(out_dtype=DataType.BFloat16, **params), seed=50, tol=1e-2)   # a bf16 result
+
+
 def test_half_operands() -> None:
     _check(matmul_wgmma.build(tile=(64, 64, 32), stages=3, compute_warp_groups=1, dtype=DataType.Half), seed=40)

@@ -147,3 +147,32 @@ def test_a_persistent_block_starts_every_tile_from_zero() -> None:
     wrong_tiles = [t for t in range(5) if not np.allclose(bad[:, 128 * t:128 * (t + 1)],
                                                           expected[:, 128 * t:128 * (t + 1)], rtol=1e-4, atol=1e-3)]
     assert wrong_tiles == [3, 4]               # tiles 3 and 4 are blocks 0 and 1's second tiles
+
+
+def _tma_store_kernel() -> tuple:
+    from fusion_ir import DataType
+
+    fusion = matmul_wgmma.build(tile=(128, 128, 64), stages=3, compute_warp_groups=1, warp_specialized=True,
+                                persistent=True, blocks=3, tma_store=True, out_dtype=DataType.BFloat16)
+    return fusion, lower(fusion)
+
+
+def test_the_tma_store_epilogue_matches() -> None:
+    fusion, kern = _tma_store_kernel()
+    for seed in (0, 1, 2):
+        assert _error(fusion, kern, seed) < 1e-2        # a bf16 result
+
+
+def test_a_tma_store_without_the_async_proxy_fence_is_reported() -> None:
+    fusion, kern = _tma_store_kernel()
+    with pytest.raises(SimulationError, match="fence.proxy.async"):
+        _error(fusion, remove_nodes(kern, k.FenceAsyncProxy))
+
+
+def test_a_tile_rewritten_before_its_store_has_read_it_is_reported() -> None:
+    """Without the store's wait (and the barrier after it), the next tile's stmatrix overwrites the tile."""
+    fusion, kern = _tma_store_kernel()
+    bad = remove_nodes(kern, k.AsyncWait, lambda n: n.kind == "bulk")
+    with pytest.raises(SimulationError, match="TMA store"):
+        for seed in (0, 1, 2):
+            _error(fusion, bad, seed)
