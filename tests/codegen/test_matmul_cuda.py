@@ -81,3 +81,45 @@ def test_tma_store_epilogue_in_the_seeds_order() -> None:
         found = tail.find(piece, at)
         assert found >= 0, f"{piece!r} missing after position {at}:\n{tail[:3000]}"
         at = found + len(piece)
+
+
+def _in_order(text: str, pieces: list[str]) -> None:
+    at = 0
+    for piece in pieces:
+        found = text.find(piece, at)
+        assert found >= 0, f"{piece!r} missing after position {at}"
+        at = found + len(piece)
+
+
+def test_the_persistent_warp_specialized_kernel_follows_seed_000() -> None:
+    """Seed 000's pseudo-code, statement by statement, in the generated CUDA of
+    MatmulParams(warp_specialized=True, persistent=True, tma_store=True)."""
+    source = to_cuda(lower(matmul_wgmma.build(**VARIANTS["ws_persistent_tma_store"])))
+    kernel = source[source.index('extern "C" __global__'):]
+    producer = kernel[kernel.index("// AsyncWarp"):kernel.index("} else {")]
+    compute = kernel[kernel.index("} else {"):]
+    _in_order(kernel, ["mbarrier::init(", "__syncthreads();", "decreaseRegisters<40>();"])
+    _in_order(producer, [
+        "for (int64_t",                                        # output tiles
+        "continue;",                                           # past the last tile
+        "for (int64_t",                                        # cta-k
+        "Hopper::electSync(",
+        "mbarrier::waitParity(", "mbarrier::arriveExpectTx(",  # empty stage, then expect the bytes
+        "Hopper::cpAsyncBulkTensorTileG2S(",                   # A
+        "Hopper::cpAsyncBulkTensorTileG2S(",                   # B
+        "return;"])
+    _in_order(compute, [
+        "increaseRegisters<232>();",
+        "mbarrier::arrive(",                                   # every stage starts empty
+        "for (int64_t",                                        # output tiles
+        "for (int64_t",                                        # cta-k
+        "mbarrier::waitParity(",                               # full stage
+        "wgmma::fence();", "wgmma::mmaM64N256K16F32Bf16", "wgmma::commit();", "wgmma::wait<1>();",
+        "mbarrier::arrive(",                                   # the previous stage is empty
+        "wgmma::wait<0>();",                                   # all MMAs of the tile
+        "__float2bfloat16(", "stmatrixX4(",                    # convert, registers -> shared
+        "fenceAsyncProxy();", "namedBarrierSync(",             # visible to the TMA store
+        "Hopper::cpAsyncBulkTensorTileS2G(", "Hopper::cpAsyncBulkCommitGroup();",
+        "Hopper::cpAsyncBulkWaitGroupRead<0>();",
+        "namedBarrierSync(",                                   # the tile may be written again
+        "mbarrier::inval("])
