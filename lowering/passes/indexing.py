@@ -26,9 +26,9 @@ from ..analysis import Analyses
 from ..analysis.id_model import PARALLEL_LAUNCH
 from ..errors import LoweringError
 from ..kernel_ir import (
+    Assign,
     AsyncCommit,
     AsyncWait,
-    Assign,
     BinaryValue,
     BlockReduce,
     Buffer,
