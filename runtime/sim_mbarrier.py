@@ -50,7 +50,12 @@ class MBarrierArray:
 
     # ---- lifetime --------------------------------------------------------
     def reset_rows(self, rows: np.ndarray) -> None:
+        """A new instance of the allocation (a loop around it came round) starts uninitialized, except
+        barriers still live from the previous instance: allocation is static on the GPU, and one warp may
+        reach the next instance's allocation while the elected thread still invalidates the previous one
+        (whose inval, then the next init, keep the lifetime rules)."""
         keys = (rows[:, None] * self.size + np.arange(self.size)[None, :]).reshape(-1)
+        keys = keys[self.state[keys] != LIVE]
         self.state[keys] = UNINITIALIZED
 
     def check_live(self, keys: np.ndarray, what: str) -> None:

@@ -35,6 +35,7 @@ SMEM_LIMIT = 232_448            # bytes of shared memory a block may use on sm_9
 MAX_ACCUMULATORS = 128          # fp32 accumulators per thread that leave room for addresses and the epilogue
 OPERAND_TYPES = (DataType.BFloat16, DataType.Half)
 H100_SMS = 132
+REGISTER_FILE = 65536           # 32-bit registers of an SM
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,12 @@ class MatmulParams:
                 isinstance(r, int) and 24 <= r <= 256 and r % 8 == 0 for r in regs)):
             raise ScheduleError(f"MatmulParams.register_split: {regs!r} must be None or (producer, compute) "
                                 f"register counts, multiples of 8 in [24, 256] (setmaxnreg)")
+        if self.warp_specialized and regs is not None:
+            total = WARP_GROUP * regs[0] + WARP_GROUP * w * regs[1]
+            if total > REGISTER_FILE:
+                raise ScheduleError(f"MatmulParams.register_split: {regs} gives a producer and {w} compute warp "
+                                    f"groups {total} registers, over the {REGISTER_FILE} of an SM; lower the "
+                                    f"compute count or use fewer compute_warp_groups")
 
     def tile_regs(self) -> int:
         tm, tn, _ = self.tile

@@ -83,6 +83,8 @@ def test_small_k_tile_uses_a_narrower_swizzle() -> None:
     (MatmulParams(persistent=True, blocks=0), r"MatmulParams.blocks: 0 must be a positive int"),
     (MatmulParams(persistent=True, group_m=True), r"MatmulParams.group_m: True must be a positive int"),
     (MatmulParams(warp_specialized=True, register_split=(40, 230)), r"MatmulParams.register_split"),
+    (MatmulParams(tile=(192, 64, 64), compute_warp_groups=3, warp_specialized=True),
+     r"register_split: \(40, 232\) gives a producer and 3 compute warp groups 94208 registers"),
 ])
 def test_invalid_params_are_refused(params: MatmulParams, match: str) -> None:
     fusion = _matmul()
