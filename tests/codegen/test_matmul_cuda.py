@@ -37,14 +37,9 @@ def _main_loop(source: str) -> str:
 
 def test_main_loop_statements_in_order() -> None:
     main = _main_loop(to_cuda(lower(matmul_wgmma.build())))
-    order = ["mbarrier::waitParity(", "wgmma::fence();", "wgmma::mmaM64N256K16F32Bf16<0, 1>", "wgmma::commit();",
-             "wgmma::wait<1>();", "mbarrier::arrive(", "mbarrier::waitParity(", "mbarrier::arriveExpectTx(",
-             "Hopper::cpAsyncBulkTensorTileG2S"]
-    at = 0
-    for piece in order:
-        found = main.find(piece, at)
-        assert found >= 0, f"{piece!r} missing after position {at} of the main loop:\n{main}"
-        at = found + len(piece)
+    _in_order(main, ["mbarrier::waitParity(", "wgmma::fence();", "wgmma::mmaM64N256K16F32Bf16<0, 1>",
+                     "wgmma::commit();", "wgmma::wait<1>();", "mbarrier::arrive(", "mbarrier::waitParity(",
+                     "mbarrier::arriveExpectTx(", "Hopper::cpAsyncBulkTensorTileG2S"])
     assert main.count("wgmma::mmaM64N256K16F32Bf16") == 1          # in an unrolled loop over k16 steps
     assert re.search(r"smemDescriptor\(toSmem\(&T\d+\[.*\]\), 16, 1024, 1\)", main)        # A: K-major B128
     assert re.search(r"smemDescriptor\(toSmem\(&T\d+\[.*\]\), 8192, 1024, 1\)", main)      # B: N-major B128
@@ -73,14 +68,9 @@ def test_tma_store_epilogue_in_the_seeds_order() -> None:
     tail = source[source.index("// ComputeWarp"):]
     # the barrier is __syncthreads after the producer branch returned (a named barrier over the compute
     # warp groups when the epilogue sits inside the branch: persistent)
-    order = ["wgmma::wait<0>();", "__float2bfloat16(", "stmatrixX4(", "fenceAsyncProxy();", "__syncthreads();",
-             "Hopper::cpAsyncBulkTensorTileS2G(", "Hopper::cpAsyncBulkCommitGroup();",
-             "Hopper::cpAsyncBulkWaitGroupRead<0>();"]
-    at = 0
-    for piece in order:
-        found = tail.find(piece, at)
-        assert found >= 0, f"{piece!r} missing after position {at}:\n{tail[:3000]}"
-        at = found + len(piece)
+    _in_order(tail, ["wgmma::wait<0>();", "__float2bfloat16(", "stmatrixX4(", "fenceAsyncProxy();", "__syncthreads();",
+                     "Hopper::cpAsyncBulkTensorTileS2G(", "Hopper::cpAsyncBulkCommitGroup();",
+                     "Hopper::cpAsyncBulkWaitGroupRead<0>();"])
 
 
 def _in_order(text: str, pieces: list[str]) -> None:
