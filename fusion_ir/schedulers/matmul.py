@@ -5,14 +5,17 @@ turns a fusion whose output is ``ops.matmul(a, b)`` (a: [M, K], b: [K, N], row-m
 fp16), optionally followed by pointwise ops, into this schedule (``docs/matmul.md`` draws the
 loop nest):
 
-- the accumulator ``acc = a @ b`` (Local: registers) is ``[Ko, Mo, No, Mw, Kr, Mr, M64, N, K16]``:
-  ``Ko`` the serial loop over K tiles, ``Mo``/``No`` the block's tile (BIDy/BIDx), ``Mw`` its
-  compute warp group (TIDy), ``Kr`` and ``Mr`` unrolled loops over the k16 steps and the 64-row
-  pieces of a warp group's rows, and ``M64 x N x K16`` one ``wgmma.m64nNk16`` (ParallelType.Mma);
+- the accumulator ``acc = a @ b`` (Local: registers) is ``[tiles..., Ko, Mw, Kr, Mr, M64, N, K16]``:
+  the block's tile axes (``[Mo (BIDy), No (BIDx)]``, or ``[T / blocks, blocks (BIDx)]`` when
+  persistent), ``Ko`` the serial loop over K tiles, ``Mw`` the compute warp group (TIDy), ``Kr``
+  and ``Mr`` unrolled loops over the k16 steps and the 64-row pieces of a warp group's rows, and
+  ``M64 x N x K16`` one ``wgmma.m64nNk16`` (ParallelType.Mma);
 - A and B are loaded by TMA with a swizzle whose span is one row of their box (128 bytes for a
-  64-deep K tile of A; 64-column chunks of B), circular-buffered ``stages`` deep over ``Ko``;
-- the epilogue tensors are ``[Mo, No, Mw, Mr, TIDx(128), N/8, 2, 2]``: the warp group's 128
-  threads each hold the accumulator fragment of ``wgmma`` (``schedule_mma_fragment``).
+  64-deep K tile of A; 64-column chunks of B), circular-buffered ``stages`` deep over ``Ko``
+  (Pipelined, or warp-specialized with a producer warp group);
+- the epilogue tensors are ``[tiles..., Mw, Mr, TIDx(128), N/8, 2, 2]``: the warp group's 128
+  threads each hold the accumulator fragment of ``wgmma`` (``schedule_mma_fragment``); with
+  ``tma_store`` the 16-bit result goes through stmatrix into a shared tile and TMA stores.
 """
 
 from __future__ import annotations
@@ -44,8 +47,10 @@ class MatmulParams:
 
     ``tile``: the block's (M, N, K) tile; ``stages``: depth of the A/B circular buffer;
     ``compute_warp_groups``: warp groups sharing the tile's rows (each owns TM / W rows, in
-    pieces of 64); ``warp_specialized``, ``persistent``, ``ping_pong``: the warp-specialized
-    persistent kernel (not available yet: a ``ScheduleError``).
+    pieces of 64); ``warp_specialized``: a producer warp group issues the loads (``register_split``:
+    its and the compute warp groups' ``setmaxnreg``); ``persistent``: ``blocks`` resident blocks walk
+    the tiles in grouped order (``group_m``); ``tma_store``: the epilogue of seed 000 (stmatrix, TMA
+    store); ``ping_pong``: not available yet (a ``ScheduleError``).
     """
 
     tile: tuple[int, int, int] = (128, 256, 64)
@@ -228,7 +233,7 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
             tv.circular_buffer(params.stages, type=pipeline)
 
         # epilogue: [tiles..., Mw, Mr, TIDx, N/8, 2, 2], every tensor inlined into its consumer
-        staged = _stage_output(fusion, acc, params) if params.tma_store else []
+        staged = _stage_output(fusion) if params.tma_store else []
         for tv in _epilogue(fusion, acc):
             if tv in staged:
                 _schedule_staged_tensor(tv, params)
@@ -238,7 +243,7 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
     return fusion
 
 
-def _stage_output(fusion: Fusion, acc: TensorView, params: MatmulParams) -> list[TensorView]:
+def _stage_output(fusion: Fusion) -> list[TensorView]:
     """``tma_store``: the output goes registers -> stmatrix -> shared tile -> TMA store (seed 000's epilogue).
 
     Returns the shared tile and the output, which take the tile layout instead of the fragment one."""
@@ -246,8 +251,6 @@ def _stage_output(fusion: Fusion, acc: TensorView, params: MatmulParams) -> list
     if out.dtype not in OPERAND_TYPES:
         raise ScheduleError(f"MatmulParams.tma_store: the output T{out.name} is {out.dtype.short_name}; stmatrix "
                             f"stores 16-bit elements (cast the result to bf16 or fp16)")
-    if out.definition is acc.definition or out is acc:
-        raise ScheduleError("MatmulParams.tma_store: the output is the accumulator itself")
     tile = out.cache_before(LoadStoreOpType.TMAStore)     # shared tile, read by the TMA store
     tile.cache_before(LoadStoreOpType.StMatrix)           # registers in the fragment layout, stored by stmatrix
     return [tile, out]
@@ -256,11 +259,8 @@ def _stage_output(fusion: Fusion, acc: TensorView, params: MatmulParams) -> list
 def _schedule_staged_tensor(tv: TensorView, params: MatmulParams) -> None:
     """The shared tile and the output of a TMA-store epilogue: ``[tiles..., Nc, TM, Nw]``, one box of
     ``TM x Nw`` (one swizzle row wide) per column chunk ``Nc``."""
-    tm, tn, _ = params.tile
-    nw = min(tn, 128 // tv.dtype.size)
-    tv.split(0, tm).split(2, tn)                 # [Mo, TM, No, TN]
-    tv.reorder({1: 2, 2: 1})                     # [Mo, No, TM, TN]
-    tiles = _tile_axes(tv, params)
+    nw = min(params.tile[1], 128 // tv.dtype.size)
+    tiles = _output_tiles(tv, params)            # [tiles, TM, TN]
     tv.split(tiles + 1, nw)                      # [tiles, TM, Nc, Nw]
     tv.reorder({tiles: tiles + 1, tiles + 1: tiles})   # [tiles, Nc, TM, Nw]
     if tv.is_output:                             # the TMA store: a box per chunk
@@ -297,14 +297,19 @@ def _tile_axes(tv: TensorView, params: MatmulParams) -> int:
     return 2
 
 
-def _schedule_epilogue_tensor(tv: TensorView, params: MatmulParams) -> None:
-    tm, tn, _ = params.tile
+def _output_tiles(tv: TensorView, params: MatmulParams) -> int:
+    """``[M, N]`` -> ``[tiles..., TM, TN]``; returns how many tile axes lead."""
     if tv.ndim != 2:
         raise ScheduleError(f"schedule_matmul: epilogue tensor T{tv.name} has {tv.ndim} axes; the epilogue is "
                             f"[M, N] (broadcast a bias to [M, N] before adding it)")
+    tm, tn, _ = params.tile
     tv.split(0, tm).split(2, tn)                 # [Mo, TM, No, TN]
     tv.reorder({1: 2, 2: 1})                     # [Mo, No, TM, TN]
-    tiles = _tile_axes(tv, params)
+    return _tile_axes(tv, params)
+
+
+def _schedule_epilogue_tensor(tv: TensorView, params: MatmulParams) -> None:
+    tiles = _output_tiles(tv, params)
     tv.split(tiles, WGMMA_M).split(tiles, params.compute_warp_groups, inner_split=False)  # [.., Mw, Mr, M64, TN]
     tv.axis(tiles).parallelize(ParallelType.TIDy)
     tv.axis(tiles + 1).parallelize(ParallelType.Unroll)
