@@ -105,3 +105,15 @@ def merged_type(a: IterDomain, b: IterDomain) -> IterType:
     if a.is_reduction or b.is_reduction:
         return IterType.Reduction
     return IterType.Iteration
+
+
+def innermost_root(i: IterDomain) -> IterDomain | None:
+    """The axis with no definition that ``i`` is the innermost part of, through the inner outputs of
+    splits (consecutive elements of it); None when ``i`` comes from a merge or an outer part."""
+    x = i
+    while x.definition is not None:
+        d = x.definition
+        if not isinstance(d, Split) or x is not d.inner:
+            return None
+        x = d.input
+    return x

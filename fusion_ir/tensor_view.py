@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from . import replay
 from .circular_buffer import CircularBufferOptions, Pipelined, WarpSpecialized
 from .exprs import ASYNC_LOADS, BinaryOp, BroadcastOp, CastOp, Expr, LoadStoreOp, MmaOp, ReductionOp, UnaryOp, load_kind
-from .iter_domain import IterDomain, Merge, Split, Transform
+from .iter_domain import IterDomain, Merge, Split, Transform, innermost_root
 from .persistent import first_unmappable_loop_axis
 from .scalar import Val
 from .types import DataType, IterType, LoadStoreOpType, MemoryType, ParallelType, ScheduleError, SmemSwizzle
@@ -641,7 +641,7 @@ class TensorView:
         for k, i in enumerate(self.loop):
             if i.parallel_type is not ParallelType.Bulk or dims[-1] not in _root_ancestors(self, i):
                 continue
-            if not _is_inner_part(i):
+            if innermost_root(i) is None:
                 continue    # an outer part of the innermost dimension (chunks of rows) is not a row
             extent = i.extent.const_value()
             if extent is not None and extent * self.dtype.size != self.swizzle.span:
@@ -754,17 +754,6 @@ def type_name(expr: Expr) -> str:
              BroadcastOp: "defined by a broadcast", ReductionOp: "defined by a reduction", MmaOp: "defined by a matmul",
              LoadStoreOp: "defined by a load/store of a scalar"}
     return names.get(type(expr), type(expr).__name__)
-
-
-def _is_inner_part(i: IterDomain) -> bool:
-    """``i`` is a root axis or the inner output of a chain of splits (consecutive elements)."""
-    x = i
-    while x.definition is not None:
-        d = x.definition
-        if not isinstance(d, Split) or x is not d.inner:
-            return False
-        x = d.input
-    return True
 
 
 def _root_ancestors(tv: TensorView, i: IterDomain) -> set[IterDomain]:

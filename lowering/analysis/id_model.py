@@ -6,7 +6,7 @@ parallel type, extent and index symbol, the exact-map classes, and the launch ex
 Guarantees, raised as ``LoweringError`` otherwise: every producer's first ``ca_pos`` loop axes map
 exactly onto its consumers' axes at the same positions; each loop group has at most one parallel
 binding (a shared axis takes its consumer's binding); no tensor binds one thread or block index
-twice; features the lowering does not implement yet are refused by name.
+twice; a TMA store writes a fusion output and stmatrix shared memory.
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ class IdModel:
 def build(fusion: Fusion) -> IdModel:
     tensors = fusion.used_tensors()
     computed = [tv for tv in tensors if not tv.is_input]
-    _refuse_unimplemented(computed)
+    _check_stores(computed)
     symbol_base = fusion._next_scalar
 
     exact = nx.Graph()
@@ -238,8 +238,8 @@ def _persistent_loops(model: IdModel) -> dict[int, PersistentLoop]:
     return found
 
 
-def _refuse_unimplemented(computed: list[TensorView]) -> None:
-    """Schedules the IR accepts but the lowering does not implement yet: an error, never a silent fallback."""
+def _check_stores(computed: list[TensorView]) -> None:
+    """A TMA store writes a fusion output; stmatrix writes shared memory."""
     for tv in computed:
         kind = load_kind(tv)
         if kind is LoadStoreOpType.TMAStore and not tv.is_output:

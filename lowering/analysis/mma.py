@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from fusion_ir import IterDomain, MemoryType, ParallelType, TensorView
 from fusion_ir.exprs import MmaOp, load_kind
-from fusion_ir.iter_domain import Merge, Split
+from fusion_ir.iter_domain import Merge, Split, innermost_root
 from fusion_ir.replay import loop_map, map_ids_between
 from fusion_ir.scalar import Val
 from fusion_ir.types import DataType, LoadStoreOpType, SmemSwizzle
@@ -170,7 +170,7 @@ def _tile(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> MmaTile:
     m_root, n_root, k_root = tv.root
     m, n, k = inst
     for axis, root, what in ((m, m_root, "M"), (n, n_root, "N"), (k, k_root, "K")):
-        if _innermost_root(tv, axis) is not root:
+        if innermost_root(axis) is not root:
             raise LoweringError(f"{name}: Mma axis {axis.label()} must be the innermost part of {what} "
                                 f"({root.label()}), split off by inner splits")
     a, b = tv.definition.inputs
@@ -272,16 +272,6 @@ def _merged(tv: TensorView, parts: list[IterDomain]) -> IterDomain | None:
         x = merges.get((x, p))
         if x is None:
             return None
-    return x
-
-
-def _innermost_root(tv: TensorView, axis: IterDomain) -> IterDomain | None:
-    x = axis
-    while x not in tv.root:
-        d = x.definition
-        if not isinstance(d, Split) or x is not d.inner:
-            return None
-        x = d.input
     return x
 
 

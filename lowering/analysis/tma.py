@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from fusion_ir import IterDomain, MemoryType, ParallelType, TensorView
 from fusion_ir.exprs import load_kind
-from fusion_ir.iter_domain import Split
+from fusion_ir.iter_domain import innermost_root
 from fusion_ir.scalar import Val
 from fusion_ir.types import LoadStoreOpType, SmemSwizzle
 
@@ -209,15 +209,12 @@ def analyze(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> TmaBox:
 
 def _innermost_root(tv: TensorView, b: IterDomain) -> IterDomain:
     """The root axis ``b`` is the innermost part of; raises unless ``b`` is the inner side of splits."""
-    x = b
-    while x not in tv.root:
-        d = x.definition
-        if not isinstance(d, Split) or x is not d.inner:
-            raise LoweringError(f"T{tv.name}: Bulk axis {b.label()} is not the innermost part of one dimension "
-                                f"(it must be the inner output of splits, never merged or an outer part), so it "
-                                f"cannot be a dense TMA box")
-        x = d.input
-    return x
+    root = innermost_root(b)
+    if root is None:
+        raise LoweringError(f"T{tv.name}: Bulk axis {b.label()} is not the innermost part of one dimension "
+                            f"(it must be the inner output of splits, never merged or an outer part), so it "
+                            f"cannot be a dense TMA box")
+    return root
 
 
 def _check_layout(buffers: BufferPlan, info: TmaBox) -> None:

@@ -344,33 +344,36 @@ def _lower_stmatrix(op: TensorOp, a: Analyses) -> list[Node]:
     pair = Val.symbol(f"q{source.name}")
     loops.append((pair, Val.const(read.i.extent.const_value() // 2)))
     sym_of = {ax: a.ids.group(ax).index.name for ax in (read.i, read.j, read.c)}
-    registers = {**env, sym_of[read.i]: pair * 2, sym_of[read.j]: Val.const(0), sym_of[read.c]: Val.const(0)}
-    at = {i: v.substitute(registers) for i, v in src_idx.items()}
-    src_index = write_index(a, source, at)
+
+    def register(di: int, j: Val | int, c: int) -> dict[str, Val]:
+        """The loop indices naming register ``4 (2 pair + di) + 2 j + c`` of the fragment."""
+        return {**env, sym_of[read.i]: pair * 2 + di, sym_of[read.j]: Val.const(j) if isinstance(j, int) else j,
+                sym_of[read.c]: Val.const(c)}
+
+    def source_indices(at: dict[str, Val]) -> dict[IterDomain, Val]:
+        return {i: v.substitute(at) for i, v in src_idx.items()}
+
+    src_index = write_index(a, source, source_indices(register(0, 0, 0)))
+    # lane l addresses row l % 8 of matrix l / 8 = (column block 2 pair + m / 2, row half m % 2)
     tid = Val.symbol(a.ids.group(staged.thread).index.name)
     lane = tid % 32
     matrix = lane // 8
-    addressed = {**env, sym_of[read.i]: pair * 2 + matrix // 2, sym_of[read.j]: matrix % 2,
-                 sym_of[read.c]: Val.const(0), tid.name: (tid // 32) * 32 + (lane % 8) * 4}
-    row_col = {i: v.substitute(addressed) for i, v in src_idx.items()}
+    addressed = {**register(0, matrix % 2, 0), sym_of[read.i]: pair * 2 + matrix // 2,
+                 tid.name: (tid // 32) * 32 + (lane % 8) * 4}
+    row_col = source_indices(addressed)
     tile = op.tv
     t_idx = {c_root: row_col[p] for c_root, p in tile.definition.root_map(source).items()}
-    t_idx = index_math.forward(tile, t_idx, extent=a.ids.concrete_extent)
-    for i in tile.loop:
-        if i not in t_idx:
-            t_idx[i] = a.ids.group(i).index
-    dst_index = write_index(a, tile, t_idx)
+    dst_index = write_index(a, tile, index_math.forward(tile, t_idx, extent=a.ids.concrete_extent))
     body: list[Node] = []
     if staged.per_instruction:
         # the 8 registers this stmatrix stores, computed from the accumulators right before it
         for di in (0, 1):
             for j in (0, 1):
                 for c in (0, 1):
-                    at_k = {**env, sym_of[read.i]: pair * 2 + di, sym_of[read.j]: Val.const(j),
-                            sym_of[read.c]: Val.const(c)}
-                    k_idx = {i: v.substitute(at_k) for i, v in src_idx.items()}
+                    at = register(di, j, c)
+                    k_idx = source_indices(at)
                     # a producer read through a shared loop's index (the 64-row piece) sees it renamed too
-                    value = substitute(compute_value(a, source, k_idx), at_k)
+                    value = substitute(compute_value(a, source, k_idx), at)
                     if value_dtype(value) != source.dtype:
                         value = CastValue(value, source.dtype)
                     body.append(Assign(a.buffers.buffers[source], write_index(a, source, k_idx), value))
@@ -383,7 +386,8 @@ def _lower_stmatrix(op: TensorOp, a: Analyses) -> list[Node]:
 
 def _tma_store(a: Analyses, out: TensorView, idx: dict[IterDomain, Val]) -> Node:
     """One box of the output from its shared tile: an elected thread issues it, commits the bulk group and
-    waits until the copy has read the tile (the tile may be written again after the next barrier)."""
+    waits until the copy has read the tile (the tile may be written again after the next barrier; a wait
+    deferred to just before that measured slower on the H100, docs/matmul.md)."""
     box = a.tma.stores[out]
     origin = box.origin(idx)
     tile = box.shared

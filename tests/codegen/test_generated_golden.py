@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import examples
+from fusion_ir import DataType
 from codegen import to_cuda
 from lowering import lower
 from tests.lowering.pipeline_cases import pipeline_cases
@@ -23,6 +24,8 @@ BUILDERS.update({f"pipeline_{name}": build for name, build, _ in pipeline_cases(
 BUILDERS["example_matmul_wgmma_epilogue"] = lambda: examples.load("matmul_wgmma").build(epilogue=True)
 BUILDERS["example_matmul_wgmma_128x128_w1"] = lambda: examples.load("matmul_wgmma").build(
     tile=(128, 128, 64), stages=5, compute_warp_groups=1)
+BUILDERS["example_matmul_wgmma_ws_persistent_tma_store"] = lambda: examples.load("matmul_wgmma").build(
+    stages=3, warp_specialized=True, persistent=True, tma_store=True, out_dtype=DataType.BFloat16)
 
 
 def kernel_function(source: str) -> str:
