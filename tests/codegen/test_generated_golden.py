@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 import examples
-from fusion_ir import DataType
 from codegen import to_cuda
+from fusion_ir import DataType
 from lowering import lower
 from tests.lowering.pipeline_cases import pipeline_cases
 
