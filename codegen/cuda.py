@@ -704,16 +704,20 @@ class KernelPrinter(NodeVisitor):
             raise CodegenError(f"{what}: the accumulators are {acc.memory.name} {acc.dtype.name}; wgmma "
                                f"accumulates into a Local Float (register) array")
         self._lookup(acc, node)
-        index = self._idx(node.acc_index, node)
-        size = acc.size.const_value()
-        starts = self._unrolled_values(node.acc_index, what, acc)
-        if size is not None and starts is not None:
-            for start in starts:
-                if start < 0 or start + shape.registers > size:
-                    raise CodegenError(f"{what}: registers {acc.name}[{start}:{start + shape.registers}] "
-                                       f"({shape.registers} per thread for N = {shape.n}) are out of bounds "
-                                       f"of {acc.name}[{size}]")
-        return f"&{acc.name}[{index}]"
+        self._check_registers(acc, node.acc_index, shape.registers, what, f"per thread for N = {shape.n}")
+        return f"&{acc.name}[{self._idx(node.acc_index, node)}]"
+
+    def _check_registers(self, buf: Buffer, index: Val, count: int, what: str, why: str) -> None:
+        """``buf[index : index + count]`` stays inside ``buf`` for every value ``index`` takes over the
+        enclosing unrolled loops, and ``index`` is a constant once they are unrolled."""
+        size = buf.size.const_value()
+        starts = self._unrolled_values(index, what, buf)
+        if size is None or starts is None:
+            return
+        for start in starts:
+            if start < 0 or start + count > size:
+                raise CodegenError(f"{what}: registers {buf.name}[{start}:{start + count}] ({count} {why}) are out "
+                                   f"of bounds of {buf.name}[{size}]")
 
     def _unrolled_values(self, index: Val, what: str, buf: Buffer) -> list[int] | None:
         """Every value register index ``index`` of ``buf`` takes over the enclosing unrolled loops (None when
@@ -785,13 +789,7 @@ class KernelPrinter(NodeVisitor):
                                f"stmatrix rows start on {STMATRIX_ROW_BYTES}-byte boundaries")
         self._lookup(src, node)
         registers = 2 * node.count
-        size = src.size.const_value()
-        starts = self._unrolled_values(node.src_index, what, src)
-        if size is not None and starts is not None:
-            for start in starts:
-                if start < 0 or start + registers > size:
-                    raise CodegenError(f"{what}: elements {src.name}[{start}:{start + registers}] ({registers} "
-                                       f"for x{node.count}) are out of bounds of {src.name}[{size}]")
+        self._check_registers(src, node.src_index, registers, what, f"elements for x{node.count}")
         address = self._smem_address(dst, node.dst_index, node, "destination")
         elements = [self._access(src, self._idx(node.src_index + e, node), node) for e in range(registers)]
         words = [_vector_value("uint32_t", 2, elements[e:e + 2]) for e in range(0, registers, 2)]

@@ -111,7 +111,7 @@ def _local(name: str, dtype: DataType = BF16, size: int = 16) -> k.Buffer:
     ({"dst_index": Val.const(4)}, r"the row starts at element 4, byte 8; stmatrix rows start on 16-byte"),
     ({"src_index": s.TX % 2 * 8}, (r"register index .*threadIdx\.x.* depends on threadIdx\.x; it must be a constant "
                                    r"once the enclosing loops are unrolled .* or nvcc moves T2 to local memory")),
-    ({"src_index": s.sym("i4") * 8 + 2}, r"elements T2\[10:18\] \(8 for x4\) are out of bounds of T2\[16\]"),
+    ({"src_index": s.sym("i4") * 8 + 2}, r"registers T2\[10:18\] \(8 elements for x4\) are out of bounds of T2\[16\]"),
 ])
 def test_stmatrix_errors(kwargs: dict, message: str) -> None:
     with pytest.raises(CodegenError, match=message):
