@@ -22,7 +22,7 @@ import numpy as np
 from codegen import to_cuda
 from fusion_ir.reference import round_bf16
 from fusion_ir.types import DataType
-from lowering.kernel_ir import Kernel
+from lowering.kernel_ir import Buffer, Kernel
 
 from . import driver as cu
 from .arrays import ArrayArg, as_array_arg
@@ -86,7 +86,7 @@ def execute_isolated(kernel_or_fusion: Any, inputs: Sequence[np.ndarray], *,
                               f"within {timeout_s + 60} s") from None
 
 
-def _host_bfloat16(arg: ArrayArg, buf: Any) -> ArrayArg:
+def _host_bfloat16(arg: ArrayArg, buf: Buffer) -> ArrayArg:
     """numpy has no bfloat16: a float32 host array for a BFloat16 input is rounded to bfloat16 and
     passed as its 16-bit patterns (the simulator takes the same float32 arrays)."""
     if arg.kind != "numpy" or buf.dtype is not DataType.BFloat16 or arg.dtype != "float32":

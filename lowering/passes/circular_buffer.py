@@ -127,12 +127,8 @@ def clone(a: Analyses, node: ForLoop, loop: CircularLoop) -> list[Node]:
         raise LoweringError(f"{loop.describe()}: the tensors of loop {node.label} are read by asynchronous MMAs, "
                             f"which release a stage one iteration late; guard their WAR with mbarriers "
                             f"(Pipelined(uses_mbarrier_for_war=True))")
-    if loop.war_mbarrier and loop.release_lag:
-        # this iteration's wgmma wait finished the MMAs of iteration i - lag: their stage is free
-        previous = i - loop.release_lag
-        release.append(IfThenElse(previous.ge(0), (MBarrierArrive(mbar, loop.empty(loop.stage(previous))),)))
-    elif loop.war_mbarrier:
-        release.append(MBarrierArrive(mbar, loop.empty(loop.stage(i))))
+    if loop.war_mbarrier:
+        release.append(_release(loop, mbar, i))
     elif loop.shared and many_threads:
         release.append(BlockSync(reason=f"WAR: stage ({i} + {P}) % {S} is loaded again next iteration"))
 
@@ -178,12 +174,7 @@ def warp_specialize(a: Analyses, node: ForLoop, ws: WarpSpecialization) -> IfThe
             compute.extend(allocs)
             compute.append(MBarrierWaitParity(mbar, loop.full(loop.stage(it)), loop.parity(it)))
             compute.extend(x for x in rest if not isinstance(x, Allocate))
-            if loop.release_lag:
-                # the wgmma wait after this iteration's MMAs finished those of iteration it - lag
-                previous = it - loop.release_lag
-                compute.append(IfThenElse(previous.ge(0), (MBarrierArrive(mbar, loop.empty(loop.stage(previous))),)))
-            else:
-                compute.append(MBarrierArrive(mbar, loop.empty(loop.stage(it))))
+            compute.append(_release(loop, mbar, it))
             return producer, compute
         for x in body:
             if isinstance(x, ForLoop) and any(computes(x, tv) for tv in loop.tensors):
@@ -207,6 +198,16 @@ def warp_specialize(a: Analyses, node: ForLoop, ws: WarpSpecialization) -> IfThe
               replace(node, body=tuple(compute), stage=Stage.ComputeWarp)]
     return IfThenElse(ws.is_producer(), tuple(then), tuple(other),
                       branch_threads=(ws.producer_threads, ws.compute_threads))
+
+
+def _release(loop: CircularLoop, mbar, j: Val) -> Node:
+    """Every reader's arrive on the "empty" barrier of the stage iteration ``j`` is done with; with a
+    release lag the stage of iteration ``j - lag`` (the wgmma wait after this iteration's MMAs finished
+    that one's), from iteration ``lag`` on."""
+    if not loop.release_lag:
+        return MBarrierArrive(mbar, loop.empty(loop.stage(j)))
+    previous = j - loop.release_lag
+    return IfThenElse(previous.ge(0), (MBarrierArrive(mbar, loop.empty(loop.stage(previous))),))
 
 
 def _is_skip(node: Node) -> bool:

@@ -23,7 +23,7 @@ from ..kernel_ir import AsyncCommit, AsyncWait, ForLoop, Kernel, Mma, Node, Wgmm
 def run(kernel: Kernel, a: Analyses) -> Kernel:
     if not a.mma.tiles:
         return kernel
-    return replace(kernel, body=_group(kernel.body, a, 0))
+    return replace(kernel, body=_grouped(kernel.body, a, 0)[0])
 
 
 def _issues_only_wgmma(node: Node) -> bool:
@@ -40,10 +40,6 @@ def _lag(node: Node, a: Analyses, lag: int) -> int:
         if loop is not None:
             return loop.release_lag
     return lag
-
-
-def _group(body: tuple[Node, ...], a: Analyses, lag: int) -> tuple[Node, ...]:
-    return _grouped(body, a, lag)[0]
 
 
 def _grouped(body: tuple[Node, ...], a: Analyses, lag: int) -> tuple[tuple[Node, ...], bool]:
