@@ -64,6 +64,7 @@ from lowering.kernel_ir import (
     WgmmaFence,
     walk,
 )
+from lowering.layout import WARP_GROUP_THREADS
 
 from .errors import CodegenError
 from .expressions import BUILTIN_SYMBOLS, cond_expr, index_expr, value_expr
@@ -91,7 +92,6 @@ _VECTOR_TYPES = {  # (is float32, bytes) -> C type of one vector access
 SMEM_BASE_ALIGN = 1024   # the dynamic shared memory base: enough for a 128-byte swizzle's repeat
 MAX_NAMED_BARRIER = 15   # bar.sync ids 1..15; 0 is __syncthreads
 _THREAD_DIMS = {ParallelType.TIDx: "x", ParallelType.TIDy: "y", ParallelType.TIDz: "z"}
-WARP_GROUP = 128         # threads that issue one wgmma together
 MAX_UNROLLED_POINTS = 1 << 16   # index combinations enumerated to bound an Mma's accumulator registers
 STMATRIX_COUNTS = (1, 2, 4)      # 8 x 8 matrices per stmatrix (.x1, .x2, .x4)
 STMATRIX_TYPES = (DataType.BFloat16, DataType.Half)   # 16-bit storage structs with a uint16_t raw field
@@ -691,9 +691,9 @@ class KernelPrinter(NodeVisitor):
         if n % 8 or not 8 <= n <= MAX_N:
             raise CodegenError(f"{what}: N is {n}; wgmma's N is a multiple of 8 from 8 to {MAX_N}")
         threads = _product(self.block)
-        if threads is not None and threads % WARP_GROUP:
+        if threads is not None and threads % WARP_GROUP_THREADS:
             raise CodegenError(f"{what}: the block has {threads} threads; wgmma is issued by whole warp groups "
-                               f"of {WARP_GROUP} threads")
+                               f"of {WARP_GROUP_THREADS} threads")
         return WgmmaShape(n, node.dtype)
 
     def _accumulator(self, node: Mma, shape: WgmmaShape) -> str:

@@ -26,9 +26,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fusion_ir.types import DataType, SmemSwizzle
+from lowering.layout import WGMMA_K_BYTES, WGMMA_M
 
-WGMMA_M = 64
-WGMMA_K = 16                 # 16 elements of a 16-bit operand type: 32 bytes
+WGMMA_K = WGMMA_K_BYTES // 2        # 16 elements of a 16-bit operand type
 MAX_N = 256
 OPERAND_TYPES = {DataType.BFloat16: "bf16", DataType.Half: "f16"}
 DESCRIPTOR_MODES = {SmemSwizzle.NONE: 0, SmemSwizzle.B128: 1, SmemSwizzle.B64: 2, SmemSwizzle.B32: 3}

@@ -24,7 +24,8 @@ from fusion_ir.types import DataType, LoadStoreOpType, SmemSwizzle
 
 from ..errors import LoweringError
 from ..kernel_ir import Buffer
-from .id_model import WARP_GROUP, IdModel
+from ..layout import WARP_GROUP_THREADS
+from .id_model import IdModel
 
 TMA_ALIGN = 128
 
@@ -146,10 +147,10 @@ def _fragment(tv: TensorView, instruction: list[IterDomain]) -> IterDomain:
             raise LoweringError(f"T{tv.name}: Mma axis {i.label()} has symbolic extent {i.extent}; an instruction "
                                 f"tile is a constant")
         elements *= n
-    if elements % WARP_GROUP:
-        raise LoweringError(f"T{tv.name}: its Mma axes hold {elements} accumulators, which the {WARP_GROUP} threads "
-                            f"of a warp group cannot share evenly")
-    return IterDomain(Val.const(elements // WARP_GROUP), name=-1)
+    if elements % WARP_GROUP_THREADS:
+        raise LoweringError(f"T{tv.name}: its Mma axes hold {elements} accumulators, which the "
+                            f"{WARP_GROUP_THREADS} threads of a warp group cannot share evenly")
+    return IterDomain(Val.const(elements // WARP_GROUP_THREADS), name=-1)
 
 
 def alignment(tv: TensorView) -> int:
