@@ -23,6 +23,9 @@ each empty barrier; per iteration it waits on full[stage], computes and arrives 
 empty[stage] after the stage's last read). Both walk the same loops in the same order, so the
 stage is ``stage(iteration)`` in both, with the iteration linearized over the loops that
 enclose the loads.
+A loop read only by wgmma (``CircularLoop.release_lag`` 1) releases stage(i - 1) instead, after the
+wgmma wait of iteration i, and a Pipelined main loop then issues the loads of i + P after that
+release. ``Pipelined(short_loops)`` clamps the prologue to min(P, n) iterations.
 Guarantees: the loads of iteration j are issued exactly once, before the wait that reads them;
 no stage is written while a thread may still read it.
 """
