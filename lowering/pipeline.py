@@ -21,8 +21,8 @@ from .analysis import Analyses, buffers, circular_buffer, id_model, mbarriers, m
 from .errors import LoweringError
 from .kernel_ir import Kernel
 from .limits import check_launch_limits
-from .passes import (allocation, async_copies, branch_barriers, indexing, launch, loop_nest, mbarrier, smem_reuse, syncs,
-                     wgmma_groups)
+from .passes import (allocation, async_copies, branch_barriers, indexing, launch, loop_nest, mbarrier, ping_pong, smem_reuse,
+                     syncs, wgmma_groups)
 from .passes import circular_buffer as circular_buffer_pass
 from .persistent_buffers import check_persistent_buffers
 
@@ -58,6 +58,7 @@ PIPELINE: list[Step] = [
     Analysis("smem", lambda k, a: smem.build(k, a.buffers)),               # shared-memory live intervals
     Pass("smem_reuse", smem_reuse.run),                                    # shared-memory offsets
     Pass("circular_buffer", circular_buffer_pass.run),                     # pipeline stages cloned
+    Pass("ping_pong", ping_pong.run),                                      # compute warp groups in turn
     Pass("syncs", syncs.run),                                              # RAW/WAR barriers
     Pass("indexing", indexing.run),                                        # explicit indices and predicates
     Pass("wgmma_groups", wgmma_groups.run),                                # wgmma fence, commit, wait

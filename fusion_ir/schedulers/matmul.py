@@ -7,7 +7,8 @@ loop nest):
 
 - the accumulator ``acc = a @ b`` (Local: registers) is ``[tiles..., Ko, Mw, Kr, Mr, M64, N, K16]``:
   the block's tile axes (``[Mo (BIDy), No (BIDx)]``, or ``[T / blocks, blocks (BIDx)]`` when
-  persistent), ``Ko`` the serial loop over K tiles, ``Mw`` the compute warp group (TIDy), ``Kr``
+  persistent, or ``[T / blocks / W, W (TIDy), blocks (BIDx)]`` with ping-pong, which has no
+  ``Mw``), ``Ko`` the serial loop over K tiles, ``Mw`` the compute warp group (TIDy), ``Kr``
   and ``Mr`` unrolled loops over the k16 steps and the 64-row pieces of a warp group's rows, and
   ``M64 x N x K16`` one ``wgmma.m64nNk16`` (ParallelType.Mma);
 - A and B are loaded by TMA with a swizzle whose span is one row of their box (128 bytes for a
@@ -50,7 +51,8 @@ class MatmulParams:
     pieces of 64); ``warp_specialized``: a producer warp group issues the loads (``register_split``:
     its and the compute warp groups' ``setmaxnreg``); ``persistent``: ``blocks`` resident blocks walk
     the tiles in grouped order (``group_m``); ``tma_store``: the epilogue of seed 000 (stmatrix, TMA
-    store); ``ping_pong``: not available yet (a ``ScheduleError``).
+    store); ``ping_pong``: each compute warp group takes its own tile (the block's tiles dealt in
+    turn) and their mainloops and epilogues alternate, one's epilogue under the other's mainloop.
     """
 
     tile: tuple[int, int, int] = (128, 256, 64)
@@ -73,10 +75,11 @@ class MatmulParams:
         w = self.compute_warp_groups
         if not isinstance(w, int) or w < 1:
             raise ScheduleError(f"MatmulParams.compute_warp_groups: {w!r} must be a positive int")
-        if tm % (WGMMA_M * w):
+        sharing = self.tile_sharers()
+        if tm % (WGMMA_M * sharing):
             raise ScheduleError(f"MatmulParams.tile: M {tm} is not a multiple of {WGMMA_M} per warp group "
-                                f"({w} compute warp groups need a multiple of {WGMMA_M * w}); each warp group "
-                                f"issues wgmma.m64nNk16 on whole 64-row pieces")
+                                f"({sharing} compute warp groups share a tile: a multiple of {WGMMA_M * sharing}); "
+                                f"each warp group issues wgmma.m64nNk16 on whole 64-row pieces")
         if tm > MAX_BOX:
             raise ScheduleError(f"MatmulParams.tile: M {tm} is over {MAX_BOX}; one TMA box loads the tile's rows of A "
                                 f"and a box extent is at most {MAX_BOX}")
@@ -104,17 +107,21 @@ class MatmulParams:
                                 f"needs a stage to load while another is read)")
         if self.tile_regs() > MAX_ACCUMULATORS:
             raise ScheduleError(f"MatmulParams.tile: each thread would hold {self.tile_regs()} fp32 accumulators "
-                                f"({tm} x {tn} over {w} warp groups of {WARP_GROUP} threads); at most "
-                                f"{MAX_ACCUMULATORS} fit in registers: use more compute_warp_groups or a smaller tile")
+                                f"({tm} x {tn} over {self.tile_sharers()} warp groups of {WARP_GROUP} threads); at "
+                                f"most {MAX_ACCUMULATORS} fit in registers: use a smaller tile"
+                                f"{'' if self.ping_pong else ' or more compute_warp_groups'}")
         smem = self.smem_bytes(dtype)
         if smem > SMEM_LIMIT:
             staged = " and the output tile" if self.tma_store else ""
             raise ScheduleError(f"MatmulParams.stages: {self.stages} stages of A ({tm} x {tk}) and B ({tk} x {tn}) "
                                 f"{dtype.short_name} tiles{staged} need {smem} bytes of shared memory, over the "
                                 f"{SMEM_LIMIT}-byte limit of a block; use fewer stages or a smaller tile")
-        if self.ping_pong:
-            raise ScheduleError("MatmulParams.ping_pong: ping-pong compute warp groups are not available yet; use "
-                                "ping_pong=False (cooperative warp groups sharing each tile)")
+        if self.ping_pong and not (self.warp_specialized and self.persistent):
+            raise ScheduleError("MatmulParams.ping_pong: ping-pong warp groups take turns on the tiles of a "
+                                "persistent warp-specialized kernel; set warp_specialized=True and persistent=True")
+        if self.ping_pong and w < 2:
+            raise ScheduleError(f"MatmulParams.compute_warp_groups: {w} with ping_pong=True; ping-pong needs at least "
+                                f"2 compute warp groups to alternate")
         for name in ("blocks", "group_m"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -131,15 +138,20 @@ class MatmulParams:
                                     f"groups {total} registers, over the {REGISTER_FILE} of an SM; lower the "
                                     f"compute count or use fewer compute_warp_groups")
 
+    def tile_sharers(self) -> int:
+        """Compute warp groups that share one tile: all of them (cooperative), or one (ping-pong)."""
+        return 1 if self.ping_pong else self.compute_warp_groups
+
     def tile_regs(self) -> int:
         tm, tn, _ = self.tile
-        return tm * tn // (WARP_GROUP * self.compute_warp_groups)
+        return tm * tn // (WARP_GROUP * self.tile_sharers())
 
     def smem_bytes(self, dtype: DataType) -> int:
         tm, tn, tk = self.tile
         stage = (tm * tk + tk * tn) * dtype.size
         barriers = 2 * 8 * self.stages
-        staging = tm * tn * 2 if self.tma_store else 0      # the 16-bit output tile the TMA store reads
+        # the 16-bit output tile the TMA store reads: one per warp group with a tile of its own
+        staging = tm * tn * 2 * (self.compute_warp_groups if self.ping_pong else 1) if self.tma_store else 0
         return self.stages * stage + staging + barriers + 1024   # + the swizzle alignment of the first tile
 
 
@@ -201,14 +213,19 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
         acc.split(0, tm).split(2, tn).split(4, tk)          # [Mo, TM, No, TN, Ko, TK]
         acc.reorder({1: 3, 2: 1, 3: 4, 4: 2})               # [Mo, No, Ko, TM, TN, TK]
         tiles = _tile_axes(acc, params)                     # [tiles..., Ko, TM, TN, TK]
-        acc.split(tiles + 1, WGMMA_M).split(tiles + 1, w, inner_split=False)   # [.., Ko, Mw, Mr, M64, TN, TK]
+        acc.split(tiles + 1, WGMMA_M)                       # [.., Ko, TM/64, M64, TN, TK]
+        m = 0                                               # ping-pong: a warp group owns the tile's rows
+        if not params.ping_pong:                            # cooperative: Mw warp groups share them
+            acc.split(tiles + 1, w, inner_split=False)      # [.., Ko, Mw, Mr, M64, TN, TK]
+            acc.axis(tiles + 1).parallelize(ParallelType.TIDy)
+            m = 1
         k_step = WGMMA_K_BYTES // a.dtype.size
-        acc.split(tiles + 5, k_step)                        # [.., Ko, Mw, Mr, M64, TN, Kr, K16]
-        acc.reorder({tiles + 5: tiles + 2, tiles + 2: tiles + 3, tiles + 3: tiles + 4, tiles + 4: tiles + 5})
-        acc.axis(tiles + 1).parallelize(ParallelType.TIDy)  # [.., Ko, Mw, Kr, Mr, M64, TN, K16]
-        acc.axis(tiles + 2).parallelize(ParallelType.Unroll)
-        acc.axis(tiles + 3).parallelize(ParallelType.Unroll)
-        for k in (tiles + 4, tiles + 5, tiles + 6):
+        r = tiles + 1 + m                                   # Mr
+        acc.split(r + 3, k_step)                            # [.., Ko, (Mw,) Mr, M64, TN, Kr, K16]
+        acc.reorder({r + 3: r, r: r + 1, r + 1: r + 2, r + 2: r + 3})   # [.., Ko, (Mw,) Kr, Mr, M64, TN, K16]
+        acc.axis(r).parallelize(ParallelType.Unroll)
+        acc.axis(r + 1).parallelize(ParallelType.Unroll)
+        for k in (r + 2, r + 3, r + 4):
             acc.axis(k).parallelize(ParallelType.Mma)
 
         # Operands, computed inside the tile and K loops; A lacks N and B lacks M, so each gains a
@@ -279,7 +296,8 @@ def _tile_axes(tv: TensorView, params: MatmulParams) -> int:
     Not persistent: ``[Mo (BIDy), No (BIDx)]``, a block per tile. Persistent: ``[T / B, B (BIDx)]``
     over the ``T`` tiles in grouped order (``group_m`` row tiles share a column of B before the
     next column: tile ``t`` is row ``(t / (No g)) g + t % g``, column ``(t / g) % No``); each of the
-    ``B = params.blocks`` blocks walks tiles ``blockIdx.x, blockIdx.x + B, ...``.
+    ``B = params.blocks`` blocks walks tiles ``blockIdx.x, blockIdx.x + B, ...``. Ping-pong:
+    ``[T / B / W, W (TIDy), B (BIDx)]``, the block's tiles dealt to its W compute warp groups in turn.
     """
     if not params.persistent:
         tv.axis(0).parallelize(ParallelType.BIDy)
@@ -294,7 +312,12 @@ def _tile_axes(tv: TensorView, params: MatmulParams) -> int:
         tv.merge(0, 1)
     tv.split(0, params.blocks)               # [T / B, B, ...]
     tv.axis(1).parallelize(ParallelType.BIDx)
-    return 2
+    if not params.ping_pong:
+        return 2
+    # ping-pong: the block's j-th tile goes to warp group j % W: [T / B / W, W (TIDy), B (BIDx)]
+    tv.split(0, params.compute_warp_groups)
+    tv.axis(1).parallelize(ParallelType.TIDy)
+    return 3
 
 
 def _output_tiles(tv: TensorView, params: MatmulParams) -> int:
@@ -310,10 +333,13 @@ def _output_tiles(tv: TensorView, params: MatmulParams) -> int:
 
 def _schedule_epilogue_tensor(tv: TensorView, params: MatmulParams) -> None:
     tiles = _output_tiles(tv, params)
-    tv.split(tiles, WGMMA_M).split(tiles, params.compute_warp_groups, inner_split=False)  # [.., Mw, Mr, M64, TN]
-    tv.axis(tiles).parallelize(ParallelType.TIDy)
-    tv.axis(tiles + 1).parallelize(ParallelType.Unroll)
-    schedule_mma_fragment(tv, tiles + 2, vectorize=tv.is_output)   # the output: 2-element stores
+    tv.split(tiles, WGMMA_M)                     # [.., Mr, M64, TN]
+    if not params.ping_pong:                     # cooperative: [.., Mw, Mr, M64, TN]
+        tv.split(tiles, params.compute_warp_groups, inner_split=False)
+        tv.axis(tiles).parallelize(ParallelType.TIDy)
+        tiles += 1
+    tv.axis(tiles).parallelize(ParallelType.Unroll)
+    schedule_mma_fragment(tv, tiles + 1, vectorize=tv.is_output)   # the output: 2-element stores
 
 
 def _inline_epilogue(fusion: Fusion, acc: TensorView) -> None:

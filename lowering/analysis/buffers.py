@@ -7,7 +7,8 @@ with their own axes, the block-reduction workspace, and the loop depth each buff
 goes to.
 Rules, raised as ``LoweringError``: no Global intermediates; Local buffers have a constant size.
 Local buffers exclude thread- and block-parallel axes; Shared buffers include thread-parallel
-axes (even left of the compute-at position) and exclude block-parallel ones; reduction and
+axes (even left of the compute-at position; not a warp-specialized tensor's ``turn_axis``, whose
+index is part of the pipeline iteration) and exclude block-parallel ones; reduction and
 broadcast axes are never allocated; a circular-buffered buffer is allocated outside its
 circular-buffer loop and sized times the stage count; a TMA destination starts 128-byte aligned,
 a swizzled one at its swizzle's repeat.
@@ -94,6 +95,22 @@ def cb_axis(ids: IdModel, tv: TensorView) -> int:
     return candidates[-1]
 
 
+def turn_axis(ids: IdModel, tv: TensorView) -> IterDomain | None:
+    """The axis of a warp-specialized tensor bound to its ``on`` thread dimension between its
+    circular-buffer axis and its compute-at position, or None.
+
+    Its consumers' warp groups then take turns: group ``w`` reads the iterations with that index
+    ``w``, the producer walks the axis as a serial loop, and the index is part of the pipeline's
+    iteration (each stage holds one group's data, not all of them)."""
+    opts = tv.circular_buffer_options
+    if opts is None or not isinstance(opts.type, WarpSpecialized):
+        return None
+    axis = cb_axis(ids, tv)
+    on = [i for i in tv.loop[axis + 1:tv.compute_at_pos] if ids.group(i).parallel_type is opts.type.on
+          and not i.is_broadcast]
+    return on[0] if on else None
+
+
 def alloc_position(ids: IdModel, tv: TensorView) -> int:
     if tv.circular_buffer_options is not None:
         return cb_axis(ids, tv)
@@ -102,8 +119,9 @@ def alloc_position(ids: IdModel, tv: TensorView) -> int:
 
 def allocation_ids(ids: IdModel, tv: TensorView, memory: MemoryType, pos: int) -> list[IterDomain]:
     out = []
+    turn = turn_axis(ids, tv)
     for k, i in enumerate(tv.loop):
-        if i.is_reduction or i.is_broadcast:
+        if i.is_reduction or i.is_broadcast or i is turn:
             continue
         pt = ids.group(i).parallel_type
         if k < pos:

@@ -7,7 +7,10 @@ S stages, iteration ``j`` uses stage ``j % S`` and waits for the phase of parity
 ``stage(i) * stage_size`` elements (``CircularBufferInfo.stage_offset``).
 A warp-specialized loop is the outermost serial loop left of its loads' compute-at position; its
 pipeline runs across that loop and the loops inside it up to the loads, so its stage comes from
-the linearized iteration count of all of them (``CircularLoop.iteration``).
+the linearized iteration count of all of them (``CircularLoop.iteration``). When one of those
+axes is bound to the ``on`` thread dimension (``buffers.turn_axis``: ping-pong), the compute warp
+groups take turns (``CircularLoop.turns``): its index, the warp group's, is part of the iteration,
+so each stage is read by one group, whose threads alone release it.
 Rules, raised as ``LoweringError``: a circular-buffered tensor reads fusion inputs only; tensors
 pipelined on one loop agree on stages, prefetch and type; mbarrier WAR guards TMA loads only; a
 warp-specialized loop pipelines TMA loads only, is not inside a Pipelined one, and is the only one
@@ -27,7 +30,7 @@ from fusion_ir.types import LoadStoreOpType
 
 from ..errors import LoweringError
 from ..kernel_ir import RuntimeCheck
-from .buffers import BufferPlan, cb_axis
+from .buffers import BufferPlan, cb_axis, turn_axis
 from .id_model import IdModel, LoopGroup
 from .mma import MmaInfo
 from .tma import TmaInfo
@@ -49,6 +52,29 @@ class CircularLoop:
     # iterations a stage stays in use after its own: 1 when only wgmma reads the loop's tensors, whose
     # MMAs of iteration i may still read their stage while iteration i + 1 issues its own
     release_lag: int = 0
+    # WS: the loop group of the loads' ``turn_axis`` (bound to the ``on`` dimension): the compute warp
+    # groups take turns, group w consuming the iterations whose index there is w; None when they
+    # share every iteration
+    turns: LoopGroup | None = None
+
+    @property
+    def takers(self) -> int:
+        """How many compute warp groups take turns on the iterations (1: they share each one)."""
+        if self.turns is None:
+            return 1
+        n = self.turns.extent.const_value()
+        assert n is not None
+        return n
+
+    def readers(self, compute_threads: Val) -> Val:
+        """Threads that read each stage and arrive on its "empty" barrier."""
+        return compute_threads // self.takers
+
+    @property
+    def ping_pong(self) -> bool:
+        """Warp groups taking turns on tiles of wgmma: their mainloops and epilogues alternate in
+        order, kept by the ordering barriers (``ordering_slots``)."""
+        return self.turns is not None and self.release_lag > 0
 
     @property
     def must_fill(self) -> bool:
@@ -57,7 +83,8 @@ class CircularLoop:
 
     @property
     def iteration(self) -> Val:
-        """The pipeline's iteration count: the loop index, linearized with the inner loops (WS)."""
+        """The pipeline's iteration count: the loop index, linearized with the inner loops (WS) and
+        the turn index (the compute branch's thread index; the producer's own loop over it)."""
         it = self.group.index
         for g in self.inner:
             it = it * g.extent + g.index
@@ -151,8 +178,9 @@ def build(ids: IdModel, buffers: BufferPlan, tma: TmaInfo, mma: MmaInfo) -> Circ
         ws = opts.type if isinstance(opts.type, WarpSpecialized) else None
         axis = cb_axis(ids, tv)
         g = ids.group(tv.loop[axis])
+        turn = turn_axis(ids, tv)
         inner = [ids.group(i) for i in tv.loop[axis + 1:tv.compute_at_pos]
-                 if ids.group(i).is_loop and not i.is_broadcast] if ws is not None else []
+                 if (ids.group(i).is_loop or i is turn) and not i.is_broadcast] if ws is not None else []
         if ws is not None and load_kind(tv) is not LoadStoreOpType.TMA:
             kind = load_kind(tv)
             raise LoweringError(f"T{tv.name}: warp-specialized circular buffering pipelines TMA loads, which the "
@@ -170,7 +198,8 @@ def build(ids: IdModel, buffers: BufferPlan, tma: TmaInfo, mma: MmaInfo) -> Circ
         loop = loops.get(g.number)
         if loop is None:
             loops[g.number] = CircularLoop(g, opts.stages, opts.prefetch, [tv], war, warp_specialized=ws,
-                                           inner=inner, short_loops=ws is None and opts.type.short_loops)
+                                           inner=inner, short_loops=ws is None and opts.type.short_loops,
+                                           turns=ids.group(turn) if turn is not None else None)
             continue
         first = loop.tensors[0]
         if (opts.stages, opts.prefetch) != (loop.stages, loop.prefetch):

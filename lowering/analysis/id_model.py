@@ -224,18 +224,31 @@ def _persistent_loops(model: IdModel) -> dict[int, PersistentLoop]:
         # the consumer-most member first: a producer's copy of the axis may come from a loop broadcast
         # (a matmul operand lacks one of the tile's dimensions), whose extent is not the tile count
         for i in reversed(g.members):
-            split = i.definition
-            if not isinstance(split, Split) or i is not split.outer:
-                continue
-            inner = model.group_of.get(split.inner)
-            if inner is None or not inner.parallel_type.is_block:
-                continue
-            n, width = split.input.extent.const_value(), split.inner.extent.const_value()
-            if n is not None and width is not None and n % width == 0:
-                continue
-            found[g.number] = PersistentLoop(g, g.index * split.inner.extent + inner.index, split.input.extent)
-            break
+            tile = _tile_of(model, i, g.index)
+            if tile is not None:
+                found[g.number] = tile if tile.group is g else PersistentLoop(g, tile.tile, tile.extent)
+                break
     return found
+
+
+def _tile_of(model: IdModel, i: IterDomain, index: Val) -> PersistentLoop | None:
+    """The tile of outer split part ``i`` (at ``index``) when the splits below it end in a block index:
+    ``[T / B, B (BIDx)]``, or ``[T / B / W, W (a thread index), B (BIDx)]`` where each thread index
+    takes its own tiles (ping-pong); None when there is none or every split divides."""
+    split = i.definition
+    if not isinstance(split, Split) or i is not split.outer:
+        return None
+    inner = model.group_of.get(split.inner)
+    if inner is None:
+        return None
+    tile = index * split.inner.extent + inner.index
+    n, width = split.input.extent.const_value(), split.inner.extent.const_value()
+    divides = n is not None and width is not None and n % width == 0
+    if inner.parallel_type.is_block:
+        return None if divides else PersistentLoop(model.groups[0], tile, split.input.extent)
+    if inner.parallel_type.is_thread:
+        return _tile_of(model, split.input, tile)
+    return None
 
 
 def _check_stores(computed: list[TensorView]) -> None:

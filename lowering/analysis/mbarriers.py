@@ -2,7 +2,8 @@
 
 Built from the TMA boxes and the circular-buffer facts. A circular-buffered loop with TMA loads
 has one mbarrier array for all of them (``stages`` "full" barriers, then ``stages`` "empty" ones
-with ``uses_mbarrier_for_war``), named after its first TMA tensor; a TMA load outside any
+with ``uses_mbarrier_for_war``), named after its first TMA tensor, and, when its compute warp
+groups take turns on wgmma tiles (ping-pong), an array of ordering barriers; a TMA load outside any
 circular-buffered loop has its own mbarrier and a token (the token form). ``slot(tv)`` is the
 barrier and index tv's copies complete on, written in the loop index.
 """
@@ -29,10 +30,34 @@ class TokenBarrier:
     token: Buffer
 
 
+@dataclass(frozen=True)
+class OrderingBarriers:
+    """Ping-pong: the barriers that keep ``takers`` compute warp groups in turn. Group ``w`` waits on
+    ``mainloop(w)`` before its tile's wgmma and ``epilogue(w)`` before its epilogue, and arrives on
+    the next group's slot of each when done with that section; every slot counts one group's threads."""
+
+    mbar: Buffer
+    takers: int
+
+    def mainloop(self, w: Val) -> Val:
+        return w
+
+    def epilogue(self, w: Val) -> Val:
+        return w + self.takers
+
+    def next(self, w: Val) -> Val:
+        return (w + 1) % self.takers
+
+    @property
+    def slots(self) -> int:
+        return 2 * self.takers
+
+
 @dataclass
 class MBarrierPlan:
     arrays: dict[int, Buffer] = field(default_factory=dict)            # by loop-group number
     tokens: dict[TensorView, TokenBarrier] = field(default_factory=dict)
+    ordering: dict[int, OrderingBarriers] = field(default_factory=dict)   # ping-pong loops, by group number
     _slots: dict[TensorView, tuple[Buffer, Val]] = field(default_factory=dict)
 
     def array(self, loop: CircularLoop) -> Buffer:
@@ -57,6 +82,10 @@ def build(tma: TmaInfo, circular: CircularBufferInfo) -> MBarrierPlan:
         mbar = Buffer(f"T{loop.tma[0].name}_mbar", DataType.Int64, MemoryType.Shared, Val.const(loop.slots),
                       align=MBAR_ALIGN)
         plan.arrays[number] = mbar
+        if loop.ping_pong:
+            order = Buffer(f"T{loop.tma[0].name}_order", DataType.Int64, MemoryType.Shared,
+                           Val.const(2 * loop.takers), align=MBAR_ALIGN)
+            plan.ordering[number] = OrderingBarriers(order, loop.takers)
         for tv in loop.tma:
             plan._slots[tv] = (mbar, loop.full(loop.stage(loop.iteration)))
     return plan

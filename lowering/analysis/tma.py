@@ -26,7 +26,7 @@ from fusion_ir.types import LoadStoreOpType, SmemSwizzle
 
 from ..errors import LoweringError
 from ..kernel_ir import TensorMapParam
-from .buffers import BufferPlan
+from .buffers import BufferPlan, turn_axis
 from .id_model import IdModel
 
 MAX_RANK = 5
@@ -153,10 +153,11 @@ def analyze(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> TmaBox:
         raise LoweringError(f"{name}: a TMA box has at most {MAX_RANK} dimensions; T{source.name} has {len(dims)}")
 
     issue: list[IterDomain] = []
+    turn = turn_axis(ids, tv)
     for k, i in enumerate(tv.loop):
         pt = ids.group(i).parallel_type
-        if i.is_broadcast or i.is_reduction:
-            continue
+        if i.is_broadcast or i.is_reduction or i is turn:
+            continue    # the producer walks a turn axis as a serial loop
         if pt.is_thread:
             where = "left of" if k < tv.compute_at_pos else "right of"
             raise LoweringError(f"{name} is loaded by TMA, which one elected thread issues per block, but its axis "

@@ -60,6 +60,7 @@ from ..kernel_ir import (
     Stage,
     TensorOp,
     rewrite,
+    substitute,
 )
 from ..placement import computes
 
@@ -158,16 +159,29 @@ def warp_specialize(a: Analyses, node: ForLoop, ws: WarpSpecialization) -> IfThe
     loop = ws.loop
     mbar = a.mbarriers.array(loop)
     it = loop.iteration
+    # the loop the loads sit in: the last loop of the pipeline (a turn index has no loop here)
+    innermost = next((g for g in reversed(loop.inner) if g is not loop.turns), loop.group)
+    turn = Val.symbol(f"w{loop.group.number}") if loop.turns is not None else None
 
-    def split(body: tuple[Node, ...], depth: int) -> tuple[list[Node], list[Node]]:
-        """(producer, compute) statements of a scope ``depth`` loops above the loads' scope."""
+    def split(body: tuple[Node, ...], groups: list) -> tuple[list[Node], list[Node]]:
+        """(producer, compute) statements of a scope that ``groups`` (the pipeline's inner loops) enclose
+        the loads in."""
         producer: list[Node] = []
         compute: list[Node] = []
         skips = [x for x in body if _is_skip(x)]      # a persistent loop's tiles past the end: both skip
+        body = tuple(x for x in body if not _is_skip(x))
+        if groups and groups[0] is loop.turns:
+            # the compute warp groups take turns: the producer walks the turns in a loop of its own,
+            # each with the tile skip of its turn
+            p, c = split(body, groups[1:])
+            rename = {loop.turns.index.name: turn}
+            producer.append(ForLoop(turn, Val.const(0), loop.turns.extent,
+                                    tuple(_shift(substitute(x, rename), tuple(rename.items())) for x in skips + p),
+                                    label=f"turns of the compute warp groups ({loop.turns.label()})"))
+            return producer, skips + c
         producer.extend(skips)
         compute.extend(skips)
-        body = tuple(x for x in body if not _is_skip(x))
-        if depth == 0:
+        if not groups:
             loads = [x for x in body if any(computes(x, tv) for tv in loop.tensors)]
             producer.append(ElectSync((MBarrierWaitParity(mbar, loop.empty(loop.stage(it)), loop.parity(it)),
                                        MBarrierArriveExpectTx(mbar, loop.full(loop.stage(it)), loop.tx_bytes),
@@ -177,18 +191,25 @@ def warp_specialize(a: Analyses, node: ForLoop, ws: WarpSpecialization) -> IfThe
             compute.extend(allocs)
             compute.append(MBarrierWaitParity(mbar, loop.full(loop.stage(it)), loop.parity(it)))
             compute.extend(x for x in rest if not isinstance(x, Allocate))
-            compute.append(_release(loop, mbar, it))
+            compute.append(_release(loop, mbar, it, innermost.index))
             return producer, compute
         for x in body:
             if isinstance(x, ForLoop) and any(computes(x, tv) for tv in loop.tensors):
-                p, c = split(x.body, depth - 1)
+                p, c = split(x.body, groups[1:])
                 producer.append(replace(x, body=tuple(p)))
                 compute.append(replace(x, body=tuple(c)))
+                if groups[0] is innermost:
+                    compute.extend(_release_last(loop, mbar, it, innermost))
             else:
                 compute.append(x)
         return producer, compute
 
-    producer, compute = split(node.body, len(loop.inner))
+    producer, compute = split(node.body, loop.inner)
+    if not loop.inner:
+        compute_loop: list[Node] = [replace(node, body=tuple(compute), stage=Stage.ComputeWarp),
+                                    *_release_last(loop, mbar, it, innermost)]
+    else:
+        compute_loop = [replace(node, body=tuple(compute), stage=Stage.ComputeWarp)]
     s = Val.symbol(f"s{loop.group.number}")
     then: list[Node] = []
     other: list[Node] = []
@@ -196,21 +217,36 @@ def warp_specialize(a: Analyses, node: ForLoop, ws: WarpSpecialization) -> IfThe
         then.append(SetMaxNReg(ws.registers[0], increase=False))
         other.append(SetMaxNReg(ws.registers[1], increase=True))
     then += [replace(node, body=tuple(producer), stage=Stage.AsyncWarp), Return()]
-    other += [ForLoop(s, Val.const(0), Val.const(loop.stages), (MBarrierArrive(mbar, loop.empty(s)),),
-                      label="every stage starts empty", stage=Stage.PrePrologue),
-              replace(node, body=tuple(compute), stage=Stage.ComputeWarp)]
+    empty: Node = ForLoop(s, Val.const(0), Val.const(loop.stages), (MBarrierArrive(mbar, loop.empty(s)),),
+                          label="every stage starts empty", stage=Stage.PrePrologue)
+    if loop.turns is not None:      # a stage's readers are one warp group: the first takes the first turn
+        empty = IfThenElse(loop.turns.index.eq(0), (empty,))
+    other += [empty, *compute_loop]
     return IfThenElse(ws.is_producer(), tuple(then), tuple(other),
                       branch_threads=(ws.producer_threads, ws.compute_threads))
 
 
-def _release(loop: CircularLoop, mbar, j: Val) -> Node:
+def _release_last(loop: CircularLoop, mbar, it: Val, innermost) -> list[Node]:
+    """After the innermost loop of a warp-specialized pipeline: with a release lag, the stages of its
+    last ``lag`` iterations (the wgmma wait after the loop retired them)."""
+    n = innermost.extent
+    out: list[Node] = []
+    for d in range(loop.release_lag, 0, -1):
+        last = it.substitute({innermost.index.name: n - d})
+        out.append(IfThenElse((n - d).ge(0), (MBarrierArrive(mbar, loop.empty(loop.stage(last))),)))
+    return out
+
+
+def _release(loop: CircularLoop, mbar, j: Val, k: Val | None = None) -> Node:
     """Every reader's arrive on the "empty" barrier of the stage iteration ``j`` is done with; with a
     release lag the stage of iteration ``j - lag`` (the wgmma wait after this iteration's MMAs finished
-    that one's), from iteration ``lag`` on."""
+    that one's), from iteration ``lag`` on. ``k``: the index of the innermost loop of a warp-specialized
+    pipeline, which releases its own iterations only (``_release_last`` the rest after it)."""
     if not loop.release_lag:
         return MBarrierArrive(mbar, loop.empty(loop.stage(j)))
     previous = j - loop.release_lag
-    return IfThenElse(previous.ge(0), (MBarrierArrive(mbar, loop.empty(loop.stage(previous))),))
+    first = (k if k is not None else j) - loop.release_lag
+    return IfThenElse(first.ge(0), (MBarrierArrive(mbar, loop.empty(loop.stage(previous))),))
 
 
 def _is_skip(node: Node) -> bool:

@@ -10,7 +10,9 @@ Writes:
 - a barrier array of a circular-buffered loop: its Allocate, the elected init loop and a block
   sync just before the loop (pre-prologue; with ``uses_mbarrier_for_war`` every thread then
   pre-arrives on the "empty" barriers; a warp-specialized loop's compute branch does that
-  itself), a block sync and the elected inval loop just after it (post-epilogue). The
+  itself), a block sync and the elected inval loop just after it (post-epilogue); the "empty"
+  barriers count the threads that read a stage (one warp group's when they take turns); a
+  ping-pong loop's ordering barriers are allocated, initialized and invalidated with them. The
   circular-buffer pass later clones the loop itself.
 Guarantees: a block sync on both sides of every init and inval, so shared-memory reuse sees the
 init as a barrier's first write and the inval as its last read.
@@ -67,20 +69,30 @@ def _around_loop(body: tuple[Node, ...], loop: CircularLoop, a: Analyses) -> tup
     s = Val.symbol(f"s{loop.group.number}")
 
     init: list[Node] = [MBarrierInit(mbar, s, Val.const(1))]
+    readers = loop.readers(a.ids.block_threads())
     if loop.war_mbarrier:
-        init.append(MBarrierInit(mbar, loop.empty(s), a.ids.block_threads()))
+        init.append(MBarrierInit(mbar, loop.empty(s), readers))
+    order = a.mbarriers.ordering.get(loop.group.number)
+    elected: list[Node] = [ForLoop(s, Val.const(0), Val.const(S), tuple(init), label=f"stages of {loop.describe()}",
+                                   stage=Stage.PrePrologue)]
+    if order is not None:
+        elected.append(ForLoop(s, Val.const(0), Val.const(order.slots), (MBarrierInit(order.mbar, s, readers),),
+                               label="ping-pong order of the compute warp groups", stage=Stage.PrePrologue))
     head: list[Node] = [
+        *([Allocate(order.mbar)] if order is not None else []),
         Allocate(mbar),
-        ElectSync((ForLoop(s, Val.const(0), Val.const(S), tuple(init), label=f"stages of {loop.describe()}",
-                           stage=Stage.PrePrologue),)),
+        ElectSync(tuple(elected)),
         BlockSync(reason=f"init: {mbar.name} visible to every thread"),
     ]
     if loop.war_mbarrier and loop.warp_specialized is None:
         head.append(ForLoop(s, Val.const(0), Val.const(S), (MBarrierArrive(mbar, loop.empty(s)),),
                             label="every stage starts empty", stage=Stage.PrePrologue))
-    tail = (BlockSync(reason=f"every wait on {mbar.name} done before inval"),
-            ElectSync((ForLoop(s, Val.const(0), Val.const(loop.slots), (MBarrierInval(mbar, s),),
-                               label=f"stages of {loop.describe()}", stage=Stage.PostEpilogue),)))
+    inval: list[Node] = [ForLoop(s, Val.const(0), Val.const(loop.slots), (MBarrierInval(mbar, s),),
+                                 label=f"stages of {loop.describe()}", stage=Stage.PostEpilogue)]
+    if order is not None:
+        inval.append(ForLoop(s, Val.const(0), Val.const(order.slots), (MBarrierInval(order.mbar, s),),
+                             label="ping-pong order of the compute warp groups", stage=Stage.PostEpilogue))
+    tail = (BlockSync(reason=f"every wait on {mbar.name} done before inval"), ElectSync(tuple(inval)))
 
     found = [False]
 

@@ -83,12 +83,15 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         wgmma::commit();
         wgmma::wait<1>();
         wgmma::fenceOperands(T2);
-        if ((((i4 * ceilDiv(i1, 64)) + i6) - 1) >= 0) {
+        if ((i6 - 1) >= 0) {
           mbarrier::arrive(toSmem(&T4_mbar[((((i4 * ceilDiv(i1, 64)) + i6) - 1) % 3) + 3]));
         }
       }
       wgmma::wait<0>();
       wgmma::fenceOperands(T2);
+      if ((ceilDiv(i1, 64) - 1) >= 0) {
+        mbarrier::arrive(toSmem(&T4_mbar[(((i4 * ceilDiv(i1, 64)) + (ceilDiv(i1, 64) - 1)) % 3) + 3]));
+      }
       // loop of stmatrix
       #pragma unroll
       for (int64_t p7_0 = 0; p7_0 < 1; ++p7_0) {

@@ -83,12 +83,15 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         wgmma::commit();
         wgmma::wait<1>();
         wgmma::fenceOperands(T2);
-        if ((((i4 * ceilDiv(i1, 64)) + i6) - 1) >= 0) {
+        if ((i6 - 1) >= 0) {
           mbarrier::arrive(toSmem(&T4_mbar[((((i4 * ceilDiv(i1, 64)) + i6) - 1) % 4) + 4]));
         }
       }
       wgmma::wait<0>();
       wgmma::fenceOperands(T2);
+      if ((ceilDiv(i1, 64) - 1) >= 0) {
+        mbarrier::arrive(toSmem(&T4_mbar[(((i4 * ceilDiv(i1, 64)) + (ceilDiv(i1, 64) - 1)) % 4) + 4]));
+      }
       // loop of iUR72{1}
       #pragma unroll
       for (int64_t i21 = 0; i21 < 1; ++i21) {

@@ -1,0 +1,85 @@
+"""Ping-pong: compute warp groups that take turns on wgmma tiles keep their turns in order.
+
+Reads: the ``circular`` analysis (a warp-specialized loop whose compute warp groups take turns,
+``CircularLoop.ping_pong``), the ``mbarriers`` analysis (its ``OrderingBarriers``) and the compute
+branch the circular-buffer pass built.
+Writes, in the compute branch of such a loop (tile index ``t``, warp group ``w`` of ``W``):
+- before the loop: the last warp group arrives on ``mainloop(0)`` and ``epilogue(0)``, so group 0
+  goes first;
+- per tile: before its mainloop (the statements that wait on the pipeline's "full" barriers and
+  release its stages) a wait on ``mainloop(w)`` with parity ``t % 2``; after it an arrive on
+  ``mainloop(w + 1)`` and a wait on ``epilogue(w)``; after the epilogue (the rest of the tile)
+  an arrive on ``epilogue(w + 1)``.
+So group ``w + 1`` starts its mainloop when group ``w`` has finished its own and runs it while
+``w`` runs its epilogue (nvFuser's HopperPingPongMbarriers, CUTLASS's ping-pong kernel).
+Guarantees: the groups consume the pipeline's iterations in the order the producer fills them.
+Without the mainloop order a group would wait for a stage's "full" barrier while an earlier
+group's iterations still hold it, two phases behind the one it needs, and a parity wait cannot
+tell those phases apart (the simulator reports the wgmma hazard that follows).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from fusion_ir.scalar import Val
+
+from ..analysis import Analyses
+from ..analysis.circular_buffer import CircularLoop
+from ..analysis.mbarriers import OrderingBarriers
+from ..kernel_ir import (
+    ForLoop,
+    IfThenElse,
+    Kernel,
+    MBarrierArrive,
+    MBarrierWaitParity,
+    Node,
+    Stage,
+    rewrite,
+    walk,
+)
+
+
+def run(kernel: Kernel, a: Analyses) -> Kernel:
+    loops = [loop for loop in a.circular.loops.values() if loop.ping_pong]
+    if not loops:
+        return kernel
+    (loop,) = loops          # one warp-specialized loop per kernel (the circular analysis checks)
+    order = a.mbarriers.ordering[loop.group.number]
+    mbar = a.mbarriers.array(loop)
+
+    def place(node: Node):
+        if isinstance(node, ForLoop) and node.stage is Stage.ComputeWarp and node.index == loop.index:
+            return _first_turn(loop, order) + (replace(node, body=_in_turn(node.body, loop, order, mbar)),)
+        return None
+
+    return replace(kernel, body=rewrite(kernel.body, place))
+
+
+def _first_turn(loop: CircularLoop, order: OrderingBarriers) -> tuple[Node, ...]:
+    assert loop.turns is not None
+    w = loop.turns.index
+    zero = Val.const(0)
+    return (IfThenElse(w.eq(loop.takers - 1), (MBarrierArrive(order.mbar, order.mainloop(zero)),
+                                               MBarrierArrive(order.mbar, order.epilogue(zero)))),)
+
+
+def _in_turn(body: tuple[Node, ...], loop: CircularLoop, order: OrderingBarriers, mbar) -> tuple[Node, ...]:
+    """A tile's statements with its mainloop and its epilogue each waiting for this group's turn."""
+    assert loop.turns is not None
+    w = loop.turns.index
+    parity = loop.index % 2
+    on_pipeline = [k for k, x in enumerate(body) if _uses(x, mbar)]
+    first, last = on_pipeline[0], on_pipeline[-1]
+    return (*body[:first],
+            MBarrierWaitParity(order.mbar, order.mainloop(w), parity),
+            *body[first:last + 1],
+            MBarrierArrive(order.mbar, order.mainloop(order.next(w))),
+            MBarrierWaitParity(order.mbar, order.epilogue(w), parity),
+            *body[last + 1:],
+            MBarrierArrive(order.mbar, order.epilogue(order.next(w))))
+
+
+def _uses(node: Node, mbar) -> bool:
+    """The statement waits on or releases a stage of the pipeline."""
+    return any(isinstance(x, (MBarrierWaitParity, MBarrierArrive)) and x.mbar == mbar for x in walk((node,)))
