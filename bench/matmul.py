@@ -9,7 +9,8 @@ events after warm-up, median of 20 (rotating three input sets so L2 does not hol
 Beside them a plain Triton matmul with a few autotuned configurations (bench/triton_matmul.py), the
 peer a user would write instead. Writes bench/results/matmul.json with the device name and the date.
 
-``python bench/matmul.py [--quick]``: ``--quick`` runs 8192^3 only, with three configurations.
+``python bench/matmul.py [--quick] [--shapes 4096x4096x4096,...] [--configs 0,6]``: ``--quick`` runs
+8192^3 only, with three configurations; a partial run writes bench/results/matmul_quick.json.
 """
 
 from __future__ import annotations
@@ -43,6 +44,10 @@ CONFIGS = [
     {"tile": (128, 256, 64), "stages": 3, "compute_warp_groups": 2, "warp_specialized": True, "tma_store": True},
     {"tile": (128, 256, 64), "stages": 3, "compute_warp_groups": 2, "warp_specialized": True, "persistent": True,
      "tma_store": True},
+    {"tile": (128, 128, 64), "stages": 6, "compute_warp_groups": 2, "warp_specialized": True, "persistent": True,
+     "ping_pong": True},
+    {"tile": (64, 256, 64), "stages": 5, "compute_warp_groups": 2, "warp_specialized": True, "persistent": True,
+     "ping_pong": True},
 ]
 QUICK = CONFIGS[:1] + CONFIGS[2:3] + CONFIGS[5:6]
 
@@ -50,7 +55,7 @@ QUICK = CONFIGS[:1] + CONFIGS[2:3] + CONFIGS[5:6]
 def describe(config: dict) -> str:
     tile = "x".join(str(x) for x in config["tile"])
     kind = ("ws " if config.get("warp_specialized") else "") + ("persistent " if config.get("persistent") else "") \
-        + ("tma-store " if config.get("tma_store") else "")
+        + ("ping-pong " if config.get("ping_pong") else "") + ("tma-store " if config.get("tma_store") else "")
     return f"wgmma {kind}{tile} s{config['stages']} wg{config['compute_warp_groups']}"
 
 
@@ -72,9 +77,15 @@ def rotating(fn_for, sets):
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--shapes", help="comma-separated MxNxK (default: all of SHAPES)")
+    parser.add_argument("--configs", help="comma-separated indices into CONFIGS (default: all)")
     args = parser.parse_args()
     shapes = SHAPES[:1] if args.quick else SHAPES
     configs = QUICK if args.quick else CONFIGS
+    if args.shapes:
+        shapes = [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")]
+    if args.configs:
+        configs = [CONFIGS[int(i)] for i in args.configs.split(",")]
     torch.manual_seed(0)
     rows = []
     for m, n, k in shapes:
@@ -117,7 +128,8 @@ def main() -> None:
     result = {"device": device, "date": date, "rows": rows}
     out_dir = Path(__file__).parent / "results"
     out_dir.mkdir(exist_ok=True)
-    (out_dir / ("matmul_quick.json" if args.quick else "matmul.json")).write_text(json.dumps(result, indent=2) + "\n")
+    partial = args.quick or args.shapes or args.configs
+    (out_dir / ("matmul_quick.json" if partial else "matmul.json")).write_text(json.dumps(result, indent=2) + "\n")
     print(f"device: {device}   date: {date}   bf16 in, bf16 out, fp32 accumulate; median of 20 launches")
     print(f"{'shape':<18}{'kernel':<52}{'ms':>8}{'TFLOP/s':>9}{'ratio':>7}   (ratio: torch.matmul time / time)")
     for r in rows:
