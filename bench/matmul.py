@@ -79,6 +79,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--shapes", help="comma-separated MxNxK (default: all of SHAPES)")
     parser.add_argument("--configs", help="comma-separated indices into CONFIGS (default: all)")
+    parser.add_argument("--extra", help="a JSON list of further MatmulParams dicts to measure (tile as a list)")
     args = parser.parse_args()
     shapes = SHAPES[:1] if args.quick else SHAPES
     configs = QUICK if args.quick else CONFIGS
@@ -86,6 +87,8 @@ def main() -> None:
         shapes = [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")]
     if args.configs:
         configs = [CONFIGS[int(i)] for i in args.configs.split(",")]
+    if args.extra:
+        configs = configs + [dict(c, tile=tuple(c["tile"])) for c in json.loads(args.extra)]
     torch.manual_seed(0)
     rows = []
     for m, n, k in shapes:

@@ -58,10 +58,10 @@ PIPELINE: list[Step] = [
     Analysis("smem", lambda k, a: smem.build(k, a.buffers)),               # shared-memory live intervals
     Pass("smem_reuse", smem_reuse.run),                                    # shared-memory offsets
     Pass("circular_buffer", circular_buffer_pass.run),                     # pipeline stages cloned
-    Pass("ping_pong", ping_pong.run),                                      # compute warp groups in turn
     Pass("syncs", syncs.run),                                              # RAW/WAR barriers
     Pass("indexing", indexing.run),                                        # explicit indices and predicates
     Pass("wgmma_groups", wgmma_groups.run),                                # wgmma fence, commit, wait
+    Pass("ping_pong", ping_pong.run),                                      # compute warp groups in turn
     Pass("branch_barriers", branch_barriers.run),                          # named barriers in warp-split branches
     Pass("launch", launch.run),                                            # launch dimensions, runtime checks
     Pass("limits", lambda k, a: _checked(k, check_launch_limits(k))),      # threads and shared memory fit sm_90

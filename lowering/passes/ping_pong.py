@@ -6,12 +6,14 @@ branch the circular-buffer pass built.
 Writes, in the compute branch of such a loop (tile index ``t``, warp group ``w`` of ``W``):
 - before the loop: the last warp group arrives on ``mainloop(0)`` and ``epilogue(0)``, so group 0
   goes first;
-- per tile: before its mainloop (the statements that wait on the pipeline's "full" barriers and
-  release its stages) a wait on ``mainloop(w)`` with parity ``t % 2``; after it an arrive on
-  ``mainloop(w + 1)`` and a wait on ``epilogue(w)``; after the epilogue (the rest of the tile)
-  an arrive on ``epilogue(w + 1)``.
-So group ``w + 1`` starts its mainloop when group ``w`` has finished its own and runs it while
-``w`` runs its epilogue (nvFuser's HopperPingPongMbarriers, CUTLASS's ping-pong kernel).
+- per tile: before its mainloop (the statements that wait on the pipeline's "full" barriers) a
+  wait on ``mainloop(w)`` with parity ``t % 2``, after it an arrive on ``mainloop(w + 1)``; after
+  the statements that retire the last wgmma groups and release the last stages, a wait on
+  ``epilogue(w)``; after the epilogue (the rest of the tile) an arrive on ``epilogue(w + 1)``.
+So group ``w + 1`` starts its mainloop as soon as group ``w`` has issued its last wgmma (not
+after the wait that retires it: CUTLASS's order; nvFuser arrives after that wait) and runs it
+while ``w`` runs its epilogue (nvFuser's HopperPingPongMbarriers, CUTLASS's ping-pong kernel).
+Runs after ``wgmma_groups``, whose ``wait_group 0`` after the k loop this order puts after the arrive.
 Guarantees: the groups consume the pipeline's iterations in the order the producer fills them.
 Without the mainloop order a group would wait for a stage's "full" barrier while an earlier
 group's iterations still hold it, two phases behind the one it needs, and a parity wait cannot
@@ -69,17 +71,19 @@ def _in_turn(body: tuple[Node, ...], loop: CircularLoop, order: OrderingBarriers
     assert loop.turns is not None
     w = loop.turns.index
     parity = loop.index % 2
-    on_pipeline = [k for k, x in enumerate(body) if _uses(x, mbar)]
-    first, last = on_pipeline[0], on_pipeline[-1]
+    waits = [k for k, x in enumerate(body) if _uses(x, mbar, (MBarrierWaitParity,))]
+    uses = [k for k, x in enumerate(body) if _uses(x, mbar, (MBarrierWaitParity, MBarrierArrive))]
+    first, last_wait, last = waits[0], waits[-1], uses[-1]
     return (*body[:first],
             MBarrierWaitParity(order.mbar, order.mainloop(w), parity),
-            *body[first:last + 1],
+            *body[first:last_wait + 1],
             MBarrierArrive(order.mbar, order.mainloop(order.next(w))),
+            *body[last_wait + 1:last + 1],
             MBarrierWaitParity(order.mbar, order.epilogue(w), parity),
             *body[last + 1:],
             MBarrierArrive(order.mbar, order.epilogue(order.next(w))))
 
 
-def _uses(node: Node, mbar) -> bool:
-    """The statement waits on or releases a stage of the pipeline."""
-    return any(isinstance(x, (MBarrierWaitParity, MBarrierArrive)) and x.mbar == mbar for x in walk((node,)))
+def _uses(node: Node, mbar, kinds: tuple[type, ...]) -> bool:
+    """The statement holds a barrier operation of one of ``kinds`` on a stage of the pipeline."""
+    return any(isinstance(x, kinds) and x.mbar == mbar for x in walk((node,)))
