@@ -403,10 +403,11 @@ class KernelPrinter(NodeVisitor):
         barrier = ""
         if node.barrier is not None:
             bar = node.barrier
-            if not 1 <= bar.id <= 15:
+            bid = bar.id.const_value()
+            if bid is not None and not 1 <= bid <= MAX_NAMED_BARRIER:
                 raise CodegenError(f"codegen: BlockReduce into {node.buffer.name} names barrier {bar.id}; named "
-                                   f"barriers are 1..15")
-            barrier = f", {bar.id}, {self._idx(bar.threads, node)}"
+                                   f"barriers are 1..{MAX_NAMED_BARRIER}")
+            barrier = f", {self._idx(bar.id, node)}, {self._idx(bar.threads, node)}"
         self._emit(f"{lhs} = blockAllReduce<{flags}>({value}, {workspace}, {op}(){barrier});")
 
     def visit_ForLoop(self, node: ForLoop) -> None:
@@ -507,7 +508,10 @@ class KernelPrinter(NodeVisitor):
         self._emit("__syncthreads();" + (f"  // {node.reason}" if node.reason else ""))
 
     def visit_NamedBarrier(self, node: NamedBarrier) -> None:
-        if not 1 <= node.id <= MAX_NAMED_BARRIER:
+        """``bar.sync``; a non-constant id (``1 + threadIdx.y``: a barrier per warp group) is computed at
+        run time, and only a constant one is range-checked here."""
+        bid = node.id.const_value()
+        if bid is not None and not 1 <= bid <= MAX_NAMED_BARRIER:
             raise CodegenError(f"codegen: NamedBarrier id {node.id} is out of range: named barrier ids are "
                                f"1..{MAX_NAMED_BARRIER} (0 is __syncthreads)")
         threads = node.threads.const_value()
@@ -520,7 +524,8 @@ class KernelPrinter(NodeVisitor):
                                f"{block_threads}")
         self.helpers.add("named_barrier")
         count = self._idx(node.threads, node)
-        self._emit(f"namedBarrierSync({node.id}, {count});" + (f"  // {node.reason}" if node.reason else ""))
+        self._emit(f"namedBarrierSync({self._idx(node.id, node)}, {count});"
+                   + (f"  // {node.reason}" if node.reason else ""))
 
     def visit_Comment(self, node: Comment) -> None:
         for line in node.text.splitlines() or [""]:

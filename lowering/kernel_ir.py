@@ -208,11 +208,21 @@ class BlockSync:
 class NamedBarrier:
     """``bar.sync id, threads``: the ``threads`` threads (a multiple of 32) that reach barrier ``id``
     (1..15; 0 is ``__syncthreads``) wait for each other. Used inside a branch that only some warps
-    take, where a block-wide ``__syncthreads`` would deadlock."""
+    take, where a block-wide ``__syncthreads`` would deadlock.
 
-    id: int
+    ``id`` may be an expression over the thread index, the same within each warp, so that warp groups
+    running the same code each synchronize on their own barrier: ``1 + threadIdx.y`` with
+    ``threads`` = 128 in a block of (128, 2, 1) threads. An int is taken as a constant; the field
+    always holds a ``Val``.
+    """
+
+    id: Val | int
     threads: Val
     reason: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, Val):
+            object.__setattr__(self, "id", Val.const(self.id))
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,9 @@ State is kept per (block, barrier id). Id 0 is the block-wide barrier: every thr
 that has not exited must reach the same statement instance, and it releases when they all have.
 A named barrier ``id`` (1..15) releases when ``threads`` threads of the block have arrived, at
 whatever statements they arrived; its waiters then continue and the next arrivals start a new
-phase. A barrier whose count never arrives leaves its waiters blocked, and the scheduler reports
-the deadlock with the barrier id, the expected and the arrived count.
+phase. The id may differ between threads (a barrier per warp group): each thread arrives at the
+barrier of its own block and id. A barrier whose count never arrives leaves its waiters blocked,
+and the scheduler reports the deadlock with the barrier id, the expected and the arrived count.
 """
 
 from __future__ import annotations
@@ -123,36 +124,60 @@ class Barriers:
         return ctx
 
     def _named_barrier(self, node: k.NamedBarrier, ctx: Ctx, what: str) -> Generator[Blocked, None, None]:
-        """Arrive at named barrier ``node.id`` of each block and wait until ``node.threads`` threads did."""
-        bid = node.id
-        if not 1 <= bid < NUM_BARRIERS:
-            raise SimulationError(f"{what}: named barrier ids are 1..{NUM_BARRIERS - 1} (0 is __syncthreads)")
+        """Arrive at named barrier ``node.id`` of each block and wait until ``node.threads`` threads did.
+
+        The id may differ between the lanes (``1 + threadIdx.y``: a barrier per warp group): each lane
+        arrives at the barrier of its own (block, id) pair, and the task waits until every pair its
+        lanes arrived at has released.
+        """
+        ids = self._barrier_ids(node, ctx, what)
         threads = self._barrier_threads(node, ctx, what)
-        blocks, counts = np.unique(self.grid.block_of[ctx.lanes], return_counts=True)
-        open_phase = self.bar_arrived[blocks, bid] > 0
-        clash = blocks[open_phase & (self.bar_expected[blocks, bid] != threads)]
+        keys, counts = np.unique(self.grid.block_of[ctx.lanes] * NUM_BARRIERS + ids, return_counts=True)
+        blocks, bids = keys // NUM_BARRIERS, keys % NUM_BARRIERS
+        open_phase = self.bar_arrived[blocks, bids] > 0
+        clash = np.flatnonzero(open_phase & (self.bar_expected[blocks, bids] != threads))
         if clash.size:
-            b = int(clash[0])
+            b, bid = int(blocks[clash[0]]), int(bids[clash[0]])
             raise SimulationError(f"{what}: threads of block {self.grid.block_name(b)} arrive at named barrier {bid} "
                                   f"with a count of {threads} while {int(self.bar_arrived[b, bid])} threads wait "
                                   f"there with a count of {int(self.bar_expected[b, bid])}")
-        self.bar_expected[blocks, bid] = threads
+        self.bar_expected[blocks, bids] = threads
         self._publish_fences(ctx.lanes)
-        target = self.bar_gen[blocks, bid] + 1
-        self.bar_arrived[blocks, bid] += counts
-        over = blocks[self.bar_arrived[blocks, bid] > threads]
+        target = self.bar_gen[blocks, bids] + 1
+        self.bar_arrived[blocks, bids] += counts
+        over = np.flatnonzero(self.bar_arrived[blocks, bids] > threads)
         if over.size:
-            b = int(over[0])
+            b, bid = int(blocks[over[0]]), int(bids[over[0]])
             raise SimulationError(f"{what}: {int(self.bar_arrived[b, bid])} threads of block "
                                   f"{self.grid.block_name(b)} arrive at named barrier {bid}, more than its count "
                                   f"{threads}")
-        ready = blocks[self.bar_arrived[blocks, bid] == threads]
-        if ready.size:
-            self.bar_gen[ready, bid] += 1
-            self.bar_arrived[ready, bid] = 0
+        ready = self.bar_arrived[blocks, bids] == threads
+        if ready.any():
+            self.bar_gen[blocks[ready], bids[ready]] += 1
+            self.bar_arrived[blocks[ready], bids[ready]] = 0
             self.progress += 1
-        while np.any(self.bar_gen[blocks, bid] < target):
-            yield Blocked(lambda: self._describe_named(what, bid, blocks, target))
+        while np.any(self.bar_gen[blocks, bids] < target):
+            yield Blocked(lambda: self._describe_named(what, blocks, bids, target))
+
+    def _barrier_ids(self, node: k.NamedBarrier, ctx: Ctx, what: str) -> np.ndarray:
+        """The barrier id of each lane of the task: 1..15, and the same within a warp (``bar.sync`` counts
+        whole warps)."""
+        ids = self._per_lane(node.id, ctx)
+        bad = np.flatnonzero((ids < 1) | (ids >= NUM_BARRIERS))
+        if bad.size:
+            j = int(bad[0])
+            lane = "" if node.id.is_const else (f"; the id {node.id} is {int(ids[j])} for "
+                                                f"{self.grid.describe(int(ctx.lanes[j]))}")
+            raise SimulationError(f"{what}: named barrier ids are 1..{NUM_BARRIERS - 1} (0 is __syncthreads){lane}")
+        if not node.id.is_const and ids.size > 1:
+            warp = self.grid.block_of[ctx.lanes] * self.grid.threads_per_block + self.grid.warp_of[ctx.lanes]
+            split = np.flatnonzero((warp[1:] == warp[:-1]) & (ids[1:] != ids[:-1]))  # lanes are sorted
+            if split.size:
+                j = int(split[0])
+                raise SimulationError(f"{what}: the id {node.id} differs within a warp: {int(ids[j])} for "
+                                      f"{self.grid.describe(int(ctx.lanes[j]))}, {int(ids[j + 1])} for "
+                                      f"{self.grid.describe(int(ctx.lanes[j + 1]))}; bar.sync counts whole warps")
+        return ids
 
     def _barrier_threads(self, node: k.NamedBarrier, ctx: Ctx, what: str) -> int:
         threads = uniform(self._ev(node.threads, ctx))
@@ -168,13 +193,15 @@ class Barriers:
                                   f"{self.grid.threads_per_block} threads")
         return threads
 
-    def _describe_named(self, what: str, bid: int, blocks: np.ndarray, target: np.ndarray) -> list[str]:
-        waiting = blocks[self.bar_gen[blocks, bid] < target]
-        if waiting.size == 0:
-            return []
-        b = int(waiting[0])
-        more = f" (and {waiting.size - 1} more blocks)" if waiting.size > 1 else ""
-        expected, arrived = int(self.bar_expected[b, bid]), int(self.bar_arrived[b, bid])
-        line = (f"waits at {what} in block {self.grid.block_name(b)}{more}: named barrier {bid} expects "
-                f"{expected} threads, {arrived} arrived")
-        return [line]
+    def _describe_named(self, what: str, blocks: np.ndarray, bids: np.ndarray, target: np.ndarray) -> list[str]:
+        """A line per named barrier id that some of the task's (block, id) pairs still wait at."""
+        waiting = self.bar_gen[blocks, bids] < target
+        lines = []
+        for bid in np.unique(bids[waiting]):
+            at = blocks[waiting & (bids == bid)]
+            b, bid = int(at[0]), int(bid)
+            more = f" (and {at.size - 1} more blocks)" if at.size > 1 else ""
+            expected, arrived = int(self.bar_expected[b, bid]), int(self.bar_arrived[b, bid])
+            lines.append(f"waits at {what} in block {self.grid.block_name(b)}{more}: named barrier {bid} expects "
+                         f"{expected} threads, {arrived} arrived")
+        return lines

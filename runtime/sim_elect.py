@@ -1,8 +1,9 @@
-"""The elected-thread rule of the simulator: ``ElectSync`` runs its body in one thread per block.
+"""The elected-thread rule of the simulator: ``ElectSync`` runs its body in one thread per warp it names.
 
-The elected thread is the first lane of warp ``node.warp`` (linear thread index // 32) of each
-block that reaches the statement, as ``elect.sync`` over that warp's lanes picks on the GPU; the
-other threads skip the body.
+Each thread that reaches the statement names a warp, ``node.warp`` (linear thread index // 32): warp
+0 of the block, or one that differs between threads, like ``threadIdx.y * 4`` for the first warp of
+each warp group. In each block, every named warp elects its lowest lane that reaches the statement,
+as ``elect.sync`` over that warp's lanes picks on the GPU; the other threads skip the body.
 """
 
 from __future__ import annotations
@@ -31,9 +32,10 @@ class Election:
         rows = np.flatnonzero(self.grid.warp_of[lanes] == warp)
         if rows.size == 0:
             return ctx
-        blocks = self.grid.block_of[lanes[rows]]
+        # lanes are sorted, so the lanes of one (block, warp) pair are adjacent: elect the lowest of each
+        pairs = self.grid.block_of[lanes[rows]] * warps + warp[rows]
         first = np.ones(rows.size, dtype=bool)
-        first[1:] = blocks[1:] != blocks[:-1]   # lanes are sorted: each block's lowest lane of the warp
+        first[1:] = pairs[1:] != pairs[:-1]
         elected = np.zeros(lanes.size, dtype=bool)
         elected[rows[first]] = True
         sub = ctx.narrow(elected).enter((i,), (i,))

@@ -7,11 +7,11 @@ from dataclasses import replace
 import pytest
 
 from codegen import CodegenError, compile_check, nvcc_available, to_cuda
-from fusion_ir.scalar import Val
+from fusion_ir.scalar import Val, ceil_div
 from fusion_ir.types import SmemSwizzle
 from lowering import kernel_ir as k
 from tests.codegen import sample_kernels as s
-from tests.codegen.test_cuda import lines_of
+from tests.codegen.test_cuda import elect_line, lines_of
 
 needs_nvcc = pytest.mark.skipif(not nvcc_available(), reason="nvcc is not on PATH")
 
@@ -45,6 +45,57 @@ def test_named_barrier_count_may_be_a_value() -> None:
 def test_invalid_named_barriers_are_codegen_errors(barrier: k.NamedBarrier, message: str) -> None:
     with pytest.raises(CodegenError, match=message):
         to_cuda(barrier_kernel(barrier))
+
+
+def warp_group_kernel() -> k.Kernel:
+    """Blocks of (128, 2, 1), two warp groups running the same code: each stages its 128 elements of T0 in
+    shared memory, meets on its own ``bar.sync 1 + threadIdx.y, 128`` and writes the mirrored element of
+    its group; then one thread of the first warp of each group (``threadIdx.y * 4``) marks T3."""
+    t0, t2, t3 = s.global_tensor("T0", (s.I0,)), s.global_tensor("T2", (s.I0,)), s.global_tensor("T3", (s.I1,))
+    tile = s.shared("T1", 256)
+    gid = s.BX * 256 + s.TY * 128 + s.TX
+    body = [
+        k.Allocate(tile, Val.const(0)),
+        s.if_(gid.lt(s.I0), [s.assign(tile, s.TY * 128 + s.TX, s.load(t0, s.at(t0, gid)))],
+              [s.assign(tile, s.TY * 128 + s.TX, s.fconst(0.0))]),
+        k.NamedBarrier(Val.const(1) + s.TY, Val.const(128), "RAW: my group staged"),
+        s.if_(gid.lt(s.I0), [s.assign(t2, s.at(t2, gid), s.load(tile, s.TY * 128 + (Val.const(127) - s.TX)))]),
+        k.ElectSync((s.assign(t3, s.at(t3, s.BX * 2 + s.TY), s.fconst(1.0)),), s.TY * 4),
+    ]
+    return s.make_kernel("warp_group_kernel", body, [t0], [t2, t3], (ceil_div(s.I0, 256),), (128, 2), smem=1024)
+
+
+def test_named_barrier_id_may_be_a_value() -> None:
+    lines = lines_of(to_cuda(warp_group_kernel()))
+    assert "namedBarrierSync(1 + ((int64_t)threadIdx.y), 128);  // RAW: my group staged" in lines
+    kern = barrier_kernel(k.NamedBarrier(Val.symbol("threadIdx.y") * 15 + 1, Val.const(64)), block=(64, 2))
+    assert "namedBarrierSync((((int64_t)threadIdx.y) * 15) + 1, 64);" in lines_of(to_cuda(kern))
+    with pytest.raises(CodegenError, match="symbol n in NamedBarrier is not bound"):
+        to_cuda(barrier_kernel(k.NamedBarrier(Val.symbol("n"), Val.const(64))))
+    # a block reduction inside a warp group synchronizes on the same per-group barrier
+    per_group = k.NamedBarrier(Val.const(1) + s.TY, Val.const(32))
+    reduce = k.rewrite(s.block_reduce().kernel.body,
+                       lambda n: replace(n, barrier=per_group) if isinstance(n, k.BlockReduce) else None)
+    source = to_cuda(replace(s.block_reduce().kernel, body=reduce))
+    assert "ReduceAdd(), 1 + ((int64_t)threadIdx.y), 32);" in source
+
+
+def test_elect_in_the_first_warp_of_each_warp_group() -> None:
+    """(128, 3, 1) and warp ``threadIdx.y * 4``: the linear index against it selects threadIdx.x < 32 of
+    every threadIdx.y, with every lane of that warp in the mask."""
+    line = elect_line((128, 3), Val.symbol("threadIdx.y") * 4)
+    cond, mask = line.removeprefix("if (").split(" && Hopper::electSync(")
+    assert cond == "((((int64_t)threadIdx.x) + (((int64_t)threadIdx.y) * 128)) / 32) == (((int64_t)threadIdx.y) * 4)"
+    assert mask == ("Hopper::laneMask(((((int64_t)blockDim.x) * ((int64_t)blockDim.y)) * ((int64_t)blockDim.z)) - "
+                    "(((int64_t)threadIdx.y) * 128)))) {")
+    as_python = cond.replace("((int64_t)threadIdx.x)", "x").replace("((int64_t)threadIdx.y)", "y").replace("/", "//")
+    chosen = {(x, y) for y in range(3) for x in range(128) if eval(as_python, {}, {"x": x, "y": y})}
+    assert chosen == {(x, y) for y in range(3) for x in range(32)}
+
+
+@needs_nvcc
+def test_per_warp_group_barrier_and_elect_compile() -> None:
+    assert compile_check(to_cuda(warp_group_kernel())).kernel == "warp_group_kernel"
 
 
 def test_grid_stride_loop_steps_by_grid_dim() -> None:

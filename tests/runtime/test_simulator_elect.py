@@ -9,10 +9,12 @@ from fusion_ir.scalar import Val
 from fusion_ir.types import DataType
 from lowering import kernel_ir as k
 from runtime import SimulationError, simulate
+from runtime.sim_scheduler import Task
+from runtime.simulator import Simulator
 from tests.runtime.kir_builders import BX, TX, TY, assign, elect, global_1d, if_, kernel, load
 
 
-def marks(warp: int, block: tuple, blocks: int = 3, body_guard: k.Node | None = None) -> np.ndarray:
+def marks(warp: int | Val, block: tuple, blocks: int = 3, body_guard: k.Node | None = None) -> np.ndarray:
     """T1[b, t] = 1 where thread t of block b ran the elected body, 0 elsewhere."""
     threads = int(np.prod(block))
     a, out = global_1d("T0"), global_1d("T1", dtype=DataType.Int32)
@@ -73,3 +75,25 @@ def test_elect_warp_may_be_a_value() -> None:
     expected = np.full_like(x, np.nan)
     expected[64::96] = x[64::96]
     np.testing.assert_array_equal(y, expected)
+
+
+def test_elect_warp_per_warp_group_runs_once_in_each_group() -> None:
+    """Blocks of (128, 2, 1) are two warp groups; ``threadIdx.y * 4`` names the first warp of each."""
+    y = marks(TY * 4, (128, 2))
+    assert [list(np.flatnonzero(row)) for row in y] == [[0, 128]] * 3
+    y = marks(TY * 4, (128, 2), body_guard=TX.ge(8))
+    assert [list(np.flatnonzero(row)) for row in y] == [[8, 136]] * 3
+
+
+def test_elect_is_per_warp_even_in_a_task_of_several_warps(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scheduler runs each warp as a task of its own; the rule does not depend on that. Run as one
+    task of every lane, ``threadIdx.y * 4`` still elects once in each (block, warp group)."""
+    def run_as_one_task(self: Simulator) -> None:
+        for _ in self._root(Task("every lane", np.arange(self.grid.num_lanes), ("all",))):
+            pass  # nothing here blocks; the task only yields to (absent) others
+        self.async_.finish()
+
+    monkeypatch.setattr(Simulator, "run", run_as_one_task)
+    y = marks(TY * 4, (128, 2))
+    assert [list(np.flatnonzero(row)) for row in y] == [[0, 128]] * 3
+    assert [list(np.flatnonzero(row)) for row in marks(0, (128, 2))] == [[0]] * 3

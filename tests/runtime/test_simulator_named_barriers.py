@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from lowering import kernel_ir as k
 from runtime import DeadlockError, SimulationError, simulate
 from tests.codegen.sample_kernels import named_barrier_groups
-from tests.runtime.kir_builders import TX, assign, c, fconst, for_, global_1d, if_, kernel, load, shared, sym
+from tests.runtime.kir_builders import BX, TX, TY, assign, c, fconst, for_, global_1d, if_, kernel, load, shared, sym
 
 SEEDS = range(4)
 
@@ -94,3 +96,82 @@ def test_block_sync_and_named_barriers_are_separate_barriers() -> None:
     kern = kernel(body, [global_1d("T0")], [out], (1,), (128,))
     (y,) = simulate(kern, [np.zeros(128, np.float32)])
     np.testing.assert_array_equal(y, np.ones(128, np.float32))
+
+
+# ---- an id that differs between threads: a barrier per warp group
+GROUP_BARRIER = k.NamedBarrier(c(1) + TY, c(128), "RAW: my group staged")
+
+
+def per_group_mirror(barrier: k.NamedBarrier | None = GROUP_BARRIER, blocks: int = 2) -> k.Kernel:
+    """Blocks of (128, 2, 1): warp group ``threadIdx.y`` stages its 128 elements of each of three tiles in
+    shared memory, meets on ``bar.sync 1 + threadIdx.y, 128`` and writes the element its group's thread
+    ``127 - threadIdx.x`` staged; a second use of the barrier keeps the next tile from overwriting it."""
+    a, out, smem = global_1d("T0"), global_1d("T1"), shared("T2", 256)
+    i = sym("i1")
+    base = (BX * 3 + i) * 256 + TY * 128
+    body = [k.Allocate(smem), for_("i1", 0, 3, [
+        assign(smem, TY * 128 + TX, load(a, base + TX)), *([barrier] if barrier else []),
+        assign(out, base + TX, load(smem, TY * 128 + (c(127) - TX))),
+        *([replace(barrier, reason="WAR")] if barrier else [])])]
+    return kernel(body, [a], [out], (blocks,), (128, 2))
+
+
+def mirrored_per_group(x: np.ndarray) -> np.ndarray:
+    return x.reshape(-1, 128)[:, ::-1].reshape(-1)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_each_warp_group_syncs_on_the_barrier_its_id_names(seed: int) -> None:
+    x = np.arange(2 * 3 * 256, dtype=np.float32)
+    (y,) = simulate(per_group_mirror(), [x], seed=seed)
+    np.testing.assert_array_equal(y, mirrored_per_group(x))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_without_the_per_group_barrier_a_group_reads_what_it_did_not_wait_for(seed: int) -> None:
+    x = np.arange(2 * 3 * 256, dtype=np.float32)
+    (y,) = simulate(per_group_mirror(None), [x], seed=seed)
+    assert not np.array_equal(y, mirrored_per_group(x))
+
+
+def test_a_group_whose_count_never_arrives_deadlocks_naming_its_barrier() -> None:
+    """The last warp of group 1 skips the barrier: group 0 goes on, group 1 waits at barrier 2 forever."""
+    out = global_1d("T1")
+    skip = TY.eq(1).logical_and(TX.ge(96))
+    body = [if_(skip, [], [GROUP_BARRIER]), assign(out, TY * 128 + TX, fconst(1.0))]
+    kern = kernel(body, [global_1d("T0")], [out], (2,), (128, 2))
+    with pytest.raises(DeadlockError, match=r"bar.sync 1 \+ threadIdx.y, 128 \(RAW: my group staged\) in block "
+                                            r"\(0, 0, 0\) \(and 1 more blocks\): named barrier 2 expects 128 "
+                                            r"threads, 96 arrived") as err:
+        simulate(kern, [np.zeros(256, np.float32)])
+    assert "named barrier 1" not in str(err.value)
+
+
+def test_one_task_may_arrive_at_a_different_barrier_in_each_block() -> None:
+    """``1 + blockIdx.x % 2``: warp 0 arrives at barrier 1 in even blocks and 2 in odd ones. Warp 1 of block 1
+    skips it, so only that block's barrier 2 stays open, and the deadlock names just that one."""
+    out = global_1d("T1")
+    barrier = k.NamedBarrier(c(1) + BX % 2, c(64))
+    kern = kernel([barrier, assign(out, BX * 64 + TX, fconst(1.0))], [global_1d("T0")], [out], (4,), (64,))
+    (y,) = simulate(kern, [np.zeros(256, np.float32)])
+    np.testing.assert_array_equal(y, np.ones(256, np.float32))
+    skip = BX.eq(1).logical_and(TX.ge(32))
+    kern = kernel([if_(skip, [], [barrier]), assign(out, BX * 64 + TX, fconst(1.0))], [global_1d("T0")], [out],
+                  (2,), (64,))
+    with pytest.raises(DeadlockError, match=r"in block \(1, 0, 0\): named barrier 2 expects 64 threads, 32 arrived"):
+        simulate(kern, [np.zeros(128, np.float32)])
+
+
+@pytest.mark.parametrize(("barrier", "message"), [
+    (k.NamedBarrier(TX // 32 * 15, c(32)),
+     (r"named barrier ids are 1..15 \(0 is __syncthreads\); the id \(threadIdx.x / 32\) \* 15 is 0 for thread "
+      r"\(0, 0, 0\) of block \(0, 0, 0\)")),
+    (k.NamedBarrier(c(1) + TX % 2, c(32)),
+     (r"the id 1 \+ \(threadIdx.x % 2\) differs within a warp: 1 for thread \(0, 0, 0\) of block \(0, 0, 0\), "
+      r"2 for thread \(1, 0, 0\) of block \(0, 0, 0\); bar.sync counts whole warps")),
+])
+def test_invalid_per_thread_ids_are_errors(barrier: k.NamedBarrier, message: str) -> None:
+    out = global_1d("T1")
+    kern = kernel([barrier, assign(out, TX, fconst(1.0))], [global_1d("T0")], [out], (1,), (64,))
+    with pytest.raises(SimulationError, match=message):
+        simulate(kern, [np.zeros(64, np.float32)])
