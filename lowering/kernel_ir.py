@@ -199,9 +199,15 @@ class ElectSync:
 
 @dataclass(frozen=True)
 class BlockSync:
-    """``__syncthreads()``; ``reason`` says which hazard it guards (RAW, WAR, init)."""
+    """``__syncthreads()``; ``reason`` says which hazard it guards (RAW, WAR, init).
+
+    ``per``: thread dimensions along which the threads do not depend on each other (the buffer it
+    guards has a part for each index there, read by the threads with that index): the whole block
+    synchronizing is correct, and inside a warp-split branch a barrier among the threads with this
+    thread's indices on ``per`` is enough (``branch_barriers``)."""
 
     reason: str = ""
+    per: tuple = ()       # of ParallelType
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,9 @@ class TmaBox:
     box: tuple[int, ...]                    # box extents, outermost first
     issue_loops: tuple[IterDomain, ...]     # serial axes right of the compute-at position: one copy each
     shared: TensorView | None = None        # a TMA store's shared-memory source (``tv`` is the output)
+    # a TMA store's thread dimensions its shared tile is computed inside: each index there stores its
+    # own boxes (ping-pong warp groups), issued by a thread elected among the threads with that index
+    issuers: tuple[ParallelType, ...] = ()
 
     @property
     def box_bytes(self) -> int:
@@ -105,9 +108,12 @@ def analyze_store(ids: IdModel, buffers: BufferPlan, out: TensorView) -> TmaBox:
     dims = tuple(out.root)
     bulk: dict[IterDomain, IterDomain] = {}
     issue: list[IterDomain] = []
+    issuers: list[ParallelType] = []
     for k, i in enumerate(out.loop):
         pt = ids.group(i).parallel_type
-        if pt is ParallelType.Bulk:
+        if pt.is_thread and k < tile.compute_at_pos:
+            issuers.append(pt)      # a thread index the tile is computed inside: each stores its own boxes
+        elif pt is ParallelType.Bulk:
             root = _innermost_root(out, i)
             if root in bulk:
                 raise LoweringError(f"{name}: Bulk axes {bulk[root].label()} and {i.label()} both come from "
@@ -115,7 +121,7 @@ def analyze_store(ids: IdModel, buffers: BufferPlan, out: TensorView) -> TmaBox:
             bulk[root] = i
         elif pt.is_thread:
             raise LoweringError(f"{name} is written by a TMA store, which one elected thread issues; its axis "
-                                f"{i.label()} is {pt.name}")
+                                f"{i.label()} is {pt.name} (only the loops T{tile.name} is computed inside may be)")
         elif k >= out.compute_at_pos and not pt.is_block and not i.is_broadcast:
             issue.append(i)
     box_extents = []
@@ -130,7 +136,7 @@ def analyze_store(ids: IdModel, buffers: BufferPlan, out: TensorView) -> TmaBox:
         raise LoweringError(f"{name}: the TMA store box row is {row} bytes; it must be a multiple of {ROW_BYTES} "
                             f"bytes and exactly the {tile.swizzle.name} swizzle span of T{tile.name} when swizzled")
     result = TmaBox(out, out, dims, tuple(bulk.get(r) for r in dims), tuple(box_extents), tuple(issue),
-                    shared=tile)
+                    shared=tile, issuers=tuple(issuers))
     tile_axes = buffers.alloc_ids[tile]
     inner = [i.extent.const_value() for i in tile_axes[len(tile_axes) - len(bulk):]]
     if inner != [e for r, e in zip(dims, box_extents) if r in bulk]:

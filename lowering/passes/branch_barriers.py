@@ -6,6 +6,9 @@ specialization) in the indexed kernel.
 Writes: each ``BlockSync`` inside such a branch (whichever pass placed it) becomes a
 ``NamedBarrier(id, threads)``, and each ``BlockReduce`` there gets the same barrier for its
 internal synchronization; one barrier id (1..15) per branch side that needs one.
+A ``BlockSync`` whose threads are independent along thread dimensions (``BlockSync.per``, from
+the syncs pass) becomes one barrier per index there (ids ``first + index``), counting that index's
+threads: ping-pong warp groups each synchronize their own epilogue.
 Guarantees: no block-wide ``__syncthreads`` inside a warp-split branch, where the other branch's
 warps would never arrive and the block would deadlock.
 """
@@ -13,6 +16,8 @@ warps would never arrive and the block would deadlock.
 from __future__ import annotations
 
 from dataclasses import replace
+
+from fusion_ir.scalar import Val
 
 from ..analysis import Analyses
 from ..errors import LoweringError
@@ -22,18 +27,38 @@ MAX_NAMED_BARRIER = 15     # ids 1..15; id 0 is __syncthreads
 
 
 def run(kernel: Kernel, a: Analyses) -> Kernel:
-    return replace(kernel, body=named_barriers_in_branches(kernel.body))
+    return replace(kernel, body=named_barriers_in_branches(kernel.body, a.ids.launch))
 
 
-def named_barriers_in_branches(body: tuple[Node, ...]) -> tuple[Node, ...]:
-    """Every block-wide barrier inside a warp-split branch narrowed to that branch's threads."""
+def named_barriers_in_branches(body: tuple[Node, ...], launch: dict | None = None) -> tuple[Node, ...]:
+    """Every block-wide barrier inside a warp-split branch narrowed to that branch's threads, or, for a
+    ``BlockSync`` with ``per`` dimensions (extents in ``launch``), to the branch's threads with this
+    thread's indices there."""
     next_id = [1]
+    split_ids: dict[tuple, int] = {}       # (branch barrier id, per): the first of its ids
+
+    def narrowed(node: BlockSync, barrier: NamedBarrier) -> NamedBarrier:
+        if not node.per or launch is None:
+            return replace(barrier, reason=node.reason)
+        parts, index = 1, Val.const(0)
+        for pt in node.per:
+            n = launch[pt].const_value()
+            if n is None:
+                return replace(barrier, reason=node.reason)
+            index = index * n + Val.symbol(pt.cuda_index)
+            parts *= n
+        key = (str(barrier.id), node.per)
+        if key not in split_ids:
+            split_ids[key] = next_id[0]
+            for _ in range(parts):
+                _take_id(next_id)
+        return NamedBarrier(Val.const(split_ids[key]) + index, barrier.threads // parts, reason=node.reason)
 
     def convert(nodes: tuple[Node, ...], barrier: NamedBarrier | None) -> tuple[Node, ...]:
         out: list[Node] = []
         for node in nodes:
             if isinstance(node, BlockSync) and barrier is not None:
-                out.append(replace(barrier, reason=node.reason))
+                out.append(narrowed(node, barrier))
                 continue
             if isinstance(node, BlockReduce) and barrier is not None:
                 out.append(replace(node, barrier=replace(barrier, reason=f"blockReduce into {node.buffer.name}")))

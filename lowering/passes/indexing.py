@@ -394,7 +394,17 @@ def _tma_store(a: Analyses, out: TensorView, idx: dict[IterDomain, Val]) -> Node
     box_start = {a.ids.group(b).index.name: Val.const(0) for b in box.bulk if b is not None}
     src = read_index(a, tile, out, origin, swizzled=False).substitute(box_start)
     store = TmaStore(a.buffers.buffers[tile], src, a.tma.tensor_maps[out], box.coords(origin))
-    return ElectSync((store, AsyncCommit("bulk"), AsyncWait("bulk", 0)))
+    return ElectSync((store, AsyncCommit("bulk"), AsyncWait("bulk", 0)), warp=_first_warp(a, box.issuers))
+
+
+def _first_warp(a: Analyses, dims: tuple[ParallelType, ...]) -> Val:
+    """The first warp of the threads whose indices on ``dims`` are this thread's (warp 0 for none)."""
+    linear, stride = Val.const(0), Val.const(1)
+    for pt in (ParallelType.TIDx, ParallelType.TIDy, ParallelType.TIDz):
+        if pt in dims:
+            linear = linear + Val.symbol(pt.cuda_index) * stride
+        stride = stride * a.ids.launch[pt]
+    return linear // 32
 
 
 CP_ASYNC_BYTES = (4, 8, 16)

@@ -6,6 +6,9 @@ that another op wrote (RAW), and at the end of a loop body in which a shared buf
 and then read, before the next iteration overwrites it (WAR).
 A TMA store reads through the async proxy: before the barrier that precedes it, every thread runs
 ``fence.proxy.async`` so its ordinary (or stmatrix) writes of the tile are visible to the copy.
+A barrier whose writer and reader share a thread-bound loop (each index there has its own part of
+the buffer, read by the threads of that index: ping-pong warp groups staging their own tiles)
+says so in ``BlockSync.per``.
 Guarantees: every cross-thread shared-memory dependency between tensor ops is ordered by a
 barrier every thread reaches (syncs are never placed under a predicate; inside a warp-split
 branch the ``branch_barriers`` pass narrows them to the branch's threads). Buffers filled by
@@ -40,16 +43,30 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
             if i is None:
                 continue
             body = _body_at(kernel.body, body_path)
+            per = _independent_dims(tv, r_op.tv, a)
             if i < j and not any(isinstance(n, BlockSync) for n in body[i + 1:j]):
                 reason = f"RAW: T{tv.name} written, then read"
                 if load_kind(r_op.tv) is LoadStoreOpType.TMAStore:
                     reason = f"{ASYNC_READER}RAW: T{tv.name} written, then read by a TMA store"
-                inserts.setdefault(body_path, set()).add((j, reason))
+                inserts.setdefault(body_path, set()).add((j, reason, per))
             if tv.is_output:
                 continue  # each output element is written once: no write-after-read
             if body_path and _is_loop_body(kernel.body, body_path):
-                inserts.setdefault(body_path, set()).add((len(body), f"WAR: T{tv.name} is rewritten next iteration"))
+                inserts.setdefault(body_path, set()).add((len(body), f"WAR: T{tv.name} is rewritten next iteration",
+                                                          per))
     return replace(kernel, body=_apply(kernel.body, (), inserts))
+
+
+def _independent_dims(writer: TensorView, reader: TensorView, a: Analyses) -> tuple:
+    """Thread dimensions of loops the writer shares with the reader (left of its compute-at position):
+    the writer's buffer has a part per index there, and a thread reads only the part of its index."""
+    theirs = {a.ids.group(i).number for i in reader.loop}
+    dims = []
+    for i in writer.loop[:writer.compute_at_pos]:
+        g = a.ids.group(i)
+        if g.parallel_type.is_thread and g.number in theirs and not i.is_broadcast:
+            dims.append(g.parallel_type)
+    return tuple(dims)
 
 
 def _guarded_by_syncs(tv: TensorView, a: Analyses) -> bool:
@@ -97,27 +114,31 @@ def _is_loop_body(body: tuple[Node, ...], path: Path) -> bool:
 def _apply(body: tuple[Node, ...], path: Path, inserts: dict[Path, set]) -> tuple[Node, ...]:
     out: list[Node] = []
     here = inserts.get(path, set())
-    by_index: dict[int, str] = {}
-    for index, reason in sorted(here):
-        by_index.setdefault(index, reason)
+    by_index: dict[int, tuple[str, tuple]] = {}
+    for index, reason, per in sorted(here, key=lambda x: (x[0], x[1])):
+        if index in by_index:       # one barrier for several hazards: independent only along common dims
+            first, dims = by_index[index]
+            by_index[index] = (first, tuple(d for d in dims if d in per))
+        else:
+            by_index[index] = (reason, per)
     for k, node in enumerate(body):
         if k in by_index and not (out and isinstance(out[-1], BlockSync)):
-            out.extend(_barrier(by_index[k]))
+            out.extend(_barrier(*by_index[k]))
         kids = children(node)
         if kids:
             node = replace(node, **{name: _apply(sub, path + (k, name), inserts) for name, sub in kids})
         out.append(node)
     if len(body) in by_index and not (out and isinstance(out[-1], BlockSync)):
-        out.extend(_barrier(by_index[len(body)]))
+        out.extend(_barrier(*by_index[len(body)]))
     return tuple(out)
 
 
 ASYNC_READER = "async: "
 
 
-def _barrier(reason: str) -> list[Node]:
+def _barrier(reason: str, per: tuple = ()) -> list[Node]:
     """The barrier; before a TMA store reads what ordinary stores wrote, every writer first makes its
     writes visible to the async proxy (``fence.proxy.async``), then the barrier orders them."""
     if reason.startswith(ASYNC_READER):
-        return [FenceAsyncProxy(), BlockSync(reason=reason[len(ASYNC_READER):])]
-    return [BlockSync(reason=reason)]
+        return [FenceAsyncProxy(), BlockSync(reason=reason[len(ASYNC_READER):], per=per)]
+    return [BlockSync(reason=reason, per=per)]
