@@ -28,6 +28,12 @@ VARIANTS = {
     "tma_store": {"tma_store": True, "stages": 3, "out_dtype": DataType.BFloat16},
     "ws_persistent_tma_store": {"warp_specialized": True, "persistent": True, "stages": 3, "tma_store": True,
                                 "out_dtype": DataType.BFloat16},
+    "ping_pong": {"warp_specialized": True, "persistent": True, "ping_pong": True, "tile": (128, 128, 64),
+                  "stages": 6},
+    "ping_pong_64x256": {"warp_specialized": True, "persistent": True, "ping_pong": True, "tile": (64, 256, 64),
+                         "stages": 5},
+    "ping_pong_tma_store": {"warp_specialized": True, "persistent": True, "ping_pong": True, "tile": (128, 128, 64),
+                            "stages": 4, "tma_store": True, "out_dtype": DataType.BFloat16},
 }
 
 def _main_loop(source: str) -> str:
@@ -79,6 +85,44 @@ def _in_order(text: str, pieces: list[str]) -> None:
         found = text.find(piece, at)
         assert found >= 0, f"{piece!r} missing after position {at}"
         at = found + len(piece)
+
+
+def test_the_ping_pong_kernel_alternates_its_warp_groups() -> None:
+    """MatmulParams(ping_pong=True): the producer walks both groups' turns; each compute group waits for
+    its mainloop turn, hands it on after its last wgmma, waits for its epilogue turn, stages and stores
+    its own tile behind a barrier of its own warp group, and hands the epilogue turn on."""
+    from examples import matmul_ping_pong
+
+    source = to_cuda(lower(matmul_ping_pong.build()))
+    kernel = source[source.index('extern "C" __global__'):]
+    producer = kernel[kernel.index("// AsyncWarp"):kernel.index("} else {")]
+    compute = kernel[kernel.index("} else {"):]
+    _in_order(producer, [
+        "for (int64_t i",                                      # output tiles, two per turn of both groups
+        "for (int64_t w0 = 0; w0 < 2; ++w0)",                  # the turns
+        "continue;",                                           # a turn past the last tile
+        "for (int64_t",                                        # cta-k
+        "mbarrier::waitParity(", "mbarrier::arriveExpectTx(", "Hopper::cpAsyncBulkTensorTileG2S(",
+        "return;"])
+    _in_order(compute, [
+        "increaseRegisters<232>();",
+        "if (((int64_t)threadIdx.y) == 0) {", "mbarrier::arrive(",          # group 0 marks the stages empty
+        "if (((int64_t)threadIdx.y) == 1) {",                                # the last group gives group 0
+        "mbarrier::arrive(toSmem(&T4_order[0]));", "mbarrier::arrive(toSmem(&T4_order[2]));",  # both turns
+        "for (int64_t",                                        # this group's tiles
+        "continue;",
+        "mbarrier::waitParity(toSmem(&T4_order[threadIdx.y]), i4 % 2);",    # mainloop turn
+        "for (int64_t",                                        # cta-k
+        "wgmma::mmaM64N128K16F32Bf16", "wgmma::commit();", "wgmma::wait<1>();",
+        "mbarrier::arrive(toSmem(&T4_order[(((int64_t)threadIdx.y) + 1) % 2]));",   # hand on the mainloop
+        "wgmma::wait<0>();",
+        "mbarrier::waitParity(toSmem(&T4_order[((int64_t)threadIdx.y) + 2]), i4 % 2);",  # epilogue turn
+        "stmatrixX4(", "fenceAsyncProxy();",
+        "namedBarrierSync(2 + ((int64_t)threadIdx.y), 128);",            # this warp group only
+        "Hopper::cpAsyncBulkTensorTileS2G(", "Hopper::cpAsyncBulkWaitGroupRead<0>();",
+        "namedBarrierSync(2 + ((int64_t)threadIdx.y), 128);",
+        "mbarrier::arrive(toSmem(&T4_order[((((int64_t)threadIdx.y) + 1) % 2) + 2]));",  # hand on the epilogue
+        "mbarrier::inval("])
 
 
 def test_the_persistent_warp_specialized_kernel_follows_seed_000() -> None:

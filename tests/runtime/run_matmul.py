@@ -16,6 +16,8 @@ from tests.helpers import assert_matches, random_inputs
 def main(params: dict) -> None:
     if params.get("out_dtype") == "bf16":
         params = dict(params, out_dtype=DataType.BFloat16)
+    if "tile" in params:
+        params = dict(params, tile=tuple(params["tile"]))
     fusion = matmul_wgmma.build(**params)
     kernel = lower(fusion)
     for n, shapes in enumerate(matmul_wgmma.SIZES):

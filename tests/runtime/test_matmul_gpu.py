@@ -1,8 +1,8 @@
 """GPU tier: the wgmma matmul (examples/matmul_wgmma.py, schedule_matmul) on the H100.
 
-Every tile, stage count and size of the CPU tier, the fused bias + relu + cast epilogue, and
-4096^3 against torch.matmul of the same inputs; compute-sanitizer memcheck and racecheck on a
-small case. Outputs are poisoned by the executor; inputs are fresh random numbers.
+Every tile, stage count and size of the CPU tier, the fused bias + relu + cast epilogue, the
+cooperative and ping-pong persistent kernels, and 4096^3 and 8192^3 against torch.matmul of the
+same inputs; compute-sanitizer memcheck, racecheck and synccheck on small cases. Outputs are poisoned by the executor; inputs are fresh random numbers.
 """
 
 from __future__ import annotations
@@ -50,7 +50,11 @@ MODES = {"ws": {"warp_specialized": True}, "persistent": {"persistent": True, "b
          "ws_tma_store_256x128": {"tma_store": True, "warp_specialized": True, "tile": (256, 128, 64), "stages": 3,
                                   "out_dtype": DataType.BFloat16},
          "ws_persistent_tma_store": {"tma_store": True, "warp_specialized": True, "persistent": True, "blocks": 5,
-                                     "stages": 3, "out_dtype": DataType.BFloat16}}
+                                     "stages": 3, "out_dtype": DataType.BFloat16},
+         "ping_pong": {"warp_specialized": True, "persistent": True, "ping_pong": True, "blocks": 5, "group_m": 2,
+                       "tile": (128, 128, 64), "stages": 4},
+         "ping_pong_tma_store": {"tma_store": True, "warp_specialized": True, "persistent": True, "ping_pong": True,
+                                 "blocks": 3, "tile": (128, 128, 64), "stages": 4, "out_dtype": DataType.BFloat16}}
 
 
 @pytest.mark.parametrize("mode", sorted(MODES))
@@ -74,7 +78,13 @@ def test_fused_epilogue_matches_numpy() -> None:
 LARGE = [((128, 256, 64), 2, {}), ((128, 128, 64), 1, {}), ((128, 256, 64), 2, {"warp_specialized": True}),
          ((128, 256, 64), 2, {"warp_specialized": True, "persistent": True, "blocks": 132}),
          ((128, 256, 64), 2, {"warp_specialized": True, "tma_store": True, "stages": 3,
-                              "out_dtype": DataType.BFloat16})]
+                              "out_dtype": DataType.BFloat16}),
+         ((128, 256, 64), 2, {"warp_specialized": True, "persistent": True, "blocks": 132, "tma_store": True,
+                              "stages": 3, "out_dtype": DataType.BFloat16}),
+         ((128, 128, 64), 2, {"warp_specialized": True, "persistent": True, "ping_pong": True, "blocks": 132,
+                              "stages": 4}),
+         ((128, 128, 64), 2, {"warp_specialized": True, "persistent": True, "ping_pong": True, "blocks": 132,
+                              "tma_store": True, "stages": 4, "out_dtype": DataType.BFloat16})]
 
 
 @pytest.mark.parametrize("size", [4096, 8192])
@@ -95,7 +105,9 @@ def test_large_matches_torch(size: int, tile: tuple[int, int, int], groups: int,
 
 
 SANITIZED = {"pipelined": {}, "ws_persistent": {"warp_specialized": True, "persistent": True, "blocks": 3},
-             "ws_tma_store": {"warp_specialized": True, "tma_store": True, "stages": 3, "out_dtype": "bf16"}}
+             "ws_tma_store": {"warp_specialized": True, "tma_store": True, "stages": 3, "out_dtype": "bf16"},
+             "ping_pong_tma_store": {"warp_specialized": True, "persistent": True, "ping_pong": True, "blocks": 3,
+                                     "tile": [128, 128, 64], "stages": 4, "tma_store": True, "out_dtype": "bf16"}}
 
 
 @pytest.mark.skipif(SANITIZER is None, reason="compute-sanitizer is not installed")
