@@ -44,10 +44,12 @@ CONFIGS = [
     {"tile": (128, 256, 64), "stages": 3, "compute_warp_groups": 2, "warp_specialized": True, "tma_store": True},
     {"tile": (128, 256, 64), "stages": 3, "compute_warp_groups": 2, "warp_specialized": True, "persistent": True,
      "tma_store": True},
-    {"tile": (128, 128, 64), "stages": 6, "compute_warp_groups": 2, "warp_specialized": True, "persistent": True,
+    {"tile": (128, 128, 64), "stages": 4, "compute_warp_groups": 2, "warp_specialized": True, "persistent": True,
      "ping_pong": True},
     {"tile": (64, 256, 64), "stages": 5, "compute_warp_groups": 2, "warp_specialized": True, "persistent": True,
      "ping_pong": True},
+    {"tile": (128, 128, 64), "stages": 4, "compute_warp_groups": 2, "warp_specialized": True, "persistent": True,
+     "ping_pong": True, "tma_store": True},
 ]
 QUICK = CONFIGS[:1] + CONFIGS[2:3] + CONFIGS[5:6]
 
