@@ -2,8 +2,8 @@
 the property every draw must satisfy.
 
 ``matmul_cases()`` draws a ``MatmulCase``: parameters that satisfy every rule (tiles of 64-256 rows
-over 1-3 warp groups, N from 16 to 256, K 16-64, 2-5 stages; Pipelined, warp-specialized, persistent, with
-a TMA-store epilogue) or, one draw in three, break one rule
+over 1-3 warp groups, N from 16 to 256, K 16-64, 2-5 stages; Pipelined, warp-specialized, persistent,
+ping-pong, with a TMA-store epilogue) or, one draw in three, break one rule
 (a tile, the stages, the warp groups, the register budget, a flag not available yet), an operand dtype, an optional fused epilogue, and a
 small problem (M, N, K up to 200; N and K multiples of 8 because TMA needs 16-byte row strides).
 ``check_matmul_case`` states the property: parameters that ``MatmulParams.validate`` refuses make
@@ -79,6 +79,11 @@ def matmul_params(draw: st.DrawFn) -> MatmulParams:
     mode = draw(st.sampled_from([{}, {}, {"warp_specialized": True},
                                  {"persistent": True, "blocks": draw(st.integers(1, 5)), "group_m": draw(st.integers(1, 3))},
                                  {"warp_specialized": True, "persistent": True, "blocks": draw(st.integers(1, 5))}]))
+    if groups >= 2 and draw(st.integers(0, 3)) == 0:     # ping-pong: each warp group owns whole tiles
+        tm = 64 * draw(st.sampled_from([1, 2]))
+        tn = draw(st.sampled_from([n for n in VALID_N if tm * n // 128 <= 128]))
+        mode = {"warp_specialized": True, "persistent": True, "ping_pong": True, "blocks": draw(st.integers(1, 5)),
+                "group_m": draw(st.integers(1, 3))}
     if draw(st.booleans()) and tn % 64 == 0:
         mode = {**mode, "tma_store": True}       # the case draws a bf16/fp16 output for it
     params = MatmulParams(tile=(tm, tn, tk), stages=stages, compute_warp_groups=groups, **mode)
