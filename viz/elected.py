@@ -18,7 +18,8 @@ EVENT_KIND: dict[type, str] = {
 
 
 def elected_warps(kernel: k.Kernel) -> dict[str, str]:
-    """Event kind -> "warp N" for kinds that only statements inside ``ElectSync`` make, all of one warp."""
+    """Event kind -> "warp N" for kinds that only statements inside ``ElectSync`` make, all of one
+    constant warp."""
     inside: dict[str, set[str]] = {}
     outside: set[str] = set()
 
@@ -30,7 +31,10 @@ def elected_warps(kernel: k.Kernel) -> dict[str, str]:
                     outside.add(kind)
                 else:
                     inside.setdefault(kind, set()).add(warp)
-            here = f"warp {node.warp}" if isinstance(node, k.ElectSync) else warp
+            here = warp
+            if isinstance(node, k.ElectSync):
+                # a warp computed per thread (one per warp group, say): the simulator's task is that warp
+                here = f"warp {node.warp}" if node.warp.const_value() is not None else None
             for _, sub in k.children(node):
                 visit(sub, here)
 

@@ -9,8 +9,10 @@ from lowering import kernel_ir as k
 from lowering import lower
 from runtime import InputError
 from tests.codegen.sample_kernels import pointwise, tma_circular_buffer, warp_specialized
-from viz.pipeline import candidate_shapes, distinct_stage_indices, pipeline_view
+from viz.elected import elected_warps
+from viz.pipeline import candidate_shapes, distinct_stage_indices, more_tiles, pipeline_view
 from viz.view import render_text
+from viz.warp_roles import warp_roles
 
 
 def events(view, **match) -> list[dict]:
@@ -107,3 +109,133 @@ def test_no_accepted_size_is_an_input_error() -> None:
     kernel = tma_circular_buffer(stages=3).kernel   # needs at least 3 tiles of 128
     with pytest.raises(InputError, match="no input size passes the kernel's runtime checks"):
         pipeline_view(kernel, [[(10,)], [(20,)]])
+
+
+# ---------------------------------------------------------------- warp-specialized kernels: roles, turns, tiles
+@pytest.fixture(scope="module")
+def ping_pong():
+    ex = examples.load("matmul_ping_pong")
+    return pipeline_view(lower(ex.build()), ex.SIZES)
+
+
+@pytest.fixture(scope="module")
+def cooperative():
+    ex = examples.load("matmul_ws_persistent")
+    return pipeline_view(lower(ex.build()), ex.SIZES)
+
+
+def test_warp_roles_from_the_producer_branch() -> None:
+    kernel = lower(examples.load("matmul_ping_pong").build())
+    roles = warp_roles(kernel, (128, 3, 1))     # threadIdx.y == 2 is the producer: warps 8..11
+    assert roles is not None
+    assert {w: roles.roles[w] for w in (0, 3, 4, 7, 8, 11)} == {
+        0: "compute wg0", 3: "compute wg0", 4: "compute wg1", 7: "compute wg1", 8: "producer", 11: "producer"}
+    assert roles.of("warp 5") == "compute wg1" and roles.of("async proxy") is None
+    assert roles.legend() == "producer: warps 8-11, compute wg0: warps 0-3, compute wg1: warps 4-7"
+    sample = warp_specialized(stages=3).kernel      # if (threadIdx.y == 2): the producer, no branch_threads
+    assert warp_roles(sample, (128, 3, 1)).roles[8] == "producer"
+    assert warp_roles(tma_circular_buffer(stages=3).kernel, (128, 1, 1)) is None
+
+
+def test_the_warp_an_elected_statement_runs_in_is_a_constant_or_the_simulators() -> None:
+    elected = elected_warps(lower(examples.load("matmul_ping_pong").build()))
+    assert elected["tma.issue"] == "warp 8"
+    assert "tma_store.issue" not in elected      # each compute warp group elects in its own first warp
+
+
+def test_ping_pong_names_the_role_of_every_task(ping_pong) -> None:
+    assert ping_pong.exit_code == 0 and ping_pong.data["error"] is None
+    assert ping_pong.data["roles"] == {"compute wg0": [0, 1, 2, 3], "compute wg1": [4, 5, 6, 7],
+                                       "producer": [8, 9, 10, 11]}
+    loads = events(ping_pong, kind="tma.issue")
+    assert loads and {(e["role"], tuple(e["tasks"])) for e in loads} == {("producer", ("warp 8",))}
+    wgmma = events(ping_pong, kind="wgmma.issue")
+    assert {e["role"] for e in wgmma} == {"compute wg0", "compute wg1"}
+    assert all(len(e["tasks"]) == 4 for e in wgmma if e["text"].startswith("wgmma ×"))   # one row per group
+    text = render_text(ping_pong, width=100)
+    assert "producer: warps 8-11, compute wg0: warps 0-3, compute wg1: warps 4-7" in text
+    assert "producer warp 8" in text and "wg0 warp" in text and "wg1 warp" in text
+
+
+def test_ping_pong_turns_have_their_own_column_in_order(ping_pong) -> None:
+    assert ping_pong.data["barriers"] == ["T4_mbar"] and ping_pong.data["turn_barriers"] == ["T4_order"]
+    turn = events(ping_pong, column="turn")
+    assert turn and all(e["slot"] is None for e in turn)
+    assert not [e for e in ping_pong.data["events"] if "T4_order" in e["text"]]   # not drawn as a stage
+
+    def taken(e: dict) -> bool:       # a handoff, or a wait that ended (not the row of one that started)
+        return e["kind"] in ("mbarrier.arrive", "mbarrier.wait_parity") and not e["text"].endswith("…")
+
+    def section(what: str) -> list[str]:
+        return [e["text"].removesuffix(" ✓").removesuffix(" passed") for e in turn if taken(e) and what in e["text"]]
+
+    assert section("mainloop") == [
+        "wg1 mainloop turn -> wg0",                                  # before the loop: wg0 goes first
+        "wg0 waits its mainloop turn (parity 0)", "wg0 mainloop turn -> wg1",
+        "wg1 waits its mainloop turn (parity 0)", "wg1 mainloop turn -> wg0",
+        "wg0 waits its mainloop turn (parity 1)", "wg0 mainloop turn -> wg1",
+        "wg1 waits its mainloop turn (parity 1)", "wg1 mainloop turn -> wg0"]
+    assert section("epilogue") == [
+        "wg1 epilogue turn -> wg0",
+        "wg0 waits its epilogue turn (parity 0)", "wg0 epilogue turn -> wg1",
+        "wg1 waits its epilogue turn (parity 0)", "wg1 epilogue turn -> wg0",
+        "wg0 waits its epilogue turn (parity 1)", "wg0 epilogue turn -> wg1",
+        "wg1 waits its epilogue turn (parity 1)", "wg1 epilogue turn -> wg0"]
+    # wg0 issues its first tile's wgmma, hands the mainloop on, and only then does wg1 issue any
+    rows = ping_pong.data["events"]
+    first = {role: next(n for n, e in enumerate(rows) if e["kind"] == "wgmma.issue" and e["role"] == role)
+             for role in ("compute wg0", "compute wg1")}
+    handoff = next(n for n, e in enumerate(rows) if e["text"] == "wg0 mainloop turn -> wg1")
+    assert first["compute wg0"] < handoff < first["compute wg1"]
+    # each group's epilogue stores its own tile, in turn
+    stores = events(ping_pong, kind="tma_store.issue")
+    assert [e["role"] for e in stores] == ["compute wg0", "compute wg1"] * 2
+    assert all(e["column"] == "turn" for e in stores)
+
+
+def test_ping_pong_shows_the_first_two_tiles_of_each_compute_group(ping_pong) -> None:
+    data = ping_pong.data
+    assert data["tile_loop"] == "i4" and data["tiles_shown"] == 2
+    assert all(n >= 2 for n in data["tiles_run"].values()) and data["omitted_events"] > 0
+    # the SIZES give block 0 one tile of wg1: the output extents (M, N) double, K stays
+    assert data["inputs"] == [[400, 200], [200, 528]]
+    tiles = {role: {e["where"].split()[0] for e in events(ping_pong, kind="wgmma.issue", role=role)}
+             for role in ("compute wg0", "compute wg1")}
+    assert tiles == {"compute wg0": {"i4=0", "i4=1"}, "compute wg1": {"i4=0", "i4=1"}}
+    words = " ".join(render_text(ping_pong, width=100).split())
+    assert "the first 2 tiles (i4 iterations) of each compute warp group" in words
+    assert "the output extents of (200, 200), (200, 264) doubled" in words
+    assert "events of later tiles left out" in words
+
+
+def test_ping_pong_fits_100_columns(ping_pong) -> None:
+    text = render_text(ping_pong, width=100)
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= 100
+    header = next(line for line in lines if "stage 0" in line)
+    assert all(f" stage {s} " in header for s in range(4)) and header.rstrip().endswith("turn")
+    assert "wait_group 1" in text and "wg0 waits its" in text     # cells of two or three lines, words whole
+    wide = render_text(ping_pong, width=200)             # room enough: a column each for where and task
+    assert "┃ where " in wide and "┃ task " in wide and "wg1 waits its mainloop turn (parity 0) …" in wide
+
+
+def test_cooperative_kernel_has_roles_and_tiles_but_no_turns(cooperative) -> None:
+    data = cooperative.data
+    assert data["turn_barriers"] == [] and not events(cooperative, column="turn")
+    assert set(data["roles"]) == {"producer", "compute wg0", "compute wg1"}
+    assert data["tile_loop"] == "i4" and data["tiles_run"] == {"compute wg0": 2, "compute wg1": 2}
+    assert [e["column"] for e in events(cooperative, kind="tma_store.issue")] == ["async groups"] * 2
+    text = render_text(cooperative, width=100)
+    assert "turn" not in text and "async groups" in text
+
+
+def test_more_tiles_doubles_the_extents_the_output_has() -> None:
+    kernel = lower(examples.load("matmul_ping_pong").build())
+    assert more_tiles(kernel, [(200, 200), (200, 264)]) == [(400, 200), (200, 528)]
+
+
+def test_non_persistent_warp_specialized_kernel_keeps_the_iteration_window() -> None:
+    view = pipeline_view(warp_specialized(stages=3).kernel)
+    assert view.data["tile_loop"] is None and view.data["turn_barriers"] == []
+    assert {e["role"] for e in events(view, stage="AsyncWarp")} == {"producer"}
+    assert "the first 3 iterations of the steady-state loop" in render_text(view, width=120)
