@@ -13,23 +13,16 @@ epilogue turn on; so one group's epilogue runs while the other's mainloop keeps 
 busy (nvFuser's HopperPingPongMbarriers, CUTLASS's ping-pong kernel).
 """
 
-from fusion_ir import DataType, Fusion, ops
-from fusion_ir.schedulers import MatmulParams, schedule_matmul
+from examples import matmul_ws_persistent
+from fusion_ir import Fusion
 
 DESCRIPTION = "seed 000 ping-pong: 2 compute warp groups take turns on 128x128 tiles, ordered by mbarriers"
-SIZES = [[(256, 192), (192, 512)], [(200, 200), (200, 264)], [(384, 512), (512, 256)]]
-TOLERANCE = 1e-2    # a bf16 result: the float64 reference is not rounded
-BLOCKS = 3      # small for the simulator; on a GPU use runtime.sm_count() (132 on an H100)
+SIZES = matmul_ws_persistent.SIZES
+TOLERANCE = matmul_ws_persistent.TOLERANCE
+BLOCKS = matmul_ws_persistent.BLOCKS
 
 
 def build(blocks: int = BLOCKS, tile: tuple[int, int, int] = (128, 128, 64), stages: int = 4,
           group_m: int = 2, tma_store: bool = True) -> Fusion:
-    fusion = Fusion()
-    with fusion:
-        a = fusion.add_input(ndim=2, dtype=DataType.BFloat16)
-        b = fusion.add_input(ndim=2, dtype=DataType.BFloat16)
-        fusion.add_output(ops.cast(ops.matmul(a, b), DataType.BFloat16))
-    schedule_matmul(fusion, MatmulParams(tile=tile, stages=stages, compute_warp_groups=2, warp_specialized=True,
-                                         persistent=True, ping_pong=True, blocks=blocks, group_m=group_m,
-                                         tma_store=tma_store))
-    return fusion
+    """``matmul_ws_persistent``'s fusion and schedule with ``ping_pong=True`` (a whole tile per warp group)."""
+    return matmul_ws_persistent.build(blocks, tile, stages, group_m, tma_store, ping_pong=True)

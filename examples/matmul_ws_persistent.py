@@ -23,12 +23,13 @@ BLOCKS = 3      # small for the simulator; on a GPU use runtime.sm_count() (132 
 
 
 def build(blocks: int = BLOCKS, tile: tuple[int, int, int] = (128, 256, 64), stages: int = 3,
-          group_m: int = 2, tma_store: bool = True) -> Fusion:
+          group_m: int = 2, tma_store: bool = True, ping_pong: bool = False) -> Fusion:
     fusion = Fusion()
     with fusion:
         a = fusion.add_input(ndim=2, dtype=DataType.BFloat16)
         b = fusion.add_input(ndim=2, dtype=DataType.BFloat16)
         fusion.add_output(ops.cast(ops.matmul(a, b), DataType.BFloat16))
     schedule_matmul(fusion, MatmulParams(tile=tile, stages=stages, compute_warp_groups=2, warp_specialized=True,
-                                         persistent=True, blocks=blocks, group_m=group_m, tma_store=tma_store))
+                                         persistent=True, ping_pong=ping_pong, blocks=blocks, group_m=group_m,
+                                         tma_store=tma_store))
     return fusion

@@ -179,6 +179,9 @@ def build(ids: IdModel, buffers: BufferPlan, tma: TmaInfo, mma: MmaInfo) -> Circ
         axis = cb_axis(ids, tv)
         g = ids.group(tv.loop[axis])
         turn = turn_axis(ids, tv)
+        if turn is not None and ids.group(turn).extent.const_value() is None:
+            raise LoweringError(f"T{tv.name}: its compute warp groups take turns on axis {turn.label()}, whose "
+                                f"extent {turn.extent} must be a constant (the number of warp groups)")
         inner = [ids.group(i) for i in tv.loop[axis + 1:tv.compute_at_pos]
                  if (ids.group(i).is_loop or i is turn) and not i.is_broadcast] if ws is not None else []
         if ws is not None and load_kind(tv) is not LoadStoreOpType.TMA:

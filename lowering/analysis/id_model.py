@@ -226,15 +226,16 @@ def _persistent_loops(model: IdModel) -> dict[int, PersistentLoop]:
         for i in reversed(g.members):
             tile = _tile_of(model, i, g.index)
             if tile is not None:
-                found[g.number] = tile if tile.group is g else PersistentLoop(g, tile.tile, tile.extent)
+                found[g.number] = PersistentLoop(g, *tile)
                 break
     return found
 
 
-def _tile_of(model: IdModel, i: IterDomain, index: Val) -> PersistentLoop | None:
+def _tile_of(model: IdModel, i: IterDomain, index: Val) -> tuple[Val, Val] | None:
     """The tile of outer split part ``i`` (at ``index``) when the splits below it end in a block index:
     ``[T / B, B (BIDx)]``, or ``[T / B / W, W (a thread index), B (BIDx)]`` where each thread index
-    takes its own tiles (ping-pong); None when there is none or every split divides."""
+    takes its own tiles (ping-pong): the tile index and the tile count; None when there is none or
+    the block split divides."""
     split = i.definition
     if not isinstance(split, Split) or i is not split.outer:
         return None
@@ -245,7 +246,7 @@ def _tile_of(model: IdModel, i: IterDomain, index: Val) -> PersistentLoop | None
     n, width = split.input.extent.const_value(), split.inner.extent.const_value()
     divides = n is not None and width is not None and n % width == 0
     if inner.parallel_type.is_block:
-        return None if divides else PersistentLoop(model.groups[0], tile, split.input.extent)
+        return None if divides else (tile, split.input.extent)
     if inner.parallel_type.is_thread:
         return _tile_of(model, split.input, tile)
     return None

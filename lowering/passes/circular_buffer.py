@@ -205,11 +205,9 @@ def warp_specialize(a: Analyses, node: ForLoop, ws: WarpSpecialization) -> IfThe
         return producer, compute
 
     producer, compute = split(node.body, loop.inner)
-    if not loop.inner:
-        compute_loop: list[Node] = [replace(node, body=tuple(compute), stage=Stage.ComputeWarp),
-                                    *_release_last(loop, mbar, it, innermost)]
-    else:
-        compute_loop = [replace(node, body=tuple(compute), stage=Stage.ComputeWarp)]
+    # the loop itself is the innermost one: its last stages are released after it
+    last = _release_last(loop, mbar, it, innermost) if not loop.inner else []
+    compute_loop = [replace(node, body=tuple(compute), stage=Stage.ComputeWarp), *last]
     s = Val.symbol(f"s{loop.group.number}")
     then: list[Node] = []
     other: list[Node] = []

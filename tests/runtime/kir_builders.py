@@ -79,6 +79,15 @@ def elect(body: list[k.Node], warp: Val | int = 0) -> k.ElectSync:
     return k.ElectSync(tuple(body), warp if isinstance(warp, Val) else c(warp))
 
 
+def mutate(kern: k.Kernel, fn) -> k.Kernel:
+    """The kernel rebuilt with ``k.rewrite(body, fn)``; the mutation must change something."""
+    from dataclasses import replace
+
+    out = replace(kern, body=k.rewrite(kern.body, fn))
+    assert out != kern, "the mutation changed nothing"
+    return out
+
+
 def remove_nodes(kern: k.Kernel, kind: type, where: object = None) -> k.Kernel:
     """The kernel with every node of ``kind`` (for which ``where(node)`` holds) deleted: a mutation."""
     from dataclasses import replace

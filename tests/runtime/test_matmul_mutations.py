@@ -16,7 +16,7 @@ from lowering import kernel_ir as k
 from lowering import lower
 from runtime import SimulationError, simulate
 from tests.helpers import random_inputs, rel_error
-from tests.runtime.kir_builders import remove_nodes
+from tests.runtime.kir_builders import mutate, remove_nodes
 
 SHAPES = [(200, 256), (256, 264)]     # [M, K], [K, N]: 4 k tiles, a ragged M and N
 MODES = {"pipelined": {}, "ws_persistent": {"warp_specialized": True, "persistent": True, "blocks": 3, "group_m": 2}}
@@ -35,12 +35,6 @@ def _error(fusion, kern: k.Kernel, seed: int = 1) -> float:
     return rel_error(out, evaluate(fusion, inputs)[0])
 
 
-def _rewrite(kern: k.Kernel, fn) -> k.Kernel:
-    out = replace(kern, body=k.rewrite(kern.body, fn))
-    assert out != kern, "the mutation changed nothing"
-    return out
-
-
 def _mma(change):
     return lambda node: change(node) if isinstance(node, k.Mma) else None
 
@@ -55,7 +49,7 @@ def test_unmutated_kernels_match(mode: str) -> None:
 @pytest.mark.parametrize("mode", sorted(MODES))
 def test_wrong_swizzle_mode_fails(mode: str) -> None:
     fusion, kern = _kernel(mode)
-    bad = _rewrite(kern, _mma(lambda n: replace(n, a=replace(n.a, swizzle=SmemSwizzle.B64))))
+    bad = mutate(kern, _mma(lambda n: replace(n, a=replace(n.a, swizzle=SmemSwizzle.B64))))
     with pytest.raises(SimulationError, match="swizzle"):
         _error(fusion, bad)
 
@@ -63,7 +57,7 @@ def test_wrong_swizzle_mode_fails(mode: str) -> None:
 @pytest.mark.parametrize("mode", sorted(MODES))
 def test_wrong_stride_byte_offset_gives_wrong_numbers(mode: str) -> None:
     fusion, kern = _kernel(mode)
-    bad = _rewrite(kern, _mma(lambda n: replace(n, a=replace(n.a, stride_bytes=512))))
+    bad = mutate(kern, _mma(lambda n: replace(n, a=replace(n.a, stride_bytes=512))))
     assert not _error(fusion, bad) < 1e-3
 
 
@@ -89,7 +83,7 @@ def test_missing_final_wait_group_fails(mode: str) -> None:
 def test_two_groups_in_flight_let_tma_overwrite_a_stage_a_wgmma_reads(mode: str) -> None:
     """wait_group 2 instead of 1: the stage released one iteration late may still be read."""
     fusion, kern = _kernel(mode)
-    bad = _rewrite(kern, lambda n: replace(n, pending=2) if isinstance(n, k.AsyncWait) and n.kind == "wgmma"
+    bad = mutate(kern, lambda n: replace(n, pending=2) if isinstance(n, k.AsyncWait) and n.kind == "wgmma"
                    and n.pending == 1 else None)
     with pytest.raises(SimulationError, match="wgmma"):
         for seed in (0, 1, 2):
@@ -108,7 +102,7 @@ def test_wrong_fragment_mapping_in_the_epilogue_gives_wrong_numbers(mode: str) -
     probe = {s: 1 for s in index.symbols()}
     assert index.evaluate({**probe, j.name: 1}) - index.evaluate({**probe, j.name: 0}) == 2   # j: the row half
     mutated = index.substitute({j.name: Val.const(1) - j})
-    bad = _rewrite(kern, lambda n: replace(n, value=replace(n.value, index=mutated)) if n is store else None)
+    bad = mutate(kern, lambda n: replace(n, value=replace(n.value, index=mutated)) if n is store else None)
     assert not _error(fusion, bad) < 1e-3
 
 
@@ -142,7 +136,7 @@ def test_a_persistent_block_starts_every_tile_from_zero() -> None:
             and isinstance(n.value, k.Const) and n.value.value == 0.0]
     assert zero
     tiles = next(n for n in k.walk(kern.body) if isinstance(n, k.ForLoop) and n.stage is k.Stage.ComputeWarp)
-    first_tile_only = _rewrite(kern, lambda n: k.IfThenElse(tiles.index.eq(0), (n,)) if n in zero else None)
+    first_tile_only = mutate(kern, lambda n: k.IfThenElse(tiles.index.eq(0), (n,)) if n in zero else None)
     (bad,) = simulate(first_tile_only, inputs, seed=1)
     wrong_tiles = [t for t in range(5) if not np.allclose(bad[:, 128 * t:128 * (t + 1)],
                                                           expected[:, 128 * t:128 * (t + 1)], rtol=1e-4, atol=1e-3)]

@@ -16,6 +16,7 @@ from lowering import lower
 from runtime import SimulationError, simulate
 from runtime.errors import DeadlockError
 from tests.helpers import random_inputs, rel_error
+from tests.runtime.kir_builders import mutate
 
 # 4 x 3 = 12 tiles of 64 x 128 over 2 blocks: 3 turns each for both warp groups; 8 k tiles, ragged edges
 SHAPES = [(250, 512), (512, 328)]
@@ -33,19 +34,13 @@ def _error(fusion, kern: k.Kernel, seed: int = 1) -> float:
     return rel_error(out, evaluate(fusion, inputs)[0])
 
 
-def _rewrite(kern: k.Kernel, fn) -> k.Kernel:
-    out = replace(kern, body=k.rewrite(kern.body, fn))
-    assert out != kern, "the mutation changed nothing"
-    return out
-
-
 def _is_order(node, kind, slot: int | None = None) -> bool:
     """An ordering-barrier operation; ``slot`` 0: a mainloop slot, 1: an epilogue slot."""
     if not isinstance(node, kind) or not node.mbar.name.endswith("_order"):
         return False
     if slot is None:
         return True
-    epilogue = "+ 2" in str(node.index) or str(node.index) == "2"
+    epilogue = node.index.evaluate({"threadIdx.y": 0}) >= 2     # slots 2 + w: the epilogue turns
     return epilogue == (slot == 1)
 
 
@@ -55,7 +50,7 @@ def _in_compute_loop(kern: k.Kernel, fn) -> k.Kernel:
         if isinstance(node, k.ForLoop) and node.stage is k.Stage.ComputeWarp:
             return replace(node, body=k.rewrite(node.body, fn))
         return None
-    return _rewrite(kern, loop)
+    return mutate(kern, loop)
 
 
 def test_the_kernel_alternates_and_matches() -> None:
@@ -104,7 +99,7 @@ def test_without_the_first_turn_no_group_starts() -> None:
     first = [n for n in k.walk(kern.body) if isinstance(n, k.IfThenElse)
              and any(_is_order(x, k.MBarrierArrive) for x in n.then_body)]
     assert len(first) == 1
-    bad = _rewrite(kern, lambda n: () if n == first[0] else None)
+    bad = mutate(kern, lambda n: () if n == first[0] else None)
     with pytest.raises(DeadlockError, match="_order"):
         _error(fusion, bad)
 
@@ -112,7 +107,7 @@ def test_without_the_first_turn_no_group_starts() -> None:
 def test_empty_stages_counting_both_groups_deadlock() -> None:
     """A stage is read by one warp group: its "empty" barrier counts 128 threads, not the branch's 256."""
     fusion, kern = _kernel()
-    bad = _rewrite(kern, lambda n: replace(n, count=Val.const(256)) if isinstance(n, k.MBarrierInit)
+    bad = mutate(kern, lambda n: replace(n, count=Val.const(256)) if isinstance(n, k.MBarrierInit)
                    and n.count == Val.const(128) and not n.mbar.name.endswith("_order") else None)
     with pytest.raises(DeadlockError):
         _error(fusion, bad)
@@ -126,7 +121,7 @@ def test_both_groups_pre_arriving_on_empty_stages_lets_the_producer_overwrite() 
                and isinstance(n.then_body[0], k.ForLoop) and n.then_body[0].stage is k.Stage.PrePrologue
                and str(n.cond).endswith("== 0")]
     assert len(guarded) == 1
-    bad = _rewrite(kern, lambda n: n.then_body if n == guarded[0] else None)
+    bad = mutate(kern, lambda n: n.then_body if n == guarded[0] else None)
     with pytest.raises(SimulationError):
         for seed in (0, 1, 2):
             assert _error(fusion, bad, seed) < 1e-5
