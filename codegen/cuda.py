@@ -132,6 +132,7 @@ class KernelPrinter(NodeVisitor):
         self.params = {b.name: b for b in kernel.params}
         self.tensor_maps = {t.name: t for t in kernel.tensor_maps}
         self.param_symbols = self._param_symbols()
+        self.index_ctype = kernel.index_type.ctype
         self.used_symbols: set[str] = set()
         self.referenced = _referenced_buffers(kernel.body)
         self.block = tuple(b.const_value() for b in kernel.block)
@@ -142,7 +143,7 @@ class KernelPrinter(NodeVisitor):
         for node in self.kernel.body:
             self._stmt(node)
         body = self.lines
-        prologue = [f"{INDENT}const int64_t {name} = {text};" for name, text in self.param_symbols.items()
+        prologue = [f"{INDENT}const {self.index_ctype} {name} = {text};" for name, text in self.param_symbols.items()
                     if name in self.used_symbols]
         if self.uses_smem:
             prologue.append(f"{INDENT}extern __shared__ __align__({SMEM_BASE_ALIGN}) char smem[];")
@@ -227,11 +228,11 @@ class KernelPrinter(NodeVisitor):
 
     def _idx(self, v: Val, where: object) -> str:
         self._check_symbols(v, where)
-        return index_expr(v)
+        return index_expr(v, self.index_ctype)
 
     def _cond(self, v: Val, where: object) -> str:
         self._check_symbols(v, where)
-        return cond_expr(v)
+        return cond_expr(v, self.index_ctype)
 
     def _check_symbols(self, v: Val, where: object) -> None:
         loop_indices = {s.loop_index for s in self.scopes if s.loop_index is not None}
@@ -264,7 +265,8 @@ class KernelPrinter(NodeVisitor):
     def _value(self, value: object, where: object, want: DataType | None = None) -> str:
         for v in _index_vals(value):
             self._check_symbols(v, where)
-        return value_expr(value, lambda buf, idx: self._access(buf, idx, where), want)  # type: ignore[arg-type]
+        return value_expr(value, lambda buf, idx: self._access(buf, self._idx(idx, where), where),  # type: ignore[arg-type]
+                          want)
 
     def _smem_address(self, buf: Buffer, index: Val, where: object, what: str) -> str:
         self._require_shared(buf, where, what)
@@ -434,7 +436,7 @@ class KernelPrinter(NodeVisitor):
         bounds = (node.start.const_value(), node.stop.const_value(), step_value)
         if pragma == "#pragma unroll" and None not in bounds:
             unrolled = range(*bounds)  # type: ignore[arg-type]
-        self._block(f"for (int64_t {name} = {start}; {name} < {stop}; {step})", node.body,
+        self._block(f"for ({self.index_ctype} {name} = {start}; {name} < {stop}; {step})", node.body,
                     _Scope(loop_index=name, unrolled=unrolled))
 
     def visit_IfThenElse(self, node: IfThenElse) -> None:
@@ -486,8 +488,8 @@ class KernelPrinter(NodeVisitor):
         if bz != 1:
             linear = linear + Val.symbol("threadIdx.z") * dx * dy
         if w == 0:
-            return index_expr(linear.lt(32))
-        return index_expr((linear // 32).eq(warp))
+            return index_expr(linear.lt(32), self.index_ctype)
+        return index_expr((linear // 32).eq(warp), self.index_ctype)
 
     def _elect_member_mask(self, warp: Val) -> str:
         """Every lane of the electing warp that exists, so elect.sync converges the whole warp first.
@@ -502,7 +504,7 @@ class KernelPrinter(NodeVisitor):
             lanes = threads - w * 32
             return "0xffffffffu" if lanes >= 32 else f"{(1 << lanes) - 1:#x}u"
         total = Val.symbol("blockDim.x") * Val.symbol("blockDim.y") * Val.symbol("blockDim.z")
-        return f"Hopper::laneMask({index_expr(total - warp * 32)})"
+        return f"Hopper::laneMask({index_expr(total - warp * 32, self.index_ctype)})"
 
     def visit_BlockSync(self, node: BlockSync) -> None:
         self._emit("__syncthreads();" + (f"  // {node.reason}" if node.reason else ""))

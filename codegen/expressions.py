@@ -1,7 +1,9 @@
 """Printing of index/predicate ``Val`` trees and of kernel-IR value expressions as C++.
 
-Index arithmetic is int64. Builtins such as ``threadIdx.x`` are unsigned in CUDA, so inside any
-arithmetic or comparison they print as ``((int64_t)threadIdx.x)`` (as nvFuser prints
+Index arithmetic is in the kernel's index type: int64 unless the fusion asked for int32
+(``Fusion.set_index_type``; the executor checks that the tensors fit). Builtins such as
+``threadIdx.x`` are unsigned in CUDA, so inside any arithmetic or comparison they print as
+``((int64_t)threadIdx.x)`` (``((int)threadIdx.x)``; as nvFuser prints
 ``((nvfuser_index_t)threadIdx.x)``): ``threadIdx.x - 1`` must not wrap and ``blockIdx.x * 256``
 must not overflow 32 bits. Values compute in their own C type; 16-bit floats compute in float
 with explicit conversions.
@@ -30,6 +32,7 @@ _INFIX = {
     "and": "&&", "or": "||", "xor": "^",
 }
 _FUNCTIONS = {"ceilDiv": "ceilDiv", "min": "min64", "max": "max64"}
+_FUNCTIONS_32 = {"ceilDiv": "ceilDiv32", "min": "min32", "max": "max32"}
 
 HALF_TYPES = (DataType.Half, DataType.BFloat16)
 _TO_FLOAT = {DataType.Half: "__half2float", DataType.BFloat16: "__bfloat162float"}
@@ -37,21 +40,21 @@ _FROM_FLOAT = {DataType.Half: "__float2half", DataType.BFloat16: "__float2bfloat
 
 
 # ---------------------------------------------------------------- indices and predicates
-def index_expr(v: Val) -> str:
-    """An int64 C expression for an index or extent."""
+def index_expr(v: Val, ctype: str = "int64_t") -> str:
+    """A C expression for an index or extent, in the index type ``ctype`` (``int64_t`` or ``int``)."""
     if v.is_symbol:
         return str(v.name)  # a lone builtin needs no cast
-    return _val(v, top=True)
+    return _val(v, top=True, ctype=ctype)
 
 
-def cond_expr(v: Val) -> str:
+def cond_expr(v: Val, ctype: str = "int64_t") -> str:
     """A C condition, without outer parentheses (for ``if (...)``)."""
     if v.is_const:
         return "true" if v.value else "false"
-    return index_expr(v)
+    return index_expr(v, ctype)
 
 
-def _val(v: Val, top: bool) -> str:
+def _val(v: Val, top: bool, ctype: str = "int64_t") -> str:
     op = v.op
     if op == "const":
         text = _int_literal(int(v.value))  # type: ignore[arg-type]
@@ -59,14 +62,15 @@ def _val(v: Val, top: bool) -> str:
     if op == "sym":
         name = str(v.name)
         if name in BUILTIN_SYMBOLS:
-            return f"((int64_t){name})"
+            return f"(({ctype}){name})"
         return name
     if op == "not":
-        return f"!{_val(v.args[0], top=False)}"
+        return f"!{_val(v.args[0], top=False, ctype=ctype)}"
     if op in _FUNCTIONS:
-        return f"{_FUNCTIONS[op]}({_val(v.args[0], top=True)}, {_val(v.args[1], top=True)})"
+        fn = (_FUNCTIONS_32 if ctype == "int" else _FUNCTIONS)[op]
+        return f"{fn}({_val(v.args[0], top=True, ctype=ctype)}, {_val(v.args[1], top=True, ctype=ctype)})"
     if op in _INFIX:
-        text = f"{_val(v.args[0], top=False)} {_INFIX[op]} {_val(v.args[1], top=False)}"
+        text = f"{_val(v.args[0], top=False, ctype=ctype)} {_INFIX[op]} {_val(v.args[1], top=False, ctype=ctype)}"
         return text if top else f"({text})"
     raise CodegenError(f"codegen: unknown scalar op {op!r} in {v}")
 
@@ -76,7 +80,7 @@ def _int_literal(n: int) -> str:
 
 
 # ---------------------------------------------------------------- values
-Access = Callable[[object, str], str]  # (buffer, index text) -> C lvalue text
+Access = Callable[[object, Val], str]  # (buffer, index) -> C lvalue text
 
 
 def value_expr(v: Value, access: Access, want: DataType | None = None) -> str:
@@ -96,7 +100,7 @@ def value_dtype(v: Value) -> DataType:
 # Each printer returns (text, dtype, composite): composite text needs parentheses as an operand.
 def _value(v: Value, access: Access) -> tuple[str, DataType, bool]:
     if isinstance(v, Load):
-        return access(v.buffer, index_expr(v.index)), v.buffer.dtype, False
+        return access(v.buffer, v.index), v.buffer.dtype, False
     if isinstance(v, Const):
         text = literal(v.value, v.dtype)
         return text, v.dtype, text.startswith("-")

@@ -31,3 +31,16 @@ __device__ __forceinline__ int64_t min64(int64_t a, int64_t b) {
 __device__ __forceinline__ int64_t max64(int64_t a, int64_t b) {
   return a > b ? a : b;
 }
+
+// The same in 32 bits, for kernels whose index type is int (Fusion.set_index_type).
+__device__ __forceinline__ int ceilDiv32(int a, int b) {
+  return (a + b - 1) / b;
+}
+
+__device__ __forceinline__ int min32(int a, int b) {
+  return a < b ? a : b;
+}
+
+__device__ __forceinline__ int max32(int a, int b) {
+  return a > b ? a : b;
+}

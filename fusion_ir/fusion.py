@@ -29,6 +29,19 @@ class Fusion:
         self._in_transaction = False
         # Extents the definition declared equal (e.g. both operands of an add); checked at run time.
         self.extent_constraints: list[tuple[Val, Val, str]] = []
+        # The C type of the kernel's index arithmetic (nvFuser's index type): Int64, or Int32 when
+        # every tensor the kernel is launched on has fewer than 2**31 elements (checked at launch).
+        self.index_type: DataType = DataType.Int64
+
+    def set_index_type(self, index_type: DataType) -> None:
+        """Index arithmetic in ``index_type`` (``DataType.Int32`` or ``DataType.Int64``).
+
+        32-bit indices make loop and address arithmetic cheaper (no 64-bit multiplies and
+        divisions); the executor refuses a launch whose tensors do not fit them.
+        """
+        if index_type not in (DataType.Int32, DataType.Int64):
+            raise ScheduleError(f"Fusion.set_index_type: {index_type!r} must be DataType.Int32 or DataType.Int64")
+        self.index_type = index_type
 
     # ---- context --------------------------------------------------------
     def __enter__(self) -> Fusion:  # noqa: PYI034 - Fusion is never subclassed

@@ -459,6 +459,7 @@ class Kernel:
     checks: tuple[RuntimeCheck, ...] = ()
     launch_bounds: int | None = None
     fusion: Any = field(default=None, compare=False, repr=False)
+    index_type: DataType = DataType.Int64   # the C type of index arithmetic (the fusion's index_type)
 
     @property
     def params(self) -> tuple[Buffer, ...]:

@@ -128,4 +128,5 @@ def _checked(kernel: Kernel, _: None) -> Kernel:
 def empty_kernel(fusion: Fusion) -> Kernel:
     one = Val.const(1)
     return Kernel(name="fusion_kernel", body=(), inputs=(), outputs=(), tensor_maps=(),
-                  grid=(one, one, one), block=(one, one, one), smem_bytes=Val.const(0), fusion=fusion)
+                  grid=(one, one, one), block=(one, one, one), smem_bytes=Val.const(0), fusion=fusion,
+                  index_type=fusion.index_type)

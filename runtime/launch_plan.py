@@ -88,6 +88,7 @@ def plan_launch(kernel: Kernel, inputs: list[ArrayArg], outputs: list[ArrayArg] 
     all_args = list(inputs) + (list(outputs) if outputs is not None else [None] * len(kernel.outputs))
     shapes = [a.shape for a in inputs] + list(binding.output_shapes)
     strides = [a.strides for a in inputs] + list(binding.output_strides)
+    check_index_type(kernel, shapes, strides)
     maps = tuple(_tensor_map_spec(kernel, t, shapes, strides, all_args) for t in kernel.tensor_maps)
     return LaunchPlan(env, grid, block, smem, binding.output_shapes, binding.output_strides, maps)
 
@@ -96,6 +97,24 @@ def plan_launch(kernel: Kernel, inputs: list[ArrayArg], outputs: list[ArrayArg] 
 def _check_dtype(buf: Buffer, arg: ArrayArg) -> None:
     if arg.dtype != buf.dtype.numpy_name:
         raise InputError(f"{buf.name} must be {buf.dtype.numpy_name}, got {arg.dtype}")
+
+
+INT32_MAX = 2**31 - 1
+
+
+def check_index_type(kernel: Kernel, shapes: list[tuple[int, ...]], strides: list[tuple[int, ...]]) -> None:
+    """A kernel with 32-bit indices runs only on tensors whose every element offset fits them."""
+    if kernel.index_type != DataType.Int32:
+        return
+    for buf, shape, stride in zip(kernel.params, shapes, strides):
+        numel = 1
+        for d in shape:
+            numel *= int(d)
+        last = sum((int(d) - 1) * abs(int(s)) for d, s in zip(shape, stride)) if numel else 0
+        if max(numel, last) > INT32_MAX:
+            raise InputError(f"kernel {kernel.name} indexes in 32 bits (Fusion.set_index_type(DataType.Int32)), but "
+                             f"{buf.name} of shape {tuple(shape)} has {'elements' if numel >= last else 'offsets'} "
+                             f"up to {max(numel, last)} > 2**31 - 1; schedule it with DataType.Int64 indices")
 
 
 def _check_constraints(kernel: Kernel, env: dict[str, int]) -> None:

@@ -65,6 +65,7 @@ class MatmulParams:
     group_m: int = 8                             # persistent: row tiles walked per column of B (L2 reuse)
     register_split: tuple[int, int] | None = (40, 232)   # warp-specialized: producer, compute registers
     tma_store: bool = False                      # the epilogue: stmatrix into shared memory, then a TMA store
+    index_type: DataType = DataType.Int64        # the kernel's index arithmetic (Int32: tensors under 2**31 elements)
 
     def validate(self, dtype: DataType = DataType.BFloat16) -> None:
         """Raise ``ScheduleError`` naming the parameter and the rule it breaks."""
@@ -198,6 +199,8 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
     mm = _find_mma(fusion)
     a, b = mm.definition.inputs
     params.validate(a.dtype)
+    if params.index_type not in (DataType.Int32, DataType.Int64):
+        raise ScheduleError(f"MatmulParams.index_type: {params.index_type!r} must be DataType.Int32 or DataType.Int64")
     if any(tv.compute_at_pos or len(tv.transforms) for tv in fusion.used_tensors() if not tv.is_input):
         raise ScheduleError("schedule_matmul: the fusion is already scheduled; schedule_matmul starts from an "
                             "unscheduled fusion")
@@ -257,6 +260,7 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
             else:
                 _schedule_epilogue_tensor(tv, params)
         _inline_epilogue(fusion, acc)
+    fusion.set_index_type(params.index_type)
     return fusion
 
 

@@ -98,30 +98,30 @@ def test_the_ping_pong_kernel_alternates_its_warp_groups() -> None:
     producer = kernel[kernel.index("// AsyncWarp"):kernel.index("} else {")]
     compute = kernel[kernel.index("} else {"):]
     _in_order(producer, [
-        "for (int64_t i",                                      # output tiles, two per turn of both groups
-        "for (int64_t w0 = 0; w0 < 2; ++w0)",                  # the turns
+        "for (int i",                                      # output tiles, two per turn of both groups
+        "for (int w0 = 0; w0 < 2; ++w0)",                  # the turns
         "continue;",                                           # a turn past the last tile
-        "for (int64_t",                                        # cta-k
+        "for (int",                                        # cta-k
         "mbarrier::waitParity(", "mbarrier::arriveExpectTx(", "Hopper::cpAsyncBulkTensorTileG2S(",
         "return;"])
     _in_order(compute, [
         "increaseRegisters<232>();",
-        "if (((int64_t)threadIdx.y) == 0) {", "mbarrier::arrive(",          # group 0 marks the stages empty
-        "if (((int64_t)threadIdx.y) == 1) {",                                # the last group gives group 0
+        "if (((int)threadIdx.y) == 0) {", "mbarrier::arrive(",          # group 0 marks the stages empty
+        "if (((int)threadIdx.y) == 1) {",                                # the last group gives group 0
         "mbarrier::arrive(toSmem(&T4_order[0]));", "mbarrier::arrive(toSmem(&T4_order[2]));",  # both turns
-        "for (int64_t",                                        # this group's tiles
+        "for (int",                                        # this group's tiles
         "continue;",
         "mbarrier::waitParity(toSmem(&T4_order[threadIdx.y]), i4 % 2);",    # mainloop turn
-        "for (int64_t",                                        # cta-k
+        "for (int",                                        # cta-k
         "wgmma::mmaM64N128K16F32Bf16", "wgmma::commit();", "wgmma::wait<1>();",
-        "mbarrier::arrive(toSmem(&T4_order[(((int64_t)threadIdx.y) + 1) % 2]));",   # hand on the mainloop
+        "mbarrier::arrive(toSmem(&T4_order[(((int)threadIdx.y) + 1) % 2]));",   # hand on the mainloop
         "wgmma::wait<0>();",
-        "mbarrier::waitParity(toSmem(&T4_order[((int64_t)threadIdx.y) + 2]), i4 % 2);",  # epilogue turn
+        "mbarrier::waitParity(toSmem(&T4_order[((int)threadIdx.y) + 2]), i4 % 2);",  # epilogue turn
         "stmatrixX4(", "fenceAsyncProxy();",
-        "namedBarrierSync(2 + ((int64_t)threadIdx.y), 128);",            # this warp group only
+        "namedBarrierSync(2 + ((int)threadIdx.y), 128);",            # this warp group only
         "Hopper::cpAsyncBulkTensorTileS2G(", "Hopper::cpAsyncBulkWaitGroupRead<0>();",
-        "namedBarrierSync(2 + ((int64_t)threadIdx.y), 128);",
-        "mbarrier::arrive(toSmem(&T4_order[((((int64_t)threadIdx.y) + 1) % 2) + 2]));",  # hand on the epilogue
+        "namedBarrierSync(2 + ((int)threadIdx.y), 128);",
+        "mbarrier::arrive(toSmem(&T4_order[((((int)threadIdx.y) + 1) % 2) + 2]));",  # hand on the epilogue
         "mbarrier::inval("])
 
 

@@ -1,7 +1,7 @@
 extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bfloat16, 2> T0, Tensor<__bfloat16, 2> T1, Tensor<__bfloat16, 2> T3, const __grid_constant__ TensorMap tmap_T0, const __grid_constant__ TensorMap tmap_T1, const __grid_constant__ TensorMap tmap_T3) {
-  const int64_t i0 = T0.size[0];
-  const int64_t i1 = T0.size[1];
-  const int64_t i3 = T1.size[1];
+  const int i0 = T0.size[0];
+  const int i1 = T0.size[1];
+  const int i3 = T1.size[1];
   extern __shared__ __align__(1024) char smem[];
 
   __bfloat16* T4 = reinterpret_cast<__bfloat16*>(smem + 1024);
@@ -11,37 +11,37 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
     // pre-prologue loop of stages of T4, T5
     #pragma unroll 1
-    for (int64_t s0 = 0; s0 < 4; ++s0) {
+    for (int s0 = 0; s0 < 4; ++s0) {
       mbarrier::init(toSmem(&T4_mbar[s0]), 1);
       mbarrier::init(toSmem(&T4_mbar[s0 + 4]), 128);
     }
     // pre-prologue loop of ping-pong order of the compute warp groups
     #pragma unroll 1
-    for (int64_t s0 = 0; s0 < 4; ++s0) {
+    for (int s0 = 0; s0 < 4; ++s0) {
       mbarrier::init(toSmem(&T4_order[s0]), 128);
     }
   }
   __syncthreads();  // init: T4_mbar visible to every thread
-  if (((int64_t)threadIdx.y) >= (((int64_t)blockDim.y) - 1)) {
+  if (((int)threadIdx.y) >= (((int)blockDim.y) - 1)) {
     decreaseRegisters<40>();
     // AsyncWarp loop of iS115{ceilDiv(ceilDiv((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 128)) * 2, 3), 2)}
     #pragma unroll 1
-    for (int64_t i4 = 0; i4 < ceilDiv(ceilDiv((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 128)) * 2, 3), 2); ++i4) {
+    for (int i4 = 0; i4 < ceilDiv32(ceilDiv32((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 128)) * 2, 3), 2); ++i4) {
       // loop of turns of the compute warp groups (iTIDy116{2})
-      for (int64_t w0 = 0; w0 < 2; ++w0) {
-        if (((((i4 * 2) + w0) * 3) + ((int64_t)blockIdx.x)) >= ((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 128)) * 2)) {
+      for (int w0 = 0; w0 < 2; ++w0) {
+        if (((((i4 * 2) + w0) * 3) + ((int)blockIdx.x)) >= ((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 128)) * 2)) {
           continue;
         }
         // loop of rS17{ceilDiv(i1, 64)}
-        for (int64_t i7 = 0; i7 < ceilDiv(i1, 64); ++i7) {
+        for (int i7 = 0; i7 < ceilDiv32(i1, 64); ++i7) {
           if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
-            mbarrier::waitParity(toSmem(&T4_mbar[(((((i4 * 2) + w0) * ceilDiv(i1, 64)) + i7) % 4) + 4]), (((((i4 * 2) + w0) * ceilDiv(i1, 64)) + i7) / 4) % 2);
-            mbarrier::arriveExpectTx(toSmem(&T4_mbar[((((i4 * 2) + w0) * ceilDiv(i1, 64)) + i7) % 4]), 32768);
-            Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T4[(((((i4 * 2) + w0) * ceilDiv(i1, 64)) + i7) % 4) * 8192]), &tmap_T0, toSmem(&T4_mbar[((((i4 * 2) + w0) * ceilDiv(i1, 64)) + i7) % 4]), i7 * 64, ((((((((i4 * 2) + w0) * 3) + ((int64_t)blockIdx.x)) / 2) / ceilDiv(i3, 128)) * 2) + (((((i4 * 2) + w0) * 3) + ((int64_t)blockIdx.x)) % 2)) * 128);
+            mbarrier::waitParity(toSmem(&T4_mbar[(((((i4 * 2) + w0) * ceilDiv32(i1, 64)) + i7) % 4) + 4]), (((((i4 * 2) + w0) * ceilDiv32(i1, 64)) + i7) / 4) % 2);
+            mbarrier::arriveExpectTx(toSmem(&T4_mbar[((((i4 * 2) + w0) * ceilDiv32(i1, 64)) + i7) % 4]), 32768);
+            Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T4[(((((i4 * 2) + w0) * ceilDiv32(i1, 64)) + i7) % 4) * 8192]), &tmap_T0, toSmem(&T4_mbar[((((i4 * 2) + w0) * ceilDiv32(i1, 64)) + i7) % 4]), i7 * 64, ((((((((i4 * 2) + w0) * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 128)) * 2) + (((((i4 * 2) + w0) * 3) + ((int)blockIdx.x)) % 2)) * 128);
             // loop of iUR61{2}
             #pragma unroll
-            for (int64_t i11 = 0; i11 < 2; ++i11) {
-              Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T5[(i11 * 4096) + ((((((i4 * 2) + w0) * ceilDiv(i1, 64)) + i7) % 4) * 8192)]), &tmap_T1, toSmem(&T4_mbar[((((i4 * 2) + w0) * ceilDiv(i1, 64)) + i7) % 4]), (((((((i4 * 2) + w0) * 3) + ((int64_t)blockIdx.x)) / 2) % ceilDiv(i3, 128)) * 128) + (i11 * 64), i7 * 64);
+            for (int i11 = 0; i11 < 2; ++i11) {
+              Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T5[(i11 * 4096) + ((((((i4 * 2) + w0) * ceilDiv32(i1, 64)) + i7) % 4) * 8192)]), &tmap_T1, toSmem(&T4_mbar[((((i4 * 2) + w0) * ceilDiv32(i1, 64)) + i7) % 4]), (((((((i4 * 2) + w0) * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 128)) * 128) + (i11 * 64), i7 * 64);
             }
           }
         }
@@ -50,21 +50,21 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     return;
   } else {
     increaseRegisters<232>();
-    if (((int64_t)threadIdx.y) == 0) {
+    if (((int)threadIdx.y) == 0) {
       // pre-prologue loop of every stage starts empty
       #pragma unroll 1
-      for (int64_t s0 = 0; s0 < 4; ++s0) {
+      for (int s0 = 0; s0 < 4; ++s0) {
         mbarrier::arrive(toSmem(&T4_mbar[s0 + 4]));
       }
     }
-    if (((int64_t)threadIdx.y) == 1) {
+    if (((int)threadIdx.y) == 1) {
       mbarrier::arrive(toSmem(&T4_order[0]));
       mbarrier::arrive(toSmem(&T4_order[2]));
     }
     // ComputeWarp loop of iS115{ceilDiv(ceilDiv((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 128)) * 2, 3), 2)}
     #pragma unroll 1
-    for (int64_t i4 = 0; i4 < ceilDiv(ceilDiv((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 128)) * 2, 3), 2); ++i4) {
-      if (((((i4 * 2) + ((int64_t)threadIdx.y)) * 3) + ((int64_t)blockIdx.x)) >= ((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 128)) * 2)) {
+    for (int i4 = 0; i4 < ceilDiv32(ceilDiv32((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 128)) * 2, 3), 2); ++i4) {
+      if (((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) >= ((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 128)) * 2)) {
         continue;
       }
       float T2[128];
@@ -72,50 +72,50 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       __bfloat16* T6 = reinterpret_cast<__bfloat16*>(smem + 132096);
       // loop of iUR27{2}
       #pragma unroll
-      for (int64_t i16 = 0; i16 < 2; ++i16) {
+      for (int i16 = 0; i16 < 2; ++i16) {
         // loop of fragment
         #pragma unroll
-        for (int64_t r2 = 0; r2 < 64; ++r2) {
+        for (int r2 = 0; r2 < 64; ++r2) {
           T2[r2 + (i16 * 64)] = 0.0f;
         }
       }
       mbarrier::waitParity(toSmem(&T4_order[threadIdx.y]), i4 % 2);
       // loop of rS17{ceilDiv(i1, 64)}
-      for (int64_t i7 = 0; i7 < ceilDiv(i1, 64); ++i7) {
-        mbarrier::waitParity(toSmem(&T4_mbar[((((i4 * 2) + ((int64_t)threadIdx.y)) * ceilDiv(i1, 64)) + i7) % 4]), (((((i4 * 2) + ((int64_t)threadIdx.y)) * ceilDiv(i1, 64)) + i7) / 4) % 2);
+      for (int i7 = 0; i7 < ceilDiv32(i1, 64); ++i7) {
+        mbarrier::waitParity(toSmem(&T4_mbar[((((i4 * 2) + ((int)threadIdx.y)) * ceilDiv32(i1, 64)) + i7) % 4]), (((((i4 * 2) + ((int)threadIdx.y)) * ceilDiv32(i1, 64)) + i7) / 4) % 2);
         wgmma::fenceOperands(T2);
         wgmma::fence();
         // loop of rUR29{4}
         #pragma unroll
-        for (int64_t i15 = 0; i15 < 4; ++i15) {
+        for (int i15 = 0; i15 < 4; ++i15) {
           // loop of iUR27{2}
           #pragma unroll
-          for (int64_t i16 = 0; i16 < 2; ++i16) {
+          for (int i16 = 0; i16 < 2; ++i16) {
             wgmma::mmaM64N128K16F32Bf16<0, 1>(&T2[i16 * 64],
-                wgmma::smemDescriptor(toSmem(&T4[(((i15 * 16) % 64) + (((i16 * 64) % 128) * 64)) + ((((((i4 * 2) + ((int64_t)threadIdx.y)) * ceilDiv(i1, 64)) + i7) % 4) * 8192)]), 16, 1024, 1),
-                wgmma::smemDescriptor(toSmem(&T5[(((i15 * 16) % 64) * 64) + ((((((i4 * 2) + ((int64_t)threadIdx.y)) * ceilDiv(i1, 64)) + i7) % 4) * 8192)]), 8192, 1024, 1));
+                wgmma::smemDescriptor(toSmem(&T4[(((i15 * 16) % 64) + (((i16 * 64) % 128) * 64)) + ((((((i4 * 2) + ((int)threadIdx.y)) * ceilDiv32(i1, 64)) + i7) % 4) * 8192)]), 16, 1024, 1),
+                wgmma::smemDescriptor(toSmem(&T5[(((i15 * 16) % 64) * 64) + ((((((i4 * 2) + ((int)threadIdx.y)) * ceilDiv32(i1, 64)) + i7) % 4) * 8192)]), 8192, 1024, 1));
           }
         }
         wgmma::commit();
         wgmma::wait<1>();
         wgmma::fenceOperands(T2);
         if ((i7 - 1) >= 0) {
-          mbarrier::arrive(toSmem(&T4_mbar[((((((i4 * 2) + ((int64_t)threadIdx.y)) * ceilDiv(i1, 64)) + i7) - 1) % 4) + 4]));
+          mbarrier::arrive(toSmem(&T4_mbar[((((((i4 * 2) + ((int)threadIdx.y)) * ceilDiv32(i1, 64)) + i7) - 1) % 4) + 4]));
         }
       }
-      mbarrier::arrive(toSmem(&T4_order[(((int64_t)threadIdx.y) + 1) % 2]));
+      mbarrier::arrive(toSmem(&T4_order[(((int)threadIdx.y) + 1) % 2]));
       wgmma::wait<0>();
       wgmma::fenceOperands(T2);
-      if ((ceilDiv(i1, 64) - 1) >= 0) {
-        mbarrier::arrive(toSmem(&T4_mbar[(((((i4 * 2) + ((int64_t)threadIdx.y)) * ceilDiv(i1, 64)) + (ceilDiv(i1, 64) - 1)) % 4) + 4]));
+      if ((ceilDiv32(i1, 64) - 1) >= 0) {
+        mbarrier::arrive(toSmem(&T4_mbar[(((((i4 * 2) + ((int)threadIdx.y)) * ceilDiv32(i1, 64)) + (ceilDiv32(i1, 64) - 1)) % 4) + 4]));
       }
-      mbarrier::waitParity(toSmem(&T4_order[((int64_t)threadIdx.y) + 2]), i4 % 2);
+      mbarrier::waitParity(toSmem(&T4_order[((int)threadIdx.y) + 2]), i4 % 2);
       // loop of stmatrix
       #pragma unroll
-      for (int64_t p7_0 = 0; p7_0 < 2; ++p7_0) {
+      for (int p7_0 = 0; p7_0 < 2; ++p7_0) {
         // loop of stmatrix
         #pragma unroll
-        for (int64_t q7 = 0; q7 < 8; ++q7) {
+        for (int q7 = 0; q7 < 8; ++q7) {
           T7[(q7 * 8) + (p7_0 * 64)] = __float2bfloat16(T2[(q7 * 8) + (p7_0 * 64)]);
           T7[(1 + (q7 * 8)) + (p7_0 * 64)] = __float2bfloat16(T2[((q7 * 8) + 1) + (p7_0 * 64)]);
           T7[(2 + (q7 * 8)) + (p7_0 * 64)] = __float2bfloat16(T2[((q7 * 8) + 2) + (p7_0 * 64)]);
@@ -124,7 +124,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           T7[(1 + (((q7 * 2) + 1) * 4)) + (p7_0 * 64)] = __float2bfloat16(T2[((((q7 * 2) + 1) * 4) + 1) + (p7_0 * 64)]);
           T7[(2 + (((q7 * 2) + 1) * 4)) + (p7_0 * 64)] = __float2bfloat16(T2[((((q7 * 2) + 1) * 4) + 2) + (p7_0 * 64)]);
           T7[(3 + (((q7 * 2) + 1) * 4)) + (p7_0 * 64)] = __float2bfloat16(T2[((((q7 * 2) + 1) * 4) + 3) + (p7_0 * 64)]);
-          stmatrixX4(toSmem(&T6[((((((((q7 * 2) + (((((int64_t)threadIdx.x) % 32) / 8) / 2)) * 8) % 128) % 64) + ((((((p7_0 * 64) + ((((((((int64_t)threadIdx.x) / 32) * 32) + (((((int64_t)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16)) + ((((((int64_t)threadIdx.x) % 32) / 8) % 2) * 8)) + (((((((int64_t)threadIdx.x) / 32) * 32) + (((((int64_t)threadIdx.x) % 32) % 8) * 4)) / 4) % 8)) % 128) * 64)) + ((((((q7 * 2) + (((((int64_t)threadIdx.x) % 32) / 8) / 2)) * 8) % 128) / 64) * 8192)) + (((((((((((((((((((i4 * 2) + ((int64_t)threadIdx.y)) * 3) + ((int64_t)blockIdx.x)) / 2) / ceilDiv(i3, 128)) * 2) + (((((i4 * 2) + ((int64_t)threadIdx.y)) * 3) + ((int64_t)blockIdx.x)) % 2)) * 128) + ((p7_0 * 64) + (((((((((int64_t)threadIdx.x) / 32) * 32) + (((((int64_t)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16) + (((((((int64_t)threadIdx.x) % 32) / 8) % 2) * 8) + (((((((int64_t)threadIdx.x) / 32) * 32) + (((((int64_t)threadIdx.x) % 32) % 8) * 4)) / 4) % 8))))) / 128) / 2) * ceilDiv(i3, 128)) + (((((((((i4 * 2) + ((int64_t)threadIdx.y)) * 3) + ((int64_t)blockIdx.x)) / 2) % ceilDiv(i3, 128)) * 128) + (((q7 * 2) + (((((int64_t)threadIdx.x) % 32) / 8) / 2)) * 8)) / 128)) * 2) + ((((((((((((i4 * 2) + ((int64_t)threadIdx.y)) * 3) + ((int64_t)blockIdx.x)) / 2) / ceilDiv(i3, 128)) * 2) + (((((i4 * 2) + ((int64_t)threadIdx.y)) * 3) + ((int64_t)blockIdx.x)) % 2)) * 128) + ((p7_0 * 64) + (((((((((int64_t)threadIdx.x) / 32) * 32) + (((((int64_t)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16) + (((((((int64_t)threadIdx.x) % 32) / 8) % 2) * 8) + (((((((int64_t)threadIdx.x) / 32) * 32) + (((((int64_t)threadIdx.x) % 32) % 8) * 4)) / 4) % 8))))) / 128) % 2)) / 3) % 2) * 16384)) ^ (((((((((((q7 * 2) + (((((int64_t)threadIdx.x) % 32) / 8) / 2)) * 8) % 128) % 64) + ((((((p7_0 * 64) + ((((((((int64_t)threadIdx.x) / 32) * 32) + (((((int64_t)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16)) + ((((((int64_t)threadIdx.x) % 32) / 8) % 2) * 8)) + (((((((int64_t)threadIdx.x) / 32) * 32) + (((((int64_t)threadIdx.x) % 32) % 8) * 4)) / 4) % 8)) % 128) * 64)) + ((((((q7 * 2) + (((((int64_t)threadIdx.x) % 32) / 8) / 2)) * 8) % 128) / 64) * 8192)) + (((((((((((((((((((i4 * 2) + ((int64_t)threadIdx.y)) * 3) + ((int64_t)blockIdx.x)) / 2) / ceilDiv(i3, 128)) * 2) + (((((i4 * 2) + ((int64_t)threadIdx.y)) * 3) + ((int64_t)blockIdx.x)) % 2)) * 128) + ((p7_0 * 64) + (((((((((int64_t)threadIdx.x) / 32) * 32) + (((((int64_t)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16) + (((((((int64_t)threadIdx.x) % 32) / 8) % 2) * 8) + (((((((int64_t)threadIdx.x) / 32) * 32) + (((((int64_t)threadIdx.x) % 32) % 8) * 4)) / 4) % 8))))) / 128) / 2) * ceilDiv(i3, 128)) + (((((((((i4 * 2) + ((int64_t)threadIdx.y)) * 3) + ((int64_t)blockIdx.x)) / 2) % ceilDiv(i3, 128)) * 128) + (((q7 * 2) + (((((int64_t)threadIdx.x) % 32) / 8) / 2)) * 8)) / 128)) * 2) + ((((((((((((i4 * 2) + ((int64_t)threadIdx.y)) * 3) + ((int64_t)blockIdx.x)) / 2) / ceilDiv(i3, 128)) * 2) + (((((i4 * 2) + ((int64_t)threadIdx.y)) * 3) + ((int64_t)blockIdx.x)) % 2)) * 128) + ((p7_0 * 64) + (((((((((int64_t)threadIdx.x) / 32) * 32) + (((((int64_t)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16) + (((((((int64_t)threadIdx.x) % 32) / 8) % 2) * 8) + (((((((int64_t)threadIdx.x) / 32) * 32) + (((((int64_t)threadIdx.x) % 32) % 8) * 4)) / 4) % 8))))) / 128) % 2)) / 3) % 2) * 16384)) / 64) % 8) * 8)]),
+          stmatrixX4(toSmem(&T6[((((((((q7 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8) % 128) % 64) + ((((((p7_0 * 64) + ((((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16)) + ((((((int)threadIdx.x) % 32) / 8) % 2) * 8)) + (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8)) % 128) * 64)) + ((((((q7 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8) % 128) / 64) * 8192)) + (((((((((((((((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 128)) * 2) + (((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) % 2)) * 128) + ((p7_0 * 64) + (((((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16) + (((((((int)threadIdx.x) % 32) / 8) % 2) * 8) + (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8))))) / 128) / 2) * ceilDiv32(i3, 128)) + (((((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 128)) * 128) + (((q7 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8)) / 128)) * 2) + ((((((((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 128)) * 2) + (((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) % 2)) * 128) + ((p7_0 * 64) + (((((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16) + (((((((int)threadIdx.x) % 32) / 8) % 2) * 8) + (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8))))) / 128) % 2)) / 3) % 2) * 16384)) ^ (((((((((((q7 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8) % 128) % 64) + ((((((p7_0 * 64) + ((((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16)) + ((((((int)threadIdx.x) % 32) / 8) % 2) * 8)) + (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8)) % 128) * 64)) + ((((((q7 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8) % 128) / 64) * 8192)) + (((((((((((((((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 128)) * 2) + (((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) % 2)) * 128) + ((p7_0 * 64) + (((((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16) + (((((((int)threadIdx.x) % 32) / 8) % 2) * 8) + (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8))))) / 128) / 2) * ceilDiv32(i3, 128)) + (((((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 128)) * 128) + (((q7 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8)) / 128)) * 2) + ((((((((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 128)) * 2) + (((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) % 2)) * 128) + ((p7_0 * 64) + (((((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16) + (((((((int)threadIdx.x) % 32) / 8) % 2) * 8) + (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8))))) / 128) % 2)) / 3) % 2) * 16384)) / 64) % 8) * 8)]),
               (static_cast<uint32_t>((T7[(q7 * 8) + (p7_0 * 64)]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 1]).raw) << 16)),
               (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 2]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 3]).raw) << 16)),
               (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 4]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 5]).raw) << 16)),
@@ -132,30 +132,30 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         }
       }
       fenceAsyncProxy();
-      namedBarrierSync(2 + ((int64_t)threadIdx.y), 128);  // RAW: T6 written, then read by a TMA store
+      namedBarrierSync(2 + ((int)threadIdx.y), 128);  // RAW: T6 written, then read by a TMA store
       // loop of iUR117{2}
       #pragma unroll
-      for (int64_t i28 = 0; i28 < 2; ++i28) {
-        if (((((int64_t)threadIdx.x) + (((int64_t)threadIdx.y) * 128)) / 32) == ((((int64_t)threadIdx.y) * 128) / 32) && Hopper::electSync(Hopper::laneMask(((((int64_t)blockDim.x) * ((int64_t)blockDim.y)) * ((int64_t)blockDim.z)) - (((((int64_t)threadIdx.y) * 128) / 32) * 32)))) {
-          Hopper::cpAsyncBulkTensorTileS2G(&tmap_T3, toSmem(&T6[(i28 * 8192) + (((int64_t)threadIdx.y) * 16384)]), (((((((i4 * 2) + ((int64_t)threadIdx.y)) * 3) + ((int64_t)blockIdx.x)) / 2) % ceilDiv(i3, 128)) * 128) + (i28 * 64), ((((((((i4 * 2) + ((int64_t)threadIdx.y)) * 3) + ((int64_t)blockIdx.x)) / 2) / ceilDiv(i3, 128)) * 2) + (((((i4 * 2) + ((int64_t)threadIdx.y)) * 3) + ((int64_t)blockIdx.x)) % 2)) * 128);
+      for (int i28 = 0; i28 < 2; ++i28) {
+        if (((((int)threadIdx.x) + (((int)threadIdx.y) * 128)) / 32) == ((((int)threadIdx.y) * 128) / 32) && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (((((int)threadIdx.y) * 128) / 32) * 32)))) {
+          Hopper::cpAsyncBulkTensorTileS2G(&tmap_T3, toSmem(&T6[(i28 * 8192) + (((int)threadIdx.y) * 16384)]), (((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 128)) * 128) + (i28 * 64), ((((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 128)) * 2) + (((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) % 2)) * 128);
           Hopper::cpAsyncBulkCommitGroup();
           Hopper::cpAsyncBulkWaitGroupRead<0>();
         }
       }
-      namedBarrierSync(2 + ((int64_t)threadIdx.y), 128);  // WAR: T6 is rewritten next iteration
-      mbarrier::arrive(toSmem(&T4_order[((((int64_t)threadIdx.y) + 1) % 2) + 2]));
+      namedBarrierSync(2 + ((int)threadIdx.y), 128);  // WAR: T6 is rewritten next iteration
+      mbarrier::arrive(toSmem(&T4_order[((((int)threadIdx.y) + 1) % 2) + 2]));
     }
   }
   __syncthreads();  // every wait on T4_mbar done before inval
   if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
     // post-epilogue loop of stages of T4, T5
     #pragma unroll 1
-    for (int64_t s0 = 0; s0 < 8; ++s0) {
+    for (int s0 = 0; s0 < 8; ++s0) {
       mbarrier::inval(toSmem(&T4_mbar[s0]));
     }
     // post-epilogue loop of ping-pong order of the compute warp groups
     #pragma unroll 1
-    for (int64_t s0 = 0; s0 < 4; ++s0) {
+    for (int s0 = 0; s0 < 4; ++s0) {
       mbarrier::inval(toSmem(&T4_order[s0]));
     }
   }

@@ -1,7 +1,7 @@
 extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bfloat16, 2> T0, Tensor<__bfloat16, 2> T1, Tensor<__bfloat16, 2> T3, const __grid_constant__ TensorMap tmap_T0, const __grid_constant__ TensorMap tmap_T1, const __grid_constant__ TensorMap tmap_T3) {
-  const int64_t i0 = T0.size[0];
-  const int64_t i1 = T0.size[1];
-  const int64_t i3 = T1.size[1];
+  const int i0 = T0.size[0];
+  const int i1 = T0.size[1];
+  const int i3 = T1.size[1];
   extern __shared__ __align__(1024) char smem[];
 
   __bfloat16* T4 = reinterpret_cast<__bfloat16*>(smem + 1024);
@@ -10,30 +10,30 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
     // pre-prologue loop of stages of T4, T5
     #pragma unroll 1
-    for (int64_t s0 = 0; s0 < 3; ++s0) {
+    for (int s0 = 0; s0 < 3; ++s0) {
       mbarrier::init(toSmem(&T4_mbar[s0]), 1);
       mbarrier::init(toSmem(&T4_mbar[s0 + 3]), 256);
     }
   }
   __syncthreads();  // init: T4_mbar visible to every thread
-  if (((int64_t)threadIdx.y) >= (((int64_t)blockDim.y) - 1)) {
+  if (((int)threadIdx.y) >= (((int)blockDim.y) - 1)) {
     decreaseRegisters<40>();
     // AsyncWarp loop of iS107{ceilDiv((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 256)) * 2, 3)}
     #pragma unroll 1
-    for (int64_t i4 = 0; i4 < ceilDiv((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 256)) * 2, 3); ++i4) {
-      if (((i4 * 3) + ((int64_t)blockIdx.x)) >= ((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 256)) * 2)) {
+    for (int i4 = 0; i4 < ceilDiv32((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 256)) * 2, 3); ++i4) {
+      if (((i4 * 3) + ((int)blockIdx.x)) >= ((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 256)) * 2)) {
         continue;
       }
       // loop of rS17{ceilDiv(i1, 64)}
-      for (int64_t i6 = 0; i6 < ceilDiv(i1, 64); ++i6) {
+      for (int i6 = 0; i6 < ceilDiv32(i1, 64); ++i6) {
         if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
-          mbarrier::waitParity(toSmem(&T4_mbar[(((i4 * ceilDiv(i1, 64)) + i6) % 3) + 3]), (((i4 * ceilDiv(i1, 64)) + i6) / 3) % 2);
-          mbarrier::arriveExpectTx(toSmem(&T4_mbar[((i4 * ceilDiv(i1, 64)) + i6) % 3]), 49152);
-          Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T4[(((i4 * ceilDiv(i1, 64)) + i6) % 3) * 8192]), &tmap_T0, toSmem(&T4_mbar[((i4 * ceilDiv(i1, 64)) + i6) % 3]), i6 * 64, ((((((i4 * 3) + ((int64_t)blockIdx.x)) / 2) / ceilDiv(i3, 256)) * 2) + (((i4 * 3) + ((int64_t)blockIdx.x)) % 2)) * 128);
+          mbarrier::waitParity(toSmem(&T4_mbar[(((i4 * ceilDiv32(i1, 64)) + i6) % 3) + 3]), (((i4 * ceilDiv32(i1, 64)) + i6) / 3) % 2);
+          mbarrier::arriveExpectTx(toSmem(&T4_mbar[((i4 * ceilDiv32(i1, 64)) + i6) % 3]), 49152);
+          Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T4[(((i4 * ceilDiv32(i1, 64)) + i6) % 3) * 8192]), &tmap_T0, toSmem(&T4_mbar[((i4 * ceilDiv32(i1, 64)) + i6) % 3]), i6 * 64, ((((((i4 * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 256)) * 2) + (((i4 * 3) + ((int)blockIdx.x)) % 2)) * 128);
           // loop of iUR57{4}
           #pragma unroll
-          for (int64_t i10 = 0; i10 < 4; ++i10) {
-            Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T5[(i10 * 4096) + ((((i4 * ceilDiv(i1, 64)) + i6) % 3) * 16384)]), &tmap_T1, toSmem(&T4_mbar[((i4 * ceilDiv(i1, 64)) + i6) % 3]), (((((i4 * 3) + ((int64_t)blockIdx.x)) / 2) % ceilDiv(i3, 256)) * 256) + (i10 * 64), i6 * 64);
+          for (int i10 = 0; i10 < 4; ++i10) {
+            Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T5[(i10 * 4096) + ((((i4 * ceilDiv32(i1, 64)) + i6) % 3) * 16384)]), &tmap_T1, toSmem(&T4_mbar[((i4 * ceilDiv32(i1, 64)) + i6) % 3]), (((((i4 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 256)) * 256) + (i10 * 64), i6 * 64);
           }
         }
       }
@@ -43,13 +43,13 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     increaseRegisters<232>();
     // pre-prologue loop of every stage starts empty
     #pragma unroll 1
-    for (int64_t s0 = 0; s0 < 3; ++s0) {
+    for (int s0 = 0; s0 < 3; ++s0) {
       mbarrier::arrive(toSmem(&T4_mbar[s0 + 3]));
     }
     // ComputeWarp loop of iS107{ceilDiv((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 256)) * 2, 3)}
     #pragma unroll 1
-    for (int64_t i4 = 0; i4 < ceilDiv((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 256)) * 2, 3); ++i4) {
-      if (((i4 * 3) + ((int64_t)blockIdx.x)) >= ((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 256)) * 2)) {
+    for (int i4 = 0; i4 < ceilDiv32((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 256)) * 2, 3); ++i4) {
+      if (((i4 * 3) + ((int)blockIdx.x)) >= ((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 256)) * 2)) {
         continue;
       }
       float T2[128];
@@ -57,47 +57,47 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       __bfloat16* T6 = reinterpret_cast<__bfloat16*>(smem + 148480);
       // loop of iUR28{1}
       #pragma unroll
-      for (int64_t i16 = 0; i16 < 1; ++i16) {
+      for (int i16 = 0; i16 < 1; ++i16) {
         // loop of fragment
         #pragma unroll
-        for (int64_t r2 = 0; r2 < 128; ++r2) {
+        for (int r2 = 0; r2 < 128; ++r2) {
           T2[r2 + (i16 * 128)] = 0.0f;
         }
       }
       // loop of rS17{ceilDiv(i1, 64)}
-      for (int64_t i6 = 0; i6 < ceilDiv(i1, 64); ++i6) {
-        mbarrier::waitParity(toSmem(&T4_mbar[((i4 * ceilDiv(i1, 64)) + i6) % 3]), (((i4 * ceilDiv(i1, 64)) + i6) / 3) % 2);
+      for (int i6 = 0; i6 < ceilDiv32(i1, 64); ++i6) {
+        mbarrier::waitParity(toSmem(&T4_mbar[((i4 * ceilDiv32(i1, 64)) + i6) % 3]), (((i4 * ceilDiv32(i1, 64)) + i6) / 3) % 2);
         wgmma::fenceOperands(T2);
         wgmma::fence();
         // loop of rUR29{4}
         #pragma unroll
-        for (int64_t i15 = 0; i15 < 4; ++i15) {
+        for (int i15 = 0; i15 < 4; ++i15) {
           // loop of iUR28{1}
           #pragma unroll
-          for (int64_t i16 = 0; i16 < 1; ++i16) {
+          for (int i16 = 0; i16 < 1; ++i16) {
             wgmma::mmaM64N256K16F32Bf16<0, 1>(&T2[i16 * 128],
-                wgmma::smemDescriptor(toSmem(&T4[(((i15 * 16) % 64) + ((((((int64_t)threadIdx.y) + i16) * 64) % 128) * 64)) + ((((i4 * ceilDiv(i1, 64)) + i6) % 3) * 8192)]), 16, 1024, 1),
-                wgmma::smemDescriptor(toSmem(&T5[(((i15 * 16) % 64) * 64) + ((((i4 * ceilDiv(i1, 64)) + i6) % 3) * 16384)]), 8192, 1024, 1));
+                wgmma::smemDescriptor(toSmem(&T4[(((i15 * 16) % 64) + ((((((int)threadIdx.y) + i16) * 64) % 128) * 64)) + ((((i4 * ceilDiv32(i1, 64)) + i6) % 3) * 8192)]), 16, 1024, 1),
+                wgmma::smemDescriptor(toSmem(&T5[(((i15 * 16) % 64) * 64) + ((((i4 * ceilDiv32(i1, 64)) + i6) % 3) * 16384)]), 8192, 1024, 1));
           }
         }
         wgmma::commit();
         wgmma::wait<1>();
         wgmma::fenceOperands(T2);
         if ((i6 - 1) >= 0) {
-          mbarrier::arrive(toSmem(&T4_mbar[((((i4 * ceilDiv(i1, 64)) + i6) - 1) % 3) + 3]));
+          mbarrier::arrive(toSmem(&T4_mbar[((((i4 * ceilDiv32(i1, 64)) + i6) - 1) % 3) + 3]));
         }
       }
       wgmma::wait<0>();
       wgmma::fenceOperands(T2);
-      if ((ceilDiv(i1, 64) - 1) >= 0) {
-        mbarrier::arrive(toSmem(&T4_mbar[(((i4 * ceilDiv(i1, 64)) + (ceilDiv(i1, 64) - 1)) % 3) + 3]));
+      if ((ceilDiv32(i1, 64) - 1) >= 0) {
+        mbarrier::arrive(toSmem(&T4_mbar[(((i4 * ceilDiv32(i1, 64)) + (ceilDiv32(i1, 64) - 1)) % 3) + 3]));
       }
       // loop of stmatrix
       #pragma unroll
-      for (int64_t p7_0 = 0; p7_0 < 1; ++p7_0) {
+      for (int p7_0 = 0; p7_0 < 1; ++p7_0) {
         // loop of stmatrix
         #pragma unroll
-        for (int64_t q7 = 0; q7 < 16; ++q7) {
+        for (int q7 = 0; q7 < 16; ++q7) {
           T7[(q7 * 8) + (p7_0 * 128)] = __float2bfloat16(T2[(q7 * 8) + (p7_0 * 128)]);
           T7[(1 + (q7 * 8)) + (p7_0 * 128)] = __float2bfloat16(T2[((q7 * 8) + 1) + (p7_0 * 128)]);
           T7[(2 + (q7 * 8)) + (p7_0 * 128)] = __float2bfloat16(T2[((q7 * 8) + 2) + (p7_0 * 128)]);
@@ -106,7 +106,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           T7[(1 + (((q7 * 2) + 1) * 4)) + (p7_0 * 128)] = __float2bfloat16(T2[((((q7 * 2) + 1) * 4) + 1) + (p7_0 * 128)]);
           T7[(2 + (((q7 * 2) + 1) * 4)) + (p7_0 * 128)] = __float2bfloat16(T2[((((q7 * 2) + 1) * 4) + 2) + (p7_0 * 128)]);
           T7[(3 + (((q7 * 2) + 1) * 4)) + (p7_0 * 128)] = __float2bfloat16(T2[((((q7 * 2) + 1) * 4) + 3) + (p7_0 * 128)]);
-          stmatrixX4(toSmem(&T6[(((((((q7 * 2) + (((((int64_t)threadIdx.x) % 32) / 8) / 2)) * 8) % 256) % 64) + (((((((((int64_t)threadIdx.y) + p7_0) * 64) + ((((((((int64_t)threadIdx.x) / 32) * 32) + (((((int64_t)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16)) + ((((((int64_t)threadIdx.x) % 32) / 8) % 2) * 8)) + (((((((int64_t)threadIdx.x) / 32) * 32) + (((((int64_t)threadIdx.x) % 32) % 8) * 4)) / 4) % 8)) % 128) * 64)) + ((((((q7 * 2) + (((((int64_t)threadIdx.x) % 32) / 8) / 2)) * 8) % 256) / 64) * 8192)) ^ ((((((((((q7 * 2) + (((((int64_t)threadIdx.x) % 32) / 8) / 2)) * 8) % 256) % 64) + (((((((((int64_t)threadIdx.y) + p7_0) * 64) + ((((((((int64_t)threadIdx.x) / 32) * 32) + (((((int64_t)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16)) + ((((((int64_t)threadIdx.x) % 32) / 8) % 2) * 8)) + (((((((int64_t)threadIdx.x) / 32) * 32) + (((((int64_t)threadIdx.x) % 32) % 8) * 4)) / 4) % 8)) % 128) * 64)) + ((((((q7 * 2) + (((((int64_t)threadIdx.x) % 32) / 8) / 2)) * 8) % 256) / 64) * 8192)) / 64) % 8) * 8)]),
+          stmatrixX4(toSmem(&T6[(((((((q7 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8) % 256) % 64) + (((((((((int)threadIdx.y) + p7_0) * 64) + ((((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16)) + ((((((int)threadIdx.x) % 32) / 8) % 2) * 8)) + (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8)) % 128) * 64)) + ((((((q7 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8) % 256) / 64) * 8192)) ^ ((((((((((q7 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8) % 256) % 64) + (((((((((int)threadIdx.y) + p7_0) * 64) + ((((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16)) + ((((((int)threadIdx.x) % 32) / 8) % 2) * 8)) + (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8)) % 128) * 64)) + ((((((q7 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8) % 256) / 64) * 8192)) / 64) % 8) * 8)]),
               (static_cast<uint32_t>((T7[(q7 * 8) + (p7_0 * 128)]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 128)) + 1]).raw) << 16)),
               (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 128)) + 2]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 128)) + 3]).raw) << 16)),
               (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 128)) + 4]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 128)) + 5]).raw) << 16)),
@@ -117,9 +117,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       namedBarrierSync(1, 256);  // RAW: T6 written, then read by a TMA store
       // loop of iUR109{4}
       #pragma unroll
-      for (int64_t i29 = 0; i29 < 4; ++i29) {
+      for (int i29 = 0; i29 < 4; ++i29) {
         if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
-          Hopper::cpAsyncBulkTensorTileS2G(&tmap_T3, toSmem(&T6[i29 * 8192]), (((((i4 * 3) + ((int64_t)blockIdx.x)) / 2) % ceilDiv(i3, 256)) * 256) + (i29 * 64), ((((((i4 * 3) + ((int64_t)blockIdx.x)) / 2) / ceilDiv(i3, 256)) * 2) + (((i4 * 3) + ((int64_t)blockIdx.x)) % 2)) * 128);
+          Hopper::cpAsyncBulkTensorTileS2G(&tmap_T3, toSmem(&T6[i29 * 8192]), (((((i4 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 256)) * 256) + (i29 * 64), ((((((i4 * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 256)) * 2) + (((i4 * 3) + ((int)blockIdx.x)) % 2)) * 128);
           Hopper::cpAsyncBulkCommitGroup();
           Hopper::cpAsyncBulkWaitGroupRead<0>();
         }
@@ -131,7 +131,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
     // post-epilogue loop of stages of T4, T5
     #pragma unroll 1
-    for (int64_t s0 = 0; s0 < 6; ++s0) {
+    for (int s0 = 0; s0 < 6; ++s0) {
       mbarrier::inval(toSmem(&T4_mbar[s0]));
     }
   }
