@@ -1,0 +1,304 @@
+"""How close ``suggest_matmul_params`` comes to the best of a sweep, shape by shape, on the GPU.
+
+For each shape (bf16 in, bf16 out): torch.matmul (cuBLAS), the suggested ``MatmulParams``
+(``suggest_matmul_params`` on a fusion of that shape, ``sms`` = the GPU's SM count) and a sweep of
+candidate ``MatmulParams``. Every kernel is lowered once from a fusion of symbolic extents and
+compiled once (a kernel is shape-generic: its extents are arguments), then run on every shape.
+Each result is checked first against torch's float64 matmul of the same inputs (outputs poisoned
+with NaN first); times are medians of one launch between CUDA events, rotating three input sets so
+L2 does not hold them (bench/matmul.py's helpers), after a warm-up of the GPU; each kernel is timed
+in two interleaved passes and the faster counts (a pass slowed by the machine does not). Reports
+per shape the best swept TFLOP/s, the suggested TFLOP/s, suggested / best (the target is >= 0.90)
+and both against torch.matmul; writes bench/results/matmul_heuristic.json with the device name and
+the date. The whole run takes under a minute on an H100 (compiles included).
+
+``python bench/matmul_heuristic.py [--wide] [--shapes MxNxK,...] [--repeats 20] [--passes 2]``
+(``--wide`` and ``--shapes`` write matmul_heuristic_wide.json / matmul_heuristic_partial.json);
+``--dry-run`` needs no GPU (nor torch): it suggests params for every shape, lowers every config and
+plans its launch on every shape (grid, shared memory, TMA descriptors) as the executor would.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import sys
+import time
+from dataclasses import asdict, replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from fusion_ir import DataType, Fusion, ScheduleError, ops
+from fusion_ir.schedulers import MatmulParams, schedule_matmul, suggest_matmul_params
+from lowering import lower
+
+# 12 measured shapes (M, N, K), and the classes they stand for
+SHAPES = [
+    (8192, 8192, 8192), (4096, 4096, 4096), (2048, 2048, 2048),          # squares
+    (16384, 1024, 4096), (1024, 16384, 4096),                            # tall and wide
+    (8192, 8192, 512), (4096, 4096, 256),                                # small K
+    (2048, 2048, 16384), (1024, 1024, 32768),                            # large K, few tiles
+    (4000, 3000, 2000), (5000, 7000, 3000), (1234, 4568, 888),           # not multiples of 128
+]
+# shapes the kernel cannot run: the suggestion's ScheduleError is reported beside torch.matmul
+UNSUPPORTED = [(1234, 4567, 891)]      # K and N not multiples of 8: rows not 16-byte aligned for TMA
+
+WS = {"warp_specialized": True}
+# the sweep: what the suggestion picks from (the first three and 64 x 128) and arrangements it does not pick
+SWEEP = [
+    {"tile": (256, 128, 64), "stages": 4, "compute_warp_groups": 2, **WS},
+    {"tile": (256, 128, 64), "stages": 3, "compute_warp_groups": 2, "tma_store": True, **WS},
+    {"tile": (128, 256, 64), "stages": 3, "compute_warp_groups": 2, "tma_store": True, "persistent": True, **WS},
+    {"tile": (128, 256, 64), "stages": 4, "compute_warp_groups": 2, **WS},
+    {"tile": (128, 256, 64), "stages": 3, "compute_warp_groups": 2, "tma_store": True, **WS},
+    {"tile": (128, 128, 64), "stages": 4, "compute_warp_groups": 2, **WS},
+    {"tile": (64, 128, 64), "stages": 8, "compute_warp_groups": 1, **WS},
+    {"tile": (128, 256, 64), "stages": 4, "compute_warp_groups": 2},
+    {"tile": (128, 128, 64), "stages": 4, "compute_warp_groups": 2, "tma_store": True, "persistent": True,
+     "ping_pong": True, **WS},
+]
+# --wide: more arrangements (the measurements behind the rules)
+WIDE = SWEEP + [
+    {"tile": (256, 128, 64), "stages": 3, "compute_warp_groups": 2, "tma_store": True, "persistent": True, **WS},
+    {"tile": (128, 256, 64), "stages": 4, "compute_warp_groups": 2, "persistent": True, **WS},
+    {"tile": (128, 128, 64), "stages": 6, "compute_warp_groups": 2, **WS},
+    {"tile": (128, 128, 64), "stages": 6, "compute_warp_groups": 2, "tma_store": True, **WS},
+    {"tile": (128, 128, 64), "stages": 6, "compute_warp_groups": 2, "tma_store": True, "persistent": True, **WS},
+    {"tile": (128, 128, 64), "stages": 6, "compute_warp_groups": 1, **WS},
+    {"tile": (128, 64, 64), "stages": 8, "compute_warp_groups": 2, **WS},
+    {"tile": (128, 64, 64), "stages": 8, "compute_warp_groups": 2, "tma_store": True, **WS},
+    {"tile": (64, 256, 64), "stages": 5, "compute_warp_groups": 1, **WS},
+    {"tile": (128, 128, 64), "stages": 3, "compute_warp_groups": 2},
+]
+
+
+def describe(params: MatmulParams) -> str:
+    kind = ("ws " if params.warp_specialized else "") + ("persistent " if params.persistent else "") \
+        + ("ping-pong " if params.ping_pong else "") + ("tma-store " if params.tma_store else "")
+    return f"wgmma {kind}{'x'.join(str(x) for x in params.tile)} s{params.stages} wg{params.compute_warp_groups}"
+
+
+def matmul_fusion(shape: tuple[int, int, int] | None = None) -> Fusion:
+    """bf16 ``cast(a @ b, bf16)``: of the given (M, N, K), or of symbolic extents (``shape=None``)."""
+    fusion = Fusion()
+    with fusion:
+        if shape is None:
+            a = fusion.add_input(ndim=2, dtype=DataType.BFloat16)
+            b = fusion.add_input(ndim=2, dtype=DataType.BFloat16)
+        else:
+            m, n, k = shape
+            a = fusion.add_input(shape=(m, k), dtype=DataType.BFloat16)
+            b = fusion.add_input(shape=(k, n), dtype=DataType.BFloat16)
+        fusion.add_output(ops.cast(ops.matmul(a, b), DataType.BFloat16))
+    return fusion
+
+
+def params_json(params: MatmulParams) -> dict:
+    return {key: value.name if isinstance(value, DataType) else list(value) if isinstance(value, tuple) else value
+            for key, value in asdict(params).items()}
+
+
+def tflops(m: int, n: int, k: int, ms: float) -> float:
+    return 2 * m * n * k / ms / 1e9
+
+
+class Kernels:
+    """One lowered kernel per ``MatmulParams``, lowered on first use (the executor caches the compile)."""
+
+    def __init__(self) -> None:
+        self.kernels: dict[MatmulParams, object] = {}
+
+    def get(self, params: MatmulParams):
+        if params not in self.kernels:
+            self.kernels[params] = lower(schedule_matmul(matmul_fusion(), params))
+        return self.kernels[params]
+
+
+def suggestion(shape: tuple[int, int, int], sms: int) -> MatmulParams | ScheduleError:
+    try:
+        return suggest_matmul_params(matmul_fusion(shape), sms=sms)
+    except ScheduleError as e:
+        return e
+
+
+def dry_run(shapes: list[tuple[int, int, int]], sweep: list[MatmulParams], sms: int) -> None:
+    """Everything but the GPU: suggest, lower, and plan each launch as the executor would."""
+    from codegen import to_cuda
+    from runtime.arrays import ArrayArg
+    from runtime.launch_plan import plan_launch
+
+    kernels = Kernels()
+    start = time.perf_counter()
+    for shape in shapes + UNSUPPORTED:
+        m, n, k = shape
+        suggested = suggestion(shape, sms)
+        if isinstance(suggested, ScheduleError):
+            print(f"{m}x{n}x{k}: {suggested}")
+            continue
+        plans = []
+        for params in [suggested, *sweep]:
+            kernel = kernels.get(params)
+            to_cuda(kernel)
+            args = [ArrayArg("torch", None, (m, k), (k, 1), "bfloat16", 2),
+                    ArrayArg("torch", None, (k, n), (n, 1), "bfloat16", 2)]
+            out = ArrayArg("torch", None, (m, n), (n, 1), "bfloat16", 2)
+            plan = plan_launch(kernel, args, [out])
+            plans.append(f"grid {plan.grid[0]}x{plan.grid[1]} smem {plan.smem_bytes // 1024}K")
+        print(f"{m}x{n}x{k}: suggested {describe(suggested)} ({plans[0]}); {len(sweep)} swept configs planned")
+    print(f"dry run: {len(kernels.kernels)} kernels lowered, {len(shapes)} shapes planned in "
+          f"{time.perf_counter() - start:.1f} s")
+
+
+class Gpu:
+    """The GPU side: torch, the executor and bench/matmul.py's timing helpers, imported only here."""
+
+    def __init__(self, repeats: int) -> None:
+        import torch
+
+        from bench.matmul import rotating
+        from bench.pointwise import median_ms
+        from runtime import execute
+        from runtime.executor import prepare
+        from runtime.sm_count import sm_count
+
+        self.torch, self.rotating, self.median_ms = torch, rotating, median_ms
+        self.execute, self.prepare = execute, prepare
+        self.sms = sm_count()
+        self.repeats = repeats
+        self.kernels = Kernels()
+
+    def time_ms(self, launch_for, sets: list) -> float:
+        return self.median_ms(self.rotating(launch_for, sets), repeats=self.repeats)
+
+    def warm_up(self, seconds: float = 2.0) -> None:
+        """Run large products until the clocks are up, before the first measurement."""
+        torch = self.torch
+        a = torch.randn(8192, 8192, device="cuda").bfloat16()
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            for _ in range(10):
+                torch.matmul(a, a)
+            torch.cuda.synchronize()
+
+    def check(self, params: MatmulParams, sets: list, out, expected, torch_err: float) -> object:
+        """The kernel of ``params``, its result checked against float64 (the output poisoned first)."""
+        kernel = self.kernels.get(params)
+        out.fill_(float("nan"))
+        self.execute(kernel, list(sets[0]), outputs=[out])
+        self.torch.cuda.synchronize()
+        err = ((out.double() - expected).norm() / expected.norm()).item()
+        if not err < 2 * torch_err + 1e-3:
+            raise AssertionError(f"relative error {err:.2e} (torch.matmul: {torch_err:.2e})")
+        return kernel, err
+
+    def shape_row(self, shape: tuple[int, int, int], sweep: list[MatmulParams], passes: int) -> dict:
+        """torch.matmul, the suggestion and the sweep on one shape; each kernel timed in ``passes``
+        interleaved passes (the fastest pass's median counts: a pass slowed by the machine does not)."""
+        torch = self.torch
+        m, n, k = shape
+        sets = [(torch.randn(m, k, device="cuda").bfloat16(), torch.randn(k, n, device="cuda").bfloat16())
+                for _ in range(3)]
+        a, b = sets[0]
+        expected = a.double() @ b.double()
+        out = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+        torch_err = ((torch.matmul(a, b).double() - expected).norm() / expected.norm()).item()
+        row: dict = {"shape": [m, n, k]}
+        suggested = suggestion(shape, self.sms)
+        configs = list(sweep)
+        if isinstance(suggested, ScheduleError):
+            row["suggested"] = {"error": f"ScheduleError: {suggested}"}
+            configs = []
+        elif suggested not in configs:
+            configs.append(suggested)
+        entries: dict[MatmulParams, dict] = {}
+        launches: dict[MatmulParams | None, object] = {None: lambda s: (lambda: torch.matmul(s[0], s[1], out=out))}
+        for params in configs:
+            entries[params] = {"name": describe(params)}
+            try:
+                kernel, err = self.check(params, sets, out, expected, torch_err)
+            except Exception as e:  # noqa: BLE001 - a config that fails is reported, not fatal
+                entries[params]["error"] = f"{type(e).__name__}: {e}"[:300]
+                continue
+            entries[params]["rel_error"] = err
+            launches[params] = lambda s, kernel=kernel: self.prepare(kernel, [s[0], s[1]], [out])
+        times: dict[MatmulParams | None, list[float]] = {key: [] for key in launches}
+        for p in range(passes):
+            order = list(launches) if p % 2 == 0 else list(reversed(launches))
+            for key in order:
+                times[key].append(self.time_ms(launches[key], sets))
+        ms = {key: min(ts) for key, ts in times.items()}
+        row["torch"] = {"ms": ms[None], "TFLOP/s": tflops(m, n, k, ms[None]), "passes_ms": times[None]}
+        for params, entry in entries.items():
+            if params in ms:
+                entry.update({"ms": ms[params], "TFLOP/s": tflops(m, n, k, ms[params]), "passes_ms": times[params]})
+        if isinstance(suggested, ScheduleError):
+            return row
+        row["sweep"] = [entries[p] for p in sweep]
+        row["suggested"] = {**entries[suggested], "params": params_json(suggested)}
+        ok = [e for e in row["sweep"] if "TFLOP/s" in e]
+        if ok and "TFLOP/s" in row["suggested"]:
+            best = max(ok, key=lambda e: e["TFLOP/s"])
+            row["best"] = best["name"]
+            row["ratio_suggested_best"] = row["suggested"]["TFLOP/s"] / best["TFLOP/s"]
+            row["ratio_suggested_torch"] = row["suggested"]["TFLOP/s"] / row["torch"]["TFLOP/s"]
+            row["ratio_best_torch"] = best["TFLOP/s"] / row["torch"]["TFLOP/s"]
+        return row
+
+
+def measure(shapes: list[tuple[int, int, int]], sweep: list[MatmulParams], repeats: int, passes: int) -> dict:
+    gpu = Gpu(repeats)
+    sweep = [replace(p, blocks=gpu.sms) for p in sweep]
+    gpu.torch.manual_seed(0)
+    gpu.warm_up()
+    rows = []
+    for shape in shapes + UNSUPPORTED:
+        rows.append(gpu.shape_row(shape, sweep, passes))
+        gpu.torch.cuda.empty_cache()
+    return {"device": gpu.torch.cuda.get_device_name(), "date": datetime.date.today().isoformat(), "sms": gpu.sms,
+            "repeats": repeats, "passes": passes, "rows": rows}
+
+
+def print_table(result: dict) -> None:
+    print(f"device: {result['device']}   date: {result['date']}   bf16 in, bf16 out; median of "
+          f"{result['repeats']} launches, fastest of {result['passes']} passes; ratios of TFLOP/s")
+    print(f"{'shape':<18}{'torch':>7}{'best':>7}{'sugg.':>7}{'s/best':>8}{'s/torch':>8}   suggested | best swept")
+    for r in result["rows"]:
+        shape = "x".join(str(x) for x in r["shape"])
+        s = r["suggested"]
+        if "ratio_suggested_best" not in r:
+            print(f"{shape:<18}{r['torch']['TFLOP/s']:>7.0f}   {s.get('error', 'failed')[:110]}")
+            continue
+        best = max(e["TFLOP/s"] for e in r["sweep"] if "TFLOP/s" in e)
+        print(f"{shape:<18}{r['torch']['TFLOP/s']:>7.0f}{best:>7.0f}{s['TFLOP/s']:>7.0f}"
+              f"{r['ratio_suggested_best']:>8.2f}{r['ratio_suggested_torch']:>8.2f}   {s['name']} | {r['best']}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--dry-run", action="store_true", help="lower and plan every config on every shape; no GPU")
+    parser.add_argument("--wide", action="store_true", help="sweep more arrangements (the cost model's fit)")
+    parser.add_argument("--shapes", help="comma-separated MxNxK (default: the 12 of SHAPES)")
+    parser.add_argument("--repeats", type=int, default=20, help="launches timed per pass (their median counts)")
+    parser.add_argument("--passes", type=int, default=2, help="interleaved passes over the configs of a shape")
+    parser.add_argument("--sms", type=int, default=132, help="--dry-run: the SM count to suggest for")
+    args = parser.parse_args()
+    shapes = SHAPES
+    if args.shapes:
+        shapes = [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")]  # type: ignore[misc]
+    sweep = [MatmulParams(**c) for c in (WIDE if args.wide else SWEEP)]
+    if args.dry_run:
+        dry_run(shapes, sweep, args.sms)
+        return
+    result = measure(shapes, sweep, args.repeats, args.passes)
+    print_table(result)
+    out_dir = Path(__file__).parent / "results"
+    out_dir.mkdir(exist_ok=True)
+    name = "matmul_heuristic_partial" if args.shapes else "matmul_heuristic_wide" if args.wide else "matmul_heuristic"
+    (out_dir / f"{name}.json").write_text(
+        json.dumps(result, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

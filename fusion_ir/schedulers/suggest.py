@@ -1,0 +1,170 @@
+"""Suggested matmul parameters: ``suggest_matmul_params(fusion)`` picks the ``MatmulParams`` that
+``schedule_matmul`` uses when none are given, from the problem's sizes, by rules drawn from H100
+measurements (``bench/matmul_heuristic.py``; ``docs/matmul.md``, "Suggested parameters", has the
+rules in a table and the measurements behind each).
+
+Like cuBLASDx's ``suggest_device_pipeline``, the caller may pin any field (``tile=``, ``stages=``,
+...) and the rest are chosen around it; a problem the kernel cannot run, or a pinned field that
+cannot work for it, is a ``ScheduleError`` naming the requirement: A's and B's K differ, a row of
+an operand is not a multiple of 16 bytes (TMA), a pinned pipeline deeper than the problem's K
+tiles (not persistent), or a rule of ``MatmulParams.validate``. Unlike cuBLASDx no tile has to
+divide the problem: TMA fills boxes past the edge with zeros and the stores are predicated (or
+clipped by the TMA store).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from ..fusion import Fusion
+from ..types import DataType, ScheduleError
+from .matmul import H100_SMS, SMEM_LIMIT, MatmulParams, _find_mma
+
+MAX_STAGES = 8               # the deepest pipeline suggested (the 64 x 128 tile measured at 8)
+TMA_ROW_BYTES = 16           # cuTensorMapEncodeTiled: every stride but the innermost a multiple of 16 bytes
+SMALL_K = 1024               # K up to this: the epilogue weighs enough that the TMA store pays
+MANY_WAVES = 8               # tiles per SM from which a persistent kernel is suggested
+
+BIG = (256, 128, 64)         # the tile of the large problems: 2 compute warp groups of 128 x 128
+BIG_COLUMNS = (128, 256, 64)  # the persistent kernel's tile (2 warp groups of 64 x 256)
+# Tiles for problems of fewer big tiles than SMs, with the TFLOP/s one block of each reached with
+# one tile per SM and a long K loop (1024 x 1024 x 32768 on an H100): a smaller tile runs slower
+# per block but keeps more SMs busy.
+FEW_TILES = ((BIG, 2, 5.9), ((128, 128, 64), 2, 4.5), ((64, 128, 64), 1, 3.0))
+
+
+@dataclass(frozen=True)
+class MatmulProblem:
+    """What the suggestion needs to know of ``out = epilogue(a @ b)``: sizes (None: symbolic) and dtypes."""
+
+    m: int | None
+    n: int | None
+    k: int | None
+    dtype: DataType                    # the operands'
+    out_dtype: DataType | None         # the output's, when the fusion has exactly one
+
+    @property
+    def tma_store_possible(self) -> bool:
+        """The TMA-store epilogue stages one 16-bit output tile (stmatrix stores 16-bit elements)."""
+        return self.out_dtype is not None and self.out_dtype.size == 2
+
+    def k_tiles(self, tile_k: int) -> int | None:
+        return None if self.k is None else -(-self.k // tile_k)
+
+    def tiles(self, tile: tuple[int, int, int]) -> int | None:
+        if self.m is None or self.n is None:
+            return None
+        return -(-self.m // tile[0]) * -(-self.n // tile[1])
+
+
+def matmul_problem(fusion: Fusion) -> MatmulProblem:
+    """The problem of ``fusion``'s matmul, with the checks that need only the problem: the operands
+    (bf16 or fp16 fusion inputs), A's and B's K, and TMA's 16-byte row strides."""
+    mm = _find_mma(fusion)
+    a, b = mm.definition.inputs
+    m, k_a = (i.extent.const_value() for i in a.shape_ids)
+    k_b, n = (i.extent.const_value() for i in b.shape_ids)
+    if k_a is not None and k_b is not None and k_a != k_b:
+        raise ScheduleError(f"suggest_matmul_params: K of operand a (T{a.name}, [M, K] = [{m}, {k_a}]) is {k_a} but "
+                            f"K of operand b (T{b.name}, [K, N] = [{k_b}, {n}]) is {k_b}; a @ b needs equal K")
+    elems = TMA_ROW_BYTES // a.dtype.size
+    for name, tv, dim, extent in (("a", a, "K", k_a), ("b", b, "N", n)):
+        if extent is not None and extent * a.dtype.size % TMA_ROW_BYTES:
+            raise ScheduleError(f"suggest_matmul_params: a row of operand {name} (T{tv.name}) holds {dim} = {extent} "
+                                f"{a.dtype.short_name} elements, {extent * a.dtype.size} bytes; TMA needs row "
+                                f"strides that are multiples of {TMA_ROW_BYTES} bytes, so {dim} must be a multiple "
+                                f"of {elems} (pad the operand)")
+    out_dtype = fusion.outputs[0].dtype if len(fusion.outputs) == 1 else None
+    return MatmulProblem(m, n, k_a if k_a is not None else k_b, a.dtype, out_dtype)
+
+
+def suggest_matmul_params(fusion: Fusion, *, sms: int = H100_SMS, **pinned: Any) -> MatmulParams:
+    """``MatmulParams`` for ``fusion``'s matmul on a GPU of ``sms`` SMs (132: an H100 SXM; pass
+    ``runtime.sm_count()`` for the GPU at hand); ``pinned`` fields are kept as given.
+
+    Sizes come from the inputs' constant extents (``fusion.add_input(shape=...)``); with symbolic
+    ones the kernel must suit any size and gets the arrangement with the best worst case measured.
+    Raises ``ScheduleError`` for a problem the kernel cannot run (K of A and B differ; a row of A or
+    B not a multiple of 16 bytes) and for pinned fields that cannot work (``MatmulParams.validate``'s
+    rules; ``stages`` deeper than the K tiles of a kernel that is not persistent).
+    """
+    names = {f.name for f in fields(MatmulParams)}
+    unknown = sorted(set(pinned) - names)
+    if unknown:
+        raise ScheduleError(f"suggest_matmul_params: {', '.join(unknown)} is not a MatmulParams field "
+                            f"(fields: {', '.join(sorted(names))})")
+    if isinstance(sms, bool) or not isinstance(sms, int) or sms < 1:
+        raise ScheduleError(f"suggest_matmul_params: sms {sms!r} must be a positive int (the GPU's SM count)")
+    problem = matmul_problem(fusion)
+    chosen = {**arrangement(problem, sms), "blocks": sms, **pinned}
+    if "compute_warp_groups" not in pinned and "tile" in pinned:
+        chosen["compute_warp_groups"] = _warp_groups_for(pinned["tile"])
+    params = MatmulParams(**chosen)
+    if "stages" not in pinned:
+        params.validate(problem.dtype)          # with the placeholder depth: a pinned field's rule first
+        params = replace(params, stages=_depth(params, problem))
+    params.validate(problem.dtype)
+    _check_depth(params, problem, pinned)
+    return params
+
+
+def arrangement(problem: MatmulProblem, sms: int) -> dict[str, Any]:
+    """The rules of docs/matmul.md, "Suggested parameters", as MatmulParams fields (the depth comes after)."""
+    ws = {"warp_specialized": True, "persistent": False, "ping_pong": False, "tma_store": False, "stages": 2}
+    big = {**ws, "tile": BIG, "compute_warp_groups": 2}
+    small_k = problem.k is not None and problem.k <= SMALL_K and problem.tma_store_possible
+    tiles = problem.tiles(BIG_COLUMNS)
+    if tiles is None:                                          # sizes unknown: the best worst case
+        return {**big, "tma_store": small_k}
+    if tiles < sms:                                            # under one wave of big tiles
+        tile, groups = _few_tiles(problem, sms)
+        return {**ws, "tile": tile, "compute_warp_groups": groups, "tma_store": tile == BIG and small_k}
+    if tiles >= MANY_WAVES * sms and problem.tma_store_possible:
+        return {**big, "tile": BIG_COLUMNS, "persistent": True, "tma_store": True}
+    return {**big, "tma_store": small_k}
+
+
+def _few_tiles(problem: MatmulProblem, sms: int) -> tuple[tuple[int, int, int], int]:
+    """The tile of ``FEW_TILES`` with the shortest predicted time: waves x a tile's work / its rate."""
+    def predicted(entry: tuple[tuple[int, int, int], int, float]) -> float:
+        tile, _, rate = entry
+        tiles = problem.tiles(tile)
+        assert tiles is not None
+        return -(-tiles // sms) * tile[0] * tile[1] / rate
+    tile, groups, _ = min(FEW_TILES, key=predicted)
+    return tile, groups
+
+
+def _warp_groups_for(tile: Any) -> int:
+    """Compute warp groups for a pinned tile: two when its rows split into two 64-row multiples."""
+    if isinstance(tile, tuple) and tile and isinstance(tile[0], int) and tile[0] % 128 == 0:
+        return 2
+    return 1
+
+
+def _depth(params: MatmulParams, problem: MatmulProblem) -> int:
+    """As deep as shared memory allows (at most ``MAX_STAGES``) and, not persistent, no deeper than
+    the K tiles: a persistent pipeline fills its stages from the next tile."""
+    stages = 2
+    while stages < MAX_STAGES and replace(params, stages=stages + 1).smem_bytes(problem.dtype) <= SMEM_LIMIT:
+        stages += 1
+    k_tiles = problem.k_tiles(params.tile[2])
+    if k_tiles is not None and not params.persistent:
+        stages = max(2, min(stages, k_tiles))
+    return stages
+
+
+def _check_depth(params: MatmulParams, problem: MatmulProblem, pinned: dict[str, Any]) -> None:
+    """A pinned depth over the K tiles of a kernel that is not persistent leaves stages that are
+    never filled (cuBLASDx refuses it too). A persistent pipeline runs across tiles, so its
+    stages fill from the next tile."""
+    k_tiles = problem.k_tiles(params.tile[2])
+    if "stages" not in pinned or not isinstance(params.stages, int) or k_tiles is None or params.persistent:
+        return
+    if params.stages <= max(k_tiles, 2):
+        return
+    raise ScheduleError(f"suggest_matmul_params: stages={params.stages} is deeper than the {k_tiles} K tiles of the "
+                        f"problem (K = {problem.k} in tiles of {params.tile[2]}); a pipeline that is not persistent "
+                        f"never fills more stages than its K loop has tiles: pin at most {max(k_tiles, 2)} stages, a "
+                        f"smaller tile K, or persistent=True")
