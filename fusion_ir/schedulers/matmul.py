@@ -192,12 +192,16 @@ def _epilogue(fusion: Fusion, acc: TensorView) -> list[TensorView]:
 
 
 def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusion:
-    """Schedule every tensor of ``fusion`` (``out = epilogue(a @ b)``) for wgmma tensor cores."""
-    params = params if params is not None else MatmulParams()
+    """Schedule every tensor of ``fusion`` (``out = epilogue(a @ b)``) for wgmma tensor cores;
+    without ``params``, with ``suggest_matmul_params(fusion)`` (an H100's 132 SMs)."""
+    from .suggest import matmul_problem, suggest_matmul_params   # suggest imports this module
+
+    params = params if params is not None else suggest_matmul_params(fusion)
     if not isinstance(params, MatmulParams):
         raise ScheduleError(f"schedule_matmul: params must be MatmulParams, got {type(params).__name__}")
     mm = _find_mma(fusion)
     a, b = mm.definition.inputs
+    matmul_problem(fusion, caller="schedule_matmul")    # sizes the fusion fixes: equal K, 16-byte TMA rows
     params.validate(a.dtype)
     if params.index_type not in (DataType.Int32, DataType.Int64):
         raise ScheduleError(f"MatmulParams.index_type: {params.index_type!r} must be DataType.Int32 or DataType.Int64")

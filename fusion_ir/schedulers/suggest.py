@@ -28,6 +28,7 @@ MANY_WAVES = 8               # tiles per SM from which a persistent kernel is su
 
 BIG = (256, 128, 64)         # the tile of the large problems: 2 compute warp groups of 128 x 128
 BIG_COLUMNS = (128, 256, 64)  # the persistent kernel's tile (2 warp groups of 64 x 256)
+PING_PONG = (128, 128, 64)   # a whole tile per warp group: the fastest ping-pong measured (bench/matmul.py)
 # Tiles for problems of fewer big tiles than SMs, with the TFLOP/s one block of each reached with
 # one tile per SM and a long K loop (1024 x 1024 x 32768 on an H100): a smaller tile runs slower
 # per block but keeps more SMs busy.
@@ -58,20 +59,21 @@ class MatmulProblem:
         return -(-self.m // tile[0]) * -(-self.n // tile[1])
 
 
-def matmul_problem(fusion: Fusion) -> MatmulProblem:
+def matmul_problem(fusion: Fusion, caller: str = "suggest_matmul_params") -> MatmulProblem:
     """The problem of ``fusion``'s matmul, with the checks that need only the problem: the operands
-    (bf16 or fp16 fusion inputs), A's and B's K, and TMA's 16-byte row strides."""
+    (bf16 or fp16 fusion inputs), A's and B's K, and TMA's 16-byte row strides (``caller`` names
+    the function in the messages)."""
     mm = _find_mma(fusion)
     a, b = mm.definition.inputs
     m, k_a = (i.extent.const_value() for i in a.shape_ids)
     k_b, n = (i.extent.const_value() for i in b.shape_ids)
     if k_a is not None and k_b is not None and k_a != k_b:
-        raise ScheduleError(f"suggest_matmul_params: K of operand a (T{a.name}, [M, K] = [{m}, {k_a}]) is {k_a} but "
+        raise ScheduleError(f"{caller}: K of operand a (T{a.name}, [M, K] = [{m}, {k_a}]) is {k_a} but "
                             f"K of operand b (T{b.name}, [K, N] = [{k_b}, {n}]) is {k_b}; a @ b needs equal K")
     elems = TMA_ROW_BYTES // a.dtype.size
     for name, tv, dim, extent in (("a", a, "K", k_a), ("b", b, "N", n)):
         if extent is not None and extent * a.dtype.size % TMA_ROW_BYTES:
-            raise ScheduleError(f"suggest_matmul_params: a row of operand {name} (T{tv.name}) holds {dim} = {extent} "
+            raise ScheduleError(f"{caller}: a row of operand {name} (T{tv.name}) holds {dim} = {extent} "
                                 f"{a.dtype.short_name} elements, {extent * a.dtype.size} bytes; TMA needs row "
                                 f"strides that are multiples of {TMA_ROW_BYTES} bytes, so {dim} must be a multiple "
                                 f"of {elems} (pad the operand)")
@@ -97,7 +99,10 @@ def suggest_matmul_params(fusion: Fusion, *, sms: int = H100_SMS, **pinned: Any)
     if isinstance(sms, bool) or not isinstance(sms, int) or sms < 1:
         raise ScheduleError(f"suggest_matmul_params: sms {sms!r} must be a positive int (the GPU's SM count)")
     problem = matmul_problem(fusion)
-    chosen = {**arrangement(problem, sms), "blocks": sms, **pinned}
+    chosen = {**arrangement(problem, sms), "blocks": sms}
+    if pinned.get("ping_pong") is True:         # never suggested (slower, docs/matmul.md), but arranged if asked
+        chosen.update(tile=PING_PONG, compute_warp_groups=2, persistent=True, tma_store=problem.tma_store_possible)
+    chosen.update(pinned)
     if "compute_warp_groups" not in pinned and "tile" in pinned:
         chosen["compute_warp_groups"] = _warp_groups_for(pinned["tile"])
     params = MatmulParams(**chosen)

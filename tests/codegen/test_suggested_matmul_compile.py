@@ -1,0 +1,33 @@
+"""The kernels ``suggest_matmul_params`` picks for the H100 compile for sm_90a with nvcc, with no
+errors, warnings or spills: one shape for each of its main arrangements."""
+
+from __future__ import annotations
+
+import pytest
+
+from codegen import to_cuda
+from codegen.nvcc import compile_check, nvcc_available
+from fusion_ir import DataType, Fusion, ops
+from fusion_ir.schedulers import schedule_matmul
+from lowering import lower
+
+pytestmark = pytest.mark.skipif(not nvcc_available(), reason="nvcc is not installed")
+
+SHAPES = {
+    "persistent TMA store, 128 x 256": (8192, 8192, 8192),
+    "TMA store, 256 x 128": (4096, 4096, 256),
+    "64 x 128, one compute warp group": (1024, 1024, 32768),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_suggested_kernel_compiles_for_sm90a(name: str) -> None:
+    m, n, k = SHAPES[name]
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(shape=(m, k), dtype=DataType.BFloat16)
+        b = fusion.add_input(shape=(k, n), dtype=DataType.BFloat16)
+        fusion.add_output(ops.cast(ops.matmul(a, b), DataType.BFloat16))
+    resources = compile_check(to_cuda(lower(schedule_matmul(fusion))))
+    assert resources.registers > 0
+    assert resources.spill_store_bytes == 0 and resources.stack_bytes == 0

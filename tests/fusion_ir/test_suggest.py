@@ -1,0 +1,174 @@
+"""suggest_matmul_params: what it picks for each class of problem, the requirements it refuses
+(naming the operand or the field), and schedule_matmul without params using it."""
+
+from __future__ import annotations
+
+import pytest
+
+from fusion_ir import DataType, Fusion, ScheduleError, ops
+from fusion_ir.schedulers import MatmulParams, schedule_matmul, suggest_matmul_params
+from fusion_ir.schedulers.matmul import SMEM_LIMIT
+
+
+def _matmul(shape: tuple[int, int, int] | None = None, dtype: DataType = DataType.BFloat16,
+            out_dtype: DataType | None = DataType.BFloat16, k_of_b: int | None = None) -> Fusion:
+    """``cast(a @ b, out_dtype)`` (no cast: a float result) of (M, N, K), or of symbolic extents."""
+    fusion = Fusion()
+    with fusion:
+        if shape is None:
+            a = fusion.add_input(ndim=2, dtype=dtype)
+            b = fusion.add_input(ndim=2, dtype=dtype)
+        else:
+            m, n, k = shape
+            a = fusion.add_input(shape=(m, k), dtype=dtype)
+            b = fusion.add_input(shape=(k if k_of_b is None else k_of_b, n), dtype=dtype)
+        c = ops.matmul(a, b)
+        fusion.add_output(c if out_dtype is None else ops.cast(c, out_dtype))
+    return fusion
+
+
+def _kind(p: MatmulParams) -> tuple:
+    return p.tile, p.compute_warp_groups, p.stages, p.persistent, p.tma_store
+
+
+@pytest.mark.parametrize("shape,expected", [
+    # many waves of big tiles, a 16-bit result: persistent, TMA store, 3 stages (the staging tile takes the 4th)
+    ((8192, 8192, 8192), ((128, 256, 64), 2, 3, True, True)),
+    ((5000, 7000, 3000), ((128, 256, 64), 2, 3, True, True)),
+    ((8192, 8192, 512), ((128, 256, 64), 2, 3, True, True)),
+    # one to eight waves: 256 x 128, as deep as shared memory allows
+    ((4096, 4096, 4096), ((256, 128, 64), 2, 4, False, False)),
+    ((16384, 1024, 4096), ((256, 128, 64), 2, 4, False, False)),
+    ((4000, 3000, 2000), ((256, 128, 64), 2, 4, False, False)),
+    # small K: the TMA store; the depth capped at the K tiles
+    ((4096, 4096, 256), ((256, 128, 64), 2, 3, False, True)),
+    ((4096, 4096, 128), ((256, 128, 64), 2, 2, False, True)),
+    ((1234, 4568, 888), ((256, 128, 64), 2, 3, False, True)),
+    # fewer big tiles than SMs: the tile with the fewest waves x work / rate
+    ((2048, 2048, 16384), ((256, 128, 64), 2, 4, False, False)),
+    ((1024, 1024, 32768), ((64, 128, 64), 1, 8, False, False)),
+    ((1024, 2048, 8192), ((128, 128, 64), 2, 7, False, False)),
+    ((64, 64, 64), ((64, 128, 64), 1, 2, False, False)),
+])
+def test_choice_by_shape_class(shape: tuple[int, int, int], expected: tuple) -> None:
+    params = suggest_matmul_params(_matmul(shape))
+    assert _kind(params) == expected
+    assert params.warp_specialized and not params.ping_pong and params.blocks == 132
+    params.validate(DataType.BFloat16)
+
+
+def test_symbolic_sizes_get_the_best_worst_case() -> None:
+    assert _kind(suggest_matmul_params(_matmul())) == ((256, 128, 64), 2, 4, False, False)
+
+
+def test_a_float_result_has_no_tma_store() -> None:
+    params = suggest_matmul_params(_matmul((8192, 8192, 8192), out_dtype=None))
+    assert _kind(params) == ((256, 128, 64), 2, 4, False, False)
+    assert not suggest_matmul_params(_matmul((4096, 4096, 256), out_dtype=None)).tma_store
+
+
+def test_fp16_operands() -> None:
+    params = suggest_matmul_params(_matmul((8192, 8192, 8192), dtype=DataType.Half, out_dtype=DataType.Half))
+    assert _kind(params) == ((128, 256, 64), 2, 3, True, True)
+
+
+def test_sms_sets_the_blocks_and_the_waves() -> None:
+    params = suggest_matmul_params(_matmul((8192, 8192, 8192)), sms=114)
+    assert params.persistent and params.blocks == 114
+    # 16 tiles of 128 x 256: under one wave on 132 SMs, eight waves on 2
+    assert suggest_matmul_params(_matmul((1024, 1024, 4096)), sms=132).tile == (64, 128, 64)
+    assert suggest_matmul_params(_matmul((1024, 1024, 4096)), sms=2).persistent
+
+
+def test_depth_is_the_deepest_that_fits() -> None:
+    params = suggest_matmul_params(_matmul((4096, 4096, 4096)))
+    assert params.smem_bytes(DataType.BFloat16) <= SMEM_LIMIT
+    deeper = MatmulParams(**{**params.__dict__, "stages": params.stages + 1})
+    assert deeper.smem_bytes(DataType.BFloat16) > SMEM_LIMIT
+
+
+def test_pinned_fields_are_kept_and_the_rest_chosen() -> None:
+    params = suggest_matmul_params(_matmul((4096, 4096, 4096)), tile=(128, 128, 64))
+    assert params.tile == (128, 128, 64) and params.compute_warp_groups == 2 and params.stages == 7
+    params = suggest_matmul_params(_matmul((4096, 4096, 4096)), tile=(64, 256, 64))
+    assert params.compute_warp_groups == 1 and params.stages == 5
+    params = suggest_matmul_params(_matmul((4096, 4096, 4096)), stages=3, tma_store=True)
+    assert params.stages == 3 and params.tma_store and params.tile == (256, 128, 64)
+    assert suggest_matmul_params(_matmul((4096, 4096, 4096)), index_type=DataType.Int32).index_type is DataType.Int32
+    # ping-pong is never suggested, but arranged around a pinned ping_pong=True
+    params = suggest_matmul_params(_matmul((4096, 4096, 4096)), ping_pong=True)
+    assert _kind(params) == ((128, 128, 64), 2, 5, True, True) and params.ping_pong
+    # a persistent pipeline fills its stages from the next tile: deeper than the K tiles is fine
+    params = suggest_matmul_params(_matmul((4096, 4096, 128)), tile=(128, 128, 64), persistent=True, stages=6)
+    assert params.stages == 6
+
+
+def test_every_suggestion_schedules() -> None:
+    for shape in [(8192, 8192, 8192), (1024, 1024, 32768), (4096, 4096, 256), (200, 264, 136)]:
+        fusion = _matmul(shape)
+        schedule_matmul(fusion, suggest_matmul_params(fusion))
+
+
+def test_schedule_matmul_without_params_uses_the_suggestion() -> None:
+    for shape in [(8192, 8192, 8192), (1024, 1024, 32768), None]:
+        suggested = _matmul(shape)
+        schedule_matmul(suggested, suggest_matmul_params(suggested))
+        default = schedule_matmul(_matmul(shape))
+        assert str(default) == str(suggested)
+
+
+# ---- requirements -------------------------------------------------------
+
+@pytest.mark.parametrize("fusion,match", [
+    (lambda: _matmul((128, 128, 64), k_of_b=72),
+     r"K of operand a \(T0, \[M, K\] = \[128, 64\]\) is 64 but K of operand b \(T1, \[K, N\] = \[72, 128\]\) is 72"),
+    (lambda: _matmul((1234, 4568, 891)),
+     (r"a row of operand a \(T0\) holds K = 891 bfloat16 elements, 1782 bytes; TMA needs row strides that are "
+      r"multiples of 16 bytes, so K must be a multiple of 8")),
+    (lambda: _matmul((1234, 4567, 888)), r"a row of operand b \(T1\) holds N = 4567 bfloat16 elements"),
+    (lambda: _matmul((256, 260, 256), dtype=DataType.Half, out_dtype=DataType.Half),
+     r"a row of operand b \(T1\) holds N = 260 half elements, 520 bytes"),
+])
+def test_problems_the_kernel_cannot_run(fusion, match: str) -> None:
+    with pytest.raises(ScheduleError, match="suggest_matmul_params: " + match):
+        suggest_matmul_params(fusion())
+    f = fusion()
+    before = str(f)
+    with pytest.raises(ScheduleError, match="schedule_matmul: " + match):      # explicit params too
+        schedule_matmul(f, MatmulParams(tile=(128, 128, 64), stages=2, compute_warp_groups=2))
+    assert str(f) == before
+    with pytest.raises(ScheduleError, match="suggest_matmul_params: " + match):   # and without
+        schedule_matmul(fusion())
+
+
+def test_a_pinned_depth_over_the_k_tiles_is_refused() -> None:
+    with pytest.raises(ScheduleError, match=r"suggest_matmul_params: stages=6 is deeper than the 4 K tiles of the "
+                                            r"problem \(K = 256 in tiles of 64\).*pin at most 4 stages"):
+        suggest_matmul_params(_matmul((4096, 4096, 256)), tile=(128, 128, 64), stages=6)
+    with pytest.raises(ScheduleError, match=r"stages=3 is deeper than the 1 K tiles .*pin at most 2 stages"):
+        suggest_matmul_params(_matmul((4096, 4096, 64)), tile=(128, 128, 64), stages=3)
+    # K unknown: nothing to check
+    assert suggest_matmul_params(_matmul(), tile=(128, 128, 64), stages=6).stages == 6
+
+
+@pytest.mark.parametrize("pinned,match", [
+    ({"tile": (96, 256, 64)}, r"MatmulParams.tile: M 96 is not a multiple of 64"),
+    ({"tile": (128, 256, 64), "stages": 5}, r"MatmulParams.stages: 5 stages .* over the 232448-byte limit"),
+    ({"tile": (128, 256, 64), "compute_warp_groups": 1}, r"256 fp32 accumulators"),
+    ({"ping_pong": True, "persistent": False}, r"MatmulParams.ping_pong"),
+    ({"tiles": (128, 128, 64)}, r"suggest_matmul_params: tiles is not a MatmulParams field"),
+])
+def test_pinned_fields_that_cannot_work_name_the_rule(pinned: dict, match: str) -> None:
+    with pytest.raises(ScheduleError, match=match):
+        suggest_matmul_params(_matmul((4096, 4096, 4096)), **pinned)
+
+
+@pytest.mark.parametrize("sms", [0, -3, True, 13.0])
+def test_sms_must_be_a_positive_int(sms: object) -> None:
+    with pytest.raises(ScheduleError, match=r"suggest_matmul_params: sms .* must be a positive int"):
+        suggest_matmul_params(_matmul((4096, 4096, 4096)), sms=sms)  # type: ignore[arg-type]
+
+
+def test_operand_rules_come_first() -> None:
+    with pytest.raises(ScheduleError, match=r"operand a \(T0\) is float; wgmma takes bf16 or fp16"):
+        suggest_matmul_params(_matmul((128, 128, 64), dtype=DataType.Float, out_dtype=None))

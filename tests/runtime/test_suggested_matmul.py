@@ -1,0 +1,52 @@
+"""Matmuls scheduled with suggested parameters (``schedule_matmul`` without params, or
+``suggest_matmul_params`` for another SM count) against numpy in the simulator: one arrangement of
+each rule, at sizes no tile divides."""
+
+from __future__ import annotations
+
+import pytest
+
+from fusion_ir import DataType, Fusion, ops
+from fusion_ir.schedulers import schedule_matmul, suggest_matmul_params
+from lowering import lower
+from runtime import simulate
+from tests.helpers import assert_matches, random_inputs
+
+
+def _matmul(m: int, n: int, k: int, *, bias: bool = False, out_dtype: DataType | None = DataType.BFloat16) -> Fusion:
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(shape=(m, k), dtype=DataType.BFloat16)
+        b = fusion.add_input(shape=(k, n), dtype=DataType.BFloat16)
+        c = ops.matmul(a, b)
+        if bias:
+            c = ops.relu(ops.add(c, ops.broadcast(fusion.add_input(shape=(n,), dtype=DataType.Float), [True, False])))
+        fusion.add_output(c if out_dtype is None else ops.cast(c, out_dtype))
+    return fusion
+
+
+# (M, N, K), SM count, extra fusion options, the arrangement expected
+CASES = {
+    "few tiles: 64 x 128": ((200, 264, 136), 132, {}, ((64, 128, 64), False, False)),
+    "small K: TMA store": ((300, 520, 120), 2, {}, ((256, 128, 64), False, True)),
+    "many waves: persistent": ((520, 264, 200), 1, {}, ((128, 256, 64), True, True)),
+    "float result, fused bias": ((260, 392, 1160), 2, {"bias": True, "out_dtype": None}, ((256, 128, 64), False, False)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_suggested_params_match_numpy(case: str) -> None:
+    (m, n, k), sms, options, (tile, persistent, tma_store) = CASES[case]
+    fusion = _matmul(m, n, k, **options)
+    params = suggest_matmul_params(fusion, sms=sms)
+    assert (params.tile, params.persistent, params.tma_store) == (tile, persistent, tma_store)
+    if sms == 132:
+        schedule_matmul(fusion)                   # without params: the suggestion for an H100
+    else:
+        schedule_matmul(fusion, params)
+    kernel = lower(fusion)
+    shapes = [(m, k), (k, n)] + ([(n,)] if options.get("bias") else [])
+    tol = 1e-5 if options.get("out_dtype", DataType.BFloat16) is None else 1e-2    # a bf16 result is rounded
+    for seed in (0, 1):
+        inputs = random_inputs(fusion, shapes, seed=seed)
+        assert_matches(fusion, inputs, simulate(kernel, inputs, seed=seed), tol=tol)
