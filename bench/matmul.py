@@ -4,8 +4,11 @@ torch.matmul, measured in the same run.
 For each shape: torch.matmul (cuBLAS) of bf16 inputs with a bf16 result, then each
 ``MatmulParams`` configuration with a bf16 result (the accumulators cast in the epilogue, so both
 write the same bytes). Every kernel's result is checked first against torch's float64 matmul of
-the same inputs (relative error; outputs poisoned with NaN first). Times one launch with CUDA
-events after warm-up, median of 20 (rotating three input sets so L2 does not hold them).
+the same inputs (relative error; outputs poisoned with NaN first). Timing: CUDA events around a
+batch of back-to-back launches (about 3 ms), rotating three input sets so L2 does not hold them;
+15 rounds in which every kernel of the shape, torch.matmul included, times one batch in turn;
+the median per kernel. Interleaving puts the GPU's clock and temperature drift on all kernels
+alike (timing one kernel after another moved ratios by up to 10 % between identical runs).
 Beside them a plain Triton matmul with a few autotuned configurations (bench/triton_matmul.py), the
 peer a user would write instead. Writes bench/results/matmul.json with the device name and the date.
 
@@ -18,6 +21,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import statistics
 import sys
 from pathlib import Path
 
@@ -25,7 +29,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch
 
-from bench.pointwise import median_ms
 from bench.triton_matmul import matmul as triton_matmul
 from examples import matmul_wgmma
 from fusion_ir import DataType
@@ -40,29 +43,58 @@ CONFIGS = [
     {"tile": (128, 256, 64), "stages": 4, "compute_warp_groups": 2},
     {"tile": (128, 256, 64), "stages": 4, "compute_warp_groups": 2, "warp_specialized": True},
     {"tile": (256, 128, 64), "stages": 4, "compute_warp_groups": 2, "warp_specialized": True},
-    {"tile": (128, 256, 64), "stages": 4, "compute_warp_groups": 2, "warp_specialized": True, "persistent": True},
+    {"tile": (128, 256, 64), "stages": 4, "compute_warp_groups": 2, "warp_specialized": True, "persistent": True,
+     "index_type": "Int32"},
     {"tile": (128, 256, 64), "stages": 3, "compute_warp_groups": 2, "warp_specialized": True, "tma_store": True},
     {"tile": (128, 256, 64), "stages": 3, "compute_warp_groups": 2, "warp_specialized": True, "persistent": True,
-     "tma_store": True},
+     "tma_store": True, "index_type": "Int32"},
     {"tile": (128, 128, 64), "stages": 4, "compute_warp_groups": 2, "warp_specialized": True, "persistent": True,
-     "ping_pong": True},
+     "ping_pong": True, "index_type": "Int32"},
     {"tile": (64, 256, 64), "stages": 5, "compute_warp_groups": 2, "warp_specialized": True, "persistent": True,
-     "ping_pong": True},
+     "ping_pong": True, "index_type": "Int32"},
     {"tile": (128, 128, 64), "stages": 4, "compute_warp_groups": 2, "warp_specialized": True, "persistent": True,
-     "ping_pong": True, "tma_store": True},
+     "ping_pong": True, "tma_store": True, "index_type": "Int32"},
 ]
+ROUNDS = 15   # interleaved timing rounds per shape
 QUICK = CONFIGS[:1] + CONFIGS[2:3] + CONFIGS[5:6]
 
 
 def describe(config: dict) -> str:
     tile = "x".join(str(x) for x in config["tile"])
     kind = ("ws " if config.get("warp_specialized") else "") + ("persistent " if config.get("persistent") else "") \
-        + ("ping-pong " if config.get("ping_pong") else "") + ("tma-store " if config.get("tma_store") else "")
+        + ("ping-pong " if config.get("ping_pong") else "") + ("tma-store " if config.get("tma_store") else "") \
+        + ("i32 " if config.get("index_type") == "Int32" else "")
     return f"wgmma {kind}{tile} s{config['stages']} wg{config['compute_warp_groups']}"
 
 
 def tflops(m: int, n: int, k: int, ms: float) -> float:
     return 2 * m * n * k / ms / 1e9
+
+
+def launches_per_batch(m: int, n: int, k: int) -> int:
+    """Launches in one timed batch: about 3 ms of work at 700 TFLOP/s."""
+    return max(1, round(3e-3 / (2 * m * n * k / 700e12)))
+
+
+def interleaved_ms(fns, batch: int, rounds: int = ROUNDS) -> list[float]:
+    """Median milliseconds per launch of each function: ``rounds`` rounds, each timing a batch of
+    ``batch`` back-to-back launches of every function in turn, so that clock and temperature drift
+    during the run falls on all of them alike."""
+    for fn in fns:
+        for _ in range(batch):
+            fn()
+    torch.cuda.synchronize()
+    times: list[list[float]] = [[] for _ in fns]
+    for _ in range(rounds):
+        for i, fn in enumerate(fns):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            for _ in range(batch):
+                fn()
+            end.record()
+            end.synchronize()
+            times[i].append(start.elapsed_time(end) / batch)
+    return [statistics.median(t) for t in times]
 
 
 def rotating(fn_for, sets):
@@ -99,19 +131,20 @@ def main() -> None:
         a, b = sets[0]
         expected = a.double() @ b.double()
         out = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
-        ref_ms = median_ms(rotating(lambda s: (lambda: torch.matmul(s[0], s[1], out=out)), sets), repeats=20)
-        ref = tflops(m, n, k, ref_ms)
-        rows.append({"shape": [m, n, k], "name": "torch.matmul (cuBLAS)", "ms": ref_ms, "TFLOP/s": ref, "ratio": 1.0})
         torch_err = ((torch.matmul(a, b).double() - expected).norm() / expected.norm()).item()
+        # (name, launch, relative error): every candidate is checked first, then all are timed together
+        candidates = [("torch.matmul (cuBLAS)", rotating(lambda s: (lambda: torch.matmul(s[0], s[1], out=out)), sets),
+                       None)]
         if triton_matmul(a, b, out) is not None:
             triton_err = ((out.double() - expected).norm() / expected.norm()).item()
-            peer_ms = median_ms(rotating(lambda s: (lambda: triton_matmul(s[0], s[1], out)), sets), repeats=20)
-            rows.append({"shape": [m, n, k], "name": "Triton (bench/triton_matmul.py, autotuned)", "ms": peer_ms,
-                         "TFLOP/s": tflops(m, n, k, peer_ms), "ratio": ref_ms / peer_ms, "rel_error": triton_err})
+            candidates.append(("Triton (bench/triton_matmul.py, autotuned)",
+                               rotating(lambda s: (lambda: triton_matmul(s[0], s[1], out)), sets), triton_err))
         for config in configs:
             name = describe(config)
             if config.get("persistent"):
                 config = dict(config, blocks=sm_count())
+            if "index_type" in config:
+                config = dict(config, index_type=getattr(DataType, config["index_type"]))
             try:
                 fusion = matmul_wgmma.build(out_dtype=DataType.BFloat16, **config)
                 kernel = lower(fusion)
@@ -121,13 +154,16 @@ def main() -> None:
                 err = ((out.double() - expected).norm() / expected.norm()).item()
                 if not err < 2 * torch_err + 1e-3:
                     raise AssertionError(f"relative error {err:.2e} (torch.matmul: {torch_err:.2e})")
-                ms = median_ms(rotating(lambda s: prepare(kernel, [s[0], s[1]], [out]), sets), repeats=20)
+                candidates.append((name, rotating(lambda s: prepare(kernel, [s[0], s[1]], [out]), sets), err))
             except Exception as e:  # a config that fails is reported, not fatal
                 rows.append({"shape": [m, n, k], "name": name, "error": f"{type(e).__name__}: {e}"[:300]})
-                continue
-            t = tflops(m, n, k, ms)
-            rows.append({"shape": [m, n, k], "name": name, "ms": ms, "TFLOP/s": t, "ratio": t / ref,
-                         "rel_error": err})
+        times = interleaved_ms([fn for _, fn, _ in candidates], batch=launches_per_batch(m, n, k))
+        ref_ms = times[0]
+        for (name, _, err), ms in zip(candidates, times):
+            row = {"shape": [m, n, k], "name": name, "ms": ms, "TFLOP/s": tflops(m, n, k, ms), "ratio": ref_ms / ms}
+            if err is not None:
+                row["rel_error"] = err
+            rows.append(row)
     device = torch.cuda.get_device_name()
     date = datetime.date.today().isoformat()
     result = {"device": device, "date": date, "rows": rows}
@@ -135,7 +171,7 @@ def main() -> None:
     out_dir.mkdir(exist_ok=True)
     partial = args.quick or args.shapes or args.configs
     (out_dir / ("matmul_quick.json" if partial else "matmul.json")).write_text(json.dumps(result, indent=2) + "\n")
-    print(f"device: {device}   date: {date}   bf16 in, bf16 out, fp32 accumulate; median of 20 launches")
+    print(f"device: {device}   date: {date}   bf16 in, bf16 out, fp32 accumulate; median of {ROUNDS} interleaved rounds")
     print(f"{'shape':<18}{'kernel':<52}{'ms':>8}{'TFLOP/s':>9}{'ratio':>7}   (ratio: torch.matmul time / time)")
     for r in rows:
         shape = "x".join(str(x) for x in r["shape"])
