@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Literal
 
 from .types import ParallelType
+
+AUTO: Literal["auto"] = "auto"   # ``circular_buffer(stages="auto")``: the lowering picks the depth
 
 
 @dataclass(frozen=True)
@@ -42,9 +45,27 @@ CircularBufferType = Pipelined | WarpSpecialized
 
 @dataclass(frozen=True)
 class CircularBufferOptions:
-    stages: int
+    """``stages`` deep, ``prefetch`` ahead. With ``stages="auto"`` the lowering picks the depth
+    (``lowering/analysis/pipeline_depth.py``) and ``prefetch`` is kept as given: a negative one
+    counts back from the depth picked (-1: depth - 1), a non-negative one is a distance of its own."""
+
+    stages: int | Literal["auto"]
     prefetch: int
     type: CircularBufferType
+
+    @property
+    def is_auto(self) -> bool:
+        return self.stages == AUTO
+
+    @property
+    def min_stages(self) -> int:
+        """The least depth the prefetch allows: 2, and more than a prefetch distance (-p for p < 0)."""
+        return max(2, self.prefetch + 1 if self.prefetch >= 0 else -self.prefetch)
+
+    def resolved(self, stages: int) -> CircularBufferOptions:
+        """These options at depth ``stages`` (at least ``min_stages``), the prefetch made absolute."""
+        assert self.is_auto and stages >= self.min_stages, (self, stages)
+        return replace(self, stages=stages, prefetch=self.prefetch + stages if self.prefetch < 0 else self.prefetch)
 
     def __str__(self) -> str:
         return f"CircularBufferOptions{{ stage={self.stages}, prefetch={self.prefetch}, type={self.type} }}"

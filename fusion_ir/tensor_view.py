@@ -7,10 +7,10 @@ transaction, so a call that raises ``ScheduleError`` leaves the fusion exactly a
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from . import replay
-from .circular_buffer import CircularBufferOptions, Pipelined, WarpSpecialized
+from .circular_buffer import AUTO, CircularBufferOptions, Pipelined, WarpSpecialized
 from .exprs import ASYNC_LOADS, BinaryOp, BroadcastOp, CastOp, Expr, LoadStoreOp, MmaOp, ReductionOp, UnaryOp, load_kind
 from .iter_domain import IterDomain, Merge, Split, Transform, innermost_root
 from .persistent import first_unmappable_loop_axis
@@ -713,25 +713,36 @@ class TensorView:
         return self
 
     # ---- circular buffering ---------------------------------------------
-    def circular_buffer(self, stages: int, prefetch: int = -1,
+    def circular_buffer(self, stages: int | Literal["auto"], prefetch: int = -1,
                         type: Pipelined | WarpSpecialized | None = None) -> TensorView:
-        """Load this tensor ``stages`` iterations deep, ``prefetch`` ahead (``Pipelined`` or ``WarpSpecialized``)."""
+        """Load this tensor ``stages`` iterations deep, ``prefetch`` ahead (``Pipelined`` or ``WarpSpecialized``).
+
+        ``stages="auto"``: the lowering picks the deepest pipeline that fits the shared memory the
+        kernel's other buffers leave and the loop's trip count (``docs/pipelines.md``); a negative
+        ``prefetch`` then counts back from that depth, a non-negative one is kept and makes the
+        depth at least ``prefetch + 1``."""
         cb_type = Pipelined() if type is None else type
         d = self.definition
         if not isinstance(d, LoadStoreOp) or not d.tensor_inputs():
             kind = "a fusion input" if d is None else type_name(d)
             raise self._err(f"circular_buffer: only a tensor defined by a load/cache op can be circular-buffered; "
                             f"T{self.name} is {kind}")
-        if isinstance(stages, bool) or not isinstance(stages, int) or stages < 2:
-            raise self._err(f"circular_buffer: stages must be an integer >= 2, got {stages!r}")
-        if isinstance(prefetch, bool) or not isinstance(prefetch, int) or not -stages <= prefetch < stages:
+        auto = isinstance(stages, str) and stages == AUTO
+        if not auto and (isinstance(stages, bool) or not isinstance(stages, int) or stages < 2):
+            raise self._err(f"circular_buffer: stages must be an integer >= 2, got {stages!r} (or \"auto\": the "
+                            f"deepest pipeline that fits)")
+        if auto and (isinstance(prefetch, bool) or not isinstance(prefetch, int)):
+            raise self._err(f"circular_buffer: prefetch {prefetch!r} must be an integer (with stages=\"auto\", a "
+                            f"negative one counts back from the depth the lowering picks)")
+        if not auto and (isinstance(prefetch, bool) or not isinstance(prefetch, int)
+                         or not -stages <= prefetch < stages):
             raise self._err(f"circular_buffer: prefetch {prefetch!r} is outside [-stages, stages) "
                             f"= [{-stages}, {stages})")
         if not isinstance(cb_type, (Pipelined, WarpSpecialized)):
             raise self._err(f"circular_buffer: type must be Pipelined() or WarpSpecialized(...), got {cb_type!r}")
         if isinstance(cb_type, WarpSpecialized):
             _validate_warp_specialized(self, cb_type)
-        normalized = prefetch + stages if prefetch < 0 else prefetch
+        normalized = prefetch + stages if not auto and prefetch < 0 else prefetch
         with self.fusion.transaction():
             self.circular_buffer_options = CircularBufferOptions(stages, normalized, cb_type)
         return self

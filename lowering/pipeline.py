@@ -17,7 +17,8 @@ from typing import Callable
 from fusion_ir import Fusion
 from fusion_ir.scalar import Val
 
-from .analysis import Analyses, buffers, circular_buffer, id_model, mbarriers, mma, roles, smem, tma, warp_specialization
+from .analysis import (Analyses, buffers, circular_buffer, id_model, mbarriers, mma, pipeline_depth, roles, smem, tma,
+                       warp_specialization)
 from .errors import LoweringError
 from .kernel_ir import Kernel
 from .limits import check_launch_limits
@@ -46,11 +47,12 @@ PIPELINE: list[Step] = [
     Analysis("id_graph", lambda k, a: id_model.build(a.fusion)),           # loop groups, parallel types, launch
     Analysis("roles", lambda k, a: roles.sub_dags(a.fusion)),              # load and compute sub-DAGs
     Pass("loop_nest", loop_nest.run),                                      # loops from compute-at positions
-    Analysis("buffers", lambda k, a: buffers.build(a.ids)),                # every buffer, its axes and depth
+    Analysis("pipeline_depth", lambda k, a: pipeline_depth.build(a.ids)),  # circular-buffer stages ("auto" resolved)
+    Analysis("buffers", lambda k, a: buffers.build(a.ids, a.depths.stages)),  # every buffer, its axes and depth
     Analysis("mma", lambda k, a: mma.build(a.ids, a.buffers)),             # wgmma tiles, operands, fragments
     Pass("allocation", allocation.run),                                    # Allocate nodes placed
     Analysis("tma", lambda k, a: tma.build(a.ids, a.buffers)),             # TMA boxes and tensor maps
-    Analysis("circular", lambda k, a: circular_buffer.build(a.ids, a.buffers, a.tma, a.mma)),  # pipelined loops
+    Analysis("circular", lambda k, a: circular_buffer.build(a.ids, a.buffers, a.tma, a.mma, a.depths)),  # pipelines
     Analysis("mbarriers", lambda k, a: mbarriers.build(a.tma, a.circular)),             # barriers and tokens
     Analysis("warp_specialization", lambda k, a: warp_specialization.build(a.ids, a.circular)),  # producer branch
     Pass("mbarrier", mbarrier.run),                                        # mbarrier/token init and inval
@@ -68,7 +70,8 @@ PIPELINE: list[Step] = [
 ]
 
 PASS_NAMES = [step.name for step in PIPELINE]
-ANALYSIS_FIELD = {"id_graph": "ids"}   # the Analyses field an analysis step fills, where it differs from its name
+# the Analyses field an analysis step fills, where it differs from its name
+ANALYSIS_FIELD = {"id_graph": "ids", "pipeline_depth": "depths"}
 
 
 @dataclass

@@ -22,8 +22,9 @@ loop nest):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
-from ..circular_buffer import Pipelined, WarpSpecialized
+from ..circular_buffer import AUTO, Pipelined, WarpSpecialized
 from ..exprs import MmaOp, load_kind
 from ..fusion import Fusion
 from ..tensor_view import TensorView
@@ -46,7 +47,8 @@ REGISTER_FILE = 65536           # 32-bit registers of an SM
 class MatmulParams:
     """How ``schedule_matmul`` tiles a matmul.
 
-    ``tile``: the block's (M, N, K) tile; ``stages``: depth of the A/B circular buffer;
+    ``tile``: the block's (M, N, K) tile; ``stages``: depth of the A/B circular buffer (``"auto"``:
+    the deepest that fits the shared memory the kernel's other buffers leave, picked at lowering);
     ``compute_warp_groups``: warp groups sharing the tile's rows (each owns TM / W rows, in
     pieces of 64); ``warp_specialized``: a producer warp group issues the loads (``register_split``:
     its and the compute warp groups' ``setmaxnreg``); ``persistent``: ``blocks`` resident blocks walk
@@ -56,7 +58,7 @@ class MatmulParams:
     """
 
     tile: tuple[int, int, int] = (128, 256, 64)
-    stages: int = 4
+    stages: int | Literal["auto"] = 4
     compute_warp_groups: int = 2
     warp_specialized: bool = False
     persistent: bool = False
@@ -103,9 +105,10 @@ class MatmulParams:
                                 f"laid out in swizzle rows of 32, 64 or 128 bytes, so N must be "
                                 f"{', '.join(str(s // dtype.size) for s in SWIZZLE_BY_SPAN)} or a multiple of "
                                 f"{128 // dtype.size}")
-        if not isinstance(self.stages, int) or self.stages < 2:
+        auto = isinstance(self.stages, str) and self.stages == AUTO
+        if not auto and (not isinstance(self.stages, int) or isinstance(self.stages, bool) or self.stages < 2):
             raise ScheduleError(f"MatmulParams.stages: {self.stages!r} must be an int >= 2 (a circular buffer "
-                                f"needs a stage to load while another is read)")
+                                f"needs a stage to load while another is read) or \"auto\"")
         if self.tile_regs() > MAX_ACCUMULATORS:
             raise ScheduleError(f"MatmulParams.tile: each thread would hold {self.tile_regs()} fp32 accumulators "
                                 f"({tm} x {tn} over {self.tile_sharers()} warp groups of {WARP_GROUP} threads); at "
@@ -114,7 +117,8 @@ class MatmulParams:
         smem = self.smem_bytes(dtype)
         if smem > SMEM_LIMIT:
             staged = " and the output tile" if self.tma_store else ""
-            raise ScheduleError(f"MatmulParams.stages: {self.stages} stages of A ({tm} x {tk}) and B ({tk} x {tn}) "
+            depth = "even the 2 stages of \"auto\"" if auto else f"{self.stages} stages"
+            raise ScheduleError(f"MatmulParams.stages: {depth} of A ({tm} x {tk}) and B ({tk} x {tn}) "
                                 f"{dtype.short_name} tiles{staged} need {smem} bytes of shared memory, over the "
                                 f"{SMEM_LIMIT}-byte limit of a block; use fewer stages or a smaller tile")
         if self.ping_pong and not (self.warp_specialized and self.persistent):
@@ -148,12 +152,14 @@ class MatmulParams:
         return tm * tn // (WARP_GROUP * self.tile_sharers())
 
     def smem_bytes(self, dtype: DataType) -> int:
+        """Shared memory the kernel takes (with ``stages="auto"``: at its shallowest, 2 stages)."""
         tm, tn, tk = self.tile
+        stages = 2 if self.stages == AUTO else self.stages
         stage = (tm * tk + tk * tn) * dtype.size
-        barriers = 2 * 8 * self.stages
+        barriers = 2 * 8 * stages
         # the 16-bit output tile the TMA store reads: one per warp group with a tile of its own
         staging = tm * tn * 2 * (self.compute_warp_groups if self.ping_pong else 1) if self.tma_store else 0
-        return self.stages * stage + staging + barriers + 1024   # + the swizzle alignment of the first tile
+        return stages * stage + staging + barriers + 1024   # + the swizzle alignment of the first tile
 
 
 def _find_mma(fusion: Fusion) -> TensorView:

@@ -7,6 +7,7 @@ new kernel; no pass writes an analysis or imports another pass.
 | analysis | module | holds | read by |
 | --- | --- | --- | --- |
 | ``ids`` | ``id_model`` | loop groups, exact map, launch extents | every pass |
+| ``depths`` | ``pipeline_depth`` | circular buffers' stages (``"auto"`` resolved), why | buffers, circular, viz |
 | ``buffers`` | ``buffers`` | each tensor's Buffer, axes, allocation depth | allocation, indexing, smem |
 | ``mma`` | ``mma`` | wgmma accumulators: instruction, operand layouts, fragment readers | indexing, wgmma_groups |
 | ``tma`` | ``tma`` | TMA boxes, tensor maps | mbarrier, indexing, launch |
@@ -29,13 +30,14 @@ from .circular_buffer import CircularBufferInfo
 from .id_model import IdModel
 from .mbarriers import MBarrierPlan
 from .mma import MmaInfo
+from .pipeline_depth import DepthChoice, PipelineDepths
 from .roles import Role
 from .smem import SmemPlan
 from .tma import TmaInfo
 from .warp_specialization import WarpSpecialization
 
-__all__ = ["Analyses", "BufferPlan", "CircularBufferInfo", "IdModel", "MBarrierPlan", "MmaInfo", "Role", "SmemPlan", "TmaInfo",
-           "WarpSpecialization"]
+__all__ = ["Analyses", "BufferPlan", "CircularBufferInfo", "DepthChoice", "IdModel", "MBarrierPlan", "MmaInfo",
+           "PipelineDepths", "Role", "SmemPlan", "TmaInfo", "WarpSpecialization"]
 
 
 @dataclass
@@ -44,6 +46,7 @@ class Analyses:
 
     fusion: Fusion
     _ids: IdModel | None = None
+    _depths: PipelineDepths | None = None
     _buffers: BufferPlan | None = None
     _tma: TmaInfo | None = None
     _mma: MmaInfo | None = None
@@ -68,6 +71,10 @@ class Analyses:
     @property
     def ids(self) -> IdModel:
         return self._get("ids")
+
+    @property
+    def depths(self) -> PipelineDepths:
+        return self._get("depths")
 
     @property
     def buffers(self) -> BufferPlan:

@@ -1,10 +1,11 @@
 """Buffers: every tensor's storage, the axes it spans, and where it is allocated.
 
 Built after the loop nest from the IterDomain graph, compute-at positions, memory types,
-circular-buffer options and swizzles. Holds the kernel parameters (fusion inputs and outputs),
-each intermediate's ``Buffer`` and allocation axes, the per-thread partials of block reductions
-with their own axes, the block-reduction workspace, and the loop depth each buffer's ``Allocate``
-goes to.
+circular-buffer depths (the ``pipeline_depth`` analysis: ``stages="auto"`` resolved) and
+swizzles. Holds the kernel parameters (fusion inputs and outputs), each intermediate's
+``Buffer`` and allocation axes (and, circular-buffered, its stages), the per-thread partials of
+block reductions with their own axes, the block-reduction workspace, and the loop depth each
+buffer's ``Allocate`` goes to.
 Rules, raised as ``LoweringError``: no Global intermediates; Local buffers have a constant size.
 Local buffers exclude thread- and block-parallel axes; Shared buffers include thread-parallel
 axes (even left of the compute-at position; not a warp-specialized tensor's ``turn_axis``, whose
@@ -16,6 +17,7 @@ a swizzled one at its swizzle's repeat.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from fusion_ir import IterDomain, MemoryType, ParallelType, TensorView, WarpSpecialized
@@ -26,7 +28,7 @@ from fusion_ir.types import DataType, LoadStoreOpType, SmemSwizzle
 from ..errors import LoweringError
 from ..kernel_ir import Buffer
 from ..layout import WARP_GROUP_THREADS
-from .id_model import IdModel
+from .id_model import IdModel, LoopGroup
 
 TMA_ALIGN = 128
 
@@ -53,6 +55,7 @@ class BufferPlan:
     # a wgmma accumulator's registers: its instruction axes (ParallelType.Mma) are held by the warp
     # group's 128 threads, N / 2 registers each; this axis of that extent stands for them
     fragments: dict[TensorView, IterDomain] = field(default_factory=dict)
+    stages: dict[TensorView, int] = field(default_factory=dict)   # circular buffers: stages each buffer holds
 
     def ids_of(self, tv: TensorView, buffer: Buffer) -> list[IterDomain]:
         """The axes ``buffer`` (tv's own buffer or its accumulator) spans, outermost first."""
@@ -109,6 +112,18 @@ def turn_axis(ids: IdModel, tv: TensorView) -> IterDomain | None:
     on = [i for i in tv.loop[axis + 1:tv.compute_at_pos] if ids.group(i).parallel_type is opts.type.on
           and not i.is_broadcast]
     return on[0] if on else None
+
+
+def pipeline_loops(ids: IdModel, tv: TensorView) -> list[LoopGroup]:
+    """The loops a circular-buffered tensor's pipeline iterates over: its circular-buffer loop and,
+    when warp-specialized, the loops inside it up to the compute-at position and its ``turn_axis``."""
+    axis = cb_axis(ids, tv)
+    outer = ids.group(tv.loop[axis])
+    if not isinstance(tv.circular_buffer_options.type, WarpSpecialized):
+        return [outer]
+    turn = turn_axis(ids, tv)
+    return [outer] + [ids.group(i) for i in tv.loop[axis + 1:tv.compute_at_pos]
+                      if (ids.group(i).is_loop or i is turn) and not i.is_broadcast]
 
 
 def alloc_position(ids: IdModel, tv: TensorView) -> int:
@@ -180,7 +195,8 @@ def alignment(tv: TensorView) -> int:
     return max(TMA_ALIGN, tv.swizzle.alignment)
 
 
-def build(ids: IdModel) -> BufferPlan:
+def build(ids: IdModel, stages: Callable[[TensorView], int]) -> BufferPlan:
+    """Every buffer; a circular-buffered tensor's holds ``stages(tv)`` stages."""
     fusion = ids.fusion
     plan = BufferPlan(tuple(param_buffer(tv) for tv in fusion.inputs),
                       tuple(param_buffer(tv) for tv in fusion.outputs))
@@ -209,8 +225,10 @@ def build(ids: IdModel) -> BufferPlan:
                 raise LoweringError(f"T{tv.name} is in Local memory but its allocation "
                                     f"[{', '.join(i.label() for i in axes)}] has a symbolic size {size}; "
                                     f"split the axis by a constant or compute it at a deeper position")
-            stages = tv.circular_buffer_options.stages if tv.circular_buffer_options is not None else 1
-            buf = Buffer(f"T{tv.name}", tv.dtype, tv.memory_type, size * stages, align=alignment(tv),
+            depth = stages(tv) if tv.circular_buffer_options is not None else 1
+            if tv.circular_buffer_options is not None:
+                plan.stages[tv] = depth
+            buf = Buffer(f"T{tv.name}", tv.dtype, tv.memory_type, size * depth, align=alignment(tv),
                          swizzle=tv.swizzle if tv.memory_type is MemoryType.Shared else SmemSwizzle.NONE)
             plan.buffers[tv] = buf
             plan.alloc_ids[tv] = axes

@@ -1,7 +1,8 @@
 """Circular-buffer facts: which loop each circular-buffered tensor is pipelined on, what each such
 loop holds, and the one place where a stage index and a barrier parity are computed.
 
-Built after allocation from the IterDomain graph, the buffers and the TMA boxes. For a loop with
+Built after allocation from the IterDomain graph, the buffers, the TMA boxes and the pipeline
+depths (``stages="auto"`` resolved by the ``pipeline_depth`` analysis). For a loop with
 S stages, iteration ``j`` uses stage ``j % S`` and waits for the phase of parity ``(j / S) % 2``
 (``CircularLoop.stage`` and ``CircularLoop.parity``); a buffered tensor's stage starts at
 ``stage(i) * stage_size`` elements (``CircularBufferInfo.stage_offset``).
@@ -30,9 +31,10 @@ from fusion_ir.types import LoadStoreOpType
 
 from ..errors import LoweringError
 from ..kernel_ir import RuntimeCheck
-from .buffers import BufferPlan, cb_axis, turn_axis
+from .buffers import BufferPlan, cb_axis, pipeline_loops, turn_axis
 from .id_model import IdModel, LoopGroup
 from .mma import MmaInfo
+from .pipeline_depth import PipelineDepths
 from .tma import TmaInfo
 
 
@@ -167,12 +169,12 @@ class CircularBufferInfo:
         return [loop for loop in self.loops.values() if loop.warp_specialized is not None]
 
 
-def build(ids: IdModel, buffers: BufferPlan, tma: TmaInfo, mma: MmaInfo) -> CircularBufferInfo:
+def build(ids: IdModel, buffers: BufferPlan, tma: TmaInfo, mma: MmaInfo, depths: PipelineDepths) -> CircularBufferInfo:
     """Circular-buffered loops by loop-group number, with their options checked for agreement."""
     info = CircularBufferInfo()
     loops = info.loops
     for tv in ids.tensors:
-        opts = tv.circular_buffer_options
+        opts = depths.options(tv)
         if opts is None:
             continue
         ws = opts.type if isinstance(opts.type, WarpSpecialized) else None
@@ -182,8 +184,7 @@ def build(ids: IdModel, buffers: BufferPlan, tma: TmaInfo, mma: MmaInfo) -> Circ
         if turn is not None and ids.group(turn).extent.const_value() is None:
             raise LoweringError(f"T{tv.name}: its compute warp groups take turns on axis {turn.label()}, whose "
                                 f"extent {turn.extent} must be a constant (the number of warp groups)")
-        inner = [ids.group(i) for i in tv.loop[axis + 1:tv.compute_at_pos]
-                 if (ids.group(i).is_loop or i is turn) and not i.is_broadcast] if ws is not None else []
+        inner = pipeline_loops(ids, tv)[1:]
         if ws is not None and load_kind(tv) is not LoadStoreOpType.TMA:
             kind = load_kind(tv)
             raise LoweringError(f"T{tv.name}: warp-specialized circular buffering pipelines TMA loads, which the "

@@ -237,8 +237,7 @@ def _check_layout(buffers: BufferPlan, info: TmaBox) -> None:
     boxes = Val.const(1)
     for i in axes[:len(axes) - len(present)]:
         boxes = boxes * i.extent
-    stages = tv.circular_buffer_options.stages if tv.circular_buffer_options is not None else 1
-    boxes = boxes * stages
+    boxes = boxes * buffers.stages.get(tv, 1)
     align = max(SMEM_ALIGN, tv.swizzle.alignment)
     what = "" if tv.swizzle is SmemSwizzle.NONE else f" (a whole repeat of its {tv.swizzle.name} swizzle)"
     if info.box_bytes % align and boxes.const_value() != 1:

@@ -76,6 +76,9 @@ def test_small_k_tile_uses_a_narrower_swizzle() -> None:
     (MatmulParams(tile=(128, 136, 64)), r"N 136 makes a row of B's N-major tile"),
     (MatmulParams(stages=1), r"stages: 1 must be an int >= 2"),
     (MatmulParams(stages=5), r"stages: 5 stages .* over the 232448-byte limit"),
+    (MatmulParams(stages="Auto"), r"stages: 'Auto' must be an int >= 2 .* or \"auto\""),
+    (MatmulParams(tile=(256, 256, 64), compute_warp_groups=4, stages="auto", tma_store=True),
+     r"stages: even the 2 stages of \"auto\" of A \(256 x 64\) and B \(64 x 256\) .* over the 232448-byte limit"),
     (MatmulParams(tile=(128, 256, 64), compute_warp_groups=1), r"256 fp32 accumulators"),
     (MatmulParams(compute_warp_groups=0), r"compute_warp_groups: 0 must be a positive int"),
     (MatmulParams(tile=(128, 256)), r"tile: \(128, 256\) must be three positive ints"),
@@ -140,3 +143,14 @@ def test_fragment_schedule_checks_its_axes() -> None:
     out.split(0, 32)
     with pytest.raises(ScheduleError, match=r"must be 64 rows and a multiple of 8 columns"):
         schedule_mma_fragment(out, 1)
+
+
+def test_auto_stages_pass_through_to_circular_buffer() -> None:
+    """``stages="auto"`` is validated at its shallowest (2 stages) and left for the lowering to pick."""
+    params = MatmulParams(tile=(128, 256, 64), stages="auto")
+    params.validate()
+    assert params.smem_bytes(DataType.BFloat16) == MatmulParams(stages=2).smem_bytes(DataType.BFloat16)
+    fusion = schedule_matmul(_matmul(), params)
+    buffered = [tv for tv in fusion.used_tensors() if tv.circular_buffer_options is not None]
+    assert len(buffered) == 2
+    assert all(tv.circular_buffer_options.is_auto and tv.circular_buffer_options.prefetch == -1 for tv in buffered)
