@@ -212,13 +212,15 @@ def _dag(subject: Subject) -> View:
 def _smem(subject: Subject) -> View:
     from .smem import smem_view
 
-    return smem_view(subject.kernel)
+    return smem_view(subject.kernel, depths=subject.lowered.analyses.depths)
 
 
 def _pipeline(subject: Subject) -> View:
     from .pipeline import pipeline_view
 
-    return pipeline_view(subject.kernel, subject.sizes)
+    depths = subject.lowered.analyses.depths
+    return pipeline_view(subject.kernel, subject.sizes,
+                         depths={f"T{tv.name}": depths.stages(tv) for tv in depths.resolved})
 
 
 def list_view() -> View:

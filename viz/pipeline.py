@@ -15,7 +15,7 @@ on inputs large enough that block 0 runs them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from itertools import pairwise
 from typing import Any
@@ -254,7 +254,7 @@ Located = tuple[dict[str, Any], "Loc | None"]
 
 def pipeline_timeline(kernel: k.Kernel, names: dict[str, tuple[str, k.Stage]], trace: list[dict[str, Any]],
                       iterations: int = SHOWN_ITERATIONS, *, roles: WarpRoles | None = None,
-                      tiles: int = SHOWN_TILES) -> Timeline:
+                      tiles: int = SHOWN_TILES, depths: Mapping[str, int] | None = None) -> Timeline:
     """The rows to show for a trace of ``kernel`` (whose stage loops ``names`` describes).
 
     Waits and arrives that several warps make for one iteration and stage share a row; a wait that
@@ -263,12 +263,13 @@ def pipeline_timeline(kernel: k.Kernel, names: dict[str, tuple[str, k.Stage]], t
     With ``roles`` (a warp-specialized kernel) each row names its task's role; the ordering
     barriers of compute warp groups that take turns (``*_order``) get a column of their own; when
     the ComputeWarp loop runs over tiles, the window is the first ``tiles`` tiles of each group.
+    ``depths``: the stages of each circular-buffered buffer the lowering picked (``stages="auto"``).
     """
     located = [(ev, _location(ev, names)) for ev in trace]
     every = sorted({ev["barrier"] for ev, loc in located if loc is not None and "barrier" in ev})
     turn_barriers = [b for b in every if roles is not None and b.endswith(_TURN_SUFFIX)]
     barriers = [b for b in every if b not in turn_barriers]
-    stages, elements = _stages(kernel, trace, barriers)
+    stages, elements = _stages(kernel, trace, barriers, depths or {})
     several = len(barriers) > 1
     relevant = [(ev, loc) for ev, loc in located if loc is not None or ev.get("barrier") in every]
     tile = _tile_loop(kernel) if roles is not None else None
@@ -433,17 +434,22 @@ def _fold_kind(ev: dict[str, Any]) -> str | None:
     return None
 
 
-def _stages(kernel: k.Kernel, trace: list[dict[str, Any]], barriers: list[str]) -> tuple[int, dict[str, int]]:
+def _stages(kernel: k.Kernel, trace: list[dict[str, Any]], barriers: list[str],
+            depths: Mapping[str, int]) -> tuple[int, dict[str, int]]:
     """The pipeline's buffer stages, and the elements per stage of each circular-buffered buffer.
 
-    The stage count is the fusion's ``circular_buffer(stages)`` when the kernel knows its fusion,
-    else the mbarrier slots the TMA loads complete on, else the size of the mbarrier arrays.
+    The stage count is the fusion's ``circular_buffer(stages)`` when the kernel knows its fusion
+    (for ``stages="auto"``, the depth the lowering picked, from ``depths``), else the mbarrier slots
+    the TMA loads complete on, else the size of the mbarrier arrays.
     """
     counts: dict[str, int] = {}
     fusion = getattr(kernel, "fusion", None)
     for tv in getattr(fusion, "tensors", []) or []:
-        if tv.circular_buffer_options is not None:
-            counts[f"T{tv.name}"] = tv.circular_buffer_options.stages
+        opts = tv.circular_buffer_options
+        if opts is not None and not opts.is_auto:
+            counts[f"T{tv.name}"] = int(opts.stages)
+        elif opts is not None and f"T{tv.name}" in depths:
+            counts[f"T{tv.name}"] = depths[f"T{tv.name}"]
     sizes = {n.buffer.name: n.buffer.size.const_value() for n in k.walk(kernel.body) if isinstance(n, k.Allocate)}
     elements = {name: sizes[name] // s for name, s in counts.items() if sizes.get(name) is not None}
     if counts:
@@ -635,7 +641,8 @@ def _turn_text(ev: dict[str, Any], role: str | None, takers: int) -> str:
 
 # ---------------------------------------------------------------- view
 def pipeline_view(kernel: k.Kernel, sizes: Sequence[Sequence[tuple[int, ...]]] | None = None, *,
-                  iterations: int = SHOWN_ITERATIONS, tiles: int = SHOWN_TILES) -> View:
+                  iterations: int = SHOWN_ITERATIONS, tiles: int = SHOWN_TILES,
+                  depths: Mapping[str, int] | None = None) -> View:
     if not has_pipeline(kernel):
         message = ("no circular-buffered loop in this kernel: --show pipeline needs a tensor scheduled with "
                    "circular_buffer(stages, prefetch, type=Pipelined() or WarpSpecialized(...))")
@@ -654,7 +661,7 @@ def pipeline_view(kernel: k.Kernel, sizes: Sequence[Sequence[tuple[int, ...]]] |
 
     run = traced_run(renamed, sizes, enough if tile is not None else None)
     roles = roles_of(run)
-    tl = pipeline_timeline(renamed, names, run.trace, iterations, roles=roles, tiles=tiles)
+    tl = pipeline_timeline(renamed, names, run.trace, iterations, roles=roles, tiles=tiles, depths=depths)
 
     shapes = ", ".join(str(tuple(s)) for s in run.shapes)
     header = Text(f"{kernel.name}: ", style="bold")

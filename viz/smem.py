@@ -5,6 +5,8 @@ live from the first statement that touches it to the last; a touch inside a loop
 also hold the buffer's ``Allocate`` keeps it live for that whole loop, since the loop runs the
 statement again. An mbarrier array is therefore live from its init loop to its inval loop.
 Offsets are the kernel's (``Allocate.offset``, or codegen's placement of unplaced buffers).
+Given the lowering's ``depths`` analysis, a circular-buffered loop scheduled with
+``stages="auto"`` also shows the depth picked and what limited it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from rich.text import Text
 from fusion_ir.scalar import Val
 from fusion_ir.types import MemoryType
 from lowering import kernel_ir as k
+from lowering.analysis.pipeline_depth import DepthChoice, PipelineDepths
 from lowering.kir_printer import node_lines
 
 from .loops import STAGE_ORDER, STAGE_STYLE
@@ -67,6 +70,7 @@ class SmemChart:
     stages: list[StageSpan]
     length: int              # lines in the kernel IR listing
     smem_bytes: Val          # the kernel's dynamic shared memory
+    auto_depths: tuple[DepthChoice, ...] = ()   # loops given stages="auto": the depth picked and why
 
     def conflicts(self) -> list[tuple[str, str]]:
         """Pairs that share bytes while both are live: what shared-memory reuse must never produce."""
@@ -88,7 +92,7 @@ class _OpenLoop:
     end: int = 0
 
 
-def smem_chart(kernel: k.Kernel) -> SmemChart:
+def smem_chart(kernel: k.Kernel, depths: PipelineDepths | None = None) -> SmemChart:
     from codegen.smem_layout import shared_memory_layout
 
     roles = _roles(kernel.body)
@@ -135,7 +139,8 @@ def smem_chart(kernel: k.Kernel) -> SmemChart:
         shares = tuple(o for o in placed if o != name and name in placed and _same_bytes(placed[name], placed[o]))
         buffers.append(SmemBuffer(name, roles.get(name, "data"), b.memory.name, b.dtype.short_name, b.size,
                                   b.nbytes, b.align, offset, at, _live(touches.get(name, []), alloc_loops), shares))
-    return SmemChart(buffers, stages, line, kernel.smem_bytes)
+    auto = tuple(depths.chosen.values()) if depths is not None else ()
+    return SmemChart(buffers, stages, line, kernel.smem_bytes, auto)
 
 
 def _live(touches: list[tuple[int, int, tuple[_OpenLoop, ...]]],
@@ -216,8 +221,8 @@ def _overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
 
 
 # ---------------------------------------------------------------- rendering
-def smem_view(kernel: k.Kernel, *, width: int = BAR_WIDTH) -> View:
-    chart = smem_chart(kernel)
+def smem_view(kernel: k.Kernel, *, width: int = BAR_WIDTH, depths: PipelineDepths | None = None) -> View:
+    chart = smem_chart(kernel, depths)
     data = chart_data(chart)
     if not chart.buffers:
         return View("smem", "shared memory", [Text("no shared memory, mbarriers or tokens in this kernel",
@@ -252,6 +257,8 @@ def smem_view(kernel: k.Kernel, *, width: int = BAR_WIDTH) -> View:
         legend.append(f"\n  {STAGE_MARK[span.stage]} {span.stage.value} ({span.loop}): lines {span.start}-{span.end}",
                       style=STAGE_STYLE[span.stage])
     out: list[Any] = [layout, chart_table, legend]
+    if chart.auto_depths:
+        out.insert(1, _auto_depth_table(chart.auto_depths))
     if chart.conflicts():
         out.append(Text("live buffers share bytes: " + ", ".join(f"{a} and {b}" for a, b in chart.conflicts()),
                         style="bold red"))
@@ -269,7 +276,20 @@ def chart_data(chart: SmemChart) -> dict[str, Any]:
                      "allocated_at": b.allocated_at, "live": None if b.live is None else list(b.live),
                      "shares": list(b.shares)} for b in chart.buffers],
         "conflicts": [list(p) for p in chart.conflicts()],
+        "auto_stages": [{"loop": d.loop, "tensors": list(d.tensors), "stages": d.stages, "prefetch": d.prefetch,
+                         "limited_by": d.limited_by, "reason": d.reason, "stage_bytes": d.stage_bytes,
+                         "left_bytes": d.left_bytes, "trip_count": d.trip_count} for d in chart.auto_depths],
     }
+
+
+def _auto_depth_table(choices: tuple[DepthChoice, ...]) -> Table:
+    table = Table(title='circular-buffer depth picked for stages="auto"')
+    for header in ("loop", "tensors", "stages", "prefetch", "limited by"):
+        table.add_column(header, overflow="fold")
+    for d in choices:
+        table.add_row(Text(d.loop), Text(", ".join(d.tensors), style="bold bright_blue"), Text(str(d.stages)),
+                      Text(str(d.prefetch)), Text(d.reason))
+    return table
 
 
 def _column(line: int, length: int, width: int) -> int:

@@ -239,3 +239,14 @@ def test_non_persistent_warp_specialized_kernel_keeps_the_iteration_window() -> 
     assert view.data["tile_loop"] is None and view.data["turn_barriers"] == []
     assert {e["role"] for e in events(view, stage="AsyncWarp")} == {"producer"}
     assert "the first 3 iterations of the steady-state loop" in render_text(view, width=120)
+
+
+def test_an_auto_pipeline_shows_the_depth_the_lowering_picked() -> None:
+    """``stages="auto"``: the fusion says "auto"; the stage columns come from the ``depths`` analysis."""
+    traced = lower(examples.load("cp_async_pipeline").build("auto"), trace=True)
+    depths = {f"T{tv.name}": traced.analyses.depths.stages(tv) for tv in traced.analyses.depths.resolved}
+    assert depths == {"T3": 8}
+    view = pipeline_view(traced.kernel, examples.load("cp_async_pipeline").SIZES, depths=depths)
+    assert view.data["stages"] == 8 and view.data["prefetch"] == 7
+    slots = {e["column"] for e in events(view) if e["kind"] == "cp_async.issue"}
+    assert slots == {f"stage {s}" for s in range(8)}

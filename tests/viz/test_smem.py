@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import replace
 
 from fusion_ir.types import DataType
@@ -118,3 +120,27 @@ def test_lowered_warp_specialized_kernels_show_full_and_empty_barriers() -> None
     assert mbar.kind == "mbarrier full+empty" and mbar.elements.const_value() == 8
     stages = [s.stage for s in chart.stages]
     assert k.Stage.AsyncWarp in stages and k.Stage.ComputeWarp in stages
+
+
+def test_auto_stages_show_the_depth_picked_and_what_limited_it(viz, tmp_path) -> None:
+    """``viz --show smem`` of a kernel whose pipeline was given ``stages="auto"``."""
+    target = tmp_path / "auto_add.py"
+    target.write_text("from examples import tma_add\n\n\ndef build():\n    return tma_add.build('auto', tiles=1000)\n")
+    r = viz(str(target), "--show", "smem")
+    assert r.code == 0 and r.err == ""
+    assert 'circular-buffer depth picked for stages="auto"' in r.out
+    assert re.search(r"│ iS8\{1000\} +│ T3, T4 +│ 28 +│ 27 +│ shared memory: 232,336 bytes left after", r.out)
+    assert "each stage needs 8,200 bytes" in r.out
+    doc = json.loads(viz(str(target), "--show", "smem", "--format", "json").out)
+    (auto,) = doc["auto_stages"]
+    assert (auto["tensors"], auto["stages"], auto["prefetch"], auto["limited_by"]) == (
+        ["T3", "T4"], 28, 27, "shared memory")
+    short = tmp_path / "short_add.py"
+    short.write_text("from examples import tma_add\n\n\ndef build():\n    return tma_add.build('auto', tiles=8)\n")
+    assert re.search(r"│ T3, T4 +│ 8 +│ 7 +│ the loop has only 8 iterations", viz(str(short), "--show", "smem").out)
+
+
+def test_fixed_stages_show_no_depth_table(viz) -> None:
+    r = viz("tma_add", "--show", "smem")
+    assert r.code == 0 and "stages=\"auto\"" not in r.out
+    assert json.loads(viz("tma_add", "--show", "smem", "--format", "json").out)["auto_stages"] == []
