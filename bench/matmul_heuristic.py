@@ -5,15 +5,16 @@ For each shape (bf16 in, bf16 out): torch.matmul (cuBLAS), the suggested ``Matmu
 candidate ``MatmulParams``. Every kernel is lowered once from a fusion of symbolic extents and
 compiled once (a kernel is shape-generic: its extents are arguments), then run on every shape.
 Each result is checked first against torch's float64 matmul of the same inputs (outputs poisoned
-with NaN first); times are medians of one launch between CUDA events, rotating three input sets so
-L2 does not hold them (bench/matmul.py's helpers), after a warm-up of the GPU; each kernel is timed
-in two interleaved passes and the faster counts (a pass slowed by the machine does not). Reports
-per shape the best swept TFLOP/s, the suggested TFLOP/s, suggested / best (the target is >= 0.90)
-and both against torch.matmul; writes bench/results/matmul_heuristic.json with the device name and
-the date. The whole run takes under a minute on an H100 (compiles included).
+with NaN first). Timing is bench/matmul.py's: CUDA events around batches of about 3 ms of
+back-to-back launches, rotating three input sets so L2 does not hold them, in 15 rounds in which
+every kernel of the shape (torch.matmul included) times one batch in turn; the median per kernel,
+after a warm-up of the GPU. Reports per shape the best swept TFLOP/s, the suggested TFLOP/s,
+suggested / best (the target is >= 0.90) and both against torch.matmul; writes
+bench/results/matmul_heuristic.json with the device name and the date. The whole run takes about a
+minute on an H100 (compiles included).
 
-``python bench/matmul_heuristic.py [--wide] [--shapes MxNxK,...] [--repeats 20] [--passes 2]``
-(``--wide`` and ``--shapes`` write matmul_heuristic_wide.json / matmul_heuristic_partial.json);
+``python bench/matmul_heuristic.py [--wide] [--shapes MxNxK,...] [--extra JSON] [--rounds 15]``
+(``--wide`` writes matmul_heuristic_wide.json, ``--shapes`` and ``--extra`` matmul_heuristic_partial.json);
 ``--dry-run`` needs no GPU (nor torch): it suggests params for every shape, lowers every config and
 plans its launch on every shape (grid, shared memory, TMA descriptors) as the executor would.
 """
@@ -46,18 +47,21 @@ SHAPES = [
 UNSUPPORTED = [(1234, 4567, 891)]      # K and N not multiples of 8: rows not 16-byte aligned for TMA
 
 WS = {"warp_specialized": True}
-# the sweep: what the suggestion picks from (the first three and 64 x 128) and arrangements it does not pick
+I32 = {"index_type": DataType.Int32}
+# the sweep: the arrangements the suggestion picks from (the first four) and others it does not pick
 SWEEP = [
     {"tile": (256, 128, 64), "stages": 4, "compute_warp_groups": 2, **WS},
-    {"tile": (256, 128, 64), "stages": 3, "compute_warp_groups": 2, "tma_store": True, **WS},
+    {"tile": (128, 256, 64), "stages": 3, "compute_warp_groups": 2, "tma_store": True, "persistent": True, **WS,
+     **I32},
+    {"tile": (64, 128, 64), "stages": 8, "compute_warp_groups": 1, **WS},
+    {"tile": (128, 128, 64), "stages": 4, "compute_warp_groups": 2, **WS},
     {"tile": (128, 256, 64), "stages": 3, "compute_warp_groups": 2, "tma_store": True, "persistent": True, **WS},
+    {"tile": (256, 128, 64), "stages": 3, "compute_warp_groups": 2, "tma_store": True, **WS},
     {"tile": (128, 256, 64), "stages": 4, "compute_warp_groups": 2, **WS},
     {"tile": (128, 256, 64), "stages": 3, "compute_warp_groups": 2, "tma_store": True, **WS},
-    {"tile": (128, 128, 64), "stages": 4, "compute_warp_groups": 2, **WS},
-    {"tile": (64, 128, 64), "stages": 8, "compute_warp_groups": 1, **WS},
     {"tile": (128, 256, 64), "stages": 4, "compute_warp_groups": 2},
     {"tile": (128, 128, 64), "stages": 4, "compute_warp_groups": 2, "tma_store": True, "persistent": True,
-     "ping_pong": True, **WS},
+     "ping_pong": True, **WS, **I32},
 ]
 # --wide: more arrangements (the measurements behind the rules)
 WIDE = SWEEP + [
@@ -71,12 +75,25 @@ WIDE = SWEEP + [
     {"tile": (128, 64, 64), "stages": 8, "compute_warp_groups": 2, "tma_store": True, **WS},
     {"tile": (64, 256, 64), "stages": 5, "compute_warp_groups": 1, **WS},
     {"tile": (128, 128, 64), "stages": 3, "compute_warp_groups": 2},
+    # 32-bit index arithmetic
+    {"tile": (256, 128, 64), "stages": 4, "compute_warp_groups": 2, **WS, **I32},
+    {"tile": (256, 128, 64), "stages": 3, "compute_warp_groups": 2, "tma_store": True, **WS, **I32},
+    {"tile": (128, 256, 64), "stages": 3, "compute_warp_groups": 2, "tma_store": True, **WS, **I32},
+    {"tile": (128, 256, 64), "stages": 3, "compute_warp_groups": 2, "tma_store": True, "persistent": True, **WS,
+     **I32},
+    {"tile": (256, 128, 64), "stages": 3, "compute_warp_groups": 2, "tma_store": True, "persistent": True, **WS,
+     **I32},
+    {"tile": (128, 256, 64), "stages": 4, "compute_warp_groups": 2, "persistent": True, **WS, **I32},
+    {"tile": (64, 128, 64), "stages": 8, "compute_warp_groups": 1, **WS, **I32},
+    {"tile": (128, 128, 64), "stages": 4, "compute_warp_groups": 2, "tma_store": True, "persistent": True,
+     "ping_pong": True, **WS, **I32},
 ]
 
 
 def describe(params: MatmulParams) -> str:
     kind = ("ws " if params.warp_specialized else "") + ("persistent " if params.persistent else "") \
-        + ("ping-pong " if params.ping_pong else "") + ("tma-store " if params.tma_store else "")
+        + ("ping-pong " if params.ping_pong else "") + ("tma-store " if params.tma_store else "") \
+        + ("i32 " if params.index_type is DataType.Int32 else "")
     return f"wgmma {kind}{'x'.join(str(x) for x in params.tile)} s{params.stages} wg{params.compute_warp_groups}"
 
 
@@ -154,23 +171,20 @@ def dry_run(shapes: list[tuple[int, int, int]], sweep: list[MatmulParams], sms: 
 class Gpu:
     """The GPU side: torch, the executor and bench/matmul.py's timing helpers, imported only here."""
 
-    def __init__(self, repeats: int) -> None:
+    def __init__(self, rounds: int) -> None:
         import torch
 
-        from bench.matmul import rotating
-        from bench.pointwise import median_ms
+        from bench.matmul import interleaved_ms, launches_per_batch, rotating
         from runtime import execute
         from runtime.executor import prepare
         from runtime.sm_count import sm_count
 
-        self.torch, self.rotating, self.median_ms = torch, rotating, median_ms
+        self.torch, self.rotating = torch, rotating
+        self.interleaved_ms, self.launches_per_batch = interleaved_ms, launches_per_batch
         self.execute, self.prepare = execute, prepare
         self.sms = sm_count()
-        self.repeats = repeats
+        self.rounds = rounds
         self.kernels = Kernels()
-
-    def time_ms(self, launch_for, sets: list) -> float:
-        return self.median_ms(self.rotating(launch_for, sets), repeats=self.repeats)
 
     def warm_up(self, seconds: float = 2.0) -> None:
         """Run large products until the clocks are up, before the first measurement."""
@@ -193,9 +207,8 @@ class Gpu:
             raise AssertionError(f"relative error {err:.2e} (torch.matmul: {torch_err:.2e})")
         return kernel, err
 
-    def shape_row(self, shape: tuple[int, int, int], sweep: list[MatmulParams], passes: int) -> dict:
-        """torch.matmul, the suggestion and the sweep on one shape; each kernel timed in ``passes``
-        interleaved passes (the fastest pass's median counts: a pass slowed by the machine does not)."""
+    def shape_row(self, shape: tuple[int, int, int], sweep: list[MatmulParams]) -> dict:
+        """torch.matmul, the suggestion and the sweep on one shape, timed in interleaved rounds."""
         torch = self.torch
         m, n, k = shape
         sets = [(torch.randn(m, k, device="cuda").bfloat16(), torch.randn(k, n, device="cuda").bfloat16())
@@ -223,16 +236,14 @@ class Gpu:
                 continue
             entries[params]["rel_error"] = err
             launches[params] = lambda s, kernel=kernel: self.prepare(kernel, [s[0], s[1]], [out])
-        times: dict[MatmulParams | None, list[float]] = {key: [] for key in launches}
-        for p in range(passes):
-            order = list(launches) if p % 2 == 0 else list(reversed(launches))
-            for key in order:
-                times[key].append(self.time_ms(launches[key], sets))
-        ms = {key: min(ts) for key, ts in times.items()}
-        row["torch"] = {"ms": ms[None], "TFLOP/s": tflops(m, n, k, ms[None]), "passes_ms": times[None]}
+        keys = list(launches)
+        medians = self.interleaved_ms([self.rotating(launches[key], sets) for key in keys],
+                                      self.launches_per_batch(m, n, k), self.rounds)
+        ms = dict(zip(keys, medians))
+        row["torch"] = {"ms": ms[None], "TFLOP/s": tflops(m, n, k, ms[None])}
         for params, entry in entries.items():
             if params in ms:
-                entry.update({"ms": ms[params], "TFLOP/s": tflops(m, n, k, ms[params]), "passes_ms": times[params]})
+                entry.update({"ms": ms[params], "TFLOP/s": tflops(m, n, k, ms[params])})
         if isinstance(suggested, ScheduleError):
             return row
         row["sweep"] = [entries[p] for p in sweep]
@@ -247,22 +258,22 @@ class Gpu:
         return row
 
 
-def measure(shapes: list[tuple[int, int, int]], sweep: list[MatmulParams], repeats: int, passes: int) -> dict:
-    gpu = Gpu(repeats)
+def measure(shapes: list[tuple[int, int, int]], sweep: list[MatmulParams], rounds: int) -> dict:
+    gpu = Gpu(rounds)
     sweep = [replace(p, blocks=gpu.sms) for p in sweep]
     gpu.torch.manual_seed(0)
     gpu.warm_up()
     rows = []
     for shape in shapes + UNSUPPORTED:
-        rows.append(gpu.shape_row(shape, sweep, passes))
+        rows.append(gpu.shape_row(shape, sweep))
         gpu.torch.cuda.empty_cache()
     return {"device": gpu.torch.cuda.get_device_name(), "date": datetime.date.today().isoformat(), "sms": gpu.sms,
-            "repeats": repeats, "passes": passes, "rows": rows}
+            "timing": f"median of {rounds} interleaved rounds of ~3 ms batches (bench/matmul.py)", "rows": rows}
 
 
 def print_table(result: dict) -> None:
-    print(f"device: {result['device']}   date: {result['date']}   bf16 in, bf16 out; median of "
-          f"{result['repeats']} launches, fastest of {result['passes']} passes; ratios of TFLOP/s")
+    print(f"device: {result['device']}   date: {result['date']}   bf16 in, bf16 out; {result['timing']}; "
+          f"ratios of TFLOP/s")
     print(f"{'shape':<18}{'torch':>7}{'best':>7}{'sugg.':>7}{'s/best':>8}{'s/torch':>8}   suggested | best swept")
     for r in result["rows"]:
         shape = "x".join(str(x) for x in r["shape"])
@@ -280,22 +291,28 @@ def main() -> None:
     parser.add_argument("--dry-run", action="store_true", help="lower and plan every config on every shape; no GPU")
     parser.add_argument("--wide", action="store_true", help="sweep more arrangements (the cost model's fit)")
     parser.add_argument("--shapes", help="comma-separated MxNxK (default: the 12 of SHAPES)")
-    parser.add_argument("--repeats", type=int, default=20, help="launches timed per pass (their median counts)")
-    parser.add_argument("--passes", type=int, default=2, help="interleaved passes over the configs of a shape")
+    parser.add_argument("--rounds", type=int, default=15, help="interleaved timing rounds per shape")
+    parser.add_argument("--extra", help="a JSON list of further MatmulParams dicts to sweep (tile as a list, "
+                                        "index_type as \"Int32\")")
     parser.add_argument("--sms", type=int, default=132, help="--dry-run: the SM count to suggest for")
     args = parser.parse_args()
     shapes = SHAPES
     if args.shapes:
         shapes = [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")]  # type: ignore[misc]
-    sweep = [MatmulParams(**c) for c in (WIDE if args.wide else SWEEP)]
+    configs = WIDE if args.wide else SWEEP
+    if args.extra:
+        configs = configs + [dict(c, tile=tuple(c["tile"]), index_type=DataType[c.get("index_type", "Int64")])
+                             for c in json.loads(args.extra)]
+    sweep = list(dict.fromkeys(MatmulParams(**c) for c in configs))
     if args.dry_run:
         dry_run(shapes, sweep, args.sms)
         return
-    result = measure(shapes, sweep, args.repeats, args.passes)
+    result = measure(shapes, sweep, args.rounds)
     print_table(result)
     out_dir = Path(__file__).parent / "results"
     out_dir.mkdir(exist_ok=True)
-    name = "matmul_heuristic_partial" if args.shapes else "matmul_heuristic_wide" if args.wide else "matmul_heuristic"
+    name = "matmul_heuristic_partial" if args.shapes or args.extra else \
+        "matmul_heuristic_wide" if args.wide else "matmul_heuristic"
     (out_dir / f"{name}.json").write_text(
         json.dumps(result, indent=2) + "\n")
 

@@ -22,17 +22,21 @@ from ..types import DataType, ScheduleError
 from .matmul import H100_SMS, SMEM_LIMIT, MatmulParams, _find_mma
 
 MAX_STAGES = 8               # the deepest pipeline suggested (the 64 x 128 tile measured at 8)
+# Deepest useful pipelines measured per tile: 128 x 128 ran 8 to 20 % slower with 5 to 7 stages
+# than with 4 on every shape measured (bench/matmul_heuristic.py --extra; not understood yet).
+DEPTH_CAP = {(128, 128, 64): 4}
 TMA_ROW_BYTES = 16           # cuTensorMapEncodeTiled: every stride but the innermost a multiple of 16 bytes
-SMALL_K = 1024               # K up to this: the epilogue weighs enough that the TMA store pays
-MANY_WAVES = 8               # tiles per SM from which a persistent kernel is suggested
+FEW_K_TILES = 4              # K tiles up to this: a tile is all epilogue, register stores are faster
+PERSISTENT_WAVES = 2         # tiles per SM from which the persistent kernel is suggested
+INT32_LIMIT = 2**31          # 32-bit indices: every tensor under 2**31 elements (the executor checks it)
 
 BIG = (256, 128, 64)         # the tile of the large problems: 2 compute warp groups of 128 x 128
 BIG_COLUMNS = (128, 256, 64)  # the persistent kernel's tile (2 warp groups of 64 x 256)
 PING_PONG = (128, 128, 64)   # a whole tile per warp group: the fastest ping-pong measured (bench/matmul.py)
 # Tiles for problems of fewer big tiles than SMs, with the TFLOP/s one block of each reached with
-# one tile per SM and a long K loop (1024 x 1024 x 32768 on an H100): a smaller tile runs slower
-# per block but keeps more SMs busy.
-FEW_TILES = ((BIG, 2, 5.9), ((128, 128, 64), 2, 4.5), ((64, 128, 64), 1, 3.0))
+# one tile per SM and a long K loop (1024 x 1024 x 32768 on an H100, 4 stages for 256 x 128 and
+# 128 x 128, 8 for 64 x 128): a smaller tile runs slower per block but keeps more SMs busy.
+FEW_TILES = ((BIG, 2, 7.1), ((128, 128, 64), 2, 5.9), ((64, 128, 64), 1, 4.5))
 
 
 @dataclass(frozen=True)
@@ -116,18 +120,27 @@ def suggest_matmul_params(fusion: Fusion, *, sms: int = H100_SMS, **pinned: Any)
 
 def arrangement(problem: MatmulProblem, sms: int) -> dict[str, Any]:
     """The rules of docs/matmul.md, "Suggested parameters", as MatmulParams fields (the depth comes after)."""
-    ws = {"warp_specialized": True, "persistent": False, "ping_pong": False, "tma_store": False, "stages": 2}
+    ws = {"warp_specialized": True, "persistent": False, "ping_pong": False, "tma_store": False, "stages": 2,
+          "index_type": DataType.Int64}
     big = {**ws, "tile": BIG, "compute_warp_groups": 2}
-    small_k = problem.k is not None and problem.k <= SMALL_K and problem.tma_store_possible
     tiles = problem.tiles(BIG_COLUMNS)
-    if tiles is None:                                          # sizes unknown: the best worst case
-        return {**big, "tma_store": small_k}
+    if tiles is None:                                          # sizes unknown: any size must run
+        return big
     if tiles < sms:                                            # under one wave of big tiles
         tile, groups = _few_tiles(problem, sms)
-        return {**ws, "tile": tile, "compute_warp_groups": groups, "tma_store": tile == BIG and small_k}
-    if tiles >= MANY_WAVES * sms and problem.tma_store_possible:
-        return {**big, "tile": BIG_COLUMNS, "persistent": True, "tma_store": True}
-    return {**big, "tma_store": small_k}
+        return {**ws, "tile": tile, "compute_warp_groups": groups}
+    k_tiles = problem.k_tiles(BIG[2])
+    if k_tiles is not None and k_tiles <= FEW_K_TILES:
+        return big
+    if tiles >= PERSISTENT_WAVES * sms and problem.tma_store_possible:
+        return {**big, "tile": BIG_COLUMNS, "persistent": True, "tma_store": True,
+                "index_type": DataType.Int32 if _fits_int32(problem) else DataType.Int64}
+    return big
+
+
+def _fits_int32(problem: MatmulProblem) -> bool:
+    m, n, k = problem.m, problem.n, problem.k
+    return None not in (m, n, k) and max(m * k, k * n, m * n) < INT32_LIMIT  # type: ignore[operator]
 
 
 def _few_tiles(problem: MatmulProblem, sms: int) -> tuple[tuple[int, int, int], int]:
@@ -149,10 +162,11 @@ def _warp_groups_for(tile: Any) -> int:
 
 
 def _depth(params: MatmulParams, problem: MatmulProblem) -> int:
-    """As deep as shared memory allows (at most ``MAX_STAGES``) and, not persistent, no deeper than
-    the K tiles: a persistent pipeline fills its stages from the next tile."""
+    """As deep as shared memory allows (at most ``MAX_STAGES``, or the tile's ``DEPTH_CAP``) and, not
+    persistent, no deeper than the K tiles: a persistent pipeline fills its stages from the next tile."""
+    cap = DEPTH_CAP.get(params.tile, MAX_STAGES)
     stages = 2
-    while stages < MAX_STAGES and replace(params, stages=stages + 1).smem_bytes(problem.dtype) <= SMEM_LIMIT:
+    while stages < cap and replace(params, stages=stages + 1).smem_bytes(problem.dtype) <= SMEM_LIMIT:
         stages += 1
     k_tiles = problem.k_tiles(params.tile[2])
     if k_tiles is not None and not params.persistent:

@@ -14,9 +14,10 @@ from lowering import lower
 pytestmark = pytest.mark.skipif(not nvcc_available(), reason="nvcc is not installed")
 
 SHAPES = {
-    "persistent TMA store, 128 x 256": (8192, 8192, 8192),
-    "TMA store, 256 x 128": (4096, 4096, 256),
+    "persistent TMA store, 128 x 256, 32-bit indices": (8192, 8192, 8192),
+    "256 x 128": (4096, 4096, 256),
     "64 x 128, one compute warp group": (1024, 1024, 32768),
+    "128 x 128": (1024, 2048, 8192),
 }
 
 
