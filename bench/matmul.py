@@ -29,9 +29,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch
 
+from bench.matmul_common import check_error, describe, params_from_json, relative_error, tflops
 from bench.triton_matmul import matmul as triton_matmul
 from examples import matmul_wgmma
 from fusion_ir import DataType
+from fusion_ir.schedulers import MatmulParams
 from lowering import lower
 from runtime import execute
 from runtime.executor import prepare
@@ -57,18 +59,6 @@ CONFIGS = [
 ]
 ROUNDS = 15   # interleaved timing rounds per shape
 QUICK = CONFIGS[:1] + CONFIGS[2:3] + CONFIGS[5:6]
-
-
-def describe(config: dict) -> str:
-    tile = "x".join(str(x) for x in config["tile"])
-    kind = ("ws " if config.get("warp_specialized") else "") + ("persistent " if config.get("persistent") else "") \
-        + ("ping-pong " if config.get("ping_pong") else "") + ("tma-store " if config.get("tma_store") else "") \
-        + ("i32 " if config.get("index_type") == "Int32" else "")
-    return f"wgmma {kind}{tile} s{config['stages']} wg{config['compute_warp_groups']}"
-
-
-def tflops(m: int, n: int, k: int, ms: float) -> float:
-    return 2 * m * n * k / ms / 1e9
 
 
 def launches_per_batch(m: int, n: int, k: int) -> int:
@@ -122,7 +112,7 @@ def main() -> None:
     if args.configs:
         configs = [CONFIGS[int(i)] for i in args.configs.split(",")]
     if args.extra:
-        configs = configs + [dict(c, tile=tuple(c["tile"])) for c in json.loads(args.extra)]
+        configs = configs + json.loads(args.extra)
     torch.manual_seed(0)
     rows = []
     for m, n, k in shapes:
@@ -131,30 +121,29 @@ def main() -> None:
         a, b = sets[0]
         expected = a.double() @ b.double()
         out = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
-        torch_err = ((torch.matmul(a, b).double() - expected).norm() / expected.norm()).item()
+        torch_err = relative_error(torch.matmul(a, b), expected)
         # (name, launch, relative error): every candidate is checked first, then all are timed together
         candidates = [("torch.matmul (cuBLAS)", rotating(lambda s: (lambda: torch.matmul(s[0], s[1], out=out)), sets),
                        None)]
         if triton_matmul(a, b, out) is not None:
-            triton_err = ((out.double() - expected).norm() / expected.norm()).item()
+            triton_err = relative_error(out, expected)
             candidates.append(("Triton (bench/triton_matmul.py, autotuned)",
                                rotating(lambda s: (lambda: triton_matmul(s[0], s[1], out)), sets), triton_err))
         for config in configs:
-            name = describe(config)
-            if config.get("persistent"):
-                config = dict(config, blocks=sm_count())
-            if "index_type" in config:
-                config = dict(config, index_type=getattr(DataType, config["index_type"]))
+            fields = params_from_json(config)
+            if fields.get("persistent"):
+                fields["blocks"] = sm_count()
+            name = describe(MatmulParams(**fields))
             try:
-                fusion = matmul_wgmma.build(out_dtype=DataType.BFloat16, **config)
+                fusion = matmul_wgmma.build(out_dtype=DataType.BFloat16, **fields)
                 kernel = lower(fusion)
                 out.fill_(float("nan"))
                 execute(kernel, [a, b], outputs=[out])
                 torch.cuda.synchronize()
-                err = ((out.double() - expected).norm() / expected.norm()).item()
-                if not err < 2 * torch_err + 1e-3:
-                    raise AssertionError(f"relative error {err:.2e} (torch.matmul: {torch_err:.2e})")
-                candidates.append((name, rotating(lambda s: prepare(kernel, [s[0], s[1]], [out]), sets), err))
+                err = relative_error(out, expected)
+                check_error(err, torch_err)
+                launch = rotating(lambda s, kernel=kernel: prepare(kernel, [s[0], s[1]], [out]), sets)
+                candidates.append((name, launch, err))
             except Exception as e:  # a config that fails is reported, not fatal
                 rows.append({"shape": [m, n, k], "name": name, "error": f"{type(e).__name__}: {e}"[:300]})
         times = interleaved_ms([fn for _, fn, _ in candidates], batch=launches_per_batch(m, n, k))

@@ -31,6 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.matmul_common import check_error, describe, params_from_json, relative_error, tflops
 from fusion_ir import DataType, Fusion, ScheduleError, ops
 from fusion_ir.schedulers import MatmulParams, schedule_matmul, suggest_matmul_params
 from lowering import lower
@@ -90,13 +91,6 @@ WIDE = SWEEP + [
 ]
 
 
-def describe(params: MatmulParams) -> str:
-    kind = ("ws " if params.warp_specialized else "") + ("persistent " if params.persistent else "") \
-        + ("ping-pong " if params.ping_pong else "") + ("tma-store " if params.tma_store else "") \
-        + ("i32 " if params.index_type is DataType.Int32 else "")
-    return f"wgmma {kind}{'x'.join(str(x) for x in params.tile)} s{params.stages} wg{params.compute_warp_groups}"
-
-
 def matmul_fusion(shape: tuple[int, int, int] | None = None) -> Fusion:
     """bf16 ``cast(a @ b, bf16)``: of the given (M, N, K), or of symbolic extents (``shape=None``)."""
     fusion = Fusion()
@@ -115,10 +109,6 @@ def matmul_fusion(shape: tuple[int, int, int] | None = None) -> Fusion:
 def params_json(params: MatmulParams) -> dict:
     return {key: value.name if isinstance(value, DataType) else list(value) if isinstance(value, tuple) else value
             for key, value in asdict(params).items()}
-
-
-def tflops(m: int, n: int, k: int, ms: float) -> float:
-    return 2 * m * n * k / ms / 1e9
 
 
 class Kernels:
@@ -202,9 +192,8 @@ class Gpu:
         out.fill_(float("nan"))
         self.execute(kernel, list(sets[0]), outputs=[out])
         self.torch.cuda.synchronize()
-        err = ((out.double() - expected).norm() / expected.norm()).item()
-        if not err < 2 * torch_err + 1e-3:
-            raise AssertionError(f"relative error {err:.2e} (torch.matmul: {torch_err:.2e})")
+        err = relative_error(out, expected)
+        check_error(err, torch_err)
         return kernel, err
 
     def shape_row(self, shape: tuple[int, int, int], sweep: list[MatmulParams]) -> dict:
@@ -216,7 +205,7 @@ class Gpu:
         a, b = sets[0]
         expected = a.double() @ b.double()
         out = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
-        torch_err = ((torch.matmul(a, b).double() - expected).norm() / expected.norm()).item()
+        torch_err = relative_error(torch.matmul(a, b), expected)
         row: dict = {"shape": [m, n, k]}
         suggested = suggestion(shape, self.sms)
         configs = list(sweep)
@@ -301,8 +290,7 @@ def main() -> None:
         shapes = [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")]  # type: ignore[misc]
     configs = WIDE if args.wide else SWEEP
     if args.extra:
-        configs = configs + [dict(c, tile=tuple(c["tile"]), index_type=DataType[c.get("index_type", "Int64")])
-                             for c in json.loads(args.extra)]
+        configs = configs + [params_from_json(c) for c in json.loads(args.extra)]
     sweep = list(dict.fromkeys(MatmulParams(**c) for c in configs))
     if args.dry_run:
         dry_run(shapes, sweep, args.sms)

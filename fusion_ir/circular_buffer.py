@@ -58,6 +58,12 @@ class CircularBufferOptions:
         return self.stages == AUTO
 
     @property
+    def war_mbarrier(self) -> bool:
+        """Whether "empty" mbarriers guard a stage's write-after-read: always when warp-specialized,
+        with ``Pipelined(uses_mbarrier_for_war=True)`` otherwise."""
+        return isinstance(self.type, WarpSpecialized) or self.type.uses_mbarrier_for_war
+
+    @property
     def min_stages(self) -> int:
         """The least depth the prefetch allows: 2, and more than a prefetch distance (-p for p < 0)."""
         return max(2, self.prefetch + 1 if self.prefetch >= 0 else -self.prefetch)

@@ -9,6 +9,11 @@ class ScheduleError(ValueError):
     """A scheduling call broke a rule; the message names the tensor, the axis and the rule."""
 
 
+# The largest element count or offset a kernel with 32-bit indices may address
+# (``Fusion.set_index_type(DataType.Int32)``; the executor checks every tensor against it).
+INT32_INDEX_MAX = 2**31 - 1
+
+
 class DataType(enum.Enum):
     Float = ("float", 4, "float32")
     Half = ("__half", 2, "float16")

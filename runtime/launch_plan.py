@@ -15,7 +15,7 @@ from typing import Any
 
 from codegen import shared_memory_layout
 from fusion_ir.scalar import Val
-from fusion_ir.types import DataType, SmemSwizzle
+from fusion_ir.types import INT32_INDEX_MAX, DataType, SmemSwizzle
 from lowering.kernel_ir import ArgumentError, Buffer, Kernel, TensorMapParam, bind_arguments
 
 from .arrays import ArrayArg
@@ -99,9 +99,6 @@ def _check_dtype(buf: Buffer, arg: ArrayArg) -> None:
         raise InputError(f"{buf.name} must be {buf.dtype.numpy_name}, got {arg.dtype}")
 
 
-INT32_MAX = 2**31 - 1
-
-
 def check_index_type(kernel: Kernel, shapes: list[tuple[int, ...]], strides: list[tuple[int, ...]]) -> None:
     """A kernel with 32-bit indices runs only on tensors whose every element offset fits them."""
     if kernel.index_type != DataType.Int32:
@@ -111,7 +108,7 @@ def check_index_type(kernel: Kernel, shapes: list[tuple[int, ...]], strides: lis
         for d in shape:
             numel *= int(d)
         last = sum((int(d) - 1) * abs(int(s)) for d, s in zip(shape, stride)) if numel else 0
-        if max(numel, last) > INT32_MAX:
+        if max(numel, last) > INT32_INDEX_MAX:
             raise InputError(f"kernel {kernel.name} indexes in 32 bits (Fusion.set_index_type(DataType.Int32)), but "
                              f"{buf.name} of shape {tuple(shape)} has {'elements' if numel >= last else 'offsets'} "
                              f"up to {max(numel, last)} > 2**31 - 1; schedule it with DataType.Int64 indices")

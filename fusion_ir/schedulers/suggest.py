@@ -18,7 +18,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from ..fusion import Fusion
-from ..types import DataType, ScheduleError
+from ..types import INT32_INDEX_MAX, DataType, ScheduleError
 from .matmul import H100_SMS, SMEM_LIMIT, MatmulParams, _find_mma
 
 MAX_STAGES = 8               # the deepest pipeline suggested (the 64 x 128 tile measured at 8)
@@ -28,7 +28,6 @@ DEPTH_CAP = {(128, 128, 64): 4}
 TMA_ROW_BYTES = 16           # cuTensorMapEncodeTiled: every stride but the innermost a multiple of 16 bytes
 FEW_K_TILES = 4              # K tiles up to this: a tile is all epilogue, register stores are faster
 PERSISTENT_WAVES = 2         # tiles per SM from which the persistent kernel is suggested
-INT32_LIMIT = 2**31          # 32-bit indices: every tensor under 2**31 elements (the executor checks it)
 
 BIG = (256, 128, 64)         # the tile of the large problems: 2 compute warp groups of 128 x 128
 BIG_COLUMNS = (128, 256, 64)  # the persistent kernel's tile (2 warp groups of 64 x 256)
@@ -140,7 +139,7 @@ def arrangement(problem: MatmulProblem, sms: int) -> dict[str, Any]:
 
 def _fits_int32(problem: MatmulProblem) -> bool:
     m, n, k = problem.m, problem.n, problem.k
-    return None not in (m, n, k) and max(m * k, k * n, m * n) < INT32_LIMIT  # type: ignore[operator]
+    return None not in (m, n, k) and max(m * k, k * n, m * n) <= INT32_INDEX_MAX  # type: ignore[operator]
 
 
 def _few_tiles(problem: MatmulProblem, sms: int) -> tuple[tuple[int, int, int], int]:

@@ -23,6 +23,7 @@ least ``stages`` iterations (a symbolic one is checked before launch) unless it 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from fusion_ir import MemoryType, Pipelined, TensorView, WarpSpecialized
 from fusion_ir.exprs import load_kind
@@ -34,8 +35,10 @@ from ..kernel_ir import RuntimeCheck
 from .buffers import BufferPlan, cb_axis, pipeline_loops, turn_axis
 from .id_model import IdModel, LoopGroup
 from .mma import MmaInfo
-from .pipeline_depth import PipelineDepths
 from .tma import TmaInfo
+
+if TYPE_CHECKING:   # pipeline_depth reads the mbarriers analysis's sizes, which imports this module
+    from .pipeline_depth import PipelineDepths
 
 
 @dataclass
@@ -195,7 +198,7 @@ def build(ids: IdModel, buffers: BufferPlan, tma: TmaInfo, mma: MmaInfo, depths:
                 raise LoweringError(f"T{tv.name} is circular-buffered, so its loads are issued ahead of the loop "
                                     f"body, but it reads T{p.name}, which is computed by the kernel; circular "
                                     f"buffering prefetches loads of fusion inputs")
-        war = ws is not None or opts.type.uses_mbarrier_for_war
+        war = opts.war_mbarrier
         if ws is None and opts.type.uses_mbarrier_for_war and load_kind(tv) is not LoadStoreOpType.TMA:
             raise LoweringError(f"T{tv.name}: Pipelined(uses_mbarrier_for_war=True) guards TMA loads; T{tv.name} "
                                 f"is loaded by {load_kind(tv).name}")

@@ -21,6 +21,7 @@ from .circular_buffer import CircularBufferInfo, CircularLoop
 from .tma import TmaInfo
 
 MBAR_ALIGN = 8
+MBAR_BYTES = DataType.Int64.size   # one mbarrier: an int64 in shared memory
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,12 @@ class OrderingBarriers:
 
     @property
     def slots(self) -> int:
-        return 2 * self.takers
+        return self.slots_for(self.takers)
+
+    @staticmethod
+    def slots_for(takers: int) -> int:
+        """A mainloop and an epilogue slot per warp group."""
+        return 2 * takers
 
 
 @dataclass
@@ -84,7 +90,7 @@ def build(tma: TmaInfo, circular: CircularBufferInfo) -> MBarrierPlan:
         plan.arrays[number] = mbar
         if loop.ping_pong:
             order = Buffer(f"T{loop.tma[0].name}_order", DataType.Int64, MemoryType.Shared,
-                           Val.const(2 * loop.takers), align=MBAR_ALIGN)
+                           Val.const(OrderingBarriers.slots_for(loop.takers)), align=MBAR_ALIGN)
             plan.ordering[number] = OrderingBarriers(order, loop.takers)
         for tv in loop.tma:
             plan._slots[tv] = (mbar, loop.full(loop.stage(loop.iteration)))

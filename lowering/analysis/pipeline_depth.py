@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from fusion_ir import CircularBufferOptions, MemoryType, TensorView, WarpSpecialized
+from fusion_ir import CircularBufferOptions, MemoryType, TensorView
 from fusion_ir.exprs import load_kind
 from fusion_ir.types import LoadStoreOpType
 
@@ -39,8 +39,8 @@ from ..errors import LoweringError
 from ..limits import MAX_SMEM_PER_BLOCK
 from . import buffers as buffer_plan
 from .id_model import IdModel, LoopGroup
+from .mbarriers import MBAR_BYTES, OrderingBarriers
 
-MBAR_BYTES = 8          # one mbarrier (an int64 in shared memory)
 GRANULE = 16            # every buffer counted in whole 16-byte units
 
 
@@ -222,9 +222,8 @@ def _auto_loop(ids: IdModel, trial: buffer_plan.BufferPlan, tvs: list[TensorView
 
 
 def _slots_per_stage(tv: TensorView) -> int:
-    """A "full" mbarrier per stage, and an "empty" one when barriers guard WAR (as the mbarriers analysis)."""
-    cb_type = tv.circular_buffer_options.type
-    return 2 if isinstance(cb_type, WarpSpecialized) or cb_type.uses_mbarrier_for_war else 1
+    """A "full" mbarrier per stage, and an "empty" one when barriers guard WAR (``CircularLoop.slots``)."""
+    return 2 if tv.circular_buffer_options.war_mbarrier else 1
 
 
 def _trip_count(ids: IdModel, tv: TensorView) -> int | None:
@@ -265,7 +264,8 @@ def _fixed_buffers(ids: IdModel, trial: buffer_plan.BufferPlan, by_loop: dict[in
         turn = buffer_plan.turn_axis(ids, tma[0])
         if turn is not None:     # ping-pong ordering barriers (counted whenever warp groups take turns)
             takers = ids.group(turn).extent.const_value() or 1
-            out.append(_Counted(f"T{tma[0].name}_order", _rounded(2 * takers * MBAR_BYTES), MBAR_BYTES))
+            slots = OrderingBarriers.slots_for(takers)
+            out.append(_Counted(f"T{tma[0].name}_order", _rounded(slots * MBAR_BYTES), MBAR_BYTES))
         opts = tma[0].circular_buffer_options
         if not opts.is_auto:
             slots = int(opts.stages) * _slots_per_stage(tma[0])

@@ -99,6 +99,6 @@ def test_plan_launch_checks_the_index_type(monkeypatch: pytest.MonkeyPatch) -> N
     plan_launch(kernel, args)
     import runtime.launch_plan as lp
 
-    monkeypatch.setattr(lp, "INT32_MAX", 100)   # as if 16 x 32 elements were over 31 bits
+    monkeypatch.setattr(lp, "INT32_INDEX_MAX", 100)   # as if 16 x 32 elements were over 31 bits
     with pytest.raises(InputError, match=r"indexes in 32 bits"):
         plan_launch(kernel, args)

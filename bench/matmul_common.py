@@ -1,0 +1,42 @@
+"""What bench/matmul.py and bench/matmul_heuristic.py share, without torch (the heuristic's
+``--dry-run`` runs where torch is not installed): names, rates, the accuracy rule and the JSON
+form of ``MatmulParams``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fusion_ir import DataType
+from fusion_ir.schedulers import MatmulParams
+
+
+def describe(params: MatmulParams) -> str:
+    """A configuration's name in the tables, e.g. ``wgmma ws persistent tma-store i32 128x256x64 s3 wg2``."""
+    kind = ("ws " if params.warp_specialized else "") + ("persistent " if params.persistent else "") \
+        + ("ping-pong " if params.ping_pong else "") + ("tma-store " if params.tma_store else "") \
+        + ("i32 " if params.index_type is DataType.Int32 else "")
+    return f"wgmma {kind}{'x'.join(str(x) for x in params.tile)} s{params.stages} wg{params.compute_warp_groups}"
+
+
+def params_from_json(config: dict[str, Any]) -> dict[str, Any]:
+    """``MatmulParams`` fields from their JSON form: the tile a list, the index type a name ("Int32")."""
+    out = dict(config, tile=tuple(config["tile"]))
+    if "index_type" in out:
+        out["index_type"] = DataType[out["index_type"]]
+    return out
+
+
+def tflops(m: int, n: int, k: int, ms: float) -> float:
+    return 2 * m * n * k / ms / 1e9
+
+
+def relative_error(out: Any, expected: Any) -> float:
+    """‖out − expected‖ / ‖expected‖ of two torch tensors, in float64."""
+    return ((out.double() - expected).norm() / expected.norm()).item()
+
+
+def check_error(err: float, torch_err: float) -> None:
+    """A kernel is as accurate as torch.matmul of the same inputs: a relative error under twice torch's
+    (both round a float32 accumulator to bf16) plus 1e-3."""
+    if not err < 2 * torch_err + 1e-3:
+        raise AssertionError(f"relative error {err:.2e} (torch.matmul: {torch_err:.2e})")
