@@ -12,8 +12,15 @@ alike (timing one kernel after another moved ratios by up to 10 % between identi
 Beside them a plain Triton matmul with a few autotuned configurations (bench/triton_matmul.py), the
 peer a user would write instead. Writes bench/results/matmul.json with the device name and the date.
 
-``python bench/matmul.py [--quick] [--shapes 4096x4096x4096,...] [--configs 0,6]``: ``--quick`` runs
-8192^3 only, with three configurations; a partial run writes bench/results/matmul_quick.json.
+Fused epilogues (examples/matmul_epilogue, the seed 000 cooperative kernel): ``relu(a @ b + bias)``
+and ``gelu(a @ b + bias)`` fused, against torch.matmul followed by torch's own bias add and
+activation (the ratio's reference) and torch's cuBLASLt-fused ``torch._addmm_activation``;
+``2 (a @ b) + 0.5 C`` with C TMA-loaded, against ``torch.addmm`` (cuBLAS scales and adds C itself);
+torch.matmul alone beside them, all timed in the same interleaved rounds.
+
+``python bench/matmul.py [--quick] [--shapes 4096x4096x4096,...] [--configs 0,6] [--epilogues-only]``:
+``--quick`` runs 8192^3 only, with three configurations; a partial run writes
+bench/results/matmul_quick.json.
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ import torch
 
 from bench.matmul_common import check_error, describe, params_from_json, relative_error, tflops
 from bench.triton_matmul import matmul as triton_matmul
-from examples import matmul_wgmma
+from examples import matmul_epilogue, matmul_wgmma
 from fusion_ir import DataType
 from fusion_ir.schedulers import MatmulParams
 from lowering import lower
@@ -98,12 +105,83 @@ def rotating(fn_for, sets):
     return run
 
 
+def epilogue_rows(m: int, n: int, k: int) -> list[dict]:
+    """Each fused epilogue of examples/matmul_epilogue against torch's ways of computing it."""
+    rows: list[dict] = []
+    sets = [(torch.randn(m, k, device="cuda").bfloat16(), torch.randn(k, n, device="cuda").bfloat16(),
+             torch.randn(n, device="cuda"), torch.randn(m, n, device="cuda").bfloat16()) for _ in range(3)]
+    out = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+    mm = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+    gelu = torch.nn.functional.gelu
+    alpha, beta = matmul_epilogue.ALPHA, matmul_epilogue.BETA
+
+    def unfused(s, activation):
+        """torch.matmul, then torch's bias add and activation: three kernels; returns the result."""
+        bias = s[2].bfloat16()
+
+        def run():
+            torch.matmul(s[0], s[1], out=mm)
+            torch.add(mm, bias, out=out)
+            return torch.relu_(out) if activation == "relu" else gelu(out, approximate="tanh")
+        return run
+
+    def lt_fused(s, use_gelu):
+        bias = s[2].bfloat16()
+        return lambda: torch._addmm_activation(bias, s[0], s[1], use_gelu=use_gelu)
+
+    torch_ways = {
+        "bias_relu": [("torch.matmul + bias add + relu", lambda s: unfused(s, "relu")),
+                      ("torch._addmm_activation (cuBLASLt relu epilogue)", lambda s: lt_fused(s, False))],
+        "bias_gelu": [("torch.matmul + bias add + gelu(tanh)", lambda s: unfused(s, "gelu")),
+                      ("torch._addmm_activation (cuBLASLt gelu epilogue)", lambda s: lt_fused(s, True))],
+        "alpha_beta": [("torch.addmm(C, a, b, beta, alpha)",
+                        lambda s: (lambda: torch.addmm(s[3], s[0], s[1], beta=beta, alpha=alpha, out=out)))],
+    }
+    for kind in matmul_epilogue.KINDS:
+        a, b, bias, c = sets[0]
+        extra = c if kind == "alpha_beta" else bias
+        fusion = matmul_epilogue.build(kind, blocks=sm_count(), group_m=8)
+        name = f"{kind}: fused, seed 000 cooperative i32"
+        try:
+            kernel = lower(fusion)
+            out.fill_(float("nan"))
+            execute(kernel, [a, b, extra], outputs=[out])
+            torch.cuda.synchronize()
+            a64, b64 = a.double(), b.double()
+            if kind == "alpha_beta":
+                expected = alpha * (a64 @ b64) + beta * c.double()
+            else:
+                biased = a64 @ b64 + bias.double()
+                expected = torch.relu(biased) if kind == "bias_relu" else gelu(biased, approximate="tanh")
+            err = relative_error(out, expected)
+            torch_err = relative_error(torch_ways[kind][0][1](sets[0])(), expected)   # torch's way, in bf16
+            check_error(err, torch_err)
+        except Exception as e:  # noqa: BLE001  (a kernel that fails is reported, not fatal)
+            rows.append({"shape": [m, n, k], "name": name, "error": f"{type(e).__name__}: {e}"[:300]})
+            continue
+        candidates = [(label, rotating(way, sets)) for label, way in torch_ways[kind]]
+        candidates.append((name, rotating(lambda s, kind=kind, kernel=kernel: prepare(
+            kernel, [s[0], s[1], s[3] if kind == "alpha_beta" else s[2]], [out]), sets)))
+        candidates.append(("torch.matmul alone", rotating(lambda s: (lambda: torch.matmul(s[0], s[1], out=mm)),
+                                                            sets)))
+        times = interleaved_ms([fn for _, fn in candidates], batch=launches_per_batch(m, n, k))
+        ref_ms = times[0]
+        for (label, _), ms in zip(candidates, times):
+            row = {"shape": [m, n, k], "epilogue": kind, "name": label, "ms": ms, "TFLOP/s": tflops(m, n, k, ms),
+                   "ratio": ref_ms / ms}
+            if label == name:
+                row["rel_error"] = err
+            rows.append(row)
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--shapes", help="comma-separated MxNxK (default: all of SHAPES)")
     parser.add_argument("--configs", help="comma-separated indices into CONFIGS (default: all)")
     parser.add_argument("--extra", help="a JSON list of further MatmulParams dicts to measure (tile as a list)")
+    parser.add_argument("--epilogues-only", action="store_true", help="measure the fused epilogues only")
     args = parser.parse_args()
     shapes = SHAPES[:1] if args.quick else SHAPES
     configs = QUICK if args.quick else CONFIGS
@@ -116,6 +194,10 @@ def main() -> None:
     torch.manual_seed(0)
     rows = []
     for m, n, k in shapes:
+        if m * n * k >= 4096 ** 3:
+            rows += epilogue_rows(m, n, k)
+        if args.epilogues_only:
+            continue
         sets = [(torch.randn(m, k, device="cuda").bfloat16(), torch.randn(k, n, device="cuda").bfloat16())
                 for _ in range(3)]
         a, b = sets[0]
@@ -158,11 +240,13 @@ def main() -> None:
     result = {"device": device, "date": date, "rows": rows}
     out_dir = Path(__file__).parent / "results"
     out_dir.mkdir(exist_ok=True)
-    partial = args.quick or args.shapes or args.configs
+    partial = args.quick or args.shapes or args.configs or args.epilogues_only
     (out_dir / ("matmul_quick.json" if partial else "matmul.json")).write_text(json.dumps(result, indent=2) + "\n")
     print(f"device: {device}   date: {date}   bf16 in, bf16 out, fp32 accumulate; median of {ROUNDS} interleaved rounds")
     print(f"{'shape':<18}{'kernel':<52}{'ms':>8}{'TFLOP/s':>9}{'ratio':>7}   (ratio: torch.matmul time / time)")
     for r in rows:
+        if "epilogue" in r and r["name"].startswith("torch") and r["ratio"] == 1.0:
+            print(f"  {r['epilogue']} (ratio: {r['name']} time / time)")
         shape = "x".join(str(x) for x in r["shape"])
         if "error" in r:
             print(f"{shape:<18}{r['name']:<52}  FAILED {r['error'][:120]}")

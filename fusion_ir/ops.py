@@ -104,6 +104,15 @@ def sigmoid(x: TensorView) -> TensorView:
     return _unary("sigmoid", x)
 
 
+def gelu(x: TensorView) -> TensorView:
+    """GELU in its tanh form (``torch.nn.functional.gelu(x, approximate="tanh")``):
+    ``0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))``, made of ``mul``, ``add`` and ``tanh``."""
+    x = _check_tensor(x, "gelu")
+    cube = mul(mul(x, x), x)
+    inner = mul(add(x, mul(cube, 0.044715)), 0.7978845608028654)
+    return mul(mul(x, 0.5), add(tanh(inner), 1.0))
+
+
 def cast(x: TensorView, dtype: DataType) -> TensorView:
     """``x`` converted to ``dtype``."""
     x = _check_tensor(x, "cast")

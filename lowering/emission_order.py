@@ -11,7 +11,7 @@ share it (softmax's ``e / broadcast(sum(e))`` beside a second inlined producer).
 
 from __future__ import annotations
 
-from fusion_ir import TensorView
+from fusion_ir import ASYNC_LOADS, TensorView, load_kind
 
 
 def emission_order(tensors: list[TensorView]) -> list[TensorView]:
@@ -34,13 +34,36 @@ def emission_order(tensors: list[TensorView]) -> list[TensorView]:
             stack.extend(u.producers())
         return False
 
+    def shallower(tv: TensorView) -> list[TensorView]:
+        """The not yet emitted tensors ``tv`` depends on that are computed at a shallower position
+        (the nearest on each path), in topological order."""
+        found: set[TensorView] = set()
+        stack, visited = list(tv.producers()), set()
+        while stack:
+            u = stack.pop()
+            if u in visited or u.is_input or u in done or u not in index:
+                continue
+            visited.add(u)
+            if u.compute_at_pos < tv.compute_at_pos:
+                found.add(u)
+            else:
+                stack.extend(u.producers())
+        # async loads first: nothing they read is computed, and what follows hides their latency
+        return sorted(found, key=lambda u: (load_kind(u) not in ASYNC_LOADS, index[u]))
+
     def visit(tv: TensorView) -> None:
         if tv in seen or tv.is_input:
             return
         producers = [p for p in tv.producers() if not p.is_input and p in index]
         keys = {p: (p.compute_at_pos, not pending_shallower(p), index[p]) for p in producers}
         seen.add(tv)
-        for p in sorted(producers, key=keys.__getitem__):
+        ordered = sorted(producers, key=keys.__getitem__)
+        # Every producer's shallower dependencies come before the first producer opens the loops
+        # they would otherwise close (an epilogue reading the accumulator and a tile loaded per tile).
+        for p in ordered:
+            for u in shallower(p):
+                visit(u)
+        for p in ordered:
             visit(p)
         emitted.append(tv)
         done.add(tv)

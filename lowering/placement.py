@@ -37,17 +37,24 @@ def insert_at_scope(body: tuple[Node, ...], tv: TensorView, depth: int, nodes: t
 def replace_at(body: tuple[Node, ...], tv: TensorView, depth: int,
                fn: Callable[[Node], tuple[Node, ...]]) -> tuple[Node, ...]:
     """Replace the statement ``depth`` loops down the path to ``tv``'s computation with ``fn(statement)``."""
+    return edit_scope(body, tv, depth, lambda scope, k: scope[:k] + tuple(fn(scope[k])) + scope[k + 1:])
+
+
+def edit_scope(body: tuple[Node, ...], tv: TensorView, depth: int,
+               fn: Callable[[tuple[Node, ...], int], tuple[Node, ...]]) -> tuple[Node, ...]:
+    """Replace the scope that holds the statement ``depth`` loops down the path to ``tv``'s computation
+    with ``fn(scope, index of that statement)``."""
     out = list(body)
     for k, node in enumerate(out):
         if not computes(node, tv):
             continue
         if depth == 0:
-            return tuple(out[:k]) + tuple(fn(node)) + tuple(out[k + 1:])
+            return tuple(fn(tuple(out), k))
         if isinstance(node, ForLoop):
-            out[k] = replace(node, body=replace_at(node.body, tv, depth - 1, fn))
+            out[k] = replace(node, body=edit_scope(node.body, tv, depth - 1, fn))
             return tuple(out)
         kids = children(node)
-        out[k] = replace(node, **{name: replace_at(sub, tv, depth, fn) if any(computes(x, tv) for x in sub)
+        out[k] = replace(node, **{name: edit_scope(sub, tv, depth, fn) if any(computes(x, tv) for x in sub)
                                   else sub for name, sub in kids})
         return tuple(out)
     raise LoweringError(f"internal: no statement {depth} loops deep computes T{tv.name}")

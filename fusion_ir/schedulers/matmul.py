@@ -69,8 +69,9 @@ class MatmulParams:
     tma_store: bool = False                      # the epilogue: stmatrix into shared memory, then a TMA store
     index_type: DataType = DataType.Int64        # the kernel's index arithmetic (Int32: tensors under 2**31 elements)
 
-    def validate(self, dtype: DataType = DataType.BFloat16) -> None:
-        """Raise ``ScheduleError`` naming the parameter and the rule it breaks."""
+    def validate(self, dtype: DataType = DataType.BFloat16, loaded: int = 0) -> None:
+        """Raise ``ScheduleError`` naming the parameter and the rule it breaks (``loaded``: as in
+        ``smem_bytes``)."""
         if not (isinstance(self.tile, tuple) and len(self.tile) == 3 and all(isinstance(x, int) and x > 0
                                                                                 for x in self.tile)):
             raise ScheduleError(f"MatmulParams.tile: {self.tile!r} must be three positive ints (M, N, K)")
@@ -114,9 +115,10 @@ class MatmulParams:
                                 f"({tm} x {tn} over {self.tile_sharers()} warp groups of {WARP_GROUP} threads); at "
                                 f"most {MAX_ACCUMULATORS} fit in registers: use a smaller tile"
                                 f"{'' if self.ping_pong else ' or more compute_warp_groups'}")
-        smem = self.smem_bytes(dtype)
+        smem = self.smem_bytes(dtype, loaded)
         if smem > SMEM_LIMIT:
             staged = " and the output tile" if self.tma_store else ""
+            staged += " and the epilogue's TMA-loaded tile of C" if loaded else ""
             depth = "even the 2 stages of \"auto\"" if auto else f"{self.stages} stages"
             raise ScheduleError(f"MatmulParams.stages: {depth} of A ({tm} x {tk}) and B ({tk} x {tn}) "
                                 f"{dtype.short_name} tiles{staged} need {smem} bytes of shared memory, over the "
@@ -151,14 +153,17 @@ class MatmulParams:
         tm, tn, _ = self.tile
         return tm * tn // (WARP_GROUP * self.tile_sharers())
 
-    def smem_bytes(self, dtype: DataType) -> int:
-        """Shared memory the kernel takes (with ``stages="auto"``: at its shallowest, 2 stages)."""
+    def smem_bytes(self, dtype: DataType, loaded: int = 0) -> int:
+        """Shared memory the kernel takes (with ``stages="auto"``: at its shallowest, 2 stages).
+        ``loaded``: bytes per output element of the ``[M, N]`` inputs the epilogue reads (C), TMA-loaded
+        into a tile each; the TMA store's staging tile takes over their memory once they are read."""
         tm, tn, tk = self.tile
         stages = 2 if self.stages == AUTO else self.stages
         stage = (tm * tk + tk * tn) * dtype.size
         barriers = 2 * 8 * stages
         # the 16-bit output tile the TMA store reads: one per warp group with a tile of its own
         staging = tm * tn * 2 * (self.compute_warp_groups if self.ping_pong else 1) if self.tma_store else 0
+        staging = max(staging, tm * tn * loaded)
         return stages * stage + staging + barriers + 1024   # + the swizzle alignment of the first tile
 
 
@@ -188,7 +193,14 @@ def _epilogue(fusion: Fusion, acc: TensorView) -> list[TensorView]:
     for tv in fusion.topological_order():
         if any(p is acc or p in after for p in tv.producers()):
             after.add(tv)
-    beside = {p for tv in after for p in tv.producers() if p is not acc and p not in after and not p.is_input}
+    beside: set[TensorView] = set()             # what they read besides the accumulator, back to the inputs
+    stack = [p for tv in after for p in tv.producers() if p is not acc and p not in after]
+    while stack:
+        p = stack.pop()
+        if p.is_input or p in beside:
+            continue
+        beside.add(p)
+        stack.extend(p.producers())
     out = [tv for tv in fusion.topological_order() if tv in after or tv in beside]
     for tv in out:
         if tv.has_reduction:
@@ -207,8 +219,8 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
         raise ScheduleError(f"schedule_matmul: params must be MatmulParams, got {type(params).__name__}")
     mm = _find_mma(fusion)
     a, b = mm.definition.inputs
-    matmul_problem(fusion, caller="schedule_matmul")    # sizes the fusion fixes: equal K, 16-byte TMA rows
-    params.validate(a.dtype)
+    problem = matmul_problem(fusion, caller="schedule_matmul")   # sizes the fusion fixes: equal K, 16-byte TMA rows
+    params.validate(a.dtype, problem.loaded)
     if params.index_type not in (DataType.Int32, DataType.Int64):
         raise ScheduleError(f"MatmulParams.index_type: {params.index_type!r} must be DataType.Int32 or DataType.Int64")
     if any(tv.compute_at_pos or len(tv.transforms) for tv in fusion.used_tensors() if not tv.is_input):
@@ -264,11 +276,14 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
 
         # epilogue: [tiles..., Mw, Mr, TIDx, N/8, 2, 2], every tensor inlined into its consumer
         staged = _stage_output(fusion) if params.tma_store else []
+        loaded = _load_epilogue_inputs(fusion, acc, params)
         for tv in _epilogue(fusion, acc):
             if tv in staged:
                 _schedule_staged_tensor(tv, params)
-            else:
+            elif tv not in loaded:
                 _schedule_epilogue_tensor(tv, params)
+        for tv in loaded:
+            _schedule_loaded_tile(tv, params)
         _inline_epilogue(fusion, acc)
     fusion.set_index_type(params.index_type)
     return fusion
@@ -285,6 +300,44 @@ def _stage_output(fusion: Fusion) -> list[TensorView]:
     tile = out.cache_before(LoadStoreOpType.TMAStore)     # shared tile, read by the TMA store
     tile.cache_before(LoadStoreOpType.StMatrix)           # registers in the fragment layout, stored by stmatrix
     return [tile, out]
+
+
+def epilogue_inputs(fusion: Fusion, acc: TensorView) -> list[TensorView]:
+    """The ``[M, N]`` fusion inputs the epilogue of ``acc`` reads (C)."""
+    found: list[TensorView] = []
+    for tv in _epilogue(fusion, acc):
+        for p in tv.producers():
+            if p.is_input and p.ndim == 2 and not any(i.is_broadcast for i in p.logical) and p not in found:
+                found.append(p)
+    return found
+
+
+def _load_epilogue_inputs(fusion: Fusion, acc: TensorView, params: MatmulParams) -> list[TensorView]:
+    """An ``[M, N]`` input the epilogue reads (the ``C`` of ``alpha * acc + beta * C``) comes into a shared
+    tile by TMA, one tile per output tile; returns those shared tiles."""
+    loaded = epilogue_inputs(fusion, acc)
+    if loaded and params.ping_pong:
+        raise ScheduleError(f"MatmulParams.ping_pong: the epilogue reads T{loaded[0].name} ([M, N]), which is "
+                            f"TMA-loaded once per output tile; ping-pong warp groups would each load the tile of "
+                            f"their own turn, which is not implemented: use the cooperative arrangement "
+                            f"(ping_pong=False)")
+    return [c.cache_after(LoadStoreOpType.TMA) for c in loaded]
+
+
+def _schedule_loaded_tile(tv: TensorView, params: MatmulParams) -> None:
+    """An epilogue input's shared tile, ``[tiles..., Nc, TM, Nw]``: computed at the output tile (loaded
+    once per tile, before the epilogue reads it), a TMA box of ``TM x Nw`` (one swizzle row wide) per
+    column chunk ``Nc``."""
+    (consumer,) = tv.consumers()
+    tiles = len(consumer.loop) - 5 - (0 if params.ping_pong else 1)   # [tiles..., (Mw,) Mr, TIDx, N/8, 2, 2]
+    tv.compute_at(consumer, tiles)               # [tiles, TM, TN]
+    nw = min(params.tile[1], 128 // tv.dtype.size)
+    tv.split(tiles + 1, nw)                      # [tiles, TM, Nc, Nw]
+    tv.reorder({tiles: tiles + 1, tiles + 1: tiles})   # [tiles, Nc, TM, Nw]
+    tv.axis(tiles).parallelize(ParallelType.Unroll)
+    tv.axis(tiles + 1).parallelize(ParallelType.Bulk)
+    tv.axis(tiles + 2).parallelize(ParallelType.Bulk)
+    tv.set_swizzle(SWIZZLE_BY_SPAN[nw * tv.dtype.size])
 
 
 def _schedule_staged_tensor(tv: TensorView, params: MatmulParams) -> None:

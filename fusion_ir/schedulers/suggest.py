@@ -19,7 +19,7 @@ from typing import Any
 
 from ..fusion import Fusion
 from ..types import INT32_INDEX_MAX, DataType, ScheduleError
-from .matmul import H100_SMS, SMEM_LIMIT, MatmulParams, _find_mma
+from .matmul import H100_SMS, SMEM_LIMIT, MatmulParams, _find_mma, epilogue_inputs
 
 MAX_STAGES = 8               # the deepest pipeline suggested (the 64 x 128 tile measured at 8)
 # Deepest useful pipelines measured per tile: 128 x 128 ran 8 to 20 % slower with 5 to 7 stages
@@ -47,6 +47,7 @@ class MatmulProblem:
     k: int | None
     dtype: DataType                    # the operands'
     out_dtype: DataType | None         # the output's, when the fusion has exactly one
+    loaded: int = 0                    # bytes per output element of the [M, N] inputs the epilogue reads (C)
 
     @property
     def tma_store_possible(self) -> bool:
@@ -81,7 +82,8 @@ def matmul_problem(fusion: Fusion, caller: str = "suggest_matmul_params") -> Mat
                                 f"strides that are multiples of {TMA_ROW_BYTES} bytes, so {dim} must be a multiple "
                                 f"of {elems} (pad the operand)")
     out_dtype = fusion.outputs[0].dtype if len(fusion.outputs) == 1 else None
-    return MatmulProblem(m, n, k_a if k_a is not None else k_b, a.dtype, out_dtype)
+    loaded = sum(c.dtype.size for c in epilogue_inputs(fusion, mm))
+    return MatmulProblem(m, n, k_a if k_a is not None else k_b, a.dtype, out_dtype, loaded)
 
 
 def suggest_matmul_params(fusion: Fusion, *, sms: int = H100_SMS, **pinned: Any) -> MatmulParams:
@@ -110,9 +112,9 @@ def suggest_matmul_params(fusion: Fusion, *, sms: int = H100_SMS, **pinned: Any)
         chosen["compute_warp_groups"] = _warp_groups_for(pinned["tile"])
     params = MatmulParams(**chosen)
     if "stages" not in pinned:
-        params.validate(problem.dtype)          # with the placeholder depth: a pinned field's rule first
+        params.validate(problem.dtype, problem.loaded)          # with the placeholder depth: a pinned field's rule first
         params = replace(params, stages=_depth(params, problem))
-    params.validate(problem.dtype)
+    params.validate(problem.dtype, problem.loaded)
     _check_depth(params, problem, pinned)
     return params
 
@@ -165,7 +167,7 @@ def _depth(params: MatmulParams, problem: MatmulProblem) -> int:
     persistent, no deeper than the K tiles: a persistent pipeline fills its stages from the next tile."""
     cap = DEPTH_CAP.get(params.tile, MAX_STAGES)
     stages = 2
-    while stages < cap and replace(params, stages=stages + 1).smem_bytes(problem.dtype) <= SMEM_LIMIT:
+    while stages < cap and replace(params, stages=stages + 1).smem_bytes(problem.dtype, problem.loaded) <= SMEM_LIMIT:
         stages += 1
     k_tiles = problem.k_tiles(params.tile[2])
     if k_tiles is not None and not params.persistent:

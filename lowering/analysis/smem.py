@@ -2,10 +2,13 @@
 
 Built from the kernel right before the ``smem_reuse`` pass, which applies it to that same kernel
 (node positions are keyed by node identity). A buffer lives from its first write to its last use,
-or to the end of the loop body that holds its Allocate (a loop reruns it), and through every loop
-it is used in but declared outside of (the next iteration uses it again); an mbarrier lives from
-its init to its inval. Live buffers never overlap; each offset is a multiple of the buffer's
-alignment (128 B for TMA destinations, a whole repeat for swizzled ones).
+and through every loop it is used in but declared outside of (the next iteration uses it again);
+an mbarrier lives from its init to its inval. Two buffers declared in one loop body may share
+memory when one dies before the other is first written (a tile the epilogue reads, then the tile
+it stores): the next iteration writes the first again after the second's last use, so the
+``smem_reuse`` pass synchronizes there too (``Live.reuses_in_loop``). Live buffers never overlap;
+each offset is a multiple of the buffer's alignment (128 B for TMA destinations, a whole repeat for
+swizzled ones).
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ class Live:
     used: bool = False
     offset: Val | None = None
     reuses: str | None = None          # the dead buffers whose memory this one takes over
+    # of those, the ones declared in the same loop body: the next iteration takes the memory back
+    reuses_in_loop: tuple[str, ...] = ()
 
 
 @dataclass
@@ -46,6 +51,7 @@ def build(kernel: Kernel, buffers: BufferPlan) -> SmemPlan:
     loops: list[ForLoop] = []                      # the loops around the node being visited
     declared_in: dict[str, list[int]] = {}         # buffer -> ids of the loops around its Allocate
     spanned: dict[str, set[int]] = {}              # buffer -> ids of loops it is used in but declared outside
+    body_of: dict[str, int | None] = {}            # buffer -> id of the loop whose body declares it
 
     def touch(name: str, pos: int) -> None:
         live = lives.get(name)
@@ -64,6 +70,7 @@ def build(kernel: Kernel, buffers: BufferPlan) -> SmemPlan:
             if isinstance(node, Allocate) and node.buffer.memory is MemoryType.Shared:
                 lives[node.buffer.name] = Live(node.buffer, pos, pos)
                 declared_in[node.buffer.name] = [id(lp) for lp in loops]
+                body_of[node.buffer.name] = id(loops[-1]) if loops else None
                 spanned[node.buffer.name] = set()
                 plan.ranges[id(node)] = (pos, pos)
                 continue
@@ -72,10 +79,7 @@ def build(kernel: Kernel, buffers: BufferPlan) -> SmemPlan:
             if isinstance(node, ForLoop):
                 loops.append(node)
             for _, sub in children(node):
-                end = visit(sub)
-                for live in lives.values():
-                    if any(isinstance(n, Allocate) and n.buffer.name == live.buffer.name for n in sub):
-                        live.end = max(live.end, end)
+                visit(sub)
             if isinstance(node, ForLoop):
                 loops.pop()
             plan.ranges[id(node)] = (pos, counter[0])
@@ -91,6 +95,10 @@ def build(kernel: Kernel, buffers: BufferPlan) -> SmemPlan:
             lives[name].start = min(lives[name].start, lo)
             lives[name].end = max(lives[name].end, hi)
     plan.total = _assign(list(lives.values()))
+    for lv in lives.values():
+        loop = body_of[lv.buffer.name]
+        if lv.reuses is not None and loop is not None:
+            lv.reuses_in_loop = tuple(d for d in lv.reuses.split(", ") if body_of.get(d) == loop)
     return plan
 
 

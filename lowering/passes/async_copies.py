@@ -4,9 +4,11 @@ completes before anything reads it.
 Reads: the ``mbarriers`` analysis (token barriers), the ``circular`` analysis (which loads are
 pipelined instead), the ``tma`` analysis (bytes per copy) and the loop nest.
 Writes: at a TMA load's statement (at its compute-at depth), one elected thread arrives on the
-token barrier expecting the bytes of every box (keeping the token), issues the copies and waits
-on the token, then the block syncs; after a cp.async load's statement, a commit and a wait for
-all groups.
+token barrier expecting the bytes of every box (keeping the token) and issues the copies; right
+before the first statement of that scope that reads the tensor, the same elected thread (elect.sync
+elects the same lane every time) waits on the token, then the block syncs. What runs between, a
+matmul's mainloop before the epilogue that reads a tile of C, hides the copy. After a cp.async
+load's statement, a commit and a wait for all groups.
 Guarantees: every thread reads an unpipelined async copy only after it landed.
 """
 
@@ -19,8 +21,26 @@ from fusion_ir.scalar import Val
 from fusion_ir.types import LoadStoreOpType
 
 from ..analysis import Analyses
-from ..kernel_ir import AsyncCommit, AsyncWait, BlockSync, ElectSync, Kernel, MBarrierArriveExpectTx, MBarrierWait, Node
-from ..placement import replace_at
+from ..kernel_ir import (
+    AsyncCommit,
+    AsyncWait,
+    BlockSync,
+    ElectSync,
+    Kernel,
+    MBarrierArriveExpectTx,
+    MBarrierWait,
+    Node,
+    TensorOp,
+    children,
+)
+from ..placement import edit_scope, replace_at
+
+
+def reads(node: Node, tv) -> bool:
+    """Does ``node`` hold a tensor op that reads ``tv``?"""
+    if isinstance(node, TensorOp):
+        return tv in node.expr.tensor_inputs()
+    return any(reads(c, tv) for _, sub in children(node) for c in sub)
 
 
 def run(kernel: Kernel, a: Analyses) -> Kernel:
@@ -29,13 +49,17 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
         box = a.tma.boxes[tv]
         zero = Val.const(0)
 
-        def issue(item: Node, token=token, box=box) -> tuple[Node, ...]:
+        def issue(scope: tuple[Node, ...], k: int, tv=tv, token=token, box=box) -> tuple[Node, ...]:
             mbar = token.mbar
-            return (ElectSync((MBarrierArriveExpectTx(mbar, zero, box.tx_bytes(), token.token, zero), item,
-                               MBarrierWait(mbar, zero, token.token, zero))),
-                    BlockSync(reason=f"RAW: T{tv.name} arrived by TMA; the elected thread waited on its token"))
+            start = (MBarrierArriveExpectTx(mbar, zero, box.tx_bytes(), token.token, zero), scope[k])
+            wait = (MBarrierWait(mbar, zero, token.token, zero),)
+            sync = BlockSync(reason=f"RAW: T{tv.name} arrived by TMA; the elected thread waited on its token")
+            first = next((j for j in range(k + 1, len(scope)) if reads(scope[j], tv)), k + 1)
+            if first == k + 1:          # read right away: one elected block issues and waits
+                return scope[:k] + (ElectSync(start + wait), sync) + scope[k + 1:]
+            return scope[:k] + (ElectSync(start),) + scope[k + 1:first] + (ElectSync(wait), sync) + scope[first:]
 
-        body = replace_at(body, tv, a.ids.depth(tv, tv.compute_at_pos), issue)
+        body = edit_scope(body, tv, a.ids.depth(tv, tv.compute_at_pos), issue)
     for tv in a.ids.tensors:
         if load_kind(tv) is LoadStoreOpType.CpAsync and not a.circular.is_buffered(tv):
             body = replace_at(body, tv, a.ids.depth(tv, tv.compute_at_pos),

@@ -55,24 +55,15 @@ def is_reduction_like(tv: TensorView) -> bool:
 def _emission_order(ids: IdModel) -> list[TensorView]:
     """Producers before consumers; a consumer's non-inlined producers before its inlined ones, and
     among those inlined at one position, first the ones still waiting on a reduction
-    (``lowering.emission_order``)."""
-    order = {tv: k for k, tv in enumerate(emission_order(ids.tensors))}
-    emitted: list[TensorView] = []
-    seen: set[TensorView] = set()
-
-    def visit(tv: TensorView) -> None:
-        if tv in seen or tv.is_input:
-            return
-        seen.add(tv)
-        producers = [p for p in tv.producers() if not p.is_input]
-        for p in sorted(producers, key=lambda p: (p.compute_at_pos, order[p])):
-            visit(p)
-        emitted.append(tv)
-
-    for tv in ids.tensors:
-        if tv.is_output:
-            visit(tv)
-    return emitted
+    (``lowering.emission_order``); only the tensors an output needs."""
+    needed: set[TensorView] = set()
+    stack = [tv for tv in ids.tensors if tv.is_output]
+    while stack:
+        tv = stack.pop()
+        if tv not in needed and not tv.is_input:
+            needed.add(tv)
+            stack.extend(tv.producers())
+    return [tv for tv in emission_order(ids.tensors) if tv in needed]
 
 
 def _op(tv: TensorView, kind: str) -> TensorOp:

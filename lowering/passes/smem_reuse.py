@@ -2,7 +2,10 @@
 
 Reads: the ``smem`` analysis (live intervals and offsets, built from this very kernel).
 Writes: ``Allocate.offset`` for Shared buffers, ``kernel.smem_bytes``, and a ``BlockSync`` before
-the statement holding the first write of a buffer that takes over memory of a dead buffer.
+the statement holding the first write of a buffer that takes over memory of a dead buffer; when
+both are declared in one loop body, also at the end of that body (the next iteration writes the
+dead one again while the previous one may still read the memory; the ``syncs`` pass adds no
+second barrier there).
 Guarantees: live buffers never overlap; each offset is a multiple of the buffer's alignment; no
 thread writes reused memory while another may still read its previous owner.
 """
@@ -34,6 +37,11 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
             if isinstance(node, Allocate) and node.buffer.name in lives:
                 node = replace(node, offset=lives[node.buffer.name].offset)
             out.append(node)
+        # buffers of this (loop) body whose memory a later one took: the next iteration takes it back
+        back = [(d, name) for name in declared for d in lives[name].reuses_in_loop]
+        if back:
+            taken = ", ".join(f"{d} from {name}" for d, name in back)
+            out.append(BlockSync(reason=f"WAR: next iteration takes back the memory of {taken}"))
         return tuple(out)
 
     return replace(kernel, body=rebuild(kernel.body), smem_bytes=plan.total)

@@ -1,0 +1,64 @@
+"""Seed 000's cooperative kernel with a fused epilogue: pointwise ops after the matmul, computed from
+the accumulator registers before the stmatrix and TMA store.
+
+``build(kind)`` makes one of three fusions and schedules it with ``schedule_matmul`` (the same
+``MatmulParams`` as ``matmul_ws_persistent``):
+
+- ``"bias_relu"``: ``bf16(relu(a @ b + bias))``, a float bias broadcast along the rows; each thread
+  reads the bias of the columns its accumulator fragment holds;
+- ``"bias_gelu"``: ``bf16(gelu(a @ b + bias))`` (``ops.gelu``, the tanh form);
+- ``"alpha_beta"``: ``bf16(alpha * (a @ b) + beta * C)`` with C a bf16 ``[M, N]`` input: the compute
+  warp groups TMA-load C's tile into shared memory at the start of each output tile (one elected
+  thread, a token mbarrier), read it in the fragment layout in the epilogue, and the staging tile of
+  the TMA store takes over C's shared memory once it is read.
+
+No intermediate goes back to global memory: the kernel writes the bf16 result once.
+"""
+
+from fusion_ir import DataType, Fusion, ops
+from fusion_ir.schedulers import MatmulParams, schedule_matmul
+
+DESCRIPTION = "seed 000 cooperative + fused epilogue: relu/gelu(a @ b + bias) or alpha * a @ b + beta * C (TMA)"
+KINDS = ("bias_relu", "bias_gelu", "alpha_beta")
+SIZES = [[(256, 192), (192, 512), (512,)], [(200, 200), (200, 264), (264,)], [(384, 512), (512, 256), (256,)]]
+TOLERANCE = 1e-2    # a bf16 result: the float64 reference is not rounded
+BLOCKS = 3          # small for the simulator; on a GPU use runtime.sm_count() (132 on an H100)
+ALPHA, BETA = 2.0, 0.5
+
+
+def input_shapes(kind: str, m: int, n: int, k: int) -> list[tuple[int, ...]]:
+    """The shapes of ``build(kind)``'s inputs for an ``m x n x k`` matmul."""
+    return [(m, k), (k, n), (m, n) if kind == "alpha_beta" else (n,)]
+
+
+def epilogue(kind: str, acc, extra):
+    """The fused ops on the fp32 accumulator ``acc``; ``extra`` is the bias (float ``[N]``) or C (bf16 ``[M, N]``)."""
+    if kind == "alpha_beta":
+        return ops.add(ops.mul(acc, ALPHA), ops.mul(ops.cast(extra, DataType.Float), BETA))
+    biased = ops.add(acc, ops.broadcast(extra, [True, False]))
+    if kind == "bias_relu":
+        return ops.relu(biased)
+    if kind == "bias_gelu":
+        return ops.gelu(biased)
+    raise ValueError(f"matmul_epilogue: kind {kind!r} is not one of {', '.join(KINDS)}")
+
+
+def build(kind: str = "bias_relu", blocks: int = BLOCKS, tile: tuple[int, int, int] = (128, 256, 64),
+          stages: int = 3, group_m: int = 2, index_type: DataType = DataType.Int32, **params: object) -> Fusion:
+    """``params``: other ``MatmulParams`` fields (``tma_store=False`` keeps the register-store epilogue)."""
+    if kind not in KINDS:
+        raise ValueError(f"matmul_epilogue: kind {kind!r} is not one of {', '.join(KINDS)}")
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(ndim=2, dtype=DataType.BFloat16)
+        b = fusion.add_input(ndim=2, dtype=DataType.BFloat16)
+        if kind == "alpha_beta":
+            extra = fusion.add_input(ndim=2, dtype=DataType.BFloat16)
+        else:
+            extra = fusion.add_input(ndim=1, dtype=DataType.Float)
+        fusion.add_output(ops.cast(epilogue(kind, ops.matmul(a, b), extra), DataType.BFloat16))
+    fields = dict(tile=tile, stages=stages, compute_warp_groups=2, warp_specialized=True, persistent=True,
+                  blocks=blocks, group_m=group_m, tma_store=True, index_type=index_type)
+    fields.update(params)
+    schedule_matmul(fusion, MatmulParams(**fields))  # type: ignore[arg-type]
+    return fusion

@@ -1,0 +1,163 @@
+extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bfloat16, 2> T0, Tensor<__bfloat16, 2> T1, Tensor<float, 1> T2, Tensor<__bfloat16, 2> T7, const __grid_constant__ TensorMap tmap_T0, const __grid_constant__ TensorMap tmap_T1, const __grid_constant__ TensorMap tmap_T7) {
+  const int i0 = T0.size[0];
+  const int i1 = T0.size[1];
+  const int i3 = T1.size[1];
+  const int i4 = T2.size[0];
+  const int T2_stride0 = T2.stride[0];
+  extern __shared__ __align__(1024) char smem[];
+
+  __bfloat16* T8 = reinterpret_cast<__bfloat16*>(smem + 1024);
+  __bfloat16* T9 = reinterpret_cast<__bfloat16*>(smem + 50176);
+  int64_t* T8_mbar = reinterpret_cast<int64_t*>(smem);
+  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+    // pre-prologue loop of stages of T8, T9
+    #pragma unroll 1
+    for (int s0 = 0; s0 < 3; ++s0) {
+      mbarrier::init(toSmem(&T8_mbar[s0]), 1);
+      mbarrier::init(toSmem(&T8_mbar[s0 + 3]), 256);
+    }
+  }
+  __syncthreads();  // init: T8_mbar visible to every thread
+  if (((int)threadIdx.y) >= (((int)blockDim.y) - 1)) {
+    decreaseRegisters<40>();
+    // AsyncWarp loop of iS186{ceilDiv((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 256)) * 2, 3)}
+    #pragma unroll 1
+    for (int i5 = 0; i5 < ceilDiv32((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 256)) * 2, 3); ++i5) {
+      if (((i5 * 3) + ((int)blockIdx.x)) >= ((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 256)) * 2)) {
+        continue;
+      }
+      // loop of rS24{ceilDiv(i1, 64)}
+      for (int i13 = 0; i13 < ceilDiv32(i1, 64); ++i13) {
+        if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
+          mbarrier::waitParity(toSmem(&T8_mbar[(((i5 * ceilDiv32(i1, 64)) + i13) % 3) + 3]), (((i5 * ceilDiv32(i1, 64)) + i13) / 3) % 2);
+          mbarrier::arriveExpectTx(toSmem(&T8_mbar[((i5 * ceilDiv32(i1, 64)) + i13) % 3]), 49152);
+          Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T8[(((i5 * ceilDiv32(i1, 64)) + i13) % 3) * 8192]), &tmap_T0, toSmem(&T8_mbar[((i5 * ceilDiv32(i1, 64)) + i13) % 3]), i13 * 64, ((((((i5 * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 256)) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128);
+          // loop of iUR64{4}
+          #pragma unroll
+          for (int i17 = 0; i17 < 4; ++i17) {
+            Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T9[(i17 * 4096) + ((((i5 * ceilDiv32(i1, 64)) + i13) % 3) * 16384)]), &tmap_T1, toSmem(&T8_mbar[((i5 * ceilDiv32(i1, 64)) + i13) % 3]), (((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 256)) * 256) + (i17 * 64), i13 * 64);
+          }
+        }
+      }
+    }
+    return;
+  } else {
+    increaseRegisters<232>();
+    // pre-prologue loop of every stage starts empty
+    #pragma unroll 1
+    for (int s0 = 0; s0 < 3; ++s0) {
+      mbarrier::arrive(toSmem(&T8_mbar[s0 + 3]));
+    }
+    // ComputeWarp loop of iS186{ceilDiv((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 256)) * 2, 3)}
+    #pragma unroll 1
+    for (int i5 = 0; i5 < ceilDiv32((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 256)) * 2, 3); ++i5) {
+      if (((i5 * 3) + ((int)blockIdx.x)) >= ((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 256)) * 2)) {
+        continue;
+      }
+      float T3[128];
+      __bfloat16 T11[128];
+      __bfloat16* T10 = reinterpret_cast<__bfloat16*>(smem + 148480);
+      // loop of iUR35{1}
+      #pragma unroll
+      for (int i23 = 0; i23 < 1; ++i23) {
+        // loop of fragment
+        #pragma unroll
+        for (int r3 = 0; r3 < 128; ++r3) {
+          T3[r3 + (i23 * 128)] = 0.0f;
+        }
+      }
+      // loop of rS24{ceilDiv(i1, 64)}
+      for (int i13 = 0; i13 < ceilDiv32(i1, 64); ++i13) {
+        mbarrier::waitParity(toSmem(&T8_mbar[((i5 * ceilDiv32(i1, 64)) + i13) % 3]), (((i5 * ceilDiv32(i1, 64)) + i13) / 3) % 2);
+        wgmma::fenceOperands(T3);
+        wgmma::fence();
+        // loop of rUR36{4}
+        #pragma unroll
+        for (int i22 = 0; i22 < 4; ++i22) {
+          // loop of iUR35{1}
+          #pragma unroll
+          for (int i23 = 0; i23 < 1; ++i23) {
+            wgmma::mmaM64N256K16F32Bf16<0, 1>(&T3[i23 * 128],
+                wgmma::smemDescriptor(toSmem(&T8[(((i22 * 16) % 64) + ((((((int)threadIdx.y) + i23) * 64) % 128) * 64)) + ((((i5 * ceilDiv32(i1, 64)) + i13) % 3) * 8192)]), 16, 1024, 1),
+                wgmma::smemDescriptor(toSmem(&T9[(((i22 * 16) % 64) * 64) + ((((i5 * ceilDiv32(i1, 64)) + i13) % 3) * 16384)]), 8192, 1024, 1));
+          }
+        }
+        wgmma::commit();
+        wgmma::wait<1>();
+        wgmma::fenceOperands(T3);
+        if ((i13 - 1) >= 0) {
+          mbarrier::arrive(toSmem(&T8_mbar[((((i5 * ceilDiv32(i1, 64)) + i13) - 1) % 3) + 3]));
+        }
+      }
+      wgmma::wait<0>();
+      wgmma::fenceOperands(T3);
+      if ((ceilDiv32(i1, 64) - 1) >= 0) {
+        mbarrier::arrive(toSmem(&T8_mbar[(((i5 * ceilDiv32(i1, 64)) + (ceilDiv32(i1, 64) - 1)) % 3) + 3]));
+      }
+      // loop of iUR155{1}
+      #pragma unroll
+      for (int i8 = 0; i8 < 1; ++i8) {
+        // loop of iUR160{32}
+        #pragma unroll
+        for (int i10 = 0; i10 < 32; ++i10) {
+          // loop of iUR158{2}
+          #pragma unroll
+          for (int i11 = 0; i11 < 2; ++i11) {
+            // loop of iUR163{2}
+            #pragma unroll
+            for (int i12 = 0; i12 < 2; ++i12) {
+              float T4[1];
+              float T5[1];
+              float T6[1];
+              if (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i4, 256)) * 256) + ((i10 * 8) + (((((int)threadIdx.x) % 4) * 2) + i12))) < i4) {
+                T4[0] = T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i4, 256)) * 256) + ((i10 * 8) + (((((int)threadIdx.x) % 4) * 2) + i12))) * T2_stride0];
+              }
+              if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 256)) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + i8) * 64) + ((((((int)threadIdx.x) / 4) / 8) * 16) + ((i11 * 8) + ((((int)threadIdx.x) / 4) % 8))))) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 256)) * 256) + ((i10 * 8) + (((((int)threadIdx.x) % 4) * 2) + i12))) < i3)) {
+                T5[0] = T3[(((i10 * 4) + (i11 * 2)) + i12) + (i8 * 128)] + T4[0];
+              }
+              if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 256)) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + i8) * 64) + ((((((int)threadIdx.x) / 4) / 8) * 16) + ((i11 * 8) + ((((int)threadIdx.x) / 4) % 8))))) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 256)) * 256) + ((i10 * 8) + (((((int)threadIdx.x) % 4) * 2) + i12))) < i3)) {
+                T6[0] = fmaxf(T5[0], 0.0f);
+              }
+              if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 256)) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + i8) * 64) + ((((((int)threadIdx.x) / 4) / 8) * 16) + ((i11 * 8) + ((((int)threadIdx.x) / 4) % 8))))) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 256)) * 256) + ((i10 * 8) + (((((int)threadIdx.x) % 4) * 2) + i12))) < i3)) {
+                T11[((i12 + (i11 * 2)) + (i10 * 4)) + (i8 * 128)] = __float2bfloat16(T6[0]);
+              }
+            }
+          }
+        }
+      }
+      // loop of stmatrix
+      #pragma unroll
+      for (int p11_0 = 0; p11_0 < 1; ++p11_0) {
+        // loop of stmatrix
+        #pragma unroll
+        for (int q11 = 0; q11 < 16; ++q11) {
+          stmatrixX4(toSmem(&T10[(((((((q11 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8) % 256) % 64) + (((((((((int)threadIdx.y) + p11_0) * 64) + ((((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16)) + ((((((int)threadIdx.x) % 32) / 8) % 2) * 8)) + (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8)) % 128) * 64)) + ((((((q11 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8) % 256) / 64) * 8192)) ^ ((((((((((q11 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8) % 256) % 64) + (((((((((int)threadIdx.y) + p11_0) * 64) + ((((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16)) + ((((((int)threadIdx.x) % 32) / 8) % 2) * 8)) + (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8)) % 128) * 64)) + ((((((q11 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8) % 256) / 64) * 8192)) / 64) % 8) * 8)]),
+              (static_cast<uint32_t>((T11[(q11 * 8) + (p11_0 * 128)]).raw) | (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 128)) + 1]).raw) << 16)),
+              (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 128)) + 2]).raw) | (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 128)) + 3]).raw) << 16)),
+              (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 128)) + 4]).raw) | (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 128)) + 5]).raw) << 16)),
+              (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 128)) + 6]).raw) | (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 128)) + 7]).raw) << 16)));
+        }
+      }
+      fenceAsyncProxy();
+      namedBarrierSync(1, 256);  // RAW: T10 written, then read by a TMA store
+      // loop of iUR188{4}
+      #pragma unroll
+      for (int i30 = 0; i30 < 4; ++i30) {
+        if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+          Hopper::cpAsyncBulkTensorTileS2G(&tmap_T7, toSmem(&T10[i30 * 8192]), (((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 256)) * 256) + (i30 * 64), ((((((i5 * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 256)) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128);
+          Hopper::cpAsyncBulkCommitGroup();
+          Hopper::cpAsyncBulkWaitGroupRead<0>();
+        }
+      }
+      namedBarrierSync(1, 256);  // WAR: T10 is rewritten next iteration
+    }
+  }
+  __syncthreads();  // every wait on T8_mbar done before inval
+  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+    // post-epilogue loop of stages of T8, T9
+    #pragma unroll 1
+    for (int s0 = 0; s0 < 6; ++s0) {
+      mbarrier::inval(toSmem(&T8_mbar[s0]));
+    }
+  }
+}

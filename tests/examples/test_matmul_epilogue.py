@@ -1,0 +1,126 @@
+"""Fused matmul epilogues (examples/matmul_epilogue): relu/gelu(a @ b + bias) and
+alpha * a @ b + beta * C computed from the accumulator registers of seed 000's kernel, against
+numpy in the simulator; C's tile comes by TMA and its shared memory is taken over by the staging
+tile of the TMA store."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from examples import matmul_epilogue
+from fusion_ir import DataType, Fusion, ScheduleError, ops
+from fusion_ir.schedulers import MatmulParams, schedule_matmul
+from lowering import kernel_ir as k
+from lowering import lower
+from runtime import simulate
+from tests.helpers import assert_matches, random_inputs
+
+SIZES = [(256, 512, 192), (200, 264, 200), (384, 256, 512)]      # M, N, K
+
+
+def _check(fusion: Fusion, kind: str, sizes: list, seed: int) -> None:
+    kernel = lower(fusion)
+    for n, (m, nn, kk) in enumerate(sizes):
+        inputs = random_inputs(fusion, matmul_epilogue.input_shapes(kind, m, nn, kk), seed=seed + n)
+        assert_matches(fusion, inputs, simulate(kernel, inputs, seed=seed + n), tol=matmul_epilogue.TOLERANCE)
+
+
+@pytest.mark.parametrize("kind", matmul_epilogue.KINDS)
+def test_cooperative_epilogue_matches_numpy(kind: str) -> None:
+    _check(matmul_epilogue.build(kind), kind, SIZES, seed=60)
+
+
+@pytest.mark.parametrize("kind,params", [
+    ("bias_relu", {"ping_pong": True, "tile": (128, 128, 64), "stages": 4}),
+    ("bias_gelu", {"tma_store": False}),
+    ("alpha_beta", {"tma_store": False}),
+    ("alpha_beta", {"persistent": False}),
+    ("alpha_beta", {"warp_specialized": False, "persistent": False, "stages": 2}),
+], ids=["bias_relu_ping_pong", "bias_gelu_register_store", "alpha_beta_register_store", "alpha_beta_one_tile",
+        "alpha_beta_pipelined"])
+def test_other_arrangements_match_numpy(kind: str, params: dict) -> None:
+    _check(matmul_epilogue.build(kind, **params), kind, SIZES[1:2], seed=70)
+
+
+def _walk(nodes):
+    for node in nodes:
+        yield node
+        for _, sub in k.children(node):
+            yield from _walk(sub)
+
+
+def _tile_loop(kernel: k.Kernel) -> k.ForLoop:
+    """The compute branch's loop over the block's tiles."""
+    return next(n for n in _walk(kernel.body) if isinstance(n, k.ForLoop) and n.stage is k.Stage.ComputeWarp)
+
+
+def test_c_is_loaded_by_tma_once_per_tile_before_the_mainloop() -> None:
+    fusion = matmul_epilogue.build("alpha_beta")
+    kernel = lower(fusion)
+    c = fusion.inputs[2]
+    tile_loop = _tile_loop(kernel)
+    body = list(tile_loop.body)
+    loads = [n for n in _walk(body) if isinstance(n, k.TmaLoad)]
+    assert loads and {n.tensor_map.name for n in loads} == {f"tmap_T{c.name}"}
+    assert loads[0].tensor_map.box == (64, 128)              # 128 x 64 boxes (one 128-byte swizzle row wide)
+    first_load = next(i for i, n in enumerate(body) if any(isinstance(x, k.TmaLoad) for x in _walk([n])))
+    first_mma = next(i for i, n in enumerate(body) if any(isinstance(x, k.Mma) for x in _walk([n])))
+    assert first_load < first_mma                            # issued before the mainloop of the tile
+    # C is read from shared memory, never from global memory
+    from codegen import to_cuda
+    assert f"T{c.name}.data[" not in to_cuda(kernel)
+
+
+def test_the_staging_tile_takes_over_c_and_the_next_tile_waits_for_it() -> None:
+    """C (dead after the epilogue read it) and the TMA store's staging tile share shared memory; the tile
+    loop ends with the barrier after which the next tile's C load may write that memory again."""
+    fusion = matmul_epilogue.build("alpha_beta")
+    kernel = lower(fusion)
+    allocs = {n.buffer.name: n for n in _walk(kernel.body) if isinstance(n, k.Allocate)}
+    tmaps = {n.tensor_map.name for n in _walk(kernel.body) if isinstance(n, k.TmaLoad)}
+    c_tile = next(n.dst.name for n in _walk(kernel.body) if isinstance(n, k.TmaLoad)
+                  and n.tensor_map.name == f"tmap_T{fusion.inputs[2].name}")
+    staging = next(n.src.name for n in _walk(kernel.body) if isinstance(n, k.TmaStore))
+    assert tmaps and allocs[c_tile].offset == allocs[staging].offset
+    last = _tile_loop(kernel).body[-1]
+    assert isinstance(last, k.NamedBarrier) and "takes back the memory" in last.reason
+    # without the sharing, 3 stages of 128 x 256 x 64 and both 64 KiB tiles would not fit
+    assert kernel.smem_bytes.const_value() < 3 * 48 * 1024 + 2 * 64 * 1024
+
+
+def test_bias_is_read_per_column_without_shared_memory() -> None:
+    kernel = lower(matmul_epilogue.build("bias_relu"))
+    assert not any(isinstance(n, k.TmaLoad) and "tmap_T2" == n.tensor_map.name for n in _walk(kernel.body))
+
+
+def test_ping_pong_with_an_epilogue_input_is_refused() -> None:
+    with pytest.raises(ScheduleError, match=r"ping_pong: the epilogue reads T\d+ \(\[M, N\]\).*ping_pong=False"):
+        matmul_epilogue.build("alpha_beta", ping_pong=True, tile=(128, 128, 64), stages=4)
+
+
+def test_a_chain_of_ops_on_c_is_scheduled_with_the_epilogue() -> None:
+    """The epilogue may compute on C before it meets the accumulator (cast, scale): every tensor between
+    an input and the epilogue is scheduled with it."""
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(ndim=2, dtype=DataType.BFloat16)
+        b = fusion.add_input(ndim=2, dtype=DataType.BFloat16)
+        c = fusion.add_input(ndim=2, dtype=DataType.BFloat16)
+        scaled = ops.relu(ops.mul(ops.cast(c, DataType.Float), -1.5))
+        fusion.add_output(ops.cast(ops.sub(ops.matmul(a, b), scaled), DataType.BFloat16))
+    schedule_matmul(fusion, MatmulParams(tile=(128, 128, 64), stages=3, warp_specialized=True, persistent=True,
+                                         blocks=2, tma_store=True, index_type=DataType.Int32))
+    inputs = random_inputs(fusion, [(200, 136), (136, 264), (200, 264)], seed=5)
+    assert_matches(fusion, inputs, simulate(lower(fusion), inputs, seed=5), tol=1e-2)
+
+
+def test_gelu_is_the_tanh_form() -> None:
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=1)
+        fusion.add_output(ops.gelu(x))
+    xs = np.linspace(-6.0, 6.0, 97, dtype=np.float32)
+    want = 0.5 * xs * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (xs + 0.044715 * xs ** 3)))
+    from fusion_ir.reference import evaluate
+    np.testing.assert_allclose(evaluate(fusion, [xs])[0], want, rtol=1e-6, atol=1e-6)

@@ -1,0 +1,70 @@
+"""GPU tier: fused matmul epilogues (examples/matmul_epilogue) on the H100: relu/gelu(a @ b + bias) and
+alpha * a @ b + beta * C against numpy at small sizes and against torch at 4096^3 and 8192^3
+(torch.matmul followed by torch's own bias add and activation, torch.addmm for C); compute-sanitizer
+memcheck, racecheck and synccheck on the kernel that TMA-loads C."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from examples import matmul_epilogue
+from lowering import lower
+from runtime import execute
+from runtime.sm_count import sm_count
+from tests.runtime.run_matmul_epilogue import main as run_small
+from tests.runtime.test_executor_gpu import torch_or_skip
+from tests.runtime.test_pipelines_gpu import SANITIZER
+
+pytestmark = pytest.mark.gpu
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("kind", matmul_epilogue.KINDS)
+def test_small_sizes_match_numpy(kind: str) -> None:
+    run_small(kind)
+
+
+def torch_epilogue(torch, kind: str, a, b, extra, dtype):
+    """The same epilogue in torch, on ``dtype`` (bfloat16: torch's unfused bf16 path; float64: the reference)."""
+    a, b, extra = a.to(dtype), b.to(dtype), extra.to(dtype)
+    if kind == "alpha_beta":
+        return torch.addmm(extra, a, b, beta=matmul_epilogue.BETA, alpha=matmul_epilogue.ALPHA)
+    biased = torch.matmul(a, b) + extra
+    if kind == "bias_relu":
+        return torch.relu(biased)
+    return torch.nn.functional.gelu(biased, approximate="tanh")
+
+
+@pytest.mark.parametrize("size", [4096, 8192])
+@pytest.mark.parametrize("kind", matmul_epilogue.KINDS)
+def test_large_matches_torch(kind: str, size: int) -> None:
+    torch = torch_or_skip()
+    a = torch.randn(size, size, device="cuda").bfloat16()
+    b = torch.randn(size, size, device="cuda").bfloat16()
+    extra = (torch.randn(size, size, device="cuda").bfloat16() if kind == "alpha_beta"
+             else torch.randn(size, device="cuda") * 8)
+    fusion = matmul_epilogue.build(kind, blocks=sm_count(), group_m=8)
+    (out,) = execute(lower(fusion), [a, b, extra])
+    expected = torch_epilogue(torch, kind, a, b, extra, torch.float64)
+    err = ((out.double() - expected).norm() / expected.norm()).item()
+    torch_err = ((torch_epilogue(torch, kind, a, b, extra, torch.bfloat16).double() - expected).norm()
+                 / expected.norm()).item()
+    assert err < 1.5 * torch_err, (err, torch_err)     # a bf16 result: as close as torch's bf16 result
+
+
+@pytest.mark.skipif(SANITIZER is None, reason="compute-sanitizer is not installed")
+@pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
+def test_compute_sanitizer_is_clean(tool: str) -> None:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([SANITIZER, "--tool", tool, "--error-exitcode", "3", sys.executable, "-m",
+                           "tests.runtime.run_matmul_epilogue", "alpha_beta"], capture_output=True, text=True,
+                          cwd=ROOT, env=env, timeout=600, check=False)
+    log = proc.stdout + proc.stderr
+    assert proc.returncode == 0, log[-4000:]
+    assert "ERROR SUMMARY: 0 errors" in log or "(0 errors, 0 warnings)" in log, log[-4000:]
+    assert "matches numpy" in log
