@@ -20,7 +20,7 @@ torch.matmul alone beside them, all timed in the same interleaved rounds.
 
 ``python bench/matmul.py [--quick] [--shapes 4096x4096x4096,...] [--configs 0,6] [--epilogues-only]``:
 ``--quick`` runs 8192^3 only, with three configurations; a partial run writes
-bench/results/matmul_quick.json.
+bench/results/matmul_quick.json, ``--epilogues-only`` bench/results/matmul_epilogue.json.
 """
 
 from __future__ import annotations
@@ -137,39 +137,37 @@ def epilogue_rows(m: int, n: int, k: int) -> list[dict]:
         "alpha_beta": [("torch.addmm(C, a, b, beta, alpha)",
                         lambda s: (lambda: torch.addmm(s[3], s[0], s[1], beta=beta, alpha=alpha, out=out)))],
     }
+    a, b, bias, c = sets[0]
+    a64, b64 = a.double(), b.double()
     for kind in matmul_epilogue.KINDS:
-        a, b, bias, c = sets[0]
-        extra = c if kind == "alpha_beta" else bias
-        fusion = matmul_epilogue.build(kind, blocks=sm_count(), group_m=8)
-        name = f"{kind}: fused, seed 000 cooperative i32"
-        try:
-            kernel = lower(fusion)
-            out.fill_(float("nan"))
-            execute(kernel, [a, b, extra], outputs=[out])
-            torch.cuda.synchronize()
-            a64, b64 = a.double(), b.double()
-            if kind == "alpha_beta":
-                expected = alpha * (a64 @ b64) + beta * c.double()
-            else:
-                biased = a64 @ b64 + bias.double()
-                expected = torch.relu(biased) if kind == "bias_relu" else gelu(biased, approximate="tanh")
-            err = relative_error(out, expected)
-            torch_err = relative_error(torch_ways[kind][0][1](sets[0])(), expected)   # torch's way, in bf16
-            check_error(err, torch_err)
-        except Exception as e:  # noqa: BLE001  (a kernel that fails is reported, not fatal)
-            rows.append({"shape": [m, n, k], "name": name, "error": f"{type(e).__name__}: {e}"[:300]})
-            continue
-        candidates = [(label, rotating(way, sets)) for label, way in torch_ways[kind]]
-        candidates.append((name, rotating(lambda s, kind=kind, kernel=kernel: prepare(
-            kernel, [s[0], s[1], s[3] if kind == "alpha_beta" else s[2]], [out]), sets)))
+        if kind == "alpha_beta":
+            expected = alpha * (a64 @ b64) + beta * c.double()
+        else:
+            biased = a64 @ b64 + bias.double()
+            expected = torch.relu(biased) if kind == "bias_relu" else gelu(biased, approximate="tanh")
+        torch_err = relative_error(torch_ways[kind][0][1](sets[0])(), expected)   # torch's way, in bf16
+        candidates = [(label, rotating(way, sets), None) for label, way in torch_ways[kind]]
+        for tma_store in (True, False):
+            name = f"{kind}: fused, seed 000 cooperative i32" + ("" if tma_store else ", register stores")
+            try:
+                kernel = lower(matmul_epilogue.build(kind, blocks=sm_count(), group_m=8, tma_store=tma_store))
+                out.fill_(float("nan"))
+                execute(kernel, [a, b, c if kind == "alpha_beta" else bias], outputs=[out])
+                torch.cuda.synchronize()
+                err = relative_error(out, expected)
+                check_error(err, torch_err)
+            except Exception as e:  # noqa: BLE001  (a kernel that fails is reported, not fatal)
+                rows.append({"shape": [m, n, k], "name": name, "error": f"{type(e).__name__}: {e}"[:300]})
+                continue
+            candidates.append((name, rotating(lambda s, kind=kind, kernel=kernel: prepare(
+                kernel, [s[0], s[1], s[3] if kind == "alpha_beta" else s[2]], [out]), sets), err))
         candidates.append(("torch.matmul alone", rotating(lambda s: (lambda: torch.matmul(s[0], s[1], out=mm)),
-                                                            sets)))
-        times = interleaved_ms([fn for _, fn in candidates], batch=launches_per_batch(m, n, k))
-        ref_ms = times[0]
-        for (label, _), ms in zip(candidates, times):
+                                                            sets), None))
+        times = interleaved_ms([fn for _, fn, _ in candidates], batch=launches_per_batch(m, n, k))
+        for (label, _, err), ms in zip(candidates, times):
             row = {"shape": [m, n, k], "epilogue": kind, "name": label, "ms": ms, "TFLOP/s": tflops(m, n, k, ms),
-                   "ratio": ref_ms / ms}
-            if label == name:
+                   "ratio": times[0] / ms}
+            if err is not None:
                 row["rel_error"] = err
             rows.append(row)
     return rows
@@ -241,7 +239,8 @@ def main() -> None:
     out_dir = Path(__file__).parent / "results"
     out_dir.mkdir(exist_ok=True)
     partial = args.quick or args.shapes or args.configs or args.epilogues_only
-    (out_dir / ("matmul_quick.json" if partial else "matmul.json")).write_text(json.dumps(result, indent=2) + "\n")
+    name = "matmul_epilogue.json" if args.epilogues_only else "matmul_quick.json" if partial else "matmul.json"
+    (out_dir / name).write_text(json.dumps(result, indent=2) + "\n")
     print(f"device: {device}   date: {date}   bf16 in, bf16 out, fp32 accumulate; median of {ROUNDS} interleaved rounds")
     print(f"{'shape':<18}{'kernel':<52}{'ms':>8}{'TFLOP/s':>9}{'ratio':>7}   (ratio: torch.matmul time / time)")
     for r in rows:

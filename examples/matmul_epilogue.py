@@ -9,8 +9,8 @@ the accumulator registers before the stmatrix and TMA store.
 - ``"bias_gelu"``: ``bf16(gelu(a @ b + bias))`` (``ops.gelu``, the tanh form);
 - ``"alpha_beta"``: ``bf16(alpha * (a @ b) + beta * C)`` with C a bf16 ``[M, N]`` input: the compute
   warp groups TMA-load C's tile into shared memory at the start of each output tile (one elected
-  thread, a token mbarrier), read it in the fragment layout in the epilogue, and the staging tile of
-  the TMA store takes over C's shared memory once it is read.
+  thread, a token mbarrier) and read it in the fragment layout in the epilogue; the depth is
+  ``stages="auto"``: 3 stages of 128 x 256 x 64 beside the staging tile, 2 beside it and C's tile.
 
 No intermediate goes back to global memory: the kernel writes the bf16 result once.
 """
@@ -44,7 +44,7 @@ def epilogue(kind: str, acc, extra):
 
 
 def build(kind: str = "bias_relu", blocks: int = BLOCKS, tile: tuple[int, int, int] = (128, 256, 64),
-          stages: int = 3, group_m: int = 2, index_type: DataType = DataType.Int32, **params: object) -> Fusion:
+          stages: int | str = "auto", group_m: int = 2, index_type: DataType = DataType.Int32, **params: object) -> Fusion:
     """``params``: other ``MatmulParams`` fields (``tma_store=False`` keeps the register-store epilogue)."""
     if kind not in KINDS:
         raise ValueError(f"matmul_epilogue: kind {kind!r} is not one of {', '.join(KINDS)}")

@@ -156,14 +156,14 @@ class MatmulParams:
     def smem_bytes(self, dtype: DataType, loaded: int = 0) -> int:
         """Shared memory the kernel takes (with ``stages="auto"``: at its shallowest, 2 stages).
         ``loaded``: bytes per output element of the ``[M, N]`` inputs the epilogue reads (C), TMA-loaded
-        into a tile each; the TMA store's staging tile takes over their memory once they are read."""
+        into a tile each."""
         tm, tn, tk = self.tile
         stages = 2 if self.stages == AUTO else self.stages
         stage = (tm * tk + tk * tn) * dtype.size
         barriers = 2 * 8 * stages
         # the 16-bit output tile the TMA store reads: one per warp group with a tile of its own
         staging = tm * tn * 2 * (self.compute_warp_groups if self.ping_pong else 1) if self.tma_store else 0
-        staging = max(staging, tm * tn * loaded)
+        staging += tm * tn * loaded     # C's tile: read inside the stmatrix loop, so never shared with staging
         return stages * stage + staging + barriers + 1024   # + the swizzle alignment of the first tile
 
 

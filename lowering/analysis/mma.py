@@ -93,9 +93,12 @@ class StagedStore:
     fragment: FragmentRead
     thread: IterDomain
     pieces: tuple[IterDomain, ...]
-    # the source reads only accumulators: the stmatrix lowering computes its 8 registers right before each
-    # stmatrix (a full bf16 copy of the fragment beside the accumulators would crowd the registers)
+    # the stmatrix lowering computes the source's 8 registers right before each stmatrix (a full bf16 copy of
+    # the fragment beside the accumulators would crowd the registers): when the source is computed from
+    # accumulators, from tensors it alone reads (``inlined``: a fused epilogue, computed inside that
+    # expression) and from memory
     per_instruction: bool = False
+    inlined: frozenset[TensorView] = frozenset()
 
 
 @dataclass
@@ -108,8 +111,9 @@ class MmaInfo:
         return self.reads[(producer, consumer)].register(idx)
 
     def computed_by_stmatrix(self, tv: TensorView) -> bool:
-        """``tv`` is a stmatrix source whose registers the stmatrix lowering computes itself."""
-        return any(s.source is tv and s.per_instruction for s in self.staged.values())
+        """``tv`` is a stmatrix source whose registers the stmatrix lowering computes itself, or a tensor
+        of the epilogue it computes inside them."""
+        return any(s.per_instruction and (s.source is tv or tv in s.inlined) for s in self.staged.values())
 
 
 def build(ids: IdModel, buffers: BufferPlan) -> MmaInfo:
@@ -154,8 +158,33 @@ def _staged_store(ids: IdModel, info: MmaInfo, tv: TensorView) -> StagedStore:
     if extent is None or extent % 2:
         raise LoweringError(f"{name}: stmatrix.x4 stores pairs of 8-column blocks; T{source.name} has "
                             f"{read.i.extent} of them")
-    per_instruction = all(p in info.tiles for p in source.producers())
-    return StagedStore(tv, source, read, thread, pieces, per_instruction)
+    inlined = _inlined_epilogue(info, source)
+    return StagedStore(tv, source, read, thread, pieces, inlined is not None, inlined or frozenset())
+
+
+def _inlined_epilogue(info: MmaInfo, source: TensorView) -> frozenset[TensorView] | None:
+    """The register tensors between the accumulator and ``source`` (a fused epilogue), when only ``source``
+    and they read them and the accumulator is among what they read; None otherwise."""
+    ancestors: set[TensorView] = set()
+    stack = list(source.producers())
+    while stack:
+        p = stack.pop()
+        if p not in ancestors:
+            ancestors.add(p)
+            stack.extend(p.producers())
+    if not any(p in info.tiles for p in ancestors):
+        return None
+    inlined: set[TensorView] = set()
+    stack = list(source.producers())
+    while stack:
+        p = stack.pop()
+        if p in info.tiles or p.is_input or p.memory_type is not MemoryType.Local or p in inlined:
+            continue
+        if any(c is not source and c not in ancestors for c in p.consumers()):
+            return None        # another tensor reads it: it needs its registers
+        inlined.add(p)
+        stack.extend(p.producers())
+    return frozenset(inlined)
 
 
 def _tile(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> MmaTile:

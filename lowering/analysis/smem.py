@@ -20,6 +20,7 @@ from fusion_ir.scalar import Val
 
 from ..kernel_ir import Allocate, Buffer, ForLoop, Kernel, Node, TensorOp, children
 from .buffers import BufferPlan
+from .mma import MmaInfo
 
 
 @dataclass
@@ -44,7 +45,7 @@ class SmemPlan:
         return {lv.buffer.name: lv.reuses for lv in self.lives.values() if lv.reuses is not None}
 
 
-def build(kernel: Kernel, buffers: BufferPlan) -> SmemPlan:
+def build(kernel: Kernel, buffers: BufferPlan, mma: MmaInfo | None = None) -> SmemPlan:
     plan = SmemPlan()
     lives = plan.lives
     counter = [0]
@@ -74,7 +75,7 @@ def build(kernel: Kernel, buffers: BufferPlan) -> SmemPlan:
                 spanned[node.buffer.name] = set()
                 plan.ranges[id(node)] = (pos, pos)
                 continue
-            for name in referenced_buffers(node, buffers):
+            for name in referenced_buffers(node, buffers, mma):
                 touch(name, pos)
             if isinstance(node, ForLoop):
                 loops.append(node)
@@ -102,12 +103,17 @@ def build(kernel: Kernel, buffers: BufferPlan) -> SmemPlan:
     return plan
 
 
-def referenced_buffers(node: Node, buffers: BufferPlan) -> set[str]:
+def referenced_buffers(node: Node, buffers: BufferPlan, mma: MmaInfo | None = None) -> set[str]:
     names: set[str] = set()
     if isinstance(node, TensorOp):
         names.add(f"T{node.tv.name}")
         for tv in node.expr.tensor_inputs():
             names.add(f"T{tv.name}")
+        staged = mma.staged.get(node.tv) if mma is not None else None
+        if staged is not None and staged.per_instruction:
+            # stmatrix computes its registers right before each instruction: it reads what they read
+            for tv in staged.inlined | {staged.source}:
+                names.update(f"T{p.name}" for p in tv.producers())
         if node.kind == "block_reduce" and buffers.workspace is not None:
             names.add(buffers.workspace.name)   # the indexing pass lowers it to a BlockReduce over the workspace
         return names

@@ -195,31 +195,41 @@ def _const(x: object, dtype: DataType) -> Const:
     return Const(x, dtype)  # type: ignore[arg-type]
 
 
-def operand_value(a: Analyses, x: object, consumer: TensorView, c_idx: dict, dtype: DataType) -> Value:
+def operand_value(a: Analyses, x: object, consumer: TensorView, c_idx: dict, dtype: DataType,
+                  inlined: frozenset = frozenset()) -> Value:
+    """``x`` as ``consumer`` reads it at ``c_idx``; a tensor in ``inlined`` (computed in the same loops)
+    is computed right here instead of read from its buffer."""
     if isinstance(x, TensorView):
+        if x in inlined:
+            return _cast_to(compute_value(a, x, own_indices(a, x), inlined), x.dtype)
         return Load(a.buffers.buffers[x], read_index(a, x, consumer, c_idx))
     return _const(x, DataType.Float if isinstance(x, float) else dtype)
 
 
-def compute_value(a: Analyses, tv: TensorView, c_idx: dict) -> Value:
+def _cast_to(value: Value, dtype: DataType) -> Value:
+    return value if value_dtype(value) == dtype else CastValue(value, dtype)
+
+
+def compute_value(a: Analyses, tv: TensorView, c_idx: dict, inlined: frozenset = frozenset()) -> Value:
     e = tv.definition
     ins = e.inputs
+
+    def operand(x: object) -> Value:
+        return operand_value(a, x, tv, c_idx, tv.dtype, inlined)
+
     if isinstance(e, (LoadStoreOp, BroadcastOp)):
-        return operand_value(a, ins[0], tv, c_idx, tv.dtype)
+        return operand(ins[0])
     if isinstance(e, UnaryOp):
-        return UnaryValue(e.op, operand_value(a, ins[0], tv, c_idx, tv.dtype), tv.dtype)
+        return UnaryValue(e.op, operand(ins[0]), tv.dtype)
     if isinstance(e, CastOp):
-        return CastValue(operand_value(a, ins[0], tv, c_idx, tv.dtype), e.dtype)
+        return CastValue(operand(ins[0]), e.dtype)
     if isinstance(e, BinaryOp):
-        lhs = operand_value(a, ins[0], tv, c_idx, tv.dtype)
-        rhs = operand_value(a, ins[1], tv, c_idx, tv.dtype)
-        return BinaryValue(e.op, lhs, rhs, tv.dtype)
+        return BinaryValue(e.op, operand(ins[0]), operand(ins[1]), tv.dtype)
     if isinstance(e, ReductionOp):
-        return operand_value(a, ins[0], tv, c_idx, tv.dtype)
+        return operand(ins[0])
     if isinstance(e, MmaOp):
-        lhs = operand_value(a, ins[0], tv, c_idx, tv.dtype)
-        rhs = operand_value(a, ins[1], tv, c_idx, tv.dtype)
-        return BinaryValue("mul", CastValue(lhs, DataType.Float), CastValue(rhs, DataType.Float), DataType.Float)
+        return BinaryValue("mul", CastValue(operand(ins[0]), DataType.Float), CastValue(operand(ins[1]), DataType.Float),
+                           DataType.Float)
     raise LoweringError(f"T{tv.name}: no lowering for {type(e).__name__}")
 
 
@@ -366,17 +376,22 @@ def _lower_stmatrix(op: TensorOp, a: Analyses) -> list[Node]:
     dst_index = write_index(a, tile, index_math.forward(tile, t_idx, extent=a.ids.concrete_extent))
     body: list[Node] = []
     if staged.per_instruction:
-        # the 8 registers this stmatrix stores, computed from the accumulators right before it
+        # the 8 registers this stmatrix stores, computed from the accumulators (and a fused epilogue's
+        # tensors, inlined into the expression) right before it; an epilogue that reads global memory (a
+        # bias) reads it only inside the tensor: the TMA store leaves out what lies outside
+        reads_global = any(p.memory_type is MemoryType.Global for t in staged.inlined | {source}
+                           for p in t.producers())
         for di in (0, 1):
             for j in (0, 1):
                 for c in (0, 1):
                     at = register(di, j, c)
                     k_idx = source_indices(at)
                     # a producer read through a shared loop's index (the 64-row piece) sees it renamed too
-                    value = substitute(compute_value(a, source, k_idx), at)
-                    if value_dtype(value) != source.dtype:
-                        value = CastValue(value, source.dtype)
-                    body.append(Assign(a.buffers.buffers[source], write_index(a, source, k_idx), value))
+                    value = substitute(_cast_to(compute_value(a, source, k_idx, staged.inlined), source.dtype), at)
+                    assign = [Assign(a.buffers.buffers[source], write_index(a, source, k_idx), value)]
+                    if reads_global:
+                        assign = guarded(predicate(a, source, k_idx, False, MemoryType.Local).substitute(at), assign)
+                    body.extend(assign)
     body.append(StMatrix(a.buffers.buffers[tile], dst_index, a.buffers.buffers[source], src_index, 4))
     inner: tuple[Node, ...] = tuple(body)
     for sym, extent in reversed(loops):

@@ -106,21 +106,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
             // loop of iUR163{2}
             #pragma unroll
             for (int i12 = 0; i12 < 2; ++i12) {
-              float T4[1];
-              float T5[1];
-              float T6[1];
-              if (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i4, 256)) * 256) + ((i10 * 8) + (((((int)threadIdx.x) % 4) * 2) + i12))) < i4) {
-                T4[0] = T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i4, 256)) * 256) + ((i10 * 8) + (((((int)threadIdx.x) % 4) * 2) + i12))) * T2_stride0];
-              }
-              if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 256)) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + i8) * 64) + ((((((int)threadIdx.x) / 4) / 8) * 16) + ((i11 * 8) + ((((int)threadIdx.x) / 4) % 8))))) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 256)) * 256) + ((i10 * 8) + (((((int)threadIdx.x) % 4) * 2) + i12))) < i3)) {
-                T5[0] = T3[(((i10 * 4) + (i11 * 2)) + i12) + (i8 * 128)] + T4[0];
-              }
-              if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 256)) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + i8) * 64) + ((((((int)threadIdx.x) / 4) / 8) * 16) + ((i11 * 8) + ((((int)threadIdx.x) / 4) % 8))))) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 256)) * 256) + ((i10 * 8) + (((((int)threadIdx.x) % 4) * 2) + i12))) < i3)) {
-                T6[0] = fmaxf(T5[0], 0.0f);
-              }
-              if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 256)) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + i8) * 64) + ((((((int)threadIdx.x) / 4) / 8) * 16) + ((i11 * 8) + ((((int)threadIdx.x) / 4) % 8))))) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 256)) * 256) + ((i10 * 8) + (((((int)threadIdx.x) % 4) * 2) + i12))) < i3)) {
-                T11[((i12 + (i11 * 2)) + (i10 * 4)) + (i8 * 128)] = __float2bfloat16(T6[0]);
-              }
+              // T4 (Local, 1 x float) is allocated but unused
+              // T5 (Local, 1 x float) is allocated but unused
+              // T6 (Local, 1 x float) is allocated but unused
             }
           }
         }
@@ -131,6 +119,30 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         // loop of stmatrix
         #pragma unroll
         for (int q11 = 0; q11 < 16; ++q11) {
+          if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 256)) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + p11_0) * 64) + ((((((int)threadIdx.x) / 4) / 8) * 16) + ((((int)threadIdx.x) / 4) % 8)))) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 256)) * 256) + ((q11 * 16) + ((((int)threadIdx.x) % 4) * 2))) < i3)) {
+            T11[(q11 * 8) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[(q11 * 8) + (p11_0 * 128)] + T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i4, 256)) * 256) + ((q11 * 16) + ((((int)threadIdx.x) % 4) * 2))) * T2_stride0], 0.0f));
+          }
+          if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 256)) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + p11_0) * 64) + ((((((int)threadIdx.x) / 4) / 8) * 16) + ((((int)threadIdx.x) / 4) % 8)))) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 256)) * 256) + ((q11 * 16) + (((((int)threadIdx.x) % 4) * 2) + 1))) < i3)) {
+            T11[(1 + (q11 * 8)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((q11 * 8) + 1) + (p11_0 * 128)] + T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i4, 256)) * 256) + ((q11 * 16) + (((((int)threadIdx.x) % 4) * 2) + 1))) * T2_stride0], 0.0f));
+          }
+          if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 256)) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + p11_0) * 64) + ((((((int)threadIdx.x) / 4) / 8) * 16) + (8 + ((((int)threadIdx.x) / 4) % 8))))) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 256)) * 256) + ((q11 * 16) + ((((int)threadIdx.x) % 4) * 2))) < i3)) {
+            T11[(2 + (q11 * 8)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((q11 * 8) + 2) + (p11_0 * 128)] + T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i4, 256)) * 256) + ((q11 * 16) + ((((int)threadIdx.x) % 4) * 2))) * T2_stride0], 0.0f));
+          }
+          if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 256)) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + p11_0) * 64) + ((((((int)threadIdx.x) / 4) / 8) * 16) + (8 + ((((int)threadIdx.x) / 4) % 8))))) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 256)) * 256) + ((q11 * 16) + (((((int)threadIdx.x) % 4) * 2) + 1))) < i3)) {
+            T11[(3 + (q11 * 8)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((q11 * 8) + 3) + (p11_0 * 128)] + T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i4, 256)) * 256) + ((q11 * 16) + (((((int)threadIdx.x) % 4) * 2) + 1))) * T2_stride0], 0.0f));
+          }
+          if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 256)) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + p11_0) * 64) + ((((((int)threadIdx.x) / 4) / 8) * 16) + ((((int)threadIdx.x) / 4) % 8)))) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 256)) * 256) + ((((q11 * 2) + 1) * 8) + ((((int)threadIdx.x) % 4) * 2))) < i3)) {
+            T11[(((q11 * 2) + 1) * 4) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[(((q11 * 2) + 1) * 4) + (p11_0 * 128)] + T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i4, 256)) * 256) + ((((q11 * 2) + 1) * 8) + ((((int)threadIdx.x) % 4) * 2))) * T2_stride0], 0.0f));
+          }
+          if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 256)) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + p11_0) * 64) + ((((((int)threadIdx.x) / 4) / 8) * 16) + ((((int)threadIdx.x) / 4) % 8)))) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 256)) * 256) + ((((q11 * 2) + 1) * 8) + (((((int)threadIdx.x) % 4) * 2) + 1))) < i3)) {
+            T11[(1 + (((q11 * 2) + 1) * 4)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((((q11 * 2) + 1) * 4) + 1) + (p11_0 * 128)] + T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i4, 256)) * 256) + ((((q11 * 2) + 1) * 8) + (((((int)threadIdx.x) % 4) * 2) + 1))) * T2_stride0], 0.0f));
+          }
+          if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 256)) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + p11_0) * 64) + ((((((int)threadIdx.x) / 4) / 8) * 16) + (8 + ((((int)threadIdx.x) / 4) % 8))))) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 256)) * 256) + ((((q11 * 2) + 1) * 8) + ((((int)threadIdx.x) % 4) * 2))) < i3)) {
+            T11[(2 + (((q11 * 2) + 1) * 4)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((((q11 * 2) + 1) * 4) + 2) + (p11_0 * 128)] + T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i4, 256)) * 256) + ((((q11 * 2) + 1) * 8) + ((((int)threadIdx.x) % 4) * 2))) * T2_stride0], 0.0f));
+          }
+          if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 256)) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + p11_0) * 64) + ((((((int)threadIdx.x) / 4) / 8) * 16) + (8 + ((((int)threadIdx.x) / 4) % 8))))) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 256)) * 256) + ((((q11 * 2) + 1) * 8) + (((((int)threadIdx.x) % 4) * 2) + 1))) < i3)) {
+            T11[(3 + (((q11 * 2) + 1) * 4)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((((q11 * 2) + 1) * 4) + 3) + (p11_0 * 128)] + T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i4, 256)) * 256) + ((((q11 * 2) + 1) * 8) + (((((int)threadIdx.x) % 4) * 2) + 1))) * T2_stride0], 0.0f));
+          }
           stmatrixX4(toSmem(&T10[(((((((q11 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8) % 256) % 64) + (((((((((int)threadIdx.y) + p11_0) * 64) + ((((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16)) + ((((((int)threadIdx.x) % 32) / 8) % 2) * 8)) + (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8)) % 128) * 64)) + ((((((q11 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8) % 256) / 64) * 8192)) ^ ((((((((((q11 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8) % 256) % 64) + (((((((((int)threadIdx.y) + p11_0) * 64) + ((((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16)) + ((((((int)threadIdx.x) % 32) / 8) % 2) * 8)) + (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8)) % 128) * 64)) + ((((((q11 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8) % 256) / 64) * 8192)) / 64) % 8) * 8)]),
               (static_cast<uint32_t>((T11[(q11 * 8) + (p11_0 * 128)]).raw) | (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 128)) + 1]).raw) << 16)),
               (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 128)) + 2]).raw) | (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 128)) + 3]).raw) << 16)),
