@@ -633,7 +633,8 @@ class KernelPrinter(NodeVisitor):
             self._emit(f"cpAsyncWaitGroup<{node.pending}>();")
         elif node.kind == "bulk":
             self.helpers.add("tma")
-            self._emit(f"Hopper::cpAsyncBulkWaitGroupRead<{node.pending}>();")
+            wait = "cpAsyncBulkWaitGroupRead" if node.read else "cpAsyncBulkWaitGroup"
+            self._emit(f"Hopper::{wait}<{node.pending}>();")
         elif node.kind == "wgmma":
             self.helpers.add("wgmma")
             self._emit(f"wgmma::wait<{node.pending}>();")

@@ -97,4 +97,10 @@ __device__ __forceinline__ void cpAsyncBulkWaitGroupRead() {
   asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
 }
 
+// Wait until at most N bulk groups are pending at all (their writes to global memory done too).
+template <int N>
+__device__ __forceinline__ void cpAsyncBulkWaitGroup() {
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
 }  // namespace Hopper

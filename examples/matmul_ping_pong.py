@@ -23,6 +23,6 @@ BLOCKS = matmul_ws_persistent.BLOCKS
 
 
 def build(blocks: int = BLOCKS, tile: tuple[int, int, int] = (128, 128, 64), stages: int = 4,
-          group_m: int = 2, tma_store: bool = True) -> Fusion:
+          group_m: int = 2, tma_store: bool = True, store_wait: str = "after_boxes") -> Fusion:
     """``matmul_ws_persistent``'s fusion and schedule with ``ping_pong=True`` (a whole tile per warp group)."""
-    return matmul_ws_persistent.build(blocks, tile, stages, group_m, tma_store, ping_pong=True)
+    return matmul_ws_persistent.build(blocks, tile, stages, group_m, tma_store, ping_pong=True, store_wait=store_wait)

@@ -8,7 +8,8 @@ issues the TMA loads of A and B; two compute warp groups (``setmaxnreg.inc 232``
 accumulators, per k tile wait for a full stage, issue four ``wgmma.m64n256k16``, commit, wait for
 the previous group and release its stage; after the k loop they retire the last group, release its
 stage, convert to bf16, ``stmatrix`` the tile into a swizzled shared tile, ``fence.proxy.async``,
-synchronize and TMA-store it (commit, wait). One pipeline runs across the tile and k loops; tiles
+synchronize and TMA-store it (commit; one wait for all the boxes, or, with ``store_wait="deferred"``,
+before the next tile is staged). One pipeline runs across the tile and k loops; tiles
 go in grouped order over the blocks. Index arithmetic is 32-bit (``index_type=DataType.Int32``:
 tensors under 2**31 elements, checked at launch), which keeps the k loop's stage and phase
 arithmetic off 64-bit multiplies and divisions. ``matmul_ping_pong`` is the other arrangement of the two
@@ -26,7 +27,9 @@ BLOCKS = 3      # small for the simulator; on a GPU use runtime.sm_count() (132 
 
 def build(blocks: int = BLOCKS, tile: tuple[int, int, int] = (128, 256, 64), stages: int = 3,
           group_m: int = 2, tma_store: bool = True, ping_pong: bool = False,
-          index_type: DataType = DataType.Int32) -> Fusion:
+          index_type: DataType = DataType.Int32, store_wait: str = "after_boxes") -> Fusion:
+    """The fusion, scheduled; ``store_wait="deferred"`` waits for a tile's TMA stores only when the next
+    tile is about to be staged (``TensorView.set_store_wait``)."""
     fusion = Fusion()
     with fusion:
         a = fusion.add_input(ndim=2, dtype=DataType.BFloat16)
@@ -34,5 +37,5 @@ def build(blocks: int = BLOCKS, tile: tuple[int, int, int] = (128, 256, 64), sta
         fusion.add_output(ops.cast(ops.matmul(a, b), DataType.BFloat16))
     schedule_matmul(fusion, MatmulParams(tile=tile, stages=stages, compute_warp_groups=2, warp_specialized=True,
                                          persistent=True, ping_pong=ping_pong, blocks=blocks, group_m=group_m,
-                                         tma_store=tma_store, index_type=index_type))
+                                         tma_store=tma_store, index_type=index_type, store_wait=store_wait))
     return fusion

@@ -85,11 +85,12 @@ def matmul_params(draw: st.DrawFn) -> MatmulParams:
         mode = {"warp_specialized": True, "persistent": True, "ping_pong": True, "blocks": draw(st.integers(1, 5)),
                 "group_m": draw(st.integers(1, 3))}
     if draw(st.booleans()) and tn % 64 == 0:
-        mode = {**mode, "tma_store": True}       # the case draws a bf16/fp16 output for it
+        mode = {**mode, "tma_store": True,       # the case draws a bf16/fp16 output for it
+                "store_wait": draw(st.sampled_from(["after_boxes", "deferred"]))}
     params = MatmulParams(tile=(tm, tn, tk), stages=stages, compute_warp_groups=groups, **mode)
     if params.smem_bytes(DataType.BFloat16) > 232_448:
         params = MatmulParams(tile=(tm, tn, tk), stages=2, compute_warp_groups=groups, **mode)
-    broken = draw(st.sampled_from([None] * 6 + ["tile", "stages", "groups", "regs", "flag"]))
+    broken = draw(st.sampled_from([None] * 6 + ["tile", "stages", "groups", "regs", "flag", "wait"]))
     if broken == "tile":
         return MatmulParams(tile=draw(st.sampled_from(INVALID_TILES)), stages=2, compute_warp_groups=1)
     if broken == "stages":
@@ -98,6 +99,9 @@ def matmul_params(draw: st.DrawFn) -> MatmulParams:
         return MatmulParams(tile=(64, tn, tk), stages=2, compute_warp_groups=draw(st.sampled_from([0, 2])))
     if broken == "regs":
         return MatmulParams(tile=(256, 256, 64), stages=2, compute_warp_groups=1)
+    if broken == "wait":                         # deferred without a TMA store, or no such wait
+        return MatmulParams(tile=(tm, tn, tk), stages=2, compute_warp_groups=groups,
+                            store_wait=draw(st.sampled_from(["deferred", "never"])))
     if broken == "flag":
         flag = draw(st.sampled_from(["warp_specialized", "persistent", "ping_pong"]))
         return MatmulParams(tile=(tm, tn, tk), stages=stages, compute_warp_groups=groups, **{flag: True})

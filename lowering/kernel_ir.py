@@ -340,10 +340,13 @@ class AsyncCommit:
 @dataclass(frozen=True)
 class AsyncWait:
     """Wait until at most ``pending`` committed groups of ``kind`` are still in flight
-    (``wgmma.wait_group pending`` for ``wgmma``)."""
+    (``wgmma.wait_group pending`` for ``wgmma``). For ``bulk`` (TMA stores), ``read``: until the groups have
+    read their shared-memory sources (``cp.async.bulk.wait_group.read``), else until they have completed
+    (``cp.async.bulk.wait_group``, the writes done too)."""
 
     kind: str  # "cp.async" | "bulk" | "wgmma"
     pending: int = 0
+    read: bool = True
 
 
 @dataclass(frozen=True)

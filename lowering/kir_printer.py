@@ -152,7 +152,8 @@ class KirPrinter(k.NodeVisitor):
     def visit_AsyncWait(self, node: k.AsyncWait, pad: str, indent: int) -> list[str]:
         if node.kind == "wgmma":
             return [f"{pad}wgmma.wait_group {node.pending}"]
-        return [f"{pad}{node.kind}.wait_group({node.pending})"]
+        suffix = ".complete" if node.kind == "bulk" and not node.read else ""
+        return [f"{pad}{node.kind}.wait_group{suffix}({node.pending})"]
 
     def visit_FenceAsyncProxy(self, node: k.FenceAsyncProxy, pad: str, indent: int) -> list[str]:
         return [f"{pad}fence.proxy.async()"]

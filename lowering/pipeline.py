@@ -23,7 +23,7 @@ from .errors import LoweringError
 from .kernel_ir import Kernel
 from .limits import check_launch_limits
 from .passes import (allocation, async_copies, branch_barriers, indexing, launch, loop_nest, mbarrier, ping_pong, smem_reuse,
-                     syncs, wgmma_groups)
+                     store_waits, syncs, wgmma_groups)
 from .passes import circular_buffer as circular_buffer_pass
 from .persistent_buffers import check_persistent_buffers
 
@@ -61,6 +61,7 @@ PIPELINE: list[Step] = [
     Pass("smem_reuse", smem_reuse.run),                                    # shared-memory offsets
     Pass("circular_buffer", circular_buffer_pass.run),                     # pipeline stages cloned
     Pass("syncs", syncs.run),                                              # RAW/WAR barriers
+    Pass("store_waits", store_waits.run),                                  # TMA stores' waits for their tile reads
     Pass("indexing", indexing.run),                                        # explicit indices and predicates
     Pass("wgmma_groups", wgmma_groups.run),                                # wgmma fence, commit, wait
     Pass("ping_pong", ping_pong.run),                                      # compute warp groups in turn

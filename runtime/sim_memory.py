@@ -164,7 +164,8 @@ class Storage:
         if self.proxy is not None and (self.proxy.reads[positions] > 0).any():
             hit = positions[self.proxy.reads[positions] > 0] % self.size
             raise SimulationError(f"a write to {by} overwrites {self.name}[{int(hit.min())}:{int(hit.max()) + 1}] "
-                                  f"(the two share shared-memory bytes): the source of a TMA store rewritten while "
+                                  f"(the two share shared-memory bytes): staging tile rewritten before the store's "
+                                  f"read finished, the source of a TMA store rewritten while "
                                   f"a TMA store may still read it (before the AsyncWait('bulk') that retires it)")
         self.data[positions] = poison_value(self.dtype)
 

@@ -6,9 +6,10 @@ issuing thread retires the store's commit group (``cp.async.bulk.wait_group.read
 lands the copy (reads the source) at a seeded random moment in that window; the rules below make the
 hazards deterministic (``SimulationError``):
 
-- rewritten source: any write into a source range of a TMA store not yet retired (a store, a vector
-  store, ``stmatrix``, a TMA load or cp.async into it, issued or landing, or a write to a buffer sharing
-  its bytes) is an error;
+- rewritten source ("staging tile rewritten before the store's read finished"): any write into a
+  source range of a TMA store not yet retired (a store, a vector store, ``stmatrix``, a TMA load or
+  cp.async into it, issued or landing, or a write to a buffer sharing its bytes) is an error, whether
+  the store was issued in this iteration of a loop or, its wait deferred, in an earlier one;
 - exit: a thread that exits with a TMA store it issued not retired (not committed, or committed and
   not waited for) is an error; the block's shared memory is released at exit while the copy may
   still read it;
@@ -65,7 +66,7 @@ class StoreRead:
     positions: np.ndarray   # [rows, box elements] flat positions of the source
     lanes: np.ndarray       # [rows]
     group: np.ndarray       # [rows] bulk commit group (the open group when issued)
-    what: str
+    what: str               # "TMA store from <source>"
     open: np.ndarray = field(default=None)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
@@ -150,8 +151,7 @@ class ProxyChecks:
         lanes = ctx.lanes
         self._check_proxy_fence(st, positions, lanes, what)
         np.add.at(p.reads, positions.reshape(-1), 1)
-        self.store_reads.append(StoreRead(st, positions, lanes.copy(), self.committed["bulk"][lanes].copy(),
-                                          f"{what} issued by {self.grid.describe(int(lanes[0]))}"))
+        self.store_reads.append(StoreRead(st, positions, lanes.copy(), self.committed["bulk"][lanes].copy(), what))
 
     def _check_proxy_fence(self, st: Storage, positions: np.ndarray, lanes: np.ndarray, what: str) -> None:
         p = st.proxy
@@ -216,11 +216,12 @@ class ProxyChecks:
                     state = ("not committed (no AsyncCommit('bulk') after it yet)"
                              if read.group[rows[0]] >= self.committed["bulk"][lane] else
                              "committed but not retired by an AsyncWait('bulk') of its thread")
-                    reader = f"the {read.what}, {state},"
+                    reader = f"the {read.what} issued by {self.grid.describe(lane)}, {state},"
                     break
         raise SimulationError(
             f"{what} writes {st.name}[{int(e.min())}:{int(e.max()) + 1}] (block {self.grid.block_name(block)}): "
-            f"the source of a TMA store rewritten while a TMA store may still read it; {reader} reads it until "
+            f"staging tile rewritten before the store's read finished, the source of a TMA store rewritten while "
+            f"a TMA store may still read it; {reader} reads it until "
             f"cp.async.bulk.wait_group.read (AsyncWait('bulk', n)) of the issuing thread retires its group, and "
             f"a barrier after that wait must order it before writes of other threads")
 
@@ -238,7 +239,8 @@ class ProxyChecks:
                          if read.group[rows[0]] >= self.committed["bulk"][lane] else
                          "was committed but no AsyncWait('bulk', n) retired its group")
                 raise SimulationError(
-                    f"{self.grid.describe(lane)} exits while the {read.what} may still read {read.storage.name}: the "
+                    f"{self.grid.describe(lane)} exits while the {read.what} issued by {self.grid.describe(lane)} may "
+                    f"still read {read.storage.name}: the "
                     f"store {state}; a thread waits for its TMA stores to finish reading shared memory "
                     f"(cp.async.bulk.wait_group.read, AsyncWait('bulk', 0)) before it exits")
 

@@ -27,7 +27,7 @@ from typing import Literal
 from ..circular_buffer import AUTO, Pipelined, WarpSpecialized
 from ..exprs import MmaOp, load_kind
 from ..fusion import Fusion
-from ..tensor_view import TensorView
+from ..tensor_view import STORE_WAITS, TensorView
 from ..types import DataType, LoadStoreOpType, MemoryType, ParallelType, ScheduleError, SmemSwizzle
 
 WGMMA_M = 64
@@ -68,6 +68,7 @@ class MatmulParams:
     register_split: tuple[int, int] | None = (40, 232)   # warp-specialized: producer, compute registers
     tma_store: bool = False                      # the epilogue: stmatrix into shared memory, then a TMA store
     index_type: DataType = DataType.Int64        # the kernel's index arithmetic (Int32: tensors under 2**31 elements)
+    store_wait: str = "after_boxes"              # tma_store: when the stores' reads of the tile are waited for
 
     def validate(self, dtype: DataType = DataType.BFloat16, loaded: int = 0) -> None:
         """Raise ``ScheduleError`` naming the parameter and the rule it breaks (``loaded``: as in
@@ -129,6 +130,10 @@ class MatmulParams:
         if self.ping_pong and w < 2:
             raise ScheduleError(f"MatmulParams.compute_warp_groups: {w} with ping_pong=True; ping-pong needs at least "
                                 f"2 compute warp groups to alternate")
+        if self.store_wait not in STORE_WAITS or (self.store_wait != STORE_WAITS[0] and not self.tma_store):
+            raise ScheduleError(f"MatmulParams.store_wait: {self.store_wait!r} must be one of "
+                                f"{', '.join(repr(x) for x in STORE_WAITS)} (TensorView.set_store_wait), and "
+                                f"other than {STORE_WAITS[0]!r} only with tma_store=True")
         for name in ("blocks", "group_m"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -275,7 +280,7 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
             tv.circular_buffer(params.stages, type=pipeline)
 
         # epilogue: [tiles..., Mw, Mr, TIDx, N/8, 2, 2], every tensor inlined into its consumer
-        staged = _stage_output(fusion) if params.tma_store else []
+        staged = _stage_output(fusion, params.store_wait) if params.tma_store else []
         loaded = _load_epilogue_inputs(fusion, acc, params)
         for tv in _epilogue(fusion, acc):
             if tv in staged:
@@ -289,7 +294,7 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
     return fusion
 
 
-def _stage_output(fusion: Fusion) -> list[TensorView]:
+def _stage_output(fusion: Fusion, store_wait: str = STORE_WAITS[0]) -> list[TensorView]:
     """``tma_store``: the output goes registers -> stmatrix -> shared tile -> TMA store (seed 000's epilogue).
 
     Returns the shared tile and the output, which take the tile layout instead of the fragment one."""
@@ -299,6 +304,7 @@ def _stage_output(fusion: Fusion) -> list[TensorView]:
                             f"stores 16-bit elements (cast the result to bf16 or fp16)")
     tile = out.cache_before(LoadStoreOpType.TMAStore)     # shared tile, read by the TMA store
     tile.cache_before(LoadStoreOpType.StMatrix)           # registers in the fragment layout, stored by stmatrix
+    out.set_store_wait(store_wait)
     return [tile, out]
 
 

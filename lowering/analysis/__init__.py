@@ -10,7 +10,7 @@ new kernel; no pass writes an analysis or imports another pass.
 | ``depths`` | ``pipeline_depth`` | circular buffers' stages (``"auto"`` resolved), why | buffers, circular, viz |
 | ``buffers`` | ``buffers`` | each tensor's Buffer, axes, allocation depth | allocation, indexing, smem |
 | ``mma`` | ``mma`` | wgmma accumulators: instruction, operand layouts, fragment readers | indexing, wgmma_groups |
-| ``tma`` | ``tma`` | TMA boxes, tensor maps | mbarrier, indexing, launch |
+| ``tma`` | ``tma`` | TMA boxes, tensor maps, TMA stores' issuers and waits | mbarrier, syncs, store_waits, indexing, launch |
 | ``circular`` | ``circular_buffer`` | pipelined loops, stage and parity | mbarrier, circular_buffer, indexing |
 | ``mbarriers`` | ``mbarriers`` | barrier arrays, tokens, slots | mbarrier, async_copies, circular_buffer, indexing |
 | ``roles`` | ``roles`` | load and compute sub-DAGs | viz (and warp specialization) |

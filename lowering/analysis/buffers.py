@@ -11,7 +11,9 @@ Local buffers exclude thread- and block-parallel axes; Shared buffers include th
 axes (even left of the compute-at position; not a warp-specialized tensor's ``turn_axis``, whose
 index is part of the pipeline iteration) and exclude block-parallel ones; reduction and
 broadcast axes are never allocated; a circular-buffered buffer is allocated outside its
-circular-buffer loop and sized times the stage count; a TMA destination starts 128-byte aligned,
+circular-buffer loop and sized times the stage count; the shared tile of a TMA store whose wait
+is deferred (``TensorView.set_store_wait``) is allocated outside the innermost loop it is computed
+in (the stores of one iteration read it into the next); a TMA destination starts 128-byte aligned,
 a swizzled one at its swizzle's repeat.
 """
 
@@ -129,7 +131,17 @@ def pipeline_loops(ids: IdModel, tv: TensorView) -> list[LoopGroup]:
 def alloc_position(ids: IdModel, tv: TensorView) -> int:
     if tv.circular_buffer_options is not None:
         return cb_axis(ids, tv)
+    if deferred_store_tile(tv):
+        # its TMA stores still read it in the next iteration of its innermost loop: allocated outside it
+        loops = [k for k, i in enumerate(tv.loop[:tv.compute_at_pos]) if ids.group(i).is_loop]
+        if loops:
+            return loops[-1]
     return tv.compute_at_pos
+
+
+def deferred_store_tile(tv: TensorView) -> bool:
+    """``tv`` is the shared tile of a TMA store whose wait is deferred (``TensorView.set_store_wait``)."""
+    return any(load_kind(c) is LoadStoreOpType.TMAStore and c.store_wait == "deferred" for c in tv.consumers())
 
 
 def allocation_ids(ids: IdModel, tv: TensorView, memory: MemoryType, pos: int) -> list[IterDomain]:

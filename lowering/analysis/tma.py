@@ -47,6 +47,11 @@ class TmaBox:
     # a TMA store's thread dimensions its shared tile is computed inside: each index there stores its
     # own boxes (ping-pong warp groups), issued by a thread elected among the threads with that index
     issuers: tuple[ParallelType, ...] = ()
+    # a TMA store: the warp whose elected thread issues its boxes (``ElectSync.warp``; the first warp of
+    # the threads with this thread's issuer indices), and when that thread waits for their reads of the
+    # shared tile (``TensorView.set_store_wait``: "after_boxes" or "deferred"; the ``store_waits`` pass)
+    issuer_warp: Val = field(default_factory=lambda: Val.const(0))
+    wait: str = "after_boxes"
 
     @property
     def box_bytes(self) -> int:
@@ -136,7 +141,8 @@ def analyze_store(ids: IdModel, buffers: BufferPlan, out: TensorView) -> TmaBox:
         raise LoweringError(f"{name}: the TMA store box row is {row} bytes; it must be a multiple of {ROW_BYTES} "
                             f"bytes and exactly the {tile.swizzle.name} swizzle span of T{tile.name} when swizzled")
     result = TmaBox(out, out, dims, tuple(bulk.get(r) for r in dims), tuple(box_extents), tuple(issue),
-                    shared=tile, issuers=tuple(issuers))
+                    shared=tile, issuers=tuple(issuers), issuer_warp=first_warp(ids, tuple(issuers)),
+                    wait=out.store_wait)
     tile_axes = buffers.alloc_ids[tile]
     inner = [i.extent.const_value() for i in tile_axes[len(tile_axes) - len(bulk):]]
     if inner != [e for r, e in zip(dims, box_extents) if r in bulk]:
@@ -144,6 +150,16 @@ def analyze_store(ids: IdModel, buffers: BufferPlan, out: TensorView) -> TmaBox:
                             f"[{', '.join(i.label() for i in tile_axes)}] must be the box "
                             f"{' x '.join(str(e) for e in box_extents)}")
     return result
+
+
+def first_warp(ids: IdModel, dims: tuple[ParallelType, ...]) -> Val:
+    """The first warp of the threads whose indices on ``dims`` are this thread's (warp 0 for none)."""
+    linear, stride = Val.const(0), Val.const(1)
+    for pt in (ParallelType.TIDx, ParallelType.TIDy, ParallelType.TIDz):
+        if pt in dims:
+            linear = linear + Val.symbol(pt.cuda_index) * stride
+        stride = stride * ids.launch[pt]
+    return linear // 32
 
 
 def analyze(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> TmaBox:

@@ -28,7 +28,6 @@ from ..errors import LoweringError
 from ..kernel_ir import (
     Assign,
     AsyncCommit,
-    AsyncWait,
     BinaryValue,
     BlockReduce,
     Buffer,
@@ -400,26 +399,16 @@ def _lower_stmatrix(op: TensorOp, a: Analyses) -> list[Node]:
 
 
 def _tma_store(a: Analyses, out: TensorView, idx: dict[IterDomain, Val]) -> Node:
-    """One box of the output from its shared tile: an elected thread issues it, commits the bulk group and
-    waits until the copy has read the tile (the tile may be written again after the next barrier; a wait
-    deferred to just before that measured slower on the H100, docs/matmul.md)."""
+    """One box of the output from its shared tile: an elected thread issues it and commits the bulk group.
+    The same thread waits for the boxes' reads of the tile where the ``store_waits`` pass put the wait
+    (after the boxes, or deferred to just before the tile is written again)."""
     box = a.tma.stores[out]
     origin = box.origin(idx)
     tile = box.shared
     box_start = {a.ids.group(b).index.name: Val.const(0) for b in box.bulk if b is not None}
     src = read_index(a, tile, out, origin, swizzled=False).substitute(box_start)
     store = TmaStore(a.buffers.buffers[tile], src, a.tma.tensor_maps[out], box.coords(origin))
-    return ElectSync((store, AsyncCommit("bulk"), AsyncWait("bulk", 0)), warp=_first_warp(a, box.issuers))
-
-
-def _first_warp(a: Analyses, dims: tuple[ParallelType, ...]) -> Val:
-    """The first warp of the threads whose indices on ``dims`` are this thread's (warp 0 for none)."""
-    linear, stride = Val.const(0), Val.const(1)
-    for pt in (ParallelType.TIDx, ParallelType.TIDy, ParallelType.TIDz):
-        if pt in dims:
-            linear = linear + Val.symbol(pt.cuda_index) * stride
-        stride = stride * a.ids.launch[pt]
-    return linear // 32
+    return ElectSync((store, AsyncCommit("bulk")), warp=box.issuer_warp)
 
 
 CP_ASYNC_BYTES = (4, 8, 16)

@@ -1,9 +1,14 @@
 """Syncs: barriers for shared-memory RAW and WAR hazards between tensor ops.
 
-Reads: the loop nest with tensor ops; which buffers are Shared; the ``circular`` analysis.
+Reads: the loop nest with tensor ops; which buffers are Shared; the ``circular`` analysis; the ``tma``
+analysis (a TMA store's wait, ``TmaBox.wait``).
 Writes: ``BlockSync`` nodes before the first reader of a shared buffer, or of a fusion output,
 that another op wrote (RAW), and at the end of a loop body in which a shared buffer is written
-and then read, before the next iteration overwrites it (WAR).
+and then read, before the next iteration overwrites it (WAR). When the reader is a TMA store whose
+wait is deferred (``TensorView.set_store_wait("deferred")``), the WAR barrier goes right before the
+statement that writes the tile instead: the ``store_waits`` pass puts the issuing thread's wait for
+the previous iteration's stores before it, and the barrier then orders that wait before every
+thread's write (the guard).
 A TMA store reads through the async proxy: before the barrier that precedes it, every thread runs
 ``fence.proxy.async`` so its ordinary (or stmatrix) writes of the tile are visible to the copy.
 A barrier whose writer and reader share a thread-bound loop (each index there has its own part of
@@ -52,9 +57,17 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
             if tv.is_output:
                 continue  # each output element is written once: no write-after-read
             if body_path and _is_loop_body(kernel.body, body_path):
-                inserts.setdefault(body_path, set()).add((len(body), f"WAR: T{tv.name} is rewritten next iteration",
-                                                          per))
+                at, reason = len(body), f"WAR: T{tv.name} is rewritten next iteration"
+                if _deferred_store(a, r_op.tv):
+                    at, reason = i, f"WAR: T{tv.name} is rewritten here, after its TMA stores' wait"
+                inserts.setdefault(body_path, set()).add((at, reason, per))
     return replace(kernel, body=_apply(kernel.body, (), inserts))
+
+
+def _deferred_store(a: Analyses, tv: TensorView) -> bool:
+    """``tv`` is a TMA-store output whose issuer waits for its reads only before the tile is written again."""
+    box = a.tma.stores.get(tv)
+    return box is not None and box.wait == "deferred"
 
 
 def _independent_dims(writer: TensorView, reader: TensorView, a: Analyses) -> tuple:

@@ -279,8 +279,9 @@ def test_rewriting_the_source_before_the_bulk_wait_is_an_error(alloc_in_loop: bo
 def test_a_store_into_the_source_before_the_bulk_wait_is_an_error() -> None:
     kern = epilogue_kernel(64, swizzle=False, blocks=1)
     broken = insert_after(kern, k.AsyncCommit, [assign(sym_tile(kern), c(5), k.Const(0.0, BF16))])
-    with pytest.raises(SimulationError, match=r"a store to T1\[5\] writes T1\[5:6\] \(block \(0, 0, 0\)\): the "
-                                              r"source of a TMA store rewritten while a TMA store may still read it"):
+    with pytest.raises(SimulationError, match=r"a store to T1\[5\] writes T1\[5:6\] \(block \(0, 0, 0\)\): staging "
+                                              r"tile rewritten before the store's read finished, the source of a TMA "
+                                              r"store rewritten while a TMA store may still read it"):
         simulate(broken, [tile_input(64, blocks=1)])
 
 

@@ -158,8 +158,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
           Hopper::cpAsyncBulkTensorTileS2G(&tmap_T7, toSmem(&T10[i30 * 8192]), (((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 256)) * 256) + (i30 * 64), ((((((i5 * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 256)) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128);
           Hopper::cpAsyncBulkCommitGroup();
-          Hopper::cpAsyncBulkWaitGroupRead<0>();
         }
+      }
+      if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+        Hopper::cpAsyncBulkWaitGroupRead<0>();
       }
       namedBarrierSync(1, 256);  // WAR: T10 is rewritten next iteration
     }

@@ -139,8 +139,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         if (((((int)threadIdx.x) + (((int)threadIdx.y) * 128)) / 32) == ((((int)threadIdx.y) * 128) / 32) && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (((((int)threadIdx.y) * 128) / 32) * 32)))) {
           Hopper::cpAsyncBulkTensorTileS2G(&tmap_T3, toSmem(&T6[(i28 * 8192) + (((int)threadIdx.y) * 16384)]), (((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 128)) * 128) + (i28 * 64), ((((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 128)) * 2) + (((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) % 2)) * 128);
           Hopper::cpAsyncBulkCommitGroup();
-          Hopper::cpAsyncBulkWaitGroupRead<0>();
         }
+      }
+      if (((((int)threadIdx.x) + (((int)threadIdx.y) * 128)) / 32) == ((((int)threadIdx.y) * 128) / 32) && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (((((int)threadIdx.y) * 128) / 32) * 32)))) {
+        Hopper::cpAsyncBulkWaitGroupRead<0>();
       }
       namedBarrierSync(2 + ((int)threadIdx.y), 128);  // WAR: T6 is rewritten next iteration
       mbarrier::arrive(toSmem(&T4_order[((((int)threadIdx.y) + 1) % 2) + 2]));

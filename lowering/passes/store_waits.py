@@ -1,0 +1,128 @@
+"""Store waits: where the thread that issues a TMA store's boxes waits until they have read the shared tile.
+
+Reads: the ``tma`` analysis (each TMA-stored output's shared tile, its issuing warp ``TmaBox.issuer_warp``
+and its wait ``TmaBox.wait``, from ``TensorView.set_store_wait``), the loop nest with tensor ops and the
+barriers the ``syncs`` pass placed.
+Writes, for each TMA-stored output, in the innermost statement list S that holds both the statement
+writing its tile (stmatrix) and the statement storing it (the loop of boxes; ``indexing`` lowers each
+box to ``ElectSync((TmaStore, AsyncCommit("bulk")))``), an ``ElectSync`` of the same warp around:
+- ``"after_boxes"``: ``AsyncWait("bulk", 0)`` (``cp.async.bulk.wait_group.read 0``) right after the
+  boxes: one wait for all of them; the barrier at the end of the loop body (``syncs``) orders it
+  before the next iteration writes the tile;
+- ``"deferred"``, when S is a loop body: the same wait in S right before the barrier that precedes
+  the tile's writer (``syncs`` puts the tile's WAR barrier there instead of at the end of the body):
+  iteration i's stores read the tile while iteration i + 1 runs up to that write; and
+  ``AsyncWait("bulk", 0, read=False)`` (``cp.async.bulk.wait_group 0``) right after the loop, so no
+  thread goes on to exit with stores in flight. When S is not a loop body the tile is written once
+  and the final wait goes right after the boxes.
+Guarantees: the issuing thread (the one that committed the stores: bulk groups are per thread)
+waits for every store's reads before a barrier that precedes any later write of the tile, and for
+every store before it leaves the loop. With "deferred" the ``buffers`` analysis allocates the tile
+outside the loop, so it lives through the loop and no other buffer of the loop takes its memory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from fusion_ir import TensorView
+
+from ..analysis import Analyses
+from ..analysis.tma import TmaBox
+from ..errors import LoweringError
+from ..kernel_ir import (
+    AsyncWait,
+    BlockSync,
+    ElectSync,
+    FenceAsyncProxy,
+    ForLoop,
+    Kernel,
+    Node,
+    TensorOp,
+    children,
+)
+
+Path = tuple       # statement indices and field names: (k0, "body", k1, "then_body", ..., k)
+Edits = dict       # statement-list path -> {(index, "before" | "after"): [nodes]}
+
+
+def run(kernel: Kernel, a: Analyses) -> Kernel:
+    if not a.tma.stores:
+        return kernel
+    ops = list(_op_paths(kernel.body, ()))
+    edits: Edits = {}
+    for out, box in a.tma.stores.items():
+        for path in [p for op, p in ops if op.tv is out and op.kind == "compute"]:
+            _place(kernel, a, out, box, path, [p for op, p in ops if op.tv is box.shared and op.kind == "compute"],
+                   edits)
+    return replace(kernel, body=_apply(kernel.body, (), edits))
+
+
+def _place(kernel: Kernel, a: Analyses, out: TensorView, box: TmaBox, store: Path, writers: list[Path],
+           edits: Edits) -> None:
+    """The waits of the boxes stored at ``store`` (the output's tensor op), tile written at ``writers``."""
+    scope, writer, at = _scope(store, writers)
+
+    def add(path: Path, index: int, where: str, wait: AsyncWait) -> None:
+        edits.setdefault(path, {}).setdefault((index, where), []).append(ElectSync((wait,), warp=box.issuer_warp))
+
+    if box.wait != "deferred":
+        add(scope, at, "after", AsyncWait("bulk", 0))
+        return
+    if writer is None or not scope or not isinstance(_node_at(kernel.body, scope[:-1]), ForLoop):
+        add(scope, at, "after", AsyncWait("bulk", 0, read=False))    # the tile is written once
+        return
+    body = _body_at(kernel.body, scope)
+    first = writer
+    while first > 0 and isinstance(body[first - 1], (BlockSync, FenceAsyncProxy)):
+        first -= 1
+    if not any(isinstance(n, BlockSync) for n in body[first:writer]):
+        raise LoweringError(f"internal: no barrier before the write of T{box.shared.name}, the tile T{out.name} is "
+                            f"TMA-stored from with a deferred wait (the syncs pass puts it there)")
+    add(scope, first, "before", AsyncWait("bulk", 0))
+    add(scope[:-2], scope[-2], "after", AsyncWait("bulk", 0, read=False))
+
+
+def _scope(store: Path, writers: list[Path]) -> tuple[Path, int | None, int]:
+    """The innermost statement list holding the store and a write of its tile, the writer's index there
+    (None without one) and the store's."""
+    best: tuple[Path, int | None, int] = (store[:-1], None, store[-1])
+    for w in writers:
+        i = 0
+        while i + 1 < min(len(w), len(store)) and w[i] == store[i] and w[i + 1] == store[i + 1]:
+            i += 2
+        if i < len(w) and i < len(store) and w[i] != store[i] and w[i] < store[i] and (
+                best[1] is None or i >= len(best[0])):
+            best = (store[:i], w[i], store[i])
+    return best
+
+
+def _op_paths(body: tuple[Node, ...], prefix: Path):
+    for k, node in enumerate(body):
+        if isinstance(node, TensorOp):
+            yield node, prefix + (k,)
+        for name, sub in children(node):
+            yield from _op_paths(sub, prefix + (k, name))
+
+
+def _body_at(body: tuple[Node, ...], path: Path) -> tuple[Node, ...]:
+    for k in range(0, len(path), 2):
+        body = getattr(body[path[k]], path[k + 1])
+    return body
+
+
+def _node_at(body: tuple[Node, ...], path: Path) -> Node:
+    return _body_at(body, path[:-1])[path[-1]]
+
+
+def _apply(body: tuple[Node, ...], path: Path, edits: Edits) -> tuple[Node, ...]:
+    here = edits.get(path, {})
+    out: list[Node] = []
+    for k, node in enumerate(body):
+        out.extend(here.get((k, "before"), ()))
+        kids = children(node)
+        if kids:
+            node = replace(node, **{name: _apply(sub, path + (k, name), edits) for name, sub in kids})
+        out.append(node)
+        out.extend(here.get((k, "after"), ()))
+    return tuple(out)
