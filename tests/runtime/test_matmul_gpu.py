@@ -1,8 +1,8 @@
 """GPU tier: the wgmma matmul (examples/matmul_wgmma.py, schedule_matmul) on the H100.
 
 Every tile, stage count and size of the CPU tier, the fused bias + relu + cast epilogue, the
-cooperative and ping-pong persistent kernels, and 4096^3 and 8192^3 against torch.matmul of the
-same inputs; compute-sanitizer memcheck, racecheck and synccheck on small cases. Outputs are poisoned by the executor; inputs are fresh random numbers.
+cooperative and ping-pong persistent kernels (with the TMA store's wait after the boxes and deferred), and
+4096^3 and 8192^3 against torch.matmul of the same inputs; compute-sanitizer memcheck, racecheck and synccheck on small cases. Outputs are poisoned by the executor; inputs are fresh random numbers.
 """
 
 from __future__ import annotations
@@ -55,6 +55,9 @@ MODES = {"ws": {"warp_specialized": True}, "persistent": {"persistent": True, "b
                        "tile": (128, 128, 64), "stages": 4},
          "ping_pong_tma_store": {"tma_store": True, "warp_specialized": True, "persistent": True, "ping_pong": True,
                                  "blocks": 3, "tile": (128, 128, 64), "stages": 4, "out_dtype": DataType.BFloat16}}
+# the TMA store's wait deferred to the next tile (MatmulParams.store_wait)
+MODES.update({f"{name}_deferred": {**MODES[name], "store_wait": "deferred"}
+              for name in ("ws_persistent_tma_store", "ping_pong_tma_store")})
 
 
 @pytest.mark.parametrize("mode", sorted(MODES))
@@ -85,6 +88,8 @@ LARGE = [((128, 256, 64), 2, {}), ((128, 128, 64), 1, {}), ((128, 256, 64), 2, {
                               "stages": 4}),
          ((128, 128, 64), 2, {"warp_specialized": True, "persistent": True, "ping_pong": True, "blocks": 132,
                               "tma_store": True, "stages": 4, "out_dtype": DataType.BFloat16})]
+LARGE += [(tile, groups, {**params, "store_wait": "deferred"}) for tile, groups, params in LARGE
+          if params.get("persistent") and params.get("tma_store")]
 
 
 @pytest.mark.parametrize("size", [4096, 8192])
@@ -107,7 +112,13 @@ def test_large_matches_torch(size: int, tile: tuple[int, int, int], groups: int,
 SANITIZED = {"pipelined": {}, "ws_persistent": {"warp_specialized": True, "persistent": True, "blocks": 3},
              "ws_tma_store": {"warp_specialized": True, "tma_store": True, "stages": 3, "out_dtype": "bf16"},
              "ping_pong_tma_store": {"warp_specialized": True, "persistent": True, "ping_pong": True, "blocks": 3,
-                                     "tile": [128, 128, 64], "stages": 4, "tma_store": True, "out_dtype": "bf16"}}
+                                     "tile": [128, 128, 64], "stages": 4, "tma_store": True, "out_dtype": "bf16"},
+             "ping_pong_tma_store_deferred": {"warp_specialized": True, "persistent": True, "ping_pong": True,
+                                              "blocks": 3, "tile": [128, 128, 64], "stages": 4, "tma_store": True,
+                                              "out_dtype": "bf16", "store_wait": "deferred"},
+             "ws_persistent_tma_store_deferred": {"warp_specialized": True, "persistent": True, "blocks": 3,
+                                                  "stages": 3, "tma_store": True, "out_dtype": "bf16",
+                                                  "store_wait": "deferred"}}
 
 
 @pytest.mark.skipif(SANITIZER is None, reason="compute-sanitizer is not installed")
