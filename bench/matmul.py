@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch
 
-from bench.matmul_common import check_error, describe, params_from_json, relative_error, tflops
+from bench.matmul_common import check_error, describe, params_from_json, problem_inputs, relative_error, tflops
 from bench.triton_matmul import matmul as triton_matmul
 from examples import matmul_epilogue, matmul_wgmma
 from fusion_ir import DataType
@@ -196,12 +196,8 @@ def main() -> None:
             rows += epilogue_rows(m, n, k)
         if args.epilogues_only:
             continue
-        sets = [(torch.randn(m, k, device="cuda").bfloat16(), torch.randn(k, n, device="cuda").bfloat16())
-                for _ in range(3)]
+        sets, expected, out, torch_err = problem_inputs(torch, m, n, k)
         a, b = sets[0]
-        expected = a.double() @ b.double()
-        out = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
-        torch_err = relative_error(torch.matmul(a, b), expected)
         # (name, launch, relative error): every candidate is checked first, then all are timed together
         candidates = [("torch.matmul (cuBLAS)", rotating(lambda s: (lambda: torch.matmul(s[0], s[1], out=out)), sets),
                        None)]

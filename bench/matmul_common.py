@@ -40,3 +40,15 @@ def check_error(err: float, torch_err: float) -> None:
     (both round a float32 accumulator to bf16) plus 1e-3."""
     if not err < 2 * torch_err + 1e-3:
         raise AssertionError(f"relative error {err:.2e} (torch.matmul: {torch_err:.2e})")
+
+
+def problem_inputs(torch: Any, m: int, n: int, k: int) -> tuple[list, Any, Any, float]:
+    """Three sets of bf16 inputs ``(a [m, k], b [k, n])`` (timed in rotation, so L2 does not hold them), the
+    float64 product of the first, a bf16 output buffer and torch.matmul's relative error on the first.
+    ``torch`` is passed in, so that this module imports without it."""
+    sets = [(torch.randn(m, k, device="cuda").bfloat16(), torch.randn(k, n, device="cuda").bfloat16())
+            for _ in range(3)]
+    a, b = sets[0]
+    expected = a.double() @ b.double()
+    out = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+    return sets, expected, out, relative_error(torch.matmul(a, b), expected)

@@ -31,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.matmul_common import check_error, describe, params_from_json, relative_error, tflops
+from bench.matmul_common import check_error, describe, params_from_json, problem_inputs, relative_error, tflops
 from fusion_ir import DataType, Fusion, ScheduleError, ops
 from fusion_ir.schedulers import MatmulParams, schedule_matmul, suggest_matmul_params
 from lowering import lower
@@ -200,12 +200,7 @@ class Gpu:
         """torch.matmul, the suggestion and the sweep on one shape, timed in interleaved rounds."""
         torch = self.torch
         m, n, k = shape
-        sets = [(torch.randn(m, k, device="cuda").bfloat16(), torch.randn(k, n, device="cuda").bfloat16())
-                for _ in range(3)]
-        a, b = sets[0]
-        expected = a.double() @ b.double()
-        out = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
-        torch_err = relative_error(torch.matmul(a, b), expected)
+        sets, expected, out, torch_err = problem_inputs(torch, m, n, k)
         row: dict = {"shape": [m, n, k]}
         suggested = suggestion(shape, self.sms)
         configs = list(sweep)

@@ -6,7 +6,7 @@ statements appear in two branches, or two tensors with similar names, are never 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from fusion_ir import TensorView
@@ -14,12 +14,48 @@ from fusion_ir import TensorView
 from .errors import LoweringError
 from .kernel_ir import ForLoop, Node, TensorOp, children
 
+Path = tuple    # a statement's place: indices and field names, (k0, "body", k1, "then_body", ..., k)
+
+
+def op_paths(body: tuple[Node, ...], prefix: Path = ()) -> Iterator[tuple[TensorOp, Path]]:
+    """Every tensor op under ``body`` with its path."""
+    for k, node in enumerate(body):
+        if isinstance(node, TensorOp):
+            yield node, prefix + (k,)
+        for name, sub in children(node):
+            yield from op_paths(sub, prefix + (k, name))
+
+
+def common_scope(w: Path, r: Path) -> tuple[Path, int | None, int]:
+    """The innermost statement list holding the statements at ``w`` and ``r``, and the indices there of the
+    statements holding each (``None, 0`` when one statement holds both)."""
+    i = 0
+    while i + 1 < min(len(w), len(r)) and w[i] == r[i] and w[i + 1] == r[i + 1]:
+        i += 2
+    if i >= len(w) or i >= len(r) or (w[i] == r[i]):
+        return w[:i], None, 0
+    return w[:i], w[i], r[i]
+
+
+def body_at(body: tuple[Node, ...], path: Path) -> tuple[Node, ...]:
+    """The statement list at ``path`` (a path ending in a field name)."""
+    for k in range(0, len(path), 2):
+        body = getattr(body[path[k]], path[k + 1])
+    return body
+
 
 def computes(node: Node, tv: TensorView) -> bool:
     """True when ``node`` is, or holds, the computation of ``tv``."""
     if isinstance(node, TensorOp):
         return node.tv is tv and node.kind == "compute"
     return any(computes(c, tv) for _, sub in children(node) for c in sub)
+
+
+def reads(node: Node, tv: TensorView) -> bool:
+    """True when ``node`` is, or holds, a tensor op that reads ``tv``."""
+    if isinstance(node, TensorOp):
+        return tv in node.expr.tensor_inputs()
+    return any(reads(c, tv) for _, sub in children(node) for c in sub)
 
 
 def insert_at_scope(body: tuple[Node, ...], tv: TensorView, depth: int, nodes: tuple[Node, ...]) -> tuple[Node, ...]:

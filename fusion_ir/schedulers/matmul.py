@@ -217,7 +217,7 @@ def _epilogue(fusion: Fusion, acc: TensorView) -> list[TensorView]:
 def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusion:
     """Schedule every tensor of ``fusion`` (``out = epilogue(a @ b)``) for wgmma tensor cores;
     without ``params``, with ``suggest_matmul_params(fusion)`` (an H100's 132 SMs)."""
-    from .suggest import matmul_problem, suggest_matmul_params   # suggest imports this module
+    from .suggest import matmul_problem, suggest_matmul_params  # suggest imports this module
 
     params = params if params is not None else suggest_matmul_params(fusion)
     if not isinstance(params, MatmulParams):
@@ -335,7 +335,7 @@ def _schedule_loaded_tile(tv: TensorView, params: MatmulParams) -> None:
     once per tile, before the epilogue reads it), a TMA box of ``TM x Nw`` (one swizzle row wide) per
     column chunk ``Nc``."""
     (consumer,) = tv.consumers()
-    tiles = len(consumer.loop) - 5 - (0 if params.ping_pong else 1)   # [tiles..., (Mw,) Mr, TIDx, N/8, 2, 2]
+    tiles = _tile_count(params)
     tv.compute_at(consumer, tiles)               # [tiles, TM, TN]
     nw = min(params.tile[1], 128 // tv.dtype.size)
     tv.split(tiles + 1, nw)                      # [tiles, TM, Nc, Nw]
@@ -363,6 +363,11 @@ def _schedule_staged_tensor(tv: TensorView, params: MatmulParams) -> None:
     tv.set_swizzle(SWIZZLE_BY_SPAN[nw * tv.dtype.size])
 
 
+def _tile_count(params: MatmulParams) -> int:
+    """How many tile axes lead a tensor's loop domain (``_tile_axes``)."""
+    return 3 if params.ping_pong else 2
+
+
 def _tile_axes(tv: TensorView, params: MatmulParams) -> int:
     """Turn the leading [Mo, No] of ``tv`` into the block's tile axes; returns how many there are.
 
@@ -375,7 +380,7 @@ def _tile_axes(tv: TensorView, params: MatmulParams) -> int:
     if not params.persistent:
         tv.axis(0).parallelize(ParallelType.BIDy)
         tv.axis(1).parallelize(ParallelType.BIDx)
-        return 2
+        return _tile_count(params)
     g = params.group_m
     if g > 1:
         tv.split(0, g)                       # [Mo/g, g, No, ...]
@@ -386,11 +391,11 @@ def _tile_axes(tv: TensorView, params: MatmulParams) -> int:
     tv.split(0, params.blocks)               # [T / B, B, ...]
     tv.axis(1).parallelize(ParallelType.BIDx)
     if not params.ping_pong:
-        return 2
+        return _tile_count(params)
     # ping-pong: the block's j-th tile goes to warp group j % W: [T / B / W, W (TIDy), B (BIDx)]
     tv.split(0, params.compute_warp_groups)
     tv.axis(1).parallelize(ParallelType.TIDy)
-    return 3
+    return _tile_count(params)
 
 
 def _output_tiles(tv: TensorView, params: MatmulParams) -> int:

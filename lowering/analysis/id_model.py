@@ -118,7 +118,9 @@ class IdModel:
         if not i.is_broadcast or i not in self.exact:
             return i.extent
         if i not in self._concrete:
-            concrete = [j for j in nx.node_connected_component(self.exact, i) if not j.is_broadcast]
+            # the first created of them (a component is a set: its order is not the same from run to run)
+            concrete = sorted((j for j in nx.node_connected_component(self.exact, i) if not j.is_broadcast),
+                              key=lambda j: j.name)
             self._concrete[i] = concrete[0].extent if concrete else i.extent
         return self._concrete[i]
 

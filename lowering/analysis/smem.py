@@ -4,8 +4,8 @@ Built from the kernel right before the ``smem_reuse`` pass, which applies it to 
 (node positions are keyed by node identity). A buffer lives from its first write to its last use,
 and through every loop it is used in but declared outside of (the next iteration uses it again);
 an mbarrier lives from its init to its inval. Two buffers declared in one loop body may share
-memory when one dies before the other is first written (a tile the epilogue reads, then the tile
-it stores): the next iteration writes the first again after the second's last use, so the
+memory when one dies before the other is first written in every iteration: the next iteration
+writes the first again after the second's last use, so the
 ``smem_reuse`` pass synchronizes there too (``Live.reuses_in_loop``). Live buffers never overlap;
 each offset is a multiple of the buffer's alignment (128 B for TMA destinations, a whole repeat for
 swizzled ones).
@@ -30,7 +30,7 @@ class Live:
     end: int
     used: bool = False
     offset: Val | None = None
-    reuses: str | None = None          # the dead buffers whose memory this one takes over
+    reuses: tuple[str, ...] = ()       # the dead buffers whose memory this one takes over
     # of those, the ones declared in the same loop body: the next iteration takes the memory back
     reuses_in_loop: tuple[str, ...] = ()
 
@@ -42,7 +42,7 @@ class SmemPlan:
     total: Val = field(default_factory=lambda: Val.const(0))
 
     def reusers(self) -> dict[str, str]:
-        return {lv.buffer.name: lv.reuses for lv in self.lives.values() if lv.reuses is not None}
+        return {lv.buffer.name: ", ".join(lv.reuses) for lv in self.lives.values() if lv.reuses}
 
 
 def build(kernel: Kernel, buffers: BufferPlan, mma: MmaInfo | None = None) -> SmemPlan:
@@ -98,8 +98,8 @@ def build(kernel: Kernel, buffers: BufferPlan, mma: MmaInfo | None = None) -> Sm
     plan.total = _assign(list(lives.values()))
     for lv in lives.values():
         loop = body_of[lv.buffer.name]
-        if lv.reuses is not None and loop is not None:
-            lv.reuses_in_loop = tuple(d for d in lv.reuses.split(", ") if body_of.get(d) == loop)
+        if loop is not None:
+            lv.reuses_in_loop = tuple(d for d in lv.reuses if body_of.get(d) == loop)
     return plan
 
 
@@ -143,7 +143,7 @@ def _assign(lives: list[Live]) -> Val:
             offset = max(p[1] for p in clash)
         dead = [p[2] for p in placed if p[0] < offset + size and offset < p[1]]
         if dead:
-            lv.reuses = ", ".join(d.buffer.name for d in dead)
+            lv.reuses = tuple(d.buffer.name for d in dead)
         lv.offset = Val.const(offset)
         placed.append((offset, offset + size, lv))
         top = max(top, offset + size)

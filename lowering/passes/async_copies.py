@@ -30,24 +30,15 @@ from ..kernel_ir import (
     MBarrierArriveExpectTx,
     MBarrierWait,
     Node,
-    TensorOp,
-    children,
 )
-from ..placement import edit_scope, replace_at
-
-
-def reads(node: Node, tv) -> bool:
-    """Does ``node`` hold a tensor op that reads ``tv``?"""
-    if isinstance(node, TensorOp):
-        return tv in node.expr.tensor_inputs()
-    return any(reads(c, tv) for _, sub in children(node) for c in sub)
+from ..placement import edit_scope, reads, replace_at
 
 
 def run(kernel: Kernel, a: Analyses) -> Kernel:
     body = kernel.body
+    zero = Val.const(0)
     for tv, token in a.mbarriers.tokens.items():
         box = a.tma.boxes[tv]
-        zero = Val.const(0)
 
         def issue(scope: tuple[Node, ...], k: int, tv=tv, token=token, box=box) -> tuple[Node, ...]:
             mbar = token.mbar

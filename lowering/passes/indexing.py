@@ -273,20 +273,15 @@ def lower_op(op: TensorOp, a: Analyses) -> list[Node]:
         out_buf = a.buffers.buffers[tv]
         writer = all_of([predicate(a, tv, idx, False, out_buf.memory)] +
                         [Val.symbol(pt.cuda_index).eq(0) for pt in dims if out_buf.memory is not MemoryType.Local])
-        value: Value = Load(acc, acc_index)
-        if out_buf.dtype != acc.dtype:
-            value = CastValue(value, out_buf.dtype)
+        value = _cast_to(Load(acc, acc_index), out_buf.dtype)
         return [reduce] + guarded(writer, [Assign(out_buf, write_index(a, tv, idx), value)])
     value = compute_value(a, tv, idx)
     if op.kind != "compute":
         raise LoweringError(f"internal: unknown op kind {op.kind}")
     if isinstance(tv.definition, (ReductionOp, MmaOp)):
-        if value_dtype(value) != target.dtype:
-            value = CastValue(value, target.dtype)
-        stmt = Assign(target, write_index(a, tv, idx, acc), value, reduce_op=reduce_op_of(tv))
+        stmt = Assign(target, write_index(a, tv, idx, acc), _cast_to(value, target.dtype), reduce_op=reduce_op_of(tv))
         return guarded(predicate(a, tv, idx, True, memory), [stmt])
-    if value_dtype(value) != tv.dtype:
-        value = CastValue(value, tv.dtype)
+    value = _cast_to(value, tv.dtype)
     kind = load_kind(tv)
     if kind is LoadStoreOpType.TMA:
         return [_tma_load(a, tv, idx)]

@@ -35,7 +35,7 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
     ids = a.ids
     root: list = []
     op_loops: dict[TensorView, list[_Loop]] = {}
-    for tv in _emission_order(ids):
+    for tv in emission_order(ids.tensors):
         op_loops[tv] = _place(ids, root, tv)
     _check_sharing(ids, op_loops)
     from dataclasses import replace
@@ -50,20 +50,6 @@ def skip_past_the_end(cond) -> IfThenElse:
 
 def is_reduction_like(tv: TensorView) -> bool:
     return isinstance(tv.definition, (ReductionOp, MmaOp))
-
-
-def _emission_order(ids: IdModel) -> list[TensorView]:
-    """Producers before consumers; a consumer's non-inlined producers before its inlined ones, and
-    among those inlined at one position, first the ones still waiting on a reduction
-    (``lowering.emission_order``); only the tensors an output needs."""
-    needed: set[TensorView] = set()
-    stack = [tv for tv in ids.tensors if tv.is_output]
-    while stack:
-        tv = stack.pop()
-        if tv not in needed and not tv.is_input:
-            needed.add(tv)
-            stack.extend(tv.producers())
-    return [tv for tv in emission_order(ids.tensors) if tv in needed]
 
 
 def _op(tv: TensorView, kind: str) -> TensorOp:

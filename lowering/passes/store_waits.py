@@ -38,18 +38,17 @@ from ..kernel_ir import (
     ForLoop,
     Kernel,
     Node,
-    TensorOp,
     children,
 )
+from ..placement import Path, body_at, common_scope, op_paths
 
-Path = tuple       # statement indices and field names: (k0, "body", k1, "then_body", ..., k)
 Edits = dict       # statement-list path -> {(index, "before" | "after"): [nodes]}
 
 
 def run(kernel: Kernel, a: Analyses) -> Kernel:
     if not a.tma.stores:
         return kernel
-    ops = list(_op_paths(kernel.body, ()))
+    ops = list(op_paths(kernel.body))
     edits: Edits = {}
     for out, box in a.tma.stores.items():
         for path in [p for op, p in ops if op.tv is out and op.kind == "compute"]:
@@ -72,7 +71,7 @@ def _place(kernel: Kernel, a: Analyses, out: TensorView, box: TmaBox, store: Pat
     if writer is None or not scope or not isinstance(_node_at(kernel.body, scope[:-1]), ForLoop):
         add(scope, at, "after", AsyncWait("bulk", 0, read=False))    # the tile is written once
         return
-    body = _body_at(kernel.body, scope)
+    body = body_at(kernel.body, scope)
     first = writer
     while first > 0 and isinstance(body[first - 1], (BlockSync, FenceAsyncProxy)):
         first -= 1
@@ -88,31 +87,14 @@ def _scope(store: Path, writers: list[Path]) -> tuple[Path, int | None, int]:
     (None without one) and the store's."""
     best: tuple[Path, int | None, int] = (store[:-1], None, store[-1])
     for w in writers:
-        i = 0
-        while i + 1 < min(len(w), len(store)) and w[i] == store[i] and w[i + 1] == store[i + 1]:
-            i += 2
-        if i < len(w) and i < len(store) and w[i] != store[i] and w[i] < store[i] and (
-                best[1] is None or i >= len(best[0])):
-            best = (store[:i], w[i], store[i])
+        scope, wi, si = common_scope(w, store)
+        if wi is not None and wi < si and (best[1] is None or len(scope) >= len(best[0])):
+            best = (scope, wi, si)
     return best
 
 
-def _op_paths(body: tuple[Node, ...], prefix: Path):
-    for k, node in enumerate(body):
-        if isinstance(node, TensorOp):
-            yield node, prefix + (k,)
-        for name, sub in children(node):
-            yield from _op_paths(sub, prefix + (k, name))
-
-
-def _body_at(body: tuple[Node, ...], path: Path) -> tuple[Node, ...]:
-    for k in range(0, len(path), 2):
-        body = getattr(body[path[k]], path[k + 1])
-    return body
-
-
 def _node_at(body: tuple[Node, ...], path: Path) -> Node:
-    return _body_at(body, path[:-1])[path[-1]]
+    return body_at(body, path[:-1])[path[-1]]
 
 
 def _apply(body: tuple[Node, ...], path: Path, edits: Edits) -> tuple[Node, ...]:

@@ -29,13 +29,12 @@ from fusion_ir.exprs import load_kind
 from fusion_ir.types import LoadStoreOpType
 
 from ..analysis import Analyses
-from ..kernel_ir import BlockSync, FenceAsyncProxy, ForLoop, Kernel, Node, TensorOp, children
-
-Path = tuple
+from ..kernel_ir import BlockSync, FenceAsyncProxy, ForLoop, Kernel, Node, children
+from ..placement import Path, body_at, common_scope, op_paths
 
 
 def run(kernel: Kernel, a: Analyses) -> Kernel:
-    ops = list(_op_paths(kernel.body, ()))
+    ops = list(op_paths(kernel.body))
     inserts: dict[Path, set] = {}
     for w_op, w_path in ops:
         tv = w_op.tv
@@ -44,10 +43,10 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
         for r_op, r_path in ops:
             if r_op.kind != "compute" or tv not in r_op.expr.tensor_inputs():
                 continue
-            body_path, i, j = _common(w_path, r_path)
+            body_path, i, j = common_scope(w_path, r_path)
             if i is None:
                 continue
-            body = _body_at(kernel.body, body_path)
+            body = body_at(kernel.body, body_path)
             per = _independent_dims(tv, r_op.tv, a)
             if i < j and not any(isinstance(n, BlockSync) for n in body[i + 1:j]):
                 reason = f"RAW: T{tv.name} written, then read"
@@ -95,32 +94,8 @@ def _guarded_by_syncs(tv: TensorView, a: Analyses) -> bool:
     return not a.circular.is_buffered(tv)
 
 
-def _op_paths(body: tuple[Node, ...], prefix: Path):
-    for k, node in enumerate(body):
-        if isinstance(node, TensorOp):
-            yield node, prefix + (k,)
-        for name, sub in children(node):
-            yield from _op_paths(sub, prefix + (k, name))
-
-
-def _common(w: Path, r: Path) -> tuple[Path, int | None, int]:
-    i = 0
-    while i + 1 < min(len(w), len(r)) and w[i] == r[i] and w[i + 1] == r[i + 1]:
-        i += 2
-    if i >= len(w) or i >= len(r) or (w[i] == r[i]):
-        return w[:i], None, 0
-    return w[:i], w[i], r[i]
-
-
-def _body_at(body: tuple[Node, ...], path: Path) -> tuple[Node, ...]:
-    for k in range(0, len(path), 2):
-        node = body[path[k]]
-        body = getattr(node, path[k + 1])
-    return body
-
-
 def _is_loop_body(body: tuple[Node, ...], path: Path) -> bool:
-    parent = _body_at(body, path[:-2])[path[-2]]
+    parent = body_at(body, path[:-2])[path[-2]]
     return isinstance(parent, ForLoop)
 
 

@@ -91,8 +91,12 @@ def test_stmatrix_computes_the_epilogue_and_reads_c_so_the_staging_tile_keeps_it
 
 
 def test_bias_is_read_per_column_without_shared_memory() -> None:
-    kernel = lower(matmul_epilogue.build("bias_relu"))
-    assert not any(isinstance(n, k.TmaLoad) and "tmap_T2" == n.tensor_map.name for n in _walk(kernel.body))
+    fusion = matmul_epilogue.build("bias_relu")
+    kernel = lower(fusion)
+    bias = fusion.inputs[2]
+    assert not any(isinstance(n, k.TmaLoad) and n.tensor_map.name == f"tmap_T{bias.name}" for n in _walk(kernel.body))
+    from codegen import to_cuda
+    assert f"T{bias.name}.data[" in to_cuda(kernel)       # loaded from global memory in the epilogue
 
 
 def test_ping_pong_with_an_epilogue_input_is_refused() -> None:

@@ -146,6 +146,37 @@ def test_dead_shared_buffers_share_memory_after_a_sync():
     assert_matches(fusion, inputs, simulate(kernel, inputs))
 
 
+def test_shared_buffers_of_one_loop_body_share_memory_and_the_body_ends_with_a_barrier():
+    """a dies before c is first written in every iteration, so c takes a's memory; the next iteration writes
+    a again, so the body ends with a barrier (one: the syncs pass adds no second one there)."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(shape=(4, 64))
+        y = fusion.add_input(shape=(4, 64))
+        a = ops.add(x, 1.0)
+        b = ops.mul(a, 2.0)
+        c = ops.add(b, y)
+        d = ops.mul(c, 3.0)
+        fusion.add_output(d)
+    for tv in (a, b, c, d):
+        tv.axis(1).parallelize(ParallelType.TIDx)
+    a.set_memory_type(MemoryType.Shared)
+    c.set_memory_type(MemoryType.Shared)
+    for tv in (a, b, c):
+        tv.compute_at(d, 1)
+    kernel = lower(fusion)
+    (loop,) = [n for n in kernel.body if isinstance(n, k.ForLoop)]
+    allocs = {n.buffer.name: n for n in loop.body if isinstance(n, k.Allocate)}
+    assert allocs[f"T{a.name}"].offset == allocs[f"T{c.name}"].offset
+    assert isinstance(loop.body[-1], k.BlockSync) and "takes back the memory" in loop.body[-1].reason
+    assert not isinstance(loop.body[-2], k.BlockSync)
+    from runtime import simulate
+    from tests.helpers import assert_matches, random_inputs
+
+    inputs = random_inputs(fusion, [(4, 64), (4, 64)], seed=4)
+    assert_matches(fusion, inputs, simulate(kernel, inputs))
+
+
 # ---- syncs
 def test_raw_sync_between_shared_writer_and_reader():
     kernel = lower(examples.load("smem_staging").build())
