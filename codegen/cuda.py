@@ -44,6 +44,7 @@ from lowering.kernel_ir import (
     ForLoop,
     IfThenElse,
     Kernel,
+    Let,
     Load,
     MatrixDescriptor,
     MBarrierArrive,
@@ -110,6 +111,7 @@ class _Scope:
     # The values of loop_index when the loop is fully unrolled (constant bounds, #pragma unroll):
     # an index nvcc turns into a constant in every copy of the body.
     unrolled: range | None = None
+    lets: set[str] = field(default_factory=set)   # names bound by Let statements of this scope
 
 
 class KernelPrinter(NodeVisitor):
@@ -236,14 +238,16 @@ class KernelPrinter(NodeVisitor):
 
     def _check_symbols(self, v: Val, where: object) -> None:
         loop_indices = {s.loop_index for s in self.scopes if s.loop_index is not None}
+        lets = set().union(*(s.lets for s in self.scopes))
         for name in v.symbols():
-            if name in BUILTIN_SYMBOLS or name in loop_indices:
+            if name in BUILTIN_SYMBOLS or name in loop_indices or name in lets:
                 continue
             if name in self.param_symbols:
                 self.used_symbols.add(name)
                 continue
             raise CodegenError(f"codegen: symbol {name} in {_describe(where)} is not bound: it is neither an "
-                               f"extent or stride of a parameter, a CUDA builtin, nor an enclosing loop index")
+                               f"extent or stride of a parameter, a CUDA builtin, an enclosing loop index, "
+                               f"nor a Let before it")
 
     def _lookup(self, buf: Buffer, where: object) -> Buffer:
         if buf.memory == MemoryType.Global:
@@ -528,6 +532,14 @@ class KernelPrinter(NodeVisitor):
         count = self._idx(node.threads, node)
         self._emit(f"namedBarrierSync({self._idx(node.id, node)}, {count});"
                    + (f"  // {node.reason}" if node.reason else ""))
+
+    def visit_Let(self, node: Let) -> None:
+        name = node.name
+        bound = {s.loop_index for s in self.scopes} | set().union(*(s.lets for s in self.scopes))
+        if name in bound or name in self.param_symbols or name in BUILTIN_SYMBOLS or not _IDENTIFIER.match(name):
+            raise CodegenError(f"codegen: Let {name} shadows another symbol or is not a C identifier")
+        self._emit(f"const {self.index_ctype} {name} = {self._idx(node.value, node)};")
+        self.scopes[-1].lets.add(name)
 
     def visit_Comment(self, node: Comment) -> None:
         for line in node.text.splitlines() or [""]:

@@ -153,7 +153,7 @@ class BlockReduce:
     workspace: Buffer
     # Inside a warp-split branch its internal barriers are ``bar.sync id, threads`` over the
     # branch's threads (set by the branch_barriers pass); None: ``__syncthreads``.
-    barrier: "NamedBarrier | None" = None
+    barrier: NamedBarrier | None = None
 
 
 @dataclass(frozen=True)
@@ -229,6 +229,19 @@ class NamedBarrier:
     def __post_init__(self) -> None:
         if not isinstance(self.id, Val):
             object.__setattr__(self, "id", Val.const(self.id))
+
+
+@dataclass(frozen=True)
+class Let:
+    """A named index computed once where it stands: ``const <index type> name = value;``.
+
+    Later statements of the same scope (and the scopes nested in them) read it as the symbol
+    ``name``. The ``hoist_indices`` pass puts one before a loop for an index expression that does
+    not change inside the loop, so its divisions run once per entry instead of every iteration.
+    """
+
+    name: str
+    value: Val
 
 
 @dataclass(frozen=True)
@@ -434,7 +447,7 @@ class Mma:
     dtype: DataType               # operand type: BFloat16 or Half
 
 
-Node = Union[Allocate, Assign, BlockReduce, ForLoop, IfThenElse, ElectSync, BlockSync, NamedBarrier, Comment,  # noqa: UP007
+Node = Union[Allocate, Assign, BlockReduce, ForLoop, IfThenElse, ElectSync, BlockSync, NamedBarrier, Comment, Let,  # noqa: UP007
              MBarrierInit, MBarrierInval, MBarrierArrive, MBarrierArriveExpectTx, MBarrierWait,
              MBarrierWaitParity, TmaLoad, TmaStore, CpAsync, AsyncCommit, AsyncWait, FenceAsyncProxy,
              SetMaxNReg, Return, Continue, WgmmaFence, Mma, StMatrix]

@@ -92,6 +92,9 @@ class KirPrinter(k.NodeVisitor):
         bar = "" if node.barrier is None else f"  // bar.sync({node.barrier.id}, {node.barrier.threads})"
         return [f"{pad}{node.buffer.name}[{node.index}] = blockReduce<{node.op}, {dims}>({value_text(node.value)}){bar}"]
 
+    def visit_Let(self, node: k.Let, pad: str, indent: int) -> list[str]:
+        return [f"{pad}LET {node.name} = {node.value}"]
+
     def visit_Comment(self, node: k.Comment, pad: str, indent: int) -> list[str]:
         return [f"{pad}// {node.text}"]
 

@@ -11,19 +11,44 @@ show each one. ``docs/architecture.md`` says what every step reads and writes.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from fusion_ir import Fusion
 from fusion_ir.scalar import Val
 
-from .analysis import (Analyses, buffers, circular_buffer, id_model, mbarriers, mma, pipeline_depth, roles, smem, tma,
-                       warp_specialization)
+from .analysis import (
+    Analyses,
+    buffers,
+    circular_buffer,
+    id_model,
+    mbarriers,
+    mma,
+    pipeline_depth,
+    roles,
+    smem,
+    tma,
+    warp_specialization,
+)
 from .errors import LoweringError
 from .kernel_ir import Kernel
 from .limits import check_launch_limits
-from .passes import (allocation, async_copies, branch_barriers, indexing, launch, loop_nest, mbarrier, ping_pong, smem_reuse,
-                     store_waits, syncs, wgmma_groups)
+from .passes import (
+    allocation,
+    async_copies,
+    branch_barriers,
+    hoist_indices,
+    indexing,
+    launch,
+    loop_nest,
+    mbarrier,
+    ping_pong,
+    smem_reuse,
+    store_waits,
+    syncs,
+    unswitch,
+    wgmma_groups,
+)
 from .passes import circular_buffer as circular_buffer_pass
 from .persistent_buffers import check_persistent_buffers
 
@@ -66,6 +91,8 @@ PIPELINE: list[Step] = [
     Pass("wgmma_groups", wgmma_groups.run),                                # wgmma fence, commit, wait
     Pass("ping_pong", ping_pong.run),                                      # compute warp groups in turn
     Pass("branch_barriers", branch_barriers.run),                          # named barriers in warp-split branches
+    Pass("unswitch", unswitch.run),                                        # a loop's only branch moved around it
+    Pass("hoist_indices", hoist_indices.run),                              # loop-invariant divisions before loops
     Pass("launch", launch.run),                                            # launch dimensions, runtime checks
     Pass("limits", lambda k, a: _checked(k, check_launch_limits(k))),      # threads and shared memory fit sm_90
 ]

@@ -170,3 +170,8 @@ class Simulator(Scheduling, ControlFlow, Barriers, BlockReductions, Election, Me
     # ---- statements without an effect on the simulated state ---------------------------------
     def visit_Comment(self, node: k.Comment, ctx: Ctx, i: int) -> None:
         return None
+
+    def visit_Let(self, node: k.Let, ctx: Ctx, i: int) -> None:
+        """Bind the name in this scope's symbols (again on each pass through the scope); a loop's body
+        sees it through its copy of them."""
+        ctx.env[node.name] = self._ev(node.value, ctx)

@@ -24,24 +24,28 @@ def test_persistent_row_sum_follows_the_seed() -> None:
         # producer warp group
         "if (((int64_t)threadIdx.y) >= (((int64_t)blockDim.y) - 1)) {",
         "decreaseRegisters<40>();",
+        "const int64_t h0 = ceilDiv(i1, 128);",                          # k tiles, divided once
         "for (int64_t i2 = 0; i2 < ceilDiv(i0, 3); ++i2) {",            # the tile loop
         "continue;",                                                     # tiles past the end
-        "for (int64_t i4 = 0; i4 < ceilDiv(i1, 128); ++i4) {",           # the k loop
-        "threadIdx.y == 1 && Hopper::electSync(",                        # first producer warp elects
-        "mbarrier::waitParity(toSmem(&T2_mbar[(((i2 * ceilDiv(i1, 128)) + i4) % 4) + 4])",   # wait empty
-        "mbarrier::arriveExpectTx(toSmem(&T2_mbar[((i2 * ceilDiv(i1, 128)) + i4) % 4]), 512);",
+        "threadIdx.y == 1 && Hopper::electSync(",                        # first producer warp elects, once a tile
+        "const int64_t h1 = i2 * h0;",                                   # the tile's first pipeline iteration
+        "for (int64_t i4 = 0; i4 < h0; ++i4) {",                         # the k loop
+        "mbarrier::waitParity(toSmem(&T2_mbar[((h1 + i4) % 4) + 4])",    # wait empty
+        "mbarrier::arriveExpectTx(toSmem(&T2_mbar[(h1 + i4) % 4]), 512);",
         "Hopper::cpAsyncBulkTensorTileG2S(",
         "return;",
         # compute warp group
         "} else {",
         "increaseRegisters<232>();",
         "mbarrier::arrive(toSmem(&T2_mbar[s0 + 4]));",                   # every stage starts empty
+        "const int64_t h2 = ceilDiv(i1, 128);",
         "for (int64_t i2 = 0; i2 < ceilDiv(i0, 3); ++i2) {",
         "continue;",
-        "for (int64_t i4 = 0; i4 < ceilDiv(i1, 128); ++i4) {",
-        "mbarrier::waitParity(toSmem(&T2_mbar[((i2 * ceilDiv(i1, 128)) + i4) % 4])",      # wait full
-        "T1_acc[0] = T1_acc[0] + T2[",                                                     # compute
-        "mbarrier::arrive(toSmem(&T2_mbar[(((i2 * ceilDiv(i1, 128)) + i4) % 4) + 4]));",  # release
+        "const int64_t h3 = i2 * h2;",
+        "for (int64_t i4 = 0; i4 < h2; ++i4) {",
+        "mbarrier::waitParity(toSmem(&T2_mbar[(h3 + i4) % 4])",           # wait full
+        "T1_acc[0] = T1_acc[0] + T2[",                                    # compute
+        "mbarrier::arrive(toSmem(&T2_mbar[((h3 + i4) % 4) + 4]));",       # release
         "blockAllReduce<true, false, false>(", ", 1, 128);",            # named barrier of the compute branch
         "T1.data[",                                                      # the store, after the k loop
         "mbarrier::inval(",

@@ -12,6 +12,7 @@ from fusion_ir import DataType, Fusion, LoadStoreOpType, ScheduleError, ops
 from fusion_ir.schedulers import MatmulParams
 from lowering import kernel_ir as k
 from lowering import lower
+from lowering.passes.hoist_indices import inline_lets
 
 EXAMPLES = {"cooperative": matmul_ws_persistent, "ping_pong": matmul_ping_pong}
 
@@ -145,11 +146,16 @@ def test_where_the_waits_and_barriers_sit(arrangement: str, mode: str) -> None:
     in_loop, after_loop = EXPECTED[mode]
     assert _tags(scope[i].body) == in_loop
     assert _tags(scope[i + 1:]) == after_loop
-    # every bulk wait is issued by the thread that issued the stores: the same elected warp
-    stores = [n for n in k.walk(kernel.body) if isinstance(n, k.ElectSync) and isinstance(n.body[0], k.TmaStore)]
-    waits = [n for n in k.walk(kernel.body) if isinstance(n, k.ElectSync) and isinstance(n.body[0], k.AsyncWait)]
+    # every bulk wait is issued by the thread that issued the stores: the same elected warp, which issues
+    # all the boxes of a tile in one election (unswitch), each box committed
+    inlined = inline_lets(kernel)
+    stores = [n for n in k.walk(inlined.body) if isinstance(n, k.ElectSync)
+              and any(isinstance(m, k.TmaStore) for m in k.walk(n.body))]
+    waits = [n for n in k.walk(inlined.body) if isinstance(n, k.ElectSync) and isinstance(n.body[0], k.AsyncWait)]
     assert waits and {w.warp for w in waits} == {s.warp for s in stores}
-    assert all(s.body[1:] == (k.AsyncCommit("bulk"),) for s in stores)
+    for s in stores:
+        (boxes,) = s.body
+        assert isinstance(boxes, k.ForLoop) and boxes.body[1:] == (k.AsyncCommit("bulk"),)
     barriers = [n for n in scope[i].body if isinstance(n, k.NamedBarrier)]
     per_group = arrangement == "ping_pong"            # each warp group synchronizes on its own barrier
     assert all((n.threads.const_value() == 128) == per_group for n in barriers)

@@ -9,6 +9,7 @@ import examples
 from fusion_ir import DataType, Fusion, LoadStoreOpType, ParallelType, ScheduleError, WarpSpecialized, ops
 from lowering import LoweringError, lower
 from lowering import kernel_ir as k
+from lowering.passes.hoist_indices import inline_lets
 
 WS = WarpSpecialized
 
@@ -37,13 +38,14 @@ def test_the_producer_branch_holds_the_loads_and_the_compute_branch_the_rest() -
     kernel = lower(examples.load("ws_tma_pointwise").build())
     branch = _branch(kernel)
     producer, compute = branch.then_body, branch.else_body
-    assert [type(n).__name__ for n in producer] == ["SetMaxNReg", "ForLoop", "Return"]
-    assert producer[0] == k.SetMaxNReg(40, increase=False) and producer[1].stage is k.Stage.AsyncWarp
+    assert [type(n).__name__ for n in producer] == ["SetMaxNReg", "ElectSync", "Return"]
+    assert producer[0] == k.SetMaxNReg(40, increase=False)
+    assert producer[1].body[0].stage is k.Stage.AsyncWarp, "one election, around the producer's loop"
     assert len(_nodes(producer, k.TmaLoad)) == 2 and not _nodes(producer, k.Assign)
     (elect,) = _nodes(producer, k.ElectSync)
     assert elect.warp.const_value() == 256 // 32, "the first warp of the producer branch elects"
-    assert [type(n).__name__ for n in elect.body] == ["MBarrierWaitParity", "MBarrierArriveExpectTx", "TmaLoad",
-                                                     "TmaLoad"]
+    assert [type(n).__name__ for n in elect.body[0].body] == ["MBarrierWaitParity", "MBarrierArriveExpectTx",
+                                                             "TmaLoad", "TmaLoad"]
     assert compute[0] == k.SetMaxNReg(232, increase=True)
     assert compute[1].stage is k.Stage.PrePrologue and compute[2].stage is k.Stage.ComputeWarp
     assert not _nodes(compute, k.TmaLoad) and _nodes(compute, k.Assign)
@@ -63,11 +65,11 @@ def test_empty_barriers_count_the_compute_threads_and_are_pre_arrived_by_them_on
 
 
 def test_the_pipeline_runs_across_the_persistent_loop_and_the_k_loop() -> None:
-    kernel = lower(examples.load("ws_persistent_row_sum").build())
+    kernel = inline_lets(lower(examples.load("ws_persistent_row_sum").build()))
     branch = _branch(kernel)
     (load,) = _nodes(branch.then_body, k.TmaLoad)
     tile_loop = branch.then_body[-2]
-    k_loop = [n for n in tile_loop.body if isinstance(n, k.ForLoop)][0]
+    k_loop = next(n for n in k.walk(tile_loop.body) if isinstance(n, k.ForLoop))
     iteration = f"({tile_loop.index} * {k_loop.stop}) + {k_loop.index}"
     assert str(load.mbar_index) == f"({iteration}) % 4"
     waits = _nodes(branch.else_body, k.MBarrierWaitParity)

@@ -215,7 +215,7 @@ def test_ping_pong_fits_100_columns(ping_pong) -> None:
     header = next(line for line in lines if "stage 0" in line)
     assert all(f" stage {s} " in header for s in range(4)) and header.rstrip().endswith("turn")
     assert "wait_group 1" in text and "wg0 waits its" in text     # cells of two or three lines, words whole
-    wide = render_text(ping_pong, width=200)             # room enough: a column each for where and task
+    wide = render_text(ping_pong, width=220)             # room enough: a column each for where and task
     assert "┃ where " in wide and "┃ task " in wide and "wg1 waits its mainloop turn (parity 0) …" in wide
 
 

@@ -22,14 +22,15 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<float,
     cpAsyncCommitGroup();
     cpAsyncWaitGroup<2>();
     __syncthreads();  // RAW: stage i2 % 3 of T3 loaded by other threads
+    const int64_t h0 = (i2 % 3) * 512;
     // loop of iS4{4}
     for (int64_t i5 = 0; i5 < 4; ++i5) {
       float T1[1];
       if (((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * 4) + i5) < i0) {
-        T1[0] = T3[(i5 + (((int64_t)threadIdx.x) * 4)) + ((i2 % 3) * 512)] + 1.0f;
+        T1[0] = T3[(i5 + (((int64_t)threadIdx.x) * 4)) + h0] + 1.0f;
       }
       if (((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * 4) + i5) < i0) {
-        T2.data[((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * 4) + i5) * T2_stride0] = T1[0] * T3[(i5 + (((int64_t)threadIdx.x) * 4)) + ((i2 % 3) * 512)];
+        T2.data[((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * 4) + i5) * T2_stride0] = T1[0] * T3[(i5 + (((int64_t)threadIdx.x) * 4)) + h0];
       }
     }
     __syncthreads();  // WAR: stage (i2 + 2) % 3 is loaded again next iteration
@@ -39,14 +40,15 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<float,
   for (int64_t i2 = 6; i2 < 8; ++i2) {
     cpAsyncWaitGroup<0>();
     __syncthreads();  // RAW: stage i2 % 3 of T3 loaded by other threads
+    const int64_t h1 = (i2 % 3) * 512;
     // loop of iS4{4}
     for (int64_t i5 = 0; i5 < 4; ++i5) {
       float T1[1];
       if (((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * 4) + i5) < i0) {
-        T1[0] = T3[(i5 + (((int64_t)threadIdx.x) * 4)) + ((i2 % 3) * 512)] + 1.0f;
+        T1[0] = T3[(i5 + (((int64_t)threadIdx.x) * 4)) + h1] + 1.0f;
       }
       if (((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * 4) + i5) < i0) {
-        T2.data[((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * 4) + i5) * T2_stride0] = T1[0] * T3[(i5 + (((int64_t)threadIdx.x) * 4)) + ((i2 % 3) * 512)];
+        T2.data[((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * 4) + i5) * T2_stride0] = T1[0] * T3[(i5 + (((int64_t)threadIdx.x) * 4)) + h1];
       }
     }
   }

@@ -19,31 +19,34 @@ extern "C" __global__ void fusion_kernel(Tensor<float, 2> T0, Tensor<float, 1> T
   float T10[1];
   float T11[1];
   T3_acc[0] = 0.0f;
+  const int64_t h0 = ceilDiv(i1, 8);
   // loop of rS32{8}
   for (int64_t i3 = 0; i3 < 8; ++i3) {
-    if (((i3 * ceilDiv(i1, 8)) + ((int64_t)threadIdx.x)) < i1) {
-      T3_acc[0] = T3_acc[0] + T0.data[(((int64_t)blockIdx.x) * T0_stride0) + (((i3 * ceilDiv(i1, 8)) + ((int64_t)threadIdx.x)) * T0_stride1)];
+    if (((i3 * h0) + ((int64_t)threadIdx.x)) < i1) {
+      T3_acc[0] = T3_acc[0] + T0.data[(((int64_t)blockIdx.x) * T0_stride0) + (((i3 * h0) + ((int64_t)threadIdx.x)) * T0_stride1)];
     }
   }
   T3_acc[0] = blockAllReduce<true, false, false>(T3_acc[0], reinterpret_cast<float*>(block_workspace), ReduceAdd());
   T3[0] = T3_acc[0];
   T4[0] = T3[0] * 0.0033333333333333335f;
+  const int64_t h1 = ceilDiv(i1, 8);
   // loop of iS36{8}
   for (int64_t i5 = 0; i5 < 8; ++i5) {
     float T5[1];
     T5[0] = T4[0];
-    if (((i5 * ceilDiv(i1, 8)) + ((int64_t)threadIdx.x)) < i1) {
-      T6[i5] = T0.data[(((int64_t)blockIdx.x) * T0_stride0) + (((i5 * ceilDiv(i1, 8)) + ((int64_t)threadIdx.x)) * T0_stride1)] - T5[0];
+    if (((i5 * h1) + ((int64_t)threadIdx.x)) < i1) {
+      T6[i5] = T0.data[(((int64_t)blockIdx.x) * T0_stride0) + (((i5 * h1) + ((int64_t)threadIdx.x)) * T0_stride1)] - T5[0];
     }
   }
   T8_acc[0] = 0.0f;
+  const int64_t h2 = ceilDiv(i1, 8);
   // loop of rS40{8}
   for (int64_t i7 = 0; i7 < 8; ++i7) {
     float T7[1];
-    if (((i7 * ceilDiv(i1, 8)) + ((int64_t)threadIdx.x)) < i1) {
+    if (((i7 * h2) + ((int64_t)threadIdx.x)) < i1) {
       T7[0] = T6[i7] * T6[i7];
     }
-    if (((i7 * ceilDiv(i1, 8)) + ((int64_t)threadIdx.x)) < i1) {
+    if (((i7 * h2) + ((int64_t)threadIdx.x)) < i1) {
       T8_acc[0] = T8_acc[0] + T7[0];
     }
   }
@@ -52,6 +55,7 @@ extern "C" __global__ void fusion_kernel(Tensor<float, 2> T0, Tensor<float, 1> T
   T9[0] = T8[0] * 0.0033333333333333335f;
   T10[0] = T9[0] + 1e-05f;
   T11[0] = rsqrtf(T10[0]);
+  const int64_t h3 = ceilDiv(i1, 8);
   // loop of iS30{8}
   for (int64_t i9 = 0; i9 < 8; ++i9) {
     float T12[1];
@@ -60,20 +64,20 @@ extern "C" __global__ void fusion_kernel(Tensor<float, 2> T0, Tensor<float, 1> T
     float T15[1];
     float T16[1];
     T12[0] = T11[0];
-    if (((i9 * ceilDiv(i1, 8)) + ((int64_t)threadIdx.x)) < i1) {
+    if (((i9 * h3) + ((int64_t)threadIdx.x)) < i1) {
       T13[0] = T6[i9] * T12[0];
     }
     if (((i9 * 38) + ((int64_t)threadIdx.x)) < 300) {
       T14[0] = T1.data[((i9 * 38) + ((int64_t)threadIdx.x)) * T1_stride0];
     }
-    if (((i9 * ceilDiv(i1, 8)) + ((int64_t)threadIdx.x)) < i1) {
+    if (((i9 * h3) + ((int64_t)threadIdx.x)) < i1) {
       T15[0] = T13[0] * T14[0];
     }
     if (((i9 * 38) + ((int64_t)threadIdx.x)) < 300) {
       T16[0] = T2.data[((i9 * 38) + ((int64_t)threadIdx.x)) * T2_stride0];
     }
-    if (((i9 * ceilDiv(i1, 8)) + ((int64_t)threadIdx.x)) < i1) {
-      T17.data[(((int64_t)blockIdx.x) * T17_stride0) + (((i9 * ceilDiv(i1, 8)) + ((int64_t)threadIdx.x)) * T17_stride1)] = T15[0] + T16[0];
+    if (((i9 * h3) + ((int64_t)threadIdx.x)) < i1) {
+      T17.data[(((int64_t)blockIdx.x) * T17_stride0) + (((i9 * h3) + ((int64_t)threadIdx.x)) * T17_stride1)] = T15[0] + T16[0];
     }
   }
 }

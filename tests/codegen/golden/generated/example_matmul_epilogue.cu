@@ -20,22 +20,28 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   __syncthreads();  // init: T8_mbar visible to every thread
   if (((int)threadIdx.y) >= (((int)blockDim.y) - 1)) {
     decreaseRegisters<40>();
+    const int h0 = (ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 256)) * 2;
+    const int h1 = ceilDiv32(i1, 64);
+    const int h5 = ceilDiv32(i3, 256);
     // AsyncWarp loop of iS186{ceilDiv((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 256)) * 2, 3)}
     #pragma unroll 1
     for (int i5 = 0; i5 < ceilDiv32((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 256)) * 2, 3); ++i5) {
-      if (((i5 * 3) + ((int)blockIdx.x)) >= ((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 256)) * 2)) {
+      if (((i5 * 3) + ((int)blockIdx.x)) >= h0) {
         continue;
       }
-      // loop of rS24{ceilDiv(i1, 64)}
-      for (int i13 = 0; i13 < ceilDiv32(i1, 64); ++i13) {
-        if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
-          mbarrier::waitParity(toSmem(&T8_mbar[(((i5 * ceilDiv32(i1, 64)) + i13) % 3) + 3]), (((i5 * ceilDiv32(i1, 64)) + i13) / 3) % 2);
-          mbarrier::arriveExpectTx(toSmem(&T8_mbar[((i5 * ceilDiv32(i1, 64)) + i13) % 3]), 49152);
-          Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T8[(((i5 * ceilDiv32(i1, 64)) + i13) % 3) * 8192]), &tmap_T0, toSmem(&T8_mbar[((i5 * ceilDiv32(i1, 64)) + i13) % 3]), i13 * 64, ((((((i5 * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 256)) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128);
+      if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
+        const int h2 = i5 * h1;
+        const int h3 = ((((((i5 * 3) + ((int)blockIdx.x)) / 2) / h5) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128;
+        const int h4 = ((((i5 * 3) + ((int)blockIdx.x)) / 2) % h5) * 256;
+        // loop of rS24{ceilDiv(i1, 64)}
+        for (int i13 = 0; i13 < h1; ++i13) {
+          mbarrier::waitParity(toSmem(&T8_mbar[((h2 + i13) % 3) + 3]), ((h2 + i13) / 3) % 2);
+          mbarrier::arriveExpectTx(toSmem(&T8_mbar[(h2 + i13) % 3]), 49152);
+          Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T8[((h2 + i13) % 3) * 8192]), &tmap_T0, toSmem(&T8_mbar[(h2 + i13) % 3]), i13 * 64, h3);
           // loop of iUR64{4}
           #pragma unroll
           for (int i17 = 0; i17 < 4; ++i17) {
-            Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T9[(i17 * 4096) + ((((i5 * ceilDiv32(i1, 64)) + i13) % 3) * 16384)]), &tmap_T1, toSmem(&T8_mbar[((i5 * ceilDiv32(i1, 64)) + i13) % 3]), (((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 256)) * 256) + (i17 * 64), i13 * 64);
+            Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T9[(i17 * 4096) + (((h2 + i13) % 3) * 16384)]), &tmap_T1, toSmem(&T8_mbar[(h2 + i13) % 3]), h4 + (i17 * 64), i13 * 64);
           }
         }
       }
@@ -48,10 +54,23 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     for (int s0 = 0; s0 < 3; ++s0) {
       mbarrier::arrive(toSmem(&T8_mbar[s0 + 3]));
     }
+    const int h6 = (ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 256)) * 2;
+    const int h7 = ceilDiv32(i1, 64);
+    const int h9 = ceilDiv32(i1, 64) - 1;
+    const int h10 = ceilDiv32(i3, 256);
+    const int h11 = (((((int)threadIdx.x) / 4) / 8) * 16) + ((((int)threadIdx.x) / 4) % 8);
+    const int h12 = (((int)threadIdx.x) % 4) * 2;
+    const int h13 = ceilDiv32(i4, 256);
+    const int h14 = ((((int)threadIdx.x) % 4) * 2) + 1;
+    const int h15 = (((((int)threadIdx.x) / 4) / 8) * 16) + (8 + ((((int)threadIdx.x) / 4) % 8));
+    const int h16 = ((((int)threadIdx.x) % 32) / 8) / 2;
+    const int h17 = (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16;
+    const int h18 = (((((int)threadIdx.x) % 32) / 8) % 2) * 8;
+    const int h19 = ((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8;
     // ComputeWarp loop of iS186{ceilDiv((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 256)) * 2, 3)}
     #pragma unroll 1
     for (int i5 = 0; i5 < ceilDiv32((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 256)) * 2, 3); ++i5) {
-      if (((i5 * 3) + ((int)blockIdx.x)) >= ((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 256)) * 2)) {
+      if (((i5 * 3) + ((int)blockIdx.x)) >= h6) {
         continue;
       }
       float T3[128];
@@ -66,9 +85,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           T3[r3 + (i23 * 128)] = 0.0f;
         }
       }
+      const int h8 = i5 * h7;
       // loop of rS24{ceilDiv(i1, 64)}
-      for (int i13 = 0; i13 < ceilDiv32(i1, 64); ++i13) {
-        mbarrier::waitParity(toSmem(&T8_mbar[((i5 * ceilDiv32(i1, 64)) + i13) % 3]), (((i5 * ceilDiv32(i1, 64)) + i13) / 3) % 2);
+      for (int i13 = 0; i13 < h7; ++i13) {
+        mbarrier::waitParity(toSmem(&T8_mbar[(h8 + i13) % 3]), ((h8 + i13) / 3) % 2);
         wgmma::fenceOperands(T3);
         wgmma::fence();
         // loop of rUR36{4}
@@ -78,21 +98,21 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           #pragma unroll
           for (int i23 = 0; i23 < 1; ++i23) {
             wgmma::mmaM64N256K16F32Bf16<0, 1>(&T3[i23 * 128],
-                wgmma::smemDescriptor(toSmem(&T8[(((i22 * 16) % 64) + ((((((int)threadIdx.y) + i23) * 64) % 128) * 64)) + ((((i5 * ceilDiv32(i1, 64)) + i13) % 3) * 8192)]), 16, 1024, 1),
-                wgmma::smemDescriptor(toSmem(&T9[(((i22 * 16) % 64) * 64) + ((((i5 * ceilDiv32(i1, 64)) + i13) % 3) * 16384)]), 8192, 1024, 1));
+                wgmma::smemDescriptor(toSmem(&T8[(((i22 * 16) % 64) + ((((((int)threadIdx.y) + i23) * 64) % 128) * 64)) + (((h8 + i13) % 3) * 8192)]), 16, 1024, 1),
+                wgmma::smemDescriptor(toSmem(&T9[(((i22 * 16) % 64) * 64) + (((h8 + i13) % 3) * 16384)]), 8192, 1024, 1));
           }
         }
         wgmma::commit();
         wgmma::wait<1>();
         wgmma::fenceOperands(T3);
         if ((i13 - 1) >= 0) {
-          mbarrier::arrive(toSmem(&T8_mbar[((((i5 * ceilDiv32(i1, 64)) + i13) - 1) % 3) + 3]));
+          mbarrier::arrive(toSmem(&T8_mbar[(((h8 + i13) - 1) % 3) + 3]));
         }
       }
       wgmma::wait<0>();
       wgmma::fenceOperands(T3);
-      if ((ceilDiv32(i1, 64) - 1) >= 0) {
-        mbarrier::arrive(toSmem(&T8_mbar[(((i5 * ceilDiv32(i1, 64)) + (ceilDiv32(i1, 64) - 1)) % 3) + 3]));
+      if (h9 >= 0) {
+        mbarrier::arrive(toSmem(&T8_mbar[(((i5 * h7) + h9) % 3) + 3]));
       }
       // loop of iUR155{1}
       #pragma unroll
@@ -119,31 +139,31 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         // loop of stmatrix
         #pragma unroll
         for (int q11 = 0; q11 < 16; ++q11) {
-          if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 256)) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + p11_0) * 64) + ((((((int)threadIdx.x) / 4) / 8) * 16) + ((((int)threadIdx.x) / 4) % 8)))) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 256)) * 256) + ((q11 * 16) + ((((int)threadIdx.x) % 4) * 2))) < i3)) {
-            T11[(q11 * 8) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[(q11 * 8) + (p11_0 * 128)] + T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i4, 256)) * 256) + ((q11 * 16) + ((((int)threadIdx.x) % 4) * 2))) * T2_stride0], 0.0f));
+          if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / h10) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + p11_0) * 64) + h11)) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % h10) * 256) + ((q11 * 16) + h12)) < i3)) {
+            T11[(q11 * 8) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[(q11 * 8) + (p11_0 * 128)] + T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % h13) * 256) + ((q11 * 16) + h12)) * T2_stride0], 0.0f));
           }
-          if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 256)) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + p11_0) * 64) + ((((((int)threadIdx.x) / 4) / 8) * 16) + ((((int)threadIdx.x) / 4) % 8)))) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 256)) * 256) + ((q11 * 16) + (((((int)threadIdx.x) % 4) * 2) + 1))) < i3)) {
-            T11[(1 + (q11 * 8)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((q11 * 8) + 1) + (p11_0 * 128)] + T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i4, 256)) * 256) + ((q11 * 16) + (((((int)threadIdx.x) % 4) * 2) + 1))) * T2_stride0], 0.0f));
+          if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / h10) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + p11_0) * 64) + h11)) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % h10) * 256) + ((q11 * 16) + h14)) < i3)) {
+            T11[(1 + (q11 * 8)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((q11 * 8) + 1) + (p11_0 * 128)] + T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % h13) * 256) + ((q11 * 16) + h14)) * T2_stride0], 0.0f));
           }
-          if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 256)) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + p11_0) * 64) + ((((((int)threadIdx.x) / 4) / 8) * 16) + (8 + ((((int)threadIdx.x) / 4) % 8))))) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 256)) * 256) + ((q11 * 16) + ((((int)threadIdx.x) % 4) * 2))) < i3)) {
-            T11[(2 + (q11 * 8)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((q11 * 8) + 2) + (p11_0 * 128)] + T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i4, 256)) * 256) + ((q11 * 16) + ((((int)threadIdx.x) % 4) * 2))) * T2_stride0], 0.0f));
+          if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / h10) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + p11_0) * 64) + h15)) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % h10) * 256) + ((q11 * 16) + h12)) < i3)) {
+            T11[(2 + (q11 * 8)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((q11 * 8) + 2) + (p11_0 * 128)] + T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % h13) * 256) + ((q11 * 16) + h12)) * T2_stride0], 0.0f));
           }
-          if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 256)) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + p11_0) * 64) + ((((((int)threadIdx.x) / 4) / 8) * 16) + (8 + ((((int)threadIdx.x) / 4) % 8))))) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 256)) * 256) + ((q11 * 16) + (((((int)threadIdx.x) % 4) * 2) + 1))) < i3)) {
-            T11[(3 + (q11 * 8)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((q11 * 8) + 3) + (p11_0 * 128)] + T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i4, 256)) * 256) + ((q11 * 16) + (((((int)threadIdx.x) % 4) * 2) + 1))) * T2_stride0], 0.0f));
+          if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / h10) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + p11_0) * 64) + h15)) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % h10) * 256) + ((q11 * 16) + h14)) < i3)) {
+            T11[(3 + (q11 * 8)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((q11 * 8) + 3) + (p11_0 * 128)] + T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % h13) * 256) + ((q11 * 16) + h14)) * T2_stride0], 0.0f));
           }
-          if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 256)) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + p11_0) * 64) + ((((((int)threadIdx.x) / 4) / 8) * 16) + ((((int)threadIdx.x) / 4) % 8)))) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 256)) * 256) + ((((q11 * 2) + 1) * 8) + ((((int)threadIdx.x) % 4) * 2))) < i3)) {
-            T11[(((q11 * 2) + 1) * 4) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[(((q11 * 2) + 1) * 4) + (p11_0 * 128)] + T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i4, 256)) * 256) + ((((q11 * 2) + 1) * 8) + ((((int)threadIdx.x) % 4) * 2))) * T2_stride0], 0.0f));
+          if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / h10) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + p11_0) * 64) + h11)) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % h10) * 256) + ((((q11 * 2) + 1) * 8) + h12)) < i3)) {
+            T11[(((q11 * 2) + 1) * 4) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[(((q11 * 2) + 1) * 4) + (p11_0 * 128)] + T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % h13) * 256) + ((((q11 * 2) + 1) * 8) + h12)) * T2_stride0], 0.0f));
           }
-          if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 256)) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + p11_0) * 64) + ((((((int)threadIdx.x) / 4) / 8) * 16) + ((((int)threadIdx.x) / 4) % 8)))) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 256)) * 256) + ((((q11 * 2) + 1) * 8) + (((((int)threadIdx.x) % 4) * 2) + 1))) < i3)) {
-            T11[(1 + (((q11 * 2) + 1) * 4)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((((q11 * 2) + 1) * 4) + 1) + (p11_0 * 128)] + T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i4, 256)) * 256) + ((((q11 * 2) + 1) * 8) + (((((int)threadIdx.x) % 4) * 2) + 1))) * T2_stride0], 0.0f));
+          if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / h10) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + p11_0) * 64) + h11)) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % h10) * 256) + ((((q11 * 2) + 1) * 8) + h14)) < i3)) {
+            T11[(1 + (((q11 * 2) + 1) * 4)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((((q11 * 2) + 1) * 4) + 1) + (p11_0 * 128)] + T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % h13) * 256) + ((((q11 * 2) + 1) * 8) + h14)) * T2_stride0], 0.0f));
           }
-          if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 256)) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + p11_0) * 64) + ((((((int)threadIdx.x) / 4) / 8) * 16) + (8 + ((((int)threadIdx.x) / 4) % 8))))) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 256)) * 256) + ((((q11 * 2) + 1) * 8) + ((((int)threadIdx.x) % 4) * 2))) < i3)) {
-            T11[(2 + (((q11 * 2) + 1) * 4)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((((q11 * 2) + 1) * 4) + 2) + (p11_0 * 128)] + T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i4, 256)) * 256) + ((((q11 * 2) + 1) * 8) + ((((int)threadIdx.x) % 4) * 2))) * T2_stride0], 0.0f));
+          if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / h10) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + p11_0) * 64) + h15)) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % h10) * 256) + ((((q11 * 2) + 1) * 8) + h12)) < i3)) {
+            T11[(2 + (((q11 * 2) + 1) * 4)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((((q11 * 2) + 1) * 4) + 2) + (p11_0 * 128)] + T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % h13) * 256) + ((((q11 * 2) + 1) * 8) + h12)) * T2_stride0], 0.0f));
           }
-          if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 256)) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + p11_0) * 64) + ((((((int)threadIdx.x) / 4) / 8) * 16) + (8 + ((((int)threadIdx.x) / 4) % 8))))) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 256)) * 256) + ((((q11 * 2) + 1) * 8) + (((((int)threadIdx.x) % 4) * 2) + 1))) < i3)) {
-            T11[(3 + (((q11 * 2) + 1) * 4)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((((q11 * 2) + 1) * 4) + 3) + (p11_0 * 128)] + T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i4, 256)) * 256) + ((((q11 * 2) + 1) * 8) + (((((int)threadIdx.x) % 4) * 2) + 1))) * T2_stride0], 0.0f));
+          if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / h10) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + p11_0) * 64) + h15)) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % h10) * 256) + ((((q11 * 2) + 1) * 8) + h14)) < i3)) {
+            T11[(3 + (((q11 * 2) + 1) * 4)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((((q11 * 2) + 1) * 4) + 3) + (p11_0 * 128)] + T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % h13) * 256) + ((((q11 * 2) + 1) * 8) + h14)) * T2_stride0], 0.0f));
           }
-          stmatrixX4(toSmem(&T10[(((((((q11 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8) % 256) % 64) + (((((((((int)threadIdx.y) + p11_0) * 64) + ((((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16)) + ((((((int)threadIdx.x) % 32) / 8) % 2) * 8)) + (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8)) % 128) * 64)) + ((((((q11 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8) % 256) / 64) * 8192)) ^ ((((((((((q11 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8) % 256) % 64) + (((((((((int)threadIdx.y) + p11_0) * 64) + ((((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16)) + ((((((int)threadIdx.x) % 32) / 8) % 2) * 8)) + (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8)) % 128) * 64)) + ((((((q11 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8) % 256) / 64) * 8192)) / 64) % 8) * 8)]),
+          stmatrixX4(toSmem(&T10[(((((((q11 * 2) + h16) * 8) % 256) % 64) + (((((((((int)threadIdx.y) + p11_0) * 64) + h17) + h18) + h19) % 128) * 64)) + ((((((q11 * 2) + h16) * 8) % 256) / 64) * 8192)) ^ ((((((((((q11 * 2) + h16) * 8) % 256) % 64) + (((((((((int)threadIdx.y) + p11_0) * 64) + h17) + h18) + h19) % 128) * 64)) + ((((((q11 * 2) + h16) * 8) % 256) / 64) * 8192)) / 64) % 8) * 8)]),
               (static_cast<uint32_t>((T11[(q11 * 8) + (p11_0 * 128)]).raw) | (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 128)) + 1]).raw) << 16)),
               (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 128)) + 2]).raw) | (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 128)) + 3]).raw) << 16)),
               (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 128)) + 4]).raw) | (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 128)) + 5]).raw) << 16)),
@@ -152,11 +172,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       }
       fenceAsyncProxy();
       namedBarrierSync(1, 256);  // RAW: T10 written, then read by a TMA store
-      // loop of iUR188{4}
-      #pragma unroll
-      for (int i30 = 0; i30 < 4; ++i30) {
-        if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
-          Hopper::cpAsyncBulkTensorTileS2G(&tmap_T7, toSmem(&T10[i30 * 8192]), (((((i5 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 256)) * 256) + (i30 * 64), ((((((i5 * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 256)) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128);
+      if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+        // loop of iUR188{4}
+        #pragma unroll
+        for (int i30 = 0; i30 < 4; ++i30) {
+          Hopper::cpAsyncBulkTensorTileS2G(&tmap_T7, toSmem(&T10[i30 * 8192]), (((((i5 * 3) + ((int)blockIdx.x)) / 2) % h10) * 256) + (i30 * 64), ((((((i5 * 3) + ((int)blockIdx.x)) / 2) / h10) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128);
           Hopper::cpAsyncBulkCommitGroup();
         }
       }

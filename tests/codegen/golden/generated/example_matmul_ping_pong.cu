@@ -24,24 +24,30 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   __syncthreads();  // init: T4_mbar visible to every thread
   if (((int)threadIdx.y) >= (((int)blockDim.y) - 1)) {
     decreaseRegisters<40>();
+    const int h0 = (ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 128)) * 2;
+    const int h1 = ceilDiv32(i1, 64);
+    const int h5 = ceilDiv32(i3, 128);
     // AsyncWarp loop of iS115{ceilDiv(ceilDiv((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 128)) * 2, 3), 2)}
     #pragma unroll 1
     for (int i4 = 0; i4 < ceilDiv32(ceilDiv32((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 128)) * 2, 3), 2); ++i4) {
       // loop of turns of the compute warp groups (iTIDy116{2})
       for (int w0 = 0; w0 < 2; ++w0) {
-        if (((((i4 * 2) + w0) * 3) + ((int)blockIdx.x)) >= ((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 128)) * 2)) {
+        if (((((i4 * 2) + w0) * 3) + ((int)blockIdx.x)) >= h0) {
           continue;
         }
-        // loop of rS17{ceilDiv(i1, 64)}
-        for (int i7 = 0; i7 < ceilDiv32(i1, 64); ++i7) {
-          if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
-            mbarrier::waitParity(toSmem(&T4_mbar[(((((i4 * 2) + w0) * ceilDiv32(i1, 64)) + i7) % 4) + 4]), (((((i4 * 2) + w0) * ceilDiv32(i1, 64)) + i7) / 4) % 2);
-            mbarrier::arriveExpectTx(toSmem(&T4_mbar[((((i4 * 2) + w0) * ceilDiv32(i1, 64)) + i7) % 4]), 32768);
-            Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T4[(((((i4 * 2) + w0) * ceilDiv32(i1, 64)) + i7) % 4) * 8192]), &tmap_T0, toSmem(&T4_mbar[((((i4 * 2) + w0) * ceilDiv32(i1, 64)) + i7) % 4]), i7 * 64, ((((((((i4 * 2) + w0) * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 128)) * 2) + (((((i4 * 2) + w0) * 3) + ((int)blockIdx.x)) % 2)) * 128);
+        if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
+          const int h2 = ((i4 * 2) + w0) * h1;
+          const int h3 = ((((((((i4 * 2) + w0) * 3) + ((int)blockIdx.x)) / 2) / h5) * 2) + (((((i4 * 2) + w0) * 3) + ((int)blockIdx.x)) % 2)) * 128;
+          const int h4 = ((((((i4 * 2) + w0) * 3) + ((int)blockIdx.x)) / 2) % h5) * 128;
+          // loop of rS17{ceilDiv(i1, 64)}
+          for (int i7 = 0; i7 < h1; ++i7) {
+            mbarrier::waitParity(toSmem(&T4_mbar[((h2 + i7) % 4) + 4]), ((h2 + i7) / 4) % 2);
+            mbarrier::arriveExpectTx(toSmem(&T4_mbar[(h2 + i7) % 4]), 32768);
+            Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T4[((h2 + i7) % 4) * 8192]), &tmap_T0, toSmem(&T4_mbar[(h2 + i7) % 4]), i7 * 64, h3);
             // loop of iUR61{2}
             #pragma unroll
             for (int i11 = 0; i11 < 2; ++i11) {
-              Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T5[(i11 * 4096) + ((((((i4 * 2) + w0) * ceilDiv32(i1, 64)) + i7) % 4) * 8192)]), &tmap_T1, toSmem(&T4_mbar[((((i4 * 2) + w0) * ceilDiv32(i1, 64)) + i7) % 4]), (((((((i4 * 2) + w0) * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 128)) * 128) + (i11 * 64), i7 * 64);
+              Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T5[(i11 * 4096) + (((h2 + i7) % 4) * 8192)]), &tmap_T1, toSmem(&T4_mbar[(h2 + i7) % 4]), h4 + (i11 * 64), i7 * 64);
             }
           }
         }
@@ -61,10 +67,22 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       mbarrier::arrive(toSmem(&T4_order[0]));
       mbarrier::arrive(toSmem(&T4_order[2]));
     }
+    const int h6 = (ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 128)) * 2;
+    const int h7 = ceilDiv32(i1, 64);
+    const int h9 = (((int)threadIdx.y) + 1) % 2;
+    const int h10 = ceilDiv32(i1, 64) - 1;
+    const int h11 = ((((int)threadIdx.x) % 32) / 8) / 2;
+    const int h12 = (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16;
+    const int h13 = (((((int)threadIdx.x) % 32) / 8) % 2) * 8;
+    const int h14 = ((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8;
+    const int h15 = ceilDiv32(i3, 128);
+    const int h16 = ((((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16) + (((((((int)threadIdx.x) % 32) / 8) % 2) * 8) + (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8));
+    const int h17 = (((int)threadIdx.y) * 128) / 32;
+    const int h18 = ((((int)threadIdx.y) + 1) % 2) + 2;
     // ComputeWarp loop of iS115{ceilDiv(ceilDiv((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 128)) * 2, 3), 2)}
     #pragma unroll 1
     for (int i4 = 0; i4 < ceilDiv32(ceilDiv32((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 128)) * 2, 3), 2); ++i4) {
-      if (((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) >= ((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 128)) * 2)) {
+      if (((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) >= h6) {
         continue;
       }
       float T2[128];
@@ -80,9 +98,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         }
       }
       mbarrier::waitParity(toSmem(&T4_order[threadIdx.y]), i4 % 2);
+      const int h8 = ((i4 * 2) + ((int)threadIdx.y)) * h7;
       // loop of rS17{ceilDiv(i1, 64)}
-      for (int i7 = 0; i7 < ceilDiv32(i1, 64); ++i7) {
-        mbarrier::waitParity(toSmem(&T4_mbar[((((i4 * 2) + ((int)threadIdx.y)) * ceilDiv32(i1, 64)) + i7) % 4]), (((((i4 * 2) + ((int)threadIdx.y)) * ceilDiv32(i1, 64)) + i7) / 4) % 2);
+      for (int i7 = 0; i7 < h7; ++i7) {
+        mbarrier::waitParity(toSmem(&T4_mbar[(h8 + i7) % 4]), ((h8 + i7) / 4) % 2);
         wgmma::fenceOperands(T2);
         wgmma::fence();
         // loop of rUR29{4}
@@ -92,22 +111,22 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           #pragma unroll
           for (int i16 = 0; i16 < 2; ++i16) {
             wgmma::mmaM64N128K16F32Bf16<0, 1>(&T2[i16 * 64],
-                wgmma::smemDescriptor(toSmem(&T4[(((i15 * 16) % 64) + (((i16 * 64) % 128) * 64)) + ((((((i4 * 2) + ((int)threadIdx.y)) * ceilDiv32(i1, 64)) + i7) % 4) * 8192)]), 16, 1024, 1),
-                wgmma::smemDescriptor(toSmem(&T5[(((i15 * 16) % 64) * 64) + ((((((i4 * 2) + ((int)threadIdx.y)) * ceilDiv32(i1, 64)) + i7) % 4) * 8192)]), 8192, 1024, 1));
+                wgmma::smemDescriptor(toSmem(&T4[(((i15 * 16) % 64) + (((i16 * 64) % 128) * 64)) + (((h8 + i7) % 4) * 8192)]), 16, 1024, 1),
+                wgmma::smemDescriptor(toSmem(&T5[(((i15 * 16) % 64) * 64) + (((h8 + i7) % 4) * 8192)]), 8192, 1024, 1));
           }
         }
         wgmma::commit();
         wgmma::wait<1>();
         wgmma::fenceOperands(T2);
         if ((i7 - 1) >= 0) {
-          mbarrier::arrive(toSmem(&T4_mbar[((((((i4 * 2) + ((int)threadIdx.y)) * ceilDiv32(i1, 64)) + i7) - 1) % 4) + 4]));
+          mbarrier::arrive(toSmem(&T4_mbar[(((h8 + i7) - 1) % 4) + 4]));
         }
       }
-      mbarrier::arrive(toSmem(&T4_order[(((int)threadIdx.y) + 1) % 2]));
+      mbarrier::arrive(toSmem(&T4_order[h9]));
       wgmma::wait<0>();
       wgmma::fenceOperands(T2);
-      if ((ceilDiv32(i1, 64) - 1) >= 0) {
-        mbarrier::arrive(toSmem(&T4_mbar[(((((i4 * 2) + ((int)threadIdx.y)) * ceilDiv32(i1, 64)) + (ceilDiv32(i1, 64) - 1)) % 4) + 4]));
+      if (h10 >= 0) {
+        mbarrier::arrive(toSmem(&T4_mbar[(((((i4 * 2) + ((int)threadIdx.y)) * h7) + h10) % 4) + 4]));
       }
       mbarrier::waitParity(toSmem(&T4_order[((int)threadIdx.y) + 2]), i4 % 2);
       // loop of stmatrix
@@ -124,7 +143,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           T7[(1 + (((q7 * 2) + 1) * 4)) + (p7_0 * 64)] = __float2bfloat16(T2[((((q7 * 2) + 1) * 4) + 1) + (p7_0 * 64)]);
           T7[(2 + (((q7 * 2) + 1) * 4)) + (p7_0 * 64)] = __float2bfloat16(T2[((((q7 * 2) + 1) * 4) + 2) + (p7_0 * 64)]);
           T7[(3 + (((q7 * 2) + 1) * 4)) + (p7_0 * 64)] = __float2bfloat16(T2[((((q7 * 2) + 1) * 4) + 3) + (p7_0 * 64)]);
-          stmatrixX4(toSmem(&T6[((((((((q7 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8) % 128) % 64) + ((((((p7_0 * 64) + ((((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16)) + ((((((int)threadIdx.x) % 32) / 8) % 2) * 8)) + (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8)) % 128) * 64)) + ((((((q7 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8) % 128) / 64) * 8192)) + (((((((((((((((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 128)) * 2) + (((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) % 2)) * 128) + ((p7_0 * 64) + (((((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16) + (((((((int)threadIdx.x) % 32) / 8) % 2) * 8) + (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8))))) / 128) / 2) * ceilDiv32(i3, 128)) + (((((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 128)) * 128) + (((q7 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8)) / 128)) * 2) + ((((((((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 128)) * 2) + (((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) % 2)) * 128) + ((p7_0 * 64) + (((((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16) + (((((((int)threadIdx.x) % 32) / 8) % 2) * 8) + (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8))))) / 128) % 2)) / 3) % 2) * 16384)) ^ (((((((((((q7 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8) % 128) % 64) + ((((((p7_0 * 64) + ((((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16)) + ((((((int)threadIdx.x) % 32) / 8) % 2) * 8)) + (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8)) % 128) * 64)) + ((((((q7 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8) % 128) / 64) * 8192)) + (((((((((((((((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 128)) * 2) + (((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) % 2)) * 128) + ((p7_0 * 64) + (((((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16) + (((((((int)threadIdx.x) % 32) / 8) % 2) * 8) + (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8))))) / 128) / 2) * ceilDiv32(i3, 128)) + (((((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 128)) * 128) + (((q7 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8)) / 128)) * 2) + ((((((((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 128)) * 2) + (((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) % 2)) * 128) + ((p7_0 * 64) + (((((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16) + (((((((int)threadIdx.x) % 32) / 8) % 2) * 8) + (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8))))) / 128) % 2)) / 3) % 2) * 16384)) / 64) % 8) * 8)]),
+          stmatrixX4(toSmem(&T6[((((((((q7 * 2) + h11) * 8) % 128) % 64) + ((((((p7_0 * 64) + h12) + h13) + h14) % 128) * 64)) + ((((((q7 * 2) + h11) * 8) % 128) / 64) * 8192)) + (((((((((((((((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) / h15) * 2) + (((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) % 2)) * 128) + ((p7_0 * 64) + h16)) / 128) / 2) * h15) + (((((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) % h15) * 128) + (((q7 * 2) + h11) * 8)) / 128)) * 2) + ((((((((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) / h15) * 2) + (((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) % 2)) * 128) + ((p7_0 * 64) + h16)) / 128) % 2)) / 3) % 2) * 16384)) ^ (((((((((((q7 * 2) + h11) * 8) % 128) % 64) + ((((((p7_0 * 64) + h12) + h13) + h14) % 128) * 64)) + ((((((q7 * 2) + h11) * 8) % 128) / 64) * 8192)) + (((((((((((((((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) / h15) * 2) + (((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) % 2)) * 128) + ((p7_0 * 64) + h16)) / 128) / 2) * h15) + (((((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) % h15) * 128) + (((q7 * 2) + h11) * 8)) / 128)) * 2) + ((((((((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) / h15) * 2) + (((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) % 2)) * 128) + ((p7_0 * 64) + h16)) / 128) % 2)) / 3) % 2) * 16384)) / 64) % 8) * 8)]),
               (static_cast<uint32_t>((T7[(q7 * 8) + (p7_0 * 64)]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 1]).raw) << 16)),
               (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 2]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 3]).raw) << 16)),
               (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 4]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 5]).raw) << 16)),
@@ -133,19 +152,19 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       }
       fenceAsyncProxy();
       namedBarrierSync(2 + ((int)threadIdx.y), 128);  // RAW: T6 written, then read by a TMA store
-      // loop of iUR117{2}
-      #pragma unroll
-      for (int i28 = 0; i28 < 2; ++i28) {
-        if (((((int)threadIdx.x) + (((int)threadIdx.y) * 128)) / 32) == ((((int)threadIdx.y) * 128) / 32) && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (((((int)threadIdx.y) * 128) / 32) * 32)))) {
-          Hopper::cpAsyncBulkTensorTileS2G(&tmap_T3, toSmem(&T6[(i28 * 8192) + (((int)threadIdx.y) * 16384)]), (((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 128)) * 128) + (i28 * 64), ((((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 128)) * 2) + (((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) % 2)) * 128);
+      if (((((int)threadIdx.x) + (((int)threadIdx.y) * 128)) / 32) == h17 && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (h17 * 32)))) {
+        // loop of iUR117{2}
+        #pragma unroll
+        for (int i28 = 0; i28 < 2; ++i28) {
+          Hopper::cpAsyncBulkTensorTileS2G(&tmap_T3, toSmem(&T6[(i28 * 8192) + (((int)threadIdx.y) * 16384)]), (((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) % h15) * 128) + (i28 * 64), ((((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) / h15) * 2) + (((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) % 2)) * 128);
           Hopper::cpAsyncBulkCommitGroup();
         }
       }
-      if (((((int)threadIdx.x) + (((int)threadIdx.y) * 128)) / 32) == ((((int)threadIdx.y) * 128) / 32) && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (((((int)threadIdx.y) * 128) / 32) * 32)))) {
+      if (((((int)threadIdx.x) + (((int)threadIdx.y) * 128)) / 32) == h17 && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (h17 * 32)))) {
         Hopper::cpAsyncBulkWaitGroupRead<0>();
       }
       namedBarrierSync(2 + ((int)threadIdx.y), 128);  // WAR: T6 is rewritten next iteration
-      mbarrier::arrive(toSmem(&T4_order[((((int)threadIdx.y) + 1) % 2) + 2]));
+      mbarrier::arrive(toSmem(&T4_order[h18]));
     }
   }
   __syncthreads();  // every wait on T4_mbar done before inval

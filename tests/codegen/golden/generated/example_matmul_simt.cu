@@ -12,9 +12,9 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
   if ((((((int64_t)blockIdx.y) * 16) + ((int64_t)threadIdx.y)) < i0) && (((((int64_t)blockIdx.x) * 16) + ((int64_t)threadIdx.x)) < i3)) {
     T2.data[(((((int64_t)blockIdx.y) * 16) + ((int64_t)threadIdx.y)) * T2_stride0) + (((((int64_t)blockIdx.x) * 16) + ((int64_t)threadIdx.x)) * T2_stride1)] = 0.0f;
   }
-  // loop of rS6{i1}
-  for (int64_t i8 = 0; i8 < i1; ++i8) {
-    if ((((((int64_t)blockIdx.y) * 16) + ((int64_t)threadIdx.y)) < i0) && (((((int64_t)blockIdx.x) * 16) + ((int64_t)threadIdx.x)) < i3)) {
+  if ((((((int64_t)blockIdx.y) * 16) + ((int64_t)threadIdx.y)) < i0) && (((((int64_t)blockIdx.x) * 16) + ((int64_t)threadIdx.x)) < i3)) {
+    // loop of rS6{i1}
+    for (int64_t i8 = 0; i8 < i1; ++i8) {
       T2.data[(((((int64_t)blockIdx.y) * 16) + ((int64_t)threadIdx.y)) * T2_stride0) + (((((int64_t)blockIdx.x) * 16) + ((int64_t)threadIdx.x)) * T2_stride1)] = T2.data[(((((int64_t)blockIdx.y) * 16) + ((int64_t)threadIdx.y)) * T2_stride0) + (((((int64_t)blockIdx.x) * 16) + ((int64_t)threadIdx.x)) * T2_stride1)] + (T0.data[(((((int64_t)blockIdx.y) * 16) + ((int64_t)threadIdx.y)) * T0_stride0) + (i8 * T0_stride1)] * T1.data[(i8 * T1_stride0) + (((((int64_t)blockIdx.x) * 16) + ((int64_t)threadIdx.x)) * T1_stride1)]);
     }
   }

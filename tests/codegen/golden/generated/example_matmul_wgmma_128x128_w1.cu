@@ -33,10 +33,10 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   for (int64_t s2 = 0; s2 < 5; ++s2) {
     mbarrier::arrive(toSmem(&T4_mbar[s2 + 5]));
   }
-  // prologue loop of rS17{ceilDiv(i1, 64)}
-  #pragma unroll
-  for (int64_t i6 = 0; i6 < min64(4, ceilDiv(i1, 64)); ++i6) {
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    // prologue loop of rS17{ceilDiv(i1, 64)}
+    #pragma unroll
+    for (int64_t i6 = 0; i6 < min64(4, ceilDiv(i1, 64)); ++i6) {
       mbarrier::waitParity(toSmem(&T4_mbar[(i6 % 5) + 5]), (i6 / 5) % 2);
       mbarrier::arriveExpectTx(toSmem(&T4_mbar[i6 % 5]), 32768);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T4[(i6 % 5) * 8192]), &tmap_T0, toSmem(&T4_mbar[i6 % 5]), i6 * 64, ((int64_t)blockIdx.y) * 128);

@@ -35,10 +35,10 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   for (int64_t s8 = 0; s8 < 4; ++s8) {
     mbarrier::arrive(toSmem(&T8_mbar[s8 + 4]));
   }
-  // prologue loop of rS24{ceilDiv(i1, 64)}
-  #pragma unroll
-  for (int64_t i13 = 0; i13 < min64(3, ceilDiv(i1, 64)); ++i13) {
-    if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+    // prologue loop of rS24{ceilDiv(i1, 64)}
+    #pragma unroll
+    for (int64_t i13 = 0; i13 < min64(3, ceilDiv(i1, 64)); ++i13) {
       mbarrier::waitParity(toSmem(&T8_mbar[(i13 % 4) + 4]), (i13 / 4) % 2);
       mbarrier::arriveExpectTx(toSmem(&T8_mbar[i13 % 4]), 49152);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T8[(i13 % 4) * 8192]), &tmap_T0, toSmem(&T8_mbar[i13 % 4]), i13 * 64, ((int64_t)blockIdx.y) * 128);

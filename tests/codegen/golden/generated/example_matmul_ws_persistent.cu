@@ -18,22 +18,28 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   __syncthreads();  // init: T4_mbar visible to every thread
   if (((int)threadIdx.y) >= (((int)blockDim.y) - 1)) {
     decreaseRegisters<40>();
+    const int h0 = (ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 256)) * 2;
+    const int h1 = ceilDiv32(i1, 64);
+    const int h5 = ceilDiv32(i3, 256);
     // AsyncWarp loop of iS107{ceilDiv((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 256)) * 2, 3)}
     #pragma unroll 1
     for (int i4 = 0; i4 < ceilDiv32((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 256)) * 2, 3); ++i4) {
-      if (((i4 * 3) + ((int)blockIdx.x)) >= ((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 256)) * 2)) {
+      if (((i4 * 3) + ((int)blockIdx.x)) >= h0) {
         continue;
       }
-      // loop of rS17{ceilDiv(i1, 64)}
-      for (int i6 = 0; i6 < ceilDiv32(i1, 64); ++i6) {
-        if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
-          mbarrier::waitParity(toSmem(&T4_mbar[(((i4 * ceilDiv32(i1, 64)) + i6) % 3) + 3]), (((i4 * ceilDiv32(i1, 64)) + i6) / 3) % 2);
-          mbarrier::arriveExpectTx(toSmem(&T4_mbar[((i4 * ceilDiv32(i1, 64)) + i6) % 3]), 49152);
-          Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T4[(((i4 * ceilDiv32(i1, 64)) + i6) % 3) * 8192]), &tmap_T0, toSmem(&T4_mbar[((i4 * ceilDiv32(i1, 64)) + i6) % 3]), i6 * 64, ((((((i4 * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 256)) * 2) + (((i4 * 3) + ((int)blockIdx.x)) % 2)) * 128);
+      if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
+        const int h2 = i4 * h1;
+        const int h3 = ((((((i4 * 3) + ((int)blockIdx.x)) / 2) / h5) * 2) + (((i4 * 3) + ((int)blockIdx.x)) % 2)) * 128;
+        const int h4 = ((((i4 * 3) + ((int)blockIdx.x)) / 2) % h5) * 256;
+        // loop of rS17{ceilDiv(i1, 64)}
+        for (int i6 = 0; i6 < h1; ++i6) {
+          mbarrier::waitParity(toSmem(&T4_mbar[((h2 + i6) % 3) + 3]), ((h2 + i6) / 3) % 2);
+          mbarrier::arriveExpectTx(toSmem(&T4_mbar[(h2 + i6) % 3]), 49152);
+          Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T4[((h2 + i6) % 3) * 8192]), &tmap_T0, toSmem(&T4_mbar[(h2 + i6) % 3]), i6 * 64, h3);
           // loop of iUR57{4}
           #pragma unroll
           for (int i10 = 0; i10 < 4; ++i10) {
-            Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T5[(i10 * 4096) + ((((i4 * ceilDiv32(i1, 64)) + i6) % 3) * 16384)]), &tmap_T1, toSmem(&T4_mbar[((i4 * ceilDiv32(i1, 64)) + i6) % 3]), (((((i4 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 256)) * 256) + (i10 * 64), i6 * 64);
+            Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T5[(i10 * 4096) + (((h2 + i6) % 3) * 16384)]), &tmap_T1, toSmem(&T4_mbar[(h2 + i6) % 3]), h4 + (i10 * 64), i6 * 64);
           }
         }
       }
@@ -46,10 +52,18 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     for (int s0 = 0; s0 < 3; ++s0) {
       mbarrier::arrive(toSmem(&T4_mbar[s0 + 3]));
     }
+    const int h6 = (ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 256)) * 2;
+    const int h7 = ceilDiv32(i1, 64);
+    const int h9 = ceilDiv32(i1, 64) - 1;
+    const int h10 = ((((int)threadIdx.x) % 32) / 8) / 2;
+    const int h11 = (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16;
+    const int h12 = (((((int)threadIdx.x) % 32) / 8) % 2) * 8;
+    const int h13 = ((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8;
+    const int h14 = ceilDiv32(i3, 256);
     // ComputeWarp loop of iS107{ceilDiv((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 256)) * 2, 3)}
     #pragma unroll 1
     for (int i4 = 0; i4 < ceilDiv32((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 256)) * 2, 3); ++i4) {
-      if (((i4 * 3) + ((int)blockIdx.x)) >= ((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 256)) * 2)) {
+      if (((i4 * 3) + ((int)blockIdx.x)) >= h6) {
         continue;
       }
       float T2[128];
@@ -64,9 +78,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           T2[r2 + (i16 * 128)] = 0.0f;
         }
       }
+      const int h8 = i4 * h7;
       // loop of rS17{ceilDiv(i1, 64)}
-      for (int i6 = 0; i6 < ceilDiv32(i1, 64); ++i6) {
-        mbarrier::waitParity(toSmem(&T4_mbar[((i4 * ceilDiv32(i1, 64)) + i6) % 3]), (((i4 * ceilDiv32(i1, 64)) + i6) / 3) % 2);
+      for (int i6 = 0; i6 < h7; ++i6) {
+        mbarrier::waitParity(toSmem(&T4_mbar[(h8 + i6) % 3]), ((h8 + i6) / 3) % 2);
         wgmma::fenceOperands(T2);
         wgmma::fence();
         // loop of rUR29{4}
@@ -76,21 +91,21 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           #pragma unroll
           for (int i16 = 0; i16 < 1; ++i16) {
             wgmma::mmaM64N256K16F32Bf16<0, 1>(&T2[i16 * 128],
-                wgmma::smemDescriptor(toSmem(&T4[(((i15 * 16) % 64) + ((((((int)threadIdx.y) + i16) * 64) % 128) * 64)) + ((((i4 * ceilDiv32(i1, 64)) + i6) % 3) * 8192)]), 16, 1024, 1),
-                wgmma::smemDescriptor(toSmem(&T5[(((i15 * 16) % 64) * 64) + ((((i4 * ceilDiv32(i1, 64)) + i6) % 3) * 16384)]), 8192, 1024, 1));
+                wgmma::smemDescriptor(toSmem(&T4[(((i15 * 16) % 64) + ((((((int)threadIdx.y) + i16) * 64) % 128) * 64)) + (((h8 + i6) % 3) * 8192)]), 16, 1024, 1),
+                wgmma::smemDescriptor(toSmem(&T5[(((i15 * 16) % 64) * 64) + (((h8 + i6) % 3) * 16384)]), 8192, 1024, 1));
           }
         }
         wgmma::commit();
         wgmma::wait<1>();
         wgmma::fenceOperands(T2);
         if ((i6 - 1) >= 0) {
-          mbarrier::arrive(toSmem(&T4_mbar[((((i4 * ceilDiv32(i1, 64)) + i6) - 1) % 3) + 3]));
+          mbarrier::arrive(toSmem(&T4_mbar[(((h8 + i6) - 1) % 3) + 3]));
         }
       }
       wgmma::wait<0>();
       wgmma::fenceOperands(T2);
-      if ((ceilDiv32(i1, 64) - 1) >= 0) {
-        mbarrier::arrive(toSmem(&T4_mbar[(((i4 * ceilDiv32(i1, 64)) + (ceilDiv32(i1, 64) - 1)) % 3) + 3]));
+      if (h9 >= 0) {
+        mbarrier::arrive(toSmem(&T4_mbar[(((i4 * h7) + h9) % 3) + 3]));
       }
       // loop of stmatrix
       #pragma unroll
@@ -106,7 +121,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           T7[(1 + (((q7 * 2) + 1) * 4)) + (p7_0 * 128)] = __float2bfloat16(T2[((((q7 * 2) + 1) * 4) + 1) + (p7_0 * 128)]);
           T7[(2 + (((q7 * 2) + 1) * 4)) + (p7_0 * 128)] = __float2bfloat16(T2[((((q7 * 2) + 1) * 4) + 2) + (p7_0 * 128)]);
           T7[(3 + (((q7 * 2) + 1) * 4)) + (p7_0 * 128)] = __float2bfloat16(T2[((((q7 * 2) + 1) * 4) + 3) + (p7_0 * 128)]);
-          stmatrixX4(toSmem(&T6[(((((((q7 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8) % 256) % 64) + (((((((((int)threadIdx.y) + p7_0) * 64) + ((((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16)) + ((((((int)threadIdx.x) % 32) / 8) % 2) * 8)) + (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8)) % 128) * 64)) + ((((((q7 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8) % 256) / 64) * 8192)) ^ ((((((((((q7 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8) % 256) % 64) + (((((((((int)threadIdx.y) + p7_0) * 64) + ((((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16)) + ((((((int)threadIdx.x) % 32) / 8) % 2) * 8)) + (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8)) % 128) * 64)) + ((((((q7 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8) % 256) / 64) * 8192)) / 64) % 8) * 8)]),
+          stmatrixX4(toSmem(&T6[(((((((q7 * 2) + h10) * 8) % 256) % 64) + (((((((((int)threadIdx.y) + p7_0) * 64) + h11) + h12) + h13) % 128) * 64)) + ((((((q7 * 2) + h10) * 8) % 256) / 64) * 8192)) ^ ((((((((((q7 * 2) + h10) * 8) % 256) % 64) + (((((((((int)threadIdx.y) + p7_0) * 64) + h11) + h12) + h13) % 128) * 64)) + ((((((q7 * 2) + h10) * 8) % 256) / 64) * 8192)) / 64) % 8) * 8)]),
               (static_cast<uint32_t>((T7[(q7 * 8) + (p7_0 * 128)]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 128)) + 1]).raw) << 16)),
               (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 128)) + 2]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 128)) + 3]).raw) << 16)),
               (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 128)) + 4]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 128)) + 5]).raw) << 16)),
@@ -115,11 +130,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       }
       fenceAsyncProxy();
       namedBarrierSync(1, 256);  // RAW: T6 written, then read by a TMA store
-      // loop of iUR109{4}
-      #pragma unroll
-      for (int i29 = 0; i29 < 4; ++i29) {
-        if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
-          Hopper::cpAsyncBulkTensorTileS2G(&tmap_T3, toSmem(&T6[i29 * 8192]), (((((i4 * 3) + ((int)blockIdx.x)) / 2) % ceilDiv32(i3, 256)) * 256) + (i29 * 64), ((((((i4 * 3) + ((int)blockIdx.x)) / 2) / ceilDiv32(i3, 256)) * 2) + (((i4 * 3) + ((int)blockIdx.x)) % 2)) * 128);
+      if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+        // loop of iUR109{4}
+        #pragma unroll
+        for (int i29 = 0; i29 < 4; ++i29) {
+          Hopper::cpAsyncBulkTensorTileS2G(&tmap_T3, toSmem(&T6[i29 * 8192]), (((((i4 * 3) + ((int)blockIdx.x)) / 2) % h14) * 256) + (i29 * 64), ((((((i4 * 3) + ((int)blockIdx.x)) / 2) / h14) * 2) + (((i4 * 3) + ((int)blockIdx.x)) % 2)) * 128);
           Hopper::cpAsyncBulkCommitGroup();
         }
       }

@@ -16,10 +16,10 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<float,
     }
   }
   __syncthreads();  // init: T2_mbar visible to every thread
-  // prologue loop of rS4{ceilDiv(i1, 128)}
-  #pragma unroll
-  for (int64_t i3 = 0; i3 < 2; ++i3) {
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    // prologue loop of rS4{ceilDiv(i1, 128)}
+    #pragma unroll
+    for (int64_t i3 = 0; i3 < 2; ++i3) {
       mbarrier::arriveExpectTx(toSmem(&T2_mbar[i3 % 3]), 512);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T2[(i3 % 3) * 128]), &tmap_T0, toSmem(&T2_mbar[i3 % 3]), i3 * 128, blockIdx.x);
     }

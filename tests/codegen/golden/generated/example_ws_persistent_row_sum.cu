@@ -17,18 +17,20 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
   }
   __syncthreads();  // init: T2_mbar visible to every thread
   if (((int64_t)threadIdx.y) >= (((int64_t)blockDim.y) - 1)) {
+    const int64_t h0 = ceilDiv(i1, 128);
     // AsyncWarp loop of iS6{ceilDiv(i0, 3)}
     #pragma unroll 1
     for (int64_t i2 = 0; i2 < ceilDiv(i0, 3); ++i2) {
       if (((i2 * 3) + ((int64_t)blockIdx.x)) >= i0) {
         continue;
       }
-      // loop of rS4{ceilDiv(i1, 128)}
-      for (int64_t i4 = 0; i4 < ceilDiv(i1, 128); ++i4) {
-        if (threadIdx.x < 32 && threadIdx.y == 1 && Hopper::electSync(0xffffffffu)) {
-          mbarrier::waitParity(toSmem(&T2_mbar[(((i2 * ceilDiv(i1, 128)) + i4) % 4) + 4]), (((i2 * ceilDiv(i1, 128)) + i4) / 4) % 2);
-          mbarrier::arriveExpectTx(toSmem(&T2_mbar[((i2 * ceilDiv(i1, 128)) + i4) % 4]), 512);
-          Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T2[(((i2 * ceilDiv(i1, 128)) + i4) % 4) * 128]), &tmap_T0, toSmem(&T2_mbar[((i2 * ceilDiv(i1, 128)) + i4) % 4]), i4 * 128, (i2 * 3) + ((int64_t)blockIdx.x));
+      if (threadIdx.x < 32 && threadIdx.y == 1 && Hopper::electSync(0xffffffffu)) {
+        const int64_t h1 = i2 * h0;
+        // loop of rS4{ceilDiv(i1, 128)}
+        for (int64_t i4 = 0; i4 < h0; ++i4) {
+          mbarrier::waitParity(toSmem(&T2_mbar[((h1 + i4) % 4) + 4]), ((h1 + i4) / 4) % 2);
+          mbarrier::arriveExpectTx(toSmem(&T2_mbar[(h1 + i4) % 4]), 512);
+          Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T2[((h1 + i4) % 4) * 128]), &tmap_T0, toSmem(&T2_mbar[(h1 + i4) % 4]), i4 * 128, (i2 * 3) + ((int64_t)blockIdx.x));
         }
       }
     }
@@ -39,6 +41,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
     for (int64_t s0 = 0; s0 < 4; ++s0) {
       mbarrier::arrive(toSmem(&T2_mbar[s0 + 4]));
     }
+    const int64_t h2 = ceilDiv(i1, 128);
     // ComputeWarp loop of iS6{ceilDiv(i0, 3)}
     #pragma unroll 1
     for (int64_t i2 = 0; i2 < ceilDiv(i0, 3); ++i2) {
@@ -49,13 +52,14 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
       if (((i2 * 3) + ((int64_t)blockIdx.x)) < i0) {
         T1_acc[0] = 0.0f;
       }
+      const int64_t h3 = i2 * h2;
       // loop of rS4{ceilDiv(i1, 128)}
-      for (int64_t i4 = 0; i4 < ceilDiv(i1, 128); ++i4) {
-        mbarrier::waitParity(toSmem(&T2_mbar[((i2 * ceilDiv(i1, 128)) + i4) % 4]), (((i2 * ceilDiv(i1, 128)) + i4) / 4) % 2);
+      for (int64_t i4 = 0; i4 < h2; ++i4) {
+        mbarrier::waitParity(toSmem(&T2_mbar[(h3 + i4) % 4]), ((h3 + i4) / 4) % 2);
         if ((((i2 * 3) + ((int64_t)blockIdx.x)) < i0) && (((i4 * 128) + ((int64_t)threadIdx.x)) < i1)) {
-          T1_acc[0] = T1_acc[0] + T2[((int64_t)threadIdx.x) + ((((i2 * ceilDiv(i1, 128)) + i4) % 4) * 128)];
+          T1_acc[0] = T1_acc[0] + T2[((int64_t)threadIdx.x) + (((h3 + i4) % 4) * 128)];
         }
-        mbarrier::arrive(toSmem(&T2_mbar[(((i2 * ceilDiv(i1, 128)) + i4) % 4) + 4]));
+        mbarrier::arrive(toSmem(&T2_mbar[((h3 + i4) % 4) + 4]));
       }
       T1_acc[0] = blockAllReduce<true, false, false>(T1_acc[0], reinterpret_cast<float*>(block_workspace), ReduceAdd(), 1, 128);
       if ((((i2 * 3) + ((int64_t)blockIdx.x)) < i0) && (((int64_t)threadIdx.x) == 0)) {

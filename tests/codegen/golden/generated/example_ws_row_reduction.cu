@@ -18,10 +18,10 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
   }
   __syncthreads();  // init: T2_mbar visible to every thread
   if (((int64_t)threadIdx.y) >= (((int64_t)blockDim.y) - 1)) {
-    // AsyncWarp loop of rS4{ceilDiv(i1, 128)}
-    #pragma unroll 1
-    for (int64_t i3 = 0; i3 < ceilDiv(i1, 128); ++i3) {
-      if (threadIdx.x < 32 && threadIdx.y == 1 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x < 32 && threadIdx.y == 1 && Hopper::electSync(0xffffffffu)) {
+      // AsyncWarp loop of rS4{ceilDiv(i1, 128)}
+      #pragma unroll 1
+      for (int64_t i3 = 0; i3 < ceilDiv(i1, 128); ++i3) {
         mbarrier::waitParity(toSmem(&T2_mbar[(i3 % 3) + 3]), (i3 / 3) % 2);
         mbarrier::arriveExpectTx(toSmem(&T2_mbar[i3 % 3]), 512);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T2[(i3 % 3) * 128]), &tmap_T0, toSmem(&T2_mbar[i3 % 3]), i3 * 128, blockIdx.x);

@@ -19,10 +19,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<float,
   __syncthreads();  // init: T4_mbar visible to every thread
   if (((int64_t)threadIdx.y) >= (((int64_t)blockDim.y) - 1)) {
     decreaseRegisters<40>();
-    // AsyncWarp loop of iS8{ceilDiv(i1, 128)}
-    #pragma unroll 1
-    for (int64_t i5 = 0; i5 < ceilDiv(i1, 128); ++i5) {
-      if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
+      // AsyncWarp loop of iS8{ceilDiv(i1, 128)}
+      #pragma unroll 1
+      for (int64_t i5 = 0; i5 < ceilDiv(i1, 128); ++i5) {
         mbarrier::waitParity(toSmem(&T4_mbar[(i5 % 4) + 4]), (i5 / 4) % 2);
         mbarrier::arriveExpectTx(toSmem(&T4_mbar[i5 % 4]), 8192);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T4[(i5 % 4) * 1024]), &tmap_T0, toSmem(&T4_mbar[i5 % 4]), i5 * 128, ((int64_t)blockIdx.x) * 8);
@@ -41,11 +41,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<float,
     #pragma unroll 1
     for (int64_t i5 = 0; i5 < ceilDiv(i1, 128); ++i5) {
       mbarrier::waitParity(toSmem(&T4_mbar[i5 % 4]), (i5 / 4) % 2);
+      const int64_t h0 = (i5 % 4) * 1024;
       // loop of iS13{4}
       for (int64_t i11 = 0; i11 < 4; ++i11) {
         float T2[1];
         if ((((((int64_t)blockIdx.x) * 8) + ((((int64_t)threadIdx.y) * 4) + i11)) < i0) && (((i5 * 128) + ((int64_t)threadIdx.x)) < i1)) {
-          T2[0] = T4[(((int64_t)threadIdx.x) + ((((((int64_t)threadIdx.y) * 4) + i11) % 8) * 128)) + ((i5 % 4) * 1024)] + T5[(((int64_t)threadIdx.x) + ((((((int64_t)threadIdx.y) * 4) + i11) % 8) * 128)) + ((i5 % 4) * 1024)];
+          T2[0] = T4[(((int64_t)threadIdx.x) + ((((((int64_t)threadIdx.y) * 4) + i11) % 8) * 128)) + h0] + T5[(((int64_t)threadIdx.x) + ((((((int64_t)threadIdx.y) * 4) + i11) % 8) * 128)) + h0];
         }
         if ((((((int64_t)blockIdx.x) * 8) + ((((int64_t)threadIdx.y) * 4) + i11)) < i0) && (((i5 * 128) + ((int64_t)threadIdx.x)) < i1)) {
           T3.data[(((((int64_t)blockIdx.x) * 8) + ((((int64_t)threadIdx.y) * 4) + i11)) * T3_stride0) + (((i5 * 128) + ((int64_t)threadIdx.x)) * T3_stride1)] = expf(T2[0]);

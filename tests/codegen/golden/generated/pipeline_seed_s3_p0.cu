@@ -21,10 +21,11 @@ extern "C" __global__ void __launch_bounds__(1, 1) fusion_kernel(Tensor<float, 1
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T2[(i1 % 3) * 32]), &tmap_T0, toSmem(&T2_mbar[i1 % 3]), i1 * 32);
     }
     mbarrier::waitParity(toSmem(&T2_mbar[i1 % 3]), (i1 / 3) % 2);
+    const int64_t h0 = (i1 % 3) * 32;
     // loop of iS3{32}
     for (int64_t i3 = 0; i3 < 32; ++i3) {
       if (((i1 * 32) + i3) < i0) {
-        T1.data[((i1 * 32) + i3) * T1_stride0] = T2[i3 + ((i1 % 3) * 32)];
+        T1.data[((i1 * 32) + i3) * T1_stride0] = T2[i3 + h0];
       }
     }
   }

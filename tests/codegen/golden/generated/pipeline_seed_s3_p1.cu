@@ -13,10 +13,10 @@ extern "C" __global__ void __launch_bounds__(1, 1) fusion_kernel(Tensor<float, 1
     }
   }
   __syncthreads();  // init: T2_mbar visible to every thread
-  // prologue loop of iS2{ceilDiv(i0, 32)}
-  #pragma unroll
-  for (int64_t i1 = 0; i1 < 1; ++i1) {
-    if (Hopper::electSync(0x1u)) {
+  if (Hopper::electSync(0x1u)) {
+    // prologue loop of iS2{ceilDiv(i0, 32)}
+    #pragma unroll
+    for (int64_t i1 = 0; i1 < 1; ++i1) {
       mbarrier::arriveExpectTx(toSmem(&T2_mbar[i1 % 3]), 128);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T2[(i1 % 3) * 32]), &tmap_T0, toSmem(&T2_mbar[i1 % 3]), i1 * 32);
     }
@@ -29,10 +29,11 @@ extern "C" __global__ void __launch_bounds__(1, 1) fusion_kernel(Tensor<float, 1
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T2[((i1 + 1) % 3) * 32]), &tmap_T0, toSmem(&T2_mbar[(i1 + 1) % 3]), (i1 + 1) * 32);
     }
     mbarrier::waitParity(toSmem(&T2_mbar[i1 % 3]), (i1 / 3) % 2);
+    const int64_t h0 = (i1 % 3) * 32;
     // loop of iS3{32}
     for (int64_t i3 = 0; i3 < 32; ++i3) {
       if (((i1 * 32) + i3) < i0) {
-        T1.data[((i1 * 32) + i3) * T1_stride0] = T2[i3 + ((i1 % 3) * 32)];
+        T1.data[((i1 * 32) + i3) * T1_stride0] = T2[i3 + h0];
       }
     }
   }
@@ -40,10 +41,11 @@ extern "C" __global__ void __launch_bounds__(1, 1) fusion_kernel(Tensor<float, 1
   #pragma unroll 1
   for (int64_t i1 = ceilDiv(i0, 32) - 1; i1 < ceilDiv(i0, 32); ++i1) {
     mbarrier::waitParity(toSmem(&T2_mbar[i1 % 3]), (i1 / 3) % 2);
+    const int64_t h1 = (i1 % 3) * 32;
     // loop of iS3{32}
     for (int64_t i3 = 0; i3 < 32; ++i3) {
       if (((i1 * 32) + i3) < i0) {
-        T1.data[((i1 * 32) + i3) * T1_stride0] = T2[i3 + ((i1 % 3) * 32)];
+        T1.data[((i1 * 32) + i3) * T1_stride0] = T2[i3 + h1];
       }
     }
   }

@@ -20,10 +20,10 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
   for (int64_t s1 = 0; s1 < 6; ++s1) {
     mbarrier::arrive(toSmem(&T3_mbar[s1 + 6]));
   }
-  // prologue loop of iS8{8}
-  #pragma unroll
-  for (int64_t i3 = 0; i3 < 3; ++i3) {
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    // prologue loop of iS8{8}
+    #pragma unroll
+    for (int64_t i3 = 0; i3 < 3; ++i3) {
       mbarrier::waitParity(toSmem(&T3_mbar[(i3 % 6) + 6]), (i3 / 6) % 2);
       mbarrier::arriveExpectTx(toSmem(&T3_mbar[i3 % 6]), 2048);
       // loop of iS13{1}
@@ -42,20 +42,25 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
     if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
       mbarrier::waitParity(toSmem(&T3_mbar[((i3 + 3) % 6) + 6]), ((i3 + 3) / 6) % 2);
       mbarrier::arriveExpectTx(toSmem(&T3_mbar[(i3 + 3) % 6]), 2048);
+      const int64_t h0 = ((i3 + 3) % 6) * 256;
+      const int64_t h1 = (i3 + 3) % 6;
       // loop of iS13{1}
       for (int64_t i4 = 0; i4 < 1; ++i4) {
-        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T3[(i4 * 256) + (((i3 + 3) % 6) * 256)]), &tmap_T0, toSmem(&T3_mbar[(i3 + 3) % 6]), (((((int64_t)blockIdx.x) * 8) + (i3 + 3)) + i4) * 256);
+        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T3[(i4 * 256) + h0]), &tmap_T0, toSmem(&T3_mbar[h1]), (((((int64_t)blockIdx.x) * 8) + (i3 + 3)) + i4) * 256);
       }
+      const int64_t h2 = ((i3 + 3) % 6) * 256;
+      const int64_t h3 = (i3 + 3) % 6;
       // loop of iS20{1}
       for (int64_t i6 = 0; i6 < 1; ++i6) {
-        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T4[(i6 * 256) + (((i3 + 3) % 6) * 256)]), &tmap_T1, toSmem(&T3_mbar[(i3 + 3) % 6]), (((((int64_t)blockIdx.x) * 8) + (i3 + 3)) + i6) * 256);
+        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T4[(i6 * 256) + h2]), &tmap_T1, toSmem(&T3_mbar[h3]), (((((int64_t)blockIdx.x) * 8) + (i3 + 3)) + i6) * 256);
       }
     }
     mbarrier::waitParity(toSmem(&T3_mbar[i3 % 6]), (i3 / 6) % 2);
+    const int64_t h4 = (i3 % 6) * 256;
     // loop of iS6{1}
     for (int64_t i8 = 0; i8 < 1; ++i8) {
       if ((((((((int64_t)blockIdx.x) * 8) + i3) + i8) * 256) + ((int64_t)threadIdx.x)) < i0) {
-        T2.data[(((((((int64_t)blockIdx.x) * 8) + i3) + i8) * 256) + ((int64_t)threadIdx.x)) * T2_stride0] = T3[(((int64_t)threadIdx.x) + (i8 * 256)) + ((i3 % 6) * 256)] + T4[(((int64_t)threadIdx.x) + (i8 * 256)) + ((i3 % 6) * 256)];
+        T2.data[(((((((int64_t)blockIdx.x) * 8) + i3) + i8) * 256) + ((int64_t)threadIdx.x)) * T2_stride0] = T3[(((int64_t)threadIdx.x) + (i8 * 256)) + h4] + T4[(((int64_t)threadIdx.x) + (i8 * 256)) + h4];
       }
     }
     mbarrier::arrive(toSmem(&T3_mbar[(i3 % 6) + 6]));
@@ -64,10 +69,11 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
   #pragma unroll 1
   for (int64_t i3 = 5; i3 < 8; ++i3) {
     mbarrier::waitParity(toSmem(&T3_mbar[i3 % 6]), (i3 / 6) % 2);
+    const int64_t h5 = (i3 % 6) * 256;
     // loop of iS6{1}
     for (int64_t i8 = 0; i8 < 1; ++i8) {
       if ((((((((int64_t)blockIdx.x) * 8) + i3) + i8) * 256) + ((int64_t)threadIdx.x)) < i0) {
-        T2.data[(((((((int64_t)blockIdx.x) * 8) + i3) + i8) * 256) + ((int64_t)threadIdx.x)) * T2_stride0] = T3[(((int64_t)threadIdx.x) + (i8 * 256)) + ((i3 % 6) * 256)] + T4[(((int64_t)threadIdx.x) + (i8 * 256)) + ((i3 % 6) * 256)];
+        T2.data[(((((((int64_t)blockIdx.x) * 8) + i3) + i8) * 256) + ((int64_t)threadIdx.x)) * T2_stride0] = T3[(((int64_t)threadIdx.x) + (i8 * 256)) + h5] + T4[(((int64_t)threadIdx.x) + (i8 * 256)) + h5];
       }
     }
   }

@@ -15,10 +15,10 @@ extern "C" __global__ void __launch_bounds__(64, 1) fusion_kernel(Tensor<__half,
     }
   }
   __syncthreads();  // init: T3_mbar visible to every thread
-  // prologue loop of iS6{ceilDiv(i1, 64)}
-  #pragma unroll
-  for (int64_t i3 = 0; i3 < 1; ++i3) {
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    // prologue loop of iS6{ceilDiv(i1, 64)}
+    #pragma unroll
+    for (int64_t i3 = 0; i3 < 1; ++i3) {
       mbarrier::arriveExpectTx(toSmem(&T3_mbar[i3 % 2]), 8192);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T3[(i3 % 2) * 4096]), &tmap_T0, toSmem(&T3_mbar[i3 % 2]), i3 * 64, ((int64_t)blockIdx.x) * 64);
     }
@@ -31,11 +31,12 @@ extern "C" __global__ void __launch_bounds__(64, 1) fusion_kernel(Tensor<__half,
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T3[((i3 + 1) % 2) * 4096]), &tmap_T0, toSmem(&T3_mbar[(i3 + 1) % 2]), (i3 + 1) * 64, ((int64_t)blockIdx.x) * 64);
     }
     mbarrier::waitParity(toSmem(&T3_mbar[i3 % 2]), (i3 / 2) % 2);
+    const int64_t h0 = (i3 % 2) * 4096;
     // loop of iS9{64}
     for (int64_t i6 = 0; i6 < 64; ++i6) {
       float T1[1];
       if ((((((int64_t)blockIdx.x) * 64) + i6) < i0) && (((i3 * 64) + ((int64_t)threadIdx.x)) < i1)) {
-        T1[0] = __half2float(T3[((((int64_t)threadIdx.x) + (i6 * 64)) + ((i3 % 2) * 4096)) ^ (((((((int64_t)threadIdx.x) + (i6 * 64)) + ((i3 % 2) * 4096)) / 64) % 8) * 8)]) * 2.0f;
+        T1[0] = __half2float(T3[((((int64_t)threadIdx.x) + (i6 * 64)) + h0) ^ (((((((int64_t)threadIdx.x) + (i6 * 64)) + h0) / 64) % 8) * 8)]) * 2.0f;
       }
       if ((((((int64_t)blockIdx.x) * 64) + i6) < i0) && (((i3 * 64) + ((int64_t)threadIdx.x)) < i1)) {
         T2.data[(((((int64_t)blockIdx.x) * 64) + i6) * T2_stride0) + (((i3 * 64) + ((int64_t)threadIdx.x)) * T2_stride1)] = T1[0] + 1.0f;
@@ -47,11 +48,12 @@ extern "C" __global__ void __launch_bounds__(64, 1) fusion_kernel(Tensor<__half,
   #pragma unroll 1
   for (int64_t i3 = ceilDiv(i1, 64) - 1; i3 < ceilDiv(i1, 64); ++i3) {
     mbarrier::waitParity(toSmem(&T3_mbar[i3 % 2]), (i3 / 2) % 2);
+    const int64_t h1 = (i3 % 2) * 4096;
     // loop of iS9{64}
     for (int64_t i6 = 0; i6 < 64; ++i6) {
       float T1[1];
       if ((((((int64_t)blockIdx.x) * 64) + i6) < i0) && (((i3 * 64) + ((int64_t)threadIdx.x)) < i1)) {
-        T1[0] = __half2float(T3[((((int64_t)threadIdx.x) + (i6 * 64)) + ((i3 % 2) * 4096)) ^ (((((((int64_t)threadIdx.x) + (i6 * 64)) + ((i3 % 2) * 4096)) / 64) % 8) * 8)]) * 2.0f;
+        T1[0] = __half2float(T3[((((int64_t)threadIdx.x) + (i6 * 64)) + h1) ^ (((((((int64_t)threadIdx.x) + (i6 * 64)) + h1) / 64) % 8) * 8)]) * 2.0f;
       }
       if ((((((int64_t)blockIdx.x) * 64) + i6) < i0) && (((i3 * 64) + ((int64_t)threadIdx.x)) < i1)) {
         T2.data[(((((int64_t)blockIdx.x) * 64) + i6) * T2_stride0) + (((i3 * 64) + ((int64_t)threadIdx.x)) * T2_stride1)] = T1[0] + 1.0f;

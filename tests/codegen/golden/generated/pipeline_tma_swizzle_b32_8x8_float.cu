@@ -15,10 +15,10 @@ extern "C" __global__ void __launch_bounds__(8, 1) fusion_kernel(Tensor<float, 2
     }
   }
   __syncthreads();  // init: T3_mbar visible to every thread
-  // prologue loop of iS6{ceilDiv(i1, 8)}
-  #pragma unroll
-  for (int64_t i3 = 0; i3 < 1; ++i3) {
-    if (Hopper::electSync(0xffu)) {
+  if (Hopper::electSync(0xffu)) {
+    // prologue loop of iS6{ceilDiv(i1, 8)}
+    #pragma unroll
+    for (int64_t i3 = 0; i3 < 1; ++i3) {
       mbarrier::arriveExpectTx(toSmem(&T3_mbar[i3 % 2]), 256);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T3[(i3 % 2) * 64]), &tmap_T0, toSmem(&T3_mbar[i3 % 2]), i3 * 8, ((int64_t)blockIdx.x) * 8);
     }
@@ -31,11 +31,12 @@ extern "C" __global__ void __launch_bounds__(8, 1) fusion_kernel(Tensor<float, 2
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T3[((i3 + 1) % 2) * 64]), &tmap_T0, toSmem(&T3_mbar[(i3 + 1) % 2]), (i3 + 1) * 8, ((int64_t)blockIdx.x) * 8);
     }
     mbarrier::waitParity(toSmem(&T3_mbar[i3 % 2]), (i3 / 2) % 2);
+    const int64_t h0 = (i3 % 2) * 64;
     // loop of iS9{8}
     for (int64_t i6 = 0; i6 < 8; ++i6) {
       float T1[1];
       if ((((((int64_t)blockIdx.x) * 8) + i6) < i0) && (((i3 * 8) + ((int64_t)threadIdx.x)) < i1)) {
-        T1[0] = T3[((((int64_t)threadIdx.x) + (i6 * 8)) + ((i3 % 2) * 64)) ^ (((((((int64_t)threadIdx.x) + (i6 * 8)) + ((i3 % 2) * 64)) / 32) % 2) * 4)] * 2.0f;
+        T1[0] = T3[((((int64_t)threadIdx.x) + (i6 * 8)) + h0) ^ (((((((int64_t)threadIdx.x) + (i6 * 8)) + h0) / 32) % 2) * 4)] * 2.0f;
       }
       if ((((((int64_t)blockIdx.x) * 8) + i6) < i0) && (((i3 * 8) + ((int64_t)threadIdx.x)) < i1)) {
         T2.data[(((((int64_t)blockIdx.x) * 8) + i6) * T2_stride0) + (((i3 * 8) + ((int64_t)threadIdx.x)) * T2_stride1)] = T1[0] + 1.0f;
@@ -47,11 +48,12 @@ extern "C" __global__ void __launch_bounds__(8, 1) fusion_kernel(Tensor<float, 2
   #pragma unroll 1
   for (int64_t i3 = ceilDiv(i1, 8) - 1; i3 < ceilDiv(i1, 8); ++i3) {
     mbarrier::waitParity(toSmem(&T3_mbar[i3 % 2]), (i3 / 2) % 2);
+    const int64_t h1 = (i3 % 2) * 64;
     // loop of iS9{8}
     for (int64_t i6 = 0; i6 < 8; ++i6) {
       float T1[1];
       if ((((((int64_t)blockIdx.x) * 8) + i6) < i0) && (((i3 * 8) + ((int64_t)threadIdx.x)) < i1)) {
-        T1[0] = T3[((((int64_t)threadIdx.x) + (i6 * 8)) + ((i3 % 2) * 64)) ^ (((((((int64_t)threadIdx.x) + (i6 * 8)) + ((i3 % 2) * 64)) / 32) % 2) * 4)] * 2.0f;
+        T1[0] = T3[((((int64_t)threadIdx.x) + (i6 * 8)) + h1) ^ (((((((int64_t)threadIdx.x) + (i6 * 8)) + h1) / 32) % 2) * 4)] * 2.0f;
       }
       if ((((((int64_t)blockIdx.x) * 8) + i6) < i0) && (((i3 * 8) + ((int64_t)threadIdx.x)) < i1)) {
         T2.data[(((((int64_t)blockIdx.x) * 8) + i6) * T2_stride0) + (((i3 * 8) + ((int64_t)threadIdx.x)) * T2_stride1)] = T1[0] + 1.0f;

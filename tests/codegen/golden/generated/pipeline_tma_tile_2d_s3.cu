@@ -15,10 +15,10 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
     }
   }
   __syncthreads();  // init: T3_mbar visible to every thread
-  // prologue loop of iS6{ceilDiv(i1, 32)}
-  #pragma unroll
-  for (int64_t i3 = 0; i3 < 2; ++i3) {
-    if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+    // prologue loop of iS6{ceilDiv(i1, 32)}
+    #pragma unroll
+    for (int64_t i3 = 0; i3 < 2; ++i3) {
       mbarrier::arriveExpectTx(toSmem(&T3_mbar[i3 % 3]), 1024);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T3[(i3 % 3) * 256]), &tmap_T0, toSmem(&T3_mbar[i3 % 3]), i3 * 32, ((int64_t)blockIdx.x) * 8);
     }

@@ -1,0 +1,170 @@
+"""Hoist indices: an index expression with a division that a loop does not change is computed once,
+before the loop, as a named ``Let``.
+
+Reads: the kernel IR only.
+Writes: for each loop that runs as a loop (not unrolled: ``#pragma unroll 1`` or none), every
+largest subexpression of the statements inside it that divides (``/``, ``%``, ``ceilDiv``) and
+reads no symbol bound inside the loop (its index, the indices of loops nested in it, a ``Let``
+there) nor the index of an unrolled loop becomes a symbol ``h<n>``, bound by ``Let`` right before
+the outermost such loop it does not change in. A persistent matmul's tile coordinates (``(tile / 8)
+% ceilDiv(N, 128) * 128``) are then divided once per tile instead of once per k tile in the
+producer, and the stage arithmetic's ``tile * k_tiles`` once per tile.
+Guarantees: the kernel computes the same values (index expressions are pure); a register
+index stays a constant once unrolled loops are unrolled, since no hoisted expression reads an
+unrolled loop's index.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, is_dataclass, replace
+from typing import Any
+
+from fusion_ir.scalar import Val
+
+from ..analysis import Analyses
+from ..kernel_ir import Buffer, ForLoop, Kernel, Let, Node, TensorMapParam, children, walk
+
+DIVIDING = frozenset({"div", "mod", "ceilDiv"})
+# ops a hoisted value may have at its root: integer arithmetic (a comparison stays where it is)
+ARITHMETIC = frozenset({"add", "sub", "mul", "div", "mod", "ceilDiv", "min", "max", "xor"})
+PREFIX = "h"
+
+
+def run(kernel: Kernel, a: Analyses) -> Kernel:
+    taken = {node.name for node in walk(kernel.body) if isinstance(node, Let)}
+    names = _Names(taken)
+    return replace(kernel, body=_scope(kernel.body, (), names))
+
+
+@dataclass
+class _Names:
+    taken: set[str]
+    next: int = 0
+
+    def fresh(self) -> str:
+        while f"{PREFIX}{self.next}" in self.taken:
+            self.next += 1
+        name = f"{PREFIX}{self.next}"
+        self.taken.add(name)
+        return name
+
+
+@dataclass
+class _Target:
+    """A loop that hoisted values can go in front of, with the symbols bound at or inside it."""
+
+    bound: frozenset[str]
+    lets: dict[Val, str] = field(default_factory=dict)
+
+
+def _scope(body: tuple[Node, ...], targets: tuple[_Target, ...], names: _Names,
+           pinned: frozenset[str] = frozenset()) -> tuple[Node, ...]:
+    """Rebuild a statement list whose enclosing hoisting targets are ``targets`` (outermost first);
+    ``pinned``: the indices of the unrolled loops around it, which nothing hoisted may read."""
+    out: list[Node] = []
+    for node in body:
+        if isinstance(node, ForLoop) and _runs_as_loop(node):
+            target = _Target(_bound_in(node))
+            header = _vals(replace(node, body=()), targets, names, pinned)
+            loop = replace(header, body=_scope(node.body, targets + (target,), names, pinned))
+            # the loop's own Lets stand in this scope: their values may go further out
+            out.extend(_vals(Let(name, value), targets, names, pinned) for value, name in target.lets.items())
+            out.append(loop)
+            continue
+        node = _vals(node, targets, names, pinned)
+        kids = children(node)
+        if kids:
+            inner = pinned | {node.index.name} if isinstance(node, ForLoop) else pinned
+            node = replace(node, **{name: _scope(sub, targets, names, inner) for name, sub in kids})
+        out.append(node)
+    return tuple(out)
+
+
+def _runs_as_loop(loop: ForLoop) -> bool:
+    """Not unrolled: no pragma (``unroll`` False) or ``#pragma unroll 1``."""
+    return loop.unroll is False or (loop.unroll is not True and loop.unroll == 1)
+
+
+def _bound_in(loop: ForLoop) -> frozenset[str]:
+    """Symbols a loop binds: its index, the indices of loops inside it and the Lets inside it."""
+    bound = {loop.index.name}
+    for node in walk(loop.body):
+        if isinstance(node, ForLoop):
+            bound.add(node.index.name)
+        elif isinstance(node, Let):
+            bound.add(node.name)
+    return frozenset(bound)
+
+
+def _vals(obj: Any, targets: tuple[_Target, ...], names: _Names, pinned: frozenset[str]) -> Any:
+    """``obj`` (a node without its statement lists, or a value inside one) with its index expressions
+    hoisted where they can be."""
+    if isinstance(obj, Val):
+        return _hoist(obj, targets, names, pinned)
+    if isinstance(obj, tuple):
+        return tuple(_vals(x, targets, names, pinned) for x in obj)
+    if isinstance(obj, (Buffer, TensorMapParam)) or not is_dataclass(obj):
+        return obj
+    updates = {}
+    for f in fields(obj):
+        if "Node" in str(f.type):    # statement lists: rebuilt by _scope
+            continue
+        value = getattr(obj, f.name)
+        new = _vals(value, targets, names, pinned)
+        if new is not value:
+            updates[f.name] = new
+    return replace(obj, **updates) if updates else obj
+
+
+def _hoist(v: Val, targets: tuple[_Target, ...], names: _Names, pinned: frozenset[str]) -> Val:
+    if v.op in ("const", "sym") or not targets:
+        return v
+    syms = v.symbols()
+    if v.op in ARITHMETIC and _divides(v) and not syms & pinned:
+        for t in targets:              # outermost first: the farthest a value can go
+            if not syms & t.bound:
+                name = t.lets.get(v)
+                if name is None:
+                    name = t.lets[v] = names.fresh()
+                return Val.symbol(name)
+    args = [_hoist(a, targets, names, pinned) for a in v.args]
+    if all(x is y for x, y in zip(args, v.args)):
+        return v
+    return Val(v.op, tuple(args), v.value, v.name)
+
+
+def _divides(v: Val) -> bool:
+    return v.op in DIVIDING or any(_divides(a) for a in v.args)
+
+
+def inline_lets(kernel: Kernel) -> Kernel:
+    """The kernel with each ``Let``'s value written back where its name is read and the ``Let`` gone: what
+    the pass was given, for reading index expressions (tests, mutations) without the hoisted names."""
+    values: dict[str, Val] = {}
+    for node in walk(kernel.body):
+        if isinstance(node, Let):
+            values[node.name] = node.value.substitute(values)
+
+    def sub(obj: Any) -> Any:
+        if isinstance(obj, Val):
+            return obj.substitute(values) if obj.symbols() & values.keys() else obj
+        if isinstance(obj, tuple):
+            return tuple(sub(x) for x in obj)
+        if isinstance(obj, (Buffer, TensorMapParam)) or not is_dataclass(obj):
+            return obj
+        updates = {f.name: sub(getattr(obj, f.name)) for f in fields(obj) if "Node" not in str(f.type)}
+        return replace(obj, **updates)
+
+    def body(nodes: tuple[Node, ...]) -> tuple[Node, ...]:
+        out = []
+        for node in nodes:
+            if isinstance(node, Let):
+                continue
+            node = sub(node)
+            kids = children(node)
+            if kids:
+                node = replace(node, **{name: body(s) for name, s in kids})
+            out.append(node)
+        return tuple(out)
+
+    return replace(kernel, body=body(kernel.body))
