@@ -46,7 +46,8 @@ def _kind(p: MatmulParams) -> tuple:
     ((4096, 4096, 256), ((256, 128, 64), 2, 4, False, False)),
     ((4096, 4096, 128), ((256, 128, 64), 2, 2, False, False)),
     # fewer big tiles than SMs: the tile with the fewest waves x work / rate
-    ((2048, 2048, 16384), ((256, 128, 64), 2, 4, False, False)),
+    ((2048, 2048, 16384), ((128, 256, 64), 2, 4, False, False)),
+    ((2048, 2048, 2048), ((128, 256, 64), 2, 4, False, False)),
     ((1024, 1024, 32768), ((64, 128, 64), 1, 8, False, False)),
     ((1024, 2048, 8192), ((128, 128, 64), 2, 4, False, False)),
     ((64, 64, 64), ((64, 128, 64), 1, 2, False, False)),
@@ -107,7 +108,7 @@ def test_pinned_fields_are_kept_and_the_rest_chosen() -> None:
     params = suggest_matmul_params(_matmul((2048, 2048, 2048)), tile=(64, 256, 64))
     assert params.compute_warp_groups == 1 and params.stages == 5
     params = suggest_matmul_params(_matmul((2048, 2048, 2048)), stages=3, tma_store=True)
-    assert params.stages == 3 and params.tma_store and params.tile == (256, 128, 64)
+    assert params.stages == 3 and params.tma_store and params.tile == (128, 256, 64)
     # the rest of the persistent arrangement stays around a pinned tile: TMA store, depth beside its staging tile
     params = suggest_matmul_params(_matmul((4096, 4096, 4096)), tile=(64, 256, 64))
     assert params.persistent and params.tma_store and params.stages == 4
