@@ -318,6 +318,17 @@ def epilogue_inputs(fusion: Fusion, acc: TensorView) -> list[TensorView]:
     return found
 
 
+def broadcast_epilogue_inputs(fusion: Fusion, acc: TensorView) -> list[TensorView]:
+    """The other fusion inputs the epilogue of ``acc`` reads: a bias row or column, broadcast over the tile."""
+    loaded = epilogue_inputs(fusion, acc)
+    found: list[TensorView] = []
+    for tv in _epilogue(fusion, acc):
+        for p in tv.producers():
+            if p.is_input and p not in loaded and p not in found and p not in acc.definition.inputs:
+                found.append(p)
+    return found
+
+
 def _load_epilogue_inputs(fusion: Fusion, acc: TensorView, params: MatmulParams) -> list[TensorView]:
     """An ``[M, N]`` input the epilogue reads (the ``C`` of ``alpha * acc + beta * C``) comes into a shared
     tile by TMA, one tile per output tile; returns those shared tiles."""

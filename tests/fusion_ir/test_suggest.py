@@ -191,3 +191,33 @@ def test_sms_must_be_a_positive_int(sms: object) -> None:
 def test_operand_rules_come_first() -> None:
     with pytest.raises(ScheduleError, match=r"operand a \(T0\) is float; wgmma takes bf16 or fp16"):
         suggest_matmul_params(_matmul((128, 128, 64), dtype=DataType.Float, out_dtype=None))
+
+
+def _with_epilogue(kind: str, shape: tuple[int, int, int] = (8192, 8192, 8192)) -> Fusion:
+    """``relu(a @ b + bias)`` (a float [N] bias) or ``2 (a @ b) + 0.5 C`` (a bf16 [M, N] C), cast to bf16."""
+    m, n, k = shape
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(shape=(m, k), dtype=DataType.BFloat16)
+        b = fusion.add_input(shape=(k, n), dtype=DataType.BFloat16)
+        c = ops.matmul(a, b)
+        if kind == "bias":
+            bias = fusion.add_input(shape=(n,), dtype=DataType.Float)
+            c = ops.relu(ops.add(c, ops.broadcast(bias, [True, False])))
+        else:
+            cin = fusion.add_input(shape=(m, n), dtype=DataType.BFloat16)
+            c = ops.add(ops.mul(c, 2.0), ops.mul(ops.cast(cin, DataType.Float), 0.5))
+        fusion.add_output(ops.cast(c, DataType.BFloat16))
+    return fusion
+
+
+@pytest.mark.parametrize("kind, tma_store, stages", [("bias", False, 4), ("C", True, 2)])
+def test_a_bias_epilogue_is_suggested_register_stores_and_c_the_tma_store(kind: str, tma_store: bool,
+                                                                           stages: int) -> None:
+    """The persistent arrangement, with the epilogue variant measured faster: register stores for a bias (the
+    TMA-store kernel spills), the TMA store when the epilogue reads C (its tile beside the stages)."""
+    fusion = _with_epilogue(kind)
+    params = suggest_matmul_params(fusion)
+    assert params.persistent and params.tile == (128, 256, 64)
+    assert params.tma_store is tma_store and params.stages == stages
+    schedule_matmul(fusion)           # the suggestion schedules
