@@ -68,3 +68,26 @@ def test_compute_sanitizer_is_clean(tool: str) -> None:
     assert proc.returncode == 0, log[-4000:]
     assert "ERROR SUMMARY: 0 errors" in log or "(0 errors, 0 warnings)" in log, log[-4000:]
     assert "matches numpy" in log
+
+
+@pytest.mark.parametrize("kind, tma_store", [("bias", False), ("C", True)])
+def test_the_suggested_epilogue_arrangement_matches_torch(kind: str, tma_store: bool) -> None:
+    """``schedule_matmul(fusion)`` with no params on a shape-specialized fusion of two waves and more: the
+    persistent kernel, register stores for a bias epilogue and the TMA store with C (suggest_matmul_params)."""
+    from fusion_ir.schedulers import schedule_matmul, suggest_matmul_params
+    from tests.fusion_ir.test_suggest import _with_epilogue
+
+    torch = torch_or_skip()
+    m, n, k = 4096, 4096, 512
+    fusion = _with_epilogue(kind, (m, n, k))
+    params = suggest_matmul_params(fusion, sms=sm_count())
+    assert params.persistent and params.tma_store is tma_store
+    schedule_matmul(fusion, params)
+    a = torch.randn(m, k, device="cuda").bfloat16()
+    b = torch.randn(k, n, device="cuda").bfloat16()
+    extra = torch.randn(n, device="cuda") * 8 if kind == "bias" else torch.randn(m, n, device="cuda").bfloat16()
+    (out,) = execute(lower(fusion), [a, b, extra])
+    acc = a.double() @ b.double()
+    expected = torch.relu(acc + extra.double()) if kind == "bias" else 2 * acc + 0.5 * extra.double()
+    err = ((out.double() - expected).norm() / expected.norm()).item()
+    assert err < 1e-2, err          # a bf16 result (2^-8 relative rounding)
