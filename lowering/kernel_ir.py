@@ -576,19 +576,28 @@ class TensorOp:
         return f"T{self.tv.name}"
 
 
-def substitute(node: Any, mapping: dict[str, Val]) -> Any:
-    """``node`` (a statement, value or tuple of them) with symbols replaced in every index,
-    bound and condition; buffers are left alone."""
+def map_vals(node: Any, fn: Callable[[Val], Val], *, into_bodies: bool = True) -> Any:
+    """``node`` (a statement, value or tuple of them) with ``fn`` applied to every index, bound and
+    condition ``Val`` it holds; buffers are left alone. ``into_bodies=False``: not the statements
+    nested in it."""
     from dataclasses import fields, is_dataclass, replace
 
     if isinstance(node, Val):
-        return node.substitute(mapping)
+        return fn(node)
     if isinstance(node, tuple):
-        return tuple(substitute(x, mapping) for x in node)
-    if isinstance(node, (Buffer, TensorMapParam, TensorOp)) or not is_dataclass(node):
+        return tuple(map_vals(x, fn, into_bodies=into_bodies) for x in node)
+    if isinstance(node, (Buffer, TensorMapParam, TensorOp)) or not is_dataclass(node) or isinstance(node, type):
         return node
-    changes = {f.name: substitute(getattr(node, f.name), mapping) for f in fields(node)}
+    nested = () if into_bodies else body_fields(type(node))
+    changes = {f.name: map_vals(getattr(node, f.name), fn, into_bodies=into_bodies)
+               for f in fields(node) if f.name not in nested}
     return replace(node, **changes)
+
+
+def substitute(node: Any, mapping: dict[str, Val]) -> Any:
+    """``node`` (a statement, value or tuple of them) with symbols replaced in every index,
+    bound and condition; buffers are left alone."""
+    return map_vals(node, lambda v: v.substitute(mapping))
 
 
 # ---------------------------------------------------------------- dispatch

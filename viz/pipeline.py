@@ -16,7 +16,7 @@ on inputs large enough that block 0 runs them.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, fields, is_dataclass, replace
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import Any
 
@@ -67,7 +67,7 @@ def distinct_stage_indices(kernel: k.Kernel) -> tuple[k.Kernel, dict[str, tuple[
         while new in names:
             new += "'"
         names[new] = (old, node.stage)
-        return _substitute(node, {old: Val.symbol(new)})
+        return k.substitute(node, {old: Val.symbol(new)})
 
     body = _rewrite_outer_first(kernel.body, rename)
     return replace(kernel, body=body), names
@@ -83,17 +83,6 @@ def _rewrite_outer_first(body: tuple[k.Node, ...], fn: Any) -> tuple[k.Node, ...
             node = replace(node, **{name: _rewrite_outer_first(sub, fn) for name, sub in kids})
         out.append(node)
     return tuple(out)
-
-
-def _substitute(obj: Any, mapping: dict[str, Val]) -> Any:
-    """``obj`` with symbols replaced in every ``Val`` it holds, statements and values included."""
-    if isinstance(obj, Val):
-        return obj.substitute(mapping)
-    if isinstance(obj, tuple):
-        return tuple(_substitute(x, mapping) for x in obj)
-    if is_dataclass(obj) and not isinstance(obj, (type, k.Buffer, k.TensorMapParam)):
-        return replace(obj, **{f.name: _substitute(getattr(obj, f.name), mapping) for f in fields(obj) if f.init})
-    return obj
 
 
 @dataclass

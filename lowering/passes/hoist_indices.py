@@ -16,13 +16,13 @@ unrolled loop's index.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, is_dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fusion_ir.scalar import Val
 
 from ..analysis import Analyses
-from ..kernel_ir import Buffer, ForLoop, Kernel, Let, Node, TensorMapParam, children, walk
+from ..kernel_ir import ForLoop, Kernel, Let, Node, children, map_vals, rewrite, substitute, walk
 
 DIVIDING = frozenset({"div", "mod", "ceilDiv"})
 # ops a hoisted value may have at its root: integer arithmetic (a comparison stays where it is)
@@ -97,23 +97,9 @@ def _bound_in(loop: ForLoop) -> frozenset[str]:
 
 
 def _vals(obj: Any, targets: tuple[_Target, ...], names: _Names, pinned: frozenset[str]) -> Any:
-    """``obj`` (a node without its statement lists, or a value inside one) with its index expressions
+    """``obj`` (a node without its statement lists, which ``_scope`` rebuilds) with its index expressions
     hoisted where they can be."""
-    if isinstance(obj, Val):
-        return _hoist(obj, targets, names, pinned)
-    if isinstance(obj, tuple):
-        return tuple(_vals(x, targets, names, pinned) for x in obj)
-    if isinstance(obj, (Buffer, TensorMapParam)) or not is_dataclass(obj):
-        return obj
-    updates = {}
-    for f in fields(obj):
-        if "Node" in str(f.type):    # statement lists: rebuilt by _scope
-            continue
-        value = getattr(obj, f.name)
-        new = _vals(value, targets, names, pinned)
-        if new is not value:
-            updates[f.name] = new
-    return replace(obj, **updates) if updates else obj
+    return map_vals(obj, lambda v: _hoist(v, targets, names, pinned), into_bodies=False)
 
 
 def _hoist(v: Val, targets: tuple[_Target, ...], names: _Names, pinned: frozenset[str]) -> Val:
@@ -144,27 +130,5 @@ def inline_lets(kernel: Kernel) -> Kernel:
     for node in walk(kernel.body):
         if isinstance(node, Let):
             values[node.name] = node.value.substitute(values)
-
-    def sub(obj: Any) -> Any:
-        if isinstance(obj, Val):
-            return obj.substitute(values) if obj.symbols() & values.keys() else obj
-        if isinstance(obj, tuple):
-            return tuple(sub(x) for x in obj)
-        if isinstance(obj, (Buffer, TensorMapParam)) or not is_dataclass(obj):
-            return obj
-        updates = {f.name: sub(getattr(obj, f.name)) for f in fields(obj) if "Node" not in str(f.type)}
-        return replace(obj, **updates)
-
-    def body(nodes: tuple[Node, ...]) -> tuple[Node, ...]:
-        out = []
-        for node in nodes:
-            if isinstance(node, Let):
-                continue
-            node = sub(node)
-            kids = children(node)
-            if kids:
-                node = replace(node, **{name: body(s) for name, s in kids})
-            out.append(node)
-        return tuple(out)
-
-    return replace(kernel, body=body(kernel.body))
+    body = rewrite(kernel.body, lambda node: () if isinstance(node, Let) else None)
+    return replace(kernel, body=substitute(body, values))

@@ -113,7 +113,7 @@ def test_loop_variant_and_division_free_expressions_stay() -> None:
 def test_hoisted_kernels_compute_the_same_values_in_the_simulator() -> None:
     t0, t1 = global_1d("T0"), global_1d("T1")
     i2, i3 = sym("i2"), sym("i3")
-    index = ((BX * 2 + i2) // 2) * 4 + i3            # < 4 * i0 / 8 ... within T1 for i0 = 64
+    index = ((BX * 2 + i2) // 2) * 4 + i3            # block b copies elements 4 b .. 4 b + 3 (twice)
     body = [for_("i2", 0, 2, [for_("i3", 0, 4, [if_(TX.eq(0), [assign(t1, index, load(t0, index))])])])]
     base = kernel(body, [t0], [t1], grid=(4,), block=(32,))
     hoisted = hoist_indices.run(base, None)
@@ -121,6 +121,7 @@ def test_hoisted_kernels_compute_the_same_values_in_the_simulator() -> None:
     x = np.random.default_rng(1).standard_normal(64).astype(np.float32)
     want, got = simulate(base, [x]), simulate(hoisted, [x])
     np.testing.assert_array_equal(np.nan_to_num(want[0], nan=7.0), np.nan_to_num(got[0], nan=7.0))
+    np.testing.assert_array_equal(got[0][:16], x[:16])    # the copied elements, not only equal runs
     assert "const int64_t h0 = " in to_cuda(hoisted)
 
 

@@ -116,7 +116,8 @@ def test_global_intermediate_is_a_lowering_error():
 
 
 # ---- smem_reuse
-def test_dead_shared_buffers_share_memory_after_a_sync():
+def _four_op_chain() -> tuple[Fusion, tuple]:
+    """``d = ((x + 1) * 2 + y) * 3`` of two [4, 64] inputs, with its intermediates a, b, c."""
     fusion = Fusion()
     with fusion:
         x = fusion.add_input(shape=(4, 64))
@@ -126,6 +127,11 @@ def test_dead_shared_buffers_share_memory_after_a_sync():
         c = ops.add(b, y)
         d = ops.mul(c, 3.0)
         fusion.add_output(d)
+    return fusion, (a, b, c, d)
+
+
+def test_dead_shared_buffers_share_memory_after_a_sync():
+    fusion, (a, b, c, d) = _four_op_chain()
     for tv in (a, b, c, d):
         tv.axis(0).parallelize(ParallelType.BIDx)
         tv.axis(1).parallelize(ParallelType.TIDx)
@@ -149,15 +155,7 @@ def test_dead_shared_buffers_share_memory_after_a_sync():
 def test_shared_buffers_of_one_loop_body_share_memory_and_the_body_ends_with_a_barrier():
     """a dies before c is first written in every iteration, so c takes a's memory; the next iteration writes
     a again, so the body ends with a barrier (one: the syncs pass adds no second one there)."""
-    fusion = Fusion()
-    with fusion:
-        x = fusion.add_input(shape=(4, 64))
-        y = fusion.add_input(shape=(4, 64))
-        a = ops.add(x, 1.0)
-        b = ops.mul(a, 2.0)
-        c = ops.add(b, y)
-        d = ops.mul(c, 3.0)
-        fusion.add_output(d)
+    fusion, (a, b, c, d) = _four_op_chain()
     for tv in (a, b, c, d):
         tv.axis(1).parallelize(ParallelType.TIDx)
     a.set_memory_type(MemoryType.Shared)
