@@ -37,7 +37,9 @@ MAX_BOX = 256                   # the largest extent of a TMA box
 WARP_GROUP = 128
 SWIZZLE_BY_SPAN = {32: SmemSwizzle.B32, 64: SmemSwizzle.B64, 128: SmemSwizzle.B128}
 SMEM_LIMIT = 232_448            # bytes of shared memory a block may use on sm_90 (227 KiB)
-MAX_ACCUMULATORS = 128          # fp32 accumulators per thread that leave room for addresses and the epilogue
+# fp32 accumulators per thread that leave room for addresses and the epilogue in the 232 registers
+# of a compute warp group (a ping-pong group's 128 x 192 tile: no spills with register stores)
+MAX_ACCUMULATORS = 192
 OPERAND_TYPES = (DataType.BFloat16, DataType.Half)
 H100_SMS = 132
 REGISTER_FILE = 65536           # 32-bit registers of an SM
@@ -166,8 +168,10 @@ class MatmulParams:
         stages = 2 if self.stages == AUTO else self.stages
         stage = (tm * tk + tk * tn) * dtype.size
         barriers = 2 * 8 * stages
-        # the 16-bit output tile the TMA store reads: one per warp group with a tile of its own
-        staging = tm * tn * 2 * (self.compute_warp_groups if self.ping_pong else 1) if self.tma_store else 0
+        # the 16-bit output tile the TMA store reads: ping-pong groups take turns on one, unless the
+        # store's wait is deferred past the turn (then one per group)
+        per_group = self.ping_pong and self.store_wait == "deferred"
+        staging = tm * tn * 2 * (self.compute_warp_groups if per_group else 1) if self.tma_store else 0
         staging += tm * tn * loaded     # C's tile: read inside the stmatrix loop, so never shared with staging
         return stages * stage + staging + barriers + 1024   # + the swizzle alignment of the first tile
 

@@ -9,7 +9,8 @@ buffer's ``Allocate`` goes to.
 Rules, raised as ``LoweringError``: no Global intermediates; Local buffers have a constant size.
 Local buffers exclude thread- and block-parallel axes; Shared buffers include thread-parallel
 axes (even left of the compute-at position; not a warp-specialized tensor's ``turn_axis``, whose
-index is part of the pipeline iteration) and exclude block-parallel ones; reduction and
+index is part of the pipeline iteration, nor a ping-pong epilogue's ``epilogue_turn_axis``: the warp
+groups' epilogues run one at a time, so they share one buffer) and exclude block-parallel ones; reduction and
 broadcast axes are never allocated; a circular-buffered buffer is allocated outside its
 circular-buffer loop and sized times the stage count; the shared tile of a TMA store whose wait
 is deferred (``TensorView.set_store_wait``) is allocated outside the innermost loop it is computed
@@ -23,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from fusion_ir import IterDomain, MemoryType, ParallelType, TensorView, WarpSpecialized
-from fusion_ir.exprs import load_kind
+from fusion_ir.exprs import MmaOp, load_kind
 from fusion_ir.scalar import Val
 from fusion_ir.types import DataType, LoadStoreOpType, SmemSwizzle
 
@@ -116,6 +117,50 @@ def turn_axis(ids: IdModel, tv: TensorView) -> IterDomain | None:
     return on[0] if on else None
 
 
+def ping_pong_turns(ids: IdModel) -> set[int]:
+    """Loop groups on which compute warp groups take turns on tiles of wgmma (ping-pong): the
+    ``turn_axis`` of warp-specialized tensors that only wgmma reads. The ``ping_pong`` pass orders
+    those groups' mainloops and epilogues (``CircularLoop.ping_pong``, the same condition)."""
+    out = set()
+    for tv in ids.tensors:
+        turn = turn_axis(ids, tv)
+        if turn is not None and tv.consumers() and all(isinstance(c.definition, MmaOp) for c in tv.consumers()):
+            out.add(ids.group(turn).number)
+    return out
+
+
+def epilogue_turn_axis(ids: IdModel, tv: TensorView) -> IterDomain | None:
+    """The axis along which a ping-pong epilogue's shared tensor is not allocated, or None.
+
+    ``tv`` is in Shared memory, reads a wgmma accumulator (directly or through other epilogue
+    tensors) and is computed inside a loop the compute warp groups take turns on (``ping_pong_turns``):
+    each group writes and reads it only inside its epilogue turn, which the ``ping_pong`` pass keeps
+    one at a time (the next group waits on the ordering barrier the last one arrives on after its
+    epilogue, TMA store reads retired included). So the groups share one buffer instead of one each.
+    The shared tile of a TMA store whose wait is deferred keeps one per group: its stores still read
+    it after the turn is handed on."""
+    if tv.memory_type is not MemoryType.Shared or tv.circular_buffer_options is not None or deferred_store_tile(tv):
+        return None
+    turns = ping_pong_turns(ids)
+    if not turns or not _reads_an_accumulator(tv):
+        return None
+    on = [i for i in tv.loop[:tv.compute_at_pos] if ids.group(i).number in turns and not i.is_broadcast]
+    return on[0] if on else None
+
+
+def _reads_an_accumulator(tv: TensorView) -> bool:
+    seen, todo = set(), [tv]
+    while todo:
+        x = todo.pop()
+        if isinstance(x.definition, MmaOp):
+            return True
+        for p in x.producers():
+            if p not in seen:
+                seen.add(p)
+                todo.append(p)
+    return False
+
+
 def pipeline_loops(ids: IdModel, tv: TensorView) -> list[LoopGroup]:
     """The loops a circular-buffered tensor's pipeline iterates over: its circular-buffer loop and,
     when warp-specialized, the loops inside it up to the compute-at position and its ``turn_axis``."""
@@ -146,9 +191,9 @@ def deferred_store_tile(tv: TensorView) -> bool:
 
 def allocation_ids(ids: IdModel, tv: TensorView, memory: MemoryType, pos: int) -> list[IterDomain]:
     out = []
-    turn = turn_axis(ids, tv)
+    turns = (turn_axis(ids, tv), epilogue_turn_axis(ids, tv))
     for k, i in enumerate(tv.loop):
-        if i.is_reduction or i.is_broadcast or i is turn:
+        if i.is_reduction or i.is_broadcast or any(i is t for t in turns):
             continue
         pt = ids.group(i).parallel_type
         if k < pos:

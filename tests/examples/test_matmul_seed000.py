@@ -34,3 +34,14 @@ def test_ping_pong_deals_tiles_to_the_warp_groups_in_turn() -> None:
     kernel = lower(fusion)
     inputs = random_inputs(fusion, [(128, 128), (128, 640)], seed=3)
     assert_matches(fusion, inputs, simulate(kernel, inputs, seed=3), tol=matmul_ping_pong.TOLERANCE)
+
+
+@pytest.mark.parametrize("tma_store", [False, True], ids=["registers", "tma_store"])
+def test_ping_pong_128_x_192_tiles_match_numpy(tma_store: bool) -> None:
+    """A warp group's whole 128 x 192 tile: 192 fp32 accumulators per thread (three n64 boxes of B,
+    two m64n192k16 wgmmas per k step), ragged in M and N, with register stores or the TMA store."""
+    fusion = matmul_ping_pong.build(tile=(128, 192, 64), stages=4, blocks=2, tma_store=tma_store)
+    kernel = lower(fusion)
+    for seed in (0, 1):
+        inputs = random_inputs(fusion, [(300, 192), (192, 400)], seed=seed)
+        assert_matches(fusion, inputs, simulate(kernel, inputs, seed=seed), tol=matmul_ping_pong.TOLERANCE)

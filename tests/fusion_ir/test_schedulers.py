@@ -88,8 +88,11 @@ def test_small_k_tile_uses_a_narrower_swizzle() -> None:
                   compute_warp_groups=1), r"compute_warp_groups: 1 with ping_pong=True"),
     (MatmulParams(ping_pong=True, warp_specialized=True, persistent=True),
      r"256 fp32 accumulators \(128 x 256 over 1 warp groups"),
+    (MatmulParams(tile=(128, 128, 64), stages=7, ping_pong=True, warp_specialized=True, persistent=True,
+                  tma_store=True), r"stages: 7 stages .* tiles and the output tile need"),
+    # ping-pong groups take turns on one staging tile, but a deferred store wait needs one each
     (MatmulParams(tile=(128, 128, 64), stages=6, ping_pong=True, warp_specialized=True, persistent=True,
-                  tma_store=True), r"stages: 6 stages .* tiles and the output tile need"),
+                  tma_store=True, store_wait="deferred"), r"stages: 6 stages .* tiles and the output tile need"),
     (MatmulParams(persistent=True, blocks=0), r"MatmulParams.blocks: 0 must be a positive int"),
     (MatmulParams(persistent=True, group_m=True), r"MatmulParams.group_m: True must be a positive int"),
     (MatmulParams(warp_specialized=True, register_split=(40, 230)), r"MatmulParams.register_split"),

@@ -171,6 +171,15 @@ def test_a_deferred_tile_is_allocated_outside_the_tile_loop(arrangement: str) ->
         assert ("T6" in allocated_inside) == inside
 
 
+@pytest.mark.parametrize("mode, tiles", [("after_boxes", 1), ("deferred", 2)])
+def test_ping_pong_groups_share_the_staging_tile_unless_the_wait_is_deferred(mode: str, tiles: int) -> None:
+    """The epilogue turns keep the groups' stmatrix and stores one at a time, the stores' reads retired
+    before the turn is handed on; a deferred wait lets the stores read past it, so each group keeps its own."""
+    kernel = lower(matmul_ping_pong.build(store_wait=mode))
+    (staging,) = [n.buffer for n in k.walk(kernel.body) if isinstance(n, k.Allocate) and n.buffer.name == "T6"]
+    assert staging.size.const_value() == tiles * 128 * 128
+
+
 @pytest.mark.parametrize("persistent", [False, True], ids=["one_tile", "persistent"])
 def test_a_tile_written_once_waits_right_after_its_boxes(persistent: bool) -> None:
     """Not persistent, the tile is written once per block: deferred waits (fully) right after the boxes;

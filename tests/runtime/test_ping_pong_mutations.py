@@ -9,6 +9,7 @@ from dataclasses import replace
 import pytest
 
 from examples import matmul_wgmma
+from fusion_ir import DataType
 from fusion_ir.reference import evaluate
 from fusion_ir.scalar import Val
 from lowering import kernel_ir as k
@@ -23,9 +24,11 @@ from tests.runtime.kir_builders import mutate
 SHAPES = [(250, 512), (512, 328)]
 
 
-def _kernel() -> tuple:
+def _kernel(tma_store: bool = False) -> tuple:
+    """``tma_store``: the epilogue stages each tile in shared memory for a TMA store (bf16 output)."""
+    extra = {"tma_store": True, "out_dtype": DataType.BFloat16} if tma_store else {}
     fusion = matmul_wgmma.build(tile=(64, 128, 64), stages=3, compute_warp_groups=2, warp_specialized=True,
-                                persistent=True, ping_pong=True, blocks=2, group_m=2)
+                                persistent=True, ping_pong=True, blocks=2, group_m=2, **extra)
     return fusion, inline_lets(lower(fusion))   # the order barriers' slots as expressions of threadIdx.y
 
 
@@ -75,7 +78,7 @@ def test_without_the_mainloop_order_a_group_reads_a_stage_two_phases_early() -> 
 
 def test_a_mainloop_order_wait_off_by_one_phase_deadlocks() -> None:
     """(The same mutation of the epilogue order only swaps the two groups' epilogues: a wait for the
-    parity of the phase before the first passes at once. Each group stages its own output tile, so
+    parity of the phase before the first passes at once. This kernel stores from registers, so
     nothing is shared there and the result stays right.)"""
     fusion, kern = _kernel()
     bad = _in_compute_loop(kern, lambda n: replace(n, parity=(n.parity + 1) % 2)
@@ -126,3 +129,23 @@ def test_both_groups_pre_arriving_on_empty_stages_lets_the_producer_overwrite() 
     with pytest.raises(SimulationError):
         for seed in (0, 1, 2):
             assert _error(fusion, bad, seed) < 1e-5
+
+
+def test_the_groups_take_turns_on_one_staging_tile() -> None:
+    """With a TMA store, the two groups' epilogues stage their tiles in one shared buffer (one 64 x 128
+    tile, not one per group): the epilogue order keeps them one at a time."""
+    fusion, kern = _kernel(tma_store=True)
+    (staging,) = [n.buffer for n in k.walk(kern.body) if isinstance(n, k.Allocate) and n.buffer.name == "T6"]
+    assert staging.size == Val.const(64 * 128)
+    for seed in (0, 1, 2):
+        assert _error(fusion, kern, seed) < 1e-2     # bf16 output
+
+
+def test_without_the_epilogue_order_a_group_rewrites_the_staging_tile_under_a_store() -> None:
+    """Without its epilogue-turn wait, a group writes the shared staging tile while the other group's
+    TMA store may still read it (or before that group's fence and barrier): a hazard."""
+    fusion, kern = _kernel(tma_store=True)
+    bad = _in_compute_loop(kern, lambda n: () if _is_order(n, k.MBarrierWaitParity, 1) else None)
+    with pytest.raises(SimulationError):
+        for seed in (0, 1, 2):
+            assert _error(fusion, bad, seed) < 1e-2

@@ -75,10 +75,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     const int h12 = (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16;
     const int h13 = (((((int)threadIdx.x) % 32) / 8) % 2) * 8;
     const int h14 = ((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8;
-    const int h15 = ceilDiv32(i3, 128);
-    const int h16 = ((((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16) + (((((((int)threadIdx.x) % 32) / 8) % 2) * 8) + (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8));
-    const int h17 = (((int)threadIdx.y) * 128) / 32;
-    const int h18 = ((((int)threadIdx.y) + 1) % 2) + 2;
+    const int h15 = (((int)threadIdx.y) * 128) / 32;
+    const int h16 = ceilDiv32(i3, 128);
+    const int h17 = ((((int)threadIdx.y) + 1) % 2) + 2;
     // ComputeWarp loop of iS115{ceilDiv(ceilDiv((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 128)) * 2, 3), 2)}
     #pragma unroll 1
     for (int i4 = 0; i4 < ceilDiv32(ceilDiv32((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 128)) * 2, 3), 2); ++i4) {
@@ -143,7 +142,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           T7[(1 + (((q7 * 2) + 1) * 4)) + (p7_0 * 64)] = __float2bfloat16(T2[((((q7 * 2) + 1) * 4) + 1) + (p7_0 * 64)]);
           T7[(2 + (((q7 * 2) + 1) * 4)) + (p7_0 * 64)] = __float2bfloat16(T2[((((q7 * 2) + 1) * 4) + 2) + (p7_0 * 64)]);
           T7[(3 + (((q7 * 2) + 1) * 4)) + (p7_0 * 64)] = __float2bfloat16(T2[((((q7 * 2) + 1) * 4) + 3) + (p7_0 * 64)]);
-          stmatrixX4(toSmem(&T6[((((((((q7 * 2) + h11) * 8) % 128) % 64) + ((((((p7_0 * 64) + h12) + h13) + h14) % 128) * 64)) + ((((((q7 * 2) + h11) * 8) % 128) / 64) * 8192)) + (((((((((((((((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) / h15) * 2) + (((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) % 2)) * 128) + ((p7_0 * 64) + h16)) / 128) / 2) * h15) + (((((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) % h15) * 128) + (((q7 * 2) + h11) * 8)) / 128)) * 2) + ((((((((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) / h15) * 2) + (((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) % 2)) * 128) + ((p7_0 * 64) + h16)) / 128) % 2)) / 3) % 2) * 16384)) ^ (((((((((((q7 * 2) + h11) * 8) % 128) % 64) + ((((((p7_0 * 64) + h12) + h13) + h14) % 128) * 64)) + ((((((q7 * 2) + h11) * 8) % 128) / 64) * 8192)) + (((((((((((((((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) / h15) * 2) + (((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) % 2)) * 128) + ((p7_0 * 64) + h16)) / 128) / 2) * h15) + (((((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) % h15) * 128) + (((q7 * 2) + h11) * 8)) / 128)) * 2) + ((((((((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) / h15) * 2) + (((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) % 2)) * 128) + ((p7_0 * 64) + h16)) / 128) % 2)) / 3) % 2) * 16384)) / 64) % 8) * 8)]),
+          stmatrixX4(toSmem(&T6[(((((((q7 * 2) + h11) * 8) % 128) % 64) + ((((((p7_0 * 64) + h12) + h13) + h14) % 128) * 64)) + ((((((q7 * 2) + h11) * 8) % 128) / 64) * 8192)) ^ ((((((((((q7 * 2) + h11) * 8) % 128) % 64) + ((((((p7_0 * 64) + h12) + h13) + h14) % 128) * 64)) + ((((((q7 * 2) + h11) * 8) % 128) / 64) * 8192)) / 64) % 8) * 8)]),
               (static_cast<uint32_t>((T7[(q7 * 8) + (p7_0 * 64)]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 1]).raw) << 16)),
               (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 2]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 3]).raw) << 16)),
               (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 4]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 5]).raw) << 16)),
@@ -152,19 +151,19 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       }
       fenceAsyncProxy();
       namedBarrierSync(2 + ((int)threadIdx.y), 128);  // RAW: T6 written, then read by a TMA store
-      if (((((int)threadIdx.x) + (((int)threadIdx.y) * 128)) / 32) == h17 && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (h17 * 32)))) {
+      if (((((int)threadIdx.x) + (((int)threadIdx.y) * 128)) / 32) == h15 && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (h15 * 32)))) {
         // loop of iUR117{2}
         #pragma unroll
         for (int i28 = 0; i28 < 2; ++i28) {
-          Hopper::cpAsyncBulkTensorTileS2G(&tmap_T3, toSmem(&T6[(i28 * 8192) + (((int)threadIdx.y) * 16384)]), (((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) % h15) * 128) + (i28 * 64), ((((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) / h15) * 2) + (((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) % 2)) * 128);
+          Hopper::cpAsyncBulkTensorTileS2G(&tmap_T3, toSmem(&T6[i28 * 8192]), (((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) % h16) * 128) + (i28 * 64), ((((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) / h16) * 2) + (((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) % 2)) * 128);
           Hopper::cpAsyncBulkCommitGroup();
         }
       }
-      if (((((int)threadIdx.x) + (((int)threadIdx.y) * 128)) / 32) == h17 && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (h17 * 32)))) {
+      if (((((int)threadIdx.x) + (((int)threadIdx.y) * 128)) / 32) == h15 && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (h15 * 32)))) {
         Hopper::cpAsyncBulkWaitGroupRead<0>();
       }
       namedBarrierSync(2 + ((int)threadIdx.y), 128);  // WAR: T6 is rewritten next iteration
-      mbarrier::arrive(toSmem(&T4_order[h18]));
+      mbarrier::arrive(toSmem(&T4_order[h17]));
     }
   }
   __syncthreads();  // every wait on T4_mbar done before inval
