@@ -63,6 +63,10 @@ CONFIGS = [
      "ping_pong": True, "index_type": "Int32"},
     {"tile": (128, 128, 64), "stages": 4, "compute_warp_groups": 2, "warp_specialized": True, "persistent": True,
      "ping_pong": True, "tma_store": True, "index_type": "Int32"},
+    {"tile": (128, 192, 64), "stages": 4, "compute_warp_groups": 2, "warp_specialized": True, "persistent": True,
+     "ping_pong": True, "index_type": "Int32"},
+    {"tile": (128, 192, 64), "stages": 4, "compute_warp_groups": 2, "warp_specialized": True, "persistent": True,
+     "ping_pong": True, "tma_store": True, "index_type": "Int32"},
 ]
 ROUNDS = 15   # interleaved timing rounds per shape
 QUICK = CONFIGS[:1] + CONFIGS[2:3] + CONFIGS[5:6]

@@ -87,6 +87,10 @@ LARGE = [((128, 256, 64), 2, {}), ((128, 128, 64), 1, {}), ((128, 256, 64), 2, {
          ((128, 128, 64), 2, {"warp_specialized": True, "persistent": True, "ping_pong": True, "blocks": 132,
                               "stages": 4}),
          ((128, 128, 64), 2, {"warp_specialized": True, "persistent": True, "ping_pong": True, "blocks": 132,
+                              "tma_store": True, "stages": 4, "out_dtype": DataType.BFloat16}),
+         ((128, 192, 64), 2, {"warp_specialized": True, "persistent": True, "ping_pong": True, "blocks": 132,
+                              "stages": 4}),
+         ((128, 192, 64), 2, {"warp_specialized": True, "persistent": True, "ping_pong": True, "blocks": 132,
                               "tma_store": True, "stages": 4, "out_dtype": DataType.BFloat16})]
 LARGE += [(tile, groups, {**params, "store_wait": "deferred"}) for tile, groups, params in LARGE
           if params.get("persistent") and params.get("tma_store")]
