@@ -7,9 +7,9 @@ tma_store=True))``: the block's tiles are dealt to its two compute warp groups i
 the other, through one pipeline, so group w's tile j uses the iterations
 ``((j * 2 + w) * k_tiles + k)``, and each stage is read (and released) by one group. Ordering
 mbarriers keep the turns: a group waits for its mainloop turn, hands it to the other group when it
-has issued its last wgmma, retires its groups, waits for its epilogue turn, stages its own tile
-(stmatrix, fence.proxy.async, a named barrier of its own warp group), TMA-stores it and hands the
-epilogue turn on; so one group's epilogue runs while the other's mainloop keeps the tensor cores
+has issued its last wgmma, retires its groups, waits for its epilogue turn, stages its tile in the
+one staging tile the groups take turns on (stmatrix, fence.proxy.async, a named barrier of its own
+warp group), TMA-stores it, waits for the store's reads and hands the epilogue turn on; so one group's epilogue runs while the other's mainloop keeps the tensor cores
 busy (nvFuser's HopperPingPongMbarriers, CUTLASS's ping-pong kernel).
 """
 
