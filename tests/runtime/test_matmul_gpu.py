@@ -92,8 +92,9 @@ LARGE = [((128, 256, 64), 2, {}), ((128, 128, 64), 1, {}), ((128, 256, 64), 2, {
                               "stages": 4}),
          ((128, 192, 64), 2, {"warp_specialized": True, "persistent": True, "ping_pong": True, "blocks": 132,
                               "tma_store": True, "stages": 4, "out_dtype": DataType.BFloat16})]
+# a deferred wait keeps a staging tile per ping-pong group: two 128 x 192 tiles leave no room for 4 stages
 LARGE += [(tile, groups, {**params, "store_wait": "deferred"}) for tile, groups, params in LARGE
-          if params.get("persistent") and params.get("tma_store")]
+          if params.get("persistent") and params.get("tma_store") and tile != (128, 192, 64)]
 
 
 @pytest.mark.parametrize("size", [4096, 8192])
