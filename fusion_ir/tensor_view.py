@@ -103,6 +103,17 @@ class TensorView:
         """The tensors this one is computed from."""
         return [] if self.definition is None else self.definition.tensor_inputs()
 
+    def ancestors(self) -> set[TensorView]:
+        """Every tensor this one is computed from, directly or through others."""
+        out: set[TensorView] = set()
+        stack = self.producers()
+        while stack:
+            p = stack.pop()
+            if p not in out:
+                out.add(p)
+                stack.extend(p.producers())
+        return out
+
     @property
     def max_producer_pos(self) -> int:
         """The deepest compute-at position of a producer inlined into this tensor."""

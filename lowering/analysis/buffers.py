@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from fusion_ir import IterDomain, MemoryType, ParallelType, TensorView, WarpSpecialized
-from fusion_ir.exprs import MmaOp, load_kind
+from fusion_ir.exprs import load_kind
 from fusion_ir.scalar import Val
 from fusion_ir.types import DataType, LoadStoreOpType, SmemSwizzle
 
@@ -117,16 +117,23 @@ def turn_axis(ids: IdModel, tv: TensorView) -> IterDomain | None:
     return on[0] if on else None
 
 
+def is_wgmma_accumulator(ids: IdModel, tv: TensorView) -> bool:
+    """``tv`` has ``ParallelType.Mma`` axes: a wgmma accumulator (the ``mma`` analysis's tiles)."""
+    return not tv.is_input and any(ids.group(i).parallel_type is ParallelType.Mma for i in tv.loop)
+
+
+def read_only_by_wgmma(ids: IdModel, tensors: list[TensorView]) -> bool:
+    """Someone reads ``tensors``, and only wgmma does: their stages stay in use until the MMAs retire."""
+    readers = {c for tv in tensors for c in tv.consumers()}
+    return bool(readers) and all(is_wgmma_accumulator(ids, c) for c in readers)
+
+
 def ping_pong_turns(ids: IdModel) -> set[int]:
     """Loop groups on which compute warp groups take turns on tiles of wgmma (ping-pong): the
-    ``turn_axis`` of warp-specialized tensors that only wgmma reads. The ``ping_pong`` pass orders
-    those groups' mainloops and epilogues (``CircularLoop.ping_pong``, the same condition)."""
-    out = set()
-    for tv in ids.tensors:
-        turn = turn_axis(ids, tv)
-        if turn is not None and tv.consumers() and all(isinstance(c.definition, MmaOp) for c in tv.consumers()):
-            out.add(ids.group(turn).number)
-    return out
+    ``turn_axis`` of warp-specialized tensors that only wgmma reads, the condition of
+    ``CircularLoop.ping_pong``, whose loops the ``ping_pong`` pass orders."""
+    return {ids.group(turn).number for tv in ids.tensors
+            if (turn := turn_axis(ids, tv)) is not None and read_only_by_wgmma(ids, [tv])}
 
 
 def epilogue_turn_axis(ids: IdModel, tv: TensorView) -> IterDomain | None:
@@ -142,23 +149,10 @@ def epilogue_turn_axis(ids: IdModel, tv: TensorView) -> IterDomain | None:
     if tv.memory_type is not MemoryType.Shared or tv.circular_buffer_options is not None or deferred_store_tile(tv):
         return None
     turns = ping_pong_turns(ids)
-    if not turns or not _reads_an_accumulator(tv):
+    if not turns or not any(is_wgmma_accumulator(ids, p) for p in tv.ancestors()):
         return None
     on = [i for i in tv.loop[:tv.compute_at_pos] if ids.group(i).number in turns and not i.is_broadcast]
     return on[0] if on else None
-
-
-def _reads_an_accumulator(tv: TensorView) -> bool:
-    seen, todo = set(), [tv]
-    while todo:
-        x = todo.pop()
-        if isinstance(x.definition, MmaOp):
-            return True
-        for p in x.producers():
-            if p not in seen:
-                seen.add(p)
-                todo.append(p)
-    return False
 
 
 def pipeline_loops(ids: IdModel, tv: TensorView) -> list[LoopGroup]:

@@ -32,7 +32,7 @@ from fusion_ir.types import LoadStoreOpType
 
 from ..errors import LoweringError
 from ..kernel_ir import RuntimeCheck
-from .buffers import BufferPlan, cb_axis, pipeline_loops, turn_axis
+from .buffers import BufferPlan, cb_axis, pipeline_loops, read_only_by_wgmma, turn_axis
 from .id_model import IdModel, LoopGroup
 from .mma import MmaInfo
 from .tma import TmaInfo
@@ -224,8 +224,7 @@ def build(ids: IdModel, buffers: BufferPlan, tma: TmaInfo, mma: MmaInfo, depths:
         loop.tensors.append(tv)
     _check_warp_specialized(ids, loops)
     for loop in loops.values():
-        readers = {c for tv in loop.tensors for c in tv.consumers()}
-        if readers and all(c in mma.tiles for c in readers):
+        if read_only_by_wgmma(ids, loop.tensors):
             loop.release_lag = 1
         n = loop.extent.const_value()
         if n is not None and n < loop.stages and loop.must_fill:

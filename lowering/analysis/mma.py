@@ -27,7 +27,7 @@ from fusion_ir.types import DataType, LoadStoreOpType, SmemSwizzle
 
 from ..errors import LoweringError
 from ..layout import CORE_ROWS, WARP_GROUP_THREADS, WGMMA_K_BYTES, WGMMA_M
-from .buffers import BufferPlan
+from .buffers import BufferPlan, is_wgmma_accumulator
 from .id_model import IdModel
 
 MAX_N = 256
@@ -119,7 +119,7 @@ class MmaInfo:
 def build(ids: IdModel, buffers: BufferPlan) -> MmaInfo:
     info = MmaInfo()
     for tv in ids.tensors:
-        if tv.is_input or not any(ids.group(i).parallel_type is ParallelType.Mma for i in tv.loop):
+        if not is_wgmma_accumulator(ids, tv):
             continue
         tile = _tile(ids, buffers, tv)
         info.tiles[tv] = tile
@@ -165,13 +165,7 @@ def _staged_store(ids: IdModel, info: MmaInfo, tv: TensorView) -> StagedStore:
 def _inlined_epilogue(info: MmaInfo, source: TensorView) -> frozenset[TensorView] | None:
     """The register tensors between the accumulator and ``source`` (a fused epilogue), when only ``source``
     and they read them and the accumulator is among what they read; None otherwise."""
-    ancestors: set[TensorView] = set()
-    stack = list(source.producers())
-    while stack:
-        p = stack.pop()
-        if p not in ancestors:
-            ancestors.add(p)
-            stack.extend(p.producers())
+    ancestors = source.ancestors()
     if not any(p in info.tiles for p in ancestors):
         return None
     inlined: set[TensorView] = set()

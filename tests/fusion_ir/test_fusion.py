@@ -78,6 +78,7 @@ def test_producers_consumers_uses():
     assert t4.producers() == [t3]            # the scalar operand is not a producer
     assert t0.uses() == [t1.definition, t2.definition]
     assert t4.consumers() == []
+    assert t4.ancestors() == {t0, t1, t2, t3} and t1.ancestors() == {t0} and t0.ancestors() == set()
 
 
 def test_used_tensors_and_tensors_between():
