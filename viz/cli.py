@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .subject import Subject
-from .target import TargetError
+from .target import TargetError, UserCodeError
 from .view import FORMATS, UsageError, View, emit
 
 SHOWS: dict[str, str] = {
@@ -88,14 +88,18 @@ def main(argv: list[str] | None = None) -> int:
         return run(args)
     except Exception as e:  # every failure becomes a short message
         if args.debug:
+            if isinstance(e, UserCodeError):
+                raise e.original   # the whole traceback of the user's code
             raise
         error_panel(e, no_color=args.no_color)
         return 2
 
 
 def error_panel(error: BaseException, *, no_color: bool) -> None:
+    """The error as a short red panel on stderr; an error of the target's own code with its place in that code."""
+    text = error.report() if isinstance(error, UserCodeError) else f"{type(error).__name__}: {error}"
     Console(stderr=True, no_color=no_color, highlight=False).print(
-        Panel(Text(f"{type(error).__name__}: {error}"), title="viz", border_style="red", expand=False))
+        Panel(Text(text), title="viz", border_style="red", expand=False))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -43,8 +43,11 @@ class Subject:
 
         return to_cuda(self.kernel)
 
-    @property
+    @cached_property
     def sizes(self) -> list[list[tuple[int, ...]]] | None:
-        """The module's ``SIZES`` (input shapes per test size), when it defines them."""
+        """The module's ``SIZES`` (input shapes per test size), when it defines them; ``SizesError`` when they do
+        not have that form."""
+        from .sizes import check_sizes
+
         sizes = getattr(self.module, "SIZES", None)
-        return list(sizes) if sizes is not None else None
+        return check_sizes(sizes, self.fusion, self.target) if sizes is not None else None
