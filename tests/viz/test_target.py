@@ -18,7 +18,8 @@ def flat(err: str) -> str:
 
 def test_a_file_imports_a_module_beside_it(viz, tmp_path: Path) -> None:
     (tmp_path / "mylib_for_viz.py").write_text("TILE = 64\n")
-    source = "import mylib_for_viz\n" + textwrap.dedent(GOOD).replace("y.split(0, 64)", "y.split(0, mylib_for_viz.TILE)")
+    source = "import mylib_for_viz\n" + textwrap.dedent(GOOD).replace("y.split(0, 64)",
+                                                                       "y.split(0, mylib_for_viz.TILE)")
     r = viz(write(tmp_path, "sibling.py", source), "--show", "fusion")
     assert r.code == 0, r.err
     assert "64" in r.out
@@ -27,7 +28,8 @@ def test_a_file_imports_a_module_beside_it(viz, tmp_path: Path) -> None:
 
 def test_build_imports_a_module_beside_it_lazily(viz, tmp_path: Path) -> None:
     (tmp_path / "lazylib_for_viz.py").write_text("def tile():\n    return 32\n")
-    source = textwrap.dedent(GOOD).replace("y.split(0, 64)", "import lazylib_for_viz\n    y.split(0, lazylib_for_viz.tile())")
+    source = textwrap.dedent(GOOD).replace("y.split(0, 64)",
+                                           "import lazylib_for_viz\n    y.split(0, lazylib_for_viz.tile())")
     r = viz(write(tmp_path, "lazy.py", source), "--show", "fusion")
     assert r.code == 0, r.err
 
