@@ -27,6 +27,7 @@ from lowering.kernel_ir import Buffer, Kernel
 from . import driver as cu
 from .arrays import ArrayArg, as_array_arg
 from .errors import InputError, LaunchError
+from .kernels import as_kernel
 from .launch_plan import LaunchPlan, check_tma_address, plan_launch
 from .nvrtc import NVRTC_OPTIONS, Cubin, compile_cubin
 from .tensor_map import encode_tiled
@@ -52,7 +53,7 @@ def execute(kernel_or_fusion: Any, inputs: Sequence[Any], *, outputs: Sequence[A
     ``poison`` fills freshly allocated outputs with NaN (or large integers) first. ``watchdog_s``
     bounds every mbarrier wait on the device (None: no watchdog); ``timeout_s`` bounds the host's wait.
     """
-    kernel = as_kernel(kernel_or_fusion)
+    kernel = as_kernel(kernel_or_fusion, caller="execute")
     args = [as_array_arg(x, _arg_name(kernel.inputs, k, "input")) for k, x in enumerate(inputs)]
     args = [_host_bfloat16(a, buf) for a, buf in zip(args, kernel.inputs)] + args[len(kernel.inputs):]
     given = None
@@ -93,14 +94,6 @@ def _host_bfloat16(arg: ArrayArg, buf: Buffer) -> ArrayArg:
         return arg
     bits = (round_bf16(arg.obj).view(np.uint32) >> 16).astype(np.uint16)
     return ArrayArg("numpy", bits, arg.shape, arg.strides, "bfloat16", 2)
-
-
-def as_kernel(kernel_or_fusion: Any) -> Kernel:
-    if isinstance(kernel_or_fusion, Kernel):
-        return kernel_or_fusion
-    from lowering import lower
-
-    return lower(kernel_or_fusion)
 
 
 def nvrtc_options(watchdog_s: float | None) -> tuple[str, ...]:
@@ -349,7 +342,7 @@ def prepare(kernel_or_fusion: Any, inputs: Sequence[Any], outputs: Sequence[Any]
     For timing: the returned call enqueues the kernel on the inputs' stream and returns at
     once (no argument checks, no wait), so CUDA events around it time the device work.
     """
-    kernel = as_kernel(kernel_or_fusion)
+    kernel = as_kernel(kernel_or_fusion, caller="prepare")
     args = [as_array_arg(x, _arg_name(kernel.inputs, k, "input")) for k, x in enumerate(inputs)]
     given = [as_array_arg(x, _arg_name(kernel.outputs, k, "output")) for k, x in enumerate(outputs)]
     if any(not a.on_device for a in args + given):

@@ -24,15 +24,19 @@ POISON_INT = -123456789
 
 
 class Grid:
-    """Per-lane thread and block coordinates of a launch; lane = block * threads_per_block + thread."""
+    """Per-lane thread and block coordinates of a launch, or of the range ``blocks`` of its blocks (linear block
+    numbers; the simulator runs a big grid a range at a time); lane = block * threads_per_block + thread, with
+    ``block`` counted from the range's start."""
 
-    def __init__(self, grid: tuple[int, int, int], block: tuple[int, int, int]) -> None:
+    def __init__(self, grid: tuple[int, int, int], block: tuple[int, int, int], blocks: range | None = None) -> None:
         self.grid = grid
         self.block = block
         gx, gy, _ = grid
         bx, by, _ = block
+        if blocks is None:
+            blocks = range(grid[0] * grid[1] * grid[2])
         self.threads_per_block = block[0] * block[1] * block[2]
-        self.num_blocks = grid[0] * grid[1] * grid[2]
+        self.num_blocks = len(blocks)
         self.num_lanes = self.num_blocks * self.threads_per_block
         lane = np.arange(self.num_lanes, dtype=np.int64)
         t = lane % self.threads_per_block
@@ -41,7 +45,8 @@ class Grid:
         self.thread_of = t
         self.warp_of = t // 32
         self.tid = (t % bx, (t // bx) % by, t // (bx * by))
-        self.bid = (b % gx, (b // gx) % gy, b // (gx * gy))
+        linear = b + blocks.start
+        self.bid = (linear % gx, (linear // gx) % gy, linear // (gx * gy))
 
     def lane_symbols(self, lanes: np.ndarray) -> dict[str, np.ndarray]:
         return {

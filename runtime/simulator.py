@@ -27,12 +27,14 @@ from typing import Any
 
 import numpy as np
 
-from fusion_ir.types import DataType
+from fusion_ir.types import DataType, MemoryType
 from lowering import kernel_ir as k
 
 from .arrays import ArrayArg, host_layout
 from .errors import InputError, SimulationError
+from .kernels import as_kernel
 from .launch_plan import plan_launch
+from .progress import ProgressArg, reporting
 from .sim_async import LAND_PROBABILITY, LAZY_EVERY, AsyncEngine
 from .sim_barriers import Barriers
 from .sim_control import ControlFlow
@@ -51,24 +53,56 @@ from .sim_trace import Tracing
 from .sim_wgmma import WgmmaOps
 
 
-def simulate(kernel: k.Kernel, inputs: Sequence[np.ndarray], seed: int = 0,
-             trace: list[dict[str, Any]] | None = None) -> list[np.ndarray]:
-    """Run ``kernel`` on ``inputs`` and return its outputs (BFloat16 outputs come back as float32).
+# a launch of more threads than this runs a range of blocks at a time (blocks never share memory, and the
+# simulator's per-thread arrays stay small); each range is one step of the progress bar
+CHUNK_LANES = 1 << 20
+
+
+def simulate(kernel_or_fusion: k.Kernel | Any, inputs: Sequence[np.ndarray], seed: int = 0,
+             trace: list[dict[str, Any]] | None = None, *, progress: ProgressArg = None) -> list[np.ndarray]:
+    """Run ``kernel_or_fusion`` (a ``Kernel``, or a ``Fusion`` lowered first) on ``inputs`` and return its outputs
+    (BFloat16 outputs come back as float32).
 
     ``seed`` drives when async copies land. With a ``trace`` list, mbarrier and TMA events of
-    block 0 are appended to it as small dicts (for ``viz --show pipeline``).
+    block 0 are appended to it as small dicts (for ``viz --show pipeline``). A launch of more than
+    ``CHUNK_LANES`` threads runs ``CHUNK_LANES`` threads' worth of blocks at a time; ``progress`` reports
+    the blocks simulated (``runtime.progress``: by default a bar on stderr when it is a terminal and the
+    launch takes several ranges; ``True``, ``False`` or a callable ``f(blocks_done, blocks)``).
     """
+    kernel = as_kernel(kernel_or_fusion, caller="simulate")
     arrays = _validate_inputs(kernel, inputs)
     # The executor's argument checks (binding, runtime checks, TMA layouts, shared-memory size)
     # apply here too, so a launch the GPU would refuse is refused the same way.
     plan = plan_launch(kernel, [_plan_arg(a, b) for a, b in zip(arrays, kernel.inputs)])
-    env = plan.env
-    grid_dims, block_dims = plan.grid, plan.block
-    sim = Simulator(kernel, env, Grid(grid_dims, block_dims), seed, trace)
-    sim.bind_params(arrays)
-    with np.errstate(all="ignore"):
-        sim.run()
-    return sim.results()
+    chunks = block_ranges(kernel, plan.grid, plan.block)
+    first: Simulator | None = None
+    with reporting(progress, chunks[-1].stop if chunks else 0, f"simulating {kernel.name}: blocks",
+                   long=len(chunks) > 1) as advance:
+        for n, blocks in enumerate(chunks):
+            sim = Simulator(kernel, plan.env, Grid(plan.grid, plan.block, blocks), seed, trace if n == 0 else None)
+            if first is None:
+                sim.bind_params(arrays)
+                first = sim
+            else:
+                sim.share_params(first)
+            with np.errstate(all="ignore"):
+                sim.run()
+            advance(len(blocks))
+    assert first is not None
+    return first.results()
+
+
+def block_ranges(kernel: k.Kernel, grid: tuple[int, int, int], block: tuple[int, int, int]) -> list[range]:
+    """The ranges of linear block numbers simulated one after another: all blocks at once for a launch of at most
+    ``CHUNK_LANES`` threads (and for a kernel with global scratch, which its blocks share), else ranges of
+    ``CHUNK_LANES`` threads' worth of blocks."""
+    blocks = grid[0] * grid[1] * grid[2]
+    threads = block[0] * block[1] * block[2]
+    shares_global = any(isinstance(n, k.Allocate) and n.buffer.memory is MemoryType.Global for n in k.walk(kernel.body))
+    if blocks * threads <= CHUNK_LANES or shares_global:
+        return [range(blocks)]
+    step = max(1, CHUNK_LANES // max(threads, 1))
+    return [range(start, min(start + step, blocks)) for start in range(0, blocks, step)]
 
 
 # ---------------------------------------------------------------- arguments
@@ -153,6 +187,12 @@ class Simulator(Scheduling, ControlFlow, Barriers, BlockReductions, Election, Me
         for buf, shape in zip(self.kernel.outputs, shapes):
             self._add_param(Storage(buf, 1, int(np.prod(shape, dtype=np.int64))))
         self._output_shapes = shapes
+
+    def share_params(self, other: Simulator) -> None:
+        """Run on ``other``'s parameters: a later range of blocks of the same launch reads and writes them."""
+        for name in other.params:
+            self._add_param(other.storages[name])
+        self._output_shapes = other._output_shapes
 
     def _add_param(self, st: Storage) -> None:
         if st.name in self.storages:
