@@ -10,7 +10,7 @@ batch of back-to-back launches (about 3 ms), rotating three input sets so L2 doe
 the median per kernel. Interleaving puts the GPU's clock and temperature drift on all kernels
 alike (timing one kernel after another moved ratios by up to 10 % between identical runs).
 Beside them a plain Triton matmul with a few autotuned configurations (bench/triton_matmul.py), the
-peer a user would write instead. Writes bench/results/matmul.json with the device name and the date.
+peer a user would write instead. The results carry the device name and the date.
 
 Fused epilogues (examples/matmul_epilogue, the seed 000 cooperative kernel): ``relu(a @ b + bias)``
 and ``gelu(a @ b + bias)`` fused, against torch.matmul followed by torch's own bias add and
@@ -18,9 +18,10 @@ activation (the ratio's reference) and torch's cuBLASLt-fused ``torch._addmm_act
 ``2 (a @ b) + 0.5 C`` with C TMA-loaded, against ``torch.addmm`` (cuBLAS scales and adds C itself);
 torch.matmul alone beside them, all timed in the same interleaved rounds.
 
-``python bench/matmul.py [--quick] [--shapes 4096x4096x4096,...] [--configs 0,6] [--epilogues-only]``:
-``--quick`` runs 8192^3 only, with three configurations; a partial run writes
-bench/results/matmul_quick.json, ``--epilogues-only`` bench/results/matmul_epilogue.json.
+``python bench/matmul.py [--quick] [--shapes 4096x4096x4096,...] [--configs 0,6] [--epilogues-only]
+[--output PATH]``: ``--quick`` runs 8192^3 only, with three configurations. Needs torch and a GPU. The
+table is printed; ``--output PATH`` also writes the results as JSON (the committed ones are
+bench/results/matmul.json for the whole run and bench/results/matmul_epilogue.json for ``--epilogues-only``).
 """
 
 from __future__ import annotations
@@ -34,9 +35,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import torch
+try:
+    import torch
+except ImportError:   # --help works without torch; a run says it needs it
+    torch = None
 
 from bench.matmul_common import check_error, describe, params_from_json, problem_inputs, relative_error, tflops
+from bench.results_file import add_output_option, write_results
 from bench.triton_matmul import matmul as triton_matmul
 from examples import matmul_epilogue, matmul_wgmma
 from fusion_ir import DataType
@@ -44,6 +49,7 @@ from fusion_ir.schedulers import MatmulParams
 from lowering import lower
 from runtime import execute
 from runtime.executor import prepare
+from runtime.progress import reporting
 from runtime.sm_count import sm_count
 
 SHAPES = [(8192, 8192, 8192), (6144, 6144, 6144), (4096, 4096, 4096), (8192, 8192, 1024)]
@@ -177,14 +183,22 @@ def epilogue_rows(m: int, n: int, k: int) -> list[dict]:
     return rows
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true")
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="8192^3 only, three configurations")
     parser.add_argument("--shapes", help="comma-separated MxNxK (default: all of SHAPES)")
     parser.add_argument("--configs", help="comma-separated indices into CONFIGS (default: all)")
     parser.add_argument("--extra", help="a JSON list of further MatmulParams dicts to measure (tile as a list)")
     parser.add_argument("--epilogues-only", action="store_true", help="measure the fused epilogues only")
-    args = parser.parse_args()
+    add_output_option(parser, "matmul.json")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    if torch is None:
+        raise SystemExit("bench/matmul.py needs torch (and a GPU)")
     shapes = SHAPES[:1] if args.quick else SHAPES
     configs = QUICK if args.quick else CONFIGS
     if args.shapes:
@@ -195,52 +209,52 @@ def main() -> None:
         configs = configs + json.loads(args.extra)
     torch.manual_seed(0)
     rows = []
-    for m, n, k in shapes:
-        if m * n * k >= 4096 ** 3:
-            rows += epilogue_rows(m, n, k)
-        if args.epilogues_only:
-            continue
-        sets, expected, out, torch_err = problem_inputs(torch, m, n, k)
-        a, b = sets[0]
-        # (name, launch, relative error): every candidate is checked first, then all are timed together
-        candidates = [("torch.matmul (cuBLAS)", rotating(lambda s: (lambda: torch.matmul(s[0], s[1], out=out)), sets),
-                       None)]
-        if triton_matmul(a, b, out) is not None:
-            triton_err = relative_error(out, expected)
-            candidates.append(("Triton (bench/triton_matmul.py, autotuned)",
-                               rotating(lambda s: (lambda: triton_matmul(s[0], s[1], out)), sets), triton_err))
-        for config in configs:
-            fields = params_from_json(config)
-            if fields.get("persistent"):
-                fields["blocks"] = sm_count()
-            name = describe(MatmulParams(**fields))
-            try:
-                fusion = matmul_wgmma.build(out_dtype=DataType.BFloat16, **fields)
-                kernel = lower(fusion)
-                out.fill_(float("nan"))
-                execute(kernel, [a, b], outputs=[out])
-                torch.cuda.synchronize()
-                err = relative_error(out, expected)
-                check_error(err, torch_err)
-                launch = rotating(lambda s, kernel=kernel: prepare(kernel, [s[0], s[1]], [out]), sets)
-                candidates.append((name, launch, err))
-            except Exception as e:  # a config that fails is reported, not fatal
-                rows.append({"shape": [m, n, k], "name": name, "error": f"{type(e).__name__}: {e}"[:300]})
-        times = interleaved_ms([fn for _, fn, _ in candidates], batch=launches_per_batch(m, n, k))
-        ref_ms = times[0]
-        for (name, _, err), ms in zip(candidates, times):
-            row = {"shape": [m, n, k], "name": name, "ms": ms, "TFLOP/s": tflops(m, n, k, ms), "ratio": ref_ms / ms}
-            if err is not None:
-                row["rel_error"] = err
-            rows.append(row)
+    with reporting(None, len(shapes), "shapes") as advance:
+        for m, n, k in shapes:
+            if m * n * k >= 4096 ** 3:
+                rows += epilogue_rows(m, n, k)
+            if args.epilogues_only:
+                advance()
+                continue
+            sets, expected, out, torch_err = problem_inputs(torch, m, n, k)
+            a, b = sets[0]
+            # (name, launch, relative error): every candidate is checked first, then all are timed together
+            candidates = [("torch.matmul (cuBLAS)",
+                           rotating(lambda s: (lambda: torch.matmul(s[0], s[1], out=out)), sets), None)]
+            if triton_matmul(a, b, out) is not None:
+                triton_err = relative_error(out, expected)
+                candidates.append(("Triton (bench/triton_matmul.py, autotuned)",
+                                   rotating(lambda s: (lambda: triton_matmul(s[0], s[1], out)), sets), triton_err))
+            for config in configs:
+                fields = params_from_json(config)
+                if fields.get("persistent"):
+                    fields["blocks"] = sm_count()
+                name = describe(MatmulParams(**fields))
+                try:
+                    fusion = matmul_wgmma.build(out_dtype=DataType.BFloat16, **fields)
+                    kernel = lower(fusion)
+                    out.fill_(float("nan"))
+                    execute(kernel, [a, b], outputs=[out])
+                    torch.cuda.synchronize()
+                    err = relative_error(out, expected)
+                    check_error(err, torch_err)
+                    launch = rotating(lambda s, kernel=kernel: prepare(kernel, [s[0], s[1]], [out]), sets)
+                    candidates.append((name, launch, err))
+                except Exception as e:  # a config that fails is reported, not fatal
+                    rows.append({"shape": [m, n, k], "name": name, "error": f"{type(e).__name__}: {e}"[:300]})
+            times = interleaved_ms([fn for _, fn, _ in candidates], batch=launches_per_batch(m, n, k))
+            ref_ms = times[0]
+            for (name, _, err), ms in zip(candidates, times):
+                row = {"shape": [m, n, k], "name": name, "ms": ms, "TFLOP/s": tflops(m, n, k, ms),
+                       "ratio": ref_ms / ms}
+                if err is not None:
+                    row["rel_error"] = err
+                rows.append(row)
+            advance()
     device = torch.cuda.get_device_name()
     date = datetime.date.today().isoformat()
     result = {"device": device, "date": date, "rows": rows}
-    out_dir = Path(__file__).parent / "results"
-    out_dir.mkdir(exist_ok=True)
-    partial = args.quick or args.shapes or args.configs or args.epilogues_only
-    name = "matmul_epilogue.json" if args.epilogues_only else "matmul_quick.json" if partial else "matmul.json"
-    (out_dir / name).write_text(json.dumps(result, indent=2) + "\n")
+    write_results(result, args.output)
     print(f"device: {device}   date: {date}   bf16 in, bf16 out, fp32 accumulate; median of {ROUNDS} interleaved rounds")
     print(f"{'shape':<18}{'kernel':<52}{'ms':>8}{'TFLOP/s':>9}{'ratio':>7}   (ratio: torch.matmul time / time)")
     for r in rows:

@@ -9,12 +9,12 @@ with NaN first). Timing is bench/matmul.py's: CUDA events around batches of abou
 back-to-back launches, rotating three input sets so L2 does not hold them, in 15 rounds in which
 every kernel of the shape (torch.matmul included) times one batch in turn; the median per kernel,
 after a warm-up of the GPU. Reports per shape the best swept TFLOP/s, the suggested TFLOP/s,
-suggested / best (the target is >= 0.90) and both against torch.matmul; writes
-bench/results/matmul_heuristic.json with the device name and the date. The whole run takes about a
-minute on an H100 (compiles included).
+suggested / best (the target is >= 0.90) and both against torch.matmul, with the device name and the
+date. The whole run takes about a minute on an H100 (compiles included).
 
-``python bench/matmul_heuristic.py [--wide] [--shapes MxNxK,...] [--extra JSON] [--rounds 15]``
-(``--wide`` writes matmul_heuristic_wide.json, ``--shapes`` and ``--extra`` matmul_heuristic_partial.json);
+``python bench/matmul_heuristic.py [--wide] [--shapes MxNxK,...] [--extra JSON] [--rounds 15] [--output PATH]``
+prints the table; ``--output PATH`` also writes the results as JSON (the committed ones are
+bench/results/matmul_heuristic.json, and matmul_heuristic_wide.json for ``--wide``).
 ``--dry-run`` needs no GPU (nor torch): it suggests params for every shape, lowers every config and
 plans its launch on every shape (grid, shared memory, TMA descriptors) as the executor would.
 """
@@ -32,9 +32,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.matmul_common import check_error, describe, params_from_json, problem_inputs, relative_error, tflops
+from bench.results_file import add_output_option, write_results
 from fusion_ir import DataType, Fusion, ScheduleError, ops
 from fusion_ir.schedulers import MatmulParams, schedule_matmul, suggest_matmul_params
 from lowering import lower
+from runtime.progress import reporting
 
 # 12 measured shapes (M, N, K), and the classes they stand for
 SHAPES = [
@@ -138,22 +140,25 @@ def dry_run(shapes: list[tuple[int, int, int]], sweep: list[MatmulParams], sms: 
 
     kernels = Kernels()
     start = time.perf_counter()
-    for shape in shapes + UNSUPPORTED:
-        m, n, k = shape
-        suggested = suggestion(shape, sms)
-        if isinstance(suggested, ScheduleError):
-            print(f"{m}x{n}x{k}: {suggested}")
-            continue
-        plans = []
-        for params in [suggested, *sweep]:
-            kernel = kernels.get(params)
-            to_cuda(kernel)
-            args = [ArrayArg("torch", None, (m, k), (k, 1), "bfloat16", 2),
-                    ArrayArg("torch", None, (k, n), (n, 1), "bfloat16", 2)]
-            out = ArrayArg("torch", None, (m, n), (n, 1), "bfloat16", 2)
-            plan = plan_launch(kernel, args, [out])
-            plans.append(f"grid {plan.grid[0]}x{plan.grid[1]} smem {plan.smem_bytes // 1024}K")
-        print(f"{m}x{n}x{k}: suggested {describe(suggested)} ({plans[0]}); {len(sweep)} swept configs planned")
+    with reporting(None, len(shapes + UNSUPPORTED), "shapes") as advance:
+        for shape in shapes + UNSUPPORTED:
+            m, n, k = shape
+            suggested = suggestion(shape, sms)
+            if isinstance(suggested, ScheduleError):
+                print(f"{m}x{n}x{k}: {suggested}")
+                advance()
+                continue
+            plans = []
+            for params in [suggested, *sweep]:
+                kernel = kernels.get(params)
+                to_cuda(kernel)
+                args = [ArrayArg("torch", None, (m, k), (k, 1), "bfloat16", 2),
+                        ArrayArg("torch", None, (k, n), (n, 1), "bfloat16", 2)]
+                out = ArrayArg("torch", None, (m, n), (n, 1), "bfloat16", 2)
+                plan = plan_launch(kernel, args, [out])
+                plans.append(f"grid {plan.grid[0]}x{plan.grid[1]} smem {plan.smem_bytes // 1024}K")
+            print(f"{m}x{n}x{k}: suggested {describe(suggested)} ({plans[0]}); {len(sweep)} swept configs planned")
+            advance()
     print(f"dry run: {len(kernels.kernels)} kernels lowered, {len(shapes)} shapes planned in "
           f"{time.perf_counter() - start:.1f} s")
 
@@ -248,9 +253,11 @@ def measure(shapes: list[tuple[int, int, int]], sweep: list[MatmulParams], round
     gpu.torch.manual_seed(0)
     gpu.warm_up()
     rows = []
-    for shape in shapes + UNSUPPORTED:
-        rows.append(gpu.shape_row(shape, sweep))
-        gpu.torch.cuda.empty_cache()
+    with reporting(None, len(shapes + UNSUPPORTED), "shapes") as advance:
+        for shape in shapes + UNSUPPORTED:
+            rows.append(gpu.shape_row(shape, sweep))
+            gpu.torch.cuda.empty_cache()
+            advance()
     return {"device": gpu.torch.cuda.get_device_name(), "date": datetime.date.today().isoformat(), "sms": gpu.sms,
             "timing": f"median of {rounds} interleaved rounds of ~3 ms batches (bench/matmul.py)", "rows": rows}
 
@@ -270,8 +277,9 @@ def print_table(result: dict) -> None:
               f"{r['ratio_suggested_best']:>8.2f}{r['ratio_suggested_torch']:>8.2f}   {s['name']} | {r['best']}")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dry-run", action="store_true", help="lower and plan every config on every shape; no GPU")
     parser.add_argument("--wide", action="store_true", help="sweep more arrangements (the cost model's fit)")
     parser.add_argument("--shapes", help="comma-separated MxNxK (default: the 12 of SHAPES)")
@@ -279,7 +287,12 @@ def main() -> None:
     parser.add_argument("--extra", help="a JSON list of further MatmulParams dicts to sweep (tile as a list, "
                                         "index_type as \"Int32\")")
     parser.add_argument("--sms", type=int, default=132, help="--dry-run: the SM count to suggest for")
-    args = parser.parse_args()
+    add_output_option(parser, "matmul_heuristic.json")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
     shapes = SHAPES
     if args.shapes:
         shapes = [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")]  # type: ignore[misc]
@@ -292,12 +305,7 @@ def main() -> None:
         return
     result = measure(shapes, sweep, args.rounds)
     print_table(result)
-    out_dir = Path(__file__).parent / "results"
-    out_dir.mkdir(exist_ok=True)
-    name = "matmul_heuristic_partial" if args.shapes or args.extra else \
-        "matmul_heuristic_wide" if args.wide else "matmul_heuristic"
-    (out_dir / f"{name}.json").write_text(
-        json.dumps(result, indent=2) + "\n")
+    write_results(result, args.output)
 
 
 if __name__ == "__main__":

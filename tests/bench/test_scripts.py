@@ -1,0 +1,55 @@
+"""bench/*.py: every benchmark prints its help without a GPU (nor torch), and none writes bench/results/ unless
+``--output PATH`` asks."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BENCH = ROOT / "bench"
+# modules the benchmarks import, not run
+HELPERS = {"__init__", "matmul_common", "triton_matmul", "results_file"}
+
+
+def scripts() -> list[str]:
+    return sorted(p.stem for p in BENCH.glob("*.py") if p.stem not in HELPERS)
+
+
+def test_every_module_is_a_benchmark_with_a_main_or_a_known_helper() -> None:
+    for stem in scripts():
+        assert 'if __name__ == "__main__":' in (BENCH / f"{stem}.py").read_text(), f"bench/{stem}.py has no main"
+    assert {"lowering_time", "matmul", "matmul_heuristic", "pointwise", "tma_pointwise"} <= set(scripts())
+
+
+@pytest.mark.parametrize("stem", scripts())
+def test_help_exits_0_without_a_gpu(stem: str, tmp_path: Path) -> None:
+    """Run from another folder, as a user would, with the repository not on PYTHONPATH."""
+    r = subprocess.run([sys.executable, str(BENCH / f"{stem}.py"), "--help"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=120, env={"PATH": "/usr/bin:/bin", "CUDA_VISIBLE_DEVICES": ""})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("usage:") and "--output PATH" in r.stdout and "bench/results/" in r.stdout
+
+
+def test_a_run_prints_and_leaves_the_committed_results_alone(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from bench.lowering_time import main
+
+    committed = {p.name: p.read_bytes() for p in (BENCH / "results").iterdir()}
+    main(["--examples", "pointwise_1d", "--repeats", "1"])
+    assert "pointwise_1d" in capsys.readouterr().out
+    assert {p.name: p.read_bytes() for p in (BENCH / "results").iterdir()} == committed
+    out = tmp_path / "sub" / "lowering_time.json"
+    main(["--examples", "pointwise_1d", "--repeats", "1", "--output", str(out)])
+    rows = json.loads(out.read_text())["rows"]
+    assert [r["example"] for r in rows] == ["pointwise_1d"]
+    assert {p.name: p.read_bytes() for p in (BENCH / "results").iterdir()} == committed
+
+
+def test_no_benchmark_names_a_results_file_to_write_itself() -> None:
+    for stem in scripts():
+        text = (BENCH / f"{stem}.py").read_text()
+        assert "write_text(" not in text and '/ "results"' not in text, f"bench/{stem}.py writes a file itself"
