@@ -15,7 +15,7 @@ Passes rebuild nodes (``dataclasses.replace``) rather than mutate them.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Union, get_args
 
@@ -463,6 +463,38 @@ class RuntimeCheck:
 
 
 @dataclass(frozen=True)
+class LaunchRequirement:
+    """A rule on a launch's arguments that lowering records where the sizes leave it open (symbolic extents, and
+    strides, which only the arguments give); the launch plan (executor and simulator) checks every recorded one
+    rather than deriving rules again. Lowering itself refuses, naming the tensor and the rule, a kernel whose
+    constant sizes already break one.
+
+    ``holds`` is a condition on the kernel's extent and stride symbols. ``shown`` are the values a failure
+    prints: each a template with one ``{}`` and the value that fills it (without them, the condition's
+    symbols). ``error`` is the error a launch that breaks it raises: ``"input"`` (``InputError``) or
+    ``"pipeline_fill"`` (``PipelineFillError``).
+    """
+
+    tensor: str
+    rule: str
+    holds: Val
+    shown: tuple[tuple[str, Val], ...] = ()
+    error: str = "input"
+
+    def check(self, env: Mapping[str, int]) -> str | None:
+        """None when the arguments' bound symbols ``env`` meet the rule; else the message: tensor, rule, values."""
+        if bool(self.holds.evaluate(env)):
+            return None
+        values = [template.format(int(v.evaluate(env))) for template, v in self.shown]
+        if not values:
+            values = [f"{s} = {env[s]}" for s in sorted(self.holds.symbols()) if s in env]
+        return f"{self.tensor}: {self.rule}; {', '.join(values)}"
+
+    def __str__(self) -> str:
+        return f"{self.tensor}: {self.rule} ({self.holds})"
+
+
+@dataclass(frozen=True)
 class Kernel:
     name: str
     body: tuple[Node, ...]
@@ -476,6 +508,7 @@ class Kernel:
     launch_bounds: int | None = None
     fusion: Any = field(default=None, compare=False, repr=False)
     index_type: DataType = DataType.Int64   # the C type of index arithmetic (the fusion's index_type)
+    launch_requirements: tuple[LaunchRequirement, ...] = ()   # rules on the arguments the launch plan checks
 
     @property
     def params(self) -> tuple[Buffer, ...]:

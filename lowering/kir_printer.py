@@ -213,5 +213,7 @@ def kernel_text(kernel: k.Kernel) -> str:
     lines = [f"KERNEL {kernel.name}({params}{maps})", f"  grid ({grid}), block ({block}), smem {kernel.smem_bytes} B"]
     for c in kernel.checks:
         lines.append(f"  CHECK {c.cond}  // {c.message}")
+    for r in kernel.launch_requirements:
+        lines.append(f"  REQUIRE {r.holds}  // {r.tensor}: {r.rule}")
     lines += body_lines(kernel.body, 1)
     return "\n".join(lines)

@@ -2,8 +2,9 @@
 
 ``plan_launch`` binds the kernel's extent and stride symbols from the arguments (through
 ``lowering.kernel_ir.bind_arguments``, the one binding the simulator shares), checks dtype,
-rank, shape, strides, the fusion's extent constraints, the kernel's runtime checks and the TMA
-rules, and evaluates grid, block, shared memory and output shapes. Everything it rejects raises
+rank, shape, strides, the fusion's extent constraints, the kernel's runtime checks, the launch
+requirements lowering recorded (``Kernel.launch_requirements``, such as TMA's 16-byte strides) and the
+TMA descriptor limits, and evaluates grid, block, shared memory and output shapes. Everything it rejects raises
 ``InputError`` (or ``PipelineFillError``, ``LaunchError`` for impossible launch shapes) before a
 driver call is made, so these errors are testable on a machine without a GPU.
 """
@@ -77,6 +78,7 @@ def plan_launch(kernel: Kernel, inputs: list[ArrayArg], outputs: list[ArrayArg] 
     env = dict(binding.env)
     _check_constraints(kernel, env)
     _check_runtime_checks(kernel, env)
+    check_launch_requirements(kernel, env)
     grid, block = _launch_dims(kernel, env)
     layout = shared_memory_layout(kernel)
     smem = max(int(_evaluate(kernel.smem_bytes, env, "kernel.smem_bytes")),
@@ -134,6 +136,18 @@ def _check_runtime_checks(kernel: Kernel, env: dict[str, int]) -> None:
         raise InputError(message)
 
 
+def check_launch_requirements(kernel: Kernel, env: dict[str, int]) -> None:
+    """Every rule lowering recorded on the arguments (``Kernel.launch_requirements``), on their bound symbols."""
+    for req in kernel.launch_requirements:
+        try:
+            failure = req.check(env)
+        except KeyError as e:
+            raise InputError(f"{req}: {e.args[0]} is not an extent or stride of any input") from None
+        if failure is None:
+            continue
+        raise (PipelineFillError if req.error == "pipeline_fill" else InputError)(failure)
+
+
 def _evaluate(v: Val, env: dict[str, int], what: str) -> Any:
     try:
         return v.evaluate(env)
@@ -187,11 +201,11 @@ def _tensor_map_spec(kernel: Kernel, tmap: TensorMapParam, shapes: list[tuple[in
     if rank and shape[-1] > 1 and stride[-1] != 1:
         raise InputError(f"{where}: TMA needs a unit innermost stride; {buf.name} has strides {stride} "
                          f"(elements)")
+    # multiples of 16 bytes: a rule lowering records (``Kernel.launch_requirements``), checked before
     byte_strides = tuple(s * itemsize for s in reversed(stride[:-1]))
-    for dim, bs in enumerate(byte_strides, start=1):
-        if bs % 16 != 0 or bs >= 2**40:
-            raise InputError(f"{where}: TMA needs strides that are multiples of 16 bytes; {buf.name} has a "
-                             f"stride of {bs} bytes (strides {stride} elements of {itemsize} bytes, shape {shape})")
+    if any(bs >= 2**40 for bs in byte_strides):
+        raise InputError(f"{where}: TMA strides are below 2^40 bytes; {buf.name} has strides {stride} (elements of "
+                         f"{itemsize} bytes, shape {shape})")
     if any(s > 2**32 for s in shape):
         raise InputError(f"{where}: TMA extents are at most 2^32, {buf.name} has shape {shape}")
     arg = args[k]

@@ -16,7 +16,10 @@ from .view import View
 
 def kir_view(kernel: k.Kernel, *, after_pass: str) -> View:
     text = str(kernel)
-    data = {"after_pass": after_pass, "text": text, "lines": text.splitlines()}
+    from .loops import requirements_data
+
+    data = {"after_pass": after_pass, "text": text, "lines": text.splitlines(),
+            "launch_requirements": requirements_data(kernel)}
     return View("kir", f"kernel IR after {after_pass}", [text], data, soft_wrap=True)
 
 

@@ -29,14 +29,22 @@ _ASYNC_COPIES = (k.TmaLoad, k.TmaStore, k.CpAsync)
 def loops_view(kernel: k.Kernel, *, after_pass: str | None = None) -> View:
     title = "loop nest" if after_pass is None else f"loop nest after {after_pass}"
     data = {"kernel": kernel.name, "grid": [str(g) for g in kernel.grid], "block": [str(b) for b in kernel.block],
-            "smem_bytes": str(kernel.smem_bytes), "after_pass": after_pass, "body": _body_data(kernel.body)}
+            "smem_bytes": str(kernel.smem_bytes), "after_pass": after_pass,
+            "launch_requirements": requirements_data(kernel), "body": _body_data(kernel.body)}
     return View("loops", title, [loop_tree(kernel)], data)
+
+
+def requirements_data(kernel: k.Kernel) -> list[dict[str, str]]:
+    """The rules on the arguments lowering recorded and every launch checks (``Kernel.launch_requirements``)."""
+    return [{"tensor": r.tensor, "rule": r.rule, "holds": str(r.holds)} for r in kernel.launch_requirements]
 
 
 def loop_tree(kernel: k.Kernel) -> Tree:
     grid = ", ".join(str(g) for g in kernel.grid)
     block = ", ".join(str(b) for b in kernel.block)
     root = Tree(Text(f"{kernel.name}  grid ({grid})  block ({block})  smem {kernel.smem_bytes} B", style="bold"))
+    for r in kernel.launch_requirements:
+        root.add(Text(f"requires {r.tensor}: {r.rule}  ({r.holds})", style="yellow"))
     _add(root, kernel.body)
     return root
 

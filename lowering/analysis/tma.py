@@ -12,10 +12,16 @@ a multiple of 16 bytes (exactly the swizzle span when swizzled), every box start
 aligned in shared memory (at a whole swizzle repeat when swizzled), the Bulk axes innermost in
 the allocation in the global tensor's dimension order, and no thread-parallel axis (one elected
 thread issues every copy of the block).
+
+The global tensor's strides, but the innermost, must be multiples of 16 bytes (``cuTensorMapEncodeTiled``).
+Strides are arguments, so each tensor map records that rule as ``LaunchRequirement``s the launch plan
+checks (``stride_requirements``); where the tensor's extents are constants its contiguous strides are
+known, and a tensor whose rows break the rule is refused here (``check_contiguous_strides``).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from fusion_ir import IterDomain, MemoryType, ParallelType, TensorView
@@ -25,7 +31,7 @@ from fusion_ir.scalar import Val
 from fusion_ir.types import LoadStoreOpType, SmemSwizzle
 
 from ..errors import LoweringError
-from ..kernel_ir import TensorMapParam
+from ..kernel_ir import LaunchRequirement, TensorMapParam
 from .buffers import BufferPlan, turn_axis
 from .id_model import IdModel
 
@@ -86,6 +92,14 @@ class TmaInfo:
     stores: dict[TensorView, TmaBox] = field(default_factory=dict)           # TMA stores, by output
     tensor_maps: dict[TensorView, TensorMapParam] = field(default_factory=dict)
 
+    def requirements(self) -> tuple[LaunchRequirement, ...]:
+        """The stride rule of every tensor map's tensor, once per tensor and dimension."""
+        out: dict[tuple[str, str], LaunchRequirement] = {}
+        for tmap in self.tensor_maps.values():
+            for req in stride_requirements(tmap):
+                out.setdefault((req.tensor, str(req.holds)), req)
+        return tuple(out.values())
+
 
 def build(ids: IdModel, buffers: BufferPlan) -> TmaInfo:
     info = TmaInfo()
@@ -99,7 +113,45 @@ def build(ids: IdModel, buffers: BufferPlan) -> TmaInfo:
             box = analyze_store(ids, buffers, tv)
             info.stores[tv] = box
             info.tensor_maps[tv] = _tensor_map(info, buffers, box, box.shared.swizzle)
+    for tmap in info.tensor_maps.values():
+        check_contiguous_strides(tmap)
     return info
+
+
+STRIDE_RULE = f"TMA needs strides that are multiples of {ROW_BYTES} bytes"
+
+
+def stride_requirements(tmap: TensorMapParam) -> tuple[LaunchRequirement, ...]:
+    """TMA's stride rule on ``tmap``'s tensor, one requirement per dimension but the innermost: its stride in
+    bytes a multiple of 16, checked at launch on the arguments' strides."""
+    buf = tmap.tensor
+    size = buf.dtype.size
+    out = []
+    for d, stride in enumerate(buf.strides[:-1]):
+        nbytes = stride * size
+        shown = ((f"{buf.name} has a stride of {{}} bytes in dimension {d}", nbytes),
+                 (f"{stride} = {{}} elements of {size} bytes", stride))
+        out.append(LaunchRequirement(buf.name, STRIDE_RULE, (nbytes % ROW_BYTES).eq(0), shown))
+    return tuple(out)
+
+
+def check_contiguous_strides(tmap: TensorMapParam) -> None:
+    """Refuse a TMA tensor whose constant extents give it contiguous strides that break the stride rule."""
+    buf = tmap.tensor
+    size = buf.dtype.size
+    for d in range(len(buf.shape) - 1):
+        inner = Val.const(1)
+        for extent in buf.shape[d + 1:]:
+            inner = inner * extent
+        elements = inner.const_value()
+        if elements is None or elements * size % ROW_BYTES == 0:
+            continue
+        shape = ", ".join(str(e) for e in buf.shape)
+        multiple = ROW_BYTES // math.gcd(ROW_BYTES, size)
+        raise LoweringError(f"{buf.name}: {STRIDE_RULE} (its tensor map {tmap.name}), but {buf.name} [{shape}] "
+                            f"of {buf.dtype.short_name} has a stride of {elements} x {size} = {elements * size} "
+                            f"bytes in dimension {d}; pad the extents after dimension {d} to a multiple of "
+                            f"{multiple} elements")
 
 
 def analyze_store(ids: IdModel, buffers: BufferPlan, out: TensorView) -> TmaBox:

@@ -5,7 +5,7 @@ Reads: the ``ids`` analysis (launch extents), ``warp_specialization`` (thread pa
 ``circular`` analysis (pipelines a symbolic loop must fill), the ``buffers`` analysis (parameters
 of vectorized accesses) and the fusion's extent constraints.
 Writes: ``kernel.grid``, ``kernel.block``, ``kernel.checks``, ``kernel.tensor_maps``,
-``kernel.launch_bounds``.
+``kernel.launch_requirements`` (the TMA stride rule of each tensor map's tensor), ``kernel.launch_bounds``.
 Guarantees: every thread- or block-parallel axis fits its launch dimension, the warp-specialized
 dimension padded by one producer warp group (smaller ones
 are predicated by the indexing pass); equal-extent requirements between operands, vectorized
@@ -37,7 +37,8 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
     if threads is not None:
         launch_bounds = threads
     return replace(kernel, grid=grid, block=block, checks=tuple(dict.fromkeys(checks)),
-                   tensor_maps=tuple(a.tma.tensor_maps.values()), launch_bounds=launch_bounds)
+                   tensor_maps=tuple(a.tma.tensor_maps.values()), launch_requirements=a.tma.requirements(),
+                   launch_bounds=launch_bounds)
 
 
 def vector_checks(a: Analyses) -> list[RuntimeCheck]:

@@ -15,6 +15,7 @@ from fusion_ir.reference import as_stored
 from fusion_ir.scalar import Val, ceil_div
 from fusion_ir.types import DataType, MemoryType, ParallelType, SmemSwizzle
 from lowering import kernel_ir as k
+from lowering.analysis.tma import stride_requirements
 from lowering.layout import swizzle_index, wgmma_accumulator
 
 F32, I64 = DataType.Float, DataType.Int64
@@ -97,8 +98,11 @@ def make_kernel(name: str, body: list[k.Node], inputs: list[k.Buffer], outputs: 
         vals = [x if isinstance(x, Val) else c(x) for x in t]
         return tuple(vals + [c(1)] * (3 - len(vals)))  # type: ignore[return-value]
 
+    # the rules lowering records for each tensor map (TMA's 16-byte strides), as a lowered kernel has them
+    requirements = tuple(r for m in tensor_maps for r in stride_requirements(m))
     return k.Kernel(name, tuple(body), tuple(inputs), tuple(outputs), tuple(tensor_maps), dims(grid), dims(block),
-                    smem if isinstance(smem, Val) else c(smem), tuple(checks), launch_bounds)
+                    smem if isinstance(smem, Val) else c(smem), tuple(checks), launch_bounds,
+                    launch_requirements=requirements)
 
 
 def uniform(shape: tuple[int, ...], rng: np.random.Generator, dtype: object = np.float32) -> np.ndarray:

@@ -67,3 +67,19 @@ def test_pass_changes_count_added_and_removed_lines() -> None:
     assert (syncs.added, syncs.removed) == (1, 0) and any("__syncthreads" in d for d in syncs.diff)
     for before, after in itertools.pairwise(changes):
         assert after.lines - before.lines == after.added - after.removed
+
+
+def test_launch_requirements_head_the_loop_nest_and_the_kir_listing(viz) -> None:
+    """The rules lowering recorded on the arguments: in the loops tree, its JSON and the kernel IR listing."""
+    rule = "T0: TMA needs strides that are multiples of 16 bytes"
+    lines = viz("tma_tile_2d").out.splitlines()
+    assert f"requires {rule}  (((T0_stride0 * 4) % 16) == 0)" in lines[1]
+    kir = viz("tma_tile_2d", "--show", "kir").out
+    assert f"REQUIRE ((T0_stride0 * 4) % 16) == 0  // {rule}" in kir
+    import json
+
+    doc = json.loads(viz("tma_tile_2d", "--show", "loops,kir", "--format", "json").out)
+    for view in doc["views"]:
+        assert view["launch_requirements"] == [{"tensor": "T0", "rule": "TMA needs strides that are multiples of "
+                                                "16 bytes", "holds": "((T0_stride0 * 4) % 16) == 0"}]
+    assert "requires" not in viz("tma_add").out   # a 1-D TMA tensor has no stride to check
