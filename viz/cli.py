@@ -43,9 +43,16 @@ formats (--format) and where they go:
 exit status:
   0  shown. --show pipeline without a circular-buffered loop and --show smem without
      shared memory print a note and exit 0.
-  2  an error, shown as a short red panel on stderr (a traceback only with --debug): a missing
-     file, a file without build(), a schedule or lowering error, an unknown --show or --pass,
-     nvcc missing for --show resources, a simulation error (deadlock) for --show pipeline.
+  2  an error, shown as a short red panel on stderr (the whole traceback only with --debug): a
+     missing file, a file without build(), a schedule or lowering error, an unknown --show or
+     --pass, nvcc missing for --show resources, a simulation error (deadlock) for --show pipeline.
+     An exception of the target file's own code (at import or in build()) shows its lines in that
+     file, then the exception; a malformed SIZES shows the form expected.
+
+target files:
+  A file defines build() -> Fusion (or a module-level `fusion`) and optionally SIZES, a list of
+  test sizes, each a list of one shape per fusion input: SIZES = [[(M, K), (K, N)], ...]. Its
+  folder is on sys.path while it runs, so modules beside it import. docs/viz.md says more.
 
 examples:
   viz --list
