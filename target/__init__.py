@@ -6,7 +6,7 @@ count of the GPU at hand. Nothing here imports the rest of the project: ``fusion
 ``lowering``, ``codegen`` and ``runtime`` all import it.
 """
 
-from .current import DEFAULT_TARGET, current, use
+from .active import DEFAULT_TARGET, current, use
 from .gpus import H100, H100_PCIE, H200
 from .model import Target, Tma, Wgmma
 

@@ -41,6 +41,7 @@ class Tma:
     max_rank: int                       # dimensions of a tensor map
     max_box: int                        # the largest extent of a box dimension
     alignment: int                      # bytes: a box row, every global stride and the base address are multiples
+    smem_alignment: int                 # bytes: a box's start in shared memory (more when swizzled)
     swizzle_spans: tuple[int, ...]      # bytes of one swizzled row, per swizzle mode (32 B, 64 B, 128 B)
     max_element_stride: int             # the traversal stride of a box dimension is in [1, this]
     max_global_extent: int              # extent of a global dimension, at most
