@@ -62,8 +62,8 @@ def compile_check(source: str, *, options: tuple[str, ...] = (), nvcc: str = "nv
     with tempfile.TemporaryDirectory(prefix="codegen_") as tmp:
         src = Path(tmp) / "kernel.cu"
         src.write_text(source)
-        cmd = [exe, *arch_flags(current_target()), "-cubin", "-Xptxas", "-v", *options, "-o", str(Path(tmp) / "kernel.cubin"),
-               str(src)]
+        cmd = [exe, *arch_flags(current_target()), "-cubin", "-Xptxas", "-v", *options,
+               "-o", str(Path(tmp) / "kernel.cubin"), str(src)]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, cwd=tmp, check=False)
     log = (proc.stdout + proc.stderr).replace(str(src), "kernel.cu")
     if proc.returncode != 0:

@@ -86,8 +86,8 @@ class WgmmaShape:
         operands = [f'"+f"(d[{i}])' for i in range(r)]
         operand_lines = [", ".join(operands[i:i + _PER_LINE // 2]) for i in range(0, r, _PER_LINE // 2)]
         lines = [
-            f"// {self.instruction}: D[{self.m} x {self.n}] += A[{self.m} x {self.k}] * B[{self.k} x {self.n}], A and B "
-            f"in shared memory;",
+            f"// {self.instruction}: D[{self.m} x {self.n}] += A[{self.m} x {self.k}] * B[{self.k} x {self.n}], "
+            f"A and B in shared memory;",
             f"// {r} {self.accumulator_ptx_type} accumulators per thread at d[0 .. {r - 1}].",
             "template <int TransA, int TransB>",
             f"__device__ __forceinline__ void {self.function}(float* d, uint64_t desc_a, uint64_t desc_b) {{",

@@ -73,7 +73,14 @@ from .kir_nodes import (
 )
 from .kir_printer import body_lines
 
-__all__ = ["Allocate", "ArgumentBinding", "ArgumentError", "Assign", "AsyncCommit", "AsyncWait", "BinaryValue", "BlockReduce", "BlockSync", "Buffer", "CastValue", "Comment", "Const", "Continue", "CpAsync", "ElectSync", "FenceAsyncProxy", "ForLoop", "IfThenElse", "Kernel", "Let", "Load", "MBarrierArrive", "MBarrierArriveExpectTx", "MBarrierInit", "MBarrierInval", "MBarrierWait", "MBarrierWaitParity", "MatrixDescriptor", "Mma", "NODE_TYPES", "NamedBarrier", "Node", "NodeVisitor", "Return", "RuntimeCheck", "SetMaxNReg", "StMatrix", "Stage", "TensorMapParam", "TensorOp", "TmaLoad", "TmaStore", "UnaryValue", "Value", "WgmmaFence", "bind_arguments", "body_fields", "children", "map_vals", "rewrite", "substitute", "walk"]
+__all__ = ["Allocate", "ArgumentBinding", "ArgumentError", "Assign", "AsyncCommit", "AsyncWait", "BinaryValue",
+           "BlockReduce", "BlockSync", "Buffer", "CastValue", "Comment", "Const", "Continue", "CpAsync",
+           "ElectSync", "FenceAsyncProxy", "ForLoop", "IfThenElse", "Kernel", "Let", "Load", "MBarrierArrive",
+           "MBarrierArriveExpectTx", "MBarrierInit", "MBarrierInval", "MBarrierWait", "MBarrierWaitParity",
+           "MatrixDescriptor", "Mma", "NODE_TYPES", "NamedBarrier", "Node", "NodeVisitor", "Return",
+           "RuntimeCheck", "SetMaxNReg", "StMatrix", "Stage", "TensorMapParam", "TensorOp", "TmaLoad",
+           "TmaStore", "UnaryValue", "Value", "WgmmaFence", "bind_arguments", "body_fields", "children",
+           "map_vals", "rewrite", "substitute", "walk"]
 
 
 # ---------------------------------------------------------------- kernel

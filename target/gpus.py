@@ -29,8 +29,8 @@ H100 = Target(
     max_cluster_size_non_portable=16,
     wgmma=Wgmma(m=64, n_step=8, max_n=256, k_bytes=32, operand_types=("BFloat16", "Half"),
                 accumulator_type="Float", descriptor_offset_limit=1 << 18),
-    tma=Tma(max_rank=5, max_box=256, alignment=16, smem_alignment=128, swizzle_spans=(32, 64, 128), max_element_stride=8,
-            max_global_extent=2**32, max_global_stride=2**40),
+    tma=Tma(max_rank=5, max_box=256, alignment=16, smem_alignment=128, swizzle_spans=(32, 64, 128),
+            max_element_stride=8, max_global_extent=2**32, max_global_stride=2**40),
 )
 
 H200 = replace(H100, name="H200 SXM")                  # sm_90 as the H100, with more (and faster) HBM

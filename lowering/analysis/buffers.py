@@ -27,13 +27,14 @@ from fusion_ir import IterDomain, MemoryType, ParallelType, TensorView, WarpSpec
 from fusion_ir.exprs import load_kind
 from fusion_ir.scalar import Val
 from fusion_ir.types import DataType, LoadStoreOpType, SmemSwizzle
+from target import DEFAULT_TARGET
 from target import current as current_target
 
 from ..errors import LoweringError
 from ..kernel_ir import Buffer
 from .id_model import IdModel, LoopGroup
 
-TMA_ALIGN = 128
+TMA_ALIGN = DEFAULT_TARGET.tma.smem_alignment
 
 
 @dataclass

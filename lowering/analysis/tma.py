@@ -10,8 +10,8 @@ axes right of its compute-at position are serial loops that issue one copy each.
 Rules (raised as ``LoweringError``), with the current target's limits (sm_90's in brackets):
 rank <= ``max_rank`` (5), every box extent <= ``max_box`` (256), the innermost box row a multiple
 of ``alignment`` bytes (16; exactly the swizzle span when swizzled), every box starting
-``smem_alignment``-byte (128) aligned in shared memory (at a whole swizzle repeat when swizzled), the Bulk axes innermost in
-the allocation in the global tensor's dimension order, and no thread-parallel axis (one elected
+``smem_alignment``-byte (128) aligned in shared memory (at a whole swizzle repeat when swizzled),
+the Bulk axes innermost in the allocation in the global tensor's dimension order, and no thread-parallel axis (one elected
 thread issues every copy of the block).
 """
 
@@ -141,8 +141,8 @@ def analyze_store(ids: IdModel, buffers: BufferPlan, out: TensorView) -> TmaBox:
         box_extents.append(extent)
     row = box_extents[-1] * out.dtype.size
     if row % _tma().alignment or (tile.swizzle is not SmemSwizzle.NONE and row != tile.swizzle.span):
-        raise LoweringError(f"{name}: the TMA store box row is {row} bytes; it must be a multiple of {_tma().alignment} "
-                            f"bytes and exactly the {tile.swizzle.name} swizzle span of T{tile.name} when swizzled")
+        raise LoweringError(f"{name}: the TMA store box row is {row} bytes; it must be a multiple of "
+                            f"{_tma().alignment} bytes and exactly the {tile.swizzle.name} swizzle span of T{tile.name} when swizzled")
     result = TmaBox(out, out, dims, tuple(bulk.get(r) for r in dims), tuple(box_extents), tuple(issue),
                     shared=tile, issuers=tuple(issuers), issuer_warp=first_warp(ids, tuple(issuers)),
                     wait=out.store_wait)
@@ -175,7 +175,8 @@ def analyze(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> TmaBox:
     root_of = {p: c for c, p in tv.definition.root_map(source).items()}
     dims = tuple(root_of[p] for p in source.shape_ids)
     if len(dims) > _tma().max_rank:
-        raise LoweringError(f"{name}: a TMA box has at most {_tma().max_rank} dimensions; T{source.name} has {len(dims)}")
+        raise LoweringError(f"{name}: a TMA box has at most {_tma().max_rank} dimensions; T{source.name} has "
+                            f"{len(dims)}")
 
     issue: list[IterDomain] = []
     turn = turn_axis(ids, tv)
