@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fusion_ir.scalar import Val
-from fusion_ir.types import DataType
+from fusion_ir.types import DataType, MemoryType, ParallelType, SmemSwizzle
 
 from .kir_nodes import (
     NODE_TYPES,
@@ -73,7 +73,8 @@ from .kir_nodes import (
 )
 from .kir_printer import body_lines
 
-__all__ = ["Allocate", "ArgumentBinding", "ArgumentError", "Assign", "AsyncCommit", "AsyncWait", "BinaryValue",
+__all__ = ["DataType", "MemoryType", "ParallelType", "SmemSwizzle", "Val",  # the types nodes hold
+           "Allocate", "ArgumentBinding", "ArgumentError", "Assign", "AsyncCommit", "AsyncWait", "BinaryValue",
            "BlockReduce", "BlockSync", "Buffer", "CastValue", "Comment", "Const", "Continue", "CpAsync",
            "ElectSync", "FenceAsyncProxy", "ForLoop", "IfThenElse", "Kernel", "Let", "Load", "MBarrierArrive",
            "MBarrierArriveExpectTx", "MBarrierInit", "MBarrierInval", "MBarrierWait", "MBarrierWaitParity",
