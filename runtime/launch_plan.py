@@ -189,7 +189,8 @@ def _tensor_map_spec(kernel: Kernel, tmap: TensorMapParam, shapes: list[tuple[in
     byte_strides = tuple(s * itemsize for s in reversed(stride[:-1]))
     for dim, bs in enumerate(byte_strides, start=1):
         if bs % tma.alignment != 0 or bs >= tma.max_global_stride:
-            raise InputError(f"{where}: TMA needs strides that are multiples of {tma.alignment} bytes; {buf.name} has a "
+            raise InputError(f"{where}: TMA needs strides that are multiples of {tma.alignment} bytes; {buf.name} "
+                             f"has a "
                              f"stride of {bs} bytes (strides {stride} elements of {itemsize} bytes, shape {shape})")
     if any(s > tma.max_global_extent for s in shape):
         raise InputError(f"{where}: TMA extents are at most {tma.max_global_extent}, {buf.name} has shape {shape}")
