@@ -13,9 +13,18 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from target import DEFAULT_TARGET, Target
+from target import current as current_target
+
 from .errors import NvccError
 
-NVCC_ARCH_FLAGS = ("-gencode=arch=compute_90a,code=sm_90a",)
+
+def arch_flags(target: Target) -> tuple[str, ...]:
+    """nvcc's ``-gencode`` for ``target`` (``-gencode=arch=compute_90a,code=sm_90a``)."""
+    return (f"-gencode=arch={target.virtual_arch},code={target.arch}",)
+
+
+NVCC_ARCH_FLAGS = arch_flags(DEFAULT_TARGET)
 
 
 @dataclass(frozen=True)
@@ -43,7 +52,7 @@ def nvcc_available(nvcc: str = "nvcc") -> bool:
 
 def compile_check(source: str, *, options: tuple[str, ...] = (), nvcc: str = "nvcc",
                   timeout_s: float = 300.0) -> PtxasResources:
-    """Compile ``source`` to an sm_90a cubin; raise ``NvccError`` on any error or warning.
+    """Compile ``source`` to a cubin of the current target (sm_90a); raise ``NvccError`` on any error or warning.
 
     Returns the resources of the (first) kernel in the translation unit.
     """
@@ -53,8 +62,8 @@ def compile_check(source: str, *, options: tuple[str, ...] = (), nvcc: str = "nv
     with tempfile.TemporaryDirectory(prefix="codegen_") as tmp:
         src = Path(tmp) / "kernel.cu"
         src.write_text(source)
-        cmd = [exe, *NVCC_ARCH_FLAGS, "-cubin", "-Xptxas", "-v", *options, "-o", str(Path(tmp) / "kernel.cubin"),
-               str(src)]
+        cmd = [exe, *arch_flags(current_target()), "-cubin", "-Xptxas", "-v", *options,
+               "-o", str(Path(tmp) / "kernel.cubin"), str(src)]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, cwd=tmp, check=False)
     log = (proc.stdout + proc.stderr).replace(str(src), "kernel.cu")
     if proc.returncode != 0:

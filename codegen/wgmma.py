@@ -26,22 +26,32 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fusion_ir.types import DataType, SmemSwizzle
-from lowering.layout import WGMMA_K_BYTES, WGMMA_M
+from target import current as current_target
 
-WGMMA_K = WGMMA_K_BYTES // 2        # 16 elements of a 16-bit operand type
-MAX_N = 256
-OPERAND_TYPES = {DataType.BFloat16: "bf16", DataType.Half: "f16"}
+PTX_TYPES = {DataType.BFloat16: "bf16", DataType.Half: "f16", DataType.Float: "f32"}   # PTX's names of types
 DESCRIPTOR_MODES = {SmemSwizzle.NONE: 0, SmemSwizzle.B128: 1, SmemSwizzle.B64: 2, SmemSwizzle.B32: 3}
-DESCRIPTOR_OFFSET_LIMIT = 1 << 18   # leading/stride byte offsets: 14-bit fields in 16-byte units
 _PER_LINE = 16                      # registers per line of the generated asm
 
 
 @dataclass(frozen=True)
 class WgmmaShape:
-    """One ``wgmma.mma_async.sync.aligned.m64nNk16.f32.<t>.<t>`` form: N and the operand type."""
+    """One ``wgmma.mma_async.sync.aligned.m64nNk16.f32.<t>.<t>`` form: N and the operand type (M, K and
+    the accumulator type are the current target's)."""
 
     n: int
     dtype: DataType
+
+    @property
+    def m(self) -> int:
+        return current_target().wgmma.m
+
+    @property
+    def k(self) -> int:
+        return current_target().wgmma.k_for(self.dtype.size)
+
+    @property
+    def accumulator_ptx_type(self) -> str:
+        return PTX_TYPES[DataType[current_target().wgmma.accumulator_type]]
 
     @property
     def registers(self) -> int:
@@ -49,17 +59,18 @@ class WgmmaShape:
 
     @property
     def ptx_type(self) -> str:
-        return OPERAND_TYPES[self.dtype]
+        return PTX_TYPES[self.dtype]
 
     @property
     def instruction(self) -> str:
         t = self.ptx_type
-        return f"wgmma.mma_async.sync.aligned.m{WGMMA_M}n{self.n}k{WGMMA_K}.f32.{t}.{t}"
+        return f"wgmma.mma_async.sync.aligned.m{self.m}n{self.n}k{self.k}.{self.accumulator_ptx_type}.{t}.{t}"
 
     @property
     def function(self) -> str:
         """The wrapper's name in namespace ``wgmma``, e.g. ``mmaM64N256K16F32Bf16``."""
-        return f"mmaM{WGMMA_M}N{self.n}K{WGMMA_K}F32{self.ptx_type.capitalize()}"
+        acc = self.accumulator_ptx_type.capitalize()
+        return f"mmaM{self.m}N{self.n}K{self.k}{acc}{self.ptx_type.capitalize()}"
 
     def callee(self, trans_a: bool, trans_b: bool) -> str:
         """``wgmma::mmaM64N256K16F32Bf16<0, 1>``: the wrapper with its transpose bits (A's, then B's)."""
@@ -75,8 +86,9 @@ class WgmmaShape:
         operands = [f'"+f"(d[{i}])' for i in range(r)]
         operand_lines = [", ".join(operands[i:i + _PER_LINE // 2]) for i in range(0, r, _PER_LINE // 2)]
         lines = [
-            f"// {self.instruction}: D[64 x {self.n}] += A[64 x 16] * B[16 x {self.n}], A and B in shared memory;",
-            f"// {r} f32 accumulators per thread at d[0 .. {r - 1}].",
+            f"// {self.instruction}: D[{self.m} x {self.n}] += A[{self.m} x {self.k}] * B[{self.k} x {self.n}], "
+            f"A and B in shared memory;",
+            f"// {r} {self.accumulator_ptx_type} accumulators per thread at d[0 .. {r - 1}].",
             "template <int TransA, int TransB>",
             f"__device__ __forceinline__ void {self.function}(float* d, uint64_t desc_a, uint64_t desc_b) {{",
             "  asm volatile(",

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Literal
 
+from target import current as current_target
+
 from . import replay
 from .circular_buffer import AUTO, CircularBufferOptions, Pipelined, WarpSpecialized
 from .exprs import ASYNC_LOADS, BinaryOp, BroadcastOp, CastOp, Expr, LoadStoreOp, MmaOp, ReductionOp, UnaryOp, load_kind
@@ -24,7 +26,6 @@ _BYTES_PER_VECTOR = 16
 # When the elected thread that issued a TMA store's boxes waits for their reads of the shared tile
 # (``TensorView.set_store_wait``): once after all the boxes, or deferred to just before the tile is next written.
 STORE_WAITS = ("after_boxes", "deferred")
-_REGISTER_RANGE = (24, 256)
 
 
 class Axis:
@@ -842,12 +843,13 @@ def _validate_warp_specialized(tv: TensorView, ws: WarpSpecialized) -> None:
     is_int = [isinstance(r, int) and not isinstance(r, bool) for r in regs] if isinstance(regs, tuple) else []
     if not (len(is_int) == 2 and all(is_int)):
         raise tv._err(f"circular_buffer: num_registers must be a pair (decrease, increase) of integers, got {regs!r}")
-    lo, hi = _REGISTER_RANGE
+    target = current_target()
+    (lo, hi), step = target.setmaxnreg_range, target.setmaxnreg_step
     for which, r in zip(("decrease", "increase"), regs):
         if not lo <= r <= hi:
             raise tv._err(f"circular_buffer: num_registers {which} {r} is outside [{lo}, {hi}]")
-        if r % 8 != 0:
-            raise tv._err(f"circular_buffer: num_registers {which} {r} is not a multiple of 8")
+        if r % step != 0:
+            raise tv._err(f"circular_buffer: num_registers {which} {r} is not a multiple of {step}")
     if regs[0] > regs[1]:
         raise tv._err(f"circular_buffer: num_registers decrease {regs[0]} is greater than increase {regs[1]}")
 

@@ -22,8 +22,10 @@ from fusion_ir import DataType, Fusion, ScheduleError, ops
 from fusion_ir.reference import evaluate
 from fusion_ir.schedulers import MatmulParams, schedule_matmul
 from runtime.inputs import random_inputs
+from target import DEFAULT_TARGET
 
 MAX_EXTENT = 200
+SMEM_PER_BLOCK = DEFAULT_TARGET.smem_per_block
 
 
 @dataclass(frozen=True)
@@ -88,7 +90,7 @@ def matmul_params(draw: st.DrawFn) -> MatmulParams:
         mode = {**mode, "tma_store": True,       # the case draws a bf16/fp16 output for it
                 "store_wait": draw(st.sampled_from(["after_boxes", "deferred"]))}
     params = MatmulParams(tile=(tm, tn, tk), stages=stages, compute_warp_groups=groups, **mode)
-    if params.smem_bytes(DataType.BFloat16) > 232_448:
+    if params.smem_bytes(DataType.BFloat16) > SMEM_PER_BLOCK:
         params = MatmulParams(tile=(tm, tn, tk), stages=2, compute_warp_groups=groups, **mode)
     broken = draw(st.sampled_from([None] * 6 + ["tile", "stages", "groups", "regs", "flag", "wait"]))
     if broken == "tile":

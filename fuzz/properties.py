@@ -32,10 +32,11 @@ from lowering import LoweringError, lower
 from lowering import kernel_ir as kir
 from lowering.pipeline import PASS_NAMES
 from runtime import InputError, PipelineFillError
+from target import DEFAULT_TARGET
 
 from .case import Case, Step, apply_step, build, compare, evaluate_float32, make_inputs, to_script
 
-MAX_THREADS_PER_BLOCK = 1024
+MAX_THREADS_PER_BLOCK = DEFAULT_TARGET.max_threads_per_block
 # launches with more lanes than this are not simulated (the simulator is a CPU interpreter)
 MAX_SIMULATED_LANES = 1 << 16
 # nor kernels whose loops execute more statements than this per thread times warps per block

@@ -9,448 +9,80 @@ Every index and predicate is a symbolic ``Val`` over these symbols:
 - ``threadIdx.x/y/z``, ``blockIdx.x/y/z``, ``blockDim.x/y/z``, ``gridDim.x/y/z``;
 - loop indices (``i17``), bound by their ``ForLoop``.
 
-Passes rebuild nodes (``dataclasses.replace``) rather than mutate them.
+Passes rebuild nodes (``dataclasses.replace``) rather than mutate them. The nodes live in
+``lowering.kir_nodes``, re-exported here; this module adds the ``Kernel`` and argument binding.
 """
 
 from __future__ import annotations
 
-import enum
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Union, get_args
+from typing import Any
 
 from fusion_ir.scalar import Val
 from fusion_ir.types import DataType, MemoryType, ParallelType, SmemSwizzle
 
-
-class Stage(enum.Enum):
-    """Where a loop sits in a circular-buffered pipeline."""
-
-    PrePrologue = "pre-prologue"
-    Prologue = "prologue"
-    Main = "main"
-    Epilogue = "epilogue"
-    PostEpilogue = "post-epilogue"
-    AsyncWarp = "AsyncWarp"
-    ComputeWarp = "ComputeWarp"
-
-
-# ---------------------------------------------------------------- buffers
-@dataclass(frozen=True)
-class Buffer:
-    """A named storage object: a kernel parameter (Global) or an allocation.
-
-    ``size`` counts elements. Global parameters carry their logical ``shape`` and the
-    element-stride symbols used in index expressions. ``swizzle`` is the layout TMA writes a
-    shared buffer in (``lowering.layout.swizzle_index`` maps a row-major index to its place).
-    """
-
-    name: str
-    dtype: DataType
-    memory: MemoryType
-    size: Val
-    shape: tuple[Val, ...] = ()
-    strides: tuple[Val, ...] = ()
-    align: int = 16
-    is_param: bool = False
-    swizzle: SmemSwizzle = SmemSwizzle.NONE
-
-    @property
-    def nbytes(self) -> Val:
-        return self.size * self.dtype.size
-
-    def __str__(self) -> str:
-        return self.name
-
-
-@dataclass(frozen=True)
-class TensorMapParam:
-    """A TMA descriptor passed as a ``__grid_constant__`` kernel parameter."""
-
-    name: str            # e.g. "tmap_T0"
-    tensor: Buffer       # the global tensor it describes
-    box: tuple[int, ...]  # box extents, innermost first as TMA expects
-    element_strides: tuple[int, ...] = ()
-    swizzle: SmemSwizzle = SmemSwizzle.NONE
-
-
-# ---------------------------------------------------------------- values
-@dataclass(frozen=True)
-class Load:
-    buffer: Buffer
-    index: Val
-
-    @property
-    def dtype(self) -> DataType:
-        return self.buffer.dtype
-
-
-@dataclass(frozen=True)
-class Const:
-    value: float | int
-    dtype: DataType
-
-
-@dataclass(frozen=True)
-class UnaryValue:
-    op: str  # neg exp abs relu sqrt sin cos log rsqrt tanh sigmoid
-    x: Value
-    dtype: DataType
-
-
-@dataclass(frozen=True)
-class BinaryValue:
-    op: str  # add sub mul div maximum minimum
-    a: Value
-    b: Value
-    dtype: DataType
-
-
-@dataclass(frozen=True)
-class CastValue:
-    x: Value
-    dtype: DataType
-
-
-Value = Union[Load, Const, UnaryValue, BinaryValue, CastValue]  # noqa: UP007 (get_args reads it)
-
-
-# ---------------------------------------------------------------- statements
-@dataclass(frozen=True)
-class Allocate:
-    """Declare a Local or Shared buffer; ``offset`` is its byte offset in dynamic shared memory."""
-
-    buffer: Buffer
-    offset: Val | None = None
-
-
-@dataclass(frozen=True)
-class Assign:
-    """``buffer[index] = value``; with ``reduce_op`` it is ``buffer[index] = op(buffer[index], value)``.
-
-    ``vector > 1`` copies that many consecutive elements (value a ``Load``, or a ``CastValue`` of
-    one to the buffer's type: a converting copy); codegen emits one vector store.
-    """
-
-    buffer: Buffer
-    index: Val
-    value: Value
-    reduce_op: str | None = None
-    vector: int = 1
-
-
-@dataclass(frozen=True)
-class BlockReduce:
-    """All-reduce ``value`` across the threads that differ only in ``dims``; every such thread
-    then writes the result to ``buffer[index]``. ``workspace`` is the shared scratch buffer."""
-
-    buffer: Buffer
-    index: Val
-    value: Value
-    op: str
-    dims: tuple[ParallelType, ...]
-    init: float
-    workspace: Buffer
-    # Inside a warp-split branch its internal barriers are ``bar.sync id, threads`` over the
-    # branch's threads (set by the branch_barriers pass); None: ``__syncthreads``.
-    barrier: NamedBarrier | None = None
-
-
-@dataclass(frozen=True)
-class ForLoop:
-    index: Val            # a symbol
-    start: Val
-    stop: Val
-    body: tuple[Node, ...]
-    label: str = ""       # the IterDomain it iterates, e.g. "iS3{ceilDiv(i1, 256)}"
-    unroll: bool | int = False   # True: full unroll; int: #pragma unroll N
-    vectorize: bool = False
-    stage: Stage | None = None
-    step: Val = Val.const(1)  # noqa: RUF009 (Val is immutable); a persistent loop steps by gridDim.x
-
-
-@dataclass(frozen=True)
-class IfThenElse:
-    """``if (cond) then_body else else_body``.
-
-    ``branch_threads`` is set when ``cond`` splits the block by whole warps (warp specialization):
-    the number of threads that take the then and the else branch. A barrier inside such a branch
-    is a ``NamedBarrier`` over that branch's threads, never a block-wide ``BlockSync``.
-    """
-
-    cond: Val
-    then_body: tuple[Node, ...]
-    else_body: tuple[Node, ...] = ()
-    branch_threads: tuple[Val, Val] | None = None
-
-
-@dataclass(frozen=True)
-class ElectSync:
-    """Run ``body`` in one thread of warp ``warp`` of the block, chosen by ``elect.sync``.
-
-    ``warp`` is the linear warp index in the block (linear thread index // 32): warp 0 for a
-    block-wide elected thread, the first warp of the producer branch in a warp-specialized kernel.
-    Only threads of that warp take part; the others skip the body.
-    """
-
-    body: tuple[Node, ...]
-    warp: Val = Val.const(0)  # noqa: RUF009 (Val is immutable)
-
-
-@dataclass(frozen=True)
-class BlockSync:
-    """``__syncthreads()``; ``reason`` says which hazard it guards (RAW, WAR, init).
-
-    ``per``: thread dimensions along which the threads do not depend on each other (the buffer it
-    guards has a part for each index there, read by the threads with that index): the whole block
-    synchronizing is correct, and inside a warp-split branch a barrier among the threads with this
-    thread's indices on ``per`` is enough (``branch_barriers``)."""
-
-    reason: str = ""
-    per: tuple = ()       # of ParallelType
-
-
-@dataclass(frozen=True)
-class NamedBarrier:
-    """``bar.sync id, threads``: the ``threads`` threads (a multiple of 32) that reach barrier ``id``
-    (1..15; 0 is ``__syncthreads``) wait for each other. Used inside a branch that only some warps
-    take, where a block-wide ``__syncthreads`` would deadlock.
-
-    ``id`` may be an expression over the thread index, the same within each warp, so that warp groups
-    running the same code each synchronize on their own barrier: ``1 + threadIdx.y`` with
-    ``threads`` = 128 in a block of (128, 2, 1) threads. An int is taken as a constant; the field
-    always holds a ``Val``.
-    """
-
-    id: Val | int
-    threads: Val
-    reason: str = ""
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.id, Val):
-            object.__setattr__(self, "id", Val.const(self.id))
-
-
-@dataclass(frozen=True)
-class Let:
-    """A named index computed once where it stands: ``const <index type> name = value;``.
-
-    Later statements of the same scope (and the scopes nested in them) read it as the symbol
-    ``name``. The ``hoist_indices`` pass puts one before a loop for an index expression that does
-    not change inside the loop, so its divisions run once per entry instead of every iteration.
-    """
-
-    name: str
-    value: Val
-
-
-@dataclass(frozen=True)
-class Comment:
-    text: str
-
-
-@dataclass(frozen=True)
-class MBarrierInit:
-    mbar: Buffer
-    index: Val
-    count: Val
-
-
-@dataclass(frozen=True)
-class MBarrierInval:
-    mbar: Buffer
-    index: Val
-
-
-@dataclass(frozen=True)
-class MBarrierArrive:
-    mbar: Buffer
-    index: Val
-
-
-@dataclass(frozen=True)
-class MBarrierArriveExpectTx:
-    """Arrive and add ``tx_bytes`` to the expected transaction count; the returned state token
-    is stored in ``token[token_index]`` when ``token`` is given (the token form)."""
-
-    mbar: Buffer
-    index: Val
-    tx_bytes: Val
-    token: Buffer | None = None
-    token_index: Val | None = None
-
-
-@dataclass(frozen=True)
-class MBarrierWait:
-    """Wait until the phase recorded in ``token[token_index]`` has completed."""
-
-    mbar: Buffer
-    index: Val
-    token: Buffer
-    token_index: Val
-
-
-@dataclass(frozen=True)
-class MBarrierWaitParity:
-    """Wait until the barrier's phase with parity ``parity`` has completed."""
-
-    mbar: Buffer
-    index: Val
-    parity: Val
-
-
-@dataclass(frozen=True)
-class TmaLoad:
-    """``cp.async.bulk.tensor`` global -> shared of one box, completing on ``mbar[mbar_index]``.
-
-    ``coords`` are element coordinates of the box origin, outermost axis first (codegen
-    reverses them for the instruction). Elements outside the tensor are filled with zero.
-    """
-
-    dst: Buffer
-    dst_index: Val
-    tensor_map: TensorMapParam
-    coords: tuple[Val, ...]
-    mbar: Buffer
-    mbar_index: Val
-
-    @property
-    def box_bytes(self) -> int:
-        n = 1
-        for b in self.tensor_map.box:
-            n *= b
-        return n * self.dst.dtype.size
-
-
-@dataclass(frozen=True)
-class TmaStore:
-    src: Buffer
-    src_index: Val
-    tensor_map: TensorMapParam
-    coords: tuple[Val, ...]
-
-
-@dataclass(frozen=True)
-class CpAsync:
-    """``cp.async`` of ``vector`` elements global -> shared (zero-filled when ``pred`` is false)."""
-
-    dst: Buffer
-    dst_index: Val
-    src: Buffer
-    src_index: Val
-    vector: int = 1
-    pred: Val | None = None
-
-
-@dataclass(frozen=True)
-class AsyncCommit:
-    """Close the open group of async operations of ``kind``: ``cp.async``, ``bulk`` (TMA stores) or
-    ``wgmma`` (``wgmma.commit_group``)."""
-
-    kind: str  # "cp.async" | "bulk" | "wgmma"
-
-
-@dataclass(frozen=True)
-class AsyncWait:
-    """Wait until at most ``pending`` committed groups of ``kind`` are still in flight
-    (``wgmma.wait_group pending`` for ``wgmma``). For ``bulk`` (TMA stores), ``read``: until the groups have
-    read their shared-memory sources (``cp.async.bulk.wait_group.read``), else until they have completed
-    (``cp.async.bulk.wait_group``, the writes done too)."""
-
-    kind: str  # "cp.async" | "bulk" | "wgmma"
-    pending: int = 0
-    read: bool = True
-
-
-@dataclass(frozen=True)
-class FenceAsyncProxy:
-    pass
-
-
-@dataclass(frozen=True)
-class SetMaxNReg:
-    count: int
-    increase: bool
-
-
-@dataclass(frozen=True)
-class Return:
-    pass
-
-
-@dataclass(frozen=True)
-class Continue:
-    pass
-
-
-@dataclass(frozen=True)
-class MatrixDescriptor:
-    """A wgmma operand in shared memory: the fields of its 64-bit matrix descriptor, as data.
-
-    The operand starts at element ``offset`` of ``buffer`` (its row-major position, before the
-    swizzle). ``mn_major`` is the transpose bit: False when K is the contiguous dimension
-    (K-major), True when M (for A) or N (for B) is. ``leading_bytes`` and ``stride_bytes`` are the
-    descriptor's leading and stride byte offsets; ``lowering.layout.wgmma_operand_offset`` says
-    where element (mn, k) of the operand lives for each combination, and ``swizzle`` is the
-    buffer's swizzle (the descriptor's mode: B128 = 1, B64 = 2, B32 = 3, NONE = 0).
-    """
-
-    buffer: Buffer
-    offset: Val
-    leading_bytes: int
-    stride_bytes: int
-    swizzle: SmemSwizzle
-    mn_major: bool
-
-
-@dataclass(frozen=True)
-class StMatrix:
-    """``stmatrix.sync.aligned.m8n8.x{count}.shared.b16``, executed by a whole warp: ``count`` 8 x 8
-    matrices of 16-bit elements from registers to shared memory.
-
-    Lane ``l`` gives the address of row ``l % 8`` of matrix ``l / 8`` (lanes ``>= 8 count`` give
-    none): element ``dst_index`` of ``dst``, its position with the swizzle applied, the start of a
-    16-byte row of 8 elements. Register ``k`` (0 <= k < count) of lane ``l`` holds row ``l / 4``,
-    columns ``2 (l % 4)`` and ``2 (l % 4) + 1`` of matrix ``k``: the elements ``src[src_index + 2 k]``
-    and ``src[src_index + 2 k + 1]`` of the lane's Local buffer ``src``. This is the wgmma accumulator
-    fragment's order, so an epilogue stores its 16-bit results without moving them between threads.
-    """
-
-    dst: Buffer
-    dst_index: Val
-    src: Buffer
-    src_index: Val
-    count: int   # 1, 2 or 4
-
-
-@dataclass(frozen=True)
-class WgmmaFence:
-    """``wgmma.fence``: order the warp group's register accesses before the next wgmma."""
-
-
-@dataclass(frozen=True)
-class Mma:
-    """One ``wgmma.mma_async.sync.aligned.m64nNk16.f32.<dtype>.<dtype>`` of a warp group:
-    ``D[64, N] += A[64, 16] @ B[16, N]`` with both operands in shared memory.
-
-    Each of the warp group's 128 threads holds ``N / 2`` accumulators, registers
-    ``acc[acc_index + r]`` for ``r`` in ``[0, N / 2)``, laid out as
-    ``lowering.layout.wgmma_accumulator`` says. The result is asynchronous: it is in the
-    registers only after an ``AsyncWait("wgmma", ...)`` covers the commit group it belongs to.
-    """
-
-    acc: Buffer
-    acc_index: Val
-    a: MatrixDescriptor
-    b: MatrixDescriptor
-    shape: tuple[int, int, int]   # (64, N, 16)
-    dtype: DataType               # operand type: BFloat16 or Half
-
-
-Node = Union[Allocate, Assign, BlockReduce, ForLoop, IfThenElse, ElectSync, BlockSync, NamedBarrier, Comment, Let,  # noqa: UP007
-             MBarrierInit, MBarrierInval, MBarrierArrive, MBarrierArriveExpectTx, MBarrierWait,
-             MBarrierWaitParity, TmaLoad, TmaStore, CpAsync, AsyncCommit, AsyncWait, FenceAsyncProxy,
-             SetMaxNReg, Return, Continue, WgmmaFence, Mma, StMatrix]
+from .kir_nodes import (
+    NODE_TYPES,
+    Allocate,
+    Assign,
+    AsyncCommit,
+    AsyncWait,
+    BinaryValue,
+    BlockReduce,
+    BlockSync,
+    Buffer,
+    CastValue,
+    Comment,
+    Const,
+    Continue,
+    CpAsync,
+    ElectSync,
+    FenceAsyncProxy,
+    ForLoop,
+    IfThenElse,
+    Let,
+    Load,
+    MBarrierArrive,
+    MBarrierArriveExpectTx,
+    MBarrierInit,
+    MBarrierInval,
+    MBarrierWait,
+    MBarrierWaitParity,
+    MatrixDescriptor,
+    Mma,
+    NamedBarrier,
+    Node,
+    NodeVisitor,
+    Return,
+    SetMaxNReg,
+    StMatrix,
+    Stage,
+    TensorMapParam,
+    TensorOp,
+    TmaLoad,
+    TmaStore,
+    UnaryValue,
+    Value,
+    WgmmaFence,
+    body_fields,
+    children,
+    map_vals,
+    rewrite,
+    substitute,
+    walk,
+)
+from .kir_printer import body_lines
+
+__all__ = ["DataType", "MemoryType", "ParallelType", "SmemSwizzle", "Val",  # the types nodes hold
+           "Allocate", "ArgumentBinding", "ArgumentError", "Assign", "AsyncCommit", "AsyncWait", "BinaryValue",
+           "BlockReduce", "BlockSync", "Buffer", "CastValue", "Comment", "Const", "Continue", "CpAsync",
+           "ElectSync", "FenceAsyncProxy", "ForLoop", "IfThenElse", "Kernel", "Let", "Load", "MBarrierArrive",
+           "MBarrierArriveExpectTx", "MBarrierInit", "MBarrierInval", "MBarrierWait", "MBarrierWaitParity",
+           "MatrixDescriptor", "Mma", "NODE_TYPES", "NamedBarrier", "Node", "NodeVisitor", "Return",
+           "RuntimeCheck", "SetMaxNReg", "StMatrix", "Stage", "TensorMapParam", "TensorOp", "TmaLoad",
+           "TmaStore", "UnaryValue", "Value", "WgmmaFence", "bind_arguments", "body_fields", "children",
+           "map_vals", "rewrite", "substitute", "walk"]
 
 
 # ---------------------------------------------------------------- kernel
@@ -528,142 +160,21 @@ class Kernel:
         return [tuple(int(s.evaluate(env)) for s in b.shape) for b in self.outputs]
 
     def __str__(self) -> str:
-        from .kir_printer import kernel_text
-
-        return kernel_text(self)
+        """The kernel as a readable listing: its signature, launch, checks and body (``kir_printer``)."""
+        params = ", ".join(b.name for b in self.params)
+        maps = "".join(f", {m.name}" for m in self.tensor_maps)
+        grid = ", ".join(str(g) for g in self.grid)
+        block = ", ".join(str(b) for b in self.block)
+        lines = [f"KERNEL {self.name}({params}{maps})", f"  grid ({grid}), block ({block}), smem {self.smem_bytes} B"]
+        lines += [f"  CHECK {c.cond}  // {c.message}" for c in self.checks]
+        lines += [f"  REQUIRE {r.holds}  // {r.tensor}: {r.rule}" for r in self.launch_requirements]
+        lines += body_lines(self.body, 1)
+        return "\n".join(lines)
 
     def launch_dims(self, env: dict[str, int]) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
         grid = tuple(int(g.evaluate(env)) for g in self.grid)
         block = tuple(int(b.evaluate(env)) for b in self.block)
         return grid, block  # type: ignore[return-value]
-
-
-# ---------------------------------------------------------------- traversal
-_BODY_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def body_fields(cls: type) -> tuple[str, ...]:
-    """Names of the fields of a node class that hold statement lists (typed ``tuple[Node, ...]``)."""
-    names = _BODY_FIELDS.get(cls)
-    if names is None:
-        from dataclasses import fields, is_dataclass
-
-        names = tuple(f.name for f in fields(cls) if "Node" in str(f.type)) if is_dataclass(cls) else ()
-        _BODY_FIELDS[cls] = names
-    return names
-
-
-def children(node: Node) -> list[tuple[str, tuple[Node, ...]]]:
-    """The statement lists nested in a node, by field name."""
-    return [(name, getattr(node, name)) for name in body_fields(type(node))]
-
-
-def walk(body: tuple[Node, ...]) -> Iterator[Node]:
-    """Every node in program order, parents before children."""
-    for node in body:
-        yield node
-        for _, sub in children(node):
-            yield from walk(sub)
-
-
-def rewrite(body: tuple[Node, ...], fn: Callable[[Node], Node | tuple[Node, ...] | None]) -> tuple[Node, ...]:
-    """Rebuild a body bottom-up: ``fn`` returns a replacement node, a tuple to splice, or None to keep."""
-    out: list[Node] = []
-    for node in body:
-        kids = children(node)
-        if kids:
-            from dataclasses import replace
-
-            node = replace(node, **{name: rewrite(sub, fn) for name, sub in kids})
-        r = fn(node)
-        if r is None:
-            out.append(node)
-        elif isinstance(r, tuple):
-            out.extend(r)
-        else:
-            out.append(r)
-    return tuple(out)
-
-
-@dataclass(frozen=True)
-class TensorOp:
-    """A fusion expression placed in the loop nest but not yet indexed.
-
-    ``kind`` is ``compute``, ``init`` (a reduction's initial value) or ``block_reduce``
-    (the cross-thread step of a reduction). Passes find a tensor's statements by ``tv`` (the
-    TensorView itself, compared by identity), never by name. The indexing pass replaces every
-    TensorOp.
-    """
-
-    tv: Any
-    kind: str
-    text: str
-    expr: Any = field(compare=False, repr=False)
-    # Loop indices this op sees shifted, e.g. (("i3", i3 + 2),): a circular-buffer main loop
-    # issues the load of iteration i3 + prefetch. Applied to the statements it lowers to.
-    shift: tuple[tuple[str, Val], ...] = ()
-
-    @property
-    def tensor(self) -> str:
-        """The tensor's name, for display."""
-        return f"T{self.tv.name}"
-
-
-def map_vals(node: Any, fn: Callable[[Val], Val], *, into_bodies: bool = True) -> Any:
-    """``node`` (a statement, value or tuple of them) with ``fn`` applied to every index, bound and
-    condition ``Val`` it holds; buffers are left alone. ``into_bodies=False``: not the statements
-    nested in it."""
-    from dataclasses import fields, is_dataclass, replace
-
-    if isinstance(node, Val):
-        return fn(node)
-    if isinstance(node, tuple):
-        return tuple(map_vals(x, fn, into_bodies=into_bodies) for x in node)
-    if isinstance(node, (Buffer, TensorMapParam, TensorOp)) or not is_dataclass(node) or isinstance(node, type):
-        return node
-    nested = () if into_bodies else body_fields(type(node))
-    changes = {f.name: map_vals(getattr(node, f.name), fn, into_bodies=into_bodies)
-               for f in fields(node) if f.name not in nested}
-    return replace(node, **changes)
-
-
-def substitute(node: Any, mapping: dict[str, Val]) -> Any:
-    """``node`` (a statement, value or tuple of them) with symbols replaced in every index,
-    bound and condition; buffers are left alone."""
-    return map_vals(node, lambda v: v.substitute(mapping))
-
-
-# ---------------------------------------------------------------- dispatch
-NODE_TYPES: tuple[type, ...] = get_args(Node)
-
-
-class NodeVisitor:
-    """Dispatch on the node type: ``visit(node, ...)`` calls ``self.visit_<ClassName>(node, ...)``.
-
-    Every back end (codegen, the kernel-IR printer, the simulator) derives from this, so a new
-    node type is one ``visit_`` method per back end; ``missing_handlers()`` lists the node
-    classes a back end does not handle yet. ``backend`` names the back end in errors and
-    ``missing_error`` is the exception type raised for a node it cannot handle.
-    """
-
-    backend: str = "this back end"
-    missing_error: type[Exception] = TypeError
-
-    def visit(self, node: Any, *args: Any, **kwargs: Any) -> Any:
-        return self.handler(type(node))(node, *args, **kwargs)
-
-    def handler(self, cls: type) -> Callable[..., Any]:
-        """The bound ``visit_`` method for nodes of class ``cls``; an error naming both if there is none."""
-        method = getattr(self, f"visit_{cls.__name__}", None)
-        if method is None:
-            raise self.missing_error(f"{self.backend} cannot handle kernel IR node {cls.__name__}: "
-                                     f"{type(self).__name__} has no visit_{cls.__name__} method")
-        return method
-
-    @classmethod
-    def missing_handlers(cls, node_types: tuple[type, ...] = NODE_TYPES) -> list[str]:
-        """Names of the node classes in ``node_types`` without a ``visit_`` method."""
-        return [t.__name__ for t in node_types if not callable(getattr(cls, f"visit_{t.__name__}", None))]
 
 
 # ---------------------------------------------------------------- arguments

@@ -1,11 +1,13 @@
-"""Kernel IR as a readable nested listing (used by ``str(kernel)``, ``viz`` and golden tests)."""
+"""Kernel IR as a readable nested listing (used by ``str(kernel)``, ``viz`` and golden tests).
+
+Reads only the nodes (``kir_nodes``); ``Kernel.__str__`` adds the signature and launch lines."""
 
 from __future__ import annotations
 
 from fusion_ir.scalar import Val
 from fusion_ir.types import DataType
 
-from . import kernel_ir as k
+from . import kir_nodes as k
 
 
 def value_text(v: k.Value) -> str:
@@ -204,16 +206,3 @@ def node_lines(node: k.Node, indent: int = 0) -> list[str]:
 def body_lines(body: tuple[k.Node, ...], indent: int) -> list[str]:
     return _PRINTER.body(body, indent)
 
-
-def kernel_text(kernel: k.Kernel) -> str:
-    params = ", ".join(b.name for b in kernel.params)
-    maps = "".join(f", {m.name}" for m in kernel.tensor_maps)
-    grid = ", ".join(str(g) for g in kernel.grid)
-    block = ", ".join(str(b) for b in kernel.block)
-    lines = [f"KERNEL {kernel.name}({params}{maps})", f"  grid ({grid}), block ({block}), smem {kernel.smem_bytes} B"]
-    for c in kernel.checks:
-        lines.append(f"  CHECK {c.cond}  // {c.message}")
-    for r in kernel.launch_requirements:
-        lines.append(f"  REQUIRE {r.holds}  // {r.tensor}: {r.rule}")
-    lines += body_lines(kernel.body, 1)
-    return "\n".join(lines)

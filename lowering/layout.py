@@ -44,9 +44,6 @@ def swizzle_index(index: IndexLike, swizzle: SmemSwizzle, element_bytes: int) ->
 
 
 # ------------------------------------------------------------------ wgmma layouts
-WGMMA_M = 64          # rows of one warpgroup MMA
-WGMMA_K_BYTES = 32    # one wgmma's K extent is 32 bytes of operand (16 x bf16/fp16)
-WARP_GROUP_THREADS = 128
 CORE_ROWS = 8         # a core matrix is 8 rows of 16 bytes
 
 

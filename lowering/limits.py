@@ -1,10 +1,11 @@
-"""Launch limits of sm_90 checked on the lowered kernel.
+"""Launch limits of the current target (``target.current()``) checked on the lowered kernel.
 
 Reads: the final kernel (block dimensions, shared-memory size, ``Allocate`` nodes) and its
 fusion (which axes are bound to thread indices).
 Writes: nothing.
-Guarantees: a kernel whose block has a constant thread count over 1,024, or whose constant
-shared-memory size is over 232,448 bytes (227 KiB), is refused with a ``LoweringError`` naming
+Guarantees: a kernel whose block has a constant thread count over the target's threads per block
+(1,024 on sm_90), or whose constant shared-memory size is over its shared memory per block
+(227 KiB on sm_90), is refused with a ``LoweringError`` naming
 the axes or buffers responsible and the limit. Symbolic sizes stay a run-time check of the
 simulator and the executor.
 """
@@ -13,12 +14,11 @@ from __future__ import annotations
 
 from fusion_ir import IterDomain, MemoryType, ParallelType, TensorView
 from fusion_ir.scalar import Val
+from target import current as current_target
 
 from .errors import LoweringError
 from .kernel_ir import Allocate, Buffer, Kernel, walk
 
-MAX_THREADS_PER_BLOCK = 1024
-MAX_SMEM_PER_BLOCK = 232448  # 227 KiB: the sm_90 opt-in limit of shared memory per block
 THREAD_TYPES = (ParallelType.TIDx, ParallelType.TIDy, ParallelType.TIDz)
 
 
@@ -32,13 +32,14 @@ def _check_threads(kernel: Kernel) -> None:
     if any(d is None for d in dims):
         return
     threads = dims[0] * dims[1] * dims[2]
-    if threads <= MAX_THREADS_PER_BLOCK:
+    limit = current_target().max_threads_per_block
+    if threads <= limit:
         return
     shape = " x ".join(f"{pt.name} {d}" for pt, d in zip(THREAD_TYPES, dims))
     culprits = [_widest_axis(kernel, pt) for pt, d in zip(THREAD_TYPES, dims) if d > 1]
     named = "; ".join(c for c in culprits if c is not None)
     raise LoweringError(f"kernel {kernel.name}: a block of {threads} threads ({shape}) is over the limit of "
-                        f"{MAX_THREADS_PER_BLOCK} threads per block; {named}. Split the axis and bind only "
+                        f"{limit} threads per block; {named}. Split the axis and bind only "
                         f"the inner part to the thread index (or bind fewer threads)")
 
 
@@ -68,14 +69,16 @@ def _tensors(kernel: Kernel) -> list[TensorView]:
 def _check_shared_memory(kernel: Kernel) -> None:
     allocations = _shared_allocations(kernel)
     total = _shared_bytes(kernel, allocations)
-    if total is None or total <= MAX_SMEM_PER_BLOCK:
+    target = current_target()
+    if total is None or total <= target.smem_per_block:
         return
     sized = sorted(((b.nbytes.const_value() or 0, b) for b in allocations.values()),
                    key=lambda x: -x[0])
     largest = ", ".join(f"{b.name} ({b.memory.name} {b.dtype.short_name}[{b.size}] = {n} B)"
                         for n, b in sized[:3])
     raise LoweringError(f"kernel {kernel.name} needs {total} bytes of shared memory per block, over the limit of "
-                        f"{MAX_SMEM_PER_BLOCK} bytes (227 KiB) of sm_90; the largest shared buffers are {largest}. "
+                        f"{target.smem_per_block} bytes ({target.smem_per_block // 1024} KiB) of {target.name}; the "
+                        f"largest shared buffers are {largest}. "
                         f"Use smaller tiles, fewer circular-buffer stages, or keep a buffer in registers")
 
 

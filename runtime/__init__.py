@@ -12,7 +12,8 @@ from .errors import (
 )
 from .executor import execute, execute_isolated
 from .simulator import simulate
-from .sm_count import sm_count
+from .sm_count import device_target, sm_count
 
 __all__ = ["CompileError", "DeadlockError", "InputError", "LaunchError", "NoGpuError", "PipelineFillError",
-           "RuntimeFailure", "SimulationError", "execute", "execute_isolated", "simulate", "sm_count"]
+           "RuntimeFailure", "SimulationError", "device_target", "execute", "execute_isolated", "simulate",
+           "sm_count"]

@@ -23,18 +23,18 @@ from codegen import to_cuda
 from fusion_ir.reference import round_bf16
 from fusion_ir.types import DataType
 from lowering.kernel_ir import Buffer, Kernel
+from target import current as current_target
 
 from . import driver as cu
 from .arrays import ArrayArg, as_array_arg
 from .errors import InputError, LaunchError
 from .kernels import as_kernel
 from .launch_plan import LaunchPlan, check_tma_address, plan_launch
-from .nvrtc import NVRTC_OPTIONS, Cubin, compile_cubin
+from .nvrtc import Cubin, compile_cubin, nvrtc_options_for
 from .tensor_map import encode_tiled
 
 DEFAULT_WATCHDOG_S = 10.0   # an mbarrier wait longer than this traps (a deadlock becomes an error)
 DEFAULT_TIMEOUT_S = 120.0   # the host gives up waiting for a kernel after this
-DYNAMIC_SMEM_DEFAULT_LIMIT = 48 * 1024
 
 # Byte patterns that make unwritten outputs visible: NaN for floats, a large value for integers.
 _POISON = {
@@ -97,9 +97,10 @@ def _host_bfloat16(arg: ArrayArg, buf: Buffer) -> ArrayArg:
 
 
 def nvrtc_options(watchdog_s: float | None) -> tuple[str, ...]:
+    options = nvrtc_options_for(current_target())
     if watchdog_s is None:
-        return NVRTC_OPTIONS
-    return NVRTC_OPTIONS + (f"-DMBARRIER_WATCHDOG_NS={int(watchdog_s * 1e9)}ULL",)
+        return options
+    return options + (f"-DMBARRIER_WATCHDOG_NS={int(watchdog_s * 1e9)}ULL",)
 
 
 def compile_kernel(kernel: Kernel, *, watchdog_s: float | None = DEFAULT_WATCHDOG_S) -> Cubin:
@@ -256,7 +257,7 @@ class _Launch:
         params = np.array(addresses, dtype=np.uint64)
 
         config = plan.describe(kernel.name)
-        if plan.smem_bytes > DYNAMIC_SMEM_DEFAULT_LIMIT:
+        if plan.smem_bytes > current_target().smem_per_block_default:
             limit = self.dev.attribute(
                 driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
             if plan.smem_bytes > limit:

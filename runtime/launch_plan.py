@@ -18,15 +18,10 @@ from codegen import shared_memory_layout
 from fusion_ir.scalar import Val
 from fusion_ir.types import INT32_INDEX_MAX, DataType, SmemSwizzle
 from lowering.kernel_ir import ArgumentError, Buffer, Kernel, TensorMapParam, bind_arguments
+from target import current as current_target
 
 from .arrays import ArrayArg
 from .errors import InputError, LaunchError, PipelineFillError
-
-MAX_THREADS_PER_BLOCK = 1024
-MAX_GRID = (2**31 - 1, 65535, 65535)
-MAX_SMEM_PER_BLOCK = 232448  # sm_90 opt-in limit (227 KiB); the executor also asks the device
-TMA_MAX_RANK = 5
-TMA_MAX_BOX = 256
 
 
 @dataclass(frozen=True)
@@ -83,9 +78,10 @@ def plan_launch(kernel: Kernel, inputs: list[ArrayArg], outputs: list[ArrayArg] 
     layout = shared_memory_layout(kernel)
     smem = max(int(_evaluate(kernel.smem_bytes, env, "kernel.smem_bytes")),
                int(_evaluate(layout.total, env, "shared-memory layout")))
-    if smem > MAX_SMEM_PER_BLOCK:
-        raise LaunchError(f"kernel {kernel.name} needs {smem} bytes of shared memory per block; sm_90 allows "
-                          f"at most {MAX_SMEM_PER_BLOCK}")
+    target = current_target()      # the executor also asks the device
+    if smem > target.smem_per_block:
+        raise LaunchError(f"kernel {kernel.name} needs {smem} bytes of shared memory per block; {target.name} allows "
+                          f"at most {target.smem_per_block}")
 
     all_args = list(inputs) + (list(outputs) if outputs is not None else [None] * len(kernel.outputs))
     shapes = [a.shape for a in inputs] + list(binding.output_shapes)
@@ -161,12 +157,13 @@ def _launch_dims(kernel: Kernel, env: dict[str, int]) -> tuple[tuple[int, int, i
     grid = tuple(int(_evaluate(g, env, "grid")) for g in kernel.grid)
     block = tuple(int(_evaluate(b, env, "block")) for b in kernel.block)
     config = f"kernel {kernel.name}: grid {grid}, block {block}"
-    if any(b < 1 for b in block) or block[0] * block[1] * block[2] > MAX_THREADS_PER_BLOCK:
-        raise LaunchError(f"{config}: a block has 1 to {MAX_THREADS_PER_BLOCK} threads")
+    target = current_target()
+    if any(b < 1 for b in block) or block[0] * block[1] * block[2] > target.max_threads_per_block:
+        raise LaunchError(f"{config}: a block has 1 to {target.max_threads_per_block} threads")
     if kernel.launch_bounds is not None and block[0] * block[1] * block[2] > kernel.launch_bounds:
         raise LaunchError(f"{config}: more threads than __launch_bounds__({kernel.launch_bounds})")
-    if any(g < 0 or g > m for g, m in zip(grid, MAX_GRID)):
-        raise LaunchError(f"{config}: grid dimensions must lie in [0, {MAX_GRID}]")
+    if any(g < 0 or g > m for g, m in zip(grid, target.max_grid)):
+        raise LaunchError(f"{config}: grid dimensions must lie in [0, {target.max_grid}]")
     return grid, block  # type: ignore[return-value]
 
 
@@ -182,32 +179,34 @@ def _tensor_map_spec(kernel: Kernel, tmap: TensorMapParam, shapes: list[tuple[in
     itemsize = buf.dtype.size
     rank = len(shape)
     where = f"tensor map {tmap.name} of {buf.name}"
-    if not 1 <= rank <= TMA_MAX_RANK:
-        raise LaunchError(f"{where}: TMA handles tensors of rank 1 to {TMA_MAX_RANK}, {buf.name} has rank {rank}")
+    tma = current_target().tma
+    if not 1 <= rank <= tma.max_rank:
+        raise LaunchError(f"{where}: TMA handles tensors of rank 1 to {tma.max_rank}, {buf.name} has rank {rank}")
     if len(tmap.box) != rank:
         raise LaunchError(f"{where}: box {tmap.box} has {len(tmap.box)} dimensions for a rank-{rank} tensor")
-    if any(not 1 <= b <= TMA_MAX_BOX for b in tmap.box):
-        raise LaunchError(f"{where}: box extents must lie in [1, {TMA_MAX_BOX}], got {tmap.box}")
-    if tmap.box[0] * itemsize % 16 != 0:
+    if any(not 1 <= b <= tma.max_box for b in tmap.box):
+        raise LaunchError(f"{where}: box extents must lie in [1, {tma.max_box}], got {tmap.box}")
+    if tmap.box[0] * itemsize % tma.alignment != 0:
         raise LaunchError(f"{where}: the innermost box extent {tmap.box[0]} x {itemsize} bytes is not a "
-                          f"multiple of 16 bytes")
+                          f"multiple of {tma.alignment} bytes")
     if tmap.swizzle.span and tmap.box[0] * itemsize > tmap.swizzle.span:
         raise LaunchError(f"{where}: with swizzle {tmap.swizzle.name} a box row is at most {tmap.swizzle.span} bytes; "
                           f"the innermost box extent {tmap.box[0]} x {itemsize} bytes is "
                           f"{tmap.box[0] * itemsize}")
     element_strides = tmap.element_strides or (1,) * rank
-    if len(element_strides) != rank or any(not 1 <= e <= 8 for e in element_strides):
-        raise LaunchError(f"{where}: element strides {element_strides} must be {rank} values in [1, 8]")
+    if len(element_strides) != rank or any(not 1 <= e <= tma.max_element_stride for e in element_strides):
+        raise LaunchError(f"{where}: element strides {element_strides} must be {rank} values in "
+                          f"[1, {tma.max_element_stride}]")
     if rank and shape[-1] > 1 and stride[-1] != 1:
         raise InputError(f"{where}: TMA needs a unit innermost stride; {buf.name} has strides {stride} "
                          f"(elements)")
     # multiples of 16 bytes: a rule lowering records (``Kernel.launch_requirements``), checked before
     byte_strides = tuple(s * itemsize for s in reversed(stride[:-1]))
-    if any(bs >= 2**40 for bs in byte_strides):
-        raise InputError(f"{where}: TMA strides are below 2^40 bytes; {buf.name} has strides {stride} (elements of "
-                         f"{itemsize} bytes, shape {shape})")
-    if any(s > 2**32 for s in shape):
-        raise InputError(f"{where}: TMA extents are at most 2^32, {buf.name} has shape {shape}")
+    if any(bs >= tma.max_global_stride for bs in byte_strides):
+        raise InputError(f"{where}: TMA strides are below {tma.max_global_stride} bytes; {buf.name} has strides "
+                         f"{stride} (elements of {itemsize} bytes, shape {shape})")
+    if any(s > tma.max_global_extent for s in shape):
+        raise InputError(f"{where}: TMA extents are at most {tma.max_global_extent}, {buf.name} has shape {shape}")
     arg = args[k]
     if arg is not None and arg.ptr is not None:
         check_tma_address(where, buf.name, arg.ptr)
@@ -216,6 +215,7 @@ def _tensor_map_spec(kernel: Kernel, tmap: TensorMapParam, shapes: list[tuple[in
 
 
 def check_tma_address(where: str, tensor: str, address: int) -> None:
-    if address % 16 != 0:
-        raise InputError(f"{where}: TMA needs a 16-byte aligned base address; {tensor} starts at "
+    alignment = current_target().tma.alignment
+    if address % alignment != 0:
+        raise InputError(f"{where}: TMA needs a {alignment}-byte aligned base address; {tensor} starts at "
                          f"{address:#x}")

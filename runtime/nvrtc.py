@@ -7,9 +7,16 @@ import re
 import threading
 from dataclasses import dataclass
 
+from target import DEFAULT_TARGET, Target
+
 from .errors import CompileError
 
-NVRTC_OPTIONS: tuple[str, ...] = ("--gpu-architecture=sm_90a", "-default-device", "--std=c++17")
+
+def nvrtc_options_for(target: Target) -> tuple[str, ...]:
+    return (f"--gpu-architecture={target.arch}", "-default-device", "--std=c++17")
+
+
+NVRTC_OPTIONS: tuple[str, ...] = nvrtc_options_for(DEFAULT_TARGET)
 
 _cache: dict[str, Cubin] = {}
 _lock = threading.Lock()

@@ -16,14 +16,15 @@ from collections.abc import Generator
 import numpy as np
 
 from lowering import kernel_ir as k
+from target import DEFAULT_TARGET
 
 from .errors import DeadlockError, SimulationError
 from .sim_scheduler import Blocked, Ctx, TaskGen
 from .sim_values import uniform
 
-NUM_BARRIERS = 16       # hardware barriers per block; 0 is __syncthreads
+NUM_BARRIERS = DEFAULT_TARGET.named_barriers      # hardware barriers per block; 0 is __syncthreads
 BLOCK_BARRIER = 0
-WARP_SIZE = 32
+WARP_SIZE = DEFAULT_TARGET.warp_size
 
 
 class Barriers:

@@ -35,13 +35,14 @@ import numpy as np
 
 from fusion_ir.types import MemoryType
 from lowering import kernel_ir as k
+from target import DEFAULT_TARGET
 
 from .errors import SimulationError
 from .sim_async import AsyncCopy
 from .sim_memory import Storage, poison_value
 from .sim_scheduler import Ctx
 
-WARP = 32
+WARP = DEFAULT_TARGET.warp_size
 
 
 @dataclass(eq=False)

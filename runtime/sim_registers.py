@@ -12,13 +12,14 @@ from __future__ import annotations
 import numpy as np
 
 from lowering import kernel_ir as k
+from target import DEFAULT_TARGET
+from target import current as current_target
 
 from .errors import SimulationError
 from .sim_scheduler import Ctx
 
-WARP_SIZE = 32
-WARPS_PER_GROUP = 4
-REGISTER_RANGE = (24, 256)
+WARP_SIZE = DEFAULT_TARGET.warp_size                # the lane structure the simulator models
+WARPS_PER_GROUP = DEFAULT_TARGET.warps_per_group
 
 
 class RegisterSharing:
@@ -28,9 +29,10 @@ class RegisterSharing:
 
     def visit_SetMaxNReg(self, node: k.SetMaxNReg, ctx: Ctx, i: int) -> None:
         what = f"setmaxnreg.{'inc' if node.increase else 'dec'} {node.count}"
-        lo, hi = REGISTER_RANGE
-        if not lo <= node.count <= hi or node.count % 8:
-            raise SimulationError(f"{what}: the register count must be a multiple of 8 in [{lo}, {hi}]")
+        target = current_target()
+        (lo, hi), step = target.setmaxnreg_range, target.setmaxnreg_step
+        if not lo <= node.count <= hi or node.count % step:
+            raise SimulationError(f"{what}: the register count must be a multiple of {step} in [{lo}, {hi}]")
         grid = self.grid
         lanes = ctx.lanes
         blocks, warps = grid.block_of[lanes], grid.warp_of[lanes]

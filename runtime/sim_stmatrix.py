@@ -24,11 +24,12 @@ import numpy as np
 
 from fusion_ir.types import DataType, MemoryType
 from lowering import kernel_ir as k
+from target import DEFAULT_TARGET
 
 from .errors import SimulationError
 from .sim_scheduler import Ctx
 
-WARP = 32
+WARP = DEFAULT_TARGET.warp_size
 COUNTS = (1, 2, 4)
 TYPES = (DataType.BFloat16, DataType.Half)
 ROW = 8             # elements per matrix row (16 bytes of 16-bit elements)

@@ -37,24 +37,24 @@ from fusion_ir.types import DataType, MemoryType
 from lowering import kernel_ir as k
 from lowering.layout import (
     CHUNK_BYTES,
-    WARP_GROUP_THREADS,
-    WGMMA_K_BYTES,
-    WGMMA_M,
     swizzle_index,
     wgmma_accumulator,
     wgmma_operand_offset,
 )
+from target import DEFAULT_TARGET
+from target import current as current_target
 
 from .errors import SimulationError
 from .sim_async import AsyncCopy
 from .sim_memory import Storage
 from .sim_scheduler import Ctx
 
-WARP = 32
-WARPS_PER_GROUP = WARP_GROUP_THREADS // WARP
-ROWS_PER_WARP = WGMMA_M // WARPS_PER_GROUP
-OPERAND_TYPES = (DataType.BFloat16, DataType.Half)
-DESCRIPTOR_OFFSET_LIMIT = 1 << 18   # leading/stride byte offsets are 14-bit fields in 16-byte units
+# The lane structure of sm_90's wgmma, which lowering.layout.wgmma_accumulator lays out; the rules
+# (operand types, shapes, descriptor offsets, whole warp groups) are the current target's.
+WARP = DEFAULT_TARGET.warp_size
+WARP_GROUP = DEFAULT_TARGET.warp_group_size
+WARPS_PER_GROUP = DEFAULT_TARGET.warps_per_group
+ROWS_PER_WARP = DEFAULT_TARGET.wgmma.m // WARPS_PER_GROUP
 
 
 @dataclass(eq=False)
@@ -112,17 +112,19 @@ class WgmmaOps:
     def visit_Mma(self, node: k.Mma, ctx: Ctx, i: int) -> None:
         m, n, kk = node.shape
         what = f"wgmma m{m}n{n}k{kk} into {node.acc.name}"
-        if node.dtype not in OPERAND_TYPES:
+        wgmma = current_target().wgmma
+        if node.dtype.name not in wgmma.operand_types:
             raise SimulationError(f"{what}: operand type {node.dtype.name}; the simulator runs bf16 and fp16 wgmma")
-        if m != WGMMA_M or kk != WGMMA_K_BYTES // node.dtype.size or n % 8 or not 8 <= n <= 256:
+        k_step = wgmma.k_for(node.dtype.size)
+        if m != wgmma.m or kk != k_step or not wgmma.valid_n(n):
             raise SimulationError(f"{what}: shape {node.shape}; a {node.dtype.short_name} wgmma is "
-                                  f"{WGMMA_M} x N x {WGMMA_K_BYTES // node.dtype.size} with N a multiple of 8 "
-                                  f"in [8, 256]")
+                                  f"{wgmma.m} x N x {k_step} with N a multiple of {wgmma.n_step} "
+                                  f"in [{wgmma.n_step}, {wgmma.max_n}]")
         lanes = ctx.lanes
         warps = self._wgmma_warps(lanes, what)
         first = warps[:, 0]
         blocks = self.grid.block_of[first]
-        in_group = (self.grid.thread_of[first] % WARP_GROUP_THREADS) // WARP    # warp of the warp group
+        in_group = (self.grid.thread_of[first] % WARP_GROUP) // WARP    # warp of the warp group
         acc = self._accumulators(node.acc, what)
         st = acc.storage
         regs = n // 2
@@ -134,7 +136,7 @@ class WgmmaOps:
         pos = (lanes * st.size + base)[:, None] + np.arange(regs)          # [lanes, regs]
         self._check_fence(acc, pos, lanes, what)
 
-        a_st, a_pos = self._operand(node.a, "A", node.dtype, WGMMA_M, blocks, in_group, ctx, what)
+        a_st, a_pos = self._operand(node.a, "A", node.dtype, wgmma.m, blocks, in_group, ctx, what)
         b_st, b_pos = self._operand(node.b, "B", node.dtype, n, blocks, None, ctx, what)
         a = a_st.data[a_pos]                                   # [warps, 16 rows, k]
         b = b_st.data[b_pos]                                   # [warps, n, k]
@@ -206,10 +208,11 @@ class WgmmaOps:
             raise SimulationError(f"{where}: {buf.name} has swizzle {buf.swizzle.name} but is aligned to "
                                   f"{buf.align} bytes; the hardware swizzles absolute addresses, so the buffer "
                                   f"starts on a {buf.swizzle.alignment}-byte boundary")
+        limit = current_target().wgmma.descriptor_offset_limit
         for name, value in (("leading", desc.leading_bytes), ("stride", desc.stride_bytes)):
-            if value % CHUNK_BYTES or not 0 <= value < DESCRIPTOR_OFFSET_LIMIT:
+            if value % CHUNK_BYTES or not 0 <= value < limit:
                 raise SimulationError(f"{where}: {name} byte offset {value} is not a multiple of 16 in "
-                                      f"[0, {DESCRIPTOR_OFFSET_LIMIT}) (a 14-bit descriptor field in 16-byte units)")
+                                      f"[0, {limit}) (a 14-bit descriptor field in 16-byte units)")
         size = st.dtype.size
         start = self._per_lane(desc.offset, ctx).reshape(-1, WARP)
         if (start != start[:, :1]).any():
@@ -243,7 +246,7 @@ class WgmmaOps:
         table = self._operand_tables.get(key)
         if table is None:
             mn = np.arange(extent, dtype=np.int64)[:, None]
-            kk = np.arange(WGMMA_K_BYTES // size, dtype=np.int64)[None, :]
+            kk = np.arange(current_target().wgmma.k_for(size), dtype=np.int64)[None, :]
             table = wgmma_operand_offset(mn, kk, element_bytes=size, swizzle=desc.swizzle, mn_major=desc.mn_major,
                                          leading_bytes=desc.leading_bytes, stride_bytes=desc.stride_bytes)
             table = self._operand_tables[key] = np.broadcast_to(table, (extent, kk.size)).astype(np.int64)
@@ -266,9 +269,10 @@ class WgmmaOps:
     def _wgmma_warps(self, lanes: np.ndarray, what: str) -> np.ndarray:
         """The lanes as [warps, 32]; wgmma is executed by whole warps of whole warp groups."""
         tpb = self.grid.threads_per_block
-        if tpb % WARP_GROUP_THREADS:
+        group = current_target().warp_group_size
+        if tpb % group:
             raise SimulationError(f"{what}: a block of {tpb} threads has a partial warp group; wgmma is issued by "
-                                  f"warp groups of {WARP_GROUP_THREADS} threads")
+                                  f"warp groups of {group} threads")
         if lanes.size % WARP == 0:
             warps = lanes.reshape(-1, WARP)
             if (warps - warps[:, :1] == np.arange(WARP)).all() and not (warps[:, 0] % WARP).any():

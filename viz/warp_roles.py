@@ -14,9 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from lowering import kernel_ir as k
+from target import DEFAULT_TARGET
 
-WARP = 32
-WARPS_PER_GROUP = 4      # a warp group: 128 threads
+WARP = DEFAULT_TARGET.warp_size
+WARPS_PER_GROUP = DEFAULT_TARGET.warps_per_group
 PRODUCER = "producer"
 
 

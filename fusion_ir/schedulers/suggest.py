@@ -14,18 +14,20 @@ clipped by the TMA store).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
 from typing import Any
+
+from target import current as current_target
 
 from ..fusion import Fusion
 from ..types import INT32_INDEX_MAX, DataType, ScheduleError
-from .matmul import H100_SMS, SMEM_LIMIT, MatmulParams, _find_mma, broadcast_epilogue_inputs, epilogue_inputs
+from .matmul_params import MatmulParams
+from .matmul_problem import MatmulProblem, matmul_problem
 
 MAX_STAGES = 8               # the deepest pipeline suggested (the 64 x 128 tile measured at 8)
 # Deepest useful pipelines measured per tile: 128 x 128 ran 8 to 20 % slower with 5 to 7 stages
 # than with 4 on every shape measured (bench/matmul_heuristic.py --extra; not understood yet).
 DEPTH_CAP = {(128, 128, 64): 4}
-TMA_ROW_BYTES = 16           # cuTensorMapEncodeTiled: every stride but the innermost a multiple of 16 bytes
 FEW_K_TILES = 4              # K tiles up to this: a tile is all epilogue, register stores are faster
 PERSISTENT_WAVES = 2         # tiles per SM from which the persistent kernel is suggested
 
@@ -39,59 +41,9 @@ PING_PONG = (128, 128, 64)   # a whole tile per warp group: the fastest ping-pon
 FEW_TILES = ((BIG_COLUMNS, 2, 7.1), ((128, 128, 64), 2, 5.9), ((64, 128, 64), 1, 4.5))
 
 
-@dataclass(frozen=True)
-class MatmulProblem:
-    """What the suggestion needs to know of ``out = epilogue(a @ b)``: sizes (None: symbolic) and dtypes."""
-
-    m: int | None
-    n: int | None
-    k: int | None
-    dtype: DataType                    # the operands'
-    out_dtype: DataType | None         # the output's, when the fusion has exactly one
-    loaded: int = 0                    # bytes per output element of the [M, N] inputs the epilogue reads (C)
-    broadcast: int = 0                 # other inputs the epilogue reads (a bias broadcast over the tile)
-
-    @property
-    def tma_store_possible(self) -> bool:
-        """The TMA-store epilogue stages one 16-bit output tile (stmatrix stores 16-bit elements)."""
-        return self.out_dtype is not None and self.out_dtype.size == 2
-
-    def k_tiles(self, tile_k: int) -> int | None:
-        return None if self.k is None else -(-self.k // tile_k)
-
-    def tiles(self, tile: tuple[int, int, int]) -> int | None:
-        if self.m is None or self.n is None:
-            return None
-        return -(-self.m // tile[0]) * -(-self.n // tile[1])
-
-
-def matmul_problem(fusion: Fusion, caller: str = "suggest_matmul_params") -> MatmulProblem:
-    """The problem of ``fusion``'s matmul, with the checks that need only the problem: the operands
-    (bf16 or fp16 fusion inputs), A's and B's K, and TMA's 16-byte row strides (``caller`` names
-    the function in the messages)."""
-    mm = _find_mma(fusion)
-    a, b = mm.definition.inputs
-    m, k_a = (i.extent.const_value() for i in a.shape_ids)
-    k_b, n = (i.extent.const_value() for i in b.shape_ids)
-    if k_a is not None and k_b is not None and k_a != k_b:
-        raise ScheduleError(f"{caller}: K of operand a (T{a.name}, [M, K] = [{m}, {k_a}]) is {k_a} but "
-                            f"K of operand b (T{b.name}, [K, N] = [{k_b}, {n}]) is {k_b}; a @ b needs equal K")
-    elems = TMA_ROW_BYTES // a.dtype.size
-    for name, tv, dim, extent in (("a", a, "K", k_a), ("b", b, "N", n)):
-        if extent is not None and extent * a.dtype.size % TMA_ROW_BYTES:
-            raise ScheduleError(f"{caller}: a row of operand {name} (T{tv.name}) holds {dim} = {extent} "
-                                f"{a.dtype.short_name} elements, {extent * a.dtype.size} bytes; TMA needs row "
-                                f"strides that are multiples of {TMA_ROW_BYTES} bytes, so {dim} must be a multiple "
-                                f"of {elems} (pad the operand)")
-    out_dtype = fusion.outputs[0].dtype if len(fusion.outputs) == 1 else None
-    loaded = sum(c.dtype.size for c in epilogue_inputs(fusion, mm))
-    broadcast = len(broadcast_epilogue_inputs(fusion, mm))
-    return MatmulProblem(m, n, k_a if k_a is not None else k_b, a.dtype, out_dtype, loaded, broadcast)
-
-
-def suggest_matmul_params(fusion: Fusion, *, sms: int = H100_SMS, **pinned: Any) -> MatmulParams:
-    """``MatmulParams`` for ``fusion``'s matmul on a GPU of ``sms`` SMs (132: an H100 SXM; pass
-    ``runtime.sm_count()`` for the GPU at hand); ``pinned`` fields are kept as given.
+def suggest_matmul_params(fusion: Fusion, *, sms: int | None = None, **pinned: Any) -> MatmulParams:
+    """``MatmulParams`` for ``fusion``'s matmul on a GPU of ``sms`` SMs (default: the current target's,
+    132 on an H100 SXM; pass ``runtime.sm_count()`` for the GPU at hand); ``pinned`` fields are kept as given.
 
     Sizes come from the inputs' constant extents (``fusion.add_input(shape=...)``); with symbolic
     ones the kernel must suit any size and gets the arrangement with the best worst case measured.
@@ -104,6 +56,7 @@ def suggest_matmul_params(fusion: Fusion, *, sms: int = H100_SMS, **pinned: Any)
     if unknown:
         raise ScheduleError(f"suggest_matmul_params: {', '.join(unknown)} is not a MatmulParams field "
                             f"(fields: {', '.join(sorted(names))})")
+    sms = current_target().sm_count if sms is None else sms
     if isinstance(sms, bool) or not isinstance(sms, int) or sms < 1:
         raise ScheduleError(f"suggest_matmul_params: sms {sms!r} must be a positive int (the GPU's SM count)")
     problem = matmul_problem(fusion)
@@ -173,7 +126,8 @@ def _depth(params: MatmulParams, problem: MatmulProblem) -> int:
     persistent, no deeper than the K tiles: a persistent pipeline fills its stages from the next tile."""
     cap = DEPTH_CAP.get(params.tile, MAX_STAGES)
     stages = 2
-    while stages < cap and replace(params, stages=stages + 1).smem_bytes(problem.dtype, problem.loaded) <= SMEM_LIMIT:
+    limit = current_target().smem_per_block
+    while stages < cap and replace(params, stages=stages + 1).smem_bytes(problem.dtype, problem.loaded) <= limit:
         stages += 1
     k_tiles = problem.k_tiles(params.tile[2])
     if k_tiles is not None and not params.persistent:

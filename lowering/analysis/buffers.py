@@ -27,13 +27,14 @@ from fusion_ir import IterDomain, MemoryType, ParallelType, TensorView, WarpSpec
 from fusion_ir.exprs import load_kind
 from fusion_ir.scalar import Val
 from fusion_ir.types import DataType, LoadStoreOpType, SmemSwizzle
+from target import DEFAULT_TARGET
+from target import current as current_target
 
 from ..errors import LoweringError
 from ..kernel_ir import Buffer
-from ..layout import WARP_GROUP_THREADS
 from .id_model import IdModel, LoopGroup
 
-TMA_ALIGN = 128
+TMA_ALIGN = DEFAULT_TARGET.tma.smem_alignment
 
 
 @dataclass
@@ -231,10 +232,11 @@ def _fragment(tv: TensorView, instruction: list[IterDomain]) -> IterDomain:
             raise LoweringError(f"T{tv.name}: Mma axis {i.label()} has symbolic extent {i.extent}; an instruction "
                                 f"tile is a constant")
         elements *= n
-    if elements % WARP_GROUP_THREADS:
+    group = current_target().warp_group_size
+    if elements % group:
         raise LoweringError(f"T{tv.name}: its Mma axes hold {elements} accumulators, which the "
-                            f"{WARP_GROUP_THREADS} threads of a warp group cannot share evenly")
-    return IterDomain(Val.const(elements // WARP_GROUP_THREADS), name=-1)
+                            f"{group} threads of a warp group cannot share evenly")
+    return IterDomain(Val.const(elements // group), name=-1)
 
 
 def alignment(tv: TensorView) -> int:

@@ -23,7 +23,6 @@ least ``stages`` iterations (a symbolic one is checked before launch) unless it 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from fusion_ir import MemoryType, Pipelined, TensorView, WarpSpecialized
 from fusion_ir.exprs import load_kind
@@ -35,10 +34,8 @@ from ..kernel_ir import RuntimeCheck
 from .buffers import BufferPlan, cb_axis, pipeline_loops, read_only_by_wgmma, turn_axis
 from .id_model import IdModel, LoopGroup
 from .mma import MmaInfo
+from .pipeline_depth import PipelineDepths
 from .tma import TmaInfo
-
-if TYPE_CHECKING:   # pipeline_depth reads the mbarriers analysis's sizes, which imports this module
-    from .pipeline_depth import PipelineDepths
 
 
 @dataclass

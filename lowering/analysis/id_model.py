@@ -20,13 +20,13 @@ from fusion_ir.exprs import Expr, load_kind
 from fusion_ir.replay import loop_map
 from fusion_ir.scalar import Val, vmax
 from fusion_ir.types import LoadStoreOpType
+from target import current as current_target
 
 from ..errors import LoweringError
 
 PARALLEL_LAUNCH = (ParallelType.BIDx, ParallelType.BIDy, ParallelType.BIDz,
                    ParallelType.TIDx, ParallelType.TIDy, ParallelType.TIDz)
 THREAD_DIMS = (ParallelType.TIDx, ParallelType.TIDy, ParallelType.TIDz)
-WARP_GROUP = 128
 
 
 @dataclass
@@ -108,9 +108,10 @@ class IdModel:
             if pt is not ws.on:
                 others = others * self.launch[pt]
         n = others.const_value()
-        if n is None or n > WARP_GROUP or WARP_GROUP % n:
+        group = current_target().warp_group_size
+        if n is None or n > group or group % n:
             return self.block_threads()     # not paddable: the warp_specialization analysis raises
-        return self.block_threads() + WARP_GROUP
+        return self.block_threads() + group
 
     def concrete_extent(self, i: IterDomain) -> Val:
         """Extent an axis spans in the loops: a broadcast axis takes the extent of the concrete

@@ -18,10 +18,10 @@ from fusion_ir.types import DataType
 
 from ..kernel_ir import Buffer
 from .circular_buffer import CircularBufferInfo, CircularLoop
+from .mbarrier_layout import MBAR_ALIGN, MBAR_BYTES, OrderingBarriers
 from .tma import TmaInfo
 
-MBAR_ALIGN = 8
-MBAR_BYTES = DataType.Int64.size   # one mbarrier: an int64 in shared memory
+__all__ = ["MBAR_ALIGN", "MBAR_BYTES", "MBarrierPlan", "OrderingBarriers", "TokenBarrier", "build"]
 
 
 @dataclass(frozen=True)
@@ -29,34 +29,6 @@ class TokenBarrier:
     tv: TensorView
     mbar: Buffer
     token: Buffer
-
-
-@dataclass(frozen=True)
-class OrderingBarriers:
-    """Ping-pong: the barriers that keep ``takers`` compute warp groups in turn. Group ``w`` waits on
-    ``mainloop(w)`` before its tile's wgmma and ``epilogue(w)`` before its epilogue, and arrives on
-    the next group's slot of each when done with that section; every slot counts one group's threads."""
-
-    mbar: Buffer
-    takers: int
-
-    def mainloop(self, w: Val) -> Val:
-        return w
-
-    def epilogue(self, w: Val) -> Val:
-        return w + self.takers
-
-    def next(self, w: Val) -> Val:
-        return (w + 1) % self.takers
-
-    @property
-    def slots(self) -> int:
-        return self.slots_for(self.takers)
-
-    @staticmethod
-    def slots_for(takers: int) -> int:
-        """A mainloop and an epilogue slot per warp group."""
-        return 2 * takers
 
 
 @dataclass

@@ -25,13 +25,12 @@ from fusion_ir.replay import loop_map, map_ids_between
 from fusion_ir.scalar import Val
 from fusion_ir.types import DataType, LoadStoreOpType, SmemSwizzle
 
+from target import current as current_target
+
 from ..errors import LoweringError
-from ..layout import CORE_ROWS, WARP_GROUP_THREADS, WGMMA_K_BYTES, WGMMA_M
+from ..layout import CORE_ROWS
 from .buffers import BufferPlan, is_wgmma_accumulator
 from .id_model import IdModel
-
-MAX_N = 256
-OPERAND_TYPES = (DataType.BFloat16, DataType.Half)
 
 
 @dataclass(frozen=True)
@@ -67,7 +66,7 @@ class MmaTile:
     @property
     def registers(self) -> int:
         """Accumulators per thread of one instruction."""
-        return self.shape[0] * self.shape[1] // WARP_GROUP_THREADS
+        return self.shape[0] * self.shape[1] // current_target().warp_group_size
 
 
 @dataclass(frozen=True)
@@ -124,9 +123,10 @@ def build(ids: IdModel, buffers: BufferPlan) -> MmaInfo:
         tile = _tile(ids, buffers, tv)
         info.tiles[tv] = tile
         threads = ids.launch[ParallelType.TIDx].const_value()
-        if threads != WARP_GROUP_THREADS:
+        group = current_target().warp_group_size
+        if threads != group:
             raise LoweringError(f"T{tv.name} is a wgmma accumulator, so threadIdx.x must span one warp group of "
-                                f"{WARP_GROUP_THREADS} threads (warp groups on threadIdx.y); it spans "
+                                f"{group} threads (warp groups on threadIdx.y); it spans "
                                 f"{ids.launch[ParallelType.TIDx]}")
         for consumer in tv.consumers():
             info.reads[(tv, consumer)] = _fragment_read(tile, consumer)
@@ -197,14 +197,16 @@ def _tile(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> MmaTile:
             raise LoweringError(f"{name}: Mma axis {axis.label()} must be the innermost part of {what} "
                                 f"({root.label()}), split off by inner splits")
     a, b = tv.definition.inputs
-    if a.dtype not in OPERAND_TYPES or a.dtype is not b.dtype:
+    wgmma = current_target().wgmma
+    if a.dtype.name not in wgmma.operand_types or a.dtype is not b.dtype:
         raise LoweringError(f"{name}: wgmma operands are both bf16 or both fp16; T{a.name} is {a.dtype.short_name} "
                             f"and T{b.name} is {b.dtype.short_name}")
     shape = tuple(i.extent.const_value() for i in inst)
-    k_step = WGMMA_K_BYTES // a.dtype.size
-    if shape[0] != WGMMA_M or shape[2] != k_step or shape[1] is None or shape[1] % 8 or not 8 <= shape[1] <= MAX_N:
+    k_step = wgmma.k_for(a.dtype.size)
+    if shape[0] != wgmma.m or shape[2] != k_step or shape[1] is None or not wgmma.valid_n(shape[1]):
         raise LoweringError(f"{name}: the Mma axes are {' x '.join(str(i.extent) for i in inst)}; a wgmma is "
-                            f"{WGMMA_M} x N x {k_step} for {a.dtype.short_name} with N a multiple of 8 up to {MAX_N}")
+                            f"{wgmma.m} x N x {k_step} for {a.dtype.short_name} with N a multiple of "
+                            f"{wgmma.n_step} up to {wgmma.max_n}")
     if tv.memory_type is not MemoryType.Local or tv.is_output:
         raise LoweringError(f"{name}: a wgmma accumulator lives in registers (Local memory); cache_before the "
                             f"output")

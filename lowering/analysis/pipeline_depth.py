@@ -5,7 +5,7 @@ the IterDomain graph and a trial buffer plan in which every ``auto`` tensor hold
 tensor given ``stages=N`` keeps N. The tensors of a loop given ``stages="auto"`` (all of them: one
 loop has one pipeline) get the deepest pipeline that
 
-- fits the block's shared memory (232,448 bytes on sm_90) beside every other shared buffer of the
+- fits the block's shared memory (the current target's ``smem_per_block``) beside every other shared buffer of the
   kernel: intermediates, other pipelines' stages, the block-reduction workspace and the mbarriers
   (its own too: a stage brings one "full" barrier, and one "empty" barrier when they guard WAR).
   Buffers are counted end to end, never sharing memory, each rounded up to 16 bytes, plus the
@@ -34,12 +34,12 @@ from dataclasses import dataclass, field
 from fusion_ir import CircularBufferOptions, MemoryType, TensorView
 from fusion_ir.exprs import load_kind
 from fusion_ir.types import LoadStoreOpType
+from target import current as current_target
 
 from ..errors import LoweringError
-from ..limits import MAX_SMEM_PER_BLOCK
 from . import buffers as buffer_plan
 from .id_model import IdModel, LoopGroup
-from .mbarriers import MBAR_BYTES, OrderingBarriers
+from .mbarrier_layout import MBAR_BYTES, OrderingBarriers
 
 GRANULE = 16            # every buffer counted in whole 16-byte units
 
@@ -154,7 +154,7 @@ def build(ids: IdModel) -> PipelineDepths:
     def layout(s: int) -> list[_Counted]:
         return fixed + [b for lp in loops for b in lp.buffers(lp.depth(s))]
 
-    if _bound(layout(2)) > MAX_SMEM_PER_BLOCK:
+    if _bound(layout(2)) > current_target().smem_per_block:
         raise _too_small(loops, fixed, layout(2))
     deepest = _deepest(loops, lambda s: _bound(layout(s)))
     everything = layout(deepest)
@@ -164,7 +164,7 @@ def build(ids: IdModel) -> PipelineDepths:
         own = lp.buffers(s)
         others = [(b.name, b.nbytes) for b in everything if b not in own]
         others = sorted(others, key=lambda x: -x[1]) + ([("alignment", padding)] if padding else [])
-        left = MAX_SMEM_PER_BLOCK - sum(n for _, n in others)
+        left = current_target().smem_per_block - sum(n for _, n in others)
         by_trips = lp.trip_count is not None and lp.trip_count <= deepest
         opts = lp.tensors[0].circular_buffer_options.resolved(s)
         depths.chosen[lp.number] = DepthChoice(
@@ -180,7 +180,7 @@ def _deepest(loops: list[_AutoLoop], total: Callable[[int], int]) -> int:
     caps = [lp.trip_count for lp in loops]
     stop = max(max(c for c in caps if c is not None), 2) if all(c is not None for c in caps) else None
     s = 2
-    while (stop is None or s < stop) and total(s + 1) <= MAX_SMEM_PER_BLOCK:
+    while (stop is None or s < stop) and total(s + 1) <= current_target().smem_per_block:
         s += 1
     return s
 
@@ -308,7 +308,7 @@ def _too_small(loops: list[_AutoLoop], fixed: list[_Counted], everything: list[_
     padding = _padding(everything)
     others = sorted(((b.name, b.nbytes) for b in fixed), key=lambda x: -x[1])
     others += [("alignment", padding)] if padding else []
-    left = MAX_SMEM_PER_BLOCK - sum(n for _, n in others)
+    left = current_target().smem_per_block - sum(n for _, n in others)
     return LoweringError(f"stages=\"auto\": {needs}: {own:,} bytes, but shared memory has {_left(left, others)} "
-                         f"(of {MAX_SMEM_PER_BLOCK:,} per block): not even the shallowest pipeline fits; use smaller "
-                         f"tiles, fewer buffers, or keep a buffer in registers")
+                         f"(of {current_target().smem_per_block:,} per block): not even the shallowest pipeline fits; "
+                         f"use smaller tiles, fewer buffers, or keep a buffer in registers")

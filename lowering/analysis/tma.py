@@ -7,10 +7,11 @@ one dimension of the global tensor (the inner side of its splits), so a box is a
 whose origin is the dimension's index with the Bulk index set to zero. The tensor's other
 axes right of its compute-at position are serial loops that issue one copy each.
 
-Rules (raised as ``LoweringError``): rank <= 5, every box extent <= 256, the innermost box row
-a multiple of 16 bytes (exactly the swizzle span when swizzled), every box starting 128-byte
-aligned in shared memory (at a whole swizzle repeat when swizzled), the Bulk axes innermost in
-the allocation in the global tensor's dimension order, and no thread-parallel axis (one elected
+Rules (raised as ``LoweringError``), with the current target's limits (sm_90's in brackets):
+rank <= ``max_rank`` (5), every box extent <= ``max_box`` (256), the innermost box row a multiple
+of ``alignment`` bytes (16; exactly the swizzle span when swizzled), every box starting
+``smem_alignment``-byte (128) aligned in shared memory (at a whole swizzle repeat when swizzled),
+the Bulk axes innermost in the allocation in the global tensor's dimension order, and no thread-parallel axis (one elected
 thread issues every copy of the block).
 
 The global tensor's strides, but the innermost, must be multiples of 16 bytes (``cuTensorMapEncodeTiled``).
@@ -29,16 +30,18 @@ from fusion_ir.exprs import load_kind
 from fusion_ir.iter_domain import innermost_root
 from fusion_ir.scalar import Val
 from fusion_ir.types import LoadStoreOpType, SmemSwizzle
+from target import Tma
+from target import current as current_target
 
 from ..errors import LoweringError
 from ..kernel_ir import LaunchRequirement, TensorMapParam
 from .buffers import BufferPlan, turn_axis
 from .id_model import IdModel
 
-MAX_RANK = 5
-MAX_BOX = 256
-ROW_BYTES = 16
-SMEM_ALIGN = 128
+
+def _tma() -> Tma:
+    """The current target's TMA rules (rank, box extents, row and shared-memory alignment)."""
+    return current_target().tma
 
 
 @dataclass(frozen=True)
@@ -118,7 +121,9 @@ def build(ids: IdModel, buffers: BufferPlan) -> TmaInfo:
     return info
 
 
-STRIDE_RULE = f"TMA needs strides that are multiples of {ROW_BYTES} bytes"
+def stride_rule() -> str:
+    """The TMA stride rule as lowering and the launch state it, with the target's alignment."""
+    return f"TMA needs strides that are multiples of {_tma().alignment} bytes"
 
 
 def stride_requirements(tmap: TensorMapParam) -> tuple[LaunchRequirement, ...]:
@@ -131,7 +136,7 @@ def stride_requirements(tmap: TensorMapParam) -> tuple[LaunchRequirement, ...]:
         nbytes = stride * size
         shown = ((f"{buf.name} has a stride of {{}} bytes in dimension {d}", nbytes),
                  (f"{stride} = {{}} elements of {size} bytes", stride))
-        out.append(LaunchRequirement(buf.name, STRIDE_RULE, (nbytes % ROW_BYTES).eq(0), shown))
+        out.append(LaunchRequirement(buf.name, stride_rule(), (nbytes % _tma().alignment).eq(0), shown))
     return tuple(out)
 
 
@@ -139,16 +144,17 @@ def check_contiguous_strides(tmap: TensorMapParam) -> None:
     """Refuse a TMA tensor whose constant extents give it contiguous strides that break the stride rule."""
     buf = tmap.tensor
     size = buf.dtype.size
+    row_bytes = _tma().alignment
     for d in range(len(buf.shape) - 1):
         inner = Val.const(1)
         for extent in buf.shape[d + 1:]:
             inner = inner * extent
         elements = inner.const_value()
-        if elements is None or elements * size % ROW_BYTES == 0:
+        if elements is None or elements * size % row_bytes == 0:
             continue
         shape = ", ".join(str(e) for e in buf.shape)
-        multiple = ROW_BYTES // math.gcd(ROW_BYTES, size)
-        raise LoweringError(f"{buf.name}: {STRIDE_RULE} (its tensor map {tmap.name}), but {buf.name} [{shape}] "
+        multiple = row_bytes // math.gcd(row_bytes, size)
+        raise LoweringError(f"{buf.name}: {stride_rule()} (its tensor map {tmap.name}), but {buf.name} [{shape}] "
                             f"of {buf.dtype.short_name} has a stride of {elements} x {size} = {elements * size} "
                             f"bytes in dimension {d}; pad the extents after dimension {d} to a multiple of "
                             f"{multiple} elements")
@@ -184,14 +190,14 @@ def analyze_store(ids: IdModel, buffers: BufferPlan, out: TensorView) -> TmaBox:
     box_extents = []
     for r in dims:
         extent = bulk[r].extent.const_value() if r in bulk else 1
-        if extent is None or not 1 <= extent <= MAX_BOX:
+        if extent is None or not 1 <= extent <= _tma().max_box:
             raise LoweringError(f"{name}: the TMA store box extent of {r.label()} is {bulk[r].extent}; it must be "
-                                f"a constant in [1, {MAX_BOX}]")
+                                f"a constant in [1, {_tma().max_box}]")
         box_extents.append(extent)
     row = box_extents[-1] * out.dtype.size
-    if row % ROW_BYTES or (tile.swizzle is not SmemSwizzle.NONE and row != tile.swizzle.span):
-        raise LoweringError(f"{name}: the TMA store box row is {row} bytes; it must be a multiple of {ROW_BYTES} "
-                            f"bytes and exactly the {tile.swizzle.name} swizzle span of T{tile.name} when swizzled")
+    if row % _tma().alignment or (tile.swizzle is not SmemSwizzle.NONE and row != tile.swizzle.span):
+        raise LoweringError(f"{name}: the TMA store box row is {row} bytes; it must be a multiple of "
+                            f"{_tma().alignment} bytes and exactly the {tile.swizzle.name} swizzle span of T{tile.name} when swizzled")
     result = TmaBox(out, out, dims, tuple(bulk.get(r) for r in dims), tuple(box_extents), tuple(issue),
                     shared=tile, issuers=tuple(issuers), issuer_warp=first_warp(ids, tuple(issuers)),
                     wait=out.store_wait)
@@ -223,8 +229,9 @@ def analyze(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> TmaBox:
                             f"a global tensor")
     root_of = {p: c for c, p in tv.definition.root_map(source).items()}
     dims = tuple(root_of[p] for p in source.shape_ids)
-    if len(dims) > MAX_RANK:
-        raise LoweringError(f"{name}: a TMA box has at most {MAX_RANK} dimensions; T{source.name} has {len(dims)}")
+    if len(dims) > _tma().max_rank:
+        raise LoweringError(f"{name}: a TMA box has at most {_tma().max_rank} dimensions; T{source.name} has "
+                            f"{len(dims)}")
 
     issue: list[IterDomain] = []
     turn = turn_axis(ids, tv)
@@ -263,15 +270,15 @@ def analyze(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> TmaBox:
         if extent is None:
             raise LoweringError(f"{name}: Bulk axis {b.label()} has symbolic extent {b.extent}; TMA box extents are "
                                 f"compile-time constants (split by a constant)")
-        if not 1 <= extent <= MAX_BOX:
+        if not 1 <= extent <= _tma().max_box:
             raise LoweringError(f"{name}: Bulk axis {b.label()} has extent {extent}; a TMA box extent must be in "
-                                f"[1, {MAX_BOX}]")
+                                f"[1, {_tma().max_box}]")
         bulk[root] = b
     box = tuple(bulk[r].extent.const_value() if r in bulk else 1 for r in dims)
     row = box[-1] * tv.dtype.size
-    if row % ROW_BYTES:
+    if row % _tma().alignment:
         raise LoweringError(f"{name}: the innermost TMA box row is {box[-1]} x {tv.dtype.short_name} = {row} bytes; "
-                            f"it must be a multiple of {ROW_BYTES} bytes")
+                            f"it must be a multiple of {_tma().alignment} bytes")
     if tv.swizzle is not SmemSwizzle.NONE and row != tv.swizzle.span:
         raise LoweringError(f"{name}: the innermost TMA box row is {row} bytes, but a row of its {tv.swizzle.name} "
                             f"swizzle is exactly {tv.swizzle.span} bytes (TMA lays each swizzled row out at the "
@@ -306,7 +313,7 @@ def _check_layout(buffers: BufferPlan, info: TmaBox) -> None:
     for i in axes[:len(axes) - len(present)]:
         boxes = boxes * i.extent
     boxes = boxes * buffers.stages.get(tv, 1)
-    align = max(SMEM_ALIGN, tv.swizzle.alignment)
+    align = max(_tma().smem_alignment, tv.swizzle.alignment)
     what = "" if tv.swizzle is SmemSwizzle.NONE else f" (a whole repeat of its {tv.swizzle.name} swizzle)"
     if info.box_bytes % align and boxes.const_value() != 1:
         raise LoweringError(f"T{tv.name}: every TMA box must start {align}-byte aligned in shared memory{what}, but a "

@@ -17,12 +17,11 @@ from dataclasses import dataclass
 
 from fusion_ir import ParallelType
 from fusion_ir.scalar import Val
+from target import current as current_target
 
 from ..errors import LoweringError
 from .circular_buffer import CircularBufferInfo, CircularLoop
-from .id_model import THREAD_DIMS, WARP_GROUP, IdModel
-
-REGISTER_FILE = 65536       # 32-bit registers per SM (and at most per block) on Hopper
+from .id_model import THREAD_DIMS, IdModel
 
 
 @dataclass(frozen=True)
@@ -35,12 +34,12 @@ class WarpSpecialization:
 
     @property
     def producer_threads(self) -> Val:
-        return Val.const(WARP_GROUP)
+        return Val.const(current_target().warp_group_size)
 
     @property
     def producer_warp(self) -> Val:
         """The first warp of the producer branch: its elected thread issues the copies."""
-        return self.compute_threads // 32
+        return self.compute_threads // current_target().warp_size
 
     def padded(self, extent: Val) -> Val:
         return extent + self.pad
@@ -64,10 +63,12 @@ def build(ids: IdModel, circular: CircularBufferInfo) -> WarpSpecialization | No
             others = others * ids.launch[pt]
     dims = ", ".join(f"{pt.name} = {ids.launch[pt]}" for pt in THREAD_DIMS)
     n = others.const_value()
-    if n is None or n > WARP_GROUP or WARP_GROUP % n:
+    target = current_target()
+    group, warp = target.warp_group_size, target.warp_size
+    if n is None or n > group or group % n:
         raise LoweringError(f"{loop.describe()}: WarpSpecialized(on={on.name}) pads {on.name} so the producer branch "
-                            f"is one warp group of {WARP_GROUP} threads, which needs the other thread dimensions to "
-                            f"be static with a product that divides {WARP_GROUP}; the block is {dims}")
+                            f"is one warp group of {group} threads, which needs the other thread dimensions to "
+                            f"be static with a product that divides {group}; the block is {dims}")
     later = [pt for pt in THREAD_DIMS[THREAD_DIMS.index(on) + 1:] if ids.launch[pt] != Val.const(1)]
     if later:
         raise LoweringError(f"{loop.describe()}: WarpSpecialized(on={on.name}) must pad the outermost thread "
@@ -75,18 +76,19 @@ def build(ids: IdModel, circular: CircularBufferInfo) -> WarpSpecialization | No
                             f"{later[-1].name} is used ({dims}); warp-specialize on {later[-1].name}")
     compute = ids.block_threads()
     count = compute.const_value()
-    if count is not None and count % 32:
+    if count is not None and count % warp:
         raise LoweringError(f"{loop.describe()}: the compute branch of WarpSpecialized(on={on.name}) has {count} "
-                            f"threads ({dims}); it must be whole warps (a multiple of 32) so the producer branch "
+                            f"threads ({dims}); it must be whole warps (a multiple of {warp}) so the producer branch "
                             f"starts at a warp")
     regs = opts.num_registers
     if regs is not None:
-        if count is None or count % WARP_GROUP:
+        if count is None or count % group:
             raise LoweringError(f"{loop.describe()}: register sharing (num_registers={regs}) sets registers per warp "
-                                f"group, so the compute branch must be whole warp groups of {WARP_GROUP} threads; it "
+                                f"group, so the compute branch must be whole warp groups of {group} threads; it "
                                 f"has {compute} ({dims})")
-        total = WARP_GROUP * regs[0] + count * regs[1]
-        if total > REGISTER_FILE:
-            raise LoweringError(f"{loop.describe()}: num_registers={regs} gives the block {WARP_GROUP} x {regs[0]} + "
-                                f"{count} x {regs[1]} = {total} registers, over the {REGISTER_FILE} of an SM")
-    return WarpSpecialization(loop, on, WARP_GROUP // n, compute, regs)
+        total = group * regs[0] + count * regs[1]
+        if total > target.registers_per_block:
+            raise LoweringError(f"{loop.describe()}: num_registers={regs} gives the block {group} x {regs[0]} + "
+                                f"{count} x {regs[1]} = {total} registers, over the {target.registers_per_block} of "
+                                f"a block")
+    return WarpSpecialization(loop, on, group // n, compute, regs)

@@ -18,12 +18,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from fusion_ir.scalar import Val
+from target import current as current_target
 
 from ..analysis import Analyses
 from ..errors import LoweringError
 from ..kernel_ir import BlockReduce, BlockSync, IfThenElse, Kernel, NamedBarrier, Node, children
-
-MAX_NAMED_BARRIER = 15     # ids 1..15; id 0 is __syncthreads
 
 
 def run(kernel: Kernel, a: Analyses) -> Kernel:
@@ -80,9 +79,10 @@ def named_barriers_in_branches(body: tuple[Node, ...], launch: dict | None = Non
 
 
 def _take_id(next_id: list[int]) -> int:
-    if next_id[0] > MAX_NAMED_BARRIER:
-        raise LoweringError(f"more than {MAX_NAMED_BARRIER} warp-split branches need a barrier; the hardware has "
-                            f"named barriers 1..{MAX_NAMED_BARRIER}")
+    last = current_target().max_named_barrier       # id 0 is __syncthreads
+    if next_id[0] > last:
+        raise LoweringError(f"more than {last} warp-split branches need a barrier; the hardware has "
+                            f"named barriers 1..{last}")
     next_id[0] += 1
     return next_id[0] - 1
 

@@ -9,7 +9,7 @@ import pytest
 
 from fusion_ir import DataType, Fusion, ScheduleError, ops
 from fusion_ir.schedulers import MatmulParams, schedule_matmul, suggest_matmul_params
-from fusion_ir.schedulers.matmul import SMEM_LIMIT
+from target import H100
 
 
 def _matmul(shape: tuple[int, int, int] | None = None, dtype: DataType = DataType.BFloat16,
@@ -90,16 +90,16 @@ def test_sms_sets_the_blocks_and_the_waves() -> None:
 @pytest.mark.parametrize("shape", [(8192, 8192, 8192), (2048, 2048, 2048), (1024, 1024, 32768)])
 def test_depth_is_the_deepest_that_fits(shape: tuple[int, int, int]) -> None:
     params = suggest_matmul_params(_matmul(shape))
-    assert params.smem_bytes(DataType.BFloat16) <= SMEM_LIMIT
+    assert params.smem_bytes(DataType.BFloat16) <= H100.smem_per_block
     deeper = MatmulParams(**{**params.__dict__, "stages": params.stages + 1})
-    assert deeper.smem_bytes(DataType.BFloat16) > SMEM_LIMIT or params.stages == 8
+    assert deeper.smem_bytes(DataType.BFloat16) > H100.smem_per_block or params.stages == 8
 
 
 def test_the_128_x_128_tile_stops_at_4_stages() -> None:
     """Measured: 5 to 7 stages ran slower than 4 with this tile."""
     params = suggest_matmul_params(_matmul((1024, 2048, 8192)))
     assert params.tile == (128, 128, 64) and params.stages == 4
-    assert replace(params, stages=7).smem_bytes(DataType.BFloat16) <= SMEM_LIMIT
+    assert replace(params, stages=7).smem_bytes(DataType.BFloat16) <= H100.smem_per_block
 
 
 def test_pinned_fields_are_kept_and_the_rest_chosen() -> None:

@@ -7,7 +7,7 @@ import pytest
 
 from fusion_ir import DataType, Fusion, MemoryType, ParallelType, inline_most, ops
 from lowering import LoweringError, lower
-from lowering.limits import MAX_SMEM_PER_BLOCK, MAX_THREADS_PER_BLOCK
+from target import H100
 
 
 def pointwise(threads: int, ndim: int = 2) -> Fusion:
@@ -23,7 +23,7 @@ def pointwise(threads: int, ndim: int = 2) -> Fusion:
 
 
 def test_a_block_of_1024_threads_lowers() -> None:
-    lower(pointwise(MAX_THREADS_PER_BLOCK))
+    lower(pointwise(H100.max_threads_per_block))
 
 
 def test_a_block_over_1024_threads_names_the_axis_and_the_limit() -> None:
@@ -72,12 +72,12 @@ def staged(tile: int, rows: int = 4) -> Fusion:
 
 
 def test_shared_memory_at_the_limit_lowers() -> None:
-    lower(staged(MAX_SMEM_PER_BLOCK // 4))
+    lower(staged(H100.smem_per_block // 4))
 
 
 def test_shared_memory_over_227_kib_names_the_buffer_and_the_limit() -> None:
     with pytest.raises(LoweringError) as e:
-        lower(staged(MAX_SMEM_PER_BLOCK // 4 + 1))
+        lower(staged(H100.smem_per_block // 4 + 1))
     msg = str(e.value)
     assert "232452 bytes of shared memory" in msg and "limit of 232448 bytes (227 KiB)" in msg
     assert "T2 (Shared float[58113] = 232452 B)" in msg

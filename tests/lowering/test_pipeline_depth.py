@@ -12,8 +12,8 @@ from codegen.nvcc import compile_check, nvcc_available
 from examples import matmul_wgmma, tma_add
 from fusion_ir import DataType, Fusion, LoadStoreOpType, ParallelType, ops
 from lowering import LoweringError, lower
-from lowering.limits import MAX_SMEM_PER_BLOCK
 from runtime import simulate
+from target import H100
 from tests.helpers import assert_matches, random_inputs
 
 BOX_BYTES = 256 * 4      # one TMA box of tma_add: 256 floats
@@ -53,7 +53,7 @@ def test_shared_memory_limits_the_depth_of_a_long_loop() -> None:
     assert choice.limited_by == "shared memory" and choice.stage_bytes == 8 * BOX_BYTES + 8
     assert choice.reason.startswith("shared memory: ") and "each stage needs 8,200 bytes" in choice.reason
     assert choice.stage_bytes * choice.stages <= choice.left_bytes < choice.stage_bytes * (choice.stages + 1)
-    assert traced.kernel.smem_bytes.const_value() <= MAX_SMEM_PER_BLOCK
+    assert traced.kernel.smem_bytes.const_value() <= H100.smem_per_block
     loop = next(iter(traced.analyses.circular.loops.values()))
     assert (loop.stages, loop.prefetch) == (28, 27)           # what the later analyses and passes read
     with pytest.raises(LoweringError, match="over the limit of 232448 bytes"):
@@ -86,7 +86,7 @@ def test_alignment_is_counted_once_per_misaligned_neighbour() -> None:
                                 ping_pong=True, tma_store=True, blocks=3, out_dtype=DataType.BFloat16)
     traced = lower(fusion, trace=True)
     (choice,) = traced.analyses.depths.chosen.values()
-    assert choice.stages == 6 and traced.kernel.smem_bytes.const_value() <= MAX_SMEM_PER_BLOCK
+    assert choice.stages == 6 and traced.kernel.smem_bytes.const_value() <= H100.smem_per_block
     assert ("alignment", 2 * 1008) in choice.others
 
 

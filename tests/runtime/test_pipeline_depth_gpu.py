@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from lowering import lower
-from lowering.limits import MAX_SMEM_PER_BLOCK
 from runtime import execute
+from target import H100
 from tests.helpers import assert_matches, random_inputs
 from tests.lowering.test_pipeline_depth import AUTO_KERNELS
 
@@ -19,7 +19,7 @@ def test_auto_kernels_match_numpy_on_the_gpu(build, shapes_list, tol) -> None:
     fusion = build()
     traced = lower(fusion, trace=True)
     assert traced.analyses.depths.chosen
-    assert traced.kernel.smem_bytes.const_value() <= MAX_SMEM_PER_BLOCK
+    assert traced.kernel.smem_bytes.const_value() <= H100.smem_per_block
     for n, shapes in enumerate(shapes_list):
         inputs = random_inputs(fusion, shapes, seed=7000 + n)
         assert_matches(fusion, inputs, execute(traced.kernel, inputs), tol=tol)

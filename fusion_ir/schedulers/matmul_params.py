@@ -1,0 +1,163 @@
+"""The parameters of the matmul scheduler, ``MatmulParams``, and the rules they must satisfy on the
+current target (``target.current()``): wgmma shapes, TMA boxes and swizzle spans, shared memory,
+registers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from target import current as current_target
+
+from ..circular_buffer import AUTO
+from ..tensor_view import STORE_WAITS
+from ..types import DataType, ScheduleError, SmemSwizzle
+
+# fp32 accumulators per thread that leave room for addresses and the epilogue in the 232 registers
+# of a compute warp group (a ping-pong group's 128 x 192 tile: no spills with register stores)
+MAX_ACCUMULATORS = 192
+
+
+def swizzle_by_span() -> dict[int, SmemSwizzle]:
+    """The target's TMA swizzle modes by the bytes of one swizzled row."""
+    return {span: SmemSwizzle(span) for span in current_target().tma.swizzle_spans}
+
+
+@dataclass(frozen=True)
+class MatmulParams:
+    """How ``schedule_matmul`` tiles a matmul.
+
+    ``tile``: the block's (M, N, K) tile; ``stages``: depth of the A/B circular buffer (``"auto"``:
+    the deepest that fits the shared memory the kernel's other buffers leave, picked at lowering);
+    ``compute_warp_groups``: warp groups sharing the tile's rows (each owns TM / W rows, in
+    pieces of 64); ``warp_specialized``: a producer warp group issues the loads (``register_split``:
+    its and the compute warp groups' ``setmaxnreg``); ``persistent``: ``blocks`` resident blocks walk
+    the tiles in grouped order (``group_m``); ``tma_store``: the epilogue of seed 000 (stmatrix, TMA
+    store); ``ping_pong``: each compute warp group takes its own tile (the block's tiles dealt in
+    turn) and their mainloops and epilogues alternate, one's epilogue under the other's mainloop.
+    """
+
+    tile: tuple[int, int, int] = (128, 256, 64)
+    stages: int | Literal["auto"] = 4
+    compute_warp_groups: int = 2
+    warp_specialized: bool = False
+    persistent: bool = False
+    ping_pong: bool = False
+    blocks: int = field(default_factory=lambda: current_target().sm_count)  # persistent: resident blocks
+    group_m: int = 8                             # persistent: row tiles walked per column of B (L2 reuse)
+    register_split: tuple[int, int] | None = (40, 232)   # warp-specialized: producer, compute registers
+    tma_store: bool = False                      # the epilogue: stmatrix into shared memory, then a TMA store
+    index_type: DataType = DataType.Int64        # the kernel's index arithmetic (Int32: tensors under 2**31 elements)
+    store_wait: str = "after_boxes"              # tma_store: when the stores' reads of the tile are waited for
+
+    def validate(self, dtype: DataType = DataType.BFloat16, loaded: int = 0) -> None:
+        """Raise ``ScheduleError`` naming the parameter and the rule it breaks (``loaded``: as in
+        ``smem_bytes``)."""
+        if not (isinstance(self.tile, tuple) and len(self.tile) == 3 and all(isinstance(x, int) and x > 0
+                                                                                for x in self.tile)):
+            raise ScheduleError(f"MatmulParams.tile: {self.tile!r} must be three positive ints (M, N, K)")
+        target = current_target()
+        wgmma, max_box, swizzles = target.wgmma, target.tma.max_box, swizzle_by_span()
+        widest = max(swizzles)
+        tm, tn, tk = self.tile
+        w = self.compute_warp_groups
+        if not isinstance(w, int) or w < 1:
+            raise ScheduleError(f"MatmulParams.compute_warp_groups: {w!r} must be a positive int")
+        sharing = self.tile_sharers()
+        if tm % (wgmma.m * sharing):
+            raise ScheduleError(f"MatmulParams.tile: M {tm} is not a multiple of {wgmma.m} per warp group "
+                                f"({sharing} compute warp groups share a tile: a multiple of {wgmma.m * sharing}); "
+                                f"each warp group issues wgmma.m{wgmma.m}nNk16 on whole {wgmma.m}-row pieces")
+        if tm > max_box:
+            raise ScheduleError(f"MatmulParams.tile: M {tm} is over {max_box}; one TMA box loads the tile's rows of A "
+                                f"and a box extent is at most {max_box}")
+        if tn % wgmma.n_step or tn > wgmma.max_n:
+            raise ScheduleError(f"MatmulParams.tile: N {tn} must be a multiple of {wgmma.n_step} and at most "
+                                f"{wgmma.max_n} (wgmma.m{wgmma.m}nNk16 has N = {wgmma.n_step}, {2 * wgmma.n_step}, "
+                                f"..., {wgmma.max_n})")
+        k_step = wgmma.k_for(dtype.size)
+        if tk % k_step:
+            raise ScheduleError(f"MatmulParams.tile: K {tk} is not a multiple of {k_step} (one wgmma consumes "
+                                f"K = {k_step} of {dtype.short_name})")
+        a_row = tk * dtype.size
+        spans = f"{', '.join(str(s) for s in list(swizzles)[:-1])} or {widest} bytes"
+        if a_row not in swizzles:
+            raise ScheduleError(f"MatmulParams.tile: K {tk} makes a row of A's K-major tile {a_row} bytes, but a "
+                                f"row is exactly one swizzle span ({spans}: K = "
+                                f"{', '.join(str(s // dtype.size) for s in swizzles)}); the swizzle span "
+                                f"is exceeded")
+        b_row = tn * dtype.size
+        if tn % (widest // dtype.size) and b_row not in swizzles:
+            raise ScheduleError(f"MatmulParams.tile: N {tn} makes a row of B's N-major tile {b_row} bytes; B is "
+                                f"laid out in swizzle rows of {spans}, so N must be "
+                                f"{', '.join(str(s // dtype.size) for s in swizzles)} or a multiple of "
+                                f"{widest // dtype.size}")
+        auto = isinstance(self.stages, str) and self.stages == AUTO
+        if not auto and (not isinstance(self.stages, int) or isinstance(self.stages, bool) or self.stages < 2):
+            raise ScheduleError(f"MatmulParams.stages: {self.stages!r} must be an int >= 2 (a circular buffer "
+                                f"needs a stage to load while another is read) or \"auto\"")
+        if self.tile_regs() > MAX_ACCUMULATORS:
+            raise ScheduleError(f"MatmulParams.tile: each thread would hold {self.tile_regs()} fp32 accumulators "
+                                f"({tm} x {tn} over {self.tile_sharers()} warp groups of {target.warp_group_size} "
+                                f"threads); at "
+                                f"most {MAX_ACCUMULATORS} fit in registers: use a smaller tile"
+                                f"{'' if self.ping_pong else ' or more compute_warp_groups'}")
+        smem = self.smem_bytes(dtype, loaded)
+        if smem > target.smem_per_block:
+            staged = " and the output tile" if self.tma_store else ""
+            staged += " and the epilogue's TMA-loaded tile of C" if loaded else ""
+            depth = "even the 2 stages of \"auto\"" if auto else f"{self.stages} stages"
+            raise ScheduleError(f"MatmulParams.stages: {depth} of A ({tm} x {tk}) and B ({tk} x {tn}) "
+                                f"{dtype.short_name} tiles{staged} need {smem} bytes of shared memory, over the "
+                                f"{target.smem_per_block}-byte limit of a block; use fewer stages or a smaller tile")
+        if self.ping_pong and not (self.warp_specialized and self.persistent):
+            raise ScheduleError("MatmulParams.ping_pong: ping-pong warp groups take turns on the tiles of a "
+                                "persistent warp-specialized kernel; set warp_specialized=True and persistent=True")
+        if self.ping_pong and w < 2:
+            raise ScheduleError(f"MatmulParams.compute_warp_groups: {w} with ping_pong=True; ping-pong needs at least "
+                                f"2 compute warp groups to alternate")
+        if self.store_wait not in STORE_WAITS or (self.store_wait != STORE_WAITS[0] and not self.tma_store):
+            raise ScheduleError(f"MatmulParams.store_wait: {self.store_wait!r} must be one of "
+                                f"{', '.join(repr(x) for x in STORE_WAITS)} (TensorView.set_store_wait), and "
+                                f"other than {STORE_WAITS[0]!r} only with tma_store=True")
+        for name in ("blocks", "group_m"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ScheduleError(f"MatmulParams.{name}: {value!r} must be a positive int")
+        regs = self.register_split
+        (lo, hi), step = target.setmaxnreg_range, target.setmaxnreg_step
+        if regs is not None and not (isinstance(regs, tuple) and len(regs) == 2 and all(
+                isinstance(r, int) and lo <= r <= hi and r % step == 0 for r in regs)):
+            raise ScheduleError(f"MatmulParams.register_split: {regs!r} must be None or (producer, compute) "
+                                f"register counts, multiples of {step} in [{lo}, {hi}] (setmaxnreg)")
+        if self.warp_specialized and regs is not None:
+            group = target.warp_group_size
+            total = group * regs[0] + group * w * regs[1]
+            if total > target.registers_per_sm:
+                raise ScheduleError(f"MatmulParams.register_split: {regs} gives a producer and {w} compute warp "
+                                    f"groups {total} registers, over the {target.registers_per_sm} of an SM; lower "
+                                    f"the compute count or use fewer compute_warp_groups")
+
+    def tile_sharers(self) -> int:
+        """Compute warp groups that share one tile: all of them (cooperative), or one (ping-pong)."""
+        return 1 if self.ping_pong else self.compute_warp_groups
+
+    def tile_regs(self) -> int:
+        tm, tn, _ = self.tile
+        return tm * tn // (current_target().warp_group_size * self.tile_sharers())
+
+    def smem_bytes(self, dtype: DataType, loaded: int = 0) -> int:
+        """Shared memory the kernel takes (with ``stages="auto"``: at its shallowest, 2 stages).
+        ``loaded``: bytes per output element of the ``[M, N]`` inputs the epilogue reads (C), TMA-loaded
+        into a tile each."""
+        tm, tn, tk = self.tile
+        stages = 2 if self.stages == AUTO else self.stages
+        stage = (tm * tk + tk * tn) * dtype.size
+        barriers = 2 * 8 * stages
+        # the 16-bit output tile the TMA store reads: ping-pong groups take turns on one, unless the
+        # store's wait is deferred past the turn (then one per group)
+        per_group = self.ping_pong and self.store_wait == "deferred"
+        staging = tm * tn * 2 * (self.compute_warp_groups if per_group else 1) if self.tma_store else 0
+        staging += tm * tn * loaded     # C's tile: read inside the stmatrix loop, so never shared with staging
+        first_tile = SmemSwizzle(max(current_target().tma.swizzle_spans)).alignment   # its swizzle's alignment
+        return stages * stage + staging + barriers + first_tile

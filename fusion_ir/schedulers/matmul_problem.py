@@ -1,0 +1,135 @@
+"""What the matmul scheduler and its suggestion read of a fusion: its one matmul (``find_mma``),
+the epilogue computed from the accumulator and the inputs that epilogue reads, and the problem's
+sizes and dtypes (``matmul_problem``) with the checks that need only them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from target import current as current_target
+
+from ..exprs import MmaOp
+from ..fusion import Fusion
+from ..tensor_view import TensorView
+from ..types import DataType, ScheduleError
+
+
+def wgmma_operand_types() -> tuple[DataType, ...]:
+    """The dtypes the target's wgmma multiplies (bf16, fp16 on sm_90)."""
+    return tuple(DataType[name] for name in current_target().wgmma.operand_types)
+
+
+def find_mma(fusion: Fusion) -> TensorView:
+    """The output of the fusion's one matmul, after checking its operands: bf16 or fp16 (the target's
+    wgmma operand types) fusion inputs of one dtype."""
+    mmas = [e for e in fusion.exprs if isinstance(e, MmaOp)]
+    if len(mmas) != 1:
+        raise ScheduleError(f"schedule_matmul: the fusion has {len(mmas)} matmuls; it schedules exactly one")
+    mm = mmas[0].output
+    a, b = mmas[0].inputs
+    for name, tv in (("a", a), ("b", b)):
+        if not tv.is_input:
+            raise ScheduleError(f"schedule_matmul: operand {name} (T{tv.name}) of the matmul must be a fusion input "
+                                f"(TMA loads it from global memory)")
+        if tv.dtype not in wgmma_operand_types():
+            raise ScheduleError(f"schedule_matmul: operand {name} (T{tv.name}) is {tv.dtype.short_name}; wgmma takes "
+                                f"bf16 or fp16 operands")
+    if a.dtype is not b.dtype:
+        raise ScheduleError(f"schedule_matmul: operands T{a.name} ({a.dtype.short_name}) and T{b.name} "
+                            f"({b.dtype.short_name}) must have the same dtype")
+    return mm
+
+
+def epilogue_tensors(fusion: Fusion, acc: TensorView) -> list[TensorView]:
+    """Tensors computed from the accumulator and the tensors they read besides it (a broadcast
+    bias), in topological order; all pointwise."""
+    after: set[TensorView] = set()
+    for tv in fusion.topological_order():
+        if any(p is acc or p in after for p in tv.producers()):
+            after.add(tv)
+    beside: set[TensorView] = set()             # what they read besides the accumulator, back to the inputs
+    stack = [p for tv in after for p in tv.producers() if p is not acc and p not in after]
+    while stack:
+        p = stack.pop()
+        if p.is_input or p in beside:
+            continue
+        beside.add(p)
+        stack.extend(p.producers())
+    out = [tv for tv in fusion.topological_order() if tv in after or tv in beside]
+    for tv in out:
+        if tv.has_reduction:
+            raise ScheduleError(f"schedule_matmul: T{tv.name} is a reduction; the matmul epilogue takes pointwise "
+                                f"ops only")
+    return out
+
+
+def epilogue_inputs(fusion: Fusion, acc: TensorView) -> list[TensorView]:
+    """The ``[M, N]`` fusion inputs the epilogue of ``acc`` reads (C)."""
+    found: list[TensorView] = []
+    for tv in epilogue_tensors(fusion, acc):
+        for p in tv.producers():
+            if p.is_input and p.ndim == 2 and not any(i.is_broadcast for i in p.logical) and p not in found:
+                found.append(p)
+    return found
+
+
+def broadcast_epilogue_inputs(fusion: Fusion, acc: TensorView) -> list[TensorView]:
+    """The other fusion inputs the epilogue of ``acc`` reads: a bias row or column, broadcast over the tile."""
+    loaded = epilogue_inputs(fusion, acc)
+    found: list[TensorView] = []
+    for tv in epilogue_tensors(fusion, acc):
+        for p in tv.producers():
+            if p.is_input and p not in loaded and p not in found and p not in acc.definition.inputs:
+                found.append(p)
+    return found
+
+
+@dataclass(frozen=True)
+class MatmulProblem:
+    """What the suggestion needs to know of ``out = epilogue(a @ b)``: sizes (None: symbolic) and dtypes."""
+
+    m: int | None
+    n: int | None
+    k: int | None
+    dtype: DataType                    # the operands'
+    out_dtype: DataType | None         # the output's, when the fusion has exactly one
+    loaded: int = 0                    # bytes per output element of the [M, N] inputs the epilogue reads (C)
+    broadcast: int = 0                 # other inputs the epilogue reads (a bias broadcast over the tile)
+
+    @property
+    def tma_store_possible(self) -> bool:
+        """The TMA-store epilogue stages one 16-bit output tile (stmatrix stores 16-bit elements)."""
+        return self.out_dtype is not None and self.out_dtype.size == 2
+
+    def k_tiles(self, tile_k: int) -> int | None:
+        return None if self.k is None else -(-self.k // tile_k)
+
+    def tiles(self, tile: tuple[int, int, int]) -> int | None:
+        if self.m is None or self.n is None:
+            return None
+        return -(-self.m // tile[0]) * -(-self.n // tile[1])
+
+
+def matmul_problem(fusion: Fusion, caller: str = "suggest_matmul_params") -> MatmulProblem:
+    """The problem of ``fusion``'s matmul, with the checks that need only the problem: the operands
+    (bf16 or fp16 fusion inputs), A's and B's K, and TMA's 16-byte row strides (``caller`` names
+    the function in the messages)."""
+    mm = find_mma(fusion)
+    a, b = mm.definition.inputs
+    m, k_a = (i.extent.const_value() for i in a.shape_ids)
+    k_b, n = (i.extent.const_value() for i in b.shape_ids)
+    if k_a is not None and k_b is not None and k_a != k_b:
+        raise ScheduleError(f"{caller}: K of operand a (T{a.name}, [M, K] = [{m}, {k_a}]) is {k_a} but "
+                            f"K of operand b (T{b.name}, [K, N] = [{k_b}, {n}]) is {k_b}; a @ b needs equal K")
+    row_bytes = current_target().tma.alignment      # cuTensorMapEncodeTiled: every stride but the innermost
+    elems = row_bytes // a.dtype.size
+    for name, tv, dim, extent in (("a", a, "K", k_a), ("b", b, "N", n)):
+        if extent is not None and extent * a.dtype.size % row_bytes:
+            raise ScheduleError(f"{caller}: a row of operand {name} (T{tv.name}) holds {dim} = {extent} "
+                                f"{a.dtype.short_name} elements, {extent * a.dtype.size} bytes; TMA needs row "
+                                f"strides that are multiples of {row_bytes} bytes, so {dim} must be a multiple "
+                                f"of {elems} (pad the operand)")
+    out_dtype = fusion.outputs[0].dtype if len(fusion.outputs) == 1 else None
+    loaded = sum(c.dtype.size for c in epilogue_inputs(fusion, mm))
+    broadcast = len(broadcast_epilogue_inputs(fusion, mm))
+    return MatmulProblem(m, n, k_a if k_a is not None else k_b, a.dtype, out_dtype, loaded, broadcast)
