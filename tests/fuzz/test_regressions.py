@@ -12,6 +12,7 @@ from fusion_ir import (
     MemoryType,
     ParallelType,
     ScheduleError,
+    TensorView,
     inline_most,
     ops,
     transform_like,
@@ -352,3 +353,58 @@ def test_an_output_bound_to_threads_is_read_by_other_threads_of_its_block() -> N
     inputs = [np.arange(10, dtype=np.float32)]
     for got, want in zip(simulate(lower(fusion), inputs), evaluate(fusion, inputs)):
         np.testing.assert_array_equal(got, want)
+
+
+def _sum_to_scalar() -> tuple[Fusion, TensorView, TensorView]:
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=1)
+        out = ops.sum(x, [0])
+        fusion.add_output(out)
+    return fusion, x, out
+
+
+def test_a_tma_store_of_a_0d_output_is_a_schedule_error() -> None:
+    """A 0-D output through a TMA store reached the TMA analysis with an empty box (IndexError)."""
+    fusion, _, out = _sum_to_scalar()
+    with pytest.raises(ScheduleError, match="T1: cache_before: T1 is 0-D; a TMA store .* at least one dimension"):
+        out.cache_before(LoadStoreOpType.TMAStore)
+    cache = out.cache_before()              # a plain store of the same output still lowers and simulates
+    inline_most(fusion)
+    inputs = [np.arange(10, dtype=np.float32)]
+    (got,) = simulate(lower(fusion), inputs)
+    np.testing.assert_array_equal(got, evaluate(fusion, inputs)[0])
+    assert cache.shape_ids == []
+
+
+def test_a_tma_load_of_a_0d_input_is_a_schedule_error() -> None:
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=0)
+        fusion.add_output(ops.neg(x))
+    with pytest.raises(ScheduleError, match="T0: cache_after: T0 is 0-D; a TMA load .* at least one dimension"):
+        x.cache_after(LoadStoreOpType.TMA)
+    x.cache_after(LoadStoreOpType.CpAsync)  # cp.async copies one element
+    inputs = [np.array(3.0, dtype=np.float32)]
+    (got,) = simulate(lower(fusion), inputs)
+    np.testing.assert_array_equal(got, evaluate(fusion, inputs)[0])
+
+
+@pytest.mark.parametrize("kind", ["load", "store"])
+def test_the_tma_analysis_names_a_0d_tensor(kind: str) -> None:
+    """The lowering's own guard, for a 0-D TMA copy made around the schedule checks."""
+    if kind == "store":
+        fusion, _, out = _sum_to_scalar()
+        out.cache_before()
+        out.definition.op_type = LoadStoreOpType.TMAStore
+        name = out.name
+    else:
+        fusion = Fusion()
+        with fusion:
+            x = fusion.add_input(ndim=0)
+            fusion.add_output(ops.neg(x))
+        cache = x.cache_after(LoadStoreOpType.CpAsync)
+        cache.definition.op_type = LoadStoreOpType.TMA
+        name = cache.name
+    with pytest.raises(LoweringError, match=f"T{name} .*0-D.* a TMA box needs at least one dimension"):
+        lower(fusion)
