@@ -87,7 +87,7 @@ def _guarded_by_syncs(tv: TensorView, a: Analyses) -> bool:
     if tv.is_output:
         # A fusion output read by a later op of the kernel: other threads of the block may have
         # written the elements a reader needs (readers in other blocks are a LoweringError).
-        return bool(tv.consumers())
+        return bool(a.ids.consumers(tv))
     if tv.memory_type is not MemoryType.Shared:
         return False
     # A circular-buffered tensor's stages are ordered by the circular-buffer pass (mbarriers,

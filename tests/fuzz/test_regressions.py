@@ -408,3 +408,73 @@ def test_the_tma_analysis_names_a_0d_tensor(kind: str) -> None:
         name = cache.name
     with pytest.raises(LoweringError, match=f"T{name} .*0-D.* a TMA box needs at least one dimension"):
         lower(fusion)
+
+
+def _cached_input_beside_a_dead_op() -> Fusion:
+    """``ops.neg(x)`` twice, one never used; x's cp.async cache is double-buffered."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=1)
+        ops.neg(x)                          # dead: on no path to an output
+        fusion.add_output(ops.neg(x))
+    cache = x.cache_after(LoadStoreOpType.CpAsync)
+    inline_most(fusion)
+    cache.circular_buffer(2, 0)
+    return fusion
+
+
+_DEAD_OP_SCRIPT = """
+import numpy as np
+from tests.fuzz.test_regressions import _cached_input_beside_a_dead_op
+from lowering import lower
+from runtime import simulate
+(got,) = simulate(lower(_cached_input_beside_a_dead_op()), [np.arange(10, dtype=np.float32)])
+assert (got == -np.arange(10, dtype=np.float32)).all(), got
+"""
+
+
+def test_lowering_ignores_a_dead_consumer_of_a_circular_buffer() -> None:
+    """The circular-buffer analysis asked whether every reader of the cache (the dead op's tensor
+    among them, absent from the IterDomain model) is a wgmma accumulator: a KeyError, or not,
+    depending on the order of a set, so on the hash seed."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    for seed in ("0", "1", "2", "4"):        # each failed (KeyError: IterDomain) before the fix
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(root)}
+        done = subprocess.run([sys.executable, "-c", _DEAD_OP_SCRIPT], cwd=root, env=env, capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 0, f"PYTHONHASHSEED={seed}:\n{done.stderr}"
+
+
+def test_the_id_model_lists_only_live_consumers() -> None:
+    from lowering.analysis import id_model
+
+    fusion = _cached_input_beside_a_dead_op()
+    cache = fusion.outputs[0].producers()[0]
+    dead, out = cache.consumers()
+    assert dead not in fusion.used_tensors()
+    assert id_model.build(fusion).consumers(cache) == [out]
+
+
+def test_a_dead_reduction_does_not_make_a_persistent_buffer() -> None:
+    """A dead sum and a dead reader of its broadcast made T1 look like a persistent buffer in the lowering's
+    register-size check, which named the dead tensors as the reason."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=2)
+        t1 = ops.exp(x)
+        fusion.add_output(ops.add(t1, 1.0))
+        total = ops.sum(t1, [1])
+        ops.add(t1, ops.broadcast(total, [False, True]))     # dead
+    t1.compute_at(fusion.outputs[0], 1)
+    with pytest.raises(LoweringError, match="T1 is in Local memory but its allocation") as raised:
+        lower(fusion)
+    assert "persistent" not in str(raised.value)
+    t1.set_memory_type(MemoryType.Shared)
+    inputs = [np.arange(12, dtype=np.float32).reshape(3, 4) / 10]
+    (got,) = simulate(lower(fusion), inputs)
+    np.testing.assert_allclose(got, evaluate(fusion, inputs)[0], rtol=1e-6)
