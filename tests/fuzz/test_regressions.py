@@ -478,3 +478,32 @@ def test_a_dead_reduction_does_not_make_a_persistent_buffer() -> None:
     inputs = [np.arange(12, dtype=np.float32).reshape(3, 4) / 10]
     (got,) = simulate(lower(fusion), inputs)
     np.testing.assert_allclose(got, evaluate(fusion, inputs)[0], rtol=1e-6)
+
+
+def shared_producer_of_a_split_row_sum() -> Fusion:
+    """A row sum split outer by 8 with the rest on TIDx, its |x| producer in shared memory."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=2)
+        t1 = ops.abs(x)
+        t2 = ops.sum(t1, [1])
+        fusion.add_output(t2)
+    t2.split(1, 8, inner_split=False)          # [i0, 8, ceilDiv(i1, 8)]
+    t2.axis(2).parallelize(PT.TIDx)
+    t1.transform_like(t2)
+    t1.parallelize_like(t2)
+    t1.set_memory_type(MemoryType.Shared)
+    inline_most(fusion)
+    return fusion
+
+
+@pytest.mark.parametrize("shape", [(3, 20), (2, 64), (4, 7)])
+def test_a_shared_buffer_offset_is_not_hoisted_out_of_the_hosts_reach(shape: tuple[int, int]) -> None:
+    """T1's shared-memory offset (after the block-reduction workspace, whose size is the symbolic thread
+    count) was hoisted into a Let h0 like an index, so the host, laying shared memory out from the
+    Allocate offsets, could not evaluate it: every input failed with 'symbol h0 is not bound'."""
+    fusion = shared_producer_of_a_split_row_sum()
+    kernel = lower(fusion)
+    inputs = [np.random.default_rng(sum(shape)).standard_normal(shape).astype(np.float32)]
+    (got,) = simulate(kernel, inputs)
+    np.testing.assert_allclose(got, np.abs(inputs[0]).sum(axis=1), rtol=1e-5)
