@@ -237,7 +237,7 @@ class KernelPrinter(NodeVisitor):
     def _check_symbols(self, v: Val, where: object) -> None:
         loop_indices = {s.loop_index for s in self.scopes if s.loop_index is not None}
         lets = set().union(*(s.lets for s in self.scopes))
-        for name in v.symbols():
+        for name in sorted(v.symbols()):     # the first unbound name in a defined order
             if name in BUILTIN_SYMBOLS or name in loop_indices or name in lets:
                 continue
             if name in self.param_symbols:

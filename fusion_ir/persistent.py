@@ -11,6 +11,7 @@ them into the largest position ``inline_most`` may choose.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -64,15 +65,15 @@ def _root_ancestors(tv: TensorView, i: IterDomain) -> set[IterDomain]:
     return out
 
 
-def _consumers(tv: TensorView) -> list[TensorView]:
+def _consumers(tv: TensorView, live: Collection[TensorView] | None) -> list[TensorView]:
     out: list[TensorView] = []
     for c in tv.consumers():
-        if c not in out:
+        if c not in out and (live is None or c in live):
             out.append(c)
     return out
 
 
-def _reach(consumer: TensorView, root_id: IterDomain) -> _Reach:
+def _reach(consumer: TensorView, root_id: IterDomain, live: Collection[TensorView] | None) -> _Reach:
     """Follow ``consumer``'s root axis ``root_id`` downstream: which tensors reduce it, which iterate it."""
     reach = _Reach(set(), set())
     seen: set[tuple[int, int]] = set()
@@ -87,21 +88,22 @@ def _reach(consumer: TensorView, root_id: IterDomain) -> _Reach:
                 reach.reduced_by.add(tv)
                 continue
             reach.iterated_by.add(tv)
-            for nxt in _consumers(tv):
+            for nxt in _consumers(tv, live):
                 nxt_root = producer_to_consumer_root(tv, nxt).get(lid)
                 if nxt_root is not None:
                     stack.append((nxt, nxt_root))
     return reach
 
 
-def unmappable_axes(tv: TensorView) -> dict[IterDomain, Persistence]:
+def unmappable_axes(tv: TensorView, live: Collection[TensorView] | None = None) -> dict[IterDomain, Persistence]:
     """``tv``'s logical axes that no loop can share with all of its consumers, with the reason for each.
 
     An axis is unmappable when one consumer's branch reduces it (tensor R) and another consumer's
     branch iterates over it in a tensor that depends on R: that tensor can only run once R is
-    complete, so R's reduction loop and its loop cannot be one loop.
+    complete, so R's reduction loop and its loop cannot be one loop. With ``live``, only the tensors
+    in it count as readers (lowering passes the tensors on a path to an output).
     """
-    consumers = _consumers(tv)
+    consumers = _consumers(tv, live)
     if len(consumers) < 2:
         return {}
     graph = tv.fusion.graph()
@@ -111,33 +113,35 @@ def unmappable_axes(tv: TensorView) -> dict[IterDomain, Persistence]:
         for axis, root_id in p2c.items():
             if axis in out:
                 continue
-            reduced = _reach(consumer, root_id).reduced_by
+            reduced = _reach(consumer, root_id, live).reduced_by
             if not reduced:
                 continue
-            why = _later_reader(tv, axis, reduced, consumers, c_index, graph)
+            why = _later_reader(tv, axis, reduced, consumers, c_index, graph, live)
             if why is not None:
                 out[axis] = why
     return out
 
 
 def _later_reader(tv: TensorView, axis: IterDomain, reduced: set, consumers: list[TensorView],
-                  c_index: int, graph: nx.DiGraph) -> Persistence | None:
+                  c_index: int, graph: nx.DiGraph, live: Collection[TensorView] | None) -> Persistence | None:
     for k, other in enumerate(consumers):
         if k == c_index:
             continue
         root_id = producer_to_consumer_root(tv, other).get(axis)
         if root_id is None:
             continue
-        for reader in sorted(_reach(other, root_id).iterated_by, key=lambda t: t.name):
+        for reader in sorted(_reach(other, root_id, live).iterated_by, key=lambda t: t.name):
             for reduction in sorted(reduced, key=lambda t: t.name):
                 if reduction in nx.ancestors(graph, reader):
                     return Persistence(axis, reduction, reader)
     return None
 
 
-def first_unmappable_loop_axis(tv: TensorView) -> tuple[int, Persistence] | None:
-    """The first loop axis of ``tv`` that comes from an unmappable axis, with the reason; None if none does."""
-    unmappable = unmappable_axes(tv)
+def first_unmappable_loop_axis(tv: TensorView,
+                               live: Collection[TensorView] | None = None) -> tuple[int, Persistence] | None:
+    """The first loop axis of ``tv`` that comes from an unmappable axis, with the reason; None if none does
+    (``live``: as for ``unmappable_axes``)."""
+    unmappable = unmappable_axes(tv, live)
     if not unmappable:
         return None
     for k, i in enumerate(tv.loop):

@@ -608,6 +608,9 @@ class TensorView:
         if op_type in (LoadStoreOpType.TMA, LoadStoreOpType.CpAsync) and self.memory_type is not MemoryType.Global:
             raise self._err(f"cache_after: a {op_type.name} load reads global memory, but T{self.name} "
                             f"is in {self.memory_type.name} memory")
+        if op_type is LoadStoreOpType.TMA and not self.shape_ids:
+            raise self._err(f"cache_after: T{self.name} is 0-D; a TMA load copies a box of a tensor with at least "
+                            f"one dimension (use LoadStoreOpType.Set or CpAsync)")
         if self.compute_at_pos > 0:
             raise self._err(f"cache_after: T{self.name} is already inlined ({self._inlined_desc()}); "
                             f"cache before compute_at")
@@ -702,6 +705,9 @@ class TensorView:
             raise self._err(f"cache_before: {op_type.name} is a load; use cache_after on an input")
         if op_type is LoadStoreOpType.TMAStore and self.memory_type is not MemoryType.Global:
             raise self._err("cache_before: a TMAStore writes global memory; the tensor must be in Global memory")
+        if op_type is LoadStoreOpType.TMAStore and not self.shape_ids:
+            raise self._err(f"cache_before: T{self.name} is 0-D; a TMA store copies a box of a tensor with at least "
+                            f"one dimension (store it with LoadStoreOpType.Set)")
         if self.compute_at_pos > 0 or self.max_producer_pos > 0:
             raise self._err(f"cache_before: T{self.name} is already inlined ({self._inlined_desc()}); "
                             f"cache before compute_at")

@@ -19,10 +19,12 @@ from .errors import LoweringError
 
 
 def check_persistent_buffers(fusion: Fusion) -> None:
-    for tv in fusion.used_tensors():
+    used = fusion.used_tensors()
+    live = set(used)
+    for tv in used:
         if tv.is_input or tv.is_output or tv.memory_type is not MemoryType.Local:
             continue
-        found = first_unmappable_loop_axis(tv)
+        found = first_unmappable_loop_axis(tv, live)
         if found is None or tv.compute_at_pos > found[0]:
             continue  # computed past its persistent axis: the loop-nest pass reports the conflict
         _check_register_size(tv, found[1].describe(tv))

@@ -31,6 +31,7 @@ from .analysis import (
     warp_specialization,
 )
 from .errors import LoweringError
+from .host_sizes import check_host_sizes
 from .kernel_ir import Kernel
 from .limits import check_launch_limits
 from .passes import (
@@ -95,6 +96,7 @@ PIPELINE: list[Step] = [
     Pass("hoist_indices", hoist_indices.run),                              # loop-invariant divisions before loops
     Pass("launch", launch.run),                                            # launch dimensions, runtime checks
     Pass("limits", lambda k, a: _checked(k, check_launch_limits(k))),      # threads and shared memory fit sm_90
+    Pass("host_sizes", lambda k, a: _checked(k, check_host_sizes(k))),     # launch sizes read only the arguments
 ]
 
 PASS_NAMES = [step.name for step in PIPELINE]

@@ -125,7 +125,7 @@ def is_wgmma_accumulator(ids: IdModel, tv: TensorView) -> bool:
 
 def read_only_by_wgmma(ids: IdModel, tensors: list[TensorView]) -> bool:
     """Someone reads ``tensors``, and only wgmma does: their stages stay in use until the MMAs retire."""
-    readers = {c for tv in tensors for c in tv.consumers()}
+    readers = [c for tv in tensors for c in ids.consumers(tv)]
     return bool(readers) and all(is_wgmma_accumulator(ids, c) for c in readers)
 
 
@@ -147,7 +147,9 @@ def epilogue_turn_axis(ids: IdModel, tv: TensorView) -> IterDomain | None:
     epilogue, TMA store reads retired included). So the groups share one buffer instead of one each.
     The shared tile of a TMA store whose wait is deferred keeps one per group: its stores still read
     it after the turn is handed on."""
-    if tv.memory_type is not MemoryType.Shared or tv.circular_buffer_options is not None or deferred_store_tile(tv):
+    if tv.memory_type is not MemoryType.Shared or tv.circular_buffer_options is not None:
+        return None
+    if deferred_store_tile(ids, tv):
         return None
     turns = ping_pong_turns(ids)
     if not turns or not any(is_wgmma_accumulator(ids, p) for p in tv.ancestors()):
@@ -171,7 +173,7 @@ def pipeline_loops(ids: IdModel, tv: TensorView) -> list[LoopGroup]:
 def alloc_position(ids: IdModel, tv: TensorView) -> int:
     if tv.circular_buffer_options is not None:
         return cb_axis(ids, tv)
-    if deferred_store_tile(tv):
+    if deferred_store_tile(ids, tv):
         # its TMA stores still read it in the next iteration of its innermost loop: allocated outside it
         loops = [k for k, i in enumerate(tv.loop[:tv.compute_at_pos]) if ids.group(i).is_loop]
         if loops:
@@ -179,9 +181,10 @@ def alloc_position(ids: IdModel, tv: TensorView) -> int:
     return tv.compute_at_pos
 
 
-def deferred_store_tile(tv: TensorView) -> bool:
+def deferred_store_tile(ids: IdModel, tv: TensorView) -> bool:
     """``tv`` is the shared tile of a TMA store whose wait is deferred (``TensorView.set_store_wait``)."""
-    return any(load_kind(c) is LoadStoreOpType.TMAStore and c.store_wait == "deferred" for c in tv.consumers())
+    return any(load_kind(c) is LoadStoreOpType.TMAStore and c.store_wait == "deferred"
+               for c in ids.consumers(tv))
 
 
 def allocation_ids(ids: IdModel, tv: TensorView, memory: MemoryType, pos: int) -> list[IterDomain]:
@@ -239,10 +242,10 @@ def _fragment(tv: TensorView, instruction: list[IterDomain]) -> IterDomain:
     return IterDomain(Val.const(elements // group), name=-1)
 
 
-def alignment(tv: TensorView) -> int:
+def alignment(ids: IdModel, tv: TensorView) -> int:
     """TMA boxes (loaded, or read by a TMA store) start 128-byte aligned, a swizzled buffer at its repeat."""
     tma = load_kind(tv) is LoadStoreOpType.TMA or any(load_kind(c) is LoadStoreOpType.TMAStore
-                                                     for c in tv.consumers())
+                                                     for c in ids.consumers(tv))
     if not tma and tv.swizzle is SmemSwizzle.NONE:
         return 16
     return max(TMA_ALIGN, tv.swizzle.alignment)
@@ -281,7 +284,7 @@ def build(ids: IdModel, stages: Callable[[TensorView], int]) -> BufferPlan:
             depth = stages(tv) if tv.circular_buffer_options is not None else 1
             if tv.circular_buffer_options is not None:
                 plan.stages[tv] = depth
-            buf = Buffer(f"T{tv.name}", tv.dtype, tv.memory_type, size * depth, align=alignment(tv),
+            buf = Buffer(f"T{tv.name}", tv.dtype, tv.memory_type, size * depth, align=alignment(ids, tv),
                          swizzle=tv.swizzle if tv.memory_type is MemoryType.Shared else SmemSwizzle.NONE)
             plan.buffers[tv] = buf
             plan.alloc_ids[tv] = axes

@@ -83,6 +83,17 @@ class IdModel:
     def group(self, i: IterDomain) -> LoopGroup:
         return self.group_of[i]
 
+    def consumers(self, tv: TensorView) -> list[TensorView]:
+        """The live tensors computed from ``tv``, in the fusion's expression order, each once.
+
+        Lowering ignores dead tensors (those on no path to an output): ``TensorView.consumers``
+        still lists them, so every lowering question about readers asks this instead."""
+        out: list[TensorView] = []
+        for e in self.exprs:
+            if tv in e.inputs and e.output not in out:
+                out.append(e.output)
+        return out
+
     def loop_ids(self, tv: TensorView) -> list[IterDomain]:
         """tv's loop axes that become ForLoops, outermost first."""
         return [i for i in tv.loop if self.group(i).is_loop]

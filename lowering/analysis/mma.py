@@ -128,7 +128,7 @@ def build(ids: IdModel, buffers: BufferPlan) -> MmaInfo:
             raise LoweringError(f"T{tv.name} is a wgmma accumulator, so threadIdx.x must span one warp group of "
                                 f"{group} threads (warp groups on threadIdx.y); it spans "
                                 f"{ids.launch[ParallelType.TIDx]}")
-        for consumer in tv.consumers():
+        for consumer in ids.consumers(tv):
             info.reads[(tv, consumer)] = _fragment_read(tile, consumer)
     for tv in ids.tensors:
         if load_kind(tv) is LoadStoreOpType.StMatrix:
@@ -158,11 +158,11 @@ def _staged_store(ids: IdModel, info: MmaInfo, tv: TensorView) -> StagedStore:
     if extent is None or extent % 2:
         raise LoweringError(f"{name}: stmatrix.x4 stores pairs of 8-column blocks; T{source.name} has "
                             f"{read.i.extent} of them")
-    inlined = _inlined_epilogue(info, source)
+    inlined = _inlined_epilogue(ids, info, source)
     return StagedStore(tv, source, read, thread, pieces, inlined is not None, inlined or frozenset())
 
 
-def _inlined_epilogue(info: MmaInfo, source: TensorView) -> frozenset[TensorView] | None:
+def _inlined_epilogue(ids: IdModel, info: MmaInfo, source: TensorView) -> frozenset[TensorView] | None:
     """The register tensors between the accumulator and ``source`` (a fused epilogue), when only ``source``
     and they read them and the accumulator is among what they read; None otherwise."""
     ancestors = source.ancestors()
@@ -174,7 +174,7 @@ def _inlined_epilogue(info: MmaInfo, source: TensorView) -> frozenset[TensorView
         p = stack.pop()
         if p in info.tiles or p.is_input or p.memory_type is not MemoryType.Local or p in inlined:
             continue
-        if any(c is not source and c not in ancestors for c in p.consumers()):
+        if any(c is not source and c not in ancestors for c in ids.consumers(p)):
             return None        # another tensor reads it: it needs its registers
         inlined.add(p)
         stack.extend(p.producers())

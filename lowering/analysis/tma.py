@@ -8,7 +8,7 @@ whose origin is the dimension's index with the Bulk index set to zero. The tenso
 axes right of its compute-at position are serial loops that issue one copy each.
 
 Rules (raised as ``LoweringError``), with the current target's limits (sm_90's in brackets):
-rank <= ``max_rank`` (5), every box extent <= ``max_box`` (256), the innermost box row a multiple
+1 <= rank <= ``max_rank`` (5), every box extent <= ``max_box`` (256), the innermost box row a multiple
 of ``alignment`` bytes (16; exactly the swizzle span when swizzled), every box starting
 ``smem_alignment``-byte (128) aligned in shared memory (at a whole swizzle repeat when swizzled),
 the Bulk axes innermost in the allocation in the global tensor's dimension order, and no thread-parallel axis (one elected
@@ -164,6 +164,8 @@ def analyze_store(ids: IdModel, buffers: BufferPlan, out: TensorView) -> TmaBox:
     """The box of a TMA store ``out = TMAStore(tile)``: ``out``'s Bulk axes, read from ``tile`` in shared
     memory (its Bulk axes innermost in the same order, a row of its swizzle span when swizzled)."""
     name = f"T{out.name}"
+    if not out.root:
+        raise LoweringError(f"{name} is 0-D but written by a TMA store; a TMA box needs at least one dimension")
     tile = out.definition.inputs[0]
     if tile.memory_type is not MemoryType.Shared:
         raise LoweringError(f"{name} is written by a TMA store from T{tile.name}, which is in "
@@ -229,6 +231,9 @@ def analyze(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> TmaBox:
                             f"a global tensor")
     root_of = {p: c for c, p in tv.definition.root_map(source).items()}
     dims = tuple(root_of[p] for p in source.shape_ids)
+    if not dims:
+        raise LoweringError(f"{name} is loaded by TMA from T{source.name}, which is 0-D; a TMA box needs at least "
+                            f"one dimension")
     if len(dims) > _tma().max_rank:
         raise LoweringError(f"{name}: a TMA box has at most {_tma().max_rank} dimensions; T{source.name} has "
                             f"{len(dims)}")

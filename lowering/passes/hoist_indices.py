@@ -11,7 +11,9 @@ the outermost such loop it does not change in. A persistent matmul's tile coordi
 producer, and the stage arithmetic's ``tile * k_tiles`` once per tile.
 Guarantees: the kernel computes the same values (index expressions are pure); a register
 index stays a constant once unrolled loops are unrolled, since no hoisted expression reads an
-unrolled loop's index.
+unrolled loop's index; a value the host evaluates too (``host_evaluated``: a shared buffer's
+``Allocate.offset``, from which the launch lays out shared memory) is left as it is, in terms of
+the kernel's parameters, since the host has no ``Let`` values.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 from fusion_ir.scalar import Val
 
 from ..analysis import Analyses
-from ..kernel_ir import ForLoop, Kernel, Let, Node, children, map_vals, rewrite, substitute, walk
+from ..kernel_ir import Allocate, ForLoop, Kernel, Let, Node, children, map_vals, rewrite, substitute, walk
 
 DIVIDING = frozenset({"div", "mod", "ceilDiv"})
 # ops a hoisted value may have at its root: integer arithmetic (a comparison stays where it is)
@@ -71,6 +73,9 @@ def _scope(body: tuple[Node, ...], targets: tuple[_Target, ...], names: _Names,
             out.extend(_vals(Let(name, value), targets, names, pinned) for value, name in target.lets.items())
             out.append(loop)
             continue
+        if host_evaluated(node):
+            out.append(node)
+            continue
         node = _vals(node, targets, names, pinned)
         kids = children(node)
         if kids:
@@ -78,6 +83,12 @@ def _scope(body: tuple[Node, ...], targets: tuple[_Target, ...], names: _Names,
             node = replace(node, **{name: _scope(sub, targets, names, inner) for name, sub in kids})
         out.append(node)
     return tuple(out)
+
+
+def host_evaluated(node: Node) -> bool:
+    """``node``'s values are evaluated by the host before launch as well as by the kernel: an ``Allocate``
+    (its offset and its buffer's size lay out dynamic shared memory; ``lowering.host_sizes``)."""
+    return isinstance(node, Allocate)
 
 
 def _runs_as_loop(loop: ForLoop) -> bool:

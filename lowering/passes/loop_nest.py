@@ -112,7 +112,7 @@ def _nest(groups: list[LoopGroup], op: TensorOp):
 def _check_sharing(ids: IdModel, op_loops: dict[TensorView, list[_Loop]]) -> None:
     for tv, loops in op_loops.items():
         shared_groups = [ids.group(i) for i in tv.loop[:tv.compute_at_pos] if ids.group(i).is_loop]
-        for consumer in tv.consumers():
+        for consumer in ids.consumers(tv):
             if consumer not in op_loops:
                 continue
             theirs = op_loops[consumer]

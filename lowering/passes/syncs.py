@@ -87,7 +87,7 @@ def _guarded_by_syncs(tv: TensorView, a: Analyses) -> bool:
     if tv.is_output:
         # A fusion output read by a later op of the kernel: other threads of the block may have
         # written the elements a reader needs (readers in other blocks are a LoweringError).
-        return bool(tv.consumers())
+        return bool(a.ids.consumers(tv))
     if tv.memory_type is not MemoryType.Shared:
         return False
     # A circular-buffered tensor's stages are ordered by the circular-buffer pass (mbarriers,
@@ -105,7 +105,8 @@ def _apply(body: tuple[Node, ...], path: Path, inserts: dict[Path, set]) -> tupl
     out: list[Node] = []
     here = inserts.get(path, set())
     by_index: dict[int, tuple[str, tuple]] = {}
-    for index, reason, per in sorted(here, key=lambda x: (x[0], x[1])):
+    # a defined order (``here`` is a set): position, reason, then the thread dimensions by name
+    for index, reason, per in sorted(here, key=lambda x: (x[0], x[1], tuple(d.name for d in x[2]))):
         if index in by_index:       # one barrier for several hazards: independent only along common dims
             first, dims = by_index[index]
             by_index[index] = (first, tuple(d for d in dims if d in per))

@@ -12,6 +12,7 @@ from fusion_ir import (
     MemoryType,
     ParallelType,
     ScheduleError,
+    TensorView,
     inline_most,
     ops,
     transform_like,
@@ -352,3 +353,157 @@ def test_an_output_bound_to_threads_is_read_by_other_threads_of_its_block() -> N
     inputs = [np.arange(10, dtype=np.float32)]
     for got, want in zip(simulate(lower(fusion), inputs), evaluate(fusion, inputs)):
         np.testing.assert_array_equal(got, want)
+
+
+def _sum_to_scalar() -> tuple[Fusion, TensorView, TensorView]:
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=1)
+        out = ops.sum(x, [0])
+        fusion.add_output(out)
+    return fusion, x, out
+
+
+def test_a_tma_store_of_a_0d_output_is_a_schedule_error() -> None:
+    """A 0-D output through a TMA store reached the TMA analysis with an empty box (IndexError)."""
+    fusion, _, out = _sum_to_scalar()
+    with pytest.raises(ScheduleError, match="T1: cache_before: T1 is 0-D; a TMA store .* at least one dimension"):
+        out.cache_before(LoadStoreOpType.TMAStore)
+    cache = out.cache_before()              # a plain store of the same output still lowers and simulates
+    inline_most(fusion)
+    inputs = [np.arange(10, dtype=np.float32)]
+    (got,) = simulate(lower(fusion), inputs)
+    np.testing.assert_array_equal(got, evaluate(fusion, inputs)[0])
+    assert cache.shape_ids == []
+
+
+def test_a_tma_load_of_a_0d_input_is_a_schedule_error() -> None:
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=0)
+        fusion.add_output(ops.neg(x))
+    with pytest.raises(ScheduleError, match="T0: cache_after: T0 is 0-D; a TMA load .* at least one dimension"):
+        x.cache_after(LoadStoreOpType.TMA)
+    x.cache_after(LoadStoreOpType.CpAsync)  # cp.async copies one element
+    inputs = [np.array(3.0, dtype=np.float32)]
+    (got,) = simulate(lower(fusion), inputs)
+    np.testing.assert_array_equal(got, evaluate(fusion, inputs)[0])
+
+
+@pytest.mark.parametrize("kind", ["load", "store"])
+def test_the_tma_analysis_names_a_0d_tensor(kind: str) -> None:
+    """The lowering's own guard, for a 0-D TMA copy made around the schedule checks."""
+    if kind == "store":
+        fusion, _, out = _sum_to_scalar()
+        out.cache_before()
+        out.definition.op_type = LoadStoreOpType.TMAStore
+        name = out.name
+    else:
+        fusion = Fusion()
+        with fusion:
+            x = fusion.add_input(ndim=0)
+            fusion.add_output(ops.neg(x))
+        cache = x.cache_after(LoadStoreOpType.CpAsync)
+        cache.definition.op_type = LoadStoreOpType.TMA
+        name = cache.name
+    with pytest.raises(LoweringError, match=f"T{name} .*0-D.* a TMA box needs at least one dimension"):
+        lower(fusion)
+
+
+def _cached_input_beside_a_dead_op() -> Fusion:
+    """``ops.neg(x)`` twice, one never used; x's cp.async cache is double-buffered."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=1)
+        ops.neg(x)                          # dead: on no path to an output
+        fusion.add_output(ops.neg(x))
+    cache = x.cache_after(LoadStoreOpType.CpAsync)
+    inline_most(fusion)
+    cache.circular_buffer(2, 0)
+    return fusion
+
+
+_DEAD_OP_SCRIPT = """
+import numpy as np
+from tests.fuzz.test_regressions import _cached_input_beside_a_dead_op
+from lowering import lower
+from runtime import simulate
+(got,) = simulate(lower(_cached_input_beside_a_dead_op()), [np.arange(10, dtype=np.float32)])
+assert (got == -np.arange(10, dtype=np.float32)).all(), got
+"""
+
+
+def test_lowering_ignores_a_dead_consumer_of_a_circular_buffer() -> None:
+    """The circular-buffer analysis asked whether every reader of the cache (the dead op's tensor
+    among them, absent from the IterDomain model) is a wgmma accumulator: a KeyError, or not,
+    depending on the order of a set, so on the hash seed."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    for seed in ("0", "1", "2", "4"):        # each failed (KeyError: IterDomain) before the fix
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(root)}
+        done = subprocess.run([sys.executable, "-c", _DEAD_OP_SCRIPT], cwd=root, env=env, capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 0, f"PYTHONHASHSEED={seed}:\n{done.stderr}"
+
+
+def test_the_id_model_lists_only_live_consumers() -> None:
+    from lowering.analysis import id_model
+
+    fusion = _cached_input_beside_a_dead_op()
+    cache = fusion.outputs[0].producers()[0]
+    dead, out = cache.consumers()
+    assert dead not in fusion.used_tensors()
+    assert id_model.build(fusion).consumers(cache) == [out]
+
+
+def test_a_dead_reduction_does_not_make_a_persistent_buffer() -> None:
+    """A dead sum and a dead reader of its broadcast made T1 look like a persistent buffer in the lowering's
+    register-size check, which named the dead tensors as the reason."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=2)
+        t1 = ops.exp(x)
+        fusion.add_output(ops.add(t1, 1.0))
+        total = ops.sum(t1, [1])
+        ops.add(t1, ops.broadcast(total, [False, True]))     # dead
+    t1.compute_at(fusion.outputs[0], 1)
+    with pytest.raises(LoweringError, match="T1 is in Local memory but its allocation") as raised:
+        lower(fusion)
+    assert "persistent" not in str(raised.value)
+    t1.set_memory_type(MemoryType.Shared)
+    inputs = [np.arange(12, dtype=np.float32).reshape(3, 4) / 10]
+    (got,) = simulate(lower(fusion), inputs)
+    np.testing.assert_allclose(got, evaluate(fusion, inputs)[0], rtol=1e-6)
+
+
+def shared_producer_of_a_split_row_sum() -> Fusion:
+    """A row sum split outer by 8 with the rest on TIDx, its |x| producer in shared memory."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=2)
+        t1 = ops.abs(x)
+        t2 = ops.sum(t1, [1])
+        fusion.add_output(t2)
+    t2.split(1, 8, inner_split=False)          # [i0, 8, ceilDiv(i1, 8)]
+    t2.axis(2).parallelize(PT.TIDx)
+    t1.transform_like(t2)
+    t1.parallelize_like(t2)
+    t1.set_memory_type(MemoryType.Shared)
+    inline_most(fusion)
+    return fusion
+
+
+@pytest.mark.parametrize("shape", [(3, 20), (2, 64), (4, 7)])
+def test_a_shared_buffer_offset_is_not_hoisted_out_of_the_hosts_reach(shape: tuple[int, int]) -> None:
+    """T1's shared-memory offset (after the block-reduction workspace, whose size is the symbolic thread
+    count) was hoisted into a Let h0 like an index, so the host, laying shared memory out from the
+    Allocate offsets, could not evaluate it: every input failed with 'symbol h0 is not bound'."""
+    fusion = shared_producer_of_a_split_row_sum()
+    kernel = lower(fusion)
+    inputs = [np.random.default_rng(sum(shape)).standard_normal(shape).astype(np.float32)]
+    (got,) = simulate(kernel, inputs)
+    np.testing.assert_allclose(got, np.abs(inputs[0]).sum(axis=1), rtol=1e-5)
