@@ -95,3 +95,11 @@ def test_the_readme_fusion_computes_one_element_per_thread(capsys: pytest.Captur
     assert local, "the README's fusion has no register buffer to check"
     assert all(size == "1" for size in local.values()), f"register buffers of the README's fusion: {local}"
     assert "out" in namespace, "the README's first block ends without running the kernel"
+
+
+def test_the_docs_say_what_rfactor_does_to_axis_indices() -> None:
+    tutorial = (ROOT / "docs/tutorial.md").read_text()
+    assert any(".rfactor(" in block for block in python_blocks(ROOT / "docs/tutorial.md"))
+    rules = (ROOT / "docs/schedule_rules.md").read_text()
+    for name, text in (("docs/tutorial.md", tutorial), ("docs/schedule_rules.md", rules)):
+        assert "moves down by one per removed axis" in text, f"{name} does not say how rfactor renumbers axes"
