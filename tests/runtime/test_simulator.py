@@ -187,6 +187,17 @@ def test_half_and_bfloat16_round_on_store() -> None:
     assert round_bf16(np.float32(1.0 + 3 * 2 ** -8)) == 1.0 + 2 ** -6
 
 
+def test_a_bfloat16_input_takes_float32_and_refuses_float16_saying_what_to_pass() -> None:
+    kern = add_kernel(dtype=DataType.BFloat16)
+    x = np.array([1.0 + 2 ** -8, 1.0 + 3 * 2 ** -8, -2.7182818], dtype=np.float32)
+    (y,) = simulate(kern, [x, np.zeros(3, np.float32)])
+    np.testing.assert_array_equal(y, round_bf16(x))            # float32 in: rounded to bfloat16 on the way
+    with pytest.raises(InputError, match=r"input T0: dtype float16, but the kernel expects bfloat16; numpy has no "
+                                         r"bfloat16: pass float32 values .*float16 is another 16-bit format and is "
+                                         r"never converted: pass x.astype\(np.float32\)"):
+        simulate(kern, [x.astype(np.float16), np.zeros(3, np.float32)])
+
+
 def test_input_validation_names_the_tensor() -> None:
     kern = add_kernel()
     a = np.zeros(100, np.float32)
