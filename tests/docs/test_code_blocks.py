@@ -103,3 +103,15 @@ def test_the_docs_say_what_rfactor_does_to_axis_indices() -> None:
     rules = (ROOT / "docs/schedule_rules.md").read_text()
     for name, text in (("docs/tutorial.md", tutorial), ("docs/schedule_rules.md", rules)):
         assert "moves down by one per removed axis" in text, f"{name} does not say how rfactor renumbers axes"
+
+
+def test_every_document_with_python_blocks_is_run() -> None:
+    """A new document with ```python blocks, or a block fenced as ```py / ```python3, is not left unrun."""
+    documents = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    for path in documents:
+        name = path.relative_to(ROOT).as_posix()
+        text = path.read_text()
+        other_fences = re.findall(r"^```(py|python3|pycon)\s*$", text, flags=re.MULTILINE)
+        assert not other_fences, f"{name}: fence python code as ```python so tests/docs runs it ({other_fences})"
+        if python_blocks(path):
+            assert name in DOCUMENTS, f"{name} has python blocks but tests/docs/test_code_blocks.py does not run it"
