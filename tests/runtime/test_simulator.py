@@ -245,11 +245,11 @@ def test_64k_pointwise_simulates_under_two_seconds() -> None:
     a_buf, b_buf, out = global_1d("T0"), global_1d("T1"), global_1d("T2")
     value = k.UnaryValue("exp", binary("add", load(a_buf, GID), binary("mul", load(b_buf, GID), fconst(0.5))), FLOAT)
     kern = kernel([if_(GID.lt(N), [assign(out, GID, value)])], [a_buf, b_buf], [out], (ceil_div(N, 128),), (128,))
-    start = time.perf_counter()
+    start = time.process_time()   # CPU time: other tests and jobs sharing the cores do not count
     (y,) = simulate(kern, [a, b])
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     np.testing.assert_allclose(y, np.exp(a.astype(np.float64) + 0.5 * b), rtol=1e-6)
-    print(f"64k-element pointwise kernel: {elapsed * 1e3:.1f} ms in the simulator")
+    print(f"64k-element pointwise kernel: {elapsed * 1e3:.1f} ms of CPU in the simulator")
     assert elapsed < 2.0
 
 
