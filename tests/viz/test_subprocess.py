@@ -69,9 +69,9 @@ def test_console_script() -> None:
 
 
 # Every show but ``resources``: that one runs nvcc, and every example's resources view is already
-# checked in-process (test_cli.py::test_resources_of_every_example) while the process path of
-# ``--show resources`` is checked above on the seed kernel. Leaving it out here saves one nvcc run
-# per example and loses nothing.
+# checked in-process (tests/codegen/test_examples_compile.py, on the report of the example's compile
+# gate) while the process path of ``--show resources`` is checked above on the seed kernel. Leaving
+# it out here saves one nvcc run per example and loses nothing.
 PROCESS_SHOWS = [s for s in SHOWS if s != "resources"]
 
 
