@@ -1,4 +1,8 @@
-"""Ops that define new tensors inside ``with fusion:``."""
+"""Ops that define new tensors inside ``with fusion:``.
+
+Every public op is in ``__all__`` and has a one-line docstring summary: ``fusion_ir.ops_table``
+prints the op table of docs/tutorial.md from them.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +17,8 @@ from .types import DataType, IterType, LoadStoreOpType, ScheduleError, promote
 UNARY_OPS = ("neg", "exp", "abs", "relu", "sqrt", "sin", "cos", "log", "rsqrt", "tanh", "sigmoid")
 BINARY_OPS = ("add", "sub", "mul", "div", "maximum", "minimum")
 REDUCTION_OPS = ("sum", "max")
+
+__all__ = ["set", *UNARY_OPS, "gelu", "cast", *BINARY_OPS, "broadcast", *REDUCTION_OPS, "matmul"]
 
 
 def _fusion_of(*xs: object) -> Fusion:
@@ -30,7 +36,7 @@ def _check_tensor(x: object, op: str) -> TensorView:
 
 
 def set(x: TensorView) -> TensorView:
-    """A copy of ``x``."""
+    """A copy of ``x`` (``cache_after`` and ``cache_before`` make such copies for a schedule)."""
     x = _check_tensor(x, "set")
     fusion = _fusion_of(x)
     out = fusion.new_tensor_like(x)
@@ -60,7 +66,7 @@ def exp(x: TensorView) -> TensorView:
 
 
 def abs(x: TensorView) -> TensorView:
-    """``|x|``."""
+    """``abs(x)``, the absolute value."""
     return _unary("abs", x)
 
 
@@ -85,7 +91,7 @@ def cos(x: TensorView) -> TensorView:
 
 
 def log(x: TensorView) -> TensorView:
-    """``log(x)``."""
+    """``log(x)``, the natural logarithm."""
     return _unary("log", x)
 
 
@@ -105,8 +111,10 @@ def sigmoid(x: TensorView) -> TensorView:
 
 
 def gelu(x: TensorView) -> TensorView:
-    """GELU in its tanh form (``torch.nn.functional.gelu(x, approximate="tanh")``):
-    ``0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))``, made of ``mul``, ``add`` and ``tanh``."""
+    """GELU, tanh form (torch's ``gelu(x, approximate="tanh")``), built of ``mul``, ``add`` and ``tanh``.
+
+    ``0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))``.
+    """
     x = _check_tensor(x, "gelu")
     cube = mul(mul(x, x), x)
     inner = mul(add(x, mul(cube, 0.044715)), 0.7978845608028654)
@@ -114,7 +122,7 @@ def gelu(x: TensorView) -> TensorView:
 
 
 def cast(x: TensorView, dtype: DataType) -> TensorView:
-    """``x`` converted to ``dtype``."""
+    """``x`` converted to ``dtype`` (Float, Half, BFloat16, Int32, ...)."""
     x = _check_tensor(x, "cast")
     if not isinstance(dtype, DataType):
         raise ScheduleError(f"cast: {dtype!r} is not a DataType")
@@ -187,7 +195,7 @@ def _axis_source(tv: TensorView, k: int) -> str:
 
 
 def add(a: object, b: object) -> TensorView:
-    """``a + b`` (tensors of one rank, or a tensor and a scalar)."""
+    """``a + b``: tensors of one rank (extents equal on every non-broadcast axis), or a tensor and a scalar."""
     return _binary("add", a, b)
 
 
@@ -202,22 +210,22 @@ def mul(a: object, b: object) -> TensorView:
 
 
 def div(a: object, b: object) -> TensorView:
-    """``a / b`` (a float result)."""
+    """``a / b``, a float result even for integer operands."""
     return _binary("div", a, b)
 
 
 def maximum(a: object, b: object) -> TensorView:
-    """The larger of ``a`` and ``b``."""
+    """The larger of ``a`` and ``b``, elementwise."""
     return _binary("maximum", a, b)
 
 
 def minimum(a: object, b: object) -> TensorView:
-    """The smaller of ``a`` and ``b``."""
+    """The smaller of ``a`` and ``b``, elementwise."""
     return _binary("minimum", a, b)
 
 
 def broadcast(x: TensorView, is_broadcast_dims: Sequence[bool]) -> TensorView:
-    """``x`` with a new extent-1 axis wherever ``is_broadcast_dims`` is True."""
+    """``x`` with a new extent-1 axis wherever ``is_broadcast_dims`` is True (binary ops need equal ranks)."""
     x = _check_tensor(x, "broadcast")
     fusion = _fusion_of(x)
     flags = tuple(bool(f) for f in is_broadcast_dims)
@@ -252,7 +260,7 @@ def _reduction(op: str, x: TensorView, axes: int | Sequence[int]) -> TensorView:
         if isinstance(a, bool) or not isinstance(a, int) or not -n <= a < n:
             raise ScheduleError(f"{op}: axis {a!r} is out of range for T{x.name} of rank {n}")
         norm.append(a % n)
-    if not norm or len(norm) != len(builtins_set(norm)):
+    if not norm or len(norm) != len(_frozenset(norm)):
         raise ScheduleError(f"{op}: axes {axes_list} must be a non-empty list of distinct axes")
     root = []
     for k, i in enumerate(ids):
@@ -273,23 +281,23 @@ def _lowest(dtype: DataType) -> float | int:
     return -(1 << (8 * dtype.size - 1))
 
 
-def builtins_set(xs: Sequence[int]) -> frozenset[int]:
-    """A frozenset of ``xs`` (``set`` is an op in this module)."""
+def _frozenset(xs: Sequence[int]) -> frozenset[int]:
+    """A frozenset of ``xs`` (``set`` is an op in this module, so the builtin is out of reach)."""
     return frozenset(xs)
 
 
 def sum(x: TensorView, axes: int | Sequence[int]) -> TensorView:
-    """The sum over ``axes`` (they stay as reduction axes)."""
+    """The sum over ``axes``; they stay in the result as reduction axes (``rS``)."""
     return _reduction("sum", x, axes)
 
 
 def max(x: TensorView, axes: int | Sequence[int]) -> TensorView:
-    """The maximum over ``axes``."""
+    """The maximum over ``axes``; they stay in the result as reduction axes (``rS``)."""
     return _reduction("max", x, axes)
 
 
 def matmul(a: TensorView, b: TensorView) -> TensorView:
-    """``[M, K] @ [K, N] -> [M, N, rK]`` as one MMA op."""
+    """``[M, K] @ [K, N] -> [M, N, rK]`` as one MMA op (a float result)."""
     a, b = _check_tensor(a, "matmul"), _check_tensor(b, "matmul")
     fusion = _fusion_of(a, b)
     if len(a.shape_ids) != 2 or len(b.shape_ids) != 2:

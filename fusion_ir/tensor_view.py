@@ -37,8 +37,18 @@ class Axis:
         self.id = tv.loop[index]
 
     def parallelize(self, parallel_type: ParallelType) -> Axis:
-        """Bind this axis to ``parallel_type`` (see ``TensorView.parallelize``)."""
-        self.tv.parallelize(self.index, parallel_type)
+        """Bind this axis to ``parallel_type`` (see ``TensorView.parallelize``).
+
+        The handle names an IterDomain, as ``tv->axis(i)`` does in nvFuser: after a reorder it
+        follows the axis to its new index; after a transform that replaced it (split, merge,
+        rfactor) it is refused rather than applied to whatever axis now sits at its old index.
+        """
+        index = next((k for k, i in enumerate(self.tv.loop) if i is self.id), None)
+        if index is None:
+            raise self.tv._err(f"parallelize: the handle tv.axis({self.index}) to {self.id.label()} is stale: "
+                               f"a split, merge or rfactor has replaced that axis since; take tv.axis(i) again")
+        self.index = index
+        self.tv.parallelize(index, parallel_type)
         return self
 
     def __getattr__(self, name: str) -> Any:

@@ -16,6 +16,15 @@ from .errors import InputError
 _DLPACK_CPU, _DLPACK_CUDA = 1, 2
 
 
+def bfloat16_input_hint(host: bool) -> str:
+    """How to pass a BFloat16 input, appended to the message that refuses another dtype for one."""
+    if host:
+        return ("; numpy has no bfloat16: pass float32 values (each rounded to the nearest bfloat16, ties to even) "
+                "or an ml_dtypes.bfloat16 array; float16 is another 16-bit format and is never converted: "
+                "pass x.astype(np.float32)")
+    return "; a device array for a bfloat16 input must hold bfloat16 already (torch.bfloat16, ...)"
+
+
 @dataclass
 class ArrayArg:
     """What validation and launch need to know about one argument."""

@@ -20,7 +20,7 @@ from fusion_ir.types import INT32_INDEX_MAX, DataType, SmemSwizzle
 from lowering.kernel_ir import ArgumentError, Buffer, Kernel, TensorMapParam, bind_arguments
 from target import current as current_target
 
-from .arrays import ArrayArg
+from .arrays import ArrayArg, bfloat16_input_hint
 from .errors import InputError, LaunchError, PipelineFillError
 
 
@@ -93,8 +93,10 @@ def plan_launch(kernel: Kernel, inputs: list[ArrayArg], outputs: list[ArrayArg] 
 
 # ---------------------------------------------------------------- checks
 def _check_dtype(buf: Buffer, arg: ArrayArg) -> None:
-    if arg.dtype != buf.dtype.numpy_name:
-        raise InputError(f"{buf.name} must be {buf.dtype.numpy_name}, got {arg.dtype}")
+    if arg.dtype == buf.dtype.numpy_name:
+        return
+    hint = bfloat16_input_hint(host=arg.kind == "numpy") if buf.dtype is DataType.BFloat16 else ""
+    raise InputError(f"{buf.name} must be {buf.dtype.numpy_name}, got {arg.dtype}{hint}")
 
 
 def check_index_type(kernel: Kernel, shapes: list[tuple[int, ...]], strides: list[tuple[int, ...]]) -> None:

@@ -30,7 +30,7 @@ import numpy as np
 from fusion_ir.types import DataType, MemoryType
 from lowering import kernel_ir as k
 
-from .arrays import ArrayArg, host_layout
+from .arrays import ArrayArg, bfloat16_input_hint, host_layout
 from .errors import InputError, SimulationError
 from .kernels import as_kernel
 from .launch_plan import plan_launch
@@ -117,7 +117,8 @@ def _validate_inputs(kernel: k.Kernel, inputs: Sequence[np.ndarray]) -> list[np.
         name = arr.dtype.name
         accepted = {buf.dtype.numpy_name} | ({"float32"} if buf.dtype is DataType.BFloat16 else set())
         if name not in accepted:
-            raise InputError(f"input {buf.name}: dtype {name}, but the kernel expects {buf.dtype.numpy_name}")
+            hint = bfloat16_input_hint(host=True) if buf.dtype is DataType.BFloat16 else ""
+            raise InputError(f"input {buf.name}: dtype {name}, but the kernel expects {buf.dtype.numpy_name}{hint}")
         if arr.ndim != len(buf.shape):
             raise InputError(f"input {buf.name}: rank {arr.ndim}, but the kernel expects rank {len(buf.shape)}")
         arrays.append(host_layout(arr))   # the one rule for host arrays, as in execute

@@ -1,6 +1,8 @@
 """rfactor: a partial reduction over chosen axes and a final one over the rest (fusion_ir/rfactor.py)."""
 
-from fusion_ir import Fusion, ParallelType, ReductionOp, ops
+import pytest
+
+from fusion_ir import Fusion, ParallelType, ReductionOp, ScheduleError, ops
 
 
 def sum_2d(shape=None):
@@ -97,3 +99,40 @@ def test_partial_can_be_computed_at_the_final_reduction():
     partial.compute_at(t1, 2)
     assert partial.compute_at_pos == 2
     assert [str(i.extent) for i in partial.loop] == ["i0", "32", "ceilDiv(i1, 32)"]
+
+
+def test_rfactor_shifts_the_final_tensors_later_axes_down_and_keeps_the_partials():
+    """What docs/tutorial.md and docs/schedule_rules.md say about axis indices after rfactor."""
+    fusion = Fusion()
+    with fusion:
+        t0 = fusion.add_input(ndim=3)
+        t1 = ops.sum(t0, [1])
+        fusion.add_output(t1)
+    t1.split(1, 64)                                  # [i0, r{ceilDiv(i1, 64)}, r{64}, i2]
+    t1.axis(3).parallelize(ParallelType.TIDy)
+    before = list(t1.loop)
+    partial = t1.rfactor([1])
+    assert kinds(partial.loop) == "irii"
+    assert [str(i.extent) for i in partial.loop] == ["i0", "ceilDiv(i1, 64)", "64", "i2"]
+    assert kinds(t1.loop) == "iri" and [str(i.extent) for i in t1.loop] == ["i0", "64", "i2"]
+    assert t1.axis(2).parallel_type is ParallelType.TIDy  # the old axis 3
+    assert t1.axis(-1).id is t1.axis(2).id
+    assert not any(i in t1.loop or i in partial.loop for i in before)
+    assert t1.root == t1.loop and t1.transforms == []
+
+
+def test_an_axis_handle_from_before_rfactor_is_refused_not_applied_to_the_next_axis():
+    fusion = Fusion()
+    with fusion:
+        t0 = fusion.add_input(ndim=3)
+        t1 = ops.sum(t0, [1])
+        fusion.add_output(t1)
+    t1.split(1, 64)
+    lanes = t1.axis(2)                               # r{64}; after rfactor, index 2 is i2
+    kept = t1.axis(3)                                # i2, which survives as axis 2
+    t1.rfactor([1])
+    with pytest.raises(ScheduleError, match=r"T1: parallelize: the handle tv.axis\(2\) to rS7\{64\} is stale"):
+        lanes.parallelize(ParallelType.TIDx)
+    assert all(i.parallel_type is ParallelType.Serial for i in t1.loop)
+    with pytest.raises(ScheduleError, match="is stale"):
+        kept.parallelize(ParallelType.TIDx)          # a new IterDomain replaced it too

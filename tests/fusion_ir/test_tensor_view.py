@@ -65,6 +65,15 @@ def test_reorder_moves_the_iter_domains_themselves():
 
 
 # ---- axis / parallelize ----------------------------------------------------
+def test_an_axis_handle_follows_its_iter_domain_through_a_reorder():
+    t1 = four_d()
+    first = t1.axis(0)
+    t1.reorder({0: -1})
+    first.parallelize(ParallelType.TIDx)
+    assert t1.loop[-1].parallel_type is ParallelType.TIDx and first.index == 3
+    assert t1.loop[0].parallel_type is ParallelType.Serial
+
+
 def test_axis_parallelize_and_negative_index():
     _, _, _, _, t3 = pointwise()
     t3.split(1, 128)

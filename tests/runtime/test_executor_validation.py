@@ -67,6 +67,21 @@ def test_wrong_argument_count_dtype_and_rank() -> None:
         plan(kern, f32(12), f32(3, 4))
 
 
+def test_a_bfloat16_input_refuses_float16_saying_what_to_pass() -> None:
+    """execute rounds float32 numpy arrays to bfloat16 before planning; any other dtype is refused here."""
+    kern = s.pointwise().kernel
+    kern = replace(kern, inputs=tuple(replace(b, dtype=DataType.BFloat16) for b in kern.inputs))
+    bf16_bits = as_array_arg(np.zeros((3, 4), np.uint16), "input 1")
+    bf16_bits.dtype = "bfloat16"
+    with pytest.raises(InputError, match=r"T0 must be bfloat16, got float16; numpy has no bfloat16: pass float32 "
+                                         r"values .*never converted: pass x.astype\(np.float32\)"):
+        plan_launch(kern, [as_array_arg(np.zeros((3, 4), np.float16), "input 0"), bf16_bits])
+    device_f32 = as_array_arg(FakeDeviceArray((3, 4), 1 << 20), "input 0")
+    with pytest.raises(InputError, match=r"T0 must be bfloat16, got float32; a device array for a bfloat16 input "
+                                         r"must hold bfloat16 already"):
+        plan_launch(kern, [device_f32, bf16_bits])
+
+
 def test_symbolic_extents_bind_consistently() -> None:
     with pytest.raises(InputError, match=r"T1.shape\[1\] is 5, but i1 = 4 from T0.shape\[1\]"):
         plan(s.pointwise().kernel, f32(3, 4), f32(3, 5))

@@ -126,11 +126,11 @@ def test_a_256_cube_with_16_mmas_per_warp_simulates_fast() -> None:
     assert spec.shapes == ((256, 256), (256, 256))
     kern = matmul_kernel(spec)
     x = inputs(spec)
-    start = time.perf_counter()
+    start = time.process_time()   # CPU time: other tests and jobs sharing the cores do not count
     (y,) = simulate(kern, x, seed=1)
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     assert relative_error(y, reference(*x)) < TOLERANCE
-    print(f"256^3 wgmma matmul: {elapsed * 1e3:.1f} ms in the simulator")
+    print(f"256^3 wgmma matmul: {elapsed * 1e3:.1f} ms of CPU in the simulator")
     assert elapsed < 0.5
 
 
