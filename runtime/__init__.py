@@ -6,7 +6,6 @@ from .errors import (
                      InputError,
                      LaunchError,
                      NoGpuError,
-                     PipelineFillError,
                      RuntimeFailure,
                      SimulationError,
 )
@@ -14,5 +13,5 @@ from .executor import execute, execute_isolated
 from .simulator import simulate
 from .sm_count import sm_count
 
-__all__ = ["CompileError", "DeadlockError", "InputError", "LaunchError", "NoGpuError", "PipelineFillError",
-           "RuntimeFailure", "SimulationError", "execute", "execute_isolated", "simulate", "sm_count"]
+__all__ = ["CompileError", "DeadlockError", "InputError", "LaunchError", "NoGpuError", "RuntimeFailure",
+            "SimulationError", "execute", "execute_isolated", "simulate", "sm_count"]

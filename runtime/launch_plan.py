@@ -4,7 +4,7 @@
 ``lowering.kernel_ir.bind_arguments``, the one binding the simulator shares), checks dtype,
 rank, shape, strides, the fusion's extent constraints, the kernel's runtime checks and the TMA
 rules, and evaluates grid, block, shared memory and output shapes. Everything it rejects raises
-``InputError`` (or ``PipelineFillError``, ``LaunchError`` for impossible launch shapes) before a
+``InputError`` (or ``LaunchError`` for impossible launch shapes) before a
 driver call is made, so these errors are testable on a machine without a GPU.
 """
 
@@ -19,7 +19,7 @@ from fusion_ir.types import INT32_INDEX_MAX, DataType, SmemSwizzle
 from lowering.kernel_ir import ArgumentError, Buffer, Kernel, TensorMapParam, bind_arguments
 
 from .arrays import ArrayArg
-from .errors import InputError, LaunchError, PipelineFillError
+from .errors import InputError, LaunchError
 
 MAX_THREADS_PER_BLOCK = 1024
 MAX_GRID = (2**31 - 1, 65535, 65535)
@@ -128,10 +128,7 @@ def _check_runtime_checks(kernel: Kernel, env: dict[str, int]) -> None:
         if bool(_evaluate(check.cond, env, check.message)):
             continue
         values = ", ".join(f"{s} = {env[s]}" for s in sorted(check.cond.symbols()) if s in env)
-        message = f"{check.message} (failed: {check.cond}; {values})"
-        if "circular buffer" in check.message.lower():
-            raise PipelineFillError(message)
-        raise InputError(message)
+        raise InputError(f"{check.message} (failed: {check.cond}; {values})")
 
 
 def _evaluate(v: Val, env: dict[str, int], what: str) -> Any:
