@@ -6,7 +6,10 @@ Index arithmetic is in the kernel's index type: int64 unless the fusion asked fo
 ``((int64_t)threadIdx.x)`` (``((int)threadIdx.x)``; as nvFuser prints
 ``((nvfuser_index_t)threadIdx.x)``): ``threadIdx.x - 1`` must not wrap and ``blockIdx.x * 256``
 must not overflow 32 bits. Values compute in their own C type; 16-bit floats compute in float
-with explicit conversions.
+with explicit conversions. Boolean arithmetic computes in ``int`` (C++ promotes) and converts back
+with ``static_cast<bool>`` so that a nested expression sees a bool; float-to-integer conversions
+are ``__float2int_rz``/``__float2ll_rz`` (truncate, saturate, NaN -> 0: ``fusion_ir.value_semantics``),
+never a C cast, which is undefined out of range.
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ _FUNCTIONS_32 = {"ceilDiv": "ceilDiv32", "min": "min32", "max": "max32"}
 HALF_TYPES = (DataType.Half, DataType.BFloat16)
 _TO_FLOAT = {DataType.Half: "__half2float", DataType.BFloat16: "__bfloat162float"}
 _FROM_FLOAT = {DataType.Half: "__float2half", DataType.BFloat16: "__float2bfloat16"}
+# cvt.rzi.s32.f32 / cvt.rzi.s64.f32: round toward zero, saturate, NaN -> 0
+_FLOAT_TO_INT = {DataType.Int32: "__float2int_rz", DataType.Int64: "__float2ll_rz"}
 
 
 # ---------------------------------------------------------------- indices and predicates
@@ -170,6 +175,8 @@ def _unary(v: UnaryValue, access: Access) -> tuple[str, DataType, bool]:
         composite = True
     if text is None:
         raise CodegenError(f"codegen: unary op {v.op!r} is not supported on {v.dtype.name}; cast to Float first")
+    if compute == DataType.Bool:
+        return _as_bool(text)
     return _narrow(text, composite, compute, v.dtype)
 
 
@@ -185,7 +192,15 @@ def _binary(v: BinaryValue, access: Access) -> tuple[str, DataType, bool]:
         text = f"{ap} {_INFIX[v.op]} {bp}"
     else:
         raise CodegenError(f"codegen: unknown binary op {v.op!r}")
+    if compute == DataType.Bool:
+        return _as_bool(text)
     return _narrow(text, True, compute, v.dtype)
+
+
+def _as_bool(text: str) -> tuple[str, DataType, bool]:
+    """Boolean arithmetic is ``int`` arithmetic in C++: converted back so an enclosing expression
+    (a cast, another op) sees the bool, nonzero being true."""
+    return f"static_cast<bool>({text})", DataType.Bool, False
 
 
 def _narrow(text: str, composite: bool, compute: DataType, dtype: DataType) -> tuple[str, DataType, bool]:
@@ -207,6 +222,8 @@ def convert(text: str, src: DataType, dst: DataType) -> str:
         if src != DataType.Float:
             text = f"static_cast<float>({text})"
         return f"{_FROM_FLOAT[dst]}({text})"
+    if src == DataType.Float and dst in _FLOAT_TO_INT:
+        return f"{_FLOAT_TO_INT[dst]}({text})"
     return f"static_cast<{dst.ctype}>({text})"
 
 

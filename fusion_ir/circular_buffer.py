@@ -8,6 +8,10 @@ from typing import Literal
 from .types import ParallelType
 
 AUTO: Literal["auto"] = "auto"   # ``circular_buffer(stages="auto")``: the lowering picks the depth
+# The deepest pipeline worth its shared memory: the matmul suggestion measured no gain past 8 stages
+# (the 64 x 128 tile peaked there), and a deeper pipeline only makes short loops more likely.
+# ``stages="auto"`` and ``suggest_matmul_params`` never go deeper.
+MAX_USEFUL_STAGES = 8
 
 
 @dataclass(frozen=True)
@@ -15,17 +19,14 @@ class Pipelined:
     """Loads and compute run in the same threads: prologue, main and epilogue loops.
 
     With ``uses_mbarrier_for_war`` the write-after-read hazard on a stage is guarded by a
-    second ("empty") mbarrier array instead of ``__syncthreads``. With ``short_loops`` a loop with
-    fewer iterations than stages is accepted: the prologue issues ``min(prefetch, n)`` loads (a
-    matmul whose K has fewer tiles than its pipeline's depth); without it such a loop is an error.
+    second ("empty") mbarrier array instead of ``__syncthreads``. A loop with fewer iterations than
+    the prefetch distance runs too: the prologue issues ``min(prefetch, n)`` loads.
     """
 
     uses_mbarrier_for_war: bool = False
-    short_loops: bool = False
 
     def __str__(self) -> str:
-        return ("Pipelined" + ("WithMBarrierForWAR" if self.uses_mbarrier_for_war else "")
-                + ("ShortLoops" if self.short_loops else ""))
+        return "Pipelined" + ("WithMBarrierForWAR" if self.uses_mbarrier_for_war else "")
 
 
 @dataclass(frozen=True)

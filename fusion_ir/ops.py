@@ -56,7 +56,11 @@ def _unary(op: str, x: TensorView) -> TensorView:
 
 
 def neg(x: TensorView) -> TensorView:
-    """``-x``."""
+    """``-x``. A Bool is refused: CUDA would promote it to the int -1 and convert that back to true."""
+    x = _check_tensor(x, "neg")
+    if x.dtype is DataType.Bool:
+        raise ScheduleError(f"neg: T{x.name} is Bool, and negating a boolean is not defined (CUDA promotes it to "
+                            f"int, -1 converts back to true: x unchanged); cast T{x.name} to Int32 or Float first")
     return _unary("neg", x)
 
 

@@ -1,4 +1,9 @@
-"""Evaluate a fusion's math with numpy in float64: the reference every schedule must match."""
+"""Evaluate a fusion's math with numpy in float64: the reference every schedule must match.
+
+Floats compute in float64; integers and booleans compute as the generated CUDA does
+(``fusion_ir.value_semantics``): booleans promote to integers and convert back (nonzero is true),
+Int32 wraps at 32 bits, float-to-integer casts truncate, saturate and map NaN to 0.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ from .exprs import BinaryOp, BroadcastOp, CastOp, LoadStoreOp, MmaOp, ReductionO
 from .fusion import Fusion
 from .tensor_view import TensorView
 from .types import DataType
+from .value_semantics import to_bool, to_integer
 
 UNARY = {
     "neg": np.negative, "exp": np.exp, "abs": np.abs, "relu": lambda x: np.maximum(x, 0),
@@ -39,15 +45,27 @@ def as_stored(dtype: DataType, x: np.ndarray) -> np.ndarray:
     return x
 
 
+def held(dtype: DataType, x: object) -> np.ndarray:
+    """``x`` as a ``dtype`` tensor of the evaluation holds it: float64 for floats; for integers and
+    booleans the value the device stores (``value_semantics``), computed on as int64 (a Bool as
+    0 or 1, the int C++ promotes it to)."""
+    if dtype.is_float:
+        return np.asarray(x).astype(np.float64)
+    if dtype is DataType.Bool:
+        return to_bool(x).astype(np.int64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return to_integer(dtype, x).astype(np.int64)
+
+
 def evaluate(fusion: Fusion, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-    """Outputs of ``fusion`` for ``inputs``, computed in float64 (ints stay integer) from the inputs as
-    their tensors hold them (bf16 and fp16 inputs rounded to their precision)."""
+    """Outputs of ``fusion`` for ``inputs`` from the inputs as their tensors hold them (bf16 and fp16
+    inputs rounded to their precision): float outputs in float64, integer and boolean outputs in
+    their own numpy dtype."""
     if len(inputs) != len(fusion.inputs):
         raise ValueError(f"expected {len(fusion.inputs)} inputs, got {len(inputs)}")
     env: dict[TensorView, np.ndarray] = {}
     for tv, x in zip(fusion.inputs, inputs):
-        x = as_stored(tv.dtype, np.asarray(x))
-        env[tv] = x.astype(np.float64) if tv.dtype.is_float else x.astype(np.int64)
+        env[tv] = held(tv.dtype, as_stored(tv.dtype, np.asarray(x)))
 
     def get(x: object) -> object:
         return env[x] if isinstance(x, TensorView) else x
@@ -60,11 +78,10 @@ def evaluate(fusion: Fusion, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         elif isinstance(e, UnaryOp):
             r = UNARY[e.op](ins[0])
         elif isinstance(e, CastOp):
-            r = ins[0].astype(np.float64) if e.dtype.is_float else np.trunc(ins[0]).astype(np.int64)
+            r = ins[0]
         elif isinstance(e, BinaryOp):
-            r = BINARY[e.op](ins[0], ins[1])
-            if not out.dtype.is_float:
-                r = r.astype(np.int64)
+            with np.errstate(over="ignore"):
+                r = BINARY[e.op](ins[0], ins[1])
         elif isinstance(e, BroadcastOp):
             r = ins[0]
             for k, flag in enumerate(e.is_broadcast_dims):
@@ -79,5 +96,5 @@ def evaluate(fusion: Fusion, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
             r = ins[0] @ ins[1]
         else:
             raise TypeError(type(e).__name__)
-        env[out] = np.asarray(r)
-    return [env[o] for o in fusion.outputs]
+        env[out] = held(out.dtype, r)
+    return [env[o] if o.dtype.is_float else env[o].astype(np.dtype(o.dtype.numpy_name)) for o in fusion.outputs]

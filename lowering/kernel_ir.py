@@ -103,15 +103,13 @@ class LaunchRequirement:
 
     ``holds`` is a condition on the kernel's extent and stride symbols. ``shown`` are the values a failure
     prints: each a template with one ``{}`` and the value that fills it (without them, the condition's
-    symbols). ``error`` is the error a launch that breaks it raises: ``"input"`` (``InputError``) or
-    ``"pipeline_fill"`` (``PipelineFillError``).
+    symbols). A launch that breaks it raises ``InputError``.
     """
 
     tensor: str
     rule: str
     holds: Val
     shown: tuple[tuple[str, Val], ...] = ()
-    error: str = "input"
 
     def check(self, env: Mapping[str, int]) -> str | None:
         """None when the arguments' bound symbols ``env`` meet the rule; else the message: tensor, rule, values."""

@@ -4,10 +4,11 @@ Reads: the final kernel (block dimensions, shared-memory size, ``Allocate`` node
 fusion (which axes are bound to thread indices).
 Writes: nothing.
 Guarantees: a kernel whose block has a constant thread count over the target's threads per block
-(1,024 on sm_90), or whose constant shared-memory size is over its shared memory per block
-(227 KiB on sm_90), is refused with a ``LoweringError`` naming
-the axes or buffers responsible and the limit. Symbolic sizes stay a run-time check of the
-simulator and the executor.
+(1,024 on sm_90), whose constant shared-memory size is over its shared memory per block (227 KiB
+on sm_90), or which indexes in 32 bits with an index expression that provably leaves ``int``
+(``index_range``: a constant over 2**31 - 1, a constant tensor too large for its padded thread
+index) is refused with a ``LoweringError`` naming the axes, buffers or expression responsible and
+the limit. Symbolic sizes stay a run-time check of the simulator and the executor.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from fusion_ir.scalar import Val
 from target import current as current_target
 
 from .errors import LoweringError
+from .index_range import first_int32_overflow
 from .kernel_ir import Allocate, Buffer, Kernel, walk
 
 THREAD_TYPES = (ParallelType.TIDx, ParallelType.TIDy, ParallelType.TIDz)
@@ -25,6 +27,18 @@ THREAD_TYPES = (ParallelType.TIDx, ParallelType.TIDy, ParallelType.TIDz)
 def check_launch_limits(kernel: Kernel) -> None:
     _check_threads(kernel)
     _check_shared_memory(kernel)
+    _check_int32_indices(kernel)
+
+
+def _check_int32_indices(kernel: Kernel) -> None:
+    """A 32-bit kernel's index expressions whose range is known without the launch sizes must fit
+    ``int`` (``index_range``); the others are bounded again before each launch."""
+    overflow = first_int32_overflow(kernel)
+    if overflow is None:
+        return
+    raise LoweringError(f"kernel {kernel.name} indexes in 32 bits (Fusion.set_index_type(DataType.Int32)), but "
+                        f"{overflow.describe()}; every index expression of a 32-bit kernel must fit int: schedule it "
+                        f"with DataType.Int64 indices")
 
 
 def _check_threads(kernel: Kernel) -> None:

@@ -95,7 +95,7 @@ PIPELINE: list[Step] = [
     Pass("unswitch", unswitch.run),                                        # a loop's only branch moved around it
     Pass("hoist_indices", hoist_indices.run),                              # loop-invariant divisions before loops
     Pass("launch", launch.run),                                            # launch dimensions, runtime checks
-    Pass("limits", lambda k, a: _checked(k, check_launch_limits(k))),      # threads and shared memory fit sm_90
+    Pass("limits", lambda k, a: _checked(k, check_launch_limits(k))),      # threads, shared memory, int32 indices fit
     Pass("host_sizes", lambda k, a: _checked(k, check_host_sizes(k))),     # launch sizes read only the arguments
 ]
 

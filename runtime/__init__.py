@@ -6,7 +6,6 @@ from .errors import (
                      InputError,
                      LaunchError,
                      NoGpuError,
-                     PipelineFillError,
                      RuntimeFailure,
                      SimulationError,
 )
@@ -14,6 +13,5 @@ from .executor import execute, execute_isolated
 from .simulator import simulate
 from .sm_count import device_target, sm_count
 
-__all__ = ["CompileError", "DeadlockError", "InputError", "LaunchError", "NoGpuError", "PipelineFillError",
-           "RuntimeFailure", "SimulationError", "device_target", "execute", "execute_isolated", "simulate",
-           "sm_count"]
+__all__ = ["CompileError", "DeadlockError", "InputError", "LaunchError", "NoGpuError", "RuntimeFailure",
+           "SimulationError", "device_target", "execute", "execute_isolated", "simulate", "sm_count"]

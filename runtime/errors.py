@@ -28,6 +28,3 @@ class LaunchError(RuntimeFailure):
 class NoGpuError(RuntimeFailure):
     """No CUDA driver or device is available."""
 
-
-class PipelineFillError(InputError):
-    """A circular-buffered loop has fewer iterations than the pipeline needs."""

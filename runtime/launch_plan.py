@@ -5,7 +5,7 @@
 rank, shape, strides, the fusion's extent constraints, the kernel's runtime checks, the launch
 requirements lowering recorded (``Kernel.launch_requirements``, such as TMA's 16-byte strides) and the
 TMA descriptor limits, and evaluates grid, block, shared memory and output shapes. Everything it rejects raises
-``InputError`` (or ``PipelineFillError``, ``LaunchError`` for impossible launch shapes) before a
+``InputError`` (or ``LaunchError`` for impossible launch shapes) before a
 driver call is made, so these errors are testable on a machine without a GPU.
 """
 
@@ -17,11 +17,12 @@ from typing import Any
 from codegen import shared_memory_layout
 from fusion_ir.scalar import Val
 from fusion_ir.types import INT32_INDEX_MAX, DataType, SmemSwizzle
+from lowering.index_range import first_int32_overflow
 from lowering.kernel_ir import ArgumentError, Buffer, Kernel, TensorMapParam, bind_arguments
 from target import current as current_target
 
 from .arrays import ArrayArg, bfloat16_input_hint
-from .errors import InputError, LaunchError, PipelineFillError
+from .errors import InputError, LaunchError
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,7 @@ def plan_launch(kernel: Kernel, inputs: list[ArrayArg], outputs: list[ArrayArg] 
     all_args = list(inputs) + (list(outputs) if outputs is not None else [None] * len(kernel.outputs))
     shapes = [a.shape for a in inputs] + list(binding.output_shapes)
     strides = [a.strides for a in inputs] + list(binding.output_strides)
-    check_index_type(kernel, shapes, strides)
+    check_index_type(kernel, shapes, strides, env)
     maps = tuple(_tensor_map_spec(kernel, t, shapes, strides, all_args) for t in kernel.tensor_maps)
     return LaunchPlan(env, grid, block, smem, binding.output_shapes, binding.output_strides, maps)
 
@@ -99,8 +100,11 @@ def _check_dtype(buf: Buffer, arg: ArrayArg) -> None:
     raise InputError(f"{buf.name} must be {buf.dtype.numpy_name}, got {arg.dtype}{hint}")
 
 
-def check_index_type(kernel: Kernel, shapes: list[tuple[int, ...]], strides: list[tuple[int, ...]]) -> None:
-    """A kernel with 32-bit indices runs only on tensors whose every element offset fits them."""
+def check_index_type(kernel: Kernel, shapes: list[tuple[int, ...]], strides: list[tuple[int, ...]],
+                     env: dict[str, int] | None = None) -> None:
+    """A kernel with 32-bit indices runs only on tensors whose every element offset fits them, and
+    only where every index expression (padded thread indices, loop bounds, ...) does, bounded with
+    the extent and stride values ``env`` (``lowering.index_range``)."""
     if kernel.index_type != DataType.Int32:
         return
     for buf, shape, stride in zip(kernel.params, shapes, strides):
@@ -112,6 +116,15 @@ def check_index_type(kernel: Kernel, shapes: list[tuple[int, ...]], strides: lis
             raise InputError(f"kernel {kernel.name} indexes in 32 bits (Fusion.set_index_type(DataType.Int32)), but "
                              f"{buf.name} of shape {tuple(shape)} has {'elements' if numel >= last else 'offsets'} "
                              f"up to {max(numel, last)} > 2**31 - 1; schedule it with DataType.Int64 indices")
+    if env is None:
+        return
+    overflow = first_int32_overflow(kernel, env)
+    if overflow is not None:
+        sizes = ", ".join(f"{name} = {value}" for name, value in sorted(env.items()) if name in
+                          overflow.expression.symbols())
+        raise InputError(f"kernel {kernel.name} indexes in 32 bits (Fusion.set_index_type(DataType.Int32)), but "
+                         f"{overflow.describe()}" + (f" with {sizes}" if sizes else "") + "; every index expression "
+                         f"of a 32-bit kernel must fit int: schedule it with DataType.Int64 indices")
 
 
 def _check_constraints(kernel: Kernel, env: dict[str, int]) -> None:
@@ -128,10 +141,7 @@ def _check_runtime_checks(kernel: Kernel, env: dict[str, int]) -> None:
         if bool(_evaluate(check.cond, env, check.message)):
             continue
         values = ", ".join(f"{s} = {env[s]}" for s in sorted(check.cond.symbols()) if s in env)
-        message = f"{check.message} (failed: {check.cond}; {values})"
-        if "circular buffer" in check.message.lower():
-            raise PipelineFillError(message)
-        raise InputError(message)
+        raise InputError(f"{check.message} (failed: {check.cond}; {values})")
 
 
 def check_launch_requirements(kernel: Kernel, env: dict[str, int]) -> None:
@@ -143,7 +153,7 @@ def check_launch_requirements(kernel: Kernel, env: dict[str, int]) -> None:
             raise InputError(f"{req}: {e.args[0]} is not an extent or stride of any input") from None
         if failure is None:
             continue
-        raise (PipelineFillError if req.error == "pipeline_fill" else InputError)(failure)
+        raise InputError(failure)
 
 
 def _evaluate(v: Val, env: dict[str, int], what: str) -> Any:

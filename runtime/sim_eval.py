@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from fusion_ir.scalar import Val
+from fusion_ir.value_semantics import promoted
 from lowering import kernel_ir as k
 
 from .errors import SimulationError
@@ -46,8 +47,9 @@ class Evaluation:
                 raise SimulationError(f"unknown unary op {v.op!r}")  # type: ignore[union-attr]
             x = self._value(v.x, ctx)  # type: ignore[union-attr]
             if v.dtype.is_float:  # type: ignore[union-attr]
-                x = np.asarray(x, dtype=np.float32)
-            return to_dtype(v.dtype, fn(x))  # type: ignore[union-attr]
+                return to_dtype(v.dtype, fn(np.asarray(x, dtype=np.float32)))  # type: ignore[union-attr]
+            with np.errstate(over="ignore"):     # integers wrap (value_semantics)
+                return to_dtype(v.dtype, fn(promoted(x)))  # type: ignore[union-attr]
         if t is k.BinaryValue:
             a, b = self._value(v.a, ctx), self._value(v.b, ctx)  # type: ignore[union-attr]
             if v.dtype.is_float:  # type: ignore[union-attr]
@@ -57,7 +59,10 @@ class Evaluation:
                 fn = int_div if v.op == "div" else BINARY.get(v.op)  # type: ignore[union-attr]
             if fn is None:
                 raise SimulationError(f"unknown binary op {v.op!r}")  # type: ignore[union-attr]
-            return to_dtype(v.dtype, fn(a, b))  # type: ignore[union-attr]
+            if v.dtype.is_float:  # type: ignore[union-attr]
+                return to_dtype(v.dtype, fn(a, b))  # type: ignore[union-attr]
+            with np.errstate(over="ignore"):     # booleans compute as ints, integers wrap (value_semantics)
+                return to_dtype(v.dtype, fn(promoted(a), promoted(b)))  # type: ignore[union-attr]
         if t is k.CastValue:
             return to_dtype(v.dtype, self._value(v.x, ctx))  # type: ignore[union-attr]
         raise SimulationError(f"the simulator cannot evaluate value {v!r:.200}")

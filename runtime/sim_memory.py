@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from fusion_ir.reference import round_bf16
+from fusion_ir.value_semantics import to_bool, to_integer
 from fusion_ir.types import DataType, MemoryType
 from lowering.kernel_ir import Buffer
 
@@ -87,11 +88,8 @@ def to_dtype(dtype: DataType, x: Any) -> Any:
     if dtype is DataType.BFloat16:
         return round_bf16(x)
     if dtype is DataType.Bool:
-        return np.asarray(x) != 0
-    a = np.asarray(x)
-    if a.dtype.kind == "f":
-        a = np.trunc(a)  # C conversion truncates toward zero
-    return a.astype(storage_dtype(dtype))
+        return to_bool(x)
+    return to_integer(dtype, x)  # truncate, saturate, NaN -> 0 from floats; wrap from integers
 
 
 # ---------------------------------------------------------------- storage

@@ -136,7 +136,7 @@ def traced_run(kernel: k.Kernel, sizes: Sequence[Sequence[tuple[int, ...]]] | No
     is taken.
     """
     from runtime import simulate
-    from runtime.errors import InputError, PipelineFillError, SimulationError
+    from runtime.errors import InputError, SimulationError
 
     candidates = candidate_shapes(kernel, sizes)
     grown: list[tuple[list[tuple], list[tuple]]] = []     # (shapes, the candidate they grew from)
@@ -152,7 +152,7 @@ def traced_run(kernel: k.Kernel, sizes: Sequence[Sequence[tuple[int, ...]]] | No
         arrays = random_inputs(kernel, shapes)
         try:
             simulate(kernel, arrays, seed=SEED, trace=trace)
-        except (PipelineFillError, InputError) as e:
+        except InputError as e:
             if trace and fallback is None:
                 return Run(shapes, trace, e, _block(kernel, arrays))
             if origin is None:

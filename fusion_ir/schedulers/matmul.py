@@ -95,7 +95,7 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
         b_s.set_swizzle(swizzles[nw * b.dtype.size])
 
         pipeline = (WarpSpecialized(on=ParallelType.TIDy, num_registers=params.register_split)
-                    if params.warp_specialized else Pipelined(uses_mbarrier_for_war=True, short_loops=True))
+                    if params.warp_specialized else Pipelined(uses_mbarrier_for_war=True))
         for tv in (a_s, b_s):
             tv.circular_buffer(params.stages, type=pipeline)
 

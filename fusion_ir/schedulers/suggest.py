@@ -19,12 +19,12 @@ from typing import Any
 
 from target import current as current_target
 
+from ..circular_buffer import MAX_USEFUL_STAGES
 from ..fusion import Fusion
 from ..types import INT32_INDEX_MAX, DataType, ScheduleError
 from .matmul_params import MatmulParams
 from .matmul_problem import MatmulProblem, matmul_problem
 
-MAX_STAGES = 8               # the deepest pipeline suggested (the 64 x 128 tile measured at 8)
 # Deepest useful pipelines measured per tile: 128 x 128 ran 8 to 20 % slower with 5 to 7 stages
 # than with 4 on every shape measured (bench/matmul_heuristic.py --extra; not understood yet).
 DEPTH_CAP = {(128, 128, 64): 4}
@@ -122,9 +122,9 @@ def _warp_groups_for(tile: Any) -> int:
 
 
 def _depth(params: MatmulParams, problem: MatmulProblem) -> int:
-    """As deep as shared memory allows (at most ``MAX_STAGES``, or the tile's ``DEPTH_CAP``) and, not
+    """As deep as shared memory allows (at most ``MAX_USEFUL_STAGES``, or the tile's ``DEPTH_CAP``) and, not
     persistent, no deeper than the K tiles: a persistent pipeline fills its stages from the next tile."""
-    cap = DEPTH_CAP.get(params.tile, MAX_STAGES)
+    cap = DEPTH_CAP.get(params.tile, MAX_USEFUL_STAGES)
     stages = 2
     limit = current_target().smem_per_block
     while stages < cap and replace(params, stages=stages + 1).smem_bytes(problem.dtype, problem.loaded) <= limit:

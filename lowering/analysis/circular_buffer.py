@@ -15,9 +15,8 @@ so each stage is read by one group, whose threads alone release it.
 Rules, raised as ``LoweringError``: a circular-buffered tensor reads fusion inputs only; tensors
 pipelined on one loop agree on stages, prefetch and type; mbarrier WAR guards TMA loads only; a
 warp-specialized loop pipelines TMA loads only, is not inside a Pipelined one, and is the only one
-of its kernel (at most 4 exist on the hardware; one is lowered); a constant Pipelined loop has at
-least ``stages`` iterations (a symbolic one is checked before launch) unless it is
-``Pipelined(short_loops=True)``.
+of its kernel (at most 4 exist on the hardware; one is lowered). A loop may have fewer iterations
+than stages, constant or at run time: the circular-buffer pass clamps the prologue to them.
 """
 
 from __future__ import annotations
@@ -30,7 +29,6 @@ from fusion_ir.scalar import Val
 from fusion_ir.types import LoadStoreOpType
 
 from ..errors import LoweringError
-from ..kernel_ir import RuntimeCheck
 from .buffers import BufferPlan, cb_axis, pipeline_loops, read_only_by_wgmma, turn_axis
 from .id_model import IdModel, LoopGroup
 from .mma import MmaInfo
@@ -50,7 +48,6 @@ class CircularLoop:
     tx_bytes: Val = field(default_factory=lambda: Val.const(0))   # bytes every stage's TMA copies bring
     warp_specialized: WarpSpecialized | None = None
     inner: list[LoopGroup] = field(default_factory=list)   # WS: the loops inside this one that enclose the loads
-    short_loops: bool = False             # Pipelined(short_loops): fewer iterations than stages run
     # iterations a stage stays in use after its own: 1 when only wgmma reads the loop's tensors, whose
     # MMAs of iteration i may still read their stage while iteration i + 1 issues its own
     release_lag: int = 0
@@ -77,11 +74,6 @@ class CircularLoop:
         """Warp groups taking turns on tiles of wgmma: their mainloops and epilogues alternate in
         order, kept by the ordering barriers (``ordering_slots``)."""
         return self.turns is not None and self.release_lag > 0
-
-    @property
-    def must_fill(self) -> bool:
-        """The loop must have at least ``stages`` iterations (checked at lowering or before launch)."""
-        return self.warp_specialized is None and not self.short_loops
 
     @property
     def iteration(self) -> Val:
@@ -157,14 +149,6 @@ class CircularBufferInfo:
             return Val.const(0)
         return loop.stage(loop.iteration) * self.stage_sizes[tv]
 
-    def checks(self) -> list[RuntimeCheck]:
-        """A symbolic loop must fill the pipeline: checked before launch."""
-        return [RuntimeCheck(loop.extent.ge(loop.stages),
-                             f"{loop.describe()}: the circular-buffered loop {loop.group.label()} has {loop.extent} "
-                             f"iterations, which fails to fill the circular buffer pipeline of {loop.stages} stages")
-                for loop in self.loops.values()
-                if loop.extent.const_value() is None and loop.must_fill]
-
     def warp_specialized(self) -> list[CircularLoop]:
         return [loop for loop in self.loops.values() if loop.warp_specialized is not None]
 
@@ -202,7 +186,7 @@ def build(ids: IdModel, buffers: BufferPlan, tma: TmaInfo, mma: MmaInfo, depths:
         loop = loops.get(g.number)
         if loop is None:
             loops[g.number] = CircularLoop(g, opts.stages, opts.prefetch, [tv], war, warp_specialized=ws,
-                                           inner=inner, short_loops=ws is None and opts.type.short_loops,
+                                           inner=inner,
                                            turns=ids.group(turn) if turn is not None else None)
             continue
         first = loop.tensors[0]
@@ -210,7 +194,7 @@ def build(ids: IdModel, buffers: BufferPlan, tma: TmaInfo, mma: MmaInfo, depths:
             raise LoweringError(f"T{tv.name} and T{first.name} are circular-buffered on the same loop "
                                 f"{g.label()} with different options ({opts.stages} stages, prefetch {opts.prefetch} "
                                 f"vs {loop.stages} stages, prefetch {loop.prefetch}); one loop has one pipeline")
-        if opts.type != (loop.warp_specialized or Pipelined(loop.war_mbarrier, loop.short_loops)):
+        if opts.type != (loop.warp_specialized or Pipelined(loop.war_mbarrier)):
             raise LoweringError(f"T{tv.name} and T{first.name} share the circular-buffer loop {g.label()} with "
                                 f"different types ({opts.type} vs {first.circular_buffer_options.type}); use the "
                                 f"same type for both")
@@ -223,11 +207,6 @@ def build(ids: IdModel, buffers: BufferPlan, tma: TmaInfo, mma: MmaInfo, depths:
     for loop in loops.values():
         if read_only_by_wgmma(ids, loop.tensors):
             loop.release_lag = 1
-        n = loop.extent.const_value()
-        if n is not None and n < loop.stages and loop.must_fill:
-            raise LoweringError(f"{loop.describe()}: the circular-buffered loop {loop.group.label()} has {n} "
-                                f"iterations, which fails to fill the circular buffer pipeline of {loop.stages} "
-                                f"stages; use fewer stages or a longer loop")
         tx = Val.const(0)
         for tv in loop.tma:
             tx = tx + tma.boxes[tv].tx_bytes()

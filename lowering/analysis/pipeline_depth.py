@@ -13,8 +13,11 @@ loop has one pipeline) get the deepest pipeline that
   after each buffer whose end may be misaligned, for as many buffers as need more than 16-byte
   alignment. That bounds any placement ``smem_reuse`` makes (first fit never ends above
   buffers laid end to end in the same order), so the depth picked always fits;
-- is no deeper than the pipeline has iterations, when that count is a constant (a symbolic
-  count does not limit it);
+- is no deeper than ``MAX_USEFUL_STAGES`` (8): past it the matmul measured no gain, and every
+  extra stage is one more iteration a short loop leaves unfilled (a symbolic trip count, which
+  the depth cannot see, is the common case: a loop shorter than the pipeline runs, but what the
+  stages past its trip count hold is wasted);
+- is no deeper than the pipeline has iterations, when that count is a constant;
 - is at least 2, and at least what the prefetch needs (``prefetch + 1``, or ``-prefetch`` for a
   negative one, which counts back from the depth: -1 gives depth - 1).
 
@@ -32,6 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from fusion_ir import CircularBufferOptions, MemoryType, TensorView
+from fusion_ir.circular_buffer import MAX_USEFUL_STAGES
 from fusion_ir.exprs import load_kind
 from fusion_ir.types import LoadStoreOpType
 from target import current as current_target
@@ -52,7 +56,7 @@ class DepthChoice:
     tensors: tuple[str, ...]
     stages: int
     prefetch: int                           # resolved: iterations loaded ahead
-    limited_by: str                         # "shared memory" or "trip count"
+    limited_by: str                         # "shared memory", "trip count" or "useful depth"
     stage_bytes: int                        # shared memory one more stage takes: buffers and mbarrier slots
     left_bytes: int                         # bytes of the block's shared memory the other buffers leave
     others: tuple[tuple[str, int], ...]     # those buffers (and the alignment padding) with their bytes
@@ -64,6 +68,8 @@ class DepthChoice:
             n = self.trip_count
             floor = f" ({self.stages} is the least depth)" if n is not None and self.stages > n else ""
             return f"the loop has only {n} iteration{'' if n == 1 else 's'}{floor}"
+        if self.limited_by == "useful depth":
+            return f"at most {MAX_USEFUL_STAGES} stages: deeper pipelines measured no faster"
         return f"shared memory: {_left(self.left_bytes, self.others)}; each stage needs {self.stage_bytes:,} bytes"
 
     def __str__(self) -> str:
@@ -166,21 +172,26 @@ def build(ids: IdModel) -> PipelineDepths:
         others = sorted(others, key=lambda x: -x[1]) + ([("alignment", padding)] if padding else [])
         left = current_target().smem_per_block - sum(n for _, n in others)
         by_trips = lp.trip_count is not None and lp.trip_count <= deepest
+        limited_by = ("trip count" if by_trips else "useful depth" if deepest >= MAX_USEFUL_STAGES
+                      else "shared memory")
         opts = lp.tensors[0].circular_buffer_options.resolved(s)
         depths.chosen[lp.number] = DepthChoice(
             lp.label, tuple(f"T{tv.name}" for tv in lp.tensors), s, opts.prefetch,
-            "trip count" if by_trips else "shared memory", lp.per_stage(), left, tuple(others), lp.trip_count)
+            limited_by, lp.per_stage(), left, tuple(others), lp.trip_count)
         for tv in lp.tensors:
             depths.resolved[tv] = tv.circular_buffer_options.resolved(s)
     return depths
 
 
 def _deepest(loops: list[_AutoLoop], total: Callable[[int], int]) -> int:
-    """The largest S whose depths fit (``total(2)`` fits), stopping where every loop is capped."""
+    """The largest S up to ``MAX_USEFUL_STAGES`` whose depths fit (``total(2)`` fits), stopping where
+    every loop is capped by its trip count."""
     caps = [lp.trip_count for lp in loops]
-    stop = max(max(c for c in caps if c is not None), 2) if all(c is not None for c in caps) else None
+    stop = MAX_USEFUL_STAGES
+    if all(c is not None for c in caps):
+        stop = min(stop, max(max(c for c in caps if c is not None), 2))
     s = 2
-    while (stop is None or s < stop) and total(s + 1) <= current_target().smem_per_block:
+    while s < stop and total(s + 1) <= current_target().smem_per_block:
         s += 1
     return s
 

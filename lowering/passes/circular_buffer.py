@@ -3,10 +3,10 @@
 Reads: the ``circular`` analysis (stages, prefetch, tensors, stage and parity of an iteration),
 the ``mbarriers`` analysis (each loop's barrier array) and the loop nest.
 Writes: for a loop ``for i in [0, n)`` with S stages and prefetch P,
-- prologue ``for i in [0, P)``: issue the loads of iteration i;
+- prologue ``for i in [0, min(P, n))``: issue the loads of iteration i;
 - main ``for i in [0, n - P)``: issue the loads of iteration i + P, wait for stage(i), compute,
   release the stage;
-- epilogue ``for i in [n - P, n)``: wait for stage(i), compute.
+- epilogue ``for i in [max(n - P, 0), n)``: wait for stage(i), compute.
 Issuing a TMA load: the elected thread (after waiting on the stage's "empty" barrier with
 ``uses_mbarrier_for_war``) arrives on its "full" barrier expecting every byte of the stage, then
 issues each box. Waiting: parity(i) on full[stage(i)] (TMA), ``cp.async`` wait_group P then a
@@ -25,7 +25,11 @@ stage is ``stage(iteration)`` in both, with the iteration linearized over the lo
 enclose the loads.
 A loop read only by wgmma (``CircularLoop.release_lag`` 1) releases stage(i - 1) instead, after the
 wgmma wait of iteration i, and a Pipelined main loop then issues the loads of i + P after that
-release. ``Pipelined(short_loops)`` clamps the prologue to min(P, n) iterations.
+release. A loop may run fewer iterations than the prefetch distance (a constant or a run-time
+extent): the prologue stops at ``min(P, n)``, the main loop then runs none, the epilogue
+``[max(n - P, 0), n)``; plain shared-memory loads get the block sync the skipped main loop would
+have given them (``if (n <= P) __syncthreads()``). Warp-specialized loops need nothing: the
+producer issues exactly the iterations the compute warps wait for.
 Guarantees: the loads of iteration j are issued exactly once, before the wait that reads them;
 no stage is written while a thread may still read it.
 """
@@ -137,22 +141,38 @@ def clone(a: Analyses, node: ForLoop, loop: CircularLoop) -> list[Node]:
         release.append(BlockSync(reason=f"WAR: stage ({i} + {P}) % {S} is loaded again next iteration"))
 
     zero = Val.const(0)
-    # A short loop (Pipelined(short_loops)) may have fewer iterations than the prefetch distance:
-    # the prologue issues what exists, the main loop runs no iteration, the epilogue all of them.
-    prologue_stop = vmin(Val.const(P), n) if loop.short_loops else Val.const(P)
-    epilogue_start = vmax(n - P, zero) if loop.short_loops else n - P
+    # A loop may have fewer iterations than the prefetch distance: the prologue issues those that
+    # exist, the main loop runs none, the epilogue all of them.
     out: list[Node] = []
     if P > 0:
-        out.append(replace(node, start=zero, stop=prologue_stop, body=tuple(issue(i)), stage=Stage.Prologue,
-                           unroll=True))
+        out.append(replace(node, start=zero, stop=vmin(Val.const(P), n), body=tuple(issue(i)),
+                           stage=Stage.Prologue, unroll=True))
     # A stage released late is free only after this iteration's compute: issue the next loads after it.
     main_body = (allocs + wait(P) + computes_ + release + issue(i + P) if loop.release_lag
                  else allocs + issue(i + P) + wait(P) + computes_ + release)
     out.append(replace(node, start=zero, stop=n - P, body=tuple(main_body), stage=Stage.Main))
     if P > 0:
-        out.append(replace(node, start=epilogue_start, stop=n, body=tuple(allocs + wait(0) + computes_),
+        out.extend(_short_loop_sync(loop, n, P, many_threads))
+        out.append(replace(node, start=vmax(n - P, zero), stop=n, body=tuple(allocs + wait(0) + computes_),
                            stage=Stage.Epilogue))
     return out
+
+
+def _short_loop_sync(loop: CircularLoop, n: Val, P: int, many_threads: bool) -> list[Node]:
+    """Plain shared-memory loads of other threads are ordered by the main loop's block syncs, which
+    do not run when the loop has at most ``P`` iterations: the epilogue's reads need one of their own
+    then. (TMA and cp.async loads are waited for in the epilogue itself; registers need nothing.)"""
+    plain = [tv for tv in loop.tensors if tv not in loop.tma and tv not in loop.cp_async
+             and tv.memory_type is MemoryType.Shared]
+    if not plain or not many_threads:
+        return []
+    short = n.le(P)
+    known = short.const_value()
+    if known is not None and not known:
+        return []
+    sync = BlockSync(reason=f"RAW: a loop of at most {P} iterations skips the main loop's syncs; "
+                            f"{_names(plain)} loaded by other threads")
+    return [sync] if known is not None else [IfThenElse(short, (sync,))]
 
 
 def warp_specialize(a: Analyses, node: ForLoop, ws: WarpSpecialization) -> IfThenElse:

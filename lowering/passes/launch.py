@@ -1,15 +1,14 @@
 """Launch: grid and block dimensions, tensor maps and the runtime checks on arguments.
 
 Reads: the ``ids`` analysis (launch extents), ``warp_specialization`` (thread padding), the
-``tma`` analysis (tensor maps), the
-``circular`` analysis (pipelines a symbolic loop must fill), the ``buffers`` analysis (parameters
-of vectorized accesses) and the fusion's extent constraints.
+``tma`` analysis (tensor maps), the ``buffers`` analysis (parameters of vectorized accesses) and
+the fusion's extent constraints.
 Writes: ``kernel.grid``, ``kernel.block``, ``kernel.checks``, ``kernel.tensor_maps``,
 ``kernel.launch_requirements`` (the TMA stride rule of each tensor map's tensor), ``kernel.launch_bounds``.
 Guarantees: every thread- or block-parallel axis fits its launch dimension, the warp-specialized
 dimension padded by one producer warp group (smaller ones
 are predicated by the indexing pass); equal-extent requirements between operands, vectorized
-extents and contiguity, and pipeline fill are checked before launch.
+extents and contiguity are checked before launch.
 """
 
 from __future__ import annotations
@@ -31,7 +30,6 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
                   for pt in (ParallelType.TIDx, ParallelType.TIDy, ParallelType.TIDz))
     checks = [RuntimeCheck(x.eq(y), msg) for x, y, msg in a.fusion.extent_constraints]
     checks += vector_checks(a)
-    checks += a.circular.checks()
     launch_bounds = None
     threads = (block[0] * block[1] * block[2]).const_value()
     if threads is not None:

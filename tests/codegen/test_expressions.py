@@ -51,7 +51,7 @@ def test_conversions() -> None:
     assert convert("x", DataType.Float, DataType.BFloat16) == "__float2bfloat16(x)"
     assert convert("x", DataType.Half, DataType.BFloat16) == "__float2bfloat16(__half2float(x))"
     assert convert("x", DataType.Int32, DataType.Half) == "__float2half(static_cast<float>(x))"
-    assert convert("x", DataType.Float, DataType.Int32) == "static_cast<int>(x)"
+    assert convert("x", DataType.Float, DataType.Int32) == "__float2int_rz(x)"     # saturates, NaN -> 0
     assert round_to(DataType.Half, 0.1) == pytest.approx(0.0999755859375)
     assert round_to(DataType.BFloat16, 0.1) == pytest.approx(0.10009765625)
 
@@ -67,5 +67,17 @@ def test_value_expressions() -> None:
     assert value_expr(k.BinaryValue("maximum", x, k.Const(0.0, f), f), access) == "fmaxf(T3[i5], 0.0f)"
     i32 = DataType.Int32
     assert value_expr(k.BinaryValue("maximum", k.CastValue(x, i32), k.Const(3, i32), i32), access) == \
-        "static_cast<int>(T3[i5]) > 3 ? static_cast<int>(T3[i5]) : 3"
+        "__float2int_rz(T3[i5]) > 3 ? __float2int_rz(T3[i5]) : 3"
     assert value_expr(x, access, want=DataType.Half) == "__float2half(T3[i5])"
+    assert value_expr(x, access, want=DataType.Int64) == "__float2ll_rz(T3[i5])"
+
+
+def test_boolean_arithmetic_converts_back_to_bool_inside_an_expression() -> None:
+    """``(int)(a + b)`` of booleans: without the conversion the C++ int sum (2) would leak out."""
+    b = k.Load(k.Buffer("T4", DataType.Bool, k.MemoryType.Local, Val.const(4)), I5)
+    access = lambda buf, idx: f"{buf.name}[{idx}]"
+    total = k.BinaryValue("add", b, b, DataType.Bool)
+    assert value_expr(k.CastValue(total, DataType.Int32), access) == \
+        "static_cast<int>(static_cast<bool>(T4[i5] + T4[i5]))"
+    assert value_expr(k.BinaryValue("mul", total, b, DataType.Bool), access) == \
+        "static_cast<bool>(static_cast<bool>(T4[i5] + T4[i5]) * T4[i5])"

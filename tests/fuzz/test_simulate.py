@@ -1,6 +1,5 @@
 """Property 2: every kernel that lowers gives numpy's result in the simulator, at sizes that divide
-no split factor and at loop extents below the stage count, or refuses the sizes with an InputError
-(PipelineFillError for a circular-buffered loop shorter than the pipeline)."""
+no split factor and at loop extents below the stage count, or refuses the sizes with an InputError."""
 
 from hypothesis import given, settings
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 import examples
-from fusion_ir import DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, SmemSwizzle, ops
+from fusion_ir import (DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, Pipelined, SmemSwizzle,
+                       WarpSpecialized, ops)
 
 STAGES_PREFETCH = [(s, p) for s in range(2, 7) for p in range(s)]
 # TMA boxes with a row of exactly the swizzle span: rows, columns, dtype, swizzle
@@ -88,3 +89,103 @@ def pipeline_cases() -> Iterator[Case]:
         per_row = 16 // dtype.size    # TMA row strides are multiples of 16 bytes
         yield (name, lambda r=rows, c=cols, d=dtype, m=mode: swizzle.build(r, c, d, m),
                [[(rows + 3, 3 * cols + per_row)], [(2 * rows - 1, 2 * cols - per_row)]])
+
+
+# ------------------------------------------------------------------ pipelines shorter than their stages
+SHORT_KINDS = ("tma", "tma_war_mbarrier", "cp_async", "shared", "registers", "warp_specialized",
+               "persistent", "persistent_war_mbarrier", "inner_pipelined", "inner_warp_specialized")
+SHORT_STAGES = 4
+SHORT_TILE = 128
+PERSISTENT_BLOCKS = 3
+
+
+def short_pipeline(kind: str, stages: int = SHORT_STAGES) -> Fusion:
+    """A pipeline over a symbolic number of tiles, one of each circular-buffer type (``SHORT_KINDS``).
+
+    ``tma`` .. ``warp_specialized``: ``x + 1`` over ``ceilDiv(i0, 128)`` tiles in one block.
+    ``persistent*``: a copy whose persistent tile loop (``PERSISTENT_BLOCKS`` blocks) is the pipeline.
+    ``inner_*``: row sums whose pipeline is the k loop inside a persistent row loop (warp-specialized:
+    the pipeline runs across both loops)."""
+    if kind.startswith("persistent"):
+        return _persistent_copy(stages, kind == "persistent_war_mbarrier")
+    if kind.startswith("inner"):
+        return _row_sum(stages, kind == "inner_warp_specialized")
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=1, dtype=DataType.Float)
+        out = ops.add(x, 1.0)
+        fusion.add_output(out)
+    out.split(0, SHORT_TILE)                                 # [ceilDiv(i0, 128), 128]
+    out.axis(1).parallelize(ParallelType.TIDx)
+    cb_type = (WarpSpecialized(on=ParallelType.TIDy) if kind == "warp_specialized"
+               else Pipelined(uses_mbarrier_for_war=kind == "tma_war_mbarrier"))
+    if kind in ("tma", "tma_war_mbarrier", "warp_specialized"):
+        tile = x.cache_after(LoadStoreOpType.TMA)
+        tile.compute_at(out, 1)
+        tile.axis(1).parallelize(ParallelType.Bulk)
+    elif kind == "cp_async":
+        tile = x.cache_after(LoadStoreOpType.CpAsync)
+        tile.compute_at(out, 1)
+        tile.split(-1, 4, inner_split=False)                 # each thread copies 4 elements others read
+        tile.axis(2).parallelize(ParallelType.TIDx)
+    elif kind == "shared":
+        tile = x.cache_after()
+        tile.set_memory_type(MemoryType.Shared)
+        tile.compute_at(out, 1)
+        tile.split(-1, 32)                                   # 4 writer threads, 128 readers
+        tile.axis(2).parallelize(ParallelType.TIDx)
+    else:
+        assert kind == "registers", kind
+        tile = x.cache_after()
+        tile.compute_at(out, 1)
+        tile.axis(1).parallelize(ParallelType.TIDx)
+    tile.circular_buffer(stages, type=cb_type)
+    return fusion
+
+
+def _persistent_copy(stages: int, war_mbarrier: bool) -> Fusion:
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=1, dtype=DataType.Float)
+        out = ops.set(x)
+        fusion.add_output(out)
+    out.split(0, 32)
+    out.split(0, PERSISTENT_BLOCKS)                          # [ceilDiv(ceilDiv(i0, 32), 3), 3 (BIDx), 32]
+    out.axis(1).parallelize(ParallelType.BIDx)
+    tile = x.cache_after(LoadStoreOpType.TMA)
+    tile.compute_at(out, 2)
+    tile.axis(2).parallelize(ParallelType.Bulk)
+    tile.circular_buffer(stages, type=Pipelined(uses_mbarrier_for_war=war_mbarrier))
+    return fusion
+
+
+def _row_sum(stages: int, warp_specialized: bool) -> Fusion:
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=2, dtype=DataType.Float)
+        out = ops.sum(x, [1])
+        fusion.add_output(out)
+    out.split(1, 128)
+    out.split(0, PERSISTENT_BLOCKS)                          # [ceilDiv(i0, 3), 3 (BIDx), r ceilDiv(i1, 128), r 128]
+    out.axis(1).parallelize(ParallelType.BIDx)
+    out.axis(3).parallelize(ParallelType.TIDx)
+    tile = x.cache_after(LoadStoreOpType.TMA)
+    tile.compute_at(out, 3)
+    tile.axis(3).parallelize(ParallelType.Bulk)
+    tile.circular_buffer(stages, type=WarpSpecialized(on=ParallelType.TIDy) if warp_specialized
+                         else Pipelined(uses_mbarrier_for_war=True))
+    return fusion
+
+
+def short_pipeline_shapes(kind: str, trips: int) -> list[tuple[int, ...]]:
+    """Input shapes that give ``kind``'s pipeline ``trips`` iterations (per block; per row for ``inner_*``),
+    the last tile partly past the end."""
+    if kind.startswith("persistent"):
+        return [(32 * PERSISTENT_BLOCKS * trips - 7,)]
+    if kind.startswith("inner"):
+        return [(5, 128 * trips - 4)]                        # rows of 16-byte multiples (TMA strides)
+    return [(SHORT_TILE * trips - 5,)]
+
+
+def short_trip_counts(stages: int = SHORT_STAGES) -> tuple[int, ...]:
+    return (1, 2, stages - 1, stages, stages + 1)

@@ -13,10 +13,13 @@ import examples
 from fusion_ir import DataType, Fusion, LoadStoreOpType, ParallelType, Pipelined, WarpSpecialized, ops
 from lowering import LoweringError, lower
 from lowering import kernel_ir as k
-from runtime import PipelineFillError, simulate
+from codegen import to_cuda
+from codegen.nvcc import compile_check, nvcc_available
+from runtime import simulate
 from runtime.errors import InputError
 from tests.helpers import assert_matches, random_inputs
-from tests.lowering.pipeline_cases import pipeline_cases
+from tests.lowering.pipeline_cases import (SHORT_KINDS, SHORT_STAGES, pipeline_cases, short_pipeline,
+                                           short_pipeline_shapes, short_trip_counts)
 
 SEEDS = (0, 1, 2)
 
@@ -56,8 +59,8 @@ def test_seed_circular_buffer_has_the_five_stages_in_order() -> None:
         "PrePrologue", "Prologue", "Main", "Epilogue", "PostEpilogue"]
     pre, prologue, main, epilogue, post = loops_by_stage(kernel)
     assert isinstance(pre.body[0], k.MBarrierInit) and isinstance(post.body[0], k.MBarrierInval)
-    assert str(prologue.stop) == "2" and str(main.stop) == "ceilDiv(i0, 32) - 2"
-    assert str(epilogue.start) == "ceilDiv(i0, 32) - 2"
+    assert str(prologue.stop) == "min(2, ceilDiv(i0, 32))" and str(main.stop) == "ceilDiv(i0, 32) - 2"
+    assert str(epilogue.start) == "max(ceilDiv(i0, 32) - 2, 0)"
     # main: the elected thread issues iteration i + 2, then every thread waits on stage i % 3
     issue, wait = main.body[0], main.body[1]
     assert isinstance(issue, k.ElectSync)
@@ -136,19 +139,52 @@ def test_kernel_ir_after_the_circular_buffer_pass_prints_shifted_loads() -> None
     assert "// main" in text and "// epilogue" in text
 
 
-# ------------------------------------------------------------------ pipeline fill
-def test_a_loop_shorter_than_the_stages_is_a_clear_runtime_error() -> None:
-    fusion = examples.load("seed_circular_buffer").build()
+# ------------------------------------------------------------------ loops shorter than the pipeline
+@pytest.mark.parametrize("kind", SHORT_KINDS)
+def test_a_pipeline_runs_any_trip_count_at_run_time(kind: str) -> None:
+    """1, 2, S - 1, S and S + 1 iterations of a symbolic loop: the prologue issues only the
+    iterations that exist, and the kernel has no fill check left to refuse the short ones."""
+    fusion = short_pipeline(kind)
     kernel = lower(fusion)
-    inputs = random_inputs(fusion, [(64,)], seed=0)   # 2 tiles, 3 stages
-    with pytest.raises(PipelineFillError, match="fails to fill the circular buffer pipeline of 3 stages"):
-        simulate(kernel, inputs)
+    assert not [c for c in kernel.checks if "circular" in c.message], "no pipeline-fill refusal before launch"
+    for trips in short_trip_counts():
+        for seed in (0, 1):
+            inputs = random_inputs(fusion, short_pipeline_shapes(kind, trips), seed=10 * trips + seed)
+            assert_matches(fusion, inputs, simulate(kernel, inputs, seed=seed))
 
 
-def test_a_constant_loop_shorter_than_the_stages_is_a_lowering_error() -> None:
+def test_the_prologue_and_epilogue_of_a_symbolic_loop_are_clamped_to_its_trip_count() -> None:
+    loops = [n for n in k.walk(lower(short_pipeline("tma")).body) if isinstance(n, k.ForLoop) and n.stage]
+    by_stage = {n.stage: n for n in loops}
+    assert str(by_stage[k.Stage.Prologue].stop) == f"min({SHORT_STAGES - 1}, ceilDiv(i0, 128))"
+    assert str(by_stage[k.Stage.Epilogue].start) == f"max(ceilDiv(i0, 128) - {SHORT_STAGES - 1}, 0)"
+
+
+def test_plain_shared_loads_of_a_short_loop_get_the_sync_the_main_loop_would_give() -> None:
+    """Other threads' plain stores into a stage are ordered by the main loop's block syncs; with at
+    most P iterations it runs none, so the epilogue's reads are preceded by a sync of their own."""
+    kernel = lower(short_pipeline("shared"))
+    guarded = [n for n in k.walk(kernel.body) if isinstance(n, k.IfThenElse)
+               and any(isinstance(x, k.BlockSync) for x in n.then_body)]
+    assert [str(n.cond) for n in guarded] == [f"ceilDiv(i0, 128) <= {SHORT_STAGES - 1}"]
+    assert not any(isinstance(n, k.IfThenElse) and any(isinstance(x, k.BlockSync) for x in n.then_body)
+                   for n in k.walk(lower(short_pipeline("tma")).body)), "TMA waits in the epilogue itself"
+
+
+def test_a_constant_loop_shorter_than_the_stages_runs() -> None:
     fusion = examples.load("tma_add").build(stages=4, tiles=3)
-    with pytest.raises(LoweringError, match="has 3 iterations, which fails to fill the circular buffer pipeline"):
-        lower(fusion)
+    kernel = lower(fusion)
+    prologue = next(n for n in k.walk(kernel.body) if isinstance(n, k.ForLoop) and n.stage is k.Stage.Prologue)
+    assert prologue.stop.const_value() == 3                  # min(P, n) folded
+    for shape in ((1,), (3 * 4 * 256 - 9,), (5000,)):
+        inputs = random_inputs(fusion, [shape, shape], seed=shape[0])
+        assert_matches(fusion, inputs, simulate(kernel, inputs))
+
+
+@pytest.mark.skipif(not nvcc_available(), reason="nvcc is not installed")
+@pytest.mark.parametrize("kind", SHORT_KINDS)
+def test_short_pipelines_compile_for_sm90a(kind: str) -> None:
+    compile_check(to_cuda(lower(short_pipeline(kind))))
 
 
 # ------------------------------------------------------------------ invalid boxes and pipelines

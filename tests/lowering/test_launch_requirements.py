@@ -12,7 +12,7 @@ from fusion_ir import DataType, Fusion, LoadStoreOpType, ParallelType, ops
 from fusion_ir.scalar import Val
 from lowering import LoweringError, lower
 from lowering.kernel_ir import LaunchRequirement
-from runtime import InputError, PipelineFillError, simulate
+from runtime import InputError, simulate
 from runtime.arrays import ArrayArg
 from runtime.launch_plan import plan_launch
 from tests.helpers import assert_matches, random_inputs
@@ -91,9 +91,6 @@ def test_the_launch_plan_checks_what_lowering_recorded_not_its_own_rules() -> No
     even = LaunchRequirement("T0", "an even number of rows", (Val.symbol("i0") % 2).eq(0))
     with pytest.raises(InputError, match=r"^T0: an even number of rows; i0 = 5$"):
         plan_launch(replace(bare, launch_requirements=(even,)), [arg((5, 36))])
-    fill = replace(even, error="pipeline_fill")
-    with pytest.raises(PipelineFillError, match="an even number of rows"):
-        plan_launch(replace(bare, launch_requirements=(fill,)), [arg((5, 36))])
 
 
 def test_a_one_dimensional_tma_tensor_has_no_stride_rule() -> None:

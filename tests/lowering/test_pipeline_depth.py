@@ -1,5 +1,5 @@
-"""``stages="auto"`` (lowering/analysis/pipeline_depth.py): the deepest pipeline that fits shared memory
-and the loop's trip count, what limited it, the errors when it cannot be picked, and the kernels it
+"""``stages="auto"`` (lowering/analysis/pipeline_depth.py): the deepest pipeline that fits shared memory,
+the useful depth and the loop's trip count, what limited it, the errors when it cannot be picked, and the kernels it
 makes checked against numpy in the simulator and compiled by nvcc."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from codegen import to_cuda
 from codegen.nvcc import compile_check, nvcc_available
 from examples import matmul_wgmma, tma_add
 from fusion_ir import DataType, Fusion, LoadStoreOpType, ParallelType, ops
+from fusion_ir.circular_buffer import MAX_USEFUL_STAGES
 from lowering import LoweringError, lower
 from runtime import simulate
 from target import H100
@@ -46,18 +47,26 @@ def two_pipelines(tiles_a: int = 8, tiles_b: int = 1000) -> Fusion:
 
 # ------------------------------------------------------------------ the rule
 def test_shared_memory_limits_the_depth_of_a_long_loop() -> None:
-    """1000 tiles of 2 x 4 boxes (8 KiB) and one mbarrier a stage: 28 stages fit, 29 do not."""
-    traced = lower(tma_add.build("auto", tiles=1000), trace=True)
+    """1000 tiles of 2 x 16 boxes (32 KiB) and one mbarrier a stage: 7 stages fit, 8 do not."""
+    traced = lower(tma_add.build("auto", boxes=16, tiles=1000), trace=True)
     (choice,) = traced.analyses.depths.chosen.values()
-    assert (choice.tensors, choice.stages, choice.prefetch) == (("T3", "T4"), 28, 27)
-    assert choice.limited_by == "shared memory" and choice.stage_bytes == 8 * BOX_BYTES + 8
-    assert choice.reason.startswith("shared memory: ") and "each stage needs 8,200 bytes" in choice.reason
+    assert (choice.tensors, choice.stages, choice.prefetch) == (("T3", "T4"), 7, 6)
+    assert choice.limited_by == "shared memory" and choice.stage_bytes == 32 * BOX_BYTES + 8
+    assert choice.reason.startswith("shared memory: ") and "each stage needs 32,776 bytes" in choice.reason
     assert choice.stage_bytes * choice.stages <= choice.left_bytes < choice.stage_bytes * (choice.stages + 1)
     assert traced.kernel.smem_bytes.const_value() <= H100.smem_per_block
     loop = next(iter(traced.analyses.circular.loops.values()))
-    assert (loop.stages, loop.prefetch) == (28, 27)           # what the later analyses and passes read
+    assert (loop.stages, loop.prefetch) == (7, 6)             # what the later analyses and passes read
     with pytest.raises(LoweringError, match="over the limit of 232448 bytes"):
-        lower(tma_add.build(29, tiles=1000))                  # one stage deeper does not fit
+        lower(tma_add.build(8, boxes=16, tiles=1000))         # one stage deeper does not fit
+
+
+def test_a_long_loop_gets_at_most_the_useful_depth() -> None:
+    """1000 tiles of 8 KiB: 28 stages would fit, but past 8 a pipeline measured no faster."""
+    (choice,) = choices(tma_add.build("auto", tiles=1000))
+    assert (choice.stages, choice.prefetch, choice.limited_by) == (MAX_USEFUL_STAGES, MAX_USEFUL_STAGES - 1,
+                                                                   "useful depth")
+    assert choice.reason == "at most 8 stages: deeper pipelines measured no faster"
 
 
 def test_the_trip_count_limits_the_depth_of_a_short_loop() -> None:
@@ -66,10 +75,12 @@ def test_the_trip_count_limits_the_depth_of_a_short_loop() -> None:
     assert choice.reason == "the loop has only 8 iterations"
 
 
-def test_a_symbolic_trip_count_does_not_limit_the_depth() -> None:
+def test_a_symbolic_trip_count_gets_the_useful_depth_not_all_of_shared_memory() -> None:
+    """225 stages of a 1 KiB box fit, but then every run of fewer than 225 tiles (all of them in
+    practice) would leave most of them unfilled: the depth stops at ``MAX_USEFUL_STAGES``."""
     (choice,) = choices(examples.load("tma_tile_2d").build("auto"))   # ceilDiv(i1, 32) iterations
-    assert choice.trip_count is None and choice.limited_by == "shared memory"
-    assert choice.stages == 225                               # 225 x (1 KiB box + 8 B mbarrier) fit
+    assert choice.trip_count is None and choice.limited_by == "useful depth"
+    assert choice.stages == MAX_USEFUL_STAGES == 8
 
 
 def test_other_shared_buffers_leave_less_for_the_stages() -> None:
@@ -98,11 +109,11 @@ def test_prefetch_counts_back_from_the_depth_or_stays_absolute() -> None:
 
 
 def test_pipelines_of_one_kernel_deepen_together() -> None:
-    """The short loop takes its 8 iterations; the long one what the short one's stages leave."""
-    short, long = choices(two_pipelines())
-    assert (short.stages, short.limited_by) == (8, "trip count")
-    assert long.limited_by == "shared memory" and long.stages == 217
-    assert ("T4", 8 * BOX_BYTES) in long.others
+    """The short loop takes its 3 iterations; the long one the useful depth, beside the short one's stages."""
+    short, long = choices(two_pipelines(tiles_a=3))
+    assert (short.stages, short.limited_by) == (3, "trip count")
+    assert (long.stages, long.limited_by) == (MAX_USEFUL_STAGES, "useful depth")
+    assert ("T4", 3 * BOX_BYTES) in long.others
 
 
 def test_fixed_stages_are_untouched_and_have_no_choice() -> None:
@@ -138,7 +149,9 @@ def test_a_register_pipeline_cannot_be_auto() -> None:
 AUTO_KERNELS = [
     ("tma_add_trip_count", lambda: tma_add.build("auto", tiles=8), [[(1,), (1,)], [(9000,), (9000,)]], 1e-5),
     ("tma_add_war_mbarrier", lambda: tma_add.build("auto", tiles=8, war_mbarrier=True), [[(5000,), (5000,)]], 1e-5),
-    ("tma_tile_2d_shared_memory", lambda: examples.load("tma_tile_2d").build("auto"), [[(9, 225 * 32 + 4)]], 1e-5),
+    # 8 stages over a symbolic trip count: runs of 1, 2, 7, 8 and 9 tiles
+    ("tma_tile_2d_useful_depth", lambda: examples.load("tma_tile_2d").build("auto"),
+     [[(9, 32 * t - 4)] for t in (1, 2, 7, 8, 9)], 1e-5),
     ("cp_async", lambda: examples.load("cp_async_pipeline").build("auto"), [[(4,)], [(70000,)]], 1e-5),
     ("two_pipelines", lambda: two_pipelines(tiles_b=300), [[(3000,), (300 * 512 - 5,)]], 1e-5),
     ("matmul_128x128", lambda: matmul_wgmma.build(tile=(128, 128, 64), compute_warp_groups=1, stages="auto"),

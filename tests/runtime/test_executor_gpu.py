@@ -20,7 +20,7 @@ import pytest
 from fusion_ir.scalar import Val
 from fusion_ir.types import DataType
 from lowering import kernel_ir as k
-from runtime import InputError, LaunchError, PipelineFillError, execute, execute_isolated
+from runtime import InputError, LaunchError, execute, execute_isolated
 from tests.codegen import sample_kernels as s
 
 pytestmark = pytest.mark.gpu
@@ -119,8 +119,8 @@ def test_more_than_48_kb_of_dynamic_shared_memory() -> None:
     assert_close(out, sample.reference(x)[0], "smem_rotate with 200 KB")
 
 
-def test_pipeline_fill_error_is_raised_before_launch() -> None:
-    with pytest.raises(PipelineFillError, match="fails to fill the circular buffer pipeline"):
+def test_a_failing_runtime_check_is_raised_before_launch() -> None:
+    with pytest.raises(InputError, match="fails to fill the circular buffer pipeline"):
         execute(SAMPLES["tma_circular_buffer_3"].kernel, [np.ones(100, dtype=np.float32)])
 
 

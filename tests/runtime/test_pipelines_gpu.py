@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from lowering import lower
-from runtime import PipelineFillError, execute
+from runtime import execute
 from tests.helpers import assert_matches, random_inputs
-from tests.lowering.pipeline_cases import pipeline_cases
+from tests.lowering.pipeline_cases import (SHORT_KINDS, pipeline_cases, short_pipeline, short_pipeline_shapes,
+                                           short_trip_counts)
 
 pytestmark = pytest.mark.gpu
 
@@ -30,13 +31,14 @@ def test_pipeline_on_gpu(build, shapes) -> None:
         assert_matches(fusion, inputs, execute(lower(fusion), inputs))
 
 
-def test_a_short_loop_is_a_pipeline_fill_error_on_gpu() -> None:
-    import examples
-
-    fusion = examples.load("seed_circular_buffer").build()
-    inputs = random_inputs(fusion, [(64,)], seed=0)
-    with pytest.raises(PipelineFillError, match="fails to fill the circular buffer pipeline"):
-        execute(lower(fusion), inputs)
+@pytest.mark.parametrize("kind", SHORT_KINDS)
+def test_a_pipeline_shorter_than_its_stages_runs_on_gpu(kind: str) -> None:
+    """Every circular-buffer type at 1, 2, S - 1, S and S + 1 iterations of a symbolic loop."""
+    fusion = short_pipeline(kind)
+    kernel = lower(fusion)
+    for trips in short_trip_counts():
+        inputs = random_inputs(fusion, short_pipeline_shapes(kind, trips), seed=3000 + trips)
+        assert_matches(fusion, inputs, execute(kernel, inputs))
 
 
 def test_large_tma_add_on_gpu() -> None:

@@ -125,16 +125,16 @@ def test_lowered_warp_specialized_kernels_show_full_and_empty_barriers() -> None
 def test_auto_stages_show_the_depth_picked_and_what_limited_it(viz, tmp_path) -> None:
     """``viz --show smem`` of a kernel whose pipeline was given ``stages="auto"``."""
     target = tmp_path / "auto_add.py"
-    target.write_text("from examples import tma_add\n\n\ndef build():\n    return tma_add.build('auto', tiles=1000)\n")
+    target.write_text("from examples import tma_add\n\n\ndef build():\n    return tma_add.build('auto', boxes=16, tiles=1000)\n")
     r = viz(str(target), "--show", "smem")
     assert r.code == 0 and r.err == ""
     assert 'circular-buffer depth picked for stages="auto"' in r.out
-    assert re.search(r"│ iS8\{1000\} +│ T3, T4 +│ 28 +│ 27 +│ shared memory: 232,336 bytes left after", r.out)
-    assert "each stage needs 8,200 bytes" in r.out
+    assert re.search(r"│ iS8\{1000\} +│ T3, T4 +│ 7 +│ 6 +│ shared memory: 232,336 bytes left after", r.out)
+    assert "each stage needs 32,776 bytes" in r.out
     doc = json.loads(viz(str(target), "--show", "smem", "--format", "json").out)
     (auto,) = doc["auto_stages"]
     assert (auto["tensors"], auto["stages"], auto["prefetch"], auto["limited_by"]) == (
-        ["T3", "T4"], 28, 27, "shared memory")
+        ["T3", "T4"], 7, 6, "shared memory")
     short = tmp_path / "short_add.py"
     short.write_text("from examples import tma_add\n\n\ndef build():\n    return tma_add.build('auto', tiles=8)\n")
     assert re.search(r"│ T3, T4 +│ 8 +│ 7 +│ the loop has only 8 iterations", viz(str(short), "--show", "smem").out)

@@ -18,7 +18,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
   if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
     // prologue loop of iS6{ceilDiv(i1, 32)}
     #pragma unroll
-    for (int64_t i3 = 0; i3 < 2; ++i3) {
+    for (int64_t i3 = 0; i3 < min64(2, ceilDiv(i1, 32)); ++i3) {
       mbarrier::arriveExpectTx(toSmem(&T3_mbar[i3 % 3]), 1024);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T3[(i3 % 3) * 256]), &tmap_T0, toSmem(&T3_mbar[i3 % 3]), i3 * 32, ((int64_t)blockIdx.x) * 8);
     }
@@ -42,7 +42,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
   }
   // epilogue loop of iS6{ceilDiv(i1, 32)}
   #pragma unroll 1
-  for (int64_t i3 = ceilDiv(i1, 32) - 2; i3 < ceilDiv(i1, 32); ++i3) {
+  for (int64_t i3 = max64(ceilDiv(i1, 32) - 2, 0); i3 < ceilDiv(i1, 32); ++i3) {
     float T1[1];
     mbarrier::waitParity(toSmem(&T3_mbar[i3 % 3]), (i3 / 3) % 2);
     if ((((((int64_t)blockIdx.x) * 8) + ((int64_t)threadIdx.y)) < i0) && (((i3 * 32) + ((int64_t)threadIdx.x)) < i1)) {

@@ -16,7 +16,7 @@ extern "C" __global__ void __launch_bounds__(1, 1) fusion_kernel(Tensor<float, 1
   if (Hopper::electSync(0x1u)) {
     // prologue loop of iS2{ceilDiv(i0, 32)}
     #pragma unroll
-    for (int64_t i1 = 0; i1 < 1; ++i1) {
+    for (int64_t i1 = 0; i1 < min64(1, ceilDiv(i0, 32)); ++i1) {
       mbarrier::arriveExpectTx(toSmem(&T2_mbar[i1 % 2]), 128);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T2[(i1 % 2) * 32]), &tmap_T0, toSmem(&T2_mbar[i1 % 2]), i1 * 32);
     }
@@ -39,7 +39,7 @@ extern "C" __global__ void __launch_bounds__(1, 1) fusion_kernel(Tensor<float, 1
   }
   // epilogue loop of iS2{ceilDiv(i0, 32)}
   #pragma unroll 1
-  for (int64_t i1 = ceilDiv(i0, 32) - 1; i1 < ceilDiv(i0, 32); ++i1) {
+  for (int64_t i1 = max64(ceilDiv(i0, 32) - 1, 0); i1 < ceilDiv(i0, 32); ++i1) {
     mbarrier::waitParity(toSmem(&T2_mbar[i1 % 2]), (i1 / 2) % 2);
     const int64_t h1 = (i1 % 2) * 32;
     // loop of iS3{32}

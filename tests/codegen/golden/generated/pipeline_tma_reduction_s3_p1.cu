@@ -19,7 +19,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<float,
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     // prologue loop of rS4{ceilDiv(i1, 128)}
     #pragma unroll
-    for (int64_t i3 = 0; i3 < 1; ++i3) {
+    for (int64_t i3 = 0; i3 < min64(1, ceilDiv(i1, 128)); ++i3) {
       mbarrier::arriveExpectTx(toSmem(&T2_mbar[i3 % 3]), 512);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T2[(i3 % 3) * 128]), &tmap_T0, toSmem(&T2_mbar[i3 % 3]), i3 * 128, blockIdx.x);
     }
@@ -39,7 +39,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<float,
   }
   // epilogue loop of rS4{ceilDiv(i1, 128)}
   #pragma unroll 1
-  for (int64_t i3 = ceilDiv(i1, 128) - 1; i3 < ceilDiv(i1, 128); ++i3) {
+  for (int64_t i3 = max64(ceilDiv(i1, 128) - 1, 0); i3 < ceilDiv(i1, 128); ++i3) {
     mbarrier::waitParity(toSmem(&T2_mbar[i3 % 3]), (i3 / 3) % 2);
     if (((i3 * 128) + ((int64_t)threadIdx.x)) < i1) {
       T1_acc[0] = T1_acc[0] + T2[((int64_t)threadIdx.x) + ((i3 % 3) * 128)];

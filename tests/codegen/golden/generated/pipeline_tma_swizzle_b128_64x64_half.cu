@@ -18,7 +18,7 @@ extern "C" __global__ void __launch_bounds__(64, 1) fusion_kernel(Tensor<__half,
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     // prologue loop of iS6{ceilDiv(i1, 64)}
     #pragma unroll
-    for (int64_t i3 = 0; i3 < 1; ++i3) {
+    for (int64_t i3 = 0; i3 < min64(1, ceilDiv(i1, 64)); ++i3) {
       mbarrier::arriveExpectTx(toSmem(&T3_mbar[i3 % 2]), 8192);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T3[(i3 % 2) * 4096]), &tmap_T0, toSmem(&T3_mbar[i3 % 2]), i3 * 64, ((int64_t)blockIdx.x) * 64);
     }
@@ -46,7 +46,7 @@ extern "C" __global__ void __launch_bounds__(64, 1) fusion_kernel(Tensor<__half,
   }
   // epilogue loop of iS6{ceilDiv(i1, 64)}
   #pragma unroll 1
-  for (int64_t i3 = ceilDiv(i1, 64) - 1; i3 < ceilDiv(i1, 64); ++i3) {
+  for (int64_t i3 = max64(ceilDiv(i1, 64) - 1, 0); i3 < ceilDiv(i1, 64); ++i3) {
     mbarrier::waitParity(toSmem(&T3_mbar[i3 % 2]), (i3 / 2) % 2);
     const int64_t h1 = (i3 % 2) * 4096;
     // loop of iS9{64}

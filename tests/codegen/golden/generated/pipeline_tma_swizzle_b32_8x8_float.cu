@@ -18,7 +18,7 @@ extern "C" __global__ void __launch_bounds__(8, 1) fusion_kernel(Tensor<float, 2
   if (Hopper::electSync(0xffu)) {
     // prologue loop of iS6{ceilDiv(i1, 8)}
     #pragma unroll
-    for (int64_t i3 = 0; i3 < 1; ++i3) {
+    for (int64_t i3 = 0; i3 < min64(1, ceilDiv(i1, 8)); ++i3) {
       mbarrier::arriveExpectTx(toSmem(&T3_mbar[i3 % 2]), 256);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T3[(i3 % 2) * 64]), &tmap_T0, toSmem(&T3_mbar[i3 % 2]), i3 * 8, ((int64_t)blockIdx.x) * 8);
     }
@@ -46,7 +46,7 @@ extern "C" __global__ void __launch_bounds__(8, 1) fusion_kernel(Tensor<float, 2
   }
   // epilogue loop of iS6{ceilDiv(i1, 8)}
   #pragma unroll 1
-  for (int64_t i3 = ceilDiv(i1, 8) - 1; i3 < ceilDiv(i1, 8); ++i3) {
+  for (int64_t i3 = max64(ceilDiv(i1, 8) - 1, 0); i3 < ceilDiv(i1, 8); ++i3) {
     mbarrier::waitParity(toSmem(&T3_mbar[i3 % 2]), (i3 / 2) % 2);
     const int64_t h1 = (i3 % 2) * 64;
     // loop of iS9{8}

@@ -18,7 +18,7 @@ extern "C" __global__ void __launch_bounds__(16, 1) fusion_kernel(Tensor<float, 
   if (Hopper::electSync(0xffffu)) {
     // prologue loop of iS6{ceilDiv(i1, 16)}
     #pragma unroll
-    for (int64_t i3 = 0; i3 < 1; ++i3) {
+    for (int64_t i3 = 0; i3 < min64(1, ceilDiv(i1, 16)); ++i3) {
       mbarrier::arriveExpectTx(toSmem(&T3_mbar[i3 % 2]), 512);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T3[(i3 % 2) * 128]), &tmap_T0, toSmem(&T3_mbar[i3 % 2]), i3 * 16, ((int64_t)blockIdx.x) * 8);
     }
@@ -46,7 +46,7 @@ extern "C" __global__ void __launch_bounds__(16, 1) fusion_kernel(Tensor<float, 
   }
   // epilogue loop of iS6{ceilDiv(i1, 16)}
   #pragma unroll 1
-  for (int64_t i3 = ceilDiv(i1, 16) - 1; i3 < ceilDiv(i1, 16); ++i3) {
+  for (int64_t i3 = max64(ceilDiv(i1, 16) - 1, 0); i3 < ceilDiv(i1, 16); ++i3) {
     mbarrier::waitParity(toSmem(&T3_mbar[i3 % 2]), (i3 / 2) % 2);
     const int64_t h1 = (i3 % 2) * 128;
     // loop of iS9{8}
