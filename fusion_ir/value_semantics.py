@@ -8,9 +8,10 @@ reference (``fusion_ir.reference``) and the simulator (``runtime``) both follow.
 - **Integers wrap** in two's complement: Int32 ``add``, ``sub``, ``mul``, ``neg`` and ``abs``
   (of ``INT_MIN``) and sums keep the low 32 bits, as ``add.s32``/``mul.lo.s32`` do; Int64 the low
   64. A cast from Int64 to Int32 keeps the low 32 bits.
-- **Float to integer** casts round toward zero and saturate at the type's range, and NaN becomes
-  0: PTX ``cvt.rzi.s32.f32`` / ``cvt.rzi.s64.f32``, which codegen emits as ``__float2int_rz`` /
-  ``__float2ll_rz`` (a plain C cast of an out-of-range float is undefined behaviour).
+- **Float to integer** casts round toward zero and saturate at the type's range; NaN becomes 0 in
+  Int32 and ``INT64_MIN`` in Int64 (measured on the H100): PTX ``cvt.rzi.s32.f32`` /
+  ``cvt.rzi.s64.f32``, which codegen emits as ``__float2int_rz`` / ``__float2ll_rz`` (a plain C
+  cast of an out-of-range float is undefined behaviour).
 - **To Bool**: nonzero is true, NaN included.
 """
 
@@ -32,7 +33,8 @@ def to_bool(x: Any) -> np.ndarray:
 
 def to_integer(dtype: DataType, x: Any) -> np.ndarray:
     """``x`` converted to ``dtype`` (Int32 or Int64) as CUDA does, returned in ``dtype``'s numpy type:
-    floats truncate toward zero, saturate at the range and map NaN to 0; integers and booleans
+    floats truncate toward zero, saturate at the range and map NaN to 0 (Int32) or the range's
+    low end (Int64, as ``cvt.rzi.s64`` does on the H100); integers and booleans
     keep their low bits (two's complement)."""
     lo, hi = INT_RANGE[dtype]
     a = np.asarray(x)
@@ -42,7 +44,8 @@ def to_integer(dtype: DataType, x: Any) -> np.ndarray:
         above = t >= float(hi) + 1          # 2^31 (2^63): the first value past the range
         below = t < float(lo)
         inside = np.where(nan | above | below, 0.0, t).astype(np.int64)
-        a = np.where(above, hi, np.where(below, lo, np.where(nan, 0, inside))).astype(np.int64)
+        nan_value = lo if dtype is DataType.Int64 else 0
+        a = np.where(above, hi, np.where(below, lo, np.where(nan, nan_value, inside))).astype(np.int64)
     elif a.dtype.kind == "b":
         a = a.astype(np.int64)
     return a.astype(np.int64).astype(np.dtype(dtype.numpy_name))

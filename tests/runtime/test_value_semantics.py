@@ -66,7 +66,7 @@ def test_conversion_helpers() -> None:
     floats = np.array([np.nan, 3e9, -3e9, np.inf, -np.inf, 2.9, -2.9, 1e19, -1e19])
     assert to_integer(DataType.Int32, floats).tolist() == [0, INT32_MAX, INT32_MIN, INT32_MAX, INT32_MIN, 2, -2,
                                                            INT32_MAX, INT32_MIN]
-    assert to_integer(DataType.Int64, floats).tolist() == [0, 3000000000, -3000000000, INT64_MAX, INT64_MIN, 2, -2,
+    assert to_integer(DataType.Int64, floats).tolist() == [INT64_MIN, 3000000000, -3000000000, INT64_MAX, INT64_MIN, 2, -2,
                                                            INT64_MAX, INT64_MIN]
     assert to_integer(DataType.Int32, np.array([2**32 + 3, 2**31])).tolist() == [3, INT32_MIN]
     assert to_integer(DataType.Int32, np.array([True, False])).dtype == np.int32
