@@ -4,6 +4,7 @@ from .errors import (
                      CompileError,
                      DeadlockError,
                      InputError,
+                     InputRule,
                      LaunchError,
                      NoGpuError,
                      PipelineFillError,
@@ -14,5 +15,5 @@ from .executor import execute, execute_isolated
 from .simulator import simulate
 from .sm_count import sm_count
 
-__all__ = ["CompileError", "DeadlockError", "InputError", "LaunchError", "NoGpuError", "PipelineFillError",
+__all__ = ["CompileError", "DeadlockError", "InputError", "InputRule", "LaunchError", "NoGpuError", "PipelineFillError",
            "RuntimeFailure", "SimulationError", "execute", "execute_isolated", "simulate", "sm_count"]

@@ -10,13 +10,14 @@ driver call is made, so these errors are testable on a machine without a GPU.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from codegen import shared_memory_layout
 from fusion_ir.scalar import Val
 from fusion_ir.types import INT32_INDEX_MAX, DataType, SmemSwizzle
-from lowering.kernel_ir import ArgumentError, Buffer, Kernel, TensorMapParam, bind_arguments
+from lowering.kernel_ir import ArgumentError, Buffer, InputRule, Kernel, TensorMapParam, bind_arguments
 
 from .arrays import ArrayArg
 from .errors import InputError, LaunchError, PipelineFillError
@@ -64,16 +65,17 @@ class LaunchPlan:
 def plan_launch(kernel: Kernel, inputs: list[ArrayArg], outputs: list[ArrayArg] | None = None) -> LaunchPlan:
     if len(inputs) != len(kernel.inputs):
         raise InputError(f"kernel {kernel.name} takes {len(kernel.inputs)} inputs "
-                         f"({', '.join(b.name for b in kernel.inputs)}), got {len(inputs)}")
+                         f"({', '.join(b.name for b in kernel.inputs)}), got {len(inputs)}", InputRule.ARGUMENT_COUNT)
     if outputs is not None and len(outputs) != len(kernel.outputs):
-        raise InputError(f"kernel {kernel.name} has {len(kernel.outputs)} outputs, got {len(outputs)}")
+        raise InputError(f"kernel {kernel.name} has {len(kernel.outputs)} outputs, got {len(outputs)}",
+                         InputRule.ARGUMENT_COUNT)
     for buf, arg in zip(kernel.params, list(inputs) + list(outputs or [])):
         _check_dtype(buf, arg)
     try:
         binding = bind_arguments(kernel, [a.shape for a in inputs], [a.strides for a in inputs],
                                  None if outputs is None else [(a.shape, a.strides) for a in outputs])
     except ArgumentError as e:
-        raise InputError(str(e)) from None
+        raise InputError(str(e), e.rule, e.subject) from None
     env = dict(binding.env)
     _check_constraints(kernel, env)
     _check_runtime_checks(kernel, env)
@@ -96,7 +98,7 @@ def plan_launch(kernel: Kernel, inputs: list[ArrayArg], outputs: list[ArrayArg] 
 # ---------------------------------------------------------------- checks
 def _check_dtype(buf: Buffer, arg: ArrayArg) -> None:
     if arg.dtype != buf.dtype.numpy_name:
-        raise InputError(f"{buf.name} must be {buf.dtype.numpy_name}, got {arg.dtype}")
+        raise InputError(f"{buf.name} must be {buf.dtype.numpy_name}, got {arg.dtype}", InputRule.DTYPE, buf.name)
 
 
 def check_index_type(kernel: Kernel, shapes: list[tuple[int, ...]], strides: list[tuple[int, ...]]) -> None:
@@ -111,7 +113,8 @@ def check_index_type(kernel: Kernel, shapes: list[tuple[int, ...]], strides: lis
         if max(numel, last) > INT32_INDEX_MAX:
             raise InputError(f"kernel {kernel.name} indexes in 32 bits (Fusion.set_index_type(DataType.Int32)), but "
                              f"{buf.name} of shape {tuple(shape)} has {'elements' if numel >= last else 'offsets'} "
-                             f"up to {max(numel, last)} > 2**31 - 1; schedule it with DataType.Int64 indices")
+                             f"up to {max(numel, last)} > 2**31 - 1; schedule it with DataType.Int64 indices",
+                             InputRule.INDEX_TYPE, buf.name)
 
 
 def _check_constraints(kernel: Kernel, env: dict[str, int]) -> None:
@@ -120,7 +123,14 @@ def _check_constraints(kernel: Kernel, env: dict[str, int]) -> None:
         va = _evaluate(a, env, message)
         vb = _evaluate(b, env, message)
         if int(va) != int(vb):
-            raise InputError(f"{message}: {a} = {int(va)} but {b} = {int(vb)}")
+            raise InputError(f"{message}: {a} = {int(va)} but {b} = {int(vb)}", InputRule.EQUAL_EXTENTS,
+                             _first_tensor(message))
+
+
+def _first_tensor(message: str) -> str | None:
+    """The first tensor (``T3``) a fusion's extent-constraint message names."""
+    found = re.search(r"\bT\d+", message)
+    return None if found is None else found.group(0)
 
 
 def _check_runtime_checks(kernel: Kernel, env: dict[str, int]) -> None:
@@ -129,18 +139,19 @@ def _check_runtime_checks(kernel: Kernel, env: dict[str, int]) -> None:
             continue
         values = ", ".join(f"{s} = {env[s]}" for s in sorted(check.cond.symbols()) if s in env)
         message = f"{check.message} (failed: {check.cond}; {values})"
-        if "circular buffer" in check.message.lower():
-            raise PipelineFillError(message)
-        raise InputError(message)
+        if check.rule is InputRule.PIPELINE_FILL:
+            raise PipelineFillError(message, check.rule, check.subject)
+        raise InputError(message, check.rule, check.subject)
 
 
 def _evaluate(v: Val, env: dict[str, int], what: str) -> Any:
     try:
         return v.evaluate(env)
     except KeyError as e:
-        raise InputError(f"{what}: {e.args[0]} (from {v}); it is not an extent or stride of any input") from None
+        raise InputError(f"{what}: {e.args[0]} (from {v}); it is not an extent or stride of any input",
+                         InputRule.UNBOUND_SYMBOL) from None
     except ZeroDivisionError:
-        raise InputError(f"{what}: division by zero evaluating {v} with {env}") from None
+        raise InputError(f"{what}: division by zero evaluating {v} with {env}", InputRule.DIVISION_BY_ZERO) from None
 
 
 def _launch_dims(kernel: Kernel, env: dict[str, int]) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
@@ -186,14 +197,16 @@ def _tensor_map_spec(kernel: Kernel, tmap: TensorMapParam, shapes: list[tuple[in
         raise LaunchError(f"{where}: element strides {element_strides} must be {rank} values in [1, 8]")
     if rank and shape[-1] > 1 and stride[-1] != 1:
         raise InputError(f"{where}: TMA needs a unit innermost stride; {buf.name} has strides {stride} "
-                         f"(elements)")
+                         f"(elements)", InputRule.TMA_LAYOUT, buf.name)
     byte_strides = tuple(s * itemsize for s in reversed(stride[:-1]))
     for dim, bs in enumerate(byte_strides, start=1):
         if bs % 16 != 0 or bs >= 2**40:
             raise InputError(f"{where}: TMA needs strides that are multiples of 16 bytes; {buf.name} has a "
-                             f"stride of {bs} bytes (strides {stride} elements of {itemsize} bytes, shape {shape})")
+                             f"stride of {bs} bytes (strides {stride} elements of {itemsize} bytes, shape {shape})",
+                             InputRule.TMA_LAYOUT, buf.name)
     if any(s > 2**32 for s in shape):
-        raise InputError(f"{where}: TMA extents are at most 2^32, {buf.name} has shape {shape}")
+        raise InputError(f"{where}: TMA extents are at most 2^32, {buf.name} has shape {shape}", InputRule.TMA_LAYOUT,
+                         buf.name)
     arg = args[k]
     if arg is not None and arg.ptr is not None:
         check_tma_address(where, buf.name, arg.ptr)
@@ -204,4 +217,4 @@ def _tensor_map_spec(kernel: Kernel, tmap: TensorMapParam, shapes: list[tuple[in
 def check_tma_address(where: str, tensor: str, address: int) -> None:
     if address % 16 != 0:
         raise InputError(f"{where}: TMA needs a 16-byte aligned base address; {tensor} starts at "
-                         f"{address:#x}")
+                         f"{address:#x}", InputRule.TMA_ALIGNMENT, tensor)

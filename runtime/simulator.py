@@ -52,11 +52,14 @@ from .sim_wgmma import WgmmaOps
 
 
 def simulate(kernel: k.Kernel, inputs: Sequence[np.ndarray], seed: int = 0,
-             trace: list[dict[str, Any]] | None = None) -> list[np.ndarray]:
+             trace: list[dict[str, Any]] | None = None, interleave_blocks: int | None = None) -> list[np.ndarray]:
     """Run ``kernel`` on ``inputs`` and return its outputs (BFloat16 outputs come back as float32).
 
     ``seed`` drives when async copies land. With a ``trace`` list, mbarrier and TMA events of
-    block 0 are appended to it as small dicts (for ``viz --show pipeline``).
+    block 0 are appended to it as small dicts (for ``viz --show pipeline``). ``interleave_blocks``
+    (a seed): the blocks no longer run in lockstep but in random groups that the scheduler
+    interleaves like warps, so a block may run far ahead of another and a read of what another
+    block writes, which no grid-level order makes safe, shows (``sim_scheduler``).
     """
     arrays = _validate_inputs(kernel, inputs)
     # The executor's argument checks (binding, runtime checks, TMA layouts, shared-memory size)
@@ -64,7 +67,7 @@ def simulate(kernel: k.Kernel, inputs: Sequence[np.ndarray], seed: int = 0,
     plan = plan_launch(kernel, [_plan_arg(a, b) for a, b in zip(arrays, kernel.inputs)])
     env = plan.env
     grid_dims, block_dims = plan.grid, plan.block
-    sim = Simulator(kernel, env, Grid(grid_dims, block_dims), seed, trace)
+    sim = Simulator(kernel, env, Grid(grid_dims, block_dims), seed, trace, interleave_blocks)
     sim.bind_params(arrays)
     with np.errstate(all="ignore"):
         sim.run()
@@ -75,17 +78,21 @@ def simulate(kernel: k.Kernel, inputs: Sequence[np.ndarray], seed: int = 0,
 def _validate_inputs(kernel: k.Kernel, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     if len(inputs) != len(kernel.inputs):
         names = ", ".join(b.name for b in kernel.inputs)
-        raise InputError(f"kernel {kernel.name} takes {len(kernel.inputs)} inputs ({names}), got {len(inputs)}")
+        raise InputError(f"kernel {kernel.name} takes {len(kernel.inputs)} inputs ({names}), got {len(inputs)}",
+                         k.InputRule.ARGUMENT_COUNT)
     arrays = []
     for buf, arr in zip(kernel.inputs, inputs):
         if not isinstance(arr, np.ndarray):
-            raise InputError(f"input {buf.name}: the simulator needs a numpy array, got {type(arr).__name__}")
+            raise InputError(f"input {buf.name}: the simulator needs a numpy array, got {type(arr).__name__}",
+                             k.InputRule.ARGUMENT_TYPE, buf.name)
         name = arr.dtype.name
         accepted = {buf.dtype.numpy_name} | ({"float32"} if buf.dtype is DataType.BFloat16 else set())
         if name not in accepted:
-            raise InputError(f"input {buf.name}: dtype {name}, but the kernel expects {buf.dtype.numpy_name}")
+            raise InputError(f"input {buf.name}: dtype {name}, but the kernel expects {buf.dtype.numpy_name}",
+                             k.InputRule.DTYPE, buf.name)
         if arr.ndim != len(buf.shape):
-            raise InputError(f"input {buf.name}: rank {arr.ndim}, but the kernel expects rank {len(buf.shape)}")
+            raise InputError(f"input {buf.name}: rank {arr.ndim}, but the kernel expects rank {len(buf.shape)}",
+                             k.InputRule.RANK, buf.name)
         arrays.append(host_layout(arr))   # the one rule for host arrays, as in execute
     return arrays
 
@@ -118,8 +125,9 @@ class Simulator(Scheduling, ControlFlow, Barriers, BlockReductions, Election, Me
     missing_error = SimulationError
 
     def __init__(self, kernel: k.Kernel, env: dict[str, int], grid: Grid, seed: int,
-                 trace: list[dict[str, Any]] | None) -> None:
+                 trace: list[dict[str, Any]] | None, interleave_blocks: int | None = None) -> None:
         self.kernel = kernel
+        self.interleave_blocks = interleave_blocks
         self.grid = grid
         self.base_env: dict[str, Any] = dict(env)
         for axis, n in zip("xyz", grid.block):

@@ -31,7 +31,7 @@ from fusion_ir.scalar import Val
 from fusion_ir.types import LoadStoreOpType
 
 from ..errors import LoweringError
-from ..kernel_ir import RuntimeCheck
+from ..kernel_ir import InputRule, RuntimeCheck
 from .buffers import BufferPlan, cb_axis, pipeline_loops, read_only_by_wgmma, turn_axis
 from .id_model import IdModel, LoopGroup
 from .mma import MmaInfo
@@ -164,7 +164,8 @@ class CircularBufferInfo:
         """A symbolic loop must fill the pipeline: checked before launch."""
         return [RuntimeCheck(loop.extent.ge(loop.stages),
                              f"{loop.describe()}: the circular-buffered loop {loop.group.label()} has {loop.extent} "
-                             f"iterations, which fails to fill the circular buffer pipeline of {loop.stages} stages")
+                             f"iterations, which fails to fill the circular buffer pipeline of {loop.stages} stages",
+                             InputRule.PIPELINE_FILL, f"T{loop.tensors[0].name}" if loop.tensors else None)
                 for loop in self.loops.values()
                 if loop.extent.const_value() is None and loop.must_fill]
 

@@ -257,7 +257,8 @@ def tma_circular_buffer(stages: int = 3, box: int = 128) -> Sample:
         k.ElectSync((loop("i9", 0, stages, [k.MBarrierInval(mbar, sym("i9"))], stage=k.Stage.PostEpilogue),)),
     ]
     checks = (k.RuntimeCheck(n.ge(stages), f"T1: the circular-buffered loop over ceilDiv(i0, {box}) tiles fails "
-                                           f"to fill the circular buffer pipeline of {stages} stages"),)
+                                           f"to fill the circular buffer pipeline of {stages} stages",
+                            k.InputRule.PIPELINE_FILL, "T1"),)
     kern = make_kernel(f"tma_circular_buffer_{stages}_kernel", body, [t0], [t2], (1,), (box,),
                        smem=box * 4 * stages + 8 * stages, tensor_maps=(tmap,), checks=checks)
     return Sample(kern, lambda a: [a * np.float32(2) + np.float32(1)], lambda n_, rng: [uniform((n_,), rng)],

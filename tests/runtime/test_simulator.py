@@ -207,7 +207,8 @@ def test_failing_runtime_checks_raise_input_and_pipeline_fill_errors() -> None:
     with pytest.raises(InputError, match="T0 needs at least 128 elements") as info:
         simulate(k.Kernel(**{**kern.__dict__, "checks": (bad_shape,)}), [a, a])
     assert not isinstance(info.value, PipelineFillError)
-    fill = k.RuntimeCheck(ceil_div(N, 32).ge(5), "the loop fails to fill the circular buffer pipeline of T3")
+    fill = k.RuntimeCheck(ceil_div(N, 32).ge(5), "the loop fails to fill the circular buffer pipeline of T3",
+                          k.InputRule.PIPELINE_FILL, "T3")
     with pytest.raises(PipelineFillError, match="fails to fill the circular buffer"):
         simulate(k.Kernel(**{**kern.__dict__, "checks": (fill,)}), [a, a])
     simulate(k.Kernel(**{**kern.__dict__, "checks": (fill,)}), [np.zeros(160, np.float32)] * 2)
