@@ -117,6 +117,7 @@ class Scheduling:
             tasks = [(t, g) for t, g, _ in blocked]
             if blocked and self.progress == before:
                 raise DeadlockError(self._deadlock_message(blocked))
+        self._check_kernel_exit()
         self.async_.finish()
 
     def _block_groups(self) -> np.ndarray:
@@ -131,6 +132,9 @@ class Scheduling:
         groups = np.arange(n) % count      # every group gets a block
         rng.shuffle(groups)
         return groups
+
+    def _check_kernel_exit(self) -> None:
+        """State every thread must have cleaned up by the time its block exits (overridden by the simulator)."""
 
     def _root(self, task: Task) -> TaskGen:
         env = {**self.base_env, **self.grid.lane_symbols(task.lanes)}

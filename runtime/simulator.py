@@ -39,6 +39,7 @@ from .sim_control import ControlFlow
 from .sim_copy_ops import CopyOps
 from .sim_elect import Election
 from .sim_eval import Evaluation
+from .sim_mbarrier import LIVE, MBarrierArray
 from .sim_mbarrier_ops import MBarrierOps
 from .sim_memory import Grid, Storage, storage_dtype, to_dtype
 from .sim_memory_ops import MemoryOps
@@ -174,6 +175,18 @@ class Simulator(Scheduling, ControlFlow, Barriers, BlockReductions, Election, Me
             data = self.storages[buf.name].data.reshape(shape)
             out.append(data.astype(np.float16) if buf.dtype is DataType.Half else data.copy())
         return out
+
+    # ---- what must be clean when the blocks exit ---------------------------------------------
+    def _check_kernel_exit(self) -> None:
+        self._check_committed(np.arange(self.grid.num_lanes), "thread exit")
+        for st in self.storages.values():
+            if isinstance(st, MBarrierArray):
+                live = np.flatnonzero(st.state == LIVE)
+                if live.size:
+                    raise SimulationError(f"{st.label(int(live[0]))} (and {live.size - 1} more) was initialized and "
+                                          f"never invalidated (mbarrier::inval) before its block exited; its shared "
+                                          f"memory cannot be reused as data")
+        self._check_register_exit()
 
     # ---- statements without an effect on the simulated state ---------------------------------
     def visit_Comment(self, node: k.Comment, ctx: Ctx, i: int) -> None:
