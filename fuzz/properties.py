@@ -48,12 +48,13 @@ MAX_SIMULATED_WORK = 300_000
 class PropertyFailure(AssertionError):
     """A property does not hold for ``case``; ``script`` reproduces it."""
 
-    def __init__(self, prop: str, message: str, case: Case, outcomes: list[str] | None = None) -> None:
+    def __init__(self, prop: str, message: str, case: Any, outcomes: list[str] | None = None) -> None:
         self.prop = prop
         self.message = message
         self.case = case
         self.outcomes = outcomes
-        self.script = to_script(case, outcomes, title=f"Fuzz failure of property {prop}: {message.splitlines()[0]}")
+        title = f"Fuzz failure of property {prop}: {message.splitlines()[0]}"
+        self.script = case.to_script(title) if hasattr(case, "to_script") else to_script(case, outcomes, title=title)
         super().__init__(f"[{prop}] {message}\n\n--- reproducer ---\n{self.script}")
 
     def save(self, directory: Path) -> Path:
@@ -242,9 +243,11 @@ def _diff(before: str, after: str) -> str:
 # ---------------------------------------------------------------- property 2
 def reference(case: Case, fusion: Fusion, inputs: list[np.ndarray], outcomes: list[str]) -> list[np.ndarray]:
     """numpy's outputs for the unscheduled math, checked against the scheduled fusion's own math."""
-    expected = evaluate(build(case), inputs)
+    with np.errstate(all="ignore"):   # NaN and Inf inputs
+        expected = evaluate(build(case), inputs)
     try:
-        scheduled = evaluate(fusion, inputs)
+        with np.errstate(all="ignore"):
+            scheduled = evaluate(fusion, inputs)
     except Exception as e:  # the property
         raise PropertyFailure("2 simulate", f"reference.evaluate of the scheduled fusion raised {type(e).__name__}: "
                               f"{e}\n{_short_traceback(e)}", case, outcomes) from e
