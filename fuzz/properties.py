@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from fusion_ir import Fusion, ScheduleError
+from fusion_ir import Fusion, Pipelined, ScheduleError, WarpSpecialized
 from fusion_ir.reference import evaluate
 from lowering import LoweringError, lower
 from lowering import kernel_ir as kir
@@ -76,6 +76,7 @@ class Stats:
     passes: Counter = field(default_factory=Counter)         # (pass, "ran" | "changed" | "LoweringError")
     nodes: Counter = field(default_factory=Counter)          # kernel IR node kinds in lowered kernels
     runs: Counter = field(default_factory=Counter)           # simulator run outcomes
+    features: Counter = field(default_factory=Counter)       # what the cases held: types, ranks, sizes, options
     kernels_simulated: int = 0
     kernels_compiled: int = 0
     kernels_on_gpu: int = 0
@@ -95,6 +96,7 @@ def check_schedule(case: Case, stats: Stats | None = None) -> tuple[Fusion, list
     stats.examples += 1
     if case.notes:
         stats.templates[case.notes[0]] += 1
+    stats.features.update(case_features(case))
     fusion = build(case)
     outcomes: list[str] = []
     for k, step in enumerate(case.steps):
@@ -133,6 +135,45 @@ def check_schedule(case: Case, stats: Stats | None = None) -> tuple[Fusion, list
                                   f"T{step.result}: replay is not deterministic", case, outcomes)
     stats.schedules["all calls ok" if all(o == "ok" for o in outcomes) else "some call rejected"] += 1
     return fusion, outcomes
+
+
+def case_features(case: Case) -> set[str]:
+    """The things a case holds that the coverage table counts (each once per case)."""
+    found = {f"input {spec.dtype.short_name}" for spec in case.inputs}
+    rank = max((len(spec.dims) for spec in case.inputs), default=0)
+    found.add(f"rank {rank}")
+    reductions = sum(op.fn in ("sum", "max") for op in case.ops)
+    if reductions:
+        found.add(f"{reductions} reduction{'s' if reductions > 1 else ''}")
+    sizes = [n for run in case.sizes for n in run]
+    if sizes and max(sizes) > 160:
+        found.add("an axis over 160")
+    if 0 in sizes:
+        found.add("a 0-size axis")
+    for flag, name in ((case.specials, "NaN/Inf inputs"), (case.strided, "non-contiguous inputs"),
+                       (case.interleave is not None, "blocks interleaved")):
+        if flag:
+            found.add(name)
+    for step in case.steps:
+        kwargs = dict(step.kwargs)
+        if step.kind == "set_index_type":
+            found.add("32-bit indices")
+        if step.kind == "circular_buffer" and step.args:
+            stages = step.args[0]
+            found.add("stages 'auto'" if stages == "auto" else "stages 5-8" if isinstance(stages, int)
+                      and 5 <= stages <= 8 else "stages 2-4" if isinstance(stages, int) and 2 <= stages <= 4
+                      else "stages invalid")
+            cb_type = kwargs.get("type")
+            if isinstance(cb_type, WarpSpecialized):
+                regs = "with" if cb_type.num_registers is not None else "without"
+                found.add(f"circular buffer WarpSpecialized on {cb_type.on.name}, {regs} register sharing")
+            elif isinstance(cb_type, Pipelined):
+                found.add(f"circular buffer Pipelined{' (mbarrier WAR)' if cb_type.uses_mbarrier_for_war else ''}")
+        if step.kind == "set_swizzle" and step.args:
+            found.add(f"swizzle {getattr(step.args[0], 'name', step.args[0])}")
+        if step.kind == "set_store_wait" and step.args:
+            found.add(f"store wait {step.args[0]}")
+    return found
 
 
 def _variant(fusion: Fusion, step: Step) -> str | None:

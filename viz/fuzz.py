@@ -321,7 +321,7 @@ def counts(state: _Run, seconds: float) -> dict[str, Any]:
         "schedules": dict(s.schedules), "lowering": dict(s.lowering), "templates": dict(s.templates),
         "kernels_simulated": s.kernels_simulated, "kernels_compiled": s.kernels_compiled,
         "kernels_on_gpu": s.kernels_on_gpu, "runs": dict(s.runs), "primitives": primitives, "passes": passes,
-        "kernel_ir_nodes": dict(s.nodes), "ignored_failures": dict(state.ignored),
+        "kernel_ir_nodes": dict(s.nodes), "features": dict(s.features), "ignored_failures": dict(state.ignored),
     }
 
 
@@ -364,6 +364,11 @@ def print_tables(console: Console, state: _Run, seconds: float) -> None:
     for name in other:
         passes.add_row(name, "", "", str(s.passes[(name, "LoweringError")]))
     console.print(passes)
+
+    features = Table("the cases held", "cases", title="case coverage", title_justify="left")
+    for name, n in sorted(s.features.items()):
+        features.add_row(Text(name), str(n))
+    console.print(features)
 
     nodes = Table("kernel IR node", "count", title="kernel IR in lowered kernels", title_justify="left")
     for name, n in sorted(s.nodes.items(), key=lambda kv: (-kv[1], kv[0])):
