@@ -7,6 +7,7 @@ when its fix lands: the fuzzer then fails on the defect again if the fix is inco
 
 from __future__ import annotations
 
+import re
 import traceback
 from collections.abc import Callable
 
@@ -32,7 +33,16 @@ DEFECTS: dict[str, Callable[[BaseException], bool]] = {
     # a shared-memory size refers to a hoisted index (a Let symbol, h0, ...) the launch cannot evaluate
     "shared-memory size refers to a Let symbol (unbound h<N>)":
         lambda e: getattr(e, "rule", None) is InputRule.UNBOUND_SYMBOL and " h" in str(e).split("(from")[0],
+    # stages="auto" over a loop of symbolic trip count picks a pipeline far deeper than any loop drawn
+    "stages='auto' with a symbolic trip count picks hundreds of stages (PipelineFillError)":
+        lambda e: getattr(e, "rule", None) is InputRule.PIPELINE_FILL and _stages(str(e)) > AUTO_STAGES_SANE,
 }
+AUTO_STAGES_SANE = 16
+
+
+def _stages(message: str) -> int:
+    found = re.search(r"pipeline of (\d+) stages", message)
+    return 0 if found is None else int(found.group(1))
 
 
 def known_defect(e: BaseException) -> str | None:

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 
 import runtime
-from fusion_ir import DataType, LoadStoreOpType, ParallelType
+from fusion_ir import DataType, ParallelType
 from fuzz.case import Case, InputSpec, OpSpec, Step, TRef, case_inputs, compare, evaluate_float32, to_script
 from fuzz.known_defects import known_defect
 from fuzz.properties import PropertyFailure, Stats, case_features, check_lowering, check_schedule, check_simulation
@@ -130,4 +130,3 @@ def test_a_fusion_wide_index_type_step_replays_and_prints() -> None:
     fusion, outcomes = check_schedule(case, Stats())
     assert fusion.index_type is DataType.Int32 and outcomes[0] == "ok"
     assert "fusion.set_index_type(DataType.Int32)" in to_script(case)
-    assert LoadStoreOpType  # the script header imports the load types the steps use
