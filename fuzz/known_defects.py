@@ -36,8 +36,18 @@ DEFECTS: dict[str, Callable[[BaseException], bool]] = {
     # stages="auto" over a loop of symbolic trip count picks a pipeline far deeper than any loop drawn
     "stages='auto' with a symbolic trip count picks hundreds of stages (PipelineFillError)":
         lambda e: getattr(e, "rule", None) is InputRule.PIPELINE_FILL and _stages(str(e)) > AUTO_STAGES_SANE,
+    # a 0-size extent bound to a thread axis makes a block of 0 threads, which the launch refuses
+    # (LaunchError) where the kernel should run with the empty axis predicated off (a reduction over it
+    # still writes its identity)
+    "0-size extent bound to a thread axis (block of 0 threads, LaunchError)":
+        lambda e: type(e).__name__ == "LaunchError" and _empty_block(str(e)),
 }
 AUTO_STAGES_SANE = 16
+
+
+def _empty_block(message: str) -> bool:
+    found = re.search(r"block \((\d+), (\d+), (\d+)\)", message)
+    return found is not None and "0" in found.groups()
 
 
 def _stages(message: str) -> int:

@@ -121,6 +121,9 @@ def test_known_defects_are_counted_not_failed(monkeypatch: pytest.MonkeyPatch) -
     _check(_lowered_case(), stats)
     assert stats.runs["known defect: shared-memory size refers to a Let symbol (unbound h<N>)"] == 2
     assert known_defect(InputError("shape of output T3: symbol i9 is not bound", InputRule.UNBOUND_SYMBOL)) is None
+    empty_block = runtime.LaunchError("kernel k: grid (1, 1, 1), block (0, 1, 1): a block has 1 to 1024 threads")
+    assert known_defect(empty_block) == "0-size extent bound to a thread axis (block of 0 threads, LaunchError)"
+    assert known_defect(runtime.LaunchError("kernel k: grid (1, 1, 1), block (2048, 1, 1): ...")) is None
 
 
 def test_a_fusion_wide_index_type_step_replays_and_prints() -> None:
