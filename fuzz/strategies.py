@@ -266,7 +266,7 @@ def _reduce(d: _Definition, draw: st.DrawFn, x: _Value, axes: list[int]) -> bool
     return True
 
 
-def _class_max(draw: st.DrawFn, rank: int, pointwise: bool) -> tuple[int, ...]:
+def _class_max(draw: st.DrawFn, rank: int) -> tuple[int, ...]:
     """The largest size of each size class: all ``MAX_SIZE[rank]``, or one long class and the others small."""
     if not chance(draw, 0.15):
         return (MAX_SIZE[rank],) * rank
@@ -286,7 +286,7 @@ def definitions(draw: st.DrawFn, with_reduction: bool = False, pointwise: bool =
     the GPU and in numpy is drawn.
     """
     rank = draw(st.integers(1, 2 if pointwise else 4))
-    d = _Definition(rank, _class_max(draw, rank, pointwise), specials)
+    d = _Definition(rank, _class_max(draw, rank), specials)
     static = chance(draw, 0.25)
     max_reductions = draw(st.sampled_from((1, 1, 2, 3)))
     for _ in range(draw(st.integers(1, 3))):
