@@ -54,8 +54,11 @@ class MatmulCase:
     def valid(self) -> bool:
         if self.suggested is not None:
             return True
+        loads_c = self.epilogue_kind == "alpha_beta"     # C is TMA-loaded per output tile
+        if loads_c and self.params.ping_pong:
+            return False    # not implemented: schedule_matmul refuses it (MatmulParams.ping_pong)
         try:
-            self.params.validate(self.dtype)
+            self.params.validate(self.dtype, self.dtype.size if loads_c else 0)
         except ScheduleError:
             return False
         return True

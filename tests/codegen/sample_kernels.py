@@ -361,6 +361,10 @@ def warp_specialized(stages: int = 3) -> Sample:
                 k.MBarrierArrive(mbar, j % stages + stages),
             ], label="iS3{ceilDiv(i0, 256)}", stage=k.Stage.ComputeWarp),
         ]),
+        # the ComputeWarp invalidates the barriers once every wait is done (the AsyncWarp has returned)
+        k.BlockSync("every wait done before inval"),
+        k.ElectSync((loop("i9", 0, 2 * stages, [k.MBarrierInval(mbar, sym("i9"))], stage=k.Stage.PostEpilogue),),
+                    warp=c(0)),
     ]
     kern = make_kernel("warp_specialized_kernel", body, [t0], [t2], (1,), (128, 3), smem=box * 4 * stages + 16 * stages,
                        tensor_maps=(tmap,), launch_bounds=384)
