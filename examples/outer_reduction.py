@@ -1,6 +1,6 @@
 """Column sums: columns on threads and blocks, a serial loop down the rows."""
 
-from fusion_ir import DataType, Fusion, ParallelType, inline_most, ops
+from fusion_ir import DataType, Fusion, ParallelType, ops
 
 DESCRIPTION = "sum over the first axis, serial per thread"
 SIZES = [[(1, 1)], [(50, 130)], [(256, 512)]]

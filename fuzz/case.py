@@ -72,6 +72,9 @@ class Case:
     seed: int = 0
     exact: bool = True                   # integer-valued math: outputs must match exactly
     notes: tuple[str, ...] = field(default=(), compare=False)
+    specials: bool = False               # float inputs hold a few NaN, +Inf and -Inf
+    strided: bool = False                # inputs are non-contiguous views (every other element of a larger array)
+    interleave: int | None = None        # simulate with blocks interleaved at random, from this seed
 
     def input_shapes(self, run: int) -> list[tuple[int, ...]]:
         sizes = self.sizes[run]
@@ -125,6 +128,9 @@ def apply_step(fusion: Fusion, step: Step) -> TensorView | None:
     if step.kind == "inline_most":
         fusion_ir.inline_most(fusion, *args, **kwargs)
         return None
+    if step.kind == "set_index_type":
+        fusion.set_index_type(*args, **kwargs)
+        return None
     if step.kind == "transform_like_all":
         fusion_ir.transform_like(*args, **kwargs)
         return None
@@ -144,13 +150,41 @@ def apply_step(fusion: Fusion, step: Step) -> TensorView | None:
 
 
 # ---------------------------------------------------------------- inputs and comparison
+SPECIAL_VALUES = (np.nan, np.inf, -np.inf)
+
+
 def make_inputs(case: Case, run: int) -> list[np.ndarray]:
-    """Fresh integer-valued inputs in [-4, 4] (NaN-free; exact in float32 and int32)."""
-    rng = np.random.default_rng([case.seed, run])
+    """Fresh inputs of ``case``'s run ``run`` (see ``case_inputs``)."""
+    dtypes = [spec.dtype.numpy_name for spec in case.inputs]
+    return case_inputs(case.input_shapes(run), dtypes, [case.seed, run], specials=case.specials,
+                       strided=case.strided)
+
+
+def case_inputs(shapes: list[tuple[int, ...]], dtypes: list[str], seed: list[int], *, specials: bool = False,
+                strided: bool = False) -> list[np.ndarray]:
+    """Integer-valued inputs in [-4, 4] (exact in every float and integer type; bools are 0 or 1).
+
+    ``specials``: about one float element in 16 is NaN, +Inf or -Inf. ``strided``: each array is a
+    view of every other element of a larger one, so it is not contiguous (the runtime's host rule
+    copies it). bfloat16 inputs are float32 arrays (numpy has no bfloat16), as ``simulate`` takes them.
+    """
+    rng = np.random.default_rng(seed)
     arrays = []
-    for spec, shape in zip(case.inputs, case.input_shapes(run)):
-        values = rng.integers(-4, 5, size=shape)
-        arrays.append(values.astype(np.dtype(spec.dtype.numpy_name)))
+    for shape, dtype in zip(shapes, dtypes):
+        if dtype == "bool":
+            values = rng.integers(0, 2, size=shape).astype(bool)
+        else:
+            values = rng.integers(-4, 5, size=shape).astype(np.float64)
+            if specials and dtype in ("float32", "float16", "bfloat16"):
+                hit = rng.random(size=shape) < 1 / 16
+                values[hit] = rng.choice(SPECIAL_VALUES, size=int(hit.sum()))
+            values = values.astype(np.float32 if dtype == "bfloat16" else np.dtype(dtype))
+        if strided and values.ndim:
+            wide = np.zeros(tuple(2 * d for d in values.shape), values.dtype)
+            view = wide[tuple(slice(None, None, 2) for _ in values.shape)]
+            view[...] = values
+            values = view
+        arrays.append(values)
     return arrays
 
 
@@ -174,11 +208,12 @@ def compare(case: Case, actual: list[np.ndarray], expected: list[np.ndarray],
             return f"output {k}: dtype {a.dtype}, expected a {'float' if want_float else 'integer'} array"
         a64 = a.astype(np.float64)
         e64 = e.astype(np.float64)
-        bad = np.isnan(a64) != np.isnan(e64)
-        if bad.any():
-            return f"output {k}: NaN at {_first(bad)} (got {a64[_first(bad)]}, expected {e64[_first(bad)]})"
-        a64 = np.nan_to_num(a64, nan=0.0)
-        e64 = np.nan_to_num(e64, nan=0.0)
+        for what, test in (("NaN", np.isnan), ("+Inf", np.isposinf), ("-Inf", np.isneginf)):
+            bad = test(a64) != test(e64)
+            if bad.any():
+                return f"output {k}: {what} at {_first(bad)} (got {a64[_first(bad)]}, expected {e64[_first(bad)]})"
+        a64 = np.where(np.isfinite(a64), a64, 0.0)
+        e64 = np.where(np.isfinite(e64), e64, 0.0)
         if case.exact or not want_float:
             wrong = a64 != e64
             if wrong.any():
@@ -204,49 +239,55 @@ def _first(mask: np.ndarray) -> tuple[int, ...]:
 
 
 def evaluate_float32(case: Case, inputs: list[np.ndarray]) -> list[np.ndarray]:
-    """The case's math in float32 (ints stay int64): how far rounding alone moves the result."""
-    from fusion_ir.reference import BINARY, UNARY
+    """The case's math in float32, each tensor rounded to its own dtype (fp16, bf16) as the kernel
+    stores it (ints stay int64): how far rounding alone moves the result from the float64 reference."""
+    from fusion_ir.exprs import BinaryOp, BroadcastOp, CastOp, LoadStoreOp, ReductionOp, UnaryOp
+    from fusion_ir.reference import BINARY, UNARY, as_stored
 
-    env: list[Any] = []
-    for spec, x in zip(case.inputs, inputs):
-        env.append(x.astype(np.float32) if spec.dtype.is_float else x.astype(np.int64))
+    fusion = build(case)
+    env: dict[Any, Any] = {}
+
+    def held(dtype: DataType, x: Any) -> Any:
+        if not dtype.is_float:
+            return np.asarray(x).astype(np.int64)
+        return np.asarray(as_stored(dtype, np.asarray(x, np.float32)), np.float32)
+
+    for tv, x in zip(fusion.inputs, inputs):
+        env[tv] = held(tv.dtype, x)
 
     def get(v: Any) -> Any:
-        return env[v.name] if isinstance(v, TRef) else v
+        if isinstance(v, TensorView):
+            return env[v]
+        return np.float32(v) if isinstance(v, float) else v
 
-    def is_float(v: Any) -> bool:
-        return np.asarray(v).dtype.kind == "f" or isinstance(v, float)
-
-    for op in case.ops:
-        args = [get(a) for a in op.args]
-        x = args[0]
-        if op.fn in UNARY:
-            r = UNARY[op.fn](x)
-            keep_int = op.fn in ("neg", "abs", "relu") and not is_float(x)
-            r = np.asarray(r, np.int64 if keep_int else np.float32)
-        elif op.fn in BINARY:
-            a, b = args
-            floating = is_float(a) or is_float(b) or op.fn == "div"
-            if floating:
-                a = np.asarray(a, np.float32) if not isinstance(a, float) else np.float32(a)
-                b = np.asarray(b, np.float32) if not isinstance(b, float) else np.float32(b)
-            r = np.asarray(BINARY[op.fn](a, b), np.float32 if floating else np.int64)
-        elif op.fn == "cast":
-            r = x.astype(np.float32) if args[1].is_float else np.trunc(x).astype(np.int64)
-        elif op.fn == "broadcast":
-            r = x
-            for k, flag in enumerate(args[1]):
-                if flag:
-                    r = np.expand_dims(r, k)
-        elif op.fn in ("sum", "max"):
-            fn = np.sum if op.fn == "sum" else np.max
-            r = np.asarray(fn(x, axis=tuple(args[1])), x.dtype)
-        elif op.fn == "set":
-            r = x
-        else:
-            raise ValueError(f"unknown op {op.fn}")
-        env.append(r)
-    return [env[name] for name in case.outputs]
+    with np.errstate(all="ignore"):
+        for e in fusion.exprs:
+            out = e.output
+            ins = [get(x) for x in e.inputs]
+            if isinstance(e, LoadStoreOp):
+                r = ins[0]
+            elif isinstance(e, UnaryOp):
+                r = UNARY[e.op](np.asarray(ins[0], np.float32) if out.dtype.is_float else ins[0])
+            elif isinstance(e, CastOp):
+                r = ins[0] if e.dtype.is_float else np.trunc(ins[0])
+            elif isinstance(e, BinaryOp):
+                a, b = ins
+                if out.dtype.is_float:
+                    a, b = np.asarray(a, np.float32), np.asarray(b, np.float32)
+                r = BINARY[e.op](a, b)
+            elif isinstance(e, BroadcastOp):
+                r = ins[0]
+                for k, flag in enumerate(e.is_broadcast_dims):
+                    if flag:
+                        r = np.expand_dims(r, k)
+            elif isinstance(e, ReductionOp) and e.rfactor_partial:
+                r = ins[0]
+            elif isinstance(e, ReductionOp):
+                r = (np.sum if e.op == "sum" else np.max)(ins[0], axis=e.axes)
+            else:
+                raise ValueError(f"unknown expression {type(e).__name__}")
+            env[out] = held(out.dtype, r)
+    return [env[o] for o in fusion.outputs]
 
 
 # ---------------------------------------------------------------- printing
@@ -276,6 +317,8 @@ def call_code(step: Step) -> str:
     args = [code(a) for a in step.args] + [f"{k}={code(v)}" for k, v in step.kwargs]
     if step.kind == "inline_most":
         return f"inline_most({', '.join(['fusion'] + args)})"
+    if step.kind == "set_index_type":
+        return f"fusion.set_index_type({', '.join(args)})"
     if step.kind == "transform_like_all":
         return f"transform_like({', '.join(args)})"
     if step.kind == "parallelize_like_all":
@@ -313,8 +356,9 @@ SCRIPT_HEADER = '''\
 import numpy as np
 
 from fusion_ir import (DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, Pipelined, ScheduleError,
-                       WarpSpecialized, inline_most, ops, parallelize_like, transform_like)
+                       SmemSwizzle, WarpSpecialized, inline_most, ops, parallelize_like, transform_like)
 from fusion_ir.reference import evaluate
+from fuzz.case import case_inputs
 from lowering import lower
 from runtime import simulate
 
@@ -352,6 +396,7 @@ def to_script(case: Case, outcomes: list[str] | None = None, title: str = "") ->
             lines.append(f"{step_code(step)}  # raised {outcome}")
     shapes = [case.input_shapes(run) for run in range(len(case.sizes))]
     dtypes = [spec.dtype.numpy_name for spec in case.inputs]
+    interleave = "" if case.interleave is None else f", interleave_blocks={case.interleave}"
     lines += [
         "",
         "print(fusion)",
@@ -359,9 +404,9 @@ def to_script(case: Case, outcomes: list[str] | None = None, title: str = "") ->
         "print(kernel)",
         f"EXACT = {case.exact!r}  # integer-valued math: must match numpy exactly",
         f"for run, shapes in enumerate({shapes!r}):",
-        f"    rng = np.random.default_rng([{case.seed}, run])",
-        f"    inputs = [rng.integers(-4, 5, size=s).astype(d) for s, d in zip(shapes, {dtypes!r})]",
-        f"    outputs = simulate(kernel, inputs, seed={case.seed} + run)",
+        f"    inputs = case_inputs(shapes, {dtypes!r}, [{case.seed}, run], specials={case.specials!r}, "
+        f"strided={case.strided!r})",
+        f"    outputs = simulate(kernel, inputs, seed={case.seed} + run{interleave})",
         "    for k, (got, want) in enumerate(zip(outputs, evaluate(fusion, inputs))):",
         "        if EXACT or want.dtype.kind != 'f':",
         "            np.testing.assert_array_equal(got, want, err_msg=f'run {run}, output {k}')",

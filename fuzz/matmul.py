@@ -2,25 +2,29 @@
 the property every draw must satisfy.
 
 ``matmul_cases()`` draws a ``MatmulCase``: parameters that satisfy every rule (tiles of 64-256 rows
-over 1-3 warp groups, N from 16 to 256, K 16-64, 2-5 stages; Pipelined, warp-specialized, persistent,
-ping-pong, with a TMA-store epilogue) or, one draw in three, break one rule
-(a tile, the stages, the warp groups, the register budget, a flag not available yet), an operand dtype, an optional fused epilogue, and a
-small problem (M, N, K up to 200; N and K multiples of 8 because TMA needs 16-byte row strides).
-``check_matmul_case`` states the property: parameters that ``MatmulParams.validate`` refuses make
-``schedule_matmul`` raise ``ScheduleError`` and leave the fusion unchanged; the others lower and
-match numpy in the simulator.
+over 1-3 warp groups, N from 16 to 256, K 16-64, 2-5 or "auto" stages, 32- or 64-bit indices;
+Pipelined, warp-specialized, persistent, ping-pong, with a TMA-store epilogue and either store
+wait), the parameters ``suggest_matmul_params`` picks (some fields pinned), or, one draw in three,
+parameters that break one rule (a tile, the stages, the warp groups, the register budget, a flag
+not available yet); an operand dtype, a fused epilogue (none, bias + relu, bias + gelu,
+alpha * acc + beta * C with C TMA-loaded), and a small problem (M, N, K up to 200; N and K
+multiples of 8 because TMA needs 16-byte row strides). ``check_matmul_case`` states the property:
+parameters that ``MatmulParams.validate`` refuses make ``schedule_matmul`` raise ``ScheduleError``
+and leave the fusion unchanged; the others lower and match numpy in the simulator.
+``check_matmul`` is the same property in the fuzzer's terms (``Stats``, ``PropertyFailure``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from hypothesis import strategies as st
 
 from fusion_ir import DataType, Fusion, ScheduleError, ops
 from fusion_ir.reference import evaluate
-from fusion_ir.schedulers import MatmulParams, schedule_matmul
+from fusion_ir.schedulers import MatmulParams, schedule_matmul, suggest_matmul_params
 from runtime.inputs import random_inputs
 from target import DEFAULT_TARGET
 
@@ -28,41 +32,95 @@ MAX_EXTENT = 200
 SMEM_PER_BLOCK = DEFAULT_TARGET.smem_per_block
 
 
+EPILOGUES = ("none", "bias_relu", "bias_gelu", "alpha_beta")
+
+
 @dataclass(frozen=True)
 class MatmulCase:
     params: MatmulParams
     dtype: DataType
-    epilogue: bool
+    epilogue: bool | str          # one of EPILOGUES (True: "bias_relu", False: "none")
     m: int
     n: int
     k: int
     seed: int
+    suggested: tuple[tuple[str, object], ...] | None = None   # suggest_matmul_params with these pinned
+
+    @property
+    def epilogue_kind(self) -> str:
+        if isinstance(self.epilogue, bool):
+            return "bias_relu" if self.epilogue else "none"
+        return self.epilogue
 
     @property
     def valid(self) -> bool:
+        if self.suggested is not None:
+            return True
+        loads_c = self.epilogue_kind == "alpha_beta"     # C is TMA-loaded per output tile
+        if loads_c and self.params.ping_pong:
+            return False    # not implemented: schedule_matmul refuses it (MatmulParams.ping_pong)
         try:
-            self.params.validate(self.dtype)
+            self.params.validate(self.dtype, self.dtype.size if loads_c else 0)
         except ScheduleError:
             return False
         return True
 
     def fusion(self) -> Fusion:
+        from examples.matmul_epilogue import epilogue
+
+        kind = self.epilogue_kind
         fusion = Fusion()
         with fusion:
             a = fusion.add_input(ndim=2, dtype=self.dtype)
             b = fusion.add_input(ndim=2, dtype=self.dtype)
             c = ops.matmul(a, b)
-            if self.epilogue:
-                bias = fusion.add_input(ndim=1, dtype=DataType.Float)
-                c = ops.relu(ops.add(c, ops.broadcast(bias, [True, False])))
-            if self.params.tma_store:
+            if kind != "none":
+                extra = fusion.add_input(ndim=2, dtype=self.dtype) if kind == "alpha_beta" else \
+                    fusion.add_input(ndim=1, dtype=DataType.Float)
+                c = epilogue(kind, c, extra)
+            if self.suggested is not None or self.params.tma_store:
                 c = ops.cast(c, self.dtype)          # stmatrix stores 16-bit elements
             fusion.add_output(c)
         return fusion
 
     def shapes(self) -> list[tuple[int, ...]]:
         shapes: list[tuple[int, ...]] = [(self.m, self.k), (self.k, self.n)]
-        return shapes + [(self.n,)] if self.epilogue else shapes
+        kind = self.epilogue_kind
+        if kind == "alpha_beta":
+            return shapes + [(self.m, self.n)]
+        return shapes + [(self.n,)] if kind != "none" else shapes
+
+    def schedule(self, fusion: Fusion) -> MatmulParams:
+        """Schedule ``fusion`` with the case's parameters (or the suggested ones); returns them."""
+        params = self.params
+        if self.suggested is not None:
+            params = suggest_matmul_params(fusion, **dict(self.suggested))
+        schedule_matmul(fusion, params)
+        return params
+
+    def to_script(self, title: str) -> str:
+        """A runnable script that rebuilds, schedules, lowers and simulates this case."""
+        return (f'"""{title}\n\nRun from the repository root: python3 THIS_FILE.py\n"""\n'
+                "from fusion_ir import DataType\n"
+                "from fusion_ir.schedulers import MatmulParams\n"
+                "from fuzz.matmul import MatmulCase, check_matmul_case\n\n"
+                f"case = {_code(self)}\n"
+                "print(check_matmul_case(case))\n")
+
+
+def _code(value: object) -> str:
+    """Python source for a case, its parameters and their values."""
+    from dataclasses import fields, is_dataclass
+
+    from fuzz.case import code
+
+    if is_dataclass(value) and not isinstance(value, type):
+        args = ", ".join(f"{f.name}={_code(getattr(value, f.name))}" for f in fields(value))
+        return f"{type(value).__name__}({args})"
+    if isinstance(value, tuple):
+        inner = ", ".join(_code(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    return code(value)
 
 
 VALID_N = (16, 32, 64, 128, 192, 256)
@@ -89,9 +147,13 @@ def matmul_params(draw: st.DrawFn) -> MatmulParams:
     if draw(st.booleans()) and tn % 64 == 0:
         mode = {**mode, "tma_store": True,       # the case draws a bf16/fp16 output for it
                 "store_wait": draw(st.sampled_from(["after_boxes", "deferred"]))}
+    if draw(st.booleans()):
+        mode = {**mode, "index_type": DataType.Int32}
     params = MatmulParams(tile=(tm, tn, tk), stages=stages, compute_warp_groups=groups, **mode)
     if params.smem_bytes(DataType.BFloat16) > SMEM_PER_BLOCK:
         params = MatmulParams(tile=(tm, tn, tk), stages=2, compute_warp_groups=groups, **mode)
+    if draw(st.integers(0, 4)) == 0:     # the deepest pipeline that fits, picked at lowering
+        params = MatmulParams(tile=(tm, tn, tk), stages="auto", compute_warp_groups=groups, **mode)
     broken = draw(st.sampled_from([None] * 6 + ["tile", "stages", "groups", "regs", "flag", "wait"]))
     if broken == "tile":
         return MatmulParams(tile=draw(st.sampled_from(INVALID_TILES)), stages=2, compute_warp_groups=1)
@@ -117,7 +179,16 @@ def matmul_cases(draw: st.DrawFn) -> MatmulCase:
     m = draw(st.integers(min_value=1, max_value=MAX_EXTENT))
     n = 8 * draw(st.integers(min_value=1, max_value=MAX_EXTENT // 8))
     k = 8 * draw(st.integers(min_value=1, max_value=MAX_EXTENT // 8))
-    return MatmulCase(params, dtype, draw(st.booleans()), m, n, k, draw(st.integers(0, 2**16)))
+    epilogue = draw(st.sampled_from(EPILOGUES))
+    suggested = None
+    if draw(st.integers(0, 4)) == 0:       # the suggested parameters, some fields pinned small for the simulator
+        pinned: dict[str, object] = {"blocks": draw(st.integers(1, 3))}
+        if draw(st.booleans()):
+            pinned["index_type"] = DataType.Int32
+        if draw(st.booleans()):
+            pinned["tile"] = draw(st.sampled_from([(64, 64, 64), (128, 64, 64), (64, 128, 64)]))
+        suggested = tuple(sorted(pinned.items()))
+    return MatmulCase(params, dtype, epilogue, m, n, k, draw(st.integers(0, 2**16)), suggested)
 
 
 def check_matmul_case(case: MatmulCase, *, simulate: bool = True) -> str:
@@ -129,12 +200,12 @@ def check_matmul_case(case: MatmulCase, *, simulate: bool = True) -> str:
     if not case.valid:
         before = str(fusion)
         try:
-            schedule_matmul(fusion, case.params)
+            case.schedule(fusion)
         except ScheduleError:
             assert str(fusion) == before, "schedule_matmul raised ScheduleError but changed the fusion"
             return "refused"
         raise AssertionError(f"{case.params} is invalid for {case.dtype.short_name} but schedule_matmul accepted it")
-    schedule_matmul(fusion, case.params)
+    params = case.schedule(fusion)
     kernel = lower(fusion)
     if not simulate:
         return "lowered"
@@ -142,6 +213,44 @@ def check_matmul_case(case: MatmulCase, *, simulate: bool = True) -> str:
     (out,) = run(kernel, inputs, seed=case.seed)
     (expected,) = evaluate(fusion, inputs)
     err = np.linalg.norm(np.asarray(out, np.float64) - expected) / max(np.linalg.norm(expected), 1e-30)
-    tol = 1e-2 if case.params.tma_store else 1e-5      # a 16-bit result
+    tol = 1e-2 if case.suggested is not None or params.tma_store else 1e-5      # a 16-bit result
     assert not np.isnan(out).any() and err < tol, f"{case}: relative error {err:.3e}"
     return "matched"
+
+
+def check_matmul(case: MatmulCase, stats: Any = None, *, simulate: bool = True) -> None:
+    """``check_matmul_case`` for the fuzzer: counts into ``stats``, raises ``PropertyFailure``."""
+    from fuzz.properties import PropertyFailure, Stats
+    from runtime import InputError
+
+    stats = stats if stats is not None else Stats()
+    stats.examples += 1
+    stats.templates["matmul"] += 1
+    params = "suggested" if case.suggested is not None else ("ping-pong" if case.params.ping_pong else
+                                                            "warp-specialized" if case.params.warp_specialized
+                                                            else "pipelined")
+    stats.variants[(f"matmul {params}, epilogue {case.epilogue_kind}", "valid" if case.valid else "invalid")] += 1
+    try:
+        outcome = check_matmul_case(case, simulate=simulate)
+    except ScheduleError as e:
+        if case.suggested is None:
+            raise PropertyFailure("5 matmul", f"valid parameters, but schedule_matmul raised ScheduleError: {e}",
+                                  case) from e
+        outcome = "refused"      # the suggestion refuses a pinned field that cannot work for the problem
+    except InputError as e:
+        if not e.rule.is_size_rule or e.subject is None:
+            raise PropertyFailure("5 matmul", f"InputError that is no size refusal ({e.rule.value}): {e}",
+                                  case) from e
+        outcome = f"refused: {e.rule.value}"
+    except AssertionError as e:
+        raise PropertyFailure("5 matmul", str(e), case) from e
+    except Exception as e:  # the property
+        raise PropertyFailure("5 matmul", f"{type(e).__name__}: {e}", case) from e
+    stats.schedules["all calls ok" if outcome != "refused" else "some call rejected"] += 1
+    if outcome in ("matched", "lowered"):
+        stats.lowering["lowered"] += 1
+    if outcome == "matched":
+        stats.kernels_simulated += 1
+        stats.runs["matched numpy (matmul)"] += 1
+    elif outcome.startswith("refused:"):
+        stats.runs[outcome] += 1

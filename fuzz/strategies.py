@@ -1,9 +1,12 @@
 """Hypothesis strategies for fuzz cases: random fusions and random schedules of them.
 
-``cases()`` draws a ``Case`` (see ``case.py``): a random DAG of pointwise ops, broadcasts and
-at most one reduction over 1-3 float32/int32 inputs, then a schedule drawn against the live
-fusion so that most calls are plausible, with a share of invalid ones (axes out of range,
-bad factors, wrong types, illegal combinations). Schedules come from four templates:
+``cases()`` draws a ``Case`` (see ``case.py``): a random DAG of pointwise ops, broadcasts, casts and
+up to three reductions over 1-3 inputs of rank 1-4 (float32, fp16, bf16, int32, int64, bool), sizes
+from 0 to a few thousand on one axis (the total bounded), inputs that may be non-contiguous or hold
+NaN and infinities, then a schedule drawn against the live fusion so that most calls are plausible,
+with a share of invalid ones (axes out of range, bad factors, wrong types, illegal combinations),
+32-bit indices, swizzles, TMA stores and their waits, 2-8 or "auto" stages. Schedules come from four
+templates:
 
 - ``guided``: caches, transforms of a reference tensor propagated with ``transform_like``,
   thread/block bindings propagated with ``parallelize_like``, then ``inline_most``;
@@ -13,8 +16,10 @@ bad factors, wrong types, illegal combinations). Schedules come from four templa
 
 Each template is followed by a few random steps. Values keep an interval bound so that no
 op overflows or leaves its domain: inputs are integers in [-4, 4], sqrt/log/rsqrt only see
-values >= 1 (an ``abs``/``add`` is inserted in front when needed) and every magnitude stays
-under ``MAX_MAGNITUDE``.
+values >= 1 (an ``abs``/``add`` is inserted in front when needed), every magnitude stays
+under ``MAX_MAGNITUDE`` (fp16: under its largest value), and a value counts as exact only while
+its type holds every integer of its range (bf16: 256, fp16: 2048). Known simulator-vs-reference
+semantic gaps are not drawn (see ``KNOWN_GAPS``).
 """
 
 from __future__ import annotations
@@ -36,12 +41,29 @@ from fusion_ir import (
     WarpSpecialized,
 )
 from fusion_ir.exprs import LoadStoreOp, ReductionOp
+from fusion_ir.types import SmemSwizzle, promote
 
 from .case import MAX_MAGNITUDE, Case, InputSpec, OpSpec, Step, TRef, apply_step, build
 
 PT = ParallelType
 # the largest size of one size class, by the fusion's rank (keeps the simulator fast)
-MAX_SIZE = {1: 160, 2: 40, 3: 12}
+MAX_SIZE = {1: 160, 2: 40, 3: 12, 4: 6}
+# one size class of a "long" fusion goes up to LONG_SIZE, the others shrink so that a run has at most
+# LONG_ELEMENTS elements
+LONG_SIZE = 3000
+LONG_ELEMENTS = 6000
+INPUT_DTYPES = {DataType.Float: 10, DataType.Int32: 2, DataType.Half: 2, DataType.BFloat16: 2, DataType.Int64: 1,
+                DataType.Bool: 1}
+TMA_DTYPES = {DataType.Float: 6, DataType.Half: 2, DataType.BFloat16: 2, DataType.Int32: 1}
+# integers a type holds exactly: integer-valued math in it is exact up to here
+EXACT_LIMIT = {DataType.Float: 2.0**24, DataType.Half: 2048.0, DataType.BFloat16: 256.0,
+               DataType.Int32: MAX_MAGNITUDE, DataType.Int64: MAX_MAGNITUDE, DataType.Bool: 1.0}
+# Simulator-vs-reference (or simulator-vs-GPU) semantic gaps the generator does not draw, each a defect of
+# its own: bool arithmetic (the reference adds bools as integers, a bool register saturates), int32
+# overflow, casts of NaN/Inf or out-of-range floats to integers, and NaN through max/min/relu (numpy
+# propagates NaN; the GPU's fmaxf/fminf drop it).
+KNOWN_GAPS = ("bool arithmetic", "int overflow", "NaN/Inf cast to int", "NaN through max/min/relu")
+NAN_DROPPING = ("maximum", "minimum", "relu", "max")
 FACTORS = (1, 2, 3, 4, 5, 7, 8, 16, 32, 64, 128)
 SCALARS = (1, 2, -3, 2.0, -1.0, 3.0, 0.5)
 EXACT_UNARY = ("neg", "abs", "relu")
@@ -52,12 +74,13 @@ INVALID_ARGS = (0, -2, 2.5, "1", None, True)
 TEMPLATES = ("guided", "tma", "reduction", "random")
 PRIMITIVES = ("split", "merge", "reorder", "compute_at", "inline_at", "inline_most", "transform_like",
               "transform_like_all", "parallelize_like", "parallelize_like_all", "cache_after", "cache_before",
-              "set_memory_type", "parallelize", "circular_buffer", "rfactor")
+              "set_memory_type", "parallelize", "circular_buffer", "rfactor", "set_swizzle", "set_store_wait",
+              "set_index_type")
 # how often the random template picks each primitive (shrinking prefers the first ones)
 PRIMITIVE_WEIGHTS = {"split": 4, "merge": 2, "reorder": 1, "parallelize": 5, "inline_most": 2, "compute_at": 3,
                      "inline_at": 1, "cache_after": 2, "cache_before": 1, "set_memory_type": 2,
                      "circular_buffer": 2, "transform_like": 1, "transform_like_all": 1, "parallelize_like": 1,
-                     "parallelize_like_all": 1, "rfactor": 1}
+                     "parallelize_like_all": 1, "rfactor": 1, "set_swizzle": 1, "set_store_wait": 1}
 PARALLEL_WEIGHTS = {PT.TIDx: 8, PT.BIDx: 6, PT.Unroll: 4, PT.Vectorize: 4, PT.Bulk: 4, PT.TIDy: 3, PT.BIDy: 3,
                     PT.Serial: 2, PT.TIDz: 1, PT.BIDz: 1, PT.Mma: 1}
 
@@ -90,29 +113,53 @@ class _Value:
 
 
 class _Definition:
-    def __init__(self, rank: int, max_size: int) -> None:
+    def __init__(self, rank: int, class_max: tuple[int, ...], specials: bool = False) -> None:
         self.rank = rank
-        self.max_size = max_size
+        self.class_max = class_max          # the largest size of each size class
+        self.max_size = max(class_max)
+        self.specials = specials            # inputs hold NaN and infinities: no NaN-dropping ops, no int casts
         self.inputs: list[InputSpec] = []
         self.ops: list[OpSpec] = []
         self.values: list[_Value] = []
-        self.has_reduction = False
+        self.reductions = 0
+        self.has_max = False
+
+    @property
+    def has_reduction(self) -> bool:
+        return self.reductions > 0
 
     def add_input(self, dims: tuple[int, ...], dtype: DataType, static: bool) -> None:
         self.inputs.append(InputSpec(dims, dtype, static))
-        self.values.append(_Value(len(self.values), dims, dtype, -4.0, 4.0, True, is_input=True))
+        lo = 0.0 if dtype is DataType.Bool else -4.0
+        hi = 1.0 if dtype is DataType.Bool else 4.0
+        self.values.append(_Value(len(self.values), dims, dtype, lo, hi, True, is_input=True))
 
     def add_op(self, fn: str, args: tuple, sig: tuple[int, ...], dtype: DataType, lo: float, hi: float,
                exact: bool) -> _Value:
         self.ops.append(OpSpec(fn, args))
+        exact = exact and max(abs(lo), abs(hi)) <= EXACT_LIMIT[dtype]
         v = _Value(len(self.values), sig, dtype, lo, hi, exact)
         self.values.append(v)
         return v
 
 
+def _max_magnitude(dtype: DataType) -> float:
+    return 60000.0 if dtype is DataType.Half else MAX_MAGNITUDE
+
+
+def _numeric(d: _Definition, x: _Value) -> _Value:
+    """``x``, cast from bool to int32 first: the generator does no bool arithmetic (a known gap)."""
+    if x.dtype is not DataType.Bool:
+        return x
+    return d.add_op("cast", (TRef(x.name), DataType.Int32), x.sig, DataType.Int32, x.lo, x.hi, x.exact)
+
+
 def _unary(d: _Definition, fn: str, x: _Value) -> _Value:
     """Apply ``fn`` to ``x``, first moving ``x`` into the op's domain if needed."""
-    if fn == "exp" and x.hi > 8:
+    x = _numeric(d, x)
+    if d.specials and fn in NAN_DROPPING:
+        fn = "neg"
+    if fn == "exp" and x.hi > (8 if x.dtype is not DataType.Half else 6):
         fn = "tanh"
     if fn in ("sqrt", "log", "rsqrt") and x.lo < 1:
         if x.lo < 0:
@@ -147,8 +194,9 @@ def _unary_interval(fn: str, lo: float, hi: float) -> tuple[float, float]:
 
 
 def _promote(a: DataType, b: DataType, fn: str) -> DataType:
-    out = DataType.Float if DataType.Float in (a, b) else DataType.Int32
-    return DataType.Float if fn == "div" else out
+    """What ``ops`` makes of a binary op's operand types."""
+    out = promote(a, b)
+    return DataType.Float if fn == "div" and not out.is_float else out
 
 
 def _interval(fn: str, a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
@@ -172,6 +220,9 @@ def _scalar_dtype(s: object) -> DataType:
 
 
 def _binary_scalar(d: _Definition, fn: str, x: _Value, s: float, scalar_first: bool) -> _Value:
+    x = _numeric(d, x)
+    if d.specials and fn in NAN_DROPPING:
+        fn = "add"
     if fn == "div" and (scalar_first and x.lo <= 0 <= x.hi):
         scalar_first = False
     sv = (float(s), float(s))
@@ -194,30 +245,61 @@ def _joined(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
 def _reduced_count(d: _Definition, x: _Value, axes: list[int]) -> int:
     n = 1
     for k in axes:
-        n *= 1 if x.sig[k] == -1 else d.max_size
+        n *= 1 if x.sig[k] == -1 else d.class_max[x.sig[k]]
     return n
 
 
+def _reduce(d: _Definition, draw: st.DrawFn, x: _Value, axes: list[int]) -> bool:
+    """Add a sum or max of ``x`` over ``axes`` if its result stays in range; True if added."""
+    x = _numeric(d, x)
+    fn = draw(st.sampled_from(("sum", "max")))
+    if d.specials:
+        fn = "sum"
+    n = _reduced_count(d, x, axes) if fn == "sum" else 1
+    lo, hi = min(x.lo, n * x.lo), max(x.hi, n * x.hi)
+    if max(abs(lo), abs(hi)) > _max_magnitude(x.dtype):
+        return False
+    sig = tuple(c for k, c in enumerate(x.sig) if k not in axes)
+    d.add_op(fn, (TRef(x.name), axes), sig, x.dtype, lo, hi, x.exact)
+    d.reductions += 1
+    d.has_max |= fn == "max"
+    return True
+
+
+def _class_max(draw: st.DrawFn, rank: int) -> tuple[int, ...]:
+    """The largest size of each size class: all ``MAX_SIZE[rank]``, or one long class and the others small."""
+    if not chance(draw, 0.15):
+        return (MAX_SIZE[rank],) * rank
+    long = draw(st.integers(0, rank - 1))
+    extent = draw(st.integers(256, LONG_SIZE))
+    rest = max(1, int((LONG_ELEMENTS / extent) ** (1 / max(rank - 1, 1))))
+    return tuple(extent if c == long else min(rest, MAX_SIZE[rank]) for c in range(rank))
+
+
 @st.composite
-def definitions(draw: st.DrawFn, with_reduction: bool = False, pointwise: bool = False) -> tuple[_Definition, bool]:
+def definitions(draw: st.DrawFn, with_reduction: bool = False, pointwise: bool = False,
+                specials: bool = False) -> tuple[_Definition, bool]:
     """A random fusion: its inputs, ops and the generator's knowledge of every value.
 
     ``pointwise``: 1-D or 2-D inputs of full rank and 1-3 pointwise ops (what a TMA schedule tiles).
+    ``specials``: the inputs will hold NaN and infinities, so no op that treats NaN differently on
+    the GPU and in numpy is drawn.
     """
-    rank = draw(st.integers(1, 2 if pointwise else 3))
-    d = _Definition(rank, MAX_SIZE[rank])
+    rank = draw(st.integers(1, 2 if pointwise else 4))
+    d = _Definition(rank, _class_max(draw, rank), specials)
     static = chance(draw, 0.25)
+    max_reductions = draw(st.sampled_from((1, 1, 2, 3)))
     for _ in range(draw(st.integers(1, 3))):
         dims = tuple(range(rank))
         if rank > 1 and not pointwise and chance(draw, 0.3):
             keep = draw(st.lists(st.sampled_from(dims), min_size=1, max_size=rank - 1, unique=True))
             dims = tuple(sorted(keep))
-        dtype = DataType.Int32 if chance(draw, 0.2) else DataType.Float
+        dtype = draw(weighted(TMA_DTYPES if pointwise else INPUT_DTYPES))
         d.add_input(dims, dtype, static)
 
     kinds = ("unary", "binary", "scalar", "set", "cast", "binary") if pointwise else (
         "unary", "binary", "scalar", "broadcast", "reduction", "cast", "set", "unary", "binary", "binary")
-    for _ in range(draw(st.integers(1, 3 if pointwise else 6))):
+    for _ in range(draw(st.integers(1, 3 if pointwise else 7))):
         kind = draw(st.sampled_from(kinds))
         x = draw(st.sampled_from(d.values))
         if kind == "unary":
@@ -226,12 +308,15 @@ def definitions(draw: st.DrawFn, with_reduction: bool = False, pointwise: bool =
         elif kind in ("binary", "scalar"):
             fn = draw(st.sampled_from(EXACT_BINARY + ("div",)))
             partners = [v for v in d.values if _compatible(v.sig, x.sig)]
+            if d.specials and fn in NAN_DROPPING:
+                fn = "add"
             if kind == "binary" and partners:
-                y = draw(st.sampled_from(partners))
+                y = _numeric(d, draw(st.sampled_from(partners)))
+                x = _numeric(d, x)
                 if fn == "div" and not (y.lo >= 1 or y.hi <= -1):
                     y = _binary_scalar(d, "add", _unary(d, "abs", y), 1, scalar_first=False)
                 lo, hi = _interval(fn, (x.lo, x.hi), (y.lo, y.hi))
-                if max(abs(lo), abs(hi)) > MAX_MAGNITUDE:
+                if max(abs(lo), abs(hi)) > _max_magnitude(_promote(x.dtype, y.dtype, fn)):
                     _unary(d, "tanh", x)
                     continue
                 d.add_op(fn, (TRef(x.name), TRef(y.name)), _joined(x.sig, y.sig), _promote(x.dtype, y.dtype, fn),
@@ -241,7 +326,7 @@ def definitions(draw: st.DrawFn, with_reduction: bool = False, pointwise: bool =
                 first = chance(draw, 0.2)
                 if fn == "div" and not first and abs(s) < 0.5:
                     s = 2
-                if x.bound * 3 > MAX_MAGNITUDE:
+                if x.bound * 3 > _max_magnitude(x.dtype):
                     _unary(d, "tanh", x)
                     continue
                 _binary_scalar(d, fn, x, s, scalar_first=first)
@@ -251,7 +336,7 @@ def definitions(draw: st.DrawFn, with_reduction: bool = False, pointwise: bool =
                 flags = [c not in x.sig for c in range(rank)]
                 sig = [c if c in x.sig else -1 for c in range(rank)]
             else:
-                if len(x.sig) >= 3:
+                if len(x.sig) >= 4:
                     continue
                 at = draw(st.integers(0, len(x.sig)))
                 sig = list(x.sig[:at]) + [-1] + list(x.sig[at:])
@@ -259,47 +344,51 @@ def definitions(draw: st.DrawFn, with_reduction: bool = False, pointwise: bool =
                 flags.insert(at, True)
             d.add_op("broadcast", (TRef(x.name), flags), tuple(sig), x.dtype, x.lo, x.hi, x.exact)
         elif kind == "reduction":
-            if d.has_reduction or not x.sig:
+            if d.reductions >= max_reductions or not x.sig:
                 continue
             real = [k for k, c in enumerate(x.sig) if c != -1] or list(range(len(x.sig)))
             pool = list(range(len(x.sig))) if chance(draw, 0.1) else real
             axes = sorted(draw(st.lists(st.sampled_from(pool), min_size=1, max_size=len(pool), unique=True)))
-            fn = draw(st.sampled_from(("sum", "max")))
-            n = _reduced_count(d, x, axes) if fn == "sum" else 1
-            lo, hi = min(x.lo, n * x.lo), max(x.hi, n * x.hi)
-            if max(abs(lo), abs(hi)) > MAX_MAGNITUDE:
-                continue
-            sig = tuple(c for k, c in enumerate(x.sig) if k not in axes)
-            d.add_op(fn, (TRef(x.name), axes), sig, x.dtype, lo, hi, x.exact)
-            d.has_reduction = True
+            _reduce(d, draw, x, axes)
         elif kind == "cast":
-            if x.dtype.is_float and x.exact:
-                d.add_op("cast", (TRef(x.name), DataType.Int32), x.sig, DataType.Int32, x.lo, x.hi, True)
-            else:
-                d.add_op("cast", (TRef(x.name), DataType.Float), x.sig, DataType.Float, x.lo, x.hi, x.exact)
+            _cast(d, draw, x)
         else:
             d.add_op("set", (TRef(x.name),), x.sig, x.dtype, x.lo, x.hi, x.exact)
     if with_reduction and not d.has_reduction:
         x = max(d.values, key=lambda v: (len(v.sig), v.name))
         real = [k for k, c in enumerate(x.sig) if c != -1]
         if real:
-            axes = [real[-1]] if chance(draw, 0.7) else real
-            fn = draw(st.sampled_from(("sum", "max")))
-            n = _reduced_count(d, x, axes) if fn == "sum" else 1
-            if n * x.bound <= MAX_MAGNITUDE:
-                sig = tuple(c for k, c in enumerate(x.sig) if k not in axes)
-                d.add_op(fn, (TRef(x.name), axes), sig, x.dtype, min(x.lo, n * x.lo), max(x.hi, n * x.hi), x.exact)
-                d.has_reduction = True
+            _reduce(d, draw, x, [real[-1]] if chance(draw, 0.7) else real)
     if not d.ops:
         _unary(d, "neg", d.values[0])
     return d, static
 
 
+def _cast(d: _Definition, draw: st.DrawFn, x: _Value) -> None:
+    """A cast to a type that holds ``x``'s values: ints of exact floats (not with NaN around), floats."""
+    if x.dtype is DataType.Bool:
+        to = draw(st.sampled_from((DataType.Int32, DataType.Float, DataType.Int64)))
+    elif x.dtype.is_float and x.exact and not d.specials:
+        to = draw(st.sampled_from((DataType.Int32, DataType.Int32, DataType.Int64)))
+    else:
+        floats = [DataType.Float, DataType.Float, DataType.BFloat16]
+        if x.bound <= 60000 and not d.specials:    # fp16 overflow to Inf: the reference does not round casts
+            floats.append(DataType.Half)
+        to = draw(st.sampled_from(floats))
+    d.add_op("cast", (TRef(x.name), to), x.sig, to, x.lo, x.hi, x.exact)
+
+
 def _sizes(draw: st.DrawFn, d: _Definition, static: bool) -> tuple[tuple[int, ...], ...]:
+    """Sizes per run and size class; now and then one class is 0 (not under a max: numpy has no identity)."""
     small = st.sampled_from((1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 31, 32, 33))
-    one = st.one_of(small, st.integers(1, d.max_size)).map(lambda n: min(n, d.max_size))
     runs = 1 if static else 2
-    return tuple(tuple(draw(one) for _ in range(d.rank)) for _ in range(runs))
+    sizes = []
+    for _ in range(runs):
+        run = [min(draw(st.one_of(small, st.integers(1, top))), top) for top in d.class_max]
+        if not d.has_max and not static and chance(draw, 0.04):
+            run[draw(st.integers(0, d.rank - 1))] = 0
+        sizes.append(tuple(run))
+    return tuple(sizes)
 
 
 # ---------------------------------------------------------------- schedules
@@ -427,6 +516,14 @@ class _Scheduler:
             loads = [t for t in self.live() if isinstance(t.definition, LoadStoreOp)]
             tv = self.pick(loads) if loads and chance(draw, 0.85) else self.target()
             self.circular_buffer(tv)
+        elif kind == "set_swizzle":
+            loads = [t for t in self.live() if isinstance(t.definition, LoadStoreOp)]
+            tv = self.pick(loads) if loads and chance(draw, 0.8) else self.target()
+            self.do("set_swizzle", tv, draw(st.sampled_from(tuple(SmemSwizzle) + ("B128",))))
+        elif kind == "set_store_wait":
+            stored = [t for t in self.live() if t.is_output and isinstance(t.definition, LoadStoreOp)]
+            tv = self.pick(stored) if stored and chance(draw, 0.8) else self.target()
+            self.do("set_store_wait", tv, draw(st.sampled_from(("after_boxes", "deferred", "deferred", "never"))))
         elif kind == "rfactor":
             reductions = [t for t in self.live() if isinstance(t.definition, ReductionOp)]
             tv = self.pick(reductions) if reductions and chance(draw, 0.9) else self.target()
@@ -450,7 +547,11 @@ class _Scheduler:
 
     def circular_buffer(self, tv: TensorView) -> None:
         draw = self.draw
-        stages = draw(st.integers(2, 4)) if not chance(draw, 0.05) else draw(st.sampled_from((1, 0, 2.0)))
+        stages: object = draw(st.sampled_from((2, 2, 3, 3, 4, 4, 5, 6, 8)))
+        if chance(draw, 0.15):
+            stages = "auto"
+        elif chance(draw, 0.05):
+            stages = draw(st.sampled_from((1, 0, 2.0, "deep")))
         s = stages if isinstance(stages, int) and stages > 0 else 2
         prefetch = draw(st.integers(-s, s - 1)) if not chance(draw, 0.05) else draw(st.sampled_from((s, -s - 1)))
         cb_type = draw(st.sampled_from((
@@ -519,6 +620,10 @@ class _Scheduler:
         source = self.pick(upstream)
         op = LoadStoreOpType.TMA if not chance(draw, 0.2) else LoadStoreOpType.CpAsync
         cache = self.do("cache_after", source, op)
+        if chance(draw, 0.25):     # stage the output in shared memory and store it with TMA
+            staged = self.do("cache_before", out, LoadStoreOpType.TMAStore)
+            if staged is not None and chance(draw, 0.6):
+                self.do("set_store_wait", out, draw(st.sampled_from(("after_boxes", "deferred"))))
         # [BIDx tiles, serial tiles, box]: the serial loop is the one the cache is circular-buffered on
         box = draw(st.sampled_from((32, 32, 32, 32, 16, 8, 4, 128)))
         self.do("split", out, -1, box)
@@ -541,6 +646,12 @@ class _Scheduler:
                 self.do("parallelize", cache, k, PT.Bulk)
             elif op is LoadStoreOpType.CpAsync and chance(draw, 0.5):
                 self.do("parallelize", cache, k, PT.TIDx)
+        if op is LoadStoreOpType.TMA and chance(draw, 0.3):
+            # the swizzle whose row is the box row (mostly), so the span rule holds
+            row = box * cache.dtype.size
+            fits = [z for z in SmemSwizzle if z.value == row]
+            choice = fits[0] if fits and not chance(draw, 0.2) else draw(st.sampled_from(tuple(SmemSwizzle)))
+            self.do("set_swizzle", cache, choice)
         if chance(draw, 0.8):
             self.do("inline_most", None)
         if chance(draw, 0.85):
@@ -600,7 +711,8 @@ def _refs(value: object) -> object:
 def cases(draw: st.DrawFn, templates: tuple[str, ...] = TEMPLATES, max_random_steps: int = 6) -> Case:
     """A fusion, a schedule of it (valid and invalid calls) and the sizes to run it at."""
     template = draw(st.sampled_from(templates))
-    d, static = draw(definitions(with_reduction=template == "reduction", pointwise=template == "tma"))
+    d, static = draw(definitions(with_reduction=template == "reduction", pointwise=template == "tma",
+                                 specials=chance(draw, 0.1)))
     sizes = _sizes(draw, d, static)
     exact = all(v.exact for v in d.values)
     outputs = [d.values[-1].name]
@@ -608,8 +720,12 @@ def cases(draw: st.DrawFn, templates: tuple[str, ...] = TEMPLATES, max_random_st
     if others and chance(draw, 0.25):
         outputs.append(draw(st.sampled_from(others)))
     case = Case(tuple(d.inputs), tuple(d.ops), tuple(outputs), (), sizes,
-                seed=draw(st.integers(0, 2**31 - 1)), exact=exact)
+                seed=draw(st.integers(0, 2**31 - 1)), exact=exact, specials=d.specials,
+                strided=chance(draw, 0.15),
+                interleave=draw(st.integers(0, 2**16)) if chance(draw, 0.2) else None)
     scheduler = _Scheduler(draw, build(case))
+    if chance(draw, 0.25):
+        scheduler.do("set_index_type", None, DataType.Int32)
     if template == "guided":
         scheduler.guided()
     elif template == "tma":

@@ -15,6 +15,7 @@ Passes rebuild nodes (``dataclasses.replace``) rather than mutate them. The node
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -86,12 +87,51 @@ __all__ = ["DataType", "MemoryType", "ParallelType", "SmemSwizzle", "Val",  # th
 
 
 # ---------------------------------------------------------------- kernel
+class InputRule(enum.Enum):
+    """The rule an argument breaks, carried by ``ArgumentError``, ``RuntimeCheck`` and ``runtime.InputError``.
+
+    Size rules (``is_size_rule``) refuse sizes a kernel was not made for (a pipeline longer than the
+    loop, a vector width that does not divide an extent, tensors too large for 32-bit indices);
+    the others say the arguments or the kernel itself are wrong.
+    """
+
+    ARGUMENT_COUNT = "argument count"
+    ARGUMENT_TYPE = "argument type"
+    DTYPE = "dtype"
+    RANK = "rank"
+    SHAPE = "shape"                      # an extent differs from the kernel's or another input's binding
+    STRIDE = "stride"                    # negative, non-contiguous where contiguity is required
+    EQUAL_EXTENTS = "equal extents"      # the fusion declared two extents equal (both operands of an add)
+    VECTOR_DIVISIBLE = "vector divisible"
+    VECTOR_CONTIGUOUS = "vector contiguous"
+    PIPELINE_FILL = "pipeline fill"
+    INDEX_TYPE = "index type"            # 32-bit indices and a tensor with 2**31 or more elements
+    TMA_LAYOUT = "TMA layout"            # unit innermost stride, 16-byte strides, extents under 2**32
+    TMA_ALIGNMENT = "TMA alignment"
+    UNBOUND_SYMBOL = "unbound symbol"    # a size the kernel needs is no extent or stride of any input
+    DIVISION_BY_ZERO = "division by zero"
+    DEVICE = "device"
+    OTHER = "other"
+
+    @property
+    def is_size_rule(self) -> bool:
+        return self in SIZE_RULES
+
+
+SIZE_RULES = frozenset({InputRule.EQUAL_EXTENTS, InputRule.VECTOR_DIVISIBLE, InputRule.VECTOR_CONTIGUOUS,
+                        InputRule.PIPELINE_FILL, InputRule.INDEX_TYPE, InputRule.TMA_LAYOUT})
+
+
 @dataclass(frozen=True)
 class RuntimeCheck:
-    """A condition on the arguments checked before launch (by the executor and the simulator)."""
+    """A condition on the arguments checked before launch (by the executor and the simulator).
+
+    ``rule`` is what a failure breaks; ``subject`` the tensor it is about (``"T3"``), when one is."""
 
     cond: Val
     message: str
+    rule: InputRule = InputRule.OTHER
+    subject: str | None = None
 
 
 @dataclass(frozen=True)
@@ -103,13 +143,14 @@ class LaunchRequirement:
 
     ``holds`` is a condition on the kernel's extent and stride symbols. ``shown`` are the values a failure
     prints: each a template with one ``{}`` and the value that fills it (without them, the condition's
-    symbols). A launch that breaks it raises ``InputError``.
+    symbols). A launch that breaks it raises ``InputError`` with ``input_rule`` and the tensor.
     """
 
     tensor: str
     rule: str
     holds: Val
     shown: tuple[tuple[str, Val], ...] = ()
+    input_rule: InputRule = InputRule.OTHER
 
     def check(self, env: Mapping[str, int]) -> str | None:
         """None when the arguments' bound symbols ``env`` meet the rule; else the message: tensor, rule, values."""
@@ -177,7 +218,17 @@ class Kernel:
 
 # ---------------------------------------------------------------- arguments
 class ArgumentError(ValueError):
-    """Arguments do not fit a kernel's parameters; the message names the parameter, dimension and rule."""
+    """Arguments do not fit a kernel's parameters; the message names the parameter, dimension and rule.
+
+    ``rule`` and ``subject`` (the parameter's name) say the same as data."""
+
+    def __init__(self, message: str, rule: InputRule = InputRule.OTHER, subject: str | None = None) -> None:
+        super().__init__(message)
+        self.rule = rule
+        self.subject = subject
+
+    def __reduce__(self) -> tuple:   # keep rule and subject across processes (the GPU worker)
+        return type(self), (str(self), self.rule, self.subject)
 
 
 @dataclass(frozen=True)
@@ -200,7 +251,8 @@ def bind_arguments(kernel: Kernel, input_shapes: list[tuple[int, ...]], input_st
     """
     if len(input_shapes) != len(kernel.inputs):
         raise ArgumentError(f"kernel {kernel.name} takes {len(kernel.inputs)} inputs "
-                            f"({', '.join(b.name for b in kernel.inputs)}), got {len(input_shapes)}")
+                            f"({', '.join(b.name for b in kernel.inputs)}), got {len(input_shapes)}",
+                            InputRule.ARGUMENT_COUNT)
     env: dict[str, int] = {}
     origin: dict[str, str] = {}
     compound: list[tuple[Val, int, str]] = []
@@ -212,25 +264,28 @@ def bind_arguments(kernel: Kernel, input_shapes: list[tuple[int, ...]], input_st
                 _bind(env, origin, str(ext.name), int(actual), what)
             elif ext.is_const:
                 if ext.value != actual:
-                    raise ArgumentError(f"{what} must be {ext.value}, got {actual} (shape {shape})")
+                    raise ArgumentError(f"{what} must be {ext.value}, got {actual} (shape {shape})",
+                                        InputRule.SHAPE, buf.name)
             else:
                 compound.append((ext, int(actual), what))
         _bind_strides(env, origin, buf, shape, strides)
     for ext, actual, what in compound:
         expected = int(_evaluate(ext, env, what))
         if expected != actual:
-            raise ArgumentError(f"{what} must be {ext} = {expected}, got {actual}")
+            raise ArgumentError(f"{what} must be {ext} = {expected}, got {actual}", InputRule.SHAPE,
+                                what.split(".")[0])
     out_shapes: list[tuple[int, ...]] = []
     out_strides: list[tuple[int, ...]] = []
     for k, buf in enumerate(kernel.outputs):
         shape = tuple(int(_evaluate(ext, env, f"shape of output {buf.name}")) for ext in buf.shape)
         if any(s < 0 for s in shape):
-            raise ArgumentError(f"output {buf.name} would have negative shape {shape}")
+            raise ArgumentError(f"output {buf.name} would have negative shape {shape}", InputRule.SHAPE, buf.name)
         if outputs is not None:
             given_shape, strides = outputs[k]
             _check_rank(buf, given_shape)
             if tuple(given_shape) != shape:
-                raise ArgumentError(f"output {buf.name} must have shape {shape}, got {tuple(given_shape)}")
+                raise ArgumentError(f"output {buf.name} must have shape {shape}, got {tuple(given_shape)}",
+                                    InputRule.SHAPE, buf.name)
         else:
             strides = _contiguous(shape)
         for sym, st in zip(buf.strides, strides):
@@ -243,7 +298,8 @@ def bind_arguments(kernel: Kernel, input_shapes: list[tuple[int, ...]], input_st
 
 def _bind(env: dict[str, int], origin: dict[str, str], name: str, value: int, what: str) -> None:
     if name in env and env[name] != value:
-        raise ArgumentError(f"{what} is {value}, but {name} = {env[name]} from {origin[name]}")
+        raise ArgumentError(f"{what} is {value}, but {name} = {env[name]} from {origin[name]}",
+                            InputRule.STRIDE if ".stride[" in what else InputRule.SHAPE, what.split(".")[0])
     if name not in env:
         env[name] = value
         origin[name] = what
@@ -253,24 +309,26 @@ def _check_rank(buf: Buffer, shape: tuple[int, ...]) -> None:
     if len(shape) != len(buf.shape):
         dims = ", ".join(str(s) for s in buf.shape)
         raise ArgumentError(f"{buf.name} must have rank {len(buf.shape)} (shape [{dims}]), got rank {len(shape)} "
-                            f"{tuple(shape)}")
+                            f"{tuple(shape)}", InputRule.RANK, buf.name)
 
 
 def _bind_strides(env: dict[str, int], origin: dict[str, str], buf: Buffer, shape: tuple[int, ...],
                   strides: tuple[int, ...]) -> None:
     if any(s < 0 for s in strides):
-        raise ArgumentError(f"{buf.name} has negative strides {tuple(strides)}; pass a copy")
+        raise ArgumentError(f"{buf.name} has negative strides {tuple(strides)}; pass a copy", InputRule.STRIDE,
+                            buf.name)
     if not buf.strides:
         if any(e > 1 and s != c for e, s, c in zip(shape, strides, _contiguous(shape))):
             raise ArgumentError(f"{buf.name} must be C-contiguous, got strides {tuple(strides)} for shape "
-                                f"{tuple(shape)}")
+                                f"{tuple(shape)}", InputRule.STRIDE, buf.name)
         return
     for d, (sym, actual) in enumerate(zip(buf.strides, strides)):
         what = f"{buf.name}.stride[{d}]"
         if sym.is_symbol:
             _bind(env, origin, str(sym.name), int(actual), what)
         elif sym.is_const and shape[d] > 1 and sym.value != actual:
-            raise ArgumentError(f"{what} must be {sym.value} elements, got {actual} (strides {tuple(strides)})")
+            raise ArgumentError(f"{what} must be {sym.value} elements, got {actual} (strides {tuple(strides)})",
+                                InputRule.STRIDE, buf.name)
 
 
 def _contiguous(shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -285,6 +343,7 @@ def _evaluate(v: Val, env: dict[str, int], what: str) -> Any:
     try:
         return v.evaluate(env)
     except KeyError as e:
-        raise ArgumentError(f"{what}: {e.args[0]} (from {v}); it is not an extent or stride of any input") from None
+        raise ArgumentError(f"{what}: {e.args[0]} (from {v}); it is not an extent or stride of any input",
+                            InputRule.UNBOUND_SYMBOL) from None
     except ZeroDivisionError:
-        raise ArgumentError(f"{what}: division by zero evaluating {v} with {env}") from None
+        raise ArgumentError(f"{what}: division by zero evaluating {v} with {env}", InputRule.DIVISION_BY_ZERO) from None

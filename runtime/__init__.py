@@ -4,6 +4,7 @@ from .errors import (
                      CompileError,
                      DeadlockError,
                      InputError,
+                     InputRule,
                      LaunchError,
                      NoGpuError,
                      RuntimeFailure,
@@ -13,5 +14,5 @@ from .executor import execute, execute_isolated
 from .simulator import simulate
 from .sm_count import device_target, sm_count
 
-__all__ = ["CompileError", "DeadlockError", "InputError", "LaunchError", "NoGpuError", "RuntimeFailure",
+__all__ = ["CompileError", "DeadlockError", "InputError", "InputRule", "LaunchError", "NoGpuError", "RuntimeFailure",
            "SimulationError", "device_target", "execute", "execute_isolated", "simulate", "sm_count"]

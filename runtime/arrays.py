@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from lowering.kernel_ir import InputRule
+
 from .errors import InputError
 
 _DLPACK_CPU, _DLPACK_CUDA = 1, 2
@@ -63,7 +65,7 @@ def as_array_arg(x: Any, what: str) -> ArrayArg:
     if hasattr(x, "__dlpack__"):
         return _dlpack_arg(x, what)
     raise InputError(f"{what}: unsupported argument type {type(x).__name__}; pass a numpy array or a device "
-                     f"array exposing __cuda_array_interface__ or DLPack (torch, cupy)")
+                     f"array exposing __cuda_array_interface__ or DLPack (torch, cupy)", InputRule.ARGUMENT_TYPE)
 
 
 def host_layout(a: np.ndarray) -> np.ndarray:
@@ -82,7 +84,7 @@ def _numpy_arg(a: np.ndarray) -> ArrayArg:
 
 def _torch_arg(t: Any, what: str) -> ArrayArg:
     if not t.is_cuda:
-        raise InputError(f"{what}: a CPU torch tensor; pass t.numpy() or a CUDA tensor")
+        raise InputError(f"{what}: a CPU torch tensor; pass t.numpy() or a CUDA tensor", InputRule.DEVICE)
     dtype = str(t.dtype).removeprefix("torch.")
     return ArrayArg("torch", t, tuple(t.shape), tuple(int(s) for s in t.stride()), dtype, t.element_size(),
                     ptr=int(t.data_ptr()), device=t.device.index)
@@ -112,7 +114,7 @@ def _dlpack_arg(x: Any, what: str) -> ArrayArg:
     if device_type == _DLPACK_CPU:
         return _numpy_arg(np.from_dlpack(x))
     if device_type != _DLPACK_CUDA:
-        raise InputError(f"{what}: DLPack device type {device_type} is not a CUDA device")
+        raise InputError(f"{what}: DLPack device type {device_type} is not a CUDA device", InputRule.DEVICE)
     try:
         import cupy
 
@@ -125,14 +127,15 @@ def _dlpack_arg(x: Any, what: str) -> ArrayArg:
 
         return _torch_arg(torch.from_dlpack(x), what)
     except ImportError:
-        raise InputError(f"{what}: reading a CUDA DLPack array needs cupy or torch") from None
+        raise InputError(f"{what}: reading a CUDA DLPack array needs cupy or torch", InputRule.ARGUMENT_TYPE) from None
 
 
 def _element_strides(byte_strides: tuple[int, ...], itemsize: int, what: str) -> tuple[int, ...]:
     out = []
     for s in byte_strides:
         if s % itemsize != 0:
-            raise InputError(f"{what}: byte stride {s} is not a multiple of the element size {itemsize}")
+            raise InputError(f"{what}: byte stride {s} is not a multiple of the element size {itemsize}",
+                             InputRule.STRIDE)
         out.append(s // itemsize)
     return tuple(out)
 

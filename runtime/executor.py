@@ -27,7 +27,7 @@ from target import current as current_target
 
 from . import driver as cu
 from .arrays import ArrayArg, as_array_arg
-from .errors import InputError, LaunchError
+from .errors import InputError, InputRule, LaunchError
 from .kernels import as_kernel
 from .launch_plan import LaunchPlan, check_tma_address, plan_launch
 from .nvrtc import Cubin, compile_cubin, nvrtc_options_for
@@ -60,7 +60,7 @@ def execute(kernel_or_fusion: Any, inputs: Sequence[Any], *, outputs: Sequence[A
     if outputs is not None:
         given = [as_array_arg(x, _arg_name(kernel.outputs, k, "output")) for k, x in enumerate(outputs)]
         if any(not g.on_device for g in given):
-            raise InputError("preallocated outputs must be device arrays (torch, cupy, ...)")
+            raise InputError("preallocated outputs must be device arrays (torch, cupy, ...)", InputRule.ARGUMENT_TYPE)
     plan = plan_launch(kernel, args, given)
     dev = cu.device(_device_ordinal(args + (given or [])))
     cubin = compile_kernel(kernel, watchdog_s=watchdog_s)
@@ -120,7 +120,7 @@ def _device_ordinal(args: list[ArrayArg]) -> int:
         ordinal = a.device if a.device is not None else _pointer_device(a.ptr)
         ordinals.add(ordinal if ordinal is not None else 0)
     if len(ordinals) > 1:
-        raise InputError(f"device arrays on several devices {sorted(ordinals)}; pass them on one")
+        raise InputError(f"device arrays on several devices {sorted(ordinals)}; pass them on one", InputRule.DEVICE)
     return ordinals.pop() if ordinals else 0
 
 
@@ -330,7 +330,8 @@ def _numpy_dtype(name: str) -> np.dtype:
                 return np.dtype(ml_dtypes.bfloat16)
             except ImportError:
                 pass
-        raise InputError(f"numpy has no {name} dtype here (bfloat16 needs the ml_dtypes package)") from None
+        raise InputError(f"numpy has no {name} dtype here (bfloat16 needs the ml_dtypes package)",
+                         InputRule.DTYPE) from None
 
 
 def _as_int64(ptr: int) -> int:
@@ -347,7 +348,8 @@ def prepare(kernel_or_fusion: Any, inputs: Sequence[Any], outputs: Sequence[Any]
     args = [as_array_arg(x, _arg_name(kernel.inputs, k, "input")) for k, x in enumerate(inputs)]
     given = [as_array_arg(x, _arg_name(kernel.outputs, k, "output")) for k, x in enumerate(outputs)]
     if any(not a.on_device for a in args + given):
-        raise InputError("prepare() needs device arrays (torch, cupy, ...) for inputs and outputs")
+        raise InputError("prepare() needs device arrays (torch, cupy, ...) for inputs and outputs",
+                         InputRule.ARGUMENT_TYPE)
     plan = plan_launch(kernel, args, given)
     dev = cu.device(_device_ordinal(args + given))
     cubin = compile_kernel(kernel, watchdog_s=None)

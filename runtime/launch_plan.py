@@ -11,6 +11,7 @@ driver call is made, so these errors are testable on a machine without a GPU.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +19,7 @@ from codegen import shared_memory_layout
 from fusion_ir.scalar import Val
 from fusion_ir.types import INT32_INDEX_MAX, DataType, SmemSwizzle
 from lowering.index_range import first_int32_overflow
-from lowering.kernel_ir import ArgumentError, Buffer, Kernel, TensorMapParam, bind_arguments
+from lowering.kernel_ir import ArgumentError, Buffer, InputRule, Kernel, TensorMapParam, bind_arguments
 from target import current as current_target
 
 from .arrays import ArrayArg, bfloat16_input_hint
@@ -61,16 +62,17 @@ class LaunchPlan:
 def plan_launch(kernel: Kernel, inputs: list[ArrayArg], outputs: list[ArrayArg] | None = None) -> LaunchPlan:
     if len(inputs) != len(kernel.inputs):
         raise InputError(f"kernel {kernel.name} takes {len(kernel.inputs)} inputs "
-                         f"({', '.join(b.name for b in kernel.inputs)}), got {len(inputs)}")
+                         f"({', '.join(b.name for b in kernel.inputs)}), got {len(inputs)}", InputRule.ARGUMENT_COUNT)
     if outputs is not None and len(outputs) != len(kernel.outputs):
-        raise InputError(f"kernel {kernel.name} has {len(kernel.outputs)} outputs, got {len(outputs)}")
+        raise InputError(f"kernel {kernel.name} has {len(kernel.outputs)} outputs, got {len(outputs)}",
+                         InputRule.ARGUMENT_COUNT)
     for buf, arg in zip(kernel.params, list(inputs) + list(outputs or [])):
         _check_dtype(buf, arg)
     try:
         binding = bind_arguments(kernel, [a.shape for a in inputs], [a.strides for a in inputs],
                                  None if outputs is None else [(a.shape, a.strides) for a in outputs])
     except ArgumentError as e:
-        raise InputError(str(e)) from None
+        raise InputError(str(e), e.rule, e.subject) from None
     env = dict(binding.env)
     _check_constraints(kernel, env)
     _check_runtime_checks(kernel, env)
@@ -97,7 +99,7 @@ def _check_dtype(buf: Buffer, arg: ArrayArg) -> None:
     if arg.dtype == buf.dtype.numpy_name:
         return
     hint = bfloat16_input_hint(host=arg.kind == "numpy") if buf.dtype is DataType.BFloat16 else ""
-    raise InputError(f"{buf.name} must be {buf.dtype.numpy_name}, got {arg.dtype}{hint}")
+    raise InputError(f"{buf.name} must be {buf.dtype.numpy_name}, got {arg.dtype}{hint}", InputRule.DTYPE, buf.name)
 
 
 def check_index_type(kernel: Kernel, shapes: list[tuple[int, ...]], strides: list[tuple[int, ...]],
@@ -115,7 +117,8 @@ def check_index_type(kernel: Kernel, shapes: list[tuple[int, ...]], strides: lis
         if max(numel, last) > INT32_INDEX_MAX:
             raise InputError(f"kernel {kernel.name} indexes in 32 bits (Fusion.set_index_type(DataType.Int32)), but "
                              f"{buf.name} of shape {tuple(shape)} has {'elements' if numel >= last else 'offsets'} "
-                             f"up to {max(numel, last)} > 2**31 - 1; schedule it with DataType.Int64 indices")
+                             f"up to {max(numel, last)} > 2**31 - 1; schedule it with DataType.Int64 indices",
+                             InputRule.INDEX_TYPE, buf.name)
     if env is None:
         return
     overflow = first_int32_overflow(kernel, env)
@@ -124,7 +127,8 @@ def check_index_type(kernel: Kernel, shapes: list[tuple[int, ...]], strides: lis
                           overflow.expression.symbols())
         raise InputError(f"kernel {kernel.name} indexes in 32 bits (Fusion.set_index_type(DataType.Int32)), but "
                          f"{overflow.describe()}" + (f" with {sizes}" if sizes else "") + "; every index expression "
-                         f"of a 32-bit kernel must fit int: schedule it with DataType.Int64 indices")
+                         "of a 32-bit kernel must fit int: schedule it with DataType.Int64 indices",
+                         InputRule.INDEX_TYPE, None)
 
 
 def _check_constraints(kernel: Kernel, env: dict[str, int]) -> None:
@@ -133,7 +137,14 @@ def _check_constraints(kernel: Kernel, env: dict[str, int]) -> None:
         va = _evaluate(a, env, message)
         vb = _evaluate(b, env, message)
         if int(va) != int(vb):
-            raise InputError(f"{message}: {a} = {int(va)} but {b} = {int(vb)}")
+            raise InputError(f"{message}: {a} = {int(va)} but {b} = {int(vb)}", InputRule.EQUAL_EXTENTS,
+                             _first_tensor(message))
+
+
+def _first_tensor(message: str) -> str | None:
+    """The first tensor (``T3``) a fusion's extent-constraint message names."""
+    found = re.search(r"\bT\d+", message)
+    return None if found is None else found.group(0)
 
 
 def _check_runtime_checks(kernel: Kernel, env: dict[str, int]) -> None:
@@ -141,7 +152,7 @@ def _check_runtime_checks(kernel: Kernel, env: dict[str, int]) -> None:
         if bool(_evaluate(check.cond, env, check.message)):
             continue
         values = ", ".join(f"{s} = {env[s]}" for s in sorted(check.cond.symbols()) if s in env)
-        raise InputError(f"{check.message} (failed: {check.cond}; {values})")
+        raise InputError(f"{check.message} (failed: {check.cond}; {values})", check.rule, check.subject)
 
 
 def check_launch_requirements(kernel: Kernel, env: dict[str, int]) -> None:
@@ -150,19 +161,21 @@ def check_launch_requirements(kernel: Kernel, env: dict[str, int]) -> None:
         try:
             failure = req.check(env)
         except KeyError as e:
-            raise InputError(f"{req}: {e.args[0]} is not an extent or stride of any input") from None
+            raise InputError(f"{req}: {e.args[0]} is not an extent or stride of any input", InputRule.UNBOUND_SYMBOL,
+                             req.tensor) from None
         if failure is None:
             continue
-        raise InputError(failure)
+        raise InputError(failure, req.input_rule, req.tensor)
 
 
 def _evaluate(v: Val, env: dict[str, int], what: str) -> Any:
     try:
         return v.evaluate(env)
     except KeyError as e:
-        raise InputError(f"{what}: {e.args[0]} (from {v}); it is not an extent or stride of any input") from None
+        raise InputError(f"{what}: {e.args[0]} (from {v}); it is not an extent or stride of any input",
+                         InputRule.UNBOUND_SYMBOL) from None
     except ZeroDivisionError:
-        raise InputError(f"{what}: division by zero evaluating {v} with {env}") from None
+        raise InputError(f"{what}: division by zero evaluating {v} with {env}", InputRule.DIVISION_BY_ZERO) from None
 
 
 def _launch_dims(kernel: Kernel, env: dict[str, int]) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
@@ -211,14 +224,15 @@ def _tensor_map_spec(kernel: Kernel, tmap: TensorMapParam, shapes: list[tuple[in
                           f"[1, {tma.max_element_stride}]")
     if rank and shape[-1] > 1 and stride[-1] != 1:
         raise InputError(f"{where}: TMA needs a unit innermost stride; {buf.name} has strides {stride} "
-                         f"(elements)")
+                         f"(elements)", InputRule.TMA_LAYOUT, buf.name)
     # multiples of 16 bytes: a rule lowering records (``Kernel.launch_requirements``), checked before
     byte_strides = tuple(s * itemsize for s in reversed(stride[:-1]))
     if any(bs >= tma.max_global_stride for bs in byte_strides):
         raise InputError(f"{where}: TMA strides are below {tma.max_global_stride} bytes; {buf.name} has strides "
-                         f"{stride} (elements of {itemsize} bytes, shape {shape})")
+                         f"{stride} (elements of {itemsize} bytes, shape {shape})", InputRule.TMA_LAYOUT, buf.name)
     if any(s > tma.max_global_extent for s in shape):
-        raise InputError(f"{where}: TMA extents are at most {tma.max_global_extent}, {buf.name} has shape {shape}")
+        raise InputError(f"{where}: TMA extents are at most {tma.max_global_extent}, {buf.name} has shape {shape}",
+                         InputRule.TMA_LAYOUT, buf.name)
     arg = args[k]
     if arg is not None and arg.ptr is not None:
         check_tma_address(where, buf.name, arg.ptr)
@@ -230,4 +244,4 @@ def check_tma_address(where: str, tensor: str, address: int) -> None:
     alignment = current_target().tma.alignment
     if address % alignment != 0:
         raise InputError(f"{where}: TMA needs a {alignment}-byte aligned base address; {tensor} starts at "
-                         f"{address:#x}")
+                         f"{address:#x}", InputRule.TMA_ALIGNMENT, tensor)

@@ -30,6 +30,9 @@ class CopyOps:
     def _init_copies(self) -> None:
         n = self.grid.num_lanes
         self.committed = {"cp.async": np.zeros(n, dtype=np.int64), "bulk": np.zeros(n, dtype=np.int64)}
+        # cp.async copies each lane issued since its last cp.async.commit_group: a wait_group never waits
+        # for them, so a wait (or the thread's exit) with some still uncommitted is a missing commit
+        self.uncommitted = np.zeros(n, dtype=np.int64)
 
     def _box(self, tmap: k.TensorMapParam, coords: tuple[Val, ...], ctx: Ctx,
              what: str) -> tuple[Storage, np.ndarray, np.ndarray]:
@@ -131,12 +134,15 @@ class CopyOps:
         copy = AsyncCopy("cp.async", dst, dst_pos, src, src_base[:, None] + ar, valid, lanes.copy(), ctx.task,
                          group=self.committed["cp.async"][lanes].copy())
         self.async_.issue(copy)
+        self.uncommitted[lanes] += 1
         if self.trace is not None and lanes.size:
             self._trace_event("cp_async.issue", ctx, None, None, dst=node.dst.name, src=node.src.name,
                               dst_index=int(self._per_lane(node.dst_index, ctx)[0]))
 
     def visit_AsyncCommit(self, node: k.AsyncCommit, ctx: Ctx, i: int) -> None:
         self._commit_counter(node.kind)[ctx.lanes] += 1
+        if node.kind == "cp.async":
+            self.uncommitted[ctx.lanes] = 0
         self._trace_event("async.commit", ctx, None, None, group=node.kind)
 
     def visit_AsyncWait(self, node: k.AsyncWait, ctx: Ctx, i: int) -> None:
@@ -145,11 +151,21 @@ class CopyOps:
             self._wgmma_wait(node, ctx)
             self._trace_event("async.wait", ctx, None, None, group=node.kind, pending=node.pending)
             return
+        if node.kind == "cp.async":
+            self._check_committed(ctx.lanes, f"cp.async.wait_group {node.pending}")
         kinds = ("cp.async",) if node.kind == "cp.async" else ("tma_store",)
         self.async_.wait_groups(kinds, ctx.lanes, counter[ctx.lanes] - node.pending, self.grid.num_lanes)
         if node.kind == "bulk":
             self._retire_store_reads(ctx.lanes, counter[ctx.lanes] - node.pending)
         self._trace_event("async.wait", ctx, None, None, group=node.kind, pending=node.pending)
+
+    def _check_committed(self, lanes: np.ndarray, what: str) -> None:
+        left = lanes[self.uncommitted[lanes] > 0]
+        if left.size:
+            lane = int(left[0])
+            raise SimulationError(f"{what}: {self.grid.describe(lane)} has {int(self.uncommitted[lane])} cp.async "
+                                  f"copies issued since its last cp.async.commit_group; no wait_group waits for "
+                                  f"uncommitted copies (a missing commit)")
 
     def _commit_counter(self, kind: str) -> np.ndarray:
         counter = self.committed.get(kind)

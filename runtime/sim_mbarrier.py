@@ -70,6 +70,15 @@ class MBarrierArray:
     def init(self, keys: np.ndarray, counts: np.ndarray) -> None:
         if np.any(counts < 1):
             raise SimulationError(f"mbarrier::init of {self.label(int(keys[0]))} with arrival count < 1")
+        uniq, times = np.unique(keys, return_counts=True)
+        if np.any(times > 1):
+            key = int(uniq[np.flatnonzero(times > 1)[0]])
+            raise SimulationError(f"mbarrier::init of {self.label(key)} by {int(times.max())} threads at once; one "
+                                  f"thread initializes a barrier (an elect-one predicate missing?)")
+        live = keys[self.state[keys] == LIVE]
+        if live.size:
+            raise SimulationError(f"mbarrier::init of {self.label(int(live[0]))}, which is live (initialized and not "
+                                  f"invalidated): a barrier is initialized once, or again after its inval")
         self.expected[keys] = counts
         self.pending[keys] = counts
         self.tx[keys] = 0

@@ -20,14 +20,40 @@ from .sim_scheduler import Ctx
 
 WARP_SIZE = DEFAULT_TARGET.warp_size                # the lane structure the simulator models
 WARPS_PER_GROUP = DEFAULT_TARGET.warps_per_group
+REGISTER_RANGE = DEFAULT_TARGET.setmaxnreg_range
+REGISTER_FILE = DEFAULT_TARGET.registers_per_block   # 32-bit registers, all of it one block's under __launch_bounds__(T, 1)
 
 
 class RegisterSharing:
     def _init_registers(self) -> None:
         self._nreg_count: dict[tuple[int, int], int] = {}                     # (block, warp) -> executed so far
         self._nreg_site: dict[tuple[int, int, int], tuple[tuple, str]] = {}    # (block, group, n) -> site, text
+        warps = -(-self.grid.threads_per_block // WARP_SIZE)
+        per_thread = min(REGISTER_RANGE[1], REGISTER_FILE // max(warps * WARP_SIZE, 1) // 8 * 8)
+        self._nreg_per_thread = np.full((self.grid.num_blocks, warps), per_thread, dtype=np.int64)
+        self._nreg_changed: dict[int, set[str]] = {}    # block -> {"inc", "dec"} it executed
+
+    def _check_register_exit(self) -> None:
+        for b, kinds in sorted(self._nreg_changed.items()):
+            held = int(self._nreg_per_thread[b].sum()) * WARP_SIZE
+            if held > REGISTER_FILE:
+                raise SimulationError(f"block {self.grid.block_name(b)}: after its setmaxnreg.inc the warps hold "
+                                      f"{held} registers, more than the {REGISTER_FILE} of the register file, so the "
+                                      f"inc never completes on the GPU (a setmaxnreg.dec of the other warps missing)")
+            if kinds == {"dec"}:
+                raise SimulationError(f"block {self.grid.block_name(b)}: warps released registers with "
+                                      f"setmaxnreg.dec but no warp claimed them with setmaxnreg.inc (a missing inc: "
+                                      f"register sharing without a consumer)")
 
     def visit_SetMaxNReg(self, node: k.SetMaxNReg, ctx: Ctx, i: int) -> None:
+        self._check_setmaxnreg(node, ctx, i)
+        grid = self.grid
+        lanes = ctx.lanes
+        for b, w in sorted({(int(b), int(w)) for b, w in zip(grid.block_of[lanes], grid.warp_of[lanes])}):
+            self._nreg_changed.setdefault(b, set()).add("inc" if node.increase else "dec")
+            self._nreg_per_thread[b, w] = node.count
+
+    def _check_setmaxnreg(self, node: k.SetMaxNReg, ctx: Ctx, i: int) -> None:
         what = f"setmaxnreg.{'inc' if node.increase else 'dec'} {node.count}"
         target = current_target()
         (lo, hi), step = target.setmaxnreg_range, target.setmaxnreg_step

@@ -1,5 +1,11 @@
 """Scheduling of the simulator's tasks: one task per warp index, run in a seeded random order.
 
+By default a task holds warp ``w`` of every block, so blocks run in lockstep. With
+``interleave_blocks`` (a seed) the blocks are dealt at random into groups and each group's warps
+are tasks of their own, so one block can run ahead of another as on a GPU, where blocks are
+ordered by nothing: a kernel that reads what another block writes without a grid-level order
+then reads it too early (poison) in some interleavings.
+
 A task runs its lanes' statements (SIMT lockstep) until it blocks or for a random number of
 statements, so warps drift apart as far as synchronization allows. A task that blocks yields a
 ``Blocked`` saying what it waits for; when no task makes progress the kernel is deadlocked. An
@@ -23,6 +29,8 @@ from .errors import DeadlockError, SimulationError
 MEAN_STATEMENTS_BETWEEN_SWITCHES = 32
 # statement executions (summed over tasks) after which a simulation is taken to be runaway
 MAX_STATEMENTS = 20_000_000
+# with interleaved blocks, the blocks are dealt into at most this many independently scheduled groups
+MAX_BLOCK_GROUPS = 4
 # statements that may block their task: a compound statement containing one forks on divergence
 BLOCKING = (k.BlockSync, k.NamedBarrier, k.BlockReduce, k.MBarrierWait, k.MBarrierWaitParity)
 
@@ -88,11 +96,15 @@ class Scheduling:
     def run(self) -> None:
         tasks: list[tuple[Task, TaskGen]] = []
         T = self.grid.threads_per_block
-        for w in range((T + 31) // 32):
-            lanes = np.flatnonzero(self.grid.warp_of == w)
-            if lanes.size:
-                task = Task(f"warp {w}", lanes, ("warp", w))
-                tasks.append((task, self._root(task)))
+        groups = self._block_groups()
+        for g in range(int(groups.max(initial=0)) + 1):
+            in_group = groups[self.grid.block_of] == g
+            for w in range((T + 31) // 32):
+                lanes = np.flatnonzero((self.grid.warp_of == w) & in_group)
+                if lanes.size:
+                    name = f"warp {w}" if groups.max(initial=0) == 0 else f"warp {w} of block group {g}"
+                    task = Task(name, lanes, ("warp", w) if g == 0 else ("warp", w, "group", g))
+                    tasks.append((task, self._root(task)))
         while tasks:
             before = self.progress
             blocked: list[tuple[Task, TaskGen, Blocked]] = []
@@ -105,7 +117,24 @@ class Scheduling:
             tasks = [(t, g) for t, g, _ in blocked]
             if blocked and self.progress == before:
                 raise DeadlockError(self._deadlock_message(blocked))
+        self._check_kernel_exit()
         self.async_.finish()
+
+    def _block_groups(self) -> np.ndarray:
+        """The group of each block: all 0 (lockstep) unless ``interleave_blocks`` gave a seed; then the
+        blocks are dealt at random into up to ``MAX_BLOCK_GROUPS`` groups whose tasks run independently."""
+        seed = getattr(self, "interleave_blocks", None)
+        n = self.grid.num_blocks
+        if seed is None or n < 2:
+            return np.zeros(n, dtype=np.int64)
+        rng = np.random.default_rng(seed)
+        count = min(n, MAX_BLOCK_GROUPS)
+        groups = np.arange(n) % count      # every group gets a block
+        rng.shuffle(groups)
+        return groups
+
+    def _check_kernel_exit(self) -> None:
+        """State every thread must have cleaned up by the time its block exits (overridden by the simulator)."""
 
     def _root(self, task: Task) -> TaskGen:
         env = {**self.base_env, **self.grid.lane_symbols(task.lanes)}

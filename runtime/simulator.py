@@ -41,6 +41,7 @@ from .sim_control import ControlFlow
 from .sim_copy_ops import CopyOps
 from .sim_elect import Election
 from .sim_eval import Evaluation
+from .sim_mbarrier import LIVE, MBarrierArray
 from .sim_mbarrier_ops import MBarrierOps
 from .sim_memory import Grid, Storage, storage_dtype, to_dtype
 from .sim_memory_ops import MemoryOps
@@ -59,7 +60,8 @@ CHUNK_LANES = 1 << 20
 
 
 def simulate(kernel_or_fusion: k.Kernel | Any, inputs: Sequence[np.ndarray], seed: int = 0,
-             trace: list[dict[str, Any]] | None = None, *, progress: ProgressArg = None) -> list[np.ndarray]:
+             trace: list[dict[str, Any]] | None = None, interleave_blocks: int | None = None, *,
+             progress: ProgressArg = None) -> list[np.ndarray]:
     """Run ``kernel_or_fusion`` (a ``Kernel``, or a ``Fusion`` lowered first) on ``inputs`` and return its outputs
     (BFloat16 outputs come back as float32).
 
@@ -68,6 +70,9 @@ def simulate(kernel_or_fusion: k.Kernel | Any, inputs: Sequence[np.ndarray], see
     ``CHUNK_LANES`` threads runs ``CHUNK_LANES`` threads' worth of blocks at a time; ``progress`` reports
     the blocks simulated (``runtime.progress``: by default a bar on stderr when it is a terminal and the
     launch takes several ranges; ``True``, ``False`` or a callable ``f(blocks_done, blocks)``).
+    ``interleave_blocks`` (a seed): the blocks no longer run in lockstep but in random groups that the
+    scheduler interleaves like warps, so a block may run far ahead of another and a read of what another
+    block writes, which no grid-level order makes safe, shows (``sim_scheduler``).
     """
     kernel = as_kernel(kernel_or_fusion, caller="simulate")
     arrays = _validate_inputs(kernel, inputs)
@@ -79,7 +84,8 @@ def simulate(kernel_or_fusion: k.Kernel | Any, inputs: Sequence[np.ndarray], see
     with reporting(progress, chunks[-1].stop if chunks else 0, f"simulating {kernel.name}: blocks",
                    long=len(chunks) > 1) as advance:
         for n, blocks in enumerate(chunks):
-            sim = Simulator(kernel, plan.env, Grid(plan.grid, plan.block, blocks), seed, trace if n == 0 else None)
+            sim = Simulator(kernel, plan.env, Grid(plan.grid, plan.block, blocks), seed, trace if n == 0 else None,
+                            interleave_blocks)
             if first is None:
                 sim.bind_params(arrays)
                 first = sim
@@ -109,18 +115,22 @@ def block_ranges(kernel: k.Kernel, grid: tuple[int, int, int], block: tuple[int,
 def _validate_inputs(kernel: k.Kernel, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     if len(inputs) != len(kernel.inputs):
         names = ", ".join(b.name for b in kernel.inputs)
-        raise InputError(f"kernel {kernel.name} takes {len(kernel.inputs)} inputs ({names}), got {len(inputs)}")
+        raise InputError(f"kernel {kernel.name} takes {len(kernel.inputs)} inputs ({names}), got {len(inputs)}",
+                         k.InputRule.ARGUMENT_COUNT)
     arrays = []
     for buf, arr in zip(kernel.inputs, inputs):
         if not isinstance(arr, np.ndarray):
-            raise InputError(f"input {buf.name}: the simulator needs a numpy array, got {type(arr).__name__}")
+            raise InputError(f"input {buf.name}: the simulator needs a numpy array, got {type(arr).__name__}",
+                             k.InputRule.ARGUMENT_TYPE, buf.name)
         name = arr.dtype.name
         accepted = {buf.dtype.numpy_name} | ({"float32"} if buf.dtype is DataType.BFloat16 else set())
         if name not in accepted:
             hint = bfloat16_input_hint(host=True) if buf.dtype is DataType.BFloat16 else ""
-            raise InputError(f"input {buf.name}: dtype {name}, but the kernel expects {buf.dtype.numpy_name}{hint}")
+            raise InputError(f"input {buf.name}: dtype {name}, but the kernel expects {buf.dtype.numpy_name}{hint}",
+                             k.InputRule.DTYPE, buf.name)
         if arr.ndim != len(buf.shape):
-            raise InputError(f"input {buf.name}: rank {arr.ndim}, but the kernel expects rank {len(buf.shape)}")
+            raise InputError(f"input {buf.name}: rank {arr.ndim}, but the kernel expects rank {len(buf.shape)}",
+                             k.InputRule.RANK, buf.name)
         arrays.append(host_layout(arr))   # the one rule for host arrays, as in execute
     return arrays
 
@@ -153,8 +163,9 @@ class Simulator(Scheduling, ControlFlow, Barriers, BlockReductions, Election, Me
     missing_error = SimulationError
 
     def __init__(self, kernel: k.Kernel, env: dict[str, int], grid: Grid, seed: int,
-                 trace: list[dict[str, Any]] | None) -> None:
+                 trace: list[dict[str, Any]] | None, interleave_blocks: int | None = None) -> None:
         self.kernel = kernel
+        self.interleave_blocks = interleave_blocks
         self.grid = grid
         self.base_env: dict[str, Any] = dict(env)
         for axis, n in zip("xyz", grid.block):
@@ -207,6 +218,18 @@ class Simulator(Scheduling, ControlFlow, Barriers, BlockReductions, Election, Me
             data = self.storages[buf.name].data.reshape(shape)
             out.append(data.astype(np.float16) if buf.dtype is DataType.Half else data.copy())
         return out
+
+    # ---- what must be clean when the blocks exit ---------------------------------------------
+    def _check_kernel_exit(self) -> None:
+        self._check_committed(np.arange(self.grid.num_lanes), "thread exit")
+        for st in self.storages.values():
+            if isinstance(st, MBarrierArray):
+                live = np.flatnonzero(st.state == LIVE)
+                if live.size:
+                    raise SimulationError(f"{st.label(int(live[0]))} (and {live.size - 1} more) was initialized and "
+                                          f"never invalidated (mbarrier::inval) before its block exited; its shared "
+                                          f"memory cannot be reused as data")
+        self._check_register_exit()
 
     # ---- statements without an effect on the simulated state ---------------------------------
     def visit_Comment(self, node: k.Comment, ctx: Ctx, i: int) -> None:

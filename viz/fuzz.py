@@ -4,9 +4,11 @@ Runs the properties of the ``fuzz`` package (hypothesis strategies for fusions a
 ``--examples`` fresh cases from ``--seed``: every scheduling call succeeds or raises
 ``ScheduleError``, ``lower`` succeeds or raises ``LoweringError``, and every kernel that lowers
 matches numpy in the simulator (``--gpu``: on the GPU too; ``--nvcc-every K``: every K-th kernel
-compiled for sm_90a). On a failure the shrunk case is printed as a runnable Python script and
-saved under ``--out``. The tables count each primitive's calls, what each lowering pass did and
-the kernel IR the kernels contained.
+compiled for sm_90a). The ``matmul`` template draws ``MatmulParams`` (and suggested ones) for the
+matmul scheduler, so one command fuzzes everything the product generates. ``--workers N`` runs N
+processes, each on its own seed; their counts and failures are merged. On a failure the shrunk
+case is printed as a runnable Python script and saved under ``--out``. The tables count each
+primitive's calls, what each lowering pass did and the kernel IR the kernels contained.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import re
 import sys
 import time
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +30,9 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
-TEMPLATES = ("guided", "tma", "reduction", "random")
+TEMPLATES = ("guided", "tma", "reduction", "random", "matmul")
+# worker i of --workers N fuzzes from seed ``seed * WORKER_SEED_STRIDE + i``: its own stream of cases
+WORKER_SEED_STRIDE = 1000
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,6 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--nvcc-every", type=int, default=0, metavar="K",
                    help="compile every K-th kernel that lowers with nvcc for sm_90a (default: 0, never)")
     p.add_argument("--no-simulate", action="store_true", help="check the schedule API and lowering only")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="processes to fuzz in, each from its own seed (default: 1)")
     p.add_argument("--templates", default=",".join(TEMPLATES),
                    help=f"schedule templates to draw from (default: {','.join(TEMPLATES)})")
     p.add_argument("--match", default=None, metavar="REGEX",
@@ -79,6 +86,13 @@ class _Run:
         props = self.properties
         local = props.Stats()
         try:
+            if not hasattr(case, "steps"):      # a MatmulCase (the matmul template)
+                from fuzz.matmul import check_matmul
+
+                check_matmul(case, local, simulate=not self.args.no_simulate)
+                if not self.shrinking:
+                    self.stats.merge(local)
+                return
             fusion, outcomes = props.check_schedule(case, local)
             kernel = props.check_lowering(case, fusion, outcomes, local)
             if kernel is not None:
@@ -126,6 +140,63 @@ def main(argv: list[str] | None = None) -> int:
             console.print("viz fuzz: --nvcc-every needs nvcc on PATH", markup=False)
             return 2
 
+    if args.workers < 1:
+        console.print("viz fuzz: --workers must be at least 1", markup=False)
+        return 2
+    _import_fuzz()
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        TextColumn("{task.fields[status]}"), console=console, transient=False)
+    task = progress.add_task("fuzzing", total=args.examples, status="")
+    start = time.perf_counter()
+    with progress:
+        if args.workers == 1:
+            state, error = _fuzz(args, templates, args.seed, args.examples, progress, task)
+            failures = [] if state.failure is None else [state.failure]
+        else:
+            state, failures, error = _fuzz_in_workers(args, templates, progress, task)
+    seconds = time.perf_counter() - start
+
+    print_tables(console, state, seconds)
+    if args.json is not None:
+        Path(args.json).write_text(json.dumps(counts(state, seconds), indent=2))
+    if error is not None:
+        console.print(Panel(error, title="the fuzzer itself failed", border_style="red"), markup=False)
+        return 2
+    if failures:
+        paths = [_save(failure, Path(args.out)) for failure in failures]
+        failure = failures[0]
+        console.print(Panel(Syntax(failure.script, "python", line_numbers=False) if not args.no_color
+                            else failure.script, title=f"property {failure.prop} fails; reproducer", expand=False))
+        console.print(f"[{failure.prop}] {failure.message}", markup=False)
+        for other in failures[1:]:
+            console.print(f"also: [{other.prop}] {other.message.splitlines()[0]}", markup=False)
+        console.print(f"reproducer{'s' if len(paths) > 1 else ''} saved to {', '.join(str(p) for p in paths)}",
+                      markup=False)
+        return 1
+    seeds = f"seed {args.seed}" if args.workers == 1 else f"seed {args.seed}, {args.workers} workers"
+    console.print(f"no failures in {state.stats.examples} examples ({seeds})", markup=False)
+    return 0
+
+
+def _strategy(strategies: Any, templates: tuple[str, ...]) -> Any:
+    """Cases of the fusion templates and, with ``matmul`` among them, matmul cases, each template as likely."""
+    from hypothesis import strategies as st
+
+    fusion_templates = tuple(t for t in templates if t != "matmul")
+    if "matmul" not in templates:
+        return strategies.cases(templates=fusion_templates)
+    from fuzz.matmul import matmul_cases
+
+    if not fusion_templates:
+        return matmul_cases()
+    fusions = strategies.cases(templates=fusion_templates)
+    return st.integers(0, len(templates) - 1).flatmap(
+        lambda i: matmul_cases() if templates[i] == "matmul" else fusions)
+
+
+def _fuzz(args: argparse.Namespace, templates: tuple[str, ...], seed: int, examples: int, progress: Any,
+          task: Any) -> tuple[_Run, str | None]:
+    """Run the properties on ``examples`` cases from ``seed``; ``progress`` gets ``update(task, ...)`` calls."""
     from hypothesis import HealthCheck, Phase, Verbosity, given, settings
     from hypothesis import seed as hypothesis_seed
 
@@ -133,14 +204,11 @@ def main(argv: list[str] | None = None) -> int:
     state = _Run(args, properties)
     state.primitives = strategies.PRIMITIVES
     phases = [Phase.generate] if args.no_shrink else [Phase.generate, Phase.shrink]
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                        TextColumn("{task.fields[status]}"), console=console, transient=False)
-    task = progress.add_task("fuzzing", total=args.examples, status="")
 
-    @hypothesis_seed(args.seed)
-    @settings(max_examples=args.examples, database=None, deadline=None, derandomize=False, phases=phases,
+    @hypothesis_seed(seed)
+    @settings(max_examples=examples, database=None, deadline=None, derandomize=False, phases=phases,
               report_multiple_bugs=False, verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck))
-    @given(case=strategies.cases(templates=templates))
+    @given(case=_strategy(strategies, templates))
     def fuzz(case: Any) -> None:
         try:
             state.one(case)
@@ -152,34 +220,89 @@ def main(argv: list[str] | None = None) -> int:
                 progress.update(task, advance=1, status=f"lowered {s.lowering['lowered']}, "
                                                         f"simulated {s.kernels_simulated}")
 
-    start = time.perf_counter()
-    error: BaseException | None = None
-    with progress:
-        try:
-            fuzz()
-        except properties.PropertyFailure:
-            pass
-        except Exception as e:  # noqa: BLE001 - a failure of the fuzzer itself
-            error = e
-    seconds = time.perf_counter() - start
+    error: str | None = None
+    try:
+        fuzz()
+    except properties.PropertyFailure:
+        pass
+    except Exception as e:  # noqa: BLE001 - a failure of the fuzzer itself
+        error = f"{type(e).__name__}: {e}"
+    return state, error
 
-    print_tables(console, state, seconds)
-    if args.json is not None:
-        Path(args.json).write_text(json.dumps(counts(state, seconds), indent=2))
-    if error is not None:
-        console.print(Panel(f"{type(error).__name__}: {error}", title="the fuzzer itself failed", border_style="red"),
-                      markup=False)
-        return 2
-    if state.failure is not None:
-        failure = state.failure
-        path = failure.save(Path(args.out))
-        console.print(Panel(Syntax(failure.script, "python", line_numbers=False) if not args.no_color
-                            else failure.script, title=f"property {failure.prop} fails; reproducer", expand=False))
-        console.print(f"[{failure.prop}] {failure.message}", markup=False)
-        console.print(f"reproducer saved to {path}", markup=False)
-        return 1
-    console.print(f"no failures in {state.stats.examples} examples (seed {args.seed})", markup=False)
-    return 0
+
+@dataclass(frozen=True)
+class Failure:
+    """A property failure as plain data (what a worker process sends back)."""
+
+    prop: str
+    message: str
+    script: str
+
+
+class _QueueProgress:
+    """Stands in for ``rich.progress.Progress`` in a worker: sends each advance to the parent."""
+
+    def __init__(self, queue: Any) -> None:
+        self.queue = queue
+
+    def update(self, task: Any, advance: int = 0, **fields: Any) -> None:
+        if advance:
+            self.queue.put(advance)
+
+
+def _worker(args: argparse.Namespace, templates: tuple[str, ...], seed: int, examples: int,
+            queue: Any) -> tuple[Any, Counter, int, Failure | None, str | None]:
+    state, error = _fuzz(args, templates, seed, examples, _QueueProgress(queue), None)
+    failure = state.failure
+    plain = None if failure is None else Failure(failure.prop, failure.message, failure.script)
+    return state.stats, state.ignored, state.lowered, plain, error
+
+
+def _fuzz_in_workers(args: argparse.Namespace, templates: tuple[str, ...], progress: Any,
+                     task: Any) -> tuple[_Run, list[Failure], str | None]:
+    """``--workers N``: N processes, worker i fuzzing ``examples / N`` cases from its own seed."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, wait
+
+    properties, strategies = _import_fuzz()
+    n = args.workers
+    shares = [args.examples // n + (i < args.examples % n) for i in range(n)]
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    state = _Run(args, properties)
+    state.primitives = strategies.PRIMITIVES
+    failures: list[Failure] = []
+    errors: list[str] = []
+    with context.Manager() as manager, ProcessPoolExecutor(max_workers=n, mp_context=context) as pool:
+        queue = manager.Queue()
+        futures = [pool.submit(_worker, args, templates, args.seed * WORKER_SEED_STRIDE + i, share, queue)
+                   for i, share in enumerate(shares) if share > 0]
+        pending = set(futures)
+        while pending:
+            _, pending = wait(pending, timeout=0.2)
+            while not queue.empty():
+                progress.update(task, advance=queue.get())
+            progress.update(task, status=f"{n} workers, {len(futures) - len(pending)} done")
+        for future in futures:
+            stats, ignored, lowered, failure, error = future.result()
+            state.stats.merge(stats)
+            state.ignored.update(ignored)
+            state.lowered += lowered
+            if failure is not None:
+                failures.append(failure)
+            if error is not None:
+                errors.append(error)
+    return state, failures, "\n".join(errors) if errors else None
+
+
+def _save(failure: Any, directory: Path) -> Path:
+    import hashlib
+
+    directory.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha1(failure.script.encode()).hexdigest()[:8]
+    path = directory / f"fuzz_failure_{failure.prop.replace(' ', '_')}_{digest}.py"
+    path.write_text(failure.script)
+    return path
 
 
 # ---------------------------------------------------------------- reporting
@@ -198,7 +321,7 @@ def counts(state: _Run, seconds: float) -> dict[str, Any]:
         "schedules": dict(s.schedules), "lowering": dict(s.lowering), "templates": dict(s.templates),
         "kernels_simulated": s.kernels_simulated, "kernels_compiled": s.kernels_compiled,
         "kernels_on_gpu": s.kernels_on_gpu, "runs": dict(s.runs), "primitives": primitives, "passes": passes,
-        "kernel_ir_nodes": dict(s.nodes), "ignored_failures": dict(state.ignored),
+        "kernel_ir_nodes": dict(s.nodes), "features": dict(s.features), "ignored_failures": dict(state.ignored),
     }
 
 
@@ -241,6 +364,11 @@ def print_tables(console: Console, state: _Run, seconds: float) -> None:
     for name in other:
         passes.add_row(name, "", "", str(s.passes[(name, "LoweringError")]))
     console.print(passes)
+
+    features = Table("the cases held", "cases", title="case coverage", title_justify="left")
+    for name, n in sorted(s.features.items()):
+        features.add_row(Text(name), str(n))
+    console.print(features)
 
     nodes = Table("kernel IR node", "count", title="kernel IR in lowered kernels", title_justify="left")
     for name, n in sorted(s.nodes.items(), key=lambda kv: (-kv[1], kv[0])):

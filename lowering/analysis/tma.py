@@ -34,7 +34,7 @@ from target import Tma
 from target import current as current_target
 
 from ..errors import LoweringError
-from ..kernel_ir import LaunchRequirement, TensorMapParam
+from ..kernel_ir import InputRule, LaunchRequirement, TensorMapParam
 from .buffers import BufferPlan, turn_axis
 from .id_model import IdModel
 
@@ -136,7 +136,8 @@ def stride_requirements(tmap: TensorMapParam) -> tuple[LaunchRequirement, ...]:
         nbytes = stride * size
         shown = ((f"{buf.name} has a stride of {{}} bytes in dimension {d}", nbytes),
                  (f"{stride} = {{}} elements of {size} bytes", stride))
-        out.append(LaunchRequirement(buf.name, stride_rule(), (nbytes % _tma().alignment).eq(0), shown))
+        out.append(LaunchRequirement(buf.name, stride_rule(), (nbytes % _tma().alignment).eq(0), shown,
+                                      InputRule.TMA_LAYOUT))
     return tuple(out)
 
 

@@ -13,13 +13,14 @@ extents and contiguity are checked before launch.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from fusion_ir import ParallelType
 
 from .. import index_math
 from ..analysis import Analyses
-from ..kernel_ir import Kernel, RuntimeCheck
+from ..kernel_ir import InputRule, Kernel, RuntimeCheck
 
 
 def run(kernel: Kernel, a: Analyses) -> Kernel:
@@ -28,7 +29,8 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
     ws = a.warp_specialization
     block = tuple(ws.padded(L[pt]) if ws is not None and pt is ws.on else L[pt]
                   for pt in (ParallelType.TIDx, ParallelType.TIDy, ParallelType.TIDz))
-    checks = [RuntimeCheck(x.eq(y), msg) for x, y, msg in a.fusion.extent_constraints]
+    checks = [RuntimeCheck(x.eq(y), msg, InputRule.EQUAL_EXTENTS, _first_tensor(msg))
+              for x, y, msg in a.fusion.extent_constraints]
     checks += vector_checks(a)
     launch_bounds = None
     threads = (block[0] * block[1] * block[2]).const_value()
@@ -37,6 +39,12 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
     return replace(kernel, grid=grid, block=block, checks=tuple(dict.fromkeys(checks)),
                    tensor_maps=tuple(a.tma.tensor_maps.values()), launch_requirements=a.tma.requirements(),
                    launch_bounds=launch_bounds)
+
+
+def _first_tensor(message: str) -> str | None:
+    """The first tensor (``T3``) an extent-constraint message names (the fusion records them as text)."""
+    found = re.search(r"\bT\d+", message)
+    return None if found is None else found.group(0)
 
 
 def vector_checks(a: Analyses) -> list[RuntimeCheck]:
@@ -51,10 +59,12 @@ def vector_checks(a: Analyses) -> list[RuntimeCheck]:
                 continue
             checks.append(RuntimeCheck((root.extent % width).eq(0),
                                        f"T{tv.name}: the vectorized axis {i.label()} needs extent {root.extent} "
-                                       f"to be a multiple of {width}"))
+                                       f"to be a multiple of {width}", InputRule.VECTOR_DIVISIBLE,
+                                       f"T{tv.name}"))
             for p in [tv] + tv.producers():
                 buf = a.buffers.buffers.get(p)
                 if buf is not None and buf.is_param and buf.strides:
                     checks.append(RuntimeCheck(buf.strides[-1].eq(1),
-                                               f"T{p.name}: vectorized access needs a contiguous innermost axis"))
+                                               f"T{p.name}: vectorized access needs a contiguous innermost axis",
+                                               InputRule.VECTOR_CONTIGUOUS, f"T{p.name}"))
     return checks

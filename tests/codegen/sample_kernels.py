@@ -261,7 +261,8 @@ def tma_circular_buffer(stages: int = 3, box: int = 128) -> Sample:
         k.ElectSync((loop("i9", 0, stages, [k.MBarrierInval(mbar, sym("i9"))], stage=k.Stage.PostEpilogue),)),
     ]
     checks = (k.RuntimeCheck(n.ge(stages), f"T1: the circular-buffered loop over ceilDiv(i0, {box}) tiles fails "
-                                           f"to fill the circular buffer pipeline of {stages} stages"),)
+                                           f"to fill the circular buffer pipeline of {stages} stages",
+                            k.InputRule.PIPELINE_FILL, "T1"),)
     kern = make_kernel(f"tma_circular_buffer_{stages}_kernel", body, [t0], [t2], (1,), (box,),
                        smem=box * 4 * stages + 8 * stages, tensor_maps=(tmap,), checks=checks)
     return Sample(kern, lambda a: [a * np.float32(2) + np.float32(1)], lambda n_, rng: [uniform((n_,), rng)],
@@ -364,6 +365,10 @@ def warp_specialized(stages: int = 3) -> Sample:
                 k.MBarrierArrive(mbar, j % stages + stages),
             ], label="iS3{ceilDiv(i0, 256)}", stage=k.Stage.ComputeWarp),
         ]),
+        # the ComputeWarp invalidates the barriers once every wait is done (the AsyncWarp has returned)
+        k.BlockSync("every wait done before inval"),
+        k.ElectSync((loop("i9", 0, 2 * stages, [k.MBarrierInval(mbar, sym("i9"))], stage=k.Stage.PostEpilogue),),
+                    warp=c(0)),
     ]
     kern = make_kernel("warp_specialized_kernel", body, [t0], [t2], (1,), (128, 3), smem=box * 4 * stages + 16 * stages,
                        tensor_maps=(tmap,), launch_bounds=384)

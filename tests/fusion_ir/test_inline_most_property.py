@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 import networkx as nx
 import numpy as np
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

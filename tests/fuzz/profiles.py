@@ -23,8 +23,10 @@ _COMMON = {"deadline": None, "print_blob": True,
 # on 2026-11-25, so a smaller budget loses coverage. The suite runs them in parallel instead
 # (pytest-xdist, tests/conftest.py).
 BUDGETS: dict[str, dict[str, int]] = {
-    "ci": {"schedule": 1500, "simulate": 2500, "circular_buffer": 800, "nvcc": 30, "gpu": 150,
-           "gpu_circular_buffer": 100, "matmul": 150},
+    # simulate and matmul cases grew (types, long axes, interleaved blocks, epilogues, suggested parameters):
+    # fewer of them keep the tier's time
+    "ci": {"schedule": 1500, "simulate": 2200, "circular_buffer": 800, "nvcc": 30, "gpu": 150,
+           "gpu_circular_buffer": 100, "matmul": 100},
     "long": {"schedule": 5000, "simulate": 5000, "circular_buffer": 2000, "nvcc": 300, "gpu": 2000,
              "gpu_circular_buffer": 1000, "matmul": 1000},
     "dev": {"schedule": 50, "simulate": 50, "circular_buffer": 20, "nvcc": 2, "gpu": 20, "gpu_circular_buffer": 10,

@@ -145,7 +145,6 @@ def test_dead_shared_buffers_share_memory_after_a_sync():
     syncs = [n for n in kernel.body if isinstance(n, k.BlockSync)]
     assert any("reuses" in s.reason for s in syncs)
     from runtime import simulate
-    import numpy as np
     from tests.helpers import assert_matches, random_inputs
 
     inputs = random_inputs(fusion, [(4, 64), (4, 64)], seed=3)

@@ -211,3 +211,32 @@ def test_compile_error_carries_log_options_and_offending_lines() -> None:
     assert ">    3 |   p[1] = undefined_name;" in message
     assert info.value.source_lines == {3: "  p[1] = undefined_name;"}  # type: ignore[attr-defined]
     assert "undefined_name" in info.value.log  # type: ignore[attr-defined]
+
+
+def test_input_errors_carry_their_rule_and_the_tensor_they_are_about() -> None:
+    """The fuzzer tells a size the kernel was not made for from a wrong kernel by ``rule``, not by text."""
+    class FakeFusion:
+        extent_constraints = ((Val.symbol("i0"), Val.symbol("i1"), "add: axis 0 of T0 and T1 must have equal extents"),)
+
+    with pytest.raises(InputError) as info:
+        plan(replace(s.pointwise().kernel, fusion=FakeFusion()), f32(3, 4), f32(3, 4))
+    assert (info.value.rule, info.value.subject) == (k.InputRule.EQUAL_EXTENTS, "T0")
+    with pytest.raises(InputError) as info:
+        plan(s.tma_circular_buffer(3).kernel, f32(200))
+    assert (info.value.rule, info.value.subject) == (k.InputRule.PIPELINE_FILL, "T1")
+    assert info.value.rule.is_size_rule
+    with pytest.raises(InputError) as info:
+        plan(s.pointwise().kernel, np.zeros((8, 6), np.int32), f32(8, 6))
+    assert (info.value.rule, info.value.subject) == (k.InputRule.DTYPE, "T0")
+    assert not info.value.rule.is_size_rule
+    unbound = replace(s.pointwise().kernel, smem_bytes=Val.symbol("h0") * 4)
+    with pytest.raises(InputError, match="h0") as info:
+        plan(unbound, f32(8, 6), f32(8, 6))
+    assert info.value.rule is k.InputRule.UNBOUND_SYMBOL and not info.value.rule.is_size_rule
+
+
+def test_input_errors_keep_their_rule_across_processes() -> None:
+    import pickle
+
+    e = pickle.loads(pickle.dumps(InputError("too short", k.InputRule.PIPELINE_FILL, "T4")))
+    assert (type(e), e.rule, e.subject, str(e)) == (InputError, k.InputRule.PIPELINE_FILL, "T4", "too short")

@@ -217,7 +217,8 @@ def test_failing_runtime_checks_raise_input_errors() -> None:
     bad_shape = k.RuntimeCheck(N.ge(128), "T0 needs at least 128 elements")
     with pytest.raises(InputError, match="T0 needs at least 128 elements"):
         simulate(k.Kernel(**{**kern.__dict__, "checks": (bad_shape,)}), [a, a])
-    fill = k.RuntimeCheck(ceil_div(N, 32).ge(5), "the loop fails to fill the circular buffer pipeline of T3")
+    fill = k.RuntimeCheck(ceil_div(N, 32).ge(5), "the loop fails to fill the circular buffer pipeline of T3",
+                          k.InputRule.PIPELINE_FILL, "T3")
     with pytest.raises(InputError, match=r"fails to fill the circular buffer .*\(failed: "):
         simulate(k.Kernel(**{**kern.__dict__, "checks": (fill,)}), [a, a])
     simulate(k.Kernel(**{**kern.__dict__, "checks": (fill,)}), [np.zeros(160, np.float32)] * 2)

@@ -77,7 +77,7 @@ def tile_pipeline(stages: int, tokens: bool = False) -> k.Kernel:
         elect([for_("i5", 0, S, [k.MBarrierInval(mbar, i5)], stage=Stage.PostEpilogue)]),
     ]
     fill = k.RuntimeCheck(tiles.ge(S), f"T1: the loop of {tiles} tiles fails to fill the circular buffer of {S} "
-                                       f"stages")
+                                       f"stages", k.InputRule.PIPELINE_FILL, "T1")
     return kernel(body, [a], [out], (BLOCKS,), (box,), tensor_maps=(tmap,), checks=(fill,))
 
 

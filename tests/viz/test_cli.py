@@ -14,11 +14,9 @@ from fusion_ir import LoadStoreOp, LoadStoreOpType
 from lowering import kernel_ir as k
 from lowering import lower
 from lowering.pipeline import PASS_NAMES
-from viz.cli import SHOWS, make_view
+from viz.cli import SHOWS
 from viz.cuda_view import kernel_signature
 from viz.pipeline import has_pipeline
-from viz.subject import Subject
-from viz.view import render_text
 
 ASYNC = (LoadStoreOpType.TMA, LoadStoreOpType.CpAsync)
 # --show resources runs nvcc (~0.3 s a kernel): through the command for these, for the rest in parallel below

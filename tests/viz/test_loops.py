@@ -31,7 +31,7 @@ def test_pipelined_stages_render_in_program_order_each_in_its_own_colour() -> No
 
 def test_warp_specialized_branches_are_named() -> None:
     text = render_text(loops_view(warp_specialized().kernel))
-    assert stage_words(text) == ["pre-prologue", "AsyncWarp", "ComputeWarp"]
+    assert stage_words(text) == ["pre-prologue", "AsyncWarp", "ComputeWarp", "post-epilogue"]
     lines = [line.strip("│├└─ ") for line in text.splitlines()]
     branch, other = lines.index("if threadIdx.y == 2"), lines.index("else")
     async_loop = next(n for n, line in enumerate(lines) if line.endswith("AsyncWarp"))

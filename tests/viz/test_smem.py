@@ -63,7 +63,8 @@ def test_warp_specialized_full_and_empty_barriers_are_one_array() -> None:
     chart = smem_chart(warp_specialized(stages=3).kernel)
     mbar = next(b for b in chart.buffers if b.kind == "mbarrier full+empty")
     assert mbar.elements.const_value() == 6 and mbar.live is not None
-    assert [s.stage for s in chart.stages] == [k.Stage.PrePrologue, k.Stage.AsyncWarp, k.Stage.ComputeWarp]
+    assert [s.stage for s in chart.stages] == [k.Stage.PrePrologue, k.Stage.AsyncWarp, k.Stage.ComputeWarp,
+                                              k.Stage.PostEpilogue]
 
 
 def reuse_kernel(second_offset: int) -> k.Kernel:
