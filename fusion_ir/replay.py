@@ -24,8 +24,8 @@ def producer_to_consumer_root(producer: "TensorView", consumer: "TensorView") ->
     if expr is None or producer not in expr.inputs:
         raise ValueError(f"T{producer.name} is not a producer of T{consumer.name}")
     mapping = {p: c for c, p in expr.root_map(producer).items()}
-    for c, b in producer.loop_broadcasts.items():     # a matmul operand's loop broadcast
-        if c in consumer.root:
+    for c, b in producer.loop_broadcasts.items():     # loop broadcasts: see TensorView._replay_as_consumer
+        if c in consumer.root or c in consumer.loop_broadcasts.values():
             mapping[b] = c
     return mapping
 

@@ -441,18 +441,19 @@ class TensorView:
         c2p = {c: p for p, c in p2c.items()}
         cone = replay.ancestors_transforms(consumer, consumer.loop[:pos])
         leaves = list(self.logical)
-        if isinstance(consumer.definition, MmaOp):
-            # the other operand's dimension (N for A, M for B): this operand is broadcast along it
-            needed = [i for t in cone for i in t.inputs] + list(consumer.loop[:pos])
-            for r in consumer.root:
-                if r in c2p or r.is_reduction or r not in needed:
-                    continue
-                b = self.loop_broadcasts.get(r)
-                if b is None:
-                    b = self.fusion.new_iter_domain(Val.const(1), IterType.Broadcast)
-                    self.loop_broadcasts[r] = b
-                c2p[r] = b
-                leaves.insert(0, b)
+        # A consumer axis this tensor has no counterpart of (a matmul operand lacks the other operand's
+        # dimension; a broadcast adds axes; a consumer's own loop broadcast): computed inside that
+        # loop, this tensor is broadcast along it and gains a loop-only broadcast axis standing for it.
+        needed = [i for t in cone for i in t.inputs] + list(consumer.loop[:pos])
+        for r in list(consumer.root) + list(consumer.loop_broadcasts.values()):
+            if r in c2p or r.is_reduction or r not in needed:
+                continue
+            b = self.loop_broadcasts.get(r)
+            if b is None:
+                b = self.fusion.new_iter_domain(Val.const(1), IterType.Broadcast)
+                self.loop_broadcasts[r] = b
+            c2p[r] = b
+            leaves.insert(0, b)
         new, m = replay.replay_transforms(self.fusion, cone, c2p, leaves, target=self, what="compute_at")
         shared = []
         for k in range(pos):
