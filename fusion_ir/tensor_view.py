@@ -558,18 +558,88 @@ class TensorView:
                 source[k] = f"T{c.name}"
         return out
 
+    def _own_inline_stop(self) -> int:
+        """The first loop axis that this tensor itself keeps out of any shared loop: a reduction, Bulk
+        or Vectorize axis, or an axis it must hold whole as a persistent buffer."""
+        persistent = first_unmappable_loop_axis(self)
+        stop = len(self.loop) if persistent is None else persistent[0]
+        for k, i in enumerate(self.loop[:stop]):
+            if i.is_reduction or i.parallel_type in (ParallelType.Bulk, ParallelType.Vectorize):
+                return k
+        return stop
+
+    def gain_loop_broadcasts(self) -> list[IterDomain]:
+        """Give this tensor loop broadcasts for its consumer's broadcast axes it lacks in front of axes
+        they share, so it can be inlined past them (what ``inline_most`` does first).
+
+        ``out[i, j] = x[i, j] * broadcast(cast(w))[j]``: the cast's loops ``[j/128, 128]`` sit inside
+        the broadcast's ``[b, j/128, 128]``; with a loop broadcast standing for ``b`` the cast's axes
+        line up with the broadcast's, position by position, and it is computed inside the loop ``b``
+        resolves to (``i``), as nvFuser's computeAt skips a consumer's broadcast axes. The consumer's
+        transforms of those broadcast axes are replayed onto the loop broadcasts. Nothing changes for a
+        tensor with several consumers or one already inlined or inlined into. Returns the new axes.
+        """
+        consumers = self.consumers()
+        if self.is_input or len(consumers) != 1 or self.compute_at_pos > 0 or self.max_producer_pos > 0:
+            return []
+        consumer = consumers[0]
+        mapped_roots = set(replay.producer_to_consumer_root(self, consumer).values())
+        lone = {r for r in list(consumer.root) + list(consumer.loop_broadcasts.values())
+                if r.is_broadcast and r not in mapped_roots}
+        if not lone:
+            return []
+        mapping = replay.loop_map(self, consumer)
+        stop = self._own_inline_stop()
+        gaps: list[IterDomain] = []
+        pending: list[IterDomain] = []
+        j = 0
+        for cid in consumer.loop:
+            if j < stop and mapping.get(self.loop[j]) is cid:
+                gaps += pending
+                pending = []
+                j += 1
+            elif _comes_from_only(consumer, cid, lone):
+                pending.append(cid)
+            else:
+                break
+        if not gaps:
+            return []
+        with self.fusion.transaction():
+            cone = replay.ancestors_transforms(consumer, gaps)
+            c2p: dict[IterDomain, IterDomain] = {}
+            leaves: list[IterDomain] = []
+            for r in sorted(_leaf_ancestors(consumer, gaps), key=lambda i: i.name):
+                b = self.loop_broadcasts.get(r)
+                if b is None:
+                    b = self.fusion.new_iter_domain(Val.const(1), IterType.Broadcast)
+                    self.loop_broadcasts[r] = b
+                c2p[r] = b
+                leaves.append(b)
+            new, m = replay.replay_transforms(self.fusion, cone, c2p, leaves, target=self, what="inline_most")
+            loop: list[IterDomain] = []
+            j = 0
+            for cid in consumer.loop:
+                if cid in gaps:
+                    loop.append(m[cid])
+                elif j < len(self.loop) and mapping.get(self.loop[j]) is cid:
+                    loop.append(self.loop[j])
+                    j += 1
+                else:
+                    break
+            loop += [i for i in self.loop if i not in loop] + [i for i in leaves if i not in loop]
+            self.transforms = self.transforms + new
+            self.loop = loop
+        return [m[g] for g in gaps]
+
     def max_inline_position(self) -> int:
         """Largest position whose axes map to every consumer's axes at the same positions."""
         consumers = self.consumers()
         if not consumers:
             return 0
         maps = [(c, replay.loop_map(self, c)) for c in consumers]
-        persistent = first_unmappable_loop_axis(self)
-        stop = len(self.loop) if persistent is None else persistent[0]
+        stop = self._own_inline_stop()
         pos = 0
         for k, i in enumerate(self.loop[:stop]):
-            if i.is_reduction or i.parallel_type in (ParallelType.Bulk, ParallelType.Vectorize):
-                break
             ok = True
             for c, mp in maps:
                 cid = mp.get(i)
@@ -818,6 +888,23 @@ def _root_ancestors(tv: TensorView, i: IterDomain) -> set[IterDomain]:
         elif x.definition is not None:
             stack.extend(x.definition.inputs)
     return found
+
+
+def _leaf_ancestors(tv: TensorView, ids: list[IterDomain]) -> set[IterDomain]:
+    """The axes that ``ids`` come from through ``tv``'s transforms (its root axes, or loop broadcasts)."""
+    stack, found = list(ids), set()
+    while stack:
+        x = stack.pop()
+        if x.definition is not None and x.definition in tv.transforms:
+            stack.extend(x.definition.inputs)
+        else:
+            found.add(x)
+    return found
+
+
+def _comes_from_only(tv: TensorView, i: IterDomain, sources: set[IterDomain]) -> bool:
+    """True when ``tv``'s axis ``i`` comes from axes of ``sources`` alone."""
+    return _leaf_ancestors(tv, [i]) <= sources
 
 
 def _reads_global_memory(expr: Expr) -> bool:
