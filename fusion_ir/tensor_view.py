@@ -444,10 +444,9 @@ class TensorView:
         # A consumer axis this tensor has no counterpart of (a matmul operand lacks the other operand's
         # dimension; a broadcast adds axes; a consumer's own loop broadcast): computed inside that
         # loop, this tensor is broadcast along it and gains a loop-only broadcast axis standing for it.
-        needed = [i for t in cone for i in t.inputs] + list(consumer.loop[:pos])
-        for r in list(consumer.root) + list(consumer.loop_broadcasts.values()):
-            if r in c2p or r.is_reduction or r not in needed:
-                continue
+        # Outside a matmul only where the loop encloses axes the two share: a broadcast axis after the
+        # last of them would only repeat this tensor's whole computation, so it stays an error.
+        for r in self._loop_broadcast_roots(consumer, pos, set(c2p)):
             b = self.loop_broadcasts.get(r)
             if b is None:
                 b = self.fusion.new_iter_domain(Val.const(1), IterType.Broadcast)
@@ -501,6 +500,23 @@ class TensorView:
         self.loop = shared + rest
         self.compute_at_pos = pos
         self._check_unique_bindings("compute_at")
+
+    def _loop_broadcast_roots(self, consumer: TensorView, pos: int, mapped: set[IterDomain]) -> list[IterDomain]:
+        """The consumer's root axes (and loop broadcasts) without a counterpart here that this tensor,
+        computed at ``pos`` of ``consumer``, needs loop broadcasts for."""
+        prefix = consumer.loop[:pos]
+        needed = set(_leaf_ancestors(consumer, prefix))
+        lone = [r for r in list(consumer.root) + list(consumer.loop_broadcasts.values())
+                if r not in mapped and not r.is_reduction and r in needed]
+        if isinstance(consumer.definition, MmaOp):
+            return lone
+        # a shared axis that is not made of lone axes alone, and the last of them
+        lone_set = set(lone)
+        sharing = [k for k, i in enumerate(prefix) if not _comes_from_only(consumer, i, lone_set)]
+        if not sharing:
+            return []
+        inside = set(_leaf_ancestors(consumer, prefix[:sharing[-1] + 1]))
+        return [r for r in lone if r in inside]
 
     def _check_unique_bindings(self, what: str) -> None:
         """No two loop axes of one tensor may be bound to the same block or thread index."""
