@@ -461,6 +461,9 @@ class TensorView:
                 reds = [i for i in self.logical if i.is_reduction]
                 why = (f" (T{self.name} has reduction axis {reds[0].label()}; reduction axes are never "
                        f"inlined)" if reds else "")
+                if not reds and consumer.loop[k].is_broadcast:
+                    why = (f" (a broadcast axis after the last axis they share: computed inside its loop, "
+                           f"T{self.name} would only be repeated)")
                 raise self._err(f"compute_at: position {pos} needs axis {k} ({consumer.loop[k].label()}) of "
                                 f"T{consumer.name}, which has no counterpart in T{self.name}{why}; "
                                 f"compute at position <= {k}")
