@@ -131,3 +131,27 @@ def test_a_trailing_broadcast_axis_still_has_no_counterpart() -> None:
         e.compute_at(out, 2)
     e.compute_at(out, 1)
     assert e.ndim == 1 and not e.loop_broadcasts
+
+
+def test_a_1d_tma_tile_is_computed_inside_a_2d_tile_loop() -> None:
+    """``out[i, j] = x[i, j] * scale[j]``: the TMA tile of scale, computed at the tile loop of out, takes a
+    loop broadcast for the block-bound row axis and shares the tile loop (examples/tma_broadcast_scale.py)."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=2)
+        scale = fusion.add_input(ndim=1)
+        out = ops.mul(x, ops.broadcast(scale, [True, False]))
+        fusion.add_output(out)
+    tile = scale.cache_after(LoadStoreOpType.TMA)
+    out.split(1, 128)
+    out.axis(0).parallelize(PT.BIDx)
+    out.axis(2).parallelize(PT.TIDx)
+    tile.compute_at(out, 2)
+    tile.axis(2).parallelize(PT.Bulk)
+    inline_most(fusion)
+    assert tile.compute_at_pos == 2 and tile.loop[0].parallel_type is PT.BIDx and tile.loop[0].is_broadcast
+    assert [str(i.extent) for i in tile.loop[1:]] == ["ceilDiv(i2, 128)", "128"]
+    kernel = lower(fusion)
+    rng = np.random.default_rng(1)
+    inputs = [rng.standard_normal((6, 300)).astype(np.float32), rng.standard_normal(300).astype(np.float32)]
+    assert_matches(fusion, inputs, simulate(kernel, inputs))
