@@ -171,6 +171,19 @@ def replay_transforms(fusion, ref_transforms: list[Transform], id_map: dict[Iter
     return new, m
 
 
+def match_replayed(old: list[Transform], new: list[Transform]) -> dict[IterDomain, IterDomain]:
+    """Old axis -> new axis where a transform of ``new`` repeats one of ``old`` (the same split or merge of
+    the same, or already matched, axes): what a replay that replaced ``old`` by ``new`` kept of them."""
+    m: dict[IterDomain, IterDomain] = {}
+    for t in old:
+        inputs = [m.get(i, i) for i in t.inputs]
+        for n in new:
+            if same_transform(t, n) and list(n.inputs) == inputs:
+                m.update(zip(t.outputs, n.outputs))
+                break
+    return m
+
+
 def ancestors_transforms(tv: "TensorView", ids: list[IterDomain]) -> list[Transform]:
     """The transforms of ``tv`` needed to produce ``ids``, in history order."""
     needed: set[int] = set()

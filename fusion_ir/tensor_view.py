@@ -216,7 +216,8 @@ class TensorView:
         if isinstance(factor, bool) or not isinstance(factor, int) or factor <= 0:
             raise self._err(f"split: factor {factor!r} for {self._axis_desc(a)} must be a positive integer")
         self._check_outside_inlined([a], "split")
-        if self.loop[a].parallel_type in (ParallelType.Bulk, ParallelType.Vectorize):
+        if self.loop[a].parallel_type is not ParallelType.Serial:
+            # the parts of a split start unbound: the binding would be lost without a word
             raise self._err(f"split: {self._axis_desc(a)} is {self.loop[a].parallel_type.name}-parallel; "
                             f"split it before parallelizing")
         with self.fusion.transaction():
@@ -248,8 +249,10 @@ class TensorView:
                             f"({self._axis_desc(a)} and {self._axis_desc(b)})")
         self._check_outside_inlined([a, b], "merge")
         for i in (a, b):
-            if self.loop[i].parallel_type in (ParallelType.Bulk, ParallelType.Vectorize):
-                raise self._err(f"merge: {self._axis_desc(i)} is {self.loop[i].parallel_type.name}-parallel")
+            if self.loop[i].parallel_type is not ParallelType.Serial:
+                # a merged axis starts unbound: the binding would be lost without a word
+                raise self._err(f"merge: {self._axis_desc(i)} is {self.loop[i].parallel_type.name}-parallel; "
+                                f"merge it before parallelizing")
         with self.fusion.transaction():
             m = replay.make_merge(self.fusion, ida, idb)
             pos = min(a, b)
@@ -289,6 +292,9 @@ class TensorView:
         a = self._norm_axis(axis, "parallelize")
         if not isinstance(parallel_type, ParallelType):
             raise self._err(f"parallelize: {parallel_type!r} is not a ParallelType")
+        if self.is_input:
+            raise self._err(f"parallelize: T{self.name} is a fusion input; it is not computed, so {self._axis_desc(a)} "
+                            f"is no loop to bind: parallelize the tensors that read it (or a cache_after of it)")
         self._validate_parallel_type(a, parallel_type)
         with self.fusion.transaction():
             self.loop[a].parallel_type = parallel_type
@@ -387,6 +393,8 @@ class TensorView:
                 if mine is not None and mine in leaves and mine not in ordered:
                     ordered.append(mine)
             ordered += [i for i in leaves if i not in ordered]
+            self._carry_bindings([t for t in self.transforms if t not in keep], new, ordered, "transform_like",
+                                 f"replaying T{reference.name}'s transforms remakes it")
             self.transforms = keep + new
             self.loop = ordered
         return self
@@ -483,6 +491,8 @@ class TensorView:
         for i in rest_from_consumer + rest_old + leaves:
             if i not in shared and i not in rest:
                 rest.append(i)
+        self._carry_bindings([t for t in self.transforms if t not in kept], new, shared + rest, "compute_at",
+                             f"position {pos} replays T{consumer.name}'s transforms of it")
         for k, i in enumerate(shared):
             if i.is_reduction:
                 raise self._err(f"compute_at: axis {k} ({i.label()}) is a reduction axis of T{self.name}; "
@@ -520,6 +530,28 @@ class TensorView:
             return []
         inside = set(_leaf_ancestors(consumer, prefix[:sharing[-1] + 1]))
         return [r for r in lone if r in inside]
+
+    def _carry_bindings(self, dropped: list[Transform], new: list[Transform], new_loop: list[IterDomain],
+                        what: str, why: str) -> None:
+        """Keep the bindings of loop axes that a replay (compute_at, transform_like) takes away: each goes to
+        the axis a replayed transform makes in its place, the same split or merge of the same axes. An axis
+        with none is refused rather than its binding (a Bulk box, thread index, ...) silently lost."""
+        lost = [(k, i) for k, i in enumerate(self.loop) if i.parallel_type is not ParallelType.Serial
+                and i not in new_loop]
+        if not lost:
+            return
+        counterpart = replay.match_replayed(dropped, new)
+        for k, i in lost:
+            j = counterpart.get(i)
+            if j is None or j not in new_loop:
+                raise self._err(f"{what}: {self._axis_desc(k)} is {i.parallel_type.name}-parallel, but {why} "
+                                f"differently and the binding would be lost; {what} first, then split and "
+                                f"parallelize T{self.name}'s remaining axes")
+            if j.parallel_type not in (ParallelType.Serial, i.parallel_type):
+                raise self._err(f"{what}: {self._axis_desc(k)} is {i.parallel_type.name}-parallel, but its "
+                                f"counterpart {j.label()} after the replay is bound to {j.parallel_type.name}; "
+                                f"conflicting parallel bindings")
+            j.parallel_type = i.parallel_type
 
     def _check_unique_bindings(self, what: str) -> None:
         """No two loop axes of one tensor may be bound to the same block or thread index."""

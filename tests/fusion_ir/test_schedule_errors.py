@@ -217,6 +217,21 @@ CASES = [
     ("merge-vectorize-axis", with_(small_cached, lambda n: n.c.axis(1).parallelize(PT.Vectorize)),
      lambda n: n.c.merge(0),
      r"T4: merge: axis 1 \(iV9\{4\}\) is Vectorize-parallel"),
+    ("split-thread-axis", with_(pointwise, lambda n: n.t3.axis(1).parallelize(PT.TIDx)),
+     lambda n: n.t3.split(1, 32),
+     r"T3: split: axis 1 \(iTIDx7\{i1\}\) is TIDx-parallel; split it before parallelizing"),
+    ("merge-block-axis", with_(pointwise, lambda n: n.t3.axis(0).parallelize(PT.BIDx)),
+     lambda n: n.t3.merge(0),
+     r"T3: merge: axis 0 \(iBIDx6\{i0\}\) is BIDx-parallel; merge it before parallelizing"),
+    ("compute-at-drops-own-binding",
+     with_(pointwise_split, lambda n: n.t2.split(1, 2), lambda n: n.t2.axis(2).parallelize(PT.TIDx)),
+     lambda n: n.t2.compute_at(n.t3, 2),
+     r"T2: compute_at: axis 2 \(iTIDx\d+\{2\}\) is TIDx-parallel, but position 2 replays T3's transforms of it "
+     r"differently and the binding would be lost; compute_at first, then split and parallelize T2's remaining axes"),
+    ("transform-like-drops-binding", with_(pointwise_split, lambda n: n.t2.axis(1).parallelize(PT.TIDx)),
+     lambda n: n.t2.transform_like(n.t3),
+     r"T2: transform_like: axis 1 \(iTIDx5\{1024\}\) is TIDx-parallel, but replaying T3's transforms remakes it "
+     r"differently and the binding would be lost"),
 
     # merge reduction with iteration
     ("merge-reduction-with-iteration", reduction, lambda n: n.r.merge(0, 1),
@@ -344,6 +359,9 @@ CASES = [
      r"T2: parallelize: reduction axis 1 \(rS5\{i1\}\) cannot be bound to BIDx"),
     ("mma-on-non-matmul", pointwise, lambda n: n.t3.axis(1).parallelize(PT.Mma),
      r"T3: parallelize: Mma on axis 1 \(iS7\{i1\}\) needs a tensor defined by matmul"),
+    ("parallelize-input", pointwise, lambda n: n.t0.axis(0).parallelize(PT.BIDx),
+     r"T0: parallelize: T0 is a fusion input; it is not computed, so axis 0 \(iS0\{i0\}\) is no loop to bind: "
+     r"parallelize the tensors that read it \(or a cache_after of it\)"),
     ("parallelize-not-a-parallel-type", pointwise, lambda n: n.t3.axis(0).parallelize("TIDx"),
      r"T3: parallelize: 'TIDx' is not a ParallelType"),
     ("parallelize-conflicts-with-consumer",
