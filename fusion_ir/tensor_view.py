@@ -37,7 +37,13 @@ class Axis:
 
     def parallelize(self, parallel_type: ParallelType) -> Axis:
         """Bind this axis to ``parallel_type`` (see ``TensorView.parallelize``)."""
-        self.tv.parallelize(self.index, parallel_type)
+        tv = self.tv
+        if self.index >= len(tv.loop) or tv.loop[self.index] is not self.id:
+            now = f"axis {self.index} is now {tv.loop[self.index].label()}" if self.index < len(tv.loop) else \
+                f"there is no axis {self.index} now"
+            raise tv._err(f"parallelize: axis({self.index}) was {self.id.label()} when it was taken, but T{tv.name}'s "
+                          f"loop domain has changed since ({now}); take T{tv.name}.axis({self.index}) again")
+        tv.parallelize(self.index, parallel_type)
         return self
 
     def __getattr__(self, name: str) -> Any:

@@ -362,6 +362,11 @@ CASES = [
     ("parallelize-input", pointwise, lambda n: n.t0.axis(0).parallelize(PT.BIDx),
      r"T0: parallelize: T0 is a fusion input; it is not computed, so axis 0 \(iS0\{i0\}\) is no loop to bind: "
      r"parallelize the tensors that read it \(or a cache_after of it\)"),
+    ("parallelize-stale-axis",
+     with_(tma_cached, lambda n: setattr(n, "ax", n.c.axis(1)), lambda n: n.c.compute_at(n.t3, 2)),
+     lambda n: n.ax.parallelize(PT.Bulk),
+     r"T4: parallelize: axis\(1\) was iS11\{i1\} when it was taken, but T4's loop domain has changed since "
+     r"\(axis 1 is now iS\d+\{ceilDiv\(i1, 256\)\}\); take T4.axis\(1\) again"),
     ("parallelize-not-a-parallel-type", pointwise, lambda n: n.t3.axis(0).parallelize("TIDx"),
      r"T3: parallelize: 'TIDx' is not a ParallelType"),
     ("parallelize-conflicts-with-consumer",
