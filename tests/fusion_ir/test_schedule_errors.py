@@ -75,6 +75,17 @@ def softmax_max():
     return SimpleNamespace(f=f, x=x, m=m, bm=bm, y=y)
 
 
+def broadcast_of_1d():
+    """T4 = T2 + broadcast(T1, [False, True]) with T1 = exp(T0): T1 = [i0], T3 = [i0, b]."""
+    f = Fusion()
+    with f:
+        v = f.add_input(ndim=1)
+        e = ops.exp(v)
+        out = ops.add(f.add_input(ndim=2), ops.broadcast(e, [False, True]))
+        f.add_output(out)
+    return SimpleNamespace(f=f, v=v, e=e, out=out)
+
+
 def tma_cached():
     """The DESIGN.md fusion: T4 = cache_after(T0, TMA) feeding T2 = T4 + T1, T3 = exp(T2) split by 256."""
     ns = pointwise()
@@ -273,6 +284,9 @@ CASES = [
     ("compute-at-past-reduction", softmax_max, lambda n: n.m.compute_at(n.y, 2),
      r"T1: compute_at: position 2 needs axis 1 \(bS5\{1\}\) of T2, which has no counterpart in T1 "
      r"\(T1 has reduction axis rS3\{i1\}; reduction axes are never inlined\)"),
+    ("compute-at-past-trailing-broadcast", broadcast_of_1d, lambda n: n.e.compute_at(n.out, 2),
+     r"T1: compute_at: position 2 needs axis 1 \(bS5\{1\}\) of T3, which has no counterpart in T1 \(a broadcast axis "
+     r"after the last axis they share: computed inside its loop, T1 would only be repeated\); compute at position <= 1"),
     ("compute-at-past-consumer-bulk",
      with_(tma_of_intermediate, lambda n: n.c.axis(1).parallelize(PT.Bulk)),
      lambda n: n.s.compute_at(n.c, 2),
