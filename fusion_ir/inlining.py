@@ -14,6 +14,9 @@ def inline_most(fusion: Fusion, tensors: Iterable[TensorView] | None = None) -> 
     chosen = list(tensors) if tensors is not None else fusion.used_tensors()
     _check_members(fusion, chosen, "inline_most")
     with fusion.transaction():
+        # Consumers first: a tensor's loop broadcasts replay its consumer's axes as they will be.
+        for tv in reversed(chosen):
+            tv.gain_loop_broadcasts()
         for tv in chosen:
             if tv.is_input or not tv.consumers():
                 continue

@@ -24,8 +24,8 @@ def producer_to_consumer_root(producer: "TensorView", consumer: "TensorView") ->
     if expr is None or producer not in expr.inputs:
         raise ValueError(f"T{producer.name} is not a producer of T{consumer.name}")
     mapping = {p: c for c, p in expr.root_map(producer).items()}
-    for c, b in producer.loop_broadcasts.items():     # a matmul operand's loop broadcast
-        if c in consumer.root:
+    for c, b in producer.loop_broadcasts.items():     # loop broadcasts: see TensorView._replay_as_consumer
+        if c in consumer.root or c in consumer.loop_broadcasts.values():
             mapping[b] = c
     return mapping
 
@@ -169,6 +169,19 @@ def replay_transforms(fusion, ref_transforms: list[Transform], id_map: dict[Iter
             elif b is not None and a is None:
                 m[t.out] = b
     return new, m
+
+
+def match_replayed(old: list[Transform], new: list[Transform]) -> dict[IterDomain, IterDomain]:
+    """Old axis -> new axis where a transform of ``new`` repeats one of ``old`` (the same split or merge of
+    the same, or already matched, axes): what a replay that replaced ``old`` by ``new`` kept of them."""
+    m: dict[IterDomain, IterDomain] = {}
+    for t in old:
+        inputs = [m.get(i, i) for i in t.inputs]
+        for n in new:
+            if same_transform(t, n) and list(n.inputs) == inputs:
+                m.update(zip(t.outputs, n.outputs))
+                break
+    return m
 
 
 def ancestors_transforms(tv: "TensorView", ids: list[IterDomain]) -> list[Transform]:

@@ -41,12 +41,12 @@ class Axis:
 
         The handle names an IterDomain, as ``tv->axis(i)`` does in nvFuser: after a reorder it
         follows the axis to its new index; after a transform that replaced it (split, merge,
-        rfactor) it is refused rather than applied to whatever axis now sits at its old index.
+        rfactor, the replay of compute_at) it is refused rather than applied to whatever axis now sits at its old index.
         """
         index = next((k for k, i in enumerate(self.tv.loop) if i is self.id), None)
         if index is None:
             raise self.tv._err(f"parallelize: the handle tv.axis({self.index}) to {self.id.label()} is stale: "
-                               f"a split, merge or rfactor has replaced that axis since; take tv.axis(i) again")
+                               f"a split, merge, rfactor or compute_at has replaced that axis since; take tv.axis(i) again")
         self.index = index
         self.tv.parallelize(index, parallel_type)
         return self
@@ -227,7 +227,8 @@ class TensorView:
         if isinstance(factor, bool) or not isinstance(factor, int) or factor <= 0:
             raise self._err(f"split: factor {factor!r} for {self._axis_desc(a)} must be a positive integer")
         self._check_outside_inlined([a], "split")
-        if self.loop[a].parallel_type in (ParallelType.Bulk, ParallelType.Vectorize):
+        if self.loop[a].parallel_type is not ParallelType.Serial:
+            # the parts of a split start unbound: the binding would be lost without a word
             raise self._err(f"split: {self._axis_desc(a)} is {self.loop[a].parallel_type.name}-parallel; "
                             f"split it before parallelizing")
         with self.fusion.transaction():
@@ -259,8 +260,10 @@ class TensorView:
                             f"({self._axis_desc(a)} and {self._axis_desc(b)})")
         self._check_outside_inlined([a, b], "merge")
         for i in (a, b):
-            if self.loop[i].parallel_type in (ParallelType.Bulk, ParallelType.Vectorize):
-                raise self._err(f"merge: {self._axis_desc(i)} is {self.loop[i].parallel_type.name}-parallel")
+            if self.loop[i].parallel_type is not ParallelType.Serial:
+                # a merged axis starts unbound: the binding would be lost without a word
+                raise self._err(f"merge: {self._axis_desc(i)} is {self.loop[i].parallel_type.name}-parallel; "
+                                f"merge it before parallelizing")
         with self.fusion.transaction():
             m = replay.make_merge(self.fusion, ida, idb)
             pos = min(a, b)
@@ -300,6 +303,9 @@ class TensorView:
         a = self._norm_axis(axis, "parallelize")
         if not isinstance(parallel_type, ParallelType):
             raise self._err(f"parallelize: {parallel_type!r} is not a ParallelType")
+        if self.is_input:
+            raise self._err(f"parallelize: T{self.name} is a fusion input; it is not computed, so {self._axis_desc(a)} "
+                            f"is no loop to bind: parallelize the tensors that read it (or a cache_after of it)")
         self._validate_parallel_type(a, parallel_type)
         with self.fusion.transaction():
             self.loop[a].parallel_type = parallel_type
@@ -398,6 +404,8 @@ class TensorView:
                 if mine is not None and mine in leaves and mine not in ordered:
                     ordered.append(mine)
             ordered += [i for i in leaves if i not in ordered]
+            self._carry_bindings([t for t in self.transforms if t not in keep], new, ordered, "transform_like",
+                                 f"replaying T{reference.name}'s transforms remakes it")
             self.transforms = keep + new
             self.loop = ordered
         return self
@@ -452,18 +460,18 @@ class TensorView:
         c2p = {c: p for p, c in p2c.items()}
         cone = replay.ancestors_transforms(consumer, consumer.loop[:pos])
         leaves = list(self.logical)
-        if isinstance(consumer.definition, MmaOp):
-            # the other operand's dimension (N for A, M for B): this operand is broadcast along it
-            needed = [i for t in cone for i in t.inputs] + list(consumer.loop[:pos])
-            for r in consumer.root:
-                if r in c2p or r.is_reduction or r not in needed:
-                    continue
-                b = self.loop_broadcasts.get(r)
-                if b is None:
-                    b = self.fusion.new_iter_domain(Val.const(1), IterType.Broadcast)
-                    self.loop_broadcasts[r] = b
-                c2p[r] = b
-                leaves.insert(0, b)
+        # A consumer axis this tensor has no counterpart of (a matmul operand lacks the other operand's
+        # dimension; a broadcast adds axes; a consumer's own loop broadcast): computed inside that
+        # loop, this tensor is broadcast along it and gains a loop-only broadcast axis standing for it.
+        # Outside a matmul only where the loop encloses axes the two share: a broadcast axis after the
+        # last of them would only repeat this tensor's whole computation, so it stays an error.
+        for r in self._loop_broadcast_roots(consumer, pos, set(c2p)):
+            b = self.loop_broadcasts.get(r)
+            if b is None:
+                b = self.fusion.new_iter_domain(Val.const(1), IterType.Broadcast)
+                self.loop_broadcasts[r] = b
+            c2p[r] = b
+            leaves.insert(0, b)
         new, m = replay.replay_transforms(self.fusion, cone, c2p, leaves, target=self, what="compute_at")
         shared = []
         for k in range(pos):
@@ -472,6 +480,9 @@ class TensorView:
                 reds = [i for i in self.logical if i.is_reduction]
                 why = (f" (T{self.name} has reduction axis {reds[0].label()}; reduction axes are never "
                        f"inlined)" if reds else "")
+                if not reds and consumer.loop[k].is_broadcast:
+                    why = (f" (a broadcast axis after the last axis they share: computed inside its loop, "
+                           f"T{self.name} would only be repeated)")
                 raise self._err(f"compute_at: position {pos} needs axis {k} ({consumer.loop[k].label()}) of "
                                 f"T{consumer.name}, which has no counterpart in T{self.name}{why}; "
                                 f"compute at position <= {k}")
@@ -491,6 +502,8 @@ class TensorView:
         for i in rest_from_consumer + rest_old + leaves:
             if i not in shared and i not in rest:
                 rest.append(i)
+        self._carry_bindings([t for t in self.transforms if t not in kept], new, shared + rest, "compute_at",
+                             f"position {pos} replays T{consumer.name}'s transforms of it")
         for k, i in enumerate(shared):
             if i.is_reduction:
                 raise self._err(f"compute_at: axis {k} ({i.label()}) is a reduction axis of T{self.name}; "
@@ -511,6 +524,45 @@ class TensorView:
         self.loop = shared + rest
         self.compute_at_pos = pos
         self._check_unique_bindings("compute_at")
+
+    def _loop_broadcast_roots(self, consumer: TensorView, pos: int, mapped: set[IterDomain]) -> list[IterDomain]:
+        """The consumer's root axes (and loop broadcasts) without a counterpart here that this tensor,
+        computed at ``pos`` of ``consumer``, needs loop broadcasts for."""
+        prefix = consumer.loop[:pos]
+        needed = set(_leaf_ancestors(consumer, prefix))
+        lone = [r for r in list(consumer.root) + list(consumer.loop_broadcasts.values())
+                if r not in mapped and not r.is_reduction and r in needed]
+        if isinstance(consumer.definition, MmaOp):
+            return lone
+        # a shared axis that is not made of lone axes alone, and the last of them
+        lone_set = set(lone)
+        sharing = [k for k, i in enumerate(prefix) if not _comes_from_only(consumer, i, lone_set)]
+        if not sharing:
+            return []
+        inside = set(_leaf_ancestors(consumer, prefix[:sharing[-1] + 1]))
+        return [r for r in lone if r in inside]
+
+    def _carry_bindings(self, dropped: list[Transform], new: list[Transform], new_loop: list[IterDomain],
+                        what: str, why: str) -> None:
+        """Keep the bindings of loop axes that a replay (compute_at, transform_like) takes away: each goes to
+        the axis a replayed transform makes in its place, the same split or merge of the same axes. An axis
+        with none is refused rather than its binding (a Bulk box, thread index, ...) silently lost."""
+        lost = [(k, i) for k, i in enumerate(self.loop) if i.parallel_type is not ParallelType.Serial
+                and i not in new_loop]
+        if not lost:
+            return
+        counterpart = replay.match_replayed(dropped, new)
+        for k, i in lost:
+            j = counterpart.get(i)
+            if j is None or j not in new_loop:
+                raise self._err(f"{what}: {self._axis_desc(k)} is {i.parallel_type.name}-parallel, but {why} "
+                                f"differently and the binding would be lost; {what} first, then split and "
+                                f"parallelize T{self.name}'s remaining axes")
+            if j.parallel_type not in (ParallelType.Serial, i.parallel_type):
+                raise self._err(f"{what}: {self._axis_desc(k)} is {i.parallel_type.name}-parallel, but its "
+                                f"counterpart {j.label()} after the replay is bound to {j.parallel_type.name}; "
+                                f"conflicting parallel bindings")
+            j.parallel_type = i.parallel_type
 
     def _check_unique_bindings(self, what: str) -> None:
         """No two loop axes of one tensor may be bound to the same block or thread index."""
@@ -568,18 +620,88 @@ class TensorView:
                 source[k] = f"T{c.name}"
         return out
 
+    def _own_inline_stop(self) -> int:
+        """The first loop axis that this tensor itself keeps out of any shared loop: a reduction, Bulk
+        or Vectorize axis, or an axis it must hold whole as a persistent buffer."""
+        persistent = first_unmappable_loop_axis(self)
+        stop = len(self.loop) if persistent is None else persistent[0]
+        for k, i in enumerate(self.loop[:stop]):
+            if i.is_reduction or i.parallel_type in (ParallelType.Bulk, ParallelType.Vectorize):
+                return k
+        return stop
+
+    def gain_loop_broadcasts(self) -> list[IterDomain]:
+        """Give this tensor loop broadcasts for its consumer's broadcast axes it lacks in front of axes
+        they share, so it can be inlined past them (what ``inline_most`` does first).
+
+        ``out[i, j] = x[i, j] * broadcast(cast(w))[j]``: the cast's loops ``[j/128, 128]`` sit inside
+        the broadcast's ``[b, j/128, 128]``; with a loop broadcast standing for ``b`` the cast's axes
+        line up with the broadcast's, position by position, and it is computed inside the loop ``b``
+        resolves to (``i``), as nvFuser's computeAt skips a consumer's broadcast axes. The consumer's
+        transforms of those broadcast axes are replayed onto the loop broadcasts. Nothing changes for a
+        tensor with several consumers or one already inlined or inlined into. Returns the new axes.
+        """
+        consumers = self.consumers()
+        if self.is_input or len(consumers) != 1 or self.compute_at_pos > 0 or self.max_producer_pos > 0:
+            return []
+        consumer = consumers[0]
+        mapped_roots = set(replay.producer_to_consumer_root(self, consumer).values())
+        lone = {r for r in list(consumer.root) + list(consumer.loop_broadcasts.values())
+                if r.is_broadcast and r not in mapped_roots}
+        if not lone:
+            return []
+        mapping = replay.loop_map(self, consumer)
+        stop = self._own_inline_stop()
+        gaps: list[IterDomain] = []
+        pending: list[IterDomain] = []
+        j = 0
+        for cid in consumer.loop:
+            if j < stop and mapping.get(self.loop[j]) is cid:
+                gaps += pending
+                pending = []
+                j += 1
+            elif _comes_from_only(consumer, cid, lone):
+                pending.append(cid)
+            else:
+                break
+        if not gaps:
+            return []
+        with self.fusion.transaction():
+            cone = replay.ancestors_transforms(consumer, gaps)
+            c2p: dict[IterDomain, IterDomain] = {}
+            leaves: list[IterDomain] = []
+            for r in sorted(_leaf_ancestors(consumer, gaps), key=lambda i: i.name):
+                b = self.loop_broadcasts.get(r)
+                if b is None:
+                    b = self.fusion.new_iter_domain(Val.const(1), IterType.Broadcast)
+                    self.loop_broadcasts[r] = b
+                c2p[r] = b
+                leaves.append(b)
+            new, m = replay.replay_transforms(self.fusion, cone, c2p, leaves, target=self, what="inline_most")
+            loop: list[IterDomain] = []
+            j = 0
+            for cid in consumer.loop:
+                if cid in gaps:
+                    loop.append(m[cid])
+                elif j < len(self.loop) and mapping.get(self.loop[j]) is cid:
+                    loop.append(self.loop[j])
+                    j += 1
+                else:
+                    break
+            loop += [i for i in self.loop if i not in loop] + [i for i in leaves if i not in loop]
+            self.transforms = self.transforms + new
+            self.loop = loop
+        return [m[g] for g in gaps]
+
     def max_inline_position(self) -> int:
         """Largest position whose axes map to every consumer's axes at the same positions."""
         consumers = self.consumers()
         if not consumers:
             return 0
         maps = [(c, replay.loop_map(self, c)) for c in consumers]
-        persistent = first_unmappable_loop_axis(self)
-        stop = len(self.loop) if persistent is None else persistent[0]
+        stop = self._own_inline_stop()
         pos = 0
         for k, i in enumerate(self.loop[:stop]):
-            if i.is_reduction or i.parallel_type in (ParallelType.Bulk, ParallelType.Vectorize):
-                break
             ok = True
             for c, mp in maps:
                 cid = mp.get(i)
@@ -834,6 +956,23 @@ def _root_ancestors(tv: TensorView, i: IterDomain) -> set[IterDomain]:
         elif x.definition is not None:
             stack.extend(x.definition.inputs)
     return found
+
+
+def _leaf_ancestors(tv: TensorView, ids: list[IterDomain]) -> set[IterDomain]:
+    """The axes that ``ids`` come from through ``tv``'s transforms (its root axes, or loop broadcasts)."""
+    stack, found = list(ids), set()
+    while stack:
+        x = stack.pop()
+        if x.definition is not None and x.definition in tv.transforms:
+            stack.extend(x.definition.inputs)
+        else:
+            found.add(x)
+    return found
+
+
+def _comes_from_only(tv: TensorView, i: IterDomain, sources: set[IterDomain]) -> bool:
+    """True when ``tv``'s axis ``i`` comes from axes of ``sources`` alone."""
+    return _leaf_ancestors(tv, [i]) <= sources
 
 
 def _reads_global_memory(expr: Expr) -> bool:

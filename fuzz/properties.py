@@ -202,9 +202,9 @@ def _variant(fusion: Fusion, step: Step) -> str | None:
 
 
 def domain_problem(fusion: Fusion) -> str | None:
-    """Why some tensor's loop domain is not its root domain transformed by its history, or None."""
+    """Why some tensor's loop domain is not its root domain (and loop broadcasts) transformed by its history, or None."""
     for tv in fusion.tensors:
-        leaves = list(tv.root)
+        leaves = list(tv.loop_broadcasts.values()) + list(tv.root)
         for t in tv.transforms:
             missing = [i for i in t.inputs if i not in leaves]
             if missing:

@@ -29,6 +29,7 @@ from ..kernel_ir import Continue, ForLoop, IfThenElse, Kernel, TensorOp
 class _Loop:
     group: LoopGroup
     items: list = field(default_factory=list)
+    scope: list | None = None       # the statement list holding this loop
 
 
 def run(kernel: Kernel, a: Analyses) -> Kernel:
@@ -75,7 +76,7 @@ def _place(ids: IdModel, root: list, tv: TensorView) -> list[_Loop]:
         if scope and isinstance(scope[-1], _Loop) and scope[-1].group is g:
             node = scope[-1]
         else:
-            node = _Loop(g)
+            node = _Loop(g, scope=scope)
             scope.append(node)
         scopes.append(scope)
         chain.append(node)
@@ -118,10 +119,34 @@ def _check_sharing(ids: IdModel, op_loops: dict[TensorView, list[_Loop]]) -> Non
             theirs = op_loops[consumer]
             for k, g in enumerate(shared_groups):
                 if k >= len(loops) or k >= len(theirs) or loops[k] is not theirs[k]:
+                    between = _tensors_between(loops[k] if k < len(loops) else None,
+                                               theirs[k] if k < len(theirs) else None)
+                    who = (f"the loops of {', '.join(f'T{t.name}' for t in between)} sit between them" if between
+                           else "another tensor's loops sit between them")
                     raise LoweringError(
                         f"T{tv.name} is computed at position {tv.compute_at_pos} of T{consumer.name}, but the loop "
-                        f"nest cannot share loop {g.label()} between them (another tensor's loops sit between); "
-                        f"change the compute-at positions")
+                        f"nest cannot share loop {g.label()} between them ({who}, emitted after T{tv.name} and "
+                        f"before T{consumer.name}); change the compute-at positions")
+
+
+def _tensors_between(mine: _Loop | None, theirs: _Loop | None) -> list[TensorView]:
+    """The tensors computed in the statements between a producer's loop and its consumer's loop of one scope."""
+    if mine is None or theirs is None or mine.scope is not theirs.scope:
+        return []
+    scope = mine.scope
+    a, b = scope.index(mine), scope.index(theirs)
+    found: list[TensorView] = []
+    for item in scope[a + 1:b]:
+        for tv in _computed_in(item):
+            if tv not in found:
+                found.append(tv)
+    return found
+
+
+def _computed_in(item) -> list[TensorView]:
+    if isinstance(item, TensorOp):
+        return [item.tv]
+    return [tv for x in item.items for tv in _computed_in(x)]
 
 
 def _freeze(ids: IdModel, item) -> object:

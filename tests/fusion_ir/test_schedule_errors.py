@@ -75,6 +75,17 @@ def softmax_max():
     return SimpleNamespace(f=f, x=x, m=m, bm=bm, y=y)
 
 
+def broadcast_of_1d():
+    """T4 = T2 + broadcast(T1, [False, True]) with T1 = exp(T0): T1 = [i0], T3 = [i0, b]."""
+    f = Fusion()
+    with f:
+        v = f.add_input(ndim=1)
+        e = ops.exp(v)
+        out = ops.add(f.add_input(ndim=2), ops.broadcast(e, [False, True]))
+        f.add_output(out)
+    return SimpleNamespace(f=f, v=v, e=e, out=out)
+
+
 def tma_cached():
     """The DESIGN.md fusion: T4 = cache_after(T0, TMA) feeding T2 = T4 + T1, T3 = exp(T2) split by 256."""
     ns = pointwise()
@@ -217,6 +228,21 @@ CASES = [
     ("merge-vectorize-axis", with_(small_cached, lambda n: n.c.axis(1).parallelize(PT.Vectorize)),
      lambda n: n.c.merge(0),
      r"T4: merge: axis 1 \(iV9\{4\}\) is Vectorize-parallel"),
+    ("split-thread-axis", with_(pointwise, lambda n: n.t3.axis(1).parallelize(PT.TIDx)),
+     lambda n: n.t3.split(1, 32),
+     r"T3: split: axis 1 \(iTIDx7\{i1\}\) is TIDx-parallel; split it before parallelizing"),
+    ("merge-block-axis", with_(pointwise, lambda n: n.t3.axis(0).parallelize(PT.BIDx)),
+     lambda n: n.t3.merge(0),
+     r"T3: merge: axis 0 \(iBIDx6\{i0\}\) is BIDx-parallel; merge it before parallelizing"),
+    ("compute-at-drops-own-binding",
+     with_(pointwise_split, lambda n: n.t2.split(1, 2), lambda n: n.t2.axis(2).parallelize(PT.TIDx)),
+     lambda n: n.t2.compute_at(n.t3, 2),
+     r"T2: compute_at: axis 2 \(iTIDx\d+\{2\}\) is TIDx-parallel, but position 2 replays T3's transforms of it "
+     r"differently and the binding would be lost; compute_at first, then split and parallelize T2's remaining axes"),
+    ("transform-like-drops-binding", with_(pointwise_split, lambda n: n.t2.axis(1).parallelize(PT.TIDx)),
+     lambda n: n.t2.transform_like(n.t3),
+     r"T2: transform_like: axis 1 \(iTIDx5\{1024\}\) is TIDx-parallel, but replaying T3's transforms remakes it "
+     r"differently and the binding would be lost"),
 
     # merge reduction with iteration
     ("merge-reduction-with-iteration", reduction, lambda n: n.r.merge(0, 1),
@@ -258,6 +284,9 @@ CASES = [
     ("compute-at-past-reduction", softmax_max, lambda n: n.m.compute_at(n.y, 2),
      r"T1: compute_at: position 2 needs axis 1 \(bS5\{1\}\) of T2, which has no counterpart in T1 "
      r"\(T1 has reduction axis rS3\{i1\}; reduction axes are never inlined\)"),
+    ("compute-at-past-trailing-broadcast", broadcast_of_1d, lambda n: n.e.compute_at(n.out, 2),
+     r"T1: compute_at: position 2 needs axis 1 \(bS5\{1\}\) of T3, which has no counterpart in T1 \(a broadcast axis "
+     r"after the last axis they share: computed inside its loop, T1 would only be repeated\); compute at position <= 1"),
     ("compute-at-past-consumer-bulk",
      with_(tma_of_intermediate, lambda n: n.c.axis(1).parallelize(PT.Bulk)),
      lambda n: n.s.compute_at(n.c, 2),
@@ -344,6 +373,14 @@ CASES = [
      r"T2: parallelize: reduction axis 1 \(rS5\{i1\}\) cannot be bound to BIDx"),
     ("mma-on-non-matmul", pointwise, lambda n: n.t3.axis(1).parallelize(PT.Mma),
      r"T3: parallelize: Mma on axis 1 \(iS7\{i1\}\) needs a tensor defined by matmul"),
+    ("parallelize-input", pointwise, lambda n: n.t0.axis(0).parallelize(PT.BIDx),
+     r"T0: parallelize: T0 is a fusion input; it is not computed, so axis 0 \(iS0\{i0\}\) is no loop to bind: "
+     r"parallelize the tensors that read it \(or a cache_after of it\)"),
+    ("parallelize-stale-axis",
+     with_(tma_cached, lambda n: setattr(n, "ax", n.c.axis(1)), lambda n: n.c.compute_at(n.t3, 2)),
+     lambda n: n.ax.parallelize(PT.Bulk),
+     r"T4: parallelize: the handle tv.axis\(1\) to iS11\{i1\} is stale: a split, merge, rfactor or compute_at has "
+     r"replaced that axis since; take tv.axis\(i\) again"),
     ("parallelize-not-a-parallel-type", pointwise, lambda n: n.t3.axis(0).parallelize("TIDx"),
      r"T3: parallelize: 'TIDx' is not a ParallelType"),
     ("parallelize-conflicts-with-consumer",
@@ -466,7 +503,7 @@ CASES = [
     ("rfactor-stale-axis-handle", with_(split_reduction, lambda n: setattr(n, "lanes", n.t1.axis(2)),
                                         lambda n: n.t1.rfactor([1])),
      lambda n: n.lanes.parallelize(PT.TIDx),
-     r"T1: parallelize: the handle tv.axis\(2\) to rS5\{32\} is stale: a split, merge or rfactor has replaced "
+     r"T1: parallelize: the handle tv.axis\(2\) to rS5\{32\} is stale: a split, merge, rfactor or compute_at has replaced "
      r"that axis since; take tv.axis\(i\) again"),
     ("split-stale-axis-handle", with_(pointwise, lambda n: setattr(n, "a", n.t3.axis(1)), lambda n: n.t3.split(1, 4)),
      lambda n: n.a.parallelize(PT.TIDx),

@@ -254,3 +254,48 @@ def test_print_transforms_prints(capsys):
     _, _, _, _, t3 = pointwise()
     t3.print_transforms()
     assert capsys.readouterr().out.strip() == t3.transforms_string()
+
+
+# ---- bindings a replay takes over (compute_at, transform_like): kept, never silently lost
+def _tma_tiled():
+    fusion, t0, t1, t2, t3 = pointwise()
+    tile = t0.cache_after(LoadStoreOpType.TMA)
+    t3.split(1, 128)
+    t3.axis(0).parallelize(ParallelType.BIDx)
+    t3.axis(2).parallelize(ParallelType.TIDx)
+    return fusion, tile, t3
+
+
+@pytest.mark.parametrize("first", ["compute_at", "split"])
+def test_compute_at_again_keeps_the_bulk_axis_of_a_tma_tile(first: str) -> None:
+    """A Bulk axis the replay remakes (the same split of the same axis) keeps its binding, so the tile lowers
+    and matches numpy instead of failing in lower() with the box's axis bound to TIDx."""
+    import numpy as np
+
+    from fusion_ir import inline_most
+    from lowering import lower
+    from runtime import simulate
+    from tests.helpers import assert_matches
+
+    fusion, tile, out = _tma_tiled()
+    if first == "compute_at":
+        tile.compute_at(out, 2)
+    else:
+        tile.split(1, 128)
+    tile.axis(2).parallelize(ParallelType.Bulk)
+    tile.compute_at(out, 2)
+    assert [i.parallel_type for i in tile.loop] == [ParallelType.BIDx, ParallelType.Serial, ParallelType.Bulk]
+    inline_most(fusion)
+    assert tile.compute_at_pos == 2
+    rng = np.random.default_rng(0)
+    inputs = [rng.standard_normal((3, 300)).astype(np.float32) for _ in range(2)]
+    assert_matches(fusion, inputs, simulate(lower(fusion), inputs))
+
+
+def test_transform_like_again_keeps_bindings_of_the_axes_it_remakes() -> None:
+    fusion, t0, t1, t2, t3 = pointwise()
+    t3.split(1, 128)
+    t2.transform_like(t3)
+    t2.axis(2).parallelize(ParallelType.TIDx)
+    t2.transform_like(t3)
+    assert [i.parallel_type for i in t2.loop] == [ParallelType.Serial, ParallelType.Serial, ParallelType.TIDx]

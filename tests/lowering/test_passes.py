@@ -3,7 +3,7 @@
 import pytest
 
 import examples
-from fusion_ir import DataType, Fusion, MemoryType, ParallelType, inline_most, ops
+from fusion_ir import DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, inline_most, ops
 from lowering import LoweringError, lower
 from lowering import kernel_ir as k
 from lowering.pipeline import PASS_NAMES
@@ -68,6 +68,29 @@ def test_producer_axes_that_do_not_map_are_a_lowering_error():
 
 
 # ---- loop_nest
+def test_a_loop_that_cannot_be_shared_names_the_tensors_whose_loops_sit_between():
+    """The TMA tile T5 opens the tile loop, then the broadcast T3 (with the cast T2 inside) opens its own
+    loop over w at the same level, and T6, T5's consumer, can no longer share T5's."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=2)
+        w = fusion.add_input(ndim=1, dtype=DataType.Half)
+        out = ops.mul(x, ops.broadcast(ops.cast(w, DataType.Float), [True, False]))
+        fusion.add_output(out)
+    tile = x.cache_after(LoadStoreOpType.TMA)
+    tile.cache_after()
+    out.split(1, 128)
+    out.axis(0).parallelize(ParallelType.BIDx)
+    out.axis(2).parallelize(ParallelType.TIDx)
+    tile.compute_at(out, 2)
+    tile.axis(2).parallelize(ParallelType.Bulk)
+    inline_most(fusion)
+    with pytest.raises(LoweringError, match=r"T5 is computed at position 2 of T6, but the loop nest cannot share "
+                                            r"loop iS\d+\{ceilDiv\(i1, 128\)\} between them \(the loops of T2, T3 sit "
+                                            r"between them, emitted after T5 and before T6\)"):
+        lower(fusion)
+
+
 def test_thread_block_and_bulk_axes_are_not_loops():
     kernel = lower(examples.load("pointwise_2d").build())
     loops = _nodes(kernel, k.ForLoop)
