@@ -68,7 +68,7 @@ def suggest_matmul_params(fusion: Fusion, *, sms: int | None = None, **pinned: A
         chosen["compute_warp_groups"] = _warp_groups_for(pinned["tile"])
     params = MatmulParams(**chosen)
     if "stages" not in pinned:
-        params.validate(problem.dtype, problem.loaded_tiles)          # with the placeholder depth: a pinned field's rule first
+        params.validate(problem.dtype, problem.loaded_tiles)   # the placeholder depth: a pinned field's rule first
         params = replace(params, stages=_depth(params, problem))
     params.validate(problem.dtype, problem.loaded_tiles)
     _check_depth(params, problem, pinned)
