@@ -32,11 +32,11 @@ from target import current as current_target
 
 from ..types import DataType, SmemSwizzle
 
-# positions on the kernel's timeline (only their order matters)
+# positions on the kernel's timeline (only their order matters; the model places buffers by first use)
 KERNEL = (0, 100)            # the whole kernel
 TILE_LOOP = (1, 99)          # the persistent loop over the tiles
-SETUP = 2                    # barriers initialized before the tile loop
-ORDER = 3
+SETUP = 2                    # A's and B's barriers initialized before the tile loop A and B span
+ORDER = 3                    # ping-pong's ordering barriers, right after them
 PREFETCH = 4                 # a C tile loaded before the mainloop
 MAINLOOP = (10, 20)          # one tile's K loop (A and B), its barriers set up right after A and B
 MAINLOOP_BARRIERS = (11, 21)
@@ -111,8 +111,6 @@ def matmul_smem_requests(params: MatmulSchedule, dtype: DataType,
         if deferred and params.persistent:
             live = SPANNING if spanning else TILE_LOOP
         staging = BufferRequest("output", tm * columns * OUTPUT_BYTES * copies, _tma_alignment(row), live)
-    if staging is not None and staging.live == TILE_LOOP:
-        out.append(staging)
     operands = MAINLOOP if not spanning else SPANNING
     barriers = (SETUP, TILE_LOOP[1]) if spanning else MAINLOOP_BARRIERS
     out.append(mbarriers("AB_mbar", 2 * stages, barriers))
@@ -126,6 +124,6 @@ def matmul_smem_requests(params: MatmulSchedule, dtype: DataType,
     b_columns, b_row = _chunked(params, dtype.size)
     out.append(BufferRequest("A", tm * tk * dtype.size, _tma_alignment(tk * dtype.size), operands, stages))
     out.append(BufferRequest("B", tk * b_columns * dtype.size, _tma_alignment(b_row), operands, stages))
-    if staging is not None and staging.live != TILE_LOOP:
+    if staging is not None:          # after A and B: first used with them when it spans their loop
         out.append(staging)
     return out
