@@ -8,7 +8,8 @@ memory when one dies before the other is first written in every iteration: the n
 writes the first again after the second's last use, so the
 ``smem_reuse`` pass synchronizes there too (``Live.reuses_in_loop``). Live buffers never overlap;
 each offset is a multiple of the buffer's alignment (128 B for TMA destinations, a whole repeat for
-swizzled ones).
+swizzled ones). The offsets of constant-size buffers come from the shared-memory model
+(``smem_model.lay_out``: first fit by first use), as the matmul scheduler's estimate does.
 """
 
 from __future__ import annotations
