@@ -108,3 +108,11 @@ def test_the_target_imports_nothing_of_the_project() -> None:
     for module in target:
         outside = [m for m in graph.successors(module) if m.split(".")[0] != "target"]
         assert not outside, f"{module} imports {outside}; the target sits below every layer"
+
+
+def test_the_shared_memory_model_imports_nothing_of_the_project() -> None:
+    graph = import_graph()
+    assert "smem_model" in graph, "the smem_model package is not in pyproject's packages"
+    assert not list(graph.successors("smem_model")), "smem_model sits below fusion_ir and lowering, which both ask it"
+    assert graph.has_edge("fusion_ir.schedulers.matmul_params", "smem_model")
+    assert graph.has_edge("lowering.analysis.smem", "smem_model")

@@ -44,7 +44,7 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
     mm = find_mma(fusion)
     a, b = mm.definition.inputs
     problem = matmul_problem(fusion, caller="schedule_matmul")   # sizes the fusion fixes: equal K, 16-byte TMA rows
-    params.validate(a.dtype, problem.loaded)
+    params.validate(a.dtype, problem.loaded_tiles)
     if params.index_type not in (DataType.Int32, DataType.Int64):
         raise ScheduleError(f"MatmulParams.index_type: {params.index_type!r} must be DataType.Int32 or DataType.Int64")
     if any(tv.compute_at_pos or len(tv.transforms) for tv in fusion.used_tensors() if not tv.is_input):

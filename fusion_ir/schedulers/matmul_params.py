@@ -4,14 +4,17 @@ registers."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+import smem_model
 from target import current as current_target
 
 from ..circular_buffer import AUTO
 from ..tensor_view import STORE_WAITS
 from ..types import DataType, ScheduleError, SmemSwizzle
+from .matmul_smem import LoadedTile, matmul_smem_requests
 
 # fp32 accumulators per thread that leave room for addresses and the epilogue in the 232 registers
 # of a compute warp group (a ping-pong group's 128 x 192 tile: no spills with register stores)
@@ -50,7 +53,7 @@ class MatmulParams:
     index_type: DataType = DataType.Int64        # the kernel's index arithmetic (Int32: tensors under 2**31 elements)
     store_wait: str = "after_boxes"              # tma_store: when the stores' reads of the tile are waited for
 
-    def validate(self, dtype: DataType = DataType.BFloat16, loaded: int = 0) -> None:
+    def validate(self, dtype: DataType = DataType.BFloat16, loaded: int | Sequence[LoadedTile] = 0) -> None:
         """Raise ``ScheduleError`` naming the parameter and the rule it breaks (``loaded``: as in
         ``smem_bytes``)."""
         if not (isinstance(self.tile, tuple) and len(self.tile) == 3 and all(isinstance(x, int) and x > 0
@@ -146,18 +149,10 @@ class MatmulParams:
         tm, tn, _ = self.tile
         return tm * tn // (current_target().warp_group_size * self.tile_sharers())
 
-    def smem_bytes(self, dtype: DataType, loaded: int = 0) -> int:
-        """Shared memory the kernel takes (with ``stages="auto"``: at its shallowest, 2 stages).
-        ``loaded``: bytes per output element of the ``[M, N]`` inputs the epilogue reads (C), TMA-loaded
-        into a tile each."""
-        tm, tn, tk = self.tile
-        stages = 2 if self.stages == AUTO else self.stages
-        stage = (tm * tk + tk * tn) * dtype.size
-        barriers = 2 * 8 * stages
-        # the 16-bit output tile the TMA store reads: ping-pong groups take turns on one, unless the
-        # store's wait is deferred past the turn (then one per group)
-        per_group = self.ping_pong and self.store_wait == "deferred"
-        staging = tm * tn * 2 * (self.compute_warp_groups if per_group else 1) if self.tma_store else 0
-        staging += tm * tn * loaded     # C's tile: read inside the stmatrix loop, so never shared with staging
-        first_tile = SmemSwizzle(max(current_target().tma.swizzle_spans)).alignment   # its swizzle's alignment
-        return stages * stage + staging + barriers + first_tile
+    def smem_bytes(self, dtype: DataType, loaded: int | Sequence[LoadedTile] = 0) -> int:
+        """Shared memory the kernel takes (with ``stages="auto"``: at its shallowest, 2 stages): the
+        shared-memory model's layout of the buffers the schedule makes (``matmul_smem``), the same
+        layout the lowering gives them. ``loaded``: the ``[M, N]`` inputs the epilogue reads (C),
+        TMA-loaded into a tile each (``MatmulProblem.loaded_tiles``; an int: one tile of that many
+        bytes per output element)."""
+        return smem_model.lay_out(matmul_smem_requests(self, dtype, loaded)).total

@@ -12,6 +12,7 @@ from ..exprs import MmaOp
 from ..fusion import Fusion
 from ..tensor_view import TensorView
 from ..types import DataType, ScheduleError
+from .matmul_smem import LoadedTile
 
 
 def wgmma_operand_types() -> tuple[DataType, ...]:
@@ -84,6 +85,22 @@ def broadcast_epilogue_inputs(fusion: Fusion, acc: TensorView) -> list[TensorVie
     return found
 
 
+def loaded_tiles(fusion: Fusion, acc: TensorView) -> tuple[LoadedTile, ...]:
+    """The tiles of the ``[M, N]`` inputs the epilogue of ``acc`` reads, in ``epilogue_inputs`` order."""
+    inputs = epilogue_inputs(fusion, acc)
+    out = fusion.outputs[0] if len(fusion.outputs) == 1 else None
+    deep: set[TensorView] = set()        # what the output's computed producers (but the accumulator) read
+    stack = [p for p in (out.producers() if out is not None else []) if p is not acc and not p.is_input]
+    while stack:
+        tv = stack.pop()
+        if tv in deep or tv is acc:
+            continue
+        deep.add(tv)
+        stack.extend(tv.producers())
+    return tuple(LoadedTile(c.dtype.size, out is not None and c in out.producers() and c not in deep)
+                 for c in inputs)
+
+
 @dataclass(frozen=True)
 class MatmulProblem:
     """What the suggestion needs to know of ``out = epilogue(a @ b)``: sizes (None: symbolic) and dtypes."""
@@ -93,8 +110,13 @@ class MatmulProblem:
     k: int | None
     dtype: DataType                    # the operands'
     out_dtype: DataType | None         # the output's, when the fusion has exactly one
-    loaded: int = 0                    # bytes per output element of the [M, N] inputs the epilogue reads (C)
+    loaded_tiles: tuple[LoadedTile, ...] = ()   # the [M, N] inputs the epilogue reads (C)
     broadcast: int = 0                 # other inputs the epilogue reads (a bias broadcast over the tile)
+
+    @property
+    def loaded(self) -> int:
+        """Bytes per output element of the ``[M, N]`` inputs the epilogue reads."""
+        return sum(t.size for t in self.loaded_tiles)
 
     @property
     def tma_store_possible(self) -> bool:
@@ -130,6 +152,6 @@ def matmul_problem(fusion: Fusion, caller: str = "suggest_matmul_params") -> Mat
                                 f"strides that are multiples of {row_bytes} bytes, so {dim} must be a multiple "
                                 f"of {elems} (pad the operand)")
     out_dtype = fusion.outputs[0].dtype if len(fusion.outputs) == 1 else None
-    loaded = sum(c.dtype.size for c in epilogue_inputs(fusion, mm))
     broadcast = len(broadcast_epilogue_inputs(fusion, mm))
-    return MatmulProblem(m, n, k_a if k_a is not None else k_b, a.dtype, out_dtype, loaded, broadcast)
+    return MatmulProblem(m, n, k_a if k_a is not None else k_b, a.dtype, out_dtype, loaded_tiles(fusion, mm),
+                         broadcast)

@@ -7,12 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fusion_ir.scalar import Val
-from fusion_ir.types import DataType
+from smem_model import MBARRIER_ALIGN, MBARRIER_BYTES
 
 from ..kernel_ir import Buffer
 
-MBAR_ALIGN = 8
-MBAR_BYTES = DataType.Int64.size   # one mbarrier: an int64 in shared memory
+MBAR_ALIGN = MBARRIER_ALIGN
+MBAR_BYTES = MBARRIER_BYTES        # one mbarrier: an int64 in shared memory (the shared-memory model's)
 
 
 @dataclass(frozen=True)

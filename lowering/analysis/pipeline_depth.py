@@ -34,18 +34,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import smem_model
 from fusion_ir import CircularBufferOptions, MemoryType, TensorView
 from fusion_ir.circular_buffer import MAX_USEFUL_STAGES
 from fusion_ir.exprs import load_kind
 from fusion_ir.types import LoadStoreOpType
+from smem_model import GRANULE, BufferRequest
 from target import current as current_target
 
 from ..errors import LoweringError
 from . import buffers as buffer_plan
 from .id_model import IdModel, LoopGroup
 from .mbarrier_layout import MBAR_BYTES, OrderingBarriers
-
-GRANULE = 16            # every buffer counted in whole 16-byte units
 
 
 @dataclass(frozen=True)
@@ -285,25 +285,22 @@ def _fixed_buffers(ids: IdModel, trial: buffer_plan.BufferPlan, by_loop: dict[in
 
 
 def _rounded(nbytes: int) -> int:
-    return -(-nbytes // GRANULE) * GRANULE
+    return smem_model.align_up(nbytes, GRANULE)
+
+
+def _requests(buffers: list[_Counted]) -> list[BufferRequest]:
+    return [BufferRequest(b.name, b.nbytes, b.align) for b in buffers]
 
 
 def _padding(buffers: list[_Counted]) -> int:
-    """The most alignment padding buffers laid end to end in any order may need.
-
-    Every counted size is a multiple of 16, so only a buffer aligned to more than 16 bytes can need
-    padding, at most ``alignment - 16``, and only after a buffer whose end may be misaligned: one
-    not aligned to the largest alignment or not a multiple of it in size."""
-    widest = max((b.align for b in buffers), default=GRANULE)
-    if widest <= GRANULE:
-        return 0
-    wide = sum(1 for b in buffers if b.align > GRANULE)
-    ragged = sum(1 for b in buffers if b.align != widest or b.nbytes % widest)
-    return min(wide, ragged) * (widest - GRANULE)
+    """The most alignment padding buffers laid end to end in any order may need (``smem_model.padding``)."""
+    return smem_model.padding(_requests(buffers))
 
 
 def _bound(buffers: list[_Counted]) -> int:
-    return sum(b.nbytes for b in buffers) + _padding(buffers)
+    """The shared memory the buffers may take in whatever order and with whatever reuse ``smem_reuse``
+    lays them out (``smem_model.bound``)."""
+    return smem_model.bound(_requests(buffers))
 
 
 def _left(left: int, others: tuple[tuple[str, int], ...] | list[tuple[str, int]]) -> str:

@@ -8,15 +8,18 @@ memory when one dies before the other is first written in every iteration: the n
 writes the first again after the second's last use, so the
 ``smem_reuse`` pass synchronizes there too (``Live.reuses_in_loop``). Live buffers never overlap;
 each offset is a multiple of the buffer's alignment (128 B for TMA destinations, a whole repeat for
-swizzled ones).
+swizzled ones). The offsets of constant-size buffers come from the shared-memory model
+(``smem_model.lay_out``: first fit by first use), as the matmul scheduler's estimate does.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 
+import smem_model
 from fusion_ir import MemoryType
 from fusion_ir.scalar import Val
+from smem_model import BufferRequest
 
 from ..kernel_ir import Allocate, Buffer, ForLoop, Kernel, Node, TensorOp, children
 from .buffers import BufferPlan
@@ -124,30 +127,16 @@ def referenced_buffers(node: Node, buffers: BufferPlan, mma: MmaInfo | None = No
     return names
 
 
-def _align(offset: int, align: int) -> int:
-    return (offset + align - 1) // align * align
-
-
 def _assign(lives: list[Live]) -> Val:
-    """First fit for constant sizes by start order; symbolic sizes go after, unshared."""
-    placed: list[tuple[int, int, Live]] = []  # (offset, end_byte, live)
-    top = 0
-    for lv in sorted([x for x in lives if x.buffer.nbytes.const_value() is not None], key=lambda x: x.start):
-        size = lv.buffer.nbytes.const_value()
-        offset = 0
-        while True:
-            offset = _align(offset, lv.buffer.align)
-            clash = [p for p in placed if p[0] < offset + size and offset < p[1] and _overlap(p[2], lv)]
-            if not clash:
-                break
-            offset = max(p[1] for p in clash)
-        dead = [p[2] for p in placed if p[0] < offset + size and offset < p[1]]
-        if dead:
-            lv.reuses = tuple(d.buffer.name for d in dead)
-        lv.offset = Val.const(offset)
-        placed.append((offset, offset + size, lv))
-        top = max(top, offset + size)
-    total: Val = Val.const(top)
+    """Constant sizes laid out by the shared-memory model (first fit by first use); symbolic sizes
+    go after, unshared."""
+    constant = [x for x in lives if x.buffer.nbytes.const_value() is not None]
+    layout = smem_model.lay_out([BufferRequest(lv.buffer.name, lv.buffer.nbytes.const_value(), lv.buffer.align,
+                                               (lv.start, lv.end)) for lv in constant])
+    for lv in constant:
+        lv.offset = Val.const(layout.offsets[lv.buffer.name])
+        lv.reuses = layout.reuses.get(lv.buffer.name, ())
+    total: Val = Val.const(layout.total)
     for lv in [x for x in lives if x.buffer.nbytes.const_value() is None]:
         total = _align_val(total, lv.buffer.align)
         lv.offset = total
@@ -158,9 +147,6 @@ def _assign(lives: list[Live]) -> Val:
 def _align_val(v: Val, align: int) -> Val:
     c = v.const_value()
     if c is not None:
-        return Val.const(_align(c, align))
+        return Val.const(smem_model.align_up(c, align))
     return (v + (align - 1)) // align * align
 
-
-def _overlap(a: Live, b: Live) -> bool:
-    return a.start <= b.end and b.start <= a.end

@@ -77,7 +77,9 @@ def test_small_k_tile_uses_a_narrower_swizzle() -> None:
     (MatmulParams(stages=1), r"stages: 1 must be an int >= 2"),
     (MatmulParams(stages=5), r"stages: 5 stages .* over the 232448-byte limit"),
     (MatmulParams(stages="Auto"), r"stages: 'Auto' must be an int >= 2 .* or \"auto\""),
-    (MatmulParams(tile=(256, 256, 64), compute_warp_groups=4, stages="auto", tma_store=True),
+    # persistent and warp-specialized: the output tile lives beside the operands' stages
+    (MatmulParams(tile=(256, 256, 64), compute_warp_groups=4, stages="auto", tma_store=True, warp_specialized=True,
+                  persistent=True, register_split=None),
      r"stages: even the 2 stages of \"auto\" of A \(256 x 64\) and B \(64 x 256\) .* over the 232448-byte limit"),
     (MatmulParams(tile=(128, 256, 64), compute_warp_groups=1), r"256 fp32 accumulators"),
     (MatmulParams(compute_warp_groups=0), r"compute_warp_groups: 0 must be a positive int"),

@@ -1,0 +1,129 @@
+"""The shared buffers a matmul schedule makes, as requests to the shared-memory model (``smem_model``).
+
+``schedule_matmul`` gives the kernel these shared buffers: A's and B's tiles (``stages`` each) and
+their mbarriers (a "full" and an "empty" one per stage), ping-pong's ordering barriers, with
+``tma_store`` the 16-bit output tile stmatrix writes and the TMA store reads (one per compute warp
+group when ping-pong defers the store's wait), and per ``[M, N]`` input of the epilogue (C) its
+TMA-loaded tile and that load's mbarrier. ``matmul_smem_requests`` places their live intervals on
+the timeline of the kernel the lowering makes of the schedule, so that ``smem_model.lay_out`` finds
+the offsets and total the lowering's ``smem`` analysis finds (``tests/fusion_ir/test_matmul_smem.py``
+holds the two equal):
+
+- the barriers of the C loads live through the whole kernel and come first;
+- A's and B's tiles live through the persistent tile loop when warp-specialized and persistent
+  (the producer runs ahead across tiles), with their barriers (and ping-pong's) set up before it;
+  otherwise they live through one tile's mainloop, their barriers set up right after them, and die
+  before the epilogue, which reuses their memory;
+- a C tile is loaded before the mainloop and lives through it, unless the output reads it directly
+  without a TMA store (``LoadedTile.read_by_output``): then it is loaded after the mainloop;
+- the output tile lives through the epilogue, or, with a deferred store wait, through the loop
+  the tile is computed in (Pipelined and persistent: the whole tile loop; warp-specialized and
+  persistent: with A and B).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from smem_model import BufferRequest, mbarriers
+from target import current as current_target
+
+from ..types import DataType, SmemSwizzle
+
+# positions on the kernel's timeline (only their order matters; the model places buffers by first use)
+KERNEL = (0, 100)            # the whole kernel
+TILE_LOOP = (1, 99)          # the persistent loop over the tiles
+SETUP = 2                    # A's and B's barriers initialized before the tile loop A and B span
+ORDER = 3                    # ping-pong's ordering barriers, right after them
+PREFETCH = 4                 # a C tile loaded before the mainloop
+MAINLOOP = (10, 20)          # one tile's K loop (A and B), its barriers set up right after A and B
+MAINLOOP_BARRIERS = (11, 21)
+SPANNING = (10, 90)          # A and B through the tile loop (warp-specialized and persistent)
+IN_TILE_LOOP = 15            # a C tile loaded before the mainloop, inside the tile loop A and B span
+AFTER_MAINLOOP = 30          # a C tile loaded after the mainloop
+EPILOGUE = (80, 81)          # the output tile, written by stmatrix and read by the TMA store
+OUTPUT_BYTES = 2             # stmatrix stores 16-bit elements
+
+
+@dataclass(frozen=True)
+class LoadedTile:
+    """An ``[M, N]`` input the epilogue reads (C), TMA-loaded into a shared tile once per output tile.
+
+    ``read_by_output``: the fusion's output reads it directly and no other epilogue tensor does; the
+    kernel then loads it after the mainloop (without a TMA store), in the operands' dead memory,
+    where every other such tile is loaded before the mainloop and lives through it."""
+
+    size: int                       # bytes per element
+    read_by_output: bool = False
+
+
+class MatmulSchedule(Protocol):
+    """What of ``MatmulParams`` decides the shared buffers."""
+
+    tile: tuple[int, int, int]
+    stages: int | Literal["auto"]
+    compute_warp_groups: int
+    warp_specialized: bool
+    persistent: bool
+    ping_pong: bool
+    tma_store: bool
+    store_wait: str
+
+
+def as_tiles(loaded: int | Sequence[LoadedTile]) -> tuple[LoadedTile, ...]:
+    """``loaded`` as tiles: an int is one tile of that many bytes per element, loaded before the mainloop."""
+    if isinstance(loaded, int):
+        return (LoadedTile(loaded),) if loaded else ()
+    return tuple(loaded)
+
+
+def _tma_alignment(span: int) -> int:
+    """A TMA box's start: the target's TMA alignment, or a whole swizzle repeat when rows are swizzled
+    (``span``: bytes of one box row)."""
+    swizzled = span if span in current_target().tma.swizzle_spans else 0
+    return max(current_target().tma.smem_alignment, SmemSwizzle(swizzled).alignment)
+
+
+def _chunked(params: MatmulSchedule, size: int) -> tuple[int, int]:
+    """Columns of a tile's N in boxes one widest swizzle row wide: (columns allocated, one box row's bytes)."""
+    tn = params.tile[1]
+    nw = min(tn, max(current_target().tma.swizzle_spans) // size)
+    return -(-tn // nw) * nw, nw * size
+
+
+def matmul_smem_requests(params: MatmulSchedule, dtype: DataType,
+                         loaded: int | Sequence[LoadedTile] = 0) -> list[BufferRequest]:
+    """The shared buffers of the kernel ``params`` (``MatmulParams``) schedule for ``dtype`` operands
+    (``stages="auto"``: 2)."""
+    tm, _, tk = params.tile
+    stages = params.stages if isinstance(params.stages, int) else 2
+    spanning = params.warp_specialized and params.persistent
+    tiles = as_tiles(loaded)
+    out: list[BufferRequest] = [mbarriers(f"C{i}_mbar", 1, KERNEL) for i in range(len(tiles))]
+    deferred = params.tma_store and params.store_wait == "deferred"
+    staging: BufferRequest | None = None
+    if params.tma_store:
+        columns, row = _chunked(params, OUTPUT_BYTES)
+        copies = params.compute_warp_groups if params.ping_pong and deferred else 1
+        live = EPILOGUE
+        if deferred and params.persistent:
+            live = SPANNING if spanning else TILE_LOOP
+        staging = BufferRequest("output", tm * columns * OUTPUT_BYTES * copies, _tma_alignment(row), live)
+    operands = MAINLOOP if not spanning else SPANNING
+    barriers = (SETUP, TILE_LOOP[1]) if spanning else MAINLOOP_BARRIERS
+    out.append(mbarriers("AB_mbar", 2 * stages, barriers))
+    if params.ping_pong:
+        out.append(mbarriers("order", 2 * params.compute_warp_groups, (ORDER, TILE_LOOP[1])))
+    for i, tile in enumerate(tiles):
+        columns, row = _chunked(params, tile.size)
+        late = tile.read_by_output and not params.tma_store
+        start = AFTER_MAINLOOP if late else (IN_TILE_LOOP if spanning else PREFETCH)
+        out.append(BufferRequest(f"C{i}", tm * columns * tile.size, _tma_alignment(row), (start, EPILOGUE[0])))
+    b_columns, b_row = _chunked(params, dtype.size)
+    out.append(BufferRequest("A", tm * tk * dtype.size, _tma_alignment(tk * dtype.size), operands, stages))
+    out.append(BufferRequest("B", tk * b_columns * dtype.size, _tma_alignment(b_row), operands, stages))
+    if staging is not None:          # after A and B: first used with them when it spans their loop
+        out.append(staging)
+    return out

@@ -1,0 +1,144 @@
+"""``MatmulParams.smem_bytes`` (the scheduler's estimate, ``fusion_ir/schedulers/matmul_smem.py``) equals
+the shared memory of the kernel the lowering makes (``kernel.smem_bytes``, the ``smem`` analysis's plan):
+for the configurations the matmul fuzzer draws, the examples' matmuls and the suggested parameters."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+
+import examples.matmul_epilogue as matmul_epilogue
+import examples.matmul_ping_pong as matmul_ping_pong
+import examples.matmul_wgmma as matmul_wgmma
+import examples.matmul_ws_persistent as matmul_ws_persistent
+from fusion_ir import DataType, Fusion, ScheduleError, ops
+from fusion_ir.schedulers import MatmulParams, schedule_matmul, suggest_matmul_params
+from fusion_ir.schedulers import matmul as matmul_scheduler
+from fusion_ir.schedulers.matmul_problem import MatmulProblem, matmul_problem
+from fuzz.matmul import MatmulCase, matmul_cases
+from lowering import lower
+from target import current as current_target
+
+
+def _plan(fusion: Fusion) -> tuple[int, dict[int, int]]:
+    """The kernel's shared-memory bytes and the depths ``stages="auto"`` resolved to."""
+    lowered = lower(fusion, trace=True)
+    total = lowered.kernel.smem_bytes.const_value()
+    assert total is not None
+    return total, {n: c.stages for n, c in lowered.analyses.depths.chosen.items()}
+
+
+def _estimate(params: MatmulParams, problem: MatmulProblem, depths: dict[int, int]) -> int:
+    if params.stages == "auto":
+        (depth,) = set(depths.values())
+        params = replace(params, stages=depth)
+    return params.smem_bytes(problem.dtype, problem.loaded_tiles)
+
+
+def _check(fusion: Fusion, params: MatmulParams) -> None:
+    problem = matmul_problem(fusion)
+    schedule_matmul(fusion, params)
+    plan, depths = _plan(fusion)
+    assert _estimate(params, problem, depths) == plan, f"{params}: the kernel takes {plan} bytes"
+
+
+@settings(max_examples=100, derandomize=True, database=None, deadline=None,
+          suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+@given(case=matmul_cases())
+def test_the_estimate_is_the_kernels_for_drawn_params(case: MatmulCase) -> None:
+    assume(case.valid)
+    _check(case.fusion(), case.params)
+
+
+class _Recorder:
+    """Stands in for ``schedule_matmul`` in an example's module: schedules and keeps what it was given."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[MatmulParams, MatmulProblem]] = []
+
+    def __call__(self, fusion: Fusion, params: MatmulParams | None = None) -> Fusion:
+        assert params is not None
+        self.calls.append((params, matmul_problem(fusion)))
+        return matmul_scheduler.schedule_matmul(fusion, params)
+
+
+EXAMPLES = [(matmul_wgmma, {}), (matmul_wgmma, {"warp_specialized": True, "stages": 3}),
+            (matmul_wgmma, {"tile": (128, 128, 64), "epilogue": True, "persistent": True}),
+            (matmul_ws_persistent, {}), (matmul_ws_persistent, {"tma_store": False}),
+            (matmul_ping_pong, {}), (matmul_ping_pong, {"store_wait": "deferred", "stages": 2})]
+EXAMPLES += [(matmul_epilogue, {"kind": kind}) for kind in matmul_epilogue.KINDS]
+EXAMPLES += [(matmul_epilogue, {"kind": "alpha_beta", "tma_store": False}),
+             (matmul_epilogue, {"kind": "alpha_beta", "warp_specialized": False, "persistent": False, "stages": 2})]
+
+
+@pytest.mark.parametrize("example,kwargs", EXAMPLES, ids=lambda x: getattr(x, "__name__", None) or str(x))
+def test_the_estimate_is_the_kernels_for_the_examples(example, kwargs: dict, monkeypatch) -> None:
+    recorder = _Recorder()
+    monkeypatch.setattr(example, "schedule_matmul", recorder, raising=False)
+    monkeypatch.setattr(matmul_ws_persistent, "schedule_matmul", recorder)   # matmul_ping_pong builds through it
+    fusion = example.build(**kwargs)
+    ((params, problem),) = recorder.calls
+    plan, depths = _plan(fusion)
+    assert _estimate(params, problem, depths) == plan, f"{params}: the kernel takes {plan} bytes"
+
+
+def _fusion(m: int | None, n: int | None, k: int | None, epilogue: str = "") -> Fusion:
+    fusion = Fusion()
+    with fusion:
+        def tensor(shape: tuple[int | None, ...], dtype: DataType = DataType.BFloat16):
+            if None in shape:
+                return fusion.add_input(ndim=len(shape), dtype=dtype)
+            return fusion.add_input(shape=shape, dtype=dtype)
+        c = ops.matmul(tensor((m, k)), tensor((k, n)))
+        if epilogue == "C":          # alpha * acc + beta * C, C in bf16
+            extra = tensor((m, n))
+            c = ops.add(ops.mul(c, 2.0), ops.mul(ops.cast(extra, DataType.Float), 0.5))
+        if epilogue == "C_direct":   # acc + C: the output reads C's tile directly
+            c = ops.add(c, tensor((m, n), DataType.Float))
+        if epilogue == "bias":
+            bias = tensor((n,), DataType.Float)
+            c = ops.relu(ops.add(c, ops.broadcast(bias, [True, False])))
+        fusion.add_output(ops.cast(c, DataType.BFloat16) if epilogue != "C_direct" else c)
+    return fusion
+
+
+SHAPES = [(128, 128, 128), (1024, 1024, 4096), (4096, 4096, 256), (8192, 8192, 8192), (None, None, None)]
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+@pytest.mark.parametrize("epilogue", ["", "bias", "C", "C_direct"])
+def test_the_estimate_is_the_kernels_for_suggested_params(shape: tuple, epilogue: str) -> None:
+    fusion = _fusion(*shape, epilogue=epilogue)
+    params = suggest_matmul_params(fusion, sms=4)     # few blocks: a small persistent loop to lower
+    _check(fusion, params)
+
+
+@pytest.mark.parametrize("params", [
+    MatmulParams(tile=(128, 256, 64), stages=4, tma_store=True),
+    MatmulParams(tile=(128, 256, 64), stages=4, tma_store=True, warp_specialized=True),
+    MatmulParams(tile=(256, 256, 64), stages=3, compute_warp_groups=4, tma_store=True, register_split=None),
+])
+def test_an_output_tile_that_reuses_the_operands_memory_is_not_counted_beside_them(params: MatmulParams) -> None:
+    """Not persistent, the output tile is written after the mainloop, in A's and B's dead memory: these
+    fit, though the operands' stages and the output tile together would not."""
+    tm, tn, tk = params.tile
+    assert (tm * tk + tk * tn) * 2 * params.stages + tm * tn * 2 > current_target().smem_per_block
+    _check(_fusion(512, 512, 512), params)
+
+
+def test_mbarriers_sit_in_the_alignment_gap_before_the_first_tile() -> None:
+    """Warp-specialized and persistent: the barriers are set up first, A's stages start at the next
+    1024 bytes (its swizzle's repeat), and nothing else is counted."""
+    params = MatmulParams(tile=(128, 128, 64), stages=2, warp_specialized=True, persistent=True, tma_store=True)
+    stage = (128 * 64 + 64 * 128) * 2
+    assert params.smem_bytes(DataType.BFloat16) == 1024 + 2 * stage + 128 * 128 * 2
+    _check(_fusion(256, 256, 256), params)
+
+
+def test_a_refused_depth_is_over_the_limit_in_the_kernel_too() -> None:
+    params = MatmulParams(tile=(128, 256, 64), stages=4, tma_store=True, warp_specialized=True, persistent=True)
+    with pytest.raises(ScheduleError, match="4 stages"):
+        params.validate(DataType.BFloat16)
+    assert params.smem_bytes(DataType.BFloat16) > current_target().smem_per_block
