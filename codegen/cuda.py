@@ -65,6 +65,7 @@ from lowering.kernel_ir import (
     WgmmaFence,
     walk,
 )
+from lowering.effects import Proxy, effects, touched_names
 from target import current as current_target
 
 from .errors import CodegenError
@@ -125,7 +126,8 @@ class KernelPrinter(NodeVisitor):
         self.uses_smem = False
         self.uses_setmaxnreg = False
         self.wgmma_shapes: set[WgmmaShape] = set()
-        self.wgmma_accumulators = sorted({n.acc.name for n in walk(kernel.body) if isinstance(n, Mma)})
+        self.wgmma_accumulators = sorted({e.name for n in walk(kernel.body) for e in effects(n)
+                                          if e.is_write and e.proxy is Proxy.Wgmma})
         self.lines: list[str] = []
         self.depth = 1
         self.scopes: list[_Scope] = [_Scope()]
@@ -870,20 +872,7 @@ def _describe(node: object) -> str:
 
 def _referenced_buffers(body: tuple[Node, ...]) -> set[str]:
     """Names of buffers some node reads or writes (an ``Allocate`` alone does not count)."""
-    names: set[str] = set()
-
-    def visit(obj: object) -> None:
-        if isinstance(obj, Buffer):
-            names.add(obj.name)
-        elif isinstance(obj, tuple):
-            for item in obj:
-                visit(item)
-        elif is_dataclass(obj) and not isinstance(obj, (Val, Allocate)):
-            for f in fields(obj):
-                visit(getattr(obj, f.name))
-
-    visit(body)
-    return names
+    return touched_names(walk(body))
 
 
 def _index_vals(value: object) -> list[Val]:
