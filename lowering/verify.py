@@ -47,7 +47,7 @@ from fusion_ir.scalar import Val
 from fusion_ir.types import DataType, MemoryType, ParallelType
 from target import current as current_target
 
-from .effects import Completion, Role, buffers_touched, effects
+from .effects import Completion, Role, effects
 from .errors import LoweringError
 from .kir_nodes import (
     Allocate,
@@ -98,16 +98,19 @@ COLLECTIVE = (BlockSync, NamedBarrier, BlockReduce, StMatrix, Mma, WgmmaFence, S
 class VerifyError(LoweringError):
     """A kernel breaks a structural rule of the kernel IR; ``rule`` names it, ``node`` is where."""
 
-    def __init__(self, rule: str, node: object, detail: str) -> None:
+    def __init__(self, rule: str, node: object, detail: str, *, named: bool = False) -> None:
+        """``named``: ``detail`` names the node itself."""
         self.rule = rule
         self.node = node
-        super().__init__(f"{describe(node)}: {detail} (rule {rule})")
+        super().__init__(f"{detail if named else f'{describe(node)}: {detail}'} (rule {rule})")
 
 
 def describe(node: object) -> str:
     """A node as errors name it: its class and the buffer or loop it is about."""
     if isinstance(node, Buffer):
         return node.name
+    if hasattr(node, "body") and hasattr(node, "params"):
+        return f"kernel {node.name}"
     if isinstance(node, TensorOp):
         return f"{node.kind} of {node.tensor}"
     name = type(node).__name__
@@ -153,6 +156,14 @@ class _Verifier:
         self.unindexed = False     # a TensorOp is left: its commits come with the indexing pass
 
     def run(self) -> None:
+        names = [b.name for b in self.kernel.params] + [t.name for t in self.kernel.tensor_maps]
+        if len(set(names)) != len(names):
+            raise VerifyError("scope", self.kernel, f"kernel {self.kernel.name} has duplicate parameter names: "
+                                                    f"{names}")
+        for buf in self.kernel.params:
+            if len(buf.strides) not in (0, len(buf.shape)):
+                raise VerifyError("scope", buf, f"parameter {buf.name} has {len(buf.shape)} extents but "
+                                                f"{len(buf.strides)} strides")
         self.body(self.kernel.body, _Scope(), elected=None)
         for wait in self.waits:
             if wait.kind not in self.committed and not self.unindexed:
@@ -197,9 +208,9 @@ class _Verifier:
                 continue
             if any(name in s.symbols for s in self.scopes):
                 continue
-            raise VerifyError("symbols", node, f"symbol {name} is not bound: it is neither an extent or stride of "
-                                               f"a parameter, a CUDA builtin, an enclosing loop index, nor a Let "
-                                               f"before it")
+            raise VerifyError("symbols", node, f"symbol {name} in {describe(node)} is not bound: it is neither an "
+                                               f"extent or stride of a parameter, a CUDA builtin, an enclosing loop "
+                                               f"index, nor a Let before it", named=True)
 
     def bound(self, name: str) -> bool:
         return (name in BUILTIN_SYMBOLS or name in self.param_symbols
@@ -410,82 +421,88 @@ class _Verifier:
     # ------------------------------------------------------------ wgmma and stmatrix
     def check_Mma(self, node: Mma) -> None:
         m, n, kk = node.shape
+        what = f"Mma {node.shape} into {node.acc.name}"
         wgmma = self.target.wgmma
+
+        def fail(detail: str, rule: str = "wgmma") -> VerifyError:
+            return VerifyError(rule, node, f"{what}{detail}", named=True)
+
         if node.dtype.name not in wgmma.operand_types:
-            raise VerifyError("wgmma", node, f"operand type {node.dtype.name}; wgmma is generated for "
-                                             f"{' and '.join(wgmma.operand_types)} operands with f32 accumulators")
+            raise fail(f" has operand type {node.dtype.name}; wgmma is generated for "
+                       f"{' and '.join(wgmma.operand_types)} operands with f32 accumulators")
         if m != wgmma.m:
-            raise VerifyError("wgmma", node, f"M is {m}; a wgmma is {wgmma.m} rows (one per warp group)")
+            raise fail(f": M is {m}; a wgmma is {wgmma.m} rows (one per warp group)")
         if kk != wgmma.k_for(node.dtype.size):
-            raise VerifyError("wgmma", node, f"K is {kk}; a wgmma on {node.dtype.name} operands is "
-                                             f"k{wgmma.k_for(node.dtype.size)}")
+            raise fail(f": K is {kk}; a wgmma on {node.dtype.name} operands is k{wgmma.k_for(node.dtype.size)}")
         if not wgmma.valid_n(n):
-            raise VerifyError("wgmma", node, f"N is {n}; wgmma's N is a multiple of {wgmma.n_step} from "
-                                             f"{wgmma.n_step} to {wgmma.max_n}")
+            raise fail(f": N is {n}; wgmma's N is a multiple of {wgmma.n_step} from {wgmma.n_step} to {wgmma.max_n}")
         group = self.target.warp_group_size
         if self.threads is not None and self.threads % group:
-            raise VerifyError("wgmma", node, f"the block has {self.threads} threads; wgmma is issued by whole "
-                                             f"warp groups of {group} threads")
+            raise fail(f": the block has {self.threads} threads; wgmma is issued by whole warp groups of {group} "
+                       f"threads")
         acc = node.acc
         if acc.memory is not MemoryType.Local or acc.dtype != DataType.Float:
-            raise VerifyError("wgmma", node, f"the accumulators {acc.name} are {acc.memory.name} {acc.dtype.name}; "
-                                             f"wgmma accumulates into a Local Float (register) array")
-        self.registers(acc, node.acc_index, n // 2, node, "wgmma", f"per thread for N = {n}")
+            raise fail(f": the accumulators are {acc.memory.name} {acc.dtype.name}; wgmma accumulates into a Local "
+                       f"Float (register) array")
+        self.registers(acc, node.acc_index, n // 2, node, "wgmma", what, f"per thread for N = {n}")
         for which, desc in (("A", node.a), ("B", node.b)):
             self.descriptor(node, desc, which)
 
     def descriptor(self, node: Mma, desc: MatrixDescriptor, which: str) -> None:
         buf = desc.buffer
-        what = f"operand {which} ({buf.name})"
+        what = f"operand {which} ({buf.name}) of Mma into {node.acc.name}"
+
+        def fail(detail: str, rule: str = "wgmma") -> VerifyError:
+            return VerifyError(rule, node, f"{what}{detail}", named=True)
+
         if buf.memory is not MemoryType.Shared:
-            raise VerifyError("wgmma", node, f"{what} is in {buf.memory.name} memory; wgmma reads its operands "
-                                             f"from Shared")
+            raise fail(f" is in {buf.memory.name} memory; wgmma reads its operands from shared memory")
         if buf.dtype != node.dtype:
-            raise VerifyError("wgmma", node, f"{what} holds {buf.dtype.name} elements, but the Mma multiplies "
-                                             f"{node.dtype.name}")
+            raise fail(f" holds {buf.dtype.name} elements, but the Mma multiplies {node.dtype.name}")
         if desc.swizzle is not buf.swizzle:
-            raise VerifyError("swizzle", node, f"{what}: the descriptor says swizzle {desc.swizzle.name}, but "
-                                               f"{buf.name} is laid out with swizzle {buf.swizzle.name}")
+            raise fail(f": the descriptor says swizzle {desc.swizzle.name}, but {buf.name} is laid out with swizzle "
+                       f"{buf.swizzle.name}", "swizzle")
         self.swizzle_alignment(buf, node)
         limit = self.target.wgmma.descriptor_offset_limit
         for name, value in (("leading", desc.leading_bytes), ("stride", desc.stride_bytes)):
             if value % 16 or not 0 <= value < limit:
-                raise VerifyError("wgmma", node, f"{what}: {name} byte offset {value} is not a multiple of 16 in "
-                                                 f"[0, {limit}); the descriptor holds it >> 4 in 14 bits")
+                raise fail(f": {name} byte offset {value} is not a multiple of 16 in [0, {limit}); the descriptor "
+                           f"holds it >> 4 in 14 bits")
         offset = desc.offset.const_value()
         if offset is not None and (offset * buf.dtype.size) % 16:
-            raise VerifyError("wgmma", node, f"{what} starts at element {offset}, byte {offset * buf.dtype.size}; "
-                                             f"a matrix descriptor's start address is a multiple of 16 bytes")
+            raise fail(f" starts at element {offset}, byte {offset * buf.dtype.size}; a matrix descriptor's start "
+                       f"address is a multiple of 16 bytes")
 
     def check_StMatrix(self, node: StMatrix) -> None:
         dst, src = node.dst, node.src
+        what = f"StMatrix from {src.name} into {dst.name}"
+
+        def fail(detail: str) -> VerifyError:
+            return VerifyError("stmatrix", node, f"{what}{detail}", named=True)
+
         if node.count not in STMATRIX_COUNTS:
-            raise VerifyError("stmatrix", node, f"stores {node.count} matrices; stmatrix stores 1, 2 or 4 "
-                                                f"(x1, x2, x4)")
+            raise fail(f" stores {node.count} matrices; stmatrix stores 1, 2 or 4 (x1, x2, x4)")
         if dst.memory is not MemoryType.Shared:
-            raise VerifyError("stmatrix", node, f"the destination {dst.name} is {dst.memory.name}; stmatrix "
-                                                f"stores to shared memory")
+            raise fail(f": the destination is {dst.memory.name}; stmatrix stores to shared memory")
         if src.memory is not MemoryType.Local:
-            raise VerifyError("stmatrix", node, f"the source {src.name} is {src.memory.name}; stmatrix stores "
-                                                f"registers (a Local buffer)")
+            raise fail(f": the source is {src.memory.name}; stmatrix stores registers (a Local buffer)")
         for role, buf in (("destination", dst), ("source", src)):
             if buf.dtype not in STMATRIX_TYPES:
-                raise VerifyError("stmatrix", node, f"the {role} {buf.name} holds {buf.dtype.name} elements; "
-                                                    f"stmatrix stores 16-bit elements "
-                                                    f"({' or '.join(d.name for d in STMATRIX_TYPES)})")
+                raise fail(f": the {role} holds {buf.dtype.name} elements; stmatrix stores 16-bit elements "
+                           f"({' or '.join(d.name for d in STMATRIX_TYPES)})")
         if dst.dtype != src.dtype:
-            raise VerifyError("stmatrix", node, f"the destination holds {dst.dtype.name} elements but the source "
-                                                f"{src.dtype.name}; stmatrix copies the bits as they are")
+            raise fail(f": the destination holds {dst.dtype.name} elements but the source {src.dtype.name}; "
+                       f"stmatrix copies the bits as they are")
         if dst.align % STMATRIX_ROW_BYTES:
-            raise VerifyError("stmatrix", node, f"{dst.name} is {dst.align}-byte aligned; each stmatrix row "
-                                                f"address is a multiple of {STMATRIX_ROW_BYTES} bytes")
+            raise fail(f": {dst.name} is {dst.align}-byte aligned; each stmatrix row address is a multiple of "
+                       f"{STMATRIX_ROW_BYTES} bytes")
         row = node.dst_index.const_value()
         if row is not None and (row * dst.dtype.size) % STMATRIX_ROW_BYTES:
-            raise VerifyError("stmatrix", node, f"the row starts at element {row}, byte {row * dst.dtype.size}; "
-                                                f"stmatrix rows start on {STMATRIX_ROW_BYTES}-byte boundaries")
-        self.registers(src, node.src_index, 2 * node.count, node, "stmatrix", f"elements for x{node.count}")
+            raise fail(f": the row starts at element {row}, byte {row * dst.dtype.size}; stmatrix rows start on "
+                       f"{STMATRIX_ROW_BYTES}-byte boundaries")
+        self.registers(src, node.src_index, 2 * node.count, node, "stmatrix", what, f"elements for x{node.count}")
 
-    def registers(self, buf: Buffer, index: Val, count: int, node: Any, rule: str, why: str) -> None:
+    def registers(self, buf: Buffer, index: Val, count: int, node: Any, rule: str, what: str, why: str) -> None:
         """``buf[index : index + count]`` lies in ``buf`` for every value ``index`` takes over the enclosing
         loops with constant bounds (an index over other symbols is left to the back ends)."""
         size = buf.size.const_value()
@@ -512,8 +529,8 @@ class _Verifier:
             envs = [{**env, n: x} for env in envs for x in ranges[n]]
         for start in sorted({int(index.evaluate(env)) for env in envs}):
             if start < 0 or start + count > size:
-                raise VerifyError(rule, node, f"registers {buf.name}[{start}:{start + count}] ({count} {why}) are "
-                                              f"out of bounds of {buf.name}[{size}]")
+                raise VerifyError(rule, node, f"{what}: registers {buf.name}[{start}:{start + count}] ({count} {why}) "
+                                              f"are out of bounds of {buf.name}[{size}]", named=True)
 
 
 def _collective_of(node: Any) -> str:
@@ -556,4 +573,4 @@ def _vals(obj: Any) -> Iterator[Val]:
             yield from _vals(getattr(obj, f.name))
 
 
-__all__ = ["VerifyError", "buffers_touched", "describe", "verify"]
+__all__ = ["VerifyError", "describe", "verify"]
