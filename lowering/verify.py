@@ -243,10 +243,10 @@ class _Verifier:
             if buf.memory is not MemoryType.Shared:
                 raise VerifyError("mbarrier", node, f"mbarrier {buf.name} must be in shared memory, not "
                                                     f"{buf.memory.name}")
-            if buf.dtype.size != 8:
-                raise VerifyError("mbarrier", node, f"mbarrier buffer {buf.name} has {buf.dtype.size}-byte "
-                                                    f"elements; mbarriers are 8 bytes (use Int64)")
-        if e.role is Role.Token and buf.dtype.size != 8:
+            if buf.dtype is not DataType.Int64:
+                raise VerifyError("mbarrier", node, f"mbarrier buffer {buf.name} holds {buf.dtype.name}; mbarriers "
+                                                    f"are 8-byte Int64 words")
+        if e.role is Role.Token and buf.dtype is not DataType.Int64:
             raise VerifyError("mbarrier", node, f"token buffer {buf.name} must hold 64-bit mbarrier states "
                                                 f"(Int64), not {buf.dtype.name}")
         if e.completes is Completion.CpAsyncGroup and e.is_write and buf.memory is not MemoryType.Shared:

@@ -29,6 +29,7 @@ import numpy as np
 
 from fusion_ir.types import DataType, MemoryType
 from lowering import kernel_ir as k
+from lowering.verify import VerifyError, verify
 
 from .arrays import ArrayArg, host_layout
 from .errors import InputError, SimulationError
@@ -70,6 +71,10 @@ def simulate(kernel_or_fusion: k.Kernel | Any, inputs: Sequence[np.ndarray], see
     launch takes several ranges; ``True``, ``False`` or a callable ``f(blocks_done, blocks)``).
     """
     kernel = as_kernel(kernel_or_fusion, caller="simulate")
+    try:
+        verify(kernel)
+    except VerifyError as e:
+        raise SimulationError(f"kernel {kernel.name}: {e}") from e
     arrays = _validate_inputs(kernel, inputs)
     # The executor's argument checks (binding, runtime checks, TMA layouts, shared-memory size)
     # apply here too, so a launch the GPU would refuse is refused the same way.
