@@ -199,7 +199,8 @@ def _mma(n: Mma) -> tuple[Effect, ...]:
 
 def _tensor_op(n: TensorOp) -> tuple[Effect, ...]:
     """A not yet indexed fusion expression: it reads its inputs and writes its tensor."""
-    return tuple(_read(tv) for tv in n.expr.tensor_inputs()) + (_write(n.tv),)
+    inputs = n.expr.tensor_inputs() if n.expr is not None else ()
+    return tuple(_read(tv) for tv in inputs) + (_write(n.tv),)
 
 
 EFFECTS: dict[type, Callable[[Any], tuple[Effect, ...]]] = {
