@@ -366,7 +366,7 @@ def test_vector_width_and_tma_rank_errors() -> None:
 def test_mbarrier_must_be_eight_byte_shared() -> None:
     mbar = s.shared("T4", 2, DataType.Int32)
     kern = _one_statement_kernel(k.Allocate(mbar, Val.const(0)), k.MBarrierInit(mbar, Val.const(0), Val.const(1)))
-    with pytest.raises(CodegenError, match=r"mbarrier buffer T4 has 4-byte elements"):
+    with pytest.raises(CodegenError, match=r"mbarrier buffer T4 holds Int32; mbarriers are 8-byte Int64 words"):
         to_cuda(kern)
 
 
