@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import keyword
 import re
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field
 
 from fusion_ir.scalar import Val
 from fusion_ir.types import DataType, MemoryType, ParallelType, SmemSwizzle
@@ -65,10 +65,12 @@ from lowering.kernel_ir import (
     WgmmaFence,
     walk,
 )
+from lowering.effects import Proxy, effects, touched_names
+from lowering.verify import VerifyError, verify
 from target import current as current_target
 
 from .errors import CodegenError
-from .expressions import BUILTIN_SYMBOLS, cond_expr, index_expr, value_expr
+from .expressions import cond_expr, index_expr, value_expr
 from .helpers import helpers_source
 from .smem_layout import shared_memory_layout
 from .wgmma import (
@@ -81,15 +83,11 @@ INDENT = "  "
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _REDUCE_TO_BINARY = {"add": "add", "sub": "sub", "mul": "mul", "max": "maximum", "min": "minimum"}
 _BLOCK_REDUCE_OPS = {"add": "ReduceAdd", "max": "ReduceMax"}
+_THREAD_DIMS = {ParallelType.TIDx: "x", ParallelType.TIDy: "y", ParallelType.TIDz: "z"}
 _VECTOR_TYPES = {  # (is float32, bytes) -> C type of one vector access
     (True, 16): "float4", (True, 8): "float2", (True, 4): "float",
     (False, 16): "uint4", (False, 8): "uint2", (False, 4): "uint32_t", (False, 2): "uint16_t",
 }
-_THREAD_DIMS = {ParallelType.TIDx: "x", ParallelType.TIDy: "y", ParallelType.TIDz: "z"}
-MAX_UNROLLED_POINTS = 1 << 16   # index combinations enumerated to bound an Mma's accumulator registers
-STMATRIX_COUNTS = (1, 2, 4)      # 8 x 8 matrices per stmatrix (.x1, .x2, .x4)
-STMATRIX_TYPES = (DataType.BFloat16, DataType.Half)   # 16-bit storage structs with a uint16_t raw field
-STMATRIX_ROW_BYTES = 16          # one 8-element row of 16-bit elements, at a 16-byte aligned address
 
 
 def to_cuda(kernel: Kernel) -> str:
@@ -119,13 +117,18 @@ class KernelPrinter(NodeVisitor):
     missing_error = CodegenError
 
     def __init__(self, kernel: Kernel) -> None:
+        try:
+            verify(kernel)
+        except VerifyError as e:
+            raise CodegenError(f"codegen: {e}") from e
         self.kernel = kernel
         self.helpers: set[str] = {"types", "tensor"}
         self.layout = shared_memory_layout(kernel)
         self.uses_smem = False
         self.uses_setmaxnreg = False
         self.wgmma_shapes: set[WgmmaShape] = set()
-        self.wgmma_accumulators = sorted({n.acc.name for n in walk(kernel.body) if isinstance(n, Mma)})
+        self.wgmma_accumulators = sorted({e.name for n in walk(kernel.body) for e in effects(n)
+                                          if e.is_write and e.proxy is Proxy.Wgmma})
         self.lines: list[str] = []
         self.depth = 1
         self.scopes: list[_Scope] = [_Scope()]
@@ -203,11 +206,6 @@ class KernelPrinter(NodeVisitor):
         for name in names:
             if not _IDENTIFIER.match(name) or keyword.iskeyword(name):
                 raise CodegenError(f"codegen: {name!r} is not a valid C identifier")
-        if len(set(names)) != len(names):
-            raise CodegenError(f"codegen: kernel {self.kernel.name} has duplicate parameter names: {names}")
-        for buf in self.kernel.params:
-            if len(buf.strides) not in (0, len(buf.shape)):
-                raise CodegenError(f"codegen: {buf.name} has {len(buf.shape)} extents but {len(buf.strides)} strides")
 
     # ------------------------------------------------------------ emission helpers
     def _emit(self, line: str) -> None:
@@ -235,31 +233,10 @@ class KernelPrinter(NodeVisitor):
         return cond_expr(v, self.index_ctype)
 
     def _check_symbols(self, v: Val, where: object) -> None:
-        loop_indices = {s.loop_index for s in self.scopes if s.loop_index is not None}
-        lets = set().union(*(s.lets for s in self.scopes))
-        for name in sorted(v.symbols()):     # the first unbound name in a defined order
-            if name in BUILTIN_SYMBOLS or name in loop_indices or name in lets:
-                continue
-            if name in self.param_symbols:
-                self.used_symbols.add(name)
-                continue
-            raise CodegenError(f"codegen: symbol {name} in {_describe(where)} is not bound: it is neither an "
-                               f"extent or stride of a parameter, a CUDA builtin, an enclosing loop index, "
-                               f"nor a Let before it")
-
-    def _lookup(self, buf: Buffer, where: object) -> Buffer:
-        if buf.memory == MemoryType.Global:
-            if buf.name not in self.params:
-                raise CodegenError(f"codegen: global buffer {buf.name} in {_describe(where)} is not a kernel "
-                                   f"parameter; global workspaces are not supported")
-            return buf
-        for scope in reversed(self.scopes):
-            if buf.name in scope.buffers:
-                return scope.buffers[buf.name]
-        raise CodegenError(f"codegen: {buf.name} is used in {_describe(where)} outside the scope of its Allocate")
+        """Note the parameter symbols ``v`` reads (``verify`` has checked every symbol is bound)."""
+        self.used_symbols.update(name for name in v.symbols() if name in self.param_symbols)
 
     def _access(self, buf: Buffer, index: str, where: object = None) -> str:
-        self._lookup(buf, where if where is not None else buf)
         if buf.memory == MemoryType.Global:
             return f"{buf.name}.data[{index}]"
         return f"{buf.name}[{index}]"
@@ -271,19 +248,10 @@ class KernelPrinter(NodeVisitor):
                           want)
 
     def _smem_address(self, buf: Buffer, index: Val, where: object, what: str) -> str:
-        self._require_shared(buf, where, what)
         self.helpers.add("smem")
         return f"toSmem(&{self._access(buf, self._idx(index, where), where)})"
 
-    def _require_shared(self, buf: Buffer, where: object, what: str) -> None:
-        if buf.memory != MemoryType.Shared:
-            raise CodegenError(f"codegen: {what} {buf.name} of {_describe(where)} must be in shared memory, "
-                               f"not {buf.memory.name}")
-
     def _mbarrier(self, buf: Buffer, index: Val, where: object) -> str:
-        if buf.dtype.size != 8:
-            raise CodegenError(f"codegen: mbarrier buffer {buf.name} has {buf.dtype.size}-byte elements; "
-                               f"mbarriers are 8 bytes (use Int64)")
         self.helpers.add("mbarrier")
         return self._smem_address(buf, index, where, "mbarrier")
 
@@ -296,8 +264,6 @@ class KernelPrinter(NodeVisitor):
         if not _IDENTIFIER.match(buf.name):
             raise CodegenError(f"codegen: buffer name {buf.name!r} is not a valid C identifier")
         scope = self.scopes[-1]
-        if buf.name in scope.buffers or buf.name in self.params:
-            raise CodegenError(f"codegen: {buf.name} is allocated twice in the same scope")
         if buf.name not in self.referenced:
             # An unused declaration would be an nvcc warning; say what the lowering allocated instead.
             self._emit(f"// {buf.name} ({buf.memory.name}, {buf.size} x {buf.dtype.ctype}) is allocated but unused")
@@ -309,24 +275,18 @@ class KernelPrinter(NodeVisitor):
                 raise CodegenError(f"codegen: Local buffer {buf.name} has non-constant size {buf.size}; "
                                    f"register arrays need a compile-time size")
             self._emit(f"{buf.dtype.ctype} {buf.name}[{size}];")
-        elif buf.memory == MemoryType.Shared:
+        else:   # Shared: verify refuses Global allocations
             if smem_base_align() % buf.align:
                 raise CodegenError(f"codegen: shared buffer {buf.name} needs {buf.align}-byte alignment; dynamic shared "
                                    f"memory starts {smem_base_align()}-byte aligned")
-            if buf.swizzle.span and buf.align % buf.swizzle.alignment:
-                raise CodegenError(f"codegen: shared buffer {buf.name} has swizzle {buf.swizzle.name} but align "
-                                   f"{buf.align}; a {buf.swizzle.name}-swizzled buffer starts on a "
-                                   f"{buf.swizzle.alignment}-byte boundary")
             offset = self.layout.offsets[buf.name]
             off = offset.const_value()
-            if off is not None and off % buf.align != 0:
+            if off is not None and off % buf.align != 0:   # codegen's own placement of unplaced buffers
                 raise CodegenError(f"codegen: shared buffer {buf.name} at byte offset {off} is not aligned "
                                    f"to {buf.align} bytes")
             self.uses_smem = True
             address = "smem" if off == 0 else f"smem + {self._idx(offset, node)}"
             self._emit(f"{buf.dtype.ctype}* {buf.name} = reinterpret_cast<{buf.dtype.ctype}*>({address});")
-        else:
-            raise CodegenError(f"codegen: cannot allocate {buf.name} in global memory inside a kernel")
         scope.buffers[buf.name] = buf
 
     def visit_Assign(self, node: Assign) -> None:
@@ -336,21 +296,14 @@ class KernelPrinter(NodeVisitor):
             return
         value = node.value
         if node.reduce_op is not None:
-            op = _REDUCE_TO_BINARY.get(node.reduce_op)
-            if op is None:
-                raise CodegenError(f"codegen: unknown reduce_op {node.reduce_op!r} in {_describe(node)}")
+            op = _REDUCE_TO_BINARY[node.reduce_op]
             value = BinaryValue(op, Load(node.buffer, node.index), value, node.buffer.dtype)
         self._emit(f"{lhs} = {self._value(value, node, node.buffer.dtype)};")
 
     def _vector_assign(self, node: Assign, lhs: str) -> None:
         converts = isinstance(node.value, CastValue) and node.value.dtype == node.buffer.dtype
         src = node.value.x if converts else node.value
-        if not isinstance(src, Load) or node.reduce_op is not None:
-            raise CodegenError(f"codegen: vectorized {_describe(node)} must copy a Load (or a cast of one to "
-                               f"{node.buffer.dtype.name}) without reduce_op")
-        if src.buffer.dtype != node.buffer.dtype and not converts:
-            raise CodegenError(f"codegen: vectorized {_describe(node)} copies {src.buffer.dtype.name} "
-                               f"into {node.buffer.dtype.name}")
+        assert isinstance(src, Load)   # verify: a vector copy copies a Load
         nbytes = node.vector * node.buffer.dtype.size
         vtype = _VECTOR_TYPES.get((node.buffer.dtype == DataType.Float, nbytes))
         if vtype is None:
@@ -380,51 +333,28 @@ class KernelPrinter(NodeVisitor):
         self._emit(f"*reinterpret_cast<{vtype}*>(&{lhs}) = {_vector_value(vtype, node.buffer.dtype.size, elements)};")
 
     def visit_BlockReduce(self, node: BlockReduce) -> None:
-        op = _BLOCK_REDUCE_OPS.get(node.op)
-        if op is None:
-            raise CodegenError(f"codegen: BlockReduce op {node.op!r} is not supported (add, max)")
+        op = _BLOCK_REDUCE_OPS[node.op]
         dims = set(node.dims)
-        if not dims or not dims <= set(_THREAD_DIMS):
-            raise CodegenError(f"codegen: BlockReduce reduces over thread dims only, got {node.dims}")
         # The reduction runs in the result buffer's type; the workspace is raw storage with one
         # slot per thread, at least as wide as that type (the lowering uses 8-byte slots).
         dtype = node.buffer.dtype
         ws = node.workspace
-        self._require_shared(ws, node, "workspace")
-        if ws.dtype.size < dtype.size:
-            raise CodegenError(f"codegen: BlockReduce workspace {ws.name} has {ws.dtype.size}-byte slots for a "
-                               f"{dtype.name} reduction")
-        threads = _product(self.block) if node.barrier is None else node.barrier.threads.const_value()
-        size = ws.size.const_value()
-        if threads is not None and size is not None and size < threads:
-            raise CodegenError(f"codegen: BlockReduce workspace {ws.name} has {size} slots for {threads} threads")
         self.helpers.add("block_reduce")
         flags = ", ".join("true" if p in dims else "false" for p in _THREAD_DIMS)
         lhs = self._access(node.buffer, self._idx(node.index, node), node)
-        self._lookup(ws, node)
         workspace = ws.name if ws.dtype == dtype else f"reinterpret_cast<{dtype.ctype}*>({ws.name})"
         value = self._value(node.value, node, dtype)
         barrier = ""
         if node.barrier is not None:
             bar = node.barrier
-            bid, last = bar.id.const_value(), current_target().max_named_barrier
-            if bid is not None and not 1 <= bid <= last:
-                raise CodegenError(f"codegen: BlockReduce into {node.buffer.name} names barrier {bar.id}; named "
-                                   f"barriers are 1..{last}")
             barrier = f", {self._idx(bar.id, node)}, {self._idx(bar.threads, node)}"
         self._emit(f"{lhs} = blockAllReduce<{flags}>({value}, {workspace}, {op}(){barrier});")
 
     def visit_ForLoop(self, node: ForLoop) -> None:
-        if not node.index.is_symbol:
-            raise CodegenError(f"codegen: loop index {node.index} is not a symbol")
         name = str(node.index.name)
-        outer = {s.loop_index for s in self.scopes}
-        if name in outer or name in self.param_symbols or name in BUILTIN_SYMBOLS or not _IDENTIFIER.match(name):
-            raise CodegenError(f"codegen: loop index {name} of {_describe(node)} shadows another symbol "
-                               f"or is not a C identifier")
+        if not _IDENTIFIER.match(name):
+            raise CodegenError(f"codegen: loop index {name} of {_describe(node)} is not a C identifier")
         step_value = node.step.const_value()
-        if step_value is not None and step_value < 1:
-            raise CodegenError(f"codegen: loop {name} has step {node.step}; steps are positive")
         comment = _loop_comment(node)
         if comment:
             self._emit(f"// {comment}")
@@ -466,9 +396,6 @@ class KernelPrinter(NodeVisitor):
         bx, by, bz = self.block
         threads = _product(self.block)
         w = warp.const_value()
-        if w is not None and threads is not None and not 0 <= w * 32 < threads:
-            raise CodegenError(f"codegen: ElectSync elects in warp {w}, but a block of {threads} threads has "
-                               f"warps 0..{(threads - 1) // 32}")
         if w == 0 and threads is not None and threads <= 32:
             return ""
         if w is not None and by == 1 and bz == 1:
@@ -513,20 +440,7 @@ class KernelPrinter(NodeVisitor):
 
     def visit_NamedBarrier(self, node: NamedBarrier) -> None:
         """``bar.sync``; a non-constant id (``1 + threadIdx.y``: a barrier per warp group) is computed at
-        run time, and only a constant one is range-checked here."""
-        bid = node.id.const_value()
-        target = current_target()
-        if bid is not None and not 1 <= bid <= target.max_named_barrier:
-            raise CodegenError(f"codegen: NamedBarrier id {node.id} is out of range: named barrier ids are "
-                               f"1..{target.max_named_barrier} (0 is __syncthreads)")
-        threads = node.threads.const_value()
-        block_threads = _product(self.block)
-        if threads is not None and (threads < 1 or threads % target.warp_size):
-            raise CodegenError(f"codegen: NamedBarrier {node.id} counts {threads} threads; bar.sync counts whole "
-                               f"warps, a positive multiple of {target.warp_size}")
-        if threads is not None and block_threads is not None and threads > block_threads:
-            raise CodegenError(f"codegen: NamedBarrier {node.id} counts {threads} threads, more than the block's "
-                               f"{block_threads}")
+        run time (``verify`` range-checks a constant one)."""
         self.helpers.add("named_barrier")
         count = self._idx(node.threads, node)
         self._emit(f"namedBarrierSync({self._idx(node.id, node)}, {count});"
@@ -534,9 +448,8 @@ class KernelPrinter(NodeVisitor):
 
     def visit_Let(self, node: Let) -> None:
         name = node.name
-        bound = {s.loop_index for s in self.scopes} | set().union(*(s.lets for s in self.scopes))
-        if name in bound or name in self.param_symbols or name in BUILTIN_SYMBOLS or not _IDENTIFIER.match(name):
-            raise CodegenError(f"codegen: Let {name} shadows another symbol or is not a C identifier")
+        if not _IDENTIFIER.match(name):
+            raise CodegenError(f"codegen: Let {name} is not a C identifier")
         self._emit(f"const {self.index_ctype} {name} = {self._idx(node.value, node)};")
         self.scopes[-1].lets.add(name)
 
@@ -560,13 +473,10 @@ class KernelPrinter(NodeVisitor):
         if node.token is None:
             self._emit(f"{call};")
             return
-        if node.token_index is None:
-            raise CodegenError(f"codegen: {_describe(node)} has a token buffer but no token_index")
-        self._require_token(node.token, node)
+        assert node.token_index is not None   # verify: a token is stored with its index
         self._emit(f"{self._access(node.token, self._idx(node.token_index, node), node)} = {call};")
 
     def visit_MBarrierWait(self, node: MBarrierWait) -> None:
-        self._require_token(node.token, node)
         token = self._access(node.token, self._idx(node.token_index, node), node)
         self._emit(f"mbarrier::wait({self._mbarrier(node.mbar, node.index, node)}, {token});")
 
@@ -574,27 +484,9 @@ class KernelPrinter(NodeVisitor):
         mbar = self._mbarrier(node.mbar, node.index, node)
         self._emit(f"mbarrier::waitParity({mbar}, {self._idx(node.parity, node)});")
 
-    def _require_token(self, buf: Buffer, where: object) -> None:
-        if buf.dtype.size != 8:
-            raise CodegenError(f"codegen: token buffer {buf.name} of {_describe(where)} must hold 64-bit "
-                               f"mbarrier states (Int64), not {buf.dtype.name}")
-
     def _tensor_map(self, node: TmaLoad | TmaStore, smem: Buffer) -> str:
-        tmap = node.tensor_map
-        if tmap.name not in self.tensor_maps:
-            raise CodegenError(f"codegen: {_describe(node)} uses tensor map {tmap.name}, which is not in "
-                               f"kernel.tensor_maps")
-        if not 1 <= len(node.coords) <= 5 or len(node.coords) != len(tmap.box):
-            raise CodegenError(f"codegen: {_describe(node)} has {len(node.coords)} coordinates for a "
-                               f"{len(tmap.box)}-d box; TMA boxes have 1 to 5 dimensions")
-        if smem.swizzle is not tmap.swizzle:
-            raise CodegenError(f"codegen: {_describe(node)} copies through {tmap.name} with swizzle "
-                               f"{tmap.swizzle.name}, but {smem.name} is laid out with swizzle {smem.swizzle.name}")
-        if smem.dtype != tmap.tensor.dtype:
-            raise CodegenError(f"codegen: {_describe(node)} moves {tmap.tensor.dtype.name} elements through "
-                               f"{smem.name} of {smem.dtype.name}")
         self.helpers.add("tma")
-        return f"&{tmap.name}"
+        return f"&{node.tensor_map.name}"
 
     def _coords(self, node: TmaLoad | TmaStore) -> str:
         # Kernel IR lists coordinates outermost first; PTX wants innermost first.
@@ -613,10 +505,6 @@ class KernelPrinter(NodeVisitor):
 
     def visit_CpAsync(self, node: CpAsync) -> None:
         nbytes = node.vector * node.dst.dtype.size
-        if nbytes not in (4, 8, 16):
-            raise CodegenError(f"codegen: {_describe(node)} copies {nbytes} bytes; cp.async copies 4, 8 or 16")
-        if node.src.memory != MemoryType.Global:
-            raise CodegenError(f"codegen: cp.async source {node.src.name} must be global memory")
         self.helpers.add("cp_async")
         dst = self._smem_address(node.dst, node.dst_index, node, "destination")
         src = self._access(node.src, self._idx(node.src_index, node), node)
@@ -630,15 +518,11 @@ class KernelPrinter(NodeVisitor):
         elif node.kind == "bulk":
             self.helpers.add("tma")
             self._emit("Hopper::cpAsyncBulkCommitGroup();")
-        elif node.kind == "wgmma":
+        else:   # wgmma: verify admits no other kind
             self.helpers.add("wgmma")
             self._emit("wgmma::commit();")
-        else:
-            raise CodegenError(f"codegen: unknown async group kind {node.kind!r} (cp.async, bulk, wgmma)")
 
     def visit_AsyncWait(self, node: AsyncWait) -> None:
-        if node.pending < 0:
-            raise CodegenError(f"codegen: {_describe(node)} waits for a negative number of groups")
         if node.kind == "cp.async":
             self.helpers.add("cp_async")
             self._emit(f"cpAsyncWaitGroup<{node.pending}>();")
@@ -646,22 +530,16 @@ class KernelPrinter(NodeVisitor):
             self.helpers.add("tma")
             wait = "cpAsyncBulkWaitGroupRead" if node.read else "cpAsyncBulkWaitGroup"
             self._emit(f"Hopper::{wait}<{node.pending}>();")
-        elif node.kind == "wgmma":
+        else:   # wgmma: verify admits no other kind
             self.helpers.add("wgmma")
             self._emit(f"wgmma::wait<{node.pending}>();")
             self._fence_accumulators()
-        else:
-            raise CodegenError(f"codegen: unknown async group kind {node.kind!r} (cp.async, bulk, wgmma)")
 
     def visit_FenceAsyncProxy(self, node: FenceAsyncProxy) -> None:
         self.helpers.add("fence")
         self._emit("fenceAsyncProxy();")
 
     def visit_SetMaxNReg(self, node: SetMaxNReg) -> None:
-        target = current_target()
-        (lo, hi), step = target.setmaxnreg_range, target.setmaxnreg_step
-        if not lo <= node.count <= hi or node.count % step != 0:
-            raise CodegenError(f"codegen: setmaxnreg count {node.count} must be a multiple of {step} in [{lo}, {hi}]")
         self.helpers.add("setmaxnreg")
         self.uses_setmaxnreg = True
         self._emit(f"{'increaseRegisters' if node.increase else 'decreaseRegisters'}<{node.count}>();")
@@ -670,8 +548,6 @@ class KernelPrinter(NodeVisitor):
         self._emit("return;")
 
     def visit_Continue(self, node: Continue) -> None:
-        if all(s.loop_index is None for s in self.scopes):
-            raise CodegenError("codegen: Continue outside of a loop")
         self._emit("continue;")
 
     # ------------------------------------------------------------ wgmma
@@ -700,122 +576,40 @@ class KernelPrinter(NodeVisitor):
         self._emit(f"{INDENT * 2}{desc_b});")
 
     def _wgmma_shape(self, node: Mma) -> WgmmaShape:
-        m, n, kk = node.shape
-        what = f"codegen: Mma {node.shape} into {node.acc.name}"
-        target = current_target()
-        wgmma = target.wgmma
-        if node.dtype.name not in wgmma.operand_types:
-            raise CodegenError(f"{what} has operand type {node.dtype.name}; wgmma is generated for "
-                               f"{' and '.join(wgmma.operand_types)} operands with f32 accumulators")
-        if m != wgmma.m:
-            raise CodegenError(f"{what}: M is {m}; a wgmma is {wgmma.m} rows (one per warp group)")
-        if kk != wgmma.k_for(node.dtype.size):
-            raise CodegenError(f"{what}: K is {kk}; a wgmma on {node.dtype.name} operands is "
-                               f"k{wgmma.k_for(node.dtype.size)}")
-        if not wgmma.valid_n(n):
-            raise CodegenError(f"{what}: N is {n}; wgmma's N is a multiple of {wgmma.n_step} from {wgmma.n_step} to "
-                               f"{wgmma.max_n}")
-        threads = _product(self.block)
-        if threads is not None and threads % target.warp_group_size:
-            raise CodegenError(f"{what}: the block has {threads} threads; wgmma is issued by whole warp groups "
-                               f"of {target.warp_group_size} threads")
-        return WgmmaShape(n, node.dtype)
+        """The wrapper the Mma calls (``verify`` has checked its shape and operand type)."""
+        return WgmmaShape(node.shape[1], node.dtype)
 
     def _accumulator(self, node: Mma, shape: WgmmaShape) -> str:
         """``&T3[i]``: the first of the Mma's accumulator registers, checked to stay in registers."""
         acc = node.acc
-        what = f"codegen: Mma {node.shape} into {acc.name}"
-        if acc.memory != MemoryType.Local or acc.dtype != DataType.Float:
-            raise CodegenError(f"{what}: the accumulators are {acc.memory.name} {acc.dtype.name}; wgmma "
-                               f"accumulates into a Local Float (register) array")
-        self._lookup(acc, node)
-        self._check_registers(acc, node.acc_index, shape.registers, what, f"per thread for N = {shape.n}")
+        self._register_index(acc, node.acc_index, f"codegen: Mma {node.shape} into {acc.name}")
         return f"&{acc.name}[{self._idx(node.acc_index, node)}]"
 
-    def _check_registers(self, buf: Buffer, index: Val, count: int, what: str, why: str) -> None:
-        """``buf[index : index + count]`` stays inside ``buf`` for every value ``index`` takes over the
-        enclosing unrolled loops, and ``index`` is a constant once they are unrolled."""
-        size = buf.size.const_value()
-        starts = self._unrolled_values(index, what, buf)
-        if size is None or starts is None:
-            return
-        for start in starts:
-            if start < 0 or start + count > size:
-                raise CodegenError(f"{what}: registers {buf.name}[{start}:{start + count}] ({count} {why}) are out "
-                                   f"of bounds of {buf.name}[{size}]")
-
-    def _unrolled_values(self, index: Val, what: str, buf: Buffer) -> list[int] | None:
-        """Every value register index ``index`` of ``buf`` takes over the enclosing unrolled loops (None when
-        there are more than MAX_UNROLLED_POINTS); a CodegenError when it is not a constant once they are
-        unrolled, since nvcc would then move the register array ``buf`` to local memory."""
+    def _register_index(self, buf: Buffer, index: Val, what: str) -> None:
+        """A register index is a constant once the enclosing loops are unrolled (fully unrolled loops with
+        constant bounds), or nvcc moves the register array ``buf`` to local memory. (``verify`` has checked
+        the registers lie in ``buf``.)"""
         unrolled = {s.loop_index: s.unrolled for s in self.scopes if s.loop_index is not None}
         dynamic = sorted(name for name in index.symbols() if unrolled.get(name) is None)
         if dynamic:
             raise CodegenError(f"{what}: register index {index} depends on {', '.join(dynamic)}; it must "
                                f"be a constant once the enclosing loops are unrolled (indices of fully unrolled "
                                f"loops with constant bounds only), or nvcc moves {buf.name} to local memory")
-        names = sorted(index.symbols())
-        points = 1
-        for name in names:
-            points *= max(len(unrolled[name]), 1)  # type: ignore[arg-type]
-        if points > MAX_UNROLLED_POINTS:
-            return None
-        return _values_over(index, [(n, unrolled[n]) for n in names])  # type: ignore[misc]
 
     def _descriptor(self, node: Mma, desc: MatrixDescriptor, which: str) -> str:
         """``wgmma::smemDescriptor(toSmem(&T4[offset]), lbo, sbo, mode)`` for operand ``which``."""
-        buf = desc.buffer
-        what = f"codegen: operand {which} ({buf.name}) of Mma into {node.acc.name}"
-        self._require_shared(buf, node, f"wgmma operand {which}")
-        if buf.dtype != node.dtype:
-            raise CodegenError(f"{what} holds {buf.dtype.name} elements, but the Mma multiplies {node.dtype.name}")
-        if desc.swizzle is not buf.swizzle:
-            raise CodegenError(f"{what}: the descriptor says swizzle {desc.swizzle.name}, but {buf.name} is laid out "
-                               f"with swizzle {buf.swizzle.name}")
-        limit = current_target().wgmma.descriptor_offset_limit
-        for field_name, value in (("leading", desc.leading_bytes), ("stride", desc.stride_bytes)):
-            if value % 16 or not 0 <= value < limit:
-                raise CodegenError(f"{what}: {field_name} byte offset {value} is not a multiple of 16 in "
-                                   f"[0, {limit}); the descriptor holds it >> 4 in 14 bits")
-        offset = desc.offset.const_value()
-        if offset is not None and (offset * buf.dtype.size) % 16:
-            raise CodegenError(f"{what} starts at element {offset}, byte {offset * buf.dtype.size}; a matrix "
-                               f"descriptor's start address is a multiple of 16 bytes")
-        address = self._smem_address(buf, desc.offset, node, f"wgmma operand {which}")
+        address = self._smem_address(desc.buffer, desc.offset, node, f"wgmma operand {which}")
         return (f"wgmma::smemDescriptor({address}, {desc.leading_bytes}, {desc.stride_bytes}, "
                 f"{DESCRIPTOR_MODES[desc.swizzle]})")
-
 
     # ------------------------------------------------------------ stmatrix
     def visit_StMatrix(self, node: StMatrix) -> None:
         """``stmatrixX{count}(toSmem(&dst[dst_index]), r0, ...)``: this lane's row address and its
-        ``count`` registers, each two 16-bit elements of ``src`` packed by value (low half first)."""
+        ``count`` registers, each two 16-bit elements of ``src`` packed by value (low half first).
+        (``verify`` has checked the count, memories, types and alignment.)"""
         dst, src = node.dst, node.src
-        what = f"codegen: StMatrix from {src.name} into {dst.name}"
-        if node.count not in STMATRIX_COUNTS:
-            raise CodegenError(f"{what} stores {node.count} matrices; stmatrix stores 1, 2 or 4 (x1, x2, x4)")
-        if dst.memory != MemoryType.Shared:
-            raise CodegenError(f"{what}: the destination is {dst.memory.name}; stmatrix stores to shared memory")
-        if src.memory != MemoryType.Local:
-            raise CodegenError(f"{what}: the source is {src.memory.name}; stmatrix stores registers "
-                               f"(a Local buffer)")
-        for role, buf in (("destination", dst), ("source", src)):
-            if buf.dtype not in STMATRIX_TYPES:
-                raise CodegenError(f"{what}: the {role} holds {buf.dtype.name} elements; stmatrix stores 16-bit "
-                                   f"elements ({' or '.join(d.name for d in STMATRIX_TYPES)})")
-        if dst.dtype != src.dtype:
-            raise CodegenError(f"{what}: the destination holds {dst.dtype.name} elements but the source "
-                               f"{src.dtype.name}; stmatrix copies the bits as they are")
-        if dst.align % STMATRIX_ROW_BYTES:
-            raise CodegenError(f"{what}: {dst.name} is {dst.align}-byte aligned; each stmatrix row address "
-                               f"is a multiple of {STMATRIX_ROW_BYTES} bytes")
-        row = node.dst_index.const_value()
-        if row is not None and (row * dst.dtype.size) % STMATRIX_ROW_BYTES:
-            raise CodegenError(f"{what}: the row starts at element {row}, byte {row * dst.dtype.size}; "
-                               f"stmatrix rows start on {STMATRIX_ROW_BYTES}-byte boundaries")
-        self._lookup(src, node)
+        self._register_index(src, node.src_index, f"codegen: StMatrix from {src.name} into {dst.name}")
         registers = 2 * node.count
-        self._check_registers(src, node.src_index, registers, what, f"elements for x{node.count}")
         address = self._smem_address(dst, node.dst_index, node, "destination")
         elements = [self._access(src, self._idx(node.src_index + e, node), node) for e in range(registers)]
         words = [_vector_value("uint32_t", 2, elements[e:e + 2]) for e in range(0, registers, 2)]
@@ -870,20 +664,7 @@ def _describe(node: object) -> str:
 
 def _referenced_buffers(body: tuple[Node, ...]) -> set[str]:
     """Names of buffers some node reads or writes (an ``Allocate`` alone does not count)."""
-    names: set[str] = set()
-
-    def visit(obj: object) -> None:
-        if isinstance(obj, Buffer):
-            names.add(obj.name)
-        elif isinstance(obj, tuple):
-            for item in obj:
-                visit(item)
-        elif is_dataclass(obj) and not isinstance(obj, (Val, Allocate)):
-            for f in fields(obj):
-                visit(getattr(obj, f.name))
-
-    visit(body)
-    return names
+    return touched_names(walk(body))
 
 
 def _index_vals(value: object) -> list[Val]:
@@ -915,14 +696,6 @@ def _unroll_pragma(node: ForLoop) -> str:
         # A pipeline stage's loop stays rolled: unrolling it would multiply its waits and copies.
         return "#pragma unroll 1"
     return ""
-
-
-def _values_over(v: Val, loops: list[tuple[str, range]]) -> list[int]:
-    """Every value of ``v`` as the named loop indices run over their ranges (v is constant once they are)."""
-    envs: list[dict[str, int]] = [{}]
-    for name, values in loops:
-        envs = [{**env, name: x} for env in envs for x in values]
-    return sorted({int(v.evaluate(env)) for env in envs})
 
 
 def _product(dims: tuple[int | None, ...]) -> int | None:

@@ -30,7 +30,7 @@ import numpy as np
 
 from fusion_ir import Fusion, Pipelined, ScheduleError, WarpSpecialized
 from fusion_ir.reference import evaluate
-from lowering import LoweringError, lower
+from lowering import LoweringError, VerifyError, lower
 from lowering import kernel_ir as kir
 from runtime import InputError
 from target import DEFAULT_TARGET
@@ -222,11 +222,15 @@ def domain_problem(fusion: Fusion) -> str | None:
 
 def check_lowering(case: Case, fusion: Fusion, outcomes: list[str],
                    stats: Stats | None = None) -> kir.Kernel | None:
-    """``lower`` succeeds or raises LoweringError, and leaves the fusion as it was."""
+    """``lower`` succeeds or raises LoweringError (never VerifyError: a pass that breaks a kernel-IR rule is a
+    lowering bug), and leaves the fusion as it was."""
     stats = stats if stats is not None else Stats()
     before = fusion.state_fingerprint()
     try:
         traced = lower(fusion, trace=True)
+    except VerifyError as e:
+        raise PropertyFailure("1 lower", f"pass {_failing_pass(e)} produced kernel IR that breaks a rule: {e}",
+                              case, outcomes) from e
     except LoweringError as e:
         stats.lowering["LoweringError"] += 1
         stats.passes[(_failing_pass(e), "LoweringError")] += 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .errors import LoweringError
+from .verify import VerifyError, verify
 
 if TYPE_CHECKING:
     from fusion_ir import Fusion
@@ -12,7 +13,7 @@ if TYPE_CHECKING:
     from .kernel_ir import Kernel
     from .pipeline import LoweredKernel
 
-__all__ = ["LoweringError", "lower"]
+__all__ = ["LoweringError", "VerifyError", "lower", "verify"]
 
 
 def lower(fusion: Fusion, trace: bool = False) -> Kernel | LoweredKernel:

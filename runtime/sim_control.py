@@ -29,8 +29,6 @@ class ControlFlow:
         self.alive = np.full(self.grid.num_blocks, self.grid.threads_per_block, dtype=np.int64)
 
     def visit_ForLoop(self, node: k.ForLoop, ctx: Ctx, i: int) -> TaskGen:
-        if not node.index.is_symbol:
-            raise SimulationError(f"loop index {node.index} is not a symbol")
         start, stop = uniform(self._ev(node.start, ctx)), uniform(self._ev(node.stop, ctx))
         step = self._loop_step(node, ctx)
         name = node.index.name

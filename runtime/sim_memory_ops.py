@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from fusion_ir.types import DataType, MemoryType
+from fusion_ir.types import MemoryType
 from lowering import kernel_ir as k
 
 from .errors import SimulationError
@@ -34,8 +34,6 @@ class MemoryOps:
 
     def visit_Allocate(self, node: k.Allocate, ctx: Ctx, i: int) -> Ctx:
         buf = node.buffer
-        if buf.name in self.params:
-            raise SimulationError(f"Allocate of {buf.name}: a kernel parameter has the same name")
         size = uniform(self._ev(buf.size, ctx))
         if isinstance(size, np.ndarray):
             raise SimulationError(f"Allocate of {buf.name}: size {buf.size} differs between threads")
@@ -64,8 +62,6 @@ class MemoryOps:
                 old.poison_rows(new_blocks)  # type: ignore[union-attr]
             st = old
         else:
-            if is_mbar and buf.dtype is not DataType.Int64:
-                raise SimulationError(f"mbarrier buffer {buf.name} must be Int64, not {buf.dtype.name}")
             nb = self.grid.num_blocks
             st = MBarrierArray(buf, nb, size) if is_mbar else Storage(buf, nb, size)
             self.storages[buf.name] = st
@@ -131,9 +127,7 @@ class MemoryOps:
         value = self._value(node.value, ctx)
         pos = st.positions(self.grid, lanes, idx, what)
         if node.reduce_op is not None:
-            op = REDUCE.get(node.reduce_op)
-            if op is None:
-                raise SimulationError(f"{what()}: unknown reduce op {node.reduce_op!r}")
+            op = REDUCE[node.reduce_op]
             value = op(st.read(pos), value)
         pos = np.broadcast_to(pos, lanes.shape)
         if st.wgmma_reads is not None:
@@ -146,8 +140,7 @@ class MemoryOps:
 
     def _assign_vector(self, node: k.Assign, st: Storage, idx: Any, ctx: Ctx) -> None:
         load = node.value.x if isinstance(node.value, k.CastValue) else node.value   # a converting copy
-        if not isinstance(load, k.Load):
-            raise SimulationError(f"vectorized store to {node.buffer.name} needs a Load value, got {load!r:.120}")
+        assert isinstance(load, k.Load)   # lowering.verify: a vector copy copies a Load
         src = self._data_storage(load.buffer, f"a vector load of {load.buffer.name}")
         sidx = self._ev(load.index, ctx)
         lanes, v = ctx.lanes, node.vector

@@ -13,7 +13,6 @@ import numpy as np
 
 from lowering import kernel_ir as k
 from target import DEFAULT_TARGET
-from target import current as current_target
 
 from .errors import SimulationError
 from .sim_scheduler import Ctx
@@ -55,10 +54,7 @@ class RegisterSharing:
 
     def _check_setmaxnreg(self, node: k.SetMaxNReg, ctx: Ctx, i: int) -> None:
         what = f"setmaxnreg.{'inc' if node.increase else 'dec'} {node.count}"
-        target = current_target()
-        (lo, hi), step = target.setmaxnreg_range, target.setmaxnreg_step
-        if not lo <= node.count <= hi or node.count % step:
-            raise SimulationError(f"{what}: the register count must be a multiple of {step} in [{lo}, {hi}]")
+        # lowering.verify has checked the register count
         grid = self.grid
         lanes = ctx.lanes
         blocks, warps = grid.block_of[lanes], grid.warp_of[lanes]

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from fusion_ir.types import DataType, MemoryType
 from lowering import kernel_ir as k
 from target import DEFAULT_TARGET
 
@@ -30,8 +29,6 @@ from .errors import SimulationError
 from .sim_scheduler import Ctx
 
 WARP = DEFAULT_TARGET.warp_size
-COUNTS = (1, 2, 4)
-TYPES = (DataType.BFloat16, DataType.Half)
 ROW = 8             # elements per matrix row (16 bytes of 16-bit elements)
 ROW_BYTES = 16
 
@@ -42,22 +39,9 @@ class StMatrixOps:
     def visit_StMatrix(self, node: k.StMatrix, ctx: Ctx, i: int) -> None:
         count = node.count
         what = f"stmatrix.x{count} from {node.src.name} into {node.dst.name}"
-        if count not in COUNTS:
-            raise SimulationError(f"{what}: {count} matrices; stmatrix stores 1, 2 or 4 (x1, x2, x4)")
+        # lowering.verify has checked the count, memories and element types
         dst = self._data_storage(node.dst, what)
         src = self._data_storage(node.src, what)
-        if dst.memory is not MemoryType.Shared:
-            raise SimulationError(f"{what}: {dst.name} is in {dst.memory.name} memory; stmatrix stores to Shared")
-        if src.memory is not MemoryType.Local:
-            raise SimulationError(f"{what}: {src.name} is in {src.memory.name} memory; stmatrix stores registers "
-                                  f"(a Local buffer)")
-        for role, st in (("destination", dst), ("source", src)):
-            if st.dtype not in TYPES:
-                raise SimulationError(f"{what}: the {role} {st.name} holds {st.dtype.name} elements; stmatrix "
-                                      f"stores 16-bit elements (BFloat16 or Half)")
-        if dst.dtype is not src.dtype:
-            raise SimulationError(f"{what}: {dst.name} holds {dst.dtype.name} but {src.name} holds {src.dtype.name}; "
-                                  f"stmatrix copies the bits as they are")
         lanes = ctx.lanes
         if lanes.size == 0:
             return

@@ -112,14 +112,7 @@ class WgmmaOps:
     def visit_Mma(self, node: k.Mma, ctx: Ctx, i: int) -> None:
         m, n, kk = node.shape
         what = f"wgmma m{m}n{n}k{kk} into {node.acc.name}"
-        wgmma = current_target().wgmma
-        if node.dtype.name not in wgmma.operand_types:
-            raise SimulationError(f"{what}: operand type {node.dtype.name}; the simulator runs bf16 and fp16 wgmma")
-        k_step = wgmma.k_for(node.dtype.size)
-        if m != wgmma.m or kk != k_step or not wgmma.valid_n(n):
-            raise SimulationError(f"{what}: shape {node.shape}; a {node.dtype.short_name} wgmma is "
-                                  f"{wgmma.m} x N x {k_step} with N a multiple of {wgmma.n_step} "
-                                  f"in [{wgmma.n_step}, {wgmma.max_n}]")
+        wgmma = current_target().wgmma   # lowering.verify has checked the shape and operand type
         lanes = ctx.lanes
         warps = self._wgmma_warps(lanes, what)
         first = warps[:, 0]
@@ -196,23 +189,8 @@ class WgmmaOps:
         rows of the warp (``in_group`` is its warp in the warp group), or B's ``extent`` columns."""
         buf = desc.buffer
         where = f"{what}: operand {which} ({buf.name})"
+        # lowering.verify has checked the memory, type, swizzle and descriptor offsets
         st = self._data_storage(buf, where)
-        if st.memory is not MemoryType.Shared:
-            raise SimulationError(f"{where} is in {st.memory.name} memory; wgmma reads its operands from Shared")
-        if st.dtype is not dtype:
-            raise SimulationError(f"{where} holds {st.dtype.name} but the wgmma multiplies {dtype.name}")
-        if desc.swizzle is not buf.swizzle:
-            raise SimulationError(f"{where}: the matrix descriptor has swizzle {desc.swizzle.name} but {buf.name} is "
-                                  f"laid out with swizzle {buf.swizzle.name}; they must agree")
-        if buf.swizzle.span and buf.align % buf.swizzle.alignment:
-            raise SimulationError(f"{where}: {buf.name} has swizzle {buf.swizzle.name} but is aligned to "
-                                  f"{buf.align} bytes; the hardware swizzles absolute addresses, so the buffer "
-                                  f"starts on a {buf.swizzle.alignment}-byte boundary")
-        limit = current_target().wgmma.descriptor_offset_limit
-        for name, value in (("leading", desc.leading_bytes), ("stride", desc.stride_bytes)):
-            if value % CHUNK_BYTES or not 0 <= value < limit:
-                raise SimulationError(f"{where}: {name} byte offset {value} is not a multiple of 16 in "
-                                      f"[0, {limit}) (a 14-bit descriptor field in 16-byte units)")
         size = st.dtype.size
         start = self._per_lane(desc.offset, ctx).reshape(-1, WARP)
         if (start != start[:, :1]).any():
@@ -288,10 +266,7 @@ class WgmmaOps:
 
     # ---- accumulator registers ------------------------------------------------------------
     def _accumulators(self, buf: k.Buffer, what: str) -> Accumulators:
-        st = self._data_storage(buf, what)
-        if st.memory is not MemoryType.Local or st.dtype is not DataType.Float:
-            raise SimulationError(f"{what}: {buf.name} is {st.dtype.name} in {st.memory.name} memory; wgmma "
-                                  f"accumulators are Float registers (Local)")
+        st = self._data_storage(buf, what)   # Local Float (lowering.verify)
         if st.wgmma_acc is None:
             st.wgmma_acc = Accumulators.of(st)
         return st.wgmma_acc

@@ -29,6 +29,7 @@ import numpy as np
 
 from fusion_ir.types import DataType, MemoryType
 from lowering import kernel_ir as k
+from lowering.verify import VerifyError, verify
 
 from .arrays import ArrayArg, bfloat16_input_hint, host_layout
 from .errors import InputError, SimulationError
@@ -75,6 +76,10 @@ def simulate(kernel_or_fusion: k.Kernel | Any, inputs: Sequence[np.ndarray], see
     block writes, which no grid-level order makes safe, shows (``sim_scheduler``).
     """
     kernel = as_kernel(kernel_or_fusion, caller="simulate")
+    try:
+        verify(kernel)
+    except VerifyError as e:
+        raise SimulationError(f"kernel {kernel.name}: {e}") from e
     arrays = _validate_inputs(kernel, inputs)
     # The executor's argument checks (binding, runtime checks, TMA layouts, shared-memory size)
     # apply here too, so a launch the GPU would refuse is refused the same way.

@@ -11,7 +11,7 @@ Given the lowering's ``depths`` analysis, a circular-buffered loop scheduled wit
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 from rich.table import Table
@@ -20,6 +20,7 @@ from rich.text import Text
 from fusion_ir.scalar import Val
 from fusion_ir.types import MemoryType
 from lowering import kernel_ir as k
+from lowering.effects import Completion, Proxy, Role, buffers_touched
 from lowering.analysis.pipeline_depth import DepthChoice, PipelineDepths
 from lowering.kir_printer import node_lines
 
@@ -31,7 +32,6 @@ KIND_STYLE = {"mbarrier": "yellow", "mbarrier full+empty": "yellow", "token": "m
               "cp.async": "blue", "workspace": "cyan", "data": "green"}
 STAGE_MARK = {k.Stage.PrePrologue: "<", k.Stage.Prologue: "P", k.Stage.Main: "M", k.Stage.Epilogue: "E",
               k.Stage.PostEpilogue: ">", k.Stage.AsyncWarp: "A", k.Stage.ComputeWarp: "C"}
-_VALUE_TYPES = (k.Load, k.UnaryValue, k.BinaryValue, k.CastValue)
 
 
 @dataclass(frozen=True)
@@ -158,46 +158,28 @@ def _live(touches: list[tuple[int, int, tuple[_OpenLoop, ...]]],
 
 
 def referenced_buffers(node: k.Node) -> set[str]:
-    """Names of the buffers a statement reads or writes (its own fields; nested statements not included)."""
-    names: set[str] = set()
-
-    def add(v: Any) -> None:
-        if isinstance(v, k.Buffer):
-            if not v.is_param:
-                names.add(v.name)
-        elif isinstance(v, _VALUE_TYPES):
-            for f in fields(v):
-                add(getattr(v, f.name))
-        elif isinstance(v, k.TensorOp):
-            names.add(v.tensor)
-            names.update(f"T{tv.name}" for tv in v.expr.tensor_inputs())
-
-    if isinstance(node, k.TensorOp):
-        add(node)
-        return names
-    for f in fields(node):
-        add(getattr(node, f.name))
-    return names
+    """Names of the non-parameter buffers a statement reads or writes (its own effects; nested statements
+    not included)."""
+    return {e.name for e in buffers_touched(node) if e.buffer is None or not e.buffer.is_param}
 
 
 def _roles(body: tuple[k.Node, ...]) -> dict[str, str]:
-    """What each special buffer is for, read off the statements that use it."""
+    """What each special buffer is for, read off the effects of the statements that use it."""
     roles: dict[str, str] = {}
     for node in k.walk(body):
-        if isinstance(node, (k.MBarrierInit, k.MBarrierInval, k.MBarrierArrive, k.MBarrierArriveExpectTx,
-                             k.MBarrierWait, k.MBarrierWaitParity)):
-            roles[node.mbar.name] = "mbarrier"
-        if isinstance(node, k.TmaLoad):
-            roles[node.mbar.name] = "mbarrier"
-            roles.setdefault(node.dst.name, "tma")
-        if isinstance(node, k.TmaStore):
-            roles.setdefault(node.src.name, "tma")
-        if isinstance(node, (k.MBarrierArriveExpectTx, k.MBarrierWait)) and node.token is not None:
-            roles[node.token.name] = "token"
-        if isinstance(node, k.CpAsync):
-            roles.setdefault(node.dst.name, "cp.async")
-        if isinstance(node, k.BlockReduce):
-            roles.setdefault(node.workspace.name, "workspace")
+        for e in buffers_touched(node):
+            if e.role is Role.MBarrier:
+                roles[e.name] = "mbarrier"
+            elif e.role is Role.Token:
+                roles[e.name] = "token"
+            elif e.role is Role.Workspace:
+                roles.setdefault(e.name, "workspace")
+            elif e.buffer is not None and e.buffer.is_param:
+                continue
+            elif e.proxy is Proxy.AsyncTma:
+                roles.setdefault(e.name, "tma")
+            elif e.is_write and e.completes is Completion.CpAsyncGroup:
+                roles.setdefault(e.name, "cp.async")
     # An array whose readers arrive on it holds "full" barriers (TMA completes them) and then as many
     # "empty" ones (readers release a stage): Pipelined with mbarrier WAR, and warp specialization.
     for node in k.walk(body):

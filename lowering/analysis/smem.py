@@ -14,13 +14,14 @@ swizzled ones). The offsets of constant-size buffers come from the shared-memory
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 
 import smem_model
 from fusion_ir import MemoryType
 from fusion_ir.scalar import Val
 from smem_model import BufferRequest
 
+from ..effects import buffers_touched
 from ..kernel_ir import Allocate, Buffer, ForLoop, Kernel, Node, TensorOp, children
 from .buffers import BufferPlan
 from .mma import MmaInfo
@@ -107,23 +108,18 @@ def build(kernel: Kernel, buffers: BufferPlan, mma: MmaInfo | None = None) -> Sm
 
 
 def referenced_buffers(node: Node, buffers: BufferPlan, mma: MmaInfo | None = None) -> set[str]:
-    names: set[str] = set()
-    if isinstance(node, TensorOp):
-        names.add(f"T{node.tv.name}")
-        for tv in node.expr.tensor_inputs():
-            names.add(f"T{tv.name}")
-        staged = mma.staged.get(node.tv) if mma is not None else None
-        if staged is not None and staged.per_instruction:
-            # stmatrix computes its registers right before each instruction: it reads what they read
-            for tv in staged.inlined | {staged.source}:
-                names.update(f"T{p.name}" for p in tv.producers())
-        if node.kind == "block_reduce" and buffers.workspace is not None:
-            names.add(buffers.workspace.name)   # the indexing pass lowers it to a BlockReduce over the workspace
+    """Names of the buffers the node reads or writes (``lowering.effects``), with what a not yet indexed
+    op will touch once lowered, which only the analyses know."""
+    names = {e.name for e in buffers_touched(node)}
+    if not isinstance(node, TensorOp):
         return names
-    for f in fields(node):
-        v = getattr(node, f.name)
-        if isinstance(v, Buffer):
-            names.add(v.name)
+    staged = mma.staged.get(node.tv) if mma is not None else None
+    if staged is not None and staged.per_instruction:
+        # stmatrix computes its registers right before each instruction: it reads what they read
+        for tv in staged.inlined | {staged.source}:
+            names.update(f"T{p.name}" for p in tv.producers())
+    if node.kind == "block_reduce" and buffers.workspace is not None:
+        names.add(buffers.workspace.name)   # the indexing pass lowers it to a BlockReduce over the workspace
     return names
 
 

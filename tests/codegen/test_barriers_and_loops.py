@@ -35,11 +35,11 @@ def test_named_barrier_count_may_be_a_value() -> None:
 
 
 @pytest.mark.parametrize(("barrier", "message"), [
-    (k.NamedBarrier(0, Val.const(64)), r"NamedBarrier id 0 is out of range: named barrier ids are 1..15 \(0"),
-    (k.NamedBarrier(16, Val.const(64)), "NamedBarrier id 16 is out of range"),
-    (k.NamedBarrier(1, Val.const(48)), "NamedBarrier 1 counts 48 threads; bar.sync counts whole warps"),
-    (k.NamedBarrier(1, Val.const(0)), "NamedBarrier 1 counts 0 threads"),
-    (k.NamedBarrier(1, Val.const(512)), "NamedBarrier 1 counts 512 threads, more than the block's 256"),
+    (k.NamedBarrier(0, Val.const(64)), r"NamedBarrier: named barrier id 0 is out of range: named barrier ids are 1..15 \(0"),
+    (k.NamedBarrier(16, Val.const(64)), "NamedBarrier: named barrier id 16 is out of range"),
+    (k.NamedBarrier(1, Val.const(48)), "NamedBarrier: named barrier 1 counts 48 threads; bar.sync counts whole warps"),
+    (k.NamedBarrier(1, Val.const(0)), "NamedBarrier: named barrier 1 counts 0 threads"),
+    (k.NamedBarrier(1, Val.const(512)), "NamedBarrier: named barrier 1 counts 512 threads, more than the block's 256"),
     (k.NamedBarrier(1, Val.symbol("n")), "symbol n in NamedBarrier is not bound"),
 ])
 def test_invalid_named_barriers_are_codegen_errors(barrier: k.NamedBarrier, message: str) -> None:

@@ -153,7 +153,7 @@ def test_fence_operands_only_for_accumulators_in_scope() -> None:
     assert src.count("fenceOperands") == 2
     # a wait outside any accumulator's scope fences nothing
     out = s.global_tensor("T2", (s.I0,))
-    kern = s.make_kernel("k", [k.AsyncWait("wgmma", 1), s.assign(out, 0, s.fconst(1.0))], [], [out], (1,), (128,))
+    kern = s.make_kernel("k", [k.AsyncCommit("wgmma"), k.AsyncWait("wgmma", 1), s.assign(out, 0, s.fconst(1.0))], [], [out], (1,), (128,))
     assert "wgmma::wait<1>();" in to_cuda(kern) and "fenceOperands" not in body_of(to_cuda(kern))
 
 
@@ -196,7 +196,7 @@ def test_kernel_ir_listing() -> None:
       "wrap": lambda mma: [s.loop("i4", 0, 4, [mma])]}, r"depends on i4"),
     ({"acc_index": Val.symbol("i4") * 32, "acc": s.local("T3", 128),
       "wrap": lambda mma: [s.loop("i4", 0, 5, [mma], unroll=True)]}, r"registers T3\[128:160\] .* out of bounds"),
-    ({"a": {"buffer": s.local("T4", 4096, BF16)}}, r"wgmma operand A T4 of Mma must be in shared memory, not Local"),
+    ({"a": {"buffer": s.local("T4", 4096, BF16)}}, r"operand A \(T4\) of Mma into T3 is in Local memory; wgmma reads its operands from shared memory"),
     ({"b": {"buffer": k.Buffer("T5", F16, MemoryType.Shared, Val.const(4096), align=1024,
                                swizzle=SmemSwizzle.B128)}},
      r"operand B \(T5\) of Mma into T3 holds Half elements, but the Mma multiplies BFloat16"),

@@ -227,14 +227,14 @@ def test_failing_runtime_checks_raise_input_errors() -> None:
 def test_unbound_symbol_and_mma_of_a_partial_warp_group_are_reported() -> None:
     out = global_1d("T1")
     kern = kernel([assign(out, TX + Val.symbol("i99"), fconst(0.0))], [global_1d("T0")], [out], (1,), (32,))
-    with pytest.raises(SimulationError, match="symbol i99 is not bound"):
+    with pytest.raises(SimulationError, match="symbol i99 in Assign on T1 is not bound"):
         simulate(kern, [np.zeros(32, np.float32)])
     tile = shared("T2", 64 * 16, DataType.BFloat16)
     desc = k.MatrixDescriptor(tile, Val.const(0), 16, 256, tile.swizzle, False)
     mma = k.Mma(local("T3", 32), Val.const(0), desc, desc, (64, 64, 16), DataType.BFloat16)
     kern = kernel([k.WgmmaFence(), mma], [global_1d("T0")], [out], (1,), (32,))
-    with pytest.raises(SimulationError, match="wgmma m64n64k16 into T3: a block of 32 threads has a partial warp "
-                                              "group"):
+    with pytest.raises(SimulationError, match=r"Mma \(64, 64, 16\) into T3: the block has 32 threads; wgmma is issued "
+                                              r"by whole warp groups"):
         simulate(kern, [np.zeros(32, np.float32)])
 
 

@@ -35,7 +35,7 @@ def test_step_may_use_builtins() -> None:
 
 
 @pytest.mark.parametrize(("step", "message"), [
-    (Val.const(0), r"loop i3: step 0 is 0; loop steps must be positive"),
+    (Val.const(0), r"loop i3: loop i3 has step 0; steps are positive"),
     (Val.symbol("blockDim.x") - 64, r"step blockDim.x - 64 is 0; loop steps must be positive"),
     (TX + 1, r"step threadIdx.x \+ 1 differs between the threads of warp \d; a loop step must be the same"),
 ])

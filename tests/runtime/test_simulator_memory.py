@@ -94,7 +94,7 @@ def test_shared_memory_placement_is_checked() -> None:
     out, a = global_1d("T1"), shared("T2", 128)
     misaligned = kernel([k.Allocate(a, c(8)), assign(out, TX, fconst(0.0))], [global_1d("T0")], [out], (1,), (32,),
                         smem=1024)
-    with pytest.raises(SimulationError, match="offset 8 is not 16-byte aligned"):
+    with pytest.raises(SimulationError, match="byte offset 8 is not aligned to 16 bytes"):
         simulate(misaligned, [np.zeros(32, np.float32)])
     too_big = kernel([k.Allocate(a, c(16)), assign(out, TX, fconst(0.0))], [global_1d("T0")], [out], (1,), (32,),
                      smem=512)

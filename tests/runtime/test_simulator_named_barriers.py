@@ -69,8 +69,8 @@ def test_named_barrier_is_reused_in_phases() -> None:
 @pytest.mark.parametrize(("barrier", "message"), [
     (k.NamedBarrier(0, c(32)), r"named barrier ids are 1..15 \(0 is __syncthreads\)"),
     (k.NamedBarrier(16, c(32)), "named barrier ids are 1..15"),
-    (k.NamedBarrier(1, c(48)), "the thread count is 48; it must be a positive multiple of 32"),
-    (k.NamedBarrier(1, c(128)), "the thread count 128 exceeds the block's 64 threads"),
+    (k.NamedBarrier(1, c(48)), "named barrier 1 counts 48 threads; bar.sync counts whole warps, a positive multiple of 32"),
+    (k.NamedBarrier(1, c(128)), "named barrier 1 counts 128 threads, more than the block's 64"),
     (k.NamedBarrier(1, TX % 2 * 32 + 32), "differs between the threads"),
 ])
 def test_invalid_named_barriers_are_errors(barrier: k.NamedBarrier, message: str) -> None:

@@ -123,7 +123,7 @@ def test_setmaxnreg_of_a_warp_split_inside_a_warp_group_is_refused() -> None:
 def test_setmaxnreg_counts_are_checked() -> None:
     _, kernel, inputs = _kernel_and_inputs("ws_tma_pointwise")
     mutant = _mutate(kernel, lambda n: replace(n, count=44) if isinstance(n, k.SetMaxNReg) and n.increase else None)
-    with pytest.raises(SimulationError, match=r"setmaxnreg.inc 44: the register count must be a multiple of 8"):
+    with pytest.raises(SimulationError, match=r"setmaxnreg count 44 must be a multiple of 8"):
         simulate(mutant, inputs, seed=0)
 
 
