@@ -888,6 +888,9 @@ class TensorView:
         kind = load_kind(self)
         if kind in ASYNC_LOADS and memory_type is not MemoryType.Shared:
             raise self._err(f"set_memory_type: T{self.name} is loaded by {kind.name}, which writes Shared memory")
+        if self.is_circular_buffered and memory_type is MemoryType.Global:
+            raise self._err(f"set_memory_type: T{self.name} is circular-buffered, and a circular buffer lives in "
+                            f"Shared or Local memory")
         with self.fusion.transaction():
             self.memory_type = memory_type
         return self
@@ -907,6 +910,10 @@ class TensorView:
             kind = "a fusion input" if d is None else type_name(d)
             raise self._err(f"circular_buffer: only a tensor defined by a load/cache op can be circular-buffered; "
                             f"T{self.name} is {kind}")
+        if self.memory_type is MemoryType.Global:
+            role = "a fusion output" if self.is_output else "a tensor"
+            raise self._err(f"circular_buffer: T{self.name} is {role} in Global memory; only a cache in Shared or "
+                            f"Local memory (cache_after) is circular-buffered")
         auto = isinstance(stages, str) and stages == AUTO
         if not auto and (isinstance(stages, bool) or not isinstance(stages, int) or stages < 2):
             raise self._err(f"circular_buffer: stages must be an integer >= 2, got {stages!r} (or \"auto\": the "

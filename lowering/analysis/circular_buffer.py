@@ -161,6 +161,9 @@ def build(ids: IdModel, buffers: BufferPlan, tma: TmaInfo, mma: MmaInfo, depths:
         opts = depths.options(tv)
         if opts is None:
             continue
+        if tv.memory_type is MemoryType.Global:
+            raise LoweringError(f"T{tv.name} is circular-buffered but lives in Global memory; a circular buffer is "
+                                f"a Shared or Local cache (cache_after) whose stages the loop rotates through")
         ws = opts.type if isinstance(opts.type, WarpSpecialized) else None
         axis = cb_axis(ids, tv)
         g = ids.group(tv.loop[axis])

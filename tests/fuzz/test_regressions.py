@@ -507,3 +507,30 @@ def test_a_shared_buffer_offset_is_not_hoisted_out_of_the_hosts_reach(shape: tup
     inputs = [np.random.default_rng(sum(shape)).standard_normal(shape).astype(np.float32)]
     (got,) = simulate(kernel, inputs)
     np.testing.assert_allclose(got, np.abs(inputs[0]).sum(axis=1), rtol=1e-5)
+
+
+def test_a_fusion_output_in_global_memory_cannot_be_circular_buffered() -> None:
+    """An output defined by a set (a load op) was accepted by circular_buffer, and lowering raised a bare
+    KeyError in the circular-buffer analysis: it has no allocation to rotate through."""
+    fusion = Fusion()
+    with fusion:
+        t0 = fusion.add_input(ndim=1)
+        t2 = ops.set(t0)
+        fusion.add_output(ops.add(t0, t2))
+        fusion.add_output(t2)
+    inline_most(fusion)
+    with pytest.raises(ScheduleError, match=r"T1: circular_buffer: T1 is a fusion output in Global memory"):
+        t2.circular_buffer(2, 0)
+    lower(fusion)
+
+
+def test_a_circular_buffered_cache_cannot_move_to_global_memory() -> None:
+    fusion = Fusion()
+    with fusion:
+        t0 = fusion.add_input(ndim=1)
+        fusion.add_output(ops.neg(t0))
+    c = t0.cache_after()
+    inline_most(fusion)
+    c.circular_buffer(2, 0)
+    with pytest.raises(ScheduleError, match=r"set_memory_type: T\d+ is circular-buffered"):
+        c.set_memory_type(MemoryType.Global)

@@ -20,7 +20,7 @@ extern "C" __global__ void __launch_bounds__(1024, 1) fusion_kernel(Tensor<float
   if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
     // prologue loop of iS10{ceilDiv(i1, 128)}
     #pragma unroll
-    for (int64_t i4 = 0; i4 < 1; ++i4) {
+    for (int64_t i4 = 0; i4 < min64(1, ceilDiv(i1, 128)); ++i4) {
       mbarrier::arriveExpectTx(toSmem(&T4_mbar[i4 % 2]), 4608);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T5[(i4 % 2) * 128]), &tmap_T1, toSmem(&T4_mbar[i4 % 2]), i4 * 128);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T4[(i4 % 2) * 1024]), &tmap_T0, toSmem(&T4_mbar[i4 % 2]), i4 * 128, ((int64_t)blockIdx.x) * 8);
@@ -46,7 +46,7 @@ extern "C" __global__ void __launch_bounds__(1024, 1) fusion_kernel(Tensor<float
   }
   // epilogue loop of iS10{ceilDiv(i1, 128)}
   #pragma unroll 1
-  for (int64_t i4 = ceilDiv(i1, 128) - 1; i4 < ceilDiv(i1, 128); ++i4) {
+  for (int64_t i4 = max64(ceilDiv(i1, 128) - 1, 0); i4 < ceilDiv(i1, 128); ++i4) {
     float T2[1];
     mbarrier::waitParity(toSmem(&T4_mbar[i4 % 2]), (i4 / 2) % 2);
     if (((i4 * 128) + ((int64_t)threadIdx.x)) < i2) {
