@@ -5,8 +5,11 @@ then by their order in the fusion. Before the first of a consumer's producers op
 shares with the consumer, every tensor a producer still needs at a shallower position is emitted
 (asynchronous loads first): emitted in between, its own loop would close the shared one and the
 consumer could no longer share it (softmax's ``e / broadcast(sum(e))`` beside a second inlined
-producer; a matmul epilogue reading the accumulator and a tile of C loaded per tile). nvFuser's
-expression sorter does the same.
+producer; a matmul epilogue reading the accumulator and a tile of C loaded per tile). The same holds
+for what a producer's other consumers need: they share the producer's loops too (``x - sum(x)`` read
+by an output and by a tensor that also needs a second reduction). Those dependencies are emitted by
+compute-at position, shallowest first, since one sharing fewer loops would close the loops a deeper
+one opened. nvFuser's expression sorter does the same.
 """
 
 from __future__ import annotations

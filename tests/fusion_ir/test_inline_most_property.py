@@ -230,3 +230,23 @@ def test_producer_shares_loops_with_a_consumer_that_needs_another_reduction_firs
     check_lowers_and_matches(d)
     # and at a size where the reduction loop runs more than once
     check_lowers_and_matches(replace(d, shape=(4, 5), factor=2))
+
+
+# T10 = T5 - broadcast(sum(x, rows)) with T5 = -T3 and T3 = x - broadcast(sum(x, rows)): T3 shares one
+# loop with T5 and T10 (its other consumer, dead, keeps it from sharing more), T8 = sum(x, rows) none.
+# T8 must be emitted before T3, or its loop would close the one T3 opened for T5 and T10.
+DEPENDENCY_SHARING_ONE_LOOP = Drawn(
+    shape=(1, 1), symbolic=False, n_inputs=1, outer=True,
+    steps=(Step("normalize", "sum/sub", 0, 0, 0), Step("unary", "neg", 0, 0, 0),
+           Step("unary", "neg", 1, 0, 0), Step("unary", "neg", 0, 0, 0),
+           Step("unary", "neg", 1, 0, 0), Step("normalize", "sum/sub", 0, 3, 0)),
+    reduction_output=False, factor=1, bind_rows=False, bind_threads=False, shared=frozenset())
+
+
+def test_a_dependency_sharing_no_loop_comes_before_one_sharing_a_loop() -> None:
+    d = DEPENDENCY_SHARING_ONE_LOOP
+    fusion, tensors = build(d)
+    schedule(d, fusion, tensors)
+    assert tensors[1].compute_at_pos == 1
+    check_lowers_and_matches(d)
+    check_lowers_and_matches(replace(d, shape=(4, 5), factor=2))
