@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 import networkx as nx
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -250,3 +251,20 @@ def test_a_dependency_sharing_no_loop_comes_before_one_sharing_a_loop() -> None:
     assert tensors[1].compute_at_pos == 1
     check_lowers_and_matches(d)
     check_lowers_and_matches(replace(d, shape=(4, 5), factor=2))
+
+
+# T5 = -x shares its loops with two consumers, the reductions T6 = sum(T5) and T11 = sum(-T5) (one
+# loop for both reductions is legal); the emission order emits T5, T10, T11 and then T2's reduction
+# before T6, so T6 is cut off from the loop it shares with T5.
+TWO_REDUCTIONS_SHARING_A_PRODUCER = Drawn(
+    shape=(1, 1), symbolic=False, n_inputs=2, outer=False,
+    steps=(Step("normalize", "sum/sub", 0, 0, 1), Step("unary", "neg", 0, 0, 1),
+           Step("normalize", "sum/sub", 3, 2, 1), Step("unary", "neg", 4, 0, 1),
+           Step("unary", "neg", 3, 0, 1), Step("normalize", "sum/sub", 6, 4, 1)),
+    reduction_output=False, factor=1, bind_rows=False, bind_threads=False, shared=frozenset())
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="emission order: a producer's loop-sharing consumers are not kept together")
+def test_two_reductions_sharing_a_producer() -> None:
+    check_lowers_and_matches(TWO_REDUCTIONS_SHARING_A_PRODUCER)
