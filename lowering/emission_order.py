@@ -5,8 +5,11 @@ then by their order in the fusion. Before the first of a consumer's producers op
 shares with the consumer, every tensor a producer still needs at a shallower position is emitted
 (asynchronous loads first): emitted in between, its own loop would close the shared one and the
 consumer could no longer share it (softmax's ``e / broadcast(sum(e))`` beside a second inlined
-producer; a matmul epilogue reading the accumulator and a tile of C loaded per tile). nvFuser's
-expression sorter does the same.
+producer; a matmul epilogue reading the accumulator and a tile of C loaded per tile). The same holds
+for what a producer's other consumers need: they share the producer's loops too (``x - sum(x)`` read
+by an output and by a tensor that also needs a second reduction). Those dependencies are emitted by
+compute-at position, shallowest first, since one sharing fewer loops would close the loops a deeper
+one opened. nvFuser's expression sorter does the same.
 """
 
 from __future__ import annotations
@@ -24,6 +27,10 @@ def emission_order(tensors: list[TensorView]) -> list[TensorView]:
     def shallower(tv: TensorView) -> list[TensorView]:
         """The not yet emitted tensors ``tv`` depends on that are computed at a shallower position
         (the nearest on each path): asynchronous loads first, then in topological order."""
+        return shallower_than(tv, tv.compute_at_pos)
+
+    def shallower_than(tv: TensorView, pos: int) -> list[TensorView]:
+        """As ``shallower``, against position ``pos`` instead of ``tv``'s own."""
         found: set[TensorView] = set()
         stack, visited = list(tv.producers()), set()
         while stack:
@@ -31,12 +38,24 @@ def emission_order(tensors: list[TensorView]) -> list[TensorView]:
             if u in visited or u.is_input or u in done or u not in index:
                 continue
             visited.add(u)
-            if u.compute_at_pos < tv.compute_at_pos:
+            if u.compute_at_pos < pos:
                 found.add(u)
             else:
                 stack.extend(u.producers())
         # async loads first: nothing they read is computed, and what follows hides their latency
         return sorted(found, key=lambda u: (load_kind(u) not in ASYNC_LOADS, index[u]))
+
+    def needs_first(p: TensorView) -> list[TensorView]:
+        """What must be emitted before ``p`` opens the loops it shares with its consumers: the shallower
+        dependencies of ``p`` and of every other consumer that shares those loops (their loops are one
+        with ``p``'s, so nothing of theirs may be emitted inside them or between)."""
+        found = list(shallower(p))
+        if p.compute_at_pos == 0:
+            return found
+        for c in p.consumers():
+            if c in index and c not in done and c not in seen:
+                found.extend(u for u in shallower_than(c, p.compute_at_pos) if u not in found)
+        return found
 
     def visit(tv: TensorView) -> None:
         if tv in seen or tv.is_input:
@@ -44,9 +63,13 @@ def emission_order(tensors: list[TensorView]) -> list[TensorView]:
         producers = [p for p in tv.producers() if not p.is_input and p in index]
         seen.add(tv)
         ordered = sorted(producers, key=lambda p: (p.compute_at_pos, index[p]))
+        needs: list[TensorView] = []
         for p in ordered:
-            for u in shallower(p):
-                visit(u)
+            needs.extend(u for u in needs_first(p) if u not in needs)
+        # the fewer loops a dependency shares, the earlier: emitted later, its loops would close the
+        # ones a deeper dependency already opened for the consumer
+        for u in sorted(needs, key=lambda u: (u.compute_at_pos, load_kind(u) not in ASYNC_LOADS, index[u])):
+            visit(u)
         for p in ordered:
             visit(p)
         emitted.append(tv)
