@@ -109,6 +109,10 @@ def _fusion(m: int | None, n: int | None, k: int | None, epilogue: str = "") -> 
             c = ops.add(ops.mul(c, 2.0), ops.mul(ops.cast(extra, DataType.Float), 0.5))
             fusion.add_output(c)
             return fusion
+        if epilogue == "C_first_fp32_out":   # beta * C + alpha * acc: C's term written first, still reached last
+            extra = tensor((m, n))
+            fusion.add_output(ops.add(ops.mul(ops.cast(extra, DataType.Float), 0.5), ops.mul(c, 2.0)))
+            return fusion
         if epilogue == "bias":
             bias = tensor((n,), DataType.Float)
             c = ops.relu(ops.add(c, ops.broadcast(bias, [True, False])))
@@ -140,16 +144,20 @@ def test_an_output_tile_that_reuses_the_operands_memory_is_not_counted_beside_th
     _check(_fusion(512, 512, 512), params)
 
 
+@pytest.mark.parametrize("epilogue", ["C_fp32_out", "C_first_fp32_out"])
 @pytest.mark.parametrize("params", [
     MatmulParams(tile=(64, 16, 16), stages=8, compute_warp_groups=1),
     MatmulParams(tile=(128, 128, 64), stages=4),
     MatmulParams(tile=(128, 128, 64), stages=4, warp_specialized=True),
 ])
-def test_a_c_tile_reached_after_the_accumulator_is_loaded_in_the_operands_dead_memory(params: MatmulParams) -> None:
-    """``alpha * acc + beta * C`` stored from registers as fp32: the output's first producer reads the
-    accumulator, its second C's tile, so the kernel emits the mainloop first and loads C's tile after
-    it, over A's dead stages; the estimate counts no tile beside the operands."""
-    fusion = _fusion(512, 512, 512, epilogue="C_fp32_out")
+def test_a_c_tile_reached_after_the_accumulator_is_loaded_in_the_operands_dead_memory(params: MatmulParams,
+                                                                                    epilogue: str) -> None:
+    """``alpha * acc + beta * C`` stored from registers as fp32: the output's producers reach the
+    accumulator and C's tile apart, the accumulator's first (C's cache is made by the scheduler, last:
+    ``beta * C`` comes after ``alpha * acc`` in the scheduled fusion's order whichever was written
+    first), so the kernel emits the mainloop first and loads C's tile after it, over A's dead stages;
+    the estimate counts no tile beside the operands."""
+    fusion = _fusion(512, 512, 512, epilogue=epilogue)
     (tile,) = matmul_problem(fusion).loaded_tiles
     assert tile.after_mainloop
     assert params.smem_bytes(DataType.BFloat16, [tile]) < params.smem_bytes(DataType.BFloat16, [replace(
