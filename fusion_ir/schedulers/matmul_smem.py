@@ -14,8 +14,10 @@ holds the two equal):
   (the producer runs ahead across tiles), with their barriers (and ping-pong's) set up before it;
   otherwise they live through one tile's mainloop, their barriers set up right after them, and die
   before the epilogue, which reuses their memory;
-- a C tile is loaded before the mainloop and lives through it, unless the output reads it directly
-  without a TMA store (``LoadedTile.read_by_output``): then it is loaded after the mainloop;
+- a C tile is loaded before the mainloop and lives through it, unless, without a TMA store, the
+  kernel's emission order reaches it after the accumulator (``LoadedTile.after_mainloop``: the
+  output reads it directly, or through another producer than the one that reads the accumulator):
+  then it is loaded after the mainloop;
 - the output tile lives through the epilogue, or, with a deferred store wait, through the loop
   the tile is computed in (Pipelined and persistent: the whole tile loop; warp-specialized and
   persistent: with A and B).
@@ -51,12 +53,13 @@ OUTPUT_BYTES = 2             # stmatrix stores 16-bit elements
 class LoadedTile:
     """An ``[M, N]`` input the epilogue reads (C), TMA-loaded into a shared tile once per output tile.
 
-    ``read_by_output``: the fusion's output reads it directly and no other epilogue tensor does; the
-    kernel then loads it after the mainloop (without a TMA store), in the operands' dead memory,
-    where every other such tile is loaded before the mainloop and lives through it."""
+    ``after_mainloop``: without a TMA store, the kernel's emission order reaches the tile after the
+    accumulator (``MatmulProblem.loaded_tiles`` decides): the kernel then loads it after the
+    mainloop, in the operands' dead memory, where every other such tile is loaded before the
+    mainloop and lives through it."""
 
     size: int                       # bytes per element
-    read_by_output: bool = False
+    after_mainloop: bool = False
 
 
 class MatmulSchedule(Protocol):
@@ -118,7 +121,7 @@ def matmul_smem_requests(params: MatmulSchedule, dtype: DataType,
         out.append(mbarriers("order", 2 * params.compute_warp_groups, (ORDER, TILE_LOOP[1])))
     for i, tile in enumerate(tiles):
         columns, row = _chunked(params, tile.size)
-        late = tile.read_by_output and not params.tma_store
+        late = tile.after_mainloop and not params.tma_store
         start = AFTER_MAINLOOP if late else (IN_TILE_LOOP if spanning else PREFETCH)
         out.append(BufferRequest(f"C{i}", tm * columns * tile.size, _tma_alignment(row), (start, EPILOGUE[0])))
     b_columns, b_row = _chunked(params, dtype.size)

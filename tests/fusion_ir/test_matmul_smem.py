@@ -49,7 +49,14 @@ def _check(fusion: Fusion, params: MatmulParams) -> None:
 @given(case=matmul_cases())
 def test_the_estimate_is_the_kernels_for_drawn_params(case: MatmulCase) -> None:
     assume(case.valid)
-    _check(case.fusion(), case.params)
+    fusion = case.fusion()
+    params = case.params
+    if case.suggested is not None:       # the case's own params are unused: the suggestion's are scheduled
+        try:
+            params = suggest_matmul_params(fusion, **dict(case.suggested))
+        except ScheduleError:
+            assume(False)                # a pinned field that cannot work for the problem: refused
+    _check(fusion, params)
 
 
 class _Recorder:
@@ -97,6 +104,15 @@ def _fusion(m: int | None, n: int | None, k: int | None, epilogue: str = "") -> 
             c = ops.add(ops.mul(c, 2.0), ops.mul(ops.cast(extra, DataType.Float), 0.5))
         if epilogue == "C_direct":   # acc + C: the output reads C's tile directly
             c = ops.add(c, tensor((m, n), DataType.Float))
+        if epilogue == "C_fp32_out":  # alpha * acc + beta * C, the fp32 sum the output: C under its second producer
+            extra = tensor((m, n))
+            c = ops.add(ops.mul(c, 2.0), ops.mul(ops.cast(extra, DataType.Float), 0.5))
+            fusion.add_output(c)
+            return fusion
+        if epilogue == "C_first_fp32_out":   # beta * C + alpha * acc: C's term written first, still reached last
+            extra = tensor((m, n))
+            fusion.add_output(ops.add(ops.mul(ops.cast(extra, DataType.Float), 0.5), ops.mul(c, 2.0)))
+            return fusion
         if epilogue == "bias":
             bias = tensor((n,), DataType.Float)
             c = ops.relu(ops.add(c, ops.broadcast(bias, [True, False])))
@@ -126,6 +142,27 @@ def test_an_output_tile_that_reuses_the_operands_memory_is_not_counted_beside_th
     tm, tn, tk = params.tile
     assert (tm * tk + tk * tn) * 2 * params.stages + tm * tn * 2 > current_target().smem_per_block
     _check(_fusion(512, 512, 512), params)
+
+
+@pytest.mark.parametrize("epilogue", ["C_fp32_out", "C_first_fp32_out"])
+@pytest.mark.parametrize("params", [
+    MatmulParams(tile=(64, 16, 16), stages=8, compute_warp_groups=1),
+    MatmulParams(tile=(128, 128, 64), stages=4),
+    MatmulParams(tile=(128, 128, 64), stages=4, warp_specialized=True),
+])
+def test_a_c_tile_reached_after_the_accumulator_is_loaded_in_the_operands_dead_memory(params: MatmulParams,
+                                                                                    epilogue: str) -> None:
+    """``alpha * acc + beta * C`` stored from registers as fp32: the output's producers reach the
+    accumulator and C's tile apart, the accumulator's first (C's cache is made by the scheduler, last:
+    ``beta * C`` comes after ``alpha * acc`` in the scheduled fusion's order whichever was written
+    first), so the kernel emits the mainloop first and loads C's tile after it, over A's dead stages;
+    the estimate counts no tile beside the operands."""
+    fusion = _fusion(512, 512, 512, epilogue=epilogue)
+    (tile,) = matmul_problem(fusion).loaded_tiles
+    assert tile.after_mainloop
+    assert params.smem_bytes(DataType.BFloat16, [tile]) < params.smem_bytes(DataType.BFloat16, [replace(
+        tile, after_mainloop=False)])
+    _check(fusion, params)
 
 
 def test_mbarriers_sit_in_the_alignment_gap_before_the_first_tile() -> None:
