@@ -4,8 +4,6 @@ sizes and dtypes (``matmul_problem``) with the checks that need only them."""
 
 from __future__ import annotations
 
-import heapq
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from target import current as current_target
@@ -88,118 +86,25 @@ def broadcast_epilogue_inputs(fusion: Fusion, acc: TensorView) -> list[TensorVie
 
 
 def loaded_tiles(fusion: Fusion, acc: TensorView) -> tuple[LoadedTile, ...]:
-    """The tiles of the ``[M, N]`` inputs the epilogue of ``acc`` reads, in ``epilogue_inputs`` order."""
+    """The tiles of the ``[M, N]`` inputs the epilogue of ``acc`` reads, in ``epilogue_inputs`` order.
+
+    A tile is loaded after the mainloop (``LoadedTile.after_mainloop``, in the operands' dead memory)
+    when the output reads it directly and no other epilogue tensor does: the lowering's emission order
+    (``lowering/emission_order.py``) then reaches it only with the output, after the accumulator. A tile
+    an epilogue tensor reads is one of that tensor's shallower dependencies and, an async load, is
+    issued before the mainloop. ``tests/fusion_ir/test_matmul_smem.py`` holds the two equal."""
     inputs = epilogue_inputs(fusion, acc)
-    late = _loaded_after_mainloop(fusion, acc, inputs)
-    return tuple(LoadedTile(c.dtype.size, c in late) for c in inputs)
-
-
-def _loaded_after_mainloop(fusion: Fusion, acc: TensorView, inputs: list[TensorView]) -> set[TensorView]:
-    """The inputs among ``inputs`` whose tile the kernel loads after the mainloop when the output is
-    stored from registers: those the lowering's emission order (``lowering/emission_order.py``) reaches
-    after the accumulator, on the positions ``schedule_matmul`` gives: the accumulator and each C tile
-    at the output tile, every other computed epilogue tensor inlined deeper, the output at the top.
-
-    Emission walks from the output, its producers shallowest first (the accumulator before a C tile
-    both read directly), and before them each producer's nearest shallower dependencies, async loads
-    (C tiles) first among one producer's: a C tile reached only through a later producer than the
-    accumulator is loaded after the mainloop, in the operands' dead memory. Ties go by the scheduled
-    fusion's order (``_scheduled_order``), where C's cache, made last, holds back what reads it. (With a TMA store, the
-    stmatrix tile's one producer reaches every tile and the accumulator together: C first.)"""
     out = fusion.outputs[0] if len(fusion.outputs) == 1 else None
-    if out is None or not inputs:
-        return set()
-    tiles = set(inputs)             # each stands for its tile, the cache schedule_matmul makes of it
-    shallow = {acc, *inputs}
-
-    def producers(tv: TensorView) -> list[TensorView]:
-        if tv is acc or tv in tiles:
-            return []                  # the operand caches (deeper) and global inputs: nothing to emit
-        return [p for p in tv.producers() if p in tiles or not p.is_input]
-
-    order = _scheduled_order(fusion, acc, inputs, producers)
-    index = {tv: k for k, tv in enumerate(order)}
-
-    def position(tv: TensorView) -> int:
-        return 0 if tv is out else (1 if tv in shallow else 2)
-
-    emitted: list[TensorView] = []
-    seen: set[TensorView] = set()
-
-    def shallower(tv: TensorView) -> list[TensorView]:
-        found: set[TensorView] = set()
-        stack, visited = list(producers(tv)), set()
-        while stack:
-            u = stack.pop()
-            if u in visited or u in emitted:
-                continue
-            visited.add(u)
-            if position(u) < position(tv):
-                found.add(u)
-            else:
-                stack.extend(producers(u))
-        return sorted(found, key=lambda u: (u not in tiles, index[u]))
-
-    def visit(tv: TensorView) -> None:
-        if tv in seen:
-            return
-        seen.add(tv)
-        ordered = sorted(producers(tv), key=lambda p: (position(p), index[p]))
-        for p in ordered:
-            for u in shallower(p):
-                visit(u)
-        for p in ordered:
-            visit(p)
-        emitted.append(tv)
-
-    visit(out)
-    if acc not in emitted:
-        return set()
-    first = emitted.index(acc)
-    return {c for c in inputs if c in emitted and emitted.index(c) > first}
-
-
-def _scheduled_order(fusion: Fusion, acc: TensorView, inputs: list[TensorView],
-                     producers: Callable[[TensorView], list[TensorView]]) -> list[TensorView]:
-    """The computed tensors up to the output (and the C tiles, ``inputs``) in the topological order of
-    the scheduled fusion (``Fusion.topological_order``: the least created first of those ready), where
-    the caches ``schedule_matmul`` makes are created after every tensor of the fusion: A's and B's
-    (before the accumulator), then each C tile in turn."""
-    created = {tv: k for k, tv in enumerate(fusion.tensors)}
-    late = len(created)
-    operands: list[object] = ["A", "B"]                  # A's and B's caches: the accumulator waits on them
-    key: dict[object, int] = {"A": late, "B": late + 1}
-    key.update({c: late + 2 + i for i, c in enumerate(inputs)})
-    needs: dict[object, list[object]] = {}
-    stack: list[TensorView] = [fusion.outputs[0]]
+    deep: set[TensorView] = set()        # what the output's computed producers (but the accumulator) read
+    stack = [p for p in (out.producers() if out is not None else []) if p is not acc and not p.is_input]
     while stack:
         tv = stack.pop()
-        if tv in needs:
+        if tv in deep or tv is acc:
             continue
-        needs[tv] = list(producers(tv)) + (operands if tv is acc else [])
-        key.setdefault(tv, created[tv])
-        stack.extend(producers(tv))
-    for name in operands:
-        needs[name] = []
-    waiting = {node: len(set(deps)) for node, deps in needs.items()}
-    users: dict[object, list[object]] = {}
-    for node, deps in needs.items():
-        for d in set(deps):
-            users.setdefault(d, []).append(node)
-    ready = [(key[node], n, node) for n, node in enumerate(needs) if not waiting[node]]
-    heapq.heapify(ready)
-    order: list[TensorView] = []
-    count = len(needs)
-    while ready:
-        _, _, node = heapq.heappop(ready)
-        if isinstance(node, TensorView):
-            order.append(node)
-        for user in users.get(node, []):
-            waiting[user] -= 1
-            if not waiting[user]:
-                count += 1
-                heapq.heappush(ready, (key[user], count, user))
-    return order
+        deep.add(tv)
+        stack.extend(tv.producers())
+    return tuple(LoadedTile(c.dtype.size, out is not None and c in out.producers() and c not in deep)
+                 for c in inputs)
 
 
 @dataclass(frozen=True)

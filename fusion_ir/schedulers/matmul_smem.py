@@ -16,8 +16,7 @@ holds the two equal):
   before the epilogue, which reuses their memory;
 - a C tile is loaded before the mainloop and lives through it, unless, without a TMA store, the
   kernel's emission order reaches it after the accumulator (``LoadedTile.after_mainloop``: the
-  output reads it directly, or through another producer than the one that reads the accumulator):
-  then it is loaded after the mainloop;
+  output reads it directly and no other epilogue tensor does): then it is loaded after the mainloop;
 - the output tile lives through the epilogue, or, with a deferred store wait, through the loop
   the tile is computed in (Pipelined and persistent: the whole tile loop; warp-specialized and
   persistent: with A and B).
