@@ -8,6 +8,10 @@ reference (``fusion_ir.reference``) and the simulator (``runtime``) both follow.
 - **Integers wrap** in two's complement: Int32 ``add``, ``sub``, ``mul``, ``neg`` and ``abs``
   (of ``INT_MIN``) and sums keep the low 32 bits, as ``add.s32``/``mul.lo.s32`` do; Int64 the low
   64. A cast from Int64 to Int32 keeps the low 32 bits.
+- **Division and float scalars promote to Float**: ``div`` of integers (or booleans) and an integer
+  tensor with a Python float scalar give a Float tensor (``fusion_ir.ops``); codegen converts the
+  operands to ``float`` before the operator, so ``-7 / 2`` is ``-3.5`` and C++'s truncating integer
+  division is never emitted for tensor values (a zero divisor gives ``inf``/NaN, as in float).
 - **Float to integer** casts round toward zero and saturate at the type's range; NaN becomes 0 in
   Int32 and ``INT64_MIN`` in Int64 (measured on the H100): PTX ``cvt.rzi.s32.f32`` /
   ``cvt.rzi.s64.f32``, which codegen emits as ``__float2int_rz`` / ``__float2ll_rz`` (a plain C

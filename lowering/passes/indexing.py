@@ -121,17 +121,21 @@ def read_index(a: Analyses, producer: TensorView, consumer: TensorView,
     if buf.is_param:
         return _param_index(producer, buf, p_idx)
     # A producer axis that shares a loop with, or is exactly mapped to, a consumer loop axis
-    # takes that loop's index directly: same value, simpler arithmetic.
+    # takes that loop's index directly: same value, simpler arithmetic. An exact class holding
+    # several loop axes of the consumer or of the producer (one input reaching two axes, as in
+    # ``x[:, None] / x[None, :]``) says nothing of which axis is which: those axes keep the index
+    # the root map gives.
     ids = a.ids
     consumer_groups = {id(ids.group(i)) for i in consumer.loop}
     exact_class = ids.exact_class
-    consumer_by_class = {exact_class[i]: i for i in consumer.loop if not i.is_broadcast and i in exact_class}
+    consumer_by_class = _loop_axis_by_class(consumer, exact_class)
+    producer_by_class = _loop_axis_by_class(producer, exact_class)
     for i in producer.loop:
         if i.is_broadcast:
             p_idx[i] = Val.const(0)
         elif id(ids.group(i)) in consumer_groups:
             p_idx[i] = ids.group(i).index
-        elif exact_class.get(i) in consumer_by_class:
+        elif producer_by_class.get(exact_class.get(i)) is i and exact_class[i] in consumer_by_class:
             p_idx[i] = ids.group(consumer_by_class[exact_class[i]]).index
     from fusion_ir.replay import ancestors_transforms
 
@@ -147,6 +151,15 @@ def read_index(a: Analyses, producer: TensorView, consumer: TensorView,
                             f"{', '.join(missing)}")
     index = index_math.row_major(axes, p_idx) + a.circular.stage_offset(producer)
     return swizzle_index(index, buf.swizzle, buf.dtype.size) if swizzled else index
+
+
+def _loop_axis_by_class(tv: TensorView, exact_class: dict) -> dict:
+    """Each exact class holding exactly one non-broadcast loop axis of ``tv``, with that axis."""
+    members: dict = {}
+    for i in tv.loop:
+        if not i.is_broadcast and i in exact_class:
+            members.setdefault(exact_class[i], []).append(i)
+    return {c: axes[0] for c, axes in members.items() if len(axes) == 1}
 
 
 # ------------------------------------------------------------------ predicates

@@ -534,3 +534,50 @@ def test_a_circular_buffered_cache_cannot_move_to_global_memory() -> None:
     c.circular_buffer(2, 0)
     with pytest.raises(ScheduleError, match=r"set_memory_type: T\d+ is circular-buffered"):
         c.set_memory_type(MemoryType.Global)
+
+
+def _outer_difference(rebroadcast: bool) -> Fusion:
+    """``x[:, None] - neg(x)[None, :]`` of one input reaching both axes (the exact map puts both axes
+    of the difference in one class), optionally broadcast once more to a third axis."""
+    fusion = Fusion()
+    with fusion:
+        t0 = fusion.add_input(shape=(5,), dtype=DataType.Float)
+        t1 = ops.neg(t0)
+        column = ops.broadcast(t1, [False, True])
+        row = ops.broadcast(ops.neg(t1), [True, False])
+        diff = ops.sub(column, row)
+        fusion.add_output(ops.broadcast(diff, [False, False, True]) if rebroadcast else diff)
+    return fusion
+
+
+@pytest.mark.parametrize("rebroadcast", [False, True])
+def test_a_producer_whose_axes_share_an_exact_class_is_read_by_its_root_map(rebroadcast: bool) -> None:
+    """Both axes of ``diff`` come from one input, so the exact map holds them (and the output's two
+    loop axes) in one class; reading ``diff`` took the index of one loop for both of its axes
+    (``T5[i9 + i9 * 5]``: the diagonal) where the root map says ``T5[i9 + i8 * 5]``. Found as an
+    Int32 tensor plus a float scalar, divided, broadcast and output (the promotion was right)."""
+    fusion = _outer_difference(rebroadcast)
+    x = np.arange(5, dtype=np.float32)
+    (got,) = simulate(lower(fusion), [x])
+    np.testing.assert_array_equal(got, evaluate(fusion, [x])[0])
+    np.testing.assert_array_equal(got.reshape(5, 5), -x[:, None] - x[None, :])
+
+
+def test_int_plus_float_scalar_divided_and_broadcast_matches_numpy() -> None:
+    """The fuzzer's case: a Bool cast to Int32, plus 1.0 (Float, as nvFuser promotes), an Int32 column
+    divided by that Float row, broadcast to a third axis."""
+    fusion = Fusion()
+    with fusion:
+        t0 = fusion.add_input(shape=(39,), dtype=DataType.Bool)
+        t1 = ops.cast(t0, DataType.Int32)
+        t2 = ops.add(t1, 1.0)
+        t4 = ops.broadcast(t2, [True, False])
+        t5 = ops.broadcast(t1, [False, True])
+        t6 = ops.div(t5, t4)
+        fusion.add_output(ops.broadcast(t6, [False, False, True]))
+        fusion.add_output(t5)
+    fusion.set_index_type(DataType.Int32)
+    assert (t2.dtype, t6.dtype) == (DataType.Float, DataType.Float)
+    inputs = [np.random.default_rng(984).random(39) < 0.5]
+    for got, want in zip(simulate(lower(fusion), inputs, seed=984), evaluate(fusion, inputs)):
+        np.testing.assert_allclose(got, want, rtol=1e-6)

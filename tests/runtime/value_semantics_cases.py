@@ -95,6 +95,14 @@ CASES = [
     ValueCase("int64_cast_to_int32_keeps_the_low_bits", (DataType.Int64,),
               lambda a: ops.cast(a, DataType.Int32), (_tile([2**33 + 5, INT32_MIN - 1, 7, 2**31], np.int64),),
               _tile([5, INT32_MAX, 7, INT32_MIN], np.int32)),
+    # Int32 / Int32 and Int32 + a float scalar are Float (operands converted to float first): times 2
+    # and cast back, -7 / 2 gives -7, where C++'s truncating int division would give -6
+    ValueCase("int32_div_is_float_division", (DataType.Int32,) * 2,
+              lambda a, b: ops.cast(ops.mul(ops.div(a, b), 2.0), DataType.Int32),
+              (_tile([-7, 7, -7, 1], np.int32), _tile([2, 2, -2, 4], np.int32)), _tile([-7, 7, 7, 0], np.int32)),
+    ValueCase("int32_plus_float_scalar_is_float", (DataType.Int32,),
+              lambda a: ops.cast(ops.mul(ops.add(a, 0.5), 2.0), DataType.Int32),
+              (_tile([3, -3, 0, 100], np.int32),), _tile([7, -5, 1, 201], np.int32)),
     # float -> integer: truncate toward zero, saturate, NaN -> 0 (cvt.rzi)
     ValueCase("float_cast_to_int32_saturates", (DataType.Float,), lambda a: ops.cast(a, DataType.Int32),
               (_tile(FLOATS, np.float32),),
