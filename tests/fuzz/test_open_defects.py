@@ -2,9 +2,6 @@
 (a script run from the repository root). They are expected to fail until their defect is fixed; a
 fixed one shows as XPASS, and then its file moves into ``test_regressions.py`` as a plain test.
 
-- ``bf16_sum_accumulates_in_bf16``, ``half_sum_accumulates_in_half``: a sum whose output is a 16-bit
-  float accumulates in that type (nvFuser accumulates in float); the reference does not round the
-  partial sums, so the results differ beyond the noise estimate.
 - ``int_and_float_scalar_promotion``: an Int32 tensor plus a float scalar, then a division: the
   kernel and the reference promote differently.
 """
