@@ -497,8 +497,9 @@ def rewrite(body: tuple[Node, ...], fn: Callable[[Node], Node | tuple[Node, ...]
 class TensorOp:
     """A fusion expression placed in the loop nest but not yet indexed.
 
-    ``kind`` is ``compute``, ``init`` (a reduction's initial value) or ``block_reduce``
-    (the cross-thread step of a reduction). Passes find a tensor's statements by ``tv`` (the
+    ``kind`` is ``compute``, ``init`` (a reduction's initial value), ``block_reduce``
+    (the cross-thread step of a reduction) or ``finalize`` (a 16-bit serial reduction's result
+    written from its float accumulator). Passes find a tensor's statements by ``tv`` (the
     TensorView itself, compared by identity), never by name. The indexing pass replaces every
     TensorOp.
     """

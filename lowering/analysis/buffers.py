@@ -4,7 +4,8 @@ Built after the loop nest from the IterDomain graph, compute-at positions, memor
 circular-buffer depths (the ``pipeline_depth`` analysis: ``stages="auto"`` resolved) and
 swizzles. Holds the kernel parameters (fusion inputs and outputs), each intermediate's
 ``Buffer`` and allocation axes (and, circular-buffered, its stages), the per-thread partials of
-block reductions with their own axes, the block-reduction workspace, and the loop depth each
+block reductions and the float accumulators of Half and BFloat16 reductions (``T{n}_acc``, with their
+own axes), the block-reduction workspace, and the loop depth each
 buffer's ``Allocate`` goes to.
 Rules, raised as ``LoweringError``: no Global intermediates; Local buffers have a constant size.
 Local buffers exclude thread- and block-parallel axes; Shared buffers include thread-parallel
@@ -24,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from fusion_ir import IterDomain, MemoryType, ParallelType, TensorView, WarpSpecialized
-from fusion_ir.exprs import load_kind
+from fusion_ir.exprs import ReductionOp, load_kind
 from fusion_ir.scalar import Val
 from fusion_ir.types import DataType, LoadStoreOpType, SmemSwizzle
 from target import DEFAULT_TARGET
@@ -213,10 +214,28 @@ def _size(axes: list[IterDomain]) -> Val:
     return size
 
 
+def has_block_reduction(ids: IdModel, tv: TensorView) -> bool:
+    """``tv`` reduces over a thread-parallel axis: its threads' partials meet in a block reduction."""
+    return any(i.is_reduction and ids.group(i).parallel_type.is_thread for i in tv.loop)
+
+
+def accumulator_dtype(dtype: DataType) -> DataType:
+    """The type a reduction into ``dtype`` accumulates in: float for the 16-bit floats, as nvFuser does."""
+    return DataType.Float if dtype in (DataType.Half, DataType.BFloat16) else dtype
+
+
+def accumulates_in_float(tv: TensorView) -> bool:
+    """A reduction (not an MMA: its result is float) whose 16-bit float result is accumulated in a float
+    accumulator and written once the reduction is complete, even when no thread-parallel axis makes it
+    a block reduction."""
+    return isinstance(tv.definition, ReductionOp) and accumulator_dtype(tv.dtype) is not tv.dtype
+
+
 def accumulator_position(ids: IdModel, tv: TensorView) -> int:
-    """Where a block reduction's per-thread partial is allocated: it lives from its init (just
-    outside the outermost serial reduction loop, or just before the op when there is none) to the
-    block reduction after that loop, so only the loops around those are outside it."""
+    """Where a reduction's accumulator (a block reduction's per-thread partial, or a 16-bit reduction's
+    float accumulator) is allocated: it lives from its init (just outside the outermost serial reduction
+    loop, or just before the op when there is none) to the block reduction or final write after that
+    loop, so only the loops around those are outside it."""
     for k, i in enumerate(tv.loop):
         if k >= tv.compute_at_pos and i.is_reduction and ids.group(i).is_loop:
             return k
@@ -291,21 +310,21 @@ def build(ids: IdModel, stages: Callable[[TensorView], int]) -> BufferPlan:
             allocated.append(buf)
         if allocated:
             plan.placements.append(Placement(tv, ids.depth(tv, pos), allocated))
-        if any(i.is_reduction and ids.group(i).parallel_type.is_thread for i in tv.loop):
+        if has_block_reduction(ids, tv) or accumulates_in_float(tv):
             acc_pos = accumulator_position(ids, tv)
             axes = allocation_ids(ids, tv, MemoryType.Local, acc_pos)
             size = _size(axes)
             if size.const_value() is None:
-                raise LoweringError(f"T{tv.name}: the per-thread partial of its block reduction has a symbolic "
+                what = "its block reduction" if has_block_reduction(ids, tv) else "its float accumulator"
+                raise LoweringError(f"T{tv.name}: the per-thread partial of {what} has a symbolic "
                                     f"size {size}; split its iteration axes by constants")
-            acc_dtype = DataType.Float if tv.dtype in (DataType.Half, DataType.BFloat16) else tv.dtype
-            acc = Buffer(f"T{tv.name}_acc", acc_dtype, MemoryType.Local, size)
+            acc = Buffer(f"T{tv.name}_acc", accumulator_dtype(tv.dtype), MemoryType.Local, size)
             plan.accumulators[tv] = acc
             plan.accumulator_ids[tv] = axes
             plan.alloc_ids.setdefault(tv, axes)
             plan.placements.append(Placement(tv, ids.depth(tv, acc_pos), [acc]))
 
-    if plan.accumulators:
+    if any(has_block_reduction(ids, tv) for tv in plan.accumulators):
         # one slot per launched thread: a reduction after a warp-specialized branch indexes by the
         # padded block's dimensions
         plan.workspace = Buffer("block_workspace", DataType.Int64, MemoryType.Shared, ids.launched_threads(),

@@ -288,6 +288,11 @@ def lower_op(op: TensorOp, a: Analyses) -> list[Node]:
                         [Val.symbol(pt.cuda_index).eq(0) for pt in dims if out_buf.memory is not MemoryType.Local])
         value = _cast_to(Load(acc, acc_index), out_buf.dtype)
         return [reduce] + guarded(writer, [Assign(out_buf, write_index(a, tv, idx), value)])
+    if op.kind == "finalize":
+        assert acc is not None
+        out_buf = a.buffers.buffers[tv]
+        value = _cast_to(Load(acc, write_index(a, tv, idx, acc)), out_buf.dtype)
+        return guarded(predicate(a, tv, idx, False, out_buf.memory), [Assign(out_buf, write_index(a, tv, idx), value)])
     value = compute_value(a, tv, idx)
     if op.kind != "compute":
         raise LoweringError(f"internal: unknown op kind {op.kind}")

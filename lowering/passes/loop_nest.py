@@ -7,7 +7,8 @@ A persistent loop (``ids.persistent``) starts with ``if (tile >= extent) continu
 Guarantees: Bulk, thread/block-parallel and broadcast axes are not loops; producers come
 before consumers; a producer computed at position k shares exactly its consumers' first
 k loops; a reduction's init precedes its outermost serial reduction loop and its block
-reduction follows it.
+reduction follows it, as does the write of a Half or BFloat16 serial reduction's result from its
+float accumulator (``finalize``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from fusion_ir.exprs import MmaOp, ReductionOp
 from fusion_ir.printer import expr_rhs
 
 from ..analysis import Analyses, IdModel
+from ..analysis.buffers import accumulates_in_float, has_block_reduction
 from ..analysis.id_model import LoopGroup
 from ..emission_order import emission_order
 from ..errors import LoweringError
@@ -58,6 +60,8 @@ def _op(tv: TensorView, kind: str) -> TensorOp:
         text = f"T{tv.name} = {tv.definition.init if isinstance(tv.definition, ReductionOp) else 0.0}"
     elif kind == "block_reduce":
         text = f"T{tv.name} = blockReduce(T{tv.name})"
+    elif kind == "finalize":
+        text = f"T{tv.name} = T{tv.name}_acc"
     else:
         rhs = expr_rhs(tv.definition).replace("\n", " ")
         rhs = " ".join(rhs.split())
@@ -86,21 +90,32 @@ def _place(ids: IdModel, root: list, tv: TensorView) -> list[_Loop]:
         return chain
 
     first_red = next((k for k, i in enumerate(path_ids) if i.is_reduction), None)
-    has_thread_reduction = any(i.is_reduction and ids.group(i).parallel_type.is_thread for i in tv.loop)
+    closing = _closing_kind(ids, tv)
     if first_red is None:
         scope.insert(len(scope) - 1, _op(tv, "init"))
-        if has_thread_reduction:
-            scope.append(_op(tv, "block_reduce"))
+        if closing is not None:
+            scope.append(_op(tv, closing))
         return chain
     outer_scope = scopes[first_red]
     red_loop = chain[first_red]
     inner_iteration = [ids.group(i) for i in path_ids[first_red + 1:] if not i.is_reduction]
     at = outer_scope.index(red_loop)
     outer_scope.insert(at, _nest(inner_iteration, _op(tv, "init")))
-    if has_thread_reduction:
+    if closing is not None:
         at = outer_scope.index(red_loop)
-        outer_scope.insert(at + 1, _nest(inner_iteration, _op(tv, "block_reduce")))
+        outer_scope.insert(at + 1, _nest(inner_iteration, _op(tv, closing)))
     return chain
+
+
+def _closing_kind(ids: IdModel, tv: TensorView) -> str | None:
+    """The step after a reduction's loops: ``block_reduce`` (threads' partials combined, then written),
+    ``finalize`` (a float accumulator of a 16-bit serial reduction written to the tensor), or None
+    (the reduction accumulated in the tensor itself)."""
+    if has_block_reduction(ids, tv):
+        return "block_reduce"
+    if accumulates_in_float(tv):
+        return "finalize"
+    return None
 
 
 def _nest(groups: list[LoopGroup], op: TensorOp):

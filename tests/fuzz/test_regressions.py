@@ -15,10 +15,13 @@ from fusion_ir import (
     TensorView,
     inline_most,
     ops,
+    parallelize_like,
     transform_like,
 )
-from fusion_ir.reference import evaluate
+from fusion_ir.reference import as_stored, evaluate
+from fuzz.case import case_inputs
 from lowering import LoweringError, lower
+from lowering import kernel_ir as k
 from runtime import simulate
 
 PT = ParallelType
@@ -581,3 +584,59 @@ def test_int_plus_float_scalar_divided_and_broadcast_matches_numpy() -> None:
     inputs = [np.random.default_rng(984).random(39) < 0.5]
     for got, want in zip(simulate(lower(fusion), inputs, seed=984), evaluate(fusion, inputs)):
         np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def _sum_matches_the_rounded_reference(fusion: Fusion, shapes: list[tuple[int, ...]], dtypes: list[str],
+                                       seed: int, *, strided: bool) -> None:
+    """Integer-valued inputs make every partial sum exact in float: a kernel that accumulates in float and
+    rounds once to the 16-bit output gives the reference's sum rounded to that type, bit for bit."""
+    inputs = case_inputs(shapes, dtypes, [seed, 0], specials=False, strided=strided)
+    outputs = simulate(lower(fusion), inputs, seed=seed)
+    for out, got, want in zip(fusion.outputs, outputs, evaluate(fusion, inputs)):
+        np.testing.assert_array_equal(np.asarray(got, np.float64), as_stored(out.dtype, want).astype(np.float64))
+
+
+def test_a_serial_bf16_sum_accumulates_in_float() -> None:
+    """A bfloat16 sum of 300 elements with no thread-parallel reduction axis added into the bfloat16 output
+    itself: 692 for 684 (8 bits of mantissa lose the small terms once the sum passes 256)."""
+    fusion = Fusion()
+    with fusion:
+        t0 = fusion.add_input(ndim=4, dtype=DataType.BFloat16)
+        t1 = fusion.add_input(ndim=4, dtype=DataType.Float)
+        t2 = fusion.add_input(ndim=4, dtype=DataType.BFloat16)
+        t3 = ops.abs(t2)
+        ops.div(t0, ops.add(t3, 1))
+        t8 = ops.sum(t3, [0, 1, 2, 3])
+        t10 = ops.set(t8)
+        fusion.add_output(t10)
+    t1.cache_after(LoadStoreOpType.CpAsync)
+    transform_like(t10)
+    parallelize_like(t10)
+    inline_most(fusion)
+    kernel = lower(fusion)
+    acc = [n.buffer for n in k.walk(kernel.body) if isinstance(n, k.Allocate) and n.buffer.name == f"T{t8.name}_acc"]
+    assert [b.dtype for b in acc] == [DataType.Float]
+    _sum_matches_the_rounded_reference(fusion, [(4, 5, 3, 5)] * 3, ["bfloat16", "float32", "bfloat16"], 2063,
+                                       strided=True)
+
+
+def test_a_serial_half_sum_accumulates_in_float() -> None:
+    """A half sum of 680 squares over unrolled loops, through a Shared half partial, added into the half
+    output itself: 4220 for 4394 (past 2048 half steps by 2, then 4, and small terms round away)."""
+    fusion = Fusion()
+    with fusion:
+        t0 = fusion.add_input(shape=(1, 1, 680, 1), dtype=DataType.Half)
+        t1 = ops.mul(t0, t0)
+        t3 = ops.sum(t1, [0, 1])
+        t6 = ops.sum(t3, [0, 1])
+        fusion.add_output(t6)
+    t6.split(-2, 5, inner_split=True)
+    t6.split(-1, 2)
+    transform_like(t6)
+    t6.axis(0).parallelize(ParallelType.Unroll)
+    t6.axis(1).parallelize(ParallelType.Unroll)
+    parallelize_like(t6)
+    inline_most(fusion)
+    t3.set_memory_type(MemoryType.Shared)
+    t1.set_memory_type(MemoryType.Shared)
+    _sum_matches_the_rounded_reference(fusion, [(1, 1, 680, 1)], ["float16"], 184, strided=False)

@@ -106,6 +106,38 @@ def test_reduction_init_precedes_its_loop_and_block_reduce_follows():
     assert "BlockReduce" in kinds[loop_at:]
 
 
+def _serial_sum(dtype: DataType) -> Fusion:
+    """A row sum of a ``dtype`` input into a ``dtype`` output, no thread-parallel reduction axis."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(shape=(4, 300), dtype=dtype)
+        out = ops.sum(x, [1])
+        fusion.add_output(out)
+    out.axis(0).parallelize(ParallelType.TIDx)
+    inline_most(fusion)
+    return fusion
+
+
+@pytest.mark.parametrize("dtype", [DataType.Half, DataType.BFloat16])
+def test_a_serial_16_bit_sum_accumulates_in_a_float_accumulator(dtype: DataType):
+    kernel = lower(_serial_sum(dtype))
+    out = kernel.outputs[0]
+    acc = next(n.buffer for n in k.walk(kernel.body) if isinstance(n, k.Allocate) and n.buffer.name == "T1_acc")
+    assert acc.dtype is DataType.Float and acc.memory is MemoryType.Local
+    assigns = [n for n in k.walk(kernel.body) if isinstance(n, k.Assign)]
+    assert [(n.buffer.name, n.reduce_op) for n in assigns] == [("T1_acc", None), ("T1_acc", "add"), (out.name, None)]
+    final = assigns[-1].value
+    assert isinstance(final, k.CastValue) and final.dtype is dtype and final.x.buffer is acc
+    loop_at = next(i for i, n in enumerate(kernel.body) if isinstance(n, k.ForLoop))
+    assert not any(isinstance(n, k.Assign) and n.buffer is out for n in k.walk((kernel.body[loop_at],)))
+    assert not any(isinstance(n, k.Allocate) and n.buffer.name == "block_workspace" for n in k.walk(kernel.body))
+
+
+def test_a_serial_float_sum_still_accumulates_in_its_tensor():
+    kernel = lower(_serial_sum(DataType.Float))
+    assert not any(isinstance(n, k.Allocate) and n.buffer.name.endswith("_acc") for n in k.walk(kernel.body))
+
+
 def test_producer_shares_exactly_its_compute_at_loops():
     traced = lower(examples.load("nested_compute_at").build(), trace=True)
     nest = traced.after("loop_nest")
