@@ -594,3 +594,23 @@ def test_transform_like_and_cache_before_keep_loop_broadcasts_consistent() -> No
     cast.transform_like(out)
     assert not cast.loop_broadcasts
     assert domain_problem(fusion) is None
+
+
+def test_a_shallower_compute_at_through_a_path_tensor_with_a_loop_broadcast() -> None:
+    """The fuzzer's case (seed 102): inline_most gave T2 a loop broadcast; the CpAsync cache computed at
+    position 0 of T5 replayed T2 (on the path) without it, and it stayed recorded."""
+    from fuzz.properties import domain_problem
+
+    fusion = Fusion()
+    with fusion:
+        t0 = fusion.add_input(ndim=2, dtype=DataType.Int32)
+        t3 = ops.abs(ops.sub(t0, t0))
+        t5 = ops.rsqrt(ops.add(t3, 1.0))
+        fusion.add_output(ops.sin(ops.broadcast(t5, [False, True, False])))
+    t9 = fusion.outputs[0]
+    t10 = t0.cache_after(LoadStoreOpType.CpAsync)
+    transform_like(t9)
+    t9.axis(2).parallelize(PT.BIDx)
+    inline_most(fusion)
+    t10.compute_at(t5, -3)
+    assert domain_problem(fusion) is None
