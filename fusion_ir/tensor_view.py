@@ -408,6 +408,7 @@ class TensorView:
                                  f"replaying T{reference.name}'s transforms remakes it")
             self.transforms = keep + new
             self.loop = ordered
+            self.loop_broadcasts = {}    # replayed from the logical domain: no loop-only axes left
         return self
 
     # ---- inlining -------------------------------------------------------
@@ -465,11 +466,14 @@ class TensorView:
         # loop, this tensor is broadcast along it and gains a loop-only broadcast axis standing for it.
         # Outside a matmul only where the loop encloses axes the two share: a broadcast axis after the
         # last of them would only repeat this tensor's whole computation, so it stays an error.
+        # Only the loop broadcasts this position needs stay: the loop domain is rebuilt from the
+        # logical domain, so one an earlier, deeper compute_at gave and this one does not is gone.
+        loop_broadcasts: dict[IterDomain, IterDomain] = {}
         for r in self._loop_broadcast_roots(consumer, pos, set(c2p)):
             b = self.loop_broadcasts.get(r)
             if b is None:
                 b = self.fusion.new_iter_domain(Val.const(1), IterType.Broadcast)
-                self.loop_broadcasts[r] = b
+            loop_broadcasts[r] = b
             c2p[r] = b
             leaves.insert(0, b)
         new, m = replay.replay_transforms(self.fusion, cone, c2p, leaves, target=self, what="compute_at")
@@ -522,6 +526,7 @@ class TensorView:
             i.parallel_type = cpt
         self.transforms = kept + new
         self.loop = shared + rest
+        self.loop_broadcasts = loop_broadcasts
         self.compute_at_pos = pos
         self._check_unique_bindings("compute_at")
 
@@ -850,6 +855,7 @@ class TensorView:
             # becomes a copy of the cache and keeps its non-reduction transforms.
             cache.root, cache.logical, cache.loop = self.root, self.logical, self.loop
             cache.transforms = self.transforms
+            cache.loop_broadcasts, self.loop_broadcasts = self.loop_broadcasts, {}
             old_loop = list(self.loop)
             fresh = {i: self.fusion.new_iter_domain(i.extent, i.iter_type, i.parallel_type)
                      for i in cache.logical if not i.is_reduction}

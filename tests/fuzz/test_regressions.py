@@ -640,3 +640,83 @@ def test_a_serial_half_sum_accumulates_in_float() -> None:
     t3.set_memory_type(MemoryType.Shared)
     t1.set_memory_type(MemoryType.Shared)
     _sum_matches_the_rounded_reference(fusion, [(1, 1, 680, 1)], ["float16"], 184, strided=False)
+
+
+def _cast_then_broadcast() -> tuple[Fusion, TensorView, TensorView, TensorView]:
+    """``out[i, j] = x[i, j] * broadcast(cast(w))[j]``, ``out`` split into ``[i, j/128, 128]``."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=2, dtype=DataType.Float)
+        w = fusion.add_input(ndim=1, dtype=DataType.Half)
+        cast = ops.cast(w, DataType.Float)
+        wb = ops.broadcast(cast, [True, False])
+        out = ops.mul(x, wb)
+        fusion.add_output(out)
+    out.split(1, 128)
+    return fusion, cast, wb, out
+
+
+def test_compute_at_a_shallower_position_drops_the_loop_broadcast_it_no_longer_needs() -> None:
+    """Computed at 2, the cast gained a loop broadcast for the broadcast's axis; computed again at 0, its loop
+    domain was rebuilt without it but it stayed recorded: loop != transforms(root + loop broadcasts)."""
+    from fuzz.properties import domain_problem
+
+    fusion, cast, _, out = _cast_then_broadcast()
+    cast.compute_at(out, 2)
+    assert cast.loop[0].is_broadcast and len(cast.loop_broadcasts) == 1
+    assert domain_problem(fusion) is None
+    cast.compute_at(out, 0)
+    assert not cast.loop_broadcasts and not any(i.is_broadcast for i in cast.loop)
+    assert domain_problem(fusion) is None
+
+
+def test_compute_at_through_a_path_keeps_only_the_loop_broadcasts_it_replays() -> None:
+    """The cast, on the path of a later compute_at of the input's cache at a shallower position, was replayed
+    without the loop broadcast an earlier compute_at gave it, which stayed recorded."""
+    from fuzz.properties import domain_problem
+
+    fusion, cast, _, out = _cast_then_broadcast()
+    cache = fusion.inputs[1].cache_after()
+    cast.compute_at(out, 2)
+    assert cast.loop_broadcasts
+    cache.compute_at(out, 0)
+    assert domain_problem(fusion) is None
+    cache.compute_at(out, 2)
+    assert domain_problem(fusion) is None and cast.loop[0].is_broadcast
+    inputs = [np.ones((3, 300), np.float32), np.arange(300).astype(np.float16)]
+    np.testing.assert_allclose(simulate(lower(fusion), inputs)[0], evaluate(fusion, inputs)[0])
+
+
+def test_transform_like_and_cache_before_keep_loop_broadcasts_consistent() -> None:
+    """A tensor whose loop broadcasts outlived its inlining (inline_at(0)) kept them recorded after
+    transform_like rebuilt its loop from the logical domain."""
+    from fuzz.properties import domain_problem
+
+    fusion, cast, _, out = _cast_then_broadcast()
+    transform_like(out)
+    inline_most(fusion)
+    assert cast.loop_broadcasts
+    cast.inline_at(0)
+    cast.transform_like(out)
+    assert not cast.loop_broadcasts
+    assert domain_problem(fusion) is None
+
+
+def test_a_shallower_compute_at_through_a_path_tensor_with_a_loop_broadcast() -> None:
+    """The fuzzer's case (seed 102): inline_most gave T2 a loop broadcast; the CpAsync cache computed at
+    position 0 of T5 replayed T2 (on the path) without it, and it stayed recorded."""
+    from fuzz.properties import domain_problem
+
+    fusion = Fusion()
+    with fusion:
+        t0 = fusion.add_input(ndim=2, dtype=DataType.Int32)
+        t3 = ops.abs(ops.sub(t0, t0))
+        t5 = ops.rsqrt(ops.add(t3, 1.0))
+        fusion.add_output(ops.sin(ops.broadcast(t5, [False, True, False])))
+    t9 = fusion.outputs[0]
+    t10 = t0.cache_after(LoadStoreOpType.CpAsync)
+    transform_like(t9)
+    t9.axis(2).parallelize(PT.BIDx)
+    inline_most(fusion)
+    t10.compute_at(t5, -3)
+    assert domain_problem(fusion) is None
