@@ -132,6 +132,13 @@ def _load_epilogue_inputs(fusion: Fusion, acc: TensorView, params: MatmulParams)
     """An ``[M, N]`` input the epilogue reads (the ``C`` of ``alpha * acc + beta * C``) comes into a shared
     tile by TMA, one tile per output tile; returns those shared tiles."""
     loaded = epilogue_inputs(fusion, acc)
+    for c in loaded:
+        readers = c.consumers()
+        if len(readers) != 1:
+            names = ", ".join(f"T{r.name}" for r in readers)
+            raise ScheduleError(f"schedule_matmul: the epilogue reads T{c.name} ([M, N]) in {len(readers)} places "
+                                f"({names}); its tile is TMA-loaded once per output tile for one reader: read it "
+                                f"once (compute the expression that uses it once and reuse the result)")
     if loaded and params.ping_pong:
         raise ScheduleError(f"MatmulParams.ping_pong: the epilogue reads T{loaded[0].name} ([M, N]), which is "
                             f"TMA-loaded once per output tile; ping-pong warp groups would each load the tile of "

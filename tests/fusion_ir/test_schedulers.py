@@ -159,3 +159,18 @@ def test_auto_stages_pass_through_to_circular_buffer() -> None:
     buffered = [tv for tv in fusion.used_tensors() if tv.circular_buffer_options is not None]
     assert len(buffered) == 2
     assert all(tv.circular_buffer_options.is_auto and tv.circular_buffer_options.prefetch == -1 for tv in buffered)
+
+
+def test_an_epilogue_input_read_twice_is_refused_naming_its_readers() -> None:
+    """relu(acc + C) + C: C's tile is loaded once per output tile for one reader; reading it twice was a
+    bare ValueError from unpacking its consumers, and the fusion is left as it was."""
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(shape=(256, 128), dtype=DataType.BFloat16)
+        b = fusion.add_input(shape=(128, 256), dtype=DataType.BFloat16)
+        c = fusion.add_input(shape=(256, 256), dtype=DataType.Float)
+        fusion.add_output(ops.add(ops.relu(ops.add(ops.matmul(a, b), c)), c))
+    before = fusion.state_fingerprint()
+    with pytest.raises(ScheduleError, match=r"schedule_matmul: the epilogue reads T2 \(\[M, N\]\) in 2 places"):
+        schedule_matmul(fusion, MatmulParams(tile=(128, 128, 64), stages=2))
+    assert fusion.state_fingerprint() == before
