@@ -108,6 +108,7 @@ class InputRule(enum.Enum):
     INDEX_TYPE = "index type"            # 32-bit indices and a tensor with 2**31 or more elements
     TMA_LAYOUT = "TMA layout"            # unit innermost stride, 16-byte strides, extents under 2**32
     TMA_ALIGNMENT = "TMA alignment"
+    SHARED_MEMORY = "shared memory"      # shared memory sized by the extents, over the block's limit at these
     UNBOUND_SYMBOL = "unbound symbol"    # a size the kernel needs is no extent or stride of any input
     DIVISION_BY_ZERO = "division by zero"
     DEVICE = "device"
@@ -119,7 +120,8 @@ class InputRule(enum.Enum):
 
 
 SIZE_RULES = frozenset({InputRule.EQUAL_EXTENTS, InputRule.VECTOR_DIVISIBLE, InputRule.VECTOR_CONTIGUOUS,
-                        InputRule.PIPELINE_FILL, InputRule.INDEX_TYPE, InputRule.TMA_LAYOUT})
+                        InputRule.PIPELINE_FILL, InputRule.INDEX_TYPE, InputRule.TMA_LAYOUT,
+                        InputRule.SHARED_MEMORY})
 
 
 @dataclass(frozen=True)

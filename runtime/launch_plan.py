@@ -17,9 +17,9 @@ from typing import Any
 
 from codegen import shared_memory_layout
 from fusion_ir.scalar import Val
-from fusion_ir.types import INT32_INDEX_MAX, DataType, SmemSwizzle
+from fusion_ir.types import INT32_INDEX_MAX, DataType, MemoryType, SmemSwizzle
 from lowering.index_range import first_int32_overflow
-from lowering.kernel_ir import ArgumentError, Buffer, InputRule, Kernel, TensorMapParam, bind_arguments
+from lowering.kernel_ir import Allocate, ArgumentError, Buffer, InputRule, Kernel, TensorMapParam, bind_arguments, walk
 from target import current as current_target
 
 from .arrays import ArrayArg, bfloat16_input_hint
@@ -83,8 +83,14 @@ def plan_launch(kernel: Kernel, inputs: list[ArrayArg], outputs: list[ArrayArg] 
                int(_evaluate(layout.total, env, "shared-memory layout")))
     target = current_target()      # the executor also asks the device
     if smem > target.smem_per_block:
-        raise LaunchError(f"kernel {kernel.name} needs {smem} bytes of shared memory per block; {target.name} allows "
-                          f"at most {target.smem_per_block}")
+        message = (f"kernel {kernel.name} needs {smem} bytes of shared memory per block; {target.name} allows "
+                   f"at most {target.smem_per_block}")
+        sized_by_inputs = kernel.smem_bytes.const_value() is None or layout.total.const_value() is None
+        if not sized_by_inputs:
+            raise LaunchError(message)
+        largest = _largest_shared_buffer(kernel, env)
+        raise InputError(f"{message}: at these sizes (its shared buffers are sized by the inputs' "
+                         f"extents; the largest is {largest})", InputRule.SHARED_MEMORY, largest)
 
     all_args = list(inputs) + (list(outputs) if outputs is not None else [None] * len(kernel.outputs))
     shapes = [a.shape for a in inputs] + list(binding.output_shapes)
@@ -95,6 +101,13 @@ def plan_launch(kernel: Kernel, inputs: list[ArrayArg], outputs: list[ArrayArg] 
 
 
 # ---------------------------------------------------------------- checks
+def _largest_shared_buffer(kernel: Kernel, env: dict[str, int]) -> str | None:
+    """The name of the shared buffer with the most bytes at the sizes ``env`` binds."""
+    sizes = {n.buffer.name: int(_evaluate(n.buffer.nbytes, env, n.buffer.name)) for n in walk(kernel.body)
+             if isinstance(n, Allocate) and n.buffer.memory is MemoryType.Shared}
+    return max(sizes, key=lambda name: sizes[name]) if sizes else None
+
+
 def _check_dtype(buf: Buffer, arg: ArrayArg) -> None:
     if arg.dtype == buf.dtype.numpy_name:
         return

@@ -720,3 +720,34 @@ def test_a_shallower_compute_at_through_a_path_tensor_with_a_loop_broadcast() ->
     inline_most(fusion)
     t10.compute_at(t5, -3)
     assert domain_problem(fusion) is None
+
+
+def test_shared_memory_sized_by_the_extents_over_the_limit_is_a_size_refusal() -> None:
+    """A cp.async cache whose shared tile grows with the extents (padded splits): at (1, 1, 7) it needs
+    262144 bytes. That was a LaunchError, which the fuzzer took for a broken kernel; it is a refusal of
+    those sizes, an InputError with a size rule naming the largest shared buffer."""
+    from fusion_ir import parallelize_like
+    from lowering.kernel_ir import InputRule
+    from runtime import InputError
+
+    fusion = Fusion()
+    with fusion:
+        t0 = fusion.add_input(ndim=3)
+        t1 = ops.neg(t0)
+        ops.max(t0, [0])                  # unused, as the fuzzer drew it
+        t6 = ops.add(t0, t1)
+        fusion.add_output(t6)
+    t7 = t0.cache_after(LoadStoreOpType.CpAsync)
+    t6.split(1, 64)
+    t6.split(-1, 2)
+    transform_like(t6)
+    t6.axis(2).parallelize(PT.TIDx)
+    parallelize_like(t6)
+    inline_most(fusion)
+    t7.split(1, 128)
+    kernel = lower(fusion)
+    x = np.ones((1, 1, 1), np.float32)
+    np.testing.assert_array_equal(simulate(kernel, [x])[0], x - x)
+    with pytest.raises(InputError, match=r"needs 262144 bytes of shared memory per block.*the largest is T\d+") as e:
+        simulate(kernel, [np.ones((1, 1, 7), np.float32)])
+    assert e.value.rule is InputRule.SHARED_MEMORY and e.value.rule.is_size_rule and e.value.subject is not None
