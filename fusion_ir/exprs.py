@@ -110,3 +110,27 @@ class MmaOp(Expr):
         if producer is a:
             return {m: a.logical[0], k: a.logical[1]}
         return {k: b.logical[0], n: b.logical[1]}
+
+
+# -------------------------------------------------------------------- what a reducing expression computes
+def reduces(e: Expr | None) -> bool:
+    """``e`` combines terms over reduction axes into its output: a reduction, or a matmul (a sum of products)."""
+    return isinstance(e, (ReductionOp, MmaOp))
+
+
+def combine_op(e: Expr) -> str:
+    """How a reducing expression combines its terms: ``"add"`` or ``"max"``."""
+    if isinstance(e, MmaOp):
+        return "add"
+    return {"sum": "add", "max": "max"}[e.op]
+
+
+def reduction_init(e: Expr) -> float:
+    """The value a reducing expression starts from."""
+    return e.init if isinstance(e, ReductionOp) else 0.0
+
+
+def sums_products(e: Expr) -> bool:
+    """A reducing expression whose terms are the products of its two inputs, in float (a matmul), rather
+    than its one input's values."""
+    return isinstance(e, MmaOp)

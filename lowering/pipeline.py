@@ -31,6 +31,7 @@ from .analysis import (
     pipeline_depth,
     roles,
     smem,
+    tensor_cores,
     tma,
     warp_specialization,
 )
@@ -76,14 +77,16 @@ Step = Analysis | Pass
 PIPELINE: list[Step] = [
     Pass("persistent_buffers", lambda k, a: _checked(k, check_persistent_buffers(a.fusion))),  # register sizes
     Analysis("id_graph", lambda k, a: id_model.build(a.fusion)),           # loop groups, parallel types, launch
+    Analysis("tensor_cores", lambda k, a: tensor_cores.build(a.ids)),      # tensor-core matmuls, turns, lags
     Analysis("roles", lambda k, a: roles.sub_dags(a.fusion)),              # load and compute sub-DAGs
     Pass("loop_nest", loop_nest.run),                                      # loops from compute-at positions
-    Analysis("pipeline_depth", lambda k, a: pipeline_depth.build(a.ids)),  # circular-buffer stages ("auto" resolved)
-    Analysis("buffers", lambda k, a: buffers.build(a.ids, a.depths.stages)),  # every buffer, its axes and depth
-    Analysis("mma", lambda k, a: mma.build(a.ids, a.buffers)),             # wgmma tiles, operands, fragments
+    Analysis("pipeline_depth", lambda k, a: pipeline_depth.build(a.ids, a.tensor_cores)),  # stages ("auto" resolved)
+    Analysis("buffers", lambda k, a: buffers.build(a.ids, a.tensor_cores, a.depths.stages)),  # buffers, axes, depth
+    Analysis("mma", lambda k, a: mma.build(a.ids, a.tensor_cores, a.buffers)),  # wgmma tiles, operands, fragments
     Pass("allocation", allocation.run),                                    # Allocate nodes placed
     Analysis("tma", lambda k, a: tma.build(a.ids, a.buffers)),             # TMA boxes and tensor maps
-    Analysis("circular", lambda k, a: circular_buffer.build(a.ids, a.buffers, a.tma, a.mma, a.depths)),  # pipelines
+    Analysis("circular", lambda k, a: circular_buffer.build(a.ids, a.tensor_cores, a.buffers, a.tma,
+                                                            a.depths)),                     # pipelines
     Analysis("mbarriers", lambda k, a: mbarriers.build(a.tma, a.circular)),             # barriers and tokens
     Analysis("warp_specialization", lambda k, a: warp_specialization.build(a.ids, a.circular)),  # producer branch
     Pass("mbarrier", mbarrier.run),                                        # mbarrier/token init and inval

@@ -7,9 +7,10 @@ new kernel; no pass writes an analysis or imports another pass.
 | analysis | module | holds | read by |
 | --- | --- | --- | --- |
 | ``ids`` | ``id_model`` | loop groups, exact map, launch extents | every pass |
+| ``tensor_cores`` | ``tensor_cores`` | tensor-core matmuls, operands, accumulators, turns, stage lags | depths, buffers, mma, circular, mbarriers, indexing, smem |
 | ``depths`` | ``pipeline_depth`` | circular buffers' stages (``"auto"`` resolved), why | buffers, circular, viz |
 | ``buffers`` | ``buffers`` | each tensor's Buffer, axes, allocation depth | allocation, indexing, smem |
-| ``mma`` | ``mma`` | wgmma accumulators: instruction, operand layouts, fragment readers | indexing, wgmma_groups |
+| ``mma`` | ``mma`` | how each tensor-core matmul is issued: instruction, operand layouts, fragment readers | tensor-core statements, wgmma_groups |
 | ``tma`` | ``tma`` | TMA boxes, tensor maps, TMA stores' issuers and waits | mbarrier, syncs, store_waits, indexing, launch |
 | ``circular`` | ``circular_buffer`` | pipelined loops, stage and parity | mbarrier, circular_buffer, indexing |
 | ``mbarriers`` | ``mbarriers`` | barrier arrays, tokens, slots | mbarrier, async_copies, circular_buffer, indexing |
@@ -33,11 +34,12 @@ from .mma import MmaInfo
 from .pipeline_depth import DepthChoice, PipelineDepths
 from .roles import Role
 from .smem import SmemPlan
+from .tensor_cores import TensorCores
 from .tma import TmaInfo
 from .warp_specialization import WarpSpecialization
 
 __all__ = ["Analyses", "BufferPlan", "CircularBufferInfo", "DepthChoice", "IdModel", "MBarrierPlan", "MmaInfo",
-           "PipelineDepths", "Role", "SmemPlan", "TmaInfo", "WarpSpecialization"]
+           "PipelineDepths", "Role", "SmemPlan", "TensorCores", "TmaInfo", "WarpSpecialization"]
 
 
 @dataclass
@@ -46,6 +48,7 @@ class Analyses:
 
     fusion: Fusion
     _ids: IdModel | None = None
+    _tensor_cores: TensorCores | None = None
     _depths: PipelineDepths | None = None
     _buffers: BufferPlan | None = None
     _tma: TmaInfo | None = None
@@ -71,6 +74,10 @@ class Analyses:
     @property
     def ids(self) -> IdModel:
         return self._get("ids")
+
+    @property
+    def tensor_cores(self) -> TensorCores:
+        return self._get("tensor_cores")
 
     @property
     def depths(self) -> PipelineDepths:

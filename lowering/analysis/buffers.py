@@ -10,13 +10,15 @@ buffer's ``Allocate`` goes to.
 Rules, raised as ``LoweringError``: no Global intermediates; Local buffers have a constant size.
 Local buffers exclude thread- and block-parallel axes; Shared buffers include thread-parallel
 axes (even left of the compute-at position; not a warp-specialized tensor's ``turn_axis``, whose
-index is part of the pipeline iteration, nor a ping-pong epilogue's ``epilogue_turn_axis``: the warp
-groups' epilogues run one at a time, so they share one buffer) and exclude block-parallel ones; reduction and
+index is part of the pipeline iteration, nor the ``tensor_cores`` analysis's ``shared_turn_axis`` of
+an epilogue tensor: warp groups taking turns write it one at a time, so they share one buffer) and
+exclude block-parallel ones; reduction and
 broadcast axes are never allocated; a circular-buffered buffer is allocated outside its
 circular-buffer loop and sized times the stage count; the shared tile of a TMA store whose wait
 is deferred (``TensorView.set_store_wait``) is allocated outside the innermost loop it is computed
 in (the stores of one iteration read it into the next); a TMA destination starts 128-byte aligned,
-a swizzled one at its swizzle's repeat.
+a swizzled one at its swizzle's repeat. A tensor-core accumulator's registers are allocated as the
+fragment the ``tensor_cores`` analysis gives (``BufferPlan.fragments``).
 """
 
 from __future__ import annotations
@@ -24,16 +26,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from fusion_ir import IterDomain, MemoryType, ParallelType, TensorView, WarpSpecialized
+from fusion_ir import IterDomain, MemoryType, TensorView
 from fusion_ir.exprs import ReductionOp, load_kind
 from fusion_ir.scalar import Val
 from fusion_ir.types import DataType, LoadStoreOpType, SmemSwizzle
 from target import DEFAULT_TARGET
-from target import current as current_target
 
 from ..errors import LoweringError
 from ..kernel_ir import Buffer
-from .id_model import IdModel, LoopGroup
+from .id_model import IdModel
+from .pipeline_axes import cb_axis, deferred_store_tile, turn_axis
+from .tensor_cores import TensorCores
 
 TMA_ALIGN = DEFAULT_TARGET.tma.smem_alignment
 
@@ -57,8 +60,8 @@ class BufferPlan:
     accumulator_ids: dict[TensorView, list[IterDomain]] = field(default_factory=dict)
     workspace: Buffer | None = None
     placements: list[Placement] = field(default_factory=list)
-    # a wgmma accumulator's registers: its instruction axes (ParallelType.Mma) are held by the warp
-    # group's 128 threads, N / 2 registers each; this axis of that extent stands for them
+    # a tensor-core accumulator's registers: its instruction axes (ParallelType.Mma) are held by the
+    # threads of a warp group; this axis, of the registers each thread holds, stands for them
     fragments: dict[TensorView, IterDomain] = field(default_factory=dict)
     stages: dict[TensorView, int] = field(default_factory=dict)   # circular buffers: stages each buffer holds
 
@@ -85,90 +88,16 @@ def param_buffer(tv: TensorView) -> Buffer:
     return Buffer(f"T{tv.name}", tv.dtype, MemoryType.Global, size, shape, strides, is_param=True)
 
 
-def cb_axis(ids: IdModel, tv: TensorView) -> int:
-    """Position in ``tv.loop`` of its circular-buffer axis.
-
-    Pipelined: the innermost serial loop axis left of the compute-at position;
-    WarpSpecialized: the outermost one.
-    """
-    opts = tv.circular_buffer_options
-    assert opts is not None
-    candidates = [k for k in range(tv.compute_at_pos) if ids.group(tv.loop[k]).is_loop
-                  and not tv.loop[k].is_broadcast]
-    if not candidates:
-        raise LoweringError(f"T{tv.name} is circular-buffered but has no serial loop left of its compute-at "
-                            f"position {tv.compute_at_pos}; compute it at a position inside a serial loop")
-    if isinstance(opts.type, WarpSpecialized):
-        return candidates[0]
-    return candidates[-1]
 
 
-def turn_axis(ids: IdModel, tv: TensorView) -> IterDomain | None:
-    """The axis of a warp-specialized tensor bound to its ``on`` thread dimension between its
-    circular-buffer axis and its compute-at position, or None.
-
-    Its consumers' warp groups then take turns: group ``w`` reads the iterations with that index
-    ``w``, the producer walks the axis as a serial loop, and the index is part of the pipeline's
-    iteration (each stage holds one group's data, not all of them)."""
-    opts = tv.circular_buffer_options
-    if opts is None or not isinstance(opts.type, WarpSpecialized):
-        return None
-    axis = cb_axis(ids, tv)
-    on = [i for i in tv.loop[axis + 1:tv.compute_at_pos] if ids.group(i).parallel_type is opts.type.on
-          and not i.is_broadcast]
-    return on[0] if on else None
 
 
-def is_wgmma_accumulator(ids: IdModel, tv: TensorView) -> bool:
-    """``tv`` has ``ParallelType.Mma`` axes: a wgmma accumulator (the ``mma`` analysis's tiles)."""
-    return not tv.is_input and any(ids.group(i).parallel_type is ParallelType.Mma for i in tv.loop)
 
 
-def read_only_by_wgmma(ids: IdModel, tensors: list[TensorView]) -> bool:
-    """Someone reads ``tensors``, and only wgmma does: their stages stay in use until the MMAs retire."""
-    readers = [c for tv in tensors for c in ids.consumers(tv)]
-    return bool(readers) and all(is_wgmma_accumulator(ids, c) for c in readers)
 
 
-def ping_pong_turns(ids: IdModel) -> set[int]:
-    """Loop groups on which compute warp groups take turns on tiles of wgmma (ping-pong): the
-    ``turn_axis`` of warp-specialized tensors that only wgmma reads, the condition of
-    ``CircularLoop.ping_pong``, whose loops the ``ping_pong`` pass orders."""
-    return {ids.group(turn).number for tv in ids.tensors
-            if (turn := turn_axis(ids, tv)) is not None and read_only_by_wgmma(ids, [tv])}
 
 
-def epilogue_turn_axis(ids: IdModel, tv: TensorView) -> IterDomain | None:
-    """The axis along which a ping-pong epilogue's shared tensor is not allocated, or None.
-
-    ``tv`` is in Shared memory, reads a wgmma accumulator (directly or through other epilogue
-    tensors) and is computed inside a loop the compute warp groups take turns on (``ping_pong_turns``):
-    each group writes and reads it only inside its epilogue turn, which the ``ping_pong`` pass keeps
-    one at a time (the next group waits on the ordering barrier the last one arrives on after its
-    epilogue, TMA store reads retired included). So the groups share one buffer instead of one each.
-    The shared tile of a TMA store whose wait is deferred keeps one per group: its stores still read
-    it after the turn is handed on."""
-    if tv.memory_type is not MemoryType.Shared or tv.circular_buffer_options is not None:
-        return None
-    if deferred_store_tile(ids, tv):
-        return None
-    turns = ping_pong_turns(ids)
-    if not turns or not any(is_wgmma_accumulator(ids, p) for p in tv.ancestors()):
-        return None
-    on = [i for i in tv.loop[:tv.compute_at_pos] if ids.group(i).number in turns and not i.is_broadcast]
-    return on[0] if on else None
-
-
-def pipeline_loops(ids: IdModel, tv: TensorView) -> list[LoopGroup]:
-    """The loops a circular-buffered tensor's pipeline iterates over: its circular-buffer loop and,
-    when warp-specialized, the loops inside it up to the compute-at position and its ``turn_axis``."""
-    axis = cb_axis(ids, tv)
-    outer = ids.group(tv.loop[axis])
-    if not isinstance(tv.circular_buffer_options.type, WarpSpecialized):
-        return [outer]
-    turn = turn_axis(ids, tv)
-    return [outer] + [ids.group(i) for i in tv.loop[axis + 1:tv.compute_at_pos]
-                      if (ids.group(i).is_loop or i is turn) and not i.is_broadcast]
 
 
 def alloc_position(ids: IdModel, tv: TensorView) -> int:
@@ -182,15 +111,11 @@ def alloc_position(ids: IdModel, tv: TensorView) -> int:
     return tv.compute_at_pos
 
 
-def deferred_store_tile(ids: IdModel, tv: TensorView) -> bool:
-    """``tv`` is the shared tile of a TMA store whose wait is deferred (``TensorView.set_store_wait``)."""
-    return any(load_kind(c) is LoadStoreOpType.TMAStore and c.store_wait == "deferred"
-               for c in ids.consumers(tv))
 
 
-def allocation_ids(ids: IdModel, tv: TensorView, memory: MemoryType, pos: int) -> list[IterDomain]:
+def allocation_ids(ids: IdModel, tc: TensorCores, tv: TensorView, memory: MemoryType, pos: int) -> list[IterDomain]:
     out = []
-    turns = (turn_axis(ids, tv), epilogue_turn_axis(ids, tv))
+    turns = (turn_axis(ids, tv), tc.shared_turn_axis(tv))
     for k, i in enumerate(tv.loop):
         if i.is_reduction or i.is_broadcast or any(i is t for t in turns):
             continue
@@ -242,23 +167,6 @@ def accumulator_position(ids: IdModel, tv: TensorView) -> int:
     return len(tv.loop)
 
 
-def _fragment(tv: TensorView, instruction: list[IterDomain]) -> IterDomain:
-    """The per-thread registers of a wgmma accumulator whose (M, N) instruction axes are ``instruction``."""
-    if tv.memory_type is not MemoryType.Local:
-        raise LoweringError(f"T{tv.name} has ParallelType.Mma axes, so it is a wgmma accumulator and lives in "
-                            f"registers; keep it in Local memory")
-    elements = 1
-    for i in instruction:
-        n = i.extent.const_value()
-        if n is None:
-            raise LoweringError(f"T{tv.name}: Mma axis {i.label()} has symbolic extent {i.extent}; an instruction "
-                                f"tile is a constant")
-        elements *= n
-    group = current_target().warp_group_size
-    if elements % group:
-        raise LoweringError(f"T{tv.name}: its Mma axes hold {elements} accumulators, which the "
-                            f"{group} threads of a warp group cannot share evenly")
-    return IterDomain(Val.const(elements // group), name=-1)
 
 
 def alignment(ids: IdModel, tv: TensorView) -> int:
@@ -270,7 +178,7 @@ def alignment(ids: IdModel, tv: TensorView) -> int:
     return max(TMA_ALIGN, tv.swizzle.alignment)
 
 
-def build(ids: IdModel, stages: Callable[[TensorView], int]) -> BufferPlan:
+def build(ids: IdModel, tc: TensorCores, stages: Callable[[TensorView], int]) -> BufferPlan:
     """Every buffer; a circular-buffered tensor's holds ``stages(tv)`` stages."""
     fusion = ids.fusion
     plan = BufferPlan(tuple(param_buffer(tv) for tv in fusion.inputs),
@@ -289,11 +197,9 @@ def build(ids: IdModel, stages: Callable[[TensorView], int]) -> BufferPlan:
                                     f"in Global memory (use Local or Shared)")
             # A circular-buffered tensor is allocated outside its circular-buffer loop but holds one
             # compute-at iteration per stage: its axes are those right of the compute-at position.
-            axes = allocation_ids(ids, tv, tv.memory_type, tv.compute_at_pos)
-            instruction = [i for i in axes if ids.group(i).parallel_type is ParallelType.Mma]
-            if instruction:
-                fragment = _fragment(tv, instruction)
-                axes = [i for i in axes if i not in instruction] + [fragment]
+            axes = allocation_ids(ids, tc, tv, tv.memory_type, tv.compute_at_pos)
+            axes, fragment = tc.register_axes(tv, axes)
+            if fragment is not None:
                 plan.fragments[tv] = fragment
             size = _size(axes)
             if tv.memory_type is MemoryType.Local and size.const_value() is None:
@@ -312,7 +218,7 @@ def build(ids: IdModel, stages: Callable[[TensorView], int]) -> BufferPlan:
             plan.placements.append(Placement(tv, ids.depth(tv, pos), allocated))
         if has_block_reduction(ids, tv) or accumulates_in_float(tv):
             acc_pos = accumulator_position(ids, tv)
-            axes = allocation_ids(ids, tv, MemoryType.Local, acc_pos)
+            axes = allocation_ids(ids, tc, tv, MemoryType.Local, acc_pos)
             size = _size(axes)
             if size.const_value() is None:
                 what = "its block reduction" if has_block_reduction(ids, tv) else "its float accumulator"

@@ -9,9 +9,11 @@ S stages, iteration ``j`` uses stage ``j % S`` and waits for the phase of parity
 A warp-specialized loop is the outermost serial loop left of its loads' compute-at position; its
 pipeline runs across that loop and the loops inside it up to the loads, so its stage comes from
 the linearized iteration count of all of them (``CircularLoop.iteration``). When one of those
-axes is bound to the ``on`` thread dimension (``buffers.turn_axis``: ping-pong), the compute warp
+axes is bound to the ``on`` thread dimension (``pipeline_axes.turn_axis``), the compute warp
 groups take turns (``CircularLoop.turns``): its index, the warp group's, is part of the iteration,
-so each stage is read by one group, whose threads alone release it.
+so each stage is read by one group, whose threads alone release it. The ``tensor_cores`` analysis
+says how long a stage stays in use after its iteration (``CircularLoop.release_lag``) and whether
+the groups take their turns in order (``CircularLoop.ordered_turns``).
 Rules, raised as ``LoweringError``: a circular-buffered tensor reads fusion inputs only; tensors
 pipelined on one loop agree on stages, prefetch and type; mbarrier WAR guards TMA loads only; a
 warp-specialized loop pipelines TMA loads only, is not inside a Pipelined one, and is the only one
@@ -29,10 +31,11 @@ from fusion_ir.scalar import Val
 from fusion_ir.types import LoadStoreOpType
 
 from ..errors import LoweringError
-from .buffers import BufferPlan, cb_axis, pipeline_loops, read_only_by_wgmma, turn_axis
+from .buffers import BufferPlan
 from .id_model import IdModel, LoopGroup
-from .mma import MmaInfo
+from .pipeline_axes import cb_axis, pipeline_loops, turn_axis
 from .pipeline_depth import PipelineDepths
+from .tensor_cores import TensorCores
 from .tma import TmaInfo
 
 
@@ -48,13 +51,17 @@ class CircularLoop:
     tx_bytes: Val = field(default_factory=lambda: Val.const(0))   # bytes every stage's TMA copies bring
     warp_specialized: WarpSpecialized | None = None
     inner: list[LoopGroup] = field(default_factory=list)   # WS: the loops inside this one that enclose the loads
-    # iterations a stage stays in use after its own: 1 when only wgmma reads the loop's tensors, whose
-    # MMAs of iteration i may still read their stage while iteration i + 1 issues its own
+    # iterations a stage stays in use after its own (``TensorCores.release_lag``): 1 when only tensor-core
+    # matmuls read the loop's tensors, whose MMAs of iteration i may still read their stage while
+    # iteration i + 1 issues its own
     release_lag: int = 0
     # WS: the loop group of the loads' ``turn_axis`` (bound to the ``on`` dimension): the compute warp
     # groups take turns, group w consuming the iterations whose index there is w; None when they
     # share every iteration
     turns: LoopGroup | None = None
+    # the groups take their turns in order (``TensorCores.takes_turns``): their mainloops and epilogues
+    # alternate, kept by ordering barriers (``mbarriers.OrderingBarriers``)
+    ordered_turns: bool = False
 
     @property
     def takers(self) -> int:
@@ -68,12 +75,6 @@ class CircularLoop:
     def readers(self, compute_threads: Val) -> Val:
         """Threads that read each stage and arrive on its "empty" barrier."""
         return compute_threads // self.takers
-
-    @property
-    def ping_pong(self) -> bool:
-        """Warp groups taking turns on tiles of wgmma: their mainloops and epilogues alternate in
-        order, kept by the ordering barriers (``ordering_slots``)."""
-        return self.turns is not None and self.release_lag > 0
 
     @property
     def iteration(self) -> Val:
@@ -153,7 +154,8 @@ class CircularBufferInfo:
         return [loop for loop in self.loops.values() if loop.warp_specialized is not None]
 
 
-def build(ids: IdModel, buffers: BufferPlan, tma: TmaInfo, mma: MmaInfo, depths: PipelineDepths) -> CircularBufferInfo:
+def build(ids: IdModel, tc: TensorCores, buffers: BufferPlan, tma: TmaInfo,
+          depths: PipelineDepths) -> CircularBufferInfo:
     """Circular-buffered loops by loop-group number, with their options checked for agreement."""
     info = CircularBufferInfo()
     loops = info.loops
@@ -208,8 +210,8 @@ def build(ids: IdModel, buffers: BufferPlan, tma: TmaInfo, mma: MmaInfo, depths:
         loop.tensors.append(tv)
     _check_warp_specialized(ids, loops)
     for loop in loops.values():
-        if read_only_by_wgmma(ids, loop.tensors):
-            loop.release_lag = 1
+        loop.release_lag = tc.release_lag(loop.tensors)
+        loop.ordered_turns = loop.turns is not None and tc.takes_turns(loop.turns.number)
         tx = Val.const(0)
         for tv in loop.tma:
             tx = tx + tma.boxes[tv].tx_bytes()

@@ -3,7 +3,7 @@
 Built from the TMA boxes and the circular-buffer facts. A circular-buffered loop with TMA loads
 has one mbarrier array for all of them (``stages`` "full" barriers, then ``stages`` "empty" ones
 with ``uses_mbarrier_for_war``), named after its first TMA tensor, and, when its compute warp
-groups take turns on wgmma tiles (ping-pong), an array of ordering barriers; a TMA load outside any
+groups take their turns in order (``CircularLoop.ordered_turns``), an array of ordering barriers; a TMA load outside any
 circular-buffered loop has its own mbarrier and a token (the token form). ``slot(tv)`` is the
 barrier and index tv's copies complete on, written in the loop index.
 """
@@ -35,7 +35,7 @@ class TokenBarrier:
 class MBarrierPlan:
     arrays: dict[int, Buffer] = field(default_factory=dict)            # by loop-group number
     tokens: dict[TensorView, TokenBarrier] = field(default_factory=dict)
-    ordering: dict[int, OrderingBarriers] = field(default_factory=dict)   # ping-pong loops, by group number
+    ordering: dict[int, OrderingBarriers] = field(default_factory=dict)   # loops with ordered turns, by group number
     _slots: dict[TensorView, tuple[Buffer, Val]] = field(default_factory=dict)
 
     def array(self, loop: CircularLoop) -> Buffer:
@@ -60,7 +60,7 @@ def build(tma: TmaInfo, circular: CircularBufferInfo) -> MBarrierPlan:
         mbar = Buffer(f"T{loop.tma[0].name}_mbar", DataType.Int64, MemoryType.Shared, Val.const(loop.slots),
                       align=MBAR_ALIGN)
         plan.arrays[number] = mbar
-        if loop.ping_pong:
+        if loop.ordered_turns:
             order = Buffer(f"T{loop.tma[0].name}_order", DataType.Int64, MemoryType.Shared,
                            Val.const(OrderingBarriers.slots_for(loop.takers)), align=MBAR_ALIGN)
             plan.ordering[number] = OrderingBarriers(order, loop.takers)

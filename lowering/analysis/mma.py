@@ -1,9 +1,10 @@
-"""Tensor-core matmuls: each wgmma accumulator's instruction, operands and fragment readers.
+"""Tensor-core instructions: each wgmma accumulator's instruction, operand layouts and fragment readers.
 
-Built after ``buffers``. A tensor defined by ``matmul`` whose innermost three loop axes are
-``ParallelType.Mma`` is a wgmma accumulator: those axes (M, N, K, from its M, N and K roots) are
-one ``wgmma.m64nNk16`` that a warp group issues, and its registers are the accumulator fragment
-(``buffers.fragments``). For each operand this analysis derives the matrix descriptor's layout
+Built after ``buffers``, for the accumulators of the ``tensor_cores`` analysis (which says what the
+kernel's tensor-core matmuls are; this one, how each is issued). A tensor defined by ``matmul`` whose
+innermost three loop axes are ``ParallelType.Mma`` is a wgmma accumulator: those axes (M, N, K, from
+its M, N and K roots) are one ``wgmma.m64nNk16`` that a warp group issues, and its registers are the
+accumulator fragment (``buffers.fragments``). For each operand this analysis derives the matrix descriptor's layout
 from the operand's shared-memory allocation, and for each tensor that reads the accumulator it
 finds the axes that name the fragment register, so indexing never solves for a register.
 
@@ -24,13 +25,13 @@ from fusion_ir.iter_domain import Merge, Split, innermost_root
 from fusion_ir.replay import loop_map, map_ids_between
 from fusion_ir.scalar import Val
 from fusion_ir.types import DataType, LoadStoreOpType, SmemSwizzle
-
 from target import current as current_target
 
 from ..errors import LoweringError
 from ..layout import CORE_ROWS
-from .buffers import BufferPlan, is_wgmma_accumulator
+from .buffers import BufferPlan
 from .id_model import IdModel
+from .tensor_cores import TensorCores
 
 
 @dataclass(frozen=True)
@@ -115,11 +116,9 @@ class MmaInfo:
         return any(s.per_instruction and (s.source is tv or tv in s.inlined) for s in self.staged.values())
 
 
-def build(ids: IdModel, buffers: BufferPlan) -> MmaInfo:
+def build(ids: IdModel, tc: TensorCores, buffers: BufferPlan) -> MmaInfo:
     info = MmaInfo()
-    for tv in ids.tensors:
-        if not is_wgmma_accumulator(ids, tv):
-            continue
+    for tv in tc.accumulators:
         tile = _tile(ids, buffers, tv)
         info.tiles[tv] = tile
         threads = ids.launch[ParallelType.TIDx].const_value()

@@ -46,6 +46,8 @@ from ..errors import LoweringError
 from . import buffers as buffer_plan
 from .id_model import IdModel, LoopGroup
 from .mbarrier_layout import MBAR_BYTES, OrderingBarriers
+from .pipeline_axes import cb_axis, pipeline_loops, turn_axis
+from .tensor_cores import TensorCores
 
 
 @dataclass(frozen=True)
@@ -135,7 +137,7 @@ class _AutoLoop:
         return ", ".join(f"T{tv.name}" for tv in self.tensors)
 
 
-def build(ids: IdModel) -> PipelineDepths:
+def build(ids: IdModel, tc: TensorCores) -> PipelineDepths:
     depths = PipelineDepths()
     buffered = [tv for tv in ids.tensors if tv.circular_buffer_options is not None]
     for tv in buffered:
@@ -151,7 +153,7 @@ def build(ids: IdModel) -> PipelineDepths:
     for number in auto_numbers:
         _check_all_auto(ids, by_loop[number])
 
-    trial = buffer_plan.build(ids, lambda tv: 1 if tv.circular_buffer_options.is_auto
+    trial = buffer_plan.build(ids, tc, lambda tv: 1 if tv.circular_buffer_options.is_auto
                               else int(tv.circular_buffer_options.stages))
     auto_tensors = {tv for n in auto_numbers for tv in by_loop[n]}
     loops = [_auto_loop(ids, trial, by_loop[number]) for number in auto_numbers]
@@ -197,7 +199,7 @@ def _deepest(loops: list[_AutoLoop], total: Callable[[int], int]) -> int:
 
 
 def _loop_group(ids: IdModel, tv: TensorView) -> LoopGroup:
-    return ids.group(tv.loop[buffer_plan.cb_axis(ids, tv)])
+    return ids.group(tv.loop[cb_axis(ids, tv)])
 
 
 def _check_all_auto(ids: IdModel, tvs: list[TensorView]) -> None:
@@ -240,7 +242,7 @@ def _slots_per_stage(tv: TensorView) -> int:
 def _trip_count(ids: IdModel, tv: TensorView) -> int | None:
     """Iterations of tv's pipeline: its loop's, times the inner loops' when warp-specialized."""
     count = 1
-    for g in buffer_plan.pipeline_loops(ids, tv):
+    for g in pipeline_loops(ids, tv):
         n = g.extent.const_value()
         if n is None:
             return None
@@ -272,8 +274,8 @@ def _fixed_buffers(ids: IdModel, trial: buffer_plan.BufferPlan, by_loop: dict[in
         tma = [tv for tv in tvs if load_kind(tv) is LoadStoreOpType.TMA]
         if not tma:
             continue
-        turn = buffer_plan.turn_axis(ids, tma[0])
-        if turn is not None:     # ping-pong ordering barriers (counted whenever warp groups take turns)
+        turn = turn_axis(ids, tma[0])
+        if turn is not None:     # the turns' ordering barriers (counted whenever warp groups take turns)
             takers = ids.group(turn).extent.const_value() or 1
             slots = OrderingBarriers.slots_for(takers)
             out.append(_Counted(f"T{tma[0].name}_order", _rounded(slots * MBAR_BYTES), MBAR_BYTES))

@@ -35,8 +35,9 @@ from target import current as current_target
 
 from ..errors import LoweringError
 from ..kernel_ir import InputRule, LaunchRequirement, TensorMapParam
-from .buffers import BufferPlan, turn_axis
+from .buffers import BufferPlan
 from .id_model import IdModel
+from .pipeline_axes import turn_axis
 
 
 def _tma() -> Tma:

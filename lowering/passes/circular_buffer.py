@@ -23,8 +23,8 @@ each empty barrier; per iteration it waits on full[stage], computes and arrives 
 empty[stage] after the stage's last read). Both walk the same loops in the same order, so the
 stage is ``stage(iteration)`` in both, with the iteration linearized over the loops that
 enclose the loads.
-A loop read only by wgmma (``CircularLoop.release_lag`` 1) releases stage(i - 1) instead, after the
-wgmma wait of iteration i, and a Pipelined main loop then issues the loads of i + P after that
+A loop read only by tensor-core matmuls (``CircularLoop.release_lag`` 1) releases stage(i - 1) instead, after the
+wait that retires iteration i's MMAs, and a Pipelined main loop then issues the loads of i + P after that
 release. A loop may run fewer iterations than the prefetch distance (a constant or a run-time
 extent): the prologue stops at ``min(P, n)``, the main loop then runs none, the epilogue
 ``[max(n - P, 0), n)``; plain shared-memory loads get the block sync the skipped main loop would
@@ -246,7 +246,7 @@ def warp_specialize(a: Analyses, node: ForLoop, ws: WarpSpecialization) -> IfThe
 
 def _release_last(loop: CircularLoop, mbar, it: Val, innermost) -> list[Node]:
     """After the innermost loop of a warp-specialized pipeline: with a release lag, the stages of its
-    last ``lag`` iterations (the wgmma wait after the loop retired them)."""
+    last ``lag`` iterations (the wait after the loop retired their MMAs)."""
     n = innermost.extent
     out: list[Node] = []
     for d in range(loop.release_lag, 0, -1):
@@ -257,7 +257,7 @@ def _release_last(loop: CircularLoop, mbar, it: Val, innermost) -> list[Node]:
 
 def _release(loop: CircularLoop, mbar, j: Val, k: Val | None = None) -> Node:
     """Every reader's arrive on the "empty" barrier of the stage iteration ``j`` is done with; with a
-    release lag the stage of iteration ``j - lag`` (the wgmma wait after this iteration's MMAs finished
+    release lag the stage of iteration ``j - lag`` (the wait after this iteration's MMAs finished
     that one's), from iteration ``lag`` on. ``k``: the index of the innermost loop of a warp-specialized
     pipeline, which releases its own iterations only (``_release_last`` the rest after it)."""
     if not loop.release_lag:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fusion_ir import ParallelType, TensorView
-from fusion_ir.exprs import MmaOp, ReductionOp
+from fusion_ir.exprs import reduces, reduction_init
 from fusion_ir.printer import expr_rhs
 
 from ..analysis import Analyses, IdModel
@@ -52,12 +52,12 @@ def skip_past_the_end(cond) -> IfThenElse:
 
 
 def is_reduction_like(tv: TensorView) -> bool:
-    return isinstance(tv.definition, (ReductionOp, MmaOp))
+    return reduces(tv.definition)
 
 
 def _op(tv: TensorView, kind: str) -> TensorOp:
     if kind == "init":
-        text = f"T{tv.name} = {tv.definition.init if isinstance(tv.definition, ReductionOp) else 0.0}"
+        text = f"T{tv.name} = {reduction_init(tv.definition)}"
     elif kind == "block_reduce":
         text = f"T{tv.name} = blockReduce(T{tv.name})"
     elif kind == "finalize":

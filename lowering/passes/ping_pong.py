@@ -1,8 +1,9 @@
-"""Ping-pong: compute warp groups that take turns on wgmma tiles keep their turns in order.
+"""Ping-pong: compute warp groups that take turns on tensor-core tiles keep their turns in order.
 
-Reads: the ``circular`` analysis (a warp-specialized loop whose compute warp groups take turns,
-``CircularLoop.ping_pong``), the ``mbarriers`` analysis (its ``OrderingBarriers``) and the compute
-branch the circular-buffer pass built.
+Reads: the ``circular`` analysis (every warp-specialized loop whose compute warp groups take their
+turns in order, ``CircularLoop.ordered_turns``, which the ``tensor_cores`` analysis decides), the
+``mbarriers`` analysis (each such loop's ``OrderingBarriers``) and the compute branch the
+circular-buffer pass built.
 Writes, in the compute branch of such a loop (tile index ``t``, warp group ``w`` of ``W``):
 - before the loop: the last warp group arrives on ``mainloop(0)`` and ``epilogue(0)``, so group 0
   goes first;
@@ -43,17 +44,17 @@ from ..kernel_ir import (
 
 
 def run(kernel: Kernel, a: Analyses) -> Kernel:
-    loops = [loop for loop in a.circular.loops.values() if loop.ping_pong]
-    if not loops:
+    ordered = {loop.index: loop for loop in a.circular.loops.values() if loop.ordered_turns}
+    if not ordered:
         return kernel
-    (loop,) = loops          # one warp-specialized loop per kernel (the circular analysis checks)
-    order = a.mbarriers.ordering[loop.group.number]
-    mbar = a.mbarriers.array(loop)
 
     def place(node: Node):
-        if isinstance(node, ForLoop) and node.stage is Stage.ComputeWarp and node.index == loop.index:
-            return _first_turn(loop, order) + (replace(node, body=_in_turn(node.body, loop, order, mbar)),)
-        return None
+        if not isinstance(node, ForLoop) or node.stage is not Stage.ComputeWarp or node.index not in ordered:
+            return None
+        loop = ordered[node.index]
+        order = a.mbarriers.ordering[loop.group.number]
+        mbar = a.mbarriers.array(loop)
+        return _first_turn(loop, order) + (replace(node, body=_in_turn(node.body, loop, order, mbar)),)
 
     return replace(kernel, body=rewrite(kernel.body, place))
 

@@ -12,8 +12,8 @@ thread's write (the guard).
 A TMA store reads through the async proxy: before the barrier that precedes it, every thread runs
 ``fence.proxy.async`` so its ordinary (or stmatrix) writes of the tile are visible to the copy.
 A barrier whose writer and reader share a thread-bound loop (each index there has its own part of
-the buffer, read by the threads of that index, or takes its turn on one buffer: ping-pong warp
-groups staging their tiles, whose epilogues the ``ping_pong`` pass keeps one at a time) says so in
+the buffer, read by the threads of that index, or takes its turn on one buffer: warp groups taking
+turns on a tensor-core epilogue's tile, one at a time, ``TensorCores.shared_turn_axis``) says so in
 ``BlockSync.per``.
 Guarantees: every cross-thread shared-memory dependency between tensor ops is ordered by a
 barrier every thread reaches (syncs are never placed under a predicate; inside a warp-split
@@ -73,7 +73,7 @@ def _deferred_store(a: Analyses, tv: TensorView) -> bool:
 def _independent_dims(writer: TensorView, reader: TensorView, a: Analyses) -> tuple:
     """Thread dimensions of loops the writer shares with the reader (left of its compute-at position):
     the writer's buffer has a part per index there (or the indices take turns on it, ordered by
-    mbarriers: ``buffers.epilogue_turn_axis``), and a thread reads only what its index wrote."""
+    mbarriers: ``TensorCores.shared_turn_axis``), and a thread reads only what its index wrote."""
     theirs = {a.ids.group(i).number for i in reader.loop}
     dims = []
     for i in writer.loop[:writer.compute_at_pos]:

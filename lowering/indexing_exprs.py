@@ -1,0 +1,196 @@
+"""Index expressions: where a tensor op reads and writes each element, under which predicate, and the
+value it computes, written in loop indices, thread and block indices and extents.
+
+The indexing pass and the tensor-core statements (``tensor_core_ops``) build their statements from
+these. A consumer reads a producer's element through the same root position it computes, at the
+circular-buffer stage of the loop index, through the buffer's swizzle.
+"""
+
+from __future__ import annotations
+
+from fusion_ir import IterDomain, MemoryType, ParallelType, TensorView
+from fusion_ir.exprs import BinaryOp, BroadcastOp, CastOp, LoadStoreOp, UnaryOp, reduces, sums_products
+from fusion_ir.scalar import Val, all_of
+from fusion_ir.types import DataType
+
+from . import index_math
+from .analysis import Analyses
+from .analysis.id_model import PARALLEL_LAUNCH
+from .errors import LoweringError
+from .kernel_ir import (
+    BinaryValue,
+    Buffer,
+    CastValue,
+    Const,
+    IfThenElse,
+    Load,
+    Node,
+    UnaryValue,
+    Value,
+)
+from .layout import swizzle_index
+
+
+# ------------------------------------------------------------------ positions
+def own_indices(a: Analyses, tv: TensorView) -> dict[IterDomain, Val]:
+    """Root, logical and loop indices of tv at the point where it is computed."""
+    idx: dict[IterDomain, Val] = {}
+    for i in tv.loop:
+        idx[i] = Val.const(0) if i.is_broadcast else a.ids.group(i).index
+    return index_math.backward(tv, idx, a.ids.concrete_extent)
+
+
+def write_index(a: Analyses, tv: TensorView, idx: dict[IterDomain, Val], buffer: Buffer | None = None) -> Val:
+    buf = buffer if buffer is not None else a.buffers.buffers[tv]
+    if buf.is_param:
+        return param_index(tv, buf, idx)
+    index = index_math.row_major(a.buffers.ids_of(tv, buf), idx) + a.circular.stage_offset(tv)
+    return swizzle_index(index, buf.swizzle, buf.dtype.size)
+
+
+def param_index(tv: TensorView, buf: Buffer, idx: dict[IterDomain, Val]) -> Val:
+    offset = Val.const(0)
+    for logical, stride in zip(tv.shape_ids, buf.strides):
+        if logical not in idx:
+            raise LoweringError(f"internal: no index for {logical.label()} of T{tv.name}")
+        offset = offset + idx[logical] * stride
+    return offset
+
+
+def read_index(a: Analyses, producer: TensorView, consumer: TensorView,
+               c_idx: dict[IterDomain, Val], swizzled: bool = True) -> Val:
+    """Where ``consumer`` (at indices ``c_idx``) finds its element of ``producer`` (its row-major
+    position when not ``swizzled``: a matrix descriptor's start, which the hardware swizzles)."""
+    p_idx: dict[IterDomain, Val] = {}
+    for c_root, p_logical in consumer.definition.root_map(producer).items():
+        p_idx[p_logical] = Val.const(0) if p_logical.is_broadcast else c_idx[c_root]
+    buf = a.buffers.buffers[producer]
+    if buf.is_param:
+        return param_index(producer, buf, p_idx)
+    # A producer axis that shares a loop with, or is exactly mapped to, a consumer loop axis
+    # takes that loop's index directly: same value, simpler arithmetic. An exact class holding
+    # several loop axes of the consumer or of the producer (one input reaching two axes, as in
+    # ``x[:, None] / x[None, :]``) says nothing of which axis is which: those axes keep the index
+    # the root map gives.
+    ids = a.ids
+    consumer_groups = {id(ids.group(i)) for i in consumer.loop}
+    exact_class = ids.exact_class
+    consumer_by_class = _loop_axis_by_class(consumer, exact_class)
+    producer_by_class = _loop_axis_by_class(producer, exact_class)
+    for i in producer.loop:
+        if i.is_broadcast:
+            p_idx[i] = Val.const(0)
+        elif id(ids.group(i)) in consumer_groups:
+            p_idx[i] = ids.group(i).index
+        elif producer_by_class.get(exact_class.get(i)) is i and exact_class[i] in consumer_by_class:
+            p_idx[i] = ids.group(consumer_by_class[exact_class[i]]).index
+    from fusion_ir.replay import ancestors_transforms
+
+    logical_cone = ancestors_transforms(producer, producer.logical) if producer.logical != producer.root else []
+    p_idx = index_math.forward(producer, p_idx, skip=logical_cone, extent=ids.concrete_extent)
+    fragment = a.buffers.fragments.get(producer)
+    if fragment is not None:     # a tensor-core accumulator: the register of the fragment the consumer reads
+        p_idx[fragment] = a.mma.register(producer, consumer, c_idx)
+    axes = a.buffers.alloc_ids[producer]
+    missing = [i.label() for i in axes if i not in p_idx]
+    if missing:
+        raise LoweringError(f"T{consumer.name} cannot locate its element of T{producer.name}: no index for "
+                            f"{', '.join(missing)}")
+    index = index_math.row_major(axes, p_idx) + a.circular.stage_offset(producer)
+    return swizzle_index(index, buf.swizzle, buf.dtype.size) if swizzled else index
+
+
+def _loop_axis_by_class(tv: TensorView, exact_class: dict) -> dict:
+    """Each exact class holding exactly one non-broadcast loop axis of ``tv``, with that axis."""
+    members: dict = {}
+    for i in tv.loop:
+        if not i.is_broadcast and i in exact_class:
+            members.setdefault(exact_class[i], []).append(i)
+    return {c: axes[0] for c, axes in members.items() if len(axes) == 1}
+
+
+# ------------------------------------------------------------------ predicates
+def predicate(a: Analyses, tv: TensorView, idx: dict[IterDomain, Val], include_reduction: bool,
+              memory: MemoryType) -> Val:
+    conds: list[Val] = []
+    need = index_math.roots_needing_predicate(tv)
+    for r in tv.root:
+        if r in need and not r.is_broadcast and (include_reduction or not r.is_reduction):
+            conds.append(idx[r].lt(r.extent))
+    for x in sorted(index_math.axes_needing_predicate(tv), key=lambda i: i.label()):
+        if not x.is_broadcast and x in idx and (include_reduction or not x.is_reduction):
+            conds.append(idx[x].lt(x.extent))
+    used: set[ParallelType] = set()
+    for i in tv.loop:
+        g = a.ids.group(i)
+        pt = g.parallel_type
+        if not pt.is_grid_or_thread:
+            continue
+        used.add(pt)
+        if i.is_reduction and not include_reduction:
+            continue
+        # A shared axis spans its group's (consumer's) extent: a broadcast merged into it is resolved.
+        extent = g.extent if len(g.members) > 1 else i.extent
+        if extent != a.ids.launch[pt] and not i.is_broadcast:
+            conds.append(g.index.lt(extent))
+    if memory in (MemoryType.Shared, MemoryType.Global):
+        for pt in PARALLEL_LAUNCH:
+            if pt in used or a.ids.launch[pt] == Val.const(1):
+                continue
+            if pt.is_block and memory is MemoryType.Shared:
+                continue
+            conds.append(Val.symbol(pt.cuda_index).eq(0))
+    return all_of(conds)
+
+
+def guarded(cond: Val, nodes: list[Node]) -> list[Node]:
+    if cond.const_value() == 1:
+        return nodes
+    return [IfThenElse(cond, tuple(nodes))]
+
+
+# ------------------------------------------------------------------ values
+def const(x: object, dtype: DataType) -> Const:
+    return Const(x, dtype)  # type: ignore[arg-type]
+
+
+def operand_value(a: Analyses, x: object, consumer: TensorView, c_idx: dict, dtype: DataType,
+                  inlined: frozenset = frozenset()) -> Value:
+    """``x`` as ``consumer`` reads it at ``c_idx``; a tensor in ``inlined`` (computed in the same loops)
+    is computed right here instead of read from its buffer."""
+    if isinstance(x, TensorView):
+        if x in inlined:
+            return cast_to(compute_value(a, x, own_indices(a, x), inlined), x.dtype)
+        return Load(a.buffers.buffers[x], read_index(a, x, consumer, c_idx))
+    return const(x, DataType.Float if isinstance(x, float) else dtype)
+
+
+def cast_to(value: Value, dtype: DataType) -> Value:
+    return value if value_dtype(value) == dtype else CastValue(value, dtype)
+
+
+def compute_value(a: Analyses, tv: TensorView, c_idx: dict, inlined: frozenset = frozenset()) -> Value:
+    e = tv.definition
+    ins = e.inputs
+
+    def operand(x: object) -> Value:
+        return operand_value(a, x, tv, c_idx, tv.dtype, inlined)
+
+    if isinstance(e, (LoadStoreOp, BroadcastOp)):
+        return operand(ins[0])
+    if isinstance(e, UnaryOp):
+        return UnaryValue(e.op, operand(ins[0]), tv.dtype)
+    if isinstance(e, CastOp):
+        return CastValue(operand(ins[0]), e.dtype)
+    if isinstance(e, BinaryOp):
+        return BinaryValue(e.op, operand(ins[0]), operand(ins[1]), tv.dtype)
+    if reduces(e) and sums_products(e):
+        return BinaryValue("mul", CastValue(operand(ins[0]), DataType.Float), CastValue(operand(ins[1]), DataType.Float),
+                           DataType.Float)
+    if reduces(e):
+        return operand(ins[0])
+    raise LoweringError(f"T{tv.name}: no lowering for {type(e).__name__}")
+
+
+def value_dtype(v: Value) -> DataType:
+    return v.dtype
