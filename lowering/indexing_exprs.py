@@ -37,7 +37,7 @@ def own_indices(a: Analyses, tv: TensorView) -> dict[IterDomain, Val]:
     idx: dict[IterDomain, Val] = {}
     for i in tv.loop:
         idx[i] = Val.const(0) if i.is_broadcast else a.ids.group(i).index
-    return index_math.backward(tv, idx, a.ids.concrete_extent)
+    return index_math.backward(tv, idx, a.ids.index_extent(tv))
 
 
 def write_index(a: Analyses, tv: TensorView, idx: dict[IterDomain, Val], buffer: Buffer | None = None) -> Val:
@@ -82,12 +82,13 @@ def read_index(a: Analyses, producer: TensorView, consumer: TensorView,
             p_idx[i] = Val.const(0)
         elif id(ids.group(i)) in consumer_groups:
             p_idx[i] = ids.group(i).index
-        elif producer_by_class.get(exact_class.get(i)) is i and exact_class[i] in consumer_by_class:
+        elif (producer_by_class.get(exact_class.get(i)) is i and exact_class[i] in consumer_by_class
+              and not spans_broadcast(i)):
             p_idx[i] = ids.group(consumer_by_class[exact_class[i]]).index
     from fusion_ir.replay import ancestors_transforms
 
     logical_cone = ancestors_transforms(producer, producer.logical) if producer.logical != producer.root else []
-    p_idx = index_math.forward(producer, p_idx, skip=logical_cone, extent=ids.concrete_extent)
+    p_idx = index_math.forward(producer, p_idx, skip=logical_cone, extent=ids.index_extent(producer))
     fragment = a.buffers.fragments.get(producer)
     if fragment is not None:     # a tensor-core accumulator: the register of the fragment the consumer reads
         p_idx[fragment] = a.mma.register(producer, consumer, c_idx)
@@ -98,6 +99,19 @@ def read_index(a: Analyses, producer: TensorView, consumer: TensorView,
                             f"{', '.join(missing)}")
     index = index_math.row_major(axes, p_idx) + a.circular.stage_offset(producer)
     return swizzle_index(index, buf.swizzle, buf.dtype.size) if swizzled else index
+
+
+def spans_broadcast(i: IterDomain) -> bool:
+    """``i`` is made from a broadcast axis (merged with others): it spans fewer elements than the consumer
+    axis it maps to, where that broadcast is resolved, so the consumer's loop index does not index it."""
+    stack = [i]
+    while stack:
+        x = stack.pop()
+        if x.is_broadcast:
+            return True
+        if x.definition is not None:
+            stack.extend(x.definition.inputs)
+    return False
 
 
 def _loop_axis_by_class(tv: TensorView, exact_class: dict) -> dict:

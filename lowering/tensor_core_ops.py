@@ -94,7 +94,7 @@ def _lower_stmatrix(op: TensorOp, a: Analyses) -> list[Node]:
     row_col = source_indices(addressed)
     tile = op.tv
     t_idx = {c_root: row_col[p] for c_root, p in tile.definition.root_map(source).items()}
-    dst_index = write_index(a, tile, index_math.forward(tile, t_idx, extent=a.ids.concrete_extent))
+    dst_index = write_index(a, tile, index_math.forward(tile, t_idx, extent=a.ids.index_extent(tile)))
     body: list[Node] = []
     if staged.per_instruction:
         # the 8 registers this stmatrix stores, computed from the accumulators (and a fused epilogue's

@@ -11,6 +11,7 @@ twice; a TMA store writes a fusion output and stmatrix shared memory.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -124,6 +125,24 @@ class IdModel:
             return self.block_threads()     # not paddable: the warp_specialization analysis raises
         return self.block_threads() + group
 
+    def index_extent(self, tv: TensorView) -> Callable[[IterDomain], Val]:
+        """The extents ``tv``'s indices are computed with: a broadcast axis inside one of its inlined loop
+        axes (left of its compute-at position, a loop shared with the consumer that resolves it) spans its
+        concrete extent there (``concrete_extent``); everywhere else an axis spans its own extent (a
+        broadcast, 1), as ``tv``'s own loops and its allocation do."""
+        inlined: set[IterDomain] = set()
+        stack = list(tv.loop[:tv.compute_at_pos])
+        while stack:
+            x = stack.pop()
+            if x in inlined:
+                continue
+            inlined.add(x)
+            if x.definition is not None:
+                stack.extend(x.definition.inputs)
+        if not any(x.is_broadcast for x in inlined):
+            return _own_extent
+        return lambda i: self.concrete_extent(i) if i in inlined else i.extent
+
     def concrete_extent(self, i: IterDomain) -> Val:
         """Extent an axis spans in the loops: a broadcast axis takes the extent of the concrete
         axis it is exactly mapped to (the consumer axis that resolves it)."""
@@ -135,6 +154,10 @@ class IdModel:
                               key=lambda j: j.name)
             self._concrete[i] = concrete[0].extent if concrete else i.extent
         return self._concrete[i]
+
+
+def _own_extent(i: IterDomain) -> Val:
+    return i.extent
 
 
 def build(fusion: Fusion) -> IdModel:

@@ -751,3 +751,45 @@ def test_shared_memory_sized_by_the_extents_over_the_limit_is_a_size_refusal() -
     with pytest.raises(InputError, match=r"needs 262144 bytes of shared memory per block.*the largest is T\d+") as e:
         simulate(kernel, [np.ones((1, 1, 7), np.float32)])
     assert e.value.rule is InputRule.SHARED_MEMORY and e.value.rule.is_size_rule and e.value.subject is not None
+
+
+def _broadcast_merged_into_its_own_loop(rows: int, inline: bool) -> Fusion:
+    """``x[:, None, None, None] + y``, every axis merged into one; the broadcast tensor in a loop of its own
+    (or inlined into the output's)."""
+    fusion = Fusion()
+    with fusion:
+        y = fusion.add_input(shape=(rows, 1, 1, 2), dtype=DataType.Float)
+        x = fusion.add_input(shape=(rows,), dtype=DataType.Float)
+        b = ops.broadcast(x, [False, True, True, True])
+        fusion.add_output(ops.add(b, y))
+    out = fusion.outputs[0]
+    for _ in range(3):
+        out.merge(0)
+    transform_like(out)
+    if inline:
+        inline_most(fusion)
+    return fusion
+
+
+@pytest.mark.parametrize("rows", [1, 2, 3])
+@pytest.mark.parametrize("inline", [False, True], ids=["own_loop", "inlined"])
+def test_a_broadcast_merged_into_a_loop_of_its_own_is_indexed_with_its_own_extents(rows: int, inline: bool) -> None:
+    """The broadcast tensor's merged axis spans ``rows`` elements in its own loop and allocation, but its indices
+    took the broadcast's extent where the output resolves it (2): it wrote ``T[i] = x[i / 2]`` and the output
+    read ``T[i]`` past its end (out of bounds at 1 row, wrong numbers at 2)."""
+    fusion = _broadcast_merged_into_its_own_loop(rows, inline)
+    rng = np.random.default_rng(rows)
+    inputs = [rng.integers(-50, 50, (rows, 1, 1, 2)).astype(np.float32), rng.integers(-50, 50, rows).astype(np.float32)]
+    (got,) = simulate(lower(fusion), inputs)
+    np.testing.assert_array_equal(got, evaluate(fusion, inputs)[0])
+
+
+@pytest.mark.gpu
+def test_a_broadcast_merged_into_a_loop_of_its_own_matches_numpy_on_the_gpu() -> None:
+    from runtime import execute
+
+    fusion = _broadcast_merged_into_its_own_loop(3, inline=False)
+    rng = np.random.default_rng(5)
+    inputs = [rng.integers(-50, 50, (3, 1, 1, 2)).astype(np.float32), rng.integers(-50, 50, 3).astype(np.float32)]
+    (got,) = execute(lower(fusion), inputs)
+    np.testing.assert_array_equal(got, evaluate(fusion, inputs)[0])
