@@ -11,12 +11,12 @@ The generic analyses and passes never recognize a matmul; they ask this analysis
 
 | question | asked by |
 | --- | --- |
-| ``is_accumulator(tv)``: its registers are a tensor-core fragment | buffers, indexing, smem |
+| ``is_accumulator(tv)``: its registers are a tensor-core fragment | mma, release_lag |
 | ``register_axes(tv, axes)``: an accumulator's allocation as its registers (the fragment) | buffers |
-| ``operand_of(tv)``: the matmuls reading ``tv`` as an operand, and as which | mma, viz |
-| ``reads_accumulator(tv)``: computed from an accumulator (an epilogue) | buffers |
+| ``operand_of(tv)``: the matmuls reading ``tv`` as an operand, and as which | (for register operands) |
+| ``reads_accumulator(tv)``: computed from an accumulator (an epilogue) | shared_turn_axis |
 | ``release_lag(tensors)``: iterations a stage stays in use after its own | circular_buffer |
-| ``takes_turns(group)``: the compute warp groups take turns on the loop | circular_buffer, mbarriers |
+| ``takes_turns(group)``: the compute warp groups take turns on the loop, in order | circular_buffer |
 | ``shared_turn_axis(tv)``: the turn axis along which ``tv`` is not allocated | buffers |
 
 Turns: a warp-specialized pipeline whose loads are read only by tensor cores and whose compute
