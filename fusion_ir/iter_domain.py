@@ -117,3 +117,16 @@ def innermost_root(i: IterDomain) -> IterDomain | None:
             return None
         x = d.input
     return x
+
+
+def spans_broadcast(i: IterDomain) -> bool:
+    """``i`` is a broadcast axis or is made from one (merged with others): where a consumer resolves that
+    broadcast, the consumer's axis spans more elements than ``i`` does."""
+    stack = [i]
+    while stack:
+        x = stack.pop()
+        if x.is_broadcast:
+            return True
+        if x.definition is not None:
+            stack.extend(x.definition.inputs)
+    return False

@@ -7,7 +7,6 @@ when its fix lands: the fuzzer then fails on the defect again if the fix is inco
 
 from __future__ import annotations
 
-import re
 import traceback
 from collections.abc import Callable
 
@@ -22,18 +21,7 @@ def _raised_in_file(e: BaseException, file_part: str) -> bool:
     return any(file_part in frame.filename for frame in traceback.extract_tb(e.__traceback__))
 
 
-DEFECTS: dict[str, Callable[[BaseException], bool]] = {
-    # a 0-size extent bound to a thread axis makes a block of 0 threads, which the launch refuses
-    # (LaunchError) where the kernel should run with the empty axis predicated off (a reduction over it
-    # still writes its identity)
-    "0-size extent bound to a thread axis (block of 0 threads, LaunchError)":
-        lambda e: type(e).__name__ == "LaunchError" and _empty_block(str(e)),
-}
-
-
-def _empty_block(message: str) -> bool:
-    found = re.search(r"block \((\d+), (\d+), (\d+)\)", message)
-    return found is not None and "0" in found.groups()
+DEFECTS: dict[str, Callable[[BaseException], bool]] = {}
 
 
 def known_defect(e: BaseException) -> str | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from fusion_ir import IterDomain, MemoryType, ParallelType, TensorView
 from fusion_ir.exprs import BinaryOp, BroadcastOp, CastOp, LoadStoreOp, UnaryOp, reduces, sums_products
+from fusion_ir.iter_domain import spans_broadcast
 from fusion_ir.scalar import Val, all_of
 from fusion_ir.types import DataType
 
@@ -99,19 +100,6 @@ def read_index(a: Analyses, producer: TensorView, consumer: TensorView,
                             f"{', '.join(missing)}")
     index = index_math.row_major(axes, p_idx) + a.circular.stage_offset(producer)
     return swizzle_index(index, buf.swizzle, buf.dtype.size) if swizzled else index
-
-
-def spans_broadcast(i: IterDomain) -> bool:
-    """``i`` is made from a broadcast axis (merged with others): it spans fewer elements than the consumer
-    axis it maps to, where that broadcast is resolved, so the consumer's loop index does not index it."""
-    stack = [i]
-    while stack:
-        x = stack.pop()
-        if x.is_broadcast:
-            return True
-        if x.definition is not None:
-            stack.extend(x.definition.inputs)
-    return False
 
 
 def _loop_axis_by_class(tv: TensorView, exact_class: dict) -> dict:

@@ -62,6 +62,8 @@ class CircularLoop:
     # the groups take their turns in order (``TensorCores.takes_turns``): their mainloops and epilogues
     # alternate, kept by ordering barriers (``mbarriers.OrderingBarriers``)
     ordered_turns: bool = False
+    # a serial loop encloses this one: the whole pipeline runs again, its prologue refilling stages
+    nested: bool = False
 
     @property
     def takers(self) -> int:
@@ -190,9 +192,10 @@ def build(ids: IdModel, tc: TensorCores, buffers: BufferPlan, tma: TmaInfo,
                                 f"is loaded by {load_kind(tv).name}")
         loop = loops.get(g.number)
         if loop is None:
+            nested = any(ids.group(i).is_loop and not i.is_broadcast for i in tv.loop[:axis])
             loops[g.number] = CircularLoop(g, opts.stages, opts.prefetch, [tv], war, warp_specialized=ws,
-                                           inner=inner,
-                                           turns=ids.group(turn) if turn is not None else None)
+                                           inner=inner, turns=ids.group(turn) if turn is not None else None,
+                                           nested=nested)
             continue
         first = loop.tensors[0]
         if (opts.stages, opts.prefetch) != (loop.stages, loop.prefetch):

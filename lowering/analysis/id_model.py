@@ -18,6 +18,7 @@ import networkx as nx
 
 from fusion_ir import Fusion, IterDomain, MemoryType, ParallelType, Split, TensorView, WarpSpecialized
 from fusion_ir.exprs import Expr, load_kind
+from fusion_ir.iter_domain import spans_broadcast
 from fusion_ir.replay import loop_map
 from fusion_ir.scalar import Val, vmax
 from fusion_ir.types import LoadStoreOpType
@@ -245,10 +246,21 @@ def build(fusion: Fusion) -> IdModel:
         dim = Val.const(1)
         for e in extents:
             dim = e if dim == Val.const(1) else vmax(dim, e)
+        if extents and any(_has_work_without(model, tv, pt) for tv in computed if tv.is_output):
+            # an output with no iteration axis bound here still has elements when these extents are 0 (the
+            # index-0 threads or blocks write it; a reduction over an empty axis writes its init): at least
+            # one index is launched, and the empty axes are predicated off
+            dim = vmax(Val.const(1), dim)
         model.launch[pt] = dim
     _check_cross_block_reads_of_outputs(model, computed)
     model.persistent = _persistent_loops(model)
     return model
+
+
+def _has_work_without(model: IdModel, tv: TensorView, pt: ParallelType) -> bool:
+    """``tv`` binds no iteration axis to ``pt``: its elements do not depend on that launch extent."""
+    return not any(model.group(i).parallel_type is pt and not i.is_reduction and not i.is_broadcast
+                   for i in tv.loop)
 
 
 def _persistent_loops(model: IdModel) -> dict[int, PersistentLoop]:
@@ -323,6 +335,7 @@ def _check_cross_thread_reads(model: IdModel, computed: list[TensorView]) -> Non
                     continue  # a block reduction leaves its result in every thread
                 c = mapping.get(p)
                 if c is not None and c in consumer.loop and model.group(c).parallel_type is pt:
+                    _check_resolved_broadcast(model, producer, consumer, p, c, pt)
                     continue
                 if pt.is_thread and producer.memory_type in (MemoryType.Shared, MemoryType.Global):
                     continue  # the syncs pass orders the block's threads
@@ -334,6 +347,24 @@ def _check_cross_thread_reads(model: IdModel, computed: list[TensorView]) -> Non
                                     f"T{consumer.name} has no axis mapped to it with the same binding, so it reads "
                                     f"elements that {where} did not write ({producer.memory_type.name} memory of "
                                     f"T{producer.name}); {fix}")
+
+
+def _check_resolved_broadcast(model: IdModel, producer: TensorView, consumer: TensorView, p: IterDomain,
+                              c: IterDomain, pt: ParallelType) -> None:
+    """``p`` and ``c`` share a binding, but ``p`` is made from a broadcast that ``c`` resolves: outside the
+    consumer's loops ``p``'s indices span its own extent, so the thread or block with index ``k`` of ``c`` is
+    not the one that computed the element it reads. Through shared memory another thread of the block has
+    it; in registers, or across blocks, no one does."""
+    if model.group(p) is model.group(c) or not spans_broadcast(p) or p.extent == model.group(c).extent:
+        return
+    if pt.is_thread and producer.memory_type is not MemoryType.Local:
+        return
+    raise LoweringError(f"T{producer.name} axis {p.label()} is bound to {pt.name} and made from a broadcast that "
+                        f"consumer T{consumer.name} resolves ({c.label()}, in a loop of {model.group(c).extent}): computed outside T{consumer.name}'s "
+                        f"loops, index k of {pt.name} holds element k of {p.extent} elements of "
+                        f"T{producer.name}, not the element T{consumer.name} reads there "
+                        f"({producer.memory_type.name} memory); compute T{producer.name} inside that axis "
+                        f"(compute_at past it, inline_most) or bind the axis only where the broadcast is resolved")
 
 
 def _check_cross_block_reads_of_outputs(model: IdModel, computed: list[TensorView]) -> None:

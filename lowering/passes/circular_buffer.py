@@ -28,8 +28,10 @@ wait that retires iteration i's MMAs, and a Pipelined main loop then issues the 
 release. A loop may run fewer iterations than the prefetch distance (a constant or a run-time
 extent): the prologue stops at ``min(P, n)``, the main loop then runs none, the epilogue
 ``[max(n - P, 0), n)``; plain shared-memory loads get the block sync the skipped main loop would
-have given them (``if (n <= P) __syncthreads()``). Warp-specialized loops need nothing: the
-producer issues exactly the iterations the compute warps wait for.
+have given them (``if (n <= P) __syncthreads()``). A pipeline inside another serial loop runs again,
+its prologue refilling the stages the epilogue read: without mbarrier WAR guards a block sync after the
+epilogue orders the two. Warp-specialized loops need nothing: the producer issues exactly the
+iterations the compute warps wait for.
 Guarantees: the loads of iteration j are issued exactly once, before the wait that reads them;
 no stage is written while a thread may still read it.
 """
@@ -155,6 +157,12 @@ def clone(a: Analyses, node: ForLoop, loop: CircularLoop) -> list[Node]:
         out.extend(_short_loop_sync(loop, n, P, many_threads))
         out.append(replace(node, start=vmax(n - P, zero), stop=n, body=tuple(allocs + wait(0) + computes_),
                            stage=Stage.Epilogue))
+        if loop.nested and loop.shared and many_threads and not loop.war_mbarrier:
+            # the epilogue's stages are read by every thread and loaded again by the prologue of the
+            # pipeline's next run (the next iteration of an enclosing loop): nothing else orders the two
+            out.append(BlockSync(reason=f"WAR: the next run of the pipeline's prologue loads the stages of "
+                                        f"{_names([tv for tv in loop.tensors if tv.memory_type is MemoryType.Shared])} "
+                                        f"the epilogue read"))
     return out
 
 

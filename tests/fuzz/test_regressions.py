@@ -793,3 +793,89 @@ def test_a_broadcast_merged_into_a_loop_of_its_own_matches_numpy_on_the_gpu() ->
     inputs = [rng.integers(-50, 50, (3, 1, 1, 2)).astype(np.float32), rng.integers(-50, 50, 3).astype(np.float32)]
     (got,) = execute(lower(fusion), inputs)
     np.testing.assert_array_equal(got, evaluate(fusion, inputs)[0])
+
+
+@pytest.mark.parametrize("empty", [0, 1], ids=["bound_tensor_empty", "both_empty"])
+def test_an_empty_block_binding_still_launches_the_outputs_it_does_not_bind(empty: int) -> None:
+    """Only ``b = -y`` binds blockIdx.x; with ``y`` empty the grid had 0 blocks and ``a = -x`` was never
+    written (NaN). A launch extent is at least 1 when an output has no axis bound there."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=1, dtype=DataType.Float)
+        y = fusion.add_input(ndim=1, dtype=DataType.Float)
+        b = ops.neg(y)
+        fusion.add_output(b)
+        fusion.add_output(ops.neg(x))
+    b.axis(0).parallelize(PT.BIDx)
+    kernel = lower(fusion)
+    inputs = [np.array([3.0], np.float32) if empty == 0 else np.zeros(0, np.float32), np.zeros(0, np.float32)]
+    got = simulate(kernel, inputs)
+    for g, want in zip(got, evaluate(fusion, inputs)):
+        np.testing.assert_array_equal(g, want)
+
+
+def test_a_reduction_over_an_empty_thread_bound_axis_writes_its_init() -> None:
+    """The block had 0 threads (a LaunchError); now at least one, the empty axis predicated off."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=2, dtype=DataType.Float)
+        out = ops.sum(x, [1])
+        fusion.add_output(out)
+    out.axis(0).parallelize(PT.BIDx)
+    out.axis(1).parallelize(PT.TIDx)
+    kernel = lower(fusion)
+    for shape in [(3, 0), (3, 5)]:
+        inputs = [np.arange(np.prod(shape), dtype=np.float32).reshape(shape)]
+        np.testing.assert_array_equal(simulate(kernel, inputs)[0], evaluate(fusion, inputs)[0])
+
+
+def test_a_broadcast_bound_to_a_block_outside_the_loop_that_resolves_it_is_refused() -> None:
+    """``T2 = broadcast(y)``, its merged blockIdx.x axis spanning the broadcast, was computed outside the loop
+    where ``x / T2`` resolves it: block k held element k of T2, not the element the reader needs (NaN)."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=3, dtype=DataType.Float)
+        y = fusion.add_input(ndim=2, dtype=DataType.Float)
+        b = ops.broadcast(y, [False, False, True])
+        t = ops.abs(b)
+        out = ops.div(x, ops.add(t, 1))
+        fusion.add_output(out)
+    out.merge(1)
+    transform_like(out)
+    out.axis(1).parallelize(PT.BIDx)
+    parallelize_like(out)
+    t.compute_at(out, 2)
+    out_producers = [p for p in out.producers() if not p.is_input]
+    for p in out_producers:
+        p.compute_at(out, 2)
+    with pytest.raises(LoweringError, match=rf"T{b.name} axis .* is bound to BIDx and made from a broadcast that "
+                                            rf"consumer T{t.name} resolves"):
+        lower(fusion)
+
+
+@pytest.mark.parametrize("rows,cols", [(1, 1), (3, 300), (4, 640)])
+def test_a_pipeline_inside_another_loop_waits_for_its_readers_before_it_runs_again(rows: int, cols: int) -> None:
+    """A cp.async pipeline on the inner loop of a two-row tile: the next row's prologue loaded stage 0 while
+    slower warps still read it in the previous row's epilogue (NaN in the simulator, a race on the GPU)."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=2, dtype=DataType.Float)
+        out = ops.neg(x)
+        fusion.add_output(out)
+    cache = x.cache_after(LoadStoreOpType.CpAsync)
+    out.split(-1, 128)
+    out.split(0, 2)
+    out.axis(0).parallelize(PT.BIDx)
+    out.axis(-1).parallelize(PT.TIDx)
+    cache.compute_at(out, 3)
+    cache.circular_buffer(2)
+    kernel = lower(fusion)
+    assert any(isinstance(n, k.BlockSync) and "next run of the pipeline" in n.reason for n in k.walk(kernel.body))
+    inputs = [np.arange(rows * cols, dtype=np.float32).reshape(rows, cols) + 1]
+    for seed in range(3):
+        np.testing.assert_array_equal(simulate(kernel, inputs, seed=seed)[0], evaluate(fusion, inputs)[0])
+    # the mutation: without the barrier a slower warp reads the stage the next row's copies are refilling
+    from tests.runtime.kir_builders import remove_nodes
+
+    mutant = remove_nodes(kernel, k.BlockSync, lambda n: "next run of the pipeline" in n.reason)
+    assert any(np.isnan(simulate(mutant, inputs, seed=seed)[0]).any() for seed in range(3))
