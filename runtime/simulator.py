@@ -36,24 +36,26 @@ from .errors import InputError, SimulationError
 from .kernels import as_kernel
 from .launch_plan import plan_launch
 from .progress import ProgressArg, reporting
-from .sim_async import LAND_PROBABILITY, LAZY_EVERY, AsyncEngine
+from .sim_async import AsyncEngine, land_probability
 from .sim_barriers import Barriers
 from .sim_control import ControlFlow
 from .sim_copy_ops import CopyOps
 from .sim_elect import Election
-from .sim_eval import Evaluation
-from .sim_mbarrier import LIVE, MBarrierArray
+from .sim_eval import Evaluator
+from .sim_groups import CommitGroups
 from .sim_mbarrier_ops import MBarrierOps
-from .sim_memory import Grid, Storage, storage_dtype, to_dtype
+from .sim_memory import Grid, Memory, Storage, storage_dtype, to_dtype
 from .sim_memory_ops import MemoryOps
-from .sim_proxy import ProxyChecks
+from .sim_proxy import AsyncProxy
 from .sim_reduce import BlockReductions
 from .sim_registers import RegisterSharing
-from .sim_scheduler import Ctx, Scheduling
+from .sim_scheduler import Scheduler
 from .sim_stmatrix import StMatrixOps
-from .sim_trace import Tracing
+from .sim_tasks import Progress, Task, TaskGen
+from .sim_threads import Threads
+from .sim_trace import Tracer
 from .sim_wgmma import WgmmaOps
-
+from .sim_wgmma_state import WgmmaState
 
 # a launch of more threads than this runs a range of blocks at a time (blocks never share memory, and the
 # simulator's per-thread arrays stay small); each range is one step of the progress bar
@@ -152,45 +154,70 @@ def _plan_arg(arr: np.ndarray, buf: k.Buffer) -> ArrayArg:
 
 
 # ---------------------------------------------------------------- the simulator
-class Simulator(Scheduling, ControlFlow, Barriers, BlockReductions, Election, MemoryOps, Evaluation, MBarrierOps,
-                CopyOps, ProxyChecks, WgmmaOps, StMatrixOps, RegisterSharing, Tracing, k.NodeVisitor):
-    """The simulated launch: each job lives in its own module, this class puts them together.
+class Simulator:
+    """The simulated launch of a range of blocks: its state components, made here in dependency order.
 
-    Statement handlers are ``visit_<Node>(node, ctx, i)`` methods (``k.NodeVisitor``), found in
-    ``sim_control`` (loops, branches, return, continue), ``sim_barriers`` (``__syncthreads``, named
-    barriers), ``sim_reduce``, ``sim_elect``, ``sim_memory_ops``, ``sim_mbarrier_ops`` and
-    ``sim_copy_ops``, ``sim_proxy`` (``FenceAsyncProxy``; TMA store source hazards), ``sim_wgmma`` (``Mma``,
-    ``WgmmaFence``), ``sim_stmatrix``, ``sim_registers`` (setmaxnreg checks); ``sim_scheduler`` runs the warp
-    tasks that execute them.
+    Every component is a field, built from what it needs (constructor arguments, so the imports of its
+    module say what it depends on). State: ``memory`` (buffers by name), ``groups`` (commit-group counters),
+    ``wgmma`` (accumulators and wgmmas in flight), ``proxy`` (TMA store sources, proxy fences), ``async_``
+    (copies in flight), ``threads`` (exits), ``barriers``, ``registers`` (setmaxnreg), ``tracer`` and
+    ``progress``. Statements: ``control`` dispatches each to the one handler its component registered in
+    ``handles()`` and runs loops and branches itself; ``scheduler`` runs the warp tasks.
     """
-
-    backend = "the simulator"
-    missing_error = SimulationError
 
     def __init__(self, kernel: k.Kernel, env: dict[str, int], grid: Grid, seed: int,
                  trace: list[dict[str, Any]] | None, interleave_blocks: int | None = None) -> None:
         self.kernel = kernel
-        self.interleave_blocks = interleave_blocks
         self.grid = grid
         self.base_env: dict[str, Any] = dict(env)
         for axis, n in zip("xyz", grid.block):
             self.base_env[f"blockDim.{axis}"] = n
         for axis, n in zip("xyz", grid.grid):
             self.base_env[f"gridDim.{axis}"] = n
+        # one generator drives the whole interleaving: task order and switches, and when copies land
         self.rng = np.random.default_rng(seed)
-        self.trace = trace
-        self.async_ = AsyncEngine(self.rng, self._async_landed,
-                                  0.0 if seed % LAZY_EVERY == 0 else LAND_PROBABILITY, on_write=self._async_write)
-        self._init_scheduling()
-        self._init_control_flow()
-        self._init_barriers()
-        self._init_reductions()
-        self._init_memory()
-        self._init_evaluation()
-        self._init_copies()
-        self._init_wgmma()
-        self._init_proxy()
-        self._init_registers()
+        self.progress = Progress()
+        self.tracer = Tracer(trace, grid, self.progress)
+        self.memory = Memory()
+        self.groups = CommitGroups(grid)
+        self.wgmma = WgmmaState(kernel, grid, self.groups)
+        self.proxy = AsyncProxy(kernel, grid, self.groups)
+        self.async_ = AsyncEngine(self.rng, self.progress, land_probability(seed),
+                                  on_write=(self.wgmma.copy_write, self.proxy.copy_write),
+                                  on_land=(self.proxy.copy_landed, self.tracer.copy_landed))
+        self.threads = Threads(grid, self.progress, self.wgmma, self.proxy)
+        self.eval = Evaluator(grid, self.memory, self.wgmma)
+        self.barriers = Barriers(grid, self.progress, self.threads, self.eval, self.proxy)
+        self.registers = RegisterSharing(grid, self.threads)
+        mbarriers = MBarrierOps(grid, self.eval, self.memory, self.async_, self.proxy, self.tracer, self.progress)
+        statements = (
+            self.eval,                                                          # Let
+            MemoryOps(kernel, grid, self.base_env, self.eval, self.memory, self.wgmma, self.proxy),
+            self.barriers,                                                      # BlockSync, NamedBarrier
+            BlockReductions(grid, self.eval, self.memory, self.barriers),
+            mbarriers,
+            CopyOps(grid, self.base_env, self.eval, self.memory, mbarriers, self.async_, self.groups, self.proxy,
+                    self.wgmma, self.tracer),
+            self.proxy,                                                         # FenceAsyncProxy
+            WgmmaOps(grid, self.eval, self.memory, self.wgmma, self.tracer),
+            StMatrixOps(grid, self.eval, self.memory, self.wgmma, self.proxy),
+            self.registers,                                                     # SetMaxNReg
+        )
+        self.control = ControlFlow(kernel, grid, self.rng, self.progress, self.async_, self.eval, self.threads,
+                                   Election(grid, self.eval), statements)
+        self.scheduler = Scheduler(kernel, grid, self.base_env, self.rng, self.progress, self.control,
+                                   self.threads, interleave_blocks)
+
+    def run(self) -> None:
+        """Run every task to the end, check what the exited blocks must have cleaned up, then let the copies
+        still in flight land."""
+        self.scheduler.run()
+        self._check_kernel_exit()
+        self.async_.finish()
+
+    def _root(self, task: Task) -> TaskGen:
+        """A task of ``task``'s lanes through the whole kernel body (as the scheduler starts each warp)."""
+        return self.scheduler.root(task)
 
     # ---- parameters and results -------------------------------------------
     def bind_params(self, arrays: list[np.ndarray]) -> None:
@@ -199,48 +226,27 @@ class Simulator(Scheduling, ControlFlow, Barriers, BlockReductions, Election, Me
             flat = np.lib.stride_tricks.as_strided(arr, shape=(span,), strides=(arr.itemsize,))
             st = Storage(buf, 1, span)
             st.data[:] = to_dtype(buf.dtype, flat.astype(storage_dtype(buf.dtype)) if buf.dtype.is_float else flat)
-            self._add_param(st)
+            self.memory.add_param(st, self.kernel.name)
         shapes = self.kernel.output_shapes(self.base_env)
         for buf, shape in zip(self.kernel.outputs, shapes):
-            self._add_param(Storage(buf, 1, int(np.prod(shape, dtype=np.int64))))
+            self.memory.add_param(Storage(buf, 1, int(np.prod(shape, dtype=np.int64))), self.kernel.name)
         self._output_shapes = shapes
 
     def share_params(self, other: Simulator) -> None:
         """Run on ``other``'s parameters: a later range of blocks of the same launch reads and writes them."""
-        for name in other.params:
-            self._add_param(other.storages[name])
+        for name in other.memory.params:
+            self.memory.add_param(other.memory.storages[name], self.kernel.name)   # type: ignore[arg-type]
         self._output_shapes = other._output_shapes
-
-    def _add_param(self, st: Storage) -> None:
-        if st.name in self.storages:
-            raise SimulationError(f"kernel {self.kernel.name}: two parameters are named {st.name}")
-        self.storages[st.name] = st
-        self.params.add(st.name)
 
     def results(self) -> list[np.ndarray]:
         out = []
         for buf, shape in zip(self.kernel.outputs, self._output_shapes):
-            data = self.storages[buf.name].data.reshape(shape)
+            data = self.memory.storages[buf.name].data.reshape(shape)   # type: ignore[union-attr]
             out.append(data.astype(np.float16) if buf.dtype is DataType.Half else data.copy())
         return out
 
     # ---- what must be clean when the blocks exit ---------------------------------------------
     def _check_kernel_exit(self) -> None:
-        self._check_committed(np.arange(self.grid.num_lanes), "thread exit")
-        for st in self.storages.values():
-            if isinstance(st, MBarrierArray):
-                live = np.flatnonzero(st.state == LIVE)
-                if live.size:
-                    raise SimulationError(f"{st.label(int(live[0]))} (and {live.size - 1} more) was initialized and "
-                                          f"never invalidated (mbarrier::inval) before its block exited; its shared "
-                                          f"memory cannot be reused as data")
-        self._check_register_exit()
-
-    # ---- statements without an effect on the simulated state ---------------------------------
-    def visit_Comment(self, node: k.Comment, ctx: Ctx, i: int) -> None:
-        return None
-
-    def visit_Let(self, node: k.Let, ctx: Ctx, i: int) -> None:
-        """Bind the name in this scope's symbols (again on each pass through the scope); a loop's body
-        sees it through its copy of them."""
-        ctx.env[node.name] = self._ev(node.value, ctx)
+        self.groups.check_committed(np.arange(self.grid.num_lanes), "thread exit")
+        self.memory.check_exit()
+        self.registers.check_exit()
