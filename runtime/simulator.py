@@ -4,7 +4,7 @@ Execution model:
 - A lane is one thread of the grid. The threads run as cooperative tasks, one per warp index
   (warp ``w`` of every block); a task executes each statement once for all its lanes (SIMT
   lockstep): per-lane values are numpy arrays, loop indices stay Python ints when uniform.
-- The scheduler visits the tasks in a seeded random order; a task runs until it blocks
+- The scheduler (``sim_scheduler``) visits the tasks in a seeded random order; a task runs until it blocks
   (``__syncthreads``, block reduction, mbarrier wait) or for a random number of statements, so
   warps drift apart as far as the synchronization allows: a missing RAW or WAR barrier shows.
 - An ``if`` whose condition differs across a task's lanes and whose branches block forks the task
@@ -12,12 +12,42 @@ Execution model:
 - The async proxy (``sim_async``) lands TMA and cp.async copies at seeded random moments, no later
   than the wait that needs them (seeds divisible by 3: exactly when a wait needs them); destinations
   hold poison (NaN) until then.
-- wgmma (``sim_wgmma``): each warp computes its 16 rows of a warp group's MMA from the simulated shared
-  memory; the accumulators read as poison until the ``wgmma.wait_group`` that retires them.
+- wgmma (``sim_wgmma``, ``sim_wgmma_state``): each warp computes its 16 rows of a warp group's MMA from the
+  simulated shared memory; the accumulators read as poison until the ``wgmma.wait_group`` that retires them.
 - TMA stores (``sim_proxy``): the source may be read until the issuing thread's bulk wait retires the
   store, so writing it before then is an error, and so is reading ordinary stores that no
   ``fence.proxy.async`` (then a barrier) made visible to the async proxy. ``stmatrix``: ``sim_stmatrix``.
 - When no task can make progress the kernel is deadlocked: ``DeadlockError`` names every waiter.
+
+Components. ``Simulator`` holds one object per piece of state as a field, each made in ``Simulator.__init__``
+from the components it needs, passed to its constructor (so its module imports theirs; the import graph has
+no cycle). State, and the statements each executes:
+
+- ``progress`` (``sim_tasks.Progress``): statements executed and state changes (the deadlock check);
+- ``tracer`` (``sim_trace.Tracer``): the events of block 0 for ``viz --show pipeline``;
+- ``memory`` (``sim_memory.Memory``): the buffers by name (``Storage``, ``MBarrierArray``);
+- ``groups`` (``sim_groups.CommitGroups``): the cp.async, bulk and wgmma commit-group counters;
+- ``wgmma`` (``sim_wgmma_state.WgmmaState``): accumulators, the wgmmas in flight, their hazards;
+- ``proxy`` (``sim_proxy.AsyncProxy``): TMA store sources and proxy fences; ``FenceAsyncProxy``;
+- ``async_`` (``sim_async.AsyncEngine``): the copies in flight, which tell ``wgmma``, ``proxy`` and ``tracer``
+  of their writes and landings;
+- ``threads`` (``sim_threads.Threads``): exited threads and the alive count of each block;
+- ``eval`` (``sim_eval.Evaluator``): per-lane values; ``Let``;
+- ``barriers`` (``sim_barriers.Barriers``): ``BlockSync``, ``NamedBarrier``;
+- ``registers`` (``sim_registers.RegisterSharing``): ``SetMaxNReg``;
+- statement components whose state no other component reads: ``MemoryOps`` (``Allocate``, ``Assign``),
+  ``BlockReductions`` (``BlockReduce``), ``MBarrierOps`` (the mbarrier statements), ``CopyOps`` (TMA and
+  cp.async copies, ``AsyncCommit``, ``AsyncWait``), ``WgmmaOps`` (``Mma``, ``WgmmaFence``), ``StMatrixOps`` (``StMatrix``);
+- ``control`` (``sim_control.ControlFlow``): the dispatch table, statement lists, and ``ForLoop``,
+  ``IfThenElse``, ``ElectSync`` (its threads: ``sim_elect``), ``Return``, ``Continue``, ``Comment``;
+- ``scheduler`` (``sim_scheduler.Scheduler``): the warp tasks.
+
+Adding a kernel-IR statement: write its handler ``handler(node, ctx, i)`` (``sim_tasks``) as a method of the
+component whose state it changes (a new component if it has state of its own: a class taking the
+components it uses in its constructor, made in ``Simulator.__init__`` and put in ``statements``), and add
+``NodeClass: self.handler`` to that component's ``handles()``. ``ControlFlow`` dispatches on the node class
+through the table of every ``handles()``; ``tests/runtime/test_simulator_handlers.py`` checks that each
+statement class has exactly one handler.
 """
 
 from __future__ import annotations
@@ -155,15 +185,8 @@ def _plan_arg(arr: np.ndarray, buf: k.Buffer) -> ArrayArg:
 
 # ---------------------------------------------------------------- the simulator
 class Simulator:
-    """The simulated launch of a range of blocks: its state components, made here in dependency order.
-
-    Every component is a field, built from what it needs (constructor arguments, so the imports of its
-    module say what it depends on). State: ``memory`` (buffers by name), ``groups`` (commit-group counters),
-    ``wgmma`` (accumulators and wgmmas in flight), ``proxy`` (TMA store sources, proxy fences), ``async_``
-    (copies in flight), ``threads`` (exits), ``barriers``, ``registers`` (setmaxnreg), ``tracer`` and
-    ``progress``. Statements: ``control`` dispatches each to the one handler its component registered in
-    ``handles()`` and runs loops and branches itself; ``scheduler`` runs the warp tasks.
-    """
+    """The simulated launch of a range of blocks: the components the module docstring lists, made here in
+    dependency order, each from the components it uses."""
 
     def __init__(self, kernel: k.Kernel, env: dict[str, int], grid: Grid, seed: int,
                  trace: list[dict[str, Any]] | None, interleave_blocks: int | None = None) -> None:
