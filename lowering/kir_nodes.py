@@ -1,5 +1,5 @@
 """Kernel IR nodes: buffers, values and statements as immutable dataclasses, their traversal
-(``walk``, ``rewrite``, ``map_vals``) and the ``NodeVisitor`` every back end derives from.
+(``walk``, ``rewrite``, ``map_vals``) and the ``NodeVisitor`` the codegen and printer back ends derive from.
 
 ``lowering.kernel_ir`` re-exports all of it beside the ``Kernel`` that holds a body of these nodes;
 the kernel-IR printer reads only this module, so ``str(kernel)`` needs no cycle.
@@ -549,9 +549,10 @@ NODE_TYPES: tuple[type, ...] = get_args(Node)
 class NodeVisitor:
     """Dispatch on the node type: ``visit(node, ...)`` calls ``self.visit_<ClassName>(node, ...)``.
 
-    Every back end (codegen, the kernel-IR printer, the simulator) derives from this, so a new
-    node type is one ``visit_`` method per back end; ``missing_handlers()`` lists the node
-    classes a back end does not handle yet. ``backend`` names the back end in errors and
+    Codegen and the kernel-IR printer derive from this, so a new node type is one ``visit_``
+    method in each (the simulator's handlers are methods of its state components, in one table:
+    ``runtime/sim_control.py``); ``missing_handlers()`` lists the node classes a back end does
+    not handle yet. ``backend`` names the back end in errors and
     ``missing_error`` is the exception type raised for a node it cannot handle.
     """
 

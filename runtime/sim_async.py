@@ -11,16 +11,30 @@ lands; writing a TMA store's shared-memory source before the bulk wait that reti
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .sim_mbarrier import MBarrierArray
 from .sim_memory import Storage
+from .sim_tasks import Progress
 
 LAND_PROBABILITY = 0.3
 LAZY_EVERY = 3
+
+
+def land_probability(seed: int) -> float:
+    """The chance a copy in flight lands after a statement of its issuer: 0 (only when forced) for every
+    ``LAZY_EVERY``-th seed."""
+    return 0.0 if seed % LAZY_EVERY == 0 else LAND_PROBABILITY
+
+
+# (copy, destination positions, landing): the proxy is about to write shared memory, poison on issue or data
+# on landing (the wgmma and TMA store source checks run here)
+OnWrite = Callable[["AsyncCopy", np.ndarray, bool], None]
+# (copy, landed rows, barrier keys whose phase completed)
+OnLand = Callable[["AsyncCopy", np.ndarray, np.ndarray], None]
 
 
 @dataclass(eq=False)
@@ -47,21 +61,23 @@ class AsyncCopy:
 
 
 class AsyncEngine:
-    def __init__(self, rng: np.random.Generator, on_land: Callable[[AsyncCopy, np.ndarray, np.ndarray], None],
-                 land_probability: float = LAND_PROBABILITY,
-                 on_write: Callable[[AsyncCopy, np.ndarray, bool], None] | None = None) -> None:
+    """The copies in flight. ``rng`` decides when they land (the simulator's one generator, shared with the
+    scheduler); every landing advances ``progress``; ``on_write`` and ``on_land`` are called, in order, before
+    the proxy writes a destination and after a copy landed."""
+
+    def __init__(self, rng: np.random.Generator, progress: Progress, land_probability: float = LAND_PROBABILITY, *,
+                 on_write: Sequence[OnWrite] = (), on_land: Sequence[OnLand] = ()) -> None:
         self.rng = rng
+        self.progress = progress
         self.land_probability = land_probability
         self.copies: list[AsyncCopy] = []
-        self.on_land = on_land  # (copy, landed rows, barrier keys whose phase completed)
-        # (copy, destination positions, landing) before the proxy writes shared memory: poison on issue, data on
-        # landing (the simulator checks that no unretired wgmma reads them)
-        self.on_write = on_write
+        self.on_write = tuple(on_write)
+        self.on_land = tuple(on_land)
 
     def issue(self, copy: AsyncCopy) -> None:
         if copy.kind != "tma_store":
-            if self.on_write is not None:
-                self.on_write(copy, copy.dst_pos, False)
+            for on_write in self.on_write:
+                on_write(copy, copy.dst_pos, False)
             copy.dst.poison_positions(copy.dst_pos.reshape(-1))
         self.copies.append(copy)
 
@@ -85,8 +101,9 @@ class AsyncEngine:
         if not copy.open.any():
             self.copies.remove(copy)
         valid = copy.valid[sel]
-        if self.on_write is not None and copy.kind != "tma_store":
-            self.on_write(copy, copy.dst_pos[sel], True)
+        if copy.kind != "tma_store":
+            for on_write in self.on_write:
+                on_write(copy, copy.dst_pos[sel], True)
         values = copy.src.read(np.where(valid, copy.src_pos[sel], 0))
         if copy.kind == "tma_store":
             copy.dst.write(copy.dst_pos[sel][valid], values[valid])
@@ -95,7 +112,9 @@ class AsyncEngine:
         completed = np.zeros(0, dtype=np.int64)
         if copy.mbar is not None and copy.bar_keys is not None:
             completed = copy.mbar.complete_tx(copy.bar_keys[sel], copy.nbytes)
-        self.on_land(copy, sel, completed)
+        self.progress.advance()
+        for on_land in self.on_land:
+            on_land(copy, sel, completed)
 
     def force_barrier(self, mbar: MBarrierArray, keys: np.ndarray) -> bool:
         """Land every TMA load in flight on one of ``keys`` of ``mbar``; True if anything landed."""

@@ -19,7 +19,11 @@ from lowering import kernel_ir as k
 from target import DEFAULT_TARGET
 
 from .errors import DeadlockError, SimulationError
-from .sim_scheduler import Blocked, Ctx, TaskGen
+from .sim_eval import Evaluator
+from .sim_memory import Grid
+from .sim_proxy import AsyncProxy
+from .sim_tasks import Blocked, Ctx, Handler, Progress, TaskGen
+from .sim_threads import Threads
 from .sim_values import uniform
 
 NUM_BARRIERS = DEFAULT_TARGET.named_barriers      # hardware barriers per block; 0 is __syncthreads
@@ -28,10 +32,18 @@ WARP_SIZE = DEFAULT_TARGET.warp_size
 
 
 class Barriers:
-    """Block-wide and named barriers of a ``Simulator``."""
+    """Block-wide and named barriers, per (block, barrier id). ``__syncthreads`` waits for the threads still alive
+    (``threads``); an arrival orders the arriving threads' proxy fences before what the barrier orders
+    (``proxy``); a release is ``progress``."""
 
-    def _init_barriers(self) -> None:
-        nb, n = self.grid.num_blocks, self.grid.num_lanes
+    def __init__(self, grid: Grid, progress: Progress, threads: Threads, evaluator: Evaluator,
+                 proxy: AsyncProxy) -> None:
+        self.grid = grid
+        self.progress = progress
+        self.threads = threads
+        self.eval = evaluator
+        self.proxy = proxy
+        nb, n = grid.num_blocks, grid.num_lanes
         self.bar_arrived = np.zeros((nb, NUM_BARRIERS), dtype=np.int64)
         self.bar_gen = np.zeros((nb, NUM_BARRIERS), dtype=np.int64)
         self.bar_expected = np.zeros((nb, NUM_BARRIERS), dtype=np.int64)  # named: count of the open phase
@@ -40,13 +52,16 @@ class Barriers:
         self._where_ids: dict[tuple, int] = {}
         self._where_text: list[str] = []
 
+    def handles(self) -> dict[type, Handler]:
+        return {k.BlockSync: self.block_sync, k.NamedBarrier: self.named_barrier}
+
     # ---- __syncthreads ---------------------------------------------------------------
-    def visit_BlockSync(self, node: k.BlockSync, ctx: Ctx, i: int) -> TaskGen:
+    def block_sync(self, node: k.BlockSync, ctx: Ctx, i: int) -> TaskGen:
         what = f"__syncthreads() ({node.reason})" if node.reason else "__syncthreads()"
-        yield from self._barrier(ctx, what, ctx.path + (i,))
+        yield from self.block_barrier(ctx, what, ctx.path + (i,))
         return ctx
 
-    def _barrier(self, ctx: Ctx, what: str, where: tuple) -> Generator[Blocked, None, None]:
+    def block_barrier(self, ctx: Ctx, what: str, where: tuple) -> Generator[Blocked, None, None]:
         """Block-wide barrier: every thread of the block that has not exited must reach this same instance."""
         lanes = ctx.lanes
         self._check_reach(ctx, what)
@@ -65,7 +80,7 @@ class Barriers:
                 f"different loop iterations); a __syncthreads must be reached by every thread of the block"
             )
         self.bar_where[blocks] = where_id
-        self._publish_fences(lanes)
+        self.proxy.publish_fences(lanes)
         target = self.bar_gen[blocks, BLOCK_BARRIER] + 1
         self.bar_arrived[blocks, BLOCK_BARRIER] += counts
         self.at_barrier[lanes] = True
@@ -76,19 +91,19 @@ class Barriers:
 
     def _release(self, blocks: np.ndarray) -> None:
         arrived = self.bar_arrived[blocks, BLOCK_BARRIER]
-        ready = blocks[(arrived > 0) & (arrived >= self.alive[blocks])]
+        ready = blocks[(arrived > 0) & (arrived >= self.threads.alive[blocks])]
         if ready.size:
             self.bar_gen[ready, BLOCK_BARRIER] += 1
             self.bar_arrived[ready, BLOCK_BARRIER] = 0
             self.at_barrier.reshape(self.grid.num_blocks, -1)[ready] = False
-            self.progress += 1
+            self.progress.advance()
 
     def _check_reach(self, ctx: Ctx, what: str) -> None:
         """Threads of this task that are alive but elsewhere (branch, loop mask, continue) never arrive."""
         task = ctx.task.lanes
         if task.size == ctx.lanes.size:
             return
-        alive = task[~self.exited[task]]
+        alive = task[~self.threads.exited[task]]
         if alive.size == ctx.lanes.size:
             return
         here = np.zeros(self.grid.num_lanes, dtype=bool)
@@ -110,21 +125,21 @@ class Barriers:
             return []
         b = int(waiting[0])
         rows = slice(b * T, (b + 1) * T)
-        absent = np.flatnonzero(~self.at_barrier[rows] & ~self.exited[rows])
+        absent = np.flatnonzero(~self.at_barrier[rows] & ~self.threads.exited[rows])
         who = ", ".join(self.grid.describe(int(b * T + t)).split(" of ")[0] for t in absent[:3])
         more = f" (and {waiting.size - 1} more blocks)" if waiting.size > 1 else ""
         line = (f"waits at {what} in block {self.grid.block_name(b)}{more}: "
-                f"{int(self.bar_arrived[b, BLOCK_BARRIER])} of {int(self.alive[b])} threads arrived; "
+                f"{int(self.bar_arrived[b, BLOCK_BARRIER])} of {int(self.threads.alive[b])} threads arrived; "
                 f"not arrived: {who}{' ...' if absent.size > 3 else ''}")
         return [line]
 
     # ---- named barriers --------------------------------------------------------------
-    def visit_NamedBarrier(self, node: k.NamedBarrier, ctx: Ctx, i: int) -> TaskGen:
+    def named_barrier(self, node: k.NamedBarrier, ctx: Ctx, i: int) -> TaskGen:
         what = f"bar.sync {node.id}, {node.threads}" + (f" ({node.reason})" if node.reason else "")
-        yield from self._named_barrier(node, ctx, what)
+        yield from self.named(node, ctx, what)
         return ctx
 
-    def _named_barrier(self, node: k.NamedBarrier, ctx: Ctx, what: str) -> Generator[Blocked, None, None]:
+    def named(self, node: k.NamedBarrier, ctx: Ctx, what: str) -> Generator[Blocked, None, None]:
         """Arrive at named barrier ``node.id`` of each block and wait until ``node.threads`` threads did.
 
         The id may differ between the lanes (``1 + threadIdx.y``: a barrier per warp group): each lane
@@ -143,7 +158,7 @@ class Barriers:
                                   f"with a count of {threads} while {int(self.bar_arrived[b, bid])} threads wait "
                                   f"there with a count of {int(self.bar_expected[b, bid])}")
         self.bar_expected[blocks, bids] = threads
-        self._publish_fences(ctx.lanes)
+        self.proxy.publish_fences(ctx.lanes)
         target = self.bar_gen[blocks, bids] + 1
         self.bar_arrived[blocks, bids] += counts
         over = np.flatnonzero(self.bar_arrived[blocks, bids] > threads)
@@ -156,14 +171,14 @@ class Barriers:
         if ready.any():
             self.bar_gen[blocks[ready], bids[ready]] += 1
             self.bar_arrived[blocks[ready], bids[ready]] = 0
-            self.progress += 1
+            self.progress.advance()
         while np.any(self.bar_gen[blocks, bids] < target):
             yield Blocked(lambda: self._describe_named(what, blocks, bids, target))
 
     def _barrier_ids(self, node: k.NamedBarrier, ctx: Ctx, what: str) -> np.ndarray:
         """The barrier id of each lane of the task: 1..15, and the same within a warp (``bar.sync`` counts
         whole warps)."""
-        ids = self._per_lane(node.id, ctx)
+        ids = self.eval.per_lane(node.id, ctx)
         bad = np.flatnonzero((ids < 1) | (ids >= NUM_BARRIERS))
         if bad.size:
             j = int(bad[0])
@@ -181,7 +196,7 @@ class Barriers:
         return ids
 
     def _barrier_threads(self, node: k.NamedBarrier, ctx: Ctx, what: str) -> int:
-        threads = uniform(self._ev(node.threads, ctx))
+        threads = uniform(self.eval.ev(node.threads, ctx))
         if isinstance(threads, np.ndarray):
             raise SimulationError(f"{what}: the thread count {node.threads} differs between the threads of "
                                   f"{ctx.task.name}")

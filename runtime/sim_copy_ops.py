@@ -1,5 +1,5 @@
-"""Async copy statements of the simulator: TMA loads and stores, cp.async, commit and wait groups
-(the ``wgmma`` groups' wait is ``sim_wgmma``'s).
+"""Async copy statements of the simulator: TMA loads and stores, cp.async, commit and wait groups (the
+counters are ``sim_groups``'s; the ``wgmma`` groups' wait retires ``sim_wgmma_state``'s wgmmas).
 
 A statement computes every element's source and destination position and hands the copy to the
 async proxy (``sim_async.AsyncEngine``), which lands it later. A TMA box is copied in row-major
@@ -11,6 +11,8 @@ the ``fence.proxy.async`` its source needs are ``sim_proxy``'s checks.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from fusion_ir.scalar import Val
@@ -18,34 +20,53 @@ from lowering import kernel_ir as k
 from lowering.layout import swizzle_index
 
 from .errors import SimulationError
-from .sim_async import AsyncCopy
-from .sim_memory import Storage
-from .sim_scheduler import Ctx
+from .sim_async import AsyncCopy, AsyncEngine
+from .sim_eval import Evaluator
+from .sim_groups import CommitGroups
+from .sim_mbarrier_ops import MBarrierOps
+from .sim_memory import Grid, Memory, Storage
+from .sim_proxy import AsyncProxy
+from .sim_tasks import Ctx, Handler
+from .sim_trace import Tracer
+from .sim_wgmma_state import WgmmaState
 
 
 class CopyOps:
-    """Async copy statements of a ``Simulator``."""
+    """Async copy statements and their commit groups (``groups``): copies go to ``async_``, a TMA load completes
+    on an mbarrier of ``mbarriers``, a TMA store's source reads are ``proxy``'s, a wgmma wait is ``wgmma``'s.
+    ``env`` holds the launch's sizes (the global tensors' extents and strides)."""
 
-    def _init_copies(self) -> None:
-        n = self.grid.num_lanes
-        self.committed = {"cp.async": np.zeros(n, dtype=np.int64), "bulk": np.zeros(n, dtype=np.int64)}
-        # cp.async copies each lane issued since its last cp.async.commit_group: a wait_group never waits
-        # for them, so a wait (or the thread's exit) with some still uncommitted is a missing commit
-        self.uncommitted = np.zeros(n, dtype=np.int64)
+    def __init__(self, grid: Grid, env: dict[str, Any], evaluator: Evaluator, memory: Memory,
+                 mbarriers: MBarrierOps, async_: AsyncEngine, groups: CommitGroups, proxy: AsyncProxy,
+                 wgmma: WgmmaState, tracer: Tracer) -> None:
+        self.grid = grid
+        self.env = env
+        self.eval = evaluator
+        self.memory = memory
+        self.mbarriers = mbarriers
+        self.async_ = async_
+        self.groups = groups
+        self.proxy = proxy
+        self.wgmma = wgmma
+        self.tracer = tracer
+
+    def handles(self) -> dict[type, Handler]:
+        return {k.TmaLoad: self.tma_load, k.TmaStore: self.tma_store, k.CpAsync: self.cp_async,
+                k.AsyncCommit: self.async_commit, k.AsyncWait: self.async_wait}
 
     def _box(self, tmap: k.TensorMapParam, coords: tuple[Val, ...], ctx: Ctx,
              what: str) -> tuple[Storage, np.ndarray, np.ndarray]:
         """Global positions and in-bounds mask [lanes, box elements] of a TMA box, row-major."""
         tensor = tmap.tensor
-        glob = self._data_storage(tensor, what)
+        glob = self.memory.data_storage(tensor, what)
         # lowering.verify has checked the ranks, element strides, memories, swizzles and types
-        extents = [int(s.evaluate(self.base_env)) for s in tensor.shape]
-        strides = [int(s.evaluate(self.base_env)) for s in tensor.strides]
+        extents = [int(s.evaluate(self.env)) for s in tensor.shape]
+        strides = [int(s.evaluate(self.env)) for s in tensor.strides]
         n = ctx.lanes.size
         pos = np.zeros((n, 1), dtype=np.int64)
         valid = np.ones((n, 1), dtype=bool)
         for d, box in enumerate(reversed(tmap.box)):  # coords and the copied layout are outermost first
-            p = self._per_lane(coords[d], ctx)[:, None] + np.arange(box)[None, :]
+            p = self.eval.per_lane(coords[d], ctx)[:, None] + np.arange(box)[None, :]
             pos = (pos[:, :, None] + (p * strides[d])[:, None, :]).reshape(n, -1)
             valid = (valid[:, :, None] & ((p >= 0) & (p < extents[d]))[:, None, :]).reshape(n, -1)
         pos = np.where(valid, pos, 0)
@@ -60,8 +81,8 @@ class CopyOps:
         Box element ``e`` of a copy to ``buf[index]`` has the row-major position ``index + e`` from the
         buffer start; a swizzled buffer holds it at ``swizzle_index(index + e, buf.swizzle, bytes)``.
         """
-        st = self._data_storage(buf, what)
-        idx = self._per_lane(index, ctx)
+        st = self.memory.data_storage(buf, what)
+        idx = self.eval.per_lane(index, ctx)
         if np.any((idx * st.dtype.size) % 16):
             j = int(np.flatnonzero((idx * st.dtype.size) % 16)[0])
             raise SimulationError(f"{what}: shared address {buf.name}[{int(idx[j])}] is not 16-byte aligned")
@@ -72,83 +93,72 @@ class CopyOps:
                                   f"(size {st.size})")
         return st, self.grid.block_of[ctx.lanes][:, None] * st.size + element
 
-    def visit_TmaLoad(self, node: k.TmaLoad, ctx: Ctx, i: int) -> None:
+    def tma_load(self, node: k.TmaLoad, ctx: Ctx, i: int) -> None:
         what = "TMA load"
         glob, src_pos, valid = self._box(node.tensor_map, node.coords, ctx, what)
         dst, dst_pos = self._shared_box(node.dst, node.dst_index, node.tensor_map, src_pos.shape[1], ctx, f"{what} into {node.dst.name}")
-        mb = self._mbar(node.mbar, what)
-        keys = self._mbar_keys(mb, node.mbar_index, ctx, what)
+        mb = self.memory.mbar(node.mbar, what)
+        keys = self.mbarriers.keys(mb, node.mbar_index, ctx, what)
         mb.check_live(keys, what)
         copy = AsyncCopy("tma", dst, dst_pos, glob, src_pos, valid, ctx.lanes.copy(), ctx.task, mbar=mb, bar_keys=keys,
                          nbytes=src_pos.shape[1] * glob.dtype.size)
         self.async_.issue(copy)
-        self._trace_event("tma.issue", ctx, mb, keys, dst=node.dst.name, bytes=copy.nbytes,
-                          coords=[int(self._per_lane(c, ctx)[0]) for c in node.coords])
+        self.tracer.event("tma.issue", ctx, mb, keys, dst=node.dst.name, bytes=copy.nbytes,
+                          coords=[int(self.eval.per_lane(c, ctx)[0]) for c in node.coords])
 
-    def visit_TmaStore(self, node: k.TmaStore, ctx: Ctx, i: int) -> None:
+    def tma_store(self, node: k.TmaStore, ctx: Ctx, i: int) -> None:
         what = "TMA store"
         glob, dst_pos, valid = self._box(node.tensor_map, node.coords, ctx, what)
         src, src_pos = self._shared_box(node.src, node.src_index, node.tensor_map, dst_pos.shape[1], ctx, f"{what} from {node.src.name}")
-        self._tma_store_issue(src, src_pos, ctx, f"{what} from {node.src.name}")
+        self.proxy.tma_store_issue(src, src_pos, ctx, f"{what} from {node.src.name}")
         copy = AsyncCopy("tma_store", glob, dst_pos, src, src_pos, valid, ctx.lanes.copy(), ctx.task,
-                         group=self.committed["bulk"][ctx.lanes].copy())
+                         group=self.groups.counter("bulk")[ctx.lanes].copy())
         self.async_.issue(copy)
-        self._trace_event("tma_store.issue", ctx, None, None, src=node.src.name)
+        self.tracer.event("tma_store.issue", ctx, None, None, src=node.src.name)
 
-    def visit_CpAsync(self, node: k.CpAsync, ctx: Ctx, i: int) -> None:
+    def cp_async(self, node: k.CpAsync, ctx: Ctx, i: int) -> None:
         what = f"cp.async {node.src.name} -> {node.dst.name}"
         lanes, v = ctx.lanes, node.vector
-        dst = self._data_storage(node.dst, what)
-        src = self._data_storage(node.src, what)
+        dst = self.memory.data_storage(node.dst, what)
+        src = self.memory.data_storage(node.src, what)
         pred = (np.ones(lanes.shape, dtype=bool) if node.pred is None
-                else np.broadcast_to(np.asarray(self._ev(node.pred, ctx), dtype=bool), lanes.shape))
+                else np.broadcast_to(np.asarray(self.eval.ev(node.pred, ctx), dtype=bool), lanes.shape))
         ar = np.arange(v)[None, :]
-        dst_pos = np.broadcast_to(dst.positions(self.grid, lanes, self._per_lane(node.dst_index, ctx), what, v),
+        dst_pos = np.broadcast_to(dst.positions(self.grid, lanes, self.eval.per_lane(node.dst_index, ctx), what, v),
                                   lanes.shape)[:, None] + ar
-        sidx = self._per_lane(node.src_index, ctx)
+        sidx = self.eval.per_lane(node.src_index, ctx)
         src_base = np.zeros(lanes.shape, dtype=np.int64)
         if pred.any():
             src_base[pred] = np.broadcast_to(src.positions(self.grid, lanes[pred], sidx[pred], what, v),
                                              (int(pred.sum()),))
         valid = np.broadcast_to(pred[:, None], (lanes.size, v))
         copy = AsyncCopy("cp.async", dst, dst_pos, src, src_base[:, None] + ar, valid, lanes.copy(), ctx.task,
-                         group=self.committed["cp.async"][lanes].copy())
+                         group=self.groups.counter("cp.async")[lanes].copy())
         self.async_.issue(copy)
-        self.uncommitted[lanes] += 1
-        if self.trace is not None and lanes.size:
-            self._trace_event("cp_async.issue", ctx, None, None, dst=node.dst.name, src=node.src.name,
-                              dst_index=int(self._per_lane(node.dst_index, ctx)[0]))
+        self.groups.uncommitted[lanes] += 1
+        if self.tracer.enabled and lanes.size:
+            self.tracer.event("cp_async.issue", ctx, None, None, dst=node.dst.name, src=node.src.name,
+                              dst_index=int(self.eval.per_lane(node.dst_index, ctx)[0]))
 
-    def visit_AsyncCommit(self, node: k.AsyncCommit, ctx: Ctx, i: int) -> None:
-        self._commit_counter(node.kind)[ctx.lanes] += 1
+    def async_commit(self, node: k.AsyncCommit, ctx: Ctx, i: int) -> None:
+        self.groups.counter(node.kind)[ctx.lanes] += 1
         if node.kind == "cp.async":
-            self.uncommitted[ctx.lanes] = 0
-        self._trace_event("async.commit", ctx, None, None, group=node.kind)
+            self.groups.uncommitted[ctx.lanes] = 0
+        self.tracer.event("async.commit", ctx, None, None, group=node.kind)
 
-    def visit_AsyncWait(self, node: k.AsyncWait, ctx: Ctx, i: int) -> None:
-        counter = self._commit_counter(node.kind)
+    def async_wait(self, node: k.AsyncWait, ctx: Ctx, i: int) -> None:
+        counter = self.groups.counter(node.kind)
         if node.kind == "wgmma":
-            self._wgmma_wait(node, ctx)
-            self._trace_event("async.wait", ctx, None, None, group=node.kind, pending=node.pending)
+            self.wgmma.wait(node.pending, ctx.lanes)
+            self.tracer.event("async.wait", ctx, None, None, group=node.kind, pending=node.pending)
             return
         if node.kind == "cp.async":
-            self._check_committed(ctx.lanes, f"cp.async.wait_group {node.pending}")
+            self.groups.check_committed(ctx.lanes, f"cp.async.wait_group {node.pending}")
         kinds = ("cp.async",) if node.kind == "cp.async" else ("tma_store",)
         self.async_.wait_groups(kinds, ctx.lanes, counter[ctx.lanes] - node.pending, self.grid.num_lanes)
         if node.kind == "bulk":
-            self._retire_store_reads(ctx.lanes, counter[ctx.lanes] - node.pending)
-        self._trace_event("async.wait", ctx, None, None, group=node.kind, pending=node.pending)
+            self.proxy.retire_store_reads(ctx.lanes, counter[ctx.lanes] - node.pending)
+        self.tracer.event("async.wait", ctx, None, None, group=node.kind, pending=node.pending)
 
-    def _check_committed(self, lanes: np.ndarray, what: str) -> None:
-        left = lanes[self.uncommitted[lanes] > 0]
-        if left.size:
-            lane = int(left[0])
-            raise SimulationError(f"{what}: {self.grid.describe(lane)} has {int(self.uncommitted[lane])} cp.async "
-                                  f"copies issued since its last cp.async.commit_group; no wait_group waits for "
-                                  f"uncommitted copies (a missing commit)")
 
-    def _commit_counter(self, kind: str) -> np.ndarray:
-        counter = self.committed.get(kind)
-        if counter is None:
-            raise SimulationError(f"unknown async group kind {kind!r} (expected 'cp.async', 'bulk' or 'wgmma')")
-        return counter
+__all__ = ["CopyOps"]

@@ -1,7 +1,8 @@
 """Evaluation in the simulator: index ``Val`` expressions and kernel IR values, per lane.
 
 Index expressions are compiled to Python once per ``Val`` (``sim_values.compile_val``) and
-evaluated on the context's symbols: Python ints where uniform, numpy arrays per lane otherwise.
+evaluated on the context's symbols: Python ints where uniform, numpy arrays per lane otherwise. ``Let``
+binds a symbol in the symbols of its scope.
 """
 
 from __future__ import annotations
@@ -16,26 +17,39 @@ from fusion_ir.value_semantics import promoted
 from lowering import kernel_ir as k
 
 from .errors import SimulationError
-from .sim_memory import storage_dtype, to_dtype
-from .sim_scheduler import Ctx
+from .sim_memory import Grid, Memory, storage_dtype, to_dtype
+from .sim_tasks import Ctx, Handler
 from .sim_values import BINARY, UNARY, compile_val, int_div
+from .sim_wgmma_state import WgmmaState
 
 
-class Evaluation:
-    """Per-lane values of index expressions and value trees for a ``Simulator``."""
+class Evaluator:
+    """Per-lane values of index expressions and value trees: loads read ``memory``, and a load of wgmma
+    accumulator registers is recorded for ``wgmma``'s fence check."""
 
-    def _init_evaluation(self) -> None:
+    def __init__(self, grid: Grid, memory: Memory, wgmma: WgmmaState) -> None:
+        self.grid = grid
+        self.memory = memory
+        self.wgmma = wgmma
         self._compiled: dict[int, tuple[Val, Callable[[dict[str, Any]], Any]]] = {}
 
-    def _value(self, v: k.Value, ctx: Ctx) -> Any:
+    def handles(self) -> dict[type, Handler]:
+        return {k.Let: self.let}
+
+    def let(self, node: k.Let, ctx: Ctx, i: int) -> None:
+        """Bind the name in this scope's symbols (again on each pass through the scope); a loop's body
+        sees it through its copy of them."""
+        ctx.env[node.name] = self.ev(node.value, ctx)
+
+    def value(self, v: k.Value, ctx: Ctx) -> Any:
         t = type(v)
         if t is k.Load:
-            st = self._data_storage(v.buffer, f"a load of {v.buffer.name}")  # type: ignore[union-attr]
-            idx = self._ev(v.index, ctx)  # type: ignore[union-attr]
+            st = self.memory.data_storage(v.buffer, f"a load of {v.buffer.name}")  # type: ignore[union-attr]
+            idx = self.ev(v.index, ctx)  # type: ignore[union-attr]
             pos = st.positions(self.grid, ctx.lanes, idx,
                                lambda: f"a load of {v.buffer.name}[{v.index}]")  # type: ignore[union-attr]
             if st.wgmma_acc is not None:
-                self._accumulator_load(st.wgmma_acc, pos, ctx.lanes)
+                self.wgmma.accumulator_load(st.wgmma_acc, pos, ctx.lanes)
             return st.read(pos)
         if t is k.Const:
             if v.dtype.is_float:  # type: ignore[union-attr]
@@ -45,13 +59,13 @@ class Evaluation:
             fn = UNARY.get(v.op)  # type: ignore[union-attr]
             if fn is None:
                 raise SimulationError(f"unknown unary op {v.op!r}")  # type: ignore[union-attr]
-            x = self._value(v.x, ctx)  # type: ignore[union-attr]
+            x = self.value(v.x, ctx)  # type: ignore[union-attr]
             if v.dtype.is_float:  # type: ignore[union-attr]
                 return to_dtype(v.dtype, fn(np.asarray(x, dtype=np.float32)))  # type: ignore[union-attr]
             with np.errstate(over="ignore"):     # integers wrap (value_semantics)
                 return to_dtype(v.dtype, fn(promoted(x)))  # type: ignore[union-attr]
         if t is k.BinaryValue:
-            a, b = self._value(v.a, ctx), self._value(v.b, ctx)  # type: ignore[union-attr]
+            a, b = self.value(v.a, ctx), self.value(v.b, ctx)  # type: ignore[union-attr]
             if v.dtype.is_float:  # type: ignore[union-attr]
                 a, b = np.asarray(a, dtype=np.float32), np.asarray(b, dtype=np.float32)
                 fn = BINARY.get(v.op)  # type: ignore[union-attr]
@@ -64,10 +78,10 @@ class Evaluation:
             with np.errstate(over="ignore"):     # booleans compute as ints, integers wrap (value_semantics)
                 return to_dtype(v.dtype, fn(promoted(a), promoted(b)))  # type: ignore[union-attr]
         if t is k.CastValue:
-            return to_dtype(v.dtype, self._value(v.x, ctx))  # type: ignore[union-attr]
+            return to_dtype(v.dtype, self.value(v.x, ctx))  # type: ignore[union-attr]
         raise SimulationError(f"the simulator cannot evaluate value {v!r:.200}")
 
-    def _ev(self, v: Val, ctx: Ctx) -> Any:
+    def ev(self, v: Val, ctx: Ctx) -> Any:
         entry = self._compiled.get(id(v))
         if entry is None:
             entry = self._compiled[id(v)] = (v, compile_val(v))
@@ -78,5 +92,5 @@ class Evaluation:
         except ZeroDivisionError:
             raise SimulationError(f"division by zero while evaluating {v}") from None
 
-    def _per_lane(self, v: Val, ctx: Ctx) -> np.ndarray:
-        return np.broadcast_to(np.asarray(self._ev(v, ctx), dtype=np.int64), ctx.lanes.shape)
+    def per_lane(self, v: Val, ctx: Ctx) -> np.ndarray:
+        return np.broadcast_to(np.asarray(self.ev(v, ctx), dtype=np.int64), ctx.lanes.shape)

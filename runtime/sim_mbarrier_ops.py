@@ -16,24 +16,36 @@ from fusion_ir.scalar import Val
 from lowering import kernel_ir as k
 
 from .errors import SimulationError
+from .sim_async import AsyncEngine
+from .sim_eval import Evaluator
 from .sim_mbarrier import MBarrierArray
-from .sim_memory import POISON_INT, clobber_aliases, storage_dtype
-from .sim_scheduler import Blocked, Ctx, TaskGen
+from .sim_memory import POISON_INT, Grid, Memory, clobber_aliases, storage_dtype
+from .sim_proxy import AsyncProxy
+from .sim_tasks import Blocked, Ctx, Handler, Progress, TaskGen
+from .sim_trace import Tracer
 
 
 class MBarrierOps:
-    """mbarrier statements of a ``Simulator``."""
+    """mbarrier statements on the ``MBarrierArray`` buffers of ``memory``: a waiter forces the TMA copies of
+    ``async_`` on its barrier to land; an arrival orders the thread's proxy fences (``proxy``)."""
 
-    def _mbar(self, buf: k.Buffer, what: str) -> MBarrierArray:
-        st = self.storages.get(buf.name)
-        if st is None:
-            raise SimulationError(f"{what}: mbarrier buffer {buf.name} is used before its Allocate")
-        if not isinstance(st, MBarrierArray):
-            raise SimulationError(f"{what}: {buf.name} is not an mbarrier buffer")
-        return st
+    def __init__(self, grid: Grid, evaluator: Evaluator, memory: Memory, async_: AsyncEngine, proxy: AsyncProxy,
+                 tracer: Tracer, progress: Progress) -> None:
+        self.grid = grid
+        self.eval = evaluator
+        self.memory = memory
+        self.async_ = async_
+        self.proxy = proxy
+        self.tracer = tracer
+        self.progress = progress
 
-    def _mbar_keys(self, mb: MBarrierArray, index: Val, ctx: Ctx, what: str) -> np.ndarray:
-        idx = self._per_lane(index, ctx)
+    def handles(self) -> dict[type, Handler]:
+        return {k.MBarrierInit: self.init, k.MBarrierInval: self.inval, k.MBarrierArrive: self.arrive,
+                k.MBarrierArriveExpectTx: self.arrive_expect_tx, k.MBarrierWaitParity: self.wait_parity,
+                k.MBarrierWait: self.wait}
+
+    def keys(self, mb: MBarrierArray, index: Val, ctx: Ctx, what: str) -> np.ndarray:
+        idx = self.eval.per_lane(index, ctx)
         bad = (idx < 0) | (idx >= mb.size)
         if bad.any():
             j = int(np.flatnonzero(bad)[0])
@@ -41,88 +53,89 @@ class MBarrierOps:
                                   f"{self.grid.describe(int(ctx.lanes[j]))}")
         return self.grid.block_of[ctx.lanes] * mb.size + idx
 
-    def visit_MBarrierInit(self, node: k.MBarrierInit, ctx: Ctx, i: int) -> None:
-        mb = self._mbar(node.mbar, "mbarrier::init")
-        keys = self._mbar_keys(mb, node.index, ctx, "mbarrier::init")
-        mb.init(keys, self._per_lane(node.count, ctx))
+    def init(self, node: k.MBarrierInit, ctx: Ctx, i: int) -> None:
+        mb = self.memory.mbar(node.mbar, "mbarrier::init")
+        keys = self.keys(mb, node.index, ctx, "mbarrier::init")
+        mb.init(keys, self.eval.per_lane(node.count, ctx))
         if mb.aliases:
             clobber_aliases(mb, keys)
-        self._trace_event("mbarrier.init", ctx, mb, keys, count=int(self._per_lane(node.count, ctx)[0]))
+        self.tracer.event("mbarrier.init", ctx, mb, keys, count=int(self.eval.per_lane(node.count, ctx)[0]))
 
-    def visit_MBarrierInval(self, node: k.MBarrierInval, ctx: Ctx, i: int) -> None:
-        mb = self._mbar(node.mbar, "mbarrier::inval")
-        keys = self._mbar_keys(mb, node.index, ctx, "mbarrier::inval")
+    def inval(self, node: k.MBarrierInval, ctx: Ctx, i: int) -> None:
+        mb = self.memory.mbar(node.mbar, "mbarrier::inval")
+        keys = self.keys(mb, node.index, ctx, "mbarrier::inval")
         for key in np.unique(keys):
             n = self.async_.in_flight(mb, int(key))
             if n:
                 raise SimulationError(f"mbarrier::inval of {mb.label(int(key))} while {n} TMA copies on it are still "
                                       f"in flight (nobody waited for them)")
         mb.inval(keys)
-        self._trace_event("mbarrier.inval", ctx, mb, keys)
+        self.tracer.event("mbarrier.inval", ctx, mb, keys)
 
-    def visit_MBarrierArrive(self, node: k.MBarrierArrive, ctx: Ctx, i: int) -> None:
-        mb = self._mbar(node.mbar, "mbarrier::arrive")
-        keys = self._mbar_keys(mb, node.index, ctx, "mbarrier::arrive")
-        self._trace_event("mbarrier.arrive", ctx, mb, keys)
-        self._publish_fences(ctx.lanes)
-        self._trace_completions(mb, mb.arrive(keys, None, "mbarrier::arrive"))
+    def arrive(self, node: k.MBarrierArrive, ctx: Ctx, i: int) -> None:
+        mb = self.memory.mbar(node.mbar, "mbarrier::arrive")
+        keys = self.keys(mb, node.index, ctx, "mbarrier::arrive")
+        self.tracer.event("mbarrier.arrive", ctx, mb, keys)
+        self.proxy.publish_fences(ctx.lanes)
+        self.tracer.completions(mb, mb.arrive(keys, None, "mbarrier::arrive"))
 
-    def visit_MBarrierArriveExpectTx(self, node: k.MBarrierArriveExpectTx, ctx: Ctx, i: int) -> None:
+    def arrive_expect_tx(self, node: k.MBarrierArriveExpectTx, ctx: Ctx, i: int) -> None:
         what = "mbarrier::arriveExpectTx"
-        mb = self._mbar(node.mbar, what)
-        keys = self._mbar_keys(mb, node.index, ctx, what)
-        tx = self._per_lane(node.tx_bytes, ctx)
+        mb = self.memory.mbar(node.mbar, what)
+        keys = self.keys(mb, node.index, ctx, what)
+        tx = self.eval.per_lane(node.tx_bytes, ctx)
         mb.check_live(keys, what)
         if node.token is not None and node.token_index is not None:   # verify: a token comes with its index
-            tok = self._data_storage(node.token, f"{what} token")
-            pos = tok.positions(self.grid, ctx.lanes, self._ev(node.token_index, ctx), f"{what} token store")
+            tok = self.memory.data_storage(node.token, f"{what} token")
+            pos = tok.positions(self.grid, ctx.lanes, self.eval.ev(node.token_index, ctx), f"{what} token store")
             tok.write(np.broadcast_to(pos, ctx.lanes.shape), mb.phase[keys].astype(storage_dtype(tok.dtype)))
-        self._trace_event("mbarrier.arrive_expect_tx", ctx, mb, keys, tx_bytes=int(tx[0]))
-        self._publish_fences(ctx.lanes)
-        self._trace_completions(mb, mb.arrive(keys, tx, what))
+        self.tracer.event("mbarrier.arrive_expect_tx", ctx, mb, keys, tx_bytes=int(tx[0]))
+        self.proxy.publish_fences(ctx.lanes)
+        self.tracer.completions(mb, mb.arrive(keys, tx, what))
 
-    def visit_MBarrierWaitParity(self, node: k.MBarrierWaitParity, ctx: Ctx, i: int) -> TaskGen:
+    def wait_parity(self, node: k.MBarrierWaitParity, ctx: Ctx, i: int) -> TaskGen:
         what = "mbarrier::waitParity"
-        mb = self._mbar(node.mbar, what)
-        keys = self._mbar_keys(mb, node.index, ctx, what)
-        parity = self._per_lane(node.parity, ctx) & 1
-        yield from self._wait(mb, keys, lambda: (mb.phase[keys] & 1) != parity, what, ctx,
-                              lambda key, j: f"the phase with parity {int(parity[j])} to complete",
-                              parity=int(parity[0]))
+        mb = self.memory.mbar(node.mbar, what)
+        keys = self.keys(mb, node.index, ctx, what)
+        parity = self.eval.per_lane(node.parity, ctx) & 1
+        yield from self._wait_phase(mb, keys, lambda: (mb.phase[keys] & 1) != parity, what, ctx,
+                                    lambda key, j: f"the phase with parity {int(parity[j])} to complete",
+                                    parity=int(parity[0]))
         return ctx
 
-    def visit_MBarrierWait(self, node: k.MBarrierWait, ctx: Ctx, i: int) -> TaskGen:
+    def wait(self, node: k.MBarrierWait, ctx: Ctx, i: int) -> TaskGen:
         what = "mbarrier::wait"
-        mb = self._mbar(node.mbar, what)
-        keys = self._mbar_keys(mb, node.index, ctx, what)
-        tok = self._data_storage(node.token, f"{what} token")
-        tokens = np.broadcast_to(tok.read(tok.positions(self.grid, ctx.lanes, self._ev(node.token_index, ctx),
+        mb = self.memory.mbar(node.mbar, what)
+        keys = self.keys(mb, node.index, ctx, what)
+        tok = self.memory.data_storage(node.token, f"{what} token")
+        tokens = np.broadcast_to(tok.read(tok.positions(self.grid, ctx.lanes, self.eval.ev(node.token_index, ctx),
                                                         f"{what} token load")), ctx.lanes.shape)
         if np.any(tokens == POISON_INT):
             j = int(np.flatnonzero(tokens == POISON_INT)[0])
             raise SimulationError(f"{what} on {mb.label(int(keys[j]))} reads token {node.token.name}"
                                   f"[{node.token_index}], which no arriveExpectTx stored "
                                   f"({self.grid.describe(int(ctx.lanes[j]))})")
-        yield from self._wait(mb, keys, lambda: mb.phase[keys] > tokens, what, ctx,
-                              lambda key, j: f"phase {int(tokens[j])} (its token) to complete", token=int(tokens[0]))
+        yield from self._wait_phase(mb, keys, lambda: mb.phase[keys] > tokens, what, ctx,
+                                    lambda key, j: f"phase {int(tokens[j])} (its token) to complete",
+                                    token=int(tokens[0]))
         return ctx
 
-    def _wait(self, mb: MBarrierArray, keys: np.ndarray, ready: Callable[[], np.ndarray], what: str, ctx: Ctx,
-              waited: Callable[[int, int], str], **trace: int) -> Generator[Blocked, None, None]:
+    def _wait_phase(self, mb: MBarrierArray, keys: np.ndarray, ready: Callable[[], np.ndarray], what: str, ctx: Ctx,
+                    waited: Callable[[int, int], str], **trace: int) -> Generator[Blocked, None, None]:
         """Block until ``ready()`` held for every lane once; a waiter forces its barrier's copies to land."""
         mb.check_live(keys, what)
         done = ready().copy()
         event = "mbarrier.wait_parity" if what.endswith("waitParity") else "mbarrier.wait"
-        self._trace_event(event, ctx, mb, keys, **trace)
+        self.tracer.event(event, ctx, mb, keys, **trace)
         while not done.all():
             if self.async_.force_barrier(mb, np.unique(keys[~done])):
-                self.progress += 1
+                self.progress.advance()
                 done |= ready()
                 continue
             yield Blocked(lambda done=done: self._describe_wait(mb, keys, done, what, waited))
             mb.check_live(keys, what)
             done |= ready()
-        self._trace_event(f"{event}.done", ctx, mb, keys)
+        self.tracer.event(f"{event}.done", ctx, mb, keys)
 
     def _describe_wait(self, mb: MBarrierArray, keys: np.ndarray, done: np.ndarray, what: str,
                        waited: Callable[[int, int], str]) -> list[str]:

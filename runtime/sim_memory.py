@@ -1,4 +1,5 @@
-"""Simulated memory for ``runtime.simulate``: the grid's lanes, typed storage with poison and bounds checks.
+"""Simulated memory for ``runtime.simulate``: the grid's lanes, typed storage with poison and bounds checks,
+and ``Memory``, the launch's buffers by name.
 
 Every buffer is one flat numpy array of ``rows * size`` elements: one row for a Global buffer, one
 per block for Shared, one per thread (lane) for Local. Floating types are stored as float32 and
@@ -15,11 +16,12 @@ from typing import Any
 import numpy as np
 
 from fusion_ir.reference import round_bf16
-from fusion_ir.value_semantics import to_bool, to_integer
 from fusion_ir.types import DataType, MemoryType
+from fusion_ir.value_semantics import to_bool, to_integer
 from lowering.kernel_ir import Buffer
 
 from .errors import SimulationError
+from .sim_mbarrier import LIVE, MBarrierArray
 
 POISON_INT = -123456789
 
@@ -62,6 +64,10 @@ class Grid:
 
     def block_name(self, block: int) -> str:
         return str(tuple(int(a[block * self.threads_per_block]) for a in self.bid)) if self.num_lanes else "()"
+
+    def warp_name(self, lane: int) -> str:
+        """``lane``'s warp, as in "warp 3 of block (1, 0, 0)"."""
+        return f"{int(self.warp_of[lane])} of block {self.block_name(int(self.block_of[lane]))}"
 
 
 # ---------------------------------------------------------------- dtypes
@@ -189,3 +195,45 @@ def clobber_aliases(owner: Any, positions: np.ndarray) -> None:
             hit = (j <= last) & (j >= 0) & (j < other.size)
             if hit.any():
                 other.clobber(rows[hit] * other.size + j[hit], owner.name)
+
+
+# ---------------------------------------------------------------- the buffers of a launch
+class Memory:
+    """Every buffer of the launch by name: the parameters, and each allocation once executed (``sim_memory_ops``
+    creates them); the lookups name the statement that misuses one."""
+
+    def __init__(self) -> None:
+        self.storages: dict[str, Storage | MBarrierArray] = {}
+        self.params: set[str] = set()
+
+    def add_param(self, st: Storage, kernel_name: str) -> None:
+        if st.name in self.storages:
+            raise SimulationError(f"kernel {kernel_name}: two parameters are named {st.name}")
+        self.storages[st.name] = st
+        self.params.add(st.name)
+
+    def data_storage(self, buf: Buffer, what: str) -> Storage:
+        st = self.storages.get(buf.name)
+        if st is None:
+            raise SimulationError(f"{what}: buffer {buf.name} is used before its Allocate")
+        if isinstance(st, MBarrierArray):
+            raise SimulationError(f"{what}: {buf.name} holds mbarriers, not data")
+        return st
+
+    def mbar(self, buf: Buffer, what: str) -> MBarrierArray:
+        st = self.storages.get(buf.name)
+        if st is None:
+            raise SimulationError(f"{what}: mbarrier buffer {buf.name} is used before its Allocate")
+        if not isinstance(st, MBarrierArray):
+            raise SimulationError(f"{what}: {buf.name} is not an mbarrier buffer")
+        return st
+
+    def check_exit(self) -> None:
+        """The blocks exited: every mbarrier they initialized must have been invalidated."""
+        for st in self.storages.values():
+            if isinstance(st, MBarrierArray):
+                live = np.flatnonzero(st.state == LIVE)
+                if live.size:
+                    raise SimulationError(f"{st.label(int(live[0]))} (and {live.size - 1} more) was initialized and "
+                                          f"never invalidated (mbarrier::inval) before its block exited; its shared "
+                                          f"memory cannot be reused as data")

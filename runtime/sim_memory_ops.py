@@ -16,40 +16,54 @@ from fusion_ir.types import MemoryType
 from lowering import kernel_ir as k
 
 from .errors import SimulationError
+from .sim_eval import Evaluator
 from .sim_mbarrier import MBarrierArray
-from .sim_memory import Storage, to_dtype
-from .sim_scheduler import Ctx
+from .sim_memory import Grid, Memory, Storage, to_dtype
+from .sim_proxy import AsyncProxy
+from .sim_tasks import Ctx, Handler
 from .sim_values import REDUCE, uniform
+from .sim_wgmma_state import WgmmaState
 
 
 class MemoryOps:
-    """``Allocate`` and ``Assign`` statements of a ``Simulator`` and its buffer lookup."""
+    """``Allocate`` and ``Assign`` statements on the buffers of ``memory``. A store is checked against the
+    wgmmas in flight (``wgmma``) and the TMA stores reading it (``proxy``); an allocation registers the buffers
+    they track. ``env`` holds the launch's sizes (the kernel's dynamic shared-memory size)."""
 
-    def _init_memory(self) -> None:
-        self.storages: dict[str, Storage | MBarrierArray] = {}
-        self.params: set[str] = set()
+    def __init__(self, kernel: k.Kernel, grid: Grid, env: dict[str, Any], evaluator: Evaluator, memory: Memory,
+                 wgmma: WgmmaState, proxy: AsyncProxy) -> None:
+        self.kernel = kernel
+        self.grid = grid
+        self.env = env
+        self.eval = evaluator
+        self.memory = memory
+        self.wgmma = wgmma
+        self.proxy = proxy
         # per-block "first arrival" of a dynamic statement instance (shared allocations)
         self.claims: dict[tuple, np.ndarray] = {}
-        self.mbar_names = mbarrier_buffers(self.kernel.body)
+        self.mbar_names = mbarrier_buffers(kernel.body)
 
-    def visit_Allocate(self, node: k.Allocate, ctx: Ctx, i: int) -> Ctx:
+    def handles(self) -> dict[type, Handler]:
+        return {k.Allocate: self.allocate, k.Assign: self.assign}
+
+    def allocate(self, node: k.Allocate, ctx: Ctx, i: int) -> Ctx:
         buf = node.buffer
-        size = uniform(self._ev(buf.size, ctx))
+        size = uniform(self.eval.ev(buf.size, ctx))
         if isinstance(size, np.ndarray):
             raise SimulationError(f"Allocate of {buf.name}: size {buf.size} differs between threads")
         size = int(size)
-        old = self.storages.get(buf.name)
+        storages = self.memory.storages
+        old = storages.get(buf.name)
         if buf.memory is MemoryType.Local:
             if isinstance(old, Storage) and old.size == size:
                 old.poison_rows(ctx.lanes)
             else:
-                old = self.storages[buf.name] = Storage(buf, self.grid.num_lanes, size)
-            if buf.name in self.wgmma_acc_names:
-                self._attach_accumulators(old)
+                old = storages[buf.name] = Storage(buf, self.grid.num_lanes, size)
+            self.wgmma.attach_accumulators(old)
             return ctx
         if buf.memory is MemoryType.Global:
             if not (isinstance(old, Storage) and old.size == size):
-                self.storages[buf.name] = Storage(buf, 1, size)
+                storages[buf.name] = Storage(buf, 1, size)
             return ctx
         new_blocks = self._claim(ctx.path + (i,), np.unique(self.grid.block_of[ctx.lanes]))
         is_mbar = buf.name in self.mbar_names
@@ -57,17 +71,17 @@ class MemoryOps:
             if is_mbar:
                 old.reset_rows(new_blocks)  # type: ignore[union-attr]
             elif old.proxy is not None:  # type: ignore[union-attr]
-                self._reallocate_store_source(old, new_blocks)  # type: ignore[arg-type]
+                self.proxy.reallocate_store_source(old, new_blocks)  # type: ignore[arg-type]
             else:
                 old.poison_rows(new_blocks)  # type: ignore[union-attr]
             st = old
         else:
             nb = self.grid.num_blocks
             st = MBarrierArray(buf, nb, size) if is_mbar else Storage(buf, nb, size)
-            self.storages[buf.name] = st
+            storages[buf.name] = st
         if node.offset is not None:
             self._place_shared(st, node, ctx)
-        self._attach_proxy(st)
+        self.proxy.attach(st)
         return ctx
 
     def _claim(self, key: tuple, blocks: np.ndarray) -> np.ndarray:
@@ -81,7 +95,7 @@ class MemoryOps:
 
     def _place_shared(self, st: Storage | MBarrierArray, node: k.Allocate, ctx: Ctx) -> None:
         """Check a dynamic shared-memory placement and record which buffers share its bytes."""
-        offset = int(self._ev(node.offset, ctx))  # type: ignore[arg-type]
+        offset = int(self.eval.ev(node.offset, ctx))  # type: ignore[arg-type]
         if st.byte_offset == offset:
             return
         buf = node.buffer
@@ -90,17 +104,17 @@ class MemoryOps:
             raise SimulationError(f"Allocate of {buf.name}: shared-memory offset {offset} is not {buf.align}-byte "
                                   f"aligned")
         try:
-            smem = int(self.kernel.smem_bytes.evaluate(self.base_env))
+            smem = int(self.kernel.smem_bytes.evaluate(self.env))
         except KeyError:
             smem = None
         if smem is not None and offset + nbytes > smem:
             raise SimulationError(f"Allocate of {buf.name}: bytes [{offset}, {offset + nbytes}) exceed the kernel's "
                                   f"{smem} bytes of dynamic shared memory")
-        for other in self.storages.values():
+        for other in self.memory.storages.values():
             other.aliases = [a for a in other.aliases if a[0] is not st]
         st.aliases = []
         st.byte_offset = offset
-        for other in self.storages.values():
+        for other in self.memory.storages.values():
             if other is st or other.memory is not MemoryType.Shared or other.byte_offset is None:
                 continue
             o_off = other.byte_offset
@@ -108,41 +122,33 @@ class MemoryOps:
                 st.aliases.append((other, offset, o_off))
                 other.aliases.append((st, o_off, offset))
 
-    def _data_storage(self, buf: k.Buffer, what: str) -> Storage:
-        st = self.storages.get(buf.name)
-        if st is None:
-            raise SimulationError(f"{what}: buffer {buf.name} is used before its Allocate")
-        if isinstance(st, MBarrierArray):
-            raise SimulationError(f"{what}: {buf.name} holds mbarriers, not data")
-        return st
-
-    def visit_Assign(self, node: k.Assign, ctx: Ctx, i: int) -> None:
-        st = self._data_storage(node.buffer, f"a store to {node.buffer.name}")
+    def assign(self, node: k.Assign, ctx: Ctx, i: int) -> None:
+        st = self.memory.data_storage(node.buffer, f"a store to {node.buffer.name}")
         lanes = ctx.lanes
         what = lambda: f"a store to {node.buffer.name}[{node.index}]"  # formatted only on error
-        idx = self._ev(node.index, ctx)
+        idx = self.eval.ev(node.index, ctx)
         if node.vector > 1:
             self._assign_vector(node, st, idx, ctx)
             return
-        value = self._value(node.value, ctx)
+        value = self.eval.value(node.value, ctx)
         pos = st.positions(self.grid, lanes, idx, what)
         if node.reduce_op is not None:
             op = REDUCE[node.reduce_op]
             value = op(st.read(pos), value)
         pos = np.broadcast_to(pos, lanes.shape)
         if st.wgmma_reads is not None:
-            self._operand_overwrite(st, pos, what)
+            self.wgmma.operand_overwrite(st, pos, what)
         elif st.wgmma_acc is not None:
-            self._accumulator_store(st.wgmma_acc, pos, lanes, what)
+            self.wgmma.accumulator_store(st.wgmma_acc, pos, lanes, what)
         if st.proxy is not None:
-            self._generic_write(st, pos, lanes, what)
+            self.proxy.generic_write(st, pos, lanes, what)
         st.write(pos, np.broadcast_to(to_dtype(st.dtype, value), lanes.shape))
 
     def _assign_vector(self, node: k.Assign, st: Storage, idx: Any, ctx: Ctx) -> None:
         load = node.value.x if isinstance(node.value, k.CastValue) else node.value   # a converting copy
         assert isinstance(load, k.Load)   # lowering.verify: a vector copy copies a Load
-        src = self._data_storage(load.buffer, f"a vector load of {load.buffer.name}")
-        sidx = self._ev(load.index, ctx)
+        src = self.memory.data_storage(load.buffer, f"a vector load of {load.buffer.name}")
+        sidx = self.eval.ev(load.index, ctx)
         lanes, v = ctx.lanes, node.vector
         for name, index in ((node.buffer.name, idx), (load.buffer.name, sidx)):
             per_lane = np.broadcast_to(np.asarray(index), lanes.shape)
@@ -157,17 +163,17 @@ class MemoryOps:
         spos = np.broadcast_to(src.positions(self.grid, lanes, sidx, f"a vector load of {load.buffer.name}", v),
                                lanes.shape)[:, None] + ar
         if src.wgmma_acc is not None:
-            self._accumulator_load(src.wgmma_acc, spos, lanes)
+            self.wgmma.accumulator_load(src.wgmma_acc, spos, lanes)
         values = src.read(spos)
         if node.reduce_op is not None:
             values = REDUCE[node.reduce_op](st.read(dpos), values)
         what = lambda: f"a vector store to {node.buffer.name}[{node.index}]"  # formatted only on error
         if st.wgmma_reads is not None:
-            self._operand_overwrite(st, dpos, what)
+            self.wgmma.operand_overwrite(st, dpos, what)
         elif st.wgmma_acc is not None:
-            self._accumulator_store(st.wgmma_acc, dpos, lanes, what)
+            self.wgmma.accumulator_store(st.wgmma_acc, dpos, lanes, what)
         if st.proxy is not None:
-            self._generic_write(st, dpos, lanes[:, None], what)
+            self.proxy.generic_write(st, dpos, lanes[:, None], what)
         st.write(dpos.reshape(-1), to_dtype(st.dtype, values).reshape(-1))
 
 

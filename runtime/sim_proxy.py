@@ -39,8 +39,9 @@ from target import DEFAULT_TARGET
 
 from .errors import SimulationError
 from .sim_async import AsyncCopy
-from .sim_memory import Storage, poison_value
-from .sim_scheduler import Ctx
+from .sim_groups import CommitGroups
+from .sim_memory import Grid, Storage, poison_value
+from .sim_tasks import Ctx, Handler
 
 WARP = DEFAULT_TARGET.warp_size
 
@@ -75,30 +76,36 @@ class StoreRead:
             self.open = np.ones(len(self.lanes), dtype=bool)
 
 
-class ProxyChecks:
-    """TMA store source hazards and ``FenceAsyncProxy`` of a ``Simulator``."""
+class AsyncProxy:
+    """TMA store source hazards and ``FenceAsyncProxy``: per thread its fences, and the TMA store reads in
+    flight (their commit groups are ``groups``' bulk groups)."""
 
-    def _init_proxy(self) -> None:
-        n = self.grid.num_lanes
-        self.proxy_fences = np.zeros(n, dtype=np.int64)      # FenceAsyncProxy executions per thread
-        self.proxy_published = np.zeros(n, dtype=np.int64)   # the count at the thread's latest barrier arrival
+    def __init__(self, kernel: k.Kernel, grid: Grid, groups: CommitGroups) -> None:
+        n = grid.num_lanes
+        self.grid = grid
+        self.bulk_committed = groups.counter("bulk")
+        self.fences = np.zeros(n, dtype=np.int64)      # FenceAsyncProxy executions per thread
+        self.published = np.zeros(n, dtype=np.int64)   # the count at the thread's latest barrier arrival
         self.store_reads: list[StoreRead] = []
-        self.tma_store_sources = {node.src.name for node in k.walk(self.kernel.body) if isinstance(node, k.TmaStore)}
+        self.tma_store_sources = {node.src.name for node in k.walk(kernel.body) if isinstance(node, k.TmaStore)}
+
+    def handles(self) -> dict[type, Handler]:
+        return {k.FenceAsyncProxy: self.fence_async_proxy}
 
     # ---- statements and hooks ----------------------------------------------------------------
-    def visit_FenceAsyncProxy(self, node: k.FenceAsyncProxy, ctx: Ctx, i: int) -> None:
-        self.proxy_fences[ctx.lanes] += 1
+    def fence_async_proxy(self, node: k.FenceAsyncProxy, ctx: Ctx, i: int) -> None:
+        self.fences[ctx.lanes] += 1
 
-    def _publish_fences(self, lanes: np.ndarray) -> None:
+    def publish_fences(self, lanes: np.ndarray) -> None:
         """``lanes`` arrive at a barrier: their fences so far order their writes before what the barrier orders."""
-        self.proxy_published[lanes] = self.proxy_fences[lanes]
+        self.published[lanes] = self.fences[lanes]
 
-    def _attach_proxy(self, st: Any) -> None:
+    def attach(self, st: Any) -> None:
         """A shared allocation: track it when some ``TmaStore`` reads it."""
         if st.name in self.tma_store_sources and isinstance(st, Storage) and st.proxy is None:
             st.proxy = ProxyState.of(st)
 
-    def _reallocate_store_source(self, st: Storage, rows: np.ndarray) -> None:
+    def reallocate_store_source(self, st: Storage, rows: np.ndarray) -> None:
         """An ``Allocate`` executed again (in a loop) poisons the buffer's rows, but not the elements a TMA store
         not yet retired reads: the allocation writes nothing on the GPU, and the copy may still read them."""
         if not self.store_reads:
@@ -108,7 +115,7 @@ class ProxyChecks:
         busy = st.proxy.reads.reshape(st.rows, st.size)[rows] > 0
         data[rows] = np.where(busy, data[rows], poison_value(st.dtype))
 
-    def _generic_write(self, st: Storage, positions: Any, writers: Any, what: str | Callable[[], str]) -> None:
+    def generic_write(self, st: Storage, positions: Any, writers: Any, what: str | Callable[[], str]) -> None:
         """An ordinary store by ``writers`` (lanes, broadcastable to ``positions``) into a tracked buffer."""
         p = st.proxy
         pos = np.asarray(positions)
@@ -116,11 +123,11 @@ class ProxyChecks:
         if self.store_reads:
             self._source_overwrite(st, pos, what)
         p.writer[pos] = lanes
-        p.epoch[pos] = self.proxy_fences[lanes]
+        p.epoch[pos] = self.fences[lanes]
 
-    def _async_write(self, copy: AsyncCopy, positions: np.ndarray, landing: bool) -> None:
-        """The async proxy writes ``positions`` of ``copy.dst`` (poison when issued, data when landing)."""
-        self._copy_write(copy, positions, landing)
+    def copy_write(self, copy: AsyncCopy, positions: np.ndarray, landing: bool) -> None:
+        """An ``AsyncEngine`` listener: the async proxy writes ``positions`` of ``copy.dst`` (poison when issued,
+        data when landing)."""
         p = copy.dst.proxy
         if p is None:
             return
@@ -131,18 +138,18 @@ class ProxyChecks:
         if copy.kind == "tma":
             p.writer[positions.reshape(-1)] = -1   # written by the async proxy itself: no fence needed
 
-    def _async_landed(self, copy: AsyncCopy, sel: np.ndarray, completed: np.ndarray) -> None:
-        """A copy landed rows ``sel``; a cp.async is a generic-proxy write of its issuing thread."""
+    def copy_landed(self, copy: AsyncCopy, sel: np.ndarray, completed: np.ndarray) -> None:
+        """An ``AsyncEngine`` listener: a copy landed rows ``sel``; a cp.async is a generic-proxy write of its
+        issuing thread."""
         p = copy.dst.proxy
         if p is not None and copy.kind == "cp.async":
             pos = copy.dst_pos[sel]
             lanes = np.broadcast_to(copy.lanes[sel][:, None], pos.shape).reshape(-1)
             p.writer[pos.reshape(-1)] = lanes
-            p.epoch[pos.reshape(-1)] = self.proxy_fences[lanes]
-        self._on_land(copy, sel, completed)
+            p.epoch[pos.reshape(-1)] = self.fences[lanes]
 
     # ---- TMA stores -------------------------------------------------------------------------
-    def _tma_store_issue(self, st: Storage, positions: np.ndarray, ctx: Ctx, what: str) -> None:
+    def tma_store_issue(self, st: Storage, positions: np.ndarray, ctx: Ctx, what: str) -> None:
         """A ``TmaStore`` issued by ``ctx.lanes`` reads ``positions`` [lanes, box elements] of ``st``."""
         if st.memory is not MemoryType.Shared or ctx.lanes.size == 0:
             return
@@ -152,7 +159,7 @@ class ProxyChecks:
         lanes = ctx.lanes
         self._check_proxy_fence(st, positions, lanes, what)
         np.add.at(p.reads, positions.reshape(-1), 1)
-        self.store_reads.append(StoreRead(st, positions, lanes.copy(), self.committed["bulk"][lanes].copy(), what))
+        self.store_reads.append(StoreRead(st, positions, lanes.copy(), self.bulk_committed[lanes].copy(), what))
 
     def _check_proxy_fence(self, st: Storage, positions: np.ndarray, lanes: np.ndarray, what: str) -> None:
         p = st.proxy
@@ -163,7 +170,7 @@ class ProxyChecks:
         w = np.where(written, writer, 0)
         same_warp = ((self.grid.block_of[w] == self.grid.block_of[lanes][:, None])
                      & (self.grid.warp_of[w] == self.grid.warp_of[lanes][:, None]))
-        fenced = np.where(same_warp, self.proxy_fences[w], self.proxy_published[w]) > p.epoch[positions]
+        fenced = np.where(same_warp, self.fences[w], self.published[w]) > p.epoch[positions]
         bad = written & ~fenced
         if not bad.any():
             return
@@ -171,7 +178,7 @@ class ProxyChecks:
         block = int(self.grid.block_of[lanes[j]])
         elements = positions[j][bad[j]] % st.size
         writer_lane = int(writer[j, e])
-        if self.proxy_fences[writer_lane] > p.epoch[positions[j, e]]:
+        if self.fences[writer_lane] > p.epoch[positions[j, e]]:
             how = ("executed its fence.proxy.async after the write but arrived at no barrier after the fence "
                    "(the fence must come before the barrier that orders the write before the store)")
         else:
@@ -183,7 +190,7 @@ class ProxyChecks:
             f"writes reach the TMA unit (async proxy) only through a fence.proxy.async of the writing thread, "
             f"then a barrier before the store")
 
-    def _retire_store_reads(self, lanes: np.ndarray, keep_from: np.ndarray) -> None:
+    def retire_store_reads(self, lanes: np.ndarray, keep_from: np.ndarray) -> None:
         """``cp.async.bulk.wait_group.read``: ``lanes``' TMA stores in groups below ``keep_from`` are done reading."""
         if not self.store_reads:
             return
@@ -215,7 +222,7 @@ class ProxyChecks:
                 if rows.size:
                     lane = int(read.lanes[rows[0]])
                     state = ("not committed (no AsyncCommit('bulk') after it yet)"
-                             if read.group[rows[0]] >= self.committed["bulk"][lane] else
+                             if read.group[rows[0]] >= self.bulk_committed[lane] else
                              "committed but not retired by an AsyncWait('bulk') of its thread")
                     reader = f"the {read.what} issued by {self.grid.describe(lane)}, {state},"
                     break
@@ -226,7 +233,7 @@ class ProxyChecks:
             f"cp.async.bulk.wait_group.read (AsyncWait('bulk', n)) of the issuing thread retires its group, and "
             f"a barrier after that wait must order it before writes of other threads")
 
-    def _proxy_exit(self, lanes: np.ndarray) -> None:
+    def check_exit(self, lanes: np.ndarray) -> None:
         """Exiting threads must have retired their TMA stores: the block's shared memory goes away."""
         if not self.store_reads:
             return
@@ -237,7 +244,7 @@ class ProxyChecks:
             if rows.size:
                 lane = int(read.lanes[rows[0]])
                 state = ("was never committed (no AsyncCommit('bulk') after it)"
-                         if read.group[rows[0]] >= self.committed["bulk"][lane] else
+                         if read.group[rows[0]] >= self.bulk_committed[lane] else
                          "was committed but no AsyncWait('bulk', n) retired its group")
                 raise SimulationError(
                     f"{self.grid.describe(lane)} exits while the {read.what} issued by {self.grid.describe(lane)} may "
@@ -246,4 +253,4 @@ class ProxyChecks:
                     f"(cp.async.bulk.wait_group.read, AsyncWait('bulk', 0)) before it exits")
 
 
-__all__ = ["ProxyChecks", "ProxyState", "StoreRead"]
+__all__ = ["AsyncProxy", "ProxyState", "StoreRead"]

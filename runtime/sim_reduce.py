@@ -14,8 +14,10 @@ import numpy as np
 from fusion_ir.types import ParallelType
 from lowering import kernel_ir as k
 
-from .sim_memory import Storage, clobber_aliases, to_dtype
-from .sim_scheduler import Ctx, TaskGen
+from .sim_barriers import Barriers
+from .sim_eval import Evaluator
+from .sim_memory import Grid, Memory, Storage, clobber_aliases, to_dtype
+from .sim_tasks import Ctx, Handler, TaskGen
 from .sim_values import REDUCE
 
 
@@ -31,18 +33,25 @@ class ReduceScratch:
 
 
 class BlockReductions:
-    """``BlockReduce`` statements of a ``Simulator`` (on top of its block-wide barrier)."""
+    """``BlockReduce`` statements, on top of the block-wide or named barriers of ``barriers``."""
 
-    def _init_reductions(self) -> None:
+    def __init__(self, grid: Grid, evaluator: Evaluator, memory: Memory, barriers: Barriers) -> None:
+        self.grid = grid
+        self.eval = evaluator
+        self.memory = memory
+        self.barriers = barriers
         self._scratch: dict[int, ReduceScratch] = {}
 
-    def visit_BlockReduce(self, node: k.BlockReduce, ctx: Ctx, i: int) -> TaskGen:
+    def handles(self) -> dict[type, Handler]:
+        return {k.BlockReduce: self.block_reduce}
+
+    def block_reduce(self, node: k.BlockReduce, ctx: Ctx, i: int) -> TaskGen:
         lanes = ctx.lanes
         scratch = self._scratch.get(id(node))
         if scratch is None:
             n = self.grid.num_lanes
             scratch = self._scratch[id(node)] = ReduceScratch(np.zeros(n), np.zeros(n, dtype=bool))
-        value = self._value(node.value, ctx)
+        value = self.eval.value(node.value, ctx)
         scratch.values[lanes] = np.broadcast_to(np.asarray(value, dtype=np.float64), lanes.shape)
         scratch.valid[lanes] = True
         self._touch_workspace(node.workspace, lanes)
@@ -54,18 +63,18 @@ class BlockReductions:
         result = scratch.result[lanes]  # type: ignore[index]
         yield from self._reduce_barrier(node, ctx, what, ctx.path + (i, 1))  # nobody refills before all have read
         scratch.valid[lanes] = False
-        st = self._data_storage(node.buffer, what)
-        pos = st.positions(self.grid, lanes, self._ev(node.index, ctx), what)
+        st = self.memory.data_storage(node.buffer, what)
+        pos = st.positions(self.grid, lanes, self.eval.ev(node.index, ctx), what)
         st.write(np.broadcast_to(pos, lanes.shape), to_dtype(st.dtype, result))
         return ctx
 
     def _reduce_barrier(self, node: k.BlockReduce, ctx: Ctx, what: str, where: tuple) -> TaskGen:
         """``__syncthreads``, or the named barrier of the warp-split branch the reduction runs in."""
         if node.barrier is None:
-            yield from self._barrier(ctx, what, where)
+            yield from self.barriers.block_barrier(ctx, what, where)
         else:
-            yield from self._named_barrier(node.barrier, ctx, f"{what} (bar.sync {node.barrier.id}, "
-                                                               f"{node.barrier.threads})")
+            yield from self.barriers.named(node.barrier, ctx, f"{what} (bar.sync {node.barrier.id}, "
+                                                              f"{node.barrier.threads})")
 
     def _reduce_groups(self, node: k.BlockReduce, scratch: ReduceScratch) -> np.ndarray:
         """The reduction of every group of lanes that differ only in ``node.dims``, per lane."""
@@ -84,7 +93,7 @@ class BlockReductions:
 
     def _touch_workspace(self, workspace: k.Buffer, lanes: np.ndarray) -> None:
         """The reduction writes its shared workspace: that clobbers buffers wrongly aliased onto it."""
-        st = self.storages.get(workspace.name)
+        st = self.memory.storages.get(workspace.name)
         if isinstance(st, Storage) and st.aliases:
             rows = np.unique(self.grid.block_of[lanes])
             width = min(st.size, self.grid.threads_per_block)

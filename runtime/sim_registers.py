@@ -15,7 +15,9 @@ from lowering import kernel_ir as k
 from target import DEFAULT_TARGET
 
 from .errors import SimulationError
-from .sim_scheduler import Ctx
+from .sim_memory import Grid
+from .sim_tasks import Ctx, Handler
+from .sim_threads import Threads
 
 WARP_SIZE = DEFAULT_TARGET.warp_size                # the lane structure the simulator models
 WARPS_PER_GROUP = DEFAULT_TARGET.warps_per_group
@@ -24,15 +26,24 @@ REGISTER_FILE = DEFAULT_TARGET.registers_per_block   # 32-bit registers, all of 
 
 
 class RegisterSharing:
-    def _init_registers(self) -> None:
+    """``SetMaxNReg`` statements: per (block, warp) the registers per thread it holds; a warp that exited
+    (``threads``) counts as present for the whole-warp rule."""
+
+    def __init__(self, grid: Grid, threads: Threads) -> None:
+        self.grid = grid
+        self.threads = threads
         self._nreg_count: dict[tuple[int, int], int] = {}                     # (block, warp) -> executed so far
         self._nreg_site: dict[tuple[int, int, int], tuple[tuple, str]] = {}    # (block, group, n) -> site, text
-        warps = -(-self.grid.threads_per_block // WARP_SIZE)
+        warps = -(-grid.threads_per_block // WARP_SIZE)
         per_thread = min(REGISTER_RANGE[1], REGISTER_FILE // max(warps * WARP_SIZE, 1) // 8 * 8)
-        self._nreg_per_thread = np.full((self.grid.num_blocks, warps), per_thread, dtype=np.int64)
+        self._nreg_per_thread = np.full((grid.num_blocks, warps), per_thread, dtype=np.int64)
         self._nreg_changed: dict[int, set[str]] = {}    # block -> {"inc", "dec"} it executed
 
-    def _check_register_exit(self) -> None:
+    def handles(self) -> dict[type, Handler]:
+        return {k.SetMaxNReg: self.set_max_nreg}
+
+    def check_exit(self) -> None:
+        """The blocks exited: what the warps hold after their setmaxnreg must fit the register file."""
         for b, kinds in sorted(self._nreg_changed.items()):
             held = int(self._nreg_per_thread[b].sum()) * WARP_SIZE
             if held > REGISTER_FILE:
@@ -44,7 +55,7 @@ class RegisterSharing:
                                       f"setmaxnreg.dec but no warp claimed them with setmaxnreg.inc (a missing inc: "
                                       f"register sharing without a consumer)")
 
-    def visit_SetMaxNReg(self, node: k.SetMaxNReg, ctx: Ctx, i: int) -> None:
+    def set_max_nreg(self, node: k.SetMaxNReg, ctx: Ctx, i: int) -> None:
         self._check_setmaxnreg(node, ctx, i)
         grid = self.grid
         lanes = ctx.lanes
@@ -61,7 +72,7 @@ class RegisterSharing:
         for b, w in {(int(b), int(w)) for b, w in zip(blocks, warps)}:
             first = b * grid.threads_per_block + w * WARP_SIZE
             whole = np.arange(first, min(first + WARP_SIZE, (b + 1) * grid.threads_per_block))
-            present = np.isin(whole, lanes) | self.exited[whole]
+            present = np.isin(whole, lanes) | self.threads.exited[whole]
             if not present.all():
                 raise SimulationError(f"{what}: only {int(np.isin(whole, lanes).sum())} of the {whole.size} threads of "
                                       f"warp {w} of block {grid.block_name(b)} execute it; setmaxnreg is executed by "

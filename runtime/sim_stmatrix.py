@@ -26,7 +26,11 @@ from lowering import kernel_ir as k
 from target import DEFAULT_TARGET
 
 from .errors import SimulationError
-from .sim_scheduler import Ctx
+from .sim_eval import Evaluator
+from .sim_memory import Grid, Memory
+from .sim_proxy import AsyncProxy
+from .sim_tasks import Ctx, Handler
+from .sim_wgmma_state import WgmmaState
 
 WARP = DEFAULT_TARGET.warp_size
 ROW = 8             # elements per matrix row (16 bytes of 16-bit elements)
@@ -34,14 +38,25 @@ ROW_BYTES = 16
 
 
 class StMatrixOps:
-    """``StMatrix`` statements of a ``Simulator``."""
+    """``StMatrix`` statements; their shared-memory writes are checked against ``wgmma`` and ``proxy``."""
 
-    def visit_StMatrix(self, node: k.StMatrix, ctx: Ctx, i: int) -> None:
+    def __init__(self, grid: Grid, evaluator: Evaluator, memory: Memory, wgmma: WgmmaState,
+                 proxy: AsyncProxy) -> None:
+        self.grid = grid
+        self.eval = evaluator
+        self.memory = memory
+        self.wgmma = wgmma
+        self.proxy = proxy
+
+    def handles(self) -> dict[type, Handler]:
+        return {k.StMatrix: self.st_matrix}
+
+    def st_matrix(self, node: k.StMatrix, ctx: Ctx, i: int) -> None:
         count = node.count
         what = f"stmatrix.x{count} from {node.src.name} into {node.dst.name}"
         # lowering.verify has checked the count, memories and element types
-        dst = self._data_storage(node.dst, what)
-        src = self._data_storage(node.src, what)
+        dst = self.memory.data_storage(node.dst, what)
+        src = self.memory.data_storage(node.src, what)
         lanes = ctx.lanes
         if lanes.size == 0:
             return
@@ -51,7 +66,7 @@ class StMatrixOps:
 
         # registers: [W, 32 lanes, count, 2]
         regs = 2 * count
-        base = self._per_lane(node.src_index, ctx)
+        base = self.eval.per_lane(node.src_index, ctx)
         bad = (base < 0) | (base + regs > src.size)
         if bad.any():
             j = int(np.flatnonzero(bad)[0])
@@ -62,12 +77,12 @@ class StMatrixOps:
         writers = np.broadcast_to(warps.reshape(nw, 1, ROW, 4, 1), (nw, count, ROW, 4, 2)).reshape(rows.shape)
 
         # row addresses: lane 8m + r gives row r of matrix m
-        addr = self._per_lane(node.dst_index, ctx).reshape(nw, WARP)[:, :ROW * count].reshape(nw, count, ROW)
+        addr = self.eval.per_lane(node.dst_index, ctx).reshape(nw, WARP)[:, :ROW * count].reshape(nw, count, ROW)
         size = dst.dtype.size
         misaligned = (addr * size) % ROW_BYTES != 0
         if misaligned.any():
             w, m, r = (int(x[0]) for x in np.nonzero(misaligned))
-            raise SimulationError(f"{what}: lane {ROW * m + r} of warp {self._warp_name(int(warps[w, 0]))} gives "
+            raise SimulationError(f"{what}: lane {ROW * m + r} of warp {self.grid.warp_name(int(warps[w, 0]))} gives "
                                   f"the row address {dst.name}[{int(addr[w, m, r])}] (byte "
                                   f"{int(addr[w, m, r]) * size}), not 16-byte aligned; every stmatrix row starts on "
                                   f"a 16-byte boundary")
@@ -77,14 +92,14 @@ class StMatrixOps:
             a = int(addr[w, m, r])
             raise SimulationError(f"out-of-bounds access {dst.name}[{a}:{a + ROW}] (size {dst.size}, Shared) in {what}: "
                                   f"row {r} of matrix {m}, addressed by lane {ROW * m + r} of warp "
-                                  f"{self._warp_name(int(warps[w, 0]))}")
+                                  f"{self.grid.warp_name(int(warps[w, 0]))}")
         pos = (blocks[:, None, None] * dst.size + addr)[..., None] + np.arange(ROW)  # [W, matrix, row, column]
 
         where = lambda: f"{what} (dst_index {node.dst_index})"  # formatted only on error
         if dst.wgmma_reads is not None:
-            self._operand_overwrite(dst, pos, where)
+            self.wgmma.operand_overwrite(dst, pos, where)
         if dst.proxy is not None:
-            self._generic_write(dst, pos, writers, where)
+            self.proxy.generic_write(dst, pos, writers, where)
         dst.write(pos.reshape(-1), rows.reshape(-1))
 
     def _stmatrix_warps(self, lanes: np.ndarray, what: str) -> np.ndarray:

@@ -9,31 +9,17 @@ aligned to the swizzle's repeat), multiplies in float32 and adds the products in
 accumulator registers as ``lowering.layout.wgmma_accumulator`` lays them out. Operand elements that
 are still poison (a TMA copy that has not landed) make NaN accumulators.
 
-Asynchrony. The true accumulator values live in a shadow; the registers an ``Mma`` writes hold poison
-(NaN) until an ``AsyncWait("wgmma", n)`` retires the commit group the ``Mma`` belongs to. The ``Mma``s a
-thread issued since its last ``AsyncCommit("wgmma")`` form its open group; a wait retires every
-committed group but the ``n`` most recent. Chained ``Mma``s into the same registers accumulate in the
-shadow in issue order; a register shows its value once the group of the last ``Mma`` writing it retires.
-
-Hazards (``SimulationError``):
-
-- missing wgmma.fence: an ``Mma`` before any ``WgmmaFence`` of its thread, or one whose accumulator
-  registers an ordinary instruction (a store or a load) accessed since the thread's last fence;
-- operand overwrite: a store, a TMA or cp.async copy (when issued and when landing) or a write to an
-  aliased buffer touching shared memory that a wgmma not yet retired reads;
-- a store to accumulator registers that a wgmma not yet retired writes;
-- a thread that exits (``return`` or kernel end) with wgmmas not committed or not waited.
+The accumulators stay poison until the ``AsyncWait("wgmma", n)`` that retires the ``Mma``'s commit group,
+and the hazards (a missing ``wgmma.fence``, shared memory or accumulators written under an unretired wgmma,
+a thread exiting with wgmmas in flight) are ``sim_wgmma_state``'s, which ordinary loads and stores, async
+copies, waits and thread exit consult.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
-
 import numpy as np
 
-from fusion_ir.types import DataType, MemoryType
+from fusion_ir.types import DataType
 from lowering import kernel_ir as k
 from lowering.layout import (
     CHUNK_BYTES,
@@ -45,9 +31,11 @@ from target import DEFAULT_TARGET
 from target import current as current_target
 
 from .errors import SimulationError
-from .sim_async import AsyncCopy
-from .sim_memory import Storage
-from .sim_scheduler import Ctx
+from .sim_eval import Evaluator
+from .sim_memory import Grid, Memory, Storage
+from .sim_tasks import Ctx, Handler
+from .sim_trace import Tracer
+from .sim_wgmma_state import Accumulators, WgmmaIssue, WgmmaState
 
 # The lane structure of sm_90's wgmma, which lowering.layout.wgmma_accumulator lays out; the rules
 # (operand types, shapes, descriptor offsets, whole warp groups) are the current target's.
@@ -57,59 +45,27 @@ WARPS_PER_GROUP = DEFAULT_TARGET.warps_per_group
 ROWS_PER_WARP = DEFAULT_TARGET.wgmma.m // WARPS_PER_GROUP
 
 
-@dataclass(eq=False)
-class Accumulators:
-    """wgmma state of one accumulator buffer (Local), position by position like ``Storage.data``."""
-
-    storage: Storage
-    shadow: np.ndarray    # float32: the value once every issued wgmma has completed
-    pending: np.ndarray   # int64: commit group of the latest unretired wgmma writing it, -1 if none
-    written: np.ndarray   # int64: the thread's fence count when an ordinary store last wrote it, -1 if never
-    read: np.ndarray      # int64: the same for ordinary loads
-
-    @classmethod
-    def of(cls, storage: Storage) -> Accumulators:
-        n = storage.data.size
-        return cls(storage, storage.data.copy(), np.full(n, -1, np.int64), np.full(n, -1, np.int64),
-                   np.full(n, -1, np.int64))
-
-
-@dataclass(eq=False)
-class WgmmaIssue:
-    """One executed ``Mma``: a row per issuing warp."""
-
-    lanes: np.ndarray       # [warps, 32]
-    group: np.ndarray       # [warps] commit group (the open group when issued)
-    acc: Accumulators
-    acc_pos: np.ndarray     # [warps, 32 * registers] flat positions in the accumulator storage
-    reads: list[tuple[Storage, np.ndarray]]   # shared storages and [warps, elements] flat positions read
-    what: str
-    open: np.ndarray = field(default=None)  # type: ignore[assignment]
-
-    def __post_init__(self) -> None:
-        if self.open is None:
-            self.open = np.ones(len(self.group), dtype=bool)
-
-
 class WgmmaOps:
-    """``Mma`` and ``WgmmaFence`` statements, the wgmma commit groups and their hazard checks."""
+    """``Mma`` and ``WgmmaFence`` statements: the products, from the operands in shared memory, into the
+    accumulators of ``wgmma`` (the state the rest of the simulator checks against)."""
 
-    def _init_wgmma(self) -> None:
-        n = self.grid.num_lanes
-        self.committed["wgmma"] = np.zeros(n, dtype=np.int64)
-        self.wgmma_fences = np.zeros(n, dtype=np.int64)         # WgmmaFence executions per thread
-        self.wgmma_last = np.full(n, -1, dtype=np.int64)         # group of the thread's latest Mma
-        self.wgmma_retired = np.zeros(n, dtype=np.int64)         # groups below it are retired
-        self.wgmma_issues: list[WgmmaIssue] = []
-        self.wgmma_acc_names = {node.acc.name for node in k.walk(self.kernel.body) if isinstance(node, k.Mma)}
+    def __init__(self, grid: Grid, evaluator: Evaluator, memory: Memory, wgmma: WgmmaState, tracer: Tracer) -> None:
+        self.grid = grid
+        self.eval = evaluator
+        self.memory = memory
+        self.wgmma = wgmma
+        self.tracer = tracer
         self._operand_tables: dict[tuple, np.ndarray] = {}
         self._fragment_tables: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
-    # ---- statements ----------------------------------------------------------------------
-    def visit_WgmmaFence(self, node: k.WgmmaFence, ctx: Ctx, i: int) -> None:
-        self.wgmma_fences[ctx.lanes] += 1
+    def handles(self) -> dict[type, Handler]:
+        return {k.WgmmaFence: self.wgmma_fence, k.Mma: self.mma}
 
-    def visit_Mma(self, node: k.Mma, ctx: Ctx, i: int) -> None:
+    # ---- statements ----------------------------------------------------------------------
+    def wgmma_fence(self, node: k.WgmmaFence, ctx: Ctx, i: int) -> None:
+        self.wgmma.fences[ctx.lanes] += 1
+
+    def mma(self, node: k.Mma, ctx: Ctx, i: int) -> None:
         m, n, kk = node.shape
         what = f"wgmma m{m}n{n}k{kk} into {node.acc.name}"
         wgmma = current_target().wgmma   # lowering.verify has checked the shape and operand type
@@ -118,10 +74,10 @@ class WgmmaOps:
         first = warps[:, 0]
         blocks = self.grid.block_of[first]
         in_group = (self.grid.thread_of[first] % WARP_GROUP) // WARP    # warp of the warp group
-        acc = self._accumulators(node.acc, what)
+        acc = self.wgmma.accumulators(self.memory.data_storage(node.acc, what))   # Local Float (lowering.verify)
         st = acc.storage
         regs = n // 2
-        base = self._per_lane(node.acc_index, ctx)
+        base = self.eval.per_lane(node.acc_index, ctx)
         if base.size and (base.min() < 0 or base.max() + regs > st.size):
             j = int(np.flatnonzero((base < 0) | (base + regs > st.size))[0])
             raise SimulationError(f"{what}: registers {node.acc.name}[{int(base[j])}:{int(base[j]) + regs}] are "
@@ -141,9 +97,8 @@ class WgmmaOps:
         pending = acc.pending[pos]
         acc.shadow[pos] = np.where(pending >= 0, acc.shadow[pos], st.data[pos]) + values
         st.data[pos] = np.float32(np.nan)
-        group = self.committed["wgmma"][lanes]
+        group = self.wgmma.committed[lanes]
         acc.pending[pos] = group[:, None]
-        self.wgmma_last[lanes] = group
         reads = []
         for operand, p in ((a_st, a_pos), (b_st, b_pos)):
             if operand.wgmma_reads is None:
@@ -151,36 +106,10 @@ class WgmmaOps:
             flat = p.reshape(len(warps), -1)
             operand.wgmma_reads[flat] += 1    # an issue reads each position once; retiring undoes the same
             reads.append((operand, flat))
-        self.wgmma_issues.append(WgmmaIssue(warps, group.reshape(-1, WARP)[:, 0].copy(), acc,
-                                            pos.reshape(len(warps), -1), reads, what))
-        self._trace_event("wgmma.issue", ctx, None, None, acc=node.acc.name, a=node.a.buffer.name,
+        self.wgmma.issue(WgmmaIssue(warps, group.reshape(-1, WARP)[:, 0].copy(), acc, pos.reshape(len(warps), -1),
+                                    reads, what), lanes, group)
+        self.tracer.event("wgmma.issue", ctx, None, None, acc=node.acc.name, a=node.a.buffer.name,
                           b=node.b.buffer.name)
-
-    def _wgmma_wait(self, node: k.AsyncWait, ctx: Ctx) -> None:
-        """``wgmma.wait_group pending``: retire every committed group but the ``pending`` most recent."""
-        lanes = ctx.lanes
-        keep_from = self.committed["wgmma"][lanes] - node.pending
-        self.wgmma_retired[lanes] = np.maximum(self.wgmma_retired[lanes], keep_from)
-        if not self.wgmma_issues:
-            return
-        limit = np.full(self.grid.num_lanes, -1, dtype=np.int64)
-        limit[lanes] = keep_from
-        for issue in list(self.wgmma_issues):
-            sel = issue.open & (issue.group < limit[issue.lanes[:, 0]])
-            if sel.any():
-                self._retire(issue, sel)
-
-    def _retire(self, issue: WgmmaIssue, sel: np.ndarray) -> None:
-        issue.open &= ~sel
-        if not issue.open.any():
-            self.wgmma_issues.remove(issue)
-        acc = issue.acc
-        pos = issue.acc_pos[sel]
-        mine = pos[acc.pending[pos] == issue.group[sel][:, None]]   # no later wgmma writes them
-        acc.storage.data[mine] = acc.shadow[mine]
-        acc.pending[mine] = -1
-        for st, p in issue.reads:
-            st.wgmma_reads[p[sel]] -= 1
 
     # ---- operands and fragments ----------------------------------------------------------------
     def _operand(self, desc: k.MatrixDescriptor, which: str, dtype: DataType, extent: int, blocks: np.ndarray,
@@ -190,13 +119,13 @@ class WgmmaOps:
         buf = desc.buffer
         where = f"{what}: operand {which} ({buf.name})"
         # lowering.verify has checked the memory, type, swizzle and descriptor offsets
-        st = self._data_storage(buf, where)
+        st = self.memory.data_storage(buf, where)
         size = st.dtype.size
-        start = self._per_lane(desc.offset, ctx).reshape(-1, WARP)
+        start = self.eval.per_lane(desc.offset, ctx).reshape(-1, WARP)
         if (start != start[:, :1]).any():
             j = int(np.flatnonzero((start != start[:, :1]).any(axis=1))[0])
             raise SimulationError(f"{where}: the descriptor's start {desc.offset} differs between the threads of "
-                                  f"warp {self._warp_name(ctx.lanes[j * WARP])}; a matrix descriptor is "
+                                  f"warp {self.grid.warp_name(ctx.lanes[j * WARP])}; a matrix descriptor is "
                                   f"uniform across the warp group")
         start = start[:, 0]
         if (start * size % CHUNK_BYTES).any():
@@ -258,31 +187,16 @@ class WgmmaOps:
         ids, counts = np.unique(lanes // WARP, return_counts=True)
         j = int(np.flatnonzero(counts != WARP)[0])
         raise SimulationError(f"{what}: only {int(counts[j])} of the 32 threads of warp "
-                              f"{self._warp_name(int(ids[j]) * WARP)} execute it; wgmma.mma_async.sync.aligned is "
+                              f"{self.grid.warp_name(int(ids[j]) * WARP)} execute it; wgmma.mma_async.sync.aligned is "
                               f"executed by every thread of the warp group")
 
-    def _warp_name(self, lane: int) -> str:
-        return f"{int(self.grid.warp_of[lane])} of block {self.grid.block_name(int(self.grid.block_of[lane]))}"
-
-    # ---- accumulator registers ------------------------------------------------------------
-    def _accumulators(self, buf: k.Buffer, what: str) -> Accumulators:
-        st = self._data_storage(buf, what)   # Local Float (lowering.verify)
-        if st.wgmma_acc is None:
-            st.wgmma_acc = Accumulators.of(st)
-        return st.wgmma_acc
-
-    def _attach_accumulators(self, st: Storage) -> None:
-        """An allocation of a buffer some ``Mma`` accumulates into: track its ordinary accesses from now on."""
-        if st.memory is MemoryType.Local and st.dtype is DataType.Float and st.wgmma_acc is None:
-            st.wgmma_acc = Accumulators.of(st)
-
     def _check_fence(self, acc: Accumulators, pos: np.ndarray, lanes: np.ndarray, what: str) -> None:
-        fences = self.wgmma_fences[lanes]
+        fences = self.wgmma.fences[lanes]
         if not fences.all():
             j = int(np.flatnonzero(fences == 0)[0])
-            raise SimulationError(f"missing wgmma.fence: warp {self._warp_name(int(lanes[j]))} issues {what} without "
-                                  f"a wgmma.fence before it; a warp group executes wgmma.fence before its first "
-                                  f"wgmma")
+            raise SimulationError(f"missing wgmma.fence: warp {self.grid.warp_name(int(lanes[j]))} issues {what} "
+                                  f"without a wgmma.fence before it; a warp group executes wgmma.fence before its "
+                                  f"first wgmma")
         for kind, epoch in (("written by an ordinary store", acc.written), ("read by an ordinary load", acc.read)):
             touched = epoch[pos] == fences[:, None]
             if touched.any():
@@ -293,79 +207,5 @@ class WgmmaOps:
                                       f"wgmma.fence, and {what} accumulates into it; a wgmma.fence must separate "
                                       f"register accesses from the wgmma that uses the registers")
 
-    def _accumulator_store(self, acc: Accumulators, pos: Any, lanes: np.ndarray, what: str | Callable[[], str]) -> None:
-        """An ordinary store to accumulator registers (``pos`` [lanes] or [lanes, vector]); ``what`` names it
-        (a callable is only called on error)."""
-        pos = np.asarray(pos)
-        busy = acc.pending[pos] >= 0
-        if busy.any():
-            j = int(np.flatnonzero(busy.reshape(lanes.size, -1).any(axis=1))[0])
-            p = int(pos.reshape(lanes.size, -1)[j][busy.reshape(lanes.size, -1)[j]][0])
-            what = what() if callable(what) else what
-            raise SimulationError(f"{what} writes {acc.storage.name}[{p - int(lanes[j]) * acc.storage.size}] of "
-                                  f"{self.grid.describe(int(lanes[j]))} while a wgmma not yet retired by "
-                                  f"wgmma.wait_group accumulates into it")
-        fences = self.wgmma_fences[lanes]
-        acc.written[pos] = fences if pos.ndim == 1 else fences[:, None]
 
-    def _accumulator_load(self, acc: Accumulators, pos: Any, lanes: np.ndarray) -> None:
-        pos = np.asarray(pos)
-        fences = self.wgmma_fences[lanes]
-        acc.read[pos] = fences if pos.ndim == 1 else fences[:, None]
-
-    # ---- shared memory a wgmma still reads ---------------------------------------------------------
-    def _operand_overwrite(self, st: Storage, positions: Any, what: str | Callable[[], str]) -> None:
-        """Raise if ``what`` writes positions of ``st`` that an unretired wgmma reads (a callable ``what`` is
-        only called on error)."""
-        pos = np.asarray(positions).reshape(-1)
-        hit = pos[st.wgmma_reads[pos] > 0]
-        if hit.size == 0:
-            return
-        what = what() if callable(what) else what
-        row, element = np.divmod(hit, st.size)
-        first = int(hit[0])
-        block = int(row[0])
-        e = element[row == block]
-        lo, hi, size = int(e.min()), int(e.max()), st.dtype.size
-        reader = ""
-        for issue in self.wgmma_issues:
-            for other, p in issue.reads:
-                rows = np.flatnonzero(issue.open & (p == first).any(axis=1)) if other is st else ()
-                if len(rows):
-                    lane = int(issue.lanes[rows[0], 0])
-                    group = int(issue.group[rows[0]])
-                    state = ("an uncommitted wgmma (no wgmma.commit_group after it yet)"
-                             if group >= self.committed["wgmma"][lane] else
-                             "a committed wgmma that no wgmma.wait_group has retired yet")
-                    reader = f"{state}: {issue.what} issued by warp {self._warp_name(lane)}"
-                    break
-            if reader:
-                break
-        raise SimulationError(f"{what} overwrites {st.name}[{lo}:{hi + 1}] (bytes {lo * size}..{(hi + 1) * size - 1},"
-                              f" block {self.grid.block_name(block)}) that {reader} still reads; shared memory a "
-                              f"wgmma reads must not be written before the wgmma.wait_group that retires it")
-
-    def _copy_write(self, copy: AsyncCopy, positions: np.ndarray, landing: bool) -> None:
-        """The async proxy writes ``positions`` of ``copy.dst`` (poison when issued, data when landing)."""
-        if copy.dst.wgmma_reads is not None:
-            name = {"tma": "TMA load", "cp.async": "cp.async"}.get(copy.kind, copy.kind)
-            self._operand_overwrite(copy.dst, positions,
-                                    f"{name} into {copy.dst.name} ({'landing' if landing else 'issued'})")
-
-    # ---- thread exit ----------------------------------------------------------------------
-    def _wgmma_exit(self, lanes: np.ndarray) -> None:
-        last = self.wgmma_last[lanes]
-        busy = last >= self.wgmma_retired[lanes]
-        if not busy.any():
-            return
-        j = int(np.flatnonzero(busy)[0])
-        lane = int(lanes[j])
-        if last[j] >= self.committed["wgmma"][lane]:
-            state = "an uncommitted wgmma (no wgmma.commit_group after its last wgmma)"
-        else:
-            state = "a committed wgmma group that no wgmma.wait_group retired"
-        raise SimulationError(f"{self.grid.describe(lane)} exits with {state}; every wgmma must be committed and "
-                              f"waited for (wgmma.wait_group) before its thread exits")
-
-
-__all__ = ["Accumulators", "WgmmaIssue", "WgmmaOps"]
+__all__ = ["WgmmaOps"]

@@ -4,7 +4,7 @@ Execution model:
 - A lane is one thread of the grid. The threads run as cooperative tasks, one per warp index
   (warp ``w`` of every block); a task executes each statement once for all its lanes (SIMT
   lockstep): per-lane values are numpy arrays, loop indices stay Python ints when uniform.
-- The scheduler visits the tasks in a seeded random order; a task runs until it blocks
+- The scheduler (``sim_scheduler``) visits the tasks in a seeded random order; a task runs until it blocks
   (``__syncthreads``, block reduction, mbarrier wait) or for a random number of statements, so
   warps drift apart as far as the synchronization allows: a missing RAW or WAR barrier shows.
 - An ``if`` whose condition differs across a task's lanes and whose branches block forks the task
@@ -12,12 +12,42 @@ Execution model:
 - The async proxy (``sim_async``) lands TMA and cp.async copies at seeded random moments, no later
   than the wait that needs them (seeds divisible by 3: exactly when a wait needs them); destinations
   hold poison (NaN) until then.
-- wgmma (``sim_wgmma``): each warp computes its 16 rows of a warp group's MMA from the simulated shared
-  memory; the accumulators read as poison until the ``wgmma.wait_group`` that retires them.
+- wgmma (``sim_wgmma``, ``sim_wgmma_state``): each warp computes its 16 rows of a warp group's MMA from the
+  simulated shared memory; the accumulators read as poison until the ``wgmma.wait_group`` that retires them.
 - TMA stores (``sim_proxy``): the source may be read until the issuing thread's bulk wait retires the
   store, so writing it before then is an error, and so is reading ordinary stores that no
   ``fence.proxy.async`` (then a barrier) made visible to the async proxy. ``stmatrix``: ``sim_stmatrix``.
 - When no task can make progress the kernel is deadlocked: ``DeadlockError`` names every waiter.
+
+Components. ``Simulator`` holds one object per piece of state as a field, each made in ``Simulator.__init__``
+from the components it needs, passed to its constructor (so its module imports theirs; the import graph has
+no cycle). State, and the statements each executes:
+
+- ``progress`` (``sim_tasks.Progress``): statements executed and state changes (the deadlock check);
+- ``tracer`` (``sim_trace.Tracer``): the events of block 0 for ``viz --show pipeline``;
+- ``memory`` (``sim_memory.Memory``): the buffers by name (``Storage``, ``MBarrierArray``);
+- ``groups`` (``sim_groups.CommitGroups``): the cp.async, bulk and wgmma commit-group counters;
+- ``wgmma`` (``sim_wgmma_state.WgmmaState``): accumulators, the wgmmas in flight, their hazards;
+- ``proxy`` (``sim_proxy.AsyncProxy``): TMA store sources and proxy fences; ``FenceAsyncProxy``;
+- ``async_`` (``sim_async.AsyncEngine``): the copies in flight, which tell ``wgmma``, ``proxy`` and ``tracer``
+  of their writes and landings;
+- ``threads`` (``sim_threads.Threads``): exited threads and the alive count of each block;
+- ``eval`` (``sim_eval.Evaluator``): per-lane values; ``Let``;
+- ``barriers`` (``sim_barriers.Barriers``): ``BlockSync``, ``NamedBarrier``;
+- ``registers`` (``sim_registers.RegisterSharing``): ``SetMaxNReg``;
+- statement components whose state no other component reads: ``MemoryOps`` (``Allocate``, ``Assign``),
+  ``BlockReductions`` (``BlockReduce``), ``MBarrierOps`` (the mbarrier statements), ``CopyOps`` (TMA and
+  cp.async copies, ``AsyncCommit``, ``AsyncWait``), ``WgmmaOps`` (``Mma``, ``WgmmaFence``), ``StMatrixOps`` (``StMatrix``);
+- ``control`` (``sim_control.ControlFlow``): the dispatch table, statement lists, and ``ForLoop``,
+  ``IfThenElse``, ``ElectSync`` (its threads: ``sim_elect``), ``Return``, ``Continue``, ``Comment``;
+- ``scheduler`` (``sim_scheduler.Scheduler``): the warp tasks.
+
+Adding a kernel-IR statement: write its handler ``handler(node, ctx, i)`` (``sim_tasks``) as a method of the
+component whose state it changes (a new component if it has state of its own: a class taking the
+components it uses in its constructor, made in ``Simulator.__init__`` and put in ``statements``), and add
+``NodeClass: self.handler`` to that component's ``handles()``. ``ControlFlow`` dispatches on the node class
+through the table of every ``handles()``; ``tests/runtime/test_simulator_handlers.py`` checks that each
+statement class has exactly one handler.
 """
 
 from __future__ import annotations
@@ -36,24 +66,26 @@ from .errors import InputError, SimulationError
 from .kernels import as_kernel
 from .launch_plan import plan_launch
 from .progress import ProgressArg, reporting
-from .sim_async import LAND_PROBABILITY, LAZY_EVERY, AsyncEngine
+from .sim_async import AsyncEngine, land_probability
 from .sim_barriers import Barriers
 from .sim_control import ControlFlow
 from .sim_copy_ops import CopyOps
 from .sim_elect import Election
-from .sim_eval import Evaluation
-from .sim_mbarrier import LIVE, MBarrierArray
+from .sim_eval import Evaluator
+from .sim_groups import CommitGroups
 from .sim_mbarrier_ops import MBarrierOps
-from .sim_memory import Grid, Storage, storage_dtype, to_dtype
+from .sim_memory import Grid, Memory, Storage, storage_dtype, to_dtype
 from .sim_memory_ops import MemoryOps
-from .sim_proxy import ProxyChecks
+from .sim_proxy import AsyncProxy
 from .sim_reduce import BlockReductions
 from .sim_registers import RegisterSharing
-from .sim_scheduler import Ctx, Scheduling
+from .sim_scheduler import Scheduler
 from .sim_stmatrix import StMatrixOps
-from .sim_trace import Tracing
+from .sim_tasks import Progress, Task, TaskGen
+from .sim_threads import Threads
+from .sim_trace import Tracer
 from .sim_wgmma import WgmmaOps
-
+from .sim_wgmma_state import WgmmaState
 
 # a launch of more threads than this runs a range of blocks at a time (blocks never share memory, and the
 # simulator's per-thread arrays stay small); each range is one step of the progress bar
@@ -152,45 +184,63 @@ def _plan_arg(arr: np.ndarray, buf: k.Buffer) -> ArrayArg:
 
 
 # ---------------------------------------------------------------- the simulator
-class Simulator(Scheduling, ControlFlow, Barriers, BlockReductions, Election, MemoryOps, Evaluation, MBarrierOps,
-                CopyOps, ProxyChecks, WgmmaOps, StMatrixOps, RegisterSharing, Tracing, k.NodeVisitor):
-    """The simulated launch: each job lives in its own module, this class puts them together.
-
-    Statement handlers are ``visit_<Node>(node, ctx, i)`` methods (``k.NodeVisitor``), found in
-    ``sim_control`` (loops, branches, return, continue), ``sim_barriers`` (``__syncthreads``, named
-    barriers), ``sim_reduce``, ``sim_elect``, ``sim_memory_ops``, ``sim_mbarrier_ops`` and
-    ``sim_copy_ops``, ``sim_proxy`` (``FenceAsyncProxy``; TMA store source hazards), ``sim_wgmma`` (``Mma``,
-    ``WgmmaFence``), ``sim_stmatrix``, ``sim_registers`` (setmaxnreg checks); ``sim_scheduler`` runs the warp
-    tasks that execute them.
-    """
-
-    backend = "the simulator"
-    missing_error = SimulationError
+class Simulator:
+    """The simulated launch of a range of blocks: the components the module docstring lists, made here in
+    dependency order, each from the components it uses."""
 
     def __init__(self, kernel: k.Kernel, env: dict[str, int], grid: Grid, seed: int,
                  trace: list[dict[str, Any]] | None, interleave_blocks: int | None = None) -> None:
         self.kernel = kernel
-        self.interleave_blocks = interleave_blocks
         self.grid = grid
         self.base_env: dict[str, Any] = dict(env)
         for axis, n in zip("xyz", grid.block):
             self.base_env[f"blockDim.{axis}"] = n
         for axis, n in zip("xyz", grid.grid):
             self.base_env[f"gridDim.{axis}"] = n
+        # one generator drives the whole interleaving: task order and switches, and when copies land
         self.rng = np.random.default_rng(seed)
-        self.trace = trace
-        self.async_ = AsyncEngine(self.rng, self._async_landed,
-                                  0.0 if seed % LAZY_EVERY == 0 else LAND_PROBABILITY, on_write=self._async_write)
-        self._init_scheduling()
-        self._init_control_flow()
-        self._init_barriers()
-        self._init_reductions()
-        self._init_memory()
-        self._init_evaluation()
-        self._init_copies()
-        self._init_wgmma()
-        self._init_proxy()
-        self._init_registers()
+        self.progress = Progress()
+        self.tracer = Tracer(trace, grid, self.progress)
+        self.memory = Memory()
+        self.groups = CommitGroups(grid)
+        self.wgmma = WgmmaState(kernel, grid, self.groups)
+        self.proxy = AsyncProxy(kernel, grid, self.groups)
+        self.async_ = AsyncEngine(self.rng, self.progress, land_probability(seed),
+                                  on_write=(self.wgmma.copy_write, self.proxy.copy_write),
+                                  on_land=(self.proxy.copy_landed, self.tracer.copy_landed))
+        self.threads = Threads(grid, self.progress, self.wgmma, self.proxy)
+        self.eval = Evaluator(grid, self.memory, self.wgmma)
+        self.barriers = Barriers(grid, self.progress, self.threads, self.eval, self.proxy)
+        self.registers = RegisterSharing(grid, self.threads)
+        mbarriers = MBarrierOps(grid, self.eval, self.memory, self.async_, self.proxy, self.tracer, self.progress)
+        statements = (
+            self.eval,                                                          # Let
+            MemoryOps(kernel, grid, self.base_env, self.eval, self.memory, self.wgmma, self.proxy),
+            self.barriers,                                                      # BlockSync, NamedBarrier
+            BlockReductions(grid, self.eval, self.memory, self.barriers),
+            mbarriers,
+            CopyOps(grid, self.base_env, self.eval, self.memory, mbarriers, self.async_, self.groups, self.proxy,
+                    self.wgmma, self.tracer),
+            self.proxy,                                                         # FenceAsyncProxy
+            WgmmaOps(grid, self.eval, self.memory, self.wgmma, self.tracer),
+            StMatrixOps(grid, self.eval, self.memory, self.wgmma, self.proxy),
+            self.registers,                                                     # SetMaxNReg
+        )
+        self.control = ControlFlow(kernel, grid, self.rng, self.progress, self.async_, self.eval, self.threads,
+                                   Election(grid, self.eval), statements)
+        self.scheduler = Scheduler(kernel, grid, self.base_env, self.rng, self.progress, self.control,
+                                   self.threads, interleave_blocks)
+
+    def run(self) -> None:
+        """Run every task to the end, check what the exited blocks must have cleaned up, then let the copies
+        still in flight land."""
+        self.scheduler.run()
+        self._check_kernel_exit()
+        self.async_.finish()
+
+    def _root(self, task: Task) -> TaskGen:
+        """A task of ``task``'s lanes through the whole kernel body (as the scheduler starts each warp)."""
+        return self.scheduler.root(task)
 
     # ---- parameters and results -------------------------------------------
     def bind_params(self, arrays: list[np.ndarray]) -> None:
@@ -199,48 +249,27 @@ class Simulator(Scheduling, ControlFlow, Barriers, BlockReductions, Election, Me
             flat = np.lib.stride_tricks.as_strided(arr, shape=(span,), strides=(arr.itemsize,))
             st = Storage(buf, 1, span)
             st.data[:] = to_dtype(buf.dtype, flat.astype(storage_dtype(buf.dtype)) if buf.dtype.is_float else flat)
-            self._add_param(st)
+            self.memory.add_param(st, self.kernel.name)
         shapes = self.kernel.output_shapes(self.base_env)
         for buf, shape in zip(self.kernel.outputs, shapes):
-            self._add_param(Storage(buf, 1, int(np.prod(shape, dtype=np.int64))))
+            self.memory.add_param(Storage(buf, 1, int(np.prod(shape, dtype=np.int64))), self.kernel.name)
         self._output_shapes = shapes
 
     def share_params(self, other: Simulator) -> None:
         """Run on ``other``'s parameters: a later range of blocks of the same launch reads and writes them."""
-        for name in other.params:
-            self._add_param(other.storages[name])
+        for name in other.memory.params:
+            self.memory.add_param(other.memory.storages[name], self.kernel.name)   # type: ignore[arg-type]
         self._output_shapes = other._output_shapes
-
-    def _add_param(self, st: Storage) -> None:
-        if st.name in self.storages:
-            raise SimulationError(f"kernel {self.kernel.name}: two parameters are named {st.name}")
-        self.storages[st.name] = st
-        self.params.add(st.name)
 
     def results(self) -> list[np.ndarray]:
         out = []
         for buf, shape in zip(self.kernel.outputs, self._output_shapes):
-            data = self.storages[buf.name].data.reshape(shape)
+            data = self.memory.storages[buf.name].data.reshape(shape)   # type: ignore[union-attr]
             out.append(data.astype(np.float16) if buf.dtype is DataType.Half else data.copy())
         return out
 
     # ---- what must be clean when the blocks exit ---------------------------------------------
     def _check_kernel_exit(self) -> None:
-        self._check_committed(np.arange(self.grid.num_lanes), "thread exit")
-        for st in self.storages.values():
-            if isinstance(st, MBarrierArray):
-                live = np.flatnonzero(st.state == LIVE)
-                if live.size:
-                    raise SimulationError(f"{st.label(int(live[0]))} (and {live.size - 1} more) was initialized and "
-                                          f"never invalidated (mbarrier::inval) before its block exited; its shared "
-                                          f"memory cannot be reused as data")
-        self._check_register_exit()
-
-    # ---- statements without an effect on the simulated state ---------------------------------
-    def visit_Comment(self, node: k.Comment, ctx: Ctx, i: int) -> None:
-        return None
-
-    def visit_Let(self, node: k.Let, ctx: Ctx, i: int) -> None:
-        """Bind the name in this scope's symbols (again on each pass through the scope); a loop's body
-        sees it through its copy of them."""
-        ctx.env[node.name] = self._ev(node.value, ctx)
+        self.groups.check_committed(np.arange(self.grid.num_lanes), "thread exit")
+        self.memory.check_exit()
+        self.registers.check_exit()

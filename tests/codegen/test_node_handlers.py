@@ -1,4 +1,5 @@
-"""Every kernel IR node class has a handler in each back end: codegen, the kernel IR printer and the simulator."""
+"""Every kernel IR node class has a handler in each ``NodeVisitor`` back end: codegen and the kernel IR printer
+(the simulator's dispatch table is checked in tests/runtime/test_simulator_handlers.py)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,8 @@ from codegen import CodegenError
 from codegen.cuda import KernelPrinter
 from lowering import kernel_ir as k
 from lowering.kir_printer import KirPrinter
-from runtime.errors import SimulationError
-from runtime.simulator import Simulator
 
-BACK_ENDS = {"codegen": KernelPrinter, "printer": KirPrinter, "simulator": Simulator}
+BACK_ENDS = {"codegen": KernelPrinter, "printer": KirPrinter}
 
 
 def test_the_node_union_lists_every_statement_class() -> None:
@@ -36,4 +35,3 @@ def test_a_missing_handler_names_the_node_and_the_back_end() -> None:
     with pytest.raises(CodegenError, match="a test back end cannot handle kernel IR node Unknown: Partial has no "
                                            "visit_Unknown method"):
         Partial().visit(Unknown())
-    assert issubclass(Simulator.missing_error, SimulationError)
