@@ -282,9 +282,10 @@ def _persistent_loops(model: IdModel) -> dict[int, PersistentLoop]:
 
 def _tile_of(model: IdModel, i: IterDomain, index: Val) -> tuple[Val, Val] | None:
     """The tile of outer split part ``i`` (at ``index``) when the splits below it end in a block index:
-    ``[T / B, B (BIDx)]``, or ``[T / B / W, W (a thread index), B (BIDx)]`` where each thread index
-    takes its own tiles (ping-pong): the tile index and the tile count; None when there is none or
-    the block split divides."""
+    ``[T / B, B (BIDx)]``, or ``[T / B / W, W (a thread index), B (BIDx)]`` where each index of a thread
+    dimension that warp groups are specialized on takes its own tiles (they take turns), and the block's
+    first thread's tile stands for the block's otherwise: the tile index and the tile count; None when
+    there is none or the block split divides."""
     split = i.definition
     if not isinstance(split, Split) or i is not split.outer:
         return None
@@ -297,8 +298,19 @@ def _tile_of(model: IdModel, i: IterDomain, index: Val) -> tuple[Val, Val] | Non
     if inner.parallel_type.is_block:
         return None if divides else (tile, split.input.extent)
     if inner.parallel_type.is_thread:
+        if inner.parallel_type not in _warp_group_turns(model):
+            # the block's threads walk the tiles together (they meet at block barriers): the block skips a
+            # tile when its first thread's is past the end, the others' elements are predicated off
+            tile = index * split.inner.extent
         return _tile_of(model, split.input, tile)
     return None
+
+
+def _warp_group_turns(model: IdModel) -> set[ParallelType]:
+    """The thread dimensions warp-specialized loads are specialized on: their compute warp groups take turns
+    (each index its own tiles) and synchronize per index, never as a whole block."""
+    return {tv.circular_buffer_options.type.on for tv in model.tensors
+            if tv.circular_buffer_options is not None and isinstance(tv.circular_buffer_options.type, WarpSpecialized)}
 
 
 def _check_stores(computed: list[TensorView]) -> None:

@@ -879,3 +879,31 @@ def test_a_pipeline_inside_another_loop_waits_for_its_readers_before_it_runs_aga
 
     mutant = remove_nodes(kernel, k.BlockSync, lambda n: "next run of the pipeline" in n.reason)
     assert any(np.isnan(simulate(mutant, inputs, seed=seed)[0]).any() for seed in range(3))
+
+
+def test_a_block_walking_tiles_with_a_thread_split_skips_them_together() -> None:
+    """``[T / 1 / 2, 2 (TIDx), 1 (BIDx)]``: the tile loop's skip past the end read threadIdx.x, so one thread
+    continued past the block barrier the other waited at (a deadlock). Only warp groups specialized on a
+    dimension take their own tiles; a block walks them together."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=2, dtype=DataType.Float)
+        a = ops.abs(x)
+        b = ops.add(a, 1.0)
+        out = ops.add(a, b)
+        fusion.add_output(out)
+    out.split(1, 1)
+    out.split(1, 2)
+    transform_like(out)
+    inline_most(fusion)
+    b.set_memory_type(MemoryType.Shared)
+    a.axis(-1).parallelize(PT.BIDx)
+    a.axis(2).parallelize(PT.TIDx)
+    parallelize_like(a)
+    kernel = lower(fusion)
+    skips = [n.cond for n in k.walk(kernel.body) if isinstance(n, k.IfThenElse)
+             and n.then_body == (k.Continue(),)]
+    assert skips and not any("threadIdx" in str(c) for c in skips)
+    for shape in [(1, 1), (2, 3), (3, 8)]:
+        inputs = [np.arange(np.prod(shape), dtype=np.float32).reshape(shape) - 4]
+        np.testing.assert_array_equal(simulate(kernel, inputs)[0], evaluate(fusion, inputs)[0])
