@@ -11,6 +11,7 @@ driver call is made, so these errors are testable on a machine without a GPU.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -52,7 +53,8 @@ class LaunchPlan:
 
     @property
     def empty_grid(self) -> bool:
-        return 0 in self.grid
+        """No thread runs: a 0 grid extent, or a 0 block extent (every output is then empty)."""
+        return 0 in self.grid or 0 in self.block
 
     def describe(self, kernel_name: str) -> str:
         return (f"kernel {kernel_name}: grid {self.grid}, block {self.block}, "
@@ -92,6 +94,11 @@ def plan_launch(kernel: Kernel, inputs: list[ArrayArg], outputs: list[ArrayArg] 
         raise InputError(f"{message}: at these sizes (its shared buffers are sized by the inputs' "
                          f"extents; the largest is {largest})", InputRule.SHARED_MEMORY, largest)
 
+    if 0 in block and any(math.prod(shape) for shape in binding.output_shapes):
+        # a block extent is 0 only when every output binds an empty axis to it (the lowering floors it at
+        # 1 otherwise): then there is nothing to compute and nothing is launched
+        raise LaunchError(f"kernel {kernel.name}: grid {grid}, block {block}: a block has 1 to "
+                          f"{target.max_threads_per_block} threads")
     all_args = list(inputs) + (list(outputs) if outputs is not None else [None] * len(kernel.outputs))
     shapes = [a.shape for a in inputs] + list(binding.output_shapes)
     strides = [a.strides for a in inputs] + list(binding.output_strides)
@@ -196,7 +203,7 @@ def _launch_dims(kernel: Kernel, env: dict[str, int]) -> tuple[tuple[int, int, i
     block = tuple(int(_evaluate(b, env, "block")) for b in kernel.block)
     config = f"kernel {kernel.name}: grid {grid}, block {block}"
     target = current_target()
-    if any(b < 1 for b in block) or block[0] * block[1] * block[2] > target.max_threads_per_block:
+    if any(b < 0 for b in block) or block[0] * block[1] * block[2] > target.max_threads_per_block:
         raise LaunchError(f"{config}: a block has 1 to {target.max_threads_per_block} threads")
     if kernel.launch_bounds is not None and block[0] * block[1] * block[2] > kernel.launch_bounds:
         raise LaunchError(f"{config}: more threads than __launch_bounds__({kernel.launch_bounds})")

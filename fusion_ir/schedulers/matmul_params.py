@@ -113,6 +113,17 @@ class MatmulParams:
             raise ScheduleError(f"MatmulParams.stages: {depth} of A ({tm} x {tk}) and B ({tk} x {tn}) "
                                 f"{dtype.short_name} tiles{staged} need {smem} bytes of shared memory, over the "
                                 f"{target.smem_per_block}-byte limit of a block; use fewer stages or a smaller tile")
+        if auto:
+            # "auto" picks the depth before the kernel's buffers have live intervals: beside every other shared
+            # buffer at once (``smem_model.bound``, as the lowering's ``pipeline_depth`` counts them)
+            bound = smem_model.bound(matmul_smem_requests(self, dtype, loaded))
+            if bound > target.smem_per_block:
+                raise ScheduleError(f"MatmulParams.stages: \"auto\" sizes the pipeline beside every other shared "
+                                    f"buffer, with no reuse: 2 stages of A ({tm} x {tk}) and B ({tk} x {tn}) "
+                                    f"{dtype.short_name} tiles and the epilogue's tiles need up to {bound} bytes, "
+                                    f"over the {target.smem_per_block}-byte limit of a block; give stages as a "
+                                    f"number (the epilogue then reuses the operands' memory: {smem} bytes at 2 "
+                                    f"stages) or use a smaller tile")
         if self.ping_pong and not (self.warp_specialized and self.persistent):
             raise ScheduleError("MatmulParams.ping_pong: ping-pong warp groups take turns on the tiles of a "
                                 "persistent warp-specialized kernel; set warp_specialized=True and persistent=True")

@@ -314,7 +314,7 @@ def _warp_group_turns(model: IdModel) -> set[ParallelType]:
 
 
 def _check_stores(computed: list[TensorView]) -> None:
-    """A TMA store writes a fusion output; stmatrix writes shared memory."""
+    """A TMA store writes a fusion output; stmatrix, cp.async and TMA loads write shared memory."""
     for tv in computed:
         kind = load_kind(tv)
         if kind is LoadStoreOpType.TMAStore and not tv.is_output:
@@ -323,6 +323,10 @@ def _check_stores(computed: list[TensorView]) -> None:
         if kind is LoadStoreOpType.StMatrix and tv.memory_type is not MemoryType.Shared:
             raise LoweringError(f"T{tv.name} is written by stmatrix, which stores to shared memory; T{tv.name} is "
                                 f"in {tv.memory_type.name} memory")
+        if kind in (LoadStoreOpType.CpAsync, LoadStoreOpType.TMA) and tv.memory_type is not MemoryType.Shared:
+            raise LoweringError(f"T{tv.name} is loaded by {kind.name}, which copies global memory into shared "
+                                f"memory; T{tv.name} is in {tv.memory_type.name} memory (a cache_before of a loaded "
+                                f"tensor takes its load): set_memory_type(MemoryType.Shared) or load it with Set")
 
 
 def _check_cross_thread_reads(model: IdModel, computed: list[TensorView]) -> None:

@@ -907,3 +907,48 @@ def test_a_block_walking_tiles_with_a_thread_split_skips_them_together() -> None
     for shape in [(1, 1), (2, 3), (3, 8)]:
         inputs = [np.arange(np.prod(shape), dtype=np.float32).reshape(shape) - 4]
         np.testing.assert_array_equal(simulate(kernel, inputs)[0], evaluate(fusion, inputs)[0])
+
+
+def test_empty_outputs_bound_to_an_empty_thread_axis_launch_nothing() -> None:
+    """Every output binds its empty axis to threadIdx.x: the block had 0 threads, a LaunchError; there is
+    nothing to compute, so nothing is launched."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=1, dtype=DataType.Float)
+        out = ops.neg(x)
+        fusion.add_output(out)
+    out.axis(0).parallelize(PT.TIDx)
+    kernel = lower(fusion)
+    (got,) = simulate(kernel, [np.zeros(0, np.float32)])
+    assert got.shape == (0,)
+    np.testing.assert_array_equal(simulate(kernel, [np.ones(3, np.float32)])[0], -np.ones(3))
+
+
+def test_a_cache_before_of_a_cp_async_load_into_registers_is_refused_before_indexing() -> None:
+    """``cache_before`` of a cp.async cache gave its load to a Local tensor: the verifier caught cp.async into
+    registers after indexing (an internal rule broken); now the id graph refuses it, naming the tensor."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=1, dtype=DataType.Float)
+        fusion.add_output(ops.neg(x))
+    cache = x.cache_after(LoadStoreOpType.CpAsync)
+    loaded = cache.cache_before(LoadStoreOpType.Set)
+    with pytest.raises(LoweringError, match=rf"T{loaded.name} is loaded by CpAsync, which copies global memory into "
+                                            rf"shared memory; T{loaded.name} is in Local memory") as e:
+        lower(fusion)
+    assert e.value.lowering_step == "id_graph"
+
+
+def test_auto_stages_that_fit_only_with_reuse_are_refused_by_the_schedule() -> None:
+    """``stages="auto"`` sizes the pipeline beside every other shared buffer; the schedule's estimate let the
+    epilogue reuse the operands' memory, so it accepted a 192 x 192 tile with a C tile and a TMA store that
+    the lowering's depth choice then refused (a LoweringError after a schedule that had passed)."""
+    from fuzz.matmul import MatmulCase, check_matmul_case
+    from fusion_ir.schedulers import MatmulParams
+
+    params = MatmulParams(tile=(192, 192, 64), stages="auto", compute_warp_groups=3, tma_store=True)
+    case = MatmulCase(params=params, dtype=DataType.BFloat16, epilogue="alpha_beta", m=1, n=8, k=8, seed=0,
+                      suggested=None)
+    assert check_matmul_case(case) == "refused"
+    with pytest.raises(ScheduleError, match=r"\"auto\" sizes the pipeline beside every other shared buffer"):
+        params.validate(DataType.BFloat16, 2)
