@@ -151,6 +151,13 @@ class BlockReduce:
 
 @dataclass(frozen=True)
 class ForLoop:
+    """``for (index = start; index < stop; index += step) body``.
+
+    ``group`` is the number of the loop group (``lowering.analysis.id_model.LoopGroup``) the loop-nest
+    pass made the loop from; passes that clone or rename the loop keep it (``dataclasses.replace``), so
+    analyses find their loops by it, never by the index's name. None for a loop a pass adds.
+    """
+
     index: Val            # a symbol
     start: Val
     stop: Val
@@ -160,6 +167,7 @@ class ForLoop:
     vectorize: bool = False
     stage: Stage | None = None
     step: Val = Val.const(1)  # noqa: RUF009 (Val is immutable); a persistent loop steps by gridDim.x
+    group: int | None = None
 
 
 @dataclass(frozen=True)

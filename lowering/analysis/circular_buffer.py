@@ -29,6 +29,7 @@ from fusion_ir.scalar import Val
 from fusion_ir.types import LoadStoreOpType
 
 from ..errors import LoweringError
+from ..kernel_ir import ForLoop
 from .buffers import BufferPlan, cb_axis, pipeline_loops, read_only_by_wgmma, turn_axis
 from .id_model import IdModel, LoopGroup
 from .mma import MmaInfo
@@ -137,8 +138,11 @@ class CircularBufferInfo:
     def is_buffered(self, tv: TensorView) -> bool:
         return tv in self.loop_of
 
-    def loop_with_index(self, name: str) -> CircularLoop | None:
-        return next((lp for lp in self.loops.values() if lp.index.name == name), None)
+    def loop_for(self, node: ForLoop) -> CircularLoop | None:
+        """The circular-buffered loop a kernel loop (or a clone of it) iterates; None for any other loop."""
+        if node.group is None:
+            return None
+        return self.loops.get(node.group)
 
     def stage_offset(self, tv: TensorView) -> Val:
         """Element offset of the stage tv's loop is at (zero when tv is not circular-buffered).

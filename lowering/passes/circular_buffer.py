@@ -75,7 +75,7 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
 
     def expand(node: Node):
         if isinstance(node, ForLoop) and node.stage is None:
-            loop = a.circular.loop_with_index(node.index.name)
+            loop = a.circular.loop_for(node)
             if loop is not None and loop.warp_specialized is not None:
                 assert a.warp_specialization is not None and a.warp_specialization.loop is loop
                 return warp_specialize(a, node, a.warp_specialization)

@@ -176,4 +176,4 @@ def _freeze(ids: IdModel, item) -> object:
         body = (skip_past_the_end(persistent.past_the_end()),) + body
     return ForLoop(index=g.index, start=Val.const(0), stop=g.extent, body=body, label=g.label(),
                    unroll=g.parallel_type is ParallelType.Unroll,
-                   vectorize=g.parallel_type is ParallelType.Vectorize)
+                   vectorize=g.parallel_type is ParallelType.Vectorize, group=g.number)

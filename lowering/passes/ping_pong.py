@@ -51,7 +51,7 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
     mbar = a.mbarriers.array(loop)
 
     def place(node: Node):
-        if isinstance(node, ForLoop) and node.stage is Stage.ComputeWarp and node.index == loop.index:
+        if isinstance(node, ForLoop) and node.stage is Stage.ComputeWarp and node.group == loop.group.number:
             return _first_turn(loop, order) + (replace(node, body=_in_turn(node.body, loop, order, mbar)),)
         return None
 

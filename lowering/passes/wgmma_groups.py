@@ -35,8 +35,8 @@ def _issues_only_wgmma(node: Node) -> bool:
 
 def _lag(node: Node, a: Analyses, lag: int) -> int:
     """The release lag inside ``node``: its own when it is a circular-buffered loop."""
-    if isinstance(node, ForLoop) and node.index.is_symbol:
-        loop = a.circular.loop_with_index(node.index.name)
+    if isinstance(node, ForLoop):
+        loop = a.circular.loop_for(node)
         if loop is not None:
             return loop.release_lag
     return lag

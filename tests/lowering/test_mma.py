@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from examples import matmul_wgmma
@@ -9,7 +11,9 @@ from fusion_ir import DataType, Fusion, MemoryType, ParallelType, SmemSwizzle, o
 from fusion_ir.schedulers import MatmulParams, schedule_matmul
 from lowering import LoweringError, lower
 from lowering import kernel_ir as k
+from fusion_ir.scalar import Val
 from lowering.kernel_ir import Stage
+from lowering.passes import wgmma_groups
 
 
 def _main_loop(kernel: k.Kernel) -> k.ForLoop:
@@ -55,6 +59,18 @@ def test_mma_runs_are_fenced_committed_and_waited() -> None:
     main = next(j for j, n in enumerate(kernel.body) if isinstance(n, k.ForLoop) and n.stage is Stage.Main)
     assert kernel.body[main + 1] == k.AsyncWait("wgmma", 0)
     assert top.count("AsyncWait") == 2                          # after the main and the epilogue loop
+
+
+def test_wgmma_groups_take_the_release_lag_of_the_loop_group_whatever_its_index_is_called() -> None:
+    """The pass finds the circular-buffered loop a run of MMAs is in by its loop group: renaming the loop's
+    index (as a pass may) keeps the wait_group 1 that the stage released one iteration late relies on."""
+    traced = lower(matmul_wgmma.build(tile=(128, 128, 64), stages=3, compute_warp_groups=1), trace=True)
+    (loop,) = traced.analyses.circular.loops.values()
+    indexed = traced.after("indexing")
+    renamed = replace(indexed, body=k.substitute(indexed.body, {loop.index.name: Val.symbol("renamed")}))
+    main = _main_loop(wgmma_groups.run(renamed, traced.analyses))
+    assert main.index.name == "renamed"
+    assert k.AsyncWait("wgmma", 1) in main.body
 
 
 def test_accumulator_is_a_fragment_of_registers() -> None:
