@@ -127,7 +127,7 @@ def test_token_form_outside_circular_buffering() -> None:
 
 def test_mbarriers_live_from_init_to_inval_and_are_never_shared() -> None:
     traced = lower(examples.load("seed_circular_buffer").build(), trace=True)
-    lives = traced.analyses.smem.lives
+    lives = {buf.name: live for buf, live in traced.analyses.smem.lives.items()}
     mbar, tile = lives["T2_mbar"], lives["T2"]
     assert mbar.start < tile.start < tile.end <= mbar.end
     mb0, mb1 = mbar.offset.const_value(), mbar.offset.const_value() + 3 * 8

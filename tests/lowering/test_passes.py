@@ -1,5 +1,7 @@
 """One test per pass of what it guarantees, plus LoweringError cases."""
 
+from dataclasses import replace
+
 import pytest
 
 import examples
@@ -204,6 +206,30 @@ def test_dead_shared_buffers_share_memory_after_a_sync():
 
     inputs = random_inputs(fusion, [(4, 64), (4, 64)], seed=3)
     assert_matches(fusion, inputs, simulate(kernel, inputs))
+
+
+def test_the_smem_plan_keys_buffers_and_statements_by_the_objects_themselves():
+    """Live intervals are found by the Buffer, the buffers a reuse takes over are Buffers, and the position
+    of a statement is that of the very object: two equal statements at two places are two entries."""
+    from lowering.analysis import smem
+
+    fusion, (a, b, c, d) = _four_op_chain()
+    for tv in (a, b, c, d):
+        tv.axis(0).parallelize(ParallelType.BIDx)
+        tv.axis(1).parallelize(ParallelType.TIDx)
+    a.set_memory_type(MemoryType.Shared)
+    c.set_memory_type(MemoryType.Shared)
+    traced = lower(fusion, trace=True)
+    plan = traced.analyses.smem
+    a_buf, c_buf = traced.analyses.buffers.buffers[a], traced.analyses.buffers.buffers[c]
+    assert plan.lives[c_buf].reuses == (a_buf,) and plan.reusers() == {c_buf: (a_buf,)}
+    assert plan.lives[a_buf].end < plan.lives[c_buf].start
+    kernel = traced.after("async_copies")
+    first, last = k.BlockSync(reason="same"), k.BlockSync(reason="same")
+    kernel = replace(kernel, body=(first, *kernel.body, last))
+    ranges = smem.build(kernel, traced.analyses.buffers, traced.analyses.mma).ranges
+    assert ranges[first] == (1, 1) and ranges[last][0] > 1
+    assert k.BlockSync(reason="same") not in ranges
 
 
 def test_shared_buffers_of_one_loop_body_share_memory_and_the_body_ends_with_a_barrier():
