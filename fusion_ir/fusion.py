@@ -246,7 +246,7 @@ class Fusion:
         for tv in self._tensors:
             parts.append(tv.transforms_string())
             parts.append(str([(i.name, i.parallel_type.name, i.iter_type.name) for i in tv.loop]))
-            parts.append(f"{tv.memory_type} {tv.compute_at_pos} {tv.circular_buffer_options} {tv.swizzle} {tv.store_wait}")
+            parts.append(f"{tv.memory_type} {tv.compute_at_pos} {tv.circular_buffer_options} {tv.swizzle} {tv.store_wait.value}")
         return "\n".join(parts)
 
     # ---- printing -------------------------------------------------------

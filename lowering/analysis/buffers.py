@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from fusion_ir import IterDomain, MemoryType, ParallelType, TensorView, WarpSpecialized
 from fusion_ir.exprs import ReductionOp, load_kind
 from fusion_ir.scalar import Val
-from fusion_ir.types import DataType, LoadStoreOpType, SmemSwizzle
+from fusion_ir.types import DataType, LoadStoreOpType, SmemSwizzle, StoreWait
 from target import DEFAULT_TARGET
 from target import current as current_target
 
@@ -184,7 +184,7 @@ def alloc_position(ids: IdModel, tv: TensorView) -> int:
 
 def deferred_store_tile(ids: IdModel, tv: TensorView) -> bool:
     """``tv`` is the shared tile of a TMA store whose wait is deferred (``TensorView.set_store_wait``)."""
-    return any(load_kind(c) is LoadStoreOpType.TMAStore and c.store_wait == "deferred"
+    return any(load_kind(c) is LoadStoreOpType.TMAStore and c.store_wait is StoreWait.Deferred
                for c in ids.consumers(tv))
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from fusion_ir import TensorView
+from fusion_ir import StoreWait, TensorView
 
 from ..analysis import Analyses
 from ..analysis.tma import TmaBox
@@ -65,7 +65,7 @@ def _place(kernel: Kernel, a: Analyses, out: TensorView, box: TmaBox, store: Pat
     def add(path: Path, index: int, where: str, wait: AsyncWait) -> None:
         edits.setdefault(path, {}).setdefault((index, where), []).append(ElectSync((wait,), warp=box.issuer_warp))
 
-    if box.wait != "deferred":
+    if box.wait is not StoreWait.Deferred:
         add(scope, at, "after", AsyncWait("bulk", 0))
         return
     if writer is None or not scope or not isinstance(_node_at(kernel.body, scope[:-1]), ForLoop):

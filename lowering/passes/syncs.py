@@ -27,7 +27,7 @@ from dataclasses import replace
 
 from fusion_ir import MemoryType, TensorView
 from fusion_ir.exprs import load_kind
-from fusion_ir.types import LoadStoreOpType
+from fusion_ir.types import LoadStoreOpType, StoreWait
 
 from ..analysis import Analyses
 from ..kernel_ir import BlockSync, FenceAsyncProxy, ForLoop, Kernel, Node, children
@@ -67,7 +67,7 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
 def _deferred_store(a: Analyses, tv: TensorView) -> bool:
     """``tv`` is a TMA-store output whose issuer waits for its reads only before the tile is written again."""
     box = a.tma.stores.get(tv)
-    return box is not None and box.wait == "deferred"
+    return box is not None and box.wait is StoreWait.Deferred
 
 
 def _independent_dims(writer: TensorView, reader: TensorView, a: Analyses) -> tuple:
