@@ -28,6 +28,7 @@ from .kir_nodes import (
     Allocate,
     Assign,
     AsyncCommit,
+    AsyncKind,
     AsyncWait,
     BinaryValue,
     BlockReduce,
@@ -37,6 +38,7 @@ from .kir_nodes import (
     Comment,
     Const,
     Continue,
+    CopyKind,
     CpAsync,
     ElectSync,
     FenceAsyncProxy,
@@ -61,6 +63,7 @@ from .kir_nodes import (
     Stage,
     TensorMapParam,
     TensorOp,
+    TensorOpKind,
     TmaLoad,
     TmaStore,
     UnaryValue,
@@ -76,12 +79,12 @@ from .kir_nodes import (
 from .kir_printer import body_lines
 
 __all__ = ["DataType", "MemoryType", "ParallelType", "SmemSwizzle", "Val",  # the types nodes hold
-           "Allocate", "ArgumentBinding", "ArgumentError", "Assign", "AsyncCommit", "AsyncWait", "BinaryValue",
-           "BlockReduce", "BlockSync", "Buffer", "CastValue", "Comment", "Const", "Continue", "CpAsync",
+           "Allocate", "ArgumentBinding", "ArgumentError", "Assign", "AsyncCommit", "AsyncKind", "AsyncWait", "BinaryValue",
+           "BlockReduce", "BlockSync", "Buffer", "CastValue", "Comment", "Const", "Continue", "CopyKind", "CpAsync",
            "ElectSync", "FenceAsyncProxy", "ForLoop", "IfThenElse", "Kernel", "Let", "Load", "MBarrierArrive",
            "MBarrierArriveExpectTx", "MBarrierInit", "MBarrierInval", "MBarrierWait", "MBarrierWaitParity",
            "MatrixDescriptor", "Mma", "NODE_TYPES", "NamedBarrier", "Node", "NodeVisitor", "Return",
-           "RuntimeCheck", "SetMaxNReg", "StMatrix", "Stage", "TensorMapParam", "TensorOp", "TmaLoad",
+           "RuntimeCheck", "SetMaxNReg", "StMatrix", "Stage", "TensorMapParam", "TensorOp", "TensorOpKind", "TmaLoad",
            "TmaStore", "UnaryValue", "Value", "WgmmaFence", "bind_arguments", "body_fields", "children",
            "map_vals", "rewrite", "substitute", "walk"]
 

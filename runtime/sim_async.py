@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from lowering.kernel_ir import CopyKind
+
 from .sim_mbarrier import MBarrierArray
 from .sim_memory import Storage
 
@@ -27,7 +29,7 @@ LAZY_EVERY = 3
 class AsyncCopy:
     """One executed copy statement: a row per issuing lane, ``width`` elements per row."""
 
-    kind: str                   # "tma" | "tma_store" | "cp.async"
+    kind: CopyKind
     dst: Storage
     dst_pos: np.ndarray         # [rows, width] flat positions in dst
     src: Storage
@@ -59,7 +61,7 @@ class AsyncEngine:
         self.on_write = on_write
 
     def issue(self, copy: AsyncCopy) -> None:
-        if copy.kind != "tma_store":
+        if copy.kind is not CopyKind.TmaStore:
             if self.on_write is not None:
                 self.on_write(copy, copy.dst_pos, False)
             copy.dst.poison_positions(copy.dst_pos.reshape(-1))
@@ -85,10 +87,10 @@ class AsyncEngine:
         if not copy.open.any():
             self.copies.remove(copy)
         valid = copy.valid[sel]
-        if self.on_write is not None and copy.kind != "tma_store":
+        if self.on_write is not None and copy.kind is not CopyKind.TmaStore:
             self.on_write(copy, copy.dst_pos[sel], True)
         values = copy.src.read(np.where(valid, copy.src_pos[sel], 0))
-        if copy.kind == "tma_store":
+        if copy.kind is CopyKind.TmaStore:
             copy.dst.write(copy.dst_pos[sel][valid], values[valid])
         else:
             copy.dst.write(copy.dst_pos[sel], np.where(valid, values, np.zeros((), values.dtype)))
@@ -115,7 +117,7 @@ class AsyncEngine:
                 n += int(np.count_nonzero(copy.open & (copy.bar_keys == key)))
         return n
 
-    def wait_groups(self, kinds: tuple[str, ...], lanes: np.ndarray, oldest_kept: np.ndarray,
+    def wait_groups(self, kinds: tuple[CopyKind, ...], lanes: np.ndarray, oldest_kept: np.ndarray,
                     num_lanes: int) -> None:
         """Land copies of ``kinds`` issued by ``lanes`` in commit groups older than ``oldest_kept`` (per lane)."""
         limit = np.full(num_lanes, -1, dtype=np.int64)
@@ -129,7 +131,7 @@ class AsyncEngine:
     def finish(self) -> None:
         """Kernel exit: stores and cp.async copies still in flight land; unwaited TMA loads are dropped."""
         for copy in list(self.copies):
-            if copy.kind == "tma":
+            if copy.kind is CopyKind.TmaLoad:
                 self.copies.remove(copy)
             else:
                 self.land(copy, copy.open.copy())

@@ -28,7 +28,7 @@ class CopyOps:
 
     def _init_copies(self) -> None:
         n = self.grid.num_lanes
-        self.committed = {"cp.async": np.zeros(n, dtype=np.int64), "bulk": np.zeros(n, dtype=np.int64)}
+        self.committed = {k.AsyncKind.CpAsync: np.zeros(n, dtype=np.int64), k.AsyncKind.Bulk: np.zeros(n, dtype=np.int64)}
         # cp.async copies each lane issued since its last cp.async.commit_group: a wait_group never waits
         # for them, so a wait (or the thread's exit) with some still uncommitted is a missing commit
         self.uncommitted = np.zeros(n, dtype=np.int64)
@@ -79,7 +79,7 @@ class CopyOps:
         mb = self._mbar(node.mbar, what)
         keys = self._mbar_keys(mb, node.mbar_index, ctx, what)
         mb.check_live(keys, what)
-        copy = AsyncCopy("tma", dst, dst_pos, glob, src_pos, valid, ctx.lanes.copy(), ctx.task, mbar=mb, bar_keys=keys,
+        copy = AsyncCopy(k.CopyKind.TmaLoad, dst, dst_pos, glob, src_pos, valid, ctx.lanes.copy(), ctx.task, mbar=mb, bar_keys=keys,
                          nbytes=src_pos.shape[1] * glob.dtype.size)
         self.async_.issue(copy)
         self._trace_event("tma.issue", ctx, mb, keys, dst=node.dst.name, bytes=copy.nbytes,
@@ -90,8 +90,8 @@ class CopyOps:
         glob, dst_pos, valid = self._box(node.tensor_map, node.coords, ctx, what)
         src, src_pos = self._shared_box(node.src, node.src_index, node.tensor_map, dst_pos.shape[1], ctx, f"{what} from {node.src.name}")
         self._tma_store_issue(src, src_pos, ctx, f"{what} from {node.src.name}")
-        copy = AsyncCopy("tma_store", glob, dst_pos, src, src_pos, valid, ctx.lanes.copy(), ctx.task,
-                         group=self.committed["bulk"][ctx.lanes].copy())
+        copy = AsyncCopy(k.CopyKind.TmaStore, glob, dst_pos, src, src_pos, valid, ctx.lanes.copy(), ctx.task,
+                         group=self.committed[k.AsyncKind.Bulk][ctx.lanes].copy())
         self.async_.issue(copy)
         self._trace_event("tma_store.issue", ctx, None, None, src=node.src.name)
 
@@ -111,8 +111,8 @@ class CopyOps:
             src_base[pred] = np.broadcast_to(src.positions(self.grid, lanes[pred], sidx[pred], what, v),
                                              (int(pred.sum()),))
         valid = np.broadcast_to(pred[:, None], (lanes.size, v))
-        copy = AsyncCopy("cp.async", dst, dst_pos, src, src_base[:, None] + ar, valid, lanes.copy(), ctx.task,
-                         group=self.committed["cp.async"][lanes].copy())
+        copy = AsyncCopy(k.CopyKind.CpAsync, dst, dst_pos, src, src_base[:, None] + ar, valid, lanes.copy(), ctx.task,
+                         group=self.committed[k.AsyncKind.CpAsync][lanes].copy())
         self.async_.issue(copy)
         self.uncommitted[lanes] += 1
         if self.trace is not None and lanes.size:
@@ -121,23 +121,23 @@ class CopyOps:
 
     def visit_AsyncCommit(self, node: k.AsyncCommit, ctx: Ctx, i: int) -> None:
         self._commit_counter(node.kind)[ctx.lanes] += 1
-        if node.kind == "cp.async":
+        if node.kind is k.AsyncKind.CpAsync:
             self.uncommitted[ctx.lanes] = 0
-        self._trace_event("async.commit", ctx, None, None, group=node.kind)
+        self._trace_event("async.commit", ctx, None, None, group=node.kind.value)
 
     def visit_AsyncWait(self, node: k.AsyncWait, ctx: Ctx, i: int) -> None:
         counter = self._commit_counter(node.kind)
-        if node.kind == "wgmma":
+        if node.kind is k.AsyncKind.Wgmma:
             self._wgmma_wait(node, ctx)
-            self._trace_event("async.wait", ctx, None, None, group=node.kind, pending=node.pending)
+            self._trace_event("async.wait", ctx, None, None, group=node.kind.value, pending=node.pending)
             return
-        if node.kind == "cp.async":
+        if node.kind is k.AsyncKind.CpAsync:
             self._check_committed(ctx.lanes, f"cp.async.wait_group {node.pending}")
-        kinds = ("cp.async",) if node.kind == "cp.async" else ("tma_store",)
+        kinds = (k.CopyKind.CpAsync,) if node.kind is k.AsyncKind.CpAsync else (k.CopyKind.TmaStore,)
         self.async_.wait_groups(kinds, ctx.lanes, counter[ctx.lanes] - node.pending, self.grid.num_lanes)
-        if node.kind == "bulk":
+        if node.kind is k.AsyncKind.Bulk:
             self._retire_store_reads(ctx.lanes, counter[ctx.lanes] - node.pending)
-        self._trace_event("async.wait", ctx, None, None, group=node.kind, pending=node.pending)
+        self._trace_event("async.wait", ctx, None, None, group=node.kind.value, pending=node.pending)
 
     def _check_committed(self, lanes: np.ndarray, what: str) -> None:
         left = lanes[self.uncommitted[lanes] > 0]
@@ -147,7 +147,7 @@ class CopyOps:
                                   f"copies issued since its last cp.async.commit_group; no wait_group waits for "
                                   f"uncommitted copies (a missing commit)")
 
-    def _commit_counter(self, kind: str) -> np.ndarray:
+    def _commit_counter(self, kind: k.AsyncKind) -> np.ndarray:
         counter = self.committed.get(kind)
         if counter is None:
             raise SimulationError(f"unknown async group kind {kind!r} (expected 'cp.async', 'bulk' or 'wgmma')")

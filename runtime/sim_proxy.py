@@ -125,16 +125,16 @@ class ProxyChecks:
         if p is None:
             return
         if self.store_reads:
-            name = {"tma": "TMA load", "cp.async": "cp.async"}.get(copy.kind, copy.kind)
+            name = {k.CopyKind.TmaLoad: "TMA load", k.CopyKind.CpAsync: "cp.async"}.get(copy.kind, copy.kind.value)
             self._source_overwrite(copy.dst, positions,
                                    f"{name} into {copy.dst.name} ({'landing' if landing else 'issued'})")
-        if copy.kind == "tma":
+        if copy.kind is k.CopyKind.TmaLoad:
             p.writer[positions.reshape(-1)] = -1   # written by the async proxy itself: no fence needed
 
     def _async_landed(self, copy: AsyncCopy, sel: np.ndarray, completed: np.ndarray) -> None:
         """A copy landed rows ``sel``; a cp.async is a generic-proxy write of its issuing thread."""
         p = copy.dst.proxy
-        if p is not None and copy.kind == "cp.async":
+        if p is not None and copy.kind is k.CopyKind.CpAsync:
             pos = copy.dst_pos[sel]
             lanes = np.broadcast_to(copy.lanes[sel][:, None], pos.shape).reshape(-1)
             p.writer[pos.reshape(-1)] = lanes
@@ -152,7 +152,7 @@ class ProxyChecks:
         lanes = ctx.lanes
         self._check_proxy_fence(st, positions, lanes, what)
         np.add.at(p.reads, positions.reshape(-1), 1)
-        self.store_reads.append(StoreRead(st, positions, lanes.copy(), self.committed["bulk"][lanes].copy(), what))
+        self.store_reads.append(StoreRead(st, positions, lanes.copy(), self.committed[k.AsyncKind.Bulk][lanes].copy(), what))
 
     def _check_proxy_fence(self, st: Storage, positions: np.ndarray, lanes: np.ndarray, what: str) -> None:
         p = st.proxy
@@ -215,7 +215,7 @@ class ProxyChecks:
                 if rows.size:
                     lane = int(read.lanes[rows[0]])
                     state = ("not committed (no AsyncCommit('bulk') after it yet)"
-                             if read.group[rows[0]] >= self.committed["bulk"][lane] else
+                             if read.group[rows[0]] >= self.committed[k.AsyncKind.Bulk][lane] else
                              "committed but not retired by an AsyncWait('bulk') of its thread")
                     reader = f"the {read.what} issued by {self.grid.describe(lane)}, {state},"
                     break
@@ -237,7 +237,7 @@ class ProxyChecks:
             if rows.size:
                 lane = int(read.lanes[rows[0]])
                 state = ("was never committed (no AsyncCommit('bulk') after it)"
-                         if read.group[rows[0]] >= self.committed["bulk"][lane] else
+                         if read.group[rows[0]] >= self.committed[k.AsyncKind.Bulk][lane] else
                          "was committed but no AsyncWait('bulk', n) retired its group")
                 raise SimulationError(
                     f"{self.grid.describe(lane)} exits while the {read.what} issued by {self.grid.describe(lane)} may "

@@ -6,6 +6,8 @@ from typing import Any
 
 import numpy as np
 
+from lowering import kernel_ir as k
+
 from .sim_async import AsyncCopy
 from .sim_mbarrier import MBarrierArray
 from .sim_scheduler import Ctx
@@ -39,7 +41,7 @@ class Tracing:
 
     def _on_land(self, copy: AsyncCopy, sel: np.ndarray, completed: np.ndarray) -> None:
         self.progress += 1
-        if self.trace is None or copy.kind != "tma" or copy.mbar is None or copy.bar_keys is None:
+        if self.trace is None or copy.kind is not k.CopyKind.TmaLoad or copy.mbar is None or copy.bar_keys is None:
             return
         rows = np.flatnonzero(sel & (copy.lanes < self.grid.threads_per_block))
         if rows.size:

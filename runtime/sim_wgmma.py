@@ -96,7 +96,7 @@ class WgmmaOps:
 
     def _init_wgmma(self) -> None:
         n = self.grid.num_lanes
-        self.committed["wgmma"] = np.zeros(n, dtype=np.int64)
+        self.committed[k.AsyncKind.Wgmma] = np.zeros(n, dtype=np.int64)
         self.wgmma_fences = np.zeros(n, dtype=np.int64)         # WgmmaFence executions per thread
         self.wgmma_last = np.full(n, -1, dtype=np.int64)         # group of the thread's latest Mma
         self.wgmma_retired = np.zeros(n, dtype=np.int64)         # groups below it are retired
@@ -141,7 +141,7 @@ class WgmmaOps:
         pending = acc.pending[pos]
         acc.shadow[pos] = np.where(pending >= 0, acc.shadow[pos], st.data[pos]) + values
         st.data[pos] = np.float32(np.nan)
-        group = self.committed["wgmma"][lanes]
+        group = self.committed[k.AsyncKind.Wgmma][lanes]
         acc.pending[pos] = group[:, None]
         self.wgmma_last[lanes] = group
         reads = []
@@ -159,7 +159,7 @@ class WgmmaOps:
     def _wgmma_wait(self, node: k.AsyncWait, ctx: Ctx) -> None:
         """``wgmma.wait_group pending``: retire every committed group but the ``pending`` most recent."""
         lanes = ctx.lanes
-        keep_from = self.committed["wgmma"][lanes] - node.pending
+        keep_from = self.committed[k.AsyncKind.Wgmma][lanes] - node.pending
         self.wgmma_retired[lanes] = np.maximum(self.wgmma_retired[lanes], keep_from)
         if not self.wgmma_issues:
             return
@@ -335,7 +335,7 @@ class WgmmaOps:
                     lane = int(issue.lanes[rows[0], 0])
                     group = int(issue.group[rows[0]])
                     state = ("an uncommitted wgmma (no wgmma.commit_group after it yet)"
-                             if group >= self.committed["wgmma"][lane] else
+                             if group >= self.committed[k.AsyncKind.Wgmma][lane] else
                              "a committed wgmma that no wgmma.wait_group has retired yet")
                     reader = f"{state}: {issue.what} issued by warp {self._warp_name(lane)}"
                     break
@@ -348,7 +348,7 @@ class WgmmaOps:
     def _copy_write(self, copy: AsyncCopy, positions: np.ndarray, landing: bool) -> None:
         """The async proxy writes ``positions`` of ``copy.dst`` (poison when issued, data when landing)."""
         if copy.dst.wgmma_reads is not None:
-            name = {"tma": "TMA load", "cp.async": "cp.async"}.get(copy.kind, copy.kind)
+            name = {k.CopyKind.TmaLoad: "TMA load", k.CopyKind.CpAsync: "cp.async"}.get(copy.kind, copy.kind.value)
             self._operand_overwrite(copy.dst, positions,
                                     f"{name} into {copy.dst.name} ({'landing' if landing else 'issued'})")
 
@@ -360,7 +360,7 @@ class WgmmaOps:
             return
         j = int(np.flatnonzero(busy)[0])
         lane = int(lanes[j])
-        if last[j] >= self.committed["wgmma"][lane]:
+        if last[j] >= self.committed[k.AsyncKind.Wgmma][lane]:
             state = "an uncommitted wgmma (no wgmma.commit_group after its last wgmma)"
         else:
             state = "a committed wgmma group that no wgmma.wait_group retired"

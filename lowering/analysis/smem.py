@@ -23,7 +23,7 @@ from smem_model import BufferRequest
 
 from ..effects import buffers_touched
 from ..identity_map import IdentityMap
-from ..kernel_ir import Allocate, Buffer, ForLoop, Kernel, Node, TensorOp, children
+from ..kernel_ir import Allocate, Buffer, ForLoop, Kernel, Node, TensorOp, TensorOpKind, children
 from .buffers import BufferPlan
 from .mma import MmaInfo
 
@@ -126,7 +126,7 @@ def referenced_buffers(node: Node, buffers: BufferPlan, mma: MmaInfo | None = No
         for tv in staged.inlined | {staged.source}:
             tensors.update(tv.producers())
     found = {buffers.buffers[tv] for tv in tensors if tv in buffers.buffers}
-    if node.kind == "block_reduce" and buffers.workspace is not None:
+    if node.kind is TensorOpKind.BlockReduce and buffers.workspace is not None:
         found.add(buffers.workspace)   # the indexing pass lowers it to a BlockReduce over the workspace
     return found
 

@@ -48,6 +48,7 @@ from ..errors import LoweringError
 from ..kernel_ir import (
     Allocate,
     AsyncCommit,
+    AsyncKind,
     AsyncWait,
     BlockSync,
     Continue,
@@ -116,7 +117,7 @@ def clone(a: Analyses, node: ForLoop, loop: CircularLoop) -> list[Node]:
             out.append(ElectSync(tuple(elected + tma_items)))
         out.extend(other)
         if loop.cp_async:
-            out.append(AsyncCommit("cp.async"))
+            out.append(AsyncCommit(AsyncKind.CpAsync))
         return out
 
     def wait(pending: int) -> list[Node]:
@@ -124,7 +125,7 @@ def clone(a: Analyses, node: ForLoop, loop: CircularLoop) -> list[Node]:
         if loop.tma:
             out.append(MBarrierWaitParity(mbar, loop.full(loop.stage(i)), loop.parity(i)))
         if loop.cp_async:
-            out.append(AsyncWait("cp.async", pending))
+            out.append(AsyncWait(AsyncKind.CpAsync, pending))
         shared_sync = [tv for tv in loop.tensors if tv not in loop.tma and tv.memory_type is MemoryType.Shared]
         if shared_sync and many_threads and (loop.cp_async or pending == P):
             out.append(BlockSync(reason=f"RAW: stage {i} % {S} of {_names(shared_sync)} loaded by other threads"))

@@ -28,6 +28,7 @@ from ..errors import LoweringError
 from ..kernel_ir import (
     Assign,
     AsyncCommit,
+    AsyncKind,
     BinaryValue,
     BlockReduce,
     Buffer,
@@ -44,6 +45,7 @@ from ..kernel_ir import (
     Node,
     StMatrix,
     TensorOp,
+    TensorOpKind,
     TmaLoad,
     TmaStore,
     UnaryValue,
@@ -272,11 +274,11 @@ def lower_op(op: TensorOp, a: Analyses) -> list[Node]:
     acc = a.buffers.accumulators.get(tv)
     target = acc if acc is not None else a.buffers.buffers[tv]
     memory = target.memory
-    if op.kind == "init":
+    if op.kind is TensorOpKind.Init:
         index = write_index(a, tv, idx, acc)
         return guarded(predicate(a, tv, idx, False, memory),
                        [Assign(target, index, _const(init_value(tv), target.dtype))])
-    if op.kind == "block_reduce":
+    if op.kind is TensorOpKind.BlockReduce:
         assert acc is not None
         acc_index = write_index(a, tv, idx, acc)
         dims = tuple(a.ids.group(i).parallel_type for i in tv.loop
@@ -288,14 +290,14 @@ def lower_op(op: TensorOp, a: Analyses) -> list[Node]:
                         [Val.symbol(pt.cuda_index).eq(0) for pt in dims if out_buf.memory is not MemoryType.Local])
         value = _cast_to(Load(acc, acc_index), out_buf.dtype)
         return [reduce] + guarded(writer, [Assign(out_buf, write_index(a, tv, idx), value)])
-    if op.kind == "finalize":
+    if op.kind is TensorOpKind.Finalize:
         assert acc is not None
         out_buf = a.buffers.buffers[tv]
         value = _cast_to(Load(acc, write_index(a, tv, idx, acc)), out_buf.dtype)
         return guarded(predicate(a, tv, idx, False, out_buf.memory), [Assign(out_buf, write_index(a, tv, idx), value)])
     value = compute_value(a, tv, idx)
-    if op.kind != "compute":
-        raise LoweringError(f"internal: unknown op kind {op.kind}")
+    if op.kind is not TensorOpKind.Compute:
+        raise LoweringError(f"internal: unknown op kind {op.kind!r}")
     if isinstance(tv.definition, (ReductionOp, MmaOp)):
         stmt = Assign(target, write_index(a, tv, idx, acc), _cast_to(value, target.dtype), reduce_op=reduce_op_of(tv))
         return guarded(predicate(a, tv, idx, True, memory), [stmt])
@@ -331,13 +333,13 @@ def _lower_mma(op: TensorOp, a: Analyses, idx: dict[IterDomain, Val]) -> list[No
     acc = a.buffers.buffers[op.tv]
     origin = {a.ids.group(i).index.name: Val.const(0) for i in (tile.m, tile.n, tile.k)}
     at = {i: v.substitute(origin) for i, v in idx.items()}
-    if op.kind == "init":
+    if op.kind is TensorOpKind.Init:
         r = Val.symbol(f"r{tile.fragment_symbol}")
         at[tile.fragment] = r
         zero = Assign(acc, write_index(a, op.tv, at), _const(0.0, acc.dtype))
         return [ForLoop(r, Val.const(0), Val.const(tile.registers), (zero,), label="fragment", unroll=True)]
-    if op.kind != "compute":
-        raise LoweringError(f"internal: T{op.tv.name} is a wgmma accumulator; no {op.kind} step")
+    if op.kind is not TensorOpKind.Compute:
+        raise LoweringError(f"internal: T{op.tv.name} is a wgmma accumulator; no {op.kind.value} step")
     at[tile.fragment] = Val.const(0)
 
     def descriptor(layout) -> MatrixDescriptor:
@@ -421,7 +423,7 @@ def _tma_store(a: Analyses, out: TensorView, idx: dict[IterDomain, Val]) -> Node
     box_start = {a.ids.group(b).index.name: Val.const(0) for b in box.bulk if b is not None}
     src = read_index(a, tile, out, origin, swizzled=False).substitute(box_start)
     store = TmaStore(a.buffers.buffers[tile], src, a.tma.tensor_maps[out], box.coords(origin))
-    return ElectSync((store, AsyncCommit("bulk")), warp=box.issuer_warp)
+    return ElectSync((store, AsyncCommit(AsyncKind.Bulk)), warp=box.issuer_warp)
 
 
 CP_ASYNC_BYTES = (4, 8, 16)

@@ -30,7 +30,7 @@ from fusion_ir.exprs import load_kind
 from fusion_ir.types import LoadStoreOpType, StoreWait
 
 from ..analysis import Analyses
-from ..kernel_ir import BlockSync, FenceAsyncProxy, ForLoop, Kernel, Node, children
+from ..kernel_ir import BlockSync, FenceAsyncProxy, ForLoop, Kernel, Node, TensorOpKind, children
 from ..placement import Path, body_at, common_scope, op_paths
 
 
@@ -39,10 +39,10 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
     inserts: dict[Path, set] = {}
     for w_op, w_path in ops:
         tv = w_op.tv
-        if w_op.kind != "compute" or not _guarded_by_syncs(tv, a):
+        if w_op.kind is not TensorOpKind.Compute or not _guarded_by_syncs(tv, a):
             continue
         for r_op, r_path in ops:
-            if r_op.kind != "compute" or tv not in r_op.expr.tensor_inputs():
+            if r_op.kind is not TensorOpKind.Compute or tv not in r_op.expr.tensor_inputs():
                 continue
             body_path, i, j = common_scope(w_path, r_path)
             if i is None:

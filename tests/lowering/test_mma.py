@@ -51,13 +51,13 @@ def test_mma_runs_are_fenced_committed_and_waited() -> None:
     fence = kinds.index("WgmmaFence")
     assert kinds[fence - 1] == "MBarrierWaitParity"
     assert kinds[fence + 1] == "ForLoop" and all(isinstance(m, (k.Mma, k.ForLoop)) for m in k.walk(body[fence + 1].body))
-    assert body[fence + 2] == k.AsyncCommit("wgmma") and body[fence + 3] == k.AsyncWait("wgmma", 1)
+    assert body[fence + 2] == k.AsyncCommit(k.AsyncKind.Wgmma) and body[fence + 3] == k.AsyncWait(k.AsyncKind.Wgmma, 1)
     release = body[fence + 4]
     assert isinstance(release, k.IfThenElse) and isinstance(release.then_body[0], k.MBarrierArrive)
     assert isinstance(body[fence + 5], k.ElectSync)            # the next load comes after the release
     top = [type(n).__name__ for n in kernel.body]
     main = next(j for j, n in enumerate(kernel.body) if isinstance(n, k.ForLoop) and n.stage is Stage.Main)
-    assert kernel.body[main + 1] == k.AsyncWait("wgmma", 0)
+    assert kernel.body[main + 1] == k.AsyncWait(k.AsyncKind.Wgmma, 0)
     assert top.count("AsyncWait") == 2                          # after the main and the epilogue loop
 
 
@@ -70,7 +70,7 @@ def test_wgmma_groups_take_the_release_lag_of_the_loop_group_whatever_its_index_
     renamed = replace(indexed, body=k.substitute(indexed.body, {loop.index.name: Val.symbol("renamed")}))
     main = _main_loop(wgmma_groups.run(renamed, traced.analyses))
     assert main.index.name == "renamed"
-    assert k.AsyncWait("wgmma", 1) in main.body
+    assert k.AsyncWait(k.AsyncKind.Wgmma, 1) in main.body
 
 
 def test_accumulator_is_a_fragment_of_registers() -> None:

@@ -130,7 +130,7 @@ def _tag(node: k.Node) -> str | None:
     if any(isinstance(n, k.TmaStore) for n in inner):
         assert not any(isinstance(n, k.AsyncWait) for n in inner), "a wait among the boxes"
         return "stores"
-    waits = [n for n in inner if isinstance(n, k.AsyncWait) and n.kind == "bulk"]
+    waits = [n for n in inner if isinstance(n, k.AsyncWait) and n.kind is k.AsyncKind.Bulk]
     if waits:
         assert isinstance(node, k.ElectSync) and len(waits) == 1 and waits[0].pending == 0
         return "wait.read" if waits[0].read else "wait.all"
@@ -182,7 +182,7 @@ def test_where_the_waits_and_barriers_sit(arrangement: str, mode: str) -> None:
     assert waits and {w.warp for w in waits} == {s.warp for s in stores}
     for s in stores:
         (boxes,) = s.body
-        assert isinstance(boxes, k.ForLoop) and boxes.body[1:] == (k.AsyncCommit("bulk"),)
+        assert isinstance(boxes, k.ForLoop) and boxes.body[1:] == (k.AsyncCommit(k.AsyncKind.Bulk),)
     barriers = [n for n in scope[i].body if isinstance(n, k.NamedBarrier)]
     per_group = arrangement == "ping_pong"            # each warp group synchronizes on its own barrier
     assert all((n.threads.const_value() == 128) == per_group for n in barriers)
@@ -214,7 +214,7 @@ def test_a_tile_written_once_waits_right_after_its_boxes(persistent: bool) -> No
     fusion = matmul_wgmma.build(tile=(128, 128, 64), stages=3, compute_warp_groups=1, tma_store=True,
                                 out_dtype=DataType.BFloat16, store_wait="deferred", persistent=persistent, blocks=3)
     kernel = lower(fusion)
-    waits = [n for n in k.walk(kernel.body) if isinstance(n, k.AsyncWait) and n.kind == "bulk"]
+    waits = [n for n in k.walk(kernel.body) if isinstance(n, k.AsyncWait) and n.kind is k.AsyncKind.Bulk]
     assert [w.read for w in waits] == ([True, False] if persistent else [False])
     reasons = [n.reason for n in k.walk(kernel.body) if isinstance(n, k.BlockSync)]
     assert any("after its TMA stores' wait" in r for r in reasons) == persistent
