@@ -282,6 +282,19 @@ def test_war_sync_at_end_of_loop_that_rewrites_shared_buffer():
     assert isinstance(loop.body[-1], k.BlockSync) and "WAR" in loop.body[-1].reason
 
 
+def test_a_tma_store_reader_is_a_field_of_the_hazard_not_a_prefix_of_its_reason():
+    """The fence before a TMA store's barrier comes from the hazard's ``async_reader`` flag; a reason is text
+    and is printed as it is, whatever it starts with."""
+    from lowering.passes.syncs import _apply, _Hazard
+
+    body = (k.Comment("write"), k.Comment("read"))
+    text = _Hazard(1, "async: a reason that starts like a flag")
+    assert _apply(body, (), {(): {text}}) == (body[0], k.BlockSync(reason=text.reason), body[1])
+    store = _Hazard(1, "RAW: T3 written, then read by a TMA store", async_reader=True)
+    assert _apply(body, (), {(): {store}}) == (body[0], k.FenceAsyncProxy(), k.BlockSync(reason=store.reason),
+                                                body[1])
+
+
 # ---- indexing
 def test_no_tensor_op_survives_and_non_divisible_split_is_predicated():
     kernel = lower(examples.load("pointwise_1d").build())
