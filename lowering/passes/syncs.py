@@ -127,8 +127,9 @@ def _apply(body: tuple[Node, ...], path: Path, inserts: dict[Path, set[_Hazard]]
         first = by_index.get(hazard.index)
         if first is None:
             by_index[hazard.index] = hazard
-        else:                       # one barrier for several hazards: independent only along common dims
-            by_index[hazard.index] = replace(first, per=tuple(d for d in first.per if d in hazard.per))
+        else:   # one barrier for several hazards: independent only along common dims, fenced if any reader is async
+            by_index[hazard.index] = replace(first, per=tuple(d for d in first.per if d in hazard.per),
+                                             async_reader=first.async_reader or hazard.async_reader)
     for k, node in enumerate(body):
         if k in by_index and not (out and isinstance(out[-1], BlockSync)):
             out.extend(_barrier(by_index[k]))

@@ -295,6 +295,18 @@ def test_a_tma_store_reader_is_a_field_of_the_hazard_not_a_prefix_of_its_reason(
                                                 body[1])
 
 
+def test_one_barrier_for_a_plain_and_a_tma_store_reader_keeps_the_fence():
+    """Two hazards before one statement share a barrier (the first reason in order names it); when one of the
+    readers is a TMA store, the writers still fence their writes to the async proxy before it."""
+    from lowering.passes.syncs import _apply, _Hazard
+
+    body = (k.Comment("write"), k.Comment("read"))
+    plain = _Hazard(1, "RAW: T2 written, then read")
+    store = _Hazard(1, "RAW: T3 written, then read by a TMA store", async_reader=True)
+    assert _apply(body, (), {(): {plain, store}}) == (body[0], k.FenceAsyncProxy(), k.BlockSync(reason=plain.reason),
+                                                      body[1])
+
+
 # ---- indexing
 def test_no_tensor_op_survives_and_non_divisible_split_is_predicated():
     kernel = lower(examples.load("pointwise_1d").build())
