@@ -11,7 +11,6 @@ driver call is made, so these errors are testable on a machine without a GPU.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -146,18 +145,12 @@ def check_index_type(kernel: Kernel, shapes: list[tuple[int, ...]], strides: lis
 
 def _check_constraints(kernel: Kernel, env: dict[str, int]) -> None:
     fusion = kernel.fusion
-    for a, b, message in getattr(fusion, "extent_constraints", None) or ():
-        va = _evaluate(a, env, message)
-        vb = _evaluate(b, env, message)
+    for c in getattr(fusion, "extent_constraints", None) or ():
+        va = _evaluate(c.a, env, c.message)
+        vb = _evaluate(c.b, env, c.message)
         if int(va) != int(vb):
-            raise InputError(f"{message}: {a} = {int(va)} but {b} = {int(vb)}", InputRule.EQUAL_EXTENTS,
-                             _first_tensor(message))
-
-
-def _first_tensor(message: str) -> str | None:
-    """The first tensor (``T3``) a fusion's extent-constraint message names."""
-    found = re.search(r"\bT\d+", message)
-    return None if found is None else found.group(0)
+            raise InputError(f"{c.message}: {c.a} = {int(va)} but {c.b} = {int(vb)}", InputRule.EQUAL_EXTENTS,
+                             c.subject)
 
 
 def _check_runtime_checks(kernel: Kernel, env: dict[str, int]) -> None:
