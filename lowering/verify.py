@@ -48,7 +48,7 @@ from fusion_ir.scalar import Val
 from fusion_ir.types import DataType, MemoryType, ParallelType
 from target import current as current_target
 
-from .effects import Completion, Role, effects
+from .effects import Completion, EffectKind, Role, effects
 from .errors import LoweringError
 from .kir_nodes import (
     Allocate,
@@ -228,7 +228,7 @@ class _Verifier:
         buf = e.buffer
         if buf is None:   # a TensorView of a not yet indexed op: it has no buffer yet
             return
-        if e.kind.name == "Allocate":
+        if e.kind is EffectKind.Allocate:
             return
         if buf.memory is MemoryType.Global:
             if buf.name not in self.params:
