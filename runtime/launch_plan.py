@@ -110,7 +110,7 @@ def _largest_shared_buffer(kernel: Kernel, env: dict[str, int]) -> str | None:
 def _check_dtype(buf: Buffer, arg: ArrayArg) -> None:
     if arg.dtype == buf.dtype.numpy_name:
         return
-    hint = bfloat16_input_hint(host=arg.kind == "numpy") if buf.dtype is DataType.BFloat16 else ""
+    hint = bfloat16_input_hint(host=not arg.on_device) if buf.dtype is DataType.BFloat16 else ""
     raise InputError(f"{buf.name} must be {buf.dtype.numpy_name}, got {arg.dtype}{hint}", InputRule.DTYPE, buf.name)
 
 
