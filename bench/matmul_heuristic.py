@@ -135,7 +135,7 @@ def suggestion(shape: tuple[int, int, int], sms: int) -> MatmulParams | Schedule
 def dry_run(shapes: list[tuple[int, int, int]], sweep: list[MatmulParams], sms: int) -> None:
     """Everything but the GPU: suggest, lower, and plan each launch as the executor would."""
     from codegen import to_cuda
-    from runtime.arrays import ArrayArg
+    from runtime.arrays import ArrayArg, ArrayKind
     from runtime.launch_plan import plan_launch
 
     kernels = Kernels()
@@ -152,9 +152,9 @@ def dry_run(shapes: list[tuple[int, int, int]], sweep: list[MatmulParams], sms: 
             for params in [suggested, *sweep]:
                 kernel = kernels.get(params)
                 to_cuda(kernel)
-                args = [ArrayArg("torch", None, (m, k), (k, 1), "bfloat16", 2),
-                        ArrayArg("torch", None, (k, n), (n, 1), "bfloat16", 2)]
-                out = ArrayArg("torch", None, (m, n), (n, 1), "bfloat16", 2)
+                args = [ArrayArg(ArrayKind.Torch, None, (m, k), (k, 1), "bfloat16", 2),
+                        ArrayArg(ArrayKind.Torch, None, (k, n), (n, 1), "bfloat16", 2)]
+                out = ArrayArg(ArrayKind.Torch, None, (m, n), (n, 1), "bfloat16", 2)
                 plan = plan_launch(kernel, args, [out])
                 plans.append(f"grid {plan.grid[0]}x{plan.grid[1]} smem {plan.smem_bytes // 1024}K")
             print(f"{m}x{n}x{k}: suggested {describe(suggested)} ({plans[0]}); {len(sweep)} swept configs planned")

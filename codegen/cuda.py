@@ -30,6 +30,7 @@ from lowering.kernel_ir import (
     Allocate,
     Assign,
     AsyncCommit,
+    AsyncKind,
     AsyncWait,
     BinaryValue,
     BlockReduce,
@@ -512,10 +513,10 @@ class KernelPrinter(NodeVisitor):
         self._emit(f"cpAsync<{nbytes}>({dst}, &{src}, {pred});")
 
     def visit_AsyncCommit(self, node: AsyncCommit) -> None:
-        if node.kind == "cp.async":
+        if node.kind is AsyncKind.CpAsync:
             self.helpers.add("cp_async")
             self._emit("cpAsyncCommitGroup();")
-        elif node.kind == "bulk":
+        elif node.kind is AsyncKind.Bulk:
             self.helpers.add("tma")
             self._emit("Hopper::cpAsyncBulkCommitGroup();")
         else:   # wgmma: verify admits no other kind
@@ -523,10 +524,10 @@ class KernelPrinter(NodeVisitor):
             self._emit("wgmma::commit();")
 
     def visit_AsyncWait(self, node: AsyncWait) -> None:
-        if node.kind == "cp.async":
+        if node.kind is AsyncKind.CpAsync:
             self.helpers.add("cp_async")
             self._emit(f"cpAsyncWaitGroup<{node.pending}>();")
-        elif node.kind == "bulk":
+        elif node.kind is AsyncKind.Bulk:
             self.helpers.add("tma")
             wait = "cpAsyncBulkWaitGroupRead" if node.read else "cpAsyncBulkWaitGroup"
             self._emit(f"Hopper::{wait}<{node.pending}>();")

@@ -9,12 +9,12 @@ from .iter_domain import IterDomain, Merge, Split
 from .scalar import Val, ceil_div
 from .tensor_view import Axis, TensorView
 from .types import (DataType, IterType, LoadStoreOpType, MemoryType, MmaInputSmemSwizzle, ParallelType,
-                    ScheduleError, SmemSwizzle)
+                    ScheduleError, SmemSwizzle, StoreWait)
 
 __all__ = [
     "ASYNC_LOADS", "Axis", "BinaryOp", "BroadcastOp", "CastOp", "CircularBufferOptions", "DataType", "Expr", "Fusion",
     "IterDomain", "IterType", "LoadStoreOp", "LoadStoreOpType", "MemoryType", "Merge", "MmaOp", "ParallelType",
     "Pipelined", "ReductionOp", "ScheduleError", "Split", "TensorView", "UnaryOp", "Val", "WarpSpecialized",
-    "MmaInputSmemSwizzle", "SmemSwizzle", "ceil_div", "inline_most", "load_kind", "ops", "parallelize_like",
+    "MmaInputSmemSwizzle", "SmemSwizzle", "StoreWait", "ceil_div", "inline_most", "load_kind", "ops", "parallelize_like",
     "transform_like",
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 import networkx as nx
 
@@ -15,6 +16,18 @@ from .tensor_view import TensorView
 from .types import DataType, IterType, MemoryType, ParallelType, ScheduleError
 
 _current = threading.local()
+
+
+@dataclass(frozen=True)
+class ExtentConstraint:
+    """Two extents a definition declared equal (both operands of an add, the K of a matmul), checked at run
+    time: ``message`` says which, ``subject`` names the tensor a refusal is about (``T3``, the first the
+    message names), so no reader has to find it in the text."""
+
+    a: Val
+    b: Val
+    message: str
+    subject: str | None = None
 
 
 class Fusion:
@@ -28,7 +41,7 @@ class Fusion:
         self._next_scalar = 0
         self._in_transaction = False
         # Extents the definition declared equal (e.g. both operands of an add); checked at run time.
-        self.extent_constraints: list[tuple[Val, Val, str]] = []
+        self.extent_constraints: list[ExtentConstraint] = []
         # The C type of the kernel's index arithmetic (nvFuser's index type): Int64, or Int32 when
         # every tensor the kernel is launched on has fewer than 2**31 elements (checked at launch).
         self.index_type: DataType = DataType.Int64
@@ -246,7 +259,7 @@ class Fusion:
         for tv in self._tensors:
             parts.append(tv.transforms_string())
             parts.append(str([(i.name, i.parallel_type.name, i.iter_type.name) for i in tv.loop]))
-            parts.append(f"{tv.memory_type} {tv.compute_at_pos} {tv.circular_buffer_options} {tv.swizzle} {tv.store_wait}")
+            parts.append(f"{tv.memory_type} {tv.compute_at_pos} {tv.circular_buffer_options} {tv.swizzle} {tv.store_wait.value}")
         return "\n".join(parts)
 
     # ---- printing -------------------------------------------------------

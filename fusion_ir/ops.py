@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .exprs import BinaryOp, BroadcastOp, CastOp, LoadStoreOp, MmaOp, ReductionOp, UnaryOp
-from .fusion import Fusion
+from .fusion import ExtentConstraint, Fusion
 from .iter_domain import IterDomain
 from .tensor_view import TensorView
 from .types import DataType, IterType, LoadStoreOpType, ScheduleError, promote
@@ -171,15 +171,17 @@ def _broadcast_root(fusion: Fusion, op: str, a: TensorView, b: TensorView) -> li
         else:
             src = x
             if not x.is_broadcast and not y.is_broadcast and x.extent != y.extent:
-                message = f"{op}: {_axis_source(a, k)} and {_axis_source(b, k)} must have equal extents"
-                fusion.extent_constraints.append((x.extent, y.extent, message))
+                (first, subject), (second, _) = _axis_source(a, k), _axis_source(b, k)
+                message = f"{op}: {first} and {second} must have equal extents"
+                fusion.extent_constraints.append(ExtentConstraint(x.extent, y.extent, message, f"T{subject.name}"))
         it = IterType.Broadcast if (x.is_broadcast and y.is_broadcast) else IterType.Iteration
         root.append(fusion.new_iter_domain(src.extent, it))
     return root
 
 
-def _axis_source(tv: TensorView, k: int) -> str:
-    """Name axis ``k`` of ``tv`` by the fusion input it comes from, when it comes from one.
+def _axis_source(tv: TensorView, k: int) -> tuple[str, TensorView]:
+    """Name axis ``k`` of ``tv`` by the fusion input it comes from, when it comes from one; with the tensor
+    the name starts with.
 
     An operand made by ``broadcast`` (or any op) is the user's input under another name: a
     shape mismatch reads better as "axis 0 of input T1" than as an axis of an internal tensor.
@@ -192,10 +194,10 @@ def _axis_source(tv: TensorView, k: int) -> str:
             break
         cur, i = step
     if cur is tv:
-        return f"axis {k} of {'input ' if tv.is_input else ''}T{tv.name}"
+        return f"axis {k} of {'input ' if tv.is_input else ''}T{tv.name}", tv
     if not cur.is_input or i not in cur.shape_ids:
-        return f"axis {k} of T{tv.name}"
-    return f"axis {cur.shape_ids.index(i)} of input T{cur.name} (axis {k} of T{tv.name})"
+        return f"axis {k} of T{tv.name}", tv
+    return f"axis {cur.shape_ids.index(i)} of input T{cur.name} (axis {k} of T{tv.name})", cur
 
 
 def add(a: object, b: object) -> TensorView:
@@ -309,7 +311,9 @@ def matmul(a: TensorView, b: TensorView) -> TensorView:
     m, k = a.shape_ids
     k2, n = b.shape_ids
     if k.extent != k2.extent:
-        fusion.extent_constraints.append((k.extent, k2.extent, f"matmul: K of T{a.name} and T{b.name} must match"))
+        fusion.extent_constraints.append(ExtentConstraint(k.extent, k2.extent,
+                                                          f"matmul: K of T{a.name} and T{b.name} must match",
+                                                          f"T{a.name}"))
     root = [fusion.new_iter_domain(m.extent), fusion.new_iter_domain(n.extent),
             fusion.new_iter_domain(k.extent, IterType.Reduction)]
     dtype = DataType.Float

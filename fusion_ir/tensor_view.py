@@ -17,15 +17,13 @@ from .exprs import ASYNC_LOADS, BinaryOp, BroadcastOp, CastOp, Expr, LoadStoreOp
 from .iter_domain import IterDomain, Merge, Split, Transform, innermost_root
 from .persistent import first_unmappable_loop_axis
 from .scalar import Val
-from .types import DataType, IterType, LoadStoreOpType, MemoryType, ParallelType, ScheduleError, SmemSwizzle
+from .types import (DataType, IterType, LoadStoreOpType, MemoryType, ParallelType, ScheduleError, SmemSwizzle,
+                    StoreWait)
 
 if TYPE_CHECKING:
     from .fusion import Fusion
 
 _BYTES_PER_VECTOR = 16
-# When the elected thread that issued a TMA store's boxes waits for their reads of the shared tile
-# (``TensorView.set_store_wait``): once after all the boxes, or deferred to just before the tile is next written.
-STORE_WAITS = ("after_boxes", "deferred")
 
 
 class Axis:
@@ -76,7 +74,7 @@ class TensorView:
         self.compute_at_pos = 0
         self.circular_buffer_options: CircularBufferOptions | None = None
         self.swizzle = SmemSwizzle.NONE
-        self.store_wait = STORE_WAITS[0]     # a TMA-store output: when its issuer waits for the tile's reads
+        self.store_wait = StoreWait.AfterBoxes   # a TMA-store output: when its issuer waits for the tile's reads
         # Loop broadcasts: an operand of a matmul lacks one of its consumer's dimensions (A has no N,
         # B no M). Computed inside loops over that dimension, it gains a broadcast axis standing for
         # it in its loop domain only (nvFuser's loop-domain broadcast), keyed by the consumer's root.
@@ -173,8 +171,8 @@ class TensorView:
             lines.append(f" {self.circular_buffer_options}")
         if self.swizzle is not SmemSwizzle.NONE:
             lines.append(f" swizzle: {self.swizzle.name}")
-        if self.store_wait != STORE_WAITS[0]:
-            lines.append(f" store wait: {self.store_wait}")
+        if self.store_wait is not StoreWait.AfterBoxes:
+            lines.append(f" store wait: {self.store_wait.value}")
         return "\n".join(lines)
 
     def print_transforms(self) -> None:
@@ -789,7 +787,7 @@ class TensorView:
             self._check_swizzle_span("set_swizzle")
         return self
 
-    def set_store_wait(self, wait: str) -> TensorView:
+    def set_store_wait(self, wait: StoreWait | str) -> TensorView:
         """When the thread that issues this TMA-store output's boxes waits until they have read the shared tile.
 
         ``"after_boxes"`` (the default): once, right after it has issued and committed every box of the
@@ -798,7 +796,7 @@ class TensorView:
         the tile again: the wait and then the barrier go right before that write, so the stores overlap
         what comes in between (the next tile's main loop), and one wait after the loop retires the last
         ones before the threads exit. Only a tensor written by ``cache_before(LoadStoreOpType.TMAStore)``
-        has a store to wait for.
+        has a store to wait for. ``wait`` is a ``StoreWait`` or its string.
         """
         if load_kind(self) is not LoadStoreOpType.TMAStore:
             d = self.definition
@@ -806,11 +804,12 @@ class TensorView:
                    if isinstance(d, LoadStoreOp) else type_name(d))
             raise self._err(f"set_store_wait: T{self.name} is not written by a TMA store ({how}); only the output "
                             f"of cache_before(LoadStoreOpType.TMAStore) issues TMA stores to wait for")
-        if not isinstance(wait, str) or wait not in STORE_WAITS:
+        chosen = StoreWait.of(wait)
+        if chosen is None:
             raise self._err(f"set_store_wait: {wait!r} for T{self.name} is not a store wait; use one of "
-                            f"{', '.join(repr(w) for w in STORE_WAITS)}")
+                            f"{StoreWait.choices()}")
         with self.fusion.transaction():
-            self.store_wait = wait
+            self.store_wait = chosen
         return self
 
     def _check_swizzle_span(self, call: str) -> None:

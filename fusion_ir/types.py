@@ -140,3 +140,24 @@ class SmemSwizzle(enum.Enum):
 
 
 MmaInputSmemSwizzle = SmemSwizzle
+
+
+class StoreWait(enum.Enum):
+    """When the thread that issued a TMA store's boxes waits for their reads of the shared tile
+    (``TensorView.set_store_wait``; the ``store_waits`` lowering pass places the wait)."""
+
+    AfterBoxes = "after_boxes"    # once, right after every box of the tile is issued and committed
+    Deferred = "deferred"         # just before the loop's next iteration writes the tile again
+
+    @classmethod
+    def of(cls, value: object) -> StoreWait | None:
+        """The store wait ``value`` names (a ``StoreWait`` or its string, ``"after_boxes"``, ``"deferred"``);
+        None for anything else."""
+        if isinstance(value, cls):
+            return value
+        return next((w for w in cls if w.value == value), None) if isinstance(value, str) else None
+
+    @classmethod
+    def choices(cls) -> str:
+        """The accepted values, for error messages."""
+        return ", ".join(repr(w.value) for w in cls) + " (or StoreWait." + ", StoreWait.".join(w.name for w in cls) + ")"

@@ -14,7 +14,6 @@ from fusion_ir import IterDomain, TensorView
 from fusion_ir.iter_domain import Merge, Split
 from fusion_ir.scalar import Val
 
-
 Extent = Callable[[IterDomain], Val]
 
 

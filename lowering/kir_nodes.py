@@ -28,6 +28,34 @@ class Stage(enum.Enum):
     ComputeWarp = "ComputeWarp"
 
 
+class AsyncKind(enum.Enum):
+    """The asynchronous operations an ``AsyncCommit`` closes a group of and an ``AsyncWait`` waits for;
+    the value is how the kernel-IR printer names them."""
+
+    CpAsync = "cp.async"    # cp.async copies (cp.async.commit_group / wait_group)
+    Bulk = "bulk"           # TMA stores (cp.async.bulk.commit_group / wait_group[.read])
+    Wgmma = "wgmma"         # warp-group MMAs (wgmma.commit_group / wait_group)
+
+
+class CopyKind(enum.Enum):
+    """An asynchronous copy in flight, by the statement that issued it (``TmaLoad``, ``TmaStore``,
+    ``CpAsync``): what a back end that runs the copies (the simulator) tracks until they land."""
+
+    TmaLoad = "tma"
+    TmaStore = "tma_store"
+    CpAsync = "cp.async"
+
+
+class TensorOpKind(enum.Enum):
+    """Which step of its tensor's computation a not yet indexed ``TensorOp`` is; the value is how the
+    kernel-IR printer tags it."""
+
+    Compute = "compute"          # the fusion expression itself
+    Init = "init"                # a reduction's initial value
+    BlockReduce = "block_reduce"  # the cross-thread step of a reduction
+    Finalize = "finalize"        # a 16-bit serial reduction's result written from its float accumulator
+
+
 # ---------------------------------------------------------------- buffers
 @dataclass(frozen=True)
 class Buffer:
@@ -151,6 +179,13 @@ class BlockReduce:
 
 @dataclass(frozen=True)
 class ForLoop:
+    """``for (index = start; index < stop; index += step) body``.
+
+    ``group`` is the number of the loop group (``lowering.analysis.id_model.LoopGroup``) the loop-nest
+    pass made the loop from; passes that clone or rename the loop keep it (``dataclasses.replace``), so
+    analyses find their loops by it, never by the index's name. None for a loop a pass adds.
+    """
+
     index: Val            # a symbol
     start: Val
     stop: Val
@@ -160,6 +195,7 @@ class ForLoop:
     vectorize: bool = False
     stage: Stage | None = None
     step: Val = Val.const(1)  # noqa: RUF009 (Val is immutable); a persistent loop steps by gridDim.x
+    group: int | None = None
 
 
 @dataclass(frozen=True)
@@ -337,20 +373,20 @@ class CpAsync:
 
 @dataclass(frozen=True)
 class AsyncCommit:
-    """Close the open group of async operations of ``kind``: ``cp.async``, ``bulk`` (TMA stores) or
-    ``wgmma`` (``wgmma.commit_group``)."""
+    """Close the open group of async operations of ``kind``: ``AsyncKind.CpAsync``, ``AsyncKind.Bulk`` (TMA
+    stores) or ``AsyncKind.Wgmma`` (``wgmma.commit_group``)."""
 
-    kind: str  # "cp.async" | "bulk" | "wgmma"
+    kind: AsyncKind
 
 
 @dataclass(frozen=True)
 class AsyncWait:
     """Wait until at most ``pending`` committed groups of ``kind`` are still in flight
-    (``wgmma.wait_group pending`` for ``wgmma``). For ``bulk`` (TMA stores), ``read``: until the groups have
+    (``wgmma.wait_group pending`` for ``AsyncKind.Wgmma``). For ``AsyncKind.Bulk`` (TMA stores), ``read``: until the groups have
     read their shared-memory sources (``cp.async.bulk.wait_group.read``), else until they have completed
     (``cp.async.bulk.wait_group``, the writes done too)."""
 
-    kind: str  # "cp.async" | "bulk" | "wgmma"
+    kind: AsyncKind
     pending: int = 0
     read: bool = True
 
@@ -429,7 +465,7 @@ class Mma:
     Each of the warp group's 128 threads holds ``N / 2`` accumulators, registers
     ``acc[acc_index + r]`` for ``r`` in ``[0, N / 2)``, laid out as
     ``lowering.layout.wgmma_accumulator`` says. The result is asynchronous: it is in the
-    registers only after an ``AsyncWait("wgmma", ...)`` covers the commit group it belongs to.
+    registers only after an ``AsyncWait(AsyncKind.Wgmma, ...)`` covers the commit group it belongs to.
     """
 
     acc: Buffer
@@ -497,15 +533,14 @@ def rewrite(body: tuple[Node, ...], fn: Callable[[Node], Node | tuple[Node, ...]
 class TensorOp:
     """A fusion expression placed in the loop nest but not yet indexed.
 
-    ``kind`` is ``compute``, ``init`` (a reduction's initial value), ``block_reduce``
-    (the cross-thread step of a reduction) or ``finalize`` (a 16-bit serial reduction's result
-    written from its float accumulator). Passes find a tensor's statements by ``tv`` (the
+    ``kind`` (``TensorOpKind``) is the expression itself, a reduction's initial value, its
+    cross-thread step or the write of a 16-bit serial reduction's result. Passes find a tensor's statements by ``tv`` (the
     TensorView itself, compared by identity), never by name. The indexing pass replaces every
     TensorOp.
     """
 
     tv: Any
-    kind: str
+    kind: TensorOpKind
     text: str
     expr: Any = field(compare=False, repr=False)
     # Loop indices this op sees shifted, e.g. (("i3", i3 + 2),): a circular-buffer main loop

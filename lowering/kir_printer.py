@@ -101,7 +101,7 @@ class KirPrinter(k.NodeVisitor):
         return [f"{pad}// {node.text}"]
 
     def visit_TensorOp(self, node: k.TensorOp, pad: str, indent: int) -> list[str]:
-        tag = "" if node.kind == "compute" else f"  // {node.kind}"
+        tag = "" if node.kind is k.TensorOpKind.Compute else f"  // {_kind_text(node.kind)}"
         if node.shift:
             tag += "  // at " + ", ".join(f"{name} = {value}" for name, value in node.shift)
         return [f"{pad}{node.text}{tag}"]
@@ -150,15 +150,15 @@ class KirPrinter(k.NodeVisitor):
                  f"x{node.vector}{pred}")]
 
     def visit_AsyncCommit(self, node: k.AsyncCommit, pad: str, indent: int) -> list[str]:
-        if node.kind == "wgmma":
+        if node.kind is k.AsyncKind.Wgmma:
             return [f"{pad}wgmma.commit_group"]
-        return [f"{pad}{node.kind}.commit_group()"]
+        return [f"{pad}{_kind_text(node.kind)}.commit_group()"]
 
     def visit_AsyncWait(self, node: k.AsyncWait, pad: str, indent: int) -> list[str]:
-        if node.kind == "wgmma":
+        if node.kind is k.AsyncKind.Wgmma:
             return [f"{pad}wgmma.wait_group {node.pending}"]
-        suffix = ".complete" if node.kind == "bulk" and not node.read else ""
-        return [f"{pad}{node.kind}.wait_group{suffix}({node.pending})"]
+        suffix = ".complete" if node.kind is k.AsyncKind.Bulk and not node.read else ""
+        return [f"{pad}{_kind_text(node.kind)}.wait_group{suffix}({node.pending})"]
 
     def visit_FenceAsyncProxy(self, node: k.FenceAsyncProxy, pad: str, indent: int) -> list[str]:
         return [f"{pad}fence.proxy.async()"]
@@ -194,6 +194,12 @@ def descriptor_text(d: k.MatrixDescriptor, mn: str) -> str:
     if d.mn_major or not d.swizzle.span:
         offsets = f"lbo={d.leading_bytes} {offsets}"
     return f"{d.buffer.name} @ {d.offset} {major} {d.swizzle.name} {offsets}"
+
+
+def _kind_text(kind: object) -> str:
+    """An enum kind (``AsyncKind``, ``TensorOpKind``) by its value; anything else, which ``verify`` refuses,
+    quoted, so a listing of a broken kernel still prints and shows it."""
+    return kind.value if isinstance(kind, (k.AsyncKind, k.TensorOpKind)) else repr(kind)
 
 
 _PRINTER = KirPrinter()

@@ -12,7 +12,7 @@ from dataclasses import replace
 from fusion_ir import TensorView
 
 from .errors import LoweringError
-from .kernel_ir import ForLoop, Node, TensorOp, children
+from .kernel_ir import ForLoop, Node, TensorOp, TensorOpKind, children
 
 Path = tuple    # a statement's place: indices and field names, (k0, "body", k1, "then_body", ..., k)
 
@@ -47,7 +47,7 @@ def body_at(body: tuple[Node, ...], path: Path) -> tuple[Node, ...]:
 def computes(node: Node, tv: TensorView) -> bool:
     """True when ``node`` is, or holds, the computation of ``tv``."""
     if isinstance(node, TensorOp):
-        return node.tv is tv and node.kind == "compute"
+        return node.tv is tv and node.kind is TensorOpKind.Compute
     return any(computes(c, tv) for _, sub in children(node) for c in sub)
 
 

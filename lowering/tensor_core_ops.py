@@ -17,7 +17,7 @@ from . import index_math
 from .analysis import Analyses
 from .errors import LoweringError
 from .indexing_exprs import cast_to, compute_value, const, guarded, own_indices, predicate, read_index, write_index
-from .kernel_ir import Assign, ForLoop, MatrixDescriptor, Mma, Node, StMatrix, TensorOp, substitute
+from .kernel_ir import Assign, ForLoop, MatrixDescriptor, Mma, Node, StMatrix, TensorOp, TensorOpKind, substitute
 
 
 def lower(op: TensorOp, a: Analyses, idx: dict[IterDomain, Val]) -> list[Node] | None:
@@ -40,13 +40,13 @@ def _lower_mma(op: TensorOp, a: Analyses, idx: dict[IterDomain, Val]) -> list[No
     acc = a.buffers.buffers[op.tv]
     origin = {a.ids.group(i).index.name: Val.const(0) for i in (tile.m, tile.n, tile.k)}
     at = {i: v.substitute(origin) for i, v in idx.items()}
-    if op.kind == "init":
+    if op.kind is TensorOpKind.Init:
         r = Val.symbol(f"r{tile.fragment_symbol}")
         at[tile.fragment] = r
         zero = Assign(acc, write_index(a, op.tv, at), const(0.0, acc.dtype))
         return [ForLoop(r, Val.const(0), Val.const(tile.registers), (zero,), label="fragment", unroll=True)]
-    if op.kind != "compute":
-        raise LoweringError(f"internal: T{op.tv.name} is a wgmma accumulator; no {op.kind} step")
+    if op.kind is not TensorOpKind.Compute:
+        raise LoweringError(f"internal: T{op.tv.name} is a wgmma accumulator; no {op.kind.value} step")
     at[tile.fragment] = Val.const(0)
 
     def descriptor(layout) -> MatrixDescriptor:

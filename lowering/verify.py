@@ -19,7 +19,7 @@ The rules, by name:
 - ``mbarrier``: mbarrier operations name Int64 Shared buffers, used for nothing else; tokens are Int64;
   a token is stored with its index.
 - ``control``: ``Continue`` only inside a loop, ``Return`` and ``Continue`` last in their body.
-- ``async-groups``: async group kinds are cp.async, bulk or wgmma; waits keep a non-negative number of
+- ``async-groups``: async group kinds are ``AsyncKind`` members (cp.async, bulk, wgmma); waits keep a non-negative number of
   groups pending and (once every op is indexed) wait for a kind something commits.
 - ``elect``: an ``ElectSync`` body holds only what one thread may do (no barrier, block reduction,
   warp-collective stmatrix, warp-group wgmma or setmaxnreg, nested election); its warp is in the block.
@@ -35,6 +35,7 @@ The rules, by name:
 - ``barriers``: named barrier ids 1..15 and thread counts whole warps within the block; block reductions
   over thread dimensions with a Shared workspace big enough; setmaxnreg counts in range.
 - ``assign``: known reduce ops; a vector copy copies a Load (or its cast to the target type).
+- ``tensor-op``: a not yet indexed ``TensorOp``'s kind is a ``TensorOpKind``.
 """
 
 from __future__ import annotations
@@ -47,12 +48,13 @@ from fusion_ir.scalar import Val
 from fusion_ir.types import DataType, MemoryType, ParallelType
 from target import current as current_target
 
-from .effects import Completion, Role, effects
+from .effects import Completion, EffectKind, Role, effects
 from .errors import LoweringError
 from .kir_nodes import (
     Allocate,
     Assign,
     AsyncCommit,
+    AsyncKind,
     AsyncWait,
     BlockReduce,
     BlockSync,
@@ -73,6 +75,7 @@ from .kir_nodes import (
     StMatrix,
     TensorMapParam,
     TensorOp,
+    TensorOpKind,
     TmaLoad,
     TmaStore,
     WgmmaFence,
@@ -82,7 +85,6 @@ from .kir_nodes import (
 
 BUILTIN_SYMBOLS = frozenset(f"{base}.{axis}" for base in ("threadIdx", "blockIdx", "blockDim", "gridDim")
                             for axis in "xyz")
-ASYNC_KINDS = ("cp.async", "bulk", "wgmma")
 REDUCE_OPS = ("add", "sub", "mul", "max", "min")
 BLOCK_REDUCE_OPS = ("add", "max")
 THREAD_DIMS = (ParallelType.TIDx, ParallelType.TIDy, ParallelType.TIDz)
@@ -112,7 +114,7 @@ def describe(node: object) -> str:
     if hasattr(node, "body") and hasattr(node, "params"):
         return f"kernel {node.name}"
     if isinstance(node, TensorOp):
-        return f"{node.kind} of {node.tensor}"
+        return f"{getattr(node.kind, 'value', node.kind)} of {node.tensor}"
     name = type(node).__name__
     if isinstance(node, ForLoop):
         return f"loop {node.index} ({node.label})" if node.label else f"loop {node.index}"
@@ -151,7 +153,7 @@ class _Verifier:
         self.scopes: list[_Scope] = [_Scope()]
         self.target = current_target()
         self.roles: dict[str, Role] = {}
-        self.committed: set[str] = set()
+        self.committed: set[AsyncKind] = set()
         self.waits: list[AsyncWait] = []
         self.unindexed = False     # a TensorOp is left: its commits come with the indexing pass
 
@@ -167,8 +169,8 @@ class _Verifier:
         self.body(self.kernel.body, _Scope(), elected=None)
         for wait in self.waits:
             if wait.kind not in self.committed and not self.unindexed:
-                raise VerifyError("async-groups", wait, f"waits for {wait.kind} groups, but no AsyncCommit"
-                                                        f"({wait.kind!r}) commits any")
+                raise VerifyError("async-groups", wait, f"waits for {wait.kind.value} groups, but no AsyncCommit"
+                                                        f"({wait.kind.value!r}) commits any")
 
     # ------------------------------------------------------------ structure
     def body(self, body: tuple[Any, ...], scope: _Scope, elected: ElectSync | None) -> None:
@@ -184,7 +186,7 @@ class _Verifier:
         if elected is not None and isinstance(node, COLLECTIVE):
             raise VerifyError("elect", node, "is inside an ElectSync, which one thread runs; it needs "
                                              f"{_collective_of(node)}")
-        if elected is not None and isinstance(node, (AsyncCommit, AsyncWait)) and node.kind == "wgmma":
+        if elected is not None and isinstance(node, (AsyncCommit, AsyncWait)) and node.kind is AsyncKind.Wgmma:
             raise VerifyError("elect", node, "is inside an ElectSync; wgmma groups are committed and waited "
                                              "for by the whole warp group")
         if self.check_symbols:
@@ -226,7 +228,7 @@ class _Verifier:
         buf = e.buffer
         if buf is None:   # a TensorView of a not yet indexed op: it has no buffer yet
             return
-        if e.kind.name == "Allocate":
+        if e.kind is EffectKind.Allocate:
             return
         if buf.memory is MemoryType.Global:
             if buf.name not in self.params:
@@ -352,6 +354,11 @@ class _Verifier:
             raise VerifyError("barriers", node, f"setmaxnreg count {node.count} must be a multiple of {step} in "
                                                 f"[{lo}, {hi}]")
 
+    def check_TensorOp(self, node: TensorOp) -> None:
+        if not isinstance(node.kind, TensorOpKind):
+            raise VerifyError("tensor-op", node, f"kind {node.kind!r} is not a TensorOpKind "
+                                                 f"({', '.join(f'TensorOpKind.{t.name}' for t in TensorOpKind)})")
+
     def check_AsyncCommit(self, node: AsyncCommit) -> None:
         self.async_kind(node)
         self.committed.add(node.kind)
@@ -364,9 +371,9 @@ class _Verifier:
         self.waits.append(node)
 
     def async_kind(self, node: AsyncCommit | AsyncWait) -> None:
-        if node.kind not in ASYNC_KINDS:
-            raise VerifyError("async-groups", node, f"unknown async group kind {node.kind!r} "
-                                                    f"({', '.join(ASYNC_KINDS)})")
+        if not isinstance(node.kind, AsyncKind):
+            raise VerifyError("async-groups", node, f"unknown async group kind {node.kind!r}; the kind is an "
+                                                    f"AsyncKind ({', '.join(f'AsyncKind.{a.name}' for a in AsyncKind)})")
 
     def check_MBarrierArriveExpectTx(self, node: MBarrierArriveExpectTx) -> None:
         if node.token is not None and node.token_index is None:

@@ -6,6 +6,7 @@ made C-contiguous here (``host_layout``) and copied to the device by the executo
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,11 +28,21 @@ def bfloat16_input_hint(host: bool) -> str:
     return "; a device array for a bfloat16 input must hold bfloat16 already (torch.bfloat16, ...)"
 
 
+class ArrayKind(enum.Enum):
+    """Which library made an argument: host arrays are copied to the device, device arrays used in place, and
+    outputs come back as the inputs' kind (on their library's current stream)."""
+
+    Numpy = "numpy"     # host memory
+    Torch = "torch"
+    Cupy = "cupy"
+    Cai = "cai"         # another ``__cuda_array_interface__`` exporter
+
+
 @dataclass
 class ArrayArg:
     """What validation and launch need to know about one argument."""
 
-    kind: str                    # "numpy" | "torch" | "cupy" | "cai"
+    kind: ArrayKind
     obj: Any                     # the array to read from / write into
     shape: tuple[int, ...]
     strides: tuple[int, ...]     # in elements
@@ -42,7 +53,7 @@ class ArrayArg:
 
     @property
     def on_device(self) -> bool:
-        return self.kind != "numpy"
+        return self.kind is not ArrayKind.Numpy
 
     @property
     def nbytes(self) -> int:
@@ -61,7 +72,7 @@ def as_array_arg(x: Any, what: str) -> ArrayArg:
         return _torch_arg(x, what)
     cai = _cuda_array_interface(x)
     if cai is not None:
-        return _cai_arg(x, cai, "cupy" if module == "cupy" else "cai", what)
+        return _cai_arg(x, cai, ArrayKind.Cupy if module == "cupy" else ArrayKind.Cai, what)
     if hasattr(x, "__dlpack__"):
         return _dlpack_arg(x, what)
     raise InputError(f"{what}: unsupported argument type {type(x).__name__}; pass a numpy array or a device "
@@ -78,7 +89,7 @@ def host_layout(a: np.ndarray) -> np.ndarray:
 
 def _numpy_arg(a: np.ndarray) -> ArrayArg:
     a = host_layout(a)
-    return ArrayArg("numpy", a, tuple(a.shape), _element_strides(a.strides, a.itemsize, "numpy array"),
+    return ArrayArg(ArrayKind.Numpy, a, tuple(a.shape), _element_strides(a.strides, a.itemsize, "numpy array"),
                     a.dtype.name, a.itemsize)
 
 
@@ -86,7 +97,7 @@ def _torch_arg(t: Any, what: str) -> ArrayArg:
     if not t.is_cuda:
         raise InputError(f"{what}: a CPU torch tensor; pass t.numpy() or a CUDA tensor", InputRule.DEVICE)
     dtype = str(t.dtype).removeprefix("torch.")
-    return ArrayArg("torch", t, tuple(t.shape), tuple(int(s) for s in t.stride()), dtype, t.element_size(),
+    return ArrayArg(ArrayKind.Torch, t, tuple(t.shape), tuple(int(s) for s in t.stride()), dtype, t.element_size(),
                     ptr=int(t.data_ptr()), device=t.device.index)
 
 
@@ -97,7 +108,7 @@ def _cuda_array_interface(x: Any) -> dict | None:
         return None
 
 
-def _cai_arg(x: Any, cai: dict, kind: str, what: str) -> ArrayArg:
+def _cai_arg(x: Any, cai: dict, kind: ArrayKind, what: str) -> ArrayArg:
     dtype = np.dtype(cai["typestr"])
     shape = tuple(int(s) for s in cai["shape"])
     if cai.get("strides") is None:
@@ -119,7 +130,7 @@ def _dlpack_arg(x: Any, what: str) -> ArrayArg:
         import cupy
 
         arr = cupy.from_dlpack(x)
-        return _cai_arg(arr, arr.__cuda_array_interface__, "cupy", what)
+        return _cai_arg(arr, arr.__cuda_array_interface__, ArrayKind.Cupy, what)
     except ImportError:
         pass
     try:

@@ -11,6 +11,7 @@ exactly that reason.
 
 from __future__ import annotations
 
+import enum
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -143,9 +144,16 @@ def pointer_device(ptr: int) -> int | None:
     return int(value) if err == driver.CUresult.CUDA_SUCCESS else None
 
 
-def recover(dev: Device) -> str:
-    """After a failure: "ok" if the context is healthy, "reset" if it had a sticky error and a reset
-    primary context works again, "unusable" if the driver refuses this process the device for good.
+class ContextState(enum.Enum):
+    """The context after a failed launch (``recover``)."""
+
+    Ok = "ok"                # healthy
+    Reset = "reset"          # it had a sticky error; a reset primary context works again
+    Unusable = "unusable"    # the driver refuses this process the device for good
+
+
+def recover(dev: Device) -> ContextState:
+    """After a failure: the state of the context (``ContextState``), reset when it had a sticky error.
 
     A reset destroys the device memory of the context, including torch or cupy arrays.
     """
@@ -153,7 +161,7 @@ def recover(dev: Device) -> str:
     with _lock:
         (err,) = driver.cuCtxSynchronize()
         if err == driver.CUresult.CUDA_SUCCESS:
-            return "ok"
+            return ContextState.Ok
         reason = f"a kernel hit {error_text(err)}"
         dev.functions.clear()
         dev.modules.clear()
@@ -166,7 +174,7 @@ def recover(dev: Device) -> str:
             (sync_err,) = driver.cuCtxSynchronize()
             if sync_err == driver.CUresult.CUDA_SUCCESS:
                 _devices[dev.ordinal] = Device(dev.ordinal, dev.handle, context)
-                return "reset"
+                return ContextState.Reset
             driver.cuDevicePrimaryCtxRelease(dev.handle)
         _unusable[dev.ordinal] = reason
-        return "unusable"
+        return ContextState.Unusable

@@ -26,7 +26,7 @@ from lowering.kernel_ir import Buffer, Kernel
 from target import current as current_target
 
 from . import driver as cu
-from .arrays import ArrayArg, as_array_arg
+from .arrays import ArrayArg, ArrayKind, as_array_arg
 from .errors import InputError, InputRule, LaunchError
 from .kernels import as_kernel
 from .launch_plan import LaunchPlan, check_tma_address, plan_launch
@@ -90,10 +90,10 @@ def execute_isolated(kernel_or_fusion: Any, inputs: Sequence[np.ndarray], *,
 def _host_bfloat16(arg: ArrayArg, buf: Buffer) -> ArrayArg:
     """numpy has no bfloat16: a float32 host array for a BFloat16 input is rounded to bfloat16 and
     passed as its 16-bit patterns (the simulator takes the same float32 arrays)."""
-    if arg.kind != "numpy" or buf.dtype is not DataType.BFloat16 or arg.dtype != "float32":
+    if arg.kind is not ArrayKind.Numpy or buf.dtype is not DataType.BFloat16 or arg.dtype != "float32":
         return arg
     bits = (round_bf16(arg.obj).view(np.uint32) >> 16).astype(np.uint16)
-    return ArrayArg("numpy", bits, arg.shape, arg.strides, "bfloat16", 2)
+    return ArrayArg(ArrayKind.Numpy, bits, arg.shape, arg.strides, "bfloat16", 2)
 
 
 def nvrtc_options(watchdog_s: float | None) -> tuple[str, ...]:
@@ -160,11 +160,11 @@ class _Launch:
     # ------------------------------------------------------------ memory
     def _stream_handle(self) -> int:
         kinds = {a.kind for a in self.inputs + (self.given_outputs or [])}
-        if "torch" in kinds:
+        if ArrayKind.Torch in kinds:
             import torch
 
             return int(torch.cuda.current_stream(self.dev.ordinal).cuda_stream)
-        if "cupy" in kinds:
+        if ArrayKind.Cupy in kinds:
             import cupy
 
             return int(cupy.cuda.get_current_stream().ptr)
@@ -199,12 +199,12 @@ class _Launch:
         out = []
         for buf, shape in zip(self.kernel.outputs, self.plan.output_shapes):
             dtype = buf.dtype.numpy_name
-            if kind == "torch":
+            if kind is ArrayKind.Torch:
                 import torch
 
                 obj = torch.empty(shape, dtype=getattr(torch, dtype), device=f"cuda:{self.dev.ordinal}")
                 ptr = int(obj.data_ptr())
-            elif kind == "cupy":
+            elif kind is ArrayKind.Cupy:
                 import cupy
 
                 with cupy.cuda.Device(self.dev.ordinal):
@@ -216,7 +216,7 @@ class _Launch:
                 ptr = self._alloc(obj.nbytes, f"output {buf.name}")
             if self.poison:
                 self._poison(ptr, dtype, int(np.prod(shape, dtype=np.int64)) * buf.dtype.size)
-            out.append((obj, ptr, kind == "numpy"))
+            out.append((obj, ptr, kind is ArrayKind.Numpy))
         return out
 
     def _poison(self, ptr: int, dtype: str, nbytes: int) -> None:
@@ -294,29 +294,29 @@ class _Launch:
 
     def _fail(self, message: str) -> None:
         state = cu.recover(self.dev)
-        if state != "ok":
+        if state is not cu.ContextState.Ok:
             self.allocations = []  # gone with the context
-        if state == "reset":
+        if state is cu.ContextState.Reset:
             message += ("; the CUDA context had a sticky error and was reset, so device arrays created before "
                         "this call are invalid")
-        elif state == "unusable":
+        elif state is cu.ContextState.Unusable:
             message += ("; the CUDA context had a sticky error and the driver allows no further GPU work in this "
                         "process: restart it (execute_isolated runs such kernels in a child process)")
         raise LaunchError(f"{self.plan.describe(self.kernel.name)}: {message}")
 
 
-def _output_kind(inputs: list[ArrayArg]) -> str:
+def _output_kind(inputs: list[ArrayArg]) -> ArrayKind:
     kinds = [a.kind for a in inputs]
-    if "torch" in kinds:
-        return "torch"
-    if "cupy" in kinds or "cai" in kinds:
+    if ArrayKind.Torch in kinds:
+        return ArrayKind.Torch
+    if ArrayKind.Cupy in kinds or ArrayKind.Cai in kinds:
         try:
             import cupy  # noqa: F401
 
-            return "cupy"
+            return ArrayKind.Cupy
         except ImportError:
-            return "numpy"
-    return "numpy"
+            return ArrayKind.Numpy
+    return ArrayKind.Numpy
 
 
 def _numpy_dtype(name: str) -> np.dtype:

@@ -12,7 +12,6 @@ driver call is made, so these errors are testable on a machine without a GPU.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -118,7 +117,7 @@ def _largest_shared_buffer(kernel: Kernel, env: dict[str, int]) -> str | None:
 def _check_dtype(buf: Buffer, arg: ArrayArg) -> None:
     if arg.dtype == buf.dtype.numpy_name:
         return
-    hint = bfloat16_input_hint(host=arg.kind == "numpy") if buf.dtype is DataType.BFloat16 else ""
+    hint = bfloat16_input_hint(host=not arg.on_device) if buf.dtype is DataType.BFloat16 else ""
     raise InputError(f"{buf.name} must be {buf.dtype.numpy_name}, got {arg.dtype}{hint}", InputRule.DTYPE, buf.name)
 
 
@@ -153,18 +152,12 @@ def check_index_type(kernel: Kernel, shapes: list[tuple[int, ...]], strides: lis
 
 def _check_constraints(kernel: Kernel, env: dict[str, int]) -> None:
     fusion = kernel.fusion
-    for a, b, message in getattr(fusion, "extent_constraints", None) or ():
-        va = _evaluate(a, env, message)
-        vb = _evaluate(b, env, message)
+    for c in getattr(fusion, "extent_constraints", None) or ():
+        va = _evaluate(c.a, env, c.message)
+        vb = _evaluate(c.b, env, c.message)
         if int(va) != int(vb):
-            raise InputError(f"{message}: {a} = {int(va)} but {b} = {int(vb)}", InputRule.EQUAL_EXTENTS,
-                             _first_tensor(message))
-
-
-def _first_tensor(message: str) -> str | None:
-    """The first tensor (``T3``) a fusion's extent-constraint message names."""
-    found = re.search(r"\bT\d+", message)
-    return None if found is None else found.group(0)
+            raise InputError(f"{c.message}: {c.a} = {int(va)} but {c.b} = {int(vb)}", InputRule.EQUAL_EXTENTS,
+                             c.subject)
 
 
 def _check_runtime_checks(kernel: Kernel, env: dict[str, int]) -> None:

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from lowering.kernel_ir import CopyKind
+
 from .sim_mbarrier import MBarrierArray
 from .sim_memory import Storage
 from .sim_tasks import Progress
@@ -41,7 +43,7 @@ OnLand = Callable[["AsyncCopy", np.ndarray, np.ndarray], None]
 class AsyncCopy:
     """One executed copy statement: a row per issuing lane, ``width`` elements per row."""
 
-    kind: str                   # "tma" | "tma_store" | "cp.async"
+    kind: CopyKind
     dst: Storage
     dst_pos: np.ndarray         # [rows, width] flat positions in dst
     src: Storage
@@ -75,7 +77,7 @@ class AsyncEngine:
         self.on_land = tuple(on_land)
 
     def issue(self, copy: AsyncCopy) -> None:
-        if copy.kind != "tma_store":
+        if copy.kind is not CopyKind.TmaStore:
             for on_write in self.on_write:
                 on_write(copy, copy.dst_pos, False)
             copy.dst.poison_positions(copy.dst_pos.reshape(-1))
@@ -101,11 +103,11 @@ class AsyncEngine:
         if not copy.open.any():
             self.copies.remove(copy)
         valid = copy.valid[sel]
-        if copy.kind != "tma_store":
+        if copy.kind is not CopyKind.TmaStore:
             for on_write in self.on_write:
                 on_write(copy, copy.dst_pos[sel], True)
         values = copy.src.read(np.where(valid, copy.src_pos[sel], 0))
-        if copy.kind == "tma_store":
+        if copy.kind is CopyKind.TmaStore:
             copy.dst.write(copy.dst_pos[sel][valid], values[valid])
         else:
             copy.dst.write(copy.dst_pos[sel], np.where(valid, values, np.zeros((), values.dtype)))
@@ -134,7 +136,7 @@ class AsyncEngine:
                 n += int(np.count_nonzero(copy.open & (copy.bar_keys == key)))
         return n
 
-    def wait_groups(self, kinds: tuple[str, ...], lanes: np.ndarray, oldest_kept: np.ndarray,
+    def wait_groups(self, kinds: tuple[CopyKind, ...], lanes: np.ndarray, oldest_kept: np.ndarray,
                     num_lanes: int) -> None:
         """Land copies of ``kinds`` issued by ``lanes`` in commit groups older than ``oldest_kept`` (per lane)."""
         limit = np.full(num_lanes, -1, dtype=np.int64)
@@ -148,7 +150,7 @@ class AsyncEngine:
     def finish(self) -> None:
         """Kernel exit: stores and cp.async copies still in flight land; unwaited TMA loads are dropped."""
         for copy in list(self.copies):
-            if copy.kind == "tma":
+            if copy.kind is CopyKind.TmaLoad:
                 self.copies.remove(copy)
             else:
                 self.land(copy, copy.open.copy())

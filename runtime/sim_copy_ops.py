@@ -100,7 +100,7 @@ class CopyOps:
         mb = self.memory.mbar(node.mbar, what)
         keys = self.mbarriers.keys(mb, node.mbar_index, ctx, what)
         mb.check_live(keys, what)
-        copy = AsyncCopy("tma", dst, dst_pos, glob, src_pos, valid, ctx.lanes.copy(), ctx.task, mbar=mb, bar_keys=keys,
+        copy = AsyncCopy(k.CopyKind.TmaLoad, dst, dst_pos, glob, src_pos, valid, ctx.lanes.copy(), ctx.task, mbar=mb, bar_keys=keys,
                          nbytes=src_pos.shape[1] * glob.dtype.size)
         self.async_.issue(copy)
         self.tracer.event("tma.issue", ctx, mb, keys, dst=node.dst.name, bytes=copy.nbytes,
@@ -111,8 +111,8 @@ class CopyOps:
         glob, dst_pos, valid = self._box(node.tensor_map, node.coords, ctx, what)
         src, src_pos = self._shared_box(node.src, node.src_index, node.tensor_map, dst_pos.shape[1], ctx, f"{what} from {node.src.name}")
         self.proxy.tma_store_issue(src, src_pos, ctx, f"{what} from {node.src.name}")
-        copy = AsyncCopy("tma_store", glob, dst_pos, src, src_pos, valid, ctx.lanes.copy(), ctx.task,
-                         group=self.groups.counter("bulk")[ctx.lanes].copy())
+        copy = AsyncCopy(k.CopyKind.TmaStore, glob, dst_pos, src, src_pos, valid, ctx.lanes.copy(), ctx.task,
+                         group=self.groups.counter(k.AsyncKind.Bulk)[ctx.lanes].copy())
         self.async_.issue(copy)
         self.tracer.event("tma_store.issue", ctx, None, None, src=node.src.name)
 
@@ -132,8 +132,8 @@ class CopyOps:
             src_base[pred] = np.broadcast_to(src.positions(self.grid, lanes[pred], sidx[pred], what, v),
                                              (int(pred.sum()),))
         valid = np.broadcast_to(pred[:, None], (lanes.size, v))
-        copy = AsyncCopy("cp.async", dst, dst_pos, src, src_base[:, None] + ar, valid, lanes.copy(), ctx.task,
-                         group=self.groups.counter("cp.async")[lanes].copy())
+        copy = AsyncCopy(k.CopyKind.CpAsync, dst, dst_pos, src, src_base[:, None] + ar, valid, lanes.copy(), ctx.task,
+                         group=self.groups.counter(k.AsyncKind.CpAsync)[lanes].copy())
         self.async_.issue(copy)
         self.groups.uncommitted[lanes] += 1
         if self.tracer.enabled and lanes.size:
@@ -142,23 +142,23 @@ class CopyOps:
 
     def async_commit(self, node: k.AsyncCommit, ctx: Ctx, i: int) -> None:
         self.groups.counter(node.kind)[ctx.lanes] += 1
-        if node.kind == "cp.async":
+        if node.kind is k.AsyncKind.CpAsync:
             self.groups.uncommitted[ctx.lanes] = 0
-        self.tracer.event("async.commit", ctx, None, None, group=node.kind)
+        self.tracer.event("async.commit", ctx, None, None, group=node.kind.value)
 
     def async_wait(self, node: k.AsyncWait, ctx: Ctx, i: int) -> None:
         counter = self.groups.counter(node.kind)
-        if node.kind == "wgmma":
+        if node.kind is k.AsyncKind.Wgmma:
             self.wgmma.wait(node.pending, ctx.lanes)
-            self.tracer.event("async.wait", ctx, None, None, group=node.kind, pending=node.pending)
+            self.tracer.event("async.wait", ctx, None, None, group=node.kind.value, pending=node.pending)
             return
-        if node.kind == "cp.async":
+        if node.kind is k.AsyncKind.CpAsync:
             self.groups.check_committed(ctx.lanes, f"cp.async.wait_group {node.pending}")
-        kinds = ("cp.async",) if node.kind == "cp.async" else ("tma_store",)
+        kinds = (k.CopyKind.CpAsync,) if node.kind is k.AsyncKind.CpAsync else (k.CopyKind.TmaStore,)
         self.async_.wait_groups(kinds, ctx.lanes, counter[ctx.lanes] - node.pending, self.grid.num_lanes)
-        if node.kind == "bulk":
+        if node.kind is k.AsyncKind.Bulk:
             self.proxy.retire_store_reads(ctx.lanes, counter[ctx.lanes] - node.pending)
-        self.tracer.event("async.wait", ctx, None, None, group=node.kind, pending=node.pending)
+        self.tracer.event("async.wait", ctx, None, None, group=node.kind.value, pending=node.pending)
 
 
 __all__ = ["CopyOps"]

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from lowering.kernel_ir import AsyncKind
+
 from .errors import SimulationError
 from .sim_memory import Grid
 
@@ -20,13 +22,12 @@ class CommitGroups:
     def __init__(self, grid: Grid) -> None:
         n = grid.num_lanes
         self.grid = grid
-        self.committed = {"cp.async": np.zeros(n, dtype=np.int64), "bulk": np.zeros(n, dtype=np.int64),
-                          "wgmma": np.zeros(n, dtype=np.int64)}
+        self.committed = {kind: np.zeros(n, dtype=np.int64) for kind in AsyncKind}
         # cp.async copies each lane issued since its last cp.async.commit_group: a wait_group never waits
         # for them, so a wait (or the thread's exit) with some still uncommitted is a missing commit
         self.uncommitted = np.zeros(n, dtype=np.int64)
 
-    def counter(self, kind: str) -> np.ndarray:
+    def counter(self, kind: AsyncKind) -> np.ndarray:
         """The per-lane count of committed groups of ``kind``."""
         counter = self.committed.get(kind)
         if counter is None:

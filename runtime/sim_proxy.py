@@ -83,7 +83,7 @@ class AsyncProxy:
     def __init__(self, kernel: k.Kernel, grid: Grid, groups: CommitGroups) -> None:
         n = grid.num_lanes
         self.grid = grid
-        self.bulk_committed = groups.counter("bulk")
+        self.bulk_committed = groups.counter(k.AsyncKind.Bulk)
         self.fences = np.zeros(n, dtype=np.int64)      # FenceAsyncProxy executions per thread
         self.published = np.zeros(n, dtype=np.int64)   # the count at the thread's latest barrier arrival
         self.store_reads: list[StoreRead] = []
@@ -132,17 +132,17 @@ class AsyncProxy:
         if p is None:
             return
         if self.store_reads:
-            name = {"tma": "TMA load", "cp.async": "cp.async"}.get(copy.kind, copy.kind)
+            name = {k.CopyKind.TmaLoad: "TMA load", k.CopyKind.CpAsync: "cp.async"}.get(copy.kind, copy.kind.value)
             self._source_overwrite(copy.dst, positions,
                                    f"{name} into {copy.dst.name} ({'landing' if landing else 'issued'})")
-        if copy.kind == "tma":
+        if copy.kind is k.CopyKind.TmaLoad:
             p.writer[positions.reshape(-1)] = -1   # written by the async proxy itself: no fence needed
 
     def copy_landed(self, copy: AsyncCopy, sel: np.ndarray, completed: np.ndarray) -> None:
         """An ``AsyncEngine`` listener: a copy landed rows ``sel``; a cp.async is a generic-proxy write of its
         issuing thread."""
         p = copy.dst.proxy
-        if p is not None and copy.kind == "cp.async":
+        if p is not None and copy.kind is k.CopyKind.CpAsync:
             pos = copy.dst_pos[sel]
             lanes = np.broadcast_to(copy.lanes[sel][:, None], pos.shape).reshape(-1)
             p.writer[pos.reshape(-1)] = lanes

@@ -6,6 +6,8 @@ from typing import Any
 
 import numpy as np
 
+from lowering.kernel_ir import CopyKind
+
 from .sim_async import AsyncCopy
 from .sim_mbarrier import MBarrierArray
 from .sim_memory import Grid
@@ -48,7 +50,7 @@ class Tracer:
 
     def copy_landed(self, copy: AsyncCopy, sel: np.ndarray, completed: np.ndarray) -> None:
         """An ``AsyncEngine`` listener: rows ``sel`` of ``copy`` landed, completing the phases of ``completed``."""
-        if self.trace is None or copy.kind != "tma" or copy.mbar is None or copy.bar_keys is None:
+        if self.trace is None or copy.kind is not CopyKind.TmaLoad or copy.mbar is None or copy.bar_keys is None:
             return
         rows = np.flatnonzero(sel & (copy.lanes < self.grid.threads_per_block))
         if rows.size:

@@ -29,6 +29,7 @@ import numpy as np
 
 from fusion_ir.types import DataType, MemoryType
 from lowering import kernel_ir as k
+from lowering.kernel_ir import AsyncKind, CopyKind
 
 from .errors import SimulationError
 from .sim_async import AsyncCopy
@@ -76,7 +77,7 @@ class WgmmaState:
     def __init__(self, kernel: k.Kernel, grid: Grid, groups: CommitGroups) -> None:
         n = grid.num_lanes
         self.grid = grid
-        self.committed = groups.counter("wgmma")                 # wgmma.commit_group executions per thread
+        self.committed = groups.counter(AsyncKind.Wgmma)                 # wgmma.commit_group executions per thread
         self.fences = np.zeros(n, dtype=np.int64)                # WgmmaFence executions per thread
         self.last = np.full(n, -1, dtype=np.int64)               # group of the thread's latest Mma
         self.retired = np.zeros(n, dtype=np.int64)               # groups below it are retired
@@ -184,7 +185,7 @@ class WgmmaState:
         """An ``AsyncEngine`` listener: the async proxy writes ``positions`` of ``copy.dst`` (poison when issued,
         data when landing)."""
         if copy.dst.wgmma_reads is not None:
-            name = {"tma": "TMA load", "cp.async": "cp.async"}.get(copy.kind, copy.kind)
+            name = {CopyKind.TmaLoad: "TMA load", CopyKind.CpAsync: "cp.async"}.get(copy.kind, copy.kind.value)
             self.operand_overwrite(copy.dst, positions,
                                    f"{name} into {copy.dst.name} ({'landing' if landing else 'issued'})")
 

@@ -61,7 +61,7 @@ from fusion_ir.types import DataType, MemoryType
 from lowering import kernel_ir as k
 from lowering.verify import VerifyError, verify
 
-from .arrays import ArrayArg, bfloat16_input_hint, host_layout
+from .arrays import ArrayArg, ArrayKind, bfloat16_input_hint, host_layout
 from .errors import InputError, SimulationError
 from .kernels import as_kernel
 from .launch_plan import plan_launch
@@ -180,7 +180,7 @@ def _plan_arg(arr: np.ndarray, buf: k.Buffer) -> ArrayArg:
     if buf.dtype is DataType.BFloat16:  # numpy has no bfloat16: the simulator takes float32 values
         dtype, itemsize = buf.dtype.numpy_name, buf.dtype.size
     strides = tuple(int(st) // arr.itemsize for st in arr.strides)
-    return ArrayArg("numpy", arr, tuple(arr.shape), strides, dtype, itemsize)
+    return ArrayArg(ArrayKind.Numpy, arr, tuple(arr.shape), strides, dtype, itemsize)
 
 
 # ---------------------------------------------------------------- the simulator

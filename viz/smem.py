@@ -259,7 +259,7 @@ def chart_data(chart: SmemChart) -> dict[str, Any]:
                      "shares": list(b.shares)} for b in chart.buffers],
         "conflicts": [list(p) for p in chart.conflicts()],
         "auto_stages": [{"loop": d.loop, "tensors": list(d.tensors), "stages": d.stages, "prefetch": d.prefetch,
-                         "limited_by": d.limited_by, "reason": d.reason, "stage_bytes": d.stage_bytes,
+                         "limited_by": d.limited_by.value, "reason": d.reason, "stage_bytes": d.stage_bytes,
                          "left_bytes": d.left_bytes, "trip_count": d.trip_count} for d in chart.auto_depths],
     }
 

@@ -26,8 +26,8 @@ from target import current as current_target
 from ..circular_buffer import Pipelined, WarpSpecialized
 from ..exprs import load_kind
 from ..fusion import Fusion
-from ..tensor_view import STORE_WAITS, TensorView
-from ..types import DataType, LoadStoreOpType, MemoryType, ParallelType, ScheduleError
+from ..tensor_view import TensorView
+from ..types import DataType, LoadStoreOpType, MemoryType, ParallelType, ScheduleError, StoreWait
 from .matmul_params import MatmulParams, swizzle_by_span
 from .matmul_problem import epilogue_inputs, epilogue_tensors, find_mma, matmul_problem, wgmma_operand_types
 from .suggest import suggest_matmul_params
@@ -114,7 +114,7 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
     return fusion
 
 
-def _stage_output(fusion: Fusion, store_wait: str = STORE_WAITS[0]) -> list[TensorView]:
+def _stage_output(fusion: Fusion, store_wait: StoreWait | str = StoreWait.AfterBoxes) -> list[TensorView]:
     """``tma_store``: the output goes registers -> stmatrix -> shared tile -> TMA store (seed 000's epilogue).
 
     Returns the shared tile and the output, which take the tile layout instead of the fragment one."""

@@ -12,8 +12,7 @@ import smem_model
 from target import current as current_target
 
 from ..circular_buffer import AUTO
-from ..tensor_view import STORE_WAITS
-from ..types import DataType, ScheduleError, SmemSwizzle
+from ..types import DataType, ScheduleError, SmemSwizzle, StoreWait
 from .matmul_smem import LoadedTile, matmul_smem_requests
 
 # fp32 accumulators per thread that leave room for addresses and the epilogue in the 232 registers
@@ -51,7 +50,8 @@ class MatmulParams:
     register_split: tuple[int, int] | None = (40, 232)   # warp-specialized: producer, compute registers
     tma_store: bool = False                      # the epilogue: stmatrix into shared memory, then a TMA store
     index_type: DataType = DataType.Int64        # the kernel's index arithmetic (Int32: tensors under 2**31 elements)
-    store_wait: str = "after_boxes"              # tma_store: when the stores' reads of the tile are waited for
+    # tma_store: when the stores' reads of the tile are waited for (a StoreWait or its string)
+    store_wait: StoreWait | str = "after_boxes"
 
     def validate(self, dtype: DataType = DataType.BFloat16, loaded: int | Sequence[LoadedTile] = 0) -> None:
         """Raise ``ScheduleError`` naming the parameter and the rule it breaks (``loaded``: as in
@@ -130,10 +130,11 @@ class MatmulParams:
         if self.ping_pong and w < 2:
             raise ScheduleError(f"MatmulParams.compute_warp_groups: {w} with ping_pong=True; ping-pong needs at least "
                                 f"2 compute warp groups to alternate")
-        if self.store_wait not in STORE_WAITS or (self.store_wait != STORE_WAITS[0] and not self.tma_store):
+        wait = StoreWait.of(self.store_wait)
+        if wait is None or (wait is not StoreWait.AfterBoxes and not self.tma_store):
             raise ScheduleError(f"MatmulParams.store_wait: {self.store_wait!r} must be one of "
-                                f"{', '.join(repr(x) for x in STORE_WAITS)} (TensorView.set_store_wait), and "
-                                f"other than {STORE_WAITS[0]!r} only with tma_store=True")
+                                f"{StoreWait.choices()} (TensorView.set_store_wait), and "
+                                f"other than {StoreWait.AfterBoxes.value!r} only with tma_store=True")
         for name in ("blocks", "group_m"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:

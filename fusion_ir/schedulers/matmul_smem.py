@@ -31,7 +31,7 @@ from typing import Literal, Protocol
 from smem_model import BufferRequest, mbarriers
 from target import current as current_target
 
-from ..types import DataType, SmemSwizzle
+from ..types import DataType, SmemSwizzle, StoreWait
 
 # positions on the kernel's timeline (only their order matters; the model places buffers by first use)
 KERNEL = (0, 100)            # the whole kernel
@@ -71,7 +71,7 @@ class MatmulSchedule(Protocol):
     persistent: bool
     ping_pong: bool
     tma_store: bool
-    store_wait: str
+    store_wait: StoreWait | str
 
 
 def as_tiles(loaded: int | Sequence[LoadedTile]) -> tuple[LoadedTile, ...]:
@@ -104,7 +104,7 @@ def matmul_smem_requests(params: MatmulSchedule, dtype: DataType,
     spanning = params.warp_specialized and params.persistent
     tiles = as_tiles(loaded)
     out: list[BufferRequest] = [mbarriers(f"C{i}_mbar", 1, KERNEL) for i in range(len(tiles))]
-    deferred = params.tma_store and params.store_wait == "deferred"
+    deferred = params.tma_store and StoreWait.of(params.store_wait) is StoreWait.Deferred
     staging: BufferRequest | None = None
     if params.tma_store:
         columns, row = _chunked(params, OUTPUT_BYTES)

@@ -31,6 +31,7 @@ from fusion_ir.scalar import Val
 from fusion_ir.types import LoadStoreOpType
 
 from ..errors import LoweringError
+from ..kernel_ir import ForLoop
 from .buffers import BufferPlan
 from .id_model import IdModel, LoopGroup
 from .pipeline_axes import cb_axis, pipeline_loops, turn_axis
@@ -140,8 +141,11 @@ class CircularBufferInfo:
     def is_buffered(self, tv: TensorView) -> bool:
         return tv in self.loop_of
 
-    def loop_with_index(self, name: str) -> CircularLoop | None:
-        return next((lp for lp in self.loops.values() if lp.index.name == name), None)
+    def loop_for(self, node: ForLoop) -> CircularLoop | None:
+        """The circular-buffered loop a kernel loop (or a clone of it) iterates; None for any other loop."""
+        if node.group is None:
+            return None
+        return self.loops.get(node.group)
 
     def stage_offset(self, tv: TensorView) -> Val:
         """Element offset of the stage tv's loop is at (zero when tv is not circular-buffered).

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from fusion_ir import IterDomain, TensorView, WarpSpecialized
 from fusion_ir.exprs import load_kind
-from fusion_ir.types import LoadStoreOpType
+from fusion_ir.types import LoadStoreOpType, StoreWait
 
 from ..errors import LoweringError
 from .id_model import IdModel, LoopGroup
@@ -65,5 +65,5 @@ def pipeline_loops(ids: IdModel, tv: TensorView) -> list[LoopGroup]:
 
 def deferred_store_tile(ids: IdModel, tv: TensorView) -> bool:
     """``tv`` is the shared tile of a TMA store whose wait is deferred (``TensorView.set_store_wait``)."""
-    return any(load_kind(c) is LoadStoreOpType.TMAStore and c.store_wait == "deferred"
+    return any(load_kind(c) is LoadStoreOpType.TMAStore and c.store_wait is StoreWait.Deferred
                for c in ids.consumers(tv))

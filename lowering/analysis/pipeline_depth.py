@@ -31,6 +31,7 @@ the depth and what limited it (``viz --show smem`` prints it).
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -50,6 +51,14 @@ from .pipeline_axes import cb_axis, pipeline_loops, turn_axis
 from .tensor_cores import TensorCores
 
 
+class DepthLimit(enum.Enum):
+    """What stopped a ``stages="auto"`` pipeline from going deeper; the value is how reports name it."""
+
+    SharedMemory = "shared memory"
+    TripCount = "trip count"
+    UsefulDepth = "useful depth"
+
+
 @dataclass(frozen=True)
 class DepthChoice:
     """The depth picked for the tensors of one ``stages="auto"`` loop, and what limited it."""
@@ -58,7 +67,7 @@ class DepthChoice:
     tensors: tuple[str, ...]
     stages: int
     prefetch: int                           # resolved: iterations loaded ahead
-    limited_by: str                         # "shared memory", "trip count" or "useful depth"
+    limited_by: DepthLimit
     stage_bytes: int                        # shared memory one more stage takes: buffers and mbarrier slots
     left_bytes: int                         # bytes of the block's shared memory the other buffers leave
     others: tuple[tuple[str, int], ...]     # those buffers (and the alignment padding) with their bytes
@@ -66,11 +75,11 @@ class DepthChoice:
 
     @property
     def reason(self) -> str:
-        if self.limited_by == "trip count":
+        if self.limited_by is DepthLimit.TripCount:
             n = self.trip_count
             floor = f" ({self.stages} is the least depth)" if n is not None and self.stages > n else ""
             return f"the loop has only {n} iteration{'' if n == 1 else 's'}{floor}"
-        if self.limited_by == "useful depth":
+        if self.limited_by is DepthLimit.UsefulDepth:
             return f"at most {MAX_USEFUL_STAGES} stages: deeper pipelines measured no faster"
         return f"shared memory: {_left(self.left_bytes, self.others)}; each stage needs {self.stage_bytes:,} bytes"
 
@@ -174,8 +183,8 @@ def build(ids: IdModel, tc: TensorCores) -> PipelineDepths:
         others = sorted(others, key=lambda x: -x[1]) + ([("alignment", padding)] if padding else [])
         left = current_target().smem_per_block - sum(n for _, n in others)
         by_trips = lp.trip_count is not None and lp.trip_count <= deepest
-        limited_by = ("trip count" if by_trips else "useful depth" if deepest >= MAX_USEFUL_STAGES
-                      else "shared memory")
+        limited_by = (DepthLimit.TripCount if by_trips else DepthLimit.UsefulDepth if deepest >= MAX_USEFUL_STAGES
+                      else DepthLimit.SharedMemory)
         opts = lp.tensors[0].circular_buffer_options.resolved(s)
         depths.chosen[lp.number] = DepthChoice(
             lp.label, tuple(f"T{tv.name}" for tv in lp.tensors), s, opts.prefetch,

@@ -1,7 +1,7 @@
 """Shared-memory plan: the live interval and byte offset of every Shared buffer.
 
 Built from the kernel right before the ``smem_reuse`` pass, which applies it to that same kernel
-(node positions are keyed by node identity). A buffer lives from its first write to its last use,
+(node positions are keyed by the node objects themselves, ``IdentityMap``). A buffer lives from its first write to its last use,
 and through every loop it is used in but declared outside of (the next iteration uses it again);
 an mbarrier lives from its init to its inval. Two buffers declared in one loop body may share
 memory when one dies before the other is first written in every iteration: the next iteration
@@ -22,7 +22,8 @@ from fusion_ir.scalar import Val
 from smem_model import BufferRequest
 
 from ..effects import buffers_touched
-from ..kernel_ir import Allocate, Buffer, ForLoop, Kernel, Node, TensorOp, children
+from ..identity_map import IdentityMap
+from ..kernel_ir import Allocate, Buffer, ForLoop, Kernel, Node, TensorOp, TensorOpKind, children
 from .buffers import BufferPlan
 from .mma import MmaInfo
 
@@ -34,93 +35,100 @@ class Live:
     end: int
     used: bool = False
     offset: Val | None = None
-    reuses: tuple[str, ...] = ()       # the dead buffers whose memory this one takes over
+    reuses: tuple[Buffer, ...] = ()       # the dead buffers whose memory this one takes over
     # of those, the ones declared in the same loop body: the next iteration takes the memory back
-    reuses_in_loop: tuple[str, ...] = ()
+    reuses_in_loop: tuple[Buffer, ...] = ()
 
 
 @dataclass
 class SmemPlan:
-    lives: dict[str, Live] = field(default_factory=dict)
-    ranges: dict[int, tuple[int, int]] = field(default_factory=dict)   # id(node) -> (first, last) position
+    """Live intervals by buffer (``Buffer`` compares by value: equal buffers are one storage) and the
+    (first, last) position of every statement by the statement itself (``IdentityMap``: equal statements
+    at two places are two entries)."""
+
+    lives: dict[Buffer, Live] = field(default_factory=dict)
+    ranges: IdentityMap[Node, tuple[int, int]] = field(default_factory=IdentityMap)
     total: Val = field(default_factory=lambda: Val.const(0))
 
-    def reusers(self) -> dict[str, str]:
-        return {lv.buffer.name: ", ".join(lv.reuses) for lv in self.lives.values() if lv.reuses}
+    def reusers(self) -> dict[Buffer, tuple[Buffer, ...]]:
+        """Every buffer that takes over memory of dead ones, with those."""
+        return {buf: lv.reuses for buf, lv in self.lives.items() if lv.reuses}
 
 
 def build(kernel: Kernel, buffers: BufferPlan, mma: MmaInfo | None = None) -> SmemPlan:
     plan = SmemPlan()
     lives = plan.lives
     counter = [0]
-    loops: list[ForLoop] = []                      # the loops around the node being visited
-    declared_in: dict[str, list[int]] = {}         # buffer -> ids of the loops around its Allocate
-    spanned: dict[str, set[int]] = {}              # buffer -> ids of loops it is used in but declared outside
-    body_of: dict[str, int | None] = {}            # buffer -> id of the loop whose body declares it
+    loops: list[ForLoop] = []                          # the loops around the node being visited
+    declared_in: dict[Buffer, list[ForLoop]] = {}      # buffer -> the loops around its Allocate
+    spanned: dict[Buffer, list[ForLoop]] = {}          # buffer -> loops it is used in but declared outside
+    body_of: dict[Buffer, ForLoop | None] = {}         # buffer -> the loop whose body declares it
 
-    def touch(name: str, pos: int) -> None:
-        live = lives.get(name)
+    def touch(buf: Buffer, pos: int) -> None:
+        live = lives.get(buf)
         if live is None:
             return
         if not live.used:
             live.start, live.used = pos, True   # live from the first write, not the declaration
         live.end = max(live.end, pos)
-        outer = declared_in[name]
-        spanned[name].update(id(lp) for lp in loops if id(lp) not in outer)
+        seen = declared_in[buf] + spanned[buf]
+        spanned[buf].extend(lp for lp in loops if not any(lp is x for x in seen))
 
     def visit(body: tuple[Node, ...]) -> int:
         for node in body:
             counter[0] += 1
             pos = counter[0]
             if isinstance(node, Allocate) and node.buffer.memory is MemoryType.Shared:
-                lives[node.buffer.name] = Live(node.buffer, pos, pos)
-                declared_in[node.buffer.name] = [id(lp) for lp in loops]
-                body_of[node.buffer.name] = id(loops[-1]) if loops else None
-                spanned[node.buffer.name] = set()
-                plan.ranges[id(node)] = (pos, pos)
+                buf = node.buffer
+                lives[buf] = Live(buf, pos, pos)
+                declared_in[buf] = list(loops)
+                body_of[buf] = loops[-1] if loops else None
+                spanned[buf] = []
+                plan.ranges[node] = (pos, pos)
                 continue
-            for name in referenced_buffers(node, buffers, mma):
-                touch(name, pos)
+            for buf in referenced_buffers(node, buffers, mma):
+                touch(buf, pos)
             if isinstance(node, ForLoop):
                 loops.append(node)
             for _, sub in children(node):
                 visit(sub)
             if isinstance(node, ForLoop):
                 loops.pop()
-            plan.ranges[id(node)] = (pos, counter[0])
+            plan.ranges[node] = (pos, counter[0])
         counter[0] += 1
         return counter[0]
 
     visit(kernel.body)
     # A buffer used in a loop it is declared outside of is read again by the next iteration:
     # it lives through the whole loop.
-    for name, loop_ids in spanned.items():
-        for loop_id in loop_ids:
-            lo, hi = plan.ranges[loop_id]
-            lives[name].start = min(lives[name].start, lo)
-            lives[name].end = max(lives[name].end, hi)
+    for buf, spanned_loops in spanned.items():
+        for loop in spanned_loops:
+            lo, hi = plan.ranges[loop]
+            lives[buf].start = min(lives[buf].start, lo)
+            lives[buf].end = max(lives[buf].end, hi)
     plan.total = _assign(list(lives.values()))
     for lv in lives.values():
-        loop = body_of[lv.buffer.name]
+        loop = body_of[lv.buffer]
         if loop is not None:
-            lv.reuses_in_loop = tuple(d for d in lv.reuses if body_of.get(d) == loop)
+            lv.reuses_in_loop = tuple(d for d in lv.reuses if body_of.get(d) is loop)
     return plan
 
 
-def referenced_buffers(node: Node, buffers: BufferPlan, mma: MmaInfo | None = None) -> set[str]:
-    """Names of the buffers the node reads or writes (``lowering.effects``), with what a not yet indexed
-    op will touch once lowered, which only the analyses know."""
-    names = {e.name for e in buffers_touched(node)}
+def referenced_buffers(node: Node, buffers: BufferPlan, mma: MmaInfo | None = None) -> set[Buffer]:
+    """The buffers the node reads or writes (``lowering.effects``), with what a not yet indexed op will
+    touch once lowered, which only the analyses know."""
     if not isinstance(node, TensorOp):
-        return names
+        return {e.buffer for e in buffers_touched(node) if e.buffer is not None}
+    tensors = {e.resource for e in buffers_touched(node)}
     staged = mma.staged.get(node.tv) if mma is not None else None
     if staged is not None and staged.per_instruction:
         # stmatrix computes its registers right before each instruction: it reads what they read
         for tv in staged.inlined | {staged.source}:
-            names.update(f"T{p.name}" for p in tv.producers())
-    if node.kind == "block_reduce" and buffers.workspace is not None:
-        names.add(buffers.workspace.name)   # the indexing pass lowers it to a BlockReduce over the workspace
-    return names
+            tensors.update(tv.producers())
+    found = {buffers.buffers[tv] for tv in tensors if tv in buffers.buffers}
+    if node.kind is TensorOpKind.BlockReduce and buffers.workspace is not None:
+        found.add(buffers.workspace)   # the indexing pass lowers it to a BlockReduce over the workspace
+    return found
 
 
 def _assign(lives: list[Live]) -> Val:
@@ -129,9 +137,10 @@ def _assign(lives: list[Live]) -> Val:
     constant = [x for x in lives if x.buffer.nbytes.const_value() is not None]
     layout = smem_model.lay_out([BufferRequest(lv.buffer.name, lv.buffer.nbytes.const_value(), lv.buffer.align,
                                                (lv.start, lv.end)) for lv in constant])
+    by_name = {lv.buffer.name: lv.buffer for lv in constant}     # the model names its requests
     for lv in constant:
         lv.offset = Val.const(layout.offsets[lv.buffer.name])
-        lv.reuses = layout.reuses.get(lv.buffer.name, ())
+        lv.reuses = tuple(by_name[name] for name in layout.reuses.get(lv.buffer.name, ()))
     total: Val = Val.const(layout.total)
     for lv in [x for x in lives if x.buffer.nbytes.const_value() is None]:
         total = _align_val(total, lv.buffer.align)

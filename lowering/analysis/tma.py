@@ -29,7 +29,7 @@ from fusion_ir import IterDomain, MemoryType, ParallelType, TensorView
 from fusion_ir.exprs import load_kind
 from fusion_ir.iter_domain import innermost_root
 from fusion_ir.scalar import Val
-from fusion_ir.types import LoadStoreOpType, SmemSwizzle
+from fusion_ir.types import LoadStoreOpType, SmemSwizzle, StoreWait
 from target import Tma
 from target import current as current_target
 
@@ -59,9 +59,9 @@ class TmaBox:
     issuers: tuple[ParallelType, ...] = ()
     # a TMA store: the warp whose elected thread issues its boxes (``ElectSync.warp``; the first warp of
     # the threads with this thread's issuer indices), and when that thread waits for their reads of the
-    # shared tile (``TensorView.set_store_wait``: "after_boxes" or "deferred"; the ``store_waits`` pass)
+    # shared tile (``TensorView.set_store_wait``; the ``store_waits`` pass)
     issuer_warp: Val = field(default_factory=lambda: Val.const(0))
-    wait: str = "after_boxes"
+    wait: StoreWait = StoreWait.AfterBoxes
 
     @property
     def box_bytes(self) -> int:

@@ -23,6 +23,7 @@ from fusion_ir.types import LoadStoreOpType
 from ..analysis import Analyses
 from ..kernel_ir import (
     AsyncCommit,
+    AsyncKind,
     AsyncWait,
     BlockSync,
     ElectSync,
@@ -54,5 +55,5 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
     for tv in a.ids.tensors:
         if load_kind(tv) is LoadStoreOpType.CpAsync and not a.circular.is_buffered(tv):
             body = replace_at(body, tv, a.ids.depth(tv, tv.compute_at_pos),
-                              lambda item: (item, AsyncCommit("cp.async"), AsyncWait("cp.async", 0)))
+                              lambda item: (item, AsyncCommit(AsyncKind.CpAsync), AsyncWait(AsyncKind.CpAsync, 0)))
     return replace(kernel, body=body)

@@ -50,6 +50,7 @@ from ..errors import LoweringError
 from ..kernel_ir import (
     Allocate,
     AsyncCommit,
+    AsyncKind,
     AsyncWait,
     BlockSync,
     Continue,
@@ -77,7 +78,7 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
 
     def expand(node: Node):
         if isinstance(node, ForLoop) and node.stage is None:
-            loop = a.circular.loop_with_index(node.index.name)
+            loop = a.circular.loop_for(node)
             if loop is not None and loop.warp_specialized is not None:
                 assert a.warp_specialization is not None and a.warp_specialization.loop is loop
                 return warp_specialize(a, node, a.warp_specialization)
@@ -118,7 +119,7 @@ def clone(a: Analyses, node: ForLoop, loop: CircularLoop) -> list[Node]:
             out.append(ElectSync(tuple(elected + tma_items)))
         out.extend(other)
         if loop.cp_async:
-            out.append(AsyncCommit("cp.async"))
+            out.append(AsyncCommit(AsyncKind.CpAsync))
         return out
 
     def wait(pending: int) -> list[Node]:
@@ -126,7 +127,7 @@ def clone(a: Analyses, node: ForLoop, loop: CircularLoop) -> list[Node]:
         if loop.tma:
             out.append(MBarrierWaitParity(mbar, loop.full(loop.stage(i)), loop.parity(i)))
         if loop.cp_async:
-            out.append(AsyncWait("cp.async", pending))
+            out.append(AsyncWait(AsyncKind.CpAsync, pending))
         shared_sync = [tv for tv in loop.tensors if tv not in loop.tma and tv.memory_type is MemoryType.Shared]
         if shared_sync and many_threads and (loop.cp_async or pending == P):
             out.append(BlockSync(reason=f"RAW: stage {i} % {S} of {_names(shared_sync)} loaded by other threads"))

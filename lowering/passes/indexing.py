@@ -38,6 +38,7 @@ from ..indexing_exprs import (
 from ..kernel_ir import (
     Assign,
     AsyncCommit,
+    AsyncKind,
     BlockReduce,
     Buffer,
     CastValue,
@@ -49,6 +50,7 @@ from ..kernel_ir import (
     Load,
     Node,
     TensorOp,
+    TensorOpKind,
     TmaLoad,
     TmaStore,
     Value,
@@ -99,11 +101,11 @@ def lower_op(op: TensorOp, a: Analyses) -> list[Node]:
     acc = a.buffers.accumulators.get(tv)
     target = acc if acc is not None else a.buffers.buffers[tv]
     memory = target.memory
-    if op.kind == "init":
+    if op.kind is TensorOpKind.Init:
         index = write_index(a, tv, idx, acc)
         return guarded(predicate(a, tv, idx, False, memory),
                        [Assign(target, index, const(reduction_init(tv.definition), target.dtype))])
-    if op.kind == "block_reduce":
+    if op.kind is TensorOpKind.BlockReduce:
         assert acc is not None
         acc_index = write_index(a, tv, idx, acc)
         dims = tuple(a.ids.group(i).parallel_type for i in tv.loop
@@ -116,14 +118,14 @@ def lower_op(op: TensorOp, a: Analyses) -> list[Node]:
                         [Val.symbol(pt.cuda_index).eq(0) for pt in dims if out_buf.memory is not MemoryType.Local])
         value = cast_to(Load(acc, acc_index), out_buf.dtype)
         return [reduce] + guarded(writer, [Assign(out_buf, write_index(a, tv, idx), value)])
-    if op.kind == "finalize":
+    if op.kind is TensorOpKind.Finalize:
         assert acc is not None
         out_buf = a.buffers.buffers[tv]
         value = cast_to(Load(acc, write_index(a, tv, idx, acc)), out_buf.dtype)
         return guarded(predicate(a, tv, idx, False, out_buf.memory), [Assign(out_buf, write_index(a, tv, idx), value)])
     value = compute_value(a, tv, idx)
-    if op.kind != "compute":
-        raise LoweringError(f"internal: unknown op kind {op.kind}")
+    if op.kind is not TensorOpKind.Compute:
+        raise LoweringError(f"internal: unknown op kind {op.kind!r}")
     if reduces(tv.definition):
         stmt = Assign(target, write_index(a, tv, idx, acc), cast_to(value, target.dtype),
                       reduce_op=combine_op(tv.definition))
@@ -162,7 +164,7 @@ def _tma_store(a: Analyses, out: TensorView, idx: dict[IterDomain, Val]) -> Node
     box_start = {a.ids.group(b).index.name: Val.const(0) for b in box.bulk if b is not None}
     src = read_index(a, tile, out, origin, swizzled=False).substitute(box_start)
     store = TmaStore(a.buffers.buffers[tile], src, a.tma.tensor_maps[out], box.coords(origin))
-    return ElectSync((store, AsyncCommit("bulk")), warp=box.issuer_warp)
+    return ElectSync((store, AsyncCommit(AsyncKind.Bulk)), warp=box.issuer_warp)
 
 
 CP_ASYNC_BYTES = (4, 8, 16)

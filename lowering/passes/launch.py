@@ -13,7 +13,6 @@ extents and contiguity are checked before launch.
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from fusion_ir import ParallelType
@@ -29,8 +28,8 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
     ws = a.warp_specialization
     block = tuple(ws.padded(L[pt]) if ws is not None and pt is ws.on else L[pt]
                   for pt in (ParallelType.TIDx, ParallelType.TIDy, ParallelType.TIDz))
-    checks = [RuntimeCheck(x.eq(y), msg, InputRule.EQUAL_EXTENTS, _first_tensor(msg))
-              for x, y, msg in a.fusion.extent_constraints]
+    checks = [RuntimeCheck(c.a.eq(c.b), c.message, InputRule.EQUAL_EXTENTS, c.subject)
+              for c in a.fusion.extent_constraints]
     checks += vector_checks(a)
     launch_bounds = None
     threads = (block[0] * block[1] * block[2]).const_value()
@@ -39,12 +38,6 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
     return replace(kernel, grid=grid, block=block, checks=tuple(dict.fromkeys(checks)),
                    tensor_maps=tuple(a.tma.tensor_maps.values()), launch_requirements=a.tma.requirements(),
                    launch_bounds=launch_bounds)
-
-
-def _first_tensor(message: str) -> str | None:
-    """The first tensor (``T3``) an extent-constraint message names (the fusion records them as text)."""
-    found = re.search(r"\bT\d+", message)
-    return None if found is None else found.group(0)
 
 
 def vector_checks(a: Analyses) -> list[RuntimeCheck]:

@@ -24,7 +24,7 @@ from ..analysis.buffers import accumulates_in_float, has_block_reduction
 from ..analysis.id_model import LoopGroup
 from ..emission_order import emission_order
 from ..errors import LoweringError
-from ..kernel_ir import Continue, ForLoop, IfThenElse, Kernel, TensorOp
+from ..kernel_ir import Continue, ForLoop, IfThenElse, Kernel, TensorOp, TensorOpKind
 
 
 @dataclass(eq=False)
@@ -55,12 +55,12 @@ def is_reduction_like(tv: TensorView) -> bool:
     return reduces(tv.definition)
 
 
-def _op(tv: TensorView, kind: str) -> TensorOp:
-    if kind == "init":
+def _op(tv: TensorView, kind: TensorOpKind) -> TensorOp:
+    if kind is TensorOpKind.Init:
         text = f"T{tv.name} = {reduction_init(tv.definition)}"
-    elif kind == "block_reduce":
+    elif kind is TensorOpKind.BlockReduce:
         text = f"T{tv.name} = blockReduce(T{tv.name})"
-    elif kind == "finalize":
+    elif kind is TensorOpKind.Finalize:
         text = f"T{tv.name} = T{tv.name}_acc"
     else:
         rhs = expr_rhs(tv.definition).replace("\n", " ")
@@ -85,14 +85,14 @@ def _place(ids: IdModel, root: list, tv: TensorView) -> list[_Loop]:
         scopes.append(scope)
         chain.append(node)
         scope = node.items
-    scope.append(_op(tv, "compute"))
+    scope.append(_op(tv, TensorOpKind.Compute))
     if not is_reduction_like(tv):
         return chain
 
     first_red = next((k for k, i in enumerate(path_ids) if i.is_reduction), None)
     closing = _closing_kind(ids, tv)
     if first_red is None:
-        scope.insert(len(scope) - 1, _op(tv, "init"))
+        scope.insert(len(scope) - 1, _op(tv, TensorOpKind.Init))
         if closing is not None:
             scope.append(_op(tv, closing))
         return chain
@@ -100,21 +100,21 @@ def _place(ids: IdModel, root: list, tv: TensorView) -> list[_Loop]:
     red_loop = chain[first_red]
     inner_iteration = [ids.group(i) for i in path_ids[first_red + 1:] if not i.is_reduction]
     at = outer_scope.index(red_loop)
-    outer_scope.insert(at, _nest(inner_iteration, _op(tv, "init")))
+    outer_scope.insert(at, _nest(inner_iteration, _op(tv, TensorOpKind.Init)))
     if closing is not None:
         at = outer_scope.index(red_loop)
         outer_scope.insert(at + 1, _nest(inner_iteration, _op(tv, closing)))
     return chain
 
 
-def _closing_kind(ids: IdModel, tv: TensorView) -> str | None:
+def _closing_kind(ids: IdModel, tv: TensorView) -> TensorOpKind | None:
     """The step after a reduction's loops: ``block_reduce`` (threads' partials combined, then written),
     ``finalize`` (a float accumulator of a 16-bit serial reduction written to the tensor), or None
     (the reduction accumulated in the tensor itself)."""
     if has_block_reduction(ids, tv):
-        return "block_reduce"
+        return TensorOpKind.BlockReduce
     if accumulates_in_float(tv):
-        return "finalize"
+        return TensorOpKind.Finalize
     return None
 
 
@@ -176,4 +176,4 @@ def _freeze(ids: IdModel, item) -> object:
         body = (skip_past_the_end(persistent.past_the_end()),) + body
     return ForLoop(index=g.index, start=Val.const(0), stop=g.extent, body=body, label=g.label(),
                    unroll=g.parallel_type is ParallelType.Unroll,
-                   vectorize=g.parallel_type is ParallelType.Vectorize)
+                   vectorize=g.parallel_type is ParallelType.Vectorize, group=g.number)

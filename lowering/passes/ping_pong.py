@@ -44,14 +44,16 @@ from ..kernel_ir import (
 
 
 def run(kernel: Kernel, a: Analyses) -> Kernel:
-    ordered = {loop.index: loop for loop in a.circular.loops.values() if loop.ordered_turns}
+    ordered = {loop.group.number: loop for loop in a.circular.loops.values() if loop.ordered_turns}
     if not ordered:
         return kernel
 
     def place(node: Node):
-        if not isinstance(node, ForLoop) or node.stage is not Stage.ComputeWarp or node.index not in ordered:
+        if not isinstance(node, ForLoop) or node.stage is not Stage.ComputeWarp:
             return None
-        loop = ordered[node.index]
+        loop = ordered.get(node.group)
+        if loop is None:
+            return None
         order = a.mbarriers.ordering[loop.group.number]
         mbar = a.mbarriers.array(loop)
         return _first_turn(loop, order) + (replace(node, body=_in_turn(node.body, loop, order, mbar)),)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..analysis import Analyses
-from ..kernel_ir import Allocate, BlockSync, Kernel, Node, children
+from ..kernel_ir import Allocate, BlockSync, Buffer, Kernel, Node, children
 
 
 def run(kernel: Kernel, a: Analyses) -> Kernel:
@@ -24,24 +24,28 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
     reusers = plan.reusers()
 
     def rebuild(body: tuple[Node, ...]) -> tuple[Node, ...]:
-        declared = [n.buffer.name for n in body if isinstance(n, Allocate) and n.buffer.name in reusers]
+        declared = [n.buffer for n in body if isinstance(n, Allocate) and n.buffer in reusers]
         out: list[Node] = []
         for node in body:
-            lo, hi = plan.ranges.get(id(node), (-1, -1))
-            for name in declared:
-                if lo <= lives[name].start <= hi and lives[name].used:
-                    out.append(BlockSync(reason=f"WAR: {name} reuses the memory of {reusers[name]}"))
+            lo, hi = plan.ranges.get(node, (-1, -1))
+            for buf in declared:
+                if lo <= lives[buf].start <= hi and lives[buf].used:
+                    out.append(BlockSync(reason=f"WAR: {buf.name} reuses the memory of {_names(reusers[buf])}"))
             kids = children(node)
             if kids:
                 node = replace(node, **{k: rebuild(sub) for k, sub in kids})
-            if isinstance(node, Allocate) and node.buffer.name in lives:
-                node = replace(node, offset=lives[node.buffer.name].offset)
+            if isinstance(node, Allocate) and node.buffer in lives:
+                node = replace(node, offset=lives[node.buffer].offset)
             out.append(node)
         # buffers of this (loop) body whose memory a later one took: the next iteration takes it back
-        back = [(d, name) for name in declared for d in lives[name].reuses_in_loop]
+        back = [(d, buf) for buf in declared for d in lives[buf].reuses_in_loop]
         if back:
-            taken = ", ".join(f"{d} from {name}" for d, name in back)
+            taken = ", ".join(f"{d.name} from {buf.name}" for d, buf in back)
             out.append(BlockSync(reason=f"WAR: next iteration takes back the memory of {taken}"))
         return tuple(out)
 
     return replace(kernel, body=rebuild(kernel.body), smem_bytes=plan.total)
+
+
+def _names(buffers: tuple[Buffer, ...]) -> str:
+    return ", ".join(b.name for b in buffers)

@@ -6,13 +6,13 @@ barriers the ``syncs`` pass placed.
 Writes, for each TMA-stored output, in the innermost statement list S that holds both the statement
 writing its tile (stmatrix) and the statement storing it (the loop of boxes; ``indexing`` lowers each
 box to ``ElectSync((TmaStore, AsyncCommit("bulk")))``), an ``ElectSync`` of the same warp around:
-- ``"after_boxes"``: ``AsyncWait("bulk", 0)`` (``cp.async.bulk.wait_group.read 0``) right after the
+- ``"after_boxes"``: ``AsyncWait(AsyncKind.Bulk, 0)`` (``cp.async.bulk.wait_group.read 0``) right after the
   boxes: one wait for all of them; the barrier at the end of the loop body (``syncs``) orders it
   before the next iteration writes the tile;
 - ``"deferred"``, when S is a loop body: the same wait in S right before the barrier that precedes
   the tile's writer (``syncs`` puts the tile's WAR barrier there instead of at the end of the body):
   iteration i's stores read the tile while iteration i + 1 runs up to that write; and
-  ``AsyncWait("bulk", 0, read=False)`` (``cp.async.bulk.wait_group 0``) right after the loop, so no
+  ``AsyncWait(AsyncKind.Bulk, 0, read=False)`` (``cp.async.bulk.wait_group 0``) right after the loop, so no
   thread goes on to exit with stores in flight. When S is not a loop body the tile is written once
   and the final wait goes right after the boxes.
 Guarantees: the issuing thread (the one that committed the stores: bulk groups are per thread)
@@ -25,12 +25,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from fusion_ir import TensorView
+from fusion_ir import StoreWait, TensorView
 
 from ..analysis import Analyses
 from ..analysis.tma import TmaBox
 from ..errors import LoweringError
 from ..kernel_ir import (
+    AsyncKind,
     AsyncWait,
     BlockSync,
     ElectSync,
@@ -38,6 +39,7 @@ from ..kernel_ir import (
     ForLoop,
     Kernel,
     Node,
+    TensorOpKind,
     children,
 )
 from ..placement import Path, body_at, common_scope, op_paths
@@ -51,8 +53,8 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
     ops = list(op_paths(kernel.body))
     edits: Edits = {}
     for out, box in a.tma.stores.items():
-        for path in [p for op, p in ops if op.tv is out and op.kind == "compute"]:
-            _place(kernel, a, out, box, path, [p for op, p in ops if op.tv is box.shared and op.kind == "compute"],
+        for path in [p for op, p in ops if op.tv is out and op.kind is TensorOpKind.Compute]:
+            _place(kernel, a, out, box, path, [p for op, p in ops if op.tv is box.shared and op.kind is TensorOpKind.Compute],
                    edits)
     return replace(kernel, body=_apply(kernel.body, (), edits))
 
@@ -65,11 +67,11 @@ def _place(kernel: Kernel, a: Analyses, out: TensorView, box: TmaBox, store: Pat
     def add(path: Path, index: int, where: str, wait: AsyncWait) -> None:
         edits.setdefault(path, {}).setdefault((index, where), []).append(ElectSync((wait,), warp=box.issuer_warp))
 
-    if box.wait != "deferred":
-        add(scope, at, "after", AsyncWait("bulk", 0))
+    if box.wait is not StoreWait.Deferred:
+        add(scope, at, "after", AsyncWait(AsyncKind.Bulk, 0))
         return
     if writer is None or not scope or not isinstance(_node_at(kernel.body, scope[:-1]), ForLoop):
-        add(scope, at, "after", AsyncWait("bulk", 0, read=False))    # the tile is written once
+        add(scope, at, "after", AsyncWait(AsyncKind.Bulk, 0, read=False))    # the tile is written once
         return
     body = body_at(kernel.body, scope)
     first = writer
@@ -78,8 +80,8 @@ def _place(kernel: Kernel, a: Analyses, out: TensorView, box: TmaBox, store: Pat
     if not any(isinstance(n, BlockSync) for n in body[first:writer]):
         raise LoweringError(f"internal: no barrier before the write of T{box.shared.name}, the tile T{out.name} is "
                             f"TMA-stored from with a deferred wait (the syncs pass puts it there)")
-    add(scope, first, "before", AsyncWait("bulk", 0))
-    add(scope[:-2], scope[-2], "after", AsyncWait("bulk", 0, read=False))
+    add(scope, first, "before", AsyncWait(AsyncKind.Bulk, 0))
+    add(scope[:-2], scope[-2], "after", AsyncWait(AsyncKind.Bulk, 0, read=False))
 
 
 def _scope(store: Path, writers: list[Path]) -> tuple[Path, int | None, int]:

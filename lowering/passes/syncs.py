@@ -23,26 +23,44 @@ circular-buffered loads are skipped: the circular-buffer pass orders them.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from fusion_ir import MemoryType, TensorView
 from fusion_ir.exprs import load_kind
-from fusion_ir.types import LoadStoreOpType
+from fusion_ir.types import LoadStoreOpType, StoreWait
 
 from ..analysis import Analyses
-from ..kernel_ir import BlockSync, FenceAsyncProxy, ForLoop, Kernel, Node, children
+from ..kernel_ir import BlockSync, FenceAsyncProxy, ForLoop, Kernel, Node, TensorOpKind, children
 from ..placement import Path, body_at, common_scope, op_paths
+
+
+@dataclass(frozen=True)
+class _Hazard:
+    """A barrier a hazard needs before statement ``index`` of a statement list (``len`` of it: at its end).
+
+    ``async_reader``: the reader is a TMA store, which reads through the async proxy: the writers make
+    their writes visible to it (``fence.proxy.async``) before the barrier. ``per``: as ``BlockSync.per``."""
+
+    index: int
+    reason: str
+    per: tuple = ()
+    async_reader: bool = False
+
+    def order(self) -> tuple:
+        """A defined order (hazards are kept in a set): position, plain before async readers, reason, then
+        the thread dimensions by name."""
+        return (self.index, self.async_reader, self.reason, tuple(d.name for d in self.per))
 
 
 def run(kernel: Kernel, a: Analyses) -> Kernel:
     ops = list(op_paths(kernel.body))
-    inserts: dict[Path, set] = {}
+    inserts: dict[Path, set[_Hazard]] = {}
     for w_op, w_path in ops:
         tv = w_op.tv
-        if w_op.kind != "compute" or not _guarded_by_syncs(tv, a):
+        if w_op.kind is not TensorOpKind.Compute or not _guarded_by_syncs(tv, a):
             continue
         for r_op, r_path in ops:
-            if r_op.kind != "compute" or tv not in r_op.expr.tensor_inputs():
+            if r_op.kind is not TensorOpKind.Compute or tv not in r_op.expr.tensor_inputs():
                 continue
             body_path, i, j = common_scope(w_path, r_path)
             if i is None:
@@ -50,24 +68,25 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
             body = body_at(kernel.body, body_path)
             per = _independent_dims(tv, r_op.tv, a)
             if i < j and not any(isinstance(n, BlockSync) for n in body[i + 1:j]):
-                reason = f"RAW: T{tv.name} written, then read"
                 if load_kind(r_op.tv) is LoadStoreOpType.TMAStore:
-                    reason = f"{ASYNC_READER}RAW: T{tv.name} written, then read by a TMA store"
-                inserts.setdefault(body_path, set()).add((j, reason, per))
+                    hazard = _Hazard(j, f"RAW: T{tv.name} written, then read by a TMA store", per, async_reader=True)
+                else:
+                    hazard = _Hazard(j, f"RAW: T{tv.name} written, then read", per)
+                inserts.setdefault(body_path, set()).add(hazard)
             if tv.is_output:
                 continue  # each output element is written once: no write-after-read
             if body_path and _is_loop_body(kernel.body, body_path):
                 at, reason = len(body), f"WAR: T{tv.name} is rewritten next iteration"
                 if _deferred_store(a, r_op.tv):
                     at, reason = i, f"WAR: T{tv.name} is rewritten here, after its TMA stores' wait"
-                inserts.setdefault(body_path, set()).add((at, reason, per))
+                inserts.setdefault(body_path, set()).add(_Hazard(at, reason, per))
     return replace(kernel, body=_apply(kernel.body, (), inserts))
 
 
 def _deferred_store(a: Analyses, tv: TensorView) -> bool:
     """``tv`` is a TMA-store output whose issuer waits for its reads only before the tile is written again."""
     box = a.tma.stores.get(tv)
-    return box is not None and box.wait == "deferred"
+    return box is not None and box.wait is StoreWait.Deferred
 
 
 def _independent_dims(writer: TensorView, reader: TensorView, a: Analyses) -> tuple:
@@ -101,35 +120,30 @@ def _is_loop_body(body: tuple[Node, ...], path: Path) -> bool:
     return isinstance(parent, ForLoop)
 
 
-def _apply(body: tuple[Node, ...], path: Path, inserts: dict[Path, set]) -> tuple[Node, ...]:
+def _apply(body: tuple[Node, ...], path: Path, inserts: dict[Path, set[_Hazard]]) -> tuple[Node, ...]:
     out: list[Node] = []
-    here = inserts.get(path, set())
-    by_index: dict[int, tuple[str, tuple]] = {}
-    # a defined order (``here`` is a set): position, reason, then the thread dimensions by name
-    for index, reason, per in sorted(here, key=lambda x: (x[0], x[1], tuple(d.name for d in x[2]))):
-        if index in by_index:       # one barrier for several hazards: independent only along common dims
-            first, dims = by_index[index]
-            by_index[index] = (first, tuple(d for d in dims if d in per))
-        else:
-            by_index[index] = (reason, per)
+    by_index: dict[int, _Hazard] = {}
+    for hazard in sorted(inserts.get(path, set()), key=_Hazard.order):
+        first = by_index.get(hazard.index)
+        if first is None:
+            by_index[hazard.index] = hazard
+        else:   # one barrier for several hazards: independent only along common dims, fenced if any reader is async
+            by_index[hazard.index] = replace(first, per=tuple(d for d in first.per if d in hazard.per),
+                                             async_reader=first.async_reader or hazard.async_reader)
     for k, node in enumerate(body):
         if k in by_index and not (out and isinstance(out[-1], BlockSync)):
-            out.extend(_barrier(*by_index[k]))
+            out.extend(_barrier(by_index[k]))
         kids = children(node)
         if kids:
             node = replace(node, **{name: _apply(sub, path + (k, name), inserts) for name, sub in kids})
         out.append(node)
     if len(body) in by_index and not (out and isinstance(out[-1], BlockSync)):
-        out.extend(_barrier(*by_index[len(body)]))
+        out.extend(_barrier(by_index[len(body)]))
     return tuple(out)
 
 
-ASYNC_READER = "async: "
-
-
-def _barrier(reason: str, per: tuple = ()) -> list[Node]:
+def _barrier(hazard: _Hazard) -> list[Node]:
     """The barrier; before a TMA store reads what ordinary stores wrote, every writer first makes its
     writes visible to the async proxy (``fence.proxy.async``), then the barrier orders them."""
-    if reason.startswith(ASYNC_READER):
-        return [FenceAsyncProxy(), BlockSync(reason=reason[len(ASYNC_READER):], per=per)]
-    return [BlockSync(reason=reason, per=per)]
+    sync = BlockSync(reason=hazard.reason, per=hazard.per)
+    return [FenceAsyncProxy(), sync] if hazard.async_reader else [sync]

@@ -3,9 +3,9 @@
 Reads: the indexed kernel (``Mma`` nodes) and the ``circular`` analysis (each loop's release lag).
 Writes: in every statement list, around each maximal run of statements that issue wgmma (an
 ``Mma``, or an unrolled loop that holds nothing but such runs): ``WgmmaFence`` before it, and
-``AsyncCommit("wgmma")`` then ``AsyncWait("wgmma", lag)`` after it, where ``lag`` is the release
+``AsyncCommit(AsyncKind.Wgmma)`` then ``AsyncWait(AsyncKind.Wgmma, lag)`` after it, where ``lag`` is the release
 lag of the circular-buffered loop the run is in (0 outside one); after a loop whose runs leave
-groups in flight, ``AsyncWait("wgmma", 0)``.
+groups in flight, ``AsyncWait(AsyncKind.Wgmma, 0)``.
 Guarantees: the fence orders every earlier register access (the accumulator's zero init, the
 previous group's results) before the run; after the wait, every group but the last ``lag`` is
 finished, which is what the circular-buffer pass assumed when it released stage ``i - lag``; the
@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..analysis import Analyses
-from ..kernel_ir import AsyncCommit, AsyncWait, ForLoop, Kernel, Mma, Node, WgmmaFence, children, walk
+from ..kernel_ir import AsyncCommit, AsyncKind, AsyncWait, ForLoop, Kernel, Mma, Node, WgmmaFence, children, walk
 
 
 def run(kernel: Kernel, a: Analyses) -> Kernel:
@@ -35,8 +35,8 @@ def _issues_only_wgmma(node: Node) -> bool:
 
 def _lag(node: Node, a: Analyses, lag: int) -> int:
     """The release lag inside ``node``: its own when it is a circular-buffered loop."""
-    if isinstance(node, ForLoop) and node.index.is_symbol:
-        loop = a.circular.loop_with_index(node.index.name)
+    if isinstance(node, ForLoop):
+        loop = a.circular.loop_for(node)
         if loop is not None:
             return loop.release_lag
     return lag
@@ -51,7 +51,7 @@ def _grouped(body: tuple[Node, ...], a: Analyses, lag: int) -> tuple[tuple[Node,
     def close() -> None:
         nonlocal in_flight
         if run:
-            out.extend([WgmmaFence(), *run, AsyncCommit("wgmma"), AsyncWait("wgmma", lag)])
+            out.extend([WgmmaFence(), *run, AsyncCommit(AsyncKind.Wgmma), AsyncWait(AsyncKind.Wgmma, lag)])
             run.clear()
             in_flight = in_flight or lag > 0
 
@@ -66,7 +66,7 @@ def _grouped(body: tuple[Node, ...], a: Analyses, lag: int) -> tuple[tuple[Node,
             parts = {name: _grouped(sub, a, inner) for name, sub in kids}
             out.append(replace(node, **{name: part[0] for name, part in parts.items()}))
             if any(part[1] for part in parts.values()):
-                out.append(AsyncWait("wgmma", 0))    # what the loop left in flight, before anyone reads it
+                out.append(AsyncWait(AsyncKind.Wgmma, 0))    # what the loop left in flight, before anyone reads it
             continue
         out.append(node)
     close()

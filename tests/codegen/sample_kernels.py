@@ -316,8 +316,8 @@ def tma_store() -> Sample:
         k.BlockSync("RAW: T1 complete before the TMA store reads it"),
         k.ElectSync((
             k.TmaStore(tile, c(0), tmap, (BY * 8, BX * 32)),
-            k.AsyncCommit("bulk"),
-            k.AsyncWait("bulk", 0),
+            k.AsyncCommit(k.AsyncKind.Bulk),
+            k.AsyncWait(k.AsyncKind.Bulk, 0),
         )),
     ]
     kern = make_kernel("tma_store_kernel", body, [t0], [t2], (ceil_div(I1, 32), ceil_div(I0, 8)), (32, 8),
@@ -383,8 +383,8 @@ def cp_async_copy() -> Sample:
     body = [
         k.Allocate(tile, c(0)),
         k.CpAsync(tile, TX * 4, t0, base, vector=4, pred=base.lt(I0)),
-        k.AsyncCommit("cp.async"),
-        k.AsyncWait("cp.async", 0),
+        k.AsyncCommit(k.AsyncKind.CpAsync),
+        k.AsyncWait(k.AsyncKind.CpAsync, 0),
         k.BlockSync("RAW"),
         loop("i4", 0, 4, [if_((base + sym("i4")).lt(I0), [
             assign(t2, at(t2, base + sym("i4")), binary("add", load(tile, TX * 4 + sym("i4")), fconst(1.0)))])],
@@ -543,8 +543,8 @@ def wgmma_tile(n: int = 256, dtype: DataType = DataType.BFloat16, warp_groups: i
             k.BlockSync("RAW: the operand tiles are written"),
             k.WgmmaFence(),
             loop("i9", 0, kt // 16, [k.Mma(acc, c(0), a, b, (64, n, 16), dtype)], unroll=True),
-            k.AsyncCommit("wgmma"),
-            k.AsyncWait("wgmma", 0),
+            k.AsyncCommit(k.AsyncKind.Wgmma),
+            k.AsyncWait(k.AsyncKind.Wgmma, 0),
             k.BlockSync("WAR: every warp group's MMAs are done before the next fill"),
         ], label="k tiles", unroll=1),
         loop("r3", 0, regs, [if_(out_row.lt(I0).logical_and(out_col.lt(i2)),

@@ -116,7 +116,7 @@ def _mma_kernel(*, n: int = 64, dtype: DataType = BF16, acc: k.Buffer | None = N
     mma = k.Mma(acc, acc_index if acc_index is not None else Val.const(0), replace(desc_a, **(a or {})),
                 replace(desc_b, **(b or {})), shape or (64, n, 16), dtype)
     body = [k.Allocate(a_tile, Val.const(0)), k.Allocate(b_tile, Val.const(8192)), k.Allocate(acc),
-            k.WgmmaFence(), *wrap(mma), k.AsyncCommit("wgmma"), k.AsyncWait("wgmma", 0),
+            k.WgmmaFence(), *wrap(mma), k.AsyncCommit(k.AsyncKind.Wgmma), k.AsyncWait(k.AsyncKind.Wgmma, 0),
             s.assign(out, s.TX, s.load(acc, 0))]
     return s.make_kernel("mma_kernel", body, [], [out], (1,), block, smem=16384)
 
@@ -153,7 +153,7 @@ def test_fence_operands_only_for_accumulators_in_scope() -> None:
     assert src.count("fenceOperands") == 2
     # a wait outside any accumulator's scope fences nothing
     out = s.global_tensor("T2", (s.I0,))
-    kern = s.make_kernel("k", [k.AsyncCommit("wgmma"), k.AsyncWait("wgmma", 1), s.assign(out, 0, s.fconst(1.0))], [], [out], (1,), (128,))
+    kern = s.make_kernel("k", [k.AsyncCommit(k.AsyncKind.Wgmma), k.AsyncWait(k.AsyncKind.Wgmma, 1), s.assign(out, 0, s.fconst(1.0))], [], [out], (1,), (128,))
     assert "wgmma::wait<1>();" in to_cuda(kern) and "fenceOperands" not in body_of(to_cuda(kern))
 
 
@@ -215,7 +215,8 @@ def test_mma_errors(kwargs: dict, message: str) -> None:
 def test_unknown_async_kind_names_wgmma() -> None:
     out = s.global_tensor("T2", (s.I0,))
     kern = s.make_kernel("k", [k.AsyncCommit("tensor"), s.assign(out, 0, s.fconst(1.0))], [], [out], (1,), (128,))
-    with pytest.raises(CodegenError, match=r"unknown async group kind 'tensor' \(cp.async, bulk, wgmma\)"):
+    with pytest.raises(CodegenError, match=r"unknown async group kind 'tensor'; the kind is an AsyncKind "
+                                           r"\(AsyncKind.CpAsync, AsyncKind.Bulk, AsyncKind.Wgmma\)"):
         to_cuda(kern)
 
 

@@ -80,12 +80,12 @@ def test_stmatrix_computes_the_epilogue_and_reads_c_so_the_staging_tile_keeps_it
     kernel = traced.kernel
     staged = next(iter(traced.analyses.mma.staged.values()))
     assert staged.per_instruction and len(staged.inlined) >= 3
-    c_tile = next(n.dst.name for n in _walk(kernel.body) if isinstance(n, k.TmaLoad)
+    c_tile = next(n.dst for n in _walk(kernel.body) if isinstance(n, k.TmaLoad)
                   and n.tensor_map.name == f"tmap_T{fusion.inputs[2].name}")
-    staging = next(n.src.name for n in _walk(kernel.body) if isinstance(n, k.TmaStore))
+    staging = next(n.src for n in _walk(kernel.body) if isinstance(n, k.TmaStore))
     lives = traced.analyses.smem.lives
     assert lives[c_tile].end >= lives[staging].start
-    allocs = {n.buffer.name: n for n in _walk(kernel.body) if isinstance(n, k.Allocate)}
+    allocs = {n.buffer: n for n in _walk(kernel.body) if isinstance(n, k.Allocate)}
     assert allocs[c_tile].offset != allocs[staging].offset
     assert traced.analyses.depths.stages(fusion.inputs[0].consumers()[0]) == 2     # "auto" beside both tiles
 

@@ -65,7 +65,7 @@ def test_binary_ops_with_tensors_and_scalars(name):
         assert tv.dtype is DataType.Float
     assert t2.producers() == [t0, t1] and t3.producers() == [t0]
     # Symbolic extents of both operands are recorded as equal for the runtime to check.
-    assert any("axis 0 of input T0 and axis 0 of input T1" in why for _, _, why in fusion.extent_constraints)
+    assert any("axis 0 of input T0 and axis 0 of input T1" in why for why in (c.message for c in fusion.extent_constraints))
 
 
 def test_binary_dtype_promotion():

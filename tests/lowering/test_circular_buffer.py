@@ -7,12 +7,16 @@ kernel IR is checked for the pipeline's structure; invalid boxes and pipelines r
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 import examples
 from fusion_ir import DataType, Fusion, LoadStoreOpType, ParallelType, Pipelined, WarpSpecialized, ops
+from fusion_ir.scalar import Val
 from lowering import LoweringError, lower
 from lowering import kernel_ir as k
+from lowering.passes import circular_buffer as circular_buffer_pass
 from codegen import to_cuda
 from codegen.nvcc import compile_check, nvcc_available
 from runtime import simulate
@@ -123,7 +127,7 @@ def test_token_form_outside_circular_buffering() -> None:
 
 def test_mbarriers_live_from_init_to_inval_and_are_never_shared() -> None:
     traced = lower(examples.load("seed_circular_buffer").build(), trace=True)
-    lives = traced.analyses.smem.lives
+    lives = {buf.name: live for buf, live in traced.analyses.smem.lives.items()}
     mbar, tile = lives["T2_mbar"], lives["T2"]
     assert mbar.start < tile.start < tile.end <= mbar.end
     mb0, mb1 = mbar.offset.const_value(), mbar.offset.const_value() + 3 * 8
@@ -137,6 +141,33 @@ def test_kernel_ir_after_the_circular_buffer_pass_prints_shifted_loads() -> None
     text = str(traced.after("circular_buffer"))
     assert "// at i1 = i1 + 1" in text
     assert "// main" in text and "// epilogue" in text
+
+
+def _circular_loop_renamed(traced, group: int | None = None) -> k.Kernel:
+    """The kernel the circular-buffer pass reads, with its pipelined loop's index renamed (and its loop
+    group replaced by ``group``, when given)."""
+    (loop,) = traced.analyses.circular.loops.values()
+    renamed = Val.symbol("renamed")
+
+    def rename(node):
+        if isinstance(node, k.ForLoop) and node.group == loop.group.number:
+            node = k.substitute(node, {loop.index.name: renamed})
+            return node if group is None else replace(node, group=group)
+        return None
+
+    kernel = traced.after("smem_reuse")
+    return replace(kernel, body=k.rewrite(kernel.body, rename))
+
+
+def test_the_circular_buffer_pass_finds_its_loop_by_loop_group_not_by_index_name() -> None:
+    """A pass that renames the loop's index keeps its loop group: the pipeline still finds it, and a loop
+    of another group is not taken for it, whatever its index is called."""
+    traced = lower(examples.load("seed_double_buffer").build(), trace=True)
+    renamed = circular_buffer_pass.run(_circular_loop_renamed(traced), traced.analyses)
+    stages = [(lp.stage, lp.index.name) for lp in loops_by_stage(renamed)]
+    assert (k.Stage.Main, "renamed") in stages and (k.Stage.Prologue, "renamed") in stages
+    other = circular_buffer_pass.run(_circular_loop_renamed(traced, group=-1), traced.analyses)
+    assert not any(lp.stage in (k.Stage.Prologue, k.Stage.Main) for lp in loops_by_stage(other))
 
 
 # ------------------------------------------------------------------ loops shorter than the pipeline

@@ -13,7 +13,7 @@ from fusion_ir.scalar import Val
 from lowering import LoweringError, lower
 from lowering.kernel_ir import LaunchRequirement
 from runtime import InputError, simulate
-from runtime.arrays import ArrayArg
+from runtime.arrays import ArrayArg, ArrayKind
 from runtime.launch_plan import plan_launch
 from tests.helpers import assert_matches, random_inputs
 
@@ -40,7 +40,7 @@ def tile_2d(shape: tuple[int, int] | None = None, dtype: DataType = DataType.Flo
 
 def arg(shape: tuple[int, ...]) -> ArrayArg:
     a = np.zeros(shape, dtype=np.float32)
-    return ArrayArg("numpy", a, a.shape, tuple(s // 4 for s in a.strides), "float32", 4)
+    return ArrayArg(ArrayKind.Numpy, a, a.shape, tuple(s // 4 for s in a.strides), "float32", 4)
 
 
 def test_constant_extents_that_break_the_stride_rule_are_refused_at_lower() -> None:

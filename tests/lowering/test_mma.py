@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from examples import matmul_wgmma
@@ -9,7 +11,9 @@ from fusion_ir import DataType, Fusion, MemoryType, ParallelType, SmemSwizzle, o
 from fusion_ir.schedulers import MatmulParams, schedule_matmul
 from lowering import LoweringError, lower
 from lowering import kernel_ir as k
+from fusion_ir.scalar import Val
 from lowering.kernel_ir import Stage
+from lowering.passes import wgmma_groups
 
 
 def _main_loop(kernel: k.Kernel) -> k.ForLoop:
@@ -47,14 +51,26 @@ def test_mma_runs_are_fenced_committed_and_waited() -> None:
     fence = kinds.index("WgmmaFence")
     assert kinds[fence - 1] == "MBarrierWaitParity"
     assert kinds[fence + 1] == "ForLoop" and all(isinstance(m, (k.Mma, k.ForLoop)) for m in k.walk(body[fence + 1].body))
-    assert body[fence + 2] == k.AsyncCommit("wgmma") and body[fence + 3] == k.AsyncWait("wgmma", 1)
+    assert body[fence + 2] == k.AsyncCommit(k.AsyncKind.Wgmma) and body[fence + 3] == k.AsyncWait(k.AsyncKind.Wgmma, 1)
     release = body[fence + 4]
     assert isinstance(release, k.IfThenElse) and isinstance(release.then_body[0], k.MBarrierArrive)
     assert isinstance(body[fence + 5], k.ElectSync)            # the next load comes after the release
     top = [type(n).__name__ for n in kernel.body]
     main = next(j for j, n in enumerate(kernel.body) if isinstance(n, k.ForLoop) and n.stage is Stage.Main)
-    assert kernel.body[main + 1] == k.AsyncWait("wgmma", 0)
+    assert kernel.body[main + 1] == k.AsyncWait(k.AsyncKind.Wgmma, 0)
     assert top.count("AsyncWait") == 2                          # after the main and the epilogue loop
+
+
+def test_wgmma_groups_take_the_release_lag_of_the_loop_group_whatever_its_index_is_called() -> None:
+    """The pass finds the circular-buffered loop a run of MMAs is in by its loop group: renaming the loop's
+    index (as a pass may) keeps the wait_group 1 that the stage released one iteration late relies on."""
+    traced = lower(matmul_wgmma.build(tile=(128, 128, 64), stages=3, compute_warp_groups=1), trace=True)
+    (loop,) = traced.analyses.circular.loops.values()
+    indexed = traced.after("indexing")
+    renamed = replace(indexed, body=k.substitute(indexed.body, {loop.index.name: Val.symbol("renamed")}))
+    main = _main_loop(wgmma_groups.run(renamed, traced.analyses))
+    assert main.index.name == "renamed"
+    assert k.AsyncWait(k.AsyncKind.Wgmma, 1) in main.body
 
 
 def test_accumulator_is_a_fragment_of_registers() -> None:

@@ -1,5 +1,7 @@
 """One test per pass of what it guarantees, plus LoweringError cases."""
 
+from dataclasses import replace
+
 import pytest
 
 import examples
@@ -206,6 +208,30 @@ def test_dead_shared_buffers_share_memory_after_a_sync():
     assert_matches(fusion, inputs, simulate(kernel, inputs))
 
 
+def test_the_smem_plan_keys_buffers_and_statements_by_the_objects_themselves():
+    """Live intervals are found by the Buffer, the buffers a reuse takes over are Buffers, and the position
+    of a statement is that of the very object: two equal statements at two places are two entries."""
+    from lowering.analysis import smem
+
+    fusion, (a, b, c, d) = _four_op_chain()
+    for tv in (a, b, c, d):
+        tv.axis(0).parallelize(ParallelType.BIDx)
+        tv.axis(1).parallelize(ParallelType.TIDx)
+    a.set_memory_type(MemoryType.Shared)
+    c.set_memory_type(MemoryType.Shared)
+    traced = lower(fusion, trace=True)
+    plan = traced.analyses.smem
+    a_buf, c_buf = traced.analyses.buffers.buffers[a], traced.analyses.buffers.buffers[c]
+    assert plan.lives[c_buf].reuses == (a_buf,) and plan.reusers() == {c_buf: (a_buf,)}
+    assert plan.lives[a_buf].end < plan.lives[c_buf].start
+    kernel = traced.after("async_copies")
+    first, last = k.BlockSync(reason="same"), k.BlockSync(reason="same")
+    kernel = replace(kernel, body=(first, *kernel.body, last))
+    ranges = smem.build(kernel, traced.analyses.buffers, traced.analyses.mma).ranges
+    assert ranges[first] == (1, 1) and ranges[last][0] > 1
+    assert k.BlockSync(reason="same") not in ranges
+
+
 def test_shared_buffers_of_one_loop_body_share_memory_and_the_body_ends_with_a_barrier():
     """a dies before c is first written in every iteration, so c takes a's memory; the next iteration writes
     a again, so the body ends with a barrier (one: the syncs pass adds no second one there)."""
@@ -254,6 +280,31 @@ def test_war_sync_at_end_of_loop_that_rewrites_shared_buffer():
     kernel = lower(fusion)
     loop = _nodes(kernel, k.ForLoop)[0]
     assert isinstance(loop.body[-1], k.BlockSync) and "WAR" in loop.body[-1].reason
+
+
+def test_a_tma_store_reader_is_a_field_of_the_hazard_not_a_prefix_of_its_reason():
+    """The fence before a TMA store's barrier comes from the hazard's ``async_reader`` flag; a reason is text
+    and is printed as it is, whatever it starts with."""
+    from lowering.passes.syncs import _apply, _Hazard
+
+    body = (k.Comment("write"), k.Comment("read"))
+    text = _Hazard(1, "async: a reason that starts like a flag")
+    assert _apply(body, (), {(): {text}}) == (body[0], k.BlockSync(reason=text.reason), body[1])
+    store = _Hazard(1, "RAW: T3 written, then read by a TMA store", async_reader=True)
+    assert _apply(body, (), {(): {store}}) == (body[0], k.FenceAsyncProxy(), k.BlockSync(reason=store.reason),
+                                                body[1])
+
+
+def test_one_barrier_for_a_plain_and_a_tma_store_reader_keeps_the_fence():
+    """Two hazards before one statement share a barrier (the first reason in order names it); when one of the
+    readers is a TMA store, the writers still fence their writes to the async proxy before it."""
+    from lowering.passes.syncs import _apply, _Hazard
+
+    body = (k.Comment("write"), k.Comment("read"))
+    plain = _Hazard(1, "RAW: T2 written, then read")
+    store = _Hazard(1, "RAW: T3 written, then read by a TMA store", async_reader=True)
+    assert _apply(body, (), {(): {plain, store}}) == (body[0], k.FenceAsyncProxy(), k.BlockSync(reason=plain.reason),
+                                                      body[1])
 
 
 # ---- indexing

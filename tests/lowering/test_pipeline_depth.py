@@ -13,6 +13,7 @@ from examples import matmul_wgmma, tma_add
 from fusion_ir import DataType, Fusion, LoadStoreOpType, ParallelType, ops
 from fusion_ir.circular_buffer import MAX_USEFUL_STAGES
 from lowering import LoweringError, lower
+from lowering.analysis.pipeline_depth import DepthLimit
 from runtime import simulate
 from target import H100
 from tests.helpers import assert_matches, random_inputs
@@ -51,7 +52,7 @@ def test_shared_memory_limits_the_depth_of_a_long_loop() -> None:
     traced = lower(tma_add.build("auto", boxes=16, tiles=1000), trace=True)
     (choice,) = traced.analyses.depths.chosen.values()
     assert (choice.tensors, choice.stages, choice.prefetch) == (("T3", "T4"), 7, 6)
-    assert choice.limited_by == "shared memory" and choice.stage_bytes == 32 * BOX_BYTES + 8
+    assert choice.limited_by is DepthLimit.SharedMemory and choice.stage_bytes == 32 * BOX_BYTES + 8
     assert choice.reason.startswith("shared memory: ") and "each stage needs 32,776 bytes" in choice.reason
     assert choice.stage_bytes * choice.stages <= choice.left_bytes < choice.stage_bytes * (choice.stages + 1)
     assert traced.kernel.smem_bytes.const_value() <= H100.smem_per_block
@@ -65,13 +66,13 @@ def test_a_long_loop_gets_at_most_the_useful_depth() -> None:
     """1000 tiles of 8 KiB: 28 stages would fit, but past 8 a pipeline measured no faster."""
     (choice,) = choices(tma_add.build("auto", tiles=1000))
     assert (choice.stages, choice.prefetch, choice.limited_by) == (MAX_USEFUL_STAGES, MAX_USEFUL_STAGES - 1,
-                                                                   "useful depth")
+                                                                   DepthLimit.UsefulDepth)
     assert choice.reason == "at most 8 stages: deeper pipelines measured no faster"
 
 
 def test_the_trip_count_limits_the_depth_of_a_short_loop() -> None:
     (choice,) = choices(tma_add.build("auto", tiles=8))
-    assert (choice.stages, choice.prefetch, choice.limited_by, choice.trip_count) == (8, 7, "trip count", 8)
+    assert (choice.stages, choice.prefetch, choice.limited_by, choice.trip_count) == (8, 7, DepthLimit.TripCount, 8)
     assert choice.reason == "the loop has only 8 iterations"
 
 
@@ -79,14 +80,14 @@ def test_a_symbolic_trip_count_gets_the_useful_depth_not_all_of_shared_memory() 
     """225 stages of a 1 KiB box fit, but then every run of fewer than 225 tiles (all of them in
     practice) would leave most of them unfilled: the depth stops at ``MAX_USEFUL_STAGES``."""
     (choice,) = choices(examples.load("tma_tile_2d").build("auto"))   # ceilDiv(i1, 32) iterations
-    assert choice.trip_count is None and choice.limited_by == "useful depth"
+    assert choice.trip_count is None and choice.limited_by is DepthLimit.UsefulDepth
     assert choice.stages == MAX_USEFUL_STAGES == 8
 
 
 def test_other_shared_buffers_leave_less_for_the_stages() -> None:
     """The TMA-store epilogue's 64 KiB output tile: 3 stages of 48 KiB, as docs/matmul.md says."""
     (choice,) = choices(matmul_wgmma.build(stages="auto", tma_store=True, out_dtype=DataType.BFloat16))
-    assert choice.stages == 3 and choice.limited_by == "shared memory"
+    assert choice.stages == 3 and choice.limited_by is DepthLimit.SharedMemory
     assert ("T6", 65536) in choice.others and "left after T6 (65,536 B)" in choice.reason
 
 
@@ -111,8 +112,8 @@ def test_prefetch_counts_back_from_the_depth_or_stays_absolute() -> None:
 def test_pipelines_of_one_kernel_deepen_together() -> None:
     """The short loop takes its 3 iterations; the long one the useful depth, beside the short one's stages."""
     short, long = choices(two_pipelines(tiles_a=3))
-    assert (short.stages, short.limited_by) == (3, "trip count")
-    assert (long.stages, long.limited_by) == (MAX_USEFUL_STAGES, "useful depth")
+    assert (short.stages, short.limited_by) == (3, DepthLimit.TripCount)
+    assert (long.stages, long.limited_by) == (MAX_USEFUL_STAGES, DepthLimit.UsefulDepth)
     assert ("T4", 3 * BOX_BYTES) in long.others
 
 
@@ -174,6 +175,6 @@ def test_auto_kernels_match_numpy_in_the_simulator(build, shapes_list, tol) -> N
 def test_an_auto_matmul_compiles_for_sm90a(params: dict) -> None:
     traced = lower(matmul_wgmma.build(stages="auto", **params), trace=True)
     (choice,) = traced.analyses.depths.chosen.values()
-    assert choice.stages == 4 and choice.limited_by == "shared memory"      # 4 stages of 48 KiB
+    assert choice.stages == 4 and choice.limited_by is DepthLimit.SharedMemory      # 4 stages of 48 KiB
     resources = compile_check(to_cuda(traced.kernel))
     assert resources.registers > 0

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from examples import matmul_ping_pong, matmul_wgmma, matmul_ws_persistent
-from fusion_ir import DataType, Fusion, LoadStoreOpType, ScheduleError, ops
+from fusion_ir import DataType, Fusion, LoadStoreOpType, ScheduleError, StoreWait, ops
 from fusion_ir.schedulers import MatmulParams
 from lowering import kernel_ir as k
 from lowering import lower
@@ -21,14 +21,23 @@ EXAMPLES = {"cooperative": matmul_ws_persistent, "ping_pong": matmul_ping_pong}
 def test_the_default_is_after_boxes() -> None:
     fusion = matmul_ws_persistent.build()
     assert MatmulParams().store_wait == "after_boxes"
-    assert fusion.outputs[0].store_wait == "after_boxes"
+    assert fusion.outputs[0].store_wait is StoreWait.AfterBoxes
     assert "store wait" not in fusion.outputs[0].transforms_string()
 
 
 def test_matmul_params_store_wait_reaches_the_output() -> None:
     out = matmul_ws_persistent.build(store_wait="deferred").outputs[0]
-    assert out.store_wait == "deferred"
+    assert out.store_wait is StoreWait.Deferred
     assert " store wait: deferred" in out.transforms_string()
+
+
+def test_matmul_params_take_the_store_wait_as_the_enum_too() -> None:
+    MatmulParams(tma_store=True, stages=3, store_wait=StoreWait.Deferred).validate()
+    with pytest.raises(ScheduleError, match=r"MatmulParams.store_wait: .* only with tma_store=True"):
+        MatmulParams(store_wait=StoreWait.Deferred).validate()
+    fusion = matmul_ws_persistent.build(store_wait=StoreWait.Deferred)
+    assert fusion.outputs[0].store_wait is StoreWait.Deferred
+    assert str(lower(fusion)) == str(lower(matmul_ws_persistent.build(store_wait="deferred")))
 
 
 @pytest.mark.parametrize("value", ["later", "", None, 0])
@@ -78,8 +87,26 @@ def test_set_store_wait_refuses_an_unknown_value_and_changes_nothing() -> None:
                                             r"store wait; use one of 'after_boxes', 'deferred'"):
         out.set_store_wait("eventually")
     assert fusion.state_fingerprint() == before
-    assert out.set_store_wait("deferred") is out and out.store_wait == "deferred"
+    assert out.set_store_wait("deferred") is out and out.store_wait is StoreWait.Deferred
     assert fusion.state_fingerprint() != before
+
+
+@pytest.mark.parametrize("value", ["Deferred", "after boxes", None, 1, LoadStoreOpType.TMAStore])
+def test_set_store_wait_names_the_tensor_and_every_allowed_value(value) -> None:
+    """Only a StoreWait or its exact string is a store wait; the error names the tensor and lists both forms."""
+    _, _, out = _tma_stored()
+    with pytest.raises(ScheduleError, match=rf"^T{out.name}: set_store_wait: .* for T{out.name} is not a store wait; "
+                                            r"use one of 'after_boxes', 'deferred' \(or StoreWait.AfterBoxes, "
+                                            r"StoreWait.Deferred\)$"):
+        out.set_store_wait(value)
+    assert out.store_wait is StoreWait.AfterBoxes
+
+
+def test_set_store_wait_takes_the_enum_and_its_string_alike() -> None:
+    for wait in (StoreWait.Deferred, "deferred"):
+        fusion, _, out = _tma_stored()
+        assert out.set_store_wait(wait).store_wait is StoreWait.Deferred
+        assert "store wait: deferred" in out.transforms_string()
 
 
 def test_a_failed_schedule_undoes_the_store_wait() -> None:
@@ -87,7 +114,7 @@ def test_a_failed_schedule_undoes_the_store_wait() -> None:
     with pytest.raises(ScheduleError), fusion.transaction():
         out.set_store_wait("deferred")
         out.split(5, 4)                          # no axis 5: raises, and the transaction undoes the wait
-    assert out.store_wait == "after_boxes"
+    assert out.store_wait is StoreWait.AfterBoxes
 
 
 # ---------------------------------------------------------------- the kernel IR
@@ -103,7 +130,7 @@ def _tag(node: k.Node) -> str | None:
     if any(isinstance(n, k.TmaStore) for n in inner):
         assert not any(isinstance(n, k.AsyncWait) for n in inner), "a wait among the boxes"
         return "stores"
-    waits = [n for n in inner if isinstance(n, k.AsyncWait) and n.kind == "bulk"]
+    waits = [n for n in inner if isinstance(n, k.AsyncWait) and n.kind is k.AsyncKind.Bulk]
     if waits:
         assert isinstance(node, k.ElectSync) and len(waits) == 1 and waits[0].pending == 0
         return "wait.read" if waits[0].read else "wait.all"
@@ -155,7 +182,7 @@ def test_where_the_waits_and_barriers_sit(arrangement: str, mode: str) -> None:
     assert waits and {w.warp for w in waits} == {s.warp for s in stores}
     for s in stores:
         (boxes,) = s.body
-        assert isinstance(boxes, k.ForLoop) and boxes.body[1:] == (k.AsyncCommit("bulk"),)
+        assert isinstance(boxes, k.ForLoop) and boxes.body[1:] == (k.AsyncCommit(k.AsyncKind.Bulk),)
     barriers = [n for n in scope[i].body if isinstance(n, k.NamedBarrier)]
     per_group = arrangement == "ping_pong"            # each warp group synchronizes on its own barrier
     assert all((n.threads.const_value() == 128) == per_group for n in barriers)
@@ -187,7 +214,7 @@ def test_a_tile_written_once_waits_right_after_its_boxes(persistent: bool) -> No
     fusion = matmul_wgmma.build(tile=(128, 128, 64), stages=3, compute_warp_groups=1, tma_store=True,
                                 out_dtype=DataType.BFloat16, store_wait="deferred", persistent=persistent, blocks=3)
     kernel = lower(fusion)
-    waits = [n for n in k.walk(kernel.body) if isinstance(n, k.AsyncWait) and n.kind == "bulk"]
+    waits = [n for n in k.walk(kernel.body) if isinstance(n, k.AsyncWait) and n.kind is k.AsyncKind.Bulk]
     assert [w.read for w in waits] == ([True, False] if persistent else [False])
     reasons = [n.reason for n in k.walk(kernel.body) if isinstance(n, k.BlockSync)]
     assert any("after its TMA stores' wait" in r for r in reasons) == persistent

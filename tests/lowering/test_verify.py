@@ -4,6 +4,7 @@ breaks a rule is refused with the node and the rule named."""
 from __future__ import annotations
 
 from dataclasses import replace
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -184,13 +185,28 @@ def test_control_return_is_last_in_its_body() -> None:
 
 
 def test_async_groups_wait_without_commit() -> None:
-    refused(kern([k.AsyncWait("cp.async", 0)]), "async-groups",
+    refused(kern([k.AsyncWait(k.AsyncKind.CpAsync, 0)]), "async-groups",
             r"waits for cp.async groups, but no AsyncCommit\('cp.async'\) commits any")
 
 
 def test_async_groups_unknown_kind_and_negative_pending() -> None:
     refused(kern([k.AsyncCommit("tma")]), "async-groups", "unknown async group kind 'tma'")
-    refused(kern([k.AsyncCommit("bulk"), k.AsyncWait("bulk", -1)]), "async-groups", "waits until -1 groups")
+    refused(kern([k.AsyncWait(k.CopyKind.TmaStore)]), "async-groups", "unknown async group kind <CopyKind.TmaStore")
+    refused(kern([k.AsyncCommit(k.AsyncKind.Bulk), k.AsyncWait(k.AsyncKind.Bulk, -1)]), "async-groups", "waits until -1 groups")
+
+
+@pytest.mark.parametrize("kind", ["wgmma", "bulk", "cp.async"])
+def test_async_groups_refuse_the_kind_spelled_as_a_string(kind: str) -> None:
+    """The kind is an AsyncKind: its printed name as a string is refused, with the members named."""
+    refused(kern([k.AsyncCommit(kind)]), "async-groups",
+            rf"unknown async group kind '{kind}'; the kind is an AsyncKind \(AsyncKind.CpAsync, AsyncKind.Bulk, "
+            r"AsyncKind.Wgmma\)")
+
+
+def test_tensor_op_kind_is_a_tensor_op_kind() -> None:
+    op = k.TensorOp(tv=SimpleNamespace(name=2), kind="compute", text="T2 = 1", expr=None)
+    refused(kern([op]), "tensor-op", r"compute of T2: kind 'compute' is not a TensorOpKind \(TensorOpKind.Compute, TensorOpKind.Init")
+    verify(kern([replace(op, kind=k.TensorOpKind.Compute)]), complete=False)
 
 
 @pytest.mark.parametrize("node", [k.BlockSync(), k.NamedBarrier(1, Val.const(128)), k.SetMaxNReg(232, True),
@@ -200,7 +216,7 @@ def test_elect_body_holds_only_what_one_thread_may_do(node: k.Node) -> None:
 
 
 def test_elect_wgmma_groups_are_not_elected() -> None:
-    refused(kern([k.ElectSync((k.AsyncCommit("wgmma"),))]), "elect", "wgmma groups are committed and waited for")
+    refused(kern([k.ElectSync((k.AsyncCommit(k.AsyncKind.Wgmma),))]), "elect", "wgmma groups are committed and waited for")
 
 
 def test_elect_warp_in_the_block() -> None:

@@ -233,6 +233,17 @@ def test_failed_kernel_is_a_launch_error_and_resets_a_broken_context(fake: FakeD
     assert len(fake.launches) == 2
 
 
+def test_recover_says_what_became_of_the_context(fake: FakeDriver) -> None:
+    """A ContextState: Ok for a healthy context, Reset after a sticky error a reset healed, Unusable when the
+    driver gave up on the process."""
+    assert cu.recover(cu.device(0)) is cu.ContextState.Ok
+    fake.context_broken = True
+    assert cu.recover(cu.device(0)) is cu.ContextState.Reset
+    dev = cu.device(0)
+    fake.context_broken, fake.reset_heals = True, False
+    assert cu.recover(dev) is cu.ContextState.Unusable
+
+
 def test_a_process_the_driver_gave_up_on_says_so(fake: FakeDriver) -> None:
     fake.kernel_error = CUresult.CUDA_ERROR_ILLEGAL_ADDRESS
     fake.reset_heals = False

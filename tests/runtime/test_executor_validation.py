@@ -7,9 +7,12 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from fusion_ir import Fusion, inline_most, ops
+from fusion_ir.fusion import ExtentConstraint
 from fusion_ir.scalar import Val
 from fusion_ir.types import DataType
 from lowering import kernel_ir as k
+from lowering import lower
 from runtime import InputError, LaunchError, NoGpuError
 from runtime.arrays import as_array_arg
 from runtime.driver import gpu_available
@@ -100,12 +103,40 @@ def test_constant_extents_and_strides_must_match() -> None:
 
 def test_fusion_extent_constraints_are_checked() -> None:
     class FakeFusion:
-        extent_constraints = ((Val.symbol("i0"), Val.symbol("i1"), "add: axis 0 of T0 and T1 must have equal extents"),)
+        extent_constraints = (ExtentConstraint(Val.symbol("i0"), Val.symbol("i1"),
+                                               "add: axis 0 of T0 and T1 must have equal extents", "T0"),)
 
     kern = replace(s.pointwise().kernel, fusion=FakeFusion())
     with pytest.raises(InputError, match=r"add: axis 0 of T0 and T1 must have equal extents: i0 = 3 but i1 = 4"):
         plan(kern, f32(3, 4), f32(3, 4))
     plan(kern, f32(4, 4), f32(4, 4))
+
+
+def test_an_extent_refusal_is_about_the_tensor_the_constraint_names_not_the_first_in_its_text() -> None:
+    """The subject travels as a field of the constraint: a message that names another tensor first (or none)
+    does not change which tensor the InputError is about."""
+    class FakeFusion:
+        extent_constraints = (ExtentConstraint(Val.symbol("i0"), Val.symbol("i1"),
+                                               "add: the rows of T7 (read as T0) and T1 must agree", "T0"),)
+
+    with pytest.raises(InputError, match=r"rows of T7 .*: i0 = 3 but i1 = 4") as info:
+        plan(replace(s.pointwise().kernel, fusion=FakeFusion()), f32(3, 4), f32(3, 4))
+    assert (info.value.rule, info.value.subject) == (k.InputRule.EQUAL_EXTENTS, "T0")
+
+
+def test_the_fusion_records_the_input_an_extent_mismatch_is_about() -> None:
+    """A broadcast operand's mismatch names the fusion input the axis comes from; the lowered check carries it."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=1)
+        y = fusion.add_input(ndim=2)
+        fusion.add_output(ops.add(y, ops.broadcast(x, [True, False])))
+    inline_most(fusion)
+    (c,) = fusion.extent_constraints
+    assert c.subject == f"T{y.name}" and f"input T{x.name}" in c.message
+    kernel = lower(fusion)
+    (check,) = [chk for chk in kernel.checks if chk.rule is k.InputRule.EQUAL_EXTENTS]
+    assert (check.message, check.subject) == (c.message, c.subject)
 
 
 def test_runtime_checks_raise_input_errors() -> None:
@@ -216,7 +247,8 @@ def test_compile_error_carries_log_options_and_offending_lines() -> None:
 def test_input_errors_carry_their_rule_and_the_tensor_they_are_about() -> None:
     """The fuzzer tells a size the kernel was not made for from a wrong kernel by ``rule``, not by text."""
     class FakeFusion:
-        extent_constraints = ((Val.symbol("i0"), Val.symbol("i1"), "add: axis 0 of T0 and T1 must have equal extents"),)
+        extent_constraints = (ExtentConstraint(Val.symbol("i0"), Val.symbol("i1"),
+                                               "add: axis 0 of T0 and T1 must have equal extents", "T0"),)
 
     with pytest.raises(InputError) as info:
         plan(replace(s.pointwise().kernel, fusion=FakeFusion()), f32(3, 4), f32(3, 4))

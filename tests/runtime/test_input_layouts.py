@@ -13,7 +13,7 @@ import pytest
 import examples
 from lowering import lower
 from runtime import InputError, execute, executor, simulate
-from runtime.arrays import as_array_arg, host_layout
+from runtime.arrays import ArrayKind, as_array_arg, host_layout
 from tests.runtime.test_executor_fake_driver import FakeDriver, fake, int64s  # noqa: F401 - fixture
 
 TMA_EXAMPLE = "tma_tile_2d"   # out = 2 x + 1, x loaded by 2-D TMA boxes
@@ -61,6 +61,14 @@ class FakeDeviceArray:
         (_, self.ptr) = driver.cuMemAlloc(nbytes)
         self.__cuda_array_interface__ = {"shape": shape, "typestr": "<f4", "data": (self.ptr, False),
                                          "strides": strides, "version": 3}
+
+
+def test_an_argument_says_which_library_made_it(fake: FakeDriver) -> None:  # noqa: F811
+    """The kind is an ArrayKind: host arrays are the ones the executor copies."""
+    host = as_array_arg(np.zeros((2, 3), np.float32), "x")
+    device = as_array_arg(FakeDeviceArray(fake, (2, 3), None), "y")
+    assert (host.kind, host.on_device) == (ArrayKind.Numpy, False)
+    assert (device.kind, device.on_device) == (ArrayKind.Cai, True)
 
 
 def test_a_contiguous_device_array_is_used_in_place(fake: FakeDriver) -> None:  # noqa: F811

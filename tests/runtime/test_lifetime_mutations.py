@@ -59,7 +59,7 @@ def test_the_unmutated_kernels_are_clean(build) -> None:
 
 def test_a_deleted_cp_async_commit_is_a_wait_for_uncommitted_copies() -> None:
     fusion, kern, shapes = _cp_async()
-    mutated = remove_nodes(kern, k.AsyncCommit, lambda n: n.kind == "cp.async")
+    mutated = remove_nodes(kern, k.AsyncCommit, lambda n: n.kind is k.AsyncKind.CpAsync)
     for outcome in _simulate_all_seeds(fusion, mutated, shapes):   # the verifier sees it before any thread runs
         assert "waits for cp.async groups, but no AsyncCommit('cp.async') commits any (rule async-groups)" in outcome, \
             outcome

@@ -71,7 +71,7 @@ def test_missing_fence_is_reported(mode: str) -> None:
 @pytest.mark.parametrize("mode", sorted(MODES))
 def test_missing_final_wait_group_fails(mode: str) -> None:
     fusion, kern = _kernel(mode)
-    bad = remove_nodes(kern, k.AsyncWait, lambda n: n.kind == "wgmma" and n.pending == 0)
+    bad = remove_nodes(kern, k.AsyncWait, lambda n: n.kind is k.AsyncKind.Wgmma and n.pending == 0)
     try:
         err = _error(fusion, bad)
     except SimulationError:
@@ -83,7 +83,7 @@ def test_missing_final_wait_group_fails(mode: str) -> None:
 def test_two_groups_in_flight_let_tma_overwrite_a_stage_a_wgmma_reads(mode: str) -> None:
     """wait_group 2 instead of 1: the stage released one iteration late may still be read."""
     fusion, kern = _kernel(mode)
-    bad = mutate(kern, lambda n: replace(n, pending=2) if isinstance(n, k.AsyncWait) and n.kind == "wgmma"
+    bad = mutate(kern, lambda n: replace(n, pending=2) if isinstance(n, k.AsyncWait) and n.kind is k.AsyncKind.Wgmma
                    and n.pending == 1 else None)
     with pytest.raises(SimulationError, match="wgmma"):
         for seed in (0, 1, 2):
@@ -166,7 +166,7 @@ def test_a_tma_store_without_the_async_proxy_fence_is_reported() -> None:
 def test_a_tile_rewritten_before_its_store_has_read_it_is_reported() -> None:
     """Without the store's wait (and the barrier after it), the next tile's stmatrix overwrites the tile."""
     fusion, kern = _tma_store_kernel()
-    bad = remove_nodes(kern, k.AsyncWait, lambda n: n.kind == "bulk")
+    bad = remove_nodes(kern, k.AsyncWait, lambda n: n.kind is k.AsyncKind.Bulk)
     with pytest.raises(SimulationError, match="TMA store"):
         for seed in (0, 1, 2):
             _error(fusion, bad, seed)

@@ -255,7 +255,7 @@ def test_64k_pointwise_simulates_under_two_seconds() -> None:
 
 def test_unknown_node_is_reported() -> None:
     out = global_1d("T1")
-    op = k.TensorOp("T1", "compute", "T1 = T0", None, None)
+    op = k.TensorOp("T1", k.TensorOpKind.Compute, "T1 = T0", None, None)
     kern = kernel([op], [global_1d("T0")], [out], (1,), (32,))
     with pytest.raises(SimulationError, match="the simulator cannot handle kernel IR node TensorOp"):
         simulate(kern, [np.zeros(32, np.float32)])

@@ -170,7 +170,7 @@ def epilogue_kernel(n: int, swizzle: bool, out: str = "tma", blocks: int = 2, *,
         maps = (tmap,)
         chunks = n // 64 if swizzle else 1
         body.append(elect([*[k.TmaStore(tile, c(j * 4096), tmap, (row0, c(j * 64))) for j in range(chunks)],
-                           k.AsyncCommit("bulk"), k.AsyncWait("bulk", 0)]))
+                           k.AsyncCommit(k.AsyncKind.Bulk), k.AsyncWait(k.AsyncKind.Bulk, 0)]))
     else:
         idx = e * 128 + TX
         body.append(for_("e", 0, 64 * n // 128, [
@@ -238,22 +238,22 @@ def two_tile_kernel(n: int = 64, alloc_in_loop: bool = False) -> k.Kernel:
         *([] if alloc_in_loop else alloc),
         for_("t", 0, 2, [
             *(alloc if alloc_in_loop else []),
-            elect([k.AsyncWait("bulk", 0)]),
+            elect([k.AsyncWait(k.AsyncKind.Bulk, 0)]),
             k.BlockSync("WAR: the previous TMA store has read the tile"),
             for_("r", 0, n // 2, [assign(frag, r, load(x, at(x, row0 + frow, fcol)))], unroll=True),
             for_("i2", 0, n // 16, [k.StMatrix(tile, row * n + col, frag, i2 * 8, 4)], unroll=True),
             k.FenceAsyncProxy(),
             k.BlockSync("RAW: the tile is written"),
-            elect([k.TmaStore(tile, c(0), tmap, (row0, c(0))), k.AsyncCommit("bulk")]),
+            elect([k.TmaStore(tile, c(0), tmap, (row0, c(0))), k.AsyncCommit(k.AsyncKind.Bulk)]),
         ]),
-        elect([k.AsyncWait("bulk", 0)]),
+        elect([k.AsyncWait(k.AsyncKind.Bulk, 0)]),
     ]
     return kernel(body, [x], [y], (2,), (128,), tensor_maps=(tmap,), smem=64 * n * 2)
 
 
 def without_bulk_wait(kern: k.Kernel, first: bool) -> k.Kernel:
     """The kernel without its first (in the loop) or last (at kernel end) ``AsyncWait("bulk")``."""
-    waits = [n for n in k.walk(kern.body) if isinstance(n, k.AsyncWait) and n.kind == "bulk"]
+    waits = [n for n in k.walk(kern.body) if isinstance(n, k.AsyncWait) and n.kind is k.AsyncKind.Bulk]
     victim = waits[0 if first else -1]
     return remove_nodes(kern, k.AsyncWait, lambda n: n is victim)
 
@@ -292,7 +292,7 @@ def sym_tile(kern: k.Kernel) -> k.Buffer:
 def _commit_nothing_first(kern: k.Kernel) -> k.Kernel:
     """An empty bulk group committed before anything: the kernel commits (as ``verify`` asks of one that
     waits), yet its stores stay uncommitted."""
-    return replace(kern, body=(k.AsyncCommit("bulk"),) + kern.body)
+    return replace(kern, body=(k.AsyncCommit(k.AsyncKind.Bulk),) + kern.body)
 
 
 def test_an_uncommitted_store_is_not_retired_by_the_wait() -> None:
@@ -315,9 +315,9 @@ def test_a_tma_load_into_the_source_before_the_bulk_wait_is_an_error() -> None:
         assign(tile, TX, k.BinaryValue("add", load(a, TX), fconst(1.0), DataType.Float)),
         k.FenceAsyncProxy(),
         k.BlockSync("RAW: the tile is written; the mbarrier is initialized"),
-        elect([k.TmaStore(tile, c(0), tmap_out, (c(0),)), k.AsyncCommit("bulk"),
+        elect([k.TmaStore(tile, c(0), tmap_out, (c(0),)), k.AsyncCommit(k.AsyncKind.Bulk),
                k.MBarrierArriveExpectTx(mbar, c(0), c(128)), k.TmaLoad(tile, c(0), tmap_in, (c(0),), mbar, c(0)),
-               k.AsyncWait("bulk", 0)]),
+               k.AsyncWait(k.AsyncKind.Bulk, 0)]),
         k.MBarrierWaitParity(mbar, c(0), c(0)),
         k.BlockSync("before inval"), elect([k.MBarrierInval(mbar, c(0))]),
     ]
@@ -327,7 +327,7 @@ def test_a_tma_load_into_the_source_before_the_bulk_wait_is_an_error() -> None:
                                               r"TMA store may still read it"):
         simulate(kern, [x])
     fixed = remove_nodes(kern, k.AsyncWait)
-    fixed = insert_after(fixed, k.AsyncCommit, [k.AsyncWait("bulk", 0)])
+    fixed = insert_after(fixed, k.AsyncCommit, [k.AsyncWait(k.AsyncKind.Bulk, 0)])
     (y,) = simulate(fixed, [x])
     np.testing.assert_array_equal(y, x + 1)
 
@@ -376,7 +376,7 @@ def test_one_warp_needs_the_fence_but_no_barrier() -> None:
         k.Allocate(tile),
         assign(tile, TX, k.BinaryValue("add", load(a, TX), fconst(1.0), DataType.Float)),
         k.FenceAsyncProxy(),
-        elect([k.TmaStore(tile, c(0), tmap, (c(0),)), k.AsyncCommit("bulk"), k.AsyncWait("bulk", 0)]),
+        elect([k.TmaStore(tile, c(0), tmap, (c(0),)), k.AsyncCommit(k.AsyncKind.Bulk), k.AsyncWait(k.AsyncKind.Bulk, 0)]),
     ]
     kern = kernel(body, [a], [out], (1,), (32,), tensor_maps=(tmap,))
     x = np.arange(32, dtype=np.float32)

@@ -314,7 +314,7 @@ def tile_2d_kernel(store: bool) -> k.Kernel:
             assign(result, TY * 32 + TX, binary("add", load(smem, TY * 32 + TX), fconst(1.0))),
             k.FenceAsyncProxy(),
             k.BlockSync("RAW: T5 written"),
-            elect([k.TmaStore(result, c(0), tmap_out, origin), k.AsyncCommit("bulk"), k.AsyncWait("bulk", 0)]),
+            elect([k.TmaStore(result, c(0), tmap_out, origin), k.AsyncCommit(k.AsyncKind.Bulk), k.AsyncWait(k.AsyncKind.Bulk, 0)]),
         ]
     else:
         body += [assign(out, r * sym("T2_stride0") + col, binary("add", load(smem, TY * 32 + TX), fconst(1.0)))]
@@ -347,10 +347,10 @@ def cp_async_kernel(wait: bool) -> k.Kernel:
     body: list[k.Node] = [
         k.Allocate(smem),
         k.CpAsync(smem, TX * 4, a, g, vector=4, pred=g.lt(N)),
-        k.AsyncCommit("cp.async"),
+        k.AsyncCommit(k.AsyncKind.CpAsync),
     ]
     if wait:
-        body.append(k.AsyncWait("cp.async", 0))
+        body.append(k.AsyncWait(k.AsyncKind.CpAsync, 0))
     other = (127 - TX) * 4
     body += [
         k.BlockSync("RAW: T1"),
@@ -365,6 +365,16 @@ def test_cp_async_with_wait_group(seed: int) -> None:
     x = stream(2000, seed)
     (y,) = simulate(cp_async_kernel(wait=True), [x], seed=seed)
     np.testing.assert_array_equal(y, x)
+
+
+def test_trace_events_name_async_groups_by_their_printed_strings() -> None:
+    """The trace is a serialized format (``viz --show pipeline`` reads it): an async group is the string the
+    kernel-IR listing prints (``AsyncKind.value``), never the enum."""
+    trace: list[dict] = []
+    simulate(cp_async_kernel(wait=True), [stream(2000)], trace=trace)
+    groups = [(e["kind"], e["group"]) for e in trace if e["kind"] in ("async.commit", "async.wait")]
+    assert ("async.commit", "cp.async") in groups and ("async.wait", "cp.async") in groups
+    assert all(type(group) is str for _, group in groups)
 
 
 def test_cp_async_without_wait_group_reads_poison_for_some_seed() -> None:

@@ -79,7 +79,7 @@ def with_mmas(kern: k.Kernel, **changes: object) -> k.Kernel:
 
 
 def commit(node: k.Node) -> bool:
-    return isinstance(node, k.AsyncCommit) and node.kind == "wgmma"
+    return isinstance(node, k.AsyncCommit) and node.kind is k.AsyncKind.Wgmma
 
 
 # ---------------------------------------------------------------- numerics
@@ -180,7 +180,7 @@ def test_reading_accumulators_before_their_wait_group_reads_nan() -> None:
     """wait_group 1 leaves the only group in flight while the fragments are stored: NaN; the final
     wait_group 0 after the stores keeps the exit clean."""
     spec = Spec(n=64)
-    kern = matmul_kernel(spec, wait=[k.AsyncWait("wgmma", 1)], after_store=[k.AsyncWait("wgmma", 0)])
+    kern = matmul_kernel(spec, wait=[k.AsyncWait(k.AsyncKind.Wgmma, 1)], after_store=[k.AsyncWait(k.AsyncKind.Wgmma, 0)])
     x = inputs(spec)
     (y,) = simulate(kern, x)
     assert np.isnan(y).all()
@@ -188,7 +188,7 @@ def test_reading_accumulators_before_their_wait_group_reads_nan() -> None:
 
 def test_a_missing_wait_group_is_reported_at_exit() -> None:
     spec = Spec(n=64)
-    kern = remove_nodes(matmul_kernel(spec), k.AsyncWait, lambda n: n.kind == "wgmma")
+    kern = remove_nodes(matmul_kernel(spec), k.AsyncWait, lambda n: n.kind is k.AsyncKind.Wgmma)
     with pytest.raises(SimulationError, match="exits with a committed wgmma group that no wgmma.wait_group "
                                               "retired; every wgmma must be committed and waited"):
         run(kern, spec)
@@ -198,7 +198,7 @@ def test_a_missing_commit_is_reported_at_exit() -> None:
     """Without a commit the MMAs stay in the open group, which wait_group never waits for."""
     spec = Spec(n=64)
     kern = remove_nodes(matmul_kernel(spec), k.AsyncCommit, commit)
-    kern = replace(kern, body=(k.AsyncCommit("wgmma"),) + kern.body)   # an empty group: verify asks for a commit
+    kern = replace(kern, body=(k.AsyncCommit(k.AsyncKind.Wgmma),) + kern.body)   # an empty group: verify asks for a commit
     with pytest.raises(SimulationError, match="exits with an uncommitted wgmma"):
         run(kern, spec)
 
@@ -206,7 +206,7 @@ def test_a_missing_commit_is_reported_at_exit() -> None:
 def test_wait_group_1_before_the_next_k_tile_lets_tma_overwrite_operands() -> None:
     """The next k tile's TMA refills the operand tiles while the previous tile's group is in flight."""
     spec = Spec(n=64, k_tiles=2)
-    kern = matmul_kernel(spec, wait=[k.AsyncWait("wgmma", 1)], after_store=[k.AsyncWait("wgmma", 0)])
+    kern = matmul_kernel(spec, wait=[k.AsyncWait(k.AsyncKind.Wgmma, 1)], after_store=[k.AsyncWait(k.AsyncKind.Wgmma, 0)])
     for seed in SEEDS:
         with pytest.raises(SimulationError, match=r"TMA load into T3 \(issued\) overwrites T3\[0:4096\] \(bytes "
                                                   r"0..8191, block \(0, 0, 0\)\) that a committed wgmma that no "
@@ -379,4 +379,4 @@ def test_the_lowered_matmul_without_fence_or_wait_group_fails() -> None:
     with pytest.raises(SimulationError, match="missing wgmma.fence"):
         simulate(remove_nodes(kern, k.WgmmaFence), [a, b])
     with pytest.raises(SimulationError, match="wgmma"):
-        simulate(remove_nodes(kern, k.AsyncWait, lambda n: n.kind == "wgmma"), [a, b])
+        simulate(remove_nodes(kern, k.AsyncWait, lambda n: n.kind is k.AsyncKind.Wgmma), [a, b])

@@ -58,7 +58,7 @@ def _run_seeds(fusion, kernel: k.Kernel, seeds=range(4)) -> None:
 
 
 def _is_bulk_wait(read: bool):
-    return lambda n: n.kind == "bulk" and n.read == read
+    return lambda n: n.kind is k.AsyncKind.Bulk and n.read == read
 
 
 def _guard(node: k.NamedBarrier) -> bool:

@@ -188,8 +188,8 @@ def matmul_kernel(spec: Spec, *, store: Callable[[Val, Val], tuple[Val, Val]] | 
             *fill,
             k.WgmmaFence(),
             for_("s", 0, KT // K16, [k.Mma(acc, ACC_INDEX, da, db, (64, n, K16), dtype)], unroll=True),
-            k.AsyncCommit("wgmma"),
-            *(wait if wait is not None else [k.AsyncWait("wgmma", 0)]),
+            k.AsyncCommit(k.AsyncKind.Wgmma),
+            *(wait if wait is not None else [k.AsyncWait(k.AsyncKind.Wgmma, 0)]),
             k.BlockSync("WAR: the next k tile refills the operands"),
         ]),
         for_("r1", 0, n // 2, [assign(out, at(out, row0 + TY * 64 + row, BX * n + col), load(acc, r1))],
@@ -245,16 +245,16 @@ def two_groups_kernel(n: int = 64) -> k.Kernel:
     mmas = []
     for group in range(2):
         da, db = descriptors(spec, c(group))
-        mmas += [k.Mma(acc, c(group * regs), da, db, (64, n, K16), spec.dtype), k.AsyncCommit("wgmma")]
+        mmas += [k.Mma(acc, c(group * regs), da, db, (64, n, K16), spec.dtype), k.AsyncCommit(k.AsyncKind.Wgmma)]
     body: list[k.Node] = [
         k.Allocate(sa), k.Allocate(sb), k.Allocate(acc),
         for_("r0", 0, n, [assign(acc, sym("r0"), k.Const(0.0, FLOAT))], unroll=True),
         *store_fill(spec, a_g, b_g, c(0)),
         k.WgmmaFence(),
         *mmas,
-        k.AsyncWait("wgmma", 1),
+        k.AsyncWait(k.AsyncKind.Wgmma, 1),
         store(outs[0], 0), store(outs[1], regs),
-        k.AsyncWait("wgmma", 0),
+        k.AsyncWait(k.AsyncKind.Wgmma, 0),
         store(outs[2], regs),
     ]
     return kernel(body, [a_g, b_g], outs, (1, 1), (128,))
