@@ -2,8 +2,8 @@
 
 ``schedule_matmul(fusion, MatmulParams(tile=(TM, TN, TK), stages=S, compute_warp_groups=W))``
 turns a fusion whose output is ``ops.matmul(a, b)`` (a: [M, K], b: [K, N], row-major bf16 or
-fp16), optionally followed by pointwise ops, into this schedule (``docs/matmul.md`` draws the
-loop nest):
+fp16, or ``ops.transpose`` of a [K, M] or [N, K] input), optionally followed by pointwise ops, into
+this schedule (``docs/matmul.md`` draws the loop nest):
 
 - the accumulator ``acc = a @ b`` (Local: registers) is ``[tiles..., Ko, Mw, Kr, Mr, M64, N, K16]``:
   the block's tile axes (``[Mo (BIDy), No (BIDx)]``, or ``[T / blocks, blocks (BIDx)]`` when
@@ -13,7 +13,9 @@ loop nest):
   ``M64 x N x K16`` one ``wgmma.m64nNk16`` (ParallelType.Mma);
 - A and B are loaded by TMA with a swizzle whose span is one row of their box (128 bytes for a
   64-deep K tile of A; 64-column chunks of B), circular-buffered ``stages`` deep over ``Ko``
-  (Pipelined, or warp-specialized with a producer warp group);
+  (Pipelined, or warp-specialized with a producer warp group). Each input is read in place in its own
+  major order (``MatmulLayout``): a transpose of an input becomes that input's TMA load
+  (``set_load_type``), K-major tiles are rows of TK, MN-major ones TK rows of 64-wide chunks;
 - the epilogue tensors are ``[tiles..., Mw, Mr, TIDx(128), N/8, 2, 2]``: the warp group's 128
   threads each hold the accumulator fragment of ``wgmma`` (``schedule_mma_fragment``); with
   ``tma_store`` the 16-bit result goes through stmatrix into a shared tile and TMA stores.
