@@ -96,6 +96,12 @@ def epilogue_tensors(fusion: Fusion, acc: TensorView) -> list[TensorView]:
         if tv.has_reduction:
             raise ScheduleError(f"schedule_matmul: T{tv.name} is a reduction; the matmul epilogue takes pointwise "
                                 f"ops only")
+        d = tv.definition
+        permutes = isinstance(d, LoadStoreOp) and d.permutation is not None
+        if permutes and d.permutation != tuple(range(len(d.permutation))):
+            raise ScheduleError(f"schedule_matmul: T{tv.name} permutes its axes (dims {list(d.permutation)}); the matmul "
+                                f"epilogue is laid out [M, N] as the accumulator and takes pointwise ops only (for "
+                                f"(a @ b)^T compute transpose(b) @ transpose(a); transpose operands, not the epilogue)")
     return out
 
 

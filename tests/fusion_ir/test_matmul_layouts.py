@@ -87,6 +87,27 @@ def test_an_operand_computed_before_its_transpose_is_refused() -> None:
         schedule_matmul(fusion, MatmulParams(tile=(64, 64, 64), stages=2, compute_warp_groups=1))
 
 
+@pytest.mark.parametrize("where", ["output", "C"])
+def test_a_transpose_in_the_epilogue_is_refused(where: str) -> None:
+    """The epilogue is laid out [M, N] as the accumulator's fragment: a transposed result, or a C given [N, M] and
+    transposed, is refused by the scheduler rather than scheduled in the wrong layout."""
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(ndim=2, dtype=DataType.BFloat16)
+        b = fusion.add_input(ndim=2, dtype=DataType.BFloat16)
+        c = ops.matmul(a, b)
+        if where == "output":
+            fusion.add_output(ops.transpose(ops.relu(c), 0, 1))
+        else:
+            c_nm = fusion.add_input(ndim=2, dtype=DataType.Float)
+            fusion.add_output(ops.add(c, ops.transpose(c_nm, 0, 1)))
+    before = fusion.state_fingerprint()
+    with pytest.raises(ScheduleError, match=r"schedule_matmul: T\d+ permutes its axes \(dims \[1, 0\]\); the matmul "
+                                            r"epilogue is laid out \[M, N\]"):
+        schedule_matmul(fusion, MatmulParams(tile=(64, 64, 64), stages=2, compute_warp_groups=1))
+    assert fusion.state_fingerprint() == before
+
+
 def test_the_row_rule_names_the_transposed_input() -> None:
     """a [K, M] has rows of M elements: M = 100 bf16 is 200 bytes, not a multiple of 16."""
     fusion = Fusion()
