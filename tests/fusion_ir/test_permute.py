@@ -66,8 +66,8 @@ def test_permute_of_a_reduction_result_permutes_its_materialized_axes() -> None:
 
 
 @pytest.mark.parametrize("call,message", [
-    (lambda x: ops.transpose(x, 0, 2), r"transpose: dim1 2 is not an axis of T0 of rank 2; an axis is an int in "
-                                        r"\[-2, 2\)"),
+    (lambda x: ops.transpose(x, 0, 2), (r"transpose: dim1 2 is not an axis of T0 of rank 2; an axis is an int in "
+                                        r"\[-2, 2\)")),
     (lambda x: ops.transpose(x, -3, 0), r"transpose: dim0 -3 is not an axis of T0 of rank 2"),
     (lambda x: ops.transpose(x, True, 0), r"transpose: dim0 True is not an axis of T0"),
     (lambda x: ops.permute(x, [0, 0]), r"permute: dims \[0, 0\] must name each of the 2 axes of T0 exactly once"),
@@ -147,21 +147,21 @@ def test_set_load_type_refuses(case: str, message: str) -> None:
     fusion, t, out = _transposed_input()
     x = fusion.inputs[0]
     if case == "cp_async":
-        call = lambda: t.set_load_type(LoadStoreOpType.CpAsync)  # noqa: E731
+        call = lambda: t.set_load_type(LoadStoreOpType.CpAsync)
     elif case == "not_a_copy":
-        call = lambda: out.set_load_type(LoadStoreOpType.TMA)  # noqa: E731
+        call = lambda: out.set_load_type(LoadStoreOpType.TMA)
     elif case == "input":
-        call = lambda: x.set_load_type(LoadStoreOpType.TMA)  # noqa: E731
+        call = lambda: x.set_load_type(LoadStoreOpType.TMA)
     elif case == "local_source":
         with fusion:
             again = ops.transpose(t, 0, 1)
-        call = lambda: again.set_load_type(LoadStoreOpType.TMA)  # noqa: E731
+        call = lambda: again.set_load_type(LoadStoreOpType.TMA)
     elif case == "scheduled":
         t.split(0, 8)
-        call = lambda: t.set_load_type(LoadStoreOpType.TMA)  # noqa: E731
+        call = lambda: t.set_load_type(LoadStoreOpType.TMA)
     else:
         t.set_load_type(LoadStoreOpType.TMA)
-        call = lambda: t.set_load_type(LoadStoreOpType.TMA)  # noqa: E731
+        call = lambda: t.set_load_type(LoadStoreOpType.TMA)
     before = fusion.state_fingerprint()
     with pytest.raises(ScheduleError, match=message):
         call()
@@ -171,7 +171,7 @@ def test_set_load_type_refuses(case: str, message: str) -> None:
 def test_the_swizzle_row_of_a_transposed_tma_load_is_the_inputs_innermost_axis() -> None:
     """x is [I, J]: a box row runs along J, which is axis 0 of transpose(x). A 16 x 8 box (I x J) of floats has
     32-byte rows: a 32-byte swizzle fits, a 64-byte one does not."""
-    fusion, t, out = _transposed_input()
+    _, t, out = _transposed_input()
     t.set_load_type(LoadStoreOpType.TMA)
     out.split(0, 8).split(2, 16).reorder({1: 2, 2: 1})     # [J/8, I/16, 8, 16]
     t.compute_at(out, 2)

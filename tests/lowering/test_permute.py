@@ -8,8 +8,8 @@ import pytest
 
 from fusion_ir import Fusion, MemoryType, ParallelType, ops
 from fusion_ir.replay import loop_map, root_map_between
+from lowering import LoweringError, lower
 from lowering import kernel_ir as k
-from lowering import lower
 from runtime import simulate
 from tests.helpers import assert_matches, random_inputs
 
@@ -105,3 +105,39 @@ def test_the_input_is_read_through_its_own_strides() -> None:
     assert load.value.index.evaluate(env) == 7 * 1000 + 2
     inputs = random_inputs(fusion, [(31, 9)], seed=12)
     assert_matches(fusion, inputs, simulate(kernel, inputs))
+
+
+def _vectorized_permute(dims: list[int]) -> Fusion:
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(shape=(3, 5, 8))
+        fusion.add_output(ops.permute(x, dims))
+    (out,) = fusion.outputs
+    out.split(2, 4)
+    out.axis(0).parallelize(ParallelType.BIDx)
+    out.axis(1).parallelize(ParallelType.TIDx)
+    out.axis(3).parallelize(ParallelType.Vectorize)
+    return fusion
+
+
+def test_a_permute_that_keeps_the_innermost_axis_is_vectorized() -> None:
+    fusion = _vectorized_permute([1, 0, 2])
+    kernel = lower(fusion)
+    assert any(isinstance(n, k.Assign) and n.vector == 4 for n in k.walk(kernel.body))
+    inputs = random_inputs(fusion, [(3, 5, 8)], seed=13)
+    assert_matches(fusion, inputs, simulate(kernel, inputs))
+
+
+def test_a_vector_across_the_inputs_rows_is_refused() -> None:
+    """permute [1, 2, 0]: the result's innermost axis is x's axis 0, strided in x; a vector of 4 of it is no vector
+    of x (before, the kernel read x[i, j, 4 t .. 4 t + 3] for x[4 t .. 4 t + 3, i, j])."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(shape=(8, 3, 5))
+        fusion.add_output(ops.permute(x, [1, 2, 0]))
+    (out,) = fusion.outputs
+    out.split(2, 4)
+    out.axis(3).parallelize(ParallelType.Vectorize)
+    with pytest.raises(LoweringError, match=r"T1: Vectorize axis iV\d+\{4\} runs along iS\d+\{8\}, which permutes axis "
+                                            r"0 \(iS0\{8\}\) of T0, not its innermost axis"):
+        lower(fusion)
