@@ -56,7 +56,10 @@ def test_each_layout_matches_numpy(layout: tuple[bool, bool], config: str) -> No
         inputs = random_inputs(fusion, shapes, seed=seed)
         (out,) = execute(kernel, inputs)
         assert out.shape == (m, nn)
-        assert_matches(fusion, inputs, [out], tol=1e-2 if rounded else 1e-5)
+        try:
+            assert_matches(fusion, inputs, [out], tol=1e-2 if rounded else 1e-5)
+        except AssertionError as e:
+            raise AssertionError(f"{m} x {nn} x {k}, inputs of seed {seed}: {e}") from e
 
 
 SANITIZED = {"a_t_b_t": {"transpose_a": True, "transpose_b": True, "tile": [128, 128, 64], "stages": 3,
