@@ -5,7 +5,10 @@ registers, and an epilogue that stores each thread's accumulator fragment.
 ``schedule_matmul`` does the scheduling (``docs/matmul.md`` walks through the loop nest it makes).
 ``build(out_dtype=DataType.BFloat16)`` casts the accumulators in the epilogue;
 ``build(epilogue=True)`` fuses ``cast(relu(a @ b + bias), bf16)`` into the same kernel: the bias
-is read per column by the threads that hold the fragment.
+is read per column by the threads that hold the fragment. ``build(transpose_b=True)`` takes b as
+``[N, K]`` (nn.Linear's weight) and multiplies by ``ops.transpose(b, 0, 1)``, ``transpose_a=True`` a
+as ``[K, M]``: TMA loads each input in place, in its own major order (``docs/matmul.md``, "Operand
+layouts").
 """
 
 from fusion_ir import DataType, Fusion, ops
@@ -15,15 +18,23 @@ DESCRIPTION = "bf16 [M, K] @ [K, N] -> fp32 on wgmma: TMA + B128 swizzle, 4 stag
 SIZES = [[(128, 128), (128, 128)], [(200, 200), (200, 264)], [(256, 192), (192, 512)]]
 
 
+def input_shapes(m: int, n: int, k: int, transpose_a: bool = False, transpose_b: bool = False,
+                 epilogue: bool = False) -> list[tuple[int, ...]]:
+    """The shapes of ``build(transpose_a=..., transpose_b=..., epilogue=...)``'s inputs for ``m x n x k``."""
+    shapes: list[tuple[int, ...]] = [(k, m) if transpose_a else (m, k), (n, k) if transpose_b else (k, n)]
+    return shapes + [(n,)] if epilogue else shapes
+
+
 def build(tile: tuple[int, int, int] = (128, 256, 64), stages: int = 4, compute_warp_groups: int = 2,
           dtype: DataType = DataType.BFloat16, epilogue: bool = False, out_dtype: DataType | None = None,
-          **params: object) -> Fusion:
-    """``params``: the other ``MatmulParams`` fields (``warp_specialized``, ``persistent``, ``blocks``, ...)."""
+          transpose_a: bool = False, transpose_b: bool = False, **params: object) -> Fusion:
+    """``params``: the other ``MatmulParams`` fields (``warp_specialized``, ``persistent``, ``blocks``, ...);
+    ``transpose_a``: a is given ``[K, M]``; ``transpose_b``: b is given ``[N, K]``."""
     fusion = Fusion()
     with fusion:
         a = fusion.add_input(ndim=2, dtype=dtype)
         b = fusion.add_input(ndim=2, dtype=dtype)
-        c = ops.matmul(a, b)
+        c = ops.matmul(ops.transpose(a, 0, 1) if transpose_a else a, ops.transpose(b, 0, 1) if transpose_b else b)
         if epilogue:
             bias = fusion.add_input(ndim=1, dtype=DataType.Float)
             c = ops.cast(ops.relu(ops.add(c, ops.broadcast(bias, [True, False]))), dtype)

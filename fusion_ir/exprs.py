@@ -44,12 +44,26 @@ class Expr:
 
 @dataclass(eq=False)
 class LoadStoreOp(Expr):
+    """A copy of its one input: ``set``, a cache (``cache_after``/``cache_before``), a load or a store.
+
+    With a ``permutation`` it is nvFuser's ``Set.Permute`` (``ops.permute``, ``ops.transpose``): output
+    axis ``i`` is input axis ``permutation[i]``, so ``out[i0, i1, ...]`` = ``in`` at those indices permuted
+    back. Nothing moves but the indices: the root map says which input axis each output axis is, and every
+    index (a copy's read, a TMA box's coordinates) follows it.
+    """
+
     op_type: LoadStoreOpType = LoadStoreOpType.Set
+    permutation: tuple[int, ...] | None = None
+
+    def root_map(self, producer: "TensorView") -> dict[IterDomain, IterDomain]:
+        if self.permutation is None:
+            return super().root_map(producer)
+        producer_ids = [i for i in producer.logical if not i.is_reduction]
+        return {c: producer_ids[p] for c, p in zip(self.output.root, self.permutation)}
 
     def op_string(self) -> str:
-        if self.op_type is LoadStoreOpType.Set:
-            return "Set"
-        return f"Set.{self.op_type.value}"
+        base = "Set" if self.op_type is LoadStoreOpType.Set else f"Set.{self.op_type.value}"
+        return base if self.permutation is None else f"{base}.Permute"
 
 
 ASYNC_LOADS = (LoadStoreOpType.TMA, LoadStoreOpType.CpAsync)

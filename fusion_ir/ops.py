@@ -18,7 +18,8 @@ UNARY_OPS = ("neg", "exp", "abs", "relu", "sqrt", "sin", "cos", "log", "rsqrt", 
 BINARY_OPS = ("add", "sub", "mul", "div", "maximum", "minimum")
 REDUCTION_OPS = ("sum", "max")
 
-__all__ = ["set", *UNARY_OPS, "gelu", "cast", *BINARY_OPS, "broadcast", *REDUCTION_OPS, "matmul"]
+__all__ = ["set", *UNARY_OPS, "gelu", "cast", *BINARY_OPS, "broadcast", "permute", "transpose", *REDUCTION_OPS,
+           "matmul"]
 
 
 def _fusion_of(*xs: object) -> Fusion:
@@ -253,6 +254,42 @@ def broadcast(x: TensorView, is_broadcast_dims: Sequence[bool]) -> TensorView:
     out = fusion.new_tensor(root, x.dtype)
     fusion.add_expr(BroadcastOp(inputs=[x], outputs=[out], is_broadcast_dims=flags))
     return out
+
+
+def _dim(x: TensorView, op: str, argument: str, d: object, rank: int) -> int:
+    """``d`` as an axis of ``x`` in [0, rank): an int in [-rank, rank), negative counting from the end (torch)."""
+    if isinstance(d, bool) or not isinstance(d, int) or not -rank <= d < rank:
+        raise ScheduleError(f"{op}: {argument} {d!r} is not an axis of T{x.name} of rank {rank}; an axis is an int "
+                            f"in [{-rank}, {rank}) (negative counts from the end)")
+    return d % rank
+
+
+def permute(x: TensorView, dims: Sequence[int]) -> TensorView:
+    """``x`` with its axes reordered: axis ``i`` of the result is axis ``dims[i]`` of ``x`` (torch's ``permute``)."""
+    x = _check_tensor(x, "permute")
+    fusion = _fusion_of(x)
+    ids = x.shape_ids
+    if isinstance(dims, (str, bytes)) or not isinstance(dims, Sequence):
+        raise ScheduleError(f"permute: dims {dims!r} for T{x.name} must be a sequence of {len(ids)} axes")
+    order = tuple(_dim(x, "permute", f"dims[{k}]", d, len(ids)) for k, d in enumerate(dims))
+    if len(order) != len(ids) or len(_frozenset(order)) != len(order):
+        raise ScheduleError(f"permute: dims {list(dims)} must name each of the {len(ids)} axes of T{x.name} exactly "
+                            f"once (a permutation of 0 .. {len(ids) - 1})")
+    root = [fusion.new_iter_domain(ids[p].extent, ids[p].iter_type) for p in order]
+    out = fusion.new_tensor(root, x.dtype)
+    fusion.add_expr(LoadStoreOp(inputs=[x], outputs=[out], op_type=LoadStoreOpType.Set, permutation=order))
+    return out
+
+
+def transpose(x: TensorView, dim0: int, dim1: int) -> TensorView:
+    """``x`` with axes ``dim0`` and ``dim1`` swapped (torch's ``transpose``; ``permute`` with one swap)."""
+    x = _check_tensor(x, "transpose")
+    rank = len(x.shape_ids)
+    d0 = _dim(x, "transpose", "dim0", dim0, rank)
+    d1 = _dim(x, "transpose", "dim1", dim1, rank)
+    order = list(range(rank))
+    order[d0], order[d1] = order[d1], order[d0]
+    return permute(x, order)
 
 
 def _reduction(op: str, x: TensorView, axes: int | Sequence[int]) -> TensorView:

@@ -24,6 +24,9 @@ def operand(x: object) -> str:
 
 def expr_rhs(e: Expr) -> str:
     ins = e.inputs
+    if isinstance(e, LoadStoreOp) and e.permutation is not None:
+        dims = ", ".join(str(d) for d in e.permutation)
+        return f"{e.op_string()}( {operand(ins[0])}, dims = {{{dims}}} )"
     if isinstance(e, LoadStoreOp):
         return f"{e.op_string()}( {operand(ins[0])} )"
     if isinstance(e, UnaryOp):

@@ -74,7 +74,7 @@ def evaluate(fusion: Fusion, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         out = e.output
         ins = [get(x) for x in e.inputs]
         if isinstance(e, LoadStoreOp):
-            r = ins[0]
+            r = ins[0] if e.permutation is None else np.transpose(ins[0], e.permutation)
         elif isinstance(e, UnaryOp):
             r = UNARY[e.op](ins[0])
         elif isinstance(e, CastOp):

@@ -767,6 +767,44 @@ class TensorView:
                 cache.set_swizzle(swizzle)
         return cache
 
+    def set_load_type(self, op_type: LoadStoreOpType, swizzle: SmemSwizzle = SmemSwizzle.NONE) -> TensorView:
+        """Make the copy that defines this tensor (``ops.set``, ``ops.permute``, ``ops.transpose`` of a global
+        tensor) a TMA load: it then reads its global input in place, box by box, into shared memory (nvFuser's
+        ``LoadStoreOp::setOpType``). A permuted copy stays permuted: TMA copies boxes in the input's own
+        dimension order and this tensor's axes name them permuted, so ``transpose(b)`` of a ``[N, K]`` input is a
+        ``[K, N]`` operand whose shared tile is laid out K-major, as ``b`` is. ``swizzle`` as in ``cache_after``."""
+        if not isinstance(op_type, LoadStoreOpType):
+            raise self._err(f"set_load_type: {op_type!r} is not a LoadStoreOpType")
+        if op_type is not LoadStoreOpType.TMA:
+            raise self._err(f"set_load_type: {op_type.name} for T{self.name}; a copy becomes a TMA load only "
+                            f"(LoadStoreOpType.TMA); use cache_after for other loads")
+        d = self.definition
+        if not isinstance(d, LoadStoreOp) or d.op_type is not LoadStoreOpType.Set:
+            how = ("a fusion input" if d is None else f"defined by a {d.op_type.name} copy"
+                   if isinstance(d, LoadStoreOp) else type_name(d))
+            raise self._err(f"set_load_type: T{self.name} is {how}; only a tensor defined by a plain copy (ops.set, "
+                            f"ops.permute, ops.transpose) becomes a TMA load")
+        (source,) = d.tensor_inputs()
+        if source.memory_type is not MemoryType.Global:
+            raise self._err(f"set_load_type: a TMA load reads global memory, but T{self.name} copies T{source.name}, "
+                            f"which is in {source.memory_type.name} memory")
+        if not self.shape_ids:
+            raise self._err(f"set_load_type: T{self.name} is 0-D; a TMA load copies a box of a tensor with at least "
+                            f"one dimension")
+        if self.is_output:
+            raise self._err(f"set_load_type: T{self.name} is a fusion output and stays in Global memory; a TMA "
+                            f"load writes shared memory")
+        if self.compute_at_pos > 0 or self.max_producer_pos > 0 or self.transforms:
+            raise self._err(f"set_load_type: T{self.name} is already scheduled; set its load type first")
+        with self.fusion.transaction():
+            load = LoadStoreOp(inputs=[source], outputs=[self], op_type=op_type, permutation=d.permutation)
+            self.fusion.exprs[self.fusion.exprs.index(d)] = load
+            self.definition = load
+            self.memory_type = MemoryType.Shared
+            if swizzle is not SmemSwizzle.NONE:
+                self.set_swizzle(swizzle)
+        return self
+
     def set_swizzle(self, swizzle: SmemSwizzle) -> TensorView:
         """Have TMA write this shared tensor with a 32-, 64- or 128-byte swizzle (readers index through it).
 
@@ -816,11 +854,11 @@ class TensorView:
         """A swizzled box row (the Bulk axis split from the innermost dimension) is the swizzle span."""
         if self.swizzle is SmemSwizzle.NONE:
             return
-        dims = [i for i in self.root if not i.is_reduction and not i.is_broadcast]
-        if not dims:
+        row = self._box_row_dim()
+        if row is None:
             return
         for k, i in enumerate(self.loop):
-            if i.parallel_type is not ParallelType.Bulk or dims[-1] not in _root_ancestors(self, i):
+            if i.parallel_type is not ParallelType.Bulk or row not in _root_ancestors(self, i):
                 continue
             if innermost_root(i) is None:
                 continue    # an outer part of the innermost dimension (chunks of rows) is not a row
@@ -831,6 +869,18 @@ class TensorView:
                                 f"T{self.name}'s {self.swizzle.name} swizzle is exactly {self.swizzle.span} bytes "
                                 f"(TMA lays each swizzled row out at the full span); split the innermost axis by "
                                 f"{self.swizzle.span // self.dtype.size}")
+
+    def _box_row_dim(self) -> IterDomain | None:
+        """The root axis a TMA box row runs along: the one the copied tensor's innermost axis maps to (the last
+        root axis, or another one through a permuted copy); None when there is none."""
+        d = self.definition
+        if isinstance(d, LoadStoreOp) and d.permutation is not None:
+            (source,) = d.tensor_inputs()
+            inner = source.shape_ids[-1]
+            row = next(c for c, p in d.root_map(source).items() if p is inner)
+            return None if row.is_broadcast else row
+        dims = [i for i in self.root if not i.is_reduction and not i.is_broadcast]
+        return dims[-1] if dims else None
 
     def cache_before(self, op_type: LoadStoreOpType = LoadStoreOpType.Set) -> TensorView:
         """Compute this output into a new tensor, then copy it here (a store stage)."""

@@ -265,7 +265,7 @@ def evaluate_float32(case: Case, inputs: list[np.ndarray]) -> list[np.ndarray]:
             out = e.output
             ins = [get(x) for x in e.inputs]
             if isinstance(e, LoadStoreOp):
-                r = ins[0]
+                r = ins[0] if e.permutation is None else np.transpose(ins[0], e.permutation)
             elif isinstance(e, UnaryOp):
                 r = UNARY[e.op](np.asarray(ins[0], np.float32) if out.dtype.is_float else ins[0])
             elif isinstance(e, CastOp):

@@ -7,8 +7,10 @@ Pipelined, warp-specialized, persistent, ping-pong, with a TMA-store epilogue an
 wait), the parameters ``suggest_matmul_params`` picks (some fields pinned), or, one draw in three,
 parameters that break one rule (a tile, the stages, the warp groups, the register budget, a flag
 not available yet); an operand dtype, a fused epilogue (none, bias + relu, bias + gelu,
-alpha * acc + beta * C with C TMA-loaded), and a small problem (M, N, K up to 200; N and K
-multiples of 8 because TMA needs 16-byte row strides). ``check_matmul_case`` states the property:
+alpha * acc + beta * C with C TMA-loaded), the operands' layouts (a given ``[M, K]`` or ``[K, M]``,
+b ``[K, N]`` or ``[N, K]``, multiplied through ``ops.transpose``: A K- or M-major, B N- or K-major),
+and a small problem (M, N, K up to 200; the innermost extent of each input, and N, a multiple of 8
+because TMA needs 16-byte row strides). ``check_matmul_case`` states the property:
 parameters that ``MatmulParams.validate`` refuses make ``schedule_matmul`` raise ``ScheduleError``
 and leave the fusion unchanged; the others lower and match numpy in the simulator.
 ``check_matmul`` is the same property in the fuzzer's terms (``Stats``, ``PropertyFailure``).
@@ -24,7 +26,7 @@ from hypothesis import strategies as st
 
 from fusion_ir import DataType, Fusion, ScheduleError, ops
 from fusion_ir.reference import evaluate
-from fusion_ir.schedulers import MatmulParams, schedule_matmul, suggest_matmul_params
+from fusion_ir.schedulers import MatmulLayout, MatmulParams, schedule_matmul, suggest_matmul_params
 from runtime.inputs import random_inputs
 from target import DEFAULT_TARGET
 
@@ -45,6 +47,12 @@ class MatmulCase:
     k: int
     seed: int
     suggested: tuple[tuple[str, object], ...] | None = None   # suggest_matmul_params with these pinned
+    transpose_a: bool = False     # a is given [K, M]: the matmul reads ops.transpose(a, 0, 1), A M-major
+    transpose_b: bool = False     # b is given [N, K] (nn.Linear's weight): B K-major
+
+    @property
+    def layout(self) -> MatmulLayout:
+        return MatmulLayout(a_mn_major=self.transpose_a, b_mn_major=not self.transpose_b)
 
     @property
     def epilogue_kind(self) -> str:
@@ -60,7 +68,7 @@ class MatmulCase:
         if loads_c and self.params.ping_pong:
             return False    # not implemented: schedule_matmul refuses it (MatmulParams.ping_pong)
         try:
-            self.params.validate(self.dtype, self.dtype.size if loads_c else 0)
+            self.params.validate(self.dtype, self.dtype.size if loads_c else 0, self.layout)
         except ScheduleError:
             return False
         return True
@@ -73,7 +81,8 @@ class MatmulCase:
         with fusion:
             a = fusion.add_input(ndim=2, dtype=self.dtype)
             b = fusion.add_input(ndim=2, dtype=self.dtype)
-            c = ops.matmul(a, b)
+            c = ops.matmul(ops.transpose(a, 0, 1) if self.transpose_a else a,
+                           ops.transpose(b, 0, 1) if self.transpose_b else b)
             if kind != "none":
                 extra = fusion.add_input(ndim=2, dtype=self.dtype) if kind == "alpha_beta" else \
                     fusion.add_input(ndim=1, dtype=DataType.Float)
@@ -84,7 +93,8 @@ class MatmulCase:
         return fusion
 
     def shapes(self) -> list[tuple[int, ...]]:
-        shapes: list[tuple[int, ...]] = [(self.m, self.k), (self.k, self.n)]
+        shapes: list[tuple[int, ...]] = [(self.k, self.m) if self.transpose_a else (self.m, self.k),
+                                         (self.n, self.k) if self.transpose_b else (self.k, self.n)]
         kind = self.epilogue_kind
         if kind == "alpha_beta":
             return shapes + [(self.m, self.n)]
@@ -180,6 +190,9 @@ def matmul_cases(draw: st.DrawFn) -> MatmulCase:
     n = 8 * draw(st.integers(min_value=1, max_value=MAX_EXTENT // 8))
     k = 8 * draw(st.integers(min_value=1, max_value=MAX_EXTENT // 8))
     epilogue = draw(st.sampled_from(EPILOGUES))
+    transpose_a, transpose_b = draw(st.booleans()), draw(st.booleans())
+    if transpose_a:                        # a [K, M]: its rows hold M
+        m = 8 * draw(st.integers(min_value=1, max_value=MAX_EXTENT // 8))
     suggested = None
     if draw(st.integers(0, 4)) == 0:       # the suggested parameters, some fields pinned small for the simulator
         pinned: dict[str, object] = {"blocks": draw(st.integers(1, 3))}
@@ -188,7 +201,8 @@ def matmul_cases(draw: st.DrawFn) -> MatmulCase:
         if draw(st.booleans()):
             pinned["tile"] = draw(st.sampled_from([(64, 64, 64), (128, 64, 64), (64, 128, 64)]))
         suggested = tuple(sorted(pinned.items()))
-    return MatmulCase(params, dtype, epilogue, m, n, k, draw(st.integers(0, 2**16)), suggested)
+    return MatmulCase(params, dtype, epilogue, m, n, k, draw(st.integers(0, 2**16)), suggested, transpose_a,
+                      transpose_b)
 
 
 def check_matmul_case(case: MatmulCase, *, simulate: bool = True) -> str:
@@ -230,6 +244,7 @@ def check_matmul(case: MatmulCase, stats: Any = None, *, simulate: bool = True) 
                                                             "warp-specialized" if case.params.warp_specialized
                                                             else "pipelined")
     stats.variants[(f"matmul {params}, epilogue {case.epilogue_kind}", "valid" if case.valid else "invalid")] += 1
+    stats.variants[(f"matmul {case.layout.describe()}", "valid" if case.valid else "invalid")] += 1
     try:
         outcome = check_matmul_case(case, simulate=simulate)
     except ScheduleError as e:

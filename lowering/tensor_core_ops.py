@@ -50,7 +50,9 @@ def _lower_mma(op: TensorOp, a: Analyses, idx: dict[IterDomain, Val]) -> list[No
     at[tile.fragment] = Val.const(0)
 
     def descriptor(layout) -> MatrixDescriptor:
-        start = read_index(a, layout.tv, op.tv, at, swizzled=False)
+        # an operand axis exactly mapped to an Mma axis (an M-major A's 64-row chunk is M64) reads that axis's
+        # index, which is the instruction's origin too
+        start = read_index(a, layout.tv, op.tv, at, swizzled=False).substitute(origin)
         return MatrixDescriptor(a.buffers.buffers[layout.tv], start, layout.leading_bytes, layout.stride_bytes,
                                 layout.swizzle, layout.mn_major)
 

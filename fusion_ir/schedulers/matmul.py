@@ -2,8 +2,8 @@
 
 ``schedule_matmul(fusion, MatmulParams(tile=(TM, TN, TK), stages=S, compute_warp_groups=W))``
 turns a fusion whose output is ``ops.matmul(a, b)`` (a: [M, K], b: [K, N], row-major bf16 or
-fp16), optionally followed by pointwise ops, into this schedule (``docs/matmul.md`` draws the
-loop nest):
+fp16, or ``ops.transpose`` of a [K, M] or [N, K] input), optionally followed by pointwise ops, into
+this schedule (``docs/matmul.md`` draws the loop nest):
 
 - the accumulator ``acc = a @ b`` (Local: registers) is ``[tiles..., Ko, Mw, Kr, Mr, M64, N, K16]``:
   the block's tile axes (``[Mo (BIDy), No (BIDx)]``, or ``[T / blocks, blocks (BIDx)]`` when
@@ -13,7 +13,9 @@ loop nest):
   ``M64 x N x K16`` one ``wgmma.m64nNk16`` (ParallelType.Mma);
 - A and B are loaded by TMA with a swizzle whose span is one row of their box (128 bytes for a
   64-deep K tile of A; 64-column chunks of B), circular-buffered ``stages`` deep over ``Ko``
-  (Pipelined, or warp-specialized with a producer warp group);
+  (Pipelined, or warp-specialized with a producer warp group). Each input is read in place in its own
+  major order (``MatmulLayout``): a transpose of an input becomes that input's TMA load
+  (``set_load_type``), K-major tiles are rows of TK, MN-major ones TK rows of 64-wide chunks;
 - the epilogue tensors are ``[tiles..., Mw, Mr, TIDx(128), N/8, 2, 2]``: the warp group's 128
   threads each hold the accumulator fragment of ``wgmma`` (``schedule_mma_fragment``); with
   ``tma_store`` the 16-bit result goes through stmatrix into a shared tile and TMA stores.
@@ -44,7 +46,8 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
     mm = find_mma(fusion)
     a, b = mm.definition.inputs
     problem = matmul_problem(fusion, caller="schedule_matmul")   # sizes the fusion fixes: equal K, 16-byte TMA rows
-    params.validate(a.dtype, problem.loaded_tiles)
+    layout = problem.layout
+    params.validate(a.dtype, problem.loaded_tiles, layout)
     if params.index_type not in (DataType.Int32, DataType.Int64):
         raise ScheduleError(f"MatmulParams.index_type: {params.index_type!r} must be DataType.Int32 or DataType.Int64")
     if any(tv.compute_at_pos or len(tv.transforms) for tv in fusion.used_tensors() if not tv.is_input):
@@ -52,12 +55,11 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
                             "unscheduled fusion")
     tm, tn, tk = params.tile
     w = params.compute_warp_groups
-    wgmma, swizzles = current_target().wgmma, swizzle_by_span()
+    wgmma = current_target().wgmma
     with fusion.transaction():
         acc = mm.cache_before() if mm.is_output else mm
         acc.set_memory_type(MemoryType.Local)
-        a_s = a.cache_after(LoadStoreOpType.TMA)
-        b_s = b.cache_after(LoadStoreOpType.TMA)
+        a_s, b_s = _operand_tile(a), _operand_tile(b)
 
         # accumulator: [tiles..., Ko, Mw, Kr, Mr, M64, N, K16]
         acc.split(0, tm).split(2, tn).split(4, tk)          # [Mo, TM, No, TN, Ko, TK]
@@ -79,20 +81,19 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
             acc.axis(k).parallelize(ParallelType.Mma)
 
         # Operands, computed inside the tile and K loops; A lacks N and B lacks M, so each gains a
-        # loop broadcast for the missing one. A: [tiles, Ko, bN, TM, TK], one box per stage.
-        a_s.compute_at(acc, tiles + 1)
-        a_s.axis(tiles + 2).parallelize(ParallelType.Bulk)
-        a_s.axis(tiles + 3).parallelize(ParallelType.Bulk)
-        a_s.set_swizzle(swizzles[tk * a.dtype.size])
-        # B: [tiles, Ko, Nc, bM, TK, Nw]: a box per chunk of Nw columns (one swizzle row)
-        nw = min(tn, max(swizzles) // b.dtype.size)
+        # loop broadcast for the missing one. Each tile is laid out in its input's own major order
+        # (``MatmulLayout``): K-major, rows of TK; MN-major, TK rows of each chunk of 64 M or N.
+        a_s.compute_at(acc, tiles + 1)                      # [tiles, Ko, bN, TM, TK]
+        if layout.a_mn_major:
+            _mn_major_tile(a_s, tiles, mn=tiles + 2, broadcast=tiles + 1)
+        else:                                               # [tiles, Ko, bN, TM, TK]: one box per stage
+            _k_major_tile(a_s, tiles, tk)
         b_s.compute_at(acc, tiles + 1)                      # [tiles, Ko, TN, bM, TK]
-        b_s.split(tiles + 1, nw)                            # [tiles, Ko, Nc, Nw, bM, TK]
-        b_s.reorder({tiles + 2: tiles + 4, tiles + 3: tiles + 2, tiles + 4: tiles + 3})
-        b_s.axis(tiles + 1).parallelize(ParallelType.Unroll)
-        b_s.axis(tiles + 3).parallelize(ParallelType.Bulk)
-        b_s.axis(tiles + 4).parallelize(ParallelType.Bulk)
-        b_s.set_swizzle(swizzles[nw * b.dtype.size])
+        if layout.b_mn_major:
+            _mn_major_tile(b_s, tiles, mn=tiles + 1, broadcast=tiles + 2)
+        else:
+            b_s.reorder({tiles + 1: tiles + 2})             # [tiles, Ko, bM, TN, TK]: one box per stage
+            _k_major_tile(b_s, tiles, tk)
 
         pipeline = (WarpSpecialized(on=ParallelType.TIDy, num_registers=params.register_split)
                     if params.warp_specialized else Pipelined(uses_mbarrier_for_war=True))
@@ -112,6 +113,38 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
         _inline_epilogue(fusion, acc)
     fusion.set_index_type(params.index_type)
     return fusion
+
+
+def _operand_tile(operand: TensorView) -> TensorView:
+    """The shared tile TMA loads an operand into: a cache of the input, or, for a transpose of an input, the
+    transpose itself made a TMA load (``set_load_type``), which reads the input in place in its own order."""
+    if operand.is_input:
+        return operand.cache_after(LoadStoreOpType.TMA)
+    return operand.set_load_type(LoadStoreOpType.TMA)
+
+
+def _k_major_tile(tv: TensorView, tiles: int, tk: int) -> None:
+    """``[tiles, Ko, b, MN, TK]`` -> one TMA box of ``MN x TK`` per stage, rows of TK (one swizzle span)."""
+    tv.axis(tiles + 2).parallelize(ParallelType.Bulk)
+    tv.axis(tiles + 3).parallelize(ParallelType.Bulk)
+    tv.set_swizzle(swizzle_by_span()[tk * tv.dtype.size])
+
+
+def _mn_major_tile(tv: TensorView, tiles: int, mn: int, broadcast: int) -> None:
+    """An operand tile whose M or N axis (at ``mn``, beside its loop broadcast at ``broadcast``, then TK) is
+    contiguous: ``[tiles, Ko, MNc, b, TK, MNw]``, a TMA box of ``TK x MNw`` per chunk of ``MNw`` columns (one
+    widest swizzle row)."""
+    columns = tv.loop[mn].extent.const_value()
+    assert columns is not None
+    w = min(columns, max(swizzle_by_span()) // tv.dtype.size)
+    b, k = tv.loop[broadcast], tv.loop[tiles + 3]
+    tv.split(mn, w)                                     # [tiles, Ko, .., MNc, MNw, .., TK]
+    order = [tv.loop[mn], b, k, tv.loop[mn + 1]]
+    tv.reorder({tv.loop.index(axis): tiles + 1 + j for j, axis in enumerate(order)})
+    tv.axis(tiles + 1).parallelize(ParallelType.Unroll)
+    tv.axis(tiles + 3).parallelize(ParallelType.Bulk)
+    tv.axis(tiles + 4).parallelize(ParallelType.Bulk)
+    tv.set_swizzle(swizzle_by_span()[w * tv.dtype.size])
 
 
 def _stage_output(fusion: Fusion, store_wait: StoreWait | str = StoreWait.AfterBoxes) -> list[TensorView]:

@@ -13,7 +13,7 @@ from target import current as current_target
 
 from ..circular_buffer import AUTO
 from ..types import DataType, ScheduleError, SmemSwizzle, StoreWait
-from .matmul_smem import LoadedTile, matmul_smem_requests
+from .matmul_smem import ROW_MAJOR, LoadedTile, MatmulLayout, matmul_smem_requests
 
 # fp32 accumulators per thread that leave room for addresses and the epilogue in the 232 registers
 # of a compute warp group (a ping-pong group's 128 x 192 tile: no spills with register stores)
@@ -53,9 +53,10 @@ class MatmulParams:
     # tma_store: when the stores' reads of the tile are waited for (a StoreWait or its string)
     store_wait: StoreWait | str = "after_boxes"
 
-    def validate(self, dtype: DataType = DataType.BFloat16, loaded: int | Sequence[LoadedTile] = 0) -> None:
-        """Raise ``ScheduleError`` naming the parameter and the rule it breaks (``loaded``: as in
-        ``smem_bytes``)."""
+    def validate(self, dtype: DataType = DataType.BFloat16, loaded: int | Sequence[LoadedTile] = 0,
+                 layout: MatmulLayout = ROW_MAJOR) -> None:
+        """Raise ``ScheduleError`` naming the parameter and the rule it breaks (``loaded`` and ``layout``: as
+        in ``smem_bytes``)."""
         if not (isinstance(self.tile, tuple) and len(self.tile) == 3 and all(isinstance(x, int) and x > 0
                                                                                 for x in self.tile)):
             raise ScheduleError(f"MatmulParams.tile: {self.tile!r} must be three positive ints (M, N, K)")
@@ -85,12 +86,13 @@ class MatmulParams:
         a_row = tk * dtype.size
         spans = f"{', '.join(str(s) for s in list(swizzles)[:-1])} or {widest} bytes"
         if a_row not in swizzles:
-            raise ScheduleError(f"MatmulParams.tile: K {tk} makes a row of A's K-major tile {a_row} bytes, but a "
+            tiles = "A's K-major tile" if not layout.a_mn_major else "the K rows of the operand tiles"
+            raise ScheduleError(f"MatmulParams.tile: K {tk} makes a row of {tiles} {a_row} bytes, but a "
                                 f"row is exactly one swizzle span ({spans}: K = "
                                 f"{', '.join(str(s // dtype.size) for s in swizzles)}); the swizzle span "
                                 f"is exceeded")
         b_row = tn * dtype.size
-        if tn % (widest // dtype.size) and b_row not in swizzles:
+        if layout.b_mn_major and tn % (widest // dtype.size) and b_row not in swizzles:
             raise ScheduleError(f"MatmulParams.tile: N {tn} makes a row of B's N-major tile {b_row} bytes; B is "
                                 f"laid out in swizzle rows of {spans}, so N must be "
                                 f"{', '.join(str(s // dtype.size) for s in swizzles)} or a multiple of "
@@ -105,7 +107,7 @@ class MatmulParams:
                                 f"threads); at "
                                 f"most {MAX_ACCUMULATORS} fit in registers: use a smaller tile"
                                 f"{'' if self.ping_pong else ' or more compute_warp_groups'}")
-        smem = self.smem_bytes(dtype, loaded)
+        smem = self.smem_bytes(dtype, loaded, layout)
         if smem > target.smem_per_block:
             staged = " and the output tile" if self.tma_store else ""
             staged += " and the epilogue's TMA-loaded tile of C" if loaded else ""
@@ -161,10 +163,12 @@ class MatmulParams:
         tm, tn, _ = self.tile
         return tm * tn // (current_target().warp_group_size * self.tile_sharers())
 
-    def smem_bytes(self, dtype: DataType, loaded: int | Sequence[LoadedTile] = 0) -> int:
+    def smem_bytes(self, dtype: DataType, loaded: int | Sequence[LoadedTile] = 0,
+                   layout: MatmulLayout = ROW_MAJOR) -> int:
         """Shared memory the kernel takes (with ``stages="auto"``: at its shallowest, 2 stages): the
         shared-memory model's layout of the buffers the schedule makes (``matmul_smem``), the same
         layout the lowering gives them. ``loaded``: the ``[M, N]`` inputs the epilogue reads (C),
         TMA-loaded into a tile each (``MatmulProblem.loaded_tiles``; an int: one tile of that many
-        bytes per output element)."""
-        return smem_model.lay_out(matmul_smem_requests(self, dtype, loaded)).total
+        bytes per output element). ``layout``: the operands' major order (``MatmulProblem.layout``;
+        default A K-major, B N-major)."""
+        return smem_model.lay_out(matmul_smem_requests(self, dtype, loaded, layout)).total

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 
 from target import current as current_target
 
-from ..exprs import MmaOp
+from ..exprs import LoadStoreOp, MmaOp
 from ..fusion import Fusion
 from ..tensor_view import TensorView
-from ..types import DataType, ScheduleError
-from .matmul_smem import LoadedTile
+from ..types import DataType, LoadStoreOpType, ScheduleError
+from .matmul_smem import ROW_MAJOR, LoadedTile, MatmulLayout
 
 
 def wgmma_operand_types() -> tuple[DataType, ...]:
@@ -20,18 +20,53 @@ def wgmma_operand_types() -> tuple[DataType, ...]:
     return tuple(DataType[name] for name in current_target().wgmma.operand_types)
 
 
+def transposed_input(tv: TensorView) -> TensorView | None:
+    """The fusion input ``tv`` is a transpose of (``ops.transpose`` or ``ops.permute``), or None."""
+    d = tv.definition
+    if not isinstance(d, LoadStoreOp) or d.op_type is not LoadStoreOpType.Set or d.permutation is None:
+        return None
+    (source,) = d.tensor_inputs()
+    return source if source.is_input else None
+
+
+def operand_input(tv: TensorView) -> TensorView | None:
+    """The fusion input a matmul operand reads in place: the operand itself, or the input it transposes."""
+    return tv if tv.is_input else transposed_input(tv)
+
+
+def contiguous_axis(tv: TensorView) -> int:
+    """The axis of operand ``tv`` that is contiguous in memory: the input's innermost, through a transpose."""
+    d = tv.definition
+    if tv.is_input or not isinstance(d, LoadStoreOp) or d.permutation is None:
+        return len(tv.shape_ids) - 1
+    return d.permutation.index(len(d.permutation) - 1)
+
+
+def operand_layout(fusion: Fusion) -> MatmulLayout:
+    """The major order of the matmul's operands as their inputs lay them out in global memory."""
+    a, b = find_mma(fusion).definition.inputs
+    return MatmulLayout(a_mn_major=contiguous_axis(a) == 0, b_mn_major=contiguous_axis(b) == 1)
+
+
 def find_mma(fusion: Fusion) -> TensorView:
     """The output of the fusion's one matmul, after checking its operands: bf16 or fp16 (the target's
-    wgmma operand types) fusion inputs of one dtype."""
+    wgmma operand types) fusion inputs of one dtype, or transposes of fusion inputs that only the
+    matmul reads (TMA loads those inputs in place, in their own major order)."""
     mmas = [e for e in fusion.exprs if isinstance(e, MmaOp)]
     if len(mmas) != 1:
         raise ScheduleError(f"schedule_matmul: the fusion has {len(mmas)} matmuls; it schedules exactly one")
     mm = mmas[0].output
     a, b = mmas[0].inputs
     for name, tv in (("a", a), ("b", b)):
-        if not tv.is_input:
+        if operand_input(tv) is None:
             raise ScheduleError(f"schedule_matmul: operand {name} (T{tv.name}) of the matmul must be a fusion input "
-                                f"(TMA loads it from global memory)")
+                                f"or a transpose of one (TMA loads it from global memory)")
+        others = [c for c in tv.consumers() if c is not mm]
+        if not tv.is_input and others:
+            raise ScheduleError(f"schedule_matmul: operand {name} (T{tv.name}), a transpose of input "
+                                f"T{operand_input(tv).name}, is also read by "
+                                f"{', '.join(f'T{c.name}' for c in others)}; TMA loads it into the matmul's shared "
+                                f"tiles, which only the matmul reads: transpose the input once per use")
         if tv.dtype not in wgmma_operand_types():
             raise ScheduleError(f"schedule_matmul: operand {name} (T{tv.name}) is {tv.dtype.short_name}; wgmma takes "
                                 f"bf16 or fp16 operands")
@@ -61,6 +96,12 @@ def epilogue_tensors(fusion: Fusion, acc: TensorView) -> list[TensorView]:
         if tv.has_reduction:
             raise ScheduleError(f"schedule_matmul: T{tv.name} is a reduction; the matmul epilogue takes pointwise "
                                 f"ops only")
+        d = tv.definition
+        permutes = isinstance(d, LoadStoreOp) and d.permutation is not None
+        if permutes and d.permutation != tuple(range(len(d.permutation))):
+            raise ScheduleError(f"schedule_matmul: T{tv.name} permutes its axes (dims {list(d.permutation)}); the matmul "
+                                f"epilogue is laid out [M, N] as the accumulator and takes pointwise ops only (for "
+                                f"(a @ b)^T compute transpose(b) @ transpose(a); transpose operands, not the epilogue)")
     return out
 
 
@@ -118,6 +159,7 @@ class MatmulProblem:
     out_dtype: DataType | None         # the output's, when the fusion has exactly one
     loaded_tiles: tuple[LoadedTile, ...] = ()   # the [M, N] inputs the epilogue reads (C)
     broadcast: int = 0                 # other inputs the epilogue reads (a bias broadcast over the tile)
+    layout: MatmulLayout = ROW_MAJOR   # the operands' major order (transposed inputs)
 
     @property
     def loaded(self) -> int:
@@ -151,13 +193,19 @@ def matmul_problem(fusion: Fusion, caller: str = "suggest_matmul_params") -> Mat
                             f"K of operand b (T{b.name}, [K, N] = [{k_b}, {n}]) is {k_b}; a @ b needs equal K")
     row_bytes = current_target().tma.alignment      # cuTensorMapEncodeTiled: every stride but the innermost
     elems = row_bytes // a.dtype.size
-    for name, tv, dim, extent in (("a", a, "K", k_a), ("b", b, "N", n)):
+    layout = operand_layout(fusion)
+    rows = (("a", a, ("M", m) if layout.a_mn_major else ("K", k_a)),
+            ("b", b, ("N", n) if layout.b_mn_major else ("K", k_b)))
+    for name, tv, (dim, extent) in rows:
         if extent is not None and extent * a.dtype.size % row_bytes:
-            raise ScheduleError(f"{caller}: a row of operand {name} (T{tv.name}) holds {dim} = {extent} "
+            source = operand_input(tv)
+            what = f"operand {name} (T{tv.name})" if source is tv else \
+                f"input T{source.name} (operand {name}, T{tv.name}, is its transpose)"
+            raise ScheduleError(f"{caller}: a row of {what} holds {dim} = {extent} "
                                 f"{a.dtype.short_name} elements, {extent * a.dtype.size} bytes; TMA needs row "
                                 f"strides that are multiples of {row_bytes} bytes, so {dim} must be a multiple "
                                 f"of {elems} (pad the operand)")
     out_dtype = fusion.outputs[0].dtype if len(fusion.outputs) == 1 else None
     broadcast = len(broadcast_epilogue_inputs(fusion, mm))
     return MatmulProblem(m, n, k_a if k_a is not None else k_b, a.dtype, out_dtype, loaded_tiles(fusion, mm),
-                         broadcast)
+                         broadcast, layout)

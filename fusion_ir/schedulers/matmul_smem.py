@@ -1,6 +1,7 @@
 """The shared buffers a matmul schedule makes, as requests to the shared-memory model (``smem_model``).
 
-``schedule_matmul`` gives the kernel these shared buffers: A's and B's tiles (``stages`` each) and
+``schedule_matmul`` gives the kernel these shared buffers: A's and B's tiles (``stages`` each, laid out
+K- or MN-major as their inputs are: ``MatmulLayout``) and
 their mbarriers (a "full" and an "empty" one per stage), ping-pong's ordering barriers, with
 ``tma_store`` the 16-bit output tile stmatrix writes and the TMA store reads (one per compute warp
 group when ping-pong defers the store's wait), and per ``[M, N]`` input of the epilogue (C) its
@@ -49,6 +50,25 @@ OUTPUT_BYTES = 2             # stmatrix stores 16-bit elements
 
 
 @dataclass(frozen=True)
+class MatmulLayout:
+    """Which dimension of each operand is contiguous in global memory, and so in its shared tile (TMA loads
+    each input in its own order). A is ``[M, K]`` K-major, or M-major when it is ``transpose`` of a ``[K, M]``
+    input; B is ``[K, N]`` N-major, or K-major when it is ``transpose`` of a ``[N, K]`` input (nn.Linear's
+    weight). A K-major tile is rows of ``TK`` (one swizzle span); an MN-major tile is ``TK`` rows of each
+    chunk of ``M`` or ``N`` one widest swizzle row wide."""
+
+    a_mn_major: bool = False
+    b_mn_major: bool = True
+
+    def describe(self) -> str:
+        """``A K-major, B N-major``."""
+        return f"A {'M' if self.a_mn_major else 'K'}-major, B {'N' if self.b_mn_major else 'K'}-major"
+
+
+ROW_MAJOR = MatmulLayout()   # a [M, K] and b [K, N] row-major inputs: A K-major, B N-major
+
+
+@dataclass(frozen=True)
 class LoadedTile:
     """An ``[M, N]`` input the epilogue reads (C), TMA-loaded into a shared tile once per output tile.
 
@@ -88,18 +108,29 @@ def _tma_alignment(span: int) -> int:
     return max(current_target().tma.smem_alignment, SmemSwizzle(swizzled).alignment)
 
 
-def _chunked(params: MatmulSchedule, size: int) -> tuple[int, int]:
-    """Columns of a tile's N in boxes one widest swizzle row wide: (columns allocated, one box row's bytes)."""
-    tn = params.tile[1]
+def _chunked(params: MatmulSchedule, size: int, columns: int | None = None) -> tuple[int, int]:
+    """``columns`` (default: the tile's N) in boxes one widest swizzle row wide: (columns allocated, one box
+    row's bytes)."""
+    tn = params.tile[1] if columns is None else columns
     nw = min(tn, max(current_target().tma.swizzle_spans) // size)
     return -(-tn // nw) * nw, nw * size
 
 
-def matmul_smem_requests(params: MatmulSchedule, dtype: DataType,
-                         loaded: int | Sequence[LoadedTile] = 0) -> list[BufferRequest]:
+def _operand_tile(params: MatmulSchedule, size: int, rows: int, mn_major: bool) -> tuple[int, int]:
+    """(bytes, alignment) of one stage of an operand tile with ``rows`` M or N: K-major, ``rows`` rows of
+    ``TK``; MN-major, ``TK`` rows of each chunk of ``rows``."""
+    tk = params.tile[2]
+    if not mn_major:
+        return rows * tk * size, _tma_alignment(tk * size)
+    columns, row = _chunked(params, size, rows)
+    return tk * columns * size, _tma_alignment(row)
+
+
+def matmul_smem_requests(params: MatmulSchedule, dtype: DataType, loaded: int | Sequence[LoadedTile] = 0,
+                         layout: MatmulLayout = ROW_MAJOR) -> list[BufferRequest]:
     """The shared buffers of the kernel ``params`` (``MatmulParams``) schedule for ``dtype`` operands
-    (``stages="auto"``: 2)."""
-    tm, _, tk = params.tile
+    laid out as ``layout`` (``stages="auto"``: 2)."""
+    tm, tn, _ = params.tile
     stages = params.stages if isinstance(params.stages, int) else 2
     spanning = params.warp_specialized and params.persistent
     tiles = as_tiles(loaded)
@@ -123,9 +154,10 @@ def matmul_smem_requests(params: MatmulSchedule, dtype: DataType,
         late = tile.after_mainloop and not params.tma_store
         start = AFTER_MAINLOOP if late else (IN_TILE_LOOP if spanning else PREFETCH)
         out.append(BufferRequest(f"C{i}", tm * columns * tile.size, _tma_alignment(row), (start, EPILOGUE[0])))
-    b_columns, b_row = _chunked(params, dtype.size)
-    out.append(BufferRequest("A", tm * tk * dtype.size, _tma_alignment(tk * dtype.size), operands, stages))
-    out.append(BufferRequest("B", tk * b_columns * dtype.size, _tma_alignment(b_row), operands, stages))
+    a_bytes, a_align = _operand_tile(params, dtype.size, tm, layout.a_mn_major)
+    b_bytes, b_align = _operand_tile(params, dtype.size, tn, layout.b_mn_major)
+    out.append(BufferRequest("A", a_bytes, a_align, operands, stages))
+    out.append(BufferRequest("B", b_bytes, b_align, operands, stages))
     if staging is not None:          # after A and B: first used with them when it spans their loop
         out.append(staging)
     return out

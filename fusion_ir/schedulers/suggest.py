@@ -68,9 +68,10 @@ def suggest_matmul_params(fusion: Fusion, *, sms: int | None = None, **pinned: A
         chosen["compute_warp_groups"] = _warp_groups_for(pinned["tile"])
     params = MatmulParams(**chosen)
     if "stages" not in pinned:
-        params.validate(problem.dtype, problem.loaded_tiles)   # the placeholder depth: a pinned field's rule first
+        # the placeholder depth: a pinned field's rule first
+        params.validate(problem.dtype, problem.loaded_tiles, problem.layout)
         params = replace(params, stages=_depth(params, problem))
-    params.validate(problem.dtype, problem.loaded_tiles)
+    params.validate(problem.dtype, problem.loaded_tiles, problem.layout)
     _check_depth(params, problem, pinned)
     return params
 
@@ -127,7 +128,8 @@ def _depth(params: MatmulParams, problem: MatmulProblem) -> int:
     cap = DEPTH_CAP.get(params.tile, MAX_USEFUL_STAGES)
     stages = 2
     limit = current_target().smem_per_block
-    while stages < cap and replace(params, stages=stages + 1).smem_bytes(problem.dtype, problem.loaded_tiles) <= limit:
+    while stages < cap and replace(params, stages=stages + 1).smem_bytes(problem.dtype, problem.loaded_tiles,
+                                                                         problem.layout) <= limit:
         stages += 1
     k_tiles = problem.k_tiles(params.tile[2])
     if k_tiles is not None and not params.persistent:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 from fusion_ir import Fusion, IterDomain, MemoryType, ParallelType, Split, TensorView, WarpSpecialized
-from fusion_ir.exprs import Expr, load_kind
+from fusion_ir.exprs import Expr, LoadStoreOp, load_kind
 from fusion_ir.iter_domain import spans_broadcast
 from fusion_ir.replay import loop_map
 from fusion_ir.scalar import Val, vmax
@@ -428,6 +428,24 @@ def _check_vectorized_axes_are_contiguous(computed: list[TensorView]) -> None:
                 raise LoweringError(f"T{tv.name}: Vectorize axis {i.label()} does not cover consecutive elements; "
                                     f"vectorize only the inner part of splits of the innermost axis "
                                     f"{innermost.label() if innermost is not None else '(none)'}")
+            _check_vector_source_is_contiguous(tv, i, innermost)
+
+
+def _check_vector_source_is_contiguous(tv: TensorView, axis: IterDomain, innermost: IterDomain | None) -> None:
+    """A permuted copy reads its input's element at the permuted position: a vector of it is a vector of the input
+    only when its innermost axis is the input's innermost."""
+    d = tv.definition
+    if not isinstance(d, LoadStoreOp) or d.permutation is None or innermost is None:
+        return
+    (source,) = d.tensor_inputs()
+    dims = [i for i in source.logical if not i.is_reduction and not i.is_broadcast]
+    read = d.root_map(source).get(innermost)
+    if read is None or (dims and read is dims[-1]):
+        return
+    raise LoweringError(f"T{tv.name}: Vectorize axis {axis.label()} runs along {innermost.label()}, which permutes "
+                        f"axis {source.logical.index(read)} ({read.label()}) of T{source.name}, not its innermost "
+                        f"axis: consecutive elements of T{tv.name} are strided in T{source.name}; vectorize a tensor "
+                        f"whose innermost axis is the innermost of what it reads")
 
 
 def _group_parallel_type(members: list[IterDomain], owner: dict[IterDomain, TensorView]) -> ParallelType:

@@ -10,7 +10,8 @@ finds the axes that name the fragment register, so indexing never solves for a r
 
 Rules, raised as ``LoweringError``: the instruction is 64 x N x 16 (N a multiple of 8 up to 256,
 K 32 bytes); operands are bf16 or fp16 tensors in shared memory laid out in whole swizzle rows
-(K-major A, K- or N-major B) with the contiguous dimension innermost; the block's x dimension is
+(K- or M-major A, K- or N-major B: the transpose bits, for 16-bit types) with the contiguous dimension
+innermost; the block's x dimension is
 one warp group's 128 threads; a reader of the accumulator is scheduled with
 ``schedule_mma_fragment`` (``[TIDx(128), N/8, 2, 2]`` over the same 64 x N tile).
 """
@@ -211,9 +212,11 @@ def _tile(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> MmaTile:
                             f"output")
     a_layout = _operand_layout(buffers, tv, a, k_root=a.logical[1], mn_root=a.logical[0], what="A")
     b_layout = _operand_layout(buffers, tv, b, k_root=b.logical[0], mn_root=b.logical[1], what="B")
-    if a_layout.mn_major:
-        raise LoweringError(f"{name}: operand A (T{a.name}) is M-major in shared memory; bf16/fp16 A is read "
-                            f"K-major here (keep K the innermost axis of T{a.name})")
+    for layout, what, mn in ((a_layout, "A", "M"), (b_layout, "B", "N")):
+        if layout.mn_major and layout.tv.dtype.size != 2:
+            raise LoweringError(f"{name}: operand {what} (T{layout.tv.name}) is {mn}-major in shared memory; wgmma "
+                                f"transposes 16-bit operands only, so a {layout.tv.dtype.short_name} operand is read "
+                                f"K-major (keep K the innermost axis of T{layout.tv.name})")
     return MmaTile(tv, m, n, k, shape, a.dtype, a_layout, b_layout, buffers.fragments[tv])  # type: ignore[arg-type]
 
 

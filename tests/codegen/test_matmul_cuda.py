@@ -34,6 +34,14 @@ VARIANTS = {
                          "stages": 5},
     "ping_pong_tma_store": {"warp_specialized": True, "persistent": True, "ping_pong": True, "tile": (128, 128, 64),
                             "stages": 4, "tma_store": True, "out_dtype": DataType.BFloat16},
+    # transposed operands, read in place: a [K, M] (A M-major), b [N, K] (B K-major), and both
+    "a_t": {"transpose_a": True},
+    "b_t": {"transpose_b": True},
+    "a_t_b_t_half": {"transpose_a": True, "transpose_b": True, "dtype": DataType.Half},
+    "b_t_ws_persistent_tma_store": {"transpose_b": True, "warp_specialized": True, "persistent": True, "stages": 3,
+                                    "tma_store": True, "out_dtype": DataType.BFloat16},
+    "a_t_ping_pong": {"transpose_a": True, "warp_specialized": True, "persistent": True, "ping_pong": True,
+                      "tile": (128, 128, 64), "stages": 6},
 }
 
 def _main_loop(source: str) -> str:

@@ -14,9 +14,10 @@ import examples.matmul_ping_pong as matmul_ping_pong
 import examples.matmul_wgmma as matmul_wgmma
 import examples.matmul_ws_persistent as matmul_ws_persistent
 from fusion_ir import DataType, Fusion, ScheduleError, ops
-from fusion_ir.schedulers import MatmulParams, schedule_matmul, suggest_matmul_params
+from fusion_ir.schedulers import MatmulLayout, MatmulParams, schedule_matmul, suggest_matmul_params
 from fusion_ir.schedulers import matmul as matmul_scheduler
 from fusion_ir.schedulers.matmul_problem import MatmulProblem, matmul_problem
+from fusion_ir.schedulers.matmul_smem import matmul_smem_requests
 from fuzz.matmul import MatmulCase, matmul_cases
 from lowering import lower
 from target import current as current_target
@@ -34,7 +35,7 @@ def _estimate(params: MatmulParams, problem: MatmulProblem, depths: dict[int, in
     if params.stages == "auto":
         (depth,) = set(depths.values())
         params = replace(params, stages=depth)
-    return params.smem_bytes(problem.dtype, problem.loaded_tiles)
+    return params.smem_bytes(problem.dtype, problem.loaded_tiles, problem.layout)
 
 
 def _check(fusion: Fusion, params: MatmulParams) -> None:
@@ -91,14 +92,17 @@ def test_the_estimate_is_the_kernels_for_the_examples(example, kwargs: dict, mon
     assert _estimate(params, problem, depths) == plan, f"{params}: the kernel takes {plan} bytes"
 
 
-def _fusion(m: int | None, n: int | None, k: int | None, epilogue: str = "") -> Fusion:
+def _fusion(m: int | None, n: int | None, k: int | None, epilogue: str = "", transpose_a: bool = False,
+            transpose_b: bool = False) -> Fusion:
     fusion = Fusion()
     with fusion:
         def tensor(shape: tuple[int | None, ...], dtype: DataType = DataType.BFloat16):
             if None in shape:
                 return fusion.add_input(ndim=len(shape), dtype=dtype)
             return fusion.add_input(shape=shape, dtype=dtype)
-        c = ops.matmul(tensor((m, k)), tensor((k, n)))
+        a = ops.transpose(tensor((k, m)), 0, 1) if transpose_a else tensor((m, k))
+        b = ops.transpose(tensor((n, k)), 0, 1) if transpose_b else tensor((k, n))
+        c = ops.matmul(a, b)
         if epilogue == "C":          # alpha * acc + beta * C, C in bf16
             extra = tensor((m, n))
             c = ops.add(ops.mul(c, 2.0), ops.mul(ops.cast(extra, DataType.Float), 0.5))
@@ -178,3 +182,46 @@ def test_a_refused_depth_is_over_the_limit_in_the_kernel_too() -> None:
     with pytest.raises(ScheduleError, match="4 stages"):
         params.validate(DataType.BFloat16)
     assert params.smem_bytes(DataType.BFloat16) > current_target().smem_per_block
+
+
+LAYOUTS = {"A^T": (True, False), "B^T": (False, True), "A^T B^T": (True, True)}
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+@pytest.mark.parametrize("shape", [(1024, 1024, 4096), (4096, 4096, 256), (None, None, None)], ids=str)
+@pytest.mark.parametrize("epilogue", ["", "C"])
+def test_the_estimate_is_the_kernels_for_transposed_operands(layout: str, shape: tuple, epilogue: str) -> None:
+    """Suggested parameters for transposed operands: their tiles take the input's own major order."""
+    fusion = _fusion(*shape, epilogue=epilogue, transpose_a=LAYOUTS[layout][0], transpose_b=LAYOUTS[layout][1])
+    _check(fusion, suggest_matmul_params(fusion, sms=4))
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+@pytest.mark.parametrize("params", [
+    MatmulParams(tile=(64, 16, 16), stages=8, compute_warp_groups=1),       # 32-byte K rows, a 16-column B
+    MatmulParams(tile=(64, 64, 32), stages=5, compute_warp_groups=1, warp_specialized=True),
+    MatmulParams(tile=(128, 136, 64), stages=3),                            # N 136: only a K-major B takes it
+    MatmulParams(tile=(128, 256, 64), stages=3, tma_store=True, warp_specialized=True, persistent=True, blocks=3),
+], ids=str)
+def test_the_estimate_is_the_kernels_for_each_layout(layout: str, params: MatmulParams) -> None:
+    transpose_a, transpose_b = LAYOUTS[layout]
+    fusion = _fusion(512, 512, 512, transpose_a=transpose_a, transpose_b=transpose_b)
+    if params.tile[1] == 136 and not transpose_b:
+        with pytest.raises(ScheduleError, match="N 136 makes a row of B's N-major tile"):
+            schedule_matmul(fusion, params)
+        return
+    _check(fusion, params)
+
+
+def test_an_m_major_a_tile_is_aligned_to_its_128_byte_rows() -> None:
+    """A [K, M] input gives A's tile rows of 64 M (128 bytes, a 1024-byte swizzle repeat) whatever TK is: with
+    TK = 16 the K-major tile's stages are 32-byte rows aligned to 256 bytes, the M-major ones to 1024."""
+    params = MatmulParams(tile=(64, 16, 16), stages=3, compute_warp_groups=1)
+
+    def a_tile(layout: MatmulLayout) -> tuple[int, int]:
+        (a,) = [r for r in matmul_smem_requests(params, DataType.BFloat16, layout=layout) if r.name == "A"]
+        return a.nbytes, a.align
+
+    assert a_tile(MatmulLayout()) == (64 * 16 * 2, 256)
+    assert a_tile(MatmulLayout(a_mn_major=True)) == (64 * 16 * 2, 1024)
+    _check(_fusion(256, 256, 256, transpose_a=True), params)

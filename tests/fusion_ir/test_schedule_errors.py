@@ -86,6 +86,26 @@ def broadcast_of_1d():
     return SimpleNamespace(f=f, v=v, e=e, out=out)
 
 
+def transposed():
+    """T3 = T2 + T1 with T2 = transpose(T0) (T0, T1: 2-D symbolic inputs)."""
+    f = Fusion()
+    with f:
+        t0 = f.add_input(ndim=2)
+        t1 = f.add_input(ndim=2)
+        t2 = ops.transpose(t0, 0, 1)
+        t3 = ops.add(t2, t1)
+        f.add_output(t3)
+    return SimpleNamespace(f=f, t0=t0, t1=t1, t2=t2, t3=t3)
+
+
+def in_fusion(call):
+    """``call`` with the row's fusion active (ops need ``with fusion:``)."""
+    def run(ns):
+        with ns.f:
+            call(ns)
+    return run
+
+
 def tma_cached():
     """The DESIGN.md fusion: T4 = cache_after(T0, TMA) feeding T2 = T4 + T1, T3 = exp(T2) split by 256."""
     ns = pointwise()
@@ -465,6 +485,18 @@ CASES = [
      r"T2: cache_before: a TMAStore writes global memory; the tensor must be in Global memory"),
     ("cache-after-not-an-op-type", pointwise, lambda n: n.t0.cache_after("TMA"),
      r"T0: cache_after: 'TMA' is not a LoadStoreOpType"),
+    ("set-load-type-not-tma", transposed, lambda n: n.t2.set_load_type(LoadStoreOpType.CpAsync),
+     r"T2: set_load_type: CpAsync for T2; a copy becomes a TMA load only \(LoadStoreOpType.TMA\)"),
+    ("set-load-type-of-a-computed-tensor", transposed, lambda n: n.t3.set_load_type(TMA),
+     r"T3: set_load_type: T3 is defined by a binary op; only a tensor defined by a plain copy"),
+    ("set-load-type-of-an-input", transposed, lambda n: n.t0.set_load_type(TMA),
+     r"T0: set_load_type: T0 is a fusion input"),
+    ("set-load-type-after-a-transform", with_(transposed, lambda n: n.t2.split(0, 4)),
+     lambda n: n.t2.set_load_type(TMA), r"T2: set_load_type: T2 is already scheduled; set its load type first"),
+    ("transpose-dim-out-of-range", transposed, in_fusion(lambda n: ops.transpose(n.t0, 0, 2)),
+     r"transpose: dim1 2 is not an axis of T0 of rank 2; an axis is an int in \[-2, 2\)"),
+    ("permute-not-a-permutation", transposed, in_fusion(lambda n: ops.permute(n.t1, [1, -1])),
+     r"permute: dims \[1, -1\] must name each of the 2 axes of T1 exactly once"),
     ("memory-type-not-a-memory-type", pointwise, lambda n: n.t2.set_memory_type("shared"),
      r"T2: set_memory_type: 'shared' is not a MemoryType"),
     ("input-to-shared", pointwise, lambda n: n.t0.set_memory_type(MemoryType.Shared),

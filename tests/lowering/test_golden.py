@@ -14,9 +14,16 @@ from lowering import lower
 GOLDEN = Path(__file__).parent / "golden"
 
 
-@pytest.mark.parametrize("name", ["pointwise_2d", "inner_reduction", "smem_staging"])
+BUILDERS = {name: (lambda name=name: examples.load(name).build())
+            for name in ("pointwise_2d", "inner_reduction", "smem_staging")}
+# A^T @ B^T: a given [K, M] (M-major), b given [N, K] (K-major), each TMA-loaded in place
+BUILDERS["matmul_wgmma_transposed"] = lambda: examples.load("matmul_wgmma").build(
+    tile=(128, 128, 64), stages=3, compute_warp_groups=1, transpose_a=True, transpose_b=True)
+
+
+@pytest.mark.parametrize("name", sorted(BUILDERS))
 def test_kernel_listing(name: str) -> None:
-    text = str(lower(examples.load(name).build())) + "\n"
+    text = str(lower(BUILDERS[name]())) + "\n"
     path = GOLDEN / f"{name}.kir.txt"
     if os.environ.get("UPDATE_GOLDEN"):
         path.write_text(text)

@@ -122,3 +122,61 @@ def test_unswizzled_operand_is_refused() -> None:
 
     with pytest.raises(LoweringError, match=r"operand A \(T\d+\) is not swizzled"):
         lower(_manual(unswizzle))
+
+
+# ------------------------------------------------------------------ operand layouts
+# (transpose_a, transpose_b) -> (A: mn_major, leading, stride), (B: ...) for a 128 x 128 x 64 bf16 tile
+LAYOUTS = {
+    (False, False): ((False, 16, 1024), (True, 64 * 128, 1024)),      # A [M, K] K-major, B [K, N] N-major
+    (False, True): ((False, 16, 1024), (False, 16, 1024)),            # B given [N, K]: K-major (nn.Linear)
+    (True, False): ((True, 64 * 128, 1024), (True, 64 * 128, 1024)),  # A given [K, M]: M-major, chunks of 64 M
+    (True, True): ((True, 64 * 128, 1024), (False, 16, 1024)),
+}
+
+
+@pytest.mark.parametrize("transpose_a,transpose_b", sorted(LAYOUTS), ids=lambda x: "T" if x else "N")
+def test_descriptors_of_each_operand_layout(transpose_a: bool, transpose_b: bool) -> None:
+    """Each operand's tile keeps its input's major order; the descriptors say so, and the start of piece ``mr``,
+    k16 step ``kr`` of stage ``s``: K-major, 64 rows of 64 k per piece and 16 k to the right per step; MN-major,
+    a chunk of TK x 64 per 64 rows or columns and 16 k rows down per step."""
+    traced = lower(matmul_wgmma.build(tile=(128, 128, 64), stages=3, compute_warp_groups=1,
+                                      transpose_a=transpose_a, transpose_b=transpose_b), trace=True)
+    (tile,) = traced.analyses.mma.tiles.values()
+    want_a, want_b = LAYOUTS[(transpose_a, transpose_b)]
+    for layout, want in ((tile.a, want_a), (tile.b, want_b)):
+        assert (layout.mn_major, layout.leading_bytes, layout.stride_bytes) == want
+        assert layout.swizzle is SmemSwizzle.B128
+    main = _main_loop(traced.kernel)
+    kr = next(n for n in main.body if isinstance(n, k.ForLoop))
+    mr = kr.body[0]
+    (mma,) = [n for n in k.walk(mr.body) if isinstance(n, k.Mma)]
+    assert (mma.a.mn_major, mma.b.mn_major) == (want_a[0], want_b[0])
+    env = {main.index.name: 5, kr.index.name: 2, mr.index.name: 1, "threadIdx.y": 0, "blockIdx.y": 3,
+           "blockIdx.x": 7}
+    stage = 2 * 128 * 64                       # k tile 5 is in stage 2 of 3
+    a_piece = 64 * 64                          # piece 1: the second chunk of 64 M, or rows 64.. of 64 k
+    a_step = 16 * 64 if transpose_a else 16
+    b_step = 16 * 64 if not transpose_b else 16
+    assert mma.a.offset.evaluate(env) == stage + a_piece + 2 * a_step
+    assert mma.b.offset.evaluate(env) == stage + 2 * b_step
+
+
+@pytest.mark.parametrize("transpose_a,transpose_b", sorted(LAYOUTS), ids=lambda x: "T" if x else "N")
+def test_the_transpose_bits_of_the_wgmma_are_the_operands_majors(transpose_a: bool, transpose_b: bool) -> None:
+    from codegen import to_cuda
+
+    cuda = to_cuda(lower(matmul_wgmma.build(tile=(64, 64, 64), stages=2, compute_warp_groups=1,
+                                            transpose_a=transpose_a, transpose_b=transpose_b)))
+    assert f"wgmma::mmaM64N64K16F32Bf16<{int(transpose_a)}, {int(not transpose_b)}>(" in cuda
+
+
+def test_the_tma_boxes_of_transposed_operands_are_in_the_inputs_order() -> None:
+    """a [K, M] and b [N, K] are read in place: A's boxes are TK x 64 (K rows of a chunk of 64 M), B's one box
+    TN x TK; each tensor map is over the input's own dimensions, innermost first."""
+    traced = lower(matmul_wgmma.build(tile=(128, 128, 64), stages=3, compute_warp_groups=1, transpose_a=True,
+                                      transpose_b=True), trace=True)
+    boxes = {box.source.name: box for box in traced.analyses.tma.boxes.values()}
+    assert boxes[0].box == (64, 64) and len(boxes[0].issue_loops) == 1     # 2 chunks of 64 M per stage
+    assert boxes[1].box == (128, 64) and not boxes[1].issue_loops
+    maps = {m.tensor.name: m.box for m in traced.analyses.tma.tensor_maps.values()}
+    assert maps == {"T0": (64, 64), "T1": (64, 128)}
