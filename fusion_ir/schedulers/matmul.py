@@ -29,7 +29,7 @@ from ..circular_buffer import Pipelined, WarpSpecialized
 from ..exprs import load_kind
 from ..fusion import Fusion
 from ..tensor_view import TensorView
-from ..types import DataType, LoadStoreOpType, MemoryType, ParallelType, ScheduleError, StoreWait
+from ..types import DataType, LoadStoreOpType, MemoryType, ParallelType, ScheduleError, SmemSwizzle, StoreWait
 from .matmul_params import MatmulParams, swizzle_by_span
 from .matmul_problem import epilogue_inputs, epilogue_tensors, find_mma, matmul_problem, wgmma_operand_types
 from .suggest import suggest_matmul_params
@@ -193,7 +193,8 @@ def _schedule_loaded_tile(tv: TensorView, params: MatmulParams) -> None:
     tv.axis(tiles).parallelize(ParallelType.Unroll)
     tv.axis(tiles + 1).parallelize(ParallelType.Bulk)
     tv.axis(tiles + 2).parallelize(ParallelType.Bulk)
-    tv.set_swizzle(swizzle_by_span()[nw * tv.dtype.size])
+    # a tile narrower than the narrowest swizzle row (N = 8 with a K-major B) is not swizzled
+    tv.set_swizzle(swizzle_by_span().get(nw * tv.dtype.size, SmemSwizzle.NONE))
 
 
 def _schedule_staged_tensor(tv: TensorView, params: MatmulParams) -> None:
@@ -210,7 +211,8 @@ def _schedule_staged_tensor(tv: TensorView, params: MatmulParams) -> None:
         return
     for k in (tiles, tiles + 1, tiles + 2):      # the shared tile: stmatrix writes all of it at once
         tv.axis(k).parallelize(ParallelType.Bulk)
-    tv.set_swizzle(swizzle_by_span()[nw * tv.dtype.size])
+    # a tile narrower than the narrowest swizzle row (N = 8 with a K-major B) is not swizzled
+    tv.set_swizzle(swizzle_by_span().get(nw * tv.dtype.size, SmemSwizzle.NONE))
 
 
 def _swizzle_row(params: MatmulParams, tv: TensorView) -> int:

@@ -91,6 +91,10 @@ class MatmulParams:
                                 f"row is exactly one swizzle span ({spans}: K = "
                                 f"{', '.join(str(s // dtype.size) for s in swizzles)}); the swizzle span "
                                 f"is exceeded")
+        if self.tma_store and tn % (2 * wgmma.n_step):
+            raise ScheduleError(f"MatmulParams.tile: N {tn} with tma_store=True; the output tile is staged by "
+                                f"stmatrix.x4, which stores pairs of {wgmma.n_step}-column blocks, so N must be a "
+                                f"multiple of {2 * wgmma.n_step} (or set tma_store=False)")
         b_row = tn * dtype.size
         if layout.b_mn_major and tn % (widest // dtype.size) and b_row not in swizzles:
             raise ScheduleError(f"MatmulParams.tile: N {tn} makes a row of B's N-major tile {b_row} bytes; B is "

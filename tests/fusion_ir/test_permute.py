@@ -113,7 +113,7 @@ def test_shape_mismatches_name_the_input_axis_through_the_permute() -> None:
         x = fusion.add_input(shape=(4, 6))
         y = fusion.add_input(shape=(4, 6))
         ops.add(ops.transpose(x, 0, 1), y)
-    assert any("axis 1 of input T0 (axis 0 of T2)" in message for _, _, message in fusion.extent_constraints)
+    assert any("axis 1 of input T0 (axis 0 of T2)" in c.message for c in fusion.extent_constraints)
 
 
 # ------------------------------------------------------------------ set_load_type

@@ -952,3 +952,18 @@ def test_auto_stages_that_fit_only_with_reuse_are_refused_by_the_schedule() -> N
     assert check_matmul_case(case) == "refused"
     with pytest.raises(ScheduleError, match=r"\"auto\" sizes the pipeline beside every other shared buffer"):
         params.validate(DataType.BFloat16, 2)
+
+
+@pytest.mark.parametrize("tma_store", [False, True])
+@pytest.mark.parametrize("epilogue", ["alpha_beta", "none"])
+def test_an_8_column_tile_of_a_k_major_b_loads_c_unswizzled_or_is_refused(tma_store: bool, epilogue: str) -> None:
+    """A K-major B (given [N, K]) allows N = 8, but C's 16-byte tile row has no swizzle mode (a KeyError in
+    the scheduler); it is now loaded unswizzled. A TMA-store epilogue stages through stmatrix.x4, which needs
+    16 columns: refused by the parameters, not a LoweringError after scheduling."""
+    from fuzz.matmul import MatmulCase, check_matmul_case
+    from fusion_ir.schedulers import MatmulParams
+
+    params = MatmulParams(tile=(64, 8, 64), stages=2, compute_warp_groups=1, tma_store=tma_store)
+    case = MatmulCase(params=params, dtype=DataType.BFloat16, epilogue=epilogue, m=70, n=24, k=8, seed=0,
+                      suggested=None, transpose_b=True)
+    assert check_matmul_case(case) == ("refused" if tma_store else "matched")
