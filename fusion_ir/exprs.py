@@ -116,14 +116,18 @@ class ReductionOp(Expr):
 
 @dataclass(eq=False)
 class MmaOp(Expr):
-    """``out[M, N, rK] = a[M, K] @ b[K, N]``."""
+    """``out[B..., M, N, rK] = a[B..., M, K] @ b[B..., K, N]``: batch axes aligned from the right, an operand
+    with fewer of them (a 2-D one) broadcast over the others (``ops.matmul``)."""
 
     def root_map(self, producer: "TensorView") -> dict[IterDomain, IterDomain]:
-        m, n, k = self.output.root
+        *batch, m, n, k = self.output.root
         a, b = self.inputs
+        ids = [i for i in producer.logical if not i.is_reduction]
+        own_batch = ids[:-2]
+        mapped = dict(zip(batch[len(batch) - len(own_batch):], own_batch)) if own_batch else {}
         if producer is a:
-            return {m: a.logical[0], k: a.logical[1]}
-        return {k: b.logical[0], n: b.logical[1]}
+            return {**mapped, m: ids[-2], k: ids[-1]}
+        return {**mapped, k: ids[-2], n: ids[-1]}
 
 
 # -------------------------------------------------------------------- what a reducing expression computes

@@ -340,20 +340,53 @@ def max(x: TensorView, axes: int | Sequence[int]) -> TensorView:
 
 
 def matmul(a: TensorView, b: TensorView) -> TensorView:
-    """``[M, K] @ [K, N] -> [M, N, rK]`` as one MMA op (a float result)."""
+    """``[..., M, K] @ [..., K, N] -> [..., M, N, rK]`` as one MMA op (a float result), batched as ``torch.matmul``."""
     a, b = _check_tensor(a, "matmul"), _check_tensor(b, "matmul")
     fusion = _fusion_of(a, b)
-    if len(a.shape_ids) != 2 or len(b.shape_ids) != 2:
-        raise ScheduleError(f"matmul: T{a.name} and T{b.name} must both be 2-D ([M, K] and [K, N])")
-    m, k = a.shape_ids
-    k2, n = b.shape_ids
+    if len(a.shape_ids) < 2 or len(b.shape_ids) < 2:
+        raise ScheduleError(f"matmul: T{a.name} (rank {len(a.shape_ids)}) and T{b.name} (rank {len(b.shape_ids)}) "
+                            f"must both have at least 2 axes ([..., M, K] and [..., K, N])")
+    *_, m, k = a.shape_ids
+    *_, k2, n = b.shape_ids
     if k.extent != k2.extent:
         fusion.extent_constraints.append(ExtentConstraint(k.extent, k2.extent,
                                                           f"matmul: K of T{a.name} and T{b.name} must match",
                                                           f"T{a.name}"))
-    root = [fusion.new_iter_domain(m.extent), fusion.new_iter_domain(n.extent),
-            fusion.new_iter_domain(k.extent, IterType.Reduction)]
+    root = _matmul_batch_root(fusion, a, b) + [
+        fusion.new_iter_domain(m.extent), fusion.new_iter_domain(n.extent),
+        fusion.new_iter_domain(k.extent, IterType.Reduction)]
     dtype = DataType.Float
     out = fusion.new_tensor(root, dtype)
     fusion.add_expr(MmaOp(inputs=[a, b], outputs=[out]))
     return out
+
+
+def _matmul_batch_root(fusion: Fusion, a: TensorView, b: TensorView) -> list[IterDomain]:
+    """The batch axes of ``a @ b``: ``a``'s and ``b``'s leading axes aligned from the right (``torch.matmul``).
+
+    An operand with fewer batch axes (a 2-D one) is broadcast over the missing ones. Two batch axes at one
+    position must be equal: a size-1 axis against a larger one (a batch broadcast through an extent-1 axis)
+    is refused; drop the axis instead (a 2-D operand is broadcast over the whole batch)."""
+    ba, bb = a.shape_ids[:-2], b.shape_ids[:-2]
+    rank = len(ba) if len(ba) >= len(bb) else len(bb)
+    root = []
+    for pos in range(rank):
+        x = ba[pos - rank + len(ba)] if pos >= rank - len(ba) else None
+        y = bb[pos - rank + len(bb)] if pos >= rank - len(bb) else None
+        if x is not None and y is not None:
+            cx, cy = x.extent.const_value(), y.extent.const_value()
+            if x.is_broadcast or y.is_broadcast or (cx is not None and cy is not None and cx != cy
+                                                      and 1 in (cx, cy)):
+                ka = a.shape_ids.index(x)
+                kb = b.shape_ids.index(y)
+                raise ScheduleError(f"matmul: batch axis {ka} of T{a.name} ({x.label()}) and batch axis {kb} of "
+                                    f"T{b.name} ({y.label()}) differ and one is of size 1 (or a broadcast); "
+                                    f"batch axes must be equal: a size-1 batch axis is not broadcast, give that "
+                                    f"operand without it (a 2-D operand is broadcast over the whole batch)")
+            if x.extent != y.extent:
+                fusion.extent_constraints.append(ExtentConstraint(
+                    x.extent, y.extent, f"matmul: batch axis {a.shape_ids.index(x)} of T{a.name} and batch axis "
+                    f"{b.shape_ids.index(y)} of T{b.name} must have equal extents", f"T{a.name}"))
+        src = x if x is not None else y
+        root.append(fusion.new_iter_domain(src.extent))
+    return root

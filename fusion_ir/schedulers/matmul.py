@@ -56,15 +56,17 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
     tm, tn, tk = params.tile
     w = params.compute_warp_groups
     wgmma = current_target().wgmma
+    batch = problem.batch_axes
     with fusion.transaction():
         acc = mm.cache_before() if mm.is_output else mm
         acc.set_memory_type(MemoryType.Local)
         a_s, b_s = _operand_tile(a), _operand_tile(b)
 
-        # accumulator: [tiles..., Ko, Mw, Kr, Mr, M64, N, K16]
-        acc.split(0, tm).split(2, tn).split(4, tk)          # [Mo, TM, No, TN, Ko, TK]
-        acc.reorder({1: 3, 2: 1, 3: 4, 4: 2})               # [Mo, No, Ko, TM, TN, TK]
-        tiles = _tile_axes(acc, params)                     # [tiles..., Ko, TM, TN, TK]
+        # accumulator: [tiles..., Ko, Mw, Kr, Mr, M64, N, K16]; batch axes first, merged into one
+        bt = _merge_batch(acc, batch)                       # [(B,) M, N, K]
+        acc.split(bt, tm).split(bt + 2, tn).split(bt + 4, tk)   # [(B,) Mo, TM, No, TN, Ko, TK]
+        acc.reorder({bt + 1: bt + 3, bt + 2: bt + 1, bt + 3: bt + 4, bt + 4: bt + 2})  # [(B,) Mo, No, Ko, TM, TN, TK]
+        tiles = _tile_axes(acc, params, bt)                 # [tiles..., Ko, TM, TN, TK]
         acc.split(tiles + 1, wgmma.m)                       # [.., Ko, TM/64, M64, TN, TK]
         m = 0                                               # ping-pong: a warp group owns the tile's rows
         if not params.ping_pong:                            # cooperative: Mw warp groups share them
@@ -105,11 +107,11 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
         loaded = _load_epilogue_inputs(fusion, acc, params)
         for tv in epilogue_tensors(fusion, acc):
             if tv in staged:
-                _schedule_staged_tensor(tv, params)
+                _schedule_staged_tensor(tv, params, batch)
             elif tv not in loaded:
-                _schedule_epilogue_tensor(tv, params)
+                _schedule_epilogue_tensor(tv, params, batch)
         for tv in loaded:
-            _schedule_loaded_tile(tv, params)
+            _schedule_loaded_tile(tv, params, bt)
         _inline_epilogue(fusion, acc)
     fusion.set_index_type(params.index_type)
     return fusion
@@ -180,12 +182,12 @@ def _load_epilogue_inputs(fusion: Fusion, acc: TensorView, params: MatmulParams)
     return [c.cache_after(LoadStoreOpType.TMA) for c in loaded]
 
 
-def _schedule_loaded_tile(tv: TensorView, params: MatmulParams) -> None:
+def _schedule_loaded_tile(tv: TensorView, params: MatmulParams, batch: int) -> None:
     """An epilogue input's shared tile, ``[tiles..., Nc, TM, Nw]``: computed at the output tile (loaded
     once per tile, before the epilogue reads it), a TMA box of ``TM x Nw`` (one swizzle row wide) per
     column chunk ``Nc``."""
     (consumer,) = tv.consumers()
-    tiles = _tile_count(params)
+    tiles = _tile_count(params, batch)
     tv.compute_at(consumer, tiles)               # [tiles, TM, TN]
     nw = _swizzle_row(params, tv)
     tv.split(tiles + 1, nw)                      # [tiles, TM, Nc, Nw]
@@ -197,11 +199,11 @@ def _schedule_loaded_tile(tv: TensorView, params: MatmulParams) -> None:
     tv.set_swizzle(swizzle_by_span().get(nw * tv.dtype.size, SmemSwizzle.NONE))
 
 
-def _schedule_staged_tensor(tv: TensorView, params: MatmulParams) -> None:
+def _schedule_staged_tensor(tv: TensorView, params: MatmulParams, batch: int) -> None:
     """The shared tile and the output of a TMA-store epilogue: ``[tiles..., Nc, TM, Nw]``, one box of
     ``TM x Nw`` (one swizzle row wide) per column chunk ``Nc``."""
     nw = _swizzle_row(params, tv)
-    tiles = _output_tiles(tv, params)            # [tiles, TM, TN]
+    tiles = _output_tiles(tv, params, batch)     # [tiles, TM, TN]
     tv.split(tiles + 1, nw)                      # [tiles, TM, Nc, Nw]
     tv.reorder({tiles: tiles + 1, tiles + 1: tiles})   # [tiles, Nc, TM, Nw]
     if tv.is_output:                             # the TMA store: a box per chunk
@@ -220,31 +222,46 @@ def _swizzle_row(params: MatmulParams, tv: TensorView) -> int:
     return min(params.tile[1], max(current_target().tma.swizzle_spans) // tv.dtype.size)
 
 
-def _tile_count(params: MatmulParams) -> int:
-    """How many tile axes lead a tensor's loop domain (``_tile_axes``)."""
-    return 3 if params.ping_pong else 2
+def _tile_count(params: MatmulParams, batch: int = 0) -> int:
+    """How many tile axes lead a tensor's loop domain (``_tile_axes``); ``batch``: 1 when a (merged) batch
+    axis leads the output, which is a grid axis of its own unless the tiles are persistent."""
+    if params.persistent:
+        return 3 if params.ping_pong else 2
+    return 2 + batch
 
 
-def _tile_axes(tv: TensorView, params: MatmulParams) -> int:
-    """Turn the leading [Mo, No] of ``tv`` into the block's tile axes; returns how many there are.
+def _merge_batch(tv: TensorView, batch: int) -> int:
+    """Merge the ``batch`` leading (batch) axes of ``tv`` into one; returns how many batch axes lead now (0 or 1)."""
+    for _ in range(batch - 1):
+        tv.merge(0, 1)
+    return 1 if batch else 0
 
-    Not persistent: ``[Mo (BIDy), No (BIDx)]``, a block per tile. Persistent: ``[T / B, B (BIDx)]``
-    over the ``T`` tiles in grouped order (``group_m`` row tiles share a column of B before the
-    next column: tile ``t`` is row ``(t / (No g)) g + t % g``, column ``(t / g) % No``); each of the
+
+def _tile_axes(tv: TensorView, params: MatmulParams, batch: int = 0) -> int:
+    """Turn the leading [(B,) Mo, No] of ``tv`` into the block's tile axes; returns how many there are.
+
+    Not persistent: ``[Mo (BIDy), No (BIDx)]``, a block per tile, and a batch axis before them on BIDz.
+    Persistent: ``[T / B, B (BIDx)]`` over the ``T`` tiles in grouped order (``group_m`` row tiles share a
+    column of B before the next column: tile ``t`` is row ``(t / (No g)) g + t % g``, column
+    ``(t / g) % No``), the batch outermost (``T`` counts the tiles of every batch); each of the
     ``B = params.blocks`` blocks walks tiles ``blockIdx.x, blockIdx.x + B, ...``. Ping-pong:
     ``[T / B / W, W (TIDy), B (BIDx)]``, the block's tiles dealt to its W compute warp groups in turn.
     """
     if not params.persistent:
-        tv.axis(0).parallelize(ParallelType.BIDy)
-        tv.axis(1).parallelize(ParallelType.BIDx)
-        return _tile_count(params)
+        if batch:
+            tv.axis(0).parallelize(ParallelType.BIDz)
+        tv.axis(batch).parallelize(ParallelType.BIDy)
+        tv.axis(batch + 1).parallelize(ParallelType.BIDx)
+        return _tile_count(params, batch)
     g = params.group_m
     if g > 1:
-        tv.split(0, g)                       # [Mo/g, g, No, ...]
-        tv.reorder({1: 2, 2: 1})             # [Mo/g, No, g, ...]
-        tv.merge(0, 1).merge(0, 1)           # [T, ...]
+        tv.split(batch, g)                   # [(B,) Mo/g, g, No, ...]
+        tv.reorder({batch + 1: batch + 2, batch + 2: batch + 1})   # [(B,) Mo/g, No, g, ...]
+        tv.merge(batch, batch + 1).merge(batch, batch + 1)         # [(B,) T, ...]
     else:
-        tv.merge(0, 1)
+        tv.merge(batch, batch + 1)
+    if batch:
+        tv.merge(0, 1)                       # [B T, ...]: the batch's tiles one after the other
     tv.split(0, params.blocks)               # [T / B, B, ...]
     tv.axis(1).parallelize(ParallelType.BIDx)
     if not params.ping_pong:
@@ -255,19 +272,21 @@ def _tile_axes(tv: TensorView, params: MatmulParams) -> int:
     return _tile_count(params)
 
 
-def _output_tiles(tv: TensorView, params: MatmulParams) -> int:
-    """``[M, N]`` -> ``[tiles..., TM, TN]``; returns how many tile axes lead."""
-    if tv.ndim != 2:
+def _output_tiles(tv: TensorView, params: MatmulParams, batch: int) -> int:
+    """``[B..., M, N]`` -> ``[tiles..., TM, TN]``; returns how many tile axes lead."""
+    if tv.ndim != 2 + batch:
+        shape = "[" + "B, " * batch + "M, N]"
         raise ScheduleError(f"schedule_matmul: epilogue tensor T{tv.name} has {tv.ndim} axes; the epilogue is "
-                            f"[M, N] (broadcast a bias to [M, N] before adding it)")
+                            f"{shape} (broadcast a bias to {shape} before adding it)")
     tm, tn, _ = params.tile
-    tv.split(0, tm).split(2, tn)                 # [Mo, TM, No, TN]
-    tv.reorder({1: 2, 2: 1})                     # [Mo, No, TM, TN]
-    return _tile_axes(tv, params)
+    bt = _merge_batch(tv, batch)                 # [(B,) M, N]
+    tv.split(bt, tm).split(bt + 2, tn)           # [(B,) Mo, TM, No, TN]
+    tv.reorder({bt + 1: bt + 2, bt + 2: bt + 1}) # [(B,) Mo, No, TM, TN]
+    return _tile_axes(tv, params, bt)
 
 
-def _schedule_epilogue_tensor(tv: TensorView, params: MatmulParams) -> None:
-    tiles = _output_tiles(tv, params)
+def _schedule_epilogue_tensor(tv: TensorView, params: MatmulParams, batch: int) -> None:
+    tiles = _output_tiles(tv, params, batch)
     tv.split(tiles, current_target().wgmma.m)    # [.., Mr, M64, TN]
     if not params.ping_pong:                     # cooperative: [.., Mw, Mr, M64, TN]
         tv.split(tiles, params.compute_warp_groups, inner_split=False)

@@ -4,6 +4,7 @@ sizes and dtypes (``matmul_problem``) with the checks that need only them."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from target import current as current_target
@@ -45,7 +46,7 @@ def contiguous_axis(tv: TensorView) -> int:
 def operand_layout(fusion: Fusion) -> MatmulLayout:
     """The major order of the matmul's operands as their inputs lay them out in global memory."""
     a, b = find_mma(fusion).definition.inputs
-    return MatmulLayout(a_mn_major=contiguous_axis(a) == 0, b_mn_major=contiguous_axis(b) == 1)
+    return MatmulLayout(a_mn_major=contiguous_axis(a) == a.ndim - 2, b_mn_major=contiguous_axis(b) == b.ndim - 1)
 
 
 def find_mma(fusion: Fusion) -> TensorView:
@@ -67,6 +68,12 @@ def find_mma(fusion: Fusion) -> TensorView:
                                 f"T{operand_input(tv).name}, is also read by "
                                 f"{', '.join(f'T{c.name}' for c in others)}; TMA loads it into the matmul's shared "
                                 f"tiles, which only the matmul reads: transpose the input once per use")
+        d = tv.definition
+        batch = len(tv.shape_ids) - 2
+        if not tv.is_input and tuple(d.permutation[:batch]) != tuple(range(batch)):
+            raise ScheduleError(f"schedule_matmul: operand {name} (T{tv.name}) permutes the batch axes of input "
+                                f"T{operand_input(tv).name} (dims {list(d.permutation)}); a transposed operand may "
+                                f"swap its last two axes only, its batch axes stay where the input has them")
         if tv.dtype not in wgmma_operand_types():
             raise ScheduleError(f"schedule_matmul: operand {name} (T{tv.name}) is {tv.dtype.short_name}; wgmma takes "
                                 f"bf16 or fp16 operands")
@@ -106,11 +113,13 @@ def epilogue_tensors(fusion: Fusion, acc: TensorView) -> list[TensorView]:
 
 
 def epilogue_inputs(fusion: Fusion, acc: TensorView) -> list[TensorView]:
-    """The ``[M, N]`` fusion inputs the epilogue of ``acc`` reads (C)."""
+    """The ``[B..., M, N]`` fusion inputs the epilogue of ``acc`` reads (C), of the output's rank: a C of fewer
+    axes (``[M, N]`` broadcast over the batch) is read like a bias, by each thread from global memory."""
     found: list[TensorView] = []
+    rank = len(acc.shape_ids)
     for tv in epilogue_tensors(fusion, acc):
         for p in tv.producers():
-            if p.is_input and p.ndim == 2 and not any(i.is_broadcast for i in p.logical) and p not in found:
+            if p.is_input and p.ndim == rank and not any(i.is_broadcast for i in p.logical) and p not in found:
                 found.append(p)
     return found
 
@@ -160,6 +169,8 @@ class MatmulProblem:
     loaded_tiles: tuple[LoadedTile, ...] = ()   # the [M, N] inputs the epilogue reads (C)
     broadcast: int = 0                 # other inputs the epilogue reads (a bias broadcast over the tile)
     layout: MatmulLayout = ROW_MAJOR   # the operands' major order (transposed inputs)
+    batch: int | None = 1              # the product of the batch extents (None: symbolic)
+    batch_axes: int = 0                # how many batch axes lead the output ([B..., M, N])
 
     @property
     def loaded(self) -> int:
@@ -175,9 +186,9 @@ class MatmulProblem:
         return None if self.k is None else -(-self.k // tile_k)
 
     def tiles(self, tile: tuple[int, int, int]) -> int | None:
-        if self.m is None or self.n is None:
+        if self.m is None or self.n is None or self.batch is None:
             return None
-        return -(-self.m // tile[0]) * -(-self.n // tile[1])
+        return self.batch * -(-self.m // tile[0]) * -(-self.n // tile[1])
 
 
 def matmul_problem(fusion: Fusion, caller: str = "suggest_matmul_params") -> MatmulProblem:
@@ -186,8 +197,8 @@ def matmul_problem(fusion: Fusion, caller: str = "suggest_matmul_params") -> Mat
     the function in the messages)."""
     mm = find_mma(fusion)
     a, b = mm.definition.inputs
-    m, k_a = (i.extent.const_value() for i in a.shape_ids)
-    k_b, n = (i.extent.const_value() for i in b.shape_ids)
+    m, k_a = (i.extent.const_value() for i in a.shape_ids[-2:])
+    k_b, n = (i.extent.const_value() for i in b.shape_ids[-2:])
     if k_a is not None and k_b is not None and k_a != k_b:
         raise ScheduleError(f"{caller}: K of operand a (T{a.name}, [M, K] = [{m}, {k_a}]) is {k_a} but "
                             f"K of operand b (T{b.name}, [K, N] = [{k_b}, {n}]) is {k_b}; a @ b needs equal K")
@@ -207,5 +218,8 @@ def matmul_problem(fusion: Fusion, caller: str = "suggest_matmul_params") -> Mat
                                 f"of {elems} (pad the operand)")
     out_dtype = fusion.outputs[0].dtype if len(fusion.outputs) == 1 else None
     broadcast = len(broadcast_epilogue_inputs(fusion, mm))
+    batch_ids = mm.shape_ids[:-2]
+    extents = [i.extent.const_value() for i in batch_ids]
+    batch = None if None in extents else math.prod(extents)
     return MatmulProblem(m, n, k_a if k_a is not None else k_b, a.dtype, out_dtype, loaded_tiles(fusion, mm),
-                         broadcast, layout)
+                         broadcast, layout, batch, len(batch_ids))

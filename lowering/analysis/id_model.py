@@ -146,13 +146,14 @@ class IdModel:
 
     def concrete_extent(self, i: IterDomain) -> Val:
         """Extent an axis spans in the loops: a broadcast axis takes the extent of the concrete
-        axis it is exactly mapped to (the consumer axis that resolves it)."""
-        if not i.is_broadcast or i not in self.exact:
+        axis it is exactly mapped to (the consumer axis that resolves it), and so does an axis made of one
+        (a merge of a loop broadcast: a batched matmul operand's tile index, whose batch is merged outside)."""
+        if i not in self.exact or not (i.is_broadcast or _made_of_broadcast(i)):
             return i.extent
         if i not in self._concrete:
             # the first created of them (a component is a set: its order is not the same from run to run)
-            concrete = sorted((j for j in nx.node_connected_component(self.exact, i) if not j.is_broadcast),
-                              key=lambda j: j.name)
+            concrete = sorted((j for j in nx.node_connected_component(self.exact, i)
+                               if not j.is_broadcast and not _made_of_broadcast(j)), key=lambda j: j.name)
             self._concrete[i] = concrete[0].extent if concrete else i.extent
         return self._concrete[i]
 
@@ -459,3 +460,15 @@ def _group_parallel_type(members: list[IterDomain], owner: dict[IterDomain, Tens
     if not bound:
         return ParallelType.Serial
     return next(iter(bound))
+
+
+def _made_of_broadcast(i: IterDomain) -> bool:
+    """``i`` comes from a broadcast axis through splits and merges."""
+    stack = list(i.definition.inputs) if i.definition is not None else []
+    while stack:
+        x = stack.pop()
+        if x.is_broadcast:
+            return True
+        if x.definition is not None:
+            stack.extend(x.definition.inputs)
+    return False

@@ -190,7 +190,7 @@ def _tile(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> MmaTile:
             any(ids.group(i).parallel_type is ParallelType.Mma for i in tv.loop[:-3]):
         raise LoweringError(f"{name}: the Mma axes must be its three innermost loop axes (M, N, K of one wgmma); "
                             f"its loop is [{', '.join(i.label() for i in tv.loop)}]")
-    m_root, n_root, k_root = tv.root
+    *_, m_root, n_root, k_root = tv.root             # batch axes (a batched matmul) lead
     m, n, k = inst
     for axis, root, what in ((m, m_root, "M"), (n, n_root, "N"), (k, k_root, "K")):
         if innermost_root(axis) is not root:
@@ -210,8 +210,8 @@ def _tile(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> MmaTile:
     if tv.memory_type is not MemoryType.Local or tv.is_output:
         raise LoweringError(f"{name}: a wgmma accumulator lives in registers (Local memory); cache_before the "
                             f"output")
-    a_layout = _operand_layout(buffers, tv, a, k_root=a.logical[1], mn_root=a.logical[0], what="A")
-    b_layout = _operand_layout(buffers, tv, b, k_root=b.logical[0], mn_root=b.logical[1], what="B")
+    a_layout = _operand_layout(buffers, tv, a, k_root=a.logical[-1], mn_root=a.logical[-2], what="A")
+    b_layout = _operand_layout(buffers, tv, b, k_root=b.logical[-2], mn_root=b.logical[-1], what="B")
     for layout, what, mn in ((a_layout, "A", "M"), (b_layout, "B", "N")):
         if layout.mn_major and layout.tv.dtype.size != 2:
             raise LoweringError(f"{name}: operand {what} (T{layout.tv.name}) is {mn}-major in shared memory; wgmma "

@@ -150,6 +150,66 @@ def test_matmul_has_m_n_k_domains():
     assert c.definition.root_map(b) == {k: b.logical[0], n: b.logical[1]}
 
 
+def test_batched_matmul_maps_the_batch_axes():
+    """``[B, M, K] @ [B, K, N] -> [B, M, N, rK]``; a 2-D operand is broadcast over the batch (no batch axis to map)."""
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(shape=(3, 64, 32), dtype=DataType.Half)
+        b = fusion.add_input(shape=(3, 32, 128), dtype=DataType.Half)
+        w = fusion.add_input(shape=(32, 128), dtype=DataType.Half)
+        c = ops.matmul(a, b)
+        d = ops.matmul(a, w)
+    assert [i.extent.const_value() for i in c.root] == [3, 64, 128, 32]
+    assert iter_types(c) == [IT, IT, IT, R]
+    bb, m, n, k = c.root
+    assert c.definition.root_map(a) == {bb: a.logical[0], m: a.logical[1], k: a.logical[2]}
+    assert c.definition.root_map(b) == {bb: b.logical[0], k: b.logical[1], n: b.logical[2]}
+    bd, md, nd, kd = d.root
+    assert [i.extent.const_value() for i in d.root] == [3, 64, 128, 32]
+    assert d.definition.root_map(w) == {kd: w.logical[0], nd: w.logical[1]}
+
+
+def test_batched_matmul_batch_axes_align_from_the_right():
+    """torch.matmul's rule: [2, 3, M, K] @ [3, K, N] -> [2, 3, M, N]; the reference evaluator is np.matmul."""
+    import numpy as np
+
+    from fusion_ir.reference import evaluate
+
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(shape=(2, 3, 8, 16), dtype=DataType.Float)
+        b = fusion.add_input(shape=(3, 16, 24), dtype=DataType.Float)
+        c = ops.matmul(a, b)
+        fusion.add_output(c)
+    assert c.definition.root_map(b)[c.root[1]] is b.logical[0]
+    assert c.root[0] not in c.definition.root_map(b)
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal((2, 3, 8, 16)), rng.standard_normal((3, 16, 24))
+    (out,) = evaluate(fusion, [x.astype(np.float32), y.astype(np.float32)])
+    assert out.shape == (2, 3, 8, 24)
+    assert np.allclose(out, np.matmul(x, y), rtol=1e-4, atol=1e-4)
+
+
+def test_batched_matmul_refuses_a_size_1_batch_axis_against_a_larger_one():
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(shape=(1, 64, 32), dtype=DataType.Half)
+        b = fusion.add_input(shape=(4, 32, 64), dtype=DataType.Half)
+        with pytest.raises(ScheduleError, match=r"matmul: batch axis 0 of T0 \(iS0\{1\}\) and batch axis 0 of T1 "
+                                                r"\(iS3\{4\}\) differ and one is of size 1"):
+            ops.matmul(a, b)
+
+
+def test_batched_matmul_records_unequal_batch_extents():
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(ndim=3, dtype=DataType.Half)
+        b = fusion.add_input(ndim=3, dtype=DataType.Half)
+        ops.matmul(a, b)
+    messages = [c.message for c in fusion.extent_constraints]
+    assert "matmul: batch axis 0 of T0 and batch axis 0 of T1 must have equal extents" in messages
+
+
 @pytest.mark.parametrize("build, fragment", [
     (lambda f, x, y: ops.add(x, ops.sum(y, 0)), r"add: T0 has rank 2 and T2 has rank 1"),
     (lambda f, x, y: ops.sum(x, 2), r"sum: axis 2 is out of range for T0 of rank 2"),
@@ -159,7 +219,7 @@ def test_matmul_has_m_n_k_domains():
     (lambda f, x, y: ops.add(x, "a"), r"scalar operand 'a' must be an int or a float"),
     (lambda f, x, y: ops.cast(x, "float"), r"cast: 'float' is not a DataType"),
     (lambda f, x, y: ops.exp(3.0), r"exp: expected a TensorView, got float"),
-    (lambda f, x, y: ops.matmul(x, ops.sum(y, 0)), r"matmul: T0 and T2 must both be 2-D"),
+    (lambda f, x, y: ops.matmul(x, ops.sum(y, 0)), r"matmul: T0 \(rank 2\) and T2 \(rank 1\) must both have at least 2 axes"),
     (lambda f, x, y: f.add_output(x), r"add_output: T0 is a fusion input"),
     (lambda f, x, y: f.add_input(ndim=2, shape=(2, 2)), r"add_input: give exactly one of ndim= or shape="),
     (lambda f, x, y: f.add_input(shape=(2, 0)), r"add_input: shape \(2, 0\) must hold positive integers"),
