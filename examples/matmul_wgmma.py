@@ -8,7 +8,8 @@ registers, and an epilogue that stores each thread's accumulator fragment.
 is read per column by the threads that hold the fragment. ``build(transpose_b=True)`` takes b as
 ``[N, K]`` (nn.Linear's weight) and multiplies by ``ops.transpose(b, 0, 1)``, ``transpose_a=True`` a
 as ``[K, M]``: TMA loads each input in place, in its own major order (``docs/matmul.md``, "Operand
-layouts").
+layouts"). ``build(batch=True)`` multiplies ``[B, M, K] @ [B, K, N]``: the batch on ``blockIdx.z``, or merged into
+the persistent tile index (``docs/matmul.md``, "Batched operands").
 """
 
 from fusion_ir import DataType, Fusion, ops
@@ -19,25 +20,31 @@ SIZES = [[(128, 128), (128, 128)], [(200, 200), (200, 264)], [(256, 192), (192, 
 
 
 def input_shapes(m: int, n: int, k: int, transpose_a: bool = False, transpose_b: bool = False,
-                 epilogue: bool = False) -> list[tuple[int, ...]]:
-    """The shapes of ``build(transpose_a=..., transpose_b=..., epilogue=...)``'s inputs for ``m x n x k``."""
-    shapes: list[tuple[int, ...]] = [(k, m) if transpose_a else (m, k), (n, k) if transpose_b else (k, n)]
+                 epilogue: bool = False, batch: int | None = None) -> list[tuple[int, ...]]:
+    """The shapes of ``build(transpose_a=..., transpose_b=..., epilogue=..., batch=...)``'s inputs for
+    ``m x n x k`` (``batch``: the extent of the batch axis of ``build(batch=True)``)."""
+    lead = () if batch is None else (batch,)
+    shapes: list[tuple[int, ...]] = [lead + ((k, m) if transpose_a else (m, k)),
+                                     lead + ((n, k) if transpose_b else (k, n))]
     return shapes + [(n,)] if epilogue else shapes
 
 
 def build(tile: tuple[int, int, int] = (128, 256, 64), stages: int = 4, compute_warp_groups: int = 2,
           dtype: DataType = DataType.BFloat16, epilogue: bool = False, out_dtype: DataType | None = None,
-          transpose_a: bool = False, transpose_b: bool = False, **params: object) -> Fusion:
+          transpose_a: bool = False, transpose_b: bool = False, batch: bool = False, **params: object) -> Fusion:
     """``params``: the other ``MatmulParams`` fields (``warp_specialized``, ``persistent``, ``blocks``, ...);
-    ``transpose_a``: a is given ``[K, M]``; ``transpose_b``: b is given ``[N, K]``."""
+    ``transpose_a``: a is given ``[K, M]``; ``transpose_b``: b is given ``[N, K]``; ``batch``: both lead with
+    a batch axis."""
     fusion = Fusion()
+    nd = 3 if batch else 2
     with fusion:
-        a = fusion.add_input(ndim=2, dtype=dtype)
-        b = fusion.add_input(ndim=2, dtype=dtype)
-        c = ops.matmul(ops.transpose(a, 0, 1) if transpose_a else a, ops.transpose(b, 0, 1) if transpose_b else b)
+        a = fusion.add_input(ndim=nd, dtype=dtype)
+        b = fusion.add_input(ndim=nd, dtype=dtype)
+        c = ops.matmul(ops.transpose(a, nd - 2, nd - 1) if transpose_a else a,
+                       ops.transpose(b, nd - 2, nd - 1) if transpose_b else b)
         if epilogue:
             bias = fusion.add_input(ndim=1, dtype=DataType.Float)
-            c = ops.cast(ops.relu(ops.add(c, ops.broadcast(bias, [True, False]))), dtype)
+            c = ops.cast(ops.relu(ops.add(c, ops.broadcast(bias, [True] * (nd - 1) + [False]))), dtype)
         elif out_dtype is not None:
             c = ops.cast(c, out_dtype)
         fusion.add_output(c)

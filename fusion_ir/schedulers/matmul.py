@@ -276,6 +276,11 @@ def _output_tiles(tv: TensorView, params: MatmulParams, batch: int) -> int:
     """``[B..., M, N]`` -> ``[tiles..., TM, TN]``; returns how many tile axes lead."""
     if tv.ndim != 2 + batch:
         shape = "[" + "B, " * batch + "M, N]"
+        if batch:
+            raise ScheduleError(f"schedule_matmul: epilogue tensor T{tv.name} has {tv.ndim} axes; the epilogue of a "
+                                f"batched matmul is {shape}: broadcast an [M, N] or [N] input over the batch first "
+                                f"and compute on the broadcast (every epilogue tensor is laid out as the batched "
+                                f"accumulator's fragment)")
         raise ScheduleError(f"schedule_matmul: epilogue tensor T{tv.name} has {tv.ndim} axes; the epilogue is "
                             f"{shape} (broadcast a bias to {shape} before adding it)")
     tm, tn, _ = params.tile

@@ -26,6 +26,9 @@ BUILDERS["example_matmul_wgmma_128x128_w1"] = lambda: examples.load("matmul_wgmm
     tile=(128, 128, 64), stages=5, compute_warp_groups=1)
 BUILDERS["example_matmul_wgmma_ws_persistent_tma_store"] = lambda: examples.load("matmul_wgmma").build(
     stages=3, warp_specialized=True, persistent=True, tma_store=True, out_dtype=DataType.BFloat16)
+BUILDERS["example_matmul_wgmma_batched_ws_persistent"] = lambda: examples.load("matmul_wgmma").build(  # [B, M, K] @ [B, N, K]^T
+    tile=(128, 128, 64), stages=3, compute_warp_groups=1, batch=True, transpose_b=True, warp_specialized=True,
+    persistent=True, tma_store=True, out_dtype=DataType.BFloat16)
 BUILDERS["example_matmul_wgmma_transposed"] = lambda: examples.load("matmul_wgmma").build(   # a [K, M], b [N, K]
     tile=(128, 128, 64), stages=3, compute_warp_groups=1, transpose_a=True, transpose_b=True)
 

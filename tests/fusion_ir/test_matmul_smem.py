@@ -93,18 +93,22 @@ def test_the_estimate_is_the_kernels_for_the_examples(example, kwargs: dict, mon
 
 
 def _fusion(m: int | None, n: int | None, k: int | None, epilogue: str = "", transpose_a: bool = False,
-            transpose_b: bool = False) -> Fusion:
+            transpose_b: bool = False, batch: tuple[int | None, ...] = (), b_2d: bool = False) -> Fusion:
+    """``batch``: batch axes leading A (and B and C, unless ``b_2d``: B broadcast over the batch)."""
     fusion = Fusion()
+    nd = len(batch) + 2
     with fusion:
         def tensor(shape: tuple[int | None, ...], dtype: DataType = DataType.BFloat16):
             if None in shape:
                 return fusion.add_input(ndim=len(shape), dtype=dtype)
             return fusion.add_input(shape=shape, dtype=dtype)
-        a = ops.transpose(tensor((k, m)), 0, 1) if transpose_a else tensor((m, k))
-        b = ops.transpose(tensor((n, k)), 0, 1) if transpose_b else tensor((k, n))
+        b_batch = () if b_2d else batch
+        a = ops.transpose(tensor(batch + (k, m)), nd - 2, nd - 1) if transpose_a else tensor(batch + (m, k))
+        b = ops.transpose(tensor(b_batch + (n, k)), len(b_batch), len(b_batch) + 1) if transpose_b else \
+            tensor(b_batch + (k, n))
         c = ops.matmul(a, b)
         if epilogue == "C":          # alpha * acc + beta * C, C in bf16
-            extra = tensor((m, n))
+            extra = tensor(batch + (m, n))
             c = ops.add(ops.mul(c, 2.0), ops.mul(ops.cast(extra, DataType.Float), 0.5))
         if epilogue == "C_direct":   # acc + C: the output reads C's tile directly
             c = ops.add(c, tensor((m, n), DataType.Float))
@@ -119,7 +123,7 @@ def _fusion(m: int | None, n: int | None, k: int | None, epilogue: str = "", tra
             return fusion
         if epilogue == "bias":
             bias = tensor((n,), DataType.Float)
-            c = ops.relu(ops.add(c, ops.broadcast(bias, [True, False])))
+            c = ops.relu(ops.add(c, ops.broadcast(bias, [True] * (nd - 1) + [False])))
         fusion.add_output(ops.cast(c, DataType.BFloat16) if epilogue != "C_direct" else c)
     return fusion
 
@@ -225,3 +229,33 @@ def test_an_m_major_a_tile_is_aligned_to_its_128_byte_rows() -> None:
     assert a_tile(MatmulLayout()) == (64 * 16 * 2, 256)
     assert a_tile(MatmulLayout(a_mn_major=True)) == (64 * 16 * 2, 1024)
     _check(_fusion(256, 256, 256, transpose_a=True), params)
+
+
+BATCHED = {"B": ((4,), False), "B_2d": ((4,), True), "B_sym": ((None,), False), "B1_B2": ((2, 3), False)}
+
+
+@pytest.mark.parametrize("batched", sorted(BATCHED))
+@pytest.mark.parametrize("params", [
+    MatmulParams(tile=(64, 64, 32), stages=4, compute_warp_groups=1),
+    MatmulParams(tile=(128, 128, 64), stages=3, warp_specialized=True, persistent=True, blocks=3, tma_store=True),
+    MatmulParams(tile=(128, 128, 64), stages=2, warp_specialized=True, persistent=True, blocks=2, tma_store=True,
+                 compute_warp_groups=2, ping_pong=True),
+], ids=str)
+@pytest.mark.parametrize("epilogue", ["", "bias", "C"])
+def test_the_estimate_is_the_kernels_for_batched_operands(batched: str, params: MatmulParams, epilogue: str) -> None:
+    """A batch takes no shared memory of its own: each operand's box has batch extent 1 (a 2-D B is loaded with
+    its 2-D box), and C's tile is one [TM, TN] tile of its batch; suggested parameters count the batch's tiles."""
+    batch, b_2d = BATCHED[batched]
+    fusion = _fusion(256, 256, 256, epilogue=epilogue, transpose_b=True, batch=batch, b_2d=b_2d)
+    if params.ping_pong and epilogue == "C":
+        with pytest.raises(ScheduleError, match="ping_pong"):
+            schedule_matmul(fusion, params)
+        return
+    _check(fusion, params)
+
+
+@pytest.mark.parametrize("batched", sorted(BATCHED))
+def test_the_estimate_is_the_kernels_for_suggested_batched_params(batched: str) -> None:
+    batch, b_2d = BATCHED[batched]
+    fusion = _fusion(512, 512, 512, epilogue="C", batch=batch, b_2d=b_2d)
+    _check(fusion, suggest_matmul_params(fusion, sms=4))

@@ -17,6 +17,9 @@ GOLDEN = Path(__file__).parent / "golden"
 BUILDERS = {name: (lambda name=name: examples.load(name).build())
             for name in ("pointwise_2d", "inner_reduction", "smem_staging")}
 # A^T @ B^T: a given [K, M] (M-major), b given [N, K] (K-major), each TMA-loaded in place
+# [B, M, K] @ [B, K, N]: the batch on blockIdx.z, each operand's TMA box of batch extent 1
+BUILDERS["matmul_wgmma_batched"] = lambda: examples.load("matmul_wgmma").build(
+    tile=(128, 128, 64), stages=3, compute_warp_groups=1, batch=True)
 BUILDERS["matmul_wgmma_transposed"] = lambda: examples.load("matmul_wgmma").build(
     tile=(128, 128, 64), stages=3, compute_warp_groups=1, transpose_a=True, transpose_b=True)
 
