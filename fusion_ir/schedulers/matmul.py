@@ -57,6 +57,11 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
     w = params.compute_warp_groups
     wgmma = current_target().wgmma
     batch = problem.batch_axes
+    max_z = current_target().max_grid[2]
+    if batch and not params.persistent and problem.batch is not None and problem.batch > max_z:
+        raise ScheduleError(f"schedule_matmul: the batch of T{mm.name} ({problem.batch} matrices) runs on blockIdx.z, "
+                            f"which takes at most {max_z} blocks; use persistent=True (the batch then joins the "
+                            f"tile index)")
     with fusion.transaction():
         acc = mm.cache_before() if mm.is_output else mm
         acc.set_memory_type(MemoryType.Local)

@@ -100,8 +100,8 @@ def arrangement(problem: MatmulProblem, sms: int) -> dict[str, Any]:
 
 
 def _fits_int32(problem: MatmulProblem) -> bool:
-    m, n, k = problem.m, problem.n, problem.k
-    return None not in (m, n, k) and max(m * k, k * n, m * n) <= INT32_INDEX_MAX  # type: ignore[operator]
+    m, n, k, batch = problem.m, problem.n, problem.k, problem.batch
+    return None not in (m, n, k, batch) and batch * max(m * k, k * n, m * n) <= INT32_INDEX_MAX  # type: ignore[operator]
 
 
 def _few_tiles(problem: MatmulProblem, sms: int) -> tuple[tuple[int, int, int], int]:

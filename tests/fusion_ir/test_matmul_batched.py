@@ -114,6 +114,32 @@ def test_suggested_params_count_the_tiles_of_every_batch() -> None:
     assert suggest_matmul_params(fusion, sms=132).persistent
 
 
+def test_32_bit_indices_count_the_batch() -> None:
+    """4096 x 4096 x 1024 has 2**24 elements of C a batch: 64 batches fit 32-bit indices, 256 do not."""
+    def suggested(batch: int) -> MatmulParams:
+        fusion = Fusion()
+        with fusion:
+            a = fusion.add_input(shape=(batch, 4096, 1024), dtype=DataType.BFloat16)
+            b = fusion.add_input(shape=(batch, 1024, 4096), dtype=DataType.BFloat16)
+            fusion.add_output(ops.cast(ops.matmul(a, b), DataType.BFloat16))
+        return suggest_matmul_params(fusion, sms=132)
+
+    assert suggested(64).persistent and suggested(64).index_type is DataType.Int32
+    assert suggested(256).persistent and suggested(256).index_type is DataType.Int64
+
+
+def test_a_batch_over_the_grid_limit_needs_the_persistent_kernel() -> None:
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(shape=(70000, 64, 64), dtype=DataType.BFloat16)
+        b = fusion.add_input(shape=(70000, 64, 64), dtype=DataType.BFloat16)
+        fusion.add_output(ops.matmul(a, b))
+    with pytest.raises(ScheduleError, match=r"the batch of T2 \(70000 matrices\) runs on blockIdx.z, which takes at "
+                                            r"most 65535 blocks; use persistent=True"):
+        schedule_matmul(fusion, MatmulParams(tile=(64, 64, 32), stages=2, compute_warp_groups=1))
+    schedule_matmul(fusion, MatmulParams(tile=(64, 64, 32), stages=2, compute_warp_groups=1, persistent=True))
+
+
 def test_an_operand_that_permutes_its_batch_axis_is_refused() -> None:
     fusion = Fusion()
     with fusion:
