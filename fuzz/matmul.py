@@ -9,8 +9,9 @@ parameters that break one rule (a tile, the stages, the warp groups, the registe
 not available yet); an operand dtype, a fused epilogue (none, bias + relu, bias + gelu,
 alpha * acc + beta * C with C TMA-loaded), the operands' layouts (a given ``[M, K]`` or ``[K, M]``,
 b ``[K, N]`` or ``[N, K]``, multiplied through ``ops.transpose``: A K- or M-major, B N- or K-major),
-and a small problem (M, N, K up to 200; the innermost extent of each input, and N, a multiple of 8
-because TMA needs 16-byte row strides). ``check_matmul_case`` states the property:
+a small problem (M, N, K up to 200; the innermost extent of each input, and N, a multiple of 8
+because TMA needs 16-byte row strides), and, one draw in four, a batch of 1 to 3 leading both operands (or
+A only: a 2-D B broadcast over the batch) and the C of the epilogue. ``check_matmul_case`` states the property:
 parameters that ``MatmulParams.validate`` refuses make ``schedule_matmul`` raise ``ScheduleError``
 and leave the fusion unchanged; the others lower and match numpy in the simulator.
 ``check_matmul`` is the same property in the fuzzer's terms (``Stats``, ``PropertyFailure``).
@@ -49,6 +50,13 @@ class MatmulCase:
     suggested: tuple[tuple[str, object], ...] | None = None   # suggest_matmul_params with these pinned
     transpose_a: bool = False     # a is given [K, M]: the matmul reads ops.transpose(a, 0, 1), A M-major
     transpose_b: bool = False     # b is given [N, K] (nn.Linear's weight): B K-major
+    batch: int | None = None      # a batch axis of this extent leads a (and b and C unless b_2d)
+    b_2d: bool = False            # with a batch: b stays 2-D, broadcast over the batch
+
+    @property
+    def lead(self) -> tuple[int, ...]:
+        """The batch axes leading a (and C)."""
+        return () if self.batch is None else (self.batch,)
 
     @property
     def layout(self) -> MatmulLayout:
@@ -78,12 +86,16 @@ class MatmulCase:
 
         kind = self.epilogue_kind
         fusion = Fusion()
+        rank = 2 + len(self.lead)
+        b_rank = 2 if self.b_2d else rank
         with fusion:
-            a = fusion.add_input(ndim=2, dtype=self.dtype)
-            b = fusion.add_input(ndim=2, dtype=self.dtype)
-            c = ops.matmul(ops.transpose(a, 0, 1) if self.transpose_a else a,
-                           ops.transpose(b, 0, 1) if self.transpose_b else b)
-            if kind != "none":
+            a = fusion.add_input(ndim=rank, dtype=self.dtype)
+            b = fusion.add_input(ndim=b_rank, dtype=self.dtype)
+            c = ops.matmul(ops.transpose(a, rank - 2, rank - 1) if self.transpose_a else a,
+                           ops.transpose(b, b_rank - 2, b_rank - 1) if self.transpose_b else b)
+            if kind != "none" and self.batch is not None:
+                c = _batched_epilogue(kind, c, fusion, self.dtype)
+            elif kind != "none":
                 extra = fusion.add_input(ndim=2, dtype=self.dtype) if kind == "alpha_beta" else \
                     fusion.add_input(ndim=1, dtype=DataType.Float)
                 c = epilogue(kind, c, extra)
@@ -93,11 +105,12 @@ class MatmulCase:
         return fusion
 
     def shapes(self) -> list[tuple[int, ...]]:
-        shapes: list[tuple[int, ...]] = [(self.k, self.m) if self.transpose_a else (self.m, self.k),
-                                         (self.n, self.k) if self.transpose_b else (self.k, self.n)]
+        lead, b_lead = self.lead, (() if self.b_2d else self.lead)
+        shapes: list[tuple[int, ...]] = [lead + ((self.k, self.m) if self.transpose_a else (self.m, self.k)),
+                                         b_lead + ((self.n, self.k) if self.transpose_b else (self.k, self.n))]
         kind = self.epilogue_kind
         if kind == "alpha_beta":
-            return shapes + [(self.m, self.n)]
+            return shapes + [lead + (self.m, self.n)]
         return shapes + [(self.n,)] if kind != "none" else shapes
 
     def schedule(self, fusion: Fusion) -> MatmulParams:
@@ -116,6 +129,17 @@ class MatmulCase:
                 "from fuzz.matmul import MatmulCase, check_matmul_case\n\n"
                 f"case = {_code(self)}\n"
                 "print(check_matmul_case(case))\n")
+
+
+def _batched_epilogue(kind: str, acc: Any, fusion: Fusion, dtype: DataType) -> Any:
+    """``examples.matmul_epilogue.epilogue`` over a ``[B, M, N]`` accumulator: C is ``[B, M, N]``, the bias
+    ``[N]`` broadcast over the batch and the rows."""
+    if kind == "alpha_beta":
+        c = fusion.add_input(ndim=3, dtype=dtype)
+        return ops.add(ops.mul(acc, 2.0), ops.mul(ops.cast(c, DataType.Float), 0.5))
+    bias = ops.broadcast(fusion.add_input(ndim=1, dtype=DataType.Float), [True, True, False])
+    biased = ops.add(acc, bias)
+    return ops.relu(biased) if kind == "bias_relu" else ops.gelu(biased)
 
 
 def _code(value: object) -> str:
@@ -201,8 +225,11 @@ def matmul_cases(draw: st.DrawFn) -> MatmulCase:
         if draw(st.booleans()):
             pinned["tile"] = draw(st.sampled_from([(64, 64, 64), (128, 64, 64), (64, 128, 64)]))
         suggested = tuple(sorted(pinned.items()))
-    return MatmulCase(params, dtype, epilogue, m, n, k, draw(st.integers(0, 2**16)), suggested, transpose_a,
-                      transpose_b)
+    seed = draw(st.integers(0, 2**16))
+    batch, b_2d = None, False
+    if draw(st.integers(0, 3)) == 0:       # batched: [B, M, K] @ [B, K, N] or @ [K, N]
+        batch, b_2d = draw(st.integers(1, 3)), draw(st.booleans())
+    return MatmulCase(params, dtype, epilogue, m, n, k, seed, suggested, transpose_a, transpose_b, batch, b_2d)
 
 
 def check_matmul_case(case: MatmulCase, *, simulate: bool = True) -> str:
@@ -245,6 +272,8 @@ def check_matmul(case: MatmulCase, stats: Any = None, *, simulate: bool = True) 
                                                             else "pipelined")
     stats.variants[(f"matmul {params}, epilogue {case.epilogue_kind}", "valid" if case.valid else "invalid")] += 1
     stats.variants[(f"matmul {case.layout.describe()}", "valid" if case.valid else "invalid")] += 1
+    if case.batch is not None:
+        stats.variants[(f"matmul batched{', b 2-D' if case.b_2d else ''}", "valid" if case.valid else "invalid")] += 1
     try:
         outcome = check_matmul_case(case, simulate=simulate)
     except ScheduleError as e:

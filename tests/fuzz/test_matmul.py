@@ -22,3 +22,17 @@ def test_an_invalid_and_a_valid_case() -> None:
     good = MatmulCase(MatmulParams(tile=(64, 64, 64), stages=2, compute_warp_groups=1), DataType.Half, True,
                       70, 72, 40, 1)
     assert check_matmul_case(good, simulate=False) == "lowered"
+
+
+def test_a_batched_case_matches_numpy() -> None:
+    """The template's batched cases: a batch of 2 over both operands, or A only (a 2-D B broadcast over it),
+    with C [B, M, N] or a bias in the epilogue."""
+    persistent = MatmulParams(tile=(64, 64, 32), stages=2, compute_warp_groups=1, warp_specialized=True,
+                              persistent=True, blocks=3)
+    both = MatmulCase(persistent, DataType.BFloat16, "alpha_beta", 70, 72, 40, 2, transpose_b=True, batch=2)
+    assert both.shapes() == [(2, 70, 40), (2, 72, 40), (2, 70, 72)]
+    assert check_matmul_case(both) == "matched"
+    b_2d = MatmulCase(MatmulParams(tile=(64, 64, 32), stages=2, compute_warp_groups=1), DataType.Half, "bias_gelu",
+                      70, 72, 40, 3, batch=2, b_2d=True)
+    assert b_2d.shapes() == [(2, 70, 40), (40, 72), (72,)]
+    assert check_matmul_case(b_2d) == "matched"
