@@ -1,6 +1,6 @@
 """Run the wgmma matmul with given MatmulParams on the GPU at the example's sizes and check it:
 ``python -m tests.runtime.run_matmul '{"warp_specialized": true}'`` (``"transpose_a"``/``"transpose_b"``: a given
-[K, M], b given [N, K]). Used under compute-sanitizer."""
+[K, M], b given [N, K]; ``"batch": true``: both lead with a batch of 3). Used under compute-sanitizer."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def main(params: dict) -> None:
     kernel = lower(fusion)
     for n, ((m, k), (_, nn)) in enumerate(matmul_wgmma.SIZES):
         shapes = matmul_wgmma.input_shapes(m, nn, k, bool(params.get("transpose_a")), bool(params.get("transpose_b")),
-                                           bool(params.get("epilogue")))
+                                           bool(params.get("epilogue")), batch=3 if params.get("batch") else None)
         inputs = random_inputs(fusion, shapes, seed=5000 + n)
         assert_matches(fusion, inputs, execute(kernel, inputs), tol=1e-2 if "out_dtype" in params else 1e-5)
     print(f"matmul_wgmma {params}: matches numpy at {len(matmul_wgmma.SIZES)} sizes")
