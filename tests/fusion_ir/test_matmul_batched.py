@@ -17,7 +17,8 @@ from tests.helpers import assert_matches, random_inputs
 ALPHA, BETA = 2.0, 0.5
 
 
-def _fusion(batch: tuple[int | None, ...] = (None,), b_batched: bool = True, transpose_a: bool = False,
+def _fusion(batch: tuple[int | None, ...] = (None,), b_batched: bool = True, a_batched: bool = True,
+            transpose_a: bool = False,
             transpose_b: bool = False, epilogue: str = "none", out_dtype: DataType | None = None,
             dtype: DataType = DataType.BFloat16) -> Fusion:
     """``batch``: A's batch axes (None: symbolic extent); B has them too unless ``b_batched`` is False (2-D B).
@@ -28,10 +29,10 @@ def _fusion(batch: tuple[int | None, ...] = (None,), b_batched: bool = True, tra
     with fusion:
         def tensor(rank: int, dt: DataType = dtype):
             return fusion.add_input(ndim=rank, dtype=dt)
-        a = tensor(nb + 2)
+        a = tensor(nb + 2 if a_batched else 2)
         b = tensor(nb + 2 if b_batched else 2)
         if transpose_a:
-            a = ops.transpose(a, nb, nb + 1)
+            a = ops.transpose(a, a.ndim - 2, a.ndim - 1)
         if transpose_b:
             b = ops.transpose(b, b.ndim - 2, b.ndim - 1)
         c = ops.matmul(a, b)
@@ -50,9 +51,9 @@ def _fusion(batch: tuple[int | None, ...] = (None,), b_batched: bool = True, tra
     return fusion
 
 
-def _shapes(batch: tuple[int, ...], m: int, n: int, k: int, b_batched: bool = True, transpose_a: bool = False,
-            transpose_b: bool = False, epilogue: str = "none") -> list[tuple[int, ...]]:
-    shapes = [batch + ((k, m) if transpose_a else (m, k)),
+def _shapes(batch: tuple[int, ...], m: int, n: int, k: int, b_batched: bool = True, a_batched: bool = True,
+            transpose_a: bool = False, transpose_b: bool = False, epilogue: str = "none") -> list[tuple[int, ...]]:
+    shapes = [(batch if a_batched else ()) + ((k, m) if transpose_a else (m, k)),
               (batch if b_batched else ()) + ((n, k) if transpose_b else (k, n))]
     if epilogue in ("bias_relu", "bias_gelu"):
         return shapes + [(n,)]
@@ -171,6 +172,9 @@ CASES = {
     "b_2d": ({**SMALL}, {"b_batched": False}),
     "b_2d_transposed_persistent": ({**SMALL, "persistent": True, "blocks": 3, "group_m": 2},
                                    {"b_batched": False, "transpose_b": True}),
+    "a_2d_transposed_persistent_tma_store": ({**SMALL, "warp_specialized": True, "persistent": True, "blocks": 2,
+                                              "tma_store": True},
+                                             {"a_batched": False, "transpose_a": True, "out_dtype": DataType.BFloat16}),
     "ws": ({**SMALL, "warp_specialized": True}, {}),
     "persistent": ({**SMALL, "persistent": True, "blocks": 3, "group_m": 2}, {}),
     "ws_persistent_tma_store": ({**SMALL, "warp_specialized": True, "persistent": True, "blocks": 3,
@@ -197,7 +201,7 @@ def test_each_batched_case_matches_numpy(case: str) -> None:
     schedule_matmul(fusion, MatmulParams(**params))
     kernel = lower(fusion)
     tol = 1e-2 if build.get("out_dtype") is not None else 1e-5
-    layout = {key: build[key] for key in ("b_batched", "transpose_a", "transpose_b", "epilogue") if key in build}
+    layout = {key: build[key] for key in ("a_batched", "b_batched", "transpose_a", "transpose_b", "epilogue") if key in build}
     two_axes = len(build.get("batch", (None,))) == 2
     for n, (bb, m, nn, k) in enumerate(SIZES):
         batch = (2, bb) if two_axes else (bb,)
