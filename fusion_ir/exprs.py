@@ -121,7 +121,7 @@ class MmaOp(Expr):
 
     def root_map(self, producer: "TensorView") -> dict[IterDomain, IterDomain]:
         *batch, m, n, k = self.output.root
-        a, b = self.inputs
+        a = self.inputs[0]
         ids = [i for i in producer.logical if not i.is_reduction]
         own_batch = ids[:-2]
         mapped = dict(zip(batch[len(batch) - len(own_batch):], own_batch)) if own_batch else {}

@@ -6,6 +6,7 @@ prints the op table of docs/tutorial.md from them.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Sequence
 
 from .exprs import BinaryOp, BroadcastOp, CastOp, LoadStoreOp, MmaOp, ReductionOp, UnaryOp
@@ -368,7 +369,7 @@ def _matmul_batch_root(fusion: Fusion, a: TensorView, b: TensorView) -> list[Ite
     position must be equal: a size-1 axis against a larger one (a batch broadcast through an extent-1 axis)
     is refused; drop the axis instead (a 2-D operand is broadcast over the whole batch)."""
     ba, bb = a.shape_ids[:-2], b.shape_ids[:-2]
-    rank = len(ba) if len(ba) >= len(bb) else len(bb)
+    rank = builtins.max(len(ba), len(bb))      # ``max`` here is the reduction op
     root = []
     for pos in range(rank):
         x = ba[pos - rank + len(ba)] if pos >= rank - len(ba) else None

@@ -164,7 +164,7 @@ def test_batched_matmul_maps_the_batch_axes():
     bb, m, n, k = c.root
     assert c.definition.root_map(a) == {bb: a.logical[0], m: a.logical[1], k: a.logical[2]}
     assert c.definition.root_map(b) == {bb: b.logical[0], k: b.logical[1], n: b.logical[2]}
-    bd, md, nd, kd = d.root
+    *_, nd, kd = d.root
     assert [i.extent.const_value() for i in d.root] == [3, 64, 128, 32]
     assert d.definition.root_map(w) == {kd: w.logical[0], nd: w.logical[1]}
 
