@@ -148,12 +148,12 @@ class IdModel:
         """Extent an axis spans in the loops: a broadcast axis takes the extent of the concrete
         axis it is exactly mapped to (the consumer axis that resolves it), and so does an axis made of one
         (a merge of a loop broadcast: a batched matmul operand's tile index, whose batch is merged outside)."""
-        if i not in self.exact or not (i.is_broadcast or _made_of_broadcast(i)):
+        if i not in self.exact or not spans_broadcast(i):
             return i.extent
         if i not in self._concrete:
             # the first created of them (a component is a set: its order is not the same from run to run)
             concrete = sorted((j for j in nx.node_connected_component(self.exact, i)
-                               if not j.is_broadcast and not _made_of_broadcast(j)), key=lambda j: j.name)
+                               if not spans_broadcast(j)), key=lambda j: j.name)
             self._concrete[i] = concrete[0].extent if concrete else i.extent
         return self._concrete[i]
 
@@ -460,15 +460,3 @@ def _group_parallel_type(members: list[IterDomain], owner: dict[IterDomain, Tens
     if not bound:
         return ParallelType.Serial
     return next(iter(bound))
-
-
-def _made_of_broadcast(i: IterDomain) -> bool:
-    """``i`` comes from a broadcast axis through splits and merges."""
-    stack = list(i.definition.inputs) if i.definition is not None else []
-    while stack:
-        x = stack.pop()
-        if x.is_broadcast:
-            return True
-        if x.definition is not None:
-            stack.extend(x.definition.inputs)
-    return False
