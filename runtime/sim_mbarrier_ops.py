@@ -98,8 +98,8 @@ class MBarrierOps:
         mb = self.memory.mbar(node.mbar, what)
         keys = self.keys(mb, node.index, ctx, what)
         parity = self.eval.per_lane(node.parity, ctx) & 1
-        yield from self._wait_phase(mb, keys, lambda: (mb.phase[keys] & 1) != parity, what, ctx,
-                                    lambda key, j: f"the phase with parity {int(parity[j])} to complete",
+        yield from self._wait_phase(mb, keys, lambda: (mb.phase[keys] & 1) != parity, what, "mbarrier.wait_parity",
+                                    ctx, lambda key, j: f"the phase with parity {int(parity[j])} to complete",
                                     parity=int(parity[0]))
         return ctx
 
@@ -115,17 +115,18 @@ class MBarrierOps:
             raise SimulationError(f"{what} on {mb.label(int(keys[j]))} reads token {node.token.name}"
                                   f"[{node.token_index}], which no arriveExpectTx stored "
                                   f"({self.grid.describe(int(ctx.lanes[j]))})")
-        yield from self._wait_phase(mb, keys, lambda: mb.phase[keys] > tokens, what, ctx,
+        yield from self._wait_phase(mb, keys, lambda: mb.phase[keys] > tokens, what, "mbarrier.wait", ctx,
                                     lambda key, j: f"phase {int(tokens[j])} (its token) to complete",
                                     token=int(tokens[0]))
         return ctx
 
-    def _wait_phase(self, mb: MBarrierArray, keys: np.ndarray, ready: Callable[[], np.ndarray], what: str, ctx: Ctx,
-                    waited: Callable[[int, int], str], **trace: int) -> Generator[Blocked, None, None]:
-        """Block until ``ready()`` held for every lane once; a waiter forces its barrier's copies to land."""
+    def _wait_phase(self, mb: MBarrierArray, keys: np.ndarray, ready: Callable[[], np.ndarray], what: str,
+                    event: str, ctx: Ctx, waited: Callable[[int, int], str],
+                    **trace: int) -> Generator[Blocked, None, None]:
+        """Block until ``ready()`` held for every lane once; a waiter forces its barrier's copies to land.
+        ``event``: the trace event the wait records (``what`` names it in messages)."""
         mb.check_live(keys, what)
         done = ready().copy()
-        event = "mbarrier.wait_parity" if what.endswith("waitParity") else "mbarrier.wait"
         self.tracer.event(event, ctx, mb, keys, **trace)
         while not done.all():
             if self.async_.force_barrier(mb, np.unique(keys[~done])):
