@@ -795,8 +795,7 @@ def test_a_broadcast_merged_into_a_loop_of_its_own_matches_numpy_on_the_gpu() ->
     np.testing.assert_array_equal(got, evaluate(fusion, inputs)[0])
 
 
-@pytest.mark.parametrize("empty", [0, 1], ids=["bound_tensor_empty", "both_empty"])
-def test_an_empty_block_binding_still_launches_the_outputs_it_does_not_bind(empty: int) -> None:
+def test_an_empty_block_binding_still_launches_the_outputs_it_does_not_bind() -> None:
     """Only ``b = -y`` binds blockIdx.x; with ``y`` empty the grid had 0 blocks and ``a = -x`` was never
     written (NaN). A launch extent is at least 1 when an output has no axis bound there."""
     fusion = Fusion()
@@ -808,7 +807,7 @@ def test_an_empty_block_binding_still_launches_the_outputs_it_does_not_bind(empt
         fusion.add_output(ops.neg(x))
     b.axis(0).parallelize(PT.BIDx)
     kernel = lower(fusion)
-    inputs = [np.array([3.0], np.float32) if empty == 0 else np.zeros(0, np.float32), np.zeros(0, np.float32)]
+    inputs = [np.array([3.0], np.float32), np.zeros(0, np.float32)]
     got = simulate(kernel, inputs)
     for g, want in zip(got, evaluate(fusion, inputs)):
         np.testing.assert_array_equal(g, want)

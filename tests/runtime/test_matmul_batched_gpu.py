@@ -9,10 +9,6 @@ writes fails. compute-sanitizer memcheck, racecheck and synccheck on a persisten
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,10 +19,9 @@ from fusion_ir.schedulers import MatmulParams, schedule_matmul
 from lowering import lower
 from runtime import execute
 from tests.helpers import assert_matches, random_inputs
-from tests.runtime.test_pipelines_gpu import SANITIZER
+from tests.runtime.sanitizer import SANITIZER, assert_sanitizer_clean
 
 pytestmark = pytest.mark.gpu
-ROOT = Path(__file__).resolve().parents[2]
 SIZES = [(8, 2048, 128, 2048), (8, 2048, 2048, 128), (3, 1000, 776, 264)]     # B, M, N, K
 CONFIGS = {
     "pipelined": {},                                                # 128 x 256 x 64, 4 stages, 2 warp groups
@@ -87,11 +82,4 @@ SANITIZED = {"batched_b_t_ws_persistent_tma_store": {"batch": True, "transpose_b
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
 @pytest.mark.parametrize("mode", sorted(SANITIZED))
 def test_compute_sanitizer_is_clean(tool: str, mode: str) -> None:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.run([SANITIZER, "--tool", tool, "--error-exitcode", "3", sys.executable, "-m",
-                           "tests.runtime.run_matmul", json.dumps(SANITIZED[mode])], capture_output=True, text=True,
-                          cwd=ROOT, env=env, timeout=600, check=False)
-    log = proc.stdout + proc.stderr
-    assert proc.returncode == 0, log[-4000:]
-    assert "ERROR SUMMARY: 0 errors" in log or "(0 errors, 0 warnings)" in log, log[-4000:]
-    assert "matches numpy" in log
+    assert_sanitizer_clean(tool, "tests.runtime.run_matmul", json.dumps(SANITIZED[mode]))

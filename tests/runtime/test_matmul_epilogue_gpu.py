@@ -5,11 +5,6 @@ memcheck, racecheck and synccheck on the kernel that TMA-loads C."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
 from examples import matmul_epilogue
@@ -17,11 +12,10 @@ from lowering import lower
 from runtime import execute
 from runtime.sm_count import sm_count
 from tests.runtime.run_matmul_epilogue import main as run_small
+from tests.runtime.sanitizer import SANITIZER, assert_sanitizer_clean
 from tests.runtime.test_executor_gpu import torch_or_skip
-from tests.runtime.test_pipelines_gpu import SANITIZER
 
 pytestmark = pytest.mark.gpu
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("kind", matmul_epilogue.KINDS)
@@ -60,14 +54,7 @@ def test_large_matches_torch(kind: str, size: int) -> None:
 @pytest.mark.skipif(SANITIZER is None, reason="compute-sanitizer is not installed")
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
 def test_compute_sanitizer_is_clean(tool: str) -> None:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.run([SANITIZER, "--tool", tool, "--error-exitcode", "3", sys.executable, "-m",
-                           "tests.runtime.run_matmul_epilogue", "alpha_beta"], capture_output=True, text=True,
-                          cwd=ROOT, env=env, timeout=600, check=False)
-    log = proc.stdout + proc.stderr
-    assert proc.returncode == 0, log[-4000:]
-    assert "ERROR SUMMARY: 0 errors" in log or "(0 errors, 0 warnings)" in log, log[-4000:]
-    assert "matches numpy" in log
+    assert_sanitizer_clean(tool, "tests.runtime.run_matmul_epilogue", "alpha_beta")
 
 
 @pytest.mark.parametrize("kind, tma_store", [("bias", False), ("C", True)])

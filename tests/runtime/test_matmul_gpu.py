@@ -8,10 +8,6 @@ cooperative and ping-pong persistent kernels (with the TMA store's wait after th
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -20,11 +16,10 @@ from fusion_ir import DataType
 from lowering import lower
 from runtime import execute
 from tests.helpers import assert_matches, random_inputs
+from tests.runtime.sanitizer import SANITIZER, assert_sanitizer_clean
 from tests.runtime.test_executor_gpu import torch_or_skip
-from tests.runtime.test_pipelines_gpu import SANITIZER
 
 pytestmark = pytest.mark.gpu
-ROOT = Path(__file__).resolve().parents[2]
 TILES = [(128, 128, 64), (128, 256, 64)]
 SIZES = [(128, 128, 128), (200, 264, 200), (256, 512, 192)]
 
@@ -130,14 +125,7 @@ SANITIZED = {"pipelined": {}, "ws_persistent": {"warp_specialized": True, "persi
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
 @pytest.mark.parametrize("mode", sorted(SANITIZED))
 def test_compute_sanitizer_is_clean(tool: str, mode: str) -> None:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.run([SANITIZER, "--tool", tool, "--error-exitcode", "3", sys.executable, "-m",
-                           "tests.runtime.run_matmul", json.dumps(SANITIZED[mode])], capture_output=True, text=True,
-                          cwd=ROOT, env=env, timeout=600, check=False)
-    log = proc.stdout + proc.stderr
-    assert proc.returncode == 0, log[-4000:]
-    assert "ERROR SUMMARY: 0 errors" in log or "(0 errors, 0 warnings)" in log, log[-4000:]
-    assert "matches numpy" in log
+    assert_sanitizer_clean(tool, "tests.runtime.run_matmul", json.dumps(SANITIZED[mode]))
 
 
 def test_bfloat16_output_matches_numpy() -> None:

@@ -9,10 +9,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,10 +18,9 @@ from fusion_ir import DataType
 from lowering import lower
 from runtime import execute
 from tests.helpers import assert_matches, random_inputs
-from tests.runtime.test_pipelines_gpu import SANITIZER
+from tests.runtime.sanitizer import SANITIZER, assert_sanitizer_clean
 
 pytestmark = pytest.mark.gpu
-ROOT = Path(__file__).resolve().parents[2]
 LAYOUTS = list(itertools.product((False, True), repeat=2))          # (transpose_a, transpose_b)
 SIZES = [(2048, 1024, 512), (1000, 776, 264)]                       # M, N, K
 CONFIGS = {
@@ -72,11 +67,4 @@ SANITIZED = {"a_t_b_t": {"transpose_a": True, "transpose_b": True, "tile": [128,
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
 @pytest.mark.parametrize("mode", sorted(SANITIZED))
 def test_compute_sanitizer_is_clean(tool: str, mode: str) -> None:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.run([SANITIZER, "--tool", tool, "--error-exitcode", "3", sys.executable, "-m",
-                           "tests.runtime.run_matmul", json.dumps(SANITIZED[mode])], capture_output=True, text=True,
-                          cwd=ROOT, env=env, timeout=600, check=False)
-    log = proc.stdout + proc.stderr
-    assert proc.returncode == 0, log[-4000:]
-    assert "ERROR SUMMARY: 0 errors" in log or "(0 errors, 0 warnings)" in log, log[-4000:]
-    assert "matches numpy" in log
+    assert_sanitizer_clean(tool, "tests.runtime.run_matmul", json.dumps(SANITIZED[mode]))

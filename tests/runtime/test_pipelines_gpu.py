@@ -3,24 +3,23 @@ matches numpy on the GPU, and compute-sanitizer finds nothing in the seed and wa
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
 from lowering import lower
 from runtime import execute
 from tests.helpers import assert_matches, random_inputs
-from tests.lowering.pipeline_cases import (SHORT_KINDS, pipeline_cases, short_pipeline, short_pipeline_shapes,
-                                           short_trip_counts)
+from tests.lowering.pipeline_cases import (
+    SHORT_KINDS,
+    pipeline_cases,
+    short_pipeline,
+    short_pipeline_shapes,
+    short_trip_counts,
+)
+from tests.runtime.sanitizer import SANITIZER, assert_sanitizer_clean
 
 pytestmark = pytest.mark.gpu
 
 CASES = list(pipeline_cases())
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("build,shapes", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
@@ -49,21 +48,10 @@ def test_large_tma_add_on_gpu() -> None:
     assert_matches(fusion, inputs, execute(lower(fusion), inputs))
 
 
-SANITIZER = shutil.which("compute-sanitizer") or next(
-    (str(p) for p in Path("/usr/local").glob("cuda*/bin/compute-sanitizer") if p.exists()), None)
-
 
 @pytest.mark.skipif(SANITIZER is None, reason="compute-sanitizer is not installed")
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
 @pytest.mark.parametrize("name", ["seed_double_buffer", "seed_circular_buffer", "tma_add", "ws_seed_copy", "ws_tma_pointwise",
                                   "ws_row_reduction", "ws_persistent_row_sum"])
 def test_compute_sanitizer_is_clean(tool: str, name: str) -> None:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.run([SANITIZER, "--tool", tool, "--error-exitcode", "3", sys.executable, "-m",
-                           "tests.runtime.run_example", name], capture_output=True, text=True, cwd=ROOT, env=env,
-                          timeout=300, check=False)
-    log = proc.stdout + proc.stderr
-    assert proc.returncode == 0, log[-4000:]
-    # memcheck and synccheck print "ERROR SUMMARY: 0 errors"; racecheck "... hazards displayed (0 errors, ..."
-    assert "ERROR SUMMARY: 0 errors" in log or "(0 errors, 0 warnings)" in log, log[-4000:]
-    assert "matches numpy" in log
+    assert_sanitizer_clean(tool, "tests.runtime.run_example", name, timeout=300)
