@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import statistics
 import sys
 from pathlib import Path
 
@@ -51,6 +50,7 @@ from runtime import execute
 from runtime.executor import prepare
 from runtime.progress import reporting
 from runtime.sm_count import sm_count
+from runtime.timing import interleaved_ms
 
 SHAPES = [(8192, 8192, 8192), (6144, 6144, 6144), (4096, 4096, 4096), (8192, 8192, 1024)]
 # MatmulParams of each configuration measured (blocks of a persistent one: the GPU's SM count)
@@ -81,27 +81,6 @@ QUICK = CONFIGS[:1] + CONFIGS[2:3] + CONFIGS[5:6]
 def launches_per_batch(m: int, n: int, k: int) -> int:
     """Launches in one timed batch: about 3 ms of work at 700 TFLOP/s."""
     return max(1, round(3e-3 / (2 * m * n * k / 700e12)))
-
-
-def interleaved_ms(fns, batch: int, rounds: int = ROUNDS) -> list[float]:
-    """Median milliseconds per launch of each function: ``rounds`` rounds, each timing a batch of
-    ``batch`` back-to-back launches of every function in turn, so that clock and temperature drift
-    during the run falls on all of them alike."""
-    for fn in fns:
-        for _ in range(batch):
-            fn()
-    torch.cuda.synchronize()
-    times: list[list[float]] = [[] for _ in fns]
-    for _ in range(rounds):
-        for i, fn in enumerate(fns):
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            for _ in range(batch):
-                fn()
-            end.record()
-            end.synchronize()
-            times[i].append(start.elapsed_time(end) / batch)
-    return [statistics.median(t) for t in times]
 
 
 def rotating(fn_for, sets):

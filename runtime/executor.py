@@ -131,6 +131,26 @@ def _pointer_device(ptr: int | None) -> int | None:
     return cu.pointer_device(ptr)
 
 
+class BoundLaunch:
+    """One kernel launch with its arguments bound: calling it only enqueues the kernel (``cuLaunchKernel``)
+    on the stream of the launch, or, with ``current_stream``, on the array library's current stream at the
+    time of the call (so a CUDA graph being captured on it records the launch)."""
+
+    def __init__(self, launch: _Launch, holders: list[Any], params: np.ndarray,
+                 current_stream: Any = None) -> None:
+        self.launch, self.holders, self.params = launch, holders, params   # the holders keep params' targets alive
+        self.current_stream = current_stream
+        plan = launch.plan
+        self.args = (launch.function, *plan.grid, *plan.block, plan.smem_bytes)
+
+    def __call__(self) -> None:
+        driver = cu.cuda_driver()
+        stream = self.launch.stream if self.current_stream is None else driver.CUstream(self.current_stream())
+        result = driver.cuLaunchKernel(*self.args, stream, self.params, 0)
+        if result[0] != driver.CUresult.CUDA_SUCCESS:
+            self.launch._fail(f"cuLaunchKernel failed: {cu.error_text(result[0])}")
+
+
 @dataclass
 class _Launch:
     dev: cu.Device
@@ -169,6 +189,20 @@ class _Launch:
 
             return int(cupy.cuda.get_current_stream().ptr)
         return 0
+
+    def _current_stream_function(self) -> Any:
+        """A function returning the array library's current stream handle, or None for the default stream."""
+        kinds = {a.kind for a in self.inputs + (self.given_outputs or [])}
+        if ArrayKind.Torch in kinds:
+            import torch
+
+            ordinal = self.dev.ordinal
+            return lambda: torch.cuda.current_stream(ordinal).cuda_stream
+        if ArrayKind.Cupy in kinds:
+            import cupy
+
+            return lambda: cupy.cuda.get_current_stream().ptr
+        return None
 
     def _alloc(self, nbytes: int, what: str) -> int:
         if nbytes == 0:
@@ -241,6 +275,11 @@ class _Launch:
 
     # ------------------------------------------------------------ launch
     def _launch(self, pointers: list[int]) -> None:
+        self._bind(pointers)()
+
+    def _bind(self, pointers: list[int]) -> BoundLaunch:
+        """Everything a launch needs but the launch itself: the argument holders and tensor maps
+        (encoded once for these pointers), and the kernel's dynamic shared-memory limit raised."""
         driver = cu.cuda_driver()
         kernel, plan = self.kernel, self.plan
         holders: list[Any] = []
@@ -265,10 +304,7 @@ class _Launch:
             cu.check(driver.cuFuncSetAttribute(
                 self.function, driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                 plan.smem_bytes), f"{config}: raising the dynamic shared-memory limit")
-        result = driver.cuLaunchKernel(self.function, *plan.grid, *plan.block, plan.smem_bytes, self.stream,
-                                       params, 0)
-        if result[0] != driver.CUresult.CUDA_SUCCESS:
-            self._fail(f"cuLaunchKernel failed: {cu.error_text(result[0])}")
+        return BoundLaunch(self, holders, params)
 
     def _wait(self) -> None:
         driver = cu.cuda_driver()
@@ -338,11 +374,13 @@ def _as_int64(ptr: int) -> int:
     return ptr - 2**64 if ptr >= 2**63 else ptr
 
 
-def prepare(kernel_or_fusion: Any, inputs: Sequence[Any], outputs: Sequence[Any]) -> Any:
+def prepare(kernel_or_fusion: Any, inputs: Sequence[Any], outputs: Sequence[Any]) -> BoundLaunch:
     """Check and bind device arguments once; return a function that only launches.
 
-    For timing: the returned call enqueues the kernel on the inputs' stream and returns at
-    once (no argument checks, no wait), so CUDA events around it time the device work.
+    For timing: the returned call enqueues the kernel on the current stream of the inputs' array
+    library (torch's or cupy's; the default stream otherwise) and returns at once: no argument
+    checks, no tensor-map encoding, no wait, so CUDA events (or a CUDA graph captured around it)
+    time the device work.
     """
     kernel = as_kernel(kernel_or_fusion, caller="prepare")
     args = [as_array_arg(x, _arg_name(kernel.inputs, k, "input")) for k, x in enumerate(inputs)]
@@ -358,4 +396,6 @@ def prepare(kernel_or_fusion: Any, inputs: Sequence[Any], outputs: Sequence[Any]
     launch.allocations = []
     launch.stream = cu.cuda_driver().CUstream(launch._stream_handle())
     pointers = [launch._device_pointer(a) for a in args + given]
-    return lambda: launch._launch(pointers)
+    bound = launch._bind(pointers)
+    bound.current_stream = launch._current_stream_function()
+    return bound
