@@ -399,3 +399,19 @@ def prepare(kernel_or_fusion: Any, inputs: Sequence[Any], outputs: Sequence[Any]
     bound = launch._bind(pointers)
     bound.current_stream = launch._current_stream_function()
     return bound
+
+
+def compile_kernels(kernels: Sequence[Kernel], *, watchdog_s: float | None = DEFAULT_WATCHDOG_S,
+                    workers: int | None = None) -> list[Cubin | Exception]:
+    """Compile many kernels at once (NVRTC in a pool of threads; each cubin lands in the compile cache, so
+    later ``execute`` and ``prepare`` calls of these kernels with the same ``watchdog_s`` find it): a tuner's
+    candidates or a benchmark's kernels. Returns each kernel's cubin or the error its compile raised."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(kernel: Kernel) -> Cubin | Exception:
+        try:
+            return compile_kernel(kernel, watchdog_s=watchdog_s)
+        except Exception as e:  # noqa: BLE001 - returned, for the caller to report per kernel
+            return e
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(one, kernels))

@@ -28,8 +28,8 @@ from .matmul_problem import MatmulProblem, matmul_problem
 # Deepest useful pipelines measured per tile: 128 x 128 ran 8 to 20 % slower with 5 to 7 stages
 # than with 4 on every shape measured (bench/matmul_heuristic.py --extra; not understood yet).
 DEPTH_CAP = {(128, 128, 64): 4}
-FEW_K_TILES = 4              # K tiles up to this: a tile is all epilogue, register stores are faster
-PERSISTENT_WAVES = 2         # tiles per SM from which the persistent kernel is suggested
+FEW_K_TILES = 4              # K tiles up to this: a tile is little but its epilogue (ping-pong hides it)
+PERSISTENT_WAVES = 4         # tiles per SM from which the persistent kernel is suggested
 
 BIG = (256, 128, 64)         # the tile of the large problems: 2 compute warp groups of 128 x 128
 BIG_COLUMNS = (128, 256, 64)  # the persistent kernel's tile (2 warp groups of 64 x 256)
@@ -38,7 +38,7 @@ PING_PONG = (128, 128, 64)   # a whole tile per warp group: the fastest ping-pon
 # one tile per SM and a long K loop (1024 x 1024 x 32768 on an H100, 4 stages for 256 x 128 and
 # 128 x 128, 8 for 64 x 128; 128 x 256 ran as 256 x 128 there and faster at 2048^3 and 2048 x 2048 x
 # 16384): a smaller tile runs slower per block but keeps more SMs busy.
-FEW_TILES = ((BIG_COLUMNS, 2, 7.1), ((128, 128, 64), 2, 5.9), ((64, 128, 64), 1, 4.5))
+FEW_TILES = ((BIG_COLUMNS, 2, 7.1), ((64, 256, 64), 1, 6.4), ((128, 128, 64), 2, 5.9), ((64, 128, 64), 1, 4.5))
 
 
 def suggest_matmul_params(fusion: Fusion, *, sms: int | None = None, **pinned: Any) -> MatmulParams:
@@ -64,6 +64,10 @@ def suggest_matmul_params(fusion: Fusion, *, sms: int | None = None, **pinned: A
     if pinned.get("ping_pong") is True:         # never suggested (slower, docs/matmul.md), but arranged if asked
         chosen.update(tile=PING_PONG, compute_warp_groups=2, persistent=True, tma_store=problem.tma_store_possible)
     chosen.update(pinned)
+    if chosen.get("ping_pong") and "ping_pong" not in pinned and not (
+            chosen.get("persistent") and chosen.get("warp_specialized") and "tile" not in pinned
+            and chosen.get("compute_warp_groups", 2) >= 2):
+        chosen["ping_pong"] = False          # a pinned field the suggested ping-pong cannot keep: cooperative
     if "compute_warp_groups" not in pinned and "tile" in pinned:
         chosen["compute_warp_groups"] = _warp_groups_for(pinned["tile"])
     params = MatmulParams(**chosen)
@@ -78,25 +82,33 @@ def suggest_matmul_params(fusion: Fusion, *, sms: int | None = None, **pinned: A
 
 def arrangement(problem: MatmulProblem, sms: int) -> dict[str, Any]:
     """The rules of docs/matmul.md, "Suggested parameters", as MatmulParams fields (the depth comes after)."""
-    ws = {"warp_specialized": True, "persistent": False, "ping_pong": False, "tma_store": False, "stages": 2,
+    # the TMA store: a 16-bit result, unless the epilogue reads a bias and no [M, N] input (its register stores
+    # ran faster, docs/matmul.md, Fused epilogues)
+    tma_store = problem.tma_store_possible and not (problem.broadcast and not problem.loaded)
+    ws = {"warp_specialized": True, "persistent": False, "ping_pong": False, "tma_store": tma_store, "stages": 2,
           "index_type": DataType.Int64}
     big = {**ws, "tile": BIG, "compute_warp_groups": 2}
     tiles = problem.tiles(BIG_COLUMNS)
     if tiles is None:                                          # sizes unknown: any size must run
-        return big
-    if tiles < sms:                                            # under one wave of big tiles
-        tile, groups = _few_tiles(problem, sms)
-        return {**ws, "tile": tile, "compute_warp_groups": groups}
+        return {**big, "tma_store": False}
+    index = DataType.Int32 if _fits_int32(problem) else DataType.Int64
+    ping_pong = {**ws, "tile": PING_PONG, "compute_warp_groups": 2, "persistent": True, "ping_pong": True,
+                 "index_type": index}
     k_tiles = problem.k_tiles(BIG[2])
-    if k_tiles is not None and k_tiles <= FEW_K_TILES:
-        return big
-    if tiles >= PERSISTENT_WAVES * sms and problem.tma_store_possible:
-        # a bias epilogue without C: the register stores ran 0.89 to 0.92 of torch's unfused reference against
-        # 0.71 to 0.81 with the TMA store, whose kernel spills (docs/matmul.md, Fused epilogues)
-        tma_store = not (problem.broadcast and not problem.loaded)
-        return {**big, "tile": BIG_COLUMNS, "persistent": True, "tma_store": tma_store,
-                "index_type": DataType.Int32 if _fits_int32(problem) else DataType.Int64}
-    return big
+    short_k = k_tiles is not None and k_tiles <= FEW_K_TILES
+    if short_k and not problem.loaded and problem.tiles(PING_PONG) >= sms:   # type: ignore[operator]
+        # a tile is little but its epilogue: ping-pong runs one warp group's epilogue under the other's mainloop
+        return ping_pong
+    if tiles < sms:                                            # under one wave of big tiles
+        tile, groups = _fastest_tile(problem, sms, FEW_TILES)
+        return {**ws, "tile": tile, "compute_warp_groups": groups}
+    if problem.n is not None and problem.n <= PING_PONG[1] and not problem.loaded:
+        return ping_pong                                       # a 256-wide tile would be half empty or more
+    if short_k or tiles < PERSISTENT_WAVES * sms or not problem.tma_store_possible:
+        # a tile per block; the tile long along the longer side of the output: fewer reads of the larger operand
+        wide = tma_store and (problem.m is None or problem.n is None or problem.m >= problem.n)
+        return {**big, "tile": BIG_COLUMNS if wide else BIG}
+    return {**big, "tile": BIG_COLUMNS, "persistent": True, "index_type": index}
 
 
 def _fits_int32(problem: MatmulProblem) -> bool:
@@ -104,14 +116,16 @@ def _fits_int32(problem: MatmulProblem) -> bool:
     return None not in (m, n, k, batch) and batch * max(m * k, k * n, m * n) <= INT32_INDEX_MAX  # type: ignore[operator]
 
 
-def _few_tiles(problem: MatmulProblem, sms: int) -> tuple[tuple[int, int, int], int]:
-    """The tile of ``FEW_TILES`` with the shortest predicted time: waves x a tile's work / its rate."""
+def _fastest_tile(problem: MatmulProblem, sms: int,
+                  options: tuple[tuple[tuple[int, int, int], int, float], ...]) -> tuple[tuple[int, int, int], int]:
+    """The tile of ``options`` with the shortest predicted time: waves x a tile's work / its rate (the tiles
+    cover the problem rounded up to whole tiles, so a tile much wider than N pays for its empty part)."""
     def predicted(entry: tuple[tuple[int, int, int], int, float]) -> float:
         tile, _, rate = entry
         tiles = problem.tiles(tile)
         assert tiles is not None
         return -(-tiles // sms) * tile[0] * tile[1] / rate
-    tile, groups, _ = min(FEW_TILES, key=predicted)
+    tile, groups, _ = min(options, key=predicted)
     return tile, groups
 
 

@@ -53,3 +53,19 @@ def test_no_benchmark_names_a_results_file_to_write_itself() -> None:
     for stem in scripts():
         text = (BENCH / f"{stem}.py").read_text()
         assert "write_text(" not in text and '/ "results"' not in text, f"bench/{stem}.py writes a file itself"
+
+
+def test_matmul_shapes_covers_the_problem_classes_and_lowers_everything(capsys: pytest.CaptureFixture) -> None:
+    """At least 24 problems: squares 1024-16384, small K, large K, skinny, batched, transposed, not multiples of 64;
+    every problem's rules and candidates lower (``--dry-run``: no GPU)."""
+    from bench.matmul_shapes import PROBLEMS, main
+
+    names = " ".join(p.name for p in PROBLEMS)
+    assert len(PROBLEMS) >= 24
+    for word in ("square 1024", "square 16384", "small-K", "large-K", "skinny", "batched", "B^T", "odd"):
+        assert word in names
+    assert any(p.shared_b for p in PROBLEMS) and any(p.ta for p in PROBLEMS)
+    assert any(p.m % 64 or p.n % 64 or p.k % 64 for p in PROBLEMS)
+    main(["--dry-run", "--problems", "square 1024,batched 16x,B^T 4096^3,A^T"])
+    out = capsys.readouterr().out
+    assert "0 failed" in out and "rules wgmma" in out

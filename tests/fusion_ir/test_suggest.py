@@ -34,23 +34,22 @@ def _kind(p: MatmulParams) -> tuple:
 
 
 @pytest.mark.parametrize("shape,expected", [
-    # two waves of big tiles or more, a 16-bit result: persistent, TMA store, 3 stages (the staging
+    # four waves of big tiles or more, a 16-bit result: persistent, TMA store, 3 stages (the staging
     # tile takes the 4th), 32-bit indices
     ((8192, 8192, 8192), ((128, 256, 64), 2, 3, True, True)),
-    ((4096, 4096, 4096), ((128, 256, 64), 2, 3, True, True)),
-    ((16384, 1024, 4096), ((128, 256, 64), 2, 3, True, True)),
     ((5000, 7000, 3000), ((128, 256, 64), 2, 3, True, True)),
     ((8192, 8192, 512), ((128, 256, 64), 2, 3, True, True)),
-    # one to two waves, or K of 4 tiles at most: 256 x 128, as deep as shared memory and K allow
-    ((1234, 4568, 888), ((256, 128, 64), 2, 4, False, False)),
-    ((4096, 4096, 256), ((256, 128, 64), 2, 4, False, False)),
-    ((4096, 4096, 128), ((256, 128, 64), 2, 2, False, False)),
+    # one to four waves: a tile per block, long along the longer side of the output, as deep as K allows
+    ((4096, 4096, 4096), ((128, 256, 64), 2, 4, False, True)),
+    ((16384, 1024, 4096), ((128, 256, 64), 2, 4, False, True)),
+    ((1234, 4568, 888), ((256, 128, 64), 2, 4, False, True)),
+    ((512, 16384, 4096), ((256, 128, 64), 2, 4, False, True)),
     # fewer big tiles than SMs: the tile with the fewest waves x work / rate
-    ((2048, 2048, 16384), ((128, 256, 64), 2, 4, False, False)),
-    ((2048, 2048, 2048), ((128, 256, 64), 2, 4, False, False)),
-    ((1024, 1024, 32768), ((64, 128, 64), 1, 8, False, False)),
-    ((1024, 2048, 8192), ((128, 128, 64), 2, 4, False, False)),
-    ((64, 64, 64), ((64, 128, 64), 1, 2, False, False)),
+    ((2048, 2048, 16384), ((128, 256, 64), 2, 4, False, True)),
+    ((2048, 2048, 2048), ((128, 256, 64), 2, 4, False, True)),
+    ((1024, 1024, 32768), ((64, 128, 64), 1, 8, False, True)),
+    ((1024, 2048, 8192), ((64, 256, 64), 1, 5, False, True)),
+    ((64, 64, 64), ((64, 128, 64), 1, 2, False, True)),
 ])
 def test_choice_by_shape_class(shape: tuple[int, int, int], expected: tuple) -> None:
     params = suggest_matmul_params(_matmul(shape))
@@ -58,6 +57,21 @@ def test_choice_by_shape_class(shape: tuple[int, int, int], expected: tuple) -> 
     assert params.warp_specialized and not params.ping_pong and params.blocks == 132
     assert params.index_type is (DataType.Int32 if params.persistent else DataType.Int64)
     params.validate(DataType.BFloat16)
+
+
+@pytest.mark.parametrize("shape", [(4096, 4096, 256), (4096, 4096, 128), (32768, 128, 2048)])
+def test_ping_pong_where_a_tile_is_mostly_epilogue_or_n_is_128(shape: tuple[int, int, int]) -> None:
+    """K of at most 4 tiles, or N of at most 128 (a 256-wide tile half empty), with a wave of 128 x 128 tiles:
+    persistent ping-pong 128 x 128, one warp group's epilogue under the other's mainloop."""
+    params = suggest_matmul_params(_matmul(shape))
+    assert _kind(params) == ((128, 128, 64), 2, 4, True, True) and params.ping_pong
+    assert params.index_type is DataType.Int32
+
+
+def test_no_ping_pong_with_an_epilogue_input() -> None:
+    """A ping-pong kernel cannot load C (each warp group would need its turn's tile)."""
+    params = suggest_matmul_params(_with_epilogue("c", (4096, 4096, 256)))
+    assert not params.ping_pong
 
 
 def test_indices_past_31_bits_stay_64_bit() -> None:
@@ -97,7 +111,7 @@ def test_depth_is_the_deepest_that_fits(shape: tuple[int, int, int]) -> None:
 
 def test_the_128_x_128_tile_stops_at_4_stages() -> None:
     """Measured: 5 to 7 stages ran slower than 4 with this tile."""
-    params = suggest_matmul_params(_matmul((1024, 2048, 8192)))
+    params = suggest_matmul_params(_matmul((1024, 2048, 8192)), tile=(128, 128, 64))
     assert params.tile == (128, 128, 64) and params.stages == 4
     assert replace(params, stages=7).smem_bytes(DataType.BFloat16) <= H100.smem_per_block
 
@@ -110,11 +124,11 @@ def test_pinned_fields_are_kept_and_the_rest_chosen() -> None:
     params = suggest_matmul_params(_matmul((2048, 2048, 2048)), stages=3, tma_store=True)
     assert params.stages == 3 and params.tma_store and params.tile == (128, 256, 64)
     # the rest of the persistent arrangement stays around a pinned tile: TMA store, depth beside its staging tile
-    params = suggest_matmul_params(_matmul((4096, 4096, 4096)), tile=(64, 256, 64))
+    params = suggest_matmul_params(_matmul((8192, 8192, 4096)), tile=(64, 256, 64))
     assert params.persistent and params.tma_store and params.stages == 4
     assert suggest_matmul_params(_matmul((2048, 2048, 2048)), index_type=DataType.Int32).index_type is DataType.Int32
     assert suggest_matmul_params(_matmul((4096, 4096, 256)), stages="auto").stages == "auto"   # the lowering's depth
-    # ping-pong is never suggested, but arranged around a pinned ping_pong=True
+    # ping-pong arranged around a pinned ping_pong=True
     params = suggest_matmul_params(_matmul((4096, 4096, 4096)), ping_pong=True)
     assert _kind(params) == ((128, 128, 64), 2, 4, True, True) and params.ping_pong
     # a persistent pipeline fills its stages from the next tile: deeper than the K tiles is fine
@@ -163,9 +177,9 @@ def test_problems_the_kernel_cannot_run(fusion, match: str) -> None:
 def test_a_pinned_depth_over_the_k_tiles_is_refused() -> None:
     with pytest.raises(ScheduleError, match=r"suggest_matmul_params: stages=6 is deeper than the 4 K tiles of the "
                                             r"problem \(K = 256 in tiles of 64\).*pin at most 4 stages"):
-        suggest_matmul_params(_matmul((4096, 4096, 256)), tile=(128, 128, 64), stages=6)
+        suggest_matmul_params(_matmul((4096, 4096, 256)), tile=(128, 128, 64), persistent=False, stages=6)
     with pytest.raises(ScheduleError, match=r"stages=3 is deeper than the 1 K tiles .*pin at most 2 stages"):
-        suggest_matmul_params(_matmul((4096, 4096, 64)), tile=(128, 128, 64), stages=3)
+        suggest_matmul_params(_matmul((4096, 4096, 64)), tile=(128, 128, 64), persistent=False, stages=3)
     # K unknown: nothing to check
     assert suggest_matmul_params(_matmul(), tile=(128, 128, 64), stages=6).stages == 6
 
