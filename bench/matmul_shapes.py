@@ -125,6 +125,12 @@ ARRANGEMENTS = [
     {"tile": (128, 192, 64), "ping_pong": True, "tma_store": True},
     {"tile": (64, 256, 64), "compute_warp_groups": 1, "tma_store": True},
     {"tile": (64, 128, 64), "compute_warp_groups": 1},
+    # three or four compute warp groups: larger tiles, less L2 traffic per MMA
+    {"tile": (192, 192, 64), "compute_warp_groups": 3, "register_split": (40, 152), "tma_store": True},
+    {"tile": (192, 192, 64), "compute_warp_groups": 3, "register_split": (40, 152), "tma_store": True,
+     "persistent": True},
+    {"tile": (192, 256, 64), "compute_warp_groups": 3, "register_split": (40, 152), "tma_store": True},
+    {"tile": (256, 192, 64), "compute_warp_groups": 4, "register_split": (24, 120), "tma_store": True},
 ]
 
 

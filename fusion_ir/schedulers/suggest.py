@@ -38,6 +38,9 @@ PING_PONG = (128, 128, 64)   # a whole tile per warp group: the fastest ping-pon
 # one tile per SM and a long K loop (1024 x 1024 x 32768 on an H100, 4 stages for 256 x 128 and
 # 128 x 128, 8 for 64 x 128; 128 x 256 ran as 256 x 128 there and faster at 2048^3 and 2048 x 2048 x
 # 16384): a smaller tile runs slower per block but keeps more SMs busy.
+# 1 to 4 waves: beside the 128 x 256 (or 256 x 128) tile, three compute warp groups of 64 x 192 (rate fitted to
+# 3000^3, where it ran 1.25x the 128 x 256 tile, and checked at 4096^3: 0.85x, as the waves predict)
+SQUARE_TILES = (((192, 192, 64), 3, 6.68),)
 FEW_TILES = ((BIG_COLUMNS, 2, 7.1), ((64, 256, 64), 1, 6.4), ((128, 128, 64), 2, 5.9), ((64, 128, 64), 1, 4.5))
 
 
@@ -107,8 +110,23 @@ def arrangement(problem: MatmulProblem, sms: int) -> dict[str, Any]:
     if short_k or tiles < PERSISTENT_WAVES * sms or not problem.tma_store_possible:
         # a tile per block; the tile long along the longer side of the output: fewer reads of the larger operand
         wide = tma_store and (problem.m is None or problem.n is None or problem.m >= problem.n)
-        return {**big, "tile": BIG_COLUMNS if wide else BIG}
+        chosen = {**big, "tile": BIG_COLUMNS if wide else BIG}
+        if tma_store:
+            # a 192 x 192 tile where it fills whole waves better (3000^3: 2 waves of it instead of 3 of 128 x 256)
+            tile, groups = _fastest_tile(problem, sms, ((chosen["tile"], 2, 7.1), *SQUARE_TILES))
+            chosen.update(tile=tile, compute_warp_groups=groups, register_split=register_split(groups))
+        return chosen
     return {**big, "tile": BIG_COLUMNS, "persistent": True, "index_type": index}
+
+
+def register_split(compute_warp_groups: int) -> tuple[int, int]:
+    """``setmaxnreg`` counts (producer, compute) for a warp-specialized block of ``compute_warp_groups``: the
+    producer keeps 40, the compute warp groups share the rest of the SM's registers (at most 232 each)."""
+    target = current_target()
+    producer, step = 40, target.setmaxnreg_step
+    share = (target.registers_per_sm - target.warp_group_size * producer) // (target.warp_group_size
+                                                                              * compute_warp_groups)
+    return producer, min(232, share // step * step)
 
 
 def _fits_int32(problem: MatmulProblem) -> bool:

@@ -68,6 +68,15 @@ def test_ping_pong_where_a_tile_is_mostly_epilogue_or_n_is_128(shape: tuple[int,
     assert params.index_type is DataType.Int32
 
 
+def test_a_192_x_192_tile_where_it_fills_whole_waves() -> None:
+    """3000^3: 256 tiles of 192 x 192 are two waves on 132 SMs, 288 of 128 x 256 three; three compute warp groups
+    share the registers the producer leaves."""
+    params = suggest_matmul_params(_matmul((3000, 3000, 3000)))
+    assert params.tile == (192, 192, 64) and params.compute_warp_groups == 3 and params.register_split == (40, 152)
+    assert params.tma_store and not params.persistent
+    assert suggest_matmul_params(_matmul((4096, 4096, 4096))).tile == (128, 256, 64)   # 4 waves either way
+
+
 def test_no_ping_pong_with_an_epilogue_input() -> None:
     """A ping-pong kernel cannot load C (each warp group would need its turn's tile)."""
     params = suggest_matmul_params(_with_epilogue("c", (4096, 4096, 256)))
