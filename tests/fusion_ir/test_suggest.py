@@ -39,9 +39,9 @@ def _kind(p: MatmulParams) -> tuple:
     ((8192, 8192, 8192), ((128, 256, 64), 2, 3, True, True)),
     ((5000, 7000, 3000), ((128, 256, 64), 2, 3, True, True)),
     ((8192, 8192, 512), ((128, 256, 64), 2, 3, True, True)),
-    # one to four waves: a tile per block, long along the longer side of the output, as deep as K allows
-    ((4096, 4096, 4096), ((128, 256, 64), 2, 4, False, True)),
-    ((16384, 1024, 4096), ((128, 256, 64), 2, 4, False, True)),
+    # one to four waves: a tile per block, as deep as K allows
+    ((4096, 4096, 4096), ((256, 128, 64), 2, 4, False, True)),
+    ((16384, 1024, 4096), ((256, 128, 64), 2, 4, False, True)),
     ((1234, 4568, 888), ((256, 128, 64), 2, 4, False, True)),
     ((512, 16384, 4096), ((256, 128, 64), 2, 4, False, True)),
     # fewer big tiles than SMs: the tile with the fewest waves x work / rate
@@ -74,7 +74,7 @@ def test_a_192_x_192_tile_where_it_fills_whole_waves() -> None:
     params = suggest_matmul_params(_matmul((3000, 3000, 3000)))
     assert params.tile == (192, 192, 64) and params.compute_warp_groups == 3 and params.register_split == (40, 152)
     assert params.tma_store and not params.persistent
-    assert suggest_matmul_params(_matmul((4096, 4096, 4096))).tile == (128, 256, 64)   # 4 waves either way
+    assert suggest_matmul_params(_matmul((4096, 4096, 4096))).tile == (256, 128, 64)   # 4 waves either way
 
 
 def test_no_ping_pong_with_an_epilogue_input() -> None:
