@@ -1,6 +1,6 @@
 """Suggested matmul parameters: ``suggest_matmul_params(fusion)`` picks the ``MatmulParams`` that
 ``schedule_matmul`` uses when none are given, from the problem's sizes, by rules drawn from H100
-measurements (``bench/matmul_heuristic.py``; ``docs/matmul.md``, "Suggested parameters", has the
+measurements (``bench/matmul_shapes.py``, graph-timed; ``docs/matmul.md``, "Suggested parameters", has the
 rules in a table and the measurements behind each).
 
 Like cuBLASDx's ``suggest_device_pipeline``, the caller may pin any field (``tile=``, ``stages=``,
@@ -31,15 +31,14 @@ DEPTH_CAP = {(128, 128, 64): 4}
 FEW_K_TILES = 4              # K tiles up to this: a tile is little but its epilogue (ping-pong hides it)
 PERSISTENT_WAVES = 4         # tiles per SM from which the persistent kernel is suggested
 
-BIG = (256, 128, 64)         # the tile of the large problems: 2 compute warp groups of 128 x 128
+BIG = (256, 128, 64)         # a tile per block under four waves: 2 compute warp groups of 128 x 128
 BIG_COLUMNS = (128, 256, 64)  # the persistent kernel's tile (2 warp groups of 64 x 256)
 PING_PONG = (128, 128, 64)   # a whole tile per warp group: the fastest ping-pong measured (bench/matmul.py)
 # Tiles for problems of fewer big tiles than SMs, with the TFLOP/s one block of each reached with
-# one tile per SM and a long K loop (1024 x 1024 x 32768 on an H100, 4 stages for 256 x 128 and
-# 128 x 128, 8 for 64 x 128; 128 x 256 ran as 256 x 128 there and faster at 2048^3 and 2048 x 2048 x
-# 16384): a smaller tile runs slower per block but keeps more SMs busy.
-# 1 to 4 waves: beside the 128 x 256 (or 256 x 128) tile, three compute warp groups of 64 x 192 (rate fitted to
-# 3000^3, where it ran 1.25x the 128 x 256 tile, and checked at 4096^3: 0.85x, as the waves predict)
+# one tile per SM and a long K loop (1024 x 1024 x 32768 on an H100; 64 x 256 estimated from 8192 x 256 x 8192,
+# where it ran 0.94 of cuBLAS and 128 x 128 0.87): a smaller tile runs slower per block but keeps more SMs busy.
+# 1 to 4 waves: beside the 256 x 128 tile, three compute warp groups of 64 x 192 (rate fitted to 3000^3, where it
+# ran 1.25x the 128 x 256 tile, and checked at 4096^3: 0.85x, as the waves predict)
 SQUARE_TILES = (((192, 192, 64), 3, 6.68),)
 FEW_TILES = ((BIG_COLUMNS, 2, 7.1), ((64, 256, 64), 1, 6.4), ((128, 128, 64), 2, 5.9), ((64, 128, 64), 1, 4.5))
 
