@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import smem_model
 from target import current as current_target
@@ -14,6 +14,10 @@ from target import current as current_target
 from ..circular_buffer import AUTO
 from ..types import DataType, ScheduleError, SmemSwizzle, StoreWait
 from .matmul_smem import ROW_MAJOR, LoadedTile, MatmulLayout, matmul_smem_requests
+from .matmul_why import why_of
+
+if TYPE_CHECKING:
+    from .matmul_why import ParamsWhy
 
 # fp32 accumulators per thread that leave room for addresses and the epilogue in the 232 registers
 # of a compute warp group (a ping-pong group's 128 x 192 tile: no spills with register stores)
@@ -52,6 +56,12 @@ class MatmulParams:
     index_type: DataType = DataType.Int64        # the kernel's index arithmetic (Int32: tensors under 2**31 elements)
     # tma_store: when the stores' reads of the tile are waited for (a StoreWait or its string)
     store_wait: StoreWait | str = "after_boxes"
+
+    @property
+    def why(self) -> ParamsWhy | None:
+        """Why these values (``matmul_why.ParamsWhy``: the rule or the tuning-cache entry they came from), on
+        params that ``suggest_matmul_params`` returned; None on params made by hand or by ``replace``."""
+        return why_of(self)
 
     def validate(self, dtype: DataType = DataType.BFloat16, loaded: int | Sequence[LoadedTile] = 0,
                  layout: MatmulLayout = ROW_MAJOR) -> None:

@@ -14,6 +14,7 @@ clipped by the TMA store).
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import fields, replace
 from typing import Any
 
@@ -24,6 +25,7 @@ from ..fusion import Fusion
 from ..types import INT32_INDEX_MAX, DataType, ScheduleError
 from .matmul_params import MatmulParams
 from .matmul_problem import MatmulProblem, matmul_problem
+from .matmul_why import FieldReason, ParamsWhy, field_values, with_why
 
 # Deepest useful pipelines measured per tile: 128 x 128 ran 8 to 20 % slower with 5 to 7 stages
 # than with 4 on every shape measured (bench/matmul_heuristic.py --extra; not understood yet).
@@ -50,53 +52,182 @@ def suggest_matmul_params(fusion: Fusion, *, sms: int | None = None, **pinned: A
     Raises ``ScheduleError`` for a problem the kernel cannot run (K of A and B differ; a row of A or
     B not a multiple of 16 bytes) and for pinned fields that cannot work (``MatmulParams.validate``'s
     rules; ``stages`` deeper than the K tiles of a kernel that is not persistent).
+
+    With no field pinned, a winner of ``runtime.tuning.tune_matmul`` for this problem on the installed
+    device (``tuning_cache``: ``FUSION_TUNING_DEVICE`` or ``tuning_cache.use(device=...)``) comes first.
+    The params carry why they were chosen (``params.why``: the rule per field, or the tuning-cache entry).
     """
     names = {f.name for f in fields(MatmulParams)}
     unknown = sorted(set(pinned) - names)
     if unknown:
         raise ScheduleError(f"suggest_matmul_params: {', '.join(unknown)} is not a MatmulParams field "
                             f"(fields: {', '.join(sorted(names))})")
+    if sms is not None and (isinstance(sms, bool) or not isinstance(sms, int) or sms < 1):
+        raise ScheduleError(f"suggest_matmul_params: sms {sms!r} must be a positive int (the GPU's SM count)")
+    problem = matmul_problem(fusion)
+    if not pinned:
+        tuned = tuned_params(fusion, problem, sms)
+        if tuned is not None:
+            return tuned
+    return rule_params(problem, sms, pinned)
+
+
+def tuned_params(fusion: Fusion, problem: MatmulProblem, sms: int | None = None) -> MatmulParams | None:
+    """The tuning cache's winner for ``fusion`` on the installed device (``tuning_cache.current_device()``),
+    carrying its entry as ``why``; None without a device, an entry, or when the entry no longer suits the
+    problem (it fails ``validate``: a warning) or ``sms`` (its blocks differ)."""
+    from .matmul_key import problem_key
+    from .tuning_cache import TuningCacheWarning, lookup_winner
+
+    key = problem_key(fusion, problem)
+    entry = lookup_winner(key)
+    if entry is None:
+        return None
+    params = entry.params
+    if sms is not None and params.blocks != sms:
+        return None
+    try:
+        params.validate(problem.dtype, problem.loaded_tiles, problem.layout)
+    except ScheduleError as e:
+        warnings.warn(f"the tuned matmul params for {entry.device!r}, {key!r} no longer validate ({e}); "
+                      f"scheduling with the rules", TuningCacheWarning, stacklevel=3)
+        return None
+    tried = len(entry.tried)
+    summary = (f"tuned on {entry.device} ({entry.date}): {entry.ms:.4f} ms, {entry.tflops:.1f} TFLOP/s, the fastest "
+               f"of {tried} candidate{'s' if tried != 1 else ''}")
+    reasons = tuple(FieldReason(name, value, f"tuned ({entry.device}, {entry.date})")
+                    for name, value in field_values(params))
+    return with_why(replace(params), ParamsWhy("tuned", summary, reasons, entry))
+
+
+def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str, Any] | None = None) -> MatmulParams:
+    """The rules' ``MatmulParams`` for ``problem`` (``suggest_matmul_params`` without the tuning cache), carrying
+    the rule behind each field as ``why``."""
+    pinned = dict(pinned or {})
+    given_sms = sms is not None
     sms = current_target().sm_count if sms is None else sms
     if isinstance(sms, bool) or not isinstance(sms, int) or sms < 1:
         raise ScheduleError(f"suggest_matmul_params: sms {sms!r} must be a positive int (the GPU's SM count)")
-    problem = matmul_problem(fusion)
-    chosen = {**arrangement(problem, sms), "blocks": sms}
+    chosen, rule, reasons = explain_arrangement(problem, sms)
+    chosen = {**chosen, "blocks": sms}
+    reasons["blocks"] = (f"sms={sms}: the GPU's SM count, as given" if given_sms else
+                         f"{sms}: the SM count of the target ({current_target().name}); pass sms= for another GPU")
     if pinned.get("ping_pong") is True:         # never suggested (slower, docs/matmul.md), but arranged if asked
         chosen.update(tile=PING_PONG, compute_warp_groups=2, persistent=True, tma_store=problem.tma_store_possible)
+        for name in ("tile", "compute_warp_groups", "persistent", "tma_store"):
+            reasons[name] = "ping_pong=True pinned: its arrangement (128 x 128 per warp group, persistent, TMA store " \
+                            "for a 16-bit result)"
     chosen.update(pinned)
     if "compute_warp_groups" not in pinned and "tile" in pinned:
         chosen["compute_warp_groups"] = _warp_groups_for(pinned["tile"])
+        reasons["compute_warp_groups"] = "the pinned tile's rows: 2 warp groups when M is a multiple of 128, else 1"
     params = MatmulParams(**chosen)
     if "stages" not in pinned:
         # the placeholder depth: a pinned field's rule first
         params.validate(problem.dtype, problem.loaded_tiles, problem.layout)
         params = replace(params, stages=_depth(params, problem))
+        reasons["stages"] = _depth_reason(params, problem)
     params.validate(problem.dtype, problem.loaded_tiles, problem.layout)
     _check_depth(params, problem, pinned)
-    return params
+    for name in pinned:
+        reasons[name] = "pinned by the caller"
+    summary = rule if not pinned else f"{rule}; pinned: {', '.join(sorted(pinned))}"
+    field_reasons = tuple(FieldReason(name, value, reasons.get(name, DEFAULT_REASONS.get(name, "the default")))
+                          for name, value in field_values(params))
+    return with_why(params, ParamsWhy("rule", summary, field_reasons))
+
+
+# Why the fields the arrangement leaves alone have their values
+DEFAULT_REASONS = {
+    "group_m": "the default: 8 row tiles walked per column of B (L2 reuse; persistent kernels only)",
+    "register_split": "the default: setmaxnreg 40 for the producer, 232 for the compute warp groups",
+    "store_wait": "the default: the TMA store's reads are waited for right after its boxes",
+    "ping_pong": "never suggested: 0.57 to 0.92 of the best swept wherever measured",
+    "warp_specialized": "every suggestion: a producer warp group issues the loads (the Pipelined kernel was never "
+                        "faster by more than noise)",
+}
 
 
 def arrangement(problem: MatmulProblem, sms: int) -> dict[str, Any]:
     """The rules of docs/matmul.md, "Suggested parameters", as MatmulParams fields (the depth comes after)."""
+    return explain_arrangement(problem, sms)[0]
+
+
+def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any], str, dict[str, str]]:
+    """``arrangement``'s fields, the rule that fired (one line) and the reason for each field it decided."""
     ws = {"warp_specialized": True, "persistent": False, "ping_pong": False, "tma_store": False, "stages": 2,
           "index_type": DataType.Int64}
     big = {**ws, "tile": BIG, "compute_warp_groups": 2}
     tiles = problem.tiles(BIG_COLUMNS)
     if tiles is None:                                          # sizes unknown: any size must run
-        return big
+        rule = "M or N unknown (symbolic): the kernel must run at any size"
+        return big, rule, _reasons(rule, "the tile of the large problems, 2 warp groups of 128 x 128",
+                                   "not persistent: that needs the sizes", "register stores",
+                                   "64-bit indices: the sizes are unknown")
     if tiles < sms:                                            # under one wave of big tiles
         tile, groups = _few_tiles(problem, sms)
-        return {**ws, "tile": tile, "compute_warp_groups": groups}
+        rule = f"T < S: {tiles} tiles of 128 x 256 under one wave of {sms} SMs"
+        options = ", ".join(f"{'x'.join(map(str, t[:2]))}: {_few_tiles_time(problem, sms, t, r):.2f}"
+                            for t, _, r in FEW_TILES)
+        return {**ws, "tile": tile, "compute_warp_groups": groups}, rule, _reasons(
+            rule, f"the least predicted ceil(tiles / S) x TM x TN / rate of FEW_TILES ({options}): a smaller tile "
+                  f"is slower per block but keeps more SMs busy",
+            "not persistent: under one wave", "register stores", "64-bit indices")
     k_tiles = problem.k_tiles(BIG[2])
     if k_tiles is not None and k_tiles <= FEW_K_TILES:
-        return big
+        rule = f"K of at most {FEW_K_TILES} tiles: K = {problem.k} is {k_tiles} tiles of {BIG[2]}"
+        return big, rule, _reasons(rule, "the tile of the large problems, 2 warp groups of 128 x 128",
+                                   "not persistent", "register stores: a tile is little but its epilogue, and they "
+                                   "were faster and steadier than the TMA store there", "64-bit indices")
     if tiles >= PERSISTENT_WAVES * sms and problem.tma_store_possible:
         # a bias epilogue without C: the register stores ran 0.89 to 0.92 of torch's unfused reference against
         # 0.71 to 0.81 with the TMA store, whose kernel spills (docs/matmul.md, Fused epilogues)
         tma_store = not (problem.broadcast and not problem.loaded)
+        rule = (f"T >= {PERSISTENT_WAVES} S and a 16-bit result: {tiles} tiles of 128 x 256 on {sms} SMs "
+                f"({tiles / sms:.1f} waves)")
+        fits = _fits_int32(problem)
+        store = ("the TMA store: the best swept or within 0.05 of it" if tma_store else
+                 "register stores: a bias epilogue without an [M, N] input spills with the TMA store")
         return {**big, "tile": BIG_COLUMNS, "persistent": True, "tma_store": tma_store,
-                "index_type": DataType.Int32 if _fits_int32(problem) else DataType.Int64}
-    return big
+                "index_type": DataType.Int32 if fits else DataType.Int64}, rule, _reasons(
+            rule, "the persistent kernel's tile, 2 warp groups of 64 x 256",
+            f"persistent: {sms} resident blocks walk the tiles in grouped order", store,
+            "32-bit indices: every tensor has fewer than 2^31 elements (3 to 7 % faster)" if fits else
+            "64-bit indices: a tensor has 2^31 elements or more")
+    why = "a float result" if not problem.tma_store_possible else f"one to two waves ({tiles} tiles on {sms} SMs)"
+    rule = f"otherwise: {why}"
+    return big, rule, _reasons(rule, "the most even arrangement, 2 warp groups of 128 x 128", "not persistent",
+                               "register stores" + (": stmatrix stores 16-bit elements"
+                                                    if not problem.tma_store_possible else ""),
+                               "64-bit indices (32-bit slowed this kernel)")
+
+
+def _reasons(rule: str, tile: str, persistent: str, tma_store: str, index_type: str) -> dict[str, str]:
+    """The reasons of the fields one rule decides, each prefixed with the rule."""
+    return {"tile": f"{rule} -> {tile}", "compute_warp_groups": f"{rule} -> {tile}",
+            "persistent": f"{rule} -> {persistent}", "tma_store": f"{rule} -> {tma_store}",
+            "index_type": f"{rule} -> {index_type}"}
+
+
+def _depth_reason(params: MatmulParams, problem: MatmulProblem) -> str:
+    """Why ``_depth`` gave ``params.stages``: shared memory, the tile's cap, or the K tiles."""
+    cap = DEPTH_CAP.get(params.tile, MAX_USEFUL_STAGES)
+    k_tiles = problem.k_tiles(params.tile[2])
+    limit = current_target().smem_per_block
+    if k_tiles is not None and not params.persistent and params.stages >= max(2, k_tiles) and k_tiles < cap:
+        return f"depth: no deeper than the K tiles ({k_tiles} of {params.tile[2]}) of a kernel that is not persistent"
+    if params.stages >= cap:
+        if params.tile in DEPTH_CAP:
+            return f"depth: the cap measured for this tile, {cap} (deeper ran slower)"
+        return f"depth: the deepest useful pipeline, {cap} stages (MAX_USEFUL_STAGES)"
+    used = params.smem_bytes(problem.dtype, problem.loaded_tiles, problem.layout)
+    return f"depth: as deep as shared memory allows ({used} of {limit} bytes at {params.stages} stages)"
+
+
+def _few_tiles_time(problem: MatmulProblem, sms: int, tile: tuple[int, int, int], rate: float) -> float:
+    tiles = problem.tiles(tile)
+    assert tiles is not None
+    return -(-tiles // sms) * tile[0] * tile[1] / rate / 1000
 
 
 def _fits_int32(problem: MatmulProblem) -> bool:
