@@ -30,10 +30,11 @@ from ..exprs import load_kind
 from ..fusion import Fusion
 from ..tensor_view import TensorView
 from ..types import DataType, LoadStoreOpType, MemoryType, ParallelType, ScheduleError, SmemSwizzle, StoreWait
-from .matmul_params import MatmulParams, swizzle_by_span
+from .matmul_choice import MatmulChoice
 from .matmul_key import problem_key
+from .matmul_params import MatmulParams, swizzle_by_span
 from .matmul_problem import epilogue_inputs, epilogue_tensors, find_mma, matmul_problem, wgmma_operand_types
-from .matmul_why import MatmulChoice, given_why
+from .matmul_why import given_why
 from .suggest import suggest_matmul_params
 
 __all__ = ["MatmulParams", "schedule_matmul", "schedule_mma_fragment"]

@@ -1,6 +1,7 @@
-"""Why a matmul schedule has the parameters it has: ``ParamsWhy``, attached to the ``MatmulParams``
-that ``suggest_matmul_params`` returns (``params.why``), and ``MatmulChoice``, what ``schedule_matmul``
-records on the fusion it scheduled (``fusion.scheduler_choice``) for ``viz --show heuristics``.
+"""Why a matmul schedule has the parameters it has: ``ParamsWhy``, which the ``MatmulParams`` that
+``suggest_matmul_params`` returns carry (``params.why``, set by ``matmul_params.with_why``), and which
+``schedule_matmul`` records on the fusion it scheduled (``matmul_choice.MatmulChoice``) for
+``viz --show heuristics``.
 
 Three sources: ``"rule"`` (the rules of ``suggest.py``: which branch of the arrangement fired and, per
 field, the rule that decided it), ``"tuned"`` (a winner of ``runtime.tuning.tune_matmul`` read back
@@ -9,16 +10,10 @@ passed the params to ``schedule_matmul``)."""
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from ..types import DataType
-
-if TYPE_CHECKING:
-    from .matmul_params import MatmulParams
-    from .matmul_problem import MatmulProblem
-    from .tuning_cache import TunedEntry
 
 Source = Literal["rule", "tuned", "given"]
 
@@ -40,7 +35,7 @@ class ParamsWhy:
     source: Source
     summary: str
     fields: tuple[FieldReason, ...] = ()
-    tuned: TunedEntry | None = None
+    tuned: Any = None       # a tuned choice's ``tuning_cache.TunedEntry`` (not imported: that module imports this one)
 
     def reason(self, name: str) -> str | None:
         """The reason given for field ``name``, or None."""
@@ -58,43 +53,12 @@ def value_text(value: Any) -> str:
     return str(value)
 
 
-def field_values(params: MatmulParams) -> list[tuple[str, str]]:
+def field_values(params: Any) -> list[tuple[str, str]]:
     """Every field of ``params`` with its value as text, in declaration order."""
     return [(f.name, value_text(getattr(params, f.name))) for f in fields(params)]
 
 
-# ``why`` of live params by ``id``, dropped when they are collected (``weakref.finalize``): no attribute of the
-# instance, so ``__dict__``, ``asdict``, equality, hashing and ``repr`` see only the fields, and
-# ``dataclasses.replace`` (or ``MatmulParams(**p.__dict__)``) makes params without it: a changed params is no
-# longer the choice it explains.
-_WHY: dict[int, ParamsWhy] = {}
-
-
-def with_why(params: MatmulParams, why: ParamsWhy) -> MatmulParams:
-    """``params`` carrying ``why`` (``params.why``)."""
-    key = id(params)
-    _WHY[key] = why
-    weakref.finalize(params, _WHY.pop, key, None)
-    return params
-
-
-def why_of(params: MatmulParams) -> ParamsWhy | None:
-    return _WHY.get(id(params))
-
-
-@dataclass(frozen=True)
-class MatmulChoice:
-    """What ``schedule_matmul`` scheduled a fusion with: the params, the problem it read from the fusion,
-    the problem's tuning-cache key, and why (``params.why``, or ``"given"`` for params the caller passed)."""
-
-    params: MatmulParams
-    problem: MatmulProblem
-    key: str
-    why: ParamsWhy
-    scheduler: str = "schedule_matmul"
-
-
-def given_why(params: MatmulParams) -> ParamsWhy:
+def given_why(params: Any) -> ParamsWhy:
     """The reason of params the caller chose: every field as given."""
     return ParamsWhy("given", "schedule_matmul(fusion, params): the caller gave every field",
                      tuple(FieldReason(name, value, "given") for name, value in field_values(params)))

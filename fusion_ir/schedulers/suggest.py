@@ -23,9 +23,9 @@ from target import current as current_target
 from ..circular_buffer import MAX_USEFUL_STAGES
 from ..fusion import Fusion
 from ..types import INT32_INDEX_MAX, DataType, ScheduleError
-from .matmul_params import MatmulParams
+from .matmul_params import MatmulParams, with_why
 from .matmul_problem import MatmulProblem, matmul_problem
-from .matmul_why import FieldReason, ParamsWhy, field_values, with_why
+from .matmul_why import FieldReason, ParamsWhy, field_values
 
 # Deepest useful pipelines measured per tile: 128 x 128 ran 8 to 20 % slower with 5 to 7 stages
 # than with 4 on every shape measured (bench/matmul_heuristic.py --extra; not understood yet).
