@@ -53,6 +53,18 @@ def value_text(value: Any) -> str:
     return str(value)
 
 
+def params_name(params: Any) -> str:
+    """A ``MatmulParams`` in one short line, e.g. ``ws persistent tma-store i32 128x256x64 s3 wg2``
+    (``g4``: a ``group_m`` other than 8 on a persistent kernel)."""
+    words = [w for w, on in (("ws", params.warp_specialized), ("persistent", params.persistent),
+                             ("ping-pong", params.ping_pong), ("tma-store", params.tma_store),
+                             ("i32", params.index_type is DataType.Int32)) if on]
+    words += [value_text(params.tile), f"s{params.stages}", f"wg{params.compute_warp_groups}"]
+    if params.persistent and params.group_m != 8:
+        words.append(f"g{params.group_m}")
+    return " ".join(words)
+
+
 def field_values(params: Any) -> list[tuple[str, str]]:
     """Every field of ``params`` with its value as text, in declaration order."""
     return [(f.name, value_text(getattr(params, f.name))) for f in fields(params)]

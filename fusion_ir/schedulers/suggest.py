@@ -77,7 +77,7 @@ def tuned_params(fusion: Fusion, problem: MatmulProblem, sms: int | None = None)
     carrying its entry as ``why``; None without a device, an entry, or when the entry no longer suits the
     problem (it fails ``validate``: a warning) or ``sms`` (its blocks differ)."""
     from .matmul_key import problem_key
-    from .tuning_cache import TuningCacheWarning, lookup_winner
+    from .tuning_cache import TuningCacheWarning, lookup_winner, tuned_why
 
     key = problem_key(fusion, problem)
     entry = lookup_winner(key)
@@ -92,12 +92,7 @@ def tuned_params(fusion: Fusion, problem: MatmulProblem, sms: int | None = None)
         warnings.warn(f"the tuned matmul params for {entry.device!r}, {key!r} no longer validate ({e}); "
                       f"scheduling with the rules", TuningCacheWarning, stacklevel=3)
         return None
-    tried = len(entry.tried)
-    summary = (f"tuned on {entry.device} ({entry.date}): {entry.ms:.4f} ms, {entry.tflops:.1f} TFLOP/s, the fastest "
-               f"of {tried} candidate{'s' if tried != 1 else ''}")
-    reasons = tuple(FieldReason(name, value, f"tuned ({entry.device}, {entry.date})")
-                    for name, value in field_values(params))
-    return with_why(replace(params), ParamsWhy("tuned", summary, reasons, entry))
+    return with_why(replace(params), tuned_why(entry))
 
 
 def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str, Any] | None = None) -> MatmulParams:

@@ -32,6 +32,7 @@ from typing import Any
 
 from ..types import DataType, StoreWait
 from .matmul_params import MatmulParams
+from .matmul_why import FieldReason, ParamsWhy, field_values
 
 ENV_CACHE = "FUSION_TUNING_CACHE"
 ENV_DEVICE = "FUSION_TUNING_DEVICE"
@@ -234,3 +235,13 @@ def lookup_winner(key: str) -> TunedEntry | None:
     except TuningCacheError as e:
         warnings.warn(f"{e}; scheduling with the rules", TuningCacheWarning, stacklevel=3)
         return None
+
+
+def tuned_why(entry: TunedEntry) -> ParamsWhy:
+    """Why a tuned winner: its run (device, date, time, how many candidates), every field ``tuned``."""
+    tried = len(entry.tried)
+    summary = (f"tuned on {entry.device} ({entry.date}): {entry.ms:.4f} ms, {entry.tflops:.1f} TFLOP/s, the fastest "
+               f"of {tried} candidate{'s' if tried != 1 else ''}")
+    reasons = tuple(FieldReason(name, value, f"tuned ({entry.device}, {entry.date})")
+                    for name, value in field_values(entry.params))
+    return ParamsWhy("tuned", summary, reasons, entry)
