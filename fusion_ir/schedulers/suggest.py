@@ -156,7 +156,7 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
     tiles = problem.tiles(BIG_COLUMNS)
     if tiles is None:                                          # sizes unknown: any size must run
         rule = "M or N unknown (symbolic): the kernel must run at any size"
-        return big, rule, _reasons(rule, "the tile of the large problems, 2 warp groups of 128 x 128",
+        return big, rule, _reasons("sizes unknown", "the tile of the large problems, 2 warp groups of 128 x 128",
                                    "not persistent: that needs the sizes", "register stores",
                                    "64-bit indices: the sizes are unknown")
     if tiles < sms:                                            # under one wave of big tiles
@@ -165,13 +165,13 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
         options = ", ".join(f"{'x'.join(map(str, t[:2]))}: {_few_tiles_time(problem, sms, t, r):.2f}"
                             for t, _, r in FEW_TILES)
         return {**ws, "tile": tile, "compute_warp_groups": groups}, rule, _reasons(
-            rule, f"the least predicted ceil(tiles / S) x TM x TN / rate of FEW_TILES ({options}): a smaller tile "
+            "T < S", f"the least predicted ceil(tiles / S) x TM x TN / rate of FEW_TILES ({options}): a smaller tile "
                   f"is slower per block but keeps more SMs busy",
             "not persistent: under one wave", "register stores", "64-bit indices")
     k_tiles = problem.k_tiles(BIG[2])
     if k_tiles is not None and k_tiles <= FEW_K_TILES:
         rule = f"K of at most {FEW_K_TILES} tiles: K = {problem.k} is {k_tiles} tiles of {BIG[2]}"
-        return big, rule, _reasons(rule, "the tile of the large problems, 2 warp groups of 128 x 128",
+        return big, rule, _reasons("few K tiles", "the tile of the large problems, 2 warp groups of 128 x 128",
                                    "not persistent", "register stores: a tile is little but its epilogue, and they "
                                    "were faster and steadier than the TMA store there", "64-bit indices")
     if tiles >= PERSISTENT_WAVES * sms and problem.tma_store_possible:
@@ -185,23 +185,23 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
                  "register stores: a bias epilogue without an [M, N] input spills with the TMA store")
         return {**big, "tile": BIG_COLUMNS, "persistent": True, "tma_store": tma_store,
                 "index_type": DataType.Int32 if fits else DataType.Int64}, rule, _reasons(
-            rule, "the persistent kernel's tile, 2 warp groups of 64 x 256",
+            "T >= 2 S", "the persistent kernel's tile, 2 warp groups of 64 x 256",
             f"persistent: {sms} resident blocks walk the tiles in grouped order", store,
             "32-bit indices: every tensor has fewer than 2^31 elements (3 to 7 % faster)" if fits else
             "64-bit indices: a tensor has 2^31 elements or more")
     why = "a float result" if not problem.tma_store_possible else f"one to two waves ({tiles} tiles on {sms} SMs)"
     rule = f"otherwise: {why}"
-    return big, rule, _reasons(rule, "the most even arrangement, 2 warp groups of 128 x 128", "not persistent",
+    return big, rule, _reasons("otherwise", "the most even arrangement, 2 warp groups of 128 x 128", "not persistent",
                                "register stores" + (": stmatrix stores 16-bit elements"
                                                     if not problem.tma_store_possible else ""),
                                "64-bit indices (32-bit slowed this kernel)")
 
 
 def _reasons(rule: str, tile: str, persistent: str, tma_store: str, index_type: str) -> dict[str, str]:
-    """The reasons of the fields one rule decides, each prefixed with the rule."""
-    return {"tile": f"{rule} -> {tile}", "compute_warp_groups": f"{rule} -> {tile}",
-            "persistent": f"{rule} -> {persistent}", "tma_store": f"{rule} -> {tma_store}",
-            "index_type": f"{rule} -> {index_type}"}
+    """The reasons of the fields one rule decides, each prefixed with the rule's short name."""
+    return {"tile": f"rule {rule}: {tile}", "compute_warp_groups": f"rule {rule}: {tile}",
+            "persistent": f"rule {rule}: {persistent}", "tma_store": f"rule {rule}: {tma_store}",
+            "index_type": f"rule {rule}: {index_type}"}
 
 
 def _depth_reason(params: MatmulParams, problem: MatmulProblem) -> str:

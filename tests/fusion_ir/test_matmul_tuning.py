@@ -237,13 +237,13 @@ def test_the_rules_say_why_field_by_field() -> None:
     why = params.why
     assert why.source == "rule" and why.summary.startswith("K of at most 4 tiles: K = 256 is 4 tiles of 64")
     assert [f.name for f in why.fields] == list(asdict(params))
-    assert why.reason("tma_store").endswith("-> register stores: a tile is little but its epilogue, and they were "
-                                            "faster and steadier than the TMA store there")
+    assert why.reason("tma_store") == ("rule few K tiles: register stores: a tile is little but its epilogue, and "
+                                       "they were faster and steadier than the TMA store there")
     assert why.reason("stages").startswith("depth: no deeper than the K tiles (4 of 64)")
     assert suggest_matmul_params(_fusion(1024, 1024, 32768)).why.summary.startswith("T < S: 32 tiles")
     persistent = suggest_matmul_params(_fusion(4096, 4096, 4096))
     assert persistent.why.summary.startswith("T >= 2 S and a 16-bit result: 512 tiles")
-    assert persistent.why.reason("index_type").endswith("32-bit indices: every tensor has fewer than 2^31 elements "
+    assert persistent.why.reason("index_type").startswith("rule T >= 2 S: 32-bit indices: every tensor has fewer than 2^31 elements "
                                                         "(3 to 7 % faster)")
     assert suggest_matmul_params(_fusion(None)).why.summary.startswith("M or N unknown")
     pinned = suggest_matmul_params(_fusion(4096, 4096, 4096), tile=(128, 128, 64))
