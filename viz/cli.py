@@ -44,13 +44,13 @@ formats (--format) and where they go:
 exit status:
   0  shown. --show pipeline without a circular-buffered loop and --show smem without
      shared memory print a note and exit 0 (so does --show heuristics without a matmul
-     scheduler, within --show all).
+     scheduler, among other shows).
   2  an error, shown as a short red panel on stderr (the whole traceback only with --debug): a
      missing file, a file without build(), a schedule or lowering error, an unknown --show or
      --pass, nvcc missing for --show resources, a simulation error (deadlock) for --show pipeline.
      An exception of the target file's own code (at import or in build()) shows its lines in that
-     file, then the exception; a malformed SIZES shows the form expected. --show heuristics of
-     a fusion without a matmul that schedule_matmul scheduled.
+     file, then the exception; a malformed SIZES shows the form expected. --show heuristics alone, of
+     a fusion that schedule_matmul did not schedule.
 
 target files:
   A file defines build() -> Fusion (or a module-level `fusion`) and optionally SIZES, a list of
@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
             check_pass(args.pass_name, shows)
         subject = Subject(args.target)
         views = [make_view(subject, show, pass_name=args.pass_name, no_color=args.no_color,
-                           strict=args.show != "all") for show in shows]
+                           strict=len(shows) == 1) for show in shows]
     title = "viz --list" if args.list else f"viz {args.target} --show {args.show}"
     emit(views, args.fmt, output=args.output, no_color=args.no_color, width=args.width, title=title)
     return max(v.exit_code for v in views)
@@ -156,7 +156,7 @@ def check_pass(name: str, shows: list[str]) -> None:
 def make_view(subject: Subject, show: str, *, pass_name: str | None = None, no_color: bool = True,
               strict: bool = True) -> View:
     """The view of one ``--show`` of ``subject``; ``pass_name`` matters to kir, loops and passes; ``strict``
-    (not ``--show all``): a show that does not apply is an error rather than a note (heuristics)."""
+    (the only show asked for): a show that does not apply is an error rather than a note (heuristics)."""
     builders: dict[str, Callable[[], View]] = {
         "fusion": lambda: _fusion(subject),
         "transforms": lambda: _transforms(subject),

@@ -26,9 +26,9 @@ def heuristics_view(fusion: Fusion, target: str, *, strict: bool = True) -> View
     choice = fusion.scheduler_choice
     if not isinstance(choice, MatmulChoice):
         has_matmul = any(isinstance(e, MmaOp) for e in fusion.exprs)
-        why = (f"the matmul of {target} was not scheduled by schedule_matmul (scheduled by hand): no scheduler "
-               f"parameters to show" if has_matmul else
-               f"{target} has no matmul; --show heuristics shows the parameters the matmul scheduler "
+        why = (f"--show heuristics: the matmul of {target} was scheduled by hand, not by schedule_matmul; there are "
+               f"no scheduler parameters to show" if has_matmul else
+               f"--show heuristics: {target} has no matmul; it shows the parameters the matmul scheduler "
                f"(schedule_matmul) chose")
         if strict:
             raise UsageError(why)
