@@ -8,6 +8,9 @@ problem's shape, then times every candidate that passed in interleaved rounds of
 (``interleaved_ms``), rotating three input sets so L2 does not hold them; the median per candidate.
 A candidate that fails to schedule, compile or launch is skipped and one whose result is wrong is
 rejected, each with the reason kept in the cache entry. Arrays: torch when it imports, else cupy.
+
+``python -m runtime.tuning 4096x4096x4096 [--batch B] [--transpose-a] [--transpose-b] [--out bfloat16|float]
+[--rounds N] [--limit N] [--cache PATH]`` tunes ``cast(a @ b, out)`` of bf16 operands of that shape.
 """
 
 from __future__ import annotations
@@ -32,7 +35,15 @@ from fusion_ir.schedulers.matmul_key import problem_key
 from fusion_ir.schedulers.matmul_params import MatmulParams, with_why
 from fusion_ir.schedulers.matmul_problem import MatmulProblem, matmul_problem
 from fusion_ir.schedulers.matmul_why import params_name
-from fusion_ir.schedulers.tuning_cache import Tried, TunedEntry, TuningCache, current_device, tuned_why, use
+from fusion_ir.schedulers.tuning_cache import (
+    Tried,
+    TunedEntry,
+    TuningCache,
+    TuningCacheError,
+    current_device,
+    tuned_why,
+    use,
+)
 from target import current as current_target
 
 from .errors import RuntimeFailure
@@ -161,6 +172,9 @@ class GpuMeasure:
                 for _ in range(self.sets)]
         sets = [[arrays.upload(x, tv.dtype) for x, tv in zip(inputs, fusion.inputs)] for inputs in host]
         exact = [arrays.to_host(x) for x in sets[0]]                  # the values the device holds
+        if len(fusion.outputs) != 1:
+            raise ScheduleError(f"tune_matmul: the fusion has {len(fusion.outputs)} outputs; the tuner checks a "
+                                f"matmul with one output")
         (out_tv,) = fusion.outputs
         expected = evaluate(fusion, exact)[0]
         limit = 2 * relative_error(_rounded(expected, out_tv.dtype), expected) + 1e-3
@@ -339,3 +353,63 @@ def _elapsed_ms(start: Any, end: Any) -> float:
     import cupy
 
     return float(cupy.cuda.get_elapsed_time(start, end))
+
+
+# ---- python -m runtime.tuning ------------------------------------------------------------------
+def matmul_fusion(m: int, n: int, k: int, *, batch: int | None = None, transpose_a: bool = False,
+                  transpose_b: bool = False, out: DataType | None = DataType.BFloat16) -> Fusion:
+    """``cast(a @ b, out)`` of bf16 operands of (M, N, K) (``out=None``: the float accumulator), optionally
+    batched and with transposed inputs (a given ``[K, M]``, b ``[N, K]``)."""
+    from fusion_ir import ops
+
+    fusion = Fusion()
+    lead = () if batch is None else (batch,)
+    with fusion:
+        a = fusion.add_input(shape=lead + ((k, m) if transpose_a else (m, k)), dtype=DataType.BFloat16)
+        b = fusion.add_input(shape=lead + ((n, k) if transpose_b else (k, n)), dtype=DataType.BFloat16)
+        nd = a.ndim
+        c = ops.matmul(ops.transpose(a, nd - 2, nd - 1) if transpose_a else a,
+                       ops.transpose(b, nd - 2, nd - 1) if transpose_b else b)
+        fusion.add_output(c if out is None else ops.cast(c, out))
+    return fusion
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m runtime.tuning", description="Tune a bf16 matmul on this GPU "
+                                     "and keep the winner in the tuning cache")
+    parser.add_argument("shape", help="MxNxK, e.g. 4096x4096x4096")
+    parser.add_argument("--batch", type=int, default=None, help="a leading batch axis of this extent")
+    parser.add_argument("--transpose-a", action="store_true", help="a is given [K, M]")
+    parser.add_argument("--transpose-b", action="store_true", help="b is given [N, K]")
+    parser.add_argument("--out", default="bfloat16", choices=["bfloat16", "half", "float"], help="output dtype")
+    parser.add_argument("--rounds", type=int, default=ROUNDS, help="interleaved timing rounds")
+    parser.add_argument("--limit", type=int, default=None, help="time only the first N candidates")
+    parser.add_argument("--cache", default=None, help="the cache file (default: $FUSION_TUNING_CACHE or "
+                        "~/.cache/fusion_playground/matmul_tuning.json)")
+    args = parser.parse_args(argv)
+    try:
+        m, n, k = (int(x) for x in args.shape.lower().split("x"))
+    except ValueError:
+        parser.error(f"shape {args.shape!r} must be MxNxK, e.g. 4096x4096x4096")
+    out = {"bfloat16": DataType.BFloat16, "half": DataType.Half, "float": None}[args.out]
+    try:
+        fusion = matmul_fusion(m, n, k, batch=args.batch, transpose_a=args.transpose_a,
+                               transpose_b=args.transpose_b, out=out)
+        candidates = None
+        if args.limit is not None:
+            from .sm_count import sm_count
+
+            candidates = matmul_candidates(fusion, sm_count(default=current_target().sm_count))[:args.limit]
+        print(f"tuning {problem_key(fusion)}", flush=True)
+        winner = tune_matmul(fusion, candidates=candidates, measure=GpuMeasure(rounds=args.rounds), cache=args.cache)
+    except (RuntimeFailure, ScheduleError, TuningCacheError) as e:
+        print(f"python -m runtime.tuning: {type(e).__name__}: {e}", file=sys.stderr)
+        return 2
+    print(winner.why.summary)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

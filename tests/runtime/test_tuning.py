@@ -129,3 +129,24 @@ def test_tuning_a_small_problem_on_the_gpu(tmp_path: Path) -> None:
     err = ((out.double() - expected).norm() / expected.norm()).item()
     torch_err = ((torch.matmul(a, b).double() - expected).norm() / expected.norm()).item()
     assert err < 2 * torch_err + 1e-3
+
+
+def test_the_command_tunes_a_matmul_of_the_shape_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture) -> None:
+    from runtime import tuning
+
+    class Measure(FakeMeasure):
+        def __init__(self, rounds: int) -> None:
+            super().__init__([3.0, 1.0, 2.0])
+    monkeypatch.setattr(tuning, "GpuMeasure", Measure)
+    path = tmp_path / "cache.json"
+    with tuning_cache.use(device=DEVICE):
+        assert tuning.main(["1024x512x256", "--transpose-b", "--limit", "3", "--cache", str(path)]) == 0
+    out = capsys.readouterr().out
+    key = problem_key(tuning.matmul_fusion(1024, 512, 256, transpose_b=True))
+    assert out.startswith(f"tuning {key}\n") and "B [K,N] K-major" in key
+    assert out.rstrip().endswith("the fastest of 3 candidates")
+    assert TuningCache(path).lookup(DEVICE, key).ms == 1.0
+    with tuning_cache.use(device=DEVICE):
+        assert tuning.main(["1024x512x256", "--cache", str(path), "--batch", "0"]) == 2   # refused, a message
+    assert "python -m runtime.tuning: ScheduleError" in capsys.readouterr().err
