@@ -120,7 +120,7 @@ def tune_matmul(fusion: Fusion, *, candidates: Sequence[MatmulParams] | None = N
     entry = TunedEntry(device, problem_key(fusion, problem), cands[best], tried[best].ms, tried[best].tflops,
                        date, tuple(tried))     # type: ignore[arg-type]
     store.store(entry)
-    if progress is not None:
+    if progress is print_progress:
         print(f"  winner: {tried[best].name} ({tried[best].ms:.4f} ms); stored for {device!r} in {store.path}",
               flush=True)
     return with_why(replace(cands[best]), tuned_why(entry))
