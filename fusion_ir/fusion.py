@@ -45,6 +45,8 @@ class Fusion:
         # The C type of the kernel's index arithmetic (nvFuser's index type): Int64, or Int32 when
         # every tensor the kernel is launched on has fewer than 2**31 elements (checked at launch).
         self.index_type: DataType = DataType.Int64
+        # What a scheduler chose for this fusion and why (``schedule_matmul``: a ``MatmulChoice``), for viz
+        self.scheduler_choice: object | None = None
 
     def set_index_type(self, index_type: DataType) -> None:
         """Index arithmetic in ``index_type`` (``DataType.Int32`` or ``DataType.Int64``).

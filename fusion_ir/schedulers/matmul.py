@@ -30,8 +30,11 @@ from ..exprs import load_kind
 from ..fusion import Fusion
 from ..tensor_view import TensorView
 from ..types import DataType, LoadStoreOpType, MemoryType, ParallelType, ScheduleError, SmemSwizzle, StoreWait
+from .matmul_choice import MatmulChoice
+from .matmul_key import problem_key
 from .matmul_params import MatmulParams, swizzle_by_span
 from .matmul_problem import epilogue_inputs, epilogue_tensors, find_mma, matmul_problem, wgmma_operand_types
+from .matmul_why import given_why
 from .suggest import suggest_matmul_params
 
 __all__ = ["MatmulParams", "schedule_matmul", "schedule_mma_fragment"]
@@ -39,13 +42,16 @@ __all__ = ["MatmulParams", "schedule_matmul", "schedule_mma_fragment"]
 
 def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusion:
     """Schedule every tensor of ``fusion`` (``out = epilogue(a @ b)``) for wgmma tensor cores;
-    without ``params``, with ``suggest_matmul_params(fusion)`` (the current target's SMs: 132 on an H100)."""
+    without ``params``, with ``suggest_matmul_params(fusion)`` (the current target's SMs: 132 on an H100;
+    a tuned winner where the tuning cache has one for the installed device). Records the params and why
+    they were chosen as ``fusion.scheduler_choice`` (``viz --show heuristics`` prints it)."""
     params = params if params is not None else suggest_matmul_params(fusion)
     if not isinstance(params, MatmulParams):
         raise ScheduleError(f"schedule_matmul: params must be MatmulParams, got {type(params).__name__}")
     mm = find_mma(fusion)
     a, b = mm.definition.inputs
     problem = matmul_problem(fusion, caller="schedule_matmul")   # sizes the fusion fixes: equal K, 16-byte TMA rows
+    key = problem_key(fusion, problem)
     layout = problem.layout
     params.validate(a.dtype, problem.loaded_tiles, layout)
     if params.index_type not in (DataType.Int32, DataType.Int64):
@@ -119,6 +125,8 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
             _schedule_loaded_tile(tv, params, bt)
         _inline_epilogue(fusion, acc)
     fusion.set_index_type(params.index_type)
+    why = params.why if params.why is not None else given_why(params)
+    fusion.scheduler_choice = MatmulChoice(params, problem, key, why)
     return fusion
 
 

@@ -4,6 +4,7 @@ registers."""
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -14,6 +15,7 @@ from target import current as current_target
 from ..circular_buffer import AUTO
 from ..types import DataType, ScheduleError, SmemSwizzle, StoreWait
 from .matmul_smem import ROW_MAJOR, LoadedTile, MatmulLayout, matmul_smem_requests
+from .matmul_why import ParamsWhy
 
 # fp32 accumulators per thread that leave room for addresses and the epilogue in the 232 registers
 # of a compute warp group (a ping-pong group's 128 x 192 tile: no spills with register stores)
@@ -52,6 +54,12 @@ class MatmulParams:
     index_type: DataType = DataType.Int64        # the kernel's index arithmetic (Int32: tensors under 2**31 elements)
     # tma_store: when the stores' reads of the tile are waited for (a StoreWait or its string)
     store_wait: StoreWait | str = "after_boxes"
+
+    @property
+    def why(self) -> ParamsWhy | None:
+        """Why these values (``matmul_why.ParamsWhy``: the rule or the tuning-cache entry they came from), on
+        params that ``suggest_matmul_params`` returned; None on params made by hand or by ``replace``."""
+        return _WHY.get(id(self))
 
     def validate(self, dtype: DataType = DataType.BFloat16, loaded: int | Sequence[LoadedTile] = 0,
                  layout: MatmulLayout = ROW_MAJOR) -> None:
@@ -176,3 +184,18 @@ class MatmulParams:
         bytes per output element). ``layout``: the operands' major order (``MatmulProblem.layout``;
         default A K-major, B N-major)."""
         return smem_model.lay_out(matmul_smem_requests(self, dtype, loaded, layout)).total
+
+
+# ``why`` of live params by ``id``, dropped when they are collected (``weakref.finalize``): no attribute of the
+# instance, so ``__dict__``, ``asdict``, equality, hashing and ``repr`` see only the fields, and
+# ``dataclasses.replace`` (or ``MatmulParams(**p.__dict__)``) makes params without it: a changed params is no
+# longer the choice it explains.
+_WHY: dict[int, ParamsWhy] = {}
+
+
+def with_why(params: MatmulParams, why: ParamsWhy) -> MatmulParams:
+    """``params`` carrying ``why`` (``params.why``)."""
+    key = id(params)
+    _WHY[key] = why
+    weakref.finalize(params, _WHY.pop, key, None)
+    return params
