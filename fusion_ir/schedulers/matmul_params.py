@@ -13,6 +13,7 @@ from target import current as current_target
 
 from ..circular_buffer import AUTO
 from ..types import DataType, ScheduleError, SmemSwizzle, StoreWait
+from .matmul_problem import TMA_LOADS, OperandLoad
 from .matmul_smem import ROW_MAJOR, LoadedTile, MatmulLayout, matmul_smem_requests
 
 # fp32 accumulators per thread that leave room for addresses and the epilogue in the 232 registers
@@ -54,9 +55,9 @@ class MatmulParams:
     store_wait: StoreWait | str = "after_boxes"
 
     def validate(self, dtype: DataType = DataType.BFloat16, loaded: int | Sequence[LoadedTile] = 0,
-                 layout: MatmulLayout = ROW_MAJOR) -> None:
+                 layout: MatmulLayout = ROW_MAJOR, loads: Sequence[OperandLoad] = TMA_LOADS) -> None:
         """Raise ``ScheduleError`` naming the parameter and the rule it breaks (``loaded`` and ``layout``: as
-        in ``smem_bytes``)."""
+        in ``smem_bytes``; ``loads``: how A and B are loaded, ``MatmulProblem.loads``)."""
         if not (isinstance(self.tile, tuple) and len(self.tile) == 3 and all(isinstance(x, int) and x > 0
                                                                                 for x in self.tile)):
             raise ScheduleError(f"MatmulParams.tile: {self.tile!r} must be three positive ints (M, N, K)")
@@ -141,6 +142,7 @@ class MatmulParams:
             raise ScheduleError(f"MatmulParams.store_wait: {self.store_wait!r} must be one of "
                                 f"{StoreWait.choices()} (TensorView.set_store_wait), and "
                                 f"other than {StoreWait.AfterBoxes.value!r} only with tma_store=True")
+        self.validate_loads(dtype, loads)
         for name in ("blocks", "group_m"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -158,6 +160,38 @@ class MatmulParams:
                 raise ScheduleError(f"MatmulParams.register_split: {regs} gives a producer and {w} compute warp "
                                     f"groups {total} registers, over the {target.registers_per_sm} of an SM; lower "
                                     f"the compute count or use fewer compute_warp_groups")
+
+    def validate_loads(self, dtype: DataType, loads: Sequence[OperandLoad]) -> None:
+        """The rules of an operand loaded by its compute warp groups (cp.async or plain copies, not TMA: its rows
+        are not 16-byte multiples): see docs/matmul.md, "Any K and any row stride"."""
+        own = [(name, load) for name, load in zip("AB", loads) if not load.tma]
+        if not own:
+            return
+        name, load = own[0]
+        why = (f"operand {name} is loaded by {load.describe()} (a row of its input holds {load.dim} = {load.extent} "
+               f"{dtype.short_name} elements, {load.extent * dtype.size if load.extent is not None else '?'} bytes, "
+               f"not a multiple of TMA's {current_target().tma.alignment})")
+        if self.warp_specialized:
+            raise ScheduleError(f"MatmulParams.warp_specialized: {why}; its compute warp groups load it themselves "
+                                f"and wait for their own copies, which a producer warp group cannot do for them: "
+                                f"set warp_specialized=False (a Pipelined kernel)")
+        if self.persistent:
+            raise ScheduleError(f"MatmulParams.persistent: {why}; the pipeline of a compute-loaded operand runs one "
+                                f"tile's K loop at a time: set persistent=False")
+        if isinstance(self.stages, str) or self.stages < 3:
+            raise ScheduleError(f"MatmulParams.stages: {self.stages!r} with {why}; its loads are issued two stages "
+                                f"ahead of the MMAs that read them and one stage behind those still in flight, "
+                                f"so it needs at least 3 stages (an int)")
+        threads = self.compute_warp_groups * current_target().warp_group_size
+        tm, tn, tk = self.tile
+        for name, load in own:
+            rows = tm if name == "A" else tn
+            vectors = rows * tk // load.vector
+            if vectors % threads:
+                raise ScheduleError(f"MatmulParams.tile: {self.tile} with operand {name} loaded by "
+                                    f"{load.describe()}: its {rows} x {tk} tile is {vectors} copies, which the "
+                                    f"{threads} threads of {self.compute_warp_groups} compute warp groups must share "
+                                    f"evenly (a multiple of {threads})")
 
     def tile_sharers(self) -> int:
         """Compute warp groups that share one tile: all of them (cooperative), or one (ping-pong)."""

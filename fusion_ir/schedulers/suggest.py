@@ -5,8 +5,9 @@ rules in a table and the measurements behind each).
 
 Like cuBLASDx's ``suggest_device_pipeline``, the caller may pin any field (``tile=``, ``stages=``,
 ...) and the rest are chosen around it; a problem the kernel cannot run, or a pinned field that
-cannot work for it, is a ``ScheduleError`` naming the requirement: A's and B's K differ, a row of
-an operand is not a multiple of 16 bytes (TMA), a pinned pipeline deeper than the problem's K
+cannot work for it, is a ``ScheduleError`` naming the requirement: A's and B's K differ, a pinned
+arrangement that cannot load an operand whose rows are not 16-byte multiples (TMA cannot; the compute
+warp groups load it with cp.async or plain copies in a Pipelined kernel), a pinned pipeline deeper than the problem's K
 tiles (not persistent), or a rule of ``MatmulParams.validate``. Unlike cuBLASDx no tile has to
 divide the problem: TMA fills boxes past the edge with zeros and the stores are predicated (or
 clipped by the TMA store).
@@ -47,8 +48,7 @@ def suggest_matmul_params(fusion: Fusion, *, sms: int | None = None, **pinned: A
 
     Sizes come from the inputs' constant extents (``fusion.add_input(shape=...)``); with symbolic
     ones the kernel must suit any size and gets the arrangement with the best worst case measured.
-    Raises ``ScheduleError`` for a problem the kernel cannot run (K of A and B differ; a row of A or
-    B not a multiple of 16 bytes) and for pinned fields that cannot work (``MatmulParams.validate``'s
+    Raises ``ScheduleError`` for a problem the kernel cannot run (K of A and B differ) and for pinned fields that cannot work (``MatmulParams.validate``'s
     rules; ``stages`` deeper than the K tiles of a kernel that is not persistent).
     """
     names = {f.name for f in fields(MatmulParams)}
@@ -61,6 +61,7 @@ def suggest_matmul_params(fusion: Fusion, *, sms: int | None = None, **pinned: A
         raise ScheduleError(f"suggest_matmul_params: sms {sms!r} must be a positive int (the GPU's SM count)")
     problem = matmul_problem(fusion)
     chosen = {**arrangement(problem, sms), "blocks": sms}
+    chosen.update(compute_loaded_arrangement(problem))
     if pinned.get("ping_pong") is True:         # never suggested (slower, docs/matmul.md), but arranged if asked
         chosen.update(tile=PING_PONG, compute_warp_groups=2, persistent=True, tma_store=problem.tma_store_possible)
     chosen.update(pinned)
@@ -69,9 +70,9 @@ def suggest_matmul_params(fusion: Fusion, *, sms: int | None = None, **pinned: A
     params = MatmulParams(**chosen)
     if "stages" not in pinned:
         # the placeholder depth: a pinned field's rule first
-        params.validate(problem.dtype, problem.loaded_tiles, problem.layout)
+        params.validate(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads)
         params = replace(params, stages=_depth(params, problem))
-    params.validate(problem.dtype, problem.loaded_tiles, problem.layout)
+    params.validate(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads)
     _check_depth(params, problem, pinned)
     return params
 
@@ -97,6 +98,15 @@ def arrangement(problem: MatmulProblem, sms: int) -> dict[str, Any]:
         return {**big, "tile": BIG_COLUMNS, "persistent": True, "tma_store": tma_store,
                 "index_type": DataType.Int32 if _fits_int32(problem) else DataType.Int64}
     return big
+
+
+def compute_loaded_arrangement(problem: MatmulProblem) -> dict[str, Any]:
+    """An operand TMA cannot load (its rows are not 16-byte multiples: ``MatmulProblem.loads``) is loaded by the
+    compute warp groups themselves, with cp.async or plain copies: a Pipelined kernel, one tile per block
+    (docs/matmul.md, "Any K and any row stride"). Nothing changes when TMA loads both."""
+    if problem.tma_operands:
+        return {}
+    return {"warp_specialized": False, "persistent": False, "ping_pong": False, "register_split": None, "stages": 3}
 
 
 def _fits_int32(problem: MatmulProblem) -> bool:
@@ -132,9 +142,15 @@ def _depth(params: MatmulParams, problem: MatmulProblem) -> int:
                                                                          problem.layout) <= limit:
         stages += 1
     k_tiles = problem.k_tiles(params.tile[2])
+    floor = _fewest_stages(problem)
     if k_tiles is not None and not params.persistent:
-        stages = max(2, min(stages, k_tiles))
-    return stages
+        stages = max(floor, min(stages, k_tiles))
+    return max(stages, floor)
+
+
+def _fewest_stages(problem: MatmulProblem) -> int:
+    """2 with TMA operands; 3 when the compute warp groups load one (``MatmulParams.validate_loads``)."""
+    return 2 if problem.tma_operands else 3
 
 
 def _check_depth(params: MatmulParams, problem: MatmulProblem, pinned: dict[str, Any]) -> None:
@@ -144,7 +160,7 @@ def _check_depth(params: MatmulParams, problem: MatmulProblem, pinned: dict[str,
     k_tiles = problem.k_tiles(params.tile[2])
     if "stages" not in pinned or not isinstance(params.stages, int) or k_tiles is None or params.persistent:
         return
-    if params.stages <= max(k_tiles, 2):
+    if params.stages <= max(k_tiles, _fewest_stages(problem)):
         return
     raise ScheduleError(f"suggest_matmul_params: stages={params.stages} is deeper than the {k_tiles} K tiles of the "
                         f"problem (K = {problem.k} in tiles of {params.tile[2]}); a pipeline that is not persistent "

@@ -55,6 +55,7 @@ from ..kernel_ir import (
     BlockSync,
     Continue,
     ElectSync,
+    FenceAsyncProxy,
     ForLoop,
     IfThenElse,
     Kernel,
@@ -127,19 +128,31 @@ def clone(a: Analyses, node: ForLoop, loop: CircularLoop) -> list[Node]:
         if loop.tma:
             out.append(MBarrierWaitParity(mbar, loop.full(loop.stage(i)), loop.parity(i)))
         if loop.cp_async:
-            out.append(AsyncWait(AsyncKind.CpAsync, pending))
-        shared_sync = [tv for tv in loop.tensors if tv not in loop.tma and tv.memory_type is MemoryType.Shared]
-        if shared_sync and many_threads and (loop.cp_async or pending == P):
-            out.append(BlockSync(reason=f"RAW: stage {i} % {S} of {_names(shared_sync)} loaded by other threads"))
+            # with a release lag the main loop issues iteration i + P after this wait: one group fewer is
+            # committed here, so iteration i's group is the P - 1th from the last
+            lagged = loop.release_lag and pending == P and not loop.war_mbarrier
+            out.append(AsyncWait(AsyncKind.CpAsync, max(pending - 1, 0) if lagged else pending))
+        shared_sync = loop.generic
+        if shared_sync and (loop.cp_async or pending == P or loop.release_lag):
+            if loop.async_read_of_generic_writes:
+                # cp.async and plain stores are generic-proxy writes; wgmma reads through the async proxy
+                out.append(FenceAsyncProxy())
+            if many_threads:
+                out.append(BlockSync(reason=f"RAW: stage {i} % {S} of {_names(shared_sync)} loaded by other "
+                                            f"threads"))
         return out
 
     release: list[Node] = []
-    if loop.release_lag and not loop.war_mbarrier:
+    if loop.release_lag and not loop.war_mbarrier and not loop.syncs_cover_lag:
         raise LoweringError(f"{loop.describe()}: the tensors of loop {node.label} are read by asynchronous MMAs, "
                             f"which release a stage one iteration late; guard their WAR with mbarriers "
-                            f"(Pipelined(uses_mbarrier_for_war=True))")
+                            f"(Pipelined(uses_mbarrier_for_war=True), TMA loads), or load them with cp.async or "
+                            f"plain copies at a prefetch distance of 1 to stages - {1 + loop.release_lag} "
+                            f"(here {P} of {S} stages), which the block sync of each iteration's wait then orders")
     if loop.war_mbarrier:
         release.append(_release(loop, mbar, i))
+    elif loop.release_lag:
+        pass    # ``syncs_cover_lag``: the next wait's block sync orders the retired MMAs before the next loads
     elif loop.shared and many_threads:
         release.append(BlockSync(reason=f"WAR: stage ({i} + {P}) % {S} is loaded again next iteration"))
 

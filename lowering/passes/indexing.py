@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from fusion_ir import IterDomain, MemoryType, TensorView
-from fusion_ir.exprs import combine_op, load_kind, reduces, reduction_init
+from fusion_ir.exprs import MmaOp, combine_op, load_kind, reduces, reduction_init
 from fusion_ir.scalar import Val, all_of
 from fusion_ir.types import LoadStoreOpType
 
@@ -31,8 +31,10 @@ from ..indexing_exprs import (
     const,
     guarded,
     own_indices,
+    bounds_conditions,
     predicate,
     read_index,
+    thread_conditions,
     write_index,
 )
 from ..kernel_ir import (
@@ -134,11 +136,40 @@ def lower_op(op: TensorOp, a: Analyses) -> list[Node]:
     kind = load_kind(tv)
     if kind is LoadStoreOpType.TMA:
         return [_tma_load(a, tv, idx)]
+    if zero_fills(tv):
+        return _zero_filled_load(a, tv, idx, target, value)
     if kind is LoadStoreOpType.CpAsync:
         assert isinstance(value, Load)
         return guarded(predicate(a, tv, idx, False, memory),
                        [CpAsync(target, write_index(a, tv, idx), value.buffer, value.index)])
     return guarded(predicate(a, tv, idx, False, memory), [Assign(target, write_index(a, tv, idx), value)])
+
+
+def zero_fills(tv: TensorView) -> bool:
+    """A shared tile a tensor-core matmul reads, loaded by cp.async or plain copies: its elements past the
+    tensor's bounds are written as zeros, as a TMA load fills them (the K edge of a tile then adds nothing
+    to the products, and garbage there could be NaN)."""
+    if tv.memory_type is not MemoryType.Shared or load_kind(tv) not in (LoadStoreOpType.CpAsync, LoadStoreOpType.Set):
+        return False
+    return any(isinstance(c.definition, MmaOp) for c in tv.consumers())
+
+
+def _zero_filled_load(a: Analyses, tv: TensorView, idx: dict[IterDomain, Val], target: Buffer,
+                      value: Value) -> list[Node]:
+    """The load of a ``zero_fills`` tile: the threads that own the element write it, its value when it is inside
+    the tensor and zero past its bounds (a cp.async copying zero source bytes: ``CpAsync.pred``)."""
+    inside = all_of(bounds_conditions(tv, idx, False))
+    owner = all_of(thread_conditions(a, tv, False, MemoryType.Shared))
+    dst = write_index(a, tv, idx)
+    if load_kind(tv) is LoadStoreOpType.CpAsync:
+        assert isinstance(value, Load)
+        pred = None if inside.const_value() == 1 else inside
+        return guarded(owner, [CpAsync(target, dst, value.buffer, value.index, pred=pred)])
+    store = Assign(target, dst, value)
+    if inside.const_value() == 1:
+        return guarded(owner, [store])
+    zero = Assign(target, dst, const(0, target.dtype))
+    return guarded(owner, [IfThenElse(inside, (store,), (zero,))])
 
 
 def _tma_load(a: Analyses, tv: TensorView, idx: dict[IterDomain, Val]) -> TmaLoad:
@@ -199,8 +230,10 @@ def _vectorize(loop: ForLoop, a: Analyses) -> list[Node]:
     first = {loop.index.name: Val.const(0)}
     last = {loop.index.name: Val.const(width - 1)}
     if isinstance(inner, CpAsync):
+        # a zero-filling copy is inside the tensor as a whole exactly when its last element is
         stmt: Node = replace(inner, dst_index=inner.dst_index.substitute(first),
-                             src_index=inner.src_index.substitute(first), vector=width)
+                             src_index=inner.src_index.substitute(first), vector=width,
+                             pred=inner.pred.substitute(last) if inner.pred is not None else None)
         _check_cp_async_bytes(stmt)
     else:
         source = _copied(inner.value, inner.buffer)
