@@ -168,9 +168,10 @@ class MatmulParams:
         if not own:
             return
         name, load = own[0]
-        why = (f"operand {name} is loaded by {load.describe()} (a row of its input holds {load.dim} = {load.extent} "
-               f"{dtype.short_name} elements, {load.extent * dtype.size if load.extent is not None else '?'} bytes, "
-               f"not a multiple of TMA's {current_target().tma.alignment})")
+        nbytes = load.extent * dtype.size if load.extent is not None else "?"
+        why = (f"a row of {load.rows_of or f'operand {name}'} holds {load.dim} = {load.extent} {dtype.short_name} "
+               f"elements, {nbytes} bytes, not a multiple of the {current_target().tma.alignment} TMA needs, so the "
+               f"compute warp groups load operand {name} with {load.describe()}")
         if self.warp_specialized:
             raise ScheduleError(f"MatmulParams.warp_specialized: {why}; its compute warp groups load it themselves "
                                 f"and wait for their own copies, which a producer warp group cannot do for them: "

@@ -180,6 +180,7 @@ class OperandLoad:
     vector: int = 1
     dim: str = "K"
     extent: int | None = None
+    rows_of: str = ""          # the tensor whose rows these are: "operand a (T0)", "input T0 (operand a, T2, ...)"
 
     @property
     def tma(self) -> bool:
@@ -255,8 +256,8 @@ def matmul_problem(fusion: Fusion, caller: str = "suggest_matmul_params") -> Mat
         raise ScheduleError(f"{caller}: K of operand a (T{a.name}, [M, K] = [{m}, {k_a}]) is {k_a} but "
                             f"K of operand b (T{b.name}, [K, N] = [{k_b}, {n}]) is {k_b}; a @ b needs equal K")
     layout = operand_layout(fusion)
-    loads = (operand_load(a, ("M", m) if layout.a_mn_major else ("K", k_a)),
-             operand_load(b, ("N", n) if layout.b_mn_major else ("K", k_b)))
+    loads = (operand_load(a, ("M", m) if layout.a_mn_major else ("K", k_a), "a"),
+             operand_load(b, ("N", n) if layout.b_mn_major else ("K", k_b), "b"))
     out_dtype = fusion.outputs[0].dtype if len(fusion.outputs) == 1 else None
     broadcast = len(broadcast_epilogue_inputs(fusion, mm))
     batch_ids = mm.shape_ids[:-2]
@@ -266,7 +267,7 @@ def matmul_problem(fusion: Fusion, caller: str = "suggest_matmul_params") -> Mat
                          broadcast, layout, batch, len(batch_ids), loads)
 
 
-def operand_load(tv: TensorView, row: tuple[str, int | None]) -> OperandLoad:
+def operand_load(tv: TensorView, row: tuple[str, int | None], name: str = "a") -> OperandLoad:
     """How operand ``tv``, whose input's rows (its contiguous dimension ``row``: name, extent or None) are laid
     out in global memory, is loaded into its shared tile.
 
@@ -275,9 +276,12 @@ def operand_load(tv: TensorView, row: tuple[str, int | None]) -> OperandLoad:
     row's bytes allow: cp.async of 8 or 4 bytes when a row is a multiple of that, else plain 2-byte copies."""
     dim, extent = row
     size = tv.dtype.size
+    source = operand_input(tv)
+    what = f"operand {name} (T{tv.name})" if source is tv or source is None else \
+        f"input T{source.name} (operand {name}, T{tv.name}, is its transpose)"
     if extent is None or extent * size % current_target().tma.alignment == 0:
-        return OperandLoad(LoadStoreOpType.TMA, 1, dim, extent)
+        return OperandLoad(LoadStoreOpType.TMA, 1, dim, extent, what)
     for nbytes in CP_ASYNC_NARROW_BYTES:
         if extent * size % nbytes == 0:
-            return OperandLoad(LoadStoreOpType.CpAsync, nbytes // size, dim, extent)
-    return OperandLoad(LoadStoreOpType.Set, 1, dim, extent)
+            return OperandLoad(LoadStoreOpType.CpAsync, nbytes // size, dim, extent, what)
+    return OperandLoad(LoadStoreOpType.Set, 1, dim, extent, what)
