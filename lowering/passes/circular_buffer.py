@@ -25,7 +25,12 @@ stage is ``stage(iteration)`` in both, with the iteration linearized over the lo
 enclose the loads.
 A loop read only by tensor-core matmuls (``CircularLoop.release_lag`` 1) releases stage(i - 1) instead, after the
 wait that retires iteration i's MMAs, and a Pipelined main loop then issues the loads of i + P after that
-release. A loop may run fewer iterations than the prefetch distance (a constant or a run-time
+release (its cp.async wait then waits for all but P - 1 groups: the group of i + P is not committed yet).
+Without "empty" mbarriers such a loop needs loads of its own threads (cp.async or plain copies: each wait
+ends in a block sync, the epilogue's too) and P <= S - 1 - lag (``CircularLoop.syncs_cover_lag``): the block
+sync of iteration i follows every thread's retirement of the MMAs of i - 2, the last to read the stage
+i + P fills. Those generic-proxy writes are read by the MMAs through the async proxy: every thread runs
+``fence.proxy.async`` after its wait (or plain stores) and before that block sync. A loop may run fewer iterations than the prefetch distance (a constant or a run-time
 extent): the prologue stops at ``min(P, n)``, the main loop then runs none, the epilogue
 ``[max(n - P, 0), n)``; plain shared-memory loads get the block sync the skipped main loop would
 have given them (``if (n <= P) __syncthreads()``). A pipeline inside another serial loop runs again,
@@ -135,7 +140,7 @@ def clone(a: Analyses, node: ForLoop, loop: CircularLoop) -> list[Node]:
         shared_sync = loop.generic
         if shared_sync and (loop.cp_async or pending == P or loop.release_lag):
             if loop.async_read_of_generic_writes:
-                # cp.async and plain stores are generic-proxy writes; wgmma reads through the async proxy
+                # cp.async and plain stores are generic-proxy writes; the MMAs read through the async proxy
                 out.append(FenceAsyncProxy())
             if many_threads:
                 out.append(BlockSync(reason=f"RAW: stage {i} % {S} of {_names(shared_sync)} loaded by other "

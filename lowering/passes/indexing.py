@@ -8,6 +8,9 @@ Writes: ``Assign`` / ``BlockReduce`` / ``CpAsync`` / ``TmaLoad`` nodes whose ind
 of loop indices, ``threadIdx``/``blockIdx`` and extents; ``IfThenElse`` predicates for
 non-divisible splits, for thread indices past an axis's extent and for redundant writers of
 shared and global memory; vectorized copies.
+A cp.async or plain-copy shared tile a tensor-core matmul reads is zero-filled past the tensor's bounds, as a TMA
+box is (``CpAsync.pred``: zero source bytes; an else branch storing 0); only the threads that own an element
+write it.
 Guarantees: no TensorOp remains; an access never leaves its buffer when its predicate
 holds; a consumer reads a producer's element through the same root position it computes, at
 the circular-buffer stage of the loop index, through the buffer's swizzle.
@@ -18,7 +21,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from fusion_ir import IterDomain, MemoryType, TensorView
-from fusion_ir.exprs import MmaOp, combine_op, load_kind, reduces, reduction_init
+from fusion_ir.exprs import combine_op, load_kind, reduces, reduction_init
 from fusion_ir.scalar import Val, all_of
 from fusion_ir.types import LoadStoreOpType
 
@@ -136,7 +139,7 @@ def lower_op(op: TensorOp, a: Analyses) -> list[Node]:
     kind = load_kind(tv)
     if kind is LoadStoreOpType.TMA:
         return [_tma_load(a, tv, idx)]
-    if zero_fills(tv):
+    if zero_fills(a, tv):
         return _zero_filled_load(a, tv, idx, target, value)
     if kind is LoadStoreOpType.CpAsync:
         assert isinstance(value, Load)
@@ -145,13 +148,13 @@ def lower_op(op: TensorOp, a: Analyses) -> list[Node]:
     return guarded(predicate(a, tv, idx, False, memory), [Assign(target, write_index(a, tv, idx), value)])
 
 
-def zero_fills(tv: TensorView) -> bool:
+def zero_fills(a: Analyses, tv: TensorView) -> bool:
     """A shared tile a tensor-core matmul reads, loaded by cp.async or plain copies: its elements past the
     tensor's bounds are written as zeros, as a TMA load fills them (the K edge of a tile then adds nothing
     to the products, and garbage there could be NaN)."""
     if tv.memory_type is not MemoryType.Shared or load_kind(tv) not in (LoadStoreOpType.CpAsync, LoadStoreOpType.Set):
         return False
-    return any(isinstance(c.definition, MmaOp) for c in tv.consumers())
+    return bool(a.tensor_cores.operand_of(tv))
 
 
 def _zero_filled_load(a: Analyses, tv: TensorView, idx: dict[IterDomain, Val], target: Buffer,
