@@ -183,7 +183,7 @@ def _spread_load(tv: TensorView, tiles: int, load: OperandLoad, params: MatmulPa
     """An operand tile the compute warp groups load themselves (cp.async of ``load.vector`` elements, or plain
     copies): its axes right of ``[tiles, Ko]`` but the loop broadcast, the layout a TMA box would have, become
     its allocation domain (the wgmma descriptors read the same swizzled rows); its loop then runs over them
-    merged, ``[tiles, Ko, b, copies / threads (Unroll), W (TIDy), 128 (TIDx), vector (Vectorize)]``, so
+    merged, ``[tiles, Ko, b, copies / threads (Serial), W (TIDy), 128 (TIDx), vector (Vectorize)]``, so
     consecutive threads copy consecutive vectors of a row. ``MatmulParams.validate_loads`` checked that the
     threads divide the copies."""
     inner = tv.loop[tiles + 1:]
@@ -201,7 +201,8 @@ def _spread_load(tv: TensorView, tiles: int, load: OperandLoad, params: MatmulPa
     if w > 1:
         tv.split(x, w)                                  # [.., E / v / 128 / W, W, 128(, v)]
         tv.axis(x + 1).parallelize(ParallelType.TIDy)
-    tv.axis(x).parallelize(ParallelType.Unroll)
+    # the copies per thread stay a serial loop: unrolled, the 64 plain copies of a 256 x 64 tile per thread spill
+    # the accumulators (tests/codegen/test_suggested_matmul_compile.py)
     tv.axis(-2 if load.vector > 1 else -1).parallelize(ParallelType.TIDx)
     if load.vector > 1:
         tv.axis(-1).parallelize(ParallelType.Vectorize)
