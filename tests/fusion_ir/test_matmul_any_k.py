@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from fusion_ir import DataType, Fusion, LoadStoreOpType, MemoryType, SmemSwizzle, ops
+from fusion_ir import DataType, Fusion, LoadStoreOpType, MemoryType, ScheduleError, SmemSwizzle, ops
 from fusion_ir.exprs import load_kind
 from fusion_ir.schedulers import MatmulParams, schedule_matmul, suggest_matmul_params
 from fusion_ir.schedulers.matmul_problem import matmul_problem
@@ -166,3 +166,11 @@ def test_out_of_bounds_elements_are_zero_filled() -> None:
     plain = [n for n in k.walk(_kernel(263).body) if isinstance(n, k.IfThenElse) and n.else_body
              and isinstance(n.else_body[0], k.Assign) and isinstance(n.else_body[0].value, k.Const)]
     assert plain and all(n.else_body[0].value.value == 0 for n in plain)
+
+
+def test_a_tma_store_of_odd_rows_is_refused() -> None:
+    fusion, _ = _fusion(200, 137, 100, out_dtype=DataType.BFloat16)
+    with pytest.raises(ScheduleError, match=r"MatmulParams.tma_store: a row of the output T\d+ holds N = 137 "
+                                            r"bfloat16 elements, 274 bytes; a TMA store needs rows of a multiple of "
+                                            r"16 bytes: set tma_store=False"):
+        schedule_matmul(fusion, MatmulParams(**TWO_GROUPS, tma_store=True))
