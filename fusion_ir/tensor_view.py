@@ -857,8 +857,9 @@ class TensorView:
             known.update(t.outputs)
         for k, i in enumerate(axes):
             if not isinstance(i, IterDomain) or i not in known:
-                raise self._err(f"set_allocation_domain: axis {k} ({getattr(i, 'label', lambda: repr(i))()}) is not "
-                                f"an axis of T{self.name}'s transforms")
+                name = i.label() if isinstance(i, IterDomain) else repr(i)
+                raise self._err(f"set_allocation_domain: axis {k} ({name}) is not an axis of T{self.name}'s "
+                                f"transforms")
             if i.is_reduction or i.is_broadcast:
                 raise self._err(f"set_allocation_domain: axis {k} ({i.label()}) of T{self.name} is a "
                                 f"{'reduction' if i.is_reduction else 'broadcast'}; a buffer holds neither")

@@ -29,12 +29,12 @@ from .. import index_math, tensor_core_ops
 from ..analysis import Analyses
 from ..errors import LoweringError
 from ..indexing_exprs import (
+    bounds_conditions,
     cast_to,
     compute_value,
     const,
     guarded,
     own_indices,
-    bounds_conditions,
     predicate,
     read_index,
     thread_conditions,

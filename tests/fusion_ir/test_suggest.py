@@ -240,9 +240,10 @@ def test_rows_tma_cannot_copy_get_a_pipelined_kernel(shape: tuple[int, int, int]
 
 
 @pytest.mark.parametrize("pinned,match", [
-    ({"warp_specialized": True}, r"MatmulParams.warp_specialized: a row of operand a \(T0\) holds K = 891 bfloat16 "
-                                 r"elements, 1782 bytes, not a multiple of the 16 TMA needs, so the compute warp "
-                                 r"groups load operand A with plain element copies; .* set warp_specialized=False"),
+    ({"warp_specialized": True}, (r"MatmulParams.warp_specialized: a row of operand a \(T0\) holds K = 891 "
+                                  r"bfloat16 elements, 1782 bytes, not a multiple of the 16 TMA needs, so the compute "
+                                  r"warp groups load operand A with plain element copies; .* set "
+                                  r"warp_specialized=False")),
     ({"persistent": True}, r"MatmulParams.persistent: .* set persistent=False"),
     ({"stages": 2}, r"MatmulParams.stages: 2 with .* at least 3 stages"),
     ({"stages": 4}, None),
