@@ -15,7 +15,11 @@ this schedule (``docs/matmul.md`` draws the loop nest):
   64-deep K tile of A; 64-column chunks of B), circular-buffered ``stages`` deep over ``Ko``
   (Pipelined, or warp-specialized with a producer warp group). Each input is read in place in its own
   major order (``MatmulLayout``): a transpose of an input becomes that input's TMA load
-  (``set_load_type``), K-major tiles are rows of TK, MN-major ones TK rows of 64-wide chunks;
+  (``set_load_type``), K-major tiles are rows of TK, MN-major ones TK rows of 64-wide chunks. An
+  operand whose rows are not 16-byte multiples (K = 263, ...) is loaded by the compute warp groups
+  instead (cp.async or plain copies, ``MatmulProblem.loads``) into the same swizzled tile, its TMA
+  layout kept as its allocation domain, in a Pipelined kernel two stages ahead (``docs/matmul.md``,
+  "Any K and any row stride");
 - the epilogue tensors are ``[tiles..., Mw, Mr, TIDx(128), N/8, 2, 2]``: the warp group's 128
   threads each hold the accumulator fragment of ``wgmma`` (``schedule_mma_fragment``); with
   ``tma_store`` the 16-bit result goes through stmatrix into a shared tile and TMA stores.
@@ -54,7 +58,7 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
         raise ScheduleError(f"schedule_matmul: params must be MatmulParams, got {type(params).__name__}")
     mm = find_mma(fusion)
     a, b = mm.definition.inputs
-    problem = matmul_problem(fusion, caller="schedule_matmul")   # sizes the fusion fixes: equal K, 16-byte TMA rows
+    problem = matmul_problem(fusion, caller="schedule_matmul")   # sizes the fusion fixes: equal K, operand loads
     layout = problem.layout
     params.validate(a.dtype, problem.loaded_tiles, layout, problem.loads)
     if params.index_type not in (DataType.Int32, DataType.Int64):
