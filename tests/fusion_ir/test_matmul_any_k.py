@@ -174,3 +174,14 @@ def test_a_tma_store_of_odd_rows_is_refused() -> None:
                                             r"bfloat16 elements, 274 bytes; a TMA store needs rows of a multiple of "
                                             r"16 bytes: set tma_store=False"):
         schedule_matmul(fusion, MatmulParams(**TWO_GROUPS, tma_store=True))
+
+
+@pytest.mark.parametrize("ta,k_extent,epilogue,wait", [(False, 263, "none", "after_boxes"),
+                                                        (True, 100, "alpha_beta", "deferred")])
+def test_a_tma_store_epilogue_with_compute_loaded_operands_matches_numpy(ta: bool, k_extent: int, epilogue: str,
+                                                                         wait: str) -> None:
+    """N = 264 (16-byte output rows): the stmatrix + TMA-store epilogue (and C's TMA-loaded tile) after a mainloop
+    whose A the compute warp groups load (what the suggestion picks for 4096 x 4096 x 1001)."""
+    fusion, shapes = _fusion(200, 264, k_extent, transpose_a=ta, epilogue=epilogue, out_dtype=DataType.BFloat16)
+    params = MatmulParams(tile=(128, 128, 64), stages=3, compute_warp_groups=2, tma_store=True, store_wait=wait)
+    _check(fusion, shapes, params, seeds=(0,), tol=1e-2)
