@@ -112,7 +112,7 @@ class MatmulParams:
                                 f"threads); at "
                                 f"most {MAX_ACCUMULATORS} fit in registers: use a smaller tile"
                                 f"{'' if self.ping_pong else ' or more compute_warp_groups'}")
-        smem = self.smem_bytes(dtype, loaded, layout)
+        smem = self.smem_bytes(dtype, loaded, layout, loads)
         if smem > target.smem_per_block:
             staged = " and the output tile" if self.tma_store else ""
             staged += " and the epilogue's TMA-loaded tile of C" if loaded else ""
@@ -203,11 +203,13 @@ class MatmulParams:
         return tm * tn // (current_target().warp_group_size * self.tile_sharers())
 
     def smem_bytes(self, dtype: DataType, loaded: int | Sequence[LoadedTile] = 0,
-                   layout: MatmulLayout = ROW_MAJOR) -> int:
+                   layout: MatmulLayout = ROW_MAJOR, loads: Sequence[OperandLoad] = TMA_LOADS) -> int:
         """Shared memory the kernel takes (with ``stages="auto"``: at its shallowest, 2 stages): the
         shared-memory model's layout of the buffers the schedule makes (``matmul_smem``), the same
         layout the lowering gives them. ``loaded``: the ``[M, N]`` inputs the epilogue reads (C),
         TMA-loaded into a tile each (``MatmulProblem.loaded_tiles``; an int: one tile of that many
         bytes per output element). ``layout``: the operands' major order (``MatmulProblem.layout``;
-        default A K-major, B N-major)."""
-        return smem_model.lay_out(matmul_smem_requests(self, dtype, loaded, layout)).total
+        default A K-major, B N-major). ``loads``: how A and B are loaded (``MatmulProblem.loads``: an operand the
+        compute warp groups load has no barriers)."""
+        tma_operands = sum(load.tma for load in loads)
+        return smem_model.lay_out(matmul_smem_requests(self, dtype, loaded, layout, tma_operands)).total

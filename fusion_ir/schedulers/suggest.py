@@ -139,7 +139,7 @@ def _depth(params: MatmulParams, problem: MatmulProblem) -> int:
     stages = 2
     limit = current_target().smem_per_block
     while stages < cap and replace(params, stages=stages + 1).smem_bytes(problem.dtype, problem.loaded_tiles,
-                                                                         problem.layout) <= limit:
+                                                                         problem.layout, problem.loads) <= limit:
         stages += 1
     k_tiles = problem.k_tiles(params.tile[2])
     floor = _fewest_stages(problem)
