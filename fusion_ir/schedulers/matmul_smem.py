@@ -2,7 +2,8 @@
 
 ``schedule_matmul`` gives the kernel these shared buffers: A's and B's tiles (``stages`` each, laid out
 K- or MN-major as their inputs are: ``MatmulLayout``) and
-their mbarriers (a "full" and an "empty" one per stage), ping-pong's ordering barriers, with
+their mbarriers (a "full" and an "empty" one per stage; only the "full" one when the compute warp groups load
+one operand, none when they load both: ``tma_operands``), ping-pong's ordering barriers, with
 ``tma_store`` the 16-bit output tile stmatrix writes and the TMA store reads (one per compute warp
 group when ping-pong defers the store's wait), and per ``[M, N]`` input of the epilogue (C) its
 TMA-loaded tile and that load's mbarrier. ``matmul_smem_requests`` places their live intervals on
