@@ -185,3 +185,24 @@ def test_a_tma_store_epilogue_with_compute_loaded_operands_matches_numpy(ta: boo
     fusion, shapes = _fusion(200, 264, k_extent, transpose_a=ta, epilogue=epilogue, out_dtype=DataType.BFloat16)
     params = MatmulParams(tile=(128, 128, 64), stages=3, compute_warp_groups=2, tma_store=True, store_wait=wait)
     _check(fusion, shapes, params, seeds=(0,), tol=1e-2)
+
+
+@pytest.mark.parametrize("k_extent,transpose_b", [(100, True), (263, True), (100, False)])
+def test_tiles_outside_a_circular_buffer_are_fenced_by_the_syncs_pass(monkeypatch: pytest.MonkeyPatch,
+                                                                      k_extent: int, transpose_b: bool) -> None:
+    """Without circular buffering (the scheduler's pipeline taken out), the syncs pass orders the copies before the
+    MMAs: its block sync, or the one a TMA operand's token wait already put there (K = 100, B by TMA), gets the
+    fence.proxy.async the generic-proxy writes need; without it the simulator reports the missing fence."""
+    from fusion_ir.schedulers import matmul as matmul_scheduler
+    from runtime import SimulationError
+    from tests.runtime.kir_builders import remove_nodes
+
+    monkeypatch.setattr(matmul_scheduler, "_circular_buffer_operands", lambda *args: None)
+    fusion, shapes = _fusion(72, 40, k_extent, transpose_b=transpose_b)
+    schedule_matmul(fusion, MatmulParams(tile=(64, 64, 32), stages=3, compute_warp_groups=1))
+    kernel = lower(fusion)
+    assert sum(isinstance(n, k.FenceAsyncProxy) for n in k.walk(kernel.body)) == 1
+    inputs = random_inputs(fusion, shapes, seed=9)
+    assert_matches(fusion, inputs, simulate(kernel, inputs))
+    with pytest.raises(SimulationError, match="missing fence.proxy.async: wgmma"):
+        simulate(remove_nodes(kernel, k.FenceAsyncProxy), inputs)
