@@ -23,7 +23,16 @@ from ..fusion import Fusion
 from ..types import DataType, ScheduleError
 from .matmul_params import MatmulParams
 from .matmul_problem import MatmulProblem, matmul_problem
-from .suggest import PING_PONG, _depth, _fits_int32, _warp_groups_for, register_split, rule_params
+from .suggest import (
+    PING_PONG,
+    _depth,
+    _fewest_stages,
+    _fits_int32,
+    _warp_groups_for,
+    compute_loaded_arrangement,
+    register_split,
+    rule_params,
+)
 
 MAX_CANDIDATES = 12
 BIG_TILES = ((128, 256, 64), (256, 128, 64))
@@ -46,9 +55,10 @@ def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *
     def arranged(tile: tuple[int, int, int], **fields: Any) -> dict[str, Any]:
         persistent = fields.get("persistent", False)
         groups = _warp_groups_for(tile)
-        return {"tile": tile, "compute_warp_groups": groups, "register_split": register_split(groups),
-                "warp_specialized": True, "persistent": False, "tma_store": store, "blocks": sms,
-                "index_type": wide_index if persistent else DataType.Int64, **fields}
+        out = {"tile": tile, "compute_warp_groups": groups, "register_split": register_split(groups),
+               "warp_specialized": True, "persistent": False, "tma_store": store, "blocks": sms,
+               "index_type": wide_index if persistent else DataType.Int64, **fields}
+        return {**out, **compute_loaded_arrangement(problem, out)}    # an operand TMA cannot load: Pipelined
 
     out = [suggested]
 
@@ -82,9 +92,9 @@ def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *
 
 def _deepest(params: MatmulParams, problem: MatmulProblem) -> MatmulParams | None:
     """``params`` at the rules' depth (the deepest that fits), or None when it cannot run the problem."""
-    shallow = replace(params, stages=2)
+    shallow = replace(params, stages=_fewest_stages(problem))
     try:
-        shallow.validate(problem.dtype, problem.loaded_tiles, problem.layout)   # the tile fits at all
+        shallow.validate(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads)   # the tile fits at all
     except ScheduleError:
         return None
     params = replace(params, stages=_depth(shallow, problem))
@@ -94,7 +104,7 @@ def _deepest(params: MatmulParams, problem: MatmulProblem) -> MatmulParams | Non
 def _runs(params: MatmulParams, problem: MatmulProblem) -> bool:
     """Whether ``schedule_matmul`` takes ``params`` for ``problem``: ``validate`` and its checks of the problem."""
     try:
-        params.validate(problem.dtype, problem.loaded_tiles, problem.layout)
+        params.validate(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads)
     except ScheduleError:
         return False
     if params.tma_store and not problem.tma_store_possible:

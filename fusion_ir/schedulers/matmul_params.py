@@ -14,6 +14,7 @@ from target import current as current_target
 
 from ..circular_buffer import AUTO
 from ..types import DataType, ScheduleError, SmemSwizzle, StoreWait
+from .matmul_problem import TMA_LOADS, OperandLoad
 from .matmul_smem import ROW_MAJOR, LoadedTile, MatmulLayout, matmul_smem_requests
 from .matmul_why import ParamsWhy
 
@@ -62,9 +63,9 @@ class MatmulParams:
         return _WHY.get(id(self))
 
     def validate(self, dtype: DataType = DataType.BFloat16, loaded: int | Sequence[LoadedTile] = 0,
-                 layout: MatmulLayout = ROW_MAJOR) -> None:
+                 layout: MatmulLayout = ROW_MAJOR, loads: Sequence[OperandLoad] = TMA_LOADS) -> None:
         """Raise ``ScheduleError`` naming the parameter and the rule it breaks (``loaded`` and ``layout``: as
-        in ``smem_bytes``)."""
+        in ``smem_bytes``; ``loads``: how A and B are loaded, ``MatmulProblem.loads``)."""
         if not (isinstance(self.tile, tuple) and len(self.tile) == 3 and all(isinstance(x, int) and x > 0
                                                                                 for x in self.tile)):
             raise ScheduleError(f"MatmulParams.tile: {self.tile!r} must be three positive ints (M, N, K)")
@@ -119,7 +120,7 @@ class MatmulParams:
                                 f"threads); at "
                                 f"most {MAX_ACCUMULATORS} fit in registers: use a smaller tile"
                                 f"{'' if self.ping_pong else ' or more compute_warp_groups'}")
-        smem = self.smem_bytes(dtype, loaded, layout)
+        smem = self.smem_bytes(dtype, loaded, layout, loads)
         if smem > target.smem_per_block:
             staged = " and the output tile" if self.tma_store else ""
             staged += " and the epilogue's TMA-loaded tile of C" if loaded else ""
@@ -149,6 +150,7 @@ class MatmulParams:
             raise ScheduleError(f"MatmulParams.store_wait: {self.store_wait!r} must be one of "
                                 f"{StoreWait.choices()} (TensorView.set_store_wait), and "
                                 f"other than {StoreWait.AfterBoxes.value!r} only with tma_store=True")
+        self.validate_loads(dtype, loads)
         for name in ("blocks", "group_m"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -167,6 +169,39 @@ class MatmulParams:
                                     f"groups {total} registers, over the {target.registers_per_sm} of an SM; lower "
                                     f"the compute count or use fewer compute_warp_groups")
 
+    def validate_loads(self, dtype: DataType, loads: Sequence[OperandLoad]) -> None:
+        """The rules of an operand loaded by its compute warp groups (cp.async or plain copies, not TMA: its rows
+        are not 16-byte multiples): see docs/matmul.md, "Any K and any row stride"."""
+        own = [(name, load) for name, load in zip("AB", loads) if not load.tma]
+        if not own:
+            return
+        name, load = own[0]
+        nbytes = load.extent * dtype.size if load.extent is not None else "?"
+        why = (f"a row of {load.rows_of or f'operand {name}'} holds {load.dim} = {load.extent} {dtype.short_name} "
+               f"elements, {nbytes} bytes, not a multiple of the {current_target().tma.alignment} TMA needs, so the "
+               f"compute warp groups load operand {name} with {load.describe()}")
+        if self.warp_specialized:
+            raise ScheduleError(f"MatmulParams.warp_specialized: {why}; its compute warp groups load it themselves "
+                                f"and wait for their own copies, which a producer warp group cannot do for them: "
+                                f"set warp_specialized=False (a Pipelined kernel)")
+        if self.persistent:
+            raise ScheduleError(f"MatmulParams.persistent: {why}; the pipeline of a compute-loaded operand runs one "
+                                f"tile's K loop at a time: set persistent=False")
+        if isinstance(self.stages, str) or self.stages < 3:
+            raise ScheduleError(f"MatmulParams.stages: {self.stages!r} with {why}; its loads are issued two stages "
+                                f"ahead of the MMAs that read them and one stage behind those still in flight, "
+                                f"so it needs at least 3 stages (an int)")
+        threads = self.compute_warp_groups * current_target().warp_group_size
+        tm, tn, tk = self.tile
+        for name, load in own:
+            rows = tm if name == "A" else tn
+            vectors = rows * tk // load.vector
+            if vectors % threads:
+                raise ScheduleError(f"MatmulParams.tile: {self.tile} with operand {name} loaded by "
+                                    f"{load.describe()}: its {rows} x {tk} tile is {vectors} copies, which the "
+                                    f"{threads} threads of {self.compute_warp_groups} compute warp groups must share "
+                                    f"evenly (a multiple of {threads})")
+
     def tile_sharers(self) -> int:
         """Compute warp groups that share one tile: all of them (cooperative), or one (ping-pong)."""
         return 1 if self.ping_pong else self.compute_warp_groups
@@ -176,14 +211,16 @@ class MatmulParams:
         return tm * tn // (current_target().warp_group_size * self.tile_sharers())
 
     def smem_bytes(self, dtype: DataType, loaded: int | Sequence[LoadedTile] = 0,
-                   layout: MatmulLayout = ROW_MAJOR) -> int:
+                   layout: MatmulLayout = ROW_MAJOR, loads: Sequence[OperandLoad] = TMA_LOADS) -> int:
         """Shared memory the kernel takes (with ``stages="auto"``: at its shallowest, 2 stages): the
         shared-memory model's layout of the buffers the schedule makes (``matmul_smem``), the same
         layout the lowering gives them. ``loaded``: the ``[M, N]`` inputs the epilogue reads (C),
         TMA-loaded into a tile each (``MatmulProblem.loaded_tiles``; an int: one tile of that many
         bytes per output element). ``layout``: the operands' major order (``MatmulProblem.layout``;
-        default A K-major, B N-major)."""
-        return smem_model.lay_out(matmul_smem_requests(self, dtype, loaded, layout)).total
+        default A K-major, B N-major). ``loads``: how A and B are loaded (``MatmulProblem.loads``: an operand the
+        compute warp groups load has no barriers)."""
+        tma_operands = sum(load.tma for load in loads)
+        return smem_model.lay_out(matmul_smem_requests(self, dtype, loaded, layout, tma_operands)).total
 
 
 # ``why`` of live params by ``id``, dropped when they are collected (``weakref.finalize``): no attribute of the

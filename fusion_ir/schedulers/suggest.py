@@ -5,8 +5,9 @@ rules in a table and the measurements behind each).
 
 Like cuBLASDx's ``suggest_device_pipeline``, the caller may pin any field (``tile=``, ``stages=``,
 ...) and the rest are chosen around it; a problem the kernel cannot run, or a pinned field that
-cannot work for it, is a ``ScheduleError`` naming the requirement: A's and B's K differ, a row of
-an operand is not a multiple of 16 bytes (TMA), a pinned pipeline deeper than the problem's K
+cannot work for it, is a ``ScheduleError`` naming the requirement: A's and B's K differ, a pinned
+arrangement that cannot load an operand whose rows are not 16-byte multiples (TMA cannot; the compute
+warp groups load it with cp.async or plain copies in a Pipelined kernel), a pinned pipeline deeper than the problem's K
 tiles (not persistent), or a rule of ``MatmulParams.validate``. Unlike cuBLASDx no tile has to
 divide the problem: TMA fills boxes past the edge with zeros and the stores are predicated (or
 clipped by the TMA store).
@@ -51,8 +52,7 @@ def suggest_matmul_params(fusion: Fusion, *, sms: int | None = None, **pinned: A
 
     Sizes come from the inputs' constant extents (``fusion.add_input(shape=...)``); with symbolic
     ones the kernel must suit any size and gets the arrangement with the best worst case measured.
-    Raises ``ScheduleError`` for a problem the kernel cannot run (K of A and B differ; a row of A or
-    B not a multiple of 16 bytes) and for pinned fields that cannot work (``MatmulParams.validate``'s
+    Raises ``ScheduleError`` for a problem the kernel cannot run (K of A and B differ) and for pinned fields that cannot work (``MatmulParams.validate``'s
     rules; ``stages`` deeper than the K tiles of a kernel that is not persistent).
 
     With no field pinned, a winner of ``runtime.tuning.tune_matmul`` for this problem on the installed
@@ -89,7 +89,7 @@ def tuned_params(fusion: Fusion, problem: MatmulProblem, sms: int | None = None)
     if sms is not None and params.blocks != sms:
         return None
     try:
-        params.validate(problem.dtype, problem.loaded_tiles, problem.layout)
+        params.validate(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads)
     except ScheduleError as e:
         warnings.warn(f"the tuned matmul params for {entry.device!r}, {key!r} no longer validate ({e}); "
                       f"scheduling with the rules", TuningCacheWarning, stacklevel=3)
@@ -109,6 +109,13 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
     chosen = {**chosen, "blocks": sms}
     reasons["blocks"] = (f"sms={sms}: the GPU's SM count, as given" if given_sms else
                          f"{sms}: the SM count of the target ({current_target().name}); pass sms= for another GPU")
+    compute_loaded = compute_loaded_arrangement(problem, chosen)
+    if compute_loaded:
+        chosen.update(compute_loaded)
+        rule = f"{rule}; an operand TMA cannot load: compute-loaded, Pipelined"
+        for name in compute_loaded:
+            reasons[name] = ("an operand whose rows are not 16-byte multiples: the compute warp groups load it "
+                             "(cp.async or plain copies) in a Pipelined kernel, one tile per block")
     if pinned.get("ping_pong") is True and not chosen.get("ping_pong"):   # arranged around a pinned ping-pong
         chosen.update(tile=PING_PONG, compute_warp_groups=2, persistent=True, tma_store=problem.tma_store_possible)
         for name in ("tile", "compute_warp_groups", "persistent", "tma_store"):
@@ -129,10 +136,10 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
     params = MatmulParams(**chosen)
     if "stages" not in pinned:
         # the placeholder depth: a pinned field's rule first
-        params.validate(problem.dtype, problem.loaded_tiles, problem.layout)
+        params.validate(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads)
         params = replace(params, stages=_depth(params, problem))
         reasons["stages"] = _depth_reason(params, problem)
-    params.validate(problem.dtype, problem.loaded_tiles, problem.layout)
+    params.validate(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads)
     _check_depth(params, problem, pinned)
     for name in pinned:
         reasons[name] = "pinned by the caller"
@@ -262,7 +269,7 @@ def _depth_reason(params: MatmulParams, problem: MatmulProblem) -> str:
         if params.tile in DEPTH_CAP:
             return f"depth: the cap measured for this tile, {cap} (deeper ran slower)"
         return f"depth: the deepest useful pipeline, {cap} stages (MAX_USEFUL_STAGES)"
-    used = params.smem_bytes(problem.dtype, problem.loaded_tiles, problem.layout)
+    used = params.smem_bytes(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads)
     return f"depth: as deep as shared memory allows ({used} of {limit} bytes at {params.stages} stages)"
 
 
@@ -270,6 +277,20 @@ def _tile_time(problem: MatmulProblem, sms: int, tile: tuple[int, int, int], rat
     tiles = problem.tiles(tile)
     assert tiles is not None
     return -(-tiles // sms) * tile[0] * tile[1] / rate / 1000
+
+
+def compute_loaded_arrangement(problem: MatmulProblem, chosen: dict[str, Any] | None = None) -> dict[str, Any]:
+    """An operand TMA cannot load (its rows are not 16-byte multiples: ``MatmulProblem.loads``) is loaded by the
+    compute warp groups themselves, with cp.async or plain copies: a Pipelined kernel, one tile per block
+    (docs/matmul.md, "Any K and any row stride"); a tile of three compute warp groups becomes 256 x 128 (the
+    copies are shared by two). Nothing changes when TMA loads both."""
+    if problem.tma_operands:
+        return {}
+    out: dict[str, Any] = {"warp_specialized": False, "persistent": False, "ping_pong": False,
+                           "register_split": None, "stages": 3}
+    if chosen is not None and chosen.get("compute_warp_groups", 2) > 2:
+        out.update(tile=BIG, compute_warp_groups=2)
+    return out
 
 
 def _fits_int32(problem: MatmulProblem) -> bool:
@@ -307,12 +328,18 @@ def _depth(params: MatmulParams, problem: MatmulProblem) -> int:
     stages = 2
     limit = current_target().smem_per_block
     while stages < cap and replace(params, stages=stages + 1).smem_bytes(problem.dtype, problem.loaded_tiles,
-                                                                         problem.layout) <= limit:
+                                                                         problem.layout, problem.loads) <= limit:
         stages += 1
     k_tiles = problem.k_tiles(params.tile[2])
+    floor = _fewest_stages(problem)
     if k_tiles is not None and not params.persistent:
-        stages = max(2, min(stages, k_tiles))
-    return stages
+        stages = max(floor, min(stages, k_tiles))
+    return max(stages, floor)
+
+
+def _fewest_stages(problem: MatmulProblem) -> int:
+    """2 with TMA operands; 3 when the compute warp groups load one (``MatmulParams.validate_loads``)."""
+    return 2 if problem.tma_operands else 3
 
 
 def _check_depth(params: MatmulParams, problem: MatmulProblem, pinned: dict[str, Any]) -> None:
@@ -322,7 +349,7 @@ def _check_depth(params: MatmulParams, problem: MatmulProblem, pinned: dict[str,
     k_tiles = problem.k_tiles(params.tile[2])
     if "stages" not in pinned or not isinstance(params.stages, int) or k_tiles is None or params.persistent:
         return
-    if params.stages <= max(k_tiles, 2):
+    if params.stages <= max(k_tiles, _fewest_stages(problem)):
         return
     raise ScheduleError(f"suggest_matmul_params: stages={params.stages} is deeper than the {k_tiles} K tiles of the "
                         f"problem (K = {problem.k} in tiles of {params.tile[2]}); a pipeline that is not persistent "
