@@ -78,6 +78,10 @@ class BufferPlan:
     stages: dict[TensorView, int] = field(default_factory=dict)   # circular buffers: stages each buffer holds
     grid_reductions: dict[TensorView, GridReductionBuffers] = field(default_factory=dict)
 
+    def after_grid_reduction(self, tv: TensorView) -> bool:
+        """``tv`` is computed from a grid-reduced tensor: only the last block of the grid reduction computes it."""
+        return tv in self.grid_reductions or any(t in self.grid_reductions for t in tv.ancestors())
+
     def partial(self, tv: TensorView) -> Buffer:
         """The per-thread registers a reduction accumulates in: its accumulator, or its own Local buffer."""
         acc = self.accumulators.get(tv)
