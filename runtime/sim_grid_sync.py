@@ -8,7 +8,8 @@ thread 0 adds 1 to the block's semaphore (``SemaphoreArrive``, acquire-release a
   had executed then; a thread's write is *fenced* once it executes a fence after it;
 - an arrival publishes, for every thread of its block, the writes fenced so far; a write made by a thread
   of a block that has arrived already is an error (no barrier kept it before the arrival), and so is an
-  arrival while a thread of the block holds unfenced partials (the fence is missing);
+  arrival while a thread of the block holds partials that no fence (the fence is missing) or no block-wide
+  barrier after the fence (the barrier is missing) orders before thread 0's atomic;
 - a load of a work buffer element that its writer's block has not published is an error: the reader
   could see the old value on a GPU (a partial read before the writing block's fence and arrival);
 - the arrivals of one statement instance happen in a seeded random order of the blocks, so which block
@@ -46,7 +47,10 @@ class GridSync:
         self.fences = np.zeros(n, dtype=np.int64)          # GridFences each lane executed
         self.published = np.zeros(n, dtype=np.int64)       # its fences counted at its block's arrival
         self.last_write = np.full(n, -1, dtype=np.int64)   # its fence count at its latest partial write
+        self.synced = np.zeros(n, dtype=np.int64)          # its fence count at its latest block-wide barrier
+        barriers.on_block_arrival.append(self._barrier_arrival)
         self.arrived = np.zeros(grid.num_blocks, dtype=bool)
+        self.arrival = np.full(grid.num_blocks, -1, dtype=np.int64)   # each block's place in the arrival order
         self.is_last = np.zeros(grid.num_blocks, dtype=np.int64)
 
     def handles(self) -> dict[type, Handler]:
@@ -78,6 +82,9 @@ class GridSync:
         ctx.env[node.name] = uniform(self.is_last[self.grid.block_of[lanes]])
         return ctx
 
+    def _barrier_arrival(self, lanes: np.ndarray) -> None:
+        self.synced[lanes] = self.fences[lanes]
+
     def _arrive_block(self, block: int, sem: Storage, index: int, arrivals: int, what: str) -> None:
         T = self.grid.threads_per_block
         rows = np.arange(block * T, (block + 1) * T)
@@ -87,10 +94,18 @@ class GridSync:
                                   f"{self.grid.describe(int(unfenced[0]))} (and {unfenced.size - 1} more threads) "
                                   f"wrote partials that no __threadfence ordered before the arrival: the last "
                                   f"block could read them before they are visible")
+        others = rows[1:]     # thread 0's own fenced writes come before its atomic in program order
+        unsynced = others[self.last_write[others] >= self.synced[others]]
+        if unsynced.size:
+            raise SimulationError(f"{what}: block {self.grid.block_name(block)} arrives while "
+                                  f"{self.grid.describe(int(unsynced[0]))} (and {unsynced.size - 1} more threads) "
+                                  f"fenced partials that no barrier ordered before thread 0's atomic: a "
+                                  f"__syncthreads between the fence and the arrival is missing")
         if not 0 <= index < sem.size:
             raise SimulationError(f"out-of-bounds semaphore {sem.name}[{index}] (size {sem.size}) in {what}")
         self.published[rows] = self.fences[rows]
         self.arrived[block] = True
+        self.arrival[block] = int(self.arrived.sum())
         old = int(sem.data[index])
         sem.data[index] = old + 1
         self.is_last[block] = int(old == arrivals - 1)
@@ -113,14 +128,23 @@ class GridSync:
     def partial_read(self, st: Storage, pos: Any, lanes: np.ndarray, what: Any) -> None:
         pos = np.broadcast_to(np.asarray(pos), lanes.shape)
         writer = st.grid_writer[pos]
-        unpublished = (writer < 0) | (self.published[np.maximum(writer, 0)] <= st.grid_epoch[pos])
-        bad = np.flatnonzero(unpublished)
+        w_safe = np.maximum(writer, 0)
+        unpublished = (writer < 0) | (self.published[w_safe] <= st.grid_epoch[pos])
+        # the reader's acquire (its block's arrival) sees only the releases of the blocks that arrived before it
+        mine, theirs = self.arrival[self.grid.block_of[lanes]], self.arrival[self.grid.block_of[w_safe]]
+        unseen = ~unpublished & ((mine < 0) | (theirs > mine))
+        bad = np.flatnonzero(unpublished | unseen)
         if bad.size == 0:
             return
         j = int(bad[0])
         w = int(writer[j])
-        by = ("no block wrote it yet" if w < 0 else
-              f"{self.grid.describe(w)} wrote it and its block has not published it (a __threadfence after the "
-              f"write, then the block's semaphore arrival)")
+        if w < 0:
+            by = "no block wrote it yet"
+        elif unpublished[j]:
+            by = (f"{self.grid.describe(w)} wrote it and its block has not published it (a __threadfence after the "
+                  f"write, then the block's semaphore arrival)")
+        else:
+            by = (f"{self.grid.describe(w)} wrote it and its block's arrival on the semaphore does not come before "
+                  f"the reader's block's (the reader acquires only what earlier arrivals released)")
         raise SimulationError(f"{what() if callable(what) else what} by {self.grid.describe(int(lanes[j]))} reads "
                               f"{st.name}[{int(pos[j])}], a partial of another block: {by}")
