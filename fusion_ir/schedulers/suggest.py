@@ -30,6 +30,11 @@ from .matmul_problem import MatmulProblem, matmul_problem
 DEPTH_CAP = {(128, 128, 64): 4}
 FEW_K_TILES = 4              # K tiles up to this: a tile is all epilogue, register stores are faster
 PERSISTENT_WAVES = 2         # tiles per SM from which the persistent kernel is suggested
+# split-K: the fewest K tiles (of 64) a split keeps. Each split adds 8 bytes of partials per output element (written,
+# then read by the last block) against 2 K / split_k flops: at 1024 K per split that is 1/256 byte per flop, about
+# what an H100's L2 serves beside the tensor cores (not measured yet: docs/matmul.md, "Split-K")
+MIN_SPLIT_K_TILES = 16
+SPLIT_K_OVERHEAD = 1.25      # split-K's predicted time x this: the partials' traffic and the last block's sum
 
 BIG = (256, 128, 64)         # the tile of the large problems: 2 compute warp groups of 128 x 128
 BIG_COLUMNS = (128, 256, 64)  # the persistent kernel's tile (2 warp groups of 64 x 256)
@@ -64,6 +69,8 @@ def suggest_matmul_params(fusion: Fusion, *, sms: int | None = None, **pinned: A
     if pinned.get("ping_pong") is True:         # never suggested (slower, docs/matmul.md), but arranged if asked
         chosen.update(tile=PING_PONG, compute_warp_groups=2, persistent=True, tma_store=problem.tma_store_possible)
     chosen.update(pinned)
+    if "split_k" not in pinned and (chosen.get("persistent") or chosen.get("warp_specialized")):
+        chosen["split_k"] = 1                   # a pinned arrangement split-K is not implemented for
     if "compute_warp_groups" not in pinned and "tile" in pinned:
         chosen["compute_warp_groups"] = _warp_groups_for(pinned["tile"])
     params = MatmulParams(**chosen)
@@ -85,6 +92,9 @@ def arrangement(problem: MatmulProblem, sms: int) -> dict[str, Any]:
     if tiles is None:                                          # sizes unknown: any size must run
         return big
     if tiles < sms:                                            # under one wave of big tiles
+        split = split_k_for(problem, sms, BIG_COLUMNS)
+        if split > 1:                                          # a long K: more blocks per tile, not smaller tiles
+            return {**ws, "tile": BIG_COLUMNS, "compute_warp_groups": 2, "warp_specialized": False, "split_k": split}
         tile, groups = _few_tiles(problem, sms)
         return {**ws, "tile": tile, "compute_warp_groups": groups}
     k_tiles = problem.k_tiles(BIG[2])
@@ -99,19 +109,39 @@ def arrangement(problem: MatmulProblem, sms: int) -> dict[str, Any]:
     return big
 
 
+def split_k_for(problem: MatmulProblem, sms: int, tile: tuple[int, int, int]) -> int:
+    """Split-K for a problem of fewer ``tile`` output tiles than ``sms``: as many splits as make the tiles about
+    one wave of blocks (tiles x split_k <= sms), each split keeping at least ``MIN_SPLIT_K_TILES`` K tiles, when
+    the predicted time (``FEW_TILES``' rate of ``tile``, the work of a split, ``SPLIT_K_OVERHEAD`` for the
+    partials) beats the best smaller tile's; 1 (no split) otherwise or when the sizes are unknown."""
+    tiles, k_tiles = problem.tiles(tile), problem.k_tiles(tile[2])
+    if tiles is None or k_tiles is None or problem.batch_axes or tiles >= sms:
+        return 1
+    split = min(sms // tiles, k_tiles // MIN_SPLIT_K_TILES)
+    if split < 2:
+        return 1
+    rate = next(r for t, _, r in FEW_TILES if t == tile)
+    waves = -(-tiles * split // sms)
+    predicted = waves * tile[0] * tile[1] / split / rate * SPLIT_K_OVERHEAD
+    return split if predicted < min(_predicted(problem, sms, entry) for entry in FEW_TILES) else 1
+
+
 def _fits_int32(problem: MatmulProblem) -> bool:
     m, n, k, batch = problem.m, problem.n, problem.k, problem.batch
     return None not in (m, n, k, batch) and batch * max(m * k, k * n, m * n) <= INT32_INDEX_MAX  # type: ignore[operator]
 
 
+def _predicted(problem: MatmulProblem, sms: int, entry: tuple[tuple[int, int, int], int, float]) -> float:
+    """A ``FEW_TILES`` entry's predicted time (relative): waves x a tile's work / its rate."""
+    tile, _, rate = entry
+    tiles = problem.tiles(tile)
+    assert tiles is not None
+    return -(-tiles // sms) * tile[0] * tile[1] / rate
+
+
 def _few_tiles(problem: MatmulProblem, sms: int) -> tuple[tuple[int, int, int], int]:
     """The tile of ``FEW_TILES`` with the shortest predicted time: waves x a tile's work / its rate."""
-    def predicted(entry: tuple[tuple[int, int, int], int, float]) -> float:
-        tile, _, rate = entry
-        tiles = problem.tiles(tile)
-        assert tiles is not None
-        return -(-tiles // sms) * tile[0] * tile[1] / rate
-    tile, groups, _ = min(FEW_TILES, key=predicted)
+    tile, groups, _ = min(FEW_TILES, key=lambda entry: _predicted(problem, sms, entry))
     return tile, groups
 
 
@@ -133,7 +163,7 @@ def _depth(params: MatmulParams, problem: MatmulProblem) -> int:
         stages += 1
     k_tiles = problem.k_tiles(params.tile[2])
     if k_tiles is not None and not params.persistent:
-        stages = max(2, min(stages, k_tiles))
+        stages = max(2, min(stages, -(-k_tiles // params.split_k)))   # a split's K tiles
     return stages
 
 
