@@ -28,6 +28,7 @@ def _matmul(m: int, n: int, k: int, *, bias: bool = False, out_dtype: DataType |
 # (M, N, K), SM count, extra fusion options, the arrangement expected
 CASES = {
     "few tiles: 64 x 128": ((200, 264, 136), 132, {}, ((64, 128, 64), False, False)),
+    "few tiles, long K: split-K": ((200, 264, 4096), 16, {}, ((128, 256, 64), False, False)),
     "K of 2 tiles: 256 x 128": ((300, 520, 120), 2, {}, ((256, 128, 64), False, False)),
     "two waves: persistent, TMA store, 32-bit indices": ((520, 264, 328), 2, {}, ((128, 256, 64), True, True)),
     "float result, fused bias": ((260, 392, 1160), 2, {"bias": True, "out_dtype": None}, ((256, 128, 64), False, False)),
