@@ -86,3 +86,20 @@ def test_a_grid_reduction_inside_a_loop_is_refused() -> None:
     out.axis(1).parallelize(ParallelType.BIDz)
     with pytest.raises(LoweringError, match="grid reduction would run inside loop .* once per launch"):
         lower(fusion)
+
+
+def test_verify_requires_a_zeroed_scratch_semaphore_and_the_whole_block() -> None:
+    from dataclasses import replace
+
+    from lowering.verify import VerifyError, verify
+
+    kernel = lower(examples.load("grid_reduction").build())
+    work, sem = kernel.scratch
+    with pytest.raises(VerifyError, match=r"semaphore T1_sem must be a zeroed kernel scratch buffer .* \(rule grid-sync\)"):
+        verify(replace(kernel, scratch=(work, replace(sem, zeroed=False))))
+
+    def elected(n: k.Node):
+        return k.ElectSync((n,)) if isinstance(n, k.SemaphoreArrive) else None
+
+    with pytest.raises(VerifyError, match="inside an ElectSync"):
+        verify(replace(kernel, body=k.rewrite(kernel.body, elected)))

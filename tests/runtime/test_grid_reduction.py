@@ -16,6 +16,7 @@ from lowering import lower
 from runtime import simulate
 from runtime.errors import SimulationError
 from tests.helpers import assert_matches, random_inputs
+from tests.runtime.test_executor_fake_driver import fake  # noqa: F401  (the fake driver fixture)
 
 # (seed, interleave_blocks): blocks in lockstep, and dealt into groups that run ahead of each other
 ORDERS = [(0, None), (1, 1), (2, 2), (3, 3)]
@@ -97,3 +98,19 @@ def test_a_split_k_matmul_without_its_fence_is_reported() -> None:
     mutant = _without(kernel, lambda n: isinstance(n, k.GridFence))
     with pytest.raises(SimulationError, match="no __threadfence"):
         simulate(mutant, _matmul(200, 264, 1000, 0))
+
+
+def test_the_executor_passes_scratch_after_the_outputs_with_the_semaphores_zeroed(fake) -> None:  # noqa: F811
+    """200 x 1000 row sums, 3 splits: a work buffer of 3 x 4 blocks x 1 slot x 64 threads floats and 4 semaphores."""
+    from runtime import executor
+    from tests.runtime.test_executor_fake_driver import int64s
+
+    kernel, inputs = _row_sum_kernel()
+    executor.execute(kernel, inputs)
+    (launch,) = fake.launches
+    assert launch["grid"] == (4, 1, 3)
+    work, sem = (int64s(addr, 3) for addr in launch["params"][2:4])
+    assert work[1:] == [3 * 4 * 64, 1] and sem[1:] == [4, 1]
+    assert fake.memory[work[0]].size == 3 * 4 * 64 * 4 and fake.memory[sem[0]].size == 4 * 4
+    zeroed = [args for name, args in fake.calls if name == "cuMemsetD8Async"]
+    assert [(dst, value, n) for dst, value, n, _ in zeroed] == [(sem[0], 0, 16)]
