@@ -12,7 +12,7 @@ __device__ __forceinline__ int semaphoreArrive(int* semaphore, int arrivals, boo
   int last = 0;
   if (first_thread) {
     int old;
-    asm volatile("atom.add.acq_rel.gpu.global.s32 %0, [%1], 1;\n" : "=r"(old) : "l"(semaphore) : "memory");
+    asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], 1;\n" : "=r"(old) : "l"(semaphore) : "memory");
     last = old == arrivals - 1;
   }
   return __syncthreads_or(last);
