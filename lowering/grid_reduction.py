@@ -69,10 +69,6 @@ def first_thread(a: Analyses) -> Val:
 
 def lower(tv: TensorView, a: Analyses) -> list[Node]:
     """The statements of ``tv``'s grid reduction (the module docstring's steps 1 to 5)."""
-    if a.warp_specialization is not None:
-        raise LoweringError(f"T{tv.name}: a grid reduction in a warp-specialized kernel is not implemented (its "
-                            f"arrival's barrier would need the compute warps' named barrier); use a Pipelined "
-                            f"circular buffer")
     plan = a.buffers.grid_reductions[tv]
     partial = a.buffers.partial(tv)
     work, semaphores = plan.work.buffer, plan.semaphores.buffer

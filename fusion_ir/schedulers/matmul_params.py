@@ -178,10 +178,8 @@ class MatmulParams:
                                 f"blocks")
         if self.persistent:
             raise ScheduleError(f"MatmulParams.split_k: {s} with persistent=True; split-K is implemented for the "
-                                f"kernel with a block per output tile and K range (persistent=False)")
-        if self.warp_specialized:
-            raise ScheduleError(f"MatmulParams.split_k: {s} with warp_specialized=True; the grid reduction of the "
-                                f"partial tiles is implemented for the Pipelined kernel (warp_specialized=False)")
+                                f"kernel with a block per output tile and K range (persistent=False): a persistent "
+                                f"block would need a semaphore round per tile it walks")
         if k_tiles is not None and s > k_tiles:
             raise ScheduleError(f"MatmulParams.split_k: {s} splits of {k_tiles} K tiles (of {self.tile[2]}); each "
                                 f"split needs at least one K tile: use split_k <= {k_tiles}")

@@ -69,8 +69,8 @@ def suggest_matmul_params(fusion: Fusion, *, sms: int | None = None, **pinned: A
     if pinned.get("ping_pong") is True:         # never suggested (slower, docs/matmul.md), but arranged if asked
         chosen.update(tile=PING_PONG, compute_warp_groups=2, persistent=True, tma_store=problem.tma_store_possible)
     chosen.update(pinned)
-    if "split_k" not in pinned and (chosen.get("persistent") or chosen.get("warp_specialized")):
-        chosen["split_k"] = 1                   # a pinned arrangement split-K is not implemented for
+    if "split_k" not in pinned and chosen.get("persistent"):
+        chosen["split_k"] = 1                   # a pinned persistent kernel: split-K is not implemented for it
     if "compute_warp_groups" not in pinned and "tile" in pinned:
         chosen["compute_warp_groups"] = _warp_groups_for(pinned["tile"])
     params = MatmulParams(**chosen)

@@ -237,9 +237,11 @@ def test_no_split_k_where_tiles_fill_the_gpu_or_k_is_short(shape: tuple[int, int
     assert suggest_matmul_params(_matmul(shape)).split_k == 1
 
 
-def test_a_pinned_warp_specialized_kernel_gets_no_split_k() -> None:
+def test_a_pinned_persistent_kernel_gets_no_split_k_and_a_warp_specialized_one_keeps_it() -> None:
+    params = suggest_matmul_params(_matmul((1024, 1024, 32768)), persistent=True)
+    assert params.persistent and params.split_k == 1
     params = suggest_matmul_params(_matmul((1024, 1024, 32768)), warp_specialized=True)
-    assert params.warp_specialized and params.split_k == 1
+    assert params.warp_specialized and params.split_k == 4
 
 
 def test_split_k_for_is_its_own_rule() -> None:

@@ -56,12 +56,15 @@ def test_suggested_split_k_at_1024_x_1024_x_32768_matches_torch_and_repeats_bit_
     assert err <= _relative_error(torch, torch.matmul(a, b), a, b)   # fp32 out at least as close as torch's bf16
 
 
+@pytest.mark.parametrize("warp_specialized", [False, True])
 @pytest.mark.parametrize("split", [2, 3, 4])
-def test_odd_shape_matches_torch_and_repeats_bit_for_bit_with_reused_scratch(split: int) -> None:
-    """1000 x 1032 x 4104: no tile divides it; ``prepare`` launches twice on one scratch allocation."""
+def test_odd_shape_matches_torch_and_repeats_bit_for_bit_with_reused_scratch(split: int, warp_specialized: bool) -> None:
+    """1000 x 1032 x 4104: no tile divides it; ``prepare`` launches twice on one scratch allocation. Warp-specialized:
+    the producer warps have returned when the compute warps arrive (``__syncthreads_or`` counts the others)."""
     torch = torch_or_skip()
     m, n, k = 1000, 1032, 4104
-    kernel = lower(matmul_split_k.build(split_k=split, tile=(128, 256, 64), compute_warp_groups=2, stages=4))
+    kernel = lower(matmul_split_k.build(split_k=split, tile=(128, 256, 64), compute_warp_groups=2, stages=4,
+                                        warp_specialized=warp_specialized))
     a = torch.randn(m, k, device="cuda").bfloat16()
     b = torch.randn(k, n, device="cuda").bfloat16()
     outs = [torch.full((m, n), float("nan"), device="cuda") for _ in range(2)]
@@ -83,6 +86,8 @@ def test_split_k_with_bf16_epilogue_matches_numpy() -> None:
 
 @pytest.mark.skipif(SANITIZER is None, reason="compute-sanitizer is not installed")
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
-def test_compute_sanitizer_is_clean(tool: str) -> None:
-    params = {"split_k": 2, "tile": [128, 128, 64], "compute_warp_groups": 1, "stages": 2}
+@pytest.mark.parametrize("warp_specialized", [False, True])
+def test_compute_sanitizer_is_clean(tool: str, warp_specialized: bool) -> None:
+    params = {"split_k": 2, "tile": [128, 128, 64], "compute_warp_groups": 1, "stages": 2,
+              "warp_specialized": warp_specialized}
     assert_sanitizer_clean(tool, "tests.runtime.run_matmul", json.dumps(params))
