@@ -28,7 +28,6 @@ from fusion_ir.exprs import combine_op, reduction_init
 from fusion_ir.scalar import Val, all_of
 
 from .analysis import Analyses
-from .errors import LoweringError
 from .indexing_exprs import const, guarded
 from .kernel_ir import (
     Assign,

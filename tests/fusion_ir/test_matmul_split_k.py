@@ -29,7 +29,7 @@ def test_the_k_loop_splits_over_bidz() -> None:
     assert acc.loop[3].is_reduction
 
 
-PARAMS = dict(tile=(128, 128, 64), stages=2, compute_warp_groups=1)
+PARAMS = {"tile": (128, 128, 64), "stages": 2, "compute_warp_groups": 1}
 
 
 @pytest.mark.parametrize("split_k,message", [
