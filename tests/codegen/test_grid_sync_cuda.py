@@ -13,7 +13,7 @@ def test_split_k_cuda_has_the_fence_the_atomic_and_the_scratch_parameters() -> N
     assert "fence.acq_rel.gpu;" in source
     assert "atom.acq_rel.gpu.global.add.s32" in source
     assert "__syncthreads_or(last)" in source
-    assert "Tensor<float, 1> T3_work, Tensor<int, 1> T3_sem)" in source
+    assert "Tensor<float, 2> T2, Tensor<float, 1> T3_work, Tensor<int, 1> T3_sem, const __grid_constant__" in source
     body = source[source.index('extern "C"'):]
     fence, arrive = body.index("gridFence();"), body.index("semaphoreArrive(&T3_sem.data[")
     assert fence < body.index("__syncthreads();", fence) < arrive
