@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from fusion_ir import IterDomain, MemoryType, TensorView
+from fusion_ir import IterDomain, MemoryType, ParallelType, TensorView
 from fusion_ir.exprs import ReductionOp, load_kind
 from fusion_ir.scalar import Val
 from fusion_ir.types import DataType, LoadStoreOpType, SmemSwizzle
@@ -202,8 +202,6 @@ def accumulator_position(ids: IdModel, tv: TensorView) -> int:
 
 def _grid_reduction_buffers(ids: IdModel, tv: TensorView, partial: Buffer) -> GridReductionBuffers:
     """The work buffer and semaphores of ``tv``'s grid reduction, sized from the launch extents."""
-    from fusion_ir import ParallelType
-
     slots = partial.size.const_value()
     if slots is None:
         raise LoweringError(f"T{tv.name}: the per-thread partial of its grid reduction has a symbolic size "
@@ -219,6 +217,26 @@ def _grid_reduction_buffers(ids: IdModel, tv: TensorView, partial: Buffer) -> Gr
         Scratch(replace(semaphores, shape=(semaphores.size,)), zeroed=True,
                 purpose=f"T{tv.name}: arrivals per output block"),
         slots)
+
+
+def _check_grid_reduction_consumers(ids: IdModel, plan: BufferPlan) -> None:
+    """The last block of a grid reduction alone computes what is computed from it: nothing there may span
+    blockIdx.z (the other blocks along it skip it), nor be a grid reduction of its own (its arrivals would
+    come from the last blocks only, never all of them)."""
+    for reduced in plan.grid_reductions:
+        for tv in ids.tensors:
+            if tv is reduced or reduced not in tv.ancestors():
+                continue
+            if tv in plan.grid_reductions:
+                raise LoweringError(f"T{tv.name} is a grid reduction computed from the grid reduction of "
+                                    f"T{reduced.name}; only the last block of T{reduced.name}'s reduction has its "
+                                    f"result, so T{tv.name}'s other blocks would never arrive: reduce it in the "
+                                    f"block (bind its reduction axes to threads or serial loops)")
+            spanning = [i for i in tv.loop if not i.is_reduction and ids.group(i).parallel_type is ParallelType.BIDz]
+            if spanning:
+                raise LoweringError(f"T{tv.name} is computed from the grid reduction of T{reduced.name}, whose last "
+                                    f"block alone computes it, but its axis {spanning[0].label()} is bound to BIDz, "
+                                    f"the blocks that reduction is split over: bind it to another index")
 
 
 def alignment(ids: IdModel, tv: TensorView) -> int:
@@ -286,6 +304,7 @@ def build(ids: IdModel, tc: TensorCores, stages: Callable[[TensorView], int]) ->
         if has_grid_reduction(ids, tv):
             plan.grid_reductions[tv] = _grid_reduction_buffers(ids, tv, plan.partial(tv))
 
+    _check_grid_reduction_consumers(ids, plan)
     if any(has_block_reduction(ids, tv) for tv in plan.accumulators):
         # one slot per launched thread: a reduction after a warp-specialized branch indexes by the
         # padded block's dimensions

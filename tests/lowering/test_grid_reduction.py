@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import examples
-from fusion_ir import DataType, Fusion, ParallelType, ScheduleError, ops
+from fusion_ir import DataType, Fusion, MemoryType, ParallelType, ScheduleError, ops
 from lowering import LoweringError, lower
 from lowering import kernel_ir as k
 
@@ -103,3 +103,37 @@ def test_verify_requires_a_zeroed_scratch_semaphore_and_the_whole_block() -> Non
 
     with pytest.raises(VerifyError, match="inside an ElectSync"):
         verify(replace(kernel, body=k.rewrite(kernel.body, elected)))
+
+
+def test_a_consumer_spanning_bidz_or_a_second_grid_reduction_after_one_is_refused() -> None:
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=2, dtype=DataType.Float)
+        rows = ops.sum(x, [1])
+        wide = ops.broadcast(rows, [False, True])
+        out = ops.add(wide, x)
+        fusion.add_output(out)
+    rows.split(1, 4, inner_split=False)
+    rows.axis(0).parallelize(ParallelType.BIDx)
+    rows.axis(1).parallelize(ParallelType.BIDz)
+    for tv in (wide, out):
+        tv.split(1, 4, inner_split=False)
+        tv.axis(0).parallelize(ParallelType.BIDx)
+        tv.axis(1).parallelize(ParallelType.BIDz)
+    with pytest.raises(LoweringError, match=r"computed from the grid reduction of T\d+, whose last block alone"):
+        lower(fusion)
+
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=3, dtype=DataType.Float)
+        inner = ops.sum(x, [2])
+        outer = ops.sum(inner, [1])
+        fusion.add_output(outer)
+    for tv in (inner, outer):
+        tv.split(-1, 2, inner_split=False)
+        tv.axis(0).parallelize(ParallelType.BIDx)
+        tv.axis(-2).parallelize(ParallelType.BIDz)
+    inner.axis(1).parallelize(ParallelType.TIDx)
+    inner.set_memory_type(MemoryType.Shared)
+    with pytest.raises(LoweringError, match="is a grid reduction computed from the grid reduction of"):
+        lower(fusion)
