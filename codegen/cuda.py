@@ -43,6 +43,7 @@ from lowering.kernel_ir import (
     ElectSync,
     FenceAsyncProxy,
     ForLoop,
+    GridFence,
     IfThenElse,
     Kernel,
     Let,
@@ -59,6 +60,7 @@ from lowering.kernel_ir import (
     Node,
     NodeVisitor,
     Return,
+    SemaphoreArrive,
     SetMaxNReg,
     StMatrix,
     TmaLoad,
@@ -543,6 +545,22 @@ class KernelPrinter(NodeVisitor):
     def visit_FenceAsyncProxy(self, node: FenceAsyncProxy) -> None:
         self.helpers.add("fence")
         self._emit("fenceAsyncProxy();")
+
+    def visit_GridFence(self, node: GridFence) -> None:
+        self.helpers.add("grid_sync")
+        self._emit("gridFence();")
+
+    def visit_SemaphoreArrive(self, node: SemaphoreArrive) -> None:
+        name = node.name
+        if not _IDENTIFIER.match(name):
+            raise CodegenError(f"codegen: SemaphoreArrive {name} is not a C identifier")
+        self.helpers.add("grid_sync")
+        first = " && ".join(f"{axis} == 0" for axis, n in zip(("threadIdx.x", "threadIdx.y", "threadIdx.z"),
+                                                               self.block) if n != 1) or "true"
+        address = f"&{self._access(node.semaphore, self._idx(node.index, node), node)}"
+        self._emit(f"const {self.index_ctype} {name} = semaphoreArrive({address}, "
+                   f"{self._idx(node.arrivals, node)}, {first});")
+        self.scopes[-1].lets.add(name)
 
     def visit_SetMaxNReg(self, node: SetMaxNReg) -> None:
         self.helpers.add("setmaxnreg")

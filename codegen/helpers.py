@@ -26,6 +26,7 @@ HELPER_DEPENDENCIES: dict[str, tuple[str, ...]] = {
     "block_reduce": ("types",),
     "wgmma": ("types", "smem"),
     "stmatrix": ("types",),
+    "grid_sync": (),
 }
 
 

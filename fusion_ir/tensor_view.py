@@ -326,9 +326,9 @@ class TensorView:
             for k, other in enumerate(self.loop):
                 if k != a and other.parallel_type is pt:
                     raise self._err(f"parallelize: {desc} and {self._axis_desc(k)} are both bound to {pt.name}")
-        if pt.is_block and i.is_reduction:
-            raise self._err(f"parallelize: reduction {desc} cannot be bound to {pt.name} "
-                            f"(grid reductions are not supported)")
+        if pt.is_block and i.is_reduction and pt is not ParallelType.BIDz:
+            raise self._err(f"parallelize: reduction {desc} cannot be bound to {pt.name}; grid reductions "
+                            f"(the blocks' partials summed by the last block to arrive) run on BIDz only")
         if pt is ParallelType.Bulk:
             if load_kind(self) not in (LoadStoreOpType.TMA, LoadStoreOpType.TMAStore, LoadStoreOpType.StMatrix):
                 raise self._err(f"parallelize: Bulk on {desc} needs a tensor loaded by TMA "

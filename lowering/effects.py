@@ -36,6 +36,7 @@ from .kir_nodes import (
     ElectSync,
     FenceAsyncProxy,
     ForLoop,
+    GridFence,
     IfThenElse,
     Let,
     Load,
@@ -48,6 +49,7 @@ from .kir_nodes import (
     Mma,
     NamedBarrier,
     Return,
+    SemaphoreArrive,
     SetMaxNReg,
     StMatrix,
     TensorOp,
@@ -81,6 +83,7 @@ class Role(enum.Enum):
     MBarrier = "mbarrier"
     Token = "token"            # mbarrier state tokens
     Workspace = "workspace"    # a block reduction's scratch
+    Semaphore = "semaphore"    # a grid reduction's arrival counters (global int32, atomics)
 
 
 class Completion(enum.Enum):
@@ -233,6 +236,9 @@ EFFECTS: dict[type, Callable[[Any], tuple[Effect, ...]]] = {
     Mma: _mma,
     StMatrix: lambda n: (_read(n.src, n.src_index), _write(n.dst, n.dst_index)),
     TensorOp: _tensor_op,
+    GridFence: _none,          # orders this thread's own accesses; touches no memory
+    SemaphoreArrive: lambda n: (_read(n.semaphore, n.index, role=Role.Semaphore),
+                                _write(n.semaphore, n.index, role=Role.Semaphore)),
 }
 
 

@@ -60,3 +60,5 @@ def host_values(kernel: Kernel) -> Iterator[tuple[str, Val]]:
     for buf in kernel.outputs:
         for k, extent in enumerate(buf.shape):
             yield f"extent {k} of output {buf.name}", extent
+    for scratch in kernel.scratch:
+        yield f"the size of scratch buffer {scratch.buffer.name}", scratch.buffer.size

@@ -154,6 +154,8 @@ def thread_conditions(a: Analyses, tv: TensorView, include_reduction: bool, memo
                 continue
             if pt.is_block and memory is MemoryType.Shared:
                 continue
+            if pt is ParallelType.BIDz and a.buffers.after_grid_reduction(tv):
+                continue        # only the last block of the grid reduction computes it: one writer already
             conds.append(Val.symbol(pt.cuda_index).eq(0))
     return conds
 

@@ -43,6 +43,7 @@ from .kir_nodes import (
     ElectSync,
     FenceAsyncProxy,
     ForLoop,
+    GridFence,
     IfThenElse,
     Let,
     Load,
@@ -58,6 +59,7 @@ from .kir_nodes import (
     Node,
     NodeVisitor,
     Return,
+    SemaphoreArrive,
     SetMaxNReg,
     Stage,
     StMatrix,
@@ -81,10 +83,10 @@ from .kir_printer import body_lines
 __all__ = ["DataType", "MemoryType", "ParallelType", "SmemSwizzle", "Val",  # the types nodes hold
            "Allocate", "ArgumentBinding", "ArgumentError", "Assign", "AsyncCommit", "AsyncKind", "AsyncWait", "BinaryValue",
            "BlockReduce", "BlockSync", "Buffer", "CastValue", "Comment", "Const", "Continue", "CopyKind", "CpAsync",
-           "ElectSync", "FenceAsyncProxy", "ForLoop", "IfThenElse", "Kernel", "Let", "Load", "MBarrierArrive",
+           "ElectSync", "FenceAsyncProxy", "ForLoop", "GridFence", "IfThenElse", "Kernel", "Let", "Load", "MBarrierArrive",
            "MBarrierArriveExpectTx", "MBarrierInit", "MBarrierInval", "MBarrierWait", "MBarrierWaitParity",
            "MatrixDescriptor", "Mma", "NODE_TYPES", "NamedBarrier", "Node", "NodeVisitor", "Return",
-           "RuntimeCheck", "SetMaxNReg", "StMatrix", "Stage", "TensorMapParam", "TensorOp", "TensorOpKind", "TmaLoad",
+           "RuntimeCheck", "Scratch", "SemaphoreArrive", "SetMaxNReg", "StMatrix", "Stage", "TensorMapParam", "TensorOp", "TensorOpKind", "TmaLoad",
            "TmaStore", "UnaryValue", "Value", "WgmmaFence", "bind_arguments", "body_fields", "children",
            "map_vals", "rewrite", "substitute", "walk"]
 
@@ -171,6 +173,18 @@ class LaunchRequirement:
 
 
 @dataclass(frozen=True)
+class Scratch:
+    """Global memory the kernel owns, passed as a parameter of its own after the outputs: the executor
+    and the simulator allocate ``buffer.size`` elements (sized from the launch's arguments) for each
+    launch, zero-filled when ``zeroed`` (a grid reduction's semaphores, which the last block puts back
+    to zero), else left as they come (its work buffer of partials, written before it is read)."""
+
+    buffer: Buffer
+    zeroed: bool = False
+    purpose: str = ""
+
+
+@dataclass(frozen=True)
 class Kernel:
     name: str
     body: tuple[Node, ...]
@@ -185,10 +199,11 @@ class Kernel:
     fusion: Any = field(default=None, compare=False, repr=False)
     index_type: DataType = DataType.Int64   # the C type of index arithmetic (the fusion's index_type)
     launch_requirements: tuple[LaunchRequirement, ...] = ()   # rules on the arguments the launch plan checks
+    scratch: tuple[Scratch, ...] = ()      # kernel-owned global buffers (grid reductions), after the outputs
 
     @property
     def params(self) -> tuple[Buffer, ...]:
-        return self.inputs + self.outputs
+        return self.inputs + self.outputs + tuple(s.buffer for s in self.scratch)
 
     def symbol_env(self, arrays: list[Any]) -> dict[str, int]:
         """Bind extent and stride symbols from actual arguments (arrays with .shape, .strides, .itemsize);
@@ -212,6 +227,8 @@ class Kernel:
         lines = [f"KERNEL {self.name}({params}{maps})", f"  grid ({grid}), block ({block}), smem {self.smem_bytes} B"]
         lines += [f"  CHECK {c.cond}  // {c.message}" for c in self.checks]
         lines += [f"  REQUIRE {r.holds}  // {r.tensor}: {r.rule}" for r in self.launch_requirements]
+        lines += [f"  SCRATCH {s.buffer.name}: Global {s.buffer.dtype.ctype}[{s.buffer.size}]"
+                  f"{' zeroed' if s.zeroed else ''}  // {s.purpose}" for s in self.scratch]
         lines += body_lines(self.body, 1)
         return "\n".join(lines)
 

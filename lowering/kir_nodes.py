@@ -54,6 +54,7 @@ class TensorOpKind(enum.Enum):
     Init = "init"                # a reduction's initial value
     BlockReduce = "block_reduce"  # the cross-thread step of a reduction
     Finalize = "finalize"        # a 16-bit serial reduction's result written from its float accumulator
+    GridReduce = "grid_reduce"   # the cross-block step of a reduction over a block index (BIDz)
 
 
 # ---------------------------------------------------------------- buffers
@@ -397,6 +398,28 @@ class FenceAsyncProxy:
 
 
 @dataclass(frozen=True)
+class GridFence:
+    """``__threadfence()`` (``fence.acq_rel.gpu``): this thread's earlier global writes are ordered
+    before its later ones at GPU scope, so a block that acquires what a later atomic released sees them."""
+
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class SemaphoreArrive:
+    """A grid reduction's arrival, a collective of the whole block: thread 0 of the block adds 1 to
+    ``semaphore[index]`` (a global int32, ``atom.add.acq_rel.gpu``); then a block barrier
+    (``__syncthreads_or``) hands every thread of the block ``name``: 1 when that add found
+    ``arrivals - 1`` (this block arrived last: every other block's released partials are visible to
+    it), else 0. Later statements of the scope read ``name`` as a symbol, as after a ``Let``."""
+
+    semaphore: Buffer
+    index: Val
+    arrivals: Val
+    name: str
+
+
+@dataclass(frozen=True)
 class SetMaxNReg:
     count: int
     increase: bool
@@ -479,7 +502,7 @@ class Mma:
 Node = Union[Allocate, Assign, BlockReduce, ForLoop, IfThenElse, ElectSync, BlockSync, NamedBarrier, Comment, Let,  # noqa: UP007
              MBarrierInit, MBarrierInval, MBarrierArrive, MBarrierArriveExpectTx, MBarrierWait,
              MBarrierWaitParity, TmaLoad, TmaStore, CpAsync, AsyncCommit, AsyncWait, FenceAsyncProxy,
-             SetMaxNReg, Return, Continue, WgmmaFence, Mma, StMatrix]
+             SetMaxNReg, Return, Continue, WgmmaFence, Mma, StMatrix, GridFence, SemaphoreArrive]
 
 
 # ---------------------------------------------------------------- traversal

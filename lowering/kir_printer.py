@@ -111,6 +111,15 @@ class KirPrinter(k.NodeVisitor):
         why = f"  // {node.reason}" if node.reason else ""
         return [f"{pad}__syncthreads();{why}"]
 
+    def visit_GridFence(self, node: k.GridFence, pad: str, indent: int) -> list[str]:
+        why = f"  // {node.reason}" if node.reason else ""
+        return [f"{pad}__threadfence();{why}"]
+
+    def visit_SemaphoreArrive(self, node: k.SemaphoreArrive, pad: str, indent: int) -> list[str]:
+        line = (f"{pad}{node.name} = semaphoreArrive({node.semaphore.name}[{node.index}], {node.arrivals})"
+                f"  // thread 0 adds 1; 1 in the block that arrives last")
+        return [line]
+
     def visit_NamedBarrier(self, node: k.NamedBarrier, pad: str, indent: int) -> list[str]:
         why = f"  // {node.reason}" if node.reason else ""
         return [f"{pad}bar.sync({node.id}, {node.threads});{why}"]

@@ -43,6 +43,7 @@ from .passes import (
     allocation,
     async_copies,
     branch_barriers,
+    grid_reduction,
     hoist_indices,
     indexing,
     launch,
@@ -98,6 +99,7 @@ PIPELINE: list[Step] = [
     Pass("store_waits", store_waits.run),                                  # TMA stores' waits for their tile reads
     Pass("indexing", indexing.run),                                        # explicit indices and predicates
     Pass("wgmma_groups", wgmma_groups.run),                                # wgmma fence, commit, wait
+    Pass("grid_reduction", grid_reduction.run),                            # consumers in the last block only
     Pass("ping_pong", ping_pong.run),                                      # compute warp groups in turn
     Pass("branch_barriers", branch_barriers.run),                          # named barriers in warp-split branches
     Pass("unswitch", unswitch.run),                                        # a loop's only branch moved around it

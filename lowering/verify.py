@@ -34,6 +34,8 @@ The rules, by name:
   16-byte aligned row of Shared memory.
 - ``barriers``: named barrier ids 1..15 and thread counts whole warps within the block; block reductions
   over thread dimensions with a Shared workspace big enough; setmaxnreg counts in range.
+- ``grid-sync``: a ``SemaphoreArrive`` on a zeroed Global int32 scratch buffer, by the whole block (not in an
+  ``ElectSync`` or a warp-split branch), binding a symbol no other binds.
 - ``assign``: known reduce ops; a vector copy copies a Load (or its cast to the target type).
 - ``tensor-op``: a not yet indexed ``TensorOp``'s kind is a ``TensorOpKind``.
 """
@@ -64,6 +66,7 @@ from .kir_nodes import (
     CpAsync,
     ElectSync,
     ForLoop,
+    IfThenElse,
     Let,
     Load,
     MatrixDescriptor,
@@ -71,6 +74,7 @@ from .kir_nodes import (
     Mma,
     NamedBarrier,
     Return,
+    SemaphoreArrive,
     SetMaxNReg,
     StMatrix,
     TensorMapParam,
@@ -94,7 +98,7 @@ STMATRIX_ROW_BYTES = 16
 CP_ASYNC_BYTES = (4, 8, 16)
 MAX_POINTS = 1 << 16       # index combinations enumerated to bound a register range
 # Statements one elected thread may not run: they wait for, or are executed by, more threads than one.
-COLLECTIVE = (BlockSync, NamedBarrier, BlockReduce, StMatrix, Mma, WgmmaFence, SetMaxNReg, ElectSync)
+COLLECTIVE = (BlockSync, NamedBarrier, BlockReduce, StMatrix, Mma, WgmmaFence, SetMaxNReg, ElectSync, SemaphoreArrive)
 
 
 class VerifyError(LoweringError):
@@ -130,6 +134,7 @@ class _Scope:
     buffers: dict[str, Buffer] = field(default_factory=dict)
     symbols: set[str] = field(default_factory=set)          # loop index and Lets bound here
     loop: ForLoop | None = None
+    branch: Any = None      # a warp-split IfThenElse (branch_threads set) this scope is a side of
 
 
 def verify(kernel: Any, *, complete: bool = True) -> None:
@@ -200,6 +205,8 @@ class _Verifier:
             self.effect(e, node)
         for name, sub in children(node):
             scope = _Scope(loop=node) if isinstance(node, ForLoop) else _Scope()
+            if isinstance(node, IfThenElse) and node.branch_threads is not None:
+                scope.branch = node
             if isinstance(node, ForLoop) and node.index.is_symbol:
                 scope.symbols.add(str(node.index.name))
             self.body(sub, scope, node if isinstance(node, ElectSync) else elected)
@@ -284,6 +291,22 @@ class _Verifier:
     def check_Let(self, node: Let) -> None:
         if self.bound(node.name):
             raise VerifyError("symbols", node, f"Let {node.name} shadows another symbol")
+        self.scopes[-1].symbols.add(node.name)
+
+    def check_SemaphoreArrive(self, node: SemaphoreArrive) -> None:
+        if self.bound(node.name):
+            raise VerifyError("symbols", node, f"SemaphoreArrive binds {node.name}, which shadows another symbol")
+        sem = node.semaphore
+        if sem.memory is not MemoryType.Global or sem.dtype is not DataType.Int32:
+            raise VerifyError("grid-sync", node, f"semaphore {sem.name} must be a Global int32 buffer, not "
+                                                 f"{sem.memory.name} {sem.dtype.name}")
+        scratch = {s.buffer.name: s for s in self.kernel.scratch}
+        if self.complete and (sem.name not in scratch or not scratch[sem.name].zeroed):
+            raise VerifyError("grid-sync", node, f"semaphore {sem.name} must be a zeroed kernel scratch buffer "
+                                                 f"(Kernel.scratch): every launch starts with no arrivals")
+        if any(s.branch is not None for s in self.scopes):
+            raise VerifyError("grid-sync", node, "is inside a branch; its barrier needs every thread of the block "
+                                                 "(a grid reduction inside a warp-split branch is not implemented)")
         self.scopes[-1].symbols.add(node.name)
 
     def check_Continue(self, node: Continue) -> None:

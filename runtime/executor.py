@@ -171,7 +171,7 @@ class _Launch:
             input_ptrs = [self._device_pointer(a) for a in self.inputs]
             outputs = self._outputs()
             if not self.plan.empty_grid:
-                self._launch(input_ptrs + [ptr for _, ptr, _ in outputs])
+                self._launch(input_ptrs + [ptr for _, ptr, _ in outputs] + self._scratch())
                 self._wait()
             return [self._result(obj, ptr, host) for obj, ptr, host in outputs]
         finally:
@@ -253,6 +253,20 @@ class _Launch:
             out.append((obj, ptr, kind is ArrayKind.Numpy))
         return out
 
+    def _scratch(self) -> list[int]:
+        """Device memory for the kernel's own global buffers (``Kernel.scratch``), allocated for this launch:
+        a grid reduction's work buffer as it comes (every partial is written before it is read), its
+        semaphores zeroed (the last block of each output tile puts its semaphore back to zero)."""
+        pointers = []
+        for scratch, size in zip(self.kernel.scratch, self.plan.scratch_sizes):
+            nbytes = size * scratch.buffer.dtype.size
+            ptr = self._alloc(nbytes, f"scratch buffer {scratch.buffer.name}")
+            if scratch.zeroed and nbytes:
+                cu.check(cu.cuda_driver().cuMemsetD8Async(ptr, 0, nbytes, self.stream),
+                         f"zeroing scratch buffer {scratch.buffer.name}")
+            pointers.append(ptr)
+        return pointers
+
     def _poison(self, ptr: int, dtype: str, nbytes: int) -> None:
         if nbytes == 0:
             return
@@ -286,6 +300,8 @@ class _Launch:
         shapes = [a.shape for a in self.inputs] + list(plan.output_shapes)
         strides = [a.strides for a in self.inputs] + (
             [g.strides for g in self.given_outputs] if self.given_outputs is not None else list(plan.output_strides))
+        shapes += [(size,) for size in plan.scratch_sizes]
+        strides += [(1,) for _ in plan.scratch_sizes]
         for ptr, shape, stride in zip(pointers, shapes, strides):
             holders.append(np.array([_as_int64(ptr), *shape, *stride], dtype=np.int64))
         for spec in plan.tensor_maps:
@@ -395,7 +411,9 @@ def prepare(kernel_or_fusion: Any, inputs: Sequence[Any], outputs: Sequence[Any]
     launch = _Launch(dev, kernel, plan, function, args, given, False, None, DEFAULT_TIMEOUT_S)
     launch.allocations = []
     launch.stream = cu.cuda_driver().CUstream(launch._stream_handle())
-    pointers = [launch._device_pointer(a) for a in args + given]
+    # the kernel's scratch (a grid reduction's partials and semaphores) once, for every launch of the returned
+    # call: the semaphores are zeroed once here, and each launch's last blocks put them back to zero
+    pointers = [launch._device_pointer(a) for a in args + given] + launch._scratch()
     bound = launch._bind(pointers)
     bound.current_stream = launch._current_stream_function()
     return bound

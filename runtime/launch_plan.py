@@ -19,7 +19,8 @@ from codegen import shared_memory_layout
 from fusion_ir.scalar import Val
 from fusion_ir.types import INT32_INDEX_MAX, DataType, MemoryType, SmemSwizzle
 from lowering.index_range import first_int32_overflow
-from lowering.kernel_ir import Allocate, ArgumentError, Buffer, InputRule, Kernel, TensorMapParam, bind_arguments, walk
+from lowering.kernel_ir import (Allocate, ArgumentError, Buffer, InputRule, Kernel, Scratch, TensorMapParam,
+                                bind_arguments, walk)
 from target import current as current_target
 
 from .arrays import ArrayArg, bfloat16_input_hint
@@ -49,6 +50,7 @@ class LaunchPlan:
     output_shapes: tuple[tuple[int, ...], ...]
     output_strides: tuple[tuple[int, ...], ...]   # elements
     tensor_maps: tuple[TensorMapSpec, ...]
+    scratch_sizes: tuple[int, ...] = ()          # elements of each ``kernel.scratch`` buffer at this launch
 
     @property
     def empty_grid(self) -> bool:
@@ -103,7 +105,13 @@ def plan_launch(kernel: Kernel, inputs: list[ArrayArg], outputs: list[ArrayArg] 
     strides = [a.strides for a in inputs] + list(binding.output_strides)
     check_index_type(kernel, shapes, strides, env)
     maps = tuple(_tensor_map_spec(kernel, t, shapes, strides, all_args) for t in kernel.tensor_maps)
-    return LaunchPlan(env, grid, block, smem, binding.output_shapes, binding.output_strides, maps)
+    scratch = tuple(scratch_size(kernel, s, env) for s in kernel.scratch)
+    return LaunchPlan(env, grid, block, smem, binding.output_shapes, binding.output_strides, maps, scratch)
+
+
+def scratch_size(kernel: Kernel, scratch: Scratch, env: dict[str, int]) -> int:
+    """Elements of a kernel-owned global buffer (a grid reduction's partials or semaphores) at this launch."""
+    return int(_evaluate(scratch.buffer.size, env, f"the size of {scratch.buffer.name}"))
 
 
 # ---------------------------------------------------------------- checks

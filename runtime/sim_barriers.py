@@ -11,7 +11,7 @@ and the scheduler reports the deadlock with the barrier id, the expected and the
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 
 import numpy as np
 
@@ -51,6 +51,8 @@ class Barriers:
         self.bar_where = np.zeros(nb, dtype=np.int64)    # which block-wide barrier instance each block waits at
         self._where_ids: dict[tuple, int] = {}
         self._where_text: list[str] = []
+        # told of the lanes arriving at a block-wide barrier (``sim_grid_sync``: fenced partials ordered by it)
+        self.on_block_arrival: list[Callable[[np.ndarray], None]] = []
 
     def handles(self) -> dict[type, Handler]:
         return {k.BlockSync: self.block_sync, k.NamedBarrier: self.named_barrier}
@@ -81,6 +83,8 @@ class Barriers:
             )
         self.bar_where[blocks] = where_id
         self.proxy.publish_fences(lanes)
+        for hook in self.on_block_arrival:
+            hook(lanes)
         target = self.bar_gen[blocks, BLOCK_BARRIER] + 1
         self.bar_arrived[blocks, BLOCK_BARRIER] += counts
         self.at_barrier[lanes] = True

@@ -50,6 +50,8 @@ class Evaluator:
                                lambda: f"a load of {v.buffer.name}[{v.index}]")  # type: ignore[union-attr]
             if st.wgmma_acc is not None:
                 self.wgmma.accumulator_load(st.wgmma_acc, pos, ctx.lanes)
+            if st.grid_sync is not None:
+                st.grid_sync.partial_read(st, pos, ctx.lanes, lambda: f"a load of {v.buffer.name}[{v.index}]")
             return st.read(pos)
         if t is k.Const:
             if v.dtype.is_float:  # type: ignore[union-attr]

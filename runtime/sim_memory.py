@@ -119,6 +119,10 @@ class Storage:
         self.wgmma_acc: Any = None
         # TMA store sources (``sim_proxy``): unretired store reads and the latest ordinary writers
         self.proxy: Any = None
+        # a grid reduction's work buffer (``sim_grid_sync``): who wrote each partial, and whether it is published
+        self.grid_sync: Any = None
+        self.grid_writer: np.ndarray | None = None
+        self.grid_epoch: np.ndarray | None = None
 
     def positions(self, grid: Grid, lanes: np.ndarray, index: Any, what: str | Callable[[], str],
                   count: int = 1) -> Any:

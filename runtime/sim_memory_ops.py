@@ -142,6 +142,8 @@ class MemoryOps:
             self.wgmma.accumulator_store(st.wgmma_acc, pos, lanes, what)
         if st.proxy is not None:
             self.proxy.generic_write(st, pos, lanes, what)
+        if st.grid_sync is not None:
+            st.grid_sync.partial_write(st, pos, lanes, what)
         st.write(pos, np.broadcast_to(to_dtype(st.dtype, value), lanes.shape))
 
     def _assign_vector(self, node: k.Assign, st: Storage, idx: Any, ctx: Ctx) -> None:

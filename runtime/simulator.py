@@ -34,6 +34,8 @@ no cycle). State, and the statements each executes:
 - ``threads`` (``sim_threads.Threads``): exited threads and the alive count of each block;
 - ``eval`` (``sim_eval.Evaluator``): per-lane values; ``Let``;
 - ``barriers`` (``sim_barriers.Barriers``): ``BlockSync``, ``NamedBarrier``;
+- ``grid_sync`` (``sim_grid_sync.GridSync``): a grid reduction's fences, semaphore arrivals and the
+  publication of its partials between blocks; ``GridFence``, ``SemaphoreArrive``;
 - ``registers`` (``sim_registers.RegisterSharing``): ``SetMaxNReg``;
 - statement components whose state no other component reads: ``MemoryOps`` (``Allocate``, ``Assign``),
   ``BlockReductions`` (``BlockReduce``), ``MBarrierOps`` (the mbarrier statements), ``CopyOps`` (TMA and
@@ -64,7 +66,7 @@ from lowering.verify import VerifyError, verify
 from .arrays import ArrayArg, ArrayKind, bfloat16_input_hint, host_layout
 from .errors import InputError, SimulationError
 from .kernels import as_kernel
-from .launch_plan import plan_launch
+from .launch_plan import plan_launch, scratch_size
 from .progress import ProgressArg, reporting
 from .sim_async import AsyncEngine, land_probability
 from .sim_barriers import Barriers
@@ -72,6 +74,7 @@ from .sim_control import ControlFlow
 from .sim_copy_ops import CopyOps
 from .sim_elect import Election
 from .sim_eval import Evaluator
+from .sim_grid_sync import GridSync
 from .sim_groups import CommitGroups
 from .sim_mbarrier_ops import MBarrierOps
 from .sim_memory import Grid, Memory, Storage, storage_dtype, to_dtype
@@ -141,7 +144,8 @@ def block_ranges(kernel: k.Kernel, grid: tuple[int, int, int], block: tuple[int,
     ``CHUNK_LANES`` threads' worth of blocks."""
     blocks = grid[0] * grid[1] * grid[2]
     threads = block[0] * block[1] * block[2]
-    shares_global = any(isinstance(n, k.Allocate) and n.buffer.memory is MemoryType.Global for n in k.walk(kernel.body))
+    shares_global = bool(kernel.scratch) or any(isinstance(n, k.Allocate) and n.buffer.memory is MemoryType.Global
+                                                for n in k.walk(kernel.body))
     if blocks * threads <= CHUNK_LANES or shares_global:
         return [range(blocks)]
     step = max(1, CHUNK_LANES // max(threads, 1))
@@ -212,6 +216,7 @@ class Simulator:
         self.eval = Evaluator(grid, self.memory, self.wgmma)
         self.barriers = Barriers(grid, self.progress, self.threads, self.eval, self.proxy)
         self.registers = RegisterSharing(grid, self.threads)
+        self.grid_sync = GridSync(grid, self.rng, self.progress, self.eval, self.memory, self.barriers)
         mbarriers = MBarrierOps(grid, self.eval, self.memory, self.async_, self.proxy, self.tracer, self.progress)
         statements = (
             self.eval,                                                          # Let
@@ -225,6 +230,7 @@ class Simulator:
             WgmmaOps(grid, self.eval, self.memory, self.wgmma, self.tracer, self.proxy),
             StMatrixOps(grid, self.eval, self.memory, self.wgmma, self.proxy),
             self.registers,                                                     # SetMaxNReg
+            self.grid_sync,                                                     # GridFence, SemaphoreArrive
         )
         self.control = ControlFlow(kernel, grid, self.rng, self.progress, self.async_, self.eval, self.threads,
                                    Election(grid, self.eval), statements)
@@ -254,6 +260,13 @@ class Simulator:
         for buf, shape in zip(self.kernel.outputs, shapes):
             self.memory.add_param(Storage(buf, 1, int(np.prod(shape, dtype=np.int64))), self.kernel.name)
         self._output_shapes = shapes
+        for scratch in self.kernel.scratch:      # as the executor: work buffers as they come, semaphores zeroed
+            st = Storage(scratch.buffer, 1, scratch_size(self.kernel, scratch, self.base_env))
+            if scratch.zeroed:
+                st.data[:] = 0
+            else:
+                self.grid_sync.attach(st)
+            self.memory.add_param(st, self.kernel.name)
 
     def share_params(self, other: Simulator) -> None:
         """Run on ``other``'s parameters: a later range of blocks of the same launch reads and writes them."""

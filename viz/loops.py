@@ -45,6 +45,10 @@ def loop_tree(kernel: k.Kernel) -> Tree:
     root = Tree(Text(f"{kernel.name}  grid ({grid})  block ({block})  smem {kernel.smem_bytes} B", style="bold"))
     for r in kernel.launch_requirements:
         root.add(Text(f"requires {r.tensor}: {r.rule}  ({r.holds})", style="yellow"))
+    for s in kernel.scratch:
+        zeroed = ", zeroed" if s.zeroed else ""
+        root.add(Text(f"scratch {s.buffer.name}: global {s.buffer.dtype.short_name}[{s.buffer.size}]{zeroed}  "
+                      f"({s.purpose})", style="magenta"))
     _add(root, kernel.body)
     return root
 

@@ -99,7 +99,7 @@ def smem_chart(kernel: k.Kernel, depths: PipelineDepths | None = None) -> SmemCh
     allocs: dict[str, tuple[k.Allocate, int, tuple[_OpenLoop, ...]]] = {}
     touches: dict[str, list[tuple[int, int, tuple[_OpenLoop, ...]]]] = {}
     stages: list[StageSpan] = []
-    line = 2 + len(kernel.checks) + len(kernel.launch_requirements)   # the listing's header lines
+    line = 2 + len(kernel.checks) + len(kernel.launch_requirements) + len(kernel.scratch)   # the listing's header lines
 
     def visit(body: tuple[k.Node, ...], loops: tuple[_OpenLoop, ...]) -> None:
         nonlocal line

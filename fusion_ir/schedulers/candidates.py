@@ -4,7 +4,8 @@ A small set around the rules, none tied to a shape, in this order (cut at ``MAX_
 rules' suggestion; the suggestion with the TMA store and with the persistent kernel switched; the big tiles
 (128 x 256, 256 x 128) with the TMA store, one per block and persistent; ping-pong 128 x 128; 192 x 192 on
 three compute warp groups; persistent 128 x 192; the smaller tiles (64 x 256, 128 x 128, 64 x 128) with the TMA
-store; the first persistent candidate with ``group_m`` halved and doubled (where it has more row tiles than
+store; split-K of 128 x 256 tiles, Pipelined and warp-specialized, where the tiles are fewer than the SMs and K
+is long; the first persistent candidate with ``group_m`` halved and doubled (where it has more row tiles than
 half a group). The TMA store wherever the result allows it (16-bit), register stores otherwise. Duplicates
 are dropped, and so are persistent candidates of a problem with fewer tiles than SMs (nothing for the
 persistent loop to walk). Every candidate is as deep as shared memory allows (the rules' depth) and is kept
@@ -24,6 +25,7 @@ from ..types import DataType, ScheduleError
 from .matmul_params import MatmulParams
 from .matmul_problem import MatmulProblem, matmul_problem
 from .suggest import (
+    MIN_SPLIT_K_TILES,
     PING_PONG,
     _depth,
     _fewest_stages,
@@ -81,6 +83,12 @@ def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *
     add(_deepest(MatmulParams(**arranged(WIDE_PERSISTENT, persistent=True)), problem))
     for tile in SMALL_TILES:
         add(_deepest(MatmulParams(**arranged(tile)), problem))
+    tiles, k_tiles = problem.tiles(BIG_TILES[0]), problem.k_tiles(BIG_TILES[0][2])
+    if tiles is not None and k_tiles is not None and tiles < sms and not problem.batch_axes:
+        split = min(sms // tiles, k_tiles // MIN_SPLIT_K_TILES)     # split-K: about a wave of blocks
+        if split >= 2:
+            for ws in (False, True):
+                add(_deepest(MatmulParams(**arranged(BIG_TILES[0], split_k=split, warp_specialized=ws)), problem))
     persistent = next((p for p in out if p.persistent and not p.ping_pong), None)
     row_tiles = None if persistent is None or problem.m is None else -(-problem.m // persistent.tile[0])
     if persistent is not None and (row_tiles is None or row_tiles > persistent.group_m // 2):

@@ -77,6 +77,10 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
     wgmma = current_target().wgmma
     batch = problem.batch_axes
     max_z = current_target().max_grid[2]
+    params.validate_split_k(problem.k_tiles(tk))
+    if batch and params.split_k > 1:
+        raise ScheduleError(f"MatmulParams.split_k: {params.split_k} with a batched matmul (T{mm.name}); the batch "
+                            f"runs on blockIdx.z, which split-K's K ranges need: use split_k=1 for a batched matmul")
     if batch and not params.persistent and problem.batch is not None and problem.batch > max_z:
         raise ScheduleError(f"schedule_matmul: the batch of T{mm.name} ({problem.batch} matrices) runs on blockIdx.z, "
                             f"which takes at most {max_z} blocks; use persistent=True (the batch then joins the "
@@ -92,6 +96,7 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
         acc.split(bt, tm).split(bt + 2, tn).split(bt + 4, tk)   # [(B,) Mo, TM, No, TN, Ko, TK]
         acc.reorder({bt + 1: bt + 3, bt + 2: bt + 1, bt + 3: bt + 4, bt + 4: bt + 2})  # [(B,) Mo, No, Ko, TM, TN, TK]
         tiles = _tile_axes(acc, params, bt)                 # [tiles..., Ko, TM, TN, TK]
+        tiles += _split_k(acc, params, tiles)               # split-K: [tiles..., S (BIDz), Ko / S, TM, TN, TK]
         acc.split(tiles + 1, wgmma.m)                       # [.., Ko, TM/64, M64, TN, TK]
         m = 0                                               # ping-pong: a warp group owns the tile's rows
         if not params.ping_pong:                            # cooperative: Mw warp groups share them
@@ -362,6 +367,18 @@ def _tile_axes(tv: TensorView, params: MatmulParams, batch: int = 0) -> int:
     tv.split(0, params.compute_warp_groups)
     tv.axis(1).parallelize(ParallelType.TIDy)
     return _tile_count(params)
+
+
+def _split_k(acc: TensorView, params: MatmulParams, tiles: int) -> int:
+    """Split-K: the accumulator's K-tile loop (at ``tiles``) becomes ``[S (BIDz), Ko / S]``, each of the ``S =
+    params.split_k`` blocks of an output tile accumulating the partial sum of one range of K tiles; the
+    lowering sums the ranges' partials in order in the last block (a grid reduction,
+    ``lowering/grid_reduction.py``), which alone runs the epilogue. Returns the tile axes added (0 or 1)."""
+    if params.split_k == 1:
+        return 0
+    acc.split(tiles, params.split_k, inner_split=False)   # [tiles..., S, ceilDiv(Ko, S), ...]
+    acc.axis(tiles).parallelize(ParallelType.BIDz)
+    return 1
 
 
 def _output_tiles(tv: TensorView, params: MatmulParams, batch: int) -> int:

@@ -39,7 +39,9 @@ class MatmulParams:
     its and the compute warp groups' ``setmaxnreg``); ``persistent``: ``blocks`` resident blocks walk
     the tiles in grouped order (``group_m``); ``tma_store``: the epilogue of seed 000 (stmatrix, TMA
     store); ``ping_pong``: each compute warp group takes its own tile (the block's tiles dealt in
-    turn) and their mainloops and epilogues alternate, one's epilogue under the other's mainloop.
+    turn) and their mainloops and epilogues alternate, one's epilogue under the other's mainloop;
+    ``split_k``: blocks per output tile on blockIdx.z, each summing a range of the K tiles, their
+    partial tiles summed in order by the last to finish (docs/matmul.md, "Split-K").
     """
 
     tile: tuple[int, int, int] = (128, 256, 64)
@@ -55,6 +57,9 @@ class MatmulParams:
     index_type: DataType = DataType.Int64        # the kernel's index arithmetic (Int32: tensors under 2**31 elements)
     # tma_store: when the stores' reads of the tile are waited for (a StoreWait or its string)
     store_wait: StoreWait | str = "after_boxes"
+    # split-K: blocks per output tile (on blockIdx.z), each summing a range of the K tiles; the last block of a
+    # tile to finish sums their partials in split order (deterministic) and runs the epilogue
+    split_k: int = 1
 
     @property
     def why(self) -> ParamsWhy | None:
@@ -145,6 +150,7 @@ class MatmulParams:
         if self.ping_pong and w < 2:
             raise ScheduleError(f"MatmulParams.compute_warp_groups: {w} with ping_pong=True; ping-pong needs at least "
                                 f"2 compute warp groups to alternate")
+        self.validate_split_k()
         wait = StoreWait.of(self.store_wait)
         if wait is None or (wait is not StoreWait.AfterBoxes and not self.tma_store):
             raise ScheduleError(f"MatmulParams.store_wait: {self.store_wait!r} must be one of "
@@ -201,6 +207,25 @@ class MatmulParams:
                                     f"{load.describe()}: its {rows} x {tk} tile is {vectors} copies, which the "
                                     f"{threads} threads of {self.compute_warp_groups} compute warp groups must share "
                                     f"evenly (a multiple of {threads})")
+
+    def validate_split_k(self, k_tiles: int | None = None) -> None:
+        """``split_k``'s rules; with ``k_tiles`` (the problem's K tiles, when known) also that every split has one."""
+        s = self.split_k
+        if not isinstance(s, int) or isinstance(s, bool) or s < 1:
+            raise ScheduleError(f"MatmulParams.split_k: {s!r} must be a positive int (1: no split)")
+        if s == 1:
+            return
+        max_z = current_target().max_grid[2]
+        if s > max_z:
+            raise ScheduleError(f"MatmulParams.split_k: {s} splits run on blockIdx.z, which takes at most {max_z} "
+                                f"blocks")
+        if self.persistent:
+            raise ScheduleError(f"MatmulParams.split_k: {s} with persistent=True; split-K is implemented for the "
+                                f"kernel with a block per output tile and K range (persistent=False): a persistent "
+                                f"block would need a semaphore round per tile it walks")
+        if k_tiles is not None and s > k_tiles:
+            raise ScheduleError(f"MatmulParams.split_k: {s} splits of {k_tiles} K tiles (of {self.tile[2]}); each "
+                                f"split needs at least one K tile: use split_k <= {k_tiles}")
 
     def tile_sharers(self) -> int:
         """Compute warp groups that share one tile: all of them (cooperative), or one (ping-pong)."""

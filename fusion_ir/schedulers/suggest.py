@@ -33,6 +33,11 @@ from .matmul_why import FieldReason, ParamsWhy, field_values
 DEPTH_CAP = {(128, 128, 64): 4}
 FEW_K_TILES = 4              # K tiles up to this: a tile is little but its epilogue (ping-pong hides it)
 PERSISTENT_WAVES = 4         # tiles per SM from which the persistent kernel is suggested
+# split-K: the fewest K tiles (of 64) a split keeps. Each split adds 8 bytes of partials per output element (written,
+# then read by the last block) against 2 K / split_k flops: at 1024 K per split that is 1/256 byte per flop, about
+# what an H100's L2 serves beside the tensor cores (docs/matmul.md, "Split-K")
+MIN_SPLIT_K_TILES = 16
+SPLIT_K_OVERHEAD = 1.25      # split-K's predicted time x this: the partials' traffic and the last block's sum
 
 BIG = (256, 128, 64)         # a tile per block under four waves: 2 compute warp groups of 128 x 128
 BIG_COLUMNS = (128, 256, 64)  # the persistent kernel's tile (2 warp groups of 64 x 256)
@@ -127,6 +132,8 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
             and chosen.get("compute_warp_groups", 2) >= 2):
         chosen["ping_pong"] = False          # a pinned field the suggested ping-pong cannot keep: cooperative
         reasons["ping_pong"] = "cooperative: a pinned field does not suit the suggested ping-pong"
+    if "split_k" not in pinned and chosen.get("persistent"):
+        chosen["split_k"] = 1                   # a pinned persistent kernel: split-K is not implemented for it
     if "compute_warp_groups" not in pinned and "tile" in pinned:
         chosen["compute_warp_groups"] = _warp_groups_for(pinned["tile"])
         reasons["compute_warp_groups"] = "the pinned tile's rows: 2 warp groups when M is a multiple of 128, else 1"
@@ -198,6 +205,17 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
             "short K", "128 x 128 per warp group", "persistent ping-pong: one warp group's epilogue runs under the "
             "other's mainloop (1.07 of cuBLAS at 4096 x 4096 x 128)", store, index_why, ping_pong=True)
     if tiles < sms:                                            # under one wave of big tiles
+        split = split_k_for(problem, sms, BIG_COLUMNS)
+        if split > 1:                                          # a long K: more blocks per tile, not smaller tiles
+            rule = (f"T < S and a long K: {tiles} tiles of 128 x 256 under one wave of {sms} SMs, {k_tiles} K tiles: "
+                    f"split-K {split}")
+            reasons = _reasons("split-K", "128 x 256, 2 warp groups", "not persistent: a block per tile and K range",
+                               store, "64-bit indices")
+            reasons["split_k"] = (f"rule split-K: {split} splits of at least {MIN_SPLIT_K_TILES} K tiles make "
+                                  f"{tiles * split} blocks (about one wave), predicted faster than a smaller tile")
+            reasons["warp_specialized"] = "rule split-K: Pipelined"
+            return ({**ws, "tile": BIG_COLUMNS, "compute_warp_groups": 2, "warp_specialized": False,
+                     "split_k": split}, rule, reasons)
         tile, groups = _fastest_tile(problem, sms, FEW_TILES)
         rule = f"T < S: {tiles} tiles of 128 x 256 under one wave of {sms} SMs"
         options = ", ".join(f"{'x'.join(map(str, t[:2]))}: {_tile_time(problem, sms, t, r):.2f}"
@@ -293,21 +311,41 @@ def compute_loaded_arrangement(problem: MatmulProblem, chosen: dict[str, Any] | 
     return out
 
 
+def split_k_for(problem: MatmulProblem, sms: int, tile: tuple[int, int, int]) -> int:
+    """Split-K for a problem of fewer ``tile`` output tiles than ``sms``: as many splits as make the tiles about
+    one wave of blocks (tiles x split_k <= sms), each split keeping at least ``MIN_SPLIT_K_TILES`` K tiles, when
+    the predicted time (``FEW_TILES``' rate of ``tile``, the work of a split, ``SPLIT_K_OVERHEAD`` for the
+    partials) beats the best smaller tile's; 1 (no split) otherwise or when the sizes are unknown."""
+    tiles, k_tiles = problem.tiles(tile), problem.k_tiles(tile[2])
+    if tiles is None or k_tiles is None or problem.batch_axes or tiles >= sms:
+        return 1
+    split = min(sms // tiles, k_tiles // MIN_SPLIT_K_TILES)
+    if split < 2:
+        return 1
+    rate = next(r for t, _, r in FEW_TILES if t == tile)
+    waves = -(-tiles * split // sms)
+    predicted = waves * tile[0] * tile[1] / split / rate * SPLIT_K_OVERHEAD
+    return split if predicted < min(_predicted(problem, sms, entry) for entry in FEW_TILES) else 1
+
+
 def _fits_int32(problem: MatmulProblem) -> bool:
     m, n, k, batch = problem.m, problem.n, problem.k, problem.batch
     return None not in (m, n, k, batch) and batch * max(m * k, k * n, m * n) <= INT32_INDEX_MAX  # type: ignore[operator]
 
 
+def _predicted(problem: MatmulProblem, sms: int, entry: tuple[tuple[int, int, int], int, float]) -> float:
+    """A tile's predicted time (relative): waves x a tile's work / its rate (the tiles cover the problem rounded
+    up to whole tiles, so a tile much wider than N pays for its empty part)."""
+    tile, _, rate = entry
+    tiles = problem.tiles(tile)
+    assert tiles is not None
+    return -(-tiles // sms) * tile[0] * tile[1] / rate
+
+
 def _fastest_tile(problem: MatmulProblem, sms: int,
                   options: tuple[tuple[tuple[int, int, int], int, float], ...]) -> tuple[tuple[int, int, int], int]:
-    """The tile of ``options`` with the shortest predicted time: waves x a tile's work / its rate (the tiles
-    cover the problem rounded up to whole tiles, so a tile much wider than N pays for its empty part)."""
-    def predicted(entry: tuple[tuple[int, int, int], int, float]) -> float:
-        tile, _, rate = entry
-        tiles = problem.tiles(tile)
-        assert tiles is not None
-        return -(-tiles // sms) * tile[0] * tile[1] / rate
-    tile, groups, _ = min(options, key=predicted)
+    """The tile of ``options`` with the shortest predicted time (``_predicted``)."""
+    tile, groups, _ = min(options, key=lambda entry: _predicted(problem, sms, entry))
     return tile, groups
 
 
@@ -333,7 +371,7 @@ def _depth(params: MatmulParams, problem: MatmulProblem) -> int:
     k_tiles = problem.k_tiles(params.tile[2])
     floor = _fewest_stages(problem)
     if k_tiles is not None and not params.persistent:
-        stages = max(floor, min(stages, k_tiles))
+        stages = max(floor, min(stages, -(-k_tiles // params.split_k)))   # a split's K tiles
     return max(stages, floor)
 
 

@@ -26,16 +26,16 @@ fragment the ``tensor_cores`` analysis gives (``BufferPlan.fragments``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from fusion_ir import IterDomain, MemoryType, TensorView
+from fusion_ir import IterDomain, MemoryType, ParallelType, TensorView
 from fusion_ir.exprs import ReductionOp, load_kind
 from fusion_ir.scalar import Val
 from fusion_ir.types import DataType, LoadStoreOpType, SmemSwizzle
 from target import DEFAULT_TARGET
 
 from ..errors import LoweringError
-from ..kernel_ir import Buffer
+from ..kernel_ir import Buffer, Scratch
 from .id_model import IdModel
 from .pipeline_axes import cb_axis, deferred_store_tile, turn_axis
 from .tensor_cores import TensorCores
@@ -52,6 +52,18 @@ class Placement:
     buffers: list[Buffer]
 
 
+@dataclass(frozen=True)
+class GridReductionBuffers:
+    """The global memory of one grid reduction (``lowering/grid_reduction.py``): ``work`` holds every block's
+    partials, ``[splits][blocks][slots][threads]`` (``splits`` the reduced block dimension's extent,
+    ``blocks`` the other block dimensions', ``slots`` the per-thread accumulator's elements, ``threads`` the
+    launched threads); ``semaphores`` one int32 arrival counter per output block, zero between launches."""
+
+    work: Scratch
+    semaphores: Scratch
+    slots: int
+
+
 @dataclass
 class BufferPlan:
     inputs: tuple[Buffer, ...]
@@ -66,6 +78,16 @@ class BufferPlan:
     # threads of a warp group; this axis, of the registers each thread holds, stands for them
     fragments: dict[TensorView, IterDomain] = field(default_factory=dict)
     stages: dict[TensorView, int] = field(default_factory=dict)   # circular buffers: stages each buffer holds
+    grid_reductions: dict[TensorView, GridReductionBuffers] = field(default_factory=dict)
+
+    def after_grid_reduction(self, tv: TensorView) -> bool:
+        """``tv`` is computed from a grid-reduced tensor: only the last block of the grid reduction computes it."""
+        return tv in self.grid_reductions or any(t in self.grid_reductions for t in tv.ancestors())
+
+    def partial(self, tv: TensorView) -> Buffer:
+        """The per-thread registers a reduction accumulates in: its accumulator, or its own Local buffer."""
+        acc = self.accumulators.get(tv)
+        return acc if acc is not None else self.buffers[tv]
 
     def ids_of(self, tv: TensorView, buffer: Buffer) -> list[IterDomain]:
         """The axes ``buffer`` (tv's own buffer or its accumulator) spans, outermost first."""
@@ -159,6 +181,15 @@ def has_block_reduction(ids: IdModel, tv: TensorView) -> bool:
     return any(i.is_reduction and ids.group(i).parallel_type.is_thread for i in tv.loop)
 
 
+def grid_reduction_axis(ids: IdModel, tv: TensorView) -> IterDomain | None:
+    """``tv``'s reduction axis bound to a block index, if any: its blocks' partials meet in a grid reduction."""
+    return next((i for i in tv.loop if i.is_reduction and ids.group(i).parallel_type.is_block), None)
+
+
+def has_grid_reduction(ids: IdModel, tv: TensorView) -> bool:
+    return grid_reduction_axis(ids, tv) is not None
+
+
 def accumulator_dtype(dtype: DataType) -> DataType:
     """The type a reduction into ``dtype`` accumulates in: float for the 16-bit floats, as nvFuser does."""
     return DataType.Float if dtype in (DataType.Half, DataType.BFloat16) else dtype
@@ -182,6 +213,45 @@ def accumulator_position(ids: IdModel, tv: TensorView) -> int:
     return len(tv.loop)
 
 
+
+
+def _grid_reduction_buffers(ids: IdModel, tv: TensorView, partial: Buffer) -> GridReductionBuffers:
+    """The work buffer and semaphores of ``tv``'s grid reduction, sized from the launch extents."""
+    slots = partial.size.const_value()
+    if slots is None:
+        raise LoweringError(f"T{tv.name}: the per-thread partial of its grid reduction has a symbolic size "
+                            f"{partial.size}; split its iteration axes by constants")
+    launch = ids.launch
+    splits = launch[ParallelType.BIDz]
+    blocks = launch[ParallelType.BIDx] * launch[ParallelType.BIDy]
+    work = Buffer(f"T{tv.name}_work", partial.dtype, MemoryType.Global, splits * blocks * slots * ids.launched_threads(),
+                  is_param=True)
+    semaphores = Buffer(f"T{tv.name}_sem", DataType.Int32, MemoryType.Global, blocks, is_param=True)
+    return GridReductionBuffers(
+        Scratch(replace(work, shape=(work.size,)), purpose=f"T{tv.name}: partials of the grid reduction"),
+        Scratch(replace(semaphores, shape=(semaphores.size,)), zeroed=True,
+                purpose=f"T{tv.name}: arrivals per output block"),
+        slots)
+
+
+def _check_grid_reduction_consumers(ids: IdModel, plan: BufferPlan) -> None:
+    """The last block of a grid reduction alone computes what is computed from it: nothing there may span
+    blockIdx.z (the other blocks along it skip it), nor be a grid reduction of its own (its arrivals would
+    come from the last blocks only, never all of them)."""
+    for reduced in plan.grid_reductions:
+        for tv in ids.tensors:
+            if tv is reduced or reduced not in tv.ancestors():
+                continue
+            if tv in plan.grid_reductions:
+                raise LoweringError(f"T{tv.name} is a grid reduction computed from the grid reduction of "
+                                    f"T{reduced.name}; only the last block of T{reduced.name}'s reduction has its "
+                                    f"result, so T{tv.name}'s other blocks would never arrive: reduce it in the "
+                                    f"block (bind its reduction axes to threads or serial loops)")
+            spanning = [i for i in tv.loop if not i.is_reduction and ids.group(i).parallel_type is ParallelType.BIDz]
+            if spanning:
+                raise LoweringError(f"T{tv.name} is computed from the grid reduction of T{reduced.name}, whose last "
+                                    f"block alone computes it, but its axis {spanning[0].label()} is bound to BIDz, "
+                                    f"the blocks that reduction is split over: bind it to another index")
 
 
 def alignment(ids: IdModel, tv: TensorView) -> int:
@@ -235,7 +305,9 @@ def build(ids: IdModel, tc: TensorCores, stages: Callable[[TensorView], int]) ->
             allocated.append(buf)
         if allocated:
             plan.placements.append(Placement(tv, ids.depth(tv, pos), allocated))
-        if has_block_reduction(ids, tv) or accumulates_in_float(tv):
+        needs_partial = has_grid_reduction(ids, tv) and plan.buffers.get(tv, None) is not None and \
+            plan.buffers[tv].memory is not MemoryType.Local
+        if has_block_reduction(ids, tv) or accumulates_in_float(tv) or needs_partial:
             acc_pos = accumulator_position(ids, tv)
             axes = allocation_ids(ids, tc, tv, MemoryType.Local, acc_pos)
             size = _size(axes)
@@ -248,7 +320,10 @@ def build(ids: IdModel, tc: TensorCores, stages: Callable[[TensorView], int]) ->
             plan.accumulator_ids[tv] = axes
             plan.alloc_ids.setdefault(tv, axes)
             plan.placements.append(Placement(tv, ids.depth(tv, acc_pos), [acc]))
+        if has_grid_reduction(ids, tv):
+            plan.grid_reductions[tv] = _grid_reduction_buffers(ids, tv, plan.partial(tv))
 
+    _check_grid_reduction_consumers(ids, plan)
     if any(has_block_reduction(ids, tv) for tv in plan.accumulators):
         # one slot per launched thread: a reduction after a warp-specialized branch indexes by the
         # padded block's dimensions

@@ -209,15 +209,15 @@ def build(fusion: Fusion) -> IdModel:
             index = Val.symbol(pt.cuda_index)
         else:
             index = Val.symbol(f"i{symbol_base + number}")
-        if pt.is_block:
+        if pt.is_block and pt is not ParallelType.BIDz:   # BIDz: a grid reduction (``lowering/grid_reduction.py``)
             reductions = [i for i in members if i.is_reduction]
             if reductions:
                 # A producer's block binding reaches a consumer's reduction axis through a shared loop.
                 raise LoweringError(f"reduction axis {reductions[0].label()} of T{owner[reductions[0]].name} shares "
                                     f"its loop with an axis bound to {pt.name} "
                                     f"({', '.join(f'T{owner[i].name} {i.label()}' for i in members)}); grid "
-                                    f"reductions are not supported: do not inline producers into a reduction axis "
-                                    f"that another tensor binds to a block index")
+                                    f"reductions are not supported on {pt.name} (only on BIDz): do not inline "
+                                    f"producers into a reduction axis that another tensor binds to a block index")
         group = LoopGroup(number, members, pt, extent, index)
         if group.is_broadcast:
             group.index = Val.const(0)

@@ -4,7 +4,8 @@ Reads: tensor ops in the loop nest and the ``ids`` (loop groups, exact map), ``b
 (buffers and allocation axes), ``circular`` (stage offsets), ``tma`` (boxes, tensor maps) and
 ``mbarriers`` (the barrier each TMA copy completes on) analyses. Index expressions come from
 ``indexing_exprs``; an op a tensor-core matmul owns lowers through ``tensor_core_ops``.
-Writes: ``Assign`` / ``BlockReduce`` / ``CpAsync`` / ``TmaLoad`` nodes whose indices are functions
+Writes: ``Assign`` / ``BlockReduce`` / ``CpAsync`` / ``TmaLoad`` nodes (and a grid reduction's statements,
+``lowering/grid_reduction.py``) whose indices are functions
 of loop indices, ``threadIdx``/``blockIdx`` and extents; ``IfThenElse`` predicates for
 non-divisible splits, for thread indices past an axis's extent and for redundant writers of
 shared and global memory; vectorized copies.
@@ -25,7 +26,7 @@ from fusion_ir.exprs import combine_op, load_kind, reduces, reduction_init
 from fusion_ir.scalar import Val, all_of
 from fusion_ir.types import LoadStoreOpType
 
-from .. import index_math, tensor_core_ops
+from .. import grid_reduction, index_math, tensor_core_ops
 from ..analysis import Analyses
 from ..errors import LoweringError
 from ..indexing_exprs import (
@@ -97,6 +98,8 @@ def _lower_body(body: tuple[Node, ...], a: Analyses) -> tuple[Node, ...]:
 # ------------------------------------------------------------------ ops
 def lower_op(op: TensorOp, a: Analyses) -> list[Node]:
     tv: TensorView = op.tv
+    if op.kind is TensorOpKind.GridReduce:
+        return grid_reduction.lower(tv, a)
     idx = own_indices(a, tv)
     statements = tensor_core_ops.lower(op, a, idx)
     if statements is not None:

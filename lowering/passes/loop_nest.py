@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fusion_ir import ParallelType, TensorView
+from fusion_ir import MemoryType, ParallelType, TensorView
 from fusion_ir.exprs import reduces, reduction_init
 from fusion_ir.printer import expr_rhs
 
 from ..analysis import Analyses, IdModel
-from ..analysis.buffers import accumulates_in_float, has_block_reduction
+from ..analysis.buffers import accumulates_in_float, has_block_reduction, has_grid_reduction
 from ..analysis.id_model import LoopGroup
 from ..emission_order import emission_order
 from ..errors import LoweringError
@@ -60,6 +60,8 @@ def _op(tv: TensorView, kind: TensorOpKind) -> TensorOp:
         text = f"T{tv.name} = {reduction_init(tv.definition)}"
     elif kind is TensorOpKind.BlockReduce:
         text = f"T{tv.name} = blockReduce(T{tv.name})"
+    elif kind is TensorOpKind.GridReduce:
+        text = f"T{tv.name} = gridReduce(T{tv.name})"
     elif kind is TensorOpKind.Finalize:
         text = f"T{tv.name} = T{tv.name}_acc"
     else:
@@ -93,15 +95,27 @@ def _place(ids: IdModel, root: list, tv: TensorView) -> list[_Loop]:
     closing = _closing_kind(ids, tv)
     if first_red is None:
         scope.insert(len(scope) - 1, _op(tv, TensorOpKind.Init))
+        if closing is TensorOpKind.GridReduce:
+            _check_grid_reduction_scope(tv, chain)
         if closing is not None:
             scope.append(_op(tv, closing))
+        if closing is TensorOpKind.GridReduce and _partial_apart(tv):
+            scope.append(_op(tv, TensorOpKind.Finalize))
         return chain
     outer_scope = scopes[first_red]
     red_loop = chain[first_red]
     inner_iteration = [ids.group(i) for i in path_ids[first_red + 1:] if not i.is_reduction]
     at = outer_scope.index(red_loop)
     outer_scope.insert(at, _nest(inner_iteration, _op(tv, TensorOpKind.Init)))
-    if closing is not None:
+    if closing is TensorOpKind.GridReduce:
+        # one step for the thread's whole partial (every register of it), right after the reduction loop; a
+        # partial held apart from the tensor is then written to it, in the last block (the pass moves it there)
+        _check_grid_reduction_scope(tv, chain[:first_red])
+        at = outer_scope.index(red_loop) + 1
+        outer_scope.insert(at, _op(tv, closing))
+        if _partial_apart(tv):
+            outer_scope.insert(at + 1, _nest(inner_iteration, _op(tv, TensorOpKind.Finalize)))
+    elif closing is not None:
         at = outer_scope.index(red_loop)
         outer_scope.insert(at + 1, _nest(inner_iteration, _op(tv, closing)))
     return chain
@@ -111,11 +125,32 @@ def _closing_kind(ids: IdModel, tv: TensorView) -> TensorOpKind | None:
     """The step after a reduction's loops: ``block_reduce`` (threads' partials combined, then written),
     ``finalize`` (a float accumulator of a 16-bit serial reduction written to the tensor), or None
     (the reduction accumulated in the tensor itself)."""
+    if has_grid_reduction(ids, tv):
+        if has_block_reduction(ids, tv):
+            raise LoweringError(f"T{tv.name} reduces over both a thread index and a block index; a block "
+                                f"reduction followed by a grid reduction is not implemented: bind the reduction "
+                                f"axes to the block index and serial loops only (or rfactor the thread part)")
+        return TensorOpKind.GridReduce
     if has_block_reduction(ids, tv):
         return TensorOpKind.BlockReduce
     if accumulates_in_float(tv):
         return TensorOpKind.Finalize
     return None
+
+
+def _partial_apart(tv: TensorView) -> bool:
+    """A grid-reduced tensor that is not in registers (an output) accumulates in a Local partial of its own
+    (``buffers``: ``T<n>_acc``), as does a 16-bit one (in float)."""
+    return tv.memory_type is not MemoryType.Local or accumulates_in_float(tv)
+
+
+def _check_grid_reduction_scope(tv: TensorView, enclosing: list[_Loop]) -> None:
+    """A grid reduction runs once per launch: its blocks meet on one semaphore per output block, so no loop
+    may enclose it (a second round would race the first one's reset)."""
+    if enclosing:
+        raise LoweringError(f"T{tv.name}: its grid reduction would run inside loop {enclosing[-1].group.label()}; "
+                            f"a grid reduction runs once per launch (its semaphores count one arrival per block): "
+                            f"bind the axes around it to block or thread indices, or move them inside the reduction")
 
 
 def _nest(groups: list[LoopGroup], op: TensorOp):

@@ -16,7 +16,8 @@ pytestmark = pytest.mark.skipif(not nvcc_available(), reason="nvcc is not instal
 SHAPES = {
     "persistent TMA store, 128 x 256, 32-bit indices": (8192, 8192, 8192),
     "256 x 128": (4096, 4096, 256),
-    "64 x 128, one compute warp group": (1024, 1024, 32768),
+    "split-K: 4 blocks per 128 x 256 tile": (1024, 1024, 32768),
+    "64 x 128, one compute warp group": (1024, 1024, 1024),
     "128 x 128": (1024, 2048, 8192),
     # rows TMA cannot copy (docs/matmul.md, "Any K and any row stride"): A by plain copies, by 4-byte cp.async,
     # B's odd rows by plain copies

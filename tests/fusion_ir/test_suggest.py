@@ -47,7 +47,6 @@ def _kind(p: MatmulParams) -> tuple:
     # fewer big tiles than SMs: the tile with the fewest waves x work / rate
     ((2048, 2048, 16384), ((128, 256, 64), 2, 4, False, True)),
     ((2048, 2048, 2048), ((128, 256, 64), 2, 4, False, True)),
-    ((1024, 1024, 32768), ((64, 128, 64), 1, 8, False, True)),
     ((1024, 2048, 8192), ((64, 256, 64), 1, 5, False, True)),
     ((64, 64, 64), ((64, 128, 64), 1, 2, False, True)),
 ])
@@ -105,8 +104,8 @@ def test_fp16_operands() -> None:
 def test_sms_sets_the_blocks_and_the_waves() -> None:
     params = suggest_matmul_params(_matmul((8192, 8192, 8192)), sms=114)
     assert params.persistent and params.blocks == 114
-    # 16 tiles of 128 x 256: under one wave on 132 SMs, eight waves on 2
-    assert suggest_matmul_params(_matmul((1024, 1024, 4096)), sms=132).tile == (64, 128, 64)
+    # 32 tiles of 128 x 256: under one wave on 132 SMs (split-K: 4 blocks per tile), 16 waves on 2
+    assert suggest_matmul_params(_matmul((1024, 1024, 4096)), sms=132).split_k == 4
     assert suggest_matmul_params(_matmul((1024, 1024, 4096)), sms=2).persistent
 
 
@@ -296,3 +295,35 @@ def test_copies_the_threads_cannot_share_evenly_are_refused() -> None:
                                             r"of 2 compute warp groups must share evenly"):
         suggest_matmul_params(fusion, tile=(128, 136, 16), compute_warp_groups=2)
     suggest_matmul_params(fusion, tile=(128, 128, 16), compute_warp_groups=2)
+
+
+@pytest.mark.parametrize("shape,split", [((1024, 1024, 32768), 4), ((512, 512, 8192), 8), ((1024, 1024, 4096), 4)])
+def test_few_tiles_and_a_long_k_split_k(shape: tuple[int, int, int], split: int) -> None:
+    """32 tiles of 128 x 256 on 132 SMs: 4 splits make one wave of blocks, each summing 8192 of K."""
+    params = suggest_matmul_params(_matmul(shape))
+    assert (params.tile, params.compute_warp_groups, params.split_k) == ((128, 256, 64), 2, split)
+    assert not params.warp_specialized and not params.persistent
+    params.validate(DataType.BFloat16)
+
+
+@pytest.mark.parametrize("shape", [(1024, 2048, 8192), (1024, 1024, 1024), (200, 264, 1000), (8192, 8192, 8192)])
+def test_no_split_k_where_tiles_fill_the_gpu_or_k_is_short(shape: tuple[int, int, int]) -> None:
+    """1024 x 2048: 128 x 128 tiles make a wave (measured faster than 256-wide ones); 1024^3: 16 K tiles."""
+    assert suggest_matmul_params(_matmul(shape)).split_k == 1
+
+
+def test_a_pinned_persistent_kernel_gets_no_split_k_and_a_warp_specialized_one_keeps_it() -> None:
+    params = suggest_matmul_params(_matmul((1024, 1024, 32768)), persistent=True)
+    assert params.persistent and params.split_k == 1
+    params = suggest_matmul_params(_matmul((1024, 1024, 32768)), warp_specialized=True)
+    assert params.warp_specialized and params.split_k == 4
+
+
+def test_split_k_for_is_its_own_rule() -> None:
+    from fusion_ir.schedulers.matmul_problem import matmul_problem
+    from fusion_ir.schedulers.suggest import split_k_for
+
+    problem = matmul_problem(_matmul((1024, 1024, 32768)))
+    assert split_k_for(problem, 132, (128, 256, 64)) == 4
+    assert split_k_for(problem, 32, (128, 256, 64)) == 1       # the tiles fill the SMs already
+    assert split_k_for(matmul_problem(_matmul()), 132, (128, 256, 64)) == 1   # sizes unknown

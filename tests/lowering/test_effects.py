@@ -24,6 +24,7 @@ LH = k.Buffer("T6", DataType.BFloat16, MemoryType.Local, Val.const(8))
 MB = k.Buffer("T3", DataType.Int64, MemoryType.Shared, Val.const(2))
 TOK = k.Buffer("T4", DataType.Int64, MemoryType.Local, Val.const(2))
 TMAP = k.TensorMapParam("tmap_T0", G, (256,))
+SEM = k.Buffer("T7_sem", DataType.Int32, MemoryType.Global, Val.const(4), (Val.const(4),), is_param=True)
 
 
 def kinds(node: object) -> list[tuple[EffectKind, str, Proxy, Role]]:
@@ -72,6 +73,9 @@ EXPECTED: dict[type, tuple[object, list[tuple[EffectKind, str, Proxy, Role]]]] =
     k.Mma: (k.Mma(L, ZERO, _desc(H), _desc(H), (64, 64, 16), DataType.BFloat16),
             [(R, "T5", WG, DATA), (R, "T5", WG, DATA), (R, "T2", WG, DATA), (W, "T2", WG, DATA)]),
     k.StMatrix: (k.StMatrix(H, ZERO, LH, ZERO, 4), [(R, "T6", GEN, DATA), (W, "T5", GEN, DATA)]),
+    k.GridFence: (k.GridFence(), []),
+    k.SemaphoreArrive: (k.SemaphoreArrive(SEM, I, Val.const(3), "last_T7"),
+                        [(R, "T7_sem", GEN, Role.Semaphore), (W, "T7_sem", GEN, Role.Semaphore)]),
 }
 
 

@@ -20,6 +20,8 @@ BUILDERS = {name: (lambda name=name: examples.load(name).build())
 # [B, M, K] @ [B, K, N]: the batch on blockIdx.z, each operand's TMA box of batch extent 1
 BUILDERS["matmul_wgmma_batched"] = lambda: examples.load("matmul_wgmma").build(
     tile=(128, 128, 64), stages=3, compute_warp_groups=1, batch=True)
+# split-K: the partial tiles in a global work buffer, the semaphore arrival, the epilogue in the last block
+BUILDERS["matmul_split_k"] = lambda: examples.load("matmul_split_k").build()
 BUILDERS["matmul_wgmma_transposed"] = lambda: examples.load("matmul_wgmma").build(
     tile=(128, 128, 64), stages=3, compute_warp_groups=1, transpose_a=True, transpose_b=True)
 # K = 100: A's rows of 200 bytes loaded by 8-byte cp.async into the swizzled tile, B by TMA
