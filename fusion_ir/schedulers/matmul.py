@@ -106,6 +106,7 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
                     if params.warp_specialized else Pipelined(uses_mbarrier_for_war=True))
         for tv in (a_s, b_s):
             tv.circular_buffer(params.stages, type=pipeline)
+        _cluster(fusion, params, a_s, b_s)
 
         # epilogue: [tiles..., Mw, Mr, TIDx, N/8, 2, 2], every tensor inlined into its consumer
         staged = _stage_output(fusion, params.store_wait) if params.tma_store else []
@@ -120,6 +121,20 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
         _inline_epilogue(fusion, acc)
     fusion.set_index_type(params.index_type)
     return fusion
+
+
+def _cluster(fusion: Fusion, params: MatmulParams, a_s: TensorView, b_s: TensorView) -> None:
+    """``params.cluster``: the blocks of a cluster are adjacent tiles along the tile axis bound to a block
+    index (M: ``Mo`` on BIDy, N: ``No`` on BIDx), so the cluster is ``__cluster_dims__`` along that index and
+    the operand that lacks the axis (B lacks M, A lacks N) is the same tile in every block of the cluster:
+    it is multicast along that block index."""
+    cm, cn = params.cluster
+    if cm > 1:
+        fusion.set_cluster_dims((1, cm, 1))
+        b_s.set_multicast(ParallelType.BIDy)
+    if cn > 1:
+        fusion.set_cluster_dims((cn, 1, 1))
+        a_s.set_multicast(ParallelType.BIDx)
 
 
 def _operand_tile(operand: TensorView) -> TensorView:

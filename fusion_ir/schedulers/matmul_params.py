@@ -52,6 +52,7 @@ class MatmulParams:
     index_type: DataType = DataType.Int64        # the kernel's index arithmetic (Int32: tensors under 2**31 elements)
     # tma_store: when the stores' reads of the tile are waited for (a StoreWait or its string)
     store_wait: StoreWait | str = "after_boxes"
+    cluster: tuple[int, int] = (1, 1)            # blocks of a cluster along M and N (one of them 1 or 2)
 
     def validate(self, dtype: DataType = DataType.BFloat16, loaded: int | Sequence[LoadedTile] = 0,
                  layout: MatmulLayout = ROW_MAJOR) -> None:
@@ -145,6 +146,7 @@ class MatmulParams:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ScheduleError(f"MatmulParams.{name}: {value!r} must be a positive int")
+        self._validate_cluster()
         regs = self.register_split
         (lo, hi), step = target.setmaxnreg_range, target.setmaxnreg_step
         if regs is not None and not (isinstance(regs, tuple) and len(regs) == 2 and all(
@@ -158,6 +160,27 @@ class MatmulParams:
                 raise ScheduleError(f"MatmulParams.register_split: {regs} gives a producer and {w} compute warp "
                                     f"groups {total} registers, over the {target.registers_per_sm} of an SM; lower "
                                     f"the compute count or use fewer compute_warp_groups")
+
+    def _validate_cluster(self) -> None:
+        c = self.cluster
+        if not (isinstance(c, tuple) and len(c) == 2 and all(isinstance(x, int) and not isinstance(x, bool)
+                                                               for x in c)):
+            raise ScheduleError(f"MatmulParams.cluster: {c!r} must be a pair of ints (blocks along M, along N)")
+        if c == (1, 1):
+            return
+        if c not in ((2, 1), (1, 2)):
+            raise ScheduleError(f"MatmulParams.cluster: {c!r} is not supported; a cluster is (1, 1), (2, 1) (two "
+                                f"blocks along M share B's tile) or (1, 2) (two along N share A's tile)")
+        limit = current_target().max_cluster_size
+        if c[0] * c[1] > limit:
+            raise ScheduleError(f"MatmulParams.cluster: {c!r} is {c[0] * c[1]} blocks, over the target's "
+                                f"max_cluster_size {limit}")
+        if not self.warp_specialized:
+            raise ScheduleError(f"MatmulParams.cluster: {c!r} needs warp_specialized=True; the multicast pipeline "
+                                f"is built on the producer warp group's loads")
+        if self.persistent:
+            raise ScheduleError(f"MatmulParams.cluster: {c!r} with persistent=True is not supported; the blocks of "
+                                f"a cluster would have to walk adjacent tiles together (use persistent=False)")
 
     def tile_sharers(self) -> int:
         """Compute warp groups that share one tile: all of them (cooperative), or one (ping-pong)."""
