@@ -63,6 +63,8 @@ class Scheduler:
                 lanes = np.flatnonzero((self.grid.warp_of == w) & in_group)
                 if lanes.size:
                     name = f"warp {w}" if groups.max(initial=0) == 0 else f"warp {w} of block group {g}"
+                    if self.interleave_blocks is None and self.grid.cluster_size > 1:
+                        name = f"warp {w} of cluster rank {g}"
                     task = Task(name, lanes, ("warp", w) if g == 0 else ("warp", w, "group", g))
                     tasks.append((task, self.root(task)))
         while tasks:
