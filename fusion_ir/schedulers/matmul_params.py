@@ -175,9 +175,6 @@ class MatmulParams:
         if c[0] * c[1] > limit:
             raise ScheduleError(f"MatmulParams.cluster: {c!r} is {c[0] * c[1]} blocks, over the target's "
                                 f"max_cluster_size {limit}")
-        if not self.warp_specialized:
-            raise ScheduleError(f"MatmulParams.cluster: {c!r} needs warp_specialized=True; the multicast pipeline "
-                                f"is built on the producer warp group's loads")
         if self.persistent:
             raise ScheduleError(f"MatmulParams.cluster: {c!r} with persistent=True is not supported; the blocks of "
                                 f"a cluster would have to walk adjacent tiles together (use persistent=False)")
