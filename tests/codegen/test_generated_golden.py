@@ -32,6 +32,9 @@ BUILDERS["example_matmul_wgmma_batched_ws_persistent"] = lambda: examples.load("
 BUILDERS["example_matmul_wgmma_transposed"] = lambda: examples.load("matmul_wgmma").build(   # a [K, M], b [N, K]
     tile=(128, 128, 64), stages=3, compute_warp_groups=1, transpose_a=True, transpose_b=True)
 
+BUILDERS["example_matmul_cluster_1x2_tma_store"] = lambda: examples.load("matmul_cluster").build(   # shares A
+    cluster=(1, 2), tma_store=True, stages=3)
+
 
 def kernel_function(source: str) -> str:
     return source[source.index('extern "C" __global__'):]

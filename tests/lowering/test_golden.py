@@ -23,6 +23,10 @@ BUILDERS["matmul_wgmma_batched"] = lambda: examples.load("matmul_wgmma").build(
 BUILDERS["matmul_wgmma_transposed"] = lambda: examples.load("matmul_wgmma").build(
     tile=(128, 128, 64), stages=3, compute_warp_groups=1, transpose_a=True, transpose_b=True)
 
+# two blocks of adjacent tile rows share B's tile by TMA multicast
+BUILDERS["matmul_cluster"] = lambda: examples.load("matmul_cluster").build(tile=(128, 128, 64), stages=3,
+                                                                          compute_warp_groups=1)
+
 
 @pytest.mark.parametrize("name", sorted(BUILDERS))
 def test_kernel_listing(name: str) -> None:
