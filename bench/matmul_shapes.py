@@ -131,6 +131,11 @@ ARRANGEMENTS = [
      "persistent": True},
     {"tile": (192, 256, 64), "compute_warp_groups": 3, "register_split": (40, 152), "tma_store": True},
     {"tile": (256, 192, 64), "compute_warp_groups": 4, "register_split": (24, 120), "tma_store": True},
+    # clusters of two blocks sharing an operand's tile by TMA multicast: half its L2 reads
+    {"tile": (128, 256, 64), "tma_store": True, "cluster": (2, 1)},
+    {"tile": (128, 256, 64), "tma_store": True, "cluster": (1, 2)},
+    {"tile": (256, 128, 64), "tma_store": True, "cluster": (2, 1)},
+    {"tile": (256, 128, 64), "tma_store": True, "cluster": (1, 2)},
 ]
 
 

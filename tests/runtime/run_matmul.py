@@ -17,8 +17,9 @@ from tests.helpers import assert_matches, random_inputs
 def main(params: dict) -> None:
     if params.get("out_dtype") == "bf16":
         params = dict(params, out_dtype=DataType.BFloat16)
-    if "tile" in params:
-        params = dict(params, tile=tuple(params["tile"]))
+    for key in ("tile", "cluster"):
+        if key in params:
+            params = dict(params, **{key: tuple(params[key])})
     fusion = matmul_wgmma.build(**params)
     kernel = lower(fusion)
     for n, ((m, k), (_, nn)) in enumerate(matmul_wgmma.SIZES):
