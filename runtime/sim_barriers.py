@@ -92,8 +92,8 @@ class Barriers:
         blocks = np.flatnonzero(self.grid.cluster_of_block == c)
         names = ", ".join(self.grid.block_name(int(b)) for b in blocks)
         alive = int(self.threads.alive[blocks].sum())
-        return [f"waits at {what} in the cluster of blocks {names}: {int(self.cluster_arrived[c])} of {alive} "
-                f"threads arrived"]
+        return [(f"waits at {what} in the cluster of blocks {names}: {int(self.cluster_arrived[c])} of {alive} "
+                 f"threads arrived")]
 
     # ---- __syncthreads ---------------------------------------------------------------
     def block_sync(self, node: k.BlockSync, ctx: Ctx, i: int) -> TaskGen:

@@ -50,9 +50,9 @@ def test_a_persistent_cluster_is_refused() -> None:
 
 
 def test_a_cluster_over_the_targets_limit_is_refused() -> None:
-    with target.use(dataclasses.replace(current_target(), max_cluster_size=1)):
-        with pytest.raises(ScheduleError, match=r"MatmulParams\.cluster: .*max_cluster_size 1"):
-            MatmulParams(tile=(128, 128, 64), warp_specialized=True, cluster=(2, 1)).validate()
+    small = dataclasses.replace(current_target(), max_cluster_size=1)
+    with target.use(small), pytest.raises(ScheduleError, match=r"MatmulParams\.cluster: .*max_cluster_size 1"):
+        MatmulParams(tile=(128, 128, 64), warp_specialized=True, cluster=(2, 1)).validate()
 
 
 def test_set_cluster_dims_checks_its_argument() -> None:

@@ -18,7 +18,7 @@ from lowering.verify import VerifyError, verify
 
 
 def _fusion(cluster=(2, 1), **params):
-    fields = dict(tile=(128, 128, 64), stages=3, compute_warp_groups=1, warp_specialized=True)
+    fields = {"tile": (128, 128, 64), "stages": 3, "compute_warp_groups": 1, "warp_specialized": True}
     return matmul_wgmma.build(**{**fields, **params}, cluster=cluster)
 
 
