@@ -69,3 +69,12 @@ def test_interleaved_blocks_match_numpy() -> None:
     for seed in (0, 1):
         (out,) = simulate(kern, inputs, seed=seed, interleave_blocks=seed + 5)
         assert rel_error(out, expected) < 1e-5
+
+
+@pytest.mark.parametrize("cluster", [(2, 1), (1, 2)])
+def test_batched_cluster_matmul_matches_numpy(cluster: tuple[int, int]) -> None:
+    """The batch on blockIdx.z: a cluster's blocks are of the same matrix, the shared box has batch extent 1."""
+    fusion = matmul_wgmma.build(**BASE, cluster=cluster, batch=True)
+    inputs = random_inputs(fusion, matmul_wgmma.input_shapes(200, 264, 136, batch=2), seed=3)
+    (out,) = simulate(lower(fusion), inputs, seed=1)
+    assert rel_error(out, evaluate(fusion, inputs)[0]) < 1e-5
