@@ -10,8 +10,12 @@ Writes, for a kernel launched in clusters of ``n`` blocks along one block index 
   ``.multicast::cluster`` to every block of the cluster, at the piece's offset of the same buffer, so each
   block receives the whole tile and its "full" barrier (whose expected bytes are unchanged) counts it all;
 - the "empty" barriers of a pipeline holding a multicast tensor: every arrive also reaches the same barrier
-  of each other block of the cluster (``MBarrierRemoteArrive``), and each counts ``n`` times the readers:
-  a block's producer refills a stage of every block's buffer, so it waits until all of them released it;
+  of each other block of the cluster (``MBarrierRemoteArrive``), and each counts the readers of every block
+  of the cluster: a block's producer refills a stage of every block's buffer, so it waits until all of them
+  released it. Readers that arrive in whole warps (a count that is a multiple of 32) send one remote arrive
+  per warp, from its lane 0 (after the warp's wgmma wait, which retires the whole warp's reads): a barrier
+  counting ``c`` local readers then counts ``c + (n - 1) c / 32``, and a stage costs a peer ``c / 32`` remote
+  arrives instead of ``c``;
 - the block sync after those barriers' init becomes ``fence.mbarrier_init`` + a ``ClusterSync`` (no block
   multicasts into, or arrives on, a peer's barrier before the peer initialized it), and the block sync
   before their inval a ``ClusterSync`` (no block invalidates its barriers or exits, and with them its
@@ -26,6 +30,7 @@ from dataclasses import replace
 
 from fusion_ir import ParallelType, TensorView
 from fusion_ir.scalar import Val
+from target import current as current_target
 
 from ..analysis import Analyses
 from ..errors import LoweringError
@@ -34,6 +39,7 @@ from ..kernel_ir import (
     Buffer,
     ClusterSync,
     ElectSync,
+    IfThenElse,
     Kernel,
     Let,
     MBarrierArrive,
@@ -81,16 +87,40 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
     rank = cluster_rank(dims)
     peers = [(rank + j) % size for j in range(1, size)]
 
+    warp = current_target().warp_size
+    per_warp = {name: _whole_warps(body, name, slots, warp) for name, slots in empties.items()}
+    lane = _lane(kernel, warp)
+
     def release(node: Node) -> Node | tuple[Node, ...] | None:
         if isinstance(node, MBarrierInit) and node.mbar.name in mbars and node.index in empties[node.mbar.name]:
-            return replace(node, count=node.count * size)
+            remote = node.count // warp if per_warp[node.mbar.name] else node.count
+            return replace(node, count=node.count + remote * (size - 1))
         if isinstance(node, MBarrierArrive) and node.mbar.name in mbars:
-            return (node, *(MBarrierRemoteArrive(node.mbar, node.index, peer) for peer in peers))
+            remote: tuple[Node, ...] = tuple(MBarrierRemoteArrive(node.mbar, node.index, peer) for peer in peers)
+            if per_warp[node.mbar.name]:
+                remote = (IfThenElse(lane.eq(0), remote),)
+            return (node, *remote)
         return None
 
     body = _cluster_syncs(rewrite(body, release), mbars)
     tensor_maps = tuple(maps.get(m.name, m) for m in kernel.tensor_maps)
     return replace(kernel, body=body, tensor_maps=tensor_maps, cluster_dims=dims)
+
+
+def _whole_warps(body: tuple[Node, ...], mbar: str, slots: list[Val], warp: int) -> bool:
+    """The empty barriers of ``mbar`` count readers in whole warps (a constant multiple of the warp size)."""
+    counts = [n.count.const_value() for n in walk(body)
+              if isinstance(n, MBarrierInit) and n.mbar.name == mbar and n.index in slots]
+    return bool(counts) and all(c is not None and c % warp == 0 for c in counts)
+
+
+def _lane(kernel: Kernel, warp: int) -> Val:
+    """The thread's lane in its warp."""
+    x, y, z = (Val.symbol(f"threadIdx.{a}") for a in "xyz")
+    width = kernel.block[0].const_value()
+    if width is not None and width % warp == 0:
+        return x % warp
+    return (x + kernel.block[0] * (y + kernel.block[1] * z)) % warp
 
 
 def cluster_rank(dims: tuple[int, int, int]) -> Val:

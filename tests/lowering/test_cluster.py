@@ -47,14 +47,24 @@ def test_the_shared_operand_is_split_and_multicast(cluster, dims, shared: str, a
         [n.tx_bytes for n in _nodes(plain, k.MBarrierArriveExpectTx)]
 
 
-def test_the_empty_barriers_count_and_hear_both_blocks() -> None:
-    plain, kern = lower(_fusion((1, 1))), lower(_fusion())
+@pytest.mark.parametrize("groups", [1, 2])
+def test_the_empty_barriers_count_and_hear_both_blocks(groups: int) -> None:
+    """Each block's 128 x ``groups`` readers arrive on their own barrier, and lane 0 of each of their warps on the
+    peer's too: an empty barrier counts 128 x groups local and 4 x groups remote arrivals."""
+    fields = {"tile": (128 * groups, 128, 64), "compute_warp_groups": groups}
+    plain, kern = lower(_fusion((1, 1), **fields)), lower(_fusion(**fields))
     counts = sorted(n.count.const_value() for n in _nodes(kern, k.MBarrierInit))
-    assert counts == sorted(2 * c if c > 1 else c for c in (n.count.const_value() for n in _nodes(plain, k.MBarrierInit)))
+    readers = 128 * groups
+    assert counts == sorted(c + c // 32 if c > 1 else c for c in (n.count.const_value()
+                                                                    for n in _nodes(plain, k.MBarrierInit)))
+    assert readers + readers // 32 in counts
     arrives, remote = _nodes(kern, k.MBarrierArrive), _nodes(kern, k.MBarrierRemoteArrive)
     assert len(arrives) == len(remote) == len(_nodes(plain, k.MBarrierArrive))
     assert all(r.index == a.index for a, r in zip(arrives, remote))
     assert remote[0].cta.evaluate({"blockIdx.y": 3}) == 0 and remote[0].cta.evaluate({"blockIdx.y": 4}) == 1
+    lane0 = [n for n in k.walk(kern.body) if isinstance(n, k.IfThenElse)
+             and all(isinstance(x, k.MBarrierRemoteArrive) for x in n.then_body)]
+    assert len(lane0) == len(remote) and all(str(n.cond) == "(threadIdx.x % 32) == 0" for n in lane0)
 
 
 def test_cluster_barriers_replace_the_init_and_exit_syncs() -> None:

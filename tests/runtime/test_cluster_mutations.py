@@ -81,25 +81,36 @@ def test_a_missing_remote_release_deadlocks() -> None:
         _error(fusion, bad)
 
 
+def _local_count(n):
+    """An empty barrier's init counting this block's 128 readers alone (not the peer's 4 warps too)."""
+    if isinstance(n, k.MBarrierInit) and n.count.const_value() == 128 + 4:
+        return replace(n, count=Val.const(128))
+    return None
+
+
 def test_a_stage_refilled_before_the_peer_released_it_is_reported() -> None:
     """Without the remote arrive and with the empty barrier counting this block's readers alone, a producer refills
     (by multicast) a stage of the peer's buffer that the peer's wgmmas may still read."""
     fusion, kern = _kernel()
 
     def local_release(n):
-        if isinstance(n, k.MBarrierRemoteArrive):
+        if isinstance(n, k.IfThenElse) and all(isinstance(x, k.MBarrierRemoteArrive) for x in n.then_body):
             return ()
-        if isinstance(n, k.MBarrierInit) and n.count.const_value() == 256:
-            return replace(n, count=Val.const(128))
-        return None
+        return _local_count(n)
 
     _fails(fusion, mutate(kern, local_release), "must not be written before the wgmma.wait_group")
 
 
-def test_an_empty_barrier_count_not_doubled_is_reported() -> None:
-    """The remote arrives kept but the empty barrier counting one block's readers: its phase completes on half
-    the releases (too many arrivals, or a stage refilled under the peer's wgmmas)."""
+def test_an_empty_barrier_count_without_the_peer_is_reported() -> None:
+    """The remote arrives kept but the empty barrier counting one block's readers: its phase completes before the
+    peer's readers released the stage (too many arrivals, or a stage refilled under the peer's wgmmas)."""
     fusion, kern = _kernel()
-    bad = mutate(kern, lambda n: replace(n, count=Val.const(128))
-                 if isinstance(n, k.MBarrierInit) and n.count.const_value() == 256 else None)
-    _fails(fusion, bad, "more arrivals", "must not be written before the wgmma.wait_group")
+    _fails(fusion, mutate(kern, _local_count), "more arrivals", "must not be written before the wgmma.wait_group")
+
+
+def test_a_remote_arrive_from_every_thread_is_reported() -> None:
+    """Every thread, not lane 0 of each warp, arriving on the peer's barrier: too many arrivals."""
+    fusion, kern = _kernel()
+    bad = mutate(kern, lambda n: n.then_body if isinstance(n, k.IfThenElse)
+                 and all(isinstance(x, k.MBarrierRemoteArrive) for x in n.then_body) else None)
+    _fails(fusion, bad, "more arrivals")

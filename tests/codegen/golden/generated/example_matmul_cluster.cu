@@ -24,7 +24,7 @@ extern "C" __global__ void __cluster_dims__(1, 2, 1) __launch_bounds__(384, 1) f
     #pragma unroll 1
     for (int64_t s2 = 0; s2 < 4; ++s2) {
       mbarrier::init(toSmem(&T4_mbar[s2]), 1);
-      mbarrier::init(toSmem(&T4_mbar[s2 + 4]), 512);
+      mbarrier::init(toSmem(&T4_mbar[s2 + 4]), 264);
     }
   }
   cluster::fenceMBarrierInit();
@@ -52,7 +52,9 @@ extern "C" __global__ void __cluster_dims__(1, 2, 1) __launch_bounds__(384, 1) f
     #pragma unroll 1
     for (int64_t s2 = 0; s2 < 4; ++s2) {
       mbarrier::arrive(toSmem(&T4_mbar[s2 + 4]));
-      cluster::arriveRemote(toSmem(&T4_mbar[s2 + 4]), ((((int64_t)blockIdx.y) % 2) + 1) % 2);
+      if ((((int64_t)threadIdx.x) % 32) == 0) {
+        cluster::arriveRemote(toSmem(&T4_mbar[s2 + 4]), ((((int64_t)blockIdx.y) % 2) + 1) % 2);
+      }
     }
     // ComputeWarp loop of rS17{ceilDiv(i1, 64)}
     #pragma unroll 1
@@ -76,14 +78,18 @@ extern "C" __global__ void __cluster_dims__(1, 2, 1) __launch_bounds__(384, 1) f
       wgmma::fenceOperands(T3);
       if ((i6 - 1) >= 0) {
         mbarrier::arrive(toSmem(&T4_mbar[((i6 - 1) % 4) + 4]));
-        cluster::arriveRemote(toSmem(&T4_mbar[((i6 - 1) % 4) + 4]), ((((int64_t)blockIdx.y) % 2) + 1) % 2);
+        if ((((int64_t)threadIdx.x) % 32) == 0) {
+          cluster::arriveRemote(toSmem(&T4_mbar[((i6 - 1) % 4) + 4]), ((((int64_t)blockIdx.y) % 2) + 1) % 2);
+        }
       }
     }
     wgmma::wait<0>();
     wgmma::fenceOperands(T3);
     if ((ceilDiv(i1, 64) - 1) >= 0) {
       mbarrier::arrive(toSmem(&T4_mbar[((ceilDiv(i1, 64) - 1) % 4) + 4]));
-      cluster::arriveRemote(toSmem(&T4_mbar[((ceilDiv(i1, 64) - 1) % 4) + 4]), ((((int64_t)blockIdx.y) % 2) + 1) % 2);
+      if ((((int64_t)threadIdx.x) % 32) == 0) {
+        cluster::arriveRemote(toSmem(&T4_mbar[((ceilDiv(i1, 64) - 1) % 4) + 4]), ((((int64_t)blockIdx.y) % 2) + 1) % 2);
+      }
     }
   }
   cluster::sync();  // no block leaves while a peer may still arrive on its barriers
