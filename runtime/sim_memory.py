@@ -55,7 +55,9 @@ class Grid:
         self._first_block = blocks.start
         cx, cy, cz = cluster
         self.cluster_size = cx * cy * cz
-        first = tuple(a[::self.threads_per_block] for a in self.bid)
+        number = np.arange(self.num_blocks, dtype=np.int64) + blocks.start
+        first = (number % gx, (number // gx) % gy, number // (gx * gy))
+        self.block_coords = first        # each block's (blockIdx.x, blockIdx.y, blockIdx.z)
         # per block: its rank in its cluster (%cluster_ctarank) and its cluster's number (the clusters' origins
         # numbered over the grid)
         self.rank_of_block = first[0] % cx + (first[1] % cy) * cx + (first[2] % cz) * cx * cy
@@ -66,8 +68,7 @@ class Grid:
         """The block (number in this range) of cluster rank ``rank`` in the cluster of each of ``blocks``."""
         cx, cy, _ = self.cluster
         gx, gy, _ = self.grid
-        lanes = blocks * self.threads_per_block
-        origin = [self.bid[d][lanes] - self.bid[d][lanes] % self.cluster[d] for d in range(3)]
+        origin = [self.block_coords[d][blocks] - self.block_coords[d][blocks] % self.cluster[d] for d in range(3)]
         x, y, z = origin[0] + rank % cx, origin[1] + (rank // cx) % cy, origin[2] + rank // (cx * cy)
         return x + y * gx + z * gx * gy - self._first_block
 
