@@ -47,7 +47,9 @@ SHAPES = [
     (4000, 3000, 2000), (5000, 7000, 3000), (1234, 4568, 888),           # not multiples of 128
 ]
 # shapes the kernel cannot run: the suggestion's ScheduleError is reported beside torch.matmul
-UNSUPPORTED = [(1234, 4567, 891)]      # K and N not multiples of 8: rows not 16-byte aligned for TMA
+# K and N not multiples of 8: rows TMA cannot copy, loaded by the compute warp groups (docs/matmul.md, "Any K and
+# any row stride"); its kernels are built for the constant shape (a symbolic one assumes TMA's rows)
+UNSUPPORTED = [(1234, 4567, 891)]
 
 WS = {"warp_specialized": True}
 I32 = {"index_type": DataType.Int32}
@@ -117,12 +119,14 @@ class Kernels:
     """One lowered kernel per ``MatmulParams``, lowered on first use (the executor caches the compile)."""
 
     def __init__(self) -> None:
-        self.kernels: dict[MatmulParams, object] = {}
+        self.kernels: dict[tuple, object] = {}
 
-    def get(self, params: MatmulParams):
-        if params not in self.kernels:
-            self.kernels[params] = lower(schedule_matmul(matmul_fusion(), params))
-        return self.kernels[params]
+    def get(self, params: MatmulParams, shape: tuple[int, int, int] | None = None):
+        """``shape``: build the kernel for these constant sizes (the shapes of ``UNSUPPORTED``)."""
+        shape = shape if shape in UNSUPPORTED else None
+        if (params, shape) not in self.kernels:
+            self.kernels[(params, shape)] = lower(schedule_matmul(matmul_fusion(shape), params))
+        return self.kernels[(params, shape)]
 
 
 def suggestion(shape: tuple[int, int, int], sms: int) -> MatmulParams | ScheduleError:
@@ -150,7 +154,11 @@ def dry_run(shapes: list[tuple[int, int, int]], sweep: list[MatmulParams], sms: 
                 continue
             plans = []
             for params in [suggested, *sweep]:
-                kernel = kernels.get(params)
+                try:
+                    kernel = kernels.get(params, shape)
+                except ScheduleError as e:      # a swept arrangement that cannot load the shape's rows
+                    plans.append(f"refused: {e}"[:80])
+                    continue
                 to_cuda(kernel)
                 args = [ArrayArg(ArrayKind.Torch, None, (m, k), (k, 1), "bfloat16", 2),
                         ArrayArg(ArrayKind.Torch, None, (k, n), (n, 1), "bfloat16", 2)]
@@ -191,9 +199,10 @@ class Gpu:
                 torch.matmul(a, a)
             torch.cuda.synchronize()
 
-    def check(self, params: MatmulParams, sets: list, out, expected, torch_err: float) -> object:
+    def check(self, params: MatmulParams, sets: list, out, expected, torch_err: float,
+              shape: tuple[int, int, int] | None = None) -> object:
         """The kernel of ``params``, its result checked against float64 (the output poisoned first)."""
-        kernel = self.kernels.get(params)
+        kernel = self.kernels.get(params, shape)
         out.fill_(float("nan"))
         self.execute(kernel, list(sets[0]), outputs=[out])
         self.torch.cuda.synchronize()
@@ -219,7 +228,7 @@ class Gpu:
         for params in configs:
             entries[params] = {"name": describe(params)}
             try:
-                kernel, err = self.check(params, sets, out, expected, torch_err)
+                kernel, err = self.check(params, sets, out, expected, torch_err, shape)
             except Exception as e:  # noqa: BLE001 - a config that fails is reported, not fatal
                 entries[params]["error"] = f"{type(e).__name__}: {e}"[:300]
                 continue

@@ -27,7 +27,7 @@ import datetime
 import math
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -36,6 +36,7 @@ from bench.matmul_common import check_error, describe, relative_error, tflops
 from bench.results_file import add_output_option, write_results
 from fusion_ir import DataType, Fusion, ScheduleError, ops
 from fusion_ir.schedulers import MatmulParams, schedule_matmul, suggest_matmul_params
+from fusion_ir.schedulers.candidates import matmul_candidates
 from lowering import lower
 
 
@@ -111,57 +112,20 @@ def problem_fusion(p: Problem | None = None, form: tuple[bool, bool, bool, bool]
     return fusion
 
 
-# the arrangements timed beside the rules' choice (each completed by suggest_matmul_params around what it pins)
-ARRANGEMENTS = [
-    {"tile": (128, 256, 64), "tma_store": True},
-    {"tile": (128, 256, 64), "tma_store": True, "persistent": True},
-    {"tile": (256, 128, 64), "tma_store": True},
-    {"tile": (256, 128, 64)},
-    {"tile": (128, 256, 64)},
-    {"tile": (128, 192, 64), "tma_store": True},
-    {"tile": (128, 192, 64), "tma_store": True, "persistent": True},
-    {"tile": (128, 128, 64), "tma_store": True},
-    {"tile": (128, 128, 64), "ping_pong": True, "tma_store": True},
-    {"tile": (128, 192, 64), "ping_pong": True, "tma_store": True},
-    {"tile": (64, 256, 64), "compute_warp_groups": 1, "tma_store": True},
-    {"tile": (64, 128, 64), "compute_warp_groups": 1},
-    # three or four compute warp groups: larger tiles, less L2 traffic per MMA
-    {"tile": (192, 192, 64), "compute_warp_groups": 3, "register_split": (40, 152), "tma_store": True},
-    {"tile": (192, 192, 64), "compute_warp_groups": 3, "register_split": (40, 152), "tma_store": True,
-     "persistent": True},
-    {"tile": (192, 256, 64), "compute_warp_groups": 3, "register_split": (40, 152), "tma_store": True},
-    {"tile": (256, 192, 64), "compute_warp_groups": 4, "register_split": (24, 120), "tma_store": True},
-    # clusters of two blocks sharing an operand's tile by TMA multicast: half its L2 reads
-    {"tile": (128, 256, 64), "tma_store": True, "cluster": (2, 1)},
-    {"tile": (128, 256, 64), "tma_store": True, "cluster": (1, 2)},
-    {"tile": (256, 128, 64), "tma_store": True, "cluster": (2, 1)},
-    {"tile": (256, 128, 64), "tma_store": True, "cluster": (1, 2)},
-]
+# clusters of two blocks sharing an operand's tile by TMA multicast (half its L2 reads): each one-tile-per-block
+# big-tile candidate of the tuner is timed in clusters (2, 1) and (1, 2) too
+CLUSTERS = ((2, 1), (1, 2))
+CLUSTER_TILES = ((128, 256, 64), (256, 128, 64))
 
 
 def candidates(p: Problem, rules: MatmulParams, sms: int) -> list[MatmulParams]:
-    """What is timed for ``p``: the rules' choice first, then every arrangement that validates for it."""
-    try:
-        from fusion_ir.schedulers.tuning import matmul_candidates
-    except ImportError:
-        matmul_candidates = None
-    if matmul_candidates is not None:
-        found = matmul_candidates(problem_fusion(p), sms=sms)
-    else:
-        found = []
-        for pinned in ARRANGEMENTS:
-            pinned = {"warp_specialized": True, "persistent": False, **pinned}
-            if pinned.get("ping_pong"):
-                pinned["persistent"] = True
-            try:
-                found.append(suggest_matmul_params(problem_fusion(p), sms=sms, **pinned))
-            except ScheduleError:
-                continue
-    out = [rules]
-    for c in found:
-        if c not in out:
-            out.append(c)
-    return out
+    """What is timed for ``p``: the tuner's candidates (``matmul_candidates``: the rules' choice first), then the
+    big-tile ones that run a tile per block in clusters of two (``CLUSTERS``)."""
+    found = matmul_candidates(problem_fusion(p), sms=sms)
+    out = [rules] + [c for c in found if c != rules]
+    clustered = [replace(c, cluster=cluster) for c in out for cluster in CLUSTERS
+                 if c.tile in CLUSTER_TILES and c.warp_specialized and not c.persistent and c.cluster == (1, 1)]
+    return out + [c for c in clustered if c not in out]
 
 
 def params_json(params: MatmulParams) -> dict:

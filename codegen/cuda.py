@@ -531,9 +531,13 @@ class KernelPrinter(NodeVisitor):
         nbytes = node.vector * node.dst.dtype.size
         self.helpers.add("cp_async")
         dst = self._smem_address(node.dst, node.dst_index, node, "destination")
-        src = self._access(node.src, self._idx(node.src_index, node), node)
-        pred = "true" if node.pred is None else self._cond(node.pred, node)
-        self._emit(f"cpAsync<{nbytes}>({dst}, &{src}, {pred});")
+        index = self._idx(node.src_index, node)
+        if node.pred is None:
+            self._emit(f"cpAsync<{nbytes}>({dst}, &{self._access(node.src, index, node)}, true);")
+            return
+        # a zero-filling copy reads no source bytes, but its address stays inside the tensor all the same
+        pred = self._cond(node.pred, node)
+        self._emit(f"cpAsync<{nbytes}>({dst}, &{self._access(node.src, f'({pred}) ? ({index}) : 0', node)}, {pred});")
 
     def visit_AsyncCommit(self, node: AsyncCommit) -> None:
         if node.kind is AsyncKind.CpAsync:

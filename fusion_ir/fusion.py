@@ -47,6 +47,8 @@ class Fusion:
         # The C type of the kernel's index arithmetic (nvFuser's index type): Int64, or Int32 when
         # every tensor the kernel is launched on has fewer than 2**31 elements (checked at launch).
         self.index_type: DataType = DataType.Int64
+        # What a scheduler chose for this fusion and why (``schedule_matmul``: a ``MatmulChoice``), for viz
+        self.scheduler_choice: object | None = None
         # Blocks per thread-block cluster along (x, y, z) (``set_cluster_dims``); (1, 1, 1): no clusters.
         self.cluster_dims: tuple[int, int, int] = (1, 1, 1)
 
@@ -247,7 +249,7 @@ class Fusion:
         for tv in self._tensors:
             tvs[tv] = (list(tv.root), list(tv.logical), list(tv.loop), list(tv.transforms), tv.definition,
                        tv.compute_at_pos, tv.memory_type, tv.circular_buffer_options, tv.dtype, tv.swizzle,
-                       dict(tv.loop_broadcasts), tv.store_wait)
+                       dict(tv.loop_broadcasts), tv.store_wait, tv.allocation)
             ids.update(tv.root, tv.logical, tv.loop)
             for t in tv.transforms:
                 ids.update(t.inputs)
@@ -268,7 +270,7 @@ class Fusion:
         for tv, st in s["tvs"].items():
             (tv.root, tv.logical, tv.loop, tv.transforms, tv.definition, tv.compute_at_pos,
              tv.memory_type, tv.circular_buffer_options, tv.dtype, tv.swizzle, tv.loop_broadcasts,
-             tv.store_wait) = st
+             tv.store_wait, tv.allocation) = st
         for i, (pt, it) in s["ids"].items():
             i.parallel_type, i.iter_type = pt, it
 
@@ -278,7 +280,8 @@ class Fusion:
         for tv in self._tensors:
             parts.append(tv.transforms_string())
             parts.append(str([(i.name, i.parallel_type.name, i.iter_type.name) for i in tv.loop]))
-            parts.append(f"{tv.memory_type} {tv.compute_at_pos} {tv.circular_buffer_options} {tv.swizzle} {tv.store_wait.value}")
+            parts.append(f"{tv.memory_type} {tv.compute_at_pos} {tv.circular_buffer_options} {tv.swizzle} {tv.store_wait.value}"
+                         f" {[i.name for i in tv.allocation] if tv.allocation is not None else None}")
         return "\n".join(parts)
 
     # ---- printing -------------------------------------------------------

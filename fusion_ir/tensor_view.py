@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 
 _BYTES_PER_VECTOR = 16
 
+# the writes that may lay a shared tensor out swizzled (each places its elements through the swizzle)
+SWIZZLED_WRITERS = (LoadStoreOpType.TMA, LoadStoreOpType.CpAsync, LoadStoreOpType.Set, LoadStoreOpType.StMatrix)
+
 
 class Axis:
     """``tv.axis(i)``: one loop axis of a tensor, parallelized through its tensor."""
@@ -77,6 +80,9 @@ class TensorView:
         self.store_wait = StoreWait.AfterBoxes   # a TMA-store output: when its issuer waits for the tile's reads
         # a TMA load whose tile the blocks of a cluster along this block index share (``set_multicast``)
         self.multicast: ParallelType | None = None
+        # The axes a Shared tensor's buffer is laid out in (row-major), when not its loop axes right of the
+        # compute-at position (nvFuser's allocation domain): ``set_allocation_domain``.
+        self.allocation: list[IterDomain] | None = None
         # Loop broadcasts: an operand of a matmul lacks one of its consumer's dimensions (A has no N,
         # B no M). Computed inside loops over that dimension, it gains a broadcast axis standing for
         # it in its loop domain only (nvFuser's loop-domain broadcast), keyed by the consumer's root.
@@ -177,6 +183,8 @@ class TensorView:
             lines.append(f" store wait: {self.store_wait.value}")
         if self.multicast is not None:
             lines.append(f" multicast: {self.multicast.name}")
+        if self.allocation is not None:
+            lines.append(f" allocation domain : ({', '.join(i.label() for i in self.allocation)})")
         return "\n".join(lines)
 
     def print_transforms(self) -> None:
@@ -774,14 +782,15 @@ class TensorView:
     def set_load_type(self, op_type: LoadStoreOpType, swizzle: SmemSwizzle = SmemSwizzle.NONE) -> TensorView:
         """Make the copy that defines this tensor (``ops.set``, ``ops.permute``, ``ops.transpose`` of a global
         tensor) a TMA load: it then reads its global input in place, box by box, into shared memory (nvFuser's
-        ``LoadStoreOp::setOpType``). A permuted copy stays permuted: TMA copies boxes in the input's own
+        ``LoadStoreOp::setOpType``), or a cp.async load (element by element, or vectors along the input's
+        innermost dimension). A permuted copy stays permuted: TMA copies boxes in the input's own
         dimension order and this tensor's axes name them permuted, so ``transpose(b)`` of a ``[N, K]`` input is a
         ``[K, N]`` operand whose shared tile is laid out K-major, as ``b`` is. ``swizzle`` as in ``cache_after``."""
         if not isinstance(op_type, LoadStoreOpType):
             raise self._err(f"set_load_type: {op_type!r} is not a LoadStoreOpType")
-        if op_type is not LoadStoreOpType.TMA:
-            raise self._err(f"set_load_type: {op_type.name} for T{self.name}; a copy becomes a TMA load only "
-                            f"(LoadStoreOpType.TMA); use cache_after for other loads")
+        if op_type not in ASYNC_LOADS:
+            raise self._err(f"set_load_type: {op_type.name} for T{self.name}; a copy becomes a TMA or cp.async load "
+                            f"only (LoadStoreOpType.TMA, LoadStoreOpType.CpAsync); use cache_after for other loads")
         d = self.definition
         if not isinstance(d, LoadStoreOp) or d.op_type is not LoadStoreOpType.Set:
             how = ("a fusion input" if d is None else f"defined by a {d.op_type.name} copy"
@@ -812,15 +821,20 @@ class TensorView:
     def set_swizzle(self, swizzle: SmemSwizzle) -> TensorView:
         """Have TMA write this shared tensor with a 32-, 64- or 128-byte swizzle (readers index through it).
 
-        Rules: only a TMA load writes a swizzled layout; a box row (the Bulk axis of the innermost
+        Rules: only a TMA load, a cp.async or plain copy into shared memory (each element, or vector of at most
+        16 bytes, written at its swizzled place) or stmatrix writes a swizzled layout; a TMA box row (the Bulk axis of the innermost
         dimension) is exactly the swizzle span (TMA lays every swizzled row out at the full span, so a
         shorter row would overrun the buffer); elements divide the 16-byte chunks the swizzle moves.
         """
         if not isinstance(swizzle, SmemSwizzle):
             raise self._err(f"set_swizzle: {swizzle!r} is not an SmemSwizzle")
-        if swizzle is not SmemSwizzle.NONE and load_kind(self) not in (LoadStoreOpType.TMA, LoadStoreOpType.StMatrix):
-            raise self._err(f"set_swizzle: T{self.name} is not loaded by TMA or written by stmatrix; only those "
-                            f"write a swizzled shared-memory layout (cache_after(LoadStoreOpType.TMA, swizzle=...))")
+        if swizzle is not SmemSwizzle.NONE and load_kind(self) not in SWIZZLED_WRITERS:
+            raise self._err(f"set_swizzle: T{self.name} is not loaded by TMA, cp.async or a plain copy, nor written by "
+                            f"stmatrix; only those write a swizzled shared-memory layout "
+                            f"(cache_after(LoadStoreOpType.TMA, swizzle=...))")
+        if swizzle is not SmemSwizzle.NONE and self.memory_type is not MemoryType.Shared:
+            raise self._err(f"set_swizzle: T{self.name} is in {self.memory_type.name} memory; a swizzle lays out "
+                            f"shared memory")
         if swizzle is not SmemSwizzle.NONE and 16 % self.dtype.size:
             raise self._err(f"set_swizzle: T{self.name} has {self.dtype.size}-byte elements; a swizzle moves "
                             f"16-byte chunks, which they must divide")
@@ -842,6 +856,37 @@ class TensorView:
             raise self._err(f"set_multicast: T{self.name} is not loaded by TMA; only a TMA load "
                             f"(cp.async.bulk.tensor) can multicast into the blocks of a cluster")
         self.multicast = along
+        return self
+
+    def set_allocation_domain(self, axes: list[IterDomain]) -> TensorView:
+        """Lay this Shared tensor's buffer out row-major over ``axes`` (outermost first) instead of over its loop
+        axes right of the compute-at position (nvFuser's ``setAllocationDomain``): the loads may then be spread
+        over threads and vectors by further splits and merges while the buffer keeps the layout its readers
+        expect (a wgmma operand tile: rows of one swizzle span).
+
+        Rules: the tensor is in Shared memory; each axis is one of its own, from its transforms (root, loop or
+        in between), none twice, none a reduction or broadcast; together they are exactly what the loop axes
+        right of the compute-at position cover (every later split or merge divides evenly)."""
+        if self.memory_type is not MemoryType.Shared:
+            raise self._err(f"set_allocation_domain: T{self.name} is in {self.memory_type.name} memory; only a "
+                            f"Shared buffer takes an allocation domain")
+        known = set(self.root) | set(self.logical) | set(self.loop)
+        for t in self.transforms:
+            known.update(t.inputs)
+            known.update(t.outputs)
+        for k, i in enumerate(axes):
+            if not isinstance(i, IterDomain) or i not in known:
+                name = i.label() if isinstance(i, IterDomain) else repr(i)
+                raise self._err(f"set_allocation_domain: axis {k} ({name}) is not an axis of T{self.name}'s "
+                                f"transforms")
+            if i.is_reduction or i.is_broadcast:
+                raise self._err(f"set_allocation_domain: axis {k} ({i.label()}) of T{self.name} is a "
+                                f"{'reduction' if i.is_reduction else 'broadcast'}; a buffer holds neither")
+        if len(set(axes)) != len(axes):
+            raise self._err(f"set_allocation_domain: T{self.name}'s axes "
+                            f"[{', '.join(i.label() for i in axes)}] name an axis twice")
+        with self.fusion.transaction():
+            self.allocation = list(axes)
         return self
 
     def set_store_wait(self, wait: StoreWait | str) -> TensorView:

@@ -9,8 +9,11 @@ parameters that break one rule (a tile, the stages, the warp groups, the registe
 not available yet); an operand dtype, a fused epilogue (none, bias + relu, bias + gelu,
 alpha * acc + beta * C with C TMA-loaded), the operands' layouts (a given ``[M, K]`` or ``[K, M]``,
 b ``[K, N]`` or ``[N, K]``, multiplied through ``ops.transpose``: A K- or M-major, B N- or K-major),
-a small problem (M, N, K up to 200; the innermost extent of each input, and N, a multiple of 8
-because TMA needs 16-byte row strides), and, one draw in four, a batch of 1 to 3 leading both operands (or
+a small problem (M, N, K up to 200; the innermost extent of each input, and N, a multiple of 8 so that
+TMA's 16-byte row strides hold for symbolic extents; one draw in four has constant shapes of any K, N and
+M of a transposed A instead, whose rows TMA may not copy: the compute warp groups load those operands, half
+of those draws with parameters of the arrangement that needs, Pipelined with 3 or more stages), and, one
+draw in four, a batch of 1 to 3 leading both operands (or
 A only: a 2-D B broadcast over the batch) and the C of the epilogue. ``check_matmul_case`` states the property:
 parameters that ``MatmulParams.validate`` refuses make ``schedule_matmul`` raise ``ScheduleError``
 and leave the fusion unchanged; the others lower and match numpy in the simulator.
@@ -52,6 +55,9 @@ class MatmulCase:
     transpose_b: bool = False     # b is given [N, K] (nn.Linear's weight): B K-major
     batch: int | None = None      # a batch axis of this extent leads a (and b and C unless b_2d)
     b_2d: bool = False            # with a batch: b stays 2-D, broadcast over the batch
+    # the inputs have these constant shapes (any row length: rows TMA cannot copy are loaded by the compute warp
+    # groups) instead of symbolic extents
+    fixed_shapes: bool = False
 
     @property
     def lead(self) -> tuple[int, ...]:
@@ -73,10 +79,22 @@ class MatmulCase:
         if self.suggested is not None:
             return True
         loads_c = self.epilogue_kind == "alpha_beta"     # C is TMA-loaded per output tile
+        loads = None
+        if self.fixed_shapes:
+            from fusion_ir.schedulers.matmul_problem import matmul_problem
+
+            problem = matmul_problem(self.fusion())
+            loads = problem.loads
+            loads_c = bool(problem.loaded_tiles)         # C's rows TMA cannot copy are read from global memory
+            if self.params.tma_store and not problem.output_rows_aligned:
+                return False    # the TMA store needs 16-byte rows too (schedule_matmul refuses it)
         if loads_c and self.params.ping_pong:
             return False    # not implemented: schedule_matmul refuses it (MatmulParams.ping_pong)
         try:
-            self.params.validate(self.dtype, self.dtype.size if loads_c else 0, self.layout)
+            if loads is None:
+                self.params.validate(self.dtype, self.dtype.size if loads_c else 0, self.layout)
+            else:
+                self.params.validate(self.dtype, self.dtype.size if loads_c else 0, self.layout, loads)
         except ScheduleError:
             return False
         return True
@@ -88,16 +106,17 @@ class MatmulCase:
         fusion = Fusion()
         rank = 2 + len(self.lead)
         b_rank = 2 if self.b_2d else rank
+        shapes = iter(self.shapes()) if self.fixed_shapes else None
         with fusion:
-            a = fusion.add_input(ndim=rank, dtype=self.dtype)
-            b = fusion.add_input(ndim=b_rank, dtype=self.dtype)
+            a = _input(fusion, rank, self.dtype, shapes)
+            b = _input(fusion, b_rank, self.dtype, shapes)
             c = ops.matmul(ops.transpose(a, rank - 2, rank - 1) if self.transpose_a else a,
                            ops.transpose(b, b_rank - 2, b_rank - 1) if self.transpose_b else b)
             if kind != "none" and self.batch is not None:
-                c = _batched_epilogue(kind, c, fusion, self.dtype)
+                c = _batched_epilogue(kind, c, fusion, self.dtype, shapes)
             elif kind != "none":
-                extra = fusion.add_input(ndim=2, dtype=self.dtype) if kind == "alpha_beta" else \
-                    fusion.add_input(ndim=1, dtype=DataType.Float)
+                extra = _input(fusion, 2, self.dtype, shapes) if kind == "alpha_beta" else \
+                    _input(fusion, 1, DataType.Float, shapes)
                 c = epilogue(kind, c, extra)
             if self.suggested is not None or self.params.tma_store:
                 c = ops.cast(c, self.dtype)          # stmatrix stores 16-bit elements
@@ -131,13 +150,20 @@ class MatmulCase:
                 "print(check_matmul_case(case))\n")
 
 
-def _batched_epilogue(kind: str, acc: Any, fusion: Fusion, dtype: DataType) -> Any:
+def _input(fusion: Fusion, rank: int, dtype: DataType, shapes: Any) -> Any:
+    """The next input: of the next of ``shapes`` (constant extents), or of symbolic extents when None."""
+    if shapes is None:
+        return fusion.add_input(ndim=rank, dtype=dtype)
+    return fusion.add_input(shape=next(shapes), dtype=dtype)
+
+
+def _batched_epilogue(kind: str, acc: Any, fusion: Fusion, dtype: DataType, shapes: Any = None) -> Any:
     """``examples.matmul_epilogue.epilogue`` over a ``[B, M, N]`` accumulator: C is ``[B, M, N]``, the bias
     ``[N]`` broadcast over the batch and the rows."""
     if kind == "alpha_beta":
-        c = fusion.add_input(ndim=3, dtype=dtype)
+        c = _input(fusion, 3, dtype, shapes)
         return ops.add(ops.mul(acc, 2.0), ops.mul(ops.cast(c, DataType.Float), 0.5))
-    bias = ops.broadcast(fusion.add_input(ndim=1, dtype=DataType.Float), [True, True, False])
+    bias = ops.broadcast(_input(fusion, 1, DataType.Float, shapes), [True, True, False])
     biased = ops.add(acc, bias)
     return ops.relu(biased) if kind == "bias_relu" else ops.gelu(biased)
 
@@ -229,7 +255,22 @@ def matmul_cases(draw: st.DrawFn) -> MatmulCase:
     batch, b_2d = None, False
     if draw(st.integers(0, 3)) == 0:       # batched: [B, M, K] @ [B, K, N] or @ [K, N]
         batch, b_2d = draw(st.integers(1, 3)), draw(st.booleans())
-    return MatmulCase(params, dtype, epilogue, m, n, k, seed, suggested, transpose_a, transpose_b, batch, b_2d)
+    fixed = draw(st.integers(0, 3)) == 0   # constant shapes of any row length: K, N (and M of a [K, M]) odd or not
+    if fixed:
+        k = draw(st.integers(min_value=1, max_value=MAX_EXTENT))
+        n = draw(st.integers(min_value=1, max_value=MAX_EXTENT))
+        if transpose_a:
+            m = draw(st.integers(min_value=1, max_value=MAX_EXTENT))
+        if draw(st.booleans()) and suggested is None:
+            # the arrangement compute-loaded operands need: Pipelined, one tile per block, 3 or more stages
+            tm, tn, tk = params.tile
+            params = MatmulParams(tile=params.tile, stages=max(3, params.stages) if isinstance(params.stages, int)
+                                  else 3, compute_warp_groups=params.compute_warp_groups,
+                                  tma_store=params.tma_store, index_type=params.index_type)
+            if params.smem_bytes(DataType.BFloat16) > SMEM_PER_BLOCK:
+                params = MatmulParams(tile=(tm, tn, tk), stages=3, compute_warp_groups=params.compute_warp_groups)
+    return MatmulCase(params, dtype, epilogue, m, n, k, seed, suggested, transpose_a, transpose_b, batch, b_2d,
+                      fixed)
 
 
 def check_matmul_case(case: MatmulCase, *, simulate: bool = True) -> str:
@@ -274,6 +315,8 @@ def check_matmul(case: MatmulCase, stats: Any = None, *, simulate: bool = True) 
     stats.variants[(f"matmul {case.layout.describe()}", "valid" if case.valid else "invalid")] += 1
     if case.batch is not None:
         stats.variants[(f"matmul batched{', b 2-D' if case.b_2d else ''}", "valid" if case.valid else "invalid")] += 1
+    if case.fixed_shapes:
+        stats.variants[("matmul " + _row_loads(case), "valid" if case.valid else "invalid")] += 1
     try:
         outcome = check_matmul_case(case, simulate=simulate)
     except ScheduleError as e:
@@ -298,3 +341,12 @@ def check_matmul(case: MatmulCase, stats: Any = None, *, simulate: bool = True) 
         stats.runs["matched numpy (matmul)"] += 1
     elif outcome.startswith("refused:"):
         stats.runs[outcome] += 1
+
+
+def _row_loads(case: MatmulCase) -> str:
+    """How a fixed-shape case's operands are loaded: "loads A TMA, B Set" (docs/matmul.md, "Any K and any row
+    stride")."""
+    from fusion_ir.schedulers.matmul_problem import matmul_problem
+
+    a, b = matmul_problem(case.fusion()).loads
+    return f"loads A {a.kind.name}, B {b.kind.name}"

@@ -114,6 +114,12 @@ def _loop_axis_by_class(tv: TensorView, exact_class: dict) -> dict:
 # ------------------------------------------------------------------ predicates
 def predicate(a: Analyses, tv: TensorView, idx: dict[IterDomain, Val], include_reduction: bool,
               memory: MemoryType) -> Val:
+    return all_of(bounds_conditions(tv, idx, include_reduction) + thread_conditions(a, tv, include_reduction, memory))
+
+
+def bounds_conditions(tv: TensorView, idx: dict[IterDomain, Val], include_reduction: bool) -> list[Val]:
+    """The element is inside the tensor: the index of every root (and inner split) axis a non-divisible split
+    may push past its extent is below it."""
     conds: list[Val] = []
     need = index_math.roots_needing_predicate(tv)
     for r in tv.root:
@@ -122,6 +128,13 @@ def predicate(a: Analyses, tv: TensorView, idx: dict[IterDomain, Val], include_r
     for x in sorted(index_math.axes_needing_predicate(tv), key=lambda i: i.label()):
         if not x.is_broadcast and x in idx and (include_reduction or not x.is_reduction):
             conds.append(idx[x].lt(x.extent))
+    return conds
+
+
+def thread_conditions(a: Analyses, tv: TensorView, include_reduction: bool, memory: MemoryType) -> list[Val]:
+    """This thread and block compute the element: thread and block axes shorter than the launch, and one
+    thread (block) of each launch dimension the tensor is not parallel on writes shared (global) memory."""
+    conds: list[Val] = []
     used: set[ParallelType] = set()
     for i in tv.loop:
         g = a.ids.group(i)
@@ -142,7 +155,7 @@ def predicate(a: Analyses, tv: TensorView, idx: dict[IterDomain, Val], include_r
             if pt.is_block and memory is MemoryType.Shared:
                 continue
             conds.append(Val.symbol(pt.cuda_index).eq(0))
-    return all_of(conds)
+    return conds
 
 
 def guarded(cond: Val, nodes: list[Node]) -> list[Node]:

@@ -154,7 +154,7 @@ class KirPrinter(k.NodeVisitor):
         return [f"{pad}tma_store({node.tensor_map.name}, {{{coords}}}, {node.src.name}[{node.src_index}])"]
 
     def visit_CpAsync(self, node: k.CpAsync, pad: str, indent: int) -> list[str]:
-        pred = f" if {node.pred}" if node.pred is not None else ""
+        pred = f", zero-filled unless {node.pred}" if node.pred is not None else ""   # src-size 0 past the bounds
         return [(f"{pad}cp.async {node.dst.name}[{node.dst_index}] <- {node.src.name}[{node.src_index}] "
                  f"x{node.vector}{pred}")]
 

@@ -1,4 +1,5 @@
-"""The async proxy's view of shared memory in the simulator: TMA store sources and ``fence.proxy.async``.
+"""The async proxy's view of shared memory in the simulator: TMA store sources, wgmma operands and
+``fence.proxy.async``.
 
 A TMA store (``cp.async.bulk.tensor`` shared -> global) reads its shared-memory source asynchronously:
 the copy engine may read it at any moment from the issue until an ``AsyncWait("bulk", n)`` of the
@@ -20,9 +21,11 @@ hazards deterministic (``SimulationError``):
   landing there clears the record. At the store's issue, an element is an error unless its writer
   executed a ``FenceAsyncProxy`` after the write and then arrived at a barrier (``__syncthreads``, a
   named barrier, an mbarrier arrive) - the barrier that orders the write before the store. A writer in
-  the issuing thread's own warp needs only the fence.
+  the issuing thread's own warp needs only the fence. A wgmma reads its shared operands through the
+  async proxy too: an operand tile written by cp.async or plain stores (a matmul operand whose rows TMA
+  cannot copy) is checked the same way at each ``Mma``'s issue (``async_read``).
 
-Only buffers some ``TmaStore`` reads (by name) are tracked, so other shared stores cost nothing.
+Only buffers some ``TmaStore`` or ``Mma`` reads (by name) are tracked, so other shared stores cost nothing.
 """
 
 from __future__ import annotations
@@ -88,6 +91,10 @@ class AsyncProxy:
         self.published = np.zeros(n, dtype=np.int64)   # the count at the thread's latest barrier arrival
         self.store_reads: list[StoreRead] = []
         self.tma_store_sources = {node.src.name for node in k.walk(kernel.body) if isinstance(node, k.TmaStore)}
+        # shared operands of wgmma, which reads them through the async proxy as a TMA store reads its source
+        self.wgmma_operands = {d.buffer.name for node in k.walk(kernel.body) if isinstance(node, k.Mma)
+                               for d in (node.a, node.b)}
+        self.tracked = self.tma_store_sources | self.wgmma_operands
 
     def handles(self) -> dict[type, Handler]:
         return {k.FenceAsyncProxy: self.fence_async_proxy}
@@ -102,7 +109,7 @@ class AsyncProxy:
 
     def attach(self, st: Any) -> None:
         """A shared allocation: track it when some ``TmaStore`` reads it."""
-        if st.name in self.tma_store_sources and isinstance(st, Storage) and st.proxy is None:
+        if st.name in self.tracked and isinstance(st, Storage) and st.proxy is None:
             st.proxy = ProxyState.of(st)
 
     def reallocate_store_source(self, st: Storage, rows: np.ndarray) -> None:
@@ -161,6 +168,13 @@ class AsyncProxy:
         np.add.at(p.reads, positions.reshape(-1), 1)
         self.store_reads.append(StoreRead(st, positions, lanes.copy(), self.bulk_committed[lanes].copy(), what))
 
+    def async_read(self, st: Storage, positions: np.ndarray, lanes: np.ndarray, what: str) -> None:
+        """An async-proxy read (a wgmma's operand) of ``positions`` [issuers, elements] of ``st`` by ``lanes``: every
+        element an ordinary store (a plain store, a landed cp.async) wrote must have been fenced and published."""
+        if st.proxy is None or lanes.size == 0:
+            return
+        self._check_proxy_fence(st, positions, lanes, what)
+
     def _check_proxy_fence(self, st: Storage, positions: np.ndarray, lanes: np.ndarray, what: str) -> None:
         p = st.proxy
         writer = p.writer[positions]                                   # [lanes, elements]
@@ -187,8 +201,8 @@ class AsyncProxy:
             f"missing fence.proxy.async: {what} (block {self.grid.block_name(block)}) reads {st.name}"
             f"[{int(elements.min())}:{int(elements.max()) + 1}], written by ordinary stores; the writer of "
             f"{st.name}[{int(positions[j, e]) % st.size}], {self.grid.describe(writer_lane)}, {how}. Generic-proxy "
-            f"writes reach the TMA unit (async proxy) only through a fence.proxy.async of the writing thread, "
-            f"then a barrier before the store")
+            f"writes reach the TMA unit and wgmma (the async proxy) only through a fence.proxy.async of the writing "
+            f"thread, then a barrier before the async-proxy read")
 
     def retire_store_reads(self, lanes: np.ndarray, keep_from: np.ndarray) -> None:
         """``cp.async.bulk.wait_group.read``: ``lanes``' TMA stores in groups below ``keep_from`` are done reading."""

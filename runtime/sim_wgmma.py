@@ -33,6 +33,7 @@ from target import current as current_target
 from .errors import SimulationError
 from .sim_eval import Evaluator
 from .sim_memory import Grid, Memory, Storage
+from .sim_proxy import AsyncProxy
 from .sim_tasks import Ctx, Handler
 from .sim_trace import Tracer
 from .sim_wgmma_state import Accumulators, WgmmaIssue, WgmmaState
@@ -49,8 +50,10 @@ class WgmmaOps:
     """``Mma`` and ``WgmmaFence`` statements: the products, from the operands in shared memory, into the
     accumulators of ``wgmma`` (the state the rest of the simulator checks against)."""
 
-    def __init__(self, grid: Grid, evaluator: Evaluator, memory: Memory, wgmma: WgmmaState, tracer: Tracer) -> None:
+    def __init__(self, grid: Grid, evaluator: Evaluator, memory: Memory, wgmma: WgmmaState, tracer: Tracer,
+                 proxy: AsyncProxy | None = None) -> None:
         self.grid = grid
+        self.proxy = proxy
         self.eval = evaluator
         self.memory = memory
         self.wgmma = wgmma
@@ -87,6 +90,9 @@ class WgmmaOps:
 
         a_st, a_pos = self._operand(node.a, "A", node.dtype, wgmma.m, blocks, in_group, ctx, what)
         b_st, b_pos = self._operand(node.b, "B", node.dtype, n, blocks, None, ctx, what)
+        if self.proxy is not None:    # the operands are read through the async proxy: ordinary writes fenced
+            for operand, p, which in ((a_st, a_pos, "A"), (b_st, b_pos, "B")):
+                self.proxy.async_read(operand, p.reshape(len(warps), -1), first, f"{what} (operand {which})")
         a = a_st.data[a_pos]                                   # [warps, 16 rows, k]
         b = b_st.data[b_pos]                                   # [warps, n, k]
         d = np.matmul(a, b.transpose(0, 2, 1))                 # [warps, 16 rows, n], float32

@@ -224,7 +224,7 @@ class Simulator:
             CopyOps(grid, self.base_env, self.eval, self.memory, mbarriers, self.async_, self.groups, self.proxy,
                     self.wgmma, self.tracer),
             self.proxy,                                                         # FenceAsyncProxy
-            WgmmaOps(grid, self.eval, self.memory, self.wgmma, self.tracer),
+            WgmmaOps(grid, self.eval, self.memory, self.wgmma, self.tracer, self.proxy),
             StMatrixOps(grid, self.eval, self.memory, self.wgmma, self.proxy),
             self.registers,                                                     # SetMaxNReg
         )

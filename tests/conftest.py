@@ -55,3 +55,10 @@ def pytest_cmdline_main(config: pytest.Config) -> Generator[None, object, object
     if parallel_by_default(config):
         config.option.numprocesses = "auto"
     return (yield)
+
+
+@pytest.fixture(autouse=True)
+def _no_tuning_device(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests schedule from the rules whatever the machine has tuned: no device named by the environment
+    (``fusion_ir.schedulers.tuning_cache``); a test that wants a tuned winner installs one with ``use``."""
+    monkeypatch.delenv("FUSION_TUNING_DEVICE", raising=False)

@@ -27,6 +27,7 @@ SHOWS: dict[str, str] = {
     "dag": "the dataflow graph with its load and compute sub-DAGs (--format dot: Graphviz)",
     "smem": "shared-memory buffers, mbarriers and tokens: offset, size, alignment, live range, sharing",
     "pipeline": "a circular-buffered loop's first iterations as the simulator ran them",
+    "heuristics": "the scheduler's parameters and why: the rule behind each, its tuning-cache entry, or given",
 }
 # --show all: every show above, in this order
 PASS_SHOWS = ("kir", "loops", "passes")
@@ -42,12 +43,14 @@ formats (--format) and where they go:
 
 exit status:
   0  shown. --show pipeline without a circular-buffered loop and --show smem without
-     shared memory print a note and exit 0.
+     shared memory print a note and exit 0 (so does --show heuristics without a matmul
+     scheduler, among other shows).
   2  an error, shown as a short red panel on stderr (the whole traceback only with --debug): a
      missing file, a file without build(), a schedule or lowering error, an unknown --show or
      --pass, nvcc missing for --show resources, a simulation error (deadlock) for --show pipeline.
      An exception of the target file's own code (at import or in build()) shows its lines in that
-     file, then the exception; a malformed SIZES shows the form expected.
+     file, then the exception; a malformed SIZES shows the form expected. --show heuristics alone, of
+     a fusion that schedule_matmul did not schedule.
 
 target files:
   A file defines build() -> Fusion (or a module-level `fusion`) and optionally SIZES, a list of
@@ -123,7 +126,8 @@ def run(args: argparse.Namespace) -> int:
         if args.pass_name is not None:
             check_pass(args.pass_name, shows)
         subject = Subject(args.target)
-        views = [make_view(subject, show, pass_name=args.pass_name, no_color=args.no_color) for show in shows]
+        views = [make_view(subject, show, pass_name=args.pass_name, no_color=args.no_color,
+                           strict=len(shows) == 1) for show in shows]
     title = "viz --list" if args.list else f"viz {args.target} --show {args.show}"
     emit(views, args.fmt, output=args.output, no_color=args.no_color, width=args.width, title=title)
     return max(v.exit_code for v in views)
@@ -149,8 +153,10 @@ def check_pass(name: str, shows: list[str]) -> None:
         raise UsageError(f"unknown --pass {name!r}; passes are {', '.join(PASS_NAMES)}")
 
 
-def make_view(subject: Subject, show: str, *, pass_name: str | None = None, no_color: bool = True) -> View:
-    """The view of one ``--show`` of ``subject``; ``pass_name`` matters to kir, loops and passes."""
+def make_view(subject: Subject, show: str, *, pass_name: str | None = None, no_color: bool = True,
+              strict: bool = True) -> View:
+    """The view of one ``--show`` of ``subject``; ``pass_name`` matters to kir, loops and passes; ``strict``
+    (the only show asked for): a show that does not apply is an error rather than a note (heuristics)."""
     builders: dict[str, Callable[[], View]] = {
         "fusion": lambda: _fusion(subject),
         "transforms": lambda: _transforms(subject),
@@ -162,6 +168,7 @@ def make_view(subject: Subject, show: str, *, pass_name: str | None = None, no_c
         "dag": lambda: _dag(subject),
         "smem": lambda: _smem(subject),
         "pipeline": lambda: _pipeline(subject),
+        "heuristics": lambda: _heuristics(subject, strict),
     }
     if show not in builders:
         raise UsageError(f"unknown --show {show!r}; choose one of {', '.join(SHOWS)}")
@@ -232,6 +239,12 @@ def _pipeline(subject: Subject) -> View:
     depths = subject.lowered.analyses.depths
     return pipeline_view(subject.kernel, subject.sizes,
                          depths={f"T{tv.name}": depths.stages(tv) for tv in depths.resolved})
+
+
+def _heuristics(subject: Subject, strict: bool) -> View:
+    from .heuristics import heuristics_view
+
+    return heuristics_view(subject.fusion, subject.target, strict=strict)
 
 
 def list_view() -> View:

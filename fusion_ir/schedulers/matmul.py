@@ -15,7 +15,11 @@ this schedule (``docs/matmul.md`` draws the loop nest):
   64-deep K tile of A; 64-column chunks of B), circular-buffered ``stages`` deep over ``Ko``
   (Pipelined, or warp-specialized with a producer warp group). Each input is read in place in its own
   major order (``MatmulLayout``): a transpose of an input becomes that input's TMA load
-  (``set_load_type``), K-major tiles are rows of TK, MN-major ones TK rows of 64-wide chunks;
+  (``set_load_type``), K-major tiles are rows of TK, MN-major ones TK rows of 64-wide chunks. An
+  operand whose rows are not 16-byte multiples (K = 263, ...) is loaded by the compute warp groups
+  instead (cp.async or plain copies, ``MatmulProblem.loads``) into the same swizzled tile, its TMA
+  layout kept as its allocation domain, in a Pipelined kernel two stages ahead (``docs/matmul.md``,
+  "Any K and any row stride");
 - the epilogue tensors are ``[tiles..., Mw, Mr, TIDx(128), N/8, 2, 2]``: the warp group's 128
   threads each hold the accumulator fragment of ``wgmma`` (``schedule_mma_fragment``); with
   ``tma_store`` the 16-bit result goes through stmatrix into a shared tile and TMA stores.
@@ -30,8 +34,20 @@ from ..exprs import load_kind
 from ..fusion import Fusion
 from ..tensor_view import TensorView
 from ..types import DataType, LoadStoreOpType, MemoryType, ParallelType, ScheduleError, SmemSwizzle, StoreWait
+from .matmul_choice import MatmulChoice
+from .matmul_key import problem_key
 from .matmul_params import MatmulParams, swizzle_by_span
-from .matmul_problem import epilogue_inputs, epilogue_tensors, find_mma, matmul_problem, wgmma_operand_types
+from .matmul_problem import (
+    TMA_LOADS,
+    OperandLoad,
+    epilogue_inputs,
+    epilogue_tensors,
+    find_mma,
+    matmul_problem,
+    tma_rows,
+    wgmma_operand_types,
+)
+from .matmul_why import given_why
 from .suggest import suggest_matmul_params
 
 __all__ = ["MatmulParams", "schedule_matmul", "schedule_mma_fragment"]
@@ -39,15 +55,18 @@ __all__ = ["MatmulParams", "schedule_matmul", "schedule_mma_fragment"]
 
 def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusion:
     """Schedule every tensor of ``fusion`` (``out = epilogue(a @ b)``) for wgmma tensor cores;
-    without ``params``, with ``suggest_matmul_params(fusion)`` (the current target's SMs: 132 on an H100)."""
+    without ``params``, with ``suggest_matmul_params(fusion)`` (the current target's SMs: 132 on an H100;
+    a tuned winner where the tuning cache has one for the installed device). Records the params and why
+    they were chosen as ``fusion.scheduler_choice`` (``viz --show heuristics`` prints it)."""
     params = params if params is not None else suggest_matmul_params(fusion)
     if not isinstance(params, MatmulParams):
         raise ScheduleError(f"schedule_matmul: params must be MatmulParams, got {type(params).__name__}")
     mm = find_mma(fusion)
     a, b = mm.definition.inputs
-    problem = matmul_problem(fusion, caller="schedule_matmul")   # sizes the fusion fixes: equal K, 16-byte TMA rows
+    problem = matmul_problem(fusion, caller="schedule_matmul")   # sizes the fusion fixes: equal K, operand loads
+    key = problem_key(fusion, problem)
     layout = problem.layout
-    params.validate(a.dtype, problem.loaded_tiles, layout)
+    params.validate(a.dtype, problem.loaded_tiles, layout, problem.loads)
     if params.index_type not in (DataType.Int32, DataType.Int64):
         raise ScheduleError(f"MatmulParams.index_type: {params.index_type!r} must be DataType.Int32 or DataType.Int64")
     if any(tv.compute_at_pos or len(tv.transforms) for tv in fusion.used_tensors() if not tv.is_input):
@@ -65,7 +84,8 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
     with fusion.transaction():
         acc = mm.cache_before() if mm.is_output else mm
         acc.set_memory_type(MemoryType.Local)
-        a_s, b_s = _operand_tile(a), _operand_tile(b)
+        load_a, load_b = problem.loads
+        a_s, b_s = _operand_tile(a, load_a), _operand_tile(b, load_b)
 
         # accumulator: [tiles..., Ko, Mw, Kr, Mr, M64, N, K16]; batch axes first, merged into one
         bt = _merge_batch(acc, batch)                       # [(B,) M, N, K]
@@ -92,20 +112,17 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
         # (``MatmulLayout``): K-major, rows of TK; MN-major, TK rows of each chunk of 64 M or N.
         a_s.compute_at(acc, tiles + 1)                      # [tiles, Ko, bN, TM, TK]
         if layout.a_mn_major:
-            _mn_major_tile(a_s, tiles, mn=tiles + 2, broadcast=tiles + 1)
+            _mn_major_tile(a_s, tiles, mn=tiles + 2, broadcast=tiles + 1, load=load_a, params=params)
         else:                                               # [tiles, Ko, bN, TM, TK]: one box per stage
-            _k_major_tile(a_s, tiles, tk)
+            _k_major_tile(a_s, tiles, tk, load=load_a, params=params)
         b_s.compute_at(acc, tiles + 1)                      # [tiles, Ko, TN, bM, TK]
         if layout.b_mn_major:
-            _mn_major_tile(b_s, tiles, mn=tiles + 1, broadcast=tiles + 2)
+            _mn_major_tile(b_s, tiles, mn=tiles + 1, broadcast=tiles + 2, load=load_b, params=params)
         else:
             b_s.reorder({tiles + 1: tiles + 2})             # [tiles, Ko, bM, TN, TK]: one box per stage
-            _k_major_tile(b_s, tiles, tk)
+            _k_major_tile(b_s, tiles, tk, load=load_b, params=params)
 
-        pipeline = (WarpSpecialized(on=ParallelType.TIDy, num_registers=params.register_split)
-                    if params.warp_specialized else Pipelined(uses_mbarrier_for_war=True))
-        for tv in (a_s, b_s):
-            tv.circular_buffer(params.stages, type=pipeline)
+        _circular_buffer_operands(a_s, b_s, params, problem.tma_operands)
         _cluster(fusion, params, a_s, b_s)
 
         # epilogue: [tiles..., Mw, Mr, TIDx, N/8, 2, 2], every tensor inlined into its consumer
@@ -118,8 +135,10 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
                 _schedule_epilogue_tensor(tv, params, batch)
         for tv in loaded:
             _schedule_loaded_tile(tv, params, bt)
-        _inline_epilogue(fusion, acc)
+        _inline_epilogue(fusion, acc, operands=(a_s, b_s))
     fusion.set_index_type(params.index_type)
+    why = params.why if params.why is not None else given_why(params)
+    fusion.scheduler_choice = MatmulChoice(params, problem, key, why)
     return fusion
 
 
@@ -129,6 +148,11 @@ def _cluster(fusion: Fusion, params: MatmulParams, a_s: TensorView, b_s: TensorV
     the operand that lacks the axis (B lacks M, A lacks N) is the same tile in every block of the cluster:
     it is multicast along that block index."""
     cm, cn = params.cluster
+    for n, tile, name in ((cm, b_s, "B"), (cn, a_s, "A")):
+        if n > 1 and load_kind(tile) is not LoadStoreOpType.TMA:
+            raise ScheduleError(f"MatmulParams.cluster: {params.cluster} shares operand {name}'s tile by TMA "
+                                f"multicast, but the compute warp groups load it (its rows are not 16-byte "
+                                f"multiples); use cluster=(1, 1)")
     if cm > 1:
         fusion.set_cluster_dims((1, cm, 1))
         b_s.set_multicast(ParallelType.BIDy)
@@ -137,25 +161,39 @@ def _cluster(fusion: Fusion, params: MatmulParams, a_s: TensorView, b_s: TensorV
         a_s.set_multicast(ParallelType.BIDx)
 
 
-def _operand_tile(operand: TensorView) -> TensorView:
-    """The shared tile TMA loads an operand into: a cache of the input, or, for a transpose of an input, the
-    transpose itself made a TMA load (``set_load_type``), which reads the input in place in its own order."""
+def _operand_tile(operand: TensorView, load: OperandLoad) -> TensorView:
+    """The shared tile an operand is loaded into (TMA, cp.async or plain copies: ``load``): a cache of the input,
+    or, for a transpose of an input, the transpose itself made that load (``set_load_type``; a plain copy
+    already is one), which reads the input in place in its own order."""
     if operand.is_input:
-        return operand.cache_after(LoadStoreOpType.TMA)
-    return operand.set_load_type(LoadStoreOpType.TMA)
+        tile = operand.cache_after(load.kind)
+    elif load.kind is LoadStoreOpType.Set:
+        tile = operand
+    else:
+        tile = operand.set_load_type(load.kind)
+    if tile.memory_type is not MemoryType.Shared:
+        tile.set_memory_type(MemoryType.Shared)
+    return tile
 
 
-def _k_major_tile(tv: TensorView, tiles: int, tk: int) -> None:
-    """``[tiles, Ko, b, MN, TK]`` -> one TMA box of ``MN x TK`` per stage, rows of TK (one swizzle span)."""
+def _k_major_tile(tv: TensorView, tiles: int, tk: int, load: OperandLoad = TMA_LOADS[0],
+                  params: MatmulParams | None = None) -> None:
+    """``[tiles, Ko, b, MN, TK]`` -> one TMA box of ``MN x TK`` per stage, rows of TK (one swizzle span); loaded
+    by the compute warp groups (``load`` not TMA), the same layout spread over their threads (``_spread_load``)."""
+    tv.set_swizzle(swizzle_by_span()[tk * tv.dtype.size])
+    if not load.tma:
+        assert params is not None
+        _spread_load(tv, tiles, load, params)
+        return
     tv.axis(tiles + 2).parallelize(ParallelType.Bulk)
     tv.axis(tiles + 3).parallelize(ParallelType.Bulk)
-    tv.set_swizzle(swizzle_by_span()[tk * tv.dtype.size])
 
 
-def _mn_major_tile(tv: TensorView, tiles: int, mn: int, broadcast: int) -> None:
+def _mn_major_tile(tv: TensorView, tiles: int, mn: int, broadcast: int, load: OperandLoad = TMA_LOADS[0],
+                   params: MatmulParams | None = None) -> None:
     """An operand tile whose M or N axis (at ``mn``, beside its loop broadcast at ``broadcast``, then TK) is
     contiguous: ``[tiles, Ko, MNc, b, TK, MNw]``, a TMA box of ``TK x MNw`` per chunk of ``MNw`` columns (one
-    widest swizzle row)."""
+    widest swizzle row); loaded by the compute warp groups, the same layout spread over their threads."""
     columns = tv.loop[mn].extent.const_value()
     assert columns is not None
     w = min(columns, max(swizzle_by_span()) // tv.dtype.size)
@@ -163,10 +201,58 @@ def _mn_major_tile(tv: TensorView, tiles: int, mn: int, broadcast: int) -> None:
     tv.split(mn, w)                                     # [tiles, Ko, .., MNc, MNw, .., TK]
     order = [tv.loop[mn], b, k, tv.loop[mn + 1]]
     tv.reorder({tv.loop.index(axis): tiles + 1 + j for j, axis in enumerate(order)})
+    tv.set_swizzle(swizzle_by_span()[w * tv.dtype.size])
+    if not load.tma:
+        assert params is not None
+        _spread_load(tv, tiles, load, params)
+        return
     tv.axis(tiles + 1).parallelize(ParallelType.Unroll)
     tv.axis(tiles + 3).parallelize(ParallelType.Bulk)
     tv.axis(tiles + 4).parallelize(ParallelType.Bulk)
-    tv.set_swizzle(swizzle_by_span()[w * tv.dtype.size])
+
+
+def _spread_load(tv: TensorView, tiles: int, load: OperandLoad, params: MatmulParams) -> None:
+    """An operand tile the compute warp groups load themselves (cp.async of ``load.vector`` elements, or plain
+    copies): its axes right of ``[tiles, Ko]`` but the loop broadcast, the layout a TMA box would have, become
+    its allocation domain (the wgmma descriptors read the same swizzled rows); its loop then runs over them
+    merged, ``[tiles, Ko, b, copies / threads (Serial), W (TIDy), 128 (TIDx), vector (Vectorize)]``, so
+    consecutive threads copy consecutive vectors of a row. ``MatmulParams.validate_loads`` checked that the
+    threads divide the copies."""
+    inner = tv.loop[tiles + 1:]
+    tv.set_allocation_domain([i for i in inner if not i.is_broadcast])
+    (b,) = [i for i in inner if i.is_broadcast]
+    tv.reorder({tv.loop.index(b): tiles + 1})           # [tiles, Ko, b, ..., row]
+    x = tiles + 2
+    vector = 1 if load.vector > 1 else 0
+    if vector:
+        tv.split(-1, load.vector)                       # [tiles, Ko, b, ..., row / v, v]: v consecutive elements
+    while tv.ndim > x + 1 + vector:
+        tv.merge(x, x + 1)                              # [tiles, Ko, b, E / v(, v)]
+    tv.split(x, current_target().warp_group_size)       # [.., E / v / 128, 128(, v)]
+    w = params.compute_warp_groups
+    if w > 1:
+        tv.split(x, w)                                  # [.., E / v / 128 / W, W, 128(, v)]
+        tv.axis(x + 1).parallelize(ParallelType.TIDy)
+    # the copies per thread stay a serial loop: unrolled, the 64 plain copies of a 256 x 64 tile per thread spill
+    # the accumulators (tests/codegen/test_suggested_matmul_compile.py)
+    tv.axis(-2 if load.vector > 1 else -1).parallelize(ParallelType.TIDx)
+    if load.vector > 1:
+        tv.axis(-1).parallelize(ParallelType.Vectorize)
+
+
+def _circular_buffer_operands(a_s: TensorView, b_s: TensorView, params: MatmulParams, tma_operands: bool) -> None:
+    """The operands' pipeline over the K loop: TMA loads with mbarriers guarding the stages' reuse
+    (Pipelined) or a producer warp group (warp-specialized); with an operand the compute warp groups load
+    themselves, Pipelined with the loads two stages ahead, so the block sync of each iteration's wait
+    orders the reuse of a stage the MMAs read (``CircularLoop.syncs_cover_lag``)."""
+    if not tma_operands:
+        for tv in (a_s, b_s):
+            tv.circular_buffer(params.stages, prefetch=-2, type=Pipelined(uses_mbarrier_for_war=False))
+        return
+    pipeline = (WarpSpecialized(on=ParallelType.TIDy, num_registers=params.register_split)
+                if params.warp_specialized else Pipelined(uses_mbarrier_for_war=True))
+    for tv in (a_s, b_s):
+        tv.circular_buffer(params.stages, type=pipeline)
 
 
 def _stage_output(fusion: Fusion, store_wait: StoreWait | str = StoreWait.AfterBoxes) -> list[TensorView]:
@@ -177,6 +263,12 @@ def _stage_output(fusion: Fusion, store_wait: StoreWait | str = StoreWait.AfterB
     if out.dtype not in wgmma_operand_types():
         raise ScheduleError(f"MatmulParams.tma_store: the output T{out.name} is {out.dtype.short_name}; stmatrix "
                             f"stores 16-bit elements (cast the result to bf16 or fp16)")
+    if not tma_rows(out):
+        n = out.shape_ids[-1].extent.const_value()
+        raise ScheduleError(f"MatmulParams.tma_store: a row of the output T{out.name} holds N = {n} "
+                            f"{out.dtype.short_name} elements, {n * out.dtype.size} bytes; a TMA store needs rows "
+                            f"of a multiple of {current_target().tma.alignment} bytes: set tma_store=False (each "
+                            f"thread stores its elements)")
     tile = out.cache_before(LoadStoreOpType.TMAStore)     # shared tile, read by the TMA store
     tile.cache_before(LoadStoreOpType.StMatrix)           # registers in the fragment layout, stored by stmatrix
     out.set_store_wait(store_wait)
@@ -318,15 +410,22 @@ def _schedule_epilogue_tensor(tv: TensorView, params: MatmulParams, batch: int) 
         tv.axis(tiles).parallelize(ParallelType.TIDy)
         tiles += 1
     tv.axis(tiles).parallelize(ParallelType.Unroll)
-    schedule_mma_fragment(tv, tiles + 1, vectorize=tv.is_output)   # the output: 2-element stores
+    # the output: 2-element stores, when every row starts on a pair (N even)
+    schedule_mma_fragment(tv, tiles + 1, vectorize=tv.is_output and _rows_of_pairs(tv))
 
 
-def _inline_epilogue(fusion: Fusion, acc: TensorView) -> None:
+def _rows_of_pairs(tv: TensorView) -> bool:
+    """Every row of ``tv`` (a symbolic N: the runtime checks) starts on a 2-element boundary."""
+    n = tv.shape_ids[-1].extent.const_value()
+    return n is None or n % 2 == 0
+
+
+def _inline_epilogue(fusion: Fusion, acc: TensorView, operands: tuple[TensorView, ...] = ()) -> None:
     """The accumulator shares the tile loops with the epilogue (its K loop stays its own); the
-    epilogue tensors are inlined into each other."""
+    epilogue tensors are inlined into each other (the operand tiles stay at their K loop)."""
     from ..inlining import inline_most
 
-    inline_most(fusion, [tv for tv in fusion.used_tensors() if not tv.is_input
+    inline_most(fusion, [tv for tv in fusion.used_tensors() if not tv.is_input and tv not in operands
                          and load_kind(tv) is not LoadStoreOpType.TMA])
 
 

@@ -4,6 +4,7 @@ registers."""
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -13,7 +14,9 @@ from target import current as current_target
 
 from ..circular_buffer import AUTO
 from ..types import DataType, ScheduleError, SmemSwizzle, StoreWait
+from .matmul_problem import TMA_LOADS, OperandLoad
 from .matmul_smem import ROW_MAJOR, LoadedTile, MatmulLayout, matmul_smem_requests
+from .matmul_why import ParamsWhy
 
 # fp32 accumulators per thread that leave room for addresses and the epilogue in the 232 registers
 # of a compute warp group (a ping-pong group's 128 x 192 tile: no spills with register stores)
@@ -37,6 +40,9 @@ class MatmulParams:
     the tiles in grouped order (``group_m``); ``tma_store``: the epilogue of seed 000 (stmatrix, TMA
     store); ``ping_pong``: each compute warp group takes its own tile (the block's tiles dealt in
     turn) and their mainloops and epilogues alternate, one's epilogue under the other's mainloop.
+    ``cluster``: (M, N) blocks of a thread-block cluster: ``(2, 1)``, two blocks of adjacent tile rows that
+    share B's tile (each loads half of it and multicasts it to both), ``(1, 2)`` two of adjacent tile
+    columns that share A's (``docs/matmul.md``, "Clusters and multicast").
     """
 
     tile: tuple[int, int, int] = (128, 256, 64)
@@ -54,10 +60,16 @@ class MatmulParams:
     store_wait: StoreWait | str = "after_boxes"
     cluster: tuple[int, int] = (1, 1)            # blocks of a cluster along M and N (one of them 1 or 2)
 
+    @property
+    def why(self) -> ParamsWhy | None:
+        """Why these values (``matmul_why.ParamsWhy``: the rule or the tuning-cache entry they came from), on
+        params that ``suggest_matmul_params`` returned; None on params made by hand or by ``replace``."""
+        return _WHY.get(id(self))
+
     def validate(self, dtype: DataType = DataType.BFloat16, loaded: int | Sequence[LoadedTile] = 0,
-                 layout: MatmulLayout = ROW_MAJOR) -> None:
+                 layout: MatmulLayout = ROW_MAJOR, loads: Sequence[OperandLoad] = TMA_LOADS) -> None:
         """Raise ``ScheduleError`` naming the parameter and the rule it breaks (``loaded`` and ``layout``: as
-        in ``smem_bytes``)."""
+        in ``smem_bytes``; ``loads``: how A and B are loaded, ``MatmulProblem.loads``)."""
         if not (isinstance(self.tile, tuple) and len(self.tile) == 3 and all(isinstance(x, int) and x > 0
                                                                                 for x in self.tile)):
             raise ScheduleError(f"MatmulParams.tile: {self.tile!r} must be three positive ints (M, N, K)")
@@ -112,7 +124,7 @@ class MatmulParams:
                                 f"threads); at "
                                 f"most {MAX_ACCUMULATORS} fit in registers: use a smaller tile"
                                 f"{'' if self.ping_pong else ' or more compute_warp_groups'}")
-        smem = self.smem_bytes(dtype, loaded, layout)
+        smem = self.smem_bytes(dtype, loaded, layout, loads)
         if smem > target.smem_per_block:
             staged = " and the output tile" if self.tma_store else ""
             staged += " and the epilogue's TMA-loaded tile of C" if loaded else ""
@@ -142,6 +154,7 @@ class MatmulParams:
             raise ScheduleError(f"MatmulParams.store_wait: {self.store_wait!r} must be one of "
                                 f"{StoreWait.choices()} (TensorView.set_store_wait), and "
                                 f"other than {StoreWait.AfterBoxes.value!r} only with tma_store=True")
+        self.validate_loads(dtype, loads)
         for name in ("blocks", "group_m"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -179,6 +192,39 @@ class MatmulParams:
             raise ScheduleError(f"MatmulParams.cluster: {c!r} with persistent=True is not supported; the blocks of "
                                 f"a cluster would have to walk adjacent tiles together (use persistent=False)")
 
+    def validate_loads(self, dtype: DataType, loads: Sequence[OperandLoad]) -> None:
+        """The rules of an operand loaded by its compute warp groups (cp.async or plain copies, not TMA: its rows
+        are not 16-byte multiples): see docs/matmul.md, "Any K and any row stride"."""
+        own = [(name, load) for name, load in zip("AB", loads) if not load.tma]
+        if not own:
+            return
+        name, load = own[0]
+        nbytes = load.extent * dtype.size if load.extent is not None else "?"
+        why = (f"a row of {load.rows_of or f'operand {name}'} holds {load.dim} = {load.extent} {dtype.short_name} "
+               f"elements, {nbytes} bytes, not a multiple of the {current_target().tma.alignment} TMA needs, so the "
+               f"compute warp groups load operand {name} with {load.describe()}")
+        if self.warp_specialized:
+            raise ScheduleError(f"MatmulParams.warp_specialized: {why}; its compute warp groups load it themselves "
+                                f"and wait for their own copies, which a producer warp group cannot do for them: "
+                                f"set warp_specialized=False (a Pipelined kernel)")
+        if self.persistent:
+            raise ScheduleError(f"MatmulParams.persistent: {why}; the pipeline of a compute-loaded operand runs one "
+                                f"tile's K loop at a time: set persistent=False")
+        if isinstance(self.stages, str) or self.stages < 3:
+            raise ScheduleError(f"MatmulParams.stages: {self.stages!r} with {why}; its loads are issued two stages "
+                                f"ahead of the MMAs that read them and one stage behind those still in flight, "
+                                f"so it needs at least 3 stages (an int)")
+        threads = self.compute_warp_groups * current_target().warp_group_size
+        tm, tn, tk = self.tile
+        for name, load in own:
+            rows = tm if name == "A" else tn
+            vectors = rows * tk // load.vector
+            if vectors % threads:
+                raise ScheduleError(f"MatmulParams.tile: {self.tile} with operand {name} loaded by "
+                                    f"{load.describe()}: its {rows} x {tk} tile is {vectors} copies, which the "
+                                    f"{threads} threads of {self.compute_warp_groups} compute warp groups must share "
+                                    f"evenly (a multiple of {threads})")
+
     def tile_sharers(self) -> int:
         """Compute warp groups that share one tile: all of them (cooperative), or one (ping-pong)."""
         return 1 if self.ping_pong else self.compute_warp_groups
@@ -188,11 +234,28 @@ class MatmulParams:
         return tm * tn // (current_target().warp_group_size * self.tile_sharers())
 
     def smem_bytes(self, dtype: DataType, loaded: int | Sequence[LoadedTile] = 0,
-                   layout: MatmulLayout = ROW_MAJOR) -> int:
+                   layout: MatmulLayout = ROW_MAJOR, loads: Sequence[OperandLoad] = TMA_LOADS) -> int:
         """Shared memory the kernel takes (with ``stages="auto"``: at its shallowest, 2 stages): the
         shared-memory model's layout of the buffers the schedule makes (``matmul_smem``), the same
         layout the lowering gives them. ``loaded``: the ``[M, N]`` inputs the epilogue reads (C),
         TMA-loaded into a tile each (``MatmulProblem.loaded_tiles``; an int: one tile of that many
         bytes per output element). ``layout``: the operands' major order (``MatmulProblem.layout``;
-        default A K-major, B N-major)."""
-        return smem_model.lay_out(matmul_smem_requests(self, dtype, loaded, layout)).total
+        default A K-major, B N-major). ``loads``: how A and B are loaded (``MatmulProblem.loads``: an operand the
+        compute warp groups load has no barriers)."""
+        tma_operands = sum(load.tma for load in loads)
+        return smem_model.lay_out(matmul_smem_requests(self, dtype, loaded, layout, tma_operands)).total
+
+
+# ``why`` of live params by ``id``, dropped when they are collected (``weakref.finalize``): no attribute of the
+# instance, so ``__dict__``, ``asdict``, equality, hashing and ``repr`` see only the fields, and
+# ``dataclasses.replace`` (or ``MatmulParams(**p.__dict__)``) makes params without it: a changed params is no
+# longer the choice it explains.
+_WHY: dict[int, ParamsWhy] = {}
+
+
+def with_why(params: MatmulParams, why: ParamsWhy) -> MatmulParams:
+    """``params`` carrying ``why`` (``params.why``)."""
+    key = id(params)
+    _WHY[key] = why
+    weakref.finalize(params, _WHY.pop, key, None)
+    return params

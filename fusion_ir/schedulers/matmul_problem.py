@@ -113,15 +113,24 @@ def epilogue_tensors(fusion: Fusion, acc: TensorView) -> list[TensorView]:
 
 
 def epilogue_inputs(fusion: Fusion, acc: TensorView) -> list[TensorView]:
-    """The ``[B..., M, N]`` fusion inputs the epilogue of ``acc`` reads (C), of the output's rank: a C of fewer
-    axes (``[M, N]`` broadcast over the batch) is read like a bias, by each thread from global memory."""
+    """The ``[B..., M, N]`` fusion inputs the epilogue of ``acc`` reads (C), of the output's rank, whose rows TMA can
+    copy (``tma_rows``): a C of fewer axes (``[M, N]`` broadcast over the batch), or of rows that are not 16-byte
+    multiples, is read like a bias, by each thread from global memory."""
     found: list[TensorView] = []
     rank = len(acc.shape_ids)
     for tv in epilogue_tensors(fusion, acc):
         for p in tv.producers():
-            if p.is_input and p.ndim == rank and not any(i.is_broadcast for i in p.logical) and p not in found:
+            if p.is_input and p.ndim == rank and not any(i.is_broadcast for i in p.logical) and p not in found \
+                    and tma_rows(p):
                 found.append(p)
     return found
+
+
+def tma_rows(tv: TensorView) -> bool:
+    """TMA can copy boxes of ``tv``: its rows (innermost extent; a symbolic one the runtime checks) are a multiple
+    of 16 bytes. A C whose rows are not is read like a bias, by each thread from global memory."""
+    extent = tv.shape_ids[-1].extent.const_value() if tv.shape_ids else None
+    return extent is None or extent * tv.dtype.size % current_target().tma.alignment == 0
 
 
 def broadcast_epilogue_inputs(fusion: Fusion, acc: TensorView) -> list[TensorView]:
@@ -157,6 +166,37 @@ def loaded_tiles(fusion: Fusion, acc: TensorView) -> tuple[LoadedTile, ...]:
                  for c in inputs)
 
 
+# cp.async copies narrower than TMA's 16-byte rows need, widest first (a 16-byte-aligned row is TMA's)
+CP_ASYNC_NARROW_BYTES = (8, 4)
+
+
+@dataclass(frozen=True)
+class OperandLoad:
+    """How one operand's tile comes into shared memory: by TMA (rows of 16-byte multiples), by cp.async of
+    ``vector`` elements, or by plain element copies (``LoadStoreOpType.Set``); ``dim`` and ``extent`` name the
+    input's contiguous dimension (its rows), which decided it."""
+
+    kind: LoadStoreOpType = LoadStoreOpType.TMA
+    vector: int = 1
+    dim: str = "K"
+    extent: int | None = None
+    rows_of: str = ""          # the tensor whose rows these are: "operand a (T0)", "input T0 (operand a, T2, ...)"
+
+    @property
+    def tma(self) -> bool:
+        return self.kind is LoadStoreOpType.TMA
+
+    def describe(self) -> str:
+        if self.tma:
+            return "TMA"
+        if self.kind is LoadStoreOpType.CpAsync:
+            return f"cp.async of {self.vector} elements"
+        return "plain element copies"
+
+
+TMA_LOADS = (OperandLoad(), OperandLoad(dim="N"))
+
+
 @dataclass(frozen=True)
 class MatmulProblem:
     """What the suggestion needs to know of ``out = epilogue(a @ b)``: sizes (None: symbolic) and dtypes."""
@@ -171,6 +211,12 @@ class MatmulProblem:
     layout: MatmulLayout = ROW_MAJOR   # the operands' major order (transposed inputs)
     batch: int | None = 1              # the product of the batch extents (None: symbolic)
     batch_axes: int = 0                # how many batch axes lead the output ([B..., M, N])
+    loads: tuple[OperandLoad, OperandLoad] = TMA_LOADS   # how A and B come into shared memory
+
+    @property
+    def tma_operands(self) -> bool:
+        """Both operands' rows are 16-byte multiples: TMA loads both."""
+        return all(load.tma for load in self.loads)
 
     @property
     def loaded(self) -> int:
@@ -179,8 +225,15 @@ class MatmulProblem:
 
     @property
     def tma_store_possible(self) -> bool:
-        """The TMA-store epilogue stages one 16-bit output tile (stmatrix stores 16-bit elements)."""
-        return self.out_dtype is not None and self.out_dtype.size == 2
+        """The TMA-store epilogue stages one 16-bit output tile (stmatrix stores 16-bit elements) and stores it by
+        TMA (rows of 16-byte multiples)."""
+        return self.out_dtype is not None and self.out_dtype.size == 2 and self.output_rows_aligned
+
+    @property
+    def output_rows_aligned(self) -> bool:
+        """The output's rows (N elements) are a multiple of 16 bytes, as a TMA store needs."""
+        return self.n is None or self.out_dtype is None or \
+            self.n * self.out_dtype.size % current_target().tma.alignment == 0
 
     def k_tiles(self, tile_k: int) -> int | None:
         return None if self.k is None else -(-self.k // tile_k)
@@ -193,8 +246,8 @@ class MatmulProblem:
 
 def matmul_problem(fusion: Fusion, caller: str = "suggest_matmul_params") -> MatmulProblem:
     """The problem of ``fusion``'s matmul, with the checks that need only the problem: the operands
-    (bf16 or fp16 fusion inputs), A's and B's K, and TMA's 16-byte row strides (``caller`` names
-    the function in the messages)."""
+    (bf16 or fp16 fusion inputs) and A's and B's K (``caller`` names the function in the messages); and
+    how each operand is loaded (``operand_load``: TMA when its rows are 16-byte multiples)."""
     mm = find_mma(fusion)
     a, b = mm.definition.inputs
     m, k_a = (i.extent.const_value() for i in a.shape_ids[-2:])
@@ -202,24 +255,33 @@ def matmul_problem(fusion: Fusion, caller: str = "suggest_matmul_params") -> Mat
     if k_a is not None and k_b is not None and k_a != k_b:
         raise ScheduleError(f"{caller}: K of operand a (T{a.name}, [M, K] = [{m}, {k_a}]) is {k_a} but "
                             f"K of operand b (T{b.name}, [K, N] = [{k_b}, {n}]) is {k_b}; a @ b needs equal K")
-    row_bytes = current_target().tma.alignment      # cuTensorMapEncodeTiled: every stride but the innermost
-    elems = row_bytes // a.dtype.size
     layout = operand_layout(fusion)
-    rows = (("a", a, ("M", m) if layout.a_mn_major else ("K", k_a)),
-            ("b", b, ("N", n) if layout.b_mn_major else ("K", k_b)))
-    for name, tv, (dim, extent) in rows:
-        if extent is not None and extent * a.dtype.size % row_bytes:
-            source = operand_input(tv)
-            what = f"operand {name} (T{tv.name})" if source is tv else \
-                f"input T{source.name} (operand {name}, T{tv.name}, is its transpose)"
-            raise ScheduleError(f"{caller}: a row of {what} holds {dim} = {extent} "
-                                f"{a.dtype.short_name} elements, {extent * a.dtype.size} bytes; TMA needs row "
-                                f"strides that are multiples of {row_bytes} bytes, so {dim} must be a multiple "
-                                f"of {elems} (pad the operand)")
+    loads = (operand_load(a, ("M", m) if layout.a_mn_major else ("K", k_a), "a"),
+             operand_load(b, ("N", n) if layout.b_mn_major else ("K", k_b), "b"))
     out_dtype = fusion.outputs[0].dtype if len(fusion.outputs) == 1 else None
     broadcast = len(broadcast_epilogue_inputs(fusion, mm))
     batch_ids = mm.shape_ids[:-2]
     extents = [i.extent.const_value() for i in batch_ids]
     batch = None if None in extents else math.prod(extents)
     return MatmulProblem(m, n, k_a if k_a is not None else k_b, a.dtype, out_dtype, loaded_tiles(fusion, mm),
-                         broadcast, layout, batch, len(batch_ids))
+                         broadcast, layout, batch, len(batch_ids), loads)
+
+
+def operand_load(tv: TensorView, row: tuple[str, int | None], name: str = "a") -> OperandLoad:
+    """How operand ``tv``, whose input's rows (its contiguous dimension ``row``: name, extent or None) are laid
+    out in global memory, is loaded into its shared tile.
+
+    TMA needs every row stride a multiple of 16 bytes (``cuTensorMapEncodeTiled``); a symbolic extent is
+    assumed to be one (the runtime checks the strides). Otherwise every row starts only as aligned as the
+    row's bytes allow: cp.async of 8 or 4 bytes when a row is a multiple of that, else plain 2-byte copies."""
+    dim, extent = row
+    size = tv.dtype.size
+    source = operand_input(tv)
+    what = f"operand {name} (T{tv.name})" if source is tv or source is None else \
+        f"input T{source.name} (operand {name}, T{tv.name}, is its transpose)"
+    if extent is None or extent * size % current_target().tma.alignment == 0:
+        return OperandLoad(LoadStoreOpType.TMA, 1, dim, extent, what)
+    for nbytes in CP_ASYNC_NARROW_BYTES:
+        if extent * size % nbytes == 0:
+            return OperandLoad(LoadStoreOpType.CpAsync, nbytes // size, dim, extent, what)
+    return OperandLoad(LoadStoreOpType.Set, 1, dim, extent, what)

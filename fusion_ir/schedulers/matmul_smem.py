@@ -2,7 +2,8 @@
 
 ``schedule_matmul`` gives the kernel these shared buffers: A's and B's tiles (``stages`` each, laid out
 K- or MN-major as their inputs are: ``MatmulLayout``) and
-their mbarriers (a "full" and an "empty" one per stage), ping-pong's ordering barriers, with
+their mbarriers (a "full" and an "empty" one per stage; only the "full" one when the compute warp groups load
+one operand, none when they load both: ``tma_operands``), ping-pong's ordering barriers, with
 ``tma_store`` the 16-bit output tile stmatrix writes and the TMA store reads (one per compute warp
 group when ping-pong defers the store's wait), and per ``[M, N]`` input of the epilogue (C) its
 TMA-loaded tile and that load's mbarrier. ``matmul_smem_requests`` places their live intervals on
@@ -127,9 +128,11 @@ def _operand_tile(params: MatmulSchedule, size: int, rows: int, mn_major: bool) 
 
 
 def matmul_smem_requests(params: MatmulSchedule, dtype: DataType, loaded: int | Sequence[LoadedTile] = 0,
-                         layout: MatmulLayout = ROW_MAJOR) -> list[BufferRequest]:
+                         layout: MatmulLayout = ROW_MAJOR, tma_operands: int = 2) -> list[BufferRequest]:
     """The shared buffers of the kernel ``params`` (``MatmulParams``) schedule for ``dtype`` operands
-    laid out as ``layout`` (``stages="auto"``: 2)."""
+    laid out as ``layout`` (``stages="auto"``: 2). ``tma_operands``: how many of A and B TMA loads; with
+    one the compute warp groups load the other (docs/matmul.md, "Any K and any row stride"), and the stages
+    have a "full" barrier each and no "empty" one; with none, no barriers."""
     tm, tn, _ = params.tile
     stages = params.stages if isinstance(params.stages, int) else 2
     spanning = params.warp_specialized and params.persistent
@@ -146,7 +149,9 @@ def matmul_smem_requests(params: MatmulSchedule, dtype: DataType, loaded: int | 
         staging = BufferRequest("output", tm * columns * OUTPUT_BYTES * copies, _tma_alignment(row), live)
     operands = MAINLOOP if not spanning else SPANNING
     barriers = (SETUP, TILE_LOOP[1]) if spanning else MAINLOOP_BARRIERS
-    out.append(mbarriers("AB_mbar", 2 * stages, barriers))
+    per_stage = 2 if tma_operands == 2 else tma_operands     # compute-loaded: the block syncs guard the reuse
+    if per_stage:
+        out.append(mbarriers("AB_mbar", per_stage * stages, barriers))
     if params.ping_pong:
         out.append(mbarriers("order", 2 * params.compute_warp_groups, (ORDER, TILE_LOOP[1])))
     for i, tile in enumerate(tiles):

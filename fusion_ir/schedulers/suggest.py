@@ -1,12 +1,13 @@
 """Suggested matmul parameters: ``suggest_matmul_params(fusion)`` picks the ``MatmulParams`` that
 ``schedule_matmul`` uses when none are given, from the problem's sizes, by rules drawn from H100
-measurements (``bench/matmul_heuristic.py``; ``docs/matmul.md``, "Suggested parameters", has the
+measurements (``bench/matmul_shapes.py``, graph-timed; ``docs/matmul.md``, "Suggested parameters", has the
 rules in a table and the measurements behind each).
 
 Like cuBLASDx's ``suggest_device_pipeline``, the caller may pin any field (``tile=``, ``stages=``,
 ...) and the rest are chosen around it; a problem the kernel cannot run, or a pinned field that
-cannot work for it, is a ``ScheduleError`` naming the requirement: A's and B's K differ, a row of
-an operand is not a multiple of 16 bytes (TMA), a pinned pipeline deeper than the problem's K
+cannot work for it, is a ``ScheduleError`` naming the requirement: A's and B's K differ, a pinned
+arrangement that cannot load an operand whose rows are not 16-byte multiples (TMA cannot; the compute
+warp groups load it with cp.async or plain copies in a Pipelined kernel), a pinned pipeline deeper than the problem's K
 tiles (not persistent), or a rule of ``MatmulParams.validate``. Unlike cuBLASDx no tile has to
 divide the problem: TMA fills boxes past the edge with zeros and the stores are predicated (or
 clipped by the TMA store).
@@ -14,6 +15,7 @@ clipped by the TMA store).
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import fields, replace
 from typing import Any
 
@@ -22,8 +24,9 @@ from target import current as current_target
 from ..circular_buffer import MAX_USEFUL_STAGES
 from ..fusion import Fusion
 from ..types import INT32_INDEX_MAX, DataType, ScheduleError
-from .matmul_params import MatmulParams
+from .matmul_params import MatmulParams, with_why
 from .matmul_problem import MatmulProblem, matmul_problem
+from .matmul_why import FieldReason, ParamsWhy, field_values
 
 # Deepest useful pipelines measured per tile: 128 x 128 ran 8 to 20 % slower with 5 to 7 stages
 # than with 4 on every shape measured (bench/matmul_heuristic.py --extra; not understood yet).
@@ -31,15 +34,14 @@ DEPTH_CAP = {(128, 128, 64): 4}
 FEW_K_TILES = 4              # K tiles up to this: a tile is little but its epilogue (ping-pong hides it)
 PERSISTENT_WAVES = 4         # tiles per SM from which the persistent kernel is suggested
 
-BIG = (256, 128, 64)         # the tile of the large problems: 2 compute warp groups of 128 x 128
+BIG = (256, 128, 64)         # a tile per block under four waves: 2 compute warp groups of 128 x 128
 BIG_COLUMNS = (128, 256, 64)  # the persistent kernel's tile (2 warp groups of 64 x 256)
 PING_PONG = (128, 128, 64)   # a whole tile per warp group: the fastest ping-pong measured (bench/matmul.py)
 # Tiles for problems of fewer big tiles than SMs, with the TFLOP/s one block of each reached with
-# one tile per SM and a long K loop (1024 x 1024 x 32768 on an H100, 4 stages for 256 x 128 and
-# 128 x 128, 8 for 64 x 128; 128 x 256 ran as 256 x 128 there and faster at 2048^3 and 2048 x 2048 x
-# 16384): a smaller tile runs slower per block but keeps more SMs busy.
-# 1 to 4 waves: beside the 128 x 256 (or 256 x 128) tile, three compute warp groups of 64 x 192 (rate fitted to
-# 3000^3, where it ran 1.25x the 128 x 256 tile, and checked at 4096^3: 0.85x, as the waves predict)
+# one tile per SM and a long K loop (1024 x 1024 x 32768 on an H100; 64 x 256 estimated from 8192 x 256 x 8192,
+# where it ran 0.94 of cuBLAS and 128 x 128 0.87): a smaller tile runs slower per block but keeps more SMs busy.
+# 1 to 4 waves: beside the 256 x 128 tile, three compute warp groups of 64 x 192 (rate fitted to 3000^3, where it
+# ran 1.25x the 128 x 256 tile, and checked at 4096^3: 0.85x, as the waves predict)
 SQUARE_TILES = (((192, 192, 64), 3, 6.68),)
 FEW_TILES = ((BIG_COLUMNS, 2, 7.1), ((64, 256, 64), 1, 6.4), ((128, 128, 64), 2, 5.9), ((64, 128, 64), 1, 4.5))
 
@@ -50,72 +52,189 @@ def suggest_matmul_params(fusion: Fusion, *, sms: int | None = None, **pinned: A
 
     Sizes come from the inputs' constant extents (``fusion.add_input(shape=...)``); with symbolic
     ones the kernel must suit any size and gets the arrangement with the best worst case measured.
-    Raises ``ScheduleError`` for a problem the kernel cannot run (K of A and B differ; a row of A or
-    B not a multiple of 16 bytes) and for pinned fields that cannot work (``MatmulParams.validate``'s
+    Raises ``ScheduleError`` for a problem the kernel cannot run (K of A and B differ) and for pinned fields that cannot work (``MatmulParams.validate``'s
     rules; ``stages`` deeper than the K tiles of a kernel that is not persistent).
+
+    With no field pinned, a winner of ``runtime.tuning.tune_matmul`` for this problem on the installed
+    device (``tuning_cache``: ``FUSION_TUNING_DEVICE`` or ``tuning_cache.use(device=...)``) comes first.
+    The params carry why they were chosen (``params.why``: the rule per field, or the tuning-cache entry).
     """
     names = {f.name for f in fields(MatmulParams)}
     unknown = sorted(set(pinned) - names)
     if unknown:
         raise ScheduleError(f"suggest_matmul_params: {', '.join(unknown)} is not a MatmulParams field "
                             f"(fields: {', '.join(sorted(names))})")
+    if sms is not None and (isinstance(sms, bool) or not isinstance(sms, int) or sms < 1):
+        raise ScheduleError(f"suggest_matmul_params: sms {sms!r} must be a positive int (the GPU's SM count)")
+    problem = matmul_problem(fusion)
+    if not pinned:
+        tuned = tuned_params(fusion, problem, sms)
+        if tuned is not None:
+            return tuned
+    return rule_params(problem, sms, pinned)
+
+
+def tuned_params(fusion: Fusion, problem: MatmulProblem, sms: int | None = None) -> MatmulParams | None:
+    """The tuning cache's winner for ``fusion`` on the installed device (``tuning_cache.current_device()``),
+    carrying its entry as ``why``; None without a device, an entry, or when the entry no longer suits the
+    problem (it fails ``validate``: a warning) or ``sms`` (its blocks differ)."""
+    from .matmul_key import problem_key
+    from .tuning_cache import TuningCacheWarning, lookup_winner, tuned_why
+
+    key = problem_key(fusion, problem)
+    entry = lookup_winner(key)
+    if entry is None:
+        return None
+    params = entry.params
+    if sms is not None and params.blocks != sms:
+        return None
+    try:
+        params.validate(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads)
+    except ScheduleError as e:
+        warnings.warn(f"the tuned matmul params for {entry.device!r}, {key!r} no longer validate ({e}); "
+                      f"scheduling with the rules", TuningCacheWarning, stacklevel=3)
+        return None
+    return with_why(replace(params), tuned_why(entry))
+
+
+def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str, Any] | None = None) -> MatmulParams:
+    """The rules' ``MatmulParams`` for ``problem`` (``suggest_matmul_params`` without the tuning cache), carrying
+    the rule behind each field as ``why``."""
+    pinned = dict(pinned or {})
+    given_sms = sms is not None
     sms = current_target().sm_count if sms is None else sms
     if isinstance(sms, bool) or not isinstance(sms, int) or sms < 1:
         raise ScheduleError(f"suggest_matmul_params: sms {sms!r} must be a positive int (the GPU's SM count)")
-    problem = matmul_problem(fusion)
-    chosen = {**arrangement(problem, sms), "blocks": sms}
-    if pinned.get("ping_pong") is True:         # never suggested (slower, docs/matmul.md), but arranged if asked
+    chosen, rule, reasons = explain_arrangement(problem, sms)
+    chosen = {**chosen, "blocks": sms}
+    reasons["blocks"] = (f"sms={sms}: the GPU's SM count, as given" if given_sms else
+                         f"{sms}: the SM count of the target ({current_target().name}); pass sms= for another GPU")
+    compute_loaded = compute_loaded_arrangement(problem, chosen)
+    if compute_loaded:
+        chosen.update(compute_loaded)
+        rule = f"{rule}; an operand TMA cannot load: compute-loaded, Pipelined"
+        for name in compute_loaded:
+            reasons[name] = ("an operand whose rows are not 16-byte multiples: the compute warp groups load it "
+                             "(cp.async or plain copies) in a Pipelined kernel, one tile per block")
+    if pinned.get("ping_pong") is True and not chosen.get("ping_pong"):   # arranged around a pinned ping-pong
         chosen.update(tile=PING_PONG, compute_warp_groups=2, persistent=True, tma_store=problem.tma_store_possible)
+        for name in ("tile", "compute_warp_groups", "persistent", "tma_store"):
+            reasons[name] = "ping_pong=True pinned: its arrangement (128 x 128 per warp group, persistent, TMA store " \
+                            "for a 16-bit result)"
     chosen.update(pinned)
     if chosen.get("ping_pong") and "ping_pong" not in pinned and not (
             chosen.get("persistent") and chosen.get("warp_specialized") and "tile" not in pinned
             and chosen.get("compute_warp_groups", 2) >= 2):
         chosen["ping_pong"] = False          # a pinned field the suggested ping-pong cannot keep: cooperative
+        reasons["ping_pong"] = "cooperative: a pinned field does not suit the suggested ping-pong"
     if "compute_warp_groups" not in pinned and "tile" in pinned:
         chosen["compute_warp_groups"] = _warp_groups_for(pinned["tile"])
+        reasons["compute_warp_groups"] = "the pinned tile's rows: 2 warp groups when M is a multiple of 128, else 1"
+    if "register_split" not in pinned and ("tile" in pinned or "compute_warp_groups" in pinned):
+        chosen["register_split"] = register_split(chosen["compute_warp_groups"])
+        reasons["register_split"] = "setmaxnreg: the producer keeps 40, the compute warp groups share the rest"
     params = MatmulParams(**chosen)
     if "stages" not in pinned:
         # the placeholder depth: a pinned field's rule first
-        params.validate(problem.dtype, problem.loaded_tiles, problem.layout)
+        params.validate(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads)
         params = replace(params, stages=_depth(params, problem))
-    params.validate(problem.dtype, problem.loaded_tiles, problem.layout)
+        reasons["stages"] = _depth_reason(params, problem)
+    params.validate(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads)
     _check_depth(params, problem, pinned)
-    return params
+    for name in pinned:
+        reasons[name] = "pinned by the caller"
+    summary = rule if not pinned else f"{rule}; pinned: {', '.join(sorted(pinned))}"
+    field_reasons = tuple(FieldReason(name, value, reasons.get(name, DEFAULT_REASONS.get(name, "the default")))
+                          for name, value in field_values(params))
+    return with_why(params, ParamsWhy("rule", summary, field_reasons))
+
+
+# Why the fields the arrangement leaves alone have their values
+DEFAULT_REASONS = {
+    "group_m": "the default: 8 row tiles walked per column of B (L2 reuse; persistent kernels only)",
+    "register_split": "the default: setmaxnreg 40 for the producer, 232 for the compute warp groups",
+    "store_wait": "the default: the TMA store's reads are waited for right after its boxes",
+    "ping_pong": "cooperative: ping-pong is suggested for short K and narrow N only",
+    "warp_specialized": "every suggestion: a producer warp group issues the loads (the Pipelined kernel was never "
+                        "faster by more than noise)",
+}
 
 
 def arrangement(problem: MatmulProblem, sms: int) -> dict[str, Any]:
     """The rules of docs/matmul.md, "Suggested parameters", as MatmulParams fields (the depth comes after)."""
+    return explain_arrangement(problem, sms)[0]
+
+
+def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any], str, dict[str, str]]:
+    """``arrangement``'s fields, the rule that fired (one line) and the reason for each field it decided."""
     # the TMA store: a 16-bit result, unless the epilogue reads a bias and no [M, N] input (its register stores
     # ran faster, docs/matmul.md, Fused epilogues)
     tma_store = problem.tma_store_possible and not (problem.broadcast and not problem.loaded)
+    store = ("the TMA store: a 16-bit result" if tma_store else
+             "register stores: stmatrix stores 16-bit elements" if not problem.tma_store_possible else
+             "register stores: a bias epilogue without an [M, N] input spills with the TMA store")
     ws = {"warp_specialized": True, "persistent": False, "ping_pong": False, "tma_store": tma_store, "stages": 2,
           "index_type": DataType.Int64}
     big = {**ws, "tile": BIG, "compute_warp_groups": 2}
     tiles = problem.tiles(BIG_COLUMNS)
     if tiles is None:                                          # sizes unknown: any size must run
-        return {**big, "tma_store": False}
-    index = DataType.Int32 if _fits_int32(problem) else DataType.Int64
+        rule = "M or N unknown (symbolic): the kernel must run at any size"
+        return {**big, "tma_store": False}, rule, _reasons(
+            "sizes unknown", "256 x 128, 2 warp groups of 128 x 128", "not persistent: that needs the sizes",
+            "register stores: the sizes are unknown", "64-bit indices: the sizes are unknown")
+    fits = _fits_int32(problem)
+    index = DataType.Int32 if fits else DataType.Int64
+    index_why = ("32-bit indices: every tensor has fewer than 2^31 elements" if fits else
+                 "64-bit indices: a tensor has 2^31 elements or more")
     ping_pong = {**ws, "tile": PING_PONG, "compute_warp_groups": 2, "persistent": True, "ping_pong": True,
                  "index_type": index}
     k_tiles = problem.k_tiles(BIG[2])
     short_k = k_tiles is not None and k_tiles <= FEW_K_TILES
     if short_k and not problem.loaded and problem.tiles(PING_PONG) >= sms:   # type: ignore[operator]
         # a tile is little but its epilogue: ping-pong runs one warp group's epilogue under the other's mainloop
-        return ping_pong
+        rule = (f"K of at most {FEW_K_TILES} tiles (K = {problem.k}: {k_tiles} tiles of {BIG[2]}) and a wave of "
+                f"128 x 128 tiles: ping-pong")
+        return ping_pong, rule, _reasons(
+            "short K", "128 x 128 per warp group", "persistent ping-pong: one warp group's epilogue runs under the "
+            "other's mainloop (1.07 of cuBLAS at 4096 x 4096 x 128)", store, index_why, ping_pong=True)
     if tiles < sms:                                            # under one wave of big tiles
         tile, groups = _fastest_tile(problem, sms, FEW_TILES)
-        return {**ws, "tile": tile, "compute_warp_groups": groups}
+        rule = f"T < S: {tiles} tiles of 128 x 256 under one wave of {sms} SMs"
+        options = ", ".join(f"{'x'.join(map(str, t[:2]))}: {_tile_time(problem, sms, t, r):.2f}"
+                            for t, _, r in FEW_TILES)
+        return {**ws, "tile": tile, "compute_warp_groups": groups}, rule, _reasons(
+            "T < S", f"the least predicted ceil(tiles / S) x TM x TN / rate of FEW_TILES ({options}): a smaller tile "
+                     f"is slower per block but keeps more SMs busy",
+            "not persistent: under one wave", store, "64-bit indices")
     if problem.n is not None and problem.n <= PING_PONG[1] and not problem.loaded:
-        return ping_pong                                       # a 256-wide tile would be half empty or more
+        rule = f"N = {problem.n} of at most {PING_PONG[1]}: a 256-wide tile would be half empty or more"
+        return ping_pong, rule, _reasons(
+            "narrow N", "128 x 128 per warp group", "persistent ping-pong (1.02 of cuBLAS at 32 x 2048 x 128 x 2048)",
+            store, index_why, ping_pong=True)
     if short_k or tiles < PERSISTENT_WAVES * sms or not problem.tma_store_possible:
         # a tile per block: 256 x 128 ran at least as fast as 128 x 256 on every shape of 1 to 4 waves measured
         chosen = dict(big)
+        why = ("a float result" if not problem.tma_store_possible else f"K of at most {FEW_K_TILES} tiles"
+               if short_k else f"under {PERSISTENT_WAVES} waves ({tiles} tiles of 128 x 256 on {sms} SMs)")
+        tile_why = "256 x 128, 2 warp groups: at least as fast as 128 x 256 on every such shape measured"
         if tma_store:
             # a 192 x 192 tile where it fills whole waves better (3000^3: 2 waves of it instead of 3 of 128 x 256)
-            tile, groups = _fastest_tile(problem, sms, ((chosen["tile"], 2, 7.1), *SQUARE_TILES))
+            options = ((chosen["tile"], 2, 7.1), *SQUARE_TILES)
+            tile, groups = _fastest_tile(problem, sms, options)
             chosen.update(tile=tile, compute_warp_groups=groups, register_split=register_split(groups))
-        return chosen
-    return {**big, "tile": BIG_COLUMNS, "persistent": True, "index_type": index}
+            times = ", ".join(f"{'x'.join(map(str, t[:2]))}: {_tile_time(problem, sms, t, r):.2f}" for t, _, r in options)
+            tile_why = f"the least predicted ceil(tiles / S) x TM x TN / rate of 256 x 128 and 192 x 192 ({times})"
+        reasons = _reasons(f"one tile per block, {why}", tile_why, "not persistent: a tile per block beat or tied "
+                           "the persistent kernel under four waves", store, "64-bit indices")
+        if tma_store:
+            reasons["register_split"] = (f"setmaxnreg: the producer keeps 40, {chosen['compute_warp_groups']} compute "
+                                         f"warp groups share the rest (register_split())")
+        return chosen, f"otherwise: {why}", reasons
+    rule = (f"T >= {PERSISTENT_WAVES} S and a 16-bit result: {tiles} tiles of 128 x 256 on {sms} SMs "
+            f"({tiles / sms:.1f} waves)")
+    return {**big, "tile": BIG_COLUMNS, "persistent": True, "index_type": index}, rule, _reasons(
+        "four waves or more", "128 x 256, 2 warp groups of 64 x 256",
+        f"persistent: {sms} resident blocks walk the tiles in grouped order", store, index_why)
 
 
 def register_split(compute_warp_groups: int) -> tuple[int, int]:
@@ -126,6 +245,52 @@ def register_split(compute_warp_groups: int) -> tuple[int, int]:
     share = (target.registers_per_sm - target.warp_group_size * producer) // (target.warp_group_size
                                                                               * compute_warp_groups)
     return producer, min(232, share // step * step)
+
+
+def _reasons(rule: str, tile: str, persistent: str, tma_store: str, index_type: str,
+             ping_pong: bool = False) -> dict[str, str]:
+    """The reasons of the fields one rule decides, each prefixed with the rule's short name."""
+    out = {"tile": f"rule {rule}: {tile}", "compute_warp_groups": f"rule {rule}: {tile}",
+           "persistent": f"rule {rule}: {persistent}", "tma_store": f"rule {rule}: {tma_store}",
+           "index_type": f"rule {rule}: {index_type}"}
+    if ping_pong:
+        out["ping_pong"] = f"rule {rule}: {persistent}"
+    return out
+
+
+def _depth_reason(params: MatmulParams, problem: MatmulProblem) -> str:
+    """Why ``_depth`` gave ``params.stages``: shared memory, the tile's cap, or the K tiles."""
+    cap = DEPTH_CAP.get(params.tile, MAX_USEFUL_STAGES)
+    k_tiles = problem.k_tiles(params.tile[2])
+    limit = current_target().smem_per_block
+    if k_tiles is not None and not params.persistent and params.stages >= max(2, k_tiles) and k_tiles < cap:
+        return f"depth: no deeper than the K tiles ({k_tiles} of {params.tile[2]}) of a kernel that is not persistent"
+    if params.stages >= cap:
+        if params.tile in DEPTH_CAP:
+            return f"depth: the cap measured for this tile, {cap} (deeper ran slower)"
+        return f"depth: the deepest useful pipeline, {cap} stages (MAX_USEFUL_STAGES)"
+    used = params.smem_bytes(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads)
+    return f"depth: as deep as shared memory allows ({used} of {limit} bytes at {params.stages} stages)"
+
+
+def _tile_time(problem: MatmulProblem, sms: int, tile: tuple[int, int, int], rate: float) -> float:
+    tiles = problem.tiles(tile)
+    assert tiles is not None
+    return -(-tiles // sms) * tile[0] * tile[1] / rate / 1000
+
+
+def compute_loaded_arrangement(problem: MatmulProblem, chosen: dict[str, Any] | None = None) -> dict[str, Any]:
+    """An operand TMA cannot load (its rows are not 16-byte multiples: ``MatmulProblem.loads``) is loaded by the
+    compute warp groups themselves, with cp.async or plain copies: a Pipelined kernel, one tile per block
+    (docs/matmul.md, "Any K and any row stride"); a tile of three compute warp groups becomes 256 x 128 (the
+    copies are shared by two). Nothing changes when TMA loads both."""
+    if problem.tma_operands:
+        return {}
+    out: dict[str, Any] = {"warp_specialized": False, "persistent": False, "ping_pong": False,
+                           "register_split": None, "stages": 3}
+    if chosen is not None and chosen.get("compute_warp_groups", 2) > 2:
+        out.update(tile=BIG, compute_warp_groups=2)
+    return out
 
 
 def _fits_int32(problem: MatmulProblem) -> bool:
@@ -147,9 +312,12 @@ def _fastest_tile(problem: MatmulProblem, sms: int,
 
 
 def _warp_groups_for(tile: Any) -> int:
-    """Compute warp groups for a pinned tile: two when its rows split into two 64-row multiples."""
+    """Compute warp groups for a pinned tile: two when its rows split into two 64-row multiples, else one per 64
+    rows (64: one, 192: three)."""
     if isinstance(tile, tuple) and tile and isinstance(tile[0], int) and tile[0] % 128 == 0:
         return 2
+    if isinstance(tile, tuple) and tile and isinstance(tile[0], int) and tile[0] % 64 == 0:
+        return max(1, tile[0] // 64)
     return 1
 
 
@@ -160,12 +328,18 @@ def _depth(params: MatmulParams, problem: MatmulProblem) -> int:
     stages = 2
     limit = current_target().smem_per_block
     while stages < cap and replace(params, stages=stages + 1).smem_bytes(problem.dtype, problem.loaded_tiles,
-                                                                         problem.layout) <= limit:
+                                                                         problem.layout, problem.loads) <= limit:
         stages += 1
     k_tiles = problem.k_tiles(params.tile[2])
+    floor = _fewest_stages(problem)
     if k_tiles is not None and not params.persistent:
-        stages = max(2, min(stages, k_tiles))
-    return stages
+        stages = max(floor, min(stages, k_tiles))
+    return max(stages, floor)
+
+
+def _fewest_stages(problem: MatmulProblem) -> int:
+    """2 with TMA operands; 3 when the compute warp groups load one (``MatmulParams.validate_loads``)."""
+    return 2 if problem.tma_operands else 3
 
 
 def _check_depth(params: MatmulParams, problem: MatmulProblem, pinned: dict[str, Any]) -> None:
@@ -175,7 +349,7 @@ def _check_depth(params: MatmulParams, problem: MatmulProblem, pinned: dict[str,
     k_tiles = problem.k_tiles(params.tile[2])
     if "stages" not in pinned or not isinstance(params.stages, int) or k_tiles is None or params.persistent:
         return
-    if params.stages <= max(k_tiles, 2):
+    if params.stages <= max(k_tiles, _fewest_stages(problem)):
         return
     raise ScheduleError(f"suggest_matmul_params: stages={params.stages} is deeper than the {k_tiles} K tiles of the "
                         f"problem (K = {problem.k} in tiles of {params.tile[2]}); a pipeline that is not persistent "

@@ -13,7 +13,9 @@ axes (even left of the compute-at position; not a warp-specialized tensor's ``tu
 index is part of the pipeline iteration, nor the ``tensor_cores`` analysis's ``shared_turn_axis`` of
 an epilogue tensor: warp groups taking turns write it one at a time, so they share one buffer) and
 exclude block-parallel ones; reduction and
-broadcast axes are never allocated; a circular-buffered buffer is allocated outside its
+broadcast axes are never allocated; a Shared tensor with an allocation domain
+(``TensorView.set_allocation_domain``) is laid out over those axes instead, which must hold as many
+elements as the loop axes they stand for; a circular-buffered buffer is allocated outside its
 circular-buffer loop and sized times the stage count; the shared tile of a TMA store whose wait
 is deferred (``TensorView.set_store_wait``) is allocated outside the innermost loop it is computed
 in (the stores of one iteration read it into the next); a TMA destination starts 128-byte aligned,
@@ -132,6 +134,19 @@ def allocation_ids(ids: IdModel, tc: TensorCores, tv: TensorView, memory: Memory
     return out
 
 
+def _allocation_domain(tv: TensorView, loop_axes: list[IterDomain]) -> list[IterDomain]:
+    """``tv``'s own allocation domain (``TensorView.set_allocation_domain``), which must hold as many elements as
+    the loop axes it stands for: every split and merge after it divides evenly."""
+    axes = list(tv.allocation or [])
+    have, want = _size(axes).const_value(), _size(loop_axes).const_value()
+    if have is None or want is None or have != want:
+        raise LoweringError(f"T{tv.name}: its allocation domain [{', '.join(i.label() for i in axes)}] holds "
+                            f"{_size(axes)} elements but its loop axes right of the compute-at position "
+                            f"[{', '.join(i.label() for i in loop_axes)}] cover {_size(loop_axes)}; both must be "
+                            f"the same constant (split by factors that divide)")
+    return axes
+
+
 def _size(axes: list[IterDomain]) -> Val:
     size = Val.const(1)
     for i in axes:
@@ -198,7 +213,11 @@ def build(ids: IdModel, tc: TensorCores, stages: Callable[[TensorView], int]) ->
             # A circular-buffered tensor is allocated outside its circular-buffer loop but holds one
             # compute-at iteration per stage: its axes are those right of the compute-at position.
             axes = allocation_ids(ids, tc, tv, tv.memory_type, tv.compute_at_pos)
-            axes, fragment = tc.register_axes(tv, axes)
+            fragment = None
+            if tv.allocation is not None:
+                axes = _allocation_domain(tv, axes)
+            else:
+                axes, fragment = tc.register_axes(tv, axes)
             if fragment is not None:
                 plan.fragments[tv] = fragment
             size = _size(axes)

@@ -65,6 +65,9 @@ class CircularLoop:
     ordered_turns: bool = False
     # a serial loop encloses this one: the whole pipeline runs again, its prologue refilling stages
     nested: bool = False
+    # tensor-core matmuls (the async proxy) read a stage that threads write with cp.async or plain stores
+    # (the generic proxy): each writer runs fence.proxy.async after its writes, before the barrier
+    async_read_of_generic_writes: bool = False
 
     @property
     def takers(self) -> int:
@@ -123,6 +126,20 @@ class CircularLoop:
     @property
     def cp_async(self) -> list[TensorView]:
         return [tv for tv in self.tensors if load_kind(tv) is LoadStoreOpType.CpAsync]
+
+    @property
+    def generic(self) -> list[TensorView]:
+        """Shared tensors the loop's threads write themselves (cp.async or plain copies), not TMA."""
+        return [tv for tv in self.tensors if tv not in self.tma and tv.memory_type is MemoryType.Shared]
+
+    @property
+    def syncs_cover_lag(self) -> bool:
+        """Without "empty" mbarriers, a stage read by MMAs that retire ``release_lag`` iterations late is safe to
+        load again: every iteration's wait ends in a block sync (the loop has loads of its own threads), which
+        every thread reaches only after retiring the MMAs of all but its last ``release_lag`` iterations; so
+        loads issued after it, ``prefetch`` ahead, into stages read at least ``release_lag + 1`` iterations
+        before, overwrite nothing still read."""
+        return bool(self.generic) and 1 <= self.prefetch <= self.stages - 1 - self.release_lag
 
     @property
     def shared(self) -> bool:
@@ -219,6 +236,8 @@ def build(ids: IdModel, tc: TensorCores, buffers: BufferPlan, tma: TmaInfo,
     for loop in loops.values():
         loop.release_lag = tc.release_lag(loop.tensors)
         loop.ordered_turns = loop.turns is not None and tc.takes_turns(loop.turns.number)
+        loop.async_read_of_generic_writes = any(tc.is_accumulator(c) for tv in loop.generic
+                                                for c in ids.consumers(tv))
         tx = Val.const(0)
         for tv in loop.tma:
             tx = tx + tma.boxes[tv].tx_bytes()

@@ -421,8 +421,7 @@ def _check_cross_block_reads_of_outputs(model: IdModel, computed: list[TensorVie
 def _check_vectorized_axes_are_contiguous(computed: list[TensorView]) -> None:
     """A Vectorize axis covers consecutive elements: inner splits of the tensor's innermost axis only."""
     for tv in computed:
-        materialized = [i for i in tv.logical if not i.is_reduction and not i.is_broadcast]
-        innermost = materialized[-1] if materialized else None
+        innermost = _contiguous_axis(tv)
         for i in tv.loop:
             if i.parallel_type is not ParallelType.Vectorize:
                 continue
@@ -440,6 +439,21 @@ def _check_vectorized_axes_are_contiguous(computed: list[TensorView]) -> None:
                                     f"vectorize only the inner part of splits of the innermost axis "
                                     f"{innermost.label() if innermost is not None else '(none)'}")
             _check_vector_source_is_contiguous(tv, i, innermost)
+
+
+def _contiguous_axis(tv: TensorView) -> IterDomain | None:
+    """The logical axis along which consecutive elements of ``tv``'s source lie: its innermost, or for a permuted
+    copy of a fusion input (read in place), the axis that input's innermost maps to."""
+    materialized = [i for i in tv.logical if not i.is_reduction and not i.is_broadcast]
+    innermost = materialized[-1] if materialized else None
+    d = tv.definition
+    if not isinstance(d, LoadStoreOp) or d.permutation is None or tv.memory_type is not MemoryType.Shared:
+        return innermost
+    (source,) = d.tensor_inputs()
+    dims = [i for i in source.logical if not i.is_reduction and not i.is_broadcast]
+    if not source.is_input or not dims:
+        return innermost
+    return next((c for c, p in d.root_map(source).items() if p is dims[-1]), innermost)
 
 
 def _check_vector_source_is_contiguous(tv: TensorView, axis: IterDomain, innermost: IterDomain | None) -> None:

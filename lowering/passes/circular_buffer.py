@@ -25,7 +25,12 @@ stage is ``stage(iteration)`` in both, with the iteration linearized over the lo
 enclose the loads.
 A loop read only by tensor-core matmuls (``CircularLoop.release_lag`` 1) releases stage(i - 1) instead, after the
 wait that retires iteration i's MMAs, and a Pipelined main loop then issues the loads of i + P after that
-release. A loop may run fewer iterations than the prefetch distance (a constant or a run-time
+release (its cp.async wait then waits for all but P - 1 groups: the group of i + P is not committed yet).
+Without "empty" mbarriers such a loop needs loads of its own threads (cp.async or plain copies: each wait
+ends in a block sync, the epilogue's too) and P <= S - 1 - lag (``CircularLoop.syncs_cover_lag``): the block
+sync of iteration i follows every thread's retirement of the MMAs of i - 2, the last to read the stage
+i + P fills. Those generic-proxy writes are read by the MMAs through the async proxy: every thread runs
+``fence.proxy.async`` after its wait (or plain stores) and before that block sync. A loop may run fewer iterations than the prefetch distance (a constant or a run-time
 extent): the prologue stops at ``min(P, n)``, the main loop then runs none, the epilogue
 ``[max(n - P, 0), n)``; plain shared-memory loads get the block sync the skipped main loop would
 have given them (``if (n <= P) __syncthreads()``). A pipeline inside another serial loop runs again,
@@ -55,6 +60,7 @@ from ..kernel_ir import (
     BlockSync,
     Continue,
     ElectSync,
+    FenceAsyncProxy,
     ForLoop,
     IfThenElse,
     Kernel,
@@ -127,19 +133,31 @@ def clone(a: Analyses, node: ForLoop, loop: CircularLoop) -> list[Node]:
         if loop.tma:
             out.append(MBarrierWaitParity(mbar, loop.full(loop.stage(i)), loop.parity(i)))
         if loop.cp_async:
-            out.append(AsyncWait(AsyncKind.CpAsync, pending))
-        shared_sync = [tv for tv in loop.tensors if tv not in loop.tma and tv.memory_type is MemoryType.Shared]
-        if shared_sync and many_threads and (loop.cp_async or pending == P):
-            out.append(BlockSync(reason=f"RAW: stage {i} % {S} of {_names(shared_sync)} loaded by other threads"))
+            # with a release lag the main loop issues iteration i + P after this wait: one group fewer is
+            # committed here, so iteration i's group is the P - 1th from the last
+            lagged = loop.release_lag and pending == P and not loop.war_mbarrier
+            out.append(AsyncWait(AsyncKind.CpAsync, max(pending - 1, 0) if lagged else pending))
+        shared_sync = loop.generic
+        if shared_sync and (loop.cp_async or pending == P or loop.release_lag):
+            if loop.async_read_of_generic_writes:
+                # cp.async and plain stores are generic-proxy writes; the MMAs read through the async proxy
+                out.append(FenceAsyncProxy())
+            if many_threads:
+                out.append(BlockSync(reason=f"RAW: stage {i} % {S} of {_names(shared_sync)} loaded by other "
+                                            f"threads"))
         return out
 
     release: list[Node] = []
-    if loop.release_lag and not loop.war_mbarrier:
+    if loop.release_lag and not loop.war_mbarrier and not loop.syncs_cover_lag:
         raise LoweringError(f"{loop.describe()}: the tensors of loop {node.label} are read by asynchronous MMAs, "
                             f"which release a stage one iteration late; guard their WAR with mbarriers "
-                            f"(Pipelined(uses_mbarrier_for_war=True))")
+                            f"(Pipelined(uses_mbarrier_for_war=True), TMA loads), or load them with cp.async or "
+                            f"plain copies at a prefetch distance of 1 to stages - {1 + loop.release_lag} "
+                            f"(here {P} of {S} stages), which the block sync of each iteration's wait then orders")
     if loop.war_mbarrier:
         release.append(_release(loop, mbar, i))
+    elif loop.release_lag:
+        pass    # ``syncs_cover_lag``: the next wait's block sync orders the retired MMAs before the next loads
     elif loop.shared and many_threads:
         release.append(BlockSync(reason=f"WAR: stage ({i} + {P}) % {S} is loaded again next iteration"))
 

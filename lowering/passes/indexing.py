@@ -8,6 +8,9 @@ Writes: ``Assign`` / ``BlockReduce`` / ``CpAsync`` / ``TmaLoad`` nodes whose ind
 of loop indices, ``threadIdx``/``blockIdx`` and extents; ``IfThenElse`` predicates for
 non-divisible splits, for thread indices past an axis's extent and for redundant writers of
 shared and global memory; vectorized copies.
+A cp.async or plain-copy shared tile a tensor-core matmul reads is zero-filled past the tensor's bounds, as a TMA
+box is (``CpAsync.pred``: zero source bytes; an else branch storing 0); only the threads that own an element
+write it.
 Guarantees: no TensorOp remains; an access never leaves its buffer when its predicate
 holds; a consumer reads a producer's element through the same root position it computes, at
 the circular-buffer stage of the loop index, through the buffer's swizzle.
@@ -26,6 +29,7 @@ from .. import index_math, tensor_core_ops
 from ..analysis import Analyses
 from ..errors import LoweringError
 from ..indexing_exprs import (
+    bounds_conditions,
     cast_to,
     compute_value,
     const,
@@ -33,6 +37,7 @@ from ..indexing_exprs import (
     own_indices,
     predicate,
     read_index,
+    thread_conditions,
     write_index,
 )
 from ..kernel_ir import (
@@ -134,11 +139,40 @@ def lower_op(op: TensorOp, a: Analyses) -> list[Node]:
     kind = load_kind(tv)
     if kind is LoadStoreOpType.TMA:
         return [_tma_load(a, tv, idx)]
+    if zero_fills(a, tv):
+        return _zero_filled_load(a, tv, idx, target, value)
     if kind is LoadStoreOpType.CpAsync:
         assert isinstance(value, Load)
         return guarded(predicate(a, tv, idx, False, memory),
                        [CpAsync(target, write_index(a, tv, idx), value.buffer, value.index)])
     return guarded(predicate(a, tv, idx, False, memory), [Assign(target, write_index(a, tv, idx), value)])
+
+
+def zero_fills(a: Analyses, tv: TensorView) -> bool:
+    """A shared tile a tensor-core matmul reads, loaded by cp.async or plain copies: its elements past the
+    tensor's bounds are written as zeros, as a TMA load fills them (the K edge of a tile then adds nothing
+    to the products, and garbage there could be NaN)."""
+    if tv.memory_type is not MemoryType.Shared or load_kind(tv) not in (LoadStoreOpType.CpAsync, LoadStoreOpType.Set):
+        return False
+    return bool(a.tensor_cores.operand_of(tv))
+
+
+def _zero_filled_load(a: Analyses, tv: TensorView, idx: dict[IterDomain, Val], target: Buffer,
+                      value: Value) -> list[Node]:
+    """The load of a ``zero_fills`` tile: the threads that own the element write it, its value when it is inside
+    the tensor and zero past its bounds (a cp.async copying zero source bytes: ``CpAsync.pred``)."""
+    inside = all_of(bounds_conditions(tv, idx, False))
+    owner = all_of(thread_conditions(a, tv, False, MemoryType.Shared))
+    dst = write_index(a, tv, idx)
+    if load_kind(tv) is LoadStoreOpType.CpAsync:
+        assert isinstance(value, Load)
+        pred = None if inside.const_value() == 1 else inside
+        return guarded(owner, [CpAsync(target, dst, value.buffer, value.index, pred=pred)])
+    store = Assign(target, dst, value)
+    if inside.const_value() == 1:
+        return guarded(owner, [store])
+    zero = Assign(target, dst, const(0, target.dtype))
+    return guarded(owner, [IfThenElse(inside, (store,), (zero,))])
 
 
 def _tma_load(a: Analyses, tv: TensorView, idx: dict[IterDomain, Val]) -> TmaLoad:
@@ -199,8 +233,10 @@ def _vectorize(loop: ForLoop, a: Analyses) -> list[Node]:
     first = {loop.index.name: Val.const(0)}
     last = {loop.index.name: Val.const(width - 1)}
     if isinstance(inner, CpAsync):
+        # a zero-filling copy is inside the tensor as a whole exactly when its last element is
         stmt: Node = replace(inner, dst_index=inner.dst_index.substitute(first),
-                             src_index=inner.src_index.substitute(first), vector=width)
+                             src_index=inner.src_index.substitute(first), vector=width,
+                             pred=inner.pred.substitute(last) if inner.pred is not None else None)
         _check_cp_async_bytes(stmt)
     else:
         source = _copied(inner.value, inner.buffer)

@@ -10,7 +10,9 @@ statement that writes the tile instead: the ``store_waits`` pass puts the issuin
 the previous iteration's stores before it, and the barrier then orders that wait before every
 thread's write (the guard).
 A TMA store reads through the async proxy: before the barrier that precedes it, every thread runs
-``fence.proxy.async`` so its ordinary (or stmatrix) writes of the tile are visible to the copy.
+``fence.proxy.async`` so its ordinary (or stmatrix) writes of the tile are visible to the copy. So do
+tensor-core MMAs reading an operand tile the threads wrote (cp.async, waited for right after it, or plain
+copies) outside a circular buffer (whose pass fences its own stages).
 A barrier whose writer and reader share a thread-bound loop (each index there has its own part of
 the buffer, read by the threads of that index, or takes its turn on one buffer: warp groups taking
 turns on a tensor-core epilogue's tile, one at a time, ``TensorCores.shared_turn_axis``) says so in
@@ -38,13 +40,14 @@ from ..placement import Path, body_at, common_scope, op_paths
 class _Hazard:
     """A barrier a hazard needs before statement ``index`` of a statement list (``len`` of it: at its end).
 
-    ``async_reader``: the reader is a TMA store, which reads through the async proxy: the writers make
-    their writes visible to it (``fence.proxy.async``) before the barrier. ``per``: as ``BlockSync.per``."""
+    ``async_reader``: the reader is a TMA store or tensor-core MMAs, which read through the async proxy: the
+    writers make their writes visible to it (``fence.proxy.async``) before the barrier. ``per``: as ``BlockSync.per``."""
 
     index: int
     reason: str
     per: tuple = ()
     async_reader: bool = False
+    fence_only: bool = False     # a barrier is already there (at ``index``): only the fence goes before it
 
     def order(self) -> tuple:
         """A defined order (hazards are kept in a set): position, plain before async readers, reason, then
@@ -67,9 +70,17 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
                 continue
             body = body_at(kernel.body, body_path)
             per = _independent_dims(tv, r_op.tv, a)
-            if i < j and not any(isinstance(n, BlockSync) for n in body[i + 1:j]):
+            barriers = [k for k in range(i + 1, j) if isinstance(body[k], BlockSync)]
+            if i < j and barriers and _read_by_tensor_cores(tv, r_op.tv, a):
+                # another hazard's barrier (a TMA token wait's) orders the writes; they still need the fence
+                inserts.setdefault(body_path, set()).add(
+                    _Hazard(barriers[0], f"T{tv.name} read by tensor-core MMAs", per, True, fence_only=True))
+            if i < j and not barriers:
                 if load_kind(r_op.tv) is LoadStoreOpType.TMAStore:
                     hazard = _Hazard(j, f"RAW: T{tv.name} written, then read by a TMA store", per, async_reader=True)
+                elif _read_by_tensor_cores(tv, r_op.tv, a):
+                    hazard = _Hazard(j, f"RAW: T{tv.name} written, then read by tensor-core MMAs", per,
+                                     async_reader=True)
                 else:
                     hazard = _Hazard(j, f"RAW: T{tv.name} written, then read", per)
                 inserts.setdefault(body_path, set()).add(hazard)
@@ -81,6 +92,14 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
                     at, reason = i, f"WAR: T{tv.name} is rewritten here, after its TMA stores' wait"
                 inserts.setdefault(body_path, set()).add(_Hazard(at, reason, per))
     return replace(kernel, body=_apply(kernel.body, (), inserts))
+
+
+def _read_by_tensor_cores(tv: TensorView, reader: TensorView, a: Analyses) -> bool:
+    """``reader`` is a tensor-core matmul's accumulator reading ``tv`` as an operand, through the async proxy,
+    and the threads wrote ``tv`` (not TMA, itself the async proxy)."""
+    if load_kind(tv) is LoadStoreOpType.TMA:
+        return False
+    return any(m.accumulator is reader for m, _ in a.tensor_cores.operand_of(tv))
 
 
 def _deferred_store(a: Analyses, tv: TensorView) -> bool:
@@ -129,9 +148,13 @@ def _apply(body: tuple[Node, ...], path: Path, inserts: dict[Path, set[_Hazard]]
             by_index[hazard.index] = hazard
         else:   # one barrier for several hazards: independent only along common dims, fenced if any reader is async
             by_index[hazard.index] = replace(first, per=tuple(d for d in first.per if d in hazard.per),
-                                             async_reader=first.async_reader or hazard.async_reader)
+                                             async_reader=first.async_reader or hazard.async_reader,
+                                             fence_only=first.fence_only and hazard.fence_only)
     for k, node in enumerate(body):
-        if k in by_index and not (out and isinstance(out[-1], BlockSync)):
+        if k in by_index and by_index[k].fence_only:
+            if not (out and isinstance(out[-1], FenceAsyncProxy)):
+                out.append(FenceAsyncProxy())
+        elif k in by_index and not (out and isinstance(out[-1], BlockSync)):
             out.extend(_barrier(by_index[k]))
         kids = children(node)
         if kids:

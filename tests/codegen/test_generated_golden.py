@@ -31,6 +31,11 @@ BUILDERS["example_matmul_wgmma_batched_ws_persistent"] = lambda: examples.load("
     persistent=True, tma_store=True, out_dtype=DataType.BFloat16)
 BUILDERS["example_matmul_wgmma_transposed"] = lambda: examples.load("matmul_wgmma").build(   # a [K, M], b [N, K]
     tile=(128, 128, 64), stages=3, compute_warp_groups=1, transpose_a=True, transpose_b=True)
+# K = 100 (rows of 200 bytes): A by 8-byte cp.async, B by TMA; K = 263 with b [N, K]: both by plain copies
+BUILDERS["example_matmul_wgmma_cp_async_k100"] = lambda: examples.load("matmul_wgmma").build(
+    tile=(128, 128, 64), stages=3, compute_warp_groups=2, shape=(200, 264, 100))
+BUILDERS["example_matmul_wgmma_plain_copies_k263"] = lambda: examples.load("matmul_wgmma").build(
+    tile=(128, 128, 64), stages=3, compute_warp_groups=2, shape=(200, 264, 263), transpose_b=True)
 
 BUILDERS["example_matmul_cluster_1x2_tma_store"] = lambda: examples.load("matmul_cluster").build(   # shares A
     cluster=(1, 2), tma_store=True, stages=3)

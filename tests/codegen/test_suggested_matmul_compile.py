@@ -18,6 +18,12 @@ SHAPES = {
     "256 x 128": (4096, 4096, 256),
     "64 x 128, one compute warp group": (1024, 1024, 32768),
     "128 x 128": (1024, 2048, 8192),
+    # rows TMA cannot copy (docs/matmul.md, "Any K and any row stride"): A by plain copies, by 4-byte cp.async,
+    # B's odd rows by plain copies
+    "K = 263, plain copies of A": (2000, 3000, 263),
+    "K = 1001, plain copies of A, 128 x 256": (4096, 4096, 1001),
+    "K = 262, 4-byte cp.async of A": (2000, 3000, 262),
+    "N = 1001, plain copies of B": (1024, 1001, 1024),
 }
 
 

@@ -35,7 +35,7 @@ def _estimate(params: MatmulParams, problem: MatmulProblem, depths: dict[int, in
     if params.stages == "auto":
         (depth,) = set(depths.values())
         params = replace(params, stages=depth)
-    return params.smem_bytes(problem.dtype, problem.loaded_tiles, problem.layout)
+    return params.smem_bytes(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads)
 
 
 def _check(fusion: Fusion, params: MatmulParams) -> None:
@@ -259,3 +259,17 @@ def test_the_estimate_is_the_kernels_for_suggested_batched_params(batched: str) 
     batch, b_2d = BATCHED[batched]
     fusion = _fusion(512, 512, 512, epilogue="C", batch=batch, b_2d=b_2d)
     _check(fusion, suggest_matmul_params(fusion, sms=4))
+
+
+@pytest.mark.parametrize("k,transpose_b,tma_store", [(100, False, False), (263, True, False), (263, False, True)])
+def test_the_estimate_of_compute_loaded_operands_is_the_kernels(k: int, transpose_b: bool, tma_store: bool) -> None:
+    """Rows TMA cannot copy (docs/matmul.md, "Any K and any row stride"): one TMA operand leaves a "full" barrier
+    per stage and no "empty" one (K = 100, 263 with the TMA store), none leaves no barriers (A @ B^T, K = 263)."""
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(shape=(200, k), dtype=DataType.BFloat16)
+        b = fusion.add_input(shape=(264, k) if transpose_b else (k, 264), dtype=DataType.BFloat16)
+        c = ops.matmul(a, ops.transpose(b, 0, 1) if transpose_b else b)
+        fusion.add_output(ops.cast(c, DataType.BFloat16) if tma_store else c)
+    assert not matmul_problem(fusion).tma_operands
+    _check(fusion, MatmulParams(tile=(128, 128, 64), stages=4, compute_warp_groups=2, tma_store=tma_store))

@@ -136,7 +136,7 @@ def test_set_load_type_makes_the_permute_a_tma_load_of_its_input() -> None:
 
 
 @pytest.mark.parametrize("case,message", [
-    ("cp_async", r"set_load_type: CpAsync for T1; a copy becomes a TMA load only"),
+    ("stmatrix", r"set_load_type: StMatrix for T1; a copy becomes a TMA or cp.async load only"),
     ("not_a_copy", r"set_load_type: T2 is defined by a binary op; only a tensor defined by a plain copy"),
     ("input", r"set_load_type: T0 is a fusion input"),
     ("local_source", r"set_load_type: a TMA load reads global memory, but T3 copies T1, which is in Local memory"),
@@ -146,8 +146,8 @@ def test_set_load_type_makes_the_permute_a_tma_load_of_its_input() -> None:
 def test_set_load_type_refuses(case: str, message: str) -> None:
     fusion, t, out = _transposed_input()
     x = fusion.inputs[0]
-    if case == "cp_async":
-        call = lambda: t.set_load_type(LoadStoreOpType.CpAsync)
+    if case == "stmatrix":
+        call = lambda: t.set_load_type(LoadStoreOpType.StMatrix)
     elif case == "not_a_copy":
         call = lambda: out.set_load_type(LoadStoreOpType.TMA)
     elif case == "input":

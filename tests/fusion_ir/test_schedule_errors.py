@@ -485,8 +485,11 @@ CASES = [
      r"T2: cache_before: a TMAStore writes global memory; the tensor must be in Global memory"),
     ("cache-after-not-an-op-type", pointwise, lambda n: n.t0.cache_after("TMA"),
      r"T0: cache_after: 'TMA' is not a LoadStoreOpType"),
-    ("set-load-type-not-tma", transposed, lambda n: n.t2.set_load_type(LoadStoreOpType.CpAsync),
-     r"T2: set_load_type: CpAsync for T2; a copy becomes a TMA load only \(LoadStoreOpType.TMA\)"),
+    ("set-load-type-not-async", transposed, lambda n: n.t2.set_load_type(LoadStoreOpType.StMatrix),
+     (r"T2: set_load_type: StMatrix for T2; a copy becomes a TMA or cp.async load only \(LoadStoreOpType.TMA, "
+      r"LoadStoreOpType.CpAsync\)")),
+    ("set-allocation-domain-of-a-local", pointwise, lambda n: n.t2.set_allocation_domain(n.t2.loop),
+     r"T2: set_allocation_domain: T2 is in Local memory; only a Shared buffer takes an allocation domain"),
     ("set-load-type-of-a-computed-tensor", transposed, lambda n: n.t3.set_load_type(TMA),
      r"T3: set_load_type: T3 is defined by a binary op; only a tensor defined by a plain copy"),
     ("set-load-type-of-an-input", transposed, lambda n: n.t0.set_load_type(TMA),

@@ -164,12 +164,6 @@ def test_schedule_matmul_without_params_uses_the_suggestion() -> None:
 @pytest.mark.parametrize("fusion,match", [
     (lambda: _matmul((128, 128, 64), k_of_b=72),
      r"K of operand a \(T0, \[M, K\] = \[128, 64\]\) is 64 but K of operand b \(T1, \[K, N\] = \[72, 128\]\) is 72"),
-    (lambda: _matmul((1234, 4568, 891)),
-     (r"a row of operand a \(T0\) holds K = 891 bfloat16 elements, 1782 bytes; TMA needs row strides that are "
-      r"multiples of 16 bytes, so K must be a multiple of 8")),
-    (lambda: _matmul((1234, 4567, 888)), r"a row of operand b \(T1\) holds N = 4567 bfloat16 elements"),
-    (lambda: _matmul((256, 260, 256), dtype=DataType.Half, out_dtype=DataType.Half),
-     r"a row of operand b \(T1\) holds N = 260 half elements, 520 bytes"),
 ])
 def test_problems_the_kernel_cannot_run(fusion, match: str) -> None:
     with pytest.raises(ScheduleError, match="suggest_matmul_params: " + match):
@@ -244,3 +238,61 @@ def test_a_bias_epilogue_is_suggested_register_stores_and_c_the_tma_store(kind: 
     assert params.persistent and params.tile == (128, 256, 64)
     assert params.tma_store is tma_store and params.stages == stages
     schedule_matmul(fusion)           # the suggestion schedules
+
+
+# ------------------------------------------------------------------ rows TMA cannot copy
+@pytest.mark.parametrize("shape,dtype,loads", [
+    ((1234, 4568, 891), DataType.BFloat16, ("Set", "TMA")),        # K odd: plain 2-byte copies of A
+    ((1234, 4567, 888), DataType.BFloat16, ("TMA", "Set")),        # N odd: plain copies of B
+    ((2000, 3000, 262), DataType.BFloat16, ("CpAsync", "TMA")),    # K even: 4-byte cp.async of A
+    ((4096, 4096, 1001), DataType.BFloat16, ("Set", "TMA")),
+    ((256, 260, 256), DataType.Half, ("TMA", "CpAsync")),           # N = 260: 8-byte cp.async of B
+])
+def test_rows_tma_cannot_copy_get_a_pipelined_kernel(shape: tuple[int, int, int], dtype: DataType,
+                                                     loads: tuple[str, str]) -> None:
+    """An operand whose rows are not 16-byte multiples (what TMA needs) is loaded by the compute warp groups: the
+    suggestion is a Pipelined kernel, one tile per block, at least 3 stages (docs/matmul.md, "Any K and any row
+    stride"); the problem says how each operand is loaded."""
+    from fusion_ir.schedulers.matmul_problem import matmul_problem
+    fusion = _matmul(shape, dtype=dtype, out_dtype=dtype)
+    assert tuple(load.kind.name for load in matmul_problem(fusion).loads) == loads
+    p = suggest_matmul_params(fusion)
+    assert not p.warp_specialized and not p.persistent and not p.ping_pong
+    assert p.stages >= 3
+    schedule_matmul(fusion, p)
+
+
+@pytest.mark.parametrize("pinned,match", [
+    ({"warp_specialized": True}, (r"MatmulParams.warp_specialized: a row of operand a \(T0\) holds K = 891 "
+                                  r"bfloat16 elements, 1782 bytes, not a multiple of the 16 TMA needs, so the compute "
+                                  r"warp groups load operand A with plain element copies; .* set "
+                                  r"warp_specialized=False")),
+    ({"persistent": True}, r"MatmulParams.persistent: .* set persistent=False"),
+    ({"stages": 2}, r"MatmulParams.stages: 2 with .* at least 3 stages"),
+    ({"stages": 4}, None),
+])
+def test_a_pinned_arrangement_that_cannot_load_the_rows_is_refused(pinned: dict, match: str | None) -> None:
+    fusion = _matmul((1234, 4568, 891))
+    if match is None:
+        suggest_matmul_params(fusion, **pinned)
+        return
+    with pytest.raises(ScheduleError, match=match):
+        suggest_matmul_params(fusion, **pinned)
+    with pytest.raises(ScheduleError, match=match):
+        schedule_matmul(_matmul((1234, 4568, 891)), replace(suggest_matmul_params(_matmul((1234, 4568, 891))),
+                                                            **pinned))
+
+
+def test_copies_the_threads_cannot_share_evenly_are_refused() -> None:
+    """B K-major (nn.Linear's weight) of odd K (plain copies) in a tile of N = 136, K = 16: 136 x 16 copies over
+    256 threads."""
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(shape=(256, 99), dtype=DataType.BFloat16)
+        w = fusion.add_input(shape=(512, 99), dtype=DataType.BFloat16)
+        fusion.add_output(ops.matmul(a, ops.transpose(w, 0, 1)))
+    with pytest.raises(ScheduleError, match=r"MatmulParams.tile: \(128, 136, 16\) with operand B loaded by plain "
+                                            r"element copies: its 136 x 16 tile is 2176 copies, which the 256 threads "
+                                            r"of 2 compute warp groups must share evenly"):
+        suggest_matmul_params(fusion, tile=(128, 136, 16), compute_warp_groups=2)
+    suggest_matmul_params(fusion, tile=(128, 128, 16), compute_warp_groups=2)

@@ -36,3 +36,20 @@ def test_a_batched_case_matches_numpy() -> None:
                       70, 72, 40, 3, batch=2, b_2d=True)
     assert b_2d.shapes() == [(2, 70, 40), (40, 72), (72,)]
     assert check_matmul_case(b_2d) == "matched"
+
+
+def test_fixed_shape_cases_of_any_row_length() -> None:
+    """The template's fixed-shape cases: rows TMA cannot copy (K = 99 of A, N = 37 of B, M = 45 of a [K, M] A) are
+    loaded by the compute warp groups; parameters that cannot (warp-specialized, 2 stages) are refused."""
+    pipelined = MatmulParams(tile=(64, 64, 32), stages=3, compute_warp_groups=1)
+    odd_k = MatmulCase(pipelined, DataType.BFloat16, "alpha_beta", 70, 37, 99, 4, fixed_shapes=True)
+    assert odd_k.valid and check_matmul_case(odd_k) == "matched"
+    a_mn = MatmulCase(pipelined, DataType.Half, "bias_relu", 45, 72, 40, 5, transpose_a=True, batch=2,
+                      fixed_shapes=True)
+    assert a_mn.valid and check_matmul_case(a_mn) == "matched"
+    ws = MatmulCase(MatmulParams(tile=(64, 64, 32), stages=3, compute_warp_groups=1, warp_specialized=True),
+                    DataType.BFloat16, "none", 70, 72, 99, 6, fixed_shapes=True)
+    assert not ws.valid and check_matmul_case(ws) == "refused"
+    shallow = MatmulCase(MatmulParams(tile=(64, 64, 32), stages=2, compute_warp_groups=1), DataType.BFloat16,
+                         "none", 70, 37, 40, 7, fixed_shapes=True)
+    assert not shallow.valid and check_matmul_case(shallow) == "refused"

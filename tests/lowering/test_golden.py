@@ -22,6 +22,9 @@ BUILDERS["matmul_wgmma_batched"] = lambda: examples.load("matmul_wgmma").build(
     tile=(128, 128, 64), stages=3, compute_warp_groups=1, batch=True)
 BUILDERS["matmul_wgmma_transposed"] = lambda: examples.load("matmul_wgmma").build(
     tile=(128, 128, 64), stages=3, compute_warp_groups=1, transpose_a=True, transpose_b=True)
+# K = 100: A's rows of 200 bytes loaded by 8-byte cp.async into the swizzled tile, B by TMA
+BUILDERS["matmul_wgmma_cp_async_k100"] = lambda: examples.load("matmul_wgmma").build(
+    tile=(128, 128, 64), stages=3, compute_warp_groups=2, shape=(200, 264, 100))
 
 # two blocks of adjacent tile rows share B's tile by TMA multicast
 BUILDERS["matmul_cluster"] = lambda: examples.load("matmul_cluster").build(tile=(128, 128, 64), stages=3,

@@ -25,21 +25,25 @@ def _matmul(m: int, n: int, k: int, *, bias: bool = False, out_dtype: DataType |
     return fusion
 
 
-# (M, N, K), SM count, extra fusion options, the arrangement expected
+# (M, N, K), SM count, extra fusion options, the arrangement expected: (tile, persistent, ping-pong, TMA store)
 CASES = {
-    "few tiles: 64 x 128": ((200, 264, 136), 132, {}, ((64, 128, 64), False, False)),
-    "K of 2 tiles: 256 x 128": ((300, 520, 120), 2, {}, ((256, 128, 64), False, False)),
-    "two waves: persistent, TMA store, 32-bit indices": ((520, 264, 328), 2, {}, ((128, 256, 64), True, True)),
-    "float result, fused bias": ((260, 392, 1160), 2, {"bias": True, "out_dtype": None}, ((256, 128, 64), False, False)),
+    "few tiles: 64 x 128": ((200, 264, 136), 132, {}, ((64, 128, 64), False, False, True)),
+    "K of 2 tiles: ping-pong 128 x 128": ((300, 520, 120), 2, {}, ((128, 128, 64), True, True, True)),
+    "N under 128: ping-pong 128 x 128": ((520, 120, 328), 2, {}, ((128, 128, 64), True, True, True)),
+    "under four waves: 256 x 128": ((600, 200, 328), 2, {}, ((256, 128, 64), False, False, True)),
+    "whole waves of 192 x 192": ((260, 392, 1160), 2, {}, ((192, 192, 64), False, False, True)),
+    "four waves: persistent, TMA store, 32-bit indices": ((520, 264, 328), 2, {}, ((128, 256, 64), True, False, True)),
+    "float result, fused bias": ((260, 392, 1160), 2, {"bias": True, "out_dtype": None},
+                                 ((256, 128, 64), False, False, False)),
 }
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_suggested_params_match_numpy(case: str) -> None:
-    (m, n, k), sms, options, (tile, persistent, tma_store) = CASES[case]
+    (m, n, k), sms, options, expected = CASES[case]
     fusion = _matmul(m, n, k, **options)
     params = suggest_matmul_params(fusion, sms=sms)
-    assert (params.tile, params.persistent, params.tma_store) == (tile, persistent, tma_store)
+    assert (params.tile, params.persistent, params.ping_pong, params.tma_store) == expected
     if sms == 132:
         schedule_matmul(fusion)                   # without params: the suggestion for an H100
     else:

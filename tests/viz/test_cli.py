@@ -52,6 +52,9 @@ def test_every_show_of_every_example(name: str, viz) -> None:
         if show == "resources" and (name not in RESOURCES_BY_COMMAND or not nvcc_available()):
             continue
         r = viz(name, "--show", show)
+        if show == "heuristics" and fusion.scheduler_choice is None:    # alone, no matmul scheduler: a usage error
+            assert r.code == 2 and "UsageError: " in r.err and "heuristics" in r.err, r.err
+            continue
         assert r.code == 0 and r.err == "", f"--show {show}: {r.err}"
         text[show] = r.out
 

@@ -1,0 +1,115 @@
+"""The ``MatmulParams`` a tuner times for one problem: ``matmul_candidates(fusion or problem, sms)``.
+
+A small set around the rules, none tied to a shape, in this order (cut at ``MAX_CANDIDATES``): the
+rules' suggestion; the suggestion with the TMA store and with the persistent kernel switched; the big tiles
+(128 x 256, 256 x 128) with the TMA store, one per block and persistent; ping-pong 128 x 128; 192 x 192 on
+three compute warp groups; persistent 128 x 192; the smaller tiles (64 x 256, 128 x 128, 64 x 128) with the TMA
+store; the first persistent candidate with ``group_m`` halved and doubled (where it has more row tiles than
+half a group). The TMA store wherever the result allows it (16-bit), register stores otherwise. Duplicates
+are dropped, and so are persistent candidates of a problem with fewer tiles than SMs (nothing for the
+persistent loop to walk). Every candidate is as deep as shared memory allows (the rules' depth) and is kept
+only if it can schedule the problem: ``MatmulParams.validate`` and the checks ``schedule_matmul`` makes of a
+problem (the batch on ``blockIdx.z``, the TMA store's 16-bit output, ping-pong without a TMA-loaded ``C``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from target import current as current_target
+
+from ..fusion import Fusion
+from ..types import DataType, ScheduleError
+from .matmul_params import MatmulParams
+from .matmul_problem import MatmulProblem, matmul_problem
+from .suggest import (
+    PING_PONG,
+    _depth,
+    _fewest_stages,
+    _fits_int32,
+    _warp_groups_for,
+    compute_loaded_arrangement,
+    register_split,
+    rule_params,
+)
+
+MAX_CANDIDATES = 12
+BIG_TILES = ((128, 256, 64), (256, 128, 64))
+SQUARE_TILE = (192, 192, 64)          # three compute warp groups: whole waves where the big tiles leave a tail
+WIDE_PERSISTENT = (128, 192, 64)      # pads fewer columns than 128 x 256
+SMALL_TILES = ((64, 256, 64), (128, 128, 64), (64, 128, 64))
+
+
+def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *,
+                      limit: int = MAX_CANDIDATES) -> list[MatmulParams]:
+    """Candidates for ``subject``'s matmul on a GPU of ``sms`` SMs (default: the current target's), the
+    rules' suggestion first, each distinct and valid for the problem (see the module's text)."""
+    problem = subject if isinstance(subject, MatmulProblem) else matmul_problem(subject, caller="matmul_candidates")
+    sms = current_target().sm_count if sms is None else sms
+    suggested = rule_params(problem, sms)
+    wide_index = DataType.Int32 if _fits_int32(problem) else DataType.Int64
+
+    store = problem.tma_store_possible
+
+    def arranged(tile: tuple[int, int, int], **fields: Any) -> dict[str, Any]:
+        persistent = fields.get("persistent", False)
+        groups = _warp_groups_for(tile)
+        out = {"tile": tile, "compute_warp_groups": groups, "register_split": register_split(groups),
+               "warp_specialized": True, "persistent": False, "tma_store": store, "blocks": sms,
+               "index_type": wide_index if persistent else DataType.Int64, **fields}
+        return {**out, **compute_loaded_arrangement(problem, out)}    # an operand TMA cannot load: Pipelined
+
+    out = [suggested]
+
+    def add(params: MatmulParams | None) -> None:
+        if params is None or params in out:
+            return
+        tiles = problem.tiles(params.tile)
+        if params.persistent and tiles is not None and tiles < sms:
+            return                       # fewer tiles than resident blocks: the persistent loop has nothing to walk
+        out.append(params)
+
+    add(_deepest(replace(suggested, tma_store=not suggested.tma_store), problem))
+    add(_deepest(replace(suggested, persistent=not suggested.persistent, ping_pong=False,
+                         index_type=DataType.Int64 if suggested.persistent else wide_index), problem))
+    for tile in BIG_TILES:
+        add(_deepest(MatmulParams(**arranged(tile)), problem))
+        add(_deepest(MatmulParams(**arranged(tile, persistent=True)), problem))
+    add(_deepest(MatmulParams(**arranged(PING_PONG, persistent=True, ping_pong=True)), problem))
+    add(_deepest(MatmulParams(**arranged(SQUARE_TILE)), problem))
+    add(_deepest(MatmulParams(**arranged(WIDE_PERSISTENT, persistent=True)), problem))
+    for tile in SMALL_TILES:
+        add(_deepest(MatmulParams(**arranged(tile)), problem))
+    persistent = next((p for p in out if p.persistent and not p.ping_pong), None)
+    row_tiles = None if persistent is None or problem.m is None else -(-problem.m // persistent.tile[0])
+    if persistent is not None and (row_tiles is None or row_tiles > persistent.group_m // 2):
+        for group_m in (max(1, persistent.group_m // 2), persistent.group_m * 2):
+            candidate = replace(persistent, group_m=group_m)
+            add(candidate if _runs(candidate, problem) else None)
+    return out[:limit]
+
+
+def _deepest(params: MatmulParams, problem: MatmulProblem) -> MatmulParams | None:
+    """``params`` at the rules' depth (the deepest that fits), or None when it cannot run the problem."""
+    shallow = replace(params, stages=_fewest_stages(problem))
+    try:
+        shallow.validate(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads)   # the tile fits at all
+    except ScheduleError:
+        return None
+    params = replace(params, stages=_depth(shallow, problem))
+    return params if _runs(params, problem) else None
+
+
+def _runs(params: MatmulParams, problem: MatmulProblem) -> bool:
+    """Whether ``schedule_matmul`` takes ``params`` for ``problem``: ``validate`` and its checks of the problem."""
+    try:
+        params.validate(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads)
+    except ScheduleError:
+        return False
+    if params.tma_store and not problem.tma_store_possible:
+        return False                     # stmatrix stores 16-bit elements
+    if params.ping_pong and problem.loaded_tiles:
+        return False                     # each warp group would load its own C tile: not implemented
+    batch, max_z = problem.batch, current_target().max_grid[2]
+    return not (problem.batch_axes and not params.persistent and batch is not None and batch > max_z)
