@@ -148,11 +148,11 @@ def _cluster(fusion: Fusion, params: MatmulParams, a_s: TensorView, b_s: TensorV
     the operand that lacks the axis (B lacks M, A lacks N) is the same tile in every block of the cluster:
     it is multicast along that block index."""
     cm, cn = params.cluster
-    for n, tile, name in ((cm, b_s, "B"), (cn, a_s, "A")):
-        if n > 1 and load_kind(tile) is not LoadStoreOpType.TMA:
-            raise ScheduleError(f"MatmulParams.cluster: {params.cluster} shares operand {name}'s tile by TMA "
-                                f"multicast, but the compute warp groups load it (its rows are not 16-byte "
-                                f"multiples); use cluster=(1, 1)")
+    for tile, name in ((a_s, "A"), (b_s, "B")):
+        if (cm > 1 or cn > 1) and load_kind(tile) is not LoadStoreOpType.TMA:
+            raise ScheduleError(f"MatmulParams.cluster: {params.cluster} with operand {name} loaded by the compute "
+                                f"warp groups (its rows are not 16-byte multiples); a cluster shares a tile by TMA "
+                                f"multicast through the TMA pipeline's mbarriers: use cluster=(1, 1)")
     if cm > 1:
         fusion.set_cluster_dims((1, cm, 1))
         b_s.set_multicast(ParallelType.BIDy)

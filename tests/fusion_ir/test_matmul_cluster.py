@@ -78,3 +78,11 @@ def test_set_multicast_needs_a_tma_load_and_a_block_index() -> None:
     with pytest.raises(ScheduleError, match="is not loaded by TMA"):
         b.set_multicast(ParallelType.BIDx)
     assert c.set_multicast(ParallelType.BIDy).multicast is ParallelType.BIDy
+
+
+@pytest.mark.parametrize("cluster", [(2, 1), (1, 2)])
+def test_a_cluster_with_a_compute_loaded_operand_is_refused(cluster: tuple[int, int]) -> None:
+    """K = 100: A's rows are 200 bytes, which TMA cannot copy, so the compute warp groups load A."""
+    with pytest.raises(ScheduleError, match=r"MatmulParams\.cluster: .* operand A loaded by the compute warp groups"):
+        matmul_wgmma.build(shape=(300, 264, 100), tile=(128, 128, 64), stages=3, compute_warp_groups=1,
+                           cluster=cluster)
