@@ -4,6 +4,7 @@ cluster dimensions, the multicast operand); ``Fusion.set_cluster_dims`` and ``Te
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import pytest
 
@@ -86,3 +87,10 @@ def test_a_cluster_with_a_compute_loaded_operand_is_refused(cluster: tuple[int, 
     with pytest.raises(ScheduleError, match=r"MatmulParams\.cluster: .* operand A loaded by the compute warp groups"):
         matmul_wgmma.build(shape=(300, 264, 100), tile=(128, 128, 64), stages=3, compute_warp_groups=1,
                            cluster=cluster)
+
+
+def test_a_cluster_round_trips_through_the_tuning_cache_json() -> None:
+    from fusion_ir.schedulers.tuning_cache import params_from_json, params_to_json
+
+    params = MatmulParams(tile=(128, 256, 64), warp_specialized=True, tma_store=True, cluster=(2, 1))
+    assert params_from_json(json.loads(json.dumps(params_to_json(params)))) == params
