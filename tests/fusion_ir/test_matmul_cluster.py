@@ -94,3 +94,10 @@ def test_a_cluster_round_trips_through_the_tuning_cache_json() -> None:
 
     params = MatmulParams(tile=(128, 256, 64), warp_specialized=True, tma_store=True, cluster=(2, 1))
     assert params_from_json(json.loads(json.dumps(params_to_json(params)))) == params
+
+
+def test_a_cluster_is_named() -> None:
+    from fusion_ir.schedulers.matmul_why import params_name
+
+    assert params_name(MatmulParams(warp_specialized=True, cluster=(1, 2))).endswith(" cluster1x2")
+    assert "cluster" not in params_name(MatmulParams(warp_specialized=True))
