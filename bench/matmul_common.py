@@ -11,16 +11,20 @@ from fusion_ir.schedulers import MatmulParams
 
 
 def describe(params: MatmulParams) -> str:
-    """A configuration's name in the tables, e.g. ``wgmma ws persistent tma-store i32 128x256x64 s3 wg2``."""
+    """A configuration's name in the tables, e.g. ``wgmma ws persistent tma-store i32 128x256x64 s3 wg2`` (with a
+    cluster: ``... wg2 cluster2x1``, blocks along M x N)."""
     kind = ("ws " if params.warp_specialized else "") + ("persistent " if params.persistent else "") \
         + ("ping-pong " if params.ping_pong else "") + ("tma-store " if params.tma_store else "") \
         + ("i32 " if params.index_type is DataType.Int32 else "")
-    return f"wgmma {kind}{'x'.join(str(x) for x in params.tile)} s{params.stages} wg{params.compute_warp_groups}"
+    cluster = "" if params.cluster == (1, 1) else f" cluster{params.cluster[0]}x{params.cluster[1]}"
+    return f"wgmma {kind}{'x'.join(str(x) for x in params.tile)} s{params.stages} wg{params.compute_warp_groups}{cluster}"
 
 
 def params_from_json(config: dict[str, Any]) -> dict[str, Any]:
     """``MatmulParams`` fields from their JSON form: the tile a list, the index type a name ("Int32")."""
     out = dict(config, tile=tuple(config["tile"]))
+    if "cluster" in out:
+        out["cluster"] = tuple(out["cluster"])
     if "index_type" in out:
         out["index_type"] = DataType[out["index_type"]]
     return out

@@ -27,7 +27,7 @@ import datetime
 import math
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -112,10 +112,20 @@ def problem_fusion(p: Problem | None = None, form: tuple[bool, bool, bool, bool]
     return fusion
 
 
+# clusters of two blocks sharing an operand's tile by TMA multicast (half its L2 reads): each one-tile-per-block
+# big-tile candidate of the tuner is timed in clusters (2, 1) and (1, 2) too
+CLUSTERS = ((2, 1), (1, 2))
+CLUSTER_TILES = ((128, 256, 64), (256, 128, 64))
+
+
 def candidates(p: Problem, rules: MatmulParams, sms: int) -> list[MatmulParams]:
-    """What is timed for ``p``: the tuner's candidates (``matmul_candidates``: the rules' choice first)."""
+    """What is timed for ``p``: the tuner's candidates (``matmul_candidates``: the rules' choice first), then the
+    big-tile ones that run a tile per block in clusters of two (``CLUSTERS``)."""
     found = matmul_candidates(problem_fusion(p), sms=sms)
-    return [rules] + [c for c in found if c != rules]
+    out = [rules] + [c for c in found if c != rules]
+    clustered = [replace(c, cluster=cluster) for c in out for cluster in CLUSTERS
+                 if c.tile in CLUSTER_TILES and c.warp_specialized and not c.persistent and c.cluster == (1, 1)]
+    return out + [c for c in clustered if c not in out]
 
 
 def params_json(params: MatmulParams) -> dict:

@@ -35,6 +35,7 @@ from lowering.kernel_ir import (
     BinaryValue,
     BlockReduce,
     BlockSync,
+    ClusterSync,
     Buffer,
     CastValue,
     Comment,
@@ -50,6 +51,7 @@ from lowering.kernel_ir import (
     Load,
     MatrixDescriptor,
     MBarrierArrive,
+    MBarrierRemoteArrive,
     MBarrierArriveExpectTx,
     MBarrierInit,
     MBarrierInval,
@@ -159,6 +161,9 @@ class KernelPrinter(NodeVisitor):
             (f"// Launch: grid ({', '.join(str(g) for g in k.grid)}), block ({', '.join(str(b) for b in k.block)}),"
              f" dynamic shared memory {k.smem_bytes} bytes."),
         ]
+        if k.cluster_dims != (1, 1, 1):
+            header.append(f"// Clusters of ({', '.join(map(str, k.cluster_dims))}) blocks (__cluster_dims__): the grid is "
+                          f"a multiple of them.")
         parts = [
             "\n".join(header),
             (helpers_source(self.helpers) + wrappers_source(self.wgmma_shapes)).rstrip("\n"),
@@ -171,6 +176,8 @@ class KernelPrinter(NodeVisitor):
         params += [f"const __grid_constant__ TensorMap {t.name}" for t in self.kernel.tensor_maps]
         bounds = self._launch_bounds()
         qualifier = f"__launch_bounds__({bounds}) " if bounds else ""
+        if self.kernel.cluster_dims != (1, 1, 1):
+            qualifier = f"__cluster_dims__({', '.join(map(str, self.kernel.cluster_dims))}) " + qualifier
         return f'extern "C" __global__ void {qualifier}{self.kernel.name}({", ".join(params)})'
 
     def _launch_bounds(self) -> str:
@@ -470,6 +477,17 @@ class KernelPrinter(NodeVisitor):
     def visit_MBarrierArrive(self, node: MBarrierArrive) -> None:
         self._emit(f"mbarrier::arrive({self._mbarrier(node.mbar, node.index, node)});")
 
+    def visit_MBarrierRemoteArrive(self, node: MBarrierRemoteArrive) -> None:
+        self.helpers.add("cluster")
+        mbar = self._mbarrier(node.mbar, node.index, node)
+        self._emit(f"cluster::arriveRemote({mbar}, {self._idx(node.cta, node)});")
+
+    def visit_ClusterSync(self, node: ClusterSync) -> None:
+        self.helpers.add("cluster")
+        if node.fence_init:
+            self._emit("cluster::fenceMBarrierInit();")
+        self._emit("cluster::sync();" + (f"  // {node.reason}" if node.reason else ""))
+
     def visit_MBarrierArriveExpectTx(self, node: MBarrierArriveExpectTx) -> None:
         call = f"mbarrier::arriveExpectTx({self._mbarrier(node.mbar, node.index, node)}, " \
                f"{self._idx(node.tx_bytes, node)})"
@@ -499,6 +517,11 @@ class KernelPrinter(NodeVisitor):
         tmap = self._tensor_map(node, node.dst)
         dst = self._smem_address(node.dst, node.dst_index, node, "destination")
         mbar = self._mbarrier(node.mbar, node.mbar_index, node)
+        if node.multicast is not None:
+            self.helpers.add("cluster")
+            self._emit(f"Hopper::cpAsyncBulkTensorTileG2SMulticast({dst}, {tmap}, {mbar}, {node.multicast:#x}, "
+                       f"{self._coords(node)});")
+            return
         self._emit(f"Hopper::cpAsyncBulkTensorTileG2S({dst}, {tmap}, {mbar}, {self._coords(node)});")
 
     def visit_TmaStore(self, node: TmaStore) -> None:

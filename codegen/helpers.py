@@ -22,6 +22,7 @@ HELPER_DEPENDENCIES: dict[str, tuple[str, ...]] = {
     "named_barrier": ("types",),
     "mbarrier": ("smem",),
     "tma": ("tensor", "smem"),
+    "cluster": ("tensor", "smem"),
     "cp_async": ("smem",),
     "block_reduce": ("types",),
     "wgmma": ("types", "smem"),

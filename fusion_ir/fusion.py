@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 import networkx as nx
 
+from target import current as current_target
+
 from .exprs import Expr
 from .iter_domain import IterDomain
 from .scalar import Val
@@ -47,6 +49,23 @@ class Fusion:
         self.index_type: DataType = DataType.Int64
         # What a scheduler chose for this fusion and why (``schedule_matmul``: a ``MatmulChoice``), for viz
         self.scheduler_choice: object | None = None
+        # Blocks per thread-block cluster along (x, y, z) (``set_cluster_dims``); (1, 1, 1): no clusters.
+        self.cluster_dims: tuple[int, int, int] = (1, 1, 1)
+
+    def set_cluster_dims(self, dims: tuple[int, int, int]) -> None:
+        """Launch the kernel in thread-block clusters of ``dims`` blocks along (x, y, z)
+        (``__cluster_dims__``): the blocks of a cluster run at once on one GPC and reach each other's
+        shared memory (TMA multicast, ``TensorView.set_multicast``; remote mbarrier arrives). The grid
+        is rounded up to a multiple of ``dims``; the extra blocks' tiles are out of bounds."""
+        if not (isinstance(dims, tuple) and len(dims) == 3
+                and all(isinstance(d, int) and not isinstance(d, bool) and d >= 1 for d in dims)):
+            raise ScheduleError(f"Fusion.set_cluster_dims: {dims!r} must be three positive ints (x, y, z)")
+        size = dims[0] * dims[1] * dims[2]
+        limit = current_target().max_cluster_size
+        if size > limit:
+            raise ScheduleError(f"Fusion.set_cluster_dims: a cluster of {dims} has {size} blocks, over the "
+                                f"portable limit of {limit} blocks (target max_cluster_size)")
+        self.cluster_dims = dims
 
     def set_index_type(self, index_type: DataType) -> None:
         """Index arithmetic in ``index_type`` (``DataType.Int32`` or ``DataType.Int64``).

@@ -78,6 +78,8 @@ class TensorView:
         self.circular_buffer_options: CircularBufferOptions | None = None
         self.swizzle = SmemSwizzle.NONE
         self.store_wait = StoreWait.AfterBoxes   # a TMA-store output: when its issuer waits for the tile's reads
+        # a TMA load whose tile the blocks of a cluster along this block index share (``set_multicast``)
+        self.multicast: ParallelType | None = None
         # The axes a Shared tensor's buffer is laid out in (row-major), when not its loop axes right of the
         # compute-at position (nvFuser's allocation domain): ``set_allocation_domain``.
         self.allocation: list[IterDomain] | None = None
@@ -179,6 +181,8 @@ class TensorView:
             lines.append(f" swizzle: {self.swizzle.name}")
         if self.store_wait is not StoreWait.AfterBoxes:
             lines.append(f" store wait: {self.store_wait.value}")
+        if self.multicast is not None:
+            lines.append(f" multicast: {self.multicast.name}")
         if self.allocation is not None:
             lines.append(f" allocation domain : ({', '.join(i.label() for i in self.allocation)})")
         return "\n".join(lines)
@@ -837,6 +841,21 @@ class TensorView:
         with self.fusion.transaction():
             self.swizzle = swizzle
             self._check_swizzle_span("set_swizzle")
+        return self
+
+    def set_multicast(self, along: ParallelType) -> TensorView:
+        """The blocks of a thread-block cluster that differ only in the block index ``along`` (BIDx, BIDy or
+        BIDz) load the same tile of this TMA-loaded tensor: each issues 1/n of every box (n: the cluster's
+        extent along ``along``, ``Fusion.set_cluster_dims``) with ``.multicast::cluster``, which writes it
+        into the shared memory of all n blocks. Lowering checks that the boxes do not depend on that block
+        index and that the cluster spans it."""
+        if along not in (ParallelType.BIDx, ParallelType.BIDy, ParallelType.BIDz):
+            raise self._err(f"set_multicast: {along!r} is not a block index (BIDx, BIDy or BIDz); a multicast "
+                            f"shares a tile between the blocks of a cluster along one block index")
+        if load_kind(self) is not LoadStoreOpType.TMA:
+            raise self._err(f"set_multicast: T{self.name} is not loaded by TMA; only a TMA load "
+                            f"(cp.async.bulk.tensor) can multicast into the blocks of a cluster")
+        self.multicast = along
         return self
 
     def set_allocation_domain(self, axes: list[IterDomain]) -> TensorView:

@@ -35,6 +35,7 @@ from .kir_nodes import (
     BlockSync,
     Buffer,
     CastValue,
+    ClusterSync,
     Comment,
     Const,
     Continue,
@@ -52,6 +53,7 @@ from .kir_nodes import (
     MBarrierArriveExpectTx,
     MBarrierInit,
     MBarrierInval,
+    MBarrierRemoteArrive,
     MBarrierWait,
     MBarrierWaitParity,
     Mma,
@@ -82,9 +84,9 @@ from .kir_printer import body_lines
 
 __all__ = ["DataType", "MemoryType", "ParallelType", "SmemSwizzle", "Val",  # the types nodes hold
            "Allocate", "ArgumentBinding", "ArgumentError", "Assign", "AsyncCommit", "AsyncKind", "AsyncWait", "BinaryValue",
-           "BlockReduce", "BlockSync", "Buffer", "CastValue", "Comment", "Const", "Continue", "CopyKind", "CpAsync",
+           "BlockReduce", "BlockSync", "Buffer", "CastValue", "ClusterSync", "Comment", "Const", "Continue", "CopyKind", "CpAsync",
            "ElectSync", "FenceAsyncProxy", "ForLoop", "GridFence", "IfThenElse", "Kernel", "Let", "Load", "MBarrierArrive",
-           "MBarrierArriveExpectTx", "MBarrierInit", "MBarrierInval", "MBarrierWait", "MBarrierWaitParity",
+           "MBarrierArriveExpectTx", "MBarrierInit", "MBarrierInval", "MBarrierRemoteArrive", "MBarrierWait", "MBarrierWaitParity",
            "MatrixDescriptor", "Mma", "NODE_TYPES", "NamedBarrier", "Node", "NodeVisitor", "Return",
            "RuntimeCheck", "Scratch", "SemaphoreArrive", "SetMaxNReg", "StMatrix", "Stage", "TensorMapParam", "TensorOp", "TensorOpKind", "TmaLoad",
            "TmaStore", "UnaryValue", "Value", "WgmmaFence", "bind_arguments", "body_fields", "children",
@@ -200,6 +202,7 @@ class Kernel:
     index_type: DataType = DataType.Int64   # the C type of index arithmetic (the fusion's index_type)
     launch_requirements: tuple[LaunchRequirement, ...] = ()   # rules on the arguments the launch plan checks
     scratch: tuple[Scratch, ...] = ()      # kernel-owned global buffers (grid reductions), after the outputs
+    cluster_dims: tuple[int, int, int] = (1, 1, 1)   # blocks per thread-block cluster (``__cluster_dims__``)
 
     @property
     def params(self) -> tuple[Buffer, ...]:
@@ -224,7 +227,9 @@ class Kernel:
         maps = "".join(f", {m.name}" for m in self.tensor_maps)
         grid = ", ".join(str(g) for g in self.grid)
         block = ", ".join(str(b) for b in self.block)
-        lines = [f"KERNEL {self.name}({params}{maps})", f"  grid ({grid}), block ({block}), smem {self.smem_bytes} B"]
+        cluster = "" if self.cluster_dims == (1, 1, 1) else f", cluster ({', '.join(map(str, self.cluster_dims))})"
+        lines = [f"KERNEL {self.name}({params}{maps})",
+                 f"  grid ({grid}), block ({block}){cluster}, smem {self.smem_bytes} B"]
         lines += [f"  CHECK {c.cond}  // {c.message}" for c in self.checks]
         lines += [f"  REQUIRE {r.holds}  // {r.tensor}: {r.rule}" for r in self.launch_requirements]
         lines += [f"  SCRATCH {s.buffer.name}: Global {s.buffer.dtype.ctype}[{s.buffer.size}]"

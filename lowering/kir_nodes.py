@@ -299,6 +299,29 @@ class MBarrierArrive:
 
 
 @dataclass(frozen=True)
+class MBarrierRemoteArrive:
+    """Arrive on ``mbar[index]`` of block ``cta`` (its rank in the cluster) instead of this block's:
+    ``mapa.shared::cluster`` then ``mbarrier.arrive.release.cluster.shared::cluster``. The release at cluster
+    scope orders this thread's earlier reads of shared memory before the peer's writes that the arrive
+    allows (a consumer releasing a stage that the peer's multicast refills)."""
+
+    mbar: Buffer
+    index: Val
+    cta: Val
+
+
+@dataclass(frozen=True)
+class ClusterSync:
+    """``barrier.cluster.arrive.release`` + ``barrier.cluster.wait.acquire``: every thread of every block of
+    the cluster (that has not exited) waits for all of them; it also synchronizes the block, as
+    ``__syncthreads`` does. ``fence_init``: ``fence.mbarrier_init.release.cluster`` first, so the block's
+    mbarrier inits are visible to the peers' multicasts and remote arrives that follow."""
+
+    reason: str = ""
+    fence_init: bool = False
+
+
+@dataclass(frozen=True)
 class MBarrierArriveExpectTx:
     """Arrive and add ``tx_bytes`` to the expected transaction count; the returned state token
     is stored in ``token[token_index]`` when ``token`` is given (the token form)."""
@@ -343,6 +366,9 @@ class TmaLoad:
     coords: tuple[Val, ...]
     mbar: Buffer
     mbar_index: Val
+    # ``.multicast::cluster``: the blocks of the cluster (bit r: rank r) whose shared memory receives the box,
+    # each at ``dst_index`` of its own ``dst``, completing on its own ``mbar[mbar_index]``; None: this block's
+    multicast: int | None = None
 
     @property
     def box_bytes(self) -> int:
@@ -500,7 +526,8 @@ class Mma:
 
 
 Node = Union[Allocate, Assign, BlockReduce, ForLoop, IfThenElse, ElectSync, BlockSync, NamedBarrier, Comment, Let,  # noqa: UP007
-             MBarrierInit, MBarrierInval, MBarrierArrive, MBarrierArriveExpectTx, MBarrierWait,
+             MBarrierInit, MBarrierInval, MBarrierArrive, MBarrierRemoteArrive, ClusterSync, MBarrierArriveExpectTx,
+             MBarrierWait,
              MBarrierWaitParity, TmaLoad, TmaStore, CpAsync, AsyncCommit, AsyncWait, FenceAsyncProxy,
              SetMaxNReg, Return, Continue, WgmmaFence, Mma, StMatrix, GridFence, SemaphoreArrive]
 

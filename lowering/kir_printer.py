@@ -133,6 +133,14 @@ class KirPrinter(k.NodeVisitor):
     def visit_MBarrierArrive(self, node: k.MBarrierArrive, pad: str, indent: int) -> list[str]:
         return [f"{pad}mbarrier::arrive({node.mbar.name}[{node.index}])"]
 
+    def visit_MBarrierRemoteArrive(self, node: k.MBarrierRemoteArrive, pad: str, indent: int) -> list[str]:
+        return [f"{pad}mbarrier::arrive({node.mbar.name}[{node.index}], cta {node.cta})"]
+
+    def visit_ClusterSync(self, node: k.ClusterSync, pad: str, indent: int) -> list[str]:
+        why = f"  // {node.reason}" if node.reason else ""
+        fence = [f"{pad}fence.mbarrier_init.release.cluster"] if node.fence_init else []
+        return [*fence, f"{pad}cluster_sync();{why}"]
+
     def visit_MBarrierArriveExpectTx(self, node: k.MBarrierArriveExpectTx, pad: str, indent: int) -> list[str]:
         lhs = f"{node.token.name}[{node.token_index}] = " if node.token is not None else ""
         return [f"{pad}{lhs}mbarrier::arriveExpectTx({node.mbar.name}[{node.index}], {node.tx_bytes})"]
@@ -146,8 +154,9 @@ class KirPrinter(k.NodeVisitor):
     # ---- async copies
     def visit_TmaLoad(self, node: k.TmaLoad, pad: str, indent: int) -> list[str]:
         coords = ", ".join(str(c) for c in node.coords)
+        cast = f", multicast {node.multicast:#b}" if node.multicast is not None else ""
         return [(f"{pad}tma_load({node.dst.name}[{node.dst_index}], {node.tensor_map.name}, "
-                 f"{{{coords}}}, {node.mbar.name}[{node.mbar_index}])  // {node.box_bytes} B")]
+                 f"{{{coords}}}, {node.mbar.name}[{node.mbar_index}]{cast})  // {node.box_bytes} B")]
 
     def visit_TmaStore(self, node: k.TmaStore, pad: str, indent: int) -> list[str]:
         coords = ", ".join(str(c) for c in node.coords)

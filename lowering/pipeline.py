@@ -43,6 +43,7 @@ from .passes import (
     allocation,
     async_copies,
     branch_barriers,
+    cluster,
     grid_reduction,
     hoist_indices,
     indexing,
@@ -105,6 +106,7 @@ PIPELINE: list[Step] = [
     Pass("unswitch", unswitch.run),                                        # a loop's only branch moved around it
     Pass("hoist_indices", hoist_indices.run),                              # loop-invariant divisions before loops
     Pass("launch", launch.run),                                            # launch dimensions, runtime checks
+    Pass("cluster", cluster.run),                                          # multicast loads, cluster barriers
     Pass("limits", lambda k, a: _checked(k, check_launch_limits(k))),      # threads, shared memory, int32 indices fit
     Pass("host_sizes", lambda k, a: _checked(k, check_host_sizes(k))),     # launch sizes read only the arguments
 ]

@@ -37,6 +37,9 @@ The rules, by name:
 - ``grid-sync``: a ``SemaphoreArrive`` on a zeroed Global int32 scratch buffer, by the whole block (not in an
   ``ElectSync`` or a warp-split branch), binding a symbol no other binds.
 - ``assign``: known reduce ops; a vector copy copies a Load (or its cast to the target type).
+- ``cluster``: cluster dimensions are positive and at most the target's cluster size, dividing a constant
+  grid; a multicast TMA load or a remote arrive only in a kernel launched in clusters, its mask naming
+  ranks of the cluster; a cluster barrier is collective (never in an ``ElectSync``).
 - ``tensor-op``: a not yet indexed ``TensorOp``'s kind is a ``TensorOpKind``.
 """
 
@@ -62,6 +65,7 @@ from .kir_nodes import (
     BlockSync,
     Buffer,
     CastValue,
+    ClusterSync,
     Continue,
     CpAsync,
     ElectSync,
@@ -71,6 +75,7 @@ from .kir_nodes import (
     Load,
     MatrixDescriptor,
     MBarrierArriveExpectTx,
+    MBarrierRemoteArrive,
     Mma,
     NamedBarrier,
     Return,
@@ -98,7 +103,8 @@ STMATRIX_ROW_BYTES = 16
 CP_ASYNC_BYTES = (4, 8, 16)
 MAX_POINTS = 1 << 16       # index combinations enumerated to bound a register range
 # Statements one elected thread may not run: they wait for, or are executed by, more threads than one.
-COLLECTIVE = (BlockSync, NamedBarrier, BlockReduce, StMatrix, Mma, WgmmaFence, SetMaxNReg, ElectSync, SemaphoreArrive)
+COLLECTIVE = (BlockSync, ClusterSync, NamedBarrier, BlockReduce, StMatrix, Mma, WgmmaFence, SetMaxNReg, ElectSync,
+              SemaphoreArrive)
 
 
 class VerifyError(LoweringError):
@@ -171,11 +177,37 @@ class _Verifier:
             if len(buf.strides) not in (0, len(buf.shape)):
                 raise VerifyError("scope", buf, f"parameter {buf.name} has {len(buf.shape)} extents but "
                                                 f"{len(buf.strides)} strides")
+        self.cluster()
         self.body(self.kernel.body, _Scope(), elected=None)
         for wait in self.waits:
             if wait.kind not in self.committed and not self.unindexed:
                 raise VerifyError("async-groups", wait, f"waits for {wait.kind.value} groups, but no AsyncCommit"
                                                         f"({wait.kind.value!r}) commits any")
+
+    def cluster(self) -> None:
+        dims = self.kernel.cluster_dims
+        if not (len(dims) == 3 and all(isinstance(d, int) and d >= 1 for d in dims)):
+            raise VerifyError("cluster", self.kernel, f"cluster dimensions {dims} must be three positive ints")
+        size = dims[0] * dims[1] * dims[2]
+        if size > self.target.max_cluster_size:
+            raise VerifyError("cluster", self.kernel, f"a cluster of {dims} is {size} blocks, over the target's "
+                                                      f"max_cluster_size {self.target.max_cluster_size}")
+        if not self.complete:
+            return
+        for axis, (g, d) in enumerate(zip(self.kernel.grid, dims)):
+            extent = g.const_value()
+            if extent is not None and extent % d:
+                raise VerifyError("cluster", self.kernel, f"grid dimension {'xyz'[axis]} = {extent} is not a "
+                                                          f"multiple of the cluster's {d}")
+
+    def cluster_size(self) -> int:
+        x, y, z = self.kernel.cluster_dims
+        return x * y * z
+
+    def check_MBarrierRemoteArrive(self, node: MBarrierRemoteArrive) -> None:
+        if self.complete and self.cluster_size() == 1:
+            raise VerifyError("cluster", node, "arrives on another block's barrier, but the kernel is not launched "
+                                               "in clusters (cluster_dims (1, 1, 1))")
 
     # ------------------------------------------------------------ structure
     def body(self, body: tuple[Any, ...], scope: _Scope, elected: ElectSync | None) -> None:
@@ -412,6 +444,12 @@ class _Verifier:
     # ------------------------------------------------------------ TMA
     def check_TmaLoad(self, node: TmaLoad) -> None:
         self.tma(node, node.dst, node.dst_index, "destination")
+        if node.multicast is None or not self.complete:
+            return
+        size = self.cluster_size()
+        if size == 1 or node.multicast <= 0 or node.multicast >> size:
+            raise VerifyError("cluster", node, f"multicasts to blocks {node.multicast:#b}, which are not ranks of "
+                                               f"the kernel's cluster of {self.kernel.cluster_dims}")
 
     def check_TmaStore(self, node: TmaStore) -> None:
         self.tma(node, node.src, node.src_index, "source")

@@ -53,9 +53,49 @@ class Barriers:
         self._where_text: list[str] = []
         # told of the lanes arriving at a block-wide barrier (``sim_grid_sync``: fenced partials ordered by it)
         self.on_block_arrival: list[Callable[[np.ndarray], None]] = []
+        clusters = int(grid.cluster_of_block.max(initial=-1)) + 1
+        self.cluster_arrived = np.zeros(clusters, dtype=np.int64)
+        self.cluster_gen = np.zeros(clusters, dtype=np.int64)
 
     def handles(self) -> dict[type, Handler]:
-        return {k.BlockSync: self.block_sync, k.NamedBarrier: self.named_barrier}
+        return {k.BlockSync: self.block_sync, k.NamedBarrier: self.named_barrier, k.ClusterSync: self.cluster_sync}
+
+    # ---- barrier.cluster -------------------------------------------------------------
+    def cluster_sync(self, node: k.ClusterSync, ctx: Ctx, i: int) -> TaskGen:
+        """``barrier.cluster.arrive`` + ``wait``: every thread of every block of the cluster that has not exited
+        arrives, then all continue (the blocks of a cluster may sit at different statements of it)."""
+        what = f"cluster barrier ({node.reason})" if node.reason else "cluster barrier"
+        self._check_reach(ctx, what)
+        clusters, counts = np.unique(self.grid.cluster_of_block[self.grid.block_of[ctx.lanes]], return_counts=True)
+        self.proxy.publish_fences(ctx.lanes)
+        target = self.cluster_gen[clusters] + 1
+        self.cluster_arrived[clusters] += counts
+        self._release_clusters(clusters)
+        while np.any(self.cluster_gen[clusters] < target):
+            yield Blocked(lambda: self._describe_cluster(what, clusters, target))
+            self._release_clusters(clusters)
+        return ctx
+
+    def _release_clusters(self, clusters: np.ndarray) -> None:
+        alive = np.bincount(self.grid.cluster_of_block, weights=self.threads.alive,
+                            minlength=self.cluster_arrived.size).astype(np.int64)
+        arrived = self.cluster_arrived[clusters]
+        ready = clusters[(arrived > 0) & (arrived >= alive[clusters])]
+        if ready.size:
+            self.cluster_gen[ready] += 1
+            self.cluster_arrived[ready] = 0
+            self.progress.advance()
+
+    def _describe_cluster(self, what: str, clusters: np.ndarray, target: np.ndarray) -> list[str]:
+        waiting = clusters[self.cluster_gen[clusters] < target]
+        if waiting.size == 0:
+            return []
+        c = int(waiting[0])
+        blocks = np.flatnonzero(self.grid.cluster_of_block == c)
+        names = ", ".join(self.grid.block_name(int(b)) for b in blocks)
+        alive = int(self.threads.alive[blocks].sum())
+        return [(f"waits at {what} in the cluster of blocks {names}: {int(self.cluster_arrived[c])} of {alive} "
+                 f"threads arrived")]
 
     # ---- __syncthreads ---------------------------------------------------------------
     def block_sync(self, node: k.BlockSync, ctx: Ctx, i: int) -> TaskGen:

@@ -75,11 +75,12 @@ class CopyOps:
         return glob, pos, valid
 
     def _shared_box(self, buf: k.Buffer, index: Val, tmap: k.TensorMapParam, width: int, ctx: Ctx,
-                    what: str) -> tuple[Storage, np.ndarray]:
+                    what: str, blocks: np.ndarray | None = None) -> tuple[Storage, np.ndarray]:
         """Flat positions [lanes, box elements] of a TMA box in shared memory, where the TMA unit puts them.
 
         Box element ``e`` of a copy to ``buf[index]`` has the row-major position ``index + e`` from the
         buffer start; a swizzled buffer holds it at ``swizzle_index(index + e, buf.swizzle, bytes)``.
+        ``blocks``: the block whose shared memory each lane's copy goes to (a multicast's peer); default its own.
         """
         st = self.memory.data_storage(buf, what)
         idx = self.eval.per_lane(index, ctx)
@@ -91,9 +92,13 @@ class CopyOps:
         if element.size and element.max() >= st.size:
             raise SimulationError(f"{what}: the {buf.swizzle.name}-swizzled box reaches {buf.name}[{int(element.max())}] "
                                   f"(size {st.size})")
-        return st, self.grid.block_of[ctx.lanes][:, None] * st.size + element
+        rows = self.grid.block_of[ctx.lanes] if blocks is None else blocks
+        return st, rows[:, None] * st.size + element
 
     def tma_load(self, node: k.TmaLoad, ctx: Ctx, i: int) -> None:
+        if node.multicast is not None:
+            self.tma_multicast(node, ctx)
+            return
         what = "TMA load"
         glob, src_pos, valid = self._box(node.tensor_map, node.coords, ctx, what)
         dst, dst_pos = self._shared_box(node.dst, node.dst_index, node.tensor_map, src_pos.shape[1], ctx, f"{what} into {node.dst.name}")
@@ -105,6 +110,30 @@ class CopyOps:
         self.async_.issue(copy)
         self.tracer.event("tma.issue", ctx, mb, keys, dst=node.dst.name, bytes=copy.nbytes,
                           coords=[int(self.eval.per_lane(c, ctx)[0]) for c in node.coords])
+
+    def tma_multicast(self, node: k.TmaLoad, ctx: Ctx) -> None:
+        """``.multicast::cluster``: the box lands in the shared memory of every block of the mask (at the same
+        offset), each copy completing on that block's barrier; a block that has not initialized the barrier yet
+        (no cluster sync after the init) or has exited is an error."""
+        what = "multicast TMA load"
+        glob, src_pos, valid = self._box(node.tensor_map, node.coords, ctx, what)
+        mb = self.memory.mbar(node.mbar, what)
+        own = self.mbarriers.keys(mb, node.mbar_index, ctx, what)
+        mb.check_live(own, what)
+        issuers = self.grid.block_of[ctx.lanes]
+        for rank in range(self.grid.cluster_size):
+            if not node.multicast >> rank & 1:
+                continue
+            blocks = self.grid.peer_blocks(issuers, np.full(issuers.shape, rank))
+            keys = blocks * mb.size + own % mb.size
+            self.mbarriers.check_peer(mb, keys, blocks, issuers, what)
+            dst, dst_pos = self._shared_box(node.dst, node.dst_index, node.tensor_map, src_pos.shape[1], ctx,
+                                            f"{what} into {node.dst.name}", blocks)
+            copy = AsyncCopy(k.CopyKind.TmaLoad, dst, dst_pos, glob, src_pos, valid, ctx.lanes.copy(), ctx.task,
+                             mbar=mb, bar_keys=keys, nbytes=src_pos.shape[1] * glob.dtype.size)
+            self.async_.issue(copy)
+            self.tracer.event("tma.issue", ctx, mb, keys, dst=node.dst.name, bytes=copy.nbytes,
+                              coords=[int(self.eval.per_lane(c, ctx)[0]) for c in node.coords])
 
     def tma_store(self, node: k.TmaStore, ctx: Ctx, i: int) -> None:
         what = "TMA store"

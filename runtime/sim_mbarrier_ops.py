@@ -18,10 +18,11 @@ from lowering import kernel_ir as k
 from .errors import SimulationError
 from .sim_async import AsyncEngine
 from .sim_eval import Evaluator
-from .sim_mbarrier import MBarrierArray
+from .sim_mbarrier import LIVE, MBarrierArray
 from .sim_memory import POISON_INT, Grid, Memory, clobber_aliases, storage_dtype
 from .sim_proxy import AsyncProxy
 from .sim_tasks import Blocked, Ctx, Handler, Progress, TaskGen
+from .sim_threads import Threads
 from .sim_trace import Tracer
 
 
@@ -30,7 +31,7 @@ class MBarrierOps:
     ``async_`` on its barrier to land; an arrival orders the thread's proxy fences (``proxy``)."""
 
     def __init__(self, grid: Grid, evaluator: Evaluator, memory: Memory, async_: AsyncEngine, proxy: AsyncProxy,
-                 tracer: Tracer, progress: Progress) -> None:
+                 tracer: Tracer, progress: Progress, threads: Threads) -> None:
         self.grid = grid
         self.eval = evaluator
         self.memory = memory
@@ -38,11 +39,51 @@ class MBarrierOps:
         self.proxy = proxy
         self.tracer = tracer
         self.progress = progress
+        self.threads = threads
 
     def handles(self) -> dict[type, Handler]:
         return {k.MBarrierInit: self.init, k.MBarrierInval: self.inval, k.MBarrierArrive: self.arrive,
                 k.MBarrierArriveExpectTx: self.arrive_expect_tx, k.MBarrierWaitParity: self.wait_parity,
-                k.MBarrierWait: self.wait}
+                k.MBarrierWait: self.wait, k.MBarrierRemoteArrive: self.remote_arrive}
+
+    def check_peer(self, mb: MBarrierArray, keys: np.ndarray, blocks: np.ndarray, issuers: np.ndarray,
+                   what: str) -> None:
+        """``keys`` (barriers of ``blocks``, reached from ``issuers`` of the same cluster) are live and their blocks
+        still running: a peer that has not initialized its barriers (no cluster sync after the init) or that has
+        exited or invalidated them (no cluster sync before the exit) is an error naming both blocks."""
+        gone = np.flatnonzero(self.threads.alive[blocks] == 0)
+        if gone.size:
+            j = int(gone[0])
+            raise SimulationError(f"{what} by block {self.grid.block_name(int(issuers[j]))} reaches block "
+                                  f"{self.grid.block_name(int(blocks[j]))}, which has exited: its shared memory and "
+                                  f"barriers are gone (a cluster sync before the blocks of a cluster exit is missing)")
+        bad = np.flatnonzero(mb.state[keys] != LIVE)
+        if bad.size:
+            j = int(bad[0])
+            try:
+                mb.check_live(keys[j:j + 1], what)
+            except SimulationError as e:
+                raise SimulationError(f"{e} (issued by block {self.grid.block_name(int(issuers[j]))} of the same "
+                                      f"cluster: a cluster sync between the peers' barrier init or inval and "
+                                      f"this is missing)") from None
+
+    def remote_arrive(self, node: k.MBarrierRemoteArrive, ctx: Ctx, i: int) -> None:
+        what = "mbarrier::arrive on a peer block"
+        mb = self.memory.mbar(node.mbar, what)
+        index = self.keys(mb, node.index, ctx, what) % mb.size
+        ranks = self.eval.per_lane(node.cta, ctx)
+        bad = np.flatnonzero((ranks < 0) | (ranks >= self.grid.cluster_size))
+        if bad.size:
+            j = int(bad[0])
+            raise SimulationError(f"{what}: cluster rank {int(ranks[j])} of {self.grid.describe(int(ctx.lanes[j]))} "
+                                  f"is not in its cluster of {self.grid.cluster_size} blocks")
+        issuers = self.grid.block_of[ctx.lanes]
+        blocks = self.grid.peer_blocks(issuers, ranks)
+        keys = blocks * mb.size + index
+        self.check_peer(mb, keys, blocks, issuers, what)
+        self.tracer.event("mbarrier.arrive", ctx, mb, keys)
+        self.proxy.publish_fences(ctx.lanes)
+        self.tracer.completions(mb, mb.arrive(keys, None, what))
 
     def keys(self, mb: MBarrierArray, index: Val, ctx: Ctx, what: str) -> np.ndarray:
         idx = self.eval.per_lane(index, ctx)

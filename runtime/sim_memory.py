@@ -31,9 +31,11 @@ class Grid:
     numbers; the simulator runs a big grid a range at a time); lane = block * threads_per_block + thread, with
     ``block`` counted from the range's start."""
 
-    def __init__(self, grid: tuple[int, int, int], block: tuple[int, int, int], blocks: range | None = None) -> None:
+    def __init__(self, grid: tuple[int, int, int], block: tuple[int, int, int], blocks: range | None = None,
+                 cluster: tuple[int, int, int] = (1, 1, 1)) -> None:
         self.grid = grid
         self.block = block
+        self.cluster = cluster
         gx, gy, _ = grid
         bx, by, _ = block
         if blocks is None:
@@ -50,6 +52,25 @@ class Grid:
         self.tid = (t % bx, (t // bx) % by, t // (bx * by))
         linear = b + blocks.start
         self.bid = (linear % gx, (linear // gx) % gy, linear // (gx * gy))
+        self._first_block = blocks.start
+        cx, cy, cz = cluster
+        self.cluster_size = cx * cy * cz
+        number = np.arange(self.num_blocks, dtype=np.int64) + blocks.start
+        first = (number % gx, (number // gx) % gy, number // (gx * gy))
+        self.block_coords = first        # each block's (blockIdx.x, blockIdx.y, blockIdx.z)
+        # per block: its rank in its cluster (%cluster_ctarank) and its cluster's number (the clusters' origins
+        # numbered over the grid)
+        self.rank_of_block = first[0] % cx + (first[1] % cy) * cx + (first[2] % cz) * cx * cy
+        self.cluster_of_block = (first[0] // cx + (first[1] // cy) * (gx // cx)
+                                 + (first[2] // cz) * (gx // cx) * (gy // cy))
+
+    def peer_blocks(self, blocks: np.ndarray, rank: np.ndarray) -> np.ndarray:
+        """The block (number in this range) of cluster rank ``rank`` in the cluster of each of ``blocks``."""
+        cx, cy, _ = self.cluster
+        gx, gy, _ = self.grid
+        origin = [self.block_coords[d][blocks] - self.block_coords[d][blocks] % self.cluster[d] for d in range(3)]
+        x, y, z = origin[0] + rank % cx, origin[1] + (rank // cx) % cy, origin[2] + rank // (cx * cy)
+        return x + y * gx + z * gx * gy - self._first_block
 
     def lane_symbols(self, lanes: np.ndarray) -> dict[str, np.ndarray]:
         return {

@@ -1,6 +1,8 @@
 """Scheduling of the simulator's tasks: one task per warp index, run in a seeded random order.
 
-By default a task holds warp ``w`` of every block, so blocks run in lockstep. With
+By default a task holds warp ``w`` of every block, so blocks run in lockstep; in a kernel launched in
+thread-block clusters, of every block of the same cluster rank, so the blocks of a cluster (which reach each
+other's shared memory and barriers) drift apart as far as their cluster barriers and mbarriers allow. With
 ``interleave_blocks`` (a seed) the blocks are dealt at random into groups and each group's warps
 are tasks of their own, so one block can run ahead of another as on a GPU, where blocks are
 ordered by nothing: a kernel that reads what another block writes without a grid-level order
@@ -61,6 +63,8 @@ class Scheduler:
                 lanes = np.flatnonzero((self.grid.warp_of == w) & in_group)
                 if lanes.size:
                     name = f"warp {w}" if groups.max(initial=0) == 0 else f"warp {w} of block group {g}"
+                    if self.interleave_blocks is None and self.grid.cluster_size > 1:
+                        name = f"warp {w} of cluster rank {g}"
                     task = Task(name, lanes, ("warp", w) if g == 0 else ("warp", w, "group", g))
                     tasks.append((task, self.root(task)))
         while tasks:
@@ -84,10 +88,13 @@ class Scheduler:
         return ctx
 
     def _block_groups(self) -> np.ndarray:
-        """The group of each block: all 0 (lockstep) unless ``interleave_blocks`` gave a seed; then the
+        """The group of each block: all 0 (lockstep; with clusters, the block's cluster rank) unless
+        ``interleave_blocks`` gave a seed; then the
         blocks are dealt at random into up to ``MAX_BLOCK_GROUPS`` groups whose tasks run independently."""
         seed = self.interleave_blocks
         n = self.grid.num_blocks
+        if seed is None and self.grid.cluster_size > 1:
+            return self.grid.rank_of_block.astype(np.int64)
         if seed is None or n < 2:
             return np.zeros(n, dtype=np.int64)
         rng = np.random.default_rng(seed)

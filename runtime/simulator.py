@@ -124,7 +124,7 @@ def simulate(kernel_or_fusion: k.Kernel | Any, inputs: Sequence[np.ndarray], see
     with reporting(progress, chunks[-1].stop if chunks else 0, f"simulating {kernel.name}: blocks",
                    long=len(chunks) > 1) as advance:
         for n, blocks in enumerate(chunks):
-            sim = Simulator(kernel, plan.env, Grid(plan.grid, plan.block, blocks), seed, trace if n == 0 else None,
+            sim = Simulator(kernel, plan.env, Grid(plan.grid, plan.block, blocks, kernel.cluster_dims), seed, trace if n == 0 else None,
                             interleave_blocks)
             if first is None:
                 sim.bind_params(arrays)
@@ -140,13 +140,14 @@ def simulate(kernel_or_fusion: k.Kernel | Any, inputs: Sequence[np.ndarray], see
 
 def block_ranges(kernel: k.Kernel, grid: tuple[int, int, int], block: tuple[int, int, int]) -> list[range]:
     """The ranges of linear block numbers simulated one after another: all blocks at once for a launch of at most
-    ``CHUNK_LANES`` threads (and for a kernel with global scratch, which its blocks share), else ranges of
-    ``CHUNK_LANES`` threads' worth of blocks."""
+    ``CHUNK_LANES`` threads (and for a kernel with global scratch, which its blocks share, or launched in
+    clusters, whose blocks reach each other's shared memory), else ranges of ``CHUNK_LANES`` threads' worth of
+    blocks."""
     blocks = grid[0] * grid[1] * grid[2]
     threads = block[0] * block[1] * block[2]
     shares_global = bool(kernel.scratch) or any(isinstance(n, k.Allocate) and n.buffer.memory is MemoryType.Global
                                                 for n in k.walk(kernel.body))
-    if blocks * threads <= CHUNK_LANES or shares_global:
+    if blocks * threads <= CHUNK_LANES or shares_global or kernel.cluster_dims != (1, 1, 1):
         return [range(blocks)]
     step = max(1, CHUNK_LANES // max(threads, 1))
     return [range(start, min(start + step, blocks)) for start in range(0, blocks, step)]
@@ -217,7 +218,8 @@ class Simulator:
         self.barriers = Barriers(grid, self.progress, self.threads, self.eval, self.proxy)
         self.registers = RegisterSharing(grid, self.threads)
         self.grid_sync = GridSync(grid, self.rng, self.progress, self.eval, self.memory, self.barriers)
-        mbarriers = MBarrierOps(grid, self.eval, self.memory, self.async_, self.proxy, self.tracer, self.progress)
+        mbarriers = MBarrierOps(grid, self.eval, self.memory, self.async_, self.proxy, self.tracer, self.progress,
+                                 self.threads)
         statements = (
             self.eval,                                                          # Let
             MemoryOps(kernel, grid, self.base_env, self.eval, self.memory, self.wgmma, self.proxy),

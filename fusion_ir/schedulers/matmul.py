@@ -128,6 +128,7 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
             _k_major_tile(b_s, tiles, tk, load=load_b, params=params)
 
         _circular_buffer_operands(a_s, b_s, params, problem.tma_operands)
+        _cluster(fusion, params, a_s, b_s)
 
         # epilogue: [tiles..., Mw, Mr, TIDx, N/8, 2, 2], every tensor inlined into its consumer
         staged = _stage_output(fusion, params.store_wait) if params.tma_store else []
@@ -144,6 +145,25 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
     why = params.why if params.why is not None else given_why(params)
     fusion.scheduler_choice = MatmulChoice(params, problem, key, why)
     return fusion
+
+
+def _cluster(fusion: Fusion, params: MatmulParams, a_s: TensorView, b_s: TensorView) -> None:
+    """``params.cluster``: the blocks of a cluster are adjacent tiles along the tile axis bound to a block
+    index (M: ``Mo`` on BIDy, N: ``No`` on BIDx), so the cluster is ``__cluster_dims__`` along that index and
+    the operand that lacks the axis (B lacks M, A lacks N) is the same tile in every block of the cluster:
+    it is multicast along that block index."""
+    cm, cn = params.cluster
+    for tile, name in ((a_s, "A"), (b_s, "B")):
+        if (cm > 1 or cn > 1) and load_kind(tile) is not LoadStoreOpType.TMA:
+            raise ScheduleError(f"MatmulParams.cluster: {params.cluster} with operand {name} loaded by the compute "
+                                f"warp groups (its rows are not 16-byte multiples); a cluster shares a tile by TMA "
+                                f"multicast through the TMA pipeline's mbarriers: use cluster=(1, 1)")
+    if cm > 1:
+        fusion.set_cluster_dims((1, cm, 1))
+        b_s.set_multicast(ParallelType.BIDy)
+    if cn > 1:
+        fusion.set_cluster_dims((cn, 1, 1))
+        a_s.set_multicast(ParallelType.BIDx)
 
 
 def _operand_tile(operand: TensorView, load: OperandLoad) -> TensorView:

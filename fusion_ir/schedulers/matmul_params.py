@@ -41,7 +41,10 @@ class MatmulParams:
     store); ``ping_pong``: each compute warp group takes its own tile (the block's tiles dealt in
     turn) and their mainloops and epilogues alternate, one's epilogue under the other's mainloop;
     ``split_k``: blocks per output tile on blockIdx.z, each summing a range of the K tiles, their
-    partial tiles summed in order by the last to finish (docs/matmul.md, "Split-K").
+    partial tiles summed in order by the last to finish (docs/matmul.md, "Split-K");
+    ``cluster``: (M, N) blocks of a thread-block cluster: ``(2, 1)``, two blocks of adjacent tile rows that
+    share B's tile (each loads half of it and multicasts it to both), ``(1, 2)`` two of adjacent tile
+    columns that share A's (``docs/matmul.md``, "Clusters and multicast").
     """
 
     tile: tuple[int, int, int] = (128, 256, 64)
@@ -60,6 +63,7 @@ class MatmulParams:
     # split-K: blocks per output tile (on blockIdx.z), each summing a range of the K tiles; the last block of a
     # tile to finish sums their partials in split order (deterministic) and runs the epilogue
     split_k: int = 1
+    cluster: tuple[int, int] = (1, 1)            # blocks of a cluster along M and N (one of them 1 or 2)
 
     @property
     def why(self) -> ParamsWhy | None:
@@ -161,6 +165,7 @@ class MatmulParams:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ScheduleError(f"MatmulParams.{name}: {value!r} must be a positive int")
+        self._validate_cluster()
         regs = self.register_split
         (lo, hi), step = target.setmaxnreg_range, target.setmaxnreg_step
         if regs is not None and not (isinstance(regs, tuple) and len(regs) == 2 and all(
@@ -174,6 +179,24 @@ class MatmulParams:
                 raise ScheduleError(f"MatmulParams.register_split: {regs} gives a producer and {w} compute warp "
                                     f"groups {total} registers, over the {target.registers_per_sm} of an SM; lower "
                                     f"the compute count or use fewer compute_warp_groups")
+
+    def _validate_cluster(self) -> None:
+        c = self.cluster
+        if not (isinstance(c, tuple) and len(c) == 2 and all(isinstance(x, int) and not isinstance(x, bool)
+                                                               for x in c)):
+            raise ScheduleError(f"MatmulParams.cluster: {c!r} must be a pair of ints (blocks along M, along N)")
+        if c == (1, 1):
+            return
+        if c not in ((2, 1), (1, 2)):
+            raise ScheduleError(f"MatmulParams.cluster: {c!r} is not supported; a cluster is (1, 1), (2, 1) (two "
+                                f"blocks along M share B's tile) or (1, 2) (two along N share A's tile)")
+        limit = current_target().max_cluster_size
+        if c[0] * c[1] > limit:
+            raise ScheduleError(f"MatmulParams.cluster: {c!r} is {c[0] * c[1]} blocks, over the target's "
+                                f"max_cluster_size {limit}")
+        if self.persistent:
+            raise ScheduleError(f"MatmulParams.cluster: {c!r} with persistent=True is not supported; the blocks of "
+                                f"a cluster would have to walk adjacent tiles together (use persistent=False)")
 
     def validate_loads(self, dtype: DataType, loads: Sequence[OperandLoad]) -> None:
         """The rules of an operand loaded by its compute warp groups (cp.async or plain copies, not TMA: its rows

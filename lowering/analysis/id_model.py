@@ -20,7 +20,7 @@ from fusion_ir import Fusion, IterDomain, MemoryType, ParallelType, Split, Tenso
 from fusion_ir.exprs import Expr, LoadStoreOp, load_kind
 from fusion_ir.iter_domain import spans_broadcast
 from fusion_ir.replay import loop_map
-from fusion_ir.scalar import Val, vmax
+from fusion_ir.scalar import Val, ceil_div, vmax
 from fusion_ir.types import LoadStoreOpType
 from target import current as current_target
 
@@ -252,10 +252,20 @@ def build(fusion: Fusion) -> IdModel:
             # index-0 threads or blocks write it; a reduction over an empty axis writes its init): at least
             # one index is launched, and the empty axes are predicated off
             dim = vmax(Val.const(1), dim)
-        model.launch[pt] = dim
+        model.launch[pt] = _whole_clusters(fusion, pt, dim)
     _check_cross_block_reads_of_outputs(model, computed)
     model.persistent = _persistent_loops(model)
     return model
+
+
+def _whole_clusters(fusion: Fusion, pt: ParallelType, dim: Val) -> Val:
+    """A grid dimension rounded up to a multiple of the fusion's cluster along it (``Fusion.set_cluster_dims``):
+    a cluster launch takes whole clusters. The blocks past the axis's extent are then predicated off like any
+    launch padding (their tiles are out of bounds), but still take their part in the cluster's multicasts."""
+    if not pt.is_block:
+        return dim
+    n = fusion.cluster_dims[(ParallelType.BIDx, ParallelType.BIDy, ParallelType.BIDz).index(pt)]
+    return dim if n == 1 else ceil_div(dim, n) * n
 
 
 def _has_work_without(model: IdModel, tv: TensorView, pt: ParallelType) -> bool:

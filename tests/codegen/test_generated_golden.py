@@ -37,6 +37,9 @@ BUILDERS["example_matmul_wgmma_cp_async_k100"] = lambda: examples.load("matmul_w
 BUILDERS["example_matmul_wgmma_plain_copies_k263"] = lambda: examples.load("matmul_wgmma").build(
     tile=(128, 128, 64), stages=3, compute_warp_groups=2, shape=(200, 264, 263), transpose_b=True)
 
+BUILDERS["example_matmul_cluster_1x2_tma_store"] = lambda: examples.load("matmul_cluster").build(   # shares A
+    cluster=(1, 2), tma_store=True, stages=3)
+
 
 def kernel_function(source: str) -> str:
     return source[source.index('extern "C" __global__'):]

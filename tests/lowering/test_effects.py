@@ -55,6 +55,10 @@ EXPECTED: dict[type, tuple[object, list[tuple[EffectKind, str, Proxy, Role]]]] =
     k.MBarrierInit: (k.MBarrierInit(MB, ZERO, Val.const(1)), [(W, "T3", GEN, MBAR)]),
     k.MBarrierInval: (k.MBarrierInval(MB, ZERO), [(W, "T3", GEN, MBAR)]),
     k.MBarrierArrive: (k.MBarrierArrive(MB, ZERO), [(R, "T3", GEN, MBAR), (W, "T3", GEN, MBAR)]),
+    # the peer block's barrier at the same offset: the same buffer
+    k.MBarrierRemoteArrive: (k.MBarrierRemoteArrive(MB, ZERO, Val.const(1)), [(R, "T3", GEN, MBAR),
+                                                                              (W, "T3", GEN, MBAR)]),
+    k.ClusterSync: (k.ClusterSync(fence_init=True), []),
     k.MBarrierArriveExpectTx: (k.MBarrierArriveExpectTx(MB, ZERO, Val.const(1024), TOK, ZERO),
                                [(R, "T3", GEN, MBAR), (W, "T3", GEN, MBAR), (W, "T4", GEN, TOKEN)]),
     k.MBarrierWait: (k.MBarrierWait(MB, ZERO, TOK, ZERO), [(R, "T3", GEN, MBAR), (R, "T4", GEN, TOKEN)]),

@@ -28,6 +28,10 @@ BUILDERS["matmul_wgmma_transposed"] = lambda: examples.load("matmul_wgmma").buil
 BUILDERS["matmul_wgmma_cp_async_k100"] = lambda: examples.load("matmul_wgmma").build(
     tile=(128, 128, 64), stages=3, compute_warp_groups=2, shape=(200, 264, 100))
 
+# two blocks of adjacent tile rows share B's tile by TMA multicast
+BUILDERS["matmul_cluster"] = lambda: examples.load("matmul_cluster").build(tile=(128, 128, 64), stages=3,
+                                                                          compute_warp_groups=1)
+
 
 @pytest.mark.parametrize("name", sorted(BUILDERS))
 def test_kernel_listing(name: str) -> None:

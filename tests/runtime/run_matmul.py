@@ -18,10 +18,9 @@ from tests.helpers import assert_matches, random_inputs
 def main(params: dict) -> None:
     if params.get("out_dtype") == "bf16":
         params = dict(params, out_dtype=DataType.BFloat16)
-    if "tile" in params:
-        params = dict(params, tile=tuple(params["tile"]))
-    if "shape" in params:                 # constant sizes: rows TMA may not copy (docs/matmul.md, "Any K ...")
-        params = dict(params, shape=tuple(params["shape"]))
+    for key in ("tile", "cluster", "shape"):   # shape: constant sizes: rows TMA may not copy (docs/matmul.md)
+        if key in params:
+            params = dict(params, **{key: tuple(params[key])})
     fusion = matmul_wgmma.build(**params)
     kernel = lower(fusion)
     sizes = matmul_wgmma.SIZES

@@ -29,10 +29,15 @@ def test_every_example_matches_numpy_a_few_blocks_at_a_time(name: str, monkeypat
     assert_matches(fusion, inputs, outputs, tol=getattr(module, "TOLERANCE", 1e-5))
     total = seen[0][1]
     assert seen[0] == (0, total) and seen[-1] == (total, total)
-    if kernel.scratch:      # a grid reduction's blocks share its work buffer and semaphores: one range
+    if kernel.scratch or kernel.cluster_dims != (1, 1, 1):   # blocks sharing scratch or a cluster: one range
         assert len(seen) == 2
-    else:
-        assert len(seen) == total + 1 or total == 0   # one range per block
+        return
+    assert len(seen) == total + 1 or total == 0   # one range per block
+
+
+def test_a_cluster_launch_is_one_range() -> None:
+    kernel = lower(examples.load("matmul_cluster").build())
+    assert simulator.block_ranges(kernel, (200, 200, 1), (128, 3, 1)) == [range(40000)]
 
 
 def test_a_small_launch_is_one_range_and_a_big_one_several() -> None:

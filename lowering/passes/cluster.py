@@ -1,0 +1,231 @@
+"""Thread-block clusters: the multicast loads of a shared tile and the barriers that make them safe.
+
+Reads: the fusion's ``cluster_dims`` and each TMA-loaded tensor's ``multicast`` (``TensorView.set_multicast``),
+the ``buffers``, ``circular`` and ``mbarriers`` analyses, and the kernel after ``launch`` (its TMA loads,
+mbarrier inits and arrives, the block syncs around them, its tensor maps).
+Writes, for a kernel launched in clusters of ``n`` blocks along one block index (``Kernel.cluster_dims``):
+
+- each ``TmaLoad`` of a multicast tensor: the block of cluster rank ``r`` loads the ``r``-th of ``n`` pieces
+  of the box (split along its outermost axis longer than 1; the tensor map's box is the piece) with
+  ``.multicast::cluster`` to every block of the cluster, at the piece's offset of the same buffer, so each
+  block receives the whole tile and its "full" barrier (whose expected bytes are unchanged) counts it all;
+- the "empty" barriers of a pipeline holding a multicast tensor: every arrive also reaches the same barrier
+  of each other block of the cluster (``MBarrierRemoteArrive``), and each counts the readers of every block
+  of the cluster: a block's producer refills a stage of every block's buffer, so it waits until all of them
+  released it. Readers that arrive in whole warps (a count that is a multiple of 32) send one remote arrive
+  per warp, from its lane 0 (after the warp's wgmma wait, which retires the whole warp's reads): a barrier
+  counting ``c`` local readers then counts ``c + (n - 1) c / 32``, and a stage costs a peer ``c / 32`` remote
+  arrives instead of ``c``;
+- the block sync after those barriers' init becomes ``fence.mbarrier_init`` + a ``ClusterSync`` (no block
+  multicasts into, or arrives on, a peer's barrier before the peer initialized it), and the block sync
+  before their inval a ``ClusterSync`` (no block invalidates its barriers or exits, and with them its
+  shared memory, while a peer may still arrive on them).
+Guarantees: every multicast tile is whole in every block of the cluster before its full barrier's phase
+completes; no stage of any block is refilled while a reader of any block of the cluster may read it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from fusion_ir import ParallelType, TensorView
+from fusion_ir.scalar import Val
+from target import current as current_target
+
+from ..analysis import Analyses
+from ..errors import LoweringError
+from ..kernel_ir import (
+    BlockSync,
+    Buffer,
+    ClusterSync,
+    ElectSync,
+    IfThenElse,
+    Kernel,
+    Let,
+    MBarrierArrive,
+    MBarrierInit,
+    MBarrierInval,
+    MBarrierRemoteArrive,
+    Node,
+    TensorMapParam,
+    TmaLoad,
+    children,
+    rewrite,
+    walk,
+)
+
+BLOCK_INDICES = (ParallelType.BIDx, ParallelType.BIDy, ParallelType.BIDz)
+
+
+def run(kernel: Kernel, a: Analyses) -> Kernel:
+    dims = a.fusion.cluster_dims
+    shared = {a.buffers.buffers[tv]: tv for tv in a.ids.tensors if tv.multicast is not None}
+    if dims == (1, 1, 1):
+        if shared:
+            tv = next(iter(shared.values()))
+            raise LoweringError(f"T{tv.name}: multicast along {tv.multicast.name}, but the fusion is not launched "
+                                f"in clusters (Fusion.set_cluster_dims)")
+        return replace(kernel, cluster_dims=dims)
+    size = dims[0] * dims[1] * dims[2]
+    for tv in shared.values():
+        _check_spans(tv, dims)
+    lets = {n.name: n.value for n in walk(kernel.body) if isinstance(n, Let)}
+    maps: dict[str, TensorMapParam] = {}
+    mbars: set[str] = set()
+
+    def multicast(node: Node) -> Node | None:
+        if not isinstance(node, TmaLoad) or node.dst not in shared:
+            return None
+        tv = shared[node.dst]
+        piece = _piece(tv, node, lets, dims)
+        maps[piece.tensor_map.name] = piece.tensor_map
+        mbars.add(node.mbar.name)
+        return piece
+
+    body = rewrite(kernel.body, multicast)
+    empties = _empty_barriers(a, mbars, shared)
+    rank = cluster_rank(dims)
+    peers = [(rank + j) % size for j in range(1, size)]
+
+    warp = current_target().warp_size
+    per_warp = {name: _whole_warps(body, name, slots, warp) for name, slots in empties.items()}
+    lane = _lane(kernel, warp)
+
+    def release(node: Node) -> Node | tuple[Node, ...] | None:
+        if isinstance(node, MBarrierInit) and node.mbar.name in mbars and node.index in empties[node.mbar.name]:
+            remote = node.count // warp if per_warp[node.mbar.name] else node.count
+            return replace(node, count=node.count + remote * (size - 1))
+        if isinstance(node, MBarrierArrive) and node.mbar.name in mbars:
+            remote: tuple[Node, ...] = tuple(MBarrierRemoteArrive(node.mbar, node.index, peer) for peer in peers)
+            if per_warp[node.mbar.name]:
+                remote = (IfThenElse(lane.eq(0), remote),)
+            return (node, *remote)
+        return None
+
+    body = _cluster_syncs(rewrite(body, release), mbars)
+    tensor_maps = tuple(maps.get(m.name, m) for m in kernel.tensor_maps)
+    return replace(kernel, body=body, tensor_maps=tensor_maps, cluster_dims=dims)
+
+
+def _whole_warps(body: tuple[Node, ...], mbar: str, slots: list[Val], warp: int) -> bool:
+    """The empty barriers of ``mbar`` count readers in whole warps (a constant multiple of the warp size)."""
+    counts = [n.count.const_value() for n in walk(body)
+              if isinstance(n, MBarrierInit) and n.mbar.name == mbar and n.index in slots]
+    return bool(counts) and all(c is not None and c % warp == 0 for c in counts)
+
+
+def _lane(kernel: Kernel, warp: int) -> Val:
+    """The thread's lane in its warp."""
+    x, y, z = (Val.symbol(f"threadIdx.{a}") for a in "xyz")
+    width = kernel.block[0].const_value()
+    if width is not None and width % warp == 0:
+        return x % warp
+    return (x + kernel.block[0] * (y + kernel.block[1] * z)) % warp
+
+
+def cluster_rank(dims: tuple[int, int, int]) -> Val:
+    """The block's rank in its cluster (``%cluster_ctarank``): x fastest, then y, then z."""
+    x, y, z = (Val.symbol(pt.cuda_index) % d for pt, d in zip(BLOCK_INDICES, dims))
+    return x + y * dims[0] + z * (dims[0] * dims[1])
+
+
+def _check_spans(tv: TensorView, dims: tuple[int, int, int]) -> None:
+    """A multicast tile is shared along one block index, the only one the cluster spans."""
+    axis = BLOCK_INDICES.index(tv.multicast)
+    if dims[axis] == 1 or any(d != 1 for k, d in enumerate(dims) if k != axis):
+        raise LoweringError(f"T{tv.name}: multicast along {tv.multicast.name} needs a cluster that spans that block "
+                            f"index alone; the cluster is {dims}")
+
+
+def _piece(tv: TensorView, node: TmaLoad, lets: dict[str, Val], dims: tuple[int, int, int]) -> TmaLoad:
+    """The block's piece of ``node``'s box, multicast to every block of the cluster."""
+    axis = BLOCK_INDICES.index(tv.multicast)
+    n = dims[axis]
+    index = Val.symbol(tv.multicast.cuda_index)
+    if any(index.name in _symbols(c, lets) for c in node.coords):
+        raise LoweringError(f"T{tv.name}: multicast along {tv.multicast.name}, but its box at "
+                            f"{{{', '.join(str(c) for c in node.coords)}}} depends on {index.name}; the blocks of a "
+                            f"cluster along {tv.multicast.name} would need different tiles")
+    tmap = node.tensor_map
+    outer_first = tmap.box[::-1]
+    split = next((k for k, e in enumerate(outer_first) if e > 1), None)
+    if split is None or outer_first[split] % n:
+        raise LoweringError(f"T{tv.name}: its TMA box {outer_first} (outermost first) has no axis that splits into "
+                            f"{n} pieces for the blocks of the cluster to load one each")
+    part = outer_first[split] // n
+    inner = 1
+    for e in outer_first[split + 1:]:
+        inner *= e
+    piece_bytes = part * inner * node.dst.dtype.size
+    align = max(tmap.swizzle.alignment if tmap.swizzle.span else 0, 128)
+    if piece_bytes % align:
+        raise LoweringError(f"T{tv.name}: a 1/{n} piece of its TMA box {outer_first} is {piece_bytes} bytes, not a "
+                            f"multiple of {align} (the swizzle repeat and TMA's shared-memory alignment)")
+    rank = index % n
+    box = list(outer_first)
+    box[split] = part
+    coords = list(node.coords)
+    coords[split] = coords[split] + rank * part
+    piece_map = replace(tmap, box=tuple(box[::-1]))
+    return replace(node, tensor_map=piece_map, coords=tuple(coords), dst_index=node.dst_index + rank * (part * inner),
+                   multicast=(1 << n) - 1)
+
+
+def _symbols(v: Val, lets: dict[str, Val]) -> set[str]:
+    """The symbols ``v`` depends on, through the ``Let``s it reads."""
+    out: set[str] = set()
+    stack = [v]
+    while stack:
+        for name in stack.pop().symbols():
+            if name in out:
+                continue
+            out.add(name)
+            if name in lets:
+                stack.append(lets[name])
+    return out
+
+
+def _empty_barriers(a: Analyses, mbars: set[str], shared: dict[Buffer, TensorView]) -> dict[str, list[Val]]:
+    """The "empty" barrier slots (as the mbarrier pass indexes their init) of each array a multicast completes on."""
+    out: dict[str, list[Val]] = {name: [] for name in mbars}
+    for loop in a.circular.loops.values():
+        if not loop.tma:
+            continue
+        mbar = a.mbarriers.array(loop)
+        if mbar.name not in mbars:
+            continue
+        if not loop.war_mbarrier:
+            names = ", ".join(f"T{tv.name}" for tv in shared.values())
+            raise LoweringError(f"{names}: a multicast pipeline releases its stages through mbarriers that every "
+                                f"block of the cluster arrives on; {loop.describe()} has none (warp-specialized or "
+                                f"uses_mbarrier_for_war=True)")
+        out[mbar.name].append(loop.empty(Val.symbol(f"s{loop.group.number}")))
+    return out
+
+
+def _cluster_syncs(body: tuple[Node, ...], mbars: set[str]) -> tuple[Node, ...]:
+    """The block syncs after the init and before the inval of the multicast barriers become cluster syncs."""
+
+    def holds(node: Node, kind: type) -> bool:
+        return isinstance(node, ElectSync) and any(isinstance(x, kind) and x.mbar.name in mbars
+                                                   for x in walk(node.body))
+
+    def scope(nodes: tuple[Node, ...]) -> tuple[Node, ...]:
+        out = list(nodes)
+        for k, node in enumerate(nodes):
+            if not isinstance(node, BlockSync):
+                continue
+            if k > 0 and holds(nodes[k - 1], MBarrierInit):
+                out[k] = ClusterSync("init: the cluster's barriers visible to every block before any multicast",
+                                     fence_init=True)
+            elif k + 1 < len(nodes) and holds(nodes[k + 1], MBarrierInval):
+                out[k] = ClusterSync("no block leaves while a peer may still arrive on its barriers")
+        return tuple(out)
+
+    def fix(node: Node) -> Node | None:
+        kids = children(node)
+        if not kids:
+            return None
+        return replace(node, **{name: scope(sub) for name, sub in kids})
+
+    return scope(rewrite(body, fix))

@@ -1,0 +1,116 @@
+"""Mutations of the cluster matmul's barriers (``MatmulParams(cluster=(2, 1))``: two blocks of adjacent tile rows
+share B's tile, each multicasting half of it into both). Each mutation removes one barrier that makes the
+sharing safe, and the simulator must report it (an error naming the peer block, a ``DeadlockError``) or give a
+wrong result."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from examples import matmul_wgmma
+from fusion_ir.reference import evaluate
+from fusion_ir.scalar import Val
+from lowering import kernel_ir as k
+from lowering import lower
+from runtime import SimulationError, simulate
+from runtime.errors import DeadlockError
+from tests.helpers import random_inputs, rel_error
+from tests.runtime.kir_builders import mutate
+
+# 3 tile rows (a grid of 4: one block past the end) x 3 tile columns; 5 k tiles over 3 stages, ragged edges
+SHAPES = [(300, 320), (320, 264)]
+SEEDS = (0, 1, 2)
+
+
+def _kernel(cluster: tuple[int, int] = (2, 1)) -> tuple:
+    fusion = matmul_wgmma.build(tile=(128, 128, 64), stages=3, compute_warp_groups=1, warp_specialized=True,
+                                cluster=cluster)
+    return fusion, lower(fusion)
+
+
+def _error(fusion, kern: k.Kernel, seed: int = 1) -> float:
+    inputs = random_inputs(fusion, SHAPES, seed=5)
+    (out,) = simulate(kern, inputs, seed=seed)
+    return rel_error(out, evaluate(fusion, inputs)[0])
+
+
+def _fails(fusion, kern: k.Kernel, *match: str) -> None:
+    """Some seed reports the mutation with an error that says one of ``match``, or gives a wrong result."""
+    for seed in SEEDS:
+        try:
+            err = _error(fusion, kern, seed)
+        except (SimulationError, DeadlockError) as e:
+            assert any(m in str(e) for m in match), e
+            return
+        if not err < 1e-3:
+            return
+    pytest.fail("no seed reported the mutation")
+
+
+def _sync_to_block(kern: k.Kernel, fence_init: bool) -> k.Kernel:
+    """The cluster barrier after the barriers' init (``fence_init``) or before their inval becomes a ``__syncthreads``."""
+    return mutate(kern, lambda n: k.BlockSync(n.reason) if isinstance(n, k.ClusterSync) and n.fence_init is fence_init
+                  else None)
+
+
+@pytest.mark.parametrize("cluster", [(2, 1), (1, 2)])
+def test_unmutated_kernel_matches(cluster: tuple[int, int]) -> None:
+    fusion, kern = _kernel(cluster)
+    for seed in SEEDS:
+        assert _error(fusion, kern, seed) < 1e-5
+
+
+def test_multicast_before_the_peer_initialized_its_barriers_is_reported() -> None:
+    fusion, kern = _kernel()
+    _fails(fusion, _sync_to_block(kern, fence_init=True), "cluster sync")
+
+
+def test_exit_while_the_peer_still_arrives_is_reported() -> None:
+    fusion, kern = _kernel()
+    _fails(fusion, _sync_to_block(kern, fence_init=False), "cluster sync")
+
+
+def test_a_missing_remote_release_deadlocks() -> None:
+    """The peer's consumers never release the stage to this block's producer: its empty barrier, counting both
+    blocks' readers, never completes."""
+    fusion, kern = _kernel()
+    bad = mutate(kern, lambda n: () if isinstance(n, k.MBarrierRemoteArrive) else None)
+    with pytest.raises(DeadlockError):
+        _error(fusion, bad)
+
+
+def _local_count(n):
+    """An empty barrier's init counting this block's 128 readers alone (not the peer's 4 warps too)."""
+    if isinstance(n, k.MBarrierInit) and n.count.const_value() == 128 + 4:
+        return replace(n, count=Val.const(128))
+    return None
+
+
+def test_a_stage_refilled_before_the_peer_released_it_is_reported() -> None:
+    """Without the remote arrive and with the empty barrier counting this block's readers alone, a producer refills
+    (by multicast) a stage of the peer's buffer that the peer's wgmmas may still read."""
+    fusion, kern = _kernel()
+
+    def local_release(n):
+        if isinstance(n, k.IfThenElse) and all(isinstance(x, k.MBarrierRemoteArrive) for x in n.then_body):
+            return ()
+        return _local_count(n)
+
+    _fails(fusion, mutate(kern, local_release), "must not be written before the wgmma.wait_group")
+
+
+def test_an_empty_barrier_count_without_the_peer_is_reported() -> None:
+    """The remote arrives kept but the empty barrier counting one block's readers: its phase completes before the
+    peer's readers released the stage (too many arrivals, or a stage refilled under the peer's wgmmas)."""
+    fusion, kern = _kernel()
+    _fails(fusion, mutate(kern, _local_count), "more arrivals", "must not be written before the wgmma.wait_group")
+
+
+def test_a_remote_arrive_from_every_thread_is_reported() -> None:
+    """Every thread, not lane 0 of each warp, arriving on the peer's barrier: too many arrivals."""
+    fusion, kern = _kernel()
+    bad = mutate(kern, lambda n: n.then_body if isinstance(n, k.IfThenElse)
+                 and all(isinstance(x, k.MBarrierRemoteArrive) for x in n.then_body) else None)
+    _fails(fusion, bad, "more arrivals")

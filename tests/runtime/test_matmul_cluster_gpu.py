@@ -1,0 +1,65 @@
+"""Cluster matmuls (``MatmulParams.cluster``, ``examples/matmul_cluster``) on the GPU: ``__cluster_dims__``, TMA
+multicast of the shared operand, remote mbarrier arrives and cluster barriers, against numpy at sizes off the tile
+(odd tile counts: the grid rounded up to whole clusters) and against torch at 4096^3 and an odd shape.
+
+``pytest -m gpu tests/runtime/test_matmul_cluster_gpu.py`` on an H100."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from examples import matmul_cluster, matmul_wgmma
+from fusion_ir import DataType
+from lowering import lower
+from runtime import execute
+from tests.helpers import assert_matches, random_inputs
+from tests.runtime.sanitizer import SANITIZER, assert_sanitizer_clean
+from tests.runtime.test_executor_gpu import torch_or_skip
+
+pytestmark = pytest.mark.gpu
+SIZES = [(200, 264, 136), (520, 1000, 264), (136, 392, 72), (128, 128, 64)]    # M, N, K
+CLUSTERS = [(2, 1), (1, 2)]
+MODES = {"128x128_w1": {"tile": (128, 128, 64), "stages": 3, "compute_warp_groups": 1},
+         "128x256": {"tile": (128, 256, 64), "stages": 4},
+         "256x128_tma_store": {"tile": (256, 128, 64), "stages": 3, "tma_store": True,
+                               "out_dtype": DataType.BFloat16},
+         "pipelined": {"tile": (128, 128, 64), "stages": 3, "compute_warp_groups": 1, "warp_specialized": False}}
+
+
+@pytest.mark.parametrize("cluster", CLUSTERS)
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_cluster_matmul_matches_numpy(mode: str, cluster: tuple[int, int]) -> None:
+    params = {"warp_specialized": True, **MODES[mode]}
+    fusion = matmul_wgmma.build(**params, cluster=cluster)
+    kernel = lower(fusion)
+    tol = 1e-2 if "out_dtype" in params else 1e-5
+    for n, (m, nn, k) in enumerate(SIZES):
+        inputs = random_inputs(fusion, [(m, k), (k, nn)], seed=6100 + n)
+        assert_matches(fusion, inputs, execute(kernel, inputs), tol=tol)
+
+
+@pytest.mark.parametrize("shape", [(4096, 4096, 4096), (2900, 2872, 1000)])   # 23 tile rows or columns: one extra block
+@pytest.mark.parametrize("tile", [(128, 256, 64), (256, 128, 64)])
+@pytest.mark.parametrize("cluster", CLUSTERS)
+def test_large_matches_torch(cluster: tuple[int, int], tile: tuple[int, int, int], shape: tuple[int, int, int]) -> None:
+    torch = torch_or_skip()
+    m, n, k = shape
+    a = torch.randn(m, k, device="cuda").bfloat16()
+    b = torch.randn(k, n, device="cuda").bfloat16()
+    fusion = matmul_cluster.build(cluster=cluster, tile=tile, stages=3, tma_store=True)
+    (out,) = execute(lower(fusion), [a, b])
+    expected = a.double() @ b.double()
+    err = ((out.double() - expected).norm() / expected.norm()).item()
+    torch_err = ((torch.matmul(a, b).double() - expected).norm() / expected.norm()).item()
+    assert err < 1.5 * torch_err, (err, torch_err)     # a bf16 result: as close as torch's bf16 result
+
+
+@pytest.mark.skipif(SANITIZER is None, reason="compute-sanitizer is not installed")
+@pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
+@pytest.mark.parametrize("cluster", CLUSTERS)
+def test_compute_sanitizer_is_clean(tool: str, cluster: tuple[int, int]) -> None:
+    params = {"warp_specialized": True, "tile": [128, 128, 64], "stages": 3, "compute_warp_groups": 1,
+              "cluster": list(cluster)}
+    assert_sanitizer_clean(tool, "tests.runtime.run_matmul", json.dumps(params))

@@ -1,0 +1,80 @@
+"""Cluster matmuls (``MatmulParams.cluster``) simulated against numpy: two blocks of a cluster share one operand's
+tile by multicast, at sizes that are no multiple of the tile and with an odd number of tile rows or columns (the
+grid rounded up to whole clusters: the extra block's tiles are out of bounds), several seeds."""
+
+from __future__ import annotations
+
+import pytest
+
+from examples import matmul_wgmma
+from fusion_ir import DataType
+from fusion_ir.reference import evaluate
+from lowering import lower
+from runtime import simulate
+from tests.helpers import random_inputs, rel_error
+
+SIZES = [(200, 264, 136), (520, 1000, 264), (136, 392, 72)]    # M, N, K: 520 / 128 and 392 / 128: odd counts
+BASE = {"tile": (128, 128, 64), "stages": 3, "compute_warp_groups": 1, "warp_specialized": True}
+
+
+def _check(params: dict, size: tuple[int, int, int], seeds: tuple[int, ...], tol: float = 1e-5, **build) -> None:
+    fusion = matmul_wgmma.build(**params, **build)
+    kern = lower(fusion)
+    m, n, kk = size
+    shapes = matmul_wgmma.input_shapes(m, n, kk, build.get("transpose_a", False), build.get("transpose_b", False))
+    inputs = random_inputs(fusion, shapes, seed=sum(size))
+    expected = evaluate(fusion, inputs)[0]
+    for seed in seeds:
+        (out,) = simulate(kern, inputs, seed=seed)
+        assert rel_error(out, expected) < tol, (params, size, seed)
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("cluster", [(2, 1), (1, 2)])
+def test_cluster_matmul_matches_numpy(cluster: tuple[int, int], size: tuple[int, int, int]) -> None:
+    _check({**BASE, "cluster": cluster}, size, seeds=(0, 1, 2))
+
+
+VARIANTS = {
+    "256x128_w2": {**BASE, "tile": (256, 128, 64), "compute_warp_groups": 2},
+    "128x256_w2": {**BASE, "tile": (128, 256, 64), "compute_warp_groups": 2, "stages": 2},
+    "tma_store": {**BASE, "tma_store": True},
+    "pipelined": {**BASE, "warp_specialized": False},
+}
+
+
+@pytest.mark.parametrize("cluster", [(2, 1), (1, 2)])
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_cluster_variants_match_numpy(variant: str, cluster: tuple[int, int]) -> None:
+    params = {**VARIANTS[variant], "cluster": cluster}
+    bf16 = params.get("tma_store", False)
+    _check(params, (392, 520, 200), seeds=(1,), tol=1e-2 if bf16 else 1e-5,
+           **({"out_dtype": DataType.BFloat16} if bf16 else {}))
+
+
+@pytest.mark.parametrize("cluster", [(2, 1), (1, 2)])
+def test_transposed_operands_multicast_their_k_major_tiles(cluster: tuple[int, int]) -> None:
+    """A given [K, M] (its tile M-major) and B given [N, K] (K-major): the shared tile's boxes split along their
+    own outermost axis."""
+    _check({**BASE, "cluster": cluster}, (200, 264, 136), seeds=(2,), transpose_a=True, transpose_b=True)
+
+
+def test_interleaved_blocks_match_numpy() -> None:
+    """Blocks dealt into independently scheduled groups (``interleave_blocks``) drift apart as far as the
+    cluster's barriers allow."""
+    fusion = matmul_wgmma.build(**BASE, cluster=(2, 1))
+    kern = lower(fusion)
+    inputs = random_inputs(fusion, [(520, 136), (136, 264)], seed=3)
+    expected = evaluate(fusion, inputs)[0]
+    for seed in (0, 1):
+        (out,) = simulate(kern, inputs, seed=seed, interleave_blocks=seed + 5)
+        assert rel_error(out, expected) < 1e-5
+
+
+@pytest.mark.parametrize("cluster", [(2, 1), (1, 2)])
+def test_batched_cluster_matmul_matches_numpy(cluster: tuple[int, int]) -> None:
+    """The batch on blockIdx.z: a cluster's blocks are of the same matrix, the shared box has batch extent 1."""
+    fusion = matmul_wgmma.build(**BASE, cluster=cluster, batch=True)
+    inputs = random_inputs(fusion, matmul_wgmma.input_shapes(200, 264, 136, batch=2), seed=3)
+    (out,) = simulate(lower(fusion), inputs, seed=1)
+    assert rel_error(out, evaluate(fusion, inputs)[0]) < 1e-5
