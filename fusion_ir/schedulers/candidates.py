@@ -25,7 +25,6 @@ from ..types import DataType, ScheduleError
 from .matmul_params import MatmulParams
 from .matmul_problem import MatmulProblem, matmul_problem
 from .suggest import (
-    MIN_SPLIT_K_TILES,
     PING_PONG,
     _depth,
     _fewest_stages,
@@ -41,6 +40,7 @@ BIG_TILES = ((128, 256, 64), (256, 128, 64))
 SQUARE_TILE = (192, 192, 64)          # three compute warp groups: whole waves where the big tiles leave a tail
 WIDE_PERSISTENT = (128, 192, 64)      # pads fewer columns than 128 x 256
 SMALL_TILES = ((64, 256, 64), (128, 128, 64), (64, 128, 64))
+SPLIT_K_TILES = 16                    # a split-K candidate's splits keep at least this many K tiles (the rule: 64)
 
 
 def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *,
@@ -85,7 +85,7 @@ def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *
         add(_deepest(MatmulParams(**arranged(tile)), problem))
     tiles, k_tiles = problem.tiles(BIG_TILES[0]), problem.k_tiles(BIG_TILES[0][2])
     if tiles is not None and k_tiles is not None and tiles < sms and not problem.batch_axes:
-        split = min(sms // tiles, k_tiles // MIN_SPLIT_K_TILES)     # split-K: about a wave of blocks
+        split = min(sms // tiles, k_tiles // SPLIT_K_TILES)     # split-K: about a wave of blocks
         if split >= 2:
             for ws in (False, True):
                 add(_deepest(MatmulParams(**arranged(BIG_TILES[0], split_k=split, warp_specialized=ws)), problem))

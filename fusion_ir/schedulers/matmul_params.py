@@ -246,6 +246,9 @@ class MatmulParams:
             raise ScheduleError(f"MatmulParams.split_k: {s} with persistent=True; split-K is implemented for the "
                                 f"kernel with a block per output tile and K range (persistent=False): a persistent "
                                 f"block would need a semaphore round per tile it walks")
+        if tuple(self.cluster) != (1, 1):
+            raise ScheduleError(f"MatmulParams.split_k: {s} with cluster={self.cluster}; split-K and clusters are not "
+                                f"implemented together: use one of them")
         if k_tiles is not None and s > k_tiles:
             raise ScheduleError(f"MatmulParams.split_k: {s} splits of {k_tiles} K tiles (of {self.tile[2]}); each "
                                 f"split needs at least one K tile: use split_k <= {k_tiles}")

@@ -34,9 +34,10 @@ DEPTH_CAP = {(128, 128, 64): 4}
 FEW_K_TILES = 4              # K tiles up to this: a tile is little but its epilogue (ping-pong hides it)
 PERSISTENT_WAVES = 4         # tiles per SM from which the persistent kernel is suggested
 # split-K: the fewest K tiles (of 64) a split keeps. Each split adds 8 bytes of partials per output element (written,
-# then read by the last block) against 2 K / split_k flops: at 1024 K per split that is 1/256 byte per flop, about
-# what an H100's L2 serves beside the tensor cores (docs/matmul.md, "Split-K")
-MIN_SPLIT_K_TILES = 16
+# then read by the last block) against 2 K / split_k flops. Measured on the H100 (bench/matmul_shapes.py): 4 splits
+# of 8192 (1024 x 1024 x 32768) ran 0.95 of cuBLAS against 0.86 without, 4 splits of 2048 (128 x 8192 x 8192) 0.74
+# against 0.84: a split keeps at least 4096 of K
+MIN_SPLIT_K_TILES = 64
 SPLIT_K_OVERHEAD = 1.25      # split-K's predicted time x this: the partials' traffic and the last block's sum
 
 BIG = (256, 128, 64)         # a tile per block under four waves: 2 compute warp groups of 128 x 128

@@ -28,7 +28,7 @@ def _matmul(m: int, n: int, k: int, *, bias: bool = False, out_dtype: DataType |
 # (M, N, K), SM count, extra fusion options, the arrangement expected: (tile, persistent, ping-pong, TMA store)
 CASES = {
     "few tiles: 64 x 128": ((200, 264, 136), 132, {}, ((64, 128, 64), False, False, True)),
-    "few tiles, long K: split-K": ((200, 264, 4096), 16, {}, ((128, 256, 64), False, False, True)),
+    "few tiles, long K: split-K": ((128, 256, 16384), 16, {}, ((128, 256, 64), False, False, True)),
     "K of 2 tiles: ping-pong 128 x 128": ((300, 520, 120), 2, {}, ((128, 128, 64), True, True, True)),
     "N under 128: ping-pong 128 x 128": ((520, 120, 328), 2, {}, ((128, 128, 64), True, True, True)),
     "under four waves: 256 x 128": ((600, 200, 328), 2, {}, ((256, 128, 64), False, False, True)),
