@@ -59,13 +59,13 @@ def test_compute_sanitizer_is_clean(tool: str) -> None:
 
 @pytest.mark.parametrize("kind, tma_store", [("bias", False), ("C", True)])
 def test_the_suggested_epilogue_arrangement_matches_torch(kind: str, tma_store: bool) -> None:
-    """``schedule_matmul(fusion)`` with no params on a shape-specialized fusion of two waves and more: the
+    """``schedule_matmul(fusion)`` with no params on a shape-specialized fusion of four waves and more: the
     persistent kernel, register stores for a bias epilogue and the TMA store with C (suggest_matmul_params)."""
     from fusion_ir.schedulers import schedule_matmul, suggest_matmul_params
     from tests.fusion_ir.test_suggest import _with_epilogue
 
     torch = torch_or_skip()
-    m, n, k = 4096, 4096, 512
+    m, n, k = 8192, 8192, 512
     fusion = _with_epilogue(kind, (m, n, k))
     params = suggest_matmul_params(fusion, sms=sm_count())
     assert params.persistent and params.tma_store is tma_store
