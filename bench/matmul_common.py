@@ -4,6 +4,7 @@ form of ``MatmulParams``."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from fusion_ir import DataType
@@ -28,6 +29,12 @@ def params_from_json(config: dict[str, Any]) -> dict[str, Any]:
     if "index_type" in out:
         out["index_type"] = DataType[out["index_type"]]
     return out
+
+
+def params_json(params: MatmulParams) -> dict[str, Any]:
+    """``MatmulParams`` as JSON: the index type by name, tuples as lists."""
+    return {key: value.name if isinstance(value, DataType) else list(value) if isinstance(value, tuple) else value
+            for key, value in asdict(params).items()}
 
 
 def tflops(m: int, n: int, k: int, ms: float) -> float:

@@ -26,12 +26,20 @@ import datetime
 import json
 import sys
 import time
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.matmul_common import check_error, describe, params_from_json, problem_inputs, relative_error, tflops
+from bench.matmul_common import (
+    check_error,
+    describe,
+    params_from_json,
+    params_json,
+    problem_inputs,
+    relative_error,
+    tflops,
+)
 from bench.results_file import add_output_option, write_results
 from fusion_ir import DataType, Fusion, ScheduleError, ops
 from fusion_ir.schedulers import MatmulParams, schedule_matmul, suggest_matmul_params
@@ -108,11 +116,6 @@ def matmul_fusion(shape: tuple[int, int, int] | None = None) -> Fusion:
             b = fusion.add_input(shape=(k, n), dtype=DataType.BFloat16)
         fusion.add_output(ops.cast(ops.matmul(a, b), DataType.BFloat16))
     return fusion
-
-
-def params_json(params: MatmulParams) -> dict:
-    return {key: value.name if isinstance(value, DataType) else list(value) if isinstance(value, tuple) else value
-            for key, value in asdict(params).items()}
 
 
 class Kernels:

@@ -27,12 +27,12 @@ import datetime
 import math
 import sys
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.matmul_common import check_error, describe, relative_error, tflops
+from bench.matmul_common import check_error, describe, params_json, relative_error, tflops
 from bench.results_file import add_output_option, write_results
 from fusion_ir import DataType, Fusion, ScheduleError, ops
 from fusion_ir.schedulers import MatmulParams, schedule_matmul, suggest_matmul_params
@@ -126,11 +126,6 @@ def candidates(p: Problem, rules: MatmulParams, sms: int) -> list[MatmulParams]:
     clustered = [replace(c, cluster=cluster) for c in out for cluster in CLUSTERS
                  if c.tile in CLUSTER_TILES and c.warp_specialized and not c.persistent and c.cluster == (1, 1)]
     return out + [c for c in clustered if c not in out]
-
-
-def params_json(params: MatmulParams) -> dict:
-    return {key: value.name if isinstance(value, DataType) else list(value) if isinstance(value, tuple) else value
-            for key, value in asdict(params).items()}
 
 
 class Kernels:
