@@ -13,6 +13,7 @@ A failed launch leaves the context usable: ``driver.recover`` resets it after st
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -416,6 +417,8 @@ def prepare(kernel_or_fusion: Any, inputs: Sequence[Any], outputs: Sequence[Any]
     pointers = [launch._device_pointer(a) for a in args + given] + launch._scratch()
     bound = launch._bind(pointers)
     bound.current_stream = launch._current_stream_function()
+    if launch.allocations:            # the scratch lives as long as the returned launch
+        weakref.finalize(bound, launch._free)
     return bound
 
 

@@ -140,3 +140,28 @@ def test_the_executor_passes_scratch_after_the_outputs_with_the_semaphores_zeroe
     assert fake.memory[work[0]].size == 3 * 4 * 64 * 4 and fake.memory[sem[0]].size == 4 * 4
     zeroed = [args for name, args in fake.calls if name == "cuMemsetD8Async"]
     assert [(dst, value, n) for dst, value, n, _ in zeroed] == [(sem[0], 0, 16)]
+
+
+def test_prepare_allocates_the_scratch_once_and_frees_it_with_the_launch(fake) -> None:  # noqa: F811
+    """``prepare`` binds the kernel's scratch for every launch it makes (the semaphores zeroed once); dropping the
+    returned launch frees it."""
+    import gc
+
+    from runtime import executor
+    from tests.runtime.test_executor_validation import FakeDeviceArray
+
+    kernel, inputs = _row_sum_kernel()
+    allocs = [fake.cuMemAlloc(x.nbytes)[1] for x in inputs]
+    out_ptr = fake.cuMemAlloc(4 * 200)[1]
+    args = [FakeDeviceArray(x.shape, int(p)) for x, p in zip(inputs, allocs)]
+    out = FakeDeviceArray((200,), int(out_ptr))
+    fake.pointer_devices = {int(p): 0 for p in [*allocs, out_ptr]}
+    launch = executor.prepare(kernel, args, [out])
+    launch()
+    launch()
+    assert len(fake.launches) == 2
+    assert [name for name, _ in fake.calls].count("cuMemsetD8Async") == 1
+    freed_before = [name for name, _ in fake.calls].count("cuMemFree")
+    del launch
+    gc.collect()
+    assert [name for name, _ in fake.calls].count("cuMemFree") == freed_before + 2     # work buffer and semaphores
