@@ -194,12 +194,37 @@ class TuningCache:
         return self.entries().get(device, {}).get(key)
 
     def store(self, entry: TunedEntry) -> None:
-        """Add or replace ``entry`` (read, update, write a temporary file beside the cache, rename it over)."""
-        entries = self.entries()
-        entries.setdefault(entry.device, {})[entry.key] = entry
-        data = {"version": VERSION, "entries": {device: {key: e.to_json() for key, e in sorted(by_key.items())}
-                                                for device, by_key in sorted(entries.items())}}
-        write_atomic(self.path, json.dumps(data, indent=1) + "\n")
+        """Add or replace ``entry`` (read, update, write a temporary file beside the cache, rename it over), holding
+        an exclusive lock on ``<cache>.lock`` from the read to the rename, so two tuners storing at once keep both
+        entries."""
+        with _locked(self.path):
+            entries = self.entries()
+            entries.setdefault(entry.device, {})[entry.key] = entry
+            data = {"version": VERSION, "entries": {device: {key: e.to_json() for key, e in sorted(by_key.items())}
+                                                    for device, by_key in sorted(entries.items())}}
+            write_atomic(self.path, json.dumps(data, indent=1) + "\n")
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive ``flock`` on ``<path>.lock`` (made beside the cache) for the block; where the platform has no
+    ``fcntl``, no lock."""
+    try:
+        import fcntl
+    except ImportError:          # not POSIX: writes stay atomic, concurrent stores may drop one
+        yield
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(path.with_name(path.name + ".lock"), "a")   # noqa: SIM115 - held for the block
+    except OSError as e:
+        raise TuningCacheError(f"matmul tuning cache {path}: cannot lock it in {path.parent} ({e})") from e
+    with handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def write_atomic(path: Path, text: str) -> None:

@@ -182,7 +182,7 @@ def test_writes_are_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
         cache.store(_entry(MatmulParams(), "new"))
     assert str(cache.path) in str(info.value)
     assert cache.path.read_text() == before
-    assert sorted(os.listdir(tmp_path)) == ["cache.json"]
+    assert sorted(os.listdir(tmp_path)) == ["cache.json", "cache.json.lock"]   # the lock file stays, empty
 
 
 def test_the_cache_path_and_device_come_from_use_or_the_environment(tmp_path: Path,
@@ -280,3 +280,25 @@ def test_tuning_needs_no_device_to_schedule() -> None:
         assert schedule_matmul(_fusion(512, 512, 512)).scheduler_choice.why.source == "rule"
     with pytest.raises(ScheduleError, match="1 matmuls|0 matmuls"):
         problem_key(Fusion())
+
+
+def _store_many(path: str, start: int, count: int) -> None:
+    for i in range(start, start + count):
+        TuningCache(Path(path)).store(_entry(MatmulParams(), f"key {i}"))
+
+
+def test_concurrent_stores_keep_every_entry(tmp_path: Path) -> None:
+    """Two processes storing at once: the lock beside the cache serializes each read-update-rename, so no entry is
+    lost (without it, one process's rename drops what the other stored in between)."""
+    import multiprocessing
+
+    path = tmp_path / "cache.json"
+    context = multiprocessing.get_context("fork")
+    workers = [context.Process(target=_store_many, args=(str(path), start, 25)) for start in (0, 100)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(60)
+    assert all(w.exitcode == 0 for w in workers)
+    keys = set(TuningCache(path).entries()[DEVICE])
+    assert keys == {f"key {i}" for i in (*range(25), *range(100, 125))}
