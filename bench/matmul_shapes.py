@@ -7,7 +7,11 @@ place, as ours does). For every problem:
 
 - *rules*: ``suggest_matmul_params`` on a fusion of the problem's constant shape (the GPU's SM count);
 - *tuned*: the fastest of the tuner's candidates (``matmul_candidates``: the rules' choice and its alternatives),
-  all measured in the same interleaved rounds as the rules and torch.matmul: what ``tune_matmul`` would keep.
+  all measured in the same interleaved rounds as the rules and torch.matmul: what ``tune_matmul`` would keep; beside
+  them the big one-tile-per-block candidates in clusters of two (``CLUSTERS``), which the tuner does not try yet.
+
+The problems are TMA-able (rows of 16-byte multiples): the kernels are lowered from fusions of symbolic extents,
+which the compute-loaded kernels of other row lengths (constant shapes only) are not.
 
 Every kernel is lowered once per operand form (plain, transposed, batched, broadcast: kernels take their extents
 as arguments) and compiled once, all of them in parallel before the first launch. Every result is checked
