@@ -10,8 +10,8 @@ place, as ours does). For every problem:
   all measured in the same interleaved rounds as the rules and torch.matmul: what ``tune_matmul`` would keep; beside
   them the big one-tile-per-block candidates in clusters of two (``CLUSTERS``), which the tuner does not try yet.
 
-The problems are TMA-able (rows of 16-byte multiples): the kernels are lowered from fusions of symbolic extents,
-which the compute-loaded kernels of other row lengths (constant shapes only) are not.
+Kernels are lowered from fusions of symbolic extents where both inputs' rows are 16-byte multiples (TMA), from
+the problem's constant shape otherwise (the compute warp groups load that operand: "odd K" problems).
 
 Every kernel is lowered once per operand form (plain, transposed, batched, broadcast: kernels take their extents
 as arguments) and compiled once, all of them in parallel before the first launch. Every result is checked
@@ -63,6 +63,13 @@ class Problem:
         return (self.batch is not None, self.ta, self.tb, self.shared_b)
 
     @property
+    def tma_rows(self) -> bool:
+        """Whether both inputs' rows are 16-byte multiples (bf16: their innermost extents multiples of 8)."""
+        a_row = self.m if self.ta else self.k
+        b_row = self.k if self.tb else self.n
+        return a_row % 8 == 0 and b_row % 8 == 0
+
+    @property
     def flops_mnk(self) -> tuple[int, int, int]:
         return (self.m * (self.batch or 1), self.n, self.k)
 
@@ -93,6 +100,8 @@ PROBLEMS = [
     # not multiples of 64
     P("odd 4000x3000x2000", 4000, 3000, 2000), P("odd 5000x7000x3000", 5000, 7000, 3000),
     P("odd 1234x4568x888", 1234, 4568, 888), P("odd 3000x3000x3000 B^T", 3000, 3000, 3000, tb=True),
+    # rows TMA cannot copy: the compute warp groups load the operand (cp.async or plain copies)
+    P("odd K 4096x4096x1001", 4096, 4096, 1001), P("odd K 2000x3000x262", 2000, 3000, 262),
 ]
 
 
@@ -128,22 +137,29 @@ def candidates(p: Problem, rules: MatmulParams, sms: int) -> list[MatmulParams]:
     found = matmul_candidates(problem_fusion(p), sms=sms)
     out = [rules] + [c for c in found if c != rules]
     clustered = [replace(c, cluster=cluster) for c in out for cluster in CLUSTERS
-                 if c.tile in CLUSTER_TILES and c.warp_specialized and not c.persistent and c.cluster == (1, 1)]
+                 if c.tile in CLUSTER_TILES and c.warp_specialized and not c.persistent and c.cluster == (1, 1)
+                 and c.split_k == 1]
     return out + [c for c in clustered if c not in out]
 
 
 class Kernels:
-    """One lowered kernel per (form, params)."""
+    """One lowered kernel per (form, params), or per (problem, params) for a problem of rows TMA cannot copy (its
+    operands are loaded by the compute warp groups, which needs the sizes)."""
 
     def __init__(self) -> None:
         self.kernels: dict[tuple, object] = {}
         self.errors: dict[tuple, str] = {}
 
-    def get(self, form: tuple, params: MatmulParams):
-        key = (form, params)
+    @staticmethod
+    def key(p: Problem, params: MatmulParams) -> tuple:
+        return (p.form if p.tma_rows else p, params)
+
+    def get(self, p: Problem, params: MatmulParams):
+        key = self.key(p, params)
         if key not in self.kernels and key not in self.errors:
+            fusion = problem_fusion(form=p.form) if p.tma_rows else problem_fusion(p)
             try:
-                self.kernels[key] = lower(schedule_matmul(problem_fusion(form=form), params))
+                self.kernels[key] = lower(schedule_matmul(fusion, params))
             except Exception as e:  # noqa: BLE001 - reported per candidate
                 self.errors[key] = f"{type(e).__name__}: {e}"[:300]
         return self.kernels.get(key)
@@ -161,7 +177,7 @@ def plan(problems: list[Problem], sms: int) -> tuple[dict[Problem, tuple], Kerne
             continue
         cands = candidates(p, rules, sms)
         for c in cands:
-            kernels.get(p.form, c)
+            kernels.get(p, c)
         chosen[p] = (rules, cands, None)
     return chosen, kernels
 
@@ -198,9 +214,9 @@ def measure(problems: list[Problem], rounds: int) -> dict:
         launches = {}
         for c in cands:
             entry = entries[c] = {"name": describe(c), "params": params_json(c)}
-            kernel = kernels.get(p.form, c)
+            kernel = kernels.get(p, c)
             if kernel is None:
-                entry["error"] = kernels.errors[(p.form, c)]
+                entry["error"] = kernels.errors[kernels.key(p, c)]
                 continue
             try:
                 launch = prepare(kernel, list(sets[0]), [out])
@@ -303,7 +319,7 @@ def dry_run(problems: list[Problem], sms: int) -> None:
         if error is not None:
             print(f"{p.name:<40} {error[:100]}")
             continue
-        failed = [describe(c) for c in cands if (p.form, c) in kernels.errors]
+        failed = [describe(c) for c in cands if kernels.key(p, c) in kernels.errors]
         print(f"{p.name:<40} rules {describe(rules)}; {len(cands)} candidates"
               + (f"; not lowered: {', '.join(failed)}" if failed else ""))
     print(f"{len(kernels.kernels)} kernels lowered, {len(kernels.errors)} failed")

@@ -66,6 +66,7 @@ def test_matmul_shapes_covers_the_problem_classes_and_lowers_everything(capsys: 
         assert word in names
     assert any(p.shared_b for p in PROBLEMS) and any(p.ta for p in PROBLEMS)
     assert any(p.m % 64 or p.n % 64 or p.k % 64 for p in PROBLEMS)
-    main(["--dry-run", "--problems", "square 1024,batched 16x,B^T 4096^3,A^T"])
+    assert any(not p.tma_rows for p in PROBLEMS)          # an operand the compute warp groups load
+    main(["--dry-run", "--problems", "square 1024,batched 16x,B^T 4096^3,A^T,odd K 2000"])
     out = capsys.readouterr().out
     assert "0 failed" in out and "rules wgmma" in out
