@@ -9,16 +9,13 @@ from typing import Any
 
 from fusion_ir import DataType
 from fusion_ir.schedulers import MatmulParams
+from fusion_ir.schedulers.matmul_why import params_name
 
 
 def describe(params: MatmulParams) -> str:
-    """A configuration's name in the tables, e.g. ``wgmma ws persistent tma-store i32 128x256x64 s3 wg2`` (with a
-    cluster: ``... wg2 cluster2x1``, blocks along M x N)."""
-    kind = ("ws " if params.warp_specialized else "") + ("persistent " if params.persistent else "") \
-        + ("ping-pong " if params.ping_pong else "") + ("tma-store " if params.tma_store else "") \
-        + ("i32 " if params.index_type is DataType.Int32 else "")
-    cluster = "" if params.cluster == (1, 1) else f" cluster{params.cluster[0]}x{params.cluster[1]}"
-    return f"wgmma {kind}{'x'.join(str(x) for x in params.tile)} s{params.stages} wg{params.compute_warp_groups}{cluster}"
+    """A configuration's name in the tables: ``wgmma`` and ``params_name``, e.g. ``wgmma ws persistent tma-store i32
+    128x256x64 s3 wg2`` (``split-k4``, ``cluster2x1``, ``g4``, ``raster-n`` where they are not the defaults)."""
+    return f"wgmma {params_name(params)}"
 
 
 def params_from_json(config: dict[str, Any]) -> dict[str, Any]:

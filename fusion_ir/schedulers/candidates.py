@@ -6,7 +6,8 @@ rules' suggestion; the suggestion with the TMA store and with the persistent ker
 three compute warp groups; persistent 128 x 192; the smaller tiles (64 x 256, 128 x 128, 64 x 128) with the TMA
 store; split-K of 128 x 256 tiles, Pipelined and warp-specialized, where the tiles are fewer than the SMs and K
 is long; the first persistent candidate with ``group_m`` halved and doubled (where it has more row tiles than
-half a group). The TMA store wherever the result allows it (16-bit), register stores otherwise. Duplicates
+half a group) and with its tiles grouped along N (``raster="n"``). The TMA store wherever the result allows it
+(16-bit), register stores otherwise. Duplicates
 are dropped, and so are persistent candidates of a problem with fewer tiles than SMs (nothing for the
 persistent loop to walk). Every candidate is as deep as shared memory allows (the rules' depth) and is kept
 only if it can schedule the problem: ``MatmulParams.validate`` and the checks ``schedule_matmul`` makes of a
@@ -95,6 +96,8 @@ def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *
         for group_m in (max(1, persistent.group_m // 2), persistent.group_m * 2):
             candidate = replace(persistent, group_m=group_m)
             add(candidate if _runs(candidate, problem) else None)
+    if persistent is not None:
+        add(replace(persistent, raster="n"))      # the tiles grouped along N (a row of A) instead
     return out[:limit]
 
 

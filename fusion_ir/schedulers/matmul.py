@@ -360,7 +360,7 @@ def _tile_axes(tv: TensorView, params: MatmulParams, batch: int = 0) -> int:
     Not persistent: ``[Mo (BIDy), No (BIDx)]``, a block per tile, and a batch axis before them on BIDz.
     Persistent: ``[T / B, B (BIDx)]`` over the ``T`` tiles in grouped order (``group_m`` row tiles share a
     column of B before the next column: tile ``t`` is row ``(t / (No g)) g + t % g``, column
-    ``(t / g) % No``), the batch outermost (``T`` counts the tiles of every batch); each of the
+    ``(t / g) % No``; with ``raster="n"`` the same with rows and columns exchanged), the batch outermost (``T`` counts the tiles of every batch); each of the
     ``B = params.blocks`` blocks walks tiles ``blockIdx.x, blockIdx.x + B, ...``. Ping-pong:
     ``[T / B / W, W (TIDy), B (BIDx)]``, the block's tiles dealt to its W compute warp groups in turn.
     """
@@ -371,7 +371,11 @@ def _tile_axes(tv: TensorView, params: MatmulParams, batch: int = 0) -> int:
         tv.axis(batch + 1).parallelize(ParallelType.BIDx)
         return _tile_count(params, batch)
     g = params.group_m
-    if g > 1:
+    if g > 1 and params.raster == "n":       # group_m column tiles along a row of A before the next row
+        tv.split(batch + 1, g)               # [(B,) Mo, No/g, g, ...]
+        tv.reorder({batch: batch + 1, batch + 1: batch})           # [(B,) No/g, Mo, g, ...]
+        tv.merge(batch, batch + 1).merge(batch, batch + 1)         # [(B,) T, ...]
+    elif g > 1:
         tv.split(batch, g)                   # [(B,) Mo/g, g, No, ...]
         tv.reorder({batch + 1: batch + 2, batch + 2: batch + 1})   # [(B,) Mo/g, No, g, ...]
         tv.merge(batch, batch + 1).merge(batch, batch + 1)         # [(B,) T, ...]

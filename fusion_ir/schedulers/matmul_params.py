@@ -55,6 +55,9 @@ class MatmulParams:
     ping_pong: bool = False
     blocks: int = field(default_factory=lambda: current_target().sm_count)  # persistent: resident blocks
     group_m: int = 8                             # persistent: row tiles walked per column of B (L2 reuse)
+    # persistent: the grouped order's direction: "m", group_m row tiles down a column of B (the default), or "n",
+    # group_m column tiles along a row of A (CUTLASS's raster order along N)
+    raster: str = "m"
     register_split: tuple[int, int] | None = (40, 232)   # warp-specialized: producer, compute registers
     tma_store: bool = False                      # the epilogue: stmatrix into shared memory, then a TMA store
     index_type: DataType = DataType.Int64        # the kernel's index arithmetic (Int32: tensors under 2**31 elements)
@@ -161,6 +164,9 @@ class MatmulParams:
                                 f"{StoreWait.choices()} (TensorView.set_store_wait), and "
                                 f"other than {StoreWait.AfterBoxes.value!r} only with tma_store=True")
         self.validate_loads(dtype, loads)
+        if self.raster not in ("m", "n"):
+            raise ScheduleError(f"MatmulParams.raster: {self.raster!r} must be \"m\" (group_m row tiles down a column "
+                                f"of B) or \"n\" (group_m column tiles along a row of A)")
         for name in ("blocks", "group_m"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:

@@ -55,13 +55,18 @@ def value_text(value: Any) -> str:
 
 def params_name(params: Any) -> str:
     """A ``MatmulParams`` in one short line, e.g. ``ws persistent tma-store i32 128x256x64 s3 wg2``
-    (``g4``: a ``group_m`` other than 8 on a persistent kernel; ``cluster2x1``: blocks of a cluster along M x N)."""
+    (``g4``: a ``group_m`` other than 8 on a persistent kernel, ``raster-n``: its tiles grouped along N;
+    ``split-k4``: four blocks per output tile; ``cluster2x1``: blocks of a cluster along M x N)."""
     words = [w for w, on in (("ws", params.warp_specialized), ("persistent", params.persistent),
                              ("ping-pong", params.ping_pong), ("tma-store", params.tma_store),
                              ("i32", params.index_type is DataType.Int32)) if on]
     words += [value_text(params.tile), f"s{params.stages}", f"wg{params.compute_warp_groups}"]
     if params.persistent and params.group_m != 8:
         words.append(f"g{params.group_m}")
+    if params.persistent and getattr(params, "raster", "m") != "m":
+        words.append(f"raster-{params.raster}")
+    if getattr(params, "split_k", 1) != 1:
+        words.append(f"split-k{params.split_k}")
     if params.cluster != (1, 1):
         words.append(f"cluster{params.cluster[0]}x{params.cluster[1]}")
     return " ".join(words)
