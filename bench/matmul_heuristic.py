@@ -41,9 +41,10 @@ from bench.matmul_common import (
     tflops,
 )
 from bench.results_file import add_output_option, write_results
-from fusion_ir import DataType, Fusion, ScheduleError, ops
+from fusion_ir import DataType, Fusion, ScheduleError
 from fusion_ir.schedulers import MatmulParams, schedule_matmul, suggest_matmul_params
 from lowering import lower
+from runtime.tuning import matmul_fusion as tuning_fusion
 from runtime.progress import reporting
 
 # 12 measured shapes (M, N, K), and the classes they stand for
@@ -105,17 +106,7 @@ WIDE = SWEEP + [
 
 def matmul_fusion(shape: tuple[int, int, int] | None = None) -> Fusion:
     """bf16 ``cast(a @ b, bf16)``: of the given (M, N, K), or of symbolic extents (``shape=None``)."""
-    fusion = Fusion()
-    with fusion:
-        if shape is None:
-            a = fusion.add_input(ndim=2, dtype=DataType.BFloat16)
-            b = fusion.add_input(ndim=2, dtype=DataType.BFloat16)
-        else:
-            m, n, k = shape
-            a = fusion.add_input(shape=(m, k), dtype=DataType.BFloat16)
-            b = fusion.add_input(shape=(k, n), dtype=DataType.BFloat16)
-        fusion.add_output(ops.cast(ops.matmul(a, b), DataType.BFloat16))
-    return fusion
+    return tuning_fusion(*(shape if shape is not None else (None, None, None)))
 
 
 class Kernels:

@@ -38,10 +38,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.matmul_common import check_error, describe, params_json, relative_error, tflops
 from bench.results_file import add_output_option, write_results
-from fusion_ir import DataType, Fusion, ScheduleError, ops
+from fusion_ir import Fusion, ScheduleError
 from fusion_ir.schedulers import MatmulParams, schedule_matmul, suggest_matmul_params
 from fusion_ir.schedulers.candidates import matmul_candidates
 from lowering import lower
+from runtime.tuning import matmul_fusion
 
 
 @dataclass(frozen=True)
@@ -108,21 +109,8 @@ PROBLEMS = [
 def problem_fusion(p: Problem | None = None, form: tuple[bool, bool, bool, bool] | None = None) -> Fusion:
     """``cast(a @ b, bf16)`` of ``p``'s constant shape, or of symbolic extents in ``form`` (one kernel per form)."""
     batched, ta, tb, shared_b = p.form if p is not None else form  # type: ignore[union-attr]
-    fusion = Fusion()
-    with fusion:
-        def operand(rows: int, cols: int, transposed: bool, lead: bool):
-            nd = 3 if lead else 2
-            if p is None:
-                tv = fusion.add_input(ndim=nd, dtype=DataType.BFloat16)
-            else:
-                shape = (cols, rows) if transposed else (rows, cols)
-                tv = fusion.add_input(shape=((p.batch,) if lead else ()) + shape, dtype=DataType.BFloat16)
-            return ops.transpose(tv, nd - 2, nd - 1) if transposed else tv
-        m, n, k = (p.m, p.n, p.k) if p is not None else (0, 0, 0)
-        a = operand(m, k, ta, batched)
-        b = operand(k, n, tb, batched and not shared_b)
-        fusion.add_output(ops.cast(ops.matmul(a, b), DataType.BFloat16))
-    return fusion
+    m, n, k, batch = (p.m, p.n, p.k, p.batch) if p is not None else (None, None, None, None)
+    return matmul_fusion(m, n, k, batch=batch, batched=batched, transpose_a=ta, transpose_b=tb, shared_b=shared_b)
 
 
 # clusters of two blocks sharing an operand's tile by TMA multicast (half its L2 reads): each one-tile-per-block

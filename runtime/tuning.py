@@ -5,7 +5,7 @@ the GPU at hand and keeps the fastest in the tuning cache (``fusion_ir.scheduler
 The timer is injectable (``measure``): the default, ``GpuMeasure``, schedules a copy of the fusion per
 candidate, lowers, compiles and checks it against the fusion's float64 reference on random inputs of the
 problem's shape, then times every candidate that passed in interleaved rounds of batched launches
-(``interleaved_ms``: CUDA graphs with torch), rotating three input sets so L2 does not hold them; the median
+(``runtime.timing.interleaved_ms``: CUDA graphs with torch), rotating three input sets so L2 does not hold them; the median
 per candidate.
 A candidate that fails to schedule, compile or launch is skipped and one whose result is wrong is
 rejected, each with the reason kept in the cache entry. Arrays: torch when it imports, else cupy.
@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import copy
 import datetime
-import statistics
 import sys
-import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -48,6 +46,7 @@ from fusion_ir.schedulers.tuning_cache import (
 from target import current as current_target
 
 from .errors import RuntimeFailure
+from .timing import interleaved_ms
 
 # A measurement per candidate, in order: milliseconds per launch, or why it has none (skipped, rejected)
 Measure = Callable[[Fusion, Sequence[MatmulParams]], Sequence["float | str"]]
@@ -308,79 +307,29 @@ class Arrays:
             self.cupy.cuda.Device().synchronize()
 
 
-def interleaved_ms(fns: list[Callable[[], None]], batch: int, rounds: int) -> list[float]:
-    """Median milliseconds per launch of each function: with torch, ``runtime.timing.interleaved_ms`` (each
-    batch captured into a CUDA graph, so the host's launch cost stays out of the numbers); with cupy, after a
-    warm-up (every function for a batch, then the first for half a second, so the clocks are up), ``rounds``
-    rounds each timing a batch of ``batch`` back-to-back launches of every function in turn between CUDA
-    events, so drift falls on all alike."""
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        pass
-    else:
-        from .timing import interleaved_ms as graphed
-
-        return graphed(fns, batch, rounds)
-    events, synchronize = _events()
-    for fn in fns:
-        for _ in range(batch):
-            fn()
-    synchronize()
-    end_warm = time.perf_counter() + 0.5
-    while time.perf_counter() < end_warm:
-        for _ in range(batch):
-            fns[0]()
-        synchronize()
-    times: list[list[float]] = [[] for _ in fns]
-    for _ in range(rounds):
-        for i, fn in enumerate(fns):
-            start, end = events()
-            start.record()
-            for _ in range(batch):
-                fn()
-            end.record()
-            end.synchronize()
-            times[i].append(_elapsed_ms(start, end) / batch)
-    return [statistics.median(t) for t in times]
-
-
-def _events() -> tuple[Callable[[], tuple[Any, Any]], Callable[[], None]]:
-    """A pair of timing events on the current stream, and a device synchronize: torch's, else cupy's."""
-    try:
-        import torch
-
-        return ((lambda: (torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))),
-                torch.cuda.synchronize)
-    except ImportError:
-        import cupy
-
-        return (lambda: (cupy.cuda.Event(), cupy.cuda.Event())), (lambda: cupy.cuda.Device().synchronize())
-
-
-def _elapsed_ms(start: Any, end: Any) -> float:
-    if hasattr(start, "elapsed_time"):
-        return float(start.elapsed_time(end))                   # torch
-    import cupy
-
-    return float(cupy.cuda.get_elapsed_time(start, end))
-
-
 # ---- python -m runtime.tuning ------------------------------------------------------------------
-def matmul_fusion(m: int, n: int, k: int, *, batch: int | None = None, transpose_a: bool = False,
-                  transpose_b: bool = False, out: DataType | None = DataType.BFloat16) -> Fusion:
-    """``cast(a @ b, out)`` of bf16 operands of (M, N, K) (``out=None``: the float accumulator), optionally
-    batched and with transposed inputs (a given ``[K, M]``, b ``[N, K]``)."""
+def matmul_fusion(m: int | None, n: int | None, k: int | None, *, batch: int | None = None, batched: bool = False,
+                  transpose_a: bool = False, transpose_b: bool = False, shared_b: bool = False,
+                  out: DataType | None = DataType.BFloat16) -> Fusion:
+    """``cast(a @ b, out)`` of bf16 operands of (M, N, K) (``out=None``: the float accumulator), or of symbolic
+    extents when M, N and K are None; with a leading batch axis of ``batch`` (symbolic: ``batched``), b 2-D and
+    broadcast over the batch with ``shared_b``; inputs transposed (a given ``[K, M]``, b ``[N, K]``)."""
     from fusion_ir import ops
 
     fusion = Fusion()
-    lead = () if batch is None else (batch,)
+    lead = batch is not None or batched
     with fusion:
-        a = fusion.add_input(shape=lead + ((k, m) if transpose_a else (m, k)), dtype=DataType.BFloat16)
-        b = fusion.add_input(shape=lead + ((n, k) if transpose_b else (k, n)), dtype=DataType.BFloat16)
-        nd = a.ndim
-        c = ops.matmul(ops.transpose(a, nd - 2, nd - 1) if transpose_a else a,
-                       ops.transpose(b, nd - 2, nd - 1) if transpose_b else b)
+        def operand(rows: int | None, cols: int | None, transposed: bool, leads: bool):
+            nd = 3 if leads else 2
+            if rows is None or cols is None:
+                tv = fusion.add_input(ndim=nd, dtype=DataType.BFloat16)
+            else:
+                shape = (cols, rows) if transposed else (rows, cols)
+                tv = fusion.add_input(shape=((batch,) if leads else ()) + shape, dtype=DataType.BFloat16)
+            return ops.transpose(tv, nd - 2, nd - 1) if transposed else tv
+        a = operand(m, k, transpose_a, lead)
+        b = operand(k, n, transpose_b, lead and not shared_b)
+        c = ops.matmul(a, b)
         fusion.add_output(c if out is None else ops.cast(c, out))
     return fusion
 
