@@ -62,19 +62,19 @@ def input_shapes(fusion: Fusion, sizes: Sizes | None, caller: str = "schedule") 
         consts = [i.extent.const_value() for i in tv.shape_ids]
         if sizes is None:
             if any(c is None for c in consts):
-                raise ScheduleError(f"{caller}: input {tv.name} has symbolic extents; pass sizes=[...] (one "
+                raise ScheduleError(f"{caller}: input T{tv.name} has symbolic extents; pass sizes=[...] (one "
                                     f"shape per input) or schedule it at execute, where the inputs give them")
             shapes.append(tuple(int(c) for c in consts))
             continue
         given = tuple(int(s) for s in sizes[k])
         if len(given) != len(consts):
-            raise ScheduleError(f"{caller}: sizes[{k}] = {given} has {len(given)} dims but input {tv.name} "
+            raise ScheduleError(f"{caller}: sizes[{k}] = {given} has {len(given)} dims but input T{tv.name} "
                                 f"has {len(consts)}")
         for d, (g, c) in enumerate(zip(given, consts)):
             if g < 1:
-                raise ScheduleError(f"{caller}: sizes[{k}][{d}] = {g} for input {tv.name}: extents must be >= 1")
+                raise ScheduleError(f"{caller}: sizes[{k}][{d}] = {g} for input T{tv.name}: extents must be >= 1")
             if c is not None and c != g:
-                raise ScheduleError(f"{caller}: sizes[{k}][{d}] = {g} but input {tv.name} axis {d} has the "
+                raise ScheduleError(f"{caller}: sizes[{k}][{d}] = {g} but input T{tv.name} axis {d} has the "
                                     f"constant extent {c}")
         shapes.append(given)
     return shapes
