@@ -8,7 +8,7 @@ place, as ours does). For every problem:
 - *rules*: ``suggest_matmul_params`` on a fusion of the problem's constant shape (the GPU's SM count);
 - *tuned*: the fastest of the tuner's candidates (``matmul_candidates``: the rules' choice and its alternatives),
   all measured in the same interleaved rounds as the rules and torch.matmul: what ``tune_matmul`` would keep; beside
-  them the big one-tile-per-block candidates in clusters of two (``CLUSTERS``), which the tuner does not try yet.
+  them the big one-tile-per-block candidates in both cluster shapes (``CLUSTERS``; the tuner tries one per tile).
 
 Kernels are lowered from fusions of symbolic extents where both inputs' rows are 16-byte multiples (TMA), from
 the problem's constant shape otherwise (the compute warp groups load that operand: "odd K" problems).

@@ -17,10 +17,14 @@ __device__ __forceinline__ void fenceMBarrierInit() {
 }
 
 // Arrive on the mbarrier at shared address `mbar` (this block's offset) of the block of cluster rank `cta`.
+// The default semantics (release at CTA scope), not `.release.cluster`: a cluster-scope release makes every
+// arriving warp wait for a memory barrier (MEMBAR) first, which halved the multicast matmul's speed. A consumer
+// releasing a stage has only read it, through wgmma, already waited for; the peer's next TMA write into it is
+// ordered by this arrive and that peer's wait on the barrier (the pattern of CUTLASS's ClusterBarrier).
 __device__ __forceinline__ void arriveRemote(uint32_t mbar, uint32_t cta) {
   uint32_t remote;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(mbar), "r"(cta));
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(remote) : "memory");
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(remote) : "memory");
 }
 
 }  // namespace cluster

@@ -301,9 +301,10 @@ class MBarrierArrive:
 @dataclass(frozen=True)
 class MBarrierRemoteArrive:
     """Arrive on ``mbar[index]`` of block ``cta`` (its rank in the cluster) instead of this block's:
-    ``mapa.shared::cluster`` then ``mbarrier.arrive.release.cluster.shared::cluster``. The release at cluster
-    scope orders this thread's earlier reads of shared memory before the peer's writes that the arrive
-    allows (a consumer releasing a stage that the peer's multicast refills)."""
+    ``mapa.shared::cluster`` then ``mbarrier.arrive.shared::cluster`` (release at CTA scope: a cluster-scope
+    release costs every arriving warp a memory barrier). The arrive orders this thread's earlier reads of
+    shared memory, already complete (wgmma waited for), before the peer's writes that it allows (a consumer
+    releasing a stage that the peer's multicast refills)."""
 
     mbar: Buffer
     index: Val

@@ -129,6 +129,20 @@ def test_the_suggested_kernel_matches_numpy() -> None:
     _check(fusion, shapes, None)
 
 
+@pytest.mark.parametrize("m, n, k_extent, ta, tb, tile", [
+    (4096, 4096, 1001, False, False, (128, 256, 64)),    # A's rows odd: A's side of the tile short
+    (4096, 4096, 1001, True, True, (256, 128, 64)),      # A^T [K, M] TMA-loaded, B^T [N, K] odd: B's side short
+])
+def test_the_suggestion_orients_the_tile_and_narrows_indices_for_a_compute_loaded_operand(
+        m: int, n: int, k_extent: int, ta: bool, tb: bool, tile: tuple[int, int, int]) -> None:
+    fusion, _ = _fusion(m, n, k_extent, transpose_a=ta, transpose_b=tb, out_dtype=DataType.BFloat16)
+    params = suggest_matmul_params(fusion, sms=132)
+    assert params.tile == tile and params.index_type is DataType.Int32
+    reasons = {r.name: r.reason for r in params.why.fields}
+    assert "32-bit" in reasons["index_type"]
+    assert ("compute-loaded" in reasons["tile"]) == (not ta)   # the rules' 256 x 128 needed turning only for A
+
+
 # ------------------------------------------------------------------ what the lowering makes of it
 def _kernel(k_extent: int) -> k.Kernel:
     fusion, _ = _fusion(200, 136, k_extent)
