@@ -33,6 +33,10 @@ from .matmul_why import FieldReason, ParamsWhy, field_values
 DEPTH_CAP = {(128, 128, 64): 4}
 FEW_K_TILES = 4              # K tiles up to this: a tile is little but its epilogue (ping-pong hides it)
 PERSISTENT_WAVES = 4         # tiles per SM from which the persistent kernel is suggested
+# From four waves, a K of at least this many tiles: 128 x 256 one tile per block in clusters of two (measured on the
+# H100: 5000 x 7000 x 3000 0.93 of cuBLAS against 0.73 persistent, 16384^3 1.00 against 0.93, 8192^3 0.99 against
+# 0.97, 4096 x 14336 x 4096 0.85 against 0.88); at K = 512 clusters ran 0.69-0.71 against 0.87-0.90
+CLUSTER_K_TILES = 16
 # split-K: the fewest K tiles (of 64) a split keeps. Each split adds 8 bytes of partials per output element (written,
 # then read by the last block) against 2 K / split_k flops. Measured on the H100 (bench/matmul_shapes.py): 4 splits
 # of 8192 (1024 x 1024 x 32768) ran 0.95 of cuBLAS against 0.86 without, 4 splits of 2048 (128 x 8192 x 8192) 0.74
@@ -141,6 +145,10 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
             and chosen.get("compute_warp_groups", 2) >= 2):
         chosen["ping_pong"] = False          # a pinned field the suggested ping-pong cannot keep: cooperative
         reasons["ping_pong"] = "cooperative: a pinned field does not suit the suggested ping-pong"
+    if "cluster" not in pinned and chosen.get("cluster", (1, 1)) != (1, 1) and (
+            chosen.get("persistent") or chosen.get("split_k", 1) > 1 or not chosen.get("warp_specialized")):
+        chosen["cluster"] = (1, 1)              # a pinned field the suggested cluster cannot keep
+        reasons["cluster"] = "no cluster: a pinned field (persistent, split-K or Pipelined) does not take one"
     if "split_k" not in pinned and chosen.get("persistent"):
         chosen["split_k"] = 1                   # a pinned persistent kernel: split-K is not implemented for it
     if "compute_warp_groups" not in pinned and "tile" in pinned:
@@ -257,6 +265,16 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
             reasons["register_split"] = (f"setmaxnreg: the producer keeps 40, {chosen['compute_warp_groups']} compute "
                                          f"warp groups share the rest (register_split())")
         return chosen, f"otherwise: {why}", reasons
+    if (k_tiles is not None and k_tiles >= CLUSTER_K_TILES and problem.tma_operands and not problem.loaded
+            and not problem.broadcast and problem.m is not None and problem.m >= 2 * BIG_COLUMNS[0]):
+        rule = (f"T >= {PERSISTENT_WAVES} S, K of {CLUSTER_K_TILES} tiles or more ({k_tiles}) and a 16-bit result: "
+                f"{tiles} tiles of 128 x 256 on {sms} SMs ({tiles / sms:.1f} waves), in clusters of two")
+        reasons = _reasons("clusters", "128 x 256, 2 warp groups of 64 x 256",
+                           "not persistent: a tile per block, clusters of two (on the H100 0.93-1.00 of cuBLAS "
+                           "where the persistent kernel ran 0.73-0.97, K >= 3000)", store, "64-bit indices")
+        reasons["cluster"] = ("rule clusters: two blocks of adjacent tile rows share B's 64 x 256 tile by TMA "
+                              "multicast (half its L2 reads)")
+        return {**big, "tile": BIG_COLUMNS, "cluster": (2, 1)}, rule, reasons
     rule = (f"T >= {PERSISTENT_WAVES} S and a 16-bit result: {tiles} tiles of 128 x 256 on {sms} SMs "
             f"({tiles / sms:.1f} waves)")
     return {**big, "tile": BIG_COLUMNS, "persistent": True, "index_type": index}, rule, _reasons(
@@ -316,7 +334,7 @@ def compute_loaded_arrangement(problem: MatmulProblem, chosen: dict[str, Any] | 
     if problem.tma_operands:
         return {}
     out: dict[str, Any] = {"warp_specialized": False, "persistent": False, "ping_pong": False,
-                           "register_split": None, "stages": 3,
+                           "register_split": None, "stages": 3, "cluster": (1, 1),
                            "index_type": DataType.Int32 if _fits_int32(problem) else DataType.Int64}
     if chosen is not None and chosen.get("compute_warp_groups", 2) > 2:
         out.update(tile=BIG, compute_warp_groups=2)

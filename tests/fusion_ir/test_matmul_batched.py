@@ -103,7 +103,8 @@ def test_an_epilogue_tensor_without_the_batch_axes_is_refused() -> None:
 
 
 def test_suggested_params_count_the_tiles_of_every_batch() -> None:
-    """8 x 1024 x 1024: 8 tiles of 128 x 256 a batch, 256 tiles in all, at least two waves: persistent."""
+    """32 x 1024 x 1024: 32 tiles of 128 x 256 a batch, 1024 tiles in all, over four waves with K of 16 tiles:
+    the clusters' rule (a batch alone would be under one wave)."""
     fusion = Fusion()
     with fusion:
         a = fusion.add_input(shape=(32, 1024, 1024), dtype=DataType.BFloat16)
@@ -112,16 +113,17 @@ def test_suggested_params_count_the_tiles_of_every_batch() -> None:
     problem = matmul_problem(fusion)
     assert problem.batch == 32 and problem.batch_axes == 1
     assert problem.tiles((128, 256, 64)) == 32 * 8 * 4
-    assert suggest_matmul_params(fusion, sms=132).persistent
+    params = suggest_matmul_params(fusion, sms=132)
+    assert params.cluster == (2, 1) and "1024 tiles" in params.why.summary
 
 
 def test_32_bit_indices_count_the_batch() -> None:
-    """4096 x 4096 x 1024 has 2**24 elements of C a batch: 64 batches fit 32-bit indices, 256 do not."""
+    """4096 x 4096 x 512 has 2**24 elements of C a batch: 64 batches fit 32-bit indices, 256 do not."""
     def suggested(batch: int) -> MatmulParams:
         fusion = Fusion()
         with fusion:
-            a = fusion.add_input(shape=(batch, 4096, 1024), dtype=DataType.BFloat16)
-            b = fusion.add_input(shape=(batch, 1024, 4096), dtype=DataType.BFloat16)
+            a = fusion.add_input(shape=(batch, 4096, 512), dtype=DataType.BFloat16)
+            b = fusion.add_input(shape=(batch, 512, 4096), dtype=DataType.BFloat16)
             fusion.add_output(ops.cast(ops.matmul(a, b), DataType.BFloat16))
         return suggest_matmul_params(fusion, sms=132)
 

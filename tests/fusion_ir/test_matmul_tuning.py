@@ -245,7 +245,7 @@ def test_the_rules_say_why_field_by_field() -> None:
         "depth: as deep as shared memory allows")
     assert suggest_matmul_params(_fusion(1024, 1024, 32768)).why.summary.startswith("T < S and a long K: 32 tiles")
     assert suggest_matmul_params(_fusion(1024, 1024, 2048)).why.summary.startswith("T < S: 32 tiles")
-    persistent = suggest_matmul_params(_fusion(8192, 8192, 4096))
+    persistent = suggest_matmul_params(_fusion(8192, 8192, 512))
     assert persistent.why.summary.startswith("T >= 4 S and a 16-bit result: 2048 tiles")
     assert persistent.why.reason("index_type").startswith("rule four waves or more: 32-bit indices: every tensor has "
                                                           "fewer than 2^31 elements")

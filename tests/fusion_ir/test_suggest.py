@@ -34,11 +34,13 @@ def _kind(p: MatmulParams) -> tuple:
 
 
 @pytest.mark.parametrize("shape,expected", [
-    # four waves of big tiles or more, a 16-bit result: persistent, TMA store, 3 stages (the staging
+    # four waves of big tiles or more and K of 16 tiles or more: 128 x 256 a tile per block in clusters of two
+    ((8192, 8192, 8192), ((128, 256, 64), 2, 4, False, True)),
+    ((5000, 7000, 3000), ((128, 256, 64), 2, 4, False, True)),
+    # four waves or more, a shorter K, a 16-bit result: persistent, TMA store, 3 stages (the staging
     # tile takes the 4th), 32-bit indices
-    ((8192, 8192, 8192), ((128, 256, 64), 2, 3, True, True)),
-    ((5000, 7000, 3000), ((128, 256, 64), 2, 3, True, True)),
     ((8192, 8192, 512), ((128, 256, 64), 2, 3, True, True)),
+    ((16384, 16384, 960), ((128, 256, 64), 2, 3, True, True)),
     # one to four waves: a tile per block, as deep as K allows
     ((4096, 4096, 4096), ((256, 128, 64), 2, 4, False, True)),
     ((16384, 1024, 4096), ((256, 128, 64), 2, 4, False, True)),
@@ -53,6 +55,8 @@ def _kind(p: MatmulParams) -> tuple:
 def test_choice_by_shape_class(shape: tuple[int, int, int], expected: tuple) -> None:
     params = suggest_matmul_params(_matmul(shape))
     assert _kind(params) == expected
+    assert params.cluster == ((2, 1) if not params.persistent and shape[0] * shape[1] >= 4 * 132 * 128 * 256
+                              and shape[2] >= 1024 else (1, 1))
     assert params.warp_specialized and not params.ping_pong and params.blocks == 132
     assert params.index_type is (DataType.Int32 if params.persistent else DataType.Int64)
     params.validate(DataType.BFloat16)
@@ -83,7 +87,7 @@ def test_no_ping_pong_with_an_epilogue_input() -> None:
 
 
 def test_indices_past_31_bits_stay_64_bit() -> None:
-    params = suggest_matmul_params(_matmul((65536, 65536, 4096)))
+    params = suggest_matmul_params(_matmul((65536, 65536, 512)))
     assert params.persistent and params.index_type is DataType.Int64
 
 
@@ -97,16 +101,19 @@ def test_a_float_result_has_no_tma_store() -> None:
 
 
 def test_fp16_operands() -> None:
-    params = suggest_matmul_params(_matmul((8192, 8192, 8192), dtype=DataType.Half, out_dtype=DataType.Half))
+    params = suggest_matmul_params(_matmul((8192, 8192, 512), dtype=DataType.Half, out_dtype=DataType.Half))
     assert _kind(params) == ((128, 256, 64), 2, 3, True, True)
+    params = suggest_matmul_params(_matmul((8192, 8192, 8192), dtype=DataType.Half, out_dtype=DataType.Half))
+    assert _kind(params) == ((128, 256, 64), 2, 4, False, True) and params.cluster == (2, 1)
 
 
 def test_sms_sets_the_blocks_and_the_waves() -> None:
-    params = suggest_matmul_params(_matmul((8192, 8192, 8192)), sms=114)
+    params = suggest_matmul_params(_matmul((8192, 8192, 512)), sms=114)
     assert params.persistent and params.blocks == 114
     # 32 tiles of 128 x 256: under one wave on 132 SMs (split-K: 4 blocks per tile), 16 waves on 2
     assert suggest_matmul_params(_matmul((1024, 1024, 4096)), sms=132).split_k == 1   # 64 K tiles: no split
-    assert suggest_matmul_params(_matmul((1024, 1024, 4096)), sms=2).persistent
+    assert suggest_matmul_params(_matmul((1024, 1024, 512)), sms=2).persistent
+    assert suggest_matmul_params(_matmul((1024, 1024, 4096)), sms=2).cluster == (2, 1)   # K of 64 tiles: clusters
 
 
 @pytest.mark.parametrize("shape", [(8192, 8192, 8192), (2048, 2048, 2048), (1024, 1024, 32768)])
@@ -132,8 +139,12 @@ def test_pinned_fields_are_kept_and_the_rest_chosen() -> None:
     params = suggest_matmul_params(_matmul((2048, 2048, 2048)), stages=3, tma_store=True)
     assert params.stages == 3 and params.tma_store and params.tile == (128, 256, 64)
     # the rest of the persistent arrangement stays around a pinned tile: TMA store, depth beside its staging tile
-    params = suggest_matmul_params(_matmul((8192, 8192, 4096)), tile=(64, 256, 64))
+    params = suggest_matmul_params(_matmul((8192, 8192, 512)), tile=(64, 256, 64))
     assert params.persistent and params.tma_store and params.stages == 4
+    # a pinned field a suggested cluster cannot keep drops the cluster
+    params = suggest_matmul_params(_matmul((8192, 8192, 4096)), persistent=True)
+    assert params.persistent and params.cluster == (1, 1)
+    assert "pinned" in params.why.reason("cluster")
     assert suggest_matmul_params(_matmul((2048, 2048, 2048)), index_type=DataType.Int32).index_type is DataType.Int32
     assert suggest_matmul_params(_matmul((4096, 4096, 256)), stages="auto").stages == "auto"   # the lowering's depth
     # ping-pong arranged around a pinned ping_pong=True
