@@ -33,6 +33,7 @@ from .suggest import (
     _fits_int32,
     _warp_groups_for,
     compute_loaded_arrangement,
+    fitted_group_m,
     register_split,
     rule_params,
 )
@@ -66,6 +67,8 @@ def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *
         out = {"tile": tile, "compute_warp_groups": groups, "register_split": register_split(groups),
                "warp_specialized": True, "persistent": False, "tma_store": store, "blocks": sms,
                "index_type": wide_index if persistent else DataType.Int64, **fields}
+        if persistent and problem.m is not None:
+            out["group_m"] = fitted_group_m(-(-problem.m // tile[0]))       # no padded rows where a group allows
         return {**out, **compute_loaded_arrangement(problem, out)}    # an operand TMA cannot load: Pipelined
 
     out = [suggested]
@@ -79,8 +82,11 @@ def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *
         out.append(params)
 
     add(_deepest(replace(suggested, tma_store=not suggested.tma_store), problem))
-    add(_deepest(replace(suggested, persistent=not suggested.persistent, ping_pong=False,
-                         index_type=DataType.Int64 if suggested.persistent else wide_index), problem))
+    switched = replace(suggested, persistent=not suggested.persistent, ping_pong=False, cluster=(1, 1),
+                       index_type=DataType.Int64 if suggested.persistent else wide_index)
+    if switched.persistent and problem.m is not None:
+        switched = replace(switched, group_m=fitted_group_m(-(-problem.m // switched.tile[0])))
+    add(_deepest(switched, problem))
     for tile in BIG_TILES:
         add(_deepest(MatmulParams(**arranged(tile)), problem))
         add(_deepest(MatmulParams(**arranged(tile, persistent=True)), problem))

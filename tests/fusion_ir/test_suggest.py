@@ -340,3 +340,25 @@ def test_split_k_for_is_its_own_rule() -> None:
     assert split_k_for(problem, 132, (128, 256, 64)) == 4
     assert split_k_for(problem, 32, (128, 256, 64)) == 1       # the tiles fill the SMs already
     assert split_k_for(matmul_problem(_matmul()), 132, (128, 256, 64)) == 1   # sizes unknown
+
+
+@pytest.mark.parametrize("rows, group", [(1, 1), (3, 3), (8, 8), (10, 10), (12, 6), (24, 8), (37, 13), (40, 8),
+                                         (100, 10), (128, 8)])
+def test_the_group_pads_the_fewest_rows_of_tiles(rows: int, group: int) -> None:
+    from fusion_ir.schedulers.suggest import fitted_group_m
+    assert fitted_group_m(rows) == group
+
+
+def test_a_persistent_suggestion_walks_no_padded_rows() -> None:
+    """1234 rows are 10 rows of 128-row tiles: a group of 10 walks exactly them (8 walked 16 rows, 6 of them
+    padding), in the rules and in the tuner's persistent candidates."""
+    from fusion_ir.schedulers.candidates import matmul_candidates
+    params = suggest_matmul_params(_matmul((1234, 4568, 888)), persistent=True, tile=(128, 256, 64))
+    assert params.persistent and params.group_m == 10 and "fewest" in params.why.reason("group_m")
+    assert suggest_matmul_params(_matmul((1234, 4568, 888)), persistent=True).group_m == 5   # 256-row tiles: 5 rows
+    found = matmul_candidates(_matmul((1234, 4568, 888)), 132, limit=99)
+    persistent = [c for c in found if c.persistent]
+    first = persistent[0]                # the others are the first with its group halved and doubled
+    assert all(c.group_m == (5 if c.tile[0] == 256 else 10) for c in persistent
+               if c.tile != first.tile or c.group_m == first.group_m or c.raster == "n")
+    assert {c.group_m for c in persistent if c.tile == first.tile and c.raster == "m"} >= {first.group_m}
