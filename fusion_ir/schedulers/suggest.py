@@ -37,6 +37,12 @@ PERSISTENT_WAVES = 4         # tiles per SM from which the persistent kernel is 
 # H100: 5000 x 7000 x 3000 0.93 of cuBLAS against 0.73 persistent, 16384^3 1.00 against 0.93, 8192^3 0.99 against
 # 0.97, 4096 x 14336 x 4096 0.85 against 0.88); at K = 512 clusters ran 0.69-0.71 against 0.87-0.90
 CLUSTER_K_TILES = 16
+# Under four waves, a tile per block in clusters of two where an operand's rows are not 128-byte multiples and K
+# has at least this many tiles (H100, 2026-11-26: 3000^3 B^T 192 x 192 0.90 of cuBLAS in clusters against 0.78,
+# 1234 x 4568 x 888 256 x 128 0.67 against 0.61, 4000 x 3000 x 2000 0.92 against 0.91; with aligned rows clusters
+# lost 1-5 %: 3072^3 0.89 against 0.91, 4096^3 0.94 against 0.96)
+MISALIGNED_CLUSTER_K_TILES = 12
+MISALIGNED_ROW_BYTES = 128
 # split-K: the fewest K tiles (of 64) a split keeps. Each split adds 8 bytes of partials per output element (written,
 # then read by the last block) against 2 K / split_k flops. Measured on the H100 (bench/matmul_shapes.py): 4 splits
 # of 8192 (1024 x 1024 x 32768) ran 0.95 of cuBLAS against 0.86 without, 4 splits of 2048 (128 x 8192 x 8192) 0.74
@@ -270,6 +276,14 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
         if tma_store:
             reasons["register_split"] = (f"setmaxnreg: the producer keeps 40, {chosen['compute_warp_groups']} compute "
                                          f"warp groups share the rest (register_split())")
+        cluster = _misaligned_cluster(problem, chosen["tile"], k_tiles) if tma_store and not short_k else None
+        if cluster is not None:
+            chosen["cluster"] = cluster
+            reasons["cluster"] = (f"rule misaligned rows: an operand's rows are not 128-byte multiples (each 128-byte "
+                                  f"box row touches 5 L2 sectors, not 4) and K has {k_tiles} tiles: clusters of two "
+                                  f"halve the shared operand's L2 reads (3000^3 B^T with 192 x 192: 0.90 of cuBLAS "
+                                  f"against 0.78; 1234 x 4568 x 888: 0.67 against 0.61)")
+            return chosen, f"otherwise: {why}; misaligned rows: clusters of two", reasons
         return chosen, f"otherwise: {why}", reasons
     if (k_tiles is not None and k_tiles >= CLUSTER_K_TILES and problem.tma_operands and not problem.loaded
             and not problem.broadcast and problem.m is not None and problem.m >= 2 * BIG_COLUMNS[0]):
@@ -286,6 +300,29 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
     return {**big, "tile": BIG_COLUMNS, "persistent": True, "index_type": index}, rule, _reasons(
         "four waves or more", "128 x 256, 2 warp groups of 64 x 256",
         f"persistent: {sms} resident blocks walk the tiles in grouped order", store, index_why)
+
+
+def misaligned_rows(problem: MatmulProblem) -> bool:
+    """Whether an operand's rows (its contiguous extent) are not a multiple of 128 bytes: a 128-byte TMA box row
+    then straddles five 32-byte L2 sectors instead of four, a quarter more L2 traffic for the same tile."""
+    return any(load.extent is not None and load.extent * problem.dtype.size % MISALIGNED_ROW_BYTES
+               for load in problem.loads)
+
+
+def _misaligned_cluster(problem: MatmulProblem, tile: tuple[int, int, int],
+                        k_tiles: int | None) -> tuple[int, int] | None:
+    """The cluster for a tile per block where misaligned rows make the big tiles L2-bound: two blocks sharing the
+    operand tile that is larger (or B's, square), along the side with at least two tiles; None where it does not
+    apply (aligned rows, a short K, an operand the compute warp groups load, an epilogue input)."""
+    if (k_tiles is None or k_tiles < MISALIGNED_CLUSTER_K_TILES or not misaligned_rows(problem)
+            or not problem.tma_operands or problem.loaded or problem.broadcast or problem.m is None
+            or problem.n is None):
+        return None
+    share_a = tile[0] > tile[1]                         # a 256 x 128 tile: A's 256 x 64 is the bigger load
+    along, extent = (tile[1], problem.n) if share_a else (tile[0], problem.m)
+    if extent < 2 * along:
+        return None
+    return (1, 2) if share_a else (2, 1)
 
 
 def fitted_group_m(row_tiles: int, preferred: int = 8, largest: int = 16) -> int:

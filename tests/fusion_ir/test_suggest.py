@@ -55,8 +55,10 @@ def _kind(p: MatmulParams) -> tuple:
 def test_choice_by_shape_class(shape: tuple[int, int, int], expected: tuple) -> None:
     params = suggest_matmul_params(_matmul(shape))
     assert _kind(params) == expected
-    assert params.cluster == ((2, 1) if not params.persistent and shape[0] * shape[1] >= 4 * 132 * 128 * 256
-                              and shape[2] >= 1024 else (1, 1))
+    if shape[0] * shape[1] >= 4 * 132 * 128 * 256:      # four waves: clusters where K has 16 tiles or more
+        assert params.cluster == ((2, 1) if shape[2] >= 1024 else (1, 1))
+    elif shape[2] * 2 % 128 == 0:                        # fewer, with 128-byte rows: no cluster
+        assert params.cluster == (1, 1)
     assert params.warp_specialized and not params.ping_pong and params.blocks == 132
     assert params.index_type is (DataType.Int32 if params.persistent else DataType.Int64)
     params.validate(DataType.BFloat16)
@@ -362,3 +364,19 @@ def test_a_persistent_suggestion_walks_no_padded_rows() -> None:
     assert all(c.group_m == (5 if c.tile[0] == 256 else 10) for c in persistent
                if c.tile != first.tile or c.group_m == first.group_m or c.raster == "n")
     assert {c.group_m for c in persistent if c.tile == first.tile and c.raster == "m"} >= {first.group_m}
+
+
+@pytest.mark.parametrize("shape, tile, cluster", [
+    ((1234, 4568, 888), (256, 128, 64), (1, 2)),     # rows of 888 x 2 bytes: 256 x 128 shares A's tile along N
+    ((4000, 3000, 2000), (256, 128, 64), (1, 2)),
+    ((4096, 4096, 4096), (256, 128, 64), (1, 1)),    # 128-byte rows: no cluster
+    ((3072, 3072, 3072), (192, 192, 64), (1, 1)),
+    ((4000, 3000, 640), (256, 128, 64), (1, 1)),     # 10 K tiles: too short a K for the coupled pipelines
+])
+def test_misaligned_rows_under_four_waves_get_clusters(shape: tuple[int, int, int], tile: tuple[int, int, int],
+                                                       cluster: tuple[int, int]) -> None:
+    params = suggest_matmul_params(_matmul(shape))
+    assert params.tile == tile and params.cluster == cluster and not params.persistent
+    if cluster != (1, 1):
+        assert params.why.reason("cluster").startswith("rule misaligned rows")
+        params.validate(DataType.BFloat16)

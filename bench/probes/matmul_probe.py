@@ -1,0 +1,72 @@
+"""Probe one problem's kernels: each variant checked against torch, timed with torch.matmul, ready for ncu.
+
+``python bench/probes/matmul_probe.py time|ncu M N K [--tb] [--ta] NAME=JSON ...``: each NAME=JSON is a
+MatmulParams as keyword JSON (``'t192={"tile":[192,192,64],"compute_warp_groups":3,...}'``); ``rules`` alone
+is the suggestion. ``ncu`` launches each variant twice after its check launch."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+import torch
+
+from fusion_ir import DataType
+from fusion_ir.schedulers import MatmulParams, schedule_matmul
+from lowering import lower
+from runtime.executor import prepare
+from runtime.timing import interleaved_ms
+from runtime.tuning import matmul_fusion
+
+
+def params_of(text: str) -> MatmulParams | None:
+    if text == "rules":
+        return None
+    d = json.loads(text)
+    for key in ("tile", "cluster", "register_split"):
+        if key in d and d[key] is not None:
+            d[key] = tuple(d[key])
+    if "index_type" in d:
+        d["index_type"] = DataType.Int32 if d["index_type"] == "i32" else DataType.Int64
+    return MatmulParams(**d)
+
+
+def main() -> None:
+    mode, m, n, k = sys.argv[1], *(int(x) for x in sys.argv[2:5])
+    flags = [a for a in sys.argv[5:] if a.startswith("--")]
+    ta, tb = "--ta" in flags, "--tb" in flags
+    variants = dict(a.split("=", 1) for a in sys.argv[5:] if not a.startswith("--"))
+    torch.manual_seed(0)
+    a = torch.randn(*((k, m) if ta else (m, k)), device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(*((n, k) if tb else (k, n)), device="cuda", dtype=torch.bfloat16)
+    av, bv = (a.t() if ta else a), (b.t() if tb else b)
+    ref = av.double() @ bv.double()
+    fns = {}
+    for name, text in variants.items():
+        out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+        fusion = matmul_fusion(m, n, k, transpose_a=ta, transpose_b=tb)
+        kernel = lower(schedule_matmul(fusion, params_of(text)))
+        fn = prepare(kernel, [a, b], [out])
+        fn()
+        torch.cuda.synchronize()
+        err = ((out.double() - ref).norm() / ref.norm()).item()
+        print(f"{name:10s} rel err {err:.2e}", flush=True)
+        fns[name] = fn
+    if mode == "ncu":
+        for fn in fns.values():
+            fn(); fn()
+        torch.cuda.synchronize()
+        return
+    flop = 2 * m * n * k
+    batch = max(1, round(3e-3 * 700e12 / flop))
+    ms = interleaved_ms(list(fns.values()) + [lambda: torch.matmul(av, bv)], batch, 15)
+    t = ms[-1]
+    print(f"torch      {t * 1e3:8.1f} us  {flop / t / 1e9:5.0f} TFLOP/s")
+    for name, x in zip(fns, ms):
+        print(f"{name:10s} {x * 1e3:8.1f} us  {flop / x / 1e9:5.0f} TFLOP/s  ratio {t / x:.3f}")
+
+
+if __name__ == "__main__":
+    main()
