@@ -241,7 +241,7 @@ def _first(mask: np.ndarray) -> tuple[int, ...]:
 def evaluate_float32(case: Case, inputs: list[np.ndarray]) -> list[np.ndarray]:
     """The case's math in float32, each tensor rounded to its own dtype (fp16, bf16) as the kernel
     stores it (ints stay int64): how far rounding alone moves the result from the float64 reference."""
-    from fusion_ir.exprs import BinaryOp, BroadcastOp, CastOp, LoadStoreOp, ReductionOp, UnaryOp
+    from fusion_ir.exprs import BinaryOp, BroadcastOp, CastOp, LoadStoreOp, ReductionOp, UnaryOp, WhereOp
     from fusion_ir.reference import BINARY, UNARY, as_stored
 
     fusion = build(case)
@@ -275,6 +275,11 @@ def evaluate_float32(case: Case, inputs: list[np.ndarray]) -> list[np.ndarray]:
                 if out.dtype.is_float:
                     a, b = np.asarray(a, np.float32), np.asarray(b, np.float32)
                 r = BINARY[e.op](a, b)
+            elif isinstance(e, WhereOp):
+                c, a, b = ins
+                if out.dtype.is_float:
+                    a, b = np.asarray(a, np.float32), np.asarray(b, np.float32)
+                r = np.where(np.asarray(c) != 0, a, b)
             elif isinstance(e, BroadcastOp):
                 r = ins[0]
                 for k, flag in enumerate(e.is_broadcast_dims):

@@ -67,7 +67,11 @@ NAN_DROPPING = ("maximum", "minimum", "relu", "max")
 FACTORS = (1, 2, 3, 4, 5, 7, 8, 16, 32, 64, 128)
 SCALARS = (1, 2, -3, 2.0, -1.0, 3.0, 0.5)
 EXACT_UNARY = ("neg", "abs", "relu")
-BOUNDED_UNARY = ("sin", "cos", "tanh", "sigmoid")
+BOUNDED_UNARY = ("sin", "cos", "tanh", "sigmoid", "erf", "silu")
+# drawn in place of ``exp`` and ``log`` now and then
+GROWING_UNARY = ("exp", "expm1")
+LOG_UNARY = ("log", "log1p")
+COMPARE_OPS = ("lt", "le", "gt", "ge", "eq", "ne")
 EXACT_BINARY = ("add", "sub", "mul", "maximum", "minimum")
 INVALID_ARGS = (0, -2, 2.5, "1", None, True)
 
@@ -159,8 +163,10 @@ def _unary(d: _Definition, fn: str, x: _Value) -> _Value:
     x = _numeric(d, x)
     if d.specials and fn in NAN_DROPPING:
         fn = "neg"
-    if fn == "exp" and x.hi > (8 if x.dtype is not DataType.Half else 6):
+    if fn in GROWING_UNARY and x.hi > (8 if x.dtype is not DataType.Half else 6):
         fn = "tanh"
+    if fn == "log1p" and x.lo < 0:
+        x = _unary(d, "abs", x)
     if fn in ("sqrt", "log", "rsqrt") and x.lo < 1:
         if x.lo < 0:
             x = _unary(d, "abs", x)
@@ -180,6 +186,15 @@ def _unary_interval(fn: str, lo: float, hi: float) -> tuple[float, float]:
         return max(lo, 0.0), max(hi, 0.0)
     if fn == "exp":
         return math.exp(lo), math.exp(hi)
+    if fn == "expm1":
+        return math.expm1(lo), math.expm1(hi)
+    if fn == "log1p":
+        return math.log1p(lo), math.log1p(hi)
+    if fn == "erf":
+        return math.erf(lo), math.erf(hi)
+    if fn == "silu":        # smallest at x = -1.2785: -0.2785
+        silu = [v / (1 + math.exp(-v)) for v in (lo, hi)]
+        return (-0.2785 if lo <= -1.2785 <= hi else min(silu)), max(silu)
     if fn == "sqrt":
         return math.sqrt(lo), math.sqrt(hi)
     if fn == "log":
@@ -196,7 +211,7 @@ def _unary_interval(fn: str, lo: float, hi: float) -> tuple[float, float]:
 def _promote(a: DataType, b: DataType, fn: str) -> DataType:
     """What ``ops`` makes of a binary op's operand types."""
     out = promote(a, b)
-    return DataType.Float if fn == "div" and not out.is_float else out
+    return DataType.Float if fn in ("div", "pow") and not out.is_float else out
 
 
 def _interval(fn: str, a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
@@ -298,13 +313,17 @@ def definitions(draw: st.DrawFn, with_reduction: bool = False, pointwise: bool =
         d.add_input(dims, dtype, static)
 
     kinds = ("unary", "binary", "scalar", "set", "cast", "binary") if pointwise else (
-        "unary", "binary", "scalar", "broadcast", "reduction", "cast", "set", "unary", "binary", "binary")
+        "unary", "binary", "scalar", "broadcast", "reduction", "cast", "set", "unary", "binary", "binary",
+        "compare", "where", "logical", "clamp", "pow")
     for _ in range(draw(st.integers(1, 3 if pointwise else 7))):
         kind = draw(st.sampled_from(kinds))
         x = draw(st.sampled_from(d.values))
         if kind == "unary":
-            fn = draw(st.sampled_from(EXACT_UNARY + ("exp", "sqrt", "log", "rsqrt") + BOUNDED_UNARY))
+            fn = draw(st.sampled_from(EXACT_UNARY + ("exp", "sqrt", "log", "rsqrt") + BOUNDED_UNARY
+                                      + ("expm1", "log1p")))
             _unary(d, fn, x)
+        elif kind in ("compare", "where", "logical", "clamp", "pow"):
+            _logic_or_math(d, draw, kind, x)
         elif kind in ("binary", "scalar"):
             fn = draw(st.sampled_from(EXACT_BINARY + ("div",)))
             partners = [v for v in d.values if _compatible(v.sig, x.sig)]
@@ -362,6 +381,69 @@ def definitions(draw: st.DrawFn, with_reduction: bool = False, pointwise: bool =
     if not d.ops:
         _unary(d, "neg", d.values[0])
     return d, static
+
+
+def _compare(d: _Definition, draw: st.DrawFn, x: _Value) -> _Value:
+    """A comparison of an exact value with an exact partner or a scalar: a Bool neither rounding nor the
+    order of evaluation can flip."""
+    exact = [v for v in d.values if v.exact]
+    x = _numeric(d, x if x.exact else draw(st.sampled_from(exact)))
+    fn = draw(st.sampled_from(COMPARE_OPS))
+    partners = [v for v in exact if _compatible(v.sig, x.sig) and v.dtype is not DataType.Bool]
+    if partners and chance(draw, 0.6):
+        y = draw(st.sampled_from(partners))
+        return d.add_op(fn, (TRef(x.name), TRef(y.name)), _joined(x.sig, y.sig), DataType.Bool, 0.0, 1.0, True)
+    s = draw(st.sampled_from((0, 1, -2, 0.5, 2.0)))
+    return d.add_op(fn, (TRef(x.name), s), x.sig, DataType.Bool, 0.0, 1.0, True)
+
+
+def _logic_or_math(d: _Definition, draw: st.DrawFn, kind: str, x: _Value) -> None:
+    """``kind``: a comparison, ``where``, a logical op of Bool values, ``clamp`` or ``pow`` by a scalar."""
+    if kind == "compare":
+        _compare(d, draw, x)
+    elif kind == "logical":
+        bools = [v for v in d.values if v.dtype is DataType.Bool] or [_compare(d, draw, x)]
+        a = draw(st.sampled_from(bools))
+        fn = draw(st.sampled_from(("logical_and", "logical_or", "logical_not")))
+        if fn == "logical_not":
+            d.add_op(fn, (TRef(a.name),), a.sig, DataType.Bool, 0.0, 1.0, True)
+            return
+        partners = [v for v in bools if _compatible(v.sig, a.sig)]
+        b = draw(st.sampled_from(partners))
+        d.add_op(fn, (TRef(a.name), TRef(b.name)), _joined(a.sig, b.sig), DataType.Bool, 0.0, 1.0, True)
+    elif kind == "where":
+        x = _numeric(d, x)
+        conds = [v for v in d.values if v.dtype is DataType.Bool and _compatible(v.sig, x.sig) and v.exact]
+        cond = draw(st.sampled_from(conds)) if conds else _compare(d, draw, x)
+        if not _compatible(cond.sig, x.sig):
+            return
+        s = draw(st.sampled_from(SCALARS))
+        lo, hi = min(x.lo, float(s)), max(x.hi, float(s))
+        d.add_op("where", (TRef(cond.name), TRef(x.name), s), _joined(cond.sig, x.sig),
+                 _promote(x.dtype, _scalar_dtype(s), "where"), lo, hi, x.exact and float(s).is_integer())
+    elif kind == "clamp":
+        _clamp(d, draw, x)
+    else:
+        x = _numeric(d, x)
+        e = draw(st.sampled_from((2, 3, 2.0)))
+        if x.bound ** e * 3 > _max_magnitude(x.dtype):
+            x = _unary(d, "tanh", x)
+        lo, hi = (0.0, x.bound ** 2) if e != 3 else (x.lo ** 3, x.hi ** 3)
+        # powf is not correctly rounded (2 ulp): never exact, even of integers
+        d.add_op("pow", (TRef(x.name), e), x.sig, _promote(x.dtype, _scalar_dtype(e), "pow"), lo, hi, False)
+
+
+def _clamp(d: _Definition, draw: st.DrawFn, x: _Value) -> None:
+    """``ops.clamp`` of an exact value, drawn as the ops it is made of (a case names one tensor per op):
+    ``where(gt(x, hi), hi, x)``, then ``where(lt(., lo), lo, .)``. Exact, so that no comparison flips."""
+    exact = [v for v in d.values if v.exact]
+    x = _numeric(d, x if x.exact else draw(st.sampled_from(exact)))
+    lo_b, hi_b = sorted(draw(st.lists(st.sampled_from((-2, -1.0, 0, 0.5, 1, 3.0)), min_size=2, max_size=2)))
+    for fn, bound in (("gt", hi_b), ("lt", lo_b)):
+        cond = d.add_op(fn, (TRef(x.name), bound), x.sig, DataType.Bool, 0.0, 1.0, True)
+        lo, hi = (min(x.lo, bound), min(x.hi, bound)) if fn == "gt" else (max(x.lo, bound), max(x.hi, bound))
+        x = d.add_op("where", (TRef(cond.name), bound, TRef(x.name)), x.sig,
+                     _promote(x.dtype, _scalar_dtype(bound), "where"), lo, hi, x.exact and float(bound).is_integer())
 
 
 def _cast(d: _Definition, draw: st.DrawFn, x: _Value) -> None:

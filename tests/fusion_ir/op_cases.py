@@ -1,0 +1,131 @@
+"""Small scheduled fusions, one or more per op of the op families beyond the basic ones (comparisons,
+logical ops, ``where``, unary math, ``pow``, ``clamp``, ``mean``, ``var_mean``, ``iota``, ``full``,
+``reshape``), with inputs. Shared by the simulator tests, the nvcc compile tests and the GPU tier."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from fusion_ir import DataType, Fusion, ParallelType, TensorView, inline_most, ops, parallelize_like, transform_like
+
+F, H, B, I32 = DataType.Float, DataType.Half, DataType.Bool, DataType.Int32
+
+
+@dataclass(frozen=True)
+class OpCase:
+    name: str
+    group: str                                # logic, math, reduction, factory, reshape
+    build: Callable[[], Fusion]
+    shapes: tuple[tuple[int, ...], ...]       # one input shape per input
+    tol: float = 1e-5                         # relative error against the float64 reference
+    offset: float = 0.0                       # added to float inputs (var_mean's stability check)
+
+    def inputs(self, fusion: Fusion, seed: int) -> list[np.ndarray]:
+        """Fresh inputs: floats from a normal distribution (a third of them rounded to halves, so that
+        comparisons meet equal values), booleans at random, small integers."""
+        rng = np.random.default_rng(seed)
+        out = []
+        for tv, shape in zip(fusion.inputs, self.shapes):
+            if tv.dtype is B:
+                out.append(rng.integers(0, 2, size=shape).astype(bool))
+            elif tv.dtype is I32:
+                out.append(rng.integers(-8, 8, size=shape).astype(np.int32))
+            else:
+                x = rng.standard_normal(shape)
+                x = np.where(rng.random(shape) < 0.3, np.round(x * 2) / 2, x) + self.offset
+                out.append(x.astype(np.dtype(tv.dtype.numpy_name)))
+        return out
+
+
+def pointwise(dtypes: tuple[DataType, ...], math: Callable[..., TensorView | tuple[TensorView, ...]],
+              ranks: tuple[int, ...] | None = None) -> Callable[[], Fusion]:
+    """``math`` of inputs of ``dtypes`` (2-D unless ``ranks`` says otherwise); the first output tiled
+    [BIDx rows, serial, TIDx 32] and every tensor transformed and inlined like it."""
+
+    def build() -> Fusion:
+        fusion = Fusion()
+        with fusion:
+            ins = [fusion.add_input(ndim=r, dtype=d) for d, r in zip(dtypes, ranks or (2,) * len(dtypes))]
+            outs = math(*ins)
+            outs = outs if isinstance(outs, tuple) else (outs,)
+            for o in outs:
+                fusion.add_output(o)
+        ref = outs[0]
+        ref.split(-1, 32)
+        transform_like(ref)
+        ref.axis(0).parallelize(ParallelType.BIDx)
+        ref.axis(-1).parallelize(ParallelType.TIDx)
+        parallelize_like(ref)
+        inline_most(fusion)
+        return fusion
+
+    return build
+
+
+def row_normalization(math: Callable[[TensorView], tuple[TensorView, ...]], per_thread: int = 4,
+                      hidden: int | None = None) -> Callable[[], Fusion]:
+    """``math`` of a 2-D Float input whose row statistics broadcast back over the row: a block per row,
+    each thread keeping ``per_thread`` elements (layer norm's schedule, ``examples/layer_norm.py``)."""
+
+    def build() -> Fusion:
+        fusion = Fusion()
+        with fusion:
+            x = (fusion.add_input(ndim=2, dtype=F) if hidden is None
+                 else fusion.add_input(shape=(5, hidden), dtype=F))
+            outs = math(x)
+            for o in outs:
+                fusion.add_output(o)
+        ref = outs[0]
+        ref.split(1, per_thread, inner_split=False)
+        transform_like(ref)
+        ref.axis(0).parallelize(ParallelType.BIDx)
+        ref.axis(2).parallelize(ParallelType.TIDx)
+        parallelize_like(ref)
+        inline_most(fusion)
+        return fusion
+
+    return build
+
+
+def _compare(name: str) -> OpCase:
+    fn = getattr(ops, name)
+    return OpCase(name, "logic", pointwise((F, H), lambda x, y: (fn(x, y), fn(x, 0.5))), ((5, 37), (5, 37)))
+
+
+CASES: list[OpCase] = [
+    *(_compare(n) for n in ("lt", "le", "gt", "ge", "eq", "ne")),
+    OpCase("compare_int_with_float_scalar", "logic", pointwise((I32,), lambda x: ops.lt(x, 0.5)), ((3, 45),)),
+    OpCase("logical_and_or", "logic",
+           pointwise((F, B), lambda x, b: (ops.logical_and(ops.gt(x, 0.0), b), ops.logical_or(b, x))),
+           ((4, 33), (4, 33))),
+    OpCase("logical_not", "logic", pointwise((B, F), lambda b, x: (ops.logical_not(b), ops.logical_not(x))),
+           ((4, 33), (4, 33))),
+    OpCase("where_tensors", "logic", pointwise((F, F), lambda x, y: ops.where(ops.ge(x, y), x, y)),
+           ((6, 70), (6, 70))),
+    OpCase("where_scalars_and_broadcast", "logic",
+           pointwise((F, B), lambda x, b: ops.where(ops.broadcast(b, [False, True]), -1.0e4, x), ranks=(2, 1)),
+           ((6, 70), (6,))),
+    OpCase("where_half_and_bool_result", "logic",
+           pointwise((H, B, B), lambda h, p, q: (ops.where(p, h, 2), ops.where(ops.gt(h, 0.0), p, q))),
+           ((3, 40), (3, 40), (3, 40))),
+    OpCase("erf", "math", pointwise((F,), ops.erf), ((5, 37),), tol=1e-6),
+    OpCase("silu", "math", pointwise((F,), ops.silu), ((5, 37),), tol=1e-6),
+    OpCase("log1p", "math", pointwise((F,), lambda x: ops.log1p(ops.abs(x))), ((5, 37),), tol=1e-6),
+    OpCase("expm1", "math", pointwise((F,), ops.expm1), ((5, 37),), tol=1e-6),
+    OpCase("erf_of_half", "math", pointwise((H,), ops.erf), ((5, 37),), tol=1e-3),
+    OpCase("pow_tensor_exponent", "math", pointwise((F, F), lambda x, y: ops.pow(ops.add(ops.abs(x), 0.5), y)),
+           ((5, 37), (5, 37)), tol=1e-6),
+    OpCase("pow_scalar_exponent_and_base", "math",
+           pointwise((F,), lambda x: (ops.pow(x, 2), ops.pow(2.0, x), ops.pow(x, 3.0))), ((5, 37),), tol=1e-6),
+    OpCase("pow_of_int", "math", pointwise((I32,), lambda x: ops.pow(x, 2)), ((5, 37),)),
+    OpCase("clamp", "math", pointwise((F,), lambda x: (ops.clamp(x, -0.5, 0.75), ops.clamp(x, None, 0.0))),
+           ((5, 37),)),
+    OpCase("clamp_int", "math", pointwise((I32,), lambda x: ops.clamp(x, -3, 4)), ((5, 37),)),
+]
+
+
+def case(name: str) -> OpCase:
+    return next(c for c in CASES if c.name == name)
