@@ -31,6 +31,14 @@ class TRef:
 
 
 @dataclass(frozen=True)
+class SizeRef:
+    """The extent of logical axis ``dim`` of tensor ``T<name>`` as a scalar operand: ``t<name>.size(dim)``."""
+
+    name: int
+    dim: int
+
+
+@dataclass(frozen=True)
 class InputSpec:
     """``fusion.add_input``: ``dims`` names a size class per axis; ``static`` uses ``shape=``."""
 
@@ -112,6 +120,8 @@ def tensor(fusion: Fusion, name: int) -> TensorView:
 def resolve(fusion: Fusion, value: Any) -> Any:
     if isinstance(value, TRef):
         return tensor(fusion, value.name)
+    if isinstance(value, SizeRef):
+        return tensor(fusion, value.name).size(value.dim)
     if isinstance(value, tuple):
         return tuple(resolve(fusion, v) for v in value)
     if isinstance(value, list):
@@ -255,9 +265,16 @@ def evaluate_float32(case: Case, inputs: list[np.ndarray]) -> list[np.ndarray]:
     for tv, x in zip(fusion.inputs, inputs):
         env[tv] = held(tv.dtype, x)
 
+    from fusion_ir.reference import extent_values
+    from fusion_ir.scalar import Val
+
+    extents = extent_values(fusion, inputs)
+
     def get(v: Any) -> Any:
         if isinstance(v, TensorView):
             return env[v]
+        if isinstance(v, Val):
+            return int(v.evaluate(extents))
         return np.float32(v) if isinstance(v, float) else v
 
     with np.errstate(all="ignore"):
@@ -300,6 +317,8 @@ def code(value: Any) -> str:
     """Python source for a step or op argument."""
     if isinstance(value, TRef):
         return f"t{value.name}"
+    if isinstance(value, SizeRef):
+        return f"t{value.name}.size({value.dim})"
     if isinstance(value, enum.Enum):
         return f"{type(value).__name__}.{value.name}"
     if isinstance(value, Pipelined):

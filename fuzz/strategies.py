@@ -43,7 +43,7 @@ from fusion_ir import (
 from fusion_ir.exprs import LoadStoreOp, ReductionOp
 from fusion_ir.types import SmemSwizzle, promote
 
-from .case import MAX_MAGNITUDE, Case, InputSpec, OpSpec, Step, TRef, apply_step, build
+from .case import MAX_MAGNITUDE, Case, InputSpec, OpSpec, SizeRef, Step, TRef, apply_step, build
 
 PT = ParallelType
 # the largest size of one size class, by the fusion's rank (keeps the simulator fast)
@@ -127,6 +127,7 @@ class _Definition:
         self.values: list[_Value] = []
         self.reductions = 0
         self.has_max = False
+        self.divides_by_extent = False      # a mean: no size 0 (0 / 0)
 
     @property
     def has_reduction(self) -> bool:
@@ -267,9 +268,12 @@ def _reduced_count(d: _Definition, x: _Value, axes: list[int]) -> int:
 def _reduce(d: _Definition, draw: st.DrawFn, x: _Value, axes: list[int]) -> bool:
     """Add a sum or max of ``x`` over ``axes`` if its result stays in range; True if added."""
     x = _numeric(d, x)
-    fn = draw(st.sampled_from(("sum", "max")))
+    fn = draw(st.sampled_from(("sum", "max", "mean")))
     if d.specials:
         fn = "sum"
+    if fn == "mean":
+        _mean(d, x, axes)
+        return True
     n = _reduced_count(d, x, axes) if fn == "sum" else 1
     lo, hi = min(x.lo, n * x.lo), max(x.hi, n * x.hi)
     if max(abs(lo), abs(hi)) > _max_magnitude(x.dtype):
@@ -279,6 +283,20 @@ def _reduce(d: _Definition, draw: st.DrawFn, x: _Value, axes: list[int]) -> bool
     d.reductions += 1
     d.has_max |= fn == "max"
     return True
+
+
+def _mean(d: _Definition, x: _Value, axes: list[int]) -> None:
+    """``ops.mean`` as the ops it is made of (a case names one tensor per op): the sum, divided by the
+    extent of each reduced axis in turn, each a scalar the kernel reads from the launch's sizes."""
+    n = _reduced_count(d, x, axes)
+    lo, hi = min(x.lo, n * x.lo), max(x.hi, n * x.hi)
+    sig = tuple(c for k, c in enumerate(x.sig) if k not in axes)
+    s = d.add_op("sum", (TRef(x.name), axes), sig, x.dtype, lo, hi, x.exact)
+    d.reductions += 1
+    d.divides_by_extent = True
+    for k in axes:
+        dtype = _promote(s.dtype, DataType.Int64, "div")
+        s = d.add_op("div", (TRef(s.name), SizeRef(x.name, k)), sig, dtype, lo, hi, False)
 
 
 def _class_max(draw: st.DrawFn, rank: int) -> tuple[int, ...]:
@@ -467,7 +485,7 @@ def _sizes(draw: st.DrawFn, d: _Definition, static: bool) -> tuple[tuple[int, ..
     sizes = []
     for _ in range(runs):
         run = [min(draw(st.one_of(small, st.integers(1, top))), top) for top in d.class_max]
-        if not d.has_max and not static and chance(draw, 0.04):
+        if not d.has_max and not d.divides_by_extent and not static and chance(draw, 0.04):
             run[draw(st.integers(0, d.rank - 1))] = 0
         sizes.append(tuple(run))
     return tuple(sizes)

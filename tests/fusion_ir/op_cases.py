@@ -20,8 +20,11 @@ class OpCase:
     group: str                                # logic, math, reduction, factory, reshape
     build: Callable[[], Fusion]
     shapes: tuple[tuple[int, ...], ...]       # one input shape per input
-    tol: float = 1e-5                         # relative error against the float64 reference
+    tol: float | tuple[float, ...] = 1e-5     # relative error against the float64 reference (per output)
     offset: float = 0.0                       # added to float inputs (var_mean's stability check)
+
+    def tolerance(self, output: int) -> float:
+        return self.tol[output] if isinstance(self.tol, tuple) else self.tol
 
     def inputs(self, fusion: Fusion, seed: int) -> list[np.ndarray]:
         """Fresh inputs: floats from a normal distribution (a third of them rounded to halves, so that
@@ -66,9 +69,10 @@ def pointwise(dtypes: tuple[DataType, ...], math: Callable[..., TensorView | tup
 
 
 def row_normalization(math: Callable[[TensorView], tuple[TensorView, ...]], per_thread: int = 4,
-                      hidden: int | None = None) -> Callable[[], Fusion]:
+                      hidden: int | None = None, persistent: bool = False) -> Callable[[], Fusion]:
     """``math`` of a 2-D Float input whose row statistics broadcast back over the row: a block per row,
-    each thread keeping ``per_thread`` elements (layer norm's schedule, ``examples/layer_norm.py``)."""
+    each thread keeping ``per_thread`` elements (layer norm's schedule, ``examples/layer_norm.py``);
+    ``persistent``: the input is read once into a register cache that every pass over the row reads."""
 
     def build() -> Fusion:
         fusion = Fusion()
@@ -78,7 +82,11 @@ def row_normalization(math: Callable[[TensorView], tuple[TensorView, ...]], per_
             outs = math(x)
             for o in outs:
                 fusion.add_output(o)
+        if persistent:
+            x.cache_after()
         ref = outs[0]
+        if len(ref.loop) < 2:           # a statistic: schedule the reduction it divides
+            ref = ref.definition.tensor_inputs()[0]
         ref.split(1, per_thread, inner_split=False)
         transform_like(ref)
         ref.axis(0).parallelize(ParallelType.BIDx)
@@ -125,6 +133,56 @@ CASES: list[OpCase] = [
            ((5, 37),)),
     OpCase("clamp_int", "math", pointwise((I32,), lambda x: ops.clamp(x, -3, 4)), ((5, 37),)),
 ]
+
+
+def _normalize(x: TensorView) -> tuple[TensorView, ...]:
+    """Layer norm's core from ``var_mean``: ``(x - mean) * rsqrt(var + eps)``, with var and mean."""
+    var, m = ops.var_mean(x, [1], correction=0)
+    rstd = ops.rsqrt(ops.add(var, 1e-5))
+    y = ops.mul(ops.sub(x, ops.broadcast(m, [False, True])), ops.broadcast(rstd, [False, True]))
+    return y, var, m
+
+
+def _var_mean(axes: list[int], correction: int = 1) -> Callable[[TensorView], TensorView | tuple[TensorView, ...]]:
+    return lambda x: ops.var_mean(x, axes, correction)
+
+
+CASES += [
+    # an offset keeps the means away from 0, where a float32 sum's rounding is all of the (tiny) result
+    OpCase("mean_inner", "reduction", row_normalization(lambda x: (ops.mean(x, [1]),)), ((5, 300),), offset=2.0),
+    OpCase("mean_negative_dim_constant_extent", "reduction",
+           row_normalization(lambda x: (ops.mean(x, -1),), hidden=77), ((5, 77),), offset=2.0),
+    OpCase("mean_all_axes_serial", "reduction", lambda: _serial(lambda x: ops.mean(x, [0, -1])), ((3, 19),),
+           offset=2.0),
+    OpCase("mean_of_int", "reduction", lambda: _serial(lambda x: ops.mean(x, [1]), I32), ((4, 21),)),
+    OpCase("size_as_scalar_operand", "reduction",
+           pointwise((F,), lambda x: ops.add(ops.mul(x, x.size(1)), x.size(0))), ((3, 45),)),
+    OpCase("var_mean_offset_1e4", "reduction", row_normalization(lambda x: ops.var_mean(x, [1])), ((6, 300),),
+           tol=1e-5, offset=1.0e4),
+    # (x - mean) of float32 values near 1e4 is off by up to 1e4 * 2^-24 * a few: the normalized output cannot
+    # be better than 1e-3; the variance and mean still match to 1e-5
+    OpCase("var_mean_persistent_normalize", "reduction", row_normalization(_normalize, persistent=True),
+           ((5, 203),), tol=(2e-3, 1e-5, 1e-6), offset=1.0e4),
+    OpCase("var_mean_population_constant_extent", "reduction",
+           row_normalization(lambda x: ops.var_mean(x, 1, correction=0), hidden=100), ((5, 100),), offset=100.0),
+    # reduced over the outer axis: the mean of each column waits in a register array of the constant width
+    OpCase("var_mean_outer_serial", "reduction", lambda: _serial(_var_mean([0]), shape=(37, 6)), ((37, 6),),
+           offset=1.0e3),
+]
+
+
+def _serial(math: Callable[[TensorView], TensorView | tuple[TensorView, ...]], dtype: DataType = F,
+            shape: tuple[int, int] | None = None) -> Fusion:
+    """``math`` of a 2-D input (symbolic extents, or ``shape``) in serial loops of one thread, every tensor
+    inlined as far as it goes."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=2, dtype=dtype) if shape is None else fusion.add_input(shape=shape, dtype=dtype)
+        outs = math(x)
+        for o in outs if isinstance(outs, tuple) else (outs,):
+            fusion.add_output(o)
+    inline_most(fusion)
+    return fusion
 
 
 def case(name: str) -> OpCase:
