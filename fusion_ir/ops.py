@@ -16,6 +16,7 @@ from .iter_domain import IterDomain
 from .op_core import binary, check_tensor, dim, fusion_of, reduction, unary
 from .op_logic import eq, ge, gt, le, logical_and, logical_not, logical_or, lt, ne, where
 from .op_math import clamp, erf, expm1, log1p, pow, silu
+from .op_factory import full, iota
 from .op_norm import mean, var_mean
 from .scalar import Val
 from .tensor_view import TensorView
@@ -29,7 +30,7 @@ __all__ = ["set", *UNARY_OPS, "gelu", "cast", *BINARY_OPS, "broadcast", "permute
            "matmul",
            # re-exported from the op-family modules
            "lt", "le", "gt", "ge", "eq", "ne", "logical_and", "logical_or", "logical_not", "where",
-           "erf", "silu", "log1p", "expm1", "pow", "clamp", "mean", "var_mean"]
+           "erf", "silu", "log1p", "expm1", "pow", "clamp", "mean", "var_mean", "iota", "full"]
 
 
 def set(x: TensorView) -> TensorView:

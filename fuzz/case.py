@@ -251,7 +251,17 @@ def _first(mask: np.ndarray) -> tuple[int, ...]:
 def evaluate_float32(case: Case, inputs: list[np.ndarray]) -> list[np.ndarray]:
     """The case's math in float32, each tensor rounded to its own dtype (fp16, bf16) as the kernel
     stores it (ints stay int64): how far rounding alone moves the result from the float64 reference."""
-    from fusion_ir.exprs import BinaryOp, BroadcastOp, CastOp, LoadStoreOp, ReductionOp, UnaryOp, WhereOp
+    from fusion_ir.exprs import (
+        BinaryOp,
+        BroadcastOp,
+        CastOp,
+        FullOp,
+        IotaOp,
+        LoadStoreOp,
+        ReductionOp,
+        UnaryOp,
+        WhereOp,
+    )
     from fusion_ir.reference import BINARY, UNARY, as_stored
 
     fusion = build(case)
@@ -265,7 +275,7 @@ def evaluate_float32(case: Case, inputs: list[np.ndarray]) -> list[np.ndarray]:
     for tv, x in zip(fusion.inputs, inputs):
         env[tv] = held(tv.dtype, x)
 
-    from fusion_ir.reference import extent_values
+    from fusion_ir.reference import extent_values, shape_of
     from fusion_ir.scalar import Val
 
     extents = extent_values(fusion, inputs)
@@ -297,6 +307,10 @@ def evaluate_float32(case: Case, inputs: list[np.ndarray]) -> list[np.ndarray]:
                 if out.dtype.is_float:
                     a, b = np.asarray(a, np.float32), np.asarray(b, np.float32)
                 r = np.where(np.asarray(c) != 0, a, b)
+            elif isinstance(e, FullOp):
+                r = np.full(shape_of(out, extents), e.value)
+            elif isinstance(e, IotaOp):
+                r = e.start + np.arange(shape_of(out, extents)[0]) * e.step
             elif isinstance(e, BroadcastOp):
                 r = ins[0]
                 for k, flag in enumerate(e.is_broadcast_dims):

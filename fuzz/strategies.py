@@ -332,7 +332,7 @@ def definitions(draw: st.DrawFn, with_reduction: bool = False, pointwise: bool =
 
     kinds = ("unary", "binary", "scalar", "set", "cast", "binary") if pointwise else (
         "unary", "binary", "scalar", "broadcast", "reduction", "cast", "set", "unary", "binary", "binary",
-        "compare", "where", "logical", "clamp", "pow")
+        "compare", "where", "logical", "clamp", "pow", "factory")
     for _ in range(draw(st.integers(1, 3 if pointwise else 7))):
         kind = draw(st.sampled_from(kinds))
         x = draw(st.sampled_from(d.values))
@@ -342,6 +342,8 @@ def definitions(draw: st.DrawFn, with_reduction: bool = False, pointwise: bool =
             _unary(d, fn, x)
         elif kind in ("compare", "where", "logical", "clamp", "pow"):
             _logic_or_math(d, draw, kind, x)
+        elif kind == "factory":
+            _factory(d, draw, x)
         elif kind in ("binary", "scalar"):
             fn = draw(st.sampled_from(EXACT_BINARY + ("div",)))
             partners = [v for v in d.values if _compatible(v.sig, x.sig)]
@@ -462,6 +464,24 @@ def _clamp(d: _Definition, draw: st.DrawFn, x: _Value) -> None:
         lo, hi = (min(x.lo, bound), min(x.hi, bound)) if fn == "gt" else (max(x.lo, bound), max(x.hi, bound))
         x = d.add_op("where", (TRef(cond.name), bound, TRef(x.name)), x.sig,
                      _promote(x.dtype, _scalar_dtype(bound), "where"), lo, hi, x.exact and float(bound).is_integer())
+
+
+def _factory(d: _Definition, draw: st.DrawFn, x: _Value) -> None:
+    """A tensor of no input with extents of ``x`` (``t.size(k)``): a ``full`` of ``x``'s shape, or an
+    ``iota`` along one of its axes (a later broadcast lines it up with the others)."""
+    if not x.sig or -1 in x.sig:        # a broadcast axis has extent 1, which a full axis would not broadcast
+        return
+    if chance(draw, 0.5):
+        value, dtype = draw(st.sampled_from(((0, DataType.Int32), (3, DataType.Int32), (2.0, DataType.Float),
+                                             (-0.5, DataType.Float), (True, DataType.Bool))))
+        shape = [SizeRef(x.name, k) for k in range(len(x.sig))]
+        d.add_op("full", (shape, value, dtype), x.sig, dtype, float(value), float(value), True)
+        return
+    k = draw(st.integers(0, len(x.sig) - 1))
+    start, step = draw(st.sampled_from((0, -3, 2))), draw(st.sampled_from((1, 2, -1)))
+    ends = (start, start + (d.class_max[x.sig[k]] - 1) * step)
+    d.add_op("iota", (SizeRef(x.name, k), start, step, DataType.Int32), (x.sig[k],), DataType.Int32,
+             float(min(ends)), float(max(ends)), True)
 
 
 def _cast(d: _Definition, draw: st.DrawFn, x: _Value) -> None:

@@ -254,8 +254,12 @@ def _operand_type(ins: list) -> DataType:
 
 def _iota_value(e: IotaOp, index: Val, dtype: DataType) -> Value:
     """``start + index * step`` in ``dtype``: the index is the position along the iota's one axis."""
-    position = ScalarValue(index, DataType.Int64)
-    return BinaryValue("add", const(e.start, dtype), BinaryValue("mul", position, const(e.step, dtype), dtype), dtype)
+    value: Value = cast_to(ScalarValue(index, DataType.Int64), dtype)
+    if e.step != 1:
+        value = BinaryValue("mul", value, const(e.step, dtype), dtype)
+    if e.start != 0:
+        value = BinaryValue("add", const(e.start, dtype), value, dtype)
+    return value
 
 
 def value_dtype(v: Value) -> DataType:

@@ -185,5 +185,43 @@ def _serial(math: Callable[[TensorView], TensorView | tuple[TensorView, ...]], d
     return fusion
 
 
+def _causal_mask(x: TensorView) -> TensorView:
+    """``where(row >= col, x, -inf)`` from two iotas broadcast against ``x``."""
+    rows = ops.broadcast(ops.iota(x.size(0)), [False, True])
+    cols = ops.broadcast(ops.iota(x.size(1)), [True, False])
+    return ops.where(ops.ge(rows, cols), x, float("-inf"))
+
+
+def _no_inputs() -> Fusion:
+    """An iota and a full of constant extents, a fusion of no inputs, on one block of threads."""
+    fusion = Fusion()
+    with fusion:
+        ramp = ops.iota(100, start=3, step=-2, dtype=DataType.Int64)
+        out = ops.add(ramp, ops.full([100], 7, DataType.Int64))
+        fusion.add_output(out)
+    out.split(0, 32)
+    transform_like(out)
+    out.axis(1).parallelize(ParallelType.TIDx)
+    parallelize_like(out)
+    inline_most(fusion)
+    return fusion
+
+
+CASES += [
+    OpCase("iota_causal_mask", "factory", pointwise((F,), _causal_mask), ((37, 45),)),
+    OpCase("iota_float_start_step", "factory",
+           pointwise((F,), lambda x: ops.mul(x, ops.broadcast(ops.iota(x.size(1), 0.5, 0.25, DataType.Float),
+                                                              [True, False]))), ((3, 70),)),
+    OpCase("iota_and_full_without_inputs", "factory", _no_inputs, ()),
+    OpCase("full_of_input_extents", "factory",
+           pointwise((F,), lambda x: ops.add(x, ops.full([x.size(0), x.size(1)], 0.5, DataType.Float))), ((6, 33),)),
+    OpCase("full_bool_and_int", "factory",
+           pointwise((B,), lambda b: (ops.logical_and(b, ops.full([b.size(0), b.size(1)], True, DataType.Bool)),
+                                      ops.add(ops.cast(b, DataType.Int32),
+                                              ops.full([b.size(0), b.size(1)], -4, DataType.Int32)))),
+           ((5, 40),)),
+]
+
+
 def case(name: str) -> OpCase:
     return next(c for c in CASES if c.name == name)
