@@ -23,7 +23,7 @@ def _extent(op: str, argument: str, n: object) -> Val:
     return Val.const(n)
 
 
-def full(shape: Sequence[int | Val], value: float | int | bool, dtype: DataType) -> TensorView:
+def full(shape: Sequence[int | Val], value: float | bool, dtype: DataType) -> TensorView:
     """A tensor of ``shape`` (ints or ``tv.size(d)`` extents) holding ``value`` everywhere."""
     if not isinstance(dtype, DataType):
         raise ScheduleError(f"full: dtype {dtype!r} is not a DataType")
@@ -41,7 +41,7 @@ def full(shape: Sequence[int | Val], value: float | int | bool, dtype: DataType)
     return out
 
 
-def iota(length: int | Val, start: float | int = 0, step: float | int = 1,
+def iota(length: int | Val, start: float = 0, step: float = 1,
          dtype: DataType = DataType.Int32) -> TensorView:
     """The 1-D tensor ``start + i * step`` for ``i`` in [0, length) (``length`` an int or ``tv.size(d)``)."""
     if dtype not in _IOTA_TYPES:

@@ -71,6 +71,5 @@ def test_a_causal_mask_from_two_broadcast_iotas() -> None:
     (lambda: ops.full([2], 1, "float"), "full: dtype 'float' is not a DataType"),
 ])
 def test_bad_arguments_are_refused(call, match: str) -> None:
-    with Fusion():
-        with pytest.raises(ScheduleError, match=match):
-            call()
+    with Fusion(), pytest.raises(ScheduleError, match=match):
+        call()
