@@ -105,6 +105,15 @@ class WhereOp(Expr):
 
 
 @dataclass(eq=False)
+class ViewOp(Expr):
+    """``reshape``: the output's root copies the input's axes (the default root map) and its logical domain
+    is reached by the merges and splits in its transforms; the elements keep their row-major order."""
+
+    def op_string(self) -> str:
+        return "reshape"
+
+
+@dataclass(eq=False)
 class FullOp(Expr):
     """A tensor of ``value`` everywhere, read from no tensor (``ops.full``): its extents come from the
     shape it was given."""

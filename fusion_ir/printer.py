@@ -15,6 +15,7 @@ from .exprs import (
     MmaOp,
     ReductionOp,
     UnaryOp,
+    ViewOp,
     WhereOp,
 )
 from .scalar import Val
@@ -63,6 +64,9 @@ def expr_rhs(e: Expr) -> str:
         return f"where({operand(ins[0])},\n          {operand(ins[1])},\n          {operand(ins[2])})"
     if isinstance(e, FullOp):
         return f"full( {operand(e.value)} )"
+    if isinstance(e, ViewOp):
+        shape = ", ".join(str(i.extent) for i in e.output.shape_ids)
+        return f"reshape( {operand(ins[0])}, new_shape = [{shape}] )"
     if isinstance(e, IotaOp):
         return f"iota( start = {operand(e.start)}, step = {operand(e.step)} )"
     if isinstance(e, MmaOp):

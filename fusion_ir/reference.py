@@ -12,7 +12,19 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .exprs import BinaryOp, BroadcastOp, CastOp, FullOp, IotaOp, LoadStoreOp, MmaOp, ReductionOp, UnaryOp, WhereOp
+from .exprs import (
+    BinaryOp,
+    BroadcastOp,
+    CastOp,
+    FullOp,
+    IotaOp,
+    LoadStoreOp,
+    MmaOp,
+    ReductionOp,
+    UnaryOp,
+    ViewOp,
+    WhereOp,
+)
 from .fusion import Fusion
 from .scalar import Val
 from .tensor_view import TensorView
@@ -122,6 +134,8 @@ def evaluate(fusion: Fusion, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
                 r = BINARY[e.op](*_float_if_pow(e.op, ins))
         elif isinstance(e, WhereOp):
             r = np.where(np.asarray(ins[0]) != 0, ins[1], ins[2])
+        elif isinstance(e, ViewOp):
+            r = np.reshape(ins[0], shape_of(out, extents))
         elif isinstance(e, FullOp):
             r = np.full(shape_of(out, extents), e.value)
         elif isinstance(e, IotaOp):

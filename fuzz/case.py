@@ -260,6 +260,7 @@ def evaluate_float32(case: Case, inputs: list[np.ndarray]) -> list[np.ndarray]:
         LoadStoreOp,
         ReductionOp,
         UnaryOp,
+        ViewOp,
         WhereOp,
     )
     from fusion_ir.reference import BINARY, UNARY, as_stored
@@ -307,6 +308,8 @@ def evaluate_float32(case: Case, inputs: list[np.ndarray]) -> list[np.ndarray]:
                 if out.dtype.is_float:
                     a, b = np.asarray(a, np.float32), np.asarray(b, np.float32)
                 r = np.where(np.asarray(c) != 0, a, b)
+            elif isinstance(e, ViewOp):
+                r = np.reshape(ins[0], shape_of(out, extents))
             elif isinstance(e, FullOp):
                 r = np.full(shape_of(out, extents), e.value)
             elif isinstance(e, IotaOp):

@@ -134,17 +134,24 @@ class _Definition:
         return self.reductions > 0
 
     def add_input(self, dims: tuple[int, ...], dtype: DataType, static: bool) -> None:
-        self.inputs.append(InputSpec(dims, dtype, static))
         lo = 0.0 if dtype is DataType.Bool else -4.0
         hi = 1.0 if dtype is DataType.Bool else 4.0
-        self.values.append(_Value(len(self.values), dims, dtype, lo, hi, True, is_input=True))
+        self.values.append(_Value(self.tensors, dims, dtype, lo, hi, True, is_input=True))
+        self.inputs.append(InputSpec(dims, dtype, static))
+
+    @property
+    def tensors(self) -> int:
+        """How many tensors the fusion has so far: the next one's name."""
+        return len(self.inputs) + len(self.ops)
 
     def add_op(self, fn: str, args: tuple, sig: tuple[int, ...], dtype: DataType, lo: float, hi: float,
-               exact: bool) -> _Value:
+               exact: bool, hidden: bool = False) -> _Value:
+        """Record ``ops.<fn>(*args)``; ``hidden``: a step between two ops that later ops do not draw (its
+        axes are no size classes, as a merged axis of a reshape)."""
+        v = _Value(self.tensors, sig, dtype, lo, hi, exact and max(abs(lo), abs(hi)) <= EXACT_LIMIT[dtype])
         self.ops.append(OpSpec(fn, args))
-        exact = exact and max(abs(lo), abs(hi)) <= EXACT_LIMIT[dtype]
-        v = _Value(len(self.values), sig, dtype, lo, hi, exact)
-        self.values.append(v)
+        if not hidden:
+            self.values.append(v)
         return v
 
 
@@ -194,7 +201,7 @@ def _unary_interval(fn: str, lo: float, hi: float) -> tuple[float, float]:
     if fn == "erf":
         return math.erf(lo), math.erf(hi)
     if fn == "silu":        # smallest at x = -1.2785: -0.2785
-        silu = [v / (1 + math.exp(-v)) for v in (lo, hi)]
+        silu = [v / (1 + math.exp(-v)) if v > -700 else 0.0 for v in (lo, hi)]    # exp(700+) overflows
         return (-0.2785 if lo <= -1.2785 <= hi else min(silu)), max(silu)
     if fn == "sqrt":
         return math.sqrt(lo), math.sqrt(hi)
@@ -332,7 +339,7 @@ def definitions(draw: st.DrawFn, with_reduction: bool = False, pointwise: bool =
 
     kinds = ("unary", "binary", "scalar", "set", "cast", "binary") if pointwise else (
         "unary", "binary", "scalar", "broadcast", "reduction", "cast", "set", "unary", "binary", "binary",
-        "compare", "where", "logical", "clamp", "pow", "factory")
+        "compare", "where", "logical", "clamp", "pow", "factory", "reshape")
     for _ in range(draw(st.integers(1, 3 if pointwise else 7))):
         kind = draw(st.sampled_from(kinds))
         x = draw(st.sampled_from(d.values))
@@ -344,6 +351,8 @@ def definitions(draw: st.DrawFn, with_reduction: bool = False, pointwise: bool =
             _logic_or_math(d, draw, kind, x)
         elif kind == "factory":
             _factory(d, draw, x)
+        elif kind == "reshape" and static:
+            _reshape_round_trip(d, draw, x)
         elif kind in ("binary", "scalar"):
             fn = draw(st.sampled_from(EXACT_BINARY + ("div",)))
             partners = [v for v in d.values if _compatible(v.sig, x.sig)]
@@ -482,6 +491,20 @@ def _factory(d: _Definition, draw: st.DrawFn, x: _Value) -> None:
     ends = (start, start + (d.class_max[x.sig[k]] - 1) * step)
     d.add_op("iota", (SizeRef(x.name, k), start, step, DataType.Int32), (x.sig[k],), DataType.Int32,
              float(min(ends)), float(max(ends)), True)
+
+
+def _reshape_round_trip(d: _Definition, draw: st.DrawFn, x: _Value) -> None:
+    """Two ``reshape``s of a fusion of constant sizes: adjacent axes ``k, k+1`` merged, then split back
+    into their extents (``t.size(k)``), a value of ``x``'s shape reached through merges and splits. The
+    merged step is hidden: its merged axis is no size class."""
+    if len(x.sig) < 2 or -1 in x.sig:
+        return
+    k = draw(st.integers(0, len(x.sig) - 2))
+    sizes = [SizeRef(x.name, j) for j in range(len(x.sig))]
+    merged_shape = sizes[:k] + [-1] + sizes[k + 2:]
+    merged = d.add_op("reshape", (TRef(x.name), merged_shape), x.sig[:k] + x.sig[k + 1:], x.dtype, x.lo, x.hi,
+                      x.exact, hidden=True)
+    d.add_op("reshape", (TRef(merged.name), sizes), x.sig, x.dtype, x.lo, x.hi, x.exact)
 
 
 def _cast(d: _Definition, draw: st.DrawFn, x: _Value) -> None:

@@ -17,6 +17,7 @@ from fusion_ir.exprs import (
     IotaOp,
     LoadStoreOp,
     UnaryOp,
+    ViewOp,
     WhereOp,
     reduces,
     sums_products,
@@ -213,7 +214,7 @@ def compute_value(a: Analyses, tv: TensorView, c_idx: dict, inlined: frozenset =
     def operand(x: object, dtype: DataType = tv.dtype) -> Value:
         return operand_value(a, x, tv, c_idx, dtype, inlined)
 
-    if isinstance(e, (LoadStoreOp, BroadcastOp)):
+    if isinstance(e, (LoadStoreOp, BroadcastOp, ViewOp)):
         return operand(ins[0])
     if isinstance(e, UnaryOp) and e.op == "logical_not":
         return UnaryValue(e.op, cast_to(operand(ins[0]), DataType.Bool), DataType.Bool)

@@ -44,14 +44,19 @@ class OpCase:
 
 
 def pointwise(dtypes: tuple[DataType, ...], math: Callable[..., TensorView | tuple[TensorView, ...]],
-              ranks: tuple[int, ...] | None = None) -> Callable[[], Fusion]:
-    """``math`` of inputs of ``dtypes`` (2-D unless ``ranks`` says otherwise); the first output tiled
-    [BIDx rows, serial, TIDx 32] and every tensor transformed and inlined like it."""
+              ranks: tuple[int, ...] | None = None,
+              shapes: tuple[tuple[int, ...], ...] | None = None) -> Callable[[], Fusion]:
+    """``math`` of inputs of ``dtypes`` (2-D unless ``ranks`` says otherwise; of constant ``shapes`` when
+    given); the first output tiled [BIDx rows, serial, TIDx 32], every tensor transformed and inlined
+    like it."""
 
     def build() -> Fusion:
         fusion = Fusion()
         with fusion:
-            ins = [fusion.add_input(ndim=r, dtype=d) for d, r in zip(dtypes, ranks or (2,) * len(dtypes))]
+            if shapes is not None:
+                ins = [fusion.add_input(shape=shape, dtype=d) for d, shape in zip(dtypes, shapes)]
+            else:
+                ins = [fusion.add_input(ndim=r, dtype=d) for d, r in zip(dtypes, ranks or (2,) * len(dtypes))]
             outs = math(*ins)
             outs = outs if isinstance(outs, tuple) else (outs,)
             for o in outs:
@@ -220,6 +225,21 @@ CASES += [
                                       ops.add(ops.cast(b, DataType.Int32),
                                               ops.full([b.size(0), b.size(1)], -4, DataType.Int32)))),
            ((5, 40),)),
+]
+
+
+CASES += [
+    OpCase("reshape_merge_symbolic", "reshape",
+           pointwise((F,), lambda x: ops.exp(ops.reshape(x, [x.size(0), -1])), ranks=(3,)), ((4, 5, 7),), tol=1e-6),
+    OpCase("reshape_split_by_constants", "reshape",
+           pointwise((F,), lambda x: ops.reshape(ops.neg(x), [5, 3, 4, 7]), shapes=((5, 12, 7),)), ((5, 12, 7),)),
+    OpCase("reshape_merge_then_split", "reshape",
+           pointwise((F, F), lambda x, y: ops.add(ops.reshape(x, [4, 6]), y), shapes=((6, 4), (4, 6))),
+           ((6, 4), (4, 6))),
+    OpCase("reshape_unit_axes_and_minus_one", "reshape",
+           pointwise((F,), lambda x: ops.reshape(ops.abs(x), [1, 5, -1, 3]), shapes=((5, 12),)), ((5, 12),)),
+    OpCase("reshape_of_a_reduction", "reshape",
+           lambda: _serial(lambda x: ops.reshape(ops.sum(x, [1]), [2, 3]), shape=(6, 9)), ((6, 9),), offset=1.0),
 ]
 
 
