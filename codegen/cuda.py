@@ -62,6 +62,7 @@ from lowering.kernel_ir import (
     Node,
     NodeVisitor,
     Return,
+    ScalarValue,
     SemaphoreArrive,
     SetMaxNReg,
     StMatrix,
@@ -717,8 +718,10 @@ def _index_vals(value: object) -> list[Val]:
     """Every index Val inside a value expression."""
     if isinstance(value, Load):
         return [value.index]
+    if isinstance(value, ScalarValue):
+        return [value.value]
     out: list[Val] = []
-    for attr in ("x", "a", "b"):
+    for attr in ("x", "a", "b", "cond"):
         sub = getattr(value, attr, None)
         if sub is not None:
             out += _index_vals(sub)

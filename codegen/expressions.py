@@ -21,7 +21,17 @@ import numpy as np
 
 from fusion_ir.scalar import Val
 from fusion_ir.types import DataType
-from lowering.kernel_ir import BinaryValue, CastValue, Const, Load, UnaryValue, Value
+from lowering.kernel_ir import (
+    BinaryValue,
+    CastValue,
+    CompareValue,
+    Const,
+    Load,
+    ScalarValue,
+    SelectValue,
+    UnaryValue,
+    Value,
+)
 
 from .errors import CodegenError
 
@@ -114,10 +124,20 @@ def _value(v: Value, access: Access) -> tuple[str, DataType, bool]:
         if dtype == v.dtype:
             return text, dtype, composite
         return convert(text, dtype, v.dtype), v.dtype, False
+    if isinstance(v, ScalarValue):
+        # an extent or a loop-index expression, in the index type; the caller notes its symbols
+        return index_expr(v.value), v.dtype, not (v.value.is_symbol or v.value.is_const)
     if isinstance(v, UnaryValue):
         return _unary(v, access)
     if isinstance(v, BinaryValue):
         return _binary(v, access)
+    if isinstance(v, CompareValue):
+        compute = _compute_type(v.operand_dtype)
+        _, ap = _operand(v.a, access, compute)
+        _, bp = _operand(v.b, access, compute)
+        return f"{ap} {_INFIX[v.op]} {bp}", DataType.Bool, True
+    if isinstance(v, SelectValue):
+        return _select(v, access)
     raise CodegenError(f"codegen: unknown value node {type(v).__name__}: {v!r}")
 
 
@@ -168,10 +188,15 @@ def _unary(v: UnaryValue, access: Access) -> tuple[str, DataType, bool]:
             "rsqrt": f"rsqrtf({x})",
             "tanh": f"tanhf({x})",
             "sigmoid": f"1.0f / (1.0f + expf(-{xp}))",
+            "erf": f"erff({x})",
+            "silu": f"{xp} / (1.0f + expf(-{xp}))",
+            "log1p": f"log1pf({x})",
+            "expm1": f"expm1f({x})",
         }.get(v.op)
-        composite = v.op in ("neg", "sigmoid")
+        composite = v.op in ("neg", "sigmoid", "silu")
     else:
-        text = {"neg": f"-{xp}", "abs": f"{xp} < 0 ? -{xp} : {xp}", "relu": f"{xp} > 0 ? {xp} : 0"}.get(v.op)
+        text = {"neg": f"-{xp}", "abs": f"{xp} < 0 ? -{xp} : {xp}", "relu": f"{xp} > 0 ? {xp} : 0",
+                "logical_not": f"!{xp}"}.get(v.op)
         composite = True
     if text is None:
         raise CodegenError(f"codegen: unary op {v.op!r} is not supported on {v.dtype.name}; cast to Float first")
@@ -186,15 +211,27 @@ def _binary(v: BinaryValue, access: Access) -> tuple[str, DataType, bool]:
     b, bp = _operand(v.b, access, compute)
     if v.op in ("maximum", "minimum") and compute == DataType.Float:
         return _narrow(f"{'fmaxf' if v.op == 'maximum' else 'fminf'}({a}, {b})", False, compute, v.dtype)
+    if v.op == "pow" and compute == DataType.Float:
+        return _narrow(f"powf({a}, {b})", False, compute, v.dtype)
     if v.op in ("maximum", "minimum"):
         text = f"{ap} {'>' if v.op == 'maximum' else '<'} {bp} ? {ap} : {bp}"
     elif v.op in ("add", "sub", "mul", "div"):
         text = f"{ap} {_INFIX[v.op]} {bp}"
+    elif v.op in ("logical_and", "logical_or"):
+        text = f"{ap} {'&&' if v.op == 'logical_and' else '||'} {bp}"
     else:
         raise CodegenError(f"codegen: unknown binary op {v.op!r}")
     if compute == DataType.Bool:
         return _as_bool(text)
     return _narrow(text, True, compute, v.dtype)
+
+
+def _select(v: SelectValue, access: Access) -> tuple[str, DataType, bool]:
+    compute = _compute_type(v.dtype)
+    _, cp = _operand(v.cond, access, DataType.Bool)
+    _, ap = _operand(v.a, access, compute)
+    _, bp = _operand(v.b, access, compute)
+    return _narrow(f"{cp} ? {ap} : {bp}", True, compute, v.dtype)
 
 
 def _as_bool(text: str) -> tuple[str, DataType, bool]:

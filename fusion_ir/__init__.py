@@ -2,7 +2,8 @@
 
 from . import ops
 from .circular_buffer import CircularBufferOptions, Pipelined, WarpSpecialized
-from .exprs import ASYNC_LOADS, BinaryOp, BroadcastOp, CastOp, Expr, LoadStoreOp, MmaOp, ReductionOp, UnaryOp, load_kind
+from .exprs import (ASYNC_LOADS, BinaryOp, BroadcastOp, CastOp, Expr, FullOp, IotaOp, LoadStoreOp, MmaOp, ReductionOp,
+                    UnaryOp, ViewOp, WhereOp, load_kind)
 from .fusion import Fusion
 from .inlining import inline_most, parallelize_like, transform_like
 from .iter_domain import IterDomain, Merge, Split
@@ -16,5 +17,5 @@ __all__ = [
     "IterDomain", "IterType", "LoadStoreOp", "LoadStoreOpType", "MemoryType", "Merge", "MmaOp", "ParallelType",
     "Pipelined", "ReductionOp", "ScheduleError", "Split", "TensorView", "UnaryOp", "Val", "WarpSpecialized",
     "MmaInputSmemSwizzle", "SmemSwizzle", "StoreWait", "ceil_div", "inline_most", "load_kind", "ops", "parallelize_like",
-    "transform_like",
+    "transform_like", "FullOp", "IotaOp", "ViewOp", "WhereOp",
 ]

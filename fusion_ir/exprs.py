@@ -96,6 +96,40 @@ class BinaryOp(Expr):
 
 
 @dataclass(eq=False)
+class WhereOp(Expr):
+    """``where(cond, a, b)``: ``a`` where ``cond`` is true, else ``b``; any of the three may be a scalar,
+    the tensors broadcast as a binary op's do (nvFuser's ``TernaryOp`` ``where``)."""
+
+    def op_string(self) -> str:
+        return "where"
+
+
+@dataclass(eq=False)
+class ViewOp(Expr):
+    """``reshape``: the output's root copies the input's axes (the default root map) and its logical domain
+    is reached by the merges and splits in its transforms; the elements keep their row-major order."""
+
+    def op_string(self) -> str:
+        return "reshape"
+
+
+@dataclass(eq=False)
+class FullOp(Expr):
+    """A tensor of ``value`` everywhere, read from no tensor (``ops.full``): its extents come from the
+    shape it was given."""
+
+    value: float | int | bool = 0
+
+
+@dataclass(eq=False)
+class IotaOp(Expr):
+    """The 1-D tensor ``start + i * step`` for i in [0, length), read from no tensor (``ops.iota``)."""
+
+    start: float | int = 0
+    step: float | int = 1
+
+
+@dataclass(eq=False)
 class BroadcastOp(Expr):
     is_broadcast_dims: tuple[bool, ...] = ()
 

@@ -21,11 +21,16 @@ END = "<!-- END ops table -->"
 def public_ops() -> list[str]:
     """Every public function defined in ``fusion_ir.ops``, in the order of ``ops.__all__``."""
     defined = {name for name, f in vars(ops).items()
-               if inspect.isfunction(f) and f.__module__ == ops.__name__ and not name.startswith("_")}
+               if inspect.isfunction(f) and _is_op_module(f.__module__) and not name.startswith("_")}
     missing = sorted(defined - set(ops.__all__))
     if missing:
         raise ValueError(f"fusion_ir/ops.py defines {missing} but leaves them out of ops.__all__")
     return [name for name in ops.__all__ if name in defined]
+
+
+def _is_op_module(module: str) -> bool:
+    """``fusion_ir.ops`` or one of the op-family modules it re-exports (``fusion_ir.op_math``, ...)."""
+    return module == ops.__name__ or (module.startswith("fusion_ir.op_") and module != "fusion_ir.op_core")
 
 
 def summary(name: str) -> str:

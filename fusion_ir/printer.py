@@ -4,7 +4,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .exprs import BinaryOp, BroadcastOp, CastOp, Expr, LoadStoreOp, MmaOp, ReductionOp, UnaryOp
+from .exprs import (
+    BinaryOp,
+    BroadcastOp,
+    CastOp,
+    Expr,
+    FullOp,
+    IotaOp,
+    LoadStoreOp,
+    MmaOp,
+    ReductionOp,
+    UnaryOp,
+    ViewOp,
+    WhereOp,
+)
+from .scalar import Val
 
 if TYPE_CHECKING:
     from .fusion import Fusion
@@ -17,6 +31,10 @@ def operand(x: object) -> str:
 
     if isinstance(x, TensorView):
         return str(x)
+    if isinstance(x, Val):
+        return f"int64_t({x})"
+    if isinstance(x, bool):
+        return f"bool({str(x).lower()})"
     if isinstance(x, float):
         return f"double({x!r})"
     return f"int64_t({x!r})"
@@ -42,6 +60,15 @@ def expr_rhs(e: Expr) -> str:
         return f"broadcast( {operand(ins[0])}, flags = {{{flags}}} )"
     if isinstance(e, ReductionOp):
         return f"reduction( {operand(ins[0])}, op = {e.op}, initial value = {e.init!r} )"
+    if isinstance(e, WhereOp):
+        return f"where({operand(ins[0])},\n          {operand(ins[1])},\n          {operand(ins[2])})"
+    if isinstance(e, FullOp):
+        return f"full( {operand(e.value)} )"
+    if isinstance(e, ViewOp):
+        shape = ", ".join(str(i.extent) for i in e.output.shape_ids)
+        return f"reshape( {operand(ins[0])}, new_shape = [{shape}] )"
+    if isinstance(e, IotaOp):
+        return f"iota( start = {operand(e.start)}, step = {operand(e.step)} )"
     if isinstance(e, MmaOp):
         return f"mma({operand(ins[0])},\n       {operand(ins[1])})"
     raise TypeError(type(e).__name__)

@@ -7,12 +7,26 @@ Int32 wraps at 32 bits, float-to-integer casts truncate, saturate and map NaN to
 
 from __future__ import annotations
 
-from typing import Sequence
+import math
+from typing import Any, Sequence
 
 import numpy as np
 
-from .exprs import BinaryOp, BroadcastOp, CastOp, LoadStoreOp, MmaOp, ReductionOp, UnaryOp
+from .exprs import (
+    BinaryOp,
+    BroadcastOp,
+    CastOp,
+    FullOp,
+    IotaOp,
+    LoadStoreOp,
+    MmaOp,
+    ReductionOp,
+    UnaryOp,
+    ViewOp,
+    WhereOp,
+)
 from .fusion import Fusion
+from .scalar import Val
 from .tensor_view import TensorView
 from .types import DataType
 from .value_semantics import to_bool, to_integer
@@ -21,11 +35,37 @@ UNARY = {
     "neg": np.negative, "exp": np.exp, "abs": np.abs, "relu": lambda x: np.maximum(x, 0),
     "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos, "log": np.log, "rsqrt": lambda x: 1 / np.sqrt(x),
     "tanh": np.tanh, "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
+    "erf": lambda x: erf(x), "silu": lambda x: x / (1 + np.exp(-x)), "log1p": np.log1p, "expm1": np.expm1,
+    "logical_not": np.logical_not,
 }
 BINARY = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
-    "maximum": np.maximum, "minimum": np.minimum,
+    "maximum": np.maximum, "minimum": np.minimum, "pow": np.power,
+    "lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal, "eq": np.equal,
+    "ne": np.not_equal, "logical_and": np.logical_and, "logical_or": np.logical_or,
 }
+_ERF = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def erf(x: Any) -> np.ndarray:
+    """The error function elementwise (numpy has none; ``math.erf`` is correctly rounded in float64)."""
+    a = np.asarray(x, dtype=np.float64)
+    return _ERF(a) if a.size else a
+
+
+def extent_values(fusion: Fusion, inputs: Sequence[np.ndarray]) -> dict[str, int]:
+    """Each symbolic extent of the fusion's inputs bound to its size in ``inputs`` (``i0`` -> 7)."""
+    env: dict[str, int] = {}
+    for tv, x in zip(fusion.inputs, inputs):
+        for i, n in zip(tv.shape_ids, np.shape(x)):
+            if i.extent.is_symbol:
+                env.setdefault(str(i.extent.name), int(n))
+    return env
+
+
+def shape_of(tv: TensorView, extents: dict[str, int]) -> tuple[int, ...]:
+    """``tv``'s shape (reduction axes dropped) for the bound extents."""
+    return tuple(int(i.extent.evaluate(extents)) for i in tv.shape_ids)
 
 
 def round_bf16(x: object) -> np.ndarray:
@@ -57,6 +97,13 @@ def held(dtype: DataType, x: object) -> np.ndarray:
         return to_integer(dtype, x).astype(np.int64)
 
 
+def _float_if_pow(op: str, operands: list) -> list:
+    """``pow`` computes in float (numpy refuses integers to negative integer powers)."""
+    if op != "pow":
+        return operands
+    return [np.asarray(x, dtype=np.float64) for x in operands]
+
+
 def evaluate(fusion: Fusion, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     """Outputs of ``fusion`` for ``inputs`` from the inputs as their tensors hold them (bf16 and fp16
     inputs rounded to their precision): float outputs in float64, integer and boolean outputs in
@@ -64,10 +111,13 @@ def evaluate(fusion: Fusion, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     if len(inputs) != len(fusion.inputs):
         raise ValueError(f"expected {len(fusion.inputs)} inputs, got {len(inputs)}")
     env: dict[TensorView, np.ndarray] = {}
+    extents = extent_values(fusion, inputs)
     for tv, x in zip(fusion.inputs, inputs):
         env[tv] = held(tv.dtype, as_stored(tv.dtype, np.asarray(x)))
 
     def get(x: object) -> object:
+        if isinstance(x, Val):
+            return int(x.evaluate(extents))
         return env[x] if isinstance(x, TensorView) else x
 
     for e in fusion.exprs:
@@ -80,8 +130,16 @@ def evaluate(fusion: Fusion, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         elif isinstance(e, CastOp):
             r = ins[0]
         elif isinstance(e, BinaryOp):
-            with np.errstate(over="ignore"):
-                r = BINARY[e.op](ins[0], ins[1])
+            with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+                r = BINARY[e.op](*_float_if_pow(e.op, ins))
+        elif isinstance(e, WhereOp):
+            r = np.where(np.asarray(ins[0]) != 0, ins[1], ins[2])
+        elif isinstance(e, ViewOp):
+            r = np.reshape(ins[0], shape_of(out, extents))
+        elif isinstance(e, FullOp):
+            r = np.full(shape_of(out, extents), e.value)
+        elif isinstance(e, IotaOp):
+            r = e.start + np.arange(shape_of(out, extents)[0]) * e.step
         elif isinstance(e, BroadcastOp):
             r = ins[0]
             for k, flag in enumerate(e.is_broadcast_dims):

@@ -98,6 +98,16 @@ class TensorView:
         """The number of loop axes (nvFuser's spelling)."""
         return len(self.loop)
 
+    def size(self, dim: int) -> Val:
+        """The extent of logical axis ``dim`` (reduction axes not counted; negative counts from the end), a
+        ``Val``: a constant, or a symbol the launch binds from the input shapes. Usable as a scalar operand
+        of ``ops.div``, ``ops.mul``, ... (nvFuser's ``TensorView::axis(dim)->extent()`` / ``fd.ops.size``)."""
+        ids = self.shape_ids
+        if isinstance(dim, bool) or not isinstance(dim, int) or not -len(ids) <= dim < len(ids):
+            raise ScheduleError(f"size: dim {dim!r} is out of range for T{self.name} of rank {len(ids)}; a dim is "
+                                f"an int in [{-len(ids)}, {len(ids)}) (negative counts from the end)")
+        return ids[dim].extent
+
     @property
     def is_input(self) -> bool:
         """True for a fusion input."""

@@ -31,6 +31,14 @@ class TRef:
 
 
 @dataclass(frozen=True)
+class SizeRef:
+    """The extent of logical axis ``dim`` of tensor ``T<name>`` as a scalar operand: ``t<name>.size(dim)``."""
+
+    name: int
+    dim: int
+
+
+@dataclass(frozen=True)
 class InputSpec:
     """``fusion.add_input``: ``dims`` names a size class per axis; ``static`` uses ``shape=``."""
 
@@ -112,6 +120,8 @@ def tensor(fusion: Fusion, name: int) -> TensorView:
 def resolve(fusion: Fusion, value: Any) -> Any:
     if isinstance(value, TRef):
         return tensor(fusion, value.name)
+    if isinstance(value, SizeRef):
+        return tensor(fusion, value.name).size(value.dim)
     if isinstance(value, tuple):
         return tuple(resolve(fusion, v) for v in value)
     if isinstance(value, list):
@@ -241,7 +251,18 @@ def _first(mask: np.ndarray) -> tuple[int, ...]:
 def evaluate_float32(case: Case, inputs: list[np.ndarray]) -> list[np.ndarray]:
     """The case's math in float32, each tensor rounded to its own dtype (fp16, bf16) as the kernel
     stores it (ints stay int64): how far rounding alone moves the result from the float64 reference."""
-    from fusion_ir.exprs import BinaryOp, BroadcastOp, CastOp, LoadStoreOp, ReductionOp, UnaryOp
+    from fusion_ir.exprs import (
+        BinaryOp,
+        BroadcastOp,
+        CastOp,
+        FullOp,
+        IotaOp,
+        LoadStoreOp,
+        ReductionOp,
+        UnaryOp,
+        ViewOp,
+        WhereOp,
+    )
     from fusion_ir.reference import BINARY, UNARY, as_stored
 
     fusion = build(case)
@@ -255,9 +276,16 @@ def evaluate_float32(case: Case, inputs: list[np.ndarray]) -> list[np.ndarray]:
     for tv, x in zip(fusion.inputs, inputs):
         env[tv] = held(tv.dtype, x)
 
+    from fusion_ir.reference import extent_values, shape_of
+    from fusion_ir.scalar import Val
+
+    extents = extent_values(fusion, inputs)
+
     def get(v: Any) -> Any:
         if isinstance(v, TensorView):
             return env[v]
+        if isinstance(v, Val):
+            return int(v.evaluate(extents))
         return np.float32(v) if isinstance(v, float) else v
 
     with np.errstate(all="ignore"):
@@ -275,6 +303,17 @@ def evaluate_float32(case: Case, inputs: list[np.ndarray]) -> list[np.ndarray]:
                 if out.dtype.is_float:
                     a, b = np.asarray(a, np.float32), np.asarray(b, np.float32)
                 r = BINARY[e.op](a, b)
+            elif isinstance(e, WhereOp):
+                c, a, b = ins
+                if out.dtype.is_float:
+                    a, b = np.asarray(a, np.float32), np.asarray(b, np.float32)
+                r = np.where(np.asarray(c) != 0, a, b)
+            elif isinstance(e, ViewOp):
+                r = np.reshape(ins[0], shape_of(out, extents))
+            elif isinstance(e, FullOp):
+                r = np.full(shape_of(out, extents), e.value)
+            elif isinstance(e, IotaOp):
+                r = e.start + np.arange(shape_of(out, extents)[0]) * e.step
             elif isinstance(e, BroadcastOp):
                 r = ins[0]
                 for k, flag in enumerate(e.is_broadcast_dims):
@@ -295,6 +334,8 @@ def code(value: Any) -> str:
     """Python source for a step or op argument."""
     if isinstance(value, TRef):
         return f"t{value.name}"
+    if isinstance(value, SizeRef):
+        return f"t{value.name}.size({value.dim})"
     if isinstance(value, enum.Enum):
         return f"{type(value).__name__}.{value.name}"
     if isinstance(value, Pipelined):

@@ -43,7 +43,7 @@ from fusion_ir import (
 from fusion_ir.exprs import LoadStoreOp, ReductionOp
 from fusion_ir.types import SmemSwizzle, promote
 
-from .case import MAX_MAGNITUDE, Case, InputSpec, OpSpec, Step, TRef, apply_step, build
+from .case import MAX_MAGNITUDE, Case, InputSpec, OpSpec, SizeRef, Step, TRef, apply_step, build
 
 PT = ParallelType
 # the largest size of one size class, by the fusion's rank (keeps the simulator fast)
@@ -67,7 +67,11 @@ NAN_DROPPING = ("maximum", "minimum", "relu", "max")
 FACTORS = (1, 2, 3, 4, 5, 7, 8, 16, 32, 64, 128)
 SCALARS = (1, 2, -3, 2.0, -1.0, 3.0, 0.5)
 EXACT_UNARY = ("neg", "abs", "relu")
-BOUNDED_UNARY = ("sin", "cos", "tanh", "sigmoid")
+BOUNDED_UNARY = ("sin", "cos", "tanh", "sigmoid", "erf", "silu")
+# drawn in place of ``exp`` and ``log`` now and then
+GROWING_UNARY = ("exp", "expm1")
+LOG_UNARY = ("log", "log1p")
+COMPARE_OPS = ("lt", "le", "gt", "ge", "eq", "ne")
 EXACT_BINARY = ("add", "sub", "mul", "maximum", "minimum")
 INVALID_ARGS = (0, -2, 2.5, "1", None, True)
 
@@ -123,23 +127,31 @@ class _Definition:
         self.values: list[_Value] = []
         self.reductions = 0
         self.has_max = False
+        self.divides_by_extent = False      # a mean: no size 0 (0 / 0)
 
     @property
     def has_reduction(self) -> bool:
         return self.reductions > 0
 
     def add_input(self, dims: tuple[int, ...], dtype: DataType, static: bool) -> None:
-        self.inputs.append(InputSpec(dims, dtype, static))
         lo = 0.0 if dtype is DataType.Bool else -4.0
         hi = 1.0 if dtype is DataType.Bool else 4.0
-        self.values.append(_Value(len(self.values), dims, dtype, lo, hi, True, is_input=True))
+        self.values.append(_Value(self.tensors, dims, dtype, lo, hi, True, is_input=True))
+        self.inputs.append(InputSpec(dims, dtype, static))
+
+    @property
+    def tensors(self) -> int:
+        """How many tensors the fusion has so far: the next one's name."""
+        return len(self.inputs) + len(self.ops)
 
     def add_op(self, fn: str, args: tuple, sig: tuple[int, ...], dtype: DataType, lo: float, hi: float,
-               exact: bool) -> _Value:
+               exact: bool, hidden: bool = False) -> _Value:
+        """Record ``ops.<fn>(*args)``; ``hidden``: a step between two ops that later ops do not draw (its
+        axes are no size classes, as a merged axis of a reshape)."""
+        v = _Value(self.tensors, sig, dtype, lo, hi, exact and max(abs(lo), abs(hi)) <= EXACT_LIMIT[dtype])
         self.ops.append(OpSpec(fn, args))
-        exact = exact and max(abs(lo), abs(hi)) <= EXACT_LIMIT[dtype]
-        v = _Value(len(self.values), sig, dtype, lo, hi, exact)
-        self.values.append(v)
+        if not hidden:
+            self.values.append(v)
         return v
 
 
@@ -159,8 +171,10 @@ def _unary(d: _Definition, fn: str, x: _Value) -> _Value:
     x = _numeric(d, x)
     if d.specials and fn in NAN_DROPPING:
         fn = "neg"
-    if fn == "exp" and x.hi > (8 if x.dtype is not DataType.Half else 6):
+    if fn in GROWING_UNARY and x.hi > (8 if x.dtype is not DataType.Half else 6):
         fn = "tanh"
+    if fn == "log1p" and x.lo < 0:
+        x = _unary(d, "abs", x)
     if fn in ("sqrt", "log", "rsqrt") and x.lo < 1:
         if x.lo < 0:
             x = _unary(d, "abs", x)
@@ -180,6 +194,15 @@ def _unary_interval(fn: str, lo: float, hi: float) -> tuple[float, float]:
         return max(lo, 0.0), max(hi, 0.0)
     if fn == "exp":
         return math.exp(lo), math.exp(hi)
+    if fn == "expm1":
+        return math.expm1(lo), math.expm1(hi)
+    if fn == "log1p":
+        return math.log1p(lo), math.log1p(hi)
+    if fn == "erf":
+        return math.erf(lo), math.erf(hi)
+    if fn == "silu":        # smallest at x = -1.2785: -0.2785
+        silu = [v / (1 + math.exp(-v)) if v > -700 else 0.0 for v in (lo, hi)]    # exp(700+) overflows
+        return (-0.2785 if lo <= -1.2785 <= hi else min(silu)), max(silu)
     if fn == "sqrt":
         return math.sqrt(lo), math.sqrt(hi)
     if fn == "log":
@@ -196,7 +219,7 @@ def _unary_interval(fn: str, lo: float, hi: float) -> tuple[float, float]:
 def _promote(a: DataType, b: DataType, fn: str) -> DataType:
     """What ``ops`` makes of a binary op's operand types."""
     out = promote(a, b)
-    return DataType.Float if fn == "div" and not out.is_float else out
+    return DataType.Float if fn in ("div", "pow") and not out.is_float else out
 
 
 def _interval(fn: str, a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
@@ -252,9 +275,12 @@ def _reduced_count(d: _Definition, x: _Value, axes: list[int]) -> int:
 def _reduce(d: _Definition, draw: st.DrawFn, x: _Value, axes: list[int]) -> bool:
     """Add a sum or max of ``x`` over ``axes`` if its result stays in range; True if added."""
     x = _numeric(d, x)
-    fn = draw(st.sampled_from(("sum", "max")))
+    fn = draw(st.sampled_from(("sum", "max", "mean")))
     if d.specials:
         fn = "sum"
+    if fn == "mean":
+        _mean(d, x, axes)
+        return True
     n = _reduced_count(d, x, axes) if fn == "sum" else 1
     lo, hi = min(x.lo, n * x.lo), max(x.hi, n * x.hi)
     if max(abs(lo), abs(hi)) > _max_magnitude(x.dtype):
@@ -264,6 +290,20 @@ def _reduce(d: _Definition, draw: st.DrawFn, x: _Value, axes: list[int]) -> bool
     d.reductions += 1
     d.has_max |= fn == "max"
     return True
+
+
+def _mean(d: _Definition, x: _Value, axes: list[int]) -> None:
+    """``ops.mean`` as the ops it is made of (a case names one tensor per op): the sum, divided by the
+    extent of each reduced axis in turn, each a scalar the kernel reads from the launch's sizes."""
+    n = _reduced_count(d, x, axes)
+    lo, hi = min(x.lo, n * x.lo), max(x.hi, n * x.hi)
+    sig = tuple(c for k, c in enumerate(x.sig) if k not in axes)
+    s = d.add_op("sum", (TRef(x.name), axes), sig, x.dtype, lo, hi, x.exact)
+    d.reductions += 1
+    d.divides_by_extent = True
+    for k in axes:
+        dtype = _promote(s.dtype, DataType.Int64, "div")
+        s = d.add_op("div", (TRef(s.name), SizeRef(x.name, k)), sig, dtype, lo, hi, False)
 
 
 def _class_max(draw: st.DrawFn, rank: int) -> tuple[int, ...]:
@@ -298,13 +338,21 @@ def definitions(draw: st.DrawFn, with_reduction: bool = False, pointwise: bool =
         d.add_input(dims, dtype, static)
 
     kinds = ("unary", "binary", "scalar", "set", "cast", "binary") if pointwise else (
-        "unary", "binary", "scalar", "broadcast", "reduction", "cast", "set", "unary", "binary", "binary")
+        "unary", "binary", "scalar", "broadcast", "reduction", "cast", "set", "unary", "binary", "binary",
+        "compare", "where", "logical", "clamp", "pow", "factory", "reshape")
     for _ in range(draw(st.integers(1, 3 if pointwise else 7))):
         kind = draw(st.sampled_from(kinds))
         x = draw(st.sampled_from(d.values))
         if kind == "unary":
-            fn = draw(st.sampled_from(EXACT_UNARY + ("exp", "sqrt", "log", "rsqrt") + BOUNDED_UNARY))
+            fn = draw(st.sampled_from(EXACT_UNARY + ("exp", "sqrt", "log", "rsqrt") + BOUNDED_UNARY
+                                      + ("expm1", "log1p")))
             _unary(d, fn, x)
+        elif kind in ("compare", "where", "logical", "clamp", "pow"):
+            _logic_or_math(d, draw, kind, x)
+        elif kind == "factory":
+            _factory(d, draw, x)
+        elif kind == "reshape" and static:
+            _reshape_round_trip(d, draw, x)
         elif kind in ("binary", "scalar"):
             fn = draw(st.sampled_from(EXACT_BINARY + ("div",)))
             partners = [v for v in d.values if _compatible(v.sig, x.sig)]
@@ -364,6 +412,101 @@ def definitions(draw: st.DrawFn, with_reduction: bool = False, pointwise: bool =
     return d, static
 
 
+def _compare(d: _Definition, draw: st.DrawFn, x: _Value) -> _Value:
+    """A comparison of an exact value with an exact partner or a scalar: a Bool neither rounding nor the
+    order of evaluation can flip."""
+    exact = [v for v in d.values if v.exact]
+    x = _numeric(d, x if x.exact else draw(st.sampled_from(exact)))
+    fn = draw(st.sampled_from(COMPARE_OPS))
+    partners = [v for v in exact if _compatible(v.sig, x.sig) and v.dtype is not DataType.Bool]
+    if partners and chance(draw, 0.6):
+        y = draw(st.sampled_from(partners))
+        return d.add_op(fn, (TRef(x.name), TRef(y.name)), _joined(x.sig, y.sig), DataType.Bool, 0.0, 1.0, True)
+    s = draw(st.sampled_from((0, 1, -2, 0.5, 2.0)))
+    return d.add_op(fn, (TRef(x.name), s), x.sig, DataType.Bool, 0.0, 1.0, True)
+
+
+def _logic_or_math(d: _Definition, draw: st.DrawFn, kind: str, x: _Value) -> None:
+    """``kind``: a comparison, ``where``, a logical op of Bool values, ``clamp`` or ``pow`` by a scalar."""
+    if kind == "compare":
+        _compare(d, draw, x)
+    elif kind == "logical":
+        bools = [v for v in d.values if v.dtype is DataType.Bool] or [_compare(d, draw, x)]
+        a = draw(st.sampled_from(bools))
+        fn = draw(st.sampled_from(("logical_and", "logical_or", "logical_not")))
+        if fn == "logical_not":
+            d.add_op(fn, (TRef(a.name),), a.sig, DataType.Bool, 0.0, 1.0, True)
+            return
+        partners = [v for v in bools if _compatible(v.sig, a.sig)]
+        b = draw(st.sampled_from(partners))
+        d.add_op(fn, (TRef(a.name), TRef(b.name)), _joined(a.sig, b.sig), DataType.Bool, 0.0, 1.0, True)
+    elif kind == "where":
+        x = _numeric(d, x)
+        conds = [v for v in d.values if v.dtype is DataType.Bool and _compatible(v.sig, x.sig) and v.exact]
+        cond = draw(st.sampled_from(conds)) if conds else _compare(d, draw, x)
+        if not _compatible(cond.sig, x.sig):
+            return
+        s = draw(st.sampled_from(SCALARS))
+        lo, hi = min(x.lo, float(s)), max(x.hi, float(s))
+        d.add_op("where", (TRef(cond.name), TRef(x.name), s), _joined(cond.sig, x.sig),
+                 _promote(x.dtype, _scalar_dtype(s), "where"), lo, hi, x.exact and float(s).is_integer())
+    elif kind == "clamp":
+        _clamp(d, draw, x)
+    else:
+        x = _numeric(d, x)
+        e = draw(st.sampled_from((2, 3, 2.0)))
+        if x.bound ** e * 3 > _max_magnitude(x.dtype):
+            x = _unary(d, "tanh", x)
+        lo, hi = (0.0, x.bound ** 2) if e != 3 else (x.lo ** 3, x.hi ** 3)
+        # powf is not correctly rounded (2 ulp): never exact, even of integers
+        d.add_op("pow", (TRef(x.name), e), x.sig, _promote(x.dtype, _scalar_dtype(e), "pow"), lo, hi, False)
+
+
+def _clamp(d: _Definition, draw: st.DrawFn, x: _Value) -> None:
+    """``ops.clamp`` of an exact value, drawn as the ops it is made of (a case names one tensor per op):
+    ``where(gt(x, hi), hi, x)``, then ``where(lt(., lo), lo, .)``. Exact, so that no comparison flips."""
+    exact = [v for v in d.values if v.exact]
+    x = _numeric(d, x if x.exact else draw(st.sampled_from(exact)))
+    lo_b, hi_b = sorted(draw(st.lists(st.sampled_from((-2, -1.0, 0, 0.5, 1, 3.0)), min_size=2, max_size=2)))
+    for fn, bound in (("gt", hi_b), ("lt", lo_b)):
+        cond = d.add_op(fn, (TRef(x.name), bound), x.sig, DataType.Bool, 0.0, 1.0, True)
+        lo, hi = (min(x.lo, bound), min(x.hi, bound)) if fn == "gt" else (max(x.lo, bound), max(x.hi, bound))
+        x = d.add_op("where", (TRef(cond.name), bound, TRef(x.name)), x.sig,
+                     _promote(x.dtype, _scalar_dtype(bound), "where"), lo, hi, x.exact and float(bound).is_integer())
+
+
+def _factory(d: _Definition, draw: st.DrawFn, x: _Value) -> None:
+    """A tensor of no input with extents of ``x`` (``t.size(k)``): a ``full`` of ``x``'s shape, or an
+    ``iota`` along one of its axes (a later broadcast lines it up with the others)."""
+    if not x.sig or -1 in x.sig:        # a broadcast axis has extent 1, which a full axis would not broadcast
+        return
+    if chance(draw, 0.5):
+        value, dtype = draw(st.sampled_from(((0, DataType.Int32), (3, DataType.Int32), (2.0, DataType.Float),
+                                             (-0.5, DataType.Float), (True, DataType.Bool))))
+        shape = [SizeRef(x.name, k) for k in range(len(x.sig))]
+        d.add_op("full", (shape, value, dtype), x.sig, dtype, float(value), float(value), True)
+        return
+    k = draw(st.integers(0, len(x.sig) - 1))
+    start, step = draw(st.sampled_from((0, -3, 2))), draw(st.sampled_from((1, 2, -1)))
+    ends = (start, start + (d.class_max[x.sig[k]] - 1) * step)
+    d.add_op("iota", (SizeRef(x.name, k), start, step, DataType.Int32), (x.sig[k],), DataType.Int32,
+             float(min(ends)), float(max(ends)), True)
+
+
+def _reshape_round_trip(d: _Definition, draw: st.DrawFn, x: _Value) -> None:
+    """Two ``reshape``s of a fusion of constant sizes: adjacent axes ``k, k+1`` merged, then split back
+    into their extents (``t.size(k)``), a value of ``x``'s shape reached through merges and splits. The
+    merged step is hidden: its merged axis is no size class."""
+    if len(x.sig) < 2 or -1 in x.sig:
+        return
+    k = draw(st.integers(0, len(x.sig) - 2))
+    sizes = [SizeRef(x.name, j) for j in range(len(x.sig))]
+    merged_shape = sizes[:k] + [-1] + sizes[k + 2:]
+    merged = d.add_op("reshape", (TRef(x.name), merged_shape), x.sig[:k] + x.sig[k + 1:], x.dtype, x.lo, x.hi,
+                      x.exact, hidden=True)
+    d.add_op("reshape", (TRef(merged.name), sizes), x.sig, x.dtype, x.lo, x.hi, x.exact)
+
+
 def _cast(d: _Definition, draw: st.DrawFn, x: _Value) -> None:
     """A cast to a type that holds ``x``'s values: ints of exact floats (not with NaN around), floats."""
     if x.dtype is DataType.Bool:
@@ -385,7 +528,7 @@ def _sizes(draw: st.DrawFn, d: _Definition, static: bool) -> tuple[tuple[int, ..
     sizes = []
     for _ in range(runs):
         run = [min(draw(st.one_of(small, st.integers(1, top))), top) for top in d.class_max]
-        if not d.has_max and not static and chance(draw, 0.04):
+        if not d.has_max and not d.divides_by_extent and not static and chance(draw, 0.04):
             run[draw(st.integers(0, d.rank - 1))] = 0
         sizes.append(tuple(run))
     return tuple(sizes)

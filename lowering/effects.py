@@ -31,6 +31,7 @@ from .kir_nodes import (
     CastValue,
     ClusterSync,
     Comment,
+    CompareValue,
     Const,
     Continue,
     CpAsync,
@@ -51,6 +52,8 @@ from .kir_nodes import (
     Mma,
     NamedBarrier,
     Return,
+    ScalarValue,
+    SelectValue,
     SemaphoreArrive,
     SetMaxNReg,
     StMatrix,
@@ -141,12 +144,14 @@ def value_reads(value: Value) -> tuple[Effect, ...]:
     """The loads of a value expression, left to right."""
     if isinstance(value, Load):
         return (_read(value.buffer, value.index),)
-    if isinstance(value, Const):
+    if isinstance(value, (Const, ScalarValue)):
         return ()
     if isinstance(value, (UnaryValue, CastValue)):
         return value_reads(value.x)
-    if isinstance(value, BinaryValue):
+    if isinstance(value, (BinaryValue, CompareValue)):
         return value_reads(value.a) + value_reads(value.b)
+    if isinstance(value, SelectValue):
+        return value_reads(value.cond) + value_reads(value.a) + value_reads(value.b)
     raise TypeError(f"effects: {type(value).__name__} is not a kernel-IR value")
 
 

@@ -9,8 +9,21 @@ circular-buffer stage of the loop index, through the buffer's swizzle.
 from __future__ import annotations
 
 from fusion_ir import IterDomain, MemoryType, ParallelType, TensorView
-from fusion_ir.exprs import BinaryOp, BroadcastOp, CastOp, LoadStoreOp, UnaryOp, reduces, sums_products
+from fusion_ir.exprs import (
+    BinaryOp,
+    BroadcastOp,
+    CastOp,
+    FullOp,
+    IotaOp,
+    LoadStoreOp,
+    UnaryOp,
+    ViewOp,
+    WhereOp,
+    reduces,
+    sums_products,
+)
 from fusion_ir.iter_domain import spans_broadcast
+from fusion_ir.op_core import COMPARE_OPS, LOGICAL_OPS
 from fusion_ir.scalar import Val, all_of
 from fusion_ir.types import DataType
 
@@ -22,10 +35,13 @@ from .kernel_ir import (
     BinaryValue,
     Buffer,
     CastValue,
+    CompareValue,
     Const,
     IfThenElse,
     Load,
     Node,
+    ScalarValue,
+    SelectValue,
     UnaryValue,
     Value,
 )
@@ -179,6 +195,11 @@ def operand_value(a: Analyses, x: object, consumer: TensorView, c_idx: dict, dty
         if x in inlined:
             return cast_to(compute_value(a, x, own_indices(a, x), inlined), x.dtype)
         return Load(a.buffers.buffers[x], read_index(a, x, consumer, c_idx))
+    if isinstance(x, Val):          # an extent (``tv.size(d)``): a constant, or a symbol bound at launch
+        c = x.const_value()
+        return const(c, DataType.Int64) if c is not None else ScalarValue(x, DataType.Int64)
+    if isinstance(x, bool):
+        return const(x, DataType.Bool)
     return const(x, DataType.Float if isinstance(x, float) else dtype)
 
 
@@ -190,23 +211,56 @@ def compute_value(a: Analyses, tv: TensorView, c_idx: dict, inlined: frozenset =
     e = tv.definition
     ins = e.inputs
 
-    def operand(x: object) -> Value:
-        return operand_value(a, x, tv, c_idx, tv.dtype, inlined)
+    def operand(x: object, dtype: DataType = tv.dtype) -> Value:
+        return operand_value(a, x, tv, c_idx, dtype, inlined)
 
-    if isinstance(e, (LoadStoreOp, BroadcastOp)):
+    if isinstance(e, (LoadStoreOp, BroadcastOp, ViewOp)):
         return operand(ins[0])
+    if isinstance(e, UnaryOp) and e.op == "logical_not":
+        return UnaryValue(e.op, cast_to(operand(ins[0]), DataType.Bool), DataType.Bool)
     if isinstance(e, UnaryOp):
         return UnaryValue(e.op, operand(ins[0]), tv.dtype)
     if isinstance(e, CastOp):
         return CastValue(operand(ins[0]), e.dtype)
+    if isinstance(e, BinaryOp) and e.op in COMPARE_OPS:
+        compute = _operand_type(ins)
+        return CompareValue(e.op, operand(ins[0], compute), operand(ins[1], compute), compute)
+    if isinstance(e, BinaryOp) and e.op in LOGICAL_OPS:
+        x, y = (cast_to(operand(v, DataType.Bool), DataType.Bool) for v in ins)
+        return BinaryValue(e.op, x, y, DataType.Bool)
     if isinstance(e, BinaryOp):
         return BinaryValue(e.op, operand(ins[0]), operand(ins[1]), tv.dtype)
+    if isinstance(e, WhereOp):
+        return SelectValue(cast_to(operand(ins[0], DataType.Bool), DataType.Bool), operand(ins[1]), operand(ins[2]),
+                           tv.dtype)
+    if isinstance(e, FullOp):
+        return const(e.value, tv.dtype)
+    if isinstance(e, IotaOp):
+        return _iota_value(e, c_idx[tv.root[0]], tv.dtype)
     if reduces(e) and sums_products(e):
         return BinaryValue("mul", CastValue(operand(ins[0]), DataType.Float), CastValue(operand(ins[1]), DataType.Float),
                            DataType.Float)
     if reduces(e):
         return operand(ins[0])
     raise LoweringError(f"T{tv.name}: no lowering for {type(e).__name__}")
+
+
+def _operand_type(ins: list) -> DataType:
+    """The type a comparison computes in: its operands' promoted type (``fusion_ir.op_core``)."""
+    from fusion_ir.op_core import operand_dtype
+    from fusion_ir.types import promote
+
+    return promote(operand_dtype(ins[0]), operand_dtype(ins[1]))
+
+
+def _iota_value(e: IotaOp, index: Val, dtype: DataType) -> Value:
+    """``start + index * step`` in ``dtype``: the index is the position along the iota's one axis."""
+    value: Value = cast_to(ScalarValue(index, DataType.Int64), dtype)
+    if e.step != 1:
+        value = BinaryValue("mul", value, const(e.step, dtype), dtype)
+    if e.start != 0:
+        value = BinaryValue("add", const(e.start, dtype), value, dtype)
+    return value
 
 
 def value_dtype(v: Value) -> DataType:

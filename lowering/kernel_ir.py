@@ -37,6 +37,7 @@ from .kir_nodes import (
     CastValue,
     ClusterSync,
     Comment,
+    CompareValue,
     Const,
     Continue,
     CopyKind,
@@ -61,6 +62,8 @@ from .kir_nodes import (
     Node,
     NodeVisitor,
     Return,
+    ScalarValue,
+    SelectValue,
     SemaphoreArrive,
     SetMaxNReg,
     Stage,
@@ -84,11 +87,11 @@ from .kir_printer import body_lines
 
 __all__ = ["DataType", "MemoryType", "ParallelType", "SmemSwizzle", "Val",  # the types nodes hold
            "Allocate", "ArgumentBinding", "ArgumentError", "Assign", "AsyncCommit", "AsyncKind", "AsyncWait", "BinaryValue",
-           "BlockReduce", "BlockSync", "Buffer", "CastValue", "ClusterSync", "Comment", "Const", "Continue", "CopyKind", "CpAsync",
+           "BlockReduce", "BlockSync", "Buffer", "CastValue", "ClusterSync", "CompareValue", "Comment", "Const", "Continue", "CopyKind", "CpAsync",
            "ElectSync", "FenceAsyncProxy", "ForLoop", "GridFence", "IfThenElse", "Kernel", "Let", "Load", "MBarrierArrive",
            "MBarrierArriveExpectTx", "MBarrierInit", "MBarrierInval", "MBarrierRemoteArrive", "MBarrierWait", "MBarrierWaitParity",
            "MatrixDescriptor", "Mma", "NODE_TYPES", "NamedBarrier", "Node", "NodeVisitor", "Return",
-           "RuntimeCheck", "Scratch", "SemaphoreArrive", "SetMaxNReg", "StMatrix", "Stage", "TensorMapParam", "TensorOp", "TensorOpKind", "TmaLoad",
+           "RuntimeCheck", "ScalarValue", "Scratch", "SelectValue", "SemaphoreArrive", "SetMaxNReg", "StMatrix", "Stage", "TensorMapParam", "TensorOp", "TensorOpKind", "TmaLoad",
            "TmaStore", "UnaryValue", "Value", "WgmmaFence", "bind_arguments", "body_fields", "children",
            "map_vals", "rewrite", "substitute", "walk"]
 

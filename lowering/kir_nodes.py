@@ -114,15 +114,48 @@ class Const:
 
 
 @dataclass(frozen=True)
+class ScalarValue:
+    """An index-typed scalar known in the kernel: an extent (``i1``, bound from the arguments) or an
+    expression of loop indices (``iota``), as a value of ``dtype``."""
+
+    value: Val
+    dtype: DataType = DataType.Int64
+
+
+@dataclass(frozen=True)
 class UnaryValue:
-    op: str  # neg exp abs relu sqrt sin cos log rsqrt tanh sigmoid
+    op: str  # neg exp abs relu sqrt sin cos log rsqrt tanh sigmoid erf silu log1p expm1 logical_not
     x: Value
     dtype: DataType
 
 
 @dataclass(frozen=True)
 class BinaryValue:
-    op: str  # add sub mul div maximum minimum
+    op: str  # add sub mul div maximum minimum pow logical_and logical_or
+    a: Value
+    b: Value
+    dtype: DataType
+
+
+@dataclass(frozen=True)
+class CompareValue:
+    """``a op b`` (lt le gt ge eq ne) with both operands converted to ``operand_dtype``: a Bool."""
+
+    op: str
+    a: Value
+    b: Value
+    operand_dtype: DataType
+
+    @property
+    def dtype(self) -> DataType:
+        return DataType.Bool
+
+
+@dataclass(frozen=True)
+class SelectValue:
+    """``cond ? a : b`` with ``cond`` read as a Bool and ``a``, ``b`` converted to ``dtype``."""
+
+    cond: Value
     a: Value
     b: Value
     dtype: DataType
@@ -134,7 +167,7 @@ class CastValue:
     dtype: DataType
 
 
-Value = Union[Load, Const, UnaryValue, BinaryValue, CastValue]  # noqa: UP007 (get_args reads it)
+Value = Union[Load, Const, ScalarValue, UnaryValue, BinaryValue, CompareValue, SelectValue, CastValue]  # noqa: UP007 (get_args reads it)
 
 
 # ---------------------------------------------------------------- statements

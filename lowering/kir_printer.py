@@ -22,6 +22,13 @@ def value_text(v: k.Value) -> str:
         if sym is not None:
             return f"({value_text(v.a)} {sym} {value_text(v.b)})"
         return f"{v.op}({value_text(v.a)}, {value_text(v.b)})"
+    if isinstance(v, k.ScalarValue):
+        return f"({v.dtype.short_name})({v.value})"
+    if isinstance(v, k.CompareValue):
+        sym = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}[v.op]
+        return f"({value_text(v.a)} {sym} {value_text(v.b)})"
+    if isinstance(v, k.SelectValue):
+        return f"({value_text(v.cond)} ? {value_text(v.a)} : {value_text(v.b)})"
     if isinstance(v, k.CastValue):
         return f"({v.dtype.short_name})({value_text(v.x)})"
     return str(v)

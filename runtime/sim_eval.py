@@ -13,13 +13,14 @@ from typing import Any
 import numpy as np
 
 from fusion_ir.scalar import Val
+from fusion_ir.types import DataType
 from fusion_ir.value_semantics import promoted
 from lowering import kernel_ir as k
 
 from .errors import SimulationError
 from .sim_memory import Grid, Memory, storage_dtype, to_dtype
 from .sim_tasks import Ctx, Handler
-from .sim_values import BINARY, UNARY, compile_val, int_div
+from .sim_values import BINARY, COMPARE, UNARY, compile_val, int_div
 from .sim_wgmma_state import WgmmaState
 
 
@@ -81,7 +82,25 @@ class Evaluator:
                 return to_dtype(v.dtype, fn(promoted(a), promoted(b)))  # type: ignore[union-attr]
         if t is k.CastValue:
             return to_dtype(v.dtype, self.value(v.x, ctx))  # type: ignore[union-attr]
+        if t is k.ScalarValue:
+            return to_dtype(v.dtype, self.ev(v.value, ctx))  # type: ignore[union-attr]
+        if t is k.CompareValue:
+            return self._compare(v, ctx)  # type: ignore[arg-type]
+        if t is k.SelectValue:
+            cond = to_dtype(DataType.Bool, self.value(v.cond, ctx))  # type: ignore[union-attr]
+            a = to_dtype(v.dtype, self.value(v.a, ctx))  # type: ignore[union-attr]
+            b = to_dtype(v.dtype, self.value(v.b, ctx))  # type: ignore[union-attr]
+            return np.where(cond, a, b).astype(storage_dtype(v.dtype))  # type: ignore[union-attr]
         raise SimulationError(f"the simulator cannot evaluate value {v!r:.200}")
+
+    def _compare(self, v: k.CompareValue, ctx: Ctx) -> Any:
+        """Both operands converted to the comparison's type (16-bit floats compare as float), then compared."""
+        a, b = self.value(v.a, ctx), self.value(v.b, ctx)
+        if v.operand_dtype.is_float:
+            a, b = to_dtype(v.operand_dtype, a), to_dtype(v.operand_dtype, b)
+        else:
+            a, b = promoted(to_dtype(v.operand_dtype, a)), promoted(to_dtype(v.operand_dtype, b))
+        return np.asarray(COMPARE[v.op](a, b))
 
     def ev(self, v: Val, ctx: Ctx) -> Any:
         entry = self._compiled.get(id(v))

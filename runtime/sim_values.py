@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from fusion_ir.reference import erf
 from fusion_ir.scalar import Val
 
 _INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "//", "mod": "%",
@@ -48,6 +49,8 @@ UNARY: dict[str, Callable[[Any], Any]] = {
     "neg": np.negative, "exp": np.exp, "abs": np.abs, "relu": _relu, "sqrt": np.sqrt, "sin": np.sin,
     "cos": np.cos, "log": np.log, "rsqrt": lambda x: np.float32(1) / np.sqrt(x), "tanh": np.tanh,
     "sigmoid": lambda x: np.float32(1) / (np.float32(1) + np.exp(-x)),
+    "erf": lambda x: np.asarray(erf(x), dtype=np.float32), "silu": lambda x: x / (np.float32(1) + np.exp(-x)),
+    "log1p": np.log1p, "expm1": np.expm1, "logical_not": np.logical_not,
 }
 
 
@@ -58,8 +61,11 @@ def int_div(a: Any, b: Any) -> Any:
 
 BINARY: dict[str, Callable[[Any, Any], Any]] = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
-    "maximum": np.maximum, "minimum": np.minimum, "max": np.maximum, "min": np.minimum,
+    "maximum": np.maximum, "minimum": np.minimum, "max": np.maximum, "min": np.minimum, "pow": np.power,
+    "logical_and": np.logical_and, "logical_or": np.logical_or,
 }
+COMPARE: dict[str, np.ufunc] = {"lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal,
+                                "eq": np.equal, "ne": np.not_equal}
 REDUCE: dict[str, np.ufunc] = {"add": np.add, "sum": np.add, "max": np.maximum, "min": np.minimum, "mul": np.multiply}
 
 

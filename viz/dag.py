@@ -101,5 +101,5 @@ def _expr_name(expr: Any) -> str:
     op = getattr(expr, "op", None)
     if isinstance(op, str) and op:
         return op
-    return {"BroadcastOp": "broadcast", "CastOp": "cast", "MmaOp": "mma"}.get(type(expr).__name__,
-                                                                              type(expr).__name__)
+    return {"BroadcastOp": "broadcast", "CastOp": "cast", "MmaOp": "mma", "WhereOp": "where", "FullOp": "full",
+            "IotaOp": "iota", "ViewOp": "reshape"}.get(type(expr).__name__, type(expr).__name__)

@@ -10,7 +10,7 @@ from fusion_ir.scalar import Val
 from fusion_ir.types import DataType, MemoryType, SmemSwizzle
 from lowering import kernel_ir as k
 from lowering import kir_nodes
-from lowering.effects import EFFECTS, Completion, Effect, EffectKind, Proxy, Role, effects, touched_names
+from lowering.effects import EFFECTS, Completion, Effect, EffectKind, Proxy, Role, effects, touched_names, value_reads
 
 R, W = EffectKind.Read, EffectKind.Write
 I = Val.symbol("i")
@@ -94,6 +94,7 @@ def test_every_node_class_declares_effects() -> None:
     statement_classes = {obj for obj in vars(kir_nodes).values()
                          if isinstance(obj, type) and obj.__module__ == kir_nodes.__name__ and is_dataclass(obj)}
     not_statements = {k.Buffer, k.TensorMapParam, k.Load, k.Const, k.UnaryValue, k.BinaryValue, k.CastValue,
+                      k.ScalarValue, k.CompareValue, k.SelectValue,
                       k.MatrixDescriptor}
     missing = sorted(c.__name__ for c in statement_classes - not_statements if c not in EFFECTS)
     assert missing == []
@@ -152,3 +153,13 @@ def test_effects_name_every_buffer_a_lowered_kernel_holds() -> None:
                 if f.name not in k.body_fields(type(node)):
                     _buffers_in_fields(getattr(node, f.name), held)
             assert touched_names([node]) | {e.name for e in effects(node)} == held, (name, node)
+
+
+def test_new_value_nodes_read_what_their_operands_read() -> None:
+    buf = k.Buffer("T0", DataType.Float, MemoryType.Local, Val.const(4))
+    load = k.Load(buf, Val.const(1))
+    select = k.SelectValue(k.CompareValue("lt", load, k.Const(0.0, DataType.Float), DataType.Float),
+                           k.ScalarValue(Val.symbol("i0")), load, DataType.Float)
+    reads = value_reads(select)
+    assert [(e.resource, e.index) for e in reads] == [(buf, Val.const(1)), (buf, Val.const(1))]
+    assert value_reads(k.ScalarValue(Val.symbol("i0"))) == ()
