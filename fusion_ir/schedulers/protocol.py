@@ -14,7 +14,7 @@ get); ``input_shapes`` resolves them against the fusion's constant extents.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Protocol
 
@@ -49,6 +49,17 @@ class Scheduler(Protocol):
     def suggest(self, fusion: Fusion, sizes: Sizes | None) -> HeuristicParams: ...
 
     def apply(self, fusion: Fusion, params: HeuristicParams) -> None: ...
+
+
+@dataclass(frozen=True)
+class FunctionScheduler:
+    """A ``Scheduler`` made of a module's three functions (``SCHEDULER = FunctionScheduler("pointwise", decline,
+    suggest, apply)``): what ``schedule`` asks in turn."""
+
+    name: str
+    decline: Callable[[Fusion, Sizes | None], str | None]
+    suggest: Callable[[Fusion, Sizes | None], HeuristicParams]
+    apply: Callable[[Fusion, HeuristicParams], None]
 
 
 def input_shapes(fusion: Fusion, sizes: Sizes | None, caller: str = "schedule") -> list[tuple[int, ...]]:
