@@ -29,6 +29,9 @@ class MatmulHeuristic(HeuristicParams):
     params: MatmulParams | None = None
     choice: MatmulChoice | None = None
 
+    def summary(self) -> str:
+        return "the matmul scheduler: " + (params_name(self.params) if self.params is not None else "no params")
+
     def __str__(self) -> str:
         if self.params is None:
             return f"{type(self).__name__} ({self.scheduler} scheduler): no params"

@@ -31,6 +31,12 @@ class HeuristicParams:
     scheduler: str
     why: Mapping[str, str] = field(default_factory=dict, compare=False)
 
+    def summary(self) -> str:
+        """One line: the scheduler and every field's value (``pointwise scheduler: reference=T3, vectorize=4, ..``)."""
+        values = ", ".join(f"{f.name}={getattr(self, f.name)!s}" for f in fields(self)
+                           if f.name not in ("scheduler", "why"))
+        return f"the {self.scheduler} scheduler: {values}"
+
     def __str__(self) -> str:
         lines = [f"{type(self).__name__} ({self.scheduler} scheduler)"]
         for f in fields(self):
