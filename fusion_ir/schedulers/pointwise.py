@@ -144,7 +144,18 @@ def apply(fusion: Fusion, params: HeuristicParams) -> None:
     if v > 1:
         for tv in loads + stores:
             tv.axis(-1).parallelize(ParallelType.Vectorize)
-    inline_most(fusion)
+    _inline(fusion, 2 if params.break_point else 1)
+
+
+def _inline(fusion: Fusion, block_axes: int) -> None:
+    """Every tensor as deep as it goes, except one read by several ops: its readers may sit in the loops of
+    different outputs, so it is computed inside the block axes only, into a buffer of the thread's elements."""
+    computed = [tv for tv in fusion.used_tensors() if not tv.is_input]
+    shared = [tv for tv in computed if len(tv.uses()) > 1]
+    inline_most(fusion, [tv for tv in fusion.used_tensors() if tv not in shared])
+    for tv in shared:
+        if block_axes > tv.compute_at_pos:
+            tv.inline_at(block_axes)
 
 
 def _tensor(fusion: Fusion, name: str) -> TensorView:

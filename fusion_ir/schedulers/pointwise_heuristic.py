@@ -82,6 +82,8 @@ def break_point(problem: PointwiseProblem, fusion_inputs_bytes: dict[object, int
             return 0, (f"1-D: no break point keeps {_names(blocked_1d)} (computed before a broadcast) whole, so they "
                        f"are computed in full by every thread")
         return 0, "1-D: no input is broadcast"
+    if not blocked_1d and not broadcast_inputs(problem):
+        return 0, "1-D: no input is broadcast"
     best, saved = max(candidates, key=lambda c: (c[1], problem.extent(range(c[0], rank)) or 0))
     inner = problem.extent(range(best, rank))
     outer = problem.extent(range(best))
