@@ -19,9 +19,9 @@ from ..fusion import Fusion
 from ..inlining import inline_most, parallelize_like, transform_like
 from ..tensor_view import TensorView
 from ..types import ParallelType, ScheduleError
-from .pointwise_heuristic import (UNROLLS, PointwiseParams, break_point, threads_for, unroll_for,
+from .pointwise_heuristic import (UNROLLS, PointwiseParams, break_point, threads_for, unkept, unroll_for,
                                   vector_width)
-from .pointwise_problem import (missing_axes, non_pointwise_expr, pointwise_problem,
+from .pointwise_problem import (PointwiseProblem, missing_axes, non_pointwise_expr, pointwise_problem,
                                reference_output)
 from .protocol import FunctionScheduler, HeuristicParams, Sizes
 
@@ -42,7 +42,19 @@ def decline(fusion: Fusion, sizes: Sizes | None) -> str | None:
         if len(out.logical) != len(ref.logical):
             return (f"output T{out.name} has rank {len(out.logical)} but T{ref.name} has {len(ref.logical)}; one "
                     f"kernel's outputs span the same axes")
+    problem = PointwiseProblem(ref, None, missing_axes(fusion, ref))
+    left = min((unkept(problem, b) for b in range(max(1, problem.rank))), key=len)
+    if left:
+        return _unkept_reason(problem, left)
     return None
+
+
+def _unkept_reason(problem: PointwiseProblem, left: list[TensorView]) -> str:
+    tv = left[0]
+    lacks = sorted(problem.missing[tv])
+    return (f"T{tv.name} is computed before a broadcast along axes {lacks} of T{problem.reference.name}, and no "
+            f"merge into one axis or two (split at a broadcast boundary) keeps the axes it lacks apart from those it "
+            f"has, so it could not be inlined: broadcast before computing, or schedule it by hand")
 
 
 def _takeable_part(fusion: Fusion, refused: set) -> str:
@@ -75,6 +87,10 @@ def suggest(fusion: Fusion, sizes: Sizes | None) -> PointwiseParams:
     v, why["vectorize"] = vector_width(problem, vec_dtypes)
     in_bytes = {tv: (problem.elements or 0) * tv.dtype.size for tv in fusion.inputs}
     b, why["break_point"] = break_point(problem, in_bytes)
+    left = unkept(problem, b)
+    if left:
+        raise ScheduleError(f"pointwise scheduler: {_unkept_reason(problem, left)} (at these sizes: "
+                            f"{why['break_point']})")
     elements = problem.elements
     vectors = None if elements is None else elements // v
     if b == 0:
@@ -135,6 +151,7 @@ def apply(fusion: Fusion, params: HeuristicParams) -> None:
     loads, stores = [], []
     if v > 1:
         loads = [tv.cache_after() for tv in vectorized_inputs(fusion, missing, rank)]
+        _loads_first(fusion, loads)
         stores = vectorized_outputs(fusion, missing)
         for tv in stores:
             tv.cache_before()
@@ -147,11 +164,20 @@ def apply(fusion: Fusion, params: HeuristicParams) -> None:
     _inline(fusion, 2 if params.break_point else 1)
 
 
+def _loads_first(fusion: Fusion, loads: list[TensorView]) -> None:
+    """Emit the vectorized loads before any op: a load stays outside the vector loop that its readers share, so
+    an op emitted before it could not share that loop with a later reader (lowering emits in ``fusion.exprs``
+    order, and the loads read only inputs, so this order is still topological)."""
+    first = [tv.definition for tv in loads]
+    fusion.exprs[:] = first + [e for e in fusion.exprs if e not in first]
+
+
 def _inline(fusion: Fusion, block_axes: int) -> None:
-    """Every tensor as deep as it goes, except one read by several ops: its readers may sit in the loops of
-    different outputs, so it is computed inside the block axes only, into a buffer of the thread's elements."""
+    """Every tensor as deep as it goes, except one read by several ops or an output that an op reads: its readers
+    may sit in the loops of different outputs, so it is computed inside the block axes only (into a buffer of the
+    thread's elements)."""
     computed = [tv for tv in fusion.used_tensors() if not tv.is_input]
-    shared = [tv for tv in computed if len(tv.uses()) > 1]
+    shared = [tv for tv in computed if len(tv.uses()) > 1 or (tv.is_output and tv.uses())]
     inline_most(fusion, [tv for tv in fusion.used_tensors() if tv not in shared])
     for tv in shared:
         if block_axes > tv.compute_at_pos:

@@ -103,6 +103,15 @@ def break_point(problem: PointwiseProblem, fusion_inputs_bytes: dict[object, int
     return best, why
 
 
+def unkept(problem: PointwiseProblem, b: int) -> list:
+    """The tensors computed before a broadcast that the merges of break point ``b`` (0: one merged axis) mix with
+    axes they lack: they could not be inlined, and every thread would compute them whole."""
+    rank = problem.rank
+    groups = (frozenset(range(rank)),) if b == 0 else (frozenset(range(b)), frozenset(range(b, rank)))
+    return [tv for tv in pre_broadcast_tensors(problem.reference.fusion, problem)
+            if not _respects(problem.missing[tv], groups)]
+
+
 def _respects(missing: frozenset[int], groups: tuple[frozenset[int], ...]) -> bool:
     """A tensor lacking ``missing`` axes is merged only within axes it carries or within axes it lacks."""
     return all(not (g & missing) or g <= missing for g in groups)
