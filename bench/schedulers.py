@@ -26,9 +26,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.results_file import add_output_option, write_results  # noqa: E402
-from fusion_ir import DataType, Fusion, ops  # noqa: E402
-from fusion_ir.schedulers import HeuristicParams, schedule  # noqa: E402
+from bench.results_file import add_output_option, write_results
+from fusion_ir import DataType, Fusion, ops
+from fusion_ir.schedulers import HeuristicParams, schedule
 
 SIZES = ((4096, 4096), (8192, 8192), (16384, 4096))
 DTYPES = (DataType.Float, DataType.BFloat16)
@@ -158,8 +158,8 @@ def measure(cases: list[Case], rounds: int) -> dict:
         copy_src = torch.empty(case.bytes // 2, dtype=torch.uint8, device="cuda")
         copy_dst = torch.empty_like(copy_src)
         batch = max(1, int(TARGET_BATCH_MS / (case.bytes / ASSUMED_GBS / 1e6)))
-        ours, ref, copy = interleaved_ms([launch, lambda: case.reference(torch, xs), lambda: copy_dst.copy_(copy_src)],
-                                         batch, rounds)
+        ours, ref, copy = interleaved_ms([launch, lambda c=case, xs=xs: c.reference(torch, xs),
+                                          lambda dst=copy_dst, src=copy_src: dst.copy_(src)], batch, rounds)
         row.update(scheduler=params.scheduler, params=params.summary(), rel_error=err, ms=ours, torch_ms=ref,
                    copy_ms=copy, gbs=case.bytes / ours / 1e6, torch_gbs=case.bytes / ref / 1e6,
                    copy_gbs=case.bytes / copy / 1e6, of_torch=ref / ours, of_copy=copy / ours)

@@ -36,8 +36,8 @@ class MatmulHeuristic(HeuristicParams):
         if self.params is None:
             return f"{type(self).__name__} ({self.scheduler} scheduler): no params"
         why = self.params.why if self.params.why is not None else given_why(self.params)
-        lines = [f"{type(self).__name__} ({self.scheduler} scheduler): {params_name(self.params)} ({why.source}: "
-                 f"{why.summary})"]
+        head = f"{type(self).__name__} ({self.scheduler} scheduler): {params_name(self.params)} ({why.source}: "
+        lines = [head + f"{why.summary})"]
         for name, value in field_values(self.params):
             if name == "why":
                 continue

@@ -19,10 +19,8 @@ from ..fusion import Fusion
 from ..inlining import inline_most, parallelize_like, transform_like
 from ..tensor_view import TensorView
 from ..types import ParallelType, ScheduleError
-from .pointwise_heuristic import (UNROLLS, PointwiseParams, break_point, threads_for, unkept, unroll_for,
-                                  vector_width)
-from .pointwise_problem import (PointwiseProblem, missing_axes, non_pointwise_expr, pointwise_problem,
-                               reference_output)
+from .pointwise_heuristic import UNROLLS, PointwiseParams, break_point, threads_for, unkept, unroll_for, vector_width
+from .pointwise_problem import PointwiseProblem, missing_axes, non_pointwise_expr, pointwise_problem, reference_output
 from .protocol import FunctionScheduler, HeuristicParams, Sizes
 
 NAME = "pointwise"
@@ -34,7 +32,7 @@ def decline(fusion: Fusion, sizes: Sizes | None) -> str | None:
         return "the fusion has no outputs"
     refused = [(e, why) for e in fusion.exprs if (why := non_pointwise_expr(e)) is not None]
     if refused:
-        e, why = refused[0]
+        why = refused[0][1]
         return (f"it takes pointwise ops, casts, copies and broadcasts only; {why}"
                 f"{_takeable_part(fusion, {x for x, _ in refused})}")
     ref = reference_output(fusion)

@@ -25,7 +25,7 @@ from ..fusion import Fusion
 from ..inlining import inline_most, parallelize_like, transform_like
 from ..tensor_view import TensorView
 from ..types import MemoryType, ParallelType, ScheduleError, SmemSwizzle
-from .pointwise_problem import extent_env, evaluated, non_pointwise_expr
+from .pointwise_problem import evaluated, extent_env, non_pointwise_expr
 from .protocol import FunctionScheduler, HeuristicParams, Sizes
 
 NAME = "transpose"

@@ -3,12 +3,10 @@ sizes no split divides, with broadcasts along outer, inner and middle axes, cast
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from fusion_ir import DataType, Fusion, ParallelType, ScheduleError, ops
-from fusion_ir.schedulers import PointwiseParams, schedule
-from fusion_ir.schedulers import pointwise
+from fusion_ir.schedulers import PointwiseParams, pointwise, schedule
 from runtime import simulate
 from tests.helpers import assert_matches, random_inputs
 

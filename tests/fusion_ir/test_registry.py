@@ -7,9 +7,16 @@ import numpy as np
 import pytest
 
 from fusion_ir import DataType, Fusion, ParallelType, ScheduleError, ops
-from fusion_ir.schedulers import (SCHEDULERS, HeuristicParams, MatmulHeuristic, MatmulParams, PointwiseParams,
-                                  TransposeParams, schedule)
-from fusion_ir.schedulers import registry
+from fusion_ir.schedulers import (
+    SCHEDULERS,
+    HeuristicParams,
+    MatmulHeuristic,
+    MatmulParams,
+    PointwiseParams,
+    TransposeParams,
+    registry,
+    schedule,
+)
 from fusion_ir.schedulers.protocol import FunctionScheduler
 from runtime import simulate
 from tests.helpers import assert_matches

@@ -3,12 +3,10 @@ divides, batched, with ops after the permute, and with the innermost axis kept."
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from fusion_ir import DataType, Fusion, MemoryType, ParallelType, SmemSwizzle, ops
-from fusion_ir.schedulers import TransposeParams, schedule
-from fusion_ir.schedulers import transpose
+from fusion_ir.schedulers import TransposeParams, schedule, transpose
 from lowering import lower
 from runtime import simulate
 from tests.helpers import assert_matches, random_inputs

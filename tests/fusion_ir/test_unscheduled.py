@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from fusion_ir import (DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, Pipelined, SmemSwizzle, ops)
+from fusion_ir import DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, Pipelined, SmemSwizzle, ops
 from fusion_ir.schedulers import is_unscheduled, schedule, schedule_marks
 
 

@@ -8,8 +8,8 @@ import collections
 
 from hypothesis import given, settings
 
-from fuzz.schedulers import InputDef, SchedulerCase, check, scheduler_cases
 from fusion_ir import DataType
+from fuzz.schedulers import InputDef, SchedulerCase, check, scheduler_cases
 
 from .profiles import budget
 
