@@ -35,13 +35,13 @@ def _chain(shape: tuple[int, ...], dtype: DataType = DataType.Float) -> Fusion:
     return fusion
 
 
-def _middle_broadcast(shape: tuple[int, int, int]) -> Fusion:
-    """x[b, m, n] + y[b, n] broadcast along the middle axis: no break point keeps neg(y) whole."""
+def _middle_broadcast(shape: tuple[int, int, int], pre: bool = False) -> Fusion:
+    """x[b, m, n] + y[b, n] broadcast along the middle axis (``pre``: neg(y), computed before the broadcast)."""
     fusion = Fusion()
     with fusion:
         x = fusion.add_input(shape=shape)
         y = fusion.add_input(shape=(shape[0], shape[2]))
-        fusion.add_output(ops.add(x, ops.broadcast(ops.neg(y), [False, True, False])))
+        fusion.add_output(ops.add(x, ops.broadcast(ops.neg(y) if pre else y, [False, True, False])))
     return fusion
 
 
@@ -69,9 +69,18 @@ def test_a_chain_with_two_outputs_matches_numpy(shape: tuple[int, ...]) -> None:
 
 
 @pytest.mark.parametrize("shape", [(2, 5, 37), (3, 7, 64)])
-def test_a_broadcast_along_a_middle_axis_matches_numpy(shape: tuple[int, int, int]) -> None:
+def test_an_input_broadcast_along_a_middle_axis_is_read_in_place_and_matches_numpy(shape) -> None:
     params = _run(_middle_broadcast, shape)
-    assert params.break_point == 0 and "T2 (computed before a broadcast)" in params.why["break_point"]
+    assert params.break_point == 0
+
+
+def test_an_op_before_a_middle_axis_broadcast_is_refused() -> None:
+    fusion = _middle_broadcast((2, 5, 37), pre=True)
+    reason = pointwise.decline(fusion, None)
+    assert reason is not None and reason.startswith("T2 is computed before a broadcast along axes [1] of T4, and no "
+                                                    "merge into one axis or two")
+    with pytest.raises(ScheduleError, match="pointwise: T2 is computed before a broadcast"):
+        schedule(fusion)
 
 
 def _bf16_add(shape: tuple[int, ...]) -> Fusion:
