@@ -20,7 +20,8 @@ from ..inlining import inline_most, parallelize_like, transform_like
 from ..tensor_view import TensorView
 from ..types import ParallelType, ScheduleError
 from .pointwise_heuristic import UNROLLS, PointwiseParams, break_point, threads_for, unkept, unroll_for, vector_width
-from .pointwise_problem import PointwiseProblem, missing_axes, non_pointwise_expr, pointwise_problem, reference_output
+from .pointwise_problem import (PointwiseProblem, axis_conflicts, missing_axes, non_pointwise_expr, pointwise_problem,
+                               reference_output)
 from .protocol import FunctionScheduler, HeuristicParams, Sizes
 
 NAME = "pointwise"
@@ -40,6 +41,10 @@ def decline(fusion: Fusion, sizes: Sizes | None) -> str | None:
         if len(out.logical) != len(ref.logical):
             return (f"output T{out.name} has rank {len(out.logical)} but T{ref.name} has {len(ref.logical)}; one "
                     f"kernel's outputs span the same axes")
+    conflicts = axis_conflicts(fusion, ref)
+    if conflicts:
+        return (f"{conflicts[0]} (one tensor broadcast along different axes on two paths): no loop nest replayed "
+                f"from T{ref.name} computes it")
     problem = PointwiseProblem(ref, None, missing_axes(fusion, ref))
     left = min((unkept(problem, b) for b in range(max(1, problem.rank))), key=len)
     if left:

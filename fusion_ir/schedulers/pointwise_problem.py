@@ -83,10 +83,27 @@ def pointwise_problem(fusion: Fusion, sizes: Sizes | None, reference: TensorView
 
 
 def missing_axes(fusion: Fusion, ref: TensorView) -> dict[TensorView, frozenset[int]]:
-    """Per used tensor, the reference axes none of its non-broadcast axes maps to: a walk from the outputs
-    (each output's axis ``k`` is the reference's axis ``k``; a permuted copy maps through its permutation)
-    to their producers through each definition's root map."""
+    """Per used tensor, the reference axes none of its non-broadcast axes maps to."""
+    axis_of, _ = _axis_map(fusion, ref)
+    rank = len(ref.logical)
+    missing = {}
+    for tv in fusion.used_tensors():
+        carried = {axis_of[i] for i in tv.logical if i in axis_of and not i.is_broadcast and not i.is_reduction}
+        missing[tv] = frozenset(range(rank)) - carried
+    return missing
+
+
+def axis_conflicts(fusion: Fusion, ref: TensorView) -> list[str]:
+    """Tensors one of whose axes stands for two different reference axes (one input broadcast along different
+    axes on two paths, ``x[:, None] - x[None, :]``): no loop nest replayed from the reference computes them."""
+    return _axis_map(fusion, ref)[1]
+
+
+def _axis_map(fusion: Fusion, ref: TensorView) -> tuple[dict[IterDomain, int], list[str]]:
+    """Each IterDomain's reference axis: a walk from the outputs (each output's axis ``k`` is the reference's axis
+    ``k``) to their producers through each definition's root map; and the axes reached as two different ones."""
     axis_of: dict[IterDomain, int] = {}
+    conflicts: list[str] = []
     rank = len(ref.logical)
     for out in fusion.outputs:
         for k, i in enumerate(out.logical):
@@ -98,13 +115,13 @@ def missing_axes(fusion: Fusion, ref: TensorView) -> dict[TensorView, frozenset[
             continue
         for producer in d.tensor_inputs():
             for c, p in d.root_map(producer).items():
-                if c in axis_of and p not in axis_of:
-                    axis_of[p] = axis_of[c]
-    missing = {}
-    for tv in fusion.used_tensors():
-        carried = {axis_of[i] for i in tv.logical if i in axis_of and not i.is_broadcast and not i.is_reduction}
-        missing[tv] = frozenset(range(rank)) - carried
-    return missing
+                if c not in axis_of or p.is_broadcast:
+                    continue
+                if p in axis_of and axis_of[p] != axis_of[c]:
+                    conflicts.append(f"axis {producer.logical.index(p)} of T{producer.name} is read as axis "
+                                     f"{axis_of[p]} and as axis {axis_of[c]} of T{ref.name}")
+                axis_of.setdefault(p, axis_of[c])
+    return axis_of, conflicts
 
 
 def broadcast_inputs(problem: PointwiseProblem) -> list[TensorView]:

@@ -137,3 +137,13 @@ def test_outputs_of_different_ranks_are_declined() -> None:
                                                "same axes")
     with pytest.raises(ScheduleError, match="pointwise scheduler: output T4 has rank 1"):
         pointwise.suggest(fusion, None)
+
+
+def test_one_input_broadcast_along_two_axes_is_declined() -> None:
+    """``x[:, None] - neg(x)[None, :]``: x's one axis is the output's axis 0 on one path and axis 1 on the other."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(shape=(5,))
+        fusion.add_output(ops.sub(ops.broadcast(x, [False, True]), ops.broadcast(ops.neg(x), [True, False])))
+    reason = pointwise.decline(fusion, None)
+    assert reason is not None and "of T0 is read as axis" in reason and "broadcast along different axes" in reason
