@@ -38,13 +38,15 @@ DIRECT_THREADS = 128
 @dataclass(frozen=True)
 class TransposeParams(HeuristicParams):
     """``tile``: elements of a square shared-memory tile's side (0: no tile, the innermost axis stays);
-    ``rows``: threads along TIDy (``tile`` along TIDx), each copying ``tile / rows`` rows; ``swizzle``: the
-    shared tile's layout; ``grid``: blocks at the sizes it was chosen for (0: unknown)."""
+    ``rows``: threads along TIDy (``tile`` along TIDx); ``vectorize``: elements of the input each thread reads at
+    once into the tile; ``swizzle``: the shared tile's layout; ``grid``: blocks at the sizes it was chosen for
+    (0: unknown)."""
 
     scheduler: str = "transpose"
     reference: str = ""
     tile: int = 32
     rows: int = 8
+    vectorize: int = 1
     swizzle: SmemSwizzle = SmemSwizzle.B128
     grid: int = 0
 
@@ -101,6 +103,7 @@ def suggest(fusion: Fusion, sizes: Sizes | None) -> TransposeParams:
         why["rows"] = why["swizzle"] = "no tile"
         grid = 0 if extents is None else math.ceil(math.prod(extents) / DIRECT_THREADS)
         why["grid"] = f"{DIRECT_THREADS} threads a block over the merged axes" if grid else "sizes unknown"
+        why["vectorize"] = "no tile"
         return TransposeParams(reference=f"T{out.name}", tile=0, rows=1, swizzle=SmemSwizzle.NONE, grid=grid,
                                why=why)
     size = source.dtype.size
@@ -109,6 +112,7 @@ def suggest(fusion: Fusion, sizes: Sizes | None) -> TransposeParams:
                    f"{MAX_TILE}), the 128-byte swizzle's span")
     rows = max(1, THREADS // tile)
     why["rows"] = f"{THREADS} threads a block: {tile} along TIDx, {rows} along TIDy, {tile // rows} passes a tile"
+    v, why["vectorize"] = _vector(tile, rows, size, None if extents is None else extents[p.permutation.index(rank - 1)])
     swizzle = SmemSwizzle.B128 if tile * size == TILE_BYTES else SmemSwizzle.NONE
     why["swizzle"] = ("the 128-byte XOR swizzle: a column of 32 reads 8 chunks (4-way bank conflict, 32-way "
                       "unswizzled)" if swizzle is not SmemSwizzle.NONE else
@@ -118,7 +122,21 @@ def suggest(fusion: Fusion, sizes: Sizes | None) -> TransposeParams:
         inner, moved = rank - 1, p.permutation.index(rank - 1)
         grid = math.prod(math.ceil(e / tile) if k in (inner, moved) else e for k, e in enumerate(extents))
     why["grid"] = "one block a tile (and batch entry)" if grid else "sizes unknown"
-    return TransposeParams(reference=f"T{out.name}", tile=tile, rows=rows, swizzle=swizzle, grid=grid, why=why)
+    return TransposeParams(reference=f"T{out.name}", tile=tile, rows=rows, vectorize=v, swizzle=swizzle, grid=grid,
+                           why=why)
+
+
+def _vector(tile: int, rows: int, size: int, inner: int | None) -> tuple[int, str]:
+    """Elements a thread reads at once along the input's innermost axis: 16 bytes, at most what leaves every
+    thread a vector of each pass (``tile / (v * rows)`` passes), halved until it divides the innermost extent."""
+    if inner is None:
+        return 1, "sizes unknown: no vector (the input's innermost extent must divide by it)"
+    start = v = min(16 // size, tile // rows)
+    while v > 1 and inner % v:
+        v //= 2
+    base = f"16 bytes of {size}-byte elements: {start}"
+    return v, (f"{base}; the input's innermost extent {inner} divides by it" if v == start else
+               f"{base}, halved to {v}: the input's innermost extent {inner} divides by {v}")
 
 
 def apply(fusion: Fusion, params: HeuristicParams) -> None:
@@ -146,9 +164,16 @@ def apply(fusion: Fusion, params: HeuristicParams) -> None:
     transform_like(out, [tv for tv in fusion.used_tensors() if not tv.is_input and tv is not cache])
     parallelize_like(out, [tv for tv in fusion.used_tensors() if not tv.is_input and tv is not cache])
     cache.compute_at(p.output, 1)                # [BIDx, tile of the input's other axis, tile of its innermost]
-    cache.split(1, params.rows)                  # [BIDx, tile / rows, rows, tile]
+    v = params.vectorize
+    if v > 1:                                    # each thread reads v elements of a row: the same threads, fewer passes
+        cache.split(2, v)                        # [BIDx, tile, tile / v, v]
+        cache.merge(1, 2)                        # [BIDx, tile * tile / v, v]
+        cache.split(1, params.tile)              # [BIDx, tile / v, tile, v]
+    cache.split(1, params.rows)                  # [BIDx, passes, rows, tile (, v)]
     cache.axis(2).parallelize(ParallelType.TIDy)
     cache.axis(3).parallelize(ParallelType.TIDx)
+    if v > 1:
+        cache.axis(4).parallelize(ParallelType.Vectorize)
     inline_most(fusion)
 
 
@@ -157,6 +182,10 @@ def _check(params: TransposeParams) -> None:
         raise ScheduleError(f"TransposeParams.tile: {params.tile} must be 0 or a power of two")
     if params.rows < 1 or params.tile % params.rows:
         raise ScheduleError(f"TransposeParams.rows: {params.rows} must divide the tile {params.tile}")
+    v = params.vectorize
+    if v < 1 or v & (v - 1) or params.tile % (v * params.rows):
+        raise ScheduleError(f"TransposeParams.vectorize: {v} must be a power of two with vectorize x rows "
+                            f"({v} x {params.rows}) dividing the tile {params.tile}")
     limit = current_target().max_threads_per_block
     if params.tile * params.rows > limit:
         raise ScheduleError(f"TransposeParams: {params.tile} x {params.rows} threads is over {limit} a block")
