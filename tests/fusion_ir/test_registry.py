@@ -172,3 +172,23 @@ def test_symbolic_sizes_need_sizes_only_for_the_heuristic() -> None:
     assert schedule(sized, sizes=[(6, 40)]).vectorize == 4
     with pytest.raises(ScheduleError, match=r"sizes has 2 shapes but the fusion has 1 inputs"):
         schedule(_pointwise(), sizes=[(8, 64), (8, 64)])
+
+
+def test_a_scheduler_module_registers_by_its_object_or_its_three_functions(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    import types
+
+    bare = types.ModuleType("fusion_ir.schedulers.reduction")
+    bare.decline = lambda fusion, sizes: "no"
+    bare.suggest = lambda fusion, sizes: HeuristicParams("reduction")
+    bare.apply = lambda fusion, params: None
+    monkeypatch.setitem(sys.modules, "fusion_ir.schedulers.reduction", bare)
+    (found,) = registry._if_present("reduction")
+    assert found.name == "reduction" and found.decline(None, None) == "no"
+    bare.SCHEDULER = FunctionScheduler("reduction-object", bare.decline, bare.suggest, bare.apply)
+    assert registry._if_present("reduction")[0].name == "reduction-object"
+    empty = types.ModuleType("fusion_ir.schedulers.normalization")
+    monkeypatch.setitem(sys.modules, "fusion_ir.schedulers.normalization", empty)
+    with pytest.raises(ImportError, match="has no SCHEDULER and no module-level decline, suggest, apply"):
+        registry._if_present("normalization")
+    assert registry._if_present("no_such_scheduler") == ()
