@@ -1,6 +1,7 @@
 """Fuzzing ``schedule()``: hypothesis draws pointwise and transpose fusions (op chains, inputs broadcast along
 random axes with ops before the broadcast, casts, fp32/fp16/bf16/int32, constant or symbolic extents, sizes no
-tile or vector divides), schedules each with ``schedule(fusion, sizes)`` and simulates it against numpy.
+tile or vector divides; one in ten ends in a sum), schedules each with ``schedule(fusion, sizes)`` and simulates it
+against numpy.
 
 The property (``check``): ``schedule`` either refuses with a ``ScheduleError`` or gives a schedule that lowers and
 matches numpy at the sizes it was scheduled for; a lowering error, a simulator error or a wrong result is a bug.
@@ -42,7 +43,8 @@ class InputDef:
 @dataclass(frozen=True)
 class SchedulerCase:
     """``shape``: the output's axes (pointwise) or the input's (transpose, ``perm`` set); ``chain``: the ops after
-    the first input (``("unary", name)``, ``("scalar", op, value)``, ``("binary", op, input)``, ``("cast", dtype)``);
+    the first input (``("unary", name)``, ``("scalar", op, value)``, ``("binary", op, input)``, ``("cast", dtype)``,
+    and now and then a last ``("sum", axis)``: no pointwise fusion, so a reduction scheduler's or a ScheduleError);
     ``also_output``: the chain step whose result is an output too (pointwise)."""
 
     shape: tuple[int, ...]
@@ -111,6 +113,8 @@ def _step(cur: TensorView, step: tuple, operand) -> TensorView:
         return getattr(ops, step[1])(cur, step[2])
     if kind == "binary":
         return getattr(ops, step[1])(cur, operand(step[2]))
+    if kind == "sum":
+        return ops.sum(cur, step[1])
     return ops.cast(cur, step[1])
 
 
@@ -138,6 +142,8 @@ def pointwise_cases(draw: st.DrawFn) -> SchedulerCase:
         others.append(InputDef(axes, draw(st.sampled_from(DTYPES)), draw(st.booleans()), pre))
     inputs = (first, *others)
     chain = tuple(draw(_steps(len(inputs), allow_binary=True)))
+    if draw(st.integers(0, 9)) == 0:        # a reduction: another scheduler's fusion, or a ScheduleError
+        chain += (("sum", draw(st.integers(0, rank - 1))),)
     also = draw(st.none() | st.integers(0, max(0, len(chain) - 2))) if len(chain) > 1 else None
     return SchedulerCase(shape, inputs, chain, None, also, draw(st.integers(0, 2**16)))
 

@@ -34,3 +34,10 @@ def test_a_broadcast_no_split_keeps_whole_is_refused() -> None:
     middle = SchedulerCase((3, 4, 8), (InputDef((0, 1, 2), DataType.Float, False),
                                        InputDef((1,), DataType.Float, True, "neg")), (("binary", "add", 1),))
     assert check(middle).startswith("declined: schedule: no scheduler takes this fusion")
+
+
+def test_a_case_ending_in_a_sum_is_another_schedulers_or_refused() -> None:
+    case = SchedulerCase((6, 40), (InputDef((0, 1), DataType.Float, False),), (("unary", "sin"), ("sum", 1)))
+    outcome = check(case)
+    assert outcome.startswith("declined: schedule: no scheduler takes this fusion") or outcome in (
+        "reduction", "normalization")
