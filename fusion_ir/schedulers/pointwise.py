@@ -41,6 +41,10 @@ def decline(fusion: Fusion, sizes: Sizes | None) -> str | None:
         if len(out.logical) != len(ref.logical):
             return (f"output T{out.name} has rank {len(out.logical)} but T{ref.name} has {len(ref.logical)}; one "
                     f"kernel's outputs span the same axes")
+    apart = _unconnected_outputs(fusion, ref)
+    if apart:
+        return (f"output {apart} shares no input or op with T{ref.name}: the fusion is two kernels' worth of work "
+                f"(no loop nest replayed from one reaches the other); make them two fusions")
     conflicts = axis_conflicts(fusion, ref)
     if conflicts:
         return (f"{conflicts[0]} (one tensor broadcast along different axes on two paths): no loop nest replayed "
@@ -50,6 +54,16 @@ def decline(fusion: Fusion, sizes: Sizes | None) -> str | None:
     if left:
         return _unkept_reason(problem, left)
     return None
+
+
+def _unconnected_outputs(fusion: Fusion, ref: TensorView) -> str | None:
+    """The first output that no chain of ops and inputs connects to ``ref`` (as ``T7``), or None."""
+    import networkx as nx
+
+    graph = fusion.graph().subgraph(fusion.used_tensors()).to_undirected()
+    reached = nx.node_connected_component(graph, ref)
+    apart = [tv for tv in fusion.outputs if tv not in reached]
+    return f"T{apart[0].name}" if apart else None
 
 
 def _unkept_reason(problem: PointwiseProblem, left: list[TensorView]) -> str:

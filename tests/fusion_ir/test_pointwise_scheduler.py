@@ -147,3 +147,15 @@ def test_one_input_broadcast_along_two_axes_is_declined() -> None:
         fusion.add_output(ops.sub(ops.broadcast(x, [False, True]), ops.broadcast(ops.neg(x), [True, False])))
     reason = pointwise.decline(fusion, None)
     assert reason is not None and "of T0 is read as axis" in reason and "broadcast along different axes" in reason
+
+
+def test_outputs_with_nothing_in_common_are_declined() -> None:
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(shape=(5, 64))
+        s = fusion.add_input(shape=(64,))
+        fusion.add_output(ops.broadcast(ops.exp(s), [True, False]))
+        fusion.add_output(ops.add(x, 1.0))
+    reason = pointwise.decline(fusion, None)
+    assert reason == ("output T3 shares no input or op with T4: the fusion is two kernels' worth of work (no loop "
+                      "nest replayed from one reaches the other); make them two fusions")
