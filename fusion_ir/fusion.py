@@ -49,6 +49,9 @@ class Fusion:
         self.index_type: DataType = DataType.Int64
         # What a scheduler chose for this fusion and why (``schedule_matmul``: a ``MatmulChoice``), for viz
         self.scheduler_choice: object | None = None
+        # ``lower``, ``simulate``, ``execute`` and ``viz`` schedule a fusion with no schedule at all
+        # (``fusion_ir.schedulers.schedule``) unless this is False: a fusion meant to run as one thread.
+        self.auto_schedule = True
         # Blocks per thread-block cluster along (x, y, z) (``set_cluster_dims``); (1, 1, 1): no clusters.
         self.cluster_dims: tuple[int, int, int] = (1, 1, 1)
 

@@ -87,6 +87,8 @@ class TensorView:
         # B no M). Computed inside loops over that dimension, it gains a broadcast axis standing for
         # it in its loop domain only (nvFuser's loop-domain broadcast), keyed by the consumer's root.
         self.loop_broadcasts: dict[IterDomain, IterDomain] = {}
+        # Made by ``cache_after`` or ``cache_before`` (a schedule's copy stage, not an ``ops.set`` of the definition)
+        self.is_cache = False
 
     # ---- structure ------------------------------------------------------
     @property
@@ -781,6 +783,7 @@ class TensorView:
         with self.fusion.transaction():
             mem = MemoryType.Shared if op_type in (LoadStoreOpType.TMA, LoadStoreOpType.CpAsync) else MemoryType.Local
             cache = self.fusion.new_tensor_like(self, memory_type=mem)
+            cache.is_cache = True
             expr = LoadStoreOp(inputs=[self], outputs=[cache], op_type=op_type)
             for use in uses:
                 use.inputs = [cache if x is self else x for x in use.inputs]
@@ -974,6 +977,7 @@ class TensorView:
         with self.fusion.transaction():
             mem = MemoryType.Shared if op_type is LoadStoreOpType.TMAStore else MemoryType.Local
             cache = TensorView(self.fusion, [], self.dtype, memory_type=mem)
+            cache.is_cache = True
             # The cache takes over this tensor's domain and definition; this tensor
             # becomes a copy of the cache and keeps its non-reduction transforms.
             cache.root, cache.logical, cache.loop = self.root, self.logical, self.loop

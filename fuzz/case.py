@@ -91,8 +91,10 @@ class Case:
 
 # ---------------------------------------------------------------- building and replay
 def build(case: Case) -> Fusion:
-    """The unscheduled fusion of ``case``."""
+    """The unscheduled fusion of ``case``; it runs the schedule drawn, an empty one as one thread
+    (``auto_schedule`` off: lowering does not replace it with ``schedule()``'s)."""
     fusion = Fusion()
+    fusion.auto_schedule = False
     with fusion:
         for k, spec in enumerate(case.inputs):
             if spec.static:
@@ -378,7 +380,7 @@ def step_code(step: Step) -> str:
 
 
 def definition_code(case: Case) -> list[str]:
-    lines = ["fusion = Fusion()", "with fusion:"]
+    lines = ["fusion = Fusion()", "fusion.auto_schedule = False   # the schedule drawn, even an empty one", "with fusion:"]
     for k, spec in enumerate(case.inputs):
         if spec.static:
             shape = tuple(case.sizes[0][d] for d in spec.dims)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .errors import LoweringError
@@ -16,8 +17,10 @@ if TYPE_CHECKING:
 __all__ = ["LoweringError", "VerifyError", "lower", "verify"]
 
 
-def lower(fusion: Fusion, trace: bool = False) -> Kernel | LoweredKernel:
-    """Lower a scheduled fusion to a kernel (``trace=True``: also the kernel after every pass)."""
+def lower(fusion: Fusion, trace: bool = False, *, sizes: Sequence[Sequence[int]] | None = None
+          ) -> Kernel | LoweredKernel:
+    """Lower a scheduled fusion to a kernel (``trace=True``: also the kernel after every pass). A fusion with no
+    schedule at all is scheduled first (``fusion_ir.schedulers.schedule`` at ``sizes``), with a warning."""
     from .pipeline import lower as _lower
 
-    return _lower(fusion, trace=trace)
+    return _lower(fusion, trace=trace, sizes=sizes)

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 
 from fusion_ir import Fusion
 from fusion_ir.scalar import Val
+from fusion_ir.schedulers.auto import auto_schedule
+from fusion_ir.schedulers.protocol import Sizes
 
 from .analysis import (
     Analyses,
@@ -141,12 +143,17 @@ class LoweredKernel:
         raise KeyError(f"unknown pass {name!r}; passes are {', '.join(PASS_NAMES)}")
 
 
-def lower(fusion: Fusion, trace: bool = False) -> Kernel | LoweredKernel:
-    """Lower a scheduled fusion to kernel IR; ``trace=True`` also keeps the kernel after every step."""
+def lower(fusion: Fusion, trace: bool = False, *, sizes: Sizes | None = None) -> Kernel | LoweredKernel:
+    """Lower a scheduled fusion to kernel IR; ``trace=True`` also keeps the kernel after every step.
+
+    A fusion with no schedule at all is scheduled first by ``fusion_ir.schedulers.schedule`` at ``sizes`` (one
+    shape per input; None: its constant extents, or a schedule for any size), with an ``AutoScheduleWarning``
+    (``fusion.auto_schedule = False`` keeps it one thread)."""
     if not isinstance(fusion, Fusion):
         raise LoweringError(f"lower: expected a Fusion, got {type(fusion).__name__}")
     if not fusion.outputs:
         raise LoweringError("lower: the fusion has no outputs")
+    auto_schedule(fusion, sizes, caller="lower", stacklevel=4)
     analyses = Analyses(fusion)
     kernel = empty_kernel(fusion)
     records: list[PassRecord] = []

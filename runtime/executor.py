@@ -54,7 +54,7 @@ def execute(kernel_or_fusion: Any, inputs: Sequence[Any], *, outputs: Sequence[A
     ``poison`` fills freshly allocated outputs with NaN (or large integers) first. ``watchdog_s``
     bounds every mbarrier wait on the device (None: no watchdog); ``timeout_s`` bounds the host's wait.
     """
-    kernel = as_kernel(kernel_or_fusion, caller="execute")
+    kernel = as_kernel(kernel_or_fusion, caller="execute", inputs=inputs)
     args = [as_array_arg(x, _arg_name(kernel.inputs, k, "input")) for k, x in enumerate(inputs)]
     args = [_host_bfloat16(a, buf) for a, buf in zip(args, kernel.inputs)] + args[len(kernel.inputs):]
     given = None
@@ -399,7 +399,7 @@ def prepare(kernel_or_fusion: Any, inputs: Sequence[Any], outputs: Sequence[Any]
     checks, no tensor-map encoding, no wait, so CUDA events (or a CUDA graph captured around it)
     time the device work.
     """
-    kernel = as_kernel(kernel_or_fusion, caller="prepare")
+    kernel = as_kernel(kernel_or_fusion, caller="prepare", inputs=inputs)
     args = [as_array_arg(x, _arg_name(kernel.inputs, k, "input")) for k, x in enumerate(inputs)]
     given = [as_array_arg(x, _arg_name(kernel.outputs, k, "output")) for k, x in enumerate(outputs)]
     if any(not a.on_device for a in args + given):

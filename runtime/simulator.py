@@ -110,7 +110,7 @@ def simulate(kernel_or_fusion: k.Kernel | Any, inputs: Sequence[np.ndarray], see
     scheduler interleaves like warps, so a block may run far ahead of another and a read of what another
     block writes, which no grid-level order makes safe, shows (``sim_scheduler``).
     """
-    kernel = as_kernel(kernel_or_fusion, caller="simulate")
+    kernel = as_kernel(kernel_or_fusion, caller="simulate", inputs=inputs)
     try:
         verify(kernel)
     except VerifyError as e:

@@ -174,6 +174,9 @@ def make_view(subject: Subject, show: str, *, pass_name: str | None = None, no_c
         raise UsageError(f"unknown --show {show!r}; choose one of {', '.join(SHOWS)}")
     view = builders[show]()
     view.data = {"target": subject.target, **view.data}
+    if subject.auto_note is not None:
+        view.renderables = [Text(subject.auto_note, style="yellow"), *view.renderables]
+        view.data["auto_schedule"] = subject.auto_note
     return view
 
 

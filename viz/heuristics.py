@@ -1,9 +1,11 @@
 """``--show heuristics``: which scheduler chose the fusion's parameters, each parameter's value and why: the
 rule that decided it, the tuning-cache entry it came from, or the caller who gave it
-(``fusion.scheduler_choice``, recorded by ``schedule_matmul``)."""
+(``fusion.scheduler_choice``, recorded by ``schedule`` for every scheduler and by ``schedule_matmul``)."""
 
 from __future__ import annotations
 
+import enum
+from dataclasses import fields
 from typing import Any
 
 from rich.console import Group
@@ -11,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from fusion_ir import Fusion, MmaOp, ScheduleError
-from fusion_ir.schedulers import MatmulParams
+from fusion_ir.schedulers import HeuristicParams, MatmulHeuristic, MatmulParams
 from fusion_ir.schedulers.matmul_choice import MatmulChoice
 from fusion_ir.schedulers.matmul_why import field_values, params_name
 from fusion_ir.schedulers.suggest import rule_params
@@ -24,23 +26,52 @@ SOURCE_STYLE = {"rule": "cyan", "tuned": "green", "given": "yellow"}
 def heuristics_view(fusion: Fusion, target: str, *, strict: bool = True) -> View:
     """The view of ``fusion``'s scheduler choice. Without one: a ``UsageError`` (``strict``), or a note."""
     choice = fusion.scheduler_choice
+    if isinstance(choice, MatmulHeuristic) and choice.choice is not None:
+        return _matmul_view(choice.choice, via="schedule")
+    if isinstance(choice, HeuristicParams):
+        return _params_view(choice)
     if not isinstance(choice, MatmulChoice):
         has_matmul = any(isinstance(e, MmaOp) for e in fusion.exprs)
         why = (f"--show heuristics: the matmul of {target} was scheduled by hand, not by schedule_matmul; there are "
                f"no scheduler parameters to show" if has_matmul else
-               f"--show heuristics: {target} has no matmul; it shows the parameters the matmul scheduler "
-               f"(schedule_matmul) chose")
+               f"--show heuristics: {target} was scheduled by hand; it shows the parameters a scheduler "
+               f"(schedule(), schedule_matmul) chose")
         if strict:
             raise UsageError(why)
         return View("heuristics", "heuristics", [Text(why, style="dim")], {"scheduler": None, "note": why})
     return _matmul_view(choice)
 
 
-def _matmul_view(choice: MatmulChoice) -> View:
+def _params_view(params: HeuristicParams) -> View:
+    """Any scheduler's ``HeuristicParams``: its name, then each field's value and the rule behind it."""
+    header = Text()
+    header.append(f"scheduler: {params.scheduler} (schedule)\n", style="bold")
+    table = Table("parameter", "value", "why", title=type(params).__name__, title_justify="left")
+    rows = []
+    for f in fields(params):
+        if f.name in ("scheduler", "why"):
+            continue
+        value = _value_text(getattr(params, f.name))
+        reason = params.why.get(f.name, "")
+        rows.append({"name": f.name, "value": value, "reason": reason})
+        table.add_row(Text(f.name), Text(value, style="bold"), Text(reason))
+    data = {"scheduler": params.scheduler, "params": type(params).__name__, "fields": rows}
+    return View("heuristics", "heuristics", [Group(header, table)], data)
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, enum.Enum):
+        return value.name
+    if isinstance(value, tuple) and all(isinstance(v, int) for v in value):
+        return " x ".join(str(v) for v in value)
+    return str(value)
+
+
+def _matmul_view(choice: MatmulChoice, via: str | None = None) -> View:
     why = choice.why
     style = SOURCE_STYLE.get(why.source, "")
     header = Text()
-    header.append(f"scheduler: {choice.scheduler}\n", style="bold")
+    header.append(f"scheduler: {choice.scheduler}" + (f" (matmul, by {via})" if via else "") + "\n", style="bold")
     header.append(f"problem:   {choice.key}\n")
     header.append("source:    ")
     header.append(why.source, style=f"bold {style}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from functools import cached_property
 from types import ModuleType
 from typing import Any
@@ -21,10 +22,27 @@ class Subject:
     def __init__(self, target: str) -> None:
         self.target = target
         self.module: ModuleType = load_module(target)
+        # what scheduling the fusion at load said (it had no schedule at all), shown above every view
+        self.auto_note: str | None = None
 
     @cached_property
     def fusion(self) -> Fusion:
-        return load_fusion_from(self.module, self.target)
+        """The target's fusion; one with no schedule at all is scheduled by ``schedule()`` at the module's last
+        ``SIZES`` entry (or its constant extents), as ``lower`` would, and ``auto_note`` says so."""
+        fusion = load_fusion_from(self.module, self.target)
+        from fusion_ir.schedulers.auto import AutoScheduleWarning, auto_schedule
+
+        sizes = getattr(self.module, "SIZES", None)
+        last = sizes[-1] if isinstance(sizes, list) and sizes else None
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            auto_schedule(fusion, last, caller="viz")
+        notes = [str(w.message) for w in caught if issubclass(w.category, AutoScheduleWarning)]
+        for w in caught:
+            if not issubclass(w.category, AutoScheduleWarning):
+                warnings.warn(w.message, w.category, stacklevel=2)
+        self.auto_note = "\n".join(notes) if notes else None
+        return fusion
 
     @cached_property
     def lowered(self) -> Any:

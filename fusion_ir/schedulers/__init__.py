@@ -1,7 +1,16 @@
-"""Schedulers: functions that schedule every tensor of a fusion of a known shape from a few parameters."""
+"""Schedulers: functions that schedule every tensor of a fusion of a known shape from a few parameters, and
+``schedule``, which picks the scheduler that takes a fusion (``registry``)."""
 
 from .matmul import MatmulParams, schedule_matmul, schedule_mma_fragment
+from .matmul_entry import MatmulHeuristic
 from .matmul_smem import MatmulLayout
+from .pointwise_heuristic import PointwiseParams
+from .protocol import HeuristicParams
+from .registry import SCHEDULERS, schedule
 from .suggest import suggest_matmul_params
+from .transpose import TransposeParams
+from .unscheduled import is_unscheduled, schedule_marks
 
-__all__ = ["MatmulLayout", "MatmulParams", "schedule_matmul", "schedule_mma_fragment", "suggest_matmul_params"]
+__all__ = ["SCHEDULERS", "HeuristicParams", "MatmulHeuristic", "MatmulLayout", "MatmulParams", "PointwiseParams",
+           "TransposeParams", "is_unscheduled", "schedule", "schedule_marks", "schedule_matmul",
+           "schedule_mma_fragment", "suggest_matmul_params"]

@@ -8,13 +8,16 @@ A scheduler is one module with three functions behind a ``Scheduler`` object:
   ``why`` naming the rule behind each field;
 - ``apply(fusion, params) -> None``: schedules every tensor of the fusion in place from ``params``.
 
+A module registers by exposing ``SCHEDULER`` (``FunctionScheduler(name, decline, suggest, apply)``), or its three
+module-level functions (``registry`` then names it after the module); ``registry.SCHEDULERS`` lists it in order.
+
 ``sizes`` holds one shape per fusion input, in the order of ``fusion.inputs`` (the inputs ``execute`` would
 get); ``input_shapes`` resolves them against the fusion's constant extents.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Protocol
 
@@ -30,6 +33,12 @@ class HeuristicParams:
 
     scheduler: str
     why: Mapping[str, str] = field(default_factory=dict, compare=False)
+
+    def summary(self) -> str:
+        """One line: the scheduler and every field's value (``pointwise scheduler: reference=T3, vectorize=4, ..``)."""
+        values = ", ".join(f"{f.name}={getattr(self, f.name)!s}" for f in fields(self)
+                           if f.name not in ("scheduler", "why"))
+        return f"the {self.scheduler} scheduler: {values}"
 
     def __str__(self) -> str:
         lines = [f"{type(self).__name__} ({self.scheduler} scheduler)"]
@@ -49,6 +58,17 @@ class Scheduler(Protocol):
     def suggest(self, fusion: Fusion, sizes: Sizes | None) -> HeuristicParams: ...
 
     def apply(self, fusion: Fusion, params: HeuristicParams) -> None: ...
+
+
+@dataclass(frozen=True)
+class FunctionScheduler:
+    """A ``Scheduler`` made of a module's three functions (``SCHEDULER = FunctionScheduler("pointwise", decline,
+    suggest, apply)``): what ``schedule`` asks in turn."""
+
+    name: str
+    decline: Callable[[Fusion, Sizes | None], str | None]
+    suggest: Callable[[Fusion, Sizes | None], HeuristicParams]
+    apply: Callable[[Fusion, HeuristicParams], None]
 
 
 def input_shapes(fusion: Fusion, sizes: Sizes | None, caller: str = "schedule") -> list[tuple[int, ...]]:

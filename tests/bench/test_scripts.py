@@ -70,3 +70,16 @@ def test_matmul_shapes_covers_the_problem_classes_and_lowers_everything(capsys: 
     main(["--dry-run", "--problems", "square 1024,batched 16x,B^T 4096^3,A^T,odd K 2000"])
     out = capsys.readouterr().out
     assert "0 failed" in out and "rules wgmma" in out
+
+
+def test_schedulers_dry_run_schedules_and_lowers_every_case(capsys: pytest.CaptureFixture) -> None:
+    """The pointwise and transpose cases at three sizes, fp32 and bf16, each scheduled by schedule() and lowered
+    (``--dry-run``: no GPU)."""
+    from bench.schedulers import CASES, main
+
+    names = [c.name for c in CASES]
+    assert sum("broadcast-add-cast" in n for n in names) == 6 and sum("transpose" in n for n in names) == 6
+    main(["--dry-run"])
+    out = capsys.readouterr().out
+    assert "12 cases lowered, 0 failed" in out
+    assert "the pointwise scheduler: " in out and "the transpose scheduler: " in out

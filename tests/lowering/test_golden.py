@@ -15,7 +15,7 @@ GOLDEN = Path(__file__).parent / "golden"
 
 
 BUILDERS = {name: (lambda name=name: examples.load(name).build())
-            for name in ("pointwise_2d", "inner_reduction", "smem_staging")}
+            for name in ("pointwise_2d", "inner_reduction", "smem_staging", "auto_pointwise", "auto_transpose")}
 # A^T @ B^T: a given [K, M] (M-major), b given [N, K] (K-major), each TMA-loaded in place
 # [B, M, K] @ [B, K, N]: the batch on blockIdx.z, each operand's TMA box of batch extent 1
 BUILDERS["matmul_wgmma_batched"] = lambda: examples.load("matmul_wgmma").build(

@@ -80,11 +80,11 @@ def test_a_tuned_choice_shows_its_cache_entry(viz, tmp_path: Path) -> None:
     assert "the rules would choose ws persistent ping-pong tma-store i32 128x128x64 s4 wg2: K of at most 4 tiles" in out
 
 
-def test_a_fusion_without_a_matmul_is_a_usage_error(viz) -> None:
+def test_a_hand_scheduled_fusion_is_a_usage_error(viz) -> None:
     r = viz("pointwise_2d", "--show", "heuristics")
     assert r.code == 2
-    assert "UsageError: --show heuristics: pointwise_2d has no matmul; it shows the parameters the matmul scheduler " \
-           "(schedule_matmul) chose" in _panel_text(r.err)
+    assert "UsageError: --show heuristics: pointwise_2d was scheduled by hand; it shows the parameters a scheduler " \
+           "(schedule(), schedule_matmul) chose" in _panel_text(r.err)
 
 
 def test_a_hand_scheduled_matmul_is_a_usage_error(viz) -> None:
@@ -96,6 +96,6 @@ def test_a_hand_scheduled_matmul_is_a_usage_error(viz) -> None:
 def test_among_other_shows_it_is_a_note(viz) -> None:
     r = viz("pointwise_2d", "--show", "fusion,heuristics")
     assert r.code == 0, r.err
-    assert "--show heuristics: pointwise_2d has no matmul" in " ".join(r.out.split())
+    assert "--show heuristics: pointwise_2d was scheduled by hand" in " ".join(r.out.split())
     data = json.loads(viz("pointwise_2d", "--show", "fusion,heuristics", "--format", "json").out)
-    assert data["views"][1]["scheduler"] is None and "has no matmul" in data["views"][1]["note"]
+    assert data["views"][1]["scheduler"] is None and "scheduled by hand" in data["views"][1]["note"]
