@@ -7,7 +7,7 @@ thread keeps ``persistent_batch x vectorize`` elements of every persistent buffe
 tensor read both by a reduction and after it) and the input is read from global memory once.
 Outer (the first axis normalized): each thread owns ``vectorize`` contiguous columns; the reduced rows
 split into ``persistent_batch`` rows per thread over ``threads_y`` threads.
-The buffers live in registers while they fit ``REGISTER_WORDS`` per thread, else in shared memory while a
+The buffers live in registers while they fit ``register_budget`` per thread, else in shared memory while a
 block's share fits the target's shared memory; beyond that the scheduler declines.
 """
 
@@ -26,7 +26,9 @@ BATCH = 4                 # inner: vectors per thread per buffer, at best (16 fp
 OUTER_BATCH = 8           # outer: rows per thread per buffer, at best
 MIN_BLOCK_THREADS = 128   # short rows: rows per block so a block has at least this many threads
 SEGMENT_BYTES = 128       # outer: a row segment a block reads at once (one cache line, coalesced)
-REGISTER_WORDS = 64       # 32-bit registers per thread all persistent buffers may take (of 255)
+MIN_SEGMENT_BYTES = 32    # outer: the narrowest segment (one 32-byte sector) before declining
+REGISTER_OVERHEAD = 32    # registers a thread needs besides its persistent buffers (indices, partials, loads)
+MAX_BUFFER_WORDS = 128    # persistent registers per thread, at most, however few the block's threads
 WARP = 32
 
 
@@ -53,13 +55,22 @@ def suggest_normalization(domain: ReductionDomain, buffers: list[int], target: T
     return _outer(domain, buffers, target)
 
 
-def _memory(words: int, smem_bytes: int, target: Target, what: str) -> tuple[str, str] | str:
-    if words <= REGISTER_WORDS:
-        return REGISTERS, f"{words} words of persistent buffers per thread fit the {REGISTER_WORDS}-register budget"
+def register_budget(threads: int, target: Target) -> int:
+    """Registers per thread the persistent buffers may take: the block's share of the register file less
+    ``REGISTER_OVERHEAD``, at most ``MAX_BUFFER_WORDS``."""
+    return max(0, min(MAX_BUFFER_WORDS, target.registers_per_block // threads - REGISTER_OVERHEAD))
+
+
+def _memory(words: int, threads: int, smem_bytes: int, target: Target, what: str) -> tuple[str, str] | str:
+    budget = register_budget(threads, target)
+    rule = (f"{target.registers_per_block} registers / {threads} threads - {REGISTER_OVERHEAD}, at most "
+            f"{MAX_BUFFER_WORDS}")
+    if words <= budget:
+        return REGISTERS, f"{words} words of persistent buffers per thread fit {budget} registers ({rule})"
     if smem_bytes <= target.smem_per_block:
-        return SHARED, (f"{words} words per thread exceed {REGISTER_WORDS} registers; the block's {smem_bytes} bytes "
-                        f"fit shared memory ({target.smem_per_block})")
-    return (f"the persistent buffers of {what} need {words} registers per thread (over {REGISTER_WORDS}) or "
+        return SHARED, (f"{words} words per thread exceed {budget} registers ({rule}); the block's {smem_bytes} "
+                        f"bytes fit shared memory ({target.smem_per_block})")
+    return (f"the persistent buffers of {what} need {words} registers per thread (over {budget}: {rule}) or "
             f"{smem_bytes} bytes of shared memory per block (over {target.smem_per_block}); a normalization "
             f"this long is not scheduled")
 
@@ -73,7 +84,7 @@ def _inner(d: ReductionDomain, buffers: list[int], target: Target) -> Normalizat
     ty = max(1, min(MIN_BLOCK_THREADS // next_pow2(tx), next_pow2(d.rows)))
     words = sum(batch * vec * max(4, b) // 4 for b in buffers)
     smem = sum(d.columns * b for b in buffers) * ty
-    memory = _memory(words, smem, target, f"a row of {d.columns}")
+    memory = _memory(words, tx * ty, smem, target, f"a row of {d.columns}")
     if isinstance(memory, str):
         return memory
     why = {
@@ -90,28 +101,46 @@ def _inner(d: ReductionDomain, buffers: list[int], target: Target) -> Normalizat
     return NormalizationParams("normalization", why, INNER, vec, tx, ty, batch, memory[0])
 
 
-def _outer(d: ReductionDomain, buffers: list[int], target: Target) -> NormalizationParams | str:
-    vec = vector_width(d.columns, d.element_bytes)
-    column_vectors = ceil_div(d.columns, vec)
-    tx = min(next_pow2(column_vectors), max(1, SEGMENT_BYTES // (vec * d.element_bytes)))
-    if vec == 1:
-        tx = min(next_pow2(column_vectors), WARP)
+def _outer_fit(d: ReductionDomain, buffers: list[int], target: Target, vec: int,
+               tx: int) -> tuple[int, int, int, tuple[str, str] | str]:
+    """``(ty, batch, words, memory)`` for ``tx`` threads across the columns."""
     ty_cap = max(1, target.max_threads_per_block // tx)
     ty_want = max(1, min(ty_cap, next_pow2(ceil_div(d.rows, OUTER_BATCH))))
     batch = ceil_div(d.rows, ty_want)
     ty = ceil_div(d.rows, batch)
     words = sum(batch * vec * max(4, b) // 4 for b in buffers)
     smem = sum(d.rows * tx * vec * b for b in buffers)
-    memory = _memory(words, smem, target, f"a column block of {d.rows} rows")
-    if isinstance(memory, str):
-        return memory
+    return ty, batch, words, _memory(words, tx * ty, smem, target, f"a column block of {d.rows} rows")
+
+
+def _outer(d: ReductionDomain, buffers: list[int], target: Target) -> NormalizationParams | str:
+    vec = vector_width(d.columns, d.element_bytes)
+    column_vectors = ceil_div(d.columns, vec)
+    widest = min(next_pow2(column_vectors), max(1, SEGMENT_BYTES // (vec * d.element_bytes)))
+    if vec == 1:
+        widest = min(next_pow2(column_vectors), WARP)
+    narrowest = max(1, min(widest, MIN_SEGMENT_BYTES // (vec * d.element_bytes)))
+    # the widest block of columns whose rows fit registers, else the widest that fits shared memory
+    fits = []
+    tx = widest
+    while tx >= narrowest:
+        fits.append((tx, *_outer_fit(d, buffers, target, vec, tx)))
+        tx //= 2
+    chosen = next((f for f in fits if not isinstance(f[4], str) and f[4][0] == REGISTERS), None)
+    if chosen is None:
+        chosen = next((f for f in fits if not isinstance(f[4], str)), None)
+    if chosen is None:
+        return fits[-1][4]  # type: ignore[return-value]
+    tx, ty, batch, _, memory = chosen
+    assert not isinstance(memory, str)
     why = {
         "kind": "the first axis is normalized: each thread owns contiguous columns, the rows on TIDy",
         "vectorize": f"16 B / {d.element_bytes} B elements, halved until it divides the row length {d.columns}",
         "threads_x": (f"threads across the columns so a block reads {SEGMENT_BYTES}-byte row segments "
-                      f"(coalesced), a warp's width when the columns are not vectorized"),
+                      f"(a warp's width unvectorized), halved down to {MIN_SEGMENT_BYTES} bytes until the block's "
+                      f"rows fit registers (else the widest that fits shared memory)"),
         "threads_y": (f"ceil({d.rows} rows / batch): {d.rows} / {OUTER_BATCH} rounded up to a power of two, at most "
-                      f"{ty_cap} ({target.max_threads_per_block} threads / threads_x)"),
+                      f"{target.max_threads_per_block} threads / threads_x"),
         "persistent_batch": f"rows each thread keeps: {OUTER_BATCH} at best, more once the block's threads run out",
         "persistent_memory": memory[1] + f" ({len(buffers)} buffers)",
     }
