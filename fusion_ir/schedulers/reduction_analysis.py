@@ -79,10 +79,6 @@ def classify(fusion: Fusion, sizes: Sizes | None, caller: str) -> ReductionDomai
     reductions = reductions_of(fusion)
     if not reductions:
         return "the fusion has no reduction (sum or max): it is pointwise"
-    for tv in used:
-        if len(tv.shape_ids) not in (1, 2) or (tv.is_input and len(tv.shape_ids) == 0):
-            return (f"T{tv.name} has rank {len(tv.shape_ids)}; the {caller} scheduler takes 2-D fusions "
-                    f"(1-D inputs broadcast along them)")
     first = reductions[0]
     axes = first.definition.axes
     for tv in reductions:
@@ -95,6 +91,10 @@ def classify(fusion: Fusion, sizes: Sizes | None, caller: str) -> ReductionDomai
     if len(axes) != 1:
         return (f"T{first.name} reduces every axis {list(axes)}; the {caller} scheduler reduces one axis "
                 f"(the last or the first) of a 2-D domain")
+    for tv in used:
+        if len(tv.shape_ids) not in (1, 2):
+            return (f"T{tv.name} has rank {len(tv.shape_ids)}; the {caller} scheduler takes 2-D fusions "
+                    f"(1-D inputs broadcast along them)")
     try:
         shapes = input_shapes(fusion, sizes, caller)
     except ScheduleError as e:
