@@ -28,7 +28,7 @@ from fusion_ir.schedulers import normalization, reduction
 EPS = fusions.EPS
 NORM_SHAPES = [(16384, 1024), (16384, 4096), (4096, 16384)]
 REDUCE_SHAPES = [(16384, 4096), (1024, 65536), (8, 1 << 20)]
-OUTER_NORM_SHAPES = [(1024, 4096), (1024, 16384), (512, 65536)]
+OUTER_NORM_SHAPES = [(1024, 4096), (1024, 16384), (1024, 65536)]
 DTYPES = {"float32": DataType.Float, "bfloat16": DataType.BFloat16}
 
 
