@@ -47,6 +47,14 @@ def suggest_reduction(domain: ReductionDomain, sms: int) -> ReductionParams:
     return _outer(domain, sms)
 
 
+def _splits(wanted: int, most: int) -> int:
+    """``wanted`` splits rounded up to a power of two, at most the largest power of two <= ``most``."""
+    cap = 1
+    while cap * 2 <= most:
+        cap *= 2
+    return max(1, min(next_pow2(wanted), cap))
+
+
 def _vector_why(domain: ReductionDomain, vec: int) -> str:
     return (f"16 B / {domain.element_bytes} B elements, halved until it divides the contiguous extent "
             f"{domain.columns} (a vector never straddles a row)")
@@ -62,9 +70,10 @@ def _inner(d: ReductionDomain, sms: int) -> ReductionParams:
     splits = 1
     split_why = f"{blocks} blocks of rows fill {sms} SMs x {BLOCKS_PER_SM}: no grid reduction"
     if blocks < sms * BLOCKS_PER_SM and serial >= 2 * MIN_VECTORS_PER_SPLIT:
-        splits = max(1, min(ceil_div(sms * BLOCKS_PER_SM, blocks), serial // MIN_VECTORS_PER_SPLIT))
+        splits = _splits(ceil_div(sms * BLOCKS_PER_SM, blocks), serial // MIN_VECTORS_PER_SPLIT)
         split_why = (f"{blocks} blocks of rows leave {sms} SMs x {BLOCKS_PER_SM} short: the row is split across "
-                     f"blocks (a grid reduction), each split keeping >= {MIN_VECTORS_PER_SPLIT} vectors per thread")
+                     f"blocks (a grid reduction), a power of two (even splits of power-of-two rows), each split "
+                     f"keeping >= {MIN_VECTORS_PER_SPLIT} vectors per thread")
     elif blocks < sms * BLOCKS_PER_SM:
         split_why = (f"{blocks} blocks of rows leave SMs idle, but each thread sums only {serial} vectors: a grid "
                      f"reduction's partials would cost more than they spread")
@@ -89,10 +98,10 @@ def _outer(d: ReductionDomain, sms: int) -> ReductionParams:
     splits = 1
     split_why = f"{blocks} blocks of columns fill {sms} SMs x {BLOCKS_PER_SM}: no grid reduction"
     if blocks < sms * BLOCKS_PER_SM and serial >= 2 * MIN_SERIAL_PER_SPLIT:
-        splits = max(1, min(ceil_div(sms * BLOCKS_PER_SM, blocks), serial // MIN_SERIAL_PER_SPLIT))
+        splits = _splits(ceil_div(sms * BLOCKS_PER_SM, blocks), serial // MIN_SERIAL_PER_SPLIT)
         split_why = (f"{blocks} blocks of columns leave {sms} SMs x {BLOCKS_PER_SM} short: the reduced rows are "
-                     f"split across blocks (a grid reduction), each split keeping >= {MIN_SERIAL_PER_SPLIT} rows "
-                     f"per thread")
+                     f"split across blocks (a grid reduction), a power of two (even splits of power-of-two rows), "
+                     f"each split keeping >= {MIN_SERIAL_PER_SPLIT} rows per thread")
     elif blocks < sms * BLOCKS_PER_SM:
         split_why = (f"{blocks} blocks of columns leave SMs idle, but each thread sums only {serial} rows: a grid "
                      f"reduction's partials would cost more than they spread")

@@ -19,19 +19,19 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
     for (int64_t i7 = 0; i7 < 4; ++i7) {
       T3[i7] = 0.0f;
     }
-    // loop of rS35{18}
-    for (int64_t i4 = 0; i4 < 18; ++i4) {
+    // loop of rS35{32}
+    for (int64_t i4 = 0; i4 < 32; ++i4) {
       float T2[4];
-      if ((((((((int64_t)blockIdx.z) + i3) * 18) + i4) * 8) + ((int64_t)threadIdx.y)) < 1000) {
+      if ((((((((int64_t)blockIdx.z) + i3) * 32) + i4) * 8) + ((int64_t)threadIdx.y)) < 1000) {
         {
-          const float4 vec = *reinterpret_cast<const float4*>(&T0.data[((((((((int64_t)blockIdx.z) + i3) * 18) + i4) * 8) + ((int64_t)threadIdx.y)) * T0_stride0) + ((((((int64_t)blockIdx.x) * 32) + ((int64_t)threadIdx.x)) * 4) * T0_stride1)]);
+          const float4 vec = *reinterpret_cast<const float4*>(&T0.data[((((((((int64_t)blockIdx.z) + i3) * 32) + i4) * 8) + ((int64_t)threadIdx.y)) * T0_stride0) + ((((((int64_t)blockIdx.x) * 32) + ((int64_t)threadIdx.x)) * 4) * T0_stride1)]);
           T2[0] = vec.x;
           T2[1] = vec.y;
           T2[2] = vec.z;
           T2[3] = vec.w;
         }
       }
-      if ((((((((int64_t)blockIdx.z) + i3) * 18) + i4) * 8) + ((int64_t)threadIdx.y)) < 1000) {
+      if ((((((((int64_t)blockIdx.z) + i3) * 32) + i4) * 8) + ((int64_t)threadIdx.y)) < 1000) {
         // loop of iS29{4}
         for (int64_t i7 = 0; i7 < 4; ++i7) {
           T3[i7] = T3[i7] + T2[i7];
@@ -59,14 +59,14 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
   }
   gridFence();
   __syncthreads();  // every thread's partials of T1 written and fenced before the arrival
-  const int64_t last_T1 = semaphoreArrive(&T1_sem.data[(((int64_t)blockIdx.y) * 2) + ((int64_t)blockIdx.x)], 7, threadIdx.x == 0 && threadIdx.y == 0);
+  const int64_t last_T1 = semaphoreArrive(&T1_sem.data[(((int64_t)blockIdx.y) * 2) + ((int64_t)blockIdx.x)], 4, threadIdx.x == 0 && threadIdx.y == 0);
   if (last_T1 != 0) {
     // loop of partials of T1
     #pragma unroll
     for (int64_t g1 = 0; g1 < 4; ++g1) {
       T1_acc[g1] = 0.0f;
       // loop of splits, in order
-      for (int64_t z1 = 0; z1 < 7; ++z1) {
+      for (int64_t z1 = 0; z1 < 4; ++z1) {
         T1_acc[g1] = T1_acc[g1] + T1_work.data[(((((z1 * 2) + ((((int64_t)blockIdx.y) * 2) + ((int64_t)blockIdx.x))) * 4) + g1) * 256) + (((int64_t)threadIdx.x) + (((int64_t)threadIdx.y) * 32))];
       }
     }
