@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from examples import _reduction_fusions as fusions
 from codegen import to_cuda
 from codegen.nvcc import compile_check, nvcc_available
+from examples import _reduction_fusions as fusions
 from fusion_ir import DataType, Fusion
 from fusion_ir.schedulers import normalization, reduction
 from lowering import lower
