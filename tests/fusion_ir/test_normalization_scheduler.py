@@ -163,3 +163,19 @@ def test_takes_softmax_and_outer_layer_norm() -> None:
 def test_apply_refuses_other_params() -> None:
     with pytest.raises(ScheduleError, match="NormalizationParams"):
         SCHEDULER.apply(fusions.softmax((64, 32)), HeuristicParams("reduction"))
+
+
+def test_symbolic_extents_take_the_given_sizes() -> None:
+    """Scheduled from sizes=[(64, 300)]: the batch is a constant outer split, so the kernel keeps its registers
+    and runs other sizes whose rows take the same vectors (64 x 300 and 5 x 280)."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=2, dtype=DataType.Float)
+        e = ops.exp(ops.sub(x, ops.broadcast(ops.max(x, [1]), [False, True])))
+        fusion.add_output(ops.div(e, ops.broadcast(ops.sum(e, [1]), [False, True])))
+    assert "symbolic" in SCHEDULER.decline(fusion, None)
+    SCHEDULER.apply(fusion, SCHEDULER.suggest(fusion, [(64, 300)]))
+    kernel = lower(fusion)
+    for shape in [(64, 300), (5, 280)]:
+        inputs = random_inputs(fusion, [shape], 0)
+        assert_matches(fusion, inputs, simulate(kernel, inputs))
