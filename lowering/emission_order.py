@@ -76,8 +76,11 @@ def emission_order(tensors: list[TensorView]) -> list[TensorView]:
             visit(p)
         emitted.append(tv)
         done.add(tv)
-        for c in left_behind(tv):
-            visit(c)
+        behind = left_behind(tv)
+        while behind:                      # and what those consumers' own consumers need inside the loops
+            for c in behind:
+                visit(c)
+            behind = left_behind(tv)
 
     def left_behind(tv: TensorView) -> list[TensorView]:
         """Consumers, ready to emit, of a tensor whose loops ``tv`` is about to leave: inlined deeper than ``tv``

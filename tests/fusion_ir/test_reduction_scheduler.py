@@ -75,6 +75,19 @@ def test_pointwise_ops_after_the_reduction_and_two_reductions() -> None:
     run(fusion)
 
 
+@pytest.mark.parametrize("axis", [1, 0], ids=["inner", "outer"])
+def test_two_reductions_each_reading_both_inputs(axis: int) -> None:
+    """sum(x * y) and max(x - y): the second reduction's pointwise producer and the reduction itself are emitted
+    inside the serial loop the first one opened over both caches."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(shape=(33, 96), dtype=DataType.Float)
+        y = fusion.add_input(shape=(33, 96), dtype=DataType.Float)
+        fusion.add_output(ops.sum(ops.mul(x, y), [axis]))
+        fusion.add_output(ops.max(ops.sub(x, y), [axis]))
+    run(fusion)
+
+
 def test_a_1d_input_broadcast_along_the_rows_before_the_reduction() -> None:
     fusion = Fusion()
     with fusion:
