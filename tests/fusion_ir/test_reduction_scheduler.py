@@ -48,6 +48,16 @@ def test_bf16_input_reduces_in_float(axis: int) -> None:
     assert params.vectorize == 8      # 16 bytes of bf16
 
 
+@pytest.mark.parametrize("splits", [1, 3])
+@pytest.mark.parametrize("axis", [1, 0], ids=["inner", "outer"])
+def test_bf16_sum_without_a_cast_accumulates_in_float(axis: int, splits: int) -> None:
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(shape=(64, 296), dtype=DataType.BFloat16)
+        fusion.add_output(ops.sum(x, [axis]))
+    run(fusion, replace(SCHEDULER.suggest(fusion, None), grid_splits=splits), tol=1e-2)
+
+
 @pytest.mark.parametrize("shape", [(3, 1000), (64, 300), (5, 37)], ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("axis", [1, 0], ids=["inner", "outer"])
 def test_grid_reduction_splits_match_numpy(axis: int, shape: tuple[int, int]) -> None:
