@@ -21,6 +21,7 @@ H100 = Target(
     setmaxnreg_range=(24, 256),
     setmaxnreg_step=8,
     max_threads_per_block=1024,
+    max_threads_per_sm=2048,
     max_grid=(2**31 - 1, 65535, 65535),
     warp_size=32,
     warp_group_size=128,

@@ -65,6 +65,7 @@ class Target:
     setmaxnreg_range: tuple[int, int]   # setmaxnreg's register counts: in this range ...
     setmaxnreg_step: int                # ... and multiples of this
     max_threads_per_block: int
+    max_threads_per_sm: int             # resident threads of one SM (all its blocks)
     max_grid: tuple[int, int, int]
     warp_size: int
     warp_group_size: int                # threads of a warp group: the unit of wgmma and setmaxnreg

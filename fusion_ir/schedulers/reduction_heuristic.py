@@ -11,7 +11,7 @@ Every rule names itself in ``why``; docs/schedulers_reduction.md tabulates them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .protocol import HeuristicParams
 from .reduction_analysis import INNER, ReductionDomain, ceil_div, next_pow2, vector_width
@@ -24,6 +24,8 @@ WARP = 32
 BLOCKS_PER_SM = 4          # blocks wanted per SM before the reduced axis is split across blocks
 MIN_SERIAL_PER_SPLIT = 16  # outer: rows each thread sums in one split, at least (else the partials dominate)
 MIN_VECTORS_PER_SPLIT = 4  # inner: vectors each thread sums in one split, at least
+UNROLL = 4                 # serial iterations unrolled: that many 16-byte loads in flight per thread
+RESIDENT_FRACTION = 2      # blocks_per_sm asks for 1 / this of the SM's threads resident at once
 
 
 @dataclass(frozen=True)
@@ -35,16 +37,23 @@ class ReductionParams(HeuristicParams):
     threads_x: int = 128
     threads_y: int = 1
     grid_splits: int = 1
+    unroll: int = 1
+    blocks_per_sm: int = 1
 
     @property
     def threads(self) -> int:
         return self.threads_x * self.threads_y
 
 
-def suggest_reduction(domain: ReductionDomain, sms: int) -> ReductionParams:
-    if domain.kind == INNER:
-        return _inner(domain, sms)
-    return _outer(domain, sms)
+def suggest_reduction(domain: ReductionDomain, sms: int, threads_per_sm: int = 2048) -> ReductionParams:
+    params = _inner(domain, sms) if domain.kind == INNER else _outer(domain, sms)
+    blocks = max(1, threads_per_sm // RESIDENT_FRACTION // params.threads)
+    why = dict(params.why)
+    why["blocks_per_sm"] = (f"{threads_per_sm} threads per SM / {RESIDENT_FRACTION} / {params.threads} threads per "
+                            f"block: __launch_bounds__ caps registers at 65536 / {blocks * params.threads} so nvcc's "
+                            f"full unroll of constant loops still leaves {blocks} blocks per SM to overlap one "
+                            f"block's reduction with another's loads")
+    return replace(params, why=why, blocks_per_sm=blocks)
 
 
 def _splits(wanted: int, most: int) -> int:
@@ -53,6 +62,19 @@ def _splits(wanted: int, most: int) -> int:
     while cap * 2 <= most:
         cap *= 2
     return max(1, min(next_pow2(wanted), cap))
+
+
+def _unroll(serial: int) -> int:
+    """``UNROLL``, or the largest power of two <= the serial iterations a thread has when fewer."""
+    u = 1
+    while u * 2 <= min(UNROLL, serial):
+        u *= 2
+    return u
+
+
+def _unroll_why(unroll: int, what: str) -> str:
+    return (f"the serial loop over a thread's {what} unrolled by {UNROLL} (fewer when it has fewer): that many "
+            f"independent 16-byte loads in flight per thread, whatever nvcc makes of a symbolic trip count")
 
 
 def _vector_why(domain: ReductionDomain, vec: int) -> str:
@@ -85,7 +107,9 @@ def _inner(d: ReductionDomain, sms: int) -> ReductionParams:
         "threads_y": f"rows per block so a block has >= {MIN_BLOCK_THREADS} threads (short rows)",
         "grid_splits": split_why,
     }
-    return ReductionParams("reduction", why, INNER, vec, tx, ty, splits)
+    unroll = _unroll(ceil_div(serial, splits))
+    why["unroll"] = _unroll_why(unroll, "vectors")
+    return ReductionParams("reduction", why, INNER, vec, tx, ty, splits, unroll)
 
 
 def _outer(d: ReductionDomain, sms: int) -> ReductionParams:
@@ -112,4 +136,6 @@ def _outer(d: ReductionDomain, sms: int) -> ReductionParams:
         "threads_y": f"threads down the reduced rows so a block has {OUTER_BLOCK_THREADS} threads",
         "grid_splits": split_why,
     }
-    return ReductionParams("reduction", why, d.kind, vec, tx, ty, splits)
+    unroll = _unroll(ceil_div(serial, splits))
+    why["unroll"] = _unroll_why(unroll, "rows")
+    return ReductionParams("reduction", why, d.kind, vec, tx, ty, splits, unroll)

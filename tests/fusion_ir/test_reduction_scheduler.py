@@ -227,3 +227,13 @@ def test_takes_a_plain_reduction() -> None:
 def test_apply_refuses_other_params() -> None:
     with pytest.raises(ScheduleError, match="ReductionParams"):
         SCHEDULER.apply(fusions.reduction((64, 32)), HeuristicParams("normalization"))
+
+
+@pytest.mark.parametrize("axis", [1, 0], ids=["inner", "outer"])
+def test_the_serial_loop_is_unrolled_by_the_suggested_factor(axis: int) -> None:
+    fusion = fusions.reduction((16384, 4096), "sum", axis)
+    params = SCHEDULER.suggest(fusion, None)
+    SCHEDULER.apply(fusion, params)
+    unrolled = [i for tv in fusion.used_tensors() if not tv.is_input for i in tv.loop
+                if i.parallel_type is ParallelType.Unroll]
+    assert params.unroll == 4 and unrolled and all(i.extent.const_value() == 4 for i in unrolled)

@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float, 2> T0, Tensor<float, 1> T1, Tensor<float, 1> T1_work, Tensor<int, 1> T1_sem) {
+extern "C" __global__ void __launch_bounds__(256, 4) fusion_kernel(Tensor<float, 2> T0, Tensor<float, 1> T1, Tensor<float, 1> T1_work, Tensor<int, 1> T1_sem) {
   const int64_t T0_stride0 = T0.stride[0];
   const int64_t T0_stride1 = T0.stride[1];
   const int64_t T1_stride0 = T1.stride[0];
@@ -6,50 +6,54 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
 
   int64_t* block_workspace = reinterpret_cast<int64_t*>(smem);
   float T1_acc[4];
-  // loop of iV58{4}
+  // loop of iV64{4}
   #pragma unroll
-  for (int64_t i10 = 0; i10 < 4; ++i10) {
-    T1_acc[i10] = 0.0f;
+  for (int64_t i11 = 0; i11 < 4; ++i11) {
+    T1_acc[i11] = 0.0f;
   }
-  // loop of rS55{1}
+  // loop of rS61{1}
   for (int64_t i3 = 0; i3 < 1; ++i3) {
     float T3[4];
     float T4[4];
-    // loop of iS29{4}
-    for (int64_t i7 = 0; i7 < 4; ++i7) {
-      T3[i7] = 0.0f;
+    // loop of iS33{4}
+    for (int64_t i8 = 0; i8 < 4; ++i8) {
+      T3[i8] = 0.0f;
     }
-    // loop of rS35{32}
-    for (int64_t i4 = 0; i4 < 32; ++i4) {
-      float T2[4];
-      if ((((((((int64_t)blockIdx.z) + i3) * 32) + i4) * 8) + ((int64_t)threadIdx.y)) < 1000) {
-        {
-          const float4 vec = *reinterpret_cast<const float4*>(&T0.data[((((((((int64_t)blockIdx.z) + i3) * 32) + i4) * 8) + ((int64_t)threadIdx.y)) * T0_stride0) + ((((((int64_t)blockIdx.x) * 32) + ((int64_t)threadIdx.x)) * 4) * T0_stride1)]);
-          T2[0] = vec.x;
-          T2[1] = vec.y;
-          T2[2] = vec.z;
-          T2[3] = vec.w;
+    // loop of rS41{8}
+    for (int64_t i4 = 0; i4 < 8; ++i4) {
+      // loop of rUR39{4}
+      #pragma unroll
+      for (int64_t i5 = 0; i5 < 4; ++i5) {
+        float T2[4];
+        if ((((((((((int64_t)blockIdx.z) + i3) * 8) + i4) * 4) + i5) * 8) + ((int64_t)threadIdx.y)) < 1000) {
+          {
+            const float4 vec = *reinterpret_cast<const float4*>(&T0.data[((((((((((int64_t)blockIdx.z) + i3) * 8) + i4) * 4) + i5) * 8) + ((int64_t)threadIdx.y)) * T0_stride0) + ((((((int64_t)blockIdx.x) * 32) + ((int64_t)threadIdx.x)) * 4) * T0_stride1)]);
+            T2[0] = vec.x;
+            T2[1] = vec.y;
+            T2[2] = vec.z;
+            T2[3] = vec.w;
+          }
+        }
+        if ((((((((((int64_t)blockIdx.z) + i3) * 8) + i4) * 4) + i5) * 8) + ((int64_t)threadIdx.y)) < 1000) {
+          // loop of iS33{4}
+          for (int64_t i8 = 0; i8 < 4; ++i8) {
+            T3[i8] = T3[i8] + T2[i8];
+          }
         }
       }
-      if ((((((((int64_t)blockIdx.z) + i3) * 32) + i4) * 8) + ((int64_t)threadIdx.y)) < 1000) {
-        // loop of iS29{4}
-        for (int64_t i7 = 0; i7 < 4; ++i7) {
-          T3[i7] = T3[i7] + T2[i7];
-        }
-      }
     }
-    // loop of iS51{4}
-    for (int64_t i9 = 0; i9 < 4; ++i9) {
+    // loop of iS57{4}
+    for (int64_t i10 = 0; i10 < 4; ++i10) {
       float T4_acc[1];
       T4_acc[0] = 0.0f;
-      T4_acc[0] = T4_acc[0] + T3[i9];
+      T4_acc[0] = T4_acc[0] + T3[i10];
       T4_acc[0] = blockAllReduce<false, true, false>(T4_acc[0], reinterpret_cast<float*>(block_workspace), ReduceAdd());
-      T4[i9] = T4_acc[0];
+      T4[i10] = T4_acc[0];
     }
-    // loop of iV58{4}
+    // loop of iV64{4}
     #pragma unroll
-    for (int64_t i10 = 0; i10 < 4; ++i10) {
-      T1_acc[i10] = T1_acc[i10] + T4[i10];
+    for (int64_t i11 = 0; i11 < 4; ++i11) {
+      T1_acc[i11] = T1_acc[i11] + T4[i11];
     }
   }
   // loop of partials of T1
