@@ -191,6 +191,8 @@ class KernelPrinter(NodeVisitor):
                                    f"launch_bounds nor a constant block size; ptxas ignores setmaxnreg "
                                    f"without a register cap at entry")
             return ""
+        if self.kernel.min_blocks_per_sm != 1 and self.kernel.launch_bounds is not None and not self.uses_setmaxnreg:
+            return f"{threads}, {self.kernel.min_blocks_per_sm}"
         if self.kernel.launch_bounds is not None or self.uses_setmaxnreg:
             return f"{threads}, 1"
         return str(threads)

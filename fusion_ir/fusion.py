@@ -54,6 +54,17 @@ class Fusion:
         self.auto_schedule = True
         # Blocks per thread-block cluster along (x, y, z) (``set_cluster_dims``); (1, 1, 1): no clusters.
         self.cluster_dims: tuple[int, int, int] = (1, 1, 1)
+        # Blocks each SM must be able to hold at once (``set_min_blocks_per_sm``): caps registers per thread.
+        self.min_blocks_per_sm: int = 1
+
+    def set_min_blocks_per_sm(self, blocks: int) -> None:
+        """Compile so that ``blocks`` blocks fit on one SM at once (``__launch_bounds__(threads, blocks)``):
+        ptxas caps each thread's registers at the register file / (``blocks`` x threads), so a streaming kernel
+        whose constant loops nvcc unrolls in full keeps enough warps to overlap one block's reduction with
+        another's loads. 1 (the default) leaves ptxas every register it wants."""
+        if isinstance(blocks, bool) or not isinstance(blocks, int) or blocks < 1:
+            raise ScheduleError(f"Fusion.set_min_blocks_per_sm: {blocks!r} must be a positive int")
+        self.min_blocks_per_sm = blocks
 
     def set_cluster_dims(self, dims: tuple[int, int, int]) -> None:
         """Launch the kernel in thread-block clusters of ``dims`` blocks along (x, y, z)

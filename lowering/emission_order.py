@@ -9,7 +9,9 @@ producer; a matmul epilogue reading the accumulator and a tile of C loaded per t
 for what a producer's other consumers need: they share the producer's loops too (``x - sum(x)`` read
 by an output and by a tensor that also needs a second reduction). Those dependencies are emitted by
 compute-at position, shallowest first, since one sharing fewer loops would close the loops a deeper
-one opened. nvFuser's expression sorter does the same.
+one opened. And when a tensor leaves loops that an inlined producer shares with it, the producer's other
+consumers that are ready are emitted first, still inside them (two reductions of one cached input, whose
+serial loops are one). nvFuser's expression sorter does the same.
 """
 
 from __future__ import annotations
@@ -74,6 +76,26 @@ def emission_order(tensors: list[TensorView]) -> list[TensorView]:
             visit(p)
         emitted.append(tv)
         done.add(tv)
+        behind = left_behind(tv)
+        while behind:                      # and what those consumers' own consumers need inside the loops
+            for c in behind:
+                visit(c)
+            behind = left_behind(tv)
+
+    def left_behind(tv: TensorView) -> list[TensorView]:
+        """Consumers, ready to emit, of a tensor whose loops ``tv`` is about to leave: inlined deeper than ``tv``
+        (two reductions of one cached input share its loops, so the second is emitted right after the first;
+        emitted after the first one's consumers, the shared loops would have closed)."""
+        out: list[TensorView] = []
+        for q in emitted:
+            if q.compute_at_pos <= tv.compute_at_pos:
+                continue
+            for c in q.consumers():
+                if c in seen or c not in index or c in out:
+                    continue
+                if all(u.is_input or u in done or u not in index for u in c.producers()):
+                    out.append(c)
+        return sorted(out, key=lambda c: index[c])
 
     for tv in tensors:
         if tv.is_output:

@@ -206,6 +206,7 @@ class Kernel:
     launch_requirements: tuple[LaunchRequirement, ...] = ()   # rules on the arguments the launch plan checks
     scratch: tuple[Scratch, ...] = ()      # kernel-owned global buffers (grid reductions), after the outputs
     cluster_dims: tuple[int, int, int] = (1, 1, 1)   # blocks per thread-block cluster (``__cluster_dims__``)
+    min_blocks_per_sm: int = 1             # ``__launch_bounds__(launch_bounds, min_blocks_per_sm)``
 
     @property
     def params(self) -> tuple[Buffer, ...]:

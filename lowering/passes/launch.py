@@ -4,7 +4,8 @@ Reads: the ``ids`` analysis (launch extents), ``warp_specialization`` (thread pa
 ``tma`` analysis (tensor maps), the ``buffers`` analysis (parameters of vectorized accesses) and
 the fusion's extent constraints.
 Writes: ``kernel.grid``, ``kernel.block``, ``kernel.checks``, ``kernel.tensor_maps``,
-``kernel.launch_requirements`` (the TMA stride rule of each tensor map's tensor), ``kernel.launch_bounds``.
+``kernel.launch_requirements`` (the TMA stride rule of each tensor map's tensor), ``kernel.launch_bounds``,
+``kernel.min_blocks_per_sm`` (the fusion's, checked against the block size).
 Guarantees: every thread- or block-parallel axis fits its launch dimension, the warp-specialized
 dimension padded by one producer warp group (smaller ones
 are predicated by the indexing pass); equal-extent requirements between operands, vectorized
@@ -16,9 +17,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from fusion_ir import ParallelType
+from target import current as current_target
 
 from .. import index_math
 from ..analysis import Analyses
+from ..errors import LoweringError
 from ..kernel_ir import InputRule, Kernel, RuntimeCheck
 
 
@@ -35,9 +38,24 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
     threads = (block[0] * block[1] * block[2]).const_value()
     if threads is not None:
         launch_bounds = threads
+    blocks = a.fusion.min_blocks_per_sm
+    _check_min_blocks(blocks, threads)
     return replace(kernel, grid=grid, block=block, checks=tuple(dict.fromkeys(checks)),
                    tensor_maps=tuple(a.tma.tensor_maps.values()), launch_requirements=a.tma.requirements(),
-                   launch_bounds=launch_bounds)
+                   launch_bounds=launch_bounds, min_blocks_per_sm=blocks)
+
+
+def _check_min_blocks(blocks: int, threads: int | None) -> None:
+    """``Fusion.set_min_blocks_per_sm`` needs a constant block size that many blocks of fit on an SM."""
+    if blocks == 1:
+        return
+    if threads is None:
+        raise LoweringError(f"Fusion.set_min_blocks_per_sm({blocks}) needs a constant number of threads per block "
+                            f"(__launch_bounds__ names it); bind thread axes of constant extents")
+    limit = current_target().max_threads_per_sm
+    if blocks * threads > limit:
+        raise LoweringError(f"Fusion.set_min_blocks_per_sm({blocks}): {blocks} blocks of {threads} threads exceed "
+                            f"the {limit} threads an SM holds")
 
 
 def vector_checks(a: Analyses) -> list[RuntimeCheck]:

@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
 # modules the benchmarks import, not run
-HELPERS = {"__init__", "matmul_common", "triton_matmul", "results_file"}
+HELPERS = {"__init__", "matmul_common", "triton_matmul", "results_file", "schedulers_reduce_cases"}
 
 
 def scripts() -> list[str]:

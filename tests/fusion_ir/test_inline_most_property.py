@@ -254,8 +254,8 @@ def test_a_dependency_sharing_no_loop_comes_before_one_sharing_a_loop() -> None:
 
 
 # T5 = -x shares its loops with two consumers, the reductions T6 = sum(T5) and T11 = sum(-T5) (one
-# loop for both reductions is legal); the emission order emits T5, T10, T11 and then T2's reduction
-# before T6, so T6 is cut off from the loop it shares with T5.
+# loop for both reductions is legal); the emission order once emitted T5, T10, T11 and then T2's reduction
+# before T6, cutting T6 off from the loop it shares with T5; now T5's other ready consumers follow at once.
 TWO_REDUCTIONS_SHARING_A_PRODUCER = Drawn(
     shape=(1, 1), symbolic=False, n_inputs=2, outer=False,
     steps=(Step("normalize", "sum/sub", 0, 0, 1), Step("unary", "neg", 0, 0, 1),
@@ -264,7 +264,5 @@ TWO_REDUCTIONS_SHARING_A_PRODUCER = Drawn(
     reduction_output=False, factor=1, bind_rows=False, bind_threads=False, shared=frozenset())
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="emission order: a producer's loop-sharing consumers are not kept together")
 def test_two_reductions_sharing_a_producer() -> None:
     check_lowers_and_matches(TWO_REDUCTIONS_SHARING_A_PRODUCER)

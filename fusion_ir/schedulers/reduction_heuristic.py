@@ -1,0 +1,141 @@
+"""The reduction scheduler's heuristic: ``ReductionParams`` for a ``ReductionDomain`` on a GPU of ``sms`` SMs.
+
+Inner reductions (``x.sum(1)``): a row's 16-byte vectors go to ``threads_x`` threads of a block, each
+summing its share serially, then a block reduction; short rows put ``threads_y`` rows in one block; when
+the rows leave SMs idle the row is also split across ``grid_splits`` blocks (a grid reduction).
+Outer reductions (``x.sum(0)``): each thread owns ``vectorize`` contiguous columns (a warp reads whole
+rows' segments, coalesced), ``threads_y`` threads and ``grid_splits`` blocks split the reduced rows, each
+thread summing its rows serially before a block and a grid reduction.
+Every rule names itself in ``why``; docs/schedulers_reduction.md tabulates them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from .protocol import HeuristicParams
+from .reduction_analysis import INNER, ReductionDomain, ceil_div, next_pow2, vector_width
+
+MAX_ROW_THREADS = 512      # threads along one row (inner): 512 keeps 4 blocks of them per SM
+SERIAL_VECTORS = 8         # vectors each thread sums before the block reduction (inner), at best
+MIN_BLOCK_THREADS = 128    # a block of fewer threads leaves the SM's schedulers short of warps
+OUTER_BLOCK_THREADS = 256  # outer: threads_x columns x threads_y rows
+WARP = 32
+BLOCKS_PER_SM = 4          # blocks wanted per SM before the reduced axis is split across blocks
+MIN_SERIAL_PER_SPLIT = 16  # outer: rows each thread sums in one split, at least (else the partials dominate)
+MIN_VECTORS_PER_SPLIT = 4  # inner: vectors each thread sums in one split, at least
+UNROLL = 4                 # serial iterations unrolled: that many 16-byte loads in flight per thread
+RESIDENT_FRACTION = 2      # blocks_per_sm asks for 1 / this of the SM's threads resident at once
+
+
+@dataclass(frozen=True)
+class ReductionParams(HeuristicParams):
+    """How the reduction scheduler maps a 2-D reduction onto the GPU (every field's rule is in ``why``)."""
+
+    kind: str = INNER
+    vectorize: int = 1
+    threads_x: int = 128
+    threads_y: int = 1
+    grid_splits: int = 1
+    unroll: int = 1
+    blocks_per_sm: int = 1
+
+    @property
+    def threads(self) -> int:
+        return self.threads_x * self.threads_y
+
+
+def suggest_reduction(domain: ReductionDomain, sms: int, threads_per_sm: int = 2048) -> ReductionParams:
+    params = _inner(domain, sms) if domain.kind == INNER else _outer(domain, sms)
+    blocks = max(1, threads_per_sm // RESIDENT_FRACTION // params.threads)
+    why = dict(params.why)
+    why["blocks_per_sm"] = (f"{threads_per_sm} threads per SM / {RESIDENT_FRACTION} / {params.threads} threads per "
+                            f"block: __launch_bounds__ caps registers at 65536 / {blocks * params.threads} so nvcc's "
+                            f"full unroll of constant loops still leaves {blocks} blocks per SM to overlap one "
+                            f"block's reduction with another's loads")
+    return replace(params, why=why, blocks_per_sm=blocks)
+
+
+def _splits(wanted: int, most: int) -> int:
+    """``wanted`` splits rounded up to a power of two, at most the largest power of two <= ``most``."""
+    cap = 1
+    while cap * 2 <= most:
+        cap *= 2
+    return max(1, min(next_pow2(wanted), cap))
+
+
+def _unroll(serial: int) -> int:
+    """``UNROLL``, or the largest power of two <= the serial iterations a thread has when fewer."""
+    u = 1
+    while u * 2 <= min(UNROLL, serial):
+        u *= 2
+    return u
+
+
+def _unroll_why(unroll: int, what: str) -> str:
+    return (f"the serial loop over a thread's {what} unrolled by {UNROLL} (fewer when it has fewer): that many "
+            f"independent 16-byte loads in flight per thread, whatever nvcc makes of a symbolic trip count")
+
+
+def _vector_why(domain: ReductionDomain, vec: int) -> str:
+    return (f"16 B / {domain.element_bytes} B elements, halved until it divides the contiguous extent "
+            f"{domain.columns} (a vector never straddles a row)")
+
+
+def _inner(d: ReductionDomain, sms: int) -> ReductionParams:
+    vec = vector_width(d.columns, d.element_bytes)
+    vectors = ceil_div(d.columns, vec)
+    tx = min(MAX_ROW_THREADS, max(min(WARP, next_pow2(vectors)), next_pow2(ceil_div(vectors, SERIAL_VECTORS))))
+    ty = max(1, min(MIN_BLOCK_THREADS // tx, next_pow2(d.rows)))
+    blocks = ceil_div(d.rows, ty)
+    serial = ceil_div(vectors, tx)
+    splits = 1
+    split_why = f"{blocks} blocks of rows fill {sms} SMs x {BLOCKS_PER_SM}: no grid reduction"
+    if blocks < sms * BLOCKS_PER_SM and serial >= 2 * MIN_VECTORS_PER_SPLIT:
+        splits = _splits(ceil_div(sms * BLOCKS_PER_SM, blocks), serial // MIN_VECTORS_PER_SPLIT)
+        split_why = (f"{blocks} blocks of rows leave {sms} SMs x {BLOCKS_PER_SM} short: the row is split across "
+                     f"blocks (a grid reduction), a power of two (even splits of power-of-two rows), each split "
+                     f"keeping >= {MIN_VECTORS_PER_SPLIT} vectors per thread")
+    elif blocks < sms * BLOCKS_PER_SM:
+        split_why = (f"{blocks} blocks of rows leave SMs idle, but each thread sums only {serial} vectors: a grid "
+                     f"reduction's partials would cost more than they spread")
+    why = {
+        "kind": "the last axis is reduced: rows on blocks, a row's vectors on threads",
+        "vectorize": _vector_why(d, vec),
+        "threads_x": (f"{vectors} vectors per row / {SERIAL_VECTORS} per thread, a power of two in "
+                      f"[min(32, vectors), {MAX_ROW_THREADS}]"),
+        "threads_y": f"rows per block so a block has >= {MIN_BLOCK_THREADS} threads (short rows)",
+        "grid_splits": split_why,
+    }
+    unroll = _unroll(ceil_div(serial, splits))
+    why["unroll"] = _unroll_why(unroll, "vectors")
+    return ReductionParams("reduction", why, INNER, vec, tx, ty, splits, unroll)
+
+
+def _outer(d: ReductionDomain, sms: int) -> ReductionParams:
+    vec = vector_width(d.columns, d.element_bytes)
+    column_vectors = ceil_div(d.columns, vec)
+    tx = min(WARP, next_pow2(column_vectors))
+    ty = max(1, min(OUTER_BLOCK_THREADS // tx, next_pow2(d.rows)))
+    blocks = ceil_div(column_vectors, tx)
+    serial = ceil_div(d.rows, ty)
+    splits = 1
+    split_why = f"{blocks} blocks of columns fill {sms} SMs x {BLOCKS_PER_SM}: no grid reduction"
+    if blocks < sms * BLOCKS_PER_SM and serial >= 2 * MIN_SERIAL_PER_SPLIT:
+        splits = _splits(ceil_div(sms * BLOCKS_PER_SM, blocks), serial // MIN_SERIAL_PER_SPLIT)
+        split_why = (f"{blocks} blocks of columns leave {sms} SMs x {BLOCKS_PER_SM} short: the reduced rows are "
+                     f"split across blocks (a grid reduction), a power of two (even splits of power-of-two rows), "
+                     f"each split keeping >= {MIN_SERIAL_PER_SPLIT} rows per thread")
+    elif blocks < sms * BLOCKS_PER_SM:
+        split_why = (f"{blocks} blocks of columns leave SMs idle, but each thread sums only {serial} rows: a grid "
+                     f"reduction's partials would cost more than they spread")
+    why = {
+        "kind": "the first axis is reduced: each thread owns contiguous output columns",
+        "vectorize": _vector_why(d, vec),
+        "threads_x": f"threads across the columns: a warp reads {WARP} vectors of a row (coalesced), fewer if narrow",
+        "threads_y": f"threads down the reduced rows so a block has {OUTER_BLOCK_THREADS} threads",
+        "grid_splits": split_why,
+    }
+    unroll = _unroll(ceil_div(serial, splits))
+    why["unroll"] = _unroll_why(unroll, "rows")
+    return ReductionParams("reduction", why, d.kind, vec, tx, ty, splits, unroll)

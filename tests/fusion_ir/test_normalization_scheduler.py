@@ -1,0 +1,181 @@
+"""fusion_ir.schedulers.normalization: softmax, log-softmax, layer norm and RMS norm over the last axis
+(inner persistent) and the first (outer persistent), fp32 and bf16, simulated against numpy (float64); the
+persistent buffers in registers or shared memory; the heuristic at GPU sizes; the fusions it declines."""
+
+from __future__ import annotations
+
+from dataclasses import fields, replace
+
+import pytest
+
+from examples import _reduction_fusions as fusions
+from fusion_ir import DataType, Fusion, MemoryType, ParallelType, ScheduleError, ops
+from fusion_ir.schedulers.normalization import SCHEDULER, NormalizationParams, persistent_tensors
+from fusion_ir.schedulers.normalization_heuristic import REGISTERS, SHARED
+from fusion_ir.schedulers.protocol import HeuristicParams
+from lowering import lower
+from runtime import simulate
+from tests.helpers import assert_matches, random_inputs
+
+SIZES = [(7, 33), (64, 300), (3, 1000)]
+SEEDS = [0, 1, 2]
+BUILDERS = {"softmax": fusions.softmax, "log_softmax": fusions.log_softmax, "layer_norm": fusions.layer_norm,
+            "rms_norm": fusions.rms_norm}
+
+
+def run(fusion: Fusion, params: NormalizationParams | None = None) -> NormalizationParams:
+    """Schedule ``fusion`` (from ``params`` or the suggestion), then simulate it at several seeds."""
+    params = params if params is not None else SCHEDULER.suggest(fusion, None)
+    SCHEDULER.apply(fusion, params)
+    kernel = lower(fusion)
+    bf16 = any(tv.dtype is DataType.BFloat16 for tv in fusion.outputs)
+    shapes = fusions.input_shapes(fusion)
+    for seed in SEEDS:
+        inputs = random_inputs(fusion, shapes, seed)
+        assert_matches(fusion, inputs, simulate(kernel, inputs, seed=seed), tol=1e-2 if bf16 else 1e-5)
+    return params
+
+
+@pytest.mark.parametrize("shape", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("dtype", [DataType.Float, DataType.BFloat16], ids=["fp32", "bf16"])
+@pytest.mark.parametrize("name", sorted(BUILDERS))
+def test_inner_normalization_matches_numpy(name: str, dtype: DataType, shape: tuple[int, int]) -> None:
+    params = run(BUILDERS[name](shape, 1, dtype))
+    assert params.kind == "inner" and params.persistent_memory == REGISTERS
+
+
+@pytest.mark.parametrize("shape", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("name", ["softmax", "layer_norm"])
+def test_outer_normalization_matches_numpy(name: str, shape: tuple[int, int]) -> None:
+    params = run(BUILDERS[name](shape, 0, DataType.Float))
+    assert params.kind == "outer"
+
+
+@pytest.mark.parametrize("name", ["log_softmax", "rms_norm"])
+def test_outer_bf16(name: str) -> None:
+    run(BUILDERS[name]((40, 96), 0, DataType.BFloat16))
+
+
+def test_the_input_row_is_read_once_from_a_register_buffer() -> None:
+    """Softmax keeps the cached row and exp(x - max) whole per thread: both are persistent, in registers,
+    with the cache's vector axis a 16-byte load."""
+    fusion = fusions.softmax((64, 1024))
+    params = run(fusion)
+    persistent = persistent_tensors(fusion)
+    assert len(persistent) == 2
+    assert all(tv.memory_type is MemoryType.Local for tv in persistent)
+    cache = fusion.inputs[0].consumers()[0]
+    assert cache.loop[-1].parallel_type is ParallelType.Vectorize and params.vectorize == 4
+    assert fusion.outputs[0].loop[-1].parallel_type is ParallelType.Vectorize
+
+
+@pytest.mark.parametrize("axis", [1, 0], ids=["inner", "outer"])
+@pytest.mark.parametrize("name", ["softmax", "layer_norm"])
+def test_persistent_buffers_in_shared_memory(name: str, axis: int) -> None:
+    fusion = BUILDERS[name]((9, 200), axis, DataType.Float)
+    params = replace(SCHEDULER.suggest(fusion, None), persistent_memory=SHARED)
+    run(fusion, params)
+    assert all(tv.memory_type is MemoryType.Shared for tv in persistent_tensors(fusion) if not tv.is_input)
+
+
+def test_hidden_16384_fp32_stays_in_registers() -> None:
+    p = SCHEDULER.suggest(fusions.layer_norm((4096, 16384)), None)
+    assert (p.vectorize, p.threads_x, p.persistent_batch, p.persistent_memory) == (4, 1024, 4, REGISTERS)
+    p = SCHEDULER.suggest(fusions.softmax((16384, 4096), 1, DataType.BFloat16), None)
+    assert (p.vectorize, p.threads_x, p.persistent_batch) == (8, 128, 4)
+
+
+def test_a_longer_row_goes_to_shared_memory_then_is_declined() -> None:
+    p = SCHEDULER.suggest(fusions.layer_norm((64, 24576)), None)
+    assert p.persistent_memory == SHARED and "shared memory" in p.why["persistent_memory"]
+    reason = SCHEDULER.decline(fusions.layer_norm((64, 65536)), None)
+    assert reason is not None and "not scheduled" in reason
+
+
+def test_short_rows_share_a_block() -> None:
+    p = SCHEDULER.suggest(fusions.rms_norm((4096, 256)), None)
+    assert p.threads_x == 32 and p.threads_y == 4
+
+
+def test_outer_narrows_its_columns_until_the_rows_fit_registers() -> None:
+    p = SCHEDULER.suggest(fusions.softmax((1024, 65536), 0), None)
+    assert p.kind == "outer" and p.persistent_memory == REGISTERS
+    assert p.threads_x * p.vectorize * 4 < 128          # narrower than a 128-byte segment
+    assert p.threads_x * p.threads_y <= 1024
+
+
+def test_every_field_has_a_rule_and_str_prints_it() -> None:
+    p = SCHEDULER.suggest(fusions.layer_norm((16384, 4096)), None)
+    assert isinstance(p, HeuristicParams) and p.scheduler == "normalization"
+    text = str(p)
+    for f in fields(p):
+        if f.name in ("scheduler", "why"):
+            continue
+        assert f.name in p.why, f"no rule for {f.name}"
+        assert p.why[f.name] in text
+
+
+def _matmul() -> Fusion:
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(shape=(64, 32), dtype=DataType.BFloat16)
+        b = fusion.add_input(shape=(32, 64), dtype=DataType.BFloat16)
+        fusion.add_output(ops.matmul(a, b))
+    return fusion
+
+
+def _pointwise() -> Fusion:
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(shape=(64, 32), dtype=DataType.Float)
+        fusion.add_output(ops.exp(x))
+    return fusion
+
+
+def _two_domains() -> Fusion:
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(shape=(64, 32), dtype=DataType.Float)
+        a = ops.sub(x, ops.broadcast(ops.max(x, [1]), [False, True]))
+        fusion.add_output(ops.sub(a, ops.broadcast(ops.sum(a, [0]), [True, False])))
+    return fusion
+
+
+@pytest.mark.parametrize("build,words", [
+    (_matmul, "matmul"),
+    (_pointwise, "pointwise"),
+    (_two_domains, "two different reduction domains"),
+    (lambda: fusions.reduction((64, 32)), "plain reduction"),
+], ids=["matmul", "pointwise", "two_domains", "sum"])
+def test_declines_with_a_reason(build, words: str) -> None:
+    fusion = build()
+    reason = SCHEDULER.decline(fusion, None)
+    assert reason is not None and words in reason
+    with pytest.raises(ScheduleError, match="declines"):
+        SCHEDULER.suggest(fusion, None)
+
+
+def test_takes_softmax_and_outer_layer_norm() -> None:
+    assert SCHEDULER.decline(fusions.softmax((64, 32)), None) is None
+    assert SCHEDULER.decline(fusions.layer_norm((64, 32), 0), None) is None
+
+
+def test_apply_refuses_other_params() -> None:
+    with pytest.raises(ScheduleError, match="NormalizationParams"):
+        SCHEDULER.apply(fusions.softmax((64, 32)), HeuristicParams("reduction"))
+
+
+def test_symbolic_extents_take_the_given_sizes() -> None:
+    """Scheduled from sizes=[(64, 300)]: the batch is a constant outer split, so the kernel keeps its registers
+    and runs other sizes whose rows take the same vectors (64 x 300 and 5 x 280)."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=2, dtype=DataType.Float)
+        e = ops.exp(ops.sub(x, ops.broadcast(ops.max(x, [1]), [False, True])))
+        fusion.add_output(ops.div(e, ops.broadcast(ops.sum(e, [1]), [False, True])))
+    assert "symbolic" in SCHEDULER.decline(fusion, None)
+    SCHEDULER.apply(fusion, SCHEDULER.suggest(fusion, [(64, 300)]))
+    kernel = lower(fusion)
+    for shape in [(64, 300), (5, 280)]:
+        inputs = random_inputs(fusion, [shape], 0)
+        assert_matches(fusion, inputs, simulate(kernel, inputs))
