@@ -6,8 +6,10 @@ printed and kept in the results), lowered, checked against torch once, then time
 the same bytes (``torch.Tensor.copy_``, the bandwidth bound) in interleaved rounds of CUDA-graph batches
 (``runtime.timing.interleaved_ms``: 15 rounds, the median). GB/s counts the bytes each must read and write once.
 
-``CASES`` is one list: a scheduler's cases are appended to it (here the pointwise broadcast-add-cast chain and the
-2-D transpose, at 4096 x 4096, 8192 x 8192 and 16384 x 4096, fp32 and bf16). ``--dry-run`` (no GPU, no torch)
+``CASES`` is one list: the pointwise broadcast-add-cast chain and the 2-D transpose, at 4096 x 4096, 8192 x 8192
+and 16384 x 4096, fp32 and bf16; then the cases of ``bench/schedulers_reduce_cases.py`` (softmax, log-softmax,
+layer norm, RMS norm at hidden 1024 to 16384 in fp32 and bf16, softmax over the first axis, sum and max over the
+last and the first axis), each against torch's own kernel for it. ``--dry-run`` (no GPU, no torch)
 schedules and lowers every case and prints its params. ``--output PATH`` writes the results as JSON with the
 device name and the date (the committed results will be bench/results/schedulers.json).
 
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import math
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import schedulers_reduce_cases as reduction_cases
 from bench.results_file import add_output_option, write_results
 from fusion_ir import DataType, Fusion, ops
 from fusion_ir.schedulers import HeuristicParams, schedule
@@ -103,8 +107,47 @@ def transpose_2d(shape: tuple[int, int], dtype: DataType) -> Case:
                 2 * rows * cols * dtype.size)
 
 
+def _torch_reference(torch: Any, name: str, xs: list[Any]) -> Any:
+    """torch's own kernel for a reduction or normalization case (one call where torch has one: softmax and
+    layer norm run in bf16 directly, computing in fp32 inside, as our fusions do)."""
+    f = torch.nn.functional
+    x = xs[0]
+    if name.startswith("softmax_dim0"):
+        return torch.softmax(x, dim=0)
+    if name.startswith("softmax"):
+        return torch.softmax(x, dim=-1)
+    if name.startswith("log_softmax"):
+        return torch.log_softmax(x, dim=-1)
+    if name.startswith("layer_norm"):
+        return f.layer_norm(x, (x.shape[-1],), xs[1], xs[2], reduction_cases.EPS)
+    if name.startswith("rms_norm"):
+        if hasattr(f, "rms_norm"):
+            return f.rms_norm(x, (x.shape[-1],), xs[1], reduction_cases.EPS)
+        xf = x.float()
+        return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + reduction_cases.EPS) * xs[1].float()).to(x.dtype)
+    op, axis = name.split("_")[0], int(name.split("_")[1][3:])
+    return x.sum(axis) if op == "sum" else x.amax(axis)
+
+
+def _from_reduction_case(case: Any) -> Case:
+    """A case of ``bench/schedulers_reduce_cases.py`` (softmax, log-softmax, layer and RMS norm, sum and max over
+    either axis) as a case of this benchmark, against torch's own kernel (``_torch_reference``)."""
+    dtype = reduction_cases.DTYPES[case.dtype]
+    fusion = case.build()
+    out_bytes = sum(math.prod(i.extent.const_value() for i in tv.shape_ids) * tv.dtype.size for tv in fusion.outputs)
+    in_bytes = sum(math.prod(shape) * dtype.size for shape in case.shapes)
+
+    def inputs(torch: Any, shapes: tuple = case.shapes) -> list[Any]:
+        t = _torch_dtype(torch, dtype)
+        return [torch.randn(*shape, device="cuda").to(t) for shape in shapes]
+
+    return Case(case.name.replace("_float32", " fp32").replace("_bfloat16", " bf16"), tuple(case.shapes[0]), dtype,
+                case.build, inputs, lambda torch, xs, name=case.name: _torch_reference(torch, name, xs),
+                in_bytes + out_bytes)
+
+
 CASES: list[Case] = [make(shape, dtype) for make in (broadcast_add_cast, transpose_2d)
-                     for dtype in DTYPES for shape in SIZES]
+                     for dtype in DTYPES for shape in SIZES] + [_from_reduction_case(c) for c in reduction_cases.CASES]
 
 
 def plan(cases: list[Case]) -> list[tuple[Case, HeuristicParams | None, Any, str | None]]:
