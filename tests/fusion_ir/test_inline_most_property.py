@@ -14,7 +14,6 @@ from dataclasses import dataclass, replace
 
 import networkx as nx
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
