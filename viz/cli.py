@@ -43,14 +43,14 @@ formats (--format) and where they go:
 
 exit status:
   0  shown. --show pipeline without a circular-buffered loop and --show smem without
-     shared memory print a note and exit 0 (so does --show heuristics without a matmul
-     scheduler, among other shows).
+     shared memory print a note and exit 0 (so does --show heuristics of a hand-scheduled
+     fusion, among other shows).
   2  an error, shown as a short red panel on stderr (the whole traceback only with --debug): a
      missing file, a file without build(), a schedule or lowering error, an unknown --show or
      --pass, nvcc missing for --show resources, a simulation error (deadlock) for --show pipeline.
      An exception of the target file's own code (at import or in build()) shows its lines in that
      file, then the exception; a malformed SIZES shows the form expected. --show heuristics alone, of
-     a fusion that schedule_matmul did not schedule.
+     a fusion that no scheduler (schedule(), schedule_matmul) scheduled.
 
 target files:
   A file defines build() -> Fusion (or a module-level `fusion`) and optionally SIZES, a list of

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import math
 
+import networkx as nx
+
 from target import current as current_target
 
 from ..fusion import Fusion
@@ -20,8 +22,14 @@ from ..inlining import inline_most, parallelize_like, transform_like
 from ..tensor_view import TensorView
 from ..types import ParallelType, ScheduleError
 from .pointwise_heuristic import UNROLLS, PointwiseParams, break_point, threads_for, unkept, unroll_for, vector_width
-from .pointwise_problem import (PointwiseProblem, axis_conflicts, missing_axes, non_pointwise_expr, pointwise_problem,
-                               reference_output)
+from .pointwise_problem import (
+    PointwiseProblem,
+    axis_conflicts,
+    missing_axes,
+    non_pointwise_expr,
+    pointwise_problem,
+    reference_output,
+)
 from .protocol import FunctionScheduler, HeuristicParams, Sizes
 
 NAME = "pointwise"
@@ -58,8 +66,6 @@ def decline(fusion: Fusion, sizes: Sizes | None) -> str | None:
 
 def _unconnected_outputs(fusion: Fusion, ref: TensorView) -> str | None:
     """The first output that no chain of ops and inputs connects to ``ref`` (as ``T7``), or None."""
-    import networkx as nx
-
     graph = fusion.graph().subgraph(fusion.used_tensors()).to_undirected()
     reached = nx.node_connected_component(graph, ref)
     apart = [tv for tv in fusion.outputs if tv not in reached]

@@ -7,7 +7,9 @@ through shared memory: it reads the tile's rows along the input's innermost axis
 output along its own innermost axis (coalesced), reading the shared tile down its columns. The shared tile's
 rows are ``tile`` elements of 128 bytes (32 fp32, 64 bf16) laid out with a 128-byte XOR swizzle, so a column of
 32 reads spreads over 8 chunks of 16 bytes (a 4-way bank conflict instead of a 32-way one: the IR has no padded
-allocation). ``tile`` threads along TIDx and ``rows`` along TIDy copy the tile in ``tile / rows`` passes.
+allocation). ``tile`` threads along TIDx and ``rows`` along TIDy copy the tile, each moving 16-byte vectors where
+the innermost extents allow: read straight into the tile, written from a register stage that gathers a vector's
+elements down a column of the tile (``vectorize_load``, ``vectorize_store``).
 
 When the permutation keeps the innermost axis (only outer axes move), both sides are coalesced as they are: the
 output's axes are merged and split onto blocks of threads with no shared memory (``tile = 0``).
@@ -38,15 +40,17 @@ DIRECT_THREADS = 128
 @dataclass(frozen=True)
 class TransposeParams(HeuristicParams):
     """``tile``: elements of a square shared-memory tile's side (0: no tile, the innermost axis stays);
-    ``rows``: threads along TIDy (``tile`` along TIDx); ``vectorize``: elements of the input each thread reads at
-    once into the tile; ``swizzle``: the shared tile's layout; ``grid``: blocks at the sizes it was chosen for
-    (0: unknown)."""
+    ``rows``: threads along TIDy (``tile`` along TIDx); ``vectorize_load``: elements of the input each thread reads
+    at once into the tile; ``vectorize_store``: elements of the output each thread writes at once (gathered from the
+    tile's column into registers first); ``swizzle``: the shared tile's layout; ``grid``: blocks at the sizes it was
+    chosen for (0: unknown)."""
 
     scheduler: str = "transpose"
     reference: str = ""
     tile: int = 32
     rows: int = 8
-    vectorize: int = 1
+    vectorize_load: int = 1
+    vectorize_store: int = 1
     swizzle: SmemSwizzle = SmemSwizzle.B128
     grid: int = 0
 
@@ -103,7 +107,7 @@ def suggest(fusion: Fusion, sizes: Sizes | None) -> TransposeParams:
         why["rows"] = why["swizzle"] = "no tile"
         grid = 0 if extents is None else math.ceil(math.prod(extents) / DIRECT_THREADS)
         why["grid"] = f"{DIRECT_THREADS} threads a block over the merged axes" if grid else "sizes unknown"
-        why["vectorize"] = "no tile"
+        why["vectorize_load"] = why["vectorize_store"] = "no tile"
         return TransposeParams(reference=f"T{out.name}", tile=0, rows=1, swizzle=SmemSwizzle.NONE, grid=grid,
                                why=why)
     size = source.dtype.size
@@ -112,7 +116,10 @@ def suggest(fusion: Fusion, sizes: Sizes | None) -> TransposeParams:
                    f"{MAX_TILE}), the 128-byte swizzle's span")
     rows = max(1, THREADS // tile)
     why["rows"] = f"{THREADS} threads a block: {tile} along TIDx, {rows} along TIDy, {tile // rows} passes a tile"
-    v, why["vectorize"] = _vector(tile, rows, size, None if extents is None else extents[p.permutation.index(rank - 1)])
+    moved = p.permutation.index(rank - 1)
+    load, why["vectorize_load"] = _vector(tile, rows, size, None if extents is None else extents[moved], "input")
+    store, why["vectorize_store"] = _vector(tile, rows, out.dtype.size, None if extents is None else extents[-1],
+                                            "output")
     swizzle = SmemSwizzle.B128 if tile * size == TILE_BYTES else SmemSwizzle.NONE
     why["swizzle"] = ("the 128-byte XOR swizzle: a column of 32 reads 8 chunks (4-way bank conflict, 32-way "
                       "unswizzled)" if swizzle is not SmemSwizzle.NONE else
@@ -122,21 +129,22 @@ def suggest(fusion: Fusion, sizes: Sizes | None) -> TransposeParams:
         inner, moved = rank - 1, p.permutation.index(rank - 1)
         grid = math.prod(math.ceil(e / tile) if k in (inner, moved) else e for k, e in enumerate(extents))
     why["grid"] = "one block a tile (and batch entry)" if grid else "sizes unknown"
-    return TransposeParams(reference=f"T{out.name}", tile=tile, rows=rows, vectorize=v, swizzle=swizzle, grid=grid,
-                           why=why)
+    return TransposeParams(reference=f"T{out.name}", tile=tile, rows=rows, vectorize_load=load,
+                           vectorize_store=store, swizzle=swizzle, grid=grid, why=why)
 
 
-def _vector(tile: int, rows: int, size: int, inner: int | None) -> tuple[int, str]:
-    """Elements a thread reads at once along the input's innermost axis: 16 bytes, at most what leaves every
-    thread a vector of each pass (``tile / (v * rows)`` passes), halved until it divides the innermost extent."""
+def _vector(tile: int, rows: int, size: int, inner: int | None, side: str) -> tuple[int, str]:
+    """Elements a thread moves at once along the ``side``'s (input's or output's) innermost axis: 16 bytes, at most
+    what leaves every thread a vector of each pass (``tile / (v * rows)`` passes), halved until it divides the
+    innermost extent (each row then starts aligned)."""
     if inner is None:
-        return 1, "sizes unknown: no vector (the input's innermost extent must divide by it)"
-    start = v = min(16 // size, tile // rows)
+        return 1, f"sizes unknown: no vector (the {side}'s innermost extent must divide by it)"
+    start = v = max(1, min(16 // size, tile // rows))
     while v > 1 and inner % v:
         v //= 2
     base = f"16 bytes of {size}-byte elements: {start}"
-    return v, (f"{base}; the input's innermost extent {inner} divides by it" if v == start else
-               f"{base}, halved to {v}: the input's innermost extent {inner} divides by {v}")
+    return v, (f"{base}; the {side}'s innermost extent {inner} divides by it" if v == start else
+               f"{base}, halved to {v}: the {side}'s innermost extent {inner} divides by {v}")
 
 
 def apply(fusion: Fusion, params: HeuristicParams) -> None:
@@ -160,21 +168,32 @@ def apply(fusion: Fusion, params: HeuristicParams) -> None:
     cache.set_memory_type(MemoryType.Shared)
     if params.swizzle is not SmemSwizzle.NONE:
         cache.set_swizzle(params.swizzle)
-    _tile_output(out, moved, params.tile, params.rows)
-    transform_like(out, [tv for tv in fusion.used_tensors() if not tv.is_input and tv is not cache])
-    parallelize_like(out, [tv for tv in fusion.used_tensors() if not tv.is_input and tv is not cache])
+    if params.vectorize_store > 1:
+        out.cache_before()                       # the register stage a vector store writes from
+    _tile_output(out, moved, params.tile)
+    _threads(out, params.tile, params.rows, params.vectorize_store)
+    computed = [tv for tv in fusion.used_tensors() if not tv.is_input and tv is not cache]
+    transform_like(out, computed)
+    parallelize_like(out, computed)
+    if params.vectorize_store > 1:
+        out.axis(4).parallelize(ParallelType.Vectorize)
     cache.compute_at(p.output, 1)                # [BIDx, tile of the input's other axis, tile of its innermost]
-    v = params.vectorize
-    if v > 1:                                    # each thread reads v elements of a row: the same threads, fewer passes
-        cache.split(2, v)                        # [BIDx, tile, tile / v, v]
-        cache.merge(1, 2)                        # [BIDx, tile * tile / v, v]
-        cache.split(1, params.tile)              # [BIDx, tile / v, tile, v]
-    cache.split(1, params.rows)                  # [BIDx, passes, rows, tile (, v)]
-    cache.axis(2).parallelize(ParallelType.TIDy)
-    cache.axis(3).parallelize(ParallelType.TIDx)
-    if v > 1:
+    _threads(cache, params.tile, params.rows, params.vectorize_load)
+    if params.vectorize_load > 1:
         cache.axis(4).parallelize(ParallelType.Vectorize)
     inline_most(fusion)
+
+
+def _threads(tv: TensorView, tile: int, rows: int, v: int) -> None:
+    """[BIDx, tile, tile] -> [BIDx, passes, rows (TIDy), tile (TIDx) (, v)]: each thread moves ``v`` elements of a
+    row at once; the same threads take ``tile / (v * rows)`` passes."""
+    if v > 1:
+        tv.split(2, v)                           # [BIDx, tile, tile / v, v]
+        tv.merge(1, 2)                           # [BIDx, tile * tile / v, v]
+        tv.split(1, tile)                        # [BIDx, tile / v, tile, v]
+    tv.split(1, rows)                            # [BIDx, passes, rows, tile (, v)]
+    tv.axis(2).parallelize(ParallelType.TIDy)
+    tv.axis(3).parallelize(ParallelType.TIDx)
 
 
 def _check(params: TransposeParams) -> None:
@@ -182,18 +201,19 @@ def _check(params: TransposeParams) -> None:
         raise ScheduleError(f"TransposeParams.tile: {params.tile} must be 0 or a power of two")
     if params.rows < 1 or params.tile % params.rows:
         raise ScheduleError(f"TransposeParams.rows: {params.rows} must divide the tile {params.tile}")
-    v = params.vectorize
-    if v < 1 or v & (v - 1) or params.tile % (v * params.rows):
-        raise ScheduleError(f"TransposeParams.vectorize: {v} must be a power of two with vectorize x rows "
-                            f"({v} x {params.rows}) dividing the tile {params.tile}")
+    for name in ("vectorize_load", "vectorize_store"):
+        v = getattr(params, name)
+        if v < 1 or v & (v - 1) or params.tile % (v * params.rows):
+            raise ScheduleError(f"TransposeParams.{name}: {v} must be a power of two with {name} x rows "
+                                f"({v} x {params.rows}) dividing the tile {params.tile}")
     limit = current_target().max_threads_per_block
     if params.tile * params.rows > limit:
         raise ScheduleError(f"TransposeParams: {params.tile} x {params.rows} threads is over {limit} a block")
 
 
-def _tile_output(out: TensorView, moved: int, tile: int, rows: int) -> None:
-    """[.., Ij, .., In-1] -> [BIDx (batch and tiles), tile / rows, rows (TIDy), tile (TIDx)]: ``j`` (``moved``),
-    the input's innermost, and the output's innermost ``n - 1`` are tiled."""
+def _tile_output(out: TensorView, moved: int, tile: int) -> None:
+    """[.., Ij, .., In-1] -> [BIDx (batch and tiles), tile (of Ij), tile (of In-1)]: ``j`` (``moved``), the input's
+    innermost, and the output's innermost ``n - 1`` are tiled."""
     rank = len(out.logical)
     last = rank - 1
     out.split(last, tile)                        # [.., In-1 / T, T]
@@ -205,10 +225,7 @@ def _tile_output(out: TensorView, moved: int, tile: int, rows: int) -> None:
     out.reorder({labels.index(x): wanted.index(x) for x in labels if labels.index(x) != wanted.index(x)})
     for _ in range(rank - 1):
         out.merge(0, 1)                          # [tiles, T (moved), T (last)]
-    out.split(1, rows)                           # [tiles, T / rows, rows, T]
     out.axis(0).parallelize(ParallelType.BIDx)
-    out.axis(2).parallelize(ParallelType.TIDy)
-    out.axis(3).parallelize(ParallelType.TIDx)
 
 
 def _direct(fusion: Fusion, out: TensorView) -> None:

@@ -37,7 +37,8 @@ def _run(*args, tol: float = 1e-5) -> TransposeParams:
 def test_a_2d_transpose_matches_numpy(shape: tuple[int, int]) -> None:
     params = _run(shape, (1, 0))
     assert (params.tile, params.rows, params.swizzle) == (32, 8, SmemSwizzle.B128)
-    assert params.vectorize == (4 if shape[1] % 4 == 0 else 1)
+    assert params.vectorize_load == (4 if shape[1] % 4 == 0 else 1)
+    assert params.vectorize_store == (4 if shape[0] % 4 == 0 else 1)
 
 
 @pytest.mark.parametrize(("shape", "perm"), [((3, 37, 70), (0, 2, 1)), ((5, 6, 40), (2, 0, 1)),
@@ -48,13 +49,15 @@ def test_batched_and_other_permutations_match_numpy(shape: tuple[int, ...], perm
 
 def test_bf16_tiles_are_64_wide_and_ops_after_the_permute_inline() -> None:
     params = _run((3, 70, 130), (0, 2, 1), DataType.BFloat16, DataType.Float, tol=1e-2)
-    assert (params.tile, params.rows, params.vectorize) == (64, 4, 2)
-    assert "64 elements" in params.why["tile"] and "halved to 2: the input's innermost extent 130" in params.why["vectorize"]
+    assert (params.tile, params.rows, params.vectorize_load, params.vectorize_store) == (64, 4, 2, 2)
+    assert "64 elements" in params.why["tile"]
+    assert "halved to 2: the input's innermost extent 130" in params.why["vectorize_load"]
+    assert "16 bytes of 4-byte elements: 4, halved to 2: the output's innermost extent 70" in params.why["vectorize_store"]
 
 
 def test_bf16_reads_eight_elements_a_thread() -> None:
     params = _run((3, 64, 136), (0, 2, 1), DataType.BFloat16, None, tol=1e-2)
-    assert params.vectorize == 8
+    assert (params.vectorize_load, params.vectorize_store) == (8, 8)
 
 
 def test_a_cast_to_bf16_after_the_permute_matches_numpy() -> None:
@@ -77,8 +80,11 @@ def test_the_tile_is_staged_in_swizzled_shared_memory_by_coalesced_threads() -> 
     # rows of the input's innermost axis read by TIDx in 16-byte vectors, rows of the output's innermost along TIDx
     assert [i.parallel_type for i in cache.loop[-3:]] == [ParallelType.TIDy, ParallelType.TIDx, ParallelType.Vectorize]
     assert [i.extent.const_value() for i in cache.loop[1:]] == [1, 8, 32, 4]
-    assert out.loop[-1].parallel_type is ParallelType.TIDx
-    assert [i.extent.const_value() for i in out.loop[1:]] == [4, 8, 32]
+    # and the output written in 16-byte vectors from a register stage
+    assert [i.parallel_type for i in out.loop[-3:]] == [ParallelType.TIDy, ParallelType.TIDx, ParallelType.Vectorize]
+    (stage,) = out.producers()
+    assert stage.memory_type is MemoryType.Local and stage.compute_at_pos == 4
+    assert [i.extent.const_value() for i in out.loop[1:]] == [1, 8, 32, 4]
     kernel = lower(fusion)
     assert [b.const_value() for b in kernel.block] == [32, 8, 1]
     assert kernel.smem_bytes.const_value() == 32 * 32 * 4
