@@ -7,42 +7,19 @@ scheduler's reason.
 
 from __future__ import annotations
 
-import importlib
-
 from ..fusion import Fusion
 from ..types import ScheduleError
-from . import matmul_entry, pointwise, transpose
+from . import matmul_entry, normalization, pointwise, reduction, transpose
 from .matmul_params import MatmulParams
-from .protocol import FunctionScheduler, HeuristicParams, Scheduler, Sizes
+from .protocol import HeuristicParams, Scheduler, Sizes
 from .unscheduled import schedule_marks
 
 
-def _if_present(module: str) -> tuple[Scheduler, ...]:
-    """The scheduler of ``fusion_ir.schedulers.<module>`` when that module exists (else none): its ``SCHEDULER``
-    object, or else one made of its module-level ``decline``, ``suggest`` and ``apply`` (the protocol's three
-    functions), named after the module."""
-    try:
-        found = importlib.import_module(f"{__package__}.{module}")
-    except ModuleNotFoundError as e:
-        if e.name != f"{__package__}.{module}":
-            raise
-        return ()
-    scheduler = getattr(found, "SCHEDULER", None)
-    if scheduler is not None:
-        return (scheduler,)
-    missing = [f for f in ("decline", "suggest", "apply") if not callable(getattr(found, f, None))]
-    if missing:
-        raise ImportError(f"fusion_ir.schedulers.{module} has no SCHEDULER and no module-level {', '.join(missing)}: "
-                          f"a scheduler module provides the protocol's decline, suggest and apply (protocol.py)")
-    return (FunctionScheduler(module, found.decline, found.suggest, found.apply),)
-
-
 # The order nvFuser asks them in: the most specific first, pointwise (which takes any op chain) last.
-# The reduction and normalization schedulers (reduction.py, normalization.py) take their place here.
 SCHEDULERS: tuple[Scheduler, ...] = (
     matmul_entry.SCHEDULER,
-    *_if_present("reduction"),
-    *_if_present("normalization"),
+    reduction.SCHEDULER,
+    normalization.SCHEDULER,
     transpose.SCHEDULER,
     pointwise.SCHEDULER,
 )

@@ -174,21 +174,5 @@ def test_symbolic_sizes_need_sizes_only_for_the_heuristic() -> None:
         schedule(_pointwise(), sizes=[(8, 64), (8, 64)])
 
 
-def test_a_scheduler_module_registers_by_its_object_or_its_three_functions(monkeypatch: pytest.MonkeyPatch) -> None:
-    import sys
-    import types
-
-    bare = types.ModuleType("fusion_ir.schedulers.reduction")
-    bare.decline = lambda fusion, sizes: "no"
-    bare.suggest = lambda fusion, sizes: HeuristicParams("reduction")
-    bare.apply = lambda fusion, params: None
-    monkeypatch.setitem(sys.modules, "fusion_ir.schedulers.reduction", bare)
-    (found,) = registry._if_present("reduction")
-    assert found.name == "reduction" and found.decline(None, None) == "no"
-    bare.SCHEDULER = FunctionScheduler("reduction-object", bare.decline, bare.suggest, bare.apply)
-    assert registry._if_present("reduction")[0].name == "reduction-object"
-    empty = types.ModuleType("fusion_ir.schedulers.normalization")
-    monkeypatch.setitem(sys.modules, "fusion_ir.schedulers.normalization", empty)
-    with pytest.raises(ImportError, match="has no SCHEDULER and no module-level decline, suggest, apply"):
-        registry._if_present("normalization")
-    assert registry._if_present("no_such_scheduler") == ()
+def test_every_scheduler_is_registered_in_nvfusers_order() -> None:
+    assert [s.name for s in registry.SCHEDULERS] == ["matmul", "reduction", "normalization", "transpose", "pointwise"]
