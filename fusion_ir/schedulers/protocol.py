@@ -8,8 +8,8 @@ A scheduler is one module with three functions behind a ``Scheduler`` object:
   ``why`` naming the rule behind each field;
 - ``apply(fusion, params) -> None``: schedules every tensor of the fusion in place from ``params``.
 
-A module registers by exposing ``SCHEDULER`` (``FunctionScheduler(name, decline, suggest, apply)``), or its three
-module-level functions (``registry`` then names it after the module); ``registry.SCHEDULERS`` lists it in order.
+A module exposes ``SCHEDULER`` (an object with these three, or ``FunctionScheduler(name, decline, suggest, apply)``
+over its module-level functions), and ``registry.SCHEDULERS`` lists it in order.
 
 ``sizes`` holds one shape per fusion input, in the order of ``fusion.inputs`` (the inputs ``execute`` would
 get); ``input_shapes`` resolves them against the fusion's constant extents.
