@@ -1,13 +1,13 @@
 """RMS norm of bf16 rows (fp32 math), scheduled by the normalization scheduler.
 
-The unscheduled fusion comes from ``examples/_reduction_fusions.py``; ``SCHEDULER.suggest`` picks the
-parameters from its constant shapes (``print(params)`` shows each with its rule)
-and ``SCHEDULER.apply`` schedules every tensor.
+The unscheduled fusion comes from ``examples/_reduction_fusions.py``; ``schedule(fusion)`` asks the
+registered schedulers in turn and the first that takes it picks the parameters from its constant shapes (each with
+its rule: ``print(params)`` or ``viz NAME --show heuristics``) and schedules every tensor.
 """
 
 from examples import _reduction_fusions
 from fusion_ir import DataType, Fusion
-from fusion_ir.schedulers.normalization import SCHEDULER
+from fusion_ir.schedulers import schedule
 
 DESCRIPTION = "RMS norm of bf16 rows (fp32 math), scheduled by the normalization scheduler"
 SHAPE = (32, 1024)
@@ -17,5 +17,5 @@ TOLERANCE = 1e-2   # the output is rounded to bf16
 
 def build() -> Fusion:
     fusion = _reduction_fusions.rms_norm(SHAPE, 1, DataType.BFloat16)
-    SCHEDULER.apply(fusion, SCHEDULER.suggest(fusion, None))
+    schedule(fusion)
     return fusion
