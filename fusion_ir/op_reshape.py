@@ -44,12 +44,14 @@ class _Product:
         return self.const != 0 and other.const % self.const == 0 and not self.factors - other.factors
 
     def smaller_than(self, other: _Product) -> bool:
-        """Fewer elements for every value of the symbols: a proper divisor, or the same symbolic factors
-        (a subset of them) with a smaller constant. Runs grow on the smaller side until both are equal."""
+        """Fewer elements than ``other`` for every value of the symbols (each at least 1): its symbolic factors
+        are among ``other``'s, and its constant is smaller, or no larger with fewer symbolic factors, or a
+        divisor. A run of axes grows on its smaller side until both sides hold as many elements."""
         if self.factors - other.factors:
             return False
-        return self.const < other.const or (self.const == other.const and self.factors != other.factors) \
-            or (self.divides(other) and not self.same(other))
+        if self.factors == other.factors:
+            return self.const < other.const
+        return self.const <= other.const or self.divides(other)
 
     def __truediv__(self, other: _Product) -> _Product:
         return _Product(self.const // other.const, self.factors - other.factors)

@@ -24,6 +24,10 @@ def test_op_kernel_compiles_for_sm90a(op_case: OpCase) -> None:
     ("erf", "erff("), ("silu", "/ (1.0f + expf(-"), ("log1p", "log1pf("), ("expm1", "expm1f("),
     ("pow_tensor_exponent", "powf("), ("lt", " < "), ("ne", " != "), ("logical_and_or", " && "),
     ("logical_not", "!"), ("where_tensors", " ? "),
+    ("mean_inner", "/ static_cast<float>(i1)"),                        # the extent bound at the kernel's top
+    ("mean_negative_dim_constant_extent", "/ static_cast<float>(77LL)"),
+    ("var_mean_offset_1e4", "/ static_cast<float>(i1 - 1)"),
+    ("iota_causal_mask", "static_cast<int>(blockIdx.x)"),              # the iota of rows is the block index
 ])
 def test_op_prints_as_its_cuda_function(name: str, text: str) -> None:
     assert text in to_cuda(lower(case(name).build()))
