@@ -73,13 +73,17 @@ def test_matmul_shapes_covers_the_problem_classes_and_lowers_everything(capsys: 
 
 
 def test_schedulers_dry_run_schedules_and_lowers_every_case(capsys: pytest.CaptureFixture) -> None:
-    """The pointwise and transpose cases at three sizes, fp32 and bf16, each scheduled by schedule() and lowered
-    (``--dry-run``: no GPU)."""
+    """The pointwise and transpose cases at three sizes, fp32 and bf16, and the reduction and normalization cases,
+    each scheduled by schedule() and lowered (``--dry-run``: no GPU), each by the scheduler of its class."""
     from bench.schedulers import CASES, main
 
     names = [c.name for c in CASES]
     assert sum("broadcast-add-cast" in n for n in names) == 6 and sum("transpose" in n for n in names) == 6
+    for kind in ("softmax", "log_softmax", "layer_norm", "rms_norm", "sum_dim1", "sum_dim0", "max_dim1", "max_dim0"):
+        assert any(n.startswith(kind) for n in names), kind
     main(["--dry-run"])
     out = capsys.readouterr().out
-    assert "12 cases lowered, 0 failed" in out
+    assert f"{len(CASES)} cases lowered, 0 failed" in out
+    for scheduler in ("pointwise", "transpose", "reduction", "normalization"):
+        assert f"the {scheduler} scheduler" in out
     assert "the pointwise scheduler: " in out and "the transpose scheduler: " in out
