@@ -37,6 +37,7 @@ from fusion_ir.schedulers import HeuristicParams, schedule
 SIZES = ((4096, 4096), (8192, 8192), (16384, 4096))
 DTYPES = (DataType.Float, DataType.BFloat16)
 TARGET_BATCH_MS = 3.0          # a CUDA-graph batch long enough that launch gaps do not show
+COPY_TARGET = 0.85             # of the copy's bandwidth: the target of a memory-bound case
 ASSUMED_GBS = 3000.0           # to size a batch before anything is timed (an H100's HBM3, roughly)
 
 
@@ -210,7 +211,21 @@ def measure(cases: list[Case], rounds: int) -> dict:
         print(_line(row), flush=True)
     return {"device": torch.cuda.get_device_name(), "date": datetime.date.today().isoformat(),
             "timing": f"median of {rounds} interleaved rounds of ~{TARGET_BATCH_MS:.0f} ms CUDA-graph batches "
-                      f"(runtime.timing); the copy moves the same bytes", "rows": rows}
+                      f"(runtime.timing); the copy moves the same bytes", "summary": summary(rows), "rows": rows}
+
+
+def summary(rows: list[dict]) -> dict:
+    """The geometric mean and the lowest of ours / torch, and the cases under 1.0 of torch or under
+    ``COPY_TARGET`` of the copy's bandwidth (every case here is memory-bound: a few flops per byte)."""
+    timed = [r for r in rows if "of_torch" in r]
+    if not timed:
+        return {"cases": len(rows), "timed": 0}
+    return {"cases": len(rows), "timed": len(timed),
+            "of_torch_geomean": math.exp(sum(math.log(r["of_torch"]) for r in timed) / len(timed)),
+            "of_torch_min": min(r["of_torch"] for r in timed),
+            "of_copy_min": min(r["of_copy"] for r in timed),
+            "under_torch": [r["case"] for r in timed if r["of_torch"] < 1.0],
+            "under_copy_target": [r["case"] for r in timed if r["of_copy"] < COPY_TARGET]}
 
 
 def _line(r: dict) -> str:
@@ -235,6 +250,11 @@ def main(argv: list[str] | None = None) -> None:
     result = measure(cases, args.rounds)
     write_results(result, args.output)
     print(f"device: {result['device']}   date: {result['date']}   {result['timing']}")
+    s = result["summary"]
+    if s.get("timed"):
+        print(f"ours / torch: geomean {s['of_torch_geomean']:.2f}, lowest {s['of_torch_min']:.2f}; lowest of copy "
+              f"{s['of_copy_min']:.0%}; under 1.0 of torch: {', '.join(s['under_torch']) or 'none'}; under "
+              f"{COPY_TARGET:.0%} of copy: {', '.join(s['under_copy_target']) or 'none'}")
 
 
 if __name__ == "__main__":
