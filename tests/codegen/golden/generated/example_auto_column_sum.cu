@@ -47,7 +47,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) fusion_kernel(Tensor<float,
       float T4_acc[1];
       T4_acc[0] = 0.0f;
       T4_acc[0] = T4_acc[0] + T3[i10];
-      T4_acc[0] = blockAllReduce<false, true, false>(T4_acc[0], reinterpret_cast<float*>(block_workspace), ReduceAdd());
+      T4_acc[0] = blockAllReduce<false, true, false, 32, 8, 1>(T4_acc[0], reinterpret_cast<float*>(block_workspace), ReduceAdd());
       T4[i10] = T4_acc[0];
     }
     // loop of iV64{4}

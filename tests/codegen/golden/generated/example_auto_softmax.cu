@@ -34,7 +34,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<float,
   }
   T1_acc[0] = __uint_as_float(0xff800000u);
   T1_acc[0] = fmaxf(T1_acc[0], T10[0]);
-  T1_acc[0] = blockAllReduce<true, false, false>(T1_acc[0], reinterpret_cast<float*>(block_workspace), ReduceMax());
+  T1_acc[0] = blockAllReduce<true, false, false, 64, 2, 1>(T1_acc[0], reinterpret_cast<float*>(block_workspace), ReduceMax());
   T1[0] = T1_acc[0];
   // loop of iS52{4}
   for (int64_t i9 = 0; i9 < 4; ++i9) {
@@ -57,7 +57,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<float,
   }
   T5_acc[0] = 0.0f;
   T5_acc[0] = T5_acc[0] + T11[0];
-  T5_acc[0] = blockAllReduce<true, false, false>(T5_acc[0], reinterpret_cast<float*>(block_workspace), ReduceAdd());
+  T5_acc[0] = blockAllReduce<true, false, false, 64, 2, 1>(T5_acc[0], reinterpret_cast<float*>(block_workspace), ReduceAdd());
   T5[0] = T5_acc[0];
   // loop of iS22{4}
   for (int64_t i16 = 0; i16 < 4; ++i16) {
