@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<float, 2> T0, Tensor<float, 1> T1, Tensor<float, 1> T2, Tensor<float, 2> T17) {
+extern "C" __global__ void __launch_bounds__(128, 2) fusion_kernel(Tensor<float, 2> T0, Tensor<float, 1> T1, Tensor<float, 1> T2, Tensor<float, 2> T17) {
   const int64_t T0_stride0 = T0.stride[0];
   const int64_t T0_stride1 = T0.stride[1];
   const int64_t T1_stride0 = T1.stride[0];
