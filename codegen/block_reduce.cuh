@@ -113,7 +113,8 @@ __device__ T blockAllReduce(T value, T* workspace, Op op, uint32_t barrier = 0, 
                          threads);
   }
   // Within the warp: lanes lo + low * j hold one segment's values; butterfly over the j bits.
-  const uint32_t per_warp = 32 / low < reduce_size ? 32 / low : reduce_size;  // members of a segment in a warp
+  const uint32_t lanes = low <= 32 ? 32 / low : 1;                         // lanes per kept index in a warp
+  const uint32_t per_warp = lanes < reduce_size ? lanes : reduce_size;     // members of a segment in a warp
   for (uint32_t mask = low; mask < low * per_warp; mask *= 2) {
     value = op(value, warpShflXor(value, mask));
   }
@@ -131,7 +132,6 @@ __device__ T blockAllReduce(T value, T* workspace, Op op, uint32_t barrier = 0, 
   }
   reduceBarrier(barrier, threads);
   const uint32_t lo = tid % low, m = (tid % 32) / low;
-  const uint32_t lanes = 32 / low;                           // lanes per kept index in a warp
   const uint32_t k0 = m % warps;
   T acc = workspace[(first_warp + k0) * low + lo];
   for (uint32_t k = k0 + lanes; k < warps; k += lanes) {
