@@ -3,12 +3,14 @@
 // gets the segment's result. `workspace` is shared memory with one slot per thread of the block.
 // Warp shuffles (__shfl_xor_sync) combine a segment's values within each warp; a segment spanning
 // several warps then meets once in shared memory (one slot per warp and kept index, one barrier, a
-// last shuffle stage in every warp, one more barrier before the workspace may be reused). Segment
-// shapes the shuffles cannot follow (non-power-of-two extents, a kept dimension between reduced
-// ones) take the shared-memory tree, a barrier per halving step.
-// Synchronizes with __syncthreads(), so every thread of the block must call it; or, given a named
+// last shuffle stage in every warp, one more barrier before the workspace may be reused); a segment
+// within one warp needs neither. Segment shapes the shuffles cannot follow (non-power-of-two extents,
+// a kept dimension between reduced ones, a block of partial warps) take the shared-memory tree, a
+// barrier per halving step.
+// Every thread of the block must call it: it may synchronize with __syncthreads(), or, given a named
 // barrier (1..15) and its thread count, with bar.sync over just those threads (a warp-specialized
-// branch of whole warps, whose threads are the only ones that call it).
+// branch of whole warps, whose threads are the only ones that call it). It is no barrier for the
+// caller's own shared memory: the lowering places those (BlockSync) itself.
 struct ReduceAdd {
   template <typename T>
   __device__ __forceinline__ T operator()(T a, T b) const {
