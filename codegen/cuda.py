@@ -354,6 +354,9 @@ class KernelPrinter(NodeVisitor):
         ws = node.workspace
         self.helpers.add("block_reduce")
         flags = ", ".join("true" if p in dims else "false" for p in _THREAD_DIMS)
+        if all(b is not None for b in self.block):
+            # constant block extents let the helper pick its path and fold its lane arithmetic at compile time
+            flags += ", " + ", ".join(str(b) for b in self.block)
         lhs = self._access(node.buffer, self._idx(node.index, node), node)
         workspace = ws.name if ws.dtype == dtype else f"reinterpret_cast<{dtype.ctype}*>({ws.name})"
         value = self._value(node.value, node, dtype)

@@ -13,7 +13,8 @@ its serial reduction loop, outside every loop). The statements, every thread of 
 4. ``SemaphoreArrive``: thread 0 adds 1 to the block's semaphore (acquire-release at GPU scope), and the
    block learns whether it arrived last (``last_T<n>``);
 5. in the last block only: each slot starts from the reduction's init and adds the partials of splits
-   0, 1, ..., S - 1 in that order, then thread 0 puts the semaphore back to 0 for the next launch.
+   0, 1, ..., S - 1 in that order (the loop unrolled by ``SPLIT_UNROLL``, so that many loads are in flight
+   at once), then thread 0 puts the semaphore back to 0 for the next launch.
 
 The sum's order is the split order, never the arrival order, so the result is the same bits whichever block
 arrives last (deterministic). The ``grid_reduction`` pass then moves the reduction's consumers (the epilogue,
@@ -41,6 +42,7 @@ from .kernel_ir import (
 )
 
 THREAD_AXES = (ParallelType.TIDx, ParallelType.TIDy, ParallelType.TIDz)
+SPLIT_UNROLL = 8   # the last block's loop over the splits: a rolled loop waits out one load per split
 
 
 def last_block_symbol(tv: TensorView) -> str:
@@ -89,8 +91,10 @@ def lower(tv: TensorView, a: Analyses) -> list[Node]:
     name = last_block_symbol(tv)
     init = Assign(partial, slot, const(reduction_init(tv.definition), partial.dtype))
     add = Assign(partial, slot, Load(work, at(split)), reduce_op=combine_op(tv.definition))
+    # unrolled by SPLIT_UNROLL: that many partials' loads in flight, the adds still in split order
     total = ForLoop(slot, Val.const(0), slots,
-                    (init, ForLoop(split, Val.const(0), splits, (add,), label="splits, in order")),
+                    (init, ForLoop(split, Val.const(0), splits, (add,), label="splits, in order",
+                                   unroll=SPLIT_UNROLL)),
                     label=f"partials of T{tv.name}", unroll=True)
     reset = guarded(first_thread(a), [Assign(semaphores, block, const(0, semaphores.dtype))])
     return [

@@ -39,6 +39,19 @@ def persistent_tensors(fusion: Fusion) -> list[TensorView]:
     return [tv for tv in used if not tv.is_output and unmappable_axes(tv, live)]
 
 
+def live_across_reductions(fusion: Fusion, persistent: list[TensorView]) -> list[TensorView]:
+    """The persistent tensors held at once across one reduction, at the reduction that holds the most: those
+    computed before it (not from its result) and read again after it (by a tensor that depends on it). A
+    buffer computed elementwise from another between two reductions takes its registers as the other dies."""
+    most: list[TensorView] = []
+    for r in reductions_of(fusion):
+        held = [tv for tv in persistent
+                if tv is not r and r not in tv.ancestors() and any(r in c.ancestors() for c in tv.consumers())]
+        if sum(tv.dtype.size for tv in held) > sum(tv.dtype.size for tv in most):
+            most = held
+    return most
+
+
 class NormalizationScheduler:
     name = "normalization"
 
@@ -61,7 +74,10 @@ class NormalizationScheduler:
                     "reduction scheduler's)")
         if _reference(fusion) is None:
             return "no output spans the whole 2-D domain; the normalization scheduler schedules along one"
-        return suggest_normalization(domain, [tv.dtype.size for tv in persistent_tensors(fusion)], current_target())
+        persistent = persistent_tensors(fusion)
+        live = live_across_reductions(fusion, persistent)
+        return suggest_normalization(domain, [tv.dtype.size for tv in persistent], current_target(),
+                                     [tv.dtype.size for tv in live])
 
     def apply(self, fusion: Fusion, params: HeuristicParams) -> None:
         if not isinstance(params, NormalizationParams):
@@ -87,11 +103,19 @@ class NormalizationScheduler:
             for o in outputs:
                 vectorize_output(o, params.vectorize)
             inline_most(fusion)
+        if _constant_block(ref):
+            # a symbolic block size has no __launch_bounds__ to carry the register cap: ptxas keeps its own choice
+            fusion.set_min_blocks_per_sm(params.blocks_per_sm)
 
 
 def _spans_domain(tv: TensorView) -> bool:
     ids = [i for i in tv.logical if not i.is_reduction]
     return len(ids) == 2 and not any(i.is_broadcast for i in ids)
+
+
+def _constant_block(ref: TensorView) -> bool:
+    threads = (ParallelType.TIDx, ParallelType.TIDy, ParallelType.TIDz)
+    return all(ax.extent.const_value() is not None for ax in ref.loop if ax.parallel_type in threads)
 
 
 def _reference(fusion: Fusion) -> TensorView | None:

@@ -7,8 +7,12 @@ thread keeps ``persistent_batch x vectorize`` elements of every persistent buffe
 tensor read both by a reduction and after it) and the input is read from global memory once.
 Outer (the first axis normalized): each thread owns ``vectorize`` contiguous columns; the reduced rows
 split into ``persistent_batch`` rows per thread over ``threads_y`` threads.
-The buffers live in registers while they fit ``register_budget`` per thread, else in shared memory while a
-block's share fits the target's shared memory; beyond that the scheduler declines.
+Both look first for a shape that keeps ``BLOCKS_PER_SM`` blocks resident on an SM (fewer threads, a larger
+batch), so one block's loads overlap another's reductions and pointwise math: the buffers held across a
+reduction (``live``) and ``REGISTER_OVERHEAD`` must fit the registers of that many blocks, and the kernel's
+``__launch_bounds__`` then caps ptxas there (``blocks_per_sm``). Without such a shape: one block, whose
+buffers live in registers while all of them fit ``register_budget`` per thread, else in shared memory while
+a block's share fits the target's shared memory; beyond that the scheduler declines.
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ SEGMENT_BYTES = 128       # outer: a row segment a block reads at once (one cach
 MIN_SEGMENT_BYTES = 32    # outer: the narrowest segment (one 32-byte sector) before declining
 REGISTER_OVERHEAD = 32    # registers a thread needs besides its persistent buffers (indices, partials, loads)
 MAX_BUFFER_WORDS = 128    # persistent registers per thread, at most, however few the block's threads
+BLOCKS_PER_SM = 2         # blocks wanted resident per SM: one block's reductions overlap another's loads
+MAX_LIVE_WORDS = 64       # live persistent registers per thread when the batch grows to keep BLOCKS_PER_SM
 WARP = 32
 
 
@@ -42,17 +48,49 @@ class NormalizationParams(HeuristicParams):
     threads_y: int = 1
     persistent_batch: int = 1
     persistent_memory: str = REGISTERS
+    blocks_per_sm: int = 1
 
     @property
     def threads(self) -> int:
         return self.threads_x * self.threads_y
 
 
-def suggest_normalization(domain: ReductionDomain, buffers: list[int], target: Target) -> NormalizationParams | str:
-    """``buffers``: the element size in bytes of each persistent buffer (one per tensor kept whole)."""
+def suggest_normalization(domain: ReductionDomain, buffers: list[int], target: Target,
+                          live: list[int] | None = None) -> NormalizationParams | str:
+    """``buffers``: the element size in bytes of each persistent buffer (one per tensor kept whole); ``live``:
+    those of the buffers held at once across one reduction, at the reduction that holds the most (all of
+    ``buffers`` when not given)."""
+    live = list(buffers) if live is None else live
     if domain.kind == INNER:
-        return _inner(domain, buffers, target)
-    return _outer(domain, buffers, target)
+        return _inner(domain, buffers, live, target)
+    return _outer(domain, buffers, live, target)
+
+
+def _words(elements: int, sizes: list[int]) -> int:
+    """Registers per thread of ``elements`` elements of each buffer of ``sizes`` (narrow types widen to a word)."""
+    return sum(elements * max(4, b) // 4 for b in sizes)
+
+
+def _resident_blocks(live_words: int, threads: int, target: Target) -> bool:
+    """``BLOCKS_PER_SM`` blocks of ``threads`` fit an SM's threads, and their registers hold ``live_words`` and
+    ``REGISTER_OVERHEAD`` per thread (at most ``MAX_LIVE_WORDS`` live words)."""
+    if threads * BLOCKS_PER_SM > target.max_threads_per_sm or live_words > MAX_LIVE_WORDS:
+        return False
+    return live_words + REGISTER_OVERHEAD <= target.registers_per_sm // (BLOCKS_PER_SM * threads)
+
+
+def _blocks_why(threads: int, live_words: int, target: Target) -> str:
+    cap = target.registers_per_sm // (BLOCKS_PER_SM * threads)
+    return (f"{BLOCKS_PER_SM} blocks of {threads} threads per SM (one block's reductions and pointwise math overlap "
+            f"another's loads): __launch_bounds__ caps registers at {target.registers_per_sm} / "
+            f"({BLOCKS_PER_SM} x {threads}) = {cap}, which hold the {live_words} words of buffers live across a "
+            f"reduction + {REGISTER_OVERHEAD}")
+
+
+def _one_block_why(what: str) -> str:
+    return (f"1: no shape keeps {BLOCKS_PER_SM} blocks per SM ({what} needs more than {MAX_LIVE_WORDS} live words "
+            f"per thread, or their registers, beside {REGISTER_OVERHEAD} of overhead); the block may use all "
+            f"its registers")
 
 
 def register_budget(threads: int, target: Target) -> int:
@@ -75,58 +113,94 @@ def _memory(words: int, threads: int, smem_bytes: int, target: Target, what: str
             f"this long is not scheduled")
 
 
-def _inner(d: ReductionDomain, buffers: list[int], target: Target) -> NormalizationParams | str:
-    vec = vector_width(d.columns, d.element_bytes)
-    vectors = ceil_div(d.columns, vec)
-    want = min(target.max_threads_per_block, max(WARP, next_pow2(ceil_div(vectors, BATCH))))
+def _inner_shape(d: ReductionDomain, vectors: int, want: int) -> tuple[int, int, int]:
+    """``(tx, ty, batch)`` for ``want`` threads along a row of ``vectors`` vectors."""
     batch = ceil_div(vectors, want)
     tx = ceil_div(vectors, batch)
     ty = max(1, min(MIN_BLOCK_THREADS // next_pow2(tx), next_pow2(d.rows)))
-    words = sum(batch * vec * max(4, b) // 4 for b in buffers)
-    smem = sum(d.columns * b for b in buffers) * ty
-    memory = _memory(words, tx * ty, smem, target, f"a row of {d.columns}")
-    if isinstance(memory, str):
-        return memory
+    return tx, ty, batch
+
+
+def _inner(d: ReductionDomain, buffers: list[int], live: list[int], target: Target) -> NormalizationParams | str:
+    vec = vector_width(d.columns, d.element_bytes)
+    vectors = ceil_div(d.columns, vec)
+    want = min(target.max_threads_per_block, max(WARP, next_pow2(ceil_div(vectors, BATCH))))
     why = {
         "kind": "the last axis is normalized: a row per block (or per TIDy), its vectors on TIDx",
         "vectorize": (f"16 B / {d.element_bytes} B elements, halved until it divides the row length "
                       f"{d.columns}"),
+        "threads_y": f"rows per block so a block has >= {MIN_BLOCK_THREADS} threads (short rows)",
+    }
+    # fewer threads with a larger batch, until BLOCKS_PER_SM blocks' registers hold what is live
+    threads_want = want
+    while threads_want >= WARP:
+        tx, ty, batch = _inner_shape(d, vectors, threads_want)
+        live_words = _words(batch * vec, live)
+        if _resident_blocks(live_words, tx * ty, target):
+            why |= {
+                "threads_x": (f"ceil({vectors} vectors / batch): {vectors} / {BATCH} rounded up to a power of two in "
+                              f"[{WARP}, {target.max_threads_per_block}] ({want}), halved while {BLOCKS_PER_SM} "
+                              f"blocks per SM cannot hold the live buffers, then evened over the batch"),
+                "persistent_batch": (f"vectors each thread keeps of the row: {BATCH} at best, more once fewer "
+                                     f"threads cover the row"),
+                "persistent_memory": (f"{live_words} words live across a reduction ({len(live)} of "
+                                      f"{len(buffers)} buffers) fit registers at {BLOCKS_PER_SM} blocks per SM"),
+                "blocks_per_sm": _blocks_why(tx * ty, live_words, target),
+            }
+            return NormalizationParams("normalization", why, INNER, vec, tx, ty, batch, REGISTERS, BLOCKS_PER_SM)
+        threads_want //= 2
+    tx, ty, batch = _inner_shape(d, vectors, want)
+    words = _words(batch * vec, buffers)
+    smem = sum(d.columns * b for b in buffers) * ty
+    memory = _memory(words, tx * ty, smem, target, f"a row of {d.columns}")
+    if isinstance(memory, str):
+        return memory
+    why |= {
         "threads_x": (f"ceil({vectors} vectors / batch): {vectors} / {BATCH} rounded up to a power of two in "
                       f"[{WARP}, {target.max_threads_per_block}], then evened over the batch"),
-        "threads_y": f"rows per block so a block has >= {MIN_BLOCK_THREADS} threads (short rows)",
         "persistent_batch": (f"vectors each thread keeps of the row: {BATCH} at best, more once "
                              f"{target.max_threads_per_block} threads cannot cover the row"),
         "persistent_memory": memory[1] + f" ({len(buffers)} buffers)",
+        "blocks_per_sm": _one_block_why(f"a row of {d.columns}"),
     }
     return NormalizationParams("normalization", why, INNER, vec, tx, ty, batch, memory[0])
 
 
 def _outer_fit(d: ReductionDomain, buffers: list[int], target: Target, vec: int,
                tx: int) -> tuple[int, int, int, tuple[str, str] | str]:
-    """``(ty, batch, words, memory)`` for ``tx`` threads across the columns."""
+    """``(ty, batch, words, memory)`` for ``tx`` threads across the columns, one block per SM."""
     ty_cap = max(1, target.max_threads_per_block // tx)
     ty_want = max(1, min(ty_cap, next_pow2(ceil_div(d.rows, OUTER_BATCH))))
     batch = ceil_div(d.rows, ty_want)
     ty = ceil_div(d.rows, batch)
-    words = sum(batch * vec * max(4, b) // 4 for b in buffers)
+    words = _words(batch * vec, buffers)
     smem = sum(d.rows * tx * vec * b for b in buffers)
     return ty, batch, words, _memory(words, tx * ty, smem, target, f"a column block of {d.rows} rows")
 
 
-def _outer(d: ReductionDomain, buffers: list[int], target: Target) -> NormalizationParams | str:
+def _outer(d: ReductionDomain, buffers: list[int], live: list[int], target: Target) -> NormalizationParams | str:
     vec = vector_width(d.columns, d.element_bytes)
     column_vectors = ceil_div(d.columns, vec)
     widest = min(next_pow2(column_vectors), max(1, SEGMENT_BYTES // (vec * d.element_bytes)))
     if vec == 1:
         widest = min(next_pow2(column_vectors), WARP)
     narrowest = max(1, min(widest, MIN_SEGMENT_BYTES // (vec * d.element_bytes)))
-    # the widest block of columns whose rows fit registers, else the widest that fits shared memory
     fits = []
     tx = widest
     while tx >= narrowest:
         fits.append((tx, *_outer_fit(d, buffers, target, vec, tx)))
         tx //= 2
-    chosen = next((f for f in fits if not isinstance(f[4], str) and f[4][0] == REGISTERS), None)
+    # the widest block of columns of which BLOCKS_PER_SM fit an SM's registers; else the widest whose rows fit
+    # one block's registers, else the widest that fits shared memory
+    blocks, live_words = 1, 0
+    chosen = None
+    for f in fits:
+        words = _words(f[2] * vec, live)
+        if _resident_blocks(words, f[0] * f[1], target):
+            chosen, blocks, live_words = (f[0], f[1], f[2], words, (REGISTERS, "")), BLOCKS_PER_SM, words
+            break
+    if chosen is None:
+        chosen = next((f for f in fits if not isinstance(f[4], str) and f[4][0] == REGISTERS), None)
     if chosen is None:
         chosen = next((f for f in fits if not isinstance(f[4], str)), None)
     if chosen is None:
@@ -137,11 +211,18 @@ def _outer(d: ReductionDomain, buffers: list[int], target: Target) -> Normalizat
         "kind": "the first axis is normalized: each thread owns contiguous columns, the rows on TIDy",
         "vectorize": f"16 B / {d.element_bytes} B elements, halved until it divides the row length {d.columns}",
         "threads_x": (f"threads across the columns so a block reads {SEGMENT_BYTES}-byte row segments "
-                      f"(a warp's width unvectorized), halved down to {MIN_SEGMENT_BYTES} bytes until the block's "
-                      f"rows fit registers (else the widest that fits shared memory)"),
+                      f"(a warp's width unvectorized), halved down to {MIN_SEGMENT_BYTES} bytes until "
+                      f"{BLOCKS_PER_SM} blocks' registers hold the rows live across a reduction (else until one "
+                      f"block's hold all its buffers, else the widest that fits shared memory)"),
         "threads_y": (f"ceil({d.rows} rows / batch): {d.rows} / {OUTER_BATCH} rounded up to a power of two, at most "
                       f"{target.max_threads_per_block} threads / threads_x"),
         "persistent_batch": f"rows each thread keeps: {OUTER_BATCH} at best, more once the block's threads run out",
-        "persistent_memory": memory[1] + f" ({len(buffers)} buffers)",
     }
-    return NormalizationParams("normalization", why, d.kind, vec, tx, ty, batch, memory[0])
+    if blocks > 1:
+        why["persistent_memory"] = (f"{live_words} words live across a reduction ({len(live)} of {len(buffers)} "
+                                    f"buffers) fit registers at {BLOCKS_PER_SM} blocks per SM")
+        why["blocks_per_sm"] = _blocks_why(tx * ty, live_words, target)
+    else:
+        why["persistent_memory"] = memory[1] + f" ({len(buffers)} buffers)"
+        why["blocks_per_sm"] = _one_block_why(f"a column block of {d.rows} rows")
+    return NormalizationParams("normalization", why, d.kind, vec, tx, ty, batch, memory[0], blocks)

@@ -129,8 +129,10 @@ def _outer(fusion: Fusion, ref: TensorView, caches: list[TensorView], p: Reducti
         serial = 4
     if p.unroll > 1:
         ref.axis(serial + 1).parallelize(ParallelType.Unroll)
-    if p.threads_y > 1:
-        ref.axis(serial + 2).parallelize(ParallelType.TIDy)
+    # TIDy even when threads_y is 1: the last step is then a block reduction of one thread (no code), whose
+    # result a register accumulator holds and one vector store writes; a serial axis of one would make the
+    # output itself the accumulator (zeroed, then read and written back in global memory)
+    ref.axis(serial + 2).parallelize(ParallelType.TIDy)
     parallelize_like(ref)
     for r in reductions_of(fusion):
         r.rfactor([serial, serial + 1])             # per-thread partial over its serial and unrolled rows

@@ -102,7 +102,7 @@ def test_block_reduce_uses_workspace_as_raw_slots() -> None:
     src = to_cuda(s.block_reduce("add").kernel)
     lines = lines_of(src)
     assert "int64_t* T5 = reinterpret_cast<int64_t*>(smem);" in lines
-    assert "T4[0] = blockAllReduce<true, false, false>(T3[0], reinterpret_cast<float*>(T5), ReduceAdd());" in lines
+    assert "T4[0] = blockAllReduce<true, false, false, 32, 4, 1>(T3[0], reinterpret_cast<float*>(T5), ReduceAdd());" in lines
     assert "float T3[1];" in lines and "T3[0] = 0.0f;" in lines
     max_src = to_cuda(s.block_reduce("max").kernel)
     assert "T3[0] = __uint_as_float(0xff800000u);" in lines_of(max_src)

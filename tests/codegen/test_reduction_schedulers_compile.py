@@ -1,7 +1,10 @@
 """The reduction and normalization schedulers' kernels compile for sm_90a with nvcc at the GPU tier's sizes,
-without spilling registers (16384 x 4096 and the other shapes of bench/schedulers_reduce_cases.py's kinds)."""
+without spilling registers under their ``__launch_bounds__`` caps (16384 x 4096 and the other shapes of
+bench/schedulers_reduce_cases.py's kinds); softmax divides once per row, not per element."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -22,6 +25,11 @@ CASES = {
     "sum_outer_bf16_4096x4096": lambda: _bf16_sum((4096, 4096), 0),
     "sum_inner_bf16_4096x4096": lambda: _bf16_sum((4096, 4096), 1),
     "softmax_16384x4096": lambda: fusions.softmax((16384, 4096)),
+    "softmax_4096x16384": lambda: fusions.softmax((4096, 16384)),
+    "softmax_bf16_4096x16384": lambda: fusions.softmax((4096, 16384), 1, DataType.BFloat16),
+    "layer_norm_bf16_4096x16384": lambda: fusions.layer_norm((4096, 16384), 1, DataType.BFloat16),
+    "softmax_bf16_16384x1024": lambda: fusions.softmax((16384, 1024), 1, DataType.BFloat16),
+    "softmax_outer_1024x4096": lambda: fusions.softmax((1024, 4096), 0),
     "log_softmax_bf16_4096x16384": lambda: fusions.log_softmax((4096, 16384), 1, DataType.BFloat16),
     "layer_norm_4096x16384": lambda: fusions.layer_norm((4096, 16384)),
     "rms_norm_bf16_16384x1024": lambda: fusions.rms_norm((16384, 1024), 1, DataType.BFloat16),
@@ -53,3 +61,11 @@ def test_scheduled_kernel_compiles_without_spills(name: str) -> None:
     resources = compile_check(to_cuda(lower(_scheduled(CASES[name]))))
     assert resources.registers > 0
     assert resources.spill_store_bytes == 0 and resources.spill_load_bytes == 0, resources.log
+
+
+def test_softmax_divides_once_per_row() -> None:
+    """One reciprocal of the row's sum, then a multiply per element (an IEEE division is ~10 instructions)."""
+    source = to_cuda(lower(_scheduled(lambda: fusions.softmax((4096, 16384)))))
+    body = source[source.index("fusion_kernel("):]
+    divisions = [line for line in body.splitlines() if re.search(r"\] / T\d+\[|1\.0f / ", line)]
+    assert len(divisions) == 1 and "1.0f / " in divisions[0], divisions

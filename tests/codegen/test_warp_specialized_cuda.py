@@ -46,7 +46,7 @@ def test_persistent_row_sum_follows_the_seed() -> None:
         "mbarrier::waitParity(toSmem(&T2_mbar[(h3 + i4) % 4])",           # wait full
         "T1_acc[0] = T1_acc[0] + T2[",                                    # compute
         "mbarrier::arrive(toSmem(&T2_mbar[((h3 + i4) % 4) + 4]));",       # release
-        "blockAllReduce<true, false, false>(", ", 1, 128);",            # named barrier of the compute branch
+        "blockAllReduce<true, false, false, 128, 2, 1>(", ", 1, 128);",  # named barrier of the compute branch
         "T1.data[",                                                      # the store, after the k loop
         "mbarrier::inval(",
     )

@@ -6,11 +6,17 @@ from __future__ import annotations
 
 from dataclasses import fields, replace
 
+import numpy as np
 import pytest
 
 from examples import _reduction_fusions as fusions
 from fusion_ir import DataType, Fusion, MemoryType, ParallelType, ScheduleError, ops
-from fusion_ir.schedulers.normalization import SCHEDULER, NormalizationParams, persistent_tensors
+from fusion_ir.schedulers.normalization import (
+    SCHEDULER,
+    NormalizationParams,
+    live_across_reductions,
+    persistent_tensors,
+)
 from fusion_ir.schedulers.normalization_heuristic import REGISTERS, SHARED
 from fusion_ir.schedulers.protocol import HeuristicParams
 from lowering import lower
@@ -78,16 +84,49 @@ def test_persistent_buffers_in_shared_memory(name: str, axis: int) -> None:
     assert all(tv.memory_type is MemoryType.Shared for tv in persistent_tensors(fusion) if not tv.is_input)
 
 
-def test_hidden_16384_fp32_stays_in_registers() -> None:
-    p = SCHEDULER.suggest(fusions.layer_norm((4096, 16384)), None)
-    assert (p.vectorize, p.threads_x, p.persistent_batch, p.persistent_memory) == (4, 1024, 4, REGISTERS)
+def test_hidden_16384_keeps_two_blocks_per_sm_in_registers() -> None:
+    """1024 threads x 4 vectors hold a 16384 row, but only one such block fits an SM (a block's reductions and
+    exp then leave the SM's memory pipe idle): 512 threads x 8 vectors keep 2 blocks, the 32 live words of
+    each thread under __launch_bounds__(512, 2)'s 64 registers."""
+    for build in (fusions.softmax, fusions.layer_norm):
+        p = SCHEDULER.suggest(build((4096, 16384)), None)
+        assert (p.vectorize, p.threads_x, p.persistent_batch, p.persistent_memory, p.blocks_per_sm) == \
+            (4, 512, 8, REGISTERS, 2), p
+        assert "2 blocks of 512 threads" in p.why["blocks_per_sm"]
+    p = SCHEDULER.suggest(fusions.softmax((4096, 16384), 1, DataType.BFloat16), None)
+    assert (p.vectorize, p.threads_x, p.persistent_batch, p.blocks_per_sm) == (8, 512, 4, 2)
     p = SCHEDULER.suggest(fusions.softmax((16384, 4096), 1, DataType.BFloat16), None)
-    assert (p.vectorize, p.threads_x, p.persistent_batch) == (8, 128, 4)
+    assert (p.vectorize, p.threads_x, p.persistent_batch, p.blocks_per_sm) == (8, 128, 4, 2)
+
+
+def test_two_blocks_cap_the_kernels_registers() -> None:
+    fusion = fusions.softmax((4096, 16384))
+    SCHEDULER.apply(fusion, SCHEDULER.suggest(fusion, None))
+    kernel = lower(fusion)
+    assert kernel.min_blocks_per_sm == 2 and kernel.launch_bounds == 512
+
+
+def test_only_the_buffers_held_across_a_reduction_count_as_live() -> None:
+    """softmax keeps x across the max and exp(x - max) across the sum: never both (exp replaces x as x dies)."""
+    fusion = fusions.softmax((64, 128))
+    persistent = persistent_tensors(fusion)
+    assert len(persistent) == 2
+    assert live_across_reductions(fusion, persistent) == [fusion.inputs[0]]
+
+
+def test_softmax_multiplies_by_the_reciprocal_within_tolerance_of_dividing() -> None:
+    fusion = fusions.softmax((64, 300))
+    SCHEDULER.apply(fusion, SCHEDULER.suggest(fusion, None))
+    x = random_inputs(fusion, [(64, 300)], 0)[0]
+    (out,) = simulate(lower(fusion), [x])
+    e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    assert np.max(np.abs(out - e / e.sum(axis=1, keepdims=True)) / (e / e.sum(axis=1, keepdims=True))) < 1e-6
 
 
 def test_a_longer_row_goes_to_shared_memory_then_is_declined() -> None:
     p = SCHEDULER.suggest(fusions.layer_norm((64, 24576)), None)
     assert p.persistent_memory == SHARED and "shared memory" in p.why["persistent_memory"]
+    assert p.blocks_per_sm == 1 and p.threads_x == 1024     # 48 live words per thread at 512: over 64 - 32
     reason = SCHEDULER.decline(fusions.layer_norm((64, 65536)), None)
     assert reason is not None and "not scheduled" in reason
 
@@ -102,6 +141,14 @@ def test_outer_narrows_its_columns_until_the_rows_fit_registers() -> None:
     assert p.kind == "outer" and p.persistent_memory == REGISTERS
     assert p.threads_x * p.vectorize * 4 < 128          # narrower than a 128-byte segment
     assert p.threads_x * p.threads_y <= 1024
+
+
+def test_outer_keeps_two_blocks_of_16_columns_per_sm() -> None:
+    """1024 rows x 32 columns (128-byte segments) need 1024 threads; 16 columns keep 2 blocks of 512 threads
+    per SM, 8 rows x 4 columns live per thread under a 64-register cap (the 1024 rows of 64 columns a wider
+    block would hold need 256 KB, more than an SM's registers or shared memory)."""
+    p = SCHEDULER.suggest(fusions.softmax((1024, 4096), 0), None)
+    assert (p.vectorize, p.threads_x, p.threads_y, p.persistent_batch, p.blocks_per_sm) == (4, 4, 128, 8, 2)
 
 
 def test_every_field_has_a_rule_and_str_prints_it() -> None:

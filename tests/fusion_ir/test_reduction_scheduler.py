@@ -8,6 +8,7 @@ from dataclasses import fields, replace
 
 import pytest
 
+from codegen import to_cuda
 from examples import _reduction_fusions as fusions
 from fusion_ir import DataType, Fusion, ParallelType, ScheduleError, ops
 from fusion_ir.schedulers.protocol import HeuristicParams
@@ -131,7 +132,10 @@ def test_inner_heuristic_at_gpu_sizes() -> None:
     p = suggest_reduction(_domain((1024, 65536), 1), sms=132)
     assert (p.threads_x, p.grid_splits) == (512, 1)
     p = suggest_reduction(_domain((8, 1 << 20), 1), sms=132)
-    assert p.threads_x == 512 and p.grid_splits * 8 >= 132 * 4
+    # 8 rows leave 132 SMs x 2 resident blocks of 512 threads short: 264 / 8 = 33 splits, rounded up to 64
+    # (512 blocks, each thread 8 vectors), not the 128 splits of 4 vectors that four blocks per SM asked
+    assert (p.threads_x, p.grid_splits, p.blocks_per_sm) == (512, 64, 2)
+    assert "132 SMs x 2" in p.why["grid_splits"]
 
 
 def test_outer_heuristic_fills_the_sms() -> None:
@@ -143,6 +147,28 @@ def test_outer_heuristic_fills_the_sms() -> None:
     assert 32 * p.grid_splits >= 132 * 4
     p = suggest_reduction(_domain((1024, 65536), 0), sms=132)
     assert 512 * p.grid_splits >= 132 * 4 and p.grid_splits <= 1024 // (8 * 16)
+
+
+def test_outer_few_rows_stay_on_one_thread_across_more_columns() -> None:
+    """x.sum(0) of [8, 1M]: 8 rows on 8 threads left each thread one row and 4 block reductions of 8 values;
+    one thread sums the 8 rows serially, 256 threads x 4 columns per block, 1024 blocks, no grid split."""
+    p = suggest_reduction(_domain((8, 1 << 20), 0), sms=132)
+    assert (p.vectorize, p.threads_x, p.threads_y, p.grid_splits, p.unroll) == (4, 256, 1, 1, 4)
+    p = suggest_reduction(_domain((64, 1 << 20), 0), sms=132)
+    assert (p.threads_x, p.threads_y) == (64, 4)           # 16 rows per thread
+    p = suggest_reduction(_domain((4096, 16), 0), sms=132)
+    assert (p.threads_x, p.threads_y) == (4, 64)           # narrow columns: the block still fills down the rows
+
+
+def test_one_thread_down_the_rows_keeps_the_output_out_of_the_accumulation() -> None:
+    """threads_y 1 is still a TIDy (a block reduction of one thread, no code): the sum accumulates in registers
+    and the output is written once, never zeroed and read back in global memory."""
+    fusion = fusions.reduction((8, 4096), "sum", 0)
+    params = run(fusion)
+    assert params.threads_y == 1
+    source = to_cuda(lower(fusion))
+    out = fusion.outputs[0]
+    assert source.count(f"T{out.name}.data[") == 1
 
 
 def test_every_field_has_a_rule_and_str_prints_it() -> None:

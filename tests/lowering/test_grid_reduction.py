@@ -10,6 +10,7 @@ import examples
 from fusion_ir import DataType, Fusion, MemoryType, ParallelType, ScheduleError, ops
 from lowering import LoweringError, lower
 from lowering import kernel_ir as k
+from lowering.grid_reduction import SPLIT_UNROLL
 
 
 def kinds(body: tuple) -> list[type]:
@@ -35,6 +36,7 @@ def test_plain_reduction_lowers_to_the_protocol_in_order() -> None:
     total = last.then_body[0]
     splits = next(n for n in total.body if isinstance(n, k.ForLoop))
     assert isinstance(splits, k.ForLoop) and str(splits.start) == "0" and str(splits.stop) == "3"
+    assert splits.unroll == SPLIT_UNROLL == 8   # 8 partials' loads in flight, the adds still in split order
     writes = [n.buffer.name for n in k.walk(last.then_body) if isinstance(n, k.Assign)]
     assert writes == ["T1_acc", "T1_acc", "T1_sem", "T1"]
 

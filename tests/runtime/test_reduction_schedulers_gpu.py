@@ -23,7 +23,11 @@ pytestmark = pytest.mark.gpu
 
 NAMES = [f"{op}_dim{axis}_16384x4096_float32" for op in ("sum", "max") for axis in (1, 0)] + [
     f"{name}_16384x4096_float32" for name in ("softmax", "log_softmax", "layer_norm", "rms_norm")] + [
-    "softmax_dim0_1024x65536_float32"]
+    "softmax_dim0_1024x65536_float32"] + [
+    # the shapes whose choices the 2-blocks-per-SM, few-rows and split rules changed
+    "softmax_4096x16384_float32", "log_softmax_4096x16384_float32", "layer_norm_4096x16384_float32",
+    "softmax_dim0_1024x4096_float32", "sum_dim0_8x1048576_float32", "max_dim0_8x1048576_float32",
+    "sum_dim1_8x1048576_float32"]
 BY_NAME = {c.name: c for c in cases.CASES}
 
 

@@ -47,7 +47,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) fusion_kernel(Tensor<float,
       float T4_acc[1];
       T4_acc[0] = 0.0f;
       T4_acc[0] = T4_acc[0] + T3[i10];
-      T4_acc[0] = blockAllReduce<false, true, false>(T4_acc[0], reinterpret_cast<float*>(block_workspace), ReduceAdd());
+      T4_acc[0] = blockAllReduce<false, true, false, 32, 8, 1>(T4_acc[0], reinterpret_cast<float*>(block_workspace), ReduceAdd());
       T4[i10] = T4_acc[0];
     }
     // loop of iV64{4}
@@ -70,6 +70,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) fusion_kernel(Tensor<float,
     for (int64_t g1 = 0; g1 < 4; ++g1) {
       T1_acc[g1] = 0.0f;
       // loop of splits, in order
+      #pragma unroll 8
       for (int64_t z1 = 0; z1 < 4; ++z1) {
         T1_acc[g1] = T1_acc[g1] + T1_work.data[(((((z1 * 2) + ((((int64_t)blockIdx.y) * 2) + ((int64_t)blockIdx.x))) * 4) + g1) * 256) + (((int64_t)threadIdx.x) + (((int64_t)threadIdx.y) * 32))];
       }

@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<float, 2> T0, Tensor<float, 1> T1, Tensor<float, 1> T2, Tensor<float, 2> T17) {
+extern "C" __global__ void __launch_bounds__(128, 2) fusion_kernel(Tensor<float, 2> T0, Tensor<float, 1> T1, Tensor<float, 1> T2, Tensor<float, 2> T17) {
   const int64_t T0_stride0 = T0.stride[0];
   const int64_t T0_stride1 = T0.stride[1];
   const int64_t T1_stride0 = T1.stride[0];
@@ -40,7 +40,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<float,
   }
   T3_acc[0] = 0.0f;
   T3_acc[0] = T3_acc[0] + T22[0];
-  T3_acc[0] = blockAllReduce<true, false, false>(T3_acc[0], reinterpret_cast<float*>(block_workspace), ReduceAdd());
+  T3_acc[0] = blockAllReduce<true, false, false, 64, 2, 1>(T3_acc[0], reinterpret_cast<float*>(block_workspace), ReduceAdd());
   T3[0] = T3_acc[0];
   T4[0] = T3[0] * 0.0013020833333333333f;
   // loop of iS64{3}
@@ -64,7 +64,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<float,
   }
   T8_acc[0] = 0.0f;
   T8_acc[0] = T8_acc[0] + T23[0];
-  T8_acc[0] = blockAllReduce<true, false, false>(T8_acc[0], reinterpret_cast<float*>(block_workspace), ReduceAdd());
+  T8_acc[0] = blockAllReduce<true, false, false, 64, 2, 1>(T8_acc[0], reinterpret_cast<float*>(block_workspace), ReduceAdd());
   T8[0] = T8_acc[0];
   T9[0] = T8[0] * 0.0013020833333333333f;
   T10[0] = T9[0] + 1e-05f;

@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bfloat16, 2> T0, Tensor<__bfloat16, 1> T1, Tensor<__bfloat16, 2> T13) {
+extern "C" __global__ void __launch_bounds__(128, 2) fusion_kernel(Tensor<__bfloat16, 2> T0, Tensor<__bfloat16, 1> T1, Tensor<__bfloat16, 2> T13) {
   const int64_t T0_stride0 = T0.stride[0];
   const int64_t T0_stride1 = T0.stride[1];
   const int64_t T1_stride0 = T1.stride[0];
@@ -45,7 +45,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   }
   T4_acc[0] = 0.0f;
   T4_acc[0] = T4_acc[0] + T17[0];
-  T4_acc[0] = blockAllReduce<true, false, false>(T4_acc[0], reinterpret_cast<float*>(block_workspace), ReduceAdd());
+  T4_acc[0] = blockAllReduce<true, false, false, 32, 4, 1>(T4_acc[0], reinterpret_cast<float*>(block_workspace), ReduceAdd());
   T4[0] = T4_acc[0];
   T5[0] = T4[0] * 0.0009765625f;
   T6[0] = T5[0] + 1e-05f;

@@ -29,11 +29,10 @@ extern "C" __global__ void __launch_bounds__(64, 1) fusion_kernel(Tensor<float, 
     #pragma unroll
     for (int64_t g1 = 0; g1 < 1; ++g1) {
       T1_acc[g1] = 0.0f;
-      const int64_t h1 = ceilDiv(i0, 64);
-      const int64_t h2 = (((int64_t)blockIdx.y) * ceilDiv(i0, 64)) + ((int64_t)blockIdx.x);
       // loop of splits, in order
+      #pragma unroll 8
       for (int64_t z1 = 0; z1 < 3; ++z1) {
-        T1_acc[g1] = T1_acc[g1] + T1_work.data[((((z1 * h1) + h2) + g1) * 64) + ((int64_t)threadIdx.x)];
+        T1_acc[g1] = T1_acc[g1] + T1_work.data[((((z1 * ceilDiv(i0, 64)) + ((((int64_t)blockIdx.y) * ceilDiv(i0, 64)) + ((int64_t)blockIdx.x))) + g1) * 64) + ((int64_t)threadIdx.x)];
       }
     }
     if (((int64_t)threadIdx.x) == 0) {

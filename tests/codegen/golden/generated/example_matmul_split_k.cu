@@ -130,11 +130,10 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     #pragma unroll
     for (int64_t g3 = 0; g3 < 128; ++g3) {
       T3[g3] = 0.0f;
-      const int64_t h2 = ceilDiv(i3, 128) * ceilDiv(i0, 128);
-      const int64_t h3 = (((int64_t)blockIdx.y) * ceilDiv(i3, 128)) + ((int64_t)blockIdx.x);
       // loop of splits, in order
+      #pragma unroll 8
       for (int64_t z3 = 0; z3 < 3; ++z3) {
-        T3[g3] = T3[g3] + T3_work.data[(((((z3 * h2) + h3) * 128) + g3) * 128) + ((int64_t)threadIdx.x)];
+        T3[g3] = T3[g3] + T3_work.data[(((((z3 * (ceilDiv(i3, 128) * ceilDiv(i0, 128))) + ((((int64_t)blockIdx.y) * ceilDiv(i3, 128)) + ((int64_t)blockIdx.x))) * 128) + g3) * 128) + ((int64_t)threadIdx.x)];
       }
     }
     if (((int64_t)threadIdx.x) == 0) {

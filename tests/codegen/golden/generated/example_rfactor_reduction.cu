@@ -17,7 +17,7 @@ extern "C" __global__ void __launch_bounds__(64, 1) fusion_kernel(Tensor<float, 
   }
   T1_acc[0] = __uint_as_float(0xff800000u);
   T1_acc[0] = fmaxf(T1_acc[0], T2[0]);
-  T1_acc[0] = blockAllReduce<true, false, false>(T1_acc[0], reinterpret_cast<float*>(block_workspace), ReduceMax());
+  T1_acc[0] = blockAllReduce<true, false, false, 64, 1, 1>(T1_acc[0], reinterpret_cast<float*>(block_workspace), ReduceMax());
   if (((int64_t)threadIdx.x) == 0) {
     T1.data[((int64_t)blockIdx.x) * T1_stride0] = T1_acc[0];
   }

@@ -19,7 +19,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<float,
       T1_acc[0] = fmaxf(T1_acc[0], T0.data[(((int64_t)blockIdx.x) * T0_stride0) + (((i3 * 128) + ((int64_t)threadIdx.x)) * T0_stride1)]);
     }
   }
-  T1_acc[0] = blockAllReduce<true, false, false>(T1_acc[0], reinterpret_cast<float*>(block_workspace), ReduceMax());
+  T1_acc[0] = blockAllReduce<true, false, false, 128, 1, 1>(T1_acc[0], reinterpret_cast<float*>(block_workspace), ReduceMax());
   T1[0] = T1_acc[0];
   // loop of iS22{ceilDiv(i1, 128)}
   for (int64_t i5 = 0; i5 < ceilDiv(i1, 128); ++i5) {
@@ -41,7 +41,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<float,
       T5_acc[0] = T5_acc[0] + T4[((int64_t)threadIdx.x) + (i7 * 128)];
     }
   }
-  T5_acc[0] = blockAllReduce<true, false, false>(T5_acc[0], reinterpret_cast<float*>(block_workspace), ReduceAdd());
+  T5_acc[0] = blockAllReduce<true, false, false, 128, 1, 1>(T5_acc[0], reinterpret_cast<float*>(block_workspace), ReduceAdd());
   T5[0] = T5_acc[0];
   __syncthreads();  // RAW: T4 written, then read
   // loop of iS28{ceilDiv(i1, 128)}

@@ -16,7 +16,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<float,
       T1_acc[0] = fmaxf(T1_acc[0], T0.data[(((int64_t)blockIdx.x) * T0_stride0) + (((i3 * 128) + ((int64_t)threadIdx.x)) * T0_stride1)]);
     }
   }
-  T1_acc[0] = blockAllReduce<true, false, false>(T1_acc[0], reinterpret_cast<float*>(block_workspace), ReduceMax());
+  T1_acc[0] = blockAllReduce<true, false, false, 128, 1, 1>(T1_acc[0], reinterpret_cast<float*>(block_workspace), ReduceMax());
   T1[0] = T1_acc[0];
   // loop of iS16{ceilDiv(i1, 128)}
   for (int64_t i5 = 0; i5 < ceilDiv(i1, 128); ++i5) {

@@ -61,7 +61,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
         }
         mbarrier::arrive(toSmem(&T2_mbar[((h3 + i4) % 4) + 4]));
       }
-      T1_acc[0] = blockAllReduce<true, false, false>(T1_acc[0], reinterpret_cast<float*>(block_workspace), ReduceAdd(), 1, 128);
+      T1_acc[0] = blockAllReduce<true, false, false, 128, 2, 1>(T1_acc[0], reinterpret_cast<float*>(block_workspace), ReduceAdd(), 1, 128);
       if ((((i2 * 3) + ((int64_t)blockIdx.x)) < i0) && (((int64_t)threadIdx.x) == 0)) {
         T1.data[((i2 * 3) + ((int64_t)blockIdx.x)) * T1_stride0] = T1_acc[0];
       }

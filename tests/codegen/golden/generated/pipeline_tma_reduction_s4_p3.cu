@@ -54,7 +54,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<float,
     }
   }
   __syncthreads();  // WAR: block_workspace reuses the memory of T2_mbar
-  T1_acc[0] = blockAllReduce<true, false, false>(T1_acc[0], reinterpret_cast<float*>(block_workspace), ReduceAdd());
+  T1_acc[0] = blockAllReduce<true, false, false, 128, 1, 1>(T1_acc[0], reinterpret_cast<float*>(block_workspace), ReduceAdd());
   if (((int64_t)threadIdx.x) == 0) {
     T1.data[((int64_t)blockIdx.x) * T1_stride0] = T1_acc[0];
   }
