@@ -285,18 +285,24 @@ def _persistent_loops(model: IdModel) -> dict[int, PersistentLoop]:
         # (a matmul operand lacks one of the tile's dimensions), whose extent is not the tile count
         for i in reversed(g.members):
             tile = _tile_of(model, i, g.index)
+            if tile is DIVIDES:          # the consumer's tiles divide among the blocks: none past the end
+                break
             if tile is not None:
                 found[g.number] = PersistentLoop(g, *tile)
                 break
     return found
 
 
-def _tile_of(model: IdModel, i: IterDomain, index: Val) -> tuple[Val, Val] | None:
+DIVIDES = ("divides",)   # _tile_of: a block split that divides its input (no tile past the end)
+
+
+def _tile_of(model: IdModel, i: IterDomain, index: Val) -> tuple[Val, Val] | tuple[str] | None:
     """The tile of outer split part ``i`` (at ``index``) when the splits below it end in a block index:
     ``[T / B, B (BIDx)]``, or ``[T / B / W, W (a thread index), B (BIDx)]`` where each index of a thread
     dimension that warp groups are specialized on takes its own tiles (they take turns), and the block's
     first thread's tile stands for the block's otherwise: the tile index and the tile count; None when
-    there is none or the block split divides."""
+    there is none, ``DIVIDES`` when the block split divides (a producer's broadcast copy of the axis further
+    on must not stand in for it: its extent is not the tile count)."""
     split = i.definition
     if not isinstance(split, Split) or i is not split.outer:
         return None
@@ -307,7 +313,7 @@ def _tile_of(model: IdModel, i: IterDomain, index: Val) -> tuple[Val, Val] | Non
     n, width = split.input.extent.const_value(), split.inner.extent.const_value()
     divides = n is not None and width is not None and n % width == 0
     if inner.parallel_type.is_block:
-        return None if divides else (tile, split.input.extent)
+        return DIVIDES if divides else (tile, split.input.extent)
     if inner.parallel_type.is_thread:
         if inner.parallel_type not in _warp_group_turns(model):
             # the block's threads walk the tiles together (they meet at block barriers): the block skips a

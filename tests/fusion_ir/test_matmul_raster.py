@@ -60,3 +60,21 @@ def test_the_raster_orders_the_tiles_differently() -> None:
 def test_a_bad_raster_is_refused_by_name(raster: object) -> None:
     with pytest.raises(ScheduleError, match=r"MatmulParams.raster: .* must be \"m\" .* or \"n\""):
         MatmulParams(raster=raster).validate(DataType.BFloat16)   # type: ignore[arg-type]
+
+
+def test_a_group_of_every_row_of_tiles_skips_no_tile() -> None:
+    """group_m equal to the rows of tiles (384 rows: 3 of 128, in one group): the tiles divide among the blocks
+    (6 tiles, 2 blocks), and A's copy of the tile axis, broadcast along the columns, has only 3: its count must not
+    stand in for the loop's (it skipped the second column of tiles, which stayed unwritten)."""
+    import numpy as np
+
+    from runtime.tuning import matmul_fusion
+
+    fusion = matmul_fusion(384, 264, 200)
+    schedule_matmul(fusion, MatmulParams(tile=(128, 256, 64), stages=3, compute_warp_groups=2, warp_specialized=True,
+                                  persistent=True, tma_store=True, blocks=2, group_m=3))
+    inputs = random_inputs(fusion, [(384, 200), (200, 264)], 0)
+    (out,) = simulate(lower(fusion), inputs)
+    expected = inputs[0].astype(np.float64) @ inputs[1].astype(np.float64)
+    assert np.all(np.isfinite(out.astype(np.float64)))
+    np.testing.assert_allclose(out.astype(np.float64), expected, rtol=2e-2, atol=2e-2 * np.abs(expected).max())

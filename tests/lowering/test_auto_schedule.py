@@ -72,7 +72,7 @@ def test_a_fusion_no_scheduler_takes_runs_as_one_thread_with_every_reason() -> N
     fusion = Fusion()
     with fusion:
         x = fusion.add_input(shape=(4, 6))
-        fusion.add_output(ops.sum(ops.set(ops.transpose(x, 0, 1)), 1))
+        fusion.add_output(ops.sum(ops.transpose(x, 0, 1), [0, 1]))       # a full reduction: no scheduler's
     with pytest.warns(AutoScheduleWarning) as record:
         kernel = lower(fusion)
     text = str(record[0].message)
