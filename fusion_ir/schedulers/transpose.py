@@ -35,6 +35,7 @@ TILE_BYTES = 128           # one swizzled shared-memory row: the 128-byte swizzl
 THREADS = 256
 MAX_TILE = 64
 DIRECT_THREADS = 128
+STORE_VECTOR_MIN_BYTES = 4     # narrower elements are stored unvectorized (each vector gathers from as many tile rows)
 
 
 @dataclass(frozen=True)
@@ -118,8 +119,13 @@ def suggest(fusion: Fusion, sizes: Sizes | None) -> TransposeParams:
     why["rows"] = f"{THREADS} threads a block: {tile} along TIDx, {rows} along TIDy, {tile // rows} passes a tile"
     moved = p.permutation.index(rank - 1)
     load, why["vectorize_load"] = _vector(tile, rows, size, None if extents is None else extents[moved], "input")
-    store, why["vectorize_store"] = _vector(tile, rows, out.dtype.size, None if extents is None else extents[-1],
-                                            "output")
+    if out.dtype.size < STORE_VECTOR_MIN_BYTES:
+        store, why["vectorize_store"] = 1, (
+            f"{out.dtype.size}-byte elements are stored one by one: a vector gathers its elements from as many "
+            f"rows of the tile (8192^2 bf16 on an H100: 91.6 % of copy unvectorized, 70.7-81.9 % with 2, 4 or 8)")
+    else:
+        store, why["vectorize_store"] = _vector(tile, rows, out.dtype.size, None if extents is None else extents[-1],
+                                                "output")
     swizzle = SmemSwizzle.B128 if tile * size == TILE_BYTES else SmemSwizzle.NONE
     why["swizzle"] = ("the 128-byte XOR swizzle: a column of 32 reads 8 chunks (4-way bank conflict, 32-way "
                       "unswizzled)" if swizzle is not SmemSwizzle.NONE else
