@@ -8,7 +8,7 @@ rows' segments, coalesced), ``threads_y`` threads and ``grid_splits`` blocks spl
 thread summing its rows serially before a block and a grid reduction; few reduced rows stay on one thread
 (``threads_y`` 1: no block reduction) and the block's threads go across more columns instead.
 The grid is split until every SM has its resident blocks (at least ``MIN_BLOCKS_PER_SM``) to run.
-Every rule names itself in ``why``; docs/schedulers_reduction.md tabulates them.
+Every rule names itself in ``why``; docs/schedulers.md tabulates them.
 """
 
 from __future__ import annotations
