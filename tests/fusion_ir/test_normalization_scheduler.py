@@ -137,10 +137,19 @@ def test_short_rows_share_a_block() -> None:
 
 
 def test_outer_narrows_its_columns_until_the_rows_fit_registers() -> None:
-    p = SCHEDULER.suggest(fusions.softmax((1024, 65536), 0), None)
+    p = SCHEDULER.suggest(fusions.softmax((1024, 16384), 0), None)
     assert p.kind == "outer" and p.persistent_memory == REGISTERS
     assert p.threads_x * p.vectorize * 4 < 128          # narrower than a 128-byte segment
     assert p.threads_x * p.threads_y <= 1024
+
+
+def test_outer_takes_full_segments_at_one_block_where_the_column_blocks_are_many_waves() -> None:
+    """1024 x 65536: 2048 blocks of 32 columns are 15.5 waves on 132 SMs: 128-byte row segments at one block per
+    SM (87.5 % of copy on the H100 against 81.5 % for two blocks of 16 columns); at 16384 columns (3.9 waves) the
+    two narrower blocks stay."""
+    p = SCHEDULER.suggest(fusions.softmax((1024, 65536), 0), None)
+    assert (p.threads_x * p.vectorize * 4, p.blocks_per_sm, p.persistent_memory) == (128, 1, REGISTERS)
+    assert "waves of column blocks" in p.why["threads_x"]
 
 
 def test_outer_keeps_two_blocks_of_16_columns_per_sm() -> None:
