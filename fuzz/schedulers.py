@@ -1,7 +1,15 @@
-"""Fuzzing ``schedule()``: hypothesis draws pointwise and transpose fusions (op chains, inputs broadcast along
-random axes with ops before the broadcast, casts, fp32/fp16/bf16/int32, constant or symbolic extents, sizes no
-tile or vector divides; one in ten ends in a sum), schedules each with ``schedule(fusion, sizes)`` and simulates it
-against numpy.
+"""Fuzzing ``schedule()``: hypothesis draws a fusion of every class the registry schedules, schedules it with
+``schedule(fusion, sizes)`` and simulates it against numpy:
+
+- pointwise and transpose: op chains, inputs broadcast along random axes with ops before the broadcast, casts,
+  fp32/fp16/bf16/int32, constant or symbolic extents, sizes no tile or vector divides (one pointwise case in ten
+  ends in a sum);
+- reduction: a pointwise chain on one or two inputs of a 2-D domain (fp32/fp16/bf16), cast to float, then
+  ``sum``, ``max``, ``mean`` (``ops.mean`` or ``sum * (1/N)``) or ``var_mean``'s variance over the last or the
+  first axis, then pointwise ops on the reduced result, often a reduced axis of hundreds of elements;
+- normalization: softmax, log-softmax (with or without the max subtracted, a divide or a reciprocal), layer norm
+  (mean by ``ops.mean`` or ``sum * (1/N)``, optional 1-D weight and bias broadcast along the rows, optional mean
+  and inverse std outputs) and RMS norm over the last or the first axis, fp32 or bf16, cast back.
 
 The property (``check``): ``schedule`` either refuses with a ``ScheduleError`` or gives a schedule that lowers and
 matches numpy at the sizes it was scheduled for; a lowering error, a simulator error or a wrong result is a bug.
@@ -10,6 +18,7 @@ matches numpy at the sizes it was scheduled for; a lowering error, a simulator e
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,6 +37,33 @@ DTYPES = (DataType.Float, DataType.Float, DataType.Half, DataType.BFloat16, Data
 CASTS = (DataType.Float, DataType.Half, DataType.BFloat16)
 MAX_ELEMENTS = 3000           # keeps one simulation well under a second
 LOW_PRECISION = (DataType.Half, DataType.BFloat16)
+REDUCE_DTYPES = (DataType.Float, DataType.Float, DataType.Half, DataType.BFloat16)
+NORM_DTYPES = (DataType.Float, DataType.BFloat16)
+REDUCTIONS = ("sum", "max", "mean", "mean_scale", "var")
+NORMALIZATIONS = ("softmax", "log_softmax", "layer_norm", "rms_norm")
+# after a reduction only ops that do not shrink a value: a rounded sum stays within `within`'s bound of its scale
+TAME_UNARY = ("neg", "abs", "relu")
+REDUCED_EXTENTS = (1, 2, 3, 7, 8, 31, 33, 64, 100, 127, 257, 300, 513, 1000, 1500, 3000)
+EPS = 1e-5
+
+
+@dataclass(frozen=True)
+class Reduce:
+    """What follows the pre-chain of a reduction or normalization case: ``op`` (one of ``REDUCTIONS`` or
+    ``NORMALIZATIONS``) over ``axis`` of the 2-D domain, computed in float; ``flags``: ``"mean_op"`` (a norm's
+    means by ``ops.mean``, else ``sum * (1/N)``), ``"no_max"`` (softmax without the max subtracted),
+    ``"recip"`` (softmax multiplies by the sum's reciprocal), ``"stats"`` (layer norm also outputs the mean and the
+    inverse std), ``"bessel"`` (var with correction 1); ``weight``/``bias``: the input index of a 1-D input
+    along ``axis`` broadcast along the other; ``out_dtype``: the result's type (a cast back when not float);
+    ``post``: pointwise steps on the result."""
+
+    op: str
+    axis: int
+    out_dtype: DataType = DataType.Float
+    flags: tuple[str, ...] = ()
+    weight: int | None = None
+    bias: int | None = None
+    post: tuple[tuple, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -53,9 +89,12 @@ class SchedulerCase:
     perm: tuple[int, ...] | None = None
     also_output: int | None = None
     seed: int = 0
+    reduce: Reduce | None = None
 
     @property
     def kind(self) -> str:
+        if self.reduce is not None:
+            return "normalization" if self.reduce.op in NORMALIZATIONS else "reduction"
         return "transpose" if self.perm is not None else "pointwise"
 
     def input_shapes(self) -> list[tuple[int, ...]]:
@@ -85,6 +124,9 @@ class SchedulerCase:
                 cur = _step(cur, step, operand)
                 if n == self.also_output:
                     outputs.append(cur)
+            if self.reduce is not None:
+                cur, stats = _reduce(cur, self.reduce, self.shape[self.reduce.axis], operand)
+                outputs += stats
             if cur.is_input:
                 cur = ops.set(cur)
             for t in outputs:
@@ -102,6 +144,13 @@ class SchedulerCase:
         lines += [f"step {n}: {step}" for n, step in enumerate(self.chain)]
         if self.also_output is not None:
             lines.append(f"step {self.also_output} is an output too")
+        if self.reduce is not None:
+            r = self.reduce
+            lines.append(f"then {r.op} over axis {r.axis} in float{f' {list(r.flags)}' if r.flags else ''}"
+                         f"{f' weight input {r.weight}' if r.weight is not None else ''}"
+                         f"{f' bias input {r.bias}' if r.bias is not None else ''}, result {r.out_dtype.name}")
+            lines += [f"post {n}: {step}" for n, step in enumerate(r.post)]
+        lines.append("# rebuild: " + re.sub(r"<DataType[.](\w+): [^>]*>", r"DataType.\1", repr(self)))
         return "\n".join(lines)
 
 
@@ -116,6 +165,56 @@ def _step(cur: TensorView, step: tuple, operand) -> TensorView:
     if kind == "sum":
         return ops.sum(cur, step[1])
     return ops.cast(cur, step[1])
+
+
+def _reduce(cur: TensorView, r: Reduce, n: int, operand) -> tuple[TensorView, list[TensorView]]:
+    """``r`` applied to the 2-D ``cur`` (``n``: the reduced extent); returns the result and extra outputs."""
+    y = cur if cur.dtype is DataType.Float else ops.cast(cur, DataType.Float)
+    a = r.axis
+
+    def back(t: TensorView) -> TensorView:
+        return ops.broadcast(t, [a == 0, a == 1])
+
+    def mean(t: TensorView) -> TensorView:
+        return ops.mean(t, a) if "mean_op" in r.flags else ops.mul(ops.sum(t, [a]), 1.0 / n)
+
+    stats: list[TensorView] = []
+    if r.op in ("sum", "max"):
+        out = getattr(ops, r.op)(y, [a])
+    elif r.op == "mean":
+        out = ops.mean(y, a)
+    elif r.op == "mean_scale":
+        out = ops.mul(ops.sum(y, [a]), 1.0 / n)
+    elif r.op == "var":
+        out = ops.var_mean(y, a, correction=1 if "bessel" in r.flags else 0)[0]
+    elif r.op in ("softmax", "log_softmax"):
+        shifted = y if "no_max" in r.flags else ops.sub(y, back(ops.max(y, [a])))
+        e = ops.exp(shifted)
+        total = ops.sum(e, [a])
+        if r.op == "log_softmax":
+            out = ops.sub(shifted, back(ops.log(total)))
+        elif "recip" in r.flags:
+            out = ops.mul(e, back(ops.div(1.0, total)))
+        else:
+            out = ops.div(e, back(total))
+    elif r.op == "layer_norm":
+        m = mean(y)
+        centred = ops.sub(y, back(m))
+        inv_std = ops.rsqrt(ops.add(mean(ops.mul(centred, centred)), EPS))
+        out = ops.mul(centred, back(inv_std))
+        if "stats" in r.flags:
+            stats = [m, inv_std]
+    else:                                   # rms_norm
+        out = ops.mul(y, back(ops.rsqrt(ops.add(mean(ops.mul(y, y)), EPS))))
+    if r.weight is not None:
+        out = ops.mul(out, operand(r.weight))
+    if r.bias is not None:
+        out = ops.add(out, operand(r.bias))
+    if r.out_dtype is not DataType.Float:
+        out = ops.cast(out, r.out_dtype)
+    for step in r.post:
+        out = _step(out, step, operand)
+    return out, stats
 
 
 @st.composite
@@ -181,9 +280,87 @@ def _steps(draw: st.DrawFn, inputs: int, allow_binary: bool) -> list[tuple]:
     return steps
 
 
+@st.composite
+def _domain(draw: st.DrawFn) -> tuple[tuple[int, int], int]:
+    """A 2-D shape and the axis to reduce: the reduced extent often hundreds, the kept one shrunk to fit."""
+    axis = draw(st.integers(0, 1))
+    reduced = draw(st.sampled_from(REDUCED_EXTENTS))
+    kept = draw(st.sampled_from((1, 2, 3, 5, 7, 8, 16, 31, 33, 40, 64, 70)))
+    kept = max(1, min(kept, MAX_ELEMENTS // reduced))
+    return ((kept, reduced) if axis == 1 else (reduced, kept)), axis
+
+
+@st.composite
+def _pre_inputs(draw: st.DrawFn, dtypes: tuple[DataType, ...], most: int) -> tuple[InputDef, ...]:
+    first = InputDef((0, 1), draw(st.sampled_from(dtypes)), draw(st.booleans()))
+    others = []
+    for _ in range(draw(st.integers(0, most))):
+        axes = draw(st.sampled_from(((0, 1), (0, 1), (0,), (1,))))
+        pre = draw(st.sampled_from((None, None, "neg", "abs", "sin")))
+        others.append(InputDef(axes, draw(st.sampled_from(dtypes)), draw(st.booleans()), pre))
+    return (first, *others)
+
+
+@st.composite
+def _post(draw: st.DrawFn) -> tuple[tuple, ...]:
+    steps = []
+    for _ in range(draw(st.integers(0, 2))):
+        if draw(st.booleans()):
+            steps.append(("unary", draw(st.sampled_from(TAME_UNARY))))
+        else:
+            steps.append(("scalar", draw(st.sampled_from(("add", "mul", "sub"))), draw(st.sampled_from(SCALARS))))
+    return tuple(steps)
+
+
+@st.composite
+def reduction_cases(draw: st.DrawFn) -> SchedulerCase:
+    """A pointwise chain on one or two inputs of a 2-D domain, then a reduction over the last or first axis."""
+    shape, axis = draw(_domain())
+    inputs = draw(_pre_inputs(REDUCE_DTYPES, 1))
+    chain = tuple(draw(_steps(len(inputs), allow_binary=True)))
+    op = draw(st.sampled_from(REDUCTIONS))
+    flags = ("bessel",) if op == "var" and shape[axis] > 1 and draw(st.booleans()) else ()
+    low = [d.dtype for d in inputs if d.dtype in LOW_PRECISION]
+    out_dtype = draw(st.sampled_from((DataType.Float, low[0]))) if low else DataType.Float
+    reduce = Reduce(op, axis, out_dtype, flags, post=draw(_post()))
+    return SchedulerCase(shape, inputs, chain, None, None, draw(st.integers(0, 2**16)), reduce)
+
+
+@st.composite
+def normalization_cases(draw: st.DrawFn) -> SchedulerCase:
+    """Softmax, log-softmax, layer norm or RMS norm over the last or first axis, after a short chain."""
+    shape, axis = draw(_domain())
+    dtype = draw(st.sampled_from(NORM_DTYPES))
+    inputs = draw(_pre_inputs((dtype,), 1))
+    chain = tuple(draw(_steps(len(inputs), allow_binary=True)))[:3]
+    chain += tuple(("binary", "add", k) for k in range(1, len(inputs)) if not any(
+        s[0] == "binary" and s[2] == k for s in chain))
+    op = draw(st.sampled_from(NORMALIZATIONS))
+    flags: list[str] = []
+    weight = bias = None
+    if op in ("softmax", "log_softmax"):
+        flags += [f for f in ("no_max", "recip") if draw(st.integers(0, 3)) == 0]
+    else:
+        if draw(st.booleans()):
+            flags.append("mean_op")
+        if op == "layer_norm" and draw(st.integers(0, 3)) == 0:
+            flags.append("stats")
+        if draw(st.booleans()):
+            weight = len(inputs)
+            inputs += (InputDef((axis,), dtype, draw(st.booleans())),)
+        if op == "layer_norm" and draw(st.booleans()):
+            bias = len(inputs)
+            inputs += (InputDef((axis,), dtype, draw(st.booleans())),)
+    out_dtype = draw(st.sampled_from((DataType.Float, dtype)))
+    reduce = Reduce(op, axis, out_dtype, tuple(flags), weight, bias, draw(_post()))
+    return SchedulerCase(shape, inputs, chain, None, None, draw(st.integers(0, 2**16)), reduce)
+
+
 def scheduler_cases() -> st.SearchStrategy[SchedulerCase]:
-    """Pointwise cases two times in three, transpose cases the rest."""
-    return st.one_of(pointwise_cases(), pointwise_cases(), transpose_cases())
+    """Pointwise cases two times in six, transpose, reduction and normalization cases one in six each and one
+    more normalization (the scheduler with the most to get wrong)."""
+    return st.one_of(pointwise_cases(), pointwise_cases(), transpose_cases(), reduction_cases(),
+                     normalization_cases(), normalization_cases())
 
 
 def within(actual: np.ndarray, expected: np.ndarray, fusion: Fusion) -> tuple[bool, str]:
