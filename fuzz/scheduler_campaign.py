@@ -11,6 +11,7 @@ or any other error: a bug). Each failure's ``SchedulerCase.script()`` is written
 from __future__ import annotations
 
 import argparse
+import contextlib
 import collections
 import re
 import sys
@@ -22,6 +23,7 @@ from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 from fusion_ir.schedulers.registry import decline_reasons
+from target import use
 
 from .schedulers import (
     SchedulerCase,
@@ -34,9 +36,6 @@ from .schedulers import (
 
 STRATEGIES = {"pointwise": pointwise_cases, "transpose": transpose_cases, "reduction": reduction_cases,
               "normalization": normalization_cases}
-# the scheduler whose reason explains a refusal of each class ("no scheduler takes this fusion")
-OWNER = {"pointwise": "pointwise", "transpose": "transpose", "reduction": "reduction",
-         "normalization": "normalization"}
 
 
 def blur(reason: str) -> str:
@@ -46,12 +45,31 @@ def blur(reason: str) -> str:
     return reason[:160]
 
 
+def shape_of(params: object) -> str:
+    """The params' features that pick different code: the kind, grid splits, rows per block, vectors, memory."""
+    parts = [str(getattr(params, "kind", ""))]
+    if getattr(params, "grid_splits", 1) > 1:
+        parts.append("grid")
+    if getattr(params, "threads_y", 1) > 1:
+        parts.append("ty")
+    if getattr(params, "vectorize", 1) > 1:
+        parts.append("vec")
+    if getattr(params, "unroll", 1) > 1:
+        parts.append("unroll")
+    memory = getattr(params, "persistent_memory", None)
+    if memory is not None:
+        parts.append(str(memory))
+    return " ".join(p for p in parts if p)
+
+
 def refusal_reason(case: SchedulerCase, outcome: str) -> str:
     first = outcome.removeprefix("declined: ")
     if not first.startswith("schedule: no scheduler takes this fusion"):
         return blur(first)
-    reasons = decline_reasons(case.build(), case.input_shapes())
-    return f"{OWNER[case.kind]}: " + blur(reasons.get(OWNER[case.kind]) or "?")
+    with use(case.gpu.target()) if case.gpu is not None else contextlib.nullcontext():
+        reasons = decline_reasons(case.build(), case.input_shapes())
+    owners = ("reduction", "normalization") if case.kind in ("reduction", "normalization") else (case.kind,)
+    return "; ".join(f"{o}: {blur(reasons.get(o) or '?')}" for o in owners)
 
 
 def run(examples: int, start: int, classes: list[str], out: Path | None) -> collections.Counter:
@@ -65,8 +83,9 @@ def run(examples: int, start: int, classes: list[str], out: Path | None) -> coll
     @given(case=strategy)
     def one(case: SchedulerCase) -> None:
         nonlocal failures
+        seen: list[object] = []
         try:
-            outcome = check(case)
+            outcome = check(case, seen.append)
         except Exception as e:   # noqa: BLE001 - every other outcome is a bug, counted and kept
             failures += 1
             head = str(e).splitlines()[0] if str(e) else ""
@@ -79,7 +98,7 @@ def run(examples: int, start: int, classes: list[str], out: Path | None) -> coll
         if outcome.startswith("declined: "):
             counts[(case.kind, "ScheduleError", refusal_reason(case, outcome))] += 1
         else:
-            counts[(case.kind, "matched numpy", outcome)] += 1
+            counts[(case.kind, "matched numpy", f"{outcome} {shape_of(seen[0])}")] += 1
 
     one()
     return counts

@@ -18,8 +18,10 @@ matches numpy at the sizes it was scheduled for; a lowering error, a simulator e
 
 from __future__ import annotations
 
+import contextlib
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 import numpy as np
 from hypothesis import strategies as st
@@ -29,6 +31,7 @@ from fusion_ir.reference import evaluate
 from fusion_ir.schedulers import schedule
 from runtime import simulate
 from runtime.inputs import random_inputs
+from target import H100, Target, use
 
 UNARY = ("neg", "abs", "relu", "sin", "cos", "tanh", "sigmoid")
 BINARY = ("add", "sub", "mul", "maximum", "minimum")
@@ -77,6 +80,22 @@ class InputDef:
 
 
 @dataclass(frozen=True)
+class Gpu:
+    """A made-up GPU the case is scheduled, lowered and simulated for (``target.use``): H100 with fewer or more
+    SMs, fewer threads, registers or bytes of shared memory per block, so that small fusions reach grid splits,
+    shared-memory persistent buffers and the refusals of buffers that fit nowhere."""
+
+    sm_count: int
+    max_threads_per_block: int
+    registers_per_block: int
+    smem_per_block: int
+
+    def target(self) -> Target:
+        return replace(H100, name="fuzz GPU", sm_count=self.sm_count, max_threads_per_block=self.max_threads_per_block,
+                       registers_per_block=self.registers_per_block, smem_per_block=self.smem_per_block)
+
+
+@dataclass(frozen=True)
 class SchedulerCase:
     """``shape``: the output's axes (pointwise) or the input's (transpose, ``perm`` set); ``chain``: the ops after
     the first input (``("unary", name)``, ``("scalar", op, value)``, ``("binary", op, input)``, ``("cast", dtype)``,
@@ -90,6 +109,7 @@ class SchedulerCase:
     also_output: int | None = None
     seed: int = 0
     reduce: Reduce | None = None
+    gpu: Gpu | None = None
 
     @property
     def kind(self) -> str:
@@ -144,6 +164,8 @@ class SchedulerCase:
         lines += [f"step {n}: {step}" for n, step in enumerate(self.chain)]
         if self.also_output is not None:
             lines.append(f"step {self.also_output} is an output too")
+        if self.gpu is not None:
+            lines.append(f"for {self.gpu}")
         if self.reduce is not None:
             r = self.reduce
             lines.append(f"then {r.op} over axis {r.axis} in float{f' {list(r.flags)}' if r.flags else ''}"
@@ -291,13 +313,14 @@ def _domain(draw: st.DrawFn) -> tuple[tuple[int, int], int]:
 
 
 @st.composite
-def _pre_inputs(draw: st.DrawFn, dtypes: tuple[DataType, ...], most: int) -> tuple[InputDef, ...]:
+def _pre_inputs(draw: st.DrawFn, dtypes: tuple[DataType, ...], most: int,
+                pre: tuple[str | None, ...] = (None, None, "neg", "abs", "sin")) -> tuple[InputDef, ...]:
     first = InputDef((0, 1), draw(st.sampled_from(dtypes)), draw(st.booleans()))
     others = []
     for _ in range(draw(st.integers(0, most))):
         axes = draw(st.sampled_from(((0, 1), (0, 1), (0,), (1,))))
-        pre = draw(st.sampled_from((None, None, "neg", "abs", "sin")))
-        others.append(InputDef(axes, draw(st.sampled_from(dtypes)), draw(st.booleans()), pre))
+        pre_op = draw(st.sampled_from(pre))
+        others.append(InputDef(axes, draw(st.sampled_from(dtypes)), draw(st.booleans()), pre_op))
     return (first, *others)
 
 
@@ -323,7 +346,7 @@ def reduction_cases(draw: st.DrawFn) -> SchedulerCase:
     low = [d.dtype for d in inputs if d.dtype in LOW_PRECISION]
     out_dtype = draw(st.sampled_from((DataType.Float, low[0]))) if low else DataType.Float
     reduce = Reduce(op, axis, out_dtype, flags, post=draw(_post()))
-    return SchedulerCase(shape, inputs, chain, None, None, draw(st.integers(0, 2**16)), reduce)
+    return SchedulerCase(shape, inputs, chain, None, None, draw(st.integers(0, 2**16)), reduce, draw(_gpu()))
 
 
 @st.composite
@@ -331,10 +354,12 @@ def normalization_cases(draw: st.DrawFn) -> SchedulerCase:
     """Softmax, log-softmax, layer norm or RMS norm over the last or first axis, after a short chain."""
     shape, axis = draw(_domain())
     dtype = draw(st.sampled_from(NORM_DTYPES))
-    inputs = draw(_pre_inputs((dtype,), 1))
-    chain = tuple(draw(_steps(len(inputs), allow_binary=True)))[:3]
-    chain += tuple(("binary", "add", k) for k in range(1, len(inputs)) if not any(
-        s[0] == "binary" and s[2] == k for s in chain))
+    inputs = draw(_pre_inputs((dtype,), 1, pre=(None, "neg", "abs")))
+    # in float from the start: a normalization divides by a spread that a rounded chain may all but cancel
+    steps = [s for s in draw(_steps(len(inputs), allow_binary=True)) if s[0] != "cast"][:3]
+    steps += [("binary", "add", k) for k in range(1, len(inputs)) if not any(
+        s[0] == "binary" and s[2] == k for s in steps)]
+    chain = ((("cast", DataType.Float),) if dtype is not DataType.Float else ()) + tuple(steps)
     op = draw(st.sampled_from(NORMALIZATIONS))
     flags: list[str] = []
     weight = bias = None
@@ -353,7 +378,16 @@ def normalization_cases(draw: st.DrawFn) -> SchedulerCase:
             inputs += (InputDef((axis,), dtype, draw(st.booleans())),)
     out_dtype = draw(st.sampled_from((DataType.Float, dtype)))
     reduce = Reduce(op, axis, out_dtype, tuple(flags), weight, bias, draw(_post()))
-    return SchedulerCase(shape, inputs, chain, None, None, draw(st.integers(0, 2**16)), reduce)
+    return SchedulerCase(shape, inputs, chain, None, None, draw(st.integers(0, 2**16)), reduce, draw(_gpu()))
+
+
+@st.composite
+def _gpu(draw: st.DrawFn) -> Gpu | None:
+    """H100 half of the time, else a GPU with some limits drawn small (or many SMs: more grid splits)."""
+    if draw(st.booleans()):
+        return None
+    return Gpu(draw(st.sampled_from((1, 4, 132, 1024))), draw(st.sampled_from((128, 256, 1024))),
+               draw(st.sampled_from((4096, 16384, 65536))), draw(st.sampled_from((2048, 16384, 227 * 1024))))
 
 
 def scheduler_cases() -> st.SearchStrategy[SchedulerCase]:
@@ -377,15 +411,23 @@ def within(actual: np.ndarray, expected: np.ndarray, fusion: Fusion) -> tuple[bo
     return err < 1e-5, f"relative error {err:.3e} >= 1e-5"
 
 
-def check(case: SchedulerCase) -> str:
-    """Schedule ``case`` at its sizes and simulate it against numpy; returns ``"declined: ..."`` for a ScheduleError,
-    else the scheduler that took it. Raises AssertionError for a wrong result; any other error propagates."""
+def check(case: SchedulerCase, on_params: Callable[[object], None] | None = None) -> str:
+    """Schedule ``case`` at its sizes (for its ``gpu`` if it has one) and simulate it against numpy; returns
+    ``"declined: ..."`` for a ScheduleError, else the scheduler that took it (``on_params`` sees its params).
+    Raises AssertionError for a wrong result; any other error propagates."""
+    with use(case.gpu.target()) if case.gpu is not None else contextlib.nullcontext():
+        return _check(case, on_params)
+
+
+def _check(case: SchedulerCase, on_params: Callable[[object], None] | None) -> str:
     fusion = case.build()
     shapes = case.input_shapes()
     try:
         params = schedule(fusion, sizes=shapes)
     except ScheduleError as e:
         return f"declined: {str(e).splitlines()[0]}"
+    if on_params is not None:
+        on_params(params)
     inputs = random_inputs(fusion, shapes, case.seed)
     actual = simulate(fusion, inputs)
     expected = evaluate(case.build(), inputs)

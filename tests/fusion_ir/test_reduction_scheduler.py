@@ -237,3 +237,18 @@ def test_the_serial_loop_is_unrolled_by_the_suggested_factor(axis: int) -> None:
     unrolled = [i for tv in fusion.used_tensors() if not tv.is_input for i in tv.loop
                 if i.parallel_type is ParallelType.Unroll]
     assert params.unroll == 4 and unrolled and all(i.extent.const_value() == 4 for i in unrolled)
+
+
+@pytest.mark.parametrize("axis", [1, 0], ids=["inner", "outer"])
+def test_a_block_over_the_targets_thread_limit_is_declined(axis: int) -> None:
+    """The heuristic's blocks are H100 constants (256 threads for an outer sum, 128 or more for an inner one):
+    on a GPU of 64 threads per block they lowered into a LoweringError; the scheduler declines them instead."""
+    from fusion_ir.schedulers import schedule
+    from target import H100, use
+
+    with use(replace(H100, name="small GPU", max_threads_per_block=64)):
+        fusion = fusions.reduction((7, 300) if axis == 1 else (300, 7), "sum", axis)
+        reason = SCHEDULER.decline(fusion, None)
+        assert reason is not None and "over small GPU's limit of 64 threads per block" in reason
+        with pytest.raises(ScheduleError, match="threads_x x threads_y"):
+            schedule(fusion)
