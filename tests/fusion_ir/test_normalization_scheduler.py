@@ -10,6 +10,7 @@ import pytest
 
 from examples import _reduction_fusions as fusions
 from fusion_ir import DataType, Fusion, MemoryType, ParallelType, ScheduleError, ops
+from fusion_ir.schedulers import schedule
 from fusion_ir.schedulers.normalization import SCHEDULER, NormalizationParams, persistent_tensors
 from fusion_ir.schedulers.normalization_heuristic import REGISTERS, SHARED
 from fusion_ir.schedulers.protocol import HeuristicParams
@@ -179,3 +180,22 @@ def test_symbolic_extents_take_the_given_sizes() -> None:
     for shape in [(64, 300), (5, 280)]:
         inputs = random_inputs(fusion, [shape], 0)
         assert_matches(fusion, inputs, simulate(kernel, inputs))
+
+
+@pytest.mark.parametrize("build,shape", [(fusions.softmax, (4, 29056)), (fusions.layer_norm, (4, 29056)),
+                                         (fusions.rms_norm, (4, 57000))], ids=["softmax", "layer_norm", "rms_norm"])
+def test_shared_buffers_and_the_reduction_workspace_over_the_limit_are_declined(build, shape) -> None:
+    """The heuristic sized shared persistent buffers by the row alone: softmax of 29056 fp32 columns kept two
+    rows in exactly 227 KiB and the block reduction's 7264-byte workspace made it a LoweringError."""
+    fusion = build(shape)
+    reason = SCHEDULER.decline(fusion, None)
+    assert reason is not None and "block-reduction workspace" in reason and "232448 bytes per block" in reason
+    with pytest.raises(ScheduleError, match="workspace"):
+        schedule(fusion)
+
+
+def test_a_shared_plan_that_fits_with_its_workspace_lowers() -> None:
+    fusion = fusions.rms_norm((4, 56000))
+    params = schedule(fusion)
+    assert params.persistent_memory == "shared"
+    lower(fusion)
