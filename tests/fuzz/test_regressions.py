@@ -969,3 +969,27 @@ def test_an_8_column_tile_of_a_k_major_b_loads_c_unswizzled_or_is_refused(tma_st
     case = MatmulCase(params=params, dtype=DataType.BFloat16, epilogue=epilogue, m=70, n=24, k=8, seed=0,
                       suggested=None, transpose_b=True)
     assert check_matmul_case(case) == ("refused" if tma_store else "matched")
+
+
+def test_a_broadcast_read_twice_before_an_rfactored_reduction_is_not_a_persistent_buffer() -> None:
+    """``sum(neg(x * w[None, :]) * w[None, :], 1)`` with a symbolic ``w``: the rfactored reduction's block and
+    grid stages iterate what its partial keeps of the column axis and depend on it, and the persistent-buffer
+    analysis took them for a later reader of the broadcast ``w`` (there is no broadcast of the reduction): the
+    broadcast was kept whole per thread, a symbolic register buffer, a LoweringError."""
+    from fusion_ir.persistent import unmappable_axes
+    from fusion_ir.schedulers import schedule
+
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(shape=(3, 1000), dtype=DataType.Float)
+        w = fusion.add_input(ndim=1, dtype=DataType.Float)
+        t = ops.broadcast(w, [True, False])
+        fusion.add_output(ops.sum(ops.mul(ops.neg(ops.mul(x, t)), t), [1]))
+    params = schedule(fusion, sizes=[(3, 1000), (1000,)])
+    assert params.scheduler == "reduction" and params.grid_splits > 1
+    assert unmappable_axes(t, set(fusion.used_tensors())) == {}
+    rng = np.random.default_rng(0)
+    inputs = [rng.uniform(-2, 2, (3, 1000)).astype(np.float32), rng.uniform(-2, 2, 1000).astype(np.float32)]
+    (out,) = simulate(fusion, inputs)
+    expected = (-(inputs[0].astype(np.float64) * inputs[1]) * inputs[1]).sum(1)
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-4)
