@@ -3,9 +3,10 @@ instead of stopping at the first failure:
 
     python -m fuzz.scheduler_campaign --examples 500 --seed 1 [--classes reduction normalization] [--out DIR]
 
-prints, per class, how many cases matched numpy (by the scheduler that took them), were refused with a
-ScheduleError (by reason, numbers and tensor names blurred so that one rule is one line) or failed (a wrong result
-or any other error: a bug). Each failure's ``SchedulerCase.script()`` is written under ``--out``.
+prints, per class, how many cases matched numpy (by the scheduler that took them and the features of its params),
+were refused with a ScheduleError (by reason, numbers and tensor names blurred so that one rule is one line; a
+ScheduleError after a scheduler's ``decline()`` took the fusion is counted apart: a missed decline rule) or failed
+(a wrong result or any other error: a bug). Each failure's ``SchedulerCase.script()`` is written under ``--out``.
 """
 
 from __future__ import annotations
@@ -95,8 +96,11 @@ def run(examples: int, start: int, classes: list[str], out: Path | None) -> coll
                 (out / f"failure_{start}_{failures}.txt").write_text(
                     f"{case.script()}\n\n{traceback.format_exc()}")
             return
-        if outcome.startswith("declined: "):
+        if outcome.startswith("declined: schedule: no scheduler takes this fusion"):
             counts[(case.kind, "ScheduleError", refusal_reason(case, outcome))] += 1
+        elif outcome.startswith("declined: "):
+            # a scheduler took the fusion, then its suggest or apply refused: a decline() that missed a rule
+            counts[(case.kind, "ScheduleError after decline() took it", refusal_reason(case, outcome))] += 1
         else:
             counts[(case.kind, "matched numpy", f"{outcome} {shape_of(seen[0])}")] += 1
 

@@ -172,8 +172,8 @@ class SchedulerCase:
                          f"{f' weight input {r.weight}' if r.weight is not None else ''}"
                          f"{f' bias input {r.bias}' if r.bias is not None else ''}, result {r.out_dtype.name}")
             lines += [f"post {n}: {step}" for n, step in enumerate(r.post)]
-        lines.append("# rebuild: " + re.sub(r"<DataType[.](\w+): [^>]*>", r"DataType.\1", repr(self)))
-        return "\n".join(lines)
+        lines.append(f"# rebuild: {self!r}")
+        return re.sub(r"<DataType[.](\w+): [^>]*>", r"DataType.\1", "\n".join(lines))
 
 
 def _step(cur: TensorView, step: tuple, operand) -> TensorView:

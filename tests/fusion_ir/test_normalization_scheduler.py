@@ -199,3 +199,25 @@ def test_a_shared_plan_that_fits_with_its_workspace_lowers() -> None:
     params = schedule(fusion)
     assert params.persistent_memory == "shared"
     lower(fusion)
+
+
+def test_a_float_weight_beside_a_bf16_row_loads_unvectorized() -> None:
+    """bf16 rows take 8-element (16-byte) vectors; the fp32 weight's cache was given the same Vectorize axis,
+    32 bytes, and ``schedule`` failed inside apply (``parallelize: Vectorize width 8 ... over the 16-byte
+    limit``). The weight now loads element by element and the row stays vectorized."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(shape=(3, 40), dtype=DataType.BFloat16)
+        w = fusion.add_input(shape=(40,), dtype=DataType.Float)
+        y = ops.cast(x, DataType.Float)
+        m = ops.broadcast(ops.mean(y, 1), [False, True])
+        out = ops.mul(ops.sub(y, m), ops.broadcast(w, [True, False]))
+        fusion.add_output(ops.cast(out, DataType.BFloat16))
+    params = schedule(fusion)
+    assert params.scheduler == "normalization" and params.vectorize == 8
+    vectorized = {tv.definition.inputs[0].name for tv in fusion.used_tensors()
+                  if tv.ndim and tv.axis(-1).parallel_type is ParallelType.Vectorize and tv.definition is not None
+                  and tv.definition.inputs and tv.definition.inputs[0].is_input}
+    assert vectorized == {x.name}
+    inputs = random_inputs(fusion, [(3, 40), (40,)], 0)
+    assert_matches(fusion, inputs, simulate(lower(fusion), inputs), tol=1e-2)
