@@ -6,7 +6,8 @@
   ends in a sum);
 - reduction: a pointwise chain on one or two inputs of a 2-D domain (fp32/fp16/bf16), cast to float, then
   ``sum``, ``max``, ``mean`` (``ops.mean`` or ``sum * (1/N)``) or ``var_mean``'s variance over the last or the
-  first axis, then pointwise ops on the reduced result, often a reduced axis of hundreds of elements;
+  first axis, then pointwise ops on the reduced result, often a reduced axis of hundreds or thousands of elements
+  (one case in eight of 8192 to 16384 rows or columns, a few wide: an outer grid reduction);
 - normalization: softmax, log-softmax (with or without the max subtracted, a divide or a reciprocal), layer norm
   (mean by ``ops.mean`` or ``sum * (1/N)``, optional 1-D weight and bias broadcast along the rows, optional mean
   and inverse std outputs) and RMS norm over the last or the first axis, fp32 or bf16, cast back.
@@ -46,7 +47,11 @@ REDUCTIONS = ("sum", "max", "mean", "mean_scale", "var")
 NORMALIZATIONS = ("softmax", "log_softmax", "layer_norm", "rms_norm")
 # after a reduction only ops that do not shrink a value: a rounded sum stays within `within`'s bound of its scale
 TAME_UNARY = ("neg", "abs", "relu")
-REDUCED_EXTENTS = (1, 2, 3, 7, 8, 31, 33, 64, 100, 127, 257, 300, 513, 1000, 1500, 3000)
+REDUCED_EXTENTS = (1, 2, 3, 7, 8, 31, 33, 64, 100, 127, 257, 300, 513, 1000, 1024, 1500, 2048, 2560, 3000)
+# one reduction case in eight: a reduced axis long enough for an outer grid reduction (256 threads down the rows,
+# 16 rows each per split), a few columns; a reduction simulates such a kernel in a fraction of a second
+LONG_REDUCED_EXTENTS = (8192, 9000, 16384)
+MAX_LONG_ELEMENTS = 16384
 EPS = 1e-5
 
 
@@ -306,9 +311,10 @@ def _steps(draw: st.DrawFn, inputs: int, allow_binary: bool) -> list[tuple]:
 def _domain(draw: st.DrawFn) -> tuple[tuple[int, int], int]:
     """A 2-D shape and the axis to reduce: the reduced extent often hundreds, the kept one shrunk to fit."""
     axis = draw(st.integers(0, 1))
-    reduced = draw(st.sampled_from(REDUCED_EXTENTS))
+    long = draw(st.integers(0, 7)) == 0
+    reduced = draw(st.sampled_from(LONG_REDUCED_EXTENTS if long else REDUCED_EXTENTS))
     kept = draw(st.sampled_from((1, 2, 3, 5, 7, 8, 16, 31, 33, 40, 64, 70)))
-    kept = max(1, min(kept, MAX_ELEMENTS // reduced))
+    kept = max(1, min(kept, (MAX_LONG_ELEMENTS if long else MAX_ELEMENTS) // reduced))
     return ((kept, reduced) if axis == 1 else (reduced, kept)), axis
 
 
