@@ -52,6 +52,9 @@ REDUCED_EXTENTS = (1, 2, 3, 7, 8, 31, 33, 64, 100, 127, 257, 300, 513, 1000, 102
 # 16 rows each per split), a few columns; a reduction simulates such a kernel in a fraction of a second
 LONG_REDUCED_EXTENTS = (8192, 9000, 16384)
 MAX_LONG_ELEMENTS = 16384
+# a reduction of more elements computes in float from its inputs: N bf16-rounded intermediates move a sum by about
+# sqrt(N) * 2^-9 of their size, past `within`'s 5% of the result (3000 of them: 0.1 of a sum of 1.8)
+ROUNDED_REDUCED = 64
 EPS = 1e-5
 
 
@@ -332,13 +335,24 @@ def _pre_inputs(draw: st.DrawFn, dtypes: tuple[DataType, ...], most: int,
 
 @st.composite
 def _post(draw: st.DrawFn) -> tuple[tuple, ...]:
-    steps = []
+    """Pointwise steps after a reduction: at most one scalar add or sub (an add then a sub cancels a small
+    result's digits, 1e-4 softmax values kept 1e-3 of their precision through ``+ 0.5 - 0.5``)."""
+    steps: list[tuple] = []
     for _ in range(draw(st.integers(0, 2))):
-        if draw(st.booleans()):
+        kind = draw(st.sampled_from(("unary", "add", "mul", "sub")))
+        if kind == "unary" or (kind != "mul" and any(s[1] in ("add", "sub") for s in steps)):
             steps.append(("unary", draw(st.sampled_from(TAME_UNARY))))
         else:
-            steps.append(("scalar", draw(st.sampled_from(("add", "mul", "sub"))), draw(st.sampled_from(SCALARS))))
+            steps.append(("scalar", kind, draw(st.sampled_from(SCALARS))))
     return tuple(steps)
+
+
+def _in_float(inputs: tuple[InputDef, ...], steps: list[tuple]) -> tuple[tuple[InputDef, ...], tuple[tuple, ...]]:
+    """The chain computed in float from the first input on, the other inputs' ``pre`` ops exact (neg, abs) or
+    none: no fp16 or bf16 intermediate the float64 reference does not round."""
+    exact = tuple(d if d.pre in (None, "neg", "abs") else InputDef(d.axes, d.dtype, d.symbolic) for d in inputs)
+    cast = (("cast", DataType.Float),) if inputs[0].dtype is not DataType.Float else ()
+    return exact, cast + tuple(s for s in steps if s[0] != "cast")
 
 
 @st.composite
@@ -347,6 +361,8 @@ def reduction_cases(draw: st.DrawFn) -> SchedulerCase:
     shape, axis = draw(_domain())
     inputs = draw(_pre_inputs(REDUCE_DTYPES, 1))
     chain = tuple(draw(_steps(len(inputs), allow_binary=True)))
+    if shape[axis] > ROUNDED_REDUCED:
+        inputs, chain = _in_float(inputs, list(chain))
     op = draw(st.sampled_from(REDUCTIONS))
     flags = ("bessel",) if op == "var" and shape[axis] > 1 and draw(st.booleans()) else ()
     low = [d.dtype for d in inputs if d.dtype in LOW_PRECISION]
@@ -360,12 +376,12 @@ def normalization_cases(draw: st.DrawFn) -> SchedulerCase:
     """Softmax, log-softmax, layer norm or RMS norm over the last or first axis, after a short chain."""
     shape, axis = draw(_domain())
     dtype = draw(st.sampled_from(NORM_DTYPES))
-    inputs = draw(_pre_inputs((dtype,), 1, pre=(None, "neg", "abs")))
+    inputs = draw(_pre_inputs((dtype,), 1))
     # in float from the start: a normalization divides by a spread that a rounded chain may all but cancel
     steps = [s for s in draw(_steps(len(inputs), allow_binary=True)) if s[0] != "cast"][:3]
     steps += [("binary", "add", k) for k in range(1, len(inputs)) if not any(
         s[0] == "binary" and s[2] == k for s in steps)]
-    chain = ((("cast", DataType.Float),) if dtype is not DataType.Float else ()) + tuple(steps)
+    inputs, chain = _in_float(inputs, steps)
     op = draw(st.sampled_from(NORMALIZATIONS))
     flags: list[str] = []
     weight = bias = None
@@ -404,11 +420,13 @@ def scheduler_cases() -> st.SearchStrategy[SchedulerCase]:
 
 
 def within(actual: np.ndarray, expected: np.ndarray, fusion: Fusion) -> tuple[bool, str]:
-    """float32 math: a relative error (2-norm) under 1e-5. With fp16 or bf16 anywhere (the device rounds every
-    such intermediate to 8 or 11 bits, the float64 reference does not), each element within 5% of the largest
-    magnitude (at least 1): a short chain of rounded ops, cancellation included, stays inside it."""
+    """float32 math: a relative error (2-norm) under 1e-5; fp16 and bf16 inputs count as float32 (the reference
+    holds them exactly). With an fp16 or bf16 result or intermediate (the device rounds each to 8 or 11 bits, the
+    float64 reference does not), each element within 5% of the largest magnitude (at least 1): a short chain of
+    rounded ops, cancellation included, or a reduction of at most ``ROUNDED_REDUCED`` rounded values stays
+    inside it."""
     a, e = np.asarray(actual, dtype=np.float64), np.asarray(expected, dtype=np.float64)
-    if any(tv.dtype in LOW_PRECISION for tv in fusion.tensors):
+    if any(tv.dtype in LOW_PRECISION and not tv.is_input for tv in fusion.tensors):
         scale = max(1.0, float(np.abs(e).max(initial=0.0)))
         worst = float(np.abs(a - e).max(initial=0.0))
         return worst <= 0.05 * scale, f"largest difference {worst:.3e} > 5% of {scale:.3e}"
