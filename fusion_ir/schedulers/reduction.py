@@ -42,7 +42,7 @@ class ReductionScheduler:
             b = domain.broadcast_back[0]
             return (f"T{b.name} broadcasts a reduction's result back onto the reduced domain: a normalization "
                     f"(the normalization scheduler's)")
-        return _over_block_limit(domain, _suggest(domain))
+        return _over_target_limits(domain, _suggest(domain))
 
     def suggest(self, fusion: Fusion, sizes: Sizes | None) -> ReductionParams:
         return _suggest(_domain(fusion, sizes, self))
@@ -68,15 +68,24 @@ def _suggest(domain: ReductionDomain) -> ReductionParams:
     return suggest_reduction(domain, target.sm_count, target.max_threads_per_sm)
 
 
-def _over_block_limit(domain: ReductionDomain, params: ReductionParams) -> str | None:
+WORKSPACE_BYTES = 8      # the block reduction's shared workspace: one int64 slot per launched thread
+
+
+def _over_target_limits(domain: ReductionDomain, params: ReductionParams) -> str | None:
     """Why the heuristic's block cannot launch on the current target, if it cannot: its block shapes are
-    constants of the H100 (up to 512 threads along a row, 256 for an outer reduction)."""
-    limit = current_target().max_threads_per_block
-    if params.threads <= limit:
-        return None
+    constants of the H100 (up to 512 threads along a row, 256 for an outer reduction), and the block
+    reduction's shared workspace grows with them."""
+    target = current_target()
     r = domain.reductions[0]
-    return (f"T{r.name}: the {params.kind} reduction's block of {params.threads_x} x {params.threads_y} threads "
-            f"(threads_x x threads_y) is over {current_target().name}'s limit of {limit} threads per block")
+    block = f"the {params.kind} reduction's block of {params.threads_x} x {params.threads_y} threads"
+    if params.threads > target.max_threads_per_block:
+        return (f"T{r.name}: {block} (threads_x x threads_y) is over {target.name}'s limit of "
+                f"{target.max_threads_per_block} threads per block")
+    workspace = WORKSPACE_BYTES * params.threads
+    if workspace > target.smem_per_block:
+        return (f"T{r.name}: {block} needs {workspace} bytes of block-reduction workspace, over {target.name}'s "
+                f"{target.smem_per_block} bytes of shared memory per block")
+    return None
 
 
 def _domain(fusion: Fusion, sizes: Sizes | None, scheduler: ReductionScheduler) -> ReductionDomain:

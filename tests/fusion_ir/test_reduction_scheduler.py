@@ -252,3 +252,15 @@ def test_a_block_over_the_targets_thread_limit_is_declined(axis: int) -> None:
         assert reason is not None and "over small GPU's limit of 64 threads per block" in reason
         with pytest.raises(ScheduleError, match="threads_x x threads_y"):
             schedule(fusion)
+
+
+def test_a_block_reduction_workspace_over_the_targets_shared_memory_is_declined() -> None:
+    """8 bytes of shared workspace per thread: 512 threads along a row need 4 KiB, over a GPU of 2 KiB per block
+    (a LoweringError from the launch limits before)."""
+    from fusion_ir.schedulers import schedule
+    from target import H100, use
+
+    with use(replace(H100, name="small GPU", smem_per_block=2048)):
+        fusion = fusions.reduction((2, 16384), "sum", 1)
+        with pytest.raises(ScheduleError, match="bytes of block-reduction workspace, over small GPU's 2048 bytes"):
+            schedule(fusion)
