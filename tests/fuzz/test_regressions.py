@@ -993,3 +993,27 @@ def test_a_broadcast_read_twice_before_an_rfactored_reduction_is_not_a_persisten
     (out,) = simulate(fusion, inputs)
     expected = (-(inputs[0].astype(np.float64) * inputs[1]) * inputs[1]).sum(1)
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("axis", [1, 0], ids=["inner", "outer"])
+def test_an_output_inlined_into_a_reduction_beside_a_vectorized_cache_is_emitted_after_the_cache(axis: int) -> None:
+    """``t = neg(x)`` an output and ``sum(t - w[None, :])``: emitted first (as an output), ``t`` opened the
+    loop it shares with ``t - w`` before the cache of ``w`` (computed one loop out, its vector axis not inlined)
+    was emitted, and the lowering could not share that loop (a LoweringError). What the consumer needs at a
+    shallower position now comes before the output too."""
+    from fusion_ir.schedulers import schedule
+
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(shape=(8, 64), dtype=DataType.Float)
+        w = fusion.add_input(shape=(64,), dtype=DataType.Float)
+        t = ops.neg(x)
+        fusion.add_output(t)
+        fusion.add_output(ops.sum(ops.sub(t, ops.broadcast(w, [True, False])), [axis]))
+    assert schedule(fusion).scheduler == "reduction"
+    rng = np.random.default_rng(0)
+    inputs = [rng.uniform(-2, 2, (8, 64)).astype(np.float32), rng.uniform(-2, 2, 64).astype(np.float32)]
+    neg, total = simulate(lower(fusion), inputs)
+    x64, w64 = inputs[0].astype(np.float64), inputs[1].astype(np.float64)
+    np.testing.assert_array_equal(neg, -inputs[0])
+    np.testing.assert_allclose(total, (-x64 - w64).sum(axis), rtol=1e-5, atol=1e-5)

@@ -1,6 +1,7 @@
-"""Property of ``schedule()``: a drawn pointwise or transpose fusion is either refused with a ScheduleError or
-scheduled into a kernel that lowers and matches numpy in the simulator at the sizes it was scheduled for
-(``fuzz.schedulers``). ``HYPOTHESIS_PROFILE=long`` runs 1,000 cases."""
+"""Property of ``schedule()``: a drawn pointwise, transpose, reduction or normalization fusion is either refused
+with a ScheduleError or scheduled into a kernel that lowers and matches numpy in the simulator at the sizes it was
+scheduled for (``fuzz.schedulers``). ``HYPOTHESIS_PROFILE=long`` runs 1,000 cases; ``python -m
+fuzz.scheduler_campaign`` runs longer ones that count every outcome (docs/fuzzing.md)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import collections
 from hypothesis import given, settings
 
 from fusion_ir import DataType
-from fuzz.schedulers import InputDef, SchedulerCase, check, scheduler_cases
+from fuzz.schedulers import Gpu, InputDef, Reduce, SchedulerCase, check, scheduler_cases
 
 from .profiles import budget
 
@@ -41,3 +42,43 @@ def test_a_case_ending_in_a_sum_is_another_schedulers_or_refused() -> None:
     outcome = check(case)
     assert outcome.startswith("declined: schedule: no scheduler takes this fusion") or outcome in (
         "reduction", "normalization")
+
+
+def test_the_strategy_reaches_the_reduction_and_normalization_schedulers() -> None:
+    bf16 = InputDef((0, 1), DataType.BFloat16, True)
+    column_sum = SchedulerCase((300, 5), (bf16,), (("cast", DataType.Float), ("unary", "sin")), seed=3,
+                               reduce=Reduce("sum", 0, DataType.BFloat16, post=(("scalar", "mul", 2.0),)))
+    layer_norm = SchedulerCase((7, 33), (bf16, InputDef((1,), DataType.BFloat16, False),
+                                         InputDef((1,), DataType.BFloat16, True)), (("cast", DataType.Float),),
+                               reduce=Reduce("layer_norm", 1, DataType.BFloat16, ("mean_op", "stats"), 1, 2))
+    softmax = SchedulerCase((40, 3), (InputDef((0, 1), DataType.Float, False),), (), seed=1,
+                            reduce=Reduce("softmax", 0, flags=("recip",)))
+    assert check(column_sum) == "reduction"
+    assert check(layer_norm) == "normalization" and check(softmax) == "normalization"
+
+
+def test_a_variance_alone_is_refused_by_both() -> None:
+    """``var_mean``'s variance broadcasts its mean back (not a plain reduction) but outputs no 2-D tensor for the
+    normalization scheduler to schedule along."""
+    var = SchedulerCase((8, 31), (InputDef((0, 1), DataType.Float, False),), (), reduce=Reduce("var", 1, flags=(
+        "bessel",)))
+    assert check(var).startswith("declined: schedule: no scheduler takes this fusion")
+
+
+def test_a_made_up_gpu_reaches_shared_memory_buffers() -> None:
+    seen: list[object] = []
+    rms = SchedulerCase((3, 513), (InputDef((0, 1), DataType.Float, True), InputDef((1,), DataType.Float, False)),
+                        (), reduce=Reduce("rms_norm", 1, weight=1), gpu=Gpu(4, 256, 4096, 227 * 1024))
+    assert check(rms, seen.append) == "normalization" and seen[0].persistent_memory == "shared"
+
+
+def test_a_case_script_rebuilds_the_case() -> None:
+    case = SchedulerCase((5, 7), (InputDef((0, 1), DataType.Half, True), InputDef((0,), DataType.Half, False,
+                                                                                   "neg")),
+                         (("binary", "add", 1), ("cast", DataType.BFloat16)), seed=9,
+                         reduce=Reduce("max", 1, DataType.Half, post=(("unary", "abs"),)), gpu=Gpu(1, 128, 4096, 2048))
+    script = case.script()
+    assert "<DataType" not in script
+    rebuilt = eval(script.splitlines()[-1].removeprefix("# rebuild: "), {
+        "SchedulerCase": SchedulerCase, "InputDef": InputDef, "Reduce": Reduce, "Gpu": Gpu, "DataType": DataType})
+    assert rebuilt == case and check(rebuilt) == check(case)
