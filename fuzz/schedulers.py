@@ -105,10 +105,12 @@ class Gpu:
 
 @dataclass(frozen=True)
 class SchedulerCase:
-    """``shape``: the output's axes (pointwise) or the input's (transpose, ``perm`` set); ``chain``: the ops after
-    the first input (``("unary", name)``, ``("scalar", op, value)``, ``("binary", op, input)``, ``("cast", dtype)``,
-    and now and then a last ``("sum", axis)``: no pointwise fusion, so a reduction scheduler's or a ScheduleError);
-    ``also_output``: the chain step whose result is an output too (pointwise)."""
+    """``shape``: the output's axes (pointwise), the 2-D domain (reduction, normalization) or the first input's
+    (``perm`` set: transpose, or a reduction of the transposed input); ``chain``: the ops after the first input
+    (``("unary", name)``, ``("scalar", op, value)``, ``("binary", op, input)``, ``("cast", dtype)``, and now and then
+    a last ``("sum", axis)``: no pointwise fusion, so a reduction scheduler's or a ScheduleError); ``also_output``:
+    the chain step whose result is an output too (pointwise); ``reduce``: the reduction or normalization after the
+    chain; ``gpu``: a made-up target (None: H100)."""
 
     shape: tuple[int, ...]
     inputs: tuple[InputDef, ...]
@@ -121,6 +123,7 @@ class SchedulerCase:
 
     @property
     def kind(self) -> str:
+        """The class drawn (the scheduler meant to take it, if any takes it)."""
         if self.reduce is not None:
             return "normalization" if self.reduce.op in NORMALIZATIONS else "reduction"
         return "transpose" if self.perm is not None else "pointwise"
@@ -153,7 +156,8 @@ class SchedulerCase:
                 if n == self.also_output:
                     outputs.append(cur)
             if self.reduce is not None:
-                cur, stats = _reduce(cur, self.reduce, self.shape[self.reduce.axis], operand)
+                domain = self.shape if self.perm is None else tuple(self.shape[p] for p in self.perm)
+                cur, stats = _reduce(cur, self.reduce, domain[self.reduce.axis], operand)
                 outputs += stats
             if cur.is_input:
                 cur = ops.set(cur)
@@ -368,7 +372,20 @@ def reduction_cases(draw: st.DrawFn) -> SchedulerCase:
     low = [d.dtype for d in inputs if d.dtype in LOW_PRECISION]
     out_dtype = draw(st.sampled_from((DataType.Float, low[0]))) if low else DataType.Float
     reduce = Reduce(op, axis, out_dtype, flags, post=draw(_post()))
-    return SchedulerCase(shape, inputs, chain, None, None, draw(st.integers(0, 2**16)), reduce, draw(_gpu()))
+    return _maybe_permuted(draw, SchedulerCase(shape, inputs, chain, None, None, draw(st.integers(0, 2**16)),
+                                               reduce, draw(_gpu())))
+
+
+def _maybe_permuted(draw: st.DrawFn, case: SchedulerCase) -> SchedulerCase:
+    """One case in eight reads its first input transposed (``shape`` is then the input's, reversed), alone."""
+    if draw(st.integers(0, 7)) != 0:
+        return case
+    first = case.inputs[0]
+    chain = tuple(s for s in case.chain if s[0] != "binary")
+    reduce = case.reduce
+    if reduce is not None and (reduce.weight is not None or reduce.bias is not None):
+        reduce = replace(reduce, weight=None, bias=None)
+    return replace(case, shape=case.shape[::-1], inputs=(first,), chain=chain, perm=(1, 0), reduce=reduce)
 
 
 @st.composite
@@ -402,7 +419,8 @@ def normalization_cases(draw: st.DrawFn) -> SchedulerCase:
             inputs += (InputDef((axis,), dtype, draw(st.booleans())),)
     out_dtype = draw(st.sampled_from((DataType.Float, dtype)))
     reduce = Reduce(op, axis, out_dtype, tuple(flags), weight, bias, draw(_post()))
-    return SchedulerCase(shape, inputs, chain, None, None, draw(st.integers(0, 2**16)), reduce, draw(_gpu()))
+    return _maybe_permuted(draw, SchedulerCase(shape, inputs, chain, None, None, draw(st.integers(0, 2**16)),
+                                               reduce, draw(_gpu())))
 
 
 @st.composite

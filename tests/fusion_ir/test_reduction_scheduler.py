@@ -264,3 +264,18 @@ def test_a_block_reduction_workspace_over_the_targets_shared_memory_is_declined(
         fusion = fusions.reduction((2, 16384), "sum", 1)
         with pytest.raises(ScheduleError, match="bytes of block-reduction workspace, over small GPU's 2048 bytes"):
             schedule(fusion)
+
+
+@pytest.mark.parametrize("axis", [1, 0], ids=["inner", "outer"])
+def test_a_permuted_input_is_declined(axis: int) -> None:
+    """``sum(transpose(x), axis)``: the vector width came from the input's row (70, divisible by 2) while the
+    domain's last axis is its column (33), an InputError at launch; both schedulers decline a permute."""
+    from fusion_ir.schedulers import normalization
+
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(shape=(33, 70), dtype=DataType.Float)
+        fusion.add_output(ops.sum(ops.set(ops.transpose(x, 0, 1)), axis))
+    for scheduler in (SCHEDULER, normalization.SCHEDULER):
+        reason = scheduler.decline(fusion, None)
+        assert reason is not None and "permutes the axes of T0 ([1, 0])" in reason
