@@ -395,7 +395,10 @@ def normalization_cases(draw: st.DrawFn) -> SchedulerCase:
     dtype = draw(st.sampled_from(NORM_DTYPES))
     inputs = draw(_pre_inputs((dtype,), 1))
     # in float from the start: a normalization divides by a spread that a rounded chain may all but cancel
-    steps = [s for s in draw(_steps(len(inputs), allow_binary=True)) if s[0] != "cast"][:3]
+    # no maximum/minimum: clamped against a broadcast value, a column can be all but constant, and layer norm
+    # divides float32's rounding of its mean by a spread of almost nothing (8 rows: 2e-5 relative)
+    steps = [s if s[0] != "binary" or s[1] not in ("maximum", "minimum") else ("binary", "mul", s[2])
+             for s in draw(_steps(len(inputs), allow_binary=True)) if s[0] != "cast"][:3]
     steps += [("binary", "add", k) for k in range(1, len(inputs)) if not any(
         s[0] == "binary" and s[2] == k for s in steps)]
     inputs, chain = _in_float(inputs, steps)

@@ -60,6 +60,24 @@ def emission_order(tensors: list[TensorView]) -> list[TensorView]:
                 found.extend(u for u in shallower_than(c, p.compute_at_pos) if u not in found)
         return found
 
+    def sharing_needs(tv: TensorView) -> list[TensorView]:
+        """The shallower dependencies of the not yet visited tensors that share ``tv``'s loops downstream: its
+        consumers, and theirs while they are inlined at least as deep."""
+        pos = tv.compute_at_pos
+        found: list[TensorView] = []
+        if pos == 0:
+            return found
+        stack, visited = list(tv.consumers()), set()
+        while stack:
+            c = stack.pop()
+            if c in visited or c not in index or c in done or c in seen:
+                continue
+            visited.add(c)
+            found.extend(u for u in shallower_than(c, pos) if u not in found and u is not tv)
+            if c.compute_at_pos >= pos:
+                stack.extend(c.consumers())
+        return found
+
     def visit(tv: TensorView) -> None:
         if tv in seen or tv.is_input:
             return
@@ -70,12 +88,11 @@ def emission_order(tensors: list[TensorView]) -> list[TensorView]:
         for p in ordered:
             needs.extend(u for u in needs_first(p) if u not in needs)
         # visited first (an output, or left behind), ``tv`` opens the loops it shares with its consumers here:
-        # what they need at a shallower position comes before it too (an output ``neg(x)`` inlined into
-        # ``neg(x) - w`` beside the vectorized cache of ``w``)
-        if tv.compute_at_pos > 0:
-            for c in tv.consumers():
-                if c in index and c not in done and c not in seen:
-                    needs.extend(u for u in shallower_than(c, tv.compute_at_pos) if u not in needs and u is not tv)
+        # what they, and their consumers inlined as deep, need at a shallower position comes before it too (an
+        # output ``neg(x)`` inlined into ``neg(x) - w`` beside the vectorized cache of ``w``)
+        for u in sharing_needs(tv):
+            if u not in needs:
+                needs.append(u)
         # the fewer loops a dependency shares, the earlier: emitted later, its loops would close the
         # ones a deeper dependency already opened for the consumer
         for u in sorted(needs, key=lambda u: (u.compute_at_pos, load_kind(u) not in ASYNC_LOADS, index[u])):

@@ -1017,3 +1017,15 @@ def test_an_output_inlined_into_a_reduction_beside_a_vectorized_cache_is_emitted
     x64, w64 = inputs[0].astype(np.float64), inputs[1].astype(np.float64)
     np.testing.assert_array_equal(neg, -inputs[0])
     np.testing.assert_allclose(total, (-x64 - w64).sum(axis), rtol=1e-5, atol=1e-5)
+
+
+def test_an_output_two_ops_before_the_one_that_reads_a_cache_is_emitted_after_the_cache() -> None:
+    """``t = x + 2`` an output, ``sum(maximum(float(t), w[None, :]), 0)``: the cache of ``w`` is read by a consumer of
+    ``t``'s consumer, not by its consumer, so bringing only the consumers' needs forward still emitted it inside
+    the loop ``t`` shares with them (found as a pointwise case of the scheduler fuzzer ending in a sum)."""
+    from fuzz.schedulers import InputDef, SchedulerCase, check
+
+    case = SchedulerCase((32, 64), (InputDef((0, 1), DataType.BFloat16, True), InputDef((1,), DataType.BFloat16, False)),
+                         (("cast", DataType.Half), ("scalar", "add", 2.0), ("cast", DataType.Float),
+                          ("binary", "maximum", 1), ("sum", 0)), also_output=1)
+    assert check(case) == "reduction"
