@@ -69,8 +69,10 @@ def refusal_reason(case: SchedulerCase, outcome: str) -> str:
         return blur(first)
     with use(case.gpu.target()) if case.gpu is not None else contextlib.nullcontext():
         reasons = decline_reasons(case.build(), case.input_shapes())
-    owners = ("reduction", "normalization") if case.kind in ("reduction", "normalization") else (case.kind,)
-    return "; ".join(f"{o}: {blur(reasons.get(o) or '?')}" for o in owners)
+    own = reasons.get(case.kind) or "?"
+    if case.kind == "reduction" and "normalization" in own:   # a reduction that is not one: the other's reason
+        return f"normalization: {blur(reasons.get('normalization') or '?')}"
+    return f"{case.kind}: {blur(own)}"
 
 
 def run(examples: int, start: int, classes: list[str], out: Path | None) -> collections.Counter:

@@ -314,11 +314,16 @@ def _steps(draw: st.DrawFn, inputs: int, allow_binary: bool) -> list[tuple]:
     return steps
 
 
+def _one_in(n: int) -> st.SearchStrategy[bool]:
+    """True about once in ``n`` draws (hypothesis draws the ends of an integer range far more often)."""
+    return st.sampled_from((False,) * (n - 1) + (True,))
+
+
 @st.composite
 def _domain(draw: st.DrawFn) -> tuple[tuple[int, int], int]:
     """A 2-D shape and the axis to reduce: the reduced extent often hundreds, the kept one shrunk to fit."""
     axis = draw(st.integers(0, 1))
-    long = draw(st.integers(0, 7)) == 0
+    long = draw(_one_in(8))
     reduced = draw(st.sampled_from(LONG_REDUCED_EXTENTS if long else REDUCED_EXTENTS))
     kept = draw(st.sampled_from((1, 2, 3, 5, 7, 8, 16, 31, 33, 40, 64, 70)))
     kept = max(1, min(kept, (MAX_LONG_ELEMENTS if long else MAX_ELEMENTS) // reduced))
@@ -378,7 +383,7 @@ def reduction_cases(draw: st.DrawFn) -> SchedulerCase:
 
 def _maybe_permuted(draw: st.DrawFn, case: SchedulerCase) -> SchedulerCase:
     """One case in eight reads its first input transposed (``shape`` is then the input's, reversed), alone."""
-    if draw(st.integers(0, 7)) != 0:
+    if not draw(_one_in(8)):
         return case
     first = case.inputs[0]
     chain = tuple(s for s in case.chain if s[0] != "binary")
@@ -406,13 +411,13 @@ def normalization_cases(draw: st.DrawFn) -> SchedulerCase:
     flags: list[str] = []
     weight = bias = None
     if op in ("softmax", "log_softmax"):
-        flags += [f for f in ("no_max", "recip") if draw(st.integers(0, 3)) == 0]
+        flags += [f for f in ("no_max", "recip") if draw(_one_in(4))]
         if op == "log_softmax" and shape[axis] == 1 and "no_max" in flags:
             flags.remove("no_max")   # y - log(exp(y)): a float32 rounding of 0, no relative error bounds it
     else:
         if draw(st.booleans()):
             flags.append("mean_op")
-        if op == "layer_norm" and draw(st.integers(0, 3)) == 0:
+        if op == "layer_norm" and draw(_one_in(4)):
             flags.append("stats")
         if draw(st.booleans()):
             weight = len(inputs)
