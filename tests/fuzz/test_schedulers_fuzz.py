@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import collections
 
+import numpy as np
+
 from hypothesis import given, settings
 
 from fusion_ir import DataType
-from fuzz.schedulers import Gpu, InputDef, Reduce, SchedulerCase, check, scheduler_cases
+from fuzz.schedulers import Gpu, InputDef, Reduce, SchedulerCase, check, scheduler_cases, within_sum
 
 from .profiles import budget
 
@@ -82,3 +84,14 @@ def test_a_case_script_rebuilds_the_case() -> None:
     rebuilt = eval(script.splitlines()[-1].removeprefix("# rebuild: "), {
         "SchedulerCase": SchedulerCase, "InputDef": InputDef, "Reduce": Reduce, "Gpu": Gpu, "DataType": DataType})
     assert rebuilt == case and check(rebuilt) == check(case)
+
+
+def test_a_mean_that_cancels_is_bounded_by_its_terms() -> None:
+    """``mean(x - 1.5 + w) + 1.5`` of one row of 3000: float32's error of the mean (its terms' size times
+    rounding) over a result near 0 is a relative error over 1e-5 but within the terms' bound."""
+    case = SchedulerCase((1, 3000), (InputDef((0, 1), DataType.Float, True), InputDef((1,), DataType.Float, True)),
+                         (("scalar", "sub", 1.5), ("binary", "add", 1)), seed=1,
+                         reduce=Reduce("mean_scale", 1, post=(("scalar", "add", 1.5),)), gpu=Gpu(1, 1024, 65536, 16384))
+    assert check(case) == "reduction"
+    ok, why = within_sum(np.array([1e-3]), np.array([0.0]), np.array([1.5]))
+    assert not ok and "over 1e-5 of it + 1e-6 of its terms' magnitudes 1.5" in why
