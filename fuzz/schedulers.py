@@ -496,10 +496,12 @@ def _check(case: SchedulerCase, on_params: Callable[[object], None] | None) -> s
 
 
 def _summed_magnitude(case: SchedulerCase, inputs: list[np.ndarray]) -> np.ndarray | None:
-    """For a sum or mean case, the same reduction of the terms' magnitudes (float64), scaled as the result's
-    pointwise steps scale it: what float32 rounding of the sum is proportional to. None for other cases."""
+    """For a sum, mean or max case, the same reduction of the terms' magnitudes (float64), scaled as the result's
+    pointwise steps scale it: what float32 rounding of the result is proportional to (a max of values that cancel
+    to almost nothing, ``sin(x) - 1.5 + 0.5`` near ``pi / 2``, keeps the rounding of its terms). None for other
+    cases."""
     r = case.reduce
-    if r is None or r.op not in ("sum", "mean", "mean_scale"):
+    if r is None or r.op not in ("sum", "mean", "mean_scale", "max"):
         return None
     post = tuple(("scalar", "mul", abs(s[2])) for s in r.post if s[0] == "scalar" and s[1] == "mul")
     terms = replace(case, chain=case.chain + (("unary", "abs"),),
@@ -508,9 +510,9 @@ def _summed_magnitude(case: SchedulerCase, inputs: list[np.ndarray]) -> np.ndarr
 
 
 def within_sum(actual: np.ndarray, expected: np.ndarray, magnitude: np.ndarray) -> tuple[bool, str]:
-    """float32 sums: each element within 1e-5 of itself plus 1e-6 of the sum of its terms' magnitudes (a sum
-    that cancels to almost nothing, or a post-op that cancels it, keeps float32's absolute error, not its
-    relative one); a term lost or counted twice is off by a term, far beyond it."""
+    """float32 sums (and maxima): each element within 1e-5 of itself plus 1e-6 of the sum (the maximum) of its
+    terms' magnitudes (a result that cancels to almost nothing, or a post-op that cancels it, keeps float32's
+    absolute error, not its relative one); a term lost or counted twice is off by a term, far beyond it."""
     bound = 1e-5 * np.abs(expected) + 1e-6 * magnitude
     excess = np.abs(actual - expected) - bound
     worst = int(np.argmax(excess))
