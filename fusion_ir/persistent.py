@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import networkx as nx
 
+from .exprs import BroadcastOp
 from .iter_domain import IterDomain
 from .replay import ancestors_transforms, producer_to_consumer_root
 
@@ -132,9 +133,20 @@ def _later_reader(tv: TensorView, axis: IterDomain, reduced: set, consumers: lis
             continue
         for reader in sorted(_reach(other, root_id, live).iterated_by, key=lambda t: t.name):
             for reduction in sorted(reduced, key=lambda t: t.name):
-                if reduction in nx.ancestors(graph, reader):
+                if _through_broadcast(graph, reduction, reader):
                     return Persistence(axis, reduction, reader)
     return None
+
+
+def _through_broadcast(graph: nx.DiGraph, reduction: TensorView, reader: TensorView) -> bool:
+    """``reader`` depends on ``reduction``'s result put back by a broadcast. The next stages of an rfactored
+    reduction (the partial's block and grid reductions) also depend on it and iterate what the partial kept of
+    the axis, but they are one reduction, not a later reader."""
+    before = nx.ancestors(graph, reader) | {reader}
+    if reduction not in before:
+        return False
+    between = (nx.descendants(graph, reduction) & before)
+    return any(isinstance(t.definition, BroadcastOp) for t in between)
 
 
 def first_unmappable_loop_axis(tv: TensorView,

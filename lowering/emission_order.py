@@ -7,7 +7,8 @@ shares with the consumer, every tensor a producer still needs at a shallower pos
 consumer could no longer share it (softmax's ``e / broadcast(sum(e))`` beside a second inlined
 producer; a matmul epilogue reading the accumulator and a tile of C loaded per tile). The same holds
 for what a producer's other consumers need: they share the producer's loops too (``x - sum(x)`` read
-by an output and by a tensor that also needs a second reduction). Those dependencies are emitted by
+by an output and by a tensor that also needs a second reduction), also where the producer is emitted
+first, as an output, before the consumer is visited. Those dependencies are emitted by
 compute-at position, shallowest first, since one sharing fewer loops would close the loops a deeper
 one opened. And when a tensor leaves loops that an inlined producer shares with it, the producer's other
 consumers that are ready are emitted first, still inside them (two reductions of one cached input, whose
@@ -59,6 +60,24 @@ def emission_order(tensors: list[TensorView]) -> list[TensorView]:
                 found.extend(u for u in shallower_than(c, p.compute_at_pos) if u not in found)
         return found
 
+    def sharing_needs(tv: TensorView) -> list[TensorView]:
+        """The shallower dependencies of the not yet visited tensors that share ``tv``'s loops downstream: its
+        consumers, and theirs while they are inlined at least as deep."""
+        pos = tv.compute_at_pos
+        found: list[TensorView] = []
+        if pos == 0:
+            return found
+        stack, visited = list(tv.consumers()), set()
+        while stack:
+            c = stack.pop()
+            if c in visited or c not in index or c in done or c in seen:
+                continue
+            visited.add(c)
+            found.extend(u for u in shallower_than(c, pos) if u not in found and u is not tv)
+            if c.compute_at_pos >= pos:
+                stack.extend(c.consumers())
+        return found
+
     def visit(tv: TensorView) -> None:
         if tv in seen or tv.is_input:
             return
@@ -68,6 +87,12 @@ def emission_order(tensors: list[TensorView]) -> list[TensorView]:
         needs: list[TensorView] = []
         for p in ordered:
             needs.extend(u for u in needs_first(p) if u not in needs)
+        # visited first (an output, or left behind), ``tv`` opens the loops it shares with its consumers here:
+        # what they, and their consumers inlined as deep, need at a shallower position comes before it too (an
+        # output ``neg(x)`` inlined into ``neg(x) - w`` beside the vectorized cache of ``w``)
+        for u in sharing_needs(tv):
+            if u not in needs:
+                needs.append(u)
         # the fewer loops a dependency shares, the earlier: emitted later, its loops would close the
         # ones a deeper dependency already opened for the consumer
         for u in sorted(needs, key=lambda u: (u.compute_at_pos, load_kind(u) not in ASYNC_LOADS, index[u])):

@@ -77,11 +77,16 @@ def _resident_blocks(live_words: int, threads: int, target: Target) -> bool:
     ``REGISTER_OVERHEAD`` per thread (at most ``MAX_LIVE_WORDS`` live words)."""
     if threads * BLOCKS_PER_SM > target.max_threads_per_sm or live_words > MAX_LIVE_WORDS:
         return False
-    return live_words + REGISTER_OVERHEAD <= target.registers_per_sm // (BLOCKS_PER_SM * threads)
+    return live_words + REGISTER_OVERHEAD <= _two_block_cap(threads, target)
+
+
+def _two_block_cap(threads: int, target: Target) -> int:
+    """Registers per thread with ``BLOCKS_PER_SM`` blocks of ``threads`` on an SM, within one block's limit too."""
+    return min(target.registers_per_sm // (BLOCKS_PER_SM * threads), target.registers_per_block // threads)
 
 
 def _blocks_why(threads: int, live_words: int, target: Target) -> str:
-    cap = target.registers_per_sm // (BLOCKS_PER_SM * threads)
+    cap = _two_block_cap(threads, target)
     return (f"{BLOCKS_PER_SM} blocks of {threads} threads per SM (one block's reductions and pointwise math overlap "
             f"another's loads): __launch_bounds__ caps registers at {target.registers_per_sm} / "
             f"({BLOCKS_PER_SM} x {threads}) = {cap}, which hold the {live_words} words of buffers live across a "

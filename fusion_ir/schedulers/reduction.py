@@ -42,12 +42,10 @@ class ReductionScheduler:
             b = domain.broadcast_back[0]
             return (f"T{b.name} broadcasts a reduction's result back onto the reduced domain: a normalization "
                     f"(the normalization scheduler's)")
-        return None
+        return _over_target_limits(domain, _suggest(domain))
 
     def suggest(self, fusion: Fusion, sizes: Sizes | None) -> ReductionParams:
-        domain = _domain(fusion, sizes, self)
-        target = current_target()
-        return suggest_reduction(domain, target.sm_count, target.max_threads_per_sm)
+        return _suggest(_domain(fusion, sizes, self))
 
     def apply(self, fusion: Fusion, params: HeuristicParams) -> None:
         if not isinstance(params, ReductionParams):
@@ -63,6 +61,31 @@ class ReductionScheduler:
             else:
                 _outer(fusion, ref, caches, params)
         fusion.set_min_blocks_per_sm(params.blocks_per_sm)
+
+
+def _suggest(domain: ReductionDomain) -> ReductionParams:
+    target = current_target()
+    return suggest_reduction(domain, target.sm_count, target.max_threads_per_sm)
+
+
+WORKSPACE_BYTES = 8      # the block reduction's shared workspace: one int64 slot per launched thread
+
+
+def _over_target_limits(domain: ReductionDomain, params: ReductionParams) -> str | None:
+    """Why the heuristic's block cannot launch on the current target, if it cannot: its block shapes are
+    constants of the H100 (up to 512 threads along a row, 256 for an outer reduction), and the block
+    reduction's shared workspace grows with them."""
+    target = current_target()
+    r = domain.reductions[0]
+    block = f"the {params.kind} reduction's block of {params.threads_x} x {params.threads_y} threads"
+    if params.threads > target.max_threads_per_block:
+        return (f"T{r.name}: {block} (threads_x x threads_y) is over {target.name}'s limit of "
+                f"{target.max_threads_per_block} threads per block")
+    workspace = WORKSPACE_BYTES * params.threads
+    if workspace > target.smem_per_block:
+        return (f"T{r.name}: {block} needs {workspace} bytes of block-reduction workspace, over {target.name}'s "
+                f"{target.smem_per_block} bytes of shared memory per block")
+    return None
 
 
 def _domain(fusion: Fusion, sizes: Sizes | None, scheduler: ReductionScheduler) -> ReductionDomain:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..exprs import BroadcastOp, MmaOp, ReductionOp
+from ..exprs import BroadcastOp, LoadStoreOp, MmaOp, ReductionOp
 from ..fusion import Fusion
 from ..tensor_view import TensorView
 from ..types import ScheduleError
@@ -76,6 +76,10 @@ def classify(fusion: Fusion, sizes: Sizes | None, caller: str) -> ReductionDomai
     for tv in used:
         if isinstance(tv.definition, MmaOp):
             return f"T{tv.name} is a matmul (the matmul scheduler's), not a sum or max reduction"
+        if isinstance(tv.definition, LoadStoreOp) and tv.definition.permutation is not None:
+            source = tv.definition.inputs[0]
+            return (f"T{tv.name} permutes the axes of T{source.name} ({list(tv.definition.permutation)}); the "
+                    f"{caller} scheduler reads every tensor in the domain's layout, vectors along the last axis")
     reductions = reductions_of(fusion)
     if not reductions:
         return "the fusion has no reduction (sum or max): it is pointwise"

@@ -43,8 +43,9 @@ def _is_vector_axis(tv: TensorView, column: IterDomain, width: int) -> bool:
 
 
 def vectorize_caches(caches: list[TensorView], width: int) -> list[TensorView]:
-    """Bind the vector axis of every cache that has one (a cache along rows only keeps its loops); returns
-    the vectorized ones."""
+    """Bind the vector axis of every cache that has one (a cache along rows only keeps its loops) and whose
+    ``width`` elements fit one 16-byte load (the width is chosen for the 2-D inputs: a wider 1-D input, a float
+    weight beside a bf16 row, loads element by element); returns the vectorized ones."""
     if width <= 1:
         return []
     anchors = [c for c in caches if len([i for i in c.logical if not i.is_reduction]) == 2]
@@ -52,6 +53,8 @@ def vectorize_caches(caches: list[TensorView], width: int) -> list[TensorView]:
         return []
     done = []
     for c in caches:
+        if width * c.dtype.size > VECTOR_BYTES:
+            continue
         column = _column_axis(c, anchors[0])
         if column is None or not _is_vector_axis(c, column, width):
             continue

@@ -11,6 +11,7 @@ import pytest
 
 from examples import _reduction_fusions as fusions
 from fusion_ir import DataType, Fusion, MemoryType, ParallelType, ScheduleError, ops
+from fusion_ir.schedulers import schedule
 from fusion_ir.schedulers.normalization import (
     SCHEDULER,
     NormalizationParams,
@@ -235,3 +236,44 @@ def test_symbolic_extents_take_the_given_sizes() -> None:
     for shape in [(64, 300), (5, 280)]:
         inputs = random_inputs(fusion, [shape], 0)
         assert_matches(fusion, inputs, simulate(kernel, inputs))
+
+
+@pytest.mark.parametrize("build,shape", [(fusions.softmax, (4, 29056)), (fusions.layer_norm, (4, 29056)),
+                                         (fusions.rms_norm, (4, 57000))], ids=["softmax", "layer_norm", "rms_norm"])
+def test_shared_buffers_and_the_reduction_workspace_over_the_limit_are_declined(build, shape) -> None:
+    """The heuristic sized shared persistent buffers by the row alone: softmax of 29056 fp32 columns kept two
+    rows in exactly 227 KiB and the block reduction's 7264-byte workspace made it a LoweringError."""
+    fusion = build(shape)
+    reason = SCHEDULER.decline(fusion, None)
+    assert reason is not None and "block-reduction workspace" in reason and "232448 bytes per block" in reason
+    with pytest.raises(ScheduleError, match="workspace"):
+        schedule(fusion)
+
+
+def test_a_shared_plan_that_fits_with_its_workspace_lowers() -> None:
+    fusion = fusions.rms_norm((4, 56000))
+    params = schedule(fusion)
+    assert params.persistent_memory == "shared"
+    lower(fusion)
+
+
+def test_a_float_weight_beside_a_bf16_row_loads_unvectorized() -> None:
+    """bf16 rows take 8-element (16-byte) vectors; the fp32 weight's cache was given the same Vectorize axis,
+    32 bytes, and ``schedule`` failed inside apply (``parallelize: Vectorize width 8 ... over the 16-byte
+    limit``). The weight now loads element by element and the row stays vectorized."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(shape=(3, 40), dtype=DataType.BFloat16)
+        w = fusion.add_input(shape=(40,), dtype=DataType.Float)
+        y = ops.cast(x, DataType.Float)
+        m = ops.broadcast(ops.mean(y, 1), [False, True])
+        out = ops.mul(ops.sub(y, m), ops.broadcast(w, [True, False]))
+        fusion.add_output(ops.cast(out, DataType.BFloat16))
+    params = schedule(fusion)
+    assert params.scheduler == "normalization" and params.vectorize == 8
+    vectorized = {tv.definition.inputs[0].name for tv in fusion.used_tensors()
+                  if tv.ndim and tv.axis(-1).parallel_type is ParallelType.Vectorize and tv.definition is not None
+                  and tv.definition.inputs and tv.definition.inputs[0].is_input}
+    assert vectorized == {x.name}
+    inputs = random_inputs(fusion, [(3, 40), (40,)], 0)
+    assert_matches(fusion, inputs, simulate(lower(fusion), inputs), tol=1e-2)

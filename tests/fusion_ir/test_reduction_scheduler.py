@@ -263,3 +263,45 @@ def test_the_serial_loop_is_unrolled_by_the_suggested_factor(axis: int) -> None:
     unrolled = [i for tv in fusion.used_tensors() if not tv.is_input for i in tv.loop
                 if i.parallel_type is ParallelType.Unroll]
     assert params.unroll == 4 and unrolled and all(i.extent.const_value() == 4 for i in unrolled)
+
+
+@pytest.mark.parametrize("axis", [1, 0], ids=["inner", "outer"])
+def test_a_block_over_the_targets_thread_limit_is_declined(axis: int) -> None:
+    """The heuristic's blocks are H100 constants (256 threads for an outer sum, 128 or more for an inner one):
+    on a GPU of 64 threads per block they lowered into a LoweringError; the scheduler declines them instead."""
+    from fusion_ir.schedulers import schedule
+    from target import H100, use
+
+    with use(replace(H100, name="small GPU", max_threads_per_block=64)):
+        fusion = fusions.reduction((7, 300) if axis == 1 else (300, 7), "sum", axis)
+        reason = SCHEDULER.decline(fusion, None)
+        assert reason is not None and "over small GPU's limit of 64 threads per block" in reason
+        with pytest.raises(ScheduleError, match="threads_x x threads_y"):
+            schedule(fusion)
+
+
+def test_a_block_reduction_workspace_over_the_targets_shared_memory_is_declined() -> None:
+    """8 bytes of shared workspace per thread: 512 threads along a row need 4 KiB, over a GPU of 2 KiB per block
+    (a LoweringError from the launch limits before)."""
+    from fusion_ir.schedulers import schedule
+    from target import H100, use
+
+    with use(replace(H100, name="small GPU", smem_per_block=2048)):
+        fusion = fusions.reduction((2, 16384), "sum", 1)
+        with pytest.raises(ScheduleError, match="bytes of block-reduction workspace, over small GPU's 2048 bytes"):
+            schedule(fusion)
+
+
+@pytest.mark.parametrize("axis", [1, 0], ids=["inner", "outer"])
+def test_a_permuted_input_is_declined(axis: int) -> None:
+    """``sum(transpose(x), axis)``: the vector width came from the input's row (70, divisible by 2) while the
+    domain's last axis is its column (33), an InputError at launch; both schedulers decline a permute."""
+    from fusion_ir.schedulers import normalization
+
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(shape=(33, 70), dtype=DataType.Float)
+        fusion.add_output(ops.sum(ops.set(ops.transpose(x, 0, 1)), axis))
+    for scheduler in (SCHEDULER, normalization.SCHEDULER):
+        reason = scheduler.decline(fusion, None)
+        assert reason is not None and "permutes the axes of T0 ([1, 0])" in reason

@@ -969,3 +969,63 @@ def test_an_8_column_tile_of_a_k_major_b_loads_c_unswizzled_or_is_refused(tma_st
     case = MatmulCase(params=params, dtype=DataType.BFloat16, epilogue=epilogue, m=70, n=24, k=8, seed=0,
                       suggested=None, transpose_b=True)
     assert check_matmul_case(case) == ("refused" if tma_store else "matched")
+
+
+def test_a_broadcast_read_twice_before_an_rfactored_reduction_is_not_a_persistent_buffer() -> None:
+    """``sum(neg(x * w[None, :]) * w[None, :], 1)`` with a symbolic ``w``: the rfactored reduction's block and
+    grid stages iterate what its partial keeps of the column axis and depend on it, and the persistent-buffer
+    analysis took them for a later reader of the broadcast ``w`` (there is no broadcast of the reduction): the
+    broadcast was kept whole per thread, a symbolic register buffer, a LoweringError."""
+    from fusion_ir.persistent import unmappable_axes
+    from fusion_ir.schedulers import schedule
+
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(shape=(3, 1000), dtype=DataType.Float)
+        w = fusion.add_input(ndim=1, dtype=DataType.Float)
+        t = ops.broadcast(w, [True, False])
+        fusion.add_output(ops.sum(ops.mul(ops.neg(ops.mul(x, t)), t), [1]))
+    params = schedule(fusion, sizes=[(3, 1000), (1000,)])
+    assert params.scheduler == "reduction" and params.grid_splits > 1
+    assert unmappable_axes(t, set(fusion.used_tensors())) == {}
+    rng = np.random.default_rng(0)
+    inputs = [rng.uniform(-2, 2, (3, 1000)).astype(np.float32), rng.uniform(-2, 2, 1000).astype(np.float32)]
+    (out,) = simulate(fusion, inputs)
+    expected = (-(inputs[0].astype(np.float64) * inputs[1]) * inputs[1]).sum(1)
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("axis", [1, 0], ids=["inner", "outer"])
+def test_an_output_inlined_into_a_reduction_beside_a_vectorized_cache_is_emitted_after_the_cache(axis: int) -> None:
+    """``t = neg(x)`` an output and ``sum(t - w[None, :])``: emitted first (as an output), ``t`` opened the
+    loop it shares with ``t - w`` before the cache of ``w`` (computed one loop out, its vector axis not inlined)
+    was emitted, and the lowering could not share that loop (a LoweringError). What the consumer needs at a
+    shallower position now comes before the output too."""
+    from fusion_ir.schedulers import schedule
+
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(shape=(8, 64), dtype=DataType.Float)
+        w = fusion.add_input(shape=(64,), dtype=DataType.Float)
+        t = ops.neg(x)
+        fusion.add_output(t)
+        fusion.add_output(ops.sum(ops.sub(t, ops.broadcast(w, [True, False])), [axis]))
+    assert schedule(fusion).scheduler == "reduction"
+    rng = np.random.default_rng(0)
+    inputs = [rng.uniform(-2, 2, (8, 64)).astype(np.float32), rng.uniform(-2, 2, 64).astype(np.float32)]
+    neg, total = simulate(lower(fusion), inputs)
+    x64, w64 = inputs[0].astype(np.float64), inputs[1].astype(np.float64)
+    np.testing.assert_array_equal(neg, -inputs[0])
+    np.testing.assert_allclose(total, (-x64 - w64).sum(axis), rtol=1e-5, atol=1e-5)
+
+
+def test_an_output_two_ops_before_the_one_that_reads_a_cache_is_emitted_after_the_cache() -> None:
+    """``t = x + 2`` an output, ``sum(maximum(float(t), w[None, :]), 0)``: the cache of ``w`` is read by a consumer of
+    ``t``'s consumer, not by its consumer, so bringing only the consumers' needs forward still emitted it inside
+    the loop ``t`` shares with them (found as a pointwise case of the scheduler fuzzer ending in a sum)."""
+    from fuzz.schedulers import InputDef, SchedulerCase, check
+
+    case = SchedulerCase((32, 64), (InputDef((0, 1), DataType.BFloat16, True), InputDef((1,), DataType.BFloat16, False)),
+                         (("cast", DataType.Half), ("scalar", "add", 2.0), ("cast", DataType.Float),
+                          ("binary", "maximum", 1), ("sum", 0)), also_output=1)
+    assert check(case) == "reduction"
