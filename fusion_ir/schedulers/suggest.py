@@ -48,6 +48,7 @@ MISALIGNED_ROW_BYTES = 128
 # of 8192 (1024 x 1024 x 32768) ran 0.95 of cuBLAS against 0.86 without, 4 splits of 2048 (128 x 8192 x 8192) 0.74
 # against 0.84: a split keeps at least 4096 of K
 MIN_SPLIT_K_TILES = 64
+MAX_SPLIT_K = 16             # the most splits the rules consider
 SPLIT_K_OVERHEAD = 1.25      # split-K's predicted time x this: the partials' traffic and the last block's sum
 
 BIG = (256, 128, 64)         # a tile per block under four waves: 2 compute warp groups of 128 x 128
@@ -241,7 +242,8 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
             reasons = _reasons("split-K", "128 x 256, 2 warp groups", "not persistent: a block per tile and K range",
                                store, "64-bit indices")
             reasons["split_k"] = (f"rule split-K: {split} splits of at least {MIN_SPLIT_K_TILES} K tiles make "
-                                  f"{tiles * split} blocks (about one wave), predicted faster than a smaller tile")
+                                  f"{tiles * split} blocks ({-(-tiles * split // sms)} waves of 1/{split} of a tile's work: the "
+                                  f"least predicted time of the splits), predicted faster than a smaller tile")
             reasons["warp_specialized"] = "rule split-K: Pipelined"
             return ({**ws, "tile": BIG_COLUMNS, "compute_warp_groups": 2, "warp_specialized": False,
                      "split_k": split}, rule, reasons)
@@ -405,20 +407,24 @@ def compute_loaded_tile(problem: MatmulProblem, tile: tuple[int, int, int]) -> t
 
 
 def split_k_for(problem: MatmulProblem, sms: int, tile: tuple[int, int, int]) -> int:
-    """Split-K for a problem of fewer ``tile`` output tiles than ``sms``: as many splits as make the tiles about
-    one wave of blocks (tiles x split_k <= sms), each split keeping at least ``MIN_SPLIT_K_TILES`` K tiles, when
-    the predicted time (``FEW_TILES``' rate of ``tile``, the work of a split, ``SPLIT_K_OVERHEAD`` for the
-    partials) beats the best smaller tile's; 1 (no split) otherwise or when the sizes are unknown."""
+    """Split-K for a problem of fewer ``tile`` output tiles than ``sms``: of the splits that keep at least
+    ``MIN_SPLIT_K_TILES`` K tiles each, the one of the least predicted time, ``ceil(tiles x split / sms)`` waves of
+    a split's work (``FEW_TILES``' rate of ``tile``, ``SPLIT_K_OVERHEAD`` for the partials), the fewer splits on a
+    tie, when it beats the best smaller tile's; 1 (no split) otherwise or when the sizes are unknown. More than one
+    wave of blocks may pay: 72 tiles in 3 splits are 2 waves of a third of the work each."""
     tiles, k_tiles = problem.tiles(tile), problem.k_tiles(tile[2])
     if tiles is None or k_tiles is None or problem.batch_axes or tiles >= sms:
         return 1
-    split = min(sms // tiles, k_tiles // MIN_SPLIT_K_TILES)
-    if split < 2:
-        return 1
     rate = next(r for t, _, r in FEW_TILES if t == tile)
-    waves = -(-tiles * split // sms)
-    predicted = waves * tile[0] * tile[1] / split / rate * SPLIT_K_OVERHEAD
-    return split if predicted < min(_predicted(problem, sms, entry) for entry in FEW_TILES) else 1
+    best, best_time = 1, None
+    for split in range(2, min(MAX_SPLIT_K, k_tiles // MIN_SPLIT_K_TILES) + 1):
+        waves = -(-tiles * split // sms)
+        predicted = waves * tile[0] * tile[1] / split / rate * SPLIT_K_OVERHEAD
+        if best_time is None or predicted < best_time * (1 - 1e-9):
+            best, best_time = split, predicted
+    if best_time is None:
+        return 1
+    return best if best_time < min(_predicted(problem, sms, entry) for entry in FEW_TILES) else 1
 
 
 def _fits_int32(problem: MatmulProblem) -> bool:

@@ -380,3 +380,12 @@ def test_misaligned_rows_under_four_waves_get_clusters(shape: tuple[int, int, in
     if cluster != (1, 1):
         assert params.why.reason("cluster").startswith("rule misaligned rows")
         params.validate(DataType.BFloat16)
+
+
+def test_split_k_may_take_more_than_one_wave_of_blocks() -> None:
+    """768 x 3072 x 12288: 72 tiles of 128 x 256 (192 K tiles): 3 splits are 216 blocks, 2 waves of a third of
+    the work each, against 1 wave of the whole unsplit; 2 splits (144 blocks, 2 waves of a half) would gain
+    nothing."""
+    params = suggest_matmul_params(_matmul((768, 3072, 12288)))
+    assert params.split_k == 3 and params.tile == (128, 256, 64)
+    assert "2 waves of 1/3" in params.why.reason("split_k")
