@@ -109,31 +109,9 @@ def transpose_2d(shape: tuple[int, int], dtype: DataType) -> Case:
                 2 * rows * cols * dtype.size)
 
 
-def _torch_reference(torch: Any, name: str, xs: list[Any]) -> Any:
-    """torch's own kernel for a reduction or normalization case (one call where torch has one: softmax and
-    layer norm run in bf16 directly, computing in fp32 inside, as our fusions do)."""
-    f = torch.nn.functional
-    x = xs[0]
-    if name.startswith("softmax_dim0"):
-        return torch.softmax(x, dim=0)
-    if name.startswith("softmax"):
-        return torch.softmax(x, dim=-1)
-    if name.startswith("log_softmax"):
-        return torch.log_softmax(x, dim=-1)
-    if name.startswith("layer_norm"):
-        return f.layer_norm(x, (x.shape[-1],), xs[1], xs[2], reduction_cases.EPS)
-    if name.startswith("rms_norm"):
-        if hasattr(f, "rms_norm"):
-            return f.rms_norm(x, (x.shape[-1],), xs[1], reduction_cases.EPS)
-        xf = x.float()
-        return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + reduction_cases.EPS) * xs[1].float()).to(x.dtype)
-    op, axis = name.split("_")[0], int(name.split("_")[1][3:])
-    return x.sum(axis) if op == "sum" else x.amax(axis)
-
-
 def _from_reduction_case(case: Any) -> Case:
     """A case of ``bench/schedulers_reduce_cases.py`` (softmax, log-softmax, layer and RMS norm, sum and max over
-    either axis) as a case of this benchmark, against torch's own kernel (``_torch_reference``)."""
+    either axis) as a case of this benchmark, against its reference: torch's own kernel for it."""
     dtype = reduction_cases.DTYPES[case.dtype]
     fusion = case.build()
     out_bytes = sum(math.prod(i.extent.const_value() for i in tv.shape_ids) * tv.dtype.size for tv in fusion.outputs)
@@ -144,7 +122,7 @@ def _from_reduction_case(case: Any) -> Case:
         return [torch.randn(*shape, device="cuda").to(t) for shape in shapes]
 
     return Case(case.name.replace("_float32", " fp32").replace("_bfloat16", " bf16"), tuple(case.shapes[0]), dtype,
-                case.build, inputs, lambda torch, xs, name=case.name: _torch_reference(torch, name, xs),
+                case.build, inputs, lambda torch, xs, reference=case.reference: reference(*xs),
                 in_bytes + out_bytes)
 
 

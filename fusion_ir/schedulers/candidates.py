@@ -33,7 +33,7 @@ from .suggest import (
     _fits_int32,
     _warp_groups_for,
     compute_loaded_arrangement,
-    fitted_group_m,
+    problem_group_m,
     register_split,
     rule_params,
 )
@@ -68,8 +68,9 @@ def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *
         out = {"tile": tile, "compute_warp_groups": groups, "register_split": register_split(groups),
                "warp_specialized": True, "persistent": False, "tma_store": store, "blocks": sms,
                "index_type": wide_index if persistent else DataType.Int64, **fields}
-        if persistent and problem.m is not None:
-            out["group_m"] = fitted_group_m(-(-problem.m // tile[0]))       # no padded rows where a group allows
+        group = problem_group_m(problem, tile)
+        if persistent and group is not None:
+            out["group_m"] = group                   # no padded rows where a group allows
         return {**out, **compute_loaded_arrangement(problem, out)}    # an operand TMA cannot load: Pipelined
 
     out = [suggested]
@@ -85,8 +86,9 @@ def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *
     add(_deepest(replace(suggested, tma_store=not suggested.tma_store), problem))
     switched = replace(suggested, persistent=not suggested.persistent, ping_pong=False, cluster=(1, 1),
                        index_type=DataType.Int64 if suggested.persistent else wide_index)
-    if switched.persistent and problem.m is not None:
-        switched = replace(switched, group_m=fitted_group_m(-(-problem.m // switched.tile[0])))
+    group = problem_group_m(problem, switched.tile)
+    if switched.persistent and group is not None:
+        switched = replace(switched, group_m=group)
     add(_deepest(switched, problem))
     for tile in BIG_TILES:
         add(_deepest(MatmulParams(**arranged(tile)), problem))

@@ -238,6 +238,10 @@ class MatmulProblem:
     def k_tiles(self, tile_k: int) -> int | None:
         return None if self.k is None else -(-self.k // tile_k)
 
+    def row_tiles(self, tile: tuple[int, int, int]) -> int | None:
+        """Rows of ``tile`` covering M (None: M unknown)."""
+        return None if self.m is None else -(-self.m // tile[0])
+
     def tiles(self, tile: tuple[int, int, int]) -> int | None:
         if self.m is None or self.n is None or self.batch is None:
             return None

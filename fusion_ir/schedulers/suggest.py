@@ -156,12 +156,13 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
             chosen.get("persistent") or chosen.get("split_k", 1) > 1 or not chosen.get("warp_specialized")):
         chosen["cluster"] = (1, 1)              # a pinned field the suggested cluster cannot keep
         reasons["cluster"] = "no cluster: a pinned field (persistent, split-K or Pipelined) does not take one"
-    if chosen.get("persistent") and "group_m" not in pinned and problem.m is not None:
-        rows = -(-problem.m // (pinned.get("tile") or chosen["tile"])[0])
-        chosen["group_m"] = fitted_group_m(rows)
-        if chosen["group_m"] != 8:
-            reasons["group_m"] = (f"{chosen['group_m']}: of the groups up to 16, the one that pads the fewest of the "
-                                  f"{rows} rows of tiles, then the closest to 8 (fitted_group_m)")
+    group = problem_group_m(problem, pinned.get("tile") or chosen["tile"])
+    if chosen.get("persistent") and "group_m" not in pinned and group is not None:
+        chosen["group_m"] = group
+        if group != 8:
+            reasons["group_m"] = (f"{group}: of the groups up to 16, the one that pads the fewest of the "
+                                  f"{problem.row_tiles(chosen['tile'])} rows of tiles, then the closest to 8 "
+                                  f"(fitted_group_m)")
     if "split_k" not in pinned and chosen.get("persistent"):
         chosen["split_k"] = 1                   # a pinned persistent kernel: split-K is not implemented for it
     if "compute_warp_groups" not in pinned and "tile" in pinned:
@@ -287,8 +288,8 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
                                   f"against 0.78; 1234 x 4568 x 888: 0.67 against 0.61)")
             return chosen, f"otherwise: {why}; misaligned rows: clusters of two", reasons
         return chosen, f"otherwise: {why}", reasons
-    if (k_tiles is not None and k_tiles >= CLUSTER_K_TILES and problem.tma_operands and not problem.loaded
-            and not problem.broadcast and problem.m is not None and problem.m >= 2 * BIG_COLUMNS[0]):
+    if (k_tiles is not None and k_tiles >= CLUSTER_K_TILES and _multicast_possible(problem)
+            and problem.m >= 2 * BIG_COLUMNS[0]):  # type: ignore[operator]
         rule = (f"T >= {PERSISTENT_WAVES} S, K of {CLUSTER_K_TILES} tiles or more ({k_tiles}) and a 16-bit result: "
                 f"{tiles} tiles of 128 x 256 on {sms} SMs ({tiles / sms:.1f} waves), in clusters of two")
         reasons = _reasons("clusters", "128 x 256, 2 warp groups of 64 x 256",
@@ -311,20 +312,32 @@ def misaligned_rows(problem: MatmulProblem) -> bool:
                for load in problem.loads)
 
 
+def _multicast_possible(problem: MatmulProblem) -> bool:
+    """Whether the rules may suggest a cluster: both operands TMA-loaded (the multicast goes through the TMA
+    pipeline), no epilogue input (C, a bias: not measured in clusters), M and N known."""
+    return (problem.tma_operands and not problem.loaded and not problem.broadcast and problem.m is not None
+            and problem.n is not None)
+
+
 def _misaligned_cluster(problem: MatmulProblem, tile: tuple[int, int, int],
                         k_tiles: int | None) -> tuple[int, int] | None:
     """The cluster for a tile per block where misaligned rows make the big tiles L2-bound: two blocks sharing the
     operand tile that is larger (or B's, square), along the side with at least two tiles; None where it does not
     apply (aligned rows, a short K, an operand the compute warp groups load, an epilogue input)."""
     if (k_tiles is None or k_tiles < MISALIGNED_CLUSTER_K_TILES or not misaligned_rows(problem)
-            or not problem.tma_operands or problem.loaded or problem.broadcast or problem.m is None
-            or problem.n is None):
+            or not _multicast_possible(problem)):
         return None
     share_a = tile[0] > tile[1]                         # a 256 x 128 tile: A's 256 x 64 is the bigger load
     along, extent = (tile[1], problem.n) if share_a else (tile[0], problem.m)
     if extent < 2 * along:
         return None
     return (1, 2) if share_a else (2, 1)
+
+
+def problem_group_m(problem: MatmulProblem, tile: tuple[int, int, int]) -> int | None:
+    """``fitted_group_m`` of the problem's rows of ``tile``; None when M is unknown."""
+    rows = problem.row_tiles(tile)
+    return None if rows is None else fitted_group_m(rows)
 
 
 def fitted_group_m(row_tiles: int, preferred: int = 8, largest: int = 16) -> int:
