@@ -76,11 +76,8 @@ class NormalizationScheduler:
             return "no output spans the whole 2-D domain; the normalization scheduler schedules along one"
         persistent = persistent_tensors(fusion)
         live = live_across_reductions(fusion, persistent)
-        buffers = [tv.dtype.size for tv in persistent]
-        params = suggest_normalization(domain, buffers, current_target(), [tv.dtype.size for tv in live])
-        if isinstance(params, str):
-            return params
-        return _over_shared_memory(params, buffers) or params
+        return suggest_normalization(domain, [tv.dtype.size for tv in persistent], current_target(),
+                                     [tv.dtype.size for tv in live])
 
     def apply(self, fusion: Fusion, params: HeuristicParams) -> None:
         if not isinstance(params, NormalizationParams):
@@ -109,29 +106,6 @@ class NormalizationScheduler:
         if _constant_block(ref):
             # a symbolic block size has no __launch_bounds__ to carry the register cap: ptxas keeps its own choice
             fusion.set_min_blocks_per_sm(params.blocks_per_sm)
-
-
-WORKSPACE_BYTES = 8      # the block reduction's shared workspace: one int64 slot per launched thread
-SHARED_ALIGN = 16
-
-
-def _aligned(n: int) -> int:
-    return -(-n // SHARED_ALIGN) * SHARED_ALIGN
-
-
-def _over_shared_memory(params: NormalizationParams, buffers: list[int]) -> str | None:
-    """Why the block's shared memory does not fit the target, if it does not: the persistent buffers (in
-    shared memory) over the block's whole tile, ``threads_x * threads_y * persistent_batch * vectorize``
-    elements (the row or column block rounded up to it), and the block reduction's workspace."""
-    tile = params.threads_x * params.threads_y * params.persistent_batch * params.vectorize
-    persistent = sum(_aligned(tile * b) for b in buffers) if params.persistent_memory == SHARED else 0
-    workspace = _aligned(WORKSPACE_BYTES * params.threads)
-    limit = current_target().smem_per_block
-    if persistent + workspace <= limit:
-        return None
-    return (f"the {params.kind} block of {params.threads_x} x {params.threads_y} threads needs {persistent} bytes "
-            f"of shared persistent buffers ({len(buffers)} over a tile of {tile} elements) and {workspace} bytes "
-            f"of block-reduction workspace, over {current_target().name}'s {limit} bytes per block")
 
 
 def _spans_domain(tv: TensorView) -> bool:

@@ -105,7 +105,28 @@ def register_budget(threads: int, target: Target) -> int:
     return max(0, min(MAX_BUFFER_WORDS, target.registers_per_block // threads - REGISTER_OVERHEAD))
 
 
+WORKSPACE_BYTES = 8      # the block reduction's shared workspace: one 8-byte slot per launched thread
+SHARED_ALIGN = 16        # the shared-memory planner's alignment of each buffer
+
+
+def _aligned(n: int) -> int:
+    return -(-n // SHARED_ALIGN) * SHARED_ALIGN
+
+
+def shared_bytes(tile_elements: int, buffers: list[int], threads: int) -> int:
+    """Shared memory a block takes with its persistent buffers there: each buffer over the block's whole tile
+    (``tile_elements``, the row or column block rounded up to the threads' vectors and batch), and the block
+    reduction's workspace."""
+    return sum(_aligned(tile_elements * b) for b in buffers) + _aligned(WORKSPACE_BYTES * threads)
+
+
 def _memory(words: int, threads: int, smem_bytes: int, target: Target, what: str) -> tuple[str, str] | str:
+    """Registers or shared memory for the persistent buffers (``smem_bytes``: ``shared_bytes`` of the block), or
+    why neither holds them; the block reduction's workspace must fit shared memory either way."""
+    workspace = _aligned(WORKSPACE_BYTES * threads)
+    if workspace > target.smem_per_block:
+        return (f"the block reduction's workspace for {threads} threads, {workspace} bytes, is over "
+                f"{target.name}'s {target.smem_per_block} bytes of shared memory per block")
     budget = register_budget(threads, target)
     rule = (f"{target.registers_per_block} registers / {threads} threads - {REGISTER_OVERHEAD}, at most "
             f"{MAX_BUFFER_WORDS}")
@@ -115,8 +136,8 @@ def _memory(words: int, threads: int, smem_bytes: int, target: Target, what: str
         return SHARED, (f"{words} words per thread exceed {budget} registers ({rule}); the block's {smem_bytes} "
                         f"bytes fit shared memory ({target.smem_per_block})")
     return (f"the persistent buffers of {what} need {words} registers per thread (over {budget}: {rule}) or "
-            f"{smem_bytes} bytes of shared memory per block (over {target.smem_per_block}); a normalization "
-            f"this long is not scheduled")
+            f"{smem_bytes} bytes of shared memory per block (the buffers over the block's tile and the block "
+            f"reduction's workspace; over {target.smem_per_block}); a normalization this long is not scheduled")
 
 
 def _inner_shape(d: ReductionDomain, vectors: int, want: int) -> tuple[int, int, int]:
@@ -157,7 +178,7 @@ def _inner(d: ReductionDomain, buffers: list[int], live: list[int], target: Targ
         threads_want //= 2
     tx, ty, batch = _inner_shape(d, vectors, want)
     words = _words(batch * vec, buffers)
-    smem = sum(d.columns * b for b in buffers) * ty
+    smem = shared_bytes(tx * ty * batch * vec, buffers, tx * ty)
     memory = _memory(words, tx * ty, smem, target, f"a row of {d.columns}")
     if isinstance(memory, str):
         return memory
@@ -180,7 +201,7 @@ def _outer_fit(d: ReductionDomain, buffers: list[int], target: Target, vec: int,
     batch = ceil_div(d.rows, ty_want)
     ty = ceil_div(d.rows, batch)
     words = _words(batch * vec, buffers)
-    smem = sum(d.rows * tx * vec * b for b in buffers)
+    smem = shared_bytes(tx * ty * batch * vec, buffers, tx * ty)
     return ty, batch, words, _memory(words, tx * ty, smem, target, f"a column block of {d.rows} rows")
 
 
