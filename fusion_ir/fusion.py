@@ -263,7 +263,7 @@ class Fusion:
         for tv in self._tensors:
             tvs[tv] = (list(tv.root), list(tv.logical), list(tv.loop), list(tv.transforms), tv.definition,
                        tv.compute_at_pos, tv.memory_type, tv.circular_buffer_options, tv.dtype, tv.swizzle,
-                       dict(tv.loop_broadcasts), tv.store_wait, tv.allocation)
+                       dict(tv.loop_broadcasts), tv.store_wait, tv.store_stages, tv.allocation)
             ids.update(tv.root, tv.logical, tv.loop)
             for t in tv.transforms:
                 ids.update(t.inputs)
@@ -284,7 +284,7 @@ class Fusion:
         for tv, st in s["tvs"].items():
             (tv.root, tv.logical, tv.loop, tv.transforms, tv.definition, tv.compute_at_pos,
              tv.memory_type, tv.circular_buffer_options, tv.dtype, tv.swizzle, tv.loop_broadcasts,
-             tv.store_wait, tv.allocation) = st
+             tv.store_wait, tv.store_stages, tv.allocation) = st
         for i, (pt, it) in s["ids"].items():
             i.parallel_type, i.iter_type = pt, it
 
@@ -294,7 +294,7 @@ class Fusion:
         for tv in self._tensors:
             parts.append(tv.transforms_string())
             parts.append(str([(i.name, i.parallel_type.name, i.iter_type.name) for i in tv.loop]))
-            parts.append(f"{tv.memory_type} {tv.compute_at_pos} {tv.circular_buffer_options} {tv.swizzle} {tv.store_wait.value}"
+            parts.append(f"{tv.memory_type} {tv.compute_at_pos} {tv.circular_buffer_options} {tv.swizzle} {tv.store_wait.value} {tv.store_stages}"
                          f" {[i.name for i in tv.allocation] if tv.allocation is not None else None}")
         return "\n".join(parts)
 

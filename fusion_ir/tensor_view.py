@@ -78,6 +78,7 @@ class TensorView:
         self.circular_buffer_options: CircularBufferOptions | None = None
         self.swizzle = SmemSwizzle.NONE
         self.store_wait = StoreWait.AfterBoxes   # a TMA-store output: when its issuer waits for the tile's reads
+        self.store_stages = 1                    # a TMA-store output: shared tiles its stores rotate through
         # a TMA load whose tile the blocks of a cluster along this block index share (``set_multicast``)
         self.multicast: ParallelType | None = None
         # The axes a Shared tensor's buffer is laid out in (row-major), when not its loop axes right of the
@@ -192,7 +193,8 @@ class TensorView:
         if self.swizzle is not SmemSwizzle.NONE:
             lines.append(f" swizzle: {self.swizzle.name}")
         if self.store_wait is not StoreWait.AfterBoxes:
-            lines.append(f" store wait: {self.store_wait.value}")
+            ring = f", {self.store_stages} stages" if self.store_stages > 1 else ""
+            lines.append(f" store wait: {self.store_wait.value}{ring}")
         if self.multicast is not None:
             lines.append(f" multicast: {self.multicast.name}")
         if self.allocation is not None:
@@ -902,7 +904,7 @@ class TensorView:
             self.allocation = list(axes)
         return self
 
-    def set_store_wait(self, wait: StoreWait | str) -> TensorView:
+    def set_store_wait(self, wait: StoreWait | str, stages: int = 1) -> TensorView:
         """When the thread that issues this TMA-store output's boxes waits until they have read the shared tile.
 
         ``"after_boxes"`` (the default): once, right after it has issued and committed every box of the
@@ -912,6 +914,12 @@ class TensorView:
         what comes in between (the next tile's main loop), and one wait after the loop retires the last
         ones before the threads exit. Only a tensor written by ``cache_before(LoadStoreOpType.TMAStore)``
         has a store to wait for. ``wait`` is a ``StoreWait`` or its string.
+
+        ``stages`` (with ``"deferred"``): the shared tile is a ring of that many tiles, iteration ``i`` of the
+        innermost loop the tile is computed in writing tile ``i % stages``; the wait before a write lets the
+        stores of the ``stages - 1`` iterations before it still read theirs (``cp.async.bulk.wait_group.read``
+        of their groups), and one wait after the loop retires the rest. A sub-tiled epilogue's next sub-tile is
+        computed and written while the previous ones are stored.
         """
         if load_kind(self) is not LoadStoreOpType.TMAStore:
             d = self.definition
@@ -923,8 +931,16 @@ class TensorView:
         if chosen is None:
             raise self._err(f"set_store_wait: {wait!r} for T{self.name} is not a store wait; use one of "
                             f"{StoreWait.choices()}")
+        if isinstance(stages, bool) or not isinstance(stages, int) or stages < 1:
+            raise self._err(f"set_store_wait: stages={stages!r} for T{self.name} must be a positive int (the shared "
+                            f"tiles its stores rotate through)")
+        if stages > 1 and chosen is not StoreWait.Deferred:
+            raise self._err(f"set_store_wait: stages={stages} for T{self.name} with {chosen.value!r}; a ring of "
+                            f"tiles needs the wait deferred to the next write (\"deferred\"), or its stores would be "
+                            f"waited for right after their boxes and the ring never used")
         with self.fusion.transaction():
             self.store_wait = chosen
+            self.store_stages = stages
         return self
 
     def _check_swizzle_span(self, call: str) -> None:

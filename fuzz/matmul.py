@@ -78,23 +78,18 @@ class MatmulCase:
     def valid(self) -> bool:
         if self.suggested is not None:
             return True
-        loads_c = self.epilogue_kind == "alpha_beta"     # C is TMA-loaded per output tile
-        loads = None
-        if self.fixed_shapes:
-            from fusion_ir.schedulers.matmul_problem import matmul_problem
+        from fusion_ir.schedulers.matmul_problem import matmul_problem
 
-            problem = matmul_problem(self.fusion())
-            loads = problem.loads
-            loads_c = bool(problem.loaded_tiles)         # C's rows TMA cannot copy are read from global memory
-            if self.params.tma_store and not problem.output_rows_aligned:
-                return False    # the TMA store needs 16-byte rows too (schedule_matmul refuses it)
-        if loads_c and self.params.ping_pong:
+        problem = matmul_problem(self.fusion())
+        loads = problem.loads
+        # C is TMA-loaded per output tile (unless its rows TMA cannot copy: then read from global memory), a bias
+        # into a shared vector
+        if self.fixed_shapes and self.params.tma_store and not problem.output_rows_aligned:
+            return False    # the TMA store needs 16-byte rows too (schedule_matmul refuses it)
+        if problem.loaded and self.params.ping_pong:
             return False    # not implemented: schedule_matmul refuses it (MatmulParams.ping_pong)
         try:
-            if loads is None:
-                self.params.validate(self.dtype, self.dtype.size if loads_c else 0, self.layout)
-            else:
-                self.params.validate(self.dtype, self.dtype.size if loads_c else 0, self.layout, loads)
+            self.params.validate(self.dtype, problem.loaded_tiles, self.layout, loads)
         except ScheduleError:
             return False
         return self.batch is None or self.params.split_k == 1     # a batch holds blockIdx.z: split-K refused
@@ -207,6 +202,10 @@ def matmul_params(draw: st.DrawFn) -> MatmulParams:
     if draw(st.booleans()) and tn % 64 == 0:
         mode = {**mode, "tma_store": True,       # the case draws a bf16/fp16 output for it
                 "store_wait": draw(st.sampled_from(["after_boxes", "deferred"]))}
+        if draw(st.booleans()):                  # a sub-tiled epilogue: a ring of staging tiles
+            en = draw(st.sampled_from([16, 32, 64]))
+            mode = {**mode, "store_wait": "after_boxes", "epilogue_tile": (tm, en),
+                    "epilogue_stages": draw(st.integers(1, min(3, tn // en)))}
     if draw(st.booleans()):
         mode = {**mode, "index_type": DataType.Int32}
     params = MatmulParams(tile=(tm, tn, tk), stages=stages, compute_warp_groups=groups, **mode)
@@ -214,7 +213,13 @@ def matmul_params(draw: st.DrawFn) -> MatmulParams:
         params = MatmulParams(tile=(tm, tn, tk), stages=2, compute_warp_groups=groups, **mode)
     if draw(st.integers(0, 4)) == 0:     # the deepest pipeline that fits, picked at lowering
         params = MatmulParams(tile=(tm, tn, tk), stages="auto", compute_warp_groups=groups, **mode)
-    broken = draw(st.sampled_from([None] * 6 + ["tile", "stages", "groups", "regs", "flag", "wait"]))
+    broken = draw(st.sampled_from([None] * 6 + ["tile", "stages", "groups", "regs", "flag", "wait", "sub_tile"]))
+    if broken == "sub_tile":                     # rows other than the tile's, columns not 16/32/64 or not dividing N,
+        # without a TMA store, or a ring deeper than the sub-tiles
+        bad = draw(st.sampled_from([((tm // 2 or 1, 32), True, 1), ((tm, 48), True, 1), ((tm, 32), False, 1),
+                                    ((tm, 64), True, 9)]))
+        return MatmulParams(tile=(tm, 128, tk), stages=2, compute_warp_groups=groups, tma_store=bad[1],
+                            epilogue_tile=bad[0], epilogue_stages=bad[2])
     if broken == "tile":
         return MatmulParams(tile=draw(st.sampled_from(INVALID_TILES)), stages=2, compute_warp_groups=1)
     if broken == "stages":

@@ -42,6 +42,7 @@ from .matmul_problem import (
     OperandLoad,
     epilogue_inputs,
     epilogue_tensors,
+    epilogue_vectors,
     find_mma,
     matmul_problem,
     tma_rows,
@@ -131,15 +132,18 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
         _cluster(fusion, params, a_s, b_s)
 
         # epilogue: [tiles..., Mw, Mr, TIDx, N/8, 2, 2], every tensor inlined into its consumer
-        staged = _stage_output(fusion, params.store_wait) if params.tma_store else []
+        staged = _stage_output(fusion, params) if params.tma_store else []
         loaded = _load_epilogue_inputs(fusion, acc, params)
+        vectors = _load_epilogue_vectors(fusion, acc, params)
         for tv in epilogue_tensors(fusion, acc):
             if tv in staged:
                 _schedule_staged_tensor(tv, params, batch)
-            elif tv not in loaded:
+            elif tv not in loaded and tv not in vectors:
                 _schedule_epilogue_tensor(tv, params, batch)
         for tv in loaded:
             _schedule_loaded_tile(tv, params, bt)
+        for tv in vectors:
+            _schedule_loaded_vector(tv, params, bt)
         _inline_epilogue(fusion, acc, operands=(a_s, b_s))
     fusion.set_index_type(params.index_type)
     why = params.why if params.why is not None else given_why(params)
@@ -260,8 +264,10 @@ def _circular_buffer_operands(a_s: TensorView, b_s: TensorView, params: MatmulPa
         tv.circular_buffer(params.stages, type=pipeline)
 
 
-def _stage_output(fusion: Fusion, store_wait: StoreWait | str = StoreWait.AfterBoxes) -> list[TensorView]:
-    """``tma_store``: the output goes registers -> stmatrix -> shared tile -> TMA store (seed 000's epilogue).
+def _stage_output(fusion: Fusion, params: MatmulParams) -> list[TensorView]:
+    """``tma_store``: the output goes registers -> stmatrix -> shared tile -> TMA store (seed 000's epilogue);
+    sub-tiled (``epilogue_tile``), through a ring of ``epilogue_stages`` staging tiles, the stores of one sub-tile
+    waited for only before its tile is written again.
 
     Returns the shared tile and the output, which take the tile layout instead of the fragment one."""
     (out,) = fusion.outputs
@@ -276,7 +282,10 @@ def _stage_output(fusion: Fusion, store_wait: StoreWait | str = StoreWait.AfterB
                             f"thread stores its elements)")
     tile = out.cache_before(LoadStoreOpType.TMAStore)     # shared tile, read by the TMA store
     tile.cache_before(LoadStoreOpType.StMatrix)           # registers in the fragment layout, stored by stmatrix
-    out.set_store_wait(store_wait)
+    if params.epilogue_tile is not None:
+        out.set_store_wait(StoreWait.Deferred, stages=min(params.epilogue_stages, params.sub_tiles()))
+    else:
+        out.set_store_wait(params.store_wait)
     return [tile, out]
 
 
@@ -299,6 +308,27 @@ def _load_epilogue_inputs(fusion: Fusion, acc: TensorView, params: MatmulParams)
     return [c.cache_after(LoadStoreOpType.TMA) for c in loaded]
 
 
+def _load_epilogue_vectors(fusion: Fusion, acc: TensorView, params: MatmulParams) -> list[TensorView]:
+    """A vector the epilogue broadcasts over the tile (a bias ``[N]`` per column, or ``[M]`` per row) comes into
+    shared memory by TMA, one box of the tile's columns (rows) per output tile, loaded at the tile's start and
+    read from shared memory in the epilogue; returns those shared vectors. Ping-pong warp groups read theirs from
+    global memory (each would load the vector of its own turn, not implemented)."""
+    if params.ping_pong:
+        return []
+    return [v.cache_after(LoadStoreOpType.TMA) for v in epilogue_vectors(fusion, acc)]
+
+
+def _schedule_loaded_vector(tv: TensorView, params: MatmulParams, batch: int) -> None:
+    """An epilogue vector's shared copy, ``[tiles..., T]``: computed at the output tile, one TMA box of the tile's
+    ``T`` columns (or rows)."""
+    (consumer,) = tv.consumers()
+    tiles = _tile_count(params, batch)
+    tv.compute_at(consumer, tiles)
+    for k in range(tiles, tv.ndim):
+        if not tv.axis(k).is_broadcast:
+            tv.axis(k).parallelize(ParallelType.Bulk)
+
+
 def _schedule_loaded_tile(tv: TensorView, params: MatmulParams, batch: int) -> None:
     """An epilogue input's shared tile, ``[tiles..., Nc, TM, Nw]``: computed at the output tile (loaded
     once per tile, before the epilogue reads it), a TMA box of ``TM x Nw`` (one swizzle row wide) per
@@ -319,10 +349,18 @@ def _schedule_loaded_tile(tv: TensorView, params: MatmulParams, batch: int) -> N
 def _schedule_staged_tensor(tv: TensorView, params: MatmulParams, batch: int) -> None:
     """The shared tile and the output of a TMA-store epilogue: ``[tiles..., Nc, TM, Nw]``, one box of
     ``TM x Nw`` (one swizzle row wide) per column chunk ``Nc``."""
-    nw = _swizzle_row(params, tv)
+    # a box per chunk of one swizzle row; sub-tiled, a box per sub-tile
+    nw = _swizzle_row(params, tv) if params.epilogue_tile is None else params.epilogue_tile[1]
     tiles = _output_tiles(tv, params, batch)     # [tiles, TM, TN]
     tv.split(tiles + 1, nw)                      # [tiles, TM, Nc, Nw]
     tv.reorder({tiles: tiles + 1, tiles + 1: tiles})   # [tiles, Nc, TM, Nw]
+    if params.epilogue_tile is not None:         # sub-tiles: Nc is their loop, the output's and the tile's
+        tv.axis(tiles).parallelize(ParallelType.Unroll)
+        tv.axis(tiles + 1).parallelize(ParallelType.Bulk)
+        tv.axis(tiles + 2).parallelize(ParallelType.Bulk)
+        if not tv.is_output:
+            tv.set_swizzle(swizzle_by_span()[nw * tv.dtype.size])
+        return
     if tv.is_output:                             # the TMA store: a box per chunk
         tv.axis(tiles).parallelize(ParallelType.Unroll)
         tv.axis(tiles + 1).parallelize(ParallelType.Bulk)
@@ -425,6 +463,11 @@ def _output_tiles(tv: TensorView, params: MatmulParams, batch: int) -> int:
 
 def _schedule_epilogue_tensor(tv: TensorView, params: MatmulParams, batch: int) -> None:
     tiles = _output_tiles(tv, params, batch)
+    if params.epilogue_tile is not None:         # sub-tiles: [tiles, Ns, TM, EN], the fragment over EN
+        tv.split(tiles + 1, params.epilogue_tile[1])
+        tv.reorder({tiles: tiles + 1, tiles + 1: tiles})
+        tv.axis(tiles).parallelize(ParallelType.Unroll)
+        tiles += 1
     tv.split(tiles, current_target().wgmma.m)    # [.., Mr, M64, TN]
     if not params.ping_pong:                     # cooperative: [.., Mw, Mr, M64, TN]
         tv.split(tiles, params.compute_warp_groups, inner_split=False)

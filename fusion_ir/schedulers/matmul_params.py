@@ -15,7 +15,7 @@ from target import current as current_target
 from ..circular_buffer import AUTO
 from ..types import DataType, ScheduleError, SmemSwizzle, StoreWait
 from .matmul_problem import TMA_LOADS, OperandLoad
-from .matmul_smem import ROW_MAJOR, LoadedTile, MatmulLayout, matmul_smem_requests
+from .matmul_smem import ROW_MAJOR, LoadedTile, MatmulLayout, as_tiles, matmul_smem_requests
 from .matmul_why import ParamsWhy
 
 # fp32 accumulators per thread that leave room for addresses and the epilogue in the 232 registers
@@ -44,7 +44,12 @@ class MatmulParams:
     partial tiles summed in order by the last to finish (docs/matmul.md, "Split-K");
     ``cluster``: (M, N) blocks of a thread-block cluster: ``(2, 1)``, two blocks of adjacent tile rows that
     share B's tile (each loads half of it and multicasts it to both), ``(1, 2)`` two of adjacent tile
-    columns that share A's (``docs/matmul.md``, "Clusters and multicast").
+    columns that share A's (``docs/matmul.md``, "Clusters and multicast");
+    ``epilogue_tile``: with ``tma_store``, the epilogue walks the output tile in sub-tiles of ``(TM, EN)`` (every
+    row of the tile, ``EN`` of its columns: 16, 32 or 64): per sub-tile the fused ops on its accumulators, a
+    stmatrix into one of ``epilogue_stages`` staging tiles (a ring) and a TMA store, the next sub-tile's math and
+    stmatrix running while the previous ones are stored (``docs/matmul.md``, "Sub-tiled epilogues"); None:
+    the whole tile at once.
     """
 
     tile: tuple[int, int, int] = (128, 256, 64)
@@ -67,6 +72,8 @@ class MatmulParams:
     # tile to finish sums their partials in split order (deterministic) and runs the epilogue
     split_k: int = 1
     cluster: tuple[int, int] = (1, 1)            # blocks of a cluster along M and N (one of them 1 or 2)
+    epilogue_tile: tuple[int, int] | None = None  # tma_store: the epilogue's sub-tile (TM, EN); None: the whole tile
+    epilogue_stages: int = 2                     # epilogue_tile: staging tiles the sub-tiles' stores rotate through
 
     @property
     def why(self) -> ParamsWhy | None:
@@ -135,7 +142,10 @@ class MatmulParams:
         smem = self.smem_bytes(dtype, loaded, layout, loads)
         if smem > target.smem_per_block:
             staged = " and the output tile" if self.tma_store else ""
-            staged += " and the epilogue's TMA-loaded tile of C" if loaded else ""
+            tiles = as_tiles(loaded)
+            staged += " and the epilogue's TMA-loaded tile of C" if any(not t.vector for t in tiles) else ""
+            staged += (" and the epilogue's TMA-loaded vectors" if any(t.vector for t in tiles) and not self.ping_pong
+                       else "")
             depth = "even the 2 stages of \"auto\"" if auto else f"{self.stages} stages"
             raise ScheduleError(f"MatmulParams.stages: {depth} of A ({tm} x {tk}) and B ({tk} x {tn}) "
                                 f"{dtype.short_name} tiles{staged} need {smem} bytes of shared memory, over the "
@@ -172,6 +182,7 @@ class MatmulParams:
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ScheduleError(f"MatmulParams.{name}: {value!r} must be a positive int")
         self._validate_cluster()
+        self.validate_epilogue_tile()
         regs = self.register_split
         (lo, hi), step = target.setmaxnreg_range, target.setmaxnreg_step
         if regs is not None and not (isinstance(regs, tuple) and len(regs) == 2 and all(
@@ -203,6 +214,45 @@ class MatmulParams:
         if self.persistent:
             raise ScheduleError(f"MatmulParams.cluster: {c!r} with persistent=True is not supported; the blocks of "
                                 f"a cluster would have to walk adjacent tiles together (use persistent=False)")
+
+    def validate_epilogue_tile(self) -> None:
+        """``epilogue_tile`` and ``epilogue_stages``: sub-tiles of every row of the tile and 16, 32 or 64 of its
+        columns (a staging tile is one TMA box, a row of it one swizzle span), written by stmatrix.x4."""
+        s = self.epilogue_stages
+        if isinstance(s, bool) or not isinstance(s, int) or s < 1:
+            raise ScheduleError(f"MatmulParams.epilogue_stages: {s!r} must be a positive int (staging tiles of the "
+                                f"sub-tiled epilogue's ring)")
+        e = self.epilogue_tile
+        if e is None:
+            return
+        tm, tn, _ = self.tile
+        if not (isinstance(e, tuple) and len(e) == 2 and all(isinstance(x, int) and not isinstance(x, bool)
+                                                               for x in e)):
+            raise ScheduleError(f"MatmulParams.epilogue_tile: {e!r} must be None or a pair of ints (rows, columns)")
+        if not self.tma_store:
+            raise ScheduleError(f"MatmulParams.epilogue_tile: {e} with tma_store=False; sub-tiles stage the output "
+                                f"for TMA stores (register stores write each element where it is computed): set "
+                                f"tma_store=True or epilogue_tile=None")
+        em, en = e
+        widths = [w for w in (16, 32, 64) if w * 2 in current_target().tma.swizzle_spans]
+        if em != tm:
+            raise ScheduleError(f"MatmulParams.epilogue_tile: {e} has {em} rows; a sub-tile spans every row of the "
+                                f"{tm} x {tn} tile (each warp group's fragment rows), so its rows must be {tm}")
+        if en not in widths or tn % en:
+            raise ScheduleError(f"MatmulParams.epilogue_tile: {e} has {en} columns; they must be one of "
+                                f"{', '.join(str(w) for w in widths)} (pairs of 8-column blocks for stmatrix.x4, a "
+                                f"staging row of one swizzle span) and divide the tile's N {tn}")
+        if StoreWait.of(self.store_wait) is not StoreWait.AfterBoxes:
+            raise ScheduleError(f"MatmulParams.store_wait: {self.store_wait!r} with epilogue_tile={e}; the sub-tiles' "
+                                f"stores are waited for in their own ring (epilogue_stages), so keep "
+                                f"store_wait=\"after_boxes\"")
+        if s > tn // en:
+            raise ScheduleError(f"MatmulParams.epilogue_stages: {s} staging tiles for {tn // en} sub-tiles of "
+                                f"{tm} x {en}; a ring deeper than the sub-tiles is never used: at most {tn // en}")
+
+    def sub_tiles(self) -> int:
+        """The epilogue's sub-tiles per output tile (1 without ``epilogue_tile``)."""
+        return 1 if self.epilogue_tile is None else self.tile[1] // self.epilogue_tile[1]
 
     def validate_loads(self, dtype: DataType, loads: Sequence[OperandLoad]) -> None:
         """The rules of an operand loaded by its compute warp groups (cp.async or plain copies, not TMA: its rows

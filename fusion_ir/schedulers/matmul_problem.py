@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from target import current as current_target
 
-from ..exprs import LoadStoreOp, MmaOp
+from ..exprs import BroadcastOp, LoadStoreOp, MmaOp
 from ..fusion import Fusion
 from ..tensor_view import TensorView
 from ..types import DataType, LoadStoreOpType, ScheduleError
@@ -144,6 +144,24 @@ def broadcast_epilogue_inputs(fusion: Fusion, acc: TensorView) -> list[TensorVie
     return found
 
 
+def epilogue_vectors(fusion: Fusion, acc: TensorView) -> list[TensorView]:
+    """The 1-D fusion inputs the epilogue of ``acc`` broadcasts over the tile (a bias ``[N]`` per column or ``[M]``
+    per row), read by one broadcast whose shape is the accumulator's and whose box TMA can copy (rows of a
+    multiple of 16 bytes): loaded into shared memory once per output tile."""
+    rank = len(acc.shape_ids)
+    found: list[TensorView] = []
+    for v in broadcast_epilogue_inputs(fusion, acc):
+        readers = v.consumers()
+        if v.ndim != 1 or len(readers) != 1 or v in found:
+            continue
+        (b,) = readers
+        d = b.definition
+        if not isinstance(d, BroadcastOp) or b.ndim != rank:
+            continue
+        found.append(v)
+    return found
+
+
 def loaded_tiles(fusion: Fusion, acc: TensorView) -> tuple[LoadedTile, ...]:
     """The tiles of the ``[M, N]`` inputs the epilogue of ``acc`` reads, in ``epilogue_inputs`` order.
 
@@ -162,8 +180,15 @@ def loaded_tiles(fusion: Fusion, acc: TensorView) -> tuple[LoadedTile, ...]:
             continue
         deep.add(tv)
         stack.extend(tv.producers())
-    return tuple(LoadedTile(c.dtype.size, out is not None and c in out.producers() and c not in deep)
-                 for c in inputs)
+    tiles = tuple(LoadedTile(c.dtype.size, out is not None and c in out.producers() and c not in deep) for c in inputs)
+    return tiles + tuple(LoadedTile(v.dtype.size, vector=_vector_dim(v, acc)) for v in epilogue_vectors(fusion, acc))
+
+
+def _vector_dim(v: TensorView, acc: TensorView) -> str:
+    """Which of the tile's dimensions an epilogue vector runs along: "N" (broadcast over the rows) or "M"."""
+    (b,) = v.consumers()
+    return "M" if b.definition.is_broadcast_dims[-1] else "N"
+
 
 
 # cp.async copies narrower than TMA's 16-byte rows need, widest first (a 16-byte-aligned row is TMA's)
@@ -221,7 +246,7 @@ class MatmulProblem:
     @property
     def loaded(self) -> int:
         """Bytes per output element of the ``[M, N]`` inputs the epilogue reads."""
-        return sum(t.size for t in self.loaded_tiles)
+        return sum(t.size for t in self.loaded_tiles if not t.vector)
 
     @property
     def tma_store_possible(self) -> bool:

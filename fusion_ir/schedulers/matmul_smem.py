@@ -80,6 +80,9 @@ class LoadedTile:
 
     size: int                       # bytes per element
     after_mainloop: bool = False
+    # "": an [M, N] tile; "N": a vector broadcast over the rows (a bias per column: the tile's N elements), "M":
+    # one broadcast over the columns (the tile's M elements); ping-pong warp groups read vectors from global memory
+    vector: str = ""
 
 
 class MatmulSchedule(Protocol):
@@ -93,6 +96,8 @@ class MatmulSchedule(Protocol):
     ping_pong: bool
     tma_store: bool
     store_wait: StoreWait | str
+    epilogue_tile: tuple[int, int] | None
+    epilogue_stages: int
 
 
 def as_tiles(loaded: int | Sequence[LoadedTile]) -> tuple[LoadedTile, ...]:
@@ -136,11 +141,19 @@ def matmul_smem_requests(params: MatmulSchedule, dtype: DataType, loaded: int | 
     tm, tn, _ = params.tile
     stages = params.stages if isinstance(params.stages, int) else 2
     spanning = params.warp_specialized and params.persistent
-    tiles = as_tiles(loaded)
+    tiles = tuple(t for t in as_tiles(loaded) if not (t.vector and params.ping_pong))
     out: list[BufferRequest] = [mbarriers(f"C{i}_mbar", 1, KERNEL) for i in range(len(tiles))]
     deferred = params.tma_store and StoreWait.of(params.store_wait) is StoreWait.Deferred
     staging: BufferRequest | None = None
-    if params.tma_store:
+    if params.tma_store and params.epilogue_tile is not None:
+        # a ring of sub-tiles, live through the epilogue; ping-pong's warp groups own a ring each, allocated
+        # outside the tile loop they take turns in
+        en = params.epilogue_tile[1]
+        copies = params.compute_warp_groups if params.ping_pong else 1
+        live = (SPANNING if spanning else TILE_LOOP) if params.ping_pong else EPILOGUE
+        staging = BufferRequest("output", tm * en * OUTPUT_BYTES * min(params.epilogue_stages, tn // en) * copies,
+                                _tma_alignment(en * OUTPUT_BYTES), live)
+    elif params.tma_store:
         columns, row = _chunked(params, OUTPUT_BYTES)
         copies = params.compute_warp_groups if params.ping_pong and deferred else 1
         live = EPILOGUE
@@ -155,9 +168,14 @@ def matmul_smem_requests(params: MatmulSchedule, dtype: DataType, loaded: int | 
     if params.ping_pong:
         out.append(mbarriers("order", 2 * params.compute_warp_groups, (ORDER, TILE_LOOP[1])))
     for i, tile in enumerate(tiles):
-        columns, row = _chunked(params, tile.size)
         late = tile.after_mainloop and not params.tma_store
         start = AFTER_MAINLOOP if late else (IN_TILE_LOOP if spanning else PREFETCH)
+        if tile.vector:
+            count = tm if tile.vector == "M" else tn
+            out.append(BufferRequest(f"V{i}", count * tile.size, current_target().tma.smem_alignment,
+                                     (start, EPILOGUE[0])))      # one unswizzled box
+            continue
+        columns, row = _chunked(params, tile.size)
         out.append(BufferRequest(f"C{i}", tm * columns * tile.size, _tma_alignment(row), (start, EPILOGUE[0])))
     a_bytes, a_align = _operand_tile(params, dtype.size, tm, layout.a_mn_major)
     b_bytes, b_align = _operand_tile(params, dtype.size, tn, layout.b_mn_major)

@@ -37,7 +37,7 @@ from target import DEFAULT_TARGET
 from ..errors import LoweringError
 from ..kernel_ir import Buffer, Scratch
 from .id_model import IdModel
-from .pipeline_axes import cb_axis, deferred_store_tile, turn_axis
+from .pipeline_axes import cb_axis, deferred_store_tile, ring_axis, store_ring, turn_axis
 from .tensor_cores import TensorCores
 
 TMA_ALIGN = DEFAULT_TARGET.tma.smem_alignment
@@ -78,6 +78,8 @@ class BufferPlan:
     # threads of a warp group; this axis, of the registers each thread holds, stands for them
     fragments: dict[TensorView, IterDomain] = field(default_factory=dict)
     stages: dict[TensorView, int] = field(default_factory=dict)   # circular buffers: stages each buffer holds
+    # the shared tile of a deferred TMA store rotating over several tiles: its ring's loop axis and tiles
+    rings: dict[TensorView, tuple[IterDomain, int]] = field(default_factory=dict)
     grid_reductions: dict[TensorView, GridReductionBuffers] = field(default_factory=dict)
 
     def after_grid_reduction(self, tv: TensorView) -> bool:
@@ -128,10 +130,20 @@ def alloc_position(ids: IdModel, tv: TensorView) -> int:
     if tv.circular_buffer_options is not None:
         return cb_axis(ids, tv)
     if deferred_store_tile(ids, tv):
-        # its TMA stores still read it in the next iteration of its innermost loop: allocated outside it
-        loops = [k for k, i in enumerate(tv.loop[:tv.compute_at_pos]) if ids.group(i).is_loop]
-        if loops:
-            return loops[-1]
+        # its TMA stores still read it in the next iteration of its innermost loop: allocated outside it; and
+        # where thread groups own parts of it (a thread axis left of that loop, inside a serial loop: warp groups
+        # each running the loop in their own turn), outside the outermost serial loop enclosing that axis, so no
+        # group's allocation comes while another's stores still read its part
+        axis = ring_axis(ids, tv)
+        if axis is None:
+            return tv.compute_at_pos
+        owned = [k for k in range(axis) if ids.group(tv.loop[k]).parallel_type.is_thread
+                 and not tv.loop[k].is_broadcast]
+        if owned:
+            serial = [k for k in range(owned[0]) if ids.group(tv.loop[k]).is_loop and not tv.loop[k].is_broadcast]
+            if serial:
+                return serial[0]
+        return axis
     return tv.compute_at_pos
 
 
@@ -298,6 +310,15 @@ def build(ids: IdModel, tc: TensorCores, stages: Callable[[TensorView], int]) ->
             depth = stages(tv) if tv.circular_buffer_options is not None else 1
             if tv.circular_buffer_options is not None:
                 plan.stages[tv] = depth
+            ring = store_ring(ids, tv)
+            if ring > 1:
+                axis = ring_axis(ids, tv)
+                if axis is None:
+                    raise LoweringError(f"T{tv.name} is the shared tile of a TMA store with a ring of {ring} tiles, "
+                                        f"but no serial loop left of its compute-at position rotates them; compute it "
+                                        f"inside the loop of its sub-tiles, or use stages=1")
+                depth = ring
+                plan.rings[tv] = (tv.loop[axis], ring)
             buf = Buffer(f"T{tv.name}", tv.dtype, tv.memory_type, size * depth, align=alignment(ids, tv),
                          swizzle=tv.swizzle if tv.memory_type is MemoryType.Shared else SmemSwizzle.NONE)
             plan.buffers[tv] = buf

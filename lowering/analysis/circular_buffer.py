@@ -154,6 +154,8 @@ class CircularBufferInfo:
     loops: dict[int, CircularLoop] = field(default_factory=dict)      # by loop-group number
     loop_of: dict[TensorView, CircularLoop] = field(default_factory=dict)
     stage_sizes: dict[TensorView, Val] = field(default_factory=dict)
+    # the shared tile of a deferred TMA store rotating over several tiles (``BufferPlan.rings``): its loop and tiles
+    rings: dict[TensorView, tuple[LoopGroup, int]] = field(default_factory=dict)
 
     def is_buffered(self, tv: TensorView) -> bool:
         return tv in self.loop_of
@@ -168,6 +170,10 @@ class CircularBufferInfo:
         """Element offset of the stage tv's loop is at (zero when tv is not circular-buffered).
 
         Written in the loop index; a load issued ahead sees the index shifted."""
+        ring = self.rings.get(tv)
+        if ring is not None:           # a store ring: iteration i of its loop writes (and stores) tile i % stages
+            group, stages = ring
+            return (group.index % stages) * self.stage_sizes[tv]
         loop = self.loop_of.get(tv)
         if loop is None:
             return Val.const(0)
@@ -233,6 +239,9 @@ def build(ids: IdModel, tc: TensorCores, buffers: BufferPlan, tma: TmaInfo,
                                 f"compute them at the same position")
         loop.tensors.append(tv)
     _check_warp_specialized(ids, loops)
+    for tv, (axis, stages) in buffers.rings.items():
+        info.rings[tv] = (ids.group(axis), stages)
+        info.stage_sizes[tv] = buffers.stage_size(tv)
     for loop in loops.values():
         loop.release_lag = tc.release_lag(loop.tensors)
         loop.ordered_turns = loop.turns is not None and tc.takes_turns(loop.turns.number)

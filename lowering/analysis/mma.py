@@ -73,14 +73,19 @@ class MmaTile:
 
 @dataclass(frozen=True)
 class FragmentRead:
-    """The axes of a reader of an accumulator that name register ``4 i + 2 j + c`` of its fragment."""
+    """The axes of a reader of an accumulator that name register ``4 i + 2 j + c`` of its fragment. A reader that
+    walks the columns in sub-tiles (a sub-tiled epilogue: the N axis split into ``[Ns, EN]``, the fragment over
+    ``EN``) names the 8-column block ``i`` as ``outer * per + i`` (``per = EN / 8``)."""
 
     i: IterDomain
     j: IterDomain
     c: IterDomain
+    outer: IterDomain | None = None
+    per: int = 1
 
     def register(self, idx: dict[IterDomain, Val]) -> Val:
-        return idx[self.i] * 4 + idx[self.j] * 2 + idx[self.c]
+        block = idx[self.i] if self.outer is None else idx[self.outer] * self.per + idx[self.i]
+        return block * 4 + idx[self.j] * 2 + idx[self.c]
 
 
 @dataclass(frozen=True)
@@ -277,6 +282,10 @@ def _fragment_read(tile: MmaTile, consumer: TensorView,
 
     w_m16 = split(m, 16)
     j_r = split(w_m16.inner, 8)
+    outer, per = None, 1
+    sub = splits.get(n)
+    if sub is not None and sub.inner_split and sub.factor != 8 and sub.factor % 8 == 0:
+        outer, per, n = sub.outer, sub.factor // 8, sub.inner      # sub-tiles of the columns: [Ns, EN]
     i_n8 = split(n, 8)
     q_c = split(i_n8.inner, 2)
     thread = _merged(consumer, [w_m16.outer, j_r.inner, q_c.outer])
@@ -284,11 +293,11 @@ def _fragment_read(tile: MmaTile, consumer: TensorView,
         raise LoweringError(f"T{consumer.name} reads the wgmma accumulator T{tile.tv.name} but does not bind the "
                             f"merge of warp, row-in-8 and column pair ({w_m16.outer.label()}, {j_r.inner.label()}, "
                             f"{q_c.outer.label()}) to TIDx{fix}")
-    for axis in (i_n8.outer, j_r.outer, q_c.inner):
+    for axis in (i_n8.outer, j_r.outer, q_c.inner) + ((outer,) if outer is not None else ()):
         if axis not in consumer.loop or axis.parallel_type not in (ParallelType.Unroll, ParallelType.Vectorize):
             raise LoweringError(f"T{consumer.name}: fragment axis {axis.label()} must be an unrolled loop axis so "
                                 f"the accumulator register it names is a compile-time constant{fix}")
-    return FragmentRead(i_n8.outer, j_r.outer, q_c.inner)
+    return FragmentRead(i_n8.outer, j_r.outer, q_c.inner, outer, per)
 
 
 def _merged(tv: TensorView, parts: list[IterDomain]) -> IterDomain | None:

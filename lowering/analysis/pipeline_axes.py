@@ -63,6 +63,20 @@ def pipeline_loops(ids: IdModel, tv: TensorView) -> list[LoopGroup]:
                       if (ids.group(i).is_loop or i is turn) and not i.is_broadcast]
 
 
+def store_ring(ids: IdModel, tv: TensorView) -> int:
+    """The tiles of the ring ``tv`` is, as the shared tile of a TMA store with a deferred wait over several tiles
+    (``TensorView.set_store_wait(..., stages=)``); 1 for any other tensor."""
+    return max([c.store_stages for c in ids.consumers(tv) if load_kind(c) is LoadStoreOpType.TMAStore
+                and c.store_wait is StoreWait.Deferred] or [1])
+
+
+def ring_axis(ids: IdModel, tv: TensorView) -> int | None:
+    """Position in ``tv.loop`` of the loop a deferred TMA store's tile rotates over: the innermost serial loop left of
+    its compute-at position (allocated outside it); None when no loop encloses it."""
+    loops = [k for k, i in enumerate(tv.loop[:tv.compute_at_pos]) if ids.group(i).is_loop and not i.is_broadcast]
+    return loops[-1] if loops else None
+
+
 def deferred_store_tile(ids: IdModel, tv: TensorView) -> bool:
     """``tv`` is the shared tile of a TMA store whose wait is deferred (``TensorView.set_store_wait``)."""
     return any(load_kind(c) is LoadStoreOpType.TMAStore and c.store_wait is StoreWait.Deferred

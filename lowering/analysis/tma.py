@@ -62,6 +62,7 @@ class TmaBox:
     # shared tile (``TensorView.set_store_wait``; the ``store_waits`` pass)
     issuer_warp: Val = field(default_factory=lambda: Val.const(0))
     wait: StoreWait = StoreWait.AfterBoxes
+    stages: int = 1                          # a TMA store: tiles of its ring (``TensorView.set_store_wait``)
 
     @property
     def box_bytes(self) -> int:
@@ -204,7 +205,7 @@ def analyze_store(ids: IdModel, buffers: BufferPlan, out: TensorView) -> TmaBox:
                             f"{_tma().alignment} bytes and exactly the {tile.swizzle.name} swizzle span of T{tile.name} when swizzled")
     result = TmaBox(out, out, dims, tuple(bulk.get(r) for r in dims), tuple(box_extents), tuple(issue),
                     shared=tile, issuers=tuple(issuers), issuer_warp=first_warp(ids, tuple(issuers)),
-                    wait=out.store_wait)
+                    wait=out.store_wait, stages=out.store_stages)
     tile_axes = buffers.alloc_ids[tile]
     inner = [i.extent.const_value() for i in tile_axes[len(tile_axes) - len(bulk):]]
     if inner != [e for r, e in zip(dims, box_extents) if r in bulk]:

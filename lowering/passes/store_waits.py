@@ -15,6 +15,10 @@ box to ``ElectSync((TmaStore, AsyncCommit("bulk")))``), an ``ElectSync`` of the 
   ``AsyncWait(AsyncKind.Bulk, 0, read=False)`` (``cp.async.bulk.wait_group 0``) right after the loop, so no
   thread goes on to exit with stores in flight. When S is not a loop body the tile is written once
   and the final wait goes right after the boxes.
+- ``"deferred"`` with a ring of R tiles (``set_store_wait(..., stages=R)``): the wait before the barrier ahead
+  of the write is ``cp.async.bulk.wait_group.read (R - 1) * boxes``, leaving the groups of the R - 1 iterations
+  before in flight (iteration i writes tile i % R, whose last store was R iterations ago, one group per box),
+  and the wait after the loop is ``wait_group.read 0``.
 Guarantees: the issuing thread (the one that committed the stores: bulk groups are per thread)
 waits for every store's reads before a barrier that precedes any later write of the tile, and for
 every store before it leaves the loop. With "deferred" the ``buffers`` analysis allocates the tile
@@ -26,6 +30,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from fusion_ir import StoreWait, TensorView
+from fusion_ir.scalar import Val
 
 from ..analysis import Analyses
 from ..analysis.tma import TmaBox
@@ -80,6 +85,24 @@ def _place(kernel: Kernel, a: Analyses, out: TensorView, box: TmaBox, store: Pat
     if not any(isinstance(n, BlockSync) for n in body[first:writer]):
         raise LoweringError(f"internal: no barrier before the write of T{box.shared.name}, the tile T{out.name} is "
                             f"TMA-stored from with a deferred wait (the syncs pass puts it there)")
+    if box.stages > 1:
+        # a ring: the stores of the stages - 1 iterations before may still read their tiles, the one this
+        # iteration writes is retired; one read wait after the loop retires the rest before anything else may
+        # take the ring's memory (the smem analysis sees it live to there)
+        ring_group, _ = a.circular.rings[box.shared]
+        after = [i for i in out.loop if a.ids.group(i) is ring_group]
+        inner = box.issue_loops if not after else [i for i in box.issue_loops
+                                                    if out.loop.index(i) > out.loop.index(after[0])]
+        copies = Val.const(1)
+        for i in inner:
+            copies = copies * i.extent
+        copies = copies.const_value()
+        if copies is None:
+            raise LoweringError(f"internal: T{out.name} stores a ring of tiles with a symbolic count of boxes "
+                                f"per tile; the wait must count their bulk groups")
+        add(scope, first, "before", AsyncWait(AsyncKind.Bulk, (box.stages - 1) * copies))
+        add(scope[:-2], scope[-2], "after", AsyncWait(AsyncKind.Bulk, 0))
+        return
     add(scope, first, "before", AsyncWait(AsyncKind.Bulk, 0))
     add(scope[:-2], scope[-2], "after", AsyncWait(AsyncKind.Bulk, 0, read=False))
 

@@ -38,6 +38,10 @@ BUILDERS["example_matmul_wgmma_plain_copies_k263"] = lambda: examples.load("matm
     tile=(128, 128, 64), stages=3, compute_warp_groups=2, shape=(200, 264, 263), transpose_b=True)
 
 # the transpose scheduler at a size whose rows take 16-byte vectors: each thread reads a float4 into the tile
+BUILDERS["example_matmul_epilogue_bias_gelu_sub_tiled"] = lambda: examples.load("matmul_epilogue").build(   # 128 x 32
+    "bias_gelu", epilogue_tile=(128, 32))
+BUILDERS["example_matmul_epilogue_alpha_beta_sub_tiled"] = lambda: examples.load("matmul_epilogue").build(
+    "alpha_beta", epilogue_tile=(128, 64), persistent=False)
 BUILDERS["example_auto_transpose_256x264"] = lambda: examples.load("auto_transpose").build(shape=(256, 264))
 BUILDERS["example_matmul_cluster_1x2_tma_store"] = lambda: examples.load("matmul_cluster").build(   # shares A
     cluster=(1, 2), tma_store=True, stages=3)

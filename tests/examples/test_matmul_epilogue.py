@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from examples import matmul_epilogue
-from fusion_ir import DataType, Fusion, ScheduleError, ops
+from fusion_ir import DataType, Fusion, MemoryType, ScheduleError, ops
 from fusion_ir.schedulers import MatmulParams, schedule_matmul
 from lowering import kernel_ir as k
 from lowering import lower
@@ -90,13 +90,27 @@ def test_stmatrix_computes_the_epilogue_and_reads_c_so_the_staging_tile_keeps_it
     assert traced.analyses.depths.stages(fusion.inputs[0].consumers()[0]) == 2     # "auto" beside both tiles
 
 
-def test_bias_is_read_per_column_without_shared_memory() -> None:
+def test_the_bias_comes_into_shared_memory_by_tma_once_per_tile() -> None:
+    """A vector the epilogue broadcasts is one TMA box of the tile's columns, loaded at the tile's start; the
+    epilogue reads it from shared memory, never from global memory (whose loads, between the stmatrix
+    instructions, each waited their whole latency)."""
     fusion = matmul_epilogue.build("bias_relu")
+    kernel = lower(fusion)
+    bias = fusion.inputs[2]
+    loads = [n for n in _walk(kernel.body) if isinstance(n, k.TmaLoad) and n.tensor_map.name == f"tmap_T{bias.name}"]
+    assert len(loads) == 1 and loads[0].dst.memory is MemoryType.Shared
+    assert loads[0].dst.size.const_value() == 256                   # the tile's N columns of float
+    from codegen import to_cuda
+    assert f"T{bias.name}.data[" not in to_cuda(kernel)
+
+
+def test_ping_pong_reads_the_bias_from_global_memory() -> None:
+    fusion = matmul_epilogue.build("bias_relu", ping_pong=True, tile=(128, 128, 64), stages=4)
     kernel = lower(fusion)
     bias = fusion.inputs[2]
     assert not any(isinstance(n, k.TmaLoad) and n.tensor_map.name == f"tmap_T{bias.name}" for n in _walk(kernel.body))
     from codegen import to_cuda
-    assert f"T{bias.name}.data[" in to_cuda(kernel)       # loaded from global memory in the epilogue
+    assert f"T{bias.name}.data[" in to_cuda(kernel)       # each warp group reads its turn's bias
 
 
 def test_ping_pong_with_an_epilogue_input_is_refused() -> None:

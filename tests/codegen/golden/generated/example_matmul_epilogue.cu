@@ -1,14 +1,19 @@
-extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bfloat16, 2> T0, Tensor<__bfloat16, 2> T1, Tensor<float, 1> T2, Tensor<__bfloat16, 2> T7, const __grid_constant__ TensorMap tmap_T0, const __grid_constant__ TensorMap tmap_T1, const __grid_constant__ TensorMap tmap_T7) {
+extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bfloat16, 2> T0, Tensor<__bfloat16, 2> T1, Tensor<float, 1> T2, Tensor<__bfloat16, 2> T7, const __grid_constant__ TensorMap tmap_T0, const __grid_constant__ TensorMap tmap_T1, const __grid_constant__ TensorMap tmap_T2, const __grid_constant__ TensorMap tmap_T7) {
   const int i0 = T0.size[0];
   const int i1 = T0.size[1];
   const int i3 = T1.size[1];
   const int i4 = T2.size[0];
-  const int T2_stride0 = T2.stride[0];
   extern __shared__ __align__(1024) char smem[];
 
+  int64_t* T12_mbar = reinterpret_cast<int64_t*>(smem);
+  int64_t T12_token[1];
+  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+    mbarrier::init(toSmem(&T12_mbar[0]), 1);
+  }
+  __syncthreads();  // init: T12_mbar visible to every thread
   __bfloat16* T8 = reinterpret_cast<__bfloat16*>(smem + 1024);
   __bfloat16* T9 = reinterpret_cast<__bfloat16*>(smem + 50176);
-  int64_t* T8_mbar = reinterpret_cast<int64_t*>(smem);
+  int64_t* T8_mbar = reinterpret_cast<int64_t*>(smem + 8);
   if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
     // pre-prologue loop of stages of T8, T9
     #pragma unroll 1
@@ -23,7 +28,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     const int h0 = (ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 256)) * 2;
     const int h1 = ceilDiv32(i1, 64);
     const int h5 = ceilDiv32(i3, 256);
-    // AsyncWarp loop of iS186{ceilDiv((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 256)) * 2, 3)}
+    // AsyncWarp loop of iS187{ceilDiv((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 256)) * 2, 3)}
     #pragma unroll 1
     for (int i5 = 0; i5 < ceilDiv32((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 256)) * 2, 3); ++i5) {
       if (((i5 * 3) + ((int)blockIdx.x)) >= h0) {
@@ -34,14 +39,14 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         const int h3 = ((((((i5 * 3) + ((int)blockIdx.x)) / 2) / h5) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128;
         const int h4 = ((((i5 * 3) + ((int)blockIdx.x)) / 2) % h5) * 256;
         // loop of rS24{ceilDiv(i1, 64)}
-        for (int i13 = 0; i13 < h1; ++i13) {
-          mbarrier::waitParity(toSmem(&T8_mbar[((h2 + i13) % 3) + 3]), ((h2 + i13) / 3) % 2);
-          mbarrier::arriveExpectTx(toSmem(&T8_mbar[(h2 + i13) % 3]), 49152);
-          Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T8[((h2 + i13) % 3) * 8192]), &tmap_T0, toSmem(&T8_mbar[(h2 + i13) % 3]), i13 * 64, h3);
+        for (int i7 = 0; i7 < h1; ++i7) {
+          mbarrier::waitParity(toSmem(&T8_mbar[((h2 + i7) % 3) + 3]), ((h2 + i7) / 3) % 2);
+          mbarrier::arriveExpectTx(toSmem(&T8_mbar[(h2 + i7) % 3]), 49152);
+          Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T8[((h2 + i7) % 3) * 8192]), &tmap_T0, toSmem(&T8_mbar[(h2 + i7) % 3]), i7 * 64, h3);
           // loop of iUR64{4}
           #pragma unroll
-          for (int i17 = 0; i17 < 4; ++i17) {
-            Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T9[(i17 * 4096) + (((h2 + i13) % 3) * 16384)]), &tmap_T1, toSmem(&T8_mbar[(h2 + i13) % 3]), h4 + (i17 * 64), i13 * 64);
+          for (int i11 = 0; i11 < 4; ++i11) {
+            Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T9[(i11 * 4096) + (((h2 + i7) % 3) * 16384)]), &tmap_T1, toSmem(&T8_mbar[(h2 + i7) % 3]), h4 + (i11 * 64), i7 * 64);
           }
         }
       }
@@ -55,77 +60,83 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       mbarrier::arrive(toSmem(&T8_mbar[s0 + 3]));
     }
     const int h6 = (ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 256)) * 2;
-    const int h7 = ceilDiv32(i1, 64);
-    const int h9 = ceilDiv32(i1, 64) - 1;
-    const int h10 = ceilDiv32(i3, 256);
-    const int h11 = (((((int)threadIdx.x) / 4) / 8) * 16) + ((((int)threadIdx.x) / 4) % 8);
-    const int h12 = (((int)threadIdx.x) % 4) * 2;
-    const int h13 = ceilDiv32(i4, 256);
-    const int h14 = ((((int)threadIdx.x) % 4) * 2) + 1;
-    const int h15 = (((((int)threadIdx.x) / 4) / 8) * 16) + (8 + ((((int)threadIdx.x) / 4) % 8));
-    const int h16 = ((((int)threadIdx.x) % 32) / 8) / 2;
-    const int h17 = (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16;
-    const int h18 = (((((int)threadIdx.x) % 32) / 8) % 2) * 8;
-    const int h19 = ((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8;
-    // ComputeWarp loop of iS186{ceilDiv((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 256)) * 2, 3)}
+    const int h7 = ceilDiv32(i4, 256);
+    const int h8 = ceilDiv32(i1, 64);
+    const int h10 = ceilDiv32(i1, 64) - 1;
+    const int h11 = (((int)threadIdx.x) % 4) * 2;
+    const int h12 = ((((int)threadIdx.x) % 32) / 8) / 2;
+    const int h13 = (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16;
+    const int h14 = (((((int)threadIdx.x) % 32) / 8) % 2) * 8;
+    const int h15 = ((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8;
+    const int h16 = ceilDiv32(i3, 256);
+    // ComputeWarp loop of iS187{ceilDiv((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 256)) * 2, 3)}
     #pragma unroll 1
     for (int i5 = 0; i5 < ceilDiv32((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 256)) * 2, 3); ++i5) {
       if (((i5 * 3) + ((int)blockIdx.x)) >= h6) {
         continue;
       }
       float T3[128];
+      float* T12 = reinterpret_cast<float*>(smem + 148480);
       __bfloat16 T11[128];
-      __bfloat16* T10 = reinterpret_cast<__bfloat16*>(smem + 148480);
+      __bfloat16* T10 = reinterpret_cast<__bfloat16*>(smem + 149504);
+      if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+        T12_token[0] = mbarrier::arriveExpectTx(toSmem(&T12_mbar[0]), 1024);
+        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T12[0]), &tmap_T2, toSmem(&T12_mbar[0]), ((((i5 * 3) + ((int)blockIdx.x)) / 2) % h7) * 256);
+      }
       // loop of iUR35{1}
       #pragma unroll
-      for (int i23 = 0; i23 < 1; ++i23) {
+      for (int i17 = 0; i17 < 1; ++i17) {
         // loop of fragment
         #pragma unroll
         for (int r3 = 0; r3 < 128; ++r3) {
-          T3[r3 + (i23 * 128)] = 0.0f;
+          T3[r3 + (i17 * 128)] = 0.0f;
         }
       }
-      const int h8 = i5 * h7;
+      const int h9 = i5 * h8;
       // loop of rS24{ceilDiv(i1, 64)}
-      for (int i13 = 0; i13 < h7; ++i13) {
-        mbarrier::waitParity(toSmem(&T8_mbar[(h8 + i13) % 3]), ((h8 + i13) / 3) % 2);
+      for (int i7 = 0; i7 < h8; ++i7) {
+        mbarrier::waitParity(toSmem(&T8_mbar[(h9 + i7) % 3]), ((h9 + i7) / 3) % 2);
         wgmma::fenceOperands(T3);
         wgmma::fence();
         // loop of rUR36{4}
         #pragma unroll
-        for (int i22 = 0; i22 < 4; ++i22) {
+        for (int i16 = 0; i16 < 4; ++i16) {
           // loop of iUR35{1}
           #pragma unroll
-          for (int i23 = 0; i23 < 1; ++i23) {
-            wgmma::mmaM64N256K16F32Bf16<0, 1>(&T3[i23 * 128],
-                wgmma::smemDescriptor(toSmem(&T8[(((i22 * 16) % 64) + ((((((int)threadIdx.y) + i23) * 64) % 128) * 64)) + (((h8 + i13) % 3) * 8192)]), 16, 1024, 1),
-                wgmma::smemDescriptor(toSmem(&T9[(((i22 * 16) % 64) * 64) + (((h8 + i13) % 3) * 16384)]), 8192, 1024, 1));
+          for (int i17 = 0; i17 < 1; ++i17) {
+            wgmma::mmaM64N256K16F32Bf16<0, 1>(&T3[i17 * 128],
+                wgmma::smemDescriptor(toSmem(&T8[(((i16 * 16) % 64) + ((((((int)threadIdx.y) + i17) * 64) % 128) * 64)) + (((h9 + i7) % 3) * 8192)]), 16, 1024, 1),
+                wgmma::smemDescriptor(toSmem(&T9[(((i16 * 16) % 64) * 64) + (((h9 + i7) % 3) * 16384)]), 8192, 1024, 1));
           }
         }
         wgmma::commit();
         wgmma::wait<1>();
         wgmma::fenceOperands(T3);
-        if ((i13 - 1) >= 0) {
-          mbarrier::arrive(toSmem(&T8_mbar[(((h8 + i13) - 1) % 3) + 3]));
+        if ((i7 - 1) >= 0) {
+          mbarrier::arrive(toSmem(&T8_mbar[(((h9 + i7) - 1) % 3) + 3]));
         }
       }
       wgmma::wait<0>();
       wgmma::fenceOperands(T3);
-      if (h9 >= 0) {
-        mbarrier::arrive(toSmem(&T8_mbar[(((i5 * h7) + h9) % 3) + 3]));
+      if (h10 >= 0) {
+        mbarrier::arrive(toSmem(&T8_mbar[(((i5 * h8) + h10) % 3) + 3]));
       }
-      // loop of iUR155{1}
+      if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+        mbarrier::wait(toSmem(&T12_mbar[0]), T12_token[0]);
+      }
+      namedBarrierSync(1, 256);  // RAW: T12 arrived by TMA; the elected thread waited on its token
+      // loop of iUR156{1}
       #pragma unroll
-      for (int i8 = 0; i8 < 1; ++i8) {
-        // loop of iUR160{32}
+      for (int i24 = 0; i24 < 1; ++i24) {
+        // loop of iUR161{32}
         #pragma unroll
-        for (int i10 = 0; i10 < 32; ++i10) {
-          // loop of iUR158{2}
+        for (int i26 = 0; i26 < 32; ++i26) {
+          // loop of iUR159{2}
           #pragma unroll
-          for (int i11 = 0; i11 < 2; ++i11) {
-            // loop of iUR163{2}
+          for (int i27 = 0; i27 < 2; ++i27) {
+            // loop of iUR164{2}
             #pragma unroll
-            for (int i12 = 0; i12 < 2; ++i12) {
+            for (int i28 = 0; i28 < 2; ++i28) {
               // T4 (Local, 1 x float) is allocated but unused
               // T5 (Local, 1 x float) is allocated but unused
               // T6 (Local, 1 x float) is allocated but unused
@@ -139,31 +150,15 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         // loop of stmatrix
         #pragma unroll
         for (int q11 = 0; q11 < 16; ++q11) {
-          if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / h10) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + p11_0) * 64) + h11)) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % h10) * 256) + ((q11 * 16) + h12)) < i3)) {
-            T11[(q11 * 8) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[(q11 * 8) + (p11_0 * 128)] + T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % h13) * 256) + ((q11 * 16) + h12)) * T2_stride0], 0.0f));
-          }
-          if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / h10) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + p11_0) * 64) + h11)) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % h10) * 256) + ((q11 * 16) + h14)) < i3)) {
-            T11[(1 + (q11 * 8)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((q11 * 8) + 1) + (p11_0 * 128)] + T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % h13) * 256) + ((q11 * 16) + h14)) * T2_stride0], 0.0f));
-          }
-          if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / h10) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + p11_0) * 64) + h15)) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % h10) * 256) + ((q11 * 16) + h12)) < i3)) {
-            T11[(2 + (q11 * 8)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((q11 * 8) + 2) + (p11_0 * 128)] + T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % h13) * 256) + ((q11 * 16) + h12)) * T2_stride0], 0.0f));
-          }
-          if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / h10) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + p11_0) * 64) + h15)) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % h10) * 256) + ((q11 * 16) + h14)) < i3)) {
-            T11[(3 + (q11 * 8)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((q11 * 8) + 3) + (p11_0 * 128)] + T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % h13) * 256) + ((q11 * 16) + h14)) * T2_stride0], 0.0f));
-          }
-          if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / h10) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + p11_0) * 64) + h11)) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % h10) * 256) + ((((q11 * 2) + 1) * 8) + h12)) < i3)) {
-            T11[(((q11 * 2) + 1) * 4) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[(((q11 * 2) + 1) * 4) + (p11_0 * 128)] + T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % h13) * 256) + ((((q11 * 2) + 1) * 8) + h12)) * T2_stride0], 0.0f));
-          }
-          if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / h10) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + p11_0) * 64) + h11)) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % h10) * 256) + ((((q11 * 2) + 1) * 8) + h14)) < i3)) {
-            T11[(1 + (((q11 * 2) + 1) * 4)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((((q11 * 2) + 1) * 4) + 1) + (p11_0 * 128)] + T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % h13) * 256) + ((((q11 * 2) + 1) * 8) + h14)) * T2_stride0], 0.0f));
-          }
-          if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / h10) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + p11_0) * 64) + h15)) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % h10) * 256) + ((((q11 * 2) + 1) * 8) + h12)) < i3)) {
-            T11[(2 + (((q11 * 2) + 1) * 4)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((((q11 * 2) + 1) * 4) + 2) + (p11_0 * 128)] + T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % h13) * 256) + ((((q11 * 2) + 1) * 8) + h12)) * T2_stride0], 0.0f));
-          }
-          if ((((((((((i5 * 3) + ((int)blockIdx.x)) / 2) / h10) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128) + (((((int)threadIdx.y) + p11_0) * 64) + h15)) < i0) && (((((((i5 * 3) + ((int)blockIdx.x)) / 2) % h10) * 256) + ((((q11 * 2) + 1) * 8) + h14)) < i3)) {
-            T11[(3 + (((q11 * 2) + 1) * 4)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((((q11 * 2) + 1) * 4) + 3) + (p11_0 * 128)] + T2.data[((((((i5 * 3) + ((int)blockIdx.x)) / 2) % h13) * 256) + ((((q11 * 2) + 1) * 8) + h14)) * T2_stride0], 0.0f));
-          }
-          stmatrixX4(toSmem(&T10[(((((((q11 * 2) + h16) * 8) % 256) % 64) + (((((((((int)threadIdx.y) + p11_0) * 64) + h17) + h18) + h19) % 128) * 64)) + ((((((q11 * 2) + h16) * 8) % 256) / 64) * 8192)) ^ ((((((((((q11 * 2) + h16) * 8) % 256) % 64) + (((((((((int)threadIdx.y) + p11_0) * 64) + h17) + h18) + h19) % 128) * 64)) + ((((((q11 * 2) + h16) * 8) % 256) / 64) * 8192)) / 64) % 8) * 8)]),
+          T11[(q11 * 8) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[(q11 * 8) + (p11_0 * 128)] + T12[((q11 * 16) + h11) % 256], 0.0f));
+          T11[(1 + (q11 * 8)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((q11 * 8) + 1) + (p11_0 * 128)] + T12[(((q11 * 16) + h11) + 1) % 256], 0.0f));
+          T11[(2 + (q11 * 8)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((q11 * 8) + 2) + (p11_0 * 128)] + T12[((q11 * 16) + h11) % 256], 0.0f));
+          T11[(3 + (q11 * 8)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((q11 * 8) + 3) + (p11_0 * 128)] + T12[(((q11 * 16) + h11) + 1) % 256], 0.0f));
+          T11[(((q11 * 2) + 1) * 4) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[(((q11 * 2) + 1) * 4) + (p11_0 * 128)] + T12[((((q11 * 2) + 1) * 8) + h11) % 256], 0.0f));
+          T11[(1 + (((q11 * 2) + 1) * 4)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((((q11 * 2) + 1) * 4) + 1) + (p11_0 * 128)] + T12[(((((q11 * 2) + 1) * 8) + h11) + 1) % 256], 0.0f));
+          T11[(2 + (((q11 * 2) + 1) * 4)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((((q11 * 2) + 1) * 4) + 2) + (p11_0 * 128)] + T12[((((q11 * 2) + 1) * 8) + h11) % 256], 0.0f));
+          T11[(3 + (((q11 * 2) + 1) * 4)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((((q11 * 2) + 1) * 4) + 3) + (p11_0 * 128)] + T12[(((((q11 * 2) + 1) * 8) + h11) + 1) % 256], 0.0f));
+          stmatrixX4(toSmem(&T10[(((((((q11 * 2) + h12) * 8) % 256) % 64) + (((((((((int)threadIdx.y) + p11_0) * 64) + h13) + h14) + h15) % 128) * 64)) + ((((((q11 * 2) + h12) * 8) % 256) / 64) * 8192)) ^ ((((((((((q11 * 2) + h12) * 8) % 256) % 64) + (((((((((int)threadIdx.y) + p11_0) * 64) + h13) + h14) + h15) % 128) * 64)) + ((((((q11 * 2) + h12) * 8) % 256) / 64) * 8192)) / 64) % 8) * 8)]),
               (static_cast<uint32_t>((T11[(q11 * 8) + (p11_0 * 128)]).raw) | (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 128)) + 1]).raw) << 16)),
               (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 128)) + 2]).raw) | (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 128)) + 3]).raw) << 16)),
               (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 128)) + 4]).raw) | (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 128)) + 5]).raw) << 16)),
@@ -173,10 +168,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       fenceAsyncProxy();
       namedBarrierSync(1, 256);  // RAW: T10 written, then read by a TMA store
       if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
-        // loop of iUR188{4}
+        // loop of iUR189{4}
         #pragma unroll
-        for (int i30 = 0; i30 < 4; ++i30) {
-          Hopper::cpAsyncBulkTensorTileS2G(&tmap_T7, toSmem(&T10[i30 * 8192]), (((((i5 * 3) + ((int)blockIdx.x)) / 2) % h10) * 256) + (i30 * 64), ((((((i5 * 3) + ((int)blockIdx.x)) / 2) / h10) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128);
+        for (int i32 = 0; i32 < 4; ++i32) {
+          Hopper::cpAsyncBulkTensorTileS2G(&tmap_T7, toSmem(&T10[i32 * 8192]), (((((i5 * 3) + ((int)blockIdx.x)) / 2) % h16) * 256) + (i32 * 64), ((((((i5 * 3) + ((int)blockIdx.x)) / 2) / h16) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128);
           Hopper::cpAsyncBulkCommitGroup();
         }
       }
@@ -193,5 +188,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     for (int s0 = 0; s0 < 6; ++s0) {
       mbarrier::inval(toSmem(&T8_mbar[s0]));
     }
+  }
+  __syncthreads();  // every wait on T12_mbar done before inval
+  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+    mbarrier::inval(toSmem(&T12_mbar[0]));
   }
 }

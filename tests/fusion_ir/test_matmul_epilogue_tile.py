@@ -1,0 +1,91 @@
+"""``MatmulParams.epilogue_tile`` and ``epilogue_stages``: their rules, the schedule they make (a sub-tile loop, a
+ring of staging tiles) and the shared memory the estimate counts for them."""
+
+from __future__ import annotations
+
+import pytest
+
+from examples import matmul_epilogue
+from fusion_ir import DataType, ScheduleError, StoreWait
+from fusion_ir.schedulers import MatmulParams
+from lowering import kernel_ir as k
+from lowering import lower
+from runtime import simulate
+from tests.helpers import assert_matches, random_inputs
+
+TMA = dict(tile=(128, 256, 64), stages=3, warp_specialized=True, tma_store=True)
+
+
+@pytest.mark.parametrize("fields,match", [
+    (dict(epilogue_tile=(64, 32)), r"epilogue_tile: \(64, 32\) has 64 rows; a sub-tile spans every row"),
+    (dict(epilogue_tile=(128, 48)), r"epilogue_tile: \(128, 48\) has 48 columns; they must be one of 16, 32, 64"),
+    (dict(epilogue_tile=(128, 32), tma_store=False), r"epilogue_tile: \(128, 32\) with tma_store=False"),
+    (dict(epilogue_tile=(128, 64), epilogue_stages=5), r"epilogue_stages: 5 staging tiles for 4 sub-tiles"),
+    (dict(epilogue_stages=0), r"epilogue_stages: 0 must be a positive int"),
+    (dict(epilogue_tile=(128, 32), store_wait="deferred"), r"store_wait: 'deferred' with epilogue_tile"),
+    (dict(epilogue_tile=[128, 32]), r"epilogue_tile: \[128, 32\] must be None or a pair of ints"),
+])
+def test_bad_epilogue_tiles_are_refused_naming_the_field(fields: dict, match: str) -> None:
+    with pytest.raises(ScheduleError, match=match):
+        MatmulParams(**{**TMA, **fields}).validate()
+
+
+def test_a_ring_frees_the_staging_tile_for_pipeline_stages() -> None:
+    """The whole 128 x 256 bf16 tile (64 KiB) beside C's tile leaves room for 2 stages of 48 KiB; 2 sub-tiles of
+    128 x 32 (16 KiB) leave room for 3."""
+    whole = MatmulParams(**{**TMA, "persistent": True})
+    ring = MatmulParams(**{**TMA, "persistent": True, "epilogue_tile": (128, 32)})
+    bf16 = DataType.BFloat16
+    assert whole.smem_bytes(bf16, loaded=2) - ring.smem_bytes(bf16, loaded=2) == 64 * 1024 - 16 * 1024
+
+
+def test_set_store_wait_stages_need_a_deferred_wait() -> None:
+    fusion = matmul_epilogue.build("bias_relu")
+    (out,) = fusion.outputs
+    with pytest.raises(ScheduleError, match=r"stages=2 for T\d+ with 'after_boxes'; a ring of tiles needs"):
+        out.set_store_wait(StoreWait.AfterBoxes, stages=2)
+
+
+def _walk(nodes):
+    for node in nodes:
+        yield node
+        for _, sub in k.children(node):
+            yield from _walk(sub)
+
+
+def test_the_sub_tiles_are_one_unrolled_loop_with_a_store_each() -> None:
+    kernel = lower(matmul_epilogue.build("bias_relu", epilogue_tile=(128, 32)))
+    loops = [n for n in _walk(kernel.body) if isinstance(n, k.ForLoop)
+             and any(isinstance(x, k.TmaStore) for x in _walk(n.body))]
+    sub = loops[-1]
+    assert sub.unroll and sub.stop.const_value() == 8
+    stores = [n for n in _walk(sub.body) if isinstance(n, k.TmaStore)]
+    assert len(stores) == 1 and "% 2" in str(stores[0].src_index)       # tile s % 2 of the ring
+    assert stores[0].src.size.const_value() == 2 * 128 * 32             # two staging tiles of 128 x 32
+
+
+@pytest.mark.parametrize("kind", matmul_epilogue.KINDS)
+@pytest.mark.parametrize("params", [
+    {"epilogue_tile": (128, 32)},
+    {"epilogue_tile": (128, 64), "epilogue_stages": 3, "persistent": False},
+    {"epilogue_tile": (128, 16), "warp_specialized": False, "persistent": False, "stages": 2},
+], ids=["persistent_128x32", "one_tile_128x64_3_stages", "pipelined_128x16"])
+def test_sub_tiled_epilogues_match_numpy_at_odd_sizes(kind: str, params: dict) -> None:
+    fusion = matmul_epilogue.build(kind, **params)
+    kernel = lower(fusion)
+    for n, (m, nn, kk) in enumerate([(200, 264, 136), (520, 1000, 264)]):
+        for seed in (0, 1):
+            if hasattr(matmul_epilogue, "make_inputs"):
+                inputs = matmul_epilogue.make_inputs(fusion, kind, m, nn, kk, seed=seed + 10 * n)
+            else:
+                inputs = random_inputs(fusion, matmul_epilogue.input_shapes(kind, m, nn, kk), seed=seed + 10 * n)
+            assert_matches(fusion, inputs, simulate(kernel, inputs, seed=seed + 10 * n), tol=matmul_epilogue.TOLERANCE)
+
+
+@pytest.mark.parametrize("kind", ["bias_relu", "bias_gelu"])
+def test_ping_pong_sub_tiled_epilogues_match_numpy(kind: str) -> None:
+    fusion = matmul_epilogue.build(kind, ping_pong=True, tile=(128, 128, 64), stages=4, epilogue_tile=(128, 32))
+    kernel = lower(fusion)
+    for seed, (m, nn, kk) in enumerate([(200, 264, 136), (520, 1000, 264)]):
+        inputs = random_inputs(fusion, matmul_epilogue.input_shapes(kind, m, nn, kk), seed=seed)
+        assert_matches(fusion, inputs, simulate(kernel, inputs, seed=seed), tol=matmul_epilogue.TOLERANCE)

@@ -1,0 +1,114 @@
+"""The sub-tiled epilogue (``MatmulParams.epilogue_tile``) in the simulator: its ring of staging tiles matches numpy,
+cooperative and ping-pong, and each mutation of the waits and barriers that keep a staging tile safe is reported.
+
+Per sub-tile s the elected thread waits until at most ``stages - 1`` bulk groups are left reading (the stores of the
+sub-tiles before s), a barrier lets every warp write tile ``s % stages``, stmatrix writes it, a fence and a
+barrier hand it to the TMA store; after the sub-tile loop one read wait retires the rest."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from examples import matmul_epilogue
+from fusion_ir.reference import evaluate
+from lowering import kernel_ir as k
+from lowering import lower
+from runtime import SimulationError, simulate
+from tests.helpers import rel_error
+from tests.runtime.kir_builders import mutate, remove_nodes
+
+ARRANGEMENTS = {
+    "cooperative": {"epilogue_tile": (128, 32)},
+    "ping_pong": {"epilogue_tile": (128, 32), "ping_pong": True, "tile": (128, 128, 64), "stages": 4},
+}
+SIZE = (256, 512, 192)          # M, N, K: with 2 blocks every block (warp group) stages several tiles
+REWRITTEN = r"staging tile rewritten before the store's read finished"
+EXITS = r"exits while the TMA store from T\d+ issued by .* may still read T\d+"
+
+
+def _kernel(arrangement: str, kind: str = "bias_gelu") -> tuple:
+    fusion = matmul_epilogue.build(kind, blocks=2, **ARRANGEMENTS[arrangement])
+    return fusion, lower(fusion)
+
+
+def _run_seeds(fusion, kernel: k.Kernel, kind: str = "bias_gelu", seeds=range(4)) -> None:
+    m, n, kk = SIZE
+    for seed in seeds:
+        inputs = matmul_epilogue.make_inputs(fusion, kind, m, n, kk, seed=seed) if hasattr(
+            matmul_epilogue, "make_inputs") else _inputs(fusion, kind, m, n, kk, seed)
+        (out,) = simulate(kernel, inputs, seed=seed)
+        err = rel_error(out, evaluate(fusion, inputs)[0])
+        assert err < matmul_epilogue.TOLERANCE, f"wrong result: relative error {err:.3g} (seed {seed})"
+
+
+def _inputs(fusion, kind: str, m: int, n: int, kk: int, seed: int) -> list:
+    from tests.helpers import random_inputs
+
+    return random_inputs(fusion, matmul_epilogue.input_shapes(kind, m, n, kk), seed=seed)
+
+
+def _ring_wait(node: k.Node) -> bool:
+    return isinstance(node, k.AsyncWait) and node.kind is k.AsyncKind.Bulk and node.read and node.pending > 0
+
+
+def _final_wait(node: k.Node) -> bool:
+    return isinstance(node, k.AsyncWait) and node.kind is k.AsyncKind.Bulk and node.read and node.pending == 0
+
+
+def _guard(node: k.Node) -> bool:
+    return isinstance(node, (k.BlockSync, k.NamedBarrier)) and "after its TMA stores' wait" in node.reason
+
+
+@pytest.mark.parametrize("kind", ["bias_gelu", "alpha_beta"])
+@pytest.mark.parametrize("arrangement", sorted(ARRANGEMENTS))
+def test_the_ring_matches_numpy(arrangement: str, kind: str) -> None:
+    if kind == "alpha_beta" and arrangement == "ping_pong":
+        pytest.skip("ping-pong with an [M, N] epilogue input is refused")
+    _run_seeds(*_kernel(arrangement, kind), kind=kind)
+
+
+@pytest.mark.parametrize("arrangement", sorted(ARRANGEMENTS))
+def test_the_ring_waits_for_all_but_the_stores_of_the_tiles_before(arrangement: str) -> None:
+    _, kernel = _kernel(arrangement)
+    waits = []
+    k.rewrite(kernel.body, lambda n: waits.append(n) if isinstance(n, k.AsyncWait) else None)
+    pending = sorted({w.pending for w in waits if w.kind is k.AsyncKind.Bulk})
+    assert pending == [0, 1]            # 2 staging tiles, one box each: one group may still read the other
+
+
+@pytest.mark.parametrize("arrangement", sorted(ARRANGEMENTS))
+def test_a_ring_wait_that_leaves_one_more_group_reading_is_reported(arrangement: str) -> None:
+    fusion, kernel = _kernel(arrangement)
+    bad = mutate(kernel, lambda n: (dataclasses.replace(n, pending=n.pending + 1),) if _ring_wait(n) else None)
+    with pytest.raises(SimulationError, match=REWRITTEN):
+        _run_seeds(fusion, bad)
+
+
+@pytest.mark.parametrize("arrangement", sorted(ARRANGEMENTS))
+def test_the_ring_without_its_wait_is_reported(arrangement: str) -> None:
+    fusion, kernel = _kernel(arrangement)
+    bad = remove_nodes(kernel, k.ElectSync, lambda n: any(_ring_wait(x) for x in n.body))
+    with pytest.raises(SimulationError, match=REWRITTEN):
+        _run_seeds(fusion, bad)
+
+
+@pytest.mark.parametrize("arrangement", sorted(ARRANGEMENTS))
+def test_the_ring_without_its_guard_barrier_is_reported(arrangement: str) -> None:
+    """The wait alone orders nothing for the other warps: without the barrier after it, a warp's stmatrix may
+    write a staging tile before the elected thread has waited for the store still reading it."""
+    fusion, kernel = _kernel(arrangement)
+    bad = remove_nodes(kernel, k.NamedBarrier, _guard)       # the compute warp groups' barrier
+    with pytest.raises(SimulationError, match=REWRITTEN):
+        _run_seeds(fusion, bad)
+
+
+@pytest.mark.parametrize("arrangement", sorted(ARRANGEMENTS))
+def test_the_ring_without_its_final_wait_is_reported(arrangement: str) -> None:
+    """Without the wait after the sub-tile loop, the next tile's first sub-tiles (or the block's exit) come while
+    the last stores still read their staging tiles."""
+    fusion, kernel = _kernel(arrangement)
+    bad = remove_nodes(kernel, k.ElectSync, lambda n: any(_final_wait(x) for x in n.body))
+    with pytest.raises(SimulationError, match=REWRITTEN + "|" + EXITS):
+        _run_seeds(fusion, bad)
