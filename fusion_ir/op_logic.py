@@ -63,8 +63,8 @@ def where(cond: object, a: object, b: object) -> TensorView:
     if not tensors:
         raise ScheduleError("where: at least one of cond, a and b must be a TensorView")
     if not isinstance(cond, (TensorView, bool)):
-        raise ScheduleError(f"where: cond {cond!r} must be a TensorView or a bool")
-    fusion = fusion_of(*tensors)
+        raise ScheduleError(f"where: cond {cond!s} must be a TensorView or a bool")
+    fusion = fusion_of(cond, a, b)
     dtype = promote(operand_dtype(a), operand_dtype(b))
     out = fusion.new_tensor(broadcast_root(fusion, "where", tensors), dtype)
     fusion.add_expr(WhereOp(inputs=[cond, a, b], outputs=[out]))
