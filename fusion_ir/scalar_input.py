@@ -10,14 +10,11 @@ holding the value rounded to their precision; every other type travels as itself
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from .types import DataType, ScheduleError
-
-if TYPE_CHECKING:
-    from .fusion import Fusion
 
 # the types a scalar input may have (no Bool: a condition is a tensor comparison)
 SCALAR_DTYPES = (DataType.Float, DataType.Half, DataType.BFloat16, DataType.Int32, DataType.Int64)
@@ -26,7 +23,7 @@ SCALAR_DTYPES = (DataType.Float, DataType.Half, DataType.BFloat16, DataType.Int3
 class ScalarInput:
     """One value of ``dtype`` given at launch; printed and passed as ``S{name}``."""
 
-    def __init__(self, fusion: Fusion, name: int, dtype: DataType) -> None:
+    def __init__(self, fusion: Any, name: int, dtype: DataType) -> None:   # the Fusion it belongs to
         if dtype not in SCALAR_DTYPES:
             raise ScheduleError(f"add_scalar_input: dtype {dtype!r} is not a scalar type; use one of "
                                 f"{', '.join(d.name for d in SCALAR_DTYPES)}")
@@ -97,12 +94,13 @@ def stored_scalar(dtype: DataType, value: Any, name: str) -> np.generic:
 
 
 def _rounded(dtype: DataType, x: float) -> np.float32:
-    from .reference import round_bf16   # reference imports the fusion, which imports this module
-
+    """``x`` as float32, rounded to Half or BFloat16 precision (to nearest even, as ``reference.round_bf16``)."""
     with np.errstate(over="ignore"):
         f = np.float32(x)
         if dtype is DataType.Half:
             return np.float32(np.float16(f))
-    if dtype is DataType.BFloat16:
-        return np.float32(round_bf16(f)[()])
-    return f
+    if dtype is not DataType.BFloat16 or np.isnan(f):
+        return f
+    bits = int(np.array(f, dtype=np.float32).view(np.uint32))
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFFFFFF & 0xFFFF0000
+    return np.array(bits, dtype=np.uint32).view(np.float32)[()]
