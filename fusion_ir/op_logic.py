@@ -58,7 +58,7 @@ def logical_not(x: TensorView) -> TensorView:
 
 
 def where(cond: object, a: object, b: object) -> TensorView:
-    """``a`` where ``cond`` is true, else ``b``; any may be a scalar, tensors broadcast as for ``add``."""
+    """``a`` where ``cond`` is true, else ``b``; any may be a scalar (``a``, ``b``: or a scalar input), tensors broadcast as for ``add``."""
     tensors = [x for x in (cond, a, b) if isinstance(x, TensorView)]
     if not tensors:
         raise ScheduleError("where: at least one of cond, a and b must be a TensorView")
