@@ -79,12 +79,12 @@ def stored_scalar(dtype: DataType, value: Any, name: str) -> np.generic:
         shape = getattr(value, "shape", None)
         what = type(value).__name__ + (f" of shape {tuple(shape)}" if shape is not None else "")
         hint = " (call .item() on a tensor)" if shape is not None else ""
-        raise ValueError(f"input {name} is a scalar ({dtype.name}): expected {expects}, got {what}{hint}")
+        # a ValueError like every other refusal here: the runtime raises each as one InputError
+        raise ValueError(f"input {name} is a scalar ({dtype.name}): expected {expects}, got {what}{hint}")  # noqa: TRY004
     if dtype.is_float:
         return _rounded(dtype, float(value))
-    if isinstance(value, (float, np.floating)):
-        if not math.isfinite(float(value)) or float(value) != int(value):
-            raise ValueError(f"input {name} is a scalar ({dtype.name}): expected an integer, got {value!r}")
+    if isinstance(value, (float, np.floating)) and (not math.isfinite(float(value)) or float(value) != int(value)):
+        raise ValueError(f"input {name} is a scalar ({dtype.name}): expected an integer, got {value!r}")
     n = int(value)
     info = np.iinfo(np.dtype(dtype.numpy_name))
     if not info.min <= n <= info.max:
