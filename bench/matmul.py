@@ -141,7 +141,7 @@ def epilogue_rows(m: int, n: int, k: int) -> list[dict]:
             try:
                 kernel = lower(matmul_epilogue.build(kind, blocks=sm_count(), group_m=8, tma_store=tma_store))
                 out.fill_(float("nan"))
-                execute(kernel, [a, b, c if kind == "alpha_beta" else bias], outputs=[out])
+                execute(kernel, [a, b, *((c, alpha, beta) if kind == "alpha_beta" else (bias,))], outputs=[out])
                 torch.cuda.synchronize()
                 err = relative_error(out, expected)
                 check_error(err, torch_err)
@@ -149,7 +149,7 @@ def epilogue_rows(m: int, n: int, k: int) -> list[dict]:
                 rows.append({"shape": [m, n, k], "name": name, "error": f"{type(e).__name__}: {e}"[:300]})
                 continue
             candidates.append((name, rotating(lambda s, kind=kind, kernel=kernel: prepare(
-                kernel, [s[0], s[1], s[3] if kind == "alpha_beta" else s[2]], [out]), sets), err))
+                kernel, [s[0], s[1], *((s[3], alpha, beta) if kind == "alpha_beta" else (s[2],))], [out]), sets), err))
         candidates.append(("torch.matmul alone", rotating(lambda s: (lambda: torch.matmul(s[0], s[1], out=mm)),
                                                             sets), None))
         times = interleaved_ms([fn for _, fn, _ in candidates], batch=launches_per_batch(m, n, k))

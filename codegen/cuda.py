@@ -4,8 +4,10 @@ Conventions of the generated code (see also the ``*.cuh`` helpers pasted at the 
 
 - Signature: ``extern "C" __global__ void <name>(Tensor<T, N> T0, ..., const __grid_constant__
   TensorMap tmap_T0, ...)`` with ``kernel.inputs``, then ``kernel.outputs``, then
-  ``kernel.tensor_maps``. A ``Tensor`` is the data pointer, N int64 sizes and N int64 element
-  strides; a ``TensorMap`` is the 128-byte TMA descriptor, used through its address.
+  ``kernel.tensor_maps``, then ``kernel.scalars`` by value (``float S3``; Half and BFloat16 scalars as
+  ``float``). A ``Tensor`` is the data pointer, N int64 sizes and N int64 element strides; a
+  ``TensorMap`` is the 128-byte TMA descriptor, used through its address; a scalar is read by name
+  wherever an expression uses it.
 - Symbols: extents (``i0``) and strides (``T0_stride0``) are bound once at the top from the
   parameters (only those the body uses); loop indices are ``int64_t`` loop variables; CUDA
   builtins print as ``((int64_t)threadIdx.x)`` inside arithmetic.
@@ -175,6 +177,7 @@ class KernelPrinter(NodeVisitor):
     def _signature(self) -> str:
         params = [f"Tensor<{b.dtype.ctype}, {len(b.shape)}> {b.name}" for b in self.kernel.params]
         params += [f"const __grid_constant__ TensorMap {t.name}" for t in self.kernel.tensor_maps]
+        params += [f"{s.param_dtype.ctype} {s.name}" for s in self.kernel.scalars]
         bounds = self._launch_bounds()
         qualifier = f"__launch_bounds__({bounds}) " if bounds else ""
         if self.kernel.cluster_dims != (1, 1, 1):
@@ -215,7 +218,7 @@ class KernelPrinter(NodeVisitor):
         return bound
 
     def _validate_names(self) -> None:
-        names = [self.kernel.name] + list(self.params) + list(self.tensor_maps)
+        names = [self.kernel.name] + list(self.params) + list(self.tensor_maps) + [s.name for s in self.kernel.scalars]
         for name in names:
             if not _IDENTIFIER.match(name) or keyword.iskeyword(name):
                 raise CodegenError(f"codegen: {name!r} is not a valid C identifier")

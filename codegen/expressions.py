@@ -27,6 +27,7 @@ from lowering.kernel_ir import (
     CompareValue,
     Const,
     Load,
+    ScalarParam,
     ScalarValue,
     SelectValue,
     UnaryValue,
@@ -109,6 +110,8 @@ def value_expr(v: Value, access: Access, want: DataType | None = None) -> str:
 def value_dtype(v: Value) -> DataType:
     if isinstance(v, Load):
         return v.buffer.dtype
+    if isinstance(v, ScalarParam):
+        return v.param_dtype
     return v.dtype
 
 
@@ -124,6 +127,9 @@ def _value(v: Value, access: Access) -> tuple[str, DataType, bool]:
         if dtype == v.dtype:
             return text, dtype, composite
         return convert(text, dtype, v.dtype), v.dtype, False
+    if isinstance(v, ScalarParam):
+        # a scalar parameter by value; a 16-bit one arrives as float (its value rounded on the host)
+        return v.name, v.param_dtype, False
     if isinstance(v, ScalarValue):
         # an extent or a loop-index expression, in the index type; the caller notes its symbols
         return index_expr(v.value), v.dtype, not (v.value.is_symbol or v.value.is_const)

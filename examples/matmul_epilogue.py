@@ -7,7 +7,9 @@ the accumulator registers before the stmatrix and TMA store.
 - ``"bias_relu"``: ``bf16(relu(a @ b + bias))``, a float bias broadcast along the rows; each thread
   reads the bias of the columns its accumulator fragment holds;
 - ``"bias_gelu"``: ``bf16(gelu(a @ b + bias))`` (``ops.gelu``, the tanh form);
-- ``"alpha_beta"``: ``bf16(alpha * (a @ b) + beta * C)`` with C a bf16 ``[M, N]`` input: the compute
+- ``"alpha_beta"``: ``bf16(alpha * (a @ b) + beta * C)`` with C a bf16 ``[M, N]`` input and alpha, beta float
+  scalar inputs (``fusion.add_scalar_input``: kernel parameters by value, given at each launch after C;
+  ``ALPHA`` and ``BETA`` are the values ``make_inputs`` passes by default): the compute
   warp groups TMA-load C's tile into shared memory at the start of each output tile (one elected
   thread, a token mbarrier) and read it in the fragment layout in the epilogue; the depth is
   ``stages="auto"``: 3 stages of 128 x 256 x 64 beside the staging tile, 2 beside it and C's tile.
@@ -15,8 +17,11 @@ the accumulator registers before the stmatrix and TMA store.
 No intermediate goes back to global memory: the kernel writes the bf16 result once.
 """
 
+from typing import Any
+
 from fusion_ir import DataType, Fusion, ops
 from fusion_ir.schedulers import MatmulParams, schedule_matmul
+from runtime.inputs import random_inputs
 
 DESCRIPTION = "seed 000 cooperative + fused epilogue: relu/gelu(a @ b + bias) or alpha * a @ b + beta * C (TMA)"
 KINDS = ("bias_relu", "bias_gelu", "alpha_beta")
@@ -27,14 +32,27 @@ ALPHA, BETA = 2.0, 0.5
 
 
 def input_shapes(kind: str, m: int, n: int, k: int) -> list[tuple[int, ...]]:
-    """The shapes of ``build(kind)``'s inputs for an ``m x n x k`` matmul."""
-    return [(m, k), (k, n), (m, n) if kind == "alpha_beta" else (n,)]
-
-
-def epilogue(kind: str, acc, extra):
-    """The fused ops on the fp32 accumulator ``acc``; ``extra`` is the bias (float ``[N]``) or C (bf16 ``[M, N]``)."""
+    """The shapes of ``build(kind)``'s inputs for an ``m x n x k`` matmul (``()`` for alpha and beta)."""
     if kind == "alpha_beta":
-        return ops.add(ops.mul(acc, ALPHA), ops.mul(ops.cast(extra, DataType.Float), BETA))
+        return [(m, k), (k, n), (m, n), (), ()]
+    return [(m, k), (k, n), (n,)]
+
+
+def make_inputs(fusion: Fusion, kind: str, m: int, n: int, k: int, seed: int, alpha: float = ALPHA,
+                beta: float = BETA) -> list[Any]:
+    """Random a, b and bias or C for ``build(kind)`` at ``m x n x k`` (``runtime.inputs.random_inputs``), then
+    ``alpha`` and ``beta`` for the ``alpha_beta`` kind."""
+    inputs = random_inputs(fusion, input_shapes(kind, m, n, k), seed)
+    if kind == "alpha_beta":
+        inputs[3:] = [alpha, beta]
+    return inputs
+
+
+def epilogue(kind: str, acc, extra, alpha: Any = ALPHA, beta: Any = BETA):
+    """The fused ops on the fp32 accumulator ``acc``; ``extra`` is the bias (float ``[N]``) or C (bf16 ``[M, N]``);
+    ``alpha`` and ``beta`` (``alpha_beta``) are scalar inputs or numbers."""
+    if kind == "alpha_beta":
+        return ops.add(ops.mul(acc, alpha), ops.mul(ops.cast(extra, DataType.Float), beta))
     biased = ops.add(acc, ops.broadcast(extra, [True, False]))
     if kind == "bias_relu":
         return ops.relu(biased)
@@ -54,9 +72,11 @@ def build(kind: str = "bias_relu", blocks: int = BLOCKS, tile: tuple[int, int, i
         b = fusion.add_input(ndim=2, dtype=DataType.BFloat16)
         if kind == "alpha_beta":
             extra = fusion.add_input(ndim=2, dtype=DataType.BFloat16)
+            scalars = [fusion.add_scalar_input(DataType.Float), fusion.add_scalar_input(DataType.Float)]
         else:
             extra = fusion.add_input(ndim=1, dtype=DataType.Float)
-        fusion.add_output(ops.cast(epilogue(kind, ops.matmul(a, b), extra), DataType.BFloat16))
+            scalars = []
+        fusion.add_output(ops.cast(epilogue(kind, ops.matmul(a, b), extra, *scalars), DataType.BFloat16))
     fields = dict(tile=tile, stages=stages, compute_warp_groups=2, warp_specialized=True, persistent=True,
                   blocks=blocks, group_m=group_m, tma_store=True, index_type=index_type)
     fields.update(params)

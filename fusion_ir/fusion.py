@@ -14,6 +14,7 @@ from target import current as current_target
 from .exprs import Expr
 from .iter_domain import IterDomain
 from .scalar import Val
+from .scalar_input import ScalarInput
 from .tensor_view import TensorView
 from .types import DataType, IterType, MemoryType, ParallelType, ScheduleError
 
@@ -35,7 +36,8 @@ class ExtentConstraint:
 class Fusion:
     def __init__(self) -> None:
         self.exprs: list[Expr] = []
-        self.inputs: list[TensorView] = []
+        # tensors and scalar inputs in the order they were added: the order ``execute`` takes them in
+        self.inputs: list[TensorView | ScalarInput] = []
         self.outputs: list[TensorView] = []
         self._tensors: list[TensorView] = []
         self._next_tensor = 0
@@ -169,8 +171,31 @@ class Fusion:
         self.inputs.append(tv)
         return tv
 
+    def add_scalar_input(self, dtype: DataType = DataType.Float) -> ScalarInput:
+        """A new input holding one value of ``dtype``, given at launch (a Python number where ``execute`` and
+        ``simulate`` take this input) and passed to the kernel by value (nvFuser's ``fd.define_scalar``).
+        Elementwise ops take it as an operand like a Python number, broadcast over the tensor operands."""
+        if not isinstance(dtype, DataType):
+            raise ScheduleError(f"add_scalar_input: dtype {dtype!r} is not a DataType")
+        scalar = ScalarInput(self, self.new_tensor_name(), dtype)
+        self.inputs.append(scalar)
+        return scalar
+
+    @property
+    def tensor_inputs(self) -> list[TensorView]:
+        """The inputs that are tensors, in order (``inputs`` less the scalar inputs)."""
+        return [x for x in self.inputs if isinstance(x, TensorView)]
+
+    @property
+    def scalar_inputs(self) -> list[ScalarInput]:
+        """The scalar inputs (``add_scalar_input``), in order."""
+        return [x for x in self.inputs if isinstance(x, ScalarInput)]
+
     def add_output(self, tv: TensorView) -> TensorView:
         """Mark ``tv`` as an output (it moves to Global memory)."""
+        if isinstance(tv, ScalarInput):
+            raise ScheduleError(f"add_output: {tv} is a scalar input; outputs are computed tensors "
+                                f"(e.g. ops.mul(t, {tv}))")
         if not isinstance(tv, TensorView) or tv.fusion is not self:
             raise ScheduleError(f"add_output: {tv!r} is not a tensor of this fusion")
         if tv.is_input:
@@ -227,7 +252,7 @@ class Fusion:
     def used_tensors(self) -> list[TensorView]:
         """Tensors that are inputs, outputs, or on a path to an output."""
         g = self.graph()
-        live: set[TensorView] = set(self.inputs)
+        live: set[TensorView] = set(self.tensor_inputs)
         for out in self.outputs:
             live.add(out)
             live |= nx.ancestors(g, out)

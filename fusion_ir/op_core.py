@@ -9,6 +9,7 @@ from .exprs import BinaryOp, ReductionOp, UnaryOp
 from .fusion import ExtentConstraint, Fusion
 from .iter_domain import IterDomain
 from .scalar import Val
+from .scalar_input import ScalarInput
 from .tensor_view import TensorView
 from .types import DataType, IterType, ScheduleError, promote
 
@@ -24,10 +25,15 @@ def fusion_of(*xs: object) -> Fusion:
     for x in xs:
         if isinstance(x, TensorView) and x.fusion is not fusion:
             raise ScheduleError(f"T{x.name} belongs to another fusion than the active one")
+        if isinstance(x, ScalarInput) and x.fusion is not fusion:
+            raise ScheduleError(f"scalar input {x} belongs to another fusion than the active one")
     return fusion
 
 
 def check_tensor(x: object, op: str) -> TensorView:
+    if isinstance(x, ScalarInput):
+        raise ScheduleError(f"{op}: {x} is a scalar input (one {x.dtype.name} value, no axes), but {op} takes a "
+                            f"tensor; use it as an operand of an elementwise op (ops.mul(t, {x}))")
     if not isinstance(x, TensorView):
         raise ScheduleError(f"{op}: expected a TensorView, got {type(x).__name__}")
     return x
@@ -35,11 +41,14 @@ def check_tensor(x: object, op: str) -> TensorView:
 
 def scalar_dtype(s: object) -> DataType:
     """The type of a scalar operand: Int32 for a Python int, Float for a float, Int64 (the index type
-    nvFuser gives extents) for a ``Val`` such as ``tv.size(1)``."""
+    nvFuser gives extents) for a ``Val`` such as ``tv.size(1)``, its own type for a ``ScalarInput``."""
+    if isinstance(s, ScalarInput):
+        return s.dtype
     if isinstance(s, Val):
         return DataType.Int64
     if isinstance(s, bool) or not isinstance(s, (int, float)):
-        raise ScheduleError(f"scalar operand {s!r} must be an int or a float, or an extent Val (tv.size(d))")
+        raise ScheduleError(f"scalar operand {s!r} must be an int or a float, a scalar input "
+                            f"(fusion.add_scalar_input) or an extent Val (tv.size(d))")
     return DataType.Int32 if isinstance(s, int) else DataType.Float
 
 
@@ -74,8 +83,8 @@ def binary_dtype(op: str, a: object, b: object) -> DataType:
 def binary(op: str, a: object, b: object) -> TensorView:
     tensors = [x for x in (a, b) if isinstance(x, TensorView)]
     if not tensors:
-        raise ScheduleError(f"{op}: at least one operand must be a TensorView")
-    fusion = fusion_of(*tensors)
+        raise ScheduleError(f"{op}: at least one operand must be a TensorView (got {a!s} and {b!s})")
+    fusion = fusion_of(a, b)
     dtype = binary_dtype(op, a, b)
     out = fusion.new_tensor(broadcast_root(fusion, op, tensors), dtype)
     fusion.add_expr(BinaryOp(inputs=[a, b], outputs=[out], op=op))

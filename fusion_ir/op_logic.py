@@ -58,13 +58,13 @@ def logical_not(x: TensorView) -> TensorView:
 
 
 def where(cond: object, a: object, b: object) -> TensorView:
-    """``a`` where ``cond`` is true, else ``b``; any may be a scalar, tensors broadcast as for ``add``."""
+    """``a`` where ``cond`` is true, else ``b``; any may be a scalar (``a``, ``b``: or a scalar input), tensors broadcast as for ``add``."""
     tensors = [x for x in (cond, a, b) if isinstance(x, TensorView)]
     if not tensors:
         raise ScheduleError("where: at least one of cond, a and b must be a TensorView")
     if not isinstance(cond, (TensorView, bool)):
-        raise ScheduleError(f"where: cond {cond!r} must be a TensorView or a bool")
-    fusion = fusion_of(*tensors)
+        raise ScheduleError(f"where: cond {cond!s} must be a TensorView or a bool")
+    fusion = fusion_of(cond, a, b)
     dtype = promote(operand_dtype(a), operand_dtype(b))
     out = fusion.new_tensor(broadcast_root(fusion, "where", tensors), dtype)
     fusion.add_expr(WhereOp(inputs=[cond, a, b], outputs=[out]))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .op_core import binary, check_tensor, unary
 from .op_logic import gt, lt, where
+from .scalar_input import ScalarInput
 from .tensor_view import TensorView
 from .types import ScheduleError
 
@@ -33,13 +34,16 @@ def pow(a: object, b: object) -> TensorView:
     return binary("pow", a, b)
 
 
-def clamp(x: TensorView, min: float | None, max: float | None) -> TensorView:
-    """``x`` limited to [min, max] (scalars; None: no bound); NaN stays NaN, as in torch."""
+def clamp(x: TensorView, min: float | ScalarInput | None, max: float | ScalarInput | None) -> TensorView:
+    """``x`` limited to [min, max] (scalars or scalar inputs; None: no bound); NaN stays NaN, as in torch."""
     x = check_tensor(x, "clamp")
     for name, bound in (("min", min), ("max", max)):
+        if isinstance(bound, ScalarInput):
+            continue
         if bound is not None and (isinstance(bound, bool) or not isinstance(bound, (int, float))):
-            raise ScheduleError(f"clamp: {name} {bound!r} for T{x.name} must be a Python int or float")
-    if min is not None and max is not None and min > max:
+            raise ScheduleError(f"clamp: {name} {bound!r} for T{x.name} must be a Python int or float, or a "
+                                f"scalar input")
+    if isinstance(min, (int, float)) and isinstance(max, (int, float)) and min > max:
         raise ScheduleError(f"clamp: min {min!r} is greater than max {max!r} for T{x.name}; clamp needs min <= max")
     out = x
     if max is not None:                 # comparisons are false for NaN: it passes through both

@@ -125,7 +125,7 @@ def cast(x: TensorView, dtype: DataType) -> TensorView:
 
 
 def add(a: object, b: object) -> TensorView:
-    """``a + b``: tensors of one rank (extents equal on every non-broadcast axis), or a tensor and a scalar."""
+    """``a + b``: tensors of one rank (extents equal on every non-broadcast axis), or a tensor and a scalar (a number or a scalar input)."""
     return binary("add", a, b)
 
 

@@ -19,6 +19,7 @@ from .exprs import (
     WhereOp,
 )
 from .scalar import Val
+from .scalar_input import ScalarInput
 
 if TYPE_CHECKING:
     from .fusion import Fusion
@@ -29,7 +30,7 @@ _INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 def operand(x: object) -> str:
     from .tensor_view import TensorView
 
-    if isinstance(x, TensorView):
+    if isinstance(x, (TensorView, ScalarInput)):
         return str(x)
     if isinstance(x, Val):
         return f"int64_t({x})"
@@ -76,7 +77,8 @@ def expr_rhs(e: Expr) -> str:
 
 def fusion_math(fusion: "Fusion") -> str:
     lines = ["Inputs:"]
-    lines += [f"  {tv}, {tv.dtype.short_name}" for tv in fusion.inputs]
+    lines += [f"  {tv}, {tv.dtype.short_name}{' (scalar)' if isinstance(tv, ScalarInput) else ''}"
+              for tv in fusion.inputs]
     lines.append("Outputs:")
     lines += [f"  {tv}, {tv.dtype.short_name}" for tv in fusion.outputs]
     lines.append("")

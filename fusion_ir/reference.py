@@ -27,6 +27,7 @@ from .exprs import (
 )
 from .fusion import Fusion
 from .scalar import Val
+from .scalar_input import ScalarInput, stored_scalar
 from .tensor_view import TensorView
 from .types import DataType
 from .value_semantics import to_bool, to_integer
@@ -113,9 +114,14 @@ def evaluate(fusion: Fusion, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     env: dict[TensorView, np.ndarray] = {}
     extents = extent_values(fusion, inputs)
     for tv, x in zip(fusion.inputs, inputs):
+        if isinstance(tv, ScalarInput):
+            env[tv] = held(tv.dtype, stored_scalar(tv.dtype, x, str(tv)))
+            continue
         env[tv] = held(tv.dtype, as_stored(tv.dtype, np.asarray(x)))
 
     def get(x: object) -> object:
+        if isinstance(x, ScalarInput):
+            return env[x]
         if isinstance(x, Val):
             return int(x.evaluate(extents))
         return env[x] if isinstance(x, TensorView) else x

@@ -52,6 +52,7 @@ from .kir_nodes import (
     Mma,
     NamedBarrier,
     Return,
+    ScalarParam,
     ScalarValue,
     SelectValue,
     SemaphoreArrive,
@@ -144,7 +145,7 @@ def value_reads(value: Value) -> tuple[Effect, ...]:
     """The loads of a value expression, left to right."""
     if isinstance(value, Load):
         return (_read(value.buffer, value.index),)
-    if isinstance(value, (Const, ScalarValue)):
+    if isinstance(value, (Const, ScalarValue, ScalarParam)):
         return ()
     if isinstance(value, (UnaryValue, CastValue)):
         return value_reads(value.x)

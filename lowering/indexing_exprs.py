@@ -25,6 +25,7 @@ from fusion_ir.exprs import (
 from fusion_ir.iter_domain import spans_broadcast
 from fusion_ir.op_core import COMPARE_OPS, LOGICAL_OPS
 from fusion_ir.scalar import Val, all_of
+from fusion_ir.scalar_input import ScalarInput
 from fusion_ir.types import DataType
 
 from . import index_math
@@ -40,6 +41,7 @@ from .kernel_ir import (
     IfThenElse,
     Load,
     Node,
+    ScalarParam,
     ScalarValue,
     SelectValue,
     UnaryValue,
@@ -195,6 +197,8 @@ def operand_value(a: Analyses, x: object, consumer: TensorView, c_idx: dict, dty
         if x in inlined:
             return cast_to(compute_value(a, x, own_indices(a, x), inlined), x.dtype)
         return Load(a.buffers.buffers[x], read_index(a, x, consumer, c_idx))
+    if isinstance(x, ScalarInput):  # a kernel parameter by value, read where it is used
+        return ScalarParam(x.param_name, x.dtype)
     if isinstance(x, Val):          # an extent (``tv.size(d)``): a constant, or a symbol bound at launch
         c = x.const_value()
         return const(c, DataType.Int64) if c is not None else ScalarValue(x, DataType.Int64)

@@ -62,6 +62,7 @@ from .kir_nodes import (
     Node,
     NodeVisitor,
     Return,
+    ScalarParam,
     ScalarValue,
     SelectValue,
     SemaphoreArrive,
@@ -91,7 +92,7 @@ __all__ = ["DataType", "MemoryType", "ParallelType", "SmemSwizzle", "Val",  # th
            "ElectSync", "FenceAsyncProxy", "ForLoop", "GridFence", "IfThenElse", "Kernel", "Let", "Load", "MBarrierArrive",
            "MBarrierArriveExpectTx", "MBarrierInit", "MBarrierInval", "MBarrierRemoteArrive", "MBarrierWait", "MBarrierWaitParity",
            "MatrixDescriptor", "Mma", "NODE_TYPES", "NamedBarrier", "Node", "NodeVisitor", "Return",
-           "RuntimeCheck", "ScalarValue", "Scratch", "SelectValue", "SemaphoreArrive", "SetMaxNReg", "StMatrix", "Stage", "TensorMapParam", "TensorOp", "TensorOpKind", "TmaLoad",
+           "RuntimeCheck", "ScalarParam", "ScalarValue", "Scratch", "SelectValue", "SemaphoreArrive", "SetMaxNReg", "StMatrix", "Stage", "TensorMapParam", "TensorOp", "TensorOpKind", "TmaLoad",
            "TmaStore", "UnaryValue", "Value", "WgmmaFence", "bind_arguments", "body_fields", "children",
            "map_vals", "rewrite", "substitute", "walk"]
 
@@ -207,6 +208,22 @@ class Kernel:
     scratch: tuple[Scratch, ...] = ()      # kernel-owned global buffers (grid reductions), after the outputs
     cluster_dims: tuple[int, int, int] = (1, 1, 1)   # blocks per thread-block cluster (``__cluster_dims__``)
     min_blocks_per_sm: int = 1             # ``__launch_bounds__(launch_bounds, min_blocks_per_sm)``
+    # the fusion's scalar inputs, parameters by value after the tensor maps, and where each sits among the
+    # arguments ``execute`` and ``simulate`` take (the order of ``fusion.inputs``)
+    scalars: tuple[ScalarParam, ...] = ()
+    scalar_positions: tuple[int, ...] = ()
+
+    @property
+    def argument_count(self) -> int:
+        """How many inputs a launch takes: the tensor inputs and the scalars."""
+        return len(self.inputs) + len(self.scalars)
+
+    def argument_names(self) -> list[str]:
+        """The inputs' names in the order a launch takes them (``T0, T1, S2``)."""
+        names = [b.name for b in self.inputs]
+        for position, scalar in zip(self.scalar_positions, self.scalars):
+            names.insert(position, scalar.name)
+        return names
 
     @property
     def params(self) -> tuple[Buffer, ...]:
@@ -229,6 +246,7 @@ class Kernel:
         """The kernel as a readable listing: its signature, launch, checks and body (``kir_printer``)."""
         params = ", ".join(b.name for b in self.params)
         maps = "".join(f", {m.name}" for m in self.tensor_maps)
+        maps += "".join(f", {s.param_dtype.ctype} {s.name}" for s in self.scalars)
         grid = ", ".join(str(g) for g in self.grid)
         block = ", ".join(str(b) for b in self.block)
         cluster = "" if self.cluster_dims == (1, 1, 1) else f", cluster ({', '.join(map(str, self.cluster_dims))})"

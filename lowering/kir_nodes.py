@@ -123,6 +123,19 @@ class ScalarValue:
 
 
 @dataclass(frozen=True)
+class ScalarParam:
+    """A scalar kernel parameter passed by value (a fusion's ``ScalarInput``): ``name`` is the parameter
+    (``S3``), ``dtype`` the scalar's type; Half and BFloat16 travel as ``float`` (``param_dtype``)."""
+
+    name: str
+    dtype: DataType
+
+    @property
+    def param_dtype(self) -> DataType:
+        return DataType.Float if self.dtype in (DataType.Half, DataType.BFloat16) else self.dtype
+
+
+@dataclass(frozen=True)
 class UnaryValue:
     op: str  # neg exp abs relu sqrt sin cos log rsqrt tanh sigmoid erf silu log1p expm1 logical_not
     x: Value
@@ -167,7 +180,7 @@ class CastValue:
     dtype: DataType
 
 
-Value = Union[Load, Const, ScalarValue, UnaryValue, BinaryValue, CompareValue, SelectValue, CastValue]  # noqa: UP007 (get_args reads it)
+Value = Union[Load, Const, ScalarValue, ScalarParam, UnaryValue, BinaryValue, CompareValue, SelectValue, CastValue]  # noqa: UP007 (get_args reads it)
 
 
 # ---------------------------------------------------------------- statements

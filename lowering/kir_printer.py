@@ -22,6 +22,8 @@ def value_text(v: k.Value) -> str:
         if sym is not None:
             return f"({value_text(v.a)} {sym} {value_text(v.b)})"
         return f"{v.op}({value_text(v.a)}, {value_text(v.b)})"
+    if isinstance(v, k.ScalarParam):
+        return v.name
     if isinstance(v, k.ScalarValue):
         return f"({v.dtype.short_name})({v.value})"
     if isinstance(v, k.CompareValue):

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from fusion_ir import Fusion
+from fusion_ir import Fusion, ScalarInput
 from fusion_ir.scalar import Val
 from fusion_ir.schedulers.auto import auto_schedule
 from fusion_ir.schedulers.protocol import Sizes
@@ -39,7 +39,7 @@ from .analysis import (
 )
 from .errors import LoweringError
 from .host_sizes import check_host_sizes
-from .kernel_ir import Kernel
+from .kernel_ir import Kernel, ScalarParam
 from .limits import check_launch_limits
 from .passes import (
     allocation,
@@ -193,6 +193,8 @@ def _checked(kernel: Kernel, _: None) -> Kernel:
 
 def empty_kernel(fusion: Fusion) -> Kernel:
     one = Val.const(1)
+    positions = tuple(k for k, x in enumerate(fusion.inputs) if isinstance(x, ScalarInput))
+    scalars = tuple(ScalarParam(fusion.inputs[k].param_name, fusion.inputs[k].dtype) for k in positions)
     return Kernel(name="fusion_kernel", body=(), inputs=(), outputs=(), tensor_maps=(),
                   grid=(one, one, one), block=(one, one, one), smem_bytes=Val.const(0), fusion=fusion,
-                  index_type=fusion.index_type)
+                  index_type=fusion.index_type, scalars=scalars, scalar_positions=positions)

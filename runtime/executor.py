@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -29,7 +29,7 @@ from target import current as current_target
 from . import driver as cu
 from .arrays import ArrayArg, ArrayKind, as_array_arg
 from .errors import InputError, InputRule, LaunchError
-from .kernels import as_kernel
+from .kernels import as_kernel, split_inputs
 from .launch_plan import LaunchPlan, check_tma_address, plan_launch
 from .nvrtc import Cubin, compile_cubin, nvrtc_options_for
 from .tensor_map import encode_tiled
@@ -55,7 +55,8 @@ def execute(kernel_or_fusion: Any, inputs: Sequence[Any], *, outputs: Sequence[A
     bounds every mbarrier wait on the device (None: no watchdog); ``timeout_s`` bounds the host's wait.
     """
     kernel = as_kernel(kernel_or_fusion, caller="execute", inputs=inputs)
-    args = [as_array_arg(x, _arg_name(kernel.inputs, k, "input")) for k, x in enumerate(inputs)]
+    tensors, scalars = split_inputs(kernel, inputs)
+    args = [as_array_arg(x, _arg_name(kernel.inputs, k, "input")) for k, x in enumerate(tensors)]
     args = [_host_bfloat16(a, buf) for a, buf in zip(args, kernel.inputs)] + args[len(kernel.inputs):]
     given = None
     if outputs is not None:
@@ -66,7 +67,7 @@ def execute(kernel_or_fusion: Any, inputs: Sequence[Any], *, outputs: Sequence[A
     dev = cu.device(_device_ordinal(args + (given or [])))
     cubin = compile_kernel(kernel, watchdog_s=watchdog_s)
     function = dev.function(cubin.key, cubin.image, kernel.name)
-    return _Launch(dev, kernel, plan, function, args, given, poison, watchdog_s, timeout_s).run()
+    return _Launch(dev, kernel, plan, function, args, given, poison, watchdog_s, timeout_s, scalars).run()
 
 
 def execute_isolated(kernel_or_fusion: Any, inputs: Sequence[np.ndarray], *,
@@ -163,6 +164,7 @@ class _Launch:
     poison: bool
     watchdog_s: float | None
     timeout_s: float
+    scalars: dict[str, np.generic] = field(default_factory=dict)   # each scalar parameter's value (split_inputs)
 
     def run(self) -> list[Any]:
         driver = cu.cuda_driver()
@@ -309,6 +311,8 @@ class _Launch:
             address = pointers[spec.param_index]
             check_tma_address(f"tensor map {spec.name}", kernel.params[spec.param_index].name, address)
             holders.append(encode_tiled(spec, address))
+        for scalar in kernel.scalars:       # by value, after the tensor maps (codegen's signature)
+            holders.append(np.array([self.scalars[scalar.name]], dtype=np.dtype(scalar.param_dtype.numpy_name)))
         addresses = [h.ctypes.data if isinstance(h, np.ndarray) else int(h.getPtr()) for h in holders]
         params = np.array(addresses, dtype=np.uint64)
 
@@ -400,7 +404,8 @@ def prepare(kernel_or_fusion: Any, inputs: Sequence[Any], outputs: Sequence[Any]
     time the device work.
     """
     kernel = as_kernel(kernel_or_fusion, caller="prepare", inputs=inputs)
-    args = [as_array_arg(x, _arg_name(kernel.inputs, k, "input")) for k, x in enumerate(inputs)]
+    tensors, scalars = split_inputs(kernel, inputs)
+    args = [as_array_arg(x, _arg_name(kernel.inputs, k, "input")) for k, x in enumerate(tensors)]
     given = [as_array_arg(x, _arg_name(kernel.outputs, k, "output")) for k, x in enumerate(outputs)]
     if any(not a.on_device for a in args + given):
         raise InputError("prepare() needs device arrays (torch, cupy, ...) for inputs and outputs",
@@ -409,7 +414,7 @@ def prepare(kernel_or_fusion: Any, inputs: Sequence[Any], outputs: Sequence[Any]
     dev = cu.device(_device_ordinal(args + given))
     cubin = compile_kernel(kernel, watchdog_s=None)
     function = dev.function(cubin.key, cubin.image, kernel.name)
-    launch = _Launch(dev, kernel, plan, function, args, given, False, None, DEFAULT_TIMEOUT_S)
+    launch = _Launch(dev, kernel, plan, function, args, given, False, None, DEFAULT_TIMEOUT_S, scalars)
     launch.allocations = []
     launch.stream = cu.cuda_driver().CUstream(launch._stream_handle())
     # the kernel's scratch (a grid reduction's partials and semaphores) once, for every launch of the returned

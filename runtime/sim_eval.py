@@ -82,6 +82,8 @@ class Evaluator:
                 return to_dtype(v.dtype, fn(promoted(a), promoted(b)))  # type: ignore[union-attr]
         if t is k.CastValue:
             return to_dtype(v.dtype, self.value(v.x, ctx))  # type: ignore[union-attr]
+        if t is k.ScalarParam:
+            return to_dtype(v.dtype, ctx.env[v.name])  # type: ignore[union-attr]
         if t is k.ScalarValue:
             return to_dtype(v.dtype, self.ev(v.value, ctx))  # type: ignore[union-attr]
         if t is k.CompareValue:

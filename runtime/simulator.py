@@ -65,7 +65,7 @@ from lowering.verify import VerifyError, verify
 
 from .arrays import ArrayArg, ArrayKind, bfloat16_input_hint, host_layout
 from .errors import InputError, SimulationError
-from .kernels import as_kernel
+from .kernels import as_kernel, split_inputs
 from .launch_plan import plan_launch, scratch_size
 from .progress import ProgressArg, reporting
 from .sim_async import AsyncEngine, land_probability
@@ -115,16 +115,18 @@ def simulate(kernel_or_fusion: k.Kernel | Any, inputs: Sequence[np.ndarray], see
         verify(kernel)
     except VerifyError as e:
         raise SimulationError(f"kernel {kernel.name}: {e}") from e
-    arrays = _validate_inputs(kernel, inputs)
+    tensors, scalars = split_inputs(kernel, inputs)
+    arrays = _validate_inputs(kernel, tensors)
     # The executor's argument checks (binding, runtime checks, TMA layouts, shared-memory size)
     # apply here too, so a launch the GPU would refuse is refused the same way.
     plan = plan_launch(kernel, [_plan_arg(a, b) for a, b in zip(arrays, kernel.inputs)])
+    env = {**plan.env, **scalars}     # scalar parameters are read by name, like the extents
     chunks = block_ranges(kernel, plan.grid, plan.block)
     first: Simulator | None = None
     with reporting(progress, chunks[-1].stop if chunks else 0, f"simulating {kernel.name}: blocks",
                    long=len(chunks) > 1) as advance:
         for n, blocks in enumerate(chunks):
-            sim = Simulator(kernel, plan.env, Grid(plan.grid, plan.block, blocks, kernel.cluster_dims), seed, trace if n == 0 else None,
+            sim = Simulator(kernel, env, Grid(plan.grid, plan.block, blocks, kernel.cluster_dims), seed, trace if n == 0 else None,
                             interleave_blocks)
             if first is None:
                 sim.bind_params(arrays)

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from fusion_ir import DataType, Fusion, ScheduleError
+from fusion_ir import DataType, Fusion, ScalarInput, ScheduleError
 from fusion_ir.schedulers.candidates import matmul_candidates
 from fusion_ir.schedulers.matmul import schedule_matmul
 from fusion_ir.schedulers.matmul_key import problem_key
@@ -168,10 +168,13 @@ class GpuMeasure:
         problem = matmul_problem(fusion, caller="tune_matmul")
         arrays = Arrays()
         rng = np.random.default_rng(self.seed)
-        host = [[rng.standard_normal(_shape(tv)).astype(np.float32) for tv in fusion.inputs]
+        # a scalar input gets a value in [0.5, 2) (a Python float, passed by value), a tensor random normals
+        host = [[float(rng.uniform(0.5, 2.0)) if isinstance(tv, ScalarInput)
+                 else rng.standard_normal(_shape(tv)).astype(np.float32) for tv in fusion.inputs]
                 for _ in range(self.sets)]
-        sets = [[arrays.upload(x, tv.dtype) for x, tv in zip(inputs, fusion.inputs)] for inputs in host]
-        exact = [arrays.to_host(x) for x in sets[0]]                  # the values the device holds
+        sets = [[x if isinstance(tv, ScalarInput) else arrays.upload(x, tv.dtype)
+                 for x, tv in zip(inputs, fusion.inputs)] for inputs in host]
+        exact = [x if isinstance(x, float) else arrays.to_host(x) for x in sets[0]]   # the values the device holds
         if len(fusion.outputs) != 1:
             raise ScheduleError(f"tune_matmul: the fusion has {len(fusion.outputs)} outputs; the tuner checks a "
                                 f"matmul with one output")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fusion_ir import Fusion, TensorView
+from fusion_ir import Fusion, ScalarInput, TensorView
 from fusion_ir.iter_domain import Merge, Split
 from fusion_ir.printer import expr_rhs
 
@@ -34,7 +34,10 @@ def _one_line(text: str) -> str:
     return " ".join(part.strip() for part in text.splitlines())
 
 
-def _tensor_data(tv: TensorView) -> dict[str, Any]:
+def _tensor_data(tv: TensorView | ScalarInput) -> dict[str, Any]:
+    if isinstance(tv, ScalarInput):     # one value, a kernel parameter by value
+        return {"name": str(tv), "label": str(tv), "text": f"{tv} ({tv.dtype.short_name}, scalar)",
+                "dtype": tv.dtype.short_name, "memory": "Param", "loop": [], "compute_at": 0, "scalar": True}
     return {"name": f"T{tv.name}", "label": tv.label(), "text": str(tv), "dtype": tv.dtype.short_name,
             "memory": tv.memory_type.name, "loop": [i.label() for i in tv.loop],
             "compute_at": tv.compute_at_pos}

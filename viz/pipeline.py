@@ -103,8 +103,10 @@ def candidate_shapes(kernel: k.Kernel, sizes: Sequence[Sequence[tuple[int, ...]]
     if sizes:
         order = [len(sizes) // 2, len(sizes) - 1, *range(len(sizes))]
         seen: list[list[tuple]] = []
+        scalars = set(kernel.scalar_positions)
         for i in order:
-            shapes = [tuple(s) for s in sizes[i]]
+            # the tensors' shapes: a scalar input's () is no buffer's (its value comes from with_scalars)
+            shapes = [tuple(s) for n, s in enumerate(sizes[i]) if n not in scalars]
             if shapes not in seen:
                 seen.append(shapes)
         return seen
@@ -124,6 +126,14 @@ def random_inputs(kernel: k.Kernel, shapes: list[tuple], seed: int = SEED) -> li
             out.append(rng.uniform(-2.0, 2.0, size=shape).astype(dtype))
         else:
             out.append(rng.integers(-8, 8, size=shape).astype(buf.dtype.numpy_name))
+    return out
+
+
+def with_scalars(kernel: k.Kernel, arrays: list[np.ndarray]) -> list:
+    """``arrays`` (one per tensor input) with a value for each scalar input at its place: 1.5, or 2 for an integer."""
+    out: list = list(arrays)
+    for position, scalar in zip(kernel.scalar_positions, kernel.scalars):
+        out.insert(position, 1.5 if scalar.dtype.is_float else 2)
     return out
 
 
@@ -151,7 +161,7 @@ def traced_run(kernel: k.Kernel, sizes: Sequence[Sequence[tuple[int, ...]]] | No
         trace: list[dict[str, Any]] = []
         arrays = random_inputs(kernel, shapes)
         try:
-            simulate(kernel, arrays, seed=SEED, trace=trace)
+            simulate(kernel, with_scalars(kernel, arrays), seed=SEED, trace=trace)
         except InputError as e:
             if trace and fallback is None:
                 return Run(shapes, trace, e, _block(kernel, arrays))

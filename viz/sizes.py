@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fusion_ir import Fusion
+from fusion_ir import Fusion, TensorView
 
 from .target import TargetError
 
@@ -21,13 +21,18 @@ class SizesError(TargetError):
     """``SIZES`` is not a list of per-input shape lists; the message shows the form expected."""
 
 
+def _name(tv: Any) -> str:
+    """``T3`` for a tensor, ``S3`` for a scalar input (whose shape is ``()``)."""
+    return f"T{tv.name}" if isinstance(tv, TensorView) else str(tv)
+
+
 def expected_form(fusion: Fusion) -> str:
     """``SIZES = [[(i0, i1), (i1, i2)], ...]`` for this fusion's inputs: one shape per input, its extents named."""
     shapes = []
     for tv in fusion.inputs:
         extents = [str(axis.extent) for axis in tv.logical]
         shapes.append(f"({extents[0]},)" if len(extents) == 1 else f"({', '.join(extents)})")
-    inputs = ", ".join(f"T{tv.name} of rank {len(tv.logical)}" for tv in fusion.inputs)
+    inputs = ", ".join(f"{_name(tv)} of rank {len(tv.logical)}" for tv in fusion.inputs)
     return (f"SIZES is a list of test sizes, each a list of one shape per fusion input ({inputs}), each shape a "
             f"tuple of ints: SIZES = [[{', '.join(shapes)}], ...]")
 
@@ -50,10 +55,10 @@ def check_sizes(sizes: Any, fusion: Fusion, target: str) -> list[Shapes]:
         shapes = []
         for tv, shape in zip(fusion.inputs, entry):
             if not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
-                raise refuse(f"SIZES[{n}]: the shape {shape!r} of T{tv.name} is not a tuple of non-negative ints")
+                raise refuse(f"SIZES[{n}]: the shape {shape!r} of {_name(tv)} is not a tuple of non-negative ints")
             if len(shape) != len(tv.logical):
-                raise refuse(f"SIZES[{n}]: the shape {tuple(shape)} of T{tv.name} has {len(shape)} extents; "
-                             f"T{tv.name} has rank {len(tv.logical)}")
+                raise refuse(f"SIZES[{n}]: the shape {tuple(shape)} of {_name(tv)} has {len(shape)} extents; "
+                             f"{_name(tv)} has rank {len(tv.logical)}")
             shapes.append(tuple(shape))
         out.append(shapes)
     return out

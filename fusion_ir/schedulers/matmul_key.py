@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from ..exprs import BinaryOp, BroadcastOp, CastOp, Expr, LoadStoreOp, UnaryOp
 from ..fusion import Fusion
+from ..scalar_input import ScalarInput
 from ..tensor_view import TensorView
 from .matmul_problem import MatmulProblem, epilogue_tensors, find_mma, matmul_problem
 
@@ -51,8 +52,14 @@ def epilogue_signature(fusion: Fusion, acc: TensorView) -> str:
     return ";".join(steps + outputs)
 
 
+def _scalar_text(x: object) -> str:
+    """A scalar operand by its kind only: a scalar input's value is given at launch, a constant's is not keyed
+    either (a schedule does not depend on it)."""
+    return f"arg<{x.dtype.short_name}>" if isinstance(x, ScalarInput) else "scalar"
+
+
 def _expr_text(expr: Expr, names: dict[TensorView, str]) -> str:
-    args = ",".join(names.get(x, "?") if isinstance(x, TensorView) else "scalar" for x in expr.inputs)
+    args = ",".join(names.get(x, "?") if isinstance(x, TensorView) else _scalar_text(x) for x in expr.inputs)
     if isinstance(expr, UnaryOp | BinaryOp):
         return f"{expr.op}({args})"
     if isinstance(expr, CastOp):

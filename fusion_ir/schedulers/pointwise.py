@@ -108,7 +108,7 @@ def suggest(fusion: Fusion, sizes: Sizes | None) -> PointwiseParams:
                   + vectorized_outputs(fusion, problem.missing))
     vec_dtypes = [tv.dtype for tv in vectorized]
     v, why["vectorize"] = vector_width(problem, vec_dtypes)
-    in_bytes = {tv: (problem.elements or 0) * tv.dtype.size for tv in fusion.inputs}
+    in_bytes = {tv: (problem.elements or 0) * tv.dtype.size for tv in fusion.tensor_inputs}
     b, why["break_point"] = break_point(problem, in_bytes)
     left = unkept(problem, b)
     if left:

@@ -278,9 +278,9 @@ def alignment(ids: IdModel, tv: TensorView) -> int:
 def build(ids: IdModel, tc: TensorCores, stages: Callable[[TensorView], int]) -> BufferPlan:
     """Every buffer; a circular-buffered tensor's holds ``stages(tv)`` stages."""
     fusion = ids.fusion
-    plan = BufferPlan(tuple(param_buffer(tv) for tv in fusion.inputs),
+    plan = BufferPlan(tuple(param_buffer(tv) for tv in fusion.tensor_inputs),
                       tuple(param_buffer(tv) for tv in fusion.outputs))
-    for tv, b in zip(list(fusion.inputs) + list(fusion.outputs), plan.inputs + plan.outputs):
+    for tv, b in zip(list(fusion.tensor_inputs) + list(fusion.outputs), plan.inputs + plan.outputs):
         plan.buffers[tv] = b
 
     for tv in ids.tensors:

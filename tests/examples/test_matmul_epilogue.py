@@ -22,7 +22,7 @@ SIZES = [(256, 512, 192), (200, 264, 200), (384, 256, 512)]      # M, N, K
 def _check(fusion: Fusion, kind: str, sizes: list, seed: int) -> None:
     kernel = lower(fusion)
     for n, (m, nn, kk) in enumerate(sizes):
-        inputs = random_inputs(fusion, matmul_epilogue.input_shapes(kind, m, nn, kk), seed=seed + n)
+        inputs = matmul_epilogue.make_inputs(fusion, kind, m, nn, kk, seed=seed + n)
         assert_matches(fusion, inputs, simulate(kernel, inputs, seed=seed + n), tol=matmul_epilogue.TOLERANCE)
 
 
@@ -143,3 +143,26 @@ def test_gelu_is_the_tanh_form() -> None:
     want = 0.5 * xs * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (xs + 0.044715 * xs ** 3)))
     from fusion_ir.reference import evaluate
     np.testing.assert_allclose(evaluate(fusion, [xs])[0], want, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_alpha_beta_are_launch_arguments_of_one_kernel(seed: int) -> None:
+    """alpha and beta are scalar inputs: one lowered kernel, run with different values at an odd size (M and N
+    not multiples of the tile, K not of the 64-wide K tile), matches numpy for each; the values are nowhere in
+    the CUDA, the kernel takes them by value."""
+    from codegen import to_cuda
+
+    fusion = matmul_epilogue.build("alpha_beta")
+    kernel = lower(fusion)
+    alpha, beta = fusion.inputs[3], fusion.inputs[4]
+    source = to_cuda(kernel)
+    assert f"float {alpha}, float {beta})" in source
+    assert "2.0f" not in source and "0.5f" not in source
+    outputs = []
+    for value_a, value_b in [(matmul_epilogue.ALPHA, matmul_epilogue.BETA), (-1.25, 3.0), (0.0, -0.75)]:
+        inputs = matmul_epilogue.make_inputs(fusion, "alpha_beta", 200, 264, 136, seed=80 + seed,
+                                             alpha=value_a, beta=value_b)
+        out = simulate(kernel, inputs, seed=seed)
+        assert_matches(fusion, inputs, out, tol=matmul_epilogue.TOLERANCE)
+        outputs.append(out[0])
+    assert not np.allclose(outputs[0], outputs[1])      # the values reach the kernel

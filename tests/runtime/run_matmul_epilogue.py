@@ -8,7 +8,7 @@ import sys
 from examples import matmul_epilogue
 from lowering import lower
 from runtime import execute
-from tests.helpers import assert_matches, random_inputs
+from tests.helpers import assert_matches
 
 SIZES = [(256, 512, 192), (200, 264, 200), (384, 256, 512)]      # M, N, K
 
@@ -17,7 +17,7 @@ def main(kind: str) -> None:
     fusion = matmul_epilogue.build(kind)
     kernel = lower(fusion)
     for n, (m, nn, k) in enumerate(SIZES):
-        inputs = random_inputs(fusion, matmul_epilogue.input_shapes(kind, m, nn, k), seed=5100 + n)
+        inputs = matmul_epilogue.make_inputs(fusion, kind, m, nn, k, seed=5100 + n)
         assert_matches(fusion, inputs, execute(kernel, inputs), tol=matmul_epilogue.TOLERANCE)
     print(f"matmul_epilogue {kind}: matches numpy at {len(SIZES)} sizes")
 

@@ -274,3 +274,37 @@ def test_tensor_map_swizzle_comes_from_the_kernel(fake: FakeDriver, swizzle: Sme
     (tmap,) = fake.tensor_maps
     assert tmap.args[5] == list(reversed(s.SWIZZLE_BOXES[(swizzle, dtype)]))
     assert tmap.args[8] == mode
+
+
+def test_scalar_inputs_are_passed_by_value_after_the_tensors(fake: FakeDriver, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fusion's scalar inputs are the last parameters, each the address of its value in the parameter's C type
+    (a float, an int64_t), in the order of ``kernel.scalars``, as codegen's signature declares them."""
+    import warnings
+
+    from fusion_ir import DataType, Fusion, ops
+    from lowering import lower
+
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(ndim=2)
+        alpha = fusion.add_scalar_input(DataType.Float)
+        shift = fusion.add_scalar_input(DataType.Int64)
+        fusion.add_output(ops.add(ops.mul(x, alpha), shift))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        kernel = lower(fusion, sizes=[(3, 300), (), ()])
+    seen: list[tuple[float, int]] = []
+    launch = fake.cuLaunchKernel
+
+    def record(*args: Any) -> tuple:
+        params = args[9]
+        seen.append((float(np.frombuffer(ctypes.string_at(int(params[-2]), 4), dtype=np.float32)[0]),
+                     int(np.frombuffer(ctypes.string_at(int(params[-1]), 8), dtype=np.int64)[0])))
+        return launch(*args)
+
+    monkeypatch.setattr(fake, "cuLaunchKernel", record)
+    x = np.ones((3, 300), dtype=np.float32)
+    executor.execute(kernel, [x, 2.5, 7])
+    executor.execute(kernel, [x, np.float32(-0.125), np.int64(2**40)])
+    assert seen == [(2.5, 7), (-0.125, 2**40)]
+    assert len(fake.launches[0]["params"]) == 2 + 2           # T0, the output, then S1, S2

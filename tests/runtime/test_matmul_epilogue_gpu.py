@@ -43,7 +43,8 @@ def test_large_matches_torch(kind: str, size: int) -> None:
     extra = (torch.randn(size, size, device="cuda").bfloat16() if kind == "alpha_beta"
              else torch.randn(size, device="cuda") * 8)
     fusion = matmul_epilogue.build(kind, blocks=sm_count(), group_m=8)
-    (out,) = execute(lower(fusion), [a, b, extra])
+    scalars = [matmul_epilogue.ALPHA, matmul_epilogue.BETA] if kind == "alpha_beta" else []
+    (out,) = execute(lower(fusion), [a, b, extra, *scalars])
     expected = torch_epilogue(torch, kind, a, b, extra, torch.float64)
     err = ((out.double() - expected).norm() / expected.norm()).item()
     torch_err = ((torch_epilogue(torch, kind, a, b, extra, torch.bfloat16).double() - expected).norm()
