@@ -12,11 +12,14 @@ alike (timing one kernel after another moved ratios by up to 10 % between identi
 Beside them a plain Triton matmul with a few autotuned configurations (bench/triton_matmul.py), the
 peer a user would write instead. The results carry the device name and the date.
 
-Fused epilogues (examples/matmul_epilogue, the seed 000 cooperative kernel): ``relu(a @ b + bias)``
-and ``gelu(a @ b + bias)`` fused, against torch.matmul followed by torch's own bias add and
-activation (the ratio's reference) and torch's cuBLASLt-fused ``torch._addmm_activation``;
-``2 (a @ b) + 0.5 C`` with C TMA-loaded, against ``torch.addmm`` (cuBLAS scales and adds C itself);
-torch.matmul alone beside them, all timed in the same interleaved rounds.
+Fused epilogues (examples/matmul_epilogue, scheduled with the suggested parameters): ``relu(a @ b + bias)``
+and ``gelu(a @ b + bias)`` against torch's cuBLASLt-fused ``torch._addmm_activation`` (the ratio's reference)
+and torch.matmul followed by torch's own bias add and activation; ``alpha (a @ b) + beta C`` (alpha, beta kernel
+arguments) and ``a @ b + C`` against ``torch.addmm`` (the reference: cuBLAS scales and adds C itself) and torch's
+unfused chain; the same kernel of ours without the epilogue (a plain matmul of the same ``MatmulParams``: the
+row's ``over_plain`` is the fused kernel's time over it) and torch.matmul alone, all timed in the same
+interleaved rounds, at 4096^3, 8192^3 and 8192 x 8192 x 2048 (``--epilogues-only``; beside the configurations
+at the shapes of 4096^3 work or more otherwise).
 
 ``python bench/matmul.py [--quick] [--shapes 4096x4096x4096,...] [--configs 0,6] [--epilogues-only]
 [--output PATH]``: ``--quick`` runs 8192^3 only, with three configurations. Needs torch and a GPU. The
@@ -27,6 +30,7 @@ bench/results/matmul.json for the whole run and bench/results/matmul_epilogue.js
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import json
 import sys
@@ -39,12 +43,13 @@ try:
 except ImportError:   # --help works without torch; a run says it needs it
     torch = None
 
-from bench.matmul_common import check_error, describe, params_from_json, problem_inputs, relative_error, tflops
+from bench.matmul_common import (check_error, describe, params_from_json, params_json, problem_inputs,
+                                 relative_error, tflops)
 from bench.results_file import add_output_option, write_results
 from bench.triton_matmul import matmul as triton_matmul
 from examples import matmul_epilogue, matmul_wgmma
 from fusion_ir import DataType
-from fusion_ir.schedulers import MatmulParams
+from fusion_ir.schedulers import MatmulParams, schedule_matmul, suggest_matmul_params
 from lowering import lower
 from runtime import execute
 from runtime.executor import prepare
@@ -94,8 +99,14 @@ def rotating(fn_for, sets):
     return run
 
 
+EPILOGUE_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 2048)]
+
+
 def epilogue_rows(m: int, n: int, k: int) -> list[dict]:
-    """Each fused epilogue of examples/matmul_epilogue against torch's ways of computing it."""
+    """Each fused epilogue of examples/matmul_epilogue, scheduled with the suggested parameters, against torch's
+    fused kernel (the ratio's reference: cuBLASLt's ``torch._addmm_activation`` for a bias and an activation,
+    ``torch.addmm`` for C), torch's unfused chain, the same kernel of ours without the epilogue (a plain matmul
+    with the same ``MatmulParams``) and torch.matmul alone, all in the same interleaved rounds."""
     rows: list[dict] = []
     sets = [(torch.randn(m, k, device="cuda").bfloat16(), torch.randn(k, n, device="cuda").bfloat16(),
              torch.randn(n, device="cuda"), torch.randn(m, n, device="cuda").bfloat16()) for _ in range(3)]
@@ -119,43 +130,67 @@ def epilogue_rows(m: int, n: int, k: int) -> list[dict]:
         return lambda: torch._addmm_activation(bias, s[0], s[1], use_gelu=use_gelu)
 
     torch_ways = {
-        "bias_relu": [("torch.matmul + bias add + relu", lambda s: unfused(s, "relu")),
-                      ("torch._addmm_activation (cuBLASLt relu epilogue)", lambda s: lt_fused(s, False))],
-        "bias_gelu": [("torch.matmul + bias add + gelu(tanh)", lambda s: unfused(s, "gelu")),
-                      ("torch._addmm_activation (cuBLASLt gelu epilogue)", lambda s: lt_fused(s, True))],
+        "bias_relu": [("torch._addmm_activation (cuBLASLt relu epilogue)", lambda s: lt_fused(s, False)),
+                      ("torch.matmul + bias add + relu", lambda s: unfused(s, "relu"))],
+        "bias_gelu": [("torch._addmm_activation (cuBLASLt gelu epilogue)", lambda s: lt_fused(s, True)),
+                      ("torch.matmul + bias add + gelu(tanh)", lambda s: unfused(s, "gelu"))],
         "alpha_beta": [("torch.addmm(C, a, b, beta, alpha)",
-                        lambda s: (lambda: torch.addmm(s[3], s[0], s[1], beta=beta, alpha=alpha, out=out)))],
+                        lambda s: (lambda: torch.addmm(s[3], s[0], s[1], beta=beta, alpha=alpha, out=out))),
+                       ("torch.matmul, then alpha * . + beta * C",
+                        lambda s: (lambda: torch.add(torch.mul(torch.matmul(s[0], s[1], out=mm), alpha), s[3],
+                                                     alpha=beta, out=out)))],
+        "residual": [("torch.addmm(C, a, b)", lambda s: (lambda: torch.addmm(s[3], s[0], s[1], out=out))),
+                     ("torch.matmul + add", lambda s: (lambda: torch.add(torch.matmul(s[0], s[1], out=mm), s[3],
+                                                                         out=out)))],
     }
+
+    def extra(kind: str, s) -> list:
+        return [s[3], alpha, beta] if kind == "alpha_beta" else [s[3]] if kind == "residual" else [s[2]]
+
     a, b, bias, c = sets[0]
     a64, b64 = a.double(), b.double()
     for kind in matmul_epilogue.KINDS:
+        acc = a64 @ b64
         if kind == "alpha_beta":
-            expected = alpha * (a64 @ b64) + beta * c.double()
+            expected = alpha * acc + beta * c.double()
+        elif kind == "residual":
+            expected = acc + c.double()
         else:
-            biased = a64 @ b64 + bias.double()
+            biased = acc + bias.double()
             expected = torch.relu(biased) if kind == "bias_relu" else gelu(biased, approximate="tanh")
-        torch_err = relative_error(torch_ways[kind][0][1](sets[0])(), expected)   # torch's way, in bf16
+        torch_err = relative_error(torch_ways[kind][1][1](sets[0])(), expected)   # torch's unfused way, in bf16
         candidates = [(label, rotating(way, sets), None) for label, way in torch_ways[kind]]
-        for tma_store in (True, False):
-            name = f"{kind}: fused, seed 000 cooperative i32" + ("" if tma_store else ", register stores")
-            try:
-                kernel = lower(matmul_epilogue.build(kind, blocks=sm_count(), group_m=8, tma_store=tma_store))
-                out.fill_(float("nan"))
-                execute(kernel, [a, b, *((c, alpha, beta) if kind == "alpha_beta" else (bias,))], outputs=[out])
-                torch.cuda.synchronize()
-                err = relative_error(out, expected)
-                check_error(err, torch_err)
-            except Exception as e:  # noqa: BLE001  (a kernel that fails is reported, not fatal)
-                rows.append({"shape": [m, n, k], "name": name, "error": f"{type(e).__name__}: {e}"[:300]})
-                continue
-            candidates.append((name, rotating(lambda s, kind=kind, kernel=kernel: prepare(
-                kernel, [s[0], s[1], *((s[3], alpha, beta) if kind == "alpha_beta" else (s[2],))], [out]), sets), err))
+        try:
+            fusion = matmul_epilogue.fusion_of(kind, (m, n, k))
+            schedule_matmul(fusion, suggest_matmul_params(fusion, sms=sm_count()))
+            params = fusion.scheduler_choice.params
+            kernel = lower(fusion)
+            out.fill_(float("nan"))
+            execute(kernel, [a, b, *extra(kind, sets[0])], outputs=[out])
+            torch.cuda.synchronize()
+            err = relative_error(out, expected)
+            check_error(err, torch_err)
+            plain = matmul_wgmma.build(out_dtype=DataType.BFloat16, shape=(m, n, k), **{
+                f.name: getattr(params, f.name) for f in dataclasses.fields(params)})
+            plain_kernel = lower(plain)
+        except Exception as e:  # noqa: BLE001  (a kernel that fails is reported, not fatal)
+            rows.append({"shape": [m, n, k], "epilogue": kind, "name": "fused (suggested)",
+                         "error": f"{type(e).__name__}: {e}"[:300]})
+            continue
+        name = describe(params)
+        candidates.append((f"fused, suggested: {name}", rotating(lambda s, kind=kind, kernel=kernel: prepare(
+            kernel, [s[0], s[1], *extra(kind, s)], [out]), sets), err))
+        candidates.append(("the same kernel without the epilogue", rotating(
+            lambda s: prepare(plain_kernel, [s[0], s[1]], [mm]), sets), None))
         candidates.append(("torch.matmul alone", rotating(lambda s: (lambda: torch.matmul(s[0], s[1], out=mm)),
                                                             sets), None))
         times = interleaved_ms([fn for _, fn, _ in candidates], batch=launches_per_batch(m, n, k))
         for (label, _, err), ms in zip(candidates, times):
             row = {"shape": [m, n, k], "epilogue": kind, "name": label, "ms": ms, "TFLOP/s": tflops(m, n, k, ms),
                    "ratio": times[0] / ms}
+            if label.startswith("fused, suggested"):
+                row["params"] = params_json(params)
+                row["over_plain"] = ms / times[-2]            # the epilogue's cost over the same kernel without it
             if err is not None:
                 row["rel_error"] = err
             rows.append(row)
@@ -178,7 +213,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     if torch is None:
         raise SystemExit("bench/matmul.py needs torch (and a GPU)")
-    shapes = SHAPES[:1] if args.quick else SHAPES
+    shapes = SHAPES[:1] if args.quick else EPILOGUE_SHAPES if args.epilogues_only else SHAPES
     configs = QUICK if args.quick else CONFIGS
     if args.shapes:
         shapes = [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")]
@@ -190,7 +225,7 @@ def main(argv: list[str] | None = None) -> None:
     rows = []
     with reporting(None, len(shapes), "shapes") as advance:
         for m, n, k in shapes:
-            if m * n * k >= 4096 ** 3:
+            if args.epilogues_only or m * n * k >= 4096 ** 3:
                 rows += epilogue_rows(m, n, k)
             if args.epilogues_only:
                 advance()
@@ -243,7 +278,8 @@ def main(argv: list[str] | None = None) -> None:
         if "error" in r:
             print(f"{shape:<18}{r['name']:<52}  FAILED {r['error'][:120]}")
             continue
-        print(f"{shape:<18}{r['name']:<52}{r['ms']:>8.3f}{r['TFLOP/s']:>9.1f}{r['ratio']:>7.2f}")
+        over = f"   epilogue +{100 * (r['over_plain'] - 1):.1f} %" if "over_plain" in r else ""
+        print(f"{shape:<18}{r['name'][:50]:<52}{r['ms']:>8.3f}{r['TFLOP/s']:>9.1f}{r['ratio']:>7.2f}{over}")
 
 
 if __name__ == "__main__":

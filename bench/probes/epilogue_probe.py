@@ -45,9 +45,10 @@ def build(kind: str, m: int, n: int, k: int) -> Fusion:
             bias = fusion.add_input(shape=(n,), dtype=DataType.Float)
             biased = ops.add(acc, ops.broadcast(bias, [True, False]))
             out = ops.relu(biased) if kind == "bias_relu" else ops.gelu(biased)
-        elif kind == "alpha_beta":
+        elif kind == "alpha_beta":          # alpha and beta: kernel arguments
             c = fusion.add_input(shape=(m, n), dtype=DataType.BFloat16)
-            out = ops.add(ops.mul(acc, ALPHA), ops.mul(ops.cast(c, DataType.Float), BETA))
+            alpha, beta = fusion.add_scalar_input(DataType.Float), fusion.add_scalar_input(DataType.Float)
+            out = ops.add(ops.mul(acc, alpha), ops.mul(ops.cast(c, DataType.Float), beta))
         elif kind == "residual":
             c = fusion.add_input(shape=(m, n), dtype=DataType.BFloat16)
             out = ops.add(acc, ops.cast(c, DataType.Float))
@@ -82,7 +83,7 @@ def main() -> None:
                 "unfused": lambda: gelu(torch.add(torch.matmul(a, b, out=mm), bias.bfloat16(), out=out),
                                         approximate="tanh")}
     elif kind == "alpha_beta":
-        ref, extra = ALPHA * acc + BETA * c.double(), [c]
+        ref, extra = ALPHA * acc + BETA * c.double(), [c, ALPHA, BETA]
         refs = {"addmm": lambda: torch.addmm(c, a, b, beta=BETA, alpha=ALPHA, out=out)}
     elif kind == "residual":
         ref, extra = acc + c.double(), [c]

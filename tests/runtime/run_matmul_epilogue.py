@@ -1,5 +1,6 @@
 """Run examples/matmul_epilogue of one kind on the GPU at three sizes and check it against numpy:
-``python -m tests.runtime.run_matmul_epilogue alpha_beta``. Used under compute-sanitizer."""
+``python -m tests.runtime.run_matmul_epilogue alpha_beta [sub_tiled]``. Used under compute-sanitizer; ``sub_tiled``
+walks the epilogue in 128 x 64 sub-tiles through a ring of staging tiles."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from tests.helpers import assert_matches
 SIZES = [(256, 512, 192), (200, 264, 200), (384, 256, 512)]      # M, N, K
 
 
-def main(kind: str) -> None:
-    fusion = matmul_epilogue.build(kind)
+def main(kind: str, sub_tiled: bool = False) -> None:
+    fusion = matmul_epilogue.build(kind, **({"epilogue_tile": (128, 64)} if sub_tiled else {}))
     kernel = lower(fusion)
     for n, (m, nn, k) in enumerate(SIZES):
         inputs = matmul_epilogue.make_inputs(fusion, kind, m, nn, k, seed=5100 + n)
@@ -23,4 +24,4 @@ def main(kind: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], sub_tiled="sub_tiled" in sys.argv[2:])
