@@ -56,7 +56,8 @@ def value_text(value: Any) -> str:
 def params_name(params: Any) -> str:
     """A ``MatmulParams`` in one short line, e.g. ``ws persistent tma-store i32 128x256x64 s3 wg2``
     (``g4``: a ``group_m`` other than 8 on a persistent kernel, ``raster-n``: its tiles grouped along N;
-    ``split-k4``: four blocks per output tile; ``cluster2x1``: blocks of a cluster along M x N)."""
+    ``split-k4``: four blocks per output tile; ``cluster2x1``: blocks of a cluster along M x N; ``sub128x64``: the
+    epilogue's sub-tile, with ``r3`` a ring of other than 2 staging tiles)."""
     words = [w for w, on in (("ws", params.warp_specialized), ("persistent", params.persistent),
                              ("ping-pong", params.ping_pong), ("tma-store", params.tma_store),
                              ("i32", params.index_type is DataType.Int32)) if on]
@@ -69,6 +70,9 @@ def params_name(params: Any) -> str:
         words.append(f"split-k{params.split_k}")
     if params.cluster != (1, 1):
         words.append(f"cluster{params.cluster[0]}x{params.cluster[1]}")
+    sub = getattr(params, "epilogue_tile", None)
+    if sub is not None:
+        words.append(f"sub{sub[0]}x{sub[1]}" + (f" r{params.epilogue_stages}" if params.epilogue_stages != 2 else ""))
     return " ".join(words)
 
 

@@ -202,22 +202,22 @@ DEFAULT_REASONS = {
 
 
 SUB_TILE_COLUMNS = 64             # a tile per block: the epilogue's sub-tiles (the staging ring reuses A's and B's memory)
-PERSISTENT_SUB_TILE_COLUMNS = 32  # persistent: the ring lives beside the operands' stages, so it stays small
 
 
 def epilogue_sub_tile(params: MatmulParams) -> tuple[int, int] | None:
     """The epilogue's sub-tile for ``params`` (``MatmulParams.epilogue_tile``): with the TMA store (and its default
-    wait), every row of the tile and 64 of its columns, 32 when persistent; None otherwise.
+    wait) and a tile per block, every row of the tile and 64 of its columns; None otherwise.
 
     Measured on the H100 at 8192^3 (clusters of two, 128 x 256): ``2 a @ b + 0.5 C`` 0.969 of torch.addmm with
     128 x 64 sub-tiles, 0.960 with 128 x 32, 0.946 with the whole tile; ``relu(a @ b + bias)`` 0.903 of cuBLASLt's
-    fused epilogue with 128 x 64 against 0.896; the persistent kernel 0.898 with 128 x 32 against 0.795 (its 64 KiB
-    staging tile cost the pipeline a stage)."""
-    if not params.tma_store or StoreWait.of(params.store_wait) is not StoreWait.AfterBoxes:
+    fused epilogue with 128 x 64 against 0.896; a plain matmul 0.93 against 0.91 of cuBLAS. Persistent kernels keep
+    the whole tile: with 128 x 32 sub-tiles the ping-pong kernel at 4096 x 4096 x 128 fell from 1.07 to 0.74 of
+    cuBLAS and the cooperative one at 8192 x 8192 x 512 from 0.88 to 0.80 (a short K's tile is mostly epilogue,
+    which the sub-tiles serialize into rounds of barriers and stores)."""
+    if not params.tma_store or params.persistent or StoreWait.of(params.store_wait) is not StoreWait.AfterBoxes:
         return None
     tm, tn, _ = params.tile
-    width = PERSISTENT_SUB_TILE_COLUMNS if params.persistent else SUB_TILE_COLUMNS
-    for en in (width, 32, 16):
+    for en in (SUB_TILE_COLUMNS, 32, 16):
         if en <= tn and tn % en == 0:
             return (tm, en)
     return None
@@ -225,10 +225,11 @@ def epilogue_sub_tile(params: MatmulParams) -> tuple[int, int] | None:
 
 def _sub_tile_reason(params: MatmulParams) -> str:
     if params.epilogue_tile is None:
-        return "the whole tile: sub-tiles stage the TMA store's output (register stores have none)"
+        return ("the whole tile: sub-tiles stage the TMA store's output of a tile per block (register stores have "
+                "none; persistent kernels ran slower with them)")
     tm, en = params.epilogue_tile
-    return (f"{tm} x {en}: the epilogue walks the tile in sub-tiles through a ring of {params.epilogue_stages} staging "
-            f"tiles ({'32 columns when persistent: the ring lives beside the stages' if params.persistent else '64 columns: the ring reuses the operands memory'})")
+    return (f"{tm} x {en}: the epilogue walks the tile in sub-tiles through a ring of {params.epilogue_stages} "
+            f"staging tiles, which reuses the operands' memory")
 
 
 def arrangement(problem: MatmulProblem, sms: int) -> dict[str, Any]:

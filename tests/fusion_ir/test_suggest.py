@@ -37,10 +37,10 @@ def _kind(p: MatmulParams) -> tuple:
     # four waves of big tiles or more and K of 16 tiles or more: 128 x 256 a tile per block in clusters of two
     ((8192, 8192, 8192), ((128, 256, 64), 2, 4, False, True)),
     ((5000, 7000, 3000), ((128, 256, 64), 2, 4, False, True)),
-    # four waves or more, a shorter K, a 16-bit result: persistent, TMA store through 128 x 32 sub-tiles (a
-    # 16 KiB staging ring beside 4 stages), 32-bit indices
-    ((8192, 8192, 512), ((128, 256, 64), 2, 4, True, True)),
-    ((16384, 16384, 960), ((128, 256, 64), 2, 4, True, True)),
+    # four waves or more, a shorter K, a 16-bit result: persistent, TMA store, 3 stages (the staging
+    # tile takes the 4th), 32-bit indices
+    ((8192, 8192, 512), ((128, 256, 64), 2, 3, True, True)),
+    ((16384, 16384, 960), ((128, 256, 64), 2, 3, True, True)),
     # one to four waves: a tile per block, as deep as K allows
     ((4096, 4096, 4096), ((256, 128, 64), 2, 4, False, True)),
     ((16384, 1024, 4096), ((256, 128, 64), 2, 4, False, True)),
@@ -104,7 +104,7 @@ def test_a_float_result_has_no_tma_store() -> None:
 
 def test_fp16_operands() -> None:
     params = suggest_matmul_params(_matmul((8192, 8192, 512), dtype=DataType.Half, out_dtype=DataType.Half))
-    assert _kind(params) == ((128, 256, 64), 2, 4, True, True)
+    assert _kind(params) == ((128, 256, 64), 2, 3, True, True)
     params = suggest_matmul_params(_matmul((8192, 8192, 8192), dtype=DataType.Half, out_dtype=DataType.Half))
     assert _kind(params) == ((128, 256, 64), 2, 4, False, True) and params.cluster == (2, 1)
 
@@ -140,9 +140,9 @@ def test_pinned_fields_are_kept_and_the_rest_chosen() -> None:
     assert params.compute_warp_groups == 1 and params.stages == 5
     params = suggest_matmul_params(_matmul((2048, 2048, 2048)), stages=3, tma_store=True)
     assert params.stages == 3 and params.tma_store and params.tile == (128, 256, 64)
-    # the rest of the persistent arrangement stays around a pinned tile: TMA store, depth beside its staging ring
+    # the rest of the persistent arrangement stays around a pinned tile: TMA store, depth beside its staging tile
     params = suggest_matmul_params(_matmul((8192, 8192, 512)), tile=(64, 256, 64))
-    assert params.persistent and params.tma_store and params.stages == 5 and params.epilogue_tile == (64, 32)
+    assert params.persistent and params.tma_store and params.stages == 4 and params.epilogue_tile is None
     # a pinned field a suggested cluster cannot keep drops the cluster
     params = suggest_matmul_params(_matmul((8192, 8192, 4096)), persistent=True)
     assert params.persistent and params.cluster == (1, 1)
