@@ -30,6 +30,7 @@ from lowering import kernel_ir as k
 
 from .elected import elected_warps
 from .loops import STAGE_STYLE
+from .smem import store_rings
 from .view import View
 from .warp_roles import WarpRoles, short_role, split_loops, warp_roles
 
@@ -716,6 +717,9 @@ def pipeline_view(kernel: k.Kernel, sizes: Sequence[Sequence[tuple[int, ...]]] |
                           turn=tl.stages + 3 if tl.turn_barriers and not other else None, fit=roles is not None,
                           meta_width=meta)
     renderables: list[Any] = [header, table]
+    ring = store_ring(renamed, run.trace)
+    if ring is not None:
+        renderables.append(ring_table(ring))
     if run.error is not None:
         renderables.append(Text(f"{type(run.error).__name__}: {run.error}", style="bold red"))
     data = {
@@ -729,8 +733,64 @@ def pipeline_view(kernel: k.Kernel, sizes: Sequence[Sequence[tuple[int, ...]]] |
                     "column": _column_name(r, tl.stages), "kind": r.kind, "text": r.text}
                    for r in tl.rows if r.kind != "gap"],
         "error": None if run.error is None else f"{type(run.error).__name__}: {run.error}",
+        "store_ring": None if ring is None else {"buffer": ring.buffer, "stages": ring.stages, "rows": ring.rows},
     }
     return View("pipeline", "pipeline", renderables, data, exit_code=0 if run.error is None else 2)
+
+
+@dataclass(frozen=True)
+class StoreRing:
+    """A sub-tiled epilogue's ring of staging tiles as the simulator ran it: block 0's first warp that stores, its
+    first tile's sub-tiles (``rows``: step, sub-tile, slot, what)."""
+
+    buffer: str
+    stages: int
+    loop: str
+    rows: list[dict[str, Any]]
+
+
+def store_ring(kernel: k.Kernel, trace: list[dict[str, Any]]) -> StoreRing | None:
+    """The ring of a kernel whose TMA stores rotate through several staging tiles (a bulk wait that leaves groups
+    in flight; each tile one box of the store), read off the trace; None for any other kernel."""
+    rings = store_rings(kernel.body)
+    stores = [n for n in k.walk(kernel.body) if isinstance(n, k.TmaStore) and n.src.name in rings]
+    if not stores:
+        return None
+    src = stores[0].src
+    stages = rings[src.name]
+    events = [ev for ev in trace if ev["kind"] == "tma_store.issue"
+              or (ev["kind"] in ("async.wait", "async.commit") and ev.get("group") == "bulk")]
+    if not events:
+        return None
+    task = events[0].get("task")
+    loop = next((name for name in events[0].get("loops", {}) if f"{name} % {stages}" in str(stores[0].src_index)), "")
+    rows: list[dict[str, Any]] = []
+    for ev in events:
+        if ev.get("task") != task:
+            continue
+        index = ev.get("loops", {}).get(loop)
+        if rows and index is None:          # the wait after the sub-tiles: the first tile is done
+            rows.append({"step": ev["step"], "sub_tile": "after", "slot": "", "what": "wait until no store reads"})
+            break
+        slot = "" if index is None else index % stages
+        if ev["kind"] == "async.wait":
+            what = f"wait until at most {ev['pending']} store{'s' if ev['pending'] != 1 else ''} read (then a barrier)"
+        elif ev["kind"] == "tma_store.issue":
+            what = f"stmatrix done: TMA store of slot {slot}"
+        else:
+            what = "commit its bulk group"
+        rows.append({"step": ev["step"], "sub_tile": "" if index is None else index, "slot": slot, "what": what})
+    return StoreRing(src.name, stages, loop, rows)
+
+
+def ring_table(ring: StoreRing) -> Table:
+    table = Table(title=f"epilogue store ring: {ring.buffer} holds {ring.stages} staging tiles (sub-tile s writes slot "
+                        f"s % {ring.stages}), block 0, first tile")
+    for head in ("step", f"sub-tile ({ring.loop})", "slot", "what"):
+        table.add_column(head, justify="right" if head == "step" else "left")
+    for row in ring.rows:
+        table.add_row(str(row["step"]), str(row["sub_tile"]), str(row["slot"]), row["what"])
+    return table
 
 
 _TURN_WEIGHT = 1.15      # the turn column's share of the width against a stage column's: its texts are longer

@@ -11,6 +11,7 @@ Given the lowering's ``depths`` analysis, a circular-buffered loop scheduled wit
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,15 +21,15 @@ from rich.text import Text
 from fusion_ir.scalar import Val
 from fusion_ir.types import MemoryType
 from lowering import kernel_ir as k
-from lowering.effects import Completion, Proxy, Role, buffers_touched
 from lowering.analysis.pipeline_depth import DepthChoice, PipelineDepths
+from lowering.effects import Completion, Proxy, Role, buffers_touched
 from lowering.kir_printer import node_lines
 
 from .loops import STAGE_ORDER, STAGE_STYLE
 from .view import View
 
 BAR_WIDTH = 40
-KIND_STYLE = {"mbarrier": "yellow", "mbarrier full+empty": "yellow", "token": "magenta", "tma": "bright_blue",
+KIND_STYLE = {"tma store ring": "bright_cyan", "mbarrier": "yellow", "mbarrier full+empty": "yellow", "token": "magenta", "tma": "bright_blue",
               "cp.async": "blue", "workspace": "cyan", "data": "green"}
 STAGE_MARK = {k.Stage.PrePrologue: "<", k.Stage.Prologue: "P", k.Stage.Main: "M", k.Stage.Epilogue: "E",
               k.Stage.PostEpilogue: ">", k.Stage.AsyncWarp: "A", k.Stage.ComputeWarp: "C"}
@@ -185,7 +186,24 @@ def _roles(body: tuple[k.Node, ...]) -> dict[str, str]:
     for node in k.walk(body):
         if isinstance(node, k.MBarrierArrive) and roles.get(node.mbar.name) == "mbarrier":
             roles[node.mbar.name] = "mbarrier full+empty"
+    for name, stages in store_rings(body).items():
+        roles[name] = f"tma store ring x{stages}"
     return roles
+
+
+def store_rings(body: tuple[k.Node, ...]) -> dict[str, int]:
+    """The staging tiles TMA stores rotate through (a sub-tiled epilogue's ring): each buffer a store reads, with
+    its tiles of one box each, where a bulk wait leaves stores in flight."""
+    nodes = list(k.walk(body))
+    if not any(isinstance(n, k.AsyncWait) and n.kind is k.AsyncKind.Bulk and n.pending > 0 for n in nodes):
+        return {}
+    rings: dict[str, int] = {}
+    for n in nodes:
+        if isinstance(n, k.TmaStore):
+            size, box = n.src.size.const_value(), math.prod(n.tensor_map.box)
+            if size is not None and size // box > 1:
+                rings[n.src.name] = size // box
+    return rings
 
 
 def _same_bytes(a: tuple[Val | None, Val], b: tuple[Val | None, Val]) -> bool:
@@ -220,7 +238,7 @@ def smem_view(kernel: k.Kernel, *, width: int = BAR_WIDTH, depths: PipelineDepth
         chart_table.add_row("", Text("stages", style="dim"), _stage_band(chart, width))
     conflicts = {n for pair in chart.conflicts() for n in pair}
     for b in chart.buffers:
-        style = KIND_STYLE.get(b.kind, "")
+        style = KIND_STYLE.get(b.kind.split(" x")[0], "")
         name = Text(b.name, style=f"bold {style}")
         offset = "-" if b.offset is None else f"+{b.offset}"
         align = Text(str(b.align))
