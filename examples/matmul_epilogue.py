@@ -13,7 +13,10 @@ the accumulator registers before the stmatrix and TMA store.
   warp groups TMA-load C's tile into shared memory at the start of each output tile (one elected
   thread, a token mbarrier) and read it in the fragment layout in the epilogue; the depth is
   ``stages="auto"``: 3 stages of 128 x 256 x 64 beside the staging tile, 2 beside it and C's tile;
-- ``"residual"``: ``bf16(a @ b + C)``, a residual connection: C as above, no scalars.
+- ``"residual"``: ``bf16(a @ b + C)``, a residual connection: C as above, no scalars;
+- ``"bias_gelu_pre"`` (not in ``KINDS``: two outputs): ``bf16(a @ b + bias)`` and ``bf16(gelu(a @ b + bias))``,
+  the pre-activation a training forward pass keeps beside the activation; with the TMA store each output has a
+  staging tile (ring) of its own.
 
 ``fusion_of(kind, (m, n, k))`` is the same fusion unscheduled, of constant sizes, for ``schedule_matmul`` to
 suggest its parameters (``bench/matmul.py --epilogues-only``); ``epilogue_tile=(128, 64)`` makes any of them
@@ -32,6 +35,7 @@ DESCRIPTION = ("seed 000 cooperative + fused epilogue: relu/gelu(a @ b + bias), 
                "a @ b + C (C by TMA)")
 KINDS = ("bias_relu", "bias_gelu", "alpha_beta", "residual")
 C_KINDS = ("alpha_beta", "residual")      # the kinds that read an [M, N] C
+TWO_OUTPUTS = ("bias_gelu_pre",)           # kinds of two outputs: the pre-activation and the activation
 SIZES = [[(256, 192), (192, 512), (512,)], [(200, 200), (200, 264), (264,)], [(384, 512), (512, 256), (256,)]]
 TOLERANCE = 1e-2    # a bf16 result: the float64 reference is not rounded
 BLOCKS = 3          # small for the simulator; on a GPU use runtime.sm_count() (132 on an H100)
@@ -74,8 +78,8 @@ def epilogue(kind: str, acc, extra, alpha: Any = ALPHA, beta: Any = BETA):
 
 def fusion_of(kind: str, shape: tuple[int, int, int] | None = None) -> Fusion:
     """The unscheduled fusion of ``kind``: of symbolic sizes, or of the constant ``shape`` (M, N, K)."""
-    if kind not in KINDS:
-        raise ValueError(f"matmul_epilogue: kind {kind!r} is not one of {', '.join(KINDS)}")
+    if kind not in KINDS + TWO_OUTPUTS:
+        raise ValueError(f"matmul_epilogue: kind {kind!r} is not one of {', '.join(KINDS + TWO_OUTPUTS)}")
     fusion = Fusion()
     with fusion:
         def tensor(dims: tuple[int, ...], dtype: DataType):
@@ -93,6 +97,11 @@ def fusion_of(kind: str, shape: tuple[int, int, int] | None = None) -> Fusion:
                 scalars = [fusion.add_scalar_input(DataType.Float), fusion.add_scalar_input(DataType.Float)]
         else:
             extra = tensor((n,), DataType.Float)
+        if kind in TWO_OUTPUTS:
+            pre = ops.add(ops.matmul(a, b), ops.broadcast(extra, [True, False]))
+            fusion.add_output(ops.cast(pre, DataType.BFloat16))
+            fusion.add_output(ops.cast(ops.gelu(pre), DataType.BFloat16))
+            return fusion
         fusion.add_output(ops.cast(epilogue(kind, ops.matmul(a, b), extra, *scalars), DataType.BFloat16))
     return fusion
 

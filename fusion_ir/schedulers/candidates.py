@@ -124,7 +124,8 @@ def _deepest(params: MatmulParams, problem: MatmulProblem) -> MatmulParams | Non
     params = replace(params, epilogue_tile=epilogue_sub_tile(params))
     shallow = replace(params, stages=_fewest_stages(problem))
     try:
-        shallow.validate(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads)   # the tile fits at all
+        shallow.validate(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads,
+                        outputs=problem.outputs)   # the tile fits at all
     except ScheduleError:
         return None
     params = replace(params, stages=_depth(shallow, problem))
@@ -134,7 +135,8 @@ def _deepest(params: MatmulParams, problem: MatmulProblem) -> MatmulParams | Non
 def _runs(params: MatmulParams, problem: MatmulProblem) -> bool:
     """Whether ``schedule_matmul`` takes ``params`` for ``problem``: ``validate`` and its checks of the problem."""
     try:
-        params.validate(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads)
+        params.validate(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads,
+                        outputs=problem.outputs)
     except ScheduleError:
         return False
     if params.tma_store and not problem.tma_store_possible:

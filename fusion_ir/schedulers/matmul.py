@@ -67,7 +67,7 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
     problem = matmul_problem(fusion, caller="schedule_matmul")   # sizes the fusion fixes: equal K, operand loads
     key = problem_key(fusion, problem)
     layout = problem.layout
-    params.validate(a.dtype, problem.loaded_tiles, layout, problem.loads)
+    params.validate(a.dtype, problem.loaded_tiles, layout, problem.loads, outputs=problem.outputs)
     if params.index_type not in (DataType.Int32, DataType.Int64):
         raise ScheduleError(f"MatmulParams.index_type: {params.index_type!r} must be DataType.Int32 or DataType.Int64")
     if any(tv.compute_at_pos or len(tv.transforms) for tv in fusion.used_tensors() if not tv.is_input):
@@ -265,28 +265,32 @@ def _circular_buffer_operands(a_s: TensorView, b_s: TensorView, params: MatmulPa
 
 
 def _stage_output(fusion: Fusion, params: MatmulParams) -> list[TensorView]:
-    """``tma_store``: the output goes registers -> stmatrix -> shared tile -> TMA store (seed 000's epilogue);
+    """``tma_store``: each output goes registers -> stmatrix -> shared tile -> TMA store (seed 000's epilogue);
     sub-tiled (``epilogue_tile``), through a ring of ``epilogue_stages`` staging tiles, the stores of one sub-tile
-    waited for only before its tile is written again.
+    waited for only before its tile is written again. Several outputs (a pre-activation and its activation) have a
+    staging tile (ring) each.
 
-    Returns the shared tile and the output, which take the tile layout instead of the fragment one."""
-    (out,) = fusion.outputs
-    if out.dtype not in wgmma_operand_types():
-        raise ScheduleError(f"MatmulParams.tma_store: the output T{out.name} is {out.dtype.short_name}; stmatrix "
-                            f"stores 16-bit elements (cast the result to bf16 or fp16)")
-    if not tma_rows(out):
-        n = out.shape_ids[-1].extent.const_value()
-        raise ScheduleError(f"MatmulParams.tma_store: a row of the output T{out.name} holds N = {n} "
-                            f"{out.dtype.short_name} elements, {n * out.dtype.size} bytes; a TMA store needs rows "
-                            f"of a multiple of {current_target().tma.alignment} bytes: set tma_store=False (each "
-                            f"thread stores its elements)")
-    tile = out.cache_before(LoadStoreOpType.TMAStore)     # shared tile, read by the TMA store
-    tile.cache_before(LoadStoreOpType.StMatrix)           # registers in the fragment layout, stored by stmatrix
-    if params.epilogue_tile is not None:
-        out.set_store_wait(StoreWait.Deferred, stages=min(params.epilogue_stages, params.sub_tiles()))
-    else:
-        out.set_store_wait(params.store_wait)
-    return [tile, out]
+    Returns the shared tiles and the outputs, which take the tile layout instead of the fragment one."""
+    staged: list[TensorView] = []
+    for out in fusion.outputs:
+        if out.dtype not in wgmma_operand_types():
+            raise ScheduleError(f"MatmulParams.tma_store: the output T{out.name} is {out.dtype.short_name}; stmatrix "
+                                f"stores 16-bit elements (cast the result to bf16 or fp16)")
+        if not tma_rows(out):
+            n = out.shape_ids[-1].extent.const_value()
+            raise ScheduleError(f"MatmulParams.tma_store: a row of the output T{out.name} holds N = {n} "
+                                f"{out.dtype.short_name} elements, {n * out.dtype.size} bytes; a TMA store needs rows "
+                                f"of a multiple of {current_target().tma.alignment} bytes: set tma_store=False (each "
+                                f"thread stores its elements)")
+    for out in list(fusion.outputs):
+        tile = out.cache_before(LoadStoreOpType.TMAStore)     # shared tile, read by a TMA store
+        tile.cache_before(LoadStoreOpType.StMatrix)           # registers in the fragment layout, stored by stmatrix
+        if params.epilogue_tile is not None:
+            out.set_store_wait(StoreWait.Deferred, stages=min(params.epilogue_stages, params.sub_tiles()))
+        else:
+            out.set_store_wait(params.store_wait)
+        staged += [tile, out]
+    return staged
 
 
 def _load_epilogue_inputs(fusion: Fusion, acc: TensorView, params: MatmulParams) -> list[TensorView]:

@@ -82,9 +82,10 @@ class MatmulParams:
         return _WHY.get(id(self))
 
     def validate(self, dtype: DataType = DataType.BFloat16, loaded: int | Sequence[LoadedTile] = 0,
-                 layout: MatmulLayout = ROW_MAJOR, loads: Sequence[OperandLoad] = TMA_LOADS) -> None:
-        """Raise ``ScheduleError`` naming the parameter and the rule it breaks (``loaded`` and ``layout``: as
-        in ``smem_bytes``; ``loads``: how A and B are loaded, ``MatmulProblem.loads``)."""
+                 layout: MatmulLayout = ROW_MAJOR, loads: Sequence[OperandLoad] = TMA_LOADS, *,
+                 outputs: int = 1) -> None:
+        """Raise ``ScheduleError`` naming the parameter and the rule it breaks (``loaded``, ``layout`` and ``outputs``:
+        as in ``smem_bytes``; ``loads``: how A and B are loaded, ``MatmulProblem.loads``)."""
         if not (isinstance(self.tile, tuple) and len(self.tile) == 3 and all(isinstance(x, int) and x > 0
                                                                                 for x in self.tile)):
             raise ScheduleError(f"MatmulParams.tile: {self.tile!r} must be three positive ints (M, N, K)")
@@ -139,7 +140,7 @@ class MatmulParams:
                                 f"threads); at "
                                 f"most {MAX_ACCUMULATORS} fit in registers: use a smaller tile"
                                 f"{'' if self.ping_pong else ' or more compute_warp_groups'}")
-        smem = self.smem_bytes(dtype, loaded, layout, loads)
+        smem = self.smem_bytes(dtype, loaded, layout, loads, outputs=outputs)
         if smem > target.smem_per_block:
             staged = " and the output tile" if self.tma_store else ""
             tiles = as_tiles(loaded)
@@ -153,7 +154,7 @@ class MatmulParams:
         if auto:
             # "auto" picks the depth before the kernel's buffers have live intervals: beside every other shared
             # buffer at once (``smem_model.bound``, as the lowering's ``pipeline_depth`` counts them)
-            bound = smem_model.bound(matmul_smem_requests(self, dtype, loaded))
+            bound = smem_model.bound(matmul_smem_requests(self, dtype, loaded, outputs=outputs))
             if bound > target.smem_per_block:
                 raise ScheduleError(f"MatmulParams.stages: \"auto\" sizes the pipeline beside every other shared "
                                     f"buffer, with no reuse: 2 stages of A ({tm} x {tk}) and B ({tk} x {tn}) "
@@ -318,16 +319,19 @@ class MatmulParams:
         return tm * tn // (current_target().warp_group_size * self.tile_sharers())
 
     def smem_bytes(self, dtype: DataType, loaded: int | Sequence[LoadedTile] = 0,
-                   layout: MatmulLayout = ROW_MAJOR, loads: Sequence[OperandLoad] = TMA_LOADS) -> int:
+                   layout: MatmulLayout = ROW_MAJOR, loads: Sequence[OperandLoad] = TMA_LOADS, *,
+                   outputs: int = 1) -> int:
         """Shared memory the kernel takes (with ``stages="auto"``: at its shallowest, 2 stages): the
         shared-memory model's layout of the buffers the schedule makes (``matmul_smem``), the same
         layout the lowering gives them. ``loaded``: the ``[M, N]`` inputs the epilogue reads (C),
         TMA-loaded into a tile each (``MatmulProblem.loaded_tiles``; an int: one tile of that many
         bytes per output element). ``layout``: the operands' major order (``MatmulProblem.layout``;
         default A K-major, B N-major). ``loads``: how A and B are loaded (``MatmulProblem.loads``: an operand the
-        compute warp groups load has no barriers)."""
+        compute warp groups load has no barriers). ``outputs``: the fusion's outputs, with ``tma_store`` a staging
+        tile (ring) each."""
         tma_operands = sum(load.tma for load in loads)
-        return smem_model.lay_out(matmul_smem_requests(self, dtype, loaded, layout, tma_operands)).total
+        return smem_model.lay_out(matmul_smem_requests(self, dtype, loaded, layout, tma_operands,
+                                                       outputs=outputs)).total
 
 
 # ``why`` of live params by ``id``, dropped when they are collected (``weakref.finalize``): no attribute of the

@@ -230,13 +230,14 @@ class MatmulProblem:
     n: int | None
     k: int | None
     dtype: DataType                    # the operands'
-    out_dtype: DataType | None         # the output's, when the fusion has exactly one
+    out_dtype: DataType | None         # the outputs' dtype, when they all have the same
     loaded_tiles: tuple[LoadedTile, ...] = ()   # the [M, N] inputs the epilogue reads (C)
     broadcast: int = 0                 # other inputs the epilogue reads (a bias broadcast over the tile)
     layout: MatmulLayout = ROW_MAJOR   # the operands' major order (transposed inputs)
     batch: int | None = 1              # the product of the batch extents (None: symbolic)
     batch_axes: int = 0                # how many batch axes lead the output ([B..., M, N])
     loads: tuple[OperandLoad, OperandLoad] = TMA_LOADS   # how A and B come into shared memory
+    outputs: int = 1                   # the fusion's outputs (with the TMA store, a staging tile each)
 
     @property
     def tma_operands(self) -> bool:
@@ -287,13 +288,14 @@ def matmul_problem(fusion: Fusion, caller: str = "suggest_matmul_params") -> Mat
     layout = operand_layout(fusion)
     loads = (operand_load(a, ("M", m) if layout.a_mn_major else ("K", k_a), "a"),
              operand_load(b, ("N", n) if layout.b_mn_major else ("K", k_b), "b"))
-    out_dtype = fusion.outputs[0].dtype if len(fusion.outputs) == 1 else None
+    dtypes = {out.dtype for out in fusion.outputs}
+    out_dtype = next(iter(dtypes)) if len(dtypes) == 1 else None      # the outputs' one dtype
     broadcast = len(broadcast_epilogue_inputs(fusion, mm))
     batch_ids = mm.shape_ids[:-2]
     extents = [i.extent.const_value() for i in batch_ids]
     batch = None if None in extents else math.prod(extents)
     return MatmulProblem(m, n, k_a if k_a is not None else k_b, a.dtype, out_dtype, loaded_tiles(fusion, mm),
-                         broadcast, layout, batch, len(batch_ids), loads)
+                         broadcast, layout, batch, len(batch_ids), loads, len(fusion.outputs))
 
 
 def operand_load(tv: TensorView, row: tuple[str, int | None], name: str = "a") -> OperandLoad:

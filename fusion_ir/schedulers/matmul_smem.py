@@ -19,7 +19,8 @@ holds the two equal):
 - a C tile is loaded before the mainloop and lives through it, unless, without a TMA store, the
   kernel's emission order reaches it after the accumulator (``LoadedTile.after_mainloop``: the
   output reads it directly and no other epilogue tensor does): then it is loaded after the mainloop;
-- the output tile lives through the epilogue, or, with a deferred store wait, through the loop
+- the output tile lives through the epilogue (several outputs: one after the other; sub-tiled, their rings
+  together), or, with a deferred store wait, through the loop
   the tile is computed in (Pipelined and persistent: the whole tile loop; warp-specialized and
   persistent: with A and B).
 """
@@ -133,7 +134,8 @@ def _operand_tile(params: MatmulSchedule, size: int, rows: int, mn_major: bool) 
 
 
 def matmul_smem_requests(params: MatmulSchedule, dtype: DataType, loaded: int | Sequence[LoadedTile] = 0,
-                         layout: MatmulLayout = ROW_MAJOR, tma_operands: int = 2) -> list[BufferRequest]:
+                         layout: MatmulLayout = ROW_MAJOR, tma_operands: int = 2, *,
+                         outputs: int = 1) -> list[BufferRequest]:
     """The shared buffers of the kernel ``params`` (``MatmulParams``) schedule for ``dtype`` operands
     laid out as ``layout`` (``stages="auto"``: 2). ``tma_operands``: how many of A and B TMA loads; with
     one the compute warp groups load the other (docs/matmul.md, "Any K and any row stride"), and the stages
@@ -144,22 +146,25 @@ def matmul_smem_requests(params: MatmulSchedule, dtype: DataType, loaded: int | 
     tiles = tuple(t for t in as_tiles(loaded) if not (t.vector and params.ping_pong))
     out: list[BufferRequest] = [mbarriers(f"C{i}_mbar", 1, KERNEL) for i in range(len(tiles))]
     deferred = params.tma_store and StoreWait.of(params.store_wait) is StoreWait.Deferred
-    staging: BufferRequest | None = None
+    staging: list[BufferRequest] = []
     if params.tma_store and params.epilogue_tile is not None:
         # a ring of sub-tiles, live through the epilogue; ping-pong's warp groups own a ring each, allocated
         # outside the tile loop they take turns in
         en = params.epilogue_tile[1]
         copies = params.compute_warp_groups if params.ping_pong else 1
         live = (SPANNING if spanning else TILE_LOOP) if params.ping_pong else EPILOGUE
-        staging = BufferRequest("output", tm * en * OUTPUT_BYTES * min(params.epilogue_stages, tn // en) * copies,
-                                _tma_alignment(en * OUTPUT_BYTES), live)
+        staging = [BufferRequest(f"output{i}", tm * en * OUTPUT_BYTES * min(params.epilogue_stages, tn // en) * copies,
+                                 _tma_alignment(en * OUTPUT_BYTES), live) for i in range(outputs)]
     elif params.tma_store:
         columns, row = _chunked(params, OUTPUT_BYTES)
         copies = params.compute_warp_groups if params.ping_pong and deferred else 1
-        live = EPILOGUE
-        if deferred and params.persistent:
-            live = SPANNING if spanning else TILE_LOOP
-        staging = BufferRequest("output", tm * columns * OUTPUT_BYTES * copies, _tma_alignment(row), live)
+        def live(i: int) -> tuple[int, int]:
+            if deferred and params.persistent:
+                return SPANNING if spanning else TILE_LOOP
+            # one output after the other: each tile is stored and waited for before the next is written
+            return (EPILOGUE[0] + 2 * i, EPILOGUE[1] + 2 * i)
+        staging = [BufferRequest(f"output{i}", tm * columns * OUTPUT_BYTES * copies, _tma_alignment(row), live(i))
+                   for i in range(outputs)]
     operands = MAINLOOP if not spanning else SPANNING
     barriers = (SETUP, TILE_LOOP[1]) if spanning else MAINLOOP_BARRIERS
     per_stage = 2 if tma_operands == 2 else tma_operands     # compute-loaded: the block syncs guard the reuse
@@ -167,20 +172,24 @@ def matmul_smem_requests(params: MatmulSchedule, dtype: DataType, loaded: int | 
         out.append(mbarriers("AB_mbar", per_stage * stages, barriers))
     if params.ping_pong:
         out.append(mbarriers("order", 2 * params.compute_warp_groups, (ORDER, TILE_LOOP[1])))
+    # one output's epilogue is computed inside its stmatrix instructions, which read C (and the vectors) to the last;
+    # several outputs of a whole tile share their epilogue's registers, computed (reading C) before the first
+    # stmatrix; sub-tiled, per sub-tile, between the stmatrix instructions of the one before
+    shared_first = outputs > 1 and params.tma_store and params.epilogue_tile is None
+    read_until = EPILOGUE[0] - 1 if shared_first else EPILOGUE[0]
     for i, tile in enumerate(tiles):
         late = tile.after_mainloop and not params.tma_store
         start = AFTER_MAINLOOP if late else (IN_TILE_LOOP if spanning else PREFETCH)
         if tile.vector:
             count = tm if tile.vector == "M" else tn
             out.append(BufferRequest(f"V{i}", count * tile.size, current_target().tma.smem_alignment,
-                                     (start, EPILOGUE[0])))      # one unswizzled box
+                                     (start, read_until)))      # one unswizzled box
             continue
         columns, row = _chunked(params, tile.size)
-        out.append(BufferRequest(f"C{i}", tm * columns * tile.size, _tma_alignment(row), (start, EPILOGUE[0])))
+        out.append(BufferRequest(f"C{i}", tm * columns * tile.size, _tma_alignment(row), (start, read_until)))
     a_bytes, a_align = _operand_tile(params, dtype.size, tm, layout.a_mn_major)
     b_bytes, b_align = _operand_tile(params, dtype.size, tn, layout.b_mn_major)
     out.append(BufferRequest("A", a_bytes, a_align, operands, stages))
     out.append(BufferRequest("B", b_bytes, b_align, operands, stages))
-    if staging is not None:          # after A and B: first used with them when it spans their loop
-        out.append(staging)
+    out.extend(staging)              # after A and B: first used with them when it spans their loop
     return out

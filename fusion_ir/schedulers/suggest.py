@@ -106,7 +106,8 @@ def tuned_params(fusion: Fusion, problem: MatmulProblem, sms: int | None = None)
     if sms is not None and params.blocks != sms:
         return None
     try:
-        params.validate(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads)
+        params.validate(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads,
+                        outputs=problem.outputs)
     except ScheduleError as e:
         warnings.warn(f"the tuned matmul params for {entry.device!r}, {key!r} no longer validate ({e}); "
                       f"scheduling with the rules", TuningCacheWarning, stacklevel=3)
@@ -177,10 +178,12 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
         reasons["epilogue_tile"] = _sub_tile_reason(params)
     if "stages" not in pinned:
         # the placeholder depth: a pinned field's rule first
-        params.validate(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads)
+        params.validate(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads,
+                        outputs=problem.outputs)
         params = replace(params, stages=_depth(params, problem))
         reasons["stages"] = _depth_reason(params, problem)
-    params.validate(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads)
+    params.validate(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads,
+                        outputs=problem.outputs)
     _check_depth(params, problem, pinned)
     for name in pinned:
         reasons[name] = "pinned by the caller"
@@ -422,7 +425,8 @@ def _depth_reason(params: MatmulParams, problem: MatmulProblem) -> str:
         if params.tile in DEPTH_CAP:
             return f"depth: the cap measured for this tile, {cap} (deeper ran slower)"
         return f"depth: the deepest useful pipeline, {cap} stages (MAX_USEFUL_STAGES)"
-    used = params.smem_bytes(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads)
+    used = params.smem_bytes(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads,
+                        outputs=problem.outputs)
     return f"depth: as deep as shared memory allows ({used} of {limit} bytes at {params.stages} stages)"
 
 
@@ -517,8 +521,8 @@ def _depth(params: MatmulParams, problem: MatmulProblem) -> int:
     cap = DEPTH_CAP.get(params.tile, MAX_USEFUL_STAGES)
     stages = 2
     limit = current_target().smem_per_block
-    while stages < cap and replace(params, stages=stages + 1).smem_bytes(problem.dtype, problem.loaded_tiles,
-                                                                         problem.layout, problem.loads) <= limit:
+    while stages < cap and replace(params, stages=stages + 1).smem_bytes(
+            problem.dtype, problem.loaded_tiles, problem.layout, problem.loads, outputs=problem.outputs) <= limit:
         stages += 1
     k_tiles = problem.k_tiles(params.tile[2])
     floor = _fewest_stages(problem)

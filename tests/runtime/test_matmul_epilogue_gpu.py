@@ -82,3 +82,20 @@ def test_ping_pong_sub_tiled_matches_torch(kind: str) -> None:
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
 def test_compute_sanitizer_is_clean(tool: str, kind: str) -> None:
     assert_sanitizer_clean(tool, "tests.runtime.run_matmul_epilogue", kind, "sub_tiled")
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_two_outputs_match_torch(shape: tuple[int, int, int]) -> None:
+    """The pre-activation and the activation (``bias_gelu_pre``), both from one suggested kernel."""
+    torch = torch_or_skip()
+    m, n, k = shape
+    fusion = matmul_epilogue.fusion_of("bias_gelu_pre", shape)
+    schedule_matmul(fusion, suggest_matmul_params(fusion, sms=sm_count()))
+    a = torch.randn(m, k, device="cuda").bfloat16()
+    b = torch.randn(k, n, device="cuda").bfloat16()
+    bias = torch.randn(n, device="cuda") * 8
+    pre, act = execute(lower(fusion), [a, b, bias])
+    expected = a.double() @ b.double() + bias.double()
+    for out, ref in ((pre, expected), (act, torch.nn.functional.gelu(expected, approximate="tanh"))):
+        err = ((out.double() - ref).norm() / ref.norm()).item()
+        assert err < 1e-2, err          # a bf16 result (2^-8 relative rounding)
