@@ -21,8 +21,9 @@ def describe(params: MatmulParams) -> str:
 def params_from_json(config: dict[str, Any]) -> dict[str, Any]:
     """``MatmulParams`` fields from their JSON form: the tile a list, the index type a name ("Int32")."""
     out = dict(config, tile=tuple(config["tile"]))
-    if "cluster" in out:
-        out["cluster"] = tuple(out["cluster"])
+    for name in ("cluster", "epilogue_tile", "register_split"):
+        if isinstance(out.get(name), list):
+            out[name] = tuple(out[name])
     if "index_type" in out:
         out["index_type"] = DataType[out["index_type"]]
     return out

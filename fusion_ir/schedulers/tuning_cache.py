@@ -103,7 +103,7 @@ def params_from_json(data: dict[str, Any]) -> MatmulParams:
     if unknown:
         raise KeyError(f"not MatmulParams fields: {', '.join(unknown)}")
     values = dict(data)
-    for name in ("tile", "register_split", "cluster"):
+    for name in ("tile", "register_split", "cluster", "epilogue_tile"):
         if isinstance(values.get(name), list):
             values[name] = tuple(values[name])
     if "index_type" in values:

@@ -130,6 +130,9 @@ def test_params_and_entries_round_trip_through_json(tmp_path: Path) -> None:
                           index_type=DataType.Int32, group_m=4, register_split=None, tma_store=True,
                           store_wait="deferred", blocks=114)
     assert params_from_json(json.loads(json.dumps(params_to_json(params)))) == params
+    sub_tiled = MatmulParams(tile=(128, 256, 64), warp_specialized=True, tma_store=True, cluster=(2, 1),
+                             epilogue_tile=(128, 64), epilogue_stages=3)
+    assert params_from_json(json.loads(json.dumps(params_to_json(sub_tiled)))) == sub_tiled
     cache = TuningCache(tmp_path / "sub" / "cache.json")
     assert cache.entries() == {}                                 # no file yet: empty
     entry = _entry(params, "k1")
