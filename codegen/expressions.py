@@ -193,6 +193,7 @@ def _unary(v: UnaryValue, access: Access) -> tuple[str, DataType, bool]:
             "log": f"logf({x})",
             "rsqrt": f"rsqrtf({x})",
             "tanh": f"tanhf({x})",
+            "tanh_approx": f"tanhApprox({x})",      # tanh.approx.f32 (lowering/precision.py)
             "sigmoid": f"1.0f / (1.0f + expf(-{xp}))",
             "erf": f"erff({x})",
             "silu": f"{xp} / (1.0f + expf(-{xp}))",

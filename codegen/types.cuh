@@ -40,3 +40,11 @@ __device__ __forceinline__ __bfloat16 __float2bfloat16(float f) {
   asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(b.raw) : "f"(f));
   return b;
 }
+
+// tanh.approx.f32 (sm_75+): at most 2^-10.7 relative error, for a tanh whose result only reaches bfloat16
+// outputs (lowering/precision.py); one MUFU instruction where tanhf takes about twenty.
+__device__ __forceinline__ float tanhApprox(float x) {
+  float r;
+  asm("tanh.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}

@@ -48,6 +48,7 @@ from .kernel_ir import (
     Value,
 )
 from .layout import swizzle_index
+from .precision import op_for
 
 
 # ------------------------------------------------------------------ positions
@@ -223,7 +224,7 @@ def compute_value(a: Analyses, tv: TensorView, c_idx: dict, inlined: frozenset =
     if isinstance(e, UnaryOp) and e.op == "logical_not":
         return UnaryValue(e.op, cast_to(operand(ins[0]), DataType.Bool), DataType.Bool)
     if isinstance(e, UnaryOp):
-        return UnaryValue(e.op, operand(ins[0]), tv.dtype)
+        return UnaryValue(op_for(tv, e.op), operand(ins[0]), tv.dtype)
     if isinstance(e, CastOp):
         return CastValue(operand(ins[0]), e.dtype)
     if isinstance(e, BinaryOp) and e.op in COMPARE_OPS:
