@@ -83,3 +83,18 @@ def test_a_float_output_beside_a_bf16_one_is_refused_by_the_tma_store() -> None:
     with pytest.raises(ScheduleError, match=r"tma_store: the output T\d+ is float; stmatrix stores 16-bit"):
         schedule_matmul(fusion, MatmulParams(tile=(128, 256, 64), stages=3, warp_specialized=True, tma_store=True))
     assert not matmul_problem(fusion).tma_store_possible    # the suggestion stores such outputs from registers
+
+
+@pytest.mark.parametrize("shape", [(8192, 8192, 8192), (8192, 8192, 512)], ids=str)
+def test_the_suggested_two_output_kernels_do_not_spill(shape: tuple[int, int, int]) -> None:
+    """The shared pre-activation is computed one sub-tile at a time, persistent too (a whole tile's spilled 1.8 KB
+    a thread at 8192 x 8192 x 512)."""
+    from codegen import compile_check, nvcc_available, to_cuda
+
+    if not nvcc_available():
+        pytest.skip("nvcc is not installed")
+    fusion = matmul_epilogue.fusion_of(KIND, shape)
+    schedule_matmul(fusion)
+    assert fusion.scheduler_choice.params.epilogue_tile is not None
+    resources = compile_check(to_cuda(lower(fusion)))
+    assert not resources.spills, resources.log
