@@ -148,11 +148,11 @@ def matmul_smem_requests(params: MatmulSchedule, dtype: DataType, loaded: int | 
     deferred = params.tma_store and StoreWait.of(params.store_wait) is StoreWait.Deferred
     staging: list[BufferRequest] = []
     if params.tma_store and params.epilogue_tile is not None:
-        # a ring of sub-tiles, live through the epilogue; ping-pong's warp groups own a ring each, allocated
-        # outside the tile loop they take turns in
+        # a ring of sub-tiles, live through the epilogue of a tile per block, allocated outside the tile loop of a
+        # persistent kernel (ping-pong's warp groups own a ring each)
         en = params.epilogue_tile[1]
         copies = params.compute_warp_groups if params.ping_pong else 1
-        live = (SPANNING if spanning else TILE_LOOP) if params.ping_pong else EPILOGUE
+        live = (SPANNING if spanning else TILE_LOOP) if params.persistent else EPILOGUE
         staging = [BufferRequest(f"output{i}", tm * en * OUTPUT_BYTES * min(params.epilogue_stages, tn // en) * copies,
                                  _tma_alignment(en * OUTPUT_BYTES), live) for i in range(outputs)]
     elif params.tma_store:

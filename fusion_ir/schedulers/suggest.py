@@ -174,7 +174,7 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
         reasons["register_split"] = "setmaxnreg: the producer keeps 40, the compute warp groups share the rest"
     params = MatmulParams(**chosen)
     if "epilogue_tile" not in pinned:
-        params = replace(params, epilogue_tile=epilogue_sub_tile(params, problem.outputs))
+        params = replace(params, epilogue_tile=epilogue_sub_tile(params, problem))
         reasons["epilogue_tile"] = _sub_tile_reason(params)
     if "stages" not in pinned:
         # the placeholder depth: a pinned field's rule first
@@ -205,14 +205,16 @@ DEFAULT_REASONS = {
 
 
 SUB_TILE_COLUMNS = 64             # a tile per block: the epilogue's sub-tiles (the staging ring reuses A's and B's memory)
-SHARED_EPILOGUE_SUB_TILE_COLUMNS = 32   # persistent with several outputs: their shared epilogue one sub-tile at a time
+PERSISTENT_SUB_TILE_COLUMNS = 32  # persistent with C or several outputs: a ring beside the stages, kept small
 
 
-def epilogue_sub_tile(params: MatmulParams, outputs: int = 1) -> tuple[int, int] | None:
+def epilogue_sub_tile(params: MatmulParams, problem: MatmulProblem | None = None) -> tuple[int, int] | None:
     """The epilogue's sub-tile for ``params`` (``MatmulParams.epilogue_tile``): with the TMA store (and its default
-    wait) and a tile per block, every row of the tile and 64 of its columns; persistent with several ``outputs``, 32
-    of them (their shared epilogue, the pre-activation, is computed into registers: a whole tile's spilled 1.8 KB a
-    thread at 8192 x 8192 x 512, 128 x 32 sub-tiles none); None otherwise.
+    wait) and a tile per block, every row of the tile and 64 of its columns; persistent, 32 of them where the
+    ``problem``'s epilogue reads an ``[M, N]`` input (the small ring leaves C's tile room for a third stage:
+    ``2 a @ b + 0.5 C`` at 8192 x 8192 x 512 ran 1.08 of torch.addmm against 0.85 with the whole tile on the H100) or
+    writes several outputs (their shared epilogue, the pre-activation, is computed into registers: a whole tile's
+    spilled 1.8 KB a thread there, 128 x 32 sub-tiles none); None otherwise.
 
     Measured on the H100 at 8192^3 (clusters of two, 128 x 256): ``2 a @ b + 0.5 C`` 0.969 of torch.addmm with
     128 x 64 sub-tiles, 0.960 with 128 x 32, 0.946 with the whole tile; ``relu(a @ b + bias)`` 0.903 of cuBLASLt's
@@ -222,10 +224,10 @@ def epilogue_sub_tile(params: MatmulParams, outputs: int = 1) -> tuple[int, int]
     which the sub-tiles serialize into rounds of barriers and stores)."""
     if not params.tma_store or StoreWait.of(params.store_wait) is not StoreWait.AfterBoxes:
         return None
-    if params.persistent and outputs == 1:
+    if params.persistent and (problem is None or (problem.outputs == 1 and not problem.loaded)):
         return None
     tm, tn, _ = params.tile
-    width = SHARED_EPILOGUE_SUB_TILE_COLUMNS if params.persistent else SUB_TILE_COLUMNS
+    width = PERSISTENT_SUB_TILE_COLUMNS if params.persistent else SUB_TILE_COLUMNS
     for en in (width, 32, 16):
         if en <= tn and tn % en == 0:
             return (tm, en)
@@ -238,8 +240,8 @@ def _sub_tile_reason(params: MatmulParams) -> str:
                 "none; persistent kernels ran slower with them)")
     tm, en = params.epilogue_tile
     if params.persistent:
-        return (f"{tm} x {en}: several outputs share their epilogue, computed into registers one sub-tile at a time "
-                f"(a whole tile's spills)")
+        return (f"{tm} x {en}: persistent with C's tile or several outputs: a small ring beside the stages (C's tile "
+                f"keeps a third stage; a shared epilogue is computed one sub-tile at a time, without spills)")
     return (f"{tm} x {en}: the epilogue walks the tile in sub-tiles through a ring of {params.epilogue_stages} "
             f"staging tiles, which reuses the operands' memory")
 

@@ -130,20 +130,12 @@ def alloc_position(ids: IdModel, tv: TensorView) -> int:
     if tv.circular_buffer_options is not None:
         return cb_axis(ids, tv)
     if deferred_store_tile(ids, tv):
-        # its TMA stores still read it in the next iteration of its innermost loop: allocated outside it; and
-        # where thread groups own parts of it (a thread axis left of that loop, inside a serial loop: warp groups
-        # each running the loop in their own turn), outside the outermost serial loop enclosing that axis, so no
-        # group's allocation comes while another's stores still read its part
-        axis = ring_axis(ids, tv)
-        if axis is None:
-            return tv.compute_at_pos
-        owned = [k for k in range(axis) if ids.group(tv.loop[k]).parallel_type.is_thread
-                 and not tv.loop[k].is_broadcast]
-        if owned:
-            serial = [k for k in range(owned[0]) if ids.group(tv.loop[k]).is_loop and not tv.loop[k].is_broadcast]
-            if serial:
-                return serial[0]
-        return axis
+        # its TMA stores still read it in the next iteration of its innermost loop, and the last ones until a wait
+        # after that loop which threads past their last barrier need not have reached: allocated outside the
+        # outermost serial loop around it, so that no thread's allocation of it (an outer loop's next iteration, or
+        # another warp group's turn) comes while a store may still read it
+        loops = [k for k in range(tv.compute_at_pos) if ids.group(tv.loop[k]).is_loop and not tv.loop[k].is_broadcast]
+        return loops[0] if loops else tv.compute_at_pos
     return tv.compute_at_pos
 
 

@@ -89,3 +89,33 @@ def test_ping_pong_sub_tiled_epilogues_match_numpy(kind: str) -> None:
     for seed, (m, nn, kk) in enumerate([(200, 264, 136), (520, 1000, 264)]):
         inputs = random_inputs(fusion, matmul_epilogue.input_shapes(kind, m, nn, kk), seed=seed)
         assert_matches(fusion, inputs, simulate(kernel, inputs, seed=seed), tol=matmul_epilogue.TOLERANCE)
+
+
+@pytest.mark.parametrize("kind,sub,stages", [("alpha_beta", (128, 32), 3), ("residual", (128, 32), 3),
+                                             ("bias_relu", None, 3)])
+def test_persistent_kernels_sub_tile_only_beside_c(kind: str, sub, stages: int) -> None:
+    """At 8192 x 8192 x 512 (persistent): C's tile keeps a third stage with a 128 x 32 ring; a plain or bias epilogue
+    keeps the whole tile (sub-tiles serialized its short tiles' epilogues)."""
+    from fusion_ir.schedulers import suggest_matmul_params
+
+    params = suggest_matmul_params(matmul_epilogue.fusion_of(kind, (8192, 8192, 512)))
+    assert params.persistent and params.epilogue_tile == sub and params.stages == stages
+
+
+@pytest.mark.parametrize("stages", [1, 2])
+def test_a_persistent_ring_outlives_the_tile_loop(stages: int) -> None:
+    """Found by the fuzzer: warps past the last sub-tile's barrier ran into the next tile, whose allocation of the
+    ring (inside the tile loop) came before the elected thread's store of that sub-tile had read it. The ring is
+    allocated outside the tile loop."""
+    from fuzz.matmul import MatmulCase, check_matmul_case
+
+    params = MatmulParams(tile=(128, 64, 16), stages="auto", compute_warp_groups=2, warp_specialized=True,
+                          persistent=True, blocks=1, tma_store=True, epilogue_tile=(128, 16), epilogue_stages=stages)
+    case = MatmulCase(params, DataType.BFloat16, "none", 1, 56, 8, 0, None, False, False, 1, False, False)
+    assert check_matmul_case(case) == "matched"
+    fusion = case.fusion()
+    case.schedule(fusion)
+    kernel = lower(fusion)
+    tile_loop = next(n for n in _walk(kernel.body) if isinstance(n, k.ForLoop) and n.stage is k.Stage.ComputeWarp)
+    ring = next(n for n in _walk(kernel.body) if isinstance(n, k.TmaStore)).src
+    assert not any(isinstance(n, k.Allocate) and n.buffer is ring for n in _walk(tile_loop.body))

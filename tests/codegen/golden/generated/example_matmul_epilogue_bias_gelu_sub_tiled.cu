@@ -13,6 +13,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   __syncthreads();  // init: T20_mbar visible to every thread
   __bfloat16* T16 = reinterpret_cast<__bfloat16*>(smem + 1024);
   __bfloat16* T17 = reinterpret_cast<__bfloat16*>(smem + 66560);
+  __bfloat16* T18 = reinterpret_cast<__bfloat16*>(smem + 197632);
   int64_t* T16_mbar = reinterpret_cast<int64_t*>(smem + 8);
   if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
     // pre-prologue loop of stages of T16, T17
@@ -76,8 +77,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         continue;
       }
       float T3[128];
-      float* T20 = reinterpret_cast<float*>(smem + 197632);
-      __bfloat16* T18 = reinterpret_cast<__bfloat16*>(smem + 198656);
+      float* T20 = reinterpret_cast<float*>(smem + 214016);
       if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
         T20_token[0] = mbarrier::arriveExpectTx(toSmem(&T20_mbar[0]), 1024);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T20[0]), &tmap_T2, toSmem(&T20_mbar[0]), ((((i5 * 3) + ((int)blockIdx.x)) / 2) % h7) * 256);
