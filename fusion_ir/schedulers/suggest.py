@@ -211,10 +211,11 @@ PERSISTENT_SUB_TILE_COLUMNS = 32  # persistent with C or several outputs: a ring
 def epilogue_sub_tile(params: MatmulParams, problem: MatmulProblem | None = None) -> tuple[int, int] | None:
     """The epilogue's sub-tile for ``params`` (``MatmulParams.epilogue_tile``): with the TMA store (and its default
     wait) and a tile per block, every row of the tile and 64 of its columns; persistent, 32 of them where the
-    ``problem``'s epilogue reads an ``[M, N]`` input (the small ring leaves C's tile room for a third stage:
-    ``2 a @ b + 0.5 C`` at 8192 x 8192 x 512 ran 1.08 of torch.addmm against 0.85 with the whole tile on the H100) or
-    writes several outputs (their shared epilogue, the pre-activation, is computed into registers: a whole tile's
-    spilled 1.8 KB a thread there, 128 x 32 sub-tiles none); None otherwise.
+    ``problem``'s epilogue reads an input TMA loads (the small ring leaves C's tile room for a third stage:
+    ``2 a @ b + 0.5 C`` at 8192 x 8192 x 512 ran 1.08 of torch.addmm against 0.85 with the whole tile on the H100;
+    ``relu(a @ b + bias)`` there 0.86 of cuBLASLt's fused kernel against 0.80) or writes several outputs (their shared
+    epilogue, the pre-activation, is computed into registers: a whole tile's spilled 1.8 KB a thread there, 128 x 32
+    sub-tiles none); None otherwise.
 
     Measured on the H100 at 8192^3 (clusters of two, 128 x 256): ``2 a @ b + 0.5 C`` 0.969 of torch.addmm with
     128 x 64 sub-tiles, 0.960 with 128 x 32, 0.946 with the whole tile; ``relu(a @ b + bias)`` 0.903 of cuBLASLt's
@@ -224,7 +225,7 @@ def epilogue_sub_tile(params: MatmulParams, problem: MatmulProblem | None = None
     which the sub-tiles serialize into rounds of barriers and stores)."""
     if not params.tma_store or StoreWait.of(params.store_wait) is not StoreWait.AfterBoxes:
         return None
-    if params.persistent and (problem is None or (problem.outputs == 1 and not problem.loaded)):
+    if params.persistent and (problem is None or (problem.outputs == 1 and not problem.loaded_tiles)):
         return None
     tm, tn, _ = params.tile
     width = PERSISTENT_SUB_TILE_COLUMNS if params.persistent else SUB_TILE_COLUMNS
@@ -240,8 +241,8 @@ def _sub_tile_reason(params: MatmulParams) -> str:
                 "none; persistent kernels ran slower with them)")
     tm, en = params.epilogue_tile
     if params.persistent:
-        return (f"{tm} x {en}: persistent with C's tile or several outputs: a small ring beside the stages (C's tile "
-                f"keeps a third stage; a shared epilogue is computed one sub-tile at a time, without spills)")
+        return (f"{tm} x {en}: persistent with an epilogue input or several outputs: a small ring beside the stages "
+                f"(C's tile keeps a third stage; a shared epilogue is computed one sub-tile at a time, without spills)")
     return (f"{tm} x {en}: the epilogue walks the tile in sub-tiles through a ring of {params.epilogue_stages} "
             f"staging tiles, which reuses the operands' memory")
 

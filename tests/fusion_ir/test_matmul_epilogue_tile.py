@@ -92,14 +92,17 @@ def test_ping_pong_sub_tiled_epilogues_match_numpy(kind: str) -> None:
 
 
 @pytest.mark.parametrize("kind,sub,stages", [("alpha_beta", (128, 32), 3), ("residual", (128, 32), 3),
-                                             ("bias_relu", None, 3)])
-def test_persistent_kernels_sub_tile_only_beside_c(kind: str, sub, stages: int) -> None:
-    """At 8192 x 8192 x 512 (persistent): C's tile keeps a third stage with a 128 x 32 ring; a plain or bias epilogue
-    keeps the whole tile (sub-tiles serialized its short tiles' epilogues)."""
+                                             ("bias_relu", (128, 32), 4)])
+def test_persistent_kernels_sub_tile_beside_epilogue_inputs(kind: str, sub, stages: int) -> None:
+    """At 8192 x 8192 x 512 (persistent): C's tile keeps a third stage with a 128 x 32 ring, a bias epilogue a
+    fourth; a plain matmul keeps the whole tile (sub-tiles serialized its short tiles' epilogues)."""
     from fusion_ir.schedulers import suggest_matmul_params
+    from tests.fusion_ir.test_suggest import _matmul
 
     params = suggest_matmul_params(matmul_epilogue.fusion_of(kind, (8192, 8192, 512)))
     assert params.persistent and params.epilogue_tile == sub and params.stages == stages
+    plain = suggest_matmul_params(_matmul((8192, 8192, 512)))
+    assert plain.persistent and plain.epilogue_tile is None
 
 
 @pytest.mark.parametrize("stages", [1, 2])
