@@ -33,9 +33,12 @@ from .matmul_why import FieldReason, ParamsWhy, field_values
 DEPTH_CAP = {(128, 128, 64): 4}
 FEW_K_TILES = 4              # K tiles up to this: a tile is little but its epilogue (ping-pong hides it)
 PERSISTENT_WAVES = 4         # tiles per SM from which the persistent kernel is suggested
-# From four waves, a K of at least this many tiles: 128 x 256 one tile per block in clusters of two (measured on the
-# H100: 5000 x 7000 x 3000 0.93 of cuBLAS against 0.73 persistent, 16384^3 1.00 against 0.93, 8192^3 0.99 against
-# 0.97, 4096 x 14336 x 4096 0.85 against 0.88); at K = 512 clusters ran 0.69-0.71 against 0.87-0.90
+# From four waves, a K of at least this many tiles: one tile per block instead of the persistent kernel; where an
+# operand's rows are not 128-byte multiples, 128 x 256 in clusters of two (H100: 5000 x 7000 x 3000 0.89-0.93 of
+# cuBLAS against 0.73 persistent and 0.73 a tile per block without clusters). With aligned rows and sub-tiled
+# epilogues a tile per block without clusters ran faster (2026-11-26: 8192^3 0.98 against 0.95 in clusters, 16384^3
+# 1.07 against 1.00, 8192 x 8192 x 2048 0.93 against 0.89, 8192 x 8192 x 4096 0.97 against 0.94). At K = 512 clusters
+# ran 0.69-0.71 against 0.87-0.90 persistent
 CLUSTER_K_TILES = 16
 # Under four waves, a tile per block in clusters of two where an operand's rows are not 128-byte multiples and K
 # has at least this many tiles (H100, 2026-11-26: 3000^3 B^T 192 x 192 0.90 of cuBLAS in clusters against 0.78,
@@ -315,11 +318,16 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
         return ping_pong, rule, _reasons(
             "narrow N", "128 x 128 per warp group", "persistent ping-pong (1.02 of cuBLAS at 32 x 2048 x 128 x 2048)",
             pp_store_why, index_why, ping_pong=True)
-    if short_k or tiles < PERSISTENT_WAVES * sms or not problem.tma_store_possible:
+    long_k = k_tiles is not None and k_tiles >= CLUSTER_K_TILES and not misaligned_rows(problem)
+    if short_k or tiles < PERSISTENT_WAVES * sms or not problem.tma_store_possible or long_k:
         # a tile per block: 256 x 128 ran at least as fast as 128 x 256 on every shape of 1 to 4 waves measured
         chosen = dict(big)
         why = ("a float result" if not problem.tma_store_possible else f"K of at most {FEW_K_TILES} tiles"
-               if short_k else f"under {PERSISTENT_WAVES} waves ({tiles} tiles of 128 x 256 on {sms} SMs)")
+               if short_k else f"under {PERSISTENT_WAVES} waves ({tiles} tiles of 128 x 256 on {sms} SMs)"
+               if tiles < PERSISTENT_WAVES * sms else
+               f"{tiles} tiles of 128 x 256 on {sms} SMs, K of {k_tiles} tiles (at least {CLUSTER_K_TILES}) and rows of "
+               f"128-byte multiples: a tile per block without clusters (8192^3: 0.98 of cuBLAS against 0.95 in "
+               f"clusters and 0.97 persistent)")
         tile_why = "256 x 128, 2 warp groups: at least as fast as 128 x 256 on every such shape measured"
         if tma_store:
             # a 192 x 192 tile where it fills whole waves better (3000^3: 2 waves of it instead of 3 of 128 x 256)

@@ -104,7 +104,7 @@ def test_an_epilogue_tensor_without_the_batch_axes_is_refused() -> None:
 
 def test_suggested_params_count_the_tiles_of_every_batch() -> None:
     """32 x 1024 x 1024: 32 tiles of 128 x 256 a batch, 1024 tiles in all, over four waves with K of 16 tiles:
-    the clusters' rule (a batch alone would be under one wave)."""
+    the long-K rule, a tile per block (a batch alone would be under one wave)."""
     fusion = Fusion()
     with fusion:
         a = fusion.add_input(shape=(32, 1024, 1024), dtype=DataType.BFloat16)
@@ -114,7 +114,7 @@ def test_suggested_params_count_the_tiles_of_every_batch() -> None:
     assert problem.batch == 32 and problem.batch_axes == 1
     assert problem.tiles((128, 256, 64)) == 32 * 8 * 4
     params = suggest_matmul_params(fusion, sms=132)
-    assert params.cluster == (2, 1) and "1024 tiles" in params.why.summary
+    assert not params.persistent and "1024 tiles" in params.why.summary
 
 
 def test_32_bit_indices_count_the_batch() -> None:
