@@ -318,16 +318,19 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
         return ping_pong, rule, _reasons(
             "narrow N", "128 x 128 per warp group", "persistent ping-pong (1.02 of cuBLAS at 32 x 2048 x 128 x 2048)",
             pp_store_why, index_why, ping_pong=True)
-    long_k = k_tiles is not None and k_tiles >= CLUSTER_K_TILES and not misaligned_rows(problem)
+    # clusters where L2 is the bottleneck: rows that are not 128-byte multiples, or an [M, N] epilogue input's reads
+    # beside the operands' (2 a @ b + 0.5 C at 8192^3 on the H100: 1.01 of torch.addmm in clusters, 0.95 without)
+    long_k = (k_tiles is not None and k_tiles >= CLUSTER_K_TILES and not misaligned_rows(problem)
+              and not problem.loaded)
     if short_k or tiles < PERSISTENT_WAVES * sms or not problem.tma_store_possible or long_k:
         # a tile per block: 256 x 128 ran at least as fast as 128 x 256 on every shape of 1 to 4 waves measured
         chosen = dict(big)
         why = ("a float result" if not problem.tma_store_possible else f"K of at most {FEW_K_TILES} tiles"
                if short_k else f"under {PERSISTENT_WAVES} waves ({tiles} tiles of 128 x 256 on {sms} SMs)"
                if tiles < PERSISTENT_WAVES * sms else
-               f"{tiles} tiles of 128 x 256 on {sms} SMs, K of {k_tiles} tiles (at least {CLUSTER_K_TILES}) and rows of "
-               f"128-byte multiples: a tile per block without clusters (8192^3: 0.98 of cuBLAS against 0.95 in "
-               f"clusters and 0.97 persistent)")
+               f"{tiles} tiles of 128 x 256 on {sms} SMs, K of {k_tiles} tiles (at least {CLUSTER_K_TILES}), rows of "
+               f"128-byte multiples and no [M, N] epilogue input: a tile per block without clusters (8192^3: 0.98 of "
+               f"cuBLAS against 0.95 in clusters and 0.97 persistent)")
         tile_why = "256 x 128, 2 warp groups: at least as fast as 128 x 256 on every such shape measured"
         if tma_store:
             # a 192 x 192 tile where it fills whole waves better (3000^3: 2 waves of it instead of 3 of 128 x 256)
