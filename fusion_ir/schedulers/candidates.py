@@ -33,10 +33,10 @@ from .suggest import (
     _fits_int32,
     _warp_groups_for,
     compute_loaded_arrangement,
-    epilogue_sub_tile,
     problem_group_m,
     register_split,
     rule_params,
+    with_sub_tile,
 )
 
 MAX_CANDIDATES = 18
@@ -121,7 +121,7 @@ def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *
 
 def _deepest(params: MatmulParams, problem: MatmulProblem) -> MatmulParams | None:
     """``params`` at the rules' depth (the deepest that fits), or None when it cannot run the problem."""
-    params = replace(params, epilogue_tile=epilogue_sub_tile(params, problem))
+    params = with_sub_tile(params, problem)
     shallow = replace(params, stages=_fewest_stages(problem))
     try:
         shallow.validate(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads,

@@ -177,8 +177,14 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
         reasons["register_split"] = "setmaxnreg: the producer keeps 40, the compute warp groups share the rest"
     params = MatmulParams(**chosen)
     if "epilogue_tile" not in pinned:
-        params = replace(params, epilogue_tile=epilogue_sub_tile(params, problem))
+        params = with_sub_tile(params, problem) if "epilogue_stages" not in pinned else replace(
+            params, epilogue_tile=epilogue_sub_tile(params, problem))
         reasons["epilogue_tile"] = _sub_tile_reason(params)
+        if "epilogue_stages" not in pinned:
+            reasons["epilogue_stages"] = ("a ring of 2 staging tiles (1 where the tile holds one sub-tile)"
+                                          if params.epilogue_tile is not None else "the default (no sub-tiles)")
+    elif "epilogue_stages" not in pinned and params.epilogue_tile is not None:   # a pinned sub-tile: a ring that fits
+        params = replace(params, epilogue_stages=min(2, params.tile[1] // params.epilogue_tile[1]))
     if "stages" not in pinned:
         # the placeholder depth: a pinned field's rule first
         params.validate(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads,
@@ -236,6 +242,14 @@ def epilogue_sub_tile(params: MatmulParams, problem: MatmulProblem | None = None
         if en <= tn and tn % en == 0:
             return (tm, en)
     return None
+
+
+def with_sub_tile(params: MatmulParams, problem: MatmulProblem | None = None) -> MatmulParams:
+    """``params`` with the epilogue's sub-tile ``epilogue_sub_tile`` gives and a ring of two staging tiles, or one
+    where the tile holds a single sub-tile."""
+    sub = epilogue_sub_tile(params, problem)
+    stages = 2 if sub is None else min(2, params.tile[1] // sub[1])
+    return replace(params, epilogue_tile=sub, epilogue_stages=stages)
 
 
 def _sub_tile_reason(params: MatmulParams) -> str:

@@ -122,3 +122,15 @@ def test_a_persistent_ring_outlives_the_tile_loop(stages: int) -> None:
     tile_loop = next(n for n in _walk(kernel.body) if isinstance(n, k.ForLoop) and n.stage is k.Stage.ComputeWarp)
     ring = next(n for n in _walk(kernel.body) if isinstance(n, k.TmaStore)).src
     assert not any(isinstance(n, k.Allocate) and n.buffer is ring for n in _walk(tile_loop.body))
+
+
+def test_a_tile_of_one_sub_tile_gets_a_ring_of_one() -> None:
+    """Found by the matmul fuzzer: a pinned 64 x 64 tile is one 64 x 64 sub-tile, and the default ring of two
+    staging tiles was refused; the suggestion gives it a ring of one."""
+    from fusion_ir.schedulers import suggest_matmul_params
+    from tests.fusion_ir.test_suggest import _matmul
+
+    params = suggest_matmul_params(_matmul((1, 8, 16)), tile=(64, 64, 64), blocks=1)
+    assert params.epilogue_tile == (64, 64) and params.epilogue_stages == 1
+    pinned = suggest_matmul_params(_matmul((1, 8, 16)), tile=(64, 64, 64), blocks=1, epilogue_tile=(64, 64))
+    assert pinned.epilogue_stages == 1
