@@ -14,13 +14,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import json
 
 from bench.matmul_common import params_from_json
+from examples import matmul_epilogue
 from fusion_ir import DataType, Fusion, ops
 from fusion_ir.schedulers import MatmulParams, schedule_matmul
 from lowering import lower
 from runtime.executor import prepare
 from runtime.timing import interleaved_ms
 
-ALPHA, BETA = 2.0, 0.5
+ALPHA, BETA = matmul_epilogue.ALPHA, matmul_epilogue.BETA
 
 
 def params_of(text: str) -> MatmulParams | None:
@@ -36,25 +37,14 @@ def params_of(text: str) -> MatmulParams | None:
 
 
 def build(kind: str, m: int, n: int, k: int) -> Fusion:
+    """examples/matmul_epilogue's fusion of ``kind`` at constant sizes; ``plain``: the matmul alone, cast to bf16."""
+    if kind != "plain":
+        return matmul_epilogue.fusion_of(kind, (m, n, k))
     fusion = Fusion()
     with fusion:
         a = fusion.add_input(shape=(m, k), dtype=DataType.BFloat16)
         b = fusion.add_input(shape=(k, n), dtype=DataType.BFloat16)
-        acc = ops.matmul(a, b)
-        if kind in ("bias_relu", "bias_gelu"):
-            bias = fusion.add_input(shape=(n,), dtype=DataType.Float)
-            biased = ops.add(acc, ops.broadcast(bias, [True, False]))
-            out = ops.relu(biased) if kind == "bias_relu" else ops.gelu(biased)
-        elif kind == "alpha_beta":          # alpha and beta: kernel arguments
-            c = fusion.add_input(shape=(m, n), dtype=DataType.BFloat16)
-            alpha, beta = fusion.add_scalar_input(DataType.Float), fusion.add_scalar_input(DataType.Float)
-            out = ops.add(ops.mul(acc, alpha), ops.mul(ops.cast(c, DataType.Float), beta))
-        elif kind == "residual":
-            c = fusion.add_input(shape=(m, n), dtype=DataType.BFloat16)
-            out = ops.add(acc, ops.cast(c, DataType.Float))
-        else:
-            out = acc
-        fusion.add_output(ops.cast(out, DataType.BFloat16))
+        fusion.add_output(ops.cast(ops.matmul(a, b), DataType.BFloat16))
     return fusion
 
 

@@ -125,7 +125,7 @@ def _deepest(params: MatmulParams, problem: MatmulProblem) -> MatmulParams | Non
     shallow = replace(params, stages=_fewest_stages(problem))
     try:
         shallow.validate(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads,
-                        outputs=problem.outputs)   # the tile fits at all
+                         outputs=problem.outputs)   # the tile fits at all
     except ScheduleError:
         return None
     params = replace(params, stages=_depth(shallow, problem))

@@ -286,7 +286,7 @@ def _stage_output(fusion: Fusion, params: MatmulParams) -> list[TensorView]:
         tile = out.cache_before(LoadStoreOpType.TMAStore)     # shared tile, read by a TMA store
         tile.cache_before(LoadStoreOpType.StMatrix)           # registers in the fragment layout, stored by stmatrix
         if params.epilogue_tile is not None:
-            out.set_store_wait(StoreWait.Deferred, stages=min(params.epilogue_stages, params.sub_tiles()))
+            out.set_store_wait(StoreWait.Deferred, stages=params.epilogue_stages)
         else:
             out.set_store_wait(params.store_wait)
         staged += [tile, out]

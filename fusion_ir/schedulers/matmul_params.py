@@ -140,6 +140,7 @@ class MatmulParams:
                                 f"threads); at "
                                 f"most {MAX_ACCUMULATORS} fit in registers: use a smaller tile"
                                 f"{'' if self.ping_pong else ' or more compute_warp_groups'}")
+        self.validate_epilogue_tile()          # the staging ring counts in the shared memory below
         smem = self.smem_bytes(dtype, loaded, layout, loads, outputs=outputs)
         if smem > target.smem_per_block:
             staged = " and the output tile" if self.tma_store else ""
@@ -183,7 +184,6 @@ class MatmulParams:
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ScheduleError(f"MatmulParams.{name}: {value!r} must be a positive int")
         self._validate_cluster()
-        self.validate_epilogue_tile()
         regs = self.register_split
         (lo, hi), step = target.setmaxnreg_range, target.setmaxnreg_step
         if regs is not None and not (isinstance(regs, tuple) and len(regs) == 2 and all(

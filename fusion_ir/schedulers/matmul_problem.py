@@ -250,6 +250,11 @@ class MatmulProblem:
         return sum(t.size for t in self.loaded_tiles if not t.vector)
 
     @property
+    def vectors(self) -> int:
+        """The vectors the epilogue broadcasts that TMA loads into shared memory (a bias)."""
+        return sum(1 for t in self.loaded_tiles if t.vector)
+
+    @property
     def tma_store_possible(self) -> bool:
         """The TMA-store epilogue stages one 16-bit output tile (stmatrix stores 16-bit elements) and stores it by
         TMA (rows of 16-byte multiples)."""

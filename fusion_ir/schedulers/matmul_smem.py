@@ -153,7 +153,7 @@ def matmul_smem_requests(params: MatmulSchedule, dtype: DataType, loaded: int | 
         en = params.epilogue_tile[1]
         copies = params.compute_warp_groups if params.ping_pong else 1
         live = (SPANNING if spanning else TILE_LOOP) if params.persistent else EPILOGUE
-        staging = [BufferRequest(f"output{i}", tm * en * OUTPUT_BYTES * min(params.epilogue_stages, tn // en) * copies,
+        staging = [BufferRequest(f"output{i}", tm * en * OUTPUT_BYTES * params.epilogue_stages * copies,
                                  _tma_alignment(en * OUTPUT_BYTES), live) for i in range(outputs)]
     elif params.tma_store:
         columns, row = _chunked(params, OUTPUT_BYTES)

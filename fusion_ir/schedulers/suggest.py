@@ -109,8 +109,7 @@ def tuned_params(fusion: Fusion, problem: MatmulProblem, sms: int | None = None)
     if sms is not None and params.blocks != sms:
         return None
     try:
-        params.validate(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads,
-                        outputs=problem.outputs)
+        params.validate(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads, outputs=problem.outputs)
     except ScheduleError as e:
         warnings.warn(f"the tuned matmul params for {entry.device!r}, {key!r} no longer validate ({e}); "
                       f"scheduling with the rules", TuningCacheWarning, stacklevel=3)
@@ -177,22 +176,17 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
         reasons["register_split"] = "setmaxnreg: the producer keeps 40, the compute warp groups share the rest"
     params = MatmulParams(**chosen)
     if "epilogue_tile" not in pinned:
-        params = with_sub_tile(params, problem) if "epilogue_stages" not in pinned else replace(
-            params, epilogue_tile=epilogue_sub_tile(params, problem))
+        params = replace(params, epilogue_tile=epilogue_sub_tile(params, problem))
         reasons["epilogue_tile"] = _sub_tile_reason(params)
-        if "epilogue_stages" not in pinned:
-            reasons["epilogue_stages"] = ("a ring of 2 staging tiles (1 where the tile holds one sub-tile)"
-                                          if params.epilogue_tile is not None else "the default (no sub-tiles)")
-    elif "epilogue_stages" not in pinned and params.epilogue_tile is not None:   # a pinned sub-tile: a ring that fits
-        params = replace(params, epilogue_stages=min(2, params.tile[1] // params.epilogue_tile[1]))
+    if "epilogue_stages" not in pinned:
+        params = replace(params, epilogue_stages=ring_depth(params))
+        reasons["epilogue_stages"] = "a ring of 2 staging tiles (1 where the tile holds one sub-tile)"
     if "stages" not in pinned:
         # the placeholder depth: a pinned field's rule first
-        params.validate(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads,
-                        outputs=problem.outputs)
+        params.validate(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads, outputs=problem.outputs)
         params = replace(params, stages=_depth(params, problem))
         reasons["stages"] = _depth_reason(params, problem)
-    params.validate(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads,
-                        outputs=problem.outputs)
+    params.validate(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads, outputs=problem.outputs)
     _check_depth(params, problem, pinned)
     for name in pinned:
         reasons[name] = "pinned by the caller"
@@ -228,8 +222,8 @@ def epilogue_sub_tile(params: MatmulParams, problem: MatmulProblem | None = None
 
     Measured on the H100 at 8192^3 (clusters of two, 128 x 256): ``2 a @ b + 0.5 C`` 0.969 of torch.addmm with
     128 x 64 sub-tiles, 0.960 with 128 x 32, 0.946 with the whole tile; ``relu(a @ b + bias)`` 0.903 of cuBLASLt's
-    fused epilogue with 128 x 64 against 0.896; a plain matmul 0.93 against 0.91 of cuBLAS. Persistent kernels keep
-    the whole tile: with 128 x 32 sub-tiles the ping-pong kernel at 4096 x 4096 x 128 fell from 1.07 to 0.74 of
+    fused epilogue with 128 x 64 against 0.896; a plain matmul 0.93 against 0.91 of cuBLAS. Persistent kernels without
+    an epilogue input keep the whole tile: with 128 x 32 sub-tiles the ping-pong kernel at 4096 x 4096 x 128 fell from 1.07 to 0.74 of
     cuBLAS and the cooperative one at 8192 x 8192 x 512 from 0.88 to 0.80 (a short K's tile is mostly epilogue,
     which the sub-tiles serialize into rounds of barriers and stores)."""
     if not params.tma_store or StoreWait.of(params.store_wait) is not StoreWait.AfterBoxes:
@@ -244,12 +238,16 @@ def epilogue_sub_tile(params: MatmulParams, problem: MatmulProblem | None = None
     return None
 
 
+def ring_depth(params: MatmulParams) -> int:
+    """Staging tiles of the epilogue's ring: two (the default, unused without sub-tiles), or one where the tile holds
+    a single sub-tile."""
+    return 2 if params.epilogue_tile is None else min(2, params.sub_tiles())
+
+
 def with_sub_tile(params: MatmulParams, problem: MatmulProblem | None = None) -> MatmulParams:
-    """``params`` with the epilogue's sub-tile ``epilogue_sub_tile`` gives and a ring of two staging tiles, or one
-    where the tile holds a single sub-tile."""
-    sub = epilogue_sub_tile(params, problem)
-    stages = 2 if sub is None else min(2, params.tile[1] // sub[1])
-    return replace(params, epilogue_tile=sub, epilogue_stages=stages)
+    """``params`` with the sub-tile ``epilogue_sub_tile`` gives and its ring (``ring_depth``)."""
+    params = replace(params, epilogue_tile=epilogue_sub_tile(params, problem))
+    return replace(params, epilogue_stages=ring_depth(params))
 
 
 def _sub_tile_reason(params: MatmulParams) -> str:
@@ -274,8 +272,7 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
     # the TMA store: a 16-bit result, unless the epilogue reads an input from global memory and no [M, N] input
     # (its register stores ran faster, docs/matmul.md, Fused epilogues): a bias is a shared vector, but ping-pong
     # warp groups read theirs from global memory
-    vectors = sum(1 for t in problem.loaded_tiles if t.vector)
-    tma_store = problem.tma_store_possible and not (problem.broadcast > vectors and not problem.loaded)
+    tma_store = problem.tma_store_possible and not (problem.broadcast > problem.vectors and not problem.loaded)
     pp_store = problem.tma_store_possible and not (problem.broadcast and not problem.loaded)
     store = ("the TMA store: a 16-bit result" if tma_store else
              "register stores: stmatrix stores 16-bit elements" if not problem.tma_store_possible else
@@ -463,7 +460,7 @@ def _depth_reason(params: MatmulParams, problem: MatmulProblem) -> str:
             return f"depth: the cap measured for this tile, {cap} (deeper ran slower)"
         return f"depth: the deepest useful pipeline, {cap} stages (MAX_USEFUL_STAGES)"
     used = params.smem_bytes(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads,
-                        outputs=problem.outputs)
+                             outputs=problem.outputs)
     return f"depth: as deep as shared memory allows ({used} of {limit} bytes at {params.stages} stages)"
 
 

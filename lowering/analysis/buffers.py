@@ -37,7 +37,7 @@ from target import DEFAULT_TARGET
 from ..errors import LoweringError
 from ..kernel_ir import Buffer, Scratch
 from .id_model import IdModel
-from .pipeline_axes import cb_axis, deferred_store_tile, ring_axis, store_ring, turn_axis
+from .pipeline_axes import cb_axis, deferred_store_tile, ring_axis, serial_loops, store_ring, turn_axis
 from .tensor_cores import TensorCores
 
 TMA_ALIGN = DEFAULT_TARGET.tma.smem_alignment
@@ -134,7 +134,7 @@ def alloc_position(ids: IdModel, tv: TensorView) -> int:
         # after that loop which threads past their last barrier need not have reached: allocated outside the
         # outermost serial loop around it, so that no thread's allocation of it (an outer loop's next iteration, or
         # another warp group's turn) comes while a store may still read it
-        loops = [k for k in range(tv.compute_at_pos) if ids.group(tv.loop[k]).is_loop and not tv.loop[k].is_broadcast]
+        loops = serial_loops(ids, tv)
         return loops[0] if loops else tv.compute_at_pos
     return tv.compute_at_pos
 

@@ -17,6 +17,12 @@ from ..errors import LoweringError
 from .id_model import IdModel, LoopGroup
 
 
+def serial_loops(ids: IdModel, tv: TensorView) -> list[int]:
+    """Positions in ``tv.loop`` of the serial loops left of its compute-at position (not loop broadcasts),
+    outermost first."""
+    return [k for k in range(tv.compute_at_pos) if ids.group(tv.loop[k]).is_loop and not tv.loop[k].is_broadcast]
+
+
 def cb_axis(ids: IdModel, tv: TensorView) -> int:
     """Position in ``tv.loop`` of its circular-buffer axis.
 
@@ -25,8 +31,7 @@ def cb_axis(ids: IdModel, tv: TensorView) -> int:
     """
     opts = tv.circular_buffer_options
     assert opts is not None
-    candidates = [k for k in range(tv.compute_at_pos) if ids.group(tv.loop[k]).is_loop
-                  and not tv.loop[k].is_broadcast]
+    candidates = serial_loops(ids, tv)
     if not candidates:
         raise LoweringError(f"T{tv.name} is circular-buffered but has no serial loop left of its compute-at "
                             f"position {tv.compute_at_pos}; compute it at a position inside a serial loop")
@@ -73,7 +78,7 @@ def store_ring(ids: IdModel, tv: TensorView) -> int:
 def ring_axis(ids: IdModel, tv: TensorView) -> int | None:
     """Position in ``tv.loop`` of the loop a deferred TMA store's tile rotates over: the innermost serial loop left of
     its compute-at position (allocated outside it); None when no loop encloses it."""
-    loops = [k for k, i in enumerate(tv.loop[:tv.compute_at_pos]) if ids.group(i).is_loop and not i.is_broadcast]
+    loops = serial_loops(ids, tv)
     return loops[-1] if loops else None
 
 

@@ -71,10 +71,14 @@ class TmaBox:
             n *= b
         return n * self.tv.dtype.size
 
-    def copies(self) -> Val:
-        """Copies issued per compute-at iteration: the product of the issue loops' extents."""
+    def copies(self, inside: IterDomain | None = None) -> Val:
+        """Copies issued per compute-at iteration: the product of the issue loops' extents; with ``inside`` (an axis
+        of the tensor), per iteration of that loop: the issue loops right of it only."""
+        loops = self.issue_loops
+        if inside is not None:
+            loops = tuple(i for i in loops if self.tv.loop.index(i) > self.tv.loop.index(inside))
         n = Val.const(1)
-        for i in self.issue_loops:
+        for i in loops:
             n = n * i.extent
         return n
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from fusion_ir import StoreWait, TensorView
-from fusion_ir.scalar import Val
 
 from ..analysis import Analyses
 from ..analysis.tma import TmaBox
@@ -90,13 +89,8 @@ def _place(kernel: Kernel, a: Analyses, out: TensorView, box: TmaBox, store: Pat
         # iteration writes is retired; one read wait after the loop retires the rest before anything else may
         # take the ring's memory (the smem analysis sees it live to there)
         ring_group, _ = a.circular.rings[box.shared]
-        after = [i for i in out.loop if a.ids.group(i) is ring_group]
-        inner = box.issue_loops if not after else [i for i in box.issue_loops
-                                                    if out.loop.index(i) > out.loop.index(after[0])]
-        copies = Val.const(1)
-        for i in inner:
-            copies = copies * i.extent
-        copies = copies.const_value()
+        ring_loop = next((i for i in out.loop if a.ids.group(i) is ring_group), None)
+        copies = box.copies(inside=ring_loop).const_value()
         if copies is None:
             raise LoweringError(f"internal: T{out.name} stores a ring of tiles with a symbolic count of boxes "
                                 f"per tile; the wait must count their bulk groups")

@@ -75,10 +75,7 @@ def test_sub_tiled_epilogues_match_numpy_at_odd_sizes(kind: str, params: dict) -
     kernel = lower(fusion)
     for n, (m, nn, kk) in enumerate([(200, 264, 136), (520, 1000, 264)]):
         for seed in (0, 1):
-            if hasattr(matmul_epilogue, "make_inputs"):
-                inputs = matmul_epilogue.make_inputs(fusion, kind, m, nn, kk, seed=seed + 10 * n)
-            else:
-                inputs = random_inputs(fusion, matmul_epilogue.input_shapes(kind, m, nn, kk), seed=seed + 10 * n)
+            inputs = matmul_epilogue.make_inputs(fusion, kind, m, nn, kk, seed=seed + 10 * n)
             assert_matches(fusion, inputs, simulate(kernel, inputs, seed=seed + 10 * n), tol=matmul_epilogue.TOLERANCE)
 
 
