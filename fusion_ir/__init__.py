@@ -2,7 +2,8 @@
 
 from . import ops
 from .circular_buffer import CircularBufferOptions, Pipelined, WarpSpecialized
-from .exprs import (ASYNC_LOADS, BinaryOp, BroadcastOp, CastOp, Expr, FullOp, IotaOp, LoadStoreOp, MmaOp, ReductionOp,
+from .exprs import (ASYNC_LOADS, BinaryOp, BroadcastOp, CastOp, Expr, FullOp, IotaOp, LoadStoreOp, MmaOp, PadOp, ReductionOp,
+                    RescaledSumOp, ScanOp,
                     UnaryOp, ViewOp, WhereOp, load_kind)
 from .fusion import Fusion
 from .inlining import inline_most, parallelize_like, transform_like
@@ -18,5 +19,5 @@ __all__ = [
     "IterDomain", "IterType", "LoadStoreOp", "LoadStoreOpType", "MemoryType", "Merge", "MmaOp", "ParallelType",
     "Pipelined", "ReductionOp", "ScalarInput", "ScheduleError", "Split", "TensorView", "UnaryOp", "Val", "WarpSpecialized",
     "MmaInputSmemSwizzle", "SmemSwizzle", "StoreWait", "ceil_div", "inline_most", "load_kind", "ops", "parallelize_like",
-    "transform_like", "FullOp", "IotaOp", "ViewOp", "WhereOp",
+    "transform_like", "FullOp", "IotaOp", "ViewOp", "WhereOp", "PadOp", "ScanOp", "RescaledSumOp",
 ]

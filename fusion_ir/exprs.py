@@ -130,6 +130,47 @@ class IotaOp(Expr):
 
 
 @dataclass(eq=False)
+class PadOp(Expr):
+    """``pad``: the input with ``pads[d] = (before, after)`` elements of ``value`` added around axis ``d``
+    (``ops.pad``, nvFuser's ``PadOp``); the output's root maps to the input's axes positionally, element
+    ``i`` of a padded axis reading input element ``i - before`` when that is in bounds."""
+
+    pads: tuple = ()                  # one (before, after) pair of extent Vals per axis
+    value: float | int | bool = 0
+
+    def op_string(self) -> str:
+        return "pad"
+
+
+@dataclass(eq=False)
+class ScanOp(Expr):
+    """A running reduction along ``axis`` (``ops.cummax``, ``ops.cumsum``): element ``j`` combines the input's
+    elements ``0..j`` (``exclusive``: ``0..j-1``, ``init`` for the first) with ``op``; the output keeps the
+    input's shape."""
+
+    op: str = "max"
+    axis: int = 0
+    exclusive: bool = False
+    init: float = 0.0
+
+    def op_string(self) -> str:
+        return f"cum{self.op}"
+
+
+@dataclass(eq=False)
+class RescaledSumOp(Expr):
+    """``rescaled_sum(x, scale, axis)``: the sum of ``x`` over ``axis`` whose running total is multiplied by
+    ``scale[j]`` before ``x[j]`` is added: ``sum_j x[j] * prod_{k > j} scale[k]`` (the first scale multiplies
+    zero). Inputs ``x`` and ``scale`` align positionally, as a binary op's do; the output drops ``axis``
+    (a reduction axis)."""
+
+    axis: int = 0
+
+    def op_string(self) -> str:
+        return "rescaled_sum"
+
+
+@dataclass(eq=False)
 class BroadcastOp(Expr):
     is_broadcast_dims: tuple[bool, ...] = ()
 
@@ -168,6 +209,11 @@ class MmaOp(Expr):
 def reduces(e: Expr | None) -> bool:
     """``e`` combines terms over reduction axes into its output: a reduction, or a matmul (a sum of products)."""
     return isinstance(e, (ReductionOp, MmaOp))
+
+
+def rescales(e: Expr | None) -> bool:
+    """``e`` is a reduction whose running total is rescaled before each term (``RescaledSumOp``)."""
+    return isinstance(e, RescaledSumOp)
 
 
 def combine_op(e: Expr) -> str:

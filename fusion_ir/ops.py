@@ -18,6 +18,8 @@ from .op_logic import eq, ge, gt, le, logical_and, logical_not, logical_or, lt, 
 from .op_math import clamp, erf, expm1, log1p, pow, silu
 from .op_factory import full, iota
 from .op_norm import mean, var_mean
+from .op_pad import pad
+from .op_scan import cummax, cumsum, rescaled_sum
 from .op_reshape import reshape
 from .scalar import Val
 from .tensor_view import TensorView
@@ -31,7 +33,8 @@ __all__ = ["set", *UNARY_OPS, "gelu", "cast", *BINARY_OPS, "broadcast", "permute
            "matmul",
            # re-exported from the op-family modules
            "lt", "le", "gt", "ge", "eq", "ne", "logical_and", "logical_or", "logical_not", "where",
-           "erf", "silu", "log1p", "expm1", "pow", "clamp", "mean", "var_mean", "iota", "full", "reshape"]
+           "erf", "silu", "log1p", "expm1", "pow", "clamp", "mean", "var_mean", "iota", "full", "reshape",
+           "pad", "cummax", "cumsum", "rescaled_sum"]
 
 
 def set(x: TensorView) -> TensorView:

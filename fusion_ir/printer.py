@@ -13,7 +13,10 @@ from .exprs import (
     IotaOp,
     LoadStoreOp,
     MmaOp,
+    PadOp,
     ReductionOp,
+    RescaledSumOp,
+    ScanOp,
     UnaryOp,
     ViewOp,
     WhereOp,
@@ -70,6 +73,14 @@ def expr_rhs(e: Expr) -> str:
         return f"reshape( {operand(ins[0])}, new_shape = [{shape}] )"
     if isinstance(e, IotaOp):
         return f"iota( start = {operand(e.start)}, step = {operand(e.step)} )"
+    if isinstance(e, PadOp):
+        widths = ", ".join(f"{{{b}, {a}}}" for b, a in e.pads)
+        return f"pad( {operand(ins[0])}, widths = {{{widths}}}, value = {operand(e.value)} )"
+    if isinstance(e, ScanOp):
+        kind = ", exclusive" if e.exclusive else ""
+        return f"scan( {operand(ins[0])}, op = {e.op}, axis = {e.axis}{kind}, initial value = {e.init!r} )"
+    if isinstance(e, RescaledSumOp):
+        return f"rescaled_sum({operand(ins[0])},\n          scale = {operand(ins[1])}, axis = {e.axis})"
     if isinstance(e, MmaOp):
         return f"mma({operand(ins[0])},\n       {operand(ins[1])})"
     raise TypeError(type(e).__name__)

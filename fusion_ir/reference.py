@@ -20,7 +20,10 @@ from .exprs import (
     IotaOp,
     LoadStoreOp,
     MmaOp,
+    PadOp,
     ReductionOp,
+    RescaledSumOp,
+    ScanOp,
     UnaryOp,
     ViewOp,
     WhereOp,
@@ -105,6 +108,26 @@ def _float_if_pow(op: str, operands: list) -> list:
     return [np.asarray(x, dtype=np.float64) for x in operands]
 
 
+def scan(e: ScanOp, x: np.ndarray) -> np.ndarray:
+    """``e``'s running reduction of ``x`` along its axis (exclusive: shifted by one, ``e.init`` first)."""
+    fn = np.maximum.accumulate if e.op == "max" else np.cumsum
+    r = fn(x, axis=e.axis)
+    if not e.exclusive:
+        return r
+    first = np.full_like(np.take(r, [0], axis=e.axis), e.init)
+    return np.concatenate([first, np.take(r, np.arange(r.shape[e.axis] - 1), axis=e.axis)], axis=e.axis)
+
+
+def rescaled_sum(x: np.ndarray, scale: np.ndarray, axis: int) -> np.ndarray:
+    """``acc = acc * scale[j] + x[j]`` along ``axis`` from zero (``scale`` may broadcast against ``x``)."""
+    x, scale = np.broadcast_arrays(x, scale)
+    acc = np.zeros(np.take(x, 0, axis=axis).shape)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for j in range(x.shape[axis]):
+            acc = acc * np.take(scale, j, axis=axis) + np.take(x, j, axis=axis)
+    return acc
+
+
 def evaluate(fusion: Fusion, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     """Outputs of ``fusion`` for ``inputs`` from the inputs as their tensors hold them (bf16 and fp16
     inputs rounded to their precision): float outputs in float64, integer and boolean outputs in
@@ -158,6 +181,13 @@ def evaluate(fusion: Fusion, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
             r = fn(ins[0], axis=e.axes)
         elif isinstance(e, MmaOp):
             r = ins[0] @ ins[1]
+        elif isinstance(e, PadOp):
+            widths = [(int(b.evaluate(extents)), int(a.evaluate(extents))) for b, a in e.pads]
+            r = np.pad(np.asarray(ins[0]), widths, constant_values=e.value)
+        elif isinstance(e, ScanOp):
+            r = scan(e, np.asarray(ins[0], dtype=np.float64 if out.dtype.is_float else None))
+        elif isinstance(e, RescaledSumOp):
+            r = rescaled_sum(*(np.asarray(x, dtype=np.float64) for x in ins), e.axis)
         else:
             raise TypeError(type(e).__name__)
         env[out] = held(out.dtype, r)

@@ -102,4 +102,5 @@ def _expr_name(expr: Any) -> str:
     if isinstance(op, str) and op:
         return op
     return {"BroadcastOp": "broadcast", "CastOp": "cast", "MmaOp": "mma", "WhereOp": "where", "FullOp": "full",
-            "IotaOp": "iota", "ViewOp": "reshape"}.get(type(expr).__name__, type(expr).__name__)
+            "IotaOp": "iota", "ViewOp": "reshape", "PadOp": "pad", "ScanOp": "scan",
+            "RescaledSumOp": "rescaled_sum"}.get(type(expr).__name__, type(expr).__name__)
