@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..fusion import Fusion
 from ..types import ScheduleError
-from . import matmul_entry, normalization, pointwise, reduction, transpose
+from . import attention, matmul_entry, normalization, pointwise, reduction, transpose
 from .matmul_params import MatmulParams
 from .protocol import HeuristicParams, Scheduler, Sizes
 from .unscheduled import schedule_marks
@@ -17,6 +17,7 @@ from .unscheduled import schedule_marks
 
 # The order nvFuser asks them in: the most specific first, pointwise (which takes any op chain) last.
 SCHEDULERS: tuple[Scheduler, ...] = (
+    attention.SCHEDULER,
     matmul_entry.SCHEDULER,
     reduction.SCHEDULER,
     normalization.SCHEDULER,

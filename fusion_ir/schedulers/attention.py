@@ -1,0 +1,196 @@
+"""The attention scheduler: ``softmax(q k^T) v`` fusions, run as one kernel over key blocks.
+
+``schedule_attention(fusion, params)`` first applies the online-softmax rewrite (``fusion_ir.online_softmax``)
+with ``params.block_kv`` keys per block, then schedules the rewritten fusion. Every tensor replays one
+reference, the output ``[batch..., Sq, D]``:
+
+    [batch (BIDy), Sq / block_q (BIDx), block_q (TIDx), D]
+
+and every blocked tensor (``[nb, ..., Sq, block_kv]``) takes its key-block axis ``nb`` right after the
+query axes, so the running max, the rescaled row sum and the rescaled accumulator share one serial loop over
+the key blocks: a thread holds one query row, its block of scores and its D outputs. The blocked views of k
+and v (pad, reshape, permute) are computed inside the products that read them.
+
+This is the CUDA-core schedule: every product on CUDA cores. ``AttentionParams`` names its choices with the
+rule behind each (``suggest_attention_params``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from target import current as current_target
+
+from ..exprs import LoadStoreOp, MmaOp, PadOp, ViewOp
+from ..fusion import Fusion
+from ..inlining import inline_most, parallelize_like, transform_like
+from ..online_softmax import OnlineSoftmax, SoftmaxMatmul, find_softmax_matmuls, online_softmax
+from ..replay import map_ids_between
+from ..tensor_view import TensorView
+from ..types import ParallelType, ScheduleError
+from .protocol import FunctionScheduler, HeuristicParams, Sizes, input_shapes
+
+NAME = "attention"
+
+
+@dataclass(frozen=True)
+class AttentionParams(HeuristicParams):
+    """An attention kernel's choices.
+
+    ``block_q``: query rows per block (one per thread, ``TIDx``). ``block_kv``: keys per block of the online
+    softmax (the scores a thread holds at once)."""
+
+    scheduler: str = NAME
+    block_q: int = 64
+    block_kv: int = 32
+
+    def validate(self) -> None:
+        for name in ("block_q", "block_kv"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ScheduleError(f"AttentionParams.{name}: {v!r} must be a positive int")
+        limit = current_target().max_threads_per_block
+        if self.block_q > limit:
+            raise ScheduleError(f"AttentionParams.block_q: {self.block_q} query rows are {self.block_q} threads of one "
+                                f"block, more than the target's {limit}")
+
+
+# ---------------------------------------------------------------------------------------------- what it takes
+def _plan(fusion: Fusion) -> SoftmaxMatmul | str:
+    found, reasons = find_softmax_matmuls(fusion)
+    if len(found) != 1:
+        why = f": {reasons[0]}" if reasons else ""
+        return f"it takes one matmul of a row softmax over its contraction axis; the fusion has {len(found)}{why}"
+    sm = found[0]
+    matmuls = [e.output for e in fusion.exprs if isinstance(e, MmaOp)]
+    others = [m for m in matmuls if m is not sm.matmul and m not in sm.scores.ancestors() and m is not sm.scores]
+    if others:
+        return f"T{others[0].name} is a matmul outside the attention (the scores' and the softmax's)"
+    if len(fusion.outputs) != 1:
+        return f"it takes one output, the attention's; the fusion has {len(fusion.outputs)}"
+    (out,) = fusion.outputs
+    if out is not sm.matmul and sm.matmul not in out.ancestors():
+        return f"the output T{out.name} is not computed from the attention's T{sm.matmul.name}"
+    if len(out.shape_ids) != len(sm.matmul.shape_ids):
+        return f"the output T{out.name} does not have the attention's shape [..., Sq, D]"
+    return sm
+
+
+def decline(fusion: Fusion, sizes: Sizes | None) -> str | None:
+    plan = _plan(fusion)
+    return plan if isinstance(plan, str) else None
+
+
+def suggest_attention_params(fusion: Fusion, sizes: Sizes | None = None) -> AttentionParams:
+    """The CUDA-core schedule's parameters for ``fusion`` at ``sizes`` (or its constant extents)."""
+    plan = _plan(fusion)
+    if isinstance(plan, str):
+        raise ScheduleError(f"attention scheduler declines this fusion: {plan}")
+    rows = _query_rows(fusion, plan, sizes)
+    block_q = 64 if rows is None or rows >= 64 else max(32, 1 << (rows - 1).bit_length())
+    why = {
+        "block_q": ("64 query rows (two warps) per block" if block_q == 64 else
+                    f"the {rows} query rows rounded up to a power of two, at least a warp"),
+        "block_kv": "32 keys per block: the scores and probabilities a thread holds stay in registers",
+    }
+    return AttentionParams(block_q=block_q, block_kv=32, why=why)
+
+
+def _query_rows(fusion: Fusion, sm: SoftmaxMatmul, sizes: Sizes | None) -> int | None:
+    extent = sm.matmul.shape_ids[-2].extent
+    if extent.const_value() is not None:
+        return extent.const_value()
+    if sizes is None:
+        return None
+    shapes = input_shapes(fusion, sizes, "schedule_attention")
+    env = {}
+    for tv, shape in zip(fusion.inputs, shapes):
+        for i, n in zip(tv.shape_ids, shape):
+            if i.extent.is_symbol:
+                env.setdefault(str(i.extent.name), n)
+    try:
+        return int(extent.evaluate(env))
+    except (KeyError, TypeError):
+        return None
+
+
+# ---------------------------------------------------------------------------------------------- the schedule
+def schedule_attention(fusion: Fusion, params: AttentionParams | None = None) -> Fusion:
+    """Rewrite ``fusion``'s softmax over key blocks and schedule every tensor (the CUDA-core kernel); without
+    ``params``, with ``suggest_attention_params(fusion)``. Records the params as ``fusion.scheduler_choice``."""
+    params = params if params is not None else suggest_attention_params(fusion)
+    if not isinstance(params, AttentionParams):
+        raise ScheduleError(f"schedule_attention: params must be AttentionParams, got {type(params).__name__}")
+    params.validate()
+    plan = _plan(fusion)
+    if isinstance(plan, str):
+        raise ScheduleError(f"schedule_attention: {plan}")
+    if any(tv.compute_at_pos or tv.transforms for tv in fusion.used_tensors() if not tv.is_input):
+        raise ScheduleError("schedule_attention: the fusion is already scheduled; schedule_attention starts from an "
+                            "unscheduled fusion")
+    with fusion.transaction():
+        (record,) = online_softmax(fusion, params.block_kv)
+        _schedule(fusion, record, params)
+    fusion.scheduler_choice = params
+    return fusion
+
+
+def _schedule(fusion: Fusion, r: OnlineSoftmax, p: AttentionParams) -> None:
+    (ref,) = fusion.outputs
+    batch = len(ref.shape_ids) - 2
+    for _ in range(batch - 1):
+        ref.merge(0, 1)                                   # [batch, Sq, D]
+    ref.split(batch and 1, p.block_q)                     # [batch, Sq / block_q, block_q, D]
+    rows = (batch and 1) + 2                              # the query axes: batch, blocks, rows
+    transform_like(ref)
+    _keys_after_rows(fusion, r, rows)
+    bindings = [ParallelType.BIDy] if batch else []
+    for k, pt in enumerate(bindings + [ParallelType.BIDx, ParallelType.TIDx]):
+        ref.axis(k).parallelize(pt)
+    parallelize_like(ref)
+    for view, matmul in ((r.score_matmul, r.score_matmul), (r.values, r.block_out)):
+        if view is None:
+            continue
+        for operand in matmul.definition.tensor_inputs():
+            first = _first_view(operand)
+            if first is not None:
+                first.compute_at(matmul, -1)              # the blocked k and v: read inside the products
+    inline_most(fusion)
+
+
+def _keys_after_rows(fusion: Fusion, r: OnlineSoftmax, rows: int) -> None:
+    """Move each blocked tensor's key-block axis right after the query axes: the serial loop over key blocks."""
+    nb = r.scores.logical[0]
+    for tv in fusion.used_tensors():
+        if tv.is_input or len(tv.loop) <= rows:
+            continue
+        mine = map_ids_between(r.scores, tv).get(nb)
+        if mine is not None and mine in tv.loop and tv.loop.index(mine) > rows:
+            tv.reorder({tv.loop.index(mine): rows})
+
+
+def _first_view(operand: TensorView) -> TensorView | None:
+    """The first tensor after a fusion input on the chain of views (pad, reshape, permute) that ``operand``
+    is, or None when ``operand`` is not such a chain."""
+    first = None
+    tv = operand
+    while not tv.is_input and tv.definition is not None and len(tv.definition.tensor_inputs()) == 1:
+        d = tv.definition
+        if not isinstance(d, (LoadStoreOp, PadOp, ViewOp)):
+            return None
+        first = tv
+        tv = d.inputs[0]
+    return first if tv.is_input else None
+
+
+def suggest(fusion: Fusion, sizes: Sizes | None) -> AttentionParams:
+    return suggest_attention_params(fusion, sizes)
+
+
+def apply(fusion: Fusion, params: HeuristicParams) -> None:
+    if not isinstance(params, AttentionParams):
+        raise ScheduleError(f"attention scheduler: apply needs AttentionParams, got {type(params).__name__}")
+    schedule_attention(fusion, params)
+
+
+SCHEDULER = FunctionScheduler(NAME, decline, suggest, apply)
