@@ -60,8 +60,8 @@ def _full_reduction() -> Fusion:
 def test_the_registry_is_a_tuple_in_nvfusers_order() -> None:
     names = [s.name for s in SCHEDULERS]
     assert isinstance(registry.SCHEDULERS, tuple)
-    assert names[0] == "matmul" and names[-2:] == ["transpose", "pointwise"]
-    assert set(names) <= {"matmul", "reduction", "normalization", "transpose", "pointwise"}
+    assert names[:2] == ["attention", "matmul"] and names[-2:] == ["transpose", "pointwise"]
+    assert set(names) <= {"attention", "matmul", "reduction", "normalization", "transpose", "pointwise"}
 
 
 @pytest.mark.parametrize(("build", "scheduler", "kind"), [
@@ -130,7 +130,7 @@ def test_params_of_a_scheduler_that_declines_the_fusion_are_refused() -> None:
     with pytest.raises(ScheduleError, match="the transpose scheduler named by the params declines the fusion: the "
                                             "fusion has no permute"):
         schedule(fusion, params=TransposeParams(reference="T2"))
-    with pytest.raises(ScheduleError, match=r"no scheduler is named 'tiled' \(registered: matmul, .*pointwise\)"):
+    with pytest.raises(ScheduleError, match=r"no scheduler is named 'tiled' \(registered: attention, matmul, .*pointwise\)"):
         schedule(fusion, params=HeuristicParams("tiled"))
     with pytest.raises(ScheduleError, match="params must be a scheduler's HeuristicParams"):
         schedule(fusion, params={"vectorize": 4})   # type: ignore[arg-type]
@@ -175,4 +175,5 @@ def test_symbolic_sizes_need_sizes_only_for_the_heuristic() -> None:
 
 
 def test_every_scheduler_is_registered_in_nvfusers_order() -> None:
-    assert [s.name for s in registry.SCHEDULERS] == ["matmul", "reduction", "normalization", "transpose", "pointwise"]
+    assert [s.name for s in registry.SCHEDULERS] == ["attention", "matmul", "reduction", "normalization", "transpose",
+                                                      "pointwise"]
