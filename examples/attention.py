@@ -1,8 +1,7 @@
 """Scaled dot-product attention as a user writes it: ``softmax(q @ k^T / sqrt(D)) @ v``, torch SDPA's math.
 
 ``build(...)`` returns the fusion UNSCHEDULED: two matmuls around a row softmax, the softmax written out
-(``max``, ``sub``, ``exp``, ``sum``, ``div`` with explicit broadcasts), in the order torch's math backend
-computes it:
+(``max``, ``sub``, ``exp``, ``sum``, ``div`` with explicit broadcasts):
 
 - ``s = (q @ transpose(k, -2, -1)) * 1/sqrt(D)``, float (an MMA's result);
 - ``causal=True``: torch's ``is_causal`` (top-left aligned: query ``i`` sees keys ``j <= i``, also when
@@ -14,7 +13,8 @@ computes it:
 
 A flash-attention schedule of it computes the same thing a key block at a time (an online softmax); no
 registered scheduler takes two matmuls yet, so ``lower`` of this fusion runs every loop on one thread (with an
-``AutoScheduleWarning``): a check of the fusion's meaning at tiny sizes, not a kernel to time.
+``AutoScheduleWarning``): a check of the fusion's meaning at tiny sizes, not a kernel to time. It is in
+``examples.UNSCHEDULED`` until a scheduler takes it; ``bench/attention.py`` measures it against torch's attention.
 ``reference(q, k, v, causal)`` is the same math in float64 numpy (p not rounded), ``make_inputs(...)`` fresh
 bf16-representable inputs.
 """
@@ -44,7 +44,8 @@ def build(batch: int = 1, heads: int = 2, seq_q: int = 200, seq_kv: int = 200, h
           causal: bool = False, dtype: DataType = DataType.BFloat16, symbolic: bool = False) -> Fusion:
     """The unscheduled attention fusion: inputs q ``[batch, heads, seq_q, head_dim]``, k and v
     ``[batch, heads, seq_kv, head_dim]`` of ``dtype`` (``symbolic=True``: ``ndim=4`` inputs of any size; the
-    scale still comes from ``head_dim``), one output ``[batch, heads, seq_q, head_dim]`` of ``dtype``."""
+    scale is still ``1/sqrt(head_dim)``, a constant: no op makes a float of an extent), one output
+    ``[batch, heads, seq_q, head_dim]`` of ``dtype``."""
     fusion = Fusion()
     with fusion:
         if symbolic:
