@@ -1,6 +1,7 @@
 """Median ``lower()`` time per example, and the simulator's time at each example's largest test size.
 
-Every example of ``examples/`` is measured (``examples.names()``); tests/docs checks that the
+Every scheduled example of ``examples/`` is measured (``examples.scheduled_names()``: one of
+``examples.UNSCHEDULED`` would lower to one thread and simulate for minutes); tests/docs checks that the
 committed results file has a row for each. Prints the table; ``--output PATH`` also writes it as JSON
 with the machine, the date, whether a GPU was present (this runs on the CPU either way) and the load
 average while it ran, since other work on the machine slows the figures (the committed results are
@@ -78,7 +79,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    names = args.examples.split(",") if args.examples else examples.names()
+    names = args.examples.split(",") if args.examples else examples.scheduled_names()
     load_before = os.getloadavg()[0]
     rows = []
     with reporting(None, len(names), "examples") as advance:

@@ -87,3 +87,25 @@ def test_schedulers_dry_run_schedules_and_lowers_every_case(capsys: pytest.Captu
     for scheduler in ("pointwise", "transpose", "reduction", "normalization"):
         assert f"the {scheduler} scheduler" in out
     assert "the pointwise scheduler: " in out and "the transpose scheduler: " in out
+
+
+def test_attention_dry_run_builds_and_schedules_every_case_without_a_gpu(capsys: pytest.CaptureFixture) -> None:
+    """Sequence lengths 1024-16384, head dims 64 and 128, causal or not, each filling the GPU with 16384 tokens and
+    2048 channels; ``--dry-run`` (no GPU, no torch) builds each and asks ``schedule()`` for it, printing ours' params
+    or why it is refused (no scheduler takes two matmuls yet)."""
+    from bench.attention import CASES, main
+
+    assert {(c.seq, c.head_dim, c.causal) for c in CASES} == {
+        (s, d, causal) for s in (1024, 2048, 4096, 8192, 16384) for d in (64, 128) for causal in (False, True)}
+    assert all(c.batch * c.seq == 16384 and c.heads * c.head_dim == 2048 for c in CASES)
+    full = next(c for c in CASES if not c.causal)
+    assert full.flops == 4 * full.batch * full.heads * full.seq ** 2 * full.head_dim
+    assert next(c for c in CASES if c.causal and c.seq == full.seq and c.head_dim == full.head_dim).flops == full.flops / 2
+    main(["--dry-run", "--cases", "seq1024,seq16384 d128 causal"])
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert [line.split("  ")[0] for line in lines[:-1]] == [
+        "seq1024 d64 full b16 h32", "seq1024 d64 causal b16 h32", "seq1024 d128 full b16 h16",
+        "seq1024 d128 causal b16 h16", "seq16384 d128 causal b1 h16"]
+    assert all("ours: refused: ScheduleError" in line or "ours: the " in line for line in lines[:-1])
+    assert lines[-1].startswith("5 cases, ")

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_lowering_time_results_cover_every_example_and_the_readme_quotes_them() -> None:
     result = json.loads((ROOT / "bench/results/lowering_time.json").read_text())
     measured = [row["example"] for row in result["rows"]]
-    missing = sorted(set(examples.names()) - set(measured))
+    missing = sorted(set(examples.scheduled_names()) - set(measured))   # bench/lowering_time.py skips UNSCHEDULED
     assert not missing, f"bench/results/lowering_time.json has no row for {missing}: run bench/lowering_time.py"
     row = next(line for line in (ROOT / "README.md").read_text().splitlines()
                if line.startswith("| `bench/lowering_time.py`"))

@@ -13,7 +13,8 @@ from tests.helpers import assert_matches, positive_inputs, random_inputs
 pytestmark = pytest.mark.gpu
 
 POSITIVE = {"register_cache"}
-CASES = [(name, k) for name in examples.names() for k in range(len(examples.load(name).SIZES))]
+# examples.UNSCHEDULED (attention): its one-thread kernel keeps every intermediate in a ~800 KB stack frame
+CASES = [(name, k) for name in examples.scheduled_names() for k in range(len(examples.load(name).SIZES))]
 
 
 @pytest.mark.parametrize("name,size", CASES)
