@@ -43,13 +43,14 @@ def _causal_mask(s: TensorView) -> TensorView:
 def build(batch: int = 1, heads: int = 2, seq_q: int = 200, seq_kv: int = 200, head_dim: int = 64,
           causal: bool = False, dtype: DataType = DataType.BFloat16, symbolic: bool = False) -> Fusion:
     """The unscheduled attention fusion: inputs q ``[batch, heads, seq_q, head_dim]``, k and v
-    ``[batch, heads, seq_kv, head_dim]`` of ``dtype`` (``symbolic=True``: ``ndim=4`` inputs of any size; the
-    scale is still ``1/sqrt(head_dim)``, a constant: no op makes a float of an extent), one output
+    ``[batch, heads, seq_kv, head_dim]`` of ``dtype`` (``symbolic=True``: batch, heads and sequence lengths
+    symbolic, any size; the head dim stays the constant ``head_dim``, as attention kernels are built per head
+    dim), one output
     ``[batch, heads, seq_q, head_dim]`` of ``dtype``."""
     fusion = Fusion()
     with fusion:
         if symbolic:
-            q, k, v = (fusion.add_input(ndim=4, dtype=dtype) for _ in range(3))
+            q, k, v = (fusion.add_input(shape=(-1, -1, -1, head_dim), dtype=dtype) for _ in range(3))
         else:
             q = fusion.add_input(shape=(batch, heads, seq_q, head_dim), dtype=dtype)
             k = fusion.add_input(shape=(batch, heads, seq_kv, head_dim), dtype=dtype)

@@ -153,15 +153,16 @@ class Fusion:
 
     def add_input(self, ndim: int | None = None, shape: Sequence[int] | None = None,
                   dtype: DataType = DataType.Float) -> TensorView:
-        """A new input with ``ndim`` symbolic extents or a constant ``shape``."""
+        """A new input with ``ndim`` symbolic extents or a ``shape`` (-1 for a symbolic extent, as nvFuser's)."""
         if (ndim is None) == (shape is None):
             raise ScheduleError("add_input: give exactly one of ndim= or shape=")
         if not isinstance(dtype, DataType):
             raise ScheduleError(f"add_input: dtype {dtype!r} is not a DataType")
         if shape is not None:
-            if not all(isinstance(s, int) and not isinstance(s, bool) and s > 0 for s in shape):
-                raise ScheduleError(f"add_input: shape {tuple(shape)} must hold positive integers")
-            extents = [Val.const(s) for s in shape]
+            if not all(isinstance(s, int) and not isinstance(s, bool) and (s > 0 or s == -1) for s in shape):
+                raise ScheduleError(f"add_input: shape {tuple(shape)} must hold positive integers (or -1 for a "
+                                    f"symbolic extent)")
+            extents = [self.new_extent() if s == -1 else Val.const(s) for s in shape]
         else:
             if isinstance(ndim, bool) or not isinstance(ndim, int) or ndim < 0:
                 raise ScheduleError(f"add_input: ndim {ndim!r} must be a non-negative integer")

@@ -73,6 +73,10 @@ def _plan(fusion: Fusion) -> SoftmaxMatmul | str:
         return f"the output T{out.name} is not computed from the attention's T{sm.matmul.name}"
     if len(out.shape_ids) != len(sm.matmul.shape_ids):
         return f"the output T{out.name} does not have the attention's shape [..., Sq, D]"
+    head_dim = sm.matmul.shape_ids[-1].extent
+    if head_dim.const_value() is None:
+        return (f"the head dim of T{sm.matmul.name} ({head_dim}) is symbolic; a thread holds a row of the output in "
+                f"registers, so give the values a constant last extent (add_input(shape=(-1, -1, -1, 64)))")
     return sm
 
 

@@ -31,6 +31,11 @@ def test_a_plain_matmul_is_declined_with_the_reason() -> None:
     assert "one matmul of a row softmax over its contraction axis; the fusion has 0" in reason
 
 
+def test_a_symbolic_head_dim_is_declined() -> None:
+    reason = decline_reasons(attention((1, 1, 8, 16, 8), symbolic="all"))["attention"]
+    assert "is symbolic; a thread holds a row of the output in registers" in reason
+
+
 def test_two_outputs_are_declined() -> None:
     fusion = attention((1, 1, 8, 16, 8))
     with fusion:

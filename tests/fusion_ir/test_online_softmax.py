@@ -14,14 +14,16 @@ from fusion_ir.online_softmax import find_softmax_matmuls, online_softmax
 from fusion_ir.reference import evaluate, round_bf16
 
 
-def attention(shape: tuple[int, int, int, int, int], causal: bool = False, symbolic: bool = False,
+def attention(shape: tuple[int, int, int, int, int], causal: bool = False, symbolic: bool | str = False,
               scores_out: bool = False) -> Fusion:
-    """``cast(softmax(q k^T / sqrt(D)) @ v)`` as a user writes it; causal is top-left aligned (j <= i)."""
+    """``cast(softmax(q k^T / sqrt(D)) @ v)`` as a user writes it; causal is top-left aligned (j <= i).
+    ``symbolic``: every extent but the head dim symbolic; ``"all"``: the head dim too."""
     b, h, sq, skv, d = shape
     fusion = Fusion()
     with fusion:
         if symbolic:
-            q, k, v = (fusion.add_input(ndim=4, dtype=DataType.BFloat16) for _ in range(3))
+            q, k, v = (fusion.add_input(ndim=4, dtype=DataType.BFloat16) if symbolic == "all" else
+                       fusion.add_input(shape=(-1, -1, -1, d), dtype=DataType.BFloat16) for _ in range(3))
         else:
             q = fusion.add_input(shape=(b, h, sq, d), dtype=DataType.BFloat16)
             k = fusion.add_input(shape=(b, h, skv, d), dtype=DataType.BFloat16)
@@ -59,7 +61,7 @@ CASES = [((1, 2, 20, 24, 16), 8), ((2, 1, 17, 37, 8), 16), ((1, 1, 9, 40, 8), 64
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-@pytest.mark.parametrize("symbolic", [False, True])
+@pytest.mark.parametrize("symbolic", [False, True, "all"])
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("shape, block", CASES)
 def test_rewritten_fusion_computes_the_same_attention(shape, block, causal, symbolic, seed) -> None:
