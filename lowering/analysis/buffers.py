@@ -214,7 +214,8 @@ def accumulator_position(ids: IdModel, tv: TensorView) -> int:
     loop, or just before the op when there is none) to the block reduction or final write after that
     loop, so only the loops around those are outside it."""
     for k, i in enumerate(tv.loop):
-        if k >= tv.compute_at_pos and runs_along(tv, i) and ids.group(i).is_loop:
+        # a reduction's own axes are never inlined; a scan's may be (its consumers share its scan loops)
+        if runs_along(tv, i) and ids.group(i).is_loop:
             return k
     return len(tv.loop)
 
