@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from .id_model import IdModel
 
 
-def pad_bounded_roots(model: "IdModel") -> dict[TensorView, tuple[IterDomain, ...]]:
+def pad_bounded_roots(model: IdModel) -> dict[TensorView, tuple[IterDomain, ...]]:
     """Each tensor computed inside a padded loop of a pad it feeds, with the root axes whose index that loop
     pushes past their extent; ``LoweringError`` when the pad has a width before that axis."""
     found: dict[TensorView, list[IterDomain]] = {}

@@ -72,7 +72,7 @@ def online_softmax(block: int = 8, rows: int = 4) -> Callable[[], Fusion]:
         return ops.rescaled_sum(ops.sum(p, -1), alpha, 0), mnew
 
     def build() -> Fusion:
-        fusion, (l, mnew) = _fusion(math, shapes=((5, rows, block),))
+        fusion, (l, _) = _fusion(math, shapes=((5, rows, block),))
         fusion.auto_schedule = False
         l.axis(1).parallelize(ParallelType.TIDx)     # rows: l is [rNB, rows]
         parallelize_like(l)
