@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from fusion_ir import IterDomain, MemoryType, ParallelType, TensorView
-from fusion_ir.exprs import MmaOp, load_kind, reduces, scans
+from fusion_ir.exprs import load_kind, reduces, scans, sums_products
 from fusion_ir.scalar import Val
 from fusion_ir.types import DataType, LoadStoreOpType, SmemSwizzle
 from target import DEFAULT_TARGET
@@ -205,7 +205,7 @@ def accumulates_in_float(tv: TensorView) -> bool:
     accumulator and written once the reduction is complete, even when no thread-parallel axis makes it
     a block reduction."""
     e = tv.definition
-    return reduces(e) and not isinstance(e, MmaOp) and accumulator_dtype(tv.dtype) is not tv.dtype
+    return reduces(e) and not sums_products(e) and accumulator_dtype(tv.dtype) is not tv.dtype
 
 
 def accumulator_position(ids: IdModel, tv: TensorView) -> int:
