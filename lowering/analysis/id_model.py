@@ -261,7 +261,7 @@ def build(fusion: Fusion) -> IdModel:
         model.launch[pt] = _whole_clusters(fusion, pt, dim)
     _check_cross_block_reads_of_outputs(model, computed)
     model.persistent = _persistent_loops(model)
-    model.pad_bounded = pad_bounded_roots(model)
+    model.pad_bounded = pad_bounded_roots(model.tensors, model.group)
     return model
 
 

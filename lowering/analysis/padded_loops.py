@@ -5,7 +5,7 @@ compute element ``i`` where the pad reads ``i - before``, so a width before the 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from fusion_ir import IterDomain, TensorView
 from fusion_ir.exprs import PadOp
@@ -13,15 +13,14 @@ from fusion_ir.exprs import PadOp
 from ..errors import LoweringError
 from ..running_axes import root_ancestors
 
-if TYPE_CHECKING:
-    from .id_model import IdModel
 
-
-def pad_bounded_roots(model: IdModel) -> dict[TensorView, tuple[IterDomain, ...]]:
-    """Each tensor computed inside a padded loop of a pad it feeds, with the root axes whose index that loop
-    pushes past their extent; ``LoweringError`` when the pad has a width before that axis."""
+def pad_bounded_roots(tensors: list[TensorView], group: Callable[[IterDomain], object]
+                      ) -> dict[TensorView, tuple[IterDomain, ...]]:
+    """Each of ``tensors`` computed inside a padded loop of a pad it feeds (``group``: an axis's loop group, as
+    ``IdModel.group``), with the root axes whose index that loop pushes past their extent; ``LoweringError`` when
+    the pad has a width before that axis."""
     found: dict[TensorView, list[IterDomain]] = {}
-    for pad in model.tensors:
+    for pad in tensors:
         e = pad.definition
         if not isinstance(e, PadOp):
             continue
@@ -30,11 +29,11 @@ def pad_bounded_roots(model: IdModel) -> dict[TensorView, tuple[IterDomain, ...]
         padded_groups: dict[int, tuple[IterDomain, IterDomain]] = {}
         for i in pad.loop:
             for r in root_ancestors(i) & set(widths):
-                padded_groups[id(model.group(i))] = (i, r)
-        producers = [t for t in model.tensors if not t.is_input and (t is e.inputs[0] or t in e.inputs[0].ancestors())]
+                padded_groups[id(group(i))] = (i, r)
+        producers = [t for t in tensors if not t.is_input and (t is e.inputs[0] or t in e.inputs[0].ancestors())]
         for tv in producers:
             for i in tv.loop[:tv.compute_at_pos]:
-                hit = padded_groups.get(id(model.group(i)))
+                hit = padded_groups.get(id(group(i)))
                 if hit is None:
                     continue
                 axis, root = hit
