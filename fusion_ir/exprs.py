@@ -207,8 +207,9 @@ class MmaOp(Expr):
 
 # -------------------------------------------------------------------- what a reducing expression computes
 def reduces(e: Expr | None) -> bool:
-    """``e`` combines terms over reduction axes into its output: a reduction, or a matmul (a sum of products)."""
-    return isinstance(e, (ReductionOp, MmaOp))
+    """``e`` combines terms over reduction axes into its output: a reduction, a matmul (a sum of products) or a
+    rescaled sum (its output's summed axis is a reduction axis too)."""
+    return isinstance(e, (ReductionOp, MmaOp, RescaledSumOp))
 
 
 def rescales(e: Expr | None) -> bool:
@@ -216,16 +217,35 @@ def rescales(e: Expr | None) -> bool:
     return isinstance(e, RescaledSumOp)
 
 
+def scans(e: Expr | None) -> bool:
+    """``e`` writes every step of a running reduction along one of its axes (``ScanOp``)."""
+    return isinstance(e, ScanOp)
+
+
+def accumulates(e: Expr | None) -> bool:
+    """``e`` keeps a running total along an axis: a reduction (its output drops the axis) or a scan (its output
+    keeps every step)."""
+    return reduces(e) or scans(e)
+
+
+def in_order(e: Expr | None) -> bool:
+    """``e``'s running total depends on the order of its terms (a scan, a rescaled sum): one thread walks its axis
+    from the first element to the last, never threads or blocks in parallel, never a split's inner piece outside
+    its outer one."""
+    return scans(e) or rescales(e)
+
+
 def combine_op(e: Expr) -> str:
-    """How a reducing expression combines its terms: ``"add"`` or ``"max"``."""
-    if isinstance(e, MmaOp):
+    """How an accumulating expression combines its terms: ``"add"`` or ``"max"`` (a rescaled sum adds each term
+    to its rescaled total)."""
+    if isinstance(e, (MmaOp, RescaledSumOp)):
         return "add"
     return {"sum": "add", "max": "max"}[e.op]
 
 
 def reduction_init(e: Expr) -> float:
-    """The value a reducing expression starts from."""
-    return e.init if isinstance(e, ReductionOp) else 0.0
+    """The value an accumulating expression starts from."""
+    return e.init if isinstance(e, (ReductionOp, ScanOp)) else 0.0
 
 
 def sums_products(e: Expr) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from . import replay
-from .exprs import ReductionOp
+from .exprs import ReductionOp, rescales
 from .iter_domain import IterDomain
 from .tensor_view import TensorView
 from .types import IterType
@@ -14,6 +14,9 @@ from .types import IterType
 def rfactor(tv: TensorView, axes: int | Iterable[int]) -> TensorView:
     """Return the partial tensor; ``tv`` becomes the reduction of it over the remaining axes."""
     d = tv.definition
+    if rescales(d):
+        raise tv._err(f"rfactor: T{tv.name} is a rescaled sum, a total walked in order by one thread (each term "
+                      f"rescales the total before it); it has no partial totals to combine")
     if not isinstance(d, ReductionOp):
         raise tv._err(f"rfactor: T{tv.name} is not defined by a reduction")
     if tv.compute_at_pos > 0 or tv.max_producer_pos > 0:

@@ -13,7 +13,8 @@ from target import current as current_target
 
 from . import replay
 from .circular_buffer import AUTO, CircularBufferOptions, Pipelined, WarpSpecialized
-from .exprs import ASYNC_LOADS, BinaryOp, BroadcastOp, CastOp, Expr, LoadStoreOp, MmaOp, ReductionOp, UnaryOp, load_kind
+from .exprs import (ASYNC_LOADS, BinaryOp, BroadcastOp, CastOp, Expr, LoadStoreOp, MmaOp, ReductionOp, UnaryOp, in_order,
+                    load_kind)
 from .iter_domain import IterDomain, Merge, Split, Transform, innermost_root
 from .persistent import first_unmappable_loop_axis
 from .scalar import Val
@@ -344,6 +345,11 @@ class TensorView:
             for k, other in enumerate(self.loop):
                 if k != a and other.parallel_type is pt:
                     raise self._err(f"parallelize: {desc} and {self._axis_desc(k)} are both bound to {pt.name}")
+        if pt not in (ParallelType.Serial, ParallelType.Unroll) and self._on_running_axis(i):
+            e = self.definition
+            raise self._err(f"parallelize: {desc} is a piece of axis {e.axis} of {e.op_string()} T{self.name}, a "
+                            f"running total walked in order by one thread; it cannot be bound to {pt.name} (only "
+                            f"Serial or Unroll: bind another axis to threads and blocks)")
         if pt.is_block and i.is_reduction and pt is not ParallelType.BIDz:
             raise self._err(f"parallelize: reduction {desc} cannot be bound to {pt.name}; grid reductions "
                             f"(the blocks' partials summed by the last block to arrive) run on BIDz only")
@@ -373,6 +379,20 @@ class TensorView:
                 raise self._err(f"parallelize: Vectorize on reduction {desc} is not supported")
         if pt is ParallelType.Mma and not isinstance(self.definition, MmaOp):
             raise self._err(f"parallelize: Mma on {desc} needs a tensor defined by matmul")
+
+    def _on_running_axis(self, i: IterDomain) -> bool:
+        """``i`` is made of the axis an order-dependent total (a scan, a rescaled sum) runs along."""
+        if not in_order(self.definition):
+            return False
+        running = self.root[self.definition.axis]
+        stack = [i]
+        while stack:
+            x = stack.pop()
+            if x is running:
+                return True
+            if x.definition is not None:
+                stack.extend(x.definition.inputs)
+        return False
 
     def _check_shared_loop_bindings(self, a: int, pt: ParallelType) -> None:
         """An axis that shares its loop with a producer's or consumer's axis (compute_at) takes one binding."""

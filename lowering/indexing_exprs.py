@@ -16,10 +16,14 @@ from fusion_ir.exprs import (
     FullOp,
     IotaOp,
     LoadStoreOp,
+    PadOp,
     UnaryOp,
     ViewOp,
     WhereOp,
+    combine_op,
     reduces,
+    rescales,
+    scans,
     sums_products,
 )
 from fusion_ir.iter_domain import spans_broadcast
@@ -33,6 +37,7 @@ from .analysis import Analyses
 from .analysis.id_model import PARALLEL_LAUNCH
 from .errors import LoweringError
 from .kernel_ir import (
+    Assign,
     BinaryValue,
     Buffer,
     CastValue,
@@ -49,6 +54,7 @@ from .kernel_ir import (
 )
 from .layout import swizzle_index
 from .precision import op_for
+from .running_axes import runs_along
 
 
 # ------------------------------------------------------------------ positions
@@ -82,8 +88,13 @@ def read_index(a: Analyses, producer: TensorView, consumer: TensorView,
     """Where ``consumer`` (at indices ``c_idx``) finds its element of ``producer`` (its row-major
     position when not ``swizzled``: a matrix descriptor's start, which the hardware swizzles)."""
     p_idx: dict[IterDomain, Val] = {}
+    offsets = read_offsets(consumer)
+    shifted: set[IterDomain] = set()
     for c_root, p_logical in consumer.definition.root_map(producer).items():
         p_idx[p_logical] = Val.const(0) if p_logical.is_broadcast else c_idx[c_root]
+        if c_root in offsets:
+            p_idx[p_logical] = p_idx[p_logical] - offsets[c_root]
+            shifted.add(p_logical)
     buf = a.buffers.buffers[producer]
     if buf.is_param:
         return param_index(producer, buf, p_idx)
@@ -100,6 +111,8 @@ def read_index(a: Analyses, producer: TensorView, consumer: TensorView,
     for i in producer.loop:
         if i.is_broadcast:
             p_idx[i] = Val.const(0)
+        elif shifted and _derives_from(i, shifted):
+            continue            # the consumer's index of it is shifted: forward from the logical index
         elif id(ids.group(i)) in consumer_groups:
             p_idx[i] = ids.group(i).index
         elif (producer_by_class.get(exact_class.get(i)) is i and exact_class[i] in consumer_by_class
@@ -121,6 +134,43 @@ def read_index(a: Analyses, producer: TensorView, consumer: TensorView,
     return swizzle_index(index, buf.swizzle, buf.dtype.size) if swizzled else index
 
 
+def read_offsets(consumer: TensorView) -> dict[IterDomain, Val]:
+    """The root axes of ``consumer`` whose element ``i`` reads its input's element ``i - offset`` (a pad's axes
+    with a width before them), with their offsets."""
+    e = consumer.definition
+    if not isinstance(e, PadOp):
+        return {}
+    return {r: before for r, (before, _) in zip(consumer.root, e.pads) if before.const_value() != 0}
+
+
+def pad_inside(tv: TensorView, c_idx: dict[IterDomain, Val]) -> Val:
+    """The element of pad ``tv`` at ``c_idx`` is its input's (every padded axis's source index is in bounds);
+    elsewhere it is the pad's value."""
+    e = tv.definition
+    x = e.inputs[0]
+    conds: list[Val] = []
+    for r, (before, after), source in zip(tv.root, e.pads, x.shape_ids):
+        if before.const_value() == 0 and after.const_value() == 0:
+            continue
+        at = c_idx[r] - before
+        if before.const_value() != 0:
+            conds.append(at.ge(0))
+        if after.const_value() != 0:
+            conds.append(at.lt(source.extent))
+    return all_of(conds)
+
+
+def _derives_from(i: IterDomain, axes: set[IterDomain]) -> bool:
+    stack = [i]
+    while stack:
+        x = stack.pop()
+        if x in axes:
+            return True
+        if x.definition is not None:
+            stack.extend(x.definition.inputs)
+    return False
+
+
 def _loop_axis_by_class(tv: TensorView, exact_class: dict) -> dict:
     """Each exact class holding exactly one non-broadcast loop axis of ``tv``, with that axis."""
     members: dict = {}
@@ -133,19 +183,24 @@ def _loop_axis_by_class(tv: TensorView, exact_class: dict) -> dict:
 # ------------------------------------------------------------------ predicates
 def predicate(a: Analyses, tv: TensorView, idx: dict[IterDomain, Val], include_reduction: bool,
               memory: MemoryType) -> Val:
-    return all_of(bounds_conditions(tv, idx, include_reduction) + thread_conditions(a, tv, include_reduction, memory))
+    """``include_reduction``: the running axes (``running_axes``) count too (not at a total's init, outside
+    their loops)."""
+    return all_of(bounds_conditions(tv, idx, include_reduction, a.ids.pad_bounded.get(tv, ()))
+                  + thread_conditions(a, tv, include_reduction, memory))
 
 
-def bounds_conditions(tv: TensorView, idx: dict[IterDomain, Val], include_reduction: bool) -> list[Val]:
+def bounds_conditions(tv: TensorView, idx: dict[IterDomain, Val], include_reduction: bool,
+                      loop_past_extent: tuple = ()) -> list[Val]:
     """The element is inside the tensor: the index of every root (and inner split) axis a non-divisible split
-    may push past its extent is below it."""
+    may push past its extent is below it, as is that of every root axis in ``loop_past_extent`` (a pad's
+    producer computed in the pad's longer loops: ``IdModel.pad_bounded``)."""
     conds: list[Val] = []
-    need = index_math.roots_needing_predicate(tv)
+    need = set(index_math.roots_needing_predicate(tv)) | set(loop_past_extent)
     for r in tv.root:
-        if r in need and not r.is_broadcast and (include_reduction or not r.is_reduction):
+        if r in need and not r.is_broadcast and (include_reduction or not runs_along(tv, r)):
             conds.append(idx[r].lt(r.extent))
     for x in sorted(index_math.axes_needing_predicate(tv), key=lambda i: i.label()):
-        if not x.is_broadcast and x in idx and (include_reduction or not x.is_reduction):
+        if not x.is_broadcast and x in idx and (include_reduction or not runs_along(tv, x)):
             conds.append(idx[x].lt(x.extent))
     return conds
 
@@ -242,12 +297,26 @@ def compute_value(a: Analyses, tv: TensorView, c_idx: dict, inlined: frozenset =
         return const(e.value, tv.dtype)
     if isinstance(e, IotaOp):
         return _iota_value(e, c_idx[tv.root[0]], tv.dtype)
+    if isinstance(e, PadOp):
+        return SelectValue(pad_inside(tv, c_idx), operand(ins[0]), const(e.value, tv.dtype), tv.dtype)
     if reduces(e) and sums_products(e):
         return BinaryValue("mul", CastValue(operand(ins[0]), DataType.Float), CastValue(operand(ins[1]), DataType.Float),
                            DataType.Float)
-    if reduces(e):
+    if reduces(e) or scans(e):
         return operand(ins[0])
     raise LoweringError(f"T{tv.name}: no lowering for {type(e).__name__}")
+
+
+def accumulation(a: Analyses, tv: TensorView, c_idx: dict, total: Buffer, index: Val) -> Assign:
+    """The statement adding ``tv``'s term at ``c_idx`` to its running total ``total[index]``: combined with
+    ``reduce_op``, or, for a rescaled sum, ``total = total * scale + term``."""
+    e = tv.definition
+    term = cast_to(compute_value(a, tv, c_idx), total.dtype)
+    if not rescales(e):
+        return Assign(total, index, term, reduce_op=combine_op(e))
+    scale = cast_to(operand_value(a, e.inputs[1], tv, c_idx, tv.dtype), total.dtype)
+    rescaled = BinaryValue("mul", Load(total, index), scale, total.dtype)
+    return Assign(total, index, BinaryValue("add", rescaled, term, total.dtype))
 
 
 def _operand_type(ins: list) -> DataType:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..exprs import BroadcastOp, Expr, LoadStoreOp, MmaOp, ReductionOp
+from ..exprs import BroadcastOp, Expr, LoadStoreOp, MmaOp, PadOp, ReductionOp, RescaledSumOp, ScanOp
 from ..fusion import Fusion
 from ..iter_domain import IterDomain
 from ..tensor_view import TensorView
@@ -45,6 +45,12 @@ def non_pointwise_expr(e: Expr) -> str | None:
         return f"{out} = {e.op}(...) is a reduction"
     if isinstance(e, MmaOp):
         return f"{out} is a matmul"
+    if isinstance(e, ScanOp):
+        return f"{out} = {e.op_string()}(...) is a scan (a running total walked in order along axis {e.axis})"
+    if isinstance(e, RescaledSumOp):
+        return f"{out} = rescaled_sum(...) is a reduction walked in order along axis {e.axis}"
+    if isinstance(e, PadOp) and any(before.const_value() != 0 for before, _ in e.pads):
+        return f"{out} pads before an axis (its elements read the input's shifted by the width)"
     if isinstance(e, LoadStoreOp) and e.permutation is not None:
         return f"{out} permutes its input's axes {list(e.permutation)}"
     return None

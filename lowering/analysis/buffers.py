@@ -5,7 +5,7 @@ circular-buffer depths (the ``pipeline_depth`` analysis: ``stages="auto"`` resol
 swizzles. Holds the kernel parameters (fusion inputs and outputs), each intermediate's
 ``Buffer`` and allocation axes (and, circular-buffered, its stages), the per-thread partials of
 block reductions and the float accumulators of Half and BFloat16 reductions (``T{n}_acc``, with their
-own axes), the block-reduction workspace, and the loop depth each
+own axes), the carries of scans (``T{n}_carry``, in registers), the block-reduction workspace, and the loop depth each
 buffer's ``Allocate`` goes to.
 Rules, raised as ``LoweringError``: no Global intermediates; Local buffers have a constant size.
 Local buffers exclude thread- and block-parallel axes; Shared buffers include thread-parallel
@@ -29,13 +29,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from fusion_ir import IterDomain, MemoryType, ParallelType, TensorView
-from fusion_ir.exprs import ReductionOp, load_kind
+from fusion_ir.exprs import load_kind, reduces, scans, sums_products
 from fusion_ir.scalar import Val
 from fusion_ir.types import DataType, LoadStoreOpType, SmemSwizzle
 from target import DEFAULT_TARGET
 
 from ..errors import LoweringError
 from ..kernel_ir import Buffer, Scratch
+from ..running_axes import runs_along
 from .id_model import IdModel
 from .pipeline_axes import cb_axis, deferred_store_tile, ring_axis, serial_loops, store_ring, turn_axis
 from .tensor_cores import TensorCores
@@ -203,7 +204,8 @@ def accumulates_in_float(tv: TensorView) -> bool:
     """A reduction (not an MMA: its result is float) whose 16-bit float result is accumulated in a float
     accumulator and written once the reduction is complete, even when no thread-parallel axis makes it
     a block reduction."""
-    return isinstance(tv.definition, ReductionOp) and accumulator_dtype(tv.dtype) is not tv.dtype
+    e = tv.definition
+    return reduces(e) and not sums_products(e) and accumulator_dtype(tv.dtype) is not tv.dtype
 
 
 def accumulator_position(ids: IdModel, tv: TensorView) -> int:
@@ -212,11 +214,29 @@ def accumulator_position(ids: IdModel, tv: TensorView) -> int:
     loop, or just before the op when there is none) to the block reduction or final write after that
     loop, so only the loops around those are outside it."""
     for k, i in enumerate(tv.loop):
-        if k >= tv.compute_at_pos and i.is_reduction and ids.group(i).is_loop:
+        # a reduction's own axes are never inlined; a scan's may be (its consumers share its scan loops)
+        if runs_along(tv, i) and ids.group(i).is_loop:
             return k
     return len(tv.loop)
 
 
+
+
+def _add_carry(ids: IdModel, tc: TensorCores, plan: BufferPlan, tv: TensorView) -> None:
+    """A scan's running total (``T<n>_carry``, in registers, in its accumulator's type): one element per element
+    of the axes other than its scan axis that lie inside its outermost scan loop, allocated outside that loop (its
+    init is there) and held in ``plan.accumulators``."""
+    pos = accumulator_position(ids, tv)
+    axes = [i for i in allocation_ids(ids, tc, tv, MemoryType.Local, pos) if not runs_along(tv, i)]
+    size = _size(axes)
+    if size.const_value() is None:
+        raise LoweringError(f"T{tv.name}: the carry of its scan spans [{', '.join(i.label() for i in axes)}] inside "
+                            f"its scan loop, a symbolic size {size}; registers need a constant size: split those "
+                            f"axes by constants, bind them to threads or blocks, or move the scan axis inside them")
+    carry = Buffer(f"T{tv.name}_carry", accumulator_dtype(tv.dtype), MemoryType.Local, size)
+    plan.accumulators[tv] = carry
+    plan.accumulator_ids[tv] = axes
+    plan.placements.append(Placement(tv, ids.depth(tv, pos), [carry]))
 
 
 def _grid_reduction_buffers(ids: IdModel, tv: TensorView, partial: Buffer) -> GridReductionBuffers:
@@ -333,6 +353,8 @@ def build(ids: IdModel, tc: TensorCores, stages: Callable[[TensorView], int]) ->
             plan.accumulator_ids[tv] = axes
             plan.alloc_ids.setdefault(tv, axes)
             plan.placements.append(Placement(tv, ids.depth(tv, acc_pos), [acc]))
+        if scans(tv.definition):
+            _add_carry(ids, tc, plan, tv)
         if has_grid_reduction(ids, tv):
             plan.grid_reductions[tv] = _grid_reduction_buffers(ids, tv, plan.partial(tv))
 

@@ -25,6 +25,8 @@ from fusion_ir.types import LoadStoreOpType
 from target import current as current_target
 
 from ..errors import LoweringError
+from ..running_axes import check_order
+from .padded_loops import pad_bounded_roots
 
 PARALLEL_LAUNCH = (ParallelType.BIDx, ParallelType.BIDy, ParallelType.BIDz,
                    ParallelType.TIDx, ParallelType.TIDy, ParallelType.TIDz)
@@ -80,6 +82,8 @@ class IdModel:
     exact_class: dict[IterDomain, int]
     launch: dict[ParallelType, Val] = field(default_factory=dict)
     persistent: dict[int, PersistentLoop] = field(default_factory=dict)   # by loop-group number
+    # producers computed in a pad's longer loops: the root axes predicated on their own extent (``padded_loops``)
+    pad_bounded: dict[TensorView, tuple[IterDomain, ...]] = field(default_factory=dict)
     _concrete: dict[IterDomain, Val] = field(default_factory=dict)
 
     def group(self, i: IterDomain) -> LoopGroup:
@@ -236,6 +240,8 @@ def build(fusion: Fusion) -> IdModel:
                                         f"{pt.name} after parallel types propagate across compute_at")
                 seen[pt] = i
 
+    for tv in computed:
+        check_order(tv, lambda i: model.group(i).parallel_type)
     _check_cross_thread_reads(model, computed)
     _check_vectorized_axes_are_contiguous(computed)
 
@@ -255,6 +261,7 @@ def build(fusion: Fusion) -> IdModel:
         model.launch[pt] = _whole_clusters(fusion, pt, dim)
     _check_cross_block_reads_of_outputs(model, computed)
     model.persistent = _persistent_loops(model)
+    model.pad_bounded = pad_bounded_roots(model.tensors, model.group)
     return model
 
 

@@ -8,7 +8,8 @@ Writes: ``Assign`` / ``BlockReduce`` / ``CpAsync`` / ``TmaLoad`` nodes (and a gr
 ``lowering/grid_reduction.py``) whose indices are functions
 of loop indices, ``threadIdx``/``blockIdx`` and extents; ``IfThenElse`` predicates for
 non-divisible splits, for thread indices past an axis's extent and for redundant writers of
-shared and global memory; vectorized copies.
+shared and global memory; vectorized copies; a scan's step on its carry and write, a rescaled sum's rescaled
+total (``indexing_exprs.accumulation``), a pad's in-bounds read of its shifted input or its value.
 A cp.async or plain-copy shared tile a tensor-core matmul reads is zero-filled past the tensor's bounds, as a TMA
 box is (``CpAsync.pred``: zero source bytes; an else branch storing 0); only the threads that own an element
 write it.
@@ -22,7 +23,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from fusion_ir import IterDomain, MemoryType, TensorView
-from fusion_ir.exprs import combine_op, load_kind, reduces, reduction_init
+from fusion_ir.exprs import PadOp, combine_op, load_kind, reduces, reduction_init, scans
 from fusion_ir.scalar import Val, all_of
 from fusion_ir.types import LoadStoreOpType
 
@@ -30,12 +31,15 @@ from .. import grid_reduction, index_math, tensor_core_ops
 from ..analysis import Analyses
 from ..errors import LoweringError
 from ..indexing_exprs import (
+    accumulation,
     bounds_conditions,
     cast_to,
     compute_value,
     const,
     guarded,
+    operand_value,
     own_indices,
+    pad_inside,
     predicate,
     read_index,
     thread_conditions,
@@ -131,14 +135,17 @@ def lower_op(op: TensorOp, a: Analyses) -> list[Node]:
         out_buf = a.buffers.buffers[tv]
         value = cast_to(Load(acc, write_index(a, tv, idx, acc)), out_buf.dtype)
         return guarded(predicate(a, tv, idx, False, out_buf.memory), [Assign(out_buf, write_index(a, tv, idx), value)])
-    value = compute_value(a, tv, idx)
     if op.kind is not TensorOpKind.Compute:
         raise LoweringError(f"internal: unknown op kind {op.kind!r}")
     if reduces(tv.definition):
-        stmt = Assign(target, write_index(a, tv, idx, acc), cast_to(value, target.dtype),
-                      reduce_op=combine_op(tv.definition))
+        stmt = accumulation(a, tv, idx, target, write_index(a, tv, idx, acc))
         return guarded(predicate(a, tv, idx, True, memory), [stmt])
-    value = cast_to(value, tv.dtype)
+    if scans(tv.definition):
+        assert acc is not None
+        return _scan_step(a, tv, idx, acc)
+    if isinstance(tv.definition, PadOp):
+        return _pad(a, tv, idx)
+    value = cast_to(compute_value(a, tv, idx), tv.dtype)
     kind = load_kind(tv)
     if kind is LoadStoreOpType.TMA:
         return [_tma_load(a, tv, idx)]
@@ -149,6 +156,29 @@ def lower_op(op: TensorOp, a: Analyses) -> list[Node]:
         return guarded(predicate(a, tv, idx, False, memory),
                        [CpAsync(target, write_index(a, tv, idx), value.buffer, value.index)])
     return guarded(predicate(a, tv, idx, False, memory), [Assign(target, write_index(a, tv, idx), value)])
+
+
+def _scan_step(a: Analyses, tv: TensorView, idx: dict[IterDomain, Val], carry: Buffer) -> list[Node]:
+    """One step of a scan: the carry takes the element in (``accumulation``) and the element is written from
+    it, after the step when inclusive, before it when exclusive (its first element the init)."""
+    at = write_index(a, tv, idx, carry)
+    step = guarded(predicate(a, tv, idx, True, MemoryType.Local), [accumulation(a, tv, idx, carry, at)])
+    out = a.buffers.buffers[tv]
+    write = guarded(predicate(a, tv, idx, True, out.memory),
+                    [Assign(out, write_index(a, tv, idx), cast_to(Load(carry, at), out.dtype))])
+    return write + step if tv.definition.exclusive else step + write
+
+
+def _pad(a: Analyses, tv: TensorView, idx: dict[IterDomain, Val]) -> list[Node]:
+    """A pad's element: its input's where the source index is in bounds, read only there, else the value."""
+    out = a.buffers.buffers[tv]
+    dst = write_index(a, tv, idx)
+    source = cast_to(operand_value(a, tv.definition.inputs[0], tv, idx, tv.dtype), tv.dtype)
+    fill = Assign(out, dst, const(tv.definition.value, out.dtype))
+    inside = pad_inside(tv, idx)
+    body: list[Node] = ([Assign(out, dst, source)] if inside.const_value() == 1
+                        else [IfThenElse(inside, (Assign(out, dst, source),), (fill,))])
+    return guarded(predicate(a, tv, idx, False, out.memory), body)
 
 
 def zero_fills(a: Analyses, tv: TensorView) -> bool:

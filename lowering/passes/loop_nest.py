@@ -6,7 +6,8 @@ init and block-reduce steps).
 A persistent loop (``ids.persistent``) starts with ``if (tile >= extent) continue;``.
 Guarantees: Bulk, thread/block-parallel and broadcast axes are not loops; producers come
 before consumers; a producer computed at position k shares exactly its consumers' first
-k loops; a reduction's init precedes its outermost serial reduction loop and its block
+k loops; a reduction's init (a scan's: of its carry) precedes its outermost serial running loop
+(``running_axes``) and its block
 reduction follows it, as does the write of a Half or BFloat16 serial reduction's result from its
 float accumulator (``finalize``).
 """
@@ -16,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fusion_ir import MemoryType, ParallelType, TensorView
-from fusion_ir.exprs import reduces, reduction_init
+from fusion_ir.exprs import reduces, reduction_init, scans
 from fusion_ir.printer import expr_rhs
 
 from ..analysis import Analyses, IdModel
@@ -25,6 +26,7 @@ from ..analysis.id_model import LoopGroup
 from ..emission_order import emission_order
 from ..errors import LoweringError
 from ..kernel_ir import Continue, ForLoop, IfThenElse, Kernel, TensorOp, TensorOpKind
+from ..running_axes import carries, runs_along
 
 
 @dataclass(eq=False)
@@ -57,7 +59,8 @@ def is_reduction_like(tv: TensorView) -> bool:
 
 def _op(tv: TensorView, kind: TensorOpKind) -> TensorOp:
     if kind is TensorOpKind.Init:
-        text = f"T{tv.name} = {reduction_init(tv.definition)}"
+        carry = "_carry" if scans(tv.definition) else ""
+        text = f"T{tv.name}{carry} = {reduction_init(tv.definition)}"
     elif kind is TensorOpKind.BlockReduce:
         text = f"T{tv.name} = blockReduce(T{tv.name})"
     elif kind is TensorOpKind.GridReduce:
@@ -88,10 +91,10 @@ def _place(ids: IdModel, root: list, tv: TensorView) -> list[_Loop]:
         chain.append(node)
         scope = node.items
     scope.append(_op(tv, TensorOpKind.Compute))
-    if not is_reduction_like(tv):
+    if not carries(tv):
         return chain
 
-    first_red = next((k for k, i in enumerate(path_ids) if i.is_reduction), None)
+    first_red = next((k for k, i in enumerate(path_ids) if runs_along(tv, i)), None)
     closing = _closing_kind(ids, tv)
     if first_red is None:
         scope.insert(len(scope) - 1, _op(tv, TensorOpKind.Init))
@@ -104,7 +107,7 @@ def _place(ids: IdModel, root: list, tv: TensorView) -> list[_Loop]:
         return chain
     outer_scope = scopes[first_red]
     red_loop = chain[first_red]
-    inner_iteration = [ids.group(i) for i in path_ids[first_red + 1:] if not i.is_reduction]
+    inner_iteration = [ids.group(i) for i in path_ids[first_red + 1:] if not runs_along(tv, i)]
     at = outer_scope.index(red_loop)
     outer_scope.insert(at, _nest(inner_iteration, _op(tv, TensorOpKind.Init)))
     if closing is TensorOpKind.GridReduce:

@@ -16,6 +16,7 @@ from codegen import to_cuda
 from fusion_ir import DataType
 from lowering import lower
 from tests.lowering.pipeline_cases import pipeline_cases
+from tests.lowering.scan_cases import case as scan_case
 
 GOLDEN = Path(__file__).parent / "golden" / "generated"
 
@@ -46,6 +47,9 @@ BUILDERS["example_matmul_epilogue_alpha_beta_sub_tiled"] = lambda: examples.load
 BUILDERS["example_auto_transpose_256x264"] = lambda: examples.load("auto_transpose").build(shape=(256, 264))
 BUILDERS["example_matmul_cluster_1x2_tma_store"] = lambda: examples.load("matmul_cluster").build(   # shares A
     cluster=(1, 2), tma_store=True, stages=3)
+# a scan's carry in a register and a rescaled sum's total, rows on threads (tests/lowering/scan_cases.py)
+BUILDERS["scan_cummax_rows_on_threads"] = lambda: scan_case("cummax_rows_on_threads").build()
+BUILDERS["rescaled_sum_split_serial"] = lambda: scan_case("rescaled_sum_split_serial").build()
 
 
 def kernel_function(source: str) -> str:
