@@ -6,7 +6,7 @@ Each case is ``softmax(q @ k^T / sqrt(D)) @ v`` on bf16 ``[B, H, S, D]`` q, k an
 with 16384 tokens (``B * S = 16384``) and the heads with 2048 channels (``H * D``: 32 heads of 64, 16 of 128). The
 references are ``torch.nn.functional.scaled_dot_product_attention`` under
 ``sdpa_kernel(SDPBackend.FLASH_ATTENTION)`` and under ``sdpa_kernel(SDPBackend.CUDNN_ATTENTION)``; a backend that
-refuses a case is recorded as unavailable with torch's reason. Ours: ``examples.attention.build(...)`` at the case's
+refuses a case is recorded as unavailable with torch's reason. Ours: ``examples.attention.fusion_of(...)`` at the case's
 sizes, ``fusion_ir.schedulers.schedule(fusion, sizes=...)``, ``lower`` and ``runtime.executor.prepare``; where no
 scheduler takes the fusion the row says "refused: <reason>" and the references are still timed.
 
@@ -80,7 +80,7 @@ class Case:
         return full / 2 if self.causal else float(full)
 
     def build(self) -> Fusion:
-        return attention.build(self.batch, self.heads, self.seq, self.seq, self.head_dim, causal=self.causal)
+        return attention.fusion_of(self.batch, self.heads, self.seq, self.seq, self.head_dim, causal=self.causal)
 
 
 CASES = [Case(TOKENS // seq, CHANNELS // head_dim, seq, head_dim, causal)

@@ -22,8 +22,7 @@ def names() -> list[str]:
 
 
 # example: why no scheduler takes it yet
-UNSCHEDULED = {"attention": "two matmuls around a softmax: no registered scheduler takes them (flash attention's "
-                            "scheduler is still to come)"}
+UNSCHEDULED: dict[str, str] = {}
 
 
 def scheduled_names() -> list[str]:

@@ -1,7 +1,7 @@
 """Scaled dot-product attention as a user writes it: ``softmax(q @ k^T / sqrt(D)) @ v``, torch SDPA's math.
 
-``build(...)`` returns the fusion UNSCHEDULED: two matmuls around a row softmax, the softmax written out
-(``max``, ``sub``, ``exp``, ``sum``, ``div`` with explicit broadcasts):
+``fusion_of(...)`` is the fusion as written, unscheduled: two matmuls around a row softmax, the softmax written
+out (``max``, ``sub``, ``exp``, ``sum``, ``div`` with explicit broadcasts):
 
 - ``s = (q @ transpose(k, -2, -1)) * 1/sqrt(D)``, float (an MMA's result);
 - ``causal=True``: torch's ``is_causal`` (top-left aligned: query ``i`` sees keys ``j <= i``, also when
@@ -11,10 +11,10 @@
 - ``o = cast(p, dtype) @ v`` (the second matmul's operands are ``dtype``: p is rounded there, as flash
   attention rounds it), the output ``cast(o, dtype)``.
 
-A flash-attention schedule of it computes the same thing a key block at a time (an online softmax); no
-registered scheduler takes two matmuls yet, so ``lower`` of this fusion runs every loop on one thread (with an
-``AutoScheduleWarning``): a check of the fusion's meaning at tiny sizes, not a kernel to time. It is in
-``examples.UNSCHEDULED`` until a scheduler takes it; ``bench/attention.py`` measures it against torch's attention.
+``build(...)`` is that fusion scheduled by ``schedule()``, which gives it to the attention scheduler
+(``fusion_ir.schedulers.schedule_attention``): the online-softmax rewrite computes the same thing a key block at a
+time (``fusion_ir.online_softmax``, ``docs/attention.md``), then every tensor is scheduled. ``bench/attention.py``
+measures it against torch's attention.
 ``reference(q, k, v, causal)`` is the same math in float64 numpy (p not rounded), ``make_inputs(...)`` fresh
 bf16-representable inputs.
 """
@@ -27,9 +27,10 @@ import numpy as np
 
 from fusion_ir import DataType, Fusion, TensorView, ops
 from fusion_ir.reference import round_bf16
+from fusion_ir.schedulers import AttentionParams, schedule
 
-DESCRIPTION = "attention softmax(q @ k^T / sqrt(D)) @ v, causal or not, as written (unscheduled: one thread)"
-SIZES = [[(1, 2, 200, 64), (1, 2, 200, 64), (1, 2, 200, 64)]]    # build()'s constant shapes: q, k, v
+DESCRIPTION = "attention softmax(q @ k^T / sqrt(D)) @ v, causal or not: the online-softmax rewrite, one kernel"
+SIZES = [[(1, 2, 48, 32), (1, 2, 80, 32), (1, 2, 80, 32)]]    # build()'s constant shapes: q, k, v
 TOLERANCE = 1e-2    # p is rounded to bf16 before the second matmul and the result is bf16
 
 
@@ -40,9 +41,9 @@ def _causal_mask(s: TensorView) -> TensorView:
     return ops.le(cols, rows)
 
 
-def build(batch: int = 1, heads: int = 2, seq_q: int = 200, seq_kv: int = 200, head_dim: int = 64,
+def fusion_of(batch: int = 1, heads: int = 2, seq_q: int = 48, seq_kv: int = 80, head_dim: int = 32,
           causal: bool = False, dtype: DataType = DataType.BFloat16, symbolic: bool = False) -> Fusion:
-    """The unscheduled attention fusion: inputs q ``[batch, heads, seq_q, head_dim]``, k and v
+    """The attention fusion as a user writes it, unscheduled: inputs q ``[batch, heads, seq_q, head_dim]``, k and v
     ``[batch, heads, seq_kv, head_dim]`` of ``dtype`` (``symbolic=True``: batch, heads and sequence lengths
     symbolic, any size; the head dim stays the constant ``head_dim``, as attention kernels are built per head
     dim), one output
@@ -64,6 +65,14 @@ def build(batch: int = 1, heads: int = 2, seq_q: int = 200, seq_kv: int = 200, h
         p = ops.div(e, row_sum)
         o = ops.matmul(ops.cast(p, dtype), v)
         fusion.add_output(ops.cast(o, dtype))
+    return fusion
+
+
+def build(batch: int = 1, heads: int = 2, seq_q: int = 48, seq_kv: int = 80, head_dim: int = 32,
+          causal: bool = False, dtype: DataType = DataType.BFloat16, params: AttentionParams | None = None) -> Fusion:
+    """``fusion_of(...)`` scheduled by the attention scheduler (``params``, or its suggestion)."""
+    fusion = fusion_of(batch, heads, seq_q, seq_kv, head_dim, causal, dtype)
+    schedule(fusion, params=params)
     return fusion
 
 

@@ -152,13 +152,8 @@ def _schedule(fusion: Fusion, r: OnlineSoftmax, p: AttentionParams) -> None:
     for k, pt in enumerate(bindings + [ParallelType.BIDx, ParallelType.TIDx]):
         ref.axis(k).parallelize(pt)
     parallelize_like(ref)
-    for view, matmul in ((r.score_matmul, r.score_matmul), (r.values, r.block_out)):
-        if view is None:
-            continue
-        for operand in matmul.definition.tensor_inputs():
-            first = _first_view(operand)
-            if first is not None:
-                first.compute_at(matmul, -1)              # the blocked k and v: read inside the products
+    for first, reader in _view_chains(fusion):
+        first.compute_at(reader, -1)                      # blocked k, v and iotas: computed where they are read
     inline_most(fusion)
 
 
@@ -173,18 +168,33 @@ def _keys_after_rows(fusion: Fusion, r: OnlineSoftmax, rows: int) -> None:
             tv.reorder({tv.loop.index(mine): rows})
 
 
-def _first_view(operand: TensorView) -> TensorView | None:
-    """The first tensor after a fusion input on the chain of views (pad, reshape, permute) that ``operand``
-    is, or None when ``operand`` is not such a chain."""
-    first = None
-    tv = operand
-    while not tv.is_input and tv.definition is not None and len(tv.definition.tensor_inputs()) == 1:
-        d = tv.definition
-        if not isinstance(d, (LoadStoreOp, PadOp, ViewOp)):
-            return None
+def _is_view(tv: TensorView) -> bool:
+    d = tv.definition
+    return isinstance(d, (PadOp, ViewOp)) or (isinstance(d, LoadStoreOp) and d.permutation is not None)
+
+
+def _view_chains(fusion: Fusion) -> list[tuple[TensorView, TensorView]]:
+    """Each chain of views (pads, reshapes, permutes) the rewrite made, as (the first tensor to compute, the one
+    tensor reading the chain's end): the first view after a fusion input, or the iota (or other tensor read
+    from nothing) the chain starts at."""
+    chains = []
+    for tv in fusion.used_tensors():
+        if not _is_view(tv) or any(_is_view(c) for c in tv.consumers()):
+            continue                                      # not the end of a chain
+        readers = tv.consumers()
         first = tv
-        tv = d.inputs[0]
-    return first if tv.is_input else None
+        while True:
+            producer = first.definition.inputs[0]
+            if producer.is_input:
+                break
+            first = producer
+            if not _is_view(first):
+                if first.definition.tensor_inputs():      # a computed tensor: only the views after it
+                    first = None
+                break
+        if first is not None and len(readers) == 1:
+            chains.append((first, readers[0]))
+    return chains
 
 
 def suggest(fusion: Fusion, sizes: Sizes | None) -> AttentionParams:

@@ -10,9 +10,9 @@ import pytest
 
 import examples
 from examples import attention
-from fusion_ir import DataType, MmaOp, ScheduleError
+from fusion_ir import DataType, MmaOp
 from fusion_ir.reference import evaluate
-from fusion_ir.schedulers import schedule
+from fusion_ir.schedulers import AttentionParams, schedule
 from fusion_ir.schedulers.auto import AutoScheduleWarning
 from lowering import lower
 from runtime import simulate
@@ -26,7 +26,7 @@ SHAPES = [(1, 2, 40, 40, 64), (1, 2, 40, 56, 64), (2, 1, 48, 33, 32)]
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
 def test_the_fusion_computes_attention(shape: tuple[int, ...], causal: bool) -> None:
     """``evaluate`` of the fusion (float64, the bf16 cast of p not rounded) is the reference, for several inputs."""
-    fusion = attention.build(*shape, causal=causal)
+    fusion = attention.fusion_of(*shape, causal=causal)
     for seed in (0, 1, 2):
         inputs = attention.make_inputs(*shape, seed=seed)
         (out,) = evaluate(fusion, inputs)
@@ -45,7 +45,7 @@ def test_the_mask_is_torch_is_causal_top_left() -> None:
 
 
 def test_the_symbolic_fusion_takes_any_size() -> None:
-    fusion = attention.build(head_dim=16, causal=True, symbolic=True)
+    fusion = attention.fusion_of(head_dim=16, causal=True, symbolic=True)
     assert all(len(tv.logical) == 4 and tv.dtype is DataType.BFloat16 for tv in fusion.inputs)
     for shape in [(1, 1, 7, 9, 16), (2, 3, 12, 5, 16)]:
         inputs = attention.make_inputs(*shape, seed=4)
@@ -67,7 +67,7 @@ def test_the_one_thread_kernel_matches_in_the_simulator(causal: bool) -> None:
     """Lowered unscheduled (one thread, asked for: no warning): the kernel rounds p to bf16 before the second
     matmul and the result to bf16, so it matches the float64 reference within bf16's precision."""
     shape = (1, 1, 24, 20, 16)
-    fusion = attention.build(*shape, causal=causal)
+    fusion = attention.fusion_of(*shape, causal=causal)
     fusion.auto_schedule = False
     for seed in (0, 1):
         inputs = attention.make_inputs(*shape, seed=seed)
@@ -78,19 +78,23 @@ def test_the_one_thread_kernel_matches_in_the_simulator(causal: bool) -> None:
 
 
 def test_the_printed_fusion_shows_the_transpose_and_both_matmuls() -> None:
-    text = str(attention.build(causal=True))
+    text = str(attention.fusion_of(causal=True))
     assert text.count("= mma(") == 2
     assert "Set.Permute(" in text and "dims = {0, 1, 3, 2}" in text
     assert "iota(" in text and "le(" in text and "where(" in text and "-inf" in text
     for op in ("op = max", "exp(", "op = sum", " / T", "__to_bfloat16("):
         assert op in text, op
-    assert "iota(" not in str(attention.build(causal=False))
+    assert "iota(" not in str(attention.fusion_of(causal=False))
 
 
-def test_the_fusion_is_unscheduled_and_no_scheduler_takes_it_yet() -> None:
-    """When one does, remove ``attention`` from ``examples.UNSCHEDULED`` so every example test runs its kernel."""
-    fusion = attention.build()
-    assert sum(isinstance(e, MmaOp) for e in fusion.exprs) == 2
-    assert "attention" in examples.UNSCHEDULED and "attention" not in examples.scheduled_names()
-    with pytest.raises(ScheduleError, match="the fusion has 2 matmuls"):
-        schedule(fusion)
+def test_the_attention_scheduler_takes_it_and_its_kernel_matches_numpy() -> None:
+    """``schedule`` gives the fusion to the attention scheduler (the online-softmax rewrite, then the CUDA-core
+    schedule); its kernel in the simulator matches the float64 reference within bf16's rounding of p."""
+    fusion = attention.fusion_of(1, 2, 33, 70, 16, causal=True)
+    assert sum(isinstance(e, MmaOp) for e in fusion.exprs) == 2 and "attention" in examples.scheduled_names()
+    params = schedule(fusion)
+    assert isinstance(params, AttentionParams)
+    x = attention.make_inputs(1, 2, 33, 70, 16, seed=5)
+    (out,) = simulate(fusion, x)
+    want = attention.reference(*x, causal=True)
+    assert np.abs(out - want).max() <= attention.TOLERANCE * np.abs(want).max()
