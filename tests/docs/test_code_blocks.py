@@ -16,7 +16,7 @@ import pytest
 from fusion_ir import ops, ops_table
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCUMENTS = ["docs/tutorial.md", "README.md", "docs/matmul.md", "docs/viz.md", "docs/schedulers.md"]
+DOCUMENTS = ["docs/tutorial.md", "README.md", "docs/matmul.md", "docs/viz.md", "docs/schedulers.md", "docs/attention.md"]
 GPU_MARK = "# gpu"
 
 
