@@ -26,11 +26,11 @@ BUDGETS: dict[str, dict[str, int]] = {
     # simulate and matmul cases grew (types, long axes, interleaved blocks, epilogues, suggested parameters):
     # fewer of them keep the tier's time
     "ci": {"schedule": 1500, "simulate": 2200, "circular_buffer": 800, "nvcc": 30, "gpu": 150,
-           "gpu_circular_buffer": 100, "matmul": 100, "inline_most": 300, "schedulers": 150},
+           "gpu_circular_buffer": 100, "matmul": 100, "inline_most": 300, "schedulers": 150, "attention": 40},
     "long": {"schedule": 5000, "simulate": 5000, "circular_buffer": 2000, "nvcc": 300, "gpu": 2000,
-             "gpu_circular_buffer": 1000, "matmul": 1000, "inline_most": 5000, "schedulers": 1000},
+             "gpu_circular_buffer": 1000, "matmul": 1000, "inline_most": 5000, "schedulers": 1000, "attention": 500},
     "dev": {"schedule": 50, "simulate": 50, "circular_buffer": 20, "nvcc": 2, "gpu": 20, "gpu_circular_buffer": 10,
-            "matmul": 10, "inline_most": 50, "schedulers": 20},
+            "matmul": 10, "inline_most": 50, "schedulers": 20, "attention": 10},
 }
 
 settings.register_profile("ci", derandomize=True, database=None, max_examples=BUDGETS["ci"]["simulate"], **_COMMON)
