@@ -69,9 +69,11 @@ def fusion_of(batch: int = 1, heads: int = 2, seq_q: int = 48, seq_kv: int = 80,
 
 
 def build(batch: int = 1, heads: int = 2, seq_q: int = 48, seq_kv: int = 80, head_dim: int = 32,
-          causal: bool = False, dtype: DataType = DataType.BFloat16, params: AttentionParams | None = None) -> Fusion:
-    """``fusion_of(...)`` scheduled by the attention scheduler (``params``, or its suggestion)."""
-    fusion = fusion_of(batch, heads, seq_q, seq_kv, head_dim, causal, dtype)
+          causal: bool = False, dtype: DataType = DataType.BFloat16, params: AttentionParams | None = None,
+          symbolic: bool = False) -> Fusion:
+    """``fusion_of(...)`` scheduled by the attention scheduler (``params``, or its suggestion for any size where
+    ``symbolic``)."""
+    fusion = fusion_of(batch, heads, seq_q, seq_kv, head_dim, causal, dtype, symbolic)
     schedule(fusion, params=params)
     return fusion
 

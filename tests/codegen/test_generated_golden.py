@@ -48,6 +48,8 @@ BUILDERS["example_auto_transpose_256x264"] = lambda: examples.load("auto_transpo
 BUILDERS["example_matmul_cluster_1x2_tma_store"] = lambda: examples.load("matmul_cluster").build(   # shares A
     cluster=(1, 2), tma_store=True, stages=3)
 # a scan's carry in a register and a rescaled sum's total, rows on threads (tests/lowering/scan_cases.py)
+# attention with torch's causal mask, symbolic batch, heads and sequence lengths: the mask's iotas blocked with k
+BUILDERS["example_attention_causal_symbolic"] = lambda: examples.load("attention").build(causal=True, symbolic=True)
 BUILDERS["scan_cummax_rows_on_threads"] = lambda: scan_case("cummax_rows_on_threads").build()
 BUILDERS["rescaled_sum_split_serial"] = lambda: scan_case("rescaled_sum_split_serial").build()
 
