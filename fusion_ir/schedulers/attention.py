@@ -91,9 +91,10 @@ def suggest_attention_params(fusion: Fusion, sizes: Sizes | None = None) -> Atte
     if isinstance(plan, str):
         raise ScheduleError(f"attention scheduler declines this fusion: {plan}")
     rows = _query_rows(fusion, plan, sizes)
-    block_q = 64 if rows is None or rows >= 64 else max(32, 1 << (rows - 1).bit_length())
+    many = rows is None or rows >= 64
+    block_q = 64 if many else max(32, 1 << (rows - 1).bit_length())
     why = {
-        "block_q": ("64 query rows (two warps) per block" if block_q == 64 else
+        "block_q": ("64 query rows (two warps) per block" if many else
                     f"the {rows} query rows rounded up to a power of two, at least a warp"),
         "block_kv": "32 keys per block: the scores and probabilities a thread holds stay in registers",
     }
