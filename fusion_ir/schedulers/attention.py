@@ -175,27 +175,27 @@ def _is_view(tv: TensorView) -> bool:
 
 
 def _view_chains(fusion: Fusion) -> list[tuple[TensorView, TensorView]]:
-    """Each chain of views (pads, reshapes, permutes) the rewrite made, as (the first tensor to compute, the one
-    tensor reading the chain's end): the first view after a fusion input, or the iota (or other tensor read
-    from nothing) the chain starts at."""
+    """Each chain of views (pads, reshapes, permutes) with one reader, as (the first tensor to compute, the
+    reader): the view right after a fusion input or a computed tensor, or the tensor read from nothing (an iota)
+    the chain starts at."""
     chains = []
-    for tv in fusion.used_tensors():
-        if not _is_view(tv) or any(_is_view(c) for c in tv.consumers()):
-            continue                                      # not the end of a chain
-        readers = tv.consumers()
-        first = tv
-        while True:
-            producer = first.definition.inputs[0]
-            if producer.is_input:
-                break
-            first = producer
-            if not _is_view(first):
-                if first.definition.tensor_inputs():      # a computed tensor: only the views after it
-                    first = None
-                break
-        if first is not None and len(readers) == 1:
-            chains.append((first, readers[0]))
+    for end in fusion.used_tensors():
+        readers = end.consumers()
+        if _is_view(end) and len(readers) == 1 and not _is_view(readers[0]):
+            chains.append((_chain_start(end), readers[0]))
     return chains
+
+
+def _chain_start(view: TensorView) -> TensorView:
+    first = view
+    while True:
+        producer = first.definition.inputs[0]
+        if _is_view(producer):
+            first = producer
+        elif producer.is_input or producer.definition is None or producer.definition.tensor_inputs():
+            return first
+        else:
+            return producer
 
 
 def suggest(fusion: Fusion, sizes: Sizes | None) -> AttentionParams:

@@ -85,3 +85,36 @@ def test_the_key_blocks_are_one_serial_loop_inside_the_query_rows() -> None:
     (scan,) = scans
     assert scan.loop[3].extent.const_value() == 5 and scan.compute_at_pos == 4   # inside the key-block loop
 
+
+
+def test_a_computed_operand_of_the_scores_is_blocked_and_computed_where_it_is_read() -> None:
+    """A bias computed by a reduction (``sum(b, -1)``) is a leaf of the blocking: padded, reshaped and permuted after
+    it; the views are computed inside their reader and the kernel matches numpy."""
+    import math
+
+    import numpy as np
+
+    from fusion_ir.reference import evaluate, round_bf16
+    from runtime import simulate
+
+    sq, skv, d = 20, 37, 8
+    fusion = Fusion()
+    with fusion:
+        q = fusion.add_input(shape=(sq, d), dtype=DataType.BFloat16)
+        k = fusion.add_input(shape=(skv, d), dtype=DataType.BFloat16)
+        v = fusion.add_input(shape=(skv, d), dtype=DataType.BFloat16)
+        b = fusion.add_input(shape=(sq, skv, 2), dtype=DataType.Float)
+        s = ops.add(ops.mul(ops.matmul(q, ops.transpose(k, 0, 1)), 1 / math.sqrt(d)), ops.sum(b, -1))
+        e = ops.exp(ops.sub(s, ops.broadcast(ops.max(s, -1), [False, True])))
+        p = ops.div(e, ops.broadcast(ops.sum(e, -1), [False, True]))
+        fusion.add_output(ops.cast(ops.matmul(ops.cast(p, DataType.BFloat16), v), DataType.BFloat16))
+    rng = np.random.default_rng(4)
+    x = [round_bf16(rng.standard_normal(s)) for s in ((sq, d), (skv, d), (skv, d))]
+    x.append(rng.standard_normal((sq, skv, 2)).astype(np.float32))
+    (want,) = evaluate(fusion, x)
+    schedule_attention(fusion, AttentionParams(block_q=32, block_kv=16))
+    pads = [e.output for e in fusion.exprs if type(e).__name__ == "PadOp"]
+    assert any(p.definition.inputs[0].definition is not None for p in pads)      # the pad of sum(b, -1)
+    assert all(p.compute_at_pos > 0 for p in pads)
+    (out,) = simulate(fusion, x)
+    assert np.abs(out - want).max() <= 2e-2 * np.abs(want).max()
