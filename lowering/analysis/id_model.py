@@ -22,6 +22,7 @@ from fusion_ir.iter_domain import spans_broadcast
 from fusion_ir.replay import loop_map
 from fusion_ir.scalar import Val, ceil_div, vmax
 from fusion_ir.types import LoadStoreOpType
+from fusion_ir.views import ViewChain, seen_through
 from target import current as current_target
 
 from ..errors import LoweringError
@@ -84,10 +85,17 @@ class IdModel:
     persistent: dict[int, PersistentLoop] = field(default_factory=dict)   # by loop-group number
     # producers computed in a pad's longer loops: the root axes predicated on their own extent (``padded_loops``)
     pad_bounded: dict[TensorView, tuple[IterDomain, ...]] = field(default_factory=dict)
+    # views a load reads through (``fusion_ir.views.seen_through``): index maps of an input, never computed,
+    # left out of ``tensors``; each with its chain
+    views: dict[TensorView, ViewChain] = field(default_factory=dict)
     _concrete: dict[IterDomain, Val] = field(default_factory=dict)
 
     def group(self, i: IterDomain) -> LoopGroup:
         return self.group_of[i]
+
+    def computed_producers(self, tv: TensorView) -> list[TensorView]:
+        """The tensors ``tv`` reads that the kernel computes: not fusion inputs, nor views it reads through."""
+        return [p for p in tv.producers() if not p.is_input and p not in self.views]
 
     def consumers(self, tv: TensorView) -> list[TensorView]:
         """The live tensors computed from ``tv``, in the fusion's expression order, each once.
@@ -167,7 +175,10 @@ def _own_extent(i: IterDomain) -> Val:
 
 
 def build(fusion: Fusion) -> IdModel:
-    tensors = fusion.used_tensors()
+    live = fusion.used_tensors()
+    live_set = set(live)
+    views = seen_through(live, lambda tv: [c for c in tv.consumers() if c in live_set])
+    tensors = [tv for tv in live if tv not in views]
     computed = [tv for tv in tensors if not tv.is_input]
     _check_stores(computed)
     symbol_base = fusion._next_scalar
@@ -183,7 +194,7 @@ def build(fusion: Fusion) -> IdModel:
         exact.add_nodes_from(tv.loop)
     for consumer in computed:
         for producer in consumer.producers():
-            if producer.is_input:
+            if producer.is_input or producer in views:
                 continue
             mapping = loop_map(producer, consumer)
             for p, c in mapping.items():
@@ -228,7 +239,8 @@ def build(fusion: Fusion) -> IdModel:
         groups.append(group)
         for i in members:
             group_of[i] = group
-    model = IdModel(fusion, tensors, [tv.definition for tv in computed], groups, group_of, exact, exact_class)
+    model = IdModel(fusion, tensors, [tv.definition for tv in computed], groups, group_of, exact, exact_class,
+                    views=views)
 
     for tv in computed:
         seen: dict[ParallelType, IterDomain] = {}
@@ -364,9 +376,7 @@ def _check_cross_thread_reads(model: IdModel, computed: list[TensorView]) -> Non
     for consumer in computed:
         if load_kind(consumer) is LoadStoreOpType.StMatrix:
             continue   # stmatrix moves registers between the lanes of a warp: the instruction does the exchange
-        for producer in consumer.producers():
-            if producer.is_input:
-                continue
+        for producer in model.computed_producers(consumer):
             mapping = loop_map(producer, consumer)
             for p in producer.loop:
                 group = model.group(p)
@@ -415,8 +425,8 @@ def _check_cross_block_reads_of_outputs(model: IdModel, computed: list[TensorVie
     there is no grid-wide sync to wait for block 0.
     """
     for consumer in computed:
-        for producer in consumer.producers():
-            if producer.is_input or producer.memory_type is not MemoryType.Global:
+        for producer in model.computed_producers(consumer):
+            if producer.memory_type is not MemoryType.Global:
                 continue
             mapping = loop_map(producer, consumer)
             for pt in (ParallelType.BIDx, ParallelType.BIDy, ParallelType.BIDz):
