@@ -149,7 +149,7 @@ def lower_op(op: TensorOp, a: Analyses) -> list[Node]:
     kind = load_kind(tv)
     if kind is LoadStoreOpType.TMA:
         return [_tma_load(a, tv, idx)]
-    if tv.definition.inputs[0] in a.ids.views:
+    if any(x in a.ids.views for x in tv.definition.tensor_inputs()):
         return _view_load(a, tv, idx, target)
     value = cast_to(compute_value(a, tv, idx), tv.dtype)
     if zero_fills(a, tv):
