@@ -255,7 +255,7 @@ def build(fusion: Fusion) -> IdModel:
     for tv in computed:
         check_order(tv, lambda i: model.group(i).parallel_type)
     _check_cross_thread_reads(model, computed)
-    _check_vectorized_axes_are_contiguous(computed)
+    _check_vectorized_axes_are_contiguous(computed, views)
 
     for pt in PARALLEL_LAUNCH:
         extents: list[Val] = []
@@ -441,7 +441,7 @@ def _check_cross_block_reads_of_outputs(model: IdModel, computed: list[TensorVie
                                     f"for each other; bind T{producer.name} like its consumer (parallelize_like)")
 
 
-def _check_vectorized_axes_are_contiguous(computed: list[TensorView]) -> None:
+def _check_vectorized_axes_are_contiguous(computed: list[TensorView], views: dict[TensorView, ViewChain]) -> None:
     """A Vectorize axis covers consecutive elements: inner splits of the tensor's innermost axis only."""
     for tv in computed:
         innermost = _contiguous_axis(tv)
@@ -462,6 +462,7 @@ def _check_vectorized_axes_are_contiguous(computed: list[TensorView]) -> None:
                                     f"vectorize only the inner part of splits of the innermost axis "
                                     f"{innermost.label() if innermost is not None else '(none)'}")
             _check_vector_source_is_contiguous(tv, i, innermost)
+            _check_vector_of_a_view(tv, i, innermost, views)
 
 
 def _contiguous_axis(tv: TensorView) -> IterDomain | None:
@@ -494,6 +495,33 @@ def _check_vector_source_is_contiguous(tv: TensorView, axis: IterDomain, innermo
                         f"axis {source.logical.index(read)} ({read.label()}) of T{source.name}, not its innermost "
                         f"axis: consecutive elements of T{tv.name} are strided in T{source.name}; vectorize a tensor "
                         f"whose innermost axis is the innermost of what it reads")
+
+
+def _check_vector_of_a_view(tv: TensorView, axis: IterDomain, innermost: IterDomain | None,
+                            views: dict[TensorView, ViewChain]) -> None:
+    """A load of a view chain reads its source through the views: a vector of it is a vector of the source only
+    when its elements are consecutive along the source's innermost dimension (``ViewChain.span``), which no pad
+    pads (a vector is inside a pad's input whole or not at all only when it is not padded along)."""
+    d = tv.definition
+    if not isinstance(d, LoadStoreOp) or innermost is None or d.inputs[0] not in views:
+        return
+    chain = views[d.inputs[0]]
+    end_axis = d.root_map(chain.end)[innermost]
+    width = axis.extent.const_value() or 1
+    span = chain.span(end_axis, width)
+    last = chain.source.shape_ids[-1]
+    if isinstance(span, str) or [dim for dim, _ in span] not in ([], [last]):
+        why = span if isinstance(span, str) else f"they run along {', '.join(x.label() for x, _ in span)}"
+        raise LoweringError(f"T{tv.name}: Vectorize axis {axis.label()} reads {width} consecutive elements of "
+                            f"{end_axis.label()} of T{chain.end.name}, a view of T{chain.source.name}, which are not "
+                            f"consecutive along T{chain.source.name}'s innermost dimension {last.label()}: {why}")
+    for pad in chain.pads:
+        x = pad.inputs[0]
+        for (before, after), i in zip(pad.pads, x.shape_ids):
+            if (before.const_value(), after.const_value()) != (0, 0) and chain.source_axis(x, i) is last:
+                raise LoweringError(f"T{tv.name}: Vectorize axis {axis.label()} runs along {last.label()} of "
+                                    f"T{chain.source.name}, which T{pad.output.name} pads: a vector could be partly "
+                                    f"padding; vectorize along an axis no pad pads")
 
 
 def _group_parallel_type(members: list[IterDomain], owner: dict[IterDomain, TensorView]) -> ParallelType:

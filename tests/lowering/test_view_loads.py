@@ -202,3 +202,44 @@ def test_cache_after_refuses_an_async_load_of_a_view_that_is_an_output() -> None
         fusion.add_output(ops.mul(view, 2.0))
     with pytest.raises(ScheduleError, match=r"is a view of T0 and a fusion output"):
         view.cache_after(LoadStoreOpType.CpAsync)
+
+
+def _vectorized_cp_async(view_of: callable, shape: tuple[int, ...]) -> Fusion:
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(shape=shape)
+        kb = view_of(x)
+        out = ops.mul(kb, 2.0)
+        fusion.add_output(out)
+    out.axis(1).parallelize(ParallelType.TIDx)
+    tile = kb.cache_after(LoadStoreOpType.CpAsync)
+    tile.compute_at(out, 1)
+    tile.axis(1).parallelize(ParallelType.TIDx)
+    tile.split(2, 4)
+    tile.axis(3).parallelize(ParallelType.Vectorize)
+    return fusion
+
+
+def test_a_vectorized_cp_async_of_blocked_keys_reads_16_bytes_of_the_input() -> None:
+    fusion = _vectorized_cp_async(lambda x: blocked_keys(x, 0), (-1, 32))
+    kernel = lower(fusion)
+    (copy,) = [n for n in k.walk(kernel.body) if isinstance(n, k.CpAsync)]
+    assert copy.vector == 4 and copy.src.name == "T0" and copy.pred is not None
+    assert any(c.subject == "T0" for c in kernel.checks if "contiguous" in c.message)
+    for n, rows in enumerate((37, 64)):
+        inputs = random_inputs(fusion, [(rows, 32)], seed=n)
+        assert_matches(fusion, inputs, simulate(kernel, inputs))
+
+
+def test_a_vector_along_a_padded_dimension_of_the_input_is_refused() -> None:
+    fusion = _vectorized_cp_async(lambda x: blocked_keys(pad(x, [0, 4]), 0), (64, 32))
+    with pytest.raises(LoweringError, match=r"runs along iS1\{32\} of T0, which T1 pads: a vector could be partly "
+                                            r"padding"):
+        lower(fusion)
+
+
+def test_a_vector_along_the_keys_is_refused() -> None:
+    fusion = _vectorized_cp_async(lambda x: ops.transpose(blocked_keys(x, 0), 1, 2), (64, 32))
+    with pytest.raises(LoweringError, match=r"not consecutive along T0's innermost dimension iS1\{32\}: they run "
+                                            r"along iS0\{64\}"):
+        lower(fusion)
