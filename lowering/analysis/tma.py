@@ -14,6 +14,14 @@ of ``alignment`` bytes (16; exactly the swizzle span when swizzled), every box s
 the Bulk axes innermost in the allocation in the global tensor's dimension order, and no thread-parallel axis (one elected
 thread issues every copy of the block).
 
+A load of a chain of views of a fusion input (pads, reshapes, permutes: ``fusion_ir.views``, ``IdModel.views``)
+is a box of that input: its tensor map is the input's (its own extents, so past them TMA fills zeros: a pad
+after an axis by zero), each Bulk axis covers a dense range of the input's dimensions traced through the views
+(``ViewChain.span``: the inner part of a reshape's split, a merge of adjacent whole dimensions), and the box
+coordinates are the tile's indices mapped back through the views. Refused: a pad by another value, before an
+axis or of an axis a reshape made (``views.tma_refusal``), a Bulk axis that is not such a dense range, and a box
+whose innermost dimension is not the input's contiguous one.
+
 The global tensor's strides, but the innermost, must be multiples of 16 bytes (``cuTensorMapEncodeTiled``).
 Strides are arguments, so each tensor map records that rule as ``LaunchRequirement``s the launch plan
 checks (``stride_requirements``); where the tensor's extents are constants its contiguous strides are

@@ -9,7 +9,9 @@ Writes: ``Assign`` / ``BlockReduce`` / ``CpAsync`` / ``TmaLoad`` nodes (and a gr
 of loop indices, ``threadIdx``/``blockIdx`` and extents; ``IfThenElse`` predicates for
 non-divisible splits, for thread indices past an axis's extent and for redundant writers of
 shared and global memory; vectorized copies; a scan's step on its carry and write, a rescaled sum's rescaled
-total (``indexing_exprs.accumulation``), a pad's in-bounds read of its shifted input or its value.
+total (``indexing_exprs.accumulation``), a pad's in-bounds read of its shifted input or its value; a cp.async or
+plain-copy load of a view chain (``IdModel.views``) reads the chain's input through the views' index map
+(``indexing_exprs.view_read``), each pad's value where the element is outside that pad's input.
 A cp.async or plain-copy shared tile a tensor-core matmul reads is zero-filled past the tensor's bounds, as a TMA
 box is (``CpAsync.pred``: zero source bytes; an else branch storing 0); only the threads that own an element
 write it.
