@@ -102,7 +102,7 @@ def test_a_view_read_by_another_op_too_is_computed_for_it_and_seen_through_by_th
         kb = ops.reshape(padded, [2, 32, 32])
         fusion.add_output(ops.mul(kb, 2.0))
         fusion.add_output(ops.neg(padded))
-    out, other = fusion.outputs
+    out, _ = fusion.outputs
     out.axis(1).parallelize(ParallelType.TIDx)
     tile = kb.cache_after(LoadStoreOpType.TMA)
     tile.compute_at(out, 1)
