@@ -69,6 +69,22 @@ class LoadStoreOp(Expr):
 ASYNC_LOADS = (LoadStoreOpType.TMA, LoadStoreOpType.CpAsync)
 
 
+def is_view_expr(e: "Expr | None") -> bool:
+    """A pad, a reshape or a permute (a plain copy with a permutation): an index map of its one input, which moves
+    no data (``fusion_ir.views``)."""
+    if isinstance(e, (PadOp, ViewOp)):
+        return True
+    return isinstance(e, LoadStoreOp) and e.permutation is not None and e.op_type is LoadStoreOpType.Set
+
+
+def view_source(tv: "TensorView") -> "TensorView | None":
+    """The fusion input ``tv`` is a chain of views of (``is_view_expr``); None unless ``tv`` is such a view."""
+    t = tv
+    while is_view_expr(t.definition):
+        t = t.definition.inputs[0]
+    return t if t is not tv and t.is_input else None
+
+
 def load_kind(tv: "TensorView") -> LoadStoreOpType | None:
     """How ``tv`` is written: the op type of the ``LoadStoreOp`` defining it (``TMA``, ``CpAsync``,
     ``Set``, ...), or None when another op (or nothing) defines it.

@@ -14,7 +14,7 @@ from target import current as current_target
 from . import replay
 from .circular_buffer import AUTO, CircularBufferOptions, Pipelined, WarpSpecialized
 from .exprs import (ASYNC_LOADS, BinaryOp, BroadcastOp, CastOp, Expr, LoadStoreOp, MmaOp, ReductionOp, UnaryOp, in_order,
-                    load_kind)
+                    load_kind, view_source)
 from .iter_domain import IterDomain, Merge, Split, Transform, innermost_root
 from .persistent import first_unmappable_loop_axis
 from .scalar import Val
@@ -786,7 +786,10 @@ class TensorView:
             raise self._err(f"cache_after: {op_type!r} is not a LoadStoreOpType")
         if op_type in (LoadStoreOpType.TMAStore, LoadStoreOpType.StMatrix):
             raise self._err(f"cache_after: {op_type.name} is a store; use cache_before on an output")
-        if op_type in (LoadStoreOpType.TMA, LoadStoreOpType.CpAsync) and self.memory_type is not MemoryType.Global:
+        source = view_source(self)
+        if source is not None and op_type in (LoadStoreOpType.TMA, LoadStoreOpType.CpAsync):
+            self._check_view_load(source, op_type)
+        elif op_type in (LoadStoreOpType.TMA, LoadStoreOpType.CpAsync) and self.memory_type is not MemoryType.Global:
             raise self._err(f"cache_after: a {op_type.name} load reads global memory, but T{self.name} "
                             f"is in {self.memory_type.name} memory")
         if op_type is LoadStoreOpType.TMA and not self.shape_ids:
@@ -813,6 +816,18 @@ class TensorView:
             if swizzle is not SmemSwizzle.NONE:
                 cache.set_swizzle(swizzle)
         return cache
+
+    def _check_view_load(self, source: TensorView, op_type: LoadStoreOpType) -> None:
+        """A TMA or cp.async load of a chain of views (pads, reshapes, permutes) of a fusion input reads that input
+        through the views' index map (``fusion_ir.views``); the views themselves are never computed. What TMA
+        cannot read (a pad by a value other than zero, ...) lowering refuses (``lowering/analysis/tma.py``)."""
+        if source.memory_type is not MemoryType.Global:
+            raise self._err(f"cache_after: a {op_type.name} load of T{self.name} reads its source "
+                            f"T{source.name}, which is in {source.memory_type.name} memory")
+        if self.is_output:
+            raise self._err(f"cache_after: T{self.name} is a view of T{source.name} and a fusion output; a "
+                            f"{op_type.name} load reads T{source.name} in place of the view, which is then "
+                            f"never computed")
 
     def set_load_type(self, op_type: LoadStoreOpType, swizzle: SmemSwizzle = SmemSwizzle.NONE) -> TensorView:
         """Make the copy that defines this tensor (``ops.set``, ``ops.permute``, ``ops.transpose`` of a global

@@ -134,6 +134,17 @@ def read_index(a: Analyses, producer: TensorView, consumer: TensorView,
     return swizzle_index(index, buf.swizzle, buf.dtype.size) if swizzled else index
 
 
+def view_read(a: Analyses, view: TensorView, consumer: TensorView,
+              c_idx: dict[IterDomain, Val]) -> tuple[Load, list[tuple[Val, float | int | bool]]]:
+    """Where ``consumer`` (at ``c_idx``) reads its element of ``view``, a view the kernel reads through
+    (``IdModel.views``): the element of the chain's source its indices map back to, with the pads it passes (each
+    pad's condition that the element is inside its input and its value where it is not, the outermost first)."""
+    chain = a.ids.views[view]
+    end = {p: c_idx[c] for c, p in consumer.definition.root_map(view).items()}
+    buf = a.buffers.buffers[chain.source]
+    return Load(buf, param_index(chain.source, buf, chain.source_indices(end))), chain.fills(end)
+
+
 def read_offsets(consumer: TensorView) -> dict[IterDomain, Val]:
     """The root axes of ``consumer`` whose element ``i`` reads its input's element ``i - offset`` (a pad's axes
     with a width before them), with their offsets."""
@@ -252,6 +263,12 @@ def operand_value(a: Analyses, x: object, consumer: TensorView, c_idx: dict, dty
     if isinstance(x, TensorView):
         if x in inlined:
             return cast_to(compute_value(a, x, own_indices(a, x), inlined), x.dtype)
+        if x in a.ids.views:
+            load, fills = view_read(a, x, consumer, c_idx)
+            value: Value = load
+            for cond, fill in reversed(fills):
+                value = SelectValue(cond, value, const(fill, x.dtype), x.dtype)
+            return value
         return Load(a.buffers.buffers[x], read_index(a, x, consumer, c_idx))
     if isinstance(x, ScalarInput):  # a kernel parameter by value, read where it is used
         return ScalarParam(x.param_name, x.dtype)

@@ -208,11 +208,10 @@ def build(ids: IdModel, tc: TensorCores, buffers: BufferPlan, tma: TmaInfo,
             raise LoweringError(f"T{tv.name}: warp-specialized circular buffering pipelines TMA loads, which the "
                                 f"producer warps issue and mbarriers complete; T{tv.name} is loaded by "
                                 f"{kind.name if kind is not None else type(tv.definition).__name__}")
-        for p in tv.producers():
-            if not p.is_input:
-                raise LoweringError(f"T{tv.name} is circular-buffered, so its loads are issued ahead of the loop "
-                                    f"body, but it reads T{p.name}, which is computed by the kernel; circular "
-                                    f"buffering prefetches loads of fusion inputs")
+        for p in ids.computed_producers(tv):
+            raise LoweringError(f"T{tv.name} is circular-buffered, so its loads are issued ahead of the loop "
+                                f"body, but it reads T{p.name}, which is computed by the kernel; circular "
+                                f"buffering prefetches loads of fusion inputs (and views of them)")
         war = opts.war_mbarrier
         if ws is None and opts.type.uses_mbarrier_for_war and load_kind(tv) is not LoadStoreOpType.TMA:
             raise LoweringError(f"T{tv.name}: Pipelined(uses_mbarrier_for_war=True) guards TMA loads; T{tv.name} "

@@ -22,6 +22,7 @@ from fusion_ir.iter_domain import spans_broadcast
 from fusion_ir.replay import loop_map
 from fusion_ir.scalar import Val, ceil_div, vmax
 from fusion_ir.types import LoadStoreOpType
+from fusion_ir.views import ViewChain, seen_through
 from target import current as current_target
 
 from ..errors import LoweringError
@@ -84,10 +85,17 @@ class IdModel:
     persistent: dict[int, PersistentLoop] = field(default_factory=dict)   # by loop-group number
     # producers computed in a pad's longer loops: the root axes predicated on their own extent (``padded_loops``)
     pad_bounded: dict[TensorView, tuple[IterDomain, ...]] = field(default_factory=dict)
+    # views a load reads through (``fusion_ir.views.seen_through``): index maps of an input, never computed,
+    # left out of ``tensors``; each with its chain
+    views: dict[TensorView, ViewChain] = field(default_factory=dict)
     _concrete: dict[IterDomain, Val] = field(default_factory=dict)
 
     def group(self, i: IterDomain) -> LoopGroup:
         return self.group_of[i]
+
+    def computed_producers(self, tv: TensorView) -> list[TensorView]:
+        """The tensors ``tv`` reads that the kernel computes: not fusion inputs, nor views it reads through."""
+        return [p for p in tv.producers() if not p.is_input and p not in self.views]
 
     def consumers(self, tv: TensorView) -> list[TensorView]:
         """The live tensors computed from ``tv``, in the fusion's expression order, each once.
@@ -167,7 +175,10 @@ def _own_extent(i: IterDomain) -> Val:
 
 
 def build(fusion: Fusion) -> IdModel:
-    tensors = fusion.used_tensors()
+    live = fusion.used_tensors()
+    live_set = set(live)
+    views = seen_through(live, lambda tv: [c for c in tv.consumers() if c in live_set])
+    tensors = [tv for tv in live if tv not in views]
     computed = [tv for tv in tensors if not tv.is_input]
     _check_stores(computed)
     symbol_base = fusion._next_scalar
@@ -183,7 +194,7 @@ def build(fusion: Fusion) -> IdModel:
         exact.add_nodes_from(tv.loop)
     for consumer in computed:
         for producer in consumer.producers():
-            if producer.is_input:
+            if producer.is_input or producer in views:
                 continue
             mapping = loop_map(producer, consumer)
             for p, c in mapping.items():
@@ -228,7 +239,8 @@ def build(fusion: Fusion) -> IdModel:
         groups.append(group)
         for i in members:
             group_of[i] = group
-    model = IdModel(fusion, tensors, [tv.definition for tv in computed], groups, group_of, exact, exact_class)
+    model = IdModel(fusion, tensors, [tv.definition for tv in computed], groups, group_of, exact, exact_class,
+                    views=views)
 
     for tv in computed:
         seen: dict[ParallelType, IterDomain] = {}
@@ -243,7 +255,7 @@ def build(fusion: Fusion) -> IdModel:
     for tv in computed:
         check_order(tv, lambda i: model.group(i).parallel_type)
     _check_cross_thread_reads(model, computed)
-    _check_vectorized_axes_are_contiguous(computed)
+    _check_vectorized_axes_are_contiguous(computed, views)
 
     for pt in PARALLEL_LAUNCH:
         extents: list[Val] = []
@@ -364,9 +376,7 @@ def _check_cross_thread_reads(model: IdModel, computed: list[TensorView]) -> Non
     for consumer in computed:
         if load_kind(consumer) is LoadStoreOpType.StMatrix:
             continue   # stmatrix moves registers between the lanes of a warp: the instruction does the exchange
-        for producer in consumer.producers():
-            if producer.is_input:
-                continue
+        for producer in model.computed_producers(consumer):
             mapping = loop_map(producer, consumer)
             for p in producer.loop:
                 group = model.group(p)
@@ -415,8 +425,8 @@ def _check_cross_block_reads_of_outputs(model: IdModel, computed: list[TensorVie
     there is no grid-wide sync to wait for block 0.
     """
     for consumer in computed:
-        for producer in consumer.producers():
-            if producer.is_input or producer.memory_type is not MemoryType.Global:
+        for producer in model.computed_producers(consumer):
+            if producer.memory_type is not MemoryType.Global:
                 continue
             mapping = loop_map(producer, consumer)
             for pt in (ParallelType.BIDx, ParallelType.BIDy, ParallelType.BIDz):
@@ -431,7 +441,7 @@ def _check_cross_block_reads_of_outputs(model: IdModel, computed: list[TensorVie
                                     f"for each other; bind T{producer.name} like its consumer (parallelize_like)")
 
 
-def _check_vectorized_axes_are_contiguous(computed: list[TensorView]) -> None:
+def _check_vectorized_axes_are_contiguous(computed: list[TensorView], views: dict[TensorView, ViewChain]) -> None:
     """A Vectorize axis covers consecutive elements: inner splits of the tensor's innermost axis only."""
     for tv in computed:
         innermost = _contiguous_axis(tv)
@@ -452,6 +462,7 @@ def _check_vectorized_axes_are_contiguous(computed: list[TensorView]) -> None:
                                     f"vectorize only the inner part of splits of the innermost axis "
                                     f"{innermost.label() if innermost is not None else '(none)'}")
             _check_vector_source_is_contiguous(tv, i, innermost)
+            _check_vector_of_a_view(tv, i, innermost, views)
 
 
 def _contiguous_axis(tv: TensorView) -> IterDomain | None:
@@ -484,6 +495,33 @@ def _check_vector_source_is_contiguous(tv: TensorView, axis: IterDomain, innermo
                         f"axis {source.logical.index(read)} ({read.label()}) of T{source.name}, not its innermost "
                         f"axis: consecutive elements of T{tv.name} are strided in T{source.name}; vectorize a tensor "
                         f"whose innermost axis is the innermost of what it reads")
+
+
+def _check_vector_of_a_view(tv: TensorView, axis: IterDomain, innermost: IterDomain | None,
+                            views: dict[TensorView, ViewChain]) -> None:
+    """A load of a view chain reads its source through the views: a vector of it is a vector of the source only
+    when its elements are consecutive along the source's innermost dimension (``ViewChain.span``), which no pad
+    pads (a vector is inside a pad's input whole or not at all only when it is not padded along)."""
+    d = tv.definition
+    if not isinstance(d, LoadStoreOp) or innermost is None or d.inputs[0] not in views:
+        return
+    chain = views[d.inputs[0]]
+    end_axis = d.root_map(chain.end)[innermost]
+    width = axis.extent.const_value() or 1
+    span = chain.span(end_axis, width)
+    last = chain.source.shape_ids[-1]
+    if isinstance(span, str) or [dim for dim, _ in span] not in ([], [last]):
+        why = span if isinstance(span, str) else f"they run along {', '.join(x.label() for x, _ in span)}"
+        raise LoweringError(f"T{tv.name}: Vectorize axis {axis.label()} reads {width} consecutive elements of "
+                            f"{end_axis.label()} of T{chain.end.name}, a view of T{chain.source.name}, which are not "
+                            f"consecutive along T{chain.source.name}'s innermost dimension {last.label()}: {why}")
+    for pad in chain.pads:
+        x = pad.inputs[0]
+        for (before, after), i in zip(pad.pads, x.shape_ids):
+            if (before.const_value(), after.const_value()) != (0, 0) and chain.source_axis(x, i) is last:
+                raise LoweringError(f"T{tv.name}: Vectorize axis {axis.label()} runs along {last.label()} of "
+                                    f"T{chain.source.name}, which T{pad.output.name} pads: a vector could be partly "
+                                    f"padding; vectorize along an axis no pad pads")
 
 
 def _group_parallel_type(members: list[IterDomain], owner: dict[IterDomain, TensorView]) -> ParallelType:

@@ -14,6 +14,14 @@ of ``alignment`` bytes (16; exactly the swizzle span when swizzled), every box s
 the Bulk axes innermost in the allocation in the global tensor's dimension order, and no thread-parallel axis (one elected
 thread issues every copy of the block).
 
+A load of a chain of views of a fusion input (pads, reshapes, permutes: ``fusion_ir.views``, ``IdModel.views``)
+is a box of that input: its tensor map is the input's (its own extents, so past them TMA fills zeros: a pad
+after an axis by zero), each Bulk axis covers a dense range of the input's dimensions traced through the views
+(``ViewChain.span``: the inner part of a reshape's split, a merge of adjacent whole dimensions), and the box
+coordinates are the tile's indices mapped back through the views. Refused: a pad by another value, before an
+axis or of an axis a reshape made (``views.tma_refusal``), a Bulk axis that is not such a dense range, and a box
+whose innermost dimension is not the input's contiguous one.
+
 The global tensor's strides, but the innermost, must be multiples of 16 bytes (``cuTensorMapEncodeTiled``).
 Strides are arguments, so each tensor map records that rule as ``LaunchRequirement``s the launch plan
 checks (``stride_requirements``); where the tensor's extents are constants its contiguous strides are
@@ -30,6 +38,7 @@ from fusion_ir.exprs import load_kind
 from fusion_ir.iter_domain import innermost_root
 from fusion_ir.scalar import Val
 from fusion_ir.types import LoadStoreOpType, SmemSwizzle, StoreWait
+from fusion_ir.views import ViewChain, tma_refusal
 from target import Tma
 from target import current as current_target
 
@@ -54,6 +63,9 @@ class TmaBox:
     box: tuple[int, ...]                    # box extents, outermost first
     issue_loops: tuple[IterDomain, ...]     # serial axes right of the compute-at position: one copy each
     shared: TensorView | None = None        # a TMA store's shared-memory source (``tv`` is the output)
+    # a load of a chain of views of ``source``: ``dims`` are the source's own dimensions, and a box's coordinates
+    # are ``tv``'s indices mapped back through the views (``fusion_ir.views``)
+    view: ViewChain | None = None
     # a TMA store's thread dimensions its shared tile is computed inside: each index there stores its
     # own boxes (ping-pong warp groups), issued by a thread elected among the threads with that index
     issuers: tuple[ParallelType, ...] = ()
@@ -92,7 +104,11 @@ class TmaBox:
 
     def coords(self, origin: dict[IterDomain, Val]) -> tuple[Val, ...]:
         """Box origin in each global dimension, outermost first, from ``origin`` indices."""
-        return tuple(origin[r] for r in self.dims)
+        if self.view is None:
+            return tuple(origin[r] for r in self.dims)
+        end = {p: origin[c] for c, p in self.tv.definition.root_map(self.view.end).items()}
+        at = self.view.source_indices(end)
+        return tuple(at[r] for r in self.dims)
 
 
 @dataclass
@@ -233,11 +249,20 @@ def analyze(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> TmaBox:
     """The box of ``tv``; raises ``LoweringError`` naming the axis and the rule it breaks."""
     name = f"T{tv.name}"
     source = tv.definition.inputs[0]
-    if not source.is_input:
-        raise LoweringError(f"{name} is loaded by TMA from T{source.name}, which is not a fusion input; TMA reads "
-                            f"a global tensor")
-    root_of = {p: c for c, p in tv.definition.root_map(source).items()}
-    dims = tuple(root_of[p] for p in source.shape_ids)
+    view = ids.views.get(source)
+    if view is not None:
+        why = tma_refusal(view)
+        if why is not None:
+            raise LoweringError(f"{name} is loaded by TMA from T{source.name}, a view of T{view.source.name} that TMA "
+                                f"cannot read: {why}")
+        source = view.source
+        dims = tuple(source.shape_ids)
+    elif not source.is_input:
+        raise LoweringError(f"{name} is loaded by TMA from T{source.name}, which is not a fusion input (nor a chain "
+                            f"of pads, reshapes and permutes of one, read by nothing else); TMA reads a global tensor")
+    else:
+        root_of = {p: c for c, p in tv.definition.root_map(source).items()}
+        dims = tuple(root_of[p] for p in source.shape_ids)
     if not dims:
         raise LoweringError(f"{name} is loaded by TMA from T{source.name}, which is 0-D; a TMA box needs at least "
                             f"one dimension")
@@ -269,15 +294,9 @@ def analyze(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> TmaBox:
         raise LoweringError(f"{name} is loaded by TMA but has no Bulk axis; parallelize the axes of the box with "
                             f"ParallelType.Bulk")
     bulk: dict[IterDomain, IterDomain] = {}
+    extents: dict[IterDomain, int] = {}
     for b in bulk_axes:
         root = _innermost_root(tv, b)
-        if root not in dims:
-            raise LoweringError(f"{name}: Bulk axis {b.label()} comes from {root.label()}, which is not a "
-                                f"dimension of T{source.name}")
-        if root in bulk:
-            raise LoweringError(f"{name}: Bulk axes {bulk[root].label()} and {b.label()} both come from "
-                                f"{root.label()}; a TMA box has one extent per dimension (merge them or make one "
-                                f"serial)")
         extent = b.extent.const_value()
         if extent is None:
             raise LoweringError(f"{name}: Bulk axis {b.label()} has symbolic extent {b.extent}; TMA box extents are "
@@ -285,8 +304,26 @@ def analyze(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> TmaBox:
         if not 1 <= extent <= _tma().max_box:
             raise LoweringError(f"{name}: Bulk axis {b.label()} has extent {extent}; a TMA box extent must be in "
                                 f"[1, {_tma().max_box}]")
-        bulk[root] = b
-    box = tuple(bulk[r].extent.const_value() if r in bulk else 1 for r in dims)
+        if view is not None:
+            spans = _view_span(tv, view, b, root, extent)
+        elif root not in dims:
+            raise LoweringError(f"{name}: Bulk axis {b.label()} comes from {root.label()}, which is not a "
+                                f"dimension of T{source.name}")
+        else:
+            spans = [(root, extent)]
+        for dim, width in spans:
+            if dim in bulk:
+                raise LoweringError(f"{name}: Bulk axes {bulk[dim].label()} and {b.label()} both come from "
+                                    f"{dim.label()}; a TMA box has one extent per dimension (merge them or make "
+                                    f"one serial)")
+            bulk[dim] = b
+            extents[dim] = width
+    box = tuple(extents.get(r, 1) for r in dims)
+    if view is not None and dims[-1] not in bulk and len(bulk) > 0:
+        raise LoweringError(f"{name}: TMA reads rows of T{source.name}'s contiguous dimension {dims[-1].label()} "
+                            f"(its last), but no Bulk axis of {name} runs along it (its Bulk axes run along "
+                            f"{', '.join(d.label() for d in dims if d in bulk)}); make the box's innermost axis the "
+                            f"one that is {dims[-1].label()} through the views")
     row = box[-1] * tv.dtype.size
     if row % _tma().alignment:
         raise LoweringError(f"{name}: the innermost TMA box row is {box[-1]} x {tv.dtype.short_name} = {row} bytes; "
@@ -296,9 +333,23 @@ def analyze(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> TmaBox:
                             f"swizzle is exactly {tv.swizzle.span} bytes (TMA lays each swizzled row out at the "
                             f"full span)")
 
-    result = TmaBox(tv, source, dims, tuple(bulk.get(r) for r in dims), box, tuple(issue))
+    result = TmaBox(tv, source, dims, tuple(bulk.get(r) for r in dims), box, tuple(issue), view=view)
     _check_layout(buffers, result)
     return result
+
+
+def _view_span(tv: TensorView, view: ViewChain, b: IterDomain, root: IterDomain,
+               extent: int) -> list[tuple[IterDomain, int]]:
+    """The dimensions of ``view``'s source (and the extent along each) that Bulk axis ``b`` of ``tv`` (of ``extent``,
+    the inner part of ``tv``'s root axis ``root``) covers through the views; raises where they are not a dense
+    range of the source."""
+    end_axis = tv.definition.root_map(view.end)[root]
+    span = view.span(end_axis, extent)
+    if isinstance(span, str):
+        raise LoweringError(f"T{tv.name}: Bulk axis {b.label()} reads {extent} consecutive elements of "
+                            f"{end_axis.label()} of T{view.end.name}, a view of T{view.source.name}, which are not "
+                            f"a dense box of T{view.source.name}: {span}")
+    return span
 
 
 def _innermost_root(tv: TensorView, b: IterDomain) -> IterDomain:
@@ -314,7 +365,7 @@ def _innermost_root(tv: TensorView, b: IterDomain) -> IterDomain:
 def _check_layout(buffers: BufferPlan, info: TmaBox) -> None:
     tv = info.tv
     axes = buffers.alloc_ids[tv]
-    present = [b for b in info.bulk if b is not None]
+    present = list(dict.fromkeys(b for b in info.bulk if b is not None))     # a merged Bulk axis spans two
     tail = axes[len(axes) - len(present):] if present else []
     if list(tail) != present:
         order = ", ".join(b.label() for b in present)

@@ -9,7 +9,9 @@ Writes: ``Assign`` / ``BlockReduce`` / ``CpAsync`` / ``TmaLoad`` nodes (and a gr
 of loop indices, ``threadIdx``/``blockIdx`` and extents; ``IfThenElse`` predicates for
 non-divisible splits, for thread indices past an axis's extent and for redundant writers of
 shared and global memory; vectorized copies; a scan's step on its carry and write, a rescaled sum's rescaled
-total (``indexing_exprs.accumulation``), a pad's in-bounds read of its shifted input or its value.
+total (``indexing_exprs.accumulation``), a pad's in-bounds read of its shifted input or its value; a cp.async or
+plain-copy load of a view chain (``IdModel.views``) reads the chain's input through the views' index map
+(``indexing_exprs.view_read``), each pad's value where the element is outside that pad's input.
 A cp.async or plain-copy shared tile a tensor-core matmul reads is zero-filled past the tensor's bounds, as a TMA
 box is (``CpAsync.pred``: zero source bytes; an else branch storing 0); only the threads that own an element
 write it.
@@ -43,6 +45,7 @@ from ..indexing_exprs import (
     predicate,
     read_index,
     thread_conditions,
+    view_read,
     write_index,
 )
 from ..kernel_ir import (
@@ -145,10 +148,12 @@ def lower_op(op: TensorOp, a: Analyses) -> list[Node]:
         return _scan_step(a, tv, idx, acc)
     if isinstance(tv.definition, PadOp):
         return _pad(a, tv, idx)
-    value = cast_to(compute_value(a, tv, idx), tv.dtype)
     kind = load_kind(tv)
     if kind is LoadStoreOpType.TMA:
         return [_tma_load(a, tv, idx)]
+    if any(x in a.ids.views for x in tv.definition.tensor_inputs()):
+        return _view_load(a, tv, idx, target)
+    value = cast_to(compute_value(a, tv, idx), tv.dtype)
     if zero_fills(a, tv):
         return _zero_filled_load(a, tv, idx, target, value)
     if kind is LoadStoreOpType.CpAsync:
@@ -179,6 +184,32 @@ def _pad(a: Analyses, tv: TensorView, idx: dict[IterDomain, Val]) -> list[Node]:
     body: list[Node] = ([Assign(out, dst, source)] if inside.const_value() == 1
                         else [IfThenElse(inside, (Assign(out, dst, source),), (fill,))])
     return guarded(predicate(a, tv, idx, False, out.memory), body)
+
+
+def _view_load(a: Analyses, tv: TensorView, idx: dict[IterDomain, Val], target: Buffer) -> list[Node]:
+    """A cp.async or plain-copy load of a view chain's end (``IdModel.views``): the element of the chain's source
+    its indices map to where it is inside every pad's input, else the value of the outermost pad it is not inside
+    (a cp.async of zero source bytes where every pad is by zero: ``CpAsync.pred``). A ``zero_fills`` tile is zero
+    past its own bounds too."""
+    view = tv.definition.inputs[0]
+    load, fills = view_read(a, view, tv, idx)
+    dst = write_index(a, tv, idx)
+    cp_async = load_kind(tv) is LoadStoreOpType.CpAsync
+    bounds = all_of(bounds_conditions(tv, idx, False)) if zero_fills(a, tv) else Val.const(1)
+    if bounds.const_value() != 1:
+        fills = [(bounds, 0)] + fills
+    if cp_async and all(fill == 0 for _, fill in fills):
+        inside = all_of([cond for cond, _ in fills])
+        stmt: Node = CpAsync(target, dst, load.buffer, load.index,
+                             pred=None if inside.const_value() == 1 else inside)
+    else:
+        stmt = (CpAsync(target, dst, load.buffer, load.index) if cp_async
+                else Assign(target, dst, cast_to(load, target.dtype)))
+        for cond, fill in reversed(fills):
+            stmt = IfThenElse(cond, (stmt,), (Assign(target, dst, const(fill, target.dtype)),))
+    if zero_fills(a, tv):
+        return guarded(all_of(thread_conditions(a, tv, False, MemoryType.Shared)), [stmt])
+    return guarded(predicate(a, tv, idx, False, target.memory), [stmt])
 
 
 def zero_fills(a: Analyses, tv: TensorView) -> bool:

@@ -72,7 +72,8 @@ def vector_checks(a: Analyses) -> list[RuntimeCheck]:
                                        f"T{tv.name}: the vectorized axis {i.label()} needs extent {root.extent} "
                                        f"to be a multiple of {width}", InputRule.VECTOR_DIVISIBLE,
                                        f"T{tv.name}"))
-            for p in [tv] + tv.producers():
+            views = a.ids.views
+            for p in [tv] + [views[p].source if p in views else p for p in tv.producers()]:
                 buf = a.buffers.buffers.get(p)
                 if buf is not None and buf.is_param and buf.strides:
                     checks.append(RuntimeCheck(buf.strides[-1].eq(1),

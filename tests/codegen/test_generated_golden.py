@@ -13,10 +13,11 @@ import pytest
 
 import examples
 from codegen import to_cuda
-from fusion_ir import DataType
+from fusion_ir import DataType, LoadStoreOpType
 from lowering import lower
 from tests.lowering.pipeline_cases import pipeline_cases
 from tests.lowering.scan_cases import case as scan_case
+from tests.lowering.view_load_cases import keys_2d, keys_attention
 
 GOLDEN = Path(__file__).parent / "golden" / "generated"
 
@@ -52,6 +53,9 @@ BUILDERS["example_matmul_cluster_1x2_tma_store"] = lambda: examples.load("matmul
 BUILDERS["example_attention_causal_symbolic"] = lambda: examples.load("attention").build(causal=True, symbolic=True)
 BUILDERS["scan_cummax_rows_on_threads"] = lambda: scan_case("cummax_rows_on_threads").build()
 BUILDERS["rescaled_sum_split_serial"] = lambda: scan_case("rescaled_sum_split_serial").build()
+# blocked keys [nb, B, H, 32, D] of k [B, H, S, D]: one TMA box of k per key block, the views never computed
+BUILDERS["view_keys_attention_tma"] = keys_attention
+BUILDERS["view_keys_2d_cp_async_pad_minus_one"] = lambda: keys_2d(LoadStoreOpType.CpAsync, value=-1.0)
 
 
 def kernel_function(source: str) -> str:

@@ -10,6 +10,7 @@ import pytest
 
 import examples
 from lowering import lower
+from tests.lowering.view_load_cases import keys_attention
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -31,6 +32,9 @@ BUILDERS["matmul_wgmma_cp_async_k100"] = lambda: examples.load("matmul_wgmma").b
 # two blocks of adjacent tile rows share B's tile by TMA multicast
 BUILDERS["matmul_cluster"] = lambda: examples.load("matmul_cluster").build(tile=(128, 128, 64), stages=3,
                                                                           compute_warp_groups=1)
+
+# blocked keys of k [B, H, S, D]: the TMA box of k at key offset 32 j, no loop or buffer of the views
+BUILDERS["view_keys_attention_tma"] = keys_attention
 
 
 @pytest.mark.parametrize("name", sorted(BUILDERS))
