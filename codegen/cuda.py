@@ -52,6 +52,7 @@ from lowering.kernel_ir import (
     Let,
     Load,
     MatrixDescriptor,
+    RegisterFragment,
     MBarrierArrive,
     MBarrierRemoteArrive,
     MBarrierArriveExpectTx,
@@ -137,6 +138,9 @@ class KernelPrinter(NodeVisitor):
         self.wgmma_shapes: set[WgmmaShape] = set()
         self.wgmma_accumulators = sorted({e.name for n in walk(kernel.body) for e in effects(n)
                                           if e.is_write and e.proxy is Proxy.Wgmma})
+        # register arrays wgmmas read as their A operand: fenced beside the accumulators
+        self.wgmma_accumulators += sorted({n.a.buffer.name for n in walk(kernel.body)
+                                           if isinstance(n, Mma) and isinstance(n.a, RegisterFragment)})
         self.lines: list[str] = []
         self.depth = 1
         self.scopes: list[_Scope] = [_Scope()]
@@ -622,17 +626,31 @@ class KernelPrinter(NodeVisitor):
     def visit_Mma(self, node: Mma) -> None:
         shape = self._wgmma_shape(node)
         acc = self._accumulator(node, shape)
-        desc_a = self._descriptor(node, node.a, "A")
         desc_b = self._descriptor(node, node.b, "B")
         self.helpers.add("wgmma")
         self.wgmma_shapes.add(shape)
+        if isinstance(node.a, RegisterFragment):
+            self._emit(f"{shape.callee(False, node.b.mn_major)}({acc},")
+            for word in self._register_operand(node, node.a):
+                self._emit(f"{INDENT * 2}{word},")
+            self._emit(f"{INDENT * 2}{desc_b});")
+            return
+        desc_a = self._descriptor(node, node.a, "A")
         self._emit(f"{shape.callee(node.a.mn_major, node.b.mn_major)}({acc},")
         self._emit(f"{INDENT * 2}{desc_a},")
         self._emit(f"{INDENT * 2}{desc_b});")
 
+    def _register_operand(self, node: Mma, frag: RegisterFragment) -> list[str]:
+        """The four 32-bit words of a register A operand: its 16-bit elements packed in pairs by value, low half
+        first (``verify`` has checked the array and its range)."""
+        buf = frag.buffer
+        self._register_index(buf, frag.index, f"codegen: Mma {node.shape} into {node.acc.name}, A from {buf.name}")
+        elements = [self._access(buf, self._idx(frag.index + e, node), node) for e in range(8)]
+        return [_vector_value("uint32_t", 2, elements[e:e + 2]) for e in range(0, 8, 2)]
+
     def _wgmma_shape(self, node: Mma) -> WgmmaShape:
         """The wrapper the Mma calls (``verify`` has checked its shape and operand type)."""
-        return WgmmaShape(node.shape[1], node.dtype)
+        return WgmmaShape(node.shape[1], node.dtype, isinstance(node.a, RegisterFragment))
 
     def _accumulator(self, node: Mma, shape: WgmmaShape) -> str:
         """``&T3[i]``: the first of the Mma's accumulator registers, checked to stay in registers."""

@@ -50,6 +50,7 @@ from .kir_nodes import (
     MBarrierWait,
     MBarrierWaitParity,
     Mma,
+    RegisterFragment,
     NamedBarrier,
     Return,
     ScalarParam,
@@ -204,7 +205,8 @@ def _cp_async(n: CpAsync) -> tuple[Effect, ...]:
 
 def _mma(n: Mma) -> tuple[Effect, ...]:
     wg = {"proxy": Proxy.Wgmma, "completes": Completion.WgmmaGroup}
-    return (_read(n.a.buffer, n.a.offset, **wg), _read(n.b.buffer, n.b.offset, **wg),
+    a_index = n.a.index if isinstance(n.a, RegisterFragment) else n.a.offset
+    return (_read(n.a.buffer, a_index, **wg), _read(n.b.buffer, n.b.offset, **wg),
             _read(n.acc, n.acc_index, **wg), _write(n.acc, n.acc_index, **wg))
 
 
