@@ -9,7 +9,7 @@ no pipeline); its fp32 fragment is turned into bf16 in registers (``p = cast(rel
 (wgmma's register-sourced form): columns ``[16 t, 16 t + 16)`` of a 64 x N1 accumulator fragment are exactly
 the A fragment of k-step ``t``, registers ``8 t .. 8 t + 7`` of ``p``, so nothing moves between threads.
 w2 ``[N1, N2]`` is TMA-loaded once into shared memory; the second accumulator's fragment is stored with
-ordinary stores. N1 and N2 are each one wgmma tile (multiples of 16 and 8, at most 256).
+ordinary stores. N1 and N2 are each one wgmma tile (multiples of 16, at most 256).
 """
 
 from fusion_ir import DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, inline_most, ops
@@ -52,9 +52,10 @@ def _n_major_tile(tv, mn: int, broadcast: int, k: int, at: int) -> None:
 
 def build(m: int = 200, k1: int = 136, n1: int = 64, n2: int = 64) -> Fusion:
     wgmma = current_target().wgmma
-    if not (wgmma.valid_n(n1) and n1 % 16 == 0 and wgmma.valid_n(n2)):
-        raise ValueError(f"matmul_b2b.build: N1 = {n1} must be a multiple of 16 and N2 = {n2} of 8, both at most "
-                         f"{wgmma.max_n} (each one wgmma tile)")
+    if not all(wgmma.valid_n(n) and n % 16 == 0 for n in (n1, n2)):
+        raise ValueError(f"matmul_b2b.build: N1 = {n1} and N2 = {n2} must be multiples of 16 up to {wgmma.max_n}: each "
+                         f"is one wgmma tile, N1 in k-steps of 16, and a row of w1's and w2's tiles at least one "
+                         f"32-byte swizzle span")
     fusion = fusion_of(m, k1, n1, n2)
     x, w1, w2 = fusion.inputs
     out = fusion.outputs[0]
