@@ -18,6 +18,8 @@ from fusion_ir.schedulers.matmul_params import swizzle_by_span
 from target import current as current_target
 
 DESCRIPTION = "cast(relu(x @ w1), bf16) @ w2 in one kernel: the first accumulator is the second wgmma's A in registers"
+SIZES = [[(200, 136), (136, 64), (64, 64)]]      # build()'s fixed sizes: x [M, K1], w1 [K1, N1], w2 [N1, N2]
+TOLERANCE = 1e-2   # the first result is rounded to bf16 (the reference rounds its float64 value)
 TK = 64          # K1 per TMA tile: one 128-byte swizzle row of bf16
 
 
