@@ -1,0 +1,67 @@
+"""wgmma's register-sourced A in the generated CUDA (examples/matmul_b2b): the wrapper (four 32-bit A registers,
+B's descriptor, B's transpose bit only), the call packing the k-step's eight bf16 registers in pairs, the operand's
+registers fenced beside the accumulators, and (with nvcc) the kernel compiled for sm_90a without spills."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from codegen import compile_check, nvcc_available, to_cuda
+from codegen.wgmma import WgmmaShape, wrappers_source
+from examples import matmul_b2b
+from fusion_ir.types import DataType
+from lowering import lower
+from tests.codegen.test_cuda import assert_in_order, body_of
+
+needs_nvcc = pytest.mark.skipif(not nvcc_available(), reason="nvcc is not on PATH")
+
+
+def _source(n1: int = 64, n2: int = 64) -> str:
+    return to_cuda(lower(matmul_b2b.build(200, 136, n1, n2)))
+
+
+def test_the_register_a_wrapper_takes_four_words_and_b_descriptor() -> None:
+    shape = WgmmaShape(64, DataType.BFloat16, register_a=True)
+    assert shape.function == "mmaM64N64K16F32Bf16RegA"
+    assert shape.callee(False, True) == "wgmma::mmaM64N64K16F32Bf16RegA<1>"
+    text = shape.wrapper()
+    assert "template <int TransB>" in text
+    assert "(float* d, uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3," in text
+    assert '"{%32, %33, %34, %35}, %36, 1, 1, 1, %37;\\n"' in text     # no transpose bit for A
+    assert ': "r"(a0), "r"(a1), "r"(a2), "r"(a3), "l"(desc_b), "n"(TransB));' in text
+
+
+def test_descriptor_wrappers_are_unchanged_and_come_first() -> None:
+    plain = WgmmaShape(64, DataType.BFloat16)
+    both = wrappers_source({plain, WgmmaShape(64, DataType.BFloat16, register_a=True)})
+    assert wrappers_source({plain}).replace("}  // namespace wgmma\n", "") in both
+    assert both.index("mmaM64N64K16F32Bf16(") < both.index("mmaM64N64K16F32Bf16RegA(")
+    assert "fenceOperands(T (&a)[N])" in both and "fenceOperands(T (&a)[N])" not in wrappers_source({plain})
+
+
+def test_the_call_packs_the_k_steps_registers_in_pairs() -> None:
+    body = body_of(_source())
+    call = body[body.index("wgmma::mmaM64N64K16F32Bf16RegA<1>(&T10[0],"):]
+    call = call[:call.index(");\n") + 2]
+    words = re.findall(r"\(static_cast<uint32_t>\(\(T5\[([^\]]+)\]\)\.raw\) \| "
+                       r"\(static_cast<uint32_t>\(\(T5\[([^\]]+)\]\)\.raw\) << 16\)\)", call)
+    assert len(words) == 4
+    base = "((i20 * 16) / 8) * 4"
+    assert words[0] == (base, f"({base}) + 1") and words[3] == (f"({base}) + 6", f"({base}) + 7")
+    assert "wgmma::smemDescriptor(toSmem(&T9[i20 * 1024]), 8192, 1024, 1)" in call
+
+
+def test_the_operand_registers_are_fenced_beside_the_accumulators() -> None:
+    body = body_of(_source())
+    assert_in_order(body, "T5[", "wgmma::fenceOperands(T5);\n  wgmma::fence();", "RegA<1>(&T10[0],",
+                    "wgmma::commit();\n  wgmma::wait<0>();\n  wgmma::fenceOperands(T10);\n  wgmma::fenceOperands(T3);\n"
+                    "  wgmma::fenceOperands(T5);")
+
+
+@needs_nvcc
+@pytest.mark.parametrize("n1,n2", [(64, 64), (128, 256), (256, 256)])
+def test_compiles_for_sm90a_without_spills(n1: int, n2: int) -> None:
+    resources = compile_check(_source(n1, n2))
+    assert resources.registers > 0 and not resources.spills
