@@ -139,14 +139,14 @@ class WgmmaShape:
 
 
 # A register A operand is read by the wgmma until the wait_group that retires it: like the accumulators, its
-# registers are pinned on their side of wgmma.fence and wgmma.wait_group (16-bit elements, "+h").
-REGISTER_OPERAND_FENCE = """// The registers of a wgmma's A operand (16-bit elements): written before the wgmma.fence that precedes the
-// wgmma reading them, not touched again before the wait_group that retires it.
-template <typename T, int N>
-__device__ __forceinline__ void fenceOperands(T (&a)[N]) {
+# 32-bit registers are pinned on their side of wgmma.fence and wgmma.wait_group.
+REGISTER_OPERAND_FENCE = """// The 32-bit A registers of wgmmas (16-bit pairs): formed before the wgmma.fence that precedes the wgmmas
+// reading them, not touched again before the wait_group that retires them.
+template <int N>
+__device__ __forceinline__ void fenceOperands(uint32_t (&a)[N]) {
 #pragma unroll
   for (int i = 0; i < N; ++i) {
-    asm volatile("" : "+h"(a[i].raw)::"memory");
+    asm volatile("" : "+r"(a[i])::"memory");
   }
 }
 """

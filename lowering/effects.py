@@ -245,7 +245,7 @@ EFFECTS: dict[type, Callable[[Any], tuple[Effect, ...]]] = {
     SetMaxNReg: _none,
     Return: _none,
     Continue: _none,
-    WgmmaFence: _none,
+    WgmmaFence: lambda n: tuple(_read(b) for b in n.registers),   # the back end packs register A operands here
     Mma: _mma,
     StMatrix: lambda n: (_read(n.src, n.src_index), _write(n.dst, n.dst_index)),
     TensorOp: _tensor_op,

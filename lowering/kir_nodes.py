@@ -564,7 +564,13 @@ class StMatrix:
 
 @dataclass(frozen=True)
 class WgmmaFence:
-    """``wgmma.fence``: order the warp group's register accesses before the next wgmma."""
+    """``wgmma.fence``: order the warp group's register accesses before the next wgmma.
+
+    ``registers``: the Local arrays the wgmmas after it read as their A operand (``RegisterFragment``), written
+    before it. The back end forms the instructions' 32-bit A registers from them before the fence, so no register
+    a wgmma reads is written between the fence and the wgmma."""
+
+    registers: tuple[Buffer, ...] = ()
 
 
 @dataclass(frozen=True)

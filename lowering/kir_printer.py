@@ -196,6 +196,8 @@ class KirPrinter(k.NodeVisitor):
         return [f"{pad}setmaxnreg.{verb}({node.count})"]
 
     def visit_WgmmaFence(self, node: k.WgmmaFence, pad: str, indent: int) -> list[str]:
+        if node.registers:
+            return [f"{pad}wgmma.fence  // A registers: {', '.join(b.name for b in node.registers)}"]
         return [f"{pad}wgmma.fence"]
 
     def visit_StMatrix(self, node: k.StMatrix, pad: str, indent: int) -> list[str]:

@@ -488,6 +488,14 @@ class _Verifier:
                                                f"{buf.swizzle.alignment}-byte boundary")
 
     # ------------------------------------------------------------ wgmma and stmatrix
+    def check_WgmmaFence(self, node: WgmmaFence) -> None:
+        for buf in node.registers:
+            if buf.memory is not MemoryType.Local or buf.dtype.name not in self.target.wgmma.operand_types:
+                raise VerifyError("wgmma", node, f"wgmma.fence names {buf.name} ({buf.memory.name} "
+                                                 f"{buf.dtype.name}) as a register A operand; a register A operand is a "
+                                                 f"Local array of {' or '.join(self.target.wgmma.operand_types)}",
+                                  named=True)
+
     def check_Mma(self, node: Mma) -> None:
         m, n, kk = node.shape
         what = f"Mma {node.shape} into {node.acc.name}"

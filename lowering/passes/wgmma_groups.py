@@ -8,7 +8,8 @@ lag of the circular-buffered loop the run is in (0 outside one); after a loop wh
 groups in flight, ``AsyncWait(AsyncKind.Wgmma, 0)``.
 A run whose wgmmas read their A operand from registers (``RegisterFragment``) waits with lag 0: the
 instruction reads those registers asynchronously too, and the statements after the run (the next
-iteration's, which compute the next A) may rewrite them.
+iteration's, which compute the next A) may rewrite them; its fence names those registers
+(``WgmmaFence.registers``).
 Guarantees: the fence orders every earlier register access (the accumulator's zero init, the
 previous group's results, the writes of a register A operand) before the run, so every wgmma that reads
 registers written since the last fence has one before it, as PTX requires; after the wait, every group but
@@ -22,8 +23,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..analysis import Analyses
-from ..kernel_ir import (AsyncCommit, AsyncKind, AsyncWait, ForLoop, Kernel, Mma, Node, RegisterFragment, WgmmaFence,
-                         children, walk)
+from ..kernel_ir import (AsyncCommit, AsyncKind, AsyncWait, Buffer, ForLoop, Kernel, Mma, Node, RegisterFragment,
+                         WgmmaFence, children, walk)
 
 
 def run(kernel: Kernel, a: Analyses) -> Kernel:
@@ -39,9 +40,10 @@ def _issues_only_wgmma(node: Node) -> bool:
                                                                                  for x in node.body)
 
 
-def _reads_registers(run: list[Node]) -> bool:
-    """Some wgmma of ``run`` reads its A operand from registers."""
-    return any(isinstance(x, Mma) and isinstance(x.a, RegisterFragment) for node in run for x in walk((node,)))
+def _register_operands(run: list[Node]) -> tuple[Buffer, ...]:
+    """The register arrays the wgmmas of ``run`` read as their A operand, in order of first use."""
+    found = [x.a.buffer for node in run for x in walk((node,)) if isinstance(x, Mma) and isinstance(x.a, RegisterFragment)]
+    return tuple(dict.fromkeys(found))
 
 
 def _lag(node: Node, a: Analyses, lag: int) -> int:
@@ -62,8 +64,10 @@ def _grouped(body: tuple[Node, ...], a: Analyses, lag: int) -> tuple[tuple[Node,
     def close() -> None:
         nonlocal in_flight
         if run:
-            pending = 0 if _reads_registers(run) else lag
-            out.extend([WgmmaFence(), *run, AsyncCommit(AsyncKind.Wgmma), AsyncWait(AsyncKind.Wgmma, pending)])
+            registers = _register_operands(run)
+            pending = 0 if registers else lag
+            out.extend([WgmmaFence(registers), *run, AsyncCommit(AsyncKind.Wgmma),
+                        AsyncWait(AsyncKind.Wgmma, pending)])
             run.clear()
             in_flight = in_flight or pending > 0
 

@@ -32,7 +32,9 @@ def _register_a(change) -> k.Kernel:
 def test_the_lowered_kernel_verifies_and_lists_the_operand() -> None:
     kernel = _kernel()
     verify(kernel)
-    assert "(A: T5[((i20 * 16) / 8) * 4:(((i20 * 16) / 8) * 4) + 8] in registers, B: T9 @ i20 * 1024" in str(kernel)
+    listing = str(kernel)
+    assert "(A: T5[((i20 * 16) / 8) * 4:(((i20 * 16) / 8) * 4) + 8] in registers, B: T9 @ i20 * 1024" in listing
+    assert listing.count("wgmma.fence  // A registers: T5") == 1 and listing.count("wgmma.fence\n") == 1
 
 
 def test_a_register_operand_is_a_local_array_of_the_operand_type() -> None:
@@ -43,6 +45,13 @@ def test_a_register_operand_is_a_local_array_of_the_operand_type() -> None:
     wide = _register_a(lambda a: replace(a, buffer=replace(a.buffer, dtype=DataType.Float)))
     with pytest.raises(VerifyError, match="is a Local Float array"):
         verify(wide)
+
+
+def test_a_fence_names_local_16_bit_arrays() -> None:
+    bad = mutate(_kernel(), lambda n: replace(n, registers=tuple(replace(b, dtype=DataType.Float) for b in n.registers))
+                 if isinstance(n, k.WgmmaFence) and n.registers else None)
+    with pytest.raises(VerifyError, match=r"wgmma.fence names T5 \(Local Float\) as a register A operand"):
+        verify(bad)
 
 
 def test_the_k_steps_registers_lie_in_the_array() -> None:
@@ -66,6 +75,7 @@ def test_a_run_reading_registers_waits_for_every_group(reads_registers: bool, pe
     group in flight; one that reads registers retires it, since the next iteration rewrites them."""
     no_loops = SimpleNamespace(circular=SimpleNamespace(loop_for=lambda node: None))
     out, in_flight = wgmma_groups._grouped(tuple(_run(reads_registers)), no_loops, 1)
-    assert isinstance(out[0], k.WgmmaFence) and isinstance(out[1], k.Mma)
+    assert out[0] == k.WgmmaFence(tuple(x.a.buffer for x in out[1:2] if isinstance(x.a, k.RegisterFragment)))
+    assert isinstance(out[1], k.Mma) and bool(out[0].registers) is reads_registers
     assert out[2:] == (k.AsyncCommit(k.AsyncKind.Wgmma), k.AsyncWait(k.AsyncKind.Wgmma, pending))
     assert in_flight is (pending > 0)

@@ -54,9 +54,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       mbarrier::wait(toSmem(&T8_mbar[0]), T8_token[0]);
     }
     __syncthreads();  // RAW: T8 arrived by TMA; the elected thread waited on its token
-    wgmma::fenceOperands(T10);
     wgmma::fenceOperands(T3);
-    wgmma::fenceOperands(T5);
     wgmma::fence();
     // loop of rUR28{4}
     #pragma unroll
@@ -67,9 +65,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     }
     wgmma::commit();
     wgmma::wait<0>();
-    wgmma::fenceOperands(T10);
     wgmma::fenceOperands(T3);
-    wgmma::fenceOperands(T5);
     __syncthreads();  // WAR: T7 is rewritten next iteration
   }
   // loop of iUR68{8}
@@ -107,25 +103,28 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   for (int64_t r10 = 0; r10 < 32; ++r10) {
     T10[r10] = 0.0f;
   }
+  uint32_t T5_a0[16];  // T5 in pairs: the A registers of the wgmmas below
+  #pragma unroll
+  for (int q = 0; q < 16; ++q) {
+    T5_a0[q] = (static_cast<uint32_t>((T5[2 * q]).raw) | (static_cast<uint32_t>((T5[2 * q + 1]).raw) << 16));
+  }
+  wgmma::fenceOperands(T5_a0);
   wgmma::fenceOperands(T10);
-  wgmma::fenceOperands(T3);
-  wgmma::fenceOperands(T5);
   wgmma::fence();
   // loop of rUR43{4}
   #pragma unroll
   for (int64_t i20 = 0; i20 < 4; ++i20) {
     wgmma::mmaM64N64K16F32Bf16RegA<1>(&T10[0],
-        (static_cast<uint32_t>((T5[((i20 * 16) / 8) * 4]).raw) | (static_cast<uint32_t>((T5[(((i20 * 16) / 8) * 4) + 1]).raw) << 16)),
-        (static_cast<uint32_t>((T5[(((i20 * 16) / 8) * 4) + 2]).raw) | (static_cast<uint32_t>((T5[(((i20 * 16) / 8) * 4) + 3]).raw) << 16)),
-        (static_cast<uint32_t>((T5[(((i20 * 16) / 8) * 4) + 4]).raw) | (static_cast<uint32_t>((T5[(((i20 * 16) / 8) * 4) + 5]).raw) << 16)),
-        (static_cast<uint32_t>((T5[(((i20 * 16) / 8) * 4) + 6]).raw) | (static_cast<uint32_t>((T5[(((i20 * 16) / 8) * 4) + 7]).raw) << 16)),
+        T5_a0[(((i20 * 16) / 8) * 4) / 2],
+        T5_a0[((((i20 * 16) / 8) * 4) / 2) + 1],
+        T5_a0[((((i20 * 16) / 8) * 4) / 2) + 2],
+        T5_a0[((((i20 * 16) / 8) * 4) / 2) + 3],
         wgmma::smemDescriptor(toSmem(&T9[i20 * 1024]), 8192, 1024, 1));
   }
   wgmma::commit();
   wgmma::wait<0>();
+  wgmma::fenceOperands(T5_a0);
   wgmma::fenceOperands(T10);
-  wgmma::fenceOperands(T3);
-  wgmma::fenceOperands(T5);
   // loop of iUR80{8}
   #pragma unroll
   for (int64_t i25 = 0; i25 < 8; ++i25) {
