@@ -5,13 +5,16 @@ kernel's tensor-core matmuls are; this one, how each is issued). A tensor define
 innermost three loop axes are ``ParallelType.Mma`` is a wgmma accumulator: those axes (M, N, K, from
 its M, N and K roots) are one ``wgmma.m64nNk16`` that a warp group issues, and its registers are the
 accumulator fragment (``buffers.fragments``). For each operand this analysis derives the matrix descriptor's layout
-from the operand's shared-memory allocation, and for each tensor that reads the accumulator it
-finds the axes that name the fragment register, so indexing never solves for a register.
+from the operand's shared-memory allocation, or, for an A operand in registers (a chained matmul's, computed from
+another accumulator: ``RegisterOperand``), the registers of each k-step; and for each tensor that reads the
+accumulator it finds the axes that name the fragment register, so indexing never solves for a register.
 
 Rules, raised as ``LoweringError``: the instruction is 64 x N x 16 (N a multiple of 8 up to 256,
 K 32 bytes); operands are bf16 or fp16 tensors in shared memory laid out in whole swizzle rows
 (K- or M-major A, K- or N-major B: the transpose bits, for 16-bit types) with the contiguous dimension
-innermost; the block's x dimension is
+innermost, or an A in registers (Local) that holds the whole K in an accumulator fragment's layout
+(``schedule_mma_fragment`` over the instruction's 64 rows and the K columns) and allocates exactly that
+fragment; the block's x dimension is
 one warp group's 128 threads; a reader of the accumulator is scheduled with
 ``schedule_mma_fragment`` (``[TIDx(128), N/8, 2, 2]`` over the same 64 x N tile).
 """
