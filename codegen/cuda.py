@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from fusion_ir.scalar import Val
 from fusion_ir.types import DataType, MemoryType, ParallelType, SmemSwizzle
+from lowering.effects import Proxy, effects, touched_names
 from lowering.kernel_ir import (
     Allocate,
     Assign,
@@ -37,9 +38,9 @@ from lowering.kernel_ir import (
     BinaryValue,
     BlockReduce,
     BlockSync,
-    ClusterSync,
     Buffer,
     CastValue,
+    ClusterSync,
     Comment,
     Continue,
     CpAsync,
@@ -52,18 +53,18 @@ from lowering.kernel_ir import (
     Let,
     Load,
     MatrixDescriptor,
-    RegisterFragment,
     MBarrierArrive,
-    MBarrierRemoteArrive,
     MBarrierArriveExpectTx,
     MBarrierInit,
     MBarrierInval,
+    MBarrierRemoteArrive,
     MBarrierWait,
     MBarrierWaitParity,
     Mma,
     NamedBarrier,
     Node,
     NodeVisitor,
+    RegisterFragment,
     Return,
     ScalarValue,
     SemaphoreArrive,
@@ -75,7 +76,6 @@ from lowering.kernel_ir import (
     children,
     walk,
 )
-from lowering.effects import Proxy, effects, touched_names
 from lowering.verify import VerifyError, verify
 from target import current as current_target
 

@@ -85,12 +85,7 @@ class WgmmaShape:
         if self.register_a:
             return self._register_a_wrapper()
         r = self.registers
-        regs = [f"%{i}" for i in range(r)]
-        reg_lines = [", ".join(regs[i:i + _PER_LINE]) for i in range(0, r, _PER_LINE)]
-        reg_lines[0] = "{" + reg_lines[0]
-        reg_lines = [line + ", " for line in reg_lines[:-1]] + [reg_lines[-1] + "}, "]
-        operands = [f'"+f"(d[{i}])' for i in range(r)]
-        operand_lines = [", ".join(operands[i:i + _PER_LINE // 2]) for i in range(0, r, _PER_LINE // 2)]
+        reg_lines, operand_lines = self._accumulator_lines()
         lines = [
             f"// {self.instruction}: D[{self.m} x {self.n}] += A[{self.m} x {self.k}] * B[{self.k} x {self.n}], "
             f"A and B in shared memory;",
@@ -108,9 +103,8 @@ class WgmmaShape:
         return "\n".join(lines) + "\n"
 
 
-    def _register_a_wrapper(self) -> str:
-        """The register-sourced A form: A as four 32-bit registers (eight 16-bit elements, pairs packed low half
-        first), B from its descriptor; no transpose bit for A."""
+    def _accumulator_lines(self) -> tuple[list[str], list[str]]:
+        """The asm's accumulator list ``{%0, ..., %r-1}, `` and its ``"+f"(d[i])`` operands, a line per 16 / 8."""
         r = self.registers
         regs = [f"%{i}" for i in range(r)]
         reg_lines = [", ".join(regs[i:i + _PER_LINE]) for i in range(0, r, _PER_LINE)]
@@ -118,14 +112,21 @@ class WgmmaShape:
         reg_lines = [line + ", " for line in reg_lines[:-1]] + [reg_lines[-1] + "}, "]
         operands = [f'"+f"(d[{i}])' for i in range(r)]
         operand_lines = [", ".join(operands[i:i + _PER_LINE // 2]) for i in range(0, r, _PER_LINE // 2)]
+        return reg_lines, operand_lines
+
+    def _register_a_wrapper(self) -> str:
+        """The register-sourced A form: A as four 32-bit registers (eight 16-bit elements, pairs packed low half
+        first), B from its descriptor; no transpose bit for A."""
+        r = self.registers
+        reg_lines, operand_lines = self._accumulator_lines()
         lines = [
-            f"// {self.instruction}: D[{self.m} x {self.n}] += A[{self.m} x {self.k}] * B[{self.k} x {self.n}], "
-            f"A in registers (a0..a3: this thread's",
+            (f"// {self.instruction}: D[{self.m} x {self.n}] += A[{self.m} x {self.k}] * B[{self.k} x {self.n}], "
+             f"A in registers (a0..a3: this thread's"),
             "// fragment, 16-bit pairs packed low half first), B in shared memory;",
             f"// {r} {self.accumulator_ptx_type} accumulators per thread at d[0 .. {r - 1}].",
             "template <int TransB>",
-            f"__device__ __forceinline__ void {self.function}(float* d, uint32_t a0, uint32_t a1, uint32_t a2, "
-            "uint32_t a3,",
+            (f"__device__ __forceinline__ void {self.function}(float* d, uint32_t a0, uint32_t a1, uint32_t a2, "
+             "uint32_t a3,"),
             f"{' ' * (len(self.function) + 37)}uint64_t desc_b) {{",
             "  asm volatile(",
             f'      "{self.instruction} "',

@@ -15,11 +15,21 @@ from fusion_ir.scalar import Val
 
 from . import index_math
 from .analysis import Analyses
+from .analysis.mma import OperandLayout
 from .errors import LoweringError
 from .indexing_exprs import cast_to, compute_value, const, guarded, own_indices, predicate, read_index, write_index
-from .analysis.mma import OperandLayout
-from .kernel_ir import (Assign, ForLoop, MatrixDescriptor, Mma, Node, RegisterFragment, StMatrix, TensorOp, TensorOpKind,
-                         substitute)
+from .kernel_ir import (
+    Assign,
+    ForLoop,
+    MatrixDescriptor,
+    Mma,
+    Node,
+    RegisterFragment,
+    StMatrix,
+    TensorOp,
+    TensorOpKind,
+    substitute,
+)
 
 
 def lower(op: TensorOp, a: Analyses, idx: dict[IterDomain, Val]) -> list[Node] | None:

@@ -23,8 +23,20 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..analysis import Analyses
-from ..kernel_ir import (AsyncCommit, AsyncKind, AsyncWait, Buffer, ForLoop, Kernel, Mma, Node, RegisterFragment,
-                         WgmmaFence, children, walk)
+from ..kernel_ir import (
+    AsyncCommit,
+    AsyncKind,
+    AsyncWait,
+    Buffer,
+    ForLoop,
+    Kernel,
+    Mma,
+    Node,
+    RegisterFragment,
+    WgmmaFence,
+    children,
+    walk,
+)
 
 
 def run(kernel: Kernel, a: Analyses) -> Kernel:
