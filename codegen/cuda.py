@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from fusion_ir.scalar import Val
 from fusion_ir.types import DataType, MemoryType, ParallelType, SmemSwizzle
+from lowering.effects import Proxy, effects, touched_names
 from lowering.kernel_ir import (
     Allocate,
     Assign,
@@ -37,9 +38,9 @@ from lowering.kernel_ir import (
     BinaryValue,
     BlockReduce,
     BlockSync,
-    ClusterSync,
     Buffer,
     CastValue,
+    ClusterSync,
     Comment,
     Continue,
     CpAsync,
@@ -53,16 +54,17 @@ from lowering.kernel_ir import (
     Load,
     MatrixDescriptor,
     MBarrierArrive,
-    MBarrierRemoteArrive,
     MBarrierArriveExpectTx,
     MBarrierInit,
     MBarrierInval,
+    MBarrierRemoteArrive,
     MBarrierWait,
     MBarrierWaitParity,
     Mma,
     NamedBarrier,
     Node,
     NodeVisitor,
+    RegisterFragment,
     Return,
     ScalarValue,
     SemaphoreArrive,
@@ -71,9 +73,9 @@ from lowering.kernel_ir import (
     TmaLoad,
     TmaStore,
     WgmmaFence,
+    children,
     walk,
 )
-from lowering.effects import Proxy, effects, touched_names
 from lowering.verify import VerifyError, verify
 from target import current as current_target
 
@@ -116,6 +118,7 @@ class _Scope:
     # an index nvcc turns into a constant in every copy of the body.
     unrolled: range | None = None
     lets: set[str] = field(default_factory=set)   # names bound by Let statements of this scope
+    register_words: list[str] = field(default_factory=list)   # 32-bit A registers of wgmmas packed in this scope
 
 
 class KernelPrinter(NodeVisitor):
@@ -137,6 +140,9 @@ class KernelPrinter(NodeVisitor):
         self.wgmma_shapes: set[WgmmaShape] = set()
         self.wgmma_accumulators = sorted({e.name for n in walk(kernel.body) for e in effects(n)
                                           if e.is_write and e.proxy is Proxy.Wgmma})
+        # a register A operand's 32-bit words, packed at the wgmma.fence that names it: array by operand
+        self.register_words: dict[str, str] = {}
+        self.fence_sets = _wgmma_fence_sets(kernel.body)
         self.lines: list[str] = []
         self.depth = 1
         self.scopes: list[_Scope] = [_Scope()]
@@ -572,7 +578,7 @@ class KernelPrinter(NodeVisitor):
         else:   # wgmma: verify admits no other kind
             self.helpers.add("wgmma")
             self._emit(f"wgmma::wait<{node.pending}>();")
-            self._fence_accumulators()
+            self._fence_accumulators(self.fence_sets.get(id(node)))
 
     def visit_FenceAsyncProxy(self, node: FenceAsyncProxy) -> None:
         self.helpers.add("fence")
@@ -608,13 +614,39 @@ class KernelPrinter(NodeVisitor):
     # ------------------------------------------------------------ wgmma
     def visit_WgmmaFence(self, node: WgmmaFence) -> None:
         self.helpers.add("wgmma")
-        self._fence_accumulators()
+        for buf in node.registers:
+            self._pack_register_operand(buf, node)
+        self._fence_accumulators(self.fence_sets.get(id(node)))
         self._emit("wgmma::fence();")
 
-    def _fence_accumulators(self) -> None:
-        """``wgmma::fenceOperands`` on every wgmma accumulator array in scope: ordinary register
-        accesses stay on their side of a ``wgmma.fence`` or ``wgmma.wait_group``."""
+    def _pack_register_operand(self, buf: Buffer, node: WgmmaFence) -> None:
+        """The 32-bit A registers of the wgmmas after the fence, formed from ``buf``'s 16-bit pairs (low half
+        first) before it: the wgmmas read registers no instruction writes between the fence and them."""
+        size = buf.size.const_value()
+        if size is None or size % 2:
+            raise CodegenError(f"codegen: wgmma.fence names {buf.name} as a register A operand; its size {buf.size} "
+                               f"must be a constant number of 16-bit pairs")
+        words = f"{buf.name}_a{sum(w.startswith(buf.name + '_a') for s in self.scopes for w in s.register_words)}"
+        pair = [self._access(buf, f"2 * q + {e}" if e else "2 * q", node) for e in (0, 1)]
+        self._emit(f"uint32_t {words}[{size // 2}];  // {buf.name} in pairs: the A registers of the wgmmas below")
+        self._emit("#pragma unroll")
+        self._emit(f"for (int q = 0; q < {size // 2}; ++q) {{")
+        self._emit(f"{INDENT}{words}[q] = {_vector_value('uint32_t', 2, pair)};")
+        self._emit("}")
+        self.scopes[-1].register_words.append(words)
+        self.register_words[buf.name] = words
+
+    def _fence_accumulators(self, only: frozenset[str] | None = None) -> None:
+        """``wgmma::fenceOperands`` on every wgmma accumulator array in scope (``only`` those, when given: the
+        accumulators of the run a fence or wait is for), and every register A operand's packed words: ordinary
+        register accesses stay on their side of a ``wgmma.fence`` or ``wgmma.wait_group``. The words come first:
+        the 16-bit elements they are packed from are dead before the accumulators (zeroed just before a run) are
+        held in registers."""
+        for words in (w for s in self.scopes for w in s.register_words):
+            self._emit(f"wgmma::fenceOperands({words});")
         for name in self.wgmma_accumulators:
+            if only is not None and name not in only:
+                continue    # not the run's: fencing it would keep a finished accumulator alive across it
             buf = next((s.buffers[name] for s in reversed(self.scopes) if name in s.buffers), None)
             if buf is not None and buf.memory == MemoryType.Local and buf.name in self.referenced:
                 self._emit(f"wgmma::fenceOperands({name});")
@@ -622,17 +654,34 @@ class KernelPrinter(NodeVisitor):
     def visit_Mma(self, node: Mma) -> None:
         shape = self._wgmma_shape(node)
         acc = self._accumulator(node, shape)
-        desc_a = self._descriptor(node, node.a, "A")
         desc_b = self._descriptor(node, node.b, "B")
         self.helpers.add("wgmma")
         self.wgmma_shapes.add(shape)
+        if isinstance(node.a, RegisterFragment):
+            self._emit(f"{shape.callee(False, node.b.mn_major)}({acc},")
+            for word in self._register_operand(node, node.a):
+                self._emit(f"{INDENT * 2}{word},")
+            self._emit(f"{INDENT * 2}{desc_b});")
+            return
+        desc_a = self._descriptor(node, node.a, "A")
         self._emit(f"{shape.callee(node.a.mn_major, node.b.mn_major)}({acc},")
         self._emit(f"{INDENT * 2}{desc_a},")
         self._emit(f"{INDENT * 2}{desc_b});")
 
+    def _register_operand(self, node: Mma, frag: RegisterFragment) -> list[str]:
+        """The four 32-bit words of a register A operand: those its wgmma.fence packed, or its 16-bit elements
+        packed in pairs here, low half first (``verify`` has checked the array and its range)."""
+        buf = frag.buffer
+        self._register_index(buf, frag.index, f"codegen: Mma {node.shape} into {node.acc.name}, A from {buf.name}")
+        words = self.register_words.get(buf.name)
+        if words is not None and any(words in s.register_words for s in self.scopes):
+            return [f"{words}[{self._idx(frag.index // 2 + q, node)}]" for q in range(4)]
+        elements = [self._access(buf, self._idx(frag.index + e, node), node) for e in range(8)]
+        return [_vector_value("uint32_t", 2, elements[e:e + 2]) for e in range(0, 8, 2)]
+
     def _wgmma_shape(self, node: Mma) -> WgmmaShape:
         """The wrapper the Mma calls (``verify`` has checked its shape and operand type)."""
-        return WgmmaShape(node.shape[1], node.dtype)
+        return WgmmaShape(node.shape[1], node.dtype, isinstance(node.a, RegisterFragment))
 
     def _accumulator(self, node: Mma, shape: WgmmaShape) -> str:
         """``&T3[i]``: the first of the Mma's accumulator registers, checked to stay in registers."""
@@ -676,6 +725,37 @@ class KernelPrinter(NodeVisitor):
 
 # ---------------------------------------------------------------- helpers
 _COMPONENTS = ("x", "y", "z", "w")
+
+
+def _wgmma_fence_sets(body: tuple[Node, ...]) -> dict[int, frozenset[str]]:
+    """For each ``WgmmaFence`` and wgmma ``AsyncWait`` (by ``id``), the accumulators of the wgmmas it is for: a
+    fence's, those of the run after it (up to the commit); a wait's, those of the run since the last fence of its
+    list, or with no fence since its list's previous wait, of the wgmmas in the statements since that wait (a loop
+    of runs). Where none is found, every accumulator."""
+    sets: dict[int, frozenset[str]] = {}
+
+    def accumulators(nodes: list[Node]) -> frozenset[str]:
+        return frozenset(x.acc.name for x in walk(tuple(nodes)) if isinstance(x, Mma))
+
+    def visit(stmts: tuple[Node, ...]) -> None:
+        since, fence = 0, -1
+        for j, node in enumerate(stmts):
+            if isinstance(node, WgmmaFence):
+                fence = j
+                end = next((e for e in range(j + 1, len(stmts)) if isinstance(stmts[e], AsyncCommit)), len(stmts))
+                found = accumulators(list(stmts[j + 1:end]))
+                if found:
+                    sets[id(node)] = found
+            elif isinstance(node, AsyncWait) and node.kind is AsyncKind.Wgmma:
+                found = accumulators(list(stmts[max(since, fence + 1):j]))
+                if found:
+                    sets[id(node)] = found
+                since = j + 1
+            for _, sub in children(node):
+                visit(sub)
+
+    visit(body)
+    return sets
 
 
 def _vector_value(vtype: str, element_bytes: int, elements: list[str]) -> str:

@@ -40,6 +40,7 @@ class WgmmaShape:
 
     n: int
     dtype: DataType
+    register_a: bool = False     # A from four 32-bit registers per thread instead of a matrix descriptor
 
     @property
     def m(self) -> int:
@@ -70,21 +71,21 @@ class WgmmaShape:
     def function(self) -> str:
         """The wrapper's name in namespace ``wgmma``, e.g. ``mmaM64N256K16F32Bf16``."""
         acc = self.accumulator_ptx_type.capitalize()
-        return f"mmaM{self.m}N{self.n}K{self.k}{acc}{self.ptx_type.capitalize()}"
+        return f"mmaM{self.m}N{self.n}K{self.k}{acc}{self.ptx_type.capitalize()}{'RegA' if self.register_a else ''}"
 
     def callee(self, trans_a: bool, trans_b: bool) -> str:
-        """``wgmma::mmaM64N256K16F32Bf16<0, 1>``: the wrapper with its transpose bits (A's, then B's)."""
+        """``wgmma::mmaM64N256K16F32Bf16<0, 1>``: the wrapper with its transpose bits (A's, then B's; a register
+        A has none)."""
+        if self.register_a:
+            return f"wgmma::{self.function}<{int(trans_b)}>"
         return f"wgmma::{self.function}<{int(trans_a)}, {int(trans_b)}>"
 
     def wrapper(self) -> str:
         """The C++ text of the wrapper: one asm statement with N / 2 ``"+f"`` accumulator operands."""
+        if self.register_a:
+            return self._register_a_wrapper()
         r = self.registers
-        regs = [f"%{i}" for i in range(r)]
-        reg_lines = [", ".join(regs[i:i + _PER_LINE]) for i in range(0, r, _PER_LINE)]
-        reg_lines[0] = "{" + reg_lines[0]
-        reg_lines = [line + ", " for line in reg_lines[:-1]] + [reg_lines[-1] + "}, "]
-        operands = [f'"+f"(d[{i}])' for i in range(r)]
-        operand_lines = [", ".join(operands[i:i + _PER_LINE // 2]) for i in range(0, r, _PER_LINE // 2)]
+        reg_lines, operand_lines = self._accumulator_lines()
         lines = [
             f"// {self.instruction}: D[{self.m} x {self.n}] += A[{self.m} x {self.k}] * B[{self.k} x {self.n}], "
             f"A and B in shared memory;",
@@ -102,11 +103,64 @@ class WgmmaShape:
         return "\n".join(lines) + "\n"
 
 
+    def _accumulator_lines(self) -> tuple[list[str], list[str]]:
+        """The asm's accumulator list ``{%0, ..., %r-1}, `` and its ``"+f"(d[i])`` operands, a line per 16 / 8."""
+        r = self.registers
+        regs = [f"%{i}" for i in range(r)]
+        reg_lines = [", ".join(regs[i:i + _PER_LINE]) for i in range(0, r, _PER_LINE)]
+        reg_lines[0] = "{" + reg_lines[0]
+        reg_lines = [line + ", " for line in reg_lines[:-1]] + [reg_lines[-1] + "}, "]
+        operands = [f'"+f"(d[{i}])' for i in range(r)]
+        operand_lines = [", ".join(operands[i:i + _PER_LINE // 2]) for i in range(0, r, _PER_LINE // 2)]
+        return reg_lines, operand_lines
+
+    def _register_a_wrapper(self) -> str:
+        """The register-sourced A form: A as four 32-bit registers (eight 16-bit elements, pairs packed low half
+        first), B from its descriptor; no transpose bit for A."""
+        r = self.registers
+        reg_lines, operand_lines = self._accumulator_lines()
+        lines = [
+            (f"// {self.instruction}: D[{self.m} x {self.n}] += A[{self.m} x {self.k}] * B[{self.k} x {self.n}], "
+             f"A in registers (a0..a3: this thread's"),
+            "// fragment, 16-bit pairs packed low half first), B in shared memory;",
+            f"// {r} {self.accumulator_ptx_type} accumulators per thread at d[0 .. {r - 1}].",
+            "template <int TransB>",
+            (f"__device__ __forceinline__ void {self.function}(float* d, uint32_t a0, uint32_t a1, uint32_t a2, "
+             "uint32_t a3,"),
+            f"{' ' * (len(self.function) + 37)}uint64_t desc_b) {{",
+            "  asm volatile(",
+            f'      "{self.instruction} "',
+            *(f'      "{line}"' for line in reg_lines),
+            f'      "{{%{r}, %{r + 1}, %{r + 2}, %{r + 3}}}, %{r + 4}, 1, 1, 1, %{r + 5};\\n"',
+            "      : " + ",\n        ".join(operand_lines),
+            '      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "l"(desc_b), "n"(TransB));',
+            "}",
+        ]
+        return "\n".join(lines) + "\n"
+
+
+# A register A operand is read by the wgmma until the wait_group that retires it: like the accumulators, its
+# 32-bit registers are pinned on their side of wgmma.fence and wgmma.wait_group.
+REGISTER_OPERAND_FENCE = """// The 32-bit A registers of wgmmas (16-bit pairs): formed before the wgmma.fence that precedes the wgmmas
+// reading them, not touched again before the wait_group that retires them.
+template <int N>
+__device__ __forceinline__ void fenceOperands(uint32_t (&a)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    asm volatile("" : "+r"(a[i])::"memory");
+  }
+}
+"""
+
+
 def wrappers_source(shapes: set[WgmmaShape]) -> str:
-    """The wrappers of ``shapes`` in namespace ``wgmma``, in a stable order (type, then N)."""
+    """The wrappers of ``shapes`` in namespace ``wgmma``, in a stable order (type, then N, the register-A forms
+    after the descriptor ones), and the register operand fence when a register-A form is among them."""
     if not shapes:
         return ""
-    ordered = sorted(shapes, key=lambda s: (s.ptx_type, s.n))
+    ordered = sorted(shapes, key=lambda s: (s.register_a, s.ptx_type, s.n))
     body = "\n".join(s.wrapper() for s in ordered)
+    if any(s.register_a for s in shapes):
+        body += "\n" + REGISTER_OPERAND_FENCE
     return ("// wgmma.mma_async wrappers generated by codegen/wgmma.py for the shapes this kernel issues.\n"
             f"namespace wgmma {{\n\n{body}\n}}  // namespace wgmma\n")

@@ -51,6 +51,7 @@ from .kir_nodes import (
     MBarrierWaitParity,
     Mma,
     NamedBarrier,
+    RegisterFragment,
     Return,
     ScalarParam,
     ScalarValue,
@@ -204,7 +205,8 @@ def _cp_async(n: CpAsync) -> tuple[Effect, ...]:
 
 def _mma(n: Mma) -> tuple[Effect, ...]:
     wg = {"proxy": Proxy.Wgmma, "completes": Completion.WgmmaGroup}
-    return (_read(n.a.buffer, n.a.offset, **wg), _read(n.b.buffer, n.b.offset, **wg),
+    a_index = n.a.index if isinstance(n.a, RegisterFragment) else n.a.offset
+    return (_read(n.a.buffer, a_index, **wg), _read(n.b.buffer, n.b.offset, **wg),
             _read(n.acc, n.acc_index, **wg), _write(n.acc, n.acc_index, **wg))
 
 
@@ -243,7 +245,7 @@ EFFECTS: dict[type, Callable[[Any], tuple[Effect, ...]]] = {
     SetMaxNReg: _none,
     Return: _none,
     Continue: _none,
-    WgmmaFence: _none,
+    WgmmaFence: lambda n: tuple(_read(b) for b in n.registers),   # the back end packs register A operands here
     Mma: _mma,
     StMatrix: lambda n: (_read(n.src, n.src_index), _write(n.dst, n.dst_index)),
     TensorOp: _tensor_op,

@@ -61,6 +61,7 @@ from .kir_nodes import (
     NamedBarrier,
     Node,
     NodeVisitor,
+    RegisterFragment,
     Return,
     ScalarParam,
     ScalarValue,
@@ -91,7 +92,7 @@ __all__ = ["DataType", "MemoryType", "ParallelType", "SmemSwizzle", "Val",  # th
            "BlockReduce", "BlockSync", "Buffer", "CastValue", "ClusterSync", "CompareValue", "Comment", "Const", "Continue", "CopyKind", "CpAsync",
            "ElectSync", "FenceAsyncProxy", "ForLoop", "GridFence", "IfThenElse", "Kernel", "Let", "Load", "MBarrierArrive",
            "MBarrierArriveExpectTx", "MBarrierInit", "MBarrierInval", "MBarrierRemoteArrive", "MBarrierWait", "MBarrierWaitParity",
-           "MatrixDescriptor", "Mma", "NODE_TYPES", "NamedBarrier", "Node", "NodeVisitor", "Return",
+           "MatrixDescriptor", "Mma", "NODE_TYPES", "NamedBarrier", "Node", "NodeVisitor", "RegisterFragment", "Return",
            "RuntimeCheck", "ScalarParam", "ScalarValue", "Scratch", "SelectValue", "SemaphoreArrive", "SetMaxNReg", "StMatrix", "Stage", "TensorMapParam", "TensorOp", "TensorOpKind", "TmaLoad",
            "TmaStore", "UnaryValue", "Value", "WgmmaFence", "bind_arguments", "body_fields", "children",
            "map_vals", "rewrite", "substitute", "walk"]

@@ -529,6 +529,20 @@ class MatrixDescriptor:
 
 
 @dataclass(frozen=True)
+class RegisterFragment:
+    """A wgmma A operand in registers (the register-sourced form): elements ``buffer[index + r]``, ``r`` in
+    ``[0, 8)``, of each issuing thread's Local 16-bit ``buffer``, packed in pairs ``(2 q, 2 q + 1)`` into the
+    instruction's four 32-bit registers ``a0 .. a3``. Lane ``l`` of warp ``w`` holds rows ``16 w + l / 4``
+    (``a0``, ``a2``) and ``16 w + l / 4 + 8`` (``a1``, ``a3``) of the 64 x 16 A tile, columns ``2 (l % 4)``,
+    ``+ 1`` (``a0``, ``a1``) and ``+ 8`` (``a2``, ``a3``): the order of an accumulator fragment's registers
+    (``lowering.layout.wgmma_accumulator``), so a 16-column block of an accumulator converted to 16 bits is one
+    k-step's A. The instruction reads the registers asynchronously, until the ``AsyncWait`` that retires it."""
+
+    buffer: Buffer
+    index: Val
+
+
+@dataclass(frozen=True)
 class StMatrix:
     """``stmatrix.sync.aligned.m8n8.x{count}.shared.b16``, executed by a whole warp: ``count`` 8 x 8
     matrices of 16-bit elements from registers to shared memory.
@@ -550,13 +564,20 @@ class StMatrix:
 
 @dataclass(frozen=True)
 class WgmmaFence:
-    """``wgmma.fence``: order the warp group's register accesses before the next wgmma."""
+    """``wgmma.fence``: order the warp group's register accesses before the next wgmma.
+
+    ``registers``: the Local arrays the wgmmas after it read as their A operand (``RegisterFragment``), written
+    before it. The back end forms the instructions' 32-bit A registers from them before the fence, so no register
+    a wgmma reads is written between the fence and the wgmma."""
+
+    registers: tuple[Buffer, ...] = ()
 
 
 @dataclass(frozen=True)
 class Mma:
     """One ``wgmma.mma_async.sync.aligned.m64nNk16.f32.<dtype>.<dtype>`` of a warp group:
-    ``D[64, N] += A[64, 16] @ B[16, N]`` with both operands in shared memory.
+    ``D[64, N] += A[64, 16] @ B[16, N]``, B in shared memory, A in shared memory or in the threads' registers
+    (``RegisterFragment``).
 
     Each of the warp group's 128 threads holds ``N / 2`` accumulators, registers
     ``acc[acc_index + r]`` for ``r`` in ``[0, N / 2)``, laid out as
@@ -566,7 +587,7 @@ class Mma:
 
     acc: Buffer
     acc_index: Val
-    a: MatrixDescriptor
+    a: MatrixDescriptor | RegisterFragment
     b: MatrixDescriptor
     shape: tuple[int, int, int]   # (64, N, 16)
     dtype: DataType               # operand type: BFloat16 or Half

@@ -196,6 +196,8 @@ class KirPrinter(k.NodeVisitor):
         return [f"{pad}setmaxnreg.{verb}({node.count})"]
 
     def visit_WgmmaFence(self, node: k.WgmmaFence, pad: str, indent: int) -> list[str]:
+        if node.registers:
+            return [f"{pad}wgmma.fence  // A registers: {', '.join(b.name for b in node.registers)}"]
         return [f"{pad}wgmma.fence"]
 
     def visit_StMatrix(self, node: k.StMatrix, pad: str, indent: int) -> list[str]:
@@ -206,7 +208,9 @@ class KirPrinter(k.NodeVisitor):
         m, n, kk = node.shape
         dtype = _PTX_TYPES.get(node.dtype, node.dtype.short_name)
         regs = f"{node.acc_index}:{node.acc_index + n // 2}"
-        return [(f"{pad}{node.acc.name}[{regs}] += wgmma.m{m}n{n}k{kk}.{dtype}(A: {descriptor_text(node.a, 'M')}, "
+        a = (f"{node.a.buffer.name}[{node.a.index}:{node.a.index + 8}] in registers"
+             if isinstance(node.a, k.RegisterFragment) else descriptor_text(node.a, 'M'))
+        return [(f"{pad}{node.acc.name}[{regs}] += wgmma.m{m}n{n}k{kk}.{dtype}(A: {a}, "
                  f"B: {descriptor_text(node.b, 'N')})")]
 
 

@@ -15,9 +15,21 @@ from fusion_ir.scalar import Val
 
 from . import index_math
 from .analysis import Analyses
+from .analysis.mma import OperandLayout
 from .errors import LoweringError
 from .indexing_exprs import cast_to, compute_value, const, guarded, own_indices, predicate, read_index, write_index
-from .kernel_ir import Assign, ForLoop, MatrixDescriptor, Mma, Node, StMatrix, TensorOp, TensorOpKind, substitute
+from .kernel_ir import (
+    Assign,
+    ForLoop,
+    MatrixDescriptor,
+    Mma,
+    Node,
+    RegisterFragment,
+    StMatrix,
+    TensorOp,
+    TensorOpKind,
+    substitute,
+)
 
 
 def lower(op: TensorOp, a: Analyses, idx: dict[IterDomain, Val]) -> list[Node] | None:
@@ -35,7 +47,7 @@ def lower(op: TensorOp, a: Analyses, idx: dict[IterDomain, Val]) -> list[Node] |
 def _lower_mma(op: TensorOp, a: Analyses, idx: dict[IterDomain, Val]) -> list[Node]:
     """A wgmma accumulator: its init zeroes the thread's fragment registers; its compute is one
     ``Mma`` at the instruction's origin (every Mma axis index zero), with descriptors pointing at
-    the operands' elements there. No predicate: TMA filled out-of-bounds operand elements with zeros."""
+    the operands' elements there, or, for an A operand in registers, the registers of its k-step. No predicate: TMA filled out-of-bounds operand elements with zeros."""
     tile = a.mma.tiles[op.tv]
     acc = a.buffers.buffers[op.tv]
     origin = {a.ids.group(i).index.name: Val.const(0) for i in (tile.m, tile.n, tile.k)}
@@ -56,7 +68,14 @@ def _lower_mma(op: TensorOp, a: Analyses, idx: dict[IterDomain, Val]) -> list[No
         return MatrixDescriptor(a.buffers.buffers[layout.tv], start, layout.leading_bytes, layout.stride_bytes,
                                 layout.swizzle, layout.mn_major)
 
-    return [Mma(acc, write_index(a, op.tv, at), descriptor(tile.a), descriptor(tile.b), tile.shape, tile.dtype)]
+    def operand_a() -> MatrixDescriptor | RegisterFragment:
+        if isinstance(tile.a, OperandLayout):
+            return descriptor(tile.a)
+        # in registers: the k-step's registers of the A fragment, from the column of K the instruction starts at
+        k = at[op.tv.root[-1]].substitute(origin)
+        return RegisterFragment(a.buffers.buffers[tile.a.tv], tile.a.first_register(k))
+
+    return [Mma(acc, write_index(a, op.tv, at), operand_a(), descriptor(tile.b), tile.shape, tile.dtype)]
 
 
 def _lower_stmatrix(op: TensorOp, a: Analyses) -> list[Node]:

@@ -78,6 +78,7 @@ from .kir_nodes import (
     MBarrierRemoteArrive,
     Mma,
     NamedBarrier,
+    RegisterFragment,
     Return,
     SemaphoreArrive,
     SetMaxNReg,
@@ -487,6 +488,14 @@ class _Verifier:
                                                f"{buf.swizzle.alignment}-byte boundary")
 
     # ------------------------------------------------------------ wgmma and stmatrix
+    def check_WgmmaFence(self, node: WgmmaFence) -> None:
+        for buf in node.registers:
+            if buf.memory is not MemoryType.Local or buf.dtype.name not in self.target.wgmma.operand_types:
+                raise VerifyError("wgmma", node, f"wgmma.fence names {buf.name} ({buf.memory.name} "
+                                                 f"{buf.dtype.name}) as a register A operand; a register A operand is a "
+                                                 f"Local array of {' or '.join(self.target.wgmma.operand_types)}",
+                                  named=True)
+
     def check_Mma(self, node: Mma) -> None:
         m, n, kk = node.shape
         what = f"Mma {node.shape} into {node.acc.name}"
@@ -513,8 +522,23 @@ class _Verifier:
             raise fail(f": the accumulators are {acc.memory.name} {acc.dtype.name}; wgmma accumulates into a Local "
                        f"Float (register) array")
         self.registers(acc, node.acc_index, n // 2, node, "wgmma", what, f"per thread for N = {n}")
-        for which, desc in (("A", node.a), ("B", node.b)):
-            self.descriptor(node, desc, which)
+        if isinstance(node.a, RegisterFragment):
+            self.register_operand(node, node.a)
+        else:
+            self.descriptor(node, node.a, "A")
+        self.descriptor(node, node.b, "B")
+
+    def register_operand(self, node: Mma, frag: RegisterFragment) -> None:
+        """wgmma's register-sourced A: 8 elements of the operand type per thread in a Local array."""
+        buf = frag.buffer
+        what = f"operand A ({buf.name}, in registers) of Mma into {node.acc.name}"
+        if buf.memory is not MemoryType.Local or buf.dtype != node.dtype:
+            raise VerifyError("wgmma", node, f"{what} is a {buf.memory.name} {buf.dtype.name} array; a register A "
+                                             f"operand is a Local array of the Mma's {node.dtype.name} elements",
+                              named=True)
+        wgmma = self.target.wgmma
+        per_thread = wgmma.m * wgmma.k_for(node.dtype.size) // self.target.warp_group_size
+        self.registers(buf, frag.index, per_thread, node, "wgmma", what, "per thread for one k-step of A")
 
     def descriptor(self, node: Mma, desc: MatrixDescriptor, which: str) -> None:
         buf = desc.buffer

@@ -134,9 +134,11 @@ class Storage:
         # shared-memory aliasing: (other storage, this buffer's byte offset, other's byte offset)
         self.byte_offset: int | None = None
         self.aliases: list[tuple[Any, int, int]] = []
-        # wgmma (``sim_wgmma``): per position, how many unretired wgmmas read it (Shared operands), and the
+        # wgmma (``sim_wgmma``): per position, how many unretired wgmmas read it (Shared operands, and Local
+        # register A operands), the thread's fence count at a register A operand's last ordinary write, and the
         # accumulator state of a buffer some Mma accumulates into (Local)
         self.wgmma_reads: np.ndarray | None = None
+        self.wgmma_written: np.ndarray | None = None
         self.wgmma_acc: Any = None
         # TMA store sources (``sim_proxy``): unretired store reads and the latest ordinary writers
         self.proxy: Any = None

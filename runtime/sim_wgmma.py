@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fusion_ir.types import DataType
+from fusion_ir.types import DataType, MemoryType
 from lowering import kernel_ir as k
 from lowering.layout import (
     CHUNK_BYTES,
@@ -88,11 +88,15 @@ class WgmmaOps:
         pos = (lanes * st.size + base)[:, None] + np.arange(regs)          # [lanes, regs]
         self._check_fence(acc, pos, lanes, what)
 
-        a_st, a_pos = self._operand(node.a, "A", node.dtype, wgmma.m, blocks, in_group, ctx, what)
+        if isinstance(node.a, k.RegisterFragment):
+            a_st, a_pos = self._register_operand(node.a, lanes, in_group, ctx, what)
+        else:
+            a_st, a_pos = self._operand(node.a, "A", node.dtype, wgmma.m, blocks, in_group, ctx, what)
         b_st, b_pos = self._operand(node.b, "B", node.dtype, n, blocks, None, ctx, what)
         if self.proxy is not None:    # the operands are read through the async proxy: ordinary writes fenced
             for operand, p, which in ((a_st, a_pos, "A"), (b_st, b_pos, "B")):
-                self.proxy.async_read(operand, p.reshape(len(warps), -1), first, f"{what} (operand {which})")
+                if operand.memory is not MemoryType.Local:
+                    self.proxy.async_read(operand, p.reshape(len(warps), -1), first, f"{what} (operand {which})")
         a = a_st.data[a_pos]                                   # [warps, 16 rows, k]
         b = b_st.data[b_pos]                                   # [warps, n, k]
         d = np.matmul(a, b.transpose(0, 2, 1))                 # [warps, 16 rows, n], float32
@@ -118,6 +122,37 @@ class WgmmaOps:
                           b=node.b.buffer.name)
 
     # ---- operands and fragments ----------------------------------------------------------------
+    def _register_operand(self, frag: k.RegisterFragment, lanes: np.ndarray, in_group: np.ndarray, ctx: Ctx,
+                          what: str) -> tuple[Storage, np.ndarray]:
+        """The storage and flat positions [warps, 16 rows, k] of the A elements each warp's lanes hold in
+        registers: register ``r`` of lane ``l`` is the element an accumulator fragment of 16 columns puts there
+        (``lowering.layout.wgmma_accumulator``), the k-step's A fragment."""
+        buf = frag.buffer
+        where = f"{what}: operand A ({buf.name}, in registers)"
+        st = self.memory.data_storage(buf, where)   # Local, of the Mma's type (lowering.verify)
+        k_step = current_target().wgmma.k_for(st.dtype.size)
+        per_lane = current_target().wgmma.m * k_step // WARP_GROUP
+        base = self.eval.per_lane(frag.index, ctx)
+        if base.size and (base.min() < 0 or base.max() + per_lane > st.size):
+            j = int(np.flatnonzero((base < 0) | (base + per_lane > st.size))[0])
+            raise SimulationError(f"{where}: registers {buf.name}[{int(base[j])}:{int(base[j]) + per_lane}] are out "
+                                  f"of bounds (size {st.size}) for {self.grid.describe(int(lanes[j]))}")
+        pos = (lanes * st.size + base)[:, None] + np.arange(per_lane)          # [lanes, registers]
+        fences = self.wgmma.fences[lanes]
+        stale = st.wgmma_written[pos] == fences[:, None] if st.wgmma_written is not None else None
+        if stale is not None and stale.any():
+            j, r = (int(x[0]) for x in np.nonzero(stale))
+            raise SimulationError(f"missing wgmma.fence: {buf.name}[{int(base[j]) + r}] of "
+                                  f"{self.grid.describe(int(lanes[j]))} was written by an ordinary store after the "
+                                  f"thread's last wgmma.fence, and {what} reads it as its A operand; a wgmma.fence "
+                                  f"must separate register writes from the wgmma that reads the registers")
+        rows, cols = self._fragment(k_step)                    # [4, 32, registers]: the A fragment's places
+        warps = len(lanes) // WARP
+        tile = np.empty((warps, ROWS_PER_WARP, k_step), dtype=np.int64)
+        w = np.arange(warps)[:, None, None]
+        tile[w, rows[in_group], cols[in_group]] = pos.reshape(warps, WARP, per_lane)
+        return st, tile
+
     def _operand(self, desc: k.MatrixDescriptor, which: str, dtype: DataType, extent: int, blocks: np.ndarray,
                  in_group: np.ndarray | None, ctx: Ctx, what: str) -> tuple[Storage, np.ndarray]:
         """The storage and flat positions [warps, mn, k] of the operand elements each warp reads: A's 16

@@ -14,7 +14,10 @@ Hazards (``SimulationError``):
 - missing wgmma.fence: an ``Mma`` before any ``WgmmaFence`` of its thread, or one whose accumulator
   registers an ordinary instruction (a store or a load) accessed since the thread's last fence;
 - operand overwrite: a store, a TMA or cp.async copy (when issued and when landing) or a write to an
-  aliased buffer touching shared memory that a wgmma not yet retired reads;
+  aliased buffer touching shared memory that a wgmma not yet retired reads, or a store to the registers of a
+  register A operand that a wgmma not yet retired reads;
+- missing wgmma.fence before a wgmma whose register A operand an ordinary store wrote since the thread's last
+  fence (``sim_wgmma`` checks it, from the fence count this records at each such store);
 - a store to accumulator registers that a wgmma not yet retired writes;
 - a thread that exits (``return`` or kernel end) with wgmmas not committed or not waited.
 """
@@ -83,6 +86,8 @@ class WgmmaState:
         self.retired = np.zeros(n, dtype=np.int64)               # groups below it are retired
         self.issues: list[WgmmaIssue] = []
         self.acc_names = {node.acc.name for node in k.walk(kernel.body) if isinstance(node, k.Mma)}
+        self.register_operand_names = {node.a.buffer.name for node in k.walk(kernel.body)
+                                       if isinstance(node, k.Mma) and isinstance(node.a, k.RegisterFragment)}
 
     # ---- issue and retirement -----------------------------------------------------------------
     def issue(self, issue: WgmmaIssue, lanes: np.ndarray, group: np.ndarray) -> None:
@@ -123,7 +128,11 @@ class WgmmaState:
         return st.wgmma_acc
 
     def attach_accumulators(self, st: Storage) -> None:
-        """An allocation of a buffer some ``Mma`` accumulates into: track its ordinary accesses from now on."""
+        """An allocation of a buffer some ``Mma`` accumulates into, or reads as its A operand in registers: track
+        its ordinary accesses from now on."""
+        if st.name in self.register_operand_names and st.memory is MemoryType.Local and st.wgmma_reads is None:
+            st.wgmma_reads = np.zeros(st.data.size, dtype=np.int32)
+            st.wgmma_written = np.full(st.data.size, -1, dtype=np.int64)
         if st.name not in self.acc_names:
             return
         if st.memory is MemoryType.Local and st.dtype is DataType.Float and st.wgmma_acc is None:
@@ -156,6 +165,8 @@ class WgmmaState:
         pos = np.asarray(positions).reshape(-1)
         hit = pos[st.wgmma_reads[pos] > 0]
         if hit.size == 0:
+            if st.wgmma_written is not None:     # registers (a row per thread): written since the thread's fence
+                st.wgmma_written[pos] = self.fences[pos // st.size]
             return
         what = what() if callable(what) else what
         row, element = np.divmod(hit, st.size)
@@ -177,6 +188,10 @@ class WgmmaState:
                     break
             if reader:
                 break
+        if st.memory is MemoryType.Local:
+            raise SimulationError(f"{what} overwrites {st.name}[{lo}:{hi + 1}] of {self.grid.describe(block)}, "
+                                  f"registers that {reader} still reads as its A operand; the registers of a wgmma's "
+                                  f"A operand must not be written before the wgmma.wait_group that retires it")
         raise SimulationError(f"{what} overwrites {st.name}[{lo}:{hi + 1}] (bytes {lo * size}..{(hi + 1) * size - 1},"
                               f" block {self.grid.block_name(block)}) that {reader} still reads; shared memory a "
                               f"wgmma reads must not be written before the wgmma.wait_group that retires it")

@@ -376,6 +376,9 @@ def _check_cross_thread_reads(model: IdModel, computed: list[TensorView]) -> Non
     for consumer in computed:
         if load_kind(consumer) is LoadStoreOpType.StMatrix:
             continue   # stmatrix moves registers between the lanes of a warp: the instruction does the exchange
+        # a tensor-core instruction reads a register operand from every lane of the warp group that issues it
+        # (the ``mma`` analysis checks that the operand is laid out as its fragment)
+        register_operand = any(model.group(i).parallel_type is ParallelType.Mma for i in consumer.loop)
         for producer in model.computed_producers(consumer):
             mapping = loop_map(producer, consumer)
             for p in producer.loop:
@@ -389,6 +392,8 @@ def _check_cross_thread_reads(model: IdModel, computed: list[TensorView]) -> Non
                     continue
                 if pt.is_thread and producer.memory_type in (MemoryType.Shared, MemoryType.Global):
                     continue  # the syncs pass orders the block's threads
+                if register_operand and pt is ParallelType.TIDx and producer.memory_type is MemoryType.Local:
+                    continue
                 where = "the same block" if pt.is_block else "a thread of the same block"
                 fix = ("bind the consumer's matching axis to the same index (e.g. parallelize_like) or do not "
                        "bind this axis" if pt.is_block else "put the producer in Shared memory or bind the "

@@ -5,13 +5,16 @@ kernel's tensor-core matmuls are; this one, how each is issued). A tensor define
 innermost three loop axes are ``ParallelType.Mma`` is a wgmma accumulator: those axes (M, N, K, from
 its M, N and K roots) are one ``wgmma.m64nNk16`` that a warp group issues, and its registers are the
 accumulator fragment (``buffers.fragments``). For each operand this analysis derives the matrix descriptor's layout
-from the operand's shared-memory allocation, and for each tensor that reads the accumulator it
-finds the axes that name the fragment register, so indexing never solves for a register.
+from the operand's shared-memory allocation, or, for an A operand in registers (a chained matmul's, computed from
+another accumulator: ``RegisterOperand``), the registers of each k-step; and for each tensor that reads the
+accumulator it finds the axes that name the fragment register, so indexing never solves for a register.
 
 Rules, raised as ``LoweringError``: the instruction is 64 x N x 16 (N a multiple of 8 up to 256,
 K 32 bytes); operands are bf16 or fp16 tensors in shared memory laid out in whole swizzle rows
 (K- or M-major A, K- or N-major B: the transpose bits, for 16-bit types) with the contiguous dimension
-innermost; the block's x dimension is
+innermost, or an A in registers (Local) that holds the whole K in an accumulator fragment's layout
+(``schedule_mma_fragment`` over the instruction's 64 rows and the K columns) and allocates exactly that
+fragment; the block's x dimension is
 one warp group's 128 threads; a reader of the accumulator is scheduled with
 ``schedule_mma_fragment`` (``[TIDx(128), N/8, 2, 2]`` over the same 64 x N tile).
 """
@@ -56,7 +59,7 @@ class MmaTile:
     k: IterDomain
     shape: tuple[int, int, int]
     dtype: DataType
-    a: OperandLayout
+    a: OperandLayout | RegisterOperand
     b: OperandLayout
     fragment: IterDomain
 
@@ -86,6 +89,25 @@ class FragmentRead:
     def register(self, idx: dict[IterDomain, Val]) -> Val:
         block = idx[self.i] if self.outer is None else idx[self.outer] * self.per + idx[self.i]
         return block * 4 + idx[self.j] * 2 + idx[self.c]
+
+
+@dataclass(frozen=True)
+class RegisterOperand:
+    """wgmma's register-sourced A: ``tv`` (Local, 16-bit) holds, in the warp group's threads, a ``64 x K`` tile
+    laid out as an accumulator fragment (``schedule_mma_fragment`` over the instruction's 64 rows and all ``K``
+    columns; ``fragment`` names its axes). Columns ``[16 t, 16 t + 16)`` of that layout are exactly the A
+    fragment of k-step ``t`` (a thread holds rows ``l / 4`` and ``l / 4 + 8`` of its warp's 16, columns
+    ``2 (l % 4) + {0, 1}`` and ``+ 8``): registers ``8 t .. 8 t + 7`` of ``tv``, which the instruction takes
+    packed in pairs as four 32-bit registers, so nothing moves between threads."""
+
+    tv: TensorView
+    fragment: FragmentRead
+    k_steps: int
+
+    def first_register(self, k: Val) -> Val:
+        """The first of the registers of the k-step starting at column ``k`` (a multiple of 16): those of the
+        8-column block ``k / 8``, row half 0, column 0."""
+        return k // 8 * 4
 
 
 @dataclass(frozen=True)
@@ -215,14 +237,45 @@ def _tile(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> MmaTile:
     if tv.memory_type is not MemoryType.Local or tv.is_output:
         raise LoweringError(f"{name}: a wgmma accumulator lives in registers (Local memory); cache_before the "
                             f"output")
-    a_layout = _operand_layout(buffers, tv, a, k_root=a.logical[-1], mn_root=a.logical[-2], what="A")
+    if a.memory_type is MemoryType.Local:
+        a_layout: OperandLayout | RegisterOperand = _register_operand(ids, buffers, tv, a, m, shape)
+    else:
+        a_layout = _operand_layout(buffers, tv, a, k_root=a.logical[-1], mn_root=a.logical[-2], what="A")
     b_layout = _operand_layout(buffers, tv, b, k_root=b.logical[-2], mn_root=b.logical[-1], what="B")
     for layout, what, mn in ((a_layout, "A", "M"), (b_layout, "B", "N")):
-        if layout.mn_major and layout.tv.dtype.size != 2:
+        if isinstance(layout, OperandLayout) and layout.mn_major and layout.tv.dtype.size != 2:
             raise LoweringError(f"{name}: operand {what} (T{layout.tv.name}) is {mn}-major in shared memory; wgmma "
                                 f"transposes 16-bit operands only, so a {layout.tv.dtype.short_name} operand is read "
                                 f"K-major (keep K the innermost axis of T{layout.tv.name})")
     return MmaTile(tv, m, n, k, shape, a.dtype, a_layout, b_layout, buffers.fragments[tv])  # type: ignore[arg-type]
+
+
+def _register_operand(ids: IdModel, buffers: BufferPlan, acc: TensorView, tv: TensorView, m: IterDomain,
+                      shape: tuple[int, int, int]) -> RegisterOperand:
+    """Operand A of ``acc`` held in registers: ``tv`` must hold its ``64 x K`` tile (all of ``acc``'s K) in an
+    accumulator fragment's layout, its registers exactly that fragment."""
+    name = f"T{tv.name}"
+    fix = (f"; schedule {name} with fusion_ir.schedulers.schedule_mma_fragment over the 64 rows of "
+           f"T{acc.name}'s instruction and its K columns")
+    k_extent = acc.root[-1].extent.const_value()
+    k_axis = tv.logical[-1]
+    if tv.definition is None or k_axis.extent.const_value() != k_extent or k_extent % shape[2]:
+        raise LoweringError(f"T{acc.name}: operand A ({name}) is in registers, so it holds the whole K of the "
+                            f"matmul ({acc.root[-1].label()}) in k-steps of {shape[2]}: its columns "
+                            f"{k_axis.label()} must be {acc.root[-1].extent}, a multiple of {shape[2]}")
+    rows = next((x for x, y in loop_map(tv, acc).items() if y is m), None)
+    if rows is None:
+        raise LoweringError(f"T{acc.name}: operand A ({name}) is in registers but has no axis mapped to the "
+                            f"instruction's rows {m.label()}{fix}")
+    read = _fragment_axes(f"(as the A operand of T{acc.name} in registers) its 64 x {k_extent} tile", tv, rows,
+                          k_axis, fix)
+    axes = buffers.alloc_ids[tv]
+    if read.outer is not None or list(axes) != [read.i, read.j, read.c]:
+        raise LoweringError(f"T{acc.name}: operand A ({name}) is in registers, so each thread must hold exactly "
+                            f"its A fragments, registers [{read.i.label()}, {read.j.label()}, {read.c.label()}]; "
+                            f"{name} allocates [{', '.join(i.label() for i in axes)}] (compute it at the loop "
+                            f"that holds the instruction's tile)")
+    return RegisterOperand(tv, read, k_extent // shape[2])
 
 
 def _operand_layout(buffers: BufferPlan, acc: TensorView, tv: TensorView, *, k_root: IterDomain,
@@ -271,26 +324,33 @@ def _fragment_read(tile: MmaTile, consumer: TensorView,
     if m is None or n is None:
         raise LoweringError(f"T{consumer.name} reads the wgmma accumulator T{tile.tv.name} but has no axes mapped "
                             f"to its instruction tile {tile.m.label()} x {tile.n.label()}{fix}")
+    return _fragment_axes(f"the wgmma accumulator T{tile.tv.name}", consumer, m, n, fix, sub_tiles=True)
+
+
+def _fragment_axes(what: str, consumer: TensorView, m: IterDomain, n: IterDomain, fix: str,
+                   sub_tiles: bool = False) -> FragmentRead:
+    """The fragment axes of ``consumer``, which reads ``what`` (its rows on axis ``m``, its columns on ``n``) in
+    an accumulator fragment's layout; with ``sub_tiles``, the columns may be walked in sub-tiles."""
     splits = {t.input: t for t in consumer.transforms if isinstance(t, Split)}
 
     def split(x: IterDomain, factor: int) -> Split:
         t = splits.get(x)
         if t is None or t.factor != factor or not t.inner_split:
-            raise LoweringError(f"T{consumer.name} reads the wgmma accumulator T{tile.tv.name} in a layout other "
-                                f"than its fragment: axis {x.label()} is not split by {factor}{fix}")
+            raise LoweringError(f"T{consumer.name} reads {what} in a layout other than its fragment: axis "
+                                f"{x.label()} is not split by {factor}{fix}")
         return t
 
     w_m16 = split(m, 16)
     j_r = split(w_m16.inner, 8)
     outer, per = None, 1
     sub = splits.get(n)
-    if sub is not None and sub.inner_split and sub.factor != 8 and sub.factor % 8 == 0:
+    if sub_tiles and sub is not None and sub.inner_split and sub.factor != 8 and sub.factor % 8 == 0:
         outer, per, n = sub.outer, sub.factor // 8, sub.inner      # sub-tiles of the columns: [Ns, EN]
     i_n8 = split(n, 8)
     q_c = split(i_n8.inner, 2)
     thread = _merged(consumer, [w_m16.outer, j_r.inner, q_c.outer])
     if thread is None or thread not in consumer.loop or thread.parallel_type is not ParallelType.TIDx:
-        raise LoweringError(f"T{consumer.name} reads the wgmma accumulator T{tile.tv.name} but does not bind the "
+        raise LoweringError(f"T{consumer.name} reads {what} but does not bind the "
                             f"merge of warp, row-in-8 and column pair ({w_m16.outer.label()}, {j_r.inner.label()}, "
                             f"{q_c.outer.label()}) to TIDx{fix}")
     for axis in (i_n8.outer, j_r.outer, q_c.inner) + ((outer,) if outer is not None else ()):

@@ -6,10 +6,16 @@ Writes: in every statement list, around each maximal run of statements that issu
 ``AsyncCommit(AsyncKind.Wgmma)`` then ``AsyncWait(AsyncKind.Wgmma, lag)`` after it, where ``lag`` is the release
 lag of the circular-buffered loop the run is in (0 outside one); after a loop whose runs leave
 groups in flight, ``AsyncWait(AsyncKind.Wgmma, 0)``.
+A run whose wgmmas read their A operand from registers (``RegisterFragment``) waits with lag 0: the
+instruction reads those registers asynchronously too, and the statements after the run (the next
+iteration's, which compute the next A) may rewrite them; its fence names those registers
+(``WgmmaFence.registers``).
 Guarantees: the fence orders every earlier register access (the accumulator's zero init, the
-previous group's results) before the run; after the wait, every group but the last ``lag`` is
-finished, which is what the circular-buffer pass assumed when it released stage ``i - lag``; the
-accumulators are in registers before any statement after the loops reads them.
+previous group's results, the writes of a register A operand) before the run, so every wgmma that reads
+registers written since the last fence has one before it, as PTX requires; after the wait, every group but
+the last ``lag`` is finished, which is what the circular-buffer pass assumed when it released stage
+``i - lag``, and no register A operand is read any more; the accumulators are in registers before any
+statement after the loops reads them.
 """
 
 from __future__ import annotations
@@ -17,7 +23,20 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..analysis import Analyses
-from ..kernel_ir import AsyncCommit, AsyncKind, AsyncWait, ForLoop, Kernel, Mma, Node, WgmmaFence, children, walk
+from ..kernel_ir import (
+    AsyncCommit,
+    AsyncKind,
+    AsyncWait,
+    Buffer,
+    ForLoop,
+    Kernel,
+    Mma,
+    Node,
+    RegisterFragment,
+    WgmmaFence,
+    children,
+    walk,
+)
 
 
 def run(kernel: Kernel, a: Analyses) -> Kernel:
@@ -31,6 +50,12 @@ def _issues_only_wgmma(node: Node) -> bool:
         return True
     return isinstance(node, ForLoop) and node.unroll and bool(node.body) and all(_issues_only_wgmma(x)
                                                                                  for x in node.body)
+
+
+def _register_operands(run: list[Node]) -> tuple[Buffer, ...]:
+    """The register arrays the wgmmas of ``run`` read as their A operand, in order of first use."""
+    found = [x.a.buffer for node in run for x in walk((node,)) if isinstance(x, Mma) and isinstance(x.a, RegisterFragment)]
+    return tuple(dict.fromkeys(found))
 
 
 def _lag(node: Node, a: Analyses, lag: int) -> int:
@@ -51,9 +76,12 @@ def _grouped(body: tuple[Node, ...], a: Analyses, lag: int) -> tuple[tuple[Node,
     def close() -> None:
         nonlocal in_flight
         if run:
-            out.extend([WgmmaFence(), *run, AsyncCommit(AsyncKind.Wgmma), AsyncWait(AsyncKind.Wgmma, lag)])
+            registers = _register_operands(run)
+            pending = 0 if registers else lag
+            out.extend([WgmmaFence(registers), *run, AsyncCommit(AsyncKind.Wgmma),
+                        AsyncWait(AsyncKind.Wgmma, pending)])
             run.clear()
-            in_flight = in_flight or lag > 0
+            in_flight = in_flight or pending > 0
 
     for node in body:
         if _issues_only_wgmma(node):

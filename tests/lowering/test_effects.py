@@ -95,7 +95,7 @@ def test_every_node_class_declares_effects() -> None:
                          if isinstance(obj, type) and obj.__module__ == kir_nodes.__name__ and is_dataclass(obj)}
     not_statements = {k.Buffer, k.TensorMapParam, k.ScalarParam, k.Load, k.Const, k.UnaryValue, k.BinaryValue, k.CastValue,
                       k.ScalarValue, k.CompareValue, k.SelectValue,
-                      k.MatrixDescriptor}
+                      k.MatrixDescriptor, k.RegisterFragment}
     missing = sorted(c.__name__ for c in statement_classes - not_statements if c not in EFFECTS)
     assert missing == []
     assert set(k.NODE_TYPES) <= set(EFFECTS)
@@ -119,6 +119,13 @@ def test_async_effects_say_what_completes_them() -> None:
     assert all(e.completes is Completion.CpAsyncGroup for e in cp)
     mma = effects(EXPECTED[k.Mma][0])
     assert all(e.completes is Completion.WgmmaGroup for e in mma)
+
+
+def test_a_register_a_operand_is_read_by_the_wgmma_group_at_its_index() -> None:
+    node = k.Mma(L, ZERO, k.RegisterFragment(LH, I), _desc(H), (64, 64, 16), DataType.BFloat16)
+    reads = [(e.name, e.index, e.proxy, e.completes) for e in effects(node) if e.kind is R]
+    assert reads[0] == ("T6", I, WG, Completion.WgmmaGroup)
+    assert [e.name for e in effects(node) if e.kind is W] == ["T2"]
 
 
 def test_reduce_assign_reads_its_target_and_effects_carry_indices() -> None:

@@ -1,7 +1,7 @@
 """The tensor_cores analysis: what a kernel's tensor-core matmuls are, and the questions generic passes ask.
 
 It holds any number of matmuls, chained (one's accumulator, after pointwise ops, an operand of the next),
-and an A operand in registers, though only one-matmul kernels are lowered today."""
+and an A operand in registers (examples/matmul_b2b lowers such a chain: tests/examples/test_matmul_b2b.py)."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ from runtime.simulator import Simulator
 from tests.runtime.kir_builders import global_1d, kernel
 
 # kir_nodes' dataclasses that are not statements: values, what statements refer to, and the pre-indexing op
-NOT_STATEMENTS = {*get_args(k.Value), k.Buffer, k.TensorMapParam, k.MatrixDescriptor, k.TensorOp}
+NOT_STATEMENTS = {*get_args(k.Value), k.Buffer, k.TensorMapParam, k.MatrixDescriptor, k.RegisterFragment, k.TensorOp}
 
 
 def statement_classes() -> set[type]:
