@@ -243,3 +243,12 @@ def test_a_vector_along_the_keys_is_refused() -> None:
     with pytest.raises(LoweringError, match=r"not consecutive along T0's innermost dimension iS1\{32\}: they run "
                                             r"along iS0\{64\}"):
         lower(fusion)
+
+
+def test_the_gpu_tiers_memchecked_cases_exist() -> None:
+    """The GPU tier's compute-sanitizer runs name cases of view_load_cases (a wrong name fails only on a GPU)."""
+    from tests.lowering.view_load_cases import view_load_cases
+    from tests.runtime.test_view_loads_gpu import MEMCHECKED
+
+    names = {name for name, _, _ in view_load_cases()}
+    assert set(MEMCHECKED) <= names, sorted(set(MEMCHECKED) - names)

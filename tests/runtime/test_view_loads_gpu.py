@@ -26,7 +26,10 @@ def test_a_view_load_on_gpu(build, shapes) -> None:
         assert_matches(fusion, inputs, execute(kernel, inputs))
 
 
+MEMCHECKED = ["keys_attention_tma_symbolic", "keys_2d_cpasync_symbolic"]     # names of view_load_cases
+
+
 @pytest.mark.skipif(SANITIZER is None, reason="compute-sanitizer is not installed")
-@pytest.mark.parametrize("name", ["keys_attention_tma_symbolic", "keys_2d_cp_async_symbolic"])
+@pytest.mark.parametrize("name", MEMCHECKED)
 def test_a_view_load_is_memcheck_clean(name: str) -> None:
     assert_sanitizer_clean("memcheck", "tests.runtime.run_view_load", name)
