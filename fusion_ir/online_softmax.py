@@ -107,6 +107,28 @@ def _broadcast_of_last(tv: TensorView) -> TensorView | None:
     return d.inputs[0] if flags and flags[-1] and not any(flags[:-1]) else None
 
 
+def _normalized(p: TensorView) -> tuple[TensorView, list[TensorView], TensorView] | str:
+    """``(e, the tensors between p and l, l)`` when ``p = e / broadcast(l)`` or ``p = e * broadcast(1 / l)`` with
+    ``l = sum(e, -1)``; else why not."""
+    d = p.definition
+    tensors = isinstance(d, BinaryOp) and len(d.tensor_inputs()) == 2
+    if not (tensors and d.op in ("div", "mul")):
+        return f"T{p.name} is not a softmax's e / sum(e) or e * (1 / sum(e)) (cast or not)"
+    e, b = d.inputs
+    r = _broadcast_of_last(b)
+    between = [b]
+    l_ = r
+    if d.op == "mul" and r is not None:
+        rd = r.definition
+        one = isinstance(rd, BinaryOp) and rd.op == "div" and not isinstance(rd.inputs[0], TensorView) \
+            and rd.inputs[0] == 1 and isinstance(rd.inputs[1], TensorView)
+        l_ = rd.inputs[1] if one else None
+        between.append(r)
+    if l_ is None or _last_axis_reduction(l_, "sum") is not e:
+        return f"T{p.name} does not normalize T{e.name} by sum(T{e.name}, -1) broadcast back"
+    return e, between, l_
+
+
 def match(o: TensorView) -> SoftmaxMatmul | str:
     """The softmax-matmul ``o`` is the result of, or why it is not one."""
     d = o.definition
@@ -118,13 +140,10 @@ def match(o: TensorView) -> SoftmaxMatmul | str:
     while isinstance(p.definition, CastOp):
         casts.append(p)
         p = p.definition.inputs[0]
-    pd = p.definition
-    if not (isinstance(pd, BinaryOp) and pd.op == "div" and all(isinstance(x, TensorView) for x in pd.inputs)):
-        return f"T{o.name}'s A operand T{a.name} is not a softmax's e / sum(e) (cast or not)"
-    e, lb = pd.inputs
-    l_ = _broadcast_of_last(lb)
-    if l_ is None or _last_axis_reduction(l_, "sum") is not e:
-        return f"T{p.name} divides by T{lb.name}, not by sum(T{e.name}, -1) broadcast back"
+    normalized = _normalized(p)
+    if isinstance(normalized, str):
+        return f"T{o.name}'s A operand T{a.name}: {normalized}"
+    e, between, l_ = normalized
     ed = e.definition
     if not (isinstance(ed, UnaryOp) and ed.op == "exp"):
         return f"T{e.name} is not an exp"
@@ -139,7 +158,8 @@ def match(o: TensorView) -> SoftmaxMatmul | str:
     if not s.dtype.is_float:
         return f"the scores T{s.name} are {s.dtype.name}; the online softmax runs on floats"
     for tv, what in ((m, "the row max"), (mb, "the broadcast row max"), (diff, "s - max"), (l_, "the row sum"),
-                     (lb, "the broadcast row sum"), (p, "the probabilities"), *((c, "a cast") for c in casts)):
+                     *((t, "the row sum's broadcast or reciprocal") for t in between), (p, "the probabilities"),
+                     *((c, "a cast") for c in casts)):
         reason = _single_use(tv, what)
         if reason is not None:
             return reason
