@@ -4,7 +4,7 @@
 lengths (1-90, any, so the last key block is usually partial), a head dim (8, 16, 32), a scale, an optional
 causal mask (torch's top-left ``iota``/``le``/``where``) and an optional additive bias input ``[Sq, Skv]`` broadcast
 over batch and heads (an input the rewrite blocks as it blocks k), symbolic or constant extents, and
-``AttentionParams`` (``block_q`` 32 or 64, ``block_kv`` 1-64) or, one draw in five, a ``block_q`` or ``block_kv`` the
+bf16 or fp16 operands, ``AttentionParams`` (``block_q`` 32 or 64, ``block_kv`` 1-64) or, one draw in five, a ``block_q`` or ``block_kv`` the
 params refuse. ``check_attention_case`` states the property: the rewrite alone leaves the float64 reference
 unchanged; refused params raise ``ScheduleError`` and leave the fusion as it was; the others lower and the kernel
 matches the reference in the simulator within bf16's rounding of the probabilities.
@@ -39,6 +39,7 @@ class AttentionCase:
     symbolic: bool
     params: AttentionParams
     seed: int
+    dtype: DataType = DataType.BFloat16
 
     def shapes(self) -> list[tuple[int, ...]]:
         q = (*self.batch, self.seq_q, self.head_dim)
@@ -53,7 +54,7 @@ class AttentionCase:
         fusion = Fusion()
         with fusion:
             q, k, v = (fusion.add_input(shape=tuple(-1 if self.symbolic else n for n in s[:-1]) + (s[-1],),
-                                        dtype=DataType.BFloat16) for s in self.shapes()[:3])
+                                        dtype=self.dtype) for s in self.shapes()[:3])
             s = ops.mul(ops.matmul(q, ops.transpose(k, -2, -1)), self.scale)
             lead = [True] * (rank - 2)
             if self.bias:
@@ -67,13 +68,18 @@ class AttentionCase:
             last = [False] * (rank - 1) + [True]
             e = ops.exp(ops.sub(s, ops.broadcast(ops.max(s, -1), last)))
             p = ops.div(e, ops.broadcast(ops.sum(e, -1), last))
-            fusion.add_output(ops.cast(ops.matmul(ops.cast(p, DataType.BFloat16), v), DataType.BFloat16))
+            fusion.add_output(ops.cast(ops.matmul(ops.cast(p, self.dtype), v), self.dtype))
         return fusion
 
     def inputs(self) -> list[np.ndarray]:
         rng = np.random.default_rng(self.seed)
-        return [round_bf16(rng.standard_normal(s)) if k < 3 else rng.standard_normal(s).astype(np.float32)
+        return [_operand(self.dtype, rng.standard_normal(s)) if k < 3 else rng.standard_normal(s).astype(np.float32)
                 for k, s in enumerate(self.shapes())]
+
+
+def _operand(dtype: DataType, x: np.ndarray) -> np.ndarray:
+    """Values ``dtype`` holds exactly: bf16-rounded float32, or float16."""
+    return round_bf16(x) if dtype is DataType.BFloat16 else x.astype(np.float16)
 
 
 @st.composite
@@ -87,7 +93,8 @@ def attention_cases(draw: st.DrawFn) -> AttentionCase:
         params = AttentionParams(block_q=draw(st.sampled_from([32, 64])), block_kv=draw(st.integers(1, 64)))
     return AttentionCase(batch, draw(st.integers(1, MAX_SEQ)), draw(st.integers(1, MAX_SEQ)), head_dim,
                          draw(st.sampled_from([1 / math.sqrt(head_dim), 0.5, 1.0])), draw(st.booleans()),
-                         draw(st.booleans()), draw(st.booleans()), params, draw(st.integers(0, 2**16)))
+                         draw(st.booleans()), draw(st.booleans()), params, draw(st.integers(0, 2**16)),
+                         draw(st.sampled_from([DataType.BFloat16, DataType.Half])))
 
 
 def check_attention_case(case: AttentionCase, simulate: bool = True) -> str:
