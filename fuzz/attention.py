@@ -4,7 +4,7 @@
 lengths (1-90, any, so the last key block is usually partial), a head dim (8, 16, 32), a scale, an optional
 causal mask (torch's top-left ``iota``/``le``/``where``) and an optional additive bias input ``[Sq, Skv]`` broadcast
 over batch and heads (an input the rewrite blocks as it blocks k), symbolic or constant extents, and
-bf16 or fp16 operands, ``AttentionParams`` (``block_q`` 32 or 64, ``block_kv`` 1-64) or, one draw in five, a ``block_q`` or ``block_kv`` the
+bf16 or fp16 operands, the softmax normalized by a division or a reciprocal, ``AttentionParams`` (``block_q`` 32 or 64, ``block_kv`` 1-64) or, one draw in five, a ``block_q`` or ``block_kv`` the
 params refuse. ``check_attention_case`` states the property: the rewrite alone leaves the float64 reference
 unchanged; refused params raise ``ScheduleError`` and leave the fusion as it was; the others lower and the kernel
 matches the reference in the simulator within bf16's rounding of the probabilities.
@@ -40,6 +40,7 @@ class AttentionCase:
     params: AttentionParams
     seed: int
     dtype: DataType = DataType.BFloat16
+    reciprocal: bool = False      # p = e * (1 / sum(e)) instead of e / sum(e)
 
     def shapes(self) -> list[tuple[int, ...]]:
         q = (*self.batch, self.seq_q, self.head_dim)
@@ -67,7 +68,10 @@ class AttentionCase:
                 s = ops.where(ops.le(j, i), s, float("-inf"))
             last = [False] * (rank - 1) + [True]
             e = ops.exp(ops.sub(s, ops.broadcast(ops.max(s, -1), last)))
-            p = ops.div(e, ops.broadcast(ops.sum(e, -1), last))
+            if self.reciprocal:
+                p = ops.mul(e, ops.broadcast(ops.div(1.0, ops.sum(e, -1)), last))
+            else:
+                p = ops.div(e, ops.broadcast(ops.sum(e, -1), last))
             fusion.add_output(ops.cast(ops.matmul(ops.cast(p, self.dtype), v), self.dtype))
         return fusion
 
@@ -94,7 +98,7 @@ def attention_cases(draw: st.DrawFn) -> AttentionCase:
     return AttentionCase(batch, draw(st.integers(1, MAX_SEQ)), draw(st.integers(1, MAX_SEQ)), head_dim,
                          draw(st.sampled_from([1 / math.sqrt(head_dim), 0.5, 1.0])), draw(st.booleans()),
                          draw(st.booleans()), draw(st.booleans()), params, draw(st.integers(0, 2**16)),
-                         draw(st.sampled_from([DataType.BFloat16, DataType.Half])))
+                         draw(st.sampled_from([DataType.BFloat16, DataType.Half])), draw(st.booleans()))
 
 
 def check_attention_case(case: AttentionCase, simulate: bool = True) -> str:
