@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from dataclasses import dataclass, field
 
 from .scalar import Val, ceil_div
@@ -119,14 +121,19 @@ def innermost_root(i: IterDomain) -> IterDomain | None:
     return x
 
 
-def spans_broadcast(i: IterDomain) -> bool:
-    """``i`` is a broadcast axis or is made from one (merged with others): where a consumer resolves that
-    broadcast, the consumer's axis spans more elements than ``i`` does."""
+def made_from(i: IterDomain, found: Callable[[IterDomain], bool]) -> bool:
+    """``i`` or an axis it is made from (through splits and merges) is ``found``."""
     stack = [i]
     while stack:
         x = stack.pop()
-        if x.is_broadcast:
+        if found(x):
             return True
         if x.definition is not None:
             stack.extend(x.definition.inputs)
     return False
+
+
+def spans_broadcast(i: IterDomain) -> bool:
+    """``i`` is a broadcast axis or is made from one (merged with others): where a consumer resolves that
+    broadcast, the consumer's axis spans more elements than ``i`` does."""
+    return made_from(i, lambda x: x.is_broadcast)

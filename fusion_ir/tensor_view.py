@@ -15,7 +15,7 @@ from . import replay
 from .circular_buffer import AUTO, CircularBufferOptions, Pipelined, WarpSpecialized
 from .exprs import (ASYNC_LOADS, BinaryOp, BroadcastOp, CastOp, Expr, LoadStoreOp, MmaOp, ReductionOp, UnaryOp, in_order,
                     load_kind, view_source)
-from .iter_domain import IterDomain, Merge, Split, Transform, innermost_root
+from .iter_domain import IterDomain, Merge, Split, Transform, innermost_root, made_from
 from .persistent import first_unmappable_loop_axis
 from .scalar import Val
 from .types import (DataType, IterType, LoadStoreOpType, MemoryType, ParallelType, ScheduleError, SmemSwizzle,
@@ -385,14 +385,7 @@ class TensorView:
         if not in_order(self.definition):
             return False
         running = self.root[self.definition.axis]
-        stack = [i]
-        while stack:
-            x = stack.pop()
-            if x is running:
-                return True
-            if x.definition is not None:
-                stack.extend(x.definition.inputs)
-        return False
+        return made_from(i, lambda x: x is running)
 
     def _check_shared_loop_bindings(self, a: int, pt: ParallelType) -> None:
         """An axis that shares its loop with a producer's or consumer's axis (compute_at) takes one binding."""

@@ -26,7 +26,7 @@ from fusion_ir.exprs import (
     scans,
     sums_products,
 )
-from fusion_ir.iter_domain import spans_broadcast
+from fusion_ir.iter_domain import made_from, spans_broadcast
 from fusion_ir.op_core import COMPARE_OPS, LOGICAL_OPS
 from fusion_ir.scalar import Val, all_of
 from fusion_ir.scalar_input import ScalarInput
@@ -111,7 +111,7 @@ def read_index(a: Analyses, producer: TensorView, consumer: TensorView,
     for i in producer.loop:
         if i.is_broadcast:
             p_idx[i] = Val.const(0)
-        elif shifted and _derives_from(i, shifted):
+        elif shifted and made_from(i, lambda x: x in shifted):
             continue            # the consumer's index of it is shifted: forward from the logical index
         elif id(ids.group(i)) in consumer_groups:
             p_idx[i] = ids.group(i).index
@@ -169,17 +169,6 @@ def pad_inside(tv: TensorView, c_idx: dict[IterDomain, Val]) -> Val:
         if after.const_value() != 0:
             conds.append(at.lt(source.extent))
     return all_of(conds)
-
-
-def _derives_from(i: IterDomain, axes: set[IterDomain]) -> bool:
-    stack = [i]
-    while stack:
-        x = stack.pop()
-        if x in axes:
-            return True
-        if x.definition is not None:
-            stack.extend(x.definition.inputs)
-    return False
 
 
 def _loop_axis_by_class(tv: TensorView, exact_class: dict) -> dict:
