@@ -99,7 +99,7 @@ def plan(case: Case) -> tuple[HeuristicParams | None, Any, str | None]:
     try:
         params = schedule(fusion, sizes=case.shapes)
         return params, lower(fusion), None
-    except Exception as e:  # noqa: BLE001 - reported per case (no scheduler takes two matmuls yet)
+    except Exception as e:  # noqa: BLE001 - reported per case (a fusion the scheduler declines)
         return None, None, f"refused: {type(e).__name__}: {_one_line(str(e))}"[:400]
 
 

@@ -22,7 +22,7 @@ from tests.lowering.view_load_cases import keys_2d, keys_attention
 GOLDEN = Path(__file__).parent / "golden" / "generated"
 
 BUILDERS = {f"example_{name}": (lambda name=name: examples.load(name).build()) for name in examples.scheduled_names()}
-# examples.UNSCHEDULED (attention) lowers to a one-thread kernel, not the CUDA the product is to generate
+# an example of examples.UNSCHEDULED (none today) lowers to a one-thread kernel, not the CUDA the product is to generate
 BUILDERS.update({f"pipeline_{name}": build for name, build, _ in pipeline_cases()})
 BUILDERS["example_matmul_wgmma_epilogue"] = lambda: examples.load("matmul_wgmma").build(epilogue=True)
 BUILDERS["example_matmul_wgmma_128x128_w1"] = lambda: examples.load("matmul_wgmma").build(

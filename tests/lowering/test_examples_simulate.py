@@ -10,7 +10,7 @@ from tests.helpers import assert_matches, positive_inputs, random_inputs
 POSITIVE = {"register_cache"}
 
 
-# examples.UNSCHEDULED (attention) would run on one thread: minutes per size; tests/examples simulate it small
+# an example of examples.UNSCHEDULED (none today) would run on one thread: minutes per size
 @pytest.mark.parametrize("name", examples.scheduled_names())
 def test_example_matches_numpy(name: str) -> None:
     module = examples.load(name)

@@ -13,7 +13,7 @@ from tests.helpers import assert_matches, positive_inputs, random_inputs
 pytestmark = pytest.mark.gpu
 
 POSITIVE = {"register_cache"}
-# examples.UNSCHEDULED (attention): its one-thread kernel keeps every intermediate in a ~800 KB stack frame
+# an example of examples.UNSCHEDULED (none today) would run one thread with every intermediate on its stack
 CASES = [(name, k) for name in examples.scheduled_names() for k in range(len(examples.load(name).SIZES))]
 
 

@@ -15,7 +15,7 @@ from tests.helpers import assert_matches, positive_inputs, random_inputs
 POSITIVE = {"register_cache"}
 
 
-# examples.UNSCHEDULED (attention) would run on one thread: minutes at its size
+# an example of examples.UNSCHEDULED (none today) would run on one thread: minutes at its size
 @pytest.mark.parametrize("name", examples.scheduled_names())
 def test_every_example_matches_numpy_a_few_blocks_at_a_time(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """With ranges of one or two blocks, every example's largest size still matches numpy (blocks share nothing)."""

@@ -43,7 +43,7 @@ def listing_lines(kernel: k.Kernel, pattern: str) -> list[int]:
     return [n for n, line in enumerate(str(kernel).splitlines(), 1) if re.search(pattern, line)]
 
 
-# examples.UNSCHEDULED (attention): every view starts with the note that it runs on one thread
+# an example of examples.UNSCHEDULED (none today): every view would start with the note that it runs on one thread
 @pytest.mark.parametrize("name", examples.scheduled_names())
 def test_every_show_of_every_example(name: str, viz) -> None:
     fusion = examples.load(name).build()
