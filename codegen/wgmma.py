@@ -102,7 +102,6 @@ class WgmmaShape:
         ]
         return "\n".join(lines) + "\n"
 
-
     def _accumulator_lines(self) -> tuple[list[str], list[str]]:
         """The asm's accumulator list ``{%0, ..., %r-1}, `` and its ``"+f"(d[i])`` operands, a line per 16 / 8."""
         r = self.registers

@@ -250,6 +250,23 @@ class Fusion:
         index = {tv: k for k, tv in enumerate(self._tensors)}
         return list(nx.lexicographical_topological_sort(self.graph(), key=lambda t: index[t]))
 
+    def replace_uses(self, old: TensorView, new: TensorView) -> None:
+        """Every expression reading ``old`` reads ``new`` instead; an output ``old`` is replaced by ``new`` (a rewrite
+        of the fusion, before any schedule: ``fusion_ir.online_softmax``)."""
+        for e in self.exprs:
+            if old in e.inputs:
+                e.inputs = [new if x is old else x for x in e.inputs]
+        if old in self.outputs:
+            self.outputs[self.outputs.index(old)] = new
+            new.memory_type = old.memory_type
+
+    def remove_dead(self) -> None:
+        """Drop the expressions and tensors on no path to an output (inputs stay); ``exprs`` stays topological."""
+        live = set(self.used_tensors()) | set(self.inputs)
+        self.exprs[:] = [e for e in self.exprs if e.output in live]
+        self.exprs[:] = self._sorted_exprs()
+        self._tensors[:] = [t for t in self._tensors if t in live]
+
     def used_tensors(self) -> list[TensorView]:
         """Tensors that are inputs, outputs, or on a path to an output."""
         g = self.graph()

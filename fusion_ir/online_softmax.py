@@ -303,7 +303,7 @@ def online_softmax(fusion: Fusion, block: int) -> list[OnlineSoftmax]:
     with fusion:
         for sm in found:
             done.append(_rewrite(fusion, sm, block))
-        _prune(fusion)
+        fusion.remove_dead()
     return done
 
 
@@ -331,23 +331,6 @@ def _rewrite(fusion: Fusion, sm: SoftmaxMatmul, block: int) -> OnlineSoftmax:
     block_out = ops.matmul(probs, vb)
     out_sum = ops.rescaled_sum(block_out, ops.broadcast(alpha, [False] * rank + [True]), 0)
     out = ops.div(out_sum, ops.broadcast(row_sum, [False] * (rank - 1) + [True]))
-    _replace(fusion, sm.matmul, out)
+    fusion.replace_uses(sm.matmul, out)
     return OnlineSoftmax(block, sb, blocker.score_matmul, bmax, prev, new, safe, alpha, e, bsum, row_sum, probs, vb,
                          block_out, out_sum, out)
-
-
-def _replace(fusion: Fusion, old: TensorView, new: TensorView) -> None:
-    """Every read of ``old`` reads ``new``; an output ``old`` is replaced by ``new``."""
-    for e in old.uses():
-        e.inputs = [new if x is old else x for x in e.inputs]
-    if old.is_output:
-        fusion.outputs[fusion.outputs.index(old)] = new
-        new.memory_type = old.memory_type
-
-
-def _prune(fusion: Fusion) -> None:
-    """Drop the expressions and tensors no output needs any more; keep the rest in topological order."""
-    live = set(fusion.used_tensors()) | set(fusion.inputs)
-    fusion.exprs[:] = [e for e in fusion.exprs if e.output in live]
-    fusion.exprs[:] = fusion._sorted_exprs()
-    fusion._tensors[:] = [t for t in fusion._tensors if t in live]

@@ -22,6 +22,8 @@ from fusion_ir import DataType, Fusion, ScheduleError, ops
 from fusion_ir.online_softmax import online_softmax
 from fusion_ir.reference import evaluate, round_bf16
 from fusion_ir.schedulers import AttentionParams, schedule_attention
+from lowering import lower
+from runtime import simulate as run
 
 MAX_SEQ = 90
 TOLERANCE = 2e-2      # p is rounded to bf16 before the second matmul
@@ -48,7 +50,7 @@ class AttentionCase:
         return [q, kv, kv] + ([(self.seq_q, self.seq_kv)] if self.bias else [])
 
     def valid(self) -> bool:
-        return 1 <= self.params.block_q <= 1024 and self.params.block_kv >= 1
+        return 1 <= self.params.block_q <= 1024 and 1 <= self.params.block_kv <= 256
 
     def fusion(self) -> Fusion:
         rank = len(self.batch) + 2
@@ -92,7 +94,7 @@ def attention_cases(draw: st.DrawFn) -> AttentionCase:
     head_dim = draw(st.sampled_from([8, 16, 32]))
     if draw(st.integers(0, 4)) == 0:
         params = draw(st.sampled_from([AttentionParams(block_q=0), AttentionParams(block_kv=0),
-                                       AttentionParams(block_q=2048)]))
+                                       AttentionParams(block_q=2048), AttentionParams(block_kv=512)]))
     else:
         params = AttentionParams(block_q=draw(st.sampled_from([32, 64])), block_kv=draw(st.integers(1, 64)))
     return AttentionCase(batch, draw(st.integers(1, MAX_SEQ)), draw(st.integers(1, MAX_SEQ)), head_dim,
@@ -120,9 +122,6 @@ def check_attention_case(case: AttentionCase, simulate: bool = True) -> str:
             return "refused"
         raise AssertionError(f"{case.params} were accepted")
     schedule_attention(fusion, case.params)
-    from lowering import lower
-    from runtime import simulate as run
-
     kernel = lower(fusion, sizes=case.shapes())
     if not simulate:
         return "lowered"

@@ -21,16 +21,18 @@ from dataclasses import dataclass
 
 from target import current as current_target
 
-from ..exprs import LoadStoreOp, MmaOp, PadOp, ViewOp
+from ..exprs import MmaOp, is_view_expr
 from ..fusion import Fusion
 from ..inlining import inline_most, parallelize_like, transform_like
 from ..online_softmax import OnlineSoftmax, SoftmaxMatmul, find_softmax_matmuls, online_softmax
 from ..replay import map_ids_between
 from ..tensor_view import TensorView
 from ..types import ParallelType, ScheduleError
-from .protocol import FunctionScheduler, HeuristicParams, Sizes, input_shapes
+from .pointwise_problem import evaluated, extent_env
+from .protocol import FunctionScheduler, HeuristicParams, Sizes
 
 NAME = "attention"
+MAX_BLOCK_KV = 256          # scores and probabilities a thread holds at once (registers)
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,9 @@ class AttentionParams(HeuristicParams):
         if self.block_q > limit:
             raise ScheduleError(f"AttentionParams.block_q: {self.block_q} query rows are {self.block_q} threads of one "
                                 f"block, more than the target's {limit}")
+        if self.block_kv > MAX_BLOCK_KV:
+            raise ScheduleError(f"AttentionParams.block_kv: {self.block_kv} keys per block; a thread holds a block's "
+                                f"scores and probabilities in registers, at most {MAX_BLOCK_KV} of them")
 
 
 # ---------------------------------------------------------------------------------------------- what it takes
@@ -102,21 +107,9 @@ def suggest_attention_params(fusion: Fusion, sizes: Sizes | None = None) -> Atte
 
 
 def _query_rows(fusion: Fusion, sm: SoftmaxMatmul, sizes: Sizes | None) -> int | None:
-    extent = sm.matmul.shape_ids[-2].extent
-    if extent.const_value() is not None:
-        return extent.const_value()
-    if sizes is None:
-        return None
-    shapes = input_shapes(fusion, sizes, "schedule_attention")
-    env = {}
-    for tv, shape in zip(fusion.inputs, shapes):
-        for i, n in zip(tv.shape_ids, shape):
-            if i.extent.is_symbol:
-                env.setdefault(str(i.extent.name), n)
-    try:
-        return int(extent.evaluate(env))
-    except (KeyError, TypeError):
-        return None
+    """The query rows at ``sizes`` (or the constant extents); None when they are symbolic and no sizes are given."""
+    env = extent_env(fusion, sizes)
+    return None if env is None else evaluated(sm.matmul.shape_ids[-2], env)
 
 
 # ---------------------------------------------------------------------------------------------- the schedule
@@ -169,11 +162,6 @@ def _keys_after_rows(fusion: Fusion, r: OnlineSoftmax, rows: int) -> None:
             tv.reorder({tv.loop.index(mine): rows})
 
 
-def _is_view(tv: TensorView) -> bool:
-    d = tv.definition
-    return isinstance(d, (PadOp, ViewOp)) or (isinstance(d, LoadStoreOp) and d.permutation is not None)
-
-
 def _view_chains(fusion: Fusion) -> list[tuple[TensorView, TensorView]]:
     """Each chain of views (pads, reshapes, permutes) with one reader, as (the first tensor to compute, the
     reader): the view right after a fusion input or a computed tensor, or the tensor read from nothing (an iota)
@@ -181,7 +169,7 @@ def _view_chains(fusion: Fusion) -> list[tuple[TensorView, TensorView]]:
     chains = []
     for end in fusion.used_tensors():
         readers = end.consumers()
-        if _is_view(end) and len(readers) == 1 and not _is_view(readers[0]):
+        if is_view_expr(end.definition) and len(readers) == 1 and not is_view_expr(readers[0].definition):
             chains.append((_chain_start(end), readers[0]))
     return chains
 
@@ -190,7 +178,7 @@ def _chain_start(view: TensorView) -> TensorView:
     first = view
     while True:
         producer = first.definition.inputs[0]
-        if _is_view(producer):
+        if is_view_expr(producer.definition):
             first = producer
         elif producer.is_input or producer.definition is None or producer.definition.tensor_inputs():
             return first

@@ -3,11 +3,16 @@ rewritten fusion (one serial loop over key blocks shared by the running max, the
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pytest
 
 from fusion_ir import DataType, Fusion, ParallelType, ScheduleError, ops
+from fusion_ir.reference import evaluate, round_bf16
 from fusion_ir.schedulers import AttentionParams, schedule, schedule_attention, suggest_attention_params
 from fusion_ir.schedulers.registry import decline_reasons
+from runtime import simulate
 
 from .test_online_softmax import attention
 
@@ -59,6 +64,7 @@ def test_symbolic_sizes_take_the_rows_from_sizes() -> None:
     ("block_q", 0, "AttentionParams.block_q: 0 must be a positive int"),
     ("block_kv", 2.0, "AttentionParams.block_kv: 2.0 must be a positive int"),
     ("block_q", 2048, "2048 query rows are 2048 threads of one block, more than the target's 1024"),
+    ("block_kv", 512, "AttentionParams.block_kv: 512 keys per block; .* at most 256 of them"),
 ])
 def test_bad_params_are_refused(field: str, value: object, message: str) -> None:
     with pytest.raises(ScheduleError, match=message):
@@ -90,13 +96,6 @@ def test_the_key_blocks_are_one_serial_loop_inside_the_query_rows() -> None:
 def test_a_computed_operand_of_the_scores_is_blocked_and_computed_where_it_is_read() -> None:
     """A bias computed by a reduction (``sum(b, -1)``) is a leaf of the blocking: padded, reshaped and permuted after
     it; the views are computed inside their reader and the kernel matches numpy."""
-    import math
-
-    import numpy as np
-
-    from fusion_ir.reference import evaluate, round_bf16
-    from runtime import simulate
-
     sq, skv, d = 20, 37, 8
     fusion = Fusion()
     with fusion:

@@ -154,3 +154,22 @@ def test_print_math_and_transforms(capsys):
     fusion.print_transforms()
     out = capsys.readouterr().out
     assert "T4:" in out and "Split: iS9{i1} by factor 4" in out and "T0:" not in out
+
+
+def test_replace_uses_rewires_readers_and_outputs_and_remove_dead_drops_the_rest() -> None:
+    from fusion_ir import DataType, Fusion, MemoryType, ops
+
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(shape=(4,), dtype=DataType.Float)
+        old = ops.exp(x)
+        reader = ops.neg(old)
+        fusion.add_output(reader)
+        fusion.add_output(old)
+        new = ops.relu(x)
+    fusion.replace_uses(old, new)
+    assert reader.definition.inputs == [new] and fusion.outputs == [reader, new]
+    assert new.memory_type is MemoryType.Global
+    fusion.remove_dead()
+    assert [e.output for e in fusion.exprs] == [new, reader]       # producers first; exp(x) is gone
+    assert old not in fusion.tensors and x in fusion.tensors
