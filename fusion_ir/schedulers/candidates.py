@@ -4,7 +4,8 @@ A small set around the rules, none tied to a shape, in this order (cut at ``MAX_
 rules' suggestion; the suggestion with the TMA store and with the persistent kernel switched; the big tiles
 (128 x 256, 256 x 128) with the TMA store, one per block and persistent; ping-pong 128 x 128; 192 x 192 on
 three compute warp groups; persistent 128 x 192; the smaller tiles (64 x 256, 128 x 128, 64 x 128) with the TMA
-store; the big tiles and 192 x 192 in clusters of two of both shapes (``CLUSTERED``, both operands TMA-loaded);
+store; 128 x 192 a tile per block; the big tiles, 192 x 192, 128 x 192 and the 64-row tiles in clusters of two of
+both shapes (``CLUSTERED``, both operands TMA-loaded);
 split-K of 128 x 256 tiles, Pipelined and warp-specialized, where the tiles are fewer than the SMs and K
 is long; the first persistent candidate with ``group_m`` halved and doubled (where it has more row tiles than
 half a group) and with its tiles grouped along N (``raster="n"``). The TMA store wherever the result allows it
@@ -39,7 +40,7 @@ from .suggest import (
     with_sub_tile,
 )
 
-MAX_CANDIDATES = 18
+MAX_CANDIDATES = 26
 BIG_TILES = ((128, 256, 64), (256, 128, 64))
 SQUARE_TILE = (192, 192, 64)          # three compute warp groups: whole waves where the big tiles leave a tail
 WIDE_PERSISTENT = (128, 192, 64)      # pads fewer columns than 128 x 256
@@ -47,8 +48,12 @@ SMALL_TILES = ((64, 256, 64), (128, 128, 64), (64, 128, 64))
 # one tile per block in clusters of two sharing an operand tile by TMA multicast, both big tiles in both cluster
 # shapes (which one wins varies: on the H100, 5000 x 7000 x 3000 ran 0.93 of cuBLAS with 128 x 256 in (2, 1) and
 # 0.78 in (1, 2), 512 x 16384 x 4096 1.00 with 256 x 128 in (2, 1) and 0.87 in (1, 2)); they lost at small K
-CLUSTERED = tuple((tile, cluster) for tile in ((128, 256, 64), (256, 128, 64), (192, 192, 64))
+# 128 x 192 and the 64-row tiles too (their operand reads per flop are higher: 128 x 8192 x 8192 with 64 x 128 ran 0.97
+# in (2, 1) against 0.84 without, 1234 x 4568 x 888 with 128 x 192 0.74 against 0.65)
+CLUSTERED = tuple((tile, cluster) for tile in ((128, 256, 64), (256, 128, 64), (192, 192, 64), (128, 192, 64),
+                                               (64, 128, 64), (64, 256, 64))
                   for cluster in ((2, 1), (1, 2)))
+WIDE_TILE = (128, 192, 64)            # a tile per block: a wave covers a third more than 128 x 256
 SPLIT_K_TILES = 16                    # a split-K candidate's splits keep at least this many K tiles (the rule: 64)
 
 
@@ -97,6 +102,7 @@ def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *
     add(_deepest(MatmulParams(**arranged(PING_PONG, persistent=True, ping_pong=True)), problem))
     add(_deepest(MatmulParams(**arranged(SQUARE_TILE)), problem))
     add(_deepest(MatmulParams(**arranged(WIDE_PERSISTENT, persistent=True)), problem))
+    add(_deepest(MatmulParams(**arranged(WIDE_TILE)), problem))
     for tile in SMALL_TILES:
         add(_deepest(MatmulParams(**arranged(tile)), problem))
     if problem.tma_operands:

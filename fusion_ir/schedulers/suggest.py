@@ -63,7 +63,15 @@ PING_PONG = (128, 128, 64)   # a whole tile per warp group: the fastest ping-pon
 # 1 to 4 waves: beside the 256 x 128 tile, three compute warp groups of 64 x 192 (rate fitted to 3000^3, where it
 # ran 1.25x the 128 x 256 tile, and checked at 4096^3: 0.85x, as the waves predict)
 SQUARE_TILES = (((192, 192, 64), 3, 6.68),)
-FEW_TILES = ((BIG_COLUMNS, 2, 7.1), ((64, 256, 64), 1, 6.4), ((128, 128, 64), 2, 5.9), ((64, 128, 64), 1, 4.5))
+# 128 x 192 (rate from 1536 x 1536 x 6000 and 768 x 3072 x 12288, 96 tiles in one wave: 0.85 of cuBLAS against 0.66 and
+# 0.75 with 72 tiles of 128 x 256 or their split-K, H100 2026-11-26): a wave of it covers a third more than 128 x 256
+FEW_TILES = ((BIG_COLUMNS, 2, 7.1), ((128, 192, 64), 2, 6.4), ((64, 256, 64), 1, 6.4), ((128, 128, 64), 2, 5.9),
+             ((64, 128, 64), 1, 4.5))
+# Under one wave, a 64-row tile (one compute warp group) with at least CLUSTER_K_TILES K tiles and two rows of tiles or
+# more runs in clusters of two along M sharing B's tile: its operand reads per flop are the highest of the tiles and
+# L2-bound (128 x 8192 x 8192 with 64 x 128: 0.97 of cuBLAS in clusters against 0.84, H100 2026-11-26; cuBLAS runs
+# the same tile in clusters of two)
+NARROW_CLUSTER_ROWS = 64
 
 
 def suggest_matmul_params(fusion: Fusion, *, sms: int | None = None, **pinned: Any) -> MatmulParams:
@@ -320,10 +328,19 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
         rule = f"T < S: {tiles} tiles of 128 x 256 under one wave of {sms} SMs"
         options = ", ".join(f"{'x'.join(map(str, t[:2]))}: {_tile_time(problem, sms, t, r):.2f}"
                             for t, _, r in FEW_TILES)
-        return {**ws, "tile": tile, "compute_warp_groups": groups}, rule, _reasons(
+        chosen = {**ws, "tile": tile, "compute_warp_groups": groups}
+        reasons = _reasons(
             "T < S", f"the least predicted ceil(tiles / S) x TM x TN / rate of FEW_TILES ({options}): a smaller tile "
                      f"is slower per block but keeps more SMs busy",
             "not persistent: under one wave", store, "64-bit indices")
+        if _narrow_cluster(problem, tile, k_tiles):
+            chosen["cluster"] = (2, 1)
+            reasons["cluster"] = (f"rule narrow tile: {tile[0]} rows a block, {k_tiles} K tiles and "
+                                  f"{problem.row_tiles(tile)} rows of tiles: two blocks of adjacent tile rows share "
+                                  f"B's tile by TMA multicast (the operand reads per flop of a {tile[0]}-row tile are "
+                                  f"L2-bound; 128 x 8192 x 8192: 0.97 of cuBLAS against 0.84)")
+            rule = f"{rule}; a {tile[0]}-row tile: clusters of two along M"
+        return chosen, rule, reasons
     if problem.n is not None and problem.n <= PING_PONG[1] and not problem.loaded:
         rule = f"N = {problem.n} of at most {PING_PONG[1]}: a 256-wide tile would be half empty or more"
         return ping_pong, rule, _reasons(
@@ -394,6 +411,16 @@ def _multicast_possible(problem: MatmulProblem) -> bool:
     ``2 a @ b + 0.5 C`` at 0.97 of torch.addmm (the persistent kernel: 0.56) and ``relu(a @ b + bias)`` at 0.90 of
     cuBLASLt's fused epilogue (persistent: 0.80)."""
     return problem.tma_operands and problem.m is not None and problem.n is not None
+
+
+def _narrow_cluster(problem: MatmulProblem, tile: tuple[int, int, int], k_tiles: int | None) -> bool:
+    """Whether a tile per block of ``tile`` runs in clusters of two along M (``NARROW_CLUSTER_ROWS``): a 64-row
+    tile, a K of at least ``CLUSTER_K_TILES`` tiles, two rows of tiles or more, both operands TMA-loaded and no
+    epilogue input."""
+    rows = problem.row_tiles(tile)
+    return (tile[0] == NARROW_CLUSTER_ROWS and k_tiles is not None and k_tiles >= CLUSTER_K_TILES
+            and rows is not None and rows >= 2 and _multicast_possible(problem) and not problem.loaded
+            and not problem.batch_axes)
 
 
 def _misaligned_cluster(problem: MatmulProblem, tile: tuple[int, int, int],

@@ -51,6 +51,8 @@ def _kind(p: MatmulParams) -> tuple:
     ((2048, 2048, 16384), ((128, 256, 64), 2, 4, False, True)),
     ((2048, 2048, 2048), ((128, 256, 64), 2, 4, False, True)),
     ((1024, 2048, 8192), ((64, 256, 64), 1, 5, False, True)),
+    ((1536, 1536, 6000), ((128, 192, 64), 2, 5, False, True)),
+    ((128, 8192, 8192), ((64, 128, 64), 1, 8, False, True)),
     ((64, 64, 64), ((64, 128, 64), 1, 2, False, True)),
 ])
 def test_choice_by_shape_class(shape: tuple[int, int, int], expected: tuple) -> None:
@@ -58,8 +60,9 @@ def test_choice_by_shape_class(shape: tuple[int, int, int], expected: tuple) -> 
     assert _kind(params) == expected
     if shape[0] * shape[1] >= 4 * 132 * 128 * 256:      # four waves: clusters where K has 16 tiles or more, odd rows
         assert params.cluster == ((2, 1) if shape[2] >= 1024 and shape[0] % 64 else (1, 1))
-    elif shape[2] * 2 % 128 == 0:                        # fewer, with 128-byte rows: no cluster
-        assert params.cluster == (1, 1)
+    elif shape[2] * 2 % 128 == 0:                        # fewer, with 128-byte rows: no cluster but for a 64-row
+        narrow = params.tile[0] == 64 and shape[2] >= 1024 and shape[0] >= 128    # tile on two rows of tiles or more
+        assert params.cluster == ((2, 1) if narrow else (1, 1))
     assert params.warp_specialized and not params.ping_pong and params.blocks == 132
     assert params.index_type is (DataType.Int32 if params.persistent else DataType.Int64)
     params.validate(DataType.BFloat16)
@@ -72,6 +75,21 @@ def test_ping_pong_where_a_tile_is_mostly_epilogue_or_n_is_128(shape: tuple[int,
     params = suggest_matmul_params(_matmul(shape))
     assert _kind(params) == ((128, 128, 64), 2, 4, True, True) and params.ping_pong
     assert params.index_type is DataType.Int32
+
+
+@pytest.mark.parametrize("shape,cluster", [
+    ((128, 8192, 8192), (2, 1)),      # two rows of 64-row tiles, K of 128 tiles: B's tile shared
+    ((1024, 1024, 1024), (2, 1)),
+    ((64, 8192, 8192), (1, 1)),       # one row of tiles: nothing to share
+    ((128, 8192, 512), (1, 1)),       # K of 8 tiles: too short for the cluster's barriers to pay
+])
+def test_a_narrow_tile_runs_in_clusters_along_m(shape: tuple[int, int, int], cluster: tuple[int, int]) -> None:
+    """Under one wave, a 64-row tile with a K of 16 tiles or more on two rows of tiles or more: clusters of two
+    blocks of adjacent tile rows, sharing B's tile by multicast; the reason names the rule."""
+    params = suggest_matmul_params(_matmul(shape))
+    assert params.tile[0] == 64 and params.cluster == cluster
+    reason = {r.name: r.reason for r in params.why.fields}["cluster"]
+    assert ("narrow tile" in reason) == (cluster != (1, 1))
 
 
 def test_a_192_x_192_tile_where_it_fills_whole_waves() -> None:
@@ -392,9 +410,15 @@ def test_misaligned_rows_under_four_waves_get_clusters(shape: tuple[int, int, in
 
 
 def test_split_k_may_take_more_than_one_wave_of_blocks() -> None:
-    """768 x 3072 x 12288: 72 tiles of 128 x 256 (192 K tiles): 3 splits are 216 blocks, 2 waves of a third of
-    the work each, against 1 wave of the whole unsplit; 2 splits (144 blocks, 2 waves of a half) would gain
-    nothing."""
+    """768 x 3072 x 24576: 72 tiles of 128 x 256 (384 K tiles): 5 splits are 360 blocks, 3 waves of a fifth of
+    the work each, predicted faster than one wave of the whole unsplit tile or of 96 tiles of 128 x 192."""
+    params = suggest_matmul_params(_matmul((768, 3072, 24576)))
+    assert params.split_k == 5 and params.tile == (128, 256, 64)
+    assert "3 waves of 1/5" in params.why.reason("split_k")
+
+
+def test_a_wave_of_128_x_192_tiles_before_split_k() -> None:
+    """768 x 3072 x 12288: 96 tiles of 128 x 192 are one wave, predicted faster than 3 splits of 72 tiles of
+    128 x 256 (H100: 0.85 of cuBLAS against 0.75)."""
     params = suggest_matmul_params(_matmul((768, 3072, 12288)))
-    assert params.split_k == 3 and params.tile == (128, 256, 64)
-    assert "2 waves of 1/3" in params.why.reason("split_k")
+    assert params.split_k == 1 and params.tile == (128, 192, 64) and params.cluster == (1, 1)
