@@ -74,6 +74,7 @@ class Target:
     max_cluster_size_non_portable: int  # with cudaFuncAttributeNonPortableClusterSizeAllowed
     wgmma: Wgmma
     tma: Tma
+    l2_bytes: int = 50 * 1024 * 1024    # the L2 cache: an operand much larger streams from DRAM
 
     @property
     def virtual_arch(self) -> str:

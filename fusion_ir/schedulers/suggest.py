@@ -67,11 +67,13 @@ SQUARE_TILES = (((192, 192, 64), 3, 6.68),)
 # 0.75 with 72 tiles of 128 x 256 or their split-K, H100 2026-11-26): a wave of it covers a third more than 128 x 256
 FEW_TILES = ((BIG_COLUMNS, 2, 7.1), ((128, 192, 64), 2, 6.4), ((64, 256, 64), 1, 6.4), ((128, 128, 64), 2, 5.9),
              ((64, 128, 64), 1, 4.5))
-# Under one wave, a 64-row tile (one compute warp group) with at least CLUSTER_K_TILES K tiles and two rows of tiles or
-# more runs in clusters of two along M sharing B's tile: its operand reads per flop are the highest of the tiles and
-# L2-bound (128 x 8192 x 8192 with 64 x 128: 0.97 of cuBLAS in clusters against 0.84, H100 2026-11-26; cuBLAS runs
-# the same tile in clusters of two)
-NARROW_CLUSTER_ROWS = 64
+# Under one wave, a problem of two rows of tiles whose B is larger than half the L2 (it streams from DRAM), with at
+# least CLUSTER_K_TILES K tiles, runs in clusters of two along M: the two blocks that read each B tile share it by
+# multicast, fetched once (H100 2026-11-26: 128 x 8192 x 8192 with 64 x 128 0.97 of cuBLAS in clusters against 0.84,
+# as cuBLAS runs it; 256 x 12288 x 12288 with 128 x 192 1.00 against 0.79). Where B fits in L2 they lost (1024^3 0.71
+# against 0.96, 8192 x 256 x 8192 0.91 against 0.94), and with four rows (512 x 8192 x 16384) a tile per block without
+# clusters ran 0.99
+STREAMED_B_ROWS = 2
 
 
 def suggest_matmul_params(fusion: Fusion, *, sms: int | None = None, **pinned: Any) -> MatmulParams:
@@ -333,13 +335,13 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
             "T < S", f"the least predicted ceil(tiles / S) x TM x TN / rate of FEW_TILES ({options}): a smaller tile "
                      f"is slower per block but keeps more SMs busy",
             "not persistent: under one wave", store, "64-bit indices")
-        if _narrow_cluster(problem, tile, k_tiles):
+        if _streamed_b_cluster(problem, tile, k_tiles):
             chosen["cluster"] = (2, 1)
-            reasons["cluster"] = (f"rule narrow tile: {tile[0]} rows a block, {k_tiles} K tiles and "
-                                  f"{problem.row_tiles(tile)} rows of tiles: two blocks of adjacent tile rows share "
-                                  f"B's tile by TMA multicast (the operand reads per flop of a {tile[0]}-row tile are "
-                                  f"L2-bound; 128 x 8192 x 8192: 0.97 of cuBLAS against 0.84)")
-            rule = f"{rule}; a {tile[0]}-row tile: clusters of two along M"
+            reasons["cluster"] = (f"rule streamed B: two rows of {tile[0]}-row tiles, {k_tiles} K tiles and a B "
+                                  f"larger than half the L2: the two blocks of each column of tiles share B's tile by "
+                                  f"TMA multicast, fetched from DRAM once (128 x 8192 x 8192: 0.97 of cuBLAS against "
+                                  f"0.84; 256 x 12288 x 12288: 1.00 against 0.79)")
+            rule = f"{rule}; two rows of tiles and a B streamed from DRAM: clusters of two along M"
         return chosen, rule, reasons
     if problem.n is not None and problem.n <= PING_PONG[1] and not problem.loaded:
         rule = f"N = {problem.n} of at most {PING_PONG[1]}: a 256-wide tile would be half empty or more"
@@ -413,14 +415,14 @@ def _multicast_possible(problem: MatmulProblem) -> bool:
     return problem.tma_operands and problem.m is not None and problem.n is not None
 
 
-def _narrow_cluster(problem: MatmulProblem, tile: tuple[int, int, int], k_tiles: int | None) -> bool:
-    """Whether a tile per block of ``tile`` runs in clusters of two along M (``NARROW_CLUSTER_ROWS``): a 64-row
-    tile, a K of at least ``CLUSTER_K_TILES`` tiles, two rows of tiles or more, both operands TMA-loaded and no
-    epilogue input."""
-    rows = problem.row_tiles(tile)
-    return (tile[0] == NARROW_CLUSTER_ROWS and k_tiles is not None and k_tiles >= CLUSTER_K_TILES
-            and rows is not None and rows >= 2 and _multicast_possible(problem) and not problem.loaded
-            and not problem.batch_axes)
+def _streamed_b_cluster(problem: MatmulProblem, tile: tuple[int, int, int], k_tiles: int | None) -> bool:
+    """Whether a tile per block of ``tile`` runs in clusters of two along M (``STREAMED_B_ROWS``): two rows of tiles,
+    a B of more than half the target's L2, a K of at least ``CLUSTER_K_TILES`` tiles, both operands TMA-loaded, no
+    batch and no epilogue input."""
+    if (problem.row_tiles(tile) != STREAMED_B_ROWS or k_tiles is None or k_tiles < CLUSTER_K_TILES
+            or not _multicast_possible(problem) or problem.loaded or problem.batch_axes):
+        return False
+    return problem.k * problem.n * problem.dtype.size > current_target().l2_bytes // 2   # type: ignore[operator]
 
 
 def _misaligned_cluster(problem: MatmulProblem, tile: tuple[int, int, int],
