@@ -273,6 +273,10 @@ class MatmulProblem:
         """Rows of ``tile`` covering M (None: M unknown)."""
         return None if self.m is None else -(-self.m // tile[0])
 
+    def col_tiles(self, tile: tuple[int, int, int]) -> int | None:
+        """Columns of ``tile`` covering N (None: N unknown)."""
+        return None if self.n is None else -(-self.n // tile[1])
+
     def tiles(self, tile: tuple[int, int, int]) -> int | None:
         if self.m is None or self.n is None or self.batch is None:
             return None

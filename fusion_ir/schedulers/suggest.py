@@ -53,6 +53,11 @@ MISALIGNED_ROW_BYTES = 128
 MIN_SPLIT_K_TILES = 64
 MAX_SPLIT_K = 16             # the most splits the rules consider
 SPLIT_K_OVERHEAD = 1.25      # split-K's predicted time x this: the partials' traffic and the last block's sum
+# A tile's fixed cost beside its K loop (the pipeline's fill, the epilogue), in the units of the tiles' predicted times
+# (TM x TN x K tiles / rate): about 5 K tiles of 256 x 128. Fitted between 1234 x 4568 x 888 (K of 14 tiles: 2 waves of
+# 256 x 128 ran faster than 3 of 128 x 128, 0.67 of cuBLAS against 0.61) and 3584 x 1792 x 4096 (K of 64 tiles: 3 waves
+# of 128 x 128 faster than 2 of 256 x 128, 0.87 against 0.79), H100 2026-11-26
+TILE_OVERHEAD = 25_000
 
 BIG = (256, 128, 64)         # a tile per block under four waves: 2 compute warp groups of 128 x 128
 BIG_COLUMNS = (128, 256, 64)  # the persistent kernel's tile (2 warp groups of 64 x 256)
@@ -63,17 +68,20 @@ PING_PONG = (128, 128, 64)   # a whole tile per warp group: the fastest ping-pon
 # 1 to 4 waves: beside the 256 x 128 tile, three compute warp groups of 64 x 192 (rate fitted to 3000^3, where it
 # ran 1.25x the 128 x 256 tile, and checked at 4096^3: 0.85x, as the waves predict)
 SQUARE_TILES = (((192, 192, 64), 3, 6.68),)
+WAVE_TILES = (((128, 128, 64), 2, 5.9),)   # 1 to 4 waves, where it fills them better (3584 x 1792 x 4096: 0.87 of
+                                           # cuBLAS, 3 waves, against 0.79 with 2 waves of 256 x 128 at 74 %)
 # 128 x 192 (rate from 1536 x 1536 x 6000 and 768 x 3072 x 12288, 96 tiles in one wave: 0.85 of cuBLAS against 0.66 and
 # 0.75 with 72 tiles of 128 x 256 or their split-K, H100 2026-11-26): a wave of it covers a third more than 128 x 256
 FEW_TILES = ((BIG_COLUMNS, 2, 7.1), ((128, 192, 64), 2, 6.4), ((64, 256, 64), 1, 6.4), ((128, 128, 64), 2, 5.9),
              ((64, 128, 64), 1, 4.5))
-# Under one wave, a problem of two rows of tiles whose B is larger than half the L2 (it streams from DRAM), with at
-# least CLUSTER_K_TILES K tiles, runs in clusters of two along M: the two blocks that read each B tile share it by
-# multicast, fetched once (H100 2026-11-26: 128 x 8192 x 8192 with 64 x 128 0.97 of cuBLAS in clusters against 0.84,
-# as cuBLAS runs it; 256 x 12288 x 12288 with 128 x 192 1.00 against 0.79). Where B fits in L2 they lost (1024^3 0.71
-# against 0.96, 8192 x 256 x 8192 0.91 against 0.94), and with four rows (512 x 8192 x 16384) a tile per block without
-# clusters ran 0.99
-STREAMED_B_ROWS = 2
+# Under one wave, a problem of two or three rows of tiles whose B is larger than half the L2 (it streams from DRAM),
+# with at least CLUSTER_K_TILES K tiles, runs in clusters of two: along M where the rows are even (the two blocks
+# that read each B tile share it by multicast, fetched once), else along N where the columns are (sharing A's tile;
+# no padded block). H100 2026-11-26: 128 x 8192 x 8192 with 64 x 128 0.97 of cuBLAS in (2, 1) against 0.84, as cuBLAS
+# runs it; 256 x 12288 x 12288 with 128 x 192 1.00 against 0.79; 192 x 8192 x 8192 with 64 x 256 0.84 in (1, 2), 0.81 in
+# (2, 1) and 0.63 without. Where B fits in L2 they lost (1024^3 0.71 against 0.96, 8192 x 256 x 8192 0.91 against 0.94),
+# and with four rows (512 x 8192 x 16384) a tile per block without clusters ran 0.99 against 0.93
+STREAMED_B_ROWS = 3          # the most rows of tiles
 
 
 def suggest_matmul_params(fusion: Fusion, *, sms: int | None = None, **pinned: Any) -> MatmulParams:
@@ -335,13 +343,15 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
             "T < S", f"the least predicted ceil(tiles / S) x TM x TN / rate of FEW_TILES ({options}): a smaller tile "
                      f"is slower per block but keeps more SMs busy",
             "not persistent: under one wave", store, "64-bit indices")
-        if _streamed_b_cluster(problem, tile, k_tiles):
-            chosen["cluster"] = (2, 1)
-            reasons["cluster"] = (f"rule streamed B: two rows of {tile[0]}-row tiles, {k_tiles} K tiles and a B "
-                                  f"larger than half the L2: the two blocks of each column of tiles share B's tile by "
-                                  f"TMA multicast, fetched from DRAM once (128 x 8192 x 8192: 0.97 of cuBLAS against "
-                                  f"0.84; 256 x 12288 x 12288: 1.00 against 0.79)")
-            rule = f"{rule}; two rows of tiles and a B streamed from DRAM: clusters of two along M"
+        cluster = _streamed_b_cluster(problem, tile, k_tiles)
+        if cluster is not None:
+            chosen["cluster"] = cluster
+            along = "M, sharing B's tile" if cluster == (2, 1) else "N, sharing A's tile (the rows are odd)"
+            reasons["cluster"] = (f"rule streamed B: {problem.row_tiles(tile)} rows of {tile[0]}-row tiles, {k_tiles} "
+                                  f"K tiles and a B larger than half the L2: clusters of two along {along} by TMA "
+                                  f"multicast (128 x 8192 x 8192: 0.97 of cuBLAS against 0.84; 256 x 12288 x 12288: "
+                                  f"1.00 against 0.79)")
+            rule = f"{rule}; few rows of tiles and a B streamed from DRAM: clusters of two"
         return chosen, rule, reasons
     if problem.n is not None and problem.n <= PING_PONG[1] and not problem.loaded:
         rule = f"N = {problem.n} of at most {PING_PONG[1]}: a 256-wide tile would be half empty or more"
@@ -364,7 +374,7 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
         tile_why = "256 x 128, 2 warp groups: at least as fast as 128 x 256 on every such shape measured"
         if tma_store:
             # a 192 x 192 tile where it fills whole waves better (3000^3: 2 waves of it instead of 3 of 128 x 256)
-            options = ((chosen["tile"], 2, 7.1), *SQUARE_TILES)
+            options = ((chosen["tile"], 2, 7.1), *SQUARE_TILES, *(WAVE_TILES if problem.tma_operands else ()))
             tile, groups = _fastest_tile(problem, sms, options)
             chosen.update(tile=tile, compute_warp_groups=groups, register_split=register_split(groups))
             times = ", ".join(f"{'x'.join(map(str, t[:2]))}: {_tile_time(problem, sms, t, r):.2f}" for t, _, r in options)
@@ -415,14 +425,18 @@ def _multicast_possible(problem: MatmulProblem) -> bool:
     return problem.tma_operands and problem.m is not None and problem.n is not None
 
 
-def _streamed_b_cluster(problem: MatmulProblem, tile: tuple[int, int, int], k_tiles: int | None) -> bool:
-    """Whether a tile per block of ``tile`` runs in clusters of two along M (``STREAMED_B_ROWS``): two rows of tiles,
-    a B of more than half the target's L2, a K of at least ``CLUSTER_K_TILES`` tiles, both operands TMA-loaded, no
-    batch and no epilogue input."""
-    if (problem.row_tiles(tile) != STREAMED_B_ROWS or k_tiles is None or k_tiles < CLUSTER_K_TILES
-            or not _multicast_possible(problem) or problem.loaded or problem.batch_axes):
-        return False
-    return problem.k * problem.n * problem.dtype.size > current_target().l2_bytes // 2   # type: ignore[operator]
+def _streamed_b_cluster(problem: MatmulProblem, tile: tuple[int, int, int],
+                        k_tiles: int | None) -> tuple[int, int] | None:
+    """The cluster of a tile per block of ``tile`` where B streams from DRAM (``STREAMED_B_ROWS``): two or three rows
+    of tiles, a B of more than half the target's L2, a K of at least ``CLUSTER_K_TILES`` tiles, both operands
+    TMA-loaded, no batch and no epilogue input; (2, 1) for even rows, else (1, 2) for even columns, else (2, 1).
+    None where it does not apply."""
+    rows, cols = problem.row_tiles(tile), problem.col_tiles(tile)
+    if (rows is None or cols is None or not 2 <= rows <= STREAMED_B_ROWS or k_tiles is None
+            or k_tiles < CLUSTER_K_TILES or not _multicast_possible(problem) or problem.loaded or problem.batch_axes
+            or problem.k * problem.n * problem.dtype.size <= current_target().l2_bytes // 2):  # type: ignore[operator]
+        return None
+    return (1, 2) if rows % 2 and cols % 2 == 0 else (2, 1)
 
 
 def _misaligned_cluster(problem: MatmulProblem, tile: tuple[int, int, int],
@@ -494,9 +508,8 @@ def _depth_reason(params: MatmulParams, problem: MatmulProblem) -> str:
 
 
 def _tile_time(problem: MatmulProblem, sms: int, tile: tuple[int, int, int], rate: float) -> float:
-    tiles = problem.tiles(tile)
-    assert tiles is not None
-    return -(-tiles // sms) * tile[0] * tile[1] / rate / 1000
+    """``_predicted`` in millions of its units, for the reasons' text."""
+    return _predicted(problem, sms, (tile, 0, rate)) / 1e6
 
 
 def compute_loaded_arrangement(problem: MatmulProblem, chosen: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -538,8 +551,7 @@ def split_k_for(problem: MatmulProblem, sms: int, tile: tuple[int, int, int]) ->
     rate = next(r for t, _, r in FEW_TILES if t == tile)
     best, best_time = 1, None
     for split in range(2, min(MAX_SPLIT_K, k_tiles // MIN_SPLIT_K_TILES) + 1):
-        waves = -(-tiles * split // sms)
-        predicted = waves * tile[0] * tile[1] / split / rate * SPLIT_K_OVERHEAD
+        predicted = _predicted(problem, sms, (tile, 2, rate), split) * SPLIT_K_OVERHEAD
         if best_time is None or predicted < best_time * (1 - 1e-9):
             best, best_time = split, predicted
     if best_time is None:
@@ -552,13 +564,19 @@ def _fits_int32(problem: MatmulProblem) -> bool:
     return None not in (m, n, k, batch) and batch * max(m * k, k * n, m * n) <= INT32_INDEX_MAX  # type: ignore[operator]
 
 
-def _predicted(problem: MatmulProblem, sms: int, entry: tuple[tuple[int, int, int], int, float]) -> float:
-    """A tile's predicted time (relative): waves x a tile's work / its rate (the tiles cover the problem rounded
-    up to whole tiles, so a tile much wider than N pays for its empty part)."""
+def _predicted(problem: MatmulProblem, sms: int, entry: tuple[tuple[int, int, int], int, float],
+               split: int = 1) -> float:
+    """A tile's predicted time (relative): waves x (a tile's work / its rate + ``TILE_OVERHEAD``), the work
+    ``TM x TN x`` K tiles (of a split's range); the tiles cover the problem rounded up to whole tiles, so a tile much
+    wider than N pays for its empty part. Without a known K, the work alone (the overhead cannot be weighed)."""
     tile, _, rate = entry
     tiles = problem.tiles(tile)
     assert tiles is not None
-    return -(-tiles // sms) * tile[0] * tile[1] / rate
+    k_tiles = problem.k_tiles(tile[2])
+    waves = -(-tiles * split // sms)
+    if k_tiles is None:
+        return waves * tile[0] * tile[1] / split / rate
+    return waves * (tile[0] * tile[1] * -(-k_tiles // split) / rate + TILE_OVERHEAD)
 
 
 def _fastest_tile(problem: MatmulProblem, sms: int,

@@ -62,9 +62,9 @@ def test_choice_by_shape_class(shape: tuple[int, int, int], expected: tuple) -> 
         assert params.cluster == ((2, 1) if shape[2] >= 1024 and shape[0] % 64 else (1, 1))
     elif shape[2] * 2 % 128 == 0:                        # fewer, with 128-byte rows: no cluster but for a 64-row
         under_a_wave = -(-shape[0] // 128) * -(-shape[1] // 256) < 132
-        streamed = (under_a_wave and -(-shape[0] // params.tile[0]) == 2      # two rows of tiles, a B over half
-                    and shape[2] >= 1024 and shape[1] * shape[2] * 2 > 25 * 2**20)   # the L2
-        assert params.cluster == ((2, 1) if streamed else (1, 1))
+        streamed = (under_a_wave and 2 <= -(-shape[0] // params.tile[0]) <= 3      # two or three rows of tiles,
+                    and shape[2] >= 1024 and shape[1] * shape[2] * 2 > 25 * 2**20)   # a B over half the L2
+        assert (params.cluster != (1, 1)) == streamed
     assert params.warp_specialized and not params.ping_pong and params.blocks == 132
     assert params.index_type is (DataType.Int32 if params.persistent else DataType.Int64)
     params.validate(DataType.BFloat16)
@@ -82,6 +82,7 @@ def test_ping_pong_where_a_tile_is_mostly_epilogue_or_n_is_128(shape: tuple[int,
 @pytest.mark.parametrize("shape,cluster", [
     ((128, 8192, 8192), (2, 1)),      # two rows of 64-row tiles, K of 128 tiles, B of 128 MiB: B's tile shared
     ((256, 12288, 12288), (2, 1)),    # two rows of 128 x 192
+    ((192, 8192, 8192), (1, 2)),      # three rows of 64 x 256: along N, sharing A (no padded row of blocks)
     ((1024, 1024, 1024), (1, 1)),     # B of 2 MiB stays in L2
     ((8192, 256, 8192), (1, 1)),      # B of 4 MiB
     ((64, 8192, 8192), (1, 1)),       # one row of tiles: nothing to share
@@ -90,8 +91,8 @@ def test_ping_pong_where_a_tile_is_mostly_epilogue_or_n_is_128(shape: tuple[int,
 ])
 def test_two_rows_of_tiles_share_a_streamed_b_in_clusters(shape: tuple[int, int, int],
                                                          cluster: tuple[int, int]) -> None:
-    """Under one wave, two rows of tiles with a K of 16 tiles or more and a B larger than half the L2: clusters of
-    two blocks of adjacent tile rows, sharing B's tile by multicast; the reason names the rule."""
+    """Under one wave, two or three rows of tiles with a K of 16 tiles or more and a B larger than half the L2:
+    clusters of two, along M sharing B's tile where the rows are even, else along N; the reason names the rule."""
     params = suggest_matmul_params(_matmul(shape))
     assert params.cluster == cluster
     assert (params.why.reason("cluster") or "").startswith("rule streamed B") == (cluster != (1, 1))
@@ -427,3 +428,16 @@ def test_a_wave_of_128_x_192_tiles_before_split_k() -> None:
     128 x 256 (H100: 0.85 of cuBLAS against 0.75)."""
     params = suggest_matmul_params(_matmul((768, 3072, 12288)))
     assert params.split_k == 1 and params.tile == (128, 192, 64) and params.cluster == (1, 1)
+
+
+@pytest.mark.parametrize("shape,tile", [
+    ((3584, 1792, 4096), (128, 128, 64)),   # K of 64 tiles: 3 waves of 128 x 128 fill better than 2 of 256 x 128
+    ((1234, 4568, 888), (256, 128, 64)),    # K of 14 tiles: a tile's fixed cost makes a third wave dearer
+    ((4096, 4096, 4096), (256, 128, 64)),   # whole waves of 256 x 128
+])
+def test_one_to_four_waves_weigh_a_tiles_fixed_cost(shape: tuple[int, int, int], tile: tuple[int, int, int]) -> None:
+    """Between one and four waves the rules predict waves x (a tile's work / its rate + TILE_OVERHEAD) for 256 x 128,
+    192 x 192 and 128 x 128: a smaller tile fills the waves better, but each tile pays the pipeline's fill and the
+    epilogue, which a short K does not hide."""
+    params = suggest_matmul_params(_matmul(shape))
+    assert params.tile == tile and not params.persistent and params.split_k == 1
