@@ -28,6 +28,10 @@ def swizzle_by_span() -> dict[int, SmemSwizzle]:
     return {span: SmemSwizzle(span) for span in current_target().tma.swizzle_spans}
 
 
+# Clusters of blocks along one tile axis, sharing the other operand's tile by TMA multicast
+CLUSTER_SHAPES = ((2, 1), (1, 2), (4, 1), (1, 4))
+
+
 @dataclass(frozen=True)
 class MatmulParams:
     """How ``schedule_matmul`` tiles a matmul.
@@ -205,9 +209,9 @@ class MatmulParams:
             raise ScheduleError(f"MatmulParams.cluster: {c!r} must be a pair of ints (blocks along M, along N)")
         if c == (1, 1):
             return
-        if c not in ((2, 1), (1, 2)):
-            raise ScheduleError(f"MatmulParams.cluster: {c!r} is not supported; a cluster is (1, 1), (2, 1) (two "
-                                f"blocks along M share B's tile) or (1, 2) (two along N share A's tile)")
+        if c not in CLUSTER_SHAPES:
+            raise ScheduleError(f"MatmulParams.cluster: {c!r} is not supported; a cluster is (1, 1), (2, 1) or (4, 1) "
+                                f"(blocks along M share B's tile) or (1, 2) or (1, 4) (blocks along N share A's tile)")
         limit = current_target().max_cluster_size
         if c[0] * c[1] > limit:
             raise ScheduleError(f"MatmulParams.cluster: {c!r} is {c[0] * c[1]} blocks, over the target's "

@@ -37,7 +37,7 @@ def test_no_cluster_by_default() -> None:
     assert all(tv.multicast is None for tv in _tma_tiles(fusion))
 
 
-@pytest.mark.parametrize("cluster,rule", [((2, 2), "is not supported"), ((4, 1), "is not supported"),
+@pytest.mark.parametrize("cluster,rule", [((2, 2), "is not supported"), ((8, 1), "is not supported"),
                                           ((1, 0), "is not supported"), ((2,), "a pair of ints"),
                                           ([2, 1], "a pair of ints"), ((True, 1), "a pair of ints")])
 def test_unsupported_clusters_are_refused(cluster, rule: str) -> None:

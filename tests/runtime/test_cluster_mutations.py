@@ -82,8 +82,8 @@ def test_a_missing_remote_release_deadlocks() -> None:
 
 
 def _local_count(n):
-    """An empty barrier's init counting this block's 128 readers alone (not the peer's 4 warps too)."""
-    if isinstance(n, k.MBarrierInit) and n.count.const_value() == 128 + 4:
+    """An empty barrier's init counting this block's 128 readers alone (not the peers' 4 warps each too)."""
+    if isinstance(n, k.MBarrierInit) and n.count.const_value() in (128 + 4, 128 + 3 * 4):
         return replace(n, count=Val.const(128))
     return None
 
@@ -101,16 +101,37 @@ def test_a_stage_refilled_before_the_peer_released_it_is_reported() -> None:
     _fails(fusion, mutate(kern, local_release), "must not be written before the wgmma.wait_group")
 
 
-def test_an_empty_barrier_count_without_the_peer_is_reported() -> None:
+@pytest.mark.parametrize("cluster", [(2, 1), (4, 1)])
+def test_an_empty_barrier_count_without_the_peer_is_reported(cluster: tuple[int, int]) -> None:
     """The remote arrives kept but the empty barrier counting one block's readers: its phase completes before the
-    peer's readers released the stage (too many arrivals, or a stage refilled under the peer's wgmmas)."""
-    fusion, kern = _kernel()
+    peers' readers released the stage (too many arrivals, or a stage refilled under the peers' wgmmas)."""
+    fusion, kern = _kernel(cluster)
     _fails(fusion, mutate(kern, _local_count), "more arrivals", "must not be written before the wgmma.wait_group")
 
 
-def test_a_remote_arrive_from_every_thread_is_reported() -> None:
-    """Every thread, not lane 0 of each warp, arriving on the peer's barrier: too many arrivals."""
-    fusion, kern = _kernel()
+@pytest.mark.parametrize("cluster", [(2, 1), (1, 4)])
+def test_a_remote_arrive_from_every_thread_is_reported(cluster: tuple[int, int]) -> None:
+    """Every thread, not lane 0 of each warp, arriving on the peers' barriers: too many arrivals."""
+    fusion, kern = _kernel(cluster)
     bad = mutate(kern, lambda n: n.then_body if isinstance(n, k.IfThenElse)
                  and all(isinstance(x, k.MBarrierRemoteArrive) for x in n.then_body) else None)
     _fails(fusion, bad, "more arrivals")
+
+
+@pytest.mark.parametrize("cluster", [(4, 1), (1, 4)])
+def test_a_release_missing_to_one_of_three_peers_deadlocks(cluster: tuple[int, int]) -> None:
+    """Clusters of four: each reader warp releases a stage to its three peers; without the arrive on one of them
+    that peer's empty barrier never completes, and its producer waits forever."""
+    fusion, kern = _kernel(cluster)
+
+    def drop_one(n: k.Node) -> k.Node | None:
+        if isinstance(n, k.IfThenElse) and len(n.then_body) == 3 and all(
+                isinstance(x, k.MBarrierRemoteArrive) for x in n.then_body):
+            return replace(n, then_body=n.then_body[:2])
+        return None
+
+    bad = mutate(kern, drop_one)
+    assert bad != kern
+    inputs = random_inputs(fusion, SHAPES, seed=5)
+    with pytest.raises(DeadlockError):
+        simulate(bad, inputs, seed=1)

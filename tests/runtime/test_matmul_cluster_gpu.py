@@ -1,4 +1,4 @@
-"""Cluster matmuls (``MatmulParams.cluster``, ``examples/matmul_cluster``) on the GPU: ``__cluster_dims__``, TMA
+"""Cluster matmuls (``MatmulParams.cluster``: 2 or 4 blocks, ``examples/matmul_cluster``) on the GPU: ``__cluster_dims__``, TMA
 multicast of the shared operand, remote mbarrier arrives and cluster barriers, against numpy at sizes off the tile
 (odd tile counts: the grid rounded up to whole clusters) and against torch at 4096^3 and an odd shape.
 
@@ -20,7 +20,7 @@ from tests.runtime.test_executor_gpu import torch_or_skip
 
 pytestmark = pytest.mark.gpu
 SIZES = [(200, 264, 136), (520, 1000, 264), (136, 392, 72), (128, 128, 64)]    # M, N, K
-CLUSTERS = [(2, 1), (1, 2)]
+CLUSTERS = [(2, 1), (1, 2), (4, 1), (1, 4)]
 MODES = {"128x128_w1": {"tile": (128, 128, 64), "stages": 3, "compute_warp_groups": 1},
          "128x256": {"tile": (128, 256, 64), "stages": 4},
          "256x128_tma_store": {"tile": (256, 128, 64), "stages": 3, "tma_store": True,

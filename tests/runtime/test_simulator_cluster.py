@@ -30,7 +30,7 @@ def _check(params: dict, size: tuple[int, int, int], seeds: tuple[int, ...], tol
 
 
 @pytest.mark.parametrize("size", SIZES)
-@pytest.mark.parametrize("cluster", [(2, 1), (1, 2)])
+@pytest.mark.parametrize("cluster", [(2, 1), (1, 2), (4, 1), (1, 4)])
 def test_cluster_matmul_matches_numpy(cluster: tuple[int, int], size: tuple[int, int, int]) -> None:
     _check({**BASE, "cluster": cluster}, size, seeds=(0, 1, 2))
 
@@ -52,7 +52,7 @@ def test_cluster_variants_match_numpy(variant: str, cluster: tuple[int, int]) ->
            **({"out_dtype": DataType.BFloat16} if bf16 else {}))
 
 
-@pytest.mark.parametrize("cluster", [(2, 1), (1, 2)])
+@pytest.mark.parametrize("cluster", [(2, 1), (1, 2), (4, 1), (1, 4)])
 def test_transposed_operands_multicast_their_k_major_tiles(cluster: tuple[int, int]) -> None:
     """A given [K, M] (its tile M-major) and B given [N, K] (K-major): the shared tile's boxes split along their
     own outermost axis."""
