@@ -4,14 +4,14 @@ prod_{k > j} scale_k``, the accumulation of flash attention's output (``docs/att
 
 A hand schedule of the simplest arrangement: one warp group (128 threads on TIDx), a block per 64-row tile of M
 (BIDx) and per TN-column tile of N (BIDy), J a serial loop, K inside it in tiles of 64 (a's ``[64, 64]`` tile and
-b's ``[64, TN]`` tile TMA-loaded with a 128-byte swizzle, one stage, no pipeline; the batched operands' J axis a
+b's ``[64, TN]`` tile TMA-loaded with a 128-byte swizzle, one stage, or ``stages`` in a circular buffer over K; the batched operands' J axis a
 box of one). The matmul's accumulator ``a_j @ b_j`` is computed at the rescaled sum's J loop, which reads it in its
 fragment layout (``schedule_mma_fragment``): the lowering accumulates the matmul in place, in the rescaled sum's
 registers (``docs/matmul.md``, "A rescaled sum of matmuls"): at the start of each J iteration after the first,
 every accumulator register is multiplied by the scale of its row, then that iteration's wgmmas accumulate into it.
 """
 
-from fusion_ir import DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, inline_most, ops
+from fusion_ir import DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, Pipelined, inline_most, ops
 from fusion_ir.schedulers import schedule_mma_fragment
 from fusion_ir.schedulers.matmul_params import swizzle_by_span
 from target import current as current_target
@@ -54,8 +54,10 @@ def _n_major_tile(tv, mn: int, broadcast: int, k: int, at: int) -> None:
     tv.axis(at + 3).parallelize(ParallelType.Bulk)
 
 
-def build(j: int = 3, m: int = 200, n: int = 136, k: int = 72, tn: int = 64) -> Fusion:
-    """``tn``: the columns of N per block, one wgmma tile (a multiple of 16 up to 256)."""
+def build(j: int = 3, m: int = 200, n: int = 136, k: int = 72, tn: int = 64, stages: int = 1) -> Fusion:
+    """``tn``: the columns of N per block, one wgmma tile (a multiple of 16 up to 256); ``stages`` > 1: the operand
+    tiles in a circular buffer over the K loop (``Pipelined``), whose wgmmas then retire one iteration late and
+    the wait after the K loop retires the last ones before the next J's rescale."""
     wgmma = current_target().wgmma
     if not (wgmma.valid_n(tn) and tn % 16 == 0):
         raise ValueError(f"matmul_rescaled.build: tn = {tn} must be a multiple of 16 up to {wgmma.max_n}: it is one "
@@ -91,6 +93,9 @@ def build(j: int = 3, m: int = 200, n: int = 136, k: int = 72, tn: int = 64) -> 
     # b's tile, N contiguous: [bMo, No, J, Ko, TNc (UR), bM64, TK (Bulk), 64 (Bulk)], a box per 64 columns
     b_s.compute_at(mm, 4)                                             # [bMo, No, J, Ko, bM64, TN, TK]
     _n_major_tile(b_s, mn=5, broadcast=4, k=6, at=4)
+    if stages > 1:
+        for tv in (a_s, b_s):
+            tv.circular_buffer(stages, type=Pipelined(uses_mbarrier_for_war=True))
 
     # the rescaled sum over J, in the accumulator's fragment layout: [Mo, No, rJ, TIDx, TN/8, 2, 2]
     # (the scale broadcast over N laid out alike: each thread reads the scale of its fragment's rows)
