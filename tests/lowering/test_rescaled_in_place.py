@@ -45,7 +45,7 @@ def test_the_step_takes_the_place_of_the_accumulator_init() -> None:
 
 
 def test_another_tensor_in_the_steps_loops_is_refused() -> None:
-    fusion, total, acc, scale = _tensors()
+    fusion, total, acc, _ = _tensors()
     out = fusion.outputs[0]
     j_loop = _loop(_op(acc, TensorOpKind.Init), _loop(_op(acc)), _loop(_op(total), _op(out)))
     with pytest.raises(LoweringError, match=rf"T{out.name} is computed in the loops of its step, which run before "
