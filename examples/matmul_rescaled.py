@@ -54,10 +54,13 @@ def _n_major_tile(tv, mn: int, broadcast: int, k: int, at: int) -> None:
     tv.axis(at + 3).parallelize(ParallelType.Bulk)
 
 
-def build(j: int = 3, m: int = 200, n: int = 136, k: int = 72, tn: int = 64, stages: int = 1) -> Fusion:
+def build(j: int = 3, m: int = 200, n: int = 136, k: int = 72, tn: int = 64, stages: int = 1,
+          j_split: int | None = None) -> Fusion:
     """``tn``: the columns of N per block, one wgmma tile (a multiple of 16 up to 256); ``stages`` > 1: the operand
     tiles in a circular buffer over the K loop (``Pipelined``), whose wgmmas then retire one iteration late and
-    the wait after the K loop retires the last ones before the next J's rescale."""
+    the wait after the K loop retires the last ones before the next J's rescale; ``j_split``: J walked as two
+    serial loops ``[J / j_split, j_split]`` (the rescale from the second J on counts both; past J's end, TMA's zero
+    fill makes the wgmmas add nothing)."""
     wgmma = current_target().wgmma
     if not (wgmma.valid_n(tn) and tn % 16 == 0):
         raise ValueError(f"matmul_rescaled.build: tn = {tn} must be a multiple of 16 up to {wgmma.max_n}: it is one "
@@ -79,20 +82,23 @@ def build(j: int = 3, m: int = 200, n: int = 136, k: int = 72, tn: int = 64, sta
     # mm = a_j @ b_j: [Mo (BIDx), No (BIDy), J, Ko, Kr (UR), M64, TN, K16 (Mma)]
     mm.split(1, wgmma.m).split(3, tn).split(5, TK).split(6, k_step)   # [J, Mo, M64, No, TN, Ko, Kr, K16]
     mm.reorder({0: 2, 1: 0, 2: 5, 3: 1, 4: 6, 5: 3, 6: 4})            # [Mo, No, J, Ko, Kr, M64, TN, K16]
+    js = 0 if j_split is None else 1                                  # J's loops past the first
+    if j_split is not None:
+        mm.split(2, j_split)                                          # [Mo, No, Jo, Ji, Ko, ...]
     mm.axis(0).parallelize(ParallelType.BIDx)
     mm.axis(1).parallelize(ParallelType.BIDy)
-    mm.axis(4).parallelize(ParallelType.Unroll)
+    mm.axis(4 + js).parallelize(ParallelType.Unroll)
     for axis in (5, 6, 7):
-        mm.axis(axis).parallelize(ParallelType.Mma)
+        mm.axis(axis + js).parallelize(ParallelType.Mma)
     # a's tile: [Mo, bNo, J, Ko, M64 (Bulk), TK (Bulk)], one box of 1 x 64 x 64 per J and K tile
-    a_s.compute_at(mm, 4)                                             # [Mo, bNo, J, Ko, M64, bTN, TK]
-    a_s.reorder({5: 4})                                               # [Mo, bNo, J, Ko, bTN, M64, TK]
-    a_s.axis(5).parallelize(ParallelType.Bulk)
-    a_s.axis(6).parallelize(ParallelType.Bulk)
+    a_s.compute_at(mm, 4 + js)                                        # [Mo, bNo, J, Ko, M64, bTN, TK]
+    a_s.reorder({5 + js: 4 + js})                                     # [Mo, bNo, J, Ko, bTN, M64, TK]
+    a_s.axis(5 + js).parallelize(ParallelType.Bulk)
+    a_s.axis(6 + js).parallelize(ParallelType.Bulk)
     a_s.set_swizzle(swizzle_by_span()[TK * a_s.dtype.size])
     # b's tile, N contiguous: [bMo, No, J, Ko, TNc (UR), bM64, TK (Bulk), 64 (Bulk)], a box per 64 columns
-    b_s.compute_at(mm, 4)                                             # [bMo, No, J, Ko, bM64, TN, TK]
-    _n_major_tile(b_s, mn=5, broadcast=4, k=6, at=4)
+    b_s.compute_at(mm, 4 + js)                                        # [bMo, No, J, Ko, bM64, TN, TK]
+    _n_major_tile(b_s, mn=5 + js, broadcast=4 + js, k=6 + js, at=4 + js)
     if stages > 1:
         for tv in (a_s, b_s):
             tv.circular_buffer(stages, type=Pipelined(uses_mbarrier_for_war=True))
@@ -102,9 +108,11 @@ def build(j: int = 3, m: int = 200, n: int = 136, k: int = 72, tn: int = 64, sta
     for tv in (row_scale, total):
         tv.split(1, wgmma.m).split(3, tn)                             # [J, Mo, M64, No, TN]
         tv.reorder({0: 2, 1: 0, 2: 3, 3: 1})                          # [Mo, No, J, M64, TN]
+        if j_split is not None:
+            tv.split(2, j_split)                                      # [Mo, No, Jo, Ji, M64, TN]
     out.split(0, wgmma.m).split(2, tn)                                # [Mo, M64, No, TN]
     out.reorder({1: 2, 2: 1})                                         # [Mo, No, M64, TN]
-    for tv, fragment in ((row_scale, 3), (total, 3), (out, 2)):
+    for tv, fragment in ((row_scale, 3 + js), (total, 3 + js), (out, 2)):
         tv.axis(0).parallelize(ParallelType.BIDx)
         tv.axis(1).parallelize(ParallelType.BIDy)
         schedule_mma_fragment(tv, fragment, vectorize=tv is out and n % 2 == 0)

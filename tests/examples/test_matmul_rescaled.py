@@ -53,6 +53,18 @@ def test_edge_sizes_match_numpy(size: tuple[int, int, int, int], tn: int) -> Non
         raise AssertionError(f"{size}, inputs of seed {seed}: {e}") from e
 
 
+@pytest.mark.parametrize("size,j_split,stages", [((3, 200, 136, 72), 2, 1), ((5, 130, 136, 200), 2, 3),
+                                                 ((4, 64, 64, 64), 4, 1)])
+def test_j_in_two_loops_matches_numpy(size: tuple[int, int, int, int], j_split: int, stages: int) -> None:
+    """J walked as ``[J / j_split, j_split]``, both loops around the matmul, J = 3 and 5 past the last split (the
+    rescale counts the first J of both loops; past J's end the TMA boxes are zeros)."""
+    fusion = matmul_rescaled.build(*size, j_split=j_split, stages=stages)
+    kernel = lower(fusion)
+    for seed in (2, 3):
+        inputs = random_inputs(fusion, matmul_rescaled.input_shapes(*size), seed=seed)
+        assert_matches(fusion, inputs, simulate(kernel, inputs, seed=seed), tol=matmul_rescaled.TOLERANCE)
+
+
 def test_the_scale_weighs_each_term_by_the_later_scales() -> None:
     """Scales far from one: the output is sum_j (a_j @ b_j) * prod_{k > j} scale_k, and leaving any rescale out
     (every scale one) is far from it."""

@@ -20,7 +20,7 @@ TORCH_SIZES = [(8, 2048, 256, 128, 256, 2), (3, 200, 136, 72, 64, 1), (16, 1000,
 
 
 @pytest.mark.parametrize("size", SIZES, ids=["x".join(map(str, s)) for s in SIZES])
-def test_matches_numpy(size: tuple[int, int, int, int, int, int]) -> None:
+def test_matches_numpy(size: tuple[int, ...]) -> None:
     main([size])
 
 
