@@ -124,10 +124,6 @@ class TensorCores:
         """The rescaled sum whose registers the accumulator ``acc`` accumulates into (in place), or None."""
         return self.rescaled_in_place.get(acc)
 
-    def rescaled_accumulator(self, tv: TensorView) -> TensorView | None:
-        """The accumulator a rescaled sum ``tv`` holds in place (its step only rescales), or None."""
-        return next((acc for acc, total in self.rescaled_in_place.items() if total is tv), None)
-
     def reads_accumulator(self, tv: TensorView) -> bool:
         """``tv`` is computed from a tensor-core accumulator, directly or through other tensors."""
         return tv in self._epilogue

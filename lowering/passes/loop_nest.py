@@ -135,7 +135,7 @@ def _rescale_before_matmul(root: list, acc: TensorView, total: TensorView) -> No
     what = f"T{total.name} (the rescaled sum T{acc.name} accumulates into in place)"
     if scope is None:
         raise LoweringError(f"internal: {what}: no init of the accumulator in the loop nest")
-    init_at = next(k for k, x in enumerate(scope) if isinstance(x, TensorOp) and x.tv is acc)
+    init_at = next(k for k, x in enumerate(scope) if _holds(x, acc, TensorOpKind.Init))
     step_at = next((k for k, x in enumerate(scope) if _holds(x, total, TensorOpKind.Compute)), None)
     if step_at is None or step_at < init_at:
         raise LoweringError(f"{what}: its step is not in the loop of its summed axis after the matmul; compute the "

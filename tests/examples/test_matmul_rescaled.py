@@ -147,8 +147,8 @@ def test_tensor_cores_pair_the_accumulator_with_its_rescaled_sum() -> None:
     traced = lower(matmul_rescaled.build(*SIZE), trace=True)
     tc = traced.analyses.tensor_cores
     total, acc = _tensors(traced.kernel.fusion)
-    assert tc.accumulated_in(acc) is total and tc.rescaled_accumulator(total) is acc
-    assert tc.rescaled_accumulator(acc) is None and tc.accumulated_in(total) is None
+    assert tc.accumulated_in(acc) is total and tc.accumulated_in(total) is None
+    assert tc.rescaled_in_place == {acc: total}
     assert traced.analyses.mma.in_place[total].tv is acc
 
 
