@@ -104,7 +104,8 @@ def build(j: int = 3, m: int = 200, n: int = 136, k: int = 72, tn: int = 64, sta
             tv.circular_buffer(stages, type=Pipelined(uses_mbarrier_for_war=True))
 
     # the rescaled sum over J, in the accumulator's fragment layout: [Mo, No, rJ, TIDx, TN/8, 2, 2]
-    # (the scale broadcast over N laid out alike: each thread reads the scale of its fragment's rows)
+    # (the scale broadcast over N laid out alike, [Mo, bNo, J, TIDx, bTN/8, 2, b2]: each thread holds the scales
+    # of its fragment's two rows)
     for tv in (row_scale, total):
         tv.split(1, wgmma.m).split(3, tn)                             # [J, Mo, M64, No, TN]
         tv.reorder({0: 2, 1: 0, 2: 3, 3: 1})                          # [Mo, No, J, M64, TN]
@@ -116,5 +117,7 @@ def build(j: int = 3, m: int = 200, n: int = 136, k: int = 72, tn: int = 64, sta
         tv.axis(0).parallelize(ParallelType.BIDx)
         tv.axis(1).parallelize(ParallelType.BIDy)
         schedule_mma_fragment(tv, fragment, vectorize=tv is out and n % 2 == 0)
-    inline_most(fusion, [mm, row_scale, total, out])
+    inline_most(fusion, [mm, total, out])
+    # the scales of a thread's two rows, read once per J into two registers before the rescale reads them
+    row_scale.compute_at(total, 4 + js)
     return fusion

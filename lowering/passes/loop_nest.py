@@ -130,7 +130,9 @@ def _place(ids: IdModel, root: list, tv: TensorView) -> list[_Loop]:
 
 
 def _rescale_before_matmul(root: list, acc: TensorView, total: TensorView) -> None:
-    """Put ``total``'s step (the nest of its loops inside the scope of ``acc``'s init) where ``acc``'s init is."""
+    """Put ``total``'s step (the nest of its loops inside the scope of ``acc``'s init) where ``acc``'s init is, with
+    the statements of that scope between them that compute the scale (tensors ``total`` reads other than through
+    ``acc``), in their order; the matmul's statements follow them."""
     scope = _scope_of(root, acc, TensorOpKind.Init)
     what = f"T{total.name} (the rescaled sum T{acc.name} accumulates into in place)"
     if scope is None:
@@ -140,12 +142,20 @@ def _rescale_before_matmul(root: list, acc: TensorView, total: TensorView) -> No
     if step_at is None or step_at < init_at:
         raise LoweringError(f"{what}: its step is not in the loop of its summed axis after the matmul; compute the "
                             f"matmul at that loop (compute_at) and keep the rescaled sum's other axes inside it")
-    others = [t for t in _computed_in(scope[step_at]) if t is not total and t not in total.ancestors()]
-    if others or acc in _computed_in(scope[step_at]):
-        who = ", ".join(f"T{t.name}" for t in others) or f"T{acc.name}"
-        raise LoweringError(f"{what}: {who} is computed in the loops of its step, which run before the matmul (the "
-                            f"rescale); compute only the rescaled sum and its scale there")
-    scope[init_at] = scope.pop(step_at)
+    scale_side = {t for t in total.ancestors() if t is not acc and t not in acc.ancestors()} | {total}
+    between = scope[init_at + 1:step_at + 1]
+    moved = [x for x in between if set(_computed_in(x)) <= scale_side]
+    if not any(x is scope[step_at] for x in moved):
+        others = [t for t in _computed_in(scope[step_at]) if t not in scale_side]
+        raise LoweringError(f"{what}: {', '.join(f'T{t.name}' for t in others)} is computed in the loops of its step, "
+                            f"which run before the matmul (the rescale); compute only the rescaled sum and its scale "
+                            f"there")
+    kept = [x for x in between if not any(x is y for y in moved)]
+    mixed = [t for x in kept for t in _computed_in(x) if t in scale_side]
+    if mixed:
+        raise LoweringError(f"{what}: T{mixed[0].name}, which its rescale reads, is computed in loops shared with the "
+                            f"matmul, so it would come after the rescale; compute it apart from the matmul's loops")
+    scope[init_at:step_at + 1] = moved + kept
 
 
 def _scope_of(items: list, tv: TensorView, kind: TensorOpKind) -> list | None:

@@ -19,10 +19,12 @@ def test_one_accumulator_rescaled_between_the_wait_and_the_fence() -> None:
     text = _kernel_text()
     assert re.findall(r"float (T\d+)\[32\];", text) == ["T5"]            # no second fragment
     j_loop = text.index("for (int64_t i2 = 0; i2 < 3; ++i2)")
-    rescale = text.index("T5[(i6 + (i5 * 2)) + (i4 * 4)] = T5[(i6 + (i5 * 2)) + (i4 * 4)] * T4[0];")
+    rescale = re.search(r"T5\[([^\]]+)\] = T5\[\1\] \* T4\[i\d+\];", text).start()
+    scales = text.index("T4[i", j_loop)                               # the two rows' scales, read first
     fence = text.index("wgmma::fence();", j_loop)
     wait = text.index("wgmma::wait<0>();", fence)
-    assert j_loop < rescale < fence < wait
+    assert j_loop < scales < rescale < fence < wait
+    assert "float T4[2];" in text[j_loop:rescale]
     assert "(i2 > 0)" in text[j_loop:rescale]                            # from the second J on
     assert "wgmma::mmaM64N64K16F32Bf16<0, 1>(&T5[0]," in text[fence:wait]
 

@@ -114,9 +114,14 @@ def test_one_accumulator_is_rescaled_then_accumulated_into() -> None:
     zeroes = [x for x in k.walk(before) if isinstance(x, k.Assign) and x.buffer == registers]
     assert len(zeroes) == 1 and zeroes[0].value == k.Const(0.0, registers.dtype)
     assert not any(isinstance(x, k.IfThenElse) and zeroes[0] in k.walk(x.then) for x in k.walk(before))
-    # the J loop: the rescale (after the first J), then the K loop with its fence, wgmmas and wait
-    first, k_loop = loop.body[0], loop.body[1]
-    assert _rescales(first, registers) and not any(isinstance(x, k.Mma) for x in k.walk((first,)))
+    # the J loop: the rows' scales, the rescale (after the first J), then the K loop with its fence, wgmmas, wait
+    j_body = list(loop.body)
+    at = next(j for j, x in enumerate(j_body) if _rescales(x, registers))
+    first, k_loop = j_body[at], j_body[at + 1]
+    assert not any(isinstance(x, k.Mma) for x in k.walk(tuple(j_body[:at + 1])))
+    scale = a.buffers.buffers[total.definition.inputs[1]]
+    assert scale.size.const_value() == 2                       # the scales of the thread's two rows
+    assert any(isinstance(x, k.Assign) and x.buffer == scale for x in k.walk(tuple(j_body[:at])))
     guard = next(x for x in k.walk((first,)) if isinstance(x, k.IfThenElse) and _rescales(x, registers))
     assert f"{loop.index} > 0" in str(guard.cond)
     inner = list(k_loop.body)
@@ -135,7 +140,7 @@ def test_a_pipelined_k_loop_is_drained_before_the_next_rescale() -> None:
     rescale = next(j for j, x in enumerate(body) if _rescales(x, registers))
     waits = [j for j, x in enumerate(body) if x == k.AsyncWait(k.AsyncKind.Wgmma, 0)]
     last_mma = max(j for j, x in enumerate(body) if any(isinstance(y, k.Mma) for y in k.walk((x,))))
-    assert all(isinstance(x, k.Allocate) for x in body[:rescale])    # the rescale opens the iteration
+    assert not any(isinstance(x, (k.Mma, k.TmaLoad)) for x in k.walk(tuple(body[:rescale])))  # it opens the J
     assert rescale < last_mma and waits and waits[-1] > last_mma     # the next iteration's rescale follows the wait
     lagged = [x for x in k.walk(loop.body) if isinstance(x, k.AsyncWait) and x.kind is k.AsyncKind.Wgmma
               and x.pending == 1]

@@ -44,6 +44,24 @@ def test_the_step_takes_the_place_of_the_accumulator_init() -> None:
     assert root[1].items == [step, k_loop]
 
 
+def test_the_scale_computed_after_the_init_moves_with_the_step() -> None:
+    """The scale computed in a loop of its own after the accumulator's init (the two registers of a thread's rows):
+    it moves before the matmul with the step, in its order."""
+    _, total, acc, scale = _tensors()
+    scales, step, k_loop = _loop(_op(scale)), _loop(_op(total)), _loop(_op(acc))
+    j_loop = _loop(_op(acc, TensorOpKind.Init), scales, k_loop, step)
+    loop_nest._rescale_before_matmul([j_loop], acc, total)
+    assert j_loop.items == [scales, step, k_loop]
+
+
+def test_a_scale_computed_in_the_matmuls_loops_is_refused() -> None:
+    _, total, acc, scale = _tensors()
+    j_loop = _loop(_op(acc, TensorOpKind.Init), _loop(_op(scale), _op(acc)), _loop(_op(total)))
+    with pytest.raises(LoweringError, match=rf"T{scale.name}, which its rescale reads, is computed in loops shared "
+                                            r"with the matmul"):
+        loop_nest._rescale_before_matmul([j_loop], acc, total)
+
+
 def test_another_tensor_in_the_steps_loops_is_refused() -> None:
     fusion, total, acc, _ = _tensors()
     out = fusion.outputs[0]

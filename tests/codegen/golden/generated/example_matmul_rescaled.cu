@@ -20,14 +20,14 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   float T5[32];
   // loop of iUR76{8}
   #pragma unroll
-  for (int64_t i4 = 0; i4 < 8; ++i4) {
+  for (int64_t i19 = 0; i19 < 8; ++i19) {
     // loop of iUR74{2}
     #pragma unroll
-    for (int64_t i5 = 0; i5 < 2; ++i5) {
+    for (int64_t i20 = 0; i20 < 2; ++i20) {
       // loop of iUR79{2}
       #pragma unroll
-      for (int64_t i6 = 0; i6 < 2; ++i6) {
-        T5[(i6 + (i5 * 2)) + (i4 * 4)] = 0.0f;
+      for (int64_t i21 = 0; i21 < 2; ++i21) {
+        T5[(i21 + (i20 * 2)) + (i19 * 4)] = 0.0f;
       }
     }
   }
@@ -36,21 +36,25 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   const int64_t h2 = (((int64_t)threadIdx.x) % 4) * 2;
   // loop of rS15{3}
   for (int64_t i2 = 0; i2 < 3; ++i2) {
+    float T4[2];
+    // loop of iUR98{2}
+    #pragma unroll
+    for (int64_t i5 = 0; i5 < 2; ++i5) {
+      if (((((int64_t)blockIdx.x) * 64) + (h0 + ((i5 * 8) + h1))) < 200) {
+        T4[i5] = T2.data[(i2 * T2_stride0) + (((((int64_t)blockIdx.x) * 64) + (h0 + ((i5 * 8) + h1))) * T2_stride1)];
+      }
+    }
     // loop of iUR76{8}
     #pragma unroll
-    for (int64_t i4 = 0; i4 < 8; ++i4) {
+    for (int64_t i19 = 0; i19 < 8; ++i19) {
       // loop of iUR74{2}
       #pragma unroll
-      for (int64_t i5 = 0; i5 < 2; ++i5) {
+      for (int64_t i20 = 0; i20 < 2; ++i20) {
         // loop of iUR79{2}
         #pragma unroll
-        for (int64_t i6 = 0; i6 < 2; ++i6) {
-          float T4[1];
-          if (((((int64_t)blockIdx.x) * 64) + (h0 + ((i5 * 8) + h1))) < 200) {
-            T4[0] = T2.data[(i2 * T2_stride0) + (((((int64_t)blockIdx.x) * 64) + (h0 + ((i5 * 8) + h1))) * T2_stride1)];
-          }
-          if (((((((int64_t)blockIdx.x) * 64) + (h0 + ((i5 * 8) + h1))) < 200) && (((((int64_t)blockIdx.y) * 64) + ((i4 * 8) + (h2 + i6))) < 136)) && (i2 > 0)) {
-            T5[(i6 + (i5 * 2)) + (i4 * 4)] = T5[(i6 + (i5 * 2)) + (i4 * 4)] * T4[0];
+        for (int64_t i21 = 0; i21 < 2; ++i21) {
+          if (((((((int64_t)blockIdx.x) * 64) + (h0 + ((i20 * 8) + h1))) < 200) && (((((int64_t)blockIdx.y) * 64) + ((i19 * 8) + (h2 + i21))) < 136)) && (i2 > 0)) {
+            T5[(i21 + (i20 * 2)) + (i19 * 4)] = T5[(i21 + (i20 * 2)) + (i19 * 4)] * T4[i20];
           }
         }
       }
@@ -96,12 +100,12 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   }
   // loop of iUR86{8}
   #pragma unroll
-  for (int64_t i20 = 0; i20 < 8; ++i20) {
+  for (int64_t i23 = 0; i23 < 8; ++i23) {
     // loop of iUR84{2}
     #pragma unroll
-    for (int64_t i21 = 0; i21 < 2; ++i21) {
-      if ((((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i21 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) < 200) && (((((int64_t)blockIdx.y) * 64) + ((i20 * 8) + (((((int64_t)threadIdx.x) % 4) * 2) + 1))) < 136)) {
-        *reinterpret_cast<uint32_t*>(&T6.data[(((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i21 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) * T6_stride0) + (((((int64_t)blockIdx.y) * 64) + ((i20 * 8) + ((((int64_t)threadIdx.x) % 4) * 2))) * T6_stride1)]) = (static_cast<uint32_t>((__float2bfloat16(T5[(i21 * 2) + (i20 * 4)])).raw) | (static_cast<uint32_t>((__float2bfloat16(T5[((i21 * 2) + (i20 * 4)) + 1])).raw) << 16));
+    for (int64_t i24 = 0; i24 < 2; ++i24) {
+      if ((((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i24 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) < 200) && (((((int64_t)blockIdx.y) * 64) + ((i23 * 8) + (((((int64_t)threadIdx.x) % 4) * 2) + 1))) < 136)) {
+        *reinterpret_cast<uint32_t*>(&T6.data[(((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i24 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) * T6_stride0) + (((((int64_t)blockIdx.y) * 64) + ((i23 * 8) + ((((int64_t)threadIdx.x) % 4) * 2))) * T6_stride1)]) = (static_cast<uint32_t>((__float2bfloat16(T5[(i24 * 2) + (i23 * 4)])).raw) | (static_cast<uint32_t>((__float2bfloat16(T5[((i24 * 2) + (i23 * 4)) + 1])).raw) << 16));
       }
     }
   }
