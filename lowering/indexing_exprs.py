@@ -325,6 +325,13 @@ def accumulation(a: Analyses, tv: TensorView, c_idx: dict, total: Buffer, index:
     return Assign(total, index, BinaryValue("add", rescaled, term, total.dtype))
 
 
+def rescale(a: Analyses, tv: TensorView, c_idx: dict, total: Buffer, index: Val) -> Assign:
+    """A rescaled sum's running total multiplied by its scale at ``c_idx``, its term left out: the step of one
+    whose term a tensor-core matmul accumulates into ``total`` itself (``TensorCores.accumulated_in``)."""
+    scale = cast_to(operand_value(a, tv.definition.inputs[1], tv, c_idx, tv.dtype), total.dtype)
+    return Assign(total, index, BinaryValue("mul", Load(total, index), scale, total.dtype))
+
+
 def _operand_type(ins: list) -> DataType:
     """The type a comparison computes in: its operands' promoted type (``fusion_ir.op_core``)."""
     from fusion_ir.op_core import operand_dtype

@@ -3,7 +3,9 @@
 The indexing pass asks ``lower`` first for every tensor op: it returns the statements of an
 accumulator (its fragment's zeroing, or one ``Mma`` per instruction tile), of a shared tile written
 by ``stmatrix`` from an accumulator's fragment layout, and nothing for a tensor the stmatrix
-statements compute themselves; None for any other op. The ``mma`` analysis says how each matmul is
+statements compute themselves, and of a rescaled sum an accumulator accumulates into in place (its registers
+zeroed once, and its step the rescale of each register by the scale of its row, from the second term of its summed
+axis on: the matmul adds the term); None for any other op. The ``mma`` analysis says how each matmul is
 issued (its instruction, operand layouts and fragment readers); ``indexing_exprs``, where elements are.
 No predicate on an ``Mma``: TMA filled out-of-bounds operand elements with zeros.
 """
@@ -17,7 +19,17 @@ from . import index_math
 from .analysis import Analyses
 from .analysis.mma import OperandLayout
 from .errors import LoweringError
-from .indexing_exprs import cast_to, compute_value, const, guarded, own_indices, predicate, read_index, write_index
+from .indexing_exprs import (
+    cast_to,
+    compute_value,
+    const,
+    guarded,
+    own_indices,
+    predicate,
+    read_index,
+    rescale,
+    write_index,
+)
 from .kernel_ir import (
     Assign,
     ForLoop,
@@ -39,6 +51,8 @@ def lower(op: TensorOp, a: Analyses, idx: dict[IterDomain, Val]) -> list[Node] |
         return _lower_mma(op, a, idx)
     if tv in a.mma.staged:
         return _lower_stmatrix(op, a)
+    if tv in a.mma.in_place:
+        return _lower_rescale(op, a, idx)
     if a.mma.computed_by_stmatrix(tv):
         return []       # computed per stmatrix instruction (_lower_stmatrix)
     return None
@@ -59,7 +73,7 @@ def _lower_mma(op: TensorOp, a: Analyses, idx: dict[IterDomain, Val]) -> list[No
         return [ForLoop(r, Val.const(0), Val.const(tile.registers), (zero,), label="fragment", unroll=True)]
     if op.kind is not TensorOpKind.Compute:
         raise LoweringError(f"internal: T{op.tv.name} is a wgmma accumulator; no {op.kind.value} step")
-    at[tile.fragment] = Val.const(0)
+    at[tile.fragment] = Val.const(0)      # accumulated in place: ``acc`` is the rescaled sum's buffer (``buffers``)
 
     def descriptor(layout) -> MatrixDescriptor:
         # an operand axis exactly mapped to an Mma axis (an M-major A's 64-row chunk is M64) reads that axis's
@@ -76,6 +90,23 @@ def _lower_mma(op: TensorOp, a: Analyses, idx: dict[IterDomain, Val]) -> list[No
         return RegisterFragment(a.buffers.buffers[tile.a.tv], tile.a.first_register(k))
 
     return [Mma(acc, write_index(a, op.tv, at), operand_a(), descriptor(tile.b), tile.shape, tile.dtype)]
+
+
+def _lower_rescale(op: TensorOp, a: Analyses, idx: dict[IterDomain, Val]) -> list[Node]:
+    """A rescaled sum whose registers a wgmma accumulator accumulates into: its init zeroes every register of the
+    fragment (no predicate: the wgmma writes them all); its step, which the loop nest put before the matmul's
+    loops, multiplies the register by the scale of its row, except at the first term of the summed axis (the
+    total is still zero, as the first scale multiplies zero: ``RescaledSumOp``)."""
+    tv = op.tv
+    total = a.buffers.buffers[tv]
+    index = write_index(a, tv, idx)
+    if op.kind is TensorOpKind.Init:
+        return [Assign(total, index, const(0.0, total.dtype))]
+    if op.kind is not TensorOpKind.Compute:
+        raise LoweringError(f"internal: T{tv.name} is a rescaled sum accumulated in place; no {op.kind.value} step")
+    after_first = idx[tv.root[tv.definition.axis]].gt(0)
+    cond = predicate(a, tv, idx, True, MemoryType.Local).logical_and(after_first)
+    return guarded(cond, [rescale(a, tv, idx, total, index)])
 
 
 def _lower_stmatrix(op: TensorOp, a: Analyses) -> list[Node]:

@@ -125,7 +125,7 @@ class MemoryOps:
     def assign(self, node: k.Assign, ctx: Ctx, i: int) -> None:
         st = self.memory.data_storage(node.buffer, f"a store to {node.buffer.name}")
         lanes = ctx.lanes
-        what = lambda: f"a store to {node.buffer.name}[{node.index}]"  # formatted only on error
+        what = lambda: _store_text(node)  # formatted only on error
         idx = self.eval.ev(node.index, ctx)
         if node.vector > 1:
             self._assign_vector(node, st, idx, ctx)
@@ -177,6 +177,20 @@ class MemoryOps:
         if st.proxy is not None:
             self.proxy.generic_write(st, dpos, lanes[:, None], what)
         st.write(dpos.reshape(-1), to_dtype(st.dtype, values).reshape(-1))
+
+
+def _store_text(node: k.Assign) -> str:
+    """How an error names a store: a rescale when its value reads the element it writes (``x = x * s``)."""
+    if _reads(node.value, node.buffer, node.index):
+        return f"a rescale of {node.buffer.name}[{node.index}] (a store of a value computed from it)"
+    return f"a store to {node.buffer.name}[{node.index}]"
+
+
+def _reads(value: object, buffer: k.Buffer, index: object) -> bool:
+    """``value`` loads ``buffer[index]``."""
+    if isinstance(value, k.Load):
+        return value.buffer == buffer and value.index == index
+    return any(_reads(getattr(value, f), buffer, index) for f in ("x", "a", "b", "cond") if hasattr(value, f))
 
 
 def mbarrier_buffers(body: tuple[k.Node, ...]) -> set[str]:

@@ -18,7 +18,8 @@ Hazards (``SimulationError``):
   register A operand that a wgmma not yet retired reads;
 - missing wgmma.fence before a wgmma whose register A operand an ordinary store wrote since the thread's last
   fence (``sim_wgmma`` checks it, from the fence count this records at each such store);
-- a store to accumulator registers that a wgmma not yet retired writes;
+- a store to accumulator registers that a wgmma not yet retired writes (named a rescale when it stores a value
+  computed from the register itself, as a rescaled sum accumulated in place does);
 - a thread that exits (``return`` or kernel end) with wgmmas not committed or not waited.
 """
 
@@ -149,7 +150,9 @@ class WgmmaState:
             what = what() if callable(what) else what
             raise SimulationError(f"{what} writes {acc.storage.name}[{p - int(lanes[j]) * acc.storage.size}] of "
                                   f"{self.grid.describe(int(lanes[j]))} while a wgmma not yet retired by "
-                                  f"wgmma.wait_group accumulates into it")
+                                  f"wgmma.wait_group accumulates into it; ordinary writes of accumulator registers "
+                                  f"(a zeroing, a rescale) follow the wgmma.wait_group that retires the wgmmas "
+                                  f"writing them")
         fences = self.fences[lanes]
         acc.written[pos] = fences if pos.ndim == 1 else fences[:, None]
 

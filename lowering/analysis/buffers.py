@@ -20,7 +20,8 @@ circular-buffer loop and sized times the stage count; the shared tile of a TMA s
 is deferred (``TensorView.set_store_wait``) is allocated outside the innermost loop it is computed
 in (the stores of one iteration read it into the next); a TMA destination starts 128-byte aligned,
 a swizzled one at its swizzle's repeat. A tensor-core accumulator's registers are allocated as the
-fragment the ``tensor_cores`` analysis gives (``BufferPlan.fragments``).
+fragment the ``tensor_cores`` analysis gives (``BufferPlan.fragments``); one accumulated in place in a rescaled
+sum (``TensorCores.accumulated_in``) has no buffer of its own: its buffer is the rescaled sum's.
 """
 
 from __future__ import annotations
@@ -336,7 +337,7 @@ def build(ids: IdModel, tc: TensorCores, stages: Callable[[TensorView], int]) ->
             plan.buffers[tv] = buf
             plan.alloc_ids[tv] = axes
             allocated.append(buf)
-        if allocated:
+        if allocated and tc.accumulated_in(tv) is None:
             plan.placements.append(Placement(tv, ids.depth(tv, pos), allocated))
         needs_partial = has_grid_reduction(ids, tv) and plan.buffers.get(tv, None) is not None and \
             plan.buffers[tv].memory is not MemoryType.Local
@@ -358,6 +359,8 @@ def build(ids: IdModel, tc: TensorCores, stages: Callable[[TensorView], int]) ->
         if has_grid_reduction(ids, tv):
             plan.grid_reductions[tv] = _grid_reduction_buffers(ids, tv, plan.partial(tv))
 
+    for acc, total in tc.rescaled_in_place.items():
+        plan.buffers[acc] = plan.buffers[total]       # the matmul accumulates into the rescaled sum's registers
     _check_grid_reduction_consumers(ids, plan)
     if any(has_block_reduction(ids, tv) for tv in plan.accumulators):
         # one slot per launched thread: a reduction after a warp-specialized branch indexes by the

@@ -16,7 +16,9 @@ innermost, or an A in registers (Local) that holds the whole K in an accumulator
 (``schedule_mma_fragment`` over the instruction's 64 rows and the K columns) and allocates exactly that
 fragment; the block's x dimension is
 one warp group's 128 threads; a reader of the accumulator is scheduled with
-``schedule_mma_fragment`` (``[TIDx(128), N/8, 2, 2]`` over the same 64 x N tile).
+``schedule_mma_fragment`` (``[TIDx(128), N/8, 2, 2]`` over the same 64 x N tile); an accumulator accumulated in
+place in a rescaled sum (``TensorCores.accumulated_in``) allocates one instruction tile's fragment, and the rescaled
+sum exactly that fragment in its layout (``MmaInfo.in_place``), so register ``r`` of either is the same element.
 """
 
 from __future__ import annotations
@@ -134,6 +136,8 @@ class MmaInfo:
     tiles: dict[TensorView, MmaTile] = field(default_factory=dict)
     reads: dict[tuple[TensorView, TensorView], FragmentRead] = field(default_factory=dict)  # (acc, reader)
     staged: dict[TensorView, StagedStore] = field(default_factory=dict)   # by the shared tile
+    # a rescaled sum an accumulator accumulates into in place -> that accumulator's tile
+    in_place: dict[TensorView, MmaTile] = field(default_factory=dict)
 
     def register(self, producer: TensorView, consumer: TensorView, idx: dict[IterDomain, Val]) -> Val:
         return self.reads[(producer, consumer)].register(idx)
@@ -157,10 +161,31 @@ def build(ids: IdModel, tc: TensorCores, buffers: BufferPlan) -> MmaInfo:
                                 f"{ids.launch[ParallelType.TIDx]}")
         for consumer in ids.consumers(tv):
             info.reads[(tv, consumer)] = _fragment_read(tile, consumer)
+        total = tc.accumulated_in(tv)
+        if total is not None:
+            _check_in_place(buffers, tile, total, info.reads[(tv, total)])
+            info.in_place[total] = tile
     for tv in ids.tensors:
         if load_kind(tv) is LoadStoreOpType.StMatrix:
             info.staged[tv] = _staged_store(ids, info, tv)
     return info
+
+
+def _check_in_place(buffers: BufferPlan, tile: MmaTile, total: TensorView, read: FragmentRead) -> None:
+    """The accumulator of ``tile`` accumulates in ``total``'s registers: each must hold exactly one instruction
+    tile's fragment, ``total``'s registers in its order (``[N/8, 2, 2]``, register ``4 i + 2 j + c``)."""
+    what = f"T{tile.tv.name} accumulates in place in the rescaled sum T{total.name}"
+    own = buffers.alloc_ids[tile.tv]
+    if own != [tile.fragment]:
+        raise LoweringError(f"{what}, so it holds one wgmma tile's fragment; it allocates "
+                            f"[{', '.join(i.label() for i in own)}] (compute it at the loop of the instruction's tile)")
+    axes = buffers.alloc_ids[total]
+    if read.outer is not None or list(axes) != [read.i, read.j, read.c]:
+        raise LoweringError(f"{what}, so each thread holds exactly the accumulator's fragment in T{total.name}: "
+                            f"registers [{read.i.label()}, {read.j.label()}, {read.c.label()}]; T{total.name} "
+                            f"allocates [{', '.join(i.label() for i in axes)}] (schedule it with "
+                            f"schedule_mma_fragment over the 64 x {tile.shape[1]} tile, computed outside the loop "
+                            f"of its summed axis)")
 
 
 def _staged_store(ids: IdModel, info: MmaInfo, tv: TensorView) -> StagedStore:

@@ -18,6 +18,14 @@ The generic analyses and passes never recognize a matmul; they ask this analysis
 | ``release_lag(tensors)``: iterations a stage stays in use after its own | circular_buffer |
 | ``takes_turns(group)``: the compute warp groups take turns on the loop, in order | circular_buffer |
 | ``shared_turn_axis(tv)``: the turn axis along which ``tv`` is not allocated | buffers |
+| ``accumulated_in(acc)``, ``rescaled_in_place``: a rescaled sum whose registers the matmul accumulates into | loop_nest, buffers, mma, tensor_core_ops, wgmma_groups |
+
+A rescaled sum of an accumulator, accumulated in place: ``total = rescaled_sum(acc, scale, j)`` where ``acc``'s
+only reader is ``total`` (in registers) and ``acc`` is computed inside every loop of ``total``'s summed axis ``j``
+(the matmul's K loop inside the loop over j). Then ``total``'s registers serve as the accumulator: the matmul of
+iteration j accumulates into them, right after they are multiplied by the scale of their row (``total``'s step,
+placed before the matmul by the loop nest and rescaling only, no term added), instead of a second accumulator
+zeroed per j and added. ``total`` zeroes them once, before the loop.
 
 Turns: a warp-specialized pipeline whose loads are read only by tensor cores and whose compute
 warp groups take turns on its iterations (``pipeline_axes.turn_axis``) runs its groups in order:
@@ -38,11 +46,12 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from fusion_ir import IterDomain, MemoryType, ParallelType, TensorView
-from fusion_ir.exprs import MmaOp
+from fusion_ir.exprs import MmaOp, rescales
 from fusion_ir.scalar import Val
 from target import current as current_target
 
 from ..errors import LoweringError
+from ..running_axes import root_ancestors, running_root
 from .id_model import IdModel
 from .pipeline_axes import deferred_store_tile, turn_axis
 
@@ -93,6 +102,8 @@ class TensorCores:
     turn_groups: frozenset[int] = frozenset()     # loop groups whose compute warp groups take turns
     _by_accumulator: dict[TensorView, TensorCoreMatmul] = field(default_factory=dict)
     _epilogue: frozenset[TensorView] = frozenset()
+    # accumulator -> the rescaled sum it is accumulated into in place (its registers the accumulator's)
+    rescaled_in_place: dict[TensorView, TensorView] = field(default_factory=dict)
 
     # ---------------------------------------------------------------- accumulators and operands
     def is_accumulator(self, tv: TensorView) -> bool:
@@ -108,6 +119,10 @@ class TensorCores:
     def operand_of(self, tv: TensorView) -> list[tuple[TensorCoreMatmul, Operand]]:
         """The matmuls reading ``tv`` as an operand, each with the operand (its role and memory)."""
         return [(m, x) for m in self.matmuls for x in m.operands if x.tv is tv]
+
+    def accumulated_in(self, acc: TensorView) -> TensorView | None:
+        """The rescaled sum whose registers the accumulator ``acc`` accumulates into (in place), or None."""
+        return self.rescaled_in_place.get(acc)
 
     def reads_accumulator(self, tv: TensorView) -> bool:
         """``tv`` is computed from a tensor-core accumulator, directly or through other tensors."""
@@ -165,6 +180,10 @@ def build(ids: IdModel) -> TensorCores:
                       for p in accumulators if p is x.tv or p in x.tv.ancestors())
         matmuls.append(TensorCoreMatmul(acc, a, b, after))
     tc = TensorCores(ids, tuple(matmuls), _by_accumulator={m.accumulator: m for m in matmuls}, _epilogue=epilogue)
+    for acc in accumulators:
+        total = _rescaled_in_place(ids, acc)
+        if total is not None:
+            tc.rescaled_in_place[acc] = total
     turns = set()
     for tv in ids.tensors:
         turn = turn_axis(ids, tv)
@@ -172,6 +191,23 @@ def build(ids: IdModel) -> TensorCores:
             turns.add(ids.group(turn).number)
     tc.turn_groups = frozenset(turns)
     return tc
+
+
+def _rescaled_in_place(ids: IdModel, acc: TensorView) -> TensorView | None:
+    """The rescaled sum ``acc`` accumulates into in place: the one reader of ``acc``, a rescaled sum of it (as its
+    summed term) in registers, each loop of whose summed axis encloses ``acc``'s computation; else None."""
+    readers = ids.consumers(acc)
+    if len(readers) != 1:
+        return None
+    total = readers[0]
+    e = total.definition
+    if not rescales(e) or e.inputs[0] is not acc or total.memory_type is not MemoryType.Local or total.is_output:
+        return None
+    root = running_root(total)
+    running = [k for k, i in enumerate(total.loop) if root in root_ancestors(i)]
+    if not running or max(running) >= acc.compute_at_pos:
+        return None
+    return total
 
 
 def _operands(acc: TensorView) -> tuple[Operand | None, Operand | None]:

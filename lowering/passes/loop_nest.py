@@ -10,6 +10,9 @@ k loops; a reduction's init (a scan's: of its carry) precedes its outermost seri
 (``running_axes``) and its block
 reduction follows it, as does the write of a Half or BFloat16 serial reduction's result from its
 float accumulator (``finalize``).
+A rescaled sum that a tensor-core accumulator accumulates into in place (``TensorCores.accumulated_in``) takes
+the place of the accumulator's init: its step (with the tensors computed in its loops) comes first in the loop
+of its summed axis, before the matmul's loops, as the rescale of the registers the matmul then accumulates into.
 """
 
 from __future__ import annotations
@@ -43,6 +46,8 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
     for tv in emission_order(ids.tensors):
         op_loops[tv] = _place(ids, root, tv)
     _check_sharing(ids, op_loops)
+    for acc, total in a.tensor_cores.rescaled_in_place.items():
+        _rescale_before_matmul(root, acc, total)
     from dataclasses import replace
 
     return replace(kernel, body=tuple(_freeze(ids, item) for item in root))
@@ -122,6 +127,54 @@ def _place(ids: IdModel, root: list, tv: TensorView) -> list[_Loop]:
         at = outer_scope.index(red_loop)
         outer_scope.insert(at + 1, _nest(inner_iteration, _op(tv, closing)))
     return chain
+
+
+def _rescale_before_matmul(root: list, acc: TensorView, total: TensorView) -> None:
+    """Put ``total``'s step (the nest of its loops inside the scope of ``acc``'s init) where ``acc``'s init is, with
+    the statements of that scope between them that compute the scale (tensors ``total`` reads other than through
+    ``acc``), in their order; the matmul's statements follow them."""
+    scope = _scope_of(root, acc, TensorOpKind.Init)
+    what = f"T{total.name} (the rescaled sum T{acc.name} accumulates into in place)"
+    if scope is None:
+        raise LoweringError(f"internal: {what}: no init of the accumulator in the loop nest")
+    init_at = next(k for k, x in enumerate(scope) if _holds(x, acc, TensorOpKind.Init))
+    step_at = next((k for k, x in enumerate(scope) if _holds(x, total, TensorOpKind.Compute)), None)
+    if step_at is None or step_at < init_at:
+        raise LoweringError(f"{what}: its step is not in the loop of its summed axis after the matmul; compute the "
+                            f"matmul at that loop (compute_at) and keep the rescaled sum's other axes inside it")
+    scale_side = {t for t in total.ancestors() if t is not acc and t not in acc.ancestors()} | {total}
+    between = scope[init_at + 1:step_at + 1]
+    moved = [x for x in between if set(_computed_in(x)) <= scale_side]
+    if not any(x is scope[step_at] for x in moved):
+        others = [t for t in _computed_in(scope[step_at]) if t not in scale_side]
+        raise LoweringError(f"{what}: {', '.join(f'T{t.name}' for t in others)} is computed in the loops of its step, "
+                            f"which run before the matmul (the rescale); compute only the rescaled sum and its scale "
+                            f"there")
+    kept = [x for x in between if not any(x is y for y in moved)]
+    mixed = [t for x in kept for t in _computed_in(x) if t in scale_side]
+    if mixed:
+        raise LoweringError(f"{what}: T{mixed[0].name}, which its rescale reads, is computed in loops shared with the "
+                            f"matmul, so it would come after the rescale; compute it apart from the matmul's loops")
+    scope[init_at:step_at + 1] = moved + kept
+
+
+def _scope_of(items: list, tv: TensorView, kind: TensorOpKind) -> list | None:
+    """The statement list holding ``tv``'s op of ``kind``."""
+    for x in items:
+        if isinstance(x, TensorOp):
+            if x.tv is tv and x.kind is kind:
+                return items
+            continue
+        found = _scope_of(x.items, tv, kind)
+        if found is not None:
+            return found
+    return None
+
+
+def _holds(item, tv: TensorView, kind: TensorOpKind) -> bool:
+    if isinstance(item, TensorOp):
+        return item.tv is tv and item.kind is kind
+    return any(_holds(x, tv, kind) for x in item.items)
 
 
 def _closing_kind(ids: IdModel, tv: TensorView) -> TensorOpKind | None:
