@@ -304,11 +304,6 @@ def _load_epilogue_inputs(fusion: Fusion, acc: TensorView, params: MatmulParams)
             raise ScheduleError(f"schedule_matmul: the epilogue reads T{c.name} ([M, N]) in {len(readers)} places "
                                 f"({names}); its tile is TMA-loaded once per output tile for one reader: read it "
                                 f"once (compute the expression that uses it once and reuse the result)")
-    if loaded and params.ping_pong:
-        raise ScheduleError(f"MatmulParams.ping_pong: the epilogue reads T{loaded[0].name} ([M, N]), which is "
-                            f"TMA-loaded once per output tile; ping-pong warp groups would each load the tile of "
-                            f"their own turn, which is not implemented: use the cooperative arrangement "
-                            f"(ping_pong=False)")
     return [c.cache_after(LoadStoreOpType.TMA) for c in loaded]
 
 

@@ -271,14 +271,19 @@ def analyze(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> TmaBox:
                             f"{len(dims)}")
 
     issue: list[IterDomain] = []
+    issuers: list[ParallelType] = []
     turn = turn_axis(ids, tv)
     for k, i in enumerate(tv.loop):
         pt = ids.group(i).parallel_type
         if i.is_broadcast or i.is_reduction or i is turn:
             continue    # the producer walks a turn axis as a serial loop
+        if pt.is_thread and k < tv.compute_at_pos and tv.circular_buffer_options is None:
+            issuers.append(pt)      # a thread index the tile is computed inside: each loads its own boxes
+            continue
         if pt.is_thread:
             where = "left of" if k < tv.compute_at_pos else "right of"
-            raise LoweringError(f"{name} is loaded by TMA, which one elected thread issues per block, but its axis "
+            raise LoweringError(f"{name} is loaded by TMA, which one elected thread issues per block (or per index "
+                                f"of the thread axes an unpipelined load is computed inside), but its axis "
                                 f"{i.label()} {where} the compute-at position is {pt.name}; keep thread-parallel "
                                 f"axes out of a TMA-loaded tensor (compute it outside them)")
         if pt.is_block:
@@ -333,7 +338,8 @@ def analyze(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> TmaBox:
                             f"swizzle is exactly {tv.swizzle.span} bytes (TMA lays each swizzled row out at the "
                             f"full span)")
 
-    result = TmaBox(tv, source, dims, tuple(bulk.get(r) for r in dims), box, tuple(issue), view=view)
+    result = TmaBox(tv, source, dims, tuple(bulk.get(r) for r in dims), box, tuple(issue), view=view,
+                    issuers=tuple(issuers), issuer_warp=first_warp(ids, tuple(issuers)))
     _check_layout(buffers, result)
     return result
 
