@@ -19,6 +19,8 @@ holds the two equal):
 - a C tile is loaded before the mainloop and lives through it, unless, without a TMA store, the
   kernel's emission order reaches it after the accumulator (``LoadedTile.after_mainloop``: the
   output reads it directly and no other epilogue tensor does): then it is loaded after the mainloop;
+  ping-pong: a part (and a barrier) per compute warp group, each loading the tile of its own turn, allocated
+  outside the tile loop the groups take turns in (it lives through that loop);
 - the output tile lives through the epilogue (several outputs: one after the other; sub-tiled, their rings
   together), or, with a deferred store wait, through the loop
   the tile is computed in (Pipelined and persistent: the whole tile loop; warp-specialized and
@@ -144,7 +146,9 @@ def matmul_smem_requests(params: MatmulSchedule, dtype: DataType, loaded: int | 
     stages = params.stages if isinstance(params.stages, int) else 2
     spanning = params.warp_specialized and params.persistent
     tiles = tuple(t for t in as_tiles(loaded) if not (t.vector and params.ping_pong))
-    out: list[BufferRequest] = [mbarriers(f"C{i}_mbar", 1, KERNEL) for i in range(len(tiles))]
+    # ping-pong: each compute warp group loads the tile of its own turn, into a part of its own (a barrier each)
+    parts = params.compute_warp_groups if params.ping_pong else 1
+    out: list[BufferRequest] = [mbarriers(f"C{i}_mbar", parts, KERNEL) for i in range(len(tiles))]
     deferred = params.tma_store and StoreWait.of(params.store_wait) is StoreWait.Deferred
     staging: list[BufferRequest] = []
     if params.tma_store and params.epilogue_tile is not None:
@@ -186,7 +190,9 @@ def matmul_smem_requests(params: MatmulSchedule, dtype: DataType, loaded: int | 
                                      (start, read_until)))      # one unswizzled box
             continue
         columns, row = _chunked(params, tile.size)
-        out.append(BufferRequest(f"C{i}", tm * columns * tile.size, _tma_alignment(row), (start, read_until)))
+        # ping-pong: allocated outside the tile loop the groups take turns in, so it lives through it
+        live = (start, TILE_LOOP[1]) if params.ping_pong else (start, read_until)
+        out.append(BufferRequest(f"C{i}", tm * columns * tile.size * parts, _tma_alignment(row), live))
     a_bytes, a_align = _operand_tile(params, dtype.size, tm, layout.a_mn_major)
     b_bytes, b_align = _operand_tile(params, dtype.size, tn, layout.b_mn_major)
     out.append(BufferRequest("A", a_bytes, a_align, operands, stages))
