@@ -225,11 +225,15 @@ def epilogue_sub_tile(params: MatmulParams, problem: MatmulProblem | None = None
     fused epilogue with 128 x 64 against 0.896; a plain matmul 0.93 against 0.91 of cuBLAS. Persistent kernels without
     an epilogue input keep the whole tile: with 128 x 32 sub-tiles the ping-pong kernel at 4096 x 4096 x 128 fell from 1.07 to 0.74 of
     cuBLAS and the cooperative one at 8192 x 8192 x 512 from 0.88 to 0.80 (a short K's tile is mostly epilogue,
-    which the sub-tiles serialize into rounds of barriers and stores)."""
+    which the sub-tiles serialize into rounds of barriers and stores). Ping-pong with C and one output keeps it too:
+    its groups take turns on one staging tile, where sub-tiles would need a ring per group (as much memory) and
+    serialize the epilogue its other group's mainloop hides."""
     if not params.tma_store or StoreWait.of(params.store_wait) is not StoreWait.AfterBoxes:
         return None
     if params.persistent and (problem is None or (problem.outputs == 1 and not problem.loaded_tiles)):
         return None
+    if params.ping_pong and problem is not None and problem.outputs == 1:
+        return None      # C's tile: a ring per warp group takes the room of the one whole tile they take turns on
     tm, tn, _ = params.tile
     width = PERSISTENT_SUB_TILE_COLUMNS if params.persistent else SUB_TILE_COLUMNS
     for en in (width, 32, 16):
@@ -296,7 +300,7 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
                  "index_type": index, "tma_store": pp_store}
     k_tiles = problem.k_tiles(BIG[2])
     short_k = k_tiles is not None and k_tiles <= FEW_K_TILES
-    if short_k and not problem.loaded and problem.tiles(PING_PONG) >= sms:   # type: ignore[operator]
+    if short_k and problem.tiles(PING_PONG) >= sms:   # type: ignore[operator]
         # a tile is little but its epilogue: ping-pong runs one warp group's epilogue under the other's mainloop
         rule = (f"K of at most {FEW_K_TILES} tiles (K = {problem.k}: {k_tiles} tiles of {BIG[2]}) and a wave of "
                 f"128 x 128 tiles: ping-pong")
@@ -324,7 +328,7 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
             "T < S", f"the least predicted ceil(tiles / S) x TM x TN / rate of FEW_TILES ({options}): a smaller tile "
                      f"is slower per block but keeps more SMs busy",
             "not persistent: under one wave", store, "64-bit indices")
-    if problem.n is not None and problem.n <= PING_PONG[1] and not problem.loaded:
+    if problem.n is not None and problem.n <= PING_PONG[1]:
         rule = f"N = {problem.n} of at most {PING_PONG[1]}: a 256-wide tile would be half empty or more"
         return ping_pong, rule, _reasons(
             "narrow N", "128 x 128 per warp group", "persistent ping-pong (1.02 of cuBLAS at 32 x 2048 x 128 x 2048)",
