@@ -312,8 +312,6 @@ def _load_epilogue_vectors(fusion: Fusion, acc: TensorView, params: MatmulParams
     shared memory by TMA, one box of the tile's columns (rows) per output tile, loaded at the tile's start and
     read from shared memory in the epilogue; returns those shared vectors. Ping-pong warp groups read theirs from
     global memory (each would load the vector of its own turn, not implemented)."""
-    if params.ping_pong:
-        return []
     return [v.cache_after(LoadStoreOpType.TMA) for v in epilogue_vectors(fusion, acc)]
 
 

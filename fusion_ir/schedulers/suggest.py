@@ -274,15 +274,12 @@ def arrangement(problem: MatmulProblem, sms: int) -> dict[str, Any]:
 def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any], str, dict[str, str]]:
     """``arrangement``'s fields, the rule that fired (one line) and the reason for each field it decided."""
     # the TMA store: a 16-bit result, unless the epilogue reads an input from global memory and no [M, N] input
-    # (its register stores ran faster, docs/matmul.md, Fused epilogues): a bias is a shared vector, but ping-pong
-    # warp groups read theirs from global memory
+    # (its register stores ran faster, docs/matmul.md, Fused epilogues): a bias is a shared vector (ping-pong: one
+    # per warp group)
     tma_store = problem.tma_store_possible and not (problem.broadcast > problem.vectors and not problem.loaded)
-    pp_store = problem.tma_store_possible and not (problem.broadcast and not problem.loaded)
     store = ("the TMA store: a 16-bit result" if tma_store else
              "register stores: stmatrix stores 16-bit elements" if not problem.tma_store_possible else
              "register stores: the epilogue reads an input from global memory, which spills with the TMA store")
-    pp_store_why = store if pp_store == tma_store else ("register stores: ping-pong warp groups read the epilogue's "
-                                                        "vector from global memory")
     ws = {"warp_specialized": True, "persistent": False, "ping_pong": False, "tma_store": tma_store, "stages": 2,
           "index_type": DataType.Int64}
     big = {**ws, "tile": BIG, "compute_warp_groups": 2}
@@ -297,7 +294,7 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
     index_why = ("32-bit indices: every tensor has fewer than 2^31 elements" if fits else
                  "64-bit indices: a tensor has 2^31 elements or more")
     ping_pong = {**ws, "tile": PING_PONG, "compute_warp_groups": 2, "persistent": True, "ping_pong": True,
-                 "index_type": index, "tma_store": pp_store}
+                 "index_type": index}
     k_tiles = problem.k_tiles(BIG[2])
     short_k = k_tiles is not None and k_tiles <= FEW_K_TILES
     if short_k and problem.tiles(PING_PONG) >= sms:   # type: ignore[operator]
@@ -306,7 +303,7 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
                 f"128 x 128 tiles: ping-pong")
         return ping_pong, rule, _reasons(
             "short K", "128 x 128 per warp group", "persistent ping-pong: one warp group's epilogue runs under the "
-            "other's mainloop (1.07 of cuBLAS at 4096 x 4096 x 128)", pp_store_why, index_why, ping_pong=True)
+            "other's mainloop (1.07 of cuBLAS at 4096 x 4096 x 128)", store, index_why, ping_pong=True)
     if tiles < sms:                                            # under one wave of big tiles
         split = split_k_for(problem, sms, BIG_COLUMNS)
         if split > 1:                                          # a long K: more blocks per tile, not smaller tiles
@@ -332,7 +329,7 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
         rule = f"N = {problem.n} of at most {PING_PONG[1]}: a 256-wide tile would be half empty or more"
         return ping_pong, rule, _reasons(
             "narrow N", "128 x 128 per warp group", "persistent ping-pong (1.02 of cuBLAS at 32 x 2048 x 128 x 2048)",
-            pp_store_why, index_why, ping_pong=True)
+            store, index_why, ping_pong=True)
     # clusters where L2 is the bottleneck: rows that are not 128-byte multiples, or an [M, N] epilogue input's reads
     # beside the operands' (2 a @ b + 0.5 C at 8192^3 on the H100: 1.01 of torch.addmm in clusters, 0.95 without)
     long_k = (k_tiles is not None and k_tiles >= CLUSTER_K_TILES and not misaligned_rows(problem)
