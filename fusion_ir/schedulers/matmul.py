@@ -46,8 +46,10 @@ from .matmul_problem import (
     find_mma,
     matmul_problem,
     tma_rows,
+    vector_tile,
     wgmma_operand_types,
 )
+from .matmul_smem import shared_vector
 from .matmul_why import given_why
 from .suggest import suggest_matmul_params
 
@@ -310,9 +312,11 @@ def _load_epilogue_inputs(fusion: Fusion, acc: TensorView, params: MatmulParams)
 def _load_epilogue_vectors(fusion: Fusion, acc: TensorView, params: MatmulParams) -> list[TensorView]:
     """A vector the epilogue broadcasts over the tile (a bias ``[N]`` per column, or ``[M]`` per row) comes into
     shared memory by TMA, one box of the tile's columns (rows) per output tile, loaded at the tile's start and
-    read from shared memory in the epilogue; returns those shared vectors. Ping-pong warp groups read theirs from
-    global memory (each would load the vector of its own turn, not implemented)."""
-    return [v.cache_after(LoadStoreOpType.TMA) for v in epilogue_vectors(fusion, acc)]
+    read from shared memory in the epilogue; returns those shared vectors. Ping-pong warp groups each load the vector
+    of their own turn, into a part of their own: where a part is not a whole number of TMA alignment units
+    (``shared_vector``), each thread reads it from global memory instead."""
+    return [v.cache_after(LoadStoreOpType.TMA) for v in epilogue_vectors(fusion, acc)
+            if shared_vector(params, vector_tile(v, acc))]
 
 
 def _schedule_loaded_vector(tv: TensorView, params: MatmulParams, batch: int) -> None:

@@ -110,6 +110,16 @@ def as_tiles(loaded: int | Sequence[LoadedTile]) -> tuple[LoadedTile, ...]:
     return tuple(loaded)
 
 
+def shared_vector(params: MatmulSchedule, tile: LoadedTile) -> bool:
+    """Whether the kernel TMA-loads the epilogue vector ``tile`` into shared memory (else each thread reads it from
+    global memory): always, but in ping-pong only where a warp group's box is a whole number of TMA alignment units
+    (128 bytes), since each group's part of the buffer starts where the one before ends."""
+    if not params.ping_pong:
+        return True
+    count = params.tile[0] if tile.vector == "M" else params.tile[1]
+    return count * tile.size % current_target().tma.smem_alignment == 0
+
+
 def _tma_alignment(span: int) -> int:
     """A TMA box's start: the target's TMA alignment, or a whole swizzle repeat when rows are swizzled
     (``span``: bytes of one box row)."""
@@ -145,7 +155,7 @@ def matmul_smem_requests(params: MatmulSchedule, dtype: DataType, loaded: int | 
     tm, tn, _ = params.tile
     stages = params.stages if isinstance(params.stages, int) else 2
     spanning = params.warp_specialized and params.persistent
-    tiles = as_tiles(loaded)
+    tiles = tuple(t for t in as_tiles(loaded) if not t.vector or shared_vector(params, t))
     # ping-pong: each compute warp group loads the tile (vector) of its own turn, into a part of its own (a barrier
     # each), allocated outside the tile loop the groups take turns in: it lives through that loop
     parts = params.compute_warp_groups if params.ping_pong else 1

@@ -11,6 +11,7 @@ import pytest
 from examples import matmul_epilogue
 from fusion_ir import DataType, Fusion, MemoryType, ScheduleError, ops
 from fusion_ir.schedulers import MatmulParams, schedule_matmul
+from fusion_ir.schedulers.matmul_problem import matmul_problem
 from lowering import kernel_ir as k
 from lowering import lower
 from lowering.passes.hoist_indices import inline_lets
@@ -115,6 +116,21 @@ def test_ping_pong_loads_the_bias_of_each_warp_groups_turn_into_shared_memory() 
     assert len(loads) == 1 and loads[0].dst.size.const_value() == 2 * 128       # 128 columns per warp group
     from codegen import to_cuda
     assert f"T{bias.name}.data[" not in to_cuda(kernel)
+
+
+def test_ping_pong_reads_a_bias_narrower_than_a_tma_alignment_unit_from_global_memory() -> None:
+    """Each warp group's part of a shared bias would start where the one before ends: a 16-column float tile's part
+    (64 bytes) would put the second group's box off TMA's 128-byte alignment, so each thread reads the bias from
+    global memory instead; the kernel matches numpy and takes the shared memory the estimate says."""
+    fusion = matmul_epilogue.build("bias_relu", ping_pong=True, tile=(128, 16, 64), stages=2, blocks=2,
+                                   tma_store=False)
+    kernel = lower(fusion)
+    bias = fusion.inputs[2]
+    assert not any(isinstance(n, k.TmaLoad) and n.tensor_map.name == f"tmap_T{bias.name}" for n in _walk(kernel.body))
+    problem = matmul_problem(matmul_epilogue.fusion_of("bias_relu"))
+    params = fusion.scheduler_choice.params
+    assert params.smem_bytes(problem.dtype, problem.loaded_tiles) == kernel.smem_bytes.const_value()
+    _check(fusion, "bias_relu", [(200, 264, 136)], seed=90)
 
 
 def _ping_pong_c_kernel(tma_store: bool = True) -> tuple[Fusion, k.Kernel]:
