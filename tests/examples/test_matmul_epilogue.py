@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from examples import matmul_epilogue
-from fusion_ir import DataType, Fusion, MemoryType, ScheduleError, ops
+from fusion_ir import DataType, Fusion, MemoryType, ops
 from fusion_ir.schedulers import MatmulParams, schedule_matmul
 from fusion_ir.schedulers.matmul_problem import matmul_problem
 from lowering import kernel_ir as k
