@@ -177,6 +177,14 @@ def test_ping_pong_with_c_matches_numpy(kind: str, tma_store: bool, size: tuple,
         assert_matches(fusion, inputs, simulate(kernel, inputs, seed=seed), tol=matmul_epilogue.TOLERANCE)
 
 
+@pytest.mark.parametrize("params", [{"store_wait": "deferred"}, {"epilogue_tile": (128, 32)}],
+                         ids=["deferred_store_wait", "sub_tiled"])
+def test_ping_pong_with_c_and_a_staging_tile_per_group_matches_numpy(params: dict) -> None:
+    """With the store's wait deferred (a staging tile per group) or sub-tiled (a ring per group), beside C's parts."""
+    fusion = matmul_epilogue.build("alpha_beta", ping_pong=True, tile=(128, 128, 64), stages=2, blocks=2, **params)
+    _check(fusion, "alpha_beta", [(200, 264, 136)], seed=85)
+
+
 @pytest.mark.parametrize("kind", ["bias_relu", "bias_gelu"])
 def test_ping_pong_with_a_shared_bias_matches_numpy(kind: str) -> None:
     fusion = matmul_epilogue.build(kind, ping_pong=True, tile=(128, 128, 64), stages=2, blocks=2)
