@@ -132,9 +132,9 @@ def alloc_position(ids: IdModel, tv: TensorView, tc: TensorCores | None = None) 
         return cb_axis(ids, tv)
     turn = _turn_part(ids, tv, tc)
     if turn is not None:
-        # a part per warp group of those taking turns on a loop (ping-pong's C tile, loaded at each group's tile
-        # start): a group reaches the allocation in its turn while another may still read its own part, so the
-        # buffer is allocated outside the serial loops around that axis, once for all turns
+        # a part per warp group of those taking turns on a loop (an epilogue input's tile, loaded at each group's
+        # tile start): a group reaches the allocation in its turn while another may still read its own part, so
+        # the buffer is allocated outside the serial loops around that axis, once for all turns
         loops = [k for k in serial_loops(ids, tv) if k < turn]
         return loops[0] if loops else tv.compute_at_pos
     if deferred_store_tile(ids, tv):

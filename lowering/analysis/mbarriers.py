@@ -28,7 +28,7 @@ __all__ = ["MBAR_ALIGN", "MBAR_BYTES", "MBarrierPlan", "OrderingBarriers", "Toke
 @dataclass(frozen=True)
 class TokenBarrier:
     """The barrier an unpipelined TMA load completes on. A load each index of some thread dimensions issues
-    for itself (``TmaBox.issuers``: ping-pong warp groups, each loading the C tile of its own turn) has a barrier
+    for itself (``TmaBox.issuers``: warp groups taking turns, each loading the tile of its own turn) has a barrier
     per index: ``slots`` of them, this thread's at ``index``."""
     tv: TensorView
     mbar: Buffer
