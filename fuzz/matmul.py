@@ -86,8 +86,6 @@ class MatmulCase:
         # into a shared vector
         if self.fixed_shapes and self.params.tma_store and not problem.output_rows_aligned:
             return False    # the TMA store needs 16-byte rows too (schedule_matmul refuses it)
-        if problem.loaded and self.params.ping_pong:
-            return False    # not implemented: schedule_matmul refuses it (MatmulParams.ping_pong)
         try:
             self.params.validate(self.dtype, problem.loaded_tiles, self.layout, loads)
         except ScheduleError:

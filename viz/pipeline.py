@@ -268,6 +268,9 @@ def pipeline_timeline(kernel: k.Kernel, names: dict[str, tuple[str, k.Stage]], t
     located = [(ev, _location(ev, names)) for ev in trace]
     every = sorted({ev["barrier"] for ev, loc in located if loc is not None and "barrier" in ev})
     turn_barriers = [b for b in every if roles is not None and b.endswith(_TURN_SUFFIX)]
+    # ping-pong: a load each compute warp group issues at its tile's start (C, a bias) completes on a token barrier
+    # of its own, outside the pipeline's stages: its events go in the turn column
+    own_loads = _token_barriers(kernel) if turn_barriers else set()
     barriers = [b for b in every if b not in turn_barriers]
     stages, elements = _stages(kernel, trace, barriers, depths or {})
     several = len(barriers) > 1
@@ -305,9 +308,10 @@ def pipeline_timeline(kernel: k.Kernel, names: dict[str, tuple[str, k.Stage]], t
         if kind == "cp_async.issue":
             per_stage = elements.get(ev["dst"])
             index = None if per_stage is None else (ev["dst_index"] // per_stage) % stages
-        slot = None if index is None or turn else index % stages
-        column = "turn" if turn else ""
-        if kind in _WAITS and not turn and index is not None and index < stages:
+        own = barrier in own_loads
+        slot = None if index is None or turn or own else index % stages
+        column = "turn" if turn or own else ""
+        if kind in _WAITS and not turn and not own and index is not None and index < stages:
             last_full[task] = index
         fold = _fold_kind(ev)
         if fold is not None:
@@ -330,7 +334,7 @@ def pipeline_timeline(kernel: k.Kernel, names: dict[str, tuple[str, k.Stage]], t
             continue
         key = (task, barrier, index)
         text = _turn_text(ev, role, takers[barrier]) if turn else _event_text(ev, several)
-        if not turn and index is not None and index >= stages:
+        if not turn and not own and index is not None and index >= stages:
             text = f"WAR {text}"
         suffix = ""
         if kind in _WAITS:
@@ -459,6 +463,12 @@ def _stages(kernel: k.Kernel, trace: list[dict[str, Any]], barriers: list[str],
         return max(filled) + 1, elements
     known = [sizes[b] for b in barriers if sizes.get(b) is not None]
     return max(known, default=1), elements  # type: ignore[type-var]
+
+
+def _token_barriers(kernel: k.Kernel) -> set[str]:
+    """The mbarriers waited on with a token (unpipelined TMA loads), not with a parity (a pipeline's stages)."""
+    token = {n.mbar.name for n in k.walk(kernel.body) if isinstance(n, k.MBarrierWait)}
+    return token - {n.mbar.name for n in k.walk(kernel.body) if isinstance(n, k.MBarrierWaitParity)}
 
 
 def _array_size(kernel: k.Kernel, name: str) -> int:

@@ -147,7 +147,5 @@ def _runs(params: MatmulParams, problem: MatmulProblem) -> bool:
         return False
     if params.tma_store and not problem.tma_store_possible:
         return False                     # stmatrix stores 16-bit elements
-    if params.ping_pong and problem.loaded:
-        return False                     # each warp group would load its own C tile: not implemented
     batch, max_z = problem.batch, current_target().max_grid[2]
     return not (problem.batch_axes and not params.persistent and batch is not None and batch > max_z)

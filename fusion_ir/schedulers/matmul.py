@@ -46,8 +46,10 @@ from .matmul_problem import (
     find_mma,
     matmul_problem,
     tma_rows,
+    vector_tile,
     wgmma_operand_types,
 )
+from .matmul_smem import shared_vector
 from .matmul_why import given_why
 from .suggest import suggest_matmul_params
 
@@ -304,22 +306,17 @@ def _load_epilogue_inputs(fusion: Fusion, acc: TensorView, params: MatmulParams)
             raise ScheduleError(f"schedule_matmul: the epilogue reads T{c.name} ([M, N]) in {len(readers)} places "
                                 f"({names}); its tile is TMA-loaded once per output tile for one reader: read it "
                                 f"once (compute the expression that uses it once and reuse the result)")
-    if loaded and params.ping_pong:
-        raise ScheduleError(f"MatmulParams.ping_pong: the epilogue reads T{loaded[0].name} ([M, N]), which is "
-                            f"TMA-loaded once per output tile; ping-pong warp groups would each load the tile of "
-                            f"their own turn, which is not implemented: use the cooperative arrangement "
-                            f"(ping_pong=False)")
     return [c.cache_after(LoadStoreOpType.TMA) for c in loaded]
 
 
 def _load_epilogue_vectors(fusion: Fusion, acc: TensorView, params: MatmulParams) -> list[TensorView]:
     """A vector the epilogue broadcasts over the tile (a bias ``[N]`` per column, or ``[M]`` per row) comes into
     shared memory by TMA, one box of the tile's columns (rows) per output tile, loaded at the tile's start and
-    read from shared memory in the epilogue; returns those shared vectors. Ping-pong warp groups read theirs from
-    global memory (each would load the vector of its own turn, not implemented)."""
-    if params.ping_pong:
-        return []
-    return [v.cache_after(LoadStoreOpType.TMA) for v in epilogue_vectors(fusion, acc)]
+    read from shared memory in the epilogue; returns those shared vectors. Ping-pong warp groups each load the vector
+    of their own turn, into a part of their own: where a part is not a whole number of TMA alignment units
+    (``shared_vector``), each thread reads it from global memory instead."""
+    return [v.cache_after(LoadStoreOpType.TMA) for v in epilogue_vectors(fusion, acc)
+            if shared_vector(params, vector_tile(v, acc))]
 
 
 def _schedule_loaded_vector(tv: TensorView, params: MatmulParams, batch: int) -> None:

@@ -150,8 +150,7 @@ class MatmulParams:
             staged = " and the output tile" if self.tma_store else ""
             tiles = as_tiles(loaded)
             staged += " and the epilogue's TMA-loaded tile of C" if any(not t.vector for t in tiles) else ""
-            staged += (" and the epilogue's TMA-loaded vectors" if any(t.vector for t in tiles) and not self.ping_pong
-                       else "")
+            staged += " and the epilogue's TMA-loaded vectors" if any(t.vector for t in tiles) else ""
             depth = "even the 2 stages of \"auto\"" if auto else f"{self.stages} stages"
             raise ScheduleError(f"MatmulParams.stages: {depth} of A ({tm} x {tk}) and B ({tk} x {tn}) "
                                 f"{dtype.short_name} tiles{staged} need {smem} bytes of shared memory, over the "

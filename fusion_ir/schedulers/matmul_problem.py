@@ -181,13 +181,14 @@ def loaded_tiles(fusion: Fusion, acc: TensorView) -> tuple[LoadedTile, ...]:
         deep.add(tv)
         stack.extend(tv.producers())
     tiles = tuple(LoadedTile(c.dtype.size, out is not None and c in out.producers() and c not in deep) for c in inputs)
-    return tiles + tuple(LoadedTile(v.dtype.size, vector=_vector_dim(v, acc)) for v in epilogue_vectors(fusion, acc))
+    return tiles + tuple(vector_tile(v, acc) for v in epilogue_vectors(fusion, acc))
 
 
-def _vector_dim(v: TensorView, acc: TensorView) -> str:
-    """Which of the tile's dimensions an epilogue vector runs along: "N" (broadcast over the rows) or "M"."""
+def vector_tile(v: TensorView, acc: TensorView) -> LoadedTile:
+    """The shared copy of an epilogue vector ``v``: its element size and which of the tile's dimensions it runs
+    along, "N" (broadcast over the rows) or "M"."""
     (b,) = v.consumers()
-    return "M" if b.definition.is_broadcast_dims[-1] else "N"
+    return LoadedTile(v.dtype.size, vector="M" if b.definition.is_broadcast_dims[-1] else "N")
 
 
 

@@ -19,6 +19,8 @@ holds the two equal):
 - a C tile is loaded before the mainloop and lives through it, unless, without a TMA store, the
   kernel's emission order reaches it after the accumulator (``LoadedTile.after_mainloop``: the
   output reads it directly and no other epilogue tensor does): then it is loaded after the mainloop;
+  ping-pong: C's tile and each vector have a part (and a barrier) per compute warp group, each loading those
+  of its own turn, allocated outside the tile loop the groups take turns in (they live through that loop);
 - the output tile lives through the epilogue (several outputs: one after the other; sub-tiled, their rings
   together), or, with a deferred store wait, through the loop
   the tile is computed in (Pipelined and persistent: the whole tile loop; warp-specialized and
@@ -82,7 +84,7 @@ class LoadedTile:
     size: int                       # bytes per element
     after_mainloop: bool = False
     # "": an [M, N] tile; "N": a vector broadcast over the rows (a bias per column: the tile's N elements), "M":
-    # one broadcast over the columns (the tile's M elements); ping-pong warp groups read vectors from global memory
+    # one broadcast over the columns (the tile's M elements)
     vector: str = ""
 
 
@@ -106,6 +108,16 @@ def as_tiles(loaded: int | Sequence[LoadedTile]) -> tuple[LoadedTile, ...]:
     if isinstance(loaded, int):
         return (LoadedTile(loaded),) if loaded else ()
     return tuple(loaded)
+
+
+def shared_vector(params: MatmulSchedule, tile: LoadedTile) -> bool:
+    """Whether the kernel TMA-loads the epilogue vector ``tile`` into shared memory (else each thread reads it from
+    global memory): always, but in ping-pong only where a warp group's box is a whole number of TMA alignment units
+    (128 bytes), since each group's part of the buffer starts where the one before ends."""
+    if not params.ping_pong:
+        return True
+    count = params.tile[0] if tile.vector == "M" else params.tile[1]
+    return count * tile.size % current_target().tma.smem_alignment == 0
 
 
 def _tma_alignment(span: int) -> int:
@@ -143,8 +155,11 @@ def matmul_smem_requests(params: MatmulSchedule, dtype: DataType, loaded: int | 
     tm, tn, _ = params.tile
     stages = params.stages if isinstance(params.stages, int) else 2
     spanning = params.warp_specialized and params.persistent
-    tiles = tuple(t for t in as_tiles(loaded) if not (t.vector and params.ping_pong))
-    out: list[BufferRequest] = [mbarriers(f"C{i}_mbar", 1, KERNEL) for i in range(len(tiles))]
+    tiles = tuple(t for t in as_tiles(loaded) if not t.vector or shared_vector(params, t))
+    # ping-pong: each compute warp group loads the tile (vector) of its own turn, into a part of its own (a barrier
+    # each), allocated outside the tile loop the groups take turns in: it lives through that loop
+    parts = params.compute_warp_groups if params.ping_pong else 1
+    out: list[BufferRequest] = [mbarriers(f"C{i}_mbar", parts, KERNEL) for i in range(len(tiles))]
     deferred = params.tma_store and StoreWait.of(params.store_wait) is StoreWait.Deferred
     staging: list[BufferRequest] = []
     if params.tma_store and params.epilogue_tile is not None:
@@ -177,19 +192,24 @@ def matmul_smem_requests(params: MatmulSchedule, dtype: DataType, loaded: int | 
     # stmatrix; sub-tiled, per sub-tile, between the stmatrix instructions of the one before
     shared_first = outputs > 1 and params.tma_store and params.epilogue_tile is None
     read_until = EPILOGUE[0] - 1 if shared_first else EPILOGUE[0]
+    loads: list[BufferRequest] = []
     for i, tile in enumerate(tiles):
         late = tile.after_mainloop and not params.tma_store
         start = AFTER_MAINLOOP if late else (IN_TILE_LOOP if spanning else PREFETCH)
+        # ping-pong: allocated outside the tile loop, first written in it (after A and B, before the output tile)
+        live = (SPANNING[0], TILE_LOOP[1]) if params.ping_pong else (start, read_until)
         if tile.vector:
             count = tm if tile.vector == "M" else tn
-            out.append(BufferRequest(f"V{i}", count * tile.size, current_target().tma.smem_alignment,
-                                     (start, read_until)))      # one unswizzled box
+            loads.append(BufferRequest(f"V{i}", count * tile.size * parts, current_target().tma.smem_alignment,
+                                       live))      # one unswizzled box
             continue
         columns, row = _chunked(params, tile.size)
-        out.append(BufferRequest(f"C{i}", tm * columns * tile.size, _tma_alignment(row), (start, read_until)))
+        loads.append(BufferRequest(f"C{i}", tm * columns * tile.size * parts, _tma_alignment(row), live))
     a_bytes, a_align = _operand_tile(params, dtype.size, tm, layout.a_mn_major)
     b_bytes, b_align = _operand_tile(params, dtype.size, tn, layout.b_mn_major)
+    out.extend(loads if not params.ping_pong else ())
     out.append(BufferRequest("A", a_bytes, a_align, operands, stages))
     out.append(BufferRequest("B", b_bytes, b_align, operands, stages))
+    out.extend(loads if params.ping_pong else ())
     out.extend(staging)              # after A and B: first used with them when it spans their loop
     return out

@@ -243,11 +243,15 @@ def epilogue_sub_tile(params: MatmulParams, problem: MatmulProblem | None = None
     fused epilogue with 128 x 64 against 0.896; a plain matmul 0.93 against 0.91 of cuBLAS. Persistent kernels without
     an epilogue input keep the whole tile: with 128 x 32 sub-tiles the ping-pong kernel at 4096 x 4096 x 128 fell from 1.07 to 0.74 of
     cuBLAS and the cooperative one at 8192 x 8192 x 512 from 0.88 to 0.80 (a short K's tile is mostly epilogue,
-    which the sub-tiles serialize into rounds of barriers and stores)."""
+    which the sub-tiles serialize into rounds of barriers and stores). Ping-pong with C and one output keeps it too:
+    its groups take turns on one staging tile, where sub-tiles would need a ring per group (as much memory) and
+    serialize the epilogue its other group's mainloop hides."""
     if not params.tma_store or StoreWait.of(params.store_wait) is not StoreWait.AfterBoxes:
         return None
     if params.persistent and (problem is None or (problem.outputs == 1 and not problem.loaded_tiles)):
         return None
+    if params.ping_pong and problem is not None and problem.outputs == 1:
+        return None      # C's tile: a ring per warp group takes the room of the one whole tile they take turns on
     tm, tn, _ = params.tile
     width = PERSISTENT_SUB_TILE_COLUMNS if params.persistent else SUB_TILE_COLUMNS
     for en in (width, 32, 16):
@@ -288,15 +292,12 @@ def arrangement(problem: MatmulProblem, sms: int) -> dict[str, Any]:
 def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any], str, dict[str, str]]:
     """``arrangement``'s fields, the rule that fired (one line) and the reason for each field it decided."""
     # the TMA store: a 16-bit result, unless the epilogue reads an input from global memory and no [M, N] input
-    # (its register stores ran faster, docs/matmul.md, Fused epilogues): a bias is a shared vector, but ping-pong
-    # warp groups read theirs from global memory
+    # (its register stores ran faster, docs/matmul.md, Fused epilogues): a bias is a shared vector (ping-pong: one
+    # per warp group)
     tma_store = problem.tma_store_possible and not (problem.broadcast > problem.vectors and not problem.loaded)
-    pp_store = problem.tma_store_possible and not (problem.broadcast and not problem.loaded)
     store = ("the TMA store: a 16-bit result" if tma_store else
              "register stores: stmatrix stores 16-bit elements" if not problem.tma_store_possible else
              "register stores: the epilogue reads an input from global memory, which spills with the TMA store")
-    pp_store_why = store if pp_store == tma_store else ("register stores: ping-pong warp groups read the epilogue's "
-                                                        "vector from global memory")
     ws = {"warp_specialized": True, "persistent": False, "ping_pong": False, "tma_store": tma_store, "stages": 2,
           "index_type": DataType.Int64}
     big = {**ws, "tile": BIG, "compute_warp_groups": 2}
@@ -311,16 +312,16 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
     index_why = ("32-bit indices: every tensor has fewer than 2^31 elements" if fits else
                  "64-bit indices: a tensor has 2^31 elements or more")
     ping_pong = {**ws, "tile": PING_PONG, "compute_warp_groups": 2, "persistent": True, "ping_pong": True,
-                 "index_type": index, "tma_store": pp_store}
+                 "index_type": index}
     k_tiles = problem.k_tiles(BIG[2])
     short_k = k_tiles is not None and k_tiles <= FEW_K_TILES
-    if short_k and not problem.loaded and problem.tiles(PING_PONG) >= sms:   # type: ignore[operator]
+    if short_k and problem.tiles(PING_PONG) >= sms:   # type: ignore[operator]
         # a tile is little but its epilogue: ping-pong runs one warp group's epilogue under the other's mainloop
         rule = (f"K of at most {FEW_K_TILES} tiles (K = {problem.k}: {k_tiles} tiles of {BIG[2]}) and a wave of "
                 f"128 x 128 tiles: ping-pong")
         return ping_pong, rule, _reasons(
             "short K", "128 x 128 per warp group", "persistent ping-pong: one warp group's epilogue runs under the "
-            "other's mainloop (1.07 of cuBLAS at 4096 x 4096 x 128)", pp_store_why, index_why, ping_pong=True)
+            "other's mainloop (1.07 of cuBLAS at 4096 x 4096 x 128)", store, index_why, ping_pong=True)
     if tiles < sms:                                            # under one wave of big tiles
         split = split_k_for(problem, sms, BIG_COLUMNS)
         if split > 1:                                          # a long K: more blocks per tile, not smaller tiles
@@ -353,11 +354,11 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
                                   f"1.00 against 0.79)")
             rule = f"{rule}; few rows of tiles and a B streamed from DRAM: clusters of two"
         return chosen, rule, reasons
-    if problem.n is not None and problem.n <= PING_PONG[1] and not problem.loaded:
+    if problem.n is not None and problem.n <= PING_PONG[1]:
         rule = f"N = {problem.n} of at most {PING_PONG[1]}: a 256-wide tile would be half empty or more"
         return ping_pong, rule, _reasons(
             "narrow N", "128 x 128 per warp group", "persistent ping-pong (1.02 of cuBLAS at 32 x 2048 x 128 x 2048)",
-            pp_store_why, index_why, ping_pong=True)
+            store, index_why, ping_pong=True)
     # clusters where L2 is the bottleneck: rows that are not 128-byte multiples, or an [M, N] epilogue input's reads
     # beside the operands' (2 a @ b + 0.5 C at 8192^3 on the H100: 1.01 of torch.addmm in clusters, 0.95 without)
     long_k = (k_tiles is not None and k_tiles >= CLUSTER_K_TILES and not misaligned_rows(problem)

@@ -128,9 +128,16 @@ def param_buffer(tv: TensorView) -> Buffer:
 
 
 
-def alloc_position(ids: IdModel, tv: TensorView) -> int:
+def alloc_position(ids: IdModel, tv: TensorView, tc: TensorCores | None = None) -> int:
     if tv.circular_buffer_options is not None:
         return cb_axis(ids, tv)
+    turn = _turn_part(ids, tv, tc)
+    if turn is not None:
+        # a part per warp group of those taking turns on a loop (an epilogue input's tile, loaded at each group's
+        # tile start): a group reaches the allocation in its turn while another may still read its own part, so
+        # the buffer is allocated outside the serial loops around that axis, once for all turns
+        loops = [k for k in serial_loops(ids, tv) if k < turn]
+        return loops[0] if loops else tv.compute_at_pos
     if deferred_store_tile(ids, tv):
         # its TMA stores still read it in the next iteration of its innermost loop, and the last ones until a wait
         # after that loop which threads past their last barrier need not have reached: allocated outside the
@@ -141,6 +148,21 @@ def alloc_position(ids: IdModel, tv: TensorView) -> int:
     return tv.compute_at_pos
 
 
+
+
+def _turn_part(ids: IdModel, tv: TensorView, tc: TensorCores | None) -> int | None:
+    """Position of the thread axis left of ``tv``'s compute-at position along which the compute warp groups take
+    turns (``TensorCores.turn_groups``) and ``tv``, in shared memory, has a part per group; None if it has none."""
+    if tc is None or tv.memory_type is not MemoryType.Shared or not tc.turn_groups:
+        return None
+    shared = tc.shared_turn_axis(tv)
+    for k in range(tv.compute_at_pos):
+        i = tv.loop[k]
+        if i is shared or i.is_broadcast or not ids.group(i).parallel_type.is_thread:
+            continue
+        if ids.group(i).number in tc.turn_groups:
+            return k
+    return None
 
 
 def allocation_ids(ids: IdModel, tc: TensorCores, tv: TensorView, memory: MemoryType, pos: int) -> list[IterDomain]:
@@ -299,7 +321,7 @@ def build(ids: IdModel, tc: TensorCores, stages: Callable[[TensorView], int]) ->
     for tv in ids.tensors:
         if tv.is_input:
             continue
-        pos = alloc_position(ids, tv)
+        pos = alloc_position(ids, tv, tc)
         allocated: list[Buffer] = []
         if not tv.is_output:
             if tv.memory_type is MemoryType.Global:

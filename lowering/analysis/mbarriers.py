@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fusion_ir import MemoryType, TensorView
+from fusion_ir import MemoryType, ParallelType, TensorView
 from fusion_ir.scalar import Val
 from fusion_ir.types import DataType
 
+from ..errors import LoweringError
 from ..kernel_ir import Buffer
 from .circular_buffer import CircularBufferInfo, CircularLoop
 from .mbarrier_layout import MBAR_ALIGN, MBAR_BYTES, OrderingBarriers
@@ -26,9 +27,14 @@ __all__ = ["MBAR_ALIGN", "MBAR_BYTES", "MBarrierPlan", "OrderingBarriers", "Toke
 
 @dataclass(frozen=True)
 class TokenBarrier:
+    """The barrier an unpipelined TMA load completes on. A load each index of some thread dimensions issues
+    for itself (``TmaBox.issuers``: warp groups taking turns, each loading the tile of its own turn) has a barrier
+    per index: ``slots`` of them, this thread's at ``index``."""
     tv: TensorView
     mbar: Buffer
     token: Buffer
+    slots: int = 1
+    index: Val = Val.const(0)  # noqa: RUF009 (Val is immutable)
 
 
 @dataclass
@@ -45,15 +51,17 @@ class MBarrierPlan:
         return self._slots[tv]
 
 
-def build(tma: TmaInfo, circular: CircularBufferInfo) -> MBarrierPlan:
+def build(tma: TmaInfo, circular: CircularBufferInfo, launch: dict[ParallelType, Val]) -> MBarrierPlan:
+    """``launch``: the block's thread extents (``IdModel.launch``), which size a per-issuer token barrier."""
     plan = MBarrierPlan()
-    for tv in tma.boxes:
+    for tv, box in tma.boxes.items():
         if circular.is_buffered(tv):
             continue
-        mbar = Buffer(f"T{tv.name}_mbar", DataType.Int64, MemoryType.Shared, Val.const(1), align=MBAR_ALIGN)
+        slots, index = _issuer_slots(tv, box.issuers, launch)
+        mbar = Buffer(f"T{tv.name}_mbar", DataType.Int64, MemoryType.Shared, Val.const(slots), align=MBAR_ALIGN)
         token = Buffer(f"T{tv.name}_token", DataType.Int64, MemoryType.Local, Val.const(1))
-        plan.tokens[tv] = TokenBarrier(tv, mbar, token)
-        plan._slots[tv] = (mbar, Val.const(0))
+        plan.tokens[tv] = TokenBarrier(tv, mbar, token, slots, index)
+        plan._slots[tv] = (mbar, index)
     for number, loop in circular.loops.items():
         if not loop.tma:
             continue
@@ -67,3 +75,17 @@ def build(tma: TmaInfo, circular: CircularBufferInfo) -> MBarrierPlan:
         for tv in loop.tma:
             plan._slots[tv] = (mbar, loop.full(loop.stage(loop.iteration)))
     return plan
+
+
+def _issuer_slots(tv: TensorView, issuers: tuple[ParallelType, ...],
+                  launch: dict[ParallelType, Val]) -> tuple[int, Val]:
+    """How many barriers a load issued per index of ``issuers`` needs, and this thread's (its linear index there)."""
+    slots, index = 1, Val.const(0)
+    for pt in issuers:
+        n = launch[pt].const_value()
+        if n is None:
+            raise LoweringError(f"T{tv.name} is TMA-loaded by each index of {pt.name}, whose extent {launch[pt]} is not "
+                                f"a constant; a barrier per index needs a constant count of them")
+        index = index * n + Val.symbol(pt.cuda_index)
+        slots *= n
+    return slots, index

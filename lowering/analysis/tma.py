@@ -12,7 +12,9 @@ Rules (raised as ``LoweringError``), with the current target's limits (sm_90's i
 of ``alignment`` bytes (16; exactly the swizzle span when swizzled), every box starting
 ``smem_alignment``-byte (128) aligned in shared memory (at a whole swizzle repeat when swizzled),
 the Bulk axes innermost in the allocation in the global tensor's dimension order, and no thread-parallel axis (one elected
-thread issues every copy of the block).
+thread issues every copy of the block), but those left of the compute-at position of an unpipelined load: each index
+there loads its own boxes (ping-pong warp groups, each loading the C tile of its own turn), issued by a thread elected
+in the index's first warp (``TmaBox.issuers``, ``issuer_warp``), so each index must hold whole warps.
 
 A load of a chain of views of a fusion input (pads, reshapes, permutes: ``fusion_ir.views``, ``IdModel.views``)
 is a box of that input: its tensor map is the input's (its own extents, so past them TMA fills zeros: a pad
@@ -245,6 +247,30 @@ def first_warp(ids: IdModel, dims: tuple[ParallelType, ...]) -> Val:
     return linear // 32
 
 
+def _check_issuers(ids: IdModel, name: str, issuers: tuple[ParallelType, ...]) -> None:
+    """A load each index of ``issuers`` issues for itself is issued by a thread elected in that index's first warp,
+    so each index's threads must be whole warps: the issuers are the outermost thread dimensions launched and the
+    threads inside one index (the extents of the dimensions before them) a constant multiple of the warp size."""
+    if not issuers:
+        return
+    order = (ParallelType.TIDx, ParallelType.TIDy, ParallelType.TIDz)
+    first = min(order.index(pt) for pt in issuers)
+    outer = [pt for pt in order[first:] if pt not in issuers and ids.launch[pt].const_value() != 1]
+    inner = Val.const(1)
+    for pt in order[:first]:
+        inner = inner * ids.launch[pt]
+    threads, warp = inner.const_value(), current_target().warp_size
+    if not outer and threads is not None and threads % warp == 0:
+        return
+    why = (f"the thread dimension {outer[0].name} is outside them" if outer
+           else f"one index holds {inner} threads, not a multiple of {warp}")
+    dims = ", ".join(pt.name for pt in issuers)
+    raise LoweringError(f"{name} is loaded by TMA per index of {dims} (computed inside those thread axes), each "
+                        f"index's copies issued by a thread elected in its first warp, so each index must hold whole "
+                        f"warps, but {why}; keep thread-parallel axes out of a TMA-loaded tensor (compute it outside "
+                        f"them)")
+
+
 def analyze(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> TmaBox:
     """The box of ``tv``; raises ``LoweringError`` naming the axis and the rule it breaks."""
     name = f"T{tv.name}"
@@ -271,14 +297,19 @@ def analyze(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> TmaBox:
                             f"{len(dims)}")
 
     issue: list[IterDomain] = []
+    issuers: list[ParallelType] = []
     turn = turn_axis(ids, tv)
     for k, i in enumerate(tv.loop):
         pt = ids.group(i).parallel_type
         if i.is_broadcast or i.is_reduction or i is turn:
             continue    # the producer walks a turn axis as a serial loop
+        if pt.is_thread and k < tv.compute_at_pos and tv.circular_buffer_options is None:
+            issuers.append(pt)      # a thread index the tile is computed inside: each loads its own boxes
+            continue
         if pt.is_thread:
             where = "left of" if k < tv.compute_at_pos else "right of"
-            raise LoweringError(f"{name} is loaded by TMA, which one elected thread issues per block, but its axis "
+            raise LoweringError(f"{name} is loaded by TMA, which one elected thread issues per block (or per index "
+                                f"of the thread axes an unpipelined load is computed inside), but its axis "
                                 f"{i.label()} {where} the compute-at position is {pt.name}; keep thread-parallel "
                                 f"axes out of a TMA-loaded tensor (compute it outside them)")
         if pt.is_block:
@@ -289,6 +320,7 @@ def analyze(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> TmaBox:
                                 f"one box each")
         if k >= tv.compute_at_pos and pt is not ParallelType.Bulk:
             issue.append(i)
+    _check_issuers(ids, name, tuple(issuers))
     bulk_axes = [i for i in tv.loop if ids.group(i).parallel_type is ParallelType.Bulk]
     if not bulk_axes:
         raise LoweringError(f"{name} is loaded by TMA but has no Bulk axis; parallelize the axes of the box with "
@@ -333,7 +365,8 @@ def analyze(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> TmaBox:
                             f"swizzle is exactly {tv.swizzle.span} bytes (TMA lays each swizzled row out at the "
                             f"full span)")
 
-    result = TmaBox(tv, source, dims, tuple(bulk.get(r) for r in dims), box, tuple(issue), view=view)
+    result = TmaBox(tv, source, dims, tuple(bulk.get(r) for r in dims), box, tuple(issue), view=view,
+                    issuers=tuple(issuers), issuer_warp=first_warp(ids, tuple(issuers)))
     _check_layout(buffers, result)
     return result
 

@@ -42,14 +42,16 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
         box = a.tma.boxes[tv]
 
         def issue(scope: tuple[Node, ...], k: int, tv=tv, token=token, box=box) -> tuple[Node, ...]:
-            mbar = token.mbar
-            start = (MBarrierArriveExpectTx(mbar, zero, box.tx_bytes(), token.token, zero), scope[k])
-            wait = (MBarrierWait(mbar, zero, token.token, zero),)
-            sync = BlockSync(reason=f"RAW: T{tv.name} arrived by TMA; the elected thread waited on its token")
+            mbar, slot, warp = token.mbar, token.index, box.issuer_warp
+            start = (MBarrierArriveExpectTx(mbar, slot, box.tx_bytes(), token.token, zero), scope[k])
+            wait = (MBarrierWait(mbar, slot, token.token, zero),)
+            sync = BlockSync(reason=f"RAW: T{tv.name} arrived by TMA; the elected thread waited on its token",
+                             per=box.issuers)
             first = next((j for j in range(k + 1, len(scope)) if reads(scope[j], tv)), k + 1)
             if first == k + 1:          # read right away: one elected block issues and waits
-                return scope[:k] + (ElectSync(start + wait), sync) + scope[k + 1:]
-            return scope[:k] + (ElectSync(start),) + scope[k + 1:first] + (ElectSync(wait), sync) + scope[first:]
+                return scope[:k] + (ElectSync(start + wait, warp=warp), sync) + scope[k + 1:]
+            return (scope[:k] + (ElectSync(start, warp=warp),) + scope[k + 1:first] + (ElectSync(wait, warp=warp), sync)
+                    + scope[first:])
 
         body = edit_scope(body, tv, a.ids.depth(tv, tv.compute_at_pos), issue)
     for tv in a.ids.tensors:

@@ -55,10 +55,17 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
 
 def _token_lifetime(body: tuple[Node, ...], token: TokenBarrier) -> tuple[Node, ...]:
     mbar, zero = token.mbar, Val.const(0)
-    head = (Allocate(mbar), Allocate(token.token), ElectSync((MBarrierInit(mbar, zero, Val.const(1)),)),
+    s = Val.symbol(f"s_{mbar.name}")
+    init: Node = MBarrierInit(mbar, zero, Val.const(1))
+    inval: Node = MBarrierInval(mbar, zero)
+    if token.slots > 1:     # a barrier per issuing index (``TokenBarrier.slots``)
+        init = ForLoop(s, zero, Val.const(token.slots), (MBarrierInit(mbar, s, Val.const(1)),),
+                       label=f"a {mbar.name} per issuer", stage=Stage.PrePrologue)
+        inval = ForLoop(s, zero, Val.const(token.slots), (MBarrierInval(mbar, s),),
+                        label=f"a {mbar.name} per issuer", stage=Stage.PostEpilogue)
+    head = (Allocate(mbar), Allocate(token.token), ElectSync((init,)),
             BlockSync(reason=f"init: {mbar.name} visible to every thread"))
-    tail = (BlockSync(reason=f"every wait on {mbar.name} done before inval"),
-            ElectSync((MBarrierInval(mbar, zero),)))
+    tail = (BlockSync(reason=f"every wait on {mbar.name} done before inval"), ElectSync((inval,)))
     return head + body + tail
 
 

@@ -45,6 +45,9 @@ BUILDERS["example_matmul_epilogue_bias_gelu_sub_tiled"] = lambda: examples.load(
     "bias_gelu", epilogue_tile=(128, 32))
 BUILDERS["example_matmul_epilogue_alpha_beta_sub_tiled"] = lambda: examples.load("matmul_epilogue").build(
     "alpha_beta", epilogue_tile=(128, 64), persistent=False)
+# ping-pong with C: each compute warp group TMA-loads the C tile of its own turn (its own part and token mbarrier)
+BUILDERS["example_matmul_epilogue_alpha_beta_ping_pong"] = lambda: examples.load("matmul_epilogue").build(
+    "alpha_beta", ping_pong=True, tile=(128, 128, 64), stages=4)
 BUILDERS["example_auto_transpose_256x264"] = lambda: examples.load("auto_transpose").build(shape=(256, 264))
 BUILDERS["example_matmul_cluster_1x2_tma_store"] = lambda: examples.load("matmul_cluster").build(   # shares A
     cluster=(1, 2), tma_store=True, stages=3)

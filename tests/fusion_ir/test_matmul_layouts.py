@@ -123,13 +123,20 @@ def test_the_row_rule_names_the_transposed_input() -> None:
 
 
 def test_a_refused_schedule_leaves_the_transposes_as_they_were() -> None:
-    """Ping-pong with C in the epilogue is refused inside the schedule's transaction, after the operands became
-    TMA loads: they are copies again."""
-    fusion = _fusion(True, True, epilogue="alpha_beta", out_dtype=DataType.BFloat16)
+    """An epilogue that reads C in two places is refused inside the schedule's transaction, after the operands
+    became TMA loads: they are copies again."""
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(ndim=2, dtype=DataType.BFloat16)
+        b = fusion.add_input(ndim=2, dtype=DataType.BFloat16)
+        c = fusion.add_input(ndim=2, dtype=DataType.BFloat16)
+        acc = ops.matmul(ops.transpose(a, 0, 1), ops.transpose(b, 0, 1))
+        twice = ops.add(ops.add(acc, ops.cast(c, DataType.Float)), ops.mul(ops.cast(c, DataType.Float), 0.5))
+        fusion.add_output(ops.cast(twice, DataType.BFloat16))
     before = fusion.state_fingerprint()
     params = MatmulParams(tile=(64, 64, 64), stages=2, warp_specialized=True, persistent=True, ping_pong=True,
                           blocks=2)
-    with pytest.raises(ScheduleError, match="ping_pong"):
+    with pytest.raises(ScheduleError, match=r"reads T\d+ \(\[M, N\]\) in 2 places"):
         schedule_matmul(fusion, params)
     assert fusion.state_fingerprint() == before
     assert all(load_kind(e.output) is LoadStoreOpType.Set for e in fusion.exprs if isinstance(e, LoadStoreOp))

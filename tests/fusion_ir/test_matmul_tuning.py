@@ -89,8 +89,10 @@ def test_every_candidate_validates_and_schedules(name: str) -> None:
 def test_candidates_leave_out_what_cannot_run_or_cannot_help() -> None:
     # a float result: no TMA store (stmatrix stores 16-bit elements)
     assert not any(p.tma_store for p in matmul_candidates(_fusion(2048, 2048, 2048, out=None), 132))
-    # C loaded by TMA: no ping-pong (each warp group would load its own tile)
-    assert not any(p.ping_pong for p in matmul_candidates(_fusion(4096, 4096, 1024, with_c=True), 132))
+    # C loaded by TMA: ping-pong too (each warp group loads the C tile of its own turn), and it schedules
+    with_c = [p for p in matmul_candidates(_fusion(4096, 4096, 1024, with_c=True), 132) if p.ping_pong]
+    assert with_c and all(p.tile == (128, 128, 64) for p in with_c)
+    schedule_matmul(_fusion(4096, 4096, 1024, with_c=True), with_c[0])
     # fewer tiles than SMs: nothing for a persistent loop to walk
     small = matmul_candidates(_fusion(512, 512, 512), 132)
     assert not any(p.persistent for p in small)

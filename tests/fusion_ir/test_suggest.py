@@ -107,10 +107,22 @@ def test_a_192_x_192_tile_where_it_fills_whole_waves() -> None:
     assert suggest_matmul_params(_matmul((4096, 4096, 4096))).tile == (256, 128, 64)   # 4 waves either way
 
 
-def test_no_ping_pong_with_an_epilogue_input() -> None:
-    """A ping-pong kernel cannot load C (each warp group would need its turn's tile)."""
-    params = suggest_matmul_params(_with_epilogue("c", (4096, 4096, 256)))
-    assert not params.ping_pong
+@pytest.mark.parametrize("shape", [(4096, 4096, 256), (4096, 4096, 128)])
+def test_ping_pong_with_an_epilogue_input_where_the_plain_matmul_takes_it(shape: tuple[int, int, int]) -> None:
+    """Each ping-pong warp group loads the C tile of its own turn: short K gets the plain matmul's ping-pong, with
+    the whole staging tile (the groups take turns on one; sub-tiles would need a ring per group) and 4 stages
+    beside the two C tiles; the suggestion schedules and lowers."""
+    plain = suggest_matmul_params(_matmul(shape))
+    fusion = _with_epilogue("c", shape)
+    params = suggest_matmul_params(fusion)
+    assert plain.ping_pong and params.ping_pong
+    assert _kind(params) == _kind(plain) and params.epilogue_tile is None and params.stages == 4
+    schedule_matmul(fusion)
+
+
+def test_no_ping_pong_with_an_epilogue_input_where_the_plain_matmul_is_cooperative() -> None:
+    assert not suggest_matmul_params(_matmul((4096, 4096, 4096))).ping_pong
+    assert not suggest_matmul_params(_with_epilogue("c", (4096, 4096, 4096))).ping_pong
 
 
 def test_indices_past_31_bits_stay_64_bit() -> None:
@@ -278,11 +290,11 @@ def test_an_epilogue_keeps_the_tma_store_and_c_takes_clusters(kind: str, stages:
     schedule_matmul(fusion)           # the suggestion schedules
 
 
-def test_ping_pong_with_a_bias_keeps_register_stores() -> None:
-    """Ping-pong warp groups read a bias from global memory (each would load the vector of its own turn): their
-    register stores ran faster than the TMA store's stmatrix waiting on those loads."""
+def test_ping_pong_with_a_bias_takes_the_tma_store() -> None:
+    """Ping-pong warp groups TMA-load the bias of their own turn into shared memory, as the cooperative kernel does:
+    no global read is left in the epilogue, so the TMA store (register stores ran faster only beside global reads)."""
     params = suggest_matmul_params(_with_epilogue("bias", (4096, 4096, 128)))
-    assert params.ping_pong and not params.tma_store and params.epilogue_tile is None
+    assert params.ping_pong and params.tma_store and params.epilogue_tile is None
 
 
 # ------------------------------------------------------------------ rows TMA cannot copy

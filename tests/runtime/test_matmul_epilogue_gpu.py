@@ -1,8 +1,9 @@
 """GPU tier: fused matmul epilogues (examples/matmul_epilogue) on the H100: relu/gelu(a @ b + bias), alpha * a @ b +
 beta * C (alpha and beta kernel arguments) and a @ b + C, against numpy at small sizes and against torch in float64
 at 4096^3 and an odd shape, with the suggested parameters (sub-tiled epilogues, the bias in shared memory) and the
-persistent whole-tile kernel; compute-sanitizer memcheck, racecheck and synccheck on the sub-tiled bias-gelu and C
-kernels."""
+persistent whole-tile kernel, and the ping-pong kernel with C or a bias (each warp group loading those of its own
+turn); compute-sanitizer memcheck, racecheck and synccheck on the sub-tiled bias-gelu and C kernels and on the
+ping-pong C, residual and bias kernels."""
 
 from __future__ import annotations
 
@@ -75,6 +76,35 @@ def test_ping_pong_sub_tiled_matches_torch(kind: str) -> None:
     fusion = matmul_epilogue.build(kind, blocks=sm_count(), group_m=8, ping_pong=True, tile=(128, 128, 64),
                                    stages=4, epilogue_tile=(128, 32))
     _check(torch, fusion, kind, *SHAPES[1])
+
+
+@pytest.mark.parametrize("tma_store", [True, False], ids=["tma_store", "register_store"])
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+@pytest.mark.parametrize("kind", matmul_epilogue.KINDS)
+def test_ping_pong_with_an_epilogue_input_matches_torch(kind: str, shape: tuple[int, int, int], tma_store: bool) -> None:
+    """Each ping-pong warp group TMA-loads the C tile (or the bias) of its own turn."""
+    torch = torch_or_skip()
+    fusion = matmul_epilogue.build(kind, blocks=sm_count(), group_m=8, ping_pong=True, tile=(128, 128, 64),
+                                   stages=4, tma_store=tma_store)
+    _check(torch, fusion, kind, *shape)
+
+
+@pytest.mark.parametrize("kind", matmul_epilogue.KINDS)
+def test_the_suggested_ping_pong_kernel_at_short_k_matches_torch(kind: str) -> None:
+    """K = 128: the suggestion is ping-pong, with C or a bias as for the plain matmul."""
+    torch = torch_or_skip()
+    fusion = matmul_epilogue.fusion_of(kind, (4096, 4096, 128))
+    params = suggest_matmul_params(fusion, sms=sm_count())
+    assert params.ping_pong
+    schedule_matmul(fusion, params)
+    _check(torch, fusion, kind, 4096, 4096, 128)
+
+
+@pytest.mark.skipif(SANITIZER is None, reason="compute-sanitizer is not installed")
+@pytest.mark.parametrize("kind", ["alpha_beta", "residual", "bias_gelu"])
+@pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
+def test_compute_sanitizer_is_clean_on_ping_pong(tool: str, kind: str) -> None:
+    assert_sanitizer_clean(tool, "tests.runtime.run_matmul_epilogue", kind, "ping_pong")
 
 
 @pytest.mark.skipif(SANITIZER is None, reason="compute-sanitizer is not installed")

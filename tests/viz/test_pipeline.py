@@ -250,3 +250,17 @@ def test_an_auto_pipeline_shows_the_depth_the_lowering_picked() -> None:
     assert view.data["stages"] == 8 and view.data["prefetch"] == 7
     slots = {e["column"] for e in events(view) if e["kind"] == "cp_async.issue"}
     assert slots == {f"stage {s}" for s in range(8)}
+
+
+def test_ping_pong_with_c_shows_each_groups_c_load_in_the_turn_column() -> None:
+    """Each compute warp group loads the C tile of its own turn on a token barrier of its own: those events are
+    the group's, in the turn column, not a pipeline stage's."""
+    ex = examples.load("matmul_epilogue")
+    kernel = lower(ex.build("residual", ping_pong=True, tile=(128, 128, 64), stages=2, blocks=2))
+    view = pipeline_view(kernel, [[(256, 128), (128, 512), (256, 512)]])
+    assert view.exit_code == 0 and view.data["error"] is None
+    c_loads = [e for e in events(view, kind="tma.issue") if e["role"] != "producer"]
+    assert {e["role"] for e in c_loads} == {"compute wg0", "compute wg1"}
+    assert all(e["column"] == "turn" and e["slot"] is None for e in c_loads)
+    assert all(e["role"] == "producer" for e in events(view, kind="tma.issue") if e["slot"] is not None)
+    assert "load T11" in render_text(view, width=120)

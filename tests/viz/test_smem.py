@@ -145,3 +145,19 @@ def test_fixed_stages_show_no_depth_table(viz) -> None:
     r = viz("tma_add", "--show", "smem")
     assert r.code == 0 and "stages=\"auto\"" not in r.out
     assert json.loads(viz("tma_add", "--show", "smem", "--format", "json").out)["auto_stages"] == []
+
+
+def test_ping_pong_c_tile_has_a_part_per_warp_group_live_through_the_tile_loop() -> None:
+    from examples import matmul_epilogue
+    from lowering import lower
+
+    fusion = matmul_epilogue.build("alpha_beta", ping_pong=True, tile=(128, 128, 64), stages=2, blocks=2)
+    kernel = lower(fusion)
+    chart = smem_chart(kernel)
+    c = fusion.inputs[2]
+    (load,) = [n for n in k.walk(kernel.body) if isinstance(n, k.TmaLoad) and n.tensor_map.name == f"tmap_T{c.name}"]
+    by_name = {b.name: b for b in chart.buffers}
+    tile, mbar = by_name[load.dst.name], by_name[load.mbar.name]
+    assert tile.nbytes.const_value() == 2 * 128 * 128 * 2 and mbar.nbytes.const_value() == 2 * 8
+    assert tile.shares == () and chart.conflicts() == []
+    assert load.dst.name in render_text(smem_view(kernel))
