@@ -137,3 +137,14 @@ def spans_broadcast(i: IterDomain) -> bool:
     """``i`` is a broadcast axis or is made from one (merged with others): where a consumer resolves that
     broadcast, the consumer's axis spans more elements than ``i`` does."""
     return made_from(i, lambda x: x.is_broadcast)
+
+
+def lane_group(i: IterDomain) -> int | None:
+    """The lanes of a group when ``i`` is a ``merge_lanes`` axis (an iteration axis merged with an inner reduction
+    axis: threads differing only in the inner part reduce together), else None."""
+    d = i.definition
+    if not isinstance(d, Merge) or not i.is_reduction:
+        return None
+    if made_from(d.outer, lambda x: x.is_reduction) or not d.inner.is_reduction:
+        return None
+    return d.inner.extent.const_value()

@@ -359,7 +359,7 @@ def build(ids: IdModel, tc: TensorCores, stages: Callable[[TensorView], int]) ->
             plan.grid_reductions[tv] = _grid_reduction_buffers(ids, tv, plan.partial(tv))
 
     _check_grid_reduction_consumers(ids, plan)
-    if any(has_block_reduction(ids, tv) for tv in plan.accumulators):
+    if any(has_block_reduction(ids, tv) and tv not in ids.lane_reductions for tv in plan.accumulators):
         # one slot per launched thread: a reduction after a warp-specialized branch indexes by the
         # padded block's dimensions
         plan.workspace = Buffer("block_workspace", DataType.Int64, MemoryType.Shared, ids.launched_threads(),
