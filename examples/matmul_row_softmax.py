@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from fusion_ir import DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, ScheduleError, inline_most, ops
+from fusion_ir import (DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, ScheduleError, TensorView,
+                       inline_most, ops)
 from fusion_ir.reference import round_bf16
 from fusion_ir.schedulers import schedule_mma_fragment
 from fusion_ir.schedulers.matmul_params import swizzle_by_span
@@ -60,6 +61,16 @@ def make_inputs(m: int, k: int, n: int, seed: int) -> list[np.ndarray]:
     return [round_bf16(rng.standard_normal(shape)).astype(np.float32) for shape in input_shapes(m, k, n)]
 
 
+def _copied_by_threads(tile: TensorView) -> None:
+    """``[Mo, Ko, M64, TK]`` loaded by the warp group's plain copies into the layout a TMA box would have (its
+    allocation domain, which the wgmma descriptors read): ``[Mo, Ko, 64 * TK / 128 (Serial), 128 (TIDx)]``,
+    consecutive threads copying consecutive elements of a row; past a's bounds the tile is zero-filled."""
+    tile.set_allocation_domain(tile.loop[2:])
+    tile.merge(2, 3)
+    tile.split(2, current_target().warp_group_size)
+    tile.axis(3).parallelize(ParallelType.TIDx)
+
+
 def schedule(fusion: Fusion) -> Fusion:
     """Schedule ``fusion_of(m, k, n)`` (in place) as described above; N must be one wgmma tile."""
     a, b = fusion.inputs
@@ -77,8 +88,10 @@ def schedule(fusion: Fusion) -> Fusion:
     s, mb = d.definition.inputs
     m_max = mb.definition.inputs[0]
     k_step = wgmma.k_for(DataType.BFloat16.size)
+    # TMA needs a's rows at 16-byte strides; else the warp group copies a's tiles itself (plain copies)
+    a_by_tma = a.logical[1].extent.const_value() * a.dtype.size % 16 == 0
     with fusion:
-        a_s = a.cache_after(LoadStoreOpType.TMA)
+        a_s = a.cache_after(LoadStoreOpType.TMA if a_by_tma else LoadStoreOpType.Set)
         b_s = b.cache_after(LoadStoreOpType.TMA)
     for tv in (a_s, b_s):
         tv.set_memory_type(MemoryType.Shared)
@@ -95,9 +108,12 @@ def schedule(fusion: Fusion) -> Fusion:
         s.axis(ax).parallelize(ParallelType.Mma)
     # a's tile: [Mo, Ko, M64 (Bulk), TK (Bulk)], one box of 64 x 64 per K tile
     a_s.compute_at(s, 2)
-    a_s.axis(2).parallelize(ParallelType.Bulk)
-    a_s.axis(3).parallelize(ParallelType.Bulk)
     a_s.set_swizzle(swizzle_by_span()[TK * a_s.dtype.size])
+    if a_by_tma:
+        a_s.axis(2).parallelize(ParallelType.Bulk)
+        a_s.axis(3).parallelize(ParallelType.Bulk)
+    else:
+        _copied_by_threads(a_s)
     # b's tile, N contiguous: [bMo, Ko, Nc (UR), bM64, TK (Bulk), 64 (Bulk)], a box per 64 columns
     b_s.compute_at(s, 2)                                   # [bMo, Ko, bM64, N, TK]
     _n_major_tile(b_s, mn=3, broadcast=2, k=4, at=2)
