@@ -258,6 +258,7 @@ def build(fusion: Fusion) -> IdModel:
 
     for tv in computed:
         check_order(tv, lambda i: model.group(i).parallel_type)
+    model.lane_reductions = lane_reductions.find(computed, lambda i: model.group(i).parallel_type)
     _check_cross_thread_reads(model, computed)
     _check_vectorized_axes_are_contiguous(computed, views)
 
@@ -276,8 +277,7 @@ def build(fusion: Fusion) -> IdModel:
             dim = vmax(Val.const(1), dim)
         model.launch[pt] = _whole_clusters(fusion, pt, dim)
     _check_cross_block_reads_of_outputs(model, computed)
-    model.lane_reductions = lane_reductions.find(computed, lambda i: model.group(i).parallel_type,
-                                                 model.launch[ParallelType.TIDx])
+    lane_reductions.check_whole_warps(model.lane_reductions, model.launch[ParallelType.TIDx])
     model.persistent = _persistent_loops(model)
     model.pad_bounded = pad_bounded_roots(model.tensors, model.group)
     return model

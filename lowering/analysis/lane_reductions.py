@@ -4,7 +4,8 @@ consecutive lanes of one warp; they combine their partials by ``shfl.xor`` steps
 lanes / 2`` (``WarpShuffleXor``), after which every lane of the group holds the result. No shared memory, no
 barrier: a row reduction of a wgmma accumulator fragment (the 4 lanes of a quad hold a row's column pairs).
 
-Built by ``id_model.build`` (``IdModel.lane_reductions``), which calls ``find`` once the launch extents are known.
+Built by ``id_model.build`` (``IdModel.lane_reductions``): ``find`` before the cross-thread reads are checked,
+``check_whole_warps`` once the launch extents are known.
 Guarantees, raised as ``LoweringError`` otherwise: the lane axis is bound to TIDx, the launched TIDx extent is
 whole warps (a shuffle with a full mask needs every lane of the warp), and the tensor reduces over no other thread
 index (a lane group and a block reduction in one tensor are not implemented).
@@ -37,12 +38,9 @@ class LaneReduction:
         return tuple(1 << k for k in range(self.lanes.bit_length() - 1))
 
 
-def find(computed: list[TensorView], binding: Callable[[IterDomain], ParallelType],
-         tidx: Val) -> dict[TensorView, LaneReduction]:
-    """The lane-group reductions among ``computed`` (``binding``: an axis's parallel type after propagation;
-    ``tidx``: the launched TIDx extent)."""
+def find(computed: list[TensorView], binding: Callable[[IterDomain], ParallelType]) -> dict[TensorView, LaneReduction]:
+    """The lane-group reductions among ``computed`` (``binding``: an axis's parallel type after propagation)."""
     found: dict[TensorView, LaneReduction] = {}
-    warp = current_target().warp_size
     for tv in computed:
         axis = next((i for i in tv.loop if lane_group(i) is not None), None)
         if axis is None:
@@ -59,10 +57,16 @@ def find(computed: list[TensorView], binding: Callable[[IterDomain], ParallelTyp
             raise LoweringError(f"T{tv.name} reduces across lane groups ({axis.label()}) and over thread index "
                                 f"{binding(others[0]).name} ({others[0].label()}); a lane-group reduction and a block "
                                 f"reduction in one tensor are not implemented: rfactor one of them")
-        threads = tidx.const_value()
-        if threads is None or threads % warp:
-            raise LoweringError(f"T{tv.name} reduces across lane groups ({axis.label()}) by warp shuffles, which "
-                                f"every lane of a warp runs; the launched TIDx extent {tidx} must be a constant "
-                                f"multiple of the warp size ({warp})")
         found[tv] = LaneReduction(tv, axis, lanes)
     return found
+
+
+def check_whole_warps(found: dict[TensorView, LaneReduction], tidx: Val) -> None:
+    """The shuffles run in whole warps: ``tidx``, the launched TIDx extent, is a constant multiple of the warp."""
+    warp = current_target().warp_size
+    threads = tidx.const_value()
+    for tv, lane in found.items():
+        if threads is None or threads % warp:
+            raise LoweringError(f"T{tv.name} reduces across lane groups ({lane.axis.label()}) by warp shuffles, "
+                                f"which every lane of a warp runs; the launched TIDx extent {tidx} must be a "
+                                f"constant multiple of the warp size ({warp})")
