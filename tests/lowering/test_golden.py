@@ -33,6 +33,9 @@ BUILDERS["matmul_wgmma_cp_async_k100"] = lambda: examples.load("matmul_wgmma").b
 BUILDERS["matmul_cluster"] = lambda: examples.load("matmul_cluster").build(tile=(128, 128, 64), stages=3,
                                                                           compute_warp_groups=1)
 
+# softmax(a @ b, -1) in one wgmma kernel: the row max and sum of the fragment by quad shuffles (WarpShuffleXor)
+BUILDERS["matmul_row_softmax"] = lambda: examples.load("matmul_row_softmax").build()
+
 # blocked keys of k [B, H, S, D]: the TMA box of k at key offset 32 j, no loop or buffer of the views
 BUILDERS["view_keys_attention_tma"] = keys_attention
 
