@@ -15,8 +15,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from fusion_ir import (DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, ScheduleError, TensorView,
-                       inline_most, ops)
+from fusion_ir import (
+    DataType,
+    Fusion,
+    LoadStoreOpType,
+    MemoryType,
+    ParallelType,
+    ScheduleError,
+    TensorView,
+    inline_most,
+    ops,
+)
 from fusion_ir.reference import round_bf16
 from fusion_ir.schedulers import schedule_mma_fragment
 from fusion_ir.schedulers.matmul_params import swizzle_by_span

@@ -39,8 +39,8 @@ def test_merge_still_refuses_an_iteration_with_a_reduction_axis() -> None:
 
 
 @pytest.mark.parametrize("cols,message", [
-    (3, r"merge_lanes: the inner axis axis 1 \(rS\d+\{3\}\) must have a constant extent that is a power of two "
-        r"from 2 to the warp size \(32\)"),
+    (3, (r"merge_lanes: the inner axis axis 1 \(rS\d+\{3\}\) must have a constant extent that is a power of two "
+         r"from 2 to the warp size \(32\)")),
     (64, r"must have a constant extent that is a power of two from 2 to the warp size \(32\)"),
 ])
 def test_merge_lanes_refuses_lanes_shuffles_cannot_reach(cols: int, message: str) -> None:
@@ -78,3 +78,25 @@ def test_schedule_mma_fragment_of_a_row_reduction() -> None:
     assert [a.extent.const_value() for a in y.loop] == [128, 16, 2, 2]
     assert tid.parallel_type.name == "TIDx" and lane_group(tid) == 4
     assert i.is_reduction and c.is_reduction and not j.is_reduction
+
+
+def test_a_lane_merge_replays_onto_another_reduction() -> None:
+    """``transform_like`` of a row reduction laid out with ``merge_lanes`` remakes the lane group on another one."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(shape=(64, 128), dtype=DataType.Float)
+        y = ops.max(x, 1)
+        z = ops.sum(x, 1)
+        fusion.add_output(y)
+        fusion.add_output(z)
+    schedule_mma_fragment(y, 0)
+    z.transform_like(y)
+    assert lane_group(z.loop[0]) == 4 and [a.extent.const_value() for a in z.loop] == [128, 16, 2, 2]
+
+
+def test_rfactor_of_a_lane_group_reduction_is_refused() -> None:
+    y = _row_max(64, 128)
+    schedule_mma_fragment(y, 0)
+    with pytest.raises(ScheduleError, match=r"rfactor: axis 0 \(rTIDx\d+\{128\}\) merges rows with reduction lanes "
+                                            r"\(merge_lanes\); a lane-group reduction is not rfactored"):
+        y.rfactor([1, 3])
