@@ -153,3 +153,21 @@ def test_verify_refuses_a_shuffle_one_elected_thread_runs() -> None:
     reg = s.local("T1", 1)
     _refused(_shuffle_kernel(k.ElectSync((k.WarpShuffleXor(reg, s.c(0), "add", 1),)), reg),
              r"is inside an ElectSync, which one thread runs; it needs a whole warp")
+
+
+def test_a_lane_reduction_does_not_touch_the_block_workspace() -> None:
+    """Beside a block reduction's workspace, a lane-group reduction's closing step references no shared memory:
+    the workspace's live interval does not reach it."""
+    from dataclasses import replace
+
+    from lowering.analysis.smem import referenced_buffers
+    from lowering.kir_nodes import Buffer
+
+    traced = lower(_row_sum_times_x(37, 24), trace=True)
+    a = traced.analyses
+    (y,) = a.ids.lane_reductions
+    closing = k.TensorOp(tv=y, kind=k.TensorOpKind.BlockReduce, text="", expr=y.definition)
+    workspace = Buffer("block_workspace", DataType.Int64, MemoryType.Shared, s.c(32), align=16)
+    with_workspace = replace(a.buffers, workspace=workspace)
+    assert workspace not in referenced_buffers(closing, with_workspace)
+    assert workspace in referenced_buffers(closing, replace(with_workspace, shuffled=frozenset()))
