@@ -140,10 +140,11 @@ def spans_broadcast(i: IterDomain) -> bool:
 
 
 def lane_pair(outer: IterDomain, inner: IterDomain) -> bool:
-    """``outer`` and ``inner`` merge into a lane-group axis (``merge_lanes``): rows made of no reduction axis, outer;
-    lanes made of reduction axes only, inner."""
-    return (not made_from(outer, lambda x: x.is_reduction) and inner.is_reduction
-            and not made_from(inner, lambda x: x.iter_type is IterType.Iteration))
+    """``outer`` and ``inner`` merge into a lane-group axis (``merge_lanes``): rows, an iteration axis made of no
+    reduction axis, outer; lanes made of reduction axes only, inner. (``merge`` joins a broadcast with a reduction
+    axis into a plain reduction axis: a broadcast outside is no rows.)"""
+    return (outer.iter_type is IterType.Iteration and not made_from(outer, lambda x: x.is_reduction)
+            and inner.is_reduction and not made_from(inner, lambda x: x.iter_type is IterType.Iteration))
 
 
 def lane_group(i: IterDomain) -> int | None:

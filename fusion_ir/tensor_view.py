@@ -302,9 +302,9 @@ class TensorView:
         if a == b:
             raise self._err(f"merge_lanes: cannot merge {self._axis_desc(a)} with itself")
         ida, idb = self.loop[a], self.loop[b]
-        if made_from(ida, lambda x: x.is_reduction):
+        if ida.iter_type is not IterType.Iteration or made_from(ida, lambda x: x.is_reduction):
             raise self._err(f"merge_lanes: the outer axis {self._axis_desc(a)} must be an iteration axis (the "
-                            f"lane groups), it is made from a reduction axis")
+                            f"lane groups), made from no reduction axis")
         if not idb.is_reduction or made_from(idb, lambda x: x.iter_type is IterType.Iteration):
             raise self._err(f"merge_lanes: the inner axis {self._axis_desc(b)} must be a reduction axis (the lanes "
                             f"of a group), made from reduction axes only")

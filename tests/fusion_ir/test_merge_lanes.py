@@ -52,7 +52,7 @@ def test_merge_lanes_refuses_a_reduction_outside() -> None:
     y = _row_max()
     y.split(1, 4)                                   # [64, r8, r4]
     with pytest.raises(ScheduleError, match=r"merge_lanes: the outer axis axis 1 \(rS\d+\{8\}\) must be an "
-                                            r"iteration axis \(the lane groups\), it is made from a reduction axis"):
+                                            r"iteration axis \(the lane groups\), made from no reduction axis"):
         y.merge_lanes(1, 2)
 
 
@@ -100,3 +100,14 @@ def test_rfactor_of_a_lane_group_reduction_is_refused() -> None:
     with pytest.raises(ScheduleError, match=r"rfactor: axis 0 \(rTIDx\d+\{128\}\) merges rows with reduction lanes "
                                             r"\(merge_lanes\); a lane-group reduction is not rfactored"):
         y.rfactor([1, 3])
+
+
+def test_a_broadcast_merged_with_a_reduction_is_no_lane_group() -> None:
+    """``merge`` of a broadcast with a reduction axis (allowed) is a plain reduction axis, reduced as a whole."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(shape=(32,), dtype=DataType.Float)
+        y = ops.sum(ops.broadcast(x, [True, False]), 1)
+        fusion.add_output(y)
+    y.merge(0, 1)
+    assert y.loop[0].is_reduction and lane_group(y.loop[0]) is None
