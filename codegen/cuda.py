@@ -72,6 +72,7 @@ from lowering.kernel_ir import (
     StMatrix,
     TmaLoad,
     TmaStore,
+    WarpShuffleXor,
     WgmmaFence,
     children,
     walk,
@@ -374,6 +375,12 @@ class KernelPrinter(NodeVisitor):
             bar = node.barrier
             barrier = f", {self._idx(bar.id, node)}, {self._idx(bar.threads, node)}"
         self._emit(f"{lhs} = blockAllReduce<{flags}>({value}, {workspace}, {op}(){barrier});")
+
+    def visit_WarpShuffleXor(self, node: WarpShuffleXor) -> None:
+        op = _BLOCK_REDUCE_OPS[node.op]
+        self.helpers.add("block_reduce")       # warpShflXor and the combine functors
+        at = self._access(node.buffer, self._idx(node.index, node), node)
+        self._emit(f"{at} = {op}()({at}, warpShflXor({at}, {node.lane_mask}u));")
 
     def visit_ForLoop(self, node: ForLoop) -> None:
         name = str(node.index.name)

@@ -137,3 +137,20 @@ def spans_broadcast(i: IterDomain) -> bool:
     """``i`` is a broadcast axis or is made from one (merged with others): where a consumer resolves that
     broadcast, the consumer's axis spans more elements than ``i`` does."""
     return made_from(i, lambda x: x.is_broadcast)
+
+
+def lane_pair(outer: IterDomain, inner: IterDomain) -> bool:
+    """``outer`` and ``inner`` merge into a lane-group axis (``merge_lanes``): rows, an iteration axis made of no
+    reduction axis, outer; lanes made of reduction axes only, inner. (``merge`` joins a broadcast with a reduction
+    axis into a plain reduction axis: a broadcast outside is no rows.)"""
+    return (outer.iter_type is IterType.Iteration and not made_from(outer, lambda x: x.is_reduction)
+            and inner.is_reduction and not made_from(inner, lambda x: x.iter_type is IterType.Iteration))
+
+
+def lane_group(i: IterDomain) -> int | None:
+    """The lanes of a group when ``i`` is a ``merge_lanes`` axis (an iteration axis merged with an inner reduction
+    axis: threads differing only in the inner part reduce together), else None."""
+    d = i.definition
+    if not isinstance(d, Merge) or not i.is_reduction or not lane_pair(d.outer, d.inner):
+        return None
+    return d.inner.extent.const_value()

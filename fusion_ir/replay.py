@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING
 
-from .iter_domain import IterDomain, Merge, Split, Transform, merged_type, split_extents
+from .iter_domain import IterDomain, Merge, Split, Transform, lane_group, lane_pair, merged_type, split_extents
 from .types import IterType, ScheduleError
 
 if TYPE_CHECKING:
@@ -139,7 +139,8 @@ def replay_transforms(fusion, ref_transforms: list[Transform], id_map: dict[Iter
     Returns the new target transforms and the extended ref-id -> target-id map. Splits of
     unmapped axes are skipped; a merge with one unmapped side forwards the mapped side.
     A merge that would join a reduction axis of the target with an iteration axis raises
-    ``ScheduleError`` (naming ``target`` when given), as ``TensorView.merge`` does.
+    ``ScheduleError`` (naming ``target`` when given), as ``TensorView.merge`` does, unless it replays a
+    ``merge_lanes`` onto rows and lanes (an rfactor of a lane-group reduction: its final reduction).
     """
     m = dict(id_map)
     new: list[Transform] = []
@@ -155,7 +156,9 @@ def replay_transforms(fusion, ref_transforms: list[Transform], id_map: dict[Iter
         else:
             a, b = m.get(t.outer), m.get(t.inner)
             if a is not None and b is not None and a in leaves and b in leaves:
-                if {a.iter_type, b.iter_type} == {IterType.Reduction, IterType.Iteration}:
+                # a lane-group merge (``merge_lanes``) replays onto rows and lanes of the same kinds
+                lanes = lane_group(t.out) is not None and lane_pair(a, b)
+                if {a.iter_type, b.iter_type} == {IterType.Reduction, IterType.Iteration} and not lanes:
                     who = "replay" if target is None else f"T{target.name}: {what}"
                     raise ScheduleError(f"{who}: cannot merge reduction axis with iteration axis "
                                         f"({a.label()} and {b.label()}) while replaying {t.out.label()} "

@@ -6,7 +6,7 @@ from typing import Iterable
 
 from . import replay
 from .exprs import ReductionOp, rescales
-from .iter_domain import IterDomain
+from .iter_domain import IterDomain, lane_group
 from .tensor_view import TensorView
 from .types import IterType
 
@@ -33,6 +33,12 @@ def rfactor(tv: TensorView, axes: int | Iterable[int]) -> TensorView:
     for a in norm:
         if not tv.loop[a].is_reduction:
             raise tv._err(f"rfactor: {tv._axis_desc(a)} is not a reduction axis")
+    lanes = next((k for k, i in enumerate(tv.loop) if lane_group(i) is not None), None)
+    if lanes is not None:
+        # the lane merge joins rows to the reduced lanes: no partial domain holds the one without the other
+        raise tv._err(f"rfactor: {tv._axis_desc(lanes)} merges rows with reduction lanes (merge_lanes); a "
+                      f"lane-group reduction is not rfactored: each thread already reduces its serial axes into a "
+                      f"partial before the lanes combine by shuffles")
     red_loop = [k for k, i in enumerate(tv.loop) if i.is_reduction]
     if set(red_loop) <= set(norm):
         raise tv._err(f"rfactor: axes {axes} cover every reduction axis "

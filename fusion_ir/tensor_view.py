@@ -283,11 +283,44 @@ class TensorView:
         if {ida.iter_type, idb.iter_type} == {IterType.Reduction, IterType.Iteration}:
             raise self._err(f"merge: cannot merge reduction axis with iteration axis "
                             f"({self._axis_desc(a)} and {self._axis_desc(b)})")
-        self._check_outside_inlined([a, b], "merge")
+        return self._merge(a, b, "merge")
+
+    def merge_lanes(self, axis_o: int, axis_i: int | None = None) -> TensorView:
+        """Merge iteration axis ``axis_o`` (the outer part) with reduction axis ``axis_i`` (default ``axis_o + 1``,
+        the inner part) into one reduction axis, to be bound to TIDx: a reduction across lane groups.
+
+        The threads that differ only in ``axis_i``'s part are ``axis_i``'s extent consecutive lanes of one warp (a
+        power of two up to the warp size); they combine their values by warp shuffles (``shfl.xor``) and every
+        one of them ends with the group's result, so a consumer reads it in registers. A row reduction of a wgmma
+        accumulator fragment is one: the 4 lanes of a quad hold the column pairs of a row
+        (``schedulers.schedule_mma_fragment`` of a reduction). ``merge`` refuses such a pair."""
+        a = self._norm_axis(axis_o, "merge_lanes")
+        if axis_i is None and a == len(self.loop) - 1:
+            raise self._err(f"merge_lanes: {self._axis_desc(a)} is the last loop axis; there is no axis {a + 1} "
+                            f"to merge it with")
+        b = self._norm_axis(a + 1 if axis_i is None else axis_i, "merge_lanes")
+        if a == b:
+            raise self._err(f"merge_lanes: cannot merge {self._axis_desc(a)} with itself")
+        ida, idb = self.loop[a], self.loop[b]
+        if ida.iter_type is not IterType.Iteration or made_from(ida, lambda x: x.is_reduction):
+            raise self._err(f"merge_lanes: the outer axis {self._axis_desc(a)} must be an iteration axis (the "
+                            f"lane groups), made from no reduction axis")
+        if not idb.is_reduction or made_from(idb, lambda x: x.iter_type is IterType.Iteration):
+            raise self._err(f"merge_lanes: the inner axis {self._axis_desc(b)} must be a reduction axis (the lanes "
+                            f"of a group), made from reduction axes only")
+        lanes, warp = idb.extent.const_value(), current_target().warp_size
+        if lanes is None or lanes < 2 or lanes > warp or lanes & (lanes - 1):
+            raise self._err(f"merge_lanes: the inner axis {self._axis_desc(b)} must have a constant extent that is a "
+                            f"power of two from 2 to the warp size ({warp}): its lanes reduce by warp shuffles")
+        return self._merge(a, b, "merge_lanes")
+
+    def _merge(self, a: int, b: int, what: str) -> TensorView:
+        ida, idb = self.loop[a], self.loop[b]
+        self._check_outside_inlined([a, b], what)
         for i in (a, b):
             if self.loop[i].parallel_type is not ParallelType.Serial:
                 # a merged axis starts unbound: the binding would be lost without a word
-                raise self._err(f"merge: {self._axis_desc(i)} is {self.loop[i].parallel_type.name}-parallel; "
+                raise self._err(f"{what}: {self._axis_desc(i)} is {self.loop[i].parallel_type.name}-parallel; "
                                 f"merge it before parallelizing")
         with self.fusion.transaction():
             m = replay.make_merge(self.fusion, ida, idb)

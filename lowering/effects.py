@@ -64,6 +64,7 @@ from .kir_nodes import (
     TmaStore,
     UnaryValue,
     Value,
+    WarpShuffleXor,
     WgmmaFence,
 )
 
@@ -172,6 +173,10 @@ def _block_reduce(n: BlockReduce) -> tuple[Effect, ...]:
                                    _write(n.buffer, n.index))
 
 
+def _warp_shuffle(n: WarpShuffleXor) -> tuple[Effect, ...]:
+    return (_read(n.buffer, n.index), _write(n.buffer, n.index))
+
+
 def _mbar(buf: Buffer, index: Val, *kinds: EffectKind) -> tuple[Effect, ...]:
     return tuple(Effect(kind, buf, role=Role.MBarrier, index=index) for kind in kinds)
 
@@ -220,6 +225,7 @@ EFFECTS: dict[type, Callable[[Any], tuple[Effect, ...]]] = {
     Allocate: lambda n: (Effect(EffectKind.Allocate, n.buffer),),
     Assign: _assign,
     BlockReduce: _block_reduce,
+    WarpShuffleXor: _warp_shuffle,
     ForLoop: _none,            # its bounds are index arithmetic; its body has its own effects
     IfThenElse: _none,
     ElectSync: _none,

@@ -77,6 +77,7 @@ from .kir_nodes import (
     TmaStore,
     UnaryValue,
     Value,
+    WarpShuffleXor,
     WgmmaFence,
     body_fields,
     children,
@@ -94,7 +95,7 @@ __all__ = ["DataType", "MemoryType", "ParallelType", "SmemSwizzle", "Val",  # th
            "MBarrierArriveExpectTx", "MBarrierInit", "MBarrierInval", "MBarrierRemoteArrive", "MBarrierWait", "MBarrierWaitParity",
            "MatrixDescriptor", "Mma", "NODE_TYPES", "NamedBarrier", "Node", "NodeVisitor", "RegisterFragment", "Return",
            "RuntimeCheck", "ScalarParam", "ScalarValue", "Scratch", "SelectValue", "SemaphoreArrive", "SetMaxNReg", "StMatrix", "Stage", "TensorMapParam", "TensorOp", "TensorOpKind", "TmaLoad",
-           "TmaStore", "UnaryValue", "Value", "WgmmaFence", "bind_arguments", "body_fields", "children",
+           "TmaStore", "UnaryValue", "Value", "WarpShuffleXor", "WgmmaFence", "bind_arguments", "body_fields", "children",
            "map_vals", "rewrite", "substitute", "walk"]
 
 

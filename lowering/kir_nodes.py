@@ -225,6 +225,19 @@ class BlockReduce:
 
 
 @dataclass(frozen=True)
+class WarpShuffleXor:
+    """One butterfly step of a reduction across the lanes of a warp:
+    ``buffer[index] = op(buffer[index], buffer[index] of lane ^ lane_mask)`` (``shfl.sync.bfly`` with a full
+    mask). Every lane of the warp runs it; after the steps of masks ``1, 2, .., g / 2`` every lane of each
+    aligned group of ``g`` lanes holds the group's result (a lane-group reduction: ``merge_lanes``)."""
+
+    buffer: Buffer
+    index: Val
+    op: str
+    lane_mask: int
+
+
+@dataclass(frozen=True)
 class ForLoop:
     """``for (index = start; index < stop; index += step) body``.
 
@@ -593,7 +606,7 @@ class Mma:
     dtype: DataType               # operand type: BFloat16 or Half
 
 
-Node = Union[Allocate, Assign, BlockReduce, ForLoop, IfThenElse, ElectSync, BlockSync, NamedBarrier, Comment, Let,  # noqa: UP007
+Node = Union[Allocate, Assign, BlockReduce, WarpShuffleXor, ForLoop, IfThenElse, ElectSync, BlockSync, NamedBarrier, Comment, Let,  # noqa: UP007
              MBarrierInit, MBarrierInval, MBarrierArrive, MBarrierRemoteArrive, ClusterSync, MBarrierArriveExpectTx,
              MBarrierWait,
              MBarrierWaitParity, TmaLoad, TmaStore, CpAsync, AsyncCommit, AsyncWait, FenceAsyncProxy,

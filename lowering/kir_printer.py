@@ -103,6 +103,10 @@ class KirPrinter(k.NodeVisitor):
         bar = "" if node.barrier is None else f"  // bar.sync({node.barrier.id}, {node.barrier.threads})"
         return [f"{pad}{node.buffer.name}[{node.index}] = blockReduce<{node.op}, {dims}>({value_text(node.value)}){bar}"]
 
+    def visit_WarpShuffleXor(self, node: k.WarpShuffleXor, pad: str, indent: int) -> list[str]:
+        at = f"{node.buffer.name}[{node.index}]"
+        return [f"{pad}{at} = {node.op}({at}, shfl.xor({at}, {node.lane_mask}))"]
+
     def visit_Let(self, node: k.Let, pad: str, indent: int) -> list[str]:
         return [f"{pad}LET {node.name} = {node.value}"]
 

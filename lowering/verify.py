@@ -88,6 +88,7 @@ from .kir_nodes import (
     TensorOpKind,
     TmaLoad,
     TmaStore,
+    WarpShuffleXor,
     WgmmaFence,
     body_fields,
     children,
@@ -104,7 +105,7 @@ STMATRIX_ROW_BYTES = 16
 CP_ASYNC_BYTES = (4, 8, 16)
 MAX_POINTS = 1 << 16       # index combinations enumerated to bound a register range
 # Statements one elected thread may not run: they wait for, or are executed by, more threads than one.
-COLLECTIVE = (BlockSync, ClusterSync, NamedBarrier, BlockReduce, StMatrix, Mma, WgmmaFence, SetMaxNReg, ElectSync,
+COLLECTIVE = (BlockSync, ClusterSync, NamedBarrier, BlockReduce, WarpShuffleXor, StMatrix, Mma, WgmmaFence, SetMaxNReg, ElectSync,
               SemaphoreArrive)
 
 
@@ -404,6 +405,18 @@ class _Verifier:
         if node.barrier is not None:
             self.named_barrier(node.barrier.id, node.barrier.threads, node)
 
+    def check_WarpShuffleXor(self, node: WarpShuffleXor) -> None:
+        if node.op not in BLOCK_REDUCE_OPS:
+            raise VerifyError("barriers", node, f"WarpShuffleXor op {node.op!r} is not supported "
+                                                f"({', '.join(BLOCK_REDUCE_OPS)})")
+        mask, warp = node.lane_mask, self.target.warp_size
+        if not 0 < mask < warp or mask & (mask - 1):
+            raise VerifyError("barriers", node, f"lane mask {mask} must be a power of two below the warp size "
+                                                f"({warp}): the partner lane is in the same warp")
+        if node.buffer.memory is not MemoryType.Local:
+            raise VerifyError("barriers", node, f"{node.buffer.name} is in {node.buffer.memory.name} memory; a warp "
+                                                f"shuffle exchanges registers (Local)")
+
     def check_SetMaxNReg(self, node: SetMaxNReg) -> None:
         (lo, hi), step = self.target.setmaxnreg_range, self.target.setmaxnreg_step
         if not lo <= node.count <= hi or node.count % step != 0:
@@ -628,7 +641,7 @@ class _Verifier:
 def _collective_of(node: Any) -> str:
     if isinstance(node, (Mma, WgmmaFence, SetMaxNReg)):
         return "a whole warp group"
-    if isinstance(node, StMatrix):
+    if isinstance(node, (StMatrix, WarpShuffleXor)):
         return "a whole warp"
     if isinstance(node, ElectSync):
         return "a whole warp to elect from (ElectSync does not nest)"

@@ -44,7 +44,7 @@ class MemoryOps:
         self.mbar_names = mbarrier_buffers(kernel.body)
 
     def handles(self) -> dict[type, Handler]:
-        return {k.Allocate: self.allocate, k.Assign: self.assign}
+        return {k.Allocate: self.allocate, k.Assign: self.assign, k.WarpShuffleXor: self.warp_shuffle}
 
     def allocate(self, node: k.Allocate, ctx: Ctx, i: int) -> Ctx:
         buf = node.buffer
@@ -145,6 +145,30 @@ class MemoryOps:
         if st.grid_sync is not None:
             st.grid_sync.partial_write(st, pos, lanes, what)
         st.write(pos, np.broadcast_to(to_dtype(st.dtype, value), lanes.shape))
+
+    def warp_shuffle(self, node: k.WarpShuffleXor, ctx: Ctx, i: int) -> None:
+        """``buffer[index] = op(buffer[index], buffer[index] of lane ^ lane_mask)``: every lane reads its partner's
+        register as it was before the step (the exchange happens at once across the warp). The partner must be
+        executing the shuffle too: ``shfl.sync`` with a full mask from a lane that is not is undefined, so it is
+        an error here."""
+        st = self.memory.data_storage(node.buffer, f"a warp shuffle of {node.buffer.name}")
+        lanes = ctx.lanes
+        what = lambda: f"a warp shuffle of {node.buffer.name}[{node.index}]"  # formatted only on error
+        pos = np.broadcast_to(st.positions(self.grid, lanes, self.eval.ev(node.index, ctx), what), lanes.shape)
+        mine = np.asarray(st.read(pos))
+        thread = self.grid.thread_of[lanes]
+        partner = lanes - thread + (thread ^ node.lane_mask)
+        order = np.argsort(lanes)
+        at = np.minimum(np.searchsorted(lanes, partner, sorter=order), lanes.size - 1)
+        found = order[at]
+        missing = np.flatnonzero(lanes[found] != partner)
+        if missing.size:
+            j = int(missing[0])
+            raise SimulationError(f"{what()}: {self.grid.describe(int(lanes[j]))} reads the register of lane "
+                                  f"{int(thread[j] ^ node.lane_mask) % 32} of its warp (lane mask "
+                                  f"{node.lane_mask}), which does not execute the shuffle: shfl.sync with a full "
+                                  f"mask needs every lane of the warp")
+        st.write(pos, to_dtype(st.dtype, REDUCE[node.op](mine, mine[found])))
 
     def _assign_vector(self, node: k.Assign, st: Storage, idx: Any, ctx: Ctx) -> None:
         load = node.value.x if isinstance(node.value, k.CastValue) else node.value   # a converting copy

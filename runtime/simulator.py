@@ -37,7 +37,7 @@ no cycle). State, and the statements each executes:
 - ``grid_sync`` (``sim_grid_sync.GridSync``): a grid reduction's fences, semaphore arrivals and the
   publication of its partials between blocks; ``GridFence``, ``SemaphoreArrive``;
 - ``registers`` (``sim_registers.RegisterSharing``): ``SetMaxNReg``;
-- statement components whose state no other component reads: ``MemoryOps`` (``Allocate``, ``Assign``),
+- statement components whose state no other component reads: ``MemoryOps`` (``Allocate``, ``Assign``, ``WarpShuffleXor``),
   ``BlockReductions`` (``BlockReduce``), ``MBarrierOps`` (the mbarrier statements), ``CopyOps`` (TMA and
   cp.async copies, ``AsyncCommit``, ``AsyncWait``), ``WgmmaOps`` (``Mma``, ``WgmmaFence``), ``StMatrixOps`` (``StMatrix``);
 - ``control`` (``sim_control.ControlFlow``): the dispatch table, statement lists, and ``ForLoop``,

@@ -502,6 +502,11 @@ def schedule_mma_fragment(tv: TensorView, axis: int, vectorize: bool = False) ->
     Row ``16 w + 8 j + l / 4`` and column ``8 i + 2 (l % 4) + c`` belong to lane ``l`` of warp
     ``w``, register ``4 i + 2 j + c``: the splits below name those pieces and the merge makes
     ``w, l / 4, l % 4`` one thread index.
+
+    Of a reduction over the columns (``max(s, -1)`` of an accumulator or of a pointwise consumer of one) the
+    same layout reduces a row in registers: each thread its registers ``i, c`` of the row, then the 4 lanes of
+    the quad ``l / 4`` by warp shuffles (the column pairs ``l % 4`` merged into TIDx by ``merge_lanes``), so
+    every thread holding the row ends with the row's result.
     """
     a = axis if axis >= 0 else axis + tv.ndim
     rows, cols = tv.loop[a].extent.const_value(), tv.loop[a + 1].extent.const_value() if a + 1 < tv.ndim else None
@@ -520,7 +525,10 @@ def schedule_mma_fragment(tv: TensorView, axis: int, vectorize: bool = False) ->
         tv.split(a + 4, 2)         # [w4, j2, r8, i, q4, c2]
         tv.reorder({a + 1: a + 4, a + 2: a + 1, a + 3: a + 3, a + 4: a + 2})  # [w4, r8, q4, i, j2, c2]
         tv.merge(a, a + 1)         # [w r, q4, i, j2, c2]
-        tv.merge(a, a + 1)         # [w r q, i, j2, c2]
+        if tv.loop[a + 1].is_reduction:
+            tv.merge_lanes(a, a + 1)   # [w r q, i, j2, c2]: a row's 4 column pairs reduce across the quad
+        else:
+            tv.merge(a, a + 1)         # [w r q, i, j2, c2]
         tv.axis(a).parallelize(ParallelType.TIDx)
         tv.axis(a + 1).parallelize(ParallelType.Unroll)
         tv.axis(a + 2).parallelize(ParallelType.Unroll)

@@ -75,6 +75,8 @@ class BufferPlan:
     accumulators: dict[TensorView, Buffer] = field(default_factory=dict)
     accumulator_ids: dict[TensorView, list[IterDomain]] = field(default_factory=dict)
     workspace: Buffer | None = None
+    # block reductions whose threads are lane groups: combined by warp shuffles, not in the workspace
+    shuffled: frozenset[TensorView] = frozenset()
     placements: list[Placement] = field(default_factory=list)
     # a tensor-core accumulator's registers: its instruction axes (ParallelType.Mma) are held by the
     # threads of a warp group; this axis, of the registers each thread holds, stands for them
@@ -384,7 +386,8 @@ def build(ids: IdModel, tc: TensorCores, stages: Callable[[TensorView], int]) ->
     for acc, total in tc.rescaled_in_place.items():
         plan.buffers[acc] = plan.buffers[total]       # the matmul accumulates into the rescaled sum's registers
     _check_grid_reduction_consumers(ids, plan)
-    if any(has_block_reduction(ids, tv) for tv in plan.accumulators):
+    plan.shuffled = frozenset(ids.lane_reductions)
+    if any(has_block_reduction(ids, tv) and tv not in plan.shuffled for tv in plan.accumulators):
         # one slot per launched thread: a reduction after a warp-specialized branch indexes by the
         # padded block's dimensions
         plan.workspace = Buffer("block_workspace", DataType.Int64, MemoryType.Shared, ids.launched_threads(),

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-from fusion_ir import Fusion, IterDomain, MemoryType, ParallelType, Split, TensorView, WarpSpecialized
+from fusion_ir import Fusion, IterDomain, MemoryType, Merge, ParallelType, Split, TensorView, WarpSpecialized
 from fusion_ir.exprs import Expr, LoadStoreOp, load_kind
-from fusion_ir.iter_domain import spans_broadcast
+from fusion_ir.iter_domain import lane_group, spans_broadcast
 from fusion_ir.replay import loop_map
 from fusion_ir.scalar import Val, ceil_div, vmax
 from fusion_ir.types import LoadStoreOpType
@@ -27,6 +27,8 @@ from target import current as current_target
 
 from ..errors import LoweringError
 from ..running_axes import check_order
+from . import lane_reductions
+from .lane_reductions import LaneReduction
 from .padded_loops import pad_bounded_roots
 
 PARALLEL_LAUNCH = (ParallelType.BIDx, ParallelType.BIDy, ParallelType.BIDz,
@@ -88,6 +90,8 @@ class IdModel:
     # views a load reads through (``fusion_ir.views.seen_through``): index maps of an input, never computed,
     # left out of ``tensors``; each with its chain
     views: dict[TensorView, ViewChain] = field(default_factory=dict)
+    # reductions across lane groups of TIDx, by warp shuffles (``merge_lanes``)
+    lane_reductions: dict[TensorView, LaneReduction] = field(default_factory=dict)
     _concrete: dict[IterDomain, Val] = field(default_factory=dict)
 
     def group(self, i: IterDomain) -> LoopGroup:
@@ -254,6 +258,7 @@ def build(fusion: Fusion) -> IdModel:
 
     for tv in computed:
         check_order(tv, lambda i: model.group(i).parallel_type)
+    model.lane_reductions = lane_reductions.find(computed, lambda i: model.group(i).parallel_type)
     _check_cross_thread_reads(model, computed)
     _check_vectorized_axes_are_contiguous(computed, views)
 
@@ -272,6 +277,7 @@ def build(fusion: Fusion) -> IdModel:
             dim = vmax(Val.const(1), dim)
         model.launch[pt] = _whole_clusters(fusion, pt, dim)
     _check_cross_block_reads_of_outputs(model, computed)
+    lane_reductions.check_whole_warps(model.lane_reductions, model.launch[ParallelType.TIDx])
     model.persistent = _persistent_loops(model)
     model.pad_bounded = pad_bounded_roots(model.tensors, model.group)
     return model
@@ -384,8 +390,12 @@ def _check_cross_thread_reads(model: IdModel, computed: list[TensorView]) -> Non
             for p in producer.loop:
                 group = model.group(p)
                 pt = group.parallel_type
-                if not pt.is_grid_or_thread or group.is_broadcast or p.is_reduction:
-                    continue  # a block reduction leaves its result in every thread
+                if not pt.is_grid_or_thread or group.is_broadcast:
+                    continue
+                if p.is_reduction:
+                    if lane_group(p) is not None:
+                        _check_lane_group_read(model, producer, consumer, p, mapping)
+                    continue  # a block reduction leaves its result in every thread (of its lane group)
                 c = mapping.get(p)
                 if c is not None and c in consumer.loop and model.group(c).parallel_type is pt:
                     _check_resolved_broadcast(model, producer, consumer, p, c, pt)
@@ -402,6 +412,27 @@ def _check_cross_thread_reads(model: IdModel, computed: list[TensorView]) -> Non
                                     f"T{consumer.name} has no axis mapped to it with the same binding, so it reads "
                                     f"elements that {where} did not write ({producer.memory_type.name} memory of "
                                     f"T{producer.name}); {fix}")
+
+
+def _check_lane_group_read(model: IdModel, producer: TensorView, consumer: TensorView, p: IterDomain,
+                           mapping: dict[IterDomain, IterDomain]) -> None:
+    """A lane-group reduction (``merge_lanes``) leaves its result in the lanes of each group only: the consumer's
+    thread index must merge the same row axes with as many lanes (its columns, or a broadcast of them), so thread
+    ``t`` reads the group of ``t``."""
+    merge = p.definition
+    assert isinstance(merge, Merge)
+    rows = mapping.get(merge.outer)
+    for c in consumer.loop:
+        d = c.definition
+        if (model.group(c).parallel_type is model.group(p).parallel_type and isinstance(d, Merge)
+                and rows is not None and d.outer is rows and d.inner.extent == merge.inner.extent):
+            return
+    raise LoweringError(f"T{consumer.name} reads T{producer.name}, a reduction across lane groups ({p.label()}: "
+                        f"{merge.outer.label()} merged with {merge.inner.extent} lanes), which leaves each row's "
+                        f"result in the lanes of its group only; bind T{consumer.name}'s "
+                        f"{model.group(p).parallel_type.name} to the same rows merged with "
+                        f"{merge.inner.extent} lanes (schedule_mma_fragment, or transform_like the reduction's "
+                        f"layout)")
 
 
 def _check_resolved_broadcast(model: IdModel, producer: TensorView, consumer: TensorView, p: IterDomain,

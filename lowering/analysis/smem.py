@@ -126,7 +126,7 @@ def referenced_buffers(node: Node, buffers: BufferPlan, mma: MmaInfo | None = No
         for tv in staged.inlined | {staged.source}:
             tensors.update(tv.producers())
     found = {buffers.buffers[tv] for tv in tensors if tv in buffers.buffers}
-    if node.kind is TensorOpKind.BlockReduce and buffers.workspace is not None:
+    if node.kind is TensorOpKind.BlockReduce and buffers.workspace is not None and node.tv not in buffers.shuffled:
         found.add(buffers.workspace)   # the indexing pass lowers it to a BlockReduce over the workspace
     return found
 

@@ -5,7 +5,7 @@ Reads: tensor ops in the loop nest and the ``ids`` (loop groups, exact map), ``b
 ``mbarriers`` (the barrier each TMA copy completes on) analyses. Index expressions come from
 ``indexing_exprs``; an op a tensor-core matmul owns lowers through ``tensor_core_ops``.
 Writes: ``Assign`` / ``BlockReduce`` / ``CpAsync`` / ``TmaLoad`` nodes (and a grid reduction's statements,
-``lowering/grid_reduction.py``) whose indices are functions
+``lowering/grid_reduction.py``; a lane-group reduction's ``WarpShuffleXor`` steps) whose indices are functions
 of loop indices, ``threadIdx``/``blockIdx`` and extents; ``IfThenElse`` predicates for
 non-divisible splits, for thread indices past an axis's extent and for redundant writers of
 shared and global memory; vectorized copies; a scan's step on its carry and write, a rescaled sum's rescaled
@@ -27,7 +27,7 @@ from dataclasses import replace
 from fusion_ir import IterDomain, MemoryType, TensorView
 from fusion_ir.exprs import PadOp, combine_op, load_kind, reduces, reduction_init, scans
 from fusion_ir.scalar import Val, all_of
-from fusion_ir.types import LoadStoreOpType
+from fusion_ir.types import LoadStoreOpType, ParallelType
 
 from .. import grid_reduction, index_math, tensor_core_ops
 from ..analysis import Analyses
@@ -67,6 +67,7 @@ from ..kernel_ir import (
     TmaLoad,
     TmaStore,
     Value,
+    WarpShuffleXor,
     children,
     substitute,
     walk,
@@ -125,14 +126,22 @@ def lower_op(op: TensorOp, a: Analyses) -> list[Node]:
         acc_index = write_index(a, tv, idx, acc)
         dims = tuple(a.ids.group(i).parallel_type for i in tv.loop
                      if i.is_reduction and a.ids.group(i).parallel_type.is_thread)
-        reduce = BlockReduce(acc, acc_index, Load(acc, acc_index), combine_op(tv.definition), dims,
-                             reduction_init(tv.definition),
-                             a.buffers.workspace)  # type: ignore[arg-type]
         out_buf = a.buffers.buffers[tv]
+        lane = a.ids.lane_reductions.get(tv)
+        reduce: list[Node]
+        if lane is not None:
+            # the lanes of each group combine by butterfly shuffles; the first lane of a group writes memory
+            reduce = [WarpShuffleXor(acc, acc_index, combine_op(tv.definition), mask) for mask in lane.lane_masks]
+            first = [(Val.symbol(ParallelType.TIDx.cuda_index) % lane.lanes).eq(0)]
+        else:
+            reduce = [BlockReduce(acc, acc_index, Load(acc, acc_index), combine_op(tv.definition), dims,
+                                  reduction_init(tv.definition),
+                                  a.buffers.workspace)]  # type: ignore[arg-type]
+            first = [Val.symbol(pt.cuda_index).eq(0) for pt in dims]
         writer = all_of([predicate(a, tv, idx, False, out_buf.memory)] +
-                        [Val.symbol(pt.cuda_index).eq(0) for pt in dims if out_buf.memory is not MemoryType.Local])
+                        (first if out_buf.memory is not MemoryType.Local else []))
         value = cast_to(Load(acc, acc_index), out_buf.dtype)
-        return [reduce] + guarded(writer, [Assign(out_buf, write_index(a, tv, idx), value)])
+        return reduce + guarded(writer, [Assign(out_buf, write_index(a, tv, idx), value)])
     if op.kind is TensorOpKind.Finalize:
         assert acc is not None
         out_buf = a.buffers.buffers[tv]

@@ -170,6 +170,16 @@ def matmul():
     return SimpleNamespace(f=f, a=a, b=b, c=c)
 
 
+def row_max_of_3():
+    """T1 = max(T0, 1) with T0 [4, 3]: T1 = [iS2{4}, rS3{3}]."""
+    f = Fusion()
+    with f:
+        x = f.add_input(shape=(4, 3))
+        m = ops.max(x, 1)
+        f.add_output(m)
+    return SimpleNamespace(f=f, x=x, m=m)
+
+
 def split_reduction():
     """T1 = sum(T0, 1) with T1 = [i0, r ceilDiv(i1, 32), r32]."""
     f = Fusion()
@@ -267,6 +277,9 @@ CASES = [
     # merge reduction with iteration
     ("merge-reduction-with-iteration", reduction, lambda n: n.r.merge(0, 1),
      r"T2: merge: cannot merge reduction axis with iteration axis \(axis 0 \(iS4\{i0\}\) and axis 1 \(rS5\{i1\}\)\)"),
+    ("merge-lanes-of-three", row_max_of_3, lambda n: n.m.merge_lanes(0, 1),
+     r"T1: merge_lanes: the inner axis axis 1 \(rS3\{3\}\) must have a constant extent that is a power of two from 2 "
+     r"to the warp size \(32\): its lanes reduce by warp shuffles"),
     ("transform-like-merges-reduction-with-iteration", with_(reduction, lambda n: n.e.merge(0)),
      lambda n: n.r.transform_like(n.e),
      r"T2: transform_like: cannot merge reduction axis with iteration axis \(iS4\{i0\} and rS5\{i1\}\)"),

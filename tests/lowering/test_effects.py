@@ -45,6 +45,7 @@ EXPECTED: dict[type, tuple[object, list[tuple[EffectKind, str, Proxy, Role]]]] =
     k.BlockReduce: (k.BlockReduce(L, ZERO, k.Load(S, I), "add", (), 0.0, MB),
                     [(R, "T1", GEN, DATA), (W, "T3", GEN, Role.Workspace), (R, "T3", GEN, Role.Workspace),
                      (W, "T2", GEN, DATA)]),
+    k.WarpShuffleXor: (k.WarpShuffleXor(L, ZERO, "max", 2), [(R, "T2", GEN, DATA), (W, "T2", GEN, DATA)]),
     k.ForLoop: (k.ForLoop(I, ZERO, Val.const(4), (k.Assign(S, I, k.Const(0, DataType.Float)),)), []),
     k.IfThenElse: (k.IfThenElse(I.lt(4), (k.Assign(S, I, k.Const(0, DataType.Float)),)), []),
     k.ElectSync: (k.ElectSync((k.Assign(S, I, k.Const(0, DataType.Float)),)), []),

@@ -35,6 +35,8 @@ BUILDERS["matmul_cluster"] = lambda: examples.load("matmul_cluster").build(tile=
 
 # a rescaled sum of batched matmuls over a serial J loop: one accumulator, its rows rescaled before each J's wgmmas
 BUILDERS["matmul_rescaled"] = lambda: examples.load("matmul_rescaled").build()
+# softmax(a @ b, -1) in one wgmma kernel: the row max and sum of the fragment by quad shuffles (WarpShuffleXor)
+BUILDERS["matmul_row_softmax"] = lambda: examples.load("matmul_row_softmax").build()
 
 # blocked keys of k [B, H, S, D]: the TMA box of k at key offset 32 j, no loop or buffer of the views
 BUILDERS["view_keys_attention_tma"] = keys_attention
