@@ -17,6 +17,8 @@ from fusion_ir.schedulers import schedule_mma_fragment
 from fusion_ir.schedulers.matmul_params import swizzle_by_span
 from target import current as current_target
 
+from ._wgmma_tiles import n_major_tile
+
 DESCRIPTION = "cast(relu(x @ w1), bf16) @ w2 in one kernel: the first accumulator is the second wgmma's A in registers"
 SIZES = [[(200, 136), (136, 64), (64, 64)]]      # build()'s fixed sizes: x [M, K1], w1 [K1, N1], w2 [N1, N2]
 TOLERANCE = 1e-2   # the first result is rounded to bf16 (the reference rounds its float64 value)
@@ -35,21 +37,6 @@ def fusion_of(m: int, k1: int, n1: int, n2: int) -> Fusion:
         p = ops.cast(ops.relu(ops.matmul(x, w1)), DataType.BFloat16)
         fusion.add_output(ops.matmul(p, w2))
     return fusion
-
-
-def _n_major_tile(tv, mn: int, broadcast: int, k: int, at: int) -> None:
-    """A B operand tile ``[.., K, N]`` with N contiguous: chunks of 64 columns (one 128-byte swizzle row),
-    ``[.., Nc (unrolled), b, K (Bulk), 64 (Bulk)]`` from position ``at``, a TMA box per chunk."""
-    columns = tv.loop[mn].extent.const_value()
-    w = min(columns, 128 // tv.dtype.size)
-    b, kk = tv.loop[broadcast], tv.loop[k]
-    tv.split(mn, w)
-    order = [tv.loop[mn], b, kk, tv.loop[mn + 1]]
-    tv.reorder({tv.loop.index(axis): at + j for j, axis in enumerate(order)})
-    tv.set_swizzle(swizzle_by_span()[w * tv.dtype.size])
-    tv.axis(at).parallelize(ParallelType.Unroll)
-    tv.axis(at + 2).parallelize(ParallelType.Bulk)
-    tv.axis(at + 3).parallelize(ParallelType.Bulk)
 
 
 def build(m: int = 200, k1: int = 136, n1: int = 64, n2: int = 64) -> Fusion:
@@ -90,7 +77,7 @@ def build(m: int = 200, k1: int = 136, n1: int = 64, n2: int = 64) -> Fusion:
     xs.set_swizzle(swizzle_by_span()[TK * xs.dtype.size])
     # w1's tile, N1 contiguous: [bMo, Ko, N1c (UR), bM64, TK (Bulk), 64 (Bulk)], a box per 64 columns
     w1s.compute_at(s, 2)                                   # [bMo, Ko, bM64, N1, TK]
-    _n_major_tile(w1s, mn=3, broadcast=2, k=4, at=2)
+    n_major_tile(w1s, mn=3, broadcast=2, k=4, at=2)
 
     # o = p @ w2: [Mo (BIDx), Kr (UR), M64, N2, K16 (Mma)], K over N1 in k16 steps
     o.split(0, wgmma.m).split(3, k_step)                   # [Mo, M64, N2, Kr, K16]
@@ -101,7 +88,7 @@ def build(m: int = 200, k1: int = 136, n1: int = 64, n2: int = 64) -> Fusion:
         o.axis(k).parallelize(ParallelType.Mma)
     # w2 whole, N2 contiguous, loaded once per block: [bMo, N2c (UR), bM64, N1 (Bulk), 64 (Bulk)]
     w2s.compute_at(o, 1)                                   # [bMo, bM64, N2, N1]
-    _n_major_tile(w2s, mn=2, broadcast=1, k=3, at=1)
+    n_major_tile(w2s, mn=2, broadcast=1, k=3, at=1)
 
     # the first accumulator's fragment in registers: relu and the cast, [Mo, TIDx, N1/8, 2, 2]
     for tv in (relu, p, out):

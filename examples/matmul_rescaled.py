@@ -16,6 +16,8 @@ from fusion_ir.schedulers import schedule_mma_fragment
 from fusion_ir.schedulers.matmul_params import swizzle_by_span
 from target import current as current_target
 
+from ._wgmma_tiles import n_major_tile
+
 DESCRIPTION = "cast(rescaled_sum(a_j @ b_j, scale_j, j), bf16): one wgmma accumulator rescaled per row between j's"
 SIZES = [[(3, 200, 72), (3, 72, 136), (3, 200)]]      # build()'s fixed sizes: a [J, M, K], b [J, K, N], scale [J, M]
 TOLERANCE = 1e-2   # the output is rounded to bf16 (the reference rounds its float64 value)
@@ -37,21 +39,6 @@ def fusion_of(j: int, m: int, n: int, k: int) -> Fusion:
         total = ops.rescaled_sum(ops.matmul(a, b), ops.broadcast(scale, [False, False, True]), 0)
         fusion.add_output(ops.cast(total, DataType.BFloat16))
     return fusion
-
-
-def _n_major_tile(tv, mn: int, broadcast: int, k: int, at: int) -> None:
-    """A B operand tile ``[.., K, N]`` with N contiguous: chunks of 64 columns (one 128-byte swizzle row),
-    ``[.., Nc (unrolled), b, K (Bulk), 64 (Bulk)]`` from position ``at``, a TMA box per chunk."""
-    columns = tv.loop[mn].extent.const_value()
-    w = min(columns, 128 // tv.dtype.size)
-    b, kk = tv.loop[broadcast], tv.loop[k]
-    tv.split(mn, w)
-    order = [tv.loop[mn], b, kk, tv.loop[mn + 1]]
-    tv.reorder({tv.loop.index(axis): at + j for j, axis in enumerate(order)})
-    tv.set_swizzle(swizzle_by_span()[w * tv.dtype.size])
-    tv.axis(at).parallelize(ParallelType.Unroll)
-    tv.axis(at + 2).parallelize(ParallelType.Bulk)
-    tv.axis(at + 3).parallelize(ParallelType.Bulk)
 
 
 def build(j: int = 3, m: int = 200, n: int = 136, k: int = 72, tn: int = 64, stages: int = 1,
@@ -98,7 +85,7 @@ def build(j: int = 3, m: int = 200, n: int = 136, k: int = 72, tn: int = 64, sta
     a_s.set_swizzle(swizzle_by_span()[TK * a_s.dtype.size])
     # b's tile, N contiguous: [bMo, No, J, Ko, TNc (UR), bM64, TK (Bulk), 64 (Bulk)], a box per 64 columns
     b_s.compute_at(mm, 4 + js)                                        # [bMo, No, J, Ko, bM64, TN, TK]
-    _n_major_tile(b_s, mn=5 + js, broadcast=4 + js, k=6 + js, at=4 + js)
+    n_major_tile(b_s, mn=5 + js, broadcast=4 + js, k=6 + js, at=4 + js)
     if stages > 1:
         for tv in (a_s, b_s):
             tv.circular_buffer(stages, type=Pipelined(uses_mbarrier_for_war=True))

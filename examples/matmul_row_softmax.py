@@ -31,7 +31,7 @@ from fusion_ir.schedulers import schedule_mma_fragment
 from fusion_ir.schedulers.matmul_params import swizzle_by_span
 from target import current as current_target
 
-from .matmul_b2b import _n_major_tile
+from ._wgmma_tiles import n_major_tile
 
 DESCRIPTION = "softmax(a @ b, -1) in one wgmma kernel: the row max and sum of the accumulator by quad shuffles"
 SIZES = [[(200, 136), (136, 128)]]      # build()'s fixed sizes: a [M, K], b [K, N]
@@ -125,7 +125,7 @@ def schedule(fusion: Fusion) -> Fusion:
         _copied_by_threads(a_s)
     # b's tile, N contiguous: [bMo, Ko, Nc (UR), bM64, TK (Bulk), 64 (Bulk)], a box per 64 columns
     b_s.compute_at(s, 2)                                   # [bMo, Ko, bM64, N, TK]
-    _n_major_tile(b_s, mn=3, broadcast=2, k=4, at=2)
+    n_major_tile(b_s, mn=3, broadcast=2, k=4, at=2)
 
     # the fragment in registers: [Mo (BIDx), TIDx, N/8, 2, 2]; the row reductions' column pairs a lane group
     for tv in (m_max, d, e, l_sum, p, out):

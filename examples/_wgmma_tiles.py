@@ -1,0 +1,22 @@
+"""Operand tiles of the hand-scheduled one-warp-group wgmma examples (``matmul_b2b``, ``matmul_rescaled``,
+``matmul_row_softmax``): how a TMA-loaded B tile with N contiguous is laid out in 128-byte swizzle rows."""
+
+from __future__ import annotations
+
+from fusion_ir import ParallelType, TensorView
+from fusion_ir.schedulers.matmul_params import swizzle_by_span
+
+
+def n_major_tile(tv: TensorView, mn: int, broadcast: int, k: int, at: int) -> None:
+    """A B operand tile ``[.., K, N]`` with N contiguous: chunks of 64 columns (one 128-byte swizzle row),
+    ``[.., Nc (unrolled), b, K (Bulk), 64 (Bulk)]`` from position ``at``, a TMA box per chunk."""
+    columns = tv.loop[mn].extent.const_value()
+    w = min(columns, 128 // tv.dtype.size)
+    b, kk = tv.loop[broadcast], tv.loop[k]
+    tv.split(mn, w)
+    order = [tv.loop[mn], b, kk, tv.loop[mn + 1]]
+    tv.reorder({tv.loop.index(axis): at + j for j, axis in enumerate(order)})
+    tv.set_swizzle(swizzle_by_span()[w * tv.dtype.size])
+    tv.axis(at).parallelize(ParallelType.Unroll)
+    tv.axis(at + 2).parallelize(ParallelType.Bulk)
+    tv.axis(at + 3).parallelize(ParallelType.Bulk)
