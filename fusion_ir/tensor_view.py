@@ -1026,13 +1026,22 @@ class TensorView:
 
     def _box_row_dim(self) -> IterDomain | None:
         """The root axis a TMA box row runs along: the one the copied tensor's innermost axis maps to (the last
-        root axis, or another one through a permuted copy); None when there is none."""
+        root axis, or another one through a permuted copy or a view chain); None when there is none."""
         d = self.definition
         if isinstance(d, LoadStoreOp) and d.permutation is not None:
             (source,) = d.tensor_inputs()
             inner = source.shape_ids[-1]
             row = next(c for c, p in d.root_map(source).items() if p is inner)
             return None if row.is_broadcast else row
+        if isinstance(d, LoadStoreOp) and self.is_cache:
+            from .views import view_chain    # views read tensors: imported where a load of one is checked
+            chain = view_chain(d.inputs[0])
+            if chain is not None:            # a load of a view chain: the axis the source's innermost one is
+                inner = chain.source.shape_ids[-1]
+                for c, p in d.root_map(chain.end).items():
+                    if chain.source_axis(chain.end, p) is inner:
+                        return None if c.is_broadcast else c
+                return None
         dims = [i for i in self.root if not i.is_reduction and not i.is_broadcast]
         return dims[-1] if dims else None
 
