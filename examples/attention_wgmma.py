@@ -107,10 +107,14 @@ def _schedule(fusion: Fusion, r: OnlineSoftmax, head_dim: int, block_kv: int) ->
     s_mm.axis(4).parallelize(ParallelType.Unroll)
     for ax in (5, 6, 7):
         s_mm.axis(ax).parallelize(ParallelType.Mma)
-    # q's tile per D tile: [BH, Sqo, bnb, Ko, M64 (Bulk), TK (Bulk)]
-    q_s.compute_at(s_mm, 4)                         # [BH, Sqo, bnb, Ko, M64, TK]
+    # q's tile, loaded once per block before the key blocks: [BH, Sqo, Dc (UR), M64 (Bulk), TK (Bulk)], a box per
+    # 64 columns of D, which the K loop of every key block reads
+    q_s.compute_at(s_mm, 2)                         # [BH, Sqo, M64, D]
+    q_s.split(3, TK)                                # [BH, Sqo, M64, Dc, TK]
+    q_s.reorder({3: 2})                             # [BH, Sqo, Dc, M64, TK]
+    q_s.axis(2).parallelize(ParallelType.Unroll)
+    q_s.axis(3).parallelize(ParallelType.Bulk)
     q_s.axis(4).parallelize(ParallelType.Bulk)
-    q_s.axis(5).parallelize(ParallelType.Bulk)
     q_s.set_swizzle(swizzle_by_span()[TK * q_s.dtype.size])
     # k_j's tile, D contiguous (K-major): [BH, bSqo, nb, Ko, bM64, N (Bulk), TK (Bulk)]
     k_s.compute_at(s_mm, 4)
@@ -124,6 +128,13 @@ def _schedule(fusion: Fusion, r: OnlineSoftmax, head_dim: int, block_kv: int) ->
         schedule_mma_fragment(tv, 3)
     for tv in broadcasts:                           # the row values broadcast back: their consumer's layout
         _like_consumer(tv)
+    # the key mask (keys past Skv; the causal mask) from iotas: replayed as the scores and computed where read
+    operands = s_mm.ancestors() | {s_mm}
+    mask = [tv for tv in r.scores.ancestors() if not tv.is_input and tv not in fragment and tv not in operands
+            and s_mm not in tv.ancestors()]
+    for tv in mask:
+        tv.transform_like(r.scores)
+        tv.parallelize_like(r.scores)
     # the per-row recurrence: [BH, Sqo, nb, TIDx (w r), j2]; the row sum over nb: [BH, Sqo, rnb, TIDx, j2]
     for tv in per_row:
         _rows_first(tv, 3, nb=0)
