@@ -130,8 +130,9 @@ def _schedule(fusion: Fusion, r: OnlineSoftmax, head_dim: int, block_kv: int) ->
         _like_consumer(tv)
     # the key mask (keys past Skv; the causal mask) from iotas: replayed as the scores and computed where read
     operands = s_mm.ancestors() | {s_mm}
-    mask = [tv for tv in r.scores.ancestors() if not tv.is_input and tv not in fragment and tv not in operands
-            and s_mm not in tv.ancestors()]
+    score_inputs = r.scores.ancestors()
+    mask = [tv for tv in fusion.used_tensors() if tv in score_inputs and not tv.is_input and tv not in fragment
+            and tv not in operands and s_mm not in tv.ancestors()]
     for tv in mask:
         tv.transform_like(r.scores)
         tv.parallelize_like(r.scores)
