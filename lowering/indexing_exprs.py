@@ -116,6 +116,8 @@ def read_index(a: Analyses, producer: TensorView, consumer: TensorView,
     for i in producer.loop:
         if i.is_broadcast:
             p_idx[i] = Val.const(0)
+        elif lane_group(i) is not None:
+            continue            # a lane group's result is at its first lane: forward from the rows, lanes 0
         elif shifted and made_from(i, lambda x: x in shifted):
             continue            # the consumer's index of it is shifted: forward from the logical index
         elif id(ids.group(i)) in consumer_groups:
