@@ -25,7 +25,7 @@ stored; keys past Skv are masked to ``-inf`` by the rewrite and read as TMA's ze
 
 from __future__ import annotations
 
-from fusion_ir import DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, ScheduleError, TensorView, ops
+from fusion_ir import DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, ScheduleError, TensorView
 from fusion_ir.inlining import inline_most
 from fusion_ir.online_softmax import OnlineSoftmax, online_softmax
 from fusion_ir.schedulers import schedule_mma_fragment

@@ -52,7 +52,6 @@ def test_two_wgmma_per_key_block_and_q_loaded_once() -> None:
 
 @pytest.mark.parametrize("kwargs,needle", [({"head_dim": 96}, "head_dim = 96"), ({"block_kv": 32}, "block_kv = 32")])
 def test_refuses_sizes_it_does_not_lay_out(kwargs: dict, needle: str) -> None:
-    args = dict(batch=1, heads=1, seq_q=64, seq_kv=64, head_dim=64)
-    args.update(kwargs)
+    args = {"batch": 1, "heads": 1, "seq_q": 64, "seq_kv": 64, "head_dim": 64, **kwargs}
     with pytest.raises(ScheduleError, match=needle):
         attention_wgmma.build(**args)

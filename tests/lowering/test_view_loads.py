@@ -257,9 +257,6 @@ def test_the_gpu_tiers_memchecked_cases_exist() -> None:
 def _permuted_block_tile(block: int, head_dim: int):
     """``out = 2 * permute(blocked(k))`` as ``[nb, D, block]`` (the attention's blocked k: D before the keys), its
     tile a TMA box ``D x block`` per key block: the box's rows run along D, k's innermost dimension."""
-    from fusion_ir import DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, ops
-    from tests.lowering.view_load_cases import blocked_keys
-
     fusion = Fusion()
     with fusion:
         k = fusion.add_input(shape=(200, head_dim), dtype=DataType.BFloat16)
