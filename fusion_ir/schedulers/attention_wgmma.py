@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from target import current as current_target
 
+from ..exprs import view_source
 from ..fusion import Fusion
 from ..inlining import inline_most
 from ..online_softmax import OnlineSoftmax
@@ -168,7 +169,8 @@ def schedule_on_tensor_cores(fusion: Fusion, r: OnlineSoftmax) -> None:
         _rows_first(tv, 3, nb=None)                 # [BH, Sqo, 64, D]
         schedule_mma_fragment(tv, 2, vectorize=tv is out)
     _like_consumer(l_b)
-    inline_most(fusion, [tv for tv in fusion.used_tensors() if tv is not r.exp])
+    # the views of k and v are read through by their TMA loads, never computed: they are not inlined
+    inline_most(fusion, [tv for tv in fusion.used_tensors() if tv is not r.exp and view_source(tv) is None])
     # e_j is read by the row sum's loops and the cast's: computed in the loops both share, the row's thread
     r.exp.inline_at(4)
     alpha_b.compute_at(r.out_sum, 4)

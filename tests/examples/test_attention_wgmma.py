@@ -55,3 +55,20 @@ def test_refuses_sizes_it_does_not_lay_out(kwargs: dict, needle: str) -> None:
     args = {"batch": 1, "heads": 1, "seq_q": 64, "seq_kv": 64, "head_dim": 64, **kwargs}
     with pytest.raises(ScheduleError, match=needle):
         attention_wgmma.build(**args)
+
+
+def test_symbolic_sizes_non_causal_match_numpy() -> None:
+    """Batch, heads and sequence lengths symbolic (the head dim constant): one kernel for any size; the views of k
+    and v stay read through by their TMA boxes (never inlined, never computed)."""
+    from examples import attention
+    from fusion_ir.online_softmax import online_softmax
+    from fusion_ir.schedulers.attention_wgmma import schedule_on_tensor_cores
+
+    fusion = attention.fusion_of(head_dim=64, symbolic=True)
+    (record,) = online_softmax(fusion, 64)
+    schedule_on_tensor_cores(fusion, record)
+    kernel = lower(fusion)
+    for n, shape in enumerate([(1, 2, 200, 130, 64), (2, 1, 64, 300, 64)]):
+        inputs = attention_wgmma.make_inputs(*shape, seed=10 + n)
+        (out,) = simulate(kernel, inputs, seed=n)
+        assert _rel_error(out, attention_wgmma.reference(*inputs)) <= attention_wgmma.TOLERANCE, shape
