@@ -136,6 +136,8 @@ def tensor_core_refusal(fusion: Fusion, sm: SoftmaxMatmul) -> str | None:
     bf16 or fp16 with a head dim of 64 or 128, every extent constant, the scores ``q @ transpose(k)`` scaled (and
     masked)."""
     values = sm.values
+    if len(sm.matmul.shape_ids) != 4:
+        return f"the attention's T{sm.matmul.name} is not [B, H, Sq, D]"
     if not values.is_input or values.dtype not in (DataType.BFloat16, DataType.Half):
         return f"the values T{values.name} are not a bf16 or fp16 fusion input"
     head_dim = sm.matmul.shape_ids[-1].extent.const_value()

@@ -29,7 +29,7 @@ from ..fusion import Fusion
 from ..inlining import inline_most
 from ..online_softmax import OnlineSoftmax
 from ..tensor_view import TensorView
-from ..types import DataType, LoadStoreOpType, MemoryType, ParallelType
+from ..types import DataType, LoadStoreOpType, MemoryType, ParallelType, ScheduleError
 from .matmul import schedule_mma_fragment
 from .matmul_params import swizzle_by_span
 
@@ -54,14 +54,14 @@ def _mn_major_tile(tv: TensorView, mn: int, broadcast: int, k: int, at: int) -> 
     tv.axis(at + 3).parallelize(ParallelType.Bulk)
 
 
-def _rows_first(tv: TensorView, rows: int, nb: int | None) -> None:
-    """``[(nb,) B, H, Sq, ...]`` -> ``[BH (BIDy), Sq/64 (BIDx), (nb,) 64, ...]``: the block's tile first, then the
-    key-block loop, then the tile's rows and what follows them."""
+def _rows_first(tv: TensorView, blocked: bool = True) -> None:
+    """``[(nb,) B, H, Sq, ...]`` (``blocked``: with the key-block axis ``nb`` first) -> ``[BH (BIDy), Sq/64 (BIDx),
+    (nb,) 64, ...]``: the block's tile first, then the key-block loop, then the tile's rows and what follows them."""
     wgmma_m = current_target().wgmma.m
-    first = 0 if nb is None else 1
+    first = 1 if blocked else 0
     tv.merge(first, first + 1)                      # [(nb,) BH, Sq, ...]
     tv.split(first + 1, wgmma_m)                    # [(nb,) BH, Sqo, 64, ...]
-    if nb is not None:
+    if blocked:
         tv.reorder({0: 2, 1: 0, 2: 1})              # [BH, Sqo, nb, 64, ...]
     tv.axis(0).parallelize(ParallelType.BIDy)
     tv.axis(1).parallelize(ParallelType.BIDx)
@@ -80,6 +80,9 @@ def _per_row(tv: TensorView, at: int) -> None:
 def schedule_on_tensor_cores(fusion: Fusion, r: OnlineSoftmax) -> None:
     """Schedule the rewritten attention ``fusion`` (its record ``r``, from ``online_softmax``) as the wgmma kernel
     described above (in place)."""
+    if r.score_matmul is None or len(r.out.shape_ids) != 4:
+        raise ScheduleError("schedule_on_tensor_cores: it takes attention of [B, H, S, D] q, k and v whose scores are "
+                            "one matmul q @ transpose(k) (online_softmax's record has no score matmul or another rank)")
     wgmma = current_target().wgmma
     k_step = wgmma.k_for(DataType.BFloat16.size)
     q = fusion.inputs[0]
@@ -107,7 +110,7 @@ def schedule_on_tensor_cores(fusion: Fusion, r: OnlineSoftmax) -> None:
         tv.set_memory_type(MemoryType.Shared)
 
     # s_j = q @ k_j^T: [BH, Sqo, nb, Ko, Kr (UR), M64, N (block_kv), K16 (Mma)]
-    _rows_first(s_mm, 4, nb=0)                      # [BH, Sqo, nb, 64, N, rD]
+    _rows_first(s_mm)                               # [BH, Sqo, nb, 64, N, rD]
     s_mm.split(5, TK).split(6, k_step)              # [BH, Sqo, nb, 64, N, Ko, Kr, K16]
     s_mm.reorder({3: 5, 4: 6, 5: 3, 6: 4})          # [BH, Sqo, nb, Ko, Kr, 64, N, K16]
     s_mm.axis(4).parallelize(ParallelType.Unroll)
@@ -130,7 +133,7 @@ def schedule_on_tensor_cores(fusion: Fusion, r: OnlineSoftmax) -> None:
 
     # the scores' fragment: [BH, Sqo, nb, TIDx, N/8, 2, 2] (reductions: the quad's column pairs a lane group)
     for tv in fragment:
-        _rows_first(tv, 4, nb=0)
+        _rows_first(tv)
         schedule_mma_fragment(tv, 3)
     for tv in broadcasts:                           # the row values broadcast back: their consumer's layout
         _like_consumer(tv)
@@ -144,12 +147,12 @@ def schedule_on_tensor_cores(fusion: Fusion, r: OnlineSoftmax) -> None:
         tv.parallelize_like(r.scores)
     # the per-row recurrence: [BH, Sqo, nb, TIDx (w r), j2]; the row sum over nb: [BH, Sqo, rnb, TIDx, j2]
     for tv in per_row:
-        _rows_first(tv, 3, nb=0)
+        _rows_first(tv)
         _per_row(tv, 3)
 
     # o_j = cast(e_j) @ v_j: [BH, Sqo, nb, Kr (UR), M64, D, K16 (Mma)], the A operand in registers
     o_mm = r.block_out
-    _rows_first(o_mm, 4, nb=0)                      # [BH, Sqo, nb, 64, D, rK]
+    _rows_first(o_mm)                               # [BH, Sqo, nb, 64, D, rK]
     o_mm.split(5, k_step)                           # [BH, Sqo, nb, 64, D, Kr, K16]
     o_mm.reorder({3: 4, 4: 5, 5: 3})                # [BH, Sqo, nb, Kr, 64, D, K16]
     o_mm.axis(3).parallelize(ParallelType.Unroll)
@@ -161,12 +164,12 @@ def schedule_on_tensor_cores(fusion: Fusion, r: OnlineSoftmax) -> None:
 
     # the output's rescaled sum over the key blocks, accumulated in place, and the epilogue
     alpha_b = r.out_sum.definition.inputs[1]
-    _rows_first(r.out_sum, 4, nb=0)                 # [BH, Sqo, rnb, 64, D]
+    _rows_first(r.out_sum)                          # [BH, Sqo, rnb, 64, D]
     schedule_mma_fragment(r.out_sum, 3)
     _like_consumer(alpha_b)
     l_b = r.out.definition.inputs[1]
     for tv in (r.out, out):
-        _rows_first(tv, 3, nb=None)                 # [BH, Sqo, 64, D]
+        _rows_first(tv, blocked=False)              # [BH, Sqo, 64, D]
         schedule_mma_fragment(tv, 2, vectorize=tv is out)
     _like_consumer(l_b)
     # the views of k and v are read through by their TMA loads, never computed: they are not inlined

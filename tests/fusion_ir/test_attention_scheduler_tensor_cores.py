@@ -46,16 +46,20 @@ def test_tensor_cores_asked_for_an_attention_they_do_not_take_is_refused() -> No
         schedule_attention(attention.fusion_of(1, 1, 64, 64, 32), AttentionParams(block_kv=64, tensor_cores=True))
 
 
-@pytest.mark.parametrize("shape,causal,block_kv", [((1, 2, 200, 130, 64), False, 64),
-                                                   ((2, 1, 100, 260, 128), True, 128)])
-def test_scheduled_attention_on_tensor_cores_matches_numpy(shape: tuple[int, ...], causal: bool, block_kv: int) -> None:
-    fusion = attention.fusion_of(*shape, causal=causal)
+@pytest.mark.parametrize("shape,causal,block_kv,dtype", [((1, 2, 200, 130, 64), False, 64, DataType.BFloat16),
+                                                         ((2, 1, 100, 260, 128), True, 128, DataType.BFloat16),
+                                                         ((1, 1, 90, 70, 64), True, 64, DataType.Half)])
+def test_scheduled_attention_on_tensor_cores_matches_numpy(shape: tuple[int, ...], causal: bool, block_kv: int,
+                                                           dtype: DataType) -> None:
+    fusion = attention.fusion_of(*shape, causal=causal, dtype=dtype)
     params = schedule(fusion, params=AttentionParams(block_q=64, block_kv=block_kv, tensor_cores=True))
     assert params.tensor_cores
     kernel = lower(fusion)
     assert "wgmma.m64n" in str(kernel)
     for seed in (0, 1):
-        inputs = attention.make_inputs(*shape, seed=seed)
+        inputs = attention.make_inputs(*shape, seed=seed)           # bf16 values: fp16 holds them exactly
+        if dtype is DataType.Half:
+            inputs = [x.astype(np.float16) for x in inputs]
         (out,) = simulate(kernel, inputs, seed=seed)
         want = attention.reference(*inputs, causal=causal)
         err = float(np.abs(np.asarray(out, dtype=np.float64) - want).max() / np.abs(want).max())
