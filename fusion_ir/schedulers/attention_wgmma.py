@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from target import current as current_target
 
-from ..exprs import view_source
+from ..exprs import is_view_expr, view_source
 from ..fusion import Fusion
 from ..inlining import inline_most
 from ..online_softmax import OnlineSoftmax
@@ -142,9 +142,12 @@ def schedule_on_tensor_cores(fusion: Fusion, r: OnlineSoftmax) -> None:
     score_inputs = r.scores.ancestors()
     mask = [tv for tv in fusion.used_tensors() if tv in score_inputs and not tv.is_input and tv not in fragment
             and tv not in operands and s_mm not in tv.ancestors()]
+    chains = _computed_view_chains(fusion)
+    in_chains = {tv for first, end in chains for tv in _between(first, end)}
     for tv in mask:
-        tv.transform_like(r.scores)
-        tv.parallelize_like(r.scores)
+        if tv not in in_chains:
+            tv.transform_like(r.scores)
+            tv.parallelize_like(r.scores)
     # the per-row recurrence: [BH, Sqo, nb, TIDx (w r), j2]; the row sum over nb: [BH, Sqo, rnb, TIDx, j2]
     for tv in per_row:
         _rows_first(tv)
@@ -174,9 +177,29 @@ def schedule_on_tensor_cores(fusion: Fusion, r: OnlineSoftmax) -> None:
     _like_consumer(l_b)
     # the views of k and v are read through by their TMA loads, never computed: they are not inlined
     inline_most(fusion, [tv for tv in fusion.used_tensors() if tv is not r.exp and view_source(tv) is None])
+    # views of a computed tensor (the causal mask's blocked key iota): computed in the loops of the chain's end
+    for first, end in chains:
+        first.compute_at(end, -1)
     # e_j is read by the row sum's loops and the cast's: computed in the loops both share, the row's thread
     r.exp.inline_at(4)
     alpha_b.compute_at(r.out_sum, 4)
+
+
+def _computed_view_chains(fusion: Fusion) -> list[tuple[TensorView, TensorView]]:
+    """Each chain of views (pads, reshapes, permutes) of a tensor read from nothing (an iota), as (that tensor, the
+    chain's end)."""
+    chains = []
+    for end in fusion.used_tensors():
+        readers = end.consumers()
+        if not is_view_expr(end.definition) or any(is_view_expr(c.definition) for c in readers):
+            continue
+        first = end
+        while is_view_expr(first.definition.inputs[0].definition):
+            first = first.definition.inputs[0]
+        start = first.definition.inputs[0]
+        if not start.is_input and start.definition is not None and not start.definition.tensor_inputs():
+            chains.append((start, end))
+    return chains
 
 
 def _like_consumer(tv: TensorView) -> None:
