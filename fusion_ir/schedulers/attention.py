@@ -14,7 +14,7 @@ and v (pad, reshape, permute) are computed inside the products that read them.
 This is the CUDA-core schedule: every product on CUDA cores. With ``AttentionParams.tensor_cores`` the rewritten
 fusion is scheduled as the wgmma kernel instead (``attention_wgmma.schedule_on_tensor_cores``: one warp group per 64
 query rows, both products on tensor cores), which the suggestion picks for bf16 and fp16 with a head dim of 64 or
-128 and constant sizes. ``AttentionParams`` names its choices with the rule behind each
+128. ``AttentionParams`` names its choices with the rule behind each
 (``suggest_attention_params``).
 """
 
@@ -113,7 +113,7 @@ def suggest_attention_params(fusion: Fusion, sizes: Sizes | None = None) -> Atte
     if refusal is None:
         head_dim = plan.matmul.shape_ids[-1].extent.const_value()
         why = {
-            "tensor_cores": "bf16/fp16 operands, a head dim of 64 or 128 and constant sizes: the wgmma kernel",
+            "tensor_cores": "bf16/fp16 operands with a head dim of 64 or 128: the wgmma kernel",
             "block_q": "64 query rows: one warp group's wgmma M",
             "block_kv": (f"{BLOCKS_KV[0]} keys per block: the scores' and the output's fragments (64 + {head_dim // 2} "
                          f"registers a thread) leave room for the probabilities"),
@@ -133,8 +133,8 @@ def suggest_attention_params(fusion: Fusion, sizes: Sizes | None = None) -> Atte
 
 def tensor_core_refusal(fusion: Fusion, sm: SoftmaxMatmul) -> str | None:
     """Why the wgmma kernel (``attention_wgmma``) does not take ``fusion``, or None: q, k and v are fusion inputs of
-    bf16 or fp16 with a head dim of 64 or 128, every extent constant, the scores ``q @ transpose(k)`` scaled (and
-    masked)."""
+    bf16 or fp16 ``[B, H, S, D]`` with a head dim of 64 or 128 (any other size symbolic or not), the scores
+    ``q @ transpose(k)`` scaled (and masked)."""
     values = sm.values
     if len(sm.matmul.shape_ids) != 4:
         return f"the attention's T{sm.matmul.name} is not [B, H, Sq, D]"
@@ -146,8 +146,6 @@ def tensor_core_refusal(fusion: Fusion, sm: SoftmaxMatmul) -> str | None:
     scores = [e for e in fusion.exprs if isinstance(e, MmaOp) and e.output in sm.scores.ancestors() | {sm.scores}]
     if len(scores) != 1 or not scores[0].inputs[0].is_input or scores[0].inputs[0].dtype is not values.dtype:
         return "the scores are not one matmul of the queries, a fusion input of the values' type"
-    if any(i.extent.const_value() is None for tv in fusion.inputs for i in tv.shape_ids):
-        return "symbolic sizes (the wgmma kernel is built for its sizes)"
     return None
 
 

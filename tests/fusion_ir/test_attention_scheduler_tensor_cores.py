@@ -24,7 +24,6 @@ def test_bf16_and_fp16_with_head_dim_64_or_128_take_tensor_cores(head_dim: int, 
 @pytest.mark.parametrize("kwargs,why", [
     ({"head_dim": 32}, "the head dim 32 is not one of (64, 128)"),
     ({"head_dim": 64, "dtype": DataType.Float}, "not a bf16 or fp16 fusion input"),
-    ({"head_dim": 64, "symbolic": True}, "symbolic sizes"),
 ])
 def test_other_attentions_stay_on_cuda_cores_with_the_reason(kwargs: dict, why: str) -> None:
     params = suggest_attention_params(attention.fusion_of(1, 2, 48, 80, **kwargs))
@@ -70,3 +69,17 @@ def test_the_suggestion_is_what_schedule_takes() -> None:
     fusion = attention.fusion_of(1, 1, 70, 90, 64, causal=True)
     params = schedule(fusion)
     assert params.tensor_cores and "wgmma.m64n64k16" in str(lower(fusion))
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_symbolic_sizes_take_tensor_cores_and_match_numpy(causal: bool) -> None:
+    """One kernel for any batch, heads and sequence lengths (the head dim constant), causal or not."""
+    fusion = attention.fusion_of(head_dim=64, causal=causal, symbolic=True)
+    assert schedule(fusion).tensor_cores
+    kernel = lower(fusion)
+    for n, shape in enumerate([(1, 2, 200, 130, 64), (2, 1, 64, 300, 64)]):
+        inputs = attention.make_inputs(*shape, seed=20 + n)
+        (out,) = simulate(kernel, inputs, seed=n)
+        want = attention.reference(*inputs, causal=causal)
+        err = float(np.abs(np.asarray(out, dtype=np.float64) - want).max() / np.abs(want).max())
+        assert err <= attention.TOLERANCE, (shape, causal, err)
