@@ -7,8 +7,10 @@ with 16384 tokens (``B * S = 16384``) and the heads with 2048 channels (``H * D`
 references are ``torch.nn.functional.scaled_dot_product_attention`` under
 ``sdpa_kernel(SDPBackend.FLASH_ATTENTION)`` and under ``sdpa_kernel(SDPBackend.CUDNN_ATTENTION)``; a backend that
 refuses a case is recorded as unavailable with torch's reason. Ours: ``examples.attention.fusion_of(...)`` at the case's
-sizes, ``fusion_ir.schedulers.schedule(fusion, sizes=...)``, ``lower`` and ``runtime.executor.prepare``; where no
-scheduler takes the fusion the row says "refused: <reason>" and the references are still timed.
+sizes, ``fusion_ir.schedulers.schedule(fusion, sizes=...)`` (the tensor-core kernel for D 64 and 128), ``lower`` and
+``runtime.executor.prepare``; beside it ``ours_cuda_cores``, the same fusion on the attention scheduler's CUDA-core
+path (``AttentionParams(tensor_cores=False)``); where no scheduler takes the fusion the row says "refused: <reason>"
+and the references are still timed.
 
 Every kernel's result is checked first on fresh random inputs (its output poisoned with NaN) against torch's
 float64 math on the first batch's first two heads (relative error); ours must be within twice flash attention's
@@ -40,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.results_file import add_output_option, write_results
 from examples import attention
 from fusion_ir import Fusion
-from fusion_ir.schedulers import HeuristicParams, schedule
+from fusion_ir.schedulers import AttentionParams, HeuristicParams, schedule
 
 TOKENS = 16384                     # batch * seq: every case fills the GPU with the same number of queries
 CHANNELS = 2048                    # heads * head_dim
@@ -53,6 +55,8 @@ MAX_REL_ERROR = 1e-2               # ours' bound where flash attention is unavai
 CHECKED_HEADS = 2                  # the float64 check covers batch 0, these many heads
 CHECK_ROWS = 1024                  # queries per float64 chunk (an [H, rows, Skv] float64 score block at a time)
 BACKENDS = ("flash", "cudnn")      # the references: SDPBackend.FLASH_ATTENTION, SDPBackend.CUDNN_ATTENTION
+OURS = {"ours": None,              # ours: the scheduler's suggestion; ours_cuda_cores: its CUDA-core path
+        "ours_cuda_cores": AttentionParams(block_q=64, block_kv=32, tensor_cores=False)}
 
 
 @dataclass(frozen=True)
@@ -91,13 +95,14 @@ def tflops(flops: float, ms: float) -> float:
     return flops / ms / 1e9
 
 
-def plan(case: Case) -> tuple[HeuristicParams | None, Any, str | None]:
-    """Ours for ``case``: (params, kernel, None) scheduled and lowered, or (None, None, "refused: <reason>")."""
+def plan(case: Case, given: HeuristicParams | None = None) -> tuple[HeuristicParams | None, Any, str | None]:
+    """Ours for ``case`` (with ``given`` params, else the suggestion): (params, kernel, None) scheduled and lowered,
+    or (None, None, "refused: <reason>")."""
     from lowering import lower
 
     fusion = case.build()
     try:
-        params = schedule(fusion, sizes=case.shapes)
+        params = schedule(fusion, sizes=case.shapes, params=given)
         return params, lower(fusion), None
     except Exception as e:  # noqa: BLE001 - reported per case (a fusion the scheduler declines)
         return None, None, f"refused: {type(e).__name__}: {_one_line(str(e))}"[:400]
@@ -196,10 +201,11 @@ def measure_case(torch: Any, case: Case, rounds: int) -> dict:
             continue
         row[backend] = {"rel_error": err}
         timed.append((backend, rotating(lambda s, b=backend: (lambda: sdpa(torch, b, *s, case.causal)), sets)))
-    params, kernel, error = plan(case)
-    if error is not None:
-        row["ours"] = {"refused": error[len("refused: "):]}
-    else:
+    for name, given in OURS.items():
+        params, kernel, error = plan(case, given)
+        if error is not None:
+            row[name] = {"refused": error[len("refused: "):]}
+            continue
         try:
             out.fill_(float("nan"))
             prepare(kernel, list(check), [out])()
@@ -210,10 +216,10 @@ def measure_case(torch: Any, case: Case, rounds: int) -> dict:
             if not err < bound:                  # NaN (an unwritten element) included
                 flash = f"{flash_err:.2e}" if flash_err is not None else "unavailable"
                 raise AssertionError(f"relative error {err:.2e} over {bound:.2e} (flash attention: {flash})")
-            row["ours"] = {"scheduler": params.scheduler, "params": params.summary(), "rel_error": err}
-            timed.append(("ours", rotating(lambda s: prepare(kernel, list(s), [out]), sets)))
+            row[name] = {"scheduler": params.scheduler, "params": params.summary(), "rel_error": err}
+            timed.append((name, rotating(lambda s, k=kernel: prepare(k, list(s), [out]), sets)))
         except Exception as e:  # noqa: BLE001 - a kernel that fails is reported, not fatal
-            row["ours"] = {"error": f"{type(e).__name__}: {_one_line(str(e))}"[:400]}
+            row[name] = {"error": f"{type(e).__name__}: {_one_line(str(e))}"[:400]}
     if not timed:
         return row
     batch = max(1, round(TARGET_BATCH_MS / (case.flops / ASSUMED_TFLOPS / 1e9)))
@@ -258,12 +264,17 @@ def _cell(entry: dict) -> str:
 def table(result: dict) -> list[str]:
     """The short table: TFLOP/s of each and ours' ratios; the reasons of the cells without a figure below it."""
     lines = [f"device: {result['device']}   date: {result['date']}   {result['timing']}",
-             f"{'case':<30}{'flash':>8}{'cudnn':>8}{'ours':>8}{'ours/flash':>11}{'ours/cudnn':>11}   (TFLOP/s)"]
+             (f"{'case':<30}{'flash':>8}{'cudnn':>8}{'ours':>8}{'ours/flash':>11}{'ours/cudnn':>11}"
+              f"{'ours CUDA cores':>16}   (TFLOP/s)")]
     notes: dict[str, str] = {}
     for r in result["rows"]:
         ratios = "".join(f"{r[f'ours/{b}']:>11.2f}" if f"ours/{b}" in r else f"{'-':>11}" for b in BACKENDS)
-        lines.append(f"{r['case']:<30}{_cell(r['flash']):>8}{_cell(r['cudnn']):>8}{_cell(r['ours']):>8}{ratios}")
-        for name in (*BACKENDS, "ours"):
+        slow = _cell(r["ours_cuda_cores"]) if "ours_cuda_cores" in r else "-"
+        lines.append(f"{r['case']:<30}{_cell(r['flash']):>8}{_cell(r['cudnn']):>8}{_cell(r['ours']):>8}{ratios}"
+                     f"{slow:>16}")
+        for name in (*BACKENDS, *OURS):
+            if name not in r:
+                continue                         # results written before the column existed
             kind, why = next(iter(r[name].items()))
             if kind in ("unavailable", "refused", "error"):
                 notes.setdefault(f"{name} {kind}: {why}", r["case"])

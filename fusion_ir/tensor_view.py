@@ -14,7 +14,7 @@ from target import current as current_target
 from . import replay
 from .circular_buffer import AUTO, CircularBufferOptions, Pipelined, WarpSpecialized
 from .exprs import (ASYNC_LOADS, BinaryOp, BroadcastOp, CastOp, Expr, LoadStoreOp, MmaOp, ReductionOp, UnaryOp, in_order,
-                    load_kind, view_source)
+                    is_view_expr, load_kind, view_source)
 from .iter_domain import IterDomain, Merge, Split, Transform, innermost_root, made_from
 from .persistent import first_unmappable_loop_axis
 from .scalar import Val
@@ -1026,13 +1026,21 @@ class TensorView:
 
     def _box_row_dim(self) -> IterDomain | None:
         """The root axis a TMA box row runs along: the one the copied tensor's innermost axis maps to (the last
-        root axis, or another one through a permuted copy); None when there is none."""
+        root axis, or another one through a permuted copy or a view chain); None when there is none."""
         d = self.definition
         if isinstance(d, LoadStoreOp) and d.permutation is not None:
             (source,) = d.tensor_inputs()
             inner = source.shape_ids[-1]
             row = next(c for c, p in d.root_map(source).items() if p is inner)
             return None if row.is_broadcast else row
+        if isinstance(d, LoadStoreOp) and self.is_cache and is_view_expr(d.inputs[0].definition):
+            # a load of a chain of views: the axis that is the source's innermost dimension, index for index
+            (end,) = d.tensor_inputs()
+            for c, p in d.root_map(end).items():
+                source, axis = _view_source_axis(end, p)
+                if source is not None and axis is source.shape_ids[-1]:
+                    return None if c.is_broadcast else c
+            return None
         dims = [i for i in self.root if not i.is_reduction and not i.is_broadcast]
         return dims[-1] if dims else None
 
@@ -1227,3 +1235,17 @@ def _validate_warp_specialized(tv: TensorView, ws: WarpSpecialized) -> None:
 
 
 _ = (Merge, Split)
+
+
+def _view_source_axis(view: TensorView, axis: IterDomain) -> tuple[TensorView | None, IterDomain | None]:
+    """The fusion input a chain of views (pads, reshapes, permutes) ending at ``view`` reads, with the dimension of
+    it that ``view``'s logical ``axis`` is, index for index; (None, None) when a split or merge makes the axis or the
+    chain starts at a computed tensor (``views.ViewChain.source_axis``, which reads tensors)."""
+    x, t = axis, view
+    while is_view_expr(t.definition):
+        if x not in t.root:
+            return None, None
+        e = t.definition
+        x = e.root_map(e.inputs[0])[x]
+        t = e.inputs[0]
+    return (t, x) if t.is_input else (None, None)

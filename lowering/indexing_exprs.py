@@ -26,7 +26,7 @@ from fusion_ir.exprs import (
     scans,
     sums_products,
 )
-from fusion_ir.iter_domain import made_from, spans_broadcast
+from fusion_ir.iter_domain import lane_group, made_from, spans_broadcast
 from fusion_ir.op_core import COMPARE_OPS, LOGICAL_OPS
 from fusion_ir.scalar import Val, all_of
 from fusion_ir.scalar_input import ScalarInput
@@ -95,6 +95,11 @@ def read_index(a: Analyses, producer: TensorView, consumer: TensorView,
         if c_root in offsets:
             p_idx[p_logical] = p_idx[p_logical] - offsets[c_root]
             shifted.add(p_logical)
+    if any(lane_group(i) is not None for i in producer.loop):
+        # a lane-group reduction's result in shared memory: the first lane of each group wrote it
+        for p_logical in producer.logical:
+            if p_logical.is_reduction and p_logical not in p_idx:
+                p_idx[p_logical] = Val.const(0)
     buf = a.buffers.buffers[producer]
     if buf.is_param:
         return param_index(producer, buf, p_idx)
@@ -111,6 +116,8 @@ def read_index(a: Analyses, producer: TensorView, consumer: TensorView,
     for i in producer.loop:
         if i.is_broadcast:
             p_idx[i] = Val.const(0)
+        elif lane_group(i) is not None:
+            continue            # a lane group's result is at its first lane: forward from the rows, lanes 0
         elif shifted and made_from(i, lambda x: x in shifted):
             continue            # the consumer's index of it is shifted: forward from the logical index
         elif id(ids.group(i)) in consumer_groups:

@@ -11,8 +11,11 @@ query axes, so the running max, the rescaled row sum and the rescaled accumulato
 the key blocks: a thread holds one query row, its block of scores and its D outputs. The blocked views of k
 and v (pad, reshape, permute) are computed inside the products that read them.
 
-This is the CUDA-core schedule: every product on CUDA cores. ``AttentionParams`` names its choices with the
-rule behind each (``suggest_attention_params``).
+This is the CUDA-core schedule: every product on CUDA cores. With ``AttentionParams.tensor_cores`` the rewritten
+fusion is scheduled as the wgmma kernel instead (``attention_wgmma.schedule_on_tensor_cores``: one warp group per 64
+query rows, both products on tensor cores), which the suggestion picks for bf16 and fp16 with a head dim of 64 or
+128. ``AttentionParams`` names its choices with the rule behind each
+(``suggest_attention_params``).
 """
 
 from __future__ import annotations
@@ -27,7 +30,8 @@ from ..inlining import inline_most, parallelize_like, transform_like
 from ..online_softmax import OnlineSoftmax, SoftmaxMatmul, find_softmax_matmuls, online_softmax
 from ..replay import map_ids_between
 from ..tensor_view import TensorView
-from ..types import ParallelType, ScheduleError
+from ..types import DataType, ParallelType, ScheduleError
+from .attention_wgmma import BLOCK_Q, BLOCKS_KV, HEAD_DIMS, schedule_on_tensor_cores
 from .pointwise_problem import evaluated, extent_env
 from .protocol import FunctionScheduler, HeuristicParams, Sizes
 
@@ -40,13 +44,23 @@ class AttentionParams(HeuristicParams):
     """An attention kernel's choices.
 
     ``block_q``: query rows per block (one per thread, ``TIDx``). ``block_kv``: keys per block of the online
-    softmax (the scores a thread holds at once)."""
+    softmax (the scores a thread holds at once). ``tensor_cores``: the wgmma kernel instead (one warp group per
+    ``block_q = 64`` query rows, ``block_kv`` 64 or 128 keys per block: one wgmma tile of scores)."""
 
     scheduler: str = NAME
     block_q: int = 64
     block_kv: int = 32
+    tensor_cores: bool = False
 
     def validate(self) -> None:
+        if not isinstance(self.tensor_cores, bool):
+            raise ScheduleError(f"AttentionParams.tensor_cores: {self.tensor_cores!r} must be a bool")
+        if self.tensor_cores and self.block_q != BLOCK_Q:
+            raise ScheduleError(f"AttentionParams.block_q: {self.block_q} with tensor_cores; the wgmma kernel runs "
+                                f"{BLOCK_Q} query rows per warp group (one wgmma M)")
+        if self.tensor_cores and self.block_kv not in BLOCKS_KV:
+            raise ScheduleError(f"AttentionParams.block_kv: {self.block_kv} with tensor_cores must be one of "
+                                f"{BLOCKS_KV}: a key block's scores are one wgmma tile")
         for name in ("block_q", "block_kv"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
@@ -95,6 +109,16 @@ def suggest_attention_params(fusion: Fusion, sizes: Sizes | None = None) -> Atte
     plan = _plan(fusion)
     if isinstance(plan, str):
         raise ScheduleError(f"attention scheduler declines this fusion: {plan}")
+    refusal = tensor_core_refusal(fusion, plan)
+    if refusal is None:
+        head_dim = plan.matmul.shape_ids[-1].extent.const_value()
+        why = {
+            "tensor_cores": "bf16/fp16 operands with a head dim of 64 or 128: the wgmma kernel",
+            "block_q": "64 query rows: one warp group's wgmma M",
+            "block_kv": (f"{BLOCKS_KV[0]} keys per block: the scores' and the output's fragments (64 + {head_dim // 2} "
+                         f"registers a thread) leave room for the probabilities"),
+        }
+        return AttentionParams(block_q=BLOCK_Q, block_kv=BLOCKS_KV[0], tensor_cores=True, why=why)
     rows = _query_rows(fusion, plan, sizes)
     many = rows is None or rows >= 64
     block_q = 64 if many else max(32, 1 << (rows - 1).bit_length())
@@ -102,8 +126,27 @@ def suggest_attention_params(fusion: Fusion, sizes: Sizes | None = None) -> Atte
         "block_q": ("64 query rows (two warps) per block" if many else
                     f"the {rows} query rows rounded up to a power of two, at least a warp"),
         "block_kv": "32 keys per block: the scores and probabilities a thread holds stay in registers",
+        "tensor_cores": f"CUDA cores: {refusal}",
     }
     return AttentionParams(block_q=block_q, block_kv=32, why=why)
+
+
+def tensor_core_refusal(fusion: Fusion, sm: SoftmaxMatmul) -> str | None:
+    """Why the wgmma kernel (``attention_wgmma``) does not take ``fusion``, or None: q, k and v are fusion inputs of
+    bf16 or fp16 ``[B, H, S, D]`` with a head dim of 64 or 128 (any other size symbolic or not), the scores
+    ``q @ transpose(k)`` scaled (and masked)."""
+    values = sm.values
+    if len(sm.matmul.shape_ids) != 4:
+        return f"the attention's T{sm.matmul.name} is not [B, H, Sq, D]"
+    if not values.is_input or values.dtype not in (DataType.BFloat16, DataType.Half):
+        return f"the values T{values.name} are not a bf16 or fp16 fusion input"
+    head_dim = sm.matmul.shape_ids[-1].extent.const_value()
+    if head_dim not in HEAD_DIMS:
+        return f"the head dim {head_dim} is not one of {HEAD_DIMS}"
+    scores = [e for e in fusion.exprs if isinstance(e, MmaOp) and e.output in sm.scores.ancestors() | {sm.scores}]
+    if len(scores) != 1 or not scores[0].inputs[0].is_input or scores[0].inputs[0].dtype is not values.dtype:
+        return "the scores are not one matmul of the queries, a fusion input of the values' type"
+    return None
 
 
 def _query_rows(fusion: Fusion, sm: SoftmaxMatmul, sizes: Sizes | None) -> int | None:
@@ -126,9 +169,16 @@ def schedule_attention(fusion: Fusion, params: AttentionParams | None = None) ->
     if any(tv.compute_at_pos or tv.transforms for tv in fusion.used_tensors() if not tv.is_input):
         raise ScheduleError("schedule_attention: the fusion is already scheduled; schedule_attention starts from an "
                             "unscheduled fusion")
+    if params.tensor_cores:
+        refusal = tensor_core_refusal(fusion, plan)
+        if refusal is not None:
+            raise ScheduleError(f"schedule_attention: tensor_cores: {refusal}")
     with fusion.transaction():
         (record,) = online_softmax(fusion, params.block_kv)
-        _schedule(fusion, record, params)
+        if params.tensor_cores:
+            schedule_on_tensor_cores(fusion, record)
+        else:
+            _schedule(fusion, record, params)
     fusion.scheduler_choice = params
     return fusion
 

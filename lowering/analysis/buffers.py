@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 
 from fusion_ir import IterDomain, MemoryType, ParallelType, TensorView
 from fusion_ir.exprs import load_kind, reduces, scans, sums_products
+from fusion_ir.iter_domain import lane_group
 from fusion_ir.scalar import Val
 from fusion_ir.types import DataType, LoadStoreOpType, SmemSwizzle
 from target import DEFAULT_TARGET
@@ -171,6 +172,9 @@ def allocation_ids(ids: IdModel, tc: TensorCores, tv: TensorView, memory: Memory
     out = []
     turns = (turn_axis(ids, tv), tc.shared_turn_axis(tv))
     for k, i in enumerate(tv.loop):
+        if memory is MemoryType.Shared and lane_group(i) is not None and ids.group(i).parallel_type.is_thread:
+            out.append(i)   # a lane-group reduction: its groups (first lane) write, any thread reads after a barrier
+            continue
         if i.is_reduction or i.is_broadcast or any(i is t for t in turns):
             continue
         pt = ids.group(i).parallel_type

@@ -393,7 +393,8 @@ def _check_cross_thread_reads(model: IdModel, computed: list[TensorView]) -> Non
                 if not pt.is_grid_or_thread or group.is_broadcast:
                     continue
                 if p.is_reduction:
-                    if lane_group(p) is not None:
+                    # in Shared memory, each group's result is read by any thread after the block's barrier
+                    if lane_group(p) is not None and producer.memory_type is MemoryType.Local:
                         _check_lane_group_read(model, producer, consumer, p, mapping)
                     continue  # a block reduction leaves its result in every thread (of its lane group)
                 c = mapping.get(p)

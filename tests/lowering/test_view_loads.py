@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from fusion_ir import Fusion, LoadStoreOpType, ParallelType, ScheduleError, ops
+from fusion_ir import DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, ScheduleError, SmemSwizzle, ops
 from fusion_ir.op_pad import pad
 from lowering import LoweringError, lower
 from lowering import kernel_ir as k
@@ -252,3 +252,27 @@ def test_the_gpu_tiers_memchecked_cases_exist() -> None:
 
     names = {name for name, _, _ in view_load_cases()}
     assert set(MEMCHECKED) <= names, sorted(set(MEMCHECKED) - names)
+
+
+def _permuted_block_tile(block: int, head_dim: int):
+    """``out = 2 * permute(blocked(k))`` as ``[nb, D, block]`` (the attention's blocked k: D before the keys), its
+    tile a TMA box ``D x block`` per key block: the box's rows run along D, k's innermost dimension."""
+    fusion = Fusion()
+    with fusion:
+        k = fusion.add_input(shape=(200, head_dim), dtype=DataType.BFloat16)
+        kb = ops.permute(blocked_keys(k, 0, block=block), [0, 2, 1])
+        out = ops.mul(kb, 2.0)
+        fusion.add_output(out)
+    tile = kb.cache_after(LoadStoreOpType.TMA)
+    tile.set_memory_type(MemoryType.Shared)
+    tile.compute_at(out, 1)
+    tile.axis(1).parallelize(ParallelType.Bulk)
+    tile.axis(2).parallelize(ParallelType.Bulk)
+    return tile
+
+
+def test_swizzle_row_of_a_view_load_runs_along_the_sources_innermost_dimension() -> None:
+    """Blocks of 128 keys of a k with D = 64: a 128-byte swizzle row is D (64 bf16), whatever the view's last axis."""
+    _permuted_block_tile(128, 64).set_swizzle(SmemSwizzle.B128)
+    with pytest.raises(ScheduleError, match=r"TMA box row of 128 x bfloat16 = 256 bytes"):
+        _permuted_block_tile(64, 128).set_swizzle(SmemSwizzle.B128)

@@ -1,0 +1,222 @@
+"""The tensor-core attention kernel: the online-softmax rewrite of ``softmax(q k^T) v`` scheduled as one wgmma
+kernel (``schedule_on_tensor_cores``; the attention scheduler's path for bf16 and fp16 with a head dim of 64 or 128,
+``AttentionParams.tensor_cores``; ``examples/attention_wgmma.py`` builds it by hand).
+
+One warp group (128 threads on TIDx) per block of 64 query rows of one (batch, head): grid
+``[Sq / 64 (BIDx), batch * heads (BIDy)]``. q's ``[64, D]`` tile is TMA-loaded once (a box per 64 columns of D,
+K-major, 128-byte swizzle); then a serial loop over the key blocks ``j`` (the rewrite's ``nb`` axis):
+
+- ``s_j = q @ k_j^T``: ``wgmma.m64n{block_kv}k16`` over D in tiles of 64, k_j's ``[block_kv, 64]`` box of the
+  blocked view ``permute(reshape(pad(k)))`` (K-major; the pad is TMA's zero fill); the fp32 fragment in registers;
+- the scale, the key mask (keys past Skv, the causal mask) and ``exp(s - mnew)`` on the fragment
+  (``schedule_mma_fragment``); the block's row max and row sum reduce the fragment in registers, then across the
+  quad by shuffles (``merge_lanes``), into shared memory;
+- the per-row recurrence (``mprev = cummax(mblk)``, ``mnew``, ``alpha``, ``l = rescaled_sum(rowsum, alpha)``) by
+  one thread per fragment row pair (32 threads: warp ``w``, lane row ``r``, the rows ``j2`` in registers), its
+  results in shared memory for the fragment's threads (block barriers between);
+- ``o = rescaled_sum(cast(e, bf16) @ v_j, alpha)``: ``cast(e)`` the wgmma's register A operand
+  (``m64n{D}k16``, k-steps over the block's keys), v_j's ``[block_kv, D]`` tile a TMA box per 64 columns
+  (MN-major), the accumulator rescaled in place by alpha per row before the block's wgmmas;
+- after the loop ``o / l``, cast, stored from the fragment.
+"""
+
+from __future__ import annotations
+
+from target import current as current_target
+
+from ..exprs import is_view_expr, view_source
+from ..fusion import Fusion
+from ..inlining import inline_most
+from ..online_softmax import OnlineSoftmax
+from ..tensor_view import TensorView
+from ..types import DataType, LoadStoreOpType, MemoryType, ParallelType, ScheduleError
+from .matmul import schedule_mma_fragment
+from .matmul_params import swizzle_by_span
+
+TK = 64                 # head dim per TMA box of q and k: one 128-byte swizzle row of bf16
+HEAD_DIMS = (64, 128)   # q's tile a box per 64 columns; the output one wgmma tile of D columns
+BLOCKS_KV = (64, 128)   # the scores of a key block: one wgmma tile of block_kv columns
+BLOCK_Q = 64            # query rows per block: one warp group's wgmma M
+
+
+def _mn_major_tile(tv: TensorView, mn: int, broadcast: int, k: int, at: int) -> None:
+    """A B operand tile ``[.., K, N]`` with N contiguous: chunks of 64 columns (one 128-byte swizzle row),
+    ``[.., Nc (unrolled), b, K (Bulk), 64 (Bulk)]`` from position ``at``, a TMA box per chunk."""
+    columns = tv.loop[mn].extent.const_value()
+    w = min(columns, 128 // tv.dtype.size)
+    b, kk = tv.loop[broadcast], tv.loop[k]
+    tv.split(mn, w)
+    order = [tv.loop[mn], b, kk, tv.loop[mn + 1]]
+    tv.reorder({tv.loop.index(axis): at + j for j, axis in enumerate(order)})
+    tv.set_swizzle(swizzle_by_span()[w * tv.dtype.size])
+    tv.axis(at).parallelize(ParallelType.Unroll)
+    tv.axis(at + 2).parallelize(ParallelType.Bulk)
+    tv.axis(at + 3).parallelize(ParallelType.Bulk)
+
+
+def _rows_first(tv: TensorView, blocked: bool = True) -> None:
+    """``[(nb,) B, H, Sq, ...]`` (``blocked``: with the key-block axis ``nb`` first) -> ``[BH (BIDy), Sq/64 (BIDx),
+    (nb,) 64, ...]``: the block's tile first, then the key-block loop, then the tile's rows and what follows them."""
+    wgmma_m = current_target().wgmma.m
+    first = 1 if blocked else 0
+    tv.merge(first, first + 1)                      # [(nb,) BH, Sq, ...]
+    tv.split(first + 1, wgmma_m)                    # [(nb,) BH, Sqo, 64, ...]
+    if blocked:
+        tv.reorder({0: 2, 1: 0, 2: 1})              # [BH, Sqo, nb, 64, ...]
+    tv.axis(0).parallelize(ParallelType.BIDy)
+    tv.axis(1).parallelize(ParallelType.BIDx)
+
+
+def _per_row(tv: TensorView, at: int) -> None:
+    """Axis ``at`` (64 rows) as a thread per fragment row pair: ``[w4 r8 (TIDx), j2 (UR)]`` for row
+    ``16 w + 8 j + r``, as the accumulator fragment numbers its rows."""
+    tv.split(at, 16).split(at + 1, 8)               # [w4, j2, r8]
+    tv.reorder({at + 1: at + 2, at + 2: at + 1})    # [w4, r8, j2]
+    tv.merge(at, at + 1)
+    tv.axis(at).parallelize(ParallelType.TIDx)
+    tv.axis(at + 1).parallelize(ParallelType.Unroll)
+
+
+def schedule_on_tensor_cores(fusion: Fusion, r: OnlineSoftmax) -> None:
+    """Schedule the rewritten attention ``fusion`` (its record ``r``, from ``online_softmax``) as the wgmma kernel
+    described above (in place)."""
+    if r.score_matmul is None or len(r.out.shape_ids) != 4:
+        raise ScheduleError("schedule_on_tensor_cores: it takes attention of [B, H, S, D] q, k and v whose scores are "
+                            "one matmul q @ transpose(k) (online_softmax's record has no score matmul or another rank)")
+    wgmma = current_target().wgmma
+    k_step = wgmma.k_for(DataType.BFloat16.size)
+    q = fusion.inputs[0]
+    (out,) = fusion.outputs
+    s_mm = r.score_matmul
+    kb = s_mm.definition.inputs[1]
+    vb = r.values
+    with fusion:
+        q_s = q.cache_after(LoadStoreOpType.TMA)
+        k_s = kb.cache_after(LoadStoreOpType.TMA)
+        v_s = vb.cache_after(LoadStoreOpType.TMA)
+    for tv in (q_s, k_s, v_s):
+        tv.set_memory_type(MemoryType.Shared)
+
+    # the tensors between the scores' matmul and the probabilities: the fragment of s_j
+    fragment = [tv for tv in _between(s_mm, r.probs)
+                if tv is not s_mm and len(tv.logical) == len(s_mm.logical) - 1]
+    broadcasts = [tv for tv in fragment if any(i.is_broadcast for i in tv.logical)]
+    fragment = [tv for tv in fragment if tv not in broadcasts] + [r.block_sum]
+    per_row = [r.prev_max, r.new_max, r.safe_max, r.alpha, r.row_sum] + _between_rows(r)
+    for tv in [s_mm, r.block_out, r.out_sum, r.out] + fragment + per_row:
+        tv.set_memory_type(MemoryType.Local)
+    # the values one layout writes and another reads: the row reductions, the safe max, alpha and the row sum
+    for tv in (r.block_max, r.block_sum, r.safe_max, r.alpha, r.row_sum):
+        tv.set_memory_type(MemoryType.Shared)
+
+    # s_j = q @ k_j^T: [BH, Sqo, nb, Ko, Kr (UR), M64, N (block_kv), K16 (Mma)]
+    _rows_first(s_mm)                               # [BH, Sqo, nb, 64, N, rD]
+    s_mm.split(5, TK).split(6, k_step)              # [BH, Sqo, nb, 64, N, Ko, Kr, K16]
+    s_mm.reorder({3: 5, 4: 6, 5: 3, 6: 4})          # [BH, Sqo, nb, Ko, Kr, 64, N, K16]
+    s_mm.axis(4).parallelize(ParallelType.Unroll)
+    for ax in (5, 6, 7):
+        s_mm.axis(ax).parallelize(ParallelType.Mma)
+    # q's tile, loaded once per block before the key blocks: [BH, Sqo, Dc (UR), M64 (Bulk), TK (Bulk)], a box per
+    # 64 columns of D, which the K loop of every key block reads
+    q_s.compute_at(s_mm, 2)                         # [BH, Sqo, M64, D]
+    q_s.split(3, TK)                                # [BH, Sqo, M64, Dc, TK]
+    q_s.reorder({3: 2})                             # [BH, Sqo, Dc, M64, TK]
+    q_s.axis(2).parallelize(ParallelType.Unroll)
+    q_s.axis(3).parallelize(ParallelType.Bulk)
+    q_s.axis(4).parallelize(ParallelType.Bulk)
+    q_s.set_swizzle(swizzle_by_span()[TK * q_s.dtype.size])
+    # k_j's tile, D contiguous (K-major): [BH, bSqo, nb, Ko, bM64, N (Bulk), TK (Bulk)]
+    k_s.compute_at(s_mm, 4)
+    k_s.axis(5).parallelize(ParallelType.Bulk)
+    k_s.axis(6).parallelize(ParallelType.Bulk)
+    k_s.set_swizzle(swizzle_by_span()[TK * k_s.dtype.size])
+
+    # the scores' fragment: [BH, Sqo, nb, TIDx, N/8, 2, 2] (reductions: the quad's column pairs a lane group)
+    for tv in fragment:
+        _rows_first(tv)
+        schedule_mma_fragment(tv, 3)
+    for tv in broadcasts:                           # the row values broadcast back: their consumer's layout
+        _like_consumer(tv)
+    # the key mask (keys past Skv; the causal mask) from iotas: replayed as the scores and computed where read
+    operands = s_mm.ancestors() | {s_mm}
+    score_inputs = r.scores.ancestors()
+    mask = [tv for tv in fusion.used_tensors() if tv in score_inputs and not tv.is_input and tv not in fragment
+            and tv not in operands and s_mm not in tv.ancestors()]
+    chains = _computed_view_chains(fusion)
+    in_chains = {tv for first, end in chains for tv in _between(first, end)}
+    for tv in mask:
+        if tv not in in_chains:
+            tv.transform_like(r.scores)
+            tv.parallelize_like(r.scores)
+    # the per-row recurrence: [BH, Sqo, nb, TIDx (w r), j2]; the row sum over nb: [BH, Sqo, rnb, TIDx, j2]
+    for tv in per_row:
+        _rows_first(tv)
+        _per_row(tv, 3)
+
+    # o_j = cast(e_j) @ v_j: [BH, Sqo, nb, Kr (UR), M64, D, K16 (Mma)], the A operand in registers
+    o_mm = r.block_out
+    _rows_first(o_mm)                               # [BH, Sqo, nb, 64, D, rK]
+    o_mm.split(5, k_step)                           # [BH, Sqo, nb, 64, D, Kr, K16]
+    o_mm.reorder({3: 4, 4: 5, 5: 3})                # [BH, Sqo, nb, Kr, 64, D, K16]
+    o_mm.axis(3).parallelize(ParallelType.Unroll)
+    for ax in (4, 5, 6):
+        o_mm.axis(ax).parallelize(ParallelType.Mma)
+    # v_j's tile, D contiguous (MN-major): [BH, bSqo, nb, Dc (UR), bM64, K (Bulk), 64 (Bulk)]
+    v_s.compute_at(o_mm, 3)                         # [BH, bSqo, nb, bM64, D, K]
+    _mn_major_tile(v_s, mn=4, broadcast=3, k=5, at=3)
+
+    # the output's rescaled sum over the key blocks, accumulated in place, and the epilogue
+    alpha_b = r.out_sum.definition.inputs[1]
+    _rows_first(r.out_sum)                          # [BH, Sqo, rnb, 64, D]
+    schedule_mma_fragment(r.out_sum, 3)
+    _like_consumer(alpha_b)
+    l_b = r.out.definition.inputs[1]
+    for tv in (r.out, out):
+        _rows_first(tv, blocked=False)              # [BH, Sqo, 64, D]
+        schedule_mma_fragment(tv, 2, vectorize=tv is out)
+    _like_consumer(l_b)
+    # the views of k and v are read through by their TMA loads, never computed: they are not inlined
+    inline_most(fusion, [tv for tv in fusion.used_tensors() if tv is not r.exp and view_source(tv) is None])
+    # views of a computed tensor (the causal mask's blocked key iota): computed in the loops of the chain's end
+    for first, end in chains:
+        first.compute_at(end, -1)
+    # e_j is read by the row sum's loops and the cast's: computed in the loops both share, the row's thread
+    r.exp.inline_at(4)
+    alpha_b.compute_at(r.out_sum, 4)
+
+
+def _computed_view_chains(fusion: Fusion) -> list[tuple[TensorView, TensorView]]:
+    """Each chain of views (pads, reshapes, permutes) of a tensor read from nothing (an iota), as (that tensor, the
+    chain's end)."""
+    chains = []
+    for end in fusion.used_tensors():
+        readers = end.consumers()
+        if not is_view_expr(end.definition) or any(is_view_expr(c.definition) for c in readers):
+            continue
+        first = end
+        while is_view_expr(first.definition.inputs[0].definition):
+            first = first.definition.inputs[0]
+        start = first.definition.inputs[0]
+        if not start.is_input and start.definition is not None and not start.definition.tensor_inputs():
+            chains.append((start, end))
+    return chains
+
+
+def _like_consumer(tv: TensorView) -> None:
+    """A broadcast of row values laid out as its (one) consumer, the fragment: its broadcast columns replayed."""
+    (consumer,) = tv.consumers()
+    tv.transform_like(consumer)
+    tv.parallelize_like(consumer)
+
+
+def _between(start: TensorView, end: TensorView) -> list[TensorView]:
+    """The tensors on the paths from ``start`` to ``end``, both included, in fusion order."""
+    before = set(end.ancestors()) | {end}
+    return [tv for tv in end.fusion.used_tensors() if tv in before and (tv is start or start in tv.ancestors())]
+
+
+def _between_rows(r: OnlineSoftmax) -> list[TensorView]:
+    """The per-row tensors of the recurrence not named in ``r`` (``mnew == -inf``, ``mprev - mnew``)."""
+    named = {r.prev_max, r.new_max, r.safe_max, r.alpha}
+    return [tv for tv in _between(r.prev_max, r.alpha) if tv not in named and len(tv.logical) == len(r.alpha.logical)
+            and not any(i.is_broadcast for i in tv.logical)]

@@ -1,0 +1,85 @@
+"""The attention scheduler's tensor-core path (``AttentionParams.tensor_cores``: the rewritten fusion scheduled as the
+wgmma kernel of ``schedulers.attention_wgmma``): when the suggestion takes it and why, the parameters it refuses,
+and ``schedule(fusion)`` of the fusion as a user writes it simulated against float64 numpy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from examples import attention
+from fusion_ir import DataType, ScheduleError
+from fusion_ir.schedulers import AttentionParams, schedule, schedule_attention, suggest_attention_params
+from lowering import lower
+from runtime import simulate
+
+
+@pytest.mark.parametrize("head_dim,dtype", [(64, DataType.BFloat16), (128, DataType.Half)])
+def test_bf16_and_fp16_with_head_dim_64_or_128_take_tensor_cores(head_dim: int, dtype: DataType) -> None:
+    params = suggest_attention_params(attention.fusion_of(1, 2, 200, 300, head_dim, dtype=dtype))
+    assert params.tensor_cores and params.block_q == 64 and params.block_kv == 64
+    assert "wgmma" in params.why["tensor_cores"]
+
+
+@pytest.mark.parametrize("kwargs,why", [
+    ({"head_dim": 32}, "the head dim 32 is not one of (64, 128)"),
+    ({"head_dim": 64, "dtype": DataType.Float}, "not a bf16 or fp16 fusion input"),
+])
+def test_other_attentions_stay_on_cuda_cores_with_the_reason(kwargs: dict, why: str) -> None:
+    params = suggest_attention_params(attention.fusion_of(1, 2, 48, 80, **kwargs))
+    assert not params.tensor_cores and why in params.why["tensor_cores"]
+
+
+@pytest.mark.parametrize("params,needle", [
+    (AttentionParams(block_q=32, block_kv=64, tensor_cores=True), "block_q: 32 with tensor_cores"),
+    (AttentionParams(block_q=64, block_kv=32, tensor_cores=True), "block_kv: 32 with tensor_cores"),
+    (AttentionParams(tensor_cores=1), "tensor_cores: 1 must be a bool"),
+])
+def test_refused_parameters_name_the_rule(params: AttentionParams, needle: str) -> None:
+    with pytest.raises(ScheduleError, match=needle):
+        schedule_attention(attention.fusion_of(1, 1, 64, 64, 64), params)
+
+
+def test_tensor_cores_asked_for_an_attention_they_do_not_take_is_refused() -> None:
+    with pytest.raises(ScheduleError, match="tensor_cores: the head dim 32"):
+        schedule_attention(attention.fusion_of(1, 1, 64, 64, 32), AttentionParams(block_kv=64, tensor_cores=True))
+
+
+@pytest.mark.parametrize("shape,causal,block_kv,dtype", [((1, 2, 200, 130, 64), False, 64, DataType.BFloat16),
+                                                         ((2, 1, 100, 260, 128), True, 128, DataType.BFloat16),
+                                                         ((1, 1, 90, 70, 64), True, 64, DataType.Half)])
+def test_scheduled_attention_on_tensor_cores_matches_numpy(shape: tuple[int, ...], causal: bool, block_kv: int,
+                                                           dtype: DataType) -> None:
+    fusion = attention.fusion_of(*shape, causal=causal, dtype=dtype)
+    params = schedule(fusion, params=AttentionParams(block_q=64, block_kv=block_kv, tensor_cores=True))
+    assert params.tensor_cores
+    kernel = lower(fusion)
+    assert "wgmma.m64n" in str(kernel)
+    for seed in (0, 1):
+        inputs = attention.make_inputs(*shape, seed=seed)           # bf16 values: fp16 holds them exactly
+        if dtype is DataType.Half:
+            inputs = [x.astype(np.float16) for x in inputs]
+        (out,) = simulate(kernel, inputs, seed=seed)
+        want = attention.reference(*inputs, causal=causal)
+        err = float(np.abs(np.asarray(out, dtype=np.float64) - want).max() / np.abs(want).max())
+        assert err <= attention.TOLERANCE, (shape, causal, seed, err)
+
+
+def test_the_suggestion_is_what_schedule_takes() -> None:
+    fusion = attention.fusion_of(1, 1, 70, 90, 64, causal=True)
+    params = schedule(fusion)
+    assert params.tensor_cores and "wgmma.m64n64k16" in str(lower(fusion))
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_symbolic_sizes_take_tensor_cores_and_match_numpy(causal: bool) -> None:
+    """One kernel for any batch, heads and sequence lengths (the head dim constant), causal or not."""
+    fusion = attention.fusion_of(head_dim=64, causal=causal, symbolic=True)
+    assert schedule(fusion).tensor_cores
+    kernel = lower(fusion)
+    for n, shape in enumerate([(1, 2, 200, 130, 64), (2, 1, 64, 300, 64)]):
+        inputs = attention.make_inputs(*shape, seed=20 + n)
+        (out,) = simulate(kernel, inputs, seed=n)
+        want = attention.reference(*inputs, causal=causal)
+        err = float(np.abs(np.asarray(out, dtype=np.float64) - want).max() / np.abs(want).max())
+        assert err <= attention.TOLERANCE, (shape, causal, err)
