@@ -183,7 +183,7 @@ def reference_run(torch: Any, backend: str, case: Case, check: tuple, expected: 
     return relative_error(out, expected), ""
 
 
-def measure_case(torch: Any, case: Case, rounds: int) -> dict:
+def measure_case(torch: Any, case: Case, rounds: int, ours: tuple[str, ...] = tuple(OURS)) -> dict:
     from runtime.executor import prepare
     from runtime.timing import interleaved_ms
 
@@ -201,8 +201,8 @@ def measure_case(torch: Any, case: Case, rounds: int) -> dict:
             continue
         row[backend] = {"rel_error": err}
         timed.append((backend, rotating(lambda s, b=backend: (lambda: sdpa(torch, b, *s, case.causal)), sets)))
-    for name, given in OURS.items():
-        params, kernel, error = plan(case, given)
+    for name in ours:
+        params, kernel, error = plan(case, OURS[name])
         if error is not None:
             row[name] = {"refused": error[len("refused: "):]}
             continue
@@ -236,7 +236,7 @@ def measure_case(torch: Any, case: Case, rounds: int) -> dict:
     return row
 
 
-def measure(cases: list[Case], rounds: int) -> dict:
+def measure(cases: list[Case], rounds: int, ours: tuple[str, ...] = tuple(OURS)) -> dict:
     import torch
 
     from runtime.progress import reporting
@@ -245,7 +245,7 @@ def measure(cases: list[Case], rounds: int) -> dict:
     rows = []
     with reporting(None, len(cases), "cases") as advance:
         for case in cases:
-            rows.append(measure_case(torch, case, rounds))
+            rows.append(measure_case(torch, case, rounds, ours))
             torch.cuda.empty_cache()
             advance(1)
     return {"device": torch.cuda.get_device_name(), "date": datetime.date.today().isoformat(),
@@ -289,6 +289,8 @@ def main(argv: list[str] | None = None) -> None:
                                         "(default: every case)")
     parser.add_argument("--rounds", type=int, default=ROUNDS)
     parser.add_argument("--dry-run", action="store_true", help="build and schedule every case and print it; no GPU")
+    parser.add_argument("--ours", help=f"comma-separated kernels of ours to time, of {', '.join(OURS)} (default: all; "
+                                        f"the CUDA-core kernel takes seconds a launch at 16384 keys)")
     add_output_option(parser, "attention.json")
     args = parser.parse_args(argv)
     cases = CASES
@@ -302,7 +304,11 @@ def main(argv: list[str] | None = None) -> None:
         import torch  # noqa: F401
     except ImportError:
         raise SystemExit("bench/attention.py needs torch and a GPU (--dry-run needs neither)") from None
-    result = measure(cases, args.rounds)
+    ours = tuple(OURS) if not args.ours else tuple(w.strip() for w in args.ours.split(","))
+    unknown = [w for w in ours if w not in OURS]
+    if unknown:
+        raise SystemExit(f"--ours: {', '.join(unknown)} is not one of {', '.join(OURS)}")
+    result = measure(cases, args.rounds, ours)
     write_results(result, args.output)
     print("\n".join(table(result)))
 
