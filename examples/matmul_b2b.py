@@ -17,7 +17,7 @@ from fusion_ir.schedulers import schedule_mma_fragment
 from fusion_ir.schedulers.matmul_params import swizzle_by_span
 from target import current as current_target
 
-from ._wgmma_tiles import n_major_tile
+from fusion_ir.schedulers.mma_tiles import n_major_tile
 
 DESCRIPTION = "cast(relu(x @ w1), bf16) @ w2 in one kernel: the first accumulator is the second wgmma's A in registers"
 SIZES = [[(200, 136), (136, 64), (64, 64)]]      # build()'s fixed sizes: x [M, K1], w1 [K1, N1], w2 [N1, N2]

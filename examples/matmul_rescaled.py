@@ -16,7 +16,7 @@ from fusion_ir.schedulers import schedule_mma_fragment
 from fusion_ir.schedulers.matmul_params import swizzle_by_span
 from target import current as current_target
 
-from ._wgmma_tiles import n_major_tile
+from fusion_ir.schedulers.mma_tiles import n_major_tile
 
 DESCRIPTION = "cast(rescaled_sum(a_j @ b_j, scale_j, j), bf16): one wgmma accumulator rescaled per row between j's"
 SIZES = [[(3, 200, 72), (3, 72, 136), (3, 200)]]      # build()'s fixed sizes: a [J, M, K], b [J, K, N], scale [J, M]

@@ -31,7 +31,7 @@ from fusion_ir.schedulers import schedule_mma_fragment
 from fusion_ir.schedulers.matmul_params import swizzle_by_span
 from target import current as current_target
 
-from ._wgmma_tiles import n_major_tile
+from fusion_ir.schedulers.mma_tiles import n_major_tile
 
 DESCRIPTION = "softmax(a @ b, -1) in one wgmma kernel: the row max and sum of the accumulator by quad shuffles"
 SIZES = [[(200, 136), (136, 128)]]      # build()'s fixed sizes: a [M, K], b [K, N]

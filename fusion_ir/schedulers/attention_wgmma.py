@@ -32,26 +32,12 @@ from ..tensor_view import TensorView
 from ..types import DataType, LoadStoreOpType, MemoryType, ParallelType, ScheduleError
 from .matmul import schedule_mma_fragment
 from .matmul_params import swizzle_by_span
+from .mma_tiles import n_major_tile
 
 TK = 64                 # head dim per TMA box of q and k: one 128-byte swizzle row of bf16
 HEAD_DIMS = (64, 128)   # q's tile a box per 64 columns; the output one wgmma tile of D columns
 BLOCKS_KV = (64, 128)   # the scores of a key block: one wgmma tile of block_kv columns
 BLOCK_Q = 64            # query rows per block: one warp group's wgmma M
-
-
-def _mn_major_tile(tv: TensorView, mn: int, broadcast: int, k: int, at: int) -> None:
-    """A B operand tile ``[.., K, N]`` with N contiguous: chunks of 64 columns (one 128-byte swizzle row),
-    ``[.., Nc (unrolled), b, K (Bulk), 64 (Bulk)]`` from position ``at``, a TMA box per chunk."""
-    columns = tv.loop[mn].extent.const_value()
-    w = min(columns, 128 // tv.dtype.size)
-    b, kk = tv.loop[broadcast], tv.loop[k]
-    tv.split(mn, w)
-    order = [tv.loop[mn], b, kk, tv.loop[mn + 1]]
-    tv.reorder({tv.loop.index(axis): at + j for j, axis in enumerate(order)})
-    tv.set_swizzle(swizzle_by_span()[w * tv.dtype.size])
-    tv.axis(at).parallelize(ParallelType.Unroll)
-    tv.axis(at + 2).parallelize(ParallelType.Bulk)
-    tv.axis(at + 3).parallelize(ParallelType.Bulk)
 
 
 def _rows_first(tv: TensorView, blocked: bool = True) -> None:
@@ -163,7 +149,7 @@ def schedule_on_tensor_cores(fusion: Fusion, r: OnlineSoftmax) -> None:
         o_mm.axis(ax).parallelize(ParallelType.Mma)
     # v_j's tile, D contiguous (MN-major): [BH, bSqo, nb, Dc (UR), bM64, K (Bulk), 64 (Bulk)]
     v_s.compute_at(o_mm, 3)                         # [BH, bSqo, nb, bM64, D, K]
-    _mn_major_tile(v_s, mn=4, broadcast=3, k=5, at=3)
+    n_major_tile(v_s, mn=4, broadcast=3, k=5, at=3)
 
     # the output's rescaled sum over the key blocks, accumulated in place, and the epilogue
     alpha_b = r.out_sum.definition.inputs[1]

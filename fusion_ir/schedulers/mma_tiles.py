@@ -1,10 +1,12 @@
-"""Operand tiles of the hand-scheduled one-warp-group wgmma examples (``matmul_b2b``, ``matmul_rescaled``,
-``matmul_row_softmax``): how a TMA-loaded B tile with N contiguous is laid out in 128-byte swizzle rows."""
+"""Operand tiles of the one-warp-group wgmma schedules (the tensor-core attention, and the hand-scheduled
+``matmul_b2b``, ``matmul_rescaled`` and ``matmul_row_softmax`` examples): how a TMA-loaded B tile with N
+contiguous is laid out in 128-byte swizzle rows."""
 
 from __future__ import annotations
 
-from fusion_ir import ParallelType, TensorView
-from fusion_ir.schedulers.matmul_params import swizzle_by_span
+from ..tensor_view import TensorView
+from ..types import ParallelType
+from .matmul_params import swizzle_by_span
 
 
 def n_major_tile(tv: TensorView, mn: int, broadcast: int, k: int, at: int) -> None:
