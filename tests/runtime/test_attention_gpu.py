@@ -8,11 +8,9 @@ from __future__ import annotations
 import pytest
 
 from examples import attention
-from lowering import lower
-from runtime import execute
 from tests.runtime.run_attention import main as run_small
 from tests.runtime.sanitizer import SANITIZER, assert_sanitizer_clean
-from tests.runtime.test_executor_gpu import torch_or_skip
+from tests.runtime.sdpa_check import assert_matches_sdpa
 
 pytestmark = pytest.mark.gpu
 SHAPES = [(4, 16, 4096, 4096, 128), (2, 3, 1000, 1237, 64)]     # B, H, Sq, Skv, D: a large one and an odd one
@@ -26,15 +24,7 @@ def test_small_sizes_match_numpy(causal: bool) -> None:
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 def test_the_kernel_matches_torch_sdpa(shape: tuple[int, ...], causal: bool) -> None:
-    torch = torch_or_skip()
-    b, h, sq, skv, d = shape
-    q, k, v = (torch.randn(b, h, n, d, device="cuda").bfloat16() for n in (sq, skv, skv))
-    (out,) = execute(lower(attention.build(*shape, causal=causal)), [q, k, v])
-    sdpa = torch.nn.functional.scaled_dot_product_attention
-    expected = sdpa(q.double(), k.double(), v.double(), is_causal=causal)
-    err = ((out.double() - expected).norm() / expected.norm()).item()
-    torch_err = ((sdpa(q, k, v, is_causal=causal).double() - expected).norm() / expected.norm()).item()
-    assert err < 2 * torch_err + 1e-3, (err, torch_err)     # a bf16 result: as close as torch's bf16 attention
+    assert_matches_sdpa(attention.build(*shape, causal=causal), shape, causal)
 
 
 @pytest.mark.skipif(SANITIZER is None, reason="compute-sanitizer is not installed")
