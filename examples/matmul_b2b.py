@@ -14,10 +14,9 @@ ordinary stores. N1 and N2 are each one wgmma tile (multiples of 16, at most 256
 
 from fusion_ir import DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, inline_most, ops
 from fusion_ir.schedulers import schedule_mma_fragment
-from fusion_ir.schedulers.matmul_params import swizzle_by_span
 from target import current as current_target
 
-from fusion_ir.schedulers.mma_tiles import n_major_tile
+from fusion_ir.schedulers.mma_tiles import k_major_tile, mma_k_loop, n_major_tile
 
 DESCRIPTION = "cast(relu(x @ w1), bf16) @ w2 in one kernel: the first accumulator is the second wgmma's A in registers"
 SIZES = [[(200, 136), (136, 64), (64, 64)]]      # build()'s fixed sizes: x [M, K1], w1 [K1, N1], w2 [N1, N2]
@@ -64,17 +63,12 @@ def build(m: int = 200, k1: int = 136, n1: int = 64, n2: int = 64) -> Fusion:
         tv.set_memory_type(MemoryType.Local)
 
     # s = x @ w1: [Mo (BIDx), Ko, Kr (UR), M64, N1, K16 (Mma)]
-    s.split(0, wgmma.m).split(3, TK).split(4, k_step)      # [Mo, M64, N1, Ko, Kr, K16]
-    s.reorder({1: 3, 2: 4, 3: 1, 4: 2})                    # [Mo, Ko, Kr, M64, N1, K16]
+    s.split(0, wgmma.m)                                    # [Mo, M64, N1, K1]
+    mma_k_loop(s, 1, TK, k_step)                           # [Mo, Ko, Kr, M64, N1, K16]
     s.axis(0).parallelize(ParallelType.BIDx)
-    s.axis(2).parallelize(ParallelType.Unroll)
-    for k in (3, 4, 5):
-        s.axis(k).parallelize(ParallelType.Mma)
     # x's tile: [Mo, Ko, M64 (Bulk), TK (Bulk)], one box of 64 x 64 per K1 tile
     xs.compute_at(s, 2)
-    xs.axis(2).parallelize(ParallelType.Bulk)
-    xs.axis(3).parallelize(ParallelType.Bulk)
-    xs.set_swizzle(swizzle_by_span()[TK * xs.dtype.size])
+    k_major_tile(xs, 2)
     # w1's tile, N1 contiguous: [bMo, Ko, N1c (UR), bM64, TK (Bulk), 64 (Bulk)], a box per 64 columns
     w1s.compute_at(s, 2)                                   # [bMo, Ko, bM64, N1, TK]
     n_major_tile(w1s, mn=3, broadcast=2, k=4, at=2)

@@ -13,10 +13,9 @@ every accumulator register is multiplied by the scale of its row, then that iter
 
 from fusion_ir import DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, Pipelined, inline_most, ops
 from fusion_ir.schedulers import schedule_mma_fragment
-from fusion_ir.schedulers.matmul_params import swizzle_by_span
 from target import current as current_target
 
-from fusion_ir.schedulers.mma_tiles import n_major_tile
+from fusion_ir.schedulers.mma_tiles import k_major_tile, n_major_tile
 
 DESCRIPTION = "cast(rescaled_sum(a_j @ b_j, scale_j, j), bf16): one wgmma accumulator rescaled per row between j's"
 SIZES = [[(3, 200, 72), (3, 72, 136), (3, 200)]]      # build()'s fixed sizes: a [J, M, K], b [J, K, N], scale [J, M]
@@ -80,9 +79,7 @@ def build(j: int = 3, m: int = 200, n: int = 136, k: int = 72, tn: int = 64, sta
     # a's tile: [Mo, bNo, J, Ko, M64 (Bulk), TK (Bulk)], one box of 1 x 64 x 64 per J and K tile
     a_s.compute_at(mm, 4 + js)                                        # [Mo, bNo, J, Ko, M64, bTN, TK]
     a_s.reorder({5 + js: 4 + js})                                     # [Mo, bNo, J, Ko, bTN, M64, TK]
-    a_s.axis(5 + js).parallelize(ParallelType.Bulk)
-    a_s.axis(6 + js).parallelize(ParallelType.Bulk)
-    a_s.set_swizzle(swizzle_by_span()[TK * a_s.dtype.size])
+    k_major_tile(a_s, 5 + js)
     # b's tile, N contiguous: [bMo, No, J, Ko, TNc (UR), bM64, TK (Bulk), 64 (Bulk)], a box per 64 columns
     b_s.compute_at(mm, 4 + js)                                        # [bMo, No, J, Ko, bM64, TN, TK]
     n_major_tile(b_s, mn=5 + js, broadcast=4 + js, k=6 + js, at=4 + js)

@@ -31,7 +31,7 @@ from fusion_ir.schedulers import schedule_mma_fragment
 from fusion_ir.schedulers.matmul_params import swizzle_by_span
 from target import current as current_target
 
-from fusion_ir.schedulers.mma_tiles import n_major_tile
+from fusion_ir.schedulers.mma_tiles import k_major_tile, mma_k_loop, n_major_tile
 
 DESCRIPTION = "softmax(a @ b, -1) in one wgmma kernel: the row max and sum of the accumulator by quad shuffles"
 SIZES = [[(200, 136), (136, 128)]]      # build()'s fixed sizes: a [M, K], b [K, N]
@@ -109,19 +109,15 @@ def schedule(fusion: Fusion) -> Fusion:
         tv.set_memory_type(MemoryType.Local)
 
     # s = a @ b: [Mo (BIDx), Ko, Kr (UR), M64, N, K16 (Mma)]
-    s.split(0, wgmma.m).split(3, TK).split(4, k_step)      # [Mo, M64, N, Ko, Kr, K16]
-    s.reorder({1: 3, 2: 4, 3: 1, 4: 2})                    # [Mo, Ko, Kr, M64, N, K16]
+    s.split(0, wgmma.m)                                    # [Mo, M64, N, K]
+    mma_k_loop(s, 1, TK, k_step)                           # [Mo, Ko, Kr, M64, N, K16]
     s.axis(0).parallelize(ParallelType.BIDx)
-    s.axis(2).parallelize(ParallelType.Unroll)
-    for ax in (3, 4, 5):
-        s.axis(ax).parallelize(ParallelType.Mma)
     # a's tile: [Mo, Ko, M64 (Bulk), TK (Bulk)], one box of 64 x 64 per K tile
     a_s.compute_at(s, 2)
-    a_s.set_swizzle(swizzle_by_span()[TK * a_s.dtype.size])
     if a_by_tma:
-        a_s.axis(2).parallelize(ParallelType.Bulk)
-        a_s.axis(3).parallelize(ParallelType.Bulk)
+        k_major_tile(a_s, 2)
     else:
+        a_s.set_swizzle(swizzle_by_span()[TK * a_s.dtype.size])
         _copied_by_threads(a_s)
     # b's tile, N contiguous: [bMo, Ko, Nc (UR), bM64, TK (Bulk), 64 (Bulk)], a box per 64 columns
     b_s.compute_at(s, 2)                                   # [bMo, Ko, bM64, N, TK]

@@ -31,8 +31,7 @@ from ..online_softmax import OnlineSoftmax
 from ..tensor_view import TensorView
 from ..types import DataType, LoadStoreOpType, MemoryType, ParallelType, ScheduleError
 from .matmul import schedule_mma_fragment
-from .matmul_params import swizzle_by_span
-from .mma_tiles import n_major_tile
+from .mma_tiles import k_major_tile, mma_k_loop, n_major_tile
 
 TK = 64                 # head dim per TMA box of q and k: one 128-byte swizzle row of bf16
 HEAD_DIMS = (64, 128)   # q's tile a box per 64 columns; the output one wgmma tile of D columns
@@ -97,25 +96,17 @@ def schedule_on_tensor_cores(fusion: Fusion, r: OnlineSoftmax) -> None:
 
     # s_j = q @ k_j^T: [BH, Sqo, nb, Ko, Kr (UR), M64, N (block_kv), K16 (Mma)]
     _rows_first(s_mm)                               # [BH, Sqo, nb, 64, N, rD]
-    s_mm.split(5, TK).split(6, k_step)              # [BH, Sqo, nb, 64, N, Ko, Kr, K16]
-    s_mm.reorder({3: 5, 4: 6, 5: 3, 6: 4})          # [BH, Sqo, nb, Ko, Kr, 64, N, K16]
-    s_mm.axis(4).parallelize(ParallelType.Unroll)
-    for ax in (5, 6, 7):
-        s_mm.axis(ax).parallelize(ParallelType.Mma)
+    mma_k_loop(s_mm, 3, TK, k_step)                 # [BH, Sqo, nb, Ko, Kr, 64, N, K16]
     # q's tile, loaded once per block before the key blocks: [BH, Sqo, Dc (UR), M64 (Bulk), TK (Bulk)], a box per
     # 64 columns of D, which the K loop of every key block reads
     q_s.compute_at(s_mm, 2)                         # [BH, Sqo, M64, D]
     q_s.split(3, TK)                                # [BH, Sqo, M64, Dc, TK]
     q_s.reorder({3: 2})                             # [BH, Sqo, Dc, M64, TK]
     q_s.axis(2).parallelize(ParallelType.Unroll)
-    q_s.axis(3).parallelize(ParallelType.Bulk)
-    q_s.axis(4).parallelize(ParallelType.Bulk)
-    q_s.set_swizzle(swizzle_by_span()[TK * q_s.dtype.size])
+    k_major_tile(q_s, 3)
     # k_j's tile, D contiguous (K-major): [BH, bSqo, nb, Ko, bM64, N (Bulk), TK (Bulk)]
     k_s.compute_at(s_mm, 4)
-    k_s.axis(5).parallelize(ParallelType.Bulk)
-    k_s.axis(6).parallelize(ParallelType.Bulk)
-    k_s.set_swizzle(swizzle_by_span()[TK * k_s.dtype.size])
+    k_major_tile(k_s, 5)
 
     # the scores' fragment: [BH, Sqo, nb, TIDx, N/8, 2, 2] (reductions: the quad's column pairs a lane group)
     for tv in fragment:

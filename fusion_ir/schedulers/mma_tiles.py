@@ -22,3 +22,21 @@ def n_major_tile(tv: TensorView, mn: int, broadcast: int, k: int, at: int) -> No
     tv.axis(at).parallelize(ParallelType.Unroll)
     tv.axis(at + 2).parallelize(ParallelType.Bulk)
     tv.axis(at + 3).parallelize(ParallelType.Bulk)
+
+
+def k_major_tile(tv: TensorView, at: int) -> None:
+    """An operand tile with K contiguous, ``[.., rows (Bulk), TK (Bulk)]`` from position ``at``: one TMA box per
+    stage, its rows of TK elements swizzled by their span."""
+    tv.axis(at).parallelize(ParallelType.Bulk)
+    tv.axis(at + 1).parallelize(ParallelType.Bulk)
+    tv.set_swizzle(swizzle_by_span()[tv.loop[at + 1].extent.const_value() * tv.dtype.size])
+
+
+def mma_k_loop(acc: TensorView, at: int, tk: int, k_step: int) -> None:
+    """A one-warp-group accumulator whose axes from ``at`` are ``[M64, N, K]``: ``[.., Ko, Kr (UR), M64, N, K16
+    (Mma)]``, the K loop over tiles of ``tk`` outside the unrolled wgmma k-steps of ``k_step``."""
+    acc.split(at + 2, tk).split(at + 3, k_step)            # [.., M64, N, Ko, Kr, K16]
+    acc.reorder({at: at + 2, at + 1: at + 3, at + 2: at, at + 3: at + 1})   # [.., Ko, Kr, M64, N, K16]
+    acc.axis(at + 1).parallelize(ParallelType.Unroll)
+    for axis in (at + 2, at + 3, at + 4):
+        acc.axis(axis).parallelize(ParallelType.Mma)
