@@ -81,23 +81,39 @@ class WgmmaShape:
         return f"wgmma::{self.function}<{int(trans_a)}, {int(trans_b)}>"
 
     def wrapper(self) -> str:
-        """The C++ text of the wrapper: one asm statement with N / 2 ``"+f"`` accumulator operands."""
-        if self.register_a:
-            return self._register_a_wrapper()
+        """The C++ text of the wrapper: one asm statement with N / 2 ``"+f"`` accumulator operands; A and B from
+        shared-memory descriptors, or (``register_a``) A as four 32-bit registers (eight 16-bit elements, pairs
+        packed low half first) and B from its descriptor, with no transpose bit for A."""
         r = self.registers
         reg_lines, operand_lines = self._accumulator_lines()
+        shape = f"// {self.instruction}: D[{self.m} x {self.n}] += A[{self.m} x {self.k}] * B[{self.k} x {self.n}], "
+        if self.register_a:
+            head = [shape + "A in registers (a0..a3: this thread's",
+                    "// fragment, 16-bit pairs packed low half first), B in shared memory;"]
+            template = "template <int TransB>"
+            signature = [(f"__device__ __forceinline__ void {self.function}(float* d, uint32_t a0, uint32_t a1, "
+                          "uint32_t a2, uint32_t a3,"),
+                         f"{' ' * (len(self.function) + 37)}uint64_t desc_b) {{"]
+            sources = f'      "{{%{r}, %{r + 1}, %{r + 2}, %{r + 3}}}, %{r + 4}, 1, 1, 1, %{r + 5};\\n"'
+            inputs = '      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "l"(desc_b), "n"(TransB));'
+        else:
+            head = [shape + "A and B in shared memory;"]
+            template = "template <int TransA, int TransB>"
+            signature = [f"__device__ __forceinline__ void {self.function}(float* d, uint64_t desc_a, "
+                         "uint64_t desc_b) {"]
+            sources = f'      "%{r}, %{r + 1}, 1, 1, 1, %{r + 2}, %{r + 3};\\n"'
+            inputs = '      : "l"(desc_a), "l"(desc_b), "n"(TransA), "n"(TransB));'
         lines = [
-            f"// {self.instruction}: D[{self.m} x {self.n}] += A[{self.m} x {self.k}] * B[{self.k} x {self.n}], "
-            f"A and B in shared memory;",
+            *head,
             f"// {r} {self.accumulator_ptx_type} accumulators per thread at d[0 .. {r - 1}].",
-            "template <int TransA, int TransB>",
-            f"__device__ __forceinline__ void {self.function}(float* d, uint64_t desc_a, uint64_t desc_b) {{",
+            template,
+            *signature,
             "  asm volatile(",
             f'      "{self.instruction} "',
             *(f'      "{line}"' for line in reg_lines),
-            f'      "%{r}, %{r + 1}, 1, 1, 1, %{r + 2}, %{r + 3};\\n"',
+            sources,
             "      : " + ",\n        ".join(operand_lines),
-            '      : "l"(desc_a), "l"(desc_b), "n"(TransA), "n"(TransB));',
+            inputs,
             "}",
         ]
         return "\n".join(lines) + "\n"
@@ -113,29 +129,6 @@ class WgmmaShape:
         operand_lines = [", ".join(operands[i:i + _PER_LINE // 2]) for i in range(0, r, _PER_LINE // 2)]
         return reg_lines, operand_lines
 
-    def _register_a_wrapper(self) -> str:
-        """The register-sourced A form: A as four 32-bit registers (eight 16-bit elements, pairs packed low half
-        first), B from its descriptor; no transpose bit for A."""
-        r = self.registers
-        reg_lines, operand_lines = self._accumulator_lines()
-        lines = [
-            (f"// {self.instruction}: D[{self.m} x {self.n}] += A[{self.m} x {self.k}] * B[{self.k} x {self.n}], "
-             f"A in registers (a0..a3: this thread's"),
-            "// fragment, 16-bit pairs packed low half first), B in shared memory;",
-            f"// {r} {self.accumulator_ptx_type} accumulators per thread at d[0 .. {r - 1}].",
-            "template <int TransB>",
-            (f"__device__ __forceinline__ void {self.function}(float* d, uint32_t a0, uint32_t a1, uint32_t a2, "
-             "uint32_t a3,"),
-            f"{' ' * (len(self.function) + 37)}uint64_t desc_b) {{",
-            "  asm volatile(",
-            f'      "{self.instruction} "',
-            *(f'      "{line}"' for line in reg_lines),
-            f'      "{{%{r}, %{r + 1}, %{r + 2}, %{r + 3}}}, %{r + 4}, 1, 1, 1, %{r + 5};\\n"',
-            "      : " + ",\n        ".join(operand_lines),
-            '      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "l"(desc_b), "n"(TransB));',
-            "}",
-        ]
-        return "\n".join(lines) + "\n"
 
 
 # A register A operand is read by the wgmma until the wait_group that retires it: like the accumulators, its
