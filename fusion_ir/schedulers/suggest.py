@@ -68,20 +68,22 @@ PING_PONG = (128, 128, 64)   # a whole tile per warp group: the fastest ping-pon
 # 1 to 4 waves: beside the 256 x 128 tile, three compute warp groups of 64 x 192 (rate fitted to 3000^3, where it
 # ran 1.25x the 128 x 256 tile, and checked at 4096^3: 0.85x, as the waves predict)
 SQUARE_TILES = (((192, 192, 64), 3, 6.68),)
-WAVE_TILES = (((128, 128, 64), 2, 5.9),)   # 1 to 4 waves, where it fills them better (3584 x 1792 x 4096: 0.87 of
-                                           # cuBLAS, 3 waves, against 0.79 with 2 waves of 256 x 128 at 74 %)
+# 1 to 4 waves, where they fill them better: 3584 x 1792 x 4096 with 128 x 128 0.87 of cuBLAS (3 waves) against 0.79
+# with 2 waves of 256 x 128 at 74 %; 2816 x 2048 x 3072 with 128 x 192 0.87 (2 waves) against 0.83 with 128 x 128
+WAVE_TILES = (((128, 192, 64), 2, 6.4), ((128, 128, 64), 2, 5.9))
 # 128 x 192 (rate from 1536 x 1536 x 6000 and 768 x 3072 x 12288, 96 tiles in one wave: 0.85 of cuBLAS against 0.66 and
 # 0.75 with 72 tiles of 128 x 256 or their split-K, H100 2026-11-26): a wave of it covers a third more than 128 x 256
 FEW_TILES = ((BIG_COLUMNS, 2, 7.1), ((128, 192, 64), 2, 6.4), ((64, 256, 64), 1, 6.4), ((128, 128, 64), 2, 5.9),
              ((64, 128, 64), 1, 4.5))
-# Under one wave, a problem of two or three rows of tiles whose B is larger than half the L2 (it streams from DRAM),
-# with at least CLUSTER_K_TILES K tiles, runs in clusters of two: along M where the rows are even (the two blocks
-# that read each B tile share it by multicast, fetched once), else along N where the columns are (sharing A's tile;
-# no padded block). H100 2026-11-26: 128 x 8192 x 8192 with 64 x 128 0.97 of cuBLAS in (2, 1) against 0.84, as cuBLAS
-# runs it; 256 x 12288 x 12288 with 128 x 192 1.00 against 0.79; 192 x 8192 x 8192 with 64 x 256 0.84 in (1, 2), 0.81 in
-# (2, 1) and 0.63 without. Where B fits in L2 they lost (1024^3 0.71 against 0.96, 8192 x 256 x 8192 0.91 against 0.94),
-# and with four rows (512 x 8192 x 16384) a tile per block without clusters ran 0.99 against 0.93
-STREAMED_B_ROWS = 3          # the most rows of tiles
+# Under one wave, a skinny M (at most STREAMED_B_M rows, two rows of tiles or more) whose B is larger than half the L2
+# and K of at least CLUSTER_K_TILES tiles runs in clusters of two: a B element feeds only 2 M flops, so B's reads
+# bound the kernel, and a cluster halves them. Along M where the rows of tiles are even (the blocks that read each B
+# tile share it by multicast), else along N where the columns are (sharing A's tile; no padded block). H100 2026-11-26, ratio to
+# cuBLAS in clusters against without: 128 x 8192 x 8192 with 64 x 128 0.97 against 0.84 (cuBLAS runs the same tile in
+# clusters of two); 256 x 12288 x 12288 with 128 x 192 1.00 against 0.79; 192 x 8192 x 8192 with 64 x 256 0.84 in
+# (1, 2) against 0.63; 256 x 8192 x 16384 with 64 x 256 0.87 against 0.54. Where B fits in L2 they lost (1024^3 0.71
+# against 0.96, 8192 x 256 x 8192 0.91 against 0.94), and at M = 512 (512 x 8192 x 16384) too (0.93 against 0.99)
+STREAMED_B_M = 384
 
 
 def suggest_matmul_params(fusion: Fusion, *, sms: int | None = None, **pinned: Any) -> MatmulParams:
@@ -348,11 +350,11 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
         if cluster is not None:
             chosen["cluster"] = cluster
             along = "M, sharing B's tile" if cluster == (2, 1) else "N, sharing A's tile (the rows are odd)"
-            reasons["cluster"] = (f"rule streamed B: {problem.row_tiles(tile)} rows of {tile[0]}-row tiles, {k_tiles} "
-                                  f"K tiles and a B larger than half the L2: clusters of two along {along} by TMA "
-                                  f"multicast (128 x 8192 x 8192: 0.97 of cuBLAS against 0.84; 256 x 12288 x 12288: "
+            reasons["cluster"] = (f"rule streamed B: M = {problem.m} in {problem.row_tiles(tile)} rows of "
+                                  f"{tile[0]}-row tiles, {k_tiles} K tiles and a B larger than half the L2: clusters "
+                                  f"of two along {along} by TMA multicast (128 x 8192 x 8192: 0.97 of cuBLAS against 0.84; 256 x 12288 x 12288: "
                                   f"1.00 against 0.79)")
-            rule = f"{rule}; few rows of tiles and a B streamed from DRAM: clusters of two"
+            rule = f"{rule}; a skinny M and a B streamed from DRAM: clusters of two"
         return chosen, rule, reasons
     if problem.n is not None and problem.n <= PING_PONG[1]:
         rule = f"N = {problem.n} of at most {PING_PONG[1]}: a 256-wide tile would be half empty or more"
@@ -379,7 +381,7 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
             tile, groups = _fastest_tile(problem, sms, options)
             chosen.update(tile=tile, compute_warp_groups=groups, register_split=register_split(groups))
             times = ", ".join(f"{'x'.join(map(str, t[:2]))}: {_tile_time(problem, sms, t, r):.2f}" for t, _, r in options)
-            tile_why = f"the least predicted ceil(tiles / S) x TM x TN / rate of 256 x 128 and 192 x 192 ({times})"
+            tile_why = f"the least predicted time of the tile-per-block tiles ({times})"
         reasons = _reasons(f"one tile per block, {why}", tile_why, "not persistent: a tile per block beat or tied "
                            "the persistent kernel under four waves", store, "64-bit indices")
         if tma_store:
@@ -428,13 +430,14 @@ def _multicast_possible(problem: MatmulProblem) -> bool:
 
 def _streamed_b_cluster(problem: MatmulProblem, tile: tuple[int, int, int],
                         k_tiles: int | None) -> tuple[int, int] | None:
-    """The cluster of a tile per block of ``tile`` where B streams from DRAM (``STREAMED_B_ROWS``): two or three rows
-    of tiles, a B of more than half the target's L2, a K of at least ``CLUSTER_K_TILES`` tiles, both operands
-    TMA-loaded, no batch and no epilogue input; (2, 1) for even rows, else (1, 2) for even columns, else (2, 1).
-    None where it does not apply."""
+    """The cluster of a tile per block of ``tile`` where B streams from DRAM (``STREAMED_B_M``): M of at most
+    ``STREAMED_B_M`` in two rows of tiles or more, a B of more than half the target's L2, a K of at least
+    ``CLUSTER_K_TILES`` tiles, both operands TMA-loaded, no batch and no epilogue input; (2, 1) for even rows, else
+    (1, 2) for even columns, else (2, 1). None where it does not apply."""
     rows, cols = problem.row_tiles(tile), problem.col_tiles(tile)
-    if (rows is None or cols is None or not 2 <= rows <= STREAMED_B_ROWS or k_tiles is None
-            or k_tiles < CLUSTER_K_TILES or not _multicast_possible(problem) or problem.loaded or problem.batch_axes
+    if (rows is None or cols is None or rows < 2 or problem.m > STREAMED_B_M  # type: ignore[operator]
+            or k_tiles is None or k_tiles < CLUSTER_K_TILES or not _multicast_possible(problem) or problem.loaded
+            or problem.batch_axes
             or problem.k * problem.n * problem.dtype.size <= current_target().l2_bytes // 2):  # type: ignore[operator]
         return None
     return (1, 2) if rows % 2 and cols % 2 == 0 else (2, 1)

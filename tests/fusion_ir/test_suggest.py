@@ -45,7 +45,7 @@ def _kind(p: MatmulParams) -> tuple:
     # one to four waves: a tile per block, as deep as K allows
     ((4096, 4096, 4096), ((256, 128, 64), 2, 4, False, True)),
     ((16384, 1024, 4096), ((256, 128, 64), 2, 4, False, True)),
-    ((1234, 4568, 888), ((256, 128, 64), 2, 4, False, True)),
+    ((1234, 4568, 888), ((128, 192, 64), 2, 5, False, True)),
     ((512, 16384, 4096), ((256, 128, 64), 2, 4, False, True)),
     # fewer big tiles than SMs: the tile with the fewest waves x work / rate
     ((2048, 2048, 16384), ((128, 256, 64), 2, 4, False, True)),
@@ -62,8 +62,8 @@ def test_choice_by_shape_class(shape: tuple[int, int, int], expected: tuple) -> 
         assert params.cluster == ((2, 1) if shape[2] >= 1024 and shape[0] % 64 else (1, 1))
     elif shape[2] * 2 % 128 == 0:                        # fewer, with 128-byte rows: no cluster but for a 64-row
         under_a_wave = -(-shape[0] // 128) * -(-shape[1] // 256) < 132
-        streamed = (under_a_wave and 2 <= -(-shape[0] // params.tile[0]) <= 3      # two or three rows of tiles,
-                    and shape[2] >= 1024 and shape[1] * shape[2] * 2 > 25 * 2**20)   # a B over half the L2
+        streamed = (under_a_wave and -(-shape[0] // params.tile[0]) >= 2 and shape[0] <= 384   # a skinny M,
+                    and shape[2] >= 1024 and shape[1] * shape[2] * 2 > 25 * 2**20)           # a B over half the L2
         assert (params.cluster != (1, 1)) == streamed
     assert params.warp_specialized and not params.ping_pong and params.blocks == 132
     assert params.index_type is (DataType.Int32 if params.persistent else DataType.Int64)
@@ -83,16 +83,18 @@ def test_ping_pong_where_a_tile_is_mostly_epilogue_or_n_is_128(shape: tuple[int,
     ((128, 8192, 8192), (2, 1)),      # two rows of 64-row tiles, K of 128 tiles, B of 128 MiB: B's tile shared
     ((256, 12288, 12288), (2, 1)),    # two rows of 128 x 192
     ((192, 8192, 8192), (1, 2)),      # three rows of 64 x 256: along N, sharing A (no padded row of blocks)
+    ((256, 8192, 16384), (2, 1)),     # four rows of 64 x 256
     ((1024, 1024, 1024), (1, 1)),     # B of 2 MiB stays in L2
     ((8192, 256, 8192), (1, 1)),      # B of 4 MiB
     ((64, 8192, 8192), (1, 1)),       # one row of tiles: nothing to share
-    ((512, 8192, 16384), (1, 1)),     # four rows of tiles
+    ((512, 8192, 16384), (1, 1)),     # M = 512: four rows of 128 x 256, B's reads no longer bound it
     ((128, 8192, 512), (1, 1)),       # K of 8 tiles: too short for the cluster's barriers to pay
 ])
 def test_two_rows_of_tiles_share_a_streamed_b_in_clusters(shape: tuple[int, int, int],
                                                          cluster: tuple[int, int]) -> None:
-    """Under one wave, two or three rows of tiles with a K of 16 tiles or more and a B larger than half the L2:
-    clusters of two, along M sharing B's tile where the rows are even, else along N; the reason names the rule."""
+    """Under one wave, a skinny M (at most 384, two rows of tiles or more) with a K of 16 tiles or more and a B larger
+    than half the L2: clusters of two, along M sharing B's tile where the rows are even, else along N; the reason
+    names the rule."""
     params = suggest_matmul_params(_matmul(shape))
     assert params.cluster == cluster
     assert (params.why.reason("cluster") or "").startswith("rule streamed B") == (cluster != (1, 1))
@@ -402,7 +404,8 @@ def test_a_persistent_suggestion_walks_no_padded_rows() -> None:
     from fusion_ir.schedulers.candidates import matmul_candidates
     params = suggest_matmul_params(_matmul((1234, 4568, 888)), persistent=True, tile=(128, 256, 64))
     assert params.persistent and params.group_m == 10 and "fewest" in params.why.reason("group_m")
-    assert suggest_matmul_params(_matmul((1234, 4568, 888)), persistent=True).group_m == 5   # 256-row tiles: 5 rows
+    assert suggest_matmul_params(_matmul((1234, 4568, 888)), persistent=True,
+                                 tile=(256, 128, 64)).group_m == 5                           # 256-row tiles: 5 rows
     found = matmul_candidates(_matmul((1234, 4568, 888)), 132, limit=99)
     persistent = [c for c in found if c.persistent]
     first = persistent[0]                # the others are the first with its group halved and doubled
@@ -412,7 +415,7 @@ def test_a_persistent_suggestion_walks_no_padded_rows() -> None:
 
 
 @pytest.mark.parametrize("shape, tile, cluster", [
-    ((1234, 4568, 888), (256, 128, 64), (1, 2)),     # rows of 888 x 2 bytes: 256 x 128 shares A's tile along N
+    ((1234, 4568, 888), (128, 192, 64), (2, 1)),     # rows of 888 x 2 bytes: 128 x 192 shares B's tile along M
     ((4000, 3000, 2000), (256, 128, 64), (1, 2)),
     ((4096, 4096, 4096), (256, 128, 64), (1, 1)),    # 128-byte rows: no cluster
     ((3072, 3072, 3072), (192, 192, 64), (1, 1)),
@@ -444,12 +447,13 @@ def test_a_wave_of_128_x_192_tiles_before_split_k() -> None:
 
 @pytest.mark.parametrize("shape,tile", [
     ((3584, 1792, 4096), (128, 128, 64)),   # K of 64 tiles: 3 waves of 128 x 128 fill better than 2 of 256 x 128
-    ((1234, 4568, 888), (256, 128, 64)),    # K of 14 tiles: a tile's fixed cost makes a third wave dearer
+    ((2816, 2048, 3072), (128, 192, 64)),   # 2 waves of 128 x 192 against 3 of 128 x 128
+    ((1234, 4568, 888), (128, 192, 64)),    # K of 14 tiles: 2 waves, not the 3 of 128 x 128 (a tile's fixed cost)
     ((4096, 4096, 4096), (256, 128, 64)),   # whole waves of 256 x 128
 ])
 def test_one_to_four_waves_weigh_a_tiles_fixed_cost(shape: tuple[int, int, int], tile: tuple[int, int, int]) -> None:
     """Between one and four waves the rules predict waves x (a tile's work / its rate + TILE_OVERHEAD) for 256 x 128,
-    192 x 192 and 128 x 128: a smaller tile fills the waves better, but each tile pays the pipeline's fill and the
+    192 x 192, 128 x 192 and 128 x 128: a smaller tile fills the waves better, but each tile pays the pipeline's fill and the
     epilogue, which a short K does not hide."""
     params = suggest_matmul_params(_matmul(shape))
     assert params.tile == tile and not params.persistent and params.split_k == 1
