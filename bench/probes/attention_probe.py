@@ -1,0 +1,89 @@
+"""Probe schedule variants of the tensor-core attention kernel against torch's flash attention, same rounds.
+
+``python bench/probes/attention_probe.py CASE[,CASE...] VARIANT[,VARIANT...] [--block-kv 64|128]``: each case a
+substring of ``bench/attention.py``'s case names (``'seq4096 d128 full'``); each variant a ``+``-joined list of
+changes applied after ``schedule_on_tensor_cores`` (``base`` for none):
+
+- ``i32``: 32-bit indexing (``Fusion.set_index_type``);
+- ``vpre``: v_j's tile in a circular buffer of two stages, one block ahead (its load issued at the top of the
+  previous key block), the WAR by mbarriers;
+- ``vpre0``: the same with prefetch 0 (a ring of two, no load ahead).
+
+Every variant is checked against float64 first (as bench/attention.py does), then timed with flash (and cuDNN) in
+``runtime.timing.interleaved_ms`` rounds; prints TFLOP/s and ratios to flash.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from bench import attention as bench                     # noqa: E402
+from fusion_ir import DataType                           # noqa: E402
+from fusion_ir.circular_buffer import Pipelined         # noqa: E402
+from fusion_ir.schedulers import AttentionParams, attention as sched  # noqa: E402
+
+ORIGINAL = sched.schedule_on_tensor_cores
+CHANGES: list[str] = []
+
+
+def _patched(fusion, r) -> None:  # noqa: ANN001 - the scheduler's own signature
+    ORIGINAL(fusion, r)
+    v_s = r.block_out.definition.inputs[1]
+    for change in CHANGES:
+        if change == "i32":
+            fusion.set_index_type(DataType.Int32)
+        elif change in ("vpre", "vpre0"):
+            v_s.circular_buffer(2, 1 if change == "vpre" else 0, Pipelined(uses_mbarrier_for_war=True))
+        elif change != "base":
+            raise SystemExit(f"unknown change {change!r}")
+
+
+sched.schedule_on_tensor_cores = _patched
+
+
+def main() -> None:
+    import torch
+
+    from lowering import lower
+    from runtime.executor import prepare
+    from runtime.timing import interleaved_ms
+
+    wanted, variants = sys.argv[1].split(","), sys.argv[2].split(",")
+    block_kv = int(sys.argv[sys.argv.index("--block-kv") + 1]) if "--block-kv" in sys.argv else 64
+    params = AttentionParams(block_q=64, block_kv=block_kv, tensor_cores=True)
+    torch.manual_seed(0)
+    print(f"device: {torch.cuda.get_device_name()}")
+    for case in [c for c in bench.CASES if any(w in c.name for w in wanted)]:
+        check = bench.random_set(torch, case)
+        expected = bench.float64_reference(torch, *check, case.causal)
+        sets = [bench.random_set(torch, case) for _ in range(3)]
+        out = torch.empty(case.shapes[0], device="cuda", dtype=torch.bfloat16)
+        timed = [("flash", bench.rotating(lambda s: (lambda: bench.sdpa(torch, "flash", *s, case.causal)), sets))]
+        for variant in variants:
+            CHANGES[:] = variant.split("+")
+            fusion = case.build()
+            try:
+                bench.schedule(fusion, sizes=case.shapes, params=params)
+                kernel = lower(fusion)
+            except Exception as e:  # noqa: BLE001 - reported per variant
+                print(f"{case.name} {variant}: refused: {type(e).__name__}: {str(e)[:300]}")
+                continue
+            out.fill_(float("nan"))
+            prepare(kernel, list(check), [out])()
+            torch.cuda.synchronize()
+            err = bench.relative_error(out, expected)
+            print(f"{case.name} {variant}: rel error {err:.2e}")
+            if not err < 1e-2:
+                continue
+            timed.append((variant, bench.rotating(lambda s, k=kernel: prepare(k, list(s), [out]), sets)))
+        batch = max(1, round(bench.TARGET_BATCH_MS / (case.flops / bench.ASSUMED_TFLOPS / 1e9)))
+        times = interleaved_ms([fn for _, fn in timed], batch, 9)
+        flash_ms = times[0]
+        for (name, _), ms in zip(timed, times):
+            print(f"  {case.name:<28} {name:<16} {bench.tflops(case.flops, ms):7.1f} TFLOP/s  {flash_ms / ms:5.2f} of flash")
+
+
+if __name__ == "__main__":
+    main()
