@@ -185,6 +185,7 @@ def _unary(v: UnaryValue, access: Access) -> tuple[str, DataType, bool]:
         text = {
             "neg": f"-{xp}",
             "exp": f"expf({x})",
+            "exp_approx": f"exp2f(1.4426950408889634f * {xp})",   # within 2 ulp (lowering/precision.py)
             "abs": f"fabsf({x})",
             "relu": f"fmaxf({x}, 0.0f)",
             "sqrt": f"sqrtf({x})",

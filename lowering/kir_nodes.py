@@ -137,7 +137,7 @@ class ScalarParam:
 
 @dataclass(frozen=True)
 class UnaryValue:
-    op: str  # neg exp abs relu sqrt sin cos log rsqrt tanh tanh_approx sigmoid erf silu log1p expm1 logical_not
+    op: str  # neg exp exp_approx abs relu sqrt sin cos log rsqrt tanh tanh_approx sigmoid erf silu log1p expm1 logical_not
     x: Value
     dtype: DataType
 

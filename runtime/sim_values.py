@@ -46,7 +46,7 @@ def _relu(x: Any) -> Any:
 
 
 UNARY: dict[str, Callable[[Any], Any]] = {
-    "neg": np.negative, "exp": np.exp, "abs": np.abs, "relu": _relu, "sqrt": np.sqrt, "sin": np.sin,
+    "neg": np.negative, "exp": np.exp, "exp_approx": np.exp, "abs": np.abs, "relu": _relu, "sqrt": np.sqrt, "sin": np.sin,
     "cos": np.cos, "log": np.log, "rsqrt": lambda x: np.float32(1) / np.sqrt(x), "tanh": np.tanh, "tanh_approx": np.tanh,
     "sigmoid": lambda x: np.float32(1) / (np.float32(1) + np.exp(-x)),
     "erf": lambda x: np.asarray(erf(x), dtype=np.float32), "silu": lambda x: x / (np.float32(1) + np.exp(-x)),

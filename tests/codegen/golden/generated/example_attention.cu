@@ -121,7 +121,7 @@ extern "C" __global__ void __launch_bounds__(64, 1) fusion_kernel(Tensor<__bfloa
       T36[0] = T32[0] - T35[0];
     }
     if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-      T37[0] = expf(T36[0]);
+      T37[0] = exp2f(1.4426950408889634f * T36[0]);
     }
     if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
       T41[0] = 0.0f;
@@ -138,7 +138,7 @@ extern "C" __global__ void __launch_bounds__(64, 1) fusion_kernel(Tensor<__bfloa
         T39[0] = T30[i7] - T38[0];
       }
       if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-        T40[0] = expf(T39[0]);
+        T40[0] = exp2f(1.4426950408889634f * T39[0]);
       }
       if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
         T41[0] = T41[0] + T40[0];

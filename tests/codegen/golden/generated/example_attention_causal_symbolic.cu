@@ -171,7 +171,7 @@ extern "C" __global__ void __launch_bounds__(64, 1) fusion_kernel(Tensor<__bfloa
       T48[0] = T44[0] - T47[0];
     }
     if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-      T49[0] = expf(T48[0]);
+      T49[0] = exp2f(1.4426950408889634f * T48[0]);
     }
     if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
       T53[0] = 0.0f;
@@ -188,7 +188,7 @@ extern "C" __global__ void __launch_bounds__(64, 1) fusion_kernel(Tensor<__bfloa
         T51[0] = T42[i16] - T50[0];
       }
       if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-        T52[0] = expf(T51[0]);
+        T52[0] = exp2f(1.4426950408889634f * T51[0]);
       }
       if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
         T53[0] = T53[0] + T52[0];

@@ -222,7 +222,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         T36[0] = T32[0] - T35[i28 + (((int64_t)threadIdx.x) * 2)];
       }
       if ((((((int64_t)blockIdx.x) * 64) + (h6 + ((i28 * 8) + h7))) < 200) && (((int64_t)threadIdx.x) < 32)) {
-        T37[i28 + (((int64_t)threadIdx.x) * 2)] = expf(T36[0]);
+        T37[i28 + (((int64_t)threadIdx.x) * 2)] = exp2f(1.4426950408889634f * T36[0]);
       }
       __syncthreads();  // WAR: T35 is rewritten next iteration
     }
@@ -245,7 +245,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
             T39[0] = T30[(i32 + (i31 * 2)) + (i30 * 4)] - T38[0];
           }
           if (((((int64_t)blockIdx.x) * 64) + (h3 + ((i31 * 8) + h4))) < 200) {
-            T40[(i32 + (i31 * 2)) + (i30 * 4)] = expf(T39[0]);
+            T40[(i32 + (i31 * 2)) + (i30 * 4)] = exp2f(1.4426950408889634f * T39[0]);
           }
         }
       }

@@ -113,7 +113,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
           T5[0] = T2[((i17 * 4) + (i18 * 2)) + i19] - T4[0];
         }
         if (((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i18 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) < 200) {
-          T6[(i19 + (i18 * 2)) + (i17 * 4)] = expf(T5[0]);
+          T6[(i19 + (i18 * 2)) + (i17 * 4)] = exp2f(1.4426950408889634f * T5[0]);
         }
       }
     }
