@@ -7,7 +7,9 @@ changes applied after ``schedule_on_tensor_cores`` (``base`` for none):
 - ``i32``: 32-bit indexing (``Fusion.set_index_type``);
 - ``vpre``: v_j's tile in a circular buffer of two stages, one block ahead (its load issued at the top of the
   previous key block), the WAR by mbarriers;
-- ``vpre0``: the same with prefetch 0 (a ring of two, no load ahead).
+- ``vpre0``: the same with prefetch 0 (a ring of two, no load ahead);
+- ``ex2``: ``exp(x)`` generated as ``exp2f(log2(e) * x)`` (one MUFU.EX2 and a multiply, instead of ``expf``);
+- ``fast``: the whole kernel compiled with NVRTC's ``--use_fast_math``.
 
 Every variant is checked against float64 first (as bench/attention.py does), then timed with flash (and cuDNN) in
 ``runtime.timing.interleaved_ms`` rounds; prints TFLOP/s and ratios to flash.
@@ -36,11 +38,34 @@ def _patched(fusion, r) -> None:  # noqa: ANN001 - the scheduler's own signature
             fusion.set_index_type(DataType.Int32)
         elif change in ("vpre", "vpre0"):
             v_s.circular_buffer(2, 1 if change == "vpre" else 0, Pipelined(uses_mbarrier_for_war=True))
-        elif change != "base":
+        elif change not in ("base", "ex2", "fast"):
             raise SystemExit(f"unknown change {change!r}")
 
 
 sched.schedule_on_tensor_cores = _patched
+
+
+def _patch_codegen() -> None:
+    """``ex2`` and ``fast``: read from CHANGES when a kernel is generated and compiled."""
+    from codegen import expressions
+    from runtime import executor
+
+    unary, options_for = expressions._unary, executor.nvrtc_options_for
+
+    def ex2_unary(v, access):  # noqa: ANN001, ANN202 - codegen's own signature
+        text, dtype, paren = unary(v, access)
+        if "ex2" in CHANGES and text.startswith("expf(") and text.endswith(")"):
+            text = f"exp2f(1.4426950408889634f * ({text[5:-1]}))"
+        return text, dtype, paren
+
+    def fast_options(target):  # noqa: ANN001, ANN202
+        return options_for(target) + (("--use_fast_math",) if "fast" in CHANGES else ())
+
+    expressions._unary = ex2_unary
+    executor.nvrtc_options_for = fast_options
+
+
+_patch_codegen()
 
 
 def main() -> None:
