@@ -37,6 +37,7 @@ TK = 64                 # head dim per TMA box of q and k: one 128-byte swizzle 
 HEAD_DIMS = (64, 128)   # q's tile a box per 64 columns; the output one wgmma tile of D columns
 BLOCKS_KV = (64, 128)   # the scores of a key block: one wgmma tile of block_kv columns
 BLOCK_Q = 64            # query rows per block: one warp group's wgmma M
+QUAD = 4                # the lanes of a quad: they hold a fragment row's column pairs
 
 
 def _rows_first(tv: TensorView, blocked: bool = True) -> None:
@@ -53,11 +54,15 @@ def _rows_first(tv: TensorView, blocked: bool = True) -> None:
 
 
 def _per_row(tv: TensorView, at: int) -> None:
-    """Axis ``at`` (64 rows) as a thread per fragment row pair: ``[w4 r8 (TIDx), j2 (UR)]`` for row
-    ``16 w + 8 j + r``, as the accumulator fragment numbers its rows."""
+    """Axis ``at`` (64 rows) laid out as the fragment's rows with the quad's lanes: ``[w4 r8 b4 (TIDx), j2 (UR)]``
+    for row ``16 w + 8 j + r``, as the accumulator fragment numbers its rows, ``b4`` a loop-only broadcast
+    (``broadcast_loop``): the 4 lanes of the quad holding the row in the fragment compute its value alike, each in
+    its registers, where the fragment's threads read it."""
     tv.split(at, 16).split(at + 1, 8)               # [w4, j2, r8]
     tv.reorder({at + 1: at + 2, at + 2: at + 1})    # [w4, r8, j2]
-    tv.merge(at, at + 1)
+    tv.merge(at, at + 1)                            # [w r, j2]
+    tv.broadcast_loop(at + 1, QUAD)                 # [w r, b4, j2]
+    tv.merge(at, at + 1)                            # [w r b, j2]
     tv.axis(at).parallelize(ParallelType.TIDx)
     tv.axis(at + 1).parallelize(ParallelType.Unroll)
 
@@ -88,11 +93,9 @@ def schedule_on_tensor_cores(fusion: Fusion, r: OnlineSoftmax) -> None:
     broadcasts = [tv for tv in fragment if any(i.is_broadcast for i in tv.logical)]
     fragment = [tv for tv in fragment if tv not in broadcasts] + [r.block_sum]
     per_row = [r.prev_max, r.new_max, r.safe_max, r.alpha, r.row_sum] + _between_rows(r)
+    # the per-row values too: every lane of a quad holds its rows' values (``_per_row``)
     for tv in [s_mm, r.block_out, r.out_sum, r.out] + fragment + per_row:
         tv.set_memory_type(MemoryType.Local)
-    # the values one layout writes and another reads: the row reductions, the safe max, alpha and the row sum
-    for tv in (r.block_max, r.block_sum, r.safe_max, r.alpha, r.row_sum):
-        tv.set_memory_type(MemoryType.Shared)
 
     # s_j = q @ k_j^T: [BH, Sqo, nb, Ko, Kr (UR), M64, N (block_kv), K16 (Mma)]
     _rows_first(s_mm)                               # [BH, Sqo, nb, 64, N, rD]
@@ -125,7 +128,7 @@ def schedule_on_tensor_cores(fusion: Fusion, r: OnlineSoftmax) -> None:
         if tv not in in_chains:
             tv.transform_like(r.scores)
             tv.parallelize_like(r.scores)
-    # the per-row recurrence: [BH, Sqo, nb, TIDx (w r), j2]; the row sum over nb: [BH, Sqo, rnb, TIDx, j2]
+    # the per-row recurrence: [BH, Sqo, nb, TIDx (w r b4), j2]; the row sum over nb: [BH, Sqo, rnb, TIDx, j2]
     for tv in per_row:
         _rows_first(tv)
         _per_row(tv, 3)
