@@ -10,10 +10,12 @@ K-major, 128-byte swizzle); then a serial loop over the key blocks ``j`` (the re
   blocked view ``permute(reshape(pad(k)))`` (K-major; the pad is TMA's zero fill); the fp32 fragment in registers;
 - the scale, the key mask (keys past Skv, the causal mask) and ``exp(s - mnew)`` on the fragment
   (``schedule_mma_fragment``); the block's row max and row sum reduce the fragment in registers, then across the
-  quad by shuffles (``merge_lanes``), into shared memory;
-- the per-row recurrence (``mprev = cummax(mblk)``, ``mnew``, ``alpha``, ``l = rescaled_sum(rowsum, alpha)``) by
-  one thread per fragment row pair (32 threads: warp ``w``, lane row ``r``, the rows ``j2`` in registers), its
-  results in shared memory for the fragment's threads (block barriers between);
+  quad by shuffles (``merge_lanes``), which leaves them in every lane of the quad;
+- the per-row recurrence (``mprev = cummax(mblk)``, ``mnew``, ``alpha``, ``l = rescaled_sum(rowsum, alpha)``) in
+  registers, by every thread of the fragment: laid out as the fragment's rows (warp ``w``, lane row ``r``, the rows
+  ``j2`` unrolled) merged with a loop-only broadcast of the quad's 4 lanes into TIDx (``broadcast_loop``), so each
+  lane computes its rows' values where it reads the row reductions and where the fragment reads mnew, alpha and l;
+  no shared memory, no block barrier;
 - ``o = rescaled_sum(cast(e, bf16) @ v_j, alpha)``: ``cast(e)`` the wgmma's register A operand
   (``m64n{D}k16``, k-steps over the block's keys), v_j's ``[block_kv, D]`` tile a TMA box per 64 columns
   (MN-major), the accumulator rescaled in place by alpha per row before the block's wgmmas;
