@@ -58,7 +58,7 @@ def extend_through_transforms(a: "TensorView", b: "TensorView",
     return mapping
 
 
-def _merges_broadcast_loop(a: "TensorView", b: "TensorView", t: Merge, mapping: dict[IterDomain, IterDomain],
+def _merges_broadcast_loop(a: TensorView, b: TensorView, t: Merge, mapping: dict[IterDomain, IterDomain],
                            by_input: dict[IterDomain, list[Transform]]) -> bool:
     """Map merge ``t`` of ``a`` when it joins a mapped axis with one of ``a``'s loop-only broadcasts
     (``TensorView.broadcast_loop``) and ``b`` merges the mapped axis, on the same side, with one of its own of the

@@ -26,7 +26,7 @@ def check(computed: list[TensorView], binding: Callable[[IterDomain], ParallelTy
     (``binding``: a loop axis's parallel type after propagation)."""
     for tv in computed:
         for b in tv.broadcast_loop_axes:
-            holder = next((i for i in tv.loop if made_from(i, lambda x: x is b)), None)
+            holder = _holder(tv, b)
             if holder is None:
                 continue    # the loop domain was rebuilt without it
             pt = binding(holder)
@@ -74,3 +74,7 @@ def describe(producer: TensorView, p: IterDomain) -> str:
             f"merged with loop broadcast {d.inner.label()}: a consumer reads it in registers when its axis of the same "
             f"binding merges the same rows ({d.outer.label()}) with {d.inner.extent} inner lanes")
 
+
+def _holder(tv: TensorView, b: IterDomain) -> IterDomain | None:
+    """The loop axis of ``tv`` made from ``b`` (``b`` itself when it was left a loop axis)."""
+    return next((i for i in tv.loop if made_from(i, lambda x: x is b)), None)

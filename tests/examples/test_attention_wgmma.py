@@ -87,7 +87,7 @@ def test_the_per_row_recurrence_stays_in_registers(causal: bool, block_kv: int) 
     shared = [n.buffer for n in k.walk(kernel.body) if isinstance(n, k.Allocate)
               and n.buffer.memory is MemoryType.Shared and not n.buffer.name.endswith("_mbar")]
     assert [b.dtype.name for b in shared] == ["BFloat16"] * 3                    # the q, k_j and v_j tiles
-    q, v_j, k_j = (b.name for b in shared)                                     # in allocation order
+    _q, v_j, k_j = (b.name for b in shared)                                     # in allocation order
     key_blocks = next(n for n in k.walk(kernel.body) if isinstance(n, k.ForLoop) and n.label.startswith("rS")
                       and any(isinstance(m, k.Mma) for m in k.walk(n.body)))
     reasons = [n.reason for n in k.walk(key_blocks.body) if isinstance(n, k.BlockSync)]
