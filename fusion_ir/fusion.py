@@ -306,7 +306,8 @@ class Fusion:
         for tv in self._tensors:
             tvs[tv] = (list(tv.root), list(tv.logical), list(tv.loop), list(tv.transforms), tv.definition,
                        tv.compute_at_pos, tv.memory_type, tv.circular_buffer_options, tv.dtype, tv.swizzle,
-                       dict(tv.loop_broadcasts), tv.store_wait, tv.store_stages, tv.allocation)
+                       dict(tv.loop_broadcasts), tv.store_wait, tv.store_stages, tv.allocation,
+                       list(tv.broadcast_loop_axes))
             ids.update(tv.root, tv.logical, tv.loop)
             for t in tv.transforms:
                 ids.update(t.inputs)
@@ -327,7 +328,7 @@ class Fusion:
         for tv, st in s["tvs"].items():
             (tv.root, tv.logical, tv.loop, tv.transforms, tv.definition, tv.compute_at_pos,
              tv.memory_type, tv.circular_buffer_options, tv.dtype, tv.swizzle, tv.loop_broadcasts,
-             tv.store_wait, tv.store_stages, tv.allocation) = st
+             tv.store_wait, tv.store_stages, tv.allocation, tv.broadcast_loop_axes) = st
         for i, (pt, it) in s["ids"].items():
             i.parallel_type, i.iter_type = pt, it
 

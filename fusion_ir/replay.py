@@ -45,6 +45,8 @@ def extend_through_transforms(a: "TensorView", b: "TensorView",
             by_input.setdefault(i, []).append(t)
     mapping = dict(seed)
     for t in a.transforms:
+        if isinstance(t, Merge) and _merges_broadcast_loop(a, b, t, mapping, by_input):
+            continue
         if not all(i in mapping for i in t.inputs):
             continue
         mapped_inputs = [mapping[i] for i in t.inputs]
@@ -54,6 +56,27 @@ def extend_through_transforms(a: "TensorView", b: "TensorView",
                     mapping[ao] = bo
                 break
     return mapping
+
+
+def _merges_broadcast_loop(a: TensorView, b: TensorView, t: Merge, mapping: dict[IterDomain, IterDomain],
+                           by_input: dict[IterDomain, list[Transform]]) -> bool:
+    """Map merge ``t`` of ``a`` when it joins a mapped axis with one of ``a``'s loop-only broadcasts
+    (``TensorView.broadcast_loop``) and ``b`` merges the mapped axis, on the same side, with one of its own of the
+    same extent: the two broadcasts stand for the same loop (each thread of it holds the same value), so the merges
+    are the same index space. Returns whether it mapped."""
+    for side in (0, 1):
+        mine, other = t.inputs[side], t.inputs[1 - side]
+        if mine not in a.broadcast_loop_axes or mine in mapping or other not in mapping:
+            continue
+        for candidate in by_input.get(mapping[other], []):
+            if not isinstance(candidate, Merge) or candidate.inputs[1 - side] is not mapping[other]:
+                continue
+            theirs = candidate.inputs[side]
+            if theirs in b.broadcast_loop_axes and theirs.extent == mine.extent:
+                mapping[mine] = theirs
+                mapping[t.out] = candidate.out
+                return True
+    return False
 
 
 def loop_map(producer: "TensorView", consumer: "TensorView") -> dict[IterDomain, IterDomain]:

@@ -89,6 +89,10 @@ class TensorView:
         # B no M). Computed inside loops over that dimension, it gains a broadcast axis standing for
         # it in its loop domain only (nvFuser's loop-domain broadcast), keyed by the consumer's root.
         self.loop_broadcasts: dict[IterDomain, IterDomain] = {}
+        # Loop-only broadcast axes of a constant extent that ``broadcast_loop`` inserted (nvFuser's
+        # ``TensorView::broadcast(axis, extent)``): the value does not vary along them; merged into a thread
+        # axis, each of those threads computes its own copy.
+        self.broadcast_loop_axes: list[IterDomain] = []
         # Made by ``cache_after`` or ``cache_before`` (a schedule's copy stage, not an ``ops.set`` of the definition)
         self.is_cache = False
 
@@ -314,6 +318,36 @@ class TensorView:
                             f"power of two from 2 to the warp size ({warp}): its lanes reduce by warp shuffles")
         return self._merge(a, b, "merge_lanes")
 
+    def broadcast_loop(self, axis: int, extent: int) -> TensorView:
+        """Insert a loop-only broadcast axis of constant ``extent`` at loop position ``axis`` (``0..ndim``;
+        negative counts from the end, ``-1`` appends), as nvFuser's ``TensorView::broadcast(axis, extent)``.
+
+        The tensor's values do not vary along it; it joins the loop domain only, to be merged with other axes and
+        bound to a thread index, so that each of ``extent`` threads computes the same value in its own registers.
+        A per-row value of a wgmma accumulator fragment is one: ``[rows, b4]`` merged into TIDx lays it out as the
+        fragment's rows with the quad's 4 lanes, ``TIDx = 4 * row + lane``, and every lane of the quad holds its
+        row's value, read in registers by the fragment's threads (``lowering.analysis.id_model`` checks that the
+        consumer's thread axis merges the same rows with as many lanes). The lowering requires the axis merged into
+        an iteration axis bound to a thread index, and the tensor in Local memory."""
+        n = len(self.loop)
+        if isinstance(axis, bool) or not isinstance(axis, int) or not -n - 1 <= axis <= n:
+            raise self._err(f"broadcast_loop: position {axis!r} must be an integer in [{-n - 1}, {n}] (where the new "
+                            f"axis goes among {n} loop axes; negative counts from the end)")
+        if isinstance(extent, bool) or not isinstance(extent, int) or extent < 1:
+            raise self._err(f"broadcast_loop: extent {extent!r} must be a positive integer (a loop-only broadcast has "
+                            f"a constant extent)")
+        self._check_not_input("broadcast_loop")
+        a = axis + n + 1 if axis < 0 else axis
+        limit = max(self.compute_at_pos, self.max_producer_pos)
+        if a < limit:
+            raise self._err(f"broadcast_loop: position {axis} is inside the loops T{self.name} shares "
+                            f"({self._inlined_desc()}); insert loop broadcasts before compute_at")
+        with self.fusion.transaction():
+            b = self.fusion.new_iter_domain(Val.const(extent), IterType.Broadcast)
+            self.loop.insert(a, b)
+            self.broadcast_loop_axes = self.broadcast_loop_axes + [b]
+        return self
+
     def _merge(self, a: int, b: int, what: str) -> TensorView:
         ida, idb = self.loop[a], self.loop[b]
         self._check_outside_inlined([a, b], what)
@@ -479,6 +513,7 @@ class TensorView:
             self.transforms = keep + new
             self.loop = ordered
             self.loop_broadcasts = {}    # replayed from the logical domain: no loop-only axes left
+            self.broadcast_loop_axes = []
         return self
 
     # ---- inlining -------------------------------------------------------
@@ -597,6 +632,7 @@ class TensorView:
         self.transforms = kept + new
         self.loop = shared + rest
         self.loop_broadcasts = loop_broadcasts
+        self.broadcast_loop_axes = []   # the loop domain is rebuilt from the logical domain
         self.compute_at_pos = pos
         self._check_unique_bindings("compute_at")
 

@@ -10,10 +10,12 @@ K-major, 128-byte swizzle); then a serial loop over the key blocks ``j`` (the re
   blocked view ``permute(reshape(pad(k)))`` (K-major; the pad is TMA's zero fill); the fp32 fragment in registers;
 - the scale, the key mask (keys past Skv, the causal mask) and ``exp(s - mnew)`` on the fragment
   (``schedule_mma_fragment``); the block's row max and row sum reduce the fragment in registers, then across the
-  quad by shuffles (``merge_lanes``), into shared memory;
-- the per-row recurrence (``mprev = cummax(mblk)``, ``mnew``, ``alpha``, ``l = rescaled_sum(rowsum, alpha)``) by
-  one thread per fragment row pair (32 threads: warp ``w``, lane row ``r``, the rows ``j2`` in registers), its
-  results in shared memory for the fragment's threads (block barriers between);
+  quad by shuffles (``merge_lanes``), which leaves them in every lane of the quad;
+- the per-row recurrence (``mprev = cummax(mblk)``, ``mnew``, ``alpha``, ``l = rescaled_sum(rowsum, alpha)``) in
+  registers, by every thread of the fragment: laid out as the fragment's rows (warp ``w``, lane row ``r``, the rows
+  ``j2`` unrolled) merged with a loop-only broadcast of the quad's 4 lanes into TIDx (``broadcast_loop``), so each
+  lane computes its rows' values where it reads the row reductions and where the fragment reads mnew, alpha and l;
+  no shared memory, no block barrier;
 - ``o = rescaled_sum(cast(e, bf16) @ v_j, alpha)``: ``cast(e)`` the wgmma's register A operand
   (``m64n{D}k16``, k-steps over the block's keys), v_j's ``[block_kv, D]`` tile a TMA box per 64 columns
   (MN-major), the accumulator rescaled in place by alpha per row before the block's wgmmas;
@@ -37,6 +39,7 @@ TK = 64                 # head dim per TMA box of q and k: one 128-byte swizzle 
 HEAD_DIMS = (64, 128)   # q's tile a box per 64 columns; the output one wgmma tile of D columns
 BLOCKS_KV = (64, 128)   # the scores of a key block: one wgmma tile of block_kv columns
 BLOCK_Q = 64            # query rows per block: one warp group's wgmma M
+QUAD = 4                # the lanes of a quad: they hold a fragment row's column pairs
 
 
 def _rows_first(tv: TensorView, blocked: bool = True) -> None:
@@ -53,11 +56,15 @@ def _rows_first(tv: TensorView, blocked: bool = True) -> None:
 
 
 def _per_row(tv: TensorView, at: int) -> None:
-    """Axis ``at`` (64 rows) as a thread per fragment row pair: ``[w4 r8 (TIDx), j2 (UR)]`` for row
-    ``16 w + 8 j + r``, as the accumulator fragment numbers its rows."""
+    """Axis ``at`` (64 rows) laid out as the fragment's rows with the quad's lanes: ``[w4 r8 b4 (TIDx), j2 (UR)]``
+    for row ``16 w + 8 j + r``, as the accumulator fragment numbers its rows, ``b4`` a loop-only broadcast
+    (``broadcast_loop``): the 4 lanes of the quad holding the row in the fragment compute its value alike, each in
+    its registers, where the fragment's threads read it."""
     tv.split(at, 16).split(at + 1, 8)               # [w4, j2, r8]
     tv.reorder({at + 1: at + 2, at + 2: at + 1})    # [w4, r8, j2]
-    tv.merge(at, at + 1)
+    tv.merge(at, at + 1)                            # [w r, j2]
+    tv.broadcast_loop(at + 1, QUAD)                 # [w r, b4, j2]
+    tv.merge(at, at + 1)                            # [w r b, j2]
     tv.axis(at).parallelize(ParallelType.TIDx)
     tv.axis(at + 1).parallelize(ParallelType.Unroll)
 
@@ -88,11 +95,9 @@ def schedule_on_tensor_cores(fusion: Fusion, r: OnlineSoftmax) -> None:
     broadcasts = [tv for tv in fragment if any(i.is_broadcast for i in tv.logical)]
     fragment = [tv for tv in fragment if tv not in broadcasts] + [r.block_sum]
     per_row = [r.prev_max, r.new_max, r.safe_max, r.alpha, r.row_sum] + _between_rows(r)
+    # the per-row values too: every lane of a quad holds its rows' values (``_per_row``)
     for tv in [s_mm, r.block_out, r.out_sum, r.out] + fragment + per_row:
         tv.set_memory_type(MemoryType.Local)
-    # the values one layout writes and another reads: the row reductions, the safe max, alpha and the row sum
-    for tv in (r.block_max, r.block_sum, r.safe_max, r.alpha, r.row_sum):
-        tv.set_memory_type(MemoryType.Shared)
 
     # s_j = q @ k_j^T: [BH, Sqo, nb, Ko, Kr (UR), M64, N (block_kv), K16 (Mma)]
     _rows_first(s_mm)                               # [BH, Sqo, nb, 64, N, rD]
@@ -125,7 +130,7 @@ def schedule_on_tensor_cores(fusion: Fusion, r: OnlineSoftmax) -> None:
         if tv not in in_chains:
             tv.transform_like(r.scores)
             tv.parallelize_like(r.scores)
-    # the per-row recurrence: [BH, Sqo, nb, TIDx (w r), j2]; the row sum over nb: [BH, Sqo, rnb, TIDx, j2]
+    # the per-row recurrence: [BH, Sqo, nb, TIDx (w r b4), j2]; the row sum over nb: [BH, Sqo, rnb, TIDx, j2]
     for tv in per_row:
         _rows_first(tv)
         _per_row(tv, 3)

@@ -27,7 +27,7 @@ from target import current as current_target
 
 from ..errors import LoweringError
 from ..running_axes import check_order
-from . import lane_reductions
+from . import broadcast_loops, lane_reductions
 from .lane_reductions import LaneReduction
 from .padded_loops import pad_bounded_roots
 
@@ -259,6 +259,7 @@ def build(fusion: Fusion) -> IdModel:
     for tv in computed:
         check_order(tv, lambda i: model.group(i).parallel_type)
     model.lane_reductions = lane_reductions.find(computed, lambda i: model.group(i).parallel_type)
+    broadcast_loops.check(computed, lambda i: model.group(i).parallel_type)
     _check_cross_thread_reads(model, computed)
     _check_vectorized_axes_are_contiguous(computed, views)
 
@@ -403,6 +404,9 @@ def _check_cross_thread_reads(model: IdModel, computed: list[TensorView]) -> Non
                     continue
                 if pt.is_thread and producer.memory_type in (MemoryType.Shared, MemoryType.Global):
                     continue  # the syncs pass orders the block's threads
+                if pt.is_thread and broadcast_loops.same_thread(producer, consumer, p, mapping,
+                                                                lambda i: model.group(i).parallel_type):
+                    continue  # every thread of a loop broadcast holds the value in its registers
                 if register_operand and pt is ParallelType.TIDx and producer.memory_type is MemoryType.Local:
                     continue
                 where = "the same block" if pt.is_block else "a thread of the same block"
@@ -412,7 +416,7 @@ def _check_cross_thread_reads(model: IdModel, computed: list[TensorView]) -> Non
                 raise LoweringError(f"T{producer.name} axis {p.label()} is bound to {pt.name}, but consumer "
                                     f"T{consumer.name} has no axis mapped to it with the same binding, so it reads "
                                     f"elements that {where} did not write ({producer.memory_type.name} memory of "
-                                    f"T{producer.name}); {fix}")
+                                    f"T{producer.name}); {fix}{broadcast_loops.describe(producer, p)}")
 
 
 def _check_lane_group_read(model: IdModel, producer: TensorView, consumer: TensorView, p: IterDomain,

@@ -72,3 +72,29 @@ def test_symbolic_sizes_non_causal_match_numpy() -> None:
         inputs = attention_wgmma.make_inputs(*shape, seed=10 + n)
         (out,) = simulate(kernel, inputs, seed=n)
         assert _rel_error(out, attention_wgmma.reference(*inputs)) <= attention_wgmma.TOLERANCE, shape
+
+
+@pytest.mark.parametrize("causal,block_kv", [(False, 64), (True, 128)])
+def test_the_per_row_recurrence_stays_in_registers(causal: bool, block_kv: int) -> None:
+    """The row max and sum, the running max, the safe max, alpha and the row sum: Local, laid out as the fragment's
+    rows with the quad's 4 lanes (every lane holds its rows' values), on all 128 threads. Shared memory holds only
+    the q, k and v tiles (and the mbarriers); the key-block loop's barriers are the TMA tiles' (k_j and v_j arrived,
+    k_j and v_j rewritten, v_j taking k_j's memory), none for a per-row value."""
+    from fusion_ir import MemoryType
+    from lowering import kernel_ir as k
+
+    kernel = lower(attention_wgmma.build(1, 2, 200, 200, 64, causal=causal, block_kv=block_kv))
+    shared = [n.buffer for n in k.walk(kernel.body) if isinstance(n, k.Allocate)
+              and n.buffer.memory is MemoryType.Shared and not n.buffer.name.endswith("_mbar")]
+    assert [b.dtype.name for b in shared] == ["BFloat16"] * 3                    # the q, k_j and v_j tiles
+    _q, v_j, k_j = (b.name for b in shared)                                     # in allocation order
+    key_blocks = next(n for n in k.walk(kernel.body) if isinstance(n, k.ForLoop) and n.label.startswith("rS")
+                      and any(isinstance(m, k.Mma) for m in k.walk(n.body)))
+    reasons = [n.reason for n in k.walk(key_blocks.body) if isinstance(n, k.BlockSync)]
+    assert reasons == [f"RAW: {k_j} arrived by TMA; the elected thread waited on its token",
+                       f"WAR: {k_j} is rewritten next iteration",
+                       f"WAR: {v_j} reuses the memory of {k_j}",
+                       f"RAW: {v_j} arrived by TMA; the elected thread waited on its token",
+                       f"WAR: {v_j} is rewritten next iteration"]
+    text = str(kernel)
+    assert "threadIdx.x < 32" not in text                         # no thread per row pair

@@ -280,6 +280,15 @@ CASES = [
     ("merge-lanes-of-three", row_max_of_3, lambda n: n.m.merge_lanes(0, 1),
      r"T1: merge_lanes: the inner axis axis 1 \(rS3\{3\}\) must have a constant extent that is a power of two from 2 "
      r"to the warp size \(32\): its lanes reduce by warp shuffles"),
+    ("broadcast-loop-extent-zero", pointwise, lambda n: n.t2.broadcast_loop(0, 0),
+     r"T2: broadcast_loop: extent 0 must be a positive integer \(a loop-only broadcast has a constant extent\)"),
+    ("broadcast-loop-position-out-of-range", pointwise, lambda n: n.t2.broadcast_loop(3, 4),
+     (r"T2: broadcast_loop: position 3 must be an integer in \[-3, 2\] \(where the new axis goes among 2 loop axes; "
+      r"negative counts from the end\)")),
+    ("broadcast-loop-inside-shared-loops", with_(pointwise, lambda n: n.t2.inline_at(1)),
+     lambda n: n.t2.broadcast_loop(0, 4),
+     (r"T2: broadcast_loop: position 0 is inside the loops T2 shares \(compute-at position 1, produce position 0\); "
+      r"insert loop broadcasts before compute_at")),
     ("transform-like-merges-reduction-with-iteration", with_(reduction, lambda n: n.e.merge(0)),
      lambda n: n.r.transform_like(n.e),
      r"T2: transform_like: cannot merge reduction axis with iteration axis \(iS4\{i0\} and rS5\{i1\}\)"),

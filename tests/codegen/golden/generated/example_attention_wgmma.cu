@@ -25,7 +25,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   __syncthreads();  // init: T52_mbar visible to every thread
   __bfloat16* T52 = reinterpret_cast<__bfloat16*>(smem + 1024);
   float T32_carry[2];
-  float* T42 = reinterpret_cast<float*>(smem + 32);
+  float T42[2];
   float T49[32];
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     T52_token[0] = mbarrier::arriveExpectTx(toSmem(&T52_mbar[0]), 8192);
@@ -35,27 +35,27 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T52[i12 * 4096]), &tmap_T0, toSmem(&T52_mbar[0]), i12 * 64, ((int64_t)blockIdx.x) * 64, ((int64_t)blockIdx.y) % 2, ((int64_t)blockIdx.y) / 2);
     }
   }
-  // loop of iUR413{2}
+  // loop of iUR419{2}
   #pragma unroll
   for (int64_t i28 = 0; i28 < 2; ++i28) {
-    if ((((((int64_t)blockIdx.x) * 64) + (((((int64_t)threadIdx.x) / 8) * 16) + ((i28 * 8) + (((int64_t)threadIdx.x) % 8)))) < 200) && (((int64_t)threadIdx.x) < 32)) {
+    if (((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i28 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) < 200) {
       T32_carry[i28] = __uint_as_float(0xff800000u);
     }
   }
-  // loop of iUR421{2}
+  // loop of iUR429{2}
   #pragma unroll
   for (int64_t i37 = 0; i37 < 2; ++i37) {
-    if ((((((int64_t)blockIdx.x) * 64) + (((((int64_t)threadIdx.x) / 8) * 16) + ((i37 * 8) + (((int64_t)threadIdx.x) % 8)))) < 200) && (((int64_t)threadIdx.x) < 32)) {
-      T42[i37 + (((int64_t)threadIdx.x) * 2)] = 0.0f;
+    if (((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i37 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) < 200) {
+      T42[i37] = 0.0f;
     }
   }
-  // loop of iUR458{8}
+  // loop of iUR472{8}
   #pragma unroll
   for (int64_t i57 = 0; i57 < 8; ++i57) {
-    // loop of iUR456{2}
+    // loop of iUR470{2}
     #pragma unroll
     for (int64_t i58 = 0; i58 < 2; ++i58) {
-      // loop of iUR461{2}
+      // loop of iUR475{2}
       #pragma unroll
       for (int64_t i59 = 0; i59 < 2; ++i59) {
         T49[(i59 + (i58 * 2)) + (i57 * 4)] = 0.0f;
@@ -71,9 +71,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   const int64_t h2 = (((int64_t)threadIdx.x) % 4) * 2;
   const int64_t h3 = ((((int64_t)threadIdx.x) / 4) / 8) * 16;
   const int64_t h4 = (((int64_t)threadIdx.x) / 4) % 8;
-  const int64_t h5 = ((int64_t)threadIdx.x) % 4;
-  const int64_t h6 = (((int64_t)threadIdx.x) / 8) * 16;
-  const int64_t h7 = ((int64_t)threadIdx.x) % 8;
   // loop of rS202{4}
   for (int64_t i2 = 0; i2 < 4; ++i2) {
     int64_t T22[1];
@@ -81,12 +78,12 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     bool T28[64];
     float T20[32];
     float T30[32];
-    float* T31 = reinterpret_cast<float*>(smem + 9216);
+    float T31[2];
     float T31_acc[2];
-    float* T35 = reinterpret_cast<float*>(smem + 288);
-    float* T37 = reinterpret_cast<float*>(smem + 544);
+    float T35[2];
+    float T37[2];
     float T40[32];
-    float* T41 = reinterpret_cast<float*>(smem + 9216);
+    float T41[2];
     float T41_acc[2];
     __bfloat16 T43[32];
     float T48[2];
@@ -162,7 +159,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         }
       }
     }
-    __syncthreads();  // WAR: T31 reuses the memory of T53
     // loop of iUR278{2}
     #pragma unroll
     for (int64_t i25 = 0; i25 < 2; ++i25) {
@@ -190,43 +186,39 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     for (int64_t i25 = 0; i25 < 2; ++i25) {
       T31_acc[i25] = ReduceMax()(T31_acc[i25], warpShflXor(T31_acc[i25], 1u));
       T31_acc[i25] = ReduceMax()(T31_acc[i25], warpShflXor(T31_acc[i25], 2u));
-      if ((((((int64_t)blockIdx.x) * 64) + (h3 + ((i25 * 8) + h4))) < 200) && (h5 == 0)) {
-        T31[i25 + (((int64_t)threadIdx.x) * 2)] = T31_acc[i25];
+      if (((((int64_t)blockIdx.x) * 64) + (h3 + ((i25 * 8) + h4))) < 200) {
+        T31[i25] = T31_acc[i25];
       }
     }
-    __syncthreads();  // RAW: T31 written, then read
-    // loop of iUR413{2}
+    // loop of iUR419{2}
     #pragma unroll
     for (int64_t i28 = 0; i28 < 2; ++i28) {
       float T32[1];
       float T33[1];
       bool T34[1];
       float T36[1];
-      if ((((((int64_t)blockIdx.x) * 64) + (h6 + ((i28 * 8) + h7))) < 200) && (((int64_t)threadIdx.x) < 32)) {
+      if (((((int64_t)blockIdx.x) * 64) + (h3 + ((i28 * 8) + h4))) < 200) {
         T32[0] = T32_carry[i28];
       }
-      if ((((((int64_t)blockIdx.x) * 64) + (h6 + ((i28 * 8) + h7))) < 200) && (((int64_t)threadIdx.x) < 32)) {
-        T32_carry[i28] = fmaxf(T32_carry[i28], T31[i28 + (((((((h6 + (i28 * 8)) + h7) % 64) / 16) * 8) + (((((h6 + (i28 * 8)) + h7) % 64) % 16) % 8)) * 8)]);
+      if (((((int64_t)blockIdx.x) * 64) + (h3 + ((i28 * 8) + h4))) < 200) {
+        T32_carry[i28] = fmaxf(T32_carry[i28], T31[i28]);
       }
-      if ((((((int64_t)blockIdx.x) * 64) + (h6 + ((i28 * 8) + h7))) < 200) && (((int64_t)threadIdx.x) < 32)) {
-        T33[0] = fmaxf(T32[0], T31[i28 + (((((((h6 + (i28 * 8)) + h7) % 64) / 16) * 8) + (((((h6 + (i28 * 8)) + h7) % 64) % 16) % 8)) * 8)]);
+      if (((((int64_t)blockIdx.x) * 64) + (h3 + ((i28 * 8) + h4))) < 200) {
+        T33[0] = fmaxf(T32[0], T31[i28]);
       }
-      if ((((((int64_t)blockIdx.x) * 64) + (h6 + ((i28 * 8) + h7))) < 200) && (((int64_t)threadIdx.x) < 32)) {
+      if (((((int64_t)blockIdx.x) * 64) + (h3 + ((i28 * 8) + h4))) < 200) {
         T34[0] = T33[0] == __uint_as_float(0xff800000u);
       }
-      if ((((((int64_t)blockIdx.x) * 64) + (h6 + ((i28 * 8) + h7))) < 200) && (((int64_t)threadIdx.x) < 32)) {
-        T35[i28 + (((int64_t)threadIdx.x) * 2)] = T34[0] ? 0.0f : T33[0];
+      if (((((int64_t)blockIdx.x) * 64) + (h3 + ((i28 * 8) + h4))) < 200) {
+        T35[i28] = T34[0] ? 0.0f : T33[0];
       }
-      __syncthreads();  // RAW: T35 written, then read
-      if ((((((int64_t)blockIdx.x) * 64) + (h6 + ((i28 * 8) + h7))) < 200) && (((int64_t)threadIdx.x) < 32)) {
-        T36[0] = T32[0] - T35[i28 + (((int64_t)threadIdx.x) * 2)];
+      if (((((int64_t)blockIdx.x) * 64) + (h3 + ((i28 * 8) + h4))) < 200) {
+        T36[0] = T32[0] - T35[i28];
       }
-      if ((((((int64_t)blockIdx.x) * 64) + (h6 + ((i28 * 8) + h7))) < 200) && (((int64_t)threadIdx.x) < 32)) {
-        T37[i28 + (((int64_t)threadIdx.x) * 2)] = exp2f(1.4426950408889634f * T36[0]);
+      if (((((int64_t)blockIdx.x) * 64) + (h3 + ((i28 * 8) + h4))) < 200) {
+        T37[i28] = exp2f(1.4426950408889634f * T36[0]);
       }
-      __syncthreads();  // WAR: T35 is rewritten next iteration
     }
-    __syncthreads();  // RAW: T35 written, then read
     // loop of iUR306{8}
     #pragma unroll
     for (int64_t i30 = 0; i30 < 8; ++i30) {
@@ -239,7 +231,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
           float T38[1];
           float T39[1];
           if (((((int64_t)blockIdx.x) * 64) + (h3 + ((i31 * 8) + h4))) < 200) {
-            T38[0] = T35[i31 + (((((((h3 + (i31 * 8)) + h4) % 64) / 16) * 8) + (((((h3 + (i31 * 8)) + h4) % 64) % 16) % 8)) * 2)];
+            T38[0] = T35[i31];
           }
           if (((((int64_t)blockIdx.x) * 64) + (h3 + ((i31 * 8) + h4))) < 200) {
             T39[0] = T30[(i32 + (i31 * 2)) + (i30 * 4)] - T38[0];
@@ -250,7 +242,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         }
       }
     }
-    __syncthreads();  // WAR: T41 reuses the memory of T53, T31
     // loop of iUR330{2}
     #pragma unroll
     for (int64_t i34 = 0; i34 < 2; ++i34) {
@@ -278,8 +269,8 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     for (int64_t i34 = 0; i34 < 2; ++i34) {
       T41_acc[i34] = ReduceAdd()(T41_acc[i34], warpShflXor(T41_acc[i34], 1u));
       T41_acc[i34] = ReduceAdd()(T41_acc[i34], warpShflXor(T41_acc[i34], 2u));
-      if ((((((int64_t)blockIdx.x) * 64) + (h3 + ((i34 * 8) + h4))) < 200) && (h5 == 0)) {
-        T41[i34 + (((int64_t)threadIdx.x) * 2)] = T41_acc[i34];
+      if (((((int64_t)blockIdx.x) * 64) + (h3 + ((i34 * 8) + h4))) < 200) {
+        T41[i34] = T41_acc[i34];
       }
     }
     // loop of iUR319{8}
@@ -297,38 +288,37 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         }
       }
     }
-    __syncthreads();  // RAW: T41 written, then read
-    // loop of iUR421{2}
+    // loop of iUR429{2}
     #pragma unroll
     for (int64_t i37 = 0; i37 < 2; ++i37) {
-      if ((((((int64_t)blockIdx.x) * 64) + (h6 + ((i37 * 8) + h7))) < 200) && (((int64_t)threadIdx.x) < 32)) {
-        T42[i37 + (((int64_t)threadIdx.x) * 2)] = (T42[i37 + (((int64_t)threadIdx.x) * 2)] * T37[i37 + (((int64_t)threadIdx.x) * 2)]) + T41[i37 + (((((((h6 + (i37 * 8)) + h7) % 64) / 16) * 8) + (((((h6 + (i37 * 8)) + h7) % 64) % 16) % 8)) * 8)];
+      if (((((int64_t)blockIdx.x) * 64) + (h3 + ((i37 * 8) + h4))) < 200) {
+        T42[i37] = (T42[i37] * T37[i37]) + T41[i37];
       }
     }
-    __syncthreads();  // WAR: T54 reuses the memory of T53, T31, T41
+    __syncthreads();  // WAR: T54 reuses the memory of T53
     if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
       T54_token[0] = mbarrier::arriveExpectTx(toSmem(&T54_mbar[0]), 8192);
-      // loop of iUR449{1}
+      // loop of iUR463{1}
       #pragma unroll
       for (int64_t i49 = 0; i49 < 1; ++i49) {
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T54[i49 * 4096]), &tmap_T2, toSmem(&T54_mbar[0]), i49 * 64, i2 * 64, h1, h0);
       }
     }
-    // loop of iUR564{2}
+    // loop of iUR578{2}
     #pragma unroll
     for (int64_t i43 = 0; i43 < 2; ++i43) {
       if (((((int64_t)blockIdx.x) * 64) + (h3 + ((i43 * 8) + h4))) < 200) {
-        T48[i43] = T37[i43 + (((((((h3 + (i43 * 8)) + h4) % 64) / 16) * 8) + (((((h3 + (i43 * 8)) + h4) % 64) % 16) % 8)) * 2)];
+        T48[i43] = T37[i43];
       }
     }
-    // loop of iUR458{8}
+    // loop of iUR472{8}
     #pragma unroll
     for (int64_t i57 = 0; i57 < 8; ++i57) {
-      // loop of iUR456{2}
+      // loop of iUR470{2}
       #pragma unroll
       for (int64_t i58 = 0; i58 < 2; ++i58) {
         if ((((((int64_t)blockIdx.x) * 64) + (h3 + ((i58 * 8) + h4))) < 200) && (i2 > 0)) {
-          // loop of iUR461{2}
+          // loop of iUR475{2}
           #pragma unroll
           for (int64_t i59 = 0; i59 < 2; ++i59) {
             T49[(i59 + (i58 * 2)) + (i57 * 4)] = T49[(i59 + (i58 * 2)) + (i57 * 4)] * T48[i58];
@@ -348,7 +338,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     wgmma::fenceOperands(T43_a0);
     wgmma::fenceOperands(T49);
     wgmma::fence();
-    // loop of rUR443{4}
+    // loop of rUR457{4}
     #pragma unroll
     for (int64_t i53 = 0; i53 < 4; ++i53) {
       wgmma::mmaM64N64K16F32Bf16RegA<1>(&T49[0],
@@ -362,22 +352,21 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     wgmma::wait<0>();
     wgmma::fenceOperands(T43_a0);
     wgmma::fenceOperands(T49);
-    __syncthreads();  // WAR: next iteration takes back the memory of T31 from T41, T31 from T54, T41 from T54
+    __syncthreads();  // WAR: T54 is rewritten next iteration
   }
-  __syncthreads();  // RAW: T42 written, then read
-  // loop of iUR497{8}
+  // loop of iUR511{8}
   #pragma unroll
   for (int64_t i46 = 0; i46 < 8; ++i46) {
-    // loop of iUR495{2}
+    // loop of iUR509{2}
     #pragma unroll
     for (int64_t i47 = 0; i47 < 2; ++i47) {
       float T51[2];
-      // loop of iUR487{2}
+      // loop of iUR501{2}
       #pragma unroll
       for (int64_t i48 = 0; i48 < 2; ++i48) {
         float T50[1];
         if (((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i47 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) < 200) {
-          T50[0] = T42[i47 + ((((((((((((int64_t)threadIdx.x) / 4) / 8) * 16) + (i47 * 8)) + ((((int64_t)threadIdx.x) / 4) % 8)) % 64) / 16) * 8) + ((((((((((int64_t)threadIdx.x) / 4) / 8) * 16) + (i47 * 8)) + ((((int64_t)threadIdx.x) / 4) % 8)) % 64) % 16) % 8)) * 2)];
+          T50[0] = T42[i47];
         }
         if (((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i47 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) < 200) {
           T51[i48] = T49[(i48 + (i47 * 2)) + (i46 * 4)] / T50[0];
