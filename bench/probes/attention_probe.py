@@ -9,7 +9,8 @@ changes applied after ``schedule_on_tensor_cores`` (``base`` for none):
   previous key block), the WAR by mbarriers;
 - ``vpre0``: the same with prefetch 0 (a ring of two, no load ahead);
 - ``ex2``: ``exp(x)`` generated as ``exp2f(log2(e) * x)`` (one MUFU.EX2 and a multiply, instead of ``expf``);
-- ``fast``: the whole kernel compiled with NVRTC's ``--use_fast_math``.
+- ``fast``: the whole kernel compiled with NVRTC's ``--use_fast_math``;
+- ``kv128`` / ``kv64``: 128 / 64 keys per block (otherwise ``--block-kv``, default 64).
 
 Every variant is checked against float64 first (as bench/attention.py does), then timed with flash (and cuDNN) in
 ``runtime.timing.interleaved_ms`` rounds; prints TFLOP/s and ratios to flash.
@@ -38,7 +39,7 @@ def _patched(fusion, r) -> None:  # noqa: ANN001 - the scheduler's own signature
             fusion.set_index_type(DataType.Int32)
         elif change in ("vpre", "vpre0"):
             v_s.circular_buffer(2, 1 if change == "vpre" else 0, Pipelined(uses_mbarrier_for_war=True))
-        elif change not in ("base", "ex2", "fast"):
+        elif change not in ("base", "ex2", "fast", "kv64", "kv128"):
             raise SystemExit(f"unknown change {change!r}")
 
 
@@ -89,8 +90,10 @@ def main() -> None:
         for variant in variants:
             CHANGES[:] = variant.split("+")
             fusion = case.build()
+            kv = [int(c[2:]) for c in CHANGES if c.startswith("kv")]
+            given = AttentionParams(block_q=64, block_kv=kv[0], tensor_cores=True) if kv else params
             try:
-                bench.schedule(fusion, sizes=case.shapes, params=params)
+                bench.schedule(fusion, sizes=case.shapes, params=given)
                 kernel = lower(fusion)
             except Exception as e:  # noqa: BLE001 - reported per variant
                 print(f"{case.name} {variant}: refused: {type(e).__name__}: {str(e)[:300]}")
