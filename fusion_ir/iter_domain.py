@@ -23,6 +23,7 @@ class IterDomain:
     parallel_type: ParallelType = ParallelType.Serial
     name: int = -1
     definition: "Split | Merge | None" = field(default=None, repr=False)
+    trip_bound: "TripBound | None" = field(default=None, repr=False)   # a serial loop that stops early
 
     @property
     def is_reduction(self) -> bool:
@@ -45,6 +46,34 @@ class IterDomain:
 
     def __repr__(self) -> str:
         return f"IterDomain({self.label()})"
+
+
+@dataclass(frozen=True)
+class TripBound:
+    """A serial loop that stops before its extent: its iterations past
+    ``ceilDiv(max(0, index(outer) * scale + offset), divisor)`` are skipped (``TensorView.bound_loop``).
+
+    ``outer`` is a block-parallel axis of the same tensor, outside the loop, so the bound is uniform over a block and
+    differs between blocks (a causal attention tile's last visible key block). ``reason`` says why the skipped
+    iterations change nothing; the schedule op that sets the bound is the one that has proved it."""
+
+    outer: IterDomain
+    scale: int
+    offset: int
+    divisor: int
+    reason: str
+
+    def stop(self, outer_index: Val, extent: Val) -> Val:
+        """The loop's stop: its extent, or less where the bound is smaller."""
+        from .scalar import vmax, vmin
+
+        last = outer_index * self.scale + self.offset
+        if self.offset < 0:         # the index and the scale are never negative: only a negative offset can be
+            last = vmax(0, last)
+        return vmin(extent, ceil_div(last, self.divisor))
+
+    def __str__(self) -> str:
+        return f"ceilDiv(max(0, {self.outer.label()} * {self.scale} + {self.offset}), {self.divisor})"
 
 
 @dataclass(eq=False)

@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from . import ops
 from .exprs import BinaryOp, BroadcastOp, CastOp, LoadStoreOp, MmaOp, ReductionOp, UnaryOp, WhereOp
 from .fusion import Fusion
+from .iter_domain import Split
+from .key_limit import key_limit
 from .op_core import binary, unary
 from .op_pad import pad_to_multiple
 from .scalar import Val, ceil_div
@@ -78,6 +80,10 @@ class OnlineSoftmax:
     block_out: TensorView       # cast(e_b) @ v_b [nb, ..., Sq, D]
     out_sum: TensorView         # rescaled_sum(block_out, alpha, 0)
     out: TensorView             # out_sum / l, which replaced the original matmul
+    # row i of the scores sees no key j >= i + key_limit (a causal mask, ``key_limit.key_limit``); None: no such
+    # mask, and ``no_key_limit`` says why
+    key_limit: int | None = None
+    no_key_limit: str = ""
 
 
 # ---------------------------------------------------------------------------------------------- matching
@@ -309,6 +315,7 @@ def online_softmax(fusion: Fusion, block: int) -> list[OnlineSoftmax]:
 
 def _rewrite(fusion: Fusion, sm: SoftmaxMatmul, block: int) -> OnlineSoftmax:
     s = sm.scores
+    limit = key_limit(s)
     rank = len(s.shape_ids)
     blocker = _Blocker(block, s.shape_ids[-1].extent)
     sb = blocker.block_of(s, rank - 1)
@@ -333,4 +340,37 @@ def _rewrite(fusion: Fusion, sm: SoftmaxMatmul, block: int) -> OnlineSoftmax:
     out = ops.div(out_sum, ops.broadcast(row_sum, [False] * (rank - 1) + [True]))
     fusion.replace_uses(sm.matmul, out)
     return OnlineSoftmax(block, sb, blocker.score_matmul, bmax, prev, new, safe, alpha, e, bsum, row_sum, probs, vb,
-                         block_out, out_sum, out)
+                         block_out, out_sum, out, limit if isinstance(limit, int) else None,
+                         limit if isinstance(limit, str) else "")
+
+
+# ---------------------------------------------------------------------------------------------- causal block skipping
+def bound_key_blocks(r: OnlineSoftmax, tv: TensorView, blocks_axis: int, rows_axis: int) -> None:
+    """Stop the loop over the key blocks (``tv``'s loop axis ``blocks_axis``, the rewrite's ``nb``) at the last block
+    a row of the block's query tile can see: ``tv``'s loop axis ``rows_axis`` is the outer part of an inner split of
+    the query axis by ``rows`` (a tile of ``rows`` queries per block index), so the tile's rows are below
+    ``(t + 1) * rows`` and see no key from ``(t + 1) * rows - 1 + key_limit`` on.
+
+    Why the skipped blocks change nothing: every score of them is -inf (the causal mask), so the block's row max is
+    -inf, the running max stays (``mnew = mprev``, the exclusive cummax's carry unchanged), ``alpha = exp(mprev -
+    mnew)`` is 1 (or 0 on a running sum still 0), ``exp(s - mnew)`` is 0: the rescaled sums ``l`` and ``o`` are
+    unchanged. The blocks skipped are the last ones, so no later block reads what they would have carried."""
+    where = f"bound_key_blocks: T{tv.name} axis {blocks_axis}"
+    if r.key_limit is None:
+        raise ScheduleError(f"{where}: cannot bound the key blocks of the scores T{r.scores.name}: "
+                            f"{r.no_key_limit}")
+    n = len(r.scores.logical)
+    nb_id = tv.axis(blocks_axis).id
+    if len(tv.logical) != n or nb_id is not tv.logical[0] or str(nb_id.extent) != str(r.scores.logical[0].extent):
+        raise ScheduleError(f"{where} ({nb_id.label()}) is not the key-block axis nb of the rewrite (logical axis 0 "
+                            f"of a tensor shaped as the blocked scores T{r.scores.name}, unsplit)")
+    rows_id = tv.axis(rows_axis).id
+    d = rows_id.definition
+    if not (isinstance(d, Split) and d.inner_split and d.outer is rows_id and d.input is tv.logical[n - 2]):
+        raise ScheduleError(f"{where}: its bound reads axis {rows_axis} ({rows_id.label()}), which must be the outer "
+                            f"part of an inner split of the query axis {tv.logical[n - 2].label()} (a tile of queries "
+                            f"per block index)")
+    rows = d.factor
+    tv.bound_loop(blocks_axis, outer=rows_axis, scale=rows, offset=rows - 1 + r.key_limit, divisor=r.block,
+                  reason=f"key blocks past the tile's last query (row i sees no key j >= i + {r.key_limit}) are "
+                         f"masked to -inf: no-ops of the online softmax")

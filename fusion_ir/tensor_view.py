@@ -15,7 +15,7 @@ from . import replay
 from .circular_buffer import AUTO, CircularBufferOptions, Pipelined, WarpSpecialized
 from .exprs import (ASYNC_LOADS, BinaryOp, BroadcastOp, CastOp, Expr, LoadStoreOp, MmaOp, ReductionOp, UnaryOp, in_order,
                     is_view_expr, load_kind, view_source)
-from .iter_domain import IterDomain, Merge, Split, Transform, innermost_root, made_from
+from .iter_domain import IterDomain, Merge, Split, Transform, TripBound, innermost_root, made_from
 from .persistent import first_unmappable_loop_axis
 from .scalar import Val
 from .types import (DataType, IterType, LoadStoreOpType, MemoryType, ParallelType, ScheduleError, SmemSwizzle,
@@ -369,6 +369,30 @@ class TensorView:
             self.loop[a].parallel_type = parallel_type
             if parallel_type is ParallelType.Bulk:
                 self._check_swizzle_span("parallelize")
+        return self
+
+    def bound_loop(self, axis: int, *, outer: int, scale: int, offset: int, divisor: int, reason: str) -> TensorView:
+        """Stop the serial loop of ``axis`` at ``min(extent, ceilDiv(max(0, index(outer) * scale + offset), divisor))``
+        where ``outer`` is a block-parallel axis before it: each block skips the iterations past its bound.
+
+        The caller has proved that the skipped iterations change nothing (``reason`` says how, e.g.
+        ``online_softmax.bound_key_blocks``: key blocks every score of which a causal mask sets to -inf); this
+        checks only that the loop can stop early: a serial loop inside a block index, the bound uniform over the
+        block."""
+        a = self._norm_axis(axis, "bound_loop")
+        o = self._norm_axis(outer, "bound_loop")
+        desc = self._axis_desc(a)
+        if self.loop[a].parallel_type is not ParallelType.Serial:
+            raise self._err(f"bound_loop: {desc} is bound to {self.loop[a].parallel_type.name}; only a serial loop "
+                            f"can stop early (its trip count differs per block)")
+        if o >= a or not self.loop[o].parallel_type.is_block:
+            raise self._err(f"bound_loop: the bound of {desc} reads {self._axis_desc(o)}, which must be an axis "
+                            f"before it bound to a block index (BIDx/y/z), so the trip count is one per block")
+        for name, v, least in (("scale", scale, 0), ("offset", offset, None), ("divisor", divisor, 1)):
+            if isinstance(v, bool) or not isinstance(v, int) or (least is not None and v < least):
+                raise self._err(f"bound_loop: {name} {v!r} of the bound of {desc} must be an int"
+                                + (f" >= {least}" if least is not None else ""))
+        self.loop[a].trip_bound = TripBound(self.loop[o], scale, offset, divisor, reason)
         return self
 
     def _validate_parallel_type(self, a: int, pt: ParallelType) -> None:
