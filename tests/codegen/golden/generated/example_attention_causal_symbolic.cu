@@ -47,7 +47,7 @@ extern "C" __global__ void __launch_bounds__(64, 1) fusion_kernel(Tensor<__bfloa
   const int64_t h4 = ceilDiv(i8, 32) * 32;
   const int64_t h5 = ((((int64_t)blockIdx.y) / i7) * T2_stride0) + ((((int64_t)blockIdx.y) % i7) * T2_stride1);
   // loop of rS244{ceilDiv(i5, 32)}
-  for (int64_t i12 = 0; i12 < ceilDiv(i5, 32); ++i12) {
+  for (int64_t i12 = 0; i12 < min64(ceilDiv(i5, 32), ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 32)); ++i12) {
     int64_t T34[1];
     int64_t T35[1];
     float T42[32];
