@@ -73,7 +73,8 @@ class TripBound:
         return vmin(extent, ceil_div(last, self.divisor))
 
     def __str__(self) -> str:
-        return f"ceilDiv(max(0, {self.outer.label()} * {self.scale} + {self.offset}), {self.divisor})"
+        last = f"{self.outer.label()} * {self.scale} + {self.offset}"
+        return f"ceilDiv({f'max(0, {last})' if self.offset < 0 else last}, {self.divisor})"
 
 
 @dataclass(eq=False)
