@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from dataclasses import dataclass, field
 
-from .scalar import Val, ceil_div
+from .scalar import Val, as_val, ceil_div, vmax
 from .types import IterType, ParallelType
 
 
@@ -24,6 +24,7 @@ class IterDomain:
     name: int = -1
     definition: "Split | Merge | None" = field(default=None, repr=False)
     trip_bound: "TripBound | None" = field(default=None, repr=False)   # a serial loop that stops early
+    known_true: "tuple[KnownTrue, ...]" = field(default=(), repr=False)  # wheres true in the loop's first iterations
 
     @property
     def is_reduction(self) -> bool:
@@ -75,6 +76,30 @@ class TripBound:
     def __str__(self) -> str:
         last = f"{self.outer.label()} * {self.scale} + {self.offset}"
         return f"ceilDiv({f'max(0, {last})' if self.offset < 0 else last}, {self.divisor})"
+
+
+@dataclass(frozen=True)
+class KnownTrue:
+    """A ``where`` computed in a serial loop whose condition is true in every element of the loop's iterations below
+    ``floor(max(0, index(outer) * scale + offset) / divisor)`` (``outer`` a block-parallel axis; None with scale 0:
+    a bound the same for every block): there it is its value branch (``TensorView.version_loop``)."""
+
+    where: object           # the TensorView a WhereOp defines
+    outer: IterDomain | None
+    scale: int
+    offset: int | Val
+    divisor: int
+
+    def below(self, outer_index: Val | None) -> Val:
+        last = as_val(self.offset) if self.outer is None else outer_index * self.scale + self.offset
+        const = as_val(self.offset).const_value()
+        if const is None or const < 0:      # the index and the scale are never negative: only the offset can be
+            last = vmax(0, last)
+        return last // self.divisor
+
+    def __str__(self) -> str:
+        at = str(self.offset) if self.outer is None else f"{self.outer.label()} * {self.scale} + {self.offset}"
+        return f"T{getattr(self.where, 'name', '?')} true below max(0, {at}) / {self.divisor}"
 
 
 @dataclass(eq=False)

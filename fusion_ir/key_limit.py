@@ -39,6 +39,22 @@ def key_limit(scores: TensorView) -> int | str:
     return "; ".join(reasons)
 
 
+def causal_where(scores: TensorView) -> tuple[TensorView, int] | None:
+    """``(w, limit)`` for the where ``w = where(cond, x, -inf)`` of the scores' chain whose whole condition is a
+    causal comparison (no conjunct of an ``and``): where row i sees key j whole, ``w`` is ``x``."""
+    rank = len(scores.logical)
+    t = scores
+    while isinstance(t, TensorView) and isinstance(t.definition, WhereOp):
+        cond, x, other = t.definition.inputs
+        if not _is_neg_inf(other) or not isinstance(cond, TensorView):
+            return None
+        found = _causal(cond, rank) if rank >= 2 else None
+        if isinstance(found, int):
+            return t, found
+        t = x
+    return None
+
+
 def _masks(s: TensorView) -> list[TensorView]:
     """The conditions of the wheres that set ``s`` to -inf where false (``where(c, x, -inf)``, nested in ``x``),
     their ``logical_and`` operands split."""

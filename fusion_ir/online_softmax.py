@@ -36,7 +36,7 @@ from . import ops
 from .exprs import BinaryOp, BroadcastOp, CastOp, LoadStoreOp, MmaOp, ReductionOp, UnaryOp, WhereOp
 from .fusion import Fusion
 from .iter_domain import Split
-from .key_limit import key_limit
+from .key_limit import causal_where, key_limit
 from .op_core import binary, unary
 from .op_pad import pad_to_multiple
 from .scalar import Val, ceil_div
@@ -84,6 +84,10 @@ class OnlineSoftmax:
     # mask, and ``no_key_limit`` says why
     key_limit: int | None = None
     no_key_limit: str = ""
+    # the wheres of the blocked scores a key block may need: the keys past the last one (None when the block divides
+    # the keys) and the blocked causal where (``key_limit.causal_where``; None when there is none)
+    valid_where: TensorView | None = None
+    causal_where: TensorView | None = None
 
 
 # ---------------------------------------------------------------------------------------------- matching
@@ -316,11 +320,14 @@ def online_softmax(fusion: Fusion, block: int) -> list[OnlineSoftmax]:
 def _rewrite(fusion: Fusion, sm: SoftmaxMatmul, block: int) -> OnlineSoftmax:
     s = sm.scores
     limit = key_limit(s)
+    causal = causal_where(s)
     rank = len(s.shape_ids)
     blocker = _Blocker(block, s.shape_ids[-1].extent)
     sb = blocker.block_of(s, rank - 1)
+    blocked_causal = None if causal is None else blocker.memo.get((causal[0], rank - 1))
+    valid_where = None
     if not _divides(block, blocker.n):
-        sb = ops.where(_valid_keys(blocker, rank + 1), sb, NEG_INF)
+        sb = valid_where = ops.where(_valid_keys(blocker, rank + 1), sb, NEG_INF)
     last = [False] * rank + [True]
     bmax = ops.max(sb, -1)
     prev = ops.cummax(bmax, 0, exclusive=True)
@@ -341,7 +348,7 @@ def _rewrite(fusion: Fusion, sm: SoftmaxMatmul, block: int) -> OnlineSoftmax:
     fusion.replace_uses(sm.matmul, out)
     return OnlineSoftmax(block, sb, blocker.score_matmul, bmax, prev, new, safe, alpha, e, bsum, row_sum, probs, vb,
                          block_out, out_sum, out, limit if isinstance(limit, int) else None,
-                         limit if isinstance(limit, str) else "")
+                         limit if isinstance(limit, str) else "", valid_where, blocked_causal)
 
 
 # ---------------------------------------------------------------------------------------------- causal block skipping
@@ -374,3 +381,46 @@ def bound_key_blocks(r: OnlineSoftmax, tv: TensorView, blocks_axis: int, rows_ax
     tv.bound_loop(blocks_axis, outer=rows_axis, scale=rows, offset=rows - 1 + r.key_limit, divisor=r.block,
                   reason=f"key blocks past the tile's last query (row i sees no key j >= i + {r.key_limit}) are "
                          f"masked to -inf: no-ops of the online softmax")
+
+
+def mask_only_where_needed(r: OnlineSoftmax, tv: TensorView, blocks_axis: int, rows_axis: int) -> None:
+    """Run the loop over the key blocks (``tv``'s loop axis ``blocks_axis``) in two ranges: first the blocks every row
+    of the block's query tile (``rows_axis``, as for ``bound_key_blocks``) sees whole, without the masks, then the
+    rest (the diagonal blocks, the last partial one) masked.
+
+    The key mask past the last key (``valid_where``) is true in the blocks below ``floor(Skv / block)``; the causal
+    where (row i sees the keys j < i + limit) in the blocks below ``floor(max(0, t * rows + limit) / block)``, those
+    whose last key the tile's first row ``t * rows`` sees (a padded key of the last block reads the key index 0, but
+    the blocks below ``floor(Skv / block)`` have none)."""
+    where = f"mask_only_where_needed: T{tv.name} axis {blocks_axis}"
+    nb_id = tv.axis(blocks_axis).id
+    n = len(r.scores.logical)
+    if len(tv.logical) != n or nb_id is not tv.logical[0] or str(nb_id.extent) != str(r.scores.logical[0].extent):
+        raise ScheduleError(f"{where} ({nb_id.label()}) is not the key-block axis nb of the rewrite (logical axis 0 "
+                            f"of a tensor shaped as the blocked scores T{r.scores.name}, unsplit)")
+    known: list[tuple[TensorView, int | None, int, object, int]] = []
+    if r.valid_where is not None:
+        known.append((r.valid_where, None, 0, _keys(r), r.block))
+    if r.causal_where is not None and r.key_limit is not None:
+        rows_id = tv.axis(rows_axis).id
+        d = rows_id.definition
+        if not (isinstance(d, Split) and d.inner_split and d.outer is rows_id and d.input is tv.logical[n - 2]):
+            raise ScheduleError(f"{where}: the causal where's range reads axis {rows_axis} ({rows_id.label()}), which "
+                                f"must be the outer part of an inner split of the query axis "
+                                f"{tv.logical[n - 2].label()} (a tile of queries per block index)")
+        known.append((r.causal_where, rows_axis, d.factor, r.key_limit, r.block))
+    if not known:
+        raise ScheduleError(f"{where}: the scores T{r.scores.name} have no mask to leave out (no keys past the last "
+                            f"one, no causal where of their own)")
+    tv.version_loop(blocks_axis, known, reason="key blocks every row of the tile sees whole need no mask")
+
+
+def _keys(r: OnlineSoftmax) -> Val:
+    """Skv: the keys the valid-key mask compares with (its ``lt(key, n)``)."""
+    valid = r.valid_where.definition.inputs[0]
+    d = valid.definition
+    while isinstance(d, BroadcastOp):
+        valid = d.inputs[0]
+        d = valid.definition
+    n = d.inputs[1]
+    return n if isinstance(n, Val) else Val.const(n)

@@ -45,9 +45,10 @@ def test_two_wgmma_per_key_block_and_q_loaded_once() -> None:
     assert "wgmma.m64n64k16" in text and "wgmma.m64n128k16" in text
     assert "in registers" in text                                    # cast(e) is the PV wgmma's register A
     key_blocks = text.index(") (rS")                                 # the serial loop over the key blocks
-    assert text.count("tma_load(") == 3 and text.index("tmap_T0, {") < key_blocks   # q: before it, once
+    # q: before it, once; k_j and v_j in each of its two ranges (the blocks before the last one, unmasked; the last)
+    assert text.count("tma_load(") == 5 and text.index("tmap_T0, {") < key_blocks
     assert key_blocks < text.index("tmap_T1, {") and key_blocks < text.index("tmap_T2, {")  # k_j, v_j: in it
-    assert text.count("shfl.xor") == 4                               # max and sum: lane masks 1 and 2 each
+    assert text.count("shfl.xor") == 8                               # max and sum: lane masks 1 and 2, twice
 
 
 @pytest.mark.parametrize("kwargs,needle", [({"head_dim": 96}, "head_dim = 96"), ({"block_kv": 32}, "block_kv = 32")])
@@ -84,26 +85,20 @@ CAUSAL = [   # B, H, Sq, Skv, D, block_kv: Sq < Skv, Sq > Skv, Skv no multiple o
 ]
 
 
-def _kv_loop(kernel) -> "object":
-    """The serial loop over the key blocks (``rS`` of ceilDiv(Skv, block_kv))."""
+def _kv_loops(kernel) -> list:
+    """The serial loops over the key blocks (``rS`` of ceilDiv(Skv, block_kv), bounded per block): the unmasked range
+    and the masked one."""
     from lowering.kernel_ir import ForLoop
 
-    def walk(nodes):
-        for n in nodes:
-            if isinstance(n, ForLoop):
-                if n.label.startswith("rS") and n.group is not None and "blockIdx" in str(n.stop):
-                    return n
-                found = walk(n.body)
-                if found is not None:
-                    return found
-            for attr in ("then_body", "else_body", "body"):
-                if not isinstance(n, ForLoop) and hasattr(n, attr):
-                    found = walk(getattr(n, attr))
-                    if found is not None:
-                        return found
-        return None
+    return [n for n in kernel.body if isinstance(n, ForLoop) and n.label.startswith("rS")
+            and "blockIdx" in str(n.stop)]
 
-    return walk(kernel.body)
+
+def _kv_loop(kernel):
+    """The masked range of the key blocks, whose stop is the tile's bound; it starts where the unmasked one stops."""
+    unmasked, masked = _kv_loops(kernel)
+    assert str(unmasked.stop) == str(masked.start) and str(unmasked.start) == "0"
+    return masked
 
 
 @pytest.mark.parametrize("shape,block_kv", CAUSAL, ids=[f"{s}-kv{b}" for s, b in CAUSAL])
@@ -129,20 +124,23 @@ def test_causal_blocks_run_out_of_lockstep_match_numpy() -> None:
 
 def test_the_simulator_runs_each_block_to_its_last_visible_key_block() -> None:
     """The key-block iterations each block executes, counted in the simulator: tile t (rows 64 t .. 64 t + 63) of
-    ``[1, 2, 300, 333, 64]`` with 64 keys a block runs min(6, t + 1) of the 6 blocks, for both heads."""
+    ``[1, 2, 300, 333, 64]`` with 64 keys a block runs min(6, t + 1) of the 6 blocks, for both heads: the t blocks
+    it sees whole without the mask, then the diagonal block masked."""
     from runtime.sim_control import ControlFlow
 
     shape = (1, 2, 300, 333, 64)
     kernel = lower(attention_wgmma.build(*shape, causal=True))
-    loop = _kv_loop(kernel)
+    unmasked, masked = _kv_loops(kernel)
     seen: set[tuple[int, int, int]] = set()
+    masked_seen: set[tuple[int, int, int]] = set()
     run_body = ControlFlow.run_body
 
     def counting(self, body, ctx):
-        if body is loop.body:
-            index = np.broadcast_to(np.asarray(ctx.env[loop.index.name]), ctx.lanes.shape)
-            for bx, by, j in zip(self.grid.bid[0][ctx.lanes], self.grid.bid[1][ctx.lanes], index):
-                seen.add((int(bx), int(by), int(j)))
+        for loop, into in ((unmasked, seen), (masked, masked_seen)):
+            if body is loop.body:
+                index = np.broadcast_to(np.asarray(ctx.env[loop.index.name]), ctx.lanes.shape)
+                for bx, by, j in zip(self.grid.bid[0][ctx.lanes], self.grid.bid[1][ctx.lanes], index):
+                    into.add((int(bx), int(by), int(j)))
         return (yield from run_body(self, body, ctx))
 
     ControlFlow.run_body = counting
@@ -151,6 +149,9 @@ def test_the_simulator_runs_each_block_to_its_last_visible_key_block() -> None:
         (out,) = simulate(kernel, inputs)
     finally:
         ControlFlow.run_body = run_body
+    assert masked_seen == {(t, h, t) for t in range(5) for h in range(2)}     # the diagonal block only
+    assert not seen & masked_seen
+    seen |= masked_seen
     counts = {}
     for bx, by, j in seen:
         counts[bx, by] = counts.get((bx, by), 0) + 1

@@ -77,16 +77,291 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     mbarrier::wait(toSmem(&T64_mbar[0]), T64_token[0]);
   }
   __syncthreads();  // RAW: T64 arrived by TMA; the elected thread waited on its token
+  // rS244{6}: the first min(min(6, ceilDiv((blockIdx.x * 64) + 64, 64)), min(5, ((blockIdx.x * 64) + 1) / 64)) iterations with T33, T42 known true
   const int64_t h0 = ((int64_t)blockIdx.y) / 2;
   const int64_t h1 = ((int64_t)blockIdx.y) % 2;
-  const int64_t h2 = (((int64_t)threadIdx.x) % 4) * 2;
-  const int64_t h3 = ((((int64_t)threadIdx.x) / 4) / 8) * 16;
-  const int64_t h4 = (((int64_t)threadIdx.x) / 4) % 8;
-  const int64_t h5 = ((int64_t)threadIdx.x) % 4;
-  const int64_t h6 = (((int64_t)threadIdx.x) / 8) * 16;
-  const int64_t h7 = ((int64_t)threadIdx.x) % 8;
+  const int64_t h2 = ((((int64_t)threadIdx.x) / 4) / 8) * 16;
+  const int64_t h3 = (((int64_t)threadIdx.x) / 4) % 8;
+  const int64_t h4 = ((int64_t)threadIdx.x) % 4;
+  const int64_t h5 = (((int64_t)threadIdx.x) / 8) * 16;
+  const int64_t h6 = ((int64_t)threadIdx.x) % 8;
   // loop of rS244{6}
-  for (int64_t i4 = 0; i4 < min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)); ++i4) {
+  for (int64_t i4 = 0; i4 < min64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)), min64(5, ((((int64_t)blockIdx.x) * 64) + 1) / 64)); ++i4) {
+    float T31[32];
+    float T42[32];
+    float* T43 = reinterpret_cast<float*>(smem + 9216);
+    float T43_acc[2];
+    float* T47 = reinterpret_cast<float*>(smem + 288);
+    float* T49 = reinterpret_cast<float*>(smem + 544);
+    float T52[32];
+    float* T53 = reinterpret_cast<float*>(smem + 9216);
+    float T53_acc[2];
+    __bfloat16 T55[32];
+    float T60[2];
+    __bfloat16* T66 = reinterpret_cast<__bfloat16*>(smem + 9216);
+    // loop of fragment
+    #pragma unroll
+    for (int64_t r31 = 0; r31 < 32; ++r31) {
+      T31[r31] = 0.0f;
+    }
+    // loop of rS274{1}
+    for (int64_t i19 = 0; i19 < 1; ++i19) {
+      __bfloat16* T65 = reinterpret_cast<__bfloat16*>(smem + 9216);
+      if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+        T65_token[0] = mbarrier::arriveExpectTx(toSmem(&T65_mbar[0]), 8192);
+        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T65[0]), &tmap_T1, toSmem(&T65_mbar[0]), i19 * 64, i4 * 64, h1, h0);
+        mbarrier::wait(toSmem(&T65_mbar[0]), T65_token[0]);
+      }
+      __syncthreads();  // RAW: T65 arrived by TMA; the elected thread waited on its token
+      wgmma::fenceOperands(T31);
+      wgmma::fence();
+      // loop of rUR276{4}
+      #pragma unroll
+      for (int64_t i23 = 0; i23 < 4; ++i23) {
+        wgmma::mmaM64N64K16F32Bf16<0, 0>(&T31[0],
+            wgmma::smemDescriptor(toSmem(&T64[((i23 * 16) % 64) + (i19 * 4096)]), 16, 1024, 1),
+            wgmma::smemDescriptor(toSmem(&T65[(i23 * 16) % 64]), 16, 1024, 1));
+      }
+      wgmma::commit();
+      wgmma::wait<0>();
+      wgmma::fenceOperands(T31);
+      __syncthreads();  // WAR: T65 is rewritten next iteration
+    }
+    // loop of iUR322{8}
+    #pragma unroll
+    for (int64_t i6 = 0; i6 < 8; ++i6) {
+      // loop of iUR320{2}
+      #pragma unroll
+      for (int64_t i7 = 0; i7 < 2; ++i7) {
+        // loop of iUR325{2}
+        #pragma unroll
+        for (int64_t i8 = 0; i8 < 2; ++i8) {
+          float T32[1];
+          float T33[1];
+          if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i7 * 8) + h3))) < 100) {
+            T32[0] = T31[((i6 * 4) + (i7 * 2)) + i8] * 0.125f;
+          }
+          if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i7 * 8) + h3))) < 100) {
+            T33[0] = T32[0];
+          }
+          if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i7 * 8) + h3))) < 100) {
+            T42[(i8 + (i7 * 2)) + (i6 * 4)] = T33[0];
+          }
+        }
+      }
+    }
+    __syncthreads();  // WAR: T43 reuses the memory of T65
+    // loop of iUR333{2}
+    #pragma unroll
+    for (int64_t i29 = 0; i29 < 2; ++i29) {
+      if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i29 * 8) + h3))) < 100) {
+        T43_acc[i29] = __uint_as_float(0xff800000u);
+      }
+    }
+    // loop of rUR335{8}
+    #pragma unroll
+    for (int64_t i28 = 0; i28 < 8; ++i28) {
+      // loop of iUR333{2}
+      #pragma unroll
+      for (int64_t i29 = 0; i29 < 2; ++i29) {
+        if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i29 * 8) + h3))) < 100) {
+          // loop of rUR338{2}
+          #pragma unroll
+          for (int64_t i30 = 0; i30 < 2; ++i30) {
+            T43_acc[i29] = fmaxf(T43_acc[i29], T42[(i30 + (i29 * 2)) + (i28 * 4)]);
+          }
+        }
+      }
+    }
+    // loop of iUR333{2}
+    #pragma unroll
+    for (int64_t i29 = 0; i29 < 2; ++i29) {
+      T43_acc[i29] = ReduceMax()(T43_acc[i29], warpShflXor(T43_acc[i29], 1u));
+      T43_acc[i29] = ReduceMax()(T43_acc[i29], warpShflXor(T43_acc[i29], 2u));
+      if ((((((int64_t)blockIdx.x) * 64) + (h2 + ((i29 * 8) + h3))) < 100) && (h4 == 0)) {
+        T43[i29 + (((int64_t)threadIdx.x) * 2)] = T43_acc[i29];
+      }
+    }
+    __syncthreads();  // RAW: T43 written, then read
+    // loop of iUR527{2}
+    #pragma unroll
+    for (int64_t i32 = 0; i32 < 2; ++i32) {
+      float T44[1];
+      float T45[1];
+      bool T46[1];
+      float T48[1];
+      if ((((((int64_t)blockIdx.x) * 64) + (h5 + ((i32 * 8) + h6))) < 100) && (((int64_t)threadIdx.x) < 32)) {
+        T44[0] = T44_carry[i32];
+      }
+      if ((((((int64_t)blockIdx.x) * 64) + (h5 + ((i32 * 8) + h6))) < 100) && (((int64_t)threadIdx.x) < 32)) {
+        T44_carry[i32] = fmaxf(T44_carry[i32], T43[i32 + (((((((h5 + (i32 * 8)) + h6) % 64) / 16) * 8) + (((((h5 + (i32 * 8)) + h6) % 64) % 16) % 8)) * 8)]);
+      }
+      if ((((((int64_t)blockIdx.x) * 64) + (h5 + ((i32 * 8) + h6))) < 100) && (((int64_t)threadIdx.x) < 32)) {
+        T45[0] = fmaxf(T44[0], T43[i32 + (((((((h5 + (i32 * 8)) + h6) % 64) / 16) * 8) + (((((h5 + (i32 * 8)) + h6) % 64) % 16) % 8)) * 8)]);
+      }
+      if ((((((int64_t)blockIdx.x) * 64) + (h5 + ((i32 * 8) + h6))) < 100) && (((int64_t)threadIdx.x) < 32)) {
+        T46[0] = T45[0] == __uint_as_float(0xff800000u);
+      }
+      if ((((((int64_t)blockIdx.x) * 64) + (h5 + ((i32 * 8) + h6))) < 100) && (((int64_t)threadIdx.x) < 32)) {
+        T47[i32 + (((int64_t)threadIdx.x) * 2)] = T46[0] ? 0.0f : T45[0];
+      }
+      __syncthreads();  // RAW: T47 written, then read
+      if ((((((int64_t)blockIdx.x) * 64) + (h5 + ((i32 * 8) + h6))) < 100) && (((int64_t)threadIdx.x) < 32)) {
+        T48[0] = T44[0] - T47[i32 + (((int64_t)threadIdx.x) * 2)];
+      }
+      if ((((((int64_t)blockIdx.x) * 64) + (h5 + ((i32 * 8) + h6))) < 100) && (((int64_t)threadIdx.x) < 32)) {
+        T49[i32 + (((int64_t)threadIdx.x) * 2)] = expf(T48[0]);
+      }
+      __syncthreads();  // WAR: T47 is rewritten next iteration
+    }
+    __syncthreads();  // RAW: T47 written, then read
+    // loop of iUR361{8}
+    #pragma unroll
+    for (int64_t i34 = 0; i34 < 8; ++i34) {
+      // loop of iUR359{2}
+      #pragma unroll
+      for (int64_t i35 = 0; i35 < 2; ++i35) {
+        // loop of iUR364{2}
+        #pragma unroll
+        for (int64_t i36 = 0; i36 < 2; ++i36) {
+          float T50[1];
+          float T51[1];
+          if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i35 * 8) + h3))) < 100) {
+            T50[0] = T47[i35 + (((((((h2 + (i35 * 8)) + h3) % 64) / 16) * 8) + (((((h2 + (i35 * 8)) + h3) % 64) % 16) % 8)) * 2)];
+          }
+          if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i35 * 8) + h3))) < 100) {
+            T51[0] = T42[(i36 + (i35 * 2)) + (i34 * 4)] - T50[0];
+          }
+          if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i35 * 8) + h3))) < 100) {
+            T52[(i36 + (i35 * 2)) + (i34 * 4)] = expf(T51[0]);
+          }
+        }
+      }
+    }
+    __syncthreads();  // WAR: T53 reuses the memory of T65, T43
+    // loop of iUR385{2}
+    #pragma unroll
+    for (int64_t i38 = 0; i38 < 2; ++i38) {
+      if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i38 * 8) + h3))) < 100) {
+        T53_acc[i38] = 0.0f;
+      }
+    }
+    // loop of rUR387{8}
+    #pragma unroll
+    for (int64_t i37 = 0; i37 < 8; ++i37) {
+      // loop of iUR385{2}
+      #pragma unroll
+      for (int64_t i38 = 0; i38 < 2; ++i38) {
+        if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i38 * 8) + h3))) < 100) {
+          // loop of rUR390{2}
+          #pragma unroll
+          for (int64_t i39 = 0; i39 < 2; ++i39) {
+            T53_acc[i38] = T53_acc[i38] + T52[(i39 + (i38 * 2)) + (i37 * 4)];
+          }
+        }
+      }
+    }
+    // loop of iUR385{2}
+    #pragma unroll
+    for (int64_t i38 = 0; i38 < 2; ++i38) {
+      T53_acc[i38] = ReduceAdd()(T53_acc[i38], warpShflXor(T53_acc[i38], 1u));
+      T53_acc[i38] = ReduceAdd()(T53_acc[i38], warpShflXor(T53_acc[i38], 2u));
+      if ((((((int64_t)blockIdx.x) * 64) + (h2 + ((i38 * 8) + h3))) < 100) && (h4 == 0)) {
+        T53[i38 + (((int64_t)threadIdx.x) * 2)] = T53_acc[i38];
+      }
+    }
+    // loop of iUR374{8}
+    #pragma unroll
+    for (int64_t i42 = 0; i42 < 8; ++i42) {
+      // loop of iUR372{2}
+      #pragma unroll
+      for (int64_t i43 = 0; i43 < 2; ++i43) {
+        if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i43 * 8) + h3))) < 100) {
+          // loop of iUR377{2}
+          #pragma unroll
+          for (int64_t i44 = 0; i44 < 2; ++i44) {
+            T55[(i44 + (i43 * 2)) + (i42 * 4)] = __float2bfloat16(T52[(i44 + (i43 * 2)) + (i42 * 4)]);
+          }
+        }
+      }
+    }
+    __syncthreads();  // RAW: T53 written, then read
+    // loop of iUR535{2}
+    #pragma unroll
+    for (int64_t i41 = 0; i41 < 2; ++i41) {
+      if ((((((int64_t)blockIdx.x) * 64) + (h5 + ((i41 * 8) + h6))) < 100) && (((int64_t)threadIdx.x) < 32)) {
+        T54[i41 + (((int64_t)threadIdx.x) * 2)] = (T54[i41 + (((int64_t)threadIdx.x) * 2)] * T49[i41 + (((int64_t)threadIdx.x) * 2)]) + T53[i41 + (((((((h5 + (i41 * 8)) + h6) % 64) / 16) * 8) + (((((h5 + (i41 * 8)) + h6) % 64) % 16) % 8)) * 8)];
+      }
+    }
+    __syncthreads();  // WAR: T66 reuses the memory of T65, T43, T53
+    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+      T66_token[0] = mbarrier::arriveExpectTx(toSmem(&T66_mbar[0]), 8192);
+      // loop of iUR563{1}
+      #pragma unroll
+      for (int64_t i53 = 0; i53 < 1; ++i53) {
+        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T66[i53 * 4096]), &tmap_T2, toSmem(&T66_mbar[0]), i53 * 64, i4 * 64, h1, h0);
+      }
+    }
+    // loop of iUR704{2}
+    #pragma unroll
+    for (int64_t i47 = 0; i47 < 2; ++i47) {
+      if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i47 * 8) + h3))) < 100) {
+        T60[i47] = T49[i47 + (((((((h2 + (i47 * 8)) + h3) % 64) / 16) * 8) + (((((h2 + (i47 * 8)) + h3) % 64) % 16) % 8)) * 2)];
+      }
+    }
+    // loop of iUR572{8}
+    #pragma unroll
+    for (int64_t i61 = 0; i61 < 8; ++i61) {
+      // loop of iUR570{2}
+      #pragma unroll
+      for (int64_t i62 = 0; i62 < 2; ++i62) {
+        if ((((((int64_t)blockIdx.x) * 64) + (h2 + ((i62 * 8) + h3))) < 100) && (i4 > 0)) {
+          // loop of iUR575{2}
+          #pragma unroll
+          for (int64_t i63 = 0; i63 < 2; ++i63) {
+            T61[(i63 + (i62 * 2)) + (i61 * 4)] = T61[(i63 + (i62 * 2)) + (i61 * 4)] * T60[i62];
+          }
+        }
+      }
+    }
+    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+      mbarrier::wait(toSmem(&T66_mbar[0]), T66_token[0]);
+    }
+    __syncthreads();  // RAW: T66 arrived by TMA; the elected thread waited on its token
+    uint32_t T55_a0[16];  // T55 in pairs: the A registers of the wgmmas below
+    #pragma unroll
+    for (int q = 0; q < 16; ++q) {
+      T55_a0[q] = (static_cast<uint32_t>((T55[2 * q]).raw) | (static_cast<uint32_t>((T55[2 * q + 1]).raw) << 16));
+    }
+    wgmma::fenceOperands(T55_a0);
+    wgmma::fenceOperands(T61);
+    wgmma::fence();
+    // loop of rUR557{4}
+    #pragma unroll
+    for (int64_t i57 = 0; i57 < 4; ++i57) {
+      wgmma::mmaM64N64K16F32Bf16RegA<1>(&T61[0],
+          T55_a0[(((i57 * 16) / 8) * 4) / 2],
+          T55_a0[((((i57 * 16) / 8) * 4) / 2) + 1],
+          T55_a0[((((i57 * 16) / 8) * 4) / 2) + 2],
+          T55_a0[((((i57 * 16) / 8) * 4) / 2) + 3],
+          wgmma::smemDescriptor(toSmem(&T66[i57 * 1024]), 8192, 1024, 1));
+    }
+    wgmma::commit();
+    wgmma::wait<0>();
+    wgmma::fenceOperands(T55_a0);
+    wgmma::fenceOperands(T61);
+    __syncthreads();  // WAR: next iteration takes back the memory of T43 from T53, T43 from T66, T53 from T66
+  }
+  const int64_t h7 = ((int64_t)blockIdx.y) / 2;
+  const int64_t h8 = ((int64_t)blockIdx.y) % 2;
+  const int64_t h9 = (((int64_t)threadIdx.x) % 4) * 2;
+  const int64_t h10 = ((((int64_t)threadIdx.x) / 4) / 8) * 16;
+  const int64_t h11 = (((int64_t)threadIdx.x) / 4) % 8;
+  const int64_t h12 = ((int64_t)threadIdx.x) % 4;
+  const int64_t h13 = (((int64_t)threadIdx.x) / 8) * 16;
+  const int64_t h14 = ((int64_t)threadIdx.x) % 8;
+  // loop of rS244{6}
+  for (int64_t i4 = min64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)), min64(5, ((((int64_t)blockIdx.x) * 64) + 1) / 64)); i4 < min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)); ++i4) {
     int T23[64];
     int64_t T34[1];
     int64_t T35[1];
@@ -149,7 +424,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       __bfloat16* T65 = reinterpret_cast<__bfloat16*>(smem + 9216);
       if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
         T65_token[0] = mbarrier::arriveExpectTx(toSmem(&T65_mbar[0]), 8192);
-        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T65[0]), &tmap_T1, toSmem(&T65_mbar[0]), i19 * 64, i4 * 64, h1, h0);
+        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T65[0]), &tmap_T1, toSmem(&T65_mbar[0]), i19 * 64, i4 * 64, h8, h7);
         mbarrier::wait(toSmem(&T65_mbar[0]), T65_token[0]);
       }
       __syncthreads();  // RAW: T65 arrived by TMA; the elected thread waited on its token
@@ -183,24 +458,24 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
           bool T41[1];
           float T32[1];
           float T33[1];
-          T41[0] = T40[(i8 + (i6 * 2)) + ((((h2 + i8) % 8) / 2) * 16)];
-          T24[0] = T23[(i6 * 8) + (h2 + i8)];
-          if (((((int64_t)blockIdx.x) * 64) + (h3 + ((i7 * 8) + h4))) < 100) {
-            T7[0] = T6[i7 + (((((((h3 + (i7 * 8)) + h4) % 64) / 16) * 8) + (((((h3 + (i7 * 8)) + h4) % 64) % 16) % 8)) * 2)];
+          T41[0] = T40[(i8 + (i6 * 2)) + ((((h9 + i8) % 8) / 2) * 16)];
+          T24[0] = T23[(i6 * 8) + (h9 + i8)];
+          if (((((int64_t)blockIdx.x) * 64) + (h10 + ((i7 * 8) + h11))) < 100) {
+            T7[0] = T6[i7 + (((((((h10 + (i7 * 8)) + h11) % 64) / 16) * 8) + (((((h10 + (i7 * 8)) + h11) % 64) % 16) % 8)) * 2)];
           }
-          if (((((int64_t)blockIdx.x) * 64) + (h3 + ((i7 * 8) + h4))) < 100) {
+          if (((((int64_t)blockIdx.x) * 64) + (h10 + ((i7 * 8) + h11))) < 100) {
             T25[0] = T7[0];
           }
-          if (((((int64_t)blockIdx.x) * 64) + (h3 + ((i7 * 8) + h4))) < 100) {
+          if (((((int64_t)blockIdx.x) * 64) + (h10 + ((i7 * 8) + h11))) < 100) {
             T26[0] = T24[0] <= T25[0];
           }
-          if (((((int64_t)blockIdx.x) * 64) + (h3 + ((i7 * 8) + h4))) < 100) {
+          if (((((int64_t)blockIdx.x) * 64) + (h10 + ((i7 * 8) + h11))) < 100) {
             T32[0] = T31[((i6 * 4) + (i7 * 2)) + i8] * 0.125f;
           }
-          if (((((int64_t)blockIdx.x) * 64) + (h3 + ((i7 * 8) + h4))) < 100) {
+          if (((((int64_t)blockIdx.x) * 64) + (h10 + ((i7 * 8) + h11))) < 100) {
             T33[0] = T26[0] ? T32[0] : __uint_as_float(0xff800000u);
           }
-          if (((((int64_t)blockIdx.x) * 64) + (h3 + ((i7 * 8) + h4))) < 100) {
+          if (((((int64_t)blockIdx.x) * 64) + (h10 + ((i7 * 8) + h11))) < 100) {
             T42[(i8 + (i7 * 2)) + (i6 * 4)] = T41[0] ? T33[0] : __uint_as_float(0xff800000u);
           }
         }
@@ -210,7 +485,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     // loop of iUR333{2}
     #pragma unroll
     for (int64_t i29 = 0; i29 < 2; ++i29) {
-      if (((((int64_t)blockIdx.x) * 64) + (h3 + ((i29 * 8) + h4))) < 100) {
+      if (((((int64_t)blockIdx.x) * 64) + (h10 + ((i29 * 8) + h11))) < 100) {
         T43_acc[i29] = __uint_as_float(0xff800000u);
       }
     }
@@ -220,7 +495,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       // loop of iUR333{2}
       #pragma unroll
       for (int64_t i29 = 0; i29 < 2; ++i29) {
-        if (((((int64_t)blockIdx.x) * 64) + (h3 + ((i29 * 8) + h4))) < 100) {
+        if (((((int64_t)blockIdx.x) * 64) + (h10 + ((i29 * 8) + h11))) < 100) {
           // loop of rUR338{2}
           #pragma unroll
           for (int64_t i30 = 0; i30 < 2; ++i30) {
@@ -234,7 +509,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     for (int64_t i29 = 0; i29 < 2; ++i29) {
       T43_acc[i29] = ReduceMax()(T43_acc[i29], warpShflXor(T43_acc[i29], 1u));
       T43_acc[i29] = ReduceMax()(T43_acc[i29], warpShflXor(T43_acc[i29], 2u));
-      if ((((((int64_t)blockIdx.x) * 64) + (h3 + ((i29 * 8) + h4))) < 100) && (h5 == 0)) {
+      if ((((((int64_t)blockIdx.x) * 64) + (h10 + ((i29 * 8) + h11))) < 100) && (h12 == 0)) {
         T43[i29 + (((int64_t)threadIdx.x) * 2)] = T43_acc[i29];
       }
     }
@@ -246,26 +521,26 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       float T45[1];
       bool T46[1];
       float T48[1];
-      if ((((((int64_t)blockIdx.x) * 64) + (h6 + ((i32 * 8) + h7))) < 100) && (((int64_t)threadIdx.x) < 32)) {
+      if ((((((int64_t)blockIdx.x) * 64) + (h13 + ((i32 * 8) + h14))) < 100) && (((int64_t)threadIdx.x) < 32)) {
         T44[0] = T44_carry[i32];
       }
-      if ((((((int64_t)blockIdx.x) * 64) + (h6 + ((i32 * 8) + h7))) < 100) && (((int64_t)threadIdx.x) < 32)) {
-        T44_carry[i32] = fmaxf(T44_carry[i32], T43[i32 + (((((((h6 + (i32 * 8)) + h7) % 64) / 16) * 8) + (((((h6 + (i32 * 8)) + h7) % 64) % 16) % 8)) * 8)]);
+      if ((((((int64_t)blockIdx.x) * 64) + (h13 + ((i32 * 8) + h14))) < 100) && (((int64_t)threadIdx.x) < 32)) {
+        T44_carry[i32] = fmaxf(T44_carry[i32], T43[i32 + (((((((h13 + (i32 * 8)) + h14) % 64) / 16) * 8) + (((((h13 + (i32 * 8)) + h14) % 64) % 16) % 8)) * 8)]);
       }
-      if ((((((int64_t)blockIdx.x) * 64) + (h6 + ((i32 * 8) + h7))) < 100) && (((int64_t)threadIdx.x) < 32)) {
-        T45[0] = fmaxf(T44[0], T43[i32 + (((((((h6 + (i32 * 8)) + h7) % 64) / 16) * 8) + (((((h6 + (i32 * 8)) + h7) % 64) % 16) % 8)) * 8)]);
+      if ((((((int64_t)blockIdx.x) * 64) + (h13 + ((i32 * 8) + h14))) < 100) && (((int64_t)threadIdx.x) < 32)) {
+        T45[0] = fmaxf(T44[0], T43[i32 + (((((((h13 + (i32 * 8)) + h14) % 64) / 16) * 8) + (((((h13 + (i32 * 8)) + h14) % 64) % 16) % 8)) * 8)]);
       }
-      if ((((((int64_t)blockIdx.x) * 64) + (h6 + ((i32 * 8) + h7))) < 100) && (((int64_t)threadIdx.x) < 32)) {
+      if ((((((int64_t)blockIdx.x) * 64) + (h13 + ((i32 * 8) + h14))) < 100) && (((int64_t)threadIdx.x) < 32)) {
         T46[0] = T45[0] == __uint_as_float(0xff800000u);
       }
-      if ((((((int64_t)blockIdx.x) * 64) + (h6 + ((i32 * 8) + h7))) < 100) && (((int64_t)threadIdx.x) < 32)) {
+      if ((((((int64_t)blockIdx.x) * 64) + (h13 + ((i32 * 8) + h14))) < 100) && (((int64_t)threadIdx.x) < 32)) {
         T47[i32 + (((int64_t)threadIdx.x) * 2)] = T46[0] ? 0.0f : T45[0];
       }
       __syncthreads();  // RAW: T47 written, then read
-      if ((((((int64_t)blockIdx.x) * 64) + (h6 + ((i32 * 8) + h7))) < 100) && (((int64_t)threadIdx.x) < 32)) {
+      if ((((((int64_t)blockIdx.x) * 64) + (h13 + ((i32 * 8) + h14))) < 100) && (((int64_t)threadIdx.x) < 32)) {
         T48[0] = T44[0] - T47[i32 + (((int64_t)threadIdx.x) * 2)];
       }
-      if ((((((int64_t)blockIdx.x) * 64) + (h6 + ((i32 * 8) + h7))) < 100) && (((int64_t)threadIdx.x) < 32)) {
+      if ((((((int64_t)blockIdx.x) * 64) + (h13 + ((i32 * 8) + h14))) < 100) && (((int64_t)threadIdx.x) < 32)) {
         T49[i32 + (((int64_t)threadIdx.x) * 2)] = expf(T48[0]);
       }
       __syncthreads();  // WAR: T47 is rewritten next iteration
@@ -282,13 +557,13 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         for (int64_t i36 = 0; i36 < 2; ++i36) {
           float T50[1];
           float T51[1];
-          if (((((int64_t)blockIdx.x) * 64) + (h3 + ((i35 * 8) + h4))) < 100) {
-            T50[0] = T47[i35 + (((((((h3 + (i35 * 8)) + h4) % 64) / 16) * 8) + (((((h3 + (i35 * 8)) + h4) % 64) % 16) % 8)) * 2)];
+          if (((((int64_t)blockIdx.x) * 64) + (h10 + ((i35 * 8) + h11))) < 100) {
+            T50[0] = T47[i35 + (((((((h10 + (i35 * 8)) + h11) % 64) / 16) * 8) + (((((h10 + (i35 * 8)) + h11) % 64) % 16) % 8)) * 2)];
           }
-          if (((((int64_t)blockIdx.x) * 64) + (h3 + ((i35 * 8) + h4))) < 100) {
+          if (((((int64_t)blockIdx.x) * 64) + (h10 + ((i35 * 8) + h11))) < 100) {
             T51[0] = T42[(i36 + (i35 * 2)) + (i34 * 4)] - T50[0];
           }
-          if (((((int64_t)blockIdx.x) * 64) + (h3 + ((i35 * 8) + h4))) < 100) {
+          if (((((int64_t)blockIdx.x) * 64) + (h10 + ((i35 * 8) + h11))) < 100) {
             T52[(i36 + (i35 * 2)) + (i34 * 4)] = expf(T51[0]);
           }
         }
@@ -298,7 +573,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     // loop of iUR385{2}
     #pragma unroll
     for (int64_t i38 = 0; i38 < 2; ++i38) {
-      if (((((int64_t)blockIdx.x) * 64) + (h3 + ((i38 * 8) + h4))) < 100) {
+      if (((((int64_t)blockIdx.x) * 64) + (h10 + ((i38 * 8) + h11))) < 100) {
         T53_acc[i38] = 0.0f;
       }
     }
@@ -308,7 +583,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       // loop of iUR385{2}
       #pragma unroll
       for (int64_t i38 = 0; i38 < 2; ++i38) {
-        if (((((int64_t)blockIdx.x) * 64) + (h3 + ((i38 * 8) + h4))) < 100) {
+        if (((((int64_t)blockIdx.x) * 64) + (h10 + ((i38 * 8) + h11))) < 100) {
           // loop of rUR390{2}
           #pragma unroll
           for (int64_t i39 = 0; i39 < 2; ++i39) {
@@ -322,7 +597,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     for (int64_t i38 = 0; i38 < 2; ++i38) {
       T53_acc[i38] = ReduceAdd()(T53_acc[i38], warpShflXor(T53_acc[i38], 1u));
       T53_acc[i38] = ReduceAdd()(T53_acc[i38], warpShflXor(T53_acc[i38], 2u));
-      if ((((((int64_t)blockIdx.x) * 64) + (h3 + ((i38 * 8) + h4))) < 100) && (h5 == 0)) {
+      if ((((((int64_t)blockIdx.x) * 64) + (h10 + ((i38 * 8) + h11))) < 100) && (h12 == 0)) {
         T53[i38 + (((int64_t)threadIdx.x) * 2)] = T53_acc[i38];
       }
     }
@@ -332,7 +607,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       // loop of iUR372{2}
       #pragma unroll
       for (int64_t i43 = 0; i43 < 2; ++i43) {
-        if (((((int64_t)blockIdx.x) * 64) + (h3 + ((i43 * 8) + h4))) < 100) {
+        if (((((int64_t)blockIdx.x) * 64) + (h10 + ((i43 * 8) + h11))) < 100) {
           // loop of iUR377{2}
           #pragma unroll
           for (int64_t i44 = 0; i44 < 2; ++i44) {
@@ -345,8 +620,8 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     // loop of iUR535{2}
     #pragma unroll
     for (int64_t i41 = 0; i41 < 2; ++i41) {
-      if ((((((int64_t)blockIdx.x) * 64) + (h6 + ((i41 * 8) + h7))) < 100) && (((int64_t)threadIdx.x) < 32)) {
-        T54[i41 + (((int64_t)threadIdx.x) * 2)] = (T54[i41 + (((int64_t)threadIdx.x) * 2)] * T49[i41 + (((int64_t)threadIdx.x) * 2)]) + T53[i41 + (((((((h6 + (i41 * 8)) + h7) % 64) / 16) * 8) + (((((h6 + (i41 * 8)) + h7) % 64) % 16) % 8)) * 8)];
+      if ((((((int64_t)blockIdx.x) * 64) + (h13 + ((i41 * 8) + h14))) < 100) && (((int64_t)threadIdx.x) < 32)) {
+        T54[i41 + (((int64_t)threadIdx.x) * 2)] = (T54[i41 + (((int64_t)threadIdx.x) * 2)] * T49[i41 + (((int64_t)threadIdx.x) * 2)]) + T53[i41 + (((((((h13 + (i41 * 8)) + h14) % 64) / 16) * 8) + (((((h13 + (i41 * 8)) + h14) % 64) % 16) % 8)) * 8)];
       }
     }
     __syncthreads();  // WAR: T66 reuses the memory of T65, T43, T53
@@ -355,14 +630,14 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       // loop of iUR563{1}
       #pragma unroll
       for (int64_t i53 = 0; i53 < 1; ++i53) {
-        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T66[i53 * 4096]), &tmap_T2, toSmem(&T66_mbar[0]), i53 * 64, i4 * 64, h1, h0);
+        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T66[i53 * 4096]), &tmap_T2, toSmem(&T66_mbar[0]), i53 * 64, i4 * 64, h8, h7);
       }
     }
     // loop of iUR704{2}
     #pragma unroll
     for (int64_t i47 = 0; i47 < 2; ++i47) {
-      if (((((int64_t)blockIdx.x) * 64) + (h3 + ((i47 * 8) + h4))) < 100) {
-        T60[i47] = T49[i47 + (((((((h3 + (i47 * 8)) + h4) % 64) / 16) * 8) + (((((h3 + (i47 * 8)) + h4) % 64) % 16) % 8)) * 2)];
+      if (((((int64_t)blockIdx.x) * 64) + (h10 + ((i47 * 8) + h11))) < 100) {
+        T60[i47] = T49[i47 + (((((((h10 + (i47 * 8)) + h11) % 64) / 16) * 8) + (((((h10 + (i47 * 8)) + h11) % 64) % 16) % 8)) * 2)];
       }
     }
     // loop of iUR572{8}
@@ -371,7 +646,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       // loop of iUR570{2}
       #pragma unroll
       for (int64_t i62 = 0; i62 < 2; ++i62) {
-        if ((((((int64_t)blockIdx.x) * 64) + (h3 + ((i62 * 8) + h4))) < 100) && (i4 > 0)) {
+        if ((((((int64_t)blockIdx.x) * 64) + (h10 + ((i62 * 8) + h11))) < 100) && (i4 > 0)) {
           // loop of iUR575{2}
           #pragma unroll
           for (int64_t i63 = 0; i63 < 2; ++i63) {
