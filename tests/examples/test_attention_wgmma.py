@@ -106,6 +106,9 @@ def test_causal_key_blocks_end_at_the_tile_and_match_numpy(shape: tuple[int, ...
     kernel = lower(attention_wgmma.build(*shape, causal=True, block_kv=block_kv))
     nb = -(-shape[3] // block_kv)
     assert str(_kv_loop(kernel).stop) == f"min({nb}, ceilDiv((blockIdx.x * 64) + 64, {block_kv}))"
+    unmasked, masked = _kv_loops(kernel)      # the blocks the tile sees whole: no key compared (j <= i, j < Skv)
+    masks = ("CompareValue(op='le'", "CompareValue(op='lt'")
+    assert not any(m in repr(unmasked.body) for m in masks) and "CompareValue(op='le'" in repr(masked.body)
     for seed in (0, 1, 2):
         inputs = attention_wgmma.make_inputs(*shape, seed=seed)
         (out,) = simulate(kernel, inputs, seed=seed)

@@ -142,3 +142,29 @@ def test_bound_loop_needs_a_block_index_outside_a_serial_loop() -> None:
     bound = s.axis(3).id.trip_bound
     assert bound.outer is s.axis(0).id and (bound.scale, bound.offset, bound.divisor) == (64, 64, 64)
     assert str(bound) == f"ceilDiv({s.axis(0).id.label()} * 64 + 64, 64)"
+
+
+def test_the_rewrite_records_the_wheres_a_block_may_need() -> None:
+    fusion = attention.fusion_of(1, 1, 40, 72, 32, causal=True)        # 72 keys: the last block of 32 partial
+    (r,) = online_softmax(fusion, 32)
+    assert r.valid_where is r.scores and r.causal_where is not None
+    assert r.causal_where in r.scores.ancestors()
+    fusion = attention.fusion_of(1, 1, 40, 64, 32)                      # no mask at all
+    (r,) = online_softmax(fusion, 32)
+    assert r.valid_where is None and r.causal_where is None
+
+
+def test_mask_only_where_needed_refuses_scores_with_no_mask() -> None:
+    from fusion_ir.online_softmax import mask_only_where_needed
+
+    fusion = attention.fusion_of(1, 1, 128, 128, 64)
+    (r,) = online_softmax(fusion, 64)
+    s = r.scores
+    s.split(3, 64)
+    s.reorder({3: 0, 0: 3})
+    s.axis(0).parallelize(ParallelType.BIDx)
+    with pytest.raises(ScheduleError, match=rf"mask_only_where_needed: T{s.name} axis 3: the scores T{s.name} have "
+                                            rf"no mask to leave out"):
+        mask_only_where_needed(r, s, 3, 0)
+    with pytest.raises(ScheduleError, match=r"axis 1 \(.*\) is not the key-block axis nb"):
+        mask_only_where_needed(r, s, 1, 0)
