@@ -23,8 +23,8 @@ class IterDomain:
     parallel_type: ParallelType = ParallelType.Serial
     name: int = -1
     definition: "Split | Merge | None" = field(default=None, repr=False)
-    trip_bound: "TripBound | None" = field(default=None, repr=False)   # a serial loop that stops early
-    known_true: "tuple[KnownTrue, ...]" = field(default=(), repr=False)  # wheres true in the loop's first iterations
+    trip_bound: TripBound | None = field(default=None, repr=False)   # a serial loop that stops early
+    known_true: tuple[KnownTrue, ...] = field(default=(), repr=False)  # wheres true in the loop's first iterations
 
     @property
     def is_reduction(self) -> bool:

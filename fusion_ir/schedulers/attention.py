@@ -27,8 +27,14 @@ from target import current as current_target
 from ..exprs import MmaOp, is_view_expr
 from ..fusion import Fusion
 from ..inlining import inline_most, parallelize_like, transform_like
-from ..online_softmax import (OnlineSoftmax, SoftmaxMatmul, bound_key_blocks, find_softmax_matmuls,
-                              mask_only_where_needed, online_softmax)
+from ..online_softmax import (
+    OnlineSoftmax,
+    SoftmaxMatmul,
+    bound_key_blocks,
+    find_softmax_matmuls,
+    mask_only_where_needed,
+    online_softmax,
+)
 from ..replay import map_ids_between
 from ..tensor_view import TensorView
 from ..types import DataType, ParallelType, ScheduleError

@@ -31,22 +31,25 @@ def _column_loops(kernel) -> list[ForLoop]:
     return [n for n in walk(kernel.body) if isinstance(n, ForLoop) and n.label.startswith("rS")]
 
 
+def _value_kinds(loop: ForLoop) -> set[str]:
+    return {type(v).__name__ for n in walk(loop.body) for v in vars(n).values()}
+
+
 def test_the_first_range_has_no_mask_and_both_match_numpy() -> None:
     fusion, w, y = _masked_row_sums()
     y.version_loop(1, [(w, None, 0, 30, 1)], reason="j < 30 below column 30")
     kernel = lower(fusion)
     first, rest = _column_loops(kernel)
     assert (str(first.start), str(first.stop), str(rest.start), str(rest.stop)) == ("0", "30", "30", "40")
-    kinds = lambda loop: {type(v).__name__ for n in walk(loop.body) for v in vars(n).values()}  # noqa: E731
-    assert not {"CompareValue", "SelectValue"} & kinds(first)
-    assert {"CompareValue", "SelectValue"} <= kinds(rest)
+    assert not {"CompareValue", "SelectValue"} & _value_kinds(first)
+    assert {"CompareValue", "SelectValue"} <= _value_kinds(rest)
     x = np.random.default_rng(1).standard_normal((16, 40)).astype(np.float32)
     (out,) = simulate(kernel, [x])
     np.testing.assert_allclose(out, x[:, :30].sum(axis=1), rtol=1e-5, atol=1e-5)
 
 
 def test_version_loop_takes_only_a_where() -> None:
-    fusion, w, y = _masked_row_sums()
+    _, w, y = _masked_row_sums()
     with pytest.raises(ScheduleError, match=r"version_loop: .* is not a where"):
         y.version_loop(1, [(y, None, 0, 30, 1)], reason="")
     with pytest.raises(ScheduleError, match=r"has scale 2 and no outer axis"):
