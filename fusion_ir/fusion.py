@@ -317,7 +317,7 @@ class Fusion:
                        self._next_tensor, self._next_id, self._next_scalar, list(self.extent_constraints)),
             "exprs": {e: (list(e.inputs), list(e.outputs)) for e in self.exprs},
             "tvs": tvs,
-            "ids": {i: (i.parallel_type, i.iter_type) for i in ids},
+            "ids": {i: (i.parallel_type, i.iter_type, i.trip_bound, i.known_true) for i in ids},
         }
 
     def _restore(self, s: dict) -> None:
@@ -329,15 +329,16 @@ class Fusion:
             (tv.root, tv.logical, tv.loop, tv.transforms, tv.definition, tv.compute_at_pos,
              tv.memory_type, tv.circular_buffer_options, tv.dtype, tv.swizzle, tv.loop_broadcasts,
              tv.store_wait, tv.store_stages, tv.allocation, tv.broadcast_loop_axes) = st
-        for i, (pt, it) in s["ids"].items():
-            i.parallel_type, i.iter_type = pt, it
+        for i, (pt, it, bound, known) in s["ids"].items():
+            i.parallel_type, i.iter_type, i.trip_bound, i.known_true = pt, it, bound, known
 
     def state_fingerprint(self) -> str:
         """A text that changes whenever any schedule state changes (for tests)."""
         parts = [str(self), f"next names: T{self._next_tensor} id{self._next_id} i{self._next_scalar}"]
         for tv in self._tensors:
             parts.append(tv.transforms_string())
-            parts.append(str([(i.name, i.parallel_type.name, i.iter_type.name) for i in tv.loop]))
+            parts.append(str([(i.name, i.parallel_type.name, i.iter_type.name, str(i.trip_bound),
+                               [str(k) for k in i.known_true]) for i in tv.loop]))
             parts.append(f"{tv.memory_type} {tv.compute_at_pos} {tv.circular_buffer_options} {tv.swizzle} {tv.store_wait.value} {tv.store_stages}"
                          f" {[i.name for i in tv.allocation] if tv.allocation is not None else None}")
         return "\n".join(parts)

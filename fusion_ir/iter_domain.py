@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from dataclasses import dataclass, field
 
-from .scalar import Val, ceil_div
+from .scalar import Val, as_val, ceil_div, vmax
 from .types import IterType, ParallelType
 
 
@@ -23,6 +23,8 @@ class IterDomain:
     parallel_type: ParallelType = ParallelType.Serial
     name: int = -1
     definition: "Split | Merge | None" = field(default=None, repr=False)
+    trip_bound: TripBound | None = field(default=None, repr=False)   # a serial loop that stops early
+    known_true: tuple[KnownTrue, ...] = field(default=(), repr=False)  # wheres true in the loop's first iterations
 
     @property
     def is_reduction(self) -> bool:
@@ -45,6 +47,59 @@ class IterDomain:
 
     def __repr__(self) -> str:
         return f"IterDomain({self.label()})"
+
+
+@dataclass(frozen=True)
+class TripBound:
+    """A serial loop that stops before its extent: its iterations past
+    ``ceilDiv(max(0, index(outer) * scale + offset), divisor)`` are skipped (``TensorView.bound_loop``).
+
+    ``outer`` is a block-parallel axis of the same tensor, outside the loop, so the bound is uniform over a block and
+    differs between blocks (a causal attention tile's last visible key block). ``reason`` says why the skipped
+    iterations change nothing; the schedule op that sets the bound is the one that has proved it."""
+
+    outer: IterDomain
+    scale: int
+    offset: int
+    divisor: int
+    reason: str
+
+    def stop(self, outer_index: Val, extent: Val) -> Val:
+        """The loop's stop: its extent, or less where the bound is smaller."""
+        from .scalar import vmax, vmin
+
+        last = outer_index * self.scale + self.offset
+        if self.offset < 0:         # the index and the scale are never negative: only a negative offset can be
+            last = vmax(0, last)
+        return vmin(extent, ceil_div(last, self.divisor))
+
+    def __str__(self) -> str:
+        last = f"{self.outer.label()} * {self.scale} + {self.offset}"
+        return f"ceilDiv({f'max(0, {last})' if self.offset < 0 else last}, {self.divisor})"
+
+
+@dataclass(frozen=True)
+class KnownTrue:
+    """A ``where`` computed in a serial loop whose condition is true in every element of the loop's iterations below
+    ``floor(max(0, index(outer) * scale + offset) / divisor)`` (``outer`` a block-parallel axis; None with scale 0:
+    a bound the same for every block): there it is its value branch (``TensorView.version_loop``)."""
+
+    where: object           # the TensorView a WhereOp defines
+    outer: IterDomain | None
+    scale: int
+    offset: int | Val
+    divisor: int
+
+    def below(self, outer_index: Val | None) -> Val:
+        last = as_val(self.offset) if self.outer is None else outer_index * self.scale + self.offset
+        const = as_val(self.offset).const_value()
+        if const is None or const < 0:      # the index and the scale are never negative: only the offset can be
+            last = vmax(0, last)
+        return last // self.divisor
+
+    def __str__(self) -> str:
+        at = str(self.offset) if self.outer is None else f"{self.outer.label()} * {self.scale} + {self.offset}"
+        return f"T{getattr(self.where, 'name', '?')} true below max(0, {at}) / {self.divisor}"
 
 
 @dataclass(eq=False)

@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from . import ops
 from .exprs import BinaryOp, BroadcastOp, CastOp, LoadStoreOp, MmaOp, ReductionOp, UnaryOp, WhereOp
 from .fusion import Fusion
+from .iter_domain import Split
+from .key_limit import causal_where, key_limit
 from .op_core import binary, unary
 from .op_pad import pad_to_multiple
 from .scalar import Val, ceil_div
@@ -78,6 +80,14 @@ class OnlineSoftmax:
     block_out: TensorView       # cast(e_b) @ v_b [nb, ..., Sq, D]
     out_sum: TensorView         # rescaled_sum(block_out, alpha, 0)
     out: TensorView             # out_sum / l, which replaced the original matmul
+    # row i of the scores sees no key j >= i + key_limit (a causal mask, ``key_limit.key_limit``); None: no such
+    # mask, and ``no_key_limit`` says why
+    key_limit: int | None = None
+    no_key_limit: str = ""
+    # the wheres of the blocked scores a key block may need: the keys past the last one (None when the block divides
+    # the keys) and the blocked causal where (``key_limit.causal_where``; None when there is none)
+    valid_where: TensorView | None = None
+    causal_where: TensorView | None = None
 
 
 # ---------------------------------------------------------------------------------------------- matching
@@ -309,11 +319,15 @@ def online_softmax(fusion: Fusion, block: int) -> list[OnlineSoftmax]:
 
 def _rewrite(fusion: Fusion, sm: SoftmaxMatmul, block: int) -> OnlineSoftmax:
     s = sm.scores
+    limit = key_limit(s)
+    causal = causal_where(s)
     rank = len(s.shape_ids)
     blocker = _Blocker(block, s.shape_ids[-1].extent)
     sb = blocker.block_of(s, rank - 1)
+    blocked_causal = None if causal is None else blocker.memo.get((causal[0], rank - 1))
+    valid_where = None
     if not _divides(block, blocker.n):
-        sb = ops.where(_valid_keys(blocker, rank + 1), sb, NEG_INF)
+        sb = valid_where = ops.where(_valid_keys(blocker, rank + 1), sb, NEG_INF)
     last = [False] * rank + [True]
     bmax = ops.max(sb, -1)
     prev = ops.cummax(bmax, 0, exclusive=True)
@@ -333,4 +347,80 @@ def _rewrite(fusion: Fusion, sm: SoftmaxMatmul, block: int) -> OnlineSoftmax:
     out = ops.div(out_sum, ops.broadcast(row_sum, [False] * (rank - 1) + [True]))
     fusion.replace_uses(sm.matmul, out)
     return OnlineSoftmax(block, sb, blocker.score_matmul, bmax, prev, new, safe, alpha, e, bsum, row_sum, probs, vb,
-                         block_out, out_sum, out)
+                         block_out, out_sum, out, limit if isinstance(limit, int) else None,
+                         limit if isinstance(limit, str) else "", valid_where, blocked_causal)
+
+
+# ---------------------------------------------------------------------------------------------- causal block skipping
+def bound_key_blocks(r: OnlineSoftmax, tv: TensorView, blocks_axis: int, rows_axis: int) -> None:
+    """Stop the loop over the key blocks (``tv``'s loop axis ``blocks_axis``, the rewrite's ``nb``) at the last block
+    a row of the block's query tile can see: ``tv``'s loop axis ``rows_axis`` is the outer part of an inner split of
+    the query axis by ``rows`` (a tile of ``rows`` queries per block index), so the tile's rows are below
+    ``(t + 1) * rows`` and see no key from ``(t + 1) * rows - 1 + key_limit`` on.
+
+    Why the skipped blocks change nothing: every score of them is -inf (the causal mask), so the block's row max is
+    -inf, the running max stays (``mnew = mprev``, the exclusive cummax's carry unchanged), ``alpha = exp(mprev -
+    mnew)`` is 1 (or 0 on a running sum still 0), ``exp(s - mnew)`` is 0: the rescaled sums ``l`` and ``o`` are
+    unchanged. The blocks skipped are the last ones, so no later block reads what they would have carried."""
+    where = f"bound_key_blocks: T{tv.name} axis {blocks_axis}"
+    if r.key_limit is None:
+        raise ScheduleError(f"{where}: cannot bound the key blocks of the scores T{r.scores.name}: "
+                            f"{r.no_key_limit}")
+    n = len(r.scores.logical)
+    nb_id = tv.axis(blocks_axis).id
+    if len(tv.logical) != n or nb_id is not tv.logical[0] or str(nb_id.extent) != str(r.scores.logical[0].extent):
+        raise ScheduleError(f"{where} ({nb_id.label()}) is not the key-block axis nb of the rewrite (logical axis 0 "
+                            f"of a tensor shaped as the blocked scores T{r.scores.name}, unsplit)")
+    rows_id = tv.axis(rows_axis).id
+    d = rows_id.definition
+    if not (isinstance(d, Split) and d.inner_split and d.outer is rows_id and d.input is tv.logical[n - 2]):
+        raise ScheduleError(f"{where}: its bound reads axis {rows_axis} ({rows_id.label()}), which must be the outer "
+                            f"part of an inner split of the query axis {tv.logical[n - 2].label()} (a tile of queries "
+                            f"per block index)")
+    rows = d.factor
+    tv.bound_loop(blocks_axis, outer=rows_axis, scale=rows, offset=rows - 1 + r.key_limit, divisor=r.block,
+                  reason=f"key blocks past the tile's last query (row i sees no key j >= i + {r.key_limit}) are "
+                         f"masked to -inf: no-ops of the online softmax")
+
+
+def mask_only_where_needed(r: OnlineSoftmax, tv: TensorView, blocks_axis: int, rows_axis: int) -> None:
+    """Run the loop over the key blocks (``tv``'s loop axis ``blocks_axis``) in two ranges: first the blocks every row
+    of the block's query tile (``rows_axis``, as for ``bound_key_blocks``) sees whole, without the masks, then the
+    rest (the diagonal blocks, the last partial one) masked.
+
+    The key mask past the last key (``valid_where``) is true in the blocks below ``floor(Skv / block)``; the causal
+    where (row i sees the keys j < i + limit) in the blocks below ``floor(max(0, t * rows + limit) / block)``, those
+    whose last key the tile's first row ``t * rows`` sees (a padded key of the last block reads the key index 0, but
+    the blocks below ``floor(Skv / block)`` have none)."""
+    where = f"mask_only_where_needed: T{tv.name} axis {blocks_axis}"
+    nb_id = tv.axis(blocks_axis).id
+    n = len(r.scores.logical)
+    if len(tv.logical) != n or nb_id is not tv.logical[0] or str(nb_id.extent) != str(r.scores.logical[0].extent):
+        raise ScheduleError(f"{where} ({nb_id.label()}) is not the key-block axis nb of the rewrite (logical axis 0 "
+                            f"of a tensor shaped as the blocked scores T{r.scores.name}, unsplit)")
+    known: list[tuple[TensorView, int | None, int, object, int]] = []
+    if r.valid_where is not None:
+        known.append((r.valid_where, None, 0, _keys(r), r.block))
+    if r.causal_where is not None and r.key_limit is not None:
+        rows_id = tv.axis(rows_axis).id
+        d = rows_id.definition
+        if not (isinstance(d, Split) and d.inner_split and d.outer is rows_id and d.input is tv.logical[n - 2]):
+            raise ScheduleError(f"{where}: the causal where's range reads axis {rows_axis} ({rows_id.label()}), which "
+                                f"must be the outer part of an inner split of the query axis "
+                                f"{tv.logical[n - 2].label()} (a tile of queries per block index)")
+        known.append((r.causal_where, rows_axis, d.factor, r.key_limit, r.block))
+    if not known:
+        raise ScheduleError(f"{where}: the scores T{r.scores.name} have no mask to leave out (no keys past the last "
+                            f"one, no causal where of their own)")
+    tv.version_loop(blocks_axis, known, reason="key blocks every row of the tile sees whole need no mask")
+
+
+def _keys(r: OnlineSoftmax) -> Val:
+    """Skv: the keys the valid-key mask compares with (its ``lt(key, n)``)."""
+    valid = r.valid_where.definition.inputs[0]
+    d = valid.definition
+    while isinstance(d, BroadcastOp):
+        valid = d.inputs[0]
+        d = valid.definition
+    n = d.inputs[1]
+    return n if isinstance(n, Val) else Val.const(n)

@@ -15,7 +15,7 @@ from . import replay
 from .circular_buffer import AUTO, CircularBufferOptions, Pipelined, WarpSpecialized
 from .exprs import (ASYNC_LOADS, BinaryOp, BroadcastOp, CastOp, Expr, LoadStoreOp, MmaOp, ReductionOp, UnaryOp, in_order,
                     is_view_expr, load_kind, view_source)
-from .iter_domain import IterDomain, Merge, Split, Transform, innermost_root, made_from
+from .iter_domain import IterDomain, KnownTrue, Merge, Split, Transform, TripBound, innermost_root, made_from
 from .persistent import first_unmappable_loop_axis
 from .scalar import Val
 from .types import (DataType, IterType, LoadStoreOpType, MemoryType, ParallelType, ScheduleError, SmemSwizzle,
@@ -403,6 +403,70 @@ class TensorView:
             self.loop[a].parallel_type = parallel_type
             if parallel_type is ParallelType.Bulk:
                 self._check_swizzle_span("parallelize")
+        return self
+
+    def bound_loop(self, axis: int, *, outer: int, scale: int, offset: int, divisor: int, reason: str) -> TensorView:
+        """Stop the serial loop of ``axis`` at ``min(extent, ceilDiv(max(0, index(outer) * scale + offset), divisor))``
+        where ``outer`` is a block-parallel axis before it: each block skips the iterations past its bound.
+
+        The caller has proved that the skipped iterations change nothing (``reason`` says how, e.g.
+        ``online_softmax.bound_key_blocks``: key blocks every score of which a causal mask sets to -inf); this
+        checks only that the loop can stop early: a serial loop inside a block index, the bound uniform over the
+        block."""
+        a = self._norm_axis(axis, "bound_loop")
+        o = self._norm_axis(outer, "bound_loop")
+        desc = self._axis_desc(a)
+        if self.loop[a].parallel_type is not ParallelType.Serial:
+            raise self._err(f"bound_loop: {desc} is bound to {self.loop[a].parallel_type.name}; only a serial loop "
+                            f"can stop early (its trip count differs per block)")
+        if o >= a or not self.loop[o].parallel_type.is_block:
+            raise self._err(f"bound_loop: the bound of {desc} reads {self._axis_desc(o)}, which must be an axis "
+                            f"before it bound to a block index (BIDx/y/z), so the trip count is one per block")
+        for name, v, least in (("scale", scale, 0), ("offset", offset, None), ("divisor", divisor, 1)):
+            if isinstance(v, bool) or not isinstance(v, int) or (least is not None and v < least):
+                raise self._err(f"bound_loop: {name} {v!r} of the bound of {desc} must be an int"
+                                + (f" >= {least}" if least is not None else ""))
+        self.loop[a].trip_bound = TripBound(self.loop[o], scale, offset, divisor, reason)
+        return self
+
+    def version_loop(self, axis: int, known_true: list[tuple[TensorView, int | None, int, int | Val, int]],
+                     reason: str) -> TensorView:
+        """Run the serial loop of ``axis`` in two ranges: first the iterations where every ``where`` of
+        ``known_true`` takes its value branch, computed without their conditions (nor what only the conditions
+        read), then the rest as written. Each entry ``(where, outer, scale, offset, divisor)`` says its condition is
+        true in the iterations below ``floor(max(0, index(outer) * scale + offset) / divisor)`` (``outer`` a
+        block-parallel axis before ``axis``; None with scale 0: the same for every block); the first range ends at
+        the smallest.
+
+        The caller has proved the conditions (``reason``, e.g. ``online_softmax.mask_only_where_needed``: the
+        causal mask of the key blocks every row of a query tile sees whole); this checks that each entry is a where
+        and the loop can be split per block."""
+        a = self._norm_axis(axis, "version_loop")
+        desc = self._axis_desc(a)
+        if self.loop[a].parallel_type is not ParallelType.Serial:
+            raise self._err(f"version_loop: {desc} is bound to {self.loop[a].parallel_type.name}; only a serial loop "
+                            f"runs in two ranges")
+        entries = []
+        for where, outer, scale, offset, divisor in known_true:
+            d = where.definition if isinstance(where, TensorView) else None
+            if d is None or type(d).__name__ != "WhereOp":
+                raise self._err(f"version_loop: {where!s} is not a where; the first range of {desc} computes a "
+                                f"where's value branch in its place")
+            if outer is None:
+                if scale != 0:
+                    raise self._err(f"version_loop: T{where.name}'s bound of {desc} has scale {scale} and no outer "
+                                    f"axis; a bound without a block index has scale 0")
+                outer_id = None
+            else:
+                o = self._norm_axis(outer, "version_loop")
+                if o >= a or not self.loop[o].parallel_type.is_block:
+                    raise self._err(f"version_loop: T{where.name}'s bound of {desc} reads {self._axis_desc(o)}, which "
+                                    f"must be an axis before it bound to a block index (BIDx/y/z)")
+                outer_id = self.loop[o]
+            if isinstance(divisor, bool) or not isinstance(divisor, int) or divisor < 1:
+                raise self._err(f"version_loop: divisor {divisor!r} of T{where.name}'s bound must be an int >= 1")
+            entries.append(KnownTrue(where, outer_id, scale, offset, divisor))
+        self.loop[a].known_true = tuple(entries)
         return self
 
     def _validate_parallel_type(self, a: int, pt: ParallelType) -> None:

@@ -51,6 +51,7 @@ from .passes import (
     indexing,
     launch,
     loop_nest,
+    loop_versions,
     mbarrier,
     ping_pong,
     smem_reuse,
@@ -105,6 +106,7 @@ PIPELINE: list[Step] = [
     Pass("grid_reduction", grid_reduction.run),                            # consumers in the last block only
     Pass("ping_pong", ping_pong.run),                                      # compute warp groups in turn
     Pass("branch_barriers", branch_barriers.run),                          # named barriers in warp-split branches
+    Pass("loop_versions", loop_versions.run),                              # masks left out where known true
     Pass("unswitch", unswitch.run),                                        # a loop's only branch moved around it
     Pass("hoist_indices", hoist_indices.run),                              # loop-invariant divisions before loops
     Pass("launch", launch.run),                                            # launch dimensions, runtime checks

@@ -27,7 +27,14 @@ from target import current as current_target
 from ..exprs import MmaOp, is_view_expr
 from ..fusion import Fusion
 from ..inlining import inline_most, parallelize_like, transform_like
-from ..online_softmax import OnlineSoftmax, SoftmaxMatmul, find_softmax_matmuls, online_softmax
+from ..online_softmax import (
+    OnlineSoftmax,
+    SoftmaxMatmul,
+    bound_key_blocks,
+    find_softmax_matmuls,
+    mask_only_where_needed,
+    online_softmax,
+)
 from ..replay import map_ids_between
 from ..tensor_view import TensorView
 from ..types import DataType, ParallelType, ScheduleError
@@ -199,6 +206,10 @@ def _schedule(fusion: Fusion, r: OnlineSoftmax, p: AttentionParams) -> None:
     for first, reader in _view_chains(fusion):
         first.compute_at(reader, -1)                      # blocked k, v and iotas: computed where they are read
     inline_most(fusion)
+    if r.key_limit is not None:                           # causal: a block's rows stop at their last visible key
+        bound_key_blocks(r, r.scores, rows, rows - 2)
+    if r.valid_where is not None or r.causal_where is not None:   # the masks only on the blocks that need them
+        mask_only_where_needed(r, r.scores, rows, rows - 2)
 
 
 def _keys_after_rows(fusion: Fusion, r: OnlineSoftmax, rows: int) -> None:

@@ -29,7 +29,7 @@ from target import current as current_target
 from ..exprs import is_view_expr, view_source
 from ..fusion import Fusion
 from ..inlining import inline_most
-from ..online_softmax import OnlineSoftmax
+from ..online_softmax import OnlineSoftmax, bound_key_blocks, mask_only_where_needed
 from ..tensor_view import TensorView
 from ..types import DataType, LoadStoreOpType, MemoryType, ParallelType, ScheduleError
 from .matmul import schedule_mma_fragment
@@ -165,6 +165,11 @@ def schedule_on_tensor_cores(fusion: Fusion, r: OnlineSoftmax) -> None:
     # e_j is read by the row sum's loops and the cast's: computed in the loops both share, the row's thread
     r.exp.inline_at(4)
     alpha_b.compute_at(r.out_sum, 4)
+    # causal: the key-block loop stops at the last block the tile's rows see ([BH, Sqo (BIDx), nb, ...])
+    if r.key_limit is not None:
+        bound_key_blocks(r, r.scores, 2, 1)
+    if r.valid_where is not None or r.causal_where is not None:   # the masks only on the blocks that need them
+        mask_only_where_needed(r, r.scores, 2, 1)
 
 
 def _computed_view_chains(fusion: Fusion) -> list[tuple[TensorView, TensorView]]:

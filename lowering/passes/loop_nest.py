@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from fusion_ir import MemoryType, ParallelType, TensorView
 from fusion_ir.exprs import reduces, reduction_init, scans
 from fusion_ir.printer import expr_rhs
+from fusion_ir.scalar import Val
 
 from ..analysis import Analyses, IdModel
 from ..analysis.buffers import accumulates_in_float, has_block_reduction, has_grid_reduction
@@ -209,6 +210,28 @@ def _check_grid_reduction_scope(tv: TensorView, enclosing: list[_Loop]) -> None:
                             f"bind the axes around it to block or thread indices, or move them inside the reduction")
 
 
+def loop_stop(ids: IdModel, g: LoopGroup) -> Val:
+    """The loop's stop: its extent, or the smaller per-block bound an axis of the group carries
+    (``TensorView.bound_loop``: the iterations past it proved no-ops), ``min(extent, bound(blockIdx))``."""
+    bounds = {i.trip_bound for i in g.members if i.trip_bound is not None}
+    if not bounds:
+        return g.extent
+    if len(bounds) > 1:
+        raise LoweringError(f"loop {g.label()} has {len(bounds)} different trip bounds "
+                            f"({'; '.join(sorted(str(b) for b in bounds))}); bound it once")
+    (bound,) = bounds
+    if g.parallel_type is not ParallelType.Serial or g.number in ids.persistent:
+        raise LoweringError(f"loop {g.label()} is bounded by {bound}, but it is {g.parallel_type.name}"
+                            f"{' and persistent' if g.number in ids.persistent else ''}; only a serial loop stops "
+                            f"early")
+    outer = ids.group(bound.outer)
+    if not outer.parallel_type.is_block or outer.number in ids.persistent:
+        raise LoweringError(f"loop {g.label()}: its bound reads {bound.outer.label()}, whose group "
+                            f"{outer.label()} is {outer.parallel_type.name}, not one block index: the trip count "
+                            f"must be uniform over a block")
+    return bound.stop(outer.index, g.extent)
+
+
 def _nest(groups: list[LoopGroup], op: TensorOp):
     item = op
     for g in reversed(groups):
@@ -259,12 +282,10 @@ def _freeze(ids: IdModel, item) -> object:
     if isinstance(item, TensorOp):
         return item
     g = item.group
-    from fusion_ir.scalar import Val
-
     body = tuple(_freeze(ids, x) for x in item.items)
     persistent = ids.persistent.get(g.number)
     if persistent is not None:
         body = (skip_past_the_end(persistent.past_the_end()),) + body
-    return ForLoop(index=g.index, start=Val.const(0), stop=g.extent, body=body, label=g.label(),
+    return ForLoop(index=g.index, start=Val.const(0), stop=loop_stop(ids, g), body=body, label=g.label(),
                    unroll=g.parallel_type is ParallelType.Unroll,
                    vectorize=g.parallel_type is ParallelType.Vectorize, group=g.number)

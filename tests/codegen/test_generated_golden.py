@@ -54,6 +54,9 @@ BUILDERS["example_matmul_cluster_1x2_tma_store"] = lambda: examples.load("matmul
 # a scan's carry in a register and a rescaled sum's total, rows on threads (tests/lowering/scan_cases.py)
 # attention with torch's causal mask, symbolic batch, heads and sequence lengths: the mask's iotas blocked with k
 BUILDERS["example_attention_causal_symbolic"] = lambda: examples.load("attention").build(causal=True, symbolic=True)
+# the tensor-core attention kernel, causal with Sq != Skv: the key-block loop stops at the tile's last visible block
+BUILDERS["example_attention_wgmma_causal"] = lambda: examples.load("attention_wgmma").build(1, 2, 100, 333, 64,
+                                                                                            causal=True)
 BUILDERS["scan_cummax_rows_on_threads"] = lambda: scan_case("cummax_rows_on_threads").build()
 BUILDERS["rescaled_sum_split_serial"] = lambda: scan_case("rescaled_sum_split_serial").build()
 # blocked keys [nb, B, H, 32, D] of k [B, H, S, D]: one TMA box of k per key block, the views never computed

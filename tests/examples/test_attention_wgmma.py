@@ -45,9 +45,10 @@ def test_two_wgmma_per_key_block_and_q_loaded_once() -> None:
     assert "wgmma.m64n64k16" in text and "wgmma.m64n128k16" in text
     assert "in registers" in text                                    # cast(e) is the PV wgmma's register A
     key_blocks = text.index(") (rS")                                 # the serial loop over the key blocks
-    assert text.count("tma_load(") == 3 and text.index("tmap_T0, {") < key_blocks   # q: before it, once
+    # q: before it, once; k_j and v_j in each of its two ranges (the blocks before the last one, unmasked; the last)
+    assert text.count("tma_load(") == 5 and text.index("tmap_T0, {") < key_blocks
     assert key_blocks < text.index("tmap_T1, {") and key_blocks < text.index("tmap_T2, {")  # k_j, v_j: in it
-    assert text.count("shfl.xor") == 4                               # max and sum: lane masks 1 and 2 each
+    assert text.count("shfl.xor") == 8                               # max and sum: lane masks 1 and 2, twice
 
 
 @pytest.mark.parametrize("kwargs,needle", [({"head_dim": 96}, "head_dim = 96"), ({"block_kv": 32}, "block_kv = 32")])
@@ -86,15 +87,168 @@ def test_the_per_row_recurrence_stays_in_registers(causal: bool, block_kv: int) 
     kernel = lower(attention_wgmma.build(1, 2, 200, 200, 64, causal=causal, block_kv=block_kv))
     shared = [n.buffer for n in k.walk(kernel.body) if isinstance(n, k.Allocate)
               and n.buffer.memory is MemoryType.Shared and not n.buffer.name.endswith("_mbar")]
-    assert [b.dtype.name for b in shared] == ["BFloat16"] * 3                    # the q, k_j and v_j tiles
-    _q, v_j, k_j = (b.name for b in shared)                                     # in allocation order
-    key_blocks = next(n for n in k.walk(kernel.body) if isinstance(n, k.ForLoop) and n.label.startswith("rS")
-                      and any(isinstance(m, k.Mma) for m in k.walk(n.body)))
-    reasons = [n.reason for n in k.walk(key_blocks.body) if isinstance(n, k.BlockSync)]
-    assert reasons == [f"RAW: {k_j} arrived by TMA; the elected thread waited on its token",
-                       f"WAR: {k_j} is rewritten next iteration",
-                       f"WAR: {v_j} reuses the memory of {k_j}",
-                       f"RAW: {v_j} arrived by TMA; the elected thread waited on its token",
-                       f"WAR: {v_j} is rewritten next iteration"]
+    # the key blocks run in two ranges (loop_versions: the last, partial block masked), each with its k_j and v_j
+    loops = [n for n in kernel.body if isinstance(n, k.ForLoop) and n.label.startswith("rS")
+             and any(isinstance(m, k.Mma) for m in k.walk(n.body))]
+    assert len(loops) == 2
+    assert [b.dtype.name for b in shared] == ["BFloat16"] * (1 + 2 * len(loops))   # q, and k_j and v_j per range
+    for key_blocks in loops:
+        tiles = [n.buffer.name for n in k.walk(key_blocks.body) if isinstance(n, k.Allocate)
+                 and n.buffer.memory is MemoryType.Shared and not n.buffer.name.endswith("_mbar")]
+        v_j, k_j = tiles                                                         # in allocation order
+        reasons = [n.reason for n in k.walk(key_blocks.body) if isinstance(n, k.BlockSync)]
+        assert reasons == [f"RAW: {k_j} arrived by TMA; the elected thread waited on its token",
+                           f"WAR: {k_j} is rewritten next iteration",
+                           f"WAR: {v_j} reuses the memory of {k_j}",
+                           f"RAW: {v_j} arrived by TMA; the elected thread waited on its token",
+                           f"WAR: {v_j} is rewritten next iteration"]
     text = str(kernel)
     assert "threadIdx.x < 32" not in text                         # no thread per row pair
+
+
+# ---------------------------------------------------------------------------------------------- causal block skipping
+CAUSAL = [   # B, H, Sq, Skv, D, block_kv: Sq < Skv, Sq > Skv, Skv no multiple of the block, one square
+    ((1, 2, 100, 333, 64), 64),
+    ((1, 1, 200, 130, 128), 128),
+    ((1, 1, 200, 130, 128), 64),
+    ((1, 2, 256, 256, 64), 64),
+    ((1, 1, 300, 70, 64), 64),             # rows past Skv see every key; most tiles walk every block
+]
+
+
+def _kv_loops(kernel) -> list:
+    """The serial loops over the key blocks (``rS`` of ceilDiv(Skv, block_kv), bounded per block): the unmasked range
+    and the masked one."""
+    from lowering.kernel_ir import ForLoop
+
+    return [n for n in kernel.body if isinstance(n, ForLoop) and n.label.startswith("rS")
+            and "blockIdx" in str(n.stop)]
+
+
+def _kv_loop(kernel):
+    """The masked range of the key blocks, whose stop is the tile's bound; it starts where the unmasked one stops."""
+    unmasked, masked = _kv_loops(kernel)
+    assert str(unmasked.stop) == str(masked.start) and str(unmasked.start) == "0"
+    return masked
+
+
+@pytest.mark.parametrize("shape,block_kv", CAUSAL, ids=[f"{s}-kv{b}" for s, b in CAUSAL])
+def test_causal_key_blocks_end_at_the_tile_and_match_numpy(shape: tuple[int, ...], block_kv: int) -> None:
+    kernel = lower(attention_wgmma.build(*shape, causal=True, block_kv=block_kv))
+    nb = -(-shape[3] // block_kv)
+    assert str(_kv_loop(kernel).stop) == f"min({nb}, ceilDiv((blockIdx.x * 64) + 64, {block_kv}))"
+    unmasked, masked = _kv_loops(kernel)      # the blocks the tile sees whole: no key compared (j <= i, j < Skv)
+    masks = ("CompareValue(op='le'", "CompareValue(op='lt'")
+    assert not any(m in repr(unmasked.body) for m in masks) and "CompareValue(op='le'" in repr(masked.body)
+    for seed in (0, 1, 2):
+        inputs = attention_wgmma.make_inputs(*shape, seed=seed)
+        (out,) = simulate(kernel, inputs, seed=seed)
+        err = _rel_error(out, attention_wgmma.reference(*inputs, causal=True))
+        assert err <= attention_wgmma.TOLERANCE, (shape, block_kv, seed, err)
+
+
+def test_causal_blocks_run_out_of_lockstep_match_numpy() -> None:
+    """Blocks of different trip counts interleaved at random (``interleave_blocks``), not in lockstep."""
+    shape = (1, 2, 200, 333, 64)
+    kernel = lower(attention_wgmma.build(*shape, causal=True))
+    inputs = attention_wgmma.make_inputs(*shape, seed=5)
+    (out,) = simulate(kernel, inputs, seed=5, interleave_blocks=5)
+    assert _rel_error(out, attention_wgmma.reference(*inputs, causal=True)) <= attention_wgmma.TOLERANCE
+
+
+def test_the_simulator_runs_each_block_to_its_last_visible_key_block() -> None:
+    """The key-block iterations each block executes, counted in the simulator: tile t (rows 64 t .. 64 t + 63) of
+    ``[1, 2, 300, 333, 64]`` with 64 keys a block runs min(6, t + 1) of the 6 blocks, for both heads: the t blocks
+    it sees whole without the mask, then the diagonal block masked."""
+    from runtime.sim_control import ControlFlow
+
+    shape = (1, 2, 300, 333, 64)
+    kernel = lower(attention_wgmma.build(*shape, causal=True))
+    unmasked, masked = _kv_loops(kernel)
+    seen: set[tuple[int, int, int]] = set()
+    masked_seen: set[tuple[int, int, int]] = set()
+    run_body = ControlFlow.run_body
+
+    def counting(self, body, ctx):
+        for loop, into in ((unmasked, seen), (masked, masked_seen)):
+            if body is loop.body:
+                index = np.broadcast_to(np.asarray(ctx.env[loop.index.name]), ctx.lanes.shape)
+                for bx, by, j in zip(self.grid.bid[0][ctx.lanes], self.grid.bid[1][ctx.lanes], index):
+                    into.add((int(bx), int(by), int(j)))
+        return (yield from run_body(self, body, ctx))
+
+    ControlFlow.run_body = counting
+    try:
+        inputs = attention_wgmma.make_inputs(*shape, seed=0)
+        (out,) = simulate(kernel, inputs)
+    finally:
+        ControlFlow.run_body = run_body
+    assert masked_seen == {(t, h, t) for t in range(5) for h in range(2)}     # the diagonal block only
+    assert not seen & masked_seen
+    seen |= masked_seen
+    counts = {}
+    for bx, by, j in seen:
+        counts[bx, by] = counts.get((bx, by), 0) + 1
+        assert j < min(6, bx + 1), (bx, by, j)
+    assert counts == {(t, h): min(6, t + 1) for t in range(5) for h in range(2)}
+    assert _rel_error(out, attention_wgmma.reference(*inputs, causal=True)) <= attention_wgmma.TOLERANCE
+
+
+def _shifted_causal(shape: tuple[int, ...], shift: int):
+    """Attention whose row i sees the keys j <= i + shift (``shift`` < 0: the first rows see none)."""
+    import math
+
+    from fusion_ir import DataType, Fusion, ops
+    from fusion_ir.online_softmax import online_softmax
+    from fusion_ir.schedulers.attention_wgmma import schedule_on_tensor_cores
+
+    b, h, sq, skv, d = shape
+    fusion = Fusion()
+    with fusion:
+        q = fusion.add_input(shape=(b, h, sq, d), dtype=DataType.BFloat16)
+        k = fusion.add_input(shape=(b, h, skv, d), dtype=DataType.BFloat16)
+        v = fusion.add_input(shape=(b, h, skv, d), dtype=DataType.BFloat16)
+        s = ops.mul(ops.matmul(q, ops.transpose(k, -2, -1)), 1.0 / math.sqrt(d))
+        i = ops.broadcast(ops.iota(sq), [True, True, False, True])
+        j = ops.broadcast(ops.iota(skv), [True, True, True, False])
+        s = ops.where(ops.le(j, ops.add(i, shift)), s, float("-inf"))
+        last = [False, False, False, True]
+        e = ops.exp(ops.sub(s, ops.broadcast(ops.max(s, [3]), last)))
+        p = ops.div(e, ops.broadcast(ops.sum(e, [3]), last))
+        fusion.add_output(ops.cast(ops.matmul(ops.cast(p, DataType.BFloat16), v), DataType.BFloat16))
+    with fusion.transaction():
+        (record,) = online_softmax(fusion, 64)
+        schedule_on_tensor_cores(fusion, record)
+    return fusion
+
+
+def _shifted_reference(q: np.ndarray, k: np.ndarray, v: np.ndarray, shift: int) -> np.ndarray:
+    q, k, v = (np.asarray(x, dtype=np.float64) for x in (q, k, v))
+    s = q @ np.swapaxes(k, -2, -1) / np.sqrt(q.shape[-1])
+    sq, skv = s.shape[-2:]
+    s = np.where(np.arange(skv)[None, :] <= np.arange(sq)[:, None] + shift, s, -np.inf)
+    with np.errstate(invalid="ignore"):
+        e = np.exp(s - s.max(axis=-1, keepdims=True))
+        return (e / e.sum(axis=-1, keepdims=True)) @ v
+
+
+@pytest.mark.parametrize("shift,stop", [
+    (40, "ceilDiv((blockIdx.x * 64) + 104, 64)"),
+    (-3, "ceilDiv((blockIdx.x * 64) + 61, 64)"),
+    (-100, "ceilDiv(max(0, (blockIdx.x * 64) + -36), 64)"),     # tile 0 sees no key: zero key blocks
+])
+def test_shifted_causal_masks_bound_by_their_shift(shift: int, stop: str) -> None:
+    """``j <= i + shift``: the bound follows the shift; rows that see no key give NaN (0 / 0), as numpy's softmax of
+    a row of -inf does (and torch's), also in a tile whose loop runs no key block at all."""
+    shape = (1, 1, 200, 130, 64)
+    kernel = lower(_shifted_causal(shape, shift))
+    assert str(_kv_loop(kernel).stop) == f"min(3, {stop})"
+    for seed in (0, 1):
+        inputs = attention_wgmma.make_inputs(*shape, seed=seed)
+        (out,) = simulate(kernel, inputs, seed=seed)
+        want = _shifted_reference(*inputs, shift)
+        out = np.asarray(out, dtype=np.float64)
+        assert (np.isnan(out) == np.isnan(want)).all(), (shift, seed)
+        seen = ~np.isnan(want)
+        err = np.abs(out[seen] - want[seen]).max() / np.abs(want[seen]).max()
+        assert err <= attention_wgmma.TOLERANCE, (shift, seed, err)

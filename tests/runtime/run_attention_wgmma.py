@@ -12,7 +12,8 @@ from examples import attention_wgmma
 from lowering import lower
 from runtime import execute
 
-SIZES = [((1, 2, 200, 200, 64), 64), ((2, 1, 130, 70, 128), 128)]   # (B, H, Sq, Skv, D), block_kv: ragged blocks
+SIZES = [((1, 2, 200, 200, 64), 64), ((2, 1, 130, 70, 128), 128),   # (B, H, Sq, Skv, D), block_kv: ragged blocks
+         ((1, 2, 100, 333, 64), 64)]                                  # causal: tiles of 2 of the 6 key blocks
 
 
 def main(causal: bool = False) -> None:

@@ -28,6 +28,17 @@ def test_the_kernel_matches_torch_sdpa(shape: tuple[int, ...], causal: bool, blo
     assert_matches_sdpa(attention_wgmma.build(*shape, causal=causal, block_kv=block_kv), shape, causal)
 
 
+# causal with the key-block loop ending at each tile's last visible block: Sq != Skv both ways, Skv no multiple of
+# the block, a tile whose last rows pass Skv
+CAUSAL_SHAPES = [(1, 4, 1000, 333, 64), (2, 2, 333, 1000, 128), (1, 2, 256, 256, 64), (3, 5, 2048, 2048, 128)]
+
+
+@pytest.mark.parametrize("block_kv", [64, 128])
+@pytest.mark.parametrize("shape", CAUSAL_SHAPES, ids=str)
+def test_causal_key_block_skipping_matches_torch_sdpa(shape: tuple[int, ...], block_kv: int) -> None:
+    assert_matches_sdpa(attention_wgmma.build(*shape, causal=True, block_kv=block_kv), shape, True)
+
+
 @pytest.mark.skipif(SANITIZER is None, reason="compute-sanitizer is not installed")
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
 @pytest.mark.parametrize("causal", [False, True])
