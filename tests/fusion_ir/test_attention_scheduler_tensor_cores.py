@@ -21,6 +21,25 @@ def test_bf16_and_fp16_with_head_dim_64_or_128_take_tensor_cores(head_dim: int, 
     assert "wgmma" in params.why["tensor_cores"]
 
 
+@pytest.mark.parametrize("shape,causal,block_kv,why", [
+    ((1, 2, 256, 320, 64), False, 128, "256 query rows, a multiple of 64"),
+    ((1, 2, 2048, 2048, 128), True, 128, "a causal mask over 2048 keys"),
+    ((1, 2, 1024, 1024, 64), True, 64, "a causal mask over 1024 keys (under 2048)"),
+    ((1, 2, 200, 4096, 64), False, 64, "the query rows (200, not a multiple of 64) are predicated"),
+], ids=["rows_of_64", "causal_long", "causal_short", "ragged_rows"])
+def test_the_keys_per_block_follow_the_rows_and_the_mask(shape: tuple, causal: bool, block_kv: int, why: str) -> None:
+    params = suggest_attention_params(attention.fusion_of(*shape, causal=causal))
+    assert params.tensor_cores and params.block_kv == block_kv and why in params.why["block_kv"]
+
+
+def test_symbolic_query_rows_keep_64_keys_per_block() -> None:
+    params = suggest_attention_params(attention.fusion_of(head_dim=64, symbolic=True))
+    assert params.block_kv == 64 and "not known to be a multiple of 64" in params.why["block_kv"]
+    sized = suggest_attention_params(attention.fusion_of(head_dim=64, symbolic=True),
+                                     sizes=attention.input_shapes(2, 2, 512, 512, 64))
+    assert sized.block_kv == 128
+
+
 @pytest.mark.parametrize("kwargs,why", [
     ({"head_dim": 32}, "the head dim 32 is not one of (64, 128)"),
     ({"head_dim": 64, "dtype": DataType.Float}, "not a bf16 or fp16 fusion input"),
