@@ -13,7 +13,8 @@ changes applied after ``schedule_on_tensor_cores`` (``base`` for none):
 - ``kv128`` / ``kv64``: 128 / 64 keys per block (otherwise ``--block-kv``, default 64).
 
 Every variant is checked against float64 first (as bench/attention.py does), then timed with flash (and cuDNN) in
-``runtime.timing.interleaved_ms`` rounds; prints TFLOP/s and ratios to flash.
+``runtime.timing.interleaved_ms`` rounds; prints TFLOP/s and ratios to flash. ``--ncu``: no timing, each variant
+launched once more after its check (run under ``ncu -k regex:fusion_kernel``).
 """
 from __future__ import annotations
 
@@ -106,6 +107,11 @@ def main() -> None:
             if not err < 1e-2:
                 continue
             timed.append((variant, bench.rotating(lambda s, k=kernel: prepare(k, list(s), [out]), sets)))
+        if "--ncu" in sys.argv:                  # each variant launched once more after its check, for ncu
+            for _, fn in timed[1:]:
+                fn()
+            torch.cuda.synchronize()
+            continue
         batch = max(1, round(bench.TARGET_BATCH_MS / (case.flops / bench.ASSUMED_TFLOPS / 1e9)))
         times = interleaved_ms([fn for _, fn in timed], batch, 9)
         flash_ms = times[0]
