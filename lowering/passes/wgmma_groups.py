@@ -33,7 +33,7 @@ statement after the loops reads them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from fusion_ir import MemoryType
 
@@ -64,18 +64,18 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
         return kernel
     rescaled = frozenset(a.buffers.buffers[tv].name for tv in a.mma.in_place)
     memory = _shared_ranges(kernel.body)
-    return replace(kernel, body=_grouped(kernel.body, a, _Lag(0, frozenset(), memory), rescaled)[0])
+    return replace(kernel, body=_grouped(kernel.body, a, Lag(0, memory=memory), rescaled)[0])
 
 
 @dataclass(frozen=True)
-class _Lag:
+class Lag:
     """The groups a run may leave in flight where it sits: the release lag of the circular-buffered loop
     around it, the buffers of that loop's stages (written only into stages its release protocol freed), and
     each shared buffer's byte range where constant (to see writes into memory another buffer shares)."""
 
     groups: int
-    staged: frozenset[str]
-    memory: dict[str, tuple[int, int]]
+    staged: frozenset[str] = frozenset()
+    memory: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
 def _shared_ranges(body: tuple[Node, ...]) -> dict[str, tuple[int, int]]:
@@ -105,7 +105,7 @@ def _overlaps(a: str, b: str, memory: dict[str, tuple[int, int]]) -> bool:
     return s0 < e1 and s1 < e0
 
 
-def _overwritten(run: list[Node], body: tuple[Node, ...], lag: _Lag) -> bool:
+def _overwritten(run: list[Node], body: tuple[Node, ...], lag: Lag) -> bool:
     """A shared operand of ``run`` outside the lagging loop's stages is written somewhere in ``body``."""
     operands = _shared_operands(run) - lag.staged
     if not operands:
@@ -137,12 +137,12 @@ def _accumulates_into(run: list[Node], names: frozenset[str]) -> bool:
     return bool(names) and any(isinstance(x, Mma) and x.acc.name in names for node in run for x in walk((node,)))
 
 
-def _lag(node: Node, a: Analyses, lag: _Lag) -> _Lag:
+def _lag(node: Node, a: Analyses, lag: Lag) -> Lag:
     """The lag inside ``node``: its own when it is a circular-buffered loop."""
     if isinstance(node, ForLoop):
         loop = a.circular.loop_for(node)
         if loop is not None:
-            return _Lag(loop.release_lag, _stage_buffers(loop, a), lag.memory)
+            return Lag(loop.release_lag, _stage_buffers(loop, a), lag.memory)
     return lag
 
 
@@ -150,7 +150,7 @@ def _stage_buffers(loop: CircularLoop, a: Analyses) -> frozenset[str]:
     return frozenset(a.buffers.buffers[tv].name for tv in loop.tensors if tv in a.buffers.buffers)
 
 
-def _grouped(body: tuple[Node, ...], a: Analyses, lag: _Lag,
+def _grouped(body: tuple[Node, ...], a: Analyses, lag: Lag,
              rescaled: frozenset[str] = frozenset()) -> tuple[tuple[Node, ...], bool]:
     """The body with its runs grouped, and whether it leaves wgmma groups in flight."""
     out: list[Node] = []
