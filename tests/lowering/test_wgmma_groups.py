@@ -120,13 +120,15 @@ def test_a_group_left_in_flight_over_a_stage_ring_verifies() -> None:
     verify(kernel)
 
 
-def attention_v_circular_buffered(prefetch: int) -> Fusion:
-    """The tensor-core attention kernel with v_j's tile (the PV wgmma's B) in two stages over the key blocks; k_j's
-    tile stays single-stage, loaded per chunk of D in the QK^T wgmmas' K loop."""
-    fusion = attention.fusion_of(*ATTENTION, causal=False)
+def attention_v_circular_buffered(prefetch: int | None, shape: tuple[int, ...] = ATTENTION) -> Fusion:
+    """The tensor-core attention kernel (64 keys per block) with v_j's tile (the PV wgmma's B) in two stages over
+    the key blocks (``prefetch`` None: as the scheduler leaves it, single-stage); k_j's tile stays single-stage,
+    loaded per chunk of D in the QK^T wgmmas' K loop."""
+    fusion = attention.fusion_of(*shape, causal=False)
     (record,) = online_softmax(fusion, 64)
     schedule_on_tensor_cores(fusion, record)
-    record.block_out.definition.inputs[1].circular_buffer(2, prefetch, Pipelined(uses_mbarrier_for_war=True))
+    if prefetch is not None:
+        record.block_out.definition.inputs[1].circular_buffer(2, prefetch, Pipelined(uses_mbarrier_for_war=True))
     return fusion
 
 
