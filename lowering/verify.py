@@ -333,6 +333,9 @@ class _Verifier:
         reads no shared operand at the same place every iteration that the loop's body writes: the next
         iteration's write would land while the group may still read it (a single-stage tile needs its wgmmas
         retired before its next load; a stage ring rotates the operand's offset with the loop)."""
+        trips = (loop.stop - loop.start).const_value()
+        if trips is not None and trips <= 1:
+            return          # no next iteration to write anything
         moving = _loop_dependent(loop)
         run: list[Mma] = []
         for node in loop.body:
