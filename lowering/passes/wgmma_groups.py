@@ -71,22 +71,23 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
 class Lag:
     """The groups a run may leave in flight where it sits: the release lag of the circular-buffered loop
     around it, the buffers of that loop's stages (written only into stages its release protocol freed), and
-    each shared buffer's byte range where constant (to see writes into memory another buffer shares)."""
+    each shared buffer's byte ranges where constant (to see writes into memory another buffer shares)."""
 
     groups: int
     staged: frozenset[str] = frozenset()
-    memory: dict[str, tuple[int, int]] = field(default_factory=dict)
+    memory: dict[str, set[tuple[int, int]]] = field(default_factory=dict)
 
 
-def _shared_ranges(body: tuple[Node, ...]) -> dict[str, tuple[int, int]]:
-    """Each shared buffer's bytes ``[start, end)`` in dynamic shared memory, where offset and size are constant."""
-    out: dict[str, tuple[int, int]] = {}
+def _shared_ranges(body: tuple[Node, ...]) -> dict[str, set[tuple[int, int]]]:
+    """Each shared buffer's bytes ``[start, end)`` in dynamic shared memory (one per allocation: the stage clones
+    of a loop allocate it again), where offset and size are constant."""
+    out: dict[str, set[tuple[int, int]]] = {}
     for x in walk(body):
         if not isinstance(x, Allocate) or x.buffer.memory is not MemoryType.Shared or x.offset is None:
             continue
         start, size = x.offset.const_value(), x.buffer.nbytes.const_value()
         if start is not None and size is not None:
-            out[x.buffer.name] = (start, start + size)
+            out.setdefault(x.buffer.name, set()).add((start, start + size))
     return out
 
 
@@ -96,13 +97,10 @@ def _shared_operands(run: list[Node]) -> frozenset[str]:
                      for x in (m.a, m.b) if isinstance(x, MatrixDescriptor))
 
 
-def _overlaps(a: str, b: str, memory: dict[str, tuple[int, int]]) -> bool:
+def _overlaps(a: str, b: str, memory: dict[str, set[tuple[int, int]]]) -> bool:
     if a == b:
         return True
-    if a not in memory or b not in memory:
-        return False
-    (s0, e0), (s1, e1) = memory[a], memory[b]
-    return s0 < e1 and s1 < e0
+    return any(s0 < e1 and s1 < e0 for s0, e0 in memory.get(a, ()) for s1, e1 in memory.get(b, ()))
 
 
 def _overwritten(run: list[Node], body: tuple[Node, ...], lag: Lag) -> bool:

@@ -8,6 +8,7 @@ run left in flight over such a tile."""
 from __future__ import annotations
 
 from dataclasses import replace
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -15,11 +16,14 @@ import pytest
 from examples import attention, attention_wgmma, matmul_rescaled
 from fusion_ir import DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, Pipelined, inline_most
 from fusion_ir.online_softmax import online_softmax
+from fusion_ir.scalar import Val
 from fusion_ir.schedulers import schedule_mma_fragment
 from fusion_ir.schedulers.attention_wgmma import schedule_on_tensor_cores
 from fusion_ir.schedulers.mma_tiles import k_major_tile, n_major_tile
+from fusion_ir.types import SmemSwizzle
 from lowering import VerifyError, lower, verify
 from lowering import kernel_ir as k
+from lowering.passes import wgmma_groups
 from runtime import simulate
 from target import current as current_target
 from tests.helpers import assert_matches, random_inputs
@@ -142,3 +146,27 @@ def test_attention_with_v_circular_buffered_matches_numpy(prefetch: int) -> None
     want = attention_wgmma.reference(*inputs)
     err = float(np.abs(np.asarray(out, dtype=np.float64) - want).max() / np.abs(want).max())
     assert err <= attention_wgmma.TOLERANCE, err
+
+
+def _tile(name: str) -> k.Buffer:
+    return k.Buffer(name, DataType.BFloat16, MemoryType.Shared, Val.const(4096))
+
+
+def _operand(name: str) -> k.MatrixDescriptor:
+    return k.MatrixDescriptor(_tile(name), Val.const(0), 16, 128, SmemSwizzle.NONE, False)
+
+
+@pytest.mark.parametrize("written,at,pending", [("T9", 8192, 1), ("T9", 4096, 0), ("T1", 8192, 0), ("T3", 8192, 1)])
+def test_a_run_keeps_its_group_in_flight_unless_its_statement_list_writes_an_operand(written: str, at: int,
+                                                                                     pending: int) -> None:
+    """Lag 1 with T3 a stage of the circular-buffered loop: a write into T1 (the run's other operand), or into T9
+    placed where T1 lies (bytes [0, 8192)), retires the group; T9 elsewhere or a write into the stage T3 do not."""
+    acc = k.Buffer("T2", DataType.Float, MemoryType.Local, Val.const(32))
+    mma = k.Mma(acc, Val.const(0), _operand("T1"), _operand("T3"), (64, 64, 16), DataType.BFloat16)
+    write = k.Assign(_tile(written), Val.const(0), k.Const(0.0, DataType.BFloat16))
+    memory = {"T1": {(0, 8192)}, "T3": {(16384, 24576)}, "T9": {(at, at + 8192)}}
+    no_loops = SimpleNamespace(circular=SimpleNamespace(loop_for=lambda node: None))
+    lag = wgmma_groups.Lag(1, frozenset({"T3"}), memory)
+    out, in_flight = wgmma_groups._grouped((mma, write), no_loops, lag)
+    assert out[2:4] == (k.AsyncCommit(k.AsyncKind.Wgmma), k.AsyncWait(k.AsyncKind.Wgmma, pending))
+    assert in_flight is (pending > 0)
