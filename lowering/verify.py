@@ -41,6 +41,10 @@ The rules, by name:
   grid; a multicast TMA load or a remote arrive only in a kernel launched in clusters, its mask naming
   ranks of the cluster; a cluster barrier is collective (never in an ``ElectSync``).
 - ``tensor-op``: a not yet indexed ``TensorOp``'s kind is a ``TensorOpKind``.
+- ``wgmma-in-flight``: a loop whose body leaves wgmma groups in flight across its iterations (a wait keeping
+  groups pending) writes no shared operand those groups read at an offset that does not move with the loop (a
+  single-stage tile): the next iteration's write would land while a group still reads it. A cheap, partial check
+  (by buffer name; the simulator sees every overlap, shared memory reused by another buffer included).
 """
 
 from __future__ import annotations
@@ -92,6 +96,7 @@ from .kir_nodes import (
     WgmmaFence,
     body_fields,
     children,
+    walk,
 )
 
 BUILTIN_SYMBOLS = frozenset(f"{base}.{axis}" for base in ("threadIdx", "blockIdx", "blockDim", "gridDim")
@@ -321,6 +326,40 @@ class _Verifier:
         step = node.step.const_value()
         if step is not None and step < 1:
             raise VerifyError("symbols", node, f"loop {name} has step {node.step}; steps are positive")
+        self.wgmma_in_flight(node)
+
+    def wgmma_in_flight(self, loop: ForLoop) -> None:
+        """A wgmma group left in flight across the loop's iterations (``AsyncWait(wgmma, n > 0)`` in its body)
+        reads no shared operand at the same place every iteration that the loop's body writes: the next
+        iteration's write would land while the group may still read it (a single-stage tile needs its wgmmas
+        retired before its next load; a stage ring rotates the operand's offset with the loop)."""
+        trips = (loop.stop - loop.start).const_value()
+        if trips is not None and trips <= 1:
+            return          # no next iteration to write anything
+        moving = _loop_dependent(loop)
+        run: list[Mma] = []
+        for node in loop.body:
+            if isinstance(node, AsyncWait) and node.kind is AsyncKind.Wgmma:
+                if node.pending > 0:
+                    self.in_flight_reads(loop, node, run, moving)
+                run = []
+            elif isinstance(node, Mma) or (isinstance(node, ForLoop) and node.unroll):
+                run.extend(x for x in walk((node,)) if isinstance(x, Mma))
+
+    def in_flight_reads(self, loop: ForLoop, wait: AsyncWait, run: list[Mma], moving: set[str]) -> None:
+        fixed = {d.buffer.name for m in run for d in (m.a, m.b)
+                 if isinstance(d, MatrixDescriptor) and not d.offset.symbols() & moving}
+        if not fixed:
+            return
+        for x in walk(loop.body):
+            for e in effects(x):
+                if e.is_write and e.buffer is not None and e.buffer.name in fixed:
+                    raise VerifyError("wgmma-in-flight", wait, f"leaves {wait.pending} wgmma group(s) in flight "
+                                      f"across iterations of {describe(loop)}, whose wgmmas read {e.buffer.name} at "
+                                      f"the same place every iteration, but {describe(x)} in the loop writes "
+                                      f"{e.buffer.name}: the next iteration overwrites it while a group may still "
+                                      f"read it; wait for every group (wait<0>) or give {e.buffer.name} a stage per "
+                                      f"group in flight")
 
     def check_Let(self, node: Let) -> None:
         if self.bound(node.name):
@@ -636,6 +675,15 @@ class _Verifier:
             if start < 0 or start + count > size:
                 raise VerifyError(rule, node, f"{what}: registers {buf.name}[{start}:{start + count}] ({count} {why}) "
                                               f"are out of bounds of {buf.name}[{size}]", named=True)
+
+
+def _loop_dependent(loop: ForLoop) -> set[str]:
+    """The loop's index and the ``Let`` names its body binds from it (directly or through another)."""
+    out = {str(loop.index.name)}
+    for x in walk(loop.body):
+        if isinstance(x, Let) and x.value.symbols() & out:
+            out.add(x.name)
+    return out
 
 
 def _collective_of(node: Any) -> str:

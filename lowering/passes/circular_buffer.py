@@ -25,7 +25,9 @@ stage is ``stage(iteration)`` in both, with the iteration linearized over the lo
 enclose the loads.
 A loop read only by tensor-core matmuls (``CircularLoop.release_lag`` 1) releases stage(i - 1) instead, after the
 wait that retires iteration i's MMAs, and a Pipelined main loop then issues the loads of i + P after that
-release (its cp.async wait then waits for all but P - 1 groups: the group of i + P is not committed yet).
+release (its cp.async wait then waits for all but P - 1 groups: the group of i + P is not committed yet); at
+prefetch 0 it issues iteration i's own loads first, as without a lag (their stage's last reader, iteration
+i - S, was released in iteration i - S + 1 <= i - 1), since its wait needs them.
 Without "empty" mbarriers such a loop needs loads of its own threads (cp.async or plain copies: each wait
 ends in a block sync, the epilogue's too) and P <= S - 1 - lag (``CircularLoop.syncs_cover_lag``): the block
 sync of iteration i follows every thread's retirement of the MMAs of i - 2, the last to read the stage
@@ -169,7 +171,9 @@ def clone(a: Analyses, node: ForLoop, loop: CircularLoop) -> list[Node]:
         out.append(replace(node, start=zero, stop=vmin(Val.const(P), n), body=tuple(issue(i)),
                            stage=Stage.Prologue, unroll=True))
     # A stage released late is free only after this iteration's compute: issue the next loads after it.
-    main_body = (allocs + wait(P) + computes_ + release + issue(i + P) if loop.release_lag
+    # At prefetch 0 the loads are this iteration's own, which its wait needs: they come first, into the stage
+    # released ``stages - 1`` iterations back, which ``release_lag`` < ``stages`` has already freed.
+    main_body = (allocs + wait(P) + computes_ + release + issue(i + P) if loop.release_lag and P > 0
                  else allocs + issue(i + P) + wait(P) + computes_ + release)
     out.append(replace(node, start=zero, stop=n - P, body=tuple(main_body), stage=Stage.Main))
     if P > 0:

@@ -6,6 +6,14 @@ Writes: in every statement list, around each maximal run of statements that issu
 ``AsyncCommit(AsyncKind.Wgmma)`` then ``AsyncWait(AsyncKind.Wgmma, lag)`` after it, where ``lag`` is the release
 lag of the circular-buffered loop the run is in (0 outside one); after a loop whose runs leave
 groups in flight, ``AsyncWait(AsyncKind.Wgmma, 0)``.
+A run waits with lag 0 too when a shared-memory operand it reads is written in the statement list the run is in
+(that list and what it nests, the next iterations' included, is where its groups stay in flight: the wait
+after the list's loop or branch retires them) and is not a stage of that circular-buffered loop, whose stage ring
+and release protocol keep a stage unwritten until its lagging groups are retired. A single-stage tile loaded in
+a loop nested in the circular-buffered one (a K loop inside a loop over key blocks, say) is overwritten by the
+next iteration's load while a group left in flight would still read it. A write to another buffer that shares
+its memory (``smem_reuse``) counts as a write to it.
+
 A run whose wgmmas read their A operand from registers (``RegisterFragment``) waits with lag 0: the
 instruction reads those registers asynchronously too, and the statements after the run (the next
 iteration's, which compute the next A) may rewrite them; its fence names those registers
@@ -25,10 +33,15 @@ statement after the loops reads them.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
+
+from fusion_ir import MemoryType
 
 from ..analysis import Analyses
+from ..analysis.circular_buffer import CircularLoop
+from ..effects import buffers_touched
 from ..kernel_ir import (
+    Allocate,
     Assign,
     AsyncCommit,
     AsyncKind,
@@ -36,6 +49,7 @@ from ..kernel_ir import (
     Buffer,
     ForLoop,
     Kernel,
+    MatrixDescriptor,
     Mma,
     Node,
     RegisterFragment,
@@ -49,7 +63,54 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
     if not a.mma.tiles:
         return kernel
     rescaled = frozenset(a.buffers.buffers[tv].name for tv in a.mma.in_place)
-    return replace(kernel, body=_grouped(kernel.body, a, 0, rescaled)[0])
+    memory = _shared_ranges(kernel.body)
+    return replace(kernel, body=_grouped(kernel.body, a, Lag(0, memory=memory), rescaled)[0])
+
+
+@dataclass(frozen=True)
+class Lag:
+    """The groups a run may leave in flight where it sits: the release lag of the circular-buffered loop
+    around it, the buffers of that loop's stages (written only into stages its release protocol freed), and
+    each shared buffer's byte ranges where constant (to see writes into memory another buffer shares)."""
+
+    groups: int
+    staged: frozenset[str] = frozenset()
+    memory: dict[str, set[tuple[int, int]]] = field(default_factory=dict)
+
+
+def _shared_ranges(body: tuple[Node, ...]) -> dict[str, set[tuple[int, int]]]:
+    """Each shared buffer's bytes ``[start, end)`` in dynamic shared memory (one per allocation: the stage clones
+    of a loop allocate it again), where offset and size are constant."""
+    out: dict[str, set[tuple[int, int]]] = {}
+    for x in walk(body):
+        if not isinstance(x, Allocate) or x.buffer.memory is not MemoryType.Shared or x.offset is None:
+            continue
+        start, size = x.offset.const_value(), x.buffer.nbytes.const_value()
+        if start is not None and size is not None:
+            out.setdefault(x.buffer.name, set()).add((start, start + size))
+    return out
+
+
+def _shared_operands(run: list[Node]) -> frozenset[str]:
+    """The shared buffers the wgmmas of ``run`` read (their B operand, and A unless it is in registers)."""
+    return frozenset(x.buffer.name for node in run for m in walk((node,)) if isinstance(m, Mma)
+                     for x in (m.a, m.b) if isinstance(x, MatrixDescriptor))
+
+
+def _overlaps(a: str, b: str, memory: dict[str, set[tuple[int, int]]]) -> bool:
+    if a == b:
+        return True
+    return any(s0 < e1 and s1 < e0 for s0, e0 in memory.get(a, ()) for s1, e1 in memory.get(b, ()))
+
+
+def _overwritten(run: list[Node], body: tuple[Node, ...], lag: Lag) -> bool:
+    """A shared operand of ``run`` outside the lagging loop's stages is written somewhere in ``body``."""
+    operands = _shared_operands(run) - lag.staged
+    if not operands:
+        return False
+    written = {e.name for x in walk(body) for e in buffers_touched(x)
+               if e.is_write and e.buffer is not None and e.buffer.memory is MemoryType.Shared}
+    return any(_overlaps(w, name, lag.memory) for w in written for name in operands)
 
 
 def _issues_only_wgmma(node: Node) -> bool:
@@ -74,16 +135,20 @@ def _accumulates_into(run: list[Node], names: frozenset[str]) -> bool:
     return bool(names) and any(isinstance(x, Mma) and x.acc.name in names for node in run for x in walk((node,)))
 
 
-def _lag(node: Node, a: Analyses, lag: int) -> int:
-    """The release lag inside ``node``: its own when it is a circular-buffered loop."""
+def _lag(node: Node, a: Analyses, lag: Lag) -> Lag:
+    """The lag inside ``node``: its own when it is a circular-buffered loop."""
     if isinstance(node, ForLoop):
         loop = a.circular.loop_for(node)
         if loop is not None:
-            return loop.release_lag
+            return Lag(loop.release_lag, _stage_buffers(loop, a), lag.memory)
     return lag
 
 
-def _grouped(body: tuple[Node, ...], a: Analyses, lag: int,
+def _stage_buffers(loop: CircularLoop, a: Analyses) -> frozenset[str]:
+    return frozenset(a.buffers.buffers[tv].name for tv in loop.tensors if tv in a.buffers.buffers)
+
+
+def _grouped(body: tuple[Node, ...], a: Analyses, lag: Lag,
              rescaled: frozenset[str] = frozenset()) -> tuple[tuple[Node, ...], bool]:
     """The body with its runs grouped, and whether it leaves wgmma groups in flight."""
     out: list[Node] = []
@@ -95,7 +160,8 @@ def _grouped(body: tuple[Node, ...], a: Analyses, lag: int,
         nonlocal in_flight
         if run:
             registers = _register_operands(run)
-            pending = 0 if registers or _accumulates_into(run, rewritten) else lag
+            keep = lag.groups and not registers and not _accumulates_into(run, rewritten)
+            pending = lag.groups if keep and not _overwritten(run, body, lag) else 0
             out.extend([WgmmaFence(registers), *run, AsyncCommit(AsyncKind.Wgmma),
                         AsyncWait(AsyncKind.Wgmma, pending)])
             run.clear()

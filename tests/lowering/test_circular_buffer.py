@@ -56,6 +56,47 @@ def test_pipeline_matches_numpy_in_the_simulator(build, shapes) -> None:
     run_and_check(build, shapes)
 
 
+# ------------------------------------------------------------------ pipelines read by wgmma (release lag 1)
+WGMMA_SIZE = (2, 64, 64, 192)     # J, M, N, K of matmul_rescaled: three K tiles per J
+
+
+def wgmma_pipeline(stages: int, prefetch: int) -> Fusion:
+    """``matmul_rescaled``'s a_j and b_j tiles in a ``Pipelined`` circular buffer over the K loop with mbarrier WAR
+    guards: only the wgmmas read them, so each stage is released one iteration late."""
+    fusion = examples.load("matmul_rescaled").build(*WGMMA_SIZE, tn=64, stages=1)
+    mm = fusion.outputs[0].definition.inputs[0].definition.inputs[0]
+    for tv in mm.definition.inputs:
+        tv.circular_buffer(stages, prefetch, Pipelined(uses_mbarrier_for_war=True))
+    return fusion
+
+
+@pytest.mark.parametrize("stages,prefetch", [(2, 0), (2, 1), (3, 0), (3, 1), (3, 2)])
+def test_wgmma_pipeline_matches_numpy_at_every_prefetch(stages: int, prefetch: int) -> None:
+    """Before, prefetch 0 hung: the main loop issued iteration i + P's loads after its compute, as a late release
+    needs, but at P = 0 those are iteration i's own, which its wait before the compute was waiting for."""
+    fusion = wgmma_pipeline(stages, prefetch)
+    kernel = lower(fusion)
+    shapes = examples.load("matmul_rescaled").input_shapes(*WGMMA_SIZE)
+    for seed in (0, 1):
+        inputs = random_inputs(fusion, shapes, seed=seed)
+        assert_matches(fusion, inputs, simulate(kernel, inputs, seed=seed), tol=1e-2)
+
+
+def test_a_lagged_pipeline_at_prefetch_0_issues_its_loads_before_its_wait() -> None:
+    kernel = lower(wgmma_pipeline(2, 0))
+    (main,) = [lp for lp in loops_by_stage(kernel) if lp.stage is k.Stage.Main]
+    assert not [lp for lp in loops_by_stage(kernel) if lp.stage in (k.Stage.Prologue, k.Stage.Epilogue)]
+    order = [type(x) for x in main.body if isinstance(x, (k.ElectSync, k.MBarrierWaitParity, k.IfThenElse))]
+    assert order[:2] == [k.ElectSync, k.MBarrierWaitParity]        # issue stage i % 2, then wait for it
+    issue, wait = [x for x in main.body if isinstance(x, (k.ElectSync, k.MBarrierWaitParity))][:2]
+    empty, full = issue.body[0], issue.body[1]
+    assert isinstance(empty, k.MBarrierWaitParity) and str(empty.index) == f"({main.index} % 2) + 2"
+    assert isinstance(full, k.MBarrierArriveExpectTx) and str(full.index) == str(wait.index) == f"{main.index} % 2"
+    release = main.body[-1]             # iteration i - 1's stage, after the wait that retired its wgmmas
+    assert isinstance(release, k.IfThenElse) and isinstance(release.then_body[0], k.MBarrierArrive)
+    assert str(release.then_body[0].index) == f"(({main.index} - 1) % 2) + 2"
+
+
 # ------------------------------------------------------------------ structure
 def test_seed_circular_buffer_has_the_five_stages_in_order() -> None:
     kernel = lower(examples.load("seed_circular_buffer").build())

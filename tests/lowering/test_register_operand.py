@@ -74,7 +74,7 @@ def test_a_run_reading_registers_waits_for_every_group(reads_registers: bool, pe
     """In a loop whose stages are released one iteration late (lag 1), a run of shared-operand wgmmas leaves its
     group in flight; one that reads registers retires it, since the next iteration rewrites them."""
     no_loops = SimpleNamespace(circular=SimpleNamespace(loop_for=lambda node: None))
-    out, in_flight = wgmma_groups._grouped(tuple(_run(reads_registers)), no_loops, 1)
+    out, in_flight = wgmma_groups._grouped(tuple(_run(reads_registers)), no_loops, wgmma_groups.Lag(1))
     assert out[0] == k.WgmmaFence(tuple(x.a.buffer for x in out[1:2] if isinstance(x.a, k.RegisterFragment)))
     assert isinstance(out[1], k.Mma) and bool(out[0].registers) is reads_registers
     assert out[2:] == (k.AsyncCommit(k.AsyncKind.Wgmma), k.AsyncWait(k.AsyncKind.Wgmma, pending))

@@ -96,7 +96,7 @@ def _wait(out: tuple[k.Node, ...]) -> int:
 def test_a_run_beside_its_rescale_retires_every_group(rescaled: frozenset[str], pending: int) -> None:
     """In a loop of lag 1, the run beside the rescale of its accumulator (the next iteration's rescale writes its
     registers) waits for every group; a run into registers nothing in its body rescales keeps the lag."""
-    out, in_flight = wgmma_groups._grouped((RESCALE, MMA), NO_LOOPS, 1, rescaled)
+    out, in_flight = wgmma_groups._grouped((RESCALE, MMA), NO_LOOPS, wgmma_groups.Lag(1), rescaled)
     assert out[0] == RESCALE and isinstance(out[1], k.WgmmaFence) and out[2] == MMA
     assert _wait(out) == pending and in_flight is (pending > 0)
 
@@ -105,7 +105,7 @@ def test_a_run_in_a_nested_loop_keeps_its_lag_and_the_loop_is_drained() -> None:
     """The K loop inside the J loop: its runs wait with lag 1, and the wait after it retires the rest before the
     next J's rescale."""
     k_loop = k.ForLoop(Val.symbol("i7"), Val.const(0), Val.const(4), (MMA,))
-    out, _ = wgmma_groups._grouped((RESCALE, k_loop), NO_LOOPS, 1, frozenset({"T5"}))
+    out, _ = wgmma_groups._grouped((RESCALE, k_loop), NO_LOOPS, wgmma_groups.Lag(1), frozenset({"T5"}))
     assert out[0] == RESCALE and isinstance(out[1], k.ForLoop) and _wait(out[1].body) == 1
     assert out[2] == k.AsyncWait(k.AsyncKind.Wgmma, 0)
 
