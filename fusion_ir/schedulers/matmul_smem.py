@@ -114,6 +114,10 @@ def shared_vector(params: MatmulSchedule, tile: LoadedTile) -> bool:
     """Whether the kernel TMA-loads the epilogue vector ``tile`` into shared memory (else each thread reads it from
     global memory): always, but in ping-pong only where a warp group's box is a whole number of TMA alignment units
     (128 bytes), since each group's part of the buffer starts where the one before ends."""
+    if getattr(params, "epilogue_loads", "consumer") == "producer" and params.epilogue_tile is not None:
+        # a stage of the producer's circular buffer per sub-tile: its box starts where the stage before ends
+        count = params.tile[0] if tile.vector == "M" else params.epilogue_tile[1]
+        return count * tile.size % current_target().tma.smem_alignment == 0
     if not params.ping_pong:
         return True
     count = params.tile[0] if tile.vector == "M" else params.tile[1]
