@@ -3,7 +3,7 @@
 Built from the TMA boxes and the circular-buffer facts. A circular-buffered loop with TMA loads
 has one mbarrier array for all of them (``stages`` "full" barriers, then ``stages`` "empty" ones
 with ``uses_mbarrier_for_war``), named after its first TMA tensor (an epilogue pipeline beside a
-warp-specialized mainloop, ``CircularLoop.companion_of``, an array of its own), and, when its compute warp
+warp-specialized mainloop, ``CircularLoop.companion_of``, an array of its own, ``T<n>_epilogue_mbar``), and, when its compute warp
 groups take their turns in order (``CircularLoop.ordered_turns``), an array of ordering barriers; a TMA load outside any
 circular-buffered loop has its own mbarrier and a token (the token form). ``slot(tv)`` is the
 barrier and index tv's copies complete on, written in the loop index.
@@ -23,7 +23,10 @@ from .circular_buffer import CircularBufferInfo, CircularLoop
 from .mbarrier_layout import MBAR_ALIGN, MBAR_BYTES, OrderingBarriers
 from .tma import TmaInfo
 
-__all__ = ["MBAR_ALIGN", "MBAR_BYTES", "MBarrierPlan", "OrderingBarriers", "TokenBarrier", "build"]
+__all__ = ["EPILOGUE_SUFFIX", "MBAR_ALIGN", "MBAR_BYTES", "MBarrierPlan", "OrderingBarriers", "TokenBarrier", "build"]
+
+# the name of an epilogue pipeline's barrier array ends so (``viz --show pipeline`` gives it columns of its own)
+EPILOGUE_SUFFIX = "_epilogue_mbar"
 
 
 @dataclass(frozen=True)
@@ -67,7 +70,8 @@ def build(tma: TmaInfo, circular: CircularBufferInfo, launch: dict[ParallelType,
         if not loop.tma:
             continue
         number = loop.group.number
-        mbar = Buffer(f"T{loop.tma[0].name}_mbar", DataType.Int64, MemoryType.Shared, Val.const(loop.slots),
+        suffix = EPILOGUE_SUFFIX if loop.companion_of is not None else "_mbar"
+        mbar = Buffer(f"T{loop.tma[0].name}{suffix}", DataType.Int64, MemoryType.Shared, Val.const(loop.slots),
                       align=MBAR_ALIGN)
         plan.arrays[loop.number] = mbar
         if loop.ordered_turns:

@@ -26,16 +26,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   }
   __syncthreads();  // init: T11_mbar visible to every thread
   __bfloat16* T15 = reinterpret_cast<__bfloat16*>(smem + 99328);
-  int64_t* T15_mbar = reinterpret_cast<int64_t*>(smem + 98336);
+  int64_t* T15_epilogue_mbar = reinterpret_cast<int64_t*>(smem + 98336);
   if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
     // pre-prologue loop of stages of T15
     #pragma unroll 1
     for (int s16 = 0; s16 < 4; ++s16) {
-      mbarrier::init(toSmem(&T15_mbar[s16]), 1);
-      mbarrier::init(toSmem(&T15_mbar[s16 + 4]), 256);
+      mbarrier::init(toSmem(&T15_epilogue_mbar[s16]), 1);
+      mbarrier::init(toSmem(&T15_epilogue_mbar[s16 + 4]), 256);
     }
   }
-  __syncthreads();  // init: T15_mbar visible to every thread
+  __syncthreads();  // init: T15_epilogue_mbar visible to every thread
   if (((int)threadIdx.y) >= (((int)blockDim.y) - 1)) {
     decreaseRegisters<40>();
     if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
@@ -56,9 +56,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       // loop of iUR167{4}
       #pragma unroll
       for (int i22 = 0; i22 < 4; ++i22) {
-        mbarrier::waitParity(toSmem(&T15_mbar[(i22 % 4) + 4]), (i22 / 4) % 2);
-        mbarrier::arriveExpectTx(toSmem(&T15_mbar[i22 % 4]), 16384);
-        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T15[(i22 % 4) * 8192]), &tmap_T2, toSmem(&T15_mbar[i22 % 4]), (((int)blockIdx.x) * 256) + (i22 * 64), ((int)blockIdx.y) * 128);
+        mbarrier::waitParity(toSmem(&T15_epilogue_mbar[(i22 % 4) + 4]), (i22 / 4) % 2);
+        mbarrier::arriveExpectTx(toSmem(&T15_epilogue_mbar[i22 % 4]), 16384);
+        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T15[(i22 % 4) * 8192]), &tmap_T2, toSmem(&T15_epilogue_mbar[i22 % 4]), (((int)blockIdx.x) * 256) + (i22 * 64), ((int)blockIdx.y) * 128);
       }
     }
     if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
@@ -86,7 +86,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     // pre-prologue loop of every stage starts empty
     #pragma unroll 1
     for (int s2 = 0; s2 < 4; ++s2) {
-      mbarrier::arrive(toSmem(&T15_mbar[s2 + 4]));
+      mbarrier::arrive(toSmem(&T15_epilogue_mbar[s2 + 4]));
     }
     // ComputeWarp loop of rS27{ceilDiv(i1, 64)}
     #pragma unroll 1
@@ -131,7 +131,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   #pragma unroll
   for (int i22 = 0; i22 < 4; ++i22) {
     __bfloat16 T14[32];
-    mbarrier::waitParity(toSmem(&T15_mbar[i22 % 4]), (i22 / 4) % 2);
+    mbarrier::waitParity(toSmem(&T15_epilogue_mbar[i22 % 4]), (i22 / 4) % 2);
     // loop of iUR146{1}
     #pragma unroll
     for (int i24 = 0; i24 < 1; ++i24) {
@@ -177,7 +177,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
             (static_cast<uint32_t>((T14[((q14 * 8) + (p14_0 * 32)) + 6]).raw) | (static_cast<uint32_t>((T14[((q14 * 8) + (p14_0 * 32)) + 7]).raw) << 16)));
       }
     }
-    mbarrier::arrive(toSmem(&T15_mbar[(i22 % 4) + 4]));
+    mbarrier::arrive(toSmem(&T15_epilogue_mbar[(i22 % 4) + 4]));
     fenceAsyncProxy();
     __syncthreads();  // RAW: T13 written, then read by a TMA store
     if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
@@ -188,12 +188,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
     Hopper::cpAsyncBulkWaitGroupRead<0>();
   }
-  __syncthreads();  // every wait on T15_mbar done before inval
+  __syncthreads();  // every wait on T15_epilogue_mbar done before inval
   if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
     // post-epilogue loop of stages of T15
     #pragma unroll 1
     for (int s16 = 0; s16 < 8; ++s16) {
-      mbarrier::inval(toSmem(&T15_mbar[s16]));
+      mbarrier::inval(toSmem(&T15_epilogue_mbar[s16]));
     }
   }
 }

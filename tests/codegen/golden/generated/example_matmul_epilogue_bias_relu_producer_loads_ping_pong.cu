@@ -25,16 +25,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   }
   __syncthreads();  // init: T8_mbar visible to every thread
   float* T12 = reinterpret_cast<float*>(smem + 197632);
-  int64_t* T12_mbar = reinterpret_cast<int64_t*>(smem + 96);
+  int64_t* T12_epilogue_mbar = reinterpret_cast<int64_t*>(smem + 96);
   if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
     // pre-prologue loop of stages of T12
     #pragma unroll 1
     for (int s0 = 0; s0 < 4; ++s0) {
-      mbarrier::init(toSmem(&T12_mbar[s0]), 1);
-      mbarrier::init(toSmem(&T12_mbar[s0 + 4]), 128);
+      mbarrier::init(toSmem(&T12_epilogue_mbar[s0]), 1);
+      mbarrier::init(toSmem(&T12_epilogue_mbar[s0 + 4]), 128);
     }
   }
-  __syncthreads();  // init: T12_mbar visible to every thread
+  __syncthreads();  // init: T12_epilogue_mbar visible to every thread
   if (((int)threadIdx.y) >= (((int)blockDim.y) - 1)) {
     decreaseRegisters<40>();
     const int h0 = (ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 128)) * 2;
@@ -70,9 +70,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           // loop of iUR205{2}
           #pragma unroll
           for (int i21 = 0; i21 < 2; ++i21) {
-            mbarrier::waitParity(toSmem(&T12_mbar[(((((i5 * 2) + w0) * 2) + i21) % 4) + 4]), (((((i5 * 2) + w0) * 2) + i21) / 4) % 2);
-            mbarrier::arriveExpectTx(toSmem(&T12_mbar[((((i5 * 2) + w0) * 2) + i21) % 4]), 256);
-            Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T12[(((((i5 * 2) + w0) * 2) + i21) % 4) * 64]), &tmap_T2, toSmem(&T12_mbar[((((i5 * 2) + w0) * 2) + i21) % 4]), (((((((i5 * 2) + w0) * 3) + ((int)blockIdx.x)) / 2) % h7) * 128) + (i21 * 64));
+            mbarrier::waitParity(toSmem(&T12_epilogue_mbar[(((((i5 * 2) + w0) * 2) + i21) % 4) + 4]), (((((i5 * 2) + w0) * 2) + i21) / 4) % 2);
+            mbarrier::arriveExpectTx(toSmem(&T12_epilogue_mbar[((((i5 * 2) + w0) * 2) + i21) % 4]), 256);
+            Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T12[(((((i5 * 2) + w0) * 2) + i21) % 4) * 64]), &tmap_T2, toSmem(&T12_epilogue_mbar[((((i5 * 2) + w0) * 2) + i21) % 4]), (((((((i5 * 2) + w0) * 3) + ((int)blockIdx.x)) / 2) % h7) * 128) + (i21 * 64));
           }
         }
         if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
@@ -107,7 +107,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       // pre-prologue loop of every stage starts empty
       #pragma unroll 1
       for (int s0 = 0; s0 < 4; ++s0) {
-        mbarrier::arrive(toSmem(&T12_mbar[s0 + 4]));
+        mbarrier::arrive(toSmem(&T12_epilogue_mbar[s0 + 4]));
       }
     }
     if (((int)threadIdx.y) == 1) {
@@ -179,7 +179,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       #pragma unroll
       for (int i21 = 0; i21 < 2; ++i21) {
         __bfloat16 T11[64];
-        mbarrier::waitParity(toSmem(&T12_mbar[((((i5 * 2) + ((int)threadIdx.y)) * 2) + i21) % 4]), (((((i5 * 2) + ((int)threadIdx.y)) * 2) + i21) / 4) % 2);
+        mbarrier::waitParity(toSmem(&T12_epilogue_mbar[((((i5 * 2) + ((int)threadIdx.y)) * 2) + i21) % 4]), (((((i5 * 2) + ((int)threadIdx.y)) * 2) + i21) / 4) % 2);
         // loop of iUR167{2}
         #pragma unroll
         for (int i24 = 0; i24 < 2; ++i24) {
@@ -224,7 +224,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
                 (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 32)) + 6]).raw) | (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 32)) + 7]).raw) << 16)));
           }
         }
-        mbarrier::arrive(toSmem(&T12_mbar[(((((i5 * 2) + ((int)threadIdx.y)) * 2) + i21) % 4) + 4]));
+        mbarrier::arrive(toSmem(&T12_epilogue_mbar[(((((i5 * 2) + ((int)threadIdx.y)) * 2) + i21) % 4) + 4]));
         fenceAsyncProxy();
         namedBarrierSync(2 + ((int)threadIdx.y), 128);  // RAW: T10 written, then read by a TMA store
         if (((((int)threadIdx.x) + (((int)threadIdx.y) * 128)) / 32) == h16 && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (h16 * 32)))) {
@@ -238,12 +238,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       mbarrier::arrive(toSmem(&T8_order[h24]));
     }
   }
-  __syncthreads();  // every wait on T12_mbar done before inval
+  __syncthreads();  // every wait on T12_epilogue_mbar done before inval
   if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
     // post-epilogue loop of stages of T12
     #pragma unroll 1
     for (int s0 = 0; s0 < 8; ++s0) {
-      mbarrier::inval(toSmem(&T12_mbar[s0]));
+      mbarrier::inval(toSmem(&T12_epilogue_mbar[s0]));
     }
   }
   __syncthreads();  // every wait on T8_mbar done before inval
