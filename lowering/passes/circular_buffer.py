@@ -300,9 +300,9 @@ def _reads_any(node: Node, tensors: list[TensorView], a: Analyses) -> bool:
         if any(reads(op, tv) for tv in tensors):
             return True
         staged = a.mma.staged.get(op.tv) if a.mma is not None else None
-        if staged is not None and staged.per_instruction:
-            if any(tv in p.producers() or tv is p for p in staged.inlined | {staged.source} for tv in tensors):
-                return True
+        if staged is not None and staged.per_instruction and any(
+                tv in p.producers() or tv is p for p in staged.inlined | {staged.source} for tv in tensors):
+            return True
     return False
 
 

@@ -20,11 +20,11 @@ SIZES = [(200, 264, 136), (520, 1000, 264)]        # M, N, K: not multiples of t
 SEEDS = (5, 6)
 ARRANGEMENTS = {
     # a tile per block, sub-tiles of 64 columns: the pipeline runs over the sub-tile loop after the mainloop's
-    "one_tile": dict(persistent=False, tile=(128, 128, 64), epilogue_tile=(128, 64)),
+    "one_tile": {"persistent": False, "tile": (128, 128, 64), "epilogue_tile": (128, 64)},
     # persistent: over the tiles and their sub-tiles, 4 of 32 columns a tile
-    "persistent": dict(tile=(128, 128, 64), epilogue_tile=(128, 32)),
+    "persistent": {"tile": (128, 128, 64), "epilogue_tile": (128, 32)},
     # ping-pong: over the turns too, each stage read by one warp group
-    "ping_pong": dict(ping_pong=True, tile=(128, 128, 64), epilogue_tile=(128, 64)),
+    "ping_pong": {"ping_pong": True, "tile": (128, 128, 64), "epilogue_tile": (128, 64)},
 }
 
 
@@ -83,10 +83,10 @@ def test_a_stage_per_sub_tile_and_warp_group() -> None:
 
 
 @pytest.mark.parametrize("params,rule", [
-    (dict(epilogue_loads="warp"), "must be one of"),
-    (dict(warp_specialized=False, persistent=False), "warp_specialized=False"),
-    (dict(epilogue_tile=None), "epilogue_tile=None"),
-    (dict(persistent=False, split_k=2), "split_k=2"),
+    ({"epilogue_loads": "warp"}, "must be one of"),
+    ({"warp_specialized": False, "persistent": False}, "warp_specialized=False"),
+    ({"epilogue_tile": None}, "epilogue_tile=None"),
+    ({"persistent": False, "split_k": 2}, "split_k=2"),
 ], ids=["unknown", "no_producer", "no_sub_tiles", "split_k"])
 def test_the_producer_path_is_refused_where_it_does_not_fit(params: dict, rule: str) -> None:
     fields = dict(ARRANGEMENTS["one_tile"], stages=3, warp_specialized=True, tma_store=True, epilogue_loads="producer")

@@ -46,8 +46,8 @@ def test_the_consumer_loaded_kernel_still_matches_torch(kind: str, shape: tuple[
 def test_persistent_and_ping_pong_producer_loads_match_torch(kind: str, arrangement: str,
                                                              shape: tuple[int, int, int]) -> None:
     torch = torch_or_skip()
-    params = dict(tile=(128, 128, 64), epilogue_tile=(128, 32), epilogue_loads="producer",
-                  blocks=sm_count(), group_m=8)
+    params = {"tile": (128, 128, 64), "epilogue_tile": (128, 32), "epilogue_loads": "producer",
+              "blocks": sm_count(), "group_m": 8}
     if arrangement == "ping_pong":
         params.update(ping_pong=True, epilogue_tile=(128, 64))
     _check(torch, matmul_epilogue.build(kind, **params), kind, *shape)
