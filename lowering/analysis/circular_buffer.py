@@ -14,7 +14,9 @@ groups take turns (``CircularLoop.turns``): its index, the warp group's, is part
 so each stage is read by one group, whose threads alone release it. The ``tensor_cores`` analysis
 says how long a stage stays in use after its iteration (``CircularLoop.release_lag``) and whether
 the groups take their turns in order (``CircularLoop.ordered_turns``).
-Rules, raised as ``LoweringError``: a circular-buffered tensor reads fusion inputs only; tensors
+Of several warp-specialized pipelines, those no tensor-core matmul reads are epilogue pipelines
+(``CircularBufferInfo.companions``) whose loads the mainloop's producer branch issues (``_companions`` says the
+rules). Rules, raised as ``LoweringError``: a circular-buffered tensor reads fusion inputs only; tensors
 pipelined on one loop agree on stages, prefetch and type; mbarrier WAR guards TMA loads only; a
 warp-specialized loop pipelines TMA loads only, is not inside a Pipelined one, and is the only one
 of its kernel (at most 4 exist on the hardware; one is lowered). A loop may have fewer iterations

@@ -22,7 +22,11 @@ full[stage] expecting the stage's bytes and issues the boxes; ``return``); the c
 each empty barrier; per iteration it waits on full[stage], computes and arrives on
 empty[stage] after the stage's last read). Both walk the same loops in the same order, so the
 stage is ``stage(iteration)`` in both, with the iteration linearized over the loops that
-enclose the loads.
+enclose the loads. An epilogue pipeline (``CircularLoop.companion_of``: warp-specialized loads no tensor-core
+matmul reads, on the mainloop's loop or a loop after it) is issued by the same producer branch, between its
+first ``stages`` iterations of the innermost loop and the rest; the compute branch waits on its "full" barrier
+right before the first statement of the scope that reads the stage and arrives on its "empty" one right after
+the last, and pre-arrives on its "empty" barriers with the mainloop's.
 A loop read only by tensor-core matmuls (``CircularLoop.release_lag`` 1) releases stage(i - 1) instead, after the
 wait that retires iteration i's MMAs, and a Pipelined main loop then issues the loads of i + P after that
 release (its cp.async wait then waits for all but P - 1 groups: the group of i + P is not committed yet).
