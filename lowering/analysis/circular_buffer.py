@@ -313,10 +313,14 @@ def _companions(ids: IdModel, tc: TensorCores, info: CircularBufferInfo) -> None
         return
     mains = [lp for lp in ws if any(tc.is_accumulator(c) for tv in lp.tensors for c in ids.consumers(tv))]
     if len(mains) != 1:
-        which = "; ".join(lp.describe() for lp in ws)
-        raise LoweringError(f"{len(ws)} warp-specialized pipelines ({which}) and {len(mains)} of them read by "
-                            f"tensor-core matmuls; a kernel has one producer branch, serving one mainloop (read by "
-                            f"the MMAs) and the epilogue pipelines beside it: warp-specialize one mainloop")
+        which = ", ".join(lp.describe() for lp in ws)
+        if len(ws) > MAX_WARP_SPECIALIZED:
+            raise LoweringError(f"{len(ws)} warp-specialized circular-buffer loops ({which}); a kernel has at most "
+                                f"{MAX_WARP_SPECIALIZED}")
+        raise LoweringError(f"{len(ws)} warp-specialized circular-buffer loops ({which}), {len(mains)} of them read "
+                            f"by tensor-core matmuls; this lowering builds one producer branch per kernel: "
+                            f"warp-specialize one loop, or one mainloop that tensor-core matmuls read beside "
+                            f"epilogue pipelines that none reads")
     (main,) = mains
     companions = [lp for lp in ws if lp is not main]
     for lp in companions:
