@@ -270,9 +270,12 @@ def epilogue_sub_tile(params: MatmulParams, problem: MatmulProblem | None = None
 
 def producer_epilogue_loads(params: MatmulParams, problem: MatmulProblem) -> bool:
     """The producer warp group loads the epilogue's inputs (``MatmulParams.epilogue_loads="producer"``) wherever
-    there are some and the kernel has a producer, sub-tiles and one epilogue per tile (no split-K)."""
+    there are some and the kernel has a producer, sub-tiles and one epilogue per tile (no split-K), but for a
+    persistent kernel of several outputs: there (``bias_gelu_pre`` at 8192 x 8192 x 512, 128 x 32 sub-tiles) the
+    compute warp groups' registers spilled 48 bytes with the stage's index math of the pipeline beside the shared
+    pre-activation (ptxas, nvcc 13), none with their own loads."""
     return bool(problem.loaded_tiles) and params.warp_specialized and params.epilogue_tile is not None \
-        and params.split_k == 1
+        and params.split_k == 1 and (problem.outputs == 1 or not params.persistent)
 
 
 def ring_depth(params: MatmulParams) -> int:
