@@ -22,7 +22,9 @@ interleaved rounds, at 4096^3, 8192^3 and 8192 x 8192 x 2048 (``--epilogues-only
 at the shapes of 4096^3 work or more otherwise).
 
 ``python bench/matmul.py [--quick] [--shapes 4096x4096x4096,...] [--configs 0,6] [--epilogues-only]
-[--output PATH]``: ``--quick`` runs 8192^3 only, with three configurations. Needs torch and a GPU. The
+[--epilogue-loads producer,consumer] [--output PATH]``: ``--epilogue-loads`` times the suggested fused kernel once
+per ``MatmulParams.epilogue_loads`` value (the producer warp group or the compute warp groups loading C and the
+bias) in the same rounds; ``--quick`` runs 8192^3 only, with three configurations. Needs torch and a GPU. The
 table is printed; ``--output PATH`` also writes the results as JSON (the committed ones are
 bench/results/matmul.json for the whole run and bench/results/matmul_epilogue.json for ``--epilogues-only``).
 """
@@ -102,11 +104,13 @@ def rotating(fn_for, sets):
 EPILOGUE_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 2048)]
 
 
-def epilogue_rows(m: int, n: int, k: int) -> list[dict]:
+def epilogue_rows(m: int, n: int, k: int, loads: tuple[str, ...] = ()) -> list[dict]:
     """Each fused epilogue of examples/matmul_epilogue, scheduled with the suggested parameters, against torch's
     fused kernel (the ratio's reference: cuBLASLt's ``torch._addmm_activation`` for a bias and an activation,
     ``torch.addmm`` for C), torch's unfused chain, the same kernel of ours without the epilogue (a plain matmul
-    with the same ``MatmulParams``) and torch.matmul alone, all in the same interleaved rounds."""
+    with the same ``MatmulParams``) and torch.matmul alone, all in the same interleaved rounds. ``loads``: the
+    suggestion once per ``MatmulParams.epilogue_loads`` value given ("producer", "consumer"), timed side by side;
+    empty: the suggestion as it is."""
     rows: list[dict] = []
     sets = [(torch.randn(m, k, device="cuda").bfloat16(), torch.randn(k, n, device="cuda").bfloat16(),
              torch.randn(n, device="cuda"), torch.randn(m, n, device="cuda").bfloat16()) for _ in range(3)]
@@ -160,36 +164,46 @@ def epilogue_rows(m: int, n: int, k: int) -> list[dict]:
             expected = torch.relu(biased) if kind == "bias_relu" else gelu(biased, approximate="tanh")
         torch_err = relative_error(torch_ways[kind][1][1](sets[0])(), expected)   # torch's unfused way, in bf16
         candidates = [(label, rotating(way, sets), None) for label, way in torch_ways[kind]]
-        try:
-            fusion = matmul_epilogue.fusion_of(kind, (m, n, k))
-            schedule_matmul(fusion, suggest_matmul_params(fusion, sms=sm_count()))
-            params = fusion.scheduler_choice.params
-            kernel = lower(fusion)
-            out.fill_(float("nan"))
-            execute(kernel, [a, b, *extra(kind, sets[0])], outputs=[out])
-            torch.cuda.synchronize()
-            err = relative_error(out, expected)
-            check_error(err, torch_err)
-            plain = matmul_wgmma.build(out_dtype=DataType.BFloat16, shape=(m, n, k), **{
-                f.name: getattr(params, f.name) for f in dataclasses.fields(params)})
-            plain_kernel = lower(plain)
-        except Exception as e:  # noqa: BLE001  (a kernel that fails is reported, not fatal)
-            rows.append({"shape": [m, n, k], "epilogue": kind, "name": "fused (suggested)",
-                         "error": f"{type(e).__name__}: {e}"[:300]})
+        fused: dict[str, MatmulParams] = {}          # label -> params of each fused kernel timed
+        plain_kernel = None
+        for mode in loads or (None,):
+            try:
+                fusion = matmul_epilogue.fusion_of(kind, (m, n, k))
+                params = suggest_matmul_params(fusion, sms=sm_count())
+                if mode is not None:
+                    params = dataclasses.replace(params, epilogue_loads=mode)
+                schedule_matmul(fusion, params)
+                kernel = lower(fusion)
+                out.fill_(float("nan"))
+                execute(kernel, [a, b, *extra(kind, sets[0])], outputs=[out])
+                torch.cuda.synchronize()
+                err = relative_error(out, expected)
+                check_error(err, torch_err)
+                if plain_kernel is None:
+                    plain = matmul_wgmma.build(out_dtype=DataType.BFloat16, shape=(m, n, k), **{
+                        f.name: getattr(params, f.name) for f in dataclasses.fields(params)
+                        if f.name != "epilogue_loads"})
+                    plain_kernel = lower(plain)
+            except Exception as e:  # noqa: BLE001  (a kernel that fails is reported, not fatal)
+                rows.append({"shape": [m, n, k], "epilogue": kind, "name": f"fused (suggested, {mode or 'as is'})",
+                             "error": f"{type(e).__name__}: {e}"[:300]})
+                continue
+            label = f"fused, suggested: {describe(params)}" + (f", epilogue_loads={mode}" if mode else "")
+            fused[label] = params
+            candidates.append((label, rotating(lambda s, kind=kind, kernel=kernel: prepare(
+                kernel, [s[0], s[1], *extra(kind, s)], [out]), sets), err))
+        if plain_kernel is None:
             continue
-        name = describe(params)
-        candidates.append((f"fused, suggested: {name}", rotating(lambda s, kind=kind, kernel=kernel: prepare(
-            kernel, [s[0], s[1], *extra(kind, s)], [out]), sets), err))
         candidates.append(("the same kernel without the epilogue", rotating(
-            lambda s: prepare(plain_kernel, [s[0], s[1]], [mm]), sets), None))
+            lambda s, plain_kernel=plain_kernel: prepare(plain_kernel, [s[0], s[1]], [mm]), sets), None))
         candidates.append(("torch.matmul alone", rotating(lambda s: (lambda: torch.matmul(s[0], s[1], out=mm)),
                                                             sets), None))
         times = interleaved_ms([fn for _, fn, _ in candidates], batch=launches_per_batch(m, n, k))
         for (label, _, err), ms in zip(candidates, times):
             row = {"shape": [m, n, k], "epilogue": kind, "name": label, "ms": ms, "TFLOP/s": tflops(m, n, k, ms),
                    "ratio": times[0] / ms}
-            if label.startswith("fused, suggested"):
-                row["params"] = params_json(params)
+            if label in fused:
+                row["params"] = params_json(fused[label])
                 row["over_plain"] = ms / times[-2]            # the epilogue's cost over the same kernel without it
             if err is not None:
                 row["rel_error"] = err
@@ -205,6 +219,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--configs", help="comma-separated indices into CONFIGS (default: all)")
     parser.add_argument("--extra", help="a JSON list of further MatmulParams dicts to measure (tile as a list)")
     parser.add_argument("--epilogues-only", action="store_true", help="measure the fused epilogues only")
+    parser.add_argument("--epilogue-loads", help="comma-separated MatmulParams.epilogue_loads values (producer, "
+                                                 "consumer): the suggested fused kernel once per value, timed in "
+                                                 "the same rounds (default: the suggestion as it is)")
     add_output_option(parser, "matmul.json")
     return parser.parse_args(argv)
 
@@ -226,7 +243,8 @@ def main(argv: list[str] | None = None) -> None:
     with reporting(None, len(shapes), "shapes") as advance:
         for m, n, k in shapes:
             if args.epilogues_only or m * n * k >= 4096 ** 3:
-                rows += epilogue_rows(m, n, k)
+                rows += epilogue_rows(m, n, k, tuple(args.epilogue_loads.split(",")) if args.epilogue_loads
+                                      else ())
             if args.epilogues_only:
                 advance()
                 continue

@@ -96,7 +96,7 @@ PIPELINE: list[Step] = [
     Analysis("warp_specialization", lambda k, a: warp_specialization.build(a.ids, a.circular)),  # producer branch
     Pass("mbarrier", mbarrier.run),                                        # mbarrier/token init and inval
     Pass("async_copies", async_copies.run),                                # unpipelined TMA/cp.async complete
-    Analysis("smem", lambda k, a: smem.build(k, a.buffers, a.mma)),        # shared-memory live intervals
+    Analysis("smem", lambda k, a: smem.build(k, a.buffers, a.mma, a.circular)),        # shared-memory live intervals
     Pass("smem_reuse", smem_reuse.run),                                    # shared-memory offsets
     Pass("circular_buffer", circular_buffer_pass.run),                     # pipeline stages cloned
     Pass("syncs", syncs.run),                                              # RAW/WAR barriers

@@ -8,7 +8,8 @@ of the main loop or of the AsyncWarp/ComputeWarp loops) and its drain (epilogue,
 
 A warp-specialized kernel names the role of each task (``producer``, ``compute wg0``, ... from
 ``warp_roles``); the ordering barriers of compute warp groups that take turns on tiles
-(ping-pong, ``T4_order``) have a column of their own, ``turn``; when the ComputeWarp loop runs
+(ping-pong, ``T4_order``) have a column of their own, ``turn``; an epilogue pipeline (the producer loading the
+epilogue's inputs, ``T15_epilogue_mbar``) has columns of its own, ``epilogue 0``, ...; when the ComputeWarp loop runs
 over tiles (a persistent kernel) the view shows the first tiles of each compute warp group,
 on inputs large enough that block 0 runs them.
 """
@@ -27,6 +28,7 @@ from rich.text import Text
 from fusion_ir.scalar import Val
 from fusion_ir.types import DataType
 from lowering import kernel_ir as k
+from lowering.analysis.mbarriers import EPILOGUE_SUFFIX
 
 from .elected import elected_warps
 from .loops import STAGE_STYLE
@@ -247,6 +249,10 @@ class Timeline:
     turn_barriers: list[str] = field(default_factory=list)   # ping-pong: the compute warp groups' turns
     tile_loop: str | None = None     # the ComputeWarp loop over tiles, when the window counts tiles
     tiles: dict[str, int] = field(default_factory=dict)      # compute role -> tiles it ran in block 0
+    # an epilogue pipeline's barriers (``*_epilogue_mbar``: the producer loads the epilogue's inputs) and its stages,
+    # shown in columns of their own after the mainloop's stages
+    epilogue_barriers: list[str] = field(default_factory=list)
+    epilogue_stages: int = 0
 
 
 Located = tuple[dict[str, Any], "Loc | None"]
@@ -271,8 +277,15 @@ def pipeline_timeline(kernel: k.Kernel, names: dict[str, tuple[str, k.Stage]], t
     # ping-pong: a load each compute warp group issues at its tile's start (C, a bias) completes on a token barrier
     # of its own, outside the pipeline's stages: its events go in the turn column
     own_loads = _token_barriers(kernel) if turn_barriers else set()
-    barriers = [b for b in every if b not in turn_barriers]
+    epilogue_barriers = [b for b in every if b.endswith(EPILOGUE_SUFFIX)]
+    barriers = [b for b in every if b not in turn_barriers and b not in epilogue_barriers]
     stages, elements = _stages(kernel, trace, barriers, depths or {})
+    # the epilogue pipelines' stages, in columns after the mainloop's (one range of columns per array)
+    epilogue_at: dict[str, tuple[int, int]] = {}
+    for b in epilogue_barriers:
+        count = max(_array_size(kernel, b) // 2, 1)
+        epilogue_at[b] = (stages + sum(n for _, n in epilogue_at.values()), count)
+    epilogue_stages = sum(n for _, n in epilogue_at.values())
     several = len(barriers) > 1
     relevant = [(ev, loc) for ev, loc in located if loc is not None or ev.get("barrier") in every]
     tile = _tile_loop(kernel) if roles is not None else None
@@ -309,9 +322,12 @@ def pipeline_timeline(kernel: k.Kernel, names: dict[str, tuple[str, k.Stage]], t
             per_stage = elements.get(ev["dst"])
             index = None if per_stage is None else (ev["dst_index"] // per_stage) % stages
         own = barrier in own_loads
+        epilogue = epilogue_at.get(barrier)
         slot = None if index is None or turn or own else index % stages
+        if epilogue is not None and index is not None:
+            slot = epilogue[0] + index % epilogue[1]
         column = "turn" if turn or own else ""
-        if kind in _WAITS and not turn and not own and index is not None and index < stages:
+        if kind in _WAITS and not turn and not own and epilogue is None and index is not None and index < stages:
             last_full[task] = index
         fold = _fold_kind(ev)
         if fold is not None:
@@ -334,7 +350,7 @@ def pipeline_timeline(kernel: k.Kernel, names: dict[str, tuple[str, k.Stage]], t
             continue
         key = (task, barrier, index)
         text = _turn_text(ev, role, takers[barrier]) if turn else _event_text(ev, several)
-        if not turn and not own and index is not None and index >= stages:
+        if not turn and not own and index is not None and index >= (stages if epilogue is None else epilogue[1]):
             text = f"WAR {text}"
         suffix = ""
         if kind in _WAITS:
@@ -364,11 +380,12 @@ def pipeline_timeline(kernel: k.Kernel, names: dict[str, tuple[str, k.Stage]], t
     if omitted and gap_at == len(kept):
         rows.append(Row(rows[-1].step if rows else 0, "", None, (), None, "gap", "", after_gap=True))
 
-    loads = sorted({ev["dst"] for ev, loc in relevant if ev["kind"] in ("tma.issue", "cp_async.issue")})
+    loads = sorted({ev["dst"] for ev, loc in relevant if ev["kind"] in ("tma.issue", "cp_async.issue")
+                    and ev.get("barrier") not in epilogue_barriers})
     prologue = {(loc.key, loc.value) for ev, loc in relevant if loc is not None and loc.stage is k.Stage.Prologue
                 and ev["kind"] in ("tma.issue", "cp_async.issue")}
     return Timeline(rows, omitted, barriers, stages, loads, len(prologue), turn_barriers,
-                    None if tile is None else names[tile.index.name][0], tiles_run)
+                    None if tile is None else names[tile.index.name][0], tiles_run, epilogue_barriers, epilogue_stages)
 
 
 _WAITS = ("mbarrier.wait_parity", "mbarrier.wait")
@@ -679,8 +696,11 @@ def pipeline_view(kernel: k.Kernel, sizes: Sequence[Sequence[tuple[int, ...]]] |
             else f"{tl.stages} buffer stages, no asynchronous loads")
     turns = (f"; the compute warp groups take turns on {', '.join(tl.turn_barriers)} (column turn)"
              if tl.turn_barriers else "")
+    epilogue = (f"; the producer loads the epilogue's inputs through {tl.epilogue_stages} stages of their own on "
+                f"{', '.join(tl.epilogue_barriers)} (columns epilogue 0-{tl.epilogue_stages - 1})"
+                if tl.epilogue_barriers else "")
     header.append(f"{what}{f', prefetch {tl.prefetch}' if tl.prefetch else ''}; "
-                  f"mbarriers {', '.join(tl.barriers) or 'none'}{turns}\n")
+                  f"mbarriers {', '.join(tl.barriers) or 'none'}{turns}{epilogue}\n")
     inputs = f"inputs {shapes}"
     if run.grown_from is not None:
         inputs += (f" (the output extents of {', '.join(str(tuple(s)) for s in run.grown_from)} doubled, so that "
@@ -705,7 +725,9 @@ def pipeline_view(kernel: k.Kernel, sizes: Sequence[Sequence[tuple[int, ...]]] |
                      "seed": SEED, "stages": tl.stages, "events": [], "message": message, "error": None})
     other = any(r.slot is None and not r.column and r.kind != "gap" for r in tl.rows)
     headers = ["step", "where", "task", *(f"stage {s}" for s in range(tl.stages)),
+               *(f"epilogue {s}" for s in range(tl.epilogue_stages)),
                *(["turn"] if tl.turn_barriers else []), *(["async groups"] if other else [])]
+    turn_at = tl.stages + tl.epilogue_stages
     columns = len(headers) - 3
     cells_of_rows: list[list[Any]] = []
     for row in tl.rows:
@@ -715,7 +737,7 @@ def pipeline_view(kernel: k.Kernel, sizes: Sequence[Sequence[tuple[int, ...]]] |
             continue
         where = Text(row.where, style=STAGE_STYLE[row.stage] if row.stage is not None else "dim")
         cells: list[Any] = [""] * columns
-        at = row.slot if row.slot is not None else tl.stages if row.column == "turn" else columns - 1
+        at = row.slot if row.slot is not None else turn_at if row.column == "turn" else columns - 1
         cells[at] = Text(row.text, style=_EVENT_STYLE.get(row.kind, ""))
         cells_of_rows.append([str(row.step), where, Text(row.task, style="dim"), *cells])
     caption = None
@@ -724,7 +746,7 @@ def pipeline_view(kernel: k.Kernel, sizes: Sequence[Sequence[tuple[int, ...]]] |
     # stacked, the where and task of a producer or compute task keep one line each; a pre-prologue's wraps
     meta = max([len(r.task) for r in tl.rows] + [len(r.where) for r in tl.rows if r.stage in _SPLIT], default=0)
     table = TimelineTable("pipeline timeline (simulator trace)", caption, headers, cells_of_rows,
-                          turn=tl.stages + 3 if tl.turn_barriers and not other else None, fit=roles is not None,
+                          turn=turn_at + 3 if tl.turn_barriers and not other else None, fit=roles is not None,
                           meta_width=meta)
     renderables: list[Any] = [header, table]
     ring = store_ring(renamed, run.trace)
@@ -736,6 +758,7 @@ def pipeline_view(kernel: k.Kernel, sizes: Sequence[Sequence[tuple[int, ...]]] |
         "circular_buffered": True, "kernel": kernel.name, "inputs": [list(s) for s in run.shapes], "seed": SEED,
         "stages": tl.stages, "prefetch": tl.prefetch, "buffers": tl.buffers, "barriers": tl.barriers,
         "turn_barriers": tl.turn_barriers, "iterations_shown": iterations, "omitted_events": tl.omitted,
+        "epilogue_barriers": tl.epilogue_barriers, "epilogue_stages": tl.epilogue_stages,
         "roles": _roles_data(roles), "tile_loop": tl.tile_loop, "tiles_run": tl.tiles,
         "tiles_shown": tiles if tl.tile_loop is not None else None,
         "events": [{"step": r.step, "where": r.where, "stage": None if r.stage is None else r.stage.value,
@@ -895,4 +918,6 @@ def _roles_data(roles: WarpRoles | None) -> dict[str, list[int]] | None:
 def _column_name(row: Row, stages: int) -> str:
     if row.column:
         return row.column
+    if row.slot is not None and row.slot >= stages:
+        return f"epilogue {row.slot - stages}"
     return f"stage {row.slot}" if row.slot is not None else "async groups"

@@ -21,6 +21,7 @@ from rich.text import Text
 from fusion_ir.scalar import Val
 from fusion_ir.types import MemoryType
 from lowering import kernel_ir as k
+from lowering.analysis.mbarriers import EPILOGUE_SUFFIX
 from lowering.analysis.pipeline_depth import DepthChoice, PipelineDepths
 from lowering.effects import Completion, Proxy, Role, buffers_touched
 from lowering.kir_printer import node_lines
@@ -29,7 +30,7 @@ from .loops import STAGE_ORDER, STAGE_STYLE
 from .view import View
 
 BAR_WIDTH = 40
-KIND_STYLE = {"tma store ring": "bright_cyan", "mbarrier": "yellow", "mbarrier full+empty": "yellow", "token": "magenta", "tma": "bright_blue",
+KIND_STYLE = {"tma store ring": "bright_cyan", "epilogue loads": "bright_cyan", "mbarrier epilogue full+empty": "yellow", "mbarrier": "yellow", "mbarrier full+empty": "yellow", "token": "magenta", "tma": "bright_blue",
               "cp.async": "blue", "workspace": "cyan", "data": "green"}
 STAGE_MARK = {k.Stage.PrePrologue: "<", k.Stage.Prologue: "P", k.Stage.Main: "M", k.Stage.Epilogue: "E",
               k.Stage.PostEpilogue: ">", k.Stage.AsyncWarp: "A", k.Stage.ComputeWarp: "C"}
@@ -188,6 +189,12 @@ def _roles(body: tuple[k.Node, ...]) -> dict[str, str]:
             roles[node.mbar.name] = "mbarrier full+empty"
     for name, stages in store_rings(body).items():
         roles[name] = f"tma store ring x{stages}"
+    # the stages of an epilogue pipeline: the producer TMA-loads the epilogue's inputs, completing on its own array
+    for node in k.walk(body):
+        if isinstance(node, k.TmaLoad) and node.mbar.name.endswith(EPILOGUE_SUFFIX):
+            slots = node.mbar.size.const_value()
+            roles[node.dst.name] = f"epilogue loads x{slots // 2}" if slots is not None else "epilogue loads"
+            roles[node.mbar.name] = "mbarrier epilogue full+empty"
     return roles
 
 

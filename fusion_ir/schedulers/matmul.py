@@ -142,10 +142,13 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
                 _schedule_staged_tensor(tv, params, batch)
             elif tv not in loaded and tv not in vectors:
                 _schedule_epilogue_tensor(tv, params, batch)
+        producer = params.epilogue_loads == "producer"
         for tv in loaded:
-            _schedule_loaded_tile(tv, params, bt)
+            _schedule_loaded_tile(tv, params, bt, sub_tiles=producer)
         for tv in vectors:
-            _schedule_loaded_vector(tv, params, bt)
+            _schedule_loaded_vector(tv, params, bt, sub_tiles=producer)
+        if producer:
+            _pipeline_epilogue_loads(loaded + vectors, params)
         _inline_epilogue(fusion, acc, operands=(a_s, b_s))
     fusion.set_index_type(params.index_type)
     why = params.why if params.why is not None else given_why(params)
@@ -319,23 +322,42 @@ def _load_epilogue_vectors(fusion: Fusion, acc: TensorView, params: MatmulParams
             if shared_vector(params, vector_tile(v, acc))]
 
 
-def _schedule_loaded_vector(tv: TensorView, params: MatmulParams, batch: int) -> None:
+def _pipeline_epilogue_loads(loaded: list[TensorView], params: MatmulParams) -> None:
+    """``epilogue_loads="producer"``: the epilogue inputs' shared copies, computed inside the sub-tile loop, are
+    circular-buffered by the producer warp group over the tiles and their sub-tiles (a pipeline of its own beside
+    the operands': ``docs/matmul.md``, "Epilogue inputs loaded by the producer"), a stage per sub-tile."""
+    pipeline = WarpSpecialized(on=ParallelType.TIDy, num_registers=params.register_split)
+    for tv in loaded:
+        tv.circular_buffer(params.epilogue_load_stages(), prefetch=-1, type=pipeline)
+
+
+def _schedule_loaded_vector(tv: TensorView, params: MatmulParams, batch: int, sub_tiles: bool = False) -> None:
     """An epilogue vector's shared copy, ``[tiles..., T]``: computed at the output tile, one TMA box of the tile's
-    ``T`` columns (or rows)."""
+    ``T`` columns (or rows); with ``sub_tiles``, computed inside the sub-tile loop, ``[tiles..., Ns, EN]``: a box of
+    the sub-tile's columns (a vector of rows: the tile's rows in every sub-tile)."""
     (consumer,) = tv.consumers()
-    tiles = _tile_count(params, batch)
+    tiles = _tile_count(params, batch) + (1 if sub_tiles else 0)
     tv.compute_at(consumer, tiles)
     for k in range(tiles, tv.ndim):
         if not tv.axis(k).is_broadcast:
             tv.axis(k).parallelize(ParallelType.Bulk)
 
 
-def _schedule_loaded_tile(tv: TensorView, params: MatmulParams, batch: int) -> None:
+def _schedule_loaded_tile(tv: TensorView, params: MatmulParams, batch: int, sub_tiles: bool = False) -> None:
     """An epilogue input's shared tile, ``[tiles..., Nc, TM, Nw]``: computed at the output tile (loaded
     once per tile, before the epilogue reads it), a TMA box of ``TM x Nw`` (one swizzle row wide) per
-    column chunk ``Nc``."""
+    column chunk ``Nc``; with ``sub_tiles``, computed inside the epilogue's sub-tile loop, ``[tiles..., Ns, TM, EN]``:
+    one box of the sub-tile's ``TM x EN``."""
     (consumer,) = tv.consumers()
     tiles = _tile_count(params, batch)
+    if sub_tiles:
+        tv.compute_at(consumer, tiles + 1)       # [tiles, Ns, TM, EN]
+        en = tv.loop[tiles + 2].extent.const_value()
+        assert en is not None
+        tv.axis(tiles + 1).parallelize(ParallelType.Bulk)
+        tv.axis(tiles + 2).parallelize(ParallelType.Bulk)
+        tv.set_swizzle(swizzle_by_span().get(en * tv.dtype.size, SmemSwizzle.NONE))
+        return
     tv.compute_at(consumer, tiles)               # [tiles, TM, TN]
     nw = _swizzle_row(params, tv)
     tv.split(tiles + 1, nw)                      # [tiles, TM, Nc, Nw]

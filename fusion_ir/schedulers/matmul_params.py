@@ -28,6 +28,9 @@ def swizzle_by_span() -> dict[int, SmemSwizzle]:
     return {span: SmemSwizzle(span) for span in current_target().tma.swizzle_spans}
 
 
+# who loads the epilogue's inputs (``MatmulParams.epilogue_loads``)
+EPILOGUE_LOADS = ("consumer", "producer")
+
 # Clusters of blocks along one tile axis, sharing the other operand's tile by TMA multicast
 CLUSTER_SHAPES = ((2, 1), (1, 2), (4, 1), (1, 4))
 
@@ -78,6 +81,10 @@ class MatmulParams:
     cluster: tuple[int, int] = (1, 1)            # blocks of a cluster along M and N (one of them 1 or 2)
     epilogue_tile: tuple[int, int] | None = None  # tma_store: the epilogue's sub-tile (TM, EN); None: the whole tile
     epilogue_stages: int = 2                     # epilogue_tile: staging tiles the sub-tiles' stores rotate through
+    # who TMA-loads the epilogue's inputs (an [M, N] C or residual, a bias vector): "consumer", each compute warp group
+    # at its tile's start on a token mbarrier; "producer", the producer warp group through a circular buffer of
+    # epilogue sub-tiles of its own (full/empty mbarriers), after the mainloop's first loads of the tile
+    epilogue_loads: str = "consumer"
 
     @property
     def why(self) -> ParamsWhy | None:
@@ -145,6 +152,7 @@ class MatmulParams:
                                 f"most {MAX_ACCUMULATORS} fit in registers: use a smaller tile"
                                 f"{'' if self.ping_pong else ' or more compute_warp_groups'}")
         self.validate_epilogue_tile()          # the staging ring counts in the shared memory below
+        self.validate_epilogue_loads()
         smem = self.smem_bytes(dtype, loaded, layout, loads, outputs=outputs)
         if smem > target.smem_per_block:
             staged = " and the output tile" if self.tma_store else ""
@@ -253,6 +261,37 @@ class MatmulParams:
         if s > tn // en:
             raise ScheduleError(f"MatmulParams.epilogue_stages: {s} staging tiles for {tn // en} sub-tiles of "
                                 f"{tm} x {en}; a ring deeper than the sub-tiles is never used: at most {tn // en}")
+
+    def validate_epilogue_loads(self) -> None:
+        """``epilogue_loads="producer"``: the producer warp group loads the epilogue's inputs through a circular buffer
+        over the epilogue's sub-tiles, so it needs a producer (``warp_specialized``), sub-tiles (``epilogue_tile``)
+        and an epilogue that every block of a tile runs (``split_k=1``)."""
+        mode = self.epilogue_loads
+        if mode not in EPILOGUE_LOADS:
+            raise ScheduleError(f"MatmulParams.epilogue_loads: {mode!r} must be one of "
+                                f"{', '.join(repr(m) for m in EPILOGUE_LOADS)}")
+        if mode != "producer":
+            return
+        if not self.warp_specialized:
+            raise ScheduleError("MatmulParams.epilogue_loads: 'producer' with warp_specialized=False; the producer warp "
+                                "group issues the epilogue's loads: set warp_specialized=True or "
+                                "epilogue_loads='consumer'")
+        if self.epilogue_tile is None:
+            raise ScheduleError("MatmulParams.epilogue_loads: 'producer' with epilogue_tile=None; the producer's circular "
+                                "buffer of epilogue inputs runs over the epilogue's sub-tiles (a stage per sub-tile): "
+                                "set epilogue_tile (with tma_store=True) or epilogue_loads='consumer'")
+        if self.split_k > 1:
+            raise ScheduleError(f"MatmulParams.epilogue_loads: 'producer' with split_k={self.split_k}; only the last "
+                                f"block of a tile runs the epilogue, so the other blocks would never release the "
+                                f"stages the producer fills: use split_k=1 or epilogue_loads='consumer'")
+
+    def epilogue_load_stages(self) -> int:
+        """``epilogue_loads="producer"``: the stages of the epilogue inputs' circular buffer, one per sub-tile of a
+        tile for each compute warp group taking turns (ping-pong), at least 2. Fewer than a tile's sub-tiles would
+        deadlock: the producer, issuing a tile's epilogue loads before the rest of its mainloop loads, would wait
+        for a stage that only that tile's epilogue frees, which waits for those mainloop loads."""
+        turns = self.compute_warp_groups if self.ping_pong else 1
+        return max(2, self.sub_tiles() * turns)
 
     def sub_tiles(self) -> int:
         """The epilogue's sub-tiles per output tile (1 without ``epilogue_tile``)."""

@@ -30,7 +30,7 @@ holds the two equal):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, Protocol
 
 from smem_model import BufferRequest, mbarriers
@@ -114,6 +114,10 @@ def shared_vector(params: MatmulSchedule, tile: LoadedTile) -> bool:
     """Whether the kernel TMA-loads the epilogue vector ``tile`` into shared memory (else each thread reads it from
     global memory): always, but in ping-pong only where a warp group's box is a whole number of TMA alignment units
     (128 bytes), since each group's part of the buffer starts where the one before ends."""
+    if getattr(params, "epilogue_loads", "consumer") == "producer" and params.epilogue_tile is not None:
+        # a stage of the producer's circular buffer per sub-tile: its box starts where the stage before ends
+        count = params.tile[0] if tile.vector == "M" else params.epilogue_tile[1]
+        return count * tile.size % current_target().tma.smem_alignment == 0
     if not params.ping_pong:
         return True
     count = params.tile[0] if tile.vector == "M" else params.tile[1]
@@ -156,6 +160,8 @@ def matmul_smem_requests(params: MatmulSchedule, dtype: DataType, loaded: int | 
     stages = params.stages if isinstance(params.stages, int) else 2
     spanning = params.warp_specialized and params.persistent
     tiles = tuple(t for t in as_tiles(loaded) if not t.vector or shared_vector(params, t))
+    if producer_loads(params) and tiles:
+        return _producer_loaded(params, dtype, tiles, layout, tma_operands, outputs)
     # ping-pong: each compute warp group loads the tile (vector) of its own turn, into a part of its own (a barrier
     # each), allocated outside the tile loop the groups take turns in: it lives through that loop
     parts = params.compute_warp_groups if params.ping_pong else 1
@@ -213,3 +219,37 @@ def matmul_smem_requests(params: MatmulSchedule, dtype: DataType, loaded: int | 
     out.extend(loads if params.ping_pong else ())
     out.extend(staging)              # after A and B: first used with them when it spans their loop
     return out
+
+
+def producer_loads(params: MatmulSchedule) -> bool:
+    """The producer warp group loads the epilogue's inputs through a pipeline of sub-tiles (``epilogue_loads``)."""
+    return getattr(params, "epilogue_loads", "consumer") == "producer" and params.epilogue_tile is not None
+
+
+def _producer_loaded(params: MatmulSchedule, dtype: DataType, tiles: tuple[LoadedTile, ...], layout: MatmulLayout,
+                     tma_operands: int, outputs: int) -> list[BufferRequest]:
+    """``epilogue_loads="producer"``: each epilogue input a circular buffer of ``epilogue_load_stages`` sub-tiles
+    (``TM x EN``, or a vector's ``EN`` columns or ``TM`` rows) with a "full" and an "empty" barrier per stage, set up
+    after the operands' barriers, ahead of the mainloop whose producer fills them, and live with A and B from the
+    mainloop's start (through the tile loop when persistent) to the epilogue's end."""
+    base = matmul_smem_requests(replace(params, epilogue_loads="consumer"), dtype, (), layout, tma_operands,
+                                outputs=outputs)
+    tm = params.tile[0]
+    assert params.epilogue_tile is not None
+    en = params.epilogue_tile[1]
+    turns = params.compute_warp_groups if params.ping_pong else 1
+    stages = max(2, params.tile[1] // en * turns)
+    spanning = params.warp_specialized and params.persistent
+    barriers = (PREFETCH, TILE_LOOP[1]) if spanning else (MAINLOOP_BARRIERS[0] + 1, EPILOGUE[1] + 1)
+    live = SPANNING if spanning else (MAINLOOP_BARRIERS[0] + 2, EPILOGUE[0])
+    out: list[BufferRequest] = []
+    loads: list[BufferRequest] = []
+    for i, tile in enumerate(tiles):
+        out.append(mbarriers(f"C{i}_mbar", 2 * stages, barriers))
+        if tile.vector:
+            count = tm if tile.vector == "M" else en
+            loads.append(BufferRequest(f"V{i}", count * tile.size * stages, current_target().tma.smem_alignment, live))
+            continue
+        loads.append(BufferRequest(f"C{i}", tm * en * tile.size * stages, _tma_alignment(en * tile.size), live))
+    b = next(k for k, r in enumerate(base) if r.name == "B")
+    return base[:b + 1] + out + base[b + 1:] + loads      # the buffers after the output's: allocated ahead of them

@@ -201,6 +201,10 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
     if "epilogue_stages" not in pinned:
         params = replace(params, epilogue_stages=ring_depth(params))
         reasons["epilogue_stages"] = "a ring of 2 staging tiles (1 where the tile holds one sub-tile)"
+    if "epilogue_loads" not in pinned and producer_epilogue_loads(params, problem):
+        params = replace(params, epilogue_loads="producer")
+        reasons["epilogue_loads"] = ("producer: the producer warp group TMA-loads the epilogue's inputs through a "
+                                     "circular buffer of sub-tiles, after the tile's first mainloop loads")
     if "stages" not in pinned:
         # the placeholder depth: a pinned field's rule first
         params.validate(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads, outputs=problem.outputs)
@@ -222,6 +226,8 @@ DEFAULT_REASONS = {
     "register_split": "the default: setmaxnreg 40 for the producer, 232 for the compute warp groups",
     "store_wait": "the default: the TMA store's reads are waited for right after its boxes",
     "ping_pong": "cooperative: ping-pong is suggested for short K and narrow N only",
+    "epilogue_loads": "consumer: no epilogue input, or a kernel without a producer warp group, sub-tiles or one "
+                      "epilogue per tile; each compute warp group loads its tile's inputs on a token",
     "warp_specialized": "every suggestion: a producer warp group issues the loads (the Pipelined kernel was never "
                         "faster by more than noise)",
 }
@@ -260,6 +266,16 @@ def epilogue_sub_tile(params: MatmulParams, problem: MatmulProblem | None = None
         if en <= tn and tn % en == 0:
             return (tm, en)
     return None
+
+
+def producer_epilogue_loads(params: MatmulParams, problem: MatmulProblem) -> bool:
+    """The producer warp group loads the epilogue's inputs (``MatmulParams.epilogue_loads="producer"``) wherever
+    there are some and the kernel has a producer, sub-tiles and one epilogue per tile (no split-K), but for a
+    persistent kernel of several outputs: there (``bias_gelu_pre`` at 8192 x 8192 x 512, 128 x 32 sub-tiles) the
+    compute warp groups' registers spilled 48 bytes with the stage's index math of the pipeline beside the shared
+    pre-activation (ptxas, nvcc 13), none with their own loads."""
+    return bool(problem.loaded_tiles) and params.warp_specialized and params.epilogue_tile is not None \
+        and params.split_k == 1 and (problem.outputs == 1 or not params.persistent)
 
 
 def ring_depth(params: MatmulParams) -> int:

@@ -14,7 +14,9 @@ groups take turns (``CircularLoop.turns``): its index, the warp group's, is part
 so each stage is read by one group, whose threads alone release it. The ``tensor_cores`` analysis
 says how long a stage stays in use after its iteration (``CircularLoop.release_lag``) and whether
 the groups take their turns in order (``CircularLoop.ordered_turns``).
-Rules, raised as ``LoweringError``: a circular-buffered tensor reads fusion inputs only; tensors
+Of several warp-specialized pipelines, those no tensor-core matmul reads are epilogue pipelines
+(``CircularBufferInfo.companions``) whose loads the mainloop's producer branch issues (``_companions`` says the
+rules). Rules, raised as ``LoweringError``: a circular-buffered tensor reads fusion inputs only; tensors
 pipelined on one loop agree on stages, prefetch and type; mbarrier WAR guards TMA loads only; a
 warp-specialized loop pipelines TMA loads only, is not inside a Pipelined one, and is the only one
 of its kernel (at most 4 exist on the hardware; one is lowered). A loop may have fewer iterations
@@ -68,6 +70,19 @@ class CircularLoop:
     # tensor-core matmuls (the async proxy) read a stage that threads write with cp.async or plain stores
     # (the generic proxy): each writer runs fence.proxy.async after its writes, before the barrier
     async_read_of_generic_writes: bool = False
+    # an epilogue pipeline: the warp-specialized loop whose producer issues this pipeline's loads too (the
+    # mainloop's, read by tensor-core matmuls); None for a loop of its own
+    companion_of: CircularLoop | None = None
+
+    @property
+    def number(self) -> str:
+        """A name of the pipeline unique in its kernel (an epilogue pipeline may share its loop with the mainloop's)."""
+        return f"{self.group.number}e" if self.companion_of is not None else f"{self.group.number}"
+
+    @property
+    def loops(self) -> list[LoopGroup]:
+        """The loop groups the pipeline iterates over, outermost first."""
+        return [self.group, *self.inner]
 
     @property
     def takers(self) -> int:
@@ -156,6 +171,10 @@ class CircularBufferInfo:
     stage_sizes: dict[TensorView, Val] = field(default_factory=dict)
     # the shared tile of a deferred TMA store rotating over several tiles (``BufferPlan.rings``): its loop and tiles
     rings: dict[TensorView, tuple[LoopGroup, int]] = field(default_factory=dict)
+    # epilogue pipelines (``CircularLoop.companion_of``): warp-specialized loads that no tensor-core matmul reads,
+    # issued by the producer branch of the mainloop's pipeline; not in ``loops`` (their loop, or its clone, is the
+    # mainloop's or one the compute branch runs after it)
+    companions: list[CircularLoop] = field(default_factory=list)
 
     def is_buffered(self, tv: TensorView) -> bool:
         return tv in self.loop_of
@@ -181,6 +200,14 @@ class CircularBufferInfo:
 
     def warp_specialized(self) -> list[CircularLoop]:
         return [loop for loop in self.loops.values() if loop.warp_specialized is not None]
+
+    def companions_of(self, loop: CircularLoop) -> list[CircularLoop]:
+        """The epilogue pipelines whose loads ``loop``'s producer branch issues."""
+        return [c for c in self.companions if c.companion_of is loop]
+
+    def pipelines(self) -> list[CircularLoop]:
+        """Every pipeline, epilogue pipelines last."""
+        return [*self.loops.values(), *self.companions]
 
 
 def build(ids: IdModel, tc: TensorCores, buffers: BufferPlan, tma: TmaInfo,
@@ -217,6 +244,14 @@ def build(ids: IdModel, tc: TensorCores, buffers: BufferPlan, tma: TmaInfo,
             raise LoweringError(f"T{tv.name}: Pipelined(uses_mbarrier_for_war=True) guards TMA loads; T{tv.name} "
                                 f"is loaded by {load_kind(tv).name}")
         loop = loops.get(g.number)
+        if loop is not None and ws is not None and loop.warp_specialized is not None and inner != loop.inner:
+            # a second warp-specialized pipeline on the same loop (an epilogue's loads beside the mainloop's):
+            # kept apart until ``_companions`` decides which pipeline the other's producer serves
+            loop = next((c for c in info.companions if c.group is g and c.inner == inner), None)
+            if loop is None:
+                info.companions.append(CircularLoop(g, opts.stages, opts.prefetch, [tv], war, warp_specialized=ws,
+                                                    inner=inner, turns=ids.group(turn) if turn is not None else None))
+                continue
         if loop is None:
             nested = any(ids.group(i).is_loop and not i.is_broadcast for i in tv.loop[:axis])
             loops[g.number] = CircularLoop(g, opts.stages, opts.prefetch, [tv], war, warp_specialized=ws,
@@ -237,13 +272,16 @@ def build(ids: IdModel, tc: TensorCores, buffers: BufferPlan, tma: TmaInfo,
                                 f"computed inside different loops ({_labels(inner)} vs {_labels(loop.inner)}); "
                                 f"compute them at the same position")
         loop.tensors.append(tv)
+    _companions(ids, tc, info)
     _check_warp_specialized(ids, loops)
     for tv, (axis, stages) in buffers.rings.items():
         info.rings[tv] = (ids.group(axis), stages)
         info.stage_sizes[tv] = buffers.stage_size(tv)
-    for loop in loops.values():
+    for loop in info.pipelines():
         loop.release_lag = tc.release_lag(loop.tensors)
-        loop.ordered_turns = loop.turns is not None and tc.takes_turns(loop.turns.number)
+        # an epilogue pipeline's turns are the mainloop's, whose ordering barriers keep them
+        loop.ordered_turns = (loop.turns is not None and loop.companion_of is None
+                              and tc.takes_turns(loop.turns.number))
         loop.async_read_of_generic_writes = any(tc.is_accumulator(c) for tv in loop.generic
                                                 for c in ids.consumers(tv))
         tx = Val.const(0)
@@ -257,6 +295,74 @@ def build(ids: IdModel, tc: TensorCores, buffers: BufferPlan, tma: TmaInfo,
 
 
 MAX_WARP_SPECIALIZED = 4    # one async warp each, on the hardware
+
+
+def _companions(ids: IdModel, tc: TensorCores, info: CircularBufferInfo) -> None:
+    """Of several warp-specialized pipelines, the ones no tensor-core matmul reads become epilogue pipelines of the
+    one that MMAs read (the mainloop): its producer branch issues their loads too, after the mainloop's first loads
+    of each of its outer iterations (``CircularLoop.companion_of``). Rules, raised as ``LoweringError``: one
+    mainloop; an epilogue pipeline runs on the mainloop's outer loop or on a loop after it (never inside its
+    innermost loop), shares its type (``on``, registers) and its turns, and has at least as many stages as it
+    has iterations per iteration of the loops it shares with the mainloop: the producer issues them before the
+    rest of the mainloop's loads that the epilogue reading them waits for."""
+    ws = [lp for lp in info.loops.values() if lp.warp_specialized is not None] + info.companions
+    if len(ws) < 2:
+        for lp in info.companions:        # a lone pipeline of a loop the mainloop does not pipeline
+            info.loops.setdefault(lp.group.number, lp)
+        info.companions.clear()
+        return
+    mains = [lp for lp in ws if any(tc.is_accumulator(c) for tv in lp.tensors for c in ids.consumers(tv))]
+    if len(mains) != 1:
+        which = ", ".join(lp.describe() for lp in ws)
+        if len(ws) > MAX_WARP_SPECIALIZED:
+            raise LoweringError(f"{len(ws)} warp-specialized circular-buffer loops ({which}); a kernel has at most "
+                                f"{MAX_WARP_SPECIALIZED}")
+        raise LoweringError(f"{len(ws)} warp-specialized circular-buffer loops ({which}), {len(mains)} of them read "
+                            f"by tensor-core matmuls; this lowering builds one producer branch per kernel: "
+                            f"warp-specialize one loop, or one mainloop that tensor-core matmuls read beside "
+                            f"epilogue pipelines that none reads")
+    (main,) = mains
+    companions = [lp for lp in ws if lp is not main]
+    for lp in companions:
+        if info.loops.get(lp.group.number) is lp:
+            del info.loops[lp.group.number]
+        _check_companion(lp, main)
+        lp.companion_of = main
+    if info.loops.get(main.group.number) is not main:
+        info.loops[main.group.number] = main
+    info.companions[:] = companions
+
+
+def _check_companion(lp: CircularLoop, main: CircularLoop) -> None:
+    if lp.warp_specialized != main.warp_specialized:
+        raise LoweringError(f"{lp.describe()}: an epilogue pipeline's loads are issued by the producer branch of "
+                            f"{main.describe()}, so its type must be the same ({lp.warp_specialized} vs "
+                            f"{main.warp_specialized})")
+    inner = main.inner[-1] if main.inner else main.group
+    mine = {g.number for g in lp.loops}
+    theirs = {g.number for g in main.loops}
+    if inner.number in mine or (lp.group is not main.group and (lp.group.number in theirs
+                                                                or main.group.number in mine)):
+        raise LoweringError(f"{lp.describe()}: an epilogue pipeline runs on the loop of the mainloop's pipeline "
+                            f"({main.describe()}, on {main.group.label()}) or on a loop after it, never inside or "
+                            f"around its loop {inner.label()}; its loops are {_labels(lp.loops)}")
+    if (lp.turns is None) != (main.turns is None) or (lp.turns is not None and lp.turns is not main.turns):
+        raise LoweringError(f"{lp.describe()}: the compute warp groups take turns on the mainloop's iterations "
+                            f"({main.describe()}) or on none; an epilogue pipeline takes the same turns")
+    per = 1
+    for g in lp.loops:
+        if g.number in theirs or g is lp.turns:
+            continue
+        n = g.extent.const_value()
+        if n is None:
+            raise LoweringError(f"{lp.describe()}: the epilogue pipeline's loop {g.label()} has extent {g.extent}; "
+                                f"its stages are counted against its iterations, which must be a constant")
+        per *= n
+    if lp.stages < per:
+        raise LoweringError(f"{lp.describe()}: an epilogue pipeline of {lp.stages} stages for {per} iterations per "
+                            f"iteration of the loops it shares with the mainloop ({main.describe()}); the producer "
+                            f"issues them before the rest of that iteration's mainloop loads, which the epilogue "
+                            f"freeing its stages waits for: give it at least {per} stages")
 
 
 def _check_warp_specialized(ids: IdModel, loops: dict[int, CircularLoop]) -> None:

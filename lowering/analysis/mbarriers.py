@@ -2,7 +2,8 @@
 
 Built from the TMA boxes and the circular-buffer facts. A circular-buffered loop with TMA loads
 has one mbarrier array for all of them (``stages`` "full" barriers, then ``stages`` "empty" ones
-with ``uses_mbarrier_for_war``), named after its first TMA tensor, and, when its compute warp
+with ``uses_mbarrier_for_war``), named after its first TMA tensor (an epilogue pipeline beside a
+warp-specialized mainloop, ``CircularLoop.companion_of``, an array of its own, ``T<n>_epilogue_mbar``), and, when its compute warp
 groups take their turns in order (``CircularLoop.ordered_turns``), an array of ordering barriers; a TMA load outside any
 circular-buffered loop has its own mbarrier and a token (the token form). ``slot(tv)`` is the
 barrier and index tv's copies complete on, written in the loop index.
@@ -22,7 +23,10 @@ from .circular_buffer import CircularBufferInfo, CircularLoop
 from .mbarrier_layout import MBAR_ALIGN, MBAR_BYTES, OrderingBarriers
 from .tma import TmaInfo
 
-__all__ = ["MBAR_ALIGN", "MBAR_BYTES", "MBarrierPlan", "OrderingBarriers", "TokenBarrier", "build"]
+__all__ = ["EPILOGUE_SUFFIX", "MBAR_ALIGN", "MBAR_BYTES", "MBarrierPlan", "OrderingBarriers", "TokenBarrier", "build"]
+
+# the name of an epilogue pipeline's barrier array ends so (``viz --show pipeline`` gives it columns of its own)
+EPILOGUE_SUFFIX = "_epilogue_mbar"
 
 
 @dataclass(frozen=True)
@@ -39,13 +43,13 @@ class TokenBarrier:
 
 @dataclass
 class MBarrierPlan:
-    arrays: dict[int, Buffer] = field(default_factory=dict)            # by loop-group number
+    arrays: dict[str, Buffer] = field(default_factory=dict)            # by pipeline (``CircularLoop.number``)
     tokens: dict[TensorView, TokenBarrier] = field(default_factory=dict)
     ordering: dict[int, OrderingBarriers] = field(default_factory=dict)   # loops with ordered turns, by group number
     _slots: dict[TensorView, tuple[Buffer, Val]] = field(default_factory=dict)
 
     def array(self, loop: CircularLoop) -> Buffer:
-        return self.arrays[loop.group.number]
+        return self.arrays[loop.number]
 
     def slot(self, tv: TensorView) -> tuple[Buffer, Val]:
         return self._slots[tv]
@@ -62,12 +66,14 @@ def build(tma: TmaInfo, circular: CircularBufferInfo, launch: dict[ParallelType,
         token = Buffer(f"T{tv.name}_token", DataType.Int64, MemoryType.Local, Val.const(1))
         plan.tokens[tv] = TokenBarrier(tv, mbar, token, slots, index)
         plan._slots[tv] = (mbar, index)
-    for number, loop in circular.loops.items():
+    for loop in circular.pipelines():
         if not loop.tma:
             continue
-        mbar = Buffer(f"T{loop.tma[0].name}_mbar", DataType.Int64, MemoryType.Shared, Val.const(loop.slots),
+        number = loop.group.number
+        suffix = EPILOGUE_SUFFIX if loop.companion_of is not None else "_mbar"
+        mbar = Buffer(f"T{loop.tma[0].name}{suffix}", DataType.Int64, MemoryType.Shared, Val.const(loop.slots),
                       align=MBAR_ALIGN)
-        plan.arrays[number] = mbar
+        plan.arrays[loop.number] = mbar
         if loop.ordered_turns:
             order = Buffer(f"T{loop.tma[0].name}_order", DataType.Int64, MemoryType.Shared,
                            Val.const(OrderingBarriers.slots_for(loop.takers)), align=MBAR_ALIGN)

@@ -155,9 +155,11 @@ def build(ids: IdModel, tc: TensorCores) -> PipelineDepths:
     if len(depths.resolved) == len(buffered):
         return depths
 
-    by_loop: dict[int, list[TensorView]] = {}
+    # by pipeline: its loop, and for a warp-specialized one the loops inside it too (an epilogue pipeline may run on
+    # the mainloop's loop with a depth of its own: ``CircularLoop.companion_of``)
+    by_loop: dict[tuple[int, ...], list[TensorView]] = {}
     for tv in buffered:
-        by_loop.setdefault(_loop_group(ids, tv).number, []).append(tv)
+        by_loop.setdefault(_pipeline_key(ids, tv), []).append(tv)
     auto_numbers = [n for n, tvs in by_loop.items() if any(tv.circular_buffer_options.is_auto for tv in tvs)]
     for number in auto_numbers:
         _check_all_auto(ids, by_loop[number])
@@ -205,6 +207,11 @@ def _deepest(loops: list[_AutoLoop], total: Callable[[int], int]) -> int:
     while s < stop and total(s + 1) <= current_target().smem_per_block:
         s += 1
     return s
+
+
+def _pipeline_key(ids: IdModel, tv: TensorView) -> tuple[int, ...]:
+    """The loop groups of ``tv``'s pipeline (``pipeline_loops``; the circular-buffer loop alone when Pipelined)."""
+    return tuple(g.number for g in pipeline_loops(ids, tv))
 
 
 def _loop_group(ids: IdModel, tv: TensorView) -> LoopGroup:
@@ -259,7 +266,7 @@ def _trip_count(ids: IdModel, tv: TensorView) -> int | None:
     return count
 
 
-def _fixed_buffers(ids: IdModel, trial: buffer_plan.BufferPlan, by_loop: dict[int, list[TensorView]],
+def _fixed_buffers(ids: IdModel, trial: buffer_plan.BufferPlan, by_loop: dict[tuple[int, ...], list[TensorView]],
                    auto: set[TensorView]) -> list[_Counted]:
     """Every shared buffer whose size does not depend on an ``auto`` depth."""
     out: list[_Counted] = []

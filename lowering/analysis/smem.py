@@ -3,7 +3,8 @@
 Built from the kernel right before the ``smem_reuse`` pass, which applies it to that same kernel
 (node positions are keyed by the node objects themselves, ``IdentityMap``). A buffer lives from its first write to its last use,
 and through every loop it is used in but declared outside of (the next iteration uses it again);
-an mbarrier lives from its init to its inval. Two buffers declared in one loop body may share
+an mbarrier lives from its init to its inval; an epilogue pipeline's buffer (``CircularLoop.companion_of``)
+from the start of the mainloop whose producer fills it. Two buffers declared in one loop body may share
 memory when one dies before the other is first written in every iteration: the next iteration
 writes the first again after the second's last use, so the
 ``smem_reuse`` pass synchronizes there too (``Live.reuses_in_loop``). Live buffers never overlap;
@@ -25,6 +26,7 @@ from ..effects import buffers_touched
 from ..identity_map import IdentityMap
 from ..kernel_ir import Allocate, Buffer, ForLoop, Kernel, Node, TensorOp, TensorOpKind, children
 from .buffers import BufferPlan
+from .circular_buffer import CircularBufferInfo
 from .mma import MmaInfo
 
 
@@ -55,8 +57,14 @@ class SmemPlan:
         return {buf: lv.reuses for buf, lv in self.lives.items() if lv.reuses}
 
 
-def build(kernel: Kernel, buffers: BufferPlan, mma: MmaInfo | None = None) -> SmemPlan:
+def build(kernel: Kernel, buffers: BufferPlan, mma: MmaInfo | None = None,
+          circular: CircularBufferInfo | None = None) -> SmemPlan:
     plan = SmemPlan()
+    # an epilogue pipeline's buffers are written by the producer branch from the mainloop's start on
+    early: list[tuple[Val, list[Buffer]]] = []
+    for lp in circular.companions if circular is not None else []:
+        assert lp.companion_of is not None
+        early.append((lp.companion_of.index, [buffers.buffers[tv] for tv in lp.tensors if tv in buffers.buffers]))
     lives = plan.lives
     counter = [0]
     loops: list[ForLoop] = []                          # the loops around the node being visited
@@ -89,6 +97,10 @@ def build(kernel: Kernel, buffers: BufferPlan, mma: MmaInfo | None = None) -> Sm
             for buf in referenced_buffers(node, buffers, mma):
                 touch(buf, pos)
             if isinstance(node, ForLoop):
+                for index, bufs in early:
+                    if node.index == index:
+                        for buf in bufs:
+                            touch(buf, pos)
                 loops.append(node)
             for _, sub in children(node):
                 visit(sub)

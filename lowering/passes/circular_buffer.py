@@ -22,7 +22,11 @@ full[stage] expecting the stage's bytes and issues the boxes; ``return``); the c
 each empty barrier; per iteration it waits on full[stage], computes and arrives on
 empty[stage] after the stage's last read). Both walk the same loops in the same order, so the
 stage is ``stage(iteration)`` in both, with the iteration linearized over the loops that
-enclose the loads.
+enclose the loads. An epilogue pipeline (``CircularLoop.companion_of``: warp-specialized loads no tensor-core
+matmul reads, on the mainloop's loop or a loop after it) is issued by the same producer branch, between its
+first ``stages`` iterations of the innermost loop and the rest; the compute branch waits on its "full" barrier
+right before the first statement of the scope that reads the stage and arrives on its "empty" one right after
+the last, and pre-arrives on its "empty" barriers with the mainloop's.
 A loop read only by tensor-core matmuls (``CircularLoop.release_lag`` 1) releases stage(i - 1) instead, after the
 wait that retires iteration i's MMAs, and a Pipelined main loop then issues the loads of i + P after that
 release (its cp.async wait then waits for all but P - 1 groups: the group of i + P is not committed yet); at
@@ -74,15 +78,19 @@ from ..kernel_ir import (
     SetMaxNReg,
     Stage,
     TensorOp,
+    children,
     rewrite,
     substitute,
+    walk,
 )
-from ..placement import computes
+from ..placement import computes, reads
 
 
 def run(kernel: Kernel, a: Analyses) -> Kernel:
     if not a.circular.loops:
         return kernel
+    if a.circular.companions:
+        kernel = replace(kernel, body=_epilogue_scope(kernel.body, a))
 
     def expand(node: Node):
         if isinstance(node, ForLoop) and node.stage is None:
@@ -206,7 +214,118 @@ def _short_loop_sync(loop: CircularLoop, n: Val, P: int, many_threads: bool) -> 
     return [sync] if known is not None else [IfThenElse(short, (sync,))]
 
 
-def warp_specialize(a: Analyses, node: ForLoop, ws: WarpSpecialization) -> IfThenElse:
+def _epilogue_scope(body: tuple[Node, ...], a: Analyses) -> tuple[Node, ...]:
+    """The scope holding the warp-specialized mainloop: its producer branch issues the loads of the epilogue
+    pipelines found in the statements after it (a loop after the mainloop's), whose compute versions wait for them
+    instead (``_split_epilogue``)."""
+    ws = a.warp_specialization
+    assert ws is not None
+    for k, node in enumerate(body):
+        if isinstance(node, ForLoop) and node.stage is None and a.circular.loop_for(node) is ws.loop:
+            later: list[Node] = []
+            after: list[Node] = []
+            for x in body[k + 1:]:
+                p, c = _split_epilogue(x, a, ws)
+                later.extend(p)
+                after.extend(c)
+            return body[:k] + (warp_specialize(a, node, ws, later),) + tuple(after)
+    out: list[Node] = []
+    for node in body:
+        kids = children(node)
+        if kids:
+            node = replace(node, **{name: _epilogue_scope(sub, a) for name, sub in kids})
+        out.append(node)
+    return tuple(out)
+
+
+def _epilogue_tensors(a: Analyses) -> list[TensorView]:
+    return [tv for c in a.circular.companions for tv in c.tensors]
+
+
+def _split_epilogue(node: Node, a: Analyses, ws: WarpSpecialization) -> tuple[list[Node], list[Node]]:
+    """(producer, compute) versions of a statement holding loads of epilogue pipelines: the producer keeps the
+    loops around the loads and, where they are, one elected thread of its first warp waits for the stage's
+    "empty" barrier, arrives on its "full" one expecting the stage's bytes and issues them; the compute version
+    drops the loads, waits on the "full" barrier right before the first statement of that scope that reads the
+    stage and arrives on the "empty" one right after the last. A statement without such loads: ``([], [node])``."""
+    tensors = _epilogue_tensors(a)
+    if not any(computes(node, tv) for tv in tensors):
+        return [], [node]
+    kids = children(node)
+    assert kids, "a load of an epilogue pipeline outside any scope"
+    producer: dict[str, tuple[Node, ...]] = {}
+    compute: dict[str, tuple[Node, ...]] = {}
+    for name, sub in kids:
+        p, c = _split_epilogue_scope(sub, a, ws)
+        producer[name], compute[name] = tuple(p), tuple(c)
+    return [replace(node, **producer)], [replace(node, **compute)]
+
+
+def _split_epilogue_scope(body: tuple[Node, ...], a: Analyses, ws: WarpSpecialization) -> tuple[list[Node],
+                                                                                                  list[Node]]:
+    tensors = _epilogue_tensors(a)
+
+    def is_load(x: Node) -> bool:
+        ops = [t for t in walk((x,)) if isinstance(t, TensorOp)]
+        return bool(ops) and all(any(computes(t, tv) for tv in tensors) for t in ops)
+
+    loads = [k for k, x in enumerate(body) if is_load(x)]
+    if not loads:
+        producer: list[Node] = []
+        compute: list[Node] = []
+        for x in body:
+            p, c = _split_epilogue(x, a, ws)
+            producer.extend(p)
+            compute.extend(c)
+        return producer, compute
+    producer = []
+    compute = [x for k, x in enumerate(body) if k not in loads]
+    for lp in a.circular.companions:
+        mine = [body[k] for k in loads if any(computes(body[k], tv) for tv in lp.tensors)]
+        if not mine:
+            continue
+        mbar = a.mbarriers.array(lp)
+        it = lp.iteration
+        producer.append(ElectSync((MBarrierWaitParity(mbar, lp.empty(lp.stage(it)), lp.parity(it)),
+                                   MBarrierArriveExpectTx(mbar, lp.full(lp.stage(it)), lp.tx_bytes), *mine),
+                                  warp=ws.producer_warp))
+        readers = [k for k, x in enumerate(compute) if _reads_any(x, lp.tensors, a)]
+        if not readers:
+            raise LoweringError(f"{lp.describe()}: the epilogue pipeline's stages are read nowhere in the scope of "
+                                f"their loads; compute them in the scope that reads them")
+        first, last = readers[0], readers[-1]
+        compute = (compute[:first] + [MBarrierWaitParity(mbar, lp.full(lp.stage(it)), lp.parity(it))]
+                   + compute[first:last + 1] + [MBarrierArrive(mbar, lp.empty(lp.stage(it)))] + compute[last + 1:])
+    return producer, compute
+
+
+def _reads_any(node: Node, tensors: list[TensorView], a: Analyses) -> bool:
+    """``node`` reads one of ``tensors``, itself or through a stmatrix that computes its registers from them right
+    before each instruction (``StagedStore.per_instruction``: the fused epilogue inlined into it)."""
+    for op in walk((node,)):
+        if not isinstance(op, TensorOp):
+            continue
+        if any(reads(op, tv) for tv in tensors):
+            return True
+        staged = a.mma.staged.get(op.tv) if a.mma is not None else None
+        if staged is not None and staged.per_instruction and any(
+                tv in p.producers() or tv is p for p in staged.inlined | {staged.source} for tv in tensors):
+            return True
+    return False
+
+
+def _after_first_loads(loop_node: ForLoop, loop: CircularLoop, later: list[Node]) -> list[Node]:
+    """The producer's innermost loop with the epilogue pipelines' loads ``later`` issued after its first
+    ``stages`` iterations: the mainloop's first loads of the tile go out first, and the epilogue's loads then
+    wait for their stages while the ring of the mainloop is full anyway."""
+    if not later:
+        return [loop_node]
+    cut = vmin(Val.const(loop.stages), loop_node.stop)
+    return [replace(loop_node, stop=cut), *later, replace(loop_node, start=cut)]
+
+
+def warp_specialize(a: Analyses, node: ForLoop, ws: WarpSpecialization, later: list[Node] | None = None) -> IfThenElse:
+    """``later``: producer versions of the statements after ``node`` that load epilogue pipelines."""
     loop = ws.loop
     mbar = a.mbarriers.array(loop)
     it = loop.iteration
@@ -244,15 +363,26 @@ def warp_specialize(a: Analyses, node: ForLoop, ws: WarpSpecialization) -> IfThe
             compute.extend(x for x in rest if not isinstance(x, Allocate))
             compute.append(_release(loop, mbar, it, innermost.index))
             return producer, compute
+        epilogue: list[Node] = []      # the producer's loads of epilogue pipelines in this scope
+        mainloop = len(producer)
         for x in body:
             if isinstance(x, ForLoop) and any(computes(x, tv) for tv in loop.tensors):
                 p, c = split(x.body, groups[1:])
+                mainloop = len(producer)
                 producer.append(replace(x, body=tuple(p)))
                 compute.append(replace(x, body=tuple(c)))
                 if groups[0] is innermost:
                     compute.extend(_release_last(loop, mbar, it, innermost))
+            elif groups[0] is innermost:
+                p, c = _split_epilogue(x, a, ws)
+                epilogue.extend(p)
+                compute.extend(c)
             else:
                 compute.append(x)
+        if epilogue:
+            first = producer[mainloop]
+            assert isinstance(first, ForLoop)
+            producer[mainloop:mainloop + 1] = _after_first_loads(first, loop, epilogue)
         return producer, compute
 
     producer, compute = split(node.body, loop.inner)
@@ -265,12 +395,17 @@ def warp_specialize(a: Analyses, node: ForLoop, ws: WarpSpecialization) -> IfThe
     if ws.registers is not None:
         then.append(SetMaxNReg(ws.registers[0], increase=False))
         other.append(SetMaxNReg(ws.registers[1], increase=True))
-    then += [replace(node, body=tuple(producer), stage=Stage.AsyncWarp), Return()]
-    empty: Node = ForLoop(s, Val.const(0), Val.const(loop.stages), (MBarrierArrive(mbar, loop.empty(s)),),
-                          label="every stage starts empty", stage=Stage.PrePrologue)
-    if loop.turns is not None:      # a stage's readers are one warp group: the first takes the first turn
-        empty = IfThenElse(loop.turns.index.eq(0), (empty,))
-    other += [empty, *compute_loop]
+    producer_loop = replace(node, body=tuple(producer), stage=Stage.AsyncWarp)
+    then += [*_after_first_loads(producer_loop, loop, later or []), Return()]
+    empties: list[Node] = []
+    for lp in [loop, *a.circular.companions_of(loop)]:
+        lp_mbar = a.mbarriers.array(lp)
+        empty: Node = ForLoop(s, Val.const(0), Val.const(lp.stages), (MBarrierArrive(lp_mbar, lp.empty(s)),),
+                              label="every stage starts empty", stage=Stage.PrePrologue)
+        if lp.turns is not None:      # a stage's readers are one warp group: the first takes the first turn
+            empty = IfThenElse(lp.turns.index.eq(0), (empty,))
+        empties.append(empty)
+    other += [*empties, *compute_loop]
     return IfThenElse(ws.is_producer(), tuple(then), tuple(other),
                       branch_threads=(ws.producer_threads, ws.compute_threads))
 

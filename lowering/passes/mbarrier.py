@@ -13,7 +13,8 @@ Writes:
   itself), a block sync and the elected inval loop just after it (post-epilogue); the "empty"
   barriers count the threads that read a stage (one warp group's when they take turns); a
   ping-pong loop's ordering barriers are allocated, initialized and invalidated with them. The
-  circular-buffer pass later clones the loop itself.
+  circular-buffer pass later clones the loop itself. An epilogue pipeline's (``CircularLoop.companion_of``)
+  barriers and buffers come before the mainloop's loop, whose producer fills them, and go after its own loop.
 Guarantees: a block sync on both sides of every init and inval, so shared-memory reuse sees the
 init as a barrier's first write and the inval as its last read.
 """
@@ -40,6 +41,7 @@ from ..kernel_ir import (
     Node,
     Stage,
     children,
+    rewrite,
 )
 
 
@@ -47,10 +49,26 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
     body = kernel.body
     for token in a.mbarriers.tokens.values():
         body = _token_lifetime(body, token)
-    for loop in a.circular.loops.values():
+    for loop in a.circular.pipelines():
         if loop.tma:
             body = _around_loop(body, loop, a)
     return replace(kernel, body=body)
+
+
+def _hoisted(body: tuple[Node, ...], loop: CircularLoop, a: Analyses) -> tuple[tuple[Node, ...], list[Node]]:
+    """An epilogue pipeline's buffers are written by the producer branch from the mainloop's start on: their
+    Allocates, wherever the loop nest put them, move ahead of the mainloop (with the barriers), so the producer
+    sees them declared and shared-memory reuse sees them live through the mainloop."""
+    bufs = {a.buffers.buffers[tv] for tv in loop.tensors if tv in a.buffers.buffers}
+    found: list[Node] = []
+
+    def drop(node: Node):
+        if isinstance(node, Allocate) and node.buffer in bufs:
+            found.append(node)
+            return ()
+        return None
+
+    return rewrite(body, drop), found
 
 
 def _token_lifetime(body: tuple[Node, ...], token: TokenBarrier) -> tuple[Node, ...]:
@@ -79,7 +97,7 @@ def _around_loop(body: tuple[Node, ...], loop: CircularLoop, a: Analyses) -> tup
     readers = loop.readers(a.ids.block_threads())
     if loop.war_mbarrier:
         init.append(MBarrierInit(mbar, loop.empty(s), readers))
-    order = a.mbarriers.ordering.get(loop.group.number)
+    order = a.mbarriers.ordering.get(loop.group.number) if loop.companion_of is None else None
     elected: list[Node] = [ForLoop(s, Val.const(0), Val.const(S), tuple(init), label=f"stages of {loop.describe()}",
                                    stage=Stage.PrePrologue)]
     if order is not None:
@@ -100,18 +118,25 @@ def _around_loop(body: tuple[Node, ...], loop: CircularLoop, a: Analyses) -> tup
         inval.append(ForLoop(s, Val.const(0), Val.const(order.slots), (MBarrierInval(order.mbar, s),),
                              label="ping-pong order of the compute warp groups", stage=Stage.PostEpilogue))
     tail = (BlockSync(reason=f"every wait on {mbar.name} done before inval"), ElectSync(tuple(inval)))
+    # an epilogue pipeline's barriers live from the mainloop's start (its producer issues the loads) to its own end
+    first = loop.companion_of if loop.companion_of is not None else loop
+    if loop.companion_of is not None:
+        body, allocs = _hoisted(body, loop, a)
+        head = allocs + head
 
     found = [False]
 
+    def is_loop(node: Node, lp: CircularLoop) -> bool:
+        return isinstance(node, ForLoop) and node.index == lp.index and node.stage is None
+
     def wrap(nodes: tuple[Node, ...]) -> tuple[Node, ...]:
+        start = next((k for k, node in enumerate(nodes) if is_loop(node, first)), None)
+        end = next((k for k in range(len(nodes) - 1, -1, -1) if is_loop(nodes[k], loop)), None)
+        if start is not None and end is not None and end >= start:
+            found[0] = True
+            return nodes[:start] + tuple(head) + nodes[start:end + 1] + tail + nodes[end + 1:]
         out: list[Node] = []
         for node in nodes:
-            if isinstance(node, ForLoop) and node.index == loop.index and node.stage is None:
-                found[0] = True
-                out.extend(head)
-                out.append(node)
-                out.extend(tail)
-                continue
             kids = children(node)
             if kids:
                 node = replace(node, **{name: wrap(sub) for name, sub in kids})

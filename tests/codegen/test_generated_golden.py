@@ -48,6 +48,12 @@ BUILDERS["example_matmul_epilogue_alpha_beta_sub_tiled"] = lambda: examples.load
 # ping-pong with C: each compute warp group TMA-loads the C tile of its own turn (its own part and token mbarrier)
 BUILDERS["example_matmul_epilogue_alpha_beta_ping_pong"] = lambda: examples.load("matmul_epilogue").build(
     "alpha_beta", ping_pong=True, tile=(128, 128, 64), stages=4)
+# epilogue inputs loaded by the producer warp group: a circular buffer of C's sub-tiles after the mainloop's first
+# loads (a tile per block), and of the bias's per sub-tile and warp group's turn (ping-pong)
+BUILDERS["example_matmul_epilogue_alpha_beta_producer_loads"] = lambda: examples.load("matmul_epilogue").build(
+    "alpha_beta", epilogue_tile=(128, 64), persistent=False, epilogue_loads="producer")
+BUILDERS["example_matmul_epilogue_bias_relu_producer_loads_ping_pong"] = lambda: examples.load("matmul_epilogue").build(
+    "bias_relu", ping_pong=True, tile=(128, 128, 64), stages=4, epilogue_tile=(128, 64), epilogue_loads="producer")
 BUILDERS["example_auto_transpose_256x264"] = lambda: examples.load("auto_transpose").build(shape=(256, 264))
 BUILDERS["example_matmul_cluster_1x2_tma_store"] = lambda: examples.load("matmul_cluster").build(   # shares A
     cluster=(1, 2), tma_store=True, stages=3)

@@ -39,3 +39,17 @@ def test_suggested_kernel_compiles_for_sm90a(name: str) -> None:
     resources = compile_check(to_cuda(lower(schedule_matmul(fusion))))
     assert resources.registers > 0
     assert resources.spill_store_bytes == 0 and resources.stack_bytes == 0
+
+
+@pytest.mark.parametrize("kind", ["alpha_beta", "bias_gelu"])
+def test_suggested_producer_loaded_epilogue_compiles_for_sm90a(kind: str) -> None:
+    """The suggested kernels whose producer warp group loads the epilogue's inputs (``epilogue_loads="producer"``)
+    compile with no spills (ptxas: 168 registers, as with the compute warp groups' loads, 2026-11-26)."""
+    from examples import matmul_epilogue
+
+    fusion = matmul_epilogue.fusion_of(kind, (8192, 8192, 8192))
+    schedule_matmul(fusion)
+    assert fusion.scheduler_choice.params.epilogue_loads == "producer"
+    resources = compile_check(to_cuda(lower(fusion)))
+    assert resources.registers > 0
+    assert resources.spill_store_bytes == 0 and resources.stack_bytes == 0

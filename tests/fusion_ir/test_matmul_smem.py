@@ -85,6 +85,12 @@ EXAMPLES += [(matmul_epilogue, {"kind": "bias_relu", "ping_pong": True, "tile": 
                                 "store_wait": "deferred"}),
              (matmul_epilogue, {"kind": "alpha_beta", "ping_pong": True, "tile": (128, 128, 64), "stages": 4,
                                 "epilogue_tile": (128, 32)})]
+# the producer warp group loads the epilogue's inputs: a circular buffer of sub-tiles beside the operands' stages
+EXAMPLES += [(matmul_epilogue, {"kind": kind, "epilogue_loads": "producer", **arrangement})
+             for kind in ("alpha_beta", "bias_relu")
+             for arrangement in ({"tile": (128, 128, 64), "epilogue_tile": (128, 32), "stages": 3},
+                                 {"ping_pong": True, "tile": (128, 128, 64), "epilogue_tile": (128, 64), "stages": 3},
+                                 {"persistent": False, "epilogue_tile": (128, 64)})]
 EXAMPLES += [(matmul_epilogue, {"kind": "alpha_beta", "tma_store": False}),
              (matmul_epilogue, {"kind": "alpha_beta", "warp_specialized": False, "persistent": False, "stages": 2})]
 
