@@ -34,6 +34,7 @@ from .suggest import (
     _fits_int32,
     _warp_groups_for,
     compute_loaded_arrangement,
+    producer_epilogue_loads,
     problem_group_m,
     register_split,
     rule_params,
@@ -89,6 +90,8 @@ def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *
             return                       # fewer tiles than resident blocks: the persistent loop has nothing to walk
         out.append(params)
 
+    if producer_epilogue_loads(suggested, problem):        # the producer warp group's pipeline of the epilogue inputs
+        add(_deepest(replace(suggested, epilogue_loads="producer"), problem))
     add(_deepest(replace(suggested, tma_store=not suggested.tma_store), problem))
     switched = replace(suggested, persistent=not suggested.persistent, ping_pong=False, cluster=(1, 1),
                        index_type=DataType.Int64 if suggested.persistent else wide_index)

@@ -202,9 +202,7 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
         params = replace(params, epilogue_stages=ring_depth(params))
         reasons["epilogue_stages"] = "a ring of 2 staging tiles (1 where the tile holds one sub-tile)"
     if "epilogue_loads" not in pinned and producer_epilogue_loads(params, problem):
-        params = replace(params, epilogue_loads="producer")
-        reasons["epilogue_loads"] = ("producer: the producer warp group TMA-loads the epilogue's inputs through a "
-                                     "circular buffer of sub-tiles, after the tile's first mainloop loads")
+        reasons["epilogue_loads"] = PRODUCER_LOADS_NOT_FASTER
     if "stages" not in pinned:
         # the placeholder depth: a pinned field's rule first
         params.validate(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads, outputs=problem.outputs)
@@ -266,6 +264,16 @@ def epilogue_sub_tile(params: MatmulParams, problem: MatmulProblem | None = None
         if en <= tn and tn % en == 0:
             return (tm, en)
     return None
+
+
+# The producer warp group's epilogue loads (MatmulParams.epilogue_loads="producer") ran as fast as the compute warp
+# groups' own, not faster, on the H100 (bench/matmul.py --epilogues-only --epilogue-loads producer,consumer,
+# 2026-11-26, bench/results/matmul_epilogue_loads.json): at 4096^3, 8192^3 and 8192 x 8192 x 2048 each of the bias +
+# relu, bias + gelu, alpha * a @ b + beta * C and residual epilogues within -1.1 % to +0.9 % of the consumer path. The
+# rules keep the consumer path; the tuner's candidates hold the producer path where it applies.
+PRODUCER_LOADS_NOT_FASTER = ("consumer: each compute warp group loads its tile's inputs on a token; the producer "
+                             "warp group's pipeline of them (epilogue_loads=\"producer\", a tuning candidate) ran "
+                             "within 1 % of it on the H100, not faster")
 
 
 def producer_epilogue_loads(params: MatmulParams, problem: MatmulProblem) -> bool:
