@@ -9,8 +9,10 @@ K-major, 128-byte swizzle); then a serial loop over the key blocks ``j`` (the re
 - ``s_j = q @ k_j^T``: ``wgmma.m64n{block_kv}k16`` over D in tiles of 64, k_j's ``[block_kv, 64]`` box of the
   blocked view ``permute(reshape(pad(k)))`` (K-major; the pad is TMA's zero fill); the fp32 fragment in registers;
 - the scale, the key mask (keys past Skv, the causal mask) and ``exp(s - mnew)`` on the fragment
-  (``schedule_mma_fragment``); the block's row max and row sum reduce the fragment in registers, then across the
-  quad by shuffles (``merge_lanes``), which leaves them in every lane of the quad;
+  (``schedule_mma_fragment``), the mask's key index (``j * block_kv + column``) and query index computed per element
+  in the fragment's loops from its own column and row, in registers; the block's row max and row sum reduce the
+  fragment in registers, then across the quad by shuffles (``merge_lanes``), which leaves them in every lane of the
+  quad;
 - the per-row recurrence (``mprev = cummax(mblk)``, ``mnew``, ``alpha``, ``l = rescaled_sum(rowsum, alpha)``) in
   registers, by every thread of the fragment: laid out as the fragment's rows (warp ``w``, lane row ``r``, the rows
   ``j2`` unrolled) merged with a loop-only broadcast of the quad's 4 lanes into TIDx (``broadcast_loop``), so each
