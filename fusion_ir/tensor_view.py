@@ -606,9 +606,22 @@ class TensorView:
             for tv in reversed(chain):
                 target = next(c for c in tv.consumers() if c is consumer or c in path)
                 tv._replay_as_consumer(target, p)
+                tv._check_shares_loops(target, p)
             for tv in chain:
                 tv._check_off_path_consumers(path | {consumer}, consumer, p)
         return self
+
+    def _check_shares_loops(self, consumer: TensorView, pos: int) -> None:
+        """After the replay, each of the first ``pos`` loop axes is the consumer's (the loop map joins them), as the
+        lowering requires: a replay that merged a loop broadcast standing for some of a consumer axis's parts only
+        (the consumer's own broadcast axis after the last axis they share) makes an axis of another extent."""
+        mapping = replay.loop_map(self, consumer)
+        for k in range(pos):
+            if mapping.get(self.loop[k]) is not consumer.loop[k]:
+                raise self._err(f"compute_at: position {pos} needs axis {k} ({consumer.loop[k].label()}) of "
+                                f"T{consumer.name}, and the replay of it onto T{self.name} gives "
+                                f"{self.loop[k].label()}, which is not the same loop (it comes from axes T{self.name} "
+                                f"lacks only in part); compute at position <= {k}")
 
     def _check_off_path_consumers(self, on_path: set[TensorView], consumer: TensorView, pos: int) -> None:
         """A tensor computed at ``pos`` shares those loops with every consumer, not only the one on the path."""

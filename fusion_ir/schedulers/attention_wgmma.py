@@ -9,8 +9,10 @@ K-major, 128-byte swizzle); then a serial loop over the key blocks ``j`` (the re
 - ``s_j = q @ k_j^T``: ``wgmma.m64n{block_kv}k16`` over D in tiles of 64, k_j's ``[block_kv, 64]`` box of the
   blocked view ``permute(reshape(pad(k)))`` (K-major; the pad is TMA's zero fill); the fp32 fragment in registers;
 - the scale, the key mask (keys past Skv, the causal mask) and ``exp(s - mnew)`` on the fragment
-  (``schedule_mma_fragment``); the block's row max and row sum reduce the fragment in registers, then across the
-  quad by shuffles (``merge_lanes``), which leaves them in every lane of the quad;
+  (``schedule_mma_fragment``), the mask's key index (``j * block_kv + column``) and query index computed per element
+  in the fragment's loops from its own column and row, in registers; the block's row max and row sum reduce the
+  fragment in registers, then across the quad by shuffles (``merge_lanes``), which leaves them in every lane of the
+  quad;
 - the per-row recurrence (``mprev = cummax(mblk)``, ``mnew``, ``alpha``, ``l = rescaled_sum(rowsum, alpha)``) in
   registers, by every thread of the fragment: laid out as the fragment's rows (warp ``w``, lane row ``r``, the rows
   ``j2`` unrolled) merged with a loop-only broadcast of the quad's 4 lanes into TIDx (``broadcast_loop``), so each
@@ -26,7 +28,8 @@ from __future__ import annotations
 
 from target import current as current_target
 
-from ..exprs import is_view_expr, view_source
+from ..exprs import BroadcastOp, is_view_expr, view_source
+from .. import replay
 from ..fusion import Fusion
 from ..inlining import inline_most
 from ..online_softmax import OnlineSoftmax, bound_key_blocks, mask_only_where_needed
@@ -126,10 +129,16 @@ def schedule_on_tensor_cores(fusion: Fusion, r: OnlineSoftmax) -> None:
             and tv not in operands and s_mm not in tv.ancestors()]
     chains = _computed_view_chains(fusion)
     in_chains = {tv for first, end in chains for tv in _between(first, end)}
+    # the mask's operands of fewer axes (the key index; the query index), broadcast to the scores' rows or keys:
+    # computed per element inside the fragment's loops, each thread its own keys and rows, in registers
+    partial = _partial_operands(mask, r.scores)
+    chains = [(first, end) for first, end in chains if end not in partial]
     for tv in mask:
-        if tv not in in_chains:
+        if tv not in in_chains and tv not in partial:
             tv.transform_like(r.scores)
             tv.parallelize_like(r.scores)
+    for tv in reversed([tv for tv in fusion.used_tensors() if tv in partial]):
+        _compute_per_element(tv, r.scores, 3)
     # the per-row recurrence: [BH, Sqo, nb, TIDx (w r b4), j2]; the row sum over nb: [BH, Sqo, rnb, TIDx, j2]
     for tv in per_row:
         _rows_first(tv)
@@ -187,6 +196,34 @@ def _computed_view_chains(fusion: Fusion) -> list[tuple[TensorView, TensorView]]
         if not start.is_input and start.definition is not None and not start.definition.tensor_inputs():
             chains.append((start, end))
     return chains
+
+
+def _partial_operands(mask: list[TensorView], scores: TensorView) -> set[TensorView]:
+    """The tensors computed into the broadcasts of ``mask`` that give the scores' rank to a tensor of fewer axes
+    (``broadcast(key < Skv)`` of ``[nb, block]``, ``broadcast(query)`` of ``[Sq]``, ``broadcast(blocked key iota)``):
+    those broadcasts' inputs and what they are computed from."""
+    rank = len(scores.logical)
+    found: set[TensorView] = set()
+    for b in mask:
+        if not isinstance(b.definition, BroadcastOp) or len(b.logical) != rank:
+            continue
+        x = b.definition.inputs[0]
+        found |= {tv for tv in x.ancestors() | {x} if not tv.is_input}
+    return found
+
+
+def _compute_per_element(tv: TensorView, scores: TensorView, blocks: int) -> None:
+    """Compute ``tv`` in all the loops of its consumer (laid out as the fragment: each thread its own keys and rows);
+    a value of the key block alone (``j * block_kv``: its only axis the scores' key-block axis; inside the key loops
+    it would only be repeated) in the key-block loop (``blocks``, the position after it)."""
+    consumers = tv.consumers()
+    if len(consumers) != 1:
+        raise ScheduleError(f"schedule_on_tensor_cores: T{tv.name}, a mask operand broadcast to the scores, has "
+                            f"{len(consumers)} consumers; it is computed inside its consumer's loops, so it takes one")
+    (consumer,) = consumers
+    block_axis = replay.root_map_between(scores, tv).get(scores.logical[0])
+    own = [i for i in tv.logical if not i.is_broadcast]
+    tv.compute_at(consumer, blocks if own == [block_axis] else -1)
 
 
 def _like_consumer(tv: TensorView) -> None:

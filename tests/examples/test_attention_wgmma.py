@@ -252,3 +252,42 @@ def test_shifted_causal_masks_bound_by_their_shift(shift: int, stop: str) -> Non
         seen = ~np.isnan(want)
         err = np.abs(out[seen] - want[seen]).max() / np.abs(want[seen]).max()
         assert err <= attention_wgmma.TOLERANCE, (shift, seed, err)
+
+
+# ---------------------------------------------------------------------------------------------- the mask per element
+def _enclosing_loops(body: tuple, found: list, path: tuple = ()) -> None:
+    """(the loops around it, node) for every node of ``body``."""
+    from lowering import kernel_ir as k
+
+    for node in body:
+        found.append((path, node))
+        for _, sub in k.children(node):
+            _enclosing_loops(sub, found, path + ((node,) if isinstance(node, k.ForLoop) else ()))
+
+
+MASKED = [((1, 2, 100, 333, 64), True, 64), ((1, 1, 200, 130, 128), True, 128), ((1, 2, 200, 200, 64), False, 64)]
+
+
+@pytest.mark.parametrize("shape,causal,block_kv", MASKED, ids=[f"{s}-causal{c}-kv{b}" for s, c, b in MASKED])
+def test_the_key_mask_is_computed_per_element_in_registers(shape: tuple[int, ...], causal: bool,
+                                                           block_kv: int) -> None:
+    """The key index (``j * block_kv + column``, the blocked key iota) and the query index are computed inside the
+    fragment's loops, each element from its own column and row, and compared there (``key < Skv``,
+    ``key <= query``): every integer or boolean buffer of the kernel holds one element. A buffer of the whole key
+    block (``[block_kv]`` per thread) read at the fragment's thread-dependent column is local memory on the GPU."""
+    from fusion_ir import DataType, MemoryType
+    from lowering import kernel_ir as k
+
+    kernel = lower(attention_wgmma.build(*shape, causal=causal, block_kv=block_kv))
+    exact = (DataType.Int32, DataType.Int64, DataType.Bool)
+    masks = [n.buffer for n in k.walk(kernel.body) if isinstance(n, k.Allocate)
+             and n.buffer.memory is MemoryType.Local and n.buffer.dtype in exact
+             and not n.buffer.name.endswith("_token")]          # a TMA load's mbarrier token, not a mask
+    assert masks and all(str(b.size) == "1" for b in masks), [(b.name, str(b.size)) for b in masks]
+    found: list = []
+    _enclosing_loops(kernel.body, found)
+    compares = [(loops, n) for loops, n in found if isinstance(n, k.Assign) and "CompareValue(op='l" in repr(n.value)]
+    ops = {"CompareValue(op='le'" in repr(n.value) for _, n in compares}
+    assert ops == ({True, False} if causal else {False})
+    for loops, _ in compares:   # inside the fragment's column loop: block_kv / 8 column groups of a thread, unrolled
+        assert any(str(f.stop) == str(block_kv // 8) and f.unroll for f in loops), [f.label for f in loops]

@@ -102,3 +102,20 @@ def test_symbolic_sizes_take_tensor_cores_and_match_numpy(causal: bool) -> None:
         want = attention.reference(*inputs, causal=causal)
         err = float(np.abs(np.asarray(out, dtype=np.float64) - want).max() / np.abs(want).max())
         assert err <= attention.TOLERANCE, (shape, causal, err)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_symbolic_sizes_compute_the_key_mask_per_element(causal: bool) -> None:
+    """With symbolic sizes too, the key and query indices are computed per element of the fragment: every integer or
+    boolean buffer (the indices, the compares) holds one element, none a key block (``[block_kv]``) per thread."""
+    from fusion_ir import MemoryType
+    from lowering import kernel_ir as k
+
+    fusion = attention.fusion_of(head_dim=64, causal=causal, symbolic=True)
+    schedule(fusion)
+    kernel = lower(fusion)
+    exact = (DataType.Int32, DataType.Int64, DataType.Bool)
+    masks = [n.buffer for n in k.walk(kernel.body) if isinstance(n, k.Allocate)
+             and n.buffer.memory is MemoryType.Local and n.buffer.dtype in exact
+             and not n.buffer.name.endswith("_token")]
+    assert masks and all(str(b.size) == "1" for b in masks), [(b.name, str(b.size)) for b in masks]

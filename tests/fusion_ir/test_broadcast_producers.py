@@ -133,6 +133,39 @@ def test_a_trailing_broadcast_axis_still_has_no_counterpart() -> None:
     assert e.ndim == 1 and not e.loop_broadcasts
 
 
+def test_an_axis_merged_from_broadcast_parts_the_producer_lacks_in_part_is_refused() -> None:
+    """``t1[i] -> t2 = broadcast(t1)[i, m] -> t3[i, m] -> broadcast(t3)[i, m, k]``, the last laid out as
+    ``[k/8, i, k8 * m4, m/4]``: t2's third axis merges a loop broadcast standing for ``k8`` with its own broadcast
+    ``m4``, all of them axes t1 lacks. t1 computed at position 3 of t2 gains a loop broadcast for ``k`` (its outer
+    part ``k/8`` comes before the axis they share) but not for ``m``: its replay of the merged axis has extent 8, not
+    32, another loop than t2's; compute_at refuses it at once (the lowering would, later) and position 2 is kept."""
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(shape=(8,))
+        t1 = ops.neg(a)
+        t2 = ops.broadcast(t1, [False, True])
+        t3 = ops.add(t2, fusion.add_input(shape=(8, 12)))
+        t4 = ops.broadcast(t3, [False, False, True])
+        out = ops.add(t4, fusion.add_input(shape=(8, 12, 32)))
+        fusion.add_output(out)
+    out.split(2, 8).split(1, 4).reorder({3: 0, 0: 1, 4: 2, 2: 3, 1: 4}).merge(2, 3)   # [k/8, i, k8 m4, m/4]
+    t4.transform_like(out)
+    t3.compute_at(t4, -1)
+    t2.compute_at(t3, -1)
+    assert str(t2.loop[2].extent) == "32"
+    with pytest.raises(ScheduleError, match=rf"T{t1.name}: compute_at: position 3 needs axis 2 "
+                                            rf"\(bS\d+\{{32\}}\) of T{t2.name}, and the replay of it onto "
+                                            rf"T{t1.name} gives bS\d+\{{8\}}, which is not the same loop"):
+        t1.compute_at(t2, 3)
+    assert t1.compute_at_pos == 0
+    t1.compute_at(t2, 2)
+    assert t1.compute_at_pos == 2
+    (got,) = simulate(lower(fusion), [np.arange(8, dtype=np.float32), np.ones((8, 12), np.float32),
+                                      np.ones((8, 12, 32), np.float32)])
+    want = -np.arange(8, dtype=np.float32)[:, None, None] + 2
+    np.testing.assert_allclose(got, np.broadcast_to(want, (8, 12, 32)))
+
+
 def test_a_1d_tma_tile_is_computed_inside_a_2d_tile_loop() -> None:
     """``out[i, j] = x[i, j] * scale[j]``: the TMA tile of scale, computed at the tile loop of out, takes a
     loop broadcast for the block-bound row axis and shares the tile loop (examples/tma_broadcast_scale.py)."""
