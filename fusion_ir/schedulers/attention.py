@@ -27,7 +27,6 @@ from target import current as current_target
 from ..exprs import MmaOp, is_view_expr
 from ..fusion import Fusion
 from ..inlining import inline_most, parallelize_like, transform_like
-from ..key_limit import key_limit
 from ..online_softmax import (
     OnlineSoftmax,
     SoftmaxMatmul,
@@ -140,31 +139,23 @@ def suggest_attention_params(fusion: Fusion, sizes: Sizes | None = None) -> Atte
 
 # The tensor-core kernel's keys per block: 128 halves the key-block loop's fixed work per key (its barriers, the
 # running max's update, the rescale) against 64. On the H100 (bench/probes/attention_probe.py, 2026-11-26, 16384
-# tokens, D 64 and 128) 128 keys ran 1.02-1.25 of torch's flash attention without a mask where 64 ran 0.93-1.07. Two
-# things take it back: query rows not a multiple of 64 (every fragment row predicated: 209-241 registers with 64 keys
-# against 90-122, and 128 keys spill, 370-1168 bytes at [2, 3, 1000, 1237, D]), and a causal mask over few keys, whose
-# diagonal blocks, masked and half wasted, are block_kv / Skv of the work (Skv 1024: 128 keys 0.65-0.66 of flash, 64
-# keys 0.67-0.71; Skv 2048: 0.76-0.78 against 0.74-0.75)
-BIG_BLOCK_KV_MIN_CAUSAL_KEYS = 2048
+# tokens, D 64 and 128) 128 keys ran 1.02-1.25 of torch's flash attention without a mask (64 keys: 0.93-1.07) and
+# 1.05-1.30 causal (64 keys: 0.97-1.17; once the key mask was computed per element: with the mask in local arrays 128
+# keys lost at 1024 keys). Query rows not a multiple of 64 take it back: every fragment row is predicated, 209-241
+# registers with 64 keys against 90-122, and 128 keys spill (370-1168 bytes at [2, 3, 1000, 1237, D], nvcc 13).
 
 
 def _tensor_core_block_kv(fusion: Fusion, sm: SoftmaxMatmul, sizes: Sizes | None) -> tuple[int, str]:
-    """The tensor-core kernel's ``block_kv`` and why (``BIG_BLOCK_KV_MIN_CAUSAL_KEYS``)."""
+    """The tensor-core kernel's ``block_kv`` and why (the comment above)."""
     small, big = BLOCKS_KV
     env = extent_env(fusion, sizes)
     rows = None if env is None else evaluated(sm.matmul.shape_ids[-2], env)
-    keys = None if env is None else evaluated(sm.scores.shape_ids[-1], env)
     if rows is None or rows % BLOCK_Q:
         said = f"not known to be a multiple of {BLOCK_Q}" if rows is None else f"{rows}, not a multiple of {BLOCK_Q}"
         return small, (f"{small} keys per block: the query rows ({said}) are predicated row by row, where {big} keys "
                        f"spill")
-    causal = isinstance(key_limit(sm.scores), int)
-    if causal and (keys is None or keys < BIG_BLOCK_KV_MIN_CAUSAL_KEYS):
-        said = "an unknown number of" if keys is None else str(keys)
-        return small, (f"{small} keys per block: a causal mask over {said} keys (under "
-                       f"{BIG_BLOCK_KV_MIN_CAUSAL_KEYS}) wastes block_kv / Skv of the work on its diagonal blocks")
     return big, (f"{big} keys per block: half the key-block loop's fixed work per key of {small} ({rows} query rows, "
-                 f"a multiple of {BLOCK_Q}{f'; a causal mask over {keys} keys' if causal else ''})")
+                 f"a multiple of {BLOCK_Q})")
 
 
 def tensor_core_refusal(fusion: Fusion, sm: SoftmaxMatmul) -> str | None:

@@ -23,10 +23,10 @@ def test_bf16_and_fp16_with_head_dim_64_or_128_take_tensor_cores(head_dim: int, 
 
 @pytest.mark.parametrize("shape,causal,block_kv,why", [
     ((1, 2, 256, 320, 64), False, 128, "256 query rows, a multiple of 64"),
-    ((1, 2, 2048, 2048, 128), True, 128, "a causal mask over 2048 keys"),
-    ((1, 2, 1024, 1024, 64), True, 64, "a causal mask over 1024 keys (under 2048)"),
+    ((1, 2, 1024, 1024, 128), True, 128, "1024 query rows, a multiple of 64"),
     ((1, 2, 200, 4096, 64), False, 64, "the query rows (200, not a multiple of 64) are predicated"),
-], ids=["rows_of_64", "causal_long", "causal_short", "ragged_rows"])
+    ((1, 2, 200, 130, 64), True, 64, "the query rows (200, not a multiple of 64) are predicated"),
+], ids=["rows_of_64", "causal", "ragged_rows", "ragged_rows_causal"])
 def test_the_keys_per_block_follow_the_rows_and_the_mask(shape: tuple, causal: bool, block_kv: int, why: str) -> None:
     params = suggest_attention_params(attention.fusion_of(*shape, causal=causal))
     assert params.tensor_cores and params.block_kv == block_kv and why in params.why["block_kv"]
