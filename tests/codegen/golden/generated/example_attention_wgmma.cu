@@ -6,19 +6,16 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   extern __shared__ __align__(1024) char smem[];
 
   int64_t* T54_mbar = reinterpret_cast<int64_t*>(smem);
-  int64_t T54_token[1];
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T54_mbar[0]), 1);
   }
   __syncthreads();  // init: T54_mbar visible to every thread
   int64_t* T53_mbar = reinterpret_cast<int64_t*>(smem + 8);
-  int64_t T53_token[1];
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T53_mbar[0]), 1);
   }
   __syncthreads();  // init: T53_mbar visible to every thread
   int64_t* T52_mbar = reinterpret_cast<int64_t*>(smem + 16);
-  int64_t T52_token[1];
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T52_mbar[0]), 1);
   }
@@ -28,7 +25,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   float T42[2];
   float T49[32];
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-    T52_token[0] = mbarrier::arriveExpectTx(toSmem(&T52_mbar[0]), 8192);
+    mbarrier::arriveExpectTx(toSmem(&T52_mbar[0]), 8192);
     // loop of iUR239{1}
     #pragma unroll
     for (int64_t i12 = 0; i12 < 1; ++i12) {
@@ -62,10 +59,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       }
     }
   }
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-    mbarrier::wait(toSmem(&T52_mbar[0]), T52_token[0]);
-  }
-  __syncthreads();  // RAW: T52 arrived by TMA; the elected thread waited on its token
+  mbarrier::waitParity(toSmem(&T52_mbar[0]), 0);
   // rS202{4}: the first 3 iterations with T30 known true
   const int64_t h0 = ((int64_t)blockIdx.y) / 2;
   const int64_t h1 = ((int64_t)blockIdx.y) % 2;
@@ -94,11 +88,10 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     for (int64_t i15 = 0; i15 < 1; ++i15) {
       __bfloat16* T53 = reinterpret_cast<__bfloat16*>(smem + 9216);
       if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-        T53_token[0] = mbarrier::arriveExpectTx(toSmem(&T53_mbar[0]), 8192);
+        mbarrier::arriveExpectTx(toSmem(&T53_mbar[0]), 8192);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T53[0]), &tmap_T1, toSmem(&T53_mbar[0]), i15 * 64, i2 * 64, h1, h0);
-        mbarrier::wait(toSmem(&T53_mbar[0]), T53_token[0]);
       }
-      __syncthreads();  // RAW: T53 arrived by TMA; the elected thread waited on its token
+      mbarrier::waitParity(toSmem(&T53_mbar[0]), (i15 + i2) % 2);
       wgmma::fenceOperands(T20);
       wgmma::fence();
       // loop of rUR234{4}
@@ -111,7 +104,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       wgmma::commit();
       wgmma::wait<0>();
       wgmma::fenceOperands(T20);
-      __syncthreads();  // WAR: T53 is rewritten next iteration
     }
     // loop of iUR267{8}
     #pragma unroll
@@ -270,7 +262,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     }
     __syncthreads();  // WAR: T54 reuses the memory of T53
     if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-      T54_token[0] = mbarrier::arriveExpectTx(toSmem(&T54_mbar[0]), 8192);
+      mbarrier::arriveExpectTx(toSmem(&T54_mbar[0]), 8192);
       // loop of iUR463{1}
       #pragma unroll
       for (int64_t i49 = 0; i49 < 1; ++i49) {
@@ -299,10 +291,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         }
       }
     }
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-      mbarrier::wait(toSmem(&T54_mbar[0]), T54_token[0]);
-    }
-    __syncthreads();  // RAW: T54 arrived by TMA; the elected thread waited on its token
+    mbarrier::waitParity(toSmem(&T54_mbar[0]), i2 % 2);
     uint32_t T43_a0[16];  // T43 in pairs: the A registers of the wgmmas below
     #pragma unroll
     for (int q = 0; q < 16; ++q) {
@@ -380,11 +369,10 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     for (int64_t i15 = 0; i15 < 1; ++i15) {
       __bfloat16* T53 = reinterpret_cast<__bfloat16*>(smem + 9216);
       if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-        T53_token[0] = mbarrier::arriveExpectTx(toSmem(&T53_mbar[0]), 8192);
+        mbarrier::arriveExpectTx(toSmem(&T53_mbar[0]), 8192);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T53[0]), &tmap_T1, toSmem(&T53_mbar[0]), i15 * 64, i2 * 64, h5, h4);
-        mbarrier::wait(toSmem(&T53_mbar[0]), T53_token[0]);
       }
-      __syncthreads();  // RAW: T53 arrived by TMA; the elected thread waited on its token
+      mbarrier::waitParity(toSmem(&T53_mbar[0]), (i15 + i2) % 2);
       wgmma::fenceOperands(T20);
       wgmma::fence();
       // loop of rUR234{4}
@@ -397,7 +385,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       wgmma::commit();
       wgmma::wait<0>();
       wgmma::fenceOperands(T20);
-      __syncthreads();  // WAR: T53 is rewritten next iteration
     }
     // loop of iUR267{8}
     #pragma unroll
@@ -558,7 +545,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     }
     __syncthreads();  // WAR: T54 reuses the memory of T53
     if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-      T54_token[0] = mbarrier::arriveExpectTx(toSmem(&T54_mbar[0]), 8192);
+      mbarrier::arriveExpectTx(toSmem(&T54_mbar[0]), 8192);
       // loop of iUR463{1}
       #pragma unroll
       for (int64_t i49 = 0; i49 < 1; ++i49) {
@@ -587,10 +574,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         }
       }
     }
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-      mbarrier::wait(toSmem(&T54_mbar[0]), T54_token[0]);
-    }
-    __syncthreads();  // RAW: T54 arrived by TMA; the elected thread waited on its token
+    mbarrier::waitParity(toSmem(&T54_mbar[0]), i2 % 2);
     uint32_t T43_a0[16];  // T43 in pairs: the A registers of the wgmmas below
     #pragma unroll
     for (int q = 0; q < 16; ++q) {

@@ -6,19 +6,16 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   extern __shared__ __align__(1024) char smem[];
 
   int64_t* T66_mbar = reinterpret_cast<int64_t*>(smem);
-  int64_t T66_token[1];
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T66_mbar[0]), 1);
   }
   __syncthreads();  // init: T66_mbar visible to every thread
   int64_t* T65_mbar = reinterpret_cast<int64_t*>(smem + 8);
-  int64_t T65_token[1];
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T65_mbar[0]), 1);
   }
   __syncthreads();  // init: T65_mbar visible to every thread
   int64_t* T64_mbar = reinterpret_cast<int64_t*>(smem + 16);
-  int64_t T64_token[1];
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T64_mbar[0]), 1);
   }
@@ -29,7 +26,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   float T54[2];
   float T61[32];
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-    T64_token[0] = mbarrier::arriveExpectTx(toSmem(&T64_mbar[0]), 8192);
+    mbarrier::arriveExpectTx(toSmem(&T64_mbar[0]), 8192);
     // loop of iUR281{1}
     #pragma unroll
     for (int64_t i16 = 0; i16 < 1; ++i16) {
@@ -73,10 +70,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       }
     }
   }
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-    mbarrier::wait(toSmem(&T64_mbar[0]), T64_token[0]);
-  }
-  __syncthreads();  // RAW: T64 arrived by TMA; the elected thread waited on its token
+  mbarrier::waitParity(toSmem(&T64_mbar[0]), 0);
   // rS244{6}: the first min(min(6, ceilDiv((blockIdx.x * 64) + 64, 64)), min(5, ((blockIdx.x * 64) + 1) / 64)) iterations with T33, T42 known true
   const int64_t h0 = ((int64_t)blockIdx.y) / 2;
   const int64_t h1 = ((int64_t)blockIdx.y) % 2;
@@ -105,11 +99,10 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     for (int64_t i19 = 0; i19 < 1; ++i19) {
       __bfloat16* T65 = reinterpret_cast<__bfloat16*>(smem + 9216);
       if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-        T65_token[0] = mbarrier::arriveExpectTx(toSmem(&T65_mbar[0]), 8192);
+        mbarrier::arriveExpectTx(toSmem(&T65_mbar[0]), 8192);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T65[0]), &tmap_T1, toSmem(&T65_mbar[0]), i19 * 64, i4 * 64, h1, h0);
-        mbarrier::wait(toSmem(&T65_mbar[0]), T65_token[0]);
       }
-      __syncthreads();  // RAW: T65 arrived by TMA; the elected thread waited on its token
+      mbarrier::waitParity(toSmem(&T65_mbar[0]), (i19 + i4) % 2);
       wgmma::fenceOperands(T31);
       wgmma::fence();
       // loop of rUR276{4}
@@ -122,7 +115,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       wgmma::commit();
       wgmma::wait<0>();
       wgmma::fenceOperands(T31);
-      __syncthreads();  // WAR: T65 is rewritten next iteration
     }
     // loop of iUR322{8}
     #pragma unroll
@@ -285,7 +277,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     }
     __syncthreads();  // WAR: T66 reuses the memory of T65
     if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-      T66_token[0] = mbarrier::arriveExpectTx(toSmem(&T66_mbar[0]), 8192);
+      mbarrier::arriveExpectTx(toSmem(&T66_mbar[0]), 8192);
       // loop of iUR577{1}
       #pragma unroll
       for (int64_t i53 = 0; i53 < 1; ++i53) {
@@ -314,10 +306,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         }
       }
     }
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-      mbarrier::wait(toSmem(&T66_mbar[0]), T66_token[0]);
-    }
-    __syncthreads();  // RAW: T66 arrived by TMA; the elected thread waited on its token
+    mbarrier::waitParity(toSmem(&T66_mbar[0]), i4 % 2);
     uint32_t T55_a0[16];  // T55 in pairs: the A registers of the wgmmas below
     #pragma unroll
     for (int q = 0; q < 16; ++q) {
@@ -410,11 +399,10 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     for (int64_t i19 = 0; i19 < 1; ++i19) {
       __bfloat16* T65 = reinterpret_cast<__bfloat16*>(smem + 9216);
       if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-        T65_token[0] = mbarrier::arriveExpectTx(toSmem(&T65_mbar[0]), 8192);
+        mbarrier::arriveExpectTx(toSmem(&T65_mbar[0]), 8192);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T65[0]), &tmap_T1, toSmem(&T65_mbar[0]), i19 * 64, i4 * 64, h5, h4);
-        mbarrier::wait(toSmem(&T65_mbar[0]), T65_token[0]);
       }
-      __syncthreads();  // RAW: T65 arrived by TMA; the elected thread waited on its token
+      mbarrier::waitParity(toSmem(&T65_mbar[0]), (i19 + i4) % 2);
       wgmma::fenceOperands(T31);
       wgmma::fence();
       // loop of rUR276{4}
@@ -427,7 +415,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       wgmma::commit();
       wgmma::wait<0>();
       wgmma::fenceOperands(T31);
-      __syncthreads();  // WAR: T65 is rewritten next iteration
     }
     // loop of iUR322{8}
     #pragma unroll
@@ -606,7 +593,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     }
     __syncthreads();  // WAR: T66 reuses the memory of T65
     if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-      T66_token[0] = mbarrier::arriveExpectTx(toSmem(&T66_mbar[0]), 8192);
+      mbarrier::arriveExpectTx(toSmem(&T66_mbar[0]), 8192);
       // loop of iUR577{1}
       #pragma unroll
       for (int64_t i53 = 0; i53 < 1; ++i53) {
@@ -635,10 +622,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         }
       }
     }
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-      mbarrier::wait(toSmem(&T66_mbar[0]), T66_token[0]);
-    }
-    __syncthreads();  // RAW: T66 arrived by TMA; the elected thread waited on its token
+    mbarrier::waitParity(toSmem(&T66_mbar[0]), i4 % 2);
     uint32_t T55_a0[16];  // T55 in pairs: the A registers of the wgmmas below
     #pragma unroll
     for (int q = 0; q < 16; ++q) {
