@@ -5,22 +5,22 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   const int64_t T15_stride3 = T15.stride[3];
   extern __shared__ __align__(1024) char smem[];
 
-  int64_t* T54_mbar = reinterpret_cast<int64_t*>(smem);
+  int64_t* T54_mbar = reinterpret_cast<int64_t*>(smem + 16384);
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T54_mbar[0]), 1);
   }
   __syncthreads();  // init: T54_mbar visible to every thread
-  int64_t* T53_mbar = reinterpret_cast<int64_t*>(smem + 8);
+  int64_t* T53_mbar = reinterpret_cast<int64_t*>(smem + 16392);
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T53_mbar[0]), 1);
   }
   __syncthreads();  // init: T53_mbar visible to every thread
-  int64_t* T52_mbar = reinterpret_cast<int64_t*>(smem + 16);
+  int64_t* T52_mbar = reinterpret_cast<int64_t*>(smem + 16400);
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T52_mbar[0]), 1);
   }
   __syncthreads();  // init: T52_mbar visible to every thread
-  __bfloat16* T52 = reinterpret_cast<__bfloat16*>(smem + 1024);
+  __bfloat16* T52 = reinterpret_cast<__bfloat16*>(smem + 17408);
   float T32_carry[2];
   float T42[2];
   float T49[32];
@@ -78,7 +78,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     float T41_acc[2];
     __bfloat16 T43[32];
     float T48[2];
-    __bfloat16* T54 = reinterpret_cast<__bfloat16*>(smem + 9216);
+    __bfloat16* T54 = reinterpret_cast<__bfloat16*>(smem);
     // loop of fragment
     #pragma unroll
     for (int64_t r20 = 0; r20 < 32; ++r20) {
@@ -86,7 +86,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     }
     // loop of rS232{1}
     for (int64_t i15 = 0; i15 < 1; ++i15) {
-      __bfloat16* T53 = reinterpret_cast<__bfloat16*>(smem + 9216);
+      __bfloat16* T53 = reinterpret_cast<__bfloat16*>(smem + 8192);
       if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
         mbarrier::arriveExpectTx(toSmem(&T53_mbar[0]), 8192);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T53[0]), &tmap_T1, toSmem(&T53_mbar[0]), i15 * 64, i2 * 64, h1, h0);
@@ -260,7 +260,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         T42[i37] = (T42[i37] * T37[i37]) + T41[i37];
       }
     }
-    __syncthreads();  // WAR: T54 reuses the memory of T53
     if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
       mbarrier::arriveExpectTx(toSmem(&T54_mbar[0]), 8192);
       // loop of iUR463{1}
@@ -314,7 +313,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     wgmma::wait<0>();
     wgmma::fenceOperands(T43_a0);
     wgmma::fenceOperands(T49);
-    __syncthreads();  // WAR: T54 is rewritten next iteration
+    __syncthreads();  // WAR: T53 is rewritten next iteration
   }
   const int64_t h4 = ((int64_t)blockIdx.y) / 2;
   const int64_t h5 = ((int64_t)blockIdx.y) % 2;
@@ -337,7 +336,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     float T41_acc[2];
     __bfloat16 T43[32];
     float T48[2];
-    __bfloat16* T54 = reinterpret_cast<__bfloat16*>(smem + 9216);
+    __bfloat16* T54 = reinterpret_cast<__bfloat16*>(smem);
     T22[0] = i2;
     T23[0] = T22[0] * 64LL;
     // loop of iS369{4}
@@ -367,7 +366,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     }
     // loop of rS232{1}
     for (int64_t i15 = 0; i15 < 1; ++i15) {
-      __bfloat16* T53 = reinterpret_cast<__bfloat16*>(smem + 9216);
+      __bfloat16* T53 = reinterpret_cast<__bfloat16*>(smem + 8192);
       if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
         mbarrier::arriveExpectTx(toSmem(&T53_mbar[0]), 8192);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T53[0]), &tmap_T1, toSmem(&T53_mbar[0]), i15 * 64, i2 * 64, h5, h4);
@@ -543,7 +542,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         T42[i37] = (T42[i37] * T37[i37]) + T41[i37];
       }
     }
-    __syncthreads();  // WAR: T54 reuses the memory of T53
     if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
       mbarrier::arriveExpectTx(toSmem(&T54_mbar[0]), 8192);
       // loop of iUR463{1}
@@ -597,7 +595,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     wgmma::wait<0>();
     wgmma::fenceOperands(T43_a0);
     wgmma::fenceOperands(T49);
-    __syncthreads();  // WAR: T54 is rewritten next iteration
+    __syncthreads();  // WAR: T53 is rewritten next iteration
   }
   // loop of iUR511{8}
   #pragma unroll

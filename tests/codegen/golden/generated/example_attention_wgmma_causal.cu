@@ -5,23 +5,23 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   const int64_t T21_stride3 = T21.stride[3];
   extern __shared__ __align__(1024) char smem[];
 
-  int64_t* T66_mbar = reinterpret_cast<int64_t*>(smem);
+  int64_t* T66_mbar = reinterpret_cast<int64_t*>(smem + 16384);
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T66_mbar[0]), 1);
   }
   __syncthreads();  // init: T66_mbar visible to every thread
-  int64_t* T65_mbar = reinterpret_cast<int64_t*>(smem + 8);
+  int64_t* T65_mbar = reinterpret_cast<int64_t*>(smem + 16392);
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T65_mbar[0]), 1);
   }
   __syncthreads();  // init: T65_mbar visible to every thread
-  int64_t* T64_mbar = reinterpret_cast<int64_t*>(smem + 16);
+  int64_t* T64_mbar = reinterpret_cast<int64_t*>(smem + 16400);
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T64_mbar[0]), 1);
   }
   __syncthreads();  // init: T64_mbar visible to every thread
   int T6[64];
-  __bfloat16* T64 = reinterpret_cast<__bfloat16*>(smem + 1024);
+  __bfloat16* T64 = reinterpret_cast<__bfloat16*>(smem + 17408);
   float T44_carry[2];
   float T54[2];
   float T61[32];
@@ -89,7 +89,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     float T53_acc[2];
     __bfloat16 T55[32];
     float T60[2];
-    __bfloat16* T66 = reinterpret_cast<__bfloat16*>(smem + 9216);
+    __bfloat16* T66 = reinterpret_cast<__bfloat16*>(smem);
     // loop of fragment
     #pragma unroll
     for (int64_t r31 = 0; r31 < 32; ++r31) {
@@ -97,7 +97,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     }
     // loop of rS274{1}
     for (int64_t i19 = 0; i19 < 1; ++i19) {
-      __bfloat16* T65 = reinterpret_cast<__bfloat16*>(smem + 9216);
+      __bfloat16* T65 = reinterpret_cast<__bfloat16*>(smem + 8192);
       if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
         mbarrier::arriveExpectTx(toSmem(&T65_mbar[0]), 8192);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T65[0]), &tmap_T1, toSmem(&T65_mbar[0]), i19 * 64, i4 * 64, h1, h0);
@@ -275,7 +275,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         T54[i41] = (T54[i41] * T49[i41]) + T53[i41];
       }
     }
-    __syncthreads();  // WAR: T66 reuses the memory of T65
     if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
       mbarrier::arriveExpectTx(toSmem(&T66_mbar[0]), 8192);
       // loop of iUR577{1}
@@ -329,7 +328,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     wgmma::wait<0>();
     wgmma::fenceOperands(T55_a0);
     wgmma::fenceOperands(T61);
-    __syncthreads();  // WAR: T66 is rewritten next iteration
+    __syncthreads();  // WAR: T65 is rewritten next iteration
   }
   const int64_t h4 = ((int64_t)blockIdx.y) / 2;
   const int64_t h5 = ((int64_t)blockIdx.y) % 2;
@@ -353,7 +352,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     float T53_acc[2];
     __bfloat16 T55[32];
     float T60[2];
-    __bfloat16* T66 = reinterpret_cast<__bfloat16*>(smem + 9216);
+    __bfloat16* T66 = reinterpret_cast<__bfloat16*>(smem);
     // loop of iS87{64}
     for (int64_t i9 = 0; i9 < 64; ++i9) {
       int T8[1];
@@ -397,7 +396,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     }
     // loop of rS274{1}
     for (int64_t i19 = 0; i19 < 1; ++i19) {
-      __bfloat16* T65 = reinterpret_cast<__bfloat16*>(smem + 9216);
+      __bfloat16* T65 = reinterpret_cast<__bfloat16*>(smem + 8192);
       if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
         mbarrier::arriveExpectTx(toSmem(&T65_mbar[0]), 8192);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T65[0]), &tmap_T1, toSmem(&T65_mbar[0]), i19 * 64, i4 * 64, h5, h4);
@@ -591,7 +590,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         T54[i41] = (T54[i41] * T49[i41]) + T53[i41];
       }
     }
-    __syncthreads();  // WAR: T66 reuses the memory of T65
     if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
       mbarrier::arriveExpectTx(toSmem(&T66_mbar[0]), 8192);
       // loop of iUR577{1}
@@ -645,7 +643,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     wgmma::wait<0>();
     wgmma::fenceOperands(T55_a0);
     wgmma::fenceOperands(T61);
-    __syncthreads();  // WAR: T66 is rewritten next iteration
+    __syncthreads();  // WAR: T65 is rewritten next iteration
   }
   // loop of iUR625{8}
   #pragma unroll
