@@ -23,7 +23,7 @@ from fusion_ir.scalar import Val
 from fusion_ir.types import DataType
 
 from ..errors import LoweringError
-from ..kernel_ir import Buffer, ForLoop, Kernel, Node, children
+from ..kernel_ir import Buffer, ForLoop, Kernel, Node
 from ..placement import computes
 from .circular_buffer import CircularBufferInfo, CircularLoop
 from .mbarrier_layout import MBAR_ALIGN, MBAR_BYTES, OrderingBarriers

@@ -4,10 +4,8 @@ from dataclasses import replace
 
 import pytest
 
-from fusion_ir import ScheduleError
-
 import examples
-from fusion_ir import DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, inline_most, ops
+from fusion_ir import DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, ScheduleError, inline_most, ops
 from lowering import LoweringError, lower
 from lowering import kernel_ir as k
 from lowering.pipeline import PASS_NAMES
