@@ -49,10 +49,10 @@ def _tiles_apart(k_s: TensorView, v_s: TensorView, block_kv: int, head_dim: int 
     """k_j and v_j in memory of their own (``set_shared_reuse(False)``) where the block's three tiles take at most
     ``SEPARATE_TILES_BYTES``: v_j taking k_j's memory costs a block barrier per key block, and the registers of the
     warp group, not shared memory, bound the blocks per SM there (5 on an H100 at D = 64). Larger tiles (D = 128,
-    128 keys: 80 KB) share, which keeps a 4th block per SM possible."""
+    128 keys: 64 KB, k_j's tile 64 columns of D) share."""
     if head_dim is None:
         return
-    tiles = (BLOCK_Q + 2 * block_kv) * head_dim * DataType.BFloat16.size
+    tiles = (BLOCK_Q * head_dim + block_kv * TK + block_kv * head_dim) * DataType.BFloat16.size   # q, k_j, v_j
     if tiles <= SEPARATE_TILES_BYTES:
         k_s.set_shared_reuse(False)
         v_s.set_shared_reuse(False)
