@@ -1,13 +1,16 @@
-"""A TMA load without circular buffering: the token form of the mbarrier protocol.
+"""A TMA load without circular buffering: the mbarrier protocol of an unpipelined load.
 
 One mbarrier lives for the whole kernel. For each tile the elected thread arrives on it with
-the expected bytes (receiving a token), issues the 2-D box copy and waits on the token; then
-the block syncs and reads the tile.
+the expected bytes and issues the 2-D box copy; every thread then waits on the barrier's phase,
+the parity of the column loop's index (the parity form), and reads the tile; a block barrier
+before the next tile's copy. Where the phase cannot be counted from the loop indices the
+elected thread keeps a token, waits on it, and the block syncs (the token form,
+``docs/pipelines.md``).
 """
 
 from fusion_ir import DataType, Fusion, LoadStoreOpType, ParallelType, ops
 
-DESCRIPTION = "non-circular 2-D TMA loads: arriveExpectTx -> token, wait(token), block sync"
+DESCRIPTION = "non-circular 2-D TMA loads: arriveExpectTx, waitParity(loop index % 2) in every thread"
 SIZES = [[(1, 4)], [(37, 212)], [(64, 256)]]
 
 

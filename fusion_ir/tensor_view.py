@@ -80,6 +80,7 @@ class TensorView:
         self.swizzle = SmemSwizzle.NONE
         self.store_wait = StoreWait.AfterBoxes   # a TMA-store output: when its issuer waits for the tile's reads
         self.store_stages = 1                    # a TMA-store output: shared tiles its stores rotate through
+        self.shared_reuse = True                 # a Shared buffer: may share memory with others (``set_shared_reuse``)
         # a TMA load whose tile the blocks of a cluster along this block index share (``set_multicast``)
         self.multicast: ParallelType | None = None
         # The axes a Shared tensor's buffer is laid out in (row-major), when not its loop axes right of the
@@ -200,6 +201,8 @@ class TensorView:
         if self.store_wait is not StoreWait.AfterBoxes:
             ring = f", {self.store_stages} stages" if self.store_stages > 1 else ""
             lines.append(f" store wait: {self.store_wait.value}{ring}")
+        if not self.shared_reuse:
+            lines.append(" shared memory: its own (no reuse)")
         if self.multicast is not None:
             lines.append(f" multicast: {self.multicast.name}")
         if self.allocation is not None:
@@ -1115,6 +1118,23 @@ class TensorView:
         with self.fusion.transaction():
             self.store_wait = chosen
             self.store_stages = stages
+        return self
+
+    def set_shared_reuse(self, allowed: bool) -> TensorView:
+        """Whether this Shared tensor's buffer may share memory with buffers not live at the same time.
+
+        True (the default): the lowering's shared-memory plan may put a buffer first written after this one's
+        last use in its memory (or this one in a dead buffer's), with a block barrier before that first write
+        (``smem_reuse``). False: the buffer keeps memory of its own for the whole kernel, and no such barrier
+        is needed; for a kernel whose shared memory is far below what its occupancy allows, fewer barriers
+        for a few more bytes (nvFuser's ``promoteReuse`` is the opposite hint)."""
+        if not isinstance(allowed, bool):
+            raise self._err(f"set_shared_reuse: allowed={allowed!r} for T{self.name} must be a bool")
+        if self.memory_type is not MemoryType.Shared:
+            raise self._err(f"set_shared_reuse: T{self.name} is in {self.memory_type.name} memory; only a Shared "
+                            f"tensor's buffer is laid out in shared memory (set_memory_type(MemoryType.Shared) first)")
+        with self.fusion.transaction():
+            self.shared_reuse = allowed
         return self
 
     def _check_swizzle_span(self, call: str) -> None:

@@ -92,7 +92,8 @@ PIPELINE: list[Step] = [
     Analysis("tma", lambda k, a: tma.build(a.ids, a.buffers)),             # TMA boxes and tensor maps
     Analysis("circular", lambda k, a: circular_buffer.build(a.ids, a.tensor_cores, a.buffers, a.tma,
                                                             a.depths)),                     # pipelines
-    Analysis("mbarriers", lambda k, a: mbarriers.build(a.tma, a.circular, a.ids.launch)),             # barriers and tokens
+    Analysis("mbarriers", lambda k, a: mbarriers.build(a.tma, a.circular, a.ids.launch, k,
+                                                       lambda tv: a.ids.depth(tv, tv.compute_at_pos))),  # barriers, parities, tokens
     Analysis("warp_specialization", lambda k, a: warp_specialization.build(a.ids, a.circular)),  # producer branch
     Pass("mbarrier", mbarrier.run),                                        # mbarrier/token init and inval
     Pass("async_copies", async_copies.run),                                # unpipelined TMA/cp.async complete

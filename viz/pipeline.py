@@ -483,9 +483,21 @@ def _stages(kernel: k.Kernel, trace: list[dict[str, Any]], barriers: list[str],
 
 
 def _token_barriers(kernel: k.Kernel) -> set[str]:
-    """The mbarriers waited on with a token (unpipelined TMA loads), not with a parity (a pipeline's stages)."""
-    token = {n.mbar.name for n in k.walk(kernel.body) if isinstance(n, k.MBarrierWait)}
-    return token - {n.mbar.name for n in k.walk(kernel.body) if isinstance(n, k.MBarrierWaitParity)}
+    """The mbarriers of unpipelined TMA loads (waited on with a token, or with the parity of their loop): those of
+    loads issued outside a pipeline's producing loops (prologue, main, epilogue, the AsyncWarp branch)."""
+    pipelined = (k.Stage.Prologue, k.Stage.Main, k.Stage.Epilogue, k.Stage.AsyncWarp)
+    found: set[str] = set()
+
+    def visit(body: tuple[k.Node, ...], inside: bool) -> None:
+        for node in body:
+            if isinstance(node, k.TmaLoad) and not inside:
+                found.add(node.mbar.name)
+            staged = inside or (isinstance(node, k.ForLoop) and node.stage in pipelined)
+            for _, sub in k.children(node):
+                visit(sub, staged)
+
+    visit(kernel.body, False)
+    return found
 
 
 def _array_size(kernel: k.Kernel, name: str) -> int:

@@ -45,6 +45,22 @@ BLOCK_Q = 64            # query rows per block: one warp group's wgmma M
 QUAD = 4                # the lanes of a quad: they hold a fragment row's column pairs
 
 
+SEPARATE_TILES_BYTES = 48 * 1024   # q's, k_j's and v_j's tiles at most this: 4 blocks fit an SM's 228 KB
+
+
+def _tiles_apart(k_s: TensorView, v_s: TensorView, block_kv: int, head_dim: int | None) -> None:
+    """k_j and v_j in memory of their own (``set_shared_reuse(False)``) where the block's three tiles take at most
+    ``SEPARATE_TILES_BYTES``: v_j taking k_j's memory costs a block barrier per key block, and the registers of the
+    warp group, not shared memory, bound the blocks per SM there (5 on an H100 at D = 64). Larger tiles (D = 128,
+    128 keys: 64 KB, k_j's tile 64 columns of D) share."""
+    if head_dim is None:
+        return
+    tiles = (BLOCK_Q * head_dim + block_kv * TK + block_kv * head_dim) * DataType.BFloat16.size   # q, k_j, v_j
+    if tiles <= SEPARATE_TILES_BYTES:
+        k_s.set_shared_reuse(False)
+        v_s.set_shared_reuse(False)
+
+
 def _rows_first(tv: TensorView, blocked: bool = True) -> None:
     """``[(nb,) B, H, Sq, ...]`` (``blocked``: with the key-block axis ``nb`` first) -> ``[BH (BIDy), Sq/64 (BIDx),
     (nb,) 64, ...]``: the block's tile first, then the key-block loop, then the tile's rows and what follows them."""
@@ -91,6 +107,7 @@ def schedule_on_tensor_cores(fusion: Fusion, r: OnlineSoftmax) -> None:
         v_s = vb.cache_after(LoadStoreOpType.TMA)
     for tv in (q_s, k_s, v_s):
         tv.set_memory_type(MemoryType.Shared)
+    _tiles_apart(k_s, v_s, r.block, q.logical[-1].extent.const_value())
 
     # the tensors between the scores' matmul and the probabilities: the fragment of s_j
     fragment = [tv for tv in _between(s_mm, r.probs)

@@ -9,7 +9,7 @@ memory when one dies before the other is first written in every iteration: the n
 writes the first again after the second's last use, so the
 ``smem_reuse`` pass synchronizes there too (``Live.reuses_in_loop``). Live buffers never overlap;
 each offset is a multiple of the buffer's alignment (128 B for TMA destinations, a whole repeat for
-swizzled ones). The offsets of constant-size buffers come from the shared-memory model
+swizzled ones). The buffer of a tensor with ``set_shared_reuse(False)`` shares memory with none. The offsets of constant-size buffers come from the shared-memory model
 (``smem_model.lay_out``: first fit by first use), as the matmul scheduler's estimate does.
 """
 
@@ -118,7 +118,8 @@ def build(kernel: Kernel, buffers: BufferPlan, mma: MmaInfo | None = None,
             lo, hi = plan.ranges[loop]
             lives[buf].start = min(lives[buf].start, lo)
             lives[buf].end = max(lives[buf].end, hi)
-    plan.total = _assign(list(lives.values()))
+    own = {buffers.buffers[tv] for tv in buffers.buffers if not tv.shared_reuse}   # ``TensorView.set_shared_reuse``
+    plan.total = _assign(list(lives.values()), own)
     for lv in lives.values():
         loop = body_of[lv.buffer]
         if loop is not None:
@@ -143,12 +144,12 @@ def referenced_buffers(node: Node, buffers: BufferPlan, mma: MmaInfo | None = No
     return found
 
 
-def _assign(lives: list[Live]) -> Val:
+def _assign(lives: list[Live], own: set[Buffer]) -> Val:
     """Constant sizes laid out by the shared-memory model (first fit by first use); symbolic sizes
-    go after, unshared."""
+    go after, unshared. A buffer of ``own`` counts as live all the time: it shares memory with none."""
     constant = [x for x in lives if x.buffer.nbytes.const_value() is not None]
     layout = smem_model.lay_out([BufferRequest(lv.buffer.name, lv.buffer.nbytes.const_value(), lv.buffer.align,
-                                               (lv.start, lv.end)) for lv in constant])
+                                               None if lv.buffer in own else (lv.start, lv.end)) for lv in constant])
     by_name = {lv.buffer.name: lv.buffer for lv in constant}     # the model names its requests
     for lv in constant:
         lv.offset = Val.const(layout.offsets[lv.buffer.name])

@@ -5,7 +5,7 @@ Reads: the ``mbarriers`` analysis (token barriers of TMA loads outside circular-
 one barrier array per circular-buffered loop with TMA loads), the ``circular`` analysis and the
 loop nest.
 Writes:
-- a token barrier: its Allocate and the token's, an elected init and a block sync at the top of
+- a token barrier: its Allocate and the token's (in the token form), an elected init and a block sync at the top of
   the kernel; a block sync and an elected inval at its end;
 - a barrier array of a circular-buffered loop: its Allocate, the elected init loop and a block
   sync just before the loop (pre-prologue; with ``uses_mbarrier_for_war`` every thread then
@@ -81,7 +81,8 @@ def _token_lifetime(body: tuple[Node, ...], token: TokenBarrier) -> tuple[Node, 
                        label=f"a {mbar.name} per issuer", stage=Stage.PrePrologue)
         inval = ForLoop(s, zero, Val.const(token.slots), (MBarrierInval(mbar, s),),
                         label=f"a {mbar.name} per issuer", stage=Stage.PostEpilogue)
-    head = (Allocate(mbar), Allocate(token.token), ElectSync((init,)),
+    tokens = (Allocate(token.token),) if token.token is not None else ()
+    head = (Allocate(mbar), *tokens, ElectSync((init,)),
             BlockSync(reason=f"init: {mbar.name} visible to every thread"))
     tail = (BlockSync(reason=f"every wait on {mbar.name} done before inval"), ElectSync((inval,)))
     return head + body + tail

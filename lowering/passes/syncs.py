@@ -75,7 +75,7 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
                 # another hazard's barrier (a TMA token wait's) orders the writes; they still need the fence
                 inserts.setdefault(body_path, set()).add(
                     _Hazard(barriers[0], f"T{tv.name} read by tensor-core MMAs", per, True, fence_only=True))
-            if i < j and not barriers:
+            if i < j and not barriers and not _waited_by_every_thread(tv, a):
                 if load_kind(r_op.tv) is LoadStoreOpType.TMAStore:
                     hazard = _Hazard(j, f"RAW: T{tv.name} written, then read by a TMA store", per, async_reader=True)
                 elif _read_by_tensor_cores(tv, r_op.tv, a):
@@ -86,12 +86,49 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
                 inserts.setdefault(body_path, set()).add(hazard)
             if tv.is_output:
                 continue  # each output element is written once: no write-after-read
-            if body_path and _is_loop_body(kernel.body, body_path):
-                at, reason = len(body), f"WAR: T{tv.name} is rewritten next iteration"
-                if _deferred_store(a, r_op.tv):
-                    at, reason = i, f"WAR: T{tv.name} is rewritten here, after its TMA stores' wait"
-                inserts.setdefault(body_path, set()).add(_Hazard(at, reason, per))
+            if _deferred_store(a, r_op.tv):
+                if body_path and _is_loop_body(kernel.body, body_path):
+                    inserts.setdefault(body_path, set()).add(
+                        _Hazard(i, f"WAR: T{tv.name} is rewritten here, after its TMA stores' wait", per))
+                continue
+            written_first = i < j
+            war = _war_scope(kernel.body, body_path, i, j)
+            if war is None:
+                continue
+            body_path, i, j = war
+            body = body_at(kernel.body, body_path)
+            if written_first and any(isinstance(body[k], BlockSync) and set(body[k].per) <= set(per)
+                                     for k in range(j + 1, len(body))):
+                # a barrier after the reads (shared-memory reuse's) orders them before everything the next iteration
+                # writes; one before the write would not order an aliasing buffer's writes before it
+                continue
+            inserts.setdefault(body_path, set()).add(_Hazard(len(body), f"WAR: T{tv.name} is rewritten next iteration",
+                                                             per))
     return replace(kernel, body=_apply(kernel.body, (), inserts))
+
+
+def _war_scope(root: tuple[Node, ...], path: Path, i: int, j: int) -> tuple[Path, int, int] | None:
+    """Where the WAR barrier of a buffer written at statement ``i`` and read at ``j`` of the statement list at
+    ``path`` goes: the body of the loop whose next iteration writes it again, with the indices there of the
+    statements holding the write and the read. A loop that runs once has no next iteration: the next write comes
+    with the next iteration of the loop around it (None when no loop is around it: never written again)."""
+    while path and _is_loop_body(root, path):
+        loop = body_at(root, path[:-2])[path[-2]]
+        start, stop, step = loop.start.const_value(), loop.stop.const_value(), loop.step.const_value()
+        if start is None or stop is None or step != 1 or stop - start > 1:
+            return path, i, j
+        outer = path[:-2]
+        if outer and not _is_loop_body(root, outer):
+            return path, i, j       # a branch around the loop: the barrier stays in the loop
+        i = j = path[-2]
+        path = outer
+    return None
+
+
+def _waited_by_every_thread(tv: TensorView, a: Analyses) -> bool:
+    """A TMA load outside pipelines whose mbarrier phase every thread waits on (the parity form)."""
+    token = a.mbarriers.tokens.get(tv)
+    return token is not None and token.parity is not None
 
 
 def _read_by_tensor_cores(tv: TensorView, reader: TensorView, a: Analyses) -> bool:

@@ -97,11 +97,11 @@ def test_the_per_row_recurrence_stays_in_registers(causal: bool, block_kv: int) 
                  and n.buffer.memory is MemoryType.Shared and not n.buffer.name.endswith("_mbar")]
         v_j, k_j = tiles                                                         # in allocation order
         reasons = [n.reason for n in k.walk(key_blocks.body) if isinstance(n, k.BlockSync)]
-        assert reasons == [f"RAW: {k_j} arrived by TMA; the elected thread waited on its token",
-                           f"WAR: {k_j} is rewritten next iteration",
-                           f"WAR: {v_j} reuses the memory of {k_j}",
-                           f"RAW: {v_j} arrived by TMA; the elected thread waited on its token",
-                           f"WAR: {v_j} is rewritten next iteration"]
+        # k_j and v_j arrive: every thread waits on the mbarrier phase, no block barrier; k_j and v_j in memory of
+        # their own (small tiles): one WAR barrier for both at the end of the key block (the head-dim loop around
+        # k_j's load runs once)
+        assert len(reasons) == 1 and reasons[0] in (f"WAR: {v_j} is rewritten next iteration",
+                                                    f"WAR: {k_j} is rewritten next iteration")
     text = str(kernel)
     assert "threadIdx.x < 32" not in text                         # no thread per row pair
 
@@ -291,3 +291,103 @@ def test_the_key_mask_is_computed_per_element_in_registers(shape: tuple[int, ...
     assert ops == ({True, False} if causal else {False})
     for loops, _ in compares:   # inside the fragment's column loop: block_kv / 8 column groups of a thread, unrolled
         assert any(str(f.stop) == str(block_kv // 8) and f.unroll for f in loops), [f.label for f in loops]
+
+
+# ------------------------------------------------------------------------------------------- TMA waits without barriers
+PHASES = [   # B, H, Sq, Skv, D, causal, block_kv
+    ((1, 2, 200, 200, 64), False, 64),
+    ((1, 2, 200, 200, 64), False, 128),
+    ((1, 1, 200, 130, 128), True, 128),        # D = 128: k_j's load is issued twice per key block
+    ((1, 2, 100, 333, 64), True, 64),          # causal with Sq != Skv: the key-block loop runs in two ranges
+]
+
+
+def _key_block_loops(kernel):
+    from lowering import kernel_ir as k
+
+    return [n for n in kernel.body if isinstance(n, k.ForLoop) and n.label.startswith("rS")
+            and any(isinstance(m, k.Mma) for m in k.walk(n.body))]
+
+
+@pytest.mark.parametrize("shape,causal,block_kv", PHASES, ids=[f"{s}-causal{c}-kv{b}" for s, c, b in PHASES])
+def test_the_key_block_loop_waits_on_the_tma_phases_without_block_barriers(shape, causal: bool, block_kv: int) -> None:
+    """k_j and v_j: every thread waits on its mbarrier's phase (the parity of the loads issued before, counted from
+    the key-block index, the same in both ranges of the loop); no token, no RAW block barrier; k_j's WAR is the
+    barrier at the end of the key block, shared with v_j's where the tiles have memory of their own (D = 64): 1 block
+    barrier per key block (there were 5: k_j arrived, k_j rewritten, v_j takes k_j's memory, v_j arrived, v_j
+    rewritten); where v_j takes k_j's memory (D = 128, 128 keys), that barrier is k_j's WAR one."""
+    from lowering import kernel_ir as k
+
+    kernel = lower(attention_wgmma.build(*shape, causal=causal, block_kv=block_kv))
+    assert not any(isinstance(n, k.MBarrierWait) or (isinstance(n, k.BlockSync) and "arrived by TMA" in n.reason)
+                   for n in k.walk(kernel.body))
+    loops = _key_block_loops(kernel)
+    assert len(loops) in (1, 2)                 # two ranges where the loop_versions pass splits it
+    for loop in loops:
+        waits = [n for n in k.walk(loop.body) if isinstance(n, k.MBarrierWaitParity)]
+        assert len(waits) == 2 and str(loop.index) in str(waits[-1].parity)     # v_j's: one load per key block
+        assert not any(isinstance(n, k.ElectSync) and any(isinstance(x, k.MBarrierWaitParity) for x in n.body)
+                       for n in k.walk(loop.body))            # all threads wait, not an elected one
+        # D = 128: k_j comes in two loads per key block, each rewritten by the next (its WAR barrier in that loop)
+        reasons = [n.reason for n in k.walk(loop.body) if isinstance(n, k.BlockSync)]
+        if shape[4] == 64:
+            assert len(reasons) == 1 and reasons[0].startswith("WAR:"), reasons
+        else:
+            assert len(reasons) == 3 and "reuses the memory" in reasons[1], reasons
+    assert [str(w.parity) for w in k.walk(loops[0].body) if isinstance(w, k.MBarrierWaitParity)] == \
+        [str(w.parity) for w in k.walk(loops[-1].body) if isinstance(w, k.MBarrierWaitParity)]
+
+
+def _simulated_error(kernel, shape, causal: bool, seed: int) -> str | None:
+    from runtime import SimulationError
+
+    inputs = attention_wgmma.make_inputs(*shape, seed=seed)
+    try:
+        (out,) = simulate(kernel, inputs, seed=seed)
+    except SimulationError as e:
+        return str(e)
+    with np.errstate(invalid="ignore"):
+        err = _rel_error(out, attention_wgmma.reference(*inputs, causal=causal))
+    return None if err <= attention_wgmma.TOLERANCE else f"wrong result: {err}"
+
+
+@pytest.mark.parametrize("tile", ["k_j", "v_j"])
+def test_a_tma_phase_wait_off_by_one_is_reported(tile: str) -> None:
+    """The parity of k_j's (v_j's) wait off by one: the wait returns before the copy landed (poison read) or the
+    next arrive comes while it is in flight."""
+    import dataclasses
+
+    from lowering import kernel_ir as k
+    from tests.runtime.kir_builders import mutate
+
+    shape, causal = (1, 2, 200, 200, 64), False
+    kernel = lower(attention_wgmma.build(*shape, causal=causal, block_kv=64))
+    loop = _key_block_loops(kernel)[0]
+    v_j, k_j = [n.buffer for n in k.walk(loop.body) if isinstance(n, k.Allocate) and n.buffer.memory.name == "Shared"]
+    mbar = next(n.mbar for n in k.walk(loop.body) if isinstance(n, k.TmaLoad) and n.dst == (k_j if tile == "k_j" else v_j))
+    bad = mutate(kernel, lambda n: dataclasses.replace(n, parity=(n.parity + 1) % 2)
+                 if isinstance(n, k.MBarrierWaitParity) and n.mbar == mbar else None)
+    assert all(_simulated_error(bad, shape, causal, seed) is not None for seed in (0, 3))
+
+
+def test_a_parity_counted_from_the_second_range_is_reported() -> None:
+    """The key-block loop's second range counting its phases from its own start, as if the first range had run
+    none: where the first range ran an odd number of key blocks, its waits are off by one."""
+    import dataclasses
+
+    from lowering import kernel_ir as k
+    from tests.runtime.kir_builders import mutate
+
+    shape, causal = (1, 2, 100, 333, 64), True
+    kernel = lower(attention_wgmma.build(*shape, causal=causal, block_kv=64))
+    second = _key_block_loops(kernel)[-1]
+    restart = {second.index.name: second.index - second.start}
+
+    def from_its_start(node: k.Node):
+        if node != second:
+            return None
+        return (dataclasses.replace(node, body=k.rewrite(node.body, lambda n: dataclasses.replace(
+            n, parity=n.parity.substitute(restart)) if isinstance(n, k.MBarrierWaitParity) else None)),)
+
+    bad = mutate(kernel, from_its_start)
+    assert any(_simulated_error(bad, shape, causal, seed) is not None for seed in (0, 3))

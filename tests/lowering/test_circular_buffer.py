@@ -151,7 +151,62 @@ def test_war_is_a_block_sync_or_the_empty_mbarriers() -> None:
     assert isinstance(main.body[-1], k.MBarrierArrive) and str(main.body[-1].index) == "(i3 % 3) + 3"
 
 
-def test_token_form_outside_circular_buffering() -> None:
+def test_parity_form_outside_circular_buffering() -> None:
+    """One load per iteration of the column loop: every thread waits on the phase, the iteration's parity; no
+    token and no block barrier between the wait and the read (only the WAR one at the end of the iteration)."""
+    kernel = lower(examples.load("tma_token").build())
+    top = kernel.body
+    assert [type(n).__name__ for n in top[:3]] == ["Allocate", "ElectSync", "BlockSync"]
+    (loop,) = [n for n in top if isinstance(n, k.ForLoop)]
+    names = [type(n).__name__ for n in loop.body]
+    assert names[:3] == ["Allocate", "ElectSync", "MBarrierWaitParity"] and names[-1] == "BlockSync"
+    arrive, load = loop.body[1].body
+    assert isinstance(arrive, k.MBarrierArriveExpectTx) and arrive.token is None and isinstance(load, k.TmaLoad)
+    assert str(loop.body[2].parity) == f"{loop.index} % 2"
+    assert [n.reason for n in k.walk(loop.body) if isinstance(n, k.BlockSync)] == ["WAR: T2 is rewritten next iteration"]
+    assert not any(isinstance(n, (k.MBarrierWait, k.Allocate)) and "token" in str(n) for n in k.walk(top))
+    run_and_check(examples.load("tma_token").build, [[(1, 4)], [(37, 212)]])
+
+
+def test_the_parity_counts_every_loop_around_the_load() -> None:
+    """Loops around the issue: the outermost counts from its start in steps of its step, an inner one with odd
+    iterations counts, one with even iterations does not (its passes complete an even number of phases); an inner
+    loop whose bounds read an outer index, or a branch around the issue, leaves no parity (the token form)."""
+    from lowering.analysis.mbarriers import issue_parity
+
+    i, j, m = Val.symbol("i"), Val.symbol("j"), Val.symbol("m")
+    n = Val.symbol("n")
+
+    def loop(index: Val, start, stop, step=1) -> k.ForLoop:
+        return k.ForLoop(index, Val.const(start) if isinstance(start, int) else start,
+                         Val.const(stop) if isinstance(stop, int) else stop, (),
+                         step=Val.const(step) if isinstance(step, int) else step)
+
+    assert str(issue_parity([])) == "0"
+    assert str(issue_parity([loop(i, 0, n)])) == "i % 2"
+    assert str(issue_parity([loop(i, 0, n), loop(j, 0, 3)])) == "(j + (i * 3)) % 2"
+    assert str(issue_parity([loop(i, 0, n), loop(j, 0, 4)])) == "j % 2"
+    assert issue_parity([loop(i, 0, n), loop(j, 0, 1), loop(m, 2, 4)]).evaluate({"i": 3, "j": 0, "m": 3}) == 1
+    assert str(issue_parity([loop(i, Val.symbol("b"), n, Val.symbol("g"))])) == "((i - b) / g) % 2"
+    assert issue_parity([loop(i, 0, n), loop(j, 0, i)]) is None       # the inner trip count changes with i
+    assert issue_parity([loop(i, 0, n), loop(j, 0, 4, 2)]) is None
+    assert issue_parity(None) is None
+    # evaluated: the ordinal of the issue mod 2, over every iteration
+    for loops, sizes in (([loop(i, 0, 5), loop(j, 0, 3)], (5, 3)), ([loop(i, 0, 4), loop(j, 1, 3)], (4, 2))):
+        parity = issue_parity(loops)
+        ordinal = 0
+        for a in range(sizes[0]):
+            for b in range(loops[1].start.const_value(), loops[1].stop.const_value()):
+                assert parity.evaluate({"i": a, "j": b}) == ordinal % 2
+                ordinal += 1
+
+
+def test_token_form_where_the_loops_do_not_count_phases(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the phase cannot be counted from the loop indices, the elected thread keeps the token, waits on it,
+    and the block syncs before the read."""
+    from lowering.analysis import mbarriers
+
+    monkeypatch.setattr(mbarriers, "issue_parity", lambda loops: None)
     kernel = lower(examples.load("tma_token").build())
     top = kernel.body
     names = [type(n).__name__ for n in top]

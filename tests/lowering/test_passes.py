@@ -5,7 +5,7 @@ from dataclasses import replace
 import pytest
 
 import examples
-from fusion_ir import DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, inline_most, ops
+from fusion_ir import DataType, Fusion, LoadStoreOpType, MemoryType, ParallelType, ScheduleError, inline_most, ops
 from lowering import LoweringError, lower
 from lowering import kernel_ir as k
 from lowering.pipeline import PASS_NAMES
@@ -206,6 +206,41 @@ def test_dead_shared_buffers_share_memory_after_a_sync():
 
     inputs = random_inputs(fusion, [(4, 64), (4, 64)], seed=3)
     assert_matches(fusion, inputs, simulate(kernel, inputs))
+
+
+@pytest.mark.parametrize("apart", ["a", "c"])
+def test_a_buffer_kept_apart_shares_no_memory_and_needs_no_reuse_barrier(apart: str):
+    """``set_shared_reuse(False)`` on either buffer: c gets memory of its own, the block holds both, and the barrier
+    before c's first write (c taking a's memory) is gone; the result still matches."""
+    fusion, (a, b, c, d) = _four_op_chain()
+    for tv in (a, b, c, d):
+        tv.axis(0).parallelize(ParallelType.BIDx)
+        tv.axis(1).parallelize(ParallelType.TIDx)
+    a.set_memory_type(MemoryType.Shared)
+    c.set_memory_type(MemoryType.Shared)
+    {"a": a, "c": c}[apart].set_shared_reuse(False)
+    kernel = lower(fusion)
+    allocs = {n.buffer.name: n for n in _nodes(kernel, k.Allocate)}
+    assert allocs[f"T{a.name}"].offset != allocs[f"T{c.name}"].offset
+    assert kernel.smem_bytes.const_value() == 2 * 64 * 4
+    assert not any("reuses" in s.reason for s in _nodes(kernel, k.BlockSync))
+    from runtime import simulate
+    from tests.helpers import assert_matches, random_inputs
+
+    inputs = random_inputs(fusion, [(4, 64), (4, 64)], seed=3)
+    assert_matches(fusion, inputs, simulate(kernel, inputs))
+
+
+def test_set_shared_reuse_refuses_what_is_not_a_shared_bool():
+    fusion, (a, b, c, d) = _four_op_chain()
+    with pytest.raises(ScheduleError, match=r"set_shared_reuse: T\d+ is in Local memory"):
+        a.set_shared_reuse(False)
+    a.set_memory_type(MemoryType.Shared)
+    with pytest.raises(ScheduleError, match="must be a bool"):
+        a.set_shared_reuse(0)
+    before = fusion.state_fingerprint()
+    a.set_shared_reuse(False)
+    assert fusion.state_fingerprint() != before and "shared memory: its own" in a.transforms_string()
 
 
 def test_the_smem_plan_keys_buffers_and_statements_by_the_objects_themselves():

@@ -101,7 +101,39 @@ def test_the_simulator_reports_a_deleted_synchronization(build, shapes, doomed) 
         assert reported(fusion, mutated, shapes, seed) is not None, f"seed {seed} missed the mutation"
 
 
-def test_the_token_form_without_its_wait_reads_poison() -> None:
+def test_the_parity_form_without_its_wait_is_reported() -> None:
+    fusion = examples.load("tma_token").build()
+    kernel = lower(fusion)
+
+    def cut(n: k.Node):
+        return () if isinstance(n, k.MBarrierWaitParity) else None
+
+    mutated = replace(kernel, body=k.rewrite(kernel.body, cut))
+    assert mutated != kernel
+    for seed in LAZY_SEEDS:
+        assert reported(fusion, mutated, [(37, 212)], seed) is not None
+
+
+@pytest.mark.parametrize("off", [1, -1], ids=["plus_one", "minus_one"])
+def test_the_parity_form_off_by_one_is_reported(off: int) -> None:
+    """A wait for the other parity returns before the copy lands (the phase before counts as complete): the read
+    sees poison, or the next iteration's arrive comes while the copy is in flight."""
+    fusion = examples.load("tma_token").build()
+    kernel = lower(fusion)
+
+    def shift(n: k.Node):
+        return replace(n, parity=(n.parity + off) % 2) if isinstance(n, k.MBarrierWaitParity) else None
+
+    mutated = replace(kernel, body=k.rewrite(kernel.body, shift))
+    assert mutated != kernel
+    for seed in LAZY_SEEDS:
+        assert reported(fusion, mutated, [(37, 212)], seed) is not None, f"seed {seed} missed the mutation"
+
+
+def test_the_token_form_without_its_wait_reads_poison(monkeypatch: pytest.MonkeyPatch) -> None:
+    from lowering.analysis import mbarriers
+
+    monkeypatch.setattr(mbarriers, "issue_parity", lambda loops: None)   # the token form
     fusion = examples.load("tma_token").build()
     kernel = lower(fusion)
 

@@ -1,7 +1,8 @@
 """Mutations of the ping-pong matmul's C tile loads (``MatmulParams(ping_pong=True)`` with an ``[M, N]`` epilogue
 input): each compute warp group TMA-loads the C tile of its own turn at the tile's start, into its own part of the
-C buffer, on its own token mbarrier, waits on the token (its elected thread) and a named barrier of its own before
-the epilogue reads it, and a barrier of its own at the tile's end before the next tile's load rewrites it. Each
+C buffer, on its own mbarrier; every thread of the group waits on that barrier's phase (the parity of the group's
+turn count) before the epilogue reads it, and a barrier of its own at the tile's end comes before the next tile's
+load rewrites it. Each
 mutation breaks one of those rules, and the simulator must report it: a ``SimulationError``, or a wrong result (a
 read of a copy not landed yet sees poison, NaN)."""
 
@@ -49,12 +50,8 @@ def _reported(fusion, kernel: k.Kernel) -> None:
         _run_seeds(fusion, kernel)
 
 
-def _is_token_wait(node: k.Node, mbar: k.Buffer) -> bool:
-    return isinstance(node, k.ElectSync) and any(isinstance(x, k.MBarrierWait) and x.mbar == mbar for x in node.body)
-
-
-def _is_raw_barrier(node: k.Node, tile: k.Buffer) -> bool:
-    return isinstance(node, (k.BlockSync, k.NamedBarrier)) and node.reason.startswith(f"RAW: {tile.name} arrived")
+def _is_phase_wait(node: k.Node, mbar: k.Buffer) -> bool:
+    return isinstance(node, k.MBarrierWaitParity) and node.mbar == mbar
 
 
 @pytest.mark.parametrize("tma_store", [False, True], ids=["register_store", "tma_store"])
@@ -65,25 +62,46 @@ def test_the_kernel_matches(tma_store: bool) -> None:
 
 @pytest.mark.parametrize("tma_store", [False, True], ids=["register_store", "tma_store"])
 def test_c_read_before_its_barriers_wait_is_reported(tma_store: bool) -> None:
-    """The token wait and the group's barrier moved after the epilogue: its reads see C's tile before it landed."""
+    """The group's phase wait moved after the epilogue: its reads see C's tile before it landed."""
     fusion, kernel, load = _kernel(tma_store)
 
     def late(node: k.Node):
         if not (isinstance(node, k.ForLoop) and node.stage is k.Stage.ComputeWarp):
             return None
-        waits = [x for x in node.body if _is_token_wait(x, load.mbar) or _is_raw_barrier(x, load.dst)]
-        assert len(waits) == 2
+        waits = [x for x in node.body if _is_phase_wait(x, load.mbar)]
+        assert len(waits) == 1
         rest = [x for x in node.body if x not in waits]
         return dataclasses.replace(node, body=(*rest[:-1], *waits, rest[-1]))   # before the epilogue-turn arrive
 
     _reported(fusion, mutate(kernel, late))
 
 
-def test_a_load_without_its_token_wait_is_reported() -> None:
-    """Without the wait the barrier's phase is never waited for: the next tile's arrive overflows the phase."""
+def test_the_c_loads_wait_on_their_phase_without_a_barrier() -> None:
+    """Every thread of a group waits on its own barrier's phase, the parity of the group's turn: no token, and no
+    barrier after the wait."""
+    _, kernel, load = _kernel()
+    waits = [n for n in k.walk(kernel.body) if _is_phase_wait(n, load.mbar)]
+    assert len(waits) == 1 and "threadIdx.y" in str(waits[0].index) and str(waits[0].parity).endswith("% 2")
+    assert not any(isinstance(n, k.MBarrierWait) for n in k.walk(kernel.body))
+    assert not any(isinstance(n, (k.BlockSync, k.NamedBarrier)) and "arrived" in n.reason for n in k.walk(kernel.body))
+
+
+def test_a_load_without_its_phase_wait_is_reported() -> None:
+    """Without the wait the epilogue reads C's tile whenever it runs: before the copy landed, or the next tile's
+    arrive comes while the copy is in flight."""
     fusion, kernel, load = _kernel()
-    bad = mutate(kernel, lambda n: () if isinstance(n, k.MBarrierWait) and n.mbar == load.mbar else None)
-    with pytest.raises(SimulationError, match="more arrivals"):
+    bad = mutate(kernel, lambda n: () if _is_phase_wait(n, load.mbar) else None)
+    with pytest.raises((SimulationError, AssertionError), match=r"more arrivals|wrong result|in flight"):
+        _run_seeds(fusion, bad)
+
+
+def test_a_phase_wait_off_by_one_is_reported() -> None:
+    """The parity off by one: the first wait returns at once (the phase before, never run, counts as complete) and
+    the epilogue reads the tile before it landed, or the next turn's arrive comes while the copy is in flight."""
+    fusion, kernel, load = _kernel()
+    bad = mutate(kernel, lambda n: dataclasses.replace(n, parity=(n.parity + 1) % 2)
+                 if _is_phase_wait(n, load.mbar) else None)
+    with pytest.raises((SimulationError, AssertionError), match=r"wrong result|more arrivals|[Dd]eadlock"):
         _run_seeds(fusion, bad)
 
 
@@ -113,7 +131,7 @@ def test_one_token_barrier_for_both_groups_is_reported() -> None:
     def shared(node: k.Node):
         if isinstance(node, k.TmaLoad) and node.mbar == load.mbar:
             return dataclasses.replace(node, mbar_index=zero)
-        if isinstance(node, (k.MBarrierWait, k.MBarrierArriveExpectTx)) and node.mbar == load.mbar:
+        if isinstance(node, (k.MBarrierWaitParity, k.MBarrierArriveExpectTx)) and node.mbar == load.mbar:
             return dataclasses.replace(node, index=zero)
         return None
 

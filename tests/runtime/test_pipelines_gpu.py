@@ -40,6 +40,23 @@ def test_a_pipeline_shorter_than_its_stages_runs_on_gpu(kind: str) -> None:
         assert_matches(fusion, inputs, execute(kernel, inputs))
 
 
+@pytest.mark.parametrize("form", ["parity", "token"])
+def test_unpipelined_tma_loads_on_gpu(form: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """tma_token's loads: every thread waiting on the phase parity of the column loop (the parity form, 1 to 8
+    loads per block), or the elected thread's token wait and a block barrier (the token form)."""
+    import examples
+    from lowering.analysis import mbarriers
+
+    if form == "token":
+        monkeypatch.setattr(mbarriers, "issue_parity", lambda loops: None)
+    build = examples.load("tma_token").build
+    kernel = lower(build())
+    for n, shape in enumerate([(1, 4), (37, 212), (64, 256), (1000, 36)]):
+        fusion = build()
+        inputs = random_inputs(fusion, [shape], seed=4000 + n)
+        assert_matches(fusion, inputs, execute(kernel, inputs))
+
+
 def test_large_tma_add_on_gpu() -> None:
     import examples
 
@@ -51,7 +68,7 @@ def test_large_tma_add_on_gpu() -> None:
 
 @pytest.mark.skipif(SANITIZER is None, reason="compute-sanitizer is not installed")
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
-@pytest.mark.parametrize("name", ["seed_double_buffer", "seed_circular_buffer", "tma_add", "ws_seed_copy", "ws_tma_pointwise",
+@pytest.mark.parametrize("name", ["seed_double_buffer", "seed_circular_buffer", "tma_add", "tma_token", "ws_seed_copy", "ws_tma_pointwise",
                                   "ws_row_reduction", "ws_persistent_row_sum"])
 def test_compute_sanitizer_is_clean(tool: str, name: str) -> None:
     assert_sanitizer_clean(tool, "tests.runtime.run_example", name, timeout=300)

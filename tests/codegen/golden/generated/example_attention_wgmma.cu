@@ -5,30 +5,27 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   const int64_t T15_stride3 = T15.stride[3];
   extern __shared__ __align__(1024) char smem[];
 
-  int64_t* T54_mbar = reinterpret_cast<int64_t*>(smem);
-  int64_t T54_token[1];
+  int64_t* T54_mbar = reinterpret_cast<int64_t*>(smem + 16384);
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T54_mbar[0]), 1);
   }
   __syncthreads();  // init: T54_mbar visible to every thread
-  int64_t* T53_mbar = reinterpret_cast<int64_t*>(smem + 8);
-  int64_t T53_token[1];
+  int64_t* T53_mbar = reinterpret_cast<int64_t*>(smem + 16392);
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T53_mbar[0]), 1);
   }
   __syncthreads();  // init: T53_mbar visible to every thread
-  int64_t* T52_mbar = reinterpret_cast<int64_t*>(smem + 16);
-  int64_t T52_token[1];
+  int64_t* T52_mbar = reinterpret_cast<int64_t*>(smem + 16400);
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T52_mbar[0]), 1);
   }
   __syncthreads();  // init: T52_mbar visible to every thread
-  __bfloat16* T52 = reinterpret_cast<__bfloat16*>(smem + 1024);
+  __bfloat16* T52 = reinterpret_cast<__bfloat16*>(smem + 17408);
   float T32_carry[2];
   float T42[2];
   float T49[32];
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-    T52_token[0] = mbarrier::arriveExpectTx(toSmem(&T52_mbar[0]), 8192);
+    mbarrier::arriveExpectTx(toSmem(&T52_mbar[0]), 8192);
     // loop of iUR239{1}
     #pragma unroll
     for (int64_t i10 = 0; i10 < 1; ++i10) {
@@ -62,10 +59,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       }
     }
   }
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-    mbarrier::wait(toSmem(&T52_mbar[0]), T52_token[0]);
-  }
-  __syncthreads();  // RAW: T52 arrived by TMA; the elected thread waited on its token
+  mbarrier::waitParity(toSmem(&T52_mbar[0]), 0);
   // rS202{4}: the first 3 iterations with T30 known true
   const int64_t h0 = ((int64_t)blockIdx.y) / 2;
   const int64_t h1 = ((int64_t)blockIdx.y) % 2;
@@ -84,7 +78,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     float T41_acc[2];
     __bfloat16 T43[32];
     float T48[2];
-    __bfloat16* T54 = reinterpret_cast<__bfloat16*>(smem + 9216);
+    __bfloat16* T54 = reinterpret_cast<__bfloat16*>(smem);
     // loop of fragment
     #pragma unroll
     for (int64_t r20 = 0; r20 < 32; ++r20) {
@@ -92,13 +86,12 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     }
     // loop of rS232{1}
     for (int64_t i13 = 0; i13 < 1; ++i13) {
-      __bfloat16* T53 = reinterpret_cast<__bfloat16*>(smem + 9216);
+      __bfloat16* T53 = reinterpret_cast<__bfloat16*>(smem + 8192);
       if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-        T53_token[0] = mbarrier::arriveExpectTx(toSmem(&T53_mbar[0]), 8192);
+        mbarrier::arriveExpectTx(toSmem(&T53_mbar[0]), 8192);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T53[0]), &tmap_T1, toSmem(&T53_mbar[0]), i13 * 64, i2 * 64, h1, h0);
-        mbarrier::wait(toSmem(&T53_mbar[0]), T53_token[0]);
       }
-      __syncthreads();  // RAW: T53 arrived by TMA; the elected thread waited on its token
+      mbarrier::waitParity(toSmem(&T53_mbar[0]), (i13 + i2) % 2);
       wgmma::fenceOperands(T20);
       wgmma::fence();
       // loop of rUR234{4}
@@ -111,7 +104,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       wgmma::commit();
       wgmma::wait<0>();
       wgmma::fenceOperands(T20);
-      __syncthreads();  // WAR: T53 is rewritten next iteration
     }
     // loop of iUR267{8}
     #pragma unroll
@@ -268,9 +260,8 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         T42[i35] = (T42[i35] * T37[i35]) + T41[i35];
       }
     }
-    __syncthreads();  // WAR: T54 reuses the memory of T53
     if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-      T54_token[0] = mbarrier::arriveExpectTx(toSmem(&T54_mbar[0]), 8192);
+      mbarrier::arriveExpectTx(toSmem(&T54_mbar[0]), 8192);
       // loop of iUR526{1}
       #pragma unroll
       for (int64_t i47 = 0; i47 < 1; ++i47) {
@@ -299,10 +290,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         }
       }
     }
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-      mbarrier::wait(toSmem(&T54_mbar[0]), T54_token[0]);
-    }
-    __syncthreads();  // RAW: T54 arrived by TMA; the elected thread waited on its token
+    mbarrier::waitParity(toSmem(&T54_mbar[0]), i2 % 2);
     uint32_t T43_a0[16];  // T43 in pairs: the A registers of the wgmmas below
     #pragma unroll
     for (int q = 0; q < 16; ++q) {
@@ -325,7 +313,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     wgmma::wait<0>();
     wgmma::fenceOperands(T43_a0);
     wgmma::fenceOperands(T49);
-    __syncthreads();  // WAR: T54 is rewritten next iteration
+    __syncthreads();  // WAR: T53 is rewritten next iteration
   }
   const int64_t h4 = ((int64_t)blockIdx.y) / 2;
   const int64_t h5 = ((int64_t)blockIdx.y) % 2;
@@ -348,7 +336,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     float T41_acc[2];
     __bfloat16 T43[32];
     float T48[2];
-    __bfloat16* T54 = reinterpret_cast<__bfloat16*>(smem + 9216);
+    __bfloat16* T54 = reinterpret_cast<__bfloat16*>(smem);
     T22[0] = i2;
     T23[0] = T22[0] * 64LL;
     T24[0] = T23[0];
@@ -359,13 +347,12 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     }
     // loop of rS232{1}
     for (int64_t i13 = 0; i13 < 1; ++i13) {
-      __bfloat16* T53 = reinterpret_cast<__bfloat16*>(smem + 9216);
+      __bfloat16* T53 = reinterpret_cast<__bfloat16*>(smem + 8192);
       if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-        T53_token[0] = mbarrier::arriveExpectTx(toSmem(&T53_mbar[0]), 8192);
+        mbarrier::arriveExpectTx(toSmem(&T53_mbar[0]), 8192);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T53[0]), &tmap_T1, toSmem(&T53_mbar[0]), i13 * 64, i2 * 64, h5, h4);
-        mbarrier::wait(toSmem(&T53_mbar[0]), T53_token[0]);
       }
-      __syncthreads();  // RAW: T53 arrived by TMA; the elected thread waited on its token
+      mbarrier::waitParity(toSmem(&T53_mbar[0]), (i13 + i2) % 2);
       wgmma::fenceOperands(T20);
       wgmma::fence();
       // loop of rUR234{4}
@@ -378,7 +365,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       wgmma::commit();
       wgmma::wait<0>();
       wgmma::fenceOperands(T20);
-      __syncthreads();  // WAR: T53 is rewritten next iteration
     }
     // loop of iUR267{8}
     #pragma unroll
@@ -545,9 +531,8 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         T42[i35] = (T42[i35] * T37[i35]) + T41[i35];
       }
     }
-    __syncthreads();  // WAR: T54 reuses the memory of T53
     if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-      T54_token[0] = mbarrier::arriveExpectTx(toSmem(&T54_mbar[0]), 8192);
+      mbarrier::arriveExpectTx(toSmem(&T54_mbar[0]), 8192);
       // loop of iUR526{1}
       #pragma unroll
       for (int64_t i47 = 0; i47 < 1; ++i47) {
@@ -576,10 +561,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         }
       }
     }
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-      mbarrier::wait(toSmem(&T54_mbar[0]), T54_token[0]);
-    }
-    __syncthreads();  // RAW: T54 arrived by TMA; the elected thread waited on its token
+    mbarrier::waitParity(toSmem(&T54_mbar[0]), i2 % 2);
     uint32_t T43_a0[16];  // T43 in pairs: the A registers of the wgmmas below
     #pragma unroll
     for (int q = 0; q < 16; ++q) {
@@ -602,7 +584,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     wgmma::wait<0>();
     wgmma::fenceOperands(T43_a0);
     wgmma::fenceOperands(T49);
-    __syncthreads();  // WAR: T54 is rewritten next iteration
+    __syncthreads();  // WAR: T53 is rewritten next iteration
   }
   // loop of iUR574{8}
   #pragma unroll

@@ -5,30 +5,27 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   const int64_t T21_stride3 = T21.stride[3];
   extern __shared__ __align__(1024) char smem[];
 
-  int64_t* T66_mbar = reinterpret_cast<int64_t*>(smem);
-  int64_t T66_token[1];
+  int64_t* T66_mbar = reinterpret_cast<int64_t*>(smem + 16384);
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T66_mbar[0]), 1);
   }
   __syncthreads();  // init: T66_mbar visible to every thread
-  int64_t* T65_mbar = reinterpret_cast<int64_t*>(smem + 8);
-  int64_t T65_token[1];
+  int64_t* T65_mbar = reinterpret_cast<int64_t*>(smem + 16392);
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T65_mbar[0]), 1);
   }
   __syncthreads();  // init: T65_mbar visible to every thread
-  int64_t* T64_mbar = reinterpret_cast<int64_t*>(smem + 16);
-  int64_t T64_token[1];
+  int64_t* T64_mbar = reinterpret_cast<int64_t*>(smem + 16400);
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T64_mbar[0]), 1);
   }
   __syncthreads();  // init: T64_mbar visible to every thread
-  __bfloat16* T64 = reinterpret_cast<__bfloat16*>(smem + 1024);
+  __bfloat16* T64 = reinterpret_cast<__bfloat16*>(smem + 17408);
   float T44_carry[2];
   float T54[2];
   float T61[32];
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-    T64_token[0] = mbarrier::arriveExpectTx(toSmem(&T64_mbar[0]), 8192);
+    mbarrier::arriveExpectTx(toSmem(&T64_mbar[0]), 8192);
     // loop of iUR281{1}
     #pragma unroll
     for (int64_t i10 = 0; i10 < 1; ++i10) {
@@ -62,10 +59,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       }
     }
   }
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-    mbarrier::wait(toSmem(&T64_mbar[0]), T64_token[0]);
-  }
-  __syncthreads();  // RAW: T64 arrived by TMA; the elected thread waited on its token
+  mbarrier::waitParity(toSmem(&T64_mbar[0]), 0);
   // rS244{6}: the first min(min(6, ceilDiv((blockIdx.x * 64) + 64, 64)), min(5, ((blockIdx.x * 64) + 1) / 64)) iterations with T33, T42 known true
   const int64_t h0 = ((int64_t)blockIdx.y) / 2;
   const int64_t h1 = ((int64_t)blockIdx.y) % 2;
@@ -84,7 +78,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     float T53_acc[2];
     __bfloat16 T55[32];
     float T60[2];
-    __bfloat16* T66 = reinterpret_cast<__bfloat16*>(smem + 9216);
+    __bfloat16* T66 = reinterpret_cast<__bfloat16*>(smem);
     // loop of fragment
     #pragma unroll
     for (int64_t r31 = 0; r31 < 32; ++r31) {
@@ -92,13 +86,12 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     }
     // loop of rS274{1}
     for (int64_t i13 = 0; i13 < 1; ++i13) {
-      __bfloat16* T65 = reinterpret_cast<__bfloat16*>(smem + 9216);
+      __bfloat16* T65 = reinterpret_cast<__bfloat16*>(smem + 8192);
       if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-        T65_token[0] = mbarrier::arriveExpectTx(toSmem(&T65_mbar[0]), 8192);
+        mbarrier::arriveExpectTx(toSmem(&T65_mbar[0]), 8192);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T65[0]), &tmap_T1, toSmem(&T65_mbar[0]), i13 * 64, i2 * 64, h1, h0);
-        mbarrier::wait(toSmem(&T65_mbar[0]), T65_token[0]);
       }
-      __syncthreads();  // RAW: T65 arrived by TMA; the elected thread waited on its token
+      mbarrier::waitParity(toSmem(&T65_mbar[0]), (i13 + i2) % 2);
       wgmma::fenceOperands(T31);
       wgmma::fence();
       // loop of rUR276{4}
@@ -111,7 +104,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       wgmma::commit();
       wgmma::wait<0>();
       wgmma::fenceOperands(T31);
-      __syncthreads();  // WAR: T65 is rewritten next iteration
     }
     // loop of iUR322{8}
     #pragma unroll
@@ -272,9 +264,8 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         T54[i35] = (T54[i35] * T49[i35]) + T53[i35];
       }
     }
-    __syncthreads();  // WAR: T66 reuses the memory of T65
     if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-      T66_token[0] = mbarrier::arriveExpectTx(toSmem(&T66_mbar[0]), 8192);
+      mbarrier::arriveExpectTx(toSmem(&T66_mbar[0]), 8192);
       // loop of iUR703{1}
       #pragma unroll
       for (int64_t i47 = 0; i47 < 1; ++i47) {
@@ -303,10 +294,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         }
       }
     }
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-      mbarrier::wait(toSmem(&T66_mbar[0]), T66_token[0]);
-    }
-    __syncthreads();  // RAW: T66 arrived by TMA; the elected thread waited on its token
+    mbarrier::waitParity(toSmem(&T66_mbar[0]), i2 % 2);
     uint32_t T55_a0[16];  // T55 in pairs: the A registers of the wgmmas below
     #pragma unroll
     for (int q = 0; q < 16; ++q) {
@@ -329,7 +317,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     wgmma::wait<0>();
     wgmma::fenceOperands(T55_a0);
     wgmma::fenceOperands(T61);
-    __syncthreads();  // WAR: T66 is rewritten next iteration
+    __syncthreads();  // WAR: T65 is rewritten next iteration
   }
   const int64_t h4 = ((int64_t)blockIdx.y) / 2;
   const int64_t h5 = ((int64_t)blockIdx.y) % 2;
@@ -352,7 +340,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     float T53_acc[2];
     __bfloat16 T55[32];
     float T60[2];
-    __bfloat16* T66 = reinterpret_cast<__bfloat16*>(smem + 9216);
+    __bfloat16* T66 = reinterpret_cast<__bfloat16*>(smem);
     T34[0] = i2;
     T35[0] = T34[0] * 64LL;
     T36[0] = T35[0];
@@ -363,13 +351,12 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     }
     // loop of rS274{1}
     for (int64_t i13 = 0; i13 < 1; ++i13) {
-      __bfloat16* T65 = reinterpret_cast<__bfloat16*>(smem + 9216);
+      __bfloat16* T65 = reinterpret_cast<__bfloat16*>(smem + 8192);
       if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-        T65_token[0] = mbarrier::arriveExpectTx(toSmem(&T65_mbar[0]), 8192);
+        mbarrier::arriveExpectTx(toSmem(&T65_mbar[0]), 8192);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T65[0]), &tmap_T1, toSmem(&T65_mbar[0]), i13 * 64, i2 * 64, h5, h4);
-        mbarrier::wait(toSmem(&T65_mbar[0]), T65_token[0]);
       }
-      __syncthreads();  // RAW: T65 arrived by TMA; the elected thread waited on its token
+      mbarrier::waitParity(toSmem(&T65_mbar[0]), (i13 + i2) % 2);
       wgmma::fenceOperands(T31);
       wgmma::fence();
       // loop of rUR276{4}
@@ -382,7 +369,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       wgmma::commit();
       wgmma::wait<0>();
       wgmma::fenceOperands(T31);
-      __syncthreads();  // WAR: T65 is rewritten next iteration
     }
     // loop of iUR322{8}
     #pragma unroll
@@ -583,9 +569,8 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         T54[i35] = (T54[i35] * T49[i35]) + T53[i35];
       }
     }
-    __syncthreads();  // WAR: T66 reuses the memory of T65
     if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-      T66_token[0] = mbarrier::arriveExpectTx(toSmem(&T66_mbar[0]), 8192);
+      mbarrier::arriveExpectTx(toSmem(&T66_mbar[0]), 8192);
       // loop of iUR703{1}
       #pragma unroll
       for (int64_t i47 = 0; i47 < 1; ++i47) {
@@ -614,10 +599,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         }
       }
     }
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-      mbarrier::wait(toSmem(&T66_mbar[0]), T66_token[0]);
-    }
-    __syncthreads();  // RAW: T66 arrived by TMA; the elected thread waited on its token
+    mbarrier::waitParity(toSmem(&T66_mbar[0]), i2 % 2);
     uint32_t T55_a0[16];  // T55 in pairs: the A registers of the wgmmas below
     #pragma unroll
     for (int q = 0; q < 16; ++q) {
@@ -640,7 +622,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     wgmma::wait<0>();
     wgmma::fenceOperands(T55_a0);
     wgmma::fenceOperands(T61);
-    __syncthreads();  // WAR: T66 is rewritten next iteration
+    __syncthreads();  // WAR: T65 is rewritten next iteration
   }
   // loop of iUR751{8}
   #pragma unroll

@@ -4,19 +4,16 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   extern __shared__ __align__(1024) char smem[];
 
   int64_t* T9_mbar = reinterpret_cast<int64_t*>(smem);
-  int64_t T9_token[1];
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T9_mbar[0]), 1);
   }
   __syncthreads();  // init: T9_mbar visible to every thread
   int64_t* T8_mbar = reinterpret_cast<int64_t*>(smem + 8);
-  int64_t T8_token[1];
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T8_mbar[0]), 1);
   }
   __syncthreads();  // init: T8_mbar visible to every thread
   int64_t* T7_mbar = reinterpret_cast<int64_t*>(smem + 16);
-  int64_t T7_token[1];
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T7_mbar[0]), 1);
   }
@@ -35,25 +32,19 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     __bfloat16* T7 = reinterpret_cast<__bfloat16*>(smem + 1024);
     __bfloat16* T8 = reinterpret_cast<__bfloat16*>(smem + 9216);
     if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-      T7_token[0] = mbarrier::arriveExpectTx(toSmem(&T7_mbar[0]), 8192);
+      mbarrier::arriveExpectTx(toSmem(&T7_mbar[0]), 8192);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T7[0]), &tmap_T0, toSmem(&T7_mbar[0]), i1 * 64, ((int64_t)blockIdx.x) * 64);
     }
     if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-      T8_token[0] = mbarrier::arriveExpectTx(toSmem(&T8_mbar[0]), 8192);
+      mbarrier::arriveExpectTx(toSmem(&T8_mbar[0]), 8192);
       // loop of iUR39{1}
       #pragma unroll
       for (int64_t i4 = 0; i4 < 1; ++i4) {
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T8[i4 * 4096]), &tmap_T1, toSmem(&T8_mbar[0]), i4 * 64, i1 * 64);
       }
     }
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-      mbarrier::wait(toSmem(&T7_mbar[0]), T7_token[0]);
-    }
-    __syncthreads();  // RAW: T7 arrived by TMA; the elected thread waited on its token
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-      mbarrier::wait(toSmem(&T8_mbar[0]), T8_token[0]);
-    }
-    __syncthreads();  // RAW: T8 arrived by TMA; the elected thread waited on its token
+    mbarrier::waitParity(toSmem(&T7_mbar[0]), i1 % 2);
+    mbarrier::waitParity(toSmem(&T8_mbar[0]), i1 % 2);
     wgmma::fenceOperands(T3);
     wgmma::fence();
     // loop of rUR28{4}
@@ -89,15 +80,14 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   }
   __syncthreads();  // WAR: T9 reuses the memory of T7
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-    T9_token[0] = mbarrier::arriveExpectTx(toSmem(&T9_mbar[0]), 8192);
+    mbarrier::arriveExpectTx(toSmem(&T9_mbar[0]), 8192);
     // loop of iUR48{1}
     #pragma unroll
     for (int64_t i16 = 0; i16 < 1; ++i16) {
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T9[i16 * 4096]), &tmap_T2, toSmem(&T9_mbar[0]), i16 * 64, 0);
     }
-    mbarrier::wait(toSmem(&T9_mbar[0]), T9_token[0]);
   }
-  __syncthreads();  // RAW: T9 arrived by TMA; the elected thread waited on its token
+  mbarrier::waitParity(toSmem(&T9_mbar[0]), 0);
   // loop of fragment
   #pragma unroll
   for (int64_t r10 = 0; r10 < 32; ++r10) {

@@ -6,7 +6,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   extern __shared__ __align__(1024) char smem[];
 
   int64_t* T12_mbar = reinterpret_cast<int64_t*>(smem);
-  int64_t T12_token[1];
   if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T12_mbar[0]), 1);
   }
@@ -80,7 +79,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       __bfloat16 T11[128];
       __bfloat16* T10 = reinterpret_cast<__bfloat16*>(smem + 149504);
       if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
-        T12_token[0] = mbarrier::arriveExpectTx(toSmem(&T12_mbar[0]), 1024);
+        mbarrier::arriveExpectTx(toSmem(&T12_mbar[0]), 1024);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T12[0]), &tmap_T2, toSmem(&T12_mbar[0]), ((((i5 * 3) + ((int)blockIdx.x)) / 2) % h7) * 256);
       }
       // loop of iUR35{1}
@@ -121,10 +120,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       if (h10 >= 0) {
         mbarrier::arrive(toSmem(&T8_mbar[(((i5 * h8) + h10) % 3) + 3]));
       }
-      if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
-        mbarrier::wait(toSmem(&T12_mbar[0]), T12_token[0]);
-      }
-      namedBarrierSync(1, 256);  // RAW: T12 arrived by TMA; the elected thread waited on its token
+      mbarrier::waitParity(toSmem(&T12_mbar[0]), i5 % 2);
       // loop of iUR156{1}
       #pragma unroll
       for (int i24 = 0; i24 < 1; ++i24) {

@@ -6,7 +6,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   extern __shared__ __align__(1024) char smem[];
 
   int64_t* T15_mbar = reinterpret_cast<int64_t*>(smem);
-  int64_t T15_token[1];
   if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
     // pre-prologue loop of a T15_mbar per issuer
     #pragma unroll 1
@@ -104,7 +103,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       __bfloat16 T14[128];
       __bfloat16* T13 = reinterpret_cast<__bfloat16*>(smem + 197632);
       if (((((int)threadIdx.x) + (((int)threadIdx.y) * 128)) / 32) == h7 && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (h7 * 32)))) {
-        T15_token[0] = mbarrier::arriveExpectTx(toSmem(&T15_mbar[threadIdx.y]), 32768);
+        mbarrier::arriveExpectTx(toSmem(&T15_mbar[threadIdx.y]), 32768);
         // loop of iUR239{2}
         #pragma unroll
         for (int i27 = 0; i27 < 2; ++i27) {
@@ -152,10 +151,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         mbarrier::arrive(toSmem(&T11_mbar[(((((i6 * 2) + ((int)threadIdx.y)) * h9) + h12) % 4) + 4]));
       }
       mbarrier::waitParity(toSmem(&T11_order[((int)threadIdx.y) + 2]), i6 % 2);
-      if (((((int)threadIdx.x) + (((int)threadIdx.y) * 128)) / 32) == h7 && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (h7 * 32)))) {
-        mbarrier::wait(toSmem(&T15_mbar[threadIdx.y]), T15_token[0]);
-      }
-      namedBarrierSync(2 + ((int)threadIdx.y), 128);  // RAW: T15 arrived by TMA; the elected thread waited on its token
+      mbarrier::waitParity(toSmem(&T15_mbar[threadIdx.y]), i6 % 2);
       // loop of iUR187{2}
       #pragma unroll
       for (int i22 = 0; i22 < 2; ++i22) {

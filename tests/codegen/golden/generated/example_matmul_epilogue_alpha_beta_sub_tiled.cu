@@ -3,7 +3,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   extern __shared__ __align__(1024) char smem[];
 
   int64_t* T15_mbar = reinterpret_cast<int64_t*>(smem);
-  int64_t T15_token[1];
   if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T15_mbar[0]), 1);
   }
@@ -14,7 +13,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   __bfloat16* T15 = reinterpret_cast<__bfloat16*>(smem + 1024);
   __bfloat16* T13 = reinterpret_cast<__bfloat16*>(smem + 66560);
   if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
-    T15_token[0] = mbarrier::arriveExpectTx(toSmem(&T15_mbar[0]), 65536);
+    mbarrier::arriveExpectTx(toSmem(&T15_mbar[0]), 65536);
     // loop of iUR173{4}
     #pragma unroll
     for (int i29 = 0; i29 < 4; ++i29) {
@@ -102,10 +101,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       mbarrier::inval(toSmem(&T11_mbar[s2]));
     }
   }
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
-    mbarrier::wait(toSmem(&T15_mbar[0]), T15_token[0]);
-  }
-  __syncthreads();  // RAW: T15 arrived by TMA; the elected thread waited on its token
+  mbarrier::waitParity(toSmem(&T15_mbar[0]), 0);
   __syncthreads();  // WAR: T13 reuses the memory of T11
   // loop of iUR167{4}
   #pragma unroll

@@ -6,7 +6,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   extern __shared__ __align__(1024) char smem[];
 
   int64_t* T20_mbar = reinterpret_cast<int64_t*>(smem);
-  int64_t T20_token[1];
   if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T20_mbar[0]), 1);
   }
@@ -79,7 +78,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       float T3[128];
       float* T20 = reinterpret_cast<float*>(smem + 214016);
       if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
-        T20_token[0] = mbarrier::arriveExpectTx(toSmem(&T20_mbar[0]), 1024);
+        mbarrier::arriveExpectTx(toSmem(&T20_mbar[0]), 1024);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T20[0]), &tmap_T2, toSmem(&T20_mbar[0]), ((((i5 * 3) + ((int)blockIdx.x)) / 2) % h7) * 256);
       }
       // loop of iUR51{1}
@@ -120,10 +119,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       if (h10 >= 0) {
         mbarrier::arrive(toSmem(&T16_mbar[(((i5 * h8) + h10) % 4) + 4]));
       }
-      if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
-        mbarrier::wait(toSmem(&T20_mbar[0]), T20_token[0]);
-      }
-      namedBarrierSync(1, 256);  // RAW: T20 arrived by TMA; the elected thread waited on its token
+      mbarrier::waitParity(toSmem(&T20_mbar[0]), i5 % 2);
       // loop of iUR421{8}
       #pragma unroll
       for (int i23 = 0; i23 < 8; ++i23) {

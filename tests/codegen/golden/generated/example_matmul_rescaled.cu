@@ -6,13 +6,11 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   extern __shared__ __align__(1024) char smem[];
 
   int64_t* T8_mbar = reinterpret_cast<int64_t*>(smem);
-  int64_t T8_token[1];
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T8_mbar[0]), 1);
   }
   __syncthreads();  // init: T8_mbar visible to every thread
   int64_t* T7_mbar = reinterpret_cast<int64_t*>(smem + 8);
-  int64_t T7_token[1];
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T7_mbar[0]), 1);
   }
@@ -64,25 +62,19 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       __bfloat16* T7 = reinterpret_cast<__bfloat16*>(smem + 1024);
       __bfloat16* T8 = reinterpret_cast<__bfloat16*>(smem + 9216);
       if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-        T7_token[0] = mbarrier::arriveExpectTx(toSmem(&T7_mbar[0]), 8192);
+        mbarrier::arriveExpectTx(toSmem(&T7_mbar[0]), 8192);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T7[0]), &tmap_T0, toSmem(&T7_mbar[0]), i7 * 64, ((int64_t)blockIdx.x) * 64, i2);
       }
       if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-        T8_token[0] = mbarrier::arriveExpectTx(toSmem(&T8_mbar[0]), 8192);
+        mbarrier::arriveExpectTx(toSmem(&T8_mbar[0]), 8192);
         // loop of iUR48{1}
         #pragma unroll
         for (int64_t i11 = 0; i11 < 1; ++i11) {
           Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T8[i11 * 4096]), &tmap_T1, toSmem(&T8_mbar[0]), (((int64_t)blockIdx.y) * 64) + (i11 * 64), i7 * 64, i2);
         }
       }
-      if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-        mbarrier::wait(toSmem(&T7_mbar[0]), T7_token[0]);
-      }
-      __syncthreads();  // RAW: T7 arrived by TMA; the elected thread waited on its token
-      if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-        mbarrier::wait(toSmem(&T8_mbar[0]), T8_token[0]);
-      }
-      __syncthreads();  // RAW: T8 arrived by TMA; the elected thread waited on its token
+      mbarrier::waitParity(toSmem(&T7_mbar[0]), i7 % 2);
+      mbarrier::waitParity(toSmem(&T8_mbar[0]), i7 % 2);
       wgmma::fenceOperands(T5);
       wgmma::fence();
       // loop of rUR32{4}

@@ -4,13 +4,11 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   extern __shared__ __align__(1024) char smem[];
 
   int64_t* T12_mbar = reinterpret_cast<int64_t*>(smem);
-  int64_t T12_token[1];
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T12_mbar[0]), 1);
   }
   __syncthreads();  // init: T12_mbar visible to every thread
   int64_t* T11_mbar = reinterpret_cast<int64_t*>(smem + 8);
-  int64_t T11_token[1];
   if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T11_mbar[0]), 1);
   }
@@ -31,25 +29,19 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     __bfloat16* T11 = reinterpret_cast<__bfloat16*>(smem + 1024);
     __bfloat16* T12 = reinterpret_cast<__bfloat16*>(smem + 9216);
     if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-      T11_token[0] = mbarrier::arriveExpectTx(toSmem(&T11_mbar[0]), 8192);
+      mbarrier::arriveExpectTx(toSmem(&T11_mbar[0]), 8192);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T11[0]), &tmap_T0, toSmem(&T11_mbar[0]), i1 * 64, ((int64_t)blockIdx.x) * 64);
     }
     if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-      T12_token[0] = mbarrier::arriveExpectTx(toSmem(&T12_mbar[0]), 16384);
+      mbarrier::arriveExpectTx(toSmem(&T12_mbar[0]), 16384);
       // loop of iUR42{2}
       #pragma unroll
       for (int64_t i4 = 0; i4 < 2; ++i4) {
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T12[i4 * 4096]), &tmap_T1, toSmem(&T12_mbar[0]), i4 * 64, i1 * 64);
       }
     }
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-      mbarrier::wait(toSmem(&T11_mbar[0]), T11_token[0]);
-    }
-    __syncthreads();  // RAW: T11 arrived by TMA; the elected thread waited on its token
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-      mbarrier::wait(toSmem(&T12_mbar[0]), T12_token[0]);
-    }
-    __syncthreads();  // RAW: T12 arrived by TMA; the elected thread waited on its token
+    mbarrier::waitParity(toSmem(&T11_mbar[0]), i1 % 2);
+    mbarrier::waitParity(toSmem(&T12_mbar[0]), i1 % 2);
     wgmma::fenceOperands(T2);
     wgmma::fence();
     // loop of rUR31{4}

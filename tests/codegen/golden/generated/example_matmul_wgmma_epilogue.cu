@@ -8,7 +8,6 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   extern __shared__ __align__(1024) char smem[];
 
   int64_t* T10_mbar = reinterpret_cast<int64_t*>(smem);
-  int64_t T10_token[1];
   if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T10_mbar[0]), 1);
   }
@@ -18,7 +17,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   float T2[128];
   float* T10 = reinterpret_cast<float*>(smem + 128);
   if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
-    T10_token[0] = mbarrier::arriveExpectTx(toSmem(&T10_mbar[0]), 1024);
+    mbarrier::arriveExpectTx(toSmem(&T10_mbar[0]), 1024);
     Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T10[0]), &tmap_T3, toSmem(&T10_mbar[0]), ((int64_t)blockIdx.x) * 256);
   }
   // loop of iUR29{1}
@@ -126,10 +125,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
       mbarrier::inval(toSmem(&T8_mbar[s2]));
     }
   }
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
-    mbarrier::wait(toSmem(&T10_mbar[0]), T10_token[0]);
-  }
-  __syncthreads();  // RAW: T10 arrived by TMA; the elected thread waited on its token
+  mbarrier::waitParity(toSmem(&T10_mbar[0]), 0);
   // loop of iUR110{1}
   #pragma unroll
   for (int64_t i24 = 0; i24 < 1; ++i24) {

@@ -6,7 +6,6 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
   extern __shared__ __align__(1024) char smem[];
 
   int64_t* T2_mbar = reinterpret_cast<int64_t*>(smem);
-  int64_t T2_token[1];
   if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T2_mbar[0]), 1);
   }
@@ -15,11 +14,10 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
   for (int64_t i3 = 0; i3 < ceilDiv(i1, 32); ++i3) {
     float* T2 = reinterpret_cast<float*>(smem + 128);
     if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
-      T2_token[0] = mbarrier::arriveExpectTx(toSmem(&T2_mbar[0]), 1024);
+      mbarrier::arriveExpectTx(toSmem(&T2_mbar[0]), 1024);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T2[0]), &tmap_T0, toSmem(&T2_mbar[0]), i3 * 32, ((int64_t)blockIdx.x) * 8);
-      mbarrier::wait(toSmem(&T2_mbar[0]), T2_token[0]);
     }
-    __syncthreads();  // RAW: T2 arrived by TMA; the elected thread waited on its token
+    mbarrier::waitParity(toSmem(&T2_mbar[0]), i3 % 2);
     if ((((((int64_t)blockIdx.x) * 8) + ((int64_t)threadIdx.y)) < i0) && (((i3 * 32) + ((int64_t)threadIdx.x)) < i1)) {
       T1.data[(((((int64_t)blockIdx.x) * 8) + ((int64_t)threadIdx.y)) * T1_stride0) + (((i3 * 32) + ((int64_t)threadIdx.x)) * T1_stride1)] = T2[((int64_t)threadIdx.x) + (((int64_t)threadIdx.y) * 32)] - 1.0f;
     }

@@ -8,7 +8,6 @@ extern "C" __global__ void __launch_bounds__(32, 1) fusion_kernel(Tensor<float, 
   extern __shared__ __align__(1024) char smem[];
 
   int64_t* T5_mbar = reinterpret_cast<int64_t*>(smem);
-  int64_t T5_token[1];
   if (Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T5_mbar[0]), 1);
   }
@@ -17,11 +16,10 @@ extern "C" __global__ void __launch_bounds__(32, 1) fusion_kernel(Tensor<float, 
   for (int64_t i5 = 0; i5 < ceilDiv(i2, 32); ++i5) {
     float* T5 = reinterpret_cast<float*>(smem + 128);
     if (Hopper::electSync(0xffffffffu)) {
-      T5_token[0] = mbarrier::arriveExpectTx(toSmem(&T5_mbar[0]), 4096);
+      mbarrier::arriveExpectTx(toSmem(&T5_mbar[0]), 4096);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T5[0]), &tmap_T0, toSmem(&T5_mbar[0]), 0, i5 * 32, blockIdx.x, blockIdx.y);
-      mbarrier::wait(toSmem(&T5_mbar[0]), T5_token[0]);
     }
-    __syncthreads();  // RAW: T5 arrived by TMA; the elected thread waited on its token
+    mbarrier::waitParity(toSmem(&T5_mbar[0]), i5 % 2);
     // loop of iS23{32}
     for (int64_t i9 = 0; i9 < 32; ++i9) {
       T4.data[((((i5 * T4_stride0) + (((int64_t)blockIdx.y) * T4_stride1)) + (((int64_t)blockIdx.x) * T4_stride2)) + (((int64_t)threadIdx.x) * T4_stride3)) + (i9 * T4_stride4)] = T5[i9 + (((int64_t)threadIdx.x) * 32)] * 2.0f;
