@@ -43,12 +43,17 @@ def test_suggested_kernel_compiles_for_sm90a(name: str) -> None:
 
 @pytest.mark.parametrize("kind", ["alpha_beta", "bias_gelu"])
 def test_suggested_producer_loaded_epilogue_compiles_for_sm90a(kind: str) -> None:
-    """The suggested kernels whose producer warp group loads the epilogue's inputs (``epilogue_loads="producer"``)
-    compile with no spills (ptxas: 168 registers, as with the compute warp groups' loads, 2026-11-26)."""
+    """The suggested kernels with their producer warp group loading the epilogue's inputs (``epilogue_loads=
+    "producer"``, the tuner's candidate) compile with no spills (ptxas: 168 registers, as with the compute warp
+    groups' loads, 2026-11-26)."""
+    from dataclasses import replace
+
     from examples import matmul_epilogue
+    from fusion_ir.schedulers import suggest_matmul_params
 
     fusion = matmul_epilogue.fusion_of(kind, (8192, 8192, 8192))
-    schedule_matmul(fusion)
+    params = replace(suggest_matmul_params(fusion), epilogue_loads="producer")
+    schedule_matmul(fusion, params)
     assert fusion.scheduler_choice.params.epilogue_loads == "producer"
     resources = compile_check(to_cuda(lower(fusion)))
     assert resources.registers > 0
