@@ -10,6 +10,7 @@ changes applied after ``schedule_on_tensor_cores`` (``base`` for none):
 - ``vpre0``: the same with prefetch 0 (a ring of two, no load ahead);
 - ``ex2``: ``exp(x)`` generated as ``exp2f(log2(e) * x)`` (one MUFU.EX2 and a multiply, instead of ``expf``);
 - ``fast``: the whole kernel compiled with NVRTC's ``--use_fast_math``;
+- ``reuse``: k_j's and v_j's tiles may share memory again (``set_shared_reuse(True)``);
 - ``kv128`` / ``kv64``: 128 / 64 keys per block (otherwise ``--block-kv``, default 64).
 
 Every variant is checked against float64 first (as bench/attention.py does), then timed with flash (and cuDNN) in
@@ -40,6 +41,9 @@ def _patched(fusion, r) -> None:  # noqa: ANN001 - the scheduler's own signature
             fusion.set_index_type(DataType.Int32)
         elif change in ("vpre", "vpre0"):
             v_s.circular_buffer(2, 1 if change == "vpre" else 0, Pipelined(uses_mbarrier_for_war=True))
+        elif change == "reuse":
+            r.score_matmul.definition.inputs[1].set_shared_reuse(True)
+            v_s.set_shared_reuse(True)
         elif change not in ("base", "ex2", "fast", "kv64", "kv128"):
             raise SystemExit(f"unknown change {change!r}")
 
