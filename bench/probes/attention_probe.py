@@ -15,7 +15,8 @@ changes applied after ``schedule_on_tensor_cores`` (``base`` for none):
 
 Every variant is checked against float64 first (as bench/attention.py does), then timed with flash (and cuDNN) in
 ``runtime.timing.interleaved_ms`` rounds; prints TFLOP/s and ratios to flash. ``--ncu``: no timing, each variant
-launched once more after its check (run under ``ncu -k regex:fusion_kernel``).
+launched once more after its check (run under ``ncu -k regex:fusion_kernel``). ``--shape=BxHxSxD`` (``c`` at the end:
+causal) adds a case outside the bench's list.
 """
 from __future__ import annotations
 
@@ -82,11 +83,15 @@ def main() -> None:
     from runtime.timing import interleaved_ms
 
     wanted, variants = sys.argv[1].split(","), sys.argv[2].split(",")
+    # "--shape BxHxSxD[c]": cases outside bench/attention.py's list (c: causal)
+    extra = [a for a in sys.argv[1:] if a.startswith("--shape=")]
+    shapes = [bench.Case(*(int(x) for x in a[len("--shape="):].rstrip("c").split("x")), a.endswith("c"))
+              for a in extra]
     block_kv = int(sys.argv[sys.argv.index("--block-kv") + 1]) if "--block-kv" in sys.argv else 64
     params = AttentionParams(block_q=64, block_kv=block_kv, tensor_cores=True)
     torch.manual_seed(0)
     print(f"device: {torch.cuda.get_device_name()}")
-    for case in [c for c in bench.CASES if any(w in c.name for w in wanted)]:
+    for case in shapes + [c for c in bench.CASES if any(w in c.name for w in wanted)]:
         check = bench.random_set(torch, case)
         expected = bench.float64_reference(torch, *check, case.causal)
         sets = [bench.random_set(torch, case) for _ in range(3)]

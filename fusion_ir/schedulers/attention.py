@@ -148,8 +148,7 @@ def suggest_attention_params(fusion: Fusion, sizes: Sizes | None = None) -> Atte
 def _tensor_core_block_kv(fusion: Fusion, sm: SoftmaxMatmul, sizes: Sizes | None) -> tuple[int, str]:
     """The tensor-core kernel's ``block_kv`` and why (the comment above)."""
     small, big = BLOCKS_KV
-    env = extent_env(fusion, sizes)
-    rows = None if env is None else evaluated(sm.matmul.shape_ids[-2], env)
+    rows = _query_rows(fusion, sm, sizes)
     if rows is None or rows % BLOCK_Q:
         said = f"not known to be a multiple of {BLOCK_Q}" if rows is None else f"{rows}, not a multiple of {BLOCK_Q}"
         return small, (f"{small} keys per block: the query rows ({said}) are predicated row by row, where {big} keys "

@@ -225,7 +225,7 @@ DEFAULT_REASONS = {
     "store_wait": "the default: the TMA store's reads are waited for right after its boxes",
     "ping_pong": "cooperative: ping-pong is suggested for short K and narrow N only",
     "epilogue_loads": "consumer: no epilogue input, or a kernel without a producer warp group, sub-tiles or one "
-                      "epilogue per tile; each compute warp group loads its tile's inputs on a token",
+                      "epilogue per tile; each compute warp group loads its tile's inputs itself",
     "warp_specialized": "every suggestion: a producer warp group issues the loads (the Pipelined kernel was never "
                         "faster by more than noise)",
 }
@@ -271,15 +271,15 @@ def epilogue_sub_tile(params: MatmulParams, problem: MatmulProblem | None = None
 # 2026-11-26, bench/results/matmul_epilogue_loads.json): at 4096^3, 8192^3 and 8192 x 8192 x 2048 each of the bias +
 # relu, bias + gelu, alpha * a @ b + beta * C and residual epilogues within -1.1 % to +0.9 % of the consumer path. The
 # rules keep the consumer path; the tuner's candidates hold the producer path where it applies.
-PRODUCER_LOADS_NOT_FASTER = ("consumer: each compute warp group loads its tile's inputs on a token; the producer "
+PRODUCER_LOADS_NOT_FASTER = ("consumer: each compute warp group loads its tile's inputs itself; the producer "
                              "warp group's pipeline of them (epilogue_loads=\"producer\", a tuning candidate) ran "
                              "within 1 % of it on the H100, not faster")
 
 
 def producer_epilogue_loads(params: MatmulParams, problem: MatmulProblem) -> bool:
-    """The producer warp group loads the epilogue's inputs (``MatmulParams.epilogue_loads="producer"``) wherever
-    there are some and the kernel has a producer, sub-tiles and one epilogue per tile (no split-K), but for a
-    persistent kernel of several outputs: there (``bias_gelu_pre`` at 8192 x 8192 x 512, 128 x 32 sub-tiles) the
+    """Whether the producer warp group may load the epilogue's inputs (``MatmulParams.epilogue_loads="producer"``,
+    a tuning candidate): there are some and the kernel has a producer, sub-tiles and one epilogue per tile (no
+    split-K), but not for a persistent kernel of several outputs: there (``bias_gelu_pre`` at 8192 x 8192 x 512, 128 x 32 sub-tiles) the
     compute warp groups' registers spilled 48 bytes with the stage's index math of the pipeline beside the shared
     pre-activation (ptxas, nvcc 13), none with their own loads."""
     return bool(problem.loaded_tiles) and params.warp_specialized and params.epilogue_tile is not None \
