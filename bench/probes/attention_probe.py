@@ -11,7 +11,9 @@ changes applied after ``schedule_on_tensor_cores`` (``base`` for none):
 - ``ex2``: ``exp(x)`` generated as ``exp2f(log2(e) * x)`` (one MUFU.EX2 and a multiply, instead of ``expf``);
 - ``fast``: the whole kernel compiled with NVRTC's ``--use_fast_math``;
 - ``reuse``: k_j's and v_j's tiles may share memory again (``set_shared_reuse(True)``);
-- ``kv128`` / ``kv64``: 128 / 64 keys per block (otherwise ``--block-kv``, default 64).
+- ``kv128`` / ``kv64``: 128 / 64 keys per block (otherwise ``--block-kv``, default 64);
+- ``rev``: the query tiles launched in reverse order (``blockIdx.x`` read as ``gridDim.x - 1 - blockIdx.x`` in
+  the generated source): with a causal mask the longest tiles first.
 
 Every variant is checked against float64 first (as bench/attention.py does), then timed with flash (and cuDNN) in
 ``runtime.timing.interleaved_ms`` rounds; prints TFLOP/s and ratios to flash. ``--ncu``: no timing, each variant
@@ -45,7 +47,7 @@ def _patched(fusion, r) -> None:  # noqa: ANN001 - the scheduler's own signature
         elif change == "reuse":
             r.score_matmul.definition.inputs[1].set_shared_reuse(True)
             v_s.set_shared_reuse(True)
-        elif change not in ("base", "ex2", "fast", "kv64", "kv128"):
+        elif change not in ("base", "ex2", "fast", "kv64", "kv128", "rev"):
             raise SystemExit(f"unknown change {change!r}")
 
 
@@ -68,8 +70,16 @@ def _patch_codegen() -> None:
     def fast_options(target):  # noqa: ANN001, ANN202
         return options_for(target) + (("--use_fast_math",) if "fast" in CHANGES else ())
 
+    compile_cubin = executor.compile_cubin
+
+    def reversed_tiles(source, name, options):  # noqa: ANN001, ANN202
+        if "rev" in CHANGES:                      # the query tiles in reverse launch order: the longest first
+            source = source.replace("blockIdx.x", "(gridDim.x - 1 - blockIdx.x)")
+        return compile_cubin(source, name, options)
+
     expressions._unary = ex2_unary
     executor.nvrtc_options_for = fast_options
+    executor.compile_cubin = reversed_tiles
 
 
 _patch_codegen()
