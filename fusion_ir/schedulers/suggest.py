@@ -29,9 +29,22 @@ from .matmul_problem import MatmulProblem, matmul_problem
 from .matmul_why import FieldReason, ParamsWhy, field_values
 
 # Deepest useful pipelines measured per tile: 128 x 128 ran 8 to 20 % slower with 5 to 7 stages
-# than with 4 on every shape measured (bench/matmul_heuristic.py --extra; not understood yet).
+# than with 4 on every shape measured (bench/matmul_heuristic.py --extra; not understood yet), except in the
+# ping-pong kernel at short K (PING_PONG_K_TILES), where its producer runs into the next tiles.
 DEPTH_CAP = {(128, 128, 64): 4}
 FEW_K_TILES = 4              # K tiles up to this: a tile is little but its epilogue (ping-pong hides it)
+# Ping-pong 128 x 128 from a wave of its tiles where K has at most this many tiles, as deep as shared memory allows
+# (6 stages with the TMA store): H100 2026-11-26, bench/probes/matmul_probe.py, ratio to cuBLAS with 6 stages /
+# 4 stages / the former rule (persistent 128 x 256, 3 stages): K = 512 at 8192 x 8192 0.93 / 0.88 / 0.85,
+# 16384 x 4096 0.95 / 0.93 / 0.85, 4096 x 4096 1.00 / 0.97 / 0.84; K = 256 at 8192 x 8192 1.01 / 0.96 (the former
+# rule's ping-pong); K = 128 1.06 / 1.06; at K = 1024 (16 tiles) 0.85 / 0.84 against 0.87 persistent 128 x 256, and
+# 3000 x 5000 x 1000 0.59 against 0.83: no ping-pong there. From 5 K tiles only from PERSISTENT_WAVES waves of
+# 128 x 128 tiles: 3072 x 3072 x 384 (4.4 waves) 0.91 against 0.85, 6144 x 6144 x 320 1.10 / 0.91, 12288 x 4096 x 448
+# 0.97 / 0.87, 2048 x 8192 x 512 0.97 / 0.85; under it ping-pong lost: 2048 x 2048 x 512 (1.9 waves) 0.88 / 0.95,
+# 1024 x 4096 x 512 0.88 / 0.91, 1536 x 1536 x 512 (1.1 waves) 0.61 / 0.82. A bias epilogue kept the gain (8192 x 8192
+# x 512 relu 0.91 of cuBLASLt against 0.81, 12288 x 4096 x 448 0.89 / 0.82), an [M, N] input did not (C: 1.01 of addmm
+# against 1.07, residual 1.03 / 1.11; bench/matmul.py --epilogues-only --shapes)
+PING_PONG_K_TILES = 8
 PERSISTENT_WAVES = 4         # tiles per SM from which the persistent kernel is suggested
 # From four waves, a K of at least this many tiles: one tile per block instead of the persistent kernel; where an
 # operand's rows are not 128-byte multiples, 128 x 256 in clusters of two (H100: 5000 x 7000 x 3000 0.89-0.93 of
@@ -341,10 +354,16 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
                  "index_type": index}
     k_tiles = problem.k_tiles(BIG[2])
     short_k = k_tiles is not None and k_tiles <= FEW_K_TILES
-    if short_k and problem.tiles(PING_PONG) >= sms:   # type: ignore[operator]
+    # from FEW_K_TILES to PING_PONG_K_TILES: with TMA operands (its producer warp group), PERSISTENT_WAVES waves and
+    # no [M, N] epilogue input (each group's C tile beside the stages: the persistent 128 x 256 kept it faster)
+    pp_tiles = problem.tiles(PING_PONG)
+    ping_pong_k = (PING_PONG_K_TILES if problem.tma_operands and not problem.loaded and pp_tiles is not None
+                   and pp_tiles >= PERSISTENT_WAVES * sms else FEW_K_TILES)
+    if k_tiles is not None and k_tiles <= ping_pong_k and pp_tiles >= sms:  # type: ignore[operator]
         # a tile is little but its epilogue: ping-pong runs one warp group's epilogue under the other's mainloop
-        rule = (f"K of at most {FEW_K_TILES} tiles (K = {problem.k}: {k_tiles} tiles of {BIG[2]}) and a wave of "
-                f"128 x 128 tiles: ping-pong")
+        few = k_tiles <= FEW_K_TILES
+        rule = (f"K of at most {FEW_K_TILES if few else PING_PONG_K_TILES} tiles (K = {problem.k}: {k_tiles} tiles of "
+                f"{BIG[2]}) and {'a wave' if few else f'{PERSISTENT_WAVES} waves'} of 128 x 128 tiles: ping-pong")
         return ping_pong, rule, _reasons(
             "short K", "128 x 128 per warp group", "persistent ping-pong: one warp group's epilogue runs under the "
             "other's mainloop (1.07 of cuBLAS at 4096 x 4096 x 128)", store, index_why, ping_pong=True)
@@ -519,20 +538,34 @@ def _reasons(rule: str, tile: str, persistent: str, tma_store: str, index_type: 
     return out
 
 
+def _depth_cap(params: MatmulParams, problem: MatmulProblem) -> int:
+    """The deepest pipeline ``_depth`` gives: the tile's ``DEPTH_CAP``, but ``MAX_USEFUL_STAGES`` for ping-pong at a
+    K of at most ``PING_PONG_K_TILES`` tiles and ``PERSISTENT_WAVES`` waves of tiles or more (its producer fills
+    stages from the next tiles; H100: 8192 x 8192 x 256 1.01 of cuBLAS with 6 stages against 0.96 with 4; under
+    four waves 4 stages ran as fast or faster: 2048 x 2048 x 256 0.98 against 0.93)."""
+    k_tiles, tiles = problem.k_tiles(params.tile[2]), problem.tiles(params.tile)
+    if (params.ping_pong and k_tiles is not None and k_tiles <= PING_PONG_K_TILES and tiles is not None
+            and tiles >= PERSISTENT_WAVES * params.blocks):
+        return MAX_USEFUL_STAGES
+    return DEPTH_CAP.get(params.tile, MAX_USEFUL_STAGES)
+
+
 def _depth_reason(params: MatmulParams, problem: MatmulProblem) -> str:
     """Why ``_depth`` gave ``params.stages``: shared memory, the tile's cap, or the K tiles."""
-    cap = DEPTH_CAP.get(params.tile, MAX_USEFUL_STAGES)
+    cap = _depth_cap(params, problem)
     k_tiles = problem.k_tiles(params.tile[2])
     limit = current_target().smem_per_block
     if k_tiles is not None and not params.persistent and params.stages >= max(2, k_tiles) and k_tiles < cap:
         return f"depth: no deeper than the K tiles ({k_tiles} of {params.tile[2]}) of a kernel that is not persistent"
     if params.stages >= cap:
-        if params.tile in DEPTH_CAP:
+        if cap != MAX_USEFUL_STAGES:
             return f"depth: the cap measured for this tile, {cap} (deeper ran slower)"
         return f"depth: the deepest useful pipeline, {cap} stages (MAX_USEFUL_STAGES)"
     used = params.smem_bytes(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads,
                              outputs=problem.outputs)
-    return f"depth: as deep as shared memory allows ({used} of {limit} bytes at {params.stages} stages)"
+    lifted = (f"ping-pong at a K of at most {PING_PONG_K_TILES} tiles and {PERSISTENT_WAVES} waves or more, the "
+              f"producer filling stages of the next tiles: " if cap != DEPTH_CAP.get(params.tile, cap) else "")
+    return f"depth: {lifted}as deep as shared memory allows ({used} of {limit} bytes at {params.stages} stages)"
 
 
 def _tile_time(problem: MatmulProblem, sms: int, tile: tuple[int, int, int], rate: float) -> float:
@@ -627,7 +660,7 @@ def _warp_groups_for(tile: Any) -> int:
 def _depth(params: MatmulParams, problem: MatmulProblem) -> int:
     """As deep as shared memory allows (at most ``MAX_USEFUL_STAGES``, or the tile's ``DEPTH_CAP``) and, not
     persistent, no deeper than the K tiles: a persistent pipeline fills its stages from the next tile."""
-    cap = DEPTH_CAP.get(params.tile, MAX_USEFUL_STAGES)
+    cap = _depth_cap(params, problem)
     stages = 2
     limit = current_target().smem_per_block
     while stages < cap and replace(params, stages=stages + 1).smem_bytes(

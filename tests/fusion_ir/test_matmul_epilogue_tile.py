@@ -91,15 +91,25 @@ def test_ping_pong_sub_tiled_epilogues_match_numpy(kind: str) -> None:
 @pytest.mark.parametrize("kind,sub,stages", [("alpha_beta", (128, 32), 3), ("residual", (128, 32), 3),
                                              ("bias_relu", (128, 32), 4)])
 def test_persistent_kernels_sub_tile_beside_epilogue_inputs(kind: str, sub, stages: int) -> None:
-    """At 8192 x 8192 x 512 (persistent): C's tile keeps a third stage with a 128 x 32 ring, a bias epilogue a
+    """At 8192 x 8192 x 960 (persistent): C's tile keeps a third stage with a 128 x 32 ring, a bias epilogue a
     fourth; a plain matmul keeps the whole tile (sub-tiles serialized its short tiles' epilogues)."""
     from fusion_ir.schedulers import suggest_matmul_params
     from tests.fusion_ir.test_suggest import _matmul
 
-    params = suggest_matmul_params(matmul_epilogue.fusion_of(kind, (8192, 8192, 512)))
-    assert params.persistent and params.epilogue_tile == sub and params.stages == stages
-    plain = suggest_matmul_params(_matmul((8192, 8192, 512)))
+    params = suggest_matmul_params(matmul_epilogue.fusion_of(kind, (8192, 8192, 960)))
+    assert params.persistent and not params.ping_pong and params.epilogue_tile == sub and params.stages == stages
+    plain = suggest_matmul_params(_matmul((8192, 8192, 960)))
     assert plain.persistent and plain.epilogue_tile is None
+
+
+@pytest.mark.parametrize("kind,ping_pong", [("alpha_beta", False), ("residual", False), ("bias_relu", True)])
+def test_k_of_8_tiles_ping_pong_without_an_mn_epilogue_input(kind: str, ping_pong: bool) -> None:
+    """At 8192 x 8192 x 512 (8 K tiles, four waves of 128 x 128): ping-pong with a bias epilogue, the persistent
+    128 x 256 kernel where the epilogue reads an [M, N] input (C's tile beside each group's stages)."""
+    from fusion_ir.schedulers import suggest_matmul_params
+
+    params = suggest_matmul_params(matmul_epilogue.fusion_of(kind, (8192, 8192, 512)))
+    assert params.persistent and params.ping_pong == ping_pong
 
 
 @pytest.mark.parametrize("stages", [1, 2])

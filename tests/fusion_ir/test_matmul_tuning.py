@@ -245,12 +245,14 @@ def test_the_rules_say_why_field_by_field() -> None:
     assert [f.name for f in why.fields] == list(asdict(params))
     assert why.reason("tma_store") == "rule short K: the TMA store: a 16-bit result"
     assert why.reason("ping_pong").startswith("rule short K: persistent ping-pong")
-    assert why.reason("stages").startswith("depth: the cap measured for this tile, 4")
+    assert why.reason("stages").startswith("depth: ping-pong at a K of at most 8 tiles and 4 waves or more")
+    assert suggest_matmul_params(_fusion(2048, 2048, 256)).why.reason("stages").startswith(
+        "depth: the cap measured for this tile, 4")
     assert suggest_matmul_params(_fusion(4096, 4096, 1024)).why.reason("stages").startswith(
         "depth: as deep as shared memory allows")
     assert suggest_matmul_params(_fusion(1024, 1024, 32768)).why.summary.startswith("T < S and a long K: 32 tiles")
     assert suggest_matmul_params(_fusion(1024, 1024, 2048)).why.summary.startswith("T < S: 32 tiles")
-    persistent = suggest_matmul_params(_fusion(8192, 8192, 512))
+    persistent = suggest_matmul_params(_fusion(8192, 8192, 960))
     assert persistent.why.summary.startswith("T >= 4 S and a 16-bit result: 2048 tiles")
     assert persistent.why.reason("index_type").startswith("rule four waves or more: 32-bit indices: every tensor has "
                                                           "fewer than 2^31 elements")

@@ -38,9 +38,8 @@ def _kind(p: MatmulParams) -> tuple:
     # where rows are not 128-byte multiples
     ((8192, 8192, 8192), ((256, 128, 64), 2, 4, False, True)),
     ((5000, 7000, 3000), ((128, 256, 64), 2, 4, False, True)),
-    # four waves or more, a shorter K, a 16-bit result: persistent, TMA store, 3 stages (the staging
-    # tile takes the 4th), 32-bit indices
-    ((8192, 8192, 512), ((128, 256, 64), 2, 3, True, True)),
+    # four waves or more, a shorter K (but more than 8 tiles), a 16-bit result: persistent, TMA store, 3 stages (the
+    # staging tile takes the 4th), 32-bit indices
     ((16384, 16384, 960), ((128, 256, 64), 2, 3, True, True)),
     # one to four waves: a tile per block, as deep as K allows
     ((4096, 4096, 4096), ((256, 128, 64), 2, 4, False, True)),
@@ -70,13 +69,31 @@ def test_choice_by_shape_class(shape: tuple[int, int, int], expected: tuple) -> 
     params.validate(DataType.BFloat16)
 
 
-@pytest.mark.parametrize("shape", [(4096, 4096, 256), (4096, 4096, 128), (32768, 128, 2048)])
-def test_ping_pong_where_a_tile_is_mostly_epilogue_or_n_is_128(shape: tuple[int, int, int]) -> None:
-    """K of at most 4 tiles, or N of at most 128 (a 256-wide tile half empty), with a wave of 128 x 128 tiles:
-    persistent ping-pong 128 x 128, one warp group's epilogue under the other's mainloop."""
+@pytest.mark.parametrize("shape,stages", [
+    ((4096, 4096, 256), 6), ((4096, 4096, 128), 6),    # K of at most 8 tiles, four waves: as deep as memory allows
+    ((2048, 2048, 256), 4), ((2048, 2048, 128), 4),    # K of at most 4 tiles, under four waves: the 128 x 128 cap
+    ((8192, 8192, 512), 6), ((3072, 3072, 384), 6),    # K of 5 to 8 tiles and four waves of 128 x 128 tiles
+    ((32768, 128, 2048), 4),                           # N of 128
+])
+def test_ping_pong_where_a_tile_is_mostly_epilogue_or_n_is_128(shape: tuple[int, int, int], stages: int) -> None:
+    """K of at most 4 tiles with a wave of 128 x 128 tiles, K of at most 8 tiles with four waves, or N of at most 128
+    (a 256-wide tile half empty): persistent ping-pong 128 x 128, one warp group's epilogue under the other's
+    mainloop; at short K with four waves as deep as shared memory allows (the producer fills stages of the next
+    tiles), otherwise the 128 x 128 tile's cap of 4."""
     params = suggest_matmul_params(_matmul(shape))
-    assert _kind(params) == ((128, 128, 64), 2, 4, True, True) and params.ping_pong
+    assert _kind(params) == ((128, 128, 64), 2, stages, True, True) and params.ping_pong
     assert params.index_type is DataType.Int32
+
+
+@pytest.mark.parametrize("shape", [(2048, 2048, 512), (1536, 1536, 512), (1024, 4096, 512)])
+def test_no_ping_pong_for_k_of_5_to_8_tiles_under_four_waves(shape: tuple[int, int, int]) -> None:
+    assert not suggest_matmul_params(_matmul(shape)).ping_pong
+
+
+def test_no_longer_ping_pong_for_k_of_5_to_8_tiles_with_a_compute_loaded_operand() -> None:
+    """K = 500: A's rows are not 16-byte multiples, the compute warp groups load it; the 5-8 tile rule was measured
+    with a producer warp group only."""
+    assert not suggest_matmul_params(_matmul((8192, 8192, 500))).ping_pong
 
 
 @pytest.mark.parametrize("shape,cluster", [
@@ -118,7 +135,8 @@ def test_ping_pong_with_an_epilogue_input_where_the_plain_matmul_takes_it(shape:
     fusion = _with_epilogue("c", shape)
     params = suggest_matmul_params(fusion)
     assert plain.ping_pong and params.ping_pong
-    assert _kind(params) == _kind(plain) and params.epilogue_tile is None and params.stages == 4
+    assert _kind(params)[:2] + _kind(params)[3:] == _kind(plain)[:2] + _kind(plain)[3:]
+    assert params.epilogue_tile is None and params.stages == 4
     schedule_matmul(fusion)
 
 
@@ -143,7 +161,7 @@ def test_a_float_result_has_no_tma_store() -> None:
 
 def test_fp16_operands() -> None:
     params = suggest_matmul_params(_matmul((8192, 8192, 512), dtype=DataType.Half, out_dtype=DataType.Half))
-    assert _kind(params) == ((128, 256, 64), 2, 3, True, True)
+    assert _kind(params) == ((128, 128, 64), 2, 6, True, True) and params.ping_pong
     params = suggest_matmul_params(_matmul((8192, 8192, 8192), dtype=DataType.Half, out_dtype=DataType.Half))
     assert _kind(params) == ((256, 128, 64), 2, 4, False, True) and params.cluster == (1, 1)
 

@@ -49,7 +49,7 @@ def test_the_rule_behind_each_parameter(viz, tmp_path: Path) -> None:
     r = viz(str(target), "--show", "heuristics")
     assert r.code == 0, r.err
     assert "source:    rule: K of at most 4 tiles (K = 256: 4 tiles of 64)" in r.out
-    assert "depth: the cap measured for this tile, 4" in r.out
+    assert "depth: ping-pong at a K" in r.out
     assert "the rules would choose" not in r.out
     data = json.loads(viz(str(target), "--show", "heuristics", "--format", "json").out)
     assert data["source"] == "rule" and data["key"].startswith("bfloat16 4096x4096x256 batch 1")
@@ -77,7 +77,7 @@ def test_a_tuned_choice_shows_its_cache_entry(viz, tmp_path: Path) -> None:
     assert ("source: tuned: tuned on Fake GPU (2026-11-25T22:00:00+00:00): 0.1234 ms, 696.0 TFLOP/s, the fastest "
             "of 3 candidates") in out
     assert "candidates tried on Fake GPU" in out and "winner" in out and "skipped: CompileError: x" in out
-    assert "the rules would choose ws persistent ping-pong tma-store i32 128x128x64 s4 wg2: K of at most 4 tiles" in out
+    assert "the rules would choose ws persistent ping-pong tma-store i32 128x128x64 s6 wg2: K of at most 4 tiles" in out
 
 
 def test_a_hand_scheduled_fusion_is_a_usage_error(viz) -> None:
