@@ -25,7 +25,7 @@ def params_of(text: str) -> MatmulParams | None:
     if text == "rules":
         return None
     d = json.loads(text)
-    for key in ("tile", "cluster", "register_split"):
+    for key in ("tile", "cluster", "register_split", "epilogue_tile"):
         if key in d and d[key] is not None:
             d[key] = tuple(d[key])
     if "index_type" in d:
