@@ -221,6 +221,8 @@ def schedule_attention(fusion: Fusion, params: AttentionParams | None = None) ->
         refusal = tensor_core_refusal(fusion, plan)
         if refusal is not None:
             raise ScheduleError(f"schedule_attention: tensor_cores: {refusal}")
+        head_dim = plan.matmul.shape_ids[-1].extent.const_value()
+        params.kernel_shape.check_shared_memory(head_dim, params.block_kv, "AttentionParams")
     with fusion.transaction():
         (record,) = online_softmax(fusion, params.block_kv)
         if params.tensor_cores:
