@@ -27,7 +27,8 @@ matmul reads, on the mainloop's loop or a loop after it) is issued by the same p
 first ``stages`` iterations of the innermost loop and the rest; the compute branch waits on its "full" barrier
 right before the first statement of the scope that reads the stage and arrives on its "empty" one right after
 the last, and pre-arrives on its "empty" barriers with the mainloop's.
-A loop read only by tensor-core matmuls (``CircularLoop.release_lag`` 1) releases stage(i - 1) instead, after the
+A loop read only by tensor-core matmuls, one of which sums over it (``CircularLoop.release_lag`` 1: the K loop of a
+matmul, not a loop whose iterations each hold whole matmuls), releases stage(i - 1) instead, after the
 wait that retires iteration i's MMAs, and a Pipelined main loop then issues the loads of i + P after that
 release (its cp.async wait then waits for all but P - 1 groups: the group of i + P is not committed yet); at
 prefetch 0 it issues iteration i's own loads first, as without a lag (their stage's last reader, iteration
