@@ -104,3 +104,31 @@ def test_the_pipelined_loop_prefetches_stages_minus_one_key_blocks() -> None:
     assert any(str(n.stop) == "2" for n in boxes)                   # k_j: a box per 64 columns of D
     expects = [n for n in k.walk(prologue.body) if isinstance(n, k.MBarrierArriveExpectTx)]
     assert [str(n.tx_bytes) for n in expects] == [str(2 * 64 * 128 * 2)]   # k_j and v_j: 32 KB a stage
+
+
+COMPILED = [   # B, H, Sq, Skv, D, causal, block_kv, build()'s structure
+    ((4, 16, 4096, 4096, 128), False, 128, {"stages": 2, "warp_specialized": True, "compute_warp_groups": 2,
+                                            "register_split": (24, 240)}),
+    ((4, 16, 4096, 4096, 128), True, 128, {"stages": 2, "warp_specialized": True, "compute_warp_groups": 2,
+                                           "register_split": (24, 240)}),
+    ((4, 16, 4096, 4096, 64), False, 128, {"stages": 3, "compute_warp_groups": 2}),
+    ((2, 3, 1000, 1237, 64), True, 64, {"stages": 2, "warp_specialized": True, "compute_warp_groups": 2,
+                                        "register_split": (24, 240)}),
+]
+
+
+@pytest.mark.parametrize("shape,causal,block_kv,structure", COMPILED,
+                         ids=[f"{s}-causal{c}-kv{b}-{'-'.join(map(str, st))}" for s, c, b, st in COMPILED])
+def test_compiles_for_sm90a_without_spills(shape: tuple, causal: bool, block_kv: int, structure: dict) -> None:
+    """nvcc (sm_90a, ptxas -v): no warning, no spill, no stack frame; with the register split the kernel is launched
+    with 384 threads, ``__launch_bounds__(384, 1)``."""
+    from codegen import to_cuda
+    from codegen.nvcc import compile_check, nvcc_available
+
+    if not nvcc_available():
+        pytest.skip("nvcc is not installed")
+    source = to_cuda(lower(attention_wgmma.build(*shape, causal=causal, block_kv=block_kv, **structure)))
+    resources = compile_check(source)
+    assert not resources.spills and resources.stack_bytes == 0, resources.log
+    if structure.get("register_split") is not None:
+        assert "__launch_bounds__(384, 1)" in source and "increaseRegisters<240>" in source
