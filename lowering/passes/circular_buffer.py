@@ -27,6 +27,8 @@ matmul reads, on the mainloop's loop or a loop after it) is issued by the same p
 first ``stages`` iterations of the innermost loop and the rest; the compute branch waits on its "full" barrier
 right before the first statement of the scope that reads the stage and arrives on its "empty" one right after
 the last, and pre-arrives on its "empty" barriers with the mainloop's.
+A phase wait right before the warp split (a load issued once before the loop, which the compute side reads) moves to
+the start of the compute branch: the producer reads none of those tiles.
 A loop read only by tensor-core matmuls, one of which sums over it (``CircularLoop.release_lag`` 1: the K loop of a
 matmul, not a loop whose iterations each hold whole matmuls), releases stage(i - 1) instead, after the
 wait that retires iteration i's MMAs, and a Pipelined main loop then issues the loads of i + P after that
@@ -93,17 +95,44 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
     if a.circular.companions:
         kernel = replace(kernel, body=_epilogue_scope(kernel.body, a))
 
+    splits: list[IfThenElse] = []
+
     def expand(node: Node):
         if isinstance(node, ForLoop) and node.stage is None:
             loop = a.circular.loop_for(node)
             if loop is not None and loop.warp_specialized is not None:
                 assert a.warp_specialization is not None and a.warp_specialization.loop is loop
-                return warp_specialize(a, node, a.warp_specialization)
+                splits.append(warp_specialize(a, node, a.warp_specialization))
+                return splits[-1]
             if loop is not None:
                 return tuple(clone(a, node, loop))
         return None
 
-    return replace(kernel, body=rewrite(kernel.body, expand))
+    body = rewrite(kernel.body, expand)
+    if splits:
+        pipelines = {a.mbarriers.array(lp).name for lp in a.circular.pipelines()}
+        body = _waits_into_compute(body, splits, pipelines)
+    return replace(kernel, body=body)
+
+
+def _waits_into_compute(body: tuple[Node, ...], splits: list[IfThenElse], pipelines: set[str]) -> tuple[Node, ...]:
+    """The phase waits right before a warp split (a load issued once before the warp-specialized loop, such as a tile
+    every iteration's MMAs read) move to the start of its compute branch: the producer branch only issues the
+    pipeline's loads and reads none of them, so it starts its loads without waiting for those."""
+    out: list[Node] = []
+    for node in body:
+        kids = children(node)
+        if kids and not any(node is x for x in splits):
+            node = replace(node, **{name: _waits_into_compute(sub, splits, pipelines) for name, sub in kids})
+        if any(node is x for x in splits):
+            moved: list[Node] = []
+            while out and isinstance(out[-1], MBarrierWaitParity) and out[-1].mbar.name not in pipelines:
+                moved.insert(0, out.pop())
+            if moved:           # after the compute branch's setmaxnreg
+                first = 1 if node.else_body and isinstance(node.else_body[0], SetMaxNReg) else 0
+                node = replace(node, else_body=(*node.else_body[:first], *moved, *node.else_body[first:]))
+        out.append(node)
+    return tuple(out)
 
 
 def clone(a: Analyses, node: ForLoop, loop: CircularLoop) -> list[Node]:

@@ -61,7 +61,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // init: T65_mbar visible to every thread
-  mbarrier::waitParity(toSmem(&T64_mbar[0]), 0);
   if (((int64_t)threadIdx.y) >= (((int64_t)blockDim.y) - 1)) {
     decreaseRegisters<24>();
     if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
@@ -87,6 +86,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     return;
   } else {
     increaseRegisters<240>();
+    mbarrier::waitParity(toSmem(&T64_mbar[0]), 0);
     // pre-prologue loop of every stage starts empty
     #pragma unroll 1
     for (int64_t s2 = 0; s2 < 2; ++s2) {
