@@ -3,7 +3,7 @@
 circular buffer over the key blocks, issued by a producer warp group on a padded TIDy (``setmaxnreg.dec 24``); two
 compute warp groups (``setmaxnreg.inc 240``), each its own 64 query rows of the block's 128 (its fragment, running
 max, row sum and accumulator), wait on a stage's full barrier, read it in both matmuls (k_j in ``q @ k_j^T``, v_j in
-``p_j @ v_j``) and release it on its empty barrier. q's ``[128, D]`` tile is loaded once before the warp split.
+``p_j @ v_j``) and release it on its empty barrier. The producer also issues q's ``[128, D]`` tile, once, first.
 Not measured on the GPU yet (``docs/attention.md``)."""
 
 from __future__ import annotations

@@ -64,7 +64,7 @@ def _loops(kernel: k.Kernel, stage: k.Stage) -> list[k.ForLoop]:
 
 def test_the_producer_issues_every_key_block_the_compute_warp_groups_wait_for() -> None:
     """Warp-specialized, causal, ragged Skv, two compute warp groups: block ``(128, 3, 1)`` (TIDy padded by the
-    producer); q's boxes once before the warp split; the producer's one loop over the key blocks (the causal bound
+    producer); q's boxes once, issued by the producer first; the producer's one loop over the key blocks (the causal bound
     of the 128 rows of the block) issues k_j's and v_j's boxes onto one full barrier per stage; the compute warp
     groups' loop runs in two ranges (unmasked, then masked) of the same bound, each waiting on the full barrier of
     the key block's stage; the empty barriers count both compute warp groups' 256 threads."""
@@ -89,6 +89,8 @@ def test_the_producer_issues_every_key_block_the_compute_warp_groups_wait_for() 
     assert sorted(str(n.count) for n in inits) == ["1", "256"]       # full: the producer; empty: 2 x 128 threads
     q_loads = [n for n in k.walk(kernel.body) if isinstance(n, k.TmaLoad) and n not in loads]
     assert len(q_loads) == 1 and "tmap_T0" in str(q_loads[0].tensor_map)
+    (split,) = [n for n in kernel.body if isinstance(n, k.IfThenElse) and n.branch_threads is not None]
+    assert q_loads[0] in list(k.walk(split.then_body))                # the producer issues q too
 
 
 def test_the_pipelined_loop_prefetches_stages_minus_one_key_blocks() -> None:

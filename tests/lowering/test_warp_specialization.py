@@ -205,3 +205,22 @@ def test_the_attention_producer_starts_without_waiting_for_q() -> None:
     assert not any(isinstance(n, k.MBarrierWaitParity) and n.mbar.name not in pipelines
                    for n in k.walk(split.then_body))
     assert isinstance(split.else_body[1], k.MBarrierWaitParity) and split.else_body[1].mbar.name not in pipelines
+
+
+def test_the_producer_issues_a_once_loaded_operand_of_the_loop() -> None:
+    """q's tile, loaded once before the key blocks and read by the loop's matmuls, is issued by the producer's elected
+    thread first in its branch (so the producer issues every TMA load the loop reads); an epilogue's C tile, read
+    only after the mainloop (``epilogue_loads="consumer"``), stays issued before the warp split."""
+    kernel = lower(examples.load("attention_wgmma_ws").build())
+    (split,) = [n for n in kernel.body if isinstance(n, k.IfThenElse) and n.branch_threads is not None]
+    before = kernel.body[:kernel.body.index(split)]
+    assert not any(isinstance(n, k.TmaLoad) for n in k.walk(before))
+    first = next(n for n in split.then_body if not isinstance(n, k.SetMaxNReg))
+    assert isinstance(first, k.ElectSync) and str(first.warp) == "8"
+    assert [n.tensor_map.name for n in k.walk(first.body) if isinstance(n, k.TmaLoad)] == ["tmap_T0"]
+    assert not any(isinstance(n, k.TmaLoad) for n in k.walk(split.else_body))
+
+    matmul = lower(examples.load("matmul_epilogue").build("alpha_beta", epilogue_tile=(128, 64), persistent=False))
+    (split,) = [n for n in matmul.body if isinstance(n, k.IfThenElse) and n.branch_threads is not None]
+    before = matmul.body[:matmul.body.index(split)]
+    assert [n.tensor_map.name for n in k.walk(before) if isinstance(n, k.TmaLoad)] == ["tmap_T2"]   # C

@@ -16,14 +16,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   float T54[2];
   __bfloat16* T66 = reinterpret_cast<__bfloat16*>(smem + 33792);
   float T61[32];
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
-    mbarrier::arriveExpectTx(toSmem(&T64_mbar[0]), 16384);
-    // loop of iUR283{1}
-    #pragma unroll
-    for (int64_t i11 = 0; i11 < 1; ++i11) {
-      Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T64[i11 * 8192]), &tmap_T0, toSmem(&T64_mbar[0]), i11 * 64, ((int64_t)blockIdx.x) * 128, ((int64_t)blockIdx.y) % 2, ((int64_t)blockIdx.y) / 2);
-    }
-  }
   // loop of iUR713{2}
   #pragma unroll
   for (int64_t i28 = 0; i28 < 2; ++i28) {
@@ -63,6 +55,14 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   __syncthreads();  // init: T65_mbar visible to every thread
   if (((int64_t)threadIdx.y) >= (((int64_t)blockDim.y) - 1)) {
     decreaseRegisters<24>();
+    if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
+      mbarrier::arriveExpectTx(toSmem(&T64_mbar[0]), 16384);
+      // loop of iUR283{1}
+      #pragma unroll
+      for (int64_t i11 = 0; i11 < 1; ++i11) {
+        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T64[i11 * 8192]), &tmap_T0, toSmem(&T64_mbar[0]), i11 * 64, ((int64_t)blockIdx.x) * 128, ((int64_t)blockIdx.y) % 2, ((int64_t)blockIdx.y) / 2);
+      }
+    }
     if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
       const int64_t h0 = ((int64_t)blockIdx.y) / 2;
       const int64_t h1 = ((int64_t)blockIdx.y) % 2;
