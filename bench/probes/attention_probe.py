@@ -40,8 +40,8 @@ ORIGINAL = sched.schedule_on_tensor_cores
 CHANGES: list[str] = []
 
 
-def _patched(fusion, r, shape: KernelShape = KernelShape()) -> None:  # noqa: ANN001 - the scheduler's own signature
-    ORIGINAL(fusion, r, shape)
+def _patched(fusion, r, shape: KernelShape | None = None) -> None:  # noqa: ANN001 - the scheduler's own signature
+    ORIGINAL(fusion, r, shape if shape is not None else KernelShape())
     v_s = r.block_out.definition.inputs[1]
     for change in CHANGES:
         if change == "i32":

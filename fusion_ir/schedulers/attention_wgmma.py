@@ -39,13 +39,13 @@ K-major, 128-byte swizzle); then a serial loop over the key blocks ``j`` (the re
 
 from __future__ import annotations
 
-from target import current as current_target
-
 from dataclasses import dataclass
 
+from target import current as current_target
+
+from .. import replay
 from ..circular_buffer import MAX_USEFUL_STAGES, Pipelined, WarpSpecialized
 from ..exprs import BroadcastOp, is_view_expr, view_source
-from .. import replay
 from ..fusion import Fusion
 from ..inlining import inline_most
 from ..online_softmax import OnlineSoftmax, bound_key_blocks, mask_only_where_needed

@@ -28,7 +28,7 @@ print("launch", "block (128, 3, 1)" in str(lower(fusion)))
 
 
 def test_the_structure_variants_set_the_params_and_schedule() -> None:
-    r = subprocess.run([sys.executable, "-c", SCRIPT], cwd=ROOT, capture_output=True, text=True, timeout=300,
+    r = subprocess.run([sys.executable, "-c", SCRIPT], cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
                        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "CUDA_VISIBLE_DEVICES": ""})
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()

@@ -7,10 +7,10 @@ import pytest
 
 import examples
 from fusion_ir import DataType, Fusion, LoadStoreOpType, ParallelType, ScheduleError, WarpSpecialized, ops
+from fusion_ir.scalar import Val
 from lowering import LoweringError, lower
 from lowering import kernel_ir as k
 from lowering.passes.hoist_indices import inline_lets
-from fusion_ir.scalar import Val
 
 WS = WarpSpecialized
 
