@@ -11,6 +11,10 @@ the row max and row sum of the fragment by quad shuffles, the per-row recurrence
 by a thread per row in shared memory, ``cast(exp(s_j - mnew))`` the register A operand of ``p_j @ v_j``, which
 accumulates in place into the output's rescaled sum; after the loop ``o / l``, cast, stored.
 
+``build(..., stages=2, warp_specialized=True, compute_warp_groups=2)``: FlashAttention-3's structure (a K/V circular
+buffer over the key blocks issued by a producer warp group, two compute warp groups of 64 query rows sharing its
+stages), general schedule choices of ``KernelShape``.
+
 Head dims 64 and 128 and blocks of 64 or 128 keys; any Sq and Skv (rows past Sq are zero-filled by TMA and never
 stored; keys past Skv are masked to ``-inf`` by the rewrite and read as TMA's zeros); causal or not.
 """
@@ -19,7 +23,7 @@ from __future__ import annotations
 
 from fusion_ir import DataType, Fusion, ScheduleError
 from fusion_ir.online_softmax import online_softmax
-from fusion_ir.schedulers.attention_wgmma import BLOCKS_KV, HEAD_DIMS, schedule_on_tensor_cores
+from fusion_ir.schedulers.attention_wgmma import BLOCKS_KV, HEAD_DIMS, KernelShape, schedule_on_tensor_cores
 
 from . import attention
 
@@ -36,8 +40,12 @@ def input_shapes(batch: int, heads: int, seq_q: int, seq_kv: int, head_dim: int)
 
 
 def build(batch: int = 1, heads: int = 2, seq_q: int = 200, seq_kv: int = 200, head_dim: int = 64,
-          causal: bool = False, block_kv: int = 64, dtype: DataType = DataType.BFloat16) -> Fusion:
-    """``attention.fusion_of(...)`` rewritten with ``block_kv`` keys per block and scheduled as above."""
+          causal: bool = False, block_kv: int = 64, dtype: DataType = DataType.BFloat16, stages: int = 1,
+          warp_specialized: bool = False, register_split: tuple[int, int] | None = None,
+          compute_warp_groups: int = 1) -> Fusion:
+    """``attention.fusion_of(...)`` rewritten with ``block_kv`` keys per block and scheduled as above; ``stages``,
+    ``warp_specialized``, ``register_split``, ``compute_warp_groups``: the kernel's structure (``KernelShape``: a
+    K/V circular buffer over the key blocks, a producer warp group, two compute warp groups of 64 rows each)."""
     if head_dim not in HEAD_DIMS:
         raise ScheduleError(f"attention_wgmma.build: head_dim = {head_dim} must be one of {HEAD_DIMS}: q's and k's "
                             f"tiles are boxes of 64 columns and the output one wgmma tile of D columns")
@@ -47,6 +55,7 @@ def build(batch: int = 1, heads: int = 2, seq_q: int = 200, seq_kv: int = 200, h
     fusion = attention.fusion_of(batch, heads, seq_q, seq_kv, head_dim, causal, dtype)
     with fusion.transaction():
         (record,) = online_softmax(fusion, block_kv)
-        schedule_on_tensor_cores(fusion, record)
+        schedule_on_tensor_cores(fusion, record, KernelShape(stages, warp_specialized, register_split,
+                                                             compute_warp_groups))
     return fusion
 

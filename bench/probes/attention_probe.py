@@ -13,7 +13,12 @@ changes applied after ``schedule_on_tensor_cores`` (``base`` for none):
 - ``reuse``: k_j's and v_j's tiles may share memory again (``set_shared_reuse(True)``);
 - ``kv128`` / ``kv64``: 128 / 64 keys per block (otherwise ``--block-kv``, default 64);
 - ``rev``: the query tiles launched in reverse order (``blockIdx.x`` read as ``gridDim.x - 1 - blockIdx.x`` in
-  the generated source): with a causal mask the longest tiles first.
+  the generated source): with a causal mask the longest tiles first;
+- the kernel's structure (``AttentionParams``, ``attention_wgmma.KernelShape``; not measured yet): ``s2`` / ``s3`` /
+  ``sN``: k_j's and v_j's tiles in an N-stage circular buffer over the key blocks (``stages``); ``ws``: its loads
+  issued by a producer warp group (``warp_specialized``; 2 stages unless an ``sN`` says more); ``wg2``: two compute
+  warp groups of 64 query rows per block (``compute_warp_groups``); ``rs``: the register split ``(24, 240)``
+  (``register_split``, with ``ws``; ``rsP_C`` for ``(P, C)``, e.g. ``rs32_232``). E.g. ``kv128+ws+s2+wg2+rs``.
 
 Every variant is checked against float64 first (as bench/attention.py does), then timed with flash (and cuDNN) in
 ``runtime.timing.interleaved_ms`` rounds; prints TFLOP/s and ratios to flash. ``--ncu``: no timing, each variant
@@ -31,13 +36,14 @@ from bench import attention as bench                     # noqa: E402
 from fusion_ir import DataType                           # noqa: E402
 from fusion_ir.circular_buffer import Pipelined         # noqa: E402
 from fusion_ir.schedulers import AttentionParams, attention as sched  # noqa: E402
+from fusion_ir.schedulers.attention_wgmma import KernelShape  # noqa: E402
 
 ORIGINAL = sched.schedule_on_tensor_cores
 CHANGES: list[str] = []
 
 
-def _patched(fusion, r) -> None:  # noqa: ANN001 - the scheduler's own signature
-    ORIGINAL(fusion, r)
+def _patched(fusion, r, shape: KernelShape | None = None) -> None:  # noqa: ANN001 - the scheduler's own signature
+    ORIGINAL(fusion, r, shape if shape is not None else KernelShape())
     v_s = r.block_out.definition.inputs[1]
     for change in CHANGES:
         if change == "i32":
@@ -47,8 +53,35 @@ def _patched(fusion, r) -> None:  # noqa: ANN001 - the scheduler's own signature
         elif change == "reuse":
             r.score_matmul.definition.inputs[1].set_shared_reuse(True)
             v_s.set_shared_reuse(True)
-        elif change not in ("base", "ex2", "fast", "kv64", "kv128", "rev"):
+        elif change not in ("base", "ex2", "fast", "kv64", "kv128", "rev", "ws", "wg2") and _shape_change(change) is None:
             raise SystemExit(f"unknown change {change!r}")
+
+
+def _shape_change(change: str) -> dict | None:
+    """The ``AttentionParams`` fields a kernel-structure change sets (``sN``, ``rs``, ``rsP_C``), or None."""
+    if change[:1] == "s" and change[1:].isdigit():
+        return {"stages": int(change[1:])}
+    if change == "rs":
+        return {"register_split": (24, 240)}
+    parts = change[2:].split("_")
+    if change.startswith("rs") and len(parts) == 2 and all(p.isdigit() for p in parts):
+        return {"register_split": (int(parts[0]), int(parts[1]))}
+    return None
+
+
+def params_of(changes: list[str], block_kv: int) -> AttentionParams:
+    """The tensor-core params of a variant: ``kvN`` keys per block (else ``block_kv``), the kernel structure of
+    ``sN``, ``ws``, ``wg2``, ``rs`` / ``rsP_C``."""
+    fields: dict = {}
+    for change in changes:
+        fields.update(_shape_change(change) or {})
+    if "ws" in changes:
+        fields["warp_specialized"] = True
+        fields.setdefault("stages", 2)
+    if "wg2" in changes:
+        fields["compute_warp_groups"] = 2
+    kv = [int(c[2:]) for c in changes if c.startswith("kv") and c[2:].isdigit()]
+    return AttentionParams(block_q=64, block_kv=kv[0] if kv else block_kv, tensor_cores=True, **fields)
 
 
 sched.schedule_on_tensor_cores = _patched
@@ -98,7 +131,6 @@ def main() -> None:
     shapes = [bench.Case(*(int(x) for x in a[len("--shape="):].rstrip("c").split("x")), a.endswith("c"))
               for a in extra]
     block_kv = int(sys.argv[sys.argv.index("--block-kv") + 1]) if "--block-kv" in sys.argv else 64
-    params = AttentionParams(block_q=64, block_kv=block_kv, tensor_cores=True)
     torch.manual_seed(0)
     print(f"device: {torch.cuda.get_device_name()}")
     for case in shapes + [c for c in bench.CASES if any(w in c.name for w in wanted)]:
@@ -110,9 +142,8 @@ def main() -> None:
         for variant in variants:
             CHANGES[:] = variant.split("+")
             fusion = case.build()
-            kv = [int(c[2:]) for c in CHANGES if c.startswith("kv")]
-            given = AttentionParams(block_q=64, block_kv=kv[0], tensor_cores=True) if kv else params
             try:
+                given = params_of(CHANGES, block_kv)
                 bench.schedule(fusion, sizes=case.shapes, params=given)
                 kernel = lower(fusion)
             except Exception as e:  # noqa: BLE001 - reported per variant

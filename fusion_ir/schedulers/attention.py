@@ -38,7 +38,7 @@ from ..online_softmax import (
 from ..replay import map_ids_between
 from ..tensor_view import TensorView
 from ..types import DataType, ParallelType, ScheduleError
-from .attention_wgmma import BLOCK_Q, BLOCKS_KV, HEAD_DIMS, schedule_on_tensor_cores
+from .attention_wgmma import BLOCK_Q, BLOCKS_KV, HEAD_DIMS, KernelShape, schedule_on_tensor_cores
 from .pointwise_problem import evaluated, extent_env
 from .protocol import FunctionScheduler, HeuristicParams, Sizes
 
@@ -52,16 +52,38 @@ class AttentionParams(HeuristicParams):
 
     ``block_q``: query rows per block (one per thread, ``TIDx``). ``block_kv``: keys per block of the online
     softmax (the scores a thread holds at once). ``tensor_cores``: the wgmma kernel instead (one warp group per
-    ``block_q = 64`` query rows, ``block_kv`` 64 or 128 keys per block: one wgmma tile of scores)."""
+    ``block_q = 64`` query rows, ``block_kv`` 64 or 128 keys per block: one wgmma tile of scores).
+
+    The wgmma kernel's structure (``attention_wgmma.KernelShape``; not measured yet, the suggestion leaves them at
+    their defaults): ``stages`` of k_j's and v_j's tiles circular-buffered over the key-block loop (1: no pipeline);
+    ``warp_specialized``: a producer warp group issues those loads (needs ``stages >= 2``), ``register_split`` its
+    and the compute warp groups' ``setmaxnreg`` counts (e.g. ``(24, 240)``; None: no register split);
+    ``compute_warp_groups`` (1 or 2) warp groups of 64 query rows per block, sharing the k_j and v_j stages."""
 
     scheduler: str = NAME
     block_q: int = 64
     block_kv: int = 32
     tensor_cores: bool = False
+    stages: int = 1
+    warp_specialized: bool = False
+    register_split: tuple[int, int] | None = None
+    compute_warp_groups: int = 1
+
+    @property
+    def kernel_shape(self) -> KernelShape:
+        """The wgmma kernel's structure these params choose."""
+        return KernelShape(self.stages, self.warp_specialized, self.register_split, self.compute_warp_groups)
 
     def validate(self) -> None:
         if not isinstance(self.tensor_cores, bool):
             raise ScheduleError(f"AttentionParams.tensor_cores: {self.tensor_cores!r} must be a bool")
+        self.kernel_shape.validate("AttentionParams")
+        if not self.tensor_cores and self.kernel_shape != KernelShape():
+            changed = [f for f in ("stages", "warp_specialized", "register_split", "compute_warp_groups")
+                       if getattr(self, f) != getattr(KernelShape(), f)]
+            raise ScheduleError(f"AttentionParams.{changed[0]}: {getattr(self, changed[0])!r} needs "
+                                f"tensor_cores=True (the K/V pipeline, the producer warp group and the compute warp "
+                                f"groups are the wgmma kernel's structure)")
         if self.tensor_cores and self.block_q != BLOCK_Q:
             raise ScheduleError(f"AttentionParams.block_q: {self.block_q} with tensor_cores; the wgmma kernel runs "
                                 f"{BLOCK_Q} query rows per warp group (one wgmma M)")
@@ -199,10 +221,12 @@ def schedule_attention(fusion: Fusion, params: AttentionParams | None = None) ->
         refusal = tensor_core_refusal(fusion, plan)
         if refusal is not None:
             raise ScheduleError(f"schedule_attention: tensor_cores: {refusal}")
+        head_dim = plan.matmul.shape_ids[-1].extent.const_value()
+        params.kernel_shape.check_shared_memory(head_dim, params.block_kv, "AttentionParams")
     with fusion.transaction():
         (record,) = online_softmax(fusion, params.block_kv)
         if params.tensor_cores:
-            schedule_on_tensor_cores(fusion, record)
+            schedule_on_tensor_cores(fusion, record, params.kernel_shape)
         else:
             _schedule(fusion, record, params)
     fusion.scheduler_choice = params

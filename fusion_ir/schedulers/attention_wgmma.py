@@ -22,14 +22,30 @@ K-major, 128-byte swizzle); then a serial loop over the key blocks ``j`` (the re
   (``m64n{D}k16``, k-steps over the block's keys), v_j's ``[block_kv, D]`` tile a TMA box per 64 columns
   (MN-major), the accumulator rescaled in place by alpha per row before the block's wgmmas;
 - after the loop ``o / l``, cast, stored from the fragment.
+
+``KernelShape`` (``AttentionParams``' ``stages``, ``warp_specialized``, ``register_split``,
+``compute_warp_groups``) adds FlashAttention-3's structure as general schedule choices, none measured yet:
+
+- ``stages >= 2``: k_j's whole ``[block_kv, D]`` tile (a box per 64 columns of D) and v_j's are computed at the
+  key-block loop and circular-buffered over it (``Pipelined(uses_mbarrier_for_war=True)``): the loads of the next
+  ``stages - 1`` blocks are in flight while block j computes;
+- ``warp_specialized``: the same pipeline issued by a producer warp group (``WarpSpecialized(on=TIDy)``, TIDy padded
+  by one), ``register_split`` its ``setmaxnreg`` counts; the compute warp groups wait on the full barriers and
+  release a stage on its empty one;
+- ``compute_warp_groups = 2``: a block takes ``2 x 64`` query rows, ``[.., Sqo, W (TIDy), 64, ..]``, each compute
+  warp group its own 64 rows (its fragment, running max, row sum, accumulator), both reading the same k_j and v_j
+  stages and q's ``[128, D]`` tile at their own rows (the matmul's cooperative layout of ``Mw``).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from target import current as current_target
 
-from ..exprs import BroadcastOp, is_view_expr, view_source
 from .. import replay
+from ..circular_buffer import MAX_USEFUL_STAGES, Pipelined, WarpSpecialized
+from ..exprs import BroadcastOp, is_view_expr, view_source
 from ..fusion import Fusion
 from ..inlining import inline_most
 from ..online_softmax import OnlineSoftmax, bound_key_blocks, mask_only_where_needed
@@ -43,6 +59,66 @@ HEAD_DIMS = (64, 128)   # q's tile a box per 64 columns; the output one wgmma ti
 BLOCKS_KV = (64, 128)   # the scores of a key block: one wgmma tile of block_kv columns
 BLOCK_Q = 64            # query rows per block: one warp group's wgmma M
 QUAD = 4                # the lanes of a quad: they hold a fragment row's column pairs
+
+
+COMPUTE_WARP_GROUPS = (1, 2)   # warp groups of 64 query rows each per block
+
+
+@dataclass(frozen=True)
+class KernelShape:
+    """The kernel's structure (``AttentionParams`` names each): ``stages`` of k_j and v_j over the key-block loop
+    (1: a single-stage load in the iteration that reads it), ``warp_specialized`` (a producer warp group issues the
+    pipeline's loads; ``register_split``: its and the compute warp groups' ``setmaxnreg`` counts, or None),
+    ``compute_warp_groups`` of 64 query rows each per block."""
+
+    stages: int = 1
+    warp_specialized: bool = False
+    register_split: tuple[int, int] | None = None
+    compute_warp_groups: int = 1
+
+    def validate(self, where: str = "KernelShape") -> None:
+        """The rules of each field (``where`` names the caller, e.g. ``AttentionParams``)."""
+        s = self.stages
+        if isinstance(s, bool) or not isinstance(s, int) or not 1 <= s <= MAX_USEFUL_STAGES:
+            raise ScheduleError(f"{where}.stages: {s!r} must be an int in [1, {MAX_USEFUL_STAGES}] (the K/V circular "
+                                f"buffer's depth over the key blocks; 1: no pipeline)")
+        if not isinstance(self.warp_specialized, bool):
+            raise ScheduleError(f"{where}.warp_specialized: {self.warp_specialized!r} must be a bool")
+        if self.warp_specialized and s < 2:
+            raise ScheduleError(f"{where}.warp_specialized: needs stages >= 2 (got {s}): the producer warp group fills "
+                                f"the stages of a circular buffer that the compute warp groups release")
+        w = self.compute_warp_groups
+        if isinstance(w, bool) or w not in COMPUTE_WARP_GROUPS:
+            raise ScheduleError(f"{where}.compute_warp_groups: {w!r} must be one of {COMPUTE_WARP_GROUPS} (warp groups "
+                                f"of 64 query rows per block)")
+        regs = self.register_split
+        if regs is None:
+            return
+        target = current_target()
+        (lo, hi), step = target.setmaxnreg_range, target.setmaxnreg_step
+        if not self.warp_specialized:
+            raise ScheduleError(f"{where}.register_split: {regs!r} needs warp_specialized=True (setmaxnreg moves "
+                                f"registers from the producer warp group to the compute ones)")
+        if not (isinstance(regs, tuple) and len(regs) == 2 and all(
+                isinstance(r, int) and not isinstance(r, bool) and lo <= r <= hi and r % step == 0 for r in regs)):
+            raise ScheduleError(f"{where}.register_split: {regs!r} must be None or (producer, compute) register "
+                                f"counts, multiples of {step} in [{lo}, {hi}] (setmaxnreg)")
+        group = target.warp_group_size
+        total = group * regs[0] + group * w * regs[1]
+        if total > target.registers_per_sm:
+            raise ScheduleError(f"{where}.register_split: {regs} gives a producer and {w} compute warp groups "
+                                f"{total} registers, over the {target.registers_per_sm} of an SM; lower the counts")
+
+    def check_shared_memory(self, head_dim: int, block_kv: int, where: str = "KernelShape") -> None:
+        """q's tile and ``stages`` k_j and v_j tiles fit the target's shared memory of a block."""
+        size = DataType.BFloat16.size
+        q = self.compute_warp_groups * BLOCK_Q * head_dim * size
+        kv = self.stages * 2 * block_kv * head_dim * size
+        limit = current_target().smem_per_block
+        if self.stages > 1 and q + kv > limit:
+            raise ScheduleError(f"{where}.stages: q's tile ({q} bytes) and {self.stages} stages of k_j and v_j "
+                                f"({kv} bytes at block_kv {block_kv}, head dim {head_dim}) take {q + kv} bytes of "
+                                f"shared memory, over the target's {limit} per block: use fewer stages")
 
 
 SEPARATE_TILES_BYTES = 48 * 1024   # q's, k_j's and v_j's tiles at most this: 4 blocks fit an SM's 228 KB
@@ -61,13 +137,17 @@ def _tiles_apart(k_s: TensorView, v_s: TensorView, block_kv: int, head_dim: int 
         v_s.set_shared_reuse(False)
 
 
-def _rows_first(tv: TensorView, blocked: bool = True) -> None:
+def _rows_first(tv: TensorView, blocked: bool = True, groups: int = 1) -> None:
     """``[(nb,) B, H, Sq, ...]`` (``blocked``: with the key-block axis ``nb`` first) -> ``[BH (BIDy), Sq/64 (BIDx),
-    (nb,) 64, ...]``: the block's tile first, then the key-block loop, then the tile's rows and what follows them."""
+    (nb,) 64, ...]``: the block's tile first, then the key-block loop, then the tile's rows and what follows them.
+    With ``groups`` compute warp groups the tile is ``groups x 64`` rows, ``[.., (nb,) W (TIDy), 64, ...]``."""
     wgmma_m = current_target().wgmma.m
     first = 1 if blocked else 0
     tv.merge(first, first + 1)                      # [(nb,) BH, Sq, ...]
-    tv.split(first + 1, wgmma_m)                    # [(nb,) BH, Sqo, 64, ...]
+    tv.split(first + 1, wgmma_m * groups)           # [(nb,) BH, Sqo, 64 W, ...]
+    if groups > 1:
+        tv.split(first + 2, groups, inner_split=False)   # [(nb,) BH, Sqo, W, 64, ...]
+        tv.axis(first + 2).parallelize(ParallelType.TIDy)
     if blocked:
         tv.reorder({0: 2, 1: 0, 2: 1})              # [BH, Sqo, nb, 64, ...]
     tv.axis(0).parallelize(ParallelType.BIDy)
@@ -88,9 +168,10 @@ def _per_row(tv: TensorView, at: int) -> None:
     tv.axis(at + 1).parallelize(ParallelType.Unroll)
 
 
-def schedule_on_tensor_cores(fusion: Fusion, r: OnlineSoftmax) -> None:
+def schedule_on_tensor_cores(fusion: Fusion, r: OnlineSoftmax, shape: KernelShape = KernelShape()) -> None:
     """Schedule the rewritten attention ``fusion`` (its record ``r``, from ``online_softmax``) as the wgmma kernel
-    described above (in place)."""
+    described above (in place), with the structure ``shape``."""
+    shape.validate()
     if r.score_matmul is None or len(r.out.shape_ids) != 4:
         raise ScheduleError("schedule_on_tensor_cores: it takes attention of [B, H, S, D] q, k and v whose scores are "
                             "one matmul q @ transpose(k) (online_softmax's record has no score matmul or another rank)")
@@ -101,13 +182,20 @@ def schedule_on_tensor_cores(fusion: Fusion, r: OnlineSoftmax) -> None:
     s_mm = r.score_matmul
     kb = s_mm.definition.inputs[1]
     vb = r.values
+    head_dim = q.logical[-1].extent.const_value()
+    if head_dim is not None:
+        shape.check_shared_memory(head_dim, r.block)
+    w = shape.compute_warp_groups
+    m = 1 if w > 1 else 0                           # the warp group axis W after the key-block loop
+    pipelined = shape.stages > 1
     with fusion:
         q_s = q.cache_after(LoadStoreOpType.TMA)
         k_s = kb.cache_after(LoadStoreOpType.TMA)
         v_s = vb.cache_after(LoadStoreOpType.TMA)
     for tv in (q_s, k_s, v_s):
         tv.set_memory_type(MemoryType.Shared)
-    _tiles_apart(k_s, v_s, r.block, q.logical[-1].extent.const_value())
+    if not pipelined:
+        _tiles_apart(k_s, v_s, r.block, head_dim)
 
     # the tensors between the scores' matmul and the probabilities: the fragment of s_j
     fragment = [tv for tv in _between(s_mm, r.probs)
@@ -119,24 +207,34 @@ def schedule_on_tensor_cores(fusion: Fusion, r: OnlineSoftmax) -> None:
     for tv in [s_mm, r.block_out, r.out_sum, r.out] + fragment + per_row:
         tv.set_memory_type(MemoryType.Local)
 
-    # s_j = q @ k_j^T: [BH, Sqo, nb, Ko, Kr (UR), M64, N (block_kv), K16 (Mma)]
-    _rows_first(s_mm)                               # [BH, Sqo, nb, 64, N, rD]
-    mma_k_loop(s_mm, 3, TK, k_step)                 # [BH, Sqo, nb, Ko, Kr, 64, N, K16]
+    # s_j = q @ k_j^T: [BH, Sqo, nb, (W,) Ko, Kr (UR), M64, N (block_kv), K16 (Mma)]
+    _rows_first(s_mm, groups=w)                     # [BH, Sqo, nb, (W,) 64, N, rD]
+    mma_k_loop(s_mm, 3 + m, TK, k_step)             # [BH, Sqo, nb, (W,) Ko, Kr, 64, N, K16]
     # q's tile, loaded once per block before the key blocks: [BH, Sqo, Dc (UR), M64 (Bulk), TK (Bulk)], a box per
     # 64 columns of D, which the K loop of every key block reads
     q_s.compute_at(s_mm, 2)                         # [BH, Sqo, M64, D]
+    _last(q_s, q_s.logical[-1])                     # (W tiles: the rows' axis is left after D)
     q_s.split(3, TK)                                # [BH, Sqo, M64, Dc, TK]
     q_s.reorder({3: 2})                             # [BH, Sqo, Dc, M64, TK]
     q_s.axis(2).parallelize(ParallelType.Unroll)
     k_major_tile(q_s, 3)
-    # k_j's tile, D contiguous (K-major): [BH, bSqo, nb, Ko, bM64, N (Bulk), TK (Bulk)]
-    k_s.compute_at(s_mm, 4)
-    k_major_tile(k_s, 5)
+    if pipelined:
+        # k_j's whole tile at the key-block loop, a box per 64 columns of D: [BH, bSqo, nb, Dc (UR), bM, N, TK]
+        k_s.compute_at(s_mm, 3)                     # [BH, bSqo, nb, bM, N, D]
+        _broadcast_at(k_s, 3)
+        k_s.split(5, TK)                            # [BH, bSqo, nb, bM, N, Dc, TK]
+        k_s.reorder({5: 3})                         # [BH, bSqo, nb, Dc, bM, N, TK]
+        k_s.axis(3).parallelize(ParallelType.Unroll)
+        k_major_tile(k_s, 5)
+    else:
+        # k_j's tile, D contiguous (K-major): [BH, bSqo, nb, Ko, bM64, N (Bulk), TK (Bulk)]
+        k_s.compute_at(s_mm, 4 + m)
+        k_major_tile(k_s, 5 + m)
 
     # the scores' fragment: [BH, Sqo, nb, TIDx, N/8, 2, 2] (reductions: the quad's column pairs a lane group)
     for tv in fragment:
-        _rows_first(tv)
-        schedule_mma_fragment(tv, 3)
+        _rows_first(tv, groups=w)
+        schedule_mma_fragment(tv, 3 + m)
     for tv in broadcasts:                           # the row values broadcast back: their consumer's layout
         _like_consumer(tv)
     # the key mask (keys past Skv; the causal mask) from iotas: replayed as the scores and computed where read
@@ -158,44 +256,75 @@ def schedule_on_tensor_cores(fusion: Fusion, r: OnlineSoftmax) -> None:
         _compute_per_element(tv, r.scores, 3)
     # the per-row recurrence: [BH, Sqo, nb, TIDx (w r b4), j2]; the row sum over nb: [BH, Sqo, rnb, TIDx, j2]
     for tv in per_row:
-        _rows_first(tv)
-        _per_row(tv, 3)
+        _rows_first(tv, groups=w)
+        _per_row(tv, 3 + m)
 
     # o_j = cast(e_j) @ v_j: [BH, Sqo, nb, Kr (UR), M64, D, K16 (Mma)], the A operand in registers
     o_mm = r.block_out
-    _rows_first(o_mm)                               # [BH, Sqo, nb, 64, D, rK]
-    o_mm.split(5, k_step)                           # [BH, Sqo, nb, 64, D, Kr, K16]
-    o_mm.reorder({3: 4, 4: 5, 5: 3})                # [BH, Sqo, nb, Kr, 64, D, K16]
-    o_mm.axis(3).parallelize(ParallelType.Unroll)
-    for ax in (4, 5, 6):
+    _rows_first(o_mm, groups=w)                     # [BH, Sqo, nb, (W,) 64, D, rK]
+    o_mm.split(5 + m, k_step)                       # [BH, Sqo, nb, (W,) 64, D, Kr, K16]
+    o_mm.reorder({3 + m: 4 + m, 4 + m: 5 + m, 5 + m: 3 + m})   # [BH, Sqo, nb, (W,) Kr, 64, D, K16]
+    o_mm.axis(3 + m).parallelize(ParallelType.Unroll)
+    for ax in (4 + m, 5 + m, 6 + m):
         o_mm.axis(ax).parallelize(ParallelType.Mma)
     # v_j's tile, D contiguous (MN-major): [BH, bSqo, nb, Dc (UR), bM64, K (Bulk), 64 (Bulk)]
     v_s.compute_at(o_mm, 3)                         # [BH, bSqo, nb, bM64, D, K]
+    _broadcast_at(v_s, 3)
     n_major_tile(v_s, mn=4, broadcast=3, k=5, at=3)
 
     # the output's rescaled sum over the key blocks, accumulated in place, and the epilogue
     alpha_b = r.out_sum.definition.inputs[1]
-    _rows_first(r.out_sum)                          # [BH, Sqo, rnb, 64, D]
-    schedule_mma_fragment(r.out_sum, 3)
+    _rows_first(r.out_sum, groups=w)                # [BH, Sqo, rnb, (W,) 64, D]
+    schedule_mma_fragment(r.out_sum, 3 + m)
     _like_consumer(alpha_b)
     l_b = r.out.definition.inputs[1]
     for tv in (r.out, out):
-        _rows_first(tv, blocked=False)              # [BH, Sqo, 64, D]
-        schedule_mma_fragment(tv, 2, vectorize=tv is out)
+        _rows_first(tv, blocked=False, groups=w)    # [BH, Sqo, (W,) 64, D]
+        schedule_mma_fragment(tv, 2 + m, vectorize=tv is out)
     _like_consumer(l_b)
     # the views of k and v are read through by their TMA loads, never computed: they are not inlined
-    inline_most(fusion, [tv for tv in fusion.used_tensors() if tv is not r.exp and view_source(tv) is None])
+    # (a pipelined k_j stays at the key-block loop: its whole tile is a stage)
+    inline_most(fusion, [tv for tv in fusion.used_tensors() if tv is not r.exp and view_source(tv) is None
+                         and not (pipelined and tv is k_s)])
     # views of a computed tensor (the causal mask's blocked key iota): computed in the loops of the chain's end
     for first, end in chains:
         first.compute_at(end, -1)
     # e_j is read by the row sum's loops and the cast's: computed in the loops both share, the row's thread
-    r.exp.inline_at(4)
-    alpha_b.compute_at(r.out_sum, 4)
+    r.exp.inline_at(4 + m)
+    alpha_b.compute_at(r.out_sum, 4 + m)
     # causal: the key-block loop stops at the last block the tile's rows see ([BH, Sqo (BIDx), nb, ...])
     if r.key_limit is not None:
         bound_key_blocks(r, r.scores, 2, 1)
     if r.valid_where is not None or r.causal_where is not None:   # the masks only on the blocks that need them
         mask_only_where_needed(r, r.scores, 2, 1)
+    if pipelined:
+        _pipeline_key_blocks(k_s, v_s, shape)
+
+
+def _pipeline_key_blocks(k_s: TensorView, v_s: TensorView, shape: KernelShape) -> None:
+    """k_j's and v_j's tiles circular-buffered over the key-block loop, ``shape.stages`` deep: TMA loads guarded by
+    empty mbarriers (Pipelined), or issued by a producer warp group on a padded TIDy (warp-specialized). The causal
+    bound of the loop and its two ranges (unmasked, masked) are the loop's: the producer walks the bounded loop,
+    and each range of the compute loop waits for the same stages."""
+    pipeline = (WarpSpecialized(on=ParallelType.TIDy, num_registers=shape.register_split)
+                if shape.warp_specialized else Pipelined(uses_mbarrier_for_war=True))
+    for tv in (k_s, v_s):
+        tv.circular_buffer(shape.stages, type=pipeline)
+
+
+def _last(tv: TensorView, axis) -> None:
+    """Move ``axis`` (an IterDomain of ``tv``'s loop) to the end of the loop, where it is not already."""
+    at = tv.loop.index(axis)
+    if at != tv.ndim - 1:
+        tv.reorder({at: tv.ndim - 1})
+
+
+def _broadcast_at(tv: TensorView, at: int) -> None:
+    """Move the one loop broadcast of ``tv`` right of ``at`` (the rows of an operand tile that lacks them) to
+    ``at``: with W compute warp groups the compute-at replay leaves it last."""
+    (b,) = [k for k in range(at, tv.ndim) if tv.loop[k].is_broadcast]
+    if b != at:
+        tv.reorder({b: at})
 
 
 def _computed_view_chains(fusion: Fusion) -> list[tuple[TensorView, TensorView]]:

@@ -55,8 +55,8 @@ class CircularLoop:
     warp_specialized: WarpSpecialized | None = None
     inner: list[LoopGroup] = field(default_factory=list)   # WS: the loops inside this one that enclose the loads
     # iterations a stage stays in use after its own (``TensorCores.release_lag``): 1 when only tensor-core
-    # matmuls read the loop's tensors, whose MMAs of iteration i may still read their stage while
-    # iteration i + 1 issues its own
+    # matmuls read the loop's tensors and one of them sums over the pipeline's loops, whose MMAs of iteration i
+    # may still read their stage while iteration i + 1 issues its own
     release_lag: int = 0
     # WS: the loop group of the loads' ``turn_axis`` (bound to the ``on`` dimension): the compute warp
     # groups take turns, group w consuming the iterations whose index there is w; None when they
@@ -278,7 +278,7 @@ def build(ids: IdModel, tc: TensorCores, buffers: BufferPlan, tma: TmaInfo,
         info.rings[tv] = (ids.group(axis), stages)
         info.stage_sizes[tv] = buffers.stage_size(tv)
     for loop in info.pipelines():
-        loop.release_lag = tc.release_lag(loop.tensors)
+        loop.release_lag = tc.release_lag(loop.tensors, {g.number for g in loop.loops})
         # an epilogue pipeline's turns are the mainloop's, whose ordering barriers keep them
         loop.ordered_turns = (loop.turns is not None and loop.companion_of is None
                               and tc.takes_turns(loop.turns.number))

@@ -139,12 +139,20 @@ class TensorCores:
         return [i for i in axes if i not in instruction] + [fragment], fragment
 
     # ---------------------------------------------------------------- pipelines and turns
-    def release_lag(self, tensors: list[TensorView]) -> int:
+    def release_lag(self, tensors: list[TensorView], loops: set[int] | None = None) -> int:
         """Iterations a pipeline stage holding ``tensors`` stays in use after its own: 1 when someone reads
         them and only tensor-core matmuls do (their MMAs still read a stage while the next iteration issues
-        its own), else 0."""
+        its own), else 0. With ``loops`` (the loop groups the pipeline iterates over), 1 only when one of those
+        matmuls sums over one of them (its K loop is the pipeline's): a matmul whose reduction lies inside one
+        iteration (a key block's ``q @ k_j^T`` over the head dim, ``p_j @ v_j`` over the block's keys) is read
+        out in that iteration, so its groups are retired there and the stage is free at the iteration's end."""
         readers = [c for tv in tensors for c in self.ids.consumers(tv)]
-        return 1 if readers and all(self.is_accumulator(c) for c in readers) else 0
+        if not readers or not all(self.is_accumulator(c) for c in readers):
+            return 0
+        if loops is None:
+            return 1
+        summed = {self.ids.group(i).number for c in readers for i in c.loop if i.is_reduction}
+        return 1 if summed & loops else 0
 
     def takes_turns(self, group_number: int) -> bool:
         """The compute warp groups take turns on this loop group's iterations, in order."""

@@ -27,7 +27,11 @@ matmul reads, on the mainloop's loop or a loop after it) is issued by the same p
 first ``stages`` iterations of the innermost loop and the rest; the compute branch waits on its "full" barrier
 right before the first statement of the scope that reads the stage and arrives on its "empty" one right after
 the last, and pre-arrives on its "empty" barriers with the mainloop's.
-A loop read only by tensor-core matmuls (``CircularLoop.release_lag`` 1) releases stage(i - 1) instead, after the
+A phase wait right before the warp split (a load issued once before the loop, which the compute side reads) moves to
+the start of the compute branch: the producer reads none of those tiles. Such a once-issued TMA load that the loop
+itself reads (an operand of its matmuls beside the pipeline's tiles) is issued by the producer, first in its branch.
+A loop read only by tensor-core matmuls, one of which sums over it (``CircularLoop.release_lag`` 1: the K loop of a
+matmul, not a loop whose iterations each hold whole matmuls), releases stage(i - 1) instead, after the
 wait that retires iteration i's MMAs, and a Pipelined main loop then issues the loads of i + P after that
 release (its cp.async wait then waits for all but P - 1 groups: the group of i + P is not committed yet); at
 prefetch 0 it issues iteration i's own loads first, as without a lag (their stage's last reader, iteration
@@ -49,9 +53,10 @@ no stage is written while a thread may still read it.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields, is_dataclass, replace
 
-from fusion_ir import MemoryType, TensorView
+from fusion_ir import LoadStoreOpType, MemoryType, TensorView
+from fusion_ir.exprs import load_kind
 from fusion_ir.scalar import Val, vmax, vmin
 
 from ..analysis import Analyses
@@ -64,6 +69,7 @@ from ..kernel_ir import (
     AsyncKind,
     AsyncWait,
     BlockSync,
+    Buffer,
     Continue,
     ElectSync,
     FenceAsyncProxy,
@@ -92,17 +98,110 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
     if a.circular.companions:
         kernel = replace(kernel, body=_epilogue_scope(kernel.body, a))
 
+    splits: list[IfThenElse] = []
+
     def expand(node: Node):
         if isinstance(node, ForLoop) and node.stage is None:
             loop = a.circular.loop_for(node)
             if loop is not None and loop.warp_specialized is not None:
                 assert a.warp_specialization is not None and a.warp_specialization.loop is loop
-                return warp_specialize(a, node, a.warp_specialization)
+                splits.append(warp_specialize(a, node, a.warp_specialization))
+                return splits[-1]
             if loop is not None:
                 return tuple(clone(a, node, loop))
         return None
 
-    return replace(kernel, body=rewrite(kernel.body, expand))
+    body = rewrite(kernel.body, expand)
+    if splits:
+        pipelines = {a.mbarriers.array(lp).name for lp in a.circular.pipelines()}
+        body = _waits_into_compute(body, splits, pipelines)
+        body = _once_loads_into_producer(body, pipelines, a.warp_specialization)
+    return replace(kernel, body=body)
+
+
+def _once_loads_into_producer(body: tuple[Node, ...], pipelines: set[str],
+                              ws: WarpSpecialization) -> tuple[Node, ...]:
+    """A TMA load issued once before the warp split (an elected thread arrives on its own mbarrier expecting its bytes
+    and issues its boxes: q's tile before the key blocks) that the warp-specialized loop's compute side reads (an
+    operand of its matmuls, beside the pipeline's tiles) is issued by the producer instead, first in its branch, when
+    nothing between the issue and the split reads or writes the tile or names its mbarrier: the producer issues
+    every TMA load the loop reads, and the compute branch waits for it where it waited before. A tile read only
+    after the loop (an epilogue's C, ``MatmulParams.epilogue_loads``) stays where the schedule put it."""
+    out = list(body)
+    for at, node in enumerate(body):
+        if isinstance(node, IfThenElse) and node.branch_threads is not None and node.then_body and \
+                any(isinstance(x, ForLoop) and x.stage is Stage.AsyncWarp for x in node.then_body):
+            moved: list[Node] = []
+            for j in range(at - 1, -1, -1):
+                issue = out[j]
+                tvs = _once_issue(issue, pipelines)
+                if tvs is None:
+                    continue
+                compute_loops = [x for x in node.else_body if isinstance(x, ForLoop) and x.stage is Stage.ComputeWarp]
+                if not all(any(reads(x, tv) for x in compute_loops) for tv in tvs):
+                    continue        # a tile the loop does not read (an epilogue's, after it): loaded where it is
+                between = out[j + 1:at]
+                mbar = issue.body[0].mbar.name
+                if any(_names_buffer(x, mbar) or any(reads(x, tv) or computes(x, tv) for tv in tvs)
+                       for x in between):
+                    continue
+                moved.insert(0, replace(issue, warp=ws.producer_warp))
+                out[j] = None
+            if moved:
+                first = 1 if isinstance(node.then_body[0], SetMaxNReg) else 0
+                out[at] = replace(node, then_body=(*node.then_body[:first], *moved, *node.then_body[first:]))
+            return tuple(x for x in out if x is not None)
+    return tuple(replace(x, **{name: _once_loads_into_producer(sub, pipelines, ws) for name, sub in children(x)})
+                 if children(x) else x for x in body)
+
+
+def _once_issue(node: Node, pipelines: set[str]) -> list[TensorView] | None:
+    """The tensors a once-issued TMA load ``node`` computes (an ``ElectSync`` of an arrive expecting bytes on an
+    mbarrier of no pipeline, then loops of the loads), or None for any other statement."""
+    if not isinstance(node, ElectSync) or not node.body or not isinstance(node.body[0], MBarrierArriveExpectTx):
+        return None
+    if node.body[0].mbar.name in pipelines or node.body[0].token is not None:
+        return None
+    ops = [x for x in walk(node.body[1:]) if isinstance(x, TensorOp)]
+    if not ops or any(not isinstance(x, (ForLoop, TensorOp)) for x in walk(node.body[1:])):
+        return None
+    if any(load_kind(x.tv) is not LoadStoreOpType.TMA for x in ops):
+        return None
+    return [x.tv for x in ops]
+
+
+def _names_buffer(node: Node, name: str) -> bool:
+    """Whether ``node`` (or a statement nested in it) names the buffer ``name`` (an mbarrier's wait, init, inval)."""
+    def visit(x: object) -> bool:
+        if isinstance(x, Buffer):
+            return x.name == name
+        if isinstance(x, tuple):
+            return any(visit(y) for y in x)
+        if not is_dataclass(x) or isinstance(x, type):
+            return False
+        return any(visit(getattr(x, f.name)) for f in fields(x))
+
+    return visit(node)
+
+
+def _waits_into_compute(body: tuple[Node, ...], splits: list[IfThenElse], pipelines: set[str]) -> tuple[Node, ...]:
+    """The phase waits right before a warp split (a load issued once before the warp-specialized loop, such as a tile
+    every iteration's MMAs read) move to the start of its compute branch: the producer branch only issues the
+    pipeline's loads and reads none of them, so it starts its loads without waiting for those."""
+    out: list[Node] = []
+    for node in body:
+        kids = children(node)
+        if kids and not any(node is x for x in splits):
+            node = replace(node, **{name: _waits_into_compute(sub, splits, pipelines) for name, sub in kids})
+        if any(node is x for x in splits):
+            moved: list[Node] = []
+            while out and isinstance(out[-1], MBarrierWaitParity) and out[-1].mbar.name not in pipelines:
+                moved.insert(0, out.pop())
+            if moved:           # after the compute branch's setmaxnreg
+                first = 1 if node.else_body and isinstance(node.else_body[0], SetMaxNReg) else 0
+                node = replace(node, else_body=(*node.else_body[:first], *moved, *node.else_body[first:]))
+        out.append(node)
+    return tuple(out)
 
 
 def clone(a: Analyses, node: ForLoop, loop: CircularLoop) -> list[Node]:

@@ -1,15 +1,20 @@
 """Loop versions: a serial loop whose wheres are known true in its first iterations runs in two ranges.
 
 Reads: the ``ids`` analysis (a loop group's ``IterDomain.known_true``: ``TensorView.version_loop``), the
-``circular`` analysis (a circular-buffered loop is not split), the indexed kernel IR.
+``circular`` analysis (the clones of a circular-buffered loop), the indexed kernel IR.
 Writes: ``FOR i in [start, stop) body`` becomes ``FOR i in [start, split) body'`` then ``FOR i in [split, stop)
 body``, where ``split = min(stop, max(start, the smallest known-true bound))`` (one value per block) and ``body'`` is
 ``body`` with each known-true where's select replaced by its value branch and, then, every statement that writes a
 register or shared buffer allocated in the body that nothing in ``body'`` reads any more left out (the mask's
 conditions and what only they read), with the allocations and the loops and branches left empty.
+A circular-buffered loop's clones (``circular_buffer``: prologue, main, epilogue; the producer's and the compute
+warps' loops) are split each on its own: a clone's stage, parity, loads issued ahead and releases are functions of
+the loop index alone, so two ranges of it run the same pipeline; a clone computing none of the wheres (the prologue,
+the producer branch) stays whole.
 Guarantees: each iteration runs in exactly one of the two loops, in order, with the same index, the same
-statements (less dead ones) and the same barriers and waits, so the syncs, the mbarrier tokens and the wgmma
-groups placed before stay right; a buffer left out was allocated in the body (nothing after the loop reads it).
+statements (less dead ones) and the same barriers and waits, so the syncs, the mbarrier tokens, the pipeline's
+barriers and the wgmma groups placed before stay right; a buffer left out was allocated in the body (nothing after
+the loop reads it).
 """
 
 from __future__ import annotations
@@ -52,11 +57,10 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
     return replace(kernel, body=rewrite(kernel.body, versioned))
 
 
-def _split(loop: ForLoop, g, known: list, a: Analyses) -> tuple[Node, ...]:
-    if g.parallel_type is not ParallelType.Serial or loop.group in a.circular.loops:
+def _split(loop: ForLoop, g, known: list, a: Analyses) -> tuple[Node, ...] | None:
+    if g.parallel_type is not ParallelType.Serial:
         raise LoweringError(f"loop {g.label()} runs in two ranges (wheres known true in its first iterations), but "
-                            f"it is {'circular-buffered' if loop.group in a.circular.loops else g.parallel_type.name}; "
-                            f"only a plain serial loop is split")
+                            f"it is {g.parallel_type.name}; only a serial loop is split")
     names = {}
     bounds: list[Val] = []
     for k in known:
@@ -76,6 +80,8 @@ def _split(loop: ForLoop, g, known: list, a: Analyses) -> tuple[Node, ...]:
         split = vmax(loop.start, split)
     split = vmin(loop.stop, split)
     body, found = _known_true(loop.body, set(names))
+    if not found and loop.group in a.circular.loops:
+        return None             # a clone of a pipeline that computes nothing (its prologue, its producer branch)
     missing = sorted(set(names) - found)
     if missing:
         raise LoweringError(f"loop {g.label()}: {', '.join(missing)} (a where known true in its first iterations) is "

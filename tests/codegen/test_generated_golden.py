@@ -63,6 +63,10 @@ BUILDERS["example_attention_causal_symbolic"] = lambda: examples.load("attention
 # the tensor-core attention kernel, causal with Sq != Skv: the key-block loop stops at the tile's last visible block
 BUILDERS["example_attention_wgmma_causal"] = lambda: examples.load("attention_wgmma").build(1, 2, 100, 333, 64,
                                                                                             causal=True)
+# FlashAttention-3's structure: k_j and v_j in a 2-stage circular buffer over the key blocks, issued by a producer warp
+# group (setmaxnreg 24 / 240), two compute warp groups of 64 query rows sharing the stages; causal, ragged
+BUILDERS["example_attention_wgmma_causal_ws_wg2"] = lambda: examples.load("attention_wgmma").build(
+    1, 2, 100, 333, 64, causal=True, stages=2, warp_specialized=True, register_split=(24, 240), compute_warp_groups=2)
 BUILDERS["scan_cummax_rows_on_threads"] = lambda: scan_case("cummax_rows_on_threads").build()
 BUILDERS["rescaled_sum_split_serial"] = lambda: scan_case("rescaled_sum_split_serial").build()
 # blocked keys [nb, B, H, 32, D] of k [B, H, S, D]: one TMA box of k per key block, the views never computed

@@ -119,3 +119,55 @@ def test_symbolic_sizes_compute_the_key_mask_per_element(causal: bool) -> None:
              and n.buffer.memory is MemoryType.Local and n.buffer.dtype in exact
              and not n.buffer.name.endswith("_token")]
     assert masks and all(str(b.size) == "1" for b in masks), [(b.name, str(b.size)) for b in masks]
+
+
+WS = {"tensor_cores": True, "block_q": 64, "block_kv": 64}
+
+
+@pytest.mark.parametrize("params,needle", [
+    (AttentionParams(**WS, stages=0), r"AttentionParams.stages: 0 must be an int in \[1, 8\]"),
+    (AttentionParams(**WS, stages=2.0), r"AttentionParams.stages: 2.0 must be an int"),
+    (AttentionParams(**WS, warp_specialized=True), r"warp_specialized: needs stages >= 2 \(got 1\)"),
+    (AttentionParams(**WS, stages=2, compute_warp_groups=3), r"compute_warp_groups: 3 must be one of \(1, 2\)"),
+    (AttentionParams(**WS, stages=2, register_split=(24, 240)), r"register_split: .* needs warp_specialized=True"),
+    (AttentionParams(**WS, stages=2, warp_specialized=True, register_split=(24, 250)),
+     r"register_split: \(24, 250\) must be None or \(producer, compute\) register counts, multiples of 8"),
+    (AttentionParams(**WS, stages=2, warp_specialized=True, compute_warp_groups=2, register_split=(240, 240)),
+     r"register_split: \(240, 240\) gives a producer and 2 compute warp groups 92160 registers"),
+    (AttentionParams(block_kv=32, stages=2), r"AttentionParams.stages: 2 needs tensor_cores=True"),
+    (AttentionParams(block_kv=32, compute_warp_groups=2), r"compute_warp_groups: 2 needs tensor_cores=True"),
+], ids=["stages0", "stages_float", "ws_one_stage", "three_groups", "split_without_ws", "split_step",
+        "split_over_sm", "stages_cuda_cores", "groups_cuda_cores"])
+def test_refused_kernel_shapes_name_the_field_and_rule(params: AttentionParams, needle: str) -> None:
+    with pytest.raises(ScheduleError, match=needle):
+        schedule_attention(attention.fusion_of(1, 1, 64, 64, 64), params)
+
+
+def test_stages_past_the_shared_memory_are_refused() -> None:
+    """q's tile and 8 stages of k_j and v_j at D 128 with 128 keys: 16 KB + 512 KB, over the 227 KB of a block."""
+    params = AttentionParams(tensor_cores=True, block_q=64, block_kv=128, stages=8)
+    with pytest.raises(ScheduleError, match=r"AttentionParams.stages: q's tile \(16384 bytes\) and 8 stages of k_j "
+                                            r"and v_j \(524288 bytes .*over the target's 232448 per block"):
+        schedule_attention(attention.fusion_of(1, 1, 256, 256, 128), params)
+
+
+def test_the_suggestion_keeps_the_single_stage_kernel() -> None:
+    """The pipeline, the producer warp group and two compute warp groups are not measured yet: not suggested."""
+    params = suggest_attention_params(attention.fusion_of(1, 2, 256, 256, 64))
+    assert (params.stages, params.warp_specialized, params.register_split, params.compute_warp_groups) == \
+        (1, False, None, 1)
+
+
+def test_schedule_attention_with_the_warp_specialized_pipeline_matches_numpy() -> None:
+    """``schedule_attention`` with stages 2, a producer warp group, a register split and two compute warp groups:
+    causal, ragged Sq and Skv."""
+    shape = (1, 2, 100, 333, 64)
+    params = AttentionParams(tensor_cores=True, block_q=64, block_kv=64, stages=2, warp_specialized=True,
+                             register_split=(24, 240), compute_warp_groups=2)
+    kernel = lower(schedule_attention(attention.fusion_of(*shape, causal=True), params))
+    text = str(kernel)
+    assert "block (128, 3, 1)" in text and "AsyncWarp" in text and "setmaxnreg" in text
+    inputs = attention.make_inputs(*shape, seed=4)
+    (out,) = simulate(kernel, inputs, seed=4)
+    want = attention.reference(*inputs, causal=True)
+    assert np.abs(np.asarray(out, np.float64) - want).max() / np.abs(want).max() <= attention.TOLERANCE

@@ -68,3 +68,37 @@ def test_a_where_not_computed_in_the_loop_is_refused() -> None:
     with pytest.raises(LoweringError, match=rf"T{w.name} \(a where known true in its first iterations\) is not "
                                             rf"computed in it"):
         lower(fusion)
+
+
+@pytest.mark.parametrize("stages", [2, 3])
+def test_a_circular_buffered_loop_is_split_clone_by_clone(stages: int) -> None:
+    """The columns in blocks of 8 whose tile of x is circular-buffered in shared memory over the block loop: the
+    pipeline's main and epilogue loops each run in two ranges (the prologue, which computes nothing, stays whole),
+    and the kernel still matches numpy."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(shape=(16, 40), dtype=DataType.Float)
+        j = ops.broadcast(ops.iota(40), [True, False])
+        w = ops.where(ops.lt(j, 30), x, 0.0)
+        y = ops.sum(w, [1])
+        fusion.add_output(y)
+        tile = x.cache_after()
+    y.split(1, 8)                                   # [16 (TIDx), 5, 8]
+    y.axis(0).parallelize(ParallelType.TIDx)
+    tile.set_memory_type(MemoryType.Shared)
+    tile.compute_at(y, 2)
+    inline_most(fusion, [tv for tv in fusion.used_tensors() if tv is not tile and not tv.is_input])
+    tile.circular_buffer(stages)
+    y.version_loop(1, [(w, None, 0, 30, 8)], reason="j < 30 in the blocks below 30 / 8")
+    kernel = lower(fusion)
+    blocks = [n for n in walk(kernel.body) if isinstance(n, ForLoop) and n.label == y.loop[1].label()]
+    ranges = [(str(lp.start), str(lp.stop), "SelectValue" in _value_kinds(lp)) for lp in blocks]
+    p = stages - 1                                  # prologue [0, p), main [0, 5 - p), epilogue [5 - p, 5)
+    split = min(3, 5 - p)
+    assert ranges == [("0", str(p), False),                                  # the prologue: loads only, whole
+                      ("0", str(split), False), (str(split), str(5 - p), True),   # main: unmasked, masked
+                      (str(5 - p), str(max(3, 5 - p)), False), (str(max(3, 5 - p)), "5", True)], ranges
+    for n in (1, 7):
+        x_in = np.random.default_rng(n).standard_normal((16, 40)).astype(np.float32)
+        (out,) = simulate(kernel, [x_in], seed=n)
+        np.testing.assert_allclose(out, x_in[:, :30].sum(axis=1), rtol=1e-5, atol=1e-5)

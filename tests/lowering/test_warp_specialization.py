@@ -7,6 +7,7 @@ import pytest
 
 import examples
 from fusion_ir import DataType, Fusion, LoadStoreOpType, ParallelType, ScheduleError, WarpSpecialized, ops
+from fusion_ir.scalar import Val
 from lowering import LoweringError, lower
 from lowering import kernel_ir as k
 from lowering.passes.hoist_indices import inline_lets
@@ -164,3 +165,62 @@ def test_register_counts_are_checked_when_scheduled() -> None:
     tile = fusion.inputs[0].uses()[0].output
     with pytest.raises(ScheduleError, match="not a multiple of 8"):
         tile.circular_buffer(3, type=WS(num_registers=(44, 232)))
+
+
+def test_waits_right_before_the_warp_split_move_into_the_compute_branch() -> None:
+    """A phase wait right before the warp split for a load issued once (not the pipeline's) moves to the compute
+    branch, after its setmaxnreg: the producer reads none of those tiles and starts its loads at once. A pipeline's
+    own wait and a statement between them stay."""
+    from lowering.passes.circular_buffer import _waits_into_compute
+    from tests.runtime.kir_builders import c, for_, if_, shared
+
+    once = shared("T5_mbar", 1, DataType.Int64)
+    other = shared("T6_mbar", 1, DataType.Int64)
+    pipeline = shared("T7_mbar", 4, DataType.Int64)
+    compute_loop = for_("i0", 0, 4, [], stage=k.Stage.ComputeWarp)
+    split = if_(Val.symbol("threadIdx.y").ge(c(1)), [k.Return()],
+                [k.SetMaxNReg(240, increase=True), compute_loop])
+    wait_once, wait_other = k.MBarrierWaitParity(once, c(0), c(0)), k.MBarrierWaitParity(other, c(0), c(0))
+    wait_pipeline = k.MBarrierWaitParity(pipeline, c(0), c(0))
+    body = (wait_pipeline, wait_once, wait_other, split)
+    out = _waits_into_compute(body, [split], {"T7_mbar"})
+    assert out[0] == wait_pipeline and len(out) == 2
+    assert out[1].then_body == split.then_body
+    assert out[1].else_body == (k.SetMaxNReg(240, increase=True), wait_once, wait_other, compute_loop)
+    # a statement between the wait and the split keeps the wait where it is
+    sync = k.BlockSync("init")
+    kept = _waits_into_compute((wait_once, sync, split), [split], {"T7_mbar"})
+    assert kept == (wait_once, sync, split)
+
+
+def test_the_attention_producer_starts_without_waiting_for_q() -> None:
+    """The warp-specialized attention kernel: q's tile (loaded once before the key blocks) is waited for by the
+    compute warp groups only, in their branch."""
+    kernel = lower(examples.load("attention_wgmma_ws").build())
+    (split,) = [n for n in k.walk(kernel.body) if isinstance(n, k.IfThenElse) and n.branch_threads is not None]
+    before = kernel.body[:kernel.body.index(split)]
+    pipelines = {n.mbar.name for n in k.walk(kernel.body)
+                 if isinstance(n, k.TmaLoad) and n.tensor_map.name != "tmap_T0"}   # k_j's and v_j's
+    assert not any(isinstance(n, k.MBarrierWaitParity) for n in before)
+    assert not any(isinstance(n, k.MBarrierWaitParity) and n.mbar.name not in pipelines
+                   for n in k.walk(split.then_body))
+    assert isinstance(split.else_body[1], k.MBarrierWaitParity) and split.else_body[1].mbar.name not in pipelines
+
+
+def test_the_producer_issues_a_once_loaded_operand_of_the_loop() -> None:
+    """q's tile, loaded once before the key blocks and read by the loop's matmuls, is issued by the producer's elected
+    thread first in its branch (so the producer issues every TMA load the loop reads); an epilogue's C tile, read
+    only after the mainloop (``epilogue_loads="consumer"``), stays issued before the warp split."""
+    kernel = lower(examples.load("attention_wgmma_ws").build())
+    (split,) = [n for n in kernel.body if isinstance(n, k.IfThenElse) and n.branch_threads is not None]
+    before = kernel.body[:kernel.body.index(split)]
+    assert not any(isinstance(n, k.TmaLoad) for n in k.walk(before))
+    first = next(n for n in split.then_body if not isinstance(n, k.SetMaxNReg))
+    assert isinstance(first, k.ElectSync) and str(first.warp) == "8"
+    assert [n.tensor_map.name for n in k.walk(first.body) if isinstance(n, k.TmaLoad)] == ["tmap_T0"]
+    assert not any(isinstance(n, k.TmaLoad) for n in k.walk(split.else_body))
+
+    matmul = lower(examples.load("matmul_epilogue").build("alpha_beta", epilogue_tile=(128, 64), persistent=False))
+    (split,) = [n for n in matmul.body if isinstance(n, k.IfThenElse) and n.branch_threads is not None]
+    before = matmul.body[:matmul.body.index(split)]
+    assert [n.tensor_map.name for n in k.walk(before) if isinstance(n, k.TmaLoad)] == ["tmap_T2"]   # C

@@ -170,3 +170,18 @@ def test_a_run_keeps_its_group_in_flight_unless_its_statement_list_writes_an_ope
     out, in_flight = wgmma_groups._grouped((mma, write), no_loops, lag)
     assert out[2:4] == (k.AsyncCommit(k.AsyncKind.Wgmma), k.AsyncWait(k.AsyncKind.Wgmma, pending))
     assert in_flight is (pending > 0)
+
+
+def test_a_pipeline_whose_matmuls_sum_inside_an_iteration_releases_its_own_stage() -> None:
+    """a_j circular-buffered over J, read by wgmmas that sum over K inside each J iteration: their groups are
+    retired in the iteration (wait_group 0), so the iteration releases its own stage at its end (release lag 0), and
+    the load ``prefetch`` ahead may refill it at once; the matmul's K pipeline (K its reduction) keeps lag 1."""
+    kernel = lower(rescaled_a_over_j(1))
+    (main,) = [n for n in k.walk(kernel.body) if isinstance(n, k.ForLoop) and n.stage is k.Stage.Main]
+    releases = [n for n in k.walk(main.body) if isinstance(n, k.MBarrierArrive)]
+    assert releases and all(f"{main.index} - 1" not in str(n.index) for n in releases), [str(n.index) for n in releases]
+    waits = [n.pending for n in k.walk(main.body) if isinstance(n, k.AsyncWait) and n.kind is k.AsyncKind.Wgmma]
+    assert waits and set(waits) == {0}
+    k_pipeline = lower(matmul_rescaled.build(*RESCALED, tn=64, stages=2))
+    lagged = [n for n in k.walk(k_pipeline.body) if isinstance(n, k.MBarrierArrive) and "- 1" in str(n.index)]
+    assert lagged

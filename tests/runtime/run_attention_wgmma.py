@@ -1,6 +1,7 @@
 """Run examples/attention_wgmma (attention on one warp group of tensor cores) on the GPU at small sizes, causal and
-not, and check it against numpy: ``python -m tests.runtime.run_attention_wgmma [causal]``. Used under
-compute-sanitizer."""
+not, and check it against numpy: ``python -m tests.runtime.run_attention_wgmma [causal] [structures]`` (``structures``:
+each kernel structure of ``STRUCTURES`` at each size, the K/V pipeline, the producer warp group, two compute warp
+groups). Used under compute-sanitizer."""
 
 from __future__ import annotations
 
@@ -16,16 +17,28 @@ SIZES = [((1, 2, 200, 200, 64), 64), ((2, 1, 130, 70, 128), 128),   # (B, H, Sq,
          ((1, 2, 100, 333, 64), 64)]                                  # causal: tiles of 2 of the 6 key blocks
 
 
-def main(causal: bool = False) -> None:
-    for n, (shape, block_kv) in enumerate(SIZES):
-        kernel = lower(attention_wgmma.build(*shape, causal=causal, block_kv=block_kv))
-        inputs = attention_wgmma.make_inputs(*shape, seed=3200 + n)
-        (out,) = execute(kernel, inputs)
-        want = attention_wgmma.reference(*inputs, causal)
-        err = float(np.abs(np.asarray(out, dtype=np.float64) - want).max() / np.abs(want).max())
-        assert err <= attention_wgmma.TOLERANCE, (shape, causal, block_kv, err)
-    print(f"attention_wgmma causal={causal}: matches numpy at {len(SIZES)} sizes")
+# the kernel's structure (``attention_wgmma.KernelShape``): build()'s keyword arguments
+STRUCTURES = {
+    "single_stage": {},
+    "s2": {"stages": 2},
+    "s3_wg2": {"stages": 3, "compute_warp_groups": 2},
+    "ws_s2": {"stages": 2, "warp_specialized": True},
+    "ws_s3_wg2_rs": {"stages": 3, "warp_specialized": True, "compute_warp_groups": 2, "register_split": (24, 240)},
+}
+
+
+def main(causal: bool = False, structures: tuple[str, ...] = ("single_stage",)) -> None:
+    for name in structures:
+        for n, (shape, block_kv) in enumerate(SIZES):
+            kernel = lower(attention_wgmma.build(*shape, causal=causal, block_kv=block_kv, **STRUCTURES[name]))
+            inputs = attention_wgmma.make_inputs(*shape, seed=3200 + n)
+            (out,) = execute(kernel, inputs)
+            want = attention_wgmma.reference(*inputs, causal)
+            err = float(np.abs(np.asarray(out, dtype=np.float64) - want).max() / np.abs(want).max())
+            assert err <= attention_wgmma.TOLERANCE, (shape, causal, block_kv, name, err)
+    print(f"attention_wgmma causal={causal} {', '.join(structures)}: matches numpy at {len(SIZES)} sizes")
 
 
 if __name__ == "__main__":
-    main(causal="causal" in sys.argv[1:])
+    main(causal="causal" in sys.argv[1:],
+         structures=tuple(STRUCTURES) if "structures" in sys.argv[1:] else ("single_stage",))

@@ -1,13 +1,16 @@
 """GPU tier: attention on tensor cores (examples/attention_wgmma: the online-softmax rewrite scheduled as one
 wgmma kernel per 64 query rows) against numpy at small ragged sizes and against torch's
 scaled_dot_product_attention in float64 at [4, 16, 4096, 128] and an odd size, causal and not, blocks of 64 and
-128 keys; compute-sanitizer memcheck, racecheck and synccheck on the small cases."""
+128 keys; compute-sanitizer memcheck, racecheck and synccheck on the small cases. The same for the kernel structures
+of ``KernelShape`` (``run_attention_wgmma.STRUCTURES``: 2 and 3 K/V stages, a producer warp group, two compute warp
+groups, a register split)."""
 
 from __future__ import annotations
 
 import pytest
 
 from examples import attention_wgmma
+from tests.runtime.run_attention_wgmma import STRUCTURES
 from tests.runtime.run_attention_wgmma import main as run_small
 from tests.runtime.sanitizer import SANITIZER, assert_sanitizer_clean
 from tests.runtime.sdpa_check import assert_matches_sdpa
@@ -44,3 +47,31 @@ def test_causal_key_block_skipping_matches_torch_sdpa(shape: tuple[int, ...], bl
 @pytest.mark.parametrize("causal", [False, True])
 def test_compute_sanitizer_is_clean(tool: str, causal: bool) -> None:
     assert_sanitizer_clean(tool, "tests.runtime.run_attention_wgmma", *(["causal"] if causal else []))
+
+
+# FlashAttention-3's structure as schedule choices (KernelShape): the K/V circular buffer over the key blocks
+# (stages), a producer warp group (warp_specialized, register_split), two compute warp groups of 64 query rows
+PIPELINED = [name for name in STRUCTURES if name != "single_stage"]
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_small_sizes_of_every_structure_match_numpy(causal: bool) -> None:
+    run_small(causal, tuple(STRUCTURES))
+
+
+@pytest.mark.parametrize("structure", PIPELINED)
+@pytest.mark.parametrize("block_kv", [64, 128])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_the_pipelined_kernels_match_torch_sdpa(shape: tuple[int, ...], causal: bool, block_kv: int,
+                                                structure: str) -> None:
+    fusion = attention_wgmma.build(*shape, causal=causal, block_kv=block_kv, **STRUCTURES[structure])
+    assert_matches_sdpa(fusion, shape, causal)
+
+
+@pytest.mark.skipif(SANITIZER is None, reason="compute-sanitizer is not installed")
+@pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
+@pytest.mark.parametrize("causal", [False, True])
+def test_compute_sanitizer_is_clean_for_every_structure(tool: str, causal: bool) -> None:
+    assert_sanitizer_clean(tool, "tests.runtime.run_attention_wgmma", "structures", *(["causal"] if causal else []),
+                           timeout=1800)
