@@ -54,8 +54,8 @@ class AttentionParams(HeuristicParams):
     softmax (the scores a thread holds at once). ``tensor_cores``: the wgmma kernel instead (one warp group per
     ``block_q = 64`` query rows, ``block_kv`` 64 or 128 keys per block: one wgmma tile of scores).
 
-    The wgmma kernel's structure (``attention_wgmma.KernelShape``; not measured yet, the suggestion leaves them at
-    their defaults): ``stages`` of k_j's and v_j's tiles circular-buffered over the key-block loop (1: no pipeline);
+    The wgmma kernel's structure (``attention_wgmma.KernelShape``; the suggestion: two Pipelined stages, one or two
+    compute warp groups by shared memory, ``_tensor_core_warp_groups``): ``stages`` of k_j's and v_j's tiles circular-buffered over the key-block loop (1: no pipeline);
     ``warp_specialized``: a producer warp group issues those loads (needs ``stages >= 2``), ``register_split`` its
     and the compute warp groups' ``setmaxnreg`` counts (e.g. ``(24, 240)``; None: no register split);
     ``compute_warp_groups`` (1 or 2) warp groups of 64 query rows per block, sharing the k_j and v_j stages."""
@@ -141,12 +141,20 @@ def suggest_attention_params(fusion: Fusion, sizes: Sizes | None = None) -> Atte
     refusal = tensor_core_refusal(fusion, plan)
     if refusal is None:
         block_kv, kv_why = _tensor_core_block_kv(fusion, plan, sizes)
+        head_dim = plan.matmul.shape_ids[-1].extent.const_value()
+        groups, groups_why = _tensor_core_warp_groups(head_dim, block_kv)
         why = {
             "tensor_cores": "bf16/fp16 operands with a head dim of 64 or 128: the wgmma kernel",
             "block_q": "64 query rows: one warp group's wgmma M",
             "block_kv": kv_why,
+            "stages": (f"{PIPELINE_STAGES}: k_j's and v_j's tiles of the next key block load while this one computes "
+                       f"(Pipelined; H100: 1.17-1.26 of flash at D 64 against 0.98-1.21 with one stage)"),
+            "warp_specialized": ("no producer warp group: with two stages the compute warp groups' own loads ran "
+                                 "4-8 % faster (no ping-pong yet to use the producer's registers)"),
+            "compute_warp_groups": groups_why,
         }
-        return AttentionParams(block_q=BLOCK_Q, block_kv=block_kv, tensor_cores=True, why=why)
+        return AttentionParams(block_q=BLOCK_Q, block_kv=block_kv, tensor_cores=True, stages=PIPELINE_STAGES,
+                               compute_warp_groups=groups, why=why)
     rows = _query_rows(fusion, plan, sizes)
     many = rows is None or rows >= 64
     block_q = 64 if many else max(32, 1 << (rows - 1).bit_length())
@@ -177,6 +185,31 @@ def _tensor_core_block_kv(fusion: Fusion, sm: SoftmaxMatmul, sizes: Sizes | None
                        f"spill")
     return big, (f"{big} keys per block: half the key-block loop's fixed work per key of {small} ({rows} query rows, "
                  f"a multiple of {BLOCK_Q})")
+
+
+# The tensor-core kernel's structure. Two K/V stages, Pipelined: the next key block's loads in flight under this
+# one's work. One warp group per block where two such blocks fit in an SM's shared memory (each its own q tile and
+# stages; more warp groups resident), two compute warp groups sharing the stages where one block takes more than half
+# (then only one block is resident: its one warp group alone would leave the SM mostly idle). Measured on the H100
+# (bench/probes/attention_probe.py, 2026-11-26, ratios to torch's flash attention in the same rounds), D 64, 128 keys
+# (72 KB a block, three blocks per SM): one warp group, two stages 1.17-1.26, three stages (112 KB, two blocks)
+# 0.88-1.03, two warp groups with a producer 0.92-1.12, one stage 0.98-1.21; D 128, 128 keys (144 KB with one warp
+# group): two warp groups, two stages 1.17-1.53, the same with a producer warp group (24 / 240 registers) 1.14-1.43,
+# one warp group and one stage 1.07-1.34, 64 keys one warp group two stages 0.99-1.15.
+PIPELINE_STAGES = 2
+
+
+def _tensor_core_warp_groups(head_dim: int, block_kv: int) -> tuple[int, str]:
+    """The tensor-core kernel's ``compute_warp_groups`` and why (the comment above)."""
+    size = DataType.BFloat16.size
+    one = (BLOCK_Q * head_dim + PIPELINE_STAGES * 2 * block_kv * head_dim) * size
+    half = current_target().smem_per_sm // 2
+    if one > half:
+        return 2, (f"2: a block of one warp group takes {one} bytes of shared memory (q's tile, {PIPELINE_STAGES} "
+                   f"stages of k_j and v_j), over half an SM's {2 * half}: one block per SM, so two warp groups share "
+                   f"its stages")
+    return 1, (f"1: a block of one warp group takes {one} bytes of shared memory, at most half an SM's {2 * half}: "
+               f"blocks of their own, each with its q tile and stages")
 
 
 def tensor_core_refusal(fusion: Fusion, sm: SoftmaxMatmul) -> str | None:

@@ -151,11 +151,16 @@ def test_stages_past_the_shared_memory_are_refused() -> None:
         schedule_attention(attention.fusion_of(1, 1, 256, 256, 128), params)
 
 
-def test_the_suggestion_keeps_the_single_stage_kernel() -> None:
-    """The pipeline, the producer warp group and two compute warp groups are not measured yet: not suggested."""
-    params = suggest_attention_params(attention.fusion_of(1, 2, 256, 256, 64))
-    assert (params.stages, params.warp_specialized, params.register_split, params.compute_warp_groups) == \
-        (1, False, None, 1)
+@pytest.mark.parametrize("d,sq,block_kv,groups", [(64, 256, 128, 1), (128, 256, 128, 2), (128, 200, 64, 1),
+                                                   (64, 200, 64, 1)])
+def test_the_suggestion_pipelines_k_and_v_and_picks_warp_groups_by_shared_memory(d: int, sq: int, block_kv: int,
+                                                                               groups: int) -> None:
+    """Two Pipelined K/V stages; two compute warp groups only where a block of one would take more than half an
+    SM's shared memory (D 128 with 128 keys: 144 KB); no producer warp group (it ran slower without ping-pong)."""
+    params = suggest_attention_params(attention.fusion_of(1, 2, sq, sq, d))
+    assert (params.block_kv, params.stages, params.warp_specialized, params.register_split,
+            params.compute_warp_groups) == (block_kv, 2, False, None, groups)
+    assert params.why["compute_warp_groups"].startswith(f"{groups}: a block of one warp group takes")
 
 
 def test_schedule_attention_with_the_warp_specialized_pipeline_matches_numpy() -> None:
