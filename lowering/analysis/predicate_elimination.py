@@ -13,7 +13,7 @@ inside the tensor only, a reduction over the axis keeps its condition, and every
 memory keeps its predicates.
 
 Kept, whatever the axis: loads (a global read could fault; TMA and cp.async copies have their own bounds and
-zero fill), reads through views and pads, grid reductions, tensor-core statements (their own rules), tensors
+zero fill), circular-buffered tensors (issued at a shifted loop index), reads through views and pads, grid reductions, tensor-core statements (their own rules), tensors
 computed in a pad's longer loops, integer division or remainder (garbage could divide by zero), and, for a
 register A operand of a tensor-core matmul, the axes the matmul sums over (the Mma adds every register).
 
@@ -122,6 +122,8 @@ def _why_kept(a: Analyses, tv: TensorView, ranges: dict[str, Interval | None]) -
         return "computed inside a pad's longer loops"
     if load_kind(tv) in (LoadStoreOpType.TMA, LoadStoreOpType.CpAsync):
         return f"a {load_kind(tv).name} load"
+    if tv.circular_buffer_options is not None:
+        return "circular-buffered: its loads are issued ahead, at a shifted loop index"
     written = [b for b in (a.buffers.accumulators.get(tv), a.buffers.buffers[tv])
                if b is not None and b.memory is MemoryType.Local and not b.is_param]
     if not written:
