@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from fusion_ir import DataType, Fusion, IterDomain, MemoryType, ParallelType, TensorView, inline_most, ops
-from lowering import lower
 from lowering import kernel_ir as k
+from lowering import lower
 from lowering.analysis.predicate_elimination import PredicatePlan
 from runtime import simulate
 
@@ -192,7 +192,7 @@ def kernel_acc(kernel: k.Kernel, s: TensorView) -> str:
 # ------------------------------------------------------------------ shared memory and thread predicates
 def test_a_shared_write_keeps_its_predicate() -> None:
     """Only statements writing registers leave their bounds conditions out."""
-    fusion, (t1, t2, t3, out) = _pointwise_chain()
+    fusion, (_, t2, t3, _) = _pointwise_chain()
     t2.set_memory_type(MemoryType.Shared)
     kernel, plan = _plan(fusion)
     assert plan.kept[t2] == "writes no Local buffer"
