@@ -128,9 +128,13 @@ def _interval(v: Val, ranges: Mapping[str, Interval | None], env: Mapping[str, i
     args = [_interval(a, ranges, env) for a in v.args]
     if any(a is None for a in args):
         return None
-    if op == "not" or op in ("lt", "le", "gt", "ge", "eq", "ne", "and", "or", "xor"):
+    if op == "not" or op in ("lt", "le", "gt", "ge", "eq", "ne", "and", "or"):
         return 0, 1
     (alo, ahi), (blo, bhi) = args  # type: ignore[misc]
+    if op == "xor":              # bitwise (a swizzle): no bit above the larger operand's highest
+        if alo < 0 or blo < 0:
+            return None
+        return 0, (1 << max(ahi, bhi).bit_length()) - 1
     if op == "add":
         return alo + blo, ahi + bhi
     if op == "sub":
@@ -153,6 +157,12 @@ def _interval(v: Val, ranges: Mapping[str, Interval | None], env: Mapping[str, i
         m = max(abs(blo), abs(bhi)) - 1
         return (0 if alo >= 0 else -m), (min(ahi, m) if alo >= 0 else m)
     return None
+
+
+def interval(v: Val, ranges: Mapping[str, Interval | None]) -> Interval | None:
+    """The range of ``v``'s values when each symbol in ``ranges`` lies in its interval; None when a symbol
+    has no known range or a divisor may be zero."""
+    return _interval(v, ranges, {})
 
 
 def _trunc_div(a: int, b: int) -> int:

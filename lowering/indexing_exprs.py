@@ -191,23 +191,25 @@ def _loop_axis_by_class(tv: TensorView, exact_class: dict) -> dict:
 def predicate(a: Analyses, tv: TensorView, idx: dict[IterDomain, Val], include_reduction: bool,
               memory: MemoryType) -> Val:
     """``include_reduction``: the running axes (``running_axes``) count too (not at a total's init, outside
-    their loops)."""
-    return all_of(bounds_conditions(tv, idx, include_reduction, a.ids.pad_bounded.get(tv, ()))
+    their loops). A statement writing registers (``memory`` Local) leaves out the bounds conditions the
+    ``predicates`` analysis found it needs not (``predicate_elimination``)."""
+    left_out = a.predicates.left_out(tv) if memory is MemoryType.Local else frozenset()
+    return all_of(bounds_conditions(tv, idx, include_reduction, a.ids.pad_bounded.get(tv, ()), left_out)
                   + thread_conditions(a, tv, include_reduction, memory))
 
 
 def bounds_conditions(tv: TensorView, idx: dict[IterDomain, Val], include_reduction: bool,
-                      loop_past_extent: tuple = ()) -> list[Val]:
+                      loop_past_extent: tuple = (), left_out: frozenset[IterDomain] = frozenset()) -> list[Val]:
     """The element is inside the tensor: the index of every root (and inner split) axis a non-divisible split
     may push past its extent is below it, as is that of every root axis in ``loop_past_extent`` (a pad's
-    producer computed in the pad's longer loops: ``IdModel.pad_bounded``)."""
+    producer computed in the pad's longer loops: ``IdModel.pad_bounded``), except the axes in ``left_out``."""
     conds: list[Val] = []
-    need = set(index_math.roots_needing_predicate(tv)) | set(loop_past_extent)
+    need = (set(index_math.roots_needing_predicate(tv)) | set(loop_past_extent)) - left_out
     for r in tv.root:
         if r in need and not r.is_broadcast and (include_reduction or not runs_along(tv, r)):
             conds.append(idx[r].lt(r.extent))
     for x in sorted(index_math.axes_needing_predicate(tv), key=lambda i: i.label()):
-        if not x.is_broadcast and x in idx and (include_reduction or not runs_along(tv, x)):
+        if not x.is_broadcast and x in idx and x not in left_out and (include_reduction or not runs_along(tv, x)):
             conds.append(idx[x].lt(x.extent))
     return conds
 

@@ -31,6 +31,7 @@ from .analysis import (
     mbarriers,
     mma,
     pipeline_depth,
+    predicate_elimination,
     roles,
     smem,
     tensor_cores,
@@ -102,6 +103,7 @@ PIPELINE: list[Step] = [
     Pass("circular_buffer", circular_buffer_pass.run),                     # pipeline stages cloned
     Pass("syncs", syncs.run),                                              # RAW/WAR barriers
     Pass("store_waits", store_waits.run),                                  # TMA stores' waits for their tile reads
+    Analysis("predicates", predicate_elimination.build),                  # bounds conditions registers leave out
     Pass("indexing", indexing.run),                                        # explicit indices and predicates
     Pass("wgmma_groups", wgmma_groups.run),                                # wgmma fence, commit, wait
     Pass("grid_reduction", grid_reduction.run),                            # consumers in the last block only

@@ -203,7 +203,12 @@ def _kir(subject: Subject, pass_name: str | None) -> View:
     from .kir_view import kir_view
 
     name = pass_name if pass_name is not None else subject.lowered.passes[-1].name
-    return kir_view(subject.lowered.after(name), after_pass=name)
+    names = [record.name for record in subject.lowered.passes]
+    analyses = subject.lowered.analyses
+    predicates: list[str] = []
+    if analyses is not None and "indexing" in names and names.index(name) >= names.index("indexing"):
+        predicates = analyses.predicates.describe()
+    return kir_view(subject.lowered.after(name), after_pass=name, predicates=predicates)
 
 
 def _passes(subject: Subject, pass_name: str | None) -> View:

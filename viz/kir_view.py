@@ -14,13 +14,19 @@ from lowering import kernel_ir as k
 from .view import View
 
 
-def kir_view(kernel: k.Kernel, *, after_pass: str) -> View:
+def kir_view(kernel: k.Kernel, *, after_pass: str, predicates: list[str] | tuple[str, ...] = ()) -> View:
+    """``predicates``: the predicate-elimination lines (``PredicatePlan.describe``) once the indexing pass used
+    them, shown below the listing."""
     text = str(kernel)
     from .loops import requirements_data
 
     data = {"after_pass": after_pass, "text": text, "lines": text.splitlines(),
-            "launch_requirements": requirements_data(kernel)}
-    return View("kir", f"kernel IR after {after_pass}", [text], data, soft_wrap=True)
+            "launch_requirements": requirements_data(kernel), "predicates": list(predicates)}
+    renderables: list[Any] = [text]
+    if predicates:
+        renderables.append(Text("\n".join(["", "predicate elimination (bounds conditions of register statements):"]
+                                          + [f"  {line}" for line in predicates])))
+    return View("kir", f"kernel IR after {after_pass}", renderables, data, soft_wrap=True)
 
 
 @dataclass(frozen=True)

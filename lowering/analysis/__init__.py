@@ -17,6 +17,7 @@ new kernel; no pass writes an analysis or imports another pass.
 | ``roles`` | ``roles`` | load and compute sub-DAGs | viz (and warp specialization) |
 | ``warp_specialization`` | ``warp_specialization`` | producer/compute split, padding | circular_buffer, launch |
 | ``smem`` | ``smem`` | shared-memory live intervals and offsets | smem_reuse |
+| ``predicates`` | ``predicate_elimination`` | bounds conditions register statements leave out | indexing, viz |
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ class Analyses:
     _roles: dict | None = None
     _smem: SmemPlan | None = None
     _warp_specialization: WarpSpecialization | None = None
+    _predicates: Any = None
     _built: frozenset[str] = frozenset()
 
     def _get(self, name: str) -> Any:
@@ -115,3 +117,8 @@ class Analyses:
     def warp_specialization(self) -> WarpSpecialization | None:
         """The producer/compute split, or None when no loop is warp-specialized."""
         return self._get("warp_specialization")
+
+    @property
+    def predicates(self) -> Any:
+        """The bounds conditions statements writing registers leave out (``predicate_elimination.PredicatePlan``)."""
+        return self._get("predicates")

@@ -136,3 +136,14 @@ def test_ordinary_kernels_lower_and_launch_with_32_bit_indices(name: str) -> Non
     if name != "matmul_ws_persistent" and name != "matmul_ping_pong":     # bf16 inputs: numpy has no such arrays
         inputs = random_inputs(fusion, shapes, seed=0)
         simulate(kernel, inputs)
+
+
+def test_a_bitwise_xor_is_bounded_by_its_operands_bit_length() -> None:
+    """A swizzle's ``index ^ (row % 8 * 8)`` reaches up to the next power of two of its operands, not 0 or 1."""
+    from fusion_ir.scalar import Val
+    from lowering.index_range import interval
+
+    i = Val.symbol("i1")
+    assert interval(i.bit_xor((i // 64) % 8 * 8), {"i1": (0, 1023)}) == (0, 1023)
+    assert interval(i.bit_xor(Val.const(8)), {"i1": (0, 100)}) == (0, 127)
+    assert interval(i.bit_xor(Val.const(8)), {"i1": (-1, 100)}) is None

@@ -87,6 +87,17 @@ def test_out_of_bounds_store_to_shared_memory() -> None:
         simulate(kern, [np.zeros(128, np.float32)])
 
 
+def test_out_of_bounds_register_read_names_buffer_and_thread() -> None:
+    """A register read past its buffer (what a wrongly left-out bounds predicate could do) is an error, not a read
+    of a neighbour's register: local buffers are bounds-checked like shared and global ones."""
+    a, out, tmp = global_1d("T0"), global_1d("T1"), local("T2", 4)
+    body = [k.Allocate(tmp), for_("i1", 0, 4, [assign(tmp, sym("i1"), load(a, GID))]),
+            assign(out, GID, load(tmp, TX % 8))]
+    kern = kernel(body, [a], [out], (1,), (128,))
+    with pytest.raises(SimulationError, match=r"out-of-bounds access T2\[[4-7]\] \(size 4, Local\) in a load of T2\[threadIdx.x % 8\] by thread"):
+        simulate(kern, [np.zeros(128, np.float32)])
+
+
 def test_never_written_local_and_shared_memory_read_as_nan() -> None:
     # T1 is (n, 3): column 0 from a written register, 1 from an unwritten one, 2 from unwritten shared memory
     a, out, tmp, smem = global_1d("T0"), global_2d("T1", ("i0", "i1")), local("T2", 2), shared("T3", 256)

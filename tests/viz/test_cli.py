@@ -237,3 +237,17 @@ def test_several_shows_print_in_order_under_rules(viz) -> None:
     r = viz("pointwise_2d", "--show", "fusion,loops")
     assert in_order(r.out, ["--show fusion", "%kernel_math", "--show loops", "fusion_kernel  grid"])
     assert viz("pointwise_2d", "--show", "all", "--format", "json").code == 0 or not nvcc_available()
+
+
+def test_kir_lists_the_bounds_predicates_register_statements_leave_out(viz) -> None:
+    """After the indexing pass, ``--show kir`` says which tensors' register statements leave out their bounds
+    conditions (``predicate_elimination``) and why the others keep theirs; before it, nothing."""
+    r = viz("attention_wgmma", "--show", "kir", "--format", "json")
+    assert r.code == 0, r.err
+    lines = json.loads(r.out)["predicates"]
+    assert any("no bounds predicate along" in line for line in lines)
+    assert any("bounds predicate kept: a TMA load" in line for line in lines)
+    text = viz("attention_wgmma", "--show", "kir").out
+    assert "predicate elimination (bounds conditions of register statements):" in text
+    early = viz("attention_wgmma", "--show", "kir", "--pass", "syncs", "--format", "json")
+    assert json.loads(early.out)["predicates"] == []

@@ -19,17 +19,11 @@ extern "C" __global__ void __launch_bounds__(64, 1) fusion_kernel(Tensor<__bfloa
   float T32_carry[1];
   float T42[1];
   float T49[32];
-  if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-    T32_carry[0] = __uint_as_float(0xff800000u);
-  }
-  if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-    T42[0] = 0.0f;
-  }
-  if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-    // loop of iS206{32}
-    for (int64_t i8 = 0; i8 < 32; ++i8) {
-      T49[i8] = 0.0f;
-    }
+  T32_carry[0] = __uint_as_float(0xff800000u);
+  T42[0] = 0.0f;
+  // loop of iS206{32}
+  for (int64_t i8 = 0; i8 < 32; ++i8) {
+    T49[i8] = 0.0f;
   }
   // rS202{3}: the first 2 iterations with T30 known true
   const int64_t h1 = (((((int64_t)blockIdx.y) / 2) * T0_stride0) + ((((int64_t)blockIdx.y) % 2) * T0_stride1)) + (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) * T0_stride2);
@@ -71,80 +65,40 @@ extern "C" __global__ void __launch_bounds__(64, 1) fusion_kernel(Tensor<__bfloa
           T20[0] = T20[0] + (__bfloat162float(T0.data[h1 + (i5 * T0_stride3)]) * __bfloat162float(T19[0]));
         }
       }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-        T21[0] = T20[0] * 0.17677669529663687f;
-      }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-        T30[i4] = T21[0];
-      }
+      T21[0] = T20[0] * 0.17677669529663687f;
+      T30[i4] = T21[0];
     }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-      T31[0] = __uint_as_float(0xff800000u);
+    T31[0] = __uint_as_float(0xff800000u);
+    // loop of rS122{32}
+    for (int64_t i6 = 0; i6 < 32; ++i6) {
+      T31[0] = fmaxf(T31[0], T30[i6]);
     }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-      // loop of rS122{32}
-      for (int64_t i6 = 0; i6 < 32; ++i6) {
-        T31[0] = fmaxf(T31[0], T30[i6]);
-      }
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-      T32[0] = T32_carry[0];
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-      T32_carry[0] = fmaxf(T32_carry[0], T31[0]);
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-      T33[0] = fmaxf(T32[0], T31[0]);
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-      T34[0] = T33[0] == __uint_as_float(0xff800000u);
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-      T35[0] = T34[0] ? 0.0f : T33[0];
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-      T36[0] = T32[0] - T35[0];
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-      T37[0] = exp2f(1.4426950408889634f * T36[0]);
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-      T41[0] = 0.0f;
-    }
+    T32[0] = T32_carry[0];
+    T32_carry[0] = fmaxf(T32_carry[0], T31[0]);
+    T33[0] = fmaxf(T32[0], T31[0]);
+    T34[0] = T33[0] == __uint_as_float(0xff800000u);
+    T35[0] = T34[0] ? 0.0f : T33[0];
+    T36[0] = T32[0] - T35[0];
+    T37[0] = exp2f(1.4426950408889634f * T36[0]);
+    T41[0] = 0.0f;
     // loop of iS175{32}
     for (int64_t i7 = 0; i7 < 32; ++i7) {
       float T38[1];
       float T39[1];
       float T40[1];
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-        T38[0] = T35[0];
-      }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-        T39[0] = T30[i7] - T38[0];
-      }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-        T40[0] = exp2f(1.4426950408889634f * T39[0]);
-      }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-        T41[0] = T41[0] + T40[0];
-      }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-        T43[i7] = __float2bfloat16(T40[0]);
-      }
+      T38[0] = T35[0];
+      T39[0] = T30[i7] - T38[0];
+      T40[0] = exp2f(1.4426950408889634f * T39[0]);
+      T41[0] = T41[0] + T40[0];
+      T43[i7] = __float2bfloat16(T40[0]);
     }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-      T42[0] = (T42[0] * T37[0]) + T41[0];
-    }
+    T42[0] = (T42[0] * T37[0]) + T41[0];
     // loop of iS206{32}
     for (int64_t i8 = 0; i8 < 32; ++i8) {
       float T47[1];
       float T48[1];
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-        T48[0] = T37[0];
-      }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-        T47[0] = 0.0f;
-      }
+      T48[0] = T37[0];
+      T47[0] = 0.0f;
       // loop of rS196{32}
       for (int64_t i9 = 0; i9 < 32; ++i9) {
         __bfloat16 T44[1];
@@ -157,13 +111,9 @@ extern "C" __global__ void __launch_bounds__(64, 1) fusion_kernel(Tensor<__bfloa
         }
         T45[0] = T44[0];
         T46[0] = T45[0];
-        if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-          T47[0] = T47[0] + (__bfloat162float(T43[i9]) * __bfloat162float(T46[0]));
-        }
+        T47[0] = T47[0] + (__bfloat162float(T43[i9]) * __bfloat162float(T46[0]));
       }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-        T49[i8] = (T49[i8] * T48[0]) + T47[0];
-      }
+      T49[i8] = (T49[i8] * T48[0]) + T47[0];
     }
   }
   const int64_t h5 = (((((int64_t)blockIdx.y) / 2) * T0_stride0) + ((((int64_t)blockIdx.y) % 2) * T0_stride1)) + (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) * T0_stride2);
@@ -215,86 +165,46 @@ extern "C" __global__ void __launch_bounds__(64, 1) fusion_kernel(Tensor<__bfloa
           T20[0] = T20[0] + (__bfloat162float(T0.data[h5 + (i5 * T0_stride3)]) * __bfloat162float(T19[0]));
         }
       }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-        T21[0] = T20[0] * 0.17677669529663687f;
-      }
+      T21[0] = T20[0] * 0.17677669529663687f;
       T24[0] = T23[0];
       T25[0] = i4;
       T26[0] = T25[0];
       T27[0] = T24[0] + T26[0];
       T28[0] = T27[0] < 80LL;
       T29[0] = T28[0];
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-        T30[i4] = T29[0] ? T21[0] : __uint_as_float(0xff800000u);
-      }
+      T30[i4] = T29[0] ? T21[0] : __uint_as_float(0xff800000u);
     }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-      T31[0] = __uint_as_float(0xff800000u);
+    T31[0] = __uint_as_float(0xff800000u);
+    // loop of rS122{32}
+    for (int64_t i6 = 0; i6 < 32; ++i6) {
+      T31[0] = fmaxf(T31[0], T30[i6]);
     }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-      // loop of rS122{32}
-      for (int64_t i6 = 0; i6 < 32; ++i6) {
-        T31[0] = fmaxf(T31[0], T30[i6]);
-      }
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-      T32[0] = T32_carry[0];
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-      T32_carry[0] = fmaxf(T32_carry[0], T31[0]);
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-      T33[0] = fmaxf(T32[0], T31[0]);
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-      T34[0] = T33[0] == __uint_as_float(0xff800000u);
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-      T35[0] = T34[0] ? 0.0f : T33[0];
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-      T36[0] = T32[0] - T35[0];
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-      T37[0] = exp2f(1.4426950408889634f * T36[0]);
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-      T41[0] = 0.0f;
-    }
+    T32[0] = T32_carry[0];
+    T32_carry[0] = fmaxf(T32_carry[0], T31[0]);
+    T33[0] = fmaxf(T32[0], T31[0]);
+    T34[0] = T33[0] == __uint_as_float(0xff800000u);
+    T35[0] = T34[0] ? 0.0f : T33[0];
+    T36[0] = T32[0] - T35[0];
+    T37[0] = exp2f(1.4426950408889634f * T36[0]);
+    T41[0] = 0.0f;
     // loop of iS175{32}
     for (int64_t i7 = 0; i7 < 32; ++i7) {
       float T38[1];
       float T39[1];
       float T40[1];
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-        T38[0] = T35[0];
-      }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-        T39[0] = T30[i7] - T38[0];
-      }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-        T40[0] = exp2f(1.4426950408889634f * T39[0]);
-      }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-        T41[0] = T41[0] + T40[0];
-      }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-        T43[i7] = __float2bfloat16(T40[0]);
-      }
+      T38[0] = T35[0];
+      T39[0] = T30[i7] - T38[0];
+      T40[0] = exp2f(1.4426950408889634f * T39[0]);
+      T41[0] = T41[0] + T40[0];
+      T43[i7] = __float2bfloat16(T40[0]);
     }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-      T42[0] = (T42[0] * T37[0]) + T41[0];
-    }
+    T42[0] = (T42[0] * T37[0]) + T41[0];
     // loop of iS206{32}
     for (int64_t i8 = 0; i8 < 32; ++i8) {
       float T47[1];
       float T48[1];
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-        T48[0] = T37[0];
-      }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-        T47[0] = 0.0f;
-      }
+      T48[0] = T37[0];
+      T47[0] = 0.0f;
       // loop of rS196{32}
       for (int64_t i9 = 0; i9 < 32; ++i9) {
         __bfloat16 T44[1];
@@ -307,13 +217,9 @@ extern "C" __global__ void __launch_bounds__(64, 1) fusion_kernel(Tensor<__bfloa
         }
         T45[0] = T44[0];
         T46[0] = T45[0];
-        if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-          T47[0] = T47[0] + (__bfloat162float(T43[i9]) * __bfloat162float(T46[0]));
-        }
+        T47[0] = T47[0] + (__bfloat162float(T43[i9]) * __bfloat162float(T46[0]));
       }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-        T49[i8] = (T49[i8] * T48[0]) + T47[0];
-      }
+      T49[i8] = (T49[i8] * T48[0]) + T47[0];
     }
   }
   const int64_t h8 = (((((int64_t)blockIdx.y) / 2) * T15_stride0) + ((((int64_t)blockIdx.y) % 2) * T15_stride1)) + (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) * T15_stride2);
@@ -321,12 +227,8 @@ extern "C" __global__ void __launch_bounds__(64, 1) fusion_kernel(Tensor<__bfloa
   for (int64_t i10 = 0; i10 < 32; ++i10) {
     float T50[1];
     float T51[1];
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-      T50[0] = T42[0];
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
-      T51[0] = T49[i10] / T50[0];
-    }
+    T50[0] = T42[0];
+    T51[0] = T49[i10] / T50[0];
     if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < 48) {
       T15.data[h8 + (i10 * T15_stride3)] = __float2bfloat16(T51[0]);
     }

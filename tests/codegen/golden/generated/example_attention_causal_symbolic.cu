@@ -26,20 +26,12 @@ extern "C" __global__ void __launch_bounds__(64, 1) fusion_kernel(Tensor<__bfloa
   float T44_carry[1];
   float T54[1];
   float T61[32];
-  if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-    T6[0] = static_cast<int>((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x));
-  }
-  if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-    T44_carry[0] = __uint_as_float(0xff800000u);
-  }
-  if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-    T54[0] = 0.0f;
-  }
-  if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-    // loop of iS248{32}
-    for (int64_t i17 = 0; i17 < 32; ++i17) {
-      T61[i17] = 0.0f;
-    }
+  T6[0] = static_cast<int>((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x));
+  T44_carry[0] = __uint_as_float(0xff800000u);
+  T54[0] = 0.0f;
+  // loop of iS248{32}
+  for (int64_t i17 = 0; i17 < 32; ++i17) {
+    T61[i17] = 0.0f;
   }
   // rS244{ceilDiv(i5, 32)}: the first min(min(ceilDiv(i5, 32), ceilDiv((blockIdx.x * 64) + 64, 32)), min(max(0, i5) / 32, ((blockIdx.x * 64) + 1) / 32)) iterations with T33, T42 known true
   const int64_t h0 = ceilDiv(i5, 32) * 32;
@@ -80,91 +72,47 @@ extern "C" __global__ void __launch_bounds__(64, 1) fusion_kernel(Tensor<__bfloa
             T27[0] = __float2bfloat16(0.0f);
           }
         }
-        if (((i12 * 32) + i13) < h0) {
-          T28[0] = T27[0];
-        }
+        T28[0] = T27[0];
         T30[0] = T28[0];
         if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
           T31[0] = T31[0] + (__bfloat162float(T0.data[h2 + (i14 * T0_stride3)]) * __bfloat162float(T30[0]));
         }
       }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-        T32[0] = T31[0] * 0.17677669529663687f;
-      }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-        T33[0] = T32[0];
-      }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-        T42[i13] = T33[0];
-      }
+      T32[0] = T31[0] * 0.17677669529663687f;
+      T33[0] = T32[0];
+      T42[i13] = T33[0];
     }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-      T43[0] = __uint_as_float(0xff800000u);
+    T43[0] = __uint_as_float(0xff800000u);
+    // loop of rS164{32}
+    for (int64_t i15 = 0; i15 < 32; ++i15) {
+      T43[0] = fmaxf(T43[0], T42[i15]);
     }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-      // loop of rS164{32}
-      for (int64_t i15 = 0; i15 < 32; ++i15) {
-        T43[0] = fmaxf(T43[0], T42[i15]);
-      }
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-      T44[0] = T44_carry[0];
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-      T44_carry[0] = fmaxf(T44_carry[0], T43[0]);
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-      T45[0] = fmaxf(T44[0], T43[0]);
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-      T46[0] = T45[0] == __uint_as_float(0xff800000u);
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-      T47[0] = T46[0] ? 0.0f : T45[0];
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-      T48[0] = T44[0] - T47[0];
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-      T49[0] = exp2f(1.4426950408889634f * T48[0]);
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-      T53[0] = 0.0f;
-    }
+    T44[0] = T44_carry[0];
+    T44_carry[0] = fmaxf(T44_carry[0], T43[0]);
+    T45[0] = fmaxf(T44[0], T43[0]);
+    T46[0] = T45[0] == __uint_as_float(0xff800000u);
+    T47[0] = T46[0] ? 0.0f : T45[0];
+    T48[0] = T44[0] - T47[0];
+    T49[0] = exp2f(1.4426950408889634f * T48[0]);
+    T53[0] = 0.0f;
     // loop of iS217{32}
     for (int64_t i16 = 0; i16 < 32; ++i16) {
       float T50[1];
       float T51[1];
       float T52[1];
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-        T50[0] = T47[0];
-      }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-        T51[0] = T42[i16] - T50[0];
-      }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-        T52[0] = exp2f(1.4426950408889634f * T51[0]);
-      }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-        T53[0] = T53[0] + T52[0];
-      }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-        T55[i16] = __float2bfloat16(T52[0]);
-      }
+      T50[0] = T47[0];
+      T51[0] = T42[i16] - T50[0];
+      T52[0] = exp2f(1.4426950408889634f * T51[0]);
+      T53[0] = T53[0] + T52[0];
+      T55[i16] = __float2bfloat16(T52[0]);
     }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-      T54[0] = (T54[0] * T49[0]) + T53[0];
-    }
+    T54[0] = (T54[0] * T49[0]) + T53[0];
     // loop of iS248{32}
     for (int64_t i17 = 0; i17 < 32; ++i17) {
       float T59[1];
       float T60[1];
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-        T60[0] = T49[0];
-      }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-        T59[0] = 0.0f;
-      }
+      T60[0] = T49[0];
+      T59[0] = 0.0f;
       // loop of rS238{32}
       for (int64_t i18 = 0; i18 < 32; ++i18) {
         __bfloat16 T56[1];
@@ -177,17 +125,11 @@ extern "C" __global__ void __launch_bounds__(64, 1) fusion_kernel(Tensor<__bfloa
             T56[0] = __float2bfloat16(0.0f);
           }
         }
-        if (((i12 * 32) + i18) < h4) {
-          T57[0] = T56[0];
-        }
+        T57[0] = T56[0];
         T58[0] = T57[0];
-        if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-          T59[0] = T59[0] + (__bfloat162float(T55[i18]) * __bfloat162float(T58[0]));
-        }
+        T59[0] = T59[0] + (__bfloat162float(T55[i18]) * __bfloat162float(T58[0]));
       }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-        T61[i17] = (T61[i17] * T60[0]) + T59[0];
-      }
+      T61[i17] = (T61[i17] * T60[0]) + T59[0];
     }
   }
   const int64_t h6 = ceilDiv(i5, 32) * 32;
@@ -239,19 +181,11 @@ extern "C" __global__ void __launch_bounds__(64, 1) fusion_kernel(Tensor<__bfloa
           T22[0] = 0;
         }
       }
-      if (((i12 * 32) + i13) < h6) {
-        T23[0] = T22[0];
-      }
+      T23[0] = T22[0];
       T24[0] = T23[0];
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-        T7[0] = T6[0];
-      }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-        T25[0] = T7[0];
-      }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-        T26[0] = T24[0] <= T25[0];
-      }
+      T7[0] = T6[0];
+      T25[0] = T7[0];
+      T26[0] = T24[0] <= T25[0];
       if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
         T31[0] = 0.0f;
       }
@@ -268,97 +202,53 @@ extern "C" __global__ void __launch_bounds__(64, 1) fusion_kernel(Tensor<__bfloa
             T27[0] = __float2bfloat16(0.0f);
           }
         }
-        if (((i12 * 32) + i13) < h6) {
-          T28[0] = T27[0];
-        }
+        T28[0] = T27[0];
         T30[0] = T28[0];
         if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
           T31[0] = T31[0] + (__bfloat162float(T0.data[h8 + (i14 * T0_stride3)]) * __bfloat162float(T30[0]));
         }
       }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-        T32[0] = T31[0] * 0.17677669529663687f;
-      }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-        T33[0] = T26[0] ? T32[0] : __uint_as_float(0xff800000u);
-      }
+      T32[0] = T31[0] * 0.17677669529663687f;
+      T33[0] = T26[0] ? T32[0] : __uint_as_float(0xff800000u);
       T36[0] = T35[0];
       T37[0] = i13;
       T38[0] = T37[0];
       T39[0] = T36[0] + T38[0];
       T40[0] = T39[0] < i5;
       T41[0] = T40[0];
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-        T42[i13] = T41[0] ? T33[0] : __uint_as_float(0xff800000u);
-      }
+      T42[i13] = T41[0] ? T33[0] : __uint_as_float(0xff800000u);
     }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-      T43[0] = __uint_as_float(0xff800000u);
+    T43[0] = __uint_as_float(0xff800000u);
+    // loop of rS164{32}
+    for (int64_t i15 = 0; i15 < 32; ++i15) {
+      T43[0] = fmaxf(T43[0], T42[i15]);
     }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-      // loop of rS164{32}
-      for (int64_t i15 = 0; i15 < 32; ++i15) {
-        T43[0] = fmaxf(T43[0], T42[i15]);
-      }
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-      T44[0] = T44_carry[0];
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-      T44_carry[0] = fmaxf(T44_carry[0], T43[0]);
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-      T45[0] = fmaxf(T44[0], T43[0]);
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-      T46[0] = T45[0] == __uint_as_float(0xff800000u);
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-      T47[0] = T46[0] ? 0.0f : T45[0];
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-      T48[0] = T44[0] - T47[0];
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-      T49[0] = exp2f(1.4426950408889634f * T48[0]);
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-      T53[0] = 0.0f;
-    }
+    T44[0] = T44_carry[0];
+    T44_carry[0] = fmaxf(T44_carry[0], T43[0]);
+    T45[0] = fmaxf(T44[0], T43[0]);
+    T46[0] = T45[0] == __uint_as_float(0xff800000u);
+    T47[0] = T46[0] ? 0.0f : T45[0];
+    T48[0] = T44[0] - T47[0];
+    T49[0] = exp2f(1.4426950408889634f * T48[0]);
+    T53[0] = 0.0f;
     // loop of iS217{32}
     for (int64_t i16 = 0; i16 < 32; ++i16) {
       float T50[1];
       float T51[1];
       float T52[1];
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-        T50[0] = T47[0];
-      }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-        T51[0] = T42[i16] - T50[0];
-      }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-        T52[0] = exp2f(1.4426950408889634f * T51[0]);
-      }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-        T53[0] = T53[0] + T52[0];
-      }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-        T55[i16] = __float2bfloat16(T52[0]);
-      }
+      T50[0] = T47[0];
+      T51[0] = T42[i16] - T50[0];
+      T52[0] = exp2f(1.4426950408889634f * T51[0]);
+      T53[0] = T53[0] + T52[0];
+      T55[i16] = __float2bfloat16(T52[0]);
     }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-      T54[0] = (T54[0] * T49[0]) + T53[0];
-    }
+    T54[0] = (T54[0] * T49[0]) + T53[0];
     // loop of iS248{32}
     for (int64_t i17 = 0; i17 < 32; ++i17) {
       float T59[1];
       float T60[1];
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-        T60[0] = T49[0];
-      }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-        T59[0] = 0.0f;
-      }
+      T60[0] = T49[0];
+      T59[0] = 0.0f;
       // loop of rS238{32}
       for (int64_t i18 = 0; i18 < 32; ++i18) {
         __bfloat16 T56[1];
@@ -371,17 +261,11 @@ extern "C" __global__ void __launch_bounds__(64, 1) fusion_kernel(Tensor<__bfloa
             T56[0] = __float2bfloat16(0.0f);
           }
         }
-        if (((i12 * 32) + i18) < h10) {
-          T57[0] = T56[0];
-        }
+        T57[0] = T56[0];
         T58[0] = T57[0];
-        if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-          T59[0] = T59[0] + (__bfloat162float(T55[i18]) * __bfloat162float(T58[0]));
-        }
+        T59[0] = T59[0] + (__bfloat162float(T55[i18]) * __bfloat162float(T58[0]));
       }
-      if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-        T61[i17] = (T61[i17] * T60[0]) + T59[0];
-      }
+      T61[i17] = (T61[i17] * T60[0]) + T59[0];
     }
   }
   const int64_t h12 = (((((int64_t)blockIdx.y) / i1) * T21_stride0) + ((((int64_t)blockIdx.y) % i1) * T21_stride1)) + (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) * T21_stride2);
@@ -389,12 +273,8 @@ extern "C" __global__ void __launch_bounds__(64, 1) fusion_kernel(Tensor<__bfloa
   for (int64_t i19 = 0; i19 < 32; ++i19) {
     float T62[1];
     float T63[1];
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-      T62[0] = T54[0];
-    }
-    if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
-      T63[0] = T61[i19] / T62[0];
-    }
+    T62[0] = T54[0];
+    T63[0] = T61[i19] / T62[0];
     if (((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) < i2) {
       T21.data[h12 + (i19 * T21_stride3)] = __float2bfloat16(T63[0]);
     }

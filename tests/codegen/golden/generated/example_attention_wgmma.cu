@@ -35,16 +35,12 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   // loop of iUR482{2}
   #pragma unroll
   for (int64_t i26 = 0; i26 < 2; ++i26) {
-    if (((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i26 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) < 200) {
-      T32_carry[i26] = __uint_as_float(0xff800000u);
-    }
+    T32_carry[i26] = __uint_as_float(0xff800000u);
   }
   // loop of iUR492{2}
   #pragma unroll
   for (int64_t i35 = 0; i35 < 2; ++i35) {
-    if (((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i35 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) < 200) {
-      T42[i35] = 0.0f;
-    }
+    T42[i35] = 0.0f;
   }
   // loop of iUR535{8}
   #pragma unroll
@@ -63,8 +59,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   // rS202{4}: the first 3 iterations with T30 known true
   const int64_t h0 = ((int64_t)blockIdx.y) / 2;
   const int64_t h1 = ((int64_t)blockIdx.y) % 2;
-  const int64_t h2 = ((((int64_t)threadIdx.x) / 4) / 8) * 16;
-  const int64_t h3 = (((int64_t)threadIdx.x) / 4) % 8;
   // loop of rS202{4}
   for (int64_t i2 = 0; i2 < 3; ++i2) {
     float T20[32];
@@ -115,21 +109,15 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         #pragma unroll
         for (int64_t i9 = 0; i9 < 2; ++i9) {
           float T21[1];
-          if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i8 * 8) + h3))) < 200) {
-            T21[0] = T20[((i7 * 4) + (i8 * 2)) + i9] * 0.125f;
-          }
-          if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i8 * 8) + h3))) < 200) {
-            T30[(i9 + (i8 * 2)) + (i7 * 4)] = T21[0];
-          }
+          T21[0] = T20[((i7 * 4) + (i8 * 2)) + i9] * 0.125f;
+          T30[(i9 + (i8 * 2)) + (i7 * 4)] = T21[0];
         }
       }
     }
     // loop of iUR278{2}
     #pragma unroll
     for (int64_t i23 = 0; i23 < 2; ++i23) {
-      if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i23 * 8) + h3))) < 200) {
-        T31_acc[i23] = __uint_as_float(0xff800000u);
-      }
+      T31_acc[i23] = __uint_as_float(0xff800000u);
     }
     // loop of rUR280{8}
     #pragma unroll
@@ -137,12 +125,10 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       // loop of iUR278{2}
       #pragma unroll
       for (int64_t i23 = 0; i23 < 2; ++i23) {
-        if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i23 * 8) + h3))) < 200) {
-          // loop of rUR283{2}
-          #pragma unroll
-          for (int64_t i24 = 0; i24 < 2; ++i24) {
-            T31_acc[i23] = fmaxf(T31_acc[i23], T30[(i24 + (i23 * 2)) + (i22 * 4)]);
-          }
+        // loop of rUR283{2}
+        #pragma unroll
+        for (int64_t i24 = 0; i24 < 2; ++i24) {
+          T31_acc[i23] = fmaxf(T31_acc[i23], T30[(i24 + (i23 * 2)) + (i22 * 4)]);
         }
       }
     }
@@ -151,9 +137,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     for (int64_t i23 = 0; i23 < 2; ++i23) {
       T31_acc[i23] = ReduceMax()(T31_acc[i23], warpShflXor(T31_acc[i23], 1u));
       T31_acc[i23] = ReduceMax()(T31_acc[i23], warpShflXor(T31_acc[i23], 2u));
-      if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i23 * 8) + h3))) < 200) {
-        T31[i23] = T31_acc[i23];
-      }
+      T31[i23] = T31_acc[i23];
     }
     // loop of iUR482{2}
     #pragma unroll
@@ -162,27 +146,13 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       float T33[1];
       bool T34[1];
       float T36[1];
-      if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i26 * 8) + h3))) < 200) {
-        T32[0] = T32_carry[i26];
-      }
-      if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i26 * 8) + h3))) < 200) {
-        T32_carry[i26] = fmaxf(T32_carry[i26], T31[i26]);
-      }
-      if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i26 * 8) + h3))) < 200) {
-        T33[0] = fmaxf(T32[0], T31[i26]);
-      }
-      if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i26 * 8) + h3))) < 200) {
-        T34[0] = T33[0] == __uint_as_float(0xff800000u);
-      }
-      if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i26 * 8) + h3))) < 200) {
-        T35[i26] = T34[0] ? 0.0f : T33[0];
-      }
-      if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i26 * 8) + h3))) < 200) {
-        T36[0] = T32[0] - T35[i26];
-      }
-      if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i26 * 8) + h3))) < 200) {
-        T37[i26] = exp2f(1.4426950408889634f * T36[0]);
-      }
+      T32[0] = T32_carry[i26];
+      T32_carry[i26] = fmaxf(T32_carry[i26], T31[i26]);
+      T33[0] = fmaxf(T32[0], T31[i26]);
+      T34[0] = T33[0] == __uint_as_float(0xff800000u);
+      T35[i26] = T34[0] ? 0.0f : T33[0];
+      T36[0] = T32[0] - T35[i26];
+      T37[i26] = exp2f(1.4426950408889634f * T36[0]);
     }
     // loop of iUR306{8}
     #pragma unroll
@@ -195,24 +165,16 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         for (int64_t i30 = 0; i30 < 2; ++i30) {
           float T38[1];
           float T39[1];
-          if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i29 * 8) + h3))) < 200) {
-            T38[0] = T35[i29];
-          }
-          if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i29 * 8) + h3))) < 200) {
-            T39[0] = T30[(i30 + (i29 * 2)) + (i28 * 4)] - T38[0];
-          }
-          if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i29 * 8) + h3))) < 200) {
-            T40[(i30 + (i29 * 2)) + (i28 * 4)] = exp2f(1.4426950408889634f * T39[0]);
-          }
+          T38[0] = T35[i29];
+          T39[0] = T30[(i30 + (i29 * 2)) + (i28 * 4)] - T38[0];
+          T40[(i30 + (i29 * 2)) + (i28 * 4)] = exp2f(1.4426950408889634f * T39[0]);
         }
       }
     }
     // loop of iUR330{2}
     #pragma unroll
     for (int64_t i32 = 0; i32 < 2; ++i32) {
-      if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i32 * 8) + h3))) < 200) {
-        T41_acc[i32] = 0.0f;
-      }
+      T41_acc[i32] = 0.0f;
     }
     // loop of rUR332{8}
     #pragma unroll
@@ -220,12 +182,10 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       // loop of iUR330{2}
       #pragma unroll
       for (int64_t i32 = 0; i32 < 2; ++i32) {
-        if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i32 * 8) + h3))) < 200) {
-          // loop of rUR335{2}
-          #pragma unroll
-          for (int64_t i33 = 0; i33 < 2; ++i33) {
-            T41_acc[i32] = T41_acc[i32] + T40[(i33 + (i32 * 2)) + (i31 * 4)];
-          }
+        // loop of rUR335{2}
+        #pragma unroll
+        for (int64_t i33 = 0; i33 < 2; ++i33) {
+          T41_acc[i32] = T41_acc[i32] + T40[(i33 + (i32 * 2)) + (i31 * 4)];
         }
       }
     }
@@ -234,9 +194,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     for (int64_t i32 = 0; i32 < 2; ++i32) {
       T41_acc[i32] = ReduceAdd()(T41_acc[i32], warpShflXor(T41_acc[i32], 1u));
       T41_acc[i32] = ReduceAdd()(T41_acc[i32], warpShflXor(T41_acc[i32], 2u));
-      if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i32 * 8) + h3))) < 200) {
-        T41[i32] = T41_acc[i32];
-      }
+      T41[i32] = T41_acc[i32];
     }
     // loop of iUR319{8}
     #pragma unroll
@@ -244,21 +202,17 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       // loop of iUR317{2}
       #pragma unroll
       for (int64_t i37 = 0; i37 < 2; ++i37) {
-        if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i37 * 8) + h3))) < 200) {
-          // loop of iUR322{2}
-          #pragma unroll
-          for (int64_t i38 = 0; i38 < 2; ++i38) {
-            T43[(i38 + (i37 * 2)) + (i36 * 4)] = __float2bfloat16(T40[(i38 + (i37 * 2)) + (i36 * 4)]);
-          }
+        // loop of iUR322{2}
+        #pragma unroll
+        for (int64_t i38 = 0; i38 < 2; ++i38) {
+          T43[(i38 + (i37 * 2)) + (i36 * 4)] = __float2bfloat16(T40[(i38 + (i37 * 2)) + (i36 * 4)]);
         }
       }
     }
     // loop of iUR492{2}
     #pragma unroll
     for (int64_t i35 = 0; i35 < 2; ++i35) {
-      if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i35 * 8) + h3))) < 200) {
-        T42[i35] = (T42[i35] * T37[i35]) + T41[i35];
-      }
+      T42[i35] = (T42[i35] * T37[i35]) + T41[i35];
     }
     if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
       mbarrier::arriveExpectTx(toSmem(&T54_mbar[0]), 8192);
@@ -271,17 +225,15 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     // loop of iUR598{2}
     #pragma unroll
     for (int64_t i41 = 0; i41 < 2; ++i41) {
-      if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i41 * 8) + h3))) < 200) {
-        T48[i41] = T37[i41];
-      }
+      T48[i41] = T37[i41];
     }
-    // loop of iUR535{8}
-    #pragma unroll
-    for (int64_t i55 = 0; i55 < 8; ++i55) {
-      // loop of iUR533{2}
+    if (i2 > 0) {
+      // loop of iUR535{8}
       #pragma unroll
-      for (int64_t i56 = 0; i56 < 2; ++i56) {
-        if ((((((int64_t)blockIdx.x) * 64) + (h2 + ((i56 * 8) + h3))) < 200) && (i2 > 0)) {
+      for (int64_t i55 = 0; i55 < 8; ++i55) {
+        // loop of iUR533{2}
+        #pragma unroll
+        for (int64_t i56 = 0; i56 < 2; ++i56) {
           // loop of iUR538{2}
           #pragma unroll
           for (int64_t i57 = 0; i57 < 2; ++i57) {
@@ -315,11 +267,9 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     wgmma::fenceOperands(T49);
     __syncthreads();  // WAR: T53 is rewritten next iteration
   }
-  const int64_t h4 = ((int64_t)blockIdx.y) / 2;
-  const int64_t h5 = ((int64_t)blockIdx.y) % 2;
-  const int64_t h6 = (((int64_t)threadIdx.x) % 4) * 2;
-  const int64_t h7 = ((((int64_t)threadIdx.x) / 4) / 8) * 16;
-  const int64_t h8 = (((int64_t)threadIdx.x) / 4) % 8;
+  const int64_t h2 = ((int64_t)blockIdx.y) / 2;
+  const int64_t h3 = ((int64_t)blockIdx.y) % 2;
+  const int64_t h4 = (((int64_t)threadIdx.x) % 4) * 2;
   // loop of rS202{4}
   for (int64_t i2 = 3; i2 < 4; ++i2) {
     int64_t T22[1];
@@ -350,7 +300,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       __bfloat16* T53 = reinterpret_cast<__bfloat16*>(smem + 8192);
       if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
         mbarrier::arriveExpectTx(toSmem(&T53_mbar[0]), 8192);
-        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T53[0]), &tmap_T1, toSmem(&T53_mbar[0]), i13 * 64, i2 * 64, h5, h4);
+        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T53[0]), &tmap_T1, toSmem(&T53_mbar[0]), i13 * 64, i2 * 64, h3, h2);
       }
       mbarrier::waitParity(toSmem(&T53_mbar[0]), (i13 + i2) % 2);
       wgmma::fenceOperands(T20);
@@ -381,26 +331,20 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
           bool T28[1];
           bool T29[1];
           float T21[1];
-          T25[0] = (i7 * 8) + (h6 + i9);
+          T25[0] = (i7 * 8) + (h4 + i9);
           T26[0] = T25[0];
           T27[0] = T24[0] + T26[0];
           T28[0] = T27[0] < 200LL;
           T29[0] = T28[0];
-          if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i8 * 8) + h8))) < 200) {
-            T21[0] = T20[((i7 * 4) + (i8 * 2)) + i9] * 0.125f;
-          }
-          if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i8 * 8) + h8))) < 200) {
-            T30[(i9 + (i8 * 2)) + (i7 * 4)] = T29[0] ? T21[0] : __uint_as_float(0xff800000u);
-          }
+          T21[0] = T20[((i7 * 4) + (i8 * 2)) + i9] * 0.125f;
+          T30[(i9 + (i8 * 2)) + (i7 * 4)] = T29[0] ? T21[0] : __uint_as_float(0xff800000u);
         }
       }
     }
     // loop of iUR278{2}
     #pragma unroll
     for (int64_t i23 = 0; i23 < 2; ++i23) {
-      if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i23 * 8) + h8))) < 200) {
-        T31_acc[i23] = __uint_as_float(0xff800000u);
-      }
+      T31_acc[i23] = __uint_as_float(0xff800000u);
     }
     // loop of rUR280{8}
     #pragma unroll
@@ -408,12 +352,10 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       // loop of iUR278{2}
       #pragma unroll
       for (int64_t i23 = 0; i23 < 2; ++i23) {
-        if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i23 * 8) + h8))) < 200) {
-          // loop of rUR283{2}
-          #pragma unroll
-          for (int64_t i24 = 0; i24 < 2; ++i24) {
-            T31_acc[i23] = fmaxf(T31_acc[i23], T30[(i24 + (i23 * 2)) + (i22 * 4)]);
-          }
+        // loop of rUR283{2}
+        #pragma unroll
+        for (int64_t i24 = 0; i24 < 2; ++i24) {
+          T31_acc[i23] = fmaxf(T31_acc[i23], T30[(i24 + (i23 * 2)) + (i22 * 4)]);
         }
       }
     }
@@ -422,9 +364,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     for (int64_t i23 = 0; i23 < 2; ++i23) {
       T31_acc[i23] = ReduceMax()(T31_acc[i23], warpShflXor(T31_acc[i23], 1u));
       T31_acc[i23] = ReduceMax()(T31_acc[i23], warpShflXor(T31_acc[i23], 2u));
-      if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i23 * 8) + h8))) < 200) {
-        T31[i23] = T31_acc[i23];
-      }
+      T31[i23] = T31_acc[i23];
     }
     // loop of iUR482{2}
     #pragma unroll
@@ -433,27 +373,13 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       float T33[1];
       bool T34[1];
       float T36[1];
-      if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i26 * 8) + h8))) < 200) {
-        T32[0] = T32_carry[i26];
-      }
-      if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i26 * 8) + h8))) < 200) {
-        T32_carry[i26] = fmaxf(T32_carry[i26], T31[i26]);
-      }
-      if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i26 * 8) + h8))) < 200) {
-        T33[0] = fmaxf(T32[0], T31[i26]);
-      }
-      if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i26 * 8) + h8))) < 200) {
-        T34[0] = T33[0] == __uint_as_float(0xff800000u);
-      }
-      if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i26 * 8) + h8))) < 200) {
-        T35[i26] = T34[0] ? 0.0f : T33[0];
-      }
-      if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i26 * 8) + h8))) < 200) {
-        T36[0] = T32[0] - T35[i26];
-      }
-      if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i26 * 8) + h8))) < 200) {
-        T37[i26] = exp2f(1.4426950408889634f * T36[0]);
-      }
+      T32[0] = T32_carry[i26];
+      T32_carry[i26] = fmaxf(T32_carry[i26], T31[i26]);
+      T33[0] = fmaxf(T32[0], T31[i26]);
+      T34[0] = T33[0] == __uint_as_float(0xff800000u);
+      T35[i26] = T34[0] ? 0.0f : T33[0];
+      T36[0] = T32[0] - T35[i26];
+      T37[i26] = exp2f(1.4426950408889634f * T36[0]);
     }
     // loop of iUR306{8}
     #pragma unroll
@@ -466,24 +392,16 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         for (int64_t i30 = 0; i30 < 2; ++i30) {
           float T38[1];
           float T39[1];
-          if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i29 * 8) + h8))) < 200) {
-            T38[0] = T35[i29];
-          }
-          if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i29 * 8) + h8))) < 200) {
-            T39[0] = T30[(i30 + (i29 * 2)) + (i28 * 4)] - T38[0];
-          }
-          if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i29 * 8) + h8))) < 200) {
-            T40[(i30 + (i29 * 2)) + (i28 * 4)] = exp2f(1.4426950408889634f * T39[0]);
-          }
+          T38[0] = T35[i29];
+          T39[0] = T30[(i30 + (i29 * 2)) + (i28 * 4)] - T38[0];
+          T40[(i30 + (i29 * 2)) + (i28 * 4)] = exp2f(1.4426950408889634f * T39[0]);
         }
       }
     }
     // loop of iUR330{2}
     #pragma unroll
     for (int64_t i32 = 0; i32 < 2; ++i32) {
-      if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i32 * 8) + h8))) < 200) {
-        T41_acc[i32] = 0.0f;
-      }
+      T41_acc[i32] = 0.0f;
     }
     // loop of rUR332{8}
     #pragma unroll
@@ -491,12 +409,10 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       // loop of iUR330{2}
       #pragma unroll
       for (int64_t i32 = 0; i32 < 2; ++i32) {
-        if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i32 * 8) + h8))) < 200) {
-          // loop of rUR335{2}
-          #pragma unroll
-          for (int64_t i33 = 0; i33 < 2; ++i33) {
-            T41_acc[i32] = T41_acc[i32] + T40[(i33 + (i32 * 2)) + (i31 * 4)];
-          }
+        // loop of rUR335{2}
+        #pragma unroll
+        for (int64_t i33 = 0; i33 < 2; ++i33) {
+          T41_acc[i32] = T41_acc[i32] + T40[(i33 + (i32 * 2)) + (i31 * 4)];
         }
       }
     }
@@ -505,9 +421,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     for (int64_t i32 = 0; i32 < 2; ++i32) {
       T41_acc[i32] = ReduceAdd()(T41_acc[i32], warpShflXor(T41_acc[i32], 1u));
       T41_acc[i32] = ReduceAdd()(T41_acc[i32], warpShflXor(T41_acc[i32], 2u));
-      if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i32 * 8) + h8))) < 200) {
-        T41[i32] = T41_acc[i32];
-      }
+      T41[i32] = T41_acc[i32];
     }
     // loop of iUR319{8}
     #pragma unroll
@@ -515,44 +429,38 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       // loop of iUR317{2}
       #pragma unroll
       for (int64_t i37 = 0; i37 < 2; ++i37) {
-        if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i37 * 8) + h8))) < 200) {
-          // loop of iUR322{2}
-          #pragma unroll
-          for (int64_t i38 = 0; i38 < 2; ++i38) {
-            T43[(i38 + (i37 * 2)) + (i36 * 4)] = __float2bfloat16(T40[(i38 + (i37 * 2)) + (i36 * 4)]);
-          }
+        // loop of iUR322{2}
+        #pragma unroll
+        for (int64_t i38 = 0; i38 < 2; ++i38) {
+          T43[(i38 + (i37 * 2)) + (i36 * 4)] = __float2bfloat16(T40[(i38 + (i37 * 2)) + (i36 * 4)]);
         }
       }
     }
     // loop of iUR492{2}
     #pragma unroll
     for (int64_t i35 = 0; i35 < 2; ++i35) {
-      if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i35 * 8) + h8))) < 200) {
-        T42[i35] = (T42[i35] * T37[i35]) + T41[i35];
-      }
+      T42[i35] = (T42[i35] * T37[i35]) + T41[i35];
     }
     if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
       mbarrier::arriveExpectTx(toSmem(&T54_mbar[0]), 8192);
       // loop of iUR526{1}
       #pragma unroll
       for (int64_t i47 = 0; i47 < 1; ++i47) {
-        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T54[i47 * 4096]), &tmap_T2, toSmem(&T54_mbar[0]), i47 * 64, i2 * 64, h5, h4);
+        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T54[i47 * 4096]), &tmap_T2, toSmem(&T54_mbar[0]), i47 * 64, i2 * 64, h3, h2);
       }
     }
     // loop of iUR598{2}
     #pragma unroll
     for (int64_t i41 = 0; i41 < 2; ++i41) {
-      if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i41 * 8) + h8))) < 200) {
-        T48[i41] = T37[i41];
-      }
+      T48[i41] = T37[i41];
     }
-    // loop of iUR535{8}
-    #pragma unroll
-    for (int64_t i55 = 0; i55 < 8; ++i55) {
-      // loop of iUR533{2}
+    if (i2 > 0) {
+      // loop of iUR535{8}
       #pragma unroll
-      for (int64_t i56 = 0; i56 < 2; ++i56) {
-        if ((((((int64_t)blockIdx.x) * 64) + (h7 + ((i56 * 8) + h8))) < 200) && (i2 > 0)) {
+      for (int64_t i55 = 0; i55 < 8; ++i55) {
+        // loop of iUR533{2}
+        #pragma unroll
+        for (int64_t i56 = 0; i56 < 2; ++i56) {
           // loop of iUR538{2}
           #pragma unroll
           for (int64_t i57 = 0; i57 < 2; ++i57) {
@@ -597,12 +505,8 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       #pragma unroll
       for (int64_t i46 = 0; i46 < 2; ++i46) {
         float T50[1];
-        if (((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i45 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) < 200) {
-          T50[0] = T42[i45];
-        }
-        if (((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i45 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) < 200) {
-          T51[i46] = T49[(i46 + (i45 * 2)) + (i44 * 4)] / T50[0];
-        }
+        T50[0] = T42[i45];
+        T51[i46] = T49[(i46 + (i45 * 2)) + (i44 * 4)] / T50[0];
       }
       if (((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i45 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) < 200) {
         *reinterpret_cast<uint32_t*>(&T15.data[((((((int64_t)blockIdx.y) / 2) * T15_stride0) + ((((int64_t)blockIdx.y) % 2) * T15_stride1)) + (((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i45 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) * T15_stride2)) + (((i44 * 8) + ((((int64_t)threadIdx.x) % 4) * 2)) * T15_stride3)]) = (static_cast<uint32_t>((__float2bfloat16(T51[0])).raw) | (static_cast<uint32_t>((__float2bfloat16(T51[1])).raw) << 16));

@@ -35,16 +35,12 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   // loop of iUR659{2}
   #pragma unroll
   for (int64_t i26 = 0; i26 < 2; ++i26) {
-    if (((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i26 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) < 100) {
-      T44_carry[i26] = __uint_as_float(0xff800000u);
-    }
+    T44_carry[i26] = __uint_as_float(0xff800000u);
   }
   // loop of iUR669{2}
   #pragma unroll
   for (int64_t i35 = 0; i35 < 2; ++i35) {
-    if (((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i35 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) < 100) {
-      T54[i35] = 0.0f;
-    }
+    T54[i35] = 0.0f;
   }
   // loop of iUR712{8}
   #pragma unroll
@@ -63,8 +59,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   // rS244{6}: the first min(min(6, ceilDiv((blockIdx.x * 64) + 64, 64)), min(5, ((blockIdx.x * 64) + 1) / 64)) iterations with T33, T42 known true
   const int64_t h0 = ((int64_t)blockIdx.y) / 2;
   const int64_t h1 = ((int64_t)blockIdx.y) % 2;
-  const int64_t h2 = ((((int64_t)threadIdx.x) / 4) / 8) * 16;
-  const int64_t h3 = (((int64_t)threadIdx.x) / 4) % 8;
   // loop of rS244{6}
   for (int64_t i2 = 0; i2 < min64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)), min64(5, ((((int64_t)blockIdx.x) * 64) + 1) / 64)); ++i2) {
     float T31[32];
@@ -116,24 +110,16 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         for (int64_t i6 = 0; i6 < 2; ++i6) {
           float T32[1];
           float T33[1];
-          if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i5 * 8) + h3))) < 100) {
-            T32[0] = T31[((i4 * 4) + (i5 * 2)) + i6] * 0.125f;
-          }
-          if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i5 * 8) + h3))) < 100) {
-            T33[0] = T32[0];
-          }
-          if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i5 * 8) + h3))) < 100) {
-            T42[(i6 + (i5 * 2)) + (i4 * 4)] = T33[0];
-          }
+          T32[0] = T31[((i4 * 4) + (i5 * 2)) + i6] * 0.125f;
+          T33[0] = T32[0];
+          T42[(i6 + (i5 * 2)) + (i4 * 4)] = T33[0];
         }
       }
     }
     // loop of iUR333{2}
     #pragma unroll
     for (int64_t i23 = 0; i23 < 2; ++i23) {
-      if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i23 * 8) + h3))) < 100) {
-        T43_acc[i23] = __uint_as_float(0xff800000u);
-      }
+      T43_acc[i23] = __uint_as_float(0xff800000u);
     }
     // loop of rUR335{8}
     #pragma unroll
@@ -141,12 +127,10 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       // loop of iUR333{2}
       #pragma unroll
       for (int64_t i23 = 0; i23 < 2; ++i23) {
-        if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i23 * 8) + h3))) < 100) {
-          // loop of rUR338{2}
-          #pragma unroll
-          for (int64_t i24 = 0; i24 < 2; ++i24) {
-            T43_acc[i23] = fmaxf(T43_acc[i23], T42[(i24 + (i23 * 2)) + (i22 * 4)]);
-          }
+        // loop of rUR338{2}
+        #pragma unroll
+        for (int64_t i24 = 0; i24 < 2; ++i24) {
+          T43_acc[i23] = fmaxf(T43_acc[i23], T42[(i24 + (i23 * 2)) + (i22 * 4)]);
         }
       }
     }
@@ -155,9 +139,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     for (int64_t i23 = 0; i23 < 2; ++i23) {
       T43_acc[i23] = ReduceMax()(T43_acc[i23], warpShflXor(T43_acc[i23], 1u));
       T43_acc[i23] = ReduceMax()(T43_acc[i23], warpShflXor(T43_acc[i23], 2u));
-      if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i23 * 8) + h3))) < 100) {
-        T43[i23] = T43_acc[i23];
-      }
+      T43[i23] = T43_acc[i23];
     }
     // loop of iUR659{2}
     #pragma unroll
@@ -166,27 +148,13 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       float T45[1];
       bool T46[1];
       float T48[1];
-      if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i26 * 8) + h3))) < 100) {
-        T44[0] = T44_carry[i26];
-      }
-      if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i26 * 8) + h3))) < 100) {
-        T44_carry[i26] = fmaxf(T44_carry[i26], T43[i26]);
-      }
-      if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i26 * 8) + h3))) < 100) {
-        T45[0] = fmaxf(T44[0], T43[i26]);
-      }
-      if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i26 * 8) + h3))) < 100) {
-        T46[0] = T45[0] == __uint_as_float(0xff800000u);
-      }
-      if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i26 * 8) + h3))) < 100) {
-        T47[i26] = T46[0] ? 0.0f : T45[0];
-      }
-      if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i26 * 8) + h3))) < 100) {
-        T48[0] = T44[0] - T47[i26];
-      }
-      if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i26 * 8) + h3))) < 100) {
-        T49[i26] = exp2f(1.4426950408889634f * T48[0]);
-      }
+      T44[0] = T44_carry[i26];
+      T44_carry[i26] = fmaxf(T44_carry[i26], T43[i26]);
+      T45[0] = fmaxf(T44[0], T43[i26]);
+      T46[0] = T45[0] == __uint_as_float(0xff800000u);
+      T47[i26] = T46[0] ? 0.0f : T45[0];
+      T48[0] = T44[0] - T47[i26];
+      T49[i26] = exp2f(1.4426950408889634f * T48[0]);
     }
     // loop of iUR361{8}
     #pragma unroll
@@ -199,24 +167,16 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         for (int64_t i30 = 0; i30 < 2; ++i30) {
           float T50[1];
           float T51[1];
-          if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i29 * 8) + h3))) < 100) {
-            T50[0] = T47[i29];
-          }
-          if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i29 * 8) + h3))) < 100) {
-            T51[0] = T42[(i30 + (i29 * 2)) + (i28 * 4)] - T50[0];
-          }
-          if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i29 * 8) + h3))) < 100) {
-            T52[(i30 + (i29 * 2)) + (i28 * 4)] = exp2f(1.4426950408889634f * T51[0]);
-          }
+          T50[0] = T47[i29];
+          T51[0] = T42[(i30 + (i29 * 2)) + (i28 * 4)] - T50[0];
+          T52[(i30 + (i29 * 2)) + (i28 * 4)] = exp2f(1.4426950408889634f * T51[0]);
         }
       }
     }
     // loop of iUR385{2}
     #pragma unroll
     for (int64_t i32 = 0; i32 < 2; ++i32) {
-      if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i32 * 8) + h3))) < 100) {
-        T53_acc[i32] = 0.0f;
-      }
+      T53_acc[i32] = 0.0f;
     }
     // loop of rUR387{8}
     #pragma unroll
@@ -224,12 +184,10 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       // loop of iUR385{2}
       #pragma unroll
       for (int64_t i32 = 0; i32 < 2; ++i32) {
-        if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i32 * 8) + h3))) < 100) {
-          // loop of rUR390{2}
-          #pragma unroll
-          for (int64_t i33 = 0; i33 < 2; ++i33) {
-            T53_acc[i32] = T53_acc[i32] + T52[(i33 + (i32 * 2)) + (i31 * 4)];
-          }
+        // loop of rUR390{2}
+        #pragma unroll
+        for (int64_t i33 = 0; i33 < 2; ++i33) {
+          T53_acc[i32] = T53_acc[i32] + T52[(i33 + (i32 * 2)) + (i31 * 4)];
         }
       }
     }
@@ -238,9 +196,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     for (int64_t i32 = 0; i32 < 2; ++i32) {
       T53_acc[i32] = ReduceAdd()(T53_acc[i32], warpShflXor(T53_acc[i32], 1u));
       T53_acc[i32] = ReduceAdd()(T53_acc[i32], warpShflXor(T53_acc[i32], 2u));
-      if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i32 * 8) + h3))) < 100) {
-        T53[i32] = T53_acc[i32];
-      }
+      T53[i32] = T53_acc[i32];
     }
     // loop of iUR374{8}
     #pragma unroll
@@ -248,21 +204,17 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       // loop of iUR372{2}
       #pragma unroll
       for (int64_t i37 = 0; i37 < 2; ++i37) {
-        if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i37 * 8) + h3))) < 100) {
-          // loop of iUR377{2}
-          #pragma unroll
-          for (int64_t i38 = 0; i38 < 2; ++i38) {
-            T55[(i38 + (i37 * 2)) + (i36 * 4)] = __float2bfloat16(T52[(i38 + (i37 * 2)) + (i36 * 4)]);
-          }
+        // loop of iUR377{2}
+        #pragma unroll
+        for (int64_t i38 = 0; i38 < 2; ++i38) {
+          T55[(i38 + (i37 * 2)) + (i36 * 4)] = __float2bfloat16(T52[(i38 + (i37 * 2)) + (i36 * 4)]);
         }
       }
     }
     // loop of iUR669{2}
     #pragma unroll
     for (int64_t i35 = 0; i35 < 2; ++i35) {
-      if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i35 * 8) + h3))) < 100) {
-        T54[i35] = (T54[i35] * T49[i35]) + T53[i35];
-      }
+      T54[i35] = (T54[i35] * T49[i35]) + T53[i35];
     }
     if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
       mbarrier::arriveExpectTx(toSmem(&T66_mbar[0]), 8192);
@@ -275,17 +227,15 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     // loop of iUR775{2}
     #pragma unroll
     for (int64_t i41 = 0; i41 < 2; ++i41) {
-      if (((((int64_t)blockIdx.x) * 64) + (h2 + ((i41 * 8) + h3))) < 100) {
-        T60[i41] = T49[i41];
-      }
+      T60[i41] = T49[i41];
     }
-    // loop of iUR712{8}
-    #pragma unroll
-    for (int64_t i55 = 0; i55 < 8; ++i55) {
-      // loop of iUR710{2}
+    if (i2 > 0) {
+      // loop of iUR712{8}
       #pragma unroll
-      for (int64_t i56 = 0; i56 < 2; ++i56) {
-        if ((((((int64_t)blockIdx.x) * 64) + (h2 + ((i56 * 8) + h3))) < 100) && (i2 > 0)) {
+      for (int64_t i55 = 0; i55 < 8; ++i55) {
+        // loop of iUR710{2}
+        #pragma unroll
+        for (int64_t i56 = 0; i56 < 2; ++i56) {
           // loop of iUR715{2}
           #pragma unroll
           for (int64_t i57 = 0; i57 < 2; ++i57) {
@@ -319,11 +269,11 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     wgmma::fenceOperands(T61);
     __syncthreads();  // WAR: T65 is rewritten next iteration
   }
-  const int64_t h4 = ((int64_t)blockIdx.y) / 2;
-  const int64_t h5 = ((int64_t)blockIdx.y) % 2;
-  const int64_t h6 = (((int64_t)threadIdx.x) % 4) * 2;
-  const int64_t h7 = ((((int64_t)threadIdx.x) / 4) / 8) * 16;
-  const int64_t h8 = (((int64_t)threadIdx.x) / 4) % 8;
+  const int64_t h2 = ((int64_t)blockIdx.y) / 2;
+  const int64_t h3 = ((int64_t)blockIdx.y) % 2;
+  const int64_t h4 = (((int64_t)threadIdx.x) % 4) * 2;
+  const int64_t h5 = ((((int64_t)threadIdx.x) / 4) / 8) * 16;
+  const int64_t h6 = (((int64_t)threadIdx.x) / 4) % 8;
   // loop of rS244{6}
   for (int64_t i2 = min64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)), min64(5, ((((int64_t)blockIdx.x) * 64) + 1) / 64)); i2 < min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)); ++i2) {
     int64_t T34[1];
@@ -354,7 +304,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       __bfloat16* T65 = reinterpret_cast<__bfloat16*>(smem + 8192);
       if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
         mbarrier::arriveExpectTx(toSmem(&T65_mbar[0]), 8192);
-        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T65[0]), &tmap_T1, toSmem(&T65_mbar[0]), i13 * 64, i2 * 64, h5, h4);
+        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T65[0]), &tmap_T1, toSmem(&T65_mbar[0]), i13 * 64, i2 * 64, h3, h2);
       }
       mbarrier::waitParity(toSmem(&T65_mbar[0]), (i13 + i2) % 2);
       wgmma::fenceOperands(T31);
@@ -394,51 +344,35 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
           bool T41[1];
           float T32[1];
           float T33[1];
-          T37[0] = (i4 * 8) + (h6 + i6);
+          T37[0] = (i4 * 8) + (h4 + i6);
           T38[0] = T37[0];
           T39[0] = T36[0] + T38[0];
           T40[0] = T39[0] < 333LL;
           T41[0] = T40[0];
-          if (((i2 * 64) + ((i4 * 8) + (h6 + i6))) < 333) {
-            T8[0] = static_cast<int>((i2 * 64) + ((i4 * 8) + (h6 + i6)));
+          if (((i2 * 64) + ((i4 * 8) + (h4 + i6))) < 333) {
+            T8[0] = static_cast<int>((i2 * 64) + ((i4 * 8) + (h4 + i6)));
           }
-          if (((i2 * 64) + ((i4 * 8) + (h6 + i6))) < 333) {
+          if (((i2 * 64) + ((i4 * 8) + (h4 + i6))) < 333) {
             T22[0] = T8[0];
           } else {
             T22[0] = 0;
           }
           T23[0] = T22[0];
           T24[0] = T23[0];
-          if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i5 * 8) + h8))) < 100) {
-            T6[0] = static_cast<int>((((int64_t)blockIdx.x) * 64) + (h7 + ((i5 * 8) + h8)));
-          }
-          if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i5 * 8) + h8))) < 100) {
-            T7[0] = T6[0];
-          }
-          if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i5 * 8) + h8))) < 100) {
-            T25[0] = T7[0];
-          }
-          if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i5 * 8) + h8))) < 100) {
-            T26[0] = T24[0] <= T25[0];
-          }
-          if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i5 * 8) + h8))) < 100) {
-            T32[0] = T31[((i4 * 4) + (i5 * 2)) + i6] * 0.125f;
-          }
-          if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i5 * 8) + h8))) < 100) {
-            T33[0] = T26[0] ? T32[0] : __uint_as_float(0xff800000u);
-          }
-          if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i5 * 8) + h8))) < 100) {
-            T42[(i6 + (i5 * 2)) + (i4 * 4)] = T41[0] ? T33[0] : __uint_as_float(0xff800000u);
-          }
+          T6[0] = static_cast<int>((((int64_t)blockIdx.x) * 64) + (h5 + ((i5 * 8) + h6)));
+          T7[0] = T6[0];
+          T25[0] = T7[0];
+          T26[0] = T24[0] <= T25[0];
+          T32[0] = T31[((i4 * 4) + (i5 * 2)) + i6] * 0.125f;
+          T33[0] = T26[0] ? T32[0] : __uint_as_float(0xff800000u);
+          T42[(i6 + (i5 * 2)) + (i4 * 4)] = T41[0] ? T33[0] : __uint_as_float(0xff800000u);
         }
       }
     }
     // loop of iUR333{2}
     #pragma unroll
     for (int64_t i23 = 0; i23 < 2; ++i23) {
-      if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i23 * 8) + h8))) < 100) {
-        T43_acc[i23] = __uint_as_float(0xff800000u);
-      }
+      T43_acc[i23] = __uint_as_float(0xff800000u);
     }
     // loop of rUR335{8}
     #pragma unroll
@@ -446,12 +380,10 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       // loop of iUR333{2}
       #pragma unroll
       for (int64_t i23 = 0; i23 < 2; ++i23) {
-        if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i23 * 8) + h8))) < 100) {
-          // loop of rUR338{2}
-          #pragma unroll
-          for (int64_t i24 = 0; i24 < 2; ++i24) {
-            T43_acc[i23] = fmaxf(T43_acc[i23], T42[(i24 + (i23 * 2)) + (i22 * 4)]);
-          }
+        // loop of rUR338{2}
+        #pragma unroll
+        for (int64_t i24 = 0; i24 < 2; ++i24) {
+          T43_acc[i23] = fmaxf(T43_acc[i23], T42[(i24 + (i23 * 2)) + (i22 * 4)]);
         }
       }
     }
@@ -460,9 +392,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     for (int64_t i23 = 0; i23 < 2; ++i23) {
       T43_acc[i23] = ReduceMax()(T43_acc[i23], warpShflXor(T43_acc[i23], 1u));
       T43_acc[i23] = ReduceMax()(T43_acc[i23], warpShflXor(T43_acc[i23], 2u));
-      if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i23 * 8) + h8))) < 100) {
-        T43[i23] = T43_acc[i23];
-      }
+      T43[i23] = T43_acc[i23];
     }
     // loop of iUR659{2}
     #pragma unroll
@@ -471,27 +401,13 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       float T45[1];
       bool T46[1];
       float T48[1];
-      if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i26 * 8) + h8))) < 100) {
-        T44[0] = T44_carry[i26];
-      }
-      if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i26 * 8) + h8))) < 100) {
-        T44_carry[i26] = fmaxf(T44_carry[i26], T43[i26]);
-      }
-      if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i26 * 8) + h8))) < 100) {
-        T45[0] = fmaxf(T44[0], T43[i26]);
-      }
-      if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i26 * 8) + h8))) < 100) {
-        T46[0] = T45[0] == __uint_as_float(0xff800000u);
-      }
-      if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i26 * 8) + h8))) < 100) {
-        T47[i26] = T46[0] ? 0.0f : T45[0];
-      }
-      if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i26 * 8) + h8))) < 100) {
-        T48[0] = T44[0] - T47[i26];
-      }
-      if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i26 * 8) + h8))) < 100) {
-        T49[i26] = exp2f(1.4426950408889634f * T48[0]);
-      }
+      T44[0] = T44_carry[i26];
+      T44_carry[i26] = fmaxf(T44_carry[i26], T43[i26]);
+      T45[0] = fmaxf(T44[0], T43[i26]);
+      T46[0] = T45[0] == __uint_as_float(0xff800000u);
+      T47[i26] = T46[0] ? 0.0f : T45[0];
+      T48[0] = T44[0] - T47[i26];
+      T49[i26] = exp2f(1.4426950408889634f * T48[0]);
     }
     // loop of iUR361{8}
     #pragma unroll
@@ -504,24 +420,16 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         for (int64_t i30 = 0; i30 < 2; ++i30) {
           float T50[1];
           float T51[1];
-          if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i29 * 8) + h8))) < 100) {
-            T50[0] = T47[i29];
-          }
-          if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i29 * 8) + h8))) < 100) {
-            T51[0] = T42[(i30 + (i29 * 2)) + (i28 * 4)] - T50[0];
-          }
-          if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i29 * 8) + h8))) < 100) {
-            T52[(i30 + (i29 * 2)) + (i28 * 4)] = exp2f(1.4426950408889634f * T51[0]);
-          }
+          T50[0] = T47[i29];
+          T51[0] = T42[(i30 + (i29 * 2)) + (i28 * 4)] - T50[0];
+          T52[(i30 + (i29 * 2)) + (i28 * 4)] = exp2f(1.4426950408889634f * T51[0]);
         }
       }
     }
     // loop of iUR385{2}
     #pragma unroll
     for (int64_t i32 = 0; i32 < 2; ++i32) {
-      if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i32 * 8) + h8))) < 100) {
-        T53_acc[i32] = 0.0f;
-      }
+      T53_acc[i32] = 0.0f;
     }
     // loop of rUR387{8}
     #pragma unroll
@@ -529,12 +437,10 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       // loop of iUR385{2}
       #pragma unroll
       for (int64_t i32 = 0; i32 < 2; ++i32) {
-        if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i32 * 8) + h8))) < 100) {
-          // loop of rUR390{2}
-          #pragma unroll
-          for (int64_t i33 = 0; i33 < 2; ++i33) {
-            T53_acc[i32] = T53_acc[i32] + T52[(i33 + (i32 * 2)) + (i31 * 4)];
-          }
+        // loop of rUR390{2}
+        #pragma unroll
+        for (int64_t i33 = 0; i33 < 2; ++i33) {
+          T53_acc[i32] = T53_acc[i32] + T52[(i33 + (i32 * 2)) + (i31 * 4)];
         }
       }
     }
@@ -543,9 +449,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     for (int64_t i32 = 0; i32 < 2; ++i32) {
       T53_acc[i32] = ReduceAdd()(T53_acc[i32], warpShflXor(T53_acc[i32], 1u));
       T53_acc[i32] = ReduceAdd()(T53_acc[i32], warpShflXor(T53_acc[i32], 2u));
-      if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i32 * 8) + h8))) < 100) {
-        T53[i32] = T53_acc[i32];
-      }
+      T53[i32] = T53_acc[i32];
     }
     // loop of iUR374{8}
     #pragma unroll
@@ -553,44 +457,38 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       // loop of iUR372{2}
       #pragma unroll
       for (int64_t i37 = 0; i37 < 2; ++i37) {
-        if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i37 * 8) + h8))) < 100) {
-          // loop of iUR377{2}
-          #pragma unroll
-          for (int64_t i38 = 0; i38 < 2; ++i38) {
-            T55[(i38 + (i37 * 2)) + (i36 * 4)] = __float2bfloat16(T52[(i38 + (i37 * 2)) + (i36 * 4)]);
-          }
+        // loop of iUR377{2}
+        #pragma unroll
+        for (int64_t i38 = 0; i38 < 2; ++i38) {
+          T55[(i38 + (i37 * 2)) + (i36 * 4)] = __float2bfloat16(T52[(i38 + (i37 * 2)) + (i36 * 4)]);
         }
       }
     }
     // loop of iUR669{2}
     #pragma unroll
     for (int64_t i35 = 0; i35 < 2; ++i35) {
-      if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i35 * 8) + h8))) < 100) {
-        T54[i35] = (T54[i35] * T49[i35]) + T53[i35];
-      }
+      T54[i35] = (T54[i35] * T49[i35]) + T53[i35];
     }
     if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
       mbarrier::arriveExpectTx(toSmem(&T66_mbar[0]), 8192);
       // loop of iUR703{1}
       #pragma unroll
       for (int64_t i47 = 0; i47 < 1; ++i47) {
-        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T66[i47 * 4096]), &tmap_T2, toSmem(&T66_mbar[0]), i47 * 64, i2 * 64, h5, h4);
+        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T66[i47 * 4096]), &tmap_T2, toSmem(&T66_mbar[0]), i47 * 64, i2 * 64, h3, h2);
       }
     }
     // loop of iUR775{2}
     #pragma unroll
     for (int64_t i41 = 0; i41 < 2; ++i41) {
-      if (((((int64_t)blockIdx.x) * 64) + (h7 + ((i41 * 8) + h8))) < 100) {
-        T60[i41] = T49[i41];
-      }
+      T60[i41] = T49[i41];
     }
-    // loop of iUR712{8}
-    #pragma unroll
-    for (int64_t i55 = 0; i55 < 8; ++i55) {
-      // loop of iUR710{2}
+    if (i2 > 0) {
+      // loop of iUR712{8}
       #pragma unroll
-      for (int64_t i56 = 0; i56 < 2; ++i56) {
-        if ((((((int64_t)blockIdx.x) * 64) + (h7 + ((i56 * 8) + h8))) < 100) && (i2 > 0)) {
+      for (int64_t i55 = 0; i55 < 8; ++i55) {
+        // loop of iUR710{2}
+        #pragma unroll
+        for (int64_t i56 = 0; i56 < 2; ++i56) {
           // loop of iUR715{2}
           #pragma unroll
           for (int64_t i57 = 0; i57 < 2; ++i57) {
@@ -635,12 +533,8 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       #pragma unroll
       for (int64_t i46 = 0; i46 < 2; ++i46) {
         float T62[1];
-        if (((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i45 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) < 100) {
-          T62[0] = T54[i45];
-        }
-        if (((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i45 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) < 100) {
-          T63[i46] = T61[(i46 + (i45 * 2)) + (i44 * 4)] / T62[0];
-        }
+        T62[0] = T54[i45];
+        T63[i46] = T61[(i46 + (i45 * 2)) + (i44 * 4)] / T62[0];
       }
       if (((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i45 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) < 100) {
         *reinterpret_cast<uint32_t*>(&T21.data[((((((int64_t)blockIdx.y) / 2) * T21_stride0) + ((((int64_t)blockIdx.y) % 2) * T21_stride1)) + (((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i45 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) * T21_stride2)) + (((i44 * 8) + ((((int64_t)threadIdx.x) % 4) * 2)) * T21_stride3)]) = (static_cast<uint32_t>((__float2bfloat16(T63[0])).raw) | (static_cast<uint32_t>((__float2bfloat16(T63[1])).raw) << 16));

@@ -30,18 +30,10 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<float,
     if (((((((int64_t)blockIdx.x) * 128) + ((int64_t)threadIdx.x)) * 4) + i7) < i2) {
       T3[0] = T1.data[((((((int64_t)blockIdx.x) * 128) + ((int64_t)threadIdx.x)) * 4) + i7) * T1_stride0];
     }
-    if (((((((int64_t)blockIdx.x) * 128) + ((int64_t)threadIdx.x)) * 4) + i7) < i1) {
-      T4[0] = T9[i7] + T3[0];
-    }
-    if (((((((int64_t)blockIdx.x) * 128) + ((int64_t)threadIdx.x)) * 4) + i7) < i1) {
-      T6[0] = T4[0] * T5[0];
-    }
-    if (((((((int64_t)blockIdx.x) * 128) + ((int64_t)threadIdx.x)) * 4) + i7) < i1) {
-      T7[0] = fmaxf(T6[0], 0.0f);
-    }
-    if (((((((int64_t)blockIdx.x) * 128) + ((int64_t)threadIdx.x)) * 4) + i7) < i1) {
-      T10[i7] = __float2bfloat16(T7[0]);
-    }
+    T4[0] = T9[i7] + T3[0];
+    T6[0] = T4[0] * T5[0];
+    T7[0] = fmaxf(T6[0], 0.0f);
+    T10[i7] = __float2bfloat16(T7[0]);
   }
   if (((((((int64_t)blockIdx.x) * 128) + ((int64_t)threadIdx.x)) * 4) + 3) < i1) {
     *reinterpret_cast<uint2*>(&T8.data[(((int64_t)blockIdx.y) * T8_stride0) + ((((((int64_t)blockIdx.x) * 128) + ((int64_t)threadIdx.x)) * 4) * T8_stride1)]) = uint2{(static_cast<uint32_t>((T10[0]).raw) | (static_cast<uint32_t>((T10[1]).raw) << 16)), (static_cast<uint32_t>((T10[2]).raw) | (static_cast<uint32_t>((T10[3]).raw) << 16))};

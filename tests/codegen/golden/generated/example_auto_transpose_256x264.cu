@@ -18,25 +18,21 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
     }
   }
   __syncthreads();  // RAW: T2 written, then read
-  const int64_t h4 = (((int64_t)blockIdx.x) % ceilDiv(i0, 32)) * 32;
-  const int64_t h5 = (((int64_t)threadIdx.x) % 8) * 4;
-  const int64_t h8 = (((int64_t)blockIdx.x) / ceilDiv(i0, 32)) * 32;
-  const int64_t h9 = ((((int64_t)blockIdx.x) % ceilDiv(i0, 32)) * 32) + (((((int64_t)threadIdx.x) % 8) * 4) + 3);
-  const int64_t h10 = (((((int64_t)blockIdx.x) % ceilDiv(i0, 32)) * 32) + ((((int64_t)threadIdx.x) % 8) * 4)) * T1_stride1;
+  const int64_t h4 = (((int64_t)threadIdx.x) % 8) * 4;
+  const int64_t h6 = (((int64_t)blockIdx.x) / ceilDiv(i0, 32)) * 32;
+  const int64_t h7 = ((((int64_t)blockIdx.x) % ceilDiv(i0, 32)) * 32) + (((((int64_t)threadIdx.x) % 8) * 4) + 3);
+  const int64_t h8 = (((((int64_t)blockIdx.x) % ceilDiv(i0, 32)) * 32) + ((((int64_t)threadIdx.x) % 8) * 4)) * T1_stride1;
   // loop of iS18{1}
   for (int64_t i7 = 0; i7 < 1; ++i7) {
     float T3[4];
-    const int64_t h3 = h8 + (((((i7 * 8) + ((int64_t)threadIdx.y)) * 32) + ((int64_t)threadIdx.x)) / 8);
-    const int64_t h6 = ((((((i7 * 8) + ((int64_t)threadIdx.y)) * 32) + ((int64_t)threadIdx.x)) / 8) % 32) % 4;
-    const int64_t h7 = ((((((i7 * 8) + ((int64_t)threadIdx.y)) * 32) + ((int64_t)threadIdx.x)) / 8) % 32) / 4;
+    const int64_t h3 = ((((((i7 * 8) + ((int64_t)threadIdx.y)) * 32) + ((int64_t)threadIdx.x)) / 8) % 32) % 4;
+    const int64_t h5 = ((((((i7 * 8) + ((int64_t)threadIdx.y)) * 32) + ((int64_t)threadIdx.x)) / 8) % 32) / 4;
     // loop of iS26{4}
     for (int64_t i10 = 0; i10 < 4; ++i10) {
-      if ((h3 < i1) && ((h4 + (h5 + i10)) < i0)) {
-        T3[i10] = T2[(((h6 + ((((((h5 + i10) % 32) * 8) + h7) % 32) * 4)) + (((((((h5 + i10) % 32) * 8) + h7) / 32) % 8) * 128)) + (((((((h5 + i10) % 32) * 8) + h7) / 32) / 8) * 1024)) ^ ((((((h6 + ((((((h5 + i10) % 32) * 8) + h7) % 32) * 4)) + (((((((h5 + i10) % 32) * 8) + h7) / 32) % 8) * 128)) + (((((((h5 + i10) % 32) * 8) + h7) / 32) / 8) * 1024)) / 32) % 8) * 4)];
-      }
+      T3[i10] = T2[(((h3 + ((((((h4 + i10) % 32) * 8) + h5) % 32) * 4)) + (((((((h4 + i10) % 32) * 8) + h5) / 32) % 8) * 128)) + (((((((h4 + i10) % 32) * 8) + h5) / 32) / 8) * 1024)) ^ ((((((h3 + ((((((h4 + i10) % 32) * 8) + h5) % 32) * 4)) + (((((((h4 + i10) % 32) * 8) + h5) / 32) % 8) * 128)) + (((((((h4 + i10) % 32) * 8) + h5) / 32) / 8) * 1024)) / 32) % 8) * 4)];
     }
-    if (((h8 + (((((i7 * 8) + ((int64_t)threadIdx.y)) * 32) + ((int64_t)threadIdx.x)) / 8)) < i1) && (h9 < i0)) {
-      *reinterpret_cast<float4*>(&T1.data[((h8 + (((((i7 * 8) + ((int64_t)threadIdx.y)) * 32) + ((int64_t)threadIdx.x)) / 8)) * T1_stride0) + h10]) = float4{T3[0], T3[1], T3[2], T3[3]};
+    if (((h6 + (((((i7 * 8) + ((int64_t)threadIdx.y)) * 32) + ((int64_t)threadIdx.x)) / 8)) < i1) && (h7 < i0)) {
+      *reinterpret_cast<float4*>(&T1.data[((h6 + (((((i7 * 8) + ((int64_t)threadIdx.y)) * 32) + ((int64_t)threadIdx.x)) / 8)) * T1_stride0) + h8]) = float4{T3[0], T3[1], T3[2], T3[3]};
     }
   }
 }

@@ -43,9 +43,7 @@ extern "C" __global__ void fusion_kernel(Tensor<float, 2> T0, Tensor<float, 1> T
   // loop of rS40{8}
   for (int64_t i7 = 0; i7 < 8; ++i7) {
     float T7[1];
-    if (((i7 * h2) + ((int64_t)threadIdx.x)) < i1) {
-      T7[0] = T6[i7] * T6[i7];
-    }
+    T7[0] = T6[i7] * T6[i7];
     if (((i7 * h2) + ((int64_t)threadIdx.x)) < i1) {
       T8_acc[0] = T8_acc[0] + T7[0];
     }
@@ -64,15 +62,11 @@ extern "C" __global__ void fusion_kernel(Tensor<float, 2> T0, Tensor<float, 1> T
     float T15[1];
     float T16[1];
     T12[0] = T11[0];
-    if (((i9 * h3) + ((int64_t)threadIdx.x)) < i1) {
-      T13[0] = T6[i9] * T12[0];
-    }
+    T13[0] = T6[i9] * T12[0];
     if (((i9 * 38) + ((int64_t)threadIdx.x)) < 300) {
       T14[0] = T1.data[((i9 * 38) + ((int64_t)threadIdx.x)) * T1_stride0];
     }
-    if (((i9 * h3) + ((int64_t)threadIdx.x)) < i1) {
-      T15[0] = T13[0] * T14[0];
-    }
+    T15[0] = T13[0] * T14[0];
     if (((i9 * 38) + ((int64_t)threadIdx.x)) < 300) {
       T16[0] = T2.data[((i9 * 38) + ((int64_t)threadIdx.x)) * T2_stride0];
     }

@@ -69,12 +69,8 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       #pragma unroll
       for (int64_t i15 = 0; i15 < 2; ++i15) {
         float T4[1];
-        if (((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i14 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) < 200) {
-          T4[0] = fmaxf(T3[((i13 * 4) + (i14 * 2)) + i15], 0.0f);
-        }
-        if (((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i14 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) < 200) {
-          T5[(i15 + (i14 * 2)) + (i13 * 4)] = __float2bfloat16(T4[0]);
-        }
+        T4[0] = fmaxf(T3[((i13 * 4) + (i14 * 2)) + i15], 0.0f);
+        T5[(i15 + (i14 * 2)) + (i13 * 4)] = __float2bfloat16(T4[0]);
       }
     }
   }

@@ -31,7 +31,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   }
   const int64_t h0 = ((((int64_t)threadIdx.x) / 4) / 8) * 16;
   const int64_t h1 = (((int64_t)threadIdx.x) / 4) % 8;
-  const int64_t h2 = (((int64_t)threadIdx.x) % 4) * 2;
   // loop of rS15{3}
   for (int64_t i2 = 0; i2 < 3; ++i2) {
     float T4[2];
@@ -42,16 +41,16 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         T4[i5] = T2.data[(i2 * T2_stride0) + (((((int64_t)blockIdx.x) * 64) + (h0 + ((i5 * 8) + h1))) * T2_stride1)];
       }
     }
-    // loop of iUR76{8}
-    #pragma unroll
-    for (int64_t i19 = 0; i19 < 8; ++i19) {
-      // loop of iUR74{2}
+    if (i2 > 0) {
+      // loop of iUR76{8}
       #pragma unroll
-      for (int64_t i20 = 0; i20 < 2; ++i20) {
-        // loop of iUR79{2}
+      for (int64_t i19 = 0; i19 < 8; ++i19) {
+        // loop of iUR74{2}
         #pragma unroll
-        for (int64_t i21 = 0; i21 < 2; ++i21) {
-          if (((((((int64_t)blockIdx.x) * 64) + (h0 + ((i20 * 8) + h1))) < 200) && (((((int64_t)blockIdx.y) * 64) + ((i19 * 8) + (h2 + i21))) < 136)) && (i2 > 0)) {
+        for (int64_t i20 = 0; i20 < 2; ++i20) {
+          // loop of iUR79{2}
+          #pragma unroll
+          for (int64_t i21 = 0; i21 < 2; ++i21) {
             T5[(i21 + (i20 * 2)) + (i19 * 4)] = T5[(i21 + (i20 * 2)) + (i19 * 4)] * T4[i20];
           }
         }

@@ -59,9 +59,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   // loop of iUR48{2}
   #pragma unroll
   for (int64_t i14 = 0; i14 < 2; ++i14) {
-    if (((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i14 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) < 200) {
-      T3_acc[i14] = __uint_as_float(0xff800000u);
-    }
+    T3_acc[i14] = __uint_as_float(0xff800000u);
   }
   // loop of rUR50{16}
   #pragma unroll
@@ -69,12 +67,10 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     // loop of iUR48{2}
     #pragma unroll
     for (int64_t i14 = 0; i14 < 2; ++i14) {
-      if (((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i14 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) < 200) {
-        // loop of rUR53{2}
-        #pragma unroll
-        for (int64_t i15 = 0; i15 < 2; ++i15) {
-          T3_acc[i14] = fmaxf(T3_acc[i14], T2[((i13 * 4) + (i14 * 2)) + i15]);
-        }
+      // loop of rUR53{2}
+      #pragma unroll
+      for (int64_t i15 = 0; i15 < 2; ++i15) {
+        T3_acc[i14] = fmaxf(T3_acc[i14], T2[((i13 * 4) + (i14 * 2)) + i15]);
       }
     }
   }
@@ -83,9 +79,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   for (int64_t i14 = 0; i14 < 2; ++i14) {
     T3_acc[i14] = ReduceMax()(T3_acc[i14], warpShflXor(T3_acc[i14], 1u));
     T3_acc[i14] = ReduceMax()(T3_acc[i14], warpShflXor(T3_acc[i14], 2u));
-    if (((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i14 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) < 200) {
-      T3[i14] = T3_acc[i14];
-    }
+    T3[i14] = T3_acc[i14];
   }
   // loop of iUR74{16}
   #pragma unroll
@@ -98,24 +92,16 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       for (int64_t i19 = 0; i19 < 2; ++i19) {
         float T4[1];
         float T5[1];
-        if (((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i18 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) < 200) {
-          T4[0] = T3[i18];
-        }
-        if (((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i18 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) < 200) {
-          T5[0] = T2[((i17 * 4) + (i18 * 2)) + i19] - T4[0];
-        }
-        if (((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i18 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) < 200) {
-          T6[(i19 + (i18 * 2)) + (i17 * 4)] = exp2f(1.4426950408889634f * T5[0]);
-        }
+        T4[0] = T3[i18];
+        T5[0] = T2[((i17 * 4) + (i18 * 2)) + i19] - T4[0];
+        T6[(i19 + (i18 * 2)) + (i17 * 4)] = exp2f(1.4426950408889634f * T5[0]);
       }
     }
   }
   // loop of iUR84{2}
   #pragma unroll
   for (int64_t i22 = 0; i22 < 2; ++i22) {
-    if (((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i22 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) < 200) {
-      T7_acc[i22] = 0.0f;
-    }
+    T7_acc[i22] = 0.0f;
   }
   // loop of rUR86{16}
   #pragma unroll
@@ -123,12 +109,10 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     // loop of iUR84{2}
     #pragma unroll
     for (int64_t i22 = 0; i22 < 2; ++i22) {
-      if (((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i22 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) < 200) {
-        // loop of rUR89{2}
-        #pragma unroll
-        for (int64_t i23 = 0; i23 < 2; ++i23) {
-          T7_acc[i22] = T7_acc[i22] + T6[(i23 + (i22 * 2)) + (i21 * 4)];
-        }
+      // loop of rUR89{2}
+      #pragma unroll
+      for (int64_t i23 = 0; i23 < 2; ++i23) {
+        T7_acc[i22] = T7_acc[i22] + T6[(i23 + (i22 * 2)) + (i21 * 4)];
       }
     }
   }
@@ -137,9 +121,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   for (int64_t i22 = 0; i22 < 2; ++i22) {
     T7_acc[i22] = ReduceAdd()(T7_acc[i22], warpShflXor(T7_acc[i22], 1u));
     T7_acc[i22] = ReduceAdd()(T7_acc[i22], warpShflXor(T7_acc[i22], 2u));
-    if (((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i22 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) < 200) {
-      T7[i22] = T7_acc[i22];
-    }
+    T7[i22] = T7_acc[i22];
   }
   // loop of iUR110{16}
   #pragma unroll
@@ -152,12 +134,8 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       #pragma unroll
       for (int64_t i27 = 0; i27 < 2; ++i27) {
         float T8[1];
-        if (((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i26 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) < 200) {
-          T8[0] = T7[i26];
-        }
-        if (((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i26 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) < 200) {
-          T9[i27] = T6[(i27 + (i26 * 2)) + (i25 * 4)] / T8[0];
-        }
+        T8[0] = T7[i26];
+        T9[i27] = T6[(i27 + (i26 * 2)) + (i25 * 4)] / T8[0];
       }
       if (((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i26 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) < 200) {
         *reinterpret_cast<uint32_t*>(&T10.data[(((((int64_t)blockIdx.x) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i26 * 8) + ((((int64_t)threadIdx.x) / 4) % 8)))) * T10_stride0) + (((i25 * 8) + ((((int64_t)threadIdx.x) % 4) * 2)) * T10_stride1)]) = (static_cast<uint32_t>((__float2bfloat16(T9[0])).raw) | (static_cast<uint32_t>((__float2bfloat16(T9[1])).raw) << 16));

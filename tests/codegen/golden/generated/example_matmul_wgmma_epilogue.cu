@@ -2,7 +2,6 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   const int64_t i0 = T0.size[0];
   const int64_t i1 = T0.size[1];
   const int64_t i3 = T1.size[1];
-  const int64_t i4 = T3.size[0];
   const int64_t T7_stride0 = T7.stride[0];
   const int64_t T7_stride1 = T7.stride[1];
   extern __shared__ __align__(1024) char smem[];
@@ -141,15 +140,9 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
         for (int64_t i28 = 0; i28 < 2; ++i28) {
           float T4[1];
           float T5[1];
-          if (((((int64_t)blockIdx.x) * 256) + ((i26 * 8) + (((((int64_t)threadIdx.x) % 4) * 2) + i28))) < i4) {
-            T4[0] = T10[(((i26 * 8) + ((((int64_t)threadIdx.x) % 4) * 2)) + i28) % 256];
-          }
-          if ((((((int64_t)blockIdx.y) * 128) + (((((int64_t)threadIdx.y) + i24) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i27 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < i0) && (((((int64_t)blockIdx.x) * 256) + ((i26 * 8) + (((((int64_t)threadIdx.x) % 4) * 2) + i28))) < i3)) {
-            T5[0] = T2[(((i26 * 4) + (i27 * 2)) + i28) + (i24 * 128)] + T4[0];
-          }
-          if ((((((int64_t)blockIdx.y) * 128) + (((((int64_t)threadIdx.y) + i24) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i27 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < i0) && (((((int64_t)blockIdx.x) * 256) + ((i26 * 8) + (((((int64_t)threadIdx.x) % 4) * 2) + i28))) < i3)) {
-            T6[i28] = fmaxf(T5[0], 0.0f);
-          }
+          T4[0] = T10[(((i26 * 8) + ((((int64_t)threadIdx.x) % 4) * 2)) + i28) % 256];
+          T5[0] = T2[(((i26 * 4) + (i27 * 2)) + i28) + (i24 * 128)] + T4[0];
+          T6[i28] = fmaxf(T5[0], 0.0f);
         }
         if ((((((int64_t)blockIdx.y) * 128) + (((((int64_t)threadIdx.y) + i24) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i27 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < i0) && (((((int64_t)blockIdx.x) * 256) + ((i26 * 8) + (((((int64_t)threadIdx.x) % 4) * 2) + 1))) < i3)) {
           *reinterpret_cast<uint32_t*>(&T7.data[(((((int64_t)blockIdx.y) * 128) + (((((int64_t)threadIdx.y) + i24) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i27 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) * T7_stride0) + (((((int64_t)blockIdx.x) * 256) + ((i26 * 8) + ((((int64_t)threadIdx.x) % 4) * 2))) * T7_stride1)]) = (static_cast<uint32_t>((__float2bfloat16(T6[0])).raw) | (static_cast<uint32_t>((__float2bfloat16(T6[1])).raw) << 16));

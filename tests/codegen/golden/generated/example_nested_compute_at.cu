@@ -21,9 +21,7 @@ extern "C" __global__ void __launch_bounds__(32, 1) fusion_kernel(Tensor<float, 
     if (((i5 * 32) + ((int64_t)threadIdx.x)) < i1) {
       T2[0] = T1[((int64_t)threadIdx.x) + (i5 * 32)] * T1[((int64_t)threadIdx.x) + (i5 * 32)];
     }
-    if (((i5 * 32) + ((int64_t)threadIdx.x)) < i1) {
-      T3[0] = sinf(T2[0]);
-    }
+    T3[0] = sinf(T2[0]);
     if (((i5 * 32) + ((int64_t)threadIdx.x)) < i1) {
       T4.data[(((int64_t)blockIdx.x) * T4_stride0) + (((i5 * 32) + ((int64_t)threadIdx.x)) * T4_stride1)] = T3[0] + T0.data[(((int64_t)blockIdx.x) * T0_stride0) + (((i5 * 32) + ((int64_t)threadIdx.x)) * T0_stride1)];
     }

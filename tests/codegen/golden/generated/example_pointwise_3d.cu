@@ -15,9 +15,7 @@ extern "C" __global__ void __launch_bounds__(64, 1) fusion_kernel(Tensor<float, 
     if (((((i4 * 64) + ((int64_t)threadIdx.x)) / i2) < i1) && ((((i4 * 64) + ((int64_t)threadIdx.x)) % i2) < i2)) {
       T1[0] = T0.data[((((int64_t)blockIdx.x) * T0_stride0) + ((((i4 * 64) + ((int64_t)threadIdx.x)) / i2) * T0_stride1)) + ((((i4 * 64) + ((int64_t)threadIdx.x)) % i2) * T0_stride2)] * 2.0f;
     }
-    if (((((i4 * 64) + ((int64_t)threadIdx.x)) / i2) < i1) && ((((i4 * 64) + ((int64_t)threadIdx.x)) % i2) < i2)) {
-      T2[0] = T1[0] + 1.0f;
-    }
+    T2[0] = T1[0] + 1.0f;
     if (((((i4 * 64) + ((int64_t)threadIdx.x)) / i2) < i1) && ((((i4 * 64) + ((int64_t)threadIdx.x)) % i2) < i2)) {
       T3.data[((((int64_t)blockIdx.x) * T3_stride0) + ((((i4 * 64) + ((int64_t)threadIdx.x)) / i2) * T3_stride1)) + ((((i4 * 64) + ((int64_t)threadIdx.x)) % i2) * T3_stride2)] = fmaxf(T2[0], 0.0f);
     }

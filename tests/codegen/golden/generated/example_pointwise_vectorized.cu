@@ -28,9 +28,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<float,
   }
   // loop of iS19{4}
   for (int64_t i6 = 0; i6 < 4; ++i6) {
-    if (((((((int64_t)blockIdx.x) * 128) + ((int64_t)threadIdx.x)) * 4) + i6) < i0) {
-      T5[i6] = T3[i6] + T4[i6];
-    }
+    T5[i6] = T3[i6] + T4[i6];
   }
   if (((((((int64_t)blockIdx.x) * 128) + ((int64_t)threadIdx.x)) * 4) + 3) < i0) {
     *reinterpret_cast<float4*>(&T2.data[(((((int64_t)blockIdx.x) * 128) + ((int64_t)threadIdx.x)) * 4) * T2_stride0]) = float4{T5[0], T5[1], T5[2], T5[3]};

@@ -15,18 +15,12 @@ extern "C" __global__ void __launch_bounds__(64, 1) fusion_kernel(Tensor<float, 
     if (((((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) * 4) + i4) < i0) {
       T5[0] = T0.data[((((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) * 4) + i4) * T0_stride0];
     }
-    if (((((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) * 4) + i4) < i0) {
-      T2[0] = fabsf(T5[0]);
-    }
-    if (((((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) * 4) + i4) < i0) {
-      T3[0] = sqrtf(T2[0]);
-    }
+    T2[0] = fabsf(T5[0]);
+    T3[0] = sqrtf(T2[0]);
     if (((((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) * 4) + i4) < i1) {
       T6[0] = T1.data[((((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) * 4) + i4) * T1_stride0];
     }
-    if (((((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) * 4) + i4) < i0) {
-      T7[0] = T3[0] * T6[0];
-    }
+    T7[0] = T3[0] * T6[0];
     if (((((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) * 4) + i4) < i0) {
       T4.data[((((((int64_t)blockIdx.x) * 64) + ((int64_t)threadIdx.x)) * 4) + i4) * T4_stride0] = T7[0];
     }

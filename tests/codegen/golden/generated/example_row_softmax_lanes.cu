@@ -26,9 +26,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
   if (((((int64_t)blockIdx.x) * 64) + (((int64_t)threadIdx.x) / 4)) < 100) {
     T2[0] = T2_acc[0];
   }
-  if (((((int64_t)blockIdx.x) * 64) + (((int64_t)threadIdx.x) / 4)) < 100) {
-    T3[0] = T2[0] * 0.5f;
-  }
+  T3[0] = T2[0] * 0.5f;
   // loop of iUR42{8}
   #pragma unroll
   for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -38,41 +36,25 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
     if (((((int64_t)blockIdx.x) * 64) + (((int64_t)threadIdx.x) / 4)) < 100) {
       T1[0] = T0.data[(((((int64_t)blockIdx.x) * 64) + (((int64_t)threadIdx.x) / 4)) * T0_stride0) + ((((((int64_t)threadIdx.x) % 4) * 8) + i2) * T0_stride1)] * 0.5f;
     }
-    if (((((int64_t)blockIdx.x) * 64) + (((int64_t)threadIdx.x) / 4)) < 100) {
-      T4[0] = T3[0];
-    }
-    if (((((int64_t)blockIdx.x) * 64) + (((int64_t)threadIdx.x) / 4)) < 100) {
-      T5[0] = T1[0] - T4[0];
-    }
-    if (((((int64_t)blockIdx.x) * 64) + (((int64_t)threadIdx.x) / 4)) < 100) {
-      T6[i2] = expf(T5[0]);
-    }
+    T4[0] = T3[0];
+    T5[0] = T1[0] - T4[0];
+    T6[i2] = expf(T5[0]);
   }
-  if (((((int64_t)blockIdx.x) * 64) + (((int64_t)threadIdx.x) / 4)) < 100) {
-    T7_acc[0] = 0.0f;
-  }
-  if (((((int64_t)blockIdx.x) * 64) + (((int64_t)threadIdx.x) / 4)) < 100) {
-    // loop of rUR47{8}
-    #pragma unroll
-    for (int64_t i7 = 0; i7 < 8; ++i7) {
-      T7_acc[0] = T7_acc[0] + T6[i7];
-    }
+  T7_acc[0] = 0.0f;
+  // loop of rUR47{8}
+  #pragma unroll
+  for (int64_t i7 = 0; i7 < 8; ++i7) {
+    T7_acc[0] = T7_acc[0] + T6[i7];
   }
   T7_acc[0] = ReduceAdd()(T7_acc[0], warpShflXor(T7_acc[0], 1u));
   T7_acc[0] = ReduceAdd()(T7_acc[0], warpShflXor(T7_acc[0], 2u));
-  if (((((int64_t)blockIdx.x) * 64) + (((int64_t)threadIdx.x) / 4)) < 100) {
-    T7[0] = T7_acc[0];
-  }
-  if (((((int64_t)blockIdx.x) * 64) + (((int64_t)threadIdx.x) / 4)) < 100) {
-    T8[0] = 1.0f / T7[0];
-  }
+  T7[0] = T7_acc[0];
+  T8[0] = 1.0f / T7[0];
   // loop of iUR56{8}
   #pragma unroll
   for (int64_t i10 = 0; i10 < 8; ++i10) {
     float T9[1];
-    if (((((int64_t)blockIdx.x) * 64) + (((int64_t)threadIdx.x) / 4)) < 100) {
-      T9[0] = T8[0];
-    }
+    T9[0] = T8[0];
     if (((((int64_t)blockIdx.x) * 64) + (((int64_t)threadIdx.x) / 4)) < 100) {
       T10.data[(((((int64_t)blockIdx.x) * 64) + (((int64_t)threadIdx.x) / 4)) * T10_stride0) + ((((((int64_t)threadIdx.x) % 4) * 8) + i10) * T10_stride1)] = T6[i10] * T9[0];
     }

@@ -26,9 +26,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<float,
     // loop of iS4{4}
     for (int64_t i5 = 0; i5 < 4; ++i5) {
       float T1[1];
-      if (((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * 4) + i5) < i0) {
-        T1[0] = T3[(i5 + (((int64_t)threadIdx.x) * 4)) + h0] + 1.0f;
-      }
+      T1[0] = T3[(i5 + (((int64_t)threadIdx.x) * 4)) + h0] + 1.0f;
       if (((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * 4) + i5) < i0) {
         T2.data[((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * 4) + i5) * T2_stride0] = T1[0] * T3[(i5 + (((int64_t)threadIdx.x) * 4)) + h0];
       }
@@ -44,9 +42,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<float,
     // loop of iS4{4}
     for (int64_t i5 = 0; i5 < 4; ++i5) {
       float T1[1];
-      if (((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * 4) + i5) < i0) {
-        T1[0] = T3[(i5 + (((int64_t)threadIdx.x) * 4)) + h1] + 1.0f;
-      }
+      T1[0] = T3[(i5 + (((int64_t)threadIdx.x) * 4)) + h1] + 1.0f;
       if (((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * 4) + i5) < i0) {
         T2.data[((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * 4) + i5) * T2_stride0] = T1[0] * T3[(i5 + (((int64_t)threadIdx.x) * 4)) + h1];
       }

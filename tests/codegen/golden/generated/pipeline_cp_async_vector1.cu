@@ -23,9 +23,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<float,
     cpAsyncCommitGroup();
     cpAsyncWaitGroup<2>();
     __syncthreads();  // RAW: stage i2 % 3 of T3 loaded by other threads
-    if (((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) < i0) {
-      T1[0] = T3[((int64_t)threadIdx.x) + ((i2 % 3) * 128)] + 1.0f;
-    }
+    T1[0] = T3[((int64_t)threadIdx.x) + ((i2 % 3) * 128)] + 1.0f;
     if (((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) < i0) {
       T2.data[((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * T2_stride0] = T1[0] * T3[((int64_t)threadIdx.x) + ((i2 % 3) * 128)];
     }
@@ -37,9 +35,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<float,
     float T1[1];
     cpAsyncWaitGroup<0>();
     __syncthreads();  // RAW: stage i2 % 3 of T3 loaded by other threads
-    if (((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) < i0) {
-      T1[0] = T3[((int64_t)threadIdx.x) + ((i2 % 3) * 128)] + 1.0f;
-    }
+    T1[0] = T3[((int64_t)threadIdx.x) + ((i2 % 3) * 128)] + 1.0f;
     if (((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) < i0) {
       T2.data[((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * T2_stride0] = T1[0] * T3[((int64_t)threadIdx.x) + ((i2 % 3) * 128)];
     }

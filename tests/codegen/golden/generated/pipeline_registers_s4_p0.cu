@@ -13,9 +13,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<float,
       if (((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * 4) + i4) < i0) {
         T3[i4 % 4] = T0.data[((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * 4) + i4) * T0_stride0];
       }
-      if (((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * 4) + i4) < i0) {
-        T1[0] = -T3[i4 % 4];
-      }
+      T1[0] = -T3[i4 % 4];
       if (((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * 4) + i4) < i0) {
         T2.data[((((((((int64_t)blockIdx.x) * 8) + i2) * 128) + ((int64_t)threadIdx.x)) * 4) + i4) * T2_stride0] = expf(T1[0]);
       }

@@ -10,18 +10,14 @@ extern "C" __global__ void __launch_bounds__(32, 1) fusion_kernel(Tensor<float, 
 
   float T2_carry[1];
   float T3_carry[1];
-  if (((((int64_t)blockIdx.x) * 32) + ((int64_t)threadIdx.x)) < i0) {
-    T2_carry[0] = __uint_as_float(0xff800000u);
-  }
+  T2_carry[0] = __uint_as_float(0xff800000u);
   // loop of iS5{i1}
   for (int64_t i4 = 0; i4 < i1; ++i4) {
     float T1[1];
     if (((((int64_t)blockIdx.x) * 32) + ((int64_t)threadIdx.x)) < i0) {
       T1[0] = -T0.data[(((((int64_t)blockIdx.x) * 32) + ((int64_t)threadIdx.x)) * T0_stride0) + (i4 * T0_stride1)];
     }
-    if (((((int64_t)blockIdx.x) * 32) + ((int64_t)threadIdx.x)) < i0) {
-      T2_carry[0] = fmaxf(T2_carry[0], T1[0]);
-    }
+    T2_carry[0] = fmaxf(T2_carry[0], T1[0]);
     if (((((int64_t)blockIdx.x) * 32) + ((int64_t)threadIdx.x)) < i0) {
       T2.data[(((((int64_t)blockIdx.x) * 32) + ((int64_t)threadIdx.x)) * T2_stride0) + (i4 * T2_stride1)] = T2_carry[0];
     }
