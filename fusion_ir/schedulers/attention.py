@@ -171,20 +171,17 @@ def suggest_attention_params(fusion: Fusion, sizes: Sizes | None = None) -> Atte
 # running max's update, the rescale) against 64. On the H100 (bench/probes/attention_probe.py, 2026-11-26, 16384
 # tokens, D 64 and 128) 128 keys ran 1.02-1.25 of torch's flash attention without a mask (64 keys: 0.93-1.07) and
 # 1.05-1.30 causal (64 keys: 0.97-1.17; once the key mask was computed per element: with the mask in local arrays 128
-# keys lost at 1024 keys). Query rows not a multiple of 64 take it back: every fragment row is predicated, 209-241
-# registers with 64 keys against 90-122, and 128 keys spill (370-1168 bytes at [2, 3, 1000, 1237, D], nvcc 13).
+# keys lost at 1024 keys). Query rows not a multiple of 64 used to take it back (every fragment row predicated, 128
+# keys spilled); since predicate elimination leaves the rows' predicate to the output store (no spills at
+# [2, 3, 1000, 1237, D]) 128 keys won there too, with the pipeline: 1.16-1.26 of flash at D 64 ([4, 16, 4000, 64],
+# [16, 16, 1000, 64], causal or not) against 1.13-1.15 with 64 keys, 1.28-1.38 at D 128 against 1.06-1.23.
 
 
 def _tensor_core_block_kv(fusion: Fusion, sm: SoftmaxMatmul, sizes: Sizes | None) -> tuple[int, str]:
     """The tensor-core kernel's ``block_kv`` and why (the comment above)."""
     small, big = BLOCKS_KV
-    rows = _query_rows(fusion, sm, sizes)
-    if rows is None or rows % BLOCK_Q:
-        said = f"not known to be a multiple of {BLOCK_Q}" if rows is None else f"{rows}, not a multiple of {BLOCK_Q}"
-        return small, (f"{small} keys per block: the query rows ({said}) are predicated row by row, where {big} keys "
-                       f"spill")
-    return big, (f"{big} keys per block: half the key-block loop's fixed work per key of {small} ({rows} query rows, "
-                 f"a multiple of {BLOCK_Q})")
+    return big, (f"{big} keys per block: half the key-block loop's fixed work per key of {small} (the query rows' "
+                 f"predicate is the output store's alone: any Sq)")
 
 
 # The tensor-core kernel's structure. Two K/V stages, Pipelined: the next key block's loads in flight under this
