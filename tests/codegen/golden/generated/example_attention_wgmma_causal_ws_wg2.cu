@@ -19,16 +19,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   // loop of iUR713{2}
   #pragma unroll
   for (int64_t i28 = 0; i28 < 2; ++i28) {
-    if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i28 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < 100) {
-      T44_carry[i28] = __uint_as_float(0xff800000u);
-    }
+    T44_carry[i28] = __uint_as_float(0xff800000u);
   }
   // loop of iUR725{2}
   #pragma unroll
   for (int64_t i37 = 0; i37 < 2; ++i37) {
-    if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i37 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < 100) {
-      T54[i37] = 0.0f;
-    }
+    T54[i37] = 0.0f;
   }
   // loop of iUR776{8}
   #pragma unroll
@@ -94,8 +90,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
     // rS244{6}: the first min(min(6, ceilDiv((blockIdx.x * 128) + 128, 64)), min(5, ((blockIdx.x * 128) + 1) / 64)) iterations with T33, T42 known true
     const int64_t h2 = ((((int64_t)threadIdx.y) * 64) % 128) * 64;
-    const int64_t h4 = ((((int64_t)threadIdx.x) / 4) / 8) * 16;
-    const int64_t h5 = (((int64_t)threadIdx.x) / 4) % 8;
     // ComputeWarp loop of rS244{6}
     #pragma unroll 1
     for (int64_t i2 = 0; i2 < min64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 128) + 128, 64)), min64(5, ((((int64_t)blockIdx.x) * 128) + 1) / 64)); ++i2) {
@@ -143,24 +137,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           for (int64_t i7 = 0; i7 < 2; ++i7) {
             float T32[1];
             float T33[1];
-            if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i6 * 8) + h5)))) < 100) {
-              T32[0] = T31[((i5 * 4) + (i6 * 2)) + i7] * 0.125f;
-            }
-            if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i6 * 8) + h5)))) < 100) {
-              T33[0] = T32[0];
-            }
-            if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i6 * 8) + h5)))) < 100) {
-              T42[(i7 + (i6 * 2)) + (i5 * 4)] = T33[0];
-            }
+            T32[0] = T31[((i5 * 4) + (i6 * 2)) + i7] * 0.125f;
+            T33[0] = T32[0];
+            T42[(i7 + (i6 * 2)) + (i5 * 4)] = T33[0];
           }
         }
       }
       // loop of iUR343{2}
       #pragma unroll
       for (int64_t i25 = 0; i25 < 2; ++i25) {
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i25 * 8) + h5)))) < 100) {
-          T43_acc[i25] = __uint_as_float(0xff800000u);
-        }
+        T43_acc[i25] = __uint_as_float(0xff800000u);
       }
       // loop of rUR345{8}
       #pragma unroll
@@ -168,12 +154,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         // loop of iUR343{2}
         #pragma unroll
         for (int64_t i25 = 0; i25 < 2; ++i25) {
-          if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i25 * 8) + h5)))) < 100) {
-            // loop of rUR348{2}
-            #pragma unroll
-            for (int64_t i26 = 0; i26 < 2; ++i26) {
-              T43_acc[i25] = fmaxf(T43_acc[i25], T42[(i26 + (i25 * 2)) + (i24 * 4)]);
-            }
+          // loop of rUR348{2}
+          #pragma unroll
+          for (int64_t i26 = 0; i26 < 2; ++i26) {
+            T43_acc[i25] = fmaxf(T43_acc[i25], T42[(i26 + (i25 * 2)) + (i24 * 4)]);
           }
         }
       }
@@ -182,9 +166,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       for (int64_t i25 = 0; i25 < 2; ++i25) {
         T43_acc[i25] = ReduceMax()(T43_acc[i25], warpShflXor(T43_acc[i25], 1u));
         T43_acc[i25] = ReduceMax()(T43_acc[i25], warpShflXor(T43_acc[i25], 2u));
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i25 * 8) + h5)))) < 100) {
-          T43[i25] = T43_acc[i25];
-        }
+        T43[i25] = T43_acc[i25];
       }
       // loop of iUR713{2}
       #pragma unroll
@@ -193,27 +175,13 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         float T45[1];
         bool T46[1];
         float T48[1];
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i28 * 8) + h5)))) < 100) {
-          T44[0] = T44_carry[i28];
-        }
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i28 * 8) + h5)))) < 100) {
-          T44_carry[i28] = fmaxf(T44_carry[i28], T43[i28]);
-        }
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i28 * 8) + h5)))) < 100) {
-          T45[0] = fmaxf(T44[0], T43[i28]);
-        }
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i28 * 8) + h5)))) < 100) {
-          T46[0] = T45[0] == __uint_as_float(0xff800000u);
-        }
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i28 * 8) + h5)))) < 100) {
-          T47[i28] = T46[0] ? 0.0f : T45[0];
-        }
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i28 * 8) + h5)))) < 100) {
-          T48[0] = T44[0] - T47[i28];
-        }
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i28 * 8) + h5)))) < 100) {
-          T49[i28] = exp2f(1.4426950408889634f * T48[0]);
-        }
+        T44[0] = T44_carry[i28];
+        T44_carry[i28] = fmaxf(T44_carry[i28], T43[i28]);
+        T45[0] = fmaxf(T44[0], T43[i28]);
+        T46[0] = T45[0] == __uint_as_float(0xff800000u);
+        T47[i28] = T46[0] ? 0.0f : T45[0];
+        T48[0] = T44[0] - T47[i28];
+        T49[i28] = exp2f(1.4426950408889634f * T48[0]);
       }
       // loop of iUR375{8}
       #pragma unroll
@@ -226,24 +194,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           for (int64_t i32 = 0; i32 < 2; ++i32) {
             float T50[1];
             float T51[1];
-            if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i31 * 8) + h5)))) < 100) {
-              T50[0] = T47[i31];
-            }
-            if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i31 * 8) + h5)))) < 100) {
-              T51[0] = T42[(i32 + (i31 * 2)) + (i30 * 4)] - T50[0];
-            }
-            if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i31 * 8) + h5)))) < 100) {
-              T52[(i32 + (i31 * 2)) + (i30 * 4)] = exp2f(1.4426950408889634f * T51[0]);
-            }
+            T50[0] = T47[i31];
+            T51[0] = T42[(i32 + (i31 * 2)) + (i30 * 4)] - T50[0];
+            T52[(i32 + (i31 * 2)) + (i30 * 4)] = exp2f(1.4426950408889634f * T51[0]);
           }
         }
       }
       // loop of iUR403{2}
       #pragma unroll
       for (int64_t i34 = 0; i34 < 2; ++i34) {
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i34 * 8) + h5)))) < 100) {
-          T53_acc[i34] = 0.0f;
-        }
+        T53_acc[i34] = 0.0f;
       }
       // loop of rUR405{8}
       #pragma unroll
@@ -251,12 +211,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         // loop of iUR403{2}
         #pragma unroll
         for (int64_t i34 = 0; i34 < 2; ++i34) {
-          if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i34 * 8) + h5)))) < 100) {
-            // loop of rUR408{2}
-            #pragma unroll
-            for (int64_t i35 = 0; i35 < 2; ++i35) {
-              T53_acc[i34] = T53_acc[i34] + T52[(i35 + (i34 * 2)) + (i33 * 4)];
-            }
+          // loop of rUR408{2}
+          #pragma unroll
+          for (int64_t i35 = 0; i35 < 2; ++i35) {
+            T53_acc[i34] = T53_acc[i34] + T52[(i35 + (i34 * 2)) + (i33 * 4)];
           }
         }
       }
@@ -265,9 +223,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       for (int64_t i34 = 0; i34 < 2; ++i34) {
         T53_acc[i34] = ReduceAdd()(T53_acc[i34], warpShflXor(T53_acc[i34], 1u));
         T53_acc[i34] = ReduceAdd()(T53_acc[i34], warpShflXor(T53_acc[i34], 2u));
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i34 * 8) + h5)))) < 100) {
-          T53[i34] = T53_acc[i34];
-        }
+        T53[i34] = T53_acc[i34];
       }
       // loop of iUR390{8}
       #pragma unroll
@@ -275,36 +231,30 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         // loop of iUR388{2}
         #pragma unroll
         for (int64_t i39 = 0; i39 < 2; ++i39) {
-          if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i39 * 8) + h5)))) < 100) {
-            // loop of iUR393{2}
-            #pragma unroll
-            for (int64_t i40 = 0; i40 < 2; ++i40) {
-              T55[(i40 + (i39 * 2)) + (i38 * 4)] = __float2bfloat16(T52[(i40 + (i39 * 2)) + (i38 * 4)]);
-            }
+          // loop of iUR393{2}
+          #pragma unroll
+          for (int64_t i40 = 0; i40 < 2; ++i40) {
+            T55[(i40 + (i39 * 2)) + (i38 * 4)] = __float2bfloat16(T52[(i40 + (i39 * 2)) + (i38 * 4)]);
           }
         }
       }
       // loop of iUR725{2}
       #pragma unroll
       for (int64_t i37 = 0; i37 < 2; ++i37) {
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i37 * 8) + h5)))) < 100) {
-          T54[i37] = (T54[i37] * T49[i37]) + T53[i37];
-        }
+        T54[i37] = (T54[i37] * T49[i37]) + T53[i37];
       }
       // loop of iUR849{2}
       #pragma unroll
       for (int64_t i43 = 0; i43 < 2; ++i43) {
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i43 * 8) + h5)))) < 100) {
-          T60[i43] = T49[i43];
-        }
+        T60[i43] = T49[i43];
       }
-      // loop of iUR776{8}
-      #pragma unroll
-      for (int64_t i58 = 0; i58 < 8; ++i58) {
-        // loop of iUR774{2}
+      if (i2 > 0) {
+        // loop of iUR776{8}
         #pragma unroll
-        for (int64_t i59 = 0; i59 < 2; ++i59) {
-          if ((((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i59 * 8) + h5)))) < 100) && (i2 > 0)) {
+        for (int64_t i58 = 0; i58 < 8; ++i58) {
+          // loop of iUR774{2}
+          #pragma unroll
+          for (int64_t i59 = 0; i59 < 2; ++i59) {
             // loop of iUR779{2}
             #pragma unroll
             for (int64_t i60 = 0; i60 < 2; ++i60) {
@@ -337,10 +287,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       wgmma::fenceOperands(T61);
       mbarrier::arrive(toSmem(&T65_mbar[(i2 % 2) + 2]));
     }
-    const int64_t h6 = ((((int64_t)threadIdx.y) * 64) % 128) * 64;
-    const int64_t h8 = (((int64_t)threadIdx.x) % 4) * 2;
-    const int64_t h9 = ((((int64_t)threadIdx.x) / 4) / 8) * 16;
-    const int64_t h10 = (((int64_t)threadIdx.x) / 4) % 8;
+    const int64_t h4 = ((((int64_t)threadIdx.y) * 64) % 128) * 64;
+    const int64_t h6 = (((int64_t)threadIdx.x) % 4) * 2;
+    const int64_t h7 = ((((int64_t)threadIdx.x) / 4) / 8) * 16;
+    const int64_t h8 = (((int64_t)threadIdx.x) / 4) % 8;
     // ComputeWarp loop of rS244{6}
     #pragma unroll 1
     for (int64_t i2 = min64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 128) + 128, 64)), min64(5, ((((int64_t)blockIdx.x) * 128) + 1) / 64)); i2 < min64(6, ceilDiv((((int64_t)blockIdx.x) * 128) + 128, 64)); ++i2) {
@@ -367,7 +317,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       for (int64_t r31 = 0; r31 < 32; ++r31) {
         T31[r31] = 0.0f;
       }
-      const int64_t h7 = (i2 % 2) * 4096;
+      const int64_t h5 = (i2 % 2) * 4096;
       // loop of rS276{1}
       for (int64_t i18 = 0; i18 < 1; ++i18) {
         wgmma::fenceOperands(T31);
@@ -376,8 +326,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         #pragma unroll
         for (int64_t i19 = 0; i19 < 4; ++i19) {
           wgmma::mmaM64N64K16F32Bf16<0, 0>(&T31[0],
-              wgmma::smemDescriptor(toSmem(&T64[(((i19 * 16) % 64) + h6) + (i18 * 8192)]), 16, 1024, 1),
-              wgmma::smemDescriptor(toSmem(&T65[(((i19 * 16) % 64) + (i18 * 4096)) + h7]), 16, 1024, 1));
+              wgmma::smemDescriptor(toSmem(&T64[(((i19 * 16) % 64) + h4) + (i18 * 8192)]), 16, 1024, 1),
+              wgmma::smemDescriptor(toSmem(&T65[(((i19 * 16) % 64) + (i18 * 4096)) + h5]), 16, 1024, 1));
         }
         wgmma::commit();
         wgmma::wait<0>();
@@ -407,51 +357,35 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
             bool T41[1];
             float T32[1];
             float T33[1];
-            T37[0] = (i5 * 8) + (h8 + i7);
+            T37[0] = (i5 * 8) + (h6 + i7);
             T38[0] = T37[0];
             T39[0] = T36[0] + T38[0];
             T40[0] = T39[0] < 333LL;
             T41[0] = T40[0];
-            if (((i2 * 64) + ((i5 * 8) + (h8 + i7))) < 333) {
-              T8[0] = static_cast<int>((i2 * 64) + ((i5 * 8) + (h8 + i7)));
+            if (((i2 * 64) + ((i5 * 8) + (h6 + i7))) < 333) {
+              T8[0] = static_cast<int>((i2 * 64) + ((i5 * 8) + (h6 + i7)));
             }
-            if (((i2 * 64) + ((i5 * 8) + (h8 + i7))) < 333) {
+            if (((i2 * 64) + ((i5 * 8) + (h6 + i7))) < 333) {
               T22[0] = T8[0];
             } else {
               T22[0] = 0;
             }
             T23[0] = T22[0];
             T24[0] = T23[0];
-            if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i6 * 8) + h10)))) < 100) {
-              T6[0] = static_cast<int>((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i6 * 8) + h10))));
-            }
-            if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i6 * 8) + h10)))) < 100) {
-              T7[0] = T6[0];
-            }
-            if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i6 * 8) + h10)))) < 100) {
-              T25[0] = T7[0];
-            }
-            if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i6 * 8) + h10)))) < 100) {
-              T26[0] = T24[0] <= T25[0];
-            }
-            if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i6 * 8) + h10)))) < 100) {
-              T32[0] = T31[((i5 * 4) + (i6 * 2)) + i7] * 0.125f;
-            }
-            if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i6 * 8) + h10)))) < 100) {
-              T33[0] = T26[0] ? T32[0] : __uint_as_float(0xff800000u);
-            }
-            if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i6 * 8) + h10)))) < 100) {
-              T42[(i7 + (i6 * 2)) + (i5 * 4)] = T41[0] ? T33[0] : __uint_as_float(0xff800000u);
-            }
+            T6[0] = static_cast<int>((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h7 + ((i6 * 8) + h8))));
+            T7[0] = T6[0];
+            T25[0] = T7[0];
+            T26[0] = T24[0] <= T25[0];
+            T32[0] = T31[((i5 * 4) + (i6 * 2)) + i7] * 0.125f;
+            T33[0] = T26[0] ? T32[0] : __uint_as_float(0xff800000u);
+            T42[(i7 + (i6 * 2)) + (i5 * 4)] = T41[0] ? T33[0] : __uint_as_float(0xff800000u);
           }
         }
       }
       // loop of iUR343{2}
       #pragma unroll
       for (int64_t i25 = 0; i25 < 2; ++i25) {
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i25 * 8) + h10)))) < 100) {
-          T43_acc[i25] = __uint_as_float(0xff800000u);
-        }
+        T43_acc[i25] = __uint_as_float(0xff800000u);
       }
       // loop of rUR345{8}
       #pragma unroll
@@ -459,12 +393,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         // loop of iUR343{2}
         #pragma unroll
         for (int64_t i25 = 0; i25 < 2; ++i25) {
-          if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i25 * 8) + h10)))) < 100) {
-            // loop of rUR348{2}
-            #pragma unroll
-            for (int64_t i26 = 0; i26 < 2; ++i26) {
-              T43_acc[i25] = fmaxf(T43_acc[i25], T42[(i26 + (i25 * 2)) + (i24 * 4)]);
-            }
+          // loop of rUR348{2}
+          #pragma unroll
+          for (int64_t i26 = 0; i26 < 2; ++i26) {
+            T43_acc[i25] = fmaxf(T43_acc[i25], T42[(i26 + (i25 * 2)) + (i24 * 4)]);
           }
         }
       }
@@ -473,9 +405,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       for (int64_t i25 = 0; i25 < 2; ++i25) {
         T43_acc[i25] = ReduceMax()(T43_acc[i25], warpShflXor(T43_acc[i25], 1u));
         T43_acc[i25] = ReduceMax()(T43_acc[i25], warpShflXor(T43_acc[i25], 2u));
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i25 * 8) + h10)))) < 100) {
-          T43[i25] = T43_acc[i25];
-        }
+        T43[i25] = T43_acc[i25];
       }
       // loop of iUR713{2}
       #pragma unroll
@@ -484,27 +414,13 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         float T45[1];
         bool T46[1];
         float T48[1];
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i28 * 8) + h10)))) < 100) {
-          T44[0] = T44_carry[i28];
-        }
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i28 * 8) + h10)))) < 100) {
-          T44_carry[i28] = fmaxf(T44_carry[i28], T43[i28]);
-        }
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i28 * 8) + h10)))) < 100) {
-          T45[0] = fmaxf(T44[0], T43[i28]);
-        }
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i28 * 8) + h10)))) < 100) {
-          T46[0] = T45[0] == __uint_as_float(0xff800000u);
-        }
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i28 * 8) + h10)))) < 100) {
-          T47[i28] = T46[0] ? 0.0f : T45[0];
-        }
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i28 * 8) + h10)))) < 100) {
-          T48[0] = T44[0] - T47[i28];
-        }
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i28 * 8) + h10)))) < 100) {
-          T49[i28] = exp2f(1.4426950408889634f * T48[0]);
-        }
+        T44[0] = T44_carry[i28];
+        T44_carry[i28] = fmaxf(T44_carry[i28], T43[i28]);
+        T45[0] = fmaxf(T44[0], T43[i28]);
+        T46[0] = T45[0] == __uint_as_float(0xff800000u);
+        T47[i28] = T46[0] ? 0.0f : T45[0];
+        T48[0] = T44[0] - T47[i28];
+        T49[i28] = exp2f(1.4426950408889634f * T48[0]);
       }
       // loop of iUR375{8}
       #pragma unroll
@@ -517,24 +433,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           for (int64_t i32 = 0; i32 < 2; ++i32) {
             float T50[1];
             float T51[1];
-            if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i31 * 8) + h10)))) < 100) {
-              T50[0] = T47[i31];
-            }
-            if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i31 * 8) + h10)))) < 100) {
-              T51[0] = T42[(i32 + (i31 * 2)) + (i30 * 4)] - T50[0];
-            }
-            if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i31 * 8) + h10)))) < 100) {
-              T52[(i32 + (i31 * 2)) + (i30 * 4)] = exp2f(1.4426950408889634f * T51[0]);
-            }
+            T50[0] = T47[i31];
+            T51[0] = T42[(i32 + (i31 * 2)) + (i30 * 4)] - T50[0];
+            T52[(i32 + (i31 * 2)) + (i30 * 4)] = exp2f(1.4426950408889634f * T51[0]);
           }
         }
       }
       // loop of iUR403{2}
       #pragma unroll
       for (int64_t i34 = 0; i34 < 2; ++i34) {
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i34 * 8) + h10)))) < 100) {
-          T53_acc[i34] = 0.0f;
-        }
+        T53_acc[i34] = 0.0f;
       }
       // loop of rUR405{8}
       #pragma unroll
@@ -542,12 +450,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         // loop of iUR403{2}
         #pragma unroll
         for (int64_t i34 = 0; i34 < 2; ++i34) {
-          if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i34 * 8) + h10)))) < 100) {
-            // loop of rUR408{2}
-            #pragma unroll
-            for (int64_t i35 = 0; i35 < 2; ++i35) {
-              T53_acc[i34] = T53_acc[i34] + T52[(i35 + (i34 * 2)) + (i33 * 4)];
-            }
+          // loop of rUR408{2}
+          #pragma unroll
+          for (int64_t i35 = 0; i35 < 2; ++i35) {
+            T53_acc[i34] = T53_acc[i34] + T52[(i35 + (i34 * 2)) + (i33 * 4)];
           }
         }
       }
@@ -556,9 +462,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       for (int64_t i34 = 0; i34 < 2; ++i34) {
         T53_acc[i34] = ReduceAdd()(T53_acc[i34], warpShflXor(T53_acc[i34], 1u));
         T53_acc[i34] = ReduceAdd()(T53_acc[i34], warpShflXor(T53_acc[i34], 2u));
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i34 * 8) + h10)))) < 100) {
-          T53[i34] = T53_acc[i34];
-        }
+        T53[i34] = T53_acc[i34];
       }
       // loop of iUR390{8}
       #pragma unroll
@@ -566,36 +470,30 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         // loop of iUR388{2}
         #pragma unroll
         for (int64_t i39 = 0; i39 < 2; ++i39) {
-          if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i39 * 8) + h10)))) < 100) {
-            // loop of iUR393{2}
-            #pragma unroll
-            for (int64_t i40 = 0; i40 < 2; ++i40) {
-              T55[(i40 + (i39 * 2)) + (i38 * 4)] = __float2bfloat16(T52[(i40 + (i39 * 2)) + (i38 * 4)]);
-            }
+          // loop of iUR393{2}
+          #pragma unroll
+          for (int64_t i40 = 0; i40 < 2; ++i40) {
+            T55[(i40 + (i39 * 2)) + (i38 * 4)] = __float2bfloat16(T52[(i40 + (i39 * 2)) + (i38 * 4)]);
           }
         }
       }
       // loop of iUR725{2}
       #pragma unroll
       for (int64_t i37 = 0; i37 < 2; ++i37) {
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i37 * 8) + h10)))) < 100) {
-          T54[i37] = (T54[i37] * T49[i37]) + T53[i37];
-        }
+        T54[i37] = (T54[i37] * T49[i37]) + T53[i37];
       }
       // loop of iUR849{2}
       #pragma unroll
       for (int64_t i43 = 0; i43 < 2; ++i43) {
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i43 * 8) + h10)))) < 100) {
-          T60[i43] = T49[i43];
-        }
+        T60[i43] = T49[i43];
       }
-      // loop of iUR776{8}
-      #pragma unroll
-      for (int64_t i58 = 0; i58 < 8; ++i58) {
-        // loop of iUR774{2}
+      if (i2 > 0) {
+        // loop of iUR776{8}
         #pragma unroll
-        for (int64_t i59 = 0; i59 < 2; ++i59) {
-          if ((((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i59 * 8) + h10)))) < 100) && (i2 > 0)) {
+        for (int64_t i58 = 0; i58 < 8; ++i58) {
+          // loop of iUR774{2}
+          #pragma unroll
+          for (int64_t i59 = 0; i59 < 2; ++i59) {
             // loop of iUR779{2}
             #pragma unroll
             for (int64_t i60 = 0; i60 < 2; ++i60) {
@@ -648,12 +546,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       #pragma unroll
       for (int64_t i49 = 0; i49 < 2; ++i49) {
         float T62[1];
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i48 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < 100) {
-          T62[0] = T54[i48];
-        }
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i48 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < 100) {
-          T63[i49] = T61[(i49 + (i48 * 2)) + (i47 * 4)] / T62[0];
-        }
+        T62[0] = T54[i48];
+        T63[i49] = T61[(i49 + (i48 * 2)) + (i47 * 4)] / T62[0];
       }
       if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i48 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < 100) {
         *reinterpret_cast<uint32_t*>(&T21.data[((((((int64_t)blockIdx.y) / 2) * T21_stride0) + ((((int64_t)blockIdx.y) % 2) * T21_stride1)) + (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i48 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) * T21_stride2)) + (((i47 * 8) + ((((int64_t)threadIdx.x) % 4) * 2)) * T21_stride3)]) = (static_cast<uint32_t>((__float2bfloat16(T63[0])).raw) | (static_cast<uint32_t>((__float2bfloat16(T63[1])).raw) << 16));

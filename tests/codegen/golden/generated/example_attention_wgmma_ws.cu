@@ -19,16 +19,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   // loop of iUR518{2}
   #pragma unroll
   for (int64_t i28 = 0; i28 < 2; ++i28) {
-    if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i28 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < 200) {
-      T32_carry[i28] = __uint_as_float(0xff800000u);
-    }
+    T32_carry[i28] = __uint_as_float(0xff800000u);
   }
   // loop of iUR530{2}
   #pragma unroll
   for (int64_t i37 = 0; i37 < 2; ++i37) {
-    if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i37 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < 200) {
-      T42[i37] = 0.0f;
-    }
+    T42[i37] = 0.0f;
   }
   // loop of iUR581{8}
   #pragma unroll
@@ -94,8 +90,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
     // rS202{4}: the first 3 iterations with T30 known true
     const int64_t h2 = ((((int64_t)threadIdx.y) * 64) % 128) * 64;
-    const int64_t h4 = ((((int64_t)threadIdx.x) / 4) / 8) * 16;
-    const int64_t h5 = (((int64_t)threadIdx.x) / 4) % 8;
     // ComputeWarp loop of rS202{4}
     #pragma unroll 1
     for (int64_t i2 = 0; i2 < 3; ++i2) {
@@ -142,21 +136,15 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           #pragma unroll
           for (int64_t i10 = 0; i10 < 2; ++i10) {
             float T21[1];
-            if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i9 * 8) + h5)))) < 200) {
-              T21[0] = T20[((i8 * 4) + (i9 * 2)) + i10] * 0.125f;
-            }
-            if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i9 * 8) + h5)))) < 200) {
-              T30[(i10 + (i9 * 2)) + (i8 * 4)] = T21[0];
-            }
+            T21[0] = T20[((i8 * 4) + (i9 * 2)) + i10] * 0.125f;
+            T30[(i10 + (i9 * 2)) + (i8 * 4)] = T21[0];
           }
         }
       }
       // loop of iUR286{2}
       #pragma unroll
       for (int64_t i25 = 0; i25 < 2; ++i25) {
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i25 * 8) + h5)))) < 200) {
-          T31_acc[i25] = __uint_as_float(0xff800000u);
-        }
+        T31_acc[i25] = __uint_as_float(0xff800000u);
       }
       // loop of rUR288{8}
       #pragma unroll
@@ -164,12 +152,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         // loop of iUR286{2}
         #pragma unroll
         for (int64_t i25 = 0; i25 < 2; ++i25) {
-          if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i25 * 8) + h5)))) < 200) {
-            // loop of rUR291{2}
-            #pragma unroll
-            for (int64_t i26 = 0; i26 < 2; ++i26) {
-              T31_acc[i25] = fmaxf(T31_acc[i25], T30[(i26 + (i25 * 2)) + (i24 * 4)]);
-            }
+          // loop of rUR291{2}
+          #pragma unroll
+          for (int64_t i26 = 0; i26 < 2; ++i26) {
+            T31_acc[i25] = fmaxf(T31_acc[i25], T30[(i26 + (i25 * 2)) + (i24 * 4)]);
           }
         }
       }
@@ -178,9 +164,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       for (int64_t i25 = 0; i25 < 2; ++i25) {
         T31_acc[i25] = ReduceMax()(T31_acc[i25], warpShflXor(T31_acc[i25], 1u));
         T31_acc[i25] = ReduceMax()(T31_acc[i25], warpShflXor(T31_acc[i25], 2u));
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i25 * 8) + h5)))) < 200) {
-          T31[i25] = T31_acc[i25];
-        }
+        T31[i25] = T31_acc[i25];
       }
       // loop of iUR518{2}
       #pragma unroll
@@ -189,27 +173,13 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         float T33[1];
         bool T34[1];
         float T36[1];
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i28 * 8) + h5)))) < 200) {
-          T32[0] = T32_carry[i28];
-        }
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i28 * 8) + h5)))) < 200) {
-          T32_carry[i28] = fmaxf(T32_carry[i28], T31[i28]);
-        }
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i28 * 8) + h5)))) < 200) {
-          T33[0] = fmaxf(T32[0], T31[i28]);
-        }
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i28 * 8) + h5)))) < 200) {
-          T34[0] = T33[0] == __uint_as_float(0xff800000u);
-        }
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i28 * 8) + h5)))) < 200) {
-          T35[i28] = T34[0] ? 0.0f : T33[0];
-        }
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i28 * 8) + h5)))) < 200) {
-          T36[0] = T32[0] - T35[i28];
-        }
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i28 * 8) + h5)))) < 200) {
-          T37[i28] = exp2f(1.4426950408889634f * T36[0]);
-        }
+        T32[0] = T32_carry[i28];
+        T32_carry[i28] = fmaxf(T32_carry[i28], T31[i28]);
+        T33[0] = fmaxf(T32[0], T31[i28]);
+        T34[0] = T33[0] == __uint_as_float(0xff800000u);
+        T35[i28] = T34[0] ? 0.0f : T33[0];
+        T36[0] = T32[0] - T35[i28];
+        T37[i28] = exp2f(1.4426950408889634f * T36[0]);
       }
       // loop of iUR318{8}
       #pragma unroll
@@ -222,24 +192,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           for (int64_t i32 = 0; i32 < 2; ++i32) {
             float T38[1];
             float T39[1];
-            if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i31 * 8) + h5)))) < 200) {
-              T38[0] = T35[i31];
-            }
-            if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i31 * 8) + h5)))) < 200) {
-              T39[0] = T30[(i32 + (i31 * 2)) + (i30 * 4)] - T38[0];
-            }
-            if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i31 * 8) + h5)))) < 200) {
-              T40[(i32 + (i31 * 2)) + (i30 * 4)] = exp2f(1.4426950408889634f * T39[0]);
-            }
+            T38[0] = T35[i31];
+            T39[0] = T30[(i32 + (i31 * 2)) + (i30 * 4)] - T38[0];
+            T40[(i32 + (i31 * 2)) + (i30 * 4)] = exp2f(1.4426950408889634f * T39[0]);
           }
         }
       }
       // loop of iUR346{2}
       #pragma unroll
       for (int64_t i34 = 0; i34 < 2; ++i34) {
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i34 * 8) + h5)))) < 200) {
-          T41_acc[i34] = 0.0f;
-        }
+        T41_acc[i34] = 0.0f;
       }
       // loop of rUR348{8}
       #pragma unroll
@@ -247,12 +209,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         // loop of iUR346{2}
         #pragma unroll
         for (int64_t i34 = 0; i34 < 2; ++i34) {
-          if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i34 * 8) + h5)))) < 200) {
-            // loop of rUR351{2}
-            #pragma unroll
-            for (int64_t i35 = 0; i35 < 2; ++i35) {
-              T41_acc[i34] = T41_acc[i34] + T40[(i35 + (i34 * 2)) + (i33 * 4)];
-            }
+          // loop of rUR351{2}
+          #pragma unroll
+          for (int64_t i35 = 0; i35 < 2; ++i35) {
+            T41_acc[i34] = T41_acc[i34] + T40[(i35 + (i34 * 2)) + (i33 * 4)];
           }
         }
       }
@@ -261,9 +221,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       for (int64_t i34 = 0; i34 < 2; ++i34) {
         T41_acc[i34] = ReduceAdd()(T41_acc[i34], warpShflXor(T41_acc[i34], 1u));
         T41_acc[i34] = ReduceAdd()(T41_acc[i34], warpShflXor(T41_acc[i34], 2u));
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i34 * 8) + h5)))) < 200) {
-          T41[i34] = T41_acc[i34];
-        }
+        T41[i34] = T41_acc[i34];
       }
       // loop of iUR333{8}
       #pragma unroll
@@ -271,36 +229,30 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         // loop of iUR331{2}
         #pragma unroll
         for (int64_t i39 = 0; i39 < 2; ++i39) {
-          if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i39 * 8) + h5)))) < 200) {
-            // loop of iUR336{2}
-            #pragma unroll
-            for (int64_t i40 = 0; i40 < 2; ++i40) {
-              T43[(i40 + (i39 * 2)) + (i38 * 4)] = __float2bfloat16(T40[(i40 + (i39 * 2)) + (i38 * 4)]);
-            }
+          // loop of iUR336{2}
+          #pragma unroll
+          for (int64_t i40 = 0; i40 < 2; ++i40) {
+            T43[(i40 + (i39 * 2)) + (i38 * 4)] = __float2bfloat16(T40[(i40 + (i39 * 2)) + (i38 * 4)]);
           }
         }
       }
       // loop of iUR530{2}
       #pragma unroll
       for (int64_t i37 = 0; i37 < 2; ++i37) {
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i37 * 8) + h5)))) < 200) {
-          T42[i37] = (T42[i37] * T37[i37]) + T41[i37];
-        }
+        T42[i37] = (T42[i37] * T37[i37]) + T41[i37];
       }
       // loop of iUR654{2}
       #pragma unroll
       for (int64_t i43 = 0; i43 < 2; ++i43) {
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i43 * 8) + h5)))) < 200) {
-          T48[i43] = T37[i43];
-        }
+        T48[i43] = T37[i43];
       }
-      // loop of iUR581{8}
-      #pragma unroll
-      for (int64_t i58 = 0; i58 < 8; ++i58) {
-        // loop of iUR579{2}
+      if (i2 > 0) {
+        // loop of iUR581{8}
         #pragma unroll
-        for (int64_t i59 = 0; i59 < 2; ++i59) {
-          if ((((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h4 + ((i59 * 8) + h5)))) < 200) && (i2 > 0)) {
+        for (int64_t i58 = 0; i58 < 8; ++i58) {
+          // loop of iUR579{2}
+          #pragma unroll
+          for (int64_t i59 = 0; i59 < 2; ++i59) {
             // loop of iUR584{2}
             #pragma unroll
             for (int64_t i60 = 0; i60 < 2; ++i60) {
@@ -333,10 +285,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       wgmma::fenceOperands(T49);
       mbarrier::arrive(toSmem(&T53_mbar[(i2 % 2) + 2]));
     }
-    const int64_t h6 = ((((int64_t)threadIdx.y) * 64) % 128) * 64;
-    const int64_t h8 = (((int64_t)threadIdx.x) % 4) * 2;
-    const int64_t h9 = ((((int64_t)threadIdx.x) / 4) / 8) * 16;
-    const int64_t h10 = (((int64_t)threadIdx.x) / 4) % 8;
+    const int64_t h4 = ((((int64_t)threadIdx.y) * 64) % 128) * 64;
+    const int64_t h6 = (((int64_t)threadIdx.x) % 4) * 2;
     // ComputeWarp loop of rS202{4}
     #pragma unroll 1
     for (int64_t i2 = 3; i2 < 4; ++i2) {
@@ -363,7 +313,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       for (int64_t r20 = 0; r20 < 32; ++r20) {
         T20[r20] = 0.0f;
       }
-      const int64_t h7 = (i2 % 2) * 4096;
+      const int64_t h5 = (i2 % 2) * 4096;
       // loop of rS234{1}
       for (int64_t i18 = 0; i18 < 1; ++i18) {
         wgmma::fenceOperands(T20);
@@ -372,8 +322,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         #pragma unroll
         for (int64_t i19 = 0; i19 < 4; ++i19) {
           wgmma::mmaM64N64K16F32Bf16<0, 0>(&T20[0],
-              wgmma::smemDescriptor(toSmem(&T52[(((i19 * 16) % 64) + h6) + (i18 * 8192)]), 16, 1024, 1),
-              wgmma::smemDescriptor(toSmem(&T53[(((i19 * 16) % 64) + (i18 * 4096)) + h7]), 16, 1024, 1));
+              wgmma::smemDescriptor(toSmem(&T52[(((i19 * 16) % 64) + h4) + (i18 * 8192)]), 16, 1024, 1),
+              wgmma::smemDescriptor(toSmem(&T53[(((i19 * 16) % 64) + (i18 * 4096)) + h5]), 16, 1024, 1));
         }
         wgmma::commit();
         wgmma::wait<0>();
@@ -394,26 +344,20 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
             bool T28[1];
             bool T29[1];
             float T21[1];
-            T25[0] = (i8 * 8) + (h8 + i10);
+            T25[0] = (i8 * 8) + (h6 + i10);
             T26[0] = T25[0];
             T27[0] = T24[0] + T26[0];
             T28[0] = T27[0] < 200LL;
             T29[0] = T28[0];
-            if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i9 * 8) + h10)))) < 200) {
-              T21[0] = T20[((i8 * 4) + (i9 * 2)) + i10] * 0.125f;
-            }
-            if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i9 * 8) + h10)))) < 200) {
-              T30[(i10 + (i9 * 2)) + (i8 * 4)] = T29[0] ? T21[0] : __uint_as_float(0xff800000u);
-            }
+            T21[0] = T20[((i8 * 4) + (i9 * 2)) + i10] * 0.125f;
+            T30[(i10 + (i9 * 2)) + (i8 * 4)] = T29[0] ? T21[0] : __uint_as_float(0xff800000u);
           }
         }
       }
       // loop of iUR286{2}
       #pragma unroll
       for (int64_t i25 = 0; i25 < 2; ++i25) {
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i25 * 8) + h10)))) < 200) {
-          T31_acc[i25] = __uint_as_float(0xff800000u);
-        }
+        T31_acc[i25] = __uint_as_float(0xff800000u);
       }
       // loop of rUR288{8}
       #pragma unroll
@@ -421,12 +365,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         // loop of iUR286{2}
         #pragma unroll
         for (int64_t i25 = 0; i25 < 2; ++i25) {
-          if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i25 * 8) + h10)))) < 200) {
-            // loop of rUR291{2}
-            #pragma unroll
-            for (int64_t i26 = 0; i26 < 2; ++i26) {
-              T31_acc[i25] = fmaxf(T31_acc[i25], T30[(i26 + (i25 * 2)) + (i24 * 4)]);
-            }
+          // loop of rUR291{2}
+          #pragma unroll
+          for (int64_t i26 = 0; i26 < 2; ++i26) {
+            T31_acc[i25] = fmaxf(T31_acc[i25], T30[(i26 + (i25 * 2)) + (i24 * 4)]);
           }
         }
       }
@@ -435,9 +377,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       for (int64_t i25 = 0; i25 < 2; ++i25) {
         T31_acc[i25] = ReduceMax()(T31_acc[i25], warpShflXor(T31_acc[i25], 1u));
         T31_acc[i25] = ReduceMax()(T31_acc[i25], warpShflXor(T31_acc[i25], 2u));
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i25 * 8) + h10)))) < 200) {
-          T31[i25] = T31_acc[i25];
-        }
+        T31[i25] = T31_acc[i25];
       }
       // loop of iUR518{2}
       #pragma unroll
@@ -446,27 +386,13 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         float T33[1];
         bool T34[1];
         float T36[1];
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i28 * 8) + h10)))) < 200) {
-          T32[0] = T32_carry[i28];
-        }
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i28 * 8) + h10)))) < 200) {
-          T32_carry[i28] = fmaxf(T32_carry[i28], T31[i28]);
-        }
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i28 * 8) + h10)))) < 200) {
-          T33[0] = fmaxf(T32[0], T31[i28]);
-        }
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i28 * 8) + h10)))) < 200) {
-          T34[0] = T33[0] == __uint_as_float(0xff800000u);
-        }
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i28 * 8) + h10)))) < 200) {
-          T35[i28] = T34[0] ? 0.0f : T33[0];
-        }
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i28 * 8) + h10)))) < 200) {
-          T36[0] = T32[0] - T35[i28];
-        }
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i28 * 8) + h10)))) < 200) {
-          T37[i28] = exp2f(1.4426950408889634f * T36[0]);
-        }
+        T32[0] = T32_carry[i28];
+        T32_carry[i28] = fmaxf(T32_carry[i28], T31[i28]);
+        T33[0] = fmaxf(T32[0], T31[i28]);
+        T34[0] = T33[0] == __uint_as_float(0xff800000u);
+        T35[i28] = T34[0] ? 0.0f : T33[0];
+        T36[0] = T32[0] - T35[i28];
+        T37[i28] = exp2f(1.4426950408889634f * T36[0]);
       }
       // loop of iUR318{8}
       #pragma unroll
@@ -479,24 +405,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           for (int64_t i32 = 0; i32 < 2; ++i32) {
             float T38[1];
             float T39[1];
-            if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i31 * 8) + h10)))) < 200) {
-              T38[0] = T35[i31];
-            }
-            if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i31 * 8) + h10)))) < 200) {
-              T39[0] = T30[(i32 + (i31 * 2)) + (i30 * 4)] - T38[0];
-            }
-            if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i31 * 8) + h10)))) < 200) {
-              T40[(i32 + (i31 * 2)) + (i30 * 4)] = exp2f(1.4426950408889634f * T39[0]);
-            }
+            T38[0] = T35[i31];
+            T39[0] = T30[(i32 + (i31 * 2)) + (i30 * 4)] - T38[0];
+            T40[(i32 + (i31 * 2)) + (i30 * 4)] = exp2f(1.4426950408889634f * T39[0]);
           }
         }
       }
       // loop of iUR346{2}
       #pragma unroll
       for (int64_t i34 = 0; i34 < 2; ++i34) {
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i34 * 8) + h10)))) < 200) {
-          T41_acc[i34] = 0.0f;
-        }
+        T41_acc[i34] = 0.0f;
       }
       // loop of rUR348{8}
       #pragma unroll
@@ -504,12 +422,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         // loop of iUR346{2}
         #pragma unroll
         for (int64_t i34 = 0; i34 < 2; ++i34) {
-          if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i34 * 8) + h10)))) < 200) {
-            // loop of rUR351{2}
-            #pragma unroll
-            for (int64_t i35 = 0; i35 < 2; ++i35) {
-              T41_acc[i34] = T41_acc[i34] + T40[(i35 + (i34 * 2)) + (i33 * 4)];
-            }
+          // loop of rUR351{2}
+          #pragma unroll
+          for (int64_t i35 = 0; i35 < 2; ++i35) {
+            T41_acc[i34] = T41_acc[i34] + T40[(i35 + (i34 * 2)) + (i33 * 4)];
           }
         }
       }
@@ -518,9 +434,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       for (int64_t i34 = 0; i34 < 2; ++i34) {
         T41_acc[i34] = ReduceAdd()(T41_acc[i34], warpShflXor(T41_acc[i34], 1u));
         T41_acc[i34] = ReduceAdd()(T41_acc[i34], warpShflXor(T41_acc[i34], 2u));
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i34 * 8) + h10)))) < 200) {
-          T41[i34] = T41_acc[i34];
-        }
+        T41[i34] = T41_acc[i34];
       }
       // loop of iUR333{8}
       #pragma unroll
@@ -528,36 +442,30 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         // loop of iUR331{2}
         #pragma unroll
         for (int64_t i39 = 0; i39 < 2; ++i39) {
-          if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i39 * 8) + h10)))) < 200) {
-            // loop of iUR336{2}
-            #pragma unroll
-            for (int64_t i40 = 0; i40 < 2; ++i40) {
-              T43[(i40 + (i39 * 2)) + (i38 * 4)] = __float2bfloat16(T40[(i40 + (i39 * 2)) + (i38 * 4)]);
-            }
+          // loop of iUR336{2}
+          #pragma unroll
+          for (int64_t i40 = 0; i40 < 2; ++i40) {
+            T43[(i40 + (i39 * 2)) + (i38 * 4)] = __float2bfloat16(T40[(i40 + (i39 * 2)) + (i38 * 4)]);
           }
         }
       }
       // loop of iUR530{2}
       #pragma unroll
       for (int64_t i37 = 0; i37 < 2; ++i37) {
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i37 * 8) + h10)))) < 200) {
-          T42[i37] = (T42[i37] * T37[i37]) + T41[i37];
-        }
+        T42[i37] = (T42[i37] * T37[i37]) + T41[i37];
       }
       // loop of iUR654{2}
       #pragma unroll
       for (int64_t i43 = 0; i43 < 2; ++i43) {
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i43 * 8) + h10)))) < 200) {
-          T48[i43] = T37[i43];
-        }
+        T48[i43] = T37[i43];
       }
-      // loop of iUR581{8}
-      #pragma unroll
-      for (int64_t i58 = 0; i58 < 8; ++i58) {
-        // loop of iUR579{2}
+      if (i2 > 0) {
+        // loop of iUR581{8}
         #pragma unroll
-        for (int64_t i59 = 0; i59 < 2; ++i59) {
-          if ((((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h9 + ((i59 * 8) + h10)))) < 200) && (i2 > 0)) {
+        for (int64_t i58 = 0; i58 < 8; ++i58) {
+          // loop of iUR579{2}
+          #pragma unroll
+          for (int64_t i59 = 0; i59 < 2; ++i59) {
             // loop of iUR584{2}
             #pragma unroll
             for (int64_t i60 = 0; i60 < 2; ++i60) {
@@ -610,12 +518,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       #pragma unroll
       for (int64_t i49 = 0; i49 < 2; ++i49) {
         float T50[1];
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i48 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < 200) {
-          T50[0] = T42[i48];
-        }
-        if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i48 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < 200) {
-          T51[i49] = T49[(i49 + (i48 * 2)) + (i47 * 4)] / T50[0];
-        }
+        T50[0] = T42[i48];
+        T51[i49] = T49[(i49 + (i48 * 2)) + (i47 * 4)] / T50[0];
       }
       if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i48 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < 200) {
         *reinterpret_cast<uint32_t*>(&T15.data[((((((int64_t)blockIdx.y) / 2) * T15_stride0) + ((((int64_t)blockIdx.y) % 2) * T15_stride1)) + (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i48 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) * T15_stride2)) + (((i47 * 8) + ((((int64_t)threadIdx.x) % 4) * 2)) * T15_stride3)]) = (static_cast<uint32_t>((__float2bfloat16(T51[0])).raw) | (static_cast<uint32_t>((__float2bfloat16(T51[1])).raw) << 16));
