@@ -55,6 +55,7 @@ class TensorOpKind(enum.Enum):
     BlockReduce = "block_reduce"  # the cross-thread step of a reduction
     Finalize = "finalize"        # a 16-bit serial reduction's result written from its float accumulator
     GridReduce = "grid_reduce"   # the cross-block step of a reduction over a block index (BIDz)
+    StreamKFixup = "stream_k_fixup"   # a stream-K tile's partials summed across blocks (``lowering/stream_k.py``)
 
 
 # ---------------------------------------------------------------- buffers
