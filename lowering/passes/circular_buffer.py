@@ -112,6 +112,7 @@ def clone(a: Analyses, node: ForLoop, loop: CircularLoop) -> list[Node]:
     base = node.start
     if base != Val.const(0):
         node = replace(node, start=Val.const(0), stop=node.stop - base)
+        loop = loop.rotated(base)
     i, n = node.index, node.stop
     # Skipping a persistent loop's tiles past the end would skip loads issued ahead that a later
     # iteration waits for; the pipelined loop runs them (TMA fills them with zeros, predicates
