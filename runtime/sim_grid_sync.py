@@ -51,6 +51,7 @@ class GridSync:
         self.published = np.zeros(n, dtype=np.int64)       # its fences counted at its block's arrival
         self.last_write = np.full(n, -1, dtype=np.int64)   # its fence count at its latest partial write
         self.synced = np.zeros(n, dtype=np.int64)          # its fence count at its latest block-wide barrier
+        self.barrier_since_write = np.ones(n, dtype=bool)   # a block-wide barrier since its latest partial write
         barriers.on_block_arrival.append(self._barrier_arrival)
         self.rounds = np.zeros(n, dtype=np.int64)                     # arrival statements each lane has reached
         self.arrivals = np.zeros(grid.num_blocks, dtype=np.int64)     # each block's arrivals so far
@@ -93,11 +94,19 @@ class GridSync:
 
     def _barrier_arrival(self, lanes: np.ndarray) -> None:
         self.synced[lanes] = self.fences[lanes]
+        self.barrier_since_write[lanes] = True
 
     def _arrive_block(self, block: int, sem: Storage, index: int, arrivals: int, what: str) -> None:
         T = self.grid.threads_per_block
         rows = np.arange(block * T, (block + 1) * T)
         unfenced = rows[self.last_write[rows] >= self.fences[rows]]
+        # a thread still behind its write (no barrier since it) has not reached its fence: the barrier is missing
+        behind = unfenced[~self.barrier_since_write[unfenced] & (self.grid.thread_of[unfenced] != 0)]
+        if behind.size:
+            raise SimulationError(f"{what}: block {self.grid.block_name(block)} arrives while "
+                                  f"{self.grid.describe(int(behind[0]))} (and {behind.size - 1} more threads) has "
+                                  f"written partials but no barrier since: no barrier kept thread 0's atomic after "
+                                  f"every thread's fenced partials (a __syncthreads before the arrival is missing)")
         if unfenced.size:
             raise SimulationError(f"{what}: block {self.grid.block_name(block)} arrives while "
                                   f"{self.grid.describe(int(unfenced[0]))} (and {unfenced.size - 1} more threads) "
@@ -140,6 +149,7 @@ class GridSync:
                                   f"every thread's partials (a __syncthreads before the atomic is missing)")
         pos = np.broadcast_to(np.asarray(pos), lanes.shape)
         st.grid_writer[pos] = lanes
+        self.barrier_since_write[lanes] = False
         st.grid_epoch[pos] = self.fences[lanes]
         self.last_write[lanes] = self.fences[lanes]
 
@@ -150,8 +160,10 @@ class GridSync:
         # the arrival that published the write: the writer block's first after the writer's fence that followed it
         published_by = self.round_fences[:, w_safe] > st.grid_epoch[pos]
         unpublished = (writer < 0) | ~published_by.any(axis=0)
-        first_round = np.argmax(published_by, axis=0)
-        theirs = self.round_order[first_round, w_safe] if self.round_order.shape[0] else np.zeros_like(w_safe)
+        if published_by.shape[0]:
+            theirs = self.round_order[np.argmax(published_by, axis=0), w_safe]
+        else:                                  # no block has arrived yet: nothing is published
+            theirs = np.zeros_like(w_safe)
         # the reader's acquire (its block's latest arrival) sees only the releases of the arrivals before it
         mine = self.arrival[self.grid.block_of[lanes]]
         unseen = ~unpublished & ((mine < 0) | (theirs > mine))
