@@ -21,9 +21,9 @@ from fusion_ir.exprs import Expr, LoadStoreOp, load_kind
 from fusion_ir.iter_domain import lane_group, spans_broadcast
 from fusion_ir.replay import loop_map
 from fusion_ir.scalar import Val, ceil_div, vmax
+from fusion_ir.stream_k import StreamK, StreamKSpace
 from fusion_ir.types import LoadStoreOpType
 from fusion_ir.views import ViewChain, seen_through
-from fusion_ir.stream_k import StreamK, StreamKSpace
 from target import current as current_target
 
 from ..errors import LoweringError

@@ -10,8 +10,8 @@ import pytest
 
 import examples
 from fusion_ir import DataType, Fusion, ParallelType, ScheduleError, ops
-from fusion_ir.schedulers import MatmulParams, schedule_matmul
 from fusion_ir.scalar import Val
+from fusion_ir.schedulers import MatmulParams, schedule_matmul
 from fusion_ir.stream_k import StreamKSpace
 
 
@@ -96,7 +96,7 @@ def test_the_accumulator_walks_the_flattened_tiles_then_its_k_tiles() -> None:
 
 
 def test_stream_k_params_are_named_and_off_by_default() -> None:
-    from fusion_ir.schedulers.matmul_why import params_name  # noqa: PLC0415
+    from fusion_ir.schedulers.matmul_why import params_name
 
     assert MatmulParams().stream_k is False
     assert "stream-k7" in params_name(MatmulParams(stream_k=True, blocks=7, warp_specialized=False))
