@@ -504,6 +504,9 @@ class SemaphoreArrive:
     index: Val
     arrivals: Val
     name: str
+    # when true (uniform over the block), the block does not arrive and is the last at once, with no atomic and no
+    # barrier: a stream-K tile that one block finishes alone (``lowering/stream_k.py``); None: always arrive
+    skip: Val | None = None
 
 
 @dataclass(frozen=True)

@@ -4,15 +4,15 @@ The loop nest puts a ``StreamKFixup`` step right after the accumulator's K loop,
 once per segment (``fusion_ir/stream_k.py``: block ``b``'s share of tile ``t``'s K tiles). The statements, every
 thread of the block:
 
-1. unless the segment covers the whole tile, write the thread's partial (every register) to the work buffer at
-   ``work[b][slot(b, t)][g][thread]`` (``slot``: 0 for the block's first segment, 1 for its last);
-2. ``GridFence``, then ``BlockSync``: every thread's partial written and fenced before
-3. ``SemaphoreArrive`` on ``sem[t]`` with ``segments(t)`` arrivals (1 for a whole tile, which is then last at once):
-   thread 0's ``atom.add.acq_rel.gpu``; the block learns whether it arrived last;
-4. in the last block: unless the segment covers the whole tile, each register starts from 0 and adds the partials
-   of blocks ``first_block(t), ..., last_block(t)`` in that order (the K order, whichever block arrived last: the
-   same bits every run), its own read back like the others; then thread 0 puts ``sem[t]`` back to 0 (the next
-   launch, and no other segment of this launch, uses it again).
+1. unless the segment covers the whole tile (``whole``), write the thread's partial (every register) to the work
+   buffer at ``work[b][slot(b, t)][g][thread]`` (``slot``: 0 for the block's first segment, 1 for its last), then
+   ``GridFence`` and ``BlockSync``: every thread's partial written and fenced before
+2. ``SemaphoreArrive`` on ``sem[t]`` with ``segments(t)`` arrivals: thread 0's ``atom.add.acq_rel.gpu``; the block
+   learns whether it arrived last. A whole tile skips it (``skip``): its block is the last at once;
+3. in the last block of a split tile: each register starts from 0 and adds the partials of blocks
+   ``first_block(t), ..., last_block(t)`` in that order (the K order, whichever block arrived last: the same bits
+   every run), its own read back like the others; then thread 0 puts ``sem[t]`` back to 0 (the next launch, and
+   no other segment of this launch, uses it again).
 
 The arrival is the flag: a block never waits on another (no block spins on a flag, so a grid larger than the
 resident blocks cannot deadlock), and the release-acquire chain (write, fence, barrier, release add; acquire add,
@@ -33,7 +33,7 @@ from .kernel_ir import Assign, BlockSync, ForLoop, GridFence, IfThenElse, Load, 
 
 
 def lower(tv: TensorView, a: Analyses) -> list[Node]:
-    """The statements of ``tv``'s stream-K fix-up of one segment (the module docstring's steps 1 to 4)."""
+    """The statements of ``tv``'s stream-K fix-up of one segment (the module docstring's steps 1 to 3)."""
     sk = a.ids.stream_k
     assert sk is not None
     plan = a.buffers.grid_reductions[tv]
@@ -49,7 +49,8 @@ def lower(tv: TensorView, a: Analyses) -> list[Node]:
     def at(b: Val) -> Val:
         return ((b * 2 + space.slot(b, tile)) * plan.slots + slot) * threads + tid
 
-    split = logical_not(space.whole(block, tile))
+    whole = space.whole(block, tile)
+    split = logical_not(whole)
     slots = Val.const(plan.slots)
     write = ForLoop(slot, Val.const(0), slots, (Assign(work, at(block), Load(partial, slot)),),
                     label=f"partials of T{tv.name}", unroll=True)
@@ -62,9 +63,11 @@ def lower(tv: TensorView, a: Analyses) -> list[Node]:
     name = last_block_symbol(tv)
     reset = guarded(first_thread(a), [Assign(flags, tile, const(0, flags.dtype))])
     return [
-        IfThenElse(split, (write,)),
-        GridFence(f"T{tv.name}'s partial tile visible at GPU scope before the arrival"),
-        BlockSync(f"every thread's partial of T{tv.name} written and fenced before the arrival"),
-        SemaphoreArrive(flags, tile, space.segments(tile), name),
-        IfThenElse(Val.symbol(name).ne(0), (IfThenElse(split, (total,)), *reset)),
+        IfThenElse(split, (
+            write,
+            GridFence(f"T{tv.name}'s partial tile visible at GPU scope before the arrival"),
+            BlockSync(f"every thread's partial of T{tv.name} written and fenced before the arrival"),
+        )),
+        SemaphoreArrive(flags, tile, space.segments(tile), name, skip=whole),
+        IfThenElse(Val.symbol(name).ne(0), (IfThenElse(split, (total, *reset)),)),
     ]

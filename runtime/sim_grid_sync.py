@@ -79,8 +79,11 @@ class GridSync:
     def arrive(self, node: k.SemaphoreArrive, ctx: Ctx, i: int) -> TaskGen:
         what = f"semaphoreArrive({node.semaphore.name}[{node.index}])"
         lanes = ctx.lanes
-        self.rounds[lanes] += 1
-        first = self.grid.thread_of[lanes] == 0
+        skip = np.zeros(lanes.shape, dtype=bool)
+        if node.skip is not None:      # those blocks do not arrive: the last at once, no atomic, no barrier
+            skip = np.broadcast_to(np.asarray(self.eval.ev(node.skip, ctx)), lanes.shape).astype(bool)
+        self.rounds[lanes[~skip]] += 1
+        first = (self.grid.thread_of[lanes] == 0) & ~skip
         if first.any():
             sem = self.memory.data_storage(node.semaphore, what)
             index = np.broadcast_to(np.asarray(self.eval.ev(node.index, ctx)), lanes.shape)
@@ -88,8 +91,10 @@ class GridSync:
             arrivals = np.broadcast_to(np.asarray(self.eval.ev(node.arrivals, ctx)), lanes.shape)
             for j in self.rng.permutation(np.flatnonzero(first)):
                 self._arrive_block(int(self.grid.block_of[lanes[j]]), sem, int(index[j]), int(arrivals[j]), what)
-        yield from self.barriers.block_barrier(ctx, f"{what}'s barrier", ctx.path + (i,))
-        ctx.env[node.name] = uniform(self.is_last[self.grid.block_of[lanes]])
+        if not skip.all():
+            arriving = ctx.narrow(~skip) if skip.any() else ctx
+            yield from self.barriers.block_barrier(arriving, f"{what}'s barrier", ctx.path + (i,))
+        ctx.env[node.name] = uniform(np.where(skip, 1, self.is_last[self.grid.block_of[lanes]]))
         return ctx
 
     def _barrier_arrival(self, lanes: np.ndarray) -> None:

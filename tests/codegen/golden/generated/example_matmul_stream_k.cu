@@ -136,10 +136,10 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       for (int64_t g3 = 0; g3 < 128; ++g3) {
         T3_work.data[(((((((int64_t)blockIdx.x) * 2) + min64(1, max64(0, (i4 * h1) - h2))) * 128) + g3) * 128) + ((int64_t)threadIdx.x)] = T3[g3];
       }
+      gridFence();
+      __syncthreads();  // every thread's partial of T3 written and fenced before the arrival
     }
-    gridFence();
-    __syncthreads();  // every thread's partial of T3 written and fenced before the arrival
-    const int64_t last_T3 = semaphoreArrive(&T3_sem.data[i4], ((((((((i4 * h1) + h1) - 1) + 1) * h8) - 1) / h9) - (((((i4 * h1) + 1) * h8) - 1) / h9)) + 1, threadIdx.x == 0);
+    const int64_t last_T3 = (((max64(h2, i4 * h1) - (i4 * h1)) == 0) && ((min64(h0, (i4 * h1) + h1) - (i4 * h1)) == h1)) ? 1 : semaphoreArrive(&T3_sem.data[i4], ((((((((i4 * h1) + h1) - 1) + 1) * h8) - 1) / h9) - (((((i4 * h1) + 1) * h8) - 1) / h9)) + 1, threadIdx.x == 0);
     if (last_T3 != 0) {
       if (!(((max64(h2, i4 * h1) - (i4 * h1)) == 0) && ((min64(h0, (i4 * h1) + h1) - (i4 * h1)) == h1))) {
         // loop of partials of T3
@@ -152,9 +152,9 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
             T3[g3] = T3[g3] + T3_work.data[(((((z3 * 2) + min64(1, max64(0, h10 - min64(h9, (z3 * h9) / h8)))) * 128) + g3) * 128) + ((int64_t)threadIdx.x)];
           }
         }
-      }
-      if (((int64_t)threadIdx.x) == 0) {
-        T3_sem.data[i4] = 0;
+        if (((int64_t)threadIdx.x) == 0) {
+          T3_sem.data[i4] = 0;
+        }
       }
       // loop of iUR52{2}
       #pragma unroll

@@ -150,10 +150,10 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       for (int64_t g2 = 0; g2 < 128; ++g2) {
         T2_work.data[(((((((int64_t)blockIdx.x) * 2) + min64(1, max64(0, (i5 * h2) - h3))) * 128) + g2) * 128) + ((int64_t)threadIdx.x)] = T2[g2];
       }
+      gridFence();
+      __syncthreads();  // every thread's partial of T2 written and fenced before the arrival
     }
-    gridFence();
-    __syncthreads();  // every thread's partial of T2 written and fenced before the arrival
-    const int64_t last_T2 = semaphoreArrive(&T2_sem.data[i5], ((((((((i5 * h2) + h2) - 1) + 1) * h9) - 1) / h10) - (((((i5 * h2) + 1) * h9) - 1) / h10)) + 1, threadIdx.x == 0);
+    const int64_t last_T2 = (((max64(h3, i5 * h2) - (i5 * h2)) == 0) && ((min64(h1, (i5 * h2) + h2) - (i5 * h2)) == h2)) ? 1 : semaphoreArrive(&T2_sem.data[i5], ((((((((i5 * h2) + h2) - 1) + 1) * h9) - 1) / h10) - (((((i5 * h2) + 1) * h9) - 1) / h10)) + 1, threadIdx.x == 0);
     if (last_T2 != 0) {
       if (!(((max64(h3, i5 * h2) - (i5 * h2)) == 0) && ((min64(h1, (i5 * h2) + h2) - (i5 * h2)) == h2))) {
         // loop of partials of T2
@@ -166,9 +166,9 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
             T2[g2] = T2[g2] + T2_work.data[(((((z2 * 2) + min64(1, max64(0, h11 - min64(h10, (z2 * h10) / h9)))) * 128) + g2) * 128) + ((int64_t)threadIdx.x)];
           }
         }
-      }
-      if (((int64_t)threadIdx.x) == 0) {
-        T2_sem.data[i5] = 0;
+        if (((int64_t)threadIdx.x) == 0) {
+          T2_sem.data[i5] = 0;
+        }
       }
     }
     mbarrier::waitParity(toSmem(&T12_mbar[0]), (i5 - h12) % 2);
