@@ -120,18 +120,22 @@ CLUSTERS = ((2, 1), (1, 2))
 CLUSTER_TILES = ((128, 256, 64), (256, 128, 64))
 
 
-# ``--stream-k``: stream-K kernels (MatmulParams.stream_k, Pipelined, a grid of the SM count) beside the candidates,
-# each tile with its warp groups and stages (not among the tuner's candidates: unmeasured yet)
+# ``--stream-k``: stream-K kernels (MatmulParams.stream_k, Pipelined, a grid of the SM count) beside the candidates:
+# the rules' arrangement around a pinned stream_k=True, and each tile here with its warp groups and stages (not among
+# the tuner's candidates: unmeasured yet)
 STREAM_K_TILES = (((128, 256, 64), 2, 4), ((128, 128, 64), 1, 6))
 
 
 def stream_k_candidates(p: Problem, rules: MatmulParams, sms: int) -> list[MatmulParams]:
-    """Stream-K kernels for ``p`` (none for a batch, or for rows TMA cannot copy: stream-K refuses them)."""
+    """Stream-K kernels for ``p`` (none for a batch, or for rows TMA cannot copy: stream-K refuses them): the rules'
+    arrangement around a pinned ``stream_k=True``, then ``STREAM_K_TILES``."""
     if p.batch is not None or not p.tma_rows:
         return []
-    return [MatmulParams(tile=tile, compute_warp_groups=w, stages=stages, warp_specialized=False,
+    out = [suggest_matmul_params(problem_fusion(p), sms=sms, stream_k=True)]
+    out += [MatmulParams(tile=tile, compute_warp_groups=w, stages=stages, warp_specialized=False,
                          tma_store=rules.tma_store, index_type=rules.index_type, stream_k=True, blocks=sms)
             for tile, w, stages in STREAM_K_TILES]
+    return list(dict.fromkeys(out))
 
 
 def candidates(p: Problem, rules: MatmulParams, sms: int, stream_k: bool = False) -> list[MatmulParams]:

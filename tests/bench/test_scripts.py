@@ -82,7 +82,8 @@ def test_matmul_shapes_stream_k_adds_stream_k_kernels_that_lower(capsys: pytest.
     rules = suggest_matmul_params(problem_fusion(p), sms=132)
     assert not any(c.stream_k for c in candidates(p, rules, 132))
     streamed = [c for c in candidates(p, rules, 132, stream_k=True) if c.stream_k]
-    assert {c.tile for c in streamed} == {(128, 256, 64), (128, 128, 64)} and {c.blocks for c in streamed} == {132}
+    assert {(128, 256, 64), (128, 128, 64), rules.tile} <= {c.tile for c in streamed}
+    assert {c.blocks for c in streamed} == {132}
     main(["--dry-run", "--stream-k", "--shapes", "1234x4568x888"])
     assert "0 failed" in capsys.readouterr().out
 

@@ -148,3 +148,23 @@ def test_tensor_view_stream_k_rules() -> None:
     acc.axis(1).parallelize(ParallelType.BIDx)
     with pytest.raises(ScheduleError, match=r"is bound to a block index|bound to BIDx"):
         acc.stream_k(0, 2, blocks=4)
+
+
+@pytest.mark.parametrize("shape", [(1234, 4568, 888), (448, 2880, 11520), (3000, 5000, 1000)])
+def test_a_pinned_stream_k_suggestion_is_arranged_around_it_and_its_memory_estimate_is_the_kernels(
+        shape: tuple[int, int, int]) -> None:
+    """``suggest_matmul_params(fusion, stream_k=True)``: a Pipelined kernel of the rules' tile, its depth from the
+    shared-memory model, which counts a sub-tiled store's ring through the tile loop (as the lowering places it)."""
+    from fusion_ir.schedulers import suggest_matmul_params
+    from fusion_ir.schedulers.matmul_problem import matmul_problem
+    from lowering import lower
+    from runtime.tuning import matmul_fusion
+
+    fusion = matmul_fusion(*shape)
+    problem = matmul_problem(fusion)
+    params = suggest_matmul_params(fusion, stream_k=True)
+    assert params.stream_k and not params.warp_specialized and not params.persistent and params.split_k == 1
+    assert params.why is not None and "stream_k=True pinned" in dict(
+        (r.name, r.reason) for r in params.why.fields)["warp_specialized"]
+    estimate = params.smem_bytes(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads)
+    assert lower(schedule_matmul(fusion, params)).smem_bytes.const_value() == estimate
