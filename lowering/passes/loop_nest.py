@@ -3,7 +3,9 @@
 Reads: the ``ids`` analysis (loop groups), compute-at positions.
 Writes: the kernel body as nested ``ForLoop``s holding ``TensorOp``s (compute, reduction
 init and block-reduce steps).
-A persistent loop (``ids.persistent``) starts with ``if (tile >= extent) continue;``.
+A persistent loop (``ids.persistent``) starts with ``if (tile >= extent) continue;``. The tile and K loops of a
+stream-K reduction (``ids.stream_k``) run the block's range of tiles and its segment's K tiles
+(``fusion_ir/stream_k.py``), and the reduction's fix-up step (``lowering/stream_k.py``) follows its K loop.
 Guarantees: Bulk, thread/block-parallel and broadcast axes are not loops; producers come
 before consumers; a producer computed at position k shares exactly its consumers' first
 k loops; a reduction's init (a scan's: of its carry) precedes its outermost serial running loop
