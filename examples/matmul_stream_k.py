@@ -11,7 +11,7 @@ from fusion_ir import DataType, Fusion
 from . import matmul_wgmma
 
 DESCRIPTION = "bf16 matmul, stream-K over a fixed grid: split tiles' partials summed in order by the last block"
-SIZES = [[(200, 1000), (1000, 264)], [(520, 264), (264, 1000)]]
+SIZES = [[(200, 512), (512, 264)], [(130, 320), (320, 136)]]   # 6 tiles x 8 K tiles, 4 x 5: ranges split tiles
 
 
 def build(blocks: int = 5, tile: tuple[int, int, int] = (128, 128, 64), stages: int = 3,
