@@ -20,7 +20,8 @@ against torch's float64 product first (outputs poisoned with NaN). Timing: ``run
 not hold them; 15 interleaved rounds; the median). The results carry the device name and the date.
 
 ``python bench/matmul_shapes.py [--problems NAME,...] [--rounds 15] [--output PATH]`` (committed:
-bench/results/matmul_shapes.json). ``--dry-run`` (no GPU, no torch) suggests, lists the candidates and lowers
+bench/results/matmul_shapes.json); ``--stream-k`` also times stream-K kernels (``STREAM_K_TILES``, a grid of the SM
+count) beside each problem's candidates. ``--dry-run`` (no GPU, no torch) suggests, lists the candidates and lowers
 every kernel.
 """
 
@@ -119,15 +120,37 @@ CLUSTERS = ((2, 1), (1, 2))
 CLUSTER_TILES = ((128, 256, 64), (256, 128, 64))
 
 
-def candidates(p: Problem, rules: MatmulParams, sms: int) -> list[MatmulParams]:
+# ``--stream-k``: stream-K kernels (MatmulParams.stream_k, Pipelined, a grid of the SM count) beside the candidates:
+# the rules' arrangement around a pinned stream_k=True, and each tile here with its warp groups and stages (not among
+# the tuner's candidates: unmeasured yet)
+STREAM_K_TILES = (((128, 256, 64), 2, 4), ((128, 128, 64), 1, 6))
+
+
+def stream_k_candidates(p: Problem, rules: MatmulParams, sms: int) -> list[MatmulParams]:
+    """Stream-K kernels for ``p`` (none for a batch, or for rows TMA cannot copy: stream-K refuses them): the rules'
+    arrangement around a pinned ``stream_k=True``, then ``STREAM_K_TILES``."""
+    if p.batch is not None or not p.tma_rows:
+        return []
+    out = [suggest_matmul_params(problem_fusion(p), sms=sms, stream_k=True)]
+    out += [MatmulParams(tile=tile, compute_warp_groups=w, stages=stages, warp_specialized=False,
+                         tma_store=rules.tma_store, index_type=rules.index_type, stream_k=True, blocks=sms)
+            for tile, w, stages in STREAM_K_TILES]
+    return list(dict.fromkeys(out))
+
+
+def candidates(p: Problem, rules: MatmulParams, sms: int, stream_k: bool = False) -> list[MatmulParams]:
     """What is timed for ``p``: the tuner's candidates (``matmul_candidates``: the rules' choice first), then the
-    big-tile ones that run a tile per block in clusters of two (``CLUSTERS``)."""
+    big-tile ones that run a tile per block in clusters of two (``CLUSTERS``), then with ``stream_k`` the stream-K
+    kernels (``stream_k_candidates``)."""
     found = matmul_candidates(problem_fusion(p), sms=sms)
     out = [rules] + [c for c in found if c != rules]
     clustered = [replace(c, cluster=cluster) for c in out for cluster in CLUSTERS
                  if c.tile in CLUSTER_TILES and c.warp_specialized and not c.persistent and c.cluster == (1, 1)
                  and c.split_k == 1]
-    return out + [c for c in clustered if c not in out]
+    out += [c for c in clustered if c not in out]
+    if stream_k:
+        out += [c for c in stream_k_candidates(p, rules, sms) if c not in out]
+    return out
 
 
 class Kernels:
@@ -153,7 +176,7 @@ class Kernels:
         return self.kernels.get(key)
 
 
-def plan(problems: list[Problem], sms: int) -> tuple[dict[Problem, tuple], Kernels]:
+def plan(problems: list[Problem], sms: int, stream_k: bool = False) -> tuple[dict[Problem, tuple], Kernels]:
     """Each problem's rules and candidates, and every kernel lowered."""
     kernels = Kernels()
     chosen: dict[Problem, tuple] = {}
@@ -163,14 +186,14 @@ def plan(problems: list[Problem], sms: int) -> tuple[dict[Problem, tuple], Kerne
         except ScheduleError as e:
             chosen[p] = (None, [], f"ScheduleError: {e}")
             continue
-        cands = candidates(p, rules, sms)
+        cands = candidates(p, rules, sms, stream_k=stream_k)
         for c in cands:
             kernels.get(p, c)
         chosen[p] = (rules, cands, None)
     return chosen, kernels
 
 
-def measure(problems: list[Problem], rounds: int) -> dict:
+def measure(problems: list[Problem], rounds: int, stream_k: bool = False) -> dict:
     import torch
 
     from bench.matmul import launches_per_batch, rotating
@@ -180,7 +203,7 @@ def measure(problems: list[Problem], rounds: int) -> dict:
 
     sms = sm_count()
     t0 = time.perf_counter()
-    chosen, kernels = plan(problems, sms)
+    chosen, kernels = plan(problems, sms, stream_k=stream_k)
     t_lower = time.perf_counter() - t0
     compile_kernels(list(kernels.kernels.values()), watchdog_s=None)
     t_compile = time.perf_counter() - t0 - t_lower
@@ -300,8 +323,8 @@ def print_table(result: dict) -> None:
               f"({s['measured']} of {s['problems']} problems)")
 
 
-def dry_run(problems: list[Problem], sms: int) -> None:
-    chosen, kernels = plan(problems, sms)
+def dry_run(problems: list[Problem], sms: int, stream_k: bool = False) -> None:
+    chosen, kernels = plan(problems, sms, stream_k=stream_k)
     for p in problems:
         rules, cands, error = chosen[p]
         if error is not None:
@@ -322,6 +345,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--dry-run", action="store_true", help="suggest, list candidates and lower; no GPU")
     parser.add_argument("--sms", type=int, default=132, help="--dry-run: the SM count to suggest for")
+    parser.add_argument("--stream-k", action="store_true",
+                        help="also time stream-K kernels (MatmulParams.stream_k; STREAM_K_TILES) of each problem")
     add_output_option(parser, "matmul_shapes.json")
     args = parser.parse_args(argv)
     problems = PROBLEMS
@@ -331,9 +356,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.shapes:
         problems = [Problem(s, *(int(x) for x in s.split("x"))) for s in args.shapes.split(",")]
     if args.dry_run:
-        dry_run(problems, args.sms)
+        dry_run(problems, args.sms, stream_k=args.stream_k)
         return
-    result = measure(problems, args.rounds)
+    result = measure(problems, args.rounds, stream_k=args.stream_k)
     write_results(result, args.output)
     print_table(result)
 

@@ -603,8 +603,10 @@ class KernelPrinter(NodeVisitor):
         first = " && ".join(f"{axis} == 0" for axis, n in zip(("threadIdx.x", "threadIdx.y", "threadIdx.z"),
                                                                self.block) if n != 1) or "true"
         address = f"&{self._access(node.semaphore, self._idx(node.index, node), node)}"
-        self._emit(f"const {self.index_ctype} {name} = semaphoreArrive({address}, "
-                   f"{self._idx(node.arrivals, node)}, {first});")
+        arrive = f"semaphoreArrive({address}, {self._idx(node.arrivals, node)}, {first})"
+        if node.skip is not None:      # a block that does not arrive is the last at once
+            arrive = f"({self._idx(node.skip, node)}) ? 1 : {arrive}"
+        self._emit(f"const {self.index_ctype} {name} = {arrive};")
         self.scopes[-1].lets.add(name)
 
     def visit_SetMaxNReg(self, node: SetMaxNReg) -> None:

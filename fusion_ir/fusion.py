@@ -15,6 +15,7 @@ from .exprs import Expr
 from .iter_domain import IterDomain
 from .scalar import Val
 from .scalar_input import ScalarInput
+from .stream_k import StreamK
 from .tensor_view import TensorView
 from .types import DataType, IterType, MemoryType, ParallelType, ScheduleError
 
@@ -58,6 +59,8 @@ class Fusion:
         self.cluster_dims: tuple[int, int, int] = (1, 1, 1)
         # Blocks each SM must be able to hold at once (``set_min_blocks_per_sm``): caps registers per thread.
         self.min_blocks_per_sm: int = 1
+        # A reduction run as stream-K over a fixed grid (``TensorView.stream_k``, ``fusion_ir/stream_k.py``); None: none.
+        self.stream_k: StreamK | None = None
 
     def set_min_blocks_per_sm(self, blocks: int) -> None:
         """Compile so that ``blocks`` blocks fit on one SM at once (``__launch_bounds__(threads, blocks)``):
@@ -318,6 +321,7 @@ class Fusion:
             "exprs": {e: (list(e.inputs), list(e.outputs)) for e in self.exprs},
             "tvs": tvs,
             "ids": {i: (i.parallel_type, i.iter_type, i.trip_bound, i.known_true) for i in ids},
+            "stream_k": self.stream_k,
         }
 
     def _restore(self, s: dict) -> None:
@@ -331,6 +335,7 @@ class Fusion:
              tv.store_wait, tv.store_stages, tv.allocation, tv.broadcast_loop_axes, tv.shared_reuse) = st
         for i, (pt, it, bound, known) in s["ids"].items():
             i.parallel_type, i.iter_type, i.trip_bound, i.known_true = pt, it, bound, known
+        self.stream_k = s["stream_k"]
 
     def state_fingerprint(self) -> str:
         """A text that changes whenever any schedule state changes (for tests)."""

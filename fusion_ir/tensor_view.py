@@ -432,6 +432,38 @@ class TensorView:
         self.loop[a].trip_bound = TripBound(self.loop[o], scale, offset, divisor, reason)
         return self
 
+    def stream_k(self, tiles: int, k: int, *, blocks: int) -> TensorView:
+        """Run the reduction of this tensor over serial axis ``k`` (its K tiles), inside serial axis ``tiles`` (its
+        output tiles), as stream-K over ``blocks`` blocks along blockIdx.x (``fusion_ir/stream_k.py``): each block
+        takes a contiguous range of the flattened ``tiles x k`` iterations; the partials of a tile split between
+        blocks are summed in block order by the last of them to finish, which alone computes what is computed from
+        the tile. One stream-K decomposition per fusion."""
+        from .stream_k import StreamK
+
+        t, kk = self._norm_axis(tiles, "stream_k"), self._norm_axis(k, "stream_k")
+        what = f"stream_k: T{self.name}"
+        if isinstance(blocks, bool) or not isinstance(blocks, int) or blocks < 1:
+            raise self._err(f"{what}: blocks {blocks!r} must be a positive int")
+        if t >= kk:
+            raise self._err(f"{what}: the tile axis {self._axis_desc(t)} must come before the K axis "
+                            f"{self._axis_desc(kk)} (a block walks tiles, and the K tiles of each)")
+        for a, role in ((t, "tile"), (kk, "K")):
+            if self.loop[a].parallel_type is not ParallelType.Serial:
+                raise self._err(f"{what}: the {role} axis {self._axis_desc(a)} is bound to "
+                                f"{self.loop[a].parallel_type.name}; stream-K bounds its loop per block, so it must "
+                                f"be a serial loop")
+        if self.loop[t].is_reduction or not self.loop[kk].is_reduction:
+            raise self._err(f"{what}: {self._axis_desc(kk)} must be a reduction axis and {self._axis_desc(t)} an "
+                            f"iteration axis (stream-K splits a reduction's K tiles between blocks)")
+        if any(i.parallel_type.is_block for i in self.loop):
+            raise self._err(f"{what}: an axis is bound to a block index; stream-K's blocks are its own (blockIdx.x "
+                            f"deals out the iterations)")
+        if self.fusion.stream_k is not None and self.fusion.stream_k.tensor_name != self.name:
+            raise self._err(f"{what}: the fusion already runs T{self.fusion.stream_k.tensor_name} as stream-K; one "
+                            f"stream-K decomposition per fusion")
+        self.fusion.stream_k = StreamK(self.name, self.loop[t], self.loop[kk], blocks)
+        return self
+
     def version_loop(self, axis: int, known_true: list[tuple[TensorView, int | None, int, int | Val, int]],
                      reason: str) -> TensorView:
         """Run the serial loop of ``axis`` in two ranges: first the iterations where every ``where`` of

@@ -239,8 +239,16 @@ def thread_conditions(a: Analyses, tv: TensorView, include_reduction: bool, memo
                 continue
             if pt is ParallelType.BIDz and a.buffers.after_grid_reduction(tv):
                 continue        # only the last block of the grid reduction computes it: one writer already
+            if pt is ParallelType.BIDx and a.ids.stream_k is not None and _in_stream_k_tiles(a, tv):
+                continue        # the stream-K tile loop deals the tiles out to the blocks: one writer already
             conds.append(Val.symbol(pt.cuda_index).eq(0))
     return conds
+
+
+def _in_stream_k_tiles(a: Analyses, tv: TensorView) -> bool:
+    """``tv`` is computed inside the stream-K tile loop, whose per-block ranges do not overlap."""
+    sk = a.ids.stream_k
+    return sk is not None and any(a.ids.group(i) is sk.tiles for i in tv.loop)
 
 
 def guarded(cond: Val, nodes: list[Node]) -> list[Node]:

@@ -55,6 +55,7 @@ class TensorOpKind(enum.Enum):
     BlockReduce = "block_reduce"  # the cross-thread step of a reduction
     Finalize = "finalize"        # a 16-bit serial reduction's result written from its float accumulator
     GridReduce = "grid_reduce"   # the cross-block step of a reduction over a block index (BIDz)
+    StreamKFixup = "stream_k_fixup"   # a stream-K tile's partials summed across blocks (``lowering/stream_k.py``)
 
 
 # ---------------------------------------------------------------- buffers
@@ -503,6 +504,9 @@ class SemaphoreArrive:
     index: Val
     arrivals: Val
     name: str
+    # when true (uniform over the block), the block does not arrive and is the last at once, with no atomic and no
+    # barrier: a stream-K tile that one block finishes alone (``lowering/stream_k.py``); None: always arrive
+    skip: Val | None = None
 
 
 @dataclass(frozen=True)

@@ -129,8 +129,10 @@ class KirPrinter(k.NodeVisitor):
         return [f"{pad}__threadfence();{why}"]
 
     def visit_SemaphoreArrive(self, node: k.SemaphoreArrive, pad: str, indent: int) -> list[str]:
-        line = (f"{pad}{node.name} = semaphoreArrive({node.semaphore.name}[{node.index}], {node.arrivals})"
-                f"  // thread 0 adds 1; 1 in the block that arrives last")
+        arrive = f"semaphoreArrive({node.semaphore.name}[{node.index}], {node.arrivals})"
+        if node.skip is not None:
+            arrive = f"({node.skip}) ? 1 : {arrive}"
+        line = f"{pad}{node.name} = {arrive}  // thread 0 adds 1; 1 in the block that arrives last"
         return [line]
 
     def visit_NamedBarrier(self, node: k.NamedBarrier, pad: str, indent: int) -> list[str]:

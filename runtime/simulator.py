@@ -272,6 +272,21 @@ class Simulator:
                 self.grid_sync.attach(st)
             self.memory.add_param(st, self.kernel.name)
 
+    def _check_zeroed_scratch(self) -> None:
+        """Zeroed scratch (a grid reduction's semaphores) is allocated and zeroed once for every launch of a prepared
+        kernel (``runtime.executor.prepare``), so the kernel must leave it at zero: each last block resets what it
+        counted on."""
+        for scratch in self.kernel.scratch:
+            st = self.memory.storages.get(scratch.buffer.name)
+            if not scratch.zeroed or st is None:
+                continue
+            left = np.flatnonzero(st.data != 0)     # type: ignore[union-attr]
+            if left.size:
+                raise SimulationError(f"kernel {self.kernel.name} ends with {scratch.buffer.name}[{int(left[0])}] = "
+                                      f"{st.data[left[0]]} (and {left.size - 1} more nonzero): scratch that every "  # type: ignore[index]
+                                      f"launch expects zeroed ({scratch.purpose}) is not put back to 0, so the next "
+                                      f"launch would start from stale counts (the last block's reset is missing)")
+
     def share_params(self, other: Simulator) -> None:
         """Run on ``other``'s parameters: a later range of blocks of the same launch reads and writes them."""
         for name in other.memory.params:
@@ -288,5 +303,6 @@ class Simulator:
     # ---- what must be clean when the blocks exit ---------------------------------------------
     def _check_kernel_exit(self) -> None:
         self.groups.check_committed(np.arange(self.grid.num_lanes), "thread exit")
+        self._check_zeroed_scratch()
         self.memory.check_exit()
         self.registers.check_exit()

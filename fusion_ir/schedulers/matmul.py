@@ -84,6 +84,9 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
     if batch and params.split_k > 1:
         raise ScheduleError(f"MatmulParams.split_k: {params.split_k} with a batched matmul (T{mm.name}); the batch "
                             f"runs on blockIdx.z, which split-K's K ranges need: use split_k=1 for a batched matmul")
+    if batch and params.stream_k:
+        raise ScheduleError(f"MatmulParams.stream_k: True with a batched matmul (T{mm.name}); stream-K is implemented "
+                            f"for one matrix (the batch would join the flattened tile index): use stream_k=False")
     if batch and not params.persistent and problem.batch is not None and problem.batch > max_z:
         raise ScheduleError(f"schedule_matmul: the batch of T{mm.name} ({problem.batch} matrices) runs on blockIdx.z, "
                             f"which takes at most {max_z} blocks; use persistent=True (the batch then joins the "
@@ -100,6 +103,8 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
         acc.reorder({bt + 1: bt + 3, bt + 2: bt + 1, bt + 3: bt + 4, bt + 4: bt + 2})  # [(B,) Mo, No, Ko, TM, TN, TK]
         tiles = _tile_axes(acc, params, bt)                 # [tiles..., Ko, TM, TN, TK]
         tiles += _split_k(acc, params, tiles)               # split-K: [tiles..., S (BIDz), Ko / S, TM, TN, TK]
+        if params.stream_k:                                 # [T, Ko, ...]: each block its range of T x Ko
+            acc.stream_k(0, 1, blocks=params.blocks)
         acc.split(tiles + 1, wgmma.m)                       # [.., Ko, TM/64, M64, TN, TK]
         m = 0                                               # ping-pong: a warp group owns the tile's rows
         if not params.ping_pong:                            # cooperative: Mw warp groups share them
@@ -405,6 +410,8 @@ def _tile_count(params: MatmulParams, batch: int = 0) -> int:
     axis leads the output, which is a grid axis of its own unless the tiles are persistent."""
     if params.persistent:
         return 3 if params.ping_pong else 2
+    if params.stream_k:
+        return 1
     return 2 + batch
 
 
@@ -425,6 +432,9 @@ def _tile_axes(tv: TensorView, params: MatmulParams, batch: int = 0) -> int:
     ``B = params.blocks`` blocks walks tiles ``blockIdx.x, blockIdx.x + B, ...``. Ping-pong:
     ``[T / B / W, W (TIDy), B (BIDx)]``, the block's tiles dealt to its W compute warp groups in turn.
     """
+    if params.stream_k:                      # [T]: the tiles row by row, a serial loop over each block's range
+        tv.merge(batch, batch + 1)
+        return _tile_count(params, batch)
     if not params.persistent:
         if batch:
             tv.axis(0).parallelize(ParallelType.BIDz)

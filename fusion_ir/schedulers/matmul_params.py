@@ -85,6 +85,10 @@ class MatmulParams:
     # at its tile's start on a token mbarrier; "producer", the producer warp group through a circular buffer of
     # epilogue sub-tiles of its own (full/empty mbarriers), after the mainloop's first loads of the tile
     epilogue_loads: str = "consumer"
+    # stream-K: ``blocks`` blocks each take a contiguous, nearly equal range of the (output tile x K tile)
+    # iterations; a tile split between blocks is summed in block order by the last of them to finish
+    # (deterministic), which runs its epilogue (docs/matmul.md, "Stream-K")
+    stream_k: bool = False
 
     @property
     def why(self) -> ParamsWhy | None:
@@ -181,6 +185,7 @@ class MatmulParams:
             raise ScheduleError(f"MatmulParams.compute_warp_groups: {w} with ping_pong=True; ping-pong needs at least "
                                 f"2 compute warp groups to alternate")
         self.validate_split_k()
+        self.validate_stream_k()
         wait = StoreWait.of(self.store_wait)
         if wait is None or (wait is not StoreWait.AfterBoxes and not self.tma_store):
             raise ScheduleError(f"MatmulParams.store_wait: {self.store_wait!r} must be one of "
@@ -315,6 +320,9 @@ class MatmulParams:
         if self.persistent:
             raise ScheduleError(f"MatmulParams.persistent: {why}; the pipeline of a compute-loaded operand runs one "
                                 f"tile's K loop at a time: set persistent=False")
+        if self.stream_k:
+            raise ScheduleError(f"MatmulParams.stream_k: {why}; the pipeline of a compute-loaded operand runs one "
+                                f"tile's K loop at a time: set stream_k=False")
         if isinstance(self.stages, str) or self.stages < 3:
             raise ScheduleError(f"MatmulParams.stages: {self.stages!r} with {why}; its loads are issued two stages "
                                 f"ahead of the MMAs that read them and one stage behind those still in flight, "
@@ -351,6 +359,34 @@ class MatmulParams:
         if k_tiles is not None and s > k_tiles:
             raise ScheduleError(f"MatmulParams.split_k: {s} splits of {k_tiles} K tiles (of {self.tile[2]}); each "
                                 f"split needs at least one K tile: use split_k <= {k_tiles}")
+
+    def validate_stream_k(self) -> None:
+        """``stream_k``'s rules: a kernel of its own (its blocks walk their ranges of iterations, so not
+        ``persistent``, no ``split_k`` nor clusters), Pipelined for now (not ``warp_specialized``, so the epilogue
+        loads are the consumers')."""
+        sk = self.stream_k
+        if not isinstance(sk, bool):
+            raise ScheduleError(f"MatmulParams.stream_k: {sk!r} must be a bool")
+        if not sk:
+            return
+        if self.split_k != 1:
+            raise ScheduleError(f"MatmulParams.stream_k: True with split_k={self.split_k}; stream-K already splits the "
+                                f"K tiles of a tile between blocks where its range ends: use split_k=1")
+        if self.persistent:
+            raise ScheduleError("MatmulParams.stream_k: True with persistent=True; a stream-K kernel is persistent in "
+                                "its own way (each of its `blocks` blocks walks a range of tile x K-tile iterations): "
+                                "use persistent=False")
+        if self.warp_specialized:
+            raise ScheduleError("MatmulParams.stream_k: True with warp_specialized=True; stream-K is implemented for the "
+                                "Pipelined kernel (the compute warp groups issue the loads): use "
+                                "warp_specialized=False")
+        if self.epilogue_loads != "consumer":
+            raise ScheduleError(f"MatmulParams.stream_k: True with epilogue_loads={self.epilogue_loads!r}; only the "
+                                f"block that finishes a tile runs its epilogue, so a producer's epilogue pipeline would "
+                                f"not be drained by the others: use epilogue_loads='consumer'")
+        if tuple(self.cluster) != (1, 1):
+            raise ScheduleError(f"MatmulParams.stream_k: True with cluster={self.cluster}; the blocks of a cluster "
+                                f"would walk different tiles: use cluster=(1, 1)")
 
     def tile_sharers(self) -> int:
         """Compute warp groups that share one tile: all of them (cooperative), or one (ping-pong)."""

@@ -173,14 +173,14 @@ def matmul_smem_requests(params: MatmulSchedule, dtype: DataType, loaded: int | 
         # persistent kernel (ping-pong's warp groups own a ring each)
         en = params.epilogue_tile[1]
         copies = params.compute_warp_groups if params.ping_pong else 1
-        live = (SPANNING if spanning else TILE_LOOP) if params.persistent else EPILOGUE
+        live = (SPANNING if spanning else TILE_LOOP) if _walks_tiles(params) else EPILOGUE
         staging = [BufferRequest(f"output{i}", tm * en * OUTPUT_BYTES * params.epilogue_stages * copies,
                                  _tma_alignment(en * OUTPUT_BYTES), live) for i in range(outputs)]
     elif params.tma_store:
         columns, row = _chunked(params, OUTPUT_BYTES)
         copies = params.compute_warp_groups if params.ping_pong and deferred else 1
         def live(i: int) -> tuple[int, int]:
-            if deferred and params.persistent:
+            if deferred and _walks_tiles(params):
                 return SPANNING if spanning else TILE_LOOP
             # one output after the other: each tile is stored and waited for before the next is written
             return (EPILOGUE[0] + 2 * i, EPILOGUE[1] + 2 * i)
@@ -253,3 +253,9 @@ def _producer_loaded(params: MatmulSchedule, dtype: DataType, tiles: tuple[Loade
         loads.append(BufferRequest(f"C{i}", tm * en * tile.size * stages, _tma_alignment(en * tile.size), live))
     b = next(k for k, r in enumerate(base) if r.name == "B")
     return base[:b + 1] + out + base[b + 1:] + loads      # the buffers after the output's: allocated ahead of them
+
+
+def _walks_tiles(params) -> bool:
+    """A block walks several tiles in a loop (persistent, or stream-K's ranges): buffers allocated outside the loop
+    live through it."""
+    return params.persistent or getattr(params, "stream_k", False)

@@ -68,6 +68,8 @@ def params_name(params: Any) -> str:
         words.append(f"raster-{params.raster}")
     if getattr(params, "split_k", 1) != 1:
         words.append(f"split-k{params.split_k}")
+    if getattr(params, "stream_k", False):
+        words.append(f"stream-k{params.blocks}")
     if params.cluster != (1, 1):
         words.append(f"cluster{params.cluster[0]}x{params.cluster[1]}")
     sub = getattr(params, "epilogue_tile", None)

@@ -183,6 +183,12 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
             reasons[name] = "ping_pong=True pinned: its arrangement (128 x 128 per warp group, persistent, TMA store " \
                             "for a 16-bit result)"
     chosen.update(pinned)
+    if pinned.get("stream_k") is True:          # arranged around a pinned stream-K kernel (docs/matmul.md, "Stream-K")
+        for name, value in STREAM_K_ARRANGEMENT:
+            if name not in pinned and chosen.get(name, value) != value:
+                chosen[name] = value
+                reasons[name] = ("stream_k=True pinned: a Pipelined kernel walking its own ranges of tiles (not "
+                                 "persistent, no split-K, no cluster)")
     if chosen.get("ping_pong") and "ping_pong" not in pinned and not (
             chosen.get("persistent") and chosen.get("warp_specialized") and "tile" not in pinned
             and chosen.get("compute_warp_groups", 2) >= 2):
@@ -230,6 +236,10 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
                           for name, value in field_values(params))
     return with_why(params, ParamsWhy("rule", summary, field_reasons))
 
+
+# The fields a pinned ``stream_k=True`` sets where they are not pinned too (``MatmulParams.validate_stream_k``)
+STREAM_K_ARRANGEMENT = (("warp_specialized", False), ("persistent", False), ("ping_pong", False), ("split_k", 1),
+                        ("cluster", (1, 1)), ("epilogue_loads", "consumer"))
 
 # Why the fields the arrangement leaves alone have their values
 DEFAULT_REASONS = {

@@ -287,6 +287,25 @@ def _grid_reduction_buffers(ids: IdModel, tv: TensorView, partial: Buffer) -> Gr
         slots)
 
 
+def _stream_k_buffers(ids: IdModel, tv: TensorView, partial: Buffer) -> GridReductionBuffers:
+    """The work buffer and flags of ``tv``'s stream-K fix-up (``lowering/stream_k.py``): two partial tiles per
+    block, ``[blocks][2][slots][threads]`` (a block's first and last segment), and one int32 arrival counter per
+    output tile, zero between launches."""
+    assert ids.stream_k is not None
+    slots = partial.size.const_value()
+    if slots is None:
+        raise LoweringError(f"T{tv.name}: the per-thread partial of its stream-K fix-up has a symbolic size "
+                            f"{partial.size}; split its iteration axes by constants")
+    blocks = ids.launch[ParallelType.BIDx]
+    work = Buffer(f"T{tv.name}_work", partial.dtype, MemoryType.Global, blocks * 2 * slots * ids.launched_threads(),
+                  is_param=True)
+    flags = Buffer(f"T{tv.name}_sem", DataType.Int32, MemoryType.Global, ids.stream_k.tiles.extent, is_param=True)
+    return GridReductionBuffers(
+        Scratch(replace(work, shape=(work.size,)), purpose=f"T{tv.name}: stream-K partial tiles, two per block"),
+        Scratch(replace(flags, shape=(flags.size,)), zeroed=True, purpose=f"T{tv.name}: arrivals per output tile"),
+        slots)
+
+
 def _check_grid_reduction_consumers(ids: IdModel, plan: BufferPlan) -> None:
     """The last block of a grid reduction alone computes what is computed from it: nothing there may span
     blockIdx.z (the other blocks along it skip it), nor be a grid reduction of its own (its arrivals would
@@ -386,6 +405,8 @@ def build(ids: IdModel, tc: TensorCores, stages: Callable[[TensorView], int]) ->
             _add_carry(ids, tc, plan, tv)
         if has_grid_reduction(ids, tv):
             plan.grid_reductions[tv] = _grid_reduction_buffers(ids, tv, plan.partial(tv))
+        if ids.stream_k is not None and tv.name == ids.stream_k.plan.tensor_name:
+            plan.grid_reductions[tv] = _stream_k_buffers(ids, tv, plan.partial(tv))
 
     for acc, total in tc.rescaled_in_place.items():
         plan.buffers[acc] = plan.buffers[total]       # the matmul accumulates into the rescaled sum's registers

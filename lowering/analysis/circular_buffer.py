@@ -25,7 +25,7 @@ than stages, constant or at run time: the circular-buffer pass clamps the prolog
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from fusion_ir import MemoryType, Pipelined, TensorView, WarpSpecialized
 from fusion_ir.exprs import load_kind
@@ -67,6 +67,8 @@ class CircularLoop:
     ordered_turns: bool = False
     # a serial loop encloses this one: the whole pipeline runs again, its prologue refilling stages
     nested: bool = False
+    # a loop over [start, stop) run from 0 (a stream-K segment's K tiles): its stages are those of j + start
+    rotation: Val = field(default_factory=lambda: Val.const(0))
     # tensor-core matmuls (the async proxy) read a stage that threads write with cp.async or plain stores
     # (the generic proxy): each writer runs fence.proxy.async after its writes, before the barrier
     async_read_of_generic_writes: bool = False
@@ -115,8 +117,16 @@ class CircularLoop:
         return self.group.extent
 
     def stage(self, j: Val) -> Val:
-        """The stage iteration ``j`` uses."""
+        """The stage iteration ``j`` uses (a loop run from its start, ``rotated``: the stage of ``j + start``)."""
+        if self.rotation != Val.const(0):
+            return (j + self.rotation) % self.stages
         return j % self.stages
+
+    def rotated(self, start: Val) -> CircularLoop:
+        """This pipeline for a loop over ``[start, stop)`` run as iterations ``j`` from 0 (``lowering/passes/
+        circular_buffer.py``): its tensor ops index stages by ``j + start``, so the mbarriers of a stage do too,
+        while the phase parities count the loop's own iterations (the mbarriers start each run of it afresh)."""
+        return replace(self, rotation=start)
 
     def parity(self, j: Val) -> Val:
         """The parity of the barrier phase that completes iteration ``j``'s stage."""

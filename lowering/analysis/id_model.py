@@ -21,6 +21,7 @@ from fusion_ir.exprs import Expr, LoadStoreOp, load_kind
 from fusion_ir.iter_domain import lane_group, spans_broadcast
 from fusion_ir.replay import loop_map
 from fusion_ir.scalar import Val, ceil_div, vmax
+from fusion_ir.stream_k import StreamK, StreamKSpace
 from fusion_ir.types import LoadStoreOpType
 from fusion_ir.views import ViewChain, seen_through
 from target import current as current_target
@@ -92,6 +93,8 @@ class IdModel:
     views: dict[TensorView, ViewChain] = field(default_factory=dict)
     # reductions across lane groups of TIDx, by warp shuffles (``merge_lanes``)
     lane_reductions: dict[TensorView, LaneReduction] = field(default_factory=dict)
+    # a reduction run as stream-K (``TensorView.stream_k``): its tile and K loop groups
+    stream_k: StreamKLoops | None = None
     _concrete: dict[IterDomain, Val] = field(default_factory=dict)
 
     def group(self, i: IterDomain) -> LoopGroup:
@@ -277,11 +280,51 @@ def build(fusion: Fusion) -> IdModel:
             # one index is launched, and the empty axes are predicated off
             dim = vmax(Val.const(1), dim)
         model.launch[pt] = _whole_clusters(fusion, pt, dim)
+    model.stream_k = _stream_k_loops(model, fusion)
     _check_cross_block_reads_of_outputs(model, computed)
     lane_reductions.check_whole_warps(model.lane_reductions, model.launch[ParallelType.TIDx])
     model.persistent = _persistent_loops(model)
     model.pad_bounded = pad_bounded_roots(model.tensors, model.group)
     return model
+
+
+@dataclass(frozen=True)
+class StreamKLoops:
+    """A stream-K decomposition's loop groups: ``tiles`` and ``k`` run per-block ranges (``fusion_ir/stream_k.py``);
+    the grid along blockIdx.x is its ``blocks``."""
+
+    plan: StreamK
+    tiles: LoopGroup
+    k: LoopGroup
+
+    def space(self) -> StreamKSpace:
+        return self.plan.space(self.tiles.extent, self.k.extent)
+
+    def tile_range(self) -> tuple[Val, Val]:
+        sk, b = self.space(), Val.symbol("blockIdx.x")
+        return sk.tile_begin(b), sk.tile_end(b)
+
+    def k_range(self) -> tuple[Val, Val]:
+        sk, b = self.space(), Val.symbol("blockIdx.x")
+        return sk.k_begin(b, self.tiles.index), sk.k_end(b, self.tiles.index)
+
+
+def _stream_k_loops(model: IdModel, fusion: Fusion) -> StreamKLoops | None:
+    """The loops of ``fusion.stream_k``; its blocks become the launch's blockIdx.x."""
+    plan = fusion.stream_k
+    if plan is None:
+        return None
+    tiles, k = model.group_of.get(plan.tiles), model.group_of.get(plan.k)
+    if tiles is None or k is None or not tiles.is_loop or not k.is_loop:
+        raise LoweringError(f"T{plan.tensor_name}: its stream-K axes {plan.tiles.label()} and {plan.k.label()} are "
+                            f"not both loops of the kernel")
+    others = [pt.name for pt in (ParallelType.BIDx, ParallelType.BIDy, ParallelType.BIDz)
+              if model.launch[pt].const_value() != 1]
+    if others:
+        raise LoweringError(f"T{plan.tensor_name}: stream-K deals its iterations out along blockIdx.x, but a tensor "
+                            f"binds an axis to {', '.join(others)}: bind no axis to a block index")
+    model.launch[ParallelType.BIDx] = Val.const(plan.blocks)
+    return StreamKLoops(plan, tiles, k)
 
 
 def _whole_clusters(fusion: Fusion, pt: ParallelType, dim: Val) -> Val:

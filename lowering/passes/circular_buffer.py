@@ -206,6 +206,12 @@ def _waits_into_compute(body: tuple[Node, ...], splits: list[IfThenElse], pipeli
 
 def clone(a: Analyses, node: ForLoop, loop: CircularLoop) -> list[Node]:
     S, P = loop.stages, loop.prefetch
+    # A loop over [start, stop) (a stream-K segment's K tiles) runs its pipeline from 0: the iterations count
+    # the stages and parities, and every tensor op reads the index shifted back by start.
+    base = node.start
+    if base != Val.const(0):
+        node = replace(node, start=Val.const(0), stop=node.stop - base)
+        loop = loop.rotated(base)
     i, n = node.index, node.stop
     # Skipping a persistent loop's tiles past the end would skip loads issued ahead that a later
     # iteration waits for; the pipelined loop runs them (TMA fills them with zeros, predicates
@@ -215,12 +221,14 @@ def clone(a: Analyses, node: ForLoop, loop: CircularLoop) -> list[Node]:
     loads = [x for x in node.body if any(computes(x, tv) for tv in loop.tensors)]
     allocs = [x for x in node.body if isinstance(x, Allocate)]
     computes_ = [x for x in node.body if x not in loads and not isinstance(x, Allocate)]
+    if base != Val.const(0):
+        computes_ = [_shift(x, ((i.name, i + base),)) for x in computes_]
     threads = a.ids.block_threads().const_value()
     many_threads = threads is None or threads > 1
 
     def issue(j: Val) -> list[Node]:
         """The loads of iteration ``j`` (the loop index shifted when j is not i)."""
-        shift = () if j == i else ((i.name, j),)
+        shift = () if j == i and base == Val.const(0) else ((i.name, j + base),)
         shifted = [_shift(x, shift) for x in loads]
         tma_items = [x for x in shifted if any(computes(x, tv) for tv in loop.tma)]
         other = [x for x in shifted if x not in tma_items]

@@ -29,7 +29,7 @@ from fusion_ir.exprs import PadOp, combine_op, load_kind, reduces, reduction_ini
 from fusion_ir.scalar import Val, all_of
 from fusion_ir.types import LoadStoreOpType, ParallelType
 
-from .. import grid_reduction, index_math, tensor_core_ops
+from .. import grid_reduction, index_math, stream_k, tensor_core_ops
 from ..analysis import Analyses
 from ..errors import LoweringError
 from ..indexing_exprs import (
@@ -108,6 +108,8 @@ def lower_op(op: TensorOp, a: Analyses) -> list[Node]:
     tv: TensorView = op.tv
     if op.kind is TensorOpKind.GridReduce:
         return grid_reduction.lower(tv, a)
+    if op.kind is TensorOpKind.StreamKFixup:
+        return stream_k.lower(tv, a)
     idx = own_indices(a, tv)
     statements = tensor_core_ops.lower(op, a, idx)
     if statements is not None:

@@ -3,7 +3,9 @@
 Reads: the ``ids`` analysis (loop groups), compute-at positions.
 Writes: the kernel body as nested ``ForLoop``s holding ``TensorOp``s (compute, reduction
 init and block-reduce steps).
-A persistent loop (``ids.persistent``) starts with ``if (tile >= extent) continue;``.
+A persistent loop (``ids.persistent``) starts with ``if (tile >= extent) continue;``. The tile and K loops of a
+stream-K reduction (``ids.stream_k``) run the block's range of tiles and its segment's K tiles
+(``fusion_ir/stream_k.py``), and the reduction's fix-up step (``lowering/stream_k.py``) follows its K loop.
 Guarantees: Bulk, thread/block-parallel and broadcast axes are not loops; producers come
 before consumers; a producer computed at position k shares exactly its consumers' first
 k loops; a reduction's init (a scan's: of its carry) precedes its outermost serial running loop
@@ -73,6 +75,8 @@ def _op(tv: TensorView, kind: TensorOpKind) -> TensorOp:
         text = f"T{tv.name} = gridReduce(T{tv.name})"
     elif kind is TensorOpKind.Finalize:
         text = f"T{tv.name} = T{tv.name}_acc"
+    elif kind is TensorOpKind.StreamKFixup:
+        text = f"T{tv.name} = streamKFixup(T{tv.name})"
     else:
         rhs = expr_rhs(tv.definition).replace("\n", " ")
         rhs = " ".join(rhs.split())
@@ -127,6 +131,12 @@ def _place(ids: IdModel, root: list, tv: TensorView) -> list[_Loop]:
     elif closing is not None:
         at = outer_scope.index(red_loop)
         outer_scope.insert(at + 1, _nest(inner_iteration, _op(tv, closing)))
+    if ids.stream_k is not None and red_loop.group is ids.stream_k.k:
+        # the tile's partials summed across blocks, right after the segment's K loop (``lowering/stream_k.py``)
+        if closing is not None:
+            raise LoweringError(f"T{tv.name}: a stream-K reduction sums in its own registers; a block or grid "
+                                f"reduction or a separate accumulator after it is not implemented")
+        outer_scope.insert(outer_scope.index(red_loop) + 1, _op(tv, TensorOpKind.StreamKFixup))
     return chain
 
 
@@ -286,6 +296,12 @@ def _freeze(ids: IdModel, item) -> object:
     persistent = ids.persistent.get(g.number)
     if persistent is not None:
         body = (skip_past_the_end(persistent.past_the_end()),) + body
-    return ForLoop(index=g.index, start=Val.const(0), stop=loop_stop(ids, g), body=body, label=g.label(),
+    start, stop = Val.const(0), loop_stop(ids, g)
+    sk = ids.stream_k
+    if sk is not None and g is sk.tiles:         # the tiles of the block's range
+        start, stop = sk.tile_range()
+    elif sk is not None and g is sk.k:           # the K tiles of the block's segment of its tile
+        start, stop = sk.k_range()
+    return ForLoop(index=g.index, start=start, stop=stop, body=body, label=g.label(),
                    unroll=g.parallel_type is ParallelType.Unroll,
                    vectorize=g.parallel_type is ParallelType.Vectorize, group=g.number)

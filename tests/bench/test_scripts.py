@@ -72,6 +72,22 @@ def test_matmul_shapes_covers_the_problem_classes_and_lowers_everything(capsys: 
     assert "0 failed" in out and "rules wgmma" in out
 
 
+def test_matmul_shapes_stream_k_adds_stream_k_kernels_that_lower(capsys: pytest.CaptureFixture) -> None:
+    """``--stream-k`` times stream-K kernels (a grid of the SM count) beside a problem's candidates; without it none
+    are timed (the tuner's candidates hold none)."""
+    from bench.matmul_shapes import Problem, candidates, main, problem_fusion
+    from fusion_ir.schedulers import suggest_matmul_params
+
+    p = Problem("odd 1234x4568x888", 1234, 4568, 888)
+    rules = suggest_matmul_params(problem_fusion(p), sms=132)
+    assert not any(c.stream_k for c in candidates(p, rules, 132))
+    streamed = [c for c in candidates(p, rules, 132, stream_k=True) if c.stream_k]
+    assert {(128, 256, 64), (128, 128, 64), rules.tile} <= {c.tile for c in streamed}
+    assert {c.blocks for c in streamed} == {132}
+    main(["--dry-run", "--stream-k", "--shapes", "1234x4568x888"])
+    assert "0 failed" in capsys.readouterr().out
+
+
 def test_schedulers_dry_run_schedules_and_lowers_every_case(capsys: pytest.CaptureFixture) -> None:
     """The pointwise and transpose cases at three sizes, fp32 and bf16, and the reduction and normalization cases,
     each scheduled by schedule() and lowered (``--dry-run``: no GPU), each by the scheduler of its class."""

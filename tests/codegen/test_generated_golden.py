@@ -54,6 +54,9 @@ BUILDERS["example_matmul_epilogue_alpha_beta_producer_loads"] = lambda: examples
     "alpha_beta", epilogue_tile=(128, 64), persistent=False, epilogue_loads="producer")
 BUILDERS["example_matmul_epilogue_bias_relu_producer_loads_ping_pong"] = lambda: examples.load("matmul_epilogue").build(
     "bias_relu", ping_pong=True, tile=(128, 128, 64), stages=4, epilogue_tile=(128, 64), epilogue_loads="producer")
+# stream-K with a fused bias + relu epilogue and a TMA store of the bf16 result, in the last block of a split tile
+BUILDERS["example_matmul_stream_k_bias_relu_tma_store"] = lambda: examples.load("matmul_stream_k").build(
+    epilogue=True, tma_store=True)
 BUILDERS["example_auto_transpose_256x264"] = lambda: examples.load("auto_transpose").build(shape=(256, 264))
 BUILDERS["example_matmul_cluster_1x2_tma_store"] = lambda: examples.load("matmul_cluster").build(   # shares A
     cluster=(1, 2), tma_store=True, stages=3)
