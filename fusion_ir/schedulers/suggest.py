@@ -549,15 +549,18 @@ def _reasons(rule: str, tile: str, persistent: str, tma_store: str, index_type: 
 
 
 def _depth_cap(params: MatmulParams, problem: MatmulProblem) -> int:
-    """The deepest pipeline ``_depth`` gives: the tile's ``DEPTH_CAP``, but ``MAX_USEFUL_STAGES`` for ping-pong at a
-    K of at most ``PING_PONG_K_TILES`` tiles and ``PERSISTENT_WAVES`` waves of tiles or more (its producer fills
-    stages from the next tiles; H100: 8192 x 8192 x 256 1.01 of cuBLAS with 6 stages against 0.96 with 4; under
-    four waves 4 stages ran as fast or faster: 2048 x 2048 x 256 0.98 against 0.93)."""
+    """The deepest pipeline ``_depth`` gives: the tile's ``DEPTH_CAP``, but for ping-pong at a K of at most
+    ``PING_PONG_K_TILES`` tiles and ``PERSISTENT_WAVES`` waves of tiles or more two tiles' K loops (one per warp
+    group: its producer fills stages from the next tiles), at least the cap and at most ``MAX_USEFUL_STAGES``. H100:
+    8192 x 8192 x 256 1.01 of cuBLAS with 6 stages against 0.96 with 4; at K = 128 (2 K tiles) 6 stages gained
+    nothing (8192 x 8192: 1.06 either way) and lost on the batched 64 x 2048 x 2048 x 128 B^T (0.86 against 1.02);
+    under four waves 4 stages ran as fast or faster (2048 x 2048 x 256 0.98 against 0.93)."""
+    cap = DEPTH_CAP.get(params.tile, MAX_USEFUL_STAGES)
     k_tiles, tiles = problem.k_tiles(params.tile[2]), problem.tiles(params.tile)
     if (params.ping_pong and k_tiles is not None and k_tiles <= PING_PONG_K_TILES and tiles is not None
             and tiles >= PERSISTENT_WAVES * params.blocks):
-        return MAX_USEFUL_STAGES
-    return DEPTH_CAP.get(params.tile, MAX_USEFUL_STAGES)
+        return max(cap, min(MAX_USEFUL_STAGES, 2 * k_tiles))    # both warp groups' next tiles in flight
+    return cap
 
 
 def _depth_reason(params: MatmulParams, problem: MatmulProblem) -> str:

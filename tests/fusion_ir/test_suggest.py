@@ -70,7 +70,7 @@ def test_choice_by_shape_class(shape: tuple[int, int, int], expected: tuple) -> 
 
 
 @pytest.mark.parametrize("shape,stages", [
-    ((4096, 4096, 256), 6), ((4096, 4096, 128), 6),    # K of at most 8 tiles, four waves: as deep as memory allows
+    ((4096, 4096, 256), 6), ((4096, 4096, 128), 4),    # four waves: two tiles of K per warp group, memory allowing
     ((2048, 2048, 256), 4), ((2048, 2048, 128), 4),    # K of at most 4 tiles, under four waves: the 128 x 128 cap
     ((8192, 8192, 512), 6), ((3072, 3072, 384), 6),    # K of 5 to 8 tiles and four waves of 128 x 128 tiles
     ((32768, 128, 2048), 4),                           # N of 128
