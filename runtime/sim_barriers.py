@@ -179,12 +179,14 @@ class Barriers:
 
     # ---- named barriers --------------------------------------------------------------
     def named_barrier(self, node: k.NamedBarrier, ctx: Ctx, i: int) -> TaskGen:
-        what = f"bar.sync {node.id}, {node.threads}" + (f" ({node.reason})" if node.reason else "")
+        op = "bar.sync" if node.wait else "bar.arrive"
+        what = f"{op} {node.id}, {node.threads}" + (f" ({node.reason})" if node.reason else "")
         yield from self.named(node, ctx, what)
         return ctx
 
     def named(self, node: k.NamedBarrier, ctx: Ctx, what: str) -> Generator[Blocked, None, None]:
-        """Arrive at named barrier ``node.id`` of each block and wait until ``node.threads`` threads did.
+        """Arrive at named barrier ``node.id`` of each block and wait until ``node.threads`` threads did
+        (``bar.arrive``, ``node.wait`` False: arrive only).
 
         The id may differ between the lanes (``1 + threadIdx.y``: a barrier per warp group): each lane
         arrives at the barrier of its own (block, id) pair, and the task waits until every pair its
@@ -216,6 +218,8 @@ class Barriers:
             self.bar_gen[blocks[ready], bids[ready]] += 1
             self.bar_arrived[blocks[ready], bids[ready]] = 0
             self.progress.advance()
+        if not node.wait:      # bar.arrive: counted, not waiting
+            return
         while np.any(self.bar_gen[blocks, bids] < target):
             yield Blocked(lambda: self._describe_named(what, blocks, bids, target))
 
