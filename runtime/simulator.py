@@ -290,3 +290,4 @@ class Simulator:
         self.groups.check_committed(np.arange(self.grid.num_lanes), "thread exit")
         self.memory.check_exit()
         self.registers.check_exit()
+        self.barriers.check_exit()
