@@ -4,14 +4,15 @@ Reads: ``TensorView.turns`` (``take_turns``: a serial loop axis and the thread d
 indices, the warp groups, take turns), the loop's group (``IdModel``), the launch's thread extents, and the
 kernel after ``branch_barriers`` (its named barriers, whose ids this pass keeps clear of).
 Writes, in every ForLoop of that group whose body issues wgmmas (the compute loop; each range
-``loop_versions`` later cuts it into keeps the statements), with ``W`` warp groups (the tensor's extent along
+``loop_versions`` later cuts it into keeps the statements; a pipeline's main and epilogue loops are one run of
+turns), with ``W`` warp groups (the tensor's extent along
 ``on``), ``K`` tensor-core sections per iteration (runs of top-level statements holding a ``wgmma.fence``, an
 MMA or a ``wgmma.commit_group``) and turn ``t = s * W + w`` for group ``w`` in section ``s``:
 - before each section: ``bar.sync id(t), 2 G`` (``G`` a warp group's threads): wait for this group's turn;
 - after it (after the commit, before the ``wait_group`` that retires the MMAs): ``bar.arrive id(t + 1 mod K W),
   2 G``: the turn passes to the next group, or to group 0 in the next section (next iteration after the last);
-- before the loop group ``W - 1`` arrives on ``id(0)`` (group 0 goes first), after it group 0 syncs on
-  ``id(0)``, taking the arrive of the last turn, so every barrier ends with no arrival pending.
+- before the first such loop group ``W - 1`` arrives on ``id(0)`` (group 0 goes first), after the last group 0
+  syncs on ``id(0)``, taking the arrive of the last turn, so every barrier ends with no arrival pending.
 ``id(t)`` counts down from the target's last named barrier, ``K W`` ids, none of which another named barrier
 of the kernel uses. A barrier's count is two groups' threads: the waiting group syncs, the one before arrives.
 Guarantees: per iteration, the groups' MMAs of each section are issued in the order 0, 1, ..., W - 1, section
@@ -42,7 +43,7 @@ from ..kernel_ir import (
     NamedBarrier,
     Node,
     WgmmaFence,
-    rewrite,
+    children,
     walk,
 )
 
@@ -74,31 +75,54 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
                             f"in one loop of a kernel")
     turns = _turns(marked[0], a)
     used = _used_ids(kernel.body, a.ids.launch)
-    placed = [False]
+    placed: list[int] = []      # the section count of each loop placed
 
-    def place(node: Node):
-        if not isinstance(node, ForLoop) or node.group != turns.group:
-            return None
+    def in_turn(node: ForLoop) -> ForLoop:
         sections = _sections(node.body)
-        if not sections:
-            return None     # a loop of the group without wgmmas (the producer's, a prologue's)
         _check(node, sections, turns)
         need = len(sections) * turns.groups
         ids = set(range(turns.top - need + 1, turns.top + 1))
-        if ids & used:
-            raise LoweringError(f"T{turns.tv.name}: its warp groups' turns take named barriers "
-                                f"{min(ids)}..{max(ids)}, and the kernel uses {sorted(ids & used)} already")
         if turns.top - need + 1 < 1:
             raise LoweringError(f"T{turns.tv.name}: {turns.groups} warp groups taking turns on {len(sections)} "
                                 f"tensor-core sections need {need} named barriers, more than the {turns.top} there are")
-        placed[0] = True
-        return _around(replace(node, body=_in_turn(node.body, sections, turns)), turns)
+        if ids & used:
+            raise LoweringError(f"T{turns.tv.name}: its warp groups' turns take named barriers "
+                                f"{min(ids)}..{max(ids)}, and the kernel uses {sorted(ids & used)} already")
+        if placed and placed[0] != len(sections):
+            raise LoweringError(f"T{turns.tv.name}: the loops of its turns ({node.label}) issue {placed[0]} and "
+                                f"{len(sections)} tensor-core sections per iteration; the turns pass from one "
+                                f"loop's iterations to the next's, so each needs the same")
+        placed.append(len(sections))
+        return replace(node, body=_in_turn(node.body, sections, turns))
 
-    body = rewrite(kernel.body, place)
-    if not placed[0]:
+    def visit(body: tuple[Node, ...]) -> tuple[Node, ...]:
+        mine = [k for k, x in enumerate(body) if _is_turn_loop(x, turns)]
+        if mine:
+            if placed:
+                raise LoweringError(f"T{turns.tv.name}: the loops of its turns sit in two places of the kernel; the "
+                                    f"turns pass along one run of them")
+            out = [in_turn(x) if k in mine else x for k, x in enumerate(body)]
+            first, last = mine[0], mine[-1]
+            return tuple(out[:first]) + _around(tuple(out[first:last + 1]), turns) + tuple(out[last + 1:])
+        return tuple(_descend(x, visit) for x in body)
+
+    body = visit(kernel.body)
+    if not placed:
         raise LoweringError(f"T{turns.tv.name}: take_turns on a loop with no wgmma; the warp groups take turns on "
                             f"the tensor-core sections of its iterations")
     return replace(kernel, body=body)
+
+
+def _is_turn_loop(node: Node, turns: Turns) -> bool:
+    """A loop of the turns' group that issues wgmmas (not the producer's, nor a prologue of loads)."""
+    return isinstance(node, ForLoop) and node.group == turns.group and bool(_sections(node.body))
+
+
+def _descend(node: Node, visit) -> Node:  # noqa: ANN001 - the body rewriter above
+    kids = children(node)
+    if not kids:
+        return node
+    return replace(node, **{name: visit(sub) for name, sub in kids})
 
 
 def _turns(tv: TensorView, a: Analyses) -> Turns:
@@ -165,11 +189,14 @@ def _in_turn(body: tuple[Node, ...], sections: list[tuple[int, int]], turns: Tur
     return tuple(out)
 
 
-def _around(loop: ForLoop, turns: Turns) -> tuple[Node, ...]:
+def _around(loops: tuple[Node, ...], turns: Turns) -> tuple[Node, ...]:
+    """The loops (a pipeline's main and epilogue loops, one run of iterations) between the first turn's arrive and
+    the sync that takes the last turn's arrive: one pair for the run, so no group runs a loop ahead of another's
+    last turn (a second arrive on the same barrier would complete its phase without a waiter)."""
     w, zero = turns.index, Val.const(0)
     first = IfThenElse(w.eq(turns.groups - 1), (turns.barrier(zero, False, "warp group 0 takes the first turn"),))
     last = IfThenElse(w.eq(0), (turns.barrier(zero, True, "the last turn's arrive taken"),))
-    return first, loop, last
+    return (first, *loops, last)
 
 
 def _used_ids(body: tuple[Node, ...], launch: dict[ParallelType, Val]) -> set[int]:

@@ -156,3 +156,18 @@ def test_take_turns_rules() -> None:
         out.take_turns(0)
     with pytest.raises(ScheduleError, match="take_turns: on=.*TIDx"):
         out.take_turns(2, ParallelType.TIDx)
+
+
+def test_a_pipelines_main_and_epilogue_loops_are_one_run_of_turns() -> None:
+    """Pipelined: the key-block loop's main and epilogue loops pass the turns on from one to the next, between one
+    first-turn arrive and one last-turn sync. With a pair per loop, group 1 could arrive on barrier 15 for the
+    epilogue loop before group 0 took its main loop's last arrive: a phase of two groups' arrivals that group 0's
+    warps then wait at out of step (a deadlock at seed 5)."""
+    shape = (1, 2, 200, 200, 64)
+    kernel = _kernel(shape)
+    text = str(kernel)
+    assert text.count("first turn") == 1 and text.count("last turn") == 1
+    assert len(_compute_loops(kernel)) == 4      # main and epilogue, each in an unmasked and a masked range
+    inputs = attention_wgmma.make_inputs(*shape, seed=5)
+    (out,) = simulate(kernel, inputs, seed=5)
+    assert _rel_error(out, attention_wgmma.reference(*inputs)) <= attention_wgmma.TOLERANCE
