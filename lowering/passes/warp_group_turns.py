@@ -36,6 +36,7 @@ from ..errors import LoweringError
 from ..kernel_ir import (
     AsyncCommit,
     AsyncKind,
+    BlockReduce,
     ForLoop,
     IfThenElse,
     Kernel,
@@ -200,9 +201,11 @@ def _around(loops: tuple[Node, ...], turns: Turns) -> tuple[Node, ...]:
 
 
 def _used_ids(body: tuple[Node, ...], launch: dict[ParallelType, Val]) -> set[int]:
-    """The ids the kernel's named barriers take, over the thread indices their ids read."""
+    """The ids the kernel's named barriers take (a block reduction's too), over the thread indices their ids read."""
     used: set[int] = set()
     for node in walk(body):
+        if isinstance(node, BlockReduce) and node.barrier is not None:
+            node = node.barrier
         if not isinstance(node, NamedBarrier):
             continue
         value = node.id.const_value()
