@@ -471,11 +471,12 @@ class KernelPrinter(NodeVisitor):
         self._emit("__syncthreads();" + (f"  // {node.reason}" if node.reason else ""))
 
     def visit_NamedBarrier(self, node: NamedBarrier) -> None:
-        """``bar.sync``; a non-constant id (``1 + threadIdx.y``: a barrier per warp group) is computed at
+        """``bar.sync`` (``bar.arrive`` where the node does not wait); a non-constant id (``1 + threadIdx.y``: a barrier per warp group) is computed at
         run time (``verify`` range-checks a constant one)."""
         self.helpers.add("named_barrier")
         count = self._idx(node.threads, node)
-        self._emit(f"namedBarrierSync({self._idx(node.id, node)}, {count});"
+        call = "namedBarrierSync" if node.wait else "namedBarrierArrive"
+        self._emit(f"{call}({self._idx(node.id, node)}, {count});"
                    + (f"  // {node.reason}" if node.reason else ""))
 
     def visit_Let(self, node: Let) -> None:

@@ -4,3 +4,8 @@
 __device__ __forceinline__ void namedBarrierSync(uint32_t id, uint32_t threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
+// bar.arrive: this warp's threads count toward barrier `id` and go on; the threads that bar.sync on it wait
+// for all `threads` (warp groups taking turns: the group done with its turn arrives on the next one's barrier).
+__device__ __forceinline__ void namedBarrierArrive(uint32_t id, uint32_t threads) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}

@@ -81,6 +81,9 @@ class TensorView:
         self.store_wait = StoreWait.AfterBoxes   # a TMA-store output: when its issuer waits for the tile's reads
         self.store_stages = 1                    # a TMA-store output: shared tiles its stores rotate through
         self.shared_reuse = True                 # a Shared buffer: may share memory with others (``set_shared_reuse``)
+        # the serial loop axis whose iterations the warp groups along a thread dimension share, taking turns on
+        # each tensor-core issue section of an iteration (``take_turns``)
+        self.turns: tuple[IterDomain, ParallelType] | None = None
         # a TMA load whose tile the blocks of a cluster along this block index share (``set_multicast``)
         self.multicast: ParallelType | None = None
         # The axes a Shared tensor's buffer is laid out in (row-major), when not its loop axes right of the
@@ -1150,6 +1153,30 @@ class TensorView:
         with self.fusion.transaction():
             self.store_wait = chosen
             self.store_stages = stages
+        return self
+
+    def take_turns(self, axis: int, on: ParallelType = ParallelType.TIDy) -> TensorView:
+        """The warp groups along ``on`` (each its own rows, all running every iteration of the serial loop at
+        ``axis``) take turns on the tensor-core issue sections of each iteration: FlashAttention-3's ping-pong.
+
+        In the loop's body, a section is a run of statements that issue wgmmas (fence, MMAs, commit); the lowering
+        (``warp_group_turns``) puts a named-barrier wait for this group's turn before each section and an arrive
+        that hands the turn to the next group after it (before the wait that retires the wgmmas), group 0 first.
+        So one group's MMAs run while the other computes on CUDA cores (its softmax). The loop's bounds and the
+        sections must be the same for every group (a group that skips a turn would deadlock the others)."""
+        j = self._norm_axis(axis, "take_turns")
+        i = self.loop[j]
+        if not isinstance(on, ParallelType) or on not in (ParallelType.TIDy, ParallelType.TIDz):
+            raise self._err(f"take_turns: on={on!r} must be ParallelType.TIDy or TIDz (the warp groups' index; "
+                            f"TIDx holds a warp group's own threads)")
+        if i.parallel_type is not ParallelType.Serial or i.is_broadcast:
+            raise self._err(f"take_turns: {self._axis_desc(j)} is {i.parallel_type.name}; the warp groups take "
+                            f"turns in the iterations of a serial loop")
+        if not any(x.parallel_type is on for x in self.loop):
+            raise self._err(f"take_turns: T{self.name} has no axis bound to {on.name}: the warp groups that take "
+                            f"turns are its indices there")
+        with self.fusion.transaction():
+            self.turns = (i, on)
         return self
 
     def set_shared_reuse(self, allowed: bool) -> TensorView:

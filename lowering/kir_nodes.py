@@ -310,11 +310,15 @@ class NamedBarrier:
     running the same code each synchronize on their own barrier: ``1 + threadIdx.y`` with
     ``threads`` = 128 in a block of (128, 2, 1) threads. An int is taken as a constant; the field
     always holds a ``Val``.
+
+    ``wait`` False: ``bar.arrive id, threads``: the warp's threads count toward the barrier and go on
+    without waiting for it (the threads that wait are others: warp groups passing a turn on).
     """
 
     id: Val | int
     threads: Val
     reason: str = ""
+    wait: bool = True
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, Val):

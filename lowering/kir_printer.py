@@ -137,7 +137,8 @@ class KirPrinter(k.NodeVisitor):
 
     def visit_NamedBarrier(self, node: k.NamedBarrier, pad: str, indent: int) -> list[str]:
         why = f"  // {node.reason}" if node.reason else ""
-        return [f"{pad}bar.sync({node.id}, {node.threads});{why}"]
+        op = "bar.sync" if node.wait else "bar.arrive"
+        return [f"{pad}{op}({node.id}, {node.threads});{why}"]
 
     def visit_MBarrierInit(self, node: k.MBarrierInit, pad: str, indent: int) -> list[str]:
         return [f"{pad}mbarrier::init({node.mbar.name}[{node.index}], {node.count})"]

@@ -59,6 +59,7 @@ from .passes import (
     store_waits,
     syncs,
     unswitch,
+    warp_group_turns,
     wgmma_groups,
 )
 from .passes import circular_buffer as circular_buffer_pass
@@ -109,6 +110,7 @@ PIPELINE: list[Step] = [
     Pass("grid_reduction", grid_reduction.run),                            # consumers in the last block only
     Pass("ping_pong", ping_pong.run),                                      # compute warp groups in turn
     Pass("branch_barriers", branch_barriers.run),                          # named barriers in warp-split branches
+    Pass("warp_group_turns", warp_group_turns.run),                        # warp groups issue wgmmas in turn
     Pass("loop_versions", loop_versions.run),                              # masks left out where known true
     Pass("unswitch", unswitch.run),                                        # a loop's only branch moved around it
     Pass("hoist_indices", hoist_indices.run),                              # loop-invariant divisions before loops

@@ -47,6 +47,7 @@ class Barriers:
         self.bar_arrived = np.zeros((nb, NUM_BARRIERS), dtype=np.int64)
         self.bar_gen = np.zeros((nb, NUM_BARRIERS), dtype=np.int64)
         self.bar_expected = np.zeros((nb, NUM_BARRIERS), dtype=np.int64)  # named: count of the open phase
+        self.bar_waiting = np.zeros((nb, NUM_BARRIERS), dtype=np.int64)   # named: threads of the open phase that wait
         self.at_barrier = np.zeros(n, dtype=bool)        # lanes waiting at the block-wide barrier
         self.bar_where = np.zeros(nb, dtype=np.int64)    # which block-wide barrier instance each block waits at
         self._where_ids: dict[tuple, int] = {}
@@ -179,12 +180,14 @@ class Barriers:
 
     # ---- named barriers --------------------------------------------------------------
     def named_barrier(self, node: k.NamedBarrier, ctx: Ctx, i: int) -> TaskGen:
-        what = f"bar.sync {node.id}, {node.threads}" + (f" ({node.reason})" if node.reason else "")
+        op = "bar.sync" if node.wait else "bar.arrive"
+        what = f"{op} {node.id}, {node.threads}" + (f" ({node.reason})" if node.reason else "")
         yield from self.named(node, ctx, what)
         return ctx
 
     def named(self, node: k.NamedBarrier, ctx: Ctx, what: str) -> Generator[Blocked, None, None]:
-        """Arrive at named barrier ``node.id`` of each block and wait until ``node.threads`` threads did.
+        """Arrive at named barrier ``node.id`` of each block and wait until ``node.threads`` threads did
+        (``bar.arrive``, ``node.wait`` False: arrive only).
 
         The id may differ between the lanes (``1 + threadIdx.y``: a barrier per warp group): each lane
         arrives at the barrier of its own (block, id) pair, and the task waits until every pair its
@@ -205,6 +208,8 @@ class Barriers:
         self.proxy.publish_fences(ctx.lanes)
         target = self.bar_gen[blocks, bids] + 1
         self.bar_arrived[blocks, bids] += counts
+        if node.wait:
+            self.bar_waiting[blocks, bids] += counts
         over = np.flatnonzero(self.bar_arrived[blocks, bids] > threads)
         if over.size:
             b, bid = int(blocks[over[0]]), int(bids[over[0]])
@@ -213,11 +218,32 @@ class Barriers:
                                   f"{threads}")
         ready = self.bar_arrived[blocks, bids] == threads
         if ready.any():
+            unwaited = np.flatnonzero(ready & (self.bar_waiting[blocks, bids] == 0))
+            if unwaited.size:
+                b, bid = int(blocks[unwaited[0]]), int(bids[unwaited[0]])
+                raise SimulationError(f"{what}: named barrier {bid} of block {self.grid.block_name(b)} completes a "
+                                      f"phase of {threads} threads that all only arrived (bar.arrive): no thread "
+                                      f"waits for it, so it orders nothing (a bar.sync missing?)")
             self.bar_gen[blocks[ready], bids[ready]] += 1
             self.bar_arrived[blocks[ready], bids[ready]] = 0
+            self.bar_waiting[blocks[ready], bids[ready]] = 0
             self.progress.advance()
+        if not node.wait:      # bar.arrive: counted, not waiting
+            return
         while np.any(self.bar_gen[blocks, bids] < target):
             yield Blocked(lambda: self._describe_named(what, blocks, bids, target))
+
+    def check_exit(self) -> None:
+        """Kernel exit: no named barrier holds arrivals of a phase that never completed (a ``bar.arrive`` that
+        no ``bar.sync`` took; a waiting thread would have been reported as a deadlock)."""
+        pending = np.argwhere(self.bar_arrived[:, 1:] > 0)
+        if pending.size == 0:
+            return
+        b, bid = int(pending[0][0]), int(pending[0][1]) + 1
+        raise SimulationError(f"kernel exit: named barrier {bid} of block {self.grid.block_name(b)} holds "
+                              f"{int(self.bar_arrived[b, bid])} arrivals (bar.arrive) of a phase of "
+                              f"{int(self.bar_expected[b, bid])} threads that never completed: no bar.sync took "
+                              f"them")
 
     def _barrier_ids(self, node: k.NamedBarrier, ctx: Ctx, what: str) -> np.ndarray:
         """The barrier id of each lane of the task: 1..15, and the same within a warp (``bar.sync`` counts

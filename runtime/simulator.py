@@ -306,3 +306,4 @@ class Simulator:
         self._check_zeroed_scratch()
         self.memory.check_exit()
         self.registers.check_exit()
+        self.barriers.check_exit()

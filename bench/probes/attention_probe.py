@@ -18,7 +18,8 @@ changes applied after ``schedule_on_tensor_cores`` (``base`` for none):
   ``sN``: k_j's and v_j's tiles in an N-stage circular buffer over the key blocks (``stages``); ``ws``: its loads
   issued by a producer warp group (``warp_specialized``; 2 stages unless an ``sN`` says more); ``wg2``: two compute
   warp groups of 64 query rows per block (``compute_warp_groups``); ``rs``: the register split ``(24, 240)``
-  (``register_split``, with ``ws``; ``rsP_C`` for ``(P, C)``, e.g. ``rs32_232``). E.g. ``kv128+ws+s2+wg2+rs``.
+  (``register_split``, with ``ws``; ``rsP_C`` for ``(P, C)``, e.g. ``rs32_232``); ``pp``: the two compute warp
+  groups take turns on the tensor cores (``ping_pong``, with ``wg2``). E.g. ``kv128+ws+s2+wg2+rs``, ``kv128+s2+wg2+pp``.
 
 Every variant is checked against float64 first (as bench/attention.py does), then timed with flash (and cuDNN) in
 ``runtime.timing.interleaved_ms`` rounds; prints TFLOP/s and ratios to flash. ``--ncu``: no timing, each variant
@@ -53,7 +54,8 @@ def _patched(fusion, r, shape: KernelShape | None = None) -> None:  # noqa: ANN0
         elif change == "reuse":
             r.score_matmul.definition.inputs[1].set_shared_reuse(True)
             v_s.set_shared_reuse(True)
-        elif change not in ("base", "ex2", "fast", "kv64", "kv128", "rev", "ws", "wg2") and _shape_change(change) is None:
+        elif (change not in ("base", "ex2", "fast", "kv64", "kv128", "rev", "ws", "wg2", "pp")
+              and _shape_change(change) is None):
             raise SystemExit(f"unknown change {change!r}")
 
 
@@ -71,7 +73,7 @@ def _shape_change(change: str) -> dict | None:
 
 def params_of(changes: list[str], block_kv: int) -> AttentionParams:
     """The tensor-core params of a variant: ``kvN`` keys per block (else ``block_kv``), the kernel structure of
-    ``sN``, ``ws``, ``wg2``, ``rs`` / ``rsP_C``."""
+    ``sN``, ``ws``, ``wg2``, ``pp``, ``rs`` / ``rsP_C``."""
     fields: dict = {}
     for change in changes:
         fields.update(_shape_change(change) or {})
@@ -80,6 +82,8 @@ def params_of(changes: list[str], block_kv: int) -> AttentionParams:
         fields.setdefault("stages", 2)
     if "wg2" in changes:
         fields["compute_warp_groups"] = 2
+    if "pp" in changes:
+        fields["ping_pong"] = True
     kv = [int(c[2:]) for c in changes if c.startswith("kv") and c[2:].isdigit()]
     return AttentionParams(block_q=64, block_kv=kv[0] if kv else block_kv, tensor_cores=True, **fields)
 

@@ -34,7 +34,10 @@ K-major, 128-byte swizzle); then a serial loop over the key blocks ``j`` (the re
   release a stage on its empty one;
 - ``compute_warp_groups = 2``: a block takes ``2 x 64`` query rows, ``[.., Sqo, W (TIDy), 64, ..]``, each compute
   warp group its own 64 rows (its fragment, running max, row sum, accumulator), both reading the same k_j and v_j
-  stages and q's ``[128, D]`` tile at their own rows (the matmul's cooperative layout of ``Mw``).
+  stages and q's ``[128, D]`` tile at their own rows (the matmul's cooperative layout of ``Mw``);
+- ``ping_pong``: those two warp groups issue the wgmmas of each key block in turn (``take_turns`` on the key-block
+  loop; the ``warp_group_turns`` pass): group 0's s_j, group 1's s_j, group 0's o_j, group 1's o_j, so one group's
+  MMAs run while the other does its softmax. The causal bound is the block's, so both walk the same key blocks.
 """
 
 from __future__ import annotations
@@ -69,12 +72,14 @@ class KernelShape:
     """The kernel's structure (``AttentionParams`` names each): ``stages`` of k_j and v_j over the key-block loop
     (1: a single-stage load in the iteration that reads it), ``warp_specialized`` (a producer warp group issues the
     pipeline's loads; ``register_split``: its and the compute warp groups' ``setmaxnreg`` counts, or None),
-    ``compute_warp_groups`` of 64 query rows each per block."""
+    ``compute_warp_groups`` of 64 query rows each per block; ``ping_pong``: those warp groups take turns on the
+    tensor-core sections of each key block (``TensorView.take_turns``; needs ``compute_warp_groups=2``)."""
 
     stages: int = 1
     warp_specialized: bool = False
     register_split: tuple[int, int] | None = None
     compute_warp_groups: int = 1
+    ping_pong: bool = False
 
     def validate(self, where: str = "KernelShape") -> None:
         """The rules of each field (``where`` names the caller, e.g. ``AttentionParams``)."""
@@ -91,6 +96,11 @@ class KernelShape:
         if isinstance(w, bool) or w not in COMPUTE_WARP_GROUPS:
             raise ScheduleError(f"{where}.compute_warp_groups: {w!r} must be one of {COMPUTE_WARP_GROUPS} (warp groups "
                                 f"of 64 query rows per block)")
+        if not isinstance(self.ping_pong, bool):
+            raise ScheduleError(f"{where}.ping_pong: {self.ping_pong!r} must be a bool")
+        if self.ping_pong and w < 2:
+            raise ScheduleError(f"{where}.ping_pong: needs compute_warp_groups=2 (got {w}): the compute warp groups "
+                                f"take turns on the tensor cores")
         regs = self.register_split
         if regs is None:
             return
@@ -299,6 +309,8 @@ def schedule_on_tensor_cores(fusion: Fusion, r: OnlineSoftmax, shape: KernelShap
         mask_only_where_needed(r, r.scores, 2, 1)
     if pipelined:
         _pipeline_key_blocks(k_s, v_s, shape)
+    if shape.ping_pong:     # the warp groups' wgmmas of a key block in turn (the key-block loop: s_j's axis 2)
+        s_mm.take_turns(2, ParallelType.TIDy)
 
 
 def _pipeline_key_blocks(k_s: TensorView, v_s: TensorView, shape: KernelShape) -> None:

@@ -24,6 +24,10 @@ p.CHANGES[:] = ["ws", "wg2", "rs"]
 fusion = attention.fusion_of(1, 2, 200, 200, 64)
 schedule_attention(fusion, p.params_of(p.CHANGES, 64))
 print("launch", "block (128, 3, 1)" in str(lower(fusion)))
+print("kv128+s2+wg2+pp", "->", p.params_of(["kv128", "s2", "wg2", "pp"], 64).summary())
+fusion = attention.fusion_of(1, 1, 256, 256, 128)
+schedule_attention(fusion, p.params_of(["kv128", "s2", "wg2", "pp"], 64))
+print("turns", "bar.arrive" in str(lower(fusion)))
 """
 
 
@@ -38,3 +42,5 @@ def test_the_structure_variants_set_the_params_and_schedule() -> None:
     assert "stages=2, warp_specialized=True, register_split=(32, 232), compute_warp_groups=1" in lines[2]
     assert "stages=1, warp_specialized=False, register_split=None, compute_warp_groups=1" in lines[3]
     assert lines[4] == "launch True"
+    assert "stages=2, warp_specialized=False, register_split=None, compute_warp_groups=2, ping_pong=True" in lines[5]
+    assert lines[6] == "turns True"

@@ -70,6 +70,10 @@ BUILDERS["example_attention_wgmma_causal"] = lambda: examples.load("attention_wg
 # group (setmaxnreg 24 / 240), two compute warp groups of 64 query rows sharing the stages; causal, ragged
 BUILDERS["example_attention_wgmma_causal_ws_wg2"] = lambda: examples.load("attention_wgmma").build(
     1, 2, 100, 333, 64, causal=True, stages=2, warp_specialized=True, register_split=(24, 240), compute_warp_groups=2)
+# the same with ping-pong: the two compute warp groups issue each key block's wgmmas in turn (bar.sync / bar.arrive)
+BUILDERS["example_attention_wgmma_causal_ws_wg2_pp"] = lambda: examples.load("attention_wgmma").build(
+    1, 2, 100, 333, 64, causal=True, stages=2, warp_specialized=True, register_split=(24, 240), compute_warp_groups=2,
+    ping_pong=True)
 BUILDERS["scan_cummax_rows_on_threads"] = lambda: scan_case("cummax_rows_on_threads").build()
 BUILDERS["rescaled_sum_split_serial"] = lambda: scan_case("rescaled_sum_split_serial").build()
 # blocked keys [nb, B, H, 32, D] of k [B, H, S, D]: one TMA box of k per key block, the views never computed

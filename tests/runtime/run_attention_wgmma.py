@@ -1,7 +1,7 @@
 """Run examples/attention_wgmma (attention on one warp group of tensor cores) on the GPU at small sizes, causal and
 not, and check it against numpy: ``python -m tests.runtime.run_attention_wgmma [causal] [structures]`` (``structures``:
 each kernel structure of ``STRUCTURES`` at each size, the K/V pipeline, the producer warp group, two compute warp
-groups). Used under compute-sanitizer."""
+groups, those taking turns: ping-pong). Used under compute-sanitizer."""
 
 from __future__ import annotations
 
@@ -24,7 +24,12 @@ STRUCTURES = {
     "s3_wg2": {"stages": 3, "compute_warp_groups": 2},
     "ws_s2": {"stages": 2, "warp_specialized": True},
     "ws_s3_wg2_rs": {"stages": 3, "warp_specialized": True, "compute_warp_groups": 2, "register_split": (24, 240)},
+    # the two compute warp groups taking turns on the tensor cores (named barriers around each wgmma section)
+    "s2_wg2_pp": {"stages": 2, "compute_warp_groups": 2, "ping_pong": True},
+    "ws_s2_wg2_rs_pp": {"stages": 2, "warp_specialized": True, "compute_warp_groups": 2, "register_split": (24, 240),
+                        "ping_pong": True},
 }
+PING_PONG = [name for name, shape in STRUCTURES.items() if shape.get("ping_pong")]
 
 
 def main(causal: bool = False, structures: tuple[str, ...] = ("single_stage",)) -> None:

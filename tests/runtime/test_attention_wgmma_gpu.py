@@ -3,14 +3,14 @@ wgmma kernel per 64 query rows) against numpy at small ragged sizes and against 
 scaled_dot_product_attention in float64 at [4, 16, 4096, 128] and an odd size, causal and not, blocks of 64 and
 128 keys; compute-sanitizer memcheck, racecheck and synccheck on the small cases. The same for the kernel structures
 of ``KernelShape`` (``run_attention_wgmma.STRUCTURES``: 2 and 3 K/V stages, a producer warp group, two compute warp
-groups, a register split)."""
+groups, a register split, the two compute warp groups taking turns on the tensor cores: ping-pong)."""
 
 from __future__ import annotations
 
 import pytest
 
 from examples import attention_wgmma
-from tests.runtime.run_attention_wgmma import STRUCTURES
+from tests.runtime.run_attention_wgmma import PING_PONG, STRUCTURES
 from tests.runtime.run_attention_wgmma import main as run_small
 from tests.runtime.sanitizer import SANITIZER, assert_sanitizer_clean
 from tests.runtime.sdpa_check import assert_matches_sdpa
@@ -75,3 +75,13 @@ def test_the_pipelined_kernels_match_torch_sdpa(shape: tuple[int, ...], causal: 
 def test_compute_sanitizer_is_clean_for_every_structure(tool: str, causal: bool) -> None:
     assert_sanitizer_clean(tool, "tests.runtime.run_attention_wgmma", "structures", *(["causal"] if causal else []),
                            timeout=1800)
+
+
+# ping-pong (the compute warp groups issue each key block's wgmmas in turn, named barriers): the causal bound and the
+# two ranges (unmasked, masked) of the key-block loop at Sq != Skv both ways, every tile's last rows past Skv
+@pytest.mark.parametrize("structure", PING_PONG)
+@pytest.mark.parametrize("block_kv", [64, 128])
+@pytest.mark.parametrize("shape", CAUSAL_SHAPES, ids=str)
+def test_ping_pong_causal_matches_torch_sdpa(shape: tuple[int, ...], block_kv: int, structure: str) -> None:
+    fusion = attention_wgmma.build(*shape, causal=True, block_kv=block_kv, **STRUCTURES[structure])
+    assert_matches_sdpa(fusion, shape, True)

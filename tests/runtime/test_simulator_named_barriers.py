@@ -175,3 +175,31 @@ def test_invalid_per_thread_ids_are_errors(barrier: k.NamedBarrier, message: str
     kern = kernel([barrier, assign(out, TX, fconst(1.0))], [global_1d("T0")], [out], (1,), (64,))
     with pytest.raises(SimulationError, match=message):
         simulate(kern, [np.zeros(64, np.float32)])
+
+
+def _two_warps(first: k.NamedBarrier, second: k.NamedBarrier) -> k.Kernel:
+    """Warp 0 runs ``first``, warp 1 ``second`` (a block of 64 threads), then each writes its lanes."""
+    out = global_1d("T1")
+    warp0 = TX.lt(c(32))
+    body = [if_(warp0, [first], [second]), assign(out, TX, fconst(1.0))]
+    return kernel(body, [global_1d("T0")], [out], (1,), (64,))
+
+
+def test_bar_arrive_releases_the_waiting_warp() -> None:
+    """``bar.arrive`` (``wait=False``) counts toward the barrier without waiting: warp 1 arrives, warp 0 syncs."""
+    kern = _two_warps(k.NamedBarrier(2, c(64)), k.NamedBarrier(2, c(64), wait=False))
+    for seed in SEEDS:
+        (y,) = simulate(kern, [np.zeros(64, np.float32)], seed=seed)
+        np.testing.assert_array_equal(y, np.ones(64, np.float32))
+
+
+def test_a_phase_of_arrives_alone_is_reported() -> None:
+    kern = _two_warps(k.NamedBarrier(2, c(64), wait=False), k.NamedBarrier(2, c(64), wait=False))
+    with pytest.raises(SimulationError, match="named barrier 2 .* all only arrived .* no thread waits for it"):
+        simulate(kern, [np.zeros(64, np.float32)])
+
+
+def test_an_arrive_no_sync_takes_is_reported_at_exit() -> None:
+    kern = _two_warps(k.NamedBarrier(2, c(64), wait=False), k.Comment("nothing"))
+    with pytest.raises(SimulationError, match="kernel exit: named barrier 2 .* holds 32 arrivals"):
+        simulate(kern, [np.zeros(64, np.float32)])
