@@ -42,10 +42,11 @@ def input_shapes(batch: int, heads: int, seq_q: int, seq_kv: int, head_dim: int)
 def build(batch: int = 1, heads: int = 2, seq_q: int = 200, seq_kv: int = 200, head_dim: int = 64,
           causal: bool = False, block_kv: int = 64, dtype: DataType = DataType.BFloat16, stages: int = 1,
           warp_specialized: bool = False, register_split: tuple[int, int] | None = None,
-          compute_warp_groups: int = 1) -> Fusion:
+          compute_warp_groups: int = 1, persistent: bool = False, blocks: int | None = None) -> Fusion:
     """``attention.fusion_of(...)`` rewritten with ``block_kv`` keys per block and scheduled as above; ``stages``,
     ``warp_specialized``, ``register_split``, ``compute_warp_groups``: the kernel's structure (``KernelShape``: a
-    K/V circular buffer over the key blocks, a producer warp group, two compute warp groups of 64 rows each)."""
+    K/V circular buffer over the key blocks, a producer warp group, two compute warp groups of 64 rows each;
+    ``persistent``: ``blocks`` blocks walk the tiles)."""
     if head_dim not in HEAD_DIMS:
         raise ScheduleError(f"attention_wgmma.build: head_dim = {head_dim} must be one of {HEAD_DIMS}: q's and k's "
                             f"tiles are boxes of 64 columns and the output one wgmma tile of D columns")
@@ -56,6 +57,7 @@ def build(batch: int = 1, heads: int = 2, seq_q: int = 200, seq_kv: int = 200, h
     with fusion.transaction():
         (record,) = online_softmax(fusion, block_kv)
         schedule_on_tensor_cores(fusion, record, KernelShape(stages, warp_specialized, register_split,
-                                                             compute_warp_groups))
+                                                             compute_warp_groups, persistent=persistent,
+                                                             blocks=blocks))
     return fusion
 

@@ -58,7 +58,9 @@ class AttentionParams(HeuristicParams):
     compute warp groups by shared memory, ``_tensor_core_warp_groups``): ``stages`` of k_j's and v_j's tiles circular-buffered over the key-block loop (1: no pipeline);
     ``warp_specialized``: a producer warp group issues those loads (needs ``stages >= 2``), ``register_split`` its
     and the compute warp groups' ``setmaxnreg`` counts (e.g. ``(24, 240)``; None: no register split);
-    ``compute_warp_groups`` (1 or 2) warp groups of 64 query rows per block, sharing the k_j and v_j stages."""
+    ``compute_warp_groups`` (1 or 2) warp groups of 64 query rows per block, sharing the k_j and v_j stages;
+    ``persistent``: a grid of ``blocks`` blocks (None: the target's SM count) walks the (batch x head, query tile)
+    tiles, merged into one index, grid-stride (FlashAttention-3's persistent kernel; needs ``stages = 1``)."""
 
     scheduler: str = NAME
     block_q: int = 64
@@ -68,18 +70,22 @@ class AttentionParams(HeuristicParams):
     warp_specialized: bool = False
     register_split: tuple[int, int] | None = None
     compute_warp_groups: int = 1
+    persistent: bool = False
+    blocks: int | None = None
 
     @property
     def kernel_shape(self) -> KernelShape:
         """The wgmma kernel's structure these params choose."""
-        return KernelShape(self.stages, self.warp_specialized, self.register_split, self.compute_warp_groups)
+        return KernelShape(self.stages, self.warp_specialized, self.register_split, self.compute_warp_groups,
+                           persistent=self.persistent, blocks=self.blocks)
 
     def validate(self) -> None:
         if not isinstance(self.tensor_cores, bool):
             raise ScheduleError(f"AttentionParams.tensor_cores: {self.tensor_cores!r} must be a bool")
         self.kernel_shape.validate("AttentionParams")
         if not self.tensor_cores and self.kernel_shape != KernelShape():
-            changed = [f for f in ("stages", "warp_specialized", "register_split", "compute_warp_groups")
+            changed = [f for f in ("stages", "warp_specialized", "register_split", "compute_warp_groups", "persistent",
+                                   "blocks")
                        if getattr(self, f) != getattr(KernelShape(), f)]
             raise ScheduleError(f"AttentionParams.{changed[0]}: {getattr(self, changed[0])!r} needs "
                                 f"tensor_cores=True (the K/V pipeline, the producer warp group and the compute warp "
