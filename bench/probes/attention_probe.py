@@ -18,7 +18,9 @@ changes applied after ``schedule_on_tensor_cores`` (``base`` for none):
   ``sN``: k_j's and v_j's tiles in an N-stage circular buffer over the key blocks (``stages``); ``ws``: its loads
   issued by a producer warp group (``warp_specialized``; 2 stages unless an ``sN`` says more); ``wg2``: two compute
   warp groups of 64 query rows per block (``compute_warp_groups``); ``rs``: the register split ``(24, 240)``
-  (``register_split``, with ``ws``; ``rsP_C`` for ``(P, C)``, e.g. ``rs32_232``). E.g. ``kv128+ws+s2+wg2+rs``.
+  (``register_split``, with ``ws``; ``rsP_C`` for ``(P, C)``, e.g. ``rs32_232``). E.g. ``kv128+ws+s2+wg2+rs``;
+  ``pers``: the persistent kernel (``persistent``: the target's SM count of blocks walk the tiles grid-stride;
+  ``persN``: N blocks), which takes one stage (``s1``; it is set unless an ``sN`` says otherwise).
 
 Every variant is checked against float64 first (as bench/attention.py does), then timed with flash (and cuDNN) in
 ``runtime.timing.interleaved_ms`` rounds; prints TFLOP/s and ratios to flash. ``--ncu``: no timing, each variant
@@ -63,6 +65,8 @@ def _shape_change(change: str) -> dict | None:
         return {"stages": int(change[1:])}
     if change == "rs":
         return {"register_split": (24, 240)}
+    if change.startswith("pers") and (change[4:] == "" or change[4:].isdigit()):
+        return {"persistent": True, **({"blocks": int(change[4:])} if change[4:] else {})}
     parts = change[2:].split("_")
     if change.startswith("rs") and len(parts) == 2 and all(p.isdigit() for p in parts):
         return {"register_split": (int(parts[0]), int(parts[1]))}
@@ -78,6 +82,8 @@ def params_of(changes: list[str], block_kv: int) -> AttentionParams:
     if "ws" in changes:
         fields["warp_specialized"] = True
         fields.setdefault("stages", 2)
+    if fields.get("persistent"):
+        fields.setdefault("stages", 1)
     if "wg2" in changes:
         fields["compute_warp_groups"] = 2
     kv = [int(c[2:]) for c in changes if c.startswith("kv") and c[2:].isdigit()]

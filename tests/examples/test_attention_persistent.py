@@ -50,3 +50,69 @@ def test_matches_numpy(case: tuple) -> None:
         (out,) = simulate(kernel, inputs, seed=seed)
         err = _rel_error(out, attention_wgmma.reference(*inputs, causal=causal))
         assert err <= attention_wgmma.TOLERANCE, (case, seed, err)
+
+
+def test_through_the_scheduler_params() -> None:
+    """``AttentionParams(persistent=True, blocks=3)`` through ``schedule_attention``: the same kernel."""
+    from examples import attention
+    from fusion_ir.schedulers.attention import schedule_attention
+
+    shape = (1, 2, 100, 333, 64)
+    fusion = attention.fusion_of(*shape, causal=True)
+    schedule_attention(fusion, AttentionParams(block_q=64, block_kv=64, tensor_cores=True, persistent=True, blocks=3))
+    kernel = lower(fusion)
+    inputs = attention_wgmma.make_inputs(*shape, seed=3)
+    (out,) = simulate(kernel, inputs, seed=3)
+    assert _rel_error(out, attention_wgmma.reference(*inputs, causal=True)) <= attention_wgmma.TOLERANCE
+
+
+def test_a_block_walks_the_tiles_and_reloads_q_per_tile() -> None:
+    """A grid of 3 blocks; one serial loop over the tiles, ``tile = i * 3 + blockIdx.x`` past the 8 tiles skipped;
+    in it q's boxes, the accumulator's init, the key-block loop (bounded by the tile's query index, read from the tile)
+    and a block barrier before q's next tile overwrites the one the wgmmas read."""
+    kernel = lower(attention_wgmma.build(1, 2, 200, 200, 64, causal=True, persistent=True, blocks=3))
+    text = str(kernel)
+    assert "grid (3, 1, 1)" in text and "blockIdx.y" not in text
+    tiles = text.index("FOR i0 in [0, 3)")
+    assert tiles < text.index("IF ((i0 * 3) + blockIdx.x) >= 8:") < text.index("tmap_T0, {")
+    assert "ceilDiv(((((i0 * 3) + blockIdx.x) % 4) * 64) + 64, 64)" in text    # the causal bound of the key blocks
+    assert "WAR: T64 is rewritten next iteration" in text
+    loops = [n for n in k.walk(kernel.body) if isinstance(n, k.ForLoop) and n.label.startswith("iS")]
+    assert loops and str(loops[0].stop) == "3"
+
+
+@pytest.mark.parametrize("fields,needle", [
+    ({"persistent": 1}, "KernelShape.persistent: 1 must be a bool"),
+    ({"blocks": 4}, "KernelShape.blocks: 4 needs persistent=True"),
+    ({"persistent": True, "blocks": 0}, "KernelShape.blocks: 0 must be None"),
+    ({"persistent": True, "blocks": True}, "KernelShape.blocks: True must be None"),
+])
+def test_kernel_shape_refuses(fields: dict, needle: str) -> None:
+    with pytest.raises(ScheduleError, match=needle):
+        KernelShape(**fields).validate()
+
+
+def test_params_refuse_persistent_without_tensor_cores() -> None:
+    with pytest.raises(ScheduleError, match="AttentionParams.persistent: True needs tensor_cores=True"):
+        AttentionParams(persistent=True).validate()
+
+
+def test_a_bound_read_from_a_thread_axis_is_refused() -> None:
+    """``bound_loop`` with an IterDomain outer: every loop axis it went into must be before the loop and a block index
+    or serial (uniform over the block)."""
+    from fusion_ir import Fusion, ParallelType, ops
+    from fusion_ir.types import DataType
+
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(shape=(64, 256), dtype=DataType.Float)
+        y = ops.sum(x, [1])
+        fusion.add_output(y)
+    y.split(0, 32)                     # [I0/32, 32, r256]
+    inner = y.axis(1).id
+    y.merge(0, 1)                      # [I0, r256]
+    y.split(0, 8)                      # [I0/8, 8, r256]
+    y.axis(0).parallelize(ParallelType.BIDx)
+    y.axis(1).parallelize(ParallelType.TIDx)
+    with pytest.raises(ScheduleError, match="every loop axis it goes into must be before axis 2 and bound to a block"):
+        y.bound_loop(2, outer=inner, scale=1, offset=0, divisor=1, reason="test")

@@ -24,6 +24,9 @@ STRUCTURES = {
     "s3_wg2": {"stages": 3, "compute_warp_groups": 2},
     "ws_s2": {"stages": 2, "warp_specialized": True},
     "ws_s3_wg2_rs": {"stages": 3, "warp_specialized": True, "compute_warp_groups": 2, "register_split": (24, 240)},
+    # persistent: the target's SM count of blocks walk the tiles; 3 blocks, each several tiles
+    "pers": {"persistent": True},
+    "pers3_wg2": {"persistent": True, "blocks": 3, "compute_warp_groups": 2},
 }
 
 
