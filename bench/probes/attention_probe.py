@@ -20,7 +20,7 @@ changes applied after ``schedule_on_tensor_cores`` (``base`` for none):
   warp groups of 64 query rows per block (``compute_warp_groups``); ``rs``: the register split ``(24, 240)``
   (``register_split``, with ``ws``; ``rsP_C`` for ``(P, C)``, e.g. ``rs32_232``). E.g. ``kv128+ws+s2+wg2+rs``;
   ``pers``: the persistent kernel (``persistent``: the target's SM count of blocks walk the tiles grid-stride;
-  ``persN``: N blocks), which takes one stage (``s1``; it is set unless an ``sN`` says otherwise).
+  ``persN``: N blocks; no ``ws``), e.g. ``kv128+s2+wg2+pers``.
 
 Every variant is checked against float64 first (as bench/attention.py does), then timed with flash (and cuDNN) in
 ``runtime.timing.interleaved_ms`` rounds; prints TFLOP/s and ratios to flash. ``--ncu``: no timing, each variant
@@ -82,8 +82,6 @@ def params_of(changes: list[str], block_kv: int) -> AttentionParams:
     if "ws" in changes:
         fields["warp_specialized"] = True
         fields.setdefault("stages", 2)
-    if fields.get("persistent"):
-        fields.setdefault("stages", 1)
     if "wg2" in changes:
         fields["compute_warp_groups"] = 2
     kv = [int(c[2:]) for c in changes if c.startswith("kv") and c[2:].isdigit()]

@@ -60,7 +60,7 @@ class AttentionParams(HeuristicParams):
     and the compute warp groups' ``setmaxnreg`` counts (e.g. ``(24, 240)``; None: no register split);
     ``compute_warp_groups`` (1 or 2) warp groups of 64 query rows per block, sharing the k_j and v_j stages;
     ``persistent``: a grid of ``blocks`` blocks (None: the target's SM count) walks the (batch x head, query tile)
-    tiles, merged into one index, grid-stride (FlashAttention-3's persistent kernel; needs ``stages = 1``)."""
+    tiles, merged into one index, grid-stride (FlashAttention-3's persistent kernel; no producer warp group)."""
 
     scheduler: str = NAME
     block_q: int = 64

@@ -130,11 +130,12 @@ class KernelShape:
         if b is not None and not self.persistent:
             raise ScheduleError(f"{where}.blocks: {b} needs persistent=True (the blocks that walk the tiles; without "
                                 f"it the grid has a block per tile)")
-        if self.persistent and self.stages > 1:
-            raise ScheduleError(f"{where}.persistent: needs stages=1 (got {self.stages}): a block runs the K/V "
-                                f"pipeline once per tile, and its stage and barrier parity count from the key-block "
-                                f"index alone, which restarts per tile with a trip count that need not be a multiple "
-                                f"of 2 x stages (causal: one per tile), so the phases would go wrong on the next tile")
+        if self.persistent and self.warp_specialized:
+            raise ScheduleError(f"{where}.persistent: needs warp_specialized=False: a producer warp group's pipeline "
+                                f"runs across the outermost serial loop, here the tile loop, its stage and parity "
+                                f"counted from tile x key blocks + j, which the per-tile causal bound of the key-block "
+                                f"loop breaks (a Pipelined K/V buffer runs once per tile, its barriers initialized per "
+                                f"tile)")
 
     def check_shared_memory(self, head_dim: int, block_kv: int, where: str = "KernelShape") -> None:
         """q's tile and ``stages`` k_j and v_j tiles fit the target's shared memory of a block."""

@@ -19,19 +19,24 @@ from lowering import kernel_ir as k
 from lowering import lower
 from runtime import simulate
 
-CASES = [   # B, H, Sq, Skv, D, causal, block_kv, compute_warp_groups
-    ((1, 2, 200, 200, 64), False, 64, 1),
-    ((1, 2, 200, 200, 64), True, 128, 2),
-    ((2, 1, 256, 256, 128), False, 128, 2),
-    ((2, 1, 256, 256, 128), True, 64, 1),
-    ((1, 2, 100, 333, 64), True, 64, 1),       # causal with Sq != Skv: the last query tile sees every key block
-    ((1, 2, 333, 100, 64), True, 64, 2),       # Sq > Skv: the first query tiles see no key at all
+CASES = [   # B, H, Sq, Skv, D, causal, block_kv, compute_warp_groups, stages
+    ((1, 2, 200, 200, 64), False, 64, 1, 1),
+    ((1, 2, 200, 200, 64), True, 128, 2, 1),
+    ((1, 2, 200, 200, 64), True, 64, 1, 2),    # 1 to 4 key blocks per tile: the pipeline's phases per tile
+    ((1, 2, 200, 200, 64), False, 128, 2, 3),
+    ((2, 1, 256, 256, 128), False, 128, 2, 2),
+    ((2, 1, 256, 256, 128), True, 64, 1, 1),
+    ((2, 1, 256, 256, 128), True, 64, 2, 2),
+    ((1, 2, 100, 333, 64), True, 64, 1, 1),    # causal with Sq != Skv: the last query tile sees every key block
+    ((1, 2, 100, 333, 64), True, 64, 2, 2),
+    ((1, 2, 333, 100, 64), True, 64, 2, 1),    # Sq > Skv: the first query tiles see no key at all
+    ((1, 2, 333, 100, 64), True, 64, 1, 3),
 ]
 
 
 def _id(case: tuple) -> str:
-    shape, causal, block_kv, w = case
-    return f"{shape}-causal{causal}-kv{block_kv}-wg{w}"
+    shape, causal, block_kv, w, stages = case
+    return f"{shape}-causal{causal}-kv{block_kv}-wg{w}-s{stages}"
 
 
 def _rel_error(out: np.ndarray, want: np.ndarray) -> float:
@@ -41,9 +46,9 @@ def _rel_error(out: np.ndarray, want: np.ndarray) -> float:
 
 @pytest.mark.parametrize("case", CASES, ids=[_id(c) for c in CASES])
 def test_matches_numpy(case: tuple) -> None:
-    shape, causal, block_kv, w = case
+    shape, causal, block_kv, w, stages = case
     kernel = lower(attention_wgmma.build(*shape, causal=causal, block_kv=block_kv, compute_warp_groups=w,
-                                         persistent=True, blocks=3))
+                                         stages=stages, persistent=True, blocks=3))
     assert "grid (3, 1, 1)" in str(kernel)
     for seed in (0, 1):
         inputs = attention_wgmma.make_inputs(*shape, seed=seed)
@@ -86,6 +91,7 @@ def test_a_block_walks_the_tiles_and_reloads_q_per_tile() -> None:
     ({"blocks": 4}, "KernelShape.blocks: 4 needs persistent=True"),
     ({"persistent": True, "blocks": 0}, "KernelShape.blocks: 0 must be None"),
     ({"persistent": True, "blocks": True}, "KernelShape.blocks: True must be None"),
+    ({"persistent": True, "stages": 2, "warp_specialized": True}, "KernelShape.persistent: needs warp_specialized"),
 ])
 def test_kernel_shape_refuses(fields: dict, needle: str) -> None:
     with pytest.raises(ScheduleError, match=needle):
