@@ -26,7 +26,6 @@ from fusion_ir.scalar import Val, vmax, vmin
 
 from ..analysis import Analyses
 from ..errors import LoweringError
-from .loop_nest import uniform_index
 from ..kernel_ir import (
     Allocate,
     Assign,
@@ -41,6 +40,7 @@ from ..kernel_ir import (
     children,
     rewrite,
 )
+from .loop_nest import uniform_index
 
 
 def run(kernel: Kernel, a: Analyses) -> Kernel:
