@@ -34,7 +34,11 @@ K-major, 128-byte swizzle); then a serial loop over the key blocks ``j`` (the re
   release a stage on its empty one;
 - ``compute_warp_groups = 2``: a block takes ``2 x 64`` query rows, ``[.., Sqo, W (TIDy), 64, ..]``, each compute
   warp group its own 64 rows (its fragment, running max, row sum, accumulator), both reading the same k_j and v_j
-  stages and q's ``[128, D]`` tile at their own rows (the matmul's cooperative layout of ``Mw``).
+  stages and q's ``[128, D]`` tile at their own rows (the matmul's cooperative layout of ``Mw``);
+- ``persistent``: the tiles ``[BH, Sqo]`` merged into one index and split by a grid of ``blocks`` blocks,
+  ``[T / blocks, blocks (BIDx), nb, ...]``: each block walks its tiles in a serial loop, q loaded and the running
+  max, row sum and accumulator initialized per tile, the key-block loop's causal bound read from the tile's query
+  index (``_query_tile``); a Pipelined K/V buffer runs once per tile (its barriers initialized per tile).
 """
 
 from __future__ import annotations

@@ -213,7 +213,8 @@ def _check_grid_reduction_scope(tv: TensorView, enclosing: list[_Loop]) -> None:
 
 def loop_stop(ids: IdModel, g: LoopGroup) -> Val:
     """The loop's stop: its extent, or the smaller per-block bound an axis of the group carries
-    (``TensorView.bound_loop``: the iterations past it proved no-ops), ``min(extent, bound(blockIdx))``."""
+    (``TensorView.bound_loop``: the iterations past it proved no-ops), ``min(extent, bound(blockIdx))``, or
+    ``bound(tile)`` where the bound reads an axis merged into a persistent tile index (``uniform_index``)."""
     bounds = {i.trip_bound for i in g.members if i.trip_bound is not None}
     if not bounds:
         return g.extent
