@@ -19,12 +19,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fusion_ir import IterDomain, MemoryType, ParallelType, TensorView
+from fusion_ir import MemoryType, ParallelType, TensorView
 from fusion_ir.exprs import reduces, reduction_init, scans
 from fusion_ir.printer import expr_rhs
 from fusion_ir.scalar import Val
 
-from .. import index_math
 from ..analysis import Analyses, IdModel
 from ..analysis.buffers import accumulates_in_float, has_block_reduction, has_grid_reduction
 from ..analysis.id_model import LoopGroup
@@ -32,6 +31,7 @@ from ..emission_order import emission_order
 from ..errors import LoweringError
 from ..kernel_ir import Continue, ForLoop, IfThenElse, Kernel, TensorOp, TensorOpKind
 from ..running_axes import carries, runs_along
+from ..uniform_index import uniform_index
 
 
 @dataclass(eq=False)
@@ -228,34 +228,6 @@ def loop_stop(ids: IdModel, g: LoopGroup) -> Val:
                             f"early")
     member = next(i for i in g.members if i.trip_bound is bound)
     return bound.stop(uniform_index(ids, member, bound.outer, f"loop {g.label()}: its bound"), g.extent)
-
-
-def uniform_index(ids: IdModel, member: IterDomain, outer: IterDomain, what: str) -> Val:
-    """The index of ``outer``, which a bound of the loop axis ``member`` reads, uniform over a block: a block index,
-    or an axis of ``member``'s tensor merged into the loop axes (a persistent kernel's query tile, in the tile index
-    that a grid-strided serial loop and a block index walk), computed from their indices (serial loops outside the
-    bounded one, or block indices)."""
-    group = ids.group_of.get(outer)
-    if group is not None:
-        if not group.parallel_type.is_block or group.number in ids.persistent:
-            raise LoweringError(f"{what} reads {outer.label()}, whose group {group.label()} is "
-                                f"{group.parallel_type.name}, not one block index: the trip count must be uniform over "
-                                f"a block")
-        return group.index
-    owner = next((tv for tv in ids.tensors if any(i is member for i in tv.loop)), None)
-    if owner is None:
-        raise LoweringError(f"{what} reads {outer.label()}, no loop axis, and no tensor computed has the bounded axis")
-    idx = {i: ids.group(i).index for i in owner.loop if not i.is_broadcast}
-    for i in owner.loop:
-        pt = ids.group(i).parallel_type if not i.is_broadcast else None
-        if pt is not None and not (pt.is_block or pt is ParallelType.Serial):
-            idx.pop(i)          # a thread index: the index of ``outer`` must not read it
-    found = index_math.backward(owner, idx)
-    value = found.get(outer)
-    if value is None:
-        raise LoweringError(f"{what} reads {outer.label()} of T{owner.name}, whose index is not a function of its "
-                            f"block indices and serial loops alone: the trip count must be uniform over a block")
-    return value
 
 
 def _nest(groups: list[LoopGroup], op: TensorOp):

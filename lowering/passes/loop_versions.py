@@ -40,7 +40,7 @@ from ..kernel_ir import (
     children,
     rewrite,
 )
-from .loop_nest import uniform_index
+from ..uniform_index import uniform_index
 
 
 def run(kernel: Kernel, a: Analyses) -> Kernel:
