@@ -55,7 +55,9 @@ class TripBound:
     ``ceilDiv(max(0, index(outer) * scale + offset), divisor)`` are skipped (``TensorView.bound_loop``).
 
     ``outer`` is a block-parallel axis of the same tensor, outside the loop, so the bound is uniform over a block and
-    differs between blocks (a causal attention tile's last visible key block). ``reason`` says why the skipped
+    differs between blocks (a causal attention tile's last visible key block); or an axis of its transforms merged
+    into a persistent kernel's tile index, whose index the lowering computes from the serial tile loop and the block
+    index it went into (uniform over a block, fixed during the loop). ``reason`` says why the skipped
     iterations change nothing; the schedule op that sets the bound is the one that has proved it."""
 
     outer: IterDomain

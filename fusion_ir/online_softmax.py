@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from . import ops
 from .exprs import BinaryOp, BroadcastOp, CastOp, LoadStoreOp, MmaOp, ReductionOp, UnaryOp, WhereOp
 from .fusion import Fusion
-from .iter_domain import Split
+from .iter_domain import IterDomain, Split
 from .key_limit import causal_where, key_limit
 from .op_core import binary, unary
 from .op_pad import pad_to_multiple
@@ -352,11 +352,12 @@ def _rewrite(fusion: Fusion, sm: SoftmaxMatmul, block: int) -> OnlineSoftmax:
 
 
 # ---------------------------------------------------------------------------------------------- causal block skipping
-def bound_key_blocks(r: OnlineSoftmax, tv: TensorView, blocks_axis: int, rows_axis: int) -> None:
+def bound_key_blocks(r: OnlineSoftmax, tv: TensorView, blocks_axis: int, rows_axis: int | IterDomain) -> None:
     """Stop the loop over the key blocks (``tv``'s loop axis ``blocks_axis``, the rewrite's ``nb``) at the last block
     a row of the block's query tile can see: ``tv``'s loop axis ``rows_axis`` is the outer part of an inner split of
     the query axis by ``rows`` (a tile of ``rows`` queries per block index), so the tile's rows are below
-    ``(t + 1) * rows`` and see no key from ``(t + 1) * rows - 1 + key_limit`` on.
+    ``(t + 1) * rows`` and see no key from ``(t + 1) * rows - 1 + key_limit`` on. ``rows_axis`` may be that outer part itself, an IterDomain
+    merged into a persistent kernel's tile index (no loop axis; ``TensorView.bound_loop`` computes its index).
 
     Why the skipped blocks change nothing: every score of them is -inf (the causal mask), so the block's row max is
     -inf, the running max stays (``mnew = mprev``, the exclusive cummax's carry unchanged), ``alpha = exp(mprev -
@@ -371,7 +372,7 @@ def bound_key_blocks(r: OnlineSoftmax, tv: TensorView, blocks_axis: int, rows_ax
     if len(tv.logical) != n or nb_id is not tv.logical[0] or str(nb_id.extent) != str(r.scores.logical[0].extent):
         raise ScheduleError(f"{where} ({nb_id.label()}) is not the key-block axis nb of the rewrite (logical axis 0 "
                             f"of a tensor shaped as the blocked scores T{r.scores.name}, unsplit)")
-    rows_id = tv.axis(rows_axis).id
+    rows_id = rows_axis if isinstance(rows_axis, IterDomain) else tv.axis(rows_axis).id
     d = rows_id.definition
     if not (isinstance(d, Split) and d.inner_split and d.outer is rows_id and d.input is tv.logical[n - 2]):
         raise ScheduleError(f"{where}: its bound reads axis {rows_axis} ({rows_id.label()}), which must be the outer "
@@ -383,7 +384,7 @@ def bound_key_blocks(r: OnlineSoftmax, tv: TensorView, blocks_axis: int, rows_ax
                          f"masked to -inf: no-ops of the online softmax")
 
 
-def mask_only_where_needed(r: OnlineSoftmax, tv: TensorView, blocks_axis: int, rows_axis: int) -> None:
+def mask_only_where_needed(r: OnlineSoftmax, tv: TensorView, blocks_axis: int, rows_axis: int | IterDomain) -> None:
     """Run the loop over the key blocks (``tv``'s loop axis ``blocks_axis``) in two ranges: first the blocks every row
     of the block's query tile (``rows_axis``, as for ``bound_key_blocks``) sees whole, without the masks, then the
     rest (the diagonal blocks, the last partial one) masked.
@@ -402,7 +403,7 @@ def mask_only_where_needed(r: OnlineSoftmax, tv: TensorView, blocks_axis: int, r
     if r.valid_where is not None:
         known.append((r.valid_where, None, 0, _keys(r), r.block))
     if r.causal_where is not None and r.key_limit is not None:
-        rows_id = tv.axis(rows_axis).id
+        rows_id = rows_axis if isinstance(rows_axis, IterDomain) else tv.axis(rows_axis).id
         d = rows_id.definition
         if not (isinstance(d, Split) and d.inner_split and d.outer is rows_id and d.input is tv.logical[n - 2]):
             raise ScheduleError(f"{where}: the causal where's range reads axis {rows_axis} ({rows_id.label()}), which "

@@ -411,28 +411,37 @@ class TensorView:
                 self._check_swizzle_span("parallelize")
         return self
 
-    def bound_loop(self, axis: int, *, outer: int, scale: int, offset: int, divisor: int, reason: str) -> TensorView:
+    def bound_loop(self, axis: int, *, outer: int | IterDomain, scale: int, offset: int, divisor: int,
+                   reason: str) -> TensorView:
         """Stop the serial loop of ``axis`` at ``min(extent, ceilDiv(max(0, index(outer) * scale + offset), divisor))``
-        where ``outer`` is a block-parallel axis before it: each block skips the iterations past its bound.
+        where ``outer`` is a block-parallel axis before it: each block skips the iterations past its bound. ``outer``
+        may also be an IterDomain of the tensor's transforms that is no loop axis (a persistent kernel's query tile,
+        merged into the tile index a grid-strided serial loop and a block index walk): its index is then computed from
+        the loop axes it went into, which must all be before ``axis`` and bound to a block index or serial (outside
+        the loop, uniform over a block).
 
         The caller has proved that the skipped iterations change nothing (``reason`` says how, e.g.
         ``online_softmax.bound_key_blocks``: key blocks every score of which a causal mask sets to -inf); this
         checks only that the loop can stop early: a serial loop inside a block index, the bound uniform over the
         block."""
         a = self._norm_axis(axis, "bound_loop")
-        o = self._norm_axis(outer, "bound_loop")
         desc = self._axis_desc(a)
         if self.loop[a].parallel_type is not ParallelType.Serial:
             raise self._err(f"bound_loop: {desc} is bound to {self.loop[a].parallel_type.name}; only a serial loop "
                             f"can stop early (its trip count differs per block)")
-        if o >= a or not self.loop[o].parallel_type.is_block:
-            raise self._err(f"bound_loop: the bound of {desc} reads {self._axis_desc(o)}, which must be an axis "
-                            f"before it bound to a block index (BIDx/y/z), so the trip count is one per block")
+        if isinstance(outer, IterDomain):
+            outer_id = self._uniform_outer(outer, a, "bound_loop", f"the bound of {desc}")
+        else:
+            o = self._norm_axis(outer, "bound_loop")
+            if o >= a or not self.loop[o].parallel_type.is_block:
+                raise self._err(f"bound_loop: the bound of {desc} reads {self._axis_desc(o)}, which must be an axis "
+                                f"before it bound to a block index (BIDx/y/z), so the trip count is one per block")
+            outer_id = self.loop[o]
         for name, v, least in (("scale", scale, 0), ("offset", offset, None), ("divisor", divisor, 1)):
             if isinstance(v, bool) or not isinstance(v, int) or (least is not None and v < least):
                 raise self._err(f"bound_loop: {name} {v!r} of the bound of {desc} must be an int"
                                 + (f" >= {least}" if least is not None else ""))
-        self.loop[a].trip_bound = TripBound(self.loop[o], scale, offset, divisor, reason)
+        self.loop[a].trip_bound = TripBound(outer_id, scale, offset, divisor, reason)
         return self
 
     def stream_k(self, tiles: int, k: int, *, blocks: int) -> TensorView:
@@ -467,7 +476,29 @@ class TensorView:
         self.fusion.stream_k = StreamK(self.name, self.loop[t], self.loop[kk], blocks)
         return self
 
-    def version_loop(self, axis: int, known_true: list[tuple[TensorView, int | None, int, int | Val, int]],
+    def _uniform_outer(self, outer: IterDomain, a: int, op: str, what: str) -> IterDomain:
+        """``outer``, an IterDomain of this tensor's transforms that is no loop axis, when its index is uniform over a
+        block and fixed during the loop of axis ``a``: the loop axes it went into (through splits and merges) are all
+        before ``a`` and each bound to a block index or serial."""
+        if any(outer is i for i in self.loop):
+            raise self._err(f"{op}: {what} reads {outer.label()}, a loop axis: give its position instead")
+        found = {id(outer)}
+        known = {id(i) for t in self.transforms for i in (*t.inputs, *t.outputs)} | {id(i) for i in self.logical}
+        if id(outer) not in known:
+            raise self._err(f"{op}: {what} reads {outer.label()}, which is not an axis of T{self.name}'s transforms")
+        for t in self.transforms:
+            if any(id(i) in found for i in t.inputs):
+                found |= {id(i) for i in t.outputs}
+        into = [k for k, i in enumerate(self.loop) if id(i) in found]
+        for k in into:
+            pt = self.loop[k].parallel_type
+            if k >= a or not (pt.is_block or pt is ParallelType.Serial):
+                raise self._err(f"{op}: {what} reads {outer.label()}, which goes into {self._axis_desc(k)}: every loop "
+                                f"axis it goes into must be before axis {a} and bound to a block index or serial, so "
+                                f"its index is one per block and fixed during the loop")
+        return outer
+
+    def version_loop(self, axis: int, known_true: list[tuple[TensorView, int | IterDomain | None, int, int | Val, int]],
                      reason: str) -> TensorView:
         """Run the serial loop of ``axis`` in two ranges: first the iterations where every ``where`` of
         ``known_true`` takes its value branch, computed without their conditions (nor what only the conditions
@@ -495,6 +526,8 @@ class TensorView:
                     raise self._err(f"version_loop: T{where.name}'s bound of {desc} has scale {scale} and no outer "
                                     f"axis; a bound without a block index has scale 0")
                 outer_id = None
+            elif isinstance(outer, IterDomain):
+                outer_id = self._uniform_outer(outer, a, "version_loop", f"T{where.name}'s bound of {desc}")
             else:
                 o = self._norm_axis(outer, "version_loop")
                 if o >= a or not self.loop[o].parallel_type.is_block:

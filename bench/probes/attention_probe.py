@@ -19,7 +19,9 @@ changes applied after ``schedule_on_tensor_cores`` (``base`` for none):
   issued by a producer warp group (``warp_specialized``; 2 stages unless an ``sN`` says more); ``wg2``: two compute
   warp groups of 64 query rows per block (``compute_warp_groups``); ``rs``: the register split ``(24, 240)``
   (``register_split``, with ``ws``; ``rsP_C`` for ``(P, C)``, e.g. ``rs32_232``); ``pp``: the two compute warp
-  groups take turns on the tensor cores (``ping_pong``, with ``wg2``). E.g. ``kv128+ws+s2+wg2+rs``, ``kv128+s2+wg2+pp``.
+  groups take turns on the tensor cores (``ping_pong``, with ``wg2``). E.g. ``kv128+ws+s2+wg2+rs``, ``kv128+s2+wg2+pp``;
+  ``pers``: the persistent kernel (``persistent``: the GPU's SM count of blocks walk the tiles grid-stride;
+  ``persN``: N blocks; no ``ws``), e.g. ``kv128+s2+wg2+pers``.
 
 Every variant is checked against float64 first (as bench/attention.py does), then timed with flash (and cuDNN) in
 ``runtime.timing.interleaved_ms`` rounds; prints TFLOP/s and ratios to flash. ``--ncu``: no timing, each variant
@@ -65,6 +67,11 @@ def _shape_change(change: str) -> dict | None:
         return {"stages": int(change[1:])}
     if change == "rs":
         return {"register_split": (24, 240)}
+    if change.startswith("pers") and (change[4:] == "" or change[4:].isdigit()):
+        from runtime import sm_count
+        from target import current
+
+        return {"persistent": True, "blocks": int(change[4:]) if change[4:] else sm_count(default=current().sm_count)}
     parts = change[2:].split("_")
     if change.startswith("rs") and len(parts) == 2 and all(p.isdigit() for p in parts):
         return {"register_split": (int(parts[0]), int(parts[1]))}

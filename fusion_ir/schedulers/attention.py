@@ -55,11 +55,14 @@ class AttentionParams(HeuristicParams):
     ``block_q = 64`` query rows, ``block_kv`` 64 or 128 keys per block: one wgmma tile of scores).
 
     The wgmma kernel's structure (``attention_wgmma.KernelShape``; the suggestion: two Pipelined stages, one or two
-    compute warp groups by shared memory, ``_tensor_core_warp_groups``): ``stages`` of k_j's and v_j's tiles circular-buffered over the key-block loop (1: no pipeline);
+    compute warp groups by shared memory, ``_tensor_core_warp_groups``): ``stages`` of k_j's and v_j's tiles
+    circular-buffered over the key-block loop (1: no pipeline);
     ``warp_specialized``: a producer warp group issues those loads (needs ``stages >= 2``), ``register_split`` its
     and the compute warp groups' ``setmaxnreg`` counts (e.g. ``(24, 240)``; None: no register split);
     ``compute_warp_groups`` (1 or 2) warp groups of 64 query rows per block, sharing the k_j and v_j stages;
-    ``ping_pong``: those two warp groups issue each key block's wgmmas in turn (FlashAttention-3's ping-pong)."""
+    ``ping_pong``: those two warp groups issue each key block's wgmmas in turn (FlashAttention-3's ping-pong);
+    ``persistent``: a grid of ``blocks`` blocks (None: the target's SM count) walks the (batch x head, query tile)
+    tiles, merged into one index, grid-stride (FlashAttention-3's persistent kernel; no producer warp group)."""
 
     scheduler: str = NAME
     block_q: int = 64
@@ -70,19 +73,23 @@ class AttentionParams(HeuristicParams):
     register_split: tuple[int, int] | None = None
     compute_warp_groups: int = 1
     ping_pong: bool = False
+    persistent: bool = False
+    blocks: int | None = None
 
     @property
     def kernel_shape(self) -> KernelShape:
         """The wgmma kernel's structure these params choose."""
         return KernelShape(self.stages, self.warp_specialized, self.register_split, self.compute_warp_groups,
-                           ping_pong=self.ping_pong)
+                           ping_pong=self.ping_pong, persistent=self.persistent,
+                           blocks=self.blocks)
 
     def validate(self) -> None:
         if not isinstance(self.tensor_cores, bool):
             raise ScheduleError(f"AttentionParams.tensor_cores: {self.tensor_cores!r} must be a bool")
         self.kernel_shape.validate("AttentionParams")
         if not self.tensor_cores and self.kernel_shape != KernelShape():
-            changed = [f for f in ("stages", "warp_specialized", "register_split", "compute_warp_groups", "ping_pong")
+            changed = [f for f in ("stages", "warp_specialized", "register_split", "compute_warp_groups", "ping_pong",
+                                   "persistent", "blocks")
                        if getattr(self, f) != getattr(KernelShape(), f)]
             raise ScheduleError(f"AttentionParams.{changed[0]}: {getattr(self, changed[0])!r} needs "
                                 f"tensor_cores=True (the K/V pipeline, the producer warp group and the compute warp "

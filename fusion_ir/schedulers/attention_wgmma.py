@@ -38,6 +38,10 @@ K-major, 128-byte swizzle); then a serial loop over the key blocks ``j`` (the re
 - ``ping_pong``: those two warp groups issue the wgmmas of each key block in turn (``take_turns`` on the key-block
   loop; the ``warp_group_turns`` pass): group 0's s_j, group 1's s_j, group 0's o_j, group 1's o_j, so one group's
   MMAs run while the other does its softmax. The causal bound is the block's, so both walk the same key blocks.
+- ``persistent``: the tiles ``[BH, Sqo]`` merged into one index and split by a grid of ``blocks`` blocks,
+  ``[T / blocks, blocks (BIDx), nb, ...]``: each block walks its tiles in a serial loop, q loaded and the running
+  max, row sum and accumulator initialized per tile, the key-block loop's causal bound read from the tile's query
+  index (``_query_tile``); a Pipelined K/V buffer runs once per tile (its barriers initialized per tile).
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ from ..circular_buffer import MAX_USEFUL_STAGES, Pipelined, WarpSpecialized
 from ..exprs import BroadcastOp, is_view_expr, view_source
 from ..fusion import Fusion
 from ..inlining import inline_most
+from ..iter_domain import IterDomain, Split
 from ..online_softmax import OnlineSoftmax, bound_key_blocks, mask_only_where_needed
 from ..tensor_view import TensorView
 from ..types import DataType, LoadStoreOpType, MemoryType, ParallelType, ScheduleError
@@ -80,9 +85,19 @@ class KernelShape:
     register_split: tuple[int, int] | None = None
     compute_warp_groups: int = 1
     ping_pong: bool = False
+    persistent: bool = False
+    blocks: int | None = None       # persistent: the grid's blocks (None: the target's SM count)
+
+    @property
+    def grid_blocks(self) -> int | None:
+        """Persistent: the blocks that walk the tiles (``blocks``, or the target's SM count); None otherwise."""
+        if not self.persistent:
+            return None
+        return self.blocks if self.blocks is not None else current_target().sm_count
 
     def validate(self, where: str = "KernelShape") -> None:
         """The rules of each field (``where`` names the caller, e.g. ``AttentionParams``)."""
+        self._validate_persistent(where)
         s = self.stages
         if isinstance(s, bool) or not isinstance(s, int) or not 1 <= s <= MAX_USEFUL_STAGES:
             raise ScheduleError(f"{where}.stages: {s!r} must be an int in [1, {MAX_USEFUL_STAGES}] (the K/V circular "
@@ -119,6 +134,26 @@ class KernelShape:
             raise ScheduleError(f"{where}.register_split: {regs} gives a producer and {w} compute warp groups "
                                 f"{total} registers, over the {target.registers_per_sm} of an SM; lower the counts")
 
+    def _validate_persistent(self, where: str) -> None:
+        if not isinstance(self.persistent, bool):
+            raise ScheduleError(f"{where}.persistent: {self.persistent!r} must be a bool")
+        b = self.blocks
+        if b is not None and (isinstance(b, bool) or not isinstance(b, int) or b < 1):
+            raise ScheduleError(f"{where}.blocks: {b!r} must be None (the target's SM count) or a positive int (the "
+                                f"persistent grid's blocks)")
+        if b is not None and not self.persistent:
+            raise ScheduleError(f"{where}.blocks: {b} needs persistent=True (the blocks that walk the tiles; without "
+                                f"it the grid has a block per tile)")
+        if self.persistent and self.warp_specialized:
+            raise ScheduleError(f"{where}.persistent: needs warp_specialized=False: a producer warp group's pipeline "
+                                f"runs across the outermost serial loop, here the tile loop, its stage and parity "
+                                f"counted from tile x key blocks + j, which the per-tile causal bound of the key-block "
+                                f"loop breaks (a Pipelined K/V buffer runs once per tile, its barriers initialized per "
+                                f"tile)")
+        if self.persistent and self.ping_pong:
+            raise ScheduleError(f"{where}.persistent: with ping_pong=True is not built: the warp groups' turns are "
+                                f"placed around one key-block loop's run, not yet across a tile loop around it")
+
     def check_shared_memory(self, head_dim: int, block_kv: int, where: str = "KernelShape") -> None:
         """q's tile and ``stages`` k_j and v_j tiles fit the target's shared memory of a block."""
         size = DataType.BFloat16.size
@@ -147,10 +182,13 @@ def _tiles_apart(k_s: TensorView, v_s: TensorView, block_kv: int, head_dim: int 
         v_s.set_shared_reuse(False)
 
 
-def _rows_first(tv: TensorView, blocked: bool = True, groups: int = 1) -> None:
+def _rows_first(tv: TensorView, blocked: bool = True, groups: int = 1, blocks: int | None = None) -> None:
     """``[(nb,) B, H, Sq, ...]`` (``blocked``: with the key-block axis ``nb`` first) -> ``[BH (BIDy), Sq/64 (BIDx),
     (nb,) 64, ...]``: the block's tile first, then the key-block loop, then the tile's rows and what follows them.
-    With ``groups`` compute warp groups the tile is ``groups x 64`` rows, ``[.., (nb,) W (TIDy), 64, ...]``."""
+    With ``groups`` compute warp groups the tile is ``groups x 64`` rows, ``[.., (nb,) W (TIDy), 64, ...]``.
+    Persistent (``blocks``): the tiles merged, ``T = BH x Sqo`` (a (batch, head)'s query tiles one after the other),
+    and split by the grid, ``[T / blocks, blocks (BIDx), (nb,) ...]``: each block walks the tiles ``blockIdx.x,
+    blockIdx.x + blocks, ...`` in a serial loop (``_query_tile`` finds the tile's query axis in the merge)."""
     wgmma_m = current_target().wgmma.m
     first = 1 if blocked else 0
     tv.merge(first, first + 1)                      # [(nb,) BH, Sq, ...]
@@ -158,10 +196,22 @@ def _rows_first(tv: TensorView, blocked: bool = True, groups: int = 1) -> None:
     if groups > 1:
         tv.split(first + 2, groups, inner_split=False)   # [(nb,) BH, Sqo, W, 64, ...]
         tv.axis(first + 2).parallelize(ParallelType.TIDy)
+    if blocks is not None:
+        tv.merge(first, first + 1)                  # [(nb,) T, ...]
+        tv.split(first, blocks)                     # [(nb,) T / blocks, blocks, ...]
     if blocked:
         tv.reorder({0: 2, 1: 0, 2: 1})              # [BH, Sqo, nb, 64, ...]
-    tv.axis(0).parallelize(ParallelType.BIDy)
+    if blocks is None:
+        tv.axis(0).parallelize(ParallelType.BIDy)
     tv.axis(1).parallelize(ParallelType.BIDx)
+
+
+def _query_tile(tv: TensorView) -> IterDomain:
+    """The query tile axis ``Sqo`` of a tensor laid out by ``_rows_first`` (the outer part of the query axis' split):
+    a loop axis, or merged into the persistent tile index."""
+    query = tv.logical[-2]
+    (split,) = [t for t in tv.transforms if isinstance(t, Split) and t.input is query]
+    return split.outer
 
 
 def _per_row(tv: TensorView, at: int) -> None:
@@ -198,6 +248,7 @@ def schedule_on_tensor_cores(fusion: Fusion, r: OnlineSoftmax, shape: KernelShap
     w = shape.compute_warp_groups
     m = 1 if w > 1 else 0                           # the warp group axis W after the key-block loop
     pipelined = shape.stages > 1
+    blocks = shape.grid_blocks
     with fusion:
         q_s = q.cache_after(LoadStoreOpType.TMA)
         k_s = kb.cache_after(LoadStoreOpType.TMA)
@@ -218,7 +269,7 @@ def schedule_on_tensor_cores(fusion: Fusion, r: OnlineSoftmax, shape: KernelShap
         tv.set_memory_type(MemoryType.Local)
 
     # s_j = q @ k_j^T: [BH, Sqo, nb, (W,) Ko, Kr (UR), M64, N (block_kv), K16 (Mma)]
-    _rows_first(s_mm, groups=w)                     # [BH, Sqo, nb, (W,) 64, N, rD]
+    _rows_first(s_mm, groups=w, blocks=blocks)   # [BH, Sqo, nb, (W,) 64, N, rD]
     mma_k_loop(s_mm, 3 + m, TK, k_step)             # [BH, Sqo, nb, (W,) Ko, Kr, 64, N, K16]
     # q's tile, loaded once per block before the key blocks: [BH, Sqo, Dc (UR), M64 (Bulk), TK (Bulk)], a box per
     # 64 columns of D, which the K loop of every key block reads
@@ -243,7 +294,7 @@ def schedule_on_tensor_cores(fusion: Fusion, r: OnlineSoftmax, shape: KernelShap
 
     # the scores' fragment: [BH, Sqo, nb, TIDx, N/8, 2, 2] (reductions: the quad's column pairs a lane group)
     for tv in fragment:
-        _rows_first(tv, groups=w)
+        _rows_first(tv, groups=w, blocks=blocks)
         schedule_mma_fragment(tv, 3 + m)
     for tv in broadcasts:                           # the row values broadcast back: their consumer's layout
         _like_consumer(tv)
@@ -266,12 +317,12 @@ def schedule_on_tensor_cores(fusion: Fusion, r: OnlineSoftmax, shape: KernelShap
         _compute_per_element(tv, r.scores, 3)
     # the per-row recurrence: [BH, Sqo, nb, TIDx (w r b4), j2]; the row sum over nb: [BH, Sqo, rnb, TIDx, j2]
     for tv in per_row:
-        _rows_first(tv, groups=w)
+        _rows_first(tv, groups=w, blocks=blocks)
         _per_row(tv, 3 + m)
 
     # o_j = cast(e_j) @ v_j: [BH, Sqo, nb, Kr (UR), M64, D, K16 (Mma)], the A operand in registers
     o_mm = r.block_out
-    _rows_first(o_mm, groups=w)                     # [BH, Sqo, nb, (W,) 64, D, rK]
+    _rows_first(o_mm, groups=w, blocks=blocks)   # [BH, Sqo, nb, (W,) 64, D, rK]
     o_mm.split(5 + m, k_step)                       # [BH, Sqo, nb, (W,) 64, D, Kr, K16]
     o_mm.reorder({3 + m: 4 + m, 4 + m: 5 + m, 5 + m: 3 + m})   # [BH, Sqo, nb, (W,) Kr, 64, D, K16]
     o_mm.axis(3 + m).parallelize(ParallelType.Unroll)
@@ -284,12 +335,12 @@ def schedule_on_tensor_cores(fusion: Fusion, r: OnlineSoftmax, shape: KernelShap
 
     # the output's rescaled sum over the key blocks, accumulated in place, and the epilogue
     alpha_b = r.out_sum.definition.inputs[1]
-    _rows_first(r.out_sum, groups=w)                # [BH, Sqo, rnb, (W,) 64, D]
+    _rows_first(r.out_sum, groups=w, blocks=blocks)   # [BH, Sqo, rnb, (W,) 64, D]
     schedule_mma_fragment(r.out_sum, 3 + m)
     _like_consumer(alpha_b)
     l_b = r.out.definition.inputs[1]
     for tv in (r.out, out):
-        _rows_first(tv, blocked=False, groups=w)    # [BH, Sqo, (W,) 64, D]
+        _rows_first(tv, blocked=False, groups=w, blocks=blocks)   # [BH, Sqo, (W,) 64, D]
         schedule_mma_fragment(tv, 2 + m, vectorize=tv is out)
     _like_consumer(l_b)
     # the views of k and v are read through by their TMA loads, never computed: they are not inlined
@@ -303,10 +354,12 @@ def schedule_on_tensor_cores(fusion: Fusion, r: OnlineSoftmax, shape: KernelShap
     r.exp.inline_at(4 + m)
     alpha_b.compute_at(r.out_sum, 4 + m)
     # causal: the key-block loop stops at the last block the tile's rows see ([BH, Sqo (BIDx), nb, ...])
+    # (persistent: the tile's query axis, merged into the tile index, which the serial tile loop and BIDx walk)
+    rows = 1 if blocks is None else _query_tile(r.scores)
     if r.key_limit is not None:
-        bound_key_blocks(r, r.scores, 2, 1)
+        bound_key_blocks(r, r.scores, 2, rows)
     if r.valid_where is not None or r.causal_where is not None:   # the masks only on the blocks that need them
-        mask_only_where_needed(r, r.scores, 2, 1)
+        mask_only_where_needed(r, r.scores, 2, rows)
     if pipelined:
         _pipeline_key_blocks(k_s, v_s, shape)
     if shape.ping_pong:     # the warp groups' wgmmas of a key block in turn (the key-block loop: s_j's axis 2)

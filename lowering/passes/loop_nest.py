@@ -33,6 +33,7 @@ from ..emission_order import emission_order
 from ..errors import LoweringError
 from ..kernel_ir import Continue, ForLoop, IfThenElse, Kernel, TensorOp, TensorOpKind
 from ..running_axes import carries, runs_along
+from ..uniform_index import uniform_index
 
 
 @dataclass(eq=False)
@@ -222,7 +223,8 @@ def _check_grid_reduction_scope(tv: TensorView, enclosing: list[_Loop]) -> None:
 
 def loop_stop(ids: IdModel, g: LoopGroup) -> Val:
     """The loop's stop: its extent, or the smaller per-block bound an axis of the group carries
-    (``TensorView.bound_loop``: the iterations past it proved no-ops), ``min(extent, bound(blockIdx))``."""
+    (``TensorView.bound_loop``: the iterations past it proved no-ops), ``min(extent, bound(blockIdx))``, or
+    ``bound(tile)`` where the bound reads an axis merged into a persistent tile index (``uniform_index``)."""
     bounds = {i.trip_bound for i in g.members if i.trip_bound is not None}
     if not bounds:
         return g.extent
@@ -234,12 +236,8 @@ def loop_stop(ids: IdModel, g: LoopGroup) -> Val:
         raise LoweringError(f"loop {g.label()} is bounded by {bound}, but it is {g.parallel_type.name}"
                             f"{' and persistent' if g.number in ids.persistent else ''}; only a serial loop stops "
                             f"early")
-    outer = ids.group(bound.outer)
-    if not outer.parallel_type.is_block or outer.number in ids.persistent:
-        raise LoweringError(f"loop {g.label()}: its bound reads {bound.outer.label()}, whose group "
-                            f"{outer.label()} is {outer.parallel_type.name}, not one block index: the trip count "
-                            f"must be uniform over a block")
-    return bound.stop(outer.index, g.extent)
+    member = next(i for i in g.members if i.trip_bound is bound)
+    return bound.stop(uniform_index(ids, member, bound.outer, f"loop {g.label()}: its bound"), g.extent)
 
 
 def _nest(groups: list[LoopGroup], op: TensorOp):

@@ -40,6 +40,7 @@ from ..kernel_ir import (
     children,
     rewrite,
 )
+from ..uniform_index import uniform_index
 
 
 def run(kernel: Kernel, a: Analyses) -> Kernel:
@@ -67,11 +68,9 @@ def _split(loop: ForLoop, g, known: list, a: Analyses) -> tuple[Node, ...] | Non
         names[f"T{k.where.name}"] = k
         outer = None
         if k.outer is not None:
-            og = a.ids.group(k.outer)
-            if not og.parallel_type.is_block or og.number in a.ids.persistent:
-                raise LoweringError(f"loop {g.label()}: the range where T{k.where.name} is known true reads "
-                                    f"{k.outer.label()}, which is not one block index")
-            outer = og.index
+            member = next(i for i in g.members if k in i.known_true)
+            outer = uniform_index(a.ids, member, k.outer,
+                                  f"loop {g.label()}: the range where T{k.where.name} is known true")
         bounds.append(k.below(outer))
     split = bounds[0]
     for b in bounds[1:]:

@@ -74,6 +74,10 @@ BUILDERS["example_attention_wgmma_causal_ws_wg2"] = lambda: examples.load("atten
 BUILDERS["example_attention_wgmma_causal_ws_wg2_pp"] = lambda: examples.load("attention_wgmma").build(
     1, 2, 100, 333, 64, causal=True, stages=2, warp_specialized=True, register_split=(24, 240), compute_warp_groups=2,
     ping_pong=True)
+# the persistent attention kernel: 3 blocks walk the (batch x head, query tile) tiles grid-stride; causal, Sq != Skv:
+# the key-block loop's bound and unmasked range read the tile's query index from the tile loop and blockIdx.x
+BUILDERS["example_attention_wgmma_causal_persistent"] = lambda: examples.load("attention_wgmma").build(
+    1, 2, 100, 333, 64, causal=True, persistent=True, blocks=3)
 BUILDERS["scan_cummax_rows_on_threads"] = lambda: scan_case("cummax_rows_on_threads").build()
 BUILDERS["rescaled_sum_split_serial"] = lambda: scan_case("rescaled_sum_split_serial").build()
 # blocked keys [nb, B, H, 32, D] of k [B, H, S, D]: one TMA box of k per key block, the views never computed

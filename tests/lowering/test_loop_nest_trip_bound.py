@@ -66,3 +66,44 @@ def test_a_bounded_loop_unrolled_afterwards_is_refused() -> None:
     y.axis(2).parallelize(ParallelType.Unroll)
     with pytest.raises(LoweringError, match=r"loop rUR\d+\{40\} is bounded by .* it is Unroll; only a serial loop"):
         lower(fusion)
+
+
+def _persistent_row_sums(blocks: int = 3) -> tuple[Fusion, object]:
+    """``sum(x, 1)`` of x [64, 40] as a persistent kernel: the 4 row tiles of 16 (``Mo``) split by ``blocks`` blocks
+    (``[Mo / blocks, blocks (BIDx), 16 (TIDx), rN]``), the columns bounded by the tile's ``Mo`` index (no loop axis,
+    merged into nothing but split into the serial tile loop and BIDx)."""
+    fusion = Fusion()
+    with fusion:
+        x = fusion.add_input(shape=(64, 40), dtype=DataType.Float)
+        y = ops.sum(x, [1])
+        fusion.add_output(y)
+    y.split(0, 16)                                  # [Mo, 16, rN]
+    tile = y.axis(0).id
+    y.split(0, blocks)                              # [Mo / B, B, 16, rN]
+    y.axis(1).parallelize(ParallelType.BIDx)
+    y.axis(2).parallelize(ParallelType.TIDx)
+    y.bound_loop(3, outer=tile, scale=16, offset=16, divisor=1, reason="the test's own truncated sum")
+    return fusion, y
+
+
+def test_a_bound_read_from_a_persistent_tile_index() -> None:
+    """The tile's index ``i * 3 + blockIdx.x`` (the serial tile loop and the block index): each tile, whichever block
+    walks it, stops at its own bound."""
+    fusion, _ = _persistent_row_sums()
+    kernel = lower(fusion)
+    (loop,) = [lp for lp in _loops(kernel.body) if lp.label.startswith("rS")]
+    assert "blockIdx.x" in str(loop.stop) and "i" in str(loop.stop), loop.stop
+    x = np.random.default_rng(1).standard_normal((64, 40)).astype(np.float32)
+    (out,) = simulate(kernel, [x])
+    stops = np.minimum(40, 16 * (np.arange(64) // 16 + 1))
+    want = np.array([x[r, :stops[r]].sum() for r in range(64)])
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+
+
+def test_a_bound_read_through_a_thread_index_is_refused() -> None:
+    """Parallelized after the bound: the tile axis now goes into a thread index, so the trip count would differ
+    between the threads of a block."""
+    fusion, y = _persistent_row_sums()
+    y.axis(0).parallelize(ParallelType.TIDy)
+    with pytest.raises(LoweringError, match=r"not a function of its block indices and serial loops alone"):
+        lower(fusion)

@@ -3,7 +3,7 @@ wgmma kernel per 64 query rows) against numpy at small ragged sizes and against 
 scaled_dot_product_attention in float64 at [4, 16, 4096, 128] and an odd size, causal and not, blocks of 64 and
 128 keys; compute-sanitizer memcheck, racecheck and synccheck on the small cases. The same for the kernel structures
 of ``KernelShape`` (``run_attention_wgmma.STRUCTURES``: 2 and 3 K/V stages, a producer warp group, two compute warp
-groups, a register split, the two compute warp groups taking turns on the tensor cores: ping-pong)."""
+groups, a register split, the two compute warp groups taking turns on the tensor cores: ping-pong, the persistent kernel)."""
 
 from __future__ import annotations
 
@@ -84,4 +84,16 @@ def test_compute_sanitizer_is_clean_for_every_structure(tool: str, causal: bool)
 @pytest.mark.parametrize("shape", CAUSAL_SHAPES, ids=str)
 def test_ping_pong_causal_matches_torch_sdpa(shape: tuple[int, ...], block_kv: int, structure: str) -> None:
     fusion = attention_wgmma.build(*shape, causal=True, block_kv=block_kv, **STRUCTURES[structure])
+    assert_matches_sdpa(fusion, shape, True)
+
+
+# the persistent kernel: blocks walk the (batch x head, query tile) tiles grid-stride, the causal bound of the
+# key-block loop read from the tile; a grid of the SM count and one of 7 blocks (each many tiles)
+@pytest.mark.parametrize("blocks", [None, 7])
+@pytest.mark.parametrize("compute_warp_groups", [1, 2])
+@pytest.mark.parametrize("shape", CAUSAL_SHAPES, ids=str)
+def test_the_persistent_kernel_matches_torch_sdpa(shape: tuple[int, ...], compute_warp_groups: int,
+                                                  blocks: int | None) -> None:
+    fusion = attention_wgmma.build(*shape, causal=True, block_kv=128, compute_warp_groups=compute_warp_groups,
+                                   persistent=True, blocks=blocks)
     assert_matches_sdpa(fusion, shape, True)
