@@ -4,7 +4,8 @@ circular buffer over the key blocks, issued by a producer warp group on a padded
 compute warp groups (``setmaxnreg.inc 240``), each its own 64 query rows of the block's 128 (its fragment, running
 max, row sum and accumulator), wait on a stage's full barrier, read it in both matmuls (k_j in ``q @ k_j^T``, v_j in
 ``p_j @ v_j``) and release it on its empty barrier. The producer also issues q's ``[128, D]`` tile, once, first.
-Not measured on the GPU yet (``docs/attention.md``)."""
+Measured on the H100 (``docs/attention.md``): 1.14-1.43 of torch's flash attention at D 128, the same kernel without
+the producer warp group 1.17-1.53 (the suggestion's)."""
 
 from __future__ import annotations
 
