@@ -81,6 +81,7 @@ from .kir_nodes import (
     WgmmaFence,
     body_fields,
     children,
+    map_bodies,
     map_vals,
     rewrite,
     substitute,
@@ -96,7 +97,7 @@ __all__ = ["DataType", "MemoryType", "ParallelType", "SmemSwizzle", "Val",  # th
            "MatrixDescriptor", "Mma", "NODE_TYPES", "NamedBarrier", "Node", "NodeVisitor", "RegisterFragment", "Return",
            "RuntimeCheck", "ScalarParam", "ScalarValue", "Scratch", "SelectValue", "SemaphoreArrive", "SetMaxNReg", "StMatrix", "Stage", "TensorMapParam", "TensorOp", "TensorOpKind", "TmaLoad",
            "TmaStore", "UnaryValue", "Value", "WarpShuffleXor", "WgmmaFence", "bind_arguments", "body_fields", "children",
-           "map_vals", "rewrite", "substitute", "walk"]
+           "map_bodies", "map_vals", "rewrite", "substitute", "walk"]
 
 
 # ---------------------------------------------------------------- kernel

@@ -649,6 +649,16 @@ def walk(body: tuple[Node, ...]) -> Iterator[Node]:
             yield from walk(sub)
 
 
+def map_bodies(node: Node, fn: Callable[[tuple[Node, ...]], tuple[Node, ...]]) -> Node:
+    """``node`` with each of its nested bodies replaced by ``fn(body)`` (top-down rewriters); a leaf unchanged."""
+    kids = children(node)
+    if not kids:
+        return node
+    from dataclasses import replace
+
+    return replace(node, **{name: fn(sub) for name, sub in kids})
+
+
 def rewrite(body: tuple[Node, ...], fn: Callable[[Node], Node | tuple[Node, ...] | None]) -> tuple[Node, ...]:
     """Rebuild a body bottom-up: ``fn`` returns a replacement node, a tuple to splice, or None to keep."""
     out: list[Node] = []

@@ -150,7 +150,7 @@ def suggest_attention_params(fusion: Fusion, sizes: Sizes | None = None) -> Atte
         raise ScheduleError(f"attention scheduler declines this fusion: {plan}")
     refusal = tensor_core_refusal(fusion, plan)
     if refusal is None:
-        block_kv, kv_why = _tensor_core_block_kv(fusion, plan, sizes)
+        block_kv, kv_why = _tensor_core_block_kv()
         head_dim = plan.matmul.shape_ids[-1].extent.const_value()
         groups, groups_why = _tensor_core_warp_groups(head_dim, block_kv)
         why = {
@@ -187,8 +187,8 @@ def suggest_attention_params(fusion: Fusion, sizes: Sizes | None = None) -> Atte
 # [16, 16, 1000, 64], causal or not) against 1.13-1.15 with 64 keys, 1.28-1.38 at D 128 against 1.06-1.23.
 
 
-def _tensor_core_block_kv(fusion: Fusion, sm: SoftmaxMatmul, sizes: Sizes | None) -> tuple[int, str]:
-    """The tensor-core kernel's ``block_kv`` and why (the comment above)."""
+def _tensor_core_block_kv() -> tuple[int, str]:
+    """The tensor-core kernel's ``block_kv`` and why (the comment above): the same at any size."""
     small, big = BLOCKS_KV
     return big, (f"{big} keys per block: half the key-block loop's fixed work per key of {small} (the query rows' "
                  f"predicate is the output store's alone: any Sq)")

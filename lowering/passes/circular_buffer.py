@@ -85,6 +85,7 @@ from ..kernel_ir import (
     Stage,
     TensorOp,
     children,
+    map_bodies,
     rewrite,
     substitute,
     walk,
@@ -151,8 +152,7 @@ def _once_loads_into_producer(body: tuple[Node, ...], pipelines: set[str],
                 first = 1 if isinstance(node.then_body[0], SetMaxNReg) else 0
                 out[at] = replace(node, then_body=(*node.then_body[:first], *moved, *node.then_body[first:]))
             return tuple(x for x in out if x is not None)
-    return tuple(replace(x, **{name: _once_loads_into_producer(sub, pipelines, ws) for name, sub in children(x)})
-                 if children(x) else x for x in body)
+    return tuple(map_bodies(x, lambda sub: _once_loads_into_producer(sub, pipelines, ws)) for x in body)
 
 
 def _once_issue(node: Node, pipelines: set[str]) -> list[TensorView] | None:
@@ -190,9 +190,8 @@ def _waits_into_compute(body: tuple[Node, ...], splits: list[IfThenElse], pipeli
     pipeline's loads and reads none of them, so it starts its loads without waiting for those."""
     out: list[Node] = []
     for node in body:
-        kids = children(node)
-        if kids and not any(node is x for x in splits):
-            node = replace(node, **{name: _waits_into_compute(sub, splits, pipelines) for name, sub in kids})
+        if not any(node is x for x in splits):
+            node = map_bodies(node, lambda sub: _waits_into_compute(sub, splits, pipelines))
         if any(node is x for x in splits):
             moved: list[Node] = []
             while out and isinstance(out[-1], MBarrierWaitParity) and out[-1].mbar.name not in pipelines:

@@ -44,7 +44,7 @@ from ..kernel_ir import (
     NamedBarrier,
     Node,
     WgmmaFence,
-    children,
+    map_bodies,
     walk,
 )
 
@@ -105,7 +105,7 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
             out = [in_turn(x) if k in mine else x for k, x in enumerate(body)]
             first, last = mine[0], mine[-1]
             return tuple(out[:first]) + _around(tuple(out[first:last + 1]), turns) + tuple(out[last + 1:])
-        return tuple(_descend(x, visit) for x in body)
+        return tuple(map_bodies(x, visit) for x in body)
 
     body = visit(kernel.body)
     if not placed:
@@ -117,13 +117,6 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
 def _is_turn_loop(node: Node, turns: Turns) -> bool:
     """A loop of the turns' group that issues wgmmas (not the producer's, nor a prologue of loads)."""
     return isinstance(node, ForLoop) and node.group == turns.group and bool(_sections(node.body))
-
-
-def _descend(node: Node, visit) -> Node:  # noqa: ANN001 - the body rewriter above
-    kids = children(node)
-    if not kids:
-        return node
-    return replace(node, **{name: visit(sub) for name, sub in kids})
 
 
 def _turns(tv: TensorView, a: Analyses) -> Turns:
