@@ -43,11 +43,12 @@ def build(batch: int = 1, heads: int = 2, seq_q: int = 200, seq_kv: int = 200, h
           causal: bool = False, block_kv: int = 64, dtype: DataType = DataType.BFloat16, stages: int = 1,
           warp_specialized: bool = False, register_split: tuple[int, int] | None = None,
           compute_warp_groups: int = 1, ping_pong: bool = False, persistent: bool = False,
-          blocks: int | None = None) -> Fusion:
+          blocks: int | None = None, overlap: bool = False) -> Fusion:
     """``attention.fusion_of(...)`` rewritten with ``block_kv`` keys per block and scheduled as above; ``stages``,
     ``warp_specialized``, ``register_split``, ``compute_warp_groups``, ``ping_pong``: the kernel's structure
     (``KernelShape``: a K/V circular buffer over the key blocks, a producer warp group, two compute warp groups of 64
-    rows each, taking turns on the tensor cores); ``persistent``: ``blocks`` blocks walk the tiles."""
+    rows each, taking turns on the tensor cores); ``persistent``: ``blocks`` blocks walk the tiles; ``overlap``:
+    ``p_j @ v_j`` issued in iteration j + 1, under block j + 1's softmax (``TensorView.defer``)."""
     if head_dim not in HEAD_DIMS:
         raise ScheduleError(f"attention_wgmma.build: head_dim = {head_dim} must be one of {HEAD_DIMS}: q's and k's "
                             f"tiles are boxes of 64 columns and the output one wgmma tile of D columns")
@@ -59,6 +60,6 @@ def build(batch: int = 1, heads: int = 2, seq_q: int = 200, seq_kv: int = 200, h
         (record,) = online_softmax(fusion, block_kv)
         schedule_on_tensor_cores(fusion, record, KernelShape(stages, warp_specialized, register_split,
                                                              compute_warp_groups, ping_pong, persistent=persistent,
-                                                             blocks=blocks))
+                                                             blocks=blocks, overlap=overlap))
     return fusion
 

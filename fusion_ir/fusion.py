@@ -310,7 +310,7 @@ class Fusion:
             tvs[tv] = (list(tv.root), list(tv.logical), list(tv.loop), list(tv.transforms), tv.definition,
                        tv.compute_at_pos, tv.memory_type, tv.circular_buffer_options, tv.dtype, tv.swizzle,
                        dict(tv.loop_broadcasts), tv.store_wait, tv.store_stages, tv.allocation,
-                       list(tv.broadcast_loop_axes), tv.shared_reuse, tv.turns)
+                       list(tv.broadcast_loop_axes), tv.shared_reuse, tv.turns, tv.deferred)
             ids.update(tv.root, tv.logical, tv.loop)
             for t in tv.transforms:
                 ids.update(t.inputs)
@@ -332,7 +332,8 @@ class Fusion:
         for tv, st in s["tvs"].items():
             (tv.root, tv.logical, tv.loop, tv.transforms, tv.definition, tv.compute_at_pos,
              tv.memory_type, tv.circular_buffer_options, tv.dtype, tv.swizzle, tv.loop_broadcasts,
-             tv.store_wait, tv.store_stages, tv.allocation, tv.broadcast_loop_axes, tv.shared_reuse, tv.turns) = st
+             tv.store_wait, tv.store_stages, tv.allocation, tv.broadcast_loop_axes, tv.shared_reuse, tv.turns,
+             tv.deferred) = st
         for i, (pt, it, bound, known) in s["ids"].items():
             i.parallel_type, i.iter_type, i.trip_bound, i.known_true = pt, it, bound, known
         self.stream_k = s["stream_k"]
@@ -345,7 +346,7 @@ class Fusion:
             parts.append(str([(i.name, i.parallel_type.name, i.iter_type.name, str(i.trip_bound),
                                [str(k) for k in i.known_true]) for i in tv.loop]))
             parts.append(f"{tv.memory_type} {tv.compute_at_pos} {tv.circular_buffer_options} {tv.swizzle} {tv.store_wait.value} {tv.store_stages}"
-                         f" {tv.shared_reuse} {tv.turns}"
+                         f" {tv.shared_reuse} {tv.turns} {tv.deferred}"
                          f" {[i.name for i in tv.allocation] if tv.allocation is not None else None}")
         return "\n".join(parts)
 

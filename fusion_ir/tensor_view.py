@@ -84,6 +84,9 @@ class TensorView:
         # the serial loop axis whose iterations the warp groups along a thread dimension share, taking turns on
         # each tensor-core issue section of an iteration (``take_turns``)
         self.turns: tuple[IterDomain, ParallelType] | None = None
+        # a tensor-core matmul issued one iteration late in this serial loop axis, after the next iteration's first
+        # tensor-core section (``defer``)
+        self.deferred: IterDomain | None = None
         # a TMA load whose tile the blocks of a cluster along this block index share (``set_multicast``)
         self.multicast: ParallelType | None = None
         # The axes a Shared tensor's buffer is laid out in (row-major), when not its loop axes right of the
@@ -1210,6 +1213,32 @@ class TensorView:
                             f"turns are its indices there")
         with self.fusion.transaction():
             self.turns = (i, on)
+        return self
+
+    def defer(self, axis: int) -> TensorView:
+        """Issue this tensor-core matmul one iteration late in the serial loop at ``axis``: its wgmmas of iteration
+        ``j`` run in iteration ``j + 1``, right after that iteration's first tensor-core section, and their wait is
+        left for the first statement that needs them. FlashAttention-3's intra-warp-group overlap: ``p_j @ v_j``
+        issued after ``q @ k_{j+1}^T`` runs on the tensor cores while the softmax of block ``j + 1`` runs on the CUDA
+        cores. The last iteration's matmul runs after the loop.
+
+        The lowering (``defer_matmuls``) moves the matmul's statement and checks that the move keeps every value:
+        nothing between its old and new place may touch its accumulator or write its operands, so it must be the
+        last statement of its iteration that uses them. Its operand stages stay in use one iteration longer
+        (the pipeline's release lag becomes 1), so a circular buffer of its operands wants 3 stages to keep its loads
+        an iteration ahead."""
+        j = self._norm_axis(axis, "defer")
+        i = self.loop[j]
+        if not isinstance(self.definition, MmaOp):
+            raise self._err(f"defer: T{self.name} is not a matmul ({type(self.definition).__name__}); only a "
+                            f"tensor-core matmul's wgmmas are issued late")
+        if i.parallel_type is not ParallelType.Serial or i.is_broadcast or i.is_reduction:
+            raise self._err(f"defer: {self._axis_desc(j)} is not a serial loop over iterations (it is "
+                            f"{i.parallel_type.name}{', a reduction' if i.is_reduction else ''}"
+                            f"{', a broadcast' if i.is_broadcast else ''}); the matmul is issued an iteration late in "
+                            f"a serial loop around it")
+        with self.fusion.transaction():
+            self.deferred = i
         return self
 
     def set_shared_reuse(self, allowed: bool) -> TensorView:

@@ -47,6 +47,7 @@ from .passes import (
     async_copies,
     branch_barriers,
     cluster,
+    defer_matmuls,
     grid_reduction,
     hoist_indices,
     indexing,
@@ -61,6 +62,7 @@ from .passes import (
     unswitch,
     warp_group_turns,
     wgmma_groups,
+    wgmma_peel,
 )
 from .passes import circular_buffer as circular_buffer_pass
 from .persistent_buffers import check_persistent_buffers
@@ -91,6 +93,7 @@ PIPELINE: list[Step] = [
     Analysis("buffers", lambda k, a: buffers.build(a.ids, a.tensor_cores, a.depths.stages)),  # buffers, axes, depth
     Analysis("mma", lambda k, a: mma.build(a.ids, a.tensor_cores, a.buffers)),  # wgmma tiles, operands, fragments
     Pass("allocation", allocation.run),                                    # Allocate nodes placed
+    Pass("defer_matmuls", defer_matmuls.run),                              # deferred matmuls an iteration late
     Analysis("tma", lambda k, a: tma.build(a.ids, a.buffers)),             # TMA boxes and tensor maps
     Analysis("circular", lambda k, a: circular_buffer.build(a.ids, a.tensor_cores, a.buffers, a.tma,
                                                             a.depths)),                     # pipelines
@@ -107,6 +110,7 @@ PIPELINE: list[Step] = [
     Analysis("predicates", predicate_elimination.build),                  # bounds conditions registers leave out
     Pass("indexing", indexing.run),                                        # explicit indices and predicates
     Pass("wgmma_groups", wgmma_groups.run),                                # wgmma fence, commit, wait
+    Pass("wgmma_peel", wgmma_peel.run),                                    # no wgmma under a loop index's branch
     Pass("grid_reduction", grid_reduction.run),                            # consumers in the last block only
     Pass("ping_pong", ping_pong.run),                                      # compute warp groups in turn
     Pass("branch_barriers", branch_barriers.run),                          # named barriers in warp-split branches

@@ -21,7 +21,8 @@ changes applied after ``schedule_on_tensor_cores`` (``base`` for none):
   (``register_split``, with ``ws``; ``rsP_C`` for ``(P, C)``, e.g. ``rs32_232``); ``pp``: the two compute warp
   groups take turns on the tensor cores (``ping_pong``, with ``wg2``). E.g. ``kv128+ws+s2+wg2+rs``, ``kv128+s2+wg2+pp``;
   ``pers``: the persistent kernel (``persistent``: the GPU's SM count of blocks walk the tiles grid-stride;
-  ``persN``: N blocks; no ``ws``), e.g. ``kv128+s2+wg2+pers``.
+  ``persN``: N blocks; no ``ws``), e.g. ``kv128+s2+wg2+pers``; ``ov``: p_j @ v_j issued in iteration j + 1, under
+  the next block's softmax (``overlap``; with an ``sN`` of 2 or more), e.g. ``kv128+s3+ov``.
 
 Every variant is checked against float64 first (as bench/attention.py does), then timed with flash (and cuDNN) in
 ``runtime.timing.interleaved_ms`` rounds; prints TFLOP/s and ratios to flash. ``--ncu``: no timing, each variant
@@ -56,7 +57,7 @@ def _patched(fusion, r, shape: KernelShape | None = None) -> None:  # noqa: ANN0
         elif change == "reuse":
             r.score_matmul.definition.inputs[1].set_shared_reuse(True)
             v_s.set_shared_reuse(True)
-        elif (change not in ("base", "ex2", "fast", "kv64", "kv128", "rev", "ws", "wg2", "pp")
+        elif (change not in ("base", "ex2", "fast", "kv64", "kv128", "rev", "ws", "wg2", "pp", "ov")
               and _shape_change(change) is None):
             raise SystemExit(f"unknown change {change!r}")
 
@@ -91,6 +92,8 @@ def params_of(changes: list[str], block_kv: int) -> AttentionParams:
         fields["compute_warp_groups"] = 2
     if "pp" in changes:
         fields["ping_pong"] = True
+    if "ov" in changes:
+        fields["overlap"] = True
     kv = [int(c[2:]) for c in changes if c.startswith("kv") and c[2:].isdigit()]
     return AttentionParams(block_q=64, block_kv=kv[0] if kv else block_kv, tensor_cores=True, **fields)
 

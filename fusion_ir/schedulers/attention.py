@@ -61,6 +61,9 @@ class AttentionParams(HeuristicParams):
     and the compute warp groups' ``setmaxnreg`` counts (e.g. ``(24, 240)``; None: no register split);
     ``compute_warp_groups`` (1 or 2) warp groups of 64 query rows per block, sharing the k_j and v_j stages;
     ``ping_pong``: those two warp groups issue each key block's wgmmas in turn (FlashAttention-3's ping-pong);
+    ``overlap``: each warp group issues ``p_j @ v_j`` in iteration j + 1, after ``q @ k_{j+1}^T``, so it runs under
+    the softmax of block j + 1 (FlashAttention-3's intra-warp-group overlap, ``TensorView.defer``; needs
+    ``stages >= 2``: v_j's stage stays in use an iteration longer, and 3 keep the loads a block ahead);
     ``persistent``: a grid of ``blocks`` blocks (None: the target's SM count) walks the (batch x head, query tile)
     tiles, merged into one index, grid-stride (FlashAttention-3's persistent kernel; no producer warp group)."""
 
@@ -75,13 +78,14 @@ class AttentionParams(HeuristicParams):
     ping_pong: bool = False
     persistent: bool = False
     blocks: int | None = None
+    overlap: bool = False
 
     @property
     def kernel_shape(self) -> KernelShape:
         """The wgmma kernel's structure these params choose."""
         return KernelShape(self.stages, self.warp_specialized, self.register_split, self.compute_warp_groups,
                            ping_pong=self.ping_pong, persistent=self.persistent,
-                           blocks=self.blocks)
+                           blocks=self.blocks, overlap=self.overlap)
 
     def validate(self) -> None:
         if not isinstance(self.tensor_cores, bool):
@@ -89,7 +93,7 @@ class AttentionParams(HeuristicParams):
         self.kernel_shape.validate("AttentionParams")
         if not self.tensor_cores and self.kernel_shape != KernelShape():
             changed = [f for f in ("stages", "warp_specialized", "register_split", "compute_warp_groups", "ping_pong",
-                                   "persistent", "blocks")
+                                   "persistent", "blocks", "overlap")
                        if getattr(self, f) != getattr(KernelShape(), f)]
             raise ScheduleError(f"AttentionParams.{changed[0]}: {getattr(self, changed[0])!r} needs "
                                 f"tensor_cores=True (the K/V pipeline, the producer warp group and the compute warp "

@@ -87,6 +87,7 @@ class KernelShape:
     ping_pong: bool = False
     persistent: bool = False
     blocks: int | None = None       # persistent: the grid's blocks (None: the target's SM count)
+    overlap: bool = False           # p_j @ v_j issued in iteration j + 1 (``TensorView.defer``)
 
     @property
     def grid_blocks(self) -> int | None:
@@ -116,6 +117,11 @@ class KernelShape:
         if self.ping_pong and w < 2:
             raise ScheduleError(f"{where}.ping_pong: needs compute_warp_groups=2 (got {w}): the compute warp groups "
                                 f"take turns on the tensor cores")
+        if not isinstance(self.overlap, bool):
+            raise ScheduleError(f"{where}.overlap: {self.overlap!r} must be a bool")
+        if self.overlap and s < 2:
+            raise ScheduleError(f"{where}.overlap: needs stages >= 2 (got {s}): p_j @ v_j, issued in iteration j + 1, "
+                                f"still reads v_j's tile while block j + 1's is loaded, so v_j needs a stage of its own")
         regs = self.register_split
         if regs is None:
             return
@@ -364,6 +370,8 @@ def schedule_on_tensor_cores(fusion: Fusion, r: OnlineSoftmax, shape: KernelShap
         _pipeline_key_blocks(k_s, v_s, shape)
     if shape.ping_pong:     # the warp groups' wgmmas of a key block in turn (the key-block loop: s_j's axis 2)
         s_mm.take_turns(2, ParallelType.TIDy)
+    if shape.overlap:       # p_j @ v_j issued after q @ k_{j+1}^T, under block j + 1's softmax
+        o_mm.defer(2)
 
 
 def _pipeline_key_blocks(k_s: TensorView, v_s: TensorView, shape: KernelShape) -> None:

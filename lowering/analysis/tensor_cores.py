@@ -17,6 +17,7 @@ The generic analyses and passes never recognize a matmul; they ask this analysis
 | ``reads_accumulator(tv)``: computed from an accumulator (an epilogue) | shared_turn_axis |
 | ``release_lag(tensors)``: iterations a stage stays in use after its own | circular_buffer |
 | ``takes_turns(group)``: the compute warp groups take turns on the loop, in order | circular_buffer |
+| ``deferred``: the matmuls issued an iteration late, by the loop group (``TensorView.defer``) | defer_matmuls, release_lag |
 | ``shared_turn_axis(tv)``: the turn axis along which ``tv`` is not allocated | buffers |
 | ``accumulated_in(acc)``, ``rescaled_in_place``: a rescaled sum whose registers the matmul accumulates into | loop_nest, buffers, mma, tensor_core_ops, wgmma_groups |
 
@@ -37,7 +38,8 @@ still read after the turn is handed on.
 
 Stages read only by tensor cores retire late: an MMA reads its shared operands asynchronously
 until a later wait retires it, so a loop whose tensors only tensor-core accumulators read releases
-each stage one iteration after its own (``release_lag`` 1).
+each stage one iteration after its own (``release_lag`` 1). So does a loop whose stages a deferred matmul reads
+(``TensorView.defer``): its wgmmas of iteration j are issued and retired in iteration j + 1.
 """
 
 from __future__ import annotations
@@ -104,6 +106,8 @@ class TensorCores:
     _epilogue: frozenset[TensorView] = frozenset()
     # accumulator -> the rescaled sum it is accumulated into in place (its registers the accumulator's)
     rescaled_in_place: dict[TensorView, TensorView] = field(default_factory=dict)
+    # loop group number -> the matmuls issued one iteration late in it (``TensorView.defer``)
+    deferred: dict[int, tuple[TensorView, ...]] = field(default_factory=dict)
 
     # ---------------------------------------------------------------- accumulators and operands
     def is_accumulator(self, tv: TensorView) -> bool:
@@ -151,6 +155,8 @@ class TensorCores:
             return 0
         if loops is None:
             return 1
+        if any(c in self.deferred.get(g, ()) for g in loops for c in readers):
+            return 1    # read in the next iteration
         summed = {self.ids.group(i).number for c in readers for i in c.loop if i.is_reduction}
         return 1 if summed & loops else 0
 
@@ -192,6 +198,18 @@ def build(ids: IdModel) -> TensorCores:
         total = _rescaled_in_place(ids, acc)
         if total is not None:
             tc.rescaled_in_place[acc] = total
+    deferred: dict[int, list[TensorView]] = {}
+    for tv in ids.tensors:
+        if tv.deferred is None:
+            continue
+        if tv not in tc._by_accumulator:
+            raise LoweringError(f"T{tv.name}: defer needs a tensor-core matmul (a matmul with ParallelType.Mma axes, "
+                                f"issued as wgmma); T{tv.name} is computed on the CUDA cores")
+        if tv.deferred not in tv.loop:
+            raise LoweringError(f"T{tv.name}: the axis it is deferred in ({tv.deferred.label()}) is no longer one of its "
+                                f"loop axes; call defer after the transforms of that axis")
+        deferred.setdefault(ids.group(tv.deferred).number, []).append(tv)
+    tc.deferred = {g: tuple(tvs) for g, tvs in deferred.items()}
     turns = set()
     for tv in ids.tensors:
         turn = turn_axis(ids, tv)

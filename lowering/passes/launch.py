@@ -41,7 +41,8 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
     blocks = a.fusion.min_blocks_per_sm
     _check_min_blocks(blocks, threads)
     return replace(kernel, grid=grid, block=block, checks=tuple(dict.fromkeys(checks)),
-                   tensor_maps=tuple(a.tma.tensor_maps.values()), launch_requirements=a.tma.requirements(),
+                   tensor_maps=tuple(a.tma.tensor_maps.values()),
+                   launch_requirements=kernel.launch_requirements + a.tma.requirements(),
                    launch_bounds=launch_bounds, min_blocks_per_sm=blocks)
 
 

@@ -47,12 +47,16 @@ from ..kernel_ir import (
     AsyncKind,
     AsyncWait,
     Buffer,
+    Comment,
     ForLoop,
+    IfThenElse,
     Kernel,
+    Let,
     MatrixDescriptor,
     Mma,
     Node,
     RegisterFragment,
+    WarpShuffleXor,
     WgmmaFence,
     children,
     walk,
@@ -116,8 +120,32 @@ def _overwritten(run: list[Node], body: tuple[Node, ...], lag: Lag) -> bool:
 def _issues_only_wgmma(node: Node) -> bool:
     if isinstance(node, Mma):
         return True
+    if isinstance(node, IfThenElse):    # a guarded run (a deferred matmul's): committed outside, an empty group if skipped
+        return not node.else_body and bool(node.then_body) and all(_issues_only_wgmma(x) for x in node.then_body)
     return isinstance(node, ForLoop) and node.unroll and bool(node.body) and all(_issues_only_wgmma(x)
                                                                                  for x in node.body)
+
+
+# statements a wait may be left after: register arithmetic, no synchronization, no memory but registers
+_REGISTER_ONLY = (Allocate, Assign, Let, Comment, ForLoop, IfThenElse, WarpShuffleXor)
+
+
+def _run_registers(run: list[Node]) -> frozenset[str]:
+    """The registers the wgmmas of ``run`` read or write asynchronously: accumulators and register A operands."""
+    return frozenset([m.acc.name for node in run for m in walk((node,)) if isinstance(m, Mma)]
+                     + [b.name for b in _register_operands(run)])
+
+
+def _independent(node: Node, registers: frozenset[str]) -> bool:
+    """``node`` may run while the wgmmas that touch ``registers`` are in flight: it only computes on registers,
+    none of those, and synchronizes with nothing."""
+    for x in walk((node,)):
+        if not isinstance(x, _REGISTER_ONLY):
+            return False
+        for e in buffers_touched(x):
+            if e.buffer is None or e.buffer.memory is not MemoryType.Local or e.name in registers:
+                return False
+    return True
 
 
 def _register_operands(run: list[Node]) -> tuple[Buffer, ...]:
@@ -150,20 +178,30 @@ def _stage_buffers(loop: CircularLoop, a: Analyses) -> frozenset[str]:
 
 def _grouped(body: tuple[Node, ...], a: Analyses, lag: Lag,
              rescaled: frozenset[str] = frozenset()) -> tuple[tuple[Node, ...], bool]:
-    """The body with its runs grouped, and whether it leaves wgmma groups in flight."""
+    """The body with its runs grouped, and whether it leaves wgmma groups in flight. A run's wait is left after the
+    statements that follow it and are ``_independent`` of it (register arithmetic on other registers): it comes
+    right before the first statement that is not, or at the end of the body."""
     out: list[Node] = []
     run: list[Node] = []
     in_flight = False
     rewritten = _rescaled_here(body, rescaled)
+    waiting: list[tuple[AsyncWait, frozenset[str]]] = []    # the last run's wait, not placed yet
+
+    def place(node: Node | None = None) -> None:
+        if waiting and (node is None or not _independent(node, waiting[0][1])):
+            out.append(waiting.pop()[0])
+        if node is not None:
+            out.append(node)
 
     def close() -> None:
         nonlocal in_flight
         if run:
+            place()
             registers = _register_operands(run)
             keep = lag.groups and not registers and not _accumulates_into(run, rewritten)
             pending = lag.groups if keep and not _overwritten(run, body, lag) else 0
-            out.extend([WgmmaFence(registers), *run, AsyncCommit(AsyncKind.Wgmma),
-                        AsyncWait(AsyncKind.Wgmma, pending)])
+            out.extend([WgmmaFence(registers), *run, AsyncCommit(AsyncKind.Wgmma)])
+            waiting.append((AsyncWait(AsyncKind.Wgmma, pending), _run_registers(run)))
             run.clear()
             in_flight = in_flight or pending > 0
 
@@ -174,12 +212,14 @@ def _grouped(body: tuple[Node, ...], a: Analyses, lag: Lag,
         close()
         kids = children(node)
         if kids and any(isinstance(x, Mma) for _, sub in kids for x in walk(sub)):
+            place()
             inner = _lag(node, a, lag)
             parts = {name: _grouped(sub, a, inner, rescaled) for name, sub in kids}
             out.append(replace(node, **{name: part[0] for name, part in parts.items()}))
             if any(part[1] for part in parts.values()):
                 out.append(AsyncWait(AsyncKind.Wgmma, 0))    # what the loop left in flight, before anyone reads it
             continue
-        out.append(node)
+        place(node)
     close()
+    place()
     return tuple(out), in_flight
