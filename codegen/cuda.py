@@ -143,6 +143,8 @@ class KernelPrinter(NodeVisitor):
                                           if e.is_write and e.proxy is Proxy.Wgmma})
         # a register A operand's 32-bit words, packed at the wgmma.fence that names it: array by operand
         self.register_words: dict[str, str] = {}
+        # register A operands held as 32-bit words from their allocation on (``_paired_operands``)
+        self.paired = _paired_operands(kernel.body)
         self.fence_sets = _wgmma_fence_sets(kernel.body)
         self.lines: list[str] = []
         self.depth = 1
@@ -297,7 +299,11 @@ class KernelPrinter(NodeVisitor):
             if size is None:
                 raise CodegenError(f"codegen: Local buffer {buf.name} has non-constant size {buf.size}; "
                                    f"register arrays need a compile-time size")
-            self._emit(f"{buf.dtype.ctype} {buf.name}[{size}];")
+            if buf.name in self.paired:
+                self._emit(f"uint32_t {buf.name}_w[{size // 2}];  // {buf.name} in pairs: the A registers of wgmmas")
+                self._emit(f"{buf.dtype.ctype}* const {buf.name} = reinterpret_cast<{buf.dtype.ctype}*>({buf.name}_w);")
+            else:
+                self._emit(f"{buf.dtype.ctype} {buf.name}[{size}];")
         else:   # Shared: verify refuses Global allocations
             if smem_base_align() % buf.align:
                 raise CodegenError(f"codegen: shared buffer {buf.name} needs {buf.align}-byte alignment; dynamic shared "
@@ -636,6 +642,12 @@ class KernelPrinter(NodeVisitor):
         if size is None or size % 2:
             raise CodegenError(f"codegen: wgmma.fence names {buf.name} as a register A operand; its size {buf.size} "
                                f"must be a constant number of 16-bit pairs")
+        if buf.name in self.paired:     # held in pairs already: its words are the A registers
+            words = f"{buf.name}_w"
+            if not any(words in sc.register_words for sc in self.scopes):
+                self.scopes[-1].register_words.append(words)
+            self.register_words[buf.name] = words
+            return
         words = f"{buf.name}_a{sum(w.startswith(buf.name + '_a') for s in self.scopes for w in s.register_words)}"
         pair = [self._access(buf, f"2 * q + {e}" if e else "2 * q", node) for e in (0, 1)]
         self._emit(f"uint32_t {words}[{size // 2}];  // {buf.name} in pairs: the A registers of the wgmmas below")
@@ -735,6 +747,21 @@ class KernelPrinter(NodeVisitor):
 
 # ---------------------------------------------------------------- helpers
 _COMPONENTS = ("x", "y", "z", "w")
+
+
+def _paired_operands(body: tuple[Node, ...]) -> frozenset[str]:
+    """The register arrays wgmmas read as their A operand (16-bit elements, a constant even count): declared as
+    32-bit words with the 16-bit elements a view of them, so the conversions that write a pair form a word at once
+    and the words need no packing before the wgmma.fence, however far from their writes it is (a deferred matmul's
+    operand is written an iteration before its wgmmas)."""
+    found = set()
+    for x in walk(body):
+        if isinstance(x, Mma) and isinstance(x.a, RegisterFragment):
+            buf = x.a.buffer
+            size = buf.size.const_value()
+            if buf.memory is MemoryType.Local and buf.dtype.size == 2 and size is not None and size % 2 == 0:
+                found.add(buf.name)
+    return frozenset(found)
 
 
 def _wgmma_fence_sets(body: tuple[Node, ...]) -> dict[int, frozenset[str]]:

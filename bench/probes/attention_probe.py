@@ -11,6 +11,8 @@ changes applied after ``schedule_on_tensor_cores`` (``base`` for none):
 - ``ex2``: ``exp(x)`` generated as ``exp2f(log2(e) * x)`` (one MUFU.EX2 and a multiply, instead of ``expf``);
 - ``fast``: the whole kernel compiled with NVRTC's ``--use_fast_math``;
 - ``reuse``: k_j's and v_j's tiles may share memory again (``set_shared_reuse(True)``);
+- ``mbN``: ``Fusion.set_min_blocks_per_sm(N)`` (``__launch_bounds__``' minimum blocks: ptxas keeps the registers
+  under what N blocks of the SM allow);
 - ``kv128`` / ``kv64``: 128 / 64 keys per block (otherwise ``--block-kv``, default 64);
 - ``rev``: the query tiles launched in reverse order (``blockIdx.x`` read as ``gridDim.x - 1 - blockIdx.x`` in
   the generated source): with a causal mask the longest tiles first;
@@ -54,10 +56,12 @@ def _patched(fusion, r, shape: KernelShape | None = None) -> None:  # noqa: ANN0
             fusion.set_index_type(DataType.Int32)
         elif change in ("vpre", "vpre0"):
             v_s.circular_buffer(2, 1 if change == "vpre" else 0, Pipelined(uses_mbarrier_for_war=True))
+        elif change[:2] == "mb" and change[2:].isdigit():
+            fusion.set_min_blocks_per_sm(int(change[2:]))
         elif change == "reuse":
             r.score_matmul.definition.inputs[1].set_shared_reuse(True)
             v_s.set_shared_reuse(True)
-        elif (change not in ("base", "ex2", "fast", "kv64", "kv128", "rev", "ws", "wg2", "pp", "ov")
+        elif (change[:2] != "mb" and change not in ("base", "ex2", "fast", "kv64", "kv128", "rev", "ws", "wg2", "pp", "ov")
               and _shape_change(change) is None):
             raise SystemExit(f"unknown change {change!r}")
 

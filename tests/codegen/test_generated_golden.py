@@ -78,6 +78,14 @@ BUILDERS["example_attention_wgmma_causal_ws_wg2_pp"] = lambda: examples.load("at
 # the key-block loop's bound and unmasked range read the tile's query index from the tile loop and blockIdx.x
 BUILDERS["example_attention_wgmma_causal_persistent"] = lambda: examples.load("attention_wgmma").build(
     1, 2, 100, 333, 64, causal=True, persistent=True, blocks=3)
+# the intra-warp-group overlap: o_{j-1} = p_{j-1} @ v_{j-1} issued after s_j's wgmmas, waited for right before p_j is
+# written (TensorView.defer); the loop's first iteration peeled; v's stage released an iteration late; 3 stages
+BUILDERS["example_attention_wgmma_causal_overlap"] = lambda: examples.load("attention_wgmma").build(
+    1, 2, 100, 333, 64, causal=True, stages=3, overlap=True)
+# the same under a producer warp group and two compute warp groups
+BUILDERS["example_attention_wgmma_causal_ws_wg2_overlap"] = lambda: examples.load("attention_wgmma").build(
+    1, 2, 100, 333, 64, causal=True, stages=3, warp_specialized=True, register_split=(24, 240), compute_warp_groups=2,
+    overlap=True)
 BUILDERS["scan_cummax_rows_on_threads"] = lambda: scan_case("cummax_rows_on_threads").build()
 BUILDERS["rescaled_sum_split_serial"] = lambda: scan_case("rescaled_sum_split_serial").build()
 # blocked keys [nb, B, H, 32, D] of k [B, H, S, D]: one TMA box of k per key block, the views never computed

@@ -28,6 +28,10 @@ STRUCTURES = {
     "s2_wg2_pp": {"stages": 2, "compute_warp_groups": 2, "ping_pong": True},
     "ws_s2_wg2_rs_pp": {"stages": 2, "warp_specialized": True, "compute_warp_groups": 2, "register_split": (24, 240),
                         "ping_pong": True},
+    # the intra-warp-group overlap: o_{j-1} issued after s_j, under block j's softmax (TensorView.defer)
+    "s3_ov": {"stages": 3, "overlap": True},
+    "ws_s3_wg2_rs_ov": {"stages": 3, "warp_specialized": True, "compute_warp_groups": 2, "register_split": (24, 240),
+                        "overlap": True},
     # persistent: the target's SM count of blocks walk the tiles; 3 blocks, each several tiles
     "pers": {"persistent": True},
     "pers3_wg2": {"persistent": True, "blocks": 3, "compute_warp_groups": 2},

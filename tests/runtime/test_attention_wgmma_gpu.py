@@ -3,7 +3,8 @@ wgmma kernel per 64 query rows) against numpy at small ragged sizes and against 
 scaled_dot_product_attention in float64 at [4, 16, 4096, 128] and an odd size, causal and not, blocks of 64 and
 128 keys; compute-sanitizer memcheck, racecheck and synccheck on the small cases. The same for the kernel structures
 of ``KernelShape`` (``run_attention_wgmma.STRUCTURES``: 2 and 3 K/V stages, a producer warp group, two compute warp
-groups, a register split, the two compute warp groups taking turns on the tensor cores: ping-pong, the persistent kernel)."""
+groups, a register split, the two compute warp groups taking turns on the tensor cores: ping-pong, the persistent
+kernel, the intra-warp-group overlap)."""
 
 from __future__ import annotations
 

@@ -70,7 +70,8 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     float T40[32];
     float T41[2];
     float T41_acc[2];
-    __bfloat16 T43[32];
+    uint32_t T43_w[16];  // T43 in pairs: the A registers of wgmmas
+    __bfloat16* const T43 = reinterpret_cast<__bfloat16*>(T43_w);
     float T48[2];
     __bfloat16* T54 = reinterpret_cast<__bfloat16*>(smem);
     // loop of fragment
@@ -243,27 +244,22 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       }
     }
     mbarrier::waitParity(toSmem(&T54_mbar[0]), i2 % 2);
-    uint32_t T43_a0[16];  // T43 in pairs: the A registers of the wgmmas below
-    #pragma unroll
-    for (int q = 0; q < 16; ++q) {
-      T43_a0[q] = (static_cast<uint32_t>((T43[2 * q]).raw) | (static_cast<uint32_t>((T43[2 * q + 1]).raw) << 16));
-    }
-    wgmma::fenceOperands(T43_a0);
+    wgmma::fenceOperands(T43_w);
     wgmma::fenceOperands(T49);
     wgmma::fence();
     // loop of rUR520{4}
     #pragma unroll
     for (int64_t i51 = 0; i51 < 4; ++i51) {
       wgmma::mmaM64N64K16F32Bf16RegA<1>(&T49[0],
-          T43_a0[(((i51 * 16) / 8) * 4) / 2],
-          T43_a0[((((i51 * 16) / 8) * 4) / 2) + 1],
-          T43_a0[((((i51 * 16) / 8) * 4) / 2) + 2],
-          T43_a0[((((i51 * 16) / 8) * 4) / 2) + 3],
+          T43_w[(((i51 * 16) / 8) * 4) / 2],
+          T43_w[((((i51 * 16) / 8) * 4) / 2) + 1],
+          T43_w[((((i51 * 16) / 8) * 4) / 2) + 2],
+          T43_w[((((i51 * 16) / 8) * 4) / 2) + 3],
           wgmma::smemDescriptor(toSmem(&T54[i51 * 1024]), 8192, 1024, 1));
     }
     wgmma::commit();
     wgmma::wait<0>();
-    wgmma::fenceOperands(T43_a0);
+    wgmma::fenceOperands(T43_w);
     wgmma::fenceOperands(T49);
     __syncthreads();  // WAR: T53 is rewritten next iteration
   }
@@ -284,7 +280,8 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     float T40[32];
     float T41[2];
     float T41_acc[2];
-    __bfloat16 T43[32];
+    uint32_t T43_w[16];  // T43 in pairs: the A registers of wgmmas
+    __bfloat16* const T43 = reinterpret_cast<__bfloat16*>(T43_w);
     float T48[2];
     __bfloat16* T54 = reinterpret_cast<__bfloat16*>(smem);
     T22[0] = i2;
@@ -470,27 +467,22 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       }
     }
     mbarrier::waitParity(toSmem(&T54_mbar[0]), i2 % 2);
-    uint32_t T43_a0[16];  // T43 in pairs: the A registers of the wgmmas below
-    #pragma unroll
-    for (int q = 0; q < 16; ++q) {
-      T43_a0[q] = (static_cast<uint32_t>((T43[2 * q]).raw) | (static_cast<uint32_t>((T43[2 * q + 1]).raw) << 16));
-    }
-    wgmma::fenceOperands(T43_a0);
+    wgmma::fenceOperands(T43_w);
     wgmma::fenceOperands(T49);
     wgmma::fence();
     // loop of rUR520{4}
     #pragma unroll
     for (int64_t i51 = 0; i51 < 4; ++i51) {
       wgmma::mmaM64N64K16F32Bf16RegA<1>(&T49[0],
-          T43_a0[(((i51 * 16) / 8) * 4) / 2],
-          T43_a0[((((i51 * 16) / 8) * 4) / 2) + 1],
-          T43_a0[((((i51 * 16) / 8) * 4) / 2) + 2],
-          T43_a0[((((i51 * 16) / 8) * 4) / 2) + 3],
+          T43_w[(((i51 * 16) / 8) * 4) / 2],
+          T43_w[((((i51 * 16) / 8) * 4) / 2) + 1],
+          T43_w[((((i51 * 16) / 8) * 4) / 2) + 2],
+          T43_w[((((i51 * 16) / 8) * 4) / 2) + 3],
           wgmma::smemDescriptor(toSmem(&T54[i51 * 1024]), 8192, 1024, 1));
     }
     wgmma::commit();
     wgmma::wait<0>();
-    wgmma::fenceOperands(T43_a0);
+    wgmma::fenceOperands(T43_w);
     wgmma::fenceOperands(T49);
     __syncthreads();  // WAR: T53 is rewritten next iteration
   }

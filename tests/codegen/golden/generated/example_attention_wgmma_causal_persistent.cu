@@ -80,7 +80,8 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       float T52[32];
       float T53[2];
       float T53_acc[2];
-      __bfloat16 T55[32];
+      uint32_t T55_w[16];  // T55 in pairs: the A registers of wgmmas
+      __bfloat16* const T55 = reinterpret_cast<__bfloat16*>(T55_w);
       float T60[2];
       __bfloat16* T66 = reinterpret_cast<__bfloat16*>(smem);
       // loop of fragment
@@ -259,27 +260,22 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         mbarrier::wait(toSmem(&T66_mbar[0]), T66_token[0]);
       }
       __syncthreads();  // RAW: T66 arrived by TMA; the elected thread waited on its token
-      uint32_t T55_a0[16];  // T55 in pairs: the A registers of the wgmmas below
-      #pragma unroll
-      for (int q = 0; q < 16; ++q) {
-        T55_a0[q] = (static_cast<uint32_t>((T55[2 * q]).raw) | (static_cast<uint32_t>((T55[2 * q + 1]).raw) << 16));
-      }
-      wgmma::fenceOperands(T55_a0);
+      wgmma::fenceOperands(T55_w);
       wgmma::fenceOperands(T61);
       wgmma::fence();
       // loop of rUR805{4}
       #pragma unroll
       for (int64_t i51 = 0; i51 < 4; ++i51) {
         wgmma::mmaM64N64K16F32Bf16RegA<1>(&T61[0],
-            T55_a0[(((i51 * 16) / 8) * 4) / 2],
-            T55_a0[((((i51 * 16) / 8) * 4) / 2) + 1],
-            T55_a0[((((i51 * 16) / 8) * 4) / 2) + 2],
-            T55_a0[((((i51 * 16) / 8) * 4) / 2) + 3],
+            T55_w[(((i51 * 16) / 8) * 4) / 2],
+            T55_w[((((i51 * 16) / 8) * 4) / 2) + 1],
+            T55_w[((((i51 * 16) / 8) * 4) / 2) + 2],
+            T55_w[((((i51 * 16) / 8) * 4) / 2) + 3],
             wgmma::smemDescriptor(toSmem(&T66[i51 * 1024]), 8192, 1024, 1));
       }
       wgmma::commit();
       wgmma::wait<0>();
-      wgmma::fenceOperands(T55_a0);
+      wgmma::fenceOperands(T55_w);
       wgmma::fenceOperands(T61);
       __syncthreads();  // WAR: T66 is rewritten next iteration
     }
@@ -300,7 +296,8 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       float T52[32];
       float T53[2];
       float T53_acc[2];
-      __bfloat16 T55[32];
+      uint32_t T55_w[16];  // T55 in pairs: the A registers of wgmmas
+      __bfloat16* const T55 = reinterpret_cast<__bfloat16*>(T55_w);
       float T60[2];
       __bfloat16* T66 = reinterpret_cast<__bfloat16*>(smem);
       T34[0] = i2;
@@ -514,27 +511,22 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         mbarrier::wait(toSmem(&T66_mbar[0]), T66_token[0]);
       }
       __syncthreads();  // RAW: T66 arrived by TMA; the elected thread waited on its token
-      uint32_t T55_a0[16];  // T55 in pairs: the A registers of the wgmmas below
-      #pragma unroll
-      for (int q = 0; q < 16; ++q) {
-        T55_a0[q] = (static_cast<uint32_t>((T55[2 * q]).raw) | (static_cast<uint32_t>((T55[2 * q + 1]).raw) << 16));
-      }
-      wgmma::fenceOperands(T55_a0);
+      wgmma::fenceOperands(T55_w);
       wgmma::fenceOperands(T61);
       wgmma::fence();
       // loop of rUR805{4}
       #pragma unroll
       for (int64_t i51 = 0; i51 < 4; ++i51) {
         wgmma::mmaM64N64K16F32Bf16RegA<1>(&T61[0],
-            T55_a0[(((i51 * 16) / 8) * 4) / 2],
-            T55_a0[((((i51 * 16) / 8) * 4) / 2) + 1],
-            T55_a0[((((i51 * 16) / 8) * 4) / 2) + 2],
-            T55_a0[((((i51 * 16) / 8) * 4) / 2) + 3],
+            T55_w[(((i51 * 16) / 8) * 4) / 2],
+            T55_w[((((i51 * 16) / 8) * 4) / 2) + 1],
+            T55_w[((((i51 * 16) / 8) * 4) / 2) + 2],
+            T55_w[((((i51 * 16) / 8) * 4) / 2) + 3],
             wgmma::smemDescriptor(toSmem(&T66[i51 * 1024]), 8192, 1024, 1));
       }
       wgmma::commit();
       wgmma::wait<0>();
-      wgmma::fenceOperands(T55_a0);
+      wgmma::fenceOperands(T55_w);
       wgmma::fenceOperands(T61);
       __syncthreads();  // WAR: T66 is rewritten next iteration
     }

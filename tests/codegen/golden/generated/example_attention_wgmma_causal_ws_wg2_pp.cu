@@ -107,7 +107,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       float T52[32];
       float T53[2];
       float T53_acc[2];
-      __bfloat16 T55[32];
+      uint32_t T55_w[16];  // T55 in pairs: the A registers of wgmmas
+      __bfloat16* const T55 = reinterpret_cast<__bfloat16*>(T55_w);
       float T60[2];
       mbarrier::waitParity(toSmem(&T65_mbar[i2 % 2]), (i2 / 2) % 2);
       // loop of fragment
@@ -271,28 +272,23 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         }
       }
       namedBarrierSync(15 - (((int64_t)threadIdx.y) + 2), 256);  // turn of warp group threadIdx.y in tensor-core section 1
-      uint32_t T55_a0[16];  // T55 in pairs: the A registers of the wgmmas below
-      #pragma unroll
-      for (int q = 0; q < 16; ++q) {
-        T55_a0[q] = (static_cast<uint32_t>((T55[2 * q]).raw) | (static_cast<uint32_t>((T55[2 * q + 1]).raw) << 16));
-      }
-      wgmma::fenceOperands(T55_a0);
+      wgmma::fenceOperands(T55_w);
       wgmma::fenceOperands(T61);
       wgmma::fence();
       // loop of rUR759{4}
       #pragma unroll
       for (int64_t i54 = 0; i54 < 4; ++i54) {
         wgmma::mmaM64N64K16F32Bf16RegA<1>(&T61[0],
-            T55_a0[(((i54 * 16) / 8) * 4) / 2],
-            T55_a0[((((i54 * 16) / 8) * 4) / 2) + 1],
-            T55_a0[((((i54 * 16) / 8) * 4) / 2) + 2],
-            T55_a0[((((i54 * 16) / 8) * 4) / 2) + 3],
+            T55_w[(((i54 * 16) / 8) * 4) / 2],
+            T55_w[((((i54 * 16) / 8) * 4) / 2) + 1],
+            T55_w[((((i54 * 16) / 8) * 4) / 2) + 2],
+            T55_w[((((i54 * 16) / 8) * 4) / 2) + 3],
             wgmma::smemDescriptor(toSmem(&T66[(i54 * 1024) + ((i2 % 2) * 4096)]), 8192, 1024, 1));
       }
       wgmma::commit();
       namedBarrierArrive(h5, 256);  // the next warp group's turn
       wgmma::wait<0>();
-      wgmma::fenceOperands(T55_a0);
+      wgmma::fenceOperands(T55_w);
       wgmma::fenceOperands(T61);
       mbarrier::arrive(toSmem(&T65_mbar[(i2 % 2) + 2]));
     }
@@ -317,7 +313,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       float T52[32];
       float T53[2];
       float T53_acc[2];
-      __bfloat16 T55[32];
+      uint32_t T55_w[16];  // T55 in pairs: the A registers of wgmmas
+      __bfloat16* const T55 = reinterpret_cast<__bfloat16*>(T55_w);
       float T60[2];
       mbarrier::waitParity(toSmem(&T65_mbar[i2 % 2]), (i2 / 2) % 2);
       T34[0] = i2;
@@ -516,28 +513,23 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         }
       }
       namedBarrierSync(15 - (((int64_t)threadIdx.y) + 2), 256);  // turn of warp group threadIdx.y in tensor-core section 1
-      uint32_t T55_a0[16];  // T55 in pairs: the A registers of the wgmmas below
-      #pragma unroll
-      for (int q = 0; q < 16; ++q) {
-        T55_a0[q] = (static_cast<uint32_t>((T55[2 * q]).raw) | (static_cast<uint32_t>((T55[2 * q + 1]).raw) << 16));
-      }
-      wgmma::fenceOperands(T55_a0);
+      wgmma::fenceOperands(T55_w);
       wgmma::fenceOperands(T61);
       wgmma::fence();
       // loop of rUR759{4}
       #pragma unroll
       for (int64_t i54 = 0; i54 < 4; ++i54) {
         wgmma::mmaM64N64K16F32Bf16RegA<1>(&T61[0],
-            T55_a0[(((i54 * 16) / 8) * 4) / 2],
-            T55_a0[((((i54 * 16) / 8) * 4) / 2) + 1],
-            T55_a0[((((i54 * 16) / 8) * 4) / 2) + 2],
-            T55_a0[((((i54 * 16) / 8) * 4) / 2) + 3],
+            T55_w[(((i54 * 16) / 8) * 4) / 2],
+            T55_w[((((i54 * 16) / 8) * 4) / 2) + 1],
+            T55_w[((((i54 * 16) / 8) * 4) / 2) + 2],
+            T55_w[((((i54 * 16) / 8) * 4) / 2) + 3],
             wgmma::smemDescriptor(toSmem(&T66[(i54 * 1024) + ((i2 % 2) * 4096)]), 8192, 1024, 1));
       }
       wgmma::commit();
       namedBarrierArrive(h12, 256);  // the next warp group's turn
       wgmma::wait<0>();
-      wgmma::fenceOperands(T55_a0);
+      wgmma::fenceOperands(T55_w);
       wgmma::fenceOperands(T61);
       mbarrier::arrive(toSmem(&T65_mbar[(i2 % 2) + 2]));
     }

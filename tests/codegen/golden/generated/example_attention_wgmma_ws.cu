@@ -102,7 +102,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       float T40[32];
       float T41[2];
       float T41_acc[2];
-      __bfloat16 T43[32];
+      uint32_t T43_w[16];  // T43 in pairs: the A registers of wgmmas
+      __bfloat16* const T43 = reinterpret_cast<__bfloat16*>(T43_w);
       float T48[2];
       mbarrier::waitParity(toSmem(&T53_mbar[i2 % 2]), (i2 / 2) % 2);
       // loop of fragment
@@ -261,27 +262,22 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           }
         }
       }
-      uint32_t T43_a0[16];  // T43 in pairs: the A registers of the wgmmas below
-      #pragma unroll
-      for (int q = 0; q < 16; ++q) {
-        T43_a0[q] = (static_cast<uint32_t>((T43[2 * q]).raw) | (static_cast<uint32_t>((T43[2 * q + 1]).raw) << 16));
-      }
-      wgmma::fenceOperands(T43_a0);
+      wgmma::fenceOperands(T43_w);
       wgmma::fenceOperands(T49);
       wgmma::fence();
       // loop of rUR564{4}
       #pragma unroll
       for (int64_t i54 = 0; i54 < 4; ++i54) {
         wgmma::mmaM64N64K16F32Bf16RegA<1>(&T49[0],
-            T43_a0[(((i54 * 16) / 8) * 4) / 2],
-            T43_a0[((((i54 * 16) / 8) * 4) / 2) + 1],
-            T43_a0[((((i54 * 16) / 8) * 4) / 2) + 2],
-            T43_a0[((((i54 * 16) / 8) * 4) / 2) + 3],
+            T43_w[(((i54 * 16) / 8) * 4) / 2],
+            T43_w[((((i54 * 16) / 8) * 4) / 2) + 1],
+            T43_w[((((i54 * 16) / 8) * 4) / 2) + 2],
+            T43_w[((((i54 * 16) / 8) * 4) / 2) + 3],
             wgmma::smemDescriptor(toSmem(&T54[(i54 * 1024) + ((i2 % 2) * 4096)]), 8192, 1024, 1));
       }
       wgmma::commit();
       wgmma::wait<0>();
-      wgmma::fenceOperands(T43_a0);
+      wgmma::fenceOperands(T43_w);
       wgmma::fenceOperands(T49);
       mbarrier::arrive(toSmem(&T53_mbar[(i2 % 2) + 2]));
     }
@@ -302,7 +298,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       float T40[32];
       float T41[2];
       float T41_acc[2];
-      __bfloat16 T43[32];
+      uint32_t T43_w[16];  // T43 in pairs: the A registers of wgmmas
+      __bfloat16* const T43 = reinterpret_cast<__bfloat16*>(T43_w);
       float T48[2];
       mbarrier::waitParity(toSmem(&T53_mbar[i2 % 2]), (i2 / 2) % 2);
       T22[0] = i2;
@@ -474,27 +471,22 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           }
         }
       }
-      uint32_t T43_a0[16];  // T43 in pairs: the A registers of the wgmmas below
-      #pragma unroll
-      for (int q = 0; q < 16; ++q) {
-        T43_a0[q] = (static_cast<uint32_t>((T43[2 * q]).raw) | (static_cast<uint32_t>((T43[2 * q + 1]).raw) << 16));
-      }
-      wgmma::fenceOperands(T43_a0);
+      wgmma::fenceOperands(T43_w);
       wgmma::fenceOperands(T49);
       wgmma::fence();
       // loop of rUR564{4}
       #pragma unroll
       for (int64_t i54 = 0; i54 < 4; ++i54) {
         wgmma::mmaM64N64K16F32Bf16RegA<1>(&T49[0],
-            T43_a0[(((i54 * 16) / 8) * 4) / 2],
-            T43_a0[((((i54 * 16) / 8) * 4) / 2) + 1],
-            T43_a0[((((i54 * 16) / 8) * 4) / 2) + 2],
-            T43_a0[((((i54 * 16) / 8) * 4) / 2) + 3],
+            T43_w[(((i54 * 16) / 8) * 4) / 2],
+            T43_w[((((i54 * 16) / 8) * 4) / 2) + 1],
+            T43_w[((((i54 * 16) / 8) * 4) / 2) + 2],
+            T43_w[((((i54 * 16) / 8) * 4) / 2) + 3],
             wgmma::smemDescriptor(toSmem(&T54[(i54 * 1024) + ((i2 % 2) * 4096)]), 8192, 1024, 1));
       }
       wgmma::commit();
       wgmma::wait<0>();
-      wgmma::fenceOperands(T43_a0);
+      wgmma::fenceOperands(T43_w);
       wgmma::fenceOperands(T49);
       mbarrier::arrive(toSmem(&T53_mbar[(i2 % 2) + 2]));
     }

@@ -19,7 +19,8 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   }
   __syncthreads();  // init: T7_mbar visible to every thread
   float T3[32];
-  __bfloat16 T5[32];
+  uint32_t T5_w[16];  // T5 in pairs: the A registers of wgmmas
+  __bfloat16* const T5 = reinterpret_cast<__bfloat16*>(T5_w);
   __bfloat16* T9 = reinterpret_cast<__bfloat16*>(smem + 1024);
   float T10[32];
   // loop of fragment
@@ -89,27 +90,22 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   for (int64_t r10 = 0; r10 < 32; ++r10) {
     T10[r10] = 0.0f;
   }
-  uint32_t T5_a0[16];  // T5 in pairs: the A registers of the wgmmas below
-  #pragma unroll
-  for (int q = 0; q < 16; ++q) {
-    T5_a0[q] = (static_cast<uint32_t>((T5[2 * q]).raw) | (static_cast<uint32_t>((T5[2 * q + 1]).raw) << 16));
-  }
-  wgmma::fenceOperands(T5_a0);
+  wgmma::fenceOperands(T5_w);
   wgmma::fenceOperands(T10);
   wgmma::fence();
   // loop of rUR43{4}
   #pragma unroll
   for (int64_t i20 = 0; i20 < 4; ++i20) {
     wgmma::mmaM64N64K16F32Bf16RegA<1>(&T10[0],
-        T5_a0[(((i20 * 16) / 8) * 4) / 2],
-        T5_a0[((((i20 * 16) / 8) * 4) / 2) + 1],
-        T5_a0[((((i20 * 16) / 8) * 4) / 2) + 2],
-        T5_a0[((((i20 * 16) / 8) * 4) / 2) + 3],
+        T5_w[(((i20 * 16) / 8) * 4) / 2],
+        T5_w[((((i20 * 16) / 8) * 4) / 2) + 1],
+        T5_w[((((i20 * 16) / 8) * 4) / 2) + 2],
+        T5_w[((((i20 * 16) / 8) * 4) / 2) + 3],
         wgmma::smemDescriptor(toSmem(&T9[i20 * 1024]), 8192, 1024, 1));
   }
   wgmma::commit();
   wgmma::wait<0>();
-  wgmma::fenceOperands(T5_a0);
+  wgmma::fenceOperands(T5_w);
   wgmma::fenceOperands(T10);
   // loop of iUR80{8}
   #pragma unroll
