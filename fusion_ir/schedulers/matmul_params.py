@@ -51,7 +51,9 @@ class MatmulParams:
     partial tiles summed in order by the last to finish (docs/matmul.md, "Split-K");
     ``cluster``: (M, N) blocks of a thread-block cluster: ``(2, 1)``, two blocks of adjacent tile rows that
     share B's tile (each loads half of it and multicasts it to both), ``(1, 2)`` two of adjacent tile
-    columns that share A's (``docs/matmul.md``, "Clusters and multicast");
+    columns that share A's; persistent, each cluster (blockIdx.x) walks cluster tiles, pairs of such tiles, and
+    each block (its rank: blockIdx.y) takes its tile of the pair (``docs/matmul.md``, "Clusters and multicast",
+    "Persistent, in clusters");
     ``epilogue_tile``: with ``tma_store``, the epilogue walks the output tile in sub-tiles of ``(TM, EN)`` (every
     row of the tile, ``EN`` of its columns: 16, 32 or 64): per sub-tile the fused ops on its accumulators, a
     stmatrix into one of ``epilogue_stages`` staging tiles (a ring) and a TMA store, the next sub-tile's math and

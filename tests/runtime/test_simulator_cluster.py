@@ -99,6 +99,10 @@ PERSISTENT_VARIANTS = {
     "six_blocks_group_4": {**PERSISTENT, "blocks": 6, "group_m": 4},
     "raster_n": {**PERSISTENT, "raster": "n", "group_m": 2},
     "sub_tiled_tma_store": {**PERSISTENT, "tma_store": True, "epilogue_tile": (128, 32)},
+    "pipelined": {**PERSISTENT, "warp_specialized": False},
+    # 4 stages of 256 x 128 beside a ring of two 256 x 32 staging tiles: 230400 bytes of shared memory
+    "256x128_w2_4_stages_sub_tiled": {**PERSISTENT, "tile": (256, 128, 64), "compute_warp_groups": 2, "stages": 4,
+                                      "tma_store": True, "epilogue_tile": (256, 32)},
 }
 
 
