@@ -11,6 +11,13 @@ barriers' init (after ``fence.mbarrier_init``) and precede their inval, so no bl
 a peer's barrier before it exists or after it is gone. ``cluster=(1, 2)``: two blocks of adjacent tile columns
 share A. The grid is rounded up to whole clusters; the extra block's tiles are out of bounds (TMA zero-fills
 them, its stores are predicated off). ``docs/matmul.md``, "Clusters and multicast".
+
+``persistent=True``: ``blocks`` resident blocks in clusters of two walk *cluster tiles*, pairs of adjacent tiles
+that share the multicast operand's tile: blockIdx.x is the cluster, which walks the cluster tiles in grouped
+order (the same ones in both blocks, so both run the same persistent iterations), and blockIdx.y (0 or 1) the
+block's rank, which takes its tile of each pair (``__cluster_dims__(1, 2, 1)``, a grid of ``(blocks / 2, 2)``). A
+pair whose second tile is past the matrix still runs in both blocks: the second block loads its half of the shared
+tile for its peer, its own operand zero-filled by TMA, and its stores are clipped or predicated off.
 """
 
 from fusion_ir import DataType, Fusion, ops
@@ -21,14 +28,21 @@ SIZES = [[(200, 136), (136, 264)], [(392, 200), (200, 256)], [(128, 64), (64, 52
 
 
 def build(cluster: tuple[int, int] = (2, 1), tile: tuple[int, int, int] = (128, 256, 64), stages: int = 4,
-          compute_warp_groups: int = 2, tma_store: bool = False) -> Fusion:
-    """``tma_store``: a bf16 result staged in shared memory and TMA-stored (else an fp32 result)."""
+          compute_warp_groups: int = 2, tma_store: bool = False, persistent: bool = False,
+          blocks: int | None = None, group_m: int = 8) -> Fusion:
+    """``tma_store``: a bf16 result staged in shared memory and TMA-stored (else an fp32 result); ``persistent``:
+    ``blocks`` resident blocks (default: the target's SMs) walk the cluster tiles, ``group_m`` tile rows per column
+    of B."""
     fusion = Fusion()
     with fusion:
         a = fusion.add_input(ndim=2, dtype=DataType.BFloat16)
         b = fusion.add_input(ndim=2, dtype=DataType.BFloat16)
         c = ops.matmul(a, b)
         fusion.add_output(ops.cast(c, DataType.BFloat16) if tma_store else c)
+    persistence = {"persistent": True, "group_m": group_m} if persistent else {}
+    if persistent and blocks is not None:
+        persistence["blocks"] = blocks
     schedule_matmul(fusion, MatmulParams(tile=tile, stages=stages, compute_warp_groups=compute_warp_groups,
-                                         warp_specialized=True, tma_store=tma_store, cluster=cluster))
+                                         warp_specialized=True, tma_store=tma_store, cluster=cluster,
+                                         **persistence))  # type: ignore[arg-type]
     return fusion

@@ -165,13 +165,18 @@ def _cluster(fusion: Fusion, params: MatmulParams, a_s: TensorView, b_s: TensorV
     """``params.cluster``: the blocks of a cluster are adjacent tiles along the tile axis bound to a block
     index (M: ``Mo`` on BIDy, N: ``No`` on BIDx), so the cluster is ``__cluster_dims__`` along that index and
     the operand that lacks the axis (B lacks M, A lacks N) is the same tile in every block of the cluster:
-    it is multicast along that block index."""
+    it is multicast along that block index. Persistent: the cluster's blocks differ in their rank, BIDy
+    (``_tile_axes``), and take the tiles of one cluster tile, which share that operand's tile."""
     cm, cn = params.cluster
     for tile, name in ((a_s, "A"), (b_s, "B")):
         if (cm > 1 or cn > 1) and load_kind(tile) is not LoadStoreOpType.TMA:
             raise ScheduleError(f"MatmulParams.cluster: {params.cluster} with operand {name} loaded by the compute "
                                 f"warp groups (its rows are not 16-byte multiples); a cluster shares a tile by TMA "
                                 f"multicast through the TMA pipeline's mbarriers: use cluster=(1, 1)")
+    if params.persistent and cm * cn > 1:
+        fusion.set_cluster_dims((1, cm * cn, 1))
+        (b_s if cm > 1 else a_s).set_multicast(ParallelType.BIDy)
+        return
     if cm > 1:
         fusion.set_cluster_dims((1, cm, 1))
         b_s.set_multicast(ParallelType.BIDy)
@@ -409,7 +414,7 @@ def _tile_count(params: MatmulParams, batch: int = 0) -> int:
     """How many tile axes lead a tensor's loop domain (``_tile_axes``); ``batch``: 1 when a (merged) batch
     axis leads the output, which is a grid axis of its own unless the tiles are persistent."""
     if params.persistent:
-        return 3 if params.ping_pong else 2
+        return 2 + (1 if params.ping_pong else 0) + (1 if params.cluster_size() > 1 else 0)
     if params.stream_k:
         return 1
     return 2 + batch
@@ -431,6 +436,11 @@ def _tile_axes(tv: TensorView, params: MatmulParams, batch: int = 0) -> int:
     ``(t / g) % No``; with ``raster="n"`` the same with rows and columns exchanged), the batch outermost (``T`` counts the tiles of every batch); each of the
     ``B = params.blocks`` blocks walks tiles ``blockIdx.x, blockIdx.x + B, ...``. Ping-pong:
     ``[T / B / W, W (TIDy), B (BIDx)]``, the block's tiles dealt to its W compute warp groups in turn.
+    Persistent in clusters of ``C`` blocks (``params.cluster``): the walk is over cluster tiles, ``C`` adjacent
+    tiles along M (``(C, 1)``) or N (``(1, C)``) that share the other operand's tile, ``[T' / (B / C), B / C (BIDx),
+    C (BIDy)]``: the ``B / C`` clusters (blockIdx.x) walk the ``T'`` cluster tiles in grouped order, the same in
+    every block of a cluster, and the block of rank ``blockIdx.y`` takes the rank's tile of each (``group_m``
+    counts tile rows or columns, whole cluster tiles along the raster's direction).
     """
     if params.stream_k:                      # [T]: the tiles row by row, a serial loop over each block's range
         tv.merge(batch, batch + 1)
@@ -441,7 +451,16 @@ def _tile_axes(tv: TensorView, params: MatmulParams, batch: int = 0) -> int:
         tv.axis(batch).parallelize(ParallelType.BIDy)
         tv.axis(batch + 1).parallelize(ParallelType.BIDx)
         return _tile_count(params, batch)
+    cm, cn = params.cluster
+    size = cm * cn
     g = params.group_m
+    if cm > 1:                               # [(B,) Mo / C, No, C]: a cluster tile's rows innermost
+        tv.split(batch, cm)
+        tv.reorder({batch + 1: batch + 2, batch + 2: batch + 1})
+        g = g // cm if params.raster == "m" else g
+    elif cn > 1:                             # [(B,) Mo, No / C, C]
+        tv.split(batch + 1, cn)
+        g = g // cn if params.raster == "n" else g
     if g > 1 and params.raster == "n":       # group_m column tiles along a row of A before the next row
         tv.split(batch + 1, g)               # [(B,) Mo, No/g, g, ...]
         tv.reorder({batch: batch + 1, batch + 1: batch})           # [(B,) No/g, Mo, g, ...]
@@ -454,11 +473,13 @@ def _tile_axes(tv: TensorView, params: MatmulParams, batch: int = 0) -> int:
         tv.merge(batch, batch + 1)
     if batch:
         tv.merge(0, 1)                       # [B T, ...]: the batch's tiles one after the other
-    tv.split(0, params.blocks)               # [T / B, B, ...]
+    tv.split(0, params.blocks // size)       # [T / B, B, (C,) ...]
     tv.axis(1).parallelize(ParallelType.BIDx)
+    if size > 1:
+        tv.axis(2).parallelize(ParallelType.BIDy)   # the block's rank in its cluster
     if not params.ping_pong:
         return _tile_count(params)
-    # ping-pong: the block's j-th tile goes to warp group j % W: [T / B / W, W (TIDy), B (BIDx)]
+    # ping-pong: the block's j-th tile goes to warp group j % W: [T / B / W, W (TIDy), B (BIDx)(, C (BIDy))]
     tv.split(0, params.compute_warp_groups)
     tv.axis(1).parallelize(ParallelType.TIDy)
     return _tile_count(params)

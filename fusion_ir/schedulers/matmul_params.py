@@ -51,7 +51,9 @@ class MatmulParams:
     partial tiles summed in order by the last to finish (docs/matmul.md, "Split-K");
     ``cluster``: (M, N) blocks of a thread-block cluster: ``(2, 1)``, two blocks of adjacent tile rows that
     share B's tile (each loads half of it and multicasts it to both), ``(1, 2)`` two of adjacent tile
-    columns that share A's (``docs/matmul.md``, "Clusters and multicast");
+    columns that share A's; persistent, each cluster (blockIdx.x) walks cluster tiles, pairs of such tiles, and
+    each block (its rank: blockIdx.y) takes its tile of the pair (``docs/matmul.md``, "Clusters and multicast",
+    "Persistent, in clusters");
     ``epilogue_tile``: with ``tma_store``, the epilogue walks the output tile in sub-tiles of ``(TM, EN)`` (every
     row of the tile, ``EN`` of its columns: 16, 32 or 64): per sub-tile the fused ops on its accumulators, a
     stmatrix into one of ``epilogue_stages`` staging tiles (a ring) and a TMA store, the next sub-tile's math and
@@ -229,8 +231,24 @@ class MatmulParams:
             raise ScheduleError(f"MatmulParams.cluster: {c!r} is {c[0] * c[1]} blocks, over the target's "
                                 f"max_cluster_size {limit}")
         if self.persistent:
-            raise ScheduleError(f"MatmulParams.cluster: {c!r} with persistent=True is not supported; the blocks of "
-                                f"a cluster would have to walk adjacent tiles together (use persistent=False)")
+            self._validate_persistent_cluster()
+
+    def _validate_persistent_cluster(self) -> None:
+        """Persistent in clusters: the ``blocks`` are whole clusters, each walking cluster tiles (``cluster``'s
+        adjacent tiles, ``schedule_matmul``'s ``_tile_axes``), and a group of the grouped order is whole cluster
+        tiles along the raster's direction."""
+        c = self.cluster
+        size = c[0] * c[1]
+        if self.blocks % size:
+            raise ScheduleError(f"MatmulParams.blocks: {self.blocks} with cluster={c} and persistent=True; the "
+                                f"persistent grid is whole clusters of {size} blocks (each cluster walks tiles "
+                                f"together): use a multiple of {size}")
+        along = c[0] if self.raster == "m" else c[1]
+        if self.group_m % along:
+            walk = "row tiles down a column of B" if self.raster == "m" else "column tiles along a row of A"
+            raise ScheduleError(f"MatmulParams.group_m: {self.group_m} with cluster={c} and raster="
+                                f"{self.raster!r}; the grouped order walks group_m {walk} in whole cluster tiles "
+                                f"of {along}: use a multiple of {along}")
 
     def validate_epilogue_tile(self) -> None:
         """``epilogue_tile`` and ``epilogue_stages``: sub-tiles of every row of the tile and 16, 32 or 64 of its
@@ -387,6 +405,10 @@ class MatmulParams:
         if tuple(self.cluster) != (1, 1):
             raise ScheduleError(f"MatmulParams.stream_k: True with cluster={self.cluster}; the blocks of a cluster "
                                 f"would walk different tiles: use cluster=(1, 1)")
+
+    def cluster_size(self) -> int:
+        """Blocks of a thread-block cluster (1: no clusters)."""
+        return self.cluster[0] * self.cluster[1]
 
     def tile_sharers(self) -> int:
         """Compute warp groups that share one tile: all of them (cooperative), or one (ping-pong)."""

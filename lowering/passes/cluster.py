@@ -22,6 +22,10 @@ Writes, for a kernel launched in clusters of ``n`` blocks along one block index 
   shared memory, while a peer may still arrive on them).
 Guarantees: every multicast tile is whole in every block of the cluster before its full barrier's phase
 completes; no stage of any block is refilled while a reader of any block of the cluster may read it.
+
+A persistent matmul in clusters (``schedule_matmul``) spans blockIdx.y alone, the block's rank, while blockIdx.x
+walks the cluster tiles: the multicast tile depends on the cluster tile, never on the rank, which is what the
+check of ``_piece`` asks of any multicast.
 """
 
 from __future__ import annotations

@@ -60,6 +60,9 @@ BUILDERS["example_matmul_stream_k_bias_relu_tma_store"] = lambda: examples.load(
 BUILDERS["example_auto_transpose_256x264"] = lambda: examples.load("auto_transpose").build(shape=(256, 264))
 BUILDERS["example_matmul_cluster_1x2_tma_store"] = lambda: examples.load("matmul_cluster").build(   # shares A
     cluster=(1, 2), tma_store=True, stages=3)
+# persistent 256 x 128 tiles in clusters of two along M (B's tile multicast), the grid (66, 2): cuBLAS's mid-K kernel
+BUILDERS["example_matmul_cluster_persistent_256x128_tma_store"] = lambda: examples.load("matmul_cluster").build(
+    tile=(256, 128, 64), stages=3, tma_store=True, persistent=True)
 # a scan's carry in a register and a rescaled sum's total, rows on threads (tests/lowering/scan_cases.py)
 # attention with torch's causal mask, symbolic batch, heads and sequence lengths: the mask's iotas blocked with k
 BUILDERS["example_attention_causal_symbolic"] = lambda: examples.load("attention").build(causal=True, symbolic=True)

@@ -45,9 +45,37 @@ def test_unsupported_clusters_are_refused(cluster, rule: str) -> None:
         MatmulParams(tile=(128, 128, 64), warp_specialized=True, cluster=cluster).validate()
 
 
-def test_a_persistent_cluster_is_refused() -> None:
-    with pytest.raises(ScheduleError, match=r"MatmulParams\.cluster: .*persistent=True is not supported"):
-        MatmulParams(tile=(128, 128, 64), warp_specialized=True, persistent=True, cluster=(2, 1)).validate()
+@pytest.mark.parametrize("cluster,shared", [((2, 1), 1), ((1, 2), 0), ((4, 1), 1)])
+def test_a_persistent_cluster_walks_cluster_tiles(cluster: tuple[int, int], shared: int) -> None:
+    """The cluster is along blockIdx.y, the block's rank; blockIdx.x (the cluster) walks the cluster tiles, so the
+    operand the rank's tiles share is multicast along BIDy whichever way the cluster lies."""
+    fusion = matmul_wgmma.build(tile=(128, 128, 64), stages=3, compute_warp_groups=1, warp_specialized=True,
+                                persistent=True, blocks=8, group_m=4, cluster=cluster)
+    size = cluster[0] * cluster[1]
+    assert fusion.cluster_dims == (1, size, 1)
+    a_s, b_s = _tma_tiles(fusion)
+    assert [a_s.multicast, b_s.multicast] == [ParallelType.BIDy if k == shared else None for k in (0, 1)]
+    out = fusion.outputs[0]
+    assert [(i.parallel_type, i.extent.const_value()) for i in out.loop[1:3]] == \
+        [(ParallelType.BIDx, 8 // size), (ParallelType.BIDy, size)]
+
+
+def test_a_persistent_cluster_needs_whole_clusters_of_blocks() -> None:
+    with pytest.raises(ScheduleError, match=r"MatmulParams\.blocks: 131 with cluster=\(2, 1\) and persistent=True; "
+                                            r"the persistent grid is whole clusters of 2 blocks"):
+        MatmulParams(tile=(128, 128, 64), warp_specialized=True, persistent=True, blocks=131,
+                     cluster=(2, 1)).validate()
+
+
+@pytest.mark.parametrize("cluster,raster", [((2, 1), "m"), ((1, 2), "n"), ((4, 1), "m")])
+def test_a_persistent_cluster_groups_whole_cluster_tiles(cluster: tuple[int, int], raster: str) -> None:
+    with pytest.raises(ScheduleError, match=r"MatmulParams\.group_m: 3 with cluster=.* whole cluster tiles"):
+        MatmulParams(tile=(128, 128, 64), warp_specialized=True, persistent=True, group_m=3, raster=raster,
+                     cluster=cluster).validate()
+    # across the raster's direction a group is any number of cluster tiles
+    other = "n" if raster == "m" else "m"
+    MatmulParams(tile=(128, 128, 64), warp_specialized=True, persistent=True, group_m=3, raster=other,
+                 cluster=cluster).validate()
 
 
 def test_a_cluster_over_the_targets_limit_is_refused() -> None:

@@ -139,3 +139,55 @@ def test_verify_refuses_cluster_nodes_outside_a_cluster_kernel() -> None:
                     else None)
     with pytest.raises(VerifyError, match="multicasts to blocks 0b100"):
         verify(replace(kern, body=bad))
+
+
+def _persistent(cluster=(2, 1), blocks: int = 4) -> k.Kernel:
+    return lower(_fusion(cluster, persistent=True, blocks=blocks, group_m=2))
+
+
+def _lets(kern: k.Kernel) -> dict:
+    return {n.name: n.value for n in k.walk(kern.body) if isinstance(n, k.Let)}
+
+
+def _reads(v: Val, lets: dict) -> set[str]:
+    out, stack = set(), [v]
+    while stack:
+        for name in stack.pop().symbols():
+            if name not in out:
+                out.add(name)
+                if name in lets:
+                    stack.append(lets[name])
+    return out
+
+
+@pytest.mark.parametrize("cluster,shared", [((2, 1), "tmap_T1"), ((1, 2), "tmap_T0")])
+def test_a_persistent_cluster_walks_cluster_tiles_together(cluster, shared: str) -> None:
+    """blockIdx.x is the cluster, blockIdx.y its rank: the grid is (blocks / 2, 2), the skip of cluster tiles past
+    the end reads no rank (both blocks run the same iterations), the shared operand's tile is the cluster's (only
+    its piece depends on the rank) and the other operand's tile is the rank's."""
+    kern = _persistent(cluster)
+    assert kern.cluster_dims == (1, 2, 1)
+    assert [g.const_value() for g in kern.grid] == [2, 2, 1]
+    lets = _lets(kern)
+    skips = [n for n in k.walk(kern.body) if isinstance(n, k.IfThenElse) and n.then_body == (k.Continue(),)]
+    assert len(skips) == 2 and all("blockIdx.y" not in _reads(s.cond, lets) and "blockIdx.x" in _reads(s.cond, lets)
+                                   for s in skips)
+    for load in _nodes(kern, k.TmaLoad):
+        reads = set().union(*(_reads(c, lets) for c in load.coords))
+        assert "blockIdx.x" in reads or load.tensor_map.name != shared
+        if load.tensor_map.name == shared:       # the rank picks the piece: zero it and no coordinate reads it
+            assert load.multicast == 0b11
+            plain = [c.substitute({"blockIdx.y": Val.const(0)}) for c in load.coords]
+            assert all("blockIdx.y" not in _reads(c, lets) for c in plain)
+        else:
+            assert load.multicast is None and "blockIdx.y" in reads
+
+
+def test_a_persistent_cluster_releases_to_the_peer_from_the_start() -> None:
+    """The compute warp groups' arrives that start each stage empty also reach the peer, whose producer counts
+    both blocks' readers before its first multicast into a stage."""
+    kern = _persistent()
+    (pre,) = [n for n in k.walk(kern.body) if isinstance(n, k.ForLoop) and "every stage starts empty" in n.label]
+    assert [type(x) for x in k.walk(pre.body)].count(k.MBarrierRemoteArrive) == 1
+    counts = sorted({n.count.const_value() for n in _nodes(kern, k.MBarrierInit)})
+    assert counts == [1, 128 + 4]

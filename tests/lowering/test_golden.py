@@ -33,6 +33,10 @@ BUILDERS["matmul_wgmma_cp_async_k100"] = lambda: examples.load("matmul_wgmma").b
 BUILDERS["matmul_cluster"] = lambda: examples.load("matmul_cluster").build(tile=(128, 128, 64), stages=3,
                                                                           compute_warp_groups=1)
 
+# persistent in clusters of two: blockIdx.x the cluster walking pairs of adjacent tile rows, blockIdx.y its rank
+BUILDERS["matmul_cluster_persistent"] = lambda: examples.load("matmul_cluster").build(
+    tile=(128, 128, 64), stages=3, compute_warp_groups=1, tma_store=True, persistent=True, blocks=4, group_m=2)
+
 # a rescaled sum of batched matmuls over a serial J loop: one accumulator, its rows rescaled before each J's wgmmas
 BUILDERS["matmul_rescaled"] = lambda: examples.load("matmul_rescaled").build()
 # softmax(a @ b, -1) in one wgmma kernel: the row max and sum of the fragment by quad shuffles (WarpShuffleXor)

@@ -135,3 +135,91 @@ def test_a_release_missing_to_one_of_three_peers_deadlocks(cluster: tuple[int, i
     inputs = random_inputs(fusion, SHAPES, seed=5)
     with pytest.raises(DeadlockError):
         simulate(bad, inputs, seed=1)
+
+
+# Persistent in clusters (``MatmulParams(persistent=True, cluster=(2, 1))``): two clusters of two blocks walk the
+# cluster tiles (pairs of adjacent tile rows); 3 tile rows, so the last pair's second tile is past the end and its
+# block still runs the loads and barriers of that tile for its peer.
+def _persistent_kernel(cluster: tuple[int, int] = (2, 1)) -> tuple:
+    fusion = matmul_wgmma.build(tile=(128, 128, 64), stages=3, compute_warp_groups=1, warp_specialized=True,
+                                persistent=True, blocks=4, group_m=2, cluster=cluster)
+    return fusion, lower(fusion)
+
+
+@pytest.mark.parametrize("cluster", [(2, 1), (1, 2)])
+def test_unmutated_persistent_kernel_matches(cluster: tuple[int, int]) -> None:
+    fusion, kern = _persistent_kernel(cluster)
+    for seed in SEEDS:
+        assert _error(fusion, kern, seed) < 1e-5
+
+
+def test_persistent_a_missing_remote_release_deadlocks() -> None:
+    fusion, kern = _persistent_kernel()
+    bad = mutate(kern, lambda n: () if isinstance(n, k.MBarrierRemoteArrive) else None)
+    with pytest.raises(DeadlockError):
+        _error(fusion, bad)
+
+
+def test_persistent_a_missing_remote_pre_arrive_deadlocks() -> None:
+    """The compute warp groups' arrives that start every stage empty reach the peer too: without them the peer's
+    producer waits for the first round of its stages forever."""
+    fusion, kern = _persistent_kernel()
+
+    def drop_in_pre_prologue(n: k.Node) -> k.Node | None:
+        if isinstance(n, k.ForLoop) and "every stage starts empty" in n.label:
+            return k.rewrite((n,), lambda x: () if isinstance(x, k.IfThenElse) and all(
+                isinstance(y, k.MBarrierRemoteArrive) for y in x.then_body) else None)[0]
+        return None
+
+    bad = mutate(kern, drop_in_pre_prologue)
+    with pytest.raises(DeadlockError):
+        _error(fusion, bad)
+
+
+def test_persistent_multicast_before_the_peer_initialized_its_barriers_is_reported() -> None:
+    fusion, kern = _persistent_kernel()
+    _fails(fusion, _sync_to_block(kern, fence_init=True), "cluster sync")
+
+
+def test_persistent_exit_while_the_peer_still_arrives_is_reported() -> None:
+    """A K of one tile: a block's last release of the walk comes right before its epilogue, which the peer may
+    finish and exit before (with longer K the simulated blocks stay too close to show it)."""
+    fusion, kern = _persistent_kernel()
+    bad = _sync_to_block(kern, fence_init=False)
+    inputs = random_inputs(fusion, [(520, 64), (64, 264)], seed=5)
+    for seed in SEEDS:
+        with pytest.raises(SimulationError, match="which has exited|which was invalidated"):
+            simulate(bad, inputs, seed=seed)
+
+
+def test_persistent_a_stage_refilled_before_the_peer_released_it_is_reported() -> None:
+    fusion, kern = _persistent_kernel()
+
+    def local_release(n):
+        if isinstance(n, k.IfThenElse) and all(isinstance(x, k.MBarrierRemoteArrive) for x in n.then_body):
+            return ()
+        return _local_count(n)
+
+    _fails(fusion, mutate(kern, local_release), "must not be written before the wgmma.wait_group")
+
+
+def _rank_skips_first_tile(n: k.Node) -> k.Node | None:
+    """The persistent loop's skip of tiles past the end made rank-dependent: the block of rank 1 also skips its
+    first tile (a block skipping its own tile, past the end, instead of the cluster's)."""
+    if not (isinstance(n, k.ForLoop) and n.body and isinstance(n.body[0], k.IfThenElse)
+            and n.body[0].then_body == (k.Continue(),)):
+        return None
+    skip = n.body[0]
+    own = Val.symbol("blockIdx.y").eq(1).logical_and(n.index.eq(0))
+    return replace(n, body=(replace(skip, cond=skip.cond.logical_or(own)), *n.body[1:]))
+
+
+@pytest.mark.parametrize("cluster", [(2, 1), (1, 2)])
+def test_persistent_a_block_skipping_a_tile_its_peer_runs_deadlocks(cluster: tuple[int, int]) -> None:
+    """Every block of a cluster runs the same persistent iterations: one that skips a tile its peer runs (in both
+    of its warp groups, consistent within the block) leaves the peer waiting for its half of the shared tile and
+    for its releases."""
+    fusion, kern = _persistent_kernel(cluster)
+    bad = mutate(kern, _rank_skips_first_tile)
+    with pytest.raises((DeadlockError, SimulationError), match="deadlock|must not be written before"):
+        _error(fusion, bad)

@@ -1,4 +1,4 @@
-"""Cluster matmuls (``MatmulParams.cluster``: 2 or 4 blocks, ``examples/matmul_cluster``) on the GPU: ``__cluster_dims__``, TMA
+"""Cluster matmuls (``MatmulParams.cluster``: 2 or 4 blocks, ``examples/matmul_cluster``; a tile per block or persistent) on the GPU: ``__cluster_dims__``, TMA
 multicast of the shared operand, remote mbarrier arrives and cluster barriers, against numpy at sizes off the tile
 (odd tile counts: the grid rounded up to whole clusters) and against torch at 4096^3 and an odd shape.
 
@@ -62,4 +62,57 @@ def test_large_matches_torch(cluster: tuple[int, int], tile: tuple[int, int, int
 def test_compute_sanitizer_is_clean(tool: str, cluster: tuple[int, int]) -> None:
     params = {"warp_specialized": True, "tile": [128, 128, 64], "stages": 3, "compute_warp_groups": 1,
               "cluster": list(cluster)}
+    assert_sanitizer_clean(tool, "tests.runtime.run_matmul", json.dumps(params))
+
+
+# Persistent in clusters (``MatmulParams(persistent=True, cluster=...)``): blockIdx.x the cluster walking cluster
+# tiles (adjacent tiles that share the multicast operand's tile), blockIdx.y its rank. Few blocks at the small sizes
+# so each cluster walks several cluster tiles; 200 / 520 / 136 rows: a cluster tile whose second tile is past the end.
+PERSISTENT_MODES = {"128x128_w1": {"tile": (128, 128, 64), "stages": 3, "compute_warp_groups": 1},
+                    "256x128_tma_store": {"tile": (256, 128, 64), "stages": 3, "tma_store": True,
+                                          "out_dtype": DataType.BFloat16},
+                    "ping_pong": {"tile": (128, 128, 64), "stages": 4, "compute_warp_groups": 2, "ping_pong": True}}
+
+
+@pytest.mark.parametrize("cluster", CLUSTERS)
+@pytest.mark.parametrize("mode", sorted(PERSISTENT_MODES))
+def test_persistent_cluster_matmul_matches_numpy(mode: str, cluster: tuple[int, int]) -> None:
+    params = {"warp_specialized": True, "persistent": True, "blocks": 8, "group_m": 4, **PERSISTENT_MODES[mode]}
+    fusion = matmul_wgmma.build(**params, cluster=cluster)
+    kernel = lower(fusion)
+    tol = 1e-2 if "out_dtype" in params else 1e-5
+    for n, (m, nn, k) in enumerate(SIZES):
+        inputs = random_inputs(fusion, [(m, k), (k, nn)], seed=6200 + n)
+        assert_matches(fusion, inputs, execute(kernel, inputs), tol=tol)
+
+
+# 4096 x 4096 x 1024: the mid-K shape cuBLAS runs persistent in clusters; 2900 x 2872 x 1000: 23 (12 x 2 - 1) tile
+# rows or columns, a cluster tile with its second tile past the end in every column of them
+@pytest.mark.parametrize("shape", [(4096, 4096, 1024), (2900, 2872, 1000)])
+@pytest.mark.parametrize("tile", [(256, 128, 64), (128, 256, 64)])
+@pytest.mark.parametrize("cluster", [(2, 1), (1, 2)])
+def test_persistent_large_matches_torch(cluster: tuple[int, int], tile: tuple[int, int, int],
+                                        shape: tuple[int, int, int]) -> None:
+    torch = torch_or_skip()
+    from runtime.sm_count import sm_count
+
+    m, n, k = shape
+    a = torch.randn(m, k, device="cuda").bfloat16()
+    b = torch.randn(k, n, device="cuda").bfloat16()
+    blocks = sm_count() // 2 * 2
+    fusion = matmul_cluster.build(cluster=cluster, tile=tile, stages=3, tma_store=True, persistent=True,
+                                  blocks=blocks)
+    (out,) = execute(lower(fusion), [a, b])
+    expected = a.double() @ b.double()
+    err = ((out.double() - expected).norm() / expected.norm()).item()
+    torch_err = ((torch.matmul(a, b).double() - expected).norm() / expected.norm()).item()
+    assert err < 1.5 * torch_err, (err, torch_err)
+
+
+@pytest.mark.skipif(SANITIZER is None, reason="compute-sanitizer is not installed")
+@pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
+@pytest.mark.parametrize("cluster", [(2, 1), (1, 2)])
+def test_persistent_compute_sanitizer_is_clean(tool: str, cluster: tuple[int, int]) -> None:
+    params = {"warp_specialized": True, "tile": [128, 128, 64], "stages": 3, "compute_warp_groups": 1,
+              "persistent": True, "blocks": 4, "group_m": 2, "cluster": list(cluster)}
     assert_sanitizer_clean(tool, "tests.runtime.run_matmul", json.dumps(params))
