@@ -478,7 +478,7 @@ def warp_specialize(a: Analyses, node: ForLoop, ws: WarpSpecialization, later: l
                 producer.append(replace(x, body=tuple(p)))
                 compute.append(replace(x, body=tuple(c)))
                 if groups[0] is innermost:
-                    compute.extend(_release_last(loop, mbar, it, innermost))
+                    compute.extend(_release_last(loop, mbar, it, innermost, x))
             elif groups[0] is innermost:
                 p, c = _split_epilogue(x, a, ws)
                 epilogue.extend(p)
@@ -493,7 +493,7 @@ def warp_specialize(a: Analyses, node: ForLoop, ws: WarpSpecialization, later: l
 
     producer, compute = split(node.body, loop.inner)
     # the loop itself is the innermost one: its last stages are released after it
-    last = _release_last(loop, mbar, it, innermost) if not loop.inner else []
+    last = _release_last(loop, mbar, it, innermost, node) if not loop.inner else []
     compute_loop = [replace(node, body=tuple(compute), stage=Stage.ComputeWarp), *last]
     s = Val.symbol(f"s{loop.group.number}")
     then: list[Node] = []
@@ -516,14 +516,15 @@ def warp_specialize(a: Analyses, node: ForLoop, ws: WarpSpecialization, later: l
                       branch_threads=(ws.producer_threads, ws.compute_threads))
 
 
-def _release_last(loop: CircularLoop, mbar, it: Val, innermost) -> list[Node]:
-    """After the innermost loop of a warp-specialized pipeline: with a release lag, the stages of its
-    last ``lag`` iterations (the wait after the loop retired their MMAs)."""
-    n = innermost.extent
+def _release_last(loop: CircularLoop, mbar, it: Val, innermost, node: ForLoop) -> list[Node]:
+    """After the innermost loop of a warp-specialized pipeline (``node``, the compute warps' loop): with a release
+    lag, the stages of its last ``lag`` iterations (the wait after the loop retired their MMAs), counted from the
+    loop's own bounds (a causal bound ends it before its group's extent)."""
+    n = node.stop
     out: list[Node] = []
     for d in range(loop.release_lag, 0, -1):
         last = it.substitute({innermost.index.name: n - d})
-        out.append(IfThenElse((n - d).ge(0), (MBarrierArrive(mbar, loop.empty(loop.stage(last))),)))
+        out.append(IfThenElse((n - d).ge(node.start), (MBarrierArrive(mbar, loop.empty(loop.stage(last))),)))
     return out
 
 

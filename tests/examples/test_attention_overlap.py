@@ -247,3 +247,15 @@ def test_a_deferred_matmul_read_in_its_own_iteration_is_refused() -> None:
     s.defer(2)
     with pytest.raises(LoweringError, match=f"T{s.name}: deferred in loop .* first other tensor-core matmul"):
         lower(fusion)
+
+
+def test_the_last_stage_released_is_the_causal_loops_own() -> None:
+    """Under a producer warp group the compute warps release the last block's stage after the key-block loop (the
+    release lag): the block the causal bound ends the loop at, not the last of the key axis (an arrive on a stage
+    nobody waits for again, which compute-sanitizer's synccheck reports as a missing wait)."""
+    kernel = _kernel((1, 2, 200, 200, 64), causal=True, stages=3, warp_specialized=True, compute_warp_groups=2)
+    (branch,) = [x for x in kernel.body if isinstance(x, k.IfThenElse) and x.branch_threads is not None]
+    last = [x for x in branch.else_body if isinstance(x, k.IfThenElse)
+            and any(isinstance(y, k.MBarrierArrive) for y in x.then_body)]
+    assert len(last) == 1
+    assert "blockIdx.x" in last[0].cond.symbols(), str(last[0].cond)

@@ -942,8 +942,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         mbarrier::arrive(toSmem(&T65_mbar[((i2 - 1) % 3) + 3]));
       }
     }
-    if (true) {
-      mbarrier::arrive(toSmem(&T65_mbar[5]));
+    if ((min64(6, ceilDiv((((int64_t)blockIdx.x) * 128) + 128, 64)) - 1) >= 0) {
+      mbarrier::arrive(toSmem(&T65_mbar[((min64(6, ceilDiv((((int64_t)blockIdx.x) * 128) + 128, 64)) - 1) % 3) + 3]));
     }
   }
   __syncthreads();  // every wait on T65_mbar done before inval
