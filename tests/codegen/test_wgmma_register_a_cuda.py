@@ -1,6 +1,6 @@
 """wgmma's register-sourced A in the generated CUDA (examples/matmul_b2b): the wrapper (four 32-bit A registers,
-B's descriptor, B's transpose bit only), the call packing the k-step's eight bf16 registers in pairs, the operand's
-registers fenced beside the accumulators, and (with nvcc) the kernel compiled for sm_90a without spills."""
+B's descriptor, B's transpose bit only), the operand held as 32-bit words and the call passing the k-step's four, the
+operand's registers fenced beside the accumulators, and (with nvcc) the kernel compiled for sm_90a without spills."""
 
 from __future__ import annotations
 
@@ -41,24 +41,25 @@ def test_descriptor_wrappers_are_unchanged_and_come_first() -> None:
     assert "fenceOperands(uint32_t (&a)[N])" in both and "fenceOperands(uint32_t (&a)[N])" not in wrappers_source({plain})
 
 
-def test_the_fence_packs_the_operand_and_the_call_passes_the_k_steps_words() -> None:
-    """The bf16 pairs become 32-bit words before the wgmma.fence (no register a wgmma reads is written after it);
-    k-step t passes words 4 t .. 4 t + 3."""
+def test_the_operand_is_held_in_words_and_the_call_passes_the_k_steps_words() -> None:
+    """The bf16 operand is declared as the 32-bit words the wgmmas read, its elements a view of them (the conversions
+    that write a pair form a word; nothing is packed between the wgmma.fence and the wgmmas); the fence marks the words
+    beside the accumulators; k-step t passes words 4 t .. 4 t + 3."""
     body = body_of(_source())
-    assert_in_order(body, "T5[",
-                    "uint32_t T5_a0[16];",
-                    "T5_a0[q] = (static_cast<uint32_t>((T5[2 * q]).raw) | "
-                    "(static_cast<uint32_t>((T5[2 * q + 1]).raw) << 16));",
-                    "wgmma::fenceOperands(T5_a0);\n  wgmma::fenceOperands(T10);\n  wgmma::fence();",
+    assert_in_order(body, "uint32_t T5_w[16];  // T5 in pairs: the A registers of wgmmas",
+                    "__bfloat16* const T5 = reinterpret_cast<__bfloat16*>(T5_w);",
+                    "T5[",
+                    "wgmma::fenceOperands(T5_w);\n  wgmma::fenceOperands(T10);\n  wgmma::fence();",
                     "RegA<1>(&T10[0],",
-                    "wgmma::commit();\n  wgmma::wait<0>();\n  wgmma::fenceOperands(T5_a0);\n  wgmma::fenceOperands(T10);\n")
+                    "wgmma::commit();\n  wgmma::wait<0>();\n  wgmma::fenceOperands(T5_w);\n  wgmma::fenceOperands(T10);\n")
+    assert "T5_a0" not in body and "(T5[2 * q]).raw" not in body
     # the first accumulator is fenced around its own runs only: it is dead once the operand is computed
-    second = body[body.index("uint32_t T5_a0"):]
+    second = body[body.index("wgmma::fenceOperands(T5_w);"):]
     assert "fenceOperands(T3)" not in second
     call = body[body.index("wgmma::mmaM64N64K16F32Bf16RegA<1>(&T10[0],"):]
     call = call[:call.index(");\n") + 2]
     base = "(((i20 * 16) / 8) * 4) / 2"
-    assert re.findall(r"T5_a0\[([^\]]+)\]", call) == [base, f"({base}) + 1", f"({base}) + 2", f"({base}) + 3"]
+    assert re.findall(r"T5_w\[([^\]]+)\]", call) == [base, f"({base}) + 1", f"({base}) + 2", f"({base}) + 3"]
     assert "wgmma::smemDescriptor(toSmem(&T9[i20 * 1024]), 8192, 1024, 1)" in call
     assert "T5[" not in call
 
