@@ -9,8 +9,9 @@ thread of the block:
    ``GridFence`` and ``BlockSync``: every thread's partial written and fenced before
 2. ``SemaphoreArrive`` on ``sem[t]`` with ``segments(t)`` arrivals: thread 0's ``atom.add.acq_rel.gpu``; the block
    learns whether it arrived last. A whole tile skips it (``skip``): its block is the last at once;
-3. in the last block of a split tile: each register starts from 0 and adds the partials of blocks
-   ``first_block(t), ..., last_block(t)`` in that order (the K order, whichever block arrived last: the same bits
+3. in the last block of a split tile: every register starts from 0, then for each of blocks
+   ``first_block(t), ..., last_block(t)`` in that order every register adds that block's partial (a segment's loads
+   independent of each other, all in flight at once) (the K order, whichever block arrived last: the same bits
    every run), its own read back like the others; then thread 0 puts ``sem[t]`` back to 0 (the next launch, and
    no other segment of this launch, uses it again).
 
@@ -54,12 +55,14 @@ def lower(tv: TensorView, a: Analyses) -> list[Node]:
     slots = Val.const(plan.slots)
     write = ForLoop(slot, Val.const(0), slots, (Assign(work, at(block), Load(partial, slot)),),
                     label=f"partials of T{tv.name}", unroll=True)
-    init = Assign(partial, slot, const(0, partial.dtype))
-    add = Assign(partial, slot, Load(work, at(owner)), reduce_op="add")
-    total = ForLoop(slot, Val.const(0), slots,
-                    (init, ForLoop(owner, space.first_block(tile), space.last_block(tile) + 1, (add,),
-                                   label="the tile's segments, in K order")),
-                    label=f"partials of T{tv.name}", unroll=True)
+    init = ForLoop(slot, Val.const(0), slots, (Assign(partial, slot, const(0, partial.dtype)),),
+                   label=f"partials of T{tv.name}", unroll=True)
+    add = ForLoop(slot, Val.const(0), slots, (Assign(partial, slot, Load(work, at(owner)), reduce_op="add"),),
+                  label=f"partials of T{tv.name}", unroll=True)
+    # the segments outside, the registers inside: a segment's loads are independent, all in flight at once (a
+    # register's chain of segment loads each waited for in turn made the fix-up latency-bound)
+    total = (init, ForLoop(owner, space.first_block(tile), space.last_block(tile) + 1, (add,),
+                           label="the tile's segments, in K order"))
     name = last_block_symbol(tv)
     reset = guarded(first_thread(a), [Assign(flags, tile, const(0, flags.dtype))])
     return [
@@ -69,5 +72,5 @@ def lower(tv: TensorView, a: Analyses) -> list[Node]:
             BlockSync(f"every thread's partial of T{tv.name} written and fenced before the arrival"),
         )),
         SemaphoreArrive(flags, tile, space.segments(tile), name, skip=whole),
-        IfThenElse(Val.symbol(name).ne(0), (IfThenElse(split, (total, *reset)),)),
+        IfThenElse(Val.symbol(name).ne(0), (IfThenElse(split, (*total, *reset)),)),
     ]

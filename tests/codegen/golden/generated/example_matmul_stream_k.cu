@@ -146,9 +146,13 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         #pragma unroll
         for (int64_t g3 = 0; g3 < 128; ++g3) {
           T3[g3] = 0.0f;
-          const int64_t h10 = i4 * h1;
-          // loop of the tile's segments, in K order
-          for (int64_t z3 = ((((i4 * h1) + 1) * h8) - 1) / h9; z3 < (((((((i4 * h1) + h1) - 1) + 1) * h8) - 1) / h9) + 1; ++z3) {
+        }
+        const int64_t h10 = i4 * h1;
+        // loop of the tile's segments, in K order
+        for (int64_t z3 = ((((i4 * h1) + 1) * h8) - 1) / h9; z3 < (((((((i4 * h1) + h1) - 1) + 1) * h8) - 1) / h9) + 1; ++z3) {
+          // loop of partials of T3
+          #pragma unroll
+          for (int64_t g3 = 0; g3 < 128; ++g3) {
             T3[g3] = T3[g3] + T3_work.data[(((((z3 * 2) + min64(1, max64(0, h10 - min64(h9, (z3 * h9) / h8)))) * 128) + g3) * 128) + ((int64_t)threadIdx.x)];
           }
         }

@@ -160,9 +160,13 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         #pragma unroll
         for (int64_t g2 = 0; g2 < 128; ++g2) {
           T2[g2] = 0.0f;
-          const int64_t h11 = i5 * h2;
-          // loop of the tile's segments, in K order
-          for (int64_t z2 = ((((i5 * h2) + 1) * h9) - 1) / h10; z2 < (((((((i5 * h2) + h2) - 1) + 1) * h9) - 1) / h10) + 1; ++z2) {
+        }
+        const int64_t h11 = i5 * h2;
+        // loop of the tile's segments, in K order
+        for (int64_t z2 = ((((i5 * h2) + 1) * h9) - 1) / h10; z2 < (((((((i5 * h2) + h2) - 1) + 1) * h9) - 1) / h10) + 1; ++z2) {
+          // loop of partials of T2
+          #pragma unroll
+          for (int64_t g2 = 0; g2 < 128; ++g2) {
             T2[g2] = T2[g2] + T2_work.data[(((((z2 * 2) + min64(1, max64(0, h11 - min64(h10, (z2 * h10) / h9)))) * 128) + g2) * 128) + ((int64_t)threadIdx.x)];
           }
         }
