@@ -371,6 +371,9 @@ def schedule_on_tensor_cores(fusion: Fusion, r: OnlineSoftmax, shape: KernelShap
     if shape.ping_pong:     # the warp groups' wgmmas of a key block in turn (the key-block loop: s_j's axis 2)
         s_mm.take_turns(2, ParallelType.TIDy)
     if shape.overlap:       # p_j @ v_j issued after q @ k_{j+1}^T, under block j + 1's softmax
+        # s_j's K loop (D / 64 tiles) unrolled: its wgmmas one group right in the key-block loop's body, after which
+        # o_{j-1}'s are issued while they run (its wait then leaves o_{j-1}'s in flight)
+        s_mm.axis(3 + m).parallelize(ParallelType.Unroll)
         o_mm.defer(2)
 
 

@@ -136,16 +136,20 @@ def _run_registers(run: list[Node]) -> frozenset[str]:
                      + [b.name for b in _register_operands(run)])
 
 
+def _register_only(node: Node) -> bool:
+    """``node`` only computes on registers and synchronizes with nothing."""
+    return all(isinstance(x, _REGISTER_ONLY) and all(e.buffer is not None and e.buffer.memory is MemoryType.Local
+                                                     for e in buffers_touched(x)) for x in walk((node,)))
+
+
+def _touches(node: Node, registers: frozenset[str]) -> bool:
+    return any(e.name in registers for x in walk((node,)) for e in buffers_touched(x))
+
+
 def _independent(node: Node, registers: frozenset[str]) -> bool:
     """``node`` may run while the wgmmas that touch ``registers`` are in flight: it only computes on registers,
     none of those, and synchronizes with nothing."""
-    for x in walk((node,)):
-        if not isinstance(x, _REGISTER_ONLY):
-            return False
-        for e in buffers_touched(x):
-            if e.buffer is None or e.buffer.memory is not MemoryType.Local or e.name in registers:
-                return False
-    return True
+    return _register_only(node) and not _touches(node, registers)
 
 
 def _register_operands(run: list[Node]) -> tuple[Buffer, ...]:
@@ -176,37 +180,65 @@ def _stage_buffers(loop: CircularLoop, a: Analyses) -> frozenset[str]:
     return frozenset(a.buffers.buffers[tv].name for tv in loop.tensors if tv in a.buffers.buffers)
 
 
+def _accumulators(nodes: list[Node]) -> frozenset[str]:
+    return frozenset(m.acc.name for node in nodes for m in walk((node,)) if isinstance(m, Mma))
+
+
 def _grouped(body: tuple[Node, ...], a: Analyses, lag: Lag,
              rescaled: frozenset[str] = frozenset()) -> tuple[tuple[Node, ...], bool]:
     """The body with its runs grouped, and whether it leaves wgmma groups in flight. A run's wait is left after the
     statements that follow it and are ``_independent`` of it (register arithmetic on other registers): it comes
-    right before the first statement that is not, or at the end of the body."""
+    right before the first statement that is not, or at the end of the body. A run of another accumulator is a
+    group of its own; one that touches none of the registers of the runs still waited for (all retired at once,
+    ``wait_group 0``) is issued while they are in flight, and their waits then leave it in flight
+    (``wait_group`` of the groups committed after them): FlashAttention-3's ``q @ k_j^T`` then ``p_{j-1} @ v_{j-1}``,
+    the softmax of block j after the first's wait, under the second."""
     out: list[Node] = []
     run: list[Node] = []
     in_flight = False
     rewritten = _rescaled_here(body, rescaled)
-    waiting: list[tuple[AsyncWait, frozenset[str]]] = []    # the last run's wait, not placed yet
+    waiting: list[tuple[int, frozenset[str]]] = []    # runs committed, not waited for: (their lag, registers)
+
+    def retire(upto: int, lagging: bool = False) -> None:
+        """Wait for ``waiting[0 .. upto]``; the younger runs may stay in flight, and with ``lagging`` (no statement
+        of the body reads what they wrote) the last ``lag`` groups of ``upto`` too."""
+        younger = len(waiting) - 1 - upto
+        out.append(AsyncWait(AsyncKind.Wgmma, (waiting[upto][0] if lagging else 0) + younger))
+        del waiting[:upto + 1]
 
     def place(node: Node | None = None) -> None:
-        if waiting and (node is None or not _independent(node, waiting[0][1])):
-            out.append(waiting.pop()[0])
+        if waiting:
+            needs = [] if node is None else [k for k, (_, regs) in enumerate(waiting) if _touches(node, regs)]
+            if needs:
+                retire(max(needs))              # it reads or writes their registers: they are finished
+            if waiting and (node is None or not _register_only(node)):
+                retire(len(waiting) - 1, lagging=True)      # it synchronizes: the groups as the lag counts them
         if node is not None:
             out.append(node)
 
     def close() -> None:
         nonlocal in_flight
         if run:
-            place()
             registers = _register_operands(run)
-            keep = lag.groups and not registers and not _accumulates_into(run, rewritten)
+            touched = _run_registers(run)
+            # its registers read or written by another statement of the list: retired within it (no lag)
+            local = any(_touches(x, touched) for x in body if not _issues_only_wgmma(x))
+            keep = lag.groups and not registers and not _accumulates_into(run, rewritten) and not local
             pending = lag.groups if keep and not _overwritten(run, body, lag) else 0
+            if waiting and (pending or any(p for p, _ in waiting)):
+                retire(len(waiting) - 1, lagging=True)      # a pipeline's lagging groups: counted as they were
+            needs = [k for k, (_, regs) in enumerate(waiting) if regs & touched]
+            if needs:
+                retire(max(needs))
             out.extend([WgmmaFence(registers), *run, AsyncCommit(AsyncKind.Wgmma)])
-            waiting.append((AsyncWait(AsyncKind.Wgmma, pending), _run_registers(run)))
+            waiting.append((pending, touched))
             run.clear()
             in_flight = in_flight or pending > 0
 
     for node in body:
         if _issues_only_wgmma(node):
+            if run and _accumulators(run) != _accumulators([node]):
+                close()                 # another accumulator: a group of its own
             run.append(node)
             continue
         close()

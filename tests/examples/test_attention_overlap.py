@@ -98,13 +98,18 @@ def test_the_deferred_matmul_runs_under_the_softmax() -> None:
             continue
         assert any(isinstance(y, k.Mma) and isinstance(y.a, k.RegisterFragment) for y in k.walk((body[mma],)))
         s_run = [j for j, x in enumerate(body[:mma]) if any(isinstance(y, k.Mma) for y in k.walk((x,)))]
-        assert s_run and isinstance(body[mma - 2], k.AsyncWait), "s_j's wgmmas retired before o_{j-1} is issued"
+        # FA3's order: s_j's group committed, o_{j-1}'s issued while it runs; s_j's wait (wait_group 1) leaves
+        # o_{j-1}'s in flight under the softmax
+        assert s_run and isinstance(body[mma - 2], k.AsyncCommit), "o_{j-1} issued while s_j's wgmmas run"
+        s_wait = body[mma + 2]
+        assert isinstance(s_wait, k.AsyncWait) and s_wait.pending == 1
         assert isinstance(body[mma + 1], k.AsyncCommit)
         first_write = next(j for j, x in enumerate(body) if _writes(x, p))
         wait = first_write - 1
         assert isinstance(body[wait], k.AsyncWait) and body[wait].kind is k.AsyncKind.Wgmma and body[wait].pending == 0
         assert wait - mma > 5, "the softmax runs between the deferred wgmmas and their wait"
-        assert not any(isinstance(x, k.AsyncWait) and x.kind is k.AsyncKind.Wgmma for x in body[mma + 1:wait])
+        assert not any(_writes(x, p) for x in body[mma + 1:wait])
+        assert not any(isinstance(x, k.AsyncWait) and x.kind is k.AsyncKind.Wgmma for x in body[mma + 3:wait])
     assert 1 <= peeled < len(loops)
     for loop in (n for n in k.walk(kernel.body) if isinstance(n, k.ForLoop)):
         for branch in (x for x in loop.body if isinstance(x, k.IfThenElse)):
@@ -259,3 +264,23 @@ def test_the_last_stage_released_is_the_causal_loops_own() -> None:
             and any(isinstance(y, k.MBarrierArrive) for y in x.then_body)]
     assert len(last) == 1
     assert "blockIdx.x" in last[0].cond.symbols(), str(last[0].cond)
+
+
+def test_the_scores_wait_leaving_both_groups_in_flight_is_reported() -> None:
+    """s_j's wait (``wait_group 1``: o_{j-1}'s group may stay in flight) made ``wait_group 2``: the softmax reads
+    s_j's accumulators before its wgmmas are retired."""
+    kernel = _kernel(SHAPE, causal=True, stages=2)
+
+    def loosen(loop, body):
+        return [replace(x, pending=2) if isinstance(x, k.AsyncWait) and x.kind is k.AsyncKind.Wgmma and x.pending == 1
+                else x for x in body]
+    mutated = _mutate_loops(kernel, loosen)
+    assert str(mutated) != str(kernel)
+    inputs = attention_wgmma.make_inputs(*SHAPE, seed=0)
+    try:
+        (out,) = simulate(mutated, inputs, seed=0)
+    except SimulationError:
+        return
+    # or the accumulators read while still in flight (poison) make the result wrong
+    err = _rel_error(out, attention_wgmma.reference(*inputs, causal=True))
+    assert not err <= attention_wgmma.TOLERANCE, err

@@ -84,8 +84,8 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     }
   }
   // rS244{6}: the first min(min(1, min(6, ceilDiv((blockIdx.x * 64) + 64, 64)) - 2), min(5, ((blockIdx.x * 64) + 1) / 64)) iterations with T33, T42 known true
-  const int64_t h1 = ((int64_t)blockIdx.y) / 2;
-  const int64_t h2 = ((int64_t)blockIdx.y) % 2;
+  const int64_t h0 = ((int64_t)blockIdx.y) / 2;
+  const int64_t h1 = ((int64_t)blockIdx.y) % 2;
   // main loop of rS244{6}
   #pragma unroll 1
   for (int64_t i2 = 0; i2 < min64(min64(1, min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2), min64(5, ((((int64_t)blockIdx.x) * 64) + 1) / 64)); ++i2) {
@@ -105,29 +105,29 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     for (int64_t r31 = 0; r31 < 32; ++r31) {
       T31[r31] = 0.0f;
     }
-    const int64_t h0 = (i2 % 3) * 4096;
-    // loop of rS274{1}
+    wgmma::fenceOperands(T31);
+    wgmma::fence();
+    // loop of rUR274{1}
+    #pragma unroll
     for (int64_t i17 = 0; i17 < 1; ++i17) {
-      wgmma::fenceOperands(T31);
-      wgmma::fence();
       // loop of rUR276{4}
       #pragma unroll
       for (int64_t i18 = 0; i18 < 4; ++i18) {
         wgmma::mmaM64N64K16F32Bf16<0, 0>(&T31[0],
             wgmma::smemDescriptor(toSmem(&T64[((i18 * 16) % 64) + (i17 * 4096)]), 16, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T65[(((i18 * 16) % 64) + (i17 * 4096)) + h0]), 16, 1024, 1));
+            wgmma::smemDescriptor(toSmem(&T65[(((i18 * 16) % 64) + (i17 * 4096)) + ((i2 % 3) * 4096)]), 16, 1024, 1));
       }
-      wgmma::commit();
-      wgmma::wait<1>();
-      wgmma::fenceOperands(T31);
     }
-    wgmma::wait<0>();
-    wgmma::fenceOperands(T31);
+    wgmma::commit();
     wgmma::fenceOperands(T55_w);
     wgmma::fenceOperands(T31);
     wgmma::fenceOperands(T61);
     wgmma::fence();
     wgmma::commit();
+    wgmma::wait<1>();
+    wgmma::fenceOperands(T55_w);
+    wgmma::fenceOperands(T31);
+    wgmma::fenceOperands(T61);
     // loop of iUR322{8}
     #pragma unroll
     for (int64_t i4 = 0; i4 < 8; ++i4) {
@@ -278,20 +278,20 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       // loop of iUR287{1}
       #pragma unroll
       for (int64_t i13 = 0; i13 < 1; ++i13) {
-        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T65[(i13 * 4096) + (((i2 + 2) % 3) * 4096)]), &tmap_T1, toSmem(&T65_mbar[(i2 + 2) % 3]), i13 * 64, (i2 + 2) * 64, h2, h1);
+        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T65[(i13 * 4096) + (((i2 + 2) % 3) * 4096)]), &tmap_T1, toSmem(&T65_mbar[(i2 + 2) % 3]), i13 * 64, (i2 + 2) * 64, h1, h0);
       }
       // loop of iUR703{1}
       #pragma unroll
       for (int64_t i48 = 0; i48 < 1; ++i48) {
-        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T66[(i48 * 4096) + (((i2 + 2) % 3) * 4096)]), &tmap_T2, toSmem(&T65_mbar[(i2 + 2) % 3]), i48 * 64, (i2 + 2) * 64, h2, h1);
+        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T66[(i48 * 4096) + (((i2 + 2) % 3) * 4096)]), &tmap_T2, toSmem(&T65_mbar[(i2 + 2) % 3]), i48 * 64, (i2 + 2) * 64, h1, h0);
       }
     }
   }
-  const int64_t h4 = (((int64_t)threadIdx.x) % 4) * 2;
-  const int64_t h5 = ((((int64_t)threadIdx.x) / 4) / 8) * 16;
-  const int64_t h6 = (((int64_t)threadIdx.x) / 4) % 8;
-  const int64_t h7 = ((int64_t)blockIdx.y) / 2;
-  const int64_t h8 = ((int64_t)blockIdx.y) % 2;
+  const int64_t h2 = (((int64_t)threadIdx.x) % 4) * 2;
+  const int64_t h3 = ((((int64_t)threadIdx.x) / 4) / 8) * 16;
+  const int64_t h4 = (((int64_t)threadIdx.x) / 4) % 8;
+  const int64_t h5 = ((int64_t)blockIdx.y) / 2;
+  const int64_t h6 = ((int64_t)blockIdx.y) % 2;
   // main loop of rS244{6}
   #pragma unroll 1
   for (int64_t i2 = min64(min64(1, min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2), min64(5, ((((int64_t)blockIdx.x) * 64) + 1) / 64)); i2 < min64(1, min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2); ++i2) {
@@ -317,29 +317,29 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     for (int64_t r31 = 0; r31 < 32; ++r31) {
       T31[r31] = 0.0f;
     }
-    const int64_t h3 = (i2 % 3) * 4096;
-    // loop of rS274{1}
+    wgmma::fenceOperands(T31);
+    wgmma::fence();
+    // loop of rUR274{1}
+    #pragma unroll
     for (int64_t i17 = 0; i17 < 1; ++i17) {
-      wgmma::fenceOperands(T31);
-      wgmma::fence();
       // loop of rUR276{4}
       #pragma unroll
       for (int64_t i18 = 0; i18 < 4; ++i18) {
         wgmma::mmaM64N64K16F32Bf16<0, 0>(&T31[0],
             wgmma::smemDescriptor(toSmem(&T64[((i18 * 16) % 64) + (i17 * 4096)]), 16, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T65[(((i18 * 16) % 64) + (i17 * 4096)) + h3]), 16, 1024, 1));
+            wgmma::smemDescriptor(toSmem(&T65[(((i18 * 16) % 64) + (i17 * 4096)) + ((i2 % 3) * 4096)]), 16, 1024, 1));
       }
-      wgmma::commit();
-      wgmma::wait<1>();
-      wgmma::fenceOperands(T31);
     }
-    wgmma::wait<0>();
-    wgmma::fenceOperands(T31);
+    wgmma::commit();
     wgmma::fenceOperands(T55_w);
     wgmma::fenceOperands(T31);
     wgmma::fenceOperands(T61);
     wgmma::fence();
     wgmma::commit();
+    wgmma::wait<1>();
+    wgmma::fenceOperands(T55_w);
+    wgmma::fenceOperands(T31);
+    wgmma::fenceOperands(T61);
     // loop of iUR322{8}
     #pragma unroll
     for (int64_t i4 = 0; i4 < 8; ++i4) {
@@ -364,28 +364,240 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
           bool T41[1];
           float T32[1];
           float T33[1];
-          T37[0] = (i4 * 8) + (h4 + i6);
+          T37[0] = (i4 * 8) + (h2 + i6);
           T38[0] = T37[0];
           T39[0] = T36[0] + T38[0];
           T40[0] = T39[0] < 333LL;
           T41[0] = T40[0];
-          if (((i2 * 64) + ((i4 * 8) + (h4 + i6))) < 333) {
-            T8[0] = static_cast<int>((i2 * 64) + ((i4 * 8) + (h4 + i6)));
+          if (((i2 * 64) + ((i4 * 8) + (h2 + i6))) < 333) {
+            T8[0] = static_cast<int>((i2 * 64) + ((i4 * 8) + (h2 + i6)));
           }
-          if (((i2 * 64) + ((i4 * 8) + (h4 + i6))) < 333) {
+          if (((i2 * 64) + ((i4 * 8) + (h2 + i6))) < 333) {
             T22[0] = T8[0];
           } else {
             T22[0] = 0;
           }
           T23[0] = T22[0];
           T24[0] = T23[0];
-          T6[0] = static_cast<int>((((int64_t)blockIdx.x) * 64) + (h5 + ((i5 * 8) + h6)));
+          T6[0] = static_cast<int>((((int64_t)blockIdx.x) * 64) + (h3 + ((i5 * 8) + h4)));
           T7[0] = T6[0];
           T25[0] = T7[0];
           T26[0] = T24[0] <= T25[0];
           T32[0] = T31[((i4 * 4) + (i5 * 2)) + i6] * 0.125f;
           T33[0] = T26[0] ? T32[0] : __uint_as_float(0xff800000u);
           T42[(i6 + (i5 * 2)) + (i4 * 4)] = T41[0] ? T33[0] : __uint_as_float(0xff800000u);
+        }
+      }
+    }
+    // loop of iUR333{2}
+    #pragma unroll
+    for (int64_t i24 = 0; i24 < 2; ++i24) {
+      T43_acc[i24] = __uint_as_float(0xff800000u);
+    }
+    // loop of rUR335{8}
+    #pragma unroll
+    for (int64_t i23 = 0; i23 < 8; ++i23) {
+      // loop of iUR333{2}
+      #pragma unroll
+      for (int64_t i24 = 0; i24 < 2; ++i24) {
+        // loop of rUR338{2}
+        #pragma unroll
+        for (int64_t i25 = 0; i25 < 2; ++i25) {
+          T43_acc[i24] = fmaxf(T43_acc[i24], T42[(i25 + (i24 * 2)) + (i23 * 4)]);
+        }
+      }
+    }
+    // loop of iUR333{2}
+    #pragma unroll
+    for (int64_t i24 = 0; i24 < 2; ++i24) {
+      T43_acc[i24] = ReduceMax()(T43_acc[i24], warpShflXor(T43_acc[i24], 1u));
+      T43_acc[i24] = ReduceMax()(T43_acc[i24], warpShflXor(T43_acc[i24], 2u));
+      T43[i24] = T43_acc[i24];
+    }
+    // loop of iUR659{2}
+    #pragma unroll
+    for (int64_t i27 = 0; i27 < 2; ++i27) {
+      float T44[1];
+      float T45[1];
+      bool T46[1];
+      float T48[1];
+      T44[0] = T44_carry[i27];
+      T44_carry[i27] = fmaxf(T44_carry[i27], T43[i27]);
+      T45[0] = fmaxf(T44[0], T43[i27]);
+      T46[0] = T45[0] == __uint_as_float(0xff800000u);
+      T47[i27] = T46[0] ? 0.0f : T45[0];
+      T48[0] = T44[0] - T47[i27];
+      T49[i27] = exp2f(1.4426950408889634f * T48[0]);
+    }
+    // loop of iUR361{8}
+    #pragma unroll
+    for (int64_t i29 = 0; i29 < 8; ++i29) {
+      // loop of iUR359{2}
+      #pragma unroll
+      for (int64_t i30 = 0; i30 < 2; ++i30) {
+        // loop of iUR364{2}
+        #pragma unroll
+        for (int64_t i31 = 0; i31 < 2; ++i31) {
+          float T50[1];
+          float T51[1];
+          T50[0] = T47[i30];
+          T51[0] = T42[(i31 + (i30 * 2)) + (i29 * 4)] - T50[0];
+          T52[(i31 + (i30 * 2)) + (i29 * 4)] = exp2f(1.4426950408889634f * T51[0]);
+        }
+      }
+    }
+    // loop of iUR385{2}
+    #pragma unroll
+    for (int64_t i33 = 0; i33 < 2; ++i33) {
+      T53_acc[i33] = 0.0f;
+    }
+    // loop of rUR387{8}
+    #pragma unroll
+    for (int64_t i32 = 0; i32 < 8; ++i32) {
+      // loop of iUR385{2}
+      #pragma unroll
+      for (int64_t i33 = 0; i33 < 2; ++i33) {
+        // loop of rUR390{2}
+        #pragma unroll
+        for (int64_t i34 = 0; i34 < 2; ++i34) {
+          T53_acc[i33] = T53_acc[i33] + T52[(i34 + (i33 * 2)) + (i32 * 4)];
+        }
+      }
+    }
+    // loop of iUR385{2}
+    #pragma unroll
+    for (int64_t i33 = 0; i33 < 2; ++i33) {
+      T53_acc[i33] = ReduceAdd()(T53_acc[i33], warpShflXor(T53_acc[i33], 1u));
+      T53_acc[i33] = ReduceAdd()(T53_acc[i33], warpShflXor(T53_acc[i33], 2u));
+      T53[i33] = T53_acc[i33];
+    }
+    wgmma::wait<0>();
+    wgmma::fenceOperands(T55_w);
+    wgmma::fenceOperands(T31);
+    wgmma::fenceOperands(T61);
+    // loop of iUR374{8}
+    #pragma unroll
+    for (int64_t i37 = 0; i37 < 8; ++i37) {
+      // loop of iUR372{2}
+      #pragma unroll
+      for (int64_t i38 = 0; i38 < 2; ++i38) {
+        // loop of iUR377{2}
+        #pragma unroll
+        for (int64_t i39 = 0; i39 < 2; ++i39) {
+          T55[(i39 + (i38 * 2)) + (i37 * 4)] = __float2bfloat16(T52[(i39 + (i38 * 2)) + (i37 * 4)]);
+        }
+      }
+    }
+    // loop of iUR669{2}
+    #pragma unroll
+    for (int64_t i36 = 0; i36 < 2; ++i36) {
+      T54[i36] = (T54[i36] * T49[i36]) + T53[i36];
+    }
+    // loop of iUR775{2}
+    #pragma unroll
+    for (int64_t i42 = 0; i42 < 2; ++i42) {
+      T60[i42] = T49[i42];
+    }
+    if (i2 > 0) {
+      // loop of iUR712{8}
+      #pragma unroll
+      for (int64_t i56 = 0; i56 < 8; ++i56) {
+        // loop of iUR710{2}
+        #pragma unroll
+        for (int64_t i57 = 0; i57 < 2; ++i57) {
+          // loop of iUR715{2}
+          #pragma unroll
+          for (int64_t i58 = 0; i58 < 2; ++i58) {
+            T61[(i58 + (i57 * 2)) + (i56 * 4)] = T61[(i58 + (i57 * 2)) + (i56 * 4)] * T60[i57];
+          }
+        }
+      }
+    }
+    if ((i2 - 1) >= 0) {
+      mbarrier::arrive(toSmem(&T65_mbar[((i2 - 1) % 3) + 3]));
+    }
+    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+      mbarrier::waitParity(toSmem(&T65_mbar[((i2 + 2) % 3) + 3]), ((i2 + 2) / 3) % 2);
+      mbarrier::arriveExpectTx(toSmem(&T65_mbar[(i2 + 2) % 3]), 16384);
+      // loop of iUR287{1}
+      #pragma unroll
+      for (int64_t i13 = 0; i13 < 1; ++i13) {
+        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T65[(i13 * 4096) + (((i2 + 2) % 3) * 4096)]), &tmap_T1, toSmem(&T65_mbar[(i2 + 2) % 3]), i13 * 64, (i2 + 2) * 64, h6, h5);
+      }
+      // loop of iUR703{1}
+      #pragma unroll
+      for (int64_t i48 = 0; i48 < 1; ++i48) {
+        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T66[(i48 * 4096) + (((i2 + 2) % 3) * 4096)]), &tmap_T2, toSmem(&T65_mbar[(i2 + 2) % 3]), i48 * 64, (i2 + 2) * 64, h6, h5);
+      }
+    }
+  }
+  // rS244{6}: the first min(min(6, ceilDiv((blockIdx.x * 64) + 64, 64)) - 2, max(min(1, min(6, ceilDiv((blockIdx.x * 64) + 64, 64)) - 2), min(5, ((blockIdx.x * 64) + 1) / 64))) iterations with T33, T42 known true
+  const int64_t h7 = ((int64_t)blockIdx.y) / 2;
+  const int64_t h8 = ((int64_t)blockIdx.y) % 2;
+  // main loop of rS244{6}
+  #pragma unroll 1
+  for (int64_t i2 = min64(1, min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2); i2 < min64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2, max64(min64(1, min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2), min64(5, ((((int64_t)blockIdx.x) * 64) + 1) / 64))); ++i2) {
+    float T31[32];
+    float T42[32];
+    float T43[2];
+    float T43_acc[2];
+    float T47[2];
+    float T49[2];
+    float T52[32];
+    float T53[2];
+    float T53_acc[2];
+    float T60[2];
+    mbarrier::waitParity(toSmem(&T65_mbar[i2 % 3]), (i2 / 3) % 2);
+    // loop of fragment
+    #pragma unroll
+    for (int64_t r31 = 0; r31 < 32; ++r31) {
+      T31[r31] = 0.0f;
+    }
+    wgmma::fenceOperands(T31);
+    wgmma::fence();
+    // loop of rUR274{1}
+    #pragma unroll
+    for (int64_t i17 = 0; i17 < 1; ++i17) {
+      // loop of rUR276{4}
+      #pragma unroll
+      for (int64_t i18 = 0; i18 < 4; ++i18) {
+        wgmma::mmaM64N64K16F32Bf16<0, 0>(&T31[0],
+            wgmma::smemDescriptor(toSmem(&T64[((i18 * 16) % 64) + (i17 * 4096)]), 16, 1024, 1),
+            wgmma::smemDescriptor(toSmem(&T65[(((i18 * 16) % 64) + (i17 * 4096)) + ((i2 % 3) * 4096)]), 16, 1024, 1));
+      }
+    }
+    wgmma::commit();
+    wgmma::fenceOperands(T55_w);
+    wgmma::fenceOperands(T61);
+    wgmma::fence();
+    // loop of rUR697{4}
+    #pragma unroll
+    for (int64_t i52 = 0; i52 < 4; ++i52) {
+      wgmma::mmaM64N64K16F32Bf16RegA<1>(&T61[0],
+          T55_w[(((i52 * 16) / 8) * 4) / 2],
+          T55_w[((((i52 * 16) / 8) * 4) / 2) + 1],
+          T55_w[((((i52 * 16) / 8) * 4) / 2) + 2],
+          T55_w[((((i52 * 16) / 8) * 4) / 2) + 3],
+          wgmma::smemDescriptor(toSmem(&T66[(i52 * 1024) + (((i2 - 1) % 3) * 4096)]), 8192, 1024, 1));
+    }
+    wgmma::commit();
+    wgmma::wait<1>();
+    wgmma::fenceOperands(T55_w);
+    wgmma::fenceOperands(T61);
+    // loop of iUR322{8}
+    #pragma unroll
+    for (int64_t i4 = 0; i4 < 8; ++i4) {
+      // loop of iUR320{2}
+      #pragma unroll
+      for (int64_t i5 = 0; i5 < 2; ++i5) {
+        // loop of iUR325{2}
+        #pragma unroll
+        for (int64_t i6 = 0; i6 < 2; ++i6) {
+          float T32[1];
+          float T33[1];
+          T32[0] = T31[((i4 * 4) + (i5 * 2)) + i6] * 0.125f;
+          T33[0] = T32[0];
+          T42[(i6 + (i5 * 2)) + (i4 * 4)] = T33[0];
         }
       }
     }
@@ -531,223 +743,11 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       }
     }
   }
-  // rS244{6}: the first min(min(6, ceilDiv((blockIdx.x * 64) + 64, 64)) - 2, max(min(1, min(6, ceilDiv((blockIdx.x * 64) + 64, 64)) - 2), min(5, ((blockIdx.x * 64) + 1) / 64))) iterations with T33, T42 known true
-  const int64_t h10 = ((int64_t)blockIdx.y) / 2;
-  const int64_t h11 = ((int64_t)blockIdx.y) % 2;
-  // main loop of rS244{6}
-  #pragma unroll 1
-  for (int64_t i2 = min64(1, min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2); i2 < min64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2, max64(min64(1, min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2), min64(5, ((((int64_t)blockIdx.x) * 64) + 1) / 64))); ++i2) {
-    float T31[32];
-    float T42[32];
-    float T43[2];
-    float T43_acc[2];
-    float T47[2];
-    float T49[2];
-    float T52[32];
-    float T53[2];
-    float T53_acc[2];
-    float T60[2];
-    mbarrier::waitParity(toSmem(&T65_mbar[i2 % 3]), (i2 / 3) % 2);
-    // loop of fragment
-    #pragma unroll
-    for (int64_t r31 = 0; r31 < 32; ++r31) {
-      T31[r31] = 0.0f;
-    }
-    const int64_t h9 = (i2 % 3) * 4096;
-    // loop of rS274{1}
-    for (int64_t i17 = 0; i17 < 1; ++i17) {
-      wgmma::fenceOperands(T31);
-      wgmma::fence();
-      // loop of rUR276{4}
-      #pragma unroll
-      for (int64_t i18 = 0; i18 < 4; ++i18) {
-        wgmma::mmaM64N64K16F32Bf16<0, 0>(&T31[0],
-            wgmma::smemDescriptor(toSmem(&T64[((i18 * 16) % 64) + (i17 * 4096)]), 16, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T65[(((i18 * 16) % 64) + (i17 * 4096)) + h9]), 16, 1024, 1));
-      }
-      wgmma::commit();
-      wgmma::wait<1>();
-      wgmma::fenceOperands(T31);
-    }
-    wgmma::wait<0>();
-    wgmma::fenceOperands(T31);
-    wgmma::fenceOperands(T55_w);
-    wgmma::fenceOperands(T61);
-    wgmma::fence();
-    // loop of rUR697{4}
-    #pragma unroll
-    for (int64_t i52 = 0; i52 < 4; ++i52) {
-      wgmma::mmaM64N64K16F32Bf16RegA<1>(&T61[0],
-          T55_w[(((i52 * 16) / 8) * 4) / 2],
-          T55_w[((((i52 * 16) / 8) * 4) / 2) + 1],
-          T55_w[((((i52 * 16) / 8) * 4) / 2) + 2],
-          T55_w[((((i52 * 16) / 8) * 4) / 2) + 3],
-          wgmma::smemDescriptor(toSmem(&T66[(i52 * 1024) + (((i2 - 1) % 3) * 4096)]), 8192, 1024, 1));
-    }
-    wgmma::commit();
-    // loop of iUR322{8}
-    #pragma unroll
-    for (int64_t i4 = 0; i4 < 8; ++i4) {
-      // loop of iUR320{2}
-      #pragma unroll
-      for (int64_t i5 = 0; i5 < 2; ++i5) {
-        // loop of iUR325{2}
-        #pragma unroll
-        for (int64_t i6 = 0; i6 < 2; ++i6) {
-          float T32[1];
-          float T33[1];
-          T32[0] = T31[((i4 * 4) + (i5 * 2)) + i6] * 0.125f;
-          T33[0] = T32[0];
-          T42[(i6 + (i5 * 2)) + (i4 * 4)] = T33[0];
-        }
-      }
-    }
-    // loop of iUR333{2}
-    #pragma unroll
-    for (int64_t i24 = 0; i24 < 2; ++i24) {
-      T43_acc[i24] = __uint_as_float(0xff800000u);
-    }
-    // loop of rUR335{8}
-    #pragma unroll
-    for (int64_t i23 = 0; i23 < 8; ++i23) {
-      // loop of iUR333{2}
-      #pragma unroll
-      for (int64_t i24 = 0; i24 < 2; ++i24) {
-        // loop of rUR338{2}
-        #pragma unroll
-        for (int64_t i25 = 0; i25 < 2; ++i25) {
-          T43_acc[i24] = fmaxf(T43_acc[i24], T42[(i25 + (i24 * 2)) + (i23 * 4)]);
-        }
-      }
-    }
-    // loop of iUR333{2}
-    #pragma unroll
-    for (int64_t i24 = 0; i24 < 2; ++i24) {
-      T43_acc[i24] = ReduceMax()(T43_acc[i24], warpShflXor(T43_acc[i24], 1u));
-      T43_acc[i24] = ReduceMax()(T43_acc[i24], warpShflXor(T43_acc[i24], 2u));
-      T43[i24] = T43_acc[i24];
-    }
-    // loop of iUR659{2}
-    #pragma unroll
-    for (int64_t i27 = 0; i27 < 2; ++i27) {
-      float T44[1];
-      float T45[1];
-      bool T46[1];
-      float T48[1];
-      T44[0] = T44_carry[i27];
-      T44_carry[i27] = fmaxf(T44_carry[i27], T43[i27]);
-      T45[0] = fmaxf(T44[0], T43[i27]);
-      T46[0] = T45[0] == __uint_as_float(0xff800000u);
-      T47[i27] = T46[0] ? 0.0f : T45[0];
-      T48[0] = T44[0] - T47[i27];
-      T49[i27] = exp2f(1.4426950408889634f * T48[0]);
-    }
-    // loop of iUR361{8}
-    #pragma unroll
-    for (int64_t i29 = 0; i29 < 8; ++i29) {
-      // loop of iUR359{2}
-      #pragma unroll
-      for (int64_t i30 = 0; i30 < 2; ++i30) {
-        // loop of iUR364{2}
-        #pragma unroll
-        for (int64_t i31 = 0; i31 < 2; ++i31) {
-          float T50[1];
-          float T51[1];
-          T50[0] = T47[i30];
-          T51[0] = T42[(i31 + (i30 * 2)) + (i29 * 4)] - T50[0];
-          T52[(i31 + (i30 * 2)) + (i29 * 4)] = exp2f(1.4426950408889634f * T51[0]);
-        }
-      }
-    }
-    // loop of iUR385{2}
-    #pragma unroll
-    for (int64_t i33 = 0; i33 < 2; ++i33) {
-      T53_acc[i33] = 0.0f;
-    }
-    // loop of rUR387{8}
-    #pragma unroll
-    for (int64_t i32 = 0; i32 < 8; ++i32) {
-      // loop of iUR385{2}
-      #pragma unroll
-      for (int64_t i33 = 0; i33 < 2; ++i33) {
-        // loop of rUR390{2}
-        #pragma unroll
-        for (int64_t i34 = 0; i34 < 2; ++i34) {
-          T53_acc[i33] = T53_acc[i33] + T52[(i34 + (i33 * 2)) + (i32 * 4)];
-        }
-      }
-    }
-    // loop of iUR385{2}
-    #pragma unroll
-    for (int64_t i33 = 0; i33 < 2; ++i33) {
-      T53_acc[i33] = ReduceAdd()(T53_acc[i33], warpShflXor(T53_acc[i33], 1u));
-      T53_acc[i33] = ReduceAdd()(T53_acc[i33], warpShflXor(T53_acc[i33], 2u));
-      T53[i33] = T53_acc[i33];
-    }
-    wgmma::wait<0>();
-    wgmma::fenceOperands(T55_w);
-    wgmma::fenceOperands(T61);
-    // loop of iUR374{8}
-    #pragma unroll
-    for (int64_t i37 = 0; i37 < 8; ++i37) {
-      // loop of iUR372{2}
-      #pragma unroll
-      for (int64_t i38 = 0; i38 < 2; ++i38) {
-        // loop of iUR377{2}
-        #pragma unroll
-        for (int64_t i39 = 0; i39 < 2; ++i39) {
-          T55[(i39 + (i38 * 2)) + (i37 * 4)] = __float2bfloat16(T52[(i39 + (i38 * 2)) + (i37 * 4)]);
-        }
-      }
-    }
-    // loop of iUR669{2}
-    #pragma unroll
-    for (int64_t i36 = 0; i36 < 2; ++i36) {
-      T54[i36] = (T54[i36] * T49[i36]) + T53[i36];
-    }
-    // loop of iUR775{2}
-    #pragma unroll
-    for (int64_t i42 = 0; i42 < 2; ++i42) {
-      T60[i42] = T49[i42];
-    }
-    if (i2 > 0) {
-      // loop of iUR712{8}
-      #pragma unroll
-      for (int64_t i56 = 0; i56 < 8; ++i56) {
-        // loop of iUR710{2}
-        #pragma unroll
-        for (int64_t i57 = 0; i57 < 2; ++i57) {
-          // loop of iUR715{2}
-          #pragma unroll
-          for (int64_t i58 = 0; i58 < 2; ++i58) {
-            T61[(i58 + (i57 * 2)) + (i56 * 4)] = T61[(i58 + (i57 * 2)) + (i56 * 4)] * T60[i57];
-          }
-        }
-      }
-    }
-    if ((i2 - 1) >= 0) {
-      mbarrier::arrive(toSmem(&T65_mbar[((i2 - 1) % 3) + 3]));
-    }
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
-      mbarrier::waitParity(toSmem(&T65_mbar[((i2 + 2) % 3) + 3]), ((i2 + 2) / 3) % 2);
-      mbarrier::arriveExpectTx(toSmem(&T65_mbar[(i2 + 2) % 3]), 16384);
-      // loop of iUR287{1}
-      #pragma unroll
-      for (int64_t i13 = 0; i13 < 1; ++i13) {
-        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T65[(i13 * 4096) + (((i2 + 2) % 3) * 4096)]), &tmap_T1, toSmem(&T65_mbar[(i2 + 2) % 3]), i13 * 64, (i2 + 2) * 64, h11, h10);
-      }
-      // loop of iUR703{1}
-      #pragma unroll
-      for (int64_t i48 = 0; i48 < 1; ++i48) {
-        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T66[(i48 * 4096) + (((i2 + 2) % 3) * 4096)]), &tmap_T2, toSmem(&T65_mbar[(i2 + 2) % 3]), i48 * 64, (i2 + 2) * 64, h11, h10);
-      }
-    }
-  }
-  const int64_t h13 = (((int64_t)threadIdx.x) % 4) * 2;
-  const int64_t h14 = ((((int64_t)threadIdx.x) / 4) / 8) * 16;
-  const int64_t h15 = (((int64_t)threadIdx.x) / 4) % 8;
-  const int64_t h16 = ((int64_t)blockIdx.y) / 2;
-  const int64_t h17 = ((int64_t)blockIdx.y) % 2;
+  const int64_t h9 = (((int64_t)threadIdx.x) % 4) * 2;
+  const int64_t h10 = ((((int64_t)threadIdx.x) / 4) / 8) * 16;
+  const int64_t h11 = (((int64_t)threadIdx.x) / 4) % 8;
+  const int64_t h12 = ((int64_t)blockIdx.y) / 2;
+  const int64_t h13 = ((int64_t)blockIdx.y) % 2;
   // main loop of rS244{6}
   #pragma unroll 1
   for (int64_t i2 = min64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2, max64(min64(1, min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2), min64(5, ((((int64_t)blockIdx.x) * 64) + 1) / 64))); i2 < min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2; ++i2) {
@@ -773,24 +773,20 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     for (int64_t r31 = 0; r31 < 32; ++r31) {
       T31[r31] = 0.0f;
     }
-    const int64_t h12 = (i2 % 3) * 4096;
-    // loop of rS274{1}
+    wgmma::fenceOperands(T31);
+    wgmma::fence();
+    // loop of rUR274{1}
+    #pragma unroll
     for (int64_t i17 = 0; i17 < 1; ++i17) {
-      wgmma::fenceOperands(T31);
-      wgmma::fence();
       // loop of rUR276{4}
       #pragma unroll
       for (int64_t i18 = 0; i18 < 4; ++i18) {
         wgmma::mmaM64N64K16F32Bf16<0, 0>(&T31[0],
             wgmma::smemDescriptor(toSmem(&T64[((i18 * 16) % 64) + (i17 * 4096)]), 16, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T65[(((i18 * 16) % 64) + (i17 * 4096)) + h12]), 16, 1024, 1));
+            wgmma::smemDescriptor(toSmem(&T65[(((i18 * 16) % 64) + (i17 * 4096)) + ((i2 % 3) * 4096)]), 16, 1024, 1));
       }
-      wgmma::commit();
-      wgmma::wait<1>();
-      wgmma::fenceOperands(T31);
     }
-    wgmma::wait<0>();
-    wgmma::fenceOperands(T31);
+    wgmma::commit();
     wgmma::fenceOperands(T55_w);
     wgmma::fenceOperands(T61);
     wgmma::fence();
@@ -805,6 +801,9 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
           wgmma::smemDescriptor(toSmem(&T66[(i52 * 1024) + (((i2 - 1) % 3) * 4096)]), 8192, 1024, 1));
     }
     wgmma::commit();
+    wgmma::wait<1>();
+    wgmma::fenceOperands(T55_w);
+    wgmma::fenceOperands(T61);
     // loop of iUR322{8}
     #pragma unroll
     for (int64_t i4 = 0; i4 < 8; ++i4) {
@@ -829,22 +828,22 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
           bool T41[1];
           float T32[1];
           float T33[1];
-          T37[0] = (i4 * 8) + (h13 + i6);
+          T37[0] = (i4 * 8) + (h9 + i6);
           T38[0] = T37[0];
           T39[0] = T36[0] + T38[0];
           T40[0] = T39[0] < 333LL;
           T41[0] = T40[0];
-          if (((i2 * 64) + ((i4 * 8) + (h13 + i6))) < 333) {
-            T8[0] = static_cast<int>((i2 * 64) + ((i4 * 8) + (h13 + i6)));
+          if (((i2 * 64) + ((i4 * 8) + (h9 + i6))) < 333) {
+            T8[0] = static_cast<int>((i2 * 64) + ((i4 * 8) + (h9 + i6)));
           }
-          if (((i2 * 64) + ((i4 * 8) + (h13 + i6))) < 333) {
+          if (((i2 * 64) + ((i4 * 8) + (h9 + i6))) < 333) {
             T22[0] = T8[0];
           } else {
             T22[0] = 0;
           }
           T23[0] = T22[0];
           T24[0] = T23[0];
-          T6[0] = static_cast<int>((((int64_t)blockIdx.x) * 64) + (h14 + ((i5 * 8) + h15)));
+          T6[0] = static_cast<int>((((int64_t)blockIdx.x) * 64) + (h10 + ((i5 * 8) + h11)));
           T7[0] = T6[0];
           T25[0] = T7[0];
           T26[0] = T24[0] <= T25[0];
@@ -938,6 +937,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     }
     wgmma::wait<0>();
     wgmma::fenceOperands(T55_w);
+    wgmma::fenceOperands(T31);
     wgmma::fenceOperands(T61);
     // loop of iUR374{8}
     #pragma unroll
@@ -986,12 +986,12 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       // loop of iUR287{1}
       #pragma unroll
       for (int64_t i13 = 0; i13 < 1; ++i13) {
-        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T65[(i13 * 4096) + (((i2 + 2) % 3) * 4096)]), &tmap_T1, toSmem(&T65_mbar[(i2 + 2) % 3]), i13 * 64, (i2 + 2) * 64, h17, h16);
+        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T65[(i13 * 4096) + (((i2 + 2) % 3) * 4096)]), &tmap_T1, toSmem(&T65_mbar[(i2 + 2) % 3]), i13 * 64, (i2 + 2) * 64, h13, h12);
       }
       // loop of iUR703{1}
       #pragma unroll
       for (int64_t i48 = 0; i48 < 1; ++i48) {
-        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T66[(i48 * 4096) + (((i2 + 2) % 3) * 4096)]), &tmap_T2, toSmem(&T65_mbar[(i2 + 2) % 3]), i48 * 64, (i2 + 2) * 64, h17, h16);
+        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T66[(i48 * 4096) + (((i2 + 2) % 3) * 4096)]), &tmap_T2, toSmem(&T65_mbar[(i2 + 2) % 3]), i48 * 64, (i2 + 2) * 64, h13, h12);
       }
     }
   }
@@ -1015,29 +1015,29 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     for (int64_t r31 = 0; r31 < 32; ++r31) {
       T31[r31] = 0.0f;
     }
-    const int64_t h18 = (i2 % 3) * 4096;
-    // loop of rS274{1}
+    wgmma::fenceOperands(T31);
+    wgmma::fence();
+    // loop of rUR274{1}
+    #pragma unroll
     for (int64_t i17 = 0; i17 < 1; ++i17) {
-      wgmma::fenceOperands(T31);
-      wgmma::fence();
       // loop of rUR276{4}
       #pragma unroll
       for (int64_t i18 = 0; i18 < 4; ++i18) {
         wgmma::mmaM64N64K16F32Bf16<0, 0>(&T31[0],
             wgmma::smemDescriptor(toSmem(&T64[((i18 * 16) % 64) + (i17 * 4096)]), 16, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T65[(((i18 * 16) % 64) + (i17 * 4096)) + h18]), 16, 1024, 1));
+            wgmma::smemDescriptor(toSmem(&T65[(((i18 * 16) % 64) + (i17 * 4096)) + ((i2 % 3) * 4096)]), 16, 1024, 1));
       }
-      wgmma::commit();
-      wgmma::wait<1>();
-      wgmma::fenceOperands(T31);
     }
-    wgmma::wait<0>();
-    wgmma::fenceOperands(T31);
+    wgmma::commit();
     wgmma::fenceOperands(T55_w);
     wgmma::fenceOperands(T31);
     wgmma::fenceOperands(T61);
     wgmma::fence();
     wgmma::commit();
+    wgmma::wait<1>();
+    wgmma::fenceOperands(T55_w);
+    wgmma::fenceOperands(T31);
+    wgmma::fenceOperands(T61);
     // loop of iUR322{8}
     #pragma unroll
     for (int64_t i4 = 0; i4 < 8; ++i4) {
@@ -1180,9 +1180,9 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       }
     }
   }
-  const int64_t h20 = (((int64_t)threadIdx.x) % 4) * 2;
-  const int64_t h21 = ((((int64_t)threadIdx.x) / 4) / 8) * 16;
-  const int64_t h22 = (((int64_t)threadIdx.x) / 4) % 8;
+  const int64_t h14 = (((int64_t)threadIdx.x) % 4) * 2;
+  const int64_t h15 = ((((int64_t)threadIdx.x) / 4) / 8) * 16;
+  const int64_t h16 = (((int64_t)threadIdx.x) / 4) % 8;
   // epilogue loop of rS244{6}
   #pragma unroll 1
   for (int64_t i2 = min64(min64(max64(1, max64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2, 0)), min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64))), max64(max64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2, 0), min64(5, ((((int64_t)blockIdx.x) * 64) + 1) / 64))); i2 < min64(max64(1, max64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2, 0)), min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64))); ++i2) {
@@ -1208,29 +1208,29 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     for (int64_t r31 = 0; r31 < 32; ++r31) {
       T31[r31] = 0.0f;
     }
-    const int64_t h19 = (i2 % 3) * 4096;
-    // loop of rS274{1}
+    wgmma::fenceOperands(T31);
+    wgmma::fence();
+    // loop of rUR274{1}
+    #pragma unroll
     for (int64_t i17 = 0; i17 < 1; ++i17) {
-      wgmma::fenceOperands(T31);
-      wgmma::fence();
       // loop of rUR276{4}
       #pragma unroll
       for (int64_t i18 = 0; i18 < 4; ++i18) {
         wgmma::mmaM64N64K16F32Bf16<0, 0>(&T31[0],
             wgmma::smemDescriptor(toSmem(&T64[((i18 * 16) % 64) + (i17 * 4096)]), 16, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T65[(((i18 * 16) % 64) + (i17 * 4096)) + h19]), 16, 1024, 1));
+            wgmma::smemDescriptor(toSmem(&T65[(((i18 * 16) % 64) + (i17 * 4096)) + ((i2 % 3) * 4096)]), 16, 1024, 1));
       }
-      wgmma::commit();
-      wgmma::wait<1>();
-      wgmma::fenceOperands(T31);
     }
-    wgmma::wait<0>();
-    wgmma::fenceOperands(T31);
+    wgmma::commit();
     wgmma::fenceOperands(T55_w);
     wgmma::fenceOperands(T31);
     wgmma::fenceOperands(T61);
     wgmma::fence();
     wgmma::commit();
+    wgmma::wait<1>();
+    wgmma::fenceOperands(T55_w);
+    wgmma::fenceOperands(T31);
+    wgmma::fenceOperands(T61);
     // loop of iUR322{8}
     #pragma unroll
     for (int64_t i4 = 0; i4 < 8; ++i4) {
@@ -1255,22 +1255,22 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
           bool T41[1];
           float T32[1];
           float T33[1];
-          T37[0] = (i4 * 8) + (h20 + i6);
+          T37[0] = (i4 * 8) + (h14 + i6);
           T38[0] = T37[0];
           T39[0] = T36[0] + T38[0];
           T40[0] = T39[0] < 333LL;
           T41[0] = T40[0];
-          if (((i2 * 64) + ((i4 * 8) + (h20 + i6))) < 333) {
-            T8[0] = static_cast<int>((i2 * 64) + ((i4 * 8) + (h20 + i6)));
+          if (((i2 * 64) + ((i4 * 8) + (h14 + i6))) < 333) {
+            T8[0] = static_cast<int>((i2 * 64) + ((i4 * 8) + (h14 + i6)));
           }
-          if (((i2 * 64) + ((i4 * 8) + (h20 + i6))) < 333) {
+          if (((i2 * 64) + ((i4 * 8) + (h14 + i6))) < 333) {
             T22[0] = T8[0];
           } else {
             T22[0] = 0;
           }
           T23[0] = T22[0];
           T24[0] = T23[0];
-          T6[0] = static_cast<int>((((int64_t)blockIdx.x) * 64) + (h21 + ((i5 * 8) + h22)));
+          T6[0] = static_cast<int>((((int64_t)blockIdx.x) * 64) + (h15 + ((i5 * 8) + h16)));
           T7[0] = T6[0];
           T25[0] = T7[0];
           T26[0] = T24[0] <= T25[0];
@@ -1425,24 +1425,20 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     for (int64_t r31 = 0; r31 < 32; ++r31) {
       T31[r31] = 0.0f;
     }
-    const int64_t h23 = (i2 % 3) * 4096;
-    // loop of rS274{1}
+    wgmma::fenceOperands(T31);
+    wgmma::fence();
+    // loop of rUR274{1}
+    #pragma unroll
     for (int64_t i17 = 0; i17 < 1; ++i17) {
-      wgmma::fenceOperands(T31);
-      wgmma::fence();
       // loop of rUR276{4}
       #pragma unroll
       for (int64_t i18 = 0; i18 < 4; ++i18) {
         wgmma::mmaM64N64K16F32Bf16<0, 0>(&T31[0],
             wgmma::smemDescriptor(toSmem(&T64[((i18 * 16) % 64) + (i17 * 4096)]), 16, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T65[(((i18 * 16) % 64) + (i17 * 4096)) + h23]), 16, 1024, 1));
+            wgmma::smemDescriptor(toSmem(&T65[(((i18 * 16) % 64) + (i17 * 4096)) + ((i2 % 3) * 4096)]), 16, 1024, 1));
       }
-      wgmma::commit();
-      wgmma::wait<1>();
-      wgmma::fenceOperands(T31);
     }
-    wgmma::wait<0>();
-    wgmma::fenceOperands(T31);
+    wgmma::commit();
     wgmma::fenceOperands(T55_w);
     wgmma::fenceOperands(T61);
     wgmma::fence();
@@ -1457,6 +1453,9 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
           wgmma::smemDescriptor(toSmem(&T66[(i52 * 1024) + (((i2 - 1) % 3) * 4096)]), 8192, 1024, 1));
     }
     wgmma::commit();
+    wgmma::wait<1>();
+    wgmma::fenceOperands(T55_w);
+    wgmma::fenceOperands(T61);
     // loop of iUR322{8}
     #pragma unroll
     for (int64_t i4 = 0; i4 < 8; ++i4) {
@@ -1558,6 +1557,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     }
     wgmma::wait<0>();
     wgmma::fenceOperands(T55_w);
+    wgmma::fenceOperands(T31);
     wgmma::fenceOperands(T61);
     // loop of iUR374{8}
     #pragma unroll
@@ -1598,9 +1598,9 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       }
     }
   }
-  const int64_t h25 = (((int64_t)threadIdx.x) % 4) * 2;
-  const int64_t h26 = ((((int64_t)threadIdx.x) / 4) / 8) * 16;
-  const int64_t h27 = (((int64_t)threadIdx.x) / 4) % 8;
+  const int64_t h17 = (((int64_t)threadIdx.x) % 4) * 2;
+  const int64_t h18 = ((((int64_t)threadIdx.x) / 4) / 8) * 16;
+  const int64_t h19 = (((int64_t)threadIdx.x) / 4) % 8;
   // epilogue loop of rS244{6}
   #pragma unroll 1
   for (int64_t i2 = min64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)), max64(min64(max64(1, max64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2, 0)), min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64))), min64(5, ((((int64_t)blockIdx.x) * 64) + 1) / 64))); i2 < min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)); ++i2) {
@@ -1626,24 +1626,20 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     for (int64_t r31 = 0; r31 < 32; ++r31) {
       T31[r31] = 0.0f;
     }
-    const int64_t h24 = (i2 % 3) * 4096;
-    // loop of rS274{1}
+    wgmma::fenceOperands(T31);
+    wgmma::fence();
+    // loop of rUR274{1}
+    #pragma unroll
     for (int64_t i17 = 0; i17 < 1; ++i17) {
-      wgmma::fenceOperands(T31);
-      wgmma::fence();
       // loop of rUR276{4}
       #pragma unroll
       for (int64_t i18 = 0; i18 < 4; ++i18) {
         wgmma::mmaM64N64K16F32Bf16<0, 0>(&T31[0],
             wgmma::smemDescriptor(toSmem(&T64[((i18 * 16) % 64) + (i17 * 4096)]), 16, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T65[(((i18 * 16) % 64) + (i17 * 4096)) + h24]), 16, 1024, 1));
+            wgmma::smemDescriptor(toSmem(&T65[(((i18 * 16) % 64) + (i17 * 4096)) + ((i2 % 3) * 4096)]), 16, 1024, 1));
       }
-      wgmma::commit();
-      wgmma::wait<1>();
-      wgmma::fenceOperands(T31);
     }
-    wgmma::wait<0>();
-    wgmma::fenceOperands(T31);
+    wgmma::commit();
     wgmma::fenceOperands(T55_w);
     wgmma::fenceOperands(T61);
     wgmma::fence();
@@ -1658,6 +1654,9 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
           wgmma::smemDescriptor(toSmem(&T66[(i52 * 1024) + (((i2 - 1) % 3) * 4096)]), 8192, 1024, 1));
     }
     wgmma::commit();
+    wgmma::wait<1>();
+    wgmma::fenceOperands(T55_w);
+    wgmma::fenceOperands(T61);
     // loop of iUR322{8}
     #pragma unroll
     for (int64_t i4 = 0; i4 < 8; ++i4) {
@@ -1682,22 +1681,22 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
           bool T41[1];
           float T32[1];
           float T33[1];
-          T37[0] = (i4 * 8) + (h25 + i6);
+          T37[0] = (i4 * 8) + (h17 + i6);
           T38[0] = T37[0];
           T39[0] = T36[0] + T38[0];
           T40[0] = T39[0] < 333LL;
           T41[0] = T40[0];
-          if (((i2 * 64) + ((i4 * 8) + (h25 + i6))) < 333) {
-            T8[0] = static_cast<int>((i2 * 64) + ((i4 * 8) + (h25 + i6)));
+          if (((i2 * 64) + ((i4 * 8) + (h17 + i6))) < 333) {
+            T8[0] = static_cast<int>((i2 * 64) + ((i4 * 8) + (h17 + i6)));
           }
-          if (((i2 * 64) + ((i4 * 8) + (h25 + i6))) < 333) {
+          if (((i2 * 64) + ((i4 * 8) + (h17 + i6))) < 333) {
             T22[0] = T8[0];
           } else {
             T22[0] = 0;
           }
           T23[0] = T22[0];
           T24[0] = T23[0];
-          T6[0] = static_cast<int>((((int64_t)blockIdx.x) * 64) + (h26 + ((i5 * 8) + h27)));
+          T6[0] = static_cast<int>((((int64_t)blockIdx.x) * 64) + (h18 + ((i5 * 8) + h19)));
           T7[0] = T6[0];
           T25[0] = T7[0];
           T26[0] = T24[0] <= T25[0];
@@ -1791,6 +1790,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     }
     wgmma::wait<0>();
     wgmma::fenceOperands(T55_w);
+    wgmma::fenceOperands(T31);
     wgmma::fenceOperands(T61);
     // loop of iUR374{8}
     #pragma unroll

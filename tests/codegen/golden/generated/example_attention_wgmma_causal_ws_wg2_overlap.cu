@@ -111,29 +111,29 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       for (int64_t r31 = 0; r31 < 32; ++r31) {
         T31[r31] = 0.0f;
       }
-      const int64_t h3 = (i2 % 3) * 4096;
-      // loop of rS276{1}
+      wgmma::fenceOperands(T31);
+      wgmma::fence();
+      // loop of rUR276{1}
+      #pragma unroll
       for (int64_t i18 = 0; i18 < 1; ++i18) {
-        wgmma::fenceOperands(T31);
-        wgmma::fence();
         // loop of rUR278{4}
         #pragma unroll
         for (int64_t i19 = 0; i19 < 4; ++i19) {
           wgmma::mmaM64N64K16F32Bf16<0, 0>(&T31[0],
               wgmma::smemDescriptor(toSmem(&T64[(((i19 * 16) % 64) + h2) + (i18 * 8192)]), 16, 1024, 1),
-              wgmma::smemDescriptor(toSmem(&T65[(((i19 * 16) % 64) + (i18 * 4096)) + h3]), 16, 1024, 1));
+              wgmma::smemDescriptor(toSmem(&T65[(((i19 * 16) % 64) + (i18 * 4096)) + ((i2 % 3) * 4096)]), 16, 1024, 1));
         }
-        wgmma::commit();
-        wgmma::wait<1>();
-        wgmma::fenceOperands(T31);
       }
-      wgmma::wait<0>();
-      wgmma::fenceOperands(T31);
+      wgmma::commit();
       wgmma::fenceOperands(T55_w);
       wgmma::fenceOperands(T31);
       wgmma::fenceOperands(T61);
       wgmma::fence();
       wgmma::commit();
+      wgmma::wait<1>();
+      wgmma::fenceOperands(T55_w);
+      wgmma::fenceOperands(T31);
+      wgmma::fenceOperands(T61);
       // loop of iUR330{8}
       #pragma unroll
       for (int64_t i5 = 0; i5 < 8; ++i5) {
@@ -279,10 +279,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         mbarrier::arrive(toSmem(&T65_mbar[((i2 - 1) % 3) + 3]));
       }
     }
-    const int64_t h4 = ((((int64_t)threadIdx.y) * 64) % 128) * 64;
-    const int64_t h6 = (((int64_t)threadIdx.x) % 4) * 2;
-    const int64_t h7 = ((((int64_t)threadIdx.x) / 4) / 8) * 16;
-    const int64_t h8 = (((int64_t)threadIdx.x) / 4) % 8;
+    const int64_t h3 = ((((int64_t)threadIdx.y) * 64) % 128) * 64;
+    const int64_t h4 = (((int64_t)threadIdx.x) % 4) * 2;
+    const int64_t h5 = ((((int64_t)threadIdx.x) / 4) / 8) * 16;
+    const int64_t h6 = (((int64_t)threadIdx.x) / 4) % 8;
     // ComputeWarp loop of rS244{6}
     #pragma unroll 1
     for (int64_t i2 = min64(min64(1, min64(6, ceilDiv((((int64_t)blockIdx.x) * 128) + 128, 64))), min64(5, ((((int64_t)blockIdx.x) * 128) + 1) / 64)); i2 < min64(1, min64(6, ceilDiv((((int64_t)blockIdx.x) * 128) + 128, 64))); ++i2) {
@@ -308,29 +308,29 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       for (int64_t r31 = 0; r31 < 32; ++r31) {
         T31[r31] = 0.0f;
       }
-      const int64_t h5 = (i2 % 3) * 4096;
-      // loop of rS276{1}
+      wgmma::fenceOperands(T31);
+      wgmma::fence();
+      // loop of rUR276{1}
+      #pragma unroll
       for (int64_t i18 = 0; i18 < 1; ++i18) {
-        wgmma::fenceOperands(T31);
-        wgmma::fence();
         // loop of rUR278{4}
         #pragma unroll
         for (int64_t i19 = 0; i19 < 4; ++i19) {
           wgmma::mmaM64N64K16F32Bf16<0, 0>(&T31[0],
-              wgmma::smemDescriptor(toSmem(&T64[(((i19 * 16) % 64) + h4) + (i18 * 8192)]), 16, 1024, 1),
-              wgmma::smemDescriptor(toSmem(&T65[(((i19 * 16) % 64) + (i18 * 4096)) + h5]), 16, 1024, 1));
+              wgmma::smemDescriptor(toSmem(&T64[(((i19 * 16) % 64) + h3) + (i18 * 8192)]), 16, 1024, 1),
+              wgmma::smemDescriptor(toSmem(&T65[(((i19 * 16) % 64) + (i18 * 4096)) + ((i2 % 3) * 4096)]), 16, 1024, 1));
         }
-        wgmma::commit();
-        wgmma::wait<1>();
-        wgmma::fenceOperands(T31);
       }
-      wgmma::wait<0>();
-      wgmma::fenceOperands(T31);
+      wgmma::commit();
       wgmma::fenceOperands(T55_w);
       wgmma::fenceOperands(T31);
       wgmma::fenceOperands(T61);
       wgmma::fence();
       wgmma::commit();
+      wgmma::wait<1>();
+      wgmma::fenceOperands(T55_w);
+      wgmma::fenceOperands(T31);
+      wgmma::fenceOperands(T61);
       // loop of iUR330{8}
       #pragma unroll
       for (int64_t i5 = 0; i5 < 8; ++i5) {
@@ -355,22 +355,22 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
             bool T41[1];
             float T32[1];
             float T33[1];
-            T37[0] = (i5 * 8) + (h6 + i7);
+            T37[0] = (i5 * 8) + (h4 + i7);
             T38[0] = T37[0];
             T39[0] = T36[0] + T38[0];
             T40[0] = T39[0] < 333LL;
             T41[0] = T40[0];
-            if (((i2 * 64) + ((i5 * 8) + (h6 + i7))) < 333) {
-              T8[0] = static_cast<int>((i2 * 64) + ((i5 * 8) + (h6 + i7)));
+            if (((i2 * 64) + ((i5 * 8) + (h4 + i7))) < 333) {
+              T8[0] = static_cast<int>((i2 * 64) + ((i5 * 8) + (h4 + i7)));
             }
-            if (((i2 * 64) + ((i5 * 8) + (h6 + i7))) < 333) {
+            if (((i2 * 64) + ((i5 * 8) + (h4 + i7))) < 333) {
               T22[0] = T8[0];
             } else {
               T22[0] = 0;
             }
             T23[0] = T22[0];
             T24[0] = T23[0];
-            T6[0] = static_cast<int>((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h7 + ((i6 * 8) + h8))));
+            T6[0] = static_cast<int>((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h5 + ((i6 * 8) + h6))));
             T7[0] = T6[0];
             T25[0] = T7[0];
             T26[0] = T24[0] <= T25[0];
@@ -509,7 +509,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       }
     }
     // rS244{6}: the first min(min(6, ceilDiv((blockIdx.x * 128) + 128, 64)), max(min(1, min(6, ceilDiv((blockIdx.x * 128) + 128, 64))), min(5, ((blockIdx.x * 128) + 1) / 64))) iterations with T33, T42 known true
-    const int64_t h9 = ((((int64_t)threadIdx.y) * 64) % 128) * 64;
+    const int64_t h7 = ((((int64_t)threadIdx.y) * 64) % 128) * 64;
     // ComputeWarp loop of rS244{6}
     #pragma unroll 1
     for (int64_t i2 = min64(1, min64(6, ceilDiv((((int64_t)blockIdx.x) * 128) + 128, 64))); i2 < min64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 128) + 128, 64)), max64(min64(1, min64(6, ceilDiv((((int64_t)blockIdx.x) * 128) + 128, 64))), min64(5, ((((int64_t)blockIdx.x) * 128) + 1) / 64))); ++i2) {
@@ -529,24 +529,20 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       for (int64_t r31 = 0; r31 < 32; ++r31) {
         T31[r31] = 0.0f;
       }
-      const int64_t h10 = (i2 % 3) * 4096;
-      // loop of rS276{1}
+      wgmma::fenceOperands(T31);
+      wgmma::fence();
+      // loop of rUR276{1}
+      #pragma unroll
       for (int64_t i18 = 0; i18 < 1; ++i18) {
-        wgmma::fenceOperands(T31);
-        wgmma::fence();
         // loop of rUR278{4}
         #pragma unroll
         for (int64_t i19 = 0; i19 < 4; ++i19) {
           wgmma::mmaM64N64K16F32Bf16<0, 0>(&T31[0],
-              wgmma::smemDescriptor(toSmem(&T64[(((i19 * 16) % 64) + h9) + (i18 * 8192)]), 16, 1024, 1),
-              wgmma::smemDescriptor(toSmem(&T65[(((i19 * 16) % 64) + (i18 * 4096)) + h10]), 16, 1024, 1));
+              wgmma::smemDescriptor(toSmem(&T64[(((i19 * 16) % 64) + h7) + (i18 * 8192)]), 16, 1024, 1),
+              wgmma::smemDescriptor(toSmem(&T65[(((i19 * 16) % 64) + (i18 * 4096)) + ((i2 % 3) * 4096)]), 16, 1024, 1));
         }
-        wgmma::commit();
-        wgmma::wait<1>();
-        wgmma::fenceOperands(T31);
       }
-      wgmma::wait<0>();
-      wgmma::fenceOperands(T31);
+      wgmma::commit();
       wgmma::fenceOperands(T55_w);
       wgmma::fenceOperands(T61);
       wgmma::fence();
@@ -561,6 +557,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
             wgmma::smemDescriptor(toSmem(&T66[(i54 * 1024) + (((i2 - 1) % 3) * 4096)]), 8192, 1024, 1));
       }
       wgmma::commit();
+      wgmma::wait<1>();
+      wgmma::fenceOperands(T55_w);
+      wgmma::fenceOperands(T61);
       // loop of iUR330{8}
       #pragma unroll
       for (int64_t i5 = 0; i5 < 8; ++i5) {
@@ -662,6 +661,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       }
       wgmma::wait<0>();
       wgmma::fenceOperands(T55_w);
+      wgmma::fenceOperands(T31);
       wgmma::fenceOperands(T61);
       // loop of iUR390{8}
       #pragma unroll
@@ -705,10 +705,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         mbarrier::arrive(toSmem(&T65_mbar[((i2 - 1) % 3) + 3]));
       }
     }
-    const int64_t h11 = ((((int64_t)threadIdx.y) * 64) % 128) * 64;
-    const int64_t h13 = (((int64_t)threadIdx.x) % 4) * 2;
-    const int64_t h14 = ((((int64_t)threadIdx.x) / 4) / 8) * 16;
-    const int64_t h15 = (((int64_t)threadIdx.x) / 4) % 8;
+    const int64_t h8 = ((((int64_t)threadIdx.y) * 64) % 128) * 64;
+    const int64_t h9 = (((int64_t)threadIdx.x) % 4) * 2;
+    const int64_t h10 = ((((int64_t)threadIdx.x) / 4) / 8) * 16;
+    const int64_t h11 = (((int64_t)threadIdx.x) / 4) % 8;
     // ComputeWarp loop of rS244{6}
     #pragma unroll 1
     for (int64_t i2 = min64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 128) + 128, 64)), max64(min64(1, min64(6, ceilDiv((((int64_t)blockIdx.x) * 128) + 128, 64))), min64(5, ((((int64_t)blockIdx.x) * 128) + 1) / 64))); i2 < min64(6, ceilDiv((((int64_t)blockIdx.x) * 128) + 128, 64)); ++i2) {
@@ -734,24 +734,20 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       for (int64_t r31 = 0; r31 < 32; ++r31) {
         T31[r31] = 0.0f;
       }
-      const int64_t h12 = (i2 % 3) * 4096;
-      // loop of rS276{1}
+      wgmma::fenceOperands(T31);
+      wgmma::fence();
+      // loop of rUR276{1}
+      #pragma unroll
       for (int64_t i18 = 0; i18 < 1; ++i18) {
-        wgmma::fenceOperands(T31);
-        wgmma::fence();
         // loop of rUR278{4}
         #pragma unroll
         for (int64_t i19 = 0; i19 < 4; ++i19) {
           wgmma::mmaM64N64K16F32Bf16<0, 0>(&T31[0],
-              wgmma::smemDescriptor(toSmem(&T64[(((i19 * 16) % 64) + h11) + (i18 * 8192)]), 16, 1024, 1),
-              wgmma::smemDescriptor(toSmem(&T65[(((i19 * 16) % 64) + (i18 * 4096)) + h12]), 16, 1024, 1));
+              wgmma::smemDescriptor(toSmem(&T64[(((i19 * 16) % 64) + h8) + (i18 * 8192)]), 16, 1024, 1),
+              wgmma::smemDescriptor(toSmem(&T65[(((i19 * 16) % 64) + (i18 * 4096)) + ((i2 % 3) * 4096)]), 16, 1024, 1));
         }
-        wgmma::commit();
-        wgmma::wait<1>();
-        wgmma::fenceOperands(T31);
       }
-      wgmma::wait<0>();
-      wgmma::fenceOperands(T31);
+      wgmma::commit();
       wgmma::fenceOperands(T55_w);
       wgmma::fenceOperands(T61);
       wgmma::fence();
@@ -766,6 +762,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
             wgmma::smemDescriptor(toSmem(&T66[(i54 * 1024) + (((i2 - 1) % 3) * 4096)]), 8192, 1024, 1));
       }
       wgmma::commit();
+      wgmma::wait<1>();
+      wgmma::fenceOperands(T55_w);
+      wgmma::fenceOperands(T61);
       // loop of iUR330{8}
       #pragma unroll
       for (int64_t i5 = 0; i5 < 8; ++i5) {
@@ -790,22 +789,22 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
             bool T41[1];
             float T32[1];
             float T33[1];
-            T37[0] = (i5 * 8) + (h13 + i7);
+            T37[0] = (i5 * 8) + (h9 + i7);
             T38[0] = T37[0];
             T39[0] = T36[0] + T38[0];
             T40[0] = T39[0] < 333LL;
             T41[0] = T40[0];
-            if (((i2 * 64) + ((i5 * 8) + (h13 + i7))) < 333) {
-              T8[0] = static_cast<int>((i2 * 64) + ((i5 * 8) + (h13 + i7)));
+            if (((i2 * 64) + ((i5 * 8) + (h9 + i7))) < 333) {
+              T8[0] = static_cast<int>((i2 * 64) + ((i5 * 8) + (h9 + i7)));
             }
-            if (((i2 * 64) + ((i5 * 8) + (h13 + i7))) < 333) {
+            if (((i2 * 64) + ((i5 * 8) + (h9 + i7))) < 333) {
               T22[0] = T8[0];
             } else {
               T22[0] = 0;
             }
             T23[0] = T22[0];
             T24[0] = T23[0];
-            T6[0] = static_cast<int>((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h14 + ((i6 * 8) + h15))));
+            T6[0] = static_cast<int>((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h10 + ((i6 * 8) + h11))));
             T7[0] = T6[0];
             T25[0] = T7[0];
             T26[0] = T24[0] <= T25[0];
@@ -899,6 +898,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       }
       wgmma::wait<0>();
       wgmma::fenceOperands(T55_w);
+      wgmma::fenceOperands(T31);
       wgmma::fenceOperands(T61);
       // loop of iUR390{8}
       #pragma unroll
