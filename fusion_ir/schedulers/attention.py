@@ -163,10 +163,17 @@ def suggest_attention_params(fusion: Fusion, sizes: Sizes | None = None) -> Atte
             "block_kv": kv_why,
             "stages": (f"{PIPELINE_STAGES}: k_j's and v_j's tiles of the next key block load while this one computes "
                        f"(Pipelined; H100: 1.17-1.26 of flash at D 64 against 0.98-1.21 with one stage)"),
-            "warp_specialized": ("no producer warp group: with two stages the compute warp groups' own loads ran "
-                                 "4-8 % faster (no ping-pong yet to use the producer's registers)"),
+            "warp_specialized": ("no producer warp group: one compute warp group per block, three blocks per SM, ran "
+                                 "faster than FlashAttention-3's structure (1.18-1.26 of flash against 0.97-1.24 at "
+                                 "D 64)"),
             "compute_warp_groups": groups_why,
         }
+        shape = _turn_taking_shape(head_dim, block_kv) if groups == 2 else None
+        if shape is not None:
+            why.update(_TURN_TAKING_WHY)
+            return AttentionParams(block_q=BLOCK_Q, block_kv=block_kv, tensor_cores=True, stages=shape.stages,
+                                   warp_specialized=True, register_split=shape.register_split,
+                                   compute_warp_groups=groups, ping_pong=True, overlap=True, why=why)
         return AttentionParams(block_q=BLOCK_Q, block_kv=block_kv, tensor_cores=True, stages=PIPELINE_STAGES,
                                compute_warp_groups=groups, why=why)
     rows = _query_rows(fusion, plan, sizes)
@@ -221,6 +228,39 @@ def _tensor_core_warp_groups(head_dim: int, block_kv: int) -> tuple[int, str]:
                    f"its stages")
     return 1, (f"1: a block of one warp group takes {one} bytes of shared memory, at most half an SM's {2 * half}: "
                f"blocks of their own, each with its q tile and stages")
+
+
+# Where two compute warp groups share a block's stages, FlashAttention-3's whole structure: a producer warp group
+# (setmaxnreg 24 / 240), the two compute warp groups taking turns on the tensor cores (ping_pong), each issuing
+# p_{j-1} @ v_{j-1} right after q @ k_j^T and doing block j's softmax under it (overlap, which releases v's stage a
+# block late: three stages keep the loads a block ahead). H100 (bench/probes/attention_probe.py, 2026-11-26, 10 cases
+# at D 128, 128 keys): 1.23-1.71 of flash against 1.19-1.58 for two cooperative warp groups with two stages, better
+# on every case; without the turns 1.14-1.49, with two stages 0.98-1.25. Where three stages do not fit, the
+# cooperative kernel.
+TURN_TAKING_STAGES = 3
+TURN_TAKING_REGISTERS = (24, 240)
+_TURN_TAKING_WHY = {
+    "stages": (f"{TURN_TAKING_STAGES}: with the overlap v_j's stage is released a block late; three keep the loads a "
+               f"block ahead (two: 0.98-1.25 of flash at D 128)"),
+    "warp_specialized": ("a producer warp group issues the K/V loads: FlashAttention-3's structure, 1.23-1.71 of flash "
+                         "at D 128 against 1.19-1.58 for two cooperative warp groups (H100)"),
+    "register_split": f"{TURN_TAKING_REGISTERS}: the producer's registers to the compute warp groups (setmaxnreg)",
+    "ping_pong": "the two compute warp groups take turns on the tensor cores, one's softmax under the other's wgmmas",
+    "overlap": ("p_{j-1} @ v_{j-1} issued right after q @ k_j^T, block j's softmax under it (without the turns: "
+                "1.14-1.49)"),
+}
+
+
+def _turn_taking_shape(head_dim: int | None, block_kv: int) -> KernelShape | None:
+    """FlashAttention-3's structure (the comment above) where its stages fit a block's shared memory, else None."""
+    shape = KernelShape(TURN_TAKING_STAGES, True, TURN_TAKING_REGISTERS, 2, ping_pong=True, overlap=True)
+    try:
+        shape.validate()
+        if head_dim is not None:
+            shape.check_shared_memory(head_dim, block_kv)
+    except ScheduleError:
+        return None
+    return shape
 
 
 def tensor_core_refusal(fusion: Fusion, sm: SoftmaxMatmul) -> str | None:

@@ -154,12 +154,28 @@ def test_stages_past_the_shared_memory_are_refused() -> None:
                                                    (64, 200, 128, 1)])
 def test_the_suggestion_pipelines_k_and_v_and_picks_warp_groups_by_shared_memory(d: int, sq: int, block_kv: int,
                                                                                groups: int) -> None:
-    """Two Pipelined K/V stages; two compute warp groups only where a block of one would take more than half an
-    SM's shared memory (D 128 with 128 keys: 144 KB); no producer warp group (it ran slower without ping-pong)."""
+    """Two compute warp groups only where a block of one would take more than half an SM's shared memory (D 128
+    with 128 keys: 144 KB). One warp group: two Pipelined K/V stages, no producer. Two: FlashAttention-3's
+    structure, a producer warp group (24 / 240 registers), three stages, ping-pong and the intra-warp-group
+    overlap."""
     params = suggest_attention_params(attention.fusion_of(1, 2, sq, sq, d))
-    assert (params.block_kv, params.stages, params.warp_specialized, params.register_split,
-            params.compute_warp_groups) == (block_kv, 2, False, None, groups)
+    got = (params.block_kv, params.stages, params.warp_specialized, params.register_split, params.compute_warp_groups,
+           params.ping_pong, params.overlap)
+    if groups == 1:
+        assert got == (block_kv, 2, False, None, 1, False, False)
+    else:
+        assert got == (block_kv, 3, True, (24, 240), 2, True, True)
+        assert "FlashAttention-3" in params.why["warp_specialized"]
     assert params.why["compute_warp_groups"].startswith(f"{groups}: a block of one warp group takes")
+
+
+def test_the_turn_taking_structure_falls_back_where_its_stages_do_not_fit() -> None:
+    """Three stages of k_j and v_j beside q's tile must fit a block's shared memory; on a target with less, two
+    cooperative warp groups with two stages."""
+    from fusion_ir.schedulers.attention import _turn_taking_shape
+
+    assert _turn_taking_shape(128, 128) is not None
+    assert _turn_taking_shape(128, 256) is None          # 3 x 128 KB of k_j and v_j: over 227 KB
 
 
 def test_schedule_attention_with_the_warp_specialized_pipeline_matches_numpy() -> None:
