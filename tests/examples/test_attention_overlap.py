@@ -168,6 +168,18 @@ def _simulate(kernel: k.Kernel, seed: int = 0) -> np.ndarray:
     return out
 
 
+def _assert_broken(mutated: k.Kernel, kernel: k.Kernel, shape: tuple, causal: bool) -> None:
+    """``mutated`` differs from ``kernel`` and the simulator reports it or its result is wrong."""
+    assert str(mutated) != str(kernel)
+    inputs = attention_wgmma.make_inputs(*shape, seed=0)
+    try:
+        (out,) = simulate(mutated, inputs, seed=0)
+    except SimulationError:
+        return
+    err = _rel_error(out, attention_wgmma.reference(*inputs, causal=causal))
+    assert not err <= attention_wgmma.TOLERANCE, err
+
+
 @pytest.mark.parametrize("ws", [False, True])
 def test_the_deferred_wait_after_the_operand_rewrite_is_reported(ws: bool) -> None:
     """o_{j-1}'s wait moved after the statement that writes p_j: p's registers rewritten under its unretired
@@ -212,15 +224,8 @@ def test_releasing_the_current_stage_is_reported() -> None:
                 x = replace(a, index=a.index.substitute({i.name: i + Val.const(1)}))
             out.append(x)
         return out
-    mutated = _mutate_loops(kernel, current)
-    assert str(mutated) != str(kernel)
-    inputs = attention_wgmma.make_inputs(*shape, seed=0)
-    try:
-        (out,) = simulate(mutated, inputs, seed=0)
-    except SimulationError:
-        return              # the refill landed under the wgmmas reading it
-    # or before they were issued: they read block j + 2's values
-    assert _rel_error(out, attention_wgmma.reference(*inputs)) > attention_wgmma.TOLERANCE
+    # the refill landed under the wgmmas reading it (reported), or before they were issued: block j + 2's values
+    _assert_broken(_mutate_loops(kernel, current), kernel, shape, causal=False)
 
 
 # ---------------------------------------------------------------- rules
@@ -274,13 +279,5 @@ def test_the_scores_wait_leaving_both_groups_in_flight_is_reported() -> None:
     def loosen(loop, body):
         return [replace(x, pending=2) if isinstance(x, k.AsyncWait) and x.kind is k.AsyncKind.Wgmma and x.pending == 1
                 else x for x in body]
-    mutated = _mutate_loops(kernel, loosen)
-    assert str(mutated) != str(kernel)
-    inputs = attention_wgmma.make_inputs(*SHAPE, seed=0)
-    try:
-        (out,) = simulate(mutated, inputs, seed=0)
-    except SimulationError:
-        return
-    # or the accumulators read while still in flight (poison) make the result wrong
-    err = _rel_error(out, attention_wgmma.reference(*inputs, causal=True))
-    assert not err <= attention_wgmma.TOLERANCE, err
+    # reported, or the accumulators read while still in flight (poison) make the result wrong
+    _assert_broken(_mutate_loops(kernel, loosen), kernel, SHAPE, causal=True)
