@@ -14,6 +14,13 @@ a loop nested in the circular-buffered one (a K loop inside a loop over key bloc
 next iteration's load while a group left in flight would still read it. A write to another buffer that shares
 its memory (``smem_reuse``) counts as a write to it.
 
+Each wait is left after the statements that follow the run and touch none of its registers (register arithmetic,
+no synchronization): right before the first that does (with no lag: it reads them), or before the first that
+synchronizes (with the lag), or at the end of the list. A run of another accumulator is a commit group of its own;
+when it touches none of the registers of the runs still waited for (all without a lag) it is issued while they run,
+and their waits then allow the groups committed after them (``wait_group n``). A run whose registers another
+statement of its list reads or writes keeps no lag. A run under a branch (``if (i >= 1)``, a deferred matmul's,
+``defer_matmuls``) is fenced and committed outside it: an empty group when the branch is not taken.
 A run whose wgmmas read their A operand from registers (``RegisterFragment``) waits with lag 0: the
 instruction reads those registers asynchronously too, and the statements after the run (the next
 iteration's, which compute the next A) may rewrite them; its fence names those registers
