@@ -611,6 +611,9 @@ class KernelPrinter(NodeVisitor):
                                                                self.block) if n != 1) or "true"
         address = f"&{self._access(node.semaphore, self._idx(node.index, node), node)}"
         arrive = f"semaphoreArrive({address}, {self._idx(node.arrivals, node)}, {first})"
+        if node.barrier is not None:       # in a warp-split branch: bar.red.or over the branch's threads
+            arrive = (f"semaphoreArriveNamed({address}, {self._idx(node.arrivals, node)}, {first}, "
+                      f"{self._idx(node.barrier.id, node)}, {self._idx(node.barrier.threads, node)})")
         if node.skip is not None:      # a block that does not arrive is the last at once
             arrive = f"({self._idx(node.skip, node)}) ? 1 : {arrive}"
         self._emit(f"const {self.index_ctype} {name} = {arrive};")

@@ -511,6 +511,9 @@ class SemaphoreArrive:
     # when true (uniform over the block), the block does not arrive and is the last at once, with no atomic and no
     # barrier: a stream-K tile that one block finishes alone (``lowering/stream_k.py``); None: always arrive
     skip: Val | None = None
+    # inside a warp-split branch: its barrier is ``bar.red.or`` on this named barrier over the branch's threads (set by
+    # the branch_barriers pass; thread 0 of the block is in the branch); None: ``__syncthreads_or``
+    barrier: NamedBarrier | None = None
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ The rules, by name:
 - ``barriers``: named barrier ids 1..15 and thread counts whole warps within the block; block reductions
   over thread dimensions with a Shared workspace big enough; setmaxnreg counts in range.
 - ``grid-sync``: a ``SemaphoreArrive`` on a zeroed Global int32 scratch buffer, by the whole block (not in an
-  ``ElectSync`` or a warp-split branch), binding a symbol no other binds.
+  ``ElectSync``; in a warp-split branch only with a named barrier over its threads), binding a symbol no other binds.
 - ``assign``: known reduce ops; a vector copy copies a Load (or its cast to the target type).
 - ``cluster``: cluster dimensions are positive and at most the target's cluster size, dividing a constant
   grid; a multicast TMA load or a remote arrive only in a kernel launched in clusters, its mask naming
@@ -377,9 +377,10 @@ class _Verifier:
         if self.complete and (sem.name not in scratch or not scratch[sem.name].zeroed):
             raise VerifyError("grid-sync", node, f"semaphore {sem.name} must be a zeroed kernel scratch buffer "
                                                  f"(Kernel.scratch): every launch starts with no arrivals")
-        if any(s.branch is not None for s in self.scopes):
-            raise VerifyError("grid-sync", node, "is inside a branch; its barrier needs every thread of the block "
-                                                 "(a grid reduction inside a warp-split branch is not implemented)")
+        # (before branch_barriers gives it its named barrier, a kernel not yet complete may hold it bare)
+        if node.barrier is None and self.complete and any(s.branch is not None for s in self.scopes):
+            raise VerifyError("grid-sync", node, "is inside a branch; its barrier needs every thread of the block, or a "
+                                                 "named barrier over the branch's threads (SemaphoreArrive.barrier)")
         self.scopes[-1].symbols.add(node.name)
 
     def check_Continue(self, node: Continue) -> None:

@@ -52,7 +52,8 @@ class Barriers:
         self.bar_where = np.zeros(nb, dtype=np.int64)    # which block-wide barrier instance each block waits at
         self._where_ids: dict[tuple, int] = {}
         self._where_text: list[str] = []
-        # told of the lanes arriving at a block-wide barrier (``sim_grid_sync``: fenced partials ordered by it)
+        # told of the lanes arriving at a block-wide barrier or a named bar.sync (``sim_grid_sync``: fenced partials
+        # ordered by it)
         self.on_block_arrival: list[Callable[[np.ndarray], None]] = []
         clusters = int(grid.cluster_of_block.max(initial=-1)) + 1
         self.cluster_arrived = np.zeros(clusters, dtype=np.int64)
@@ -206,6 +207,9 @@ class Barriers:
                                   f"there with a count of {int(self.bar_expected[b, bid])}")
         self.bar_expected[blocks, bids] = threads
         self.proxy.publish_fences(ctx.lanes)
+        if node.wait:       # a bar.sync orders its threads' fenced partials before what they do next, as a block barrier
+            for hook in self.on_block_arrival:
+                hook(ctx.lanes)
         target = self.bar_gen[blocks, bids] + 1
         self.bar_arrived[blocks, bids] += counts
         if node.wait:

@@ -93,7 +93,11 @@ class GridSync:
                 self._arrive_block(int(self.grid.block_of[lanes[j]]), sem, int(index[j]), int(arrivals[j]), what)
         if not skip.all():
             arriving = ctx.narrow(~skip) if skip.any() else ctx
-            yield from self.barriers.block_barrier(arriving, f"{what}'s barrier", ctx.path + (i,))
+            if node.barrier is None:
+                yield from self.barriers.block_barrier(arriving, f"{what}'s barrier", ctx.path + (i,))
+            else:           # in a warp-split branch: bar.red.or over the branch's threads
+                yield from self.barriers.named(node.barrier, arriving, f"{what}'s bar.red.or {node.barrier.id}, "
+                                                                      f"{node.barrier.threads}")
         ctx.env[node.name] = uniform(np.where(skip, 1, self.is_last[self.grid.block_of[lanes]]))
         return ctx
 

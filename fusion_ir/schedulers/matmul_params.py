@@ -380,8 +380,8 @@ class MatmulParams:
 
     def validate_stream_k(self) -> None:
         """``stream_k``'s rules: a kernel of its own (its blocks walk their ranges of iterations, so not
-        ``persistent``, no ``split_k`` nor clusters), Pipelined for now (not ``warp_specialized``, so the epilogue
-        loads are the consumers')."""
+        ``persistent``, no ``split_k`` nor clusters), Pipelined or warp-specialized (a producer warp group walks the
+        block's range, its stages counted from the range's first iteration), the epilogue loads the consumers'."""
         sk = self.stream_k
         if not isinstance(sk, bool):
             raise ScheduleError(f"MatmulParams.stream_k: {sk!r} must be a bool")
@@ -394,10 +394,6 @@ class MatmulParams:
             raise ScheduleError("MatmulParams.stream_k: True with persistent=True; a stream-K kernel is persistent in "
                                 "its own way (each of its `blocks` blocks walks a range of tile x K-tile iterations): "
                                 "use persistent=False")
-        if self.warp_specialized:
-            raise ScheduleError("MatmulParams.stream_k: True with warp_specialized=True; stream-K is implemented for the "
-                                "Pipelined kernel (the compute warp groups issue the loads): use "
-                                "warp_specialized=False")
         if self.epilogue_loads != "consumer":
             raise ScheduleError(f"MatmulParams.stream_k: True with epilogue_loads={self.epilogue_loads!r}; only the "
                                 f"block that finishes a tile runs its epilogue, so a producer's epilogue pipeline would "

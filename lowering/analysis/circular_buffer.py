@@ -69,6 +69,9 @@ class CircularLoop:
     nested: bool = False
     # a loop over [start, stop) run from 0 (a stream-K segment's K tiles): its stages are those of j + start
     rotation: Val = field(default_factory=lambda: Val.const(0))
+    # WS: subtracted from the linearized iteration so the block's first one is 0 (a warp-specialized stream-K
+    # kernel: its blocks walk contiguous ranges of tile x K-tile iterations from ``StreamKSpace.start(block)``)
+    offset: Val = field(default_factory=lambda: Val.const(0))
     # tensor-core matmuls (the async proxy) read a stage that threads write with cp.async or plain stores
     # (the generic proxy): each writer runs fence.proxy.async after its writes, before the barrier
     async_read_of_generic_writes: bool = False
@@ -106,7 +109,7 @@ class CircularLoop:
         it = self.group.index
         for g in self.inner:
             it = it * g.extent + g.index
-        return it
+        return it - self.offset if self.offset != Val.const(0) else it
 
     @property
     def index(self) -> Val:
@@ -289,6 +292,11 @@ def build(ids: IdModel, tc: TensorCores, buffers: BufferPlan, tma: TmaInfo,
         info.stage_sizes[tv] = buffers.stage_size(tv)
     for loop in info.pipelines():
         loop.release_lag = tc.release_lag(loop.tensors, {g.number for g in loop.loops})
+        sk = ids.stream_k
+        if loop.warp_specialized is not None and sk is not None and {sk.tiles.number, sk.k.number} <= {
+                g.number for g in loop.loops}:
+            # the block's range of tile x K-tile iterations, walked in order: its stages count from its first one
+            loop.offset = sk.space().start(Val.symbol("blockIdx.x"))
         # an epilogue pipeline's turns are the mainloop's, whose ordering barriers keep them
         loop.ordered_turns = (loop.turns is not None and loop.companion_of is None
                               and tc.takes_turns(loop.turns.number))

@@ -4,7 +4,7 @@ over that branch's threads.
 Reads: warp-split branches (``IfThenElse.branch_threads``, set by the circular-buffer pass for warp
 specialization) in the indexed kernel.
 Writes: each ``BlockSync`` inside such a branch (whichever pass placed it) becomes a
-``NamedBarrier(id, threads)``, and each ``BlockReduce`` there gets the same barrier for its
+``NamedBarrier(id, threads)``, and each ``BlockReduce`` and ``SemaphoreArrive`` there gets the same barrier for its
 internal synchronization; one barrier id (1..15) per branch side that needs one.
 A ``BlockSync`` whose threads are independent along thread dimensions (``BlockSync.per``, from
 the syncs pass) becomes one barrier per index there (ids ``first + index``), counting that index's
@@ -22,7 +22,7 @@ from target import current as current_target
 
 from ..analysis import Analyses
 from ..errors import LoweringError
-from ..kernel_ir import BlockReduce, BlockSync, IfThenElse, Kernel, NamedBarrier, Node, children
+from ..kernel_ir import BlockReduce, BlockSync, IfThenElse, Kernel, NamedBarrier, Node, SemaphoreArrive, children
 
 
 def run(kernel: Kernel, a: Analyses) -> Kernel:
@@ -62,6 +62,9 @@ def named_barriers_in_branches(body: tuple[Node, ...], launch: dict | None = Non
             if isinstance(node, BlockReduce) and barrier is not None:
                 out.append(replace(node, barrier=replace(barrier, reason=f"blockReduce into {node.buffer.name}")))
                 continue
+            if isinstance(node, SemaphoreArrive) and barrier is not None:
+                out.append(replace(node, barrier=replace(barrier, reason=f"arrival on {node.semaphore.name}")))
+                continue
             if isinstance(node, IfThenElse) and node.branch_threads is not None:
                 sides = []
                 for sub, threads in zip((node.then_body, node.else_body), node.branch_threads):
@@ -89,7 +92,7 @@ def _take_id(next_id: list[int]) -> int:
 
 def _has_barrier(body: tuple[Node, ...]) -> bool:
     for node in body:
-        if isinstance(node, (BlockSync, BlockReduce)):
+        if isinstance(node, (BlockSync, BlockReduce, SemaphoreArrive)):
             return True
         if isinstance(node, IfThenElse) and node.branch_threads is not None:
             continue  # a nested warp split gets barriers of its own

@@ -439,9 +439,9 @@ def warp_specialize(a: Analyses, node: ForLoop, ws: WarpSpecialization, later: l
     innermost = next((g for g in reversed(loop.inner) if g is not loop.turns), loop.group)
     turn = Val.symbol(f"w{loop.group.number}") if loop.turns is not None else None
 
-    def split(body: tuple[Node, ...], groups: list) -> tuple[list[Node], list[Node]]:
+    def split(body: tuple[Node, ...], groups: list, start: Val) -> tuple[list[Node], list[Node]]:
         """(producer, compute) statements of a scope that ``groups`` (the pipeline's inner loops) enclose
-        the loads in."""
+        the loads in; ``start``: the first index of the loop whose body it is."""
         producer: list[Node] = []
         compute: list[Node] = []
         skips = [x for x in body if _is_skip(x)]      # a persistent loop's tiles past the end: both skip
@@ -449,7 +449,7 @@ def warp_specialize(a: Analyses, node: ForLoop, ws: WarpSpecialization, later: l
         if groups and groups[0] is loop.turns:
             # the compute warp groups take turns: the producer walks the turns in a loop of its own,
             # each with the tile skip of its turn
-            p, c = split(body, groups[1:])
+            p, c = split(body, groups[1:], start)
             rename = {loop.turns.index.name: turn}
             producer.append(ForLoop(turn, Val.const(0), loop.turns.extent,
                                     tuple(_shift(substitute(x, rename), tuple(rename.items())) for x in skips + p),
@@ -467,13 +467,13 @@ def warp_specialize(a: Analyses, node: ForLoop, ws: WarpSpecialization, later: l
             compute.extend(allocs)
             compute.append(MBarrierWaitParity(mbar, loop.full(loop.stage(it)), loop.parity(it)))
             compute.extend(x for x in rest if not isinstance(x, Allocate))
-            compute.append(_release(loop, mbar, it, innermost.index))
+            compute.append(_release(loop, mbar, it, innermost.index, start))
             return producer, compute
         epilogue: list[Node] = []      # the producer's loads of epilogue pipelines in this scope
         mainloop = len(producer)
         for x in body:
             if isinstance(x, ForLoop) and any(computes(x, tv) for tv in loop.tensors):
-                p, c = split(x.body, groups[1:])
+                p, c = split(x.body, groups[1:], x.start)
                 mainloop = len(producer)
                 producer.append(replace(x, body=tuple(p)))
                 compute.append(replace(x, body=tuple(c)))
@@ -491,7 +491,7 @@ def warp_specialize(a: Analyses, node: ForLoop, ws: WarpSpecialization, later: l
             producer[mainloop:mainloop + 1] = _after_first_loads(first, loop, epilogue)
         return producer, compute
 
-    producer, compute = split(node.body, loop.inner)
+    producer, compute = split(node.body, loop.inner, node.start)
     # the loop itself is the innermost one: its last stages are released after it
     last = _release_last(loop, mbar, it, innermost, node) if not loop.inner else []
     compute_loop = [replace(node, body=tuple(compute), stage=Stage.ComputeWarp), *last]
@@ -528,16 +528,19 @@ def _release_last(loop: CircularLoop, mbar, it: Val, innermost, node: ForLoop) -
     return out
 
 
-def _release(loop: CircularLoop, mbar, j: Val, k: Val | None = None) -> Node:
+def _release(loop: CircularLoop, mbar, j: Val, k: Val | None = None, start: Val | None = None) -> Node:
     """Every reader's arrive on the "empty" barrier of the stage iteration ``j`` is done with; with a
     release lag the stage of iteration ``j - lag`` (the wait after this iteration's MMAs finished
     that one's), from iteration ``lag`` on. ``k``: the index of the innermost loop of a warp-specialized
-    pipeline, which releases its own iterations only (``_release_last`` the rest after it)."""
+    pipeline, which releases its own iterations only (``_release_last`` the rest after it), counted from ``start``,
+    that loop's first index."""
     if not loop.release_lag:
         return MBarrierArrive(mbar, loop.empty(loop.stage(j)))
     previous = j - loop.release_lag
     first = (k if k is not None else j) - loop.release_lag
-    return IfThenElse(first.ge(0), (MBarrierArrive(mbar, loop.empty(loop.stage(previous))),))
+    # from the loop's own first iteration on (a stream-K segment's K loop starts where the block's range does)
+    return IfThenElse(first.ge(start if start is not None else 0),
+                      (MBarrierArrive(mbar, loop.empty(loop.stage(previous))),))
 
 
 def _is_skip(node: Node) -> bool:

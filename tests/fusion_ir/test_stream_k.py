@@ -109,9 +109,8 @@ PARAMS = {"tile": (128, 128, 64), "stages": 2, "compute_warp_groups": 1, "warp_s
     ({"stream_k": 1}, r"MatmulParams.stream_k: 1 must be a bool"),
     ({"stream_k": True, "split_k": 2}, r"MatmulParams.stream_k: True with split_k=2; .* use split_k=1"),
     ({"stream_k": True, "persistent": True}, r"MatmulParams.stream_k: True with persistent=True; .* use persistent=False"),
-    ({"stream_k": True, "warp_specialized": True}, r"MatmulParams.stream_k: True with warp_specialized=True"),
     ({"stream_k": True, "warp_specialized": True, "epilogue_tile": (128, 64), "tma_store": True,
-      "epilogue_loads": "producer"}, r"MatmulParams.stream_k: True with warp_specialized=True"),
+      "epilogue_loads": "producer"}, r"MatmulParams.stream_k: True with epilogue_loads='producer'"),
     ({"stream_k": True, "cluster": (2, 1)}, r"MatmulParams.stream_k: True with cluster=\(2, 1\)"),
 ])
 def test_bad_stream_k_combinations_are_refused(fields: dict, message: str) -> None:

@@ -33,6 +33,13 @@ CASES = {
     "300x520x712 128x256 tiles, 2 warp groups, 5 blocks": ((300, 520, 712), 5, {"tile": (128, 256, 64),
                                                                                "compute_warp_groups": 2,
                                                                                "stages": 4}),
+    # warp-specialized: a producer warp group walks the block's range once (its stages counted from the range's
+    # first iteration), the compute warp groups arrive on the semaphore with a named barrier
+    "200x264x1000 bf16, warp-specialized, 5 blocks": ((200, 264, 1000), 5, {"warp_specialized": True}),
+    "520x1000x264 fp16 bias relu, warp-specialized, 7 blocks": ((520, 1000, 264), 7, {
+        "epilogue": True, "dtype": DataType.Half, "warp_specialized": True}),
+    "300x512x712 128x256 tiles, warp-specialized, 2 warp groups, 7 blocks": ((300, 512, 712), 7, {
+        "tile": (128, 256, 64), "compute_warp_groups": 2, "stages": 4, "warp_specialized": True}),
 }
 
 
@@ -46,7 +53,7 @@ def _case(name: str, seed: int = 3) -> tuple[object, k.Kernel, list[np.ndarray]]
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_stream_k_matches_numpy_with_the_same_bits_in_every_block_order(name: str) -> None:
     fusion, kernel, inputs = _case(name)
-    orders = ORDERS if "2 warp groups" not in name else ORDERS[:2]      # several orders where a run is cheap
+    orders = ORDERS if "2 warp groups" not in name and "warp-specialized" not in name else ORDERS[:2]
     results = [simulate(kernel, inputs, seed=seed, interleave_blocks=order)[0] for seed, order in orders]
     sixteen_bit = any(w in name for w in ("fp16", "bias", "bf16 out"))
     assert_matches(fusion, inputs, [results[0]], tol=1e-2 if sixteen_bit else 1e-5)
@@ -197,3 +204,36 @@ def test_the_launch_is_the_stream_k_grid_with_its_scratch() -> None:
     work, sem = kernel.scratch
     assert work.buffer.size.const_value() == 7 * 2 * 128 * 128 and not work.zeroed
     assert sem.buffer.size.evaluate({"i0": 200, "i3": 264}) == 6 and sem.zeroed    # M and N are symbolic
+
+
+def test_the_warp_specialized_kernel_counts_the_blocks_range_from_its_first_iteration() -> None:
+    """Warp-specialized: producer and compute warp groups count stages from the block's first iteration (its
+    range's start subtracted), the compute warp groups release a segment's stages from the segment's own first K
+    tile on, and arrive on the semaphore with a named barrier over their threads."""
+    _, kernel, _ = _case("200x264x1000 bf16, warp-specialized, 5 blocks")
+    text = str(kernel)
+    assert "AsyncWarp" in text and "ComputeWarp" in text
+    arrivals = [x for x in k.walk(kernel.body) if isinstance(x, k.SemaphoreArrive)]
+    assert arrivals and all(a.barrier is not None and str(a.barrier.threads) == "128" for a in arrivals)
+
+
+def test_a_warp_specialized_segment_releasing_before_its_first_k_tile_is_reported() -> None:
+    """The compute warp groups' lagged release guarded from K tile 0 instead of the segment's first: a segment
+    starting inside a tile releases the stage of the block's previous iteration a second time (and at the block's
+    first, a stage before its range), so the producer refills a stage still read, or waits on a phase that
+    never completes."""
+    fusion, kernel, inputs = _case("200x264x1000 bf16, warp-specialized, 5 blocks")
+
+    def from_zero(n: k.Node):
+        if isinstance(n, k.IfThenElse) and n.cond.op == "ge" and len(n.then_body) == 1 \
+                and isinstance(n.then_body[0], k.MBarrierArrive) and n.cond.args[1].const_value() is None:
+            return (replace(n, cond=n.cond.args[0].ge(0)),)
+        return None
+    mutated = replace(kernel, body=k.rewrite(kernel.body, from_zero))
+    assert str(mutated) != str(kernel)
+    try:
+        (out,) = simulate(mutated, inputs, seed=0)
+    except SimulationError:
+        return
+    with pytest.raises(AssertionError):
+        assert_matches(fusion, inputs, [out])

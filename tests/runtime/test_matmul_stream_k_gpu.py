@@ -5,7 +5,7 @@ with a long K), a grid of the device's SM count, and at an odd shape with severa
 outputs compared bit for bit: the last block of a split tile sums the partials in block order whichever block
 arrives last, so the result is deterministic on the GPU too. The second launch also checks that the last blocks put
 their semaphores back to zero (``prepare`` reuses one scratch allocation across launches). compute-sanitizer on a
-small case.
+small case. Each for the Pipelined kernel and the warp-specialized one.
 """
 
 from __future__ import annotations
@@ -44,11 +44,12 @@ def _twice(torch, kernel, m: int, n: int, k: int):
     return a, b, outs
 
 
+@pytest.mark.parametrize("ws", [False, True], ids=["pipelined", "warp_specialized"])
 @pytest.mark.parametrize("shape", [(1234, 4568, 888), (448, 2880, 11520)])
-def test_stream_k_matches_torch_and_repeats_bit_for_bit(shape: tuple[int, int, int]) -> None:
+def test_stream_k_matches_torch_and_repeats_bit_for_bit(shape: tuple[int, int, int], ws: bool) -> None:
     torch = torch_or_skip()
     m, n, k = shape
-    kernel = lower(matmul_stream_k.build(blocks=sm_count(), **BIG))
+    kernel = lower(matmul_stream_k.build(blocks=sm_count(), warp_specialized=ws, **BIG))
     a, b, outs = _twice(torch, kernel, m, n, k)
     assert torch.equal(outs[0].view(torch.int32), outs[1].view(torch.int32))
     err = _relative_error(torch, outs[0], a, b)
@@ -56,12 +57,13 @@ def test_stream_k_matches_torch_and_repeats_bit_for_bit(shape: tuple[int, int, i
     assert err <= _relative_error(torch, torch.matmul(a, b), a, b)   # fp32 out at least as close as torch's bf16
 
 
+@pytest.mark.parametrize("ws", [False, True], ids=["pipelined", "warp_specialized"])
 @pytest.mark.parametrize("blocks", [7, 100, 132, 264])
-def test_odd_shape_matches_torch_and_repeats_bit_for_bit_with_reused_scratch(blocks: int) -> None:
+def test_odd_shape_matches_torch_and_repeats_bit_for_bit_with_reused_scratch(blocks: int, ws: bool) -> None:
     """1000 x 1032 x 4104: no tile divides it; grids smaller and larger than the SMs (a block never waits on
     another, so more blocks than fit at once still finish)."""
     torch = torch_or_skip()
-    kernel = lower(matmul_stream_k.build(blocks=blocks, **BIG))
+    kernel = lower(matmul_stream_k.build(blocks=blocks, warp_specialized=ws, **BIG))
     a, b, outs = _twice(torch, kernel, 1000, 1032, 4104)
     assert torch.equal(outs[0].view(torch.int32), outs[1].view(torch.int32))
     err = _relative_error(torch, outs[0], a, b)
@@ -75,8 +77,9 @@ def test_stream_k_with_bf16_bias_relu_epilogue_matches_numpy() -> None:
 
 
 @pytest.mark.skipif(SANITIZER is None, reason="compute-sanitizer is not installed")
+@pytest.mark.parametrize("ws", [False, True], ids=["pipelined", "warp_specialized"])
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
-def test_compute_sanitizer_is_clean(tool: str) -> None:
+def test_compute_sanitizer_is_clean(tool: str, ws: bool) -> None:
     params = {"stream_k": True, "blocks": 5, "tile": [128, 128, 64], "compute_warp_groups": 1, "stages": 3,
-              "warp_specialized": False}
+              "warp_specialized": ws}
     assert_sanitizer_clean(tool, "tests.runtime.run_matmul", json.dumps(params))
