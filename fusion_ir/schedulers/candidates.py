@@ -55,6 +55,7 @@ CLUSTERED = tuple((tile, cluster) for tile in ((128, 256, 64), (256, 128, 64), (
                                                (64, 128, 64), (64, 256, 64))
                   for cluster in ((2, 1), (1, 2)))
 WIDE_TILE = (128, 192, 64)            # a tile per block: a wave covers a third more than 128 x 256
+WIDE_BIG_TILE = (256, 192, 64)        # a tile per block: a wave covers half as much again as 256 x 128
 SPLIT_K_TILES = 16                    # a split-K candidate's splits keep at least this many K tiles (the rule: 64)
 
 
@@ -106,6 +107,7 @@ def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *
     add(_deepest(MatmulParams(**arranged(SQUARE_TILE)), problem))
     add(_deepest(MatmulParams(**arranged(WIDE_PERSISTENT, persistent=True)), problem))
     add(_deepest(MatmulParams(**arranged(WIDE_TILE)), problem))
+    add(_deepest(MatmulParams(**arranged(WIDE_BIG_TILE)), problem))
     for tile in SMALL_TILES:
         add(_deepest(MatmulParams(**arranged(tile)), problem))
     if problem.tma_operands:

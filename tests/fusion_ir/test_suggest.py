@@ -44,7 +44,7 @@ def _kind(p: MatmulParams) -> tuple:
     # one to four waves: a tile per block, as deep as K allows
     ((4096, 4096, 4096), ((256, 128, 64), 2, 4, False, True)),
     ((16384, 1024, 4096), ((256, 128, 64), 2, 4, False, True)),
-    ((1234, 4568, 888), ((128, 192, 64), 2, 5, False, True)),
+    ((1234, 4568, 888), ((256, 192, 64), 2, 4, False, True)),
     ((512, 16384, 4096), ((256, 128, 64), 2, 4, False, True)),
     # fewer big tiles than SMs: the tile with the fewest waves x work / rate
     ((2048, 2048, 16384), ((128, 256, 64), 2, 4, False, True)),
@@ -433,11 +433,11 @@ def test_a_persistent_suggestion_walks_no_padded_rows() -> None:
 
 
 @pytest.mark.parametrize("shape, tile, cluster", [
-    ((1234, 4568, 888), (128, 192, 64), (2, 1)),     # rows of 888 x 2 bytes: 128 x 192 shares B's tile along M
-    ((4000, 3000, 2000), (256, 128, 64), (1, 2)),
+    ((1234, 4568, 888), (256, 192, 64), (1, 2)),     # rows of 888 x 2 bytes: 256 x 192 shares A's tile along N
+    ((4000, 3000, 2000), (256, 192, 64), (1, 2)),
     ((4096, 4096, 4096), (256, 128, 64), (1, 1)),    # 128-byte rows: no cluster
     ((3072, 3072, 3072), (192, 192, 64), (1, 1)),
-    ((4000, 3000, 640), (256, 128, 64), (1, 1)),     # 10 K tiles: too short a K for the coupled pipelines
+    ((4000, 3000, 640), (256, 192, 64), (1, 1)),     # 10 K tiles: too short a K for the coupled pipelines
 ])
 def test_misaligned_rows_under_four_waves_get_clusters(shape: tuple[int, int, int], tile: tuple[int, int, int],
                                                        cluster: tuple[int, int]) -> None:
@@ -465,13 +465,14 @@ def test_a_wave_of_128_x_192_tiles_before_split_k() -> None:
 
 @pytest.mark.parametrize("shape,tile", [
     ((3584, 1792, 4096), (128, 128, 64)),   # K of 64 tiles: 3 waves of 128 x 128 fill better than 2 of 256 x 128
-    ((2816, 2048, 3072), (128, 192, 64)),   # 2 waves of 128 x 192 against 3 of 128 x 128
-    ((1234, 4568, 888), (128, 192, 64)),    # K of 14 tiles: 2 waves, not the 3 of 128 x 128 (a tile's fixed cost)
+    ((2816, 2048, 3072), (256, 192, 64)),   # 1 wave of 256 x 192 against 2 of 128 x 192 and 3 of 128 x 128
+    ((1234, 4568, 888), (256, 192, 64)),    # K of 14 tiles: 1 wave, not 2 of 128 x 192 or 3 of 128 x 128
+    ((1536, 1536, 6000), (128, 192, 64)),   # 96 tiles, one wave, against 42 of 256 x 192 (fewer SMs busy)
     ((4096, 4096, 4096), (256, 128, 64)),   # whole waves of 256 x 128
 ])
 def test_one_to_four_waves_weigh_a_tiles_fixed_cost(shape: tuple[int, int, int], tile: tuple[int, int, int]) -> None:
     """Between one and four waves the rules predict waves x (a tile's work / its rate + TILE_OVERHEAD) for 256 x 128,
-    192 x 192, 128 x 192 and 128 x 128: a smaller tile fills the waves better, but each tile pays the pipeline's fill and the
+    256 x 192, 192 x 192, 128 x 192 and 128 x 128: a smaller tile fills the waves better, but each tile pays the pipeline's fill and the
     epilogue, which a short K does not hide."""
     params = suggest_matmul_params(_matmul(shape))
     assert params.tile == tile and not params.persistent and params.split_k == 1

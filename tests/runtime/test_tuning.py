@@ -57,7 +57,7 @@ def test_the_fastest_candidate_is_stored_and_returned(tmp_path: Path) -> None:
 
 def test_the_default_candidates_and_device(tmp_path: Path) -> None:
     fusion = _fusion(512, 512, 512)
-    measure = FakeMeasure([1.0 + k for k in range(20)])
+    measure = FakeMeasure([1.0 + k for k in range(len(matmul_candidates(fusion, 132)))])
     with tuning_cache.use(device="installed GPU"):
         winner = tune_matmul(fusion, measure=measure, progress=None, cache=tmp_path / "c.json", sms=132)
     assert measure.calls[0][1] == len(matmul_candidates(fusion, 132))
