@@ -367,7 +367,9 @@ def _lowered(tile: tuple[int, int, int], stages: int, groups: int) -> k.Kernel:
 @pytest.mark.parametrize(("tile", "stages", "groups", "shapes"), [
     ((128, 128, 64), 3, 1, ((128, 128), (128, 128))),
     ((128, 256, 64), 4, 2, ((200, 200), (200, 264))),
-], ids=["128x128x64-1group", "128x256x64-2groups-ragged"])
+    # two warp groups of 128 x 192 (a wave covers half as much again as 256 x 128): ragged in M, N and K
+    ((256, 192, 64), 3, 2, ((300, 136), (136, 400))),
+], ids=["128x128x64-1group", "128x256x64-2groups-ragged", "256x192x64-2groups-ragged"])
 def test_the_lowered_wgmma_matmul_matches_numpy(tile: tuple, stages: int, groups: int, shapes: tuple) -> None:
     kern = _lowered(tile, stages, groups)
     rng = np.random.default_rng(0)
