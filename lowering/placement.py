@@ -12,7 +12,7 @@ from dataclasses import replace
 from fusion_ir import TensorView
 
 from .errors import LoweringError
-from .kernel_ir import ForLoop, Node, TensorOp, TensorOpKind, children
+from .kernel_ir import ForLoop, Node, TensorOp, TensorOpKind, children, rewrite
 
 Path = tuple    # a statement's place: indices and field names, (k0, "body", k1, "then_body", ..., k)
 
@@ -49,6 +49,20 @@ def computes(node: Node, tv: TensorView) -> bool:
     if isinstance(node, TensorOp):
         return node.tv is tv and node.kind is TensorOpKind.Compute
     return any(computes(c, tv) for _, sub in children(node) for c in sub)
+
+
+def shifted(node: Node, shift: tuple) -> Node:
+    """``node`` with every tensor op in it seeing the loop indices of ``shift`` shifted (``TensorOp.shift``, e.g.
+    ``(("i3", i3 + 2),)``: a circular buffer's loads of a later iteration, a deferred matmul's of an earlier one)."""
+    if not shift:
+        return node
+
+    def mark(x: Node):
+        if isinstance(x, TensorOp):
+            return replace(x, shift=shift)
+        return None
+
+    return rewrite((node,), mark)[0]
 
 
 def reads(node: Node, tv: TensorView) -> bool:

@@ -90,7 +90,7 @@ from ..kernel_ir import (
     substitute,
     walk,
 )
-from ..placement import computes, reads
+from ..placement import computes, reads, shifted
 
 
 def run(kernel: Kernel, a: Analyses) -> Kernel:
@@ -221,16 +221,16 @@ def clone(a: Analyses, node: ForLoop, loop: CircularLoop) -> list[Node]:
     allocs = [x for x in node.body if isinstance(x, Allocate)]
     computes_ = [x for x in node.body if x not in loads and not isinstance(x, Allocate)]
     if base != Val.const(0):
-        computes_ = [_shift(x, ((i.name, i + base),)) for x in computes_]
+        computes_ = [shifted(x, ((i.name, i + base),)) for x in computes_]
     threads = a.ids.block_threads().const_value()
     many_threads = threads is None or threads > 1
 
     def issue(j: Val) -> list[Node]:
         """The loads of iteration ``j`` (the loop index shifted when j is not i)."""
         shift = () if j == i and base == Val.const(0) else ((i.name, j + base),)
-        shifted = [_shift(x, shift) for x in loads]
-        tma_items = [x for x in shifted if any(computes(x, tv) for tv in loop.tma)]
-        other = [x for x in shifted if x not in tma_items]
+        moved = [shifted(x, shift) for x in loads]
+        tma_items = [x for x in moved if any(computes(x, tv) for tv in loop.tma)]
+        other = [x for x in moved if x not in tma_items]
         out: list[Node] = []
         if tma_items:
             assert mbar is not None
@@ -452,7 +452,7 @@ def warp_specialize(a: Analyses, node: ForLoop, ws: WarpSpecialization, later: l
             p, c = split(body, groups[1:], start)
             rename = {loop.turns.index.name: turn}
             producer.append(ForLoop(turn, Val.const(0), loop.turns.extent,
-                                    tuple(_shift(substitute(x, rename), tuple(rename.items())) for x in skips + p),
+                                    tuple(shifted(substitute(x, rename), tuple(rename.items())) for x in skips + p),
                                     label=f"turns of the compute warp groups ({loop.turns.label()})"))
             return producer, skips + c
         producer.extend(skips)
@@ -551,15 +551,3 @@ def _is_skip(node: Node) -> bool:
 
 def _names(tvs: list[TensorView]) -> str:
     return ", ".join(f"T{tv.name}" for tv in tvs)
-
-
-def _shift(node: Node, shift: tuple) -> Node:
-    if not shift:
-        return node
-
-    def mark(x: Node):
-        if isinstance(x, TensorOp):
-            return replace(x, shift=shift)
-        return None
-
-    return rewrite((node,), mark)[0]

@@ -1,12 +1,15 @@
 """Deferred matmuls: a tensor-core matmul issued one iteration late (``TensorView.defer``).
 
 Reads: ``TensorView.deferred`` through the ``tensor_cores`` analysis (``TensorCores.deferred``: the matmuls deferred
-in each loop group, and the rescaled sum a matmul accumulates into in place) and the loop nest (not yet indexed).
+in each loop group, and the rescaled sum a matmul accumulates into in place), the fusion's input extents and the loop
+nest (not yet indexed).
 Writes: in every loop of a deferring group, the matmul's statement ``X`` (a top-level statement of the loop's body
 computing the matmul) leaves its place; ``X`` of iteration ``i - 1`` (``TensorOp.shift``) goes right after the
 body's first other statement that issues a tensor-core matmul (the anchor; with none, after the body's
-allocations), under ``if (i >= start + 1)``; ``X`` of the last iteration follows the loop, under
-``if (stop > start)``. So iteration ``i`` issues ``q @ k_i^T``, then ``p_{i-1} @ v_{i-1}``, whose wgmmas run while
+allocations), under ``if (i >= start + 1)`` (``wgmma_peel`` later splits that iteration off); ``X`` of the last
+iteration follows the loop, with no branch where the loop provably runs (interval arithmetic, every symbolic extent at
+least 1: a ``LaunchRequirement`` per extent that proof used, checked at launch), else under ``if (stop > start)``.
+The allocations of its register operands move before the loop (they live from one iteration into the next). So iteration ``i`` issues ``q @ k_i^T``, then ``p_{i-1} @ v_{i-1}``, whose wgmmas run while
 the softmax of block ``i`` computes: the ``wgmma_groups`` pass leaves their wait for the first statement that
 touches what they read or write. Every loop of the group is rotated on its own (the circular-buffer pass clones it
 later, and each clone's first iteration issues nothing deferred, its last issues its own after it).
@@ -42,9 +45,9 @@ from ..kernel_ir import (
     TensorOp,
     TensorOpKind,
     map_bodies,
-    rewrite,
     walk,
 )
+from ..placement import computes, shifted
 
 
 def run(kernel: Kernel, a: Analyses) -> Kernel:
@@ -81,17 +84,13 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
     return replace(kernel, body=body, launch_requirements=kernel.launch_requirements + tuple(needed.values()))
 
 
-def _computes(node: Node, tv: TensorView) -> bool:
-    return any(isinstance(x, TensorOp) and x.tv is tv and x.kind is TensorOpKind.Compute for x in walk((node,)))
-
-
 def _rotate(loop: ForLoop, tv: TensorView, a: Analyses, staged: set[TensorView],
             extents: frozenset[str]) -> tuple[tuple[Node, ...], ForLoop, Node, frozenset[str]]:
     """``loop`` with ``tv``'s matmul issued an iteration late, the statement that issues the last one after it, and
     before it the allocations of the operands the loop's body held (read now in the next iteration and after the
     loop), and the extents assumed at least 1 to leave the last one unbranched."""
     body = loop.body
-    at = [k for k, x in enumerate(body) if _computes(x, tv)]
+    at = [k for k, x in enumerate(body) if computes(x, tv)]
     if len(at) != 1:
         where = "nowhere" if not at else f"in {len(at)} places"
         raise LoweringError(f"T{tv.name}: deferred in loop {loop.label}, but its matmul sits {where} right in that "
@@ -121,11 +120,11 @@ def _rotate(loop: ForLoop, tv: TensorView, a: Analyses, staged: set[TensorView],
                                     f"statement that {'writes' if e.is_write else 'reads'} {what} ({e.name}); only "
                                     f"statements independent of it may run before the next iteration issues it")
     i = loop.index
-    late = IfThenElse(i.ge(loop.start + Val.const(1)), (_shift(x, i, i - Val.const(1)),))
+    late = IfThenElse(i.ge(loop.start + Val.const(1)), (shifted(x, ((i.name, i - Val.const(1)),)),))
     rotated = rest[:anchor + 1] + (late,) + rest[anchor + 1:]
     hoisted = tuple(s for s in rotated if isinstance(s, Allocate) and s.buffer.name in operands)
     rotated = tuple(s for s in rotated if s not in hoisted)
-    last = _shift(x, i, loop.stop - Val.const(1))
+    last = shifted(x, ((i.name, loop.stop - Val.const(1)),))
     used = frozenset(extents & (loop.stop - loop.start).symbols())
     if not _runs(loop, extents):
         last, used = IfThenElse(loop.stop.gt(loop.start), (last,)), frozenset()
@@ -134,7 +133,7 @@ def _rotate(loop: ForLoop, tv: TensorView, a: Analyses, staged: set[TensorView],
 
 def _runs(loop: ForLoop, extents: frozenset[str]) -> bool:
     """``loop`` runs at least once in every block, with every extent at least 1 (a tensor of an empty dimension has
-    nothing to compute; the launch refuses one, ``requirements``): then the last iteration's matmul needs no
+    nothing to compute; the launch refuses one, ``_requirement``): then the last iteration's matmul needs no
     branch, which ptxas would take for a divergent path and serialize every wgmma of the kernel for."""
     n = loop.stop - loop.start
     ranges: dict[str, tuple[int, int]] = {}
@@ -169,12 +168,3 @@ def _requirement(name: str, where: tuple[str, int], tv: TensorView) -> LaunchReq
 def _issues_matmul(node: Node, a: Analyses) -> bool:
     return any(isinstance(x, TensorOp) and x.kind is TensorOpKind.Compute and a.tensor_cores.is_accumulator(x.tv)
                for x in walk((node,)))
-
-
-def _shift(node: Node, index: Val, value: Val) -> Node:
-    def mark(x: Node):
-        if isinstance(x, TensorOp):
-            return replace(x, shift=((index.name, value),))
-        return None
-
-    return rewrite((node,), mark)[0]

@@ -139,8 +139,7 @@ _REGISTER_ONLY = (Allocate, Assign, Let, Comment, ForLoop, IfThenElse, WarpShuff
 
 def _run_registers(run: list[Node]) -> frozenset[str]:
     """The registers the wgmmas of ``run`` read or write asynchronously: accumulators and register A operands."""
-    return frozenset([m.acc.name for node in run for m in walk((node,)) if isinstance(m, Mma)]
-                     + [b.name for b in _register_operands(run)])
+    return _accumulators(run) | {b.name for b in _register_operands(run)}
 
 
 def _register_only(node: Node) -> bool:
@@ -151,12 +150,6 @@ def _register_only(node: Node) -> bool:
 
 def _touches(node: Node, registers: frozenset[str]) -> bool:
     return any(e.name in registers for x in walk((node,)) for e in buffers_touched(x))
-
-
-def _independent(node: Node, registers: frozenset[str]) -> bool:
-    """``node`` may run while the wgmmas that touch ``registers`` are in flight: it only computes on registers,
-    none of those, and synchronizes with nothing."""
-    return _register_only(node) and not _touches(node, registers)
 
 
 def _register_operands(run: list[Node]) -> tuple[Buffer, ...]:
@@ -194,8 +187,8 @@ def _accumulators(nodes: list[Node]) -> frozenset[str]:
 def _grouped(body: tuple[Node, ...], a: Analyses, lag: Lag,
              rescaled: frozenset[str] = frozenset()) -> tuple[tuple[Node, ...], bool]:
     """The body with its runs grouped, and whether it leaves wgmma groups in flight. A run's wait is left after the
-    statements that follow it and are ``_independent`` of it (register arithmetic on other registers): it comes
-    right before the first statement that is not, or at the end of the body. A run of another accumulator is a
+    statements that follow it and touch none of its registers (``_register_only``, not ``_touches``): it comes
+    right before the first statement that does, or at the end of the body. A run of another accumulator is a
     group of its own; one that touches none of the registers of the runs still waited for (all retired at once,
     ``wait_group 0``) is issued while they are in flight, and their waits then leave it in flight
     (``wait_group`` of the groups committed after them): FlashAttention-3's ``q @ k_j^T`` then ``p_{j-1} @ v_{j-1}``,

@@ -21,7 +21,8 @@ from fusion_ir.schedulers.attention_wgmma import KernelShape
 from lowering import LoweringError, lower
 from lowering import kernel_ir as k
 from runtime import simulate
-from runtime.errors import SimulationError
+from runtime.errors import InputError, SimulationError
+from runtime.launch_plan import check_launch_requirements
 
 CASES = [   # B, H, Sq, Skv, D, causal, block_kv, structure (build()'s keyword arguments besides overlap)
     ((1, 2, 200, 200, 64), False, 64, {"stages": 3}),
@@ -144,6 +145,11 @@ def test_an_empty_key_axis_is_refused_at_launch() -> None:
     kernel = lower(fusion)
     rules = [r for r in kernel.launch_requirements if "must not be empty" in r.rule]
     assert len(rules) == 1 and rules[0].tensor == "T1" and "axis 2" in rules[0].rule
+    (name,) = rules[0].holds.symbols()
+    only = replace(kernel, launch_requirements=tuple(rules))
+    check_launch_requirements(only, {name: 333})
+    with pytest.raises(InputError, match="T1.*must not be empty|must not be empty"):
+        check_launch_requirements(only, {name: 0})
 
 
 # ---------------------------------------------------------------- mutations the simulator reports
