@@ -26,7 +26,7 @@ import keyword
 import re
 from dataclasses import dataclass, field
 
-from fusion_ir.scalar import Val
+from fusion_ir.scalar import Val, all_of
 from fusion_ir.types import DataType, MemoryType, ParallelType, SmemSwizzle
 from lowering.effects import Proxy, effects, touched_names
 from lowering.kernel_ir import (
@@ -339,6 +339,9 @@ class KernelPrinter(NodeVisitor):
             raise CodegenError(f"codegen: {_describe(node)} moves {nbytes} bytes; one vector access moves "
                                f"4, 8 or 16 bytes")
         ctype = node.buffer.dtype.ctype
+        if node.valid is not None:
+            self._misaligned_assign(node, lhs, src, nbytes)
+            return
         if not converts and src.buffer.memory != MemoryType.Local:
             rhs = self._access(src.buffer, self._idx(src.index, node), node)
             if node.buffer.memory != MemoryType.Local:
@@ -360,6 +363,25 @@ class KernelPrinter(NodeVisitor):
             value = CastValue(element, node.buffer.dtype) if converts else element
             elements.append(self._value(value, node, node.buffer.dtype))
         self._emit(f"*reinterpret_cast<{vtype}*>(&{lhs}) = {_vector_value(vtype, node.buffer.dtype.size, elements)};")
+
+    def _misaligned_assign(self, node: Assign, lhs: str, src: Load, nbytes: int) -> None:
+        """A misaligned vector (``Assign.valid``): ``copyMisaligned`` reads the aligned chunks that hold the valid
+        elements and shifts them into place; ``valid``'s conditions are the bits of its mask."""
+        self.helpers.add("misaligned")
+        conds = [_conjuncts(c) for c in node.valid or ()]
+        common = [c for c in conds[0] if all(c in other for other in conds[1:])] if conds else []
+        bits = []
+        for e, terms in enumerate(conds):
+            cond = all_of([c for c in terms if c not in common])
+            known = cond.const_value()
+            if known == 0:
+                continue
+            bits.append(f"{1 << e}u" if known is not None else f"(({self._cond(cond, node)}) ? {1 << e}u : 0u)")
+        mask = " | ".join(bits) if bits else "0u"
+        if common and bits:
+            mask = f"({self._cond(all_of(common), node)}) ? ({mask}) : 0u"
+        rhs = self._access(src.buffer, self._idx(src.index, node), node)
+        self._emit(f"copyMisaligned<{nbytes}, {node.buffer.dtype.size}>(&{lhs}, &{rhs}, {mask});")
 
     def visit_BlockReduce(self, node: BlockReduce) -> None:
         op = _BLOCK_REDUCE_OPS[node.op]
@@ -796,6 +818,13 @@ def _wgmma_fence_sets(body: tuple[Node, ...]) -> dict[int, frozenset[str]]:
 
     visit(body)
     return sets
+
+
+def _conjuncts(cond: Val) -> list[Val]:
+    """``a && b && ..`` as its terms (a condition that is no conjunction: itself)."""
+    if cond.op == "and":
+        return [t for arg in cond.args for t in _conjuncts(arg)]
+    return [cond]
 
 
 def _vector_value(vtype: str, element_bytes: int, elements: list[str]) -> str:

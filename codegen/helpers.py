@@ -24,6 +24,7 @@ HELPER_DEPENDENCIES: dict[str, tuple[str, ...]] = {
     "tma": ("tensor", "smem"),
     "cluster": ("tensor", "smem"),
     "cp_async": ("smem",),
+    "misaligned": ("types",),
     "block_reduce": ("types",),
     "wgmma": ("types", "smem"),
     "stmatrix": ("types",),

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from .fusion import Fusion
 
 _BYTES_PER_VECTOR = 16
+_MISALIGNED_VECTOR_BYTES = (4, 8, 16)
 
 # the writes that may lay a shared tensor out swizzled (each places its elements through the swizzle)
 SWIZZLED_WRITERS = (LoadStoreOpType.TMA, LoadStoreOpType.CpAsync, LoadStoreOpType.Set, LoadStoreOpType.StMatrix)
@@ -562,28 +563,45 @@ class TensorView:
             if load_kind(self) not in (LoadStoreOpType.TMA, LoadStoreOpType.TMAStore, LoadStoreOpType.StMatrix):
                 raise self._err(f"parallelize: Bulk on {desc} needs a tensor loaded by TMA "
                                 f"(cache_after(LoadStoreOpType.TMA)), stored by TMA or written by stmatrix")
-        if pt in (ParallelType.Bulk, ParallelType.Vectorize) and a < self.compute_at_pos:
+        if pt.never_inlined and a < self.compute_at_pos:
             raise self._err(f"parallelize: {desc} is inside the compute-at position {self.compute_at_pos}; "
                             f"{pt.name} axes are never inlined")
-        if pt in (ParallelType.Bulk, ParallelType.Vectorize) and a < self.max_producer_pos:
+        if pt.never_inlined and a < self.max_producer_pos:
             raise self._err(f"parallelize: {desc} is inside the produce position {self.max_producer_pos} "
                             f"(a producer is computed inside it); {pt.name} axes are never inlined")
         if pt is not ParallelType.Serial:
             self._check_shared_loop_bindings(a, pt)
-        if pt is ParallelType.Vectorize:
+        if pt.vectorizes:
             width = i.extent.const_value()
             if width is None:
-                raise self._err(f"parallelize: Vectorize on {desc} needs a constant extent")
+                raise self._err(f"parallelize: {pt.name} on {desc} needs a constant extent")
             nbytes = width * self.dtype.size
             if width & (width - 1) != 0:
-                raise self._err(f"parallelize: Vectorize width {width} on {desc} is not a power of two")
+                raise self._err(f"parallelize: {pt.name} width {width} on {desc} is not a power of two")
             if nbytes > _BYTES_PER_VECTOR:
-                raise self._err(f"parallelize: Vectorize width {width} on {desc} is {nbytes} bytes, "
+                raise self._err(f"parallelize: {pt.name} width {width} on {desc} is {nbytes} bytes, "
                                 f"over the {_BYTES_PER_VECTOR}-byte limit")
             if i.is_reduction:
-                raise self._err(f"parallelize: Vectorize on reduction {desc} is not supported")
+                raise self._err(f"parallelize: {pt.name} on reduction {desc} is not supported")
+        if pt is ParallelType.MisalignedVectorize:
+            self._check_misaligned_vector(desc, i.extent.const_value())
         if pt is ParallelType.Mma and not isinstance(self.definition, MmaOp):
             raise self._err(f"parallelize: Mma on {desc} needs a tensor defined by matmul")
+
+    def _check_misaligned_vector(self, desc: str, width: int) -> None:
+        """A misaligned vector is a plain copy of a fusion input (aligned to one element only) into shared or
+        local memory: its source is read as the aligned words covering the vector, shifted into place, so the
+        vector must hold at least two elements of at most 4 bytes and be 4, 8 or 16 bytes."""
+        d = self.definition
+        source = d.inputs[0] if isinstance(d, LoadStoreOp) and d.inputs else None
+        if load_kind(self) is not LoadStoreOpType.Set or not isinstance(source, TensorView) or not source.is_input:
+            raise self._err(f"parallelize: MisalignedVectorize on {desc} needs a plain copy of a fusion input "
+                            f"(cache_after(LoadStoreOpType.Set)); T{self.name} is not one")
+        nbytes = width * self.dtype.size
+        if width < 2 or self.dtype.size > 4 or nbytes not in _MISALIGNED_VECTOR_BYTES:
+            raise self._err(f"parallelize: MisalignedVectorize on {desc} copies {width} x "
+                            f"{self.dtype.short_name} = {nbytes} bytes; a misaligned vector is 4, 8 or 16 bytes of "
+                            f"at least two elements of at most 4 bytes")
 
     def _on_running_axis(self, i: IterDomain) -> bool:
         """``i`` is made of the axis an order-dependent total (a scan, a rescaled sum) runs along."""
@@ -671,7 +689,7 @@ class TensorView:
                             f"with {n} loop axes (valid: {-n - 1}..{n})")
         for k in range(p):
             cid = consumer.loop[k]
-            if cid.parallel_type in (ParallelType.Bulk, ParallelType.Vectorize):
+            if cid.parallel_type.never_inlined:
                 raise self._err(f"compute_at: position {pos} is past {cid.parallel_type.name} axis {k} "
                                 f"({cid.label()}) of T{consumer.name}; {cid.parallel_type.name} axes are never inlined")
         with self.fusion.transaction():
@@ -768,7 +786,7 @@ class TensorView:
             if i.is_reduction:
                 raise self._err(f"compute_at: axis {k} ({i.label()}) is a reduction axis of T{self.name}; "
                                 f"reduction axes are never inlined")
-            if i.parallel_type in (ParallelType.Bulk, ParallelType.Vectorize):
+            if i.parallel_type.never_inlined:
                 raise self._err(f"compute_at: axis {k} ({i.label()}) of T{self.name} is "
                                 f"{i.parallel_type.name}-parallel; {i.parallel_type.name} axes are never inlined")
             cid = consumer.loop[k]
@@ -888,7 +906,7 @@ class TensorView:
         persistent = first_unmappable_loop_axis(self)
         stop = len(self.loop) if persistent is None else persistent[0]
         for k, i in enumerate(self.loop[:stop]):
-            if i.is_reduction or i.parallel_type in (ParallelType.Bulk, ParallelType.Vectorize):
+            if i.is_reduction or i.parallel_type.never_inlined:
                 return k
         return stop
 
@@ -967,7 +985,7 @@ class TensorView:
             ok = True
             for c, mp in maps:
                 cid = mp.get(i)
-                never_inlined = cid is not None and cid.parallel_type in (ParallelType.Bulk, ParallelType.Vectorize)
+                never_inlined = cid is not None and cid.parallel_type.never_inlined
                 if k >= c.ndim or cid is not c.loop[k] or never_inlined:
                     ok = False
                     break
@@ -982,7 +1000,7 @@ class TensorView:
         i = self.loop[limit]
         if i.is_reduction:
             return f"axis {limit} ({i.label()}) is a reduction axis"
-        if i.parallel_type in (ParallelType.Bulk, ParallelType.Vectorize):
+        if i.parallel_type.never_inlined:
             return f"axis {limit} ({i.label()}) is {i.parallel_type.name}-parallel"
         persistent = first_unmappable_loop_axis(self)
         if persistent is not None and persistent[0] == limit:

@@ -72,6 +72,7 @@ class ParallelType(enum.Enum):
     TIDz = "TIDz"
     Bulk = "B"
     Vectorize = "V"
+    MisalignedVectorize = "MV"   # a vector whose source is aligned only to its element (nvFuser's name)
     Unroll = "UR"
     Serial = "S"
     Mma = "MMA"
@@ -83,6 +84,16 @@ class ParallelType(enum.Enum):
     @property
     def is_thread(self) -> bool:
         return self in (ParallelType.TIDx, ParallelType.TIDy, ParallelType.TIDz)
+
+    @property
+    def vectorizes(self) -> bool:
+        """Vectorize or MisalignedVectorize: a loop of consecutive elements copied as one vector access."""
+        return self in (ParallelType.Vectorize, ParallelType.MisalignedVectorize)
+
+    @property
+    def never_inlined(self) -> bool:
+        """Bulk and vector axes are never inlined: a TMA box or a vector is copied whole."""
+        return self is ParallelType.Bulk or self.vectorizes
 
     @property
     def is_grid_or_thread(self) -> bool:

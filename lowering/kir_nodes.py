@@ -199,6 +199,11 @@ class Assign:
 
     ``vector > 1`` copies that many consecutive elements (value a ``Load``, or a ``CastValue`` of
     one to the buffer's type: a converting copy); codegen emits one vector store.
+
+    ``valid`` (a misaligned vector: ``ParallelType.MisalignedVectorize``) holds one condition per element: the
+    source, a global tensor, is aligned to one element only, so codegen reads the aligned words that cover the
+    vector's valid elements and shifts them into place; element ``e`` is copied where ``valid[e]`` holds and
+    written 0 where it does not. None: an aligned vector, copied whole.
     """
 
     buffer: Buffer
@@ -206,6 +211,7 @@ class Assign:
     value: Value
     reduce_op: str | None = None
     vector: int = 1
+    valid: tuple[Val, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -254,6 +260,7 @@ class ForLoop:
     label: str = ""       # the IterDomain it iterates, e.g. "iS3{ceilDiv(i1, 256)}"
     unroll: bool | int = False   # True: full unroll; int: #pragma unroll N
     vectorize: bool = False
+    misaligned: bool = False     # a vectorized loop whose source is aligned to one element only
     stage: Stage | None = None
     step: Val = Val.const(1)  # noqa: RUF009 (Val is immutable); a persistent loop steps by gridDim.x
     group: int | None = None

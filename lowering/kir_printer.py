@@ -96,6 +96,8 @@ class KirPrinter(k.NodeVisitor):
     def visit_Assign(self, node: k.Assign, pad: str, indent: int) -> list[str]:
         op = "=" if node.reduce_op is None else f"{node.reduce_op}="
         vec = f"  // vector {node.vector}" if node.vector > 1 else ""
+        if node.valid is not None:
+            vec = f"  // misaligned vector {node.vector}, element e where [{', '.join(map(str, node.valid))}], else 0"
         return [f"{pad}{node.buffer.name}[{node.index}] {op} {value_text(node.value)}{vec}"]
 
     def visit_BlockReduce(self, node: k.BlockReduce, pad: str, indent: int) -> list[str]:

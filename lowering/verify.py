@@ -400,6 +400,13 @@ class _Verifier:
         if src.buffer.dtype != node.buffer.dtype and not converts:
             raise VerifyError("assign", node, f"a vectorized copy moves {src.buffer.dtype.name} into "
                                               f"{node.buffer.dtype.name}")
+        if node.valid is None:
+            return
+        if len(node.valid) != node.vector or converts or src.buffer.memory is not MemoryType.Global:
+            raise VerifyError("assign", node, f"a misaligned vector copies {node.vector} elements of a global tensor "
+                                              f"unconverted, with one condition each; this one has "
+                                              f"{len(node.valid)} conditions and reads {src.buffer.memory.name} "
+                                              f"{src.buffer.dtype.name}")
 
     def check_ElectSync(self, node: ElectSync) -> None:
         w = node.warp.const_value()

@@ -176,6 +176,9 @@ class MemoryOps:
         src = self.memory.data_storage(load.buffer, f"a vector load of {load.buffer.name}")
         sidx = self.eval.ev(load.index, ctx)
         lanes, v = ctx.lanes, node.vector
+        if node.valid is not None:
+            self._assign_misaligned(node, st, idx, src, sidx, ctx)
+            return
         for name, index in ((node.buffer.name, idx), (load.buffer.name, sidx)):
             per_lane = np.broadcast_to(np.asarray(index), lanes.shape)
             bad = np.flatnonzero(per_lane % v != 0)
@@ -194,6 +197,38 @@ class MemoryOps:
         if node.reduce_op is not None:
             values = REDUCE[node.reduce_op](st.read(dpos), values)
         what = lambda: f"a vector store to {node.buffer.name}[{node.index}]"  # formatted only on error
+        if st.wgmma_reads is not None:
+            self.wgmma.operand_overwrite(st, dpos, what)
+        elif st.wgmma_acc is not None:
+            self.wgmma.accumulator_store(st.wgmma_acc, dpos, lanes, what)
+        if st.proxy is not None:
+            self.proxy.generic_write(st, dpos, lanes[:, None], what)
+        st.write(dpos.reshape(-1), to_dtype(st.dtype, values).reshape(-1))
+
+
+    def _assign_misaligned(self, node: k.Assign, st: Storage, idx: Any, src: Storage, sidx: Any, ctx: Ctx) -> None:
+        """A misaligned vector (``Assign.valid``): the destination is a whole aligned vector; element ``e`` of
+        the source, at any element position, is read only where its condition holds (only there must it be in
+        bounds) and written 0 elsewhere."""
+        lanes, v = ctx.lanes, node.vector
+        per_lane = np.broadcast_to(np.asarray(idx), lanes.shape)
+        bad = np.flatnonzero(per_lane % v != 0)
+        if bad.size:
+            j = int(bad[0])
+            raise SimulationError(f"misaligned vector access of {v} elements at {node.buffer.name}"
+                                  f"[{int(per_lane[j])}] by {self.grid.describe(int(lanes[j]))}")
+        valid = np.stack([np.broadcast_to(np.asarray(self.eval.ev(c, ctx)) != 0, lanes.shape) for c in node.valid],
+                         axis=1)
+        at = np.broadcast_to(np.asarray(sidx), lanes.shape)[:, None] + np.arange(v)
+        values = np.zeros(valid.shape, dtype=src.data.dtype)
+        rows, cols = np.nonzero(valid)
+        if rows.size:
+            spos = src.positions(self.grid, lanes[rows], at[rows, cols],
+                                 lambda: f"a misaligned vector load of {node.value.buffer.name}")
+            values[rows, cols] = src.read(spos)
+        dpos = np.broadcast_to(st.positions(self.grid, lanes, idx, f"a vector store to {node.buffer.name}", v),
+                               lanes.shape)[:, None] + np.arange(v)
+        what = lambda: f"a misaligned vector store to {node.buffer.name}[{node.index}]"  # formatted only on error
         if st.wgmma_reads is not None:
             self.wgmma.operand_overwrite(st, dpos, what)
         elif st.wgmma_acc is not None:

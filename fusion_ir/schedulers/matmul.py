@@ -261,7 +261,7 @@ def _spread_load(tv: TensorView, tiles: int, load: OperandLoad, params: MatmulPa
     # the accumulators (tests/codegen/test_suggested_matmul_compile.py)
     tv.axis(-2 if load.vector > 1 else -1).parallelize(ParallelType.TIDx)
     if load.vector > 1:
-        tv.axis(-1).parallelize(ParallelType.Vectorize)
+        tv.axis(-1).parallelize(ParallelType.MisalignedVectorize if load.misaligned else ParallelType.Vectorize)
 
 
 def _circular_buffer_operands(a_s: TensorView, b_s: TensorView, params: MatmulParams, tma_operands: bool) -> None:

@@ -194,6 +194,8 @@ def vector_tile(v: TensorView, acc: TensorView) -> LoadedTile:
 
 # cp.async copies narrower than TMA's 16-byte rows need, widest first (a 16-byte-aligned row is TMA's)
 CP_ASYNC_NARROW_BYTES = (8, 4)
+# an operand row aligned to one element only: plain copies of misaligned vectors of this many bytes
+MISALIGNED_VECTOR_BYTES = 16
 
 
 @dataclass(frozen=True)
@@ -207,6 +209,7 @@ class OperandLoad:
     dim: str = "K"
     extent: int | None = None
     rows_of: str = ""          # the tensor whose rows these are: "operand a (T0)", "input T0 (operand a, T2, ...)"
+    misaligned: bool = False   # plain copies of misaligned vectors (``ParallelType.MisalignedVectorize``)
 
     @property
     def tma(self) -> bool:
@@ -217,6 +220,8 @@ class OperandLoad:
             return "TMA"
         if self.kind is LoadStoreOpType.CpAsync:
             return f"cp.async of {self.vector} elements"
+        if self.misaligned:
+            return f"misaligned vectors of {self.vector} elements (aligned 16-byte reads, shifted into place)"
         return "plain element copies"
 
 
@@ -314,7 +319,8 @@ def operand_load(tv: TensorView, row: tuple[str, int | None], name: str = "a") -
 
     TMA needs every row stride a multiple of 16 bytes (``cuTensorMapEncodeTiled``); a symbolic extent is
     assumed to be one (the runtime checks the strides). Otherwise every row starts only as aligned as the
-    row's bytes allow: cp.async of 8 or 4 bytes when a row is a multiple of that, else plain 2-byte copies."""
+    row's bytes allow: cp.async of 8 or 4 bytes when a row is a multiple of that, else plain copies of 16-byte
+    misaligned vectors (each reads the aligned 16 bytes that hold its elements and shifts them into place)."""
     dim, extent = row
     size = tv.dtype.size
     source = operand_input(tv)
@@ -325,4 +331,5 @@ def operand_load(tv: TensorView, row: tuple[str, int | None], name: str = "a") -
     for nbytes in CP_ASYNC_NARROW_BYTES:
         if extent * size % nbytes == 0:
             return OperandLoad(LoadStoreOpType.CpAsync, nbytes // size, dim, extent, what)
-    return OperandLoad(LoadStoreOpType.Set, 1, dim, extent, what)
+    width = MISALIGNED_VECTOR_BYTES // size
+    return OperandLoad(LoadStoreOpType.Set, width, dim, extent, what, misaligned=width > 1)

@@ -56,7 +56,7 @@ class LoopGroup:
         """True when the group becomes a ForLoop (serial, unrolled or vectorized)."""
         if self.is_broadcast:
             return False
-        return self.parallel_type in (ParallelType.Serial, ParallelType.Unroll, ParallelType.Vectorize)
+        return self.parallel_type in (ParallelType.Serial, ParallelType.Unroll) or self.parallel_type.vectorizes
 
     def label(self) -> str:
         return self.members[-1].label()
@@ -526,17 +526,25 @@ def _check_cross_block_reads_of_outputs(model: IdModel, computed: list[TensorVie
 
 
 def _check_vectorized_axes_are_contiguous(computed: list[TensorView], views: dict[TensorView, ViewChain]) -> None:
-    """A Vectorize axis covers consecutive elements: inner splits of the tensor's innermost axis only."""
+    """A Vectorize axis covers consecutive elements: inner splits of the tensor's innermost axis only. A
+    MisalignedVectorize one too, and its elements are predicated one by one, so its pieces need not divide what
+    they split; it reads a fusion input itself, not a view of one."""
     for tv in computed:
         innermost = _contiguous_axis(tv)
         for i in tv.loop:
-            if i.parallel_type is not ParallelType.Vectorize:
+            if not i.parallel_type.vectorizes:
                 continue
+            misaligned = i.parallel_type is ParallelType.MisalignedVectorize
+            if misaligned and tv.definition.inputs[0] in views:
+                raise LoweringError(f"T{tv.name}: MisalignedVectorize axis {i.label()} copies a view "
+                                    f"(T{tv.definition.inputs[0].name}) of a fusion input; a misaligned vector copies "
+                                    f"the input itself (use Vectorize, or plain copies, for a view)")
             x = i
             while x is not innermost and isinstance(x.definition, Split) and x is x.definition.inner:
                 split = x.definition
                 parent, width = split.input.extent.const_value(), x.extent.const_value()
-                if split.input is not innermost and (parent is None or width is None or parent % width != 0):
+                if not misaligned and split.input is not innermost and \
+                        (parent is None or width is None or parent % width != 0):
                     raise LoweringError(f"T{tv.name}: Vectorize axis {i.label()} comes from splitting "
                                         f"{split.input.label()} into pieces of {x.extent}, which do not divide it: "
                                         f"a vector would run past its end")

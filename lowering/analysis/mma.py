@@ -379,7 +379,7 @@ def _fragment_axes(what: str, consumer: TensorView, m: IterDomain, n: IterDomain
                             f"merge of warp, row-in-8 and column pair ({w_m16.outer.label()}, {j_r.inner.label()}, "
                             f"{q_c.outer.label()}) to TIDx{fix}")
     for axis in (i_n8.outer, j_r.outer, q_c.inner) + ((outer,) if outer is not None else ()):
-        if axis not in consumer.loop or axis.parallel_type not in (ParallelType.Unroll, ParallelType.Vectorize):
+        if axis not in consumer.loop or not (axis.parallel_type is ParallelType.Unroll or axis.parallel_type.vectorizes):
             raise LoweringError(f"T{consumer.name}: fragment axis {axis.label()} must be an unrolled loop axis so "
                                 f"the accumulator register it names is a compile-time constant{fix}")
     return FragmentRead(i_n8.outer, j_r.outer, q_c.inner, outer, per)

@@ -55,6 +55,7 @@ from ..kernel_ir import (
     BlockReduce,
     Buffer,
     CastValue,
+    Const,
     CpAsync,
     ElectSync,
     ForLoop,
@@ -297,6 +298,8 @@ def _copied(value: Value, dst: Buffer) -> Load | None:
 def _vectorize(loop: ForLoop, a: Analyses) -> list[Node]:
     """Collapse a vectorized copy loop into one vector access; other loops just unroll."""
     width = loop.stop.const_value()
+    if loop.misaligned:
+        return _misaligned_vector(loop, width)
     inner = loop.body[0] if len(loop.body) == 1 else None
     cond = Val.const(1)
     if isinstance(inner, IfThenElse) and len(inner.then_body) == 1 and not inner.else_body:
@@ -324,3 +327,41 @@ def _vectorize(loop: ForLoop, a: Analyses) -> list[Node]:
     return guarded(cond.substitute(last), [stmt])
 
 
+def _misaligned_vector(loop: ForLoop, width: int | None) -> list[Node]:
+    """A ``MisalignedVectorize`` copy loop as one ``Assign`` with a condition per element (``Assign.valid``): the
+    conditions around the copy that do not depend on the loop's index guard the vector; those that do, and a
+    zero-filling else (``zero_fills``), become the elements' conditions, each element written 0 where its
+    condition fails (a misaligned vector writes its elements together)."""
+    body = loop.body
+    guards: list[Val] = []
+    per_element: list[Val] = []
+    index = loop.index.name
+    while len(body) == 1 and isinstance(body[0], IfThenElse):
+        branch = body[0]
+        if branch.else_body and not _zero_fill_of(branch):
+            break
+        (per_element if index in branch.cond.symbols() or branch.else_body else guards).append(branch.cond)
+        body = branch.then_body
+    inner = body[0] if len(body) == 1 else None
+    source = _copied(inner.value, inner.buffer) if isinstance(inner, Assign) and not inner.reduce_op else None
+    if width is None or source is None:
+        raise LoweringError(f"{loop.label}: a MisalignedVectorize loop must hold one plain copy of a fusion input "
+                            f"(under its bounds conditions); this one holds {len(body)} statement(s)")
+    assert isinstance(inner, Assign)
+    first = {index: Val.const(0)}
+    value: Value = Load(source.buffer, source.index.substitute(first))
+    if isinstance(inner.value, CastValue):
+        value = CastValue(value, inner.value.dtype)
+    cond = all_of(per_element)
+    valid = tuple(cond.substitute({index: Val.const(e)}) for e in range(width))
+    stmt = Assign(inner.buffer, inner.index.substitute(first), value, vector=width, valid=valid)
+    return guarded(all_of(guards), [stmt])
+
+
+def _zero_fill_of(branch: IfThenElse) -> bool:
+    """``if (c) x[i] = value; else x[i] = 0;``: a copy that writes zero where it reads nothing."""
+    if len(branch.then_body) != 1 or len(branch.else_body) != 1:
+        return False
+    copy, zero = branch.then_body[0], branch.else_body[0]
+    return (isinstance(copy, Assign) and isinstance(zero, Assign) and zero.buffer is copy.buffer
+            and zero.index == copy.index and isinstance(zero.value, Const) and float(zero.value.value) == 0.0)

@@ -63,16 +63,17 @@ def vector_checks(a: Analyses) -> list[RuntimeCheck]:
     checks = []
     for tv in a.ids.tensors:
         for i in tv.loop:
-            if i.parallel_type is not ParallelType.Vectorize:
+            if not i.parallel_type.vectorizes:
                 continue
             width = i.extent.const_value()
             root = next(iter(index_math._root_ancestors(tv, i)), None)
             if root is None or width is None:
                 continue
-            checks.append(RuntimeCheck((root.extent % width).eq(0),
-                                       f"T{tv.name}: the vectorized axis {i.label()} needs extent {root.extent} "
-                                       f"to be a multiple of {width}", InputRule.VECTOR_DIVISIBLE,
-                                       f"T{tv.name}"))
+            if i.parallel_type is ParallelType.Vectorize:    # a misaligned vector predicates each element
+                checks.append(RuntimeCheck((root.extent % width).eq(0),
+                                           f"T{tv.name}: the vectorized axis {i.label()} needs extent {root.extent} "
+                                           f"to be a multiple of {width}", InputRule.VECTOR_DIVISIBLE,
+                                           f"T{tv.name}"))
             views = a.ids.views
             for p in [tv] + [views[p].source if p in views else p for p in tv.producers()]:
                 buf = a.buffers.buffers.get(p)

@@ -302,4 +302,5 @@ def _freeze(ids: IdModel, item) -> object:
         start, stop = sk.k_range()
     return ForLoop(index=g.index, start=start, stop=stop, body=body, label=g.label(),
                    unroll=g.parallel_type is ParallelType.Unroll,
-                   vectorize=g.parallel_type is ParallelType.Vectorize, group=g.number)
+                   vectorize=g.parallel_type.vectorizes,
+                   misaligned=g.parallel_type is ParallelType.MisalignedVectorize, group=g.number)
