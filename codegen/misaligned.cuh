@@ -2,7 +2,10 @@
 // (MisalignedVectorize). It reads the aligned BYTES-byte chunks that hold the vector's valid elements (at most
 // two), shifts the words into place, zeroes each element whose bit of `valid` is clear and stores the vector to
 // the aligned destination at once. No chunk without a valid element is read, so the reads stay inside the
-// 16-byte granules of the tensor's elements.
+// 16-byte granules that hold the tensor's elements: device allocations start 256-byte aligned and are mapped in
+// whole pages, so reading the rest of the last element's granule cannot fault (the executor rounds its own
+// allocations up to 16 bytes, so compute-sanitizer sees those bytes allocated too). The branch-free reads let the
+// compiler issue the loads of every vector of a thread before the first is shifted and stored.
 // The loads are not volatile and clobber no memory: the tensor is a fusion input, never written while the kernel
 // runs, so the compiler may issue the loads of several vectors before the stores of the first (.nc: read-only).
 template <int BYTES>

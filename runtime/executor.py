@@ -36,6 +36,7 @@ from .tensor_map import encode_tiled
 
 DEFAULT_WATCHDOG_S = 10.0   # an mbarrier wait longer than this traps (a deadlock becomes an error)
 DEFAULT_TIMEOUT_S = 120.0   # the host gives up waiting for a kernel after this
+GRANULE = 16                # bytes: device allocations are rounded up to whole granules (copyMisaligned)
 
 # Byte patterns that make unwritten outputs visible: NaN for floats, a large value for integers.
 _POISON = {
@@ -208,8 +209,11 @@ class _Launch:
         return None
 
     def _alloc(self, nbytes: int, what: str) -> int:
+        """A device allocation of at least ``nbytes``, rounded up to a whole 16-byte granule: a misaligned vector
+        (``copyMisaligned``) reads the whole granule of a tensor's last element."""
         if nbytes == 0:
             return 0
+        nbytes = -(-nbytes // GRANULE) * GRANULE
         ptr = cu.check(cu.cuda_driver().cuMemAlloc(nbytes), f"cuMemAlloc({nbytes}) for {what}")
         self.allocations.append(ptr)
         return int(ptr)
