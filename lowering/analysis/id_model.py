@@ -535,6 +535,10 @@ def _check_vectorized_axes_are_contiguous(computed: list[TensorView], views: dic
             if not i.parallel_type.vectorizes:
                 continue
             misaligned = i.parallel_type is ParallelType.MisalignedVectorize
+            if misaligned and tv.memory_type is not MemoryType.Shared:
+                raise LoweringError(f"T{tv.name}: MisalignedVectorize axis {i.label()} copies into "
+                                    f"{tv.memory_type.name} memory; a misaligned vector is stored whole into shared "
+                                    f"memory (set_memory_type(MemoryType.Shared), or Vectorize an aligned copy)")
             if misaligned and tv.definition.inputs[0] in views:
                 raise LoweringError(f"T{tv.name}: MisalignedVectorize axis {i.label()} copies a view "
                                     f"(T{tv.definition.inputs[0].name}) of a fusion input; a misaligned vector copies "
