@@ -2,7 +2,8 @@
 
 ``python bench/probes/matmul_probe.py time|ncu M N K [--tb] [--ta] NAME=JSON ...``: each NAME=JSON is a
 MatmulParams as keyword JSON (``'t192={"tile":[192,192,64],"compute_warp_groups":3,...}'``); ``rules`` alone
-is the suggestion. ``ncu`` launches each variant twice after its check launch."""
+is the suggestion; a ``"blocks_per_sm"`` key sets ``Fusion.set_min_blocks_per_sm``. ``ncu`` launches each variant
+twice after its check launch."""
 from __future__ import annotations
 
 import json
@@ -25,6 +26,7 @@ def params_of(text: str) -> MatmulParams | None:
     if text == "rules":
         return None
     d = json.loads(text)
+    d.pop("blocks_per_sm", None)
     for key in ("tile", "cluster", "register_split", "epilogue_tile"):
         if key in d and d[key] is not None:
             d[key] = tuple(d[key])
@@ -47,7 +49,10 @@ def main() -> None:
     for name, text in variants.items():
         out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
         fusion = matmul_fusion(m, n, k, transpose_a=ta, transpose_b=tb)
-        kernel = lower(schedule_matmul(fusion, params_of(text)))
+        schedule_matmul(fusion, params_of(text))
+        if text != "rules" and "blocks_per_sm" in json.loads(text):   # __launch_bounds__' minimum blocks per SM
+            fusion.set_min_blocks_per_sm(json.loads(text)["blocks_per_sm"])
+        kernel = lower(fusion)
         fn = prepare(kernel, [a, b], [out])
         fn()
         torch.cuda.synchronize()
