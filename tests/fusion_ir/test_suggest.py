@@ -342,7 +342,7 @@ def test_rows_tma_cannot_copy_get_a_pipelined_kernel(shape: tuple[int, int, int]
 @pytest.mark.parametrize("pinned,match", [
     ({"warp_specialized": True}, (r"MatmulParams.warp_specialized: a row of operand a \(T0\) holds K = 891 "
                                   r"bfloat16 elements, 1782 bytes, not a multiple of the 16 TMA needs, so the compute "
-                                  r"warp groups load operand A with plain element copies; .* set "
+                                  r"warp groups load operand A with misaligned vectors of 8 elements .* set "
                                   r"warp_specialized=False")),
     ({"persistent": True}, r"MatmulParams.persistent: .* set persistent=False"),
     ({"stages": 2}, r"MatmulParams.stages: 2 with .* at least 3 stages"),
@@ -361,15 +361,15 @@ def test_a_pinned_arrangement_that_cannot_load_the_rows_is_refused(pinned: dict,
 
 
 def test_copies_the_threads_cannot_share_evenly_are_refused() -> None:
-    """B K-major (nn.Linear's weight) of odd K (plain copies) in a tile of N = 136, K = 16: 136 x 16 copies over
-    256 threads."""
+    """B K-major (nn.Linear's weight) of odd K (misaligned vectors of 8) in a tile of N = 136, K = 16: 136 x 16 / 8
+    copies over 256 threads."""
     fusion = Fusion()
     with fusion:
         a = fusion.add_input(shape=(256, 99), dtype=DataType.BFloat16)
         w = fusion.add_input(shape=(512, 99), dtype=DataType.BFloat16)
         fusion.add_output(ops.matmul(a, ops.transpose(w, 0, 1)))
-    with pytest.raises(ScheduleError, match=r"MatmulParams.tile: \(128, 136, 16\) with operand B loaded by plain "
-                                            r"element copies: its 136 x 16 tile is 2176 copies, which the 256 threads "
+    with pytest.raises(ScheduleError, match=r"MatmulParams.tile: \(128, 136, 16\) with operand B loaded by misaligned "
+                                            r"vectors of 8 elements .*: its 136 x 16 tile is 272 copies, which the 256 threads "
                                             r"of 2 compute warp groups must share evenly"):
         suggest_matmul_params(fusion, tile=(128, 136, 16), compute_warp_groups=2)
     suggest_matmul_params(fusion, tile=(128, 128, 16), compute_warp_groups=2)
