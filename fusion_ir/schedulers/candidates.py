@@ -8,7 +8,9 @@ store; 128 x 192 a tile per block; the big tiles, 192 x 192, 128 x 192 and the 6
 both shapes (``CLUSTERED``, both operands TMA-loaded);
 split-K of 128 x 256 tiles, Pipelined and warp-specialized, where the tiles are fewer than the SMs and K
 is long; the first persistent candidate with ``group_m`` halved and doubled (where it has more row tiles than
-half a group) and with its tiles grouped along N (``raster="n"``). The TMA store wherever the result allows it
+half a group) and with its tiles grouped along N (``raster="n"``). A block-per-tile candidate without a cluster
+walks its tiles on a grouped grid (``grouped_grid``, ``grid_group``) and the suggestion's row-major order is a
+candidate too. The TMA store wherever the result allows it
 (16-bit), register stores otherwise. Duplicates
 are dropped, and so are persistent candidates of a problem with fewer tiles than SMs (nothing for the
 persistent loop to walk). Every candidate is as deep as shared memory allows (the rules' depth) and is kept
@@ -34,6 +36,7 @@ from .suggest import (
     _fits_int32,
     _warp_groups_for,
     compute_loaded_arrangement,
+    grid_group,
     producer_epilogue_loads,
     problem_group_m,
     register_split,
@@ -41,7 +44,7 @@ from .suggest import (
     with_sub_tile,
 )
 
-MAX_CANDIDATES = 26
+MAX_CANDIDATES = 27
 BIG_TILES = ((128, 256, 64), (256, 128, 64))
 SQUARE_TILE = (192, 192, 64)          # three compute warp groups: whole waves where the big tiles leave a tail
 WIDE_PERSISTENT = (128, 192, 64)      # pads fewer columns than 128 x 256
@@ -79,7 +82,11 @@ def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *
         group = problem_group_m(problem, tile)
         if persistent and group is not None:
             out["group_m"] = group                   # no padded rows where a group allows
-        return {**out, **compute_loaded_arrangement(problem, out)}    # an operand TMA cannot load: Pipelined
+        out = {**out, **compute_loaded_arrangement(problem, out)}     # an operand TMA cannot load: Pipelined
+        grouped = grid_group(problem, out)
+        if grouped is not None and "grouped_grid" not in fields:
+            out.update(grouped_grid=True, group_m=grouped)             # a block per tile in grouped order
+        return out
 
     out = [suggested]
 
@@ -94,6 +101,8 @@ def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *
     if producer_epilogue_loads(suggested, problem):        # the producer warp group's pipeline of the epilogue inputs
         add(_deepest(replace(suggested, epilogue_loads="producer"), problem))
     add(_deepest(replace(suggested, tma_store=not suggested.tma_store), problem))
+    if suggested.grouped_grid:
+        add(replace(suggested, grouped_grid=False, group_m=8))         # the blocks in row-major order
     switched = replace(suggested, persistent=not suggested.persistent, ping_pong=False, cluster=(1, 1),
                        index_type=DataType.Int64 if suggested.persistent else wide_index)
     group = problem_group_m(problem, switched.tile)

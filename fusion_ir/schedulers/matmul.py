@@ -417,7 +417,7 @@ def _tile_count(params: MatmulParams, batch: int = 0) -> int:
         return 2 + (1 if params.ping_pong else 0) + (1 if params.cluster_size() > 1 else 0)
     if params.stream_k:
         return 1
-    return 2 + batch
+    return (1 if params.grouped_grid else 2) + batch
 
 
 def _merge_batch(tv: TensorView, batch: int) -> int:
@@ -448,8 +448,12 @@ def _tile_axes(tv: TensorView, params: MatmulParams, batch: int = 0) -> int:
     if not params.persistent:
         if batch:
             tv.axis(0).parallelize(ParallelType.BIDz)
-        tv.axis(batch).parallelize(ParallelType.BIDy)
-        tv.axis(batch + 1).parallelize(ParallelType.BIDx)
+        if params.grouped_grid:              # [(B,) T (BIDx)]: a block per tile, the tiles in grouped order
+            _group_tiles(tv, batch, params.group_m, params.raster)
+            tv.axis(batch).parallelize(ParallelType.BIDx)
+        else:
+            tv.axis(batch).parallelize(ParallelType.BIDy)
+            tv.axis(batch + 1).parallelize(ParallelType.BIDx)
         return _tile_count(params, batch)
     cm, cn = params.cluster
     size = cm * cn
@@ -461,16 +465,7 @@ def _tile_axes(tv: TensorView, params: MatmulParams, batch: int = 0) -> int:
     elif cn > 1:                             # [(B,) Mo, No / C, C]
         tv.split(batch + 1, cn)
         g = g // cn if params.raster == "n" else g
-    if g > 1 and params.raster == "n":       # group_m column tiles along a row of A before the next row
-        tv.split(batch + 1, g)               # [(B,) Mo, No/g, g, ...]
-        tv.reorder({batch: batch + 1, batch + 1: batch})           # [(B,) No/g, Mo, g, ...]
-        tv.merge(batch, batch + 1).merge(batch, batch + 1)         # [(B,) T, ...]
-    elif g > 1:
-        tv.split(batch, g)                   # [(B,) Mo/g, g, No, ...]
-        tv.reorder({batch + 1: batch + 2, batch + 2: batch + 1})   # [(B,) Mo/g, No, g, ...]
-        tv.merge(batch, batch + 1).merge(batch, batch + 1)         # [(B,) T, ...]
-    else:
-        tv.merge(batch, batch + 1)
+    _group_tiles(tv, batch, g, params.raster)
     if batch:
         tv.merge(0, 1)                       # [B T, ...]: the batch's tiles one after the other
     tv.split(0, params.blocks // size)       # [T / B, B, (C,) ...]
@@ -483,6 +478,22 @@ def _tile_axes(tv: TensorView, params: MatmulParams, batch: int = 0) -> int:
     tv.split(0, params.compute_warp_groups)
     tv.axis(1).parallelize(ParallelType.TIDy)
     return _tile_count(params)
+
+
+def _group_tiles(tv: TensorView, at: int, g: int, raster: str) -> None:
+    """``[.., Mo, No, ..]`` (at ``at``) -> ``[.., T, ..]``, the tiles in grouped order: ``g`` row tiles down a column
+    before the next column (``raster="m"``), or ``g`` column tiles along a row (``"n"``); rows (columns) past the
+    last whole group are padded, their tiles computed on zero-filled loads and stored nowhere."""
+    if g > 1 and raster == "n":              # g column tiles along a row of A before the next row
+        tv.split(at + 1, g)                  # [.., Mo, No/g, g, ...]
+        tv.reorder({at: at + 1, at + 1: at})                       # [.., No/g, Mo, g, ...]
+        tv.merge(at, at + 1).merge(at, at + 1)                     # [.., T, ...]
+    elif g > 1:
+        tv.split(at, g)                      # [.., Mo/g, g, No, ...]
+        tv.reorder({at + 1: at + 2, at + 2: at + 1})               # [.., Mo/g, No, g, ...]
+        tv.merge(at, at + 1).merge(at, at + 1)                     # [.., T, ...]
+    else:
+        tv.merge(at, at + 1)
 
 
 def _split_k(acc: TensorView, params: MatmulParams, tiles: int) -> int:

@@ -72,6 +72,10 @@ class MatmulParams:
     # persistent: the grouped order's direction: "m", group_m row tiles down a column of B (the default), or "n",
     # group_m column tiles along a row of A (CUTLASS's raster order along N)
     raster: str = "m"
+    # a block per tile, the blocks on a 1-D grid in the grouped order (group_m, raster) instead of [Mo (BIDy),
+    # No (BIDx)]: the blocks running at once share fewer, reused, operand tiles in L2 (CUTLASS's swizzle, Triton's
+    # GROUP_M); not persistent (always grouped), not stream-K, no cluster
+    grouped_grid: bool = False
     register_split: tuple[int, int] | None = (40, 232)   # warp-specialized: producer, compute registers
     tma_store: bool = False                      # the epilogue: stmatrix into shared memory, then a TMA store
     index_type: DataType = DataType.Int64        # the kernel's index arithmetic (Int32: tensors under 2**31 elements)
@@ -197,6 +201,11 @@ class MatmulParams:
         if self.raster not in ("m", "n"):
             raise ScheduleError(f"MatmulParams.raster: {self.raster!r} must be \"m\" (group_m row tiles down a column "
                                 f"of B) or \"n\" (group_m column tiles along a row of A)")
+        if self.grouped_grid and (self.persistent or self.stream_k or self.cluster != (1, 1)):
+            raise ScheduleError(f"MatmulParams.grouped_grid: a block per tile in grouped order on a 1-D grid, with "
+                                f"persistent={self.persistent}, stream_k={self.stream_k}, cluster={self.cluster}; a "
+                                f"persistent kernel always walks its tiles grouped, and stream-K and clusters order "
+                                f"the blocks their own way: set grouped_grid=False")
         for name in ("blocks", "group_m"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:

@@ -55,16 +55,20 @@ def value_text(value: Any) -> str:
 
 def params_name(params: Any) -> str:
     """A ``MatmulParams`` in one short line, e.g. ``ws persistent tma-store i32 128x256x64 s3 wg2``
-    (``g4``: a ``group_m`` other than 8 on a persistent kernel, ``raster-n``: its tiles grouped along N;
+    (``g4``: a ``group_m`` other than 8 on a persistent kernel, ``grid-g4``: a block per tile in grouped order
+    (``grouped_grid``), ``raster-n``: the tiles grouped along N;
     ``split-k4``: four blocks per output tile; ``cluster2x1``: blocks of a cluster along M x N; ``sub128x64``: the
     epilogue's sub-tile, with ``r3`` a ring of other than 2 staging tiles)."""
     words = [w for w, on in (("ws", params.warp_specialized), ("persistent", params.persistent),
                              ("ping-pong", params.ping_pong), ("tma-store", params.tma_store),
                              ("i32", params.index_type is DataType.Int32)) if on]
     words += [value_text(params.tile), f"s{params.stages}", f"wg{params.compute_warp_groups}"]
-    if params.persistent and params.group_m != 8:
+    grouped = params.persistent or getattr(params, "grouped_grid", False)
+    if getattr(params, "grouped_grid", False):
+        words.append(f"grid-g{params.group_m}")
+    elif params.persistent and params.group_m != 8:
         words.append(f"g{params.group_m}")
-    if params.persistent and getattr(params, "raster", "m") != "m":
+    if grouped and getattr(params, "raster", "m") != "m":
         words.append(f"raster-{params.raster}")
     if getattr(params, "split_k", 1) != 1:
         words.append(f"split-k{params.split_k}")

@@ -39,6 +39,10 @@ BUILDERS["example_matmul_wgmma_cp_async_k100"] = lambda: examples.load("matmul_w
     tile=(128, 128, 64), stages=3, compute_warp_groups=2, shape=(200, 264, 100))
 BUILDERS["example_matmul_wgmma_plain_copies_k263"] = lambda: examples.load("matmul_wgmma").build(
     tile=(128, 128, 64), stages=3, compute_warp_groups=2, shape=(200, 264, 263), transpose_b=True)
+# a block per tile on a 1-D grid in grouped order: 3 row tiles down a column of B before the next column
+BUILDERS["example_matmul_wgmma_grouped_grid"] = lambda: examples.load("matmul_wgmma").build(
+    tile=(128, 256, 64), stages=4, compute_warp_groups=2, warp_specialized=True, shape=(768, 1024, 512),
+    grouped_grid=True, group_m=3)
 
 # the transpose scheduler at a size whose rows take 16-byte vectors: each thread reads a float4 into the tile
 BUILDERS["example_matmul_epilogue_bias_gelu_sub_tiled"] = lambda: examples.load("matmul_epilogue").build(   # 128 x 32

@@ -400,6 +400,14 @@ CASES = [
     ("vectorize-width-3", with_(pointwise, lambda n: n.t3.split(1, 3)),
      lambda n: n.t3.axis(2).parallelize(PT.Vectorize),
      r"T3: parallelize: Vectorize width 3 on axis 2 \(iS9\{3\}\) is not a power of two"),
+    ("misaligned-vectorize-not-a-copy", with_(pointwise, lambda n: n.t3.split(1, 4)),
+     lambda n: n.t3.axis(2).parallelize(PT.MisalignedVectorize),
+     r"T3: parallelize: MisalignedVectorize on axis 2 \(iS9\{4\}\) needs a plain copy of a fusion input "
+     r"\(cache_after\(LoadStoreOpType.Set\)\); T3 is not one"),
+    ("misaligned-vectorize-one-element", with_(pointwise, lambda n: setattr(n, "c", n.t0.cache_after().split(1, 1))),
+     lambda n: n.c.axis(2).parallelize(PT.MisalignedVectorize),
+     r"T4: parallelize: MisalignedVectorize on axis 2 \(iS11\{1\}\) copies 1 x float = 4 bytes; a misaligned "
+     r"vector is 4, 8 or 16 bytes of at least two elements of at most 4 bytes"),
     ("vectorize-symbolic-extent", pointwise, lambda n: n.t3.axis(1).parallelize(PT.Vectorize),
      r"T3: parallelize: Vectorize on axis 1 \(iS7\{i1\}\) needs a constant extent"),
     ("vectorize-inside-compute-at", with_(pointwise_split, lambda n: n.t2.compute_at(n.t3, 3)),

@@ -1,0 +1,94 @@
+"""``MatmulParams.grouped_grid``: a block per tile, the blocks on a 1-D grid in the grouped order (``group_m`` row
+tiles down a column of B, or column tiles along a row of A with ``raster="n"``) instead of ``[Mo (BIDy), No (BIDx)]``;
+the rules pick it with the largest group of at most 8 that divides the row tiles (``grid_group``). The simulator
+against numpy with whole and padded groups, both rasters and a batch; the launch grid; the rules it checks."""
+
+from __future__ import annotations
+
+import pytest
+
+from fusion_ir import ScheduleError
+from fusion_ir.schedulers import MatmulParams, schedule_matmul, suggest_matmul_params
+from fusion_ir.schedulers.matmul_problem import matmul_problem
+from fusion_ir.schedulers.suggest import grid_group
+from lowering import lower
+from runtime import simulate
+from runtime.tuning import matmul_fusion
+from tests.helpers import assert_matches, random_inputs
+
+WS = {"tile": (128, 128, 64), "stages": 3, "compute_warp_groups": 2, "warp_specialized": True, "tma_store": True}
+
+
+def _check(m: int, n: int, k: int, params: MatmulParams, batch: int | None = None, seeds=(0, 1)) -> None:
+    fusion = matmul_fusion(m, n, k, batch=batch)
+    schedule_matmul(fusion, params)
+    kernel = lower(fusion)
+    lead = (batch,) if batch is not None else ()
+    for seed in seeds:
+        inputs = random_inputs(fusion, [lead + (m, k), lead + (k, n)], seed=90 + seed)
+        assert_matches(fusion, inputs, simulate(kernel, inputs, seed=seed), tol=1e-2)
+
+
+@pytest.mark.parametrize("group_m,raster", [(2, "m"), (3, "m"), (5, "m"), (2, "n"), (3, "n")])
+def test_grouped_grids_match_numpy(group_m: int, raster: str) -> None:
+    """520 x 392: 5 row tiles and 4 column tiles of 128; groups of 2 and 3 pad a row (or column) of tiles, whose
+    blocks compute on zero-filled loads and store nothing."""
+    _check(520, 392, 136, MatmulParams(**WS, grouped_grid=True, group_m=group_m, raster=raster))
+
+
+def test_a_batched_grouped_grid_matches_numpy() -> None:
+    _check(264, 200, 72, MatmulParams(**WS, grouped_grid=True, group_m=2), batch=2, seeds=(0,))
+
+
+def test_a_pipelined_grouped_grid_of_a_compute_loaded_operand_matches_numpy() -> None:
+    """K = 263: A by misaligned vectors in a Pipelined kernel, its blocks in grouped order."""
+    params = MatmulParams(tile=(128, 128, 64), stages=3, compute_warp_groups=2, grouped_grid=True, group_m=2)
+    _check(300, 264, 263, params, seeds=(0,))
+
+
+@pytest.mark.parametrize("batch", [None, 3])
+def test_the_grid_is_one_dimensional(batch: int | None) -> None:
+    fusion = matmul_fusion(1024, 768, 256, batch=batch)
+    schedule_matmul(fusion, MatmulParams(**WS, grouped_grid=True, group_m=4))
+    grid = tuple(g.const_value() for g in lower(fusion).grid)
+    assert grid == (8 * 6, 1, batch or 1)
+
+
+@pytest.mark.parametrize("fields,what", [({"persistent": True}, "persistent=True"),
+                                         ({"cluster": (2, 1)}, "cluster=(2, 1)")])
+def test_refused_with_what_orders_its_blocks_its_own_way(fields: dict, what: str) -> None:
+    params = MatmulParams(**{**WS, **fields}, grouped_grid=True)
+    with pytest.raises(ScheduleError, match=rf"MatmulParams.grouped_grid: a block per tile in grouped order on a "
+                                            rf"1-D grid, with .*{what.replace('(', '[(]').replace(')', '[)]')}.*set "
+                                            rf"grouped_grid=False"):
+        schedule_matmul(matmul_fusion(1024, 1024, 256), params)
+
+
+def test_refused_with_stream_k() -> None:
+    params = MatmulParams(tile=(128, 128, 64), stages=4, stream_k=True, grouped_grid=True)
+    with pytest.raises(ScheduleError, match=r"MatmulParams.grouped_grid: .* stream_k=True"):
+        schedule_matmul(matmul_fusion(1024, 1024, 256), params)
+
+
+# ------------------------------------------------------------------ the rules
+@pytest.mark.parametrize("m,group", [(40 * 128, 8), (12 * 128, 6), (13 * 128, None), (128, None), (7 * 128, 7),
+                                     (2 * 128, 2)])
+def test_the_group_is_the_largest_divisor_of_the_row_tiles_up_to_8(m: int, group: int | None) -> None:
+    problem = matmul_problem(matmul_fusion(m, 1024, 512))
+    assert grid_group(problem, {"tile": (128, 256, 64)}) == group
+
+
+def test_no_group_for_persistent_clustered_or_symbolic() -> None:
+    problem = matmul_problem(matmul_fusion(4096, 4096, 512))
+    assert grid_group(problem, {"tile": (128, 256, 64), "persistent": True}) is None
+    assert grid_group(problem, {"tile": (128, 256, 64), "cluster": (2, 1)}) is None
+    assert grid_group(matmul_problem(matmul_fusion(None, None, None)), {"tile": (128, 256, 64)}) is None
+
+
+def test_the_suggestion_groups_a_block_per_tile_and_says_why() -> None:
+    params = suggest_matmul_params(matmul_fusion(4096, 14336, 4096, transpose_b=True), sms=132)
+    assert params.grouped_grid and params.group_m == 8 and not params.persistent and params.cluster == (1, 1)
+    reasons = {r.name: r.reason for r in params.why.fields}
+    assert "grouped order" in reasons["grouped_grid"] and "divides the 16 rows" in reasons["group_m"]
+    pinned = suggest_matmul_params(matmul_fusion(4096, 14336, 4096, transpose_b=True), sms=132, grouped_grid=False)
+    assert not pinned.grouped_grid and pinned.tile == params.tile
