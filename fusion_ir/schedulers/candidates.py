@@ -83,7 +83,7 @@ def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *
         if persistent and group is not None:
             out["group_m"] = group                   # no padded rows where a group allows
         out = {**out, **compute_loaded_arrangement(problem, out)}     # an operand TMA cannot load: Pipelined
-        grouped = grid_group(problem, out)
+        grouped = grid_group(problem, out, sms)
         if grouped is not None and "grouped_grid" not in fields:
             out.update(grouped_grid=True, group_m=grouped)             # a block per tile in grouped order
         return out

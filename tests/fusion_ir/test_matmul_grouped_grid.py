@@ -74,12 +74,20 @@ def test_refused_with_stream_k() -> None:
 @pytest.mark.parametrize("m,group", [(40 * 128, 8), (12 * 128, 6), (13 * 128, None), (128, None), (7 * 128, 7),
                                      (2 * 128, 2)])
 def test_the_group_is_the_largest_divisor_of_the_row_tiles_up_to_8(m: int, group: int | None) -> None:
-    problem = matmul_problem(matmul_fusion(m, 1024, 512))
-    assert grid_group(problem, {"tile": (128, 256, 64)}) == group
+    problem = matmul_problem(matmul_fusion(m, 65536, 512))          # 256 columns of tiles: more than a wave
+    assert grid_group(problem, {"tile": (128, 256, 64)}, sms=132) == group
+
+
+def test_no_group_for_one_wave() -> None:
+    """132 tiles or fewer run at once on 132 SMs, whatever their order."""
+    problem = matmul_problem(matmul_fusion(1024, 1024, 1024))       # 16 x 8 tiles of 64 x 128
+    assert grid_group(problem, {"tile": (64, 128, 64)}, sms=132) is None
+    assert grid_group(problem, {"tile": (64, 128, 64)}, sms=100) == 8
 
 
 def test_no_group_for_persistent_clustered_or_symbolic() -> None:
-    problem = matmul_problem(matmul_fusion(4096, 4096, 512))
+    problem = matmul_problem(matmul_fusion(8192, 8192, 512))
+    assert grid_group(problem, {"tile": (128, 256, 64)}, sms=132) == 8
     assert grid_group(problem, {"tile": (128, 256, 64), "persistent": True}) is None
     assert grid_group(problem, {"tile": (128, 256, 64), "cluster": (2, 1)}) is None
     assert grid_group(matmul_problem(matmul_fusion(None, None, None)), {"tile": (128, 256, 64)}) is None

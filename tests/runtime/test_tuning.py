@@ -74,7 +74,7 @@ def test_the_default_progress_prints_a_line_per_candidate(tmp_path: Path, capsys
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("  [1/2] ws tma-store 64x128x64 s8 wg1") and lines[0].endswith(" 0.0100 ms     26.8 TFLOP/s")
     assert lines[1].endswith("rejected: relative error 1e+00")
-    assert lines[2].startswith("  winner: ws tma-store 64x128x64 s8 wg1 grid-g8 sub64x64 (0.0100 ms); stored for 'Fake GPU' in ")
+    assert lines[2].startswith("  winner: ws tma-store 64x128x64 s8 wg1 sub64x64 (0.0100 ms); stored for 'Fake GPU' in ")
 
 
 def test_no_candidate_that_runs_is_an_error_listing_each(tmp_path: Path) -> None:
