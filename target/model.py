@@ -75,6 +75,14 @@ class Target:
     wgmma: Wgmma
     tma: Tma
     l2_bytes: int = 50 * 1024 * 1024    # the L2 cache: an operand much larger streams from DRAM
+    dram_bytes_per_s: float = 3.35e12   # DRAM bandwidth (HBM3 of an H100 SXM)
+    mma_flops_per_s: float = 989e12     # dense 16-bit tensor-core peak (wgmma, bf16 / fp16 into fp32)
+
+    @property
+    def dram_bytes_per_flop(self) -> float:
+        """The machine balance: DRAM bytes per tensor-core flop at peak; a kernel that streams more from DRAM per
+        flop than this waits on memory."""
+        return self.dram_bytes_per_s / self.mma_flops_per_s
 
     @property
     def virtual_arch(self) -> str:

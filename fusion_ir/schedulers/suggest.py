@@ -215,7 +215,7 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
     grouped = grid_group(problem, chosen, sms)
     if "grouped_grid" not in pinned and grouped is not None and not ({"group_m", "raster"} & set(pinned)):
         chosen["grouped_grid"], chosen["group_m"], chosen["raster"] = True, grouped, "m"
-        reasons["grouped_grid"] = GROUPED_GRID_WHY
+        reasons["grouped_grid"] = GROUPED_GRID_WHY.format(stream=row_major_stream(problem, chosen["tile"], sms))
         reasons["group_m"] = (f"{grouped}: the largest group of at most {GRID_GROUP} that divides the "
                               f"{problem.row_tiles(chosen['tile'])} rows of tiles (no padded rows)")
     if "split_k" not in pinned and chosen.get("persistent"):
@@ -527,22 +527,49 @@ def _misaligned_cluster(problem: MatmulProblem, tile: tuple[int, int, int],
 
 
 GRID_GROUP = 8     # a grouped grid's largest group of row tiles
-GROUPED_GRID_WHY = ("a block per tile in grouped order (group_m row tiles down a column of B): the blocks running at "
-                    "once read fewer of B's tiles, which stay in L2 for the next rows (H100: B^T 4096 x 14336 x 4096 "
-                    "0.90 -> 0.95 of cuBLAS, 512 x 16384 x 4096 0.89 -> 0.96, 8192^3 and 16384^3 unchanged)")
+# a grouped grid where a row-major wave would stream at least this fraction of the machine balance from DRAM
+GROUPED_STREAM = 0.8
+GROUPED_GRID_WHY = ("a block per tile in grouped order (group_m row tiles down a column of B): in row-major order a "
+                    "wave's blocks read so many of B's tiles that, the operands being larger than L2, they stream "
+                    "from DRAM at {stream:.2f} of the machine balance (row_major_stream); grouped they read fewer, "
+                    "reused by the next rows (H100: B^T 4096 x 14336 x 4096 0.90 -> 0.95 of cuBLAS, 512 x 16384 x 4096 "
+                    "0.89 -> 0.96)")
+
+
+def row_major_stream(problem: MatmulProblem, tile: tuple[int, int, int], sms: int) -> float | None:
+    """The operand bytes per flop a wave of ``sms`` blocks reads in row-major order (``[Mo (BIDy), No (BIDx)]``),
+    as a fraction of the target's DRAM bytes per tensor-core flop: per K element the wave reads ``r`` row tiles
+    of A (``TM`` rows each) and ``c`` column tiles of B (``TN`` columns), ``r = ceil(wave / No)``, ``c =
+    min(wave, No)``, for ``wave x 2 TM TN`` flops. Where the operands are larger than L2 a wave's tiles are not
+    there for the next wave, so they come from DRAM: above 1 the wave waits on memory. None: a size unknown."""
+    rows, cols, tiles = problem.row_tiles(tile), problem.col_tiles(tile), problem.tiles(tile)
+    if rows is None or cols is None or tiles is None or problem.k is None:
+        return None
+    tm, tn, _ = tile
+    wave = min(sms, tiles)
+    r, c = min(rows, -(-wave // cols)), min(cols, wave)
+    per_flop = (r * tm + c * tn) * problem.dtype.size / (wave * 2 * tm * tn)
+    return per_flop / current_target().dram_bytes_per_flop
 
 
 def grid_group(problem: MatmulProblem, fields: dict[str, Any], sms: int | None = None) -> int | None:
     """The ``group_m`` of a grouped grid (``MatmulParams.grouped_grid``) for a kernel of ``fields``: a block per tile,
     not stream-K, no cluster, more tiles than the ``sms`` (default: the target's) run at once (one wave's blocks all
     run together, whatever their order: 1024^3 in 64 x 128 tiles, one wave, ran 0.88 of cuBLAS grouped against 0.92
-    in row-major order on an H100), M known; the largest group of at most ``GRID_GROUP`` row tiles that divides the
-    row tiles (a padded row's blocks would compute zeros). None where no group of 2 or more divides them."""
+    in row-major order on an H100), operands larger than L2 that a row-major wave would stream from DRAM at
+    ``GROUPED_STREAM`` of the machine balance or more (``row_major_stream``: where it streams less, grouping cost
+    1-3 % on an H100, 12288 x 4096 x 1536 0.91 against 0.93, 1792 x 7168 x 2048 0.93 against 0.95); the largest
+    group of at most ``GRID_GROUP`` row tiles that divides the row tiles (a padded row's blocks would compute zeros).
+    None otherwise, and where no group of 2 or more divides them."""
     if fields.get("persistent") or fields.get("stream_k") or fields.get("cluster", (1, 1)) != (1, 1):
         return None
     rows, tiles = problem.row_tiles(fields["tile"]), problem.tiles(fields["tile"])
     sms = current_target().sm_count if sms is None else sms
     if rows is None or tiles is None or tiles * fields.get("split_k", 1) <= sms:
+        return None
+    operands = problem.k * (problem.m + problem.n) * problem.dtype.size * (problem.batch or 1)   # type: ignore[operator]
+    stream = row_major_stream(problem, fields["tile"], sms)
+    if operands <= current_target().l2_bytes or stream is None or stream < GROUPED_STREAM:
         return None
     group = max(g for g in range(1, min(GRID_GROUP, rows) + 1) if rows % g == 0)
     return group if group > 1 else None
