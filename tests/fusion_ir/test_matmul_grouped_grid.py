@@ -113,3 +113,14 @@ def test_the_suggestion_groups_a_block_per_tile_and_says_why() -> None:
     assert "divides the 16 rows" in reasons["group_m"]
     pinned = suggest_matmul_params(matmul_fusion(4096, 14336, 4096, transpose_b=True), sms=132, grouped_grid=False)
     assert not pinned.grouped_grid and pinned.tile == params.tile
+
+
+def test_a_compute_loaded_operand_is_grouped_whatever_the_stream() -> None:
+    """4096 x 4096 x 1001: A's rows are odd (misaligned vectors); a row-major wave streams little (0.36), but the
+    copies wait for their latency, shorter from L2."""
+    fusion = matmul_fusion(4096, 4096, 1001)
+    problem = matmul_problem(fusion)
+    assert not problem.tma_operands and row_major_stream(problem, (128, 256, 64), 132) < 0.5
+    params = suggest_matmul_params(fusion, sms=132)
+    assert params.grouped_grid and params.group_m == 8 and not params.warp_specialized
+    assert "load an operand themselves" in {r.name: r.reason for r in params.why.fields}["grouped_grid"]
