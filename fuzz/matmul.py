@@ -4,7 +4,7 @@ the property every draw must satisfy.
 ``matmul_cases()`` draws a ``MatmulCase``: parameters that satisfy every rule (tiles of 64-256 rows
 over 1-3 warp groups, N from 16 to 256, K 16-64, 2-5 or "auto" stages, 32- or 64-bit indices;
 Pipelined, warp-specialized, persistent, ping-pong, with a TMA-store epilogue and either store
-wait), the parameters ``suggest_matmul_params`` picks (some fields pinned), or, one draw in three,
+wait; one block-per-tile draw in four on a grouped grid of 1-4 rows or columns of tiles), the parameters ``suggest_matmul_params`` picks (some fields pinned), or, one draw in three,
 parameters that break one rule (a tile, the stages, the warp groups, the register budget, a flag
 not available yet); an operand dtype, a fused epilogue (none, bias + relu, bias + gelu,
 alpha * acc + beta * C with C TMA-loaded), the operands' layouts (a given ``[M, K]`` or ``[K, M]``,
@@ -235,6 +235,9 @@ def matmul_params(draw: st.DrawFn) -> MatmulParams:
     if not params.persistent and draw(st.integers(0, 3)) == 0:   # split-K: the sizes are symbolic, so a split may get
         # no K tile at all (TMA reads zeros past K: its partial is 0)
         params = replace(params, split_k=draw(st.integers(2, 4)))
+    if not params.persistent and draw(st.integers(0, 3)) == 0:   # a grouped grid, its last group padded or not
+        params = replace(params, grouped_grid=True, group_m=draw(st.integers(1, 4)),
+                         raster=draw(st.sampled_from(["m", "n"])))
     return params
 
 
