@@ -8,6 +8,7 @@ alignment; buffers whose bytes overlap record each other, so a write to one dest
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -196,7 +197,11 @@ class MemoryOps:
         values = src.read(spos)
         if node.reduce_op is not None:
             values = REDUCE[node.reduce_op](st.read(dpos), values)
-        what = lambda: f"a vector store to {node.buffer.name}[{node.index}]"  # formatted only on error
+        self._store_vector(st, dpos, lanes, values, lambda: f"a vector store to {node.buffer.name}[{node.index}]")
+
+    def _store_vector(self, st: Storage, dpos: Any, lanes: Any, values: Any, what: Callable[[], str]) -> None:
+        """Write a vector's elements (``dpos``: [lanes, vector]) with the checks of every store: a wgmma operand
+        still read, an accumulator in flight, the generic proxy's writes (``what`` is formatted only on error)."""
         if st.wgmma_reads is not None:
             self.wgmma.operand_overwrite(st, dpos, what)
         elif st.wgmma_acc is not None:
@@ -204,7 +209,6 @@ class MemoryOps:
         if st.proxy is not None:
             self.proxy.generic_write(st, dpos, lanes[:, None], what)
         st.write(dpos.reshape(-1), to_dtype(st.dtype, values).reshape(-1))
-
 
     def _assign_misaligned(self, node: k.Assign, st: Storage, idx: Any, src: Storage, sidx: Any, ctx: Ctx) -> None:
         """A misaligned vector (``Assign.valid``): the destination is a whole aligned vector; element ``e`` of
@@ -228,14 +232,8 @@ class MemoryOps:
             values[rows, cols] = src.read(spos)
         dpos = np.broadcast_to(st.positions(self.grid, lanes, idx, f"a vector store to {node.buffer.name}", v),
                                lanes.shape)[:, None] + np.arange(v)
-        what = lambda: f"a misaligned vector store to {node.buffer.name}[{node.index}]"  # formatted only on error
-        if st.wgmma_reads is not None:
-            self.wgmma.operand_overwrite(st, dpos, what)
-        elif st.wgmma_acc is not None:
-            self.wgmma.accumulator_store(st.wgmma_acc, dpos, lanes, what)
-        if st.proxy is not None:
-            self.proxy.generic_write(st, dpos, lanes[:, None], what)
-        st.write(dpos.reshape(-1), to_dtype(st.dtype, values).reshape(-1))
+        self._store_vector(st, dpos, lanes, values,
+                           lambda: f"a misaligned vector store to {node.buffer.name}[{node.index}]")
 
 
 def _store_text(node: k.Assign) -> str:
