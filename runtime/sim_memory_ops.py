@@ -181,12 +181,7 @@ class MemoryOps:
             self._assign_misaligned(node, st, idx, src, sidx, ctx)
             return
         for name, index in ((node.buffer.name, idx), (load.buffer.name, sidx)):
-            per_lane = np.broadcast_to(np.asarray(index), lanes.shape)
-            bad = np.flatnonzero(per_lane % v != 0)
-            if bad.size:
-                j = int(bad[0])
-                raise SimulationError(f"misaligned vector access of {v} elements at {name}[{int(per_lane[j])}] by "
-                                      f"{self.grid.describe(int(lanes[j]))}")
+            self._check_aligned(name, index, v, lanes)
         ar = np.arange(v)
         dpos = np.broadcast_to(st.positions(self.grid, lanes, idx, f"a vector store to {node.buffer.name}", v),
                                lanes.shape)[:, None] + ar
@@ -198,6 +193,15 @@ class MemoryOps:
         if node.reduce_op is not None:
             values = REDUCE[node.reduce_op](st.read(dpos), values)
         self._store_vector(st, dpos, lanes, values, lambda: f"a vector store to {node.buffer.name}[{node.index}]")
+
+    def _check_aligned(self, name: str, index: Any, v: int, lanes: Any) -> None:
+        """A vector access of ``v`` elements starts on a multiple of ``v`` in every lane."""
+        per_lane = np.broadcast_to(np.asarray(index), lanes.shape)
+        bad = np.flatnonzero(per_lane % v != 0)
+        if bad.size:
+            j = int(bad[0])
+            raise SimulationError(f"misaligned vector access of {v} elements at {name}[{int(per_lane[j])}] by "
+                                  f"{self.grid.describe(int(lanes[j]))}")
 
     def _store_vector(self, st: Storage, dpos: Any, lanes: Any, values: Any, what: Callable[[], str]) -> None:
         """Write a vector's elements (``dpos``: [lanes, vector]) with the checks of every store: a wgmma operand
@@ -215,12 +219,7 @@ class MemoryOps:
         the source, at any element position, is read only where its condition holds (only there must it be in
         bounds) and written 0 elsewhere."""
         lanes, v = ctx.lanes, node.vector
-        per_lane = np.broadcast_to(np.asarray(idx), lanes.shape)
-        bad = np.flatnonzero(per_lane % v != 0)
-        if bad.size:
-            j = int(bad[0])
-            raise SimulationError(f"misaligned vector access of {v} elements at {node.buffer.name}"
-                                  f"[{int(per_lane[j])}] by {self.grid.describe(int(lanes[j]))}")
+        self._check_aligned(node.buffer.name, idx, v, lanes)
         valid = np.stack([np.broadcast_to(np.asarray(self.eval.ev(c, ctx)) != 0, lanes.shape) for c in node.valid],
                          axis=1)
         at = np.broadcast_to(np.asarray(sidx), lanes.shape)[:, None] + np.arange(v)
