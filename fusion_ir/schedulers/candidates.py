@@ -4,7 +4,7 @@ A small set around the rules, none tied to a shape, in this order (cut at ``MAX_
 rules' suggestion; the suggestion with the TMA store and with the persistent kernel switched; the big tiles
 (128 x 256, 256 x 128) with the TMA store, one per block and persistent; ping-pong 128 x 128; 192 x 192 on
 three compute warp groups; persistent 128 x 192; the smaller tiles (64 x 256, 128 x 128, 64 x 128) with the TMA
-store; 128 x 192 a tile per block; the big tiles, 192 x 192, 128 x 192 and the 64-row tiles in clusters of two of
+store; 128 x 192, 256 x 192 and 256 x 160 a tile per block; the big tiles, 192 x 192, 128 x 192 and the 64-row tiles in clusters of two of
 both shapes (``CLUSTERED``, both operands TMA-loaded);
 split-K of 128 x 256 tiles, Pipelined and warp-specialized, where the tiles are fewer than the SMs and K
 is long; the first persistent candidate with ``group_m`` halved and doubled (where it has more row tiles than
@@ -44,7 +44,7 @@ from .suggest import (
     with_sub_tile,
 )
 
-MAX_CANDIDATES = 27
+MAX_CANDIDATES = 28
 BIG_TILES = ((128, 256, 64), (256, 128, 64))
 SQUARE_TILE = (192, 192, 64)          # three compute warp groups: whole waves where the big tiles leave a tail
 WIDE_PERSISTENT = (128, 192, 64)      # pads fewer columns than 128 x 256
@@ -59,6 +59,7 @@ CLUSTERED = tuple((tile, cluster) for tile in ((128, 256, 64), (256, 128, 64), (
                   for cluster in ((2, 1), (1, 2)))
 WIDE_TILE = (128, 192, 64)            # a tile per block: a wave covers a third more than 128 x 256
 WIDE_BIG_TILE = (256, 192, 64)        # a tile per block: a wave covers half as much again as 256 x 128
+WIDE_BIG_160 = (256, 160, 64)         # a tile per block between them: whole waves or whole N where neither fits
 SPLIT_K_TILES = 16                    # a split-K candidate's splits keep at least this many K tiles (the rule: 64)
 
 
@@ -117,6 +118,7 @@ def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *
     add(_deepest(MatmulParams(**arranged(WIDE_PERSISTENT, persistent=True)), problem))
     add(_deepest(MatmulParams(**arranged(WIDE_TILE)), problem))
     add(_deepest(MatmulParams(**arranged(WIDE_BIG_TILE)), problem))
+    add(_deepest(MatmulParams(**arranged(WIDE_BIG_160)), problem))
     for tile in SMALL_TILES:
         add(_deepest(MatmulParams(**arranged(tile)), problem))
     if problem.tma_operands:

@@ -49,7 +49,7 @@ from .matmul_problem import (
     vector_tile,
     wgmma_operand_types,
 )
-from .matmul_smem import shared_vector
+from .matmul_smem import mn_chunk, shared_vector
 from .matmul_why import given_why
 from .suggest import suggest_matmul_params
 
@@ -217,10 +217,11 @@ def _mn_major_tile(tv: TensorView, tiles: int, mn: int, broadcast: int, load: Op
                    params: MatmulParams | None = None) -> None:
     """An operand tile whose M or N axis (at ``mn``, beside its loop broadcast at ``broadcast``, then TK) is
     contiguous: ``[tiles, Ko, MNc, b, TK, MNw]``, a TMA box of ``TK x MNw`` per chunk of ``MNw`` columns (one
-    widest swizzle row); loaded by the compute warp groups, the same layout spread over their threads."""
+    swizzle row, the widest whose elements divide the columns: 160 columns of bf16 are 5 chunks of 32 in 64-byte
+    rows); loaded by the compute warp groups, the same layout spread over their threads."""
     columns = tv.loop[mn].extent.const_value()
     assert columns is not None
-    w = min(columns, max(swizzle_by_span()) // tv.dtype.size)
+    w = mn_chunk(columns, tv.dtype.size)
     b, k = tv.loop[broadcast], tv.loop[tiles + 3]
     tv.split(mn, w)                                     # [tiles, Ko, .., MNc, MNw, .., TK]
     order = [tv.loop[mn], b, k, tv.loop[mn + 1]]

@@ -146,11 +146,11 @@ class MatmulParams:
                                 f"stmatrix.x4, which stores pairs of {wgmma.n_step}-column blocks, so N must be a "
                                 f"multiple of {2 * wgmma.n_step} (or set tma_store=False)")
         b_row = tn * dtype.size
-        if layout.b_mn_major and tn % (widest // dtype.size) and b_row not in swizzles:
+        narrowest = min(swizzles) // dtype.size
+        if layout.b_mn_major and tn % narrowest:
             raise ScheduleError(f"MatmulParams.tile: N {tn} makes a row of B's N-major tile {b_row} bytes; B is "
-                                f"laid out in swizzle rows of {spans}, so N must be "
-                                f"{', '.join(str(s // dtype.size) for s in swizzles)} or a multiple of "
-                                f"{widest // dtype.size}")
+                                f"laid out in chunks of swizzle rows of {spans}, the widest that divides N, so N "
+                                f"must be a multiple of {narrowest}")
         auto = isinstance(self.stages, str) and self.stages == AUTO
         if not auto and (not isinstance(self.stages, int) or isinstance(self.stages, bool) or self.stages < 2):
             raise ScheduleError(f"MatmulParams.stages: {self.stages!r} must be an int >= 2 (a circular buffer "

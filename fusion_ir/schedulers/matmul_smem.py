@@ -131,6 +131,14 @@ def _tma_alignment(span: int) -> int:
     return max(current_target().tma.smem_alignment, SmemSwizzle(swizzled).alignment)
 
 
+def mn_chunk(columns: int, size: int) -> int:
+    """The columns of one chunk of an MN-major operand tile ``columns`` wide: one swizzle row, the widest whose
+    elements divide the columns (160 bf16 columns: 5 chunks of 32 in 64-byte rows), else the widest row."""
+    spans = current_target().tma.swizzle_spans
+    return max((span // size for span in spans if columns % (span // size) == 0),
+               default=min(columns, max(spans) // size))
+
+
 def _chunked(params: MatmulSchedule, size: int, columns: int | None = None) -> tuple[int, int]:
     """``columns`` (default: the tile's N) in boxes one widest swizzle row wide: (columns allocated, one box
     row's bytes)."""
@@ -145,8 +153,8 @@ def _operand_tile(params: MatmulSchedule, size: int, rows: int, mn_major: bool) 
     tk = params.tile[2]
     if not mn_major:
         return rows * tk * size, _tma_alignment(tk * size)
-    columns, row = _chunked(params, size, rows)
-    return tk * columns * size, _tma_alignment(row)
+    chunk = mn_chunk(rows, size)
+    return tk * -(-rows // chunk) * chunk * size, _tma_alignment(chunk * size)
 
 
 def matmul_smem_requests(params: MatmulSchedule, dtype: DataType, loaded: int | Sequence[LoadedTile] = 0,

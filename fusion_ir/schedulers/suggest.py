@@ -90,7 +90,13 @@ WAVE_TILES = (((128, 192, 64), 2, 6.4), ((128, 128, 64), 2, 5.9))
 # (3 stages), 1000 x 6000 x 2000 0.99 against 0.91, 8192 x 8192 x 1024 0.85 against 0.84, 16384^3 0.88 against 0.85
 # for 256 x 128 (42 waves against 63; cuBLAS's rate there varies from run to run); 3000 x 5000 x 1000 (no wave
 # gained: the prediction keeps 256 x 128) 0.82 against 0.83.
-WIDE_BIG_TILES = (((256, 192, 64), 2, 7.1),)
+# 256 x 160 (two compute warp groups of 128 x 160; an N-major B in 64-byte swizzle rows of 32 columns), at a rate a
+# little under 256 x 192's: where it fills the waves or N better. H100, 2026-11-26, against the rules' tile then in
+# the same rounds: 6400 x 1600 x 3200 0.98 of cuBLAS against 0.83 (N of 10 tiles: 2 waves of 250 tiles, where 256 x 192
+# pads N by 8 %), 3072 x 5120 x 2560 0.98 against 0.91, B^T 4096 x 14336 x 4096 0.98 against 0.94, 10000 x 2048 x 1024
+# 0.91 against 0.87, 3000 x 5000 x 1000 0.84 against 0.83; at 16384^3 it ran 0.95 against 256 x 192's 1.00, which the
+# rate keeps (50 waves of it against 42)
+WIDE_BIG_TILES = (((256, 192, 64), 2, 7.1), ((256, 160, 64), 2, 7.0))
 # 128 x 192 (rate from 1536 x 1536 x 6000 and 768 x 3072 x 12288, 96 tiles in one wave: 0.85 of cuBLAS against 0.66 and
 # 0.75 with 72 tiles of 128 x 256 or their split-K, H100 2026-11-26): a wave of it covers a third more than 128 x 256
 FEW_TILES = ((BIG_COLUMNS, 2, 7.1), ((128, 192, 64), 2, 6.4), ((64, 256, 64), 1, 6.4), ((128, 128, 64), 2, 5.9),

@@ -143,11 +143,28 @@ def test_a_refused_schedule_leaves_the_transposes_as_they_were() -> None:
 
 
 def test_a_k_major_b_takes_any_multiple_of_8_columns() -> None:
-    """B N-major is laid out in swizzle rows of N (16, 32 or multiples of 64); K-major, rows of TK: N = 48 works."""
-    params = MatmulParams(tile=(64, 48, 64), stages=2, compute_warp_groups=1)
-    with pytest.raises(ScheduleError, match="N 48 makes a row of B's N-major tile"):
+    """B N-major is laid out in chunks of the widest swizzle row that divides N (N a multiple of 16); K-major,
+    rows of TK: N = 40 works."""
+    params = MatmulParams(tile=(64, 40, 64), stages=2, compute_warp_groups=1)
+    with pytest.raises(ScheduleError, match="N 40 makes a row of B's N-major tile 80 bytes; B is laid out in chunks "
+                                            "of swizzle rows of 32, 64 or 128 bytes, the widest that divides N, so N "
+                                            "must be a multiple of 16"):
         params.validate(DataType.BFloat16)
     params.validate(DataType.BFloat16, layout=MatmulLayout(b_mn_major=False))
+    MatmulParams(tile=(64, 48, 64), stages=2, compute_warp_groups=1).validate(DataType.BFloat16)   # 3 x 32 bytes
+
+
+@pytest.mark.parametrize("tile,chunk", [((256, 160, 64), 32), ((128, 96, 64), 32), ((64, 48, 64), 16),
+                                        ((128, 192, 64), 64)])
+def test_an_n_major_b_takes_chunks_of_the_widest_swizzle_row_dividing_n(tile: tuple, chunk: int) -> None:
+    """160 columns: 5 chunks of 32 in 64-byte rows; 48: 3 of 16 in 32-byte rows; 192: 3 of 64 in 128-byte rows."""
+    fusion = _fusion(False, False)                       # symbolic sizes, B N-major
+    params = MatmulParams(tile=tile, stages=3, compute_warp_groups=tile[0] // 128 or 1, warp_specialized=True)
+    schedule_matmul(fusion, params)
+    b_s = next(tv for tv in fusion.used_tensors() if type(tv.definition).__name__ == "MmaOp").definition.inputs[1]
+    assert b_s.swizzle.span == chunk * 2 and b_s.loop[-1].extent.const_value() == chunk
+    inputs = random_inputs(fusion, [(200, 136), (136, 336)], seed=4)
+    assert_matches(fusion, inputs, simulate(lower(fusion), inputs, seed=0), tol=1e-5)
 
 
 # ------------------------------------------------------------------ in the simulator
