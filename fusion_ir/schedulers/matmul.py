@@ -407,8 +407,10 @@ def _schedule_staged_tensor(tv: TensorView, params: MatmulParams, batch: int) ->
 
 
 def _swizzle_row(params: MatmulParams, tv: TensorView) -> int:
-    """Columns of ``tv``'s tile in one box: the tile's N, at most one row of the widest swizzle."""
-    return min(params.tile[1], max(current_target().tma.swizzle_spans) // tv.dtype.size)
+    """Columns of ``tv``'s tile in one box: one swizzle row, the widest whose elements divide the tile's N
+    (``mn_chunk``; a box past the tile's last column would store into the next tile's); an N narrower than the
+    narrowest row, all of it."""
+    return mn_chunk(params.tile[1], tv.dtype.size)
 
 
 def _tile_count(params: MatmulParams, batch: int = 0) -> int:

@@ -140,10 +140,10 @@ def mn_chunk(columns: int, size: int) -> int:
 
 
 def _chunked(params: MatmulSchedule, size: int, columns: int | None = None) -> tuple[int, int]:
-    """``columns`` (default: the tile's N) in boxes one widest swizzle row wide: (columns allocated, one box
+    """``columns`` (default: the tile's N) in boxes of one swizzle row (``mn_chunk``): (columns allocated, one box
     row's bytes)."""
     tn = params.tile[1] if columns is None else columns
-    nw = min(tn, max(current_target().tma.swizzle_spans) // size)
+    nw = mn_chunk(tn, size)
     return -(-tn // nw) * nw, nw * size
 
 

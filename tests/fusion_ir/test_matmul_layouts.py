@@ -209,3 +209,15 @@ def test_a_k_major_b_of_48_columns_matches_numpy(layout: tuple[bool, bool]) -> N
     schedule_matmul(fusion, MatmulParams(tile=(64, 48, 64), stages=2, compute_warp_groups=1))
     inputs = random_inputs(fusion, _shapes(*layout, 72, 104, 72), seed=650)
     assert_matches(fusion, inputs, simulate(lower(fusion), inputs))
+
+
+@pytest.mark.parametrize("tile,transpose_b", [((128, 96, 64), True), ((256, 160, 64), True), ((256, 160, 64), False)])
+def test_a_whole_tile_tma_store_of_n_no_widest_row_divides_matches_numpy(tile: tuple, transpose_b: bool) -> None:
+    """The staged output tile of a TMA store without sub-tiles goes out in boxes of the widest swizzle row that
+    divides N (96: 3 of 32; 160: 5 of 32): boxes of 64 columns ran past the tile into the next tile's columns."""
+    fusion = _fusion(False, transpose_b, out_dtype=DataType.BFloat16)
+    schedule_matmul(fusion, MatmulParams(tile=tile, stages=3, compute_warp_groups=tile[0] // 128,
+                                         warp_specialized=True, tma_store=True))
+    shapes = _shapes(False, transpose_b, 200, 336, 72)
+    inputs = random_inputs(fusion, shapes, seed=6)
+    assert_matches(fusion, inputs, simulate(lower(fusion), inputs, seed=0), tol=1e-2)
