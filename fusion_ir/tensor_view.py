@@ -589,9 +589,9 @@ class TensorView:
             raise self._err(f"parallelize: Mma on {desc} needs a tensor defined by matmul")
 
     def _check_misaligned_vector(self, desc: str, width: int) -> None:
-        """A misaligned vector is a plain copy of a fusion input (aligned to one element only) into shared or
-        local memory: its source is read as the aligned words covering the vector, shifted into place, so the
-        vector must hold at least two elements of at most 4 bytes and be 4, 8 or 16 bytes."""
+        """A misaligned vector is a plain copy of a fusion input (aligned to one element only): its source is read
+        as the aligned words covering the vector, shifted into place, so the vector must hold at least two elements
+        of at most 4 bytes and be 4, 8 or 16 bytes (the lowering checks that it is stored into shared memory)."""
         d = self.definition
         source = d.inputs[0] if isinstance(d, LoadStoreOp) and d.inputs else None
         if load_kind(self) is not LoadStoreOpType.Set or not isinstance(source, TensorView) or not source.is_input:

@@ -153,8 +153,8 @@ def _operand_tile(params: MatmulSchedule, size: int, rows: int, mn_major: bool) 
     tk = params.tile[2]
     if not mn_major:
         return rows * tk * size, _tma_alignment(tk * size)
-    chunk = mn_chunk(rows, size)
-    return tk * -(-rows // chunk) * chunk * size, _tma_alignment(chunk * size)
+    columns, row = _chunked(params, size, rows)
+    return tk * columns * size, _tma_alignment(row)
 
 
 def matmul_smem_requests(params: MatmulSchedule, dtype: DataType, loaded: int | Sequence[LoadedTile] = 0,

@@ -580,9 +580,10 @@ def grid_group(problem: MatmulProblem, fields: dict[str, Any], sms: int | None =
     sms = current_target().sm_count if sms is None else sms
     if rows is None or tiles is None or tiles * fields.get("split_k", 1) <= sms:
         return None
-    operands = problem.k * (problem.m + problem.n) * problem.dtype.size * (problem.batch or 1)   # type: ignore[operator]
-    stream = row_major_stream(problem, fields["tile"], sms)
-    streams = operands > current_target().l2_bytes and stream is not None and stream >= GROUPED_STREAM
+    stream = row_major_stream(problem, fields["tile"], sms)      # None: K unknown
+    streams = stream is not None and stream >= GROUPED_STREAM and (
+        problem.k * (problem.m + problem.n) * problem.dtype.size * problem.batch   # type: ignore[operator]
+        > current_target().l2_bytes)
     if not streams and problem.tma_operands:
         return None
     group = max(g for g in range(1, min(GRID_GROUP, rows) + 1) if rows % g == 0)

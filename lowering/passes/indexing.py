@@ -348,10 +348,8 @@ def _misaligned_vector(loop: ForLoop, width: int | None) -> list[Node]:
         raise LoweringError(f"{loop.label}: a MisalignedVectorize loop must hold one plain copy of a fusion input "
                             f"(under its bounds conditions); this one holds {len(body)} statement(s)")
     assert isinstance(inner, Assign)
-    first = {index: Val.const(0)}
-    value: Value = Load(source.buffer, source.index.substitute(first))
-    if isinstance(inner.value, CastValue):
-        value = CastValue(value, inner.value.dtype)
+    first = {index: Val.const(0)}      # a plain copy keeps its dtype (verify refuses a converting one)
+    value = Load(source.buffer, source.index.substitute(first))
     cond = all_of(per_element)
     valid = tuple(cond.substitute({index: Val.const(e)}) for e in range(width))
     stmt = Assign(inner.buffer, inner.index.substitute(first), value, vector=width, valid=valid)

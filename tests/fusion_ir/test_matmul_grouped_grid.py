@@ -5,6 +5,8 @@ against numpy with whole and padded groups, both rasters and a batch; the launch
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from fusion_ir import ScheduleError
@@ -103,6 +105,7 @@ def test_no_group_for_persistent_clustered_or_symbolic() -> None:
     assert grid_group(problem, {"tile": (256, 128, 64), "persistent": True}, sms=132) is None
     assert grid_group(problem, {"tile": (256, 128, 64), "cluster": (2, 1)}, sms=132) is None
     assert grid_group(matmul_problem(matmul_fusion(None, None, None)), {"tile": (128, 256, 64)}) is None
+    assert grid_group(replace(problem, k=None), {"tile": (256, 128, 64)}, sms=132) is None   # K unknown: no stream
 
 
 def test_the_suggestion_groups_a_block_per_tile_and_says_why() -> None:
