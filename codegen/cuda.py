@@ -570,7 +570,9 @@ class KernelPrinter(NodeVisitor):
         mbar = self._mbarrier(node.mbar, node.mbar_index, node)
         if node.multicast is not None:
             self.helpers.add("cluster")
-            self._emit(f"Hopper::cpAsyncBulkTensorTileG2SMulticast({dst}, {tmap}, {mbar}, {node.multicast:#x}, "
+            mask = f"{node.multicast:#x}" if isinstance(node.multicast, int) else \
+                f"(uint16_t)({self._idx(node.multicast, node)})"
+            self._emit(f"Hopper::cpAsyncBulkTensorTileG2SMulticast({dst}, {tmap}, {mbar}, {mask}, "
                        f"{self._coords(node)});")
             return
         self._emit(f"Hopper::cpAsyncBulkTensorTileG2S({dst}, {tmap}, {mbar}, {self._coords(node)});")

@@ -43,7 +43,7 @@ BUILTIN_SYMBOLS = frozenset(
 _INFIX = {
     "add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%",
     "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!=",
-    "and": "&&", "or": "||", "xor": "^",
+    "and": "&&", "or": "||", "xor": "^", "shl": "<<",
 }
 _FUNCTIONS = {"ceilDiv": "ceilDiv", "min": "min64", "max": "max64"}
 _FUNCTIONS_32 = {"ceilDiv": "ceilDiv32", "min": "min32", "max": "max32"}

@@ -18,7 +18,7 @@ IntLike = Union["Val", int]
 _BINARY_SYMBOLS = {
     "add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%",
     "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!=",
-    "and": "&&", "or": "||", "xor": "^",
+    "and": "&&", "or": "||", "xor": "^", "shl": "<<",
 }
 _FUNCTIONS = {"ceilDiv", "min", "max"}
 
@@ -108,6 +108,10 @@ class Val:
     def logical_or(self, other: IntLike) -> "Val":
         return _binary("or", self, as_val(other))
 
+    def shl(self, other: IntLike) -> "Val":
+        """A non-negative integer shifted left by ``other`` bits (a cluster's multicast mask of ranks)."""
+        return _binary("shl", self, as_val(other))
+
     # ---- inspection ---------------------------------------------------
     def symbols(self) -> set[str]:
         if self.op == "sym":
@@ -173,6 +177,7 @@ _EVAL = {
     "and": lambda a, b: np.logical_and(a, b),
     "or": lambda a, b: np.logical_or(a, b),
     "xor": lambda a, b: np.bitwise_xor(a, b),
+    "shl": lambda a, b: np.left_shift(a, b),
 }
 
 
@@ -299,6 +304,9 @@ def _simplify(op: str, a: Val, b: Val, av: int | None, bv: int | None) -> Val | 
             return a
         if av == 0:
             return b
+    elif op == "shl":
+        if bv == 0 or av == 0:
+            return a
     elif op in ("min", "max") and a == b:
         return a
     return None

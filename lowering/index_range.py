@@ -135,6 +135,10 @@ def _interval(v: Val, ranges: Mapping[str, Interval | None], env: Mapping[str, i
         if alo < 0 or blo < 0:
             return None
         return 0, (1 << max(ahi, bhi).bit_length()) - 1
+    if op == "shl":              # a non-negative value shifted by a small non-negative count
+        if alo < 0 or blo < 0 or bhi > 62:
+            return None
+        return alo << blo, ahi << bhi
     if op == "add":
         return alo + blo, ahi + bhi
     if op == "sub":

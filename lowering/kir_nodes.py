@@ -439,8 +439,9 @@ class TmaLoad:
     mbar: Buffer
     mbar_index: Val
     # ``.multicast::cluster``: the blocks of the cluster (bit r: rank r) whose shared memory receives the box,
-    # each at ``dst_index`` of its own ``dst``, completing on its own ``mbar[mbar_index]``; None: this block's
-    multicast: int | None = None
+    # each at ``dst_index`` of its own ``dst``, completing on its own ``mbar[mbar_index]`` (a Val where the mask
+    # depends on the block's rank: a 2-D cluster); None: this block's
+    multicast: int | Val | None = None
 
     @property
     def box_bytes(self) -> int:

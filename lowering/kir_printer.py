@@ -172,7 +172,11 @@ class KirPrinter(k.NodeVisitor):
     # ---- async copies
     def visit_TmaLoad(self, node: k.TmaLoad, pad: str, indent: int) -> list[str]:
         coords = ", ".join(str(c) for c in node.coords)
-        cast = f", multicast {node.multicast:#b}" if node.multicast is not None else ""
+        cast = ""
+        if isinstance(node.multicast, int):
+            cast = f", multicast {node.multicast:#b}"
+        elif node.multicast is not None:
+            cast = f", multicast {node.multicast}"
         return [(f"{pad}tma_load({node.dst.name}[{node.dst_index}], {node.tensor_map.name}, "
                  f"{{{coords}}}, {node.mbar.name}[{node.mbar_index}]{cast})  // {node.box_bytes} B")]
 

@@ -508,9 +508,22 @@ class _Verifier:
         if node.multicast is None or not self.complete:
             return
         size = self.cluster_size()
-        if size == 1 or node.multicast <= 0 or node.multicast >> size:
-            raise VerifyError("cluster", node, f"multicasts to blocks {node.multicast:#b}, which are not ranks of "
-                                               f"the kernel's cluster of {self.kernel.cluster_dims}")
+        for mask in self.multicast_masks(node.multicast):
+            if size == 1 or mask <= 0 or mask >> size:
+                raise VerifyError("cluster", node, f"multicasts to blocks {mask:#b}, which are not ranks of "
+                                                   f"the kernel's cluster of {self.kernel.cluster_dims}")
+
+    def multicast_masks(self, multicast: int | Val) -> list[int]:
+        """A multicast's masks: the constant, or a rank-dependent mask at every block position of a cluster
+        (none where it reads other symbols)."""
+        if isinstance(multicast, int):
+            return [multicast]
+        dims = self.kernel.cluster_dims
+        names = [f"blockIdx.{axis}" for axis in "xyz"]
+        if not multicast.symbols() <= set(names):
+            return []
+        return [int(multicast.evaluate(dict(zip(names, (x, y, z)))))
+                for x in range(dims[0]) for y in range(dims[1]) for z in range(dims[2])]
 
     def check_TmaStore(self, node: TmaStore) -> None:
         self.tma(node, node.src, node.src_index, "source")

@@ -114,26 +114,45 @@ class CopyOps:
     def tma_multicast(self, node: k.TmaLoad, ctx: Ctx) -> None:
         """``.multicast::cluster``: the box lands in the shared memory of every block of the mask (at the same
         offset), each copy completing on that block's barrier; a block that has not initialized the barrier yet
-        (no cluster sync after the init) or has exited is an error."""
+        (no cluster sync after the init) or has exited is an error, and so is a mask naming no block or a rank
+        outside the cluster. A mask may differ per block (a 2-D cluster's, shifted by the block's rank)."""
         what = "multicast TMA load"
-        glob, src_pos, valid = self._box(node.tensor_map, node.coords, ctx, what)
         mb = self.memory.mbar(node.mbar, what)
-        own = self.mbarriers.keys(mb, node.mbar_index, ctx, what)
-        mb.check_live(own, what)
-        issuers = self.grid.block_of[ctx.lanes]
+        mb.check_live(self.mbarriers.keys(mb, node.mbar_index, ctx, what), what)
+        masks = self._multicast_masks(node, ctx, what)
         for rank in range(self.grid.cluster_size):
-            if not node.multicast >> rank & 1:
+            keep = (masks >> rank) & 1 == 1
+            if not keep.any():
                 continue
+            sub = ctx if keep.all() else ctx.narrow(keep)
+            glob, src_pos, valid = self._box(node.tensor_map, node.coords, sub, what)
+            own = self.mbarriers.keys(mb, node.mbar_index, sub, what)
+            issuers = self.grid.block_of[sub.lanes]
             blocks = self.grid.peer_blocks(issuers, np.full(issuers.shape, rank))
             keys = blocks * mb.size + own % mb.size
             self.mbarriers.check_peer(mb, keys, blocks, issuers, what)
-            dst, dst_pos = self._shared_box(node.dst, node.dst_index, node.tensor_map, src_pos.shape[1], ctx,
+            dst, dst_pos = self._shared_box(node.dst, node.dst_index, node.tensor_map, src_pos.shape[1], sub,
                                             f"{what} into {node.dst.name}", blocks)
-            copy = AsyncCopy(k.CopyKind.TmaLoad, dst, dst_pos, glob, src_pos, valid, ctx.lanes.copy(), ctx.task,
+            copy = AsyncCopy(k.CopyKind.TmaLoad, dst, dst_pos, glob, src_pos, valid, sub.lanes.copy(), sub.task,
                              mbar=mb, bar_keys=keys, nbytes=src_pos.shape[1] * glob.dtype.size)
             self.async_.issue(copy)
-            self.tracer.event("tma.issue", ctx, mb, keys, dst=node.dst.name, bytes=copy.nbytes,
-                              coords=[int(self.eval.per_lane(c, ctx)[0]) for c in node.coords])
+            self.tracer.event("tma.issue", sub, mb, keys, dst=node.dst.name, bytes=copy.nbytes,
+                              coords=[int(self.eval.per_lane(c, sub)[0]) for c in node.coords])
+
+    def _multicast_masks(self, node: k.TmaLoad, ctx: Ctx, what: str) -> np.ndarray:
+        """Each lane's multicast mask, checked: at least one block, and only ranks of the cluster."""
+        if isinstance(node.multicast, int):
+            masks = np.full(ctx.lanes.shape, node.multicast, dtype=np.int64)
+        else:
+            masks = np.broadcast_to(np.asarray(self.eval.per_lane(node.multicast, ctx), dtype=np.int64),
+                                    ctx.lanes.shape)
+        bad = np.flatnonzero((masks <= 0) | (masks >> self.grid.cluster_size != 0))
+        if bad.size:
+            j = int(bad[0])
+            raise SimulationError(f"{what} into {node.dst.name}: mask {int(masks[j]):#b} of "
+                                  f"{self.grid.describe(int(ctx.lanes[j]))} names no block or a rank outside its "
+                                  f"cluster of {self.grid.cluster_size} blocks")
+        return masks
 
     def tma_store(self, node: k.TmaStore, ctx: Ctx, i: int) -> None:
         what = "TMA store"

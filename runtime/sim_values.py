@@ -13,7 +13,7 @@ from fusion_ir.reference import erf
 from fusion_ir.scalar import Val
 
 _INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "//", "mod": "%",
-          "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!=", "xor": "^"}
+          "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!=", "xor": "^", "shl": "<<"}
 _CALLS = {"min": "_min", "max": "_max", "and": "_and", "or": "_or", "ceilDiv": "_cdiv"}
 _NAMESPACE = {"_min": np.minimum, "_max": np.maximum, "_and": np.logical_and, "_or": np.logical_or,
               "_not": np.logical_not, "_cdiv": lambda a, b: (a + b - 1) // b}

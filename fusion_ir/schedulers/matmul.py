@@ -165,7 +165,8 @@ def _cluster(fusion: Fusion, params: MatmulParams, a_s: TensorView, b_s: TensorV
     """``params.cluster``: the blocks of a cluster are adjacent tiles along the tile axis bound to a block
     index (M: ``Mo`` on BIDy, N: ``No`` on BIDx), so the cluster is ``__cluster_dims__`` along that index and
     the operand that lacks the axis (B lacks M, A lacks N) is the same tile in every block of the cluster:
-    it is multicast along that block index. Persistent: the cluster's blocks differ in their rank, BIDy
+    it is multicast along that block index. A 2-D cluster ``(cm, cn)`` spans both: B is multicast along BIDy to
+    the blocks of a cluster column, A along BIDx to those of a cluster row. Persistent: the cluster's blocks differ in their rank, BIDy
     (``_tile_axes``), and take the tiles of one cluster tile, which share that operand's tile."""
     cm, cn = params.cluster
     for tile, name in ((a_s, "A"), (b_s, "B")):
@@ -177,11 +178,11 @@ def _cluster(fusion: Fusion, params: MatmulParams, a_s: TensorView, b_s: TensorV
         fusion.set_cluster_dims((1, cm * cn, 1))
         (b_s if cm > 1 else a_s).set_multicast(ParallelType.BIDy)
         return
+    if cm * cn > 1:
+        fusion.set_cluster_dims((cn, cm, 1))
     if cm > 1:
-        fusion.set_cluster_dims((1, cm, 1))
         b_s.set_multicast(ParallelType.BIDy)
     if cn > 1:
-        fusion.set_cluster_dims((cn, 1, 1))
         a_s.set_multicast(ParallelType.BIDx)
 
 

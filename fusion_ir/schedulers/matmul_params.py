@@ -31,8 +31,9 @@ def swizzle_by_span() -> dict[int, SmemSwizzle]:
 # who loads the epilogue's inputs (``MatmulParams.epilogue_loads``)
 EPILOGUE_LOADS = ("consumer", "producer")
 
-# Clusters of blocks along one tile axis, sharing the other operand's tile by TMA multicast
-CLUSTER_SHAPES = ((2, 1), (1, 2), (4, 1), (1, 4))
+# Clusters of blocks along one tile axis, sharing the other operand's tile by TMA multicast, or along both (2-D:
+# each block shares A's tile with the blocks of its cluster row and B's with those of its cluster column)
+CLUSTER_SHAPES = ((2, 1), (1, 2), (4, 1), (1, 4), (2, 2), (4, 2), (2, 4))
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,8 @@ class MatmulParams:
     partial tiles summed in order by the last to finish (docs/matmul.md, "Split-K");
     ``cluster``: (M, N) blocks of a thread-block cluster: ``(2, 1)``, two blocks of adjacent tile rows that
     share B's tile (each loads half of it and multicasts it to both), ``(1, 2)`` two of adjacent tile
-    columns that share A's; persistent, each cluster (blockIdx.x) walks cluster tiles, pairs of such tiles, and
+    columns that share A's; ``(4, 2)``, a block per tile, each sharing B's tile with the 4 blocks of its cluster
+    column and A's with the 2 of its cluster row (a block per tile only); persistent, each cluster (blockIdx.x) walks cluster tiles, pairs of such tiles, and
     each block (its rank: blockIdx.y) takes its tile of the pair (``docs/matmul.md``, "Clusters and multicast",
     "Persistent, in clusters");
     ``epilogue_tile``: with ``tma_store``, the epilogue walks the output tile in sub-tiles of ``(TM, EN)`` (every
@@ -84,7 +86,7 @@ class MatmulParams:
     # split-K: blocks per output tile (on blockIdx.z), each summing a range of the K tiles; the last block of a
     # tile to finish sums their partials in split order (deterministic) and runs the epilogue
     split_k: int = 1
-    cluster: tuple[int, int] = (1, 1)            # blocks of a cluster along M and N (one of them 1 or 2)
+    cluster: tuple[int, int] = (1, 1)            # blocks of a cluster along M and N (CLUSTER_SHAPES)
     epilogue_tile: tuple[int, int] | None = None  # tma_store: the epilogue's sub-tile (TM, EN); None: the whole tile
     epilogue_stages: int = 2                     # epilogue_tile: staging tiles the sub-tiles' stores rotate through
     # who TMA-loads the epilogue's inputs (an [M, N] C or residual, a bias vector): "consumer", each compute warp group
@@ -234,11 +236,16 @@ class MatmulParams:
             return
         if c not in CLUSTER_SHAPES:
             raise ScheduleError(f"MatmulParams.cluster: {c!r} is not supported; a cluster is (1, 1), (2, 1) or (4, 1) "
-                                f"(blocks along M share B's tile) or (1, 2) or (1, 4) (blocks along N share A's tile)")
+                                f"(blocks along M share B's tile), (1, 2) or (1, 4) (blocks along N share A's tile), "
+                                f"or (2, 2), (4, 2) or (2, 4) (both)")
         limit = current_target().max_cluster_size
         if c[0] * c[1] > limit:
             raise ScheduleError(f"MatmulParams.cluster: {c!r} is {c[0] * c[1]} blocks, over the target's "
                                 f"max_cluster_size {limit}")
+        if self.persistent and c[0] > 1 and c[1] > 1:
+            raise ScheduleError(f"MatmulParams.cluster: {c!r} with persistent=True; a persistent kernel walks "
+                                f"cluster tiles along M or N, not both: use a cluster along one axis or "
+                                f"persistent=False")
         if self.persistent:
             self._validate_persistent_cluster()
 

@@ -3,25 +3,30 @@
 Reads: the fusion's ``cluster_dims`` and each TMA-loaded tensor's ``multicast`` (``TensorView.set_multicast``),
 the ``buffers``, ``circular`` and ``mbarriers`` analyses, and the kernel after ``launch`` (its TMA loads,
 mbarrier inits and arrives, the block syncs around them, its tensor maps).
-Writes, for a kernel launched in clusters of ``n`` blocks along one block index (``Kernel.cluster_dims``):
+Writes, for a kernel launched in clusters (``Kernel.cluster_dims``), where a tensor is multicast along a block
+index the cluster spans ``n`` blocks of:
 
-- each ``TmaLoad`` of a multicast tensor: the block of cluster rank ``r`` loads the ``r``-th of ``n`` pieces
-  of the box (split along its outermost axis longer than 1; the tensor map's box is the piece) with
-  ``.multicast::cluster`` to every block of the cluster, at the piece's offset of the same buffer, so each
-  block receives the whole tile and its "full" barrier (whose expected bytes are unchanged) counts it all;
+- each ``TmaLoad`` of a multicast tensor: the block whose coordinate in its cluster along that index is ``r``
+  loads the ``r``-th of ``n`` pieces of the box (split along its outermost axis longer than 1; the tensor map's
+  box is the piece) with ``.multicast::cluster`` to the ``n`` blocks of its cluster that differ from it along
+  that index alone (``multicast_mask``: a constant where the cluster spans one index, shifted by the block's rank
+  otherwise), at the piece's offset of the same buffer, so each block receives the whole tile and its "full"
+  barrier (whose expected bytes are unchanged) counts it all. A 2-D cluster multicasts one tensor along x and
+  another along y (a matmul's A along N, B along M);
 - the "empty" barriers of a pipeline holding a multicast tensor: every arrive also reaches the same barrier
-  of each other block of the cluster (``MBarrierRemoteArrive``), and each counts the readers of every block
-  of the cluster: a block's producer refills a stage of every block's buffer, so it waits until all of them
-  released it. Readers that arrive in whole warps (a count that is a multiple of 32) send one remote arrive
-  per warp, from its lane 0 (after the warp's wgmma wait, which retires the whole warp's reads): a barrier
-  counting ``c`` local readers then counts ``c + (n - 1) c / 32``, and a stage costs a peer ``c / 32`` remote
-  arrives instead of ``c``;
+  of each peer (``cluster_peers``: the blocks that differ from it along exactly one of the pipeline's multicast
+  indices, those whose multicasts write its shared memory and which its own write), and each counts the
+  readers of itself and of every peer: a block's producer refills a stage of every peer's buffer, so it waits
+  until all of them released it. Readers that arrive in whole warps (a count that is a multiple of 32) send one
+  remote arrive per warp, from its lane 0 (after the warp's wgmma wait, which retires the whole warp's reads): a
+  barrier counting ``c`` local readers then counts ``c + p c / 32`` for ``p`` peers, and a stage costs a peer
+  ``c / 32`` remote arrives instead of ``c``;
 - the block sync after those barriers' init becomes ``fence.mbarrier_init`` + a ``ClusterSync`` (no block
   multicasts into, or arrives on, a peer's barrier before the peer initialized it), and the block sync
   before their inval a ``ClusterSync`` (no block invalidates its barriers or exits, and with them its
   shared memory, while a peer may still arrive on them).
 Guarantees: every multicast tile is whole in every block of the cluster before its full barrier's phase
-completes; no stage of any block is refilled while a reader of any block of the cluster may read it.
+completes; no stage of any block is refilled while a reader of any block that shares it may read it.
 
 A persistent matmul in clusters (``schedule_matmul``) spans blockIdx.y alone, the block's rank, while blockIdx.x
 walks the cluster tiles: the multicast tile depends on the cluster tile, never on the rank, which is what the
@@ -70,12 +75,11 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
             raise LoweringError(f"T{tv.name}: multicast along {tv.multicast.name}, but the fusion is not launched "
                                 f"in clusters (Fusion.set_cluster_dims)")
         return replace(kernel, cluster_dims=dims)
-    size = dims[0] * dims[1] * dims[2]
     for tv in shared.values():
         _check_spans(tv, dims)
     lets = {n.name: n.value for n in walk(kernel.body) if isinstance(n, Let)}
     maps: dict[str, TensorMapParam] = {}
-    mbars: set[str] = set()
+    axes: dict[str, set[int]] = {}           # per barrier array: the block indices its multicasts run along
 
     def multicast(node: Node) -> Node | None:
         if not isinstance(node, TmaLoad) or node.dst not in shared:
@@ -83,13 +87,13 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
         tv = shared[node.dst]
         piece = _piece(tv, node, lets, dims)
         maps[piece.tensor_map.name] = piece.tensor_map
-        mbars.add(node.mbar.name)
+        axes.setdefault(node.mbar.name, set()).add(BLOCK_INDICES.index(tv.multicast))
         return piece
 
     body = rewrite(kernel.body, multicast)
+    mbars = set(axes)
     empties = _empty_barriers(a, mbars, shared)
-    rank = cluster_rank(dims)
-    peers = [(rank + j) % size for j in range(1, size)]
+    peers = {name: cluster_peers(dims, along) for name, along in axes.items()}
 
     warp = current_target().warp_size
     per_warp = {name: _whole_warps(body, name, slots, warp) for name, slots in empties.items()}
@@ -98,9 +102,10 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
     def release(node: Node) -> Node | tuple[Node, ...] | None:
         if isinstance(node, MBarrierInit) and node.mbar.name in mbars and node.index in empties[node.mbar.name]:
             remote = node.count // warp if per_warp[node.mbar.name] else node.count
-            return replace(node, count=node.count + remote * (size - 1))
+            return replace(node, count=node.count + remote * len(peers[node.mbar.name]))
         if isinstance(node, MBarrierArrive) and node.mbar.name in mbars:
-            remote: tuple[Node, ...] = tuple(MBarrierRemoteArrive(node.mbar, node.index, peer) for peer in peers)
+            remote: tuple[Node, ...] = tuple(MBarrierRemoteArrive(node.mbar, node.index, peer)
+                                             for peer in peers[node.mbar.name])
             if per_warp[node.mbar.name]:
                 remote = (IfThenElse(lane.eq(0), remote),)
             return (node, *remote)
@@ -127,18 +132,54 @@ def _lane(kernel: Kernel, warp: int) -> Val:
     return (x + kernel.block[0] * (y + kernel.block[1] * z)) % warp
 
 
+def _coords(dims: tuple[int, int, int]) -> list[Val]:
+    """The block's coordinates in its cluster, along x, y and z."""
+    return [Val.symbol(pt.cuda_index) % d for pt, d in zip(BLOCK_INDICES, dims)]
+
+
+def _rank_of(coords: list[Val], dims: tuple[int, int, int]) -> Val:
+    return coords[0] + coords[1] * dims[0] + coords[2] * (dims[0] * dims[1])
+
+
 def cluster_rank(dims: tuple[int, int, int]) -> Val:
     """The block's rank in its cluster (``%cluster_ctarank``): x fastest, then y, then z."""
-    x, y, z = (Val.symbol(pt.cuda_index) % d for pt, d in zip(BLOCK_INDICES, dims))
-    return x + y * dims[0] + z * (dims[0] * dims[1])
+    return _rank_of(_coords(dims), dims)
+
+
+def cluster_peers(dims: tuple[int, int, int], along: set[int]) -> list[Val]:
+    """The ranks of the other blocks of the cluster that differ from this one along exactly one of the block
+    indices ``along`` (0: x, 1: y, 2: z): the blocks whose shared memory this block's multicasts along those
+    indices write, and whose multicasts write this block's."""
+    coords = _coords(dims)
+    out: list[Val] = []
+    for axis in sorted(along):
+        for j in range(1, dims[axis]):
+            moved = list(coords)
+            moved[axis] = (coords[axis] + j) % dims[axis]
+            out.append(_rank_of(moved, dims))
+    return out
+
+
+def multicast_mask(dims: tuple[int, int, int], axis: int) -> int | Val:
+    """The ranks (bit r: rank r) of the blocks of this block's cluster that share its coordinates except along
+    block index ``axis``: a constant where the cluster spans that index alone, else shifted by this block's
+    rank with its coordinate along ``axis`` zeroed."""
+    stride = 1
+    for d in dims[:axis]:
+        stride *= d
+    pattern = sum(1 << (j * stride) for j in range(dims[axis]))
+    coords = _coords(dims)
+    coords[axis] = Val.const(0)
+    base = _rank_of(coords, dims)
+    return pattern if base.const_value() == 0 else Val.const(pattern).shl(base)
 
 
 def _check_spans(tv: TensorView, dims: tuple[int, int, int]) -> None:
-    """A multicast tile is shared along one block index, the only one the cluster spans."""
+    """A multicast tile is shared along a block index the cluster spans."""
     axis = BLOCK_INDICES.index(tv.multicast)
-    if dims[axis] == 1 or any(d != 1 for k, d in enumerate(dims) if k != axis):
+    if dims[axis] == 1:
         raise LoweringError(f"T{tv.name}: multicast along {tv.multicast.name} needs a cluster that spans that block "
-                            f"index alone; the cluster is {dims}")
+                            f"index; the cluster is {dims}")
 
 
 def _piece(tv: TensorView, node: TmaLoad, lets: dict[str, Val], dims: tuple[int, int, int]) -> TmaLoad:
@@ -172,7 +213,7 @@ def _piece(tv: TensorView, node: TmaLoad, lets: dict[str, Val], dims: tuple[int,
     coords[split] = coords[split] + rank * part
     piece_map = replace(tmap, box=tuple(box[::-1]))
     return replace(node, tensor_map=piece_map, coords=tuple(coords), dst_index=node.dst_index + rank * (part * inner),
-                   multicast=(1 << n) - 1)
+                   multicast=multicast_mask(dims, axis))
 
 
 def _symbols(v: Val, lets: dict[str, Val]) -> set[str]:

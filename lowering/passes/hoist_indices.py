@@ -28,7 +28,7 @@ from ..kernel_ir import Allocate, ForLoop, Kernel, Let, Node, children, map_vals
 
 DIVIDING = frozenset({"div", "mod", "ceilDiv"})
 # ops a hoisted value may have at its root: integer arithmetic (a comparison stays where it is)
-ARITHMETIC = frozenset({"add", "sub", "mul", "div", "mod", "ceilDiv", "min", "max", "xor"})
+ARITHMETIC = frozenset({"add", "sub", "mul", "div", "mod", "ceilDiv", "min", "max", "xor", "shl"})
 PREFIX = "h"
 
 

@@ -43,6 +43,11 @@ BUILDERS["example_matmul_wgmma_plain_copies_k263"] = lambda: examples.load("matm
 BUILDERS["example_matmul_wgmma_grouped_grid"] = lambda: examples.load("matmul_wgmma").build(
     tile=(128, 256, 64), stages=4, compute_warp_groups=2, warp_specialized=True, shape=(768, 1024, 512),
     grouped_grid=True, group_m=3)
+# a block per tile in clusters of 2 x 2: A multicast to the cluster row (BIDx), B to the cluster column (BIDy),
+# each mask shifted by the block's rank, and every release sent to the two peers that write this block's stages
+BUILDERS["example_matmul_wgmma_cluster_2x2"] = lambda: examples.load("matmul_wgmma").build(
+    tile=(128, 128, 64), stages=4, compute_warp_groups=2, warp_specialized=True, tma_store=True,
+    out_dtype=DataType.BFloat16, cluster=(2, 2))
 
 # the transpose scheduler at a size whose rows take 16-byte vectors: each thread reads a float4 into the tile
 BUILDERS["example_matmul_epilogue_bias_gelu_sub_tiled"] = lambda: examples.load("matmul_epilogue").build(   # 128 x 32

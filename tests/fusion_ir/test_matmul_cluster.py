@@ -37,7 +37,8 @@ def test_no_cluster_by_default() -> None:
     assert all(tv.multicast is None for tv in _tma_tiles(fusion))
 
 
-@pytest.mark.parametrize("cluster,rule", [((2, 2), "is not supported"), ((8, 1), "is not supported"),
+@pytest.mark.parametrize("cluster,rule", [((3, 2), "is not supported"), ((8, 1), "is not supported"),
+                                          ((4, 4), "is not supported"),
                                           ((1, 0), "is not supported"), ((2,), "a pair of ints"),
                                           ([2, 1], "a pair of ints"), ((True, 1), "a pair of ints")])
 def test_unsupported_clusters_are_refused(cluster, rule: str) -> None:
@@ -129,3 +130,20 @@ def test_a_cluster_is_named() -> None:
 
     assert params_name(MatmulParams(warp_specialized=True, cluster=(1, 2))).endswith(" cluster1x2")
     assert "cluster" not in params_name(MatmulParams(warp_specialized=True))
+
+
+@pytest.mark.parametrize("cluster,dims", [((2, 2), (2, 2, 1)), ((4, 2), (2, 4, 1)), ((2, 4), (4, 2, 1))])
+def test_a_2d_cluster_multicasts_both_operands(cluster: tuple[int, int], dims: tuple[int, int, int]) -> None:
+    """``(cm, cn)``: the cluster spans cn tile columns (BIDx) and cm tile rows (BIDy); A, the same along a row, is
+    multicast along BIDx, B along BIDy."""
+    fusion = matmul_wgmma.build(tile=(128, 128, 64), stages=3, compute_warp_groups=1, warp_specialized=True,
+                                cluster=cluster)
+    assert fusion.cluster_dims == dims
+    a_s, b_s = _tma_tiles(fusion)
+    assert (a_s.multicast, b_s.multicast) == (ParallelType.BIDx, ParallelType.BIDy)
+
+
+def test_a_persistent_2d_cluster_is_refused() -> None:
+    with pytest.raises(ScheduleError, match=r"MatmulParams\.cluster: \(2, 2\) with persistent=True; a persistent "
+                                            r"kernel walks cluster tiles along M or N, not both"):
+        MatmulParams(tile=(128, 128, 64), warp_specialized=True, persistent=True, blocks=8, cluster=(2, 2)).validate()

@@ -141,6 +141,46 @@ def test_verify_refuses_cluster_nodes_outside_a_cluster_kernel() -> None:
         verify(replace(kern, body=bad))
 
 
+def _at(v, x: int, y: int) -> int:
+    return v if isinstance(v, int) else int(v.evaluate({"blockIdx.x": x, "blockIdx.y": y, "blockIdx.z": 0}))
+
+
+@pytest.mark.parametrize("cluster", [(2, 2), (4, 2), (2, 4)])
+def test_a_2d_cluster_multicasts_a_along_its_rows_and_b_along_its_columns(cluster: tuple[int, int]) -> None:
+    """Clusters of cm x cn blocks (cn along x, cm along y): a block's A piece goes to the cn blocks of its cluster
+    row, its B piece to the cm blocks of its cluster column (masks shifted by its rank); its readers release each
+    stage to every block of its row and column, and its empty barrier counts them all."""
+    cm, cn = cluster
+    kern = lower(_fusion(cluster))
+    assert kern.cluster_dims == (cn, cm, 1)
+    loads = {n.tensor_map.name: n for n in _nodes(kern, k.TmaLoad)}
+    for x in range(cn):
+        for y in range(cm):
+            rank = x + y * cn
+            row = sum(1 << (j + y * cn) for j in range(cn))
+            column = sum(1 << (x + j * cn) for j in range(cm))
+            assert _at(loads["tmap_T0"].multicast, x, y) == row, (x, y)
+            assert _at(loads["tmap_T1"].multicast, x, y) == column, (x, y)
+            remote = _nodes(kern, k.MBarrierRemoteArrive)[:cm + cn - 2]
+            peers = {int(r.cta.evaluate({"blockIdx.x": x, "blockIdx.y": y})) for r in remote}
+            assert peers == {b for b in range(cm * cn) if b != rank and (b % cn == x or b // cn == y)}, (x, y)
+    counts = sorted(n.count.const_value() for n in _nodes(kern, k.MBarrierInit))
+    assert 128 + 4 * (cm + cn - 2) in counts           # one warp group's readers, and 4 warps of each peer
+    if cluster == (2, 2):
+        assert "multicast 3 << ((blockIdx.y % 2) * 2))" in str(kern)
+
+
+def test_verify_refuses_a_2d_mask_that_leaves_the_cluster() -> None:
+    kern = lower(_fusion((2, 2)))
+    wide = Val.const(0b111).shl((Val.symbol("blockIdx.y") % 2) * 2)       # 0b11100 at y = 1: rank 4 of 4 blocks
+
+    def widen(n):
+        return replace(n, multicast=wide) if isinstance(n, k.TmaLoad) and n.tensor_map.name == "tmap_T0" else None
+
+    with pytest.raises(VerifyError, match="multicasts to blocks 0b11100"):
+        verify(replace(kern, body=k.rewrite(kern.body, widen)))
+
+
 def _persistent(cluster=(2, 1), blocks: int = 4) -> k.Kernel:
     return lower(_fusion(cluster, persistent=True, blocks=blocks, group_m=2))
 

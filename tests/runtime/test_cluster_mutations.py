@@ -137,6 +137,60 @@ def test_a_release_missing_to_one_of_three_peers_deadlocks(cluster: tuple[int, i
         simulate(bad, inputs, seed=1)
 
 
+# 2-D clusters (``cluster=(2, 2)``): A multicast along each cluster row, B along each cluster column, with masks
+# shifted by the block's rank; every reader warp releases a stage to the two peers of its row and column.
+@pytest.mark.parametrize("cluster", [(2, 2), (4, 2)])
+def test_unmutated_2d_kernel_matches(cluster: tuple[int, int]) -> None:
+    fusion, kern = _kernel(cluster)
+    for seed in SEEDS[:2]:
+        assert _error(fusion, kern, seed) < 1e-5
+
+
+def test_2d_a_release_missing_to_the_column_peer_deadlocks() -> None:
+    """The release to the block of the same column (which multicasts B into this block) dropped: its empty barrier,
+    counting this block's readers too, never completes."""
+    fusion, kern = _kernel((2, 2))
+
+    def drop_column(n: k.Node) -> k.Node | None:
+        if isinstance(n, k.IfThenElse) and len(n.then_body) == 2 and all(
+                isinstance(x, k.MBarrierRemoteArrive) for x in n.then_body):
+            return replace(n, then_body=n.then_body[:1])
+        return None
+
+    bad = mutate(kern, drop_column)
+    assert bad != kern
+    with pytest.raises(DeadlockError):
+        _error(fusion, bad)
+
+
+def test_2d_an_unshifted_mask_is_reported() -> None:
+    """A's mask not shifted by the block's cluster row: the second row's blocks multicast their A pieces into the
+    first row's buffers, which then hold the wrong rows of A and count bytes twice (or never) on their barriers."""
+    fusion, kern = _kernel((2, 2))
+
+    def unshift(n: k.Node) -> k.Node | None:
+        if isinstance(n, k.TmaLoad) and isinstance(n.multicast, Val):
+            return replace(n, multicast=n.multicast.args[0].const_value())
+        return None
+
+    bad = mutate(kern, unshift)
+    assert bad != kern
+    _fails(fusion, bad, "more arrivals", "must not be written before the wgmma.wait_group", "eadlock")
+
+
+def test_2d_an_empty_barrier_count_without_the_peers_is_reported() -> None:
+    fusion, kern = _kernel((2, 2))
+
+    def local(n):
+        if isinstance(n, k.MBarrierInit) and n.count.const_value() == 128 + 2 * 4:
+            return replace(n, count=Val.const(128))
+        return None
+
+    bad = mutate(kern, local)
+    assert bad != kern
+    _fails(fusion, bad, "more arrivals", "must not be written before the wgmma.wait_group")
+
+
 # Persistent in clusters (``MatmulParams(persistent=True, cluster=(2, 1))``): two clusters of two blocks walk the
 # cluster tiles (pairs of adjacent tile rows); 3 tile rows, so the last pair's second tile is past the end and its
 # block still runs the loads and barriers of that tile for its peer.

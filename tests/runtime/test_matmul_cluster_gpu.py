@@ -1,4 +1,4 @@
-"""Cluster matmuls (``MatmulParams.cluster``: 2 or 4 blocks, ``examples/matmul_cluster``; a tile per block or persistent) on the GPU: ``__cluster_dims__``, TMA
+"""Cluster matmuls (``MatmulParams.cluster``: 2 or 4 blocks along one axis, or 2-D clusters of 4 or 8, ``examples/matmul_cluster``; a tile per block or persistent) on the GPU: ``__cluster_dims__``, TMA
 multicast of the shared operand, remote mbarrier arrives and cluster barriers, against numpy at sizes off the tile
 (odd tile counts: the grid rounded up to whole clusters) and against torch at 4096^3 and an odd shape.
 
@@ -21,6 +21,7 @@ from tests.runtime.test_executor_gpu import torch_or_skip
 pytestmark = pytest.mark.gpu
 SIZES = [(200, 264, 136), (520, 1000, 264), (136, 392, 72), (128, 128, 64)]    # M, N, K
 CLUSTERS = [(2, 1), (1, 2), (4, 1), (1, 4)]
+CLUSTERS_2D = [(2, 2), (4, 2), (2, 4)]      # a block per tile only: A multicast along the cluster's rows, B its columns
 MODES = {"128x128_w1": {"tile": (128, 128, 64), "stages": 3, "compute_warp_groups": 1},
          "128x256": {"tile": (128, 256, 64), "stages": 4},
          "256x128_tma_store": {"tile": (256, 128, 64), "stages": 3, "tma_store": True,
@@ -28,7 +29,7 @@ MODES = {"128x128_w1": {"tile": (128, 128, 64), "stages": 3, "compute_warp_group
          "pipelined": {"tile": (128, 128, 64), "stages": 3, "compute_warp_groups": 1, "warp_specialized": False}}
 
 
-@pytest.mark.parametrize("cluster", CLUSTERS)
+@pytest.mark.parametrize("cluster", CLUSTERS + CLUSTERS_2D)
 @pytest.mark.parametrize("mode", sorted(MODES))
 def test_cluster_matmul_matches_numpy(mode: str, cluster: tuple[int, int]) -> None:
     params = {"warp_specialized": True, **MODES[mode]}
@@ -42,7 +43,7 @@ def test_cluster_matmul_matches_numpy(mode: str, cluster: tuple[int, int]) -> No
 
 @pytest.mark.parametrize("shape", [(4096, 4096, 4096), (2900, 2872, 1000)])   # 23 tile rows or columns: one extra block
 @pytest.mark.parametrize("tile", [(128, 256, 64), (256, 128, 64)])
-@pytest.mark.parametrize("cluster", CLUSTERS)
+@pytest.mark.parametrize("cluster", CLUSTERS + CLUSTERS_2D)
 def test_large_matches_torch(cluster: tuple[int, int], tile: tuple[int, int, int], shape: tuple[int, int, int]) -> None:
     torch = torch_or_skip()
     m, n, k = shape
@@ -58,7 +59,7 @@ def test_large_matches_torch(cluster: tuple[int, int], tile: tuple[int, int, int
 
 @pytest.mark.skipif(SANITIZER is None, reason="compute-sanitizer is not installed")
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
-@pytest.mark.parametrize("cluster", CLUSTERS)
+@pytest.mark.parametrize("cluster", CLUSTERS + CLUSTERS_2D)
 def test_compute_sanitizer_is_clean(tool: str, cluster: tuple[int, int]) -> None:
     params = {"warp_specialized": True, "tile": [128, 128, 64], "stages": 3, "compute_warp_groups": 1,
               "cluster": list(cluster)}

@@ -52,7 +52,27 @@ def test_cluster_variants_match_numpy(variant: str, cluster: tuple[int, int]) ->
            **({"out_dtype": DataType.BFloat16} if bf16 else {}))
 
 
-@pytest.mark.parametrize("cluster", [(2, 1), (1, 2), (4, 1), (1, 4)])
+# 2-D clusters: A multicast to the blocks of a cluster row (blockIdx.x), B to those of a cluster column (blockIdx.y)
+CLUSTERS_2D = [(2, 2), (4, 2), (2, 4)]
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("cluster", CLUSTERS_2D)
+def test_2d_cluster_matmul_matches_numpy(cluster: tuple[int, int], size: tuple[int, int, int]) -> None:
+    """Odd tile counts along both axes: the grid is rounded up to whole clusters in x and in y."""
+    _check({**BASE, "cluster": cluster}, size, seeds=(0, 1))
+
+
+@pytest.mark.parametrize("cluster", CLUSTERS_2D)
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_2d_cluster_variants_match_numpy(variant: str, cluster: tuple[int, int]) -> None:
+    params = {**VARIANTS[variant], "cluster": cluster}
+    bf16 = params.get("tma_store", False)
+    _check(params, (392, 520, 200), seeds=(1,), tol=1e-2 if bf16 else 1e-5,
+           **({"out_dtype": DataType.BFloat16} if bf16 else {}))
+
+
+@pytest.mark.parametrize("cluster", [(2, 1), (1, 2), (4, 1), (1, 4), (2, 2)])
 def test_transposed_operands_multicast_their_k_major_tiles(cluster: tuple[int, int]) -> None:
     """A given [K, M] (its tile M-major) and B given [N, K] (K-major): the shared tile's boxes split along their
     own outermost axis."""
