@@ -77,6 +77,10 @@ class Target:
     l2_bytes: int = 50 * 1024 * 1024    # the L2 cache: an operand much larger streams from DRAM
     dram_bytes_per_s: float = 3.35e12   # DRAM bandwidth (HBM3 of an H100 SXM)
     mma_flops_per_s: float = 989e12     # dense 16-bit tensor-core peak (wgmma, bf16 / fp16 into fp32)
+    # (cluster size, clusters resident at once) for a kernel of one block per SM: a cluster's blocks run on one GPC,
+    # so a GPC whose SM count the size does not divide leaves SMs idle (cuOccupancyMaxActiveClusters); a size not
+    # listed is assumed to fill the SMs (sm_count // size)
+    cluster_residency: tuple[tuple[int, int], ...] = ()
 
     @property
     def dram_bytes_per_flop(self) -> float:
@@ -99,7 +103,21 @@ class Target:
         return self.named_barriers - 1
 
     def with_sm_count(self, sm_count: int) -> Target:
-        """This target with the SM count of the device at hand (``runtime.device_target()``)."""
+        """This target with the SM count of the device at hand (``runtime.device_target()``); another count than
+        the target's drops its ``cluster_residency``, which was read on a device of the target's count."""
         if isinstance(sm_count, bool) or not isinstance(sm_count, int) or sm_count < 1:
             raise ValueError(f"Target.with_sm_count: {sm_count!r} must be a positive int (the device's SM count)")
-        return replace(self, sm_count=sm_count)
+        if sm_count == self.sm_count:
+            return self
+        return replace(self, sm_count=sm_count, cluster_residency=())
+
+    def cluster_blocks(self, size: int) -> int:
+        """Blocks of a one-block-per-SM kernel resident at once in clusters of ``size`` (a wave): the SM count for
+        no cluster, ``cluster_residency``'s clusters x ``size`` where it lists the size, else whole clusters of
+        the SMs."""
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise ValueError(f"Target.cluster_blocks: {size!r} must be a positive int (blocks of a cluster)")
+        if size == 1:
+            return self.sm_count
+        listed = dict(self.cluster_residency)
+        return listed[size] * size if size in listed else self.sm_count // size * size

@@ -5,7 +5,8 @@ rules' suggestion; the suggestion with the TMA store and with the persistent ker
 (128 x 256, 256 x 128) with the TMA store, one per block and persistent; ping-pong 128 x 128; 192 x 192 on
 three compute warp groups; persistent 128 x 192; the smaller tiles (64 x 256, 128 x 128, 64 x 128) with the TMA
 store; 128 x 192, 256 x 192 and 256 x 160 a tile per block; the big tiles, 192 x 192, 128 x 192 and the 64-row tiles in clusters of two of
-both shapes (``CLUSTERED``, both operands TMA-loaded);
+both shapes (``CLUSTERED``, both operands TMA-loaded); the tiles of 2-D clusters (``CLUSTER_TILES``) under a wave of 128 x 256
+tiles where K is long and both operands are TMA-loaded;
 split-K of 128 x 256 tiles, Pipelined and warp-specialized, where the tiles are fewer than the SMs and K
 is long; the first persistent candidate with ``group_m`` halved and doubled (where it has more row tiles than
 half a group) and with its tiles grouped along N (``raster="n"``). A block-per-tile candidate without a cluster
@@ -30,9 +31,11 @@ from ..types import DataType, ScheduleError
 from .matmul_params import MatmulParams
 from .matmul_problem import MatmulProblem, matmul_problem
 from .suggest import (
+    CLUSTER_TILES,
     PING_PONG,
     _depth,
     _fewest_stages,
+    _two_d_clusters,
     _fits_int32,
     _warp_groups_for,
     compute_loaded_arrangement,
@@ -123,6 +126,10 @@ def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *
         add(_deepest(MatmulParams(**arranged(tile)), problem))
     if problem.tma_operands:
         for tile, cluster in CLUSTERED:
+            add(_deepest(MatmulParams(**arranged(tile, cluster=cluster)), problem))
+    big_tiles = problem.tiles(BIG_TILES[0])
+    if store and big_tiles is not None and big_tiles < sms and _two_d_clusters(problem, problem.k_tiles(BIG_TILES[0][2])):
+        for tile, _, _, cluster in CLUSTER_TILES:        # 2-D clusters: A shared along a cluster row, B a column
             add(_deepest(MatmulParams(**arranged(tile, cluster=cluster)), problem))
     tiles, k_tiles = problem.tiles(BIG_TILES[0]), problem.k_tiles(BIG_TILES[0][2])
     if tiles is not None and k_tiles is not None and tiles < sms and not problem.batch_axes:

@@ -110,6 +110,17 @@ FEW_TILES = ((BIG_COLUMNS, 2, 7.1), ((128, 192, 64), 2, 6.4), ((64, 256, 64), 1,
 # (1, 2) against 0.63; 256 x 8192 x 16384 with 64 x 256 0.87 against 0.54. Where B fits in L2 they lost (1024^3 0.71
 # against 0.96, 8192 x 256 x 8192 0.91 against 0.94), and at M = 512 (512 x 8192 x 16384) too (0.93 against 0.99)
 STREAMED_B_M = 384
+# Under one wave of 128 x 256 tiles with K of at least CLUSTER_K_TILES tiles, both operands TMA-loaded and a 16-bit
+# result: tiles in 2-D clusters of 2 x 2 (each block shares A's tile with its cluster row and B's with its cluster
+# column, a quarter of the L2 reads of one block per tile), whose waves count the blocks resident in clusters of four
+# (Target.cluster_blocks: 120 of the H100's 132 SMs) and the tiles padded to whole clusters. Rates fitted on the H100,
+# 2026-11-26, in the same rounds as cuBLAS and the rules' tile then: 1536 x 1536 x 6000 with 128 x 160 0.98 of cuBLAS
+# against 0.85 (128 x 192, one block per tile; 128 x 160 without a cluster ran 0.73), 768 x 3072 x 12288 with
+# 128 x 160 0.98 against 0.85, 448 x 2880 x 11520 with 128 x 96 0.78-0.80 against 0.51 (split-K; 128 x 96 without
+# a cluster 0.54, in clusters of (4, 1) 0.78). Where the blocks exceed a wave of clusters they lost by half or more
+# (256 x 8192 x 16384 with 128 x 128 in (2, 2): 0.49; clusters of 8 at 1536 x 1536 x 6000: 0.49), which the
+# waves predict; at short K (640, 1000) 128 x 160 in clusters lost to the rules' tiles (0.55-0.64 against 0.75-0.84)
+CLUSTER_TILES = (((128, 160, 64), 2, 6.2, (2, 2)), ((128, 96, 64), 2, 5.1, (2, 2)))
 
 
 def suggest_matmul_params(fusion: Fusion, *, sms: int | None = None, **pinned: Any) -> MatmulParams:
@@ -399,7 +410,8 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
             "short K", "128 x 128 per warp group", "persistent ping-pong: one warp group's epilogue runs under the "
             "other's mainloop (1.07 of cuBLAS at 4096 x 4096 x 128)", store, index_why, ping_pong=True)
     if tiles < sms:                                            # under one wave of big tiles
-        split = split_k_for(problem, sms, BIG_COLUMNS)
+        few = FEW_TILES + (CLUSTER_TILES if tma_store and _two_d_clusters(problem, k_tiles) else ())
+        split = split_k_for(problem, sms, BIG_COLUMNS, few)
         if split > 1:                                          # a long K: more blocks per tile, not smaller tiles
             rule = (f"T < S and a long K: {tiles} tiles of 128 x 256 under one wave of {sms} SMs, {k_tiles} K tiles: "
                     f"split-K {split}")
@@ -411,15 +423,21 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
             reasons["warp_specialized"] = "rule split-K: Pipelined"
             return ({**ws, "tile": BIG_COLUMNS, "compute_warp_groups": 2, "warp_specialized": False,
                      "split_k": split}, rule, reasons)
-        tile, groups = _fastest_tile(problem, sms, FEW_TILES)
+        tile, groups, *clustered = min(few, key=lambda entry: _predicted(problem, sms, entry))
         rule = f"T < S: {tiles} tiles of 128 x 256 under one wave of {sms} SMs"
-        options = ", ".join(f"{'x'.join(map(str, t[:2]))}: {_tile_time(problem, sms, t, r):.2f}"
-                            for t, _, r in FEW_TILES)
+        options = ", ".join(f"{_entry_name(entry)}: {_predicted(problem, sms, entry) / 1e6:.2f}"
+                            for entry in few)
         chosen = {**ws, "tile": tile, "compute_warp_groups": groups}
         reasons = _reasons(
-            "T < S", f"the least predicted ceil(tiles / S) x TM x TN / rate of FEW_TILES ({options}): a smaller tile "
-                     f"is slower per block but keeps more SMs busy",
+            "T < S", f"the least predicted ceil(tiles / S) x TM x TN / rate of FEW_TILES and CLUSTER_TILES ({options}): "
+                     f"a smaller tile is slower per block but keeps more SMs busy",
             "not persistent: under one wave", store, "64-bit indices")
+        if clustered[1:]:                                      # a tile of CLUSTER_TILES
+            cm, cn = chosen["cluster"] = clustered[1]
+            reasons["cluster"] = (f"rule 2-D clusters: {cm} x {cn} blocks, each sharing A's tile with its cluster row "
+                                  f"and B's with its cluster column by TMA multicast ({k_tiles} K tiles; 1536 x 1536 x "
+                                  f"6000 with 128 x 160: 0.98 of cuBLAS against 0.85)")
+            return chosen, f"{rule}; a long K: {'x'.join(map(str, tile[:2]))} tiles in 2-D clusters", reasons
         cluster = _streamed_b_cluster(problem, tile, k_tiles)
         if cluster is not None:
             chosen["cluster"] = cluster
@@ -692,11 +710,12 @@ def compute_loaded_tile(problem: MatmulProblem, tile: tuple[int, int, int]) -> t
     return (128, 256, 64) if not problem.loads[0].tma else (256, 128, 64)
 
 
-def split_k_for(problem: MatmulProblem, sms: int, tile: tuple[int, int, int]) -> int:
+def split_k_for(problem: MatmulProblem, sms: int, tile: tuple[int, int, int],
+                rivals: tuple[tuple[Any, ...], ...] = FEW_TILES) -> int:
     """Split-K for a problem of fewer ``tile`` output tiles than ``sms``: of the splits that keep at least
     ``MIN_SPLIT_K_TILES`` K tiles each, the one of the least predicted time, ``ceil(tiles x split / sms)`` waves of
     a split's work (``FEW_TILES``' rate of ``tile``, ``SPLIT_K_OVERHEAD`` for the partials), the fewer splits on a
-    tie, when it beats the best smaller tile's; 1 (no split) otherwise or when the sizes are unknown. More than one
+    tie, when it beats the best smaller tile's (of ``rivals``); 1 (no split) otherwise or when the sizes are unknown. More than one
     wave of blocks may pay: 72 tiles in 3 splits are 2 waves of a third of the work each."""
     tiles, k_tiles = problem.tiles(tile), problem.k_tiles(tile[2])
     if tiles is None or k_tiles is None or problem.batch_axes or tiles >= sms:
@@ -709,7 +728,7 @@ def split_k_for(problem: MatmulProblem, sms: int, tile: tuple[int, int, int]) ->
             best, best_time = split, predicted
     if best_time is None:
         return 1
-    return best if best_time < min(_predicted(problem, sms, entry) for entry in FEW_TILES) else 1
+    return best if best_time < min(_predicted(problem, sms, entry) for entry in rivals) else 1
 
 
 def _fits_int32(problem: MatmulProblem) -> bool:
@@ -717,19 +736,47 @@ def _fits_int32(problem: MatmulProblem) -> bool:
     return None not in (m, n, k, batch) and batch * max(m * k, k * n, m * n) <= INT32_INDEX_MAX  # type: ignore[operator]
 
 
-def _predicted(problem: MatmulProblem, sms: int, entry: tuple[tuple[int, int, int], int, float],
-               split: int = 1) -> float:
+def _predicted(problem: MatmulProblem, sms: int, entry: tuple[Any, ...], split: int = 1) -> float:
     """A tile's predicted time (relative): waves x (a tile's work / its rate + ``TILE_OVERHEAD``), the work
     ``TM x TN x`` K tiles (of a split's range); the tiles cover the problem rounded up to whole tiles, so a tile much
-    wider than N pays for its empty part. Without a known K, the work alone (the overhead cannot be weighed)."""
-    tile, _, rate = entry
+    wider than N pays for its empty part. An entry ``(tile, groups, rate, cluster)`` runs its tiles padded to whole
+    clusters, a wave the blocks resident in such clusters (``_wave_blocks``). Without a known K, the work alone
+    (the overhead cannot be weighed)."""
+    tile, _, rate, *rest = entry
+    cluster = rest[0] if rest else (1, 1)
     tiles = problem.tiles(tile)
     assert tiles is not None
+    if cluster != (1, 1):
+        rows, cols = problem.row_tiles(tile), problem.col_tiles(tile)
+        assert rows is not None and cols is not None
+        tiles = tiles // (rows * cols) * (-(-rows // cluster[0]) * cluster[0]) * (-(-cols // cluster[1]) * cluster[1])
     k_tiles = problem.k_tiles(tile[2])
-    waves = -(-tiles * split // sms)
+    waves = -(-tiles * split // _wave_blocks(sms, cluster[0] * cluster[1]))
     if k_tiles is None:
         return waves * tile[0] * tile[1] / split / rate
     return waves * (tile[0] * tile[1] * -(-k_tiles // split) / rate + TILE_OVERHEAD)
+
+
+def _wave_blocks(sms: int, size: int) -> int:
+    """Blocks of one tile each resident at once on ``sms`` SMs in clusters of ``size``: the target's
+    ``cluster_blocks`` where ``sms`` is its SM count, else whole clusters of the SMs."""
+    target = current_target()
+    if size == 1:
+        return sms
+    return target.cluster_blocks(size) if sms == target.sm_count else sms // size * size
+
+
+def _two_d_clusters(problem: MatmulProblem, k_tiles: int | None) -> bool:
+    """Whether ``CLUSTER_TILES`` may run the problem: K of at least ``CLUSTER_K_TILES`` tiles, both operands
+    TMA-loaded and M and N known (``_multicast_possible``), no epilogue input and no batch."""
+    return (k_tiles is not None and k_tiles >= CLUSTER_K_TILES and _multicast_possible(problem)
+            and not problem.loaded and not problem.batch_axes)
+
+
+def _entry_name(entry: tuple[Any, ...]) -> str:
+    """``128x160`` or, in a cluster, ``128x160 in 2x2``."""
+    name = "x".join(map(str, entry[0][:2]))
+    return f"{name} in {entry[3][0]}x{entry[3][1]}" if entry[3:] else name
 
 
 def _fastest_tile(problem: MatmulProblem, sms: int,

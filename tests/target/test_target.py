@@ -131,3 +131,14 @@ def test_fewer_threads_per_block_changes_lowers_refusal() -> None:
     with target.use(dataclasses.replace(target.H100, max_threads_per_block=256)):
         with pytest.raises(LoweringError, match="limit of 256 threads per block"):
             lower(fusion)
+
+
+def test_cluster_blocks_count_the_resident_clusters() -> None:
+    """A wave of one-block-per-SM clusters: the H100's 132 SMs hold 66 clusters of two, 30 of four and 15 of eight
+    (ncu's Max Active Clusters); a size it does not list, or another SM count, assumes whole clusters of the SMs."""
+    assert [target.H100.cluster_blocks(c) for c in (1, 2, 4, 8)] == [132, 132, 120, 120]
+    assert target.H100.cluster_blocks(16) == 128
+    assert target.H100.with_sm_count(114).cluster_blocks(4) == 112
+    assert target.H100.with_sm_count(132) is target.H100
+    with pytest.raises(ValueError, match="cluster_blocks: 0 must be a positive int"):
+        target.H100.cluster_blocks(0)
