@@ -57,6 +57,23 @@ def test_large_matches_torch(cluster: tuple[int, int], tile: tuple[int, int, int
     assert err < 1.5 * torch_err, (err, torch_err)     # a bf16 result: as close as torch's bf16 result
 
 
+@pytest.mark.parametrize("shape", [(1536, 1536, 6000), (450, 2888, 4104)])   # whole clusters; rows and columns padded
+@pytest.mark.parametrize("tile", [(128, 160, 64), (128, 96, 64)])
+def test_the_rules_2d_cluster_tiles_match_torch(tile: tuple[int, int, int], shape: tuple[int, int, int]) -> None:
+    """The tiles the rules run in 2-D clusters under a wave (``CLUSTER_TILES``): an N-major B in 64-byte swizzle rows
+    of 32 columns, each piece of it a quarter or half of a box."""
+    torch = torch_or_skip()
+    m, n, k = shape
+    a = torch.randn(m, k, device="cuda").bfloat16()
+    b = torch.randn(k, n, device="cuda").bfloat16()
+    fusion = matmul_cluster.build(cluster=(2, 2), tile=tile, stages=6, tma_store=True)
+    (out,) = execute(lower(fusion), [a, b])
+    expected = a.double() @ b.double()
+    err = ((out.double() - expected).norm() / expected.norm()).item()
+    torch_err = ((torch.matmul(a, b).double() - expected).norm() / expected.norm()).item()
+    assert err < 1.5 * torch_err, (err, torch_err)
+
+
 @pytest.mark.skipif(SANITIZER is None, reason="compute-sanitizer is not installed")
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
 @pytest.mark.parametrize("cluster", CLUSTERS + CLUSTERS_2D)
