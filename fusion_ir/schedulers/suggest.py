@@ -101,6 +101,13 @@ WIDE_BIG_TILES = (((256, 192, 64), 2, 7.1), ((256, 160, 64), 2, 7.0))
 # 0.75 with 72 tiles of 128 x 256 or their split-K, H100 2026-11-26): a wave of it covers a third more than 128 x 256
 FEW_TILES = ((BIG_COLUMNS, 2, 7.1), ((128, 192, 64), 2, 6.4), ((64, 256, 64), 1, 6.4), ((128, 128, 64), 2, 5.9),
              ((64, 128, 64), 1, 4.5))
+# 64 x 256 (one compute warp group) under a wave only where the problem is skinny, M of at most STREAMED_B_M rows
+# or N of at most 256 columns (``_skinny``): there it ran 0.93-1.13 of cuBLAS (192 x 8192 x 8192 0.94, 8192 x 256 x 8192
+# 0.93, 384 x 4096 x 12000 1.13, against 0.77, 0.86 and 1.03 for 128 x 128), elsewhere far below its rate (H100,
+# 2026-11-26, against the tile the rules pick without it: 640 x 2560 x 16384 0.75 against 0.95 (128 x 128),
+# 1200 x 1200 x 12000 0.78 against 1.13, 448 x 2880 x 11520 0.51 against 0.80, B compute-loaded at 2000 x 700 x 9000
+# 0.30 against 1.26)
+SKINNY_TILE = (64, 256, 64)
 # Under one wave, a skinny M (at most STREAMED_B_M rows, two rows of tiles or more) whose B is larger than half the L2
 # and K of at least CLUSTER_K_TILES tiles runs in clusters of two: a B element feeds only 2 M flops, so B's reads
 # bound the kernel, and a cluster halves them. Along M where the rows of tiles are even (the blocks that read each B
@@ -410,7 +417,8 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
             "short K", "128 x 128 per warp group", "persistent ping-pong: one warp group's epilogue runs under the "
             "other's mainloop (1.07 of cuBLAS at 4096 x 4096 x 128)", store, index_why, ping_pong=True)
     if tiles < sms:                                            # under one wave of big tiles
-        few = FEW_TILES + (CLUSTER_TILES if tma_store and _two_d_clusters(problem, k_tiles) else ())
+        few = tuple(entry for entry in FEW_TILES if entry[0] != SKINNY_TILE or _skinny(problem))
+        few += CLUSTER_TILES if tma_store and _two_d_clusters(problem, k_tiles) else ()
         split = split_k_for(problem, sms, BIG_COLUMNS, few)
         if split > 1:                                          # a long K: more blocks per tile, not smaller tiles
             rule = (f"T < S and a long K: {tiles} tiles of 128 x 256 under one wave of {sms} SMs, {k_tiles} K tiles: "
@@ -764,6 +772,11 @@ def _wave_blocks(sms: int, size: int) -> int:
     if size == 1:
         return sms
     return target.cluster_blocks(size) if sms == target.sm_count else sms // size * size
+
+
+def _skinny(problem: MatmulProblem) -> bool:
+    """M of at most ``STREAMED_B_M`` rows or N of at most 256 columns (``SKINNY_TILE``'s problems)."""
+    return problem.m <= STREAMED_B_M or problem.n <= SKINNY_TILE[1]  # type: ignore[operator]
 
 
 def _two_d_clusters(problem: MatmulProblem, k_tiles: int | None) -> bool:

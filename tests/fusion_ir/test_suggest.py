@@ -49,7 +49,7 @@ def _kind(p: MatmulParams) -> tuple:
     # fewer big tiles than SMs: the tile with the fewest waves x work / rate
     ((2048, 2048, 16384), ((128, 256, 64), 2, 4, False, True)),
     ((2048, 2048, 2048), ((128, 256, 64), 2, 4, False, True)),
-    ((1024, 2048, 8192), ((64, 256, 64), 1, 5, False, True)),
+    ((1024, 2048, 8192), ((128, 128, 64), 2, 4, False, True)),     # not skinny: no 64 x 256
     ((1536, 1536, 6000), ((128, 160, 64), 2, 6, False, True)),      # in clusters of 2 x 2
     ((128, 8192, 8192), ((64, 128, 64), 1, 8, False, True)),
     ((64, 64, 64), ((64, 128, 64), 1, 2, False, True)),
@@ -515,3 +515,20 @@ def test_one_to_four_waves_weigh_a_tiles_fixed_cost(shape: tuple[int, int, int],
     epilogue, which a short K does not hide."""
     params = suggest_matmul_params(_matmul(shape))
     assert params.tile == tile and not params.persistent and params.split_k == 1
+
+
+@pytest.mark.parametrize("shape,tile", [
+    ((640, 2560, 16384), (128, 128, 64)),     # not skinny: no 64 x 256 (H100: 0.95 of cuBLAS against 0.75)
+    ((1200, 1200, 12000), (128, 128, 64)),    # 1.13 against 0.78
+    ((192, 8192, 8192), (64, 256, 64)),       # M of at most 384 rows: 64 x 256 (0.94 against 0.77)
+    ((8192, 256, 8192), (64, 256, 64)),       # N of 256 columns (0.93 against 0.86)
+])
+def test_64_x_256_only_for_skinny_problems(shape, tile) -> None:
+    assert suggest_matmul_params(_matmul(shape)).tile == tile
+
+
+def test_a_compute_loaded_operand_under_a_wave_takes_no_64_x_256_tile() -> None:
+    """2000 x 700 x 9000: B's rows of 1400 bytes are no TMA operand; 128 x 128 Pipelined (1.26 of cuBLAS on the
+    H100) rather than 64 x 256 (0.30)."""
+    params = suggest_matmul_params(_matmul((2000, 700, 9000)))
+    assert params.tile == (128, 128, 64) and not params.warp_specialized
