@@ -56,7 +56,9 @@ CLUSTER_K_TILES = 16
 # Under four waves, a tile per block in clusters of two where an operand's rows are not 128-byte multiples and K
 # has at least this many tiles (H100, 2026-11-26: 3000^3 B^T 192 x 192 0.90 of cuBLAS in clusters against 0.78,
 # 1234 x 4568 x 888 256 x 128 0.67 against 0.61, 4000 x 3000 x 2000 0.92 against 0.91; with aligned rows clusters
-# lost 1-5 %: 3072^3 0.89 against 0.91, 4096^3 0.94 against 0.96)
+# lost 1-5 %: 3072^3 0.89 against 0.91, 4096^3 0.94 against 0.96). Under a wave too: 900 x 3000 x 7000 (B's rows of
+# 6000 bytes) with 128 x 192 0.72 against 0.55 (an aligned 896 x 3072 x 7168 ran 1.01 without; 128 x 256 in clusters
+# of 2 or 4 along M, or 2 x 2, 0.73-0.74: the rest is the misaligned rows, not the L2 reads)
 MISALIGNED_CLUSTER_K_TILES = 12
 MISALIGNED_ROW_BYTES = 128
 # split-K: the fewest K tiles (of 64) a split keeps. Each split adds 8 bytes of partials per output element (written,
@@ -455,6 +457,14 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
                                   f"of two along {along} by TMA multicast (128 x 8192 x 8192: 0.97 of cuBLAS against 0.84; 256 x 12288 x 12288: "
                                   f"1.00 against 0.79)")
             rule = f"{rule}; a skinny M and a B streamed from DRAM: clusters of two"
+            return chosen, rule, reasons
+        cluster = _misaligned_cluster(problem, tile, k_tiles) if tma_store else None
+        if cluster is not None:
+            chosen["cluster"] = cluster
+            reasons["cluster"] = (f"rule misaligned rows: an operand's rows are not 128-byte multiples and K has "
+                                  f"{k_tiles} tiles: clusters of two halve the shared operand's L2 reads "
+                                  f"(900 x 3000 x 7000 with 128 x 192: 0.72 of cuBLAS against 0.55)")
+            rule = f"{rule}; misaligned rows: clusters of two"
         return chosen, rule, reasons
     if problem.n is not None and problem.n <= PING_PONG[1]:
         rule = f"N = {problem.n} of at most {PING_PONG[1]}: a 256-wide tile would be half empty or more"
