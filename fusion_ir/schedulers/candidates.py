@@ -8,7 +8,7 @@ store; 128 x 192, 256 x 192 and 256 x 160 a tile per block; the big tiles, 192 x
 both shapes (``CLUSTERED``, both operands TMA-loaded); the tiles of 2-D clusters (``CLUSTER_TILES``) under a wave of 128 x 256
 tiles where K is long and both operands are TMA-loaded;
 split-K of 128 x 256 tiles, Pipelined and warp-specialized, where the tiles are fewer than the SMs and K
-is long; the first persistent candidate with ``group_m`` halved and doubled (where it has more row tiles than
+is long; persistent 128 x 256 and 128 x 160 in clusters of two along M (``PERSISTENT_CLUSTERED``); the first persistent candidate with ``group_m`` halved and doubled (where it has more row tiles than
 half a group) and with its tiles grouped along N (``raster="n"``). A block-per-tile candidate without a cluster
 walks its tiles on a grouped grid (``grouped_grid``, ``grid_group``) and the suggestion's row-major order is a
 candidate too. The TMA store wherever the result allows it
@@ -47,7 +47,7 @@ from .suggest import (
     with_sub_tile,
 )
 
-MAX_CANDIDATES = 28
+MAX_CANDIDATES = 30
 BIG_TILES = ((128, 256, 64), (256, 128, 64))
 SQUARE_TILE = (192, 192, 64)          # three compute warp groups: whole waves where the big tiles leave a tail
 WIDE_PERSISTENT = (128, 192, 64)      # pads fewer columns than 128 x 256
@@ -60,6 +60,9 @@ SMALL_TILES = ((64, 256, 64), (128, 128, 64), (64, 128, 64))
 CLUSTERED = tuple((tile, cluster) for tile in ((128, 256, 64), (256, 128, 64), (192, 192, 64), (128, 192, 64),
                                                (64, 128, 64), (64, 256, 64))
                   for cluster in ((2, 1), (1, 2)))
+# persistent in clusters of two along M (H100, 2026-11-26, against the tuner's best candidate then: 3000 x 5000 x 1000
+# with 128 x 256 0.90 of cuBLAS against 0.84, 5120 x 2560 x 640 with 128 x 160 0.79 against 0.77-0.81)
+PERSISTENT_CLUSTERED = ((128, 256, 64), (128, 160, 64))
 WIDE_TILE = (128, 192, 64)            # a tile per block: a wave covers a third more than 128 x 256
 WIDE_BIG_TILE = (256, 192, 64)        # a tile per block: a wave covers half as much again as 256 x 128
 WIDE_BIG_160 = (256, 160, 64)         # a tile per block between them: whole waves or whole N where neither fits
@@ -137,7 +140,10 @@ def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *
         if split >= 2:
             for ws in (False, True):
                 add(_deepest(MatmulParams(**arranged(BIG_TILES[0], split_k=split, warp_specialized=ws)), problem))
-    persistent = next((p for p in out if p.persistent and not p.ping_pong), None)
+    if problem.tma_operands:
+        for tile in PERSISTENT_CLUSTERED:                # persistent in clusters of two along M
+            add(_deepest(MatmulParams(**arranged(tile, persistent=True, cluster=(2, 1))), problem))
+    persistent = next((p for p in out if p.persistent and not p.ping_pong and p.cluster == (1, 1)), None)
     row_tiles = None if persistent is None or problem.m is None else -(-problem.m // persistent.tile[0])
     if persistent is not None and (row_tiles is None or row_tiles > persistent.group_m // 2):
         for group_m in (max(1, persistent.group_m // 2), persistent.group_m * 2):
