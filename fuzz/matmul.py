@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 from fusion_ir import DataType, Fusion, ScheduleError, ops
 from fusion_ir.reference import evaluate
 from fusion_ir.schedulers import MatmulLayout, MatmulParams, schedule_matmul, suggest_matmul_params
+from fusion_ir.schedulers.matmul_params import CLUSTER_SHAPES
 from runtime.inputs import random_inputs
 from target import DEFAULT_TARGET
 
@@ -90,6 +91,8 @@ class MatmulCase:
             self.params.validate(self.dtype, problem.loaded_tiles, self.layout, loads)
         except ScheduleError:
             return False
+        if self.params.cluster != (1, 1) and not problem.tma_operands:
+            return False    # a cluster shares tiles through the TMA pipeline (schedule_matmul refuses it)
         return self.batch is None or self.params.split_k == 1     # a batch holds blockIdx.z: split-K refused
 
     def fusion(self) -> Fusion:
@@ -238,6 +241,9 @@ def matmul_params(draw: st.DrawFn) -> MatmulParams:
     if not params.persistent and draw(st.integers(0, 3)) == 0:   # a grouped grid, its last group padded or not
         params = replace(params, grouped_grid=True, group_m=draw(st.integers(1, 4)),
                          raster=draw(st.sampled_from(["m", "n"])))
+    if (not params.persistent and params.split_k == 1 and not params.grouped_grid
+            and draw(st.integers(0, 2)) == 0):   # a cluster along one axis or both: the grid padded to whole clusters
+        params = replace(params, cluster=draw(st.sampled_from(CLUSTER_SHAPES)))
     return params
 
 

@@ -53,3 +53,22 @@ def test_fixed_shape_cases_of_any_row_length() -> None:
     shallow = MatmulCase(MatmulParams(tile=(64, 64, 32), stages=2, compute_warp_groups=1), DataType.BFloat16,
                          "none", 70, 37, 40, 7, fixed_shapes=True)
     assert not shallow.valid and check_matmul_case(shallow) == "refused"
+
+
+def test_cluster_cases_match_numpy() -> None:
+    """The template's clusters: 2-D (A multicast along the cluster's rows, B along its columns) with C in the
+    epilogue and a TMA store, four blocks along N with transposed operands and a bias, 4 x 2 batched; a cluster with
+    an operand the compute warp groups load is refused."""
+    ws = {"stages": 2, "compute_warp_groups": 1, "warp_specialized": True}
+    two_d = MatmulCase(MatmulParams(tile=(64, 64, 32), tma_store=True, cluster=(2, 2), **ws), DataType.BFloat16,
+                       "alpha_beta", 70, 136, 40, 8)
+    assert check_matmul_case(two_d) == "matched"
+    along_n = MatmulCase(MatmulParams(tile=(64, 64, 32), cluster=(1, 4), **ws), DataType.Half, "bias_gelu",
+                         72, 200, 48, 9, transpose_a=True, transpose_b=True)
+    assert check_matmul_case(along_n) == "matched"
+    batched = MatmulCase(MatmulParams(tile=(64, 64, 32), cluster=(4, 2), **ws), DataType.BFloat16, "none",
+                         130, 72, 40, 10, batch=2)
+    assert check_matmul_case(batched) == "matched"
+    odd_k = MatmulCase(MatmulParams(tile=(64, 64, 32), stages=3, compute_warp_groups=1, cluster=(2, 2)),
+                       DataType.BFloat16, "none", 70, 72, 99, 11, fixed_shapes=True)
+    assert not odd_k.valid and check_matmul_case(odd_k) == "refused"
