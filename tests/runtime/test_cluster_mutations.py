@@ -123,18 +123,24 @@ def test_a_release_missing_to_one_of_three_peers_deadlocks(cluster: tuple[int, i
     """Clusters of four: each reader warp releases a stage to its three peers; without the arrive on one of them
     that peer's empty barrier never completes, and its producer waits forever."""
     fusion, kern = _kernel(cluster)
-
-    def drop_one(n: k.Node) -> k.Node | None:
-        if isinstance(n, k.IfThenElse) and len(n.then_body) == 3 and all(
-                isinstance(x, k.MBarrierRemoteArrive) for x in n.then_body):
-            return replace(n, then_body=n.then_body[:2])
-        return None
-
-    bad = mutate(kern, drop_one)
-    assert bad != kern
+    bad = _drop_last_release(kern, peers=3)
     inputs = random_inputs(fusion, SHAPES, seed=5)
     with pytest.raises(DeadlockError):
         simulate(bad, inputs, seed=1)
+
+
+def _drop_last_release(kern: k.Kernel, peers: int) -> k.Kernel:
+    """Each reader warp's releases to its ``peers`` peers without the last one."""
+
+    def drop(n: k.Node) -> k.Node | None:
+        if isinstance(n, k.IfThenElse) and len(n.then_body) == peers and all(
+                isinstance(x, k.MBarrierRemoteArrive) for x in n.then_body):
+            return replace(n, then_body=n.then_body[:-1])
+        return None
+
+    bad = mutate(kern, drop)
+    assert bad != kern
+    return bad
 
 
 # 2-D clusters (``cluster=(2, 2)``): A multicast along each cluster row, B along each cluster column, with masks
@@ -150,17 +156,8 @@ def test_2d_a_release_missing_to_the_column_peer_deadlocks() -> None:
     """The release to the block of the same column (which multicasts B into this block) dropped: its empty barrier,
     counting this block's readers too, never completes."""
     fusion, kern = _kernel((2, 2))
-
-    def drop_column(n: k.Node) -> k.Node | None:
-        if isinstance(n, k.IfThenElse) and len(n.then_body) == 2 and all(
-                isinstance(x, k.MBarrierRemoteArrive) for x in n.then_body):
-            return replace(n, then_body=n.then_body[:1])
-        return None
-
-    bad = mutate(kern, drop_column)
-    assert bad != kern
     with pytest.raises(DeadlockError):
-        _error(fusion, bad)
+        _error(fusion, _drop_last_release(kern, peers=2))
 
 
 def test_2d_an_unshifted_mask_is_reported() -> None:
