@@ -146,7 +146,7 @@ def candidates(p: Problem, rules: MatmulParams, sms: int, stream_k: bool = False
     out = [rules] + [c for c in found if c != rules]
     clustered = [replace(c, cluster=cluster) for c in out for cluster in CLUSTERS
                  if c.tile in CLUSTER_TILES and c.warp_specialized and not c.persistent and c.cluster == (1, 1)
-                 and c.split_k == 1]
+                 and c.split_k == 1 and not c.grouped_grid]      # a cluster orders its blocks its own way
     out += [c for c in clustered if c not in out]
     if stream_k:
         out += [c for c in stream_k_candidates(p, rules, sms) if c not in out]
