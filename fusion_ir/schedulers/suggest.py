@@ -439,8 +439,9 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
                             for entry in few)
         chosen = {**ws, "tile": tile, "compute_warp_groups": groups}
         reasons = _reasons(
-            "T < S", f"the least predicted ceil(tiles / S) x TM x TN / rate of FEW_TILES and CLUSTER_TILES ({options}): "
-                     f"a smaller tile is slower per block but keeps more SMs busy",
+            "T < S", f"the least predicted ceil(tiles / S) x TM x TN / rate of FEW_TILES and CLUSTER_TILES ({options}"
+                     f"{'' if _skinny(problem) else '; no 64x256: M over 384 rows and N over 256 columns'}): a smaller "
+                     f"tile is slower per block but keeps more SMs busy",
             "not persistent: under one wave", store, "64-bit indices")
         if clustered[1:]:                                      # a tile of CLUSTER_TILES
             cm, cn = chosen["cluster"] = clustered[1]
