@@ -110,3 +110,14 @@ def test_a_multiple_of_the_modulus_adds_nothing_to_the_remainder() -> None:
         for yv in range(5):
             env = {"x": xv, "y": yv}
             assert ((x * 8 + y * 3 + 5) % 4).evaluate(env) == (xv * 8 + yv * 3 + 5) % 4
+
+
+def test_a_left_shift_folds_drops_its_identities_prints_and_evaluates():
+    """``shl``: a cluster's multicast mask shifted by the block's rank (``3 << ((blockIdx.y % 2) * 2)``)."""
+    assert Val.const(3).shl(2) == Val.const(12)
+    assert i0.shl(0) == i0 and Val.const(0).shl(i0) == Val.const(0)
+    mask = Val.const(3).shl((i0 % 2) * 2)
+    assert str(mask) == "3 << ((i0 % 2) * 2)"
+    assert mask.evaluate({"i0": 3}) == 12
+    assert list(mask.evaluate({"i0": np.array([0, 1, 2])})) == [3, 12, 3]
+    assert mask.substitute({"i0": Val.const(1)}) == Val.const(12)

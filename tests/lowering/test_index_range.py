@@ -147,3 +147,13 @@ def test_a_bitwise_xor_is_bounded_by_its_operands_bit_length() -> None:
     assert interval(i.bit_xor((i // 64) % 8 * 8), {"i1": (0, 1023)}) == (0, 1023)
     assert interval(i.bit_xor(Val.const(8)), {"i1": (0, 100)}) == (0, 127)
     assert interval(i.bit_xor(Val.const(8)), {"i1": (-1, 100)}) is None
+
+
+def test_a_left_shift_of_non_negative_values_is_bounded() -> None:
+    """A multicast mask ``pattern << rank``: from the least to the largest shift of its bounds."""
+    from fusion_ir.scalar import Val
+    from lowering.index_range import interval
+
+    i = Val.symbol("i1")
+    assert interval(Val.const(3).shl(i % 2 * 2), {"i1": (0, 1023)}) == (3, 12)
+    assert interval(i.shl(Val.const(1)), {"i1": (-1, 4)}) is None

@@ -15,6 +15,7 @@ from fusion_ir.scalar import Val
 from lowering import kernel_ir as k
 from lowering import lower
 from runtime import SimulationError, simulate
+from lowering.verify import VerifyError
 from runtime.errors import DeadlockError
 from tests.helpers import random_inputs, rel_error
 from tests.runtime.kir_builders import mutate
@@ -273,4 +274,26 @@ def test_persistent_a_block_skipping_a_tile_its_peer_runs_deadlocks(cluster: tup
     fusion, kern = _persistent_kernel(cluster)
     bad = mutate(kern, _rank_skips_first_tile)
     with pytest.raises((DeadlockError, SimulationError), match="deadlock|must not be written before"):
+        _error(fusion, bad)
+
+
+@pytest.mark.parametrize("other", [False, True])
+def test_2d_a_mask_that_names_no_block_is_reported(other: bool) -> None:
+    """A rank-dependent mask that is 0 for the cluster's second row: verify evaluates a mask of the block indices
+    at every position of the cluster; one that reads another symbol (here threadIdx.x, adding 0) the simulator
+    evaluates per block."""
+    fusion, kern = _kernel((2, 2))
+    row = Val.symbol("blockIdx.y") % 2
+    empty = Val.const(3).shl(row * 2) * (Val.const(1) - row)
+    if other:
+        empty = empty + Val.symbol("threadIdx.x") // 4096
+
+    def zero_on_row_1(n: k.Node) -> k.Node | None:
+        if isinstance(n, k.TmaLoad) and isinstance(n.multicast, Val):
+            return replace(n, multicast=empty)
+        return None
+
+    bad = mutate(kern, zero_on_row_1)
+    message = "names no block or a rank outside its cluster" if other else "multicasts to blocks 0b0"
+    with pytest.raises((SimulationError, VerifyError), match=message):
         _error(fusion, bad)
