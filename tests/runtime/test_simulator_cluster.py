@@ -161,3 +161,15 @@ def test_persistent_cluster_interleaved_blocks_match_numpy() -> None:
     for seed in (0, 1):
         (out,) = simulate(kern, inputs, seed=seed, interleave_blocks=seed + 5)
         assert rel_error(out, expected) < 1e-5
+
+
+@pytest.mark.parametrize("tile", [(128, 160, 64), (128, 96, 64)])
+@pytest.mark.parametrize("transpose_a,transpose_b", [(False, False), (True, True)])
+def test_the_rules_2d_cluster_tiles_match_numpy(tile, transpose_a: bool, transpose_b: bool) -> None:
+    """The tiles the rules run in 2 x 2 clusters (``CLUSTER_TILES``): an N-major B in 64-byte swizzle rows of 32
+    columns, or B^T and A^T, their boxes split between the blocks of a row and of a column; both grid dimensions
+    padded to whole clusters."""
+    params = {"tile": tile, "stages": 3, "compute_warp_groups": 2, "warp_specialized": True, "tma_store": True,
+              "cluster": (2, 2)}
+    _check(params, (296, 344, 136), seeds=(3,), tol=1e-2, out_dtype=DataType.BFloat16, transpose_a=transpose_a,
+           transpose_b=transpose_b)
