@@ -117,7 +117,7 @@ def problem_fusion(p: Problem | None = None, form: tuple[bool, bool, bool, bool]
 # clusters of two blocks sharing an operand's tile by TMA multicast (half its L2 reads): each one-tile-per-block
 # big-tile candidate of the tuner is timed in clusters (2, 1) and (1, 2) too
 CLUSTERS = ((2, 1), (1, 2))
-CLUSTER_TILES = ((128, 256, 64), (256, 128, 64))
+CLUSTERED_BIG_TILES = ((128, 256, 64), (256, 128, 64))
 
 
 # ``--stream-k``: stream-K kernels (MatmulParams.stream_k, Pipelined, a grid of the SM count) beside the candidates:
@@ -145,7 +145,7 @@ def candidates(p: Problem, rules: MatmulParams, sms: int, stream_k: bool = False
     found = matmul_candidates(problem_fusion(p), sms=sms)
     out = [rules] + [c for c in found if c != rules]
     clustered = [replace(c, cluster=cluster) for c in out for cluster in CLUSTERS
-                 if c.tile in CLUSTER_TILES and c.warp_specialized and not c.persistent and c.cluster == (1, 1)
+                 if c.tile in CLUSTERED_BIG_TILES and c.warp_specialized and not c.persistent and c.cluster == (1, 1)
                  and c.split_k == 1 and not c.grouped_grid]      # a cluster orders its blocks its own way
     out += [c for c in clustered if c not in out]
     if stream_k:

@@ -130,12 +130,12 @@ def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *
     if problem.tma_operands:
         for tile, cluster in CLUSTERED:
             add(_deepest(MatmulParams(**arranged(tile, cluster=cluster)), problem))
-    big_tiles = problem.tiles(BIG_TILES[0])
-    if store and big_tiles is not None and big_tiles < sms and _two_d_clusters(problem, problem.k_tiles(BIG_TILES[0][2])):
+    tiles, k_tiles = problem.tiles(BIG_TILES[0]), problem.k_tiles(BIG_TILES[0][2])
+    under_a_wave = tiles is not None and tiles < sms
+    if store and under_a_wave and _two_d_clusters(problem, k_tiles):
         for tile, _, _, cluster in CLUSTER_TILES:        # 2-D clusters: A shared along a cluster row, B a column
             add(_deepest(MatmulParams(**arranged(tile, cluster=cluster)), problem))
-    tiles, k_tiles = problem.tiles(BIG_TILES[0]), problem.k_tiles(BIG_TILES[0][2])
-    if tiles is not None and k_tiles is not None and tiles < sms and not problem.batch_axes:
+    if under_a_wave and k_tiles is not None and not problem.batch_axes:
         split = min(sms // tiles, k_tiles // SPLIT_K_TILES)     # split-K: about a wave of blocks
         if split >= 2:
             for ws in (False, True):

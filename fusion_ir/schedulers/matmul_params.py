@@ -52,8 +52,8 @@ class MatmulParams:
     partial tiles summed in order by the last to finish (docs/matmul.md, "Split-K");
     ``cluster``: (M, N) blocks of a thread-block cluster: ``(2, 1)``, two blocks of adjacent tile rows that
     share B's tile (each loads half of it and multicasts it to both), ``(1, 2)`` two of adjacent tile
-    columns that share A's; ``(4, 2)``, a block per tile, each sharing B's tile with the 4 blocks of its cluster
-    column and A's with the 2 of its cluster row (a block per tile only); persistent, each cluster (blockIdx.x) walks cluster tiles, pairs of such tiles, and
+    columns that share A's; ``(4, 2)`` (2-D, a tile per block only), each block sharing B's tile with the 4 blocks of
+    its cluster column and A's with the 2 of its cluster row; persistent, each cluster (blockIdx.x) walks cluster tiles, pairs of such tiles, and
     each block (its rank: blockIdx.y) takes its tile of the pair (``docs/matmul.md``, "Clusters and multicast",
     "Persistent, in clusters");
     ``epilogue_tile``: with ``tma_store``, the epilogue walks the output tile in sub-tiles of ``(TM, EN)`` (every

@@ -107,7 +107,7 @@ FEW_TILES = ((BIG_COLUMNS, 2, 7.1), ((128, 192, 64), 2, 6.4), ((64, 256, 64), 1,
 # or N of at most 256 columns (``_skinny``): there it ran 0.93-1.13 of cuBLAS (192 x 8192 x 8192 0.94, 8192 x 256 x 8192
 # 0.93, 384 x 4096 x 12000 1.13, against 0.77, 0.86 and 1.03 for 128 x 128), elsewhere far below its rate (H100,
 # 2026-11-26, against the tile the rules pick without it: 640 x 2560 x 16384 0.75 against 0.95 (128 x 128),
-# 1200 x 1200 x 12000 0.78 against 1.13, 448 x 2880 x 11520 0.51 against 0.80, B compute-loaded at 2000 x 700 x 9000
+# 1200 x 1200 x 12000 0.78 against 1.13 (128 x 128 without a cluster), 448 x 2880 x 11520 0.51 against 0.80, B compute-loaded at 2000 x 700 x 9000
 # 0.30 against 1.26)
 SKINNY_TILE = (64, 256, 64)
 # Under one wave, a skinny M (at most STREAMED_B_M rows, two rows of tiles or more) whose B is larger than half the L2
@@ -433,18 +433,18 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
             reasons["warp_specialized"] = "rule split-K: Pipelined"
             return ({**ws, "tile": BIG_COLUMNS, "compute_warp_groups": 2, "warp_specialized": False,
                      "split_k": split}, rule, reasons)
-        tile, groups, *clustered = min(few, key=lambda entry: _predicted(problem, sms, entry))
+        best = _fastest(problem, sms, few)
+        tile, groups = best[:2]
         rule = f"T < S: {tiles} tiles of 128 x 256 under one wave of {sms} SMs"
-        options = ", ".join(f"{_entry_name(entry)}: {_predicted(problem, sms, entry) / 1e6:.2f}"
-                            for entry in few)
+        options = _predicted_text(problem, sms, few)
         chosen = {**ws, "tile": tile, "compute_warp_groups": groups}
         reasons = _reasons(
             "T < S", f"the least predicted ceil(tiles / S) x TM x TN / rate of FEW_TILES and CLUSTER_TILES ({options}"
                      f"{'' if _skinny(problem) else '; no 64x256: M over 384 rows and N over 256 columns'}): a smaller "
                      f"tile is slower per block but keeps more SMs busy",
             "not persistent: under one wave", store, "64-bit indices")
-        if clustered[1:]:                                      # a tile of CLUSTER_TILES
-            cm, cn = chosen["cluster"] = clustered[1]
+        if len(best) > 3:                                      # a tile of CLUSTER_TILES, in its cluster
+            cm, cn = chosen["cluster"] = best[3]
             reasons["cluster"] = (f"rule 2-D clusters: {cm} x {cn} blocks, each sharing A's tile with its cluster row "
                                   f"and B's with its cluster column by TMA multicast ({k_tiles} K tiles; 1536 x 1536 x "
                                   f"6000 with 128 x 160: 0.98 of cuBLAS against 0.85)")
@@ -490,10 +490,9 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
             # a 192 x 192 tile where it fills whole waves better (3000^3: 2 waves of it instead of 3 of 128 x 256)
             options = ((chosen["tile"], 2, 7.1), *SQUARE_TILES,
                        *(WAVE_TILES + WIDE_BIG_TILES if problem.tma_operands else ()))
-            tile, groups = _fastest_tile(problem, sms, options)
+            tile, groups = _fastest(problem, sms, options)[:2]
             chosen.update(tile=tile, compute_warp_groups=groups, register_split=register_split(groups))
-            times = ", ".join(f"{'x'.join(map(str, t[:2]))}: {_tile_time(problem, sms, t, r):.2f}" for t, _, r in options)
-            tile_why = f"the least predicted time of the tile-per-block tiles ({times})"
+            tile_why = f"the least predicted time of the tile-per-block tiles ({_predicted_text(problem, sms, options)})"
         reasons = _reasons(f"one tile per block, {why}", tile_why, "not persistent: a tile per block beat or tied "
                            "the persistent kernel under four waves", store, "64-bit indices")
         if tma_store:
@@ -697,9 +696,10 @@ def _depth_reason(params: MatmulParams, problem: MatmulProblem) -> str:
     return f"depth: {lifted}as deep as shared memory allows ({used} of {limit} bytes at {params.stages} stages)"
 
 
-def _tile_time(problem: MatmulProblem, sms: int, tile: tuple[int, int, int], rate: float) -> float:
-    """``_predicted`` in millions of its units, for the reasons' text."""
-    return _predicted(problem, sms, (tile, 0, rate)) / 1e6
+def _predicted_text(problem: MatmulProblem, sms: int, entries: tuple[tuple[Any, ...], ...]) -> str:
+    """Each entry's ``_predicted`` time in millions of its units, for the reasons' text: ``128x192: 0.39, 128x160 in
+    2x2: 0.34``."""
+    return ", ".join(f"{_entry_name(entry)}: {_predicted(problem, sms, entry) / 1e6:.2f}" for entry in entries)
 
 
 def compute_loaded_arrangement(problem: MatmulProblem, chosen: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -777,12 +777,9 @@ def _predicted(problem: MatmulProblem, sms: int, entry: tuple[Any, ...], split: 
 
 
 def _wave_blocks(sms: int, size: int) -> int:
-    """Blocks of one tile each resident at once on ``sms`` SMs in clusters of ``size``: the target's
-    ``cluster_blocks`` where ``sms`` is its SM count, else whole clusters of the SMs."""
-    target = current_target()
-    if size == 1:
-        return sms
-    return target.cluster_blocks(size) if sms == target.sm_count else sms // size * size
+    """Blocks of one tile each resident at once on ``sms`` SMs in clusters of ``size`` (``Target.cluster_blocks``
+    of the target with that SM count)."""
+    return current_target().with_sm_count(sms).cluster_blocks(size)
 
 
 def _skinny(problem: MatmulProblem) -> bool:
@@ -803,11 +800,10 @@ def _entry_name(entry: tuple[Any, ...]) -> str:
     return f"{name} in {entry[3][0]}x{entry[3][1]}" if entry[3:] else name
 
 
-def _fastest_tile(problem: MatmulProblem, sms: int,
-                  options: tuple[tuple[tuple[int, int, int], int, float], ...]) -> tuple[tuple[int, int, int], int]:
-    """The tile of ``options`` with the shortest predicted time (``_predicted``)."""
-    tile, groups, _ = min(options, key=lambda entry: _predicted(problem, sms, entry))
-    return tile, groups
+def _fastest(problem: MatmulProblem, sms: int, options: tuple[tuple[Any, ...], ...]) -> tuple[Any, ...]:
+    """The entry of ``options`` (``(tile, groups, rate)`` or ``(tile, groups, rate, cluster)``) with the shortest
+    predicted time (``_predicted``)."""
+    return min(options, key=lambda entry: _predicted(problem, sms, entry))
 
 
 def _warp_groups_for(tile: Any) -> int:

@@ -138,12 +138,8 @@ def _coords(dims: tuple[int, int, int]) -> list[Val]:
 
 
 def _rank_of(coords: list[Val], dims: tuple[int, int, int]) -> Val:
+    """The rank (``%cluster_ctarank``) of the block at ``coords`` in its cluster: x fastest, then y, then z."""
     return coords[0] + coords[1] * dims[0] + coords[2] * (dims[0] * dims[1])
-
-
-def cluster_rank(dims: tuple[int, int, int]) -> Val:
-    """The block's rank in its cluster (``%cluster_ctarank``): x fastest, then y, then z."""
-    return _rank_of(_coords(dims), dims)
 
 
 def cluster_peers(dims: tuple[int, int, int], along: set[int]) -> list[Val]:

@@ -154,6 +154,7 @@ def test_a_2d_cluster_multicasts_a_along_its_rows_and_b_along_its_columns(cluste
     kern = lower(_fusion(cluster))
     assert kern.cluster_dims == (cn, cm, 1)
     loads = {n.tensor_map.name: n for n in _nodes(kern, k.TmaLoad)}
+    remote = _nodes(kern, k.MBarrierRemoteArrive)[:cm + cn - 2]     # one release's arrives on the peers
     for x in range(cn):
         for y in range(cm):
             rank = x + y * cn
@@ -161,7 +162,6 @@ def test_a_2d_cluster_multicasts_a_along_its_rows_and_b_along_its_columns(cluste
             column = sum(1 << (x + j * cn) for j in range(cm))
             assert _at(loads["tmap_T0"].multicast, x, y) == row, (x, y)
             assert _at(loads["tmap_T1"].multicast, x, y) == column, (x, y)
-            remote = _nodes(kern, k.MBarrierRemoteArrive)[:cm + cn - 2]
             peers = {int(r.cta.evaluate({"blockIdx.x": x, "blockIdx.y": y})) for r in remote}
             assert peers == {b for b in range(cm * cn) if b != rank and (b % cn == x or b // cn == y)}, (x, y)
     counts = sorted(n.count.const_value() for n in _nodes(kern, k.MBarrierInit))

@@ -173,7 +173,7 @@ def test_2d_an_unshifted_mask_is_reported() -> None:
 
     bad = mutate(kern, unshift)
     assert bad != kern
-    _fails(fusion, bad, "more arrivals", "must not be written before the wgmma.wait_group", "eadlock")
+    _fails(fusion, bad, "more arrivals", "must not be written before the wgmma.wait_group", "deadlock")
 
 
 def test_2d_an_empty_barrier_count_without_the_peers_is_reported() -> None:
