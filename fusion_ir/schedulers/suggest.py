@@ -99,6 +99,31 @@ WAVE_TILES = (((128, 192, 64), 2, 6.4), ((128, 128, 64), 2, 5.9))
 # 0.91 against 0.87, 3000 x 5000 x 1000 0.84 against 0.83; at 16384^3 it ran 0.95 against 256 x 192's 1.00, which the
 # rate keeps (50 waves of it against 42)
 WIDE_BIG_TILES = (((256, 192, 64), 2, 7.1), ((256, 160, 64), 2, 7.0))
+# From PERSISTENT_TILE_WAVES waves of 256 x 128 tiles with K of PERSISTENT_K_TILES tiles, rows of 128-byte multiples,
+# both operands TMA-loaded, a 16-bit result, one output and no epilogue input or batch: the same tile persistent
+# (the producer loads the next tile's stages while the compute warp groups run the epilogue, and no block is
+# launched per tile), 64-bit indices, 4 stages beside a ring of 256 x 32 staging tiles, where the waves predict it
+# faster than the tile per block: a tile's fixed cost PERSISTENT_TILE_OVERHEAD instead of TILE_OVERHEAD (fitted to
+# 8192 x 8192 x 1024 and x 2048). H100, 2026-11-26, ratio to cuBLAS in the same rounds against the rules' tile then:
+# 8192 x 8192 x 1024 0.94 against 0.85, 8192 x 8192 x 2048 1.00 against 0.94, 7168 x 7168 x 2048 0.97 against 0.92,
+# 10000 x 2048 x 1024 0.97 against 0.92, 1792 x 7168 x 2048 1.00 against 0.95, 4096^3 0.99 against 0.97,
+# 12288 x 4096 x 1536 0.92 against 0.91, 3328 x 3328 x 2048 1.00 against 0.99. Where the waves keep the tile per
+# block it lost: 6400 x 1600 x 3200 (2.5 waves) 0.79 against 0.98, 2816 x 2048 x 3072 (1.3 waves) 0.73 against 1.04,
+# 3584 x 1792 x 4096 (1.5 waves) 0.75 against 0.90; and outside the K range: 6144^3 0.94 against 0.99, 5120 x 2560
+# x 640 0.70 against 0.73. With 32-bit indices the same kernel ran 0.80 at 8192 x 8192 x 2048 (ptxas keeps its
+# wgmma descriptors in vector registers, moved to uniform ones before each wgmma: dispatch stalls), which is what
+# the persistent cooperative kernels measured before this rule had.
+# Chosen only where predicted at least PERSISTENT_MARGIN faster: within it the waves' model does not order them (6144 x
+# 4096 x 3072, predicted 2 % faster than 4 waves of 256 x 192, ran 0.93 against 0.96; B^T 4096 x 14336 x 4096, 2 %
+# faster than 256 x 160, 0.93 against 0.98; 3328 x 3328 x 2048, 3 %, 1.00 against 0.99). The same kernel from four
+# waves with K of 9 to 15 tiles (the rule "four waves or more" for such problems): 8192 x 8192 x 768 0.91 against
+# 0.86 (persistent 128 x 256, 32-bit indices, the whole tile staged, 3 stages), 16384 x 4096 x 640 0.90 against
+# 0.87, 6144 x 8192 x 896 0.97 against 0.93; 128 x 256 with 64-bit indices and 128 x 32 sub-tiles 0.88 / 0.88 / 0.96
+PERSISTENT_TILE = (BIG, 2, 7.0)
+PERSISTENT_TILE_OVERHEAD = 9_000
+PERSISTENT_K_TILES = (16, 64)
+PERSISTENT_TILE_WAVES = 2
+PERSISTENT_MARGIN = 0.965
 # 128 x 192 (rate from 1536 x 1536 x 6000 and 768 x 3072 x 12288, 96 tiles in one wave: 0.85 of cuBLAS against 0.66 and
 # 0.75 with 72 tiles of 128 x 256 or their split-K, H100 2026-11-26): a wave of it covers a third more than 128 x 256
 FEW_TILES = ((BIG_COLUMNS, 2, 7.1), ((128, 192, 64), 2, 6.4), ((64, 256, 64), 1, 6.4), ((128, 128, 64), 2, 5.9),
@@ -318,7 +343,7 @@ def epilogue_sub_tile(params: MatmulParams, problem: MatmulProblem | None = None
     serialize the epilogue its other group's mainloop hides."""
     if not params.tma_store or StoreWait.of(params.store_wait) is not StoreWait.AfterBoxes:
         return None
-    if params.persistent and (problem is None or (problem.outputs == 1 and not problem.loaded_tiles)):
+    if params.ping_pong and (problem is None or (problem.outputs == 1 and not problem.loaded_tiles)):
         return None
     if params.ping_pong and problem is not None and problem.outputs == 1:
         return None      # C's tile: a ring per warp group takes the room of the one whole tile they take turns on
@@ -490,9 +515,18 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
             # a 192 x 192 tile where it fills whole waves better (3000^3: 2 waves of it instead of 3 of 128 x 256)
             options = ((chosen["tile"], 2, 7.1), *SQUARE_TILES,
                        *(WAVE_TILES + WIDE_BIG_TILES if problem.tma_operands else ()))
-            tile, groups = _fastest(problem, sms, options)[:2]
+            best = _fastest(problem, sms, options)
+            tile, groups = best[:2]
             chosen.update(tile=tile, compute_warp_groups=groups, register_split=register_split(groups))
             tile_why = f"the least predicted time of the tile-per-block tiles ({_predicted_text(problem, sms, options)})"
+            persistent = _persistent_tile_time(problem, sms, k_tiles)
+            per_block = _predicted(problem, sms, best)
+            if persistent is not None and persistent <= PERSISTENT_MARGIN * per_block:
+                rule = (f"persistent 256 x 128: {problem.tiles(BIG)} tiles of 256 x 128 on {sms} SMs and K of {k_tiles} "
+                        f"tiles, predicted {persistent / per_block:.2f} of {_entry_name(best)} a tile per block's time")
+                return _persistent_tile(big, store, f"predicted {persistent:.0f} against {per_block:.0f} for "
+                                        f"{_entry_name(best)} a tile per block, at most {PERSISTENT_MARGIN} of it "
+                                        f"({_predicted_text(problem, sms, options)})", rule)
         reasons = _reasons(f"one tile per block, {why}", tile_why, "not persistent: a tile per block beat or tied "
                            "the persistent kernel under four waves", store, "64-bit indices")
         if tma_store:
@@ -519,6 +553,10 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
         return {**big, "tile": BIG_COLUMNS, "cluster": (2, 1)}, rule, reasons
     rule = (f"T >= {PERSISTENT_WAVES} S and a 16-bit result: {tiles} tiles of 128 x 256 on {sms} SMs "
             f"({tiles / sms:.1f} waves)")
+    if _persistent_tile_problem(problem):
+        return _persistent_tile(big, store, f"K of {k_tiles} tiles (under {CLUSTER_K_TILES}) from "
+                                f"{PERSISTENT_WAVES} waves (8192 x 8192 x 768: 0.91 of cuBLAS against 0.86 for "
+                                f"persistent 128 x 256 with 32-bit indices)", f"{rule}: persistent 256 x 128")
     return {**big, "tile": BIG_COLUMNS, "persistent": True, "index_type": index}, rule, _reasons(
         "four waves or more", "128 x 256, 2 warp groups of 64 x 256",
         f"persistent: {sms} resident blocks walk the tiles in grouped order", store, index_why)
@@ -755,8 +793,9 @@ def _fits_int32(problem: MatmulProblem) -> bool:
     return None not in (m, n, k, batch) and batch * max(m * k, k * n, m * n) <= INT32_INDEX_MAX  # type: ignore[operator]
 
 
-def _predicted(problem: MatmulProblem, sms: int, entry: tuple[Any, ...], split: int = 1) -> float:
-    """A tile's predicted time (relative): waves x (a tile's work / its rate + ``TILE_OVERHEAD``), the work
+def _predicted(problem: MatmulProblem, sms: int, entry: tuple[Any, ...], split: int = 1,
+               overhead: float = TILE_OVERHEAD) -> float:
+    """A tile's predicted time (relative): waves x (a tile's work / its rate + ``overhead``), the work
     ``TM x TN x`` K tiles (of a split's range); the tiles cover the problem rounded up to whole tiles, so a tile much
     wider than N pays for its empty part. An entry ``(tile, groups, rate, cluster)`` runs its tiles padded to whole
     clusters, a wave the blocks resident in such clusters (``_wave_blocks``). Without a known K, the work alone
@@ -773,7 +812,41 @@ def _predicted(problem: MatmulProblem, sms: int, entry: tuple[Any, ...], split: 
     waves = -(-tiles * split // _wave_blocks(sms, cluster[0] * cluster[1]))
     if k_tiles is None:
         return waves * tile[0] * tile[1] / split / rate
-    return waves * (tile[0] * tile[1] * -(-k_tiles // split) / rate + TILE_OVERHEAD)
+    return waves * (tile[0] * tile[1] * -(-k_tiles // split) / rate + overhead)
+
+
+def _persistent_tile_problem(problem: MatmulProblem) -> bool:
+    """A problem of the kind ``PERSISTENT_TILE`` was measured on: TMA operands whose rows are 128-byte multiples,
+    one 16-bit output by the TMA store and no epilogue input or batch."""
+    return (problem.tma_operands and not misaligned_rows(problem) and not problem.loaded_tiles
+            and not problem.broadcast and not problem.batch_axes and problem.outputs == 1
+            and problem.tma_store_possible)
+
+
+def _persistent_tile_time(problem: MatmulProblem, sms: int, k_tiles: int | None) -> float | None:
+    """The predicted time of ``PERSISTENT_TILE`` persistent (``_predicted`` with ``PERSISTENT_TILE_OVERHEAD``) where
+    K has ``PERSISTENT_K_TILES`` tiles, there are ``PERSISTENT_TILE_WAVES`` waves of its tiles or more and the
+    problem is of its kind (``_persistent_tile_problem``); None elsewhere."""
+    low, high = PERSISTENT_K_TILES
+    tiles = problem.tiles(BIG)
+    if (k_tiles is None or not low <= k_tiles <= high or tiles is None or tiles < PERSISTENT_TILE_WAVES * sms
+            or not _persistent_tile_problem(problem)):
+        return None
+    return _predicted(problem, sms, PERSISTENT_TILE, overhead=PERSISTENT_TILE_OVERHEAD)
+
+
+def _persistent_tile(big: dict[str, Any], store: str, tile_why: str,
+                     rule: str) -> tuple[dict[str, Any], str, dict[str, str]]:
+    """The arrangement of ``PERSISTENT_TILE``: 256 x 128 persistent with 64-bit indices (its sub-tiled epilogue and
+    4 stages follow from ``epilogue_sub_tile`` and ``_depth``)."""
+    chosen = {**big, "tile": PERSISTENT_TILE[0], "compute_warp_groups": PERSISTENT_TILE[1], "persistent": True,
+              "index_type": DataType.Int64, "register_split": register_split(PERSISTENT_TILE[1])}
+    return chosen, rule, _reasons(
+        "persistent tile", f"256 x 128, 2 warp groups of 128 x 128: {tile_why}",
+        "persistent: the resident blocks walk the tiles, the producer loading the next tile's stages under the "
+        "epilogue and no block launched per tile (8192 x 8192 x 2048: 1.00 of cuBLAS against 0.94 a tile per block)",
+        store, "64-bit indices: with 32-bit ones this kernel ran 0.80 of cuBLAS at 8192 x 8192 x 2048 against 1.00 "
+        "(ptxas keeps its wgmma descriptors in vector registers: dispatch stalls)")
 
 
 def _wave_blocks(sms: int, size: int) -> int:

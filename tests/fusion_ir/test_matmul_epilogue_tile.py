@@ -92,14 +92,14 @@ def test_ping_pong_sub_tiled_epilogues_match_numpy(kind: str) -> None:
                                              ("bias_relu", (128, 32), 4)])
 def test_persistent_kernels_sub_tile_beside_epilogue_inputs(kind: str, sub, stages: int) -> None:
     """At 8192 x 8192 x 960 (persistent): C's tile keeps a third stage with a 128 x 32 ring, a bias epilogue a
-    fourth; a plain matmul keeps the whole tile (sub-tiles serialized its short tiles' epilogues)."""
+    fourth; a plain matmul is the persistent 256 x 128 tile, 4 stages beside a ring of 256 x 32."""
     from fusion_ir.schedulers import suggest_matmul_params
     from tests.fusion_ir.test_suggest import _matmul
 
     params = suggest_matmul_params(matmul_epilogue.fusion_of(kind, (8192, 8192, 960)))
     assert params.persistent and not params.ping_pong and params.epilogue_tile == sub and params.stages == stages
     plain = suggest_matmul_params(_matmul((8192, 8192, 960)))
-    assert plain.persistent and plain.epilogue_tile is None
+    assert plain.persistent and plain.tile == (256, 128, 64) and plain.epilogue_tile == (256, 32) and plain.stages == 4
 
 
 @pytest.mark.parametrize("kind,ping_pong", [("alpha_beta", False), ("residual", False), ("bias_relu", True)])
