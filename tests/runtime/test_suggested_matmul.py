@@ -34,7 +34,10 @@ CASES = {
     "N under 128: ping-pong 128 x 128": ((520, 120, 328), 2, {}, ((128, 128, 64), True, True, True)),
     "under four waves: 256 x 128": ((600, 200, 584), 2, {}, ((256, 128, 64), False, False, True)),
     "whole waves of 192 x 192": ((260, 392, 1160), 2, {}, ((192, 192, 64), False, False, True)),
-    "four waves: persistent, TMA store, 32-bit indices": ((520, 264, 584), 2, {}, ((128, 256, 64), True, False, True)),
+    "four waves, rows of odd bytes: persistent 128 x 256, 32-bit indices": ((520, 264, 584), 2, {},
+                                                                          ((128, 256, 64), True, False, True)),
+    "16 K tiles, three waves: persistent 256 x 128, 256 x 32 sub-tiles": ((700, 256, 1024), 2, {},
+                                                                          ((256, 128, 64), True, False, True)),
     "float result, fused bias": ((260, 392, 1160), 2, {"bias": True, "out_dtype": None},
                                  ((256, 128, 64), False, False, False)),
 }

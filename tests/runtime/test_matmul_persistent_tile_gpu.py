@@ -1,0 +1,40 @@
+"""GPU tier: the rules' persistent 256 x 128 tile (64-bit indices, 4 stages beside a ring of 256 x 32 staging tiles,
+``suggest.PERSISTENT_TILE``) against a float64 product: at mid K with many waves, with B^T and A^T, at an M no tile
+divides (row groups fitted to the rows of tiles) and from four waves with K under 16 tiles."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fusion_ir import DataType
+from fusion_ir.schedulers import schedule_matmul, suggest_matmul_params
+from lowering import lower
+from runtime import execute
+from runtime.tuning import matmul_fusion
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.mark.parametrize("m,n,k,ta,tb", [
+    (8192, 8192, 1024, False, False),
+    (4096, 4096, 4096, False, True),
+    (4096, 4096, 4096, True, False),
+    (3000, 8192, 1024, False, False),       # 12 rows of tiles: group_m 6, the last tile row partly out of M
+    (8192, 8192, 768, False, False),        # four waves, 12 K tiles
+])
+def test_the_persistent_tile_matches_torch(m: int, n: int, k: int, ta: bool, tb: bool) -> None:
+    torch = pytest.importorskip("torch")
+    fusion = matmul_fusion(m, n, k, transpose_a=ta, transpose_b=tb)
+    params = suggest_matmul_params(fusion)
+    assert params.persistent and not params.ping_pong and params.tile == (256, 128, 64)
+    assert params.index_type is DataType.Int64 and params.epilogue_tile == (256, 32) and params.stages == 4
+    kernel = lower(schedule_matmul(fusion, params))
+    g = torch.Generator(device="cuda").manual_seed(int(np.random.default_rng().integers(2**31)))
+    a = torch.randn((k, m) if ta else (m, k), device="cuda", generator=g).bfloat16()
+    b = torch.randn((n, k) if tb else (k, n), device="cuda", generator=g).bfloat16()
+    out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    execute(kernel, [a, b], outputs=[out])
+    expected = (a.double().T if ta else a.double()) @ (b.double().T if tb else b.double())
+    err = float(torch.linalg.norm(out.double() - expected) / torch.linalg.norm(expected))
+    assert err < 1e-2 and not torch.isnan(out).any(), f"relative error {err:.3e} against the float64 product"
