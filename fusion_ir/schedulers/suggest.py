@@ -331,14 +331,16 @@ def epilogue_sub_tile(params: MatmulParams, problem: MatmulProblem | None = None
     ``2 a @ b + 0.5 C`` at 8192 x 8192 x 512 ran 1.08 of torch.addmm against 0.85 with the whole tile on the H100;
     ``relu(a @ b + bias)`` there 0.86 of cuBLASLt's fused kernel against 0.80) or writes several outputs (their shared
     epilogue, the pre-activation, is computed into registers: a whole tile's spilled 1.8 KB a thread there, 128 x 32
-    sub-tiles none); None otherwise.
+    sub-tiles none) or is cooperative; None otherwise.
 
     Measured on the H100 at 8192^3 (clusters of two, 128 x 256): ``2 a @ b + 0.5 C`` 0.969 of torch.addmm with
     128 x 64 sub-tiles, 0.960 with 128 x 32, 0.946 with the whole tile; ``relu(a @ b + bias)`` 0.903 of cuBLASLt's
-    fused epilogue with 128 x 64 against 0.896; a plain matmul 0.93 against 0.91 of cuBLAS. Persistent kernels without
-    an epilogue input keep the whole tile: with 128 x 32 sub-tiles the ping-pong kernel at 4096 x 4096 x 128 fell from 1.07 to 0.74 of
-    cuBLAS and the cooperative one at 8192 x 8192 x 512 from 0.88 to 0.80 (a short K's tile is mostly epilogue,
-    which the sub-tiles serialize into rounds of barriers and stores). Ping-pong with C and one output keeps it too:
+    fused epilogue with 128 x 64 against 0.896; a plain matmul 0.93 against 0.91 of cuBLAS. Ping-pong without an
+    epilogue input keeps the whole tile: with 128 x 32 sub-tiles it fell from 1.07 to 0.74 of cuBLAS at 4096 x 4096 x
+    128 (a short K's tile is mostly epilogue, which the sub-tiles serialize into rounds of barriers and stores). The
+    cooperative persistent kernel had fallen too (8192 x 8192 x 512: 0.88 to 0.80), with 32-bit indices, which slowed
+    it on their own; with 64-bit ones it takes ``TM x 32`` sub-tiles and a fourth stage beside them
+    (``PERSISTENT_TILE``: 8192 x 8192 x 2048 1.00 of cuBLAS). Ping-pong with C and one output keeps the whole tile:
     its groups take turns on one staging tile, where sub-tiles would need a ring per group (as much memory) and
     serialize the epilogue its other group's mainloop hides."""
     if not params.tma_store or StoreWait.of(params.store_wait) is not StoreWait.AfterBoxes:
@@ -816,9 +818,11 @@ def _predicted(problem: MatmulProblem, sms: int, entry: tuple[Any, ...], split: 
 
 
 def _persistent_tile_problem(problem: MatmulProblem) -> bool:
-    """A problem of the kind ``PERSISTENT_TILE`` was measured on: TMA operands whose rows are 128-byte multiples,
-    one 16-bit output by the TMA store and no epilogue input or batch."""
-    return (problem.tma_operands and not misaligned_rows(problem) and not problem.loaded_tiles
+    """A problem of the kind ``PERSISTENT_TILE`` was measured on: TMA operands whose rows are 128-byte multiples, A
+    K-major, one 16-bit output by the TMA store and no epilogue input or batch. (A^T at 4096^3 ran 0.92 of cuBLAS
+    against 0.97 a tile per block, H100 2026-11-27; B^T 0.96 either way.)"""
+    return (problem.tma_operands and not misaligned_rows(problem) and not problem.layout.a_mn_major
+            and not problem.loaded_tiles
             and not problem.broadcast and not problem.batch_axes and problem.outputs == 1
             and problem.tma_store_possible)
 

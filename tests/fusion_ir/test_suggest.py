@@ -574,3 +574,12 @@ def test_the_persistent_tile_only_for_its_kind_of_problem() -> None:
         params = suggest_matmul_params(matmul_epilogue.fusion_of(kind, (8192, 8192, 2048)))
         assert not (params.persistent and params.tile == (256, 128, 64) and params.epilogue_tile == (256, 32))
     assert not suggest_matmul_params(_matmul((8192, 8192, 2048), out_dtype=DataType.Float)).persistent
+
+
+def test_the_persistent_tile_keeps_a_k_major_a() -> None:
+    """A^T (A M-major) at 4096^3 ran 0.92 of cuBLAS with the persistent tile against 0.97 a tile per block."""
+    from runtime.tuning import matmul_fusion
+
+    assert suggest_matmul_params(matmul_fusion(4096, 4096, 4096, transpose_b=True)).persistent
+    a_t = suggest_matmul_params(matmul_fusion(4096, 4096, 4096, transpose_a=True))
+    assert not a_t.persistent and a_t.tile == (256, 128, 64)
