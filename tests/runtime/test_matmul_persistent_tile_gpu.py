@@ -1,6 +1,7 @@
 """GPU tier: the rules' persistent 256 x 128 tile (64-bit indices, 4 stages beside a ring of 256 x 32 staging tiles,
-``suggest.PERSISTENT_TILE``) against a float64 product: at mid K with many waves, with B^T and A^T, at an M no tile
-divides (row groups fitted to the rows of tiles) and from four waves with K under 16 tiles."""
+``suggest.PERSISTENT_TILE``) against a float64 product: at mid K with many waves, with B^T, at an M no tile
+divides (row groups fitted to the rows of tiles) and from four waves with K under 16 tiles. (An M-major A keeps a tile
+per block: ``suggest._persistent_tile_problem``.)"""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ pytestmark = pytest.mark.gpu
 @pytest.mark.parametrize("m,n,k,ta,tb", [
     (8192, 8192, 1024, False, False),
     (4096, 4096, 4096, False, True),
-    (4096, 4096, 4096, True, False),
+    (5000, 4096, 2048, False, True),        # B^T at an M no tile divides: 20 rows of tiles, group_m 10
     (3000, 8192, 1024, False, False),       # 12 rows of tiles: group_m 6, the last tile row partly out of M
     (8192, 8192, 768, False, False),        # four waves, 12 K tiles
 ])
