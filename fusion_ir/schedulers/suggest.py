@@ -100,7 +100,7 @@ WAVE_TILES = (((128, 192, 64), 2, 6.4), ((128, 128, 64), 2, 5.9))
 # rate keeps (50 waves of it against 42)
 WIDE_BIG_TILES = (((256, 192, 64), 2, 7.1), ((256, 160, 64), 2, 7.0))
 # From PERSISTENT_TILE_WAVES waves of 256 x 128 tiles with K of PERSISTENT_K_TILES tiles, rows of 128-byte multiples,
-# both operands TMA-loaded, a 16-bit result, one output and no epilogue input or batch: the same tile persistent
+# both operands TMA-loaded, A K-major, a 16-bit result, one output and no epilogue input or batch: the same tile persistent
 # (the producer loads the next tile's stages while the compute warp groups run the epilogue, and no block is
 # launched per tile), 64-bit indices, 4 stages beside a ring of 256 x 32 staging tiles, where the waves predict it
 # faster than the tile per block: a tile's fixed cost PERSISTENT_TILE_OVERHEAD instead of TILE_OVERHEAD (fitted to
@@ -345,10 +345,8 @@ def epilogue_sub_tile(params: MatmulParams, problem: MatmulProblem | None = None
     serialize the epilogue its other group's mainloop hides."""
     if not params.tma_store or StoreWait.of(params.store_wait) is not StoreWait.AfterBoxes:
         return None
-    if params.ping_pong and (problem is None or (problem.outputs == 1 and not problem.loaded_tiles)):
-        return None
-    if params.ping_pong and problem is not None and problem.outputs == 1:
-        return None      # C's tile: a ring per warp group takes the room of the one whole tile they take turns on
+    if params.ping_pong and (problem is None or problem.outputs == 1):
+        return None      # with C too: a ring per warp group takes the room of the one whole tile they take turns on
     tm, tn, _ = params.tile
     width = PERSISTENT_SUB_TILE_COLUMNS if params.persistent else SUB_TILE_COLUMNS
     for en in (width, 32, 16):
