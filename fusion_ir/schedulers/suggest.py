@@ -389,12 +389,14 @@ def with_sub_tile(params: MatmulParams, problem: MatmulProblem | None = None) ->
 
 def _sub_tile_reason(params: MatmulParams) -> str:
     if params.epilogue_tile is None:
-        return ("the whole tile: sub-tiles stage the TMA store's output of a tile per block (register stores have "
-                "none; persistent kernels ran slower with them)")
+        return ("the whole tile: register stores stage nothing, a deferred store wait keeps one staging tile, and "
+                "ping-pong's groups take turns on one (with sub-tiles it ran 0.74 of cuBLAS against 1.07 at 4096 x 4096 "
+                "x 128)")
     tm, en = params.epilogue_tile
     if params.persistent:
-        return (f"{tm} x {en}: persistent with an epilogue input or several outputs: a small ring beside the stages "
-                f"(C's tile keeps a third stage; a shared epilogue is computed one sub-tile at a time, without spills)")
+        return (f"{tm} x {en}: persistent and cooperative: a small ring beside the stages (a fourth stage for the "
+                f"operands, a third beside C's tile; a shared epilogue is computed one sub-tile at a time, without "
+                f"spills)")
     return (f"{tm} x {en}: the epilogue walks the tile in sub-tiles through a ring of {params.epilogue_stages} "
             f"staging tiles, which reuses the operands' memory")
 
