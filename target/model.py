@@ -77,10 +77,18 @@ class Target:
     l2_bytes: int = 50 * 1024 * 1024    # the L2 cache: an operand much larger streams from DRAM
     dram_bytes_per_s: float = 3.35e12   # DRAM bandwidth (HBM3 of an H100 SXM)
     mma_flops_per_s: float = 989e12     # dense 16-bit tensor-core peak (wgmma, bf16 / fp16 into fp32)
+    fp32_lanes: int = 128               # FP32 results per cycle per SM (add, mul, fma, min, max)
+    special_function_lanes: int = 16    # results per cycle per SM of the special function unit (tanh, exp, rcp, ...)
     # (cluster size, clusters resident at once) for a kernel of one block per SM: a cluster's blocks run on one GPC,
     # so a GPC whose SM count the size does not divide leaves SMs idle (cuOccupancyMaxActiveClusters); a size not
     # listed is assumed to fill the SMs (sm_count // size)
     cluster_residency: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def special_function_weight(self) -> int:
+        """A special function's cost in FP32 ops: how many FP32 results an SM makes while its special function unit
+        makes one (8 on an H100)."""
+        return self.fp32_lanes // self.special_function_lanes
 
     @property
     def dram_bytes_per_flop(self) -> float:

@@ -7,8 +7,8 @@ three compute warp groups; persistent 128 x 192; the smaller tiles (64 x 256, 12
 store; 128 x 192, 256 x 192 and 256 x 160 a tile per block; the big tiles, 192 x 192, 128 x 192 and the 64-row tiles in clusters of two of
 both shapes (``CLUSTERED``, both operands TMA-loaded); the tiles of 2-D clusters (``CLUSTER_TILES``) under a wave of 128 x 256
 tiles where K is long and both operands are TMA-loaded;
-split-K of 128 x 256 tiles, Pipelined and warp-specialized, where the tiles are fewer than the SMs and K
-is long; persistent 128 x 256 and 128 x 160 in clusters of two along M (``PERSISTENT_CLUSTERED``); the first persistent candidate with ``group_m`` halved and doubled (where it has more row tiles than
+split-K of 128 x 256, 256 x 128 and 128 x 128 tiles, Pipelined and warp-specialized, each where its tiles are
+fewer than the SMs and K is long; persistent 128 x 256 and 128 x 160 in clusters of two along M (``PERSISTENT_CLUSTERED``); the first persistent candidate with ``group_m`` halved and doubled (where it has more row tiles than
 half a group) and with its tiles grouped along N (``raster="n"``). A block-per-tile candidate without a cluster
 walks its tiles on a grouped grid (``grouped_grid``, ``grid_group``) and the suggestion's row-major order is a
 candidate too. The TMA store wherever the result allows it
@@ -69,6 +69,11 @@ WIDE_TILE = (128, 192, 64)            # a tile per block: a wave covers a third 
 WIDE_BIG_TILE = (256, 192, 64)        # a tile per block: a wave covers half as much again as 256 x 128
 WIDE_BIG_160 = (256, 160, 64)         # a tile per block between them: whole waves or whole N where neither fits
 SPLIT_K_TILES = 16                    # a split-K candidate's splits keep at least this many K tiles (the rule: 64)
+# split-K candidates, each tile where its tiles are fewer than the SMs; which wins varies with the padding of M and N
+# and the splits' partials (H100, 2026-11-27, ratio to cuBLAS: 1000 x 1000 x 20000 256 x 128 in 4 splits 0.94 against
+# 0.83 with 128 x 256; 96 x 4096 x 16384 128 x 128 in 4 splits 0.95 against 0.90 with 128 x 256 in 8; 1024 x 1024 x
+# 32768 128 x 256 0.95, 256 x 128 0.94, 128 x 128 0.73)
+SPLIT_K_CANDIDATE_TILES = ((128, 256, 64), (256, 128, 64), (128, 128, 64))
 
 
 def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *,
@@ -137,11 +142,11 @@ def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *
     if store and under_a_wave and _two_d_clusters(problem, k_tiles):
         for tile, _, _, cluster in CLUSTER_TILES:        # 2-D clusters: A shared along a cluster row, B a column
             add(_deepest(MatmulParams(**arranged(tile, cluster=cluster)), problem))
-    if under_a_wave and k_tiles is not None and not problem.batch_axes:
-        split = min(sms // tiles, k_tiles // SPLIT_K_TILES)     # split-K: about a wave of blocks
+    for tile in SPLIT_K_CANDIDATE_TILES:                 # split-K: about a wave of blocks, where the tiles are fewer
+        split = _candidate_split(problem, tile, sms)
         if split >= 2:
             for ws in (False, True):
-                add(_deepest(MatmulParams(**arranged(BIG_TILES[0], split_k=split, warp_specialized=ws)), problem))
+                add(_deepest(MatmulParams(**arranged(tile, split_k=split, warp_specialized=ws)), problem))
     if problem.tma_operands:
         for tile in PERSISTENT_CLUSTERED:                # persistent in clusters of two along M
             add(_deepest(MatmulParams(**arranged(tile, persistent=True, cluster=(2, 1))), problem))
@@ -154,6 +159,15 @@ def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *
     if persistent is not None:
         add(replace(persistent, raster="n"))      # the tiles grouped along N (a row of A) instead
     return out[:limit]
+
+
+def _candidate_split(problem: MatmulProblem, tile: tuple[int, int, int], sms: int) -> int:
+    """The splits of a split-K candidate of ``tile``: as many as keep its blocks within a wave and every split
+    ``SPLIT_K_TILES`` K tiles or more; 1 where ``tile`` has a wave of tiles, a batch or unknown sizes."""
+    tiles, k_tiles = problem.tiles(tile), problem.k_tiles(tile[2])
+    if tiles is None or k_tiles is None or tiles >= sms or problem.batch_axes:
+        return 1
+    return min(sms // tiles, k_tiles // SPLIT_K_TILES)
 
 
 def _deepest(params: MatmulParams, problem: MatmulProblem) -> MatmulParams | None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from target import current as current_target
 
-from ..exprs import BroadcastOp, LoadStoreOp, MmaOp
+from ..exprs import BinaryOp, BroadcastOp, LoadStoreOp, MmaOp, UnaryOp, WhereOp
 from ..fusion import Fusion
 from ..tensor_view import TensorView
 from ..types import DataType, LoadStoreOpType, ScheduleError
@@ -110,6 +110,33 @@ def epilogue_tensors(fusion: Fusion, acc: TensorView) -> list[TensorView]:
                                 f"epilogue is laid out [M, N] as the accumulator and takes pointwise ops only (for "
                                 f"(a @ b)^T compute transpose(b) @ transpose(a); transpose operands, not the epilogue)")
     return out
+
+
+# special functions by how many the special function unit computes for one result (sigmoid: exp and a reciprocal,
+# pow: log and exp, div: a reciprocal); every other pointwise op is one FP32 op, a cast, copy or broadcast none
+SPECIAL_FUNCTIONS = {"exp": 1, "sqrt": 1, "sin": 1, "cos": 1, "log": 1, "rsqrt": 1, "tanh": 1, "erf": 1, "log1p": 1,
+                     "expm1": 1, "sigmoid": 2, "pow": 2, "div": 1}
+
+
+def epilogue_ops(fusion: Fusion, acc: TensorView) -> int:
+    """The epilogue's math per output element, in FP32 ops: each pointwise op computed from the accumulator counts
+    one, a special function (``SPECIAL_FUNCTIONS``) the target's ``special_function_weight`` each (an H100's special
+    function unit makes 16 results a cycle per SM against 128 FP32 ones). ``relu(a @ b + bias)``: 2; the tanh
+    ``gelu(a @ b + bias)``: 9 + 8 = 17. Casts, copies and broadcasts count nothing."""
+    weight = current_target().special_function_weight
+    after: set[TensorView] = set()
+    ops = 0
+    for tv in fusion.topological_order():
+        if not any(p is acc or p in after for p in tv.producers()):
+            continue
+        after.add(tv)
+        d = tv.definition
+        if isinstance(d, (UnaryOp, BinaryOp)):
+            special = SPECIAL_FUNCTIONS.get(d.op, 0)
+            ops += special * weight + (1 if not special or d.op == "div" else 0)
+        elif isinstance(d, WhereOp):
+            ops += 1
+    return ops
 
 
 def epilogue_inputs(fusion: Fusion, acc: TensorView) -> list[TensorView]:
@@ -244,6 +271,7 @@ class MatmulProblem:
     batch_axes: int = 0                # how many batch axes lead the output ([B..., M, N])
     loads: tuple[OperandLoad, OperandLoad] = TMA_LOADS   # how A and B come into shared memory
     outputs: int = 1                   # the fusion's outputs (with the TMA store, a staging tile each)
+    epilogue_ops: int = 0              # the epilogue's math per output element in FP32 ops (``epilogue_ops``)
 
     @property
     def tma_operands(self) -> bool:
@@ -310,7 +338,8 @@ def matmul_problem(fusion: Fusion, caller: str = "suggest_matmul_params") -> Mat
     extents = [i.extent.const_value() for i in batch_ids]
     batch = None if None in extents else math.prod(extents)
     return MatmulProblem(m, n, k_a if k_a is not None else k_b, a.dtype, out_dtype, loaded_tiles(fusion, mm),
-                         broadcast, layout, batch, len(batch_ids), loads, len(fusion.outputs))
+                         broadcast, layout, batch, len(batch_ids), loads, len(fusion.outputs),
+                         epilogue_ops(fusion, mm))
 
 
 def operand_load(tv: TensorView, row: tuple[str, int | None], name: str = "a") -> OperandLoad:

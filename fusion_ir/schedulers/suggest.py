@@ -121,6 +121,14 @@ WIDE_BIG_TILES = (((256, 192, 64), 2, 7.1), ((256, 160, 64), 2, 7.0))
 # 0.87, 6144 x 8192 x 896 0.97 against 0.93; 128 x 256 with 64-bit indices and 128 x 32 sub-tiles 0.88 / 0.88 / 0.96
 PERSISTENT_TILE = (BIG, 2, 7.0)
 PERSISTENT_TILE_OVERHEAD = 9_000
+# With a bias (vectors TMA-loads beside the tile; no [M, N] input: C's tile does not fit beside 4 stages) the persistent
+# tile pays its epilogue's math per tile: the compute warp groups of a cooperative kernel run it while the tensor cores
+# wait. Its cost per output element and FP32 op of ``MatmulProblem.epilogue_ops``, in the units of ``_predicted``,
+# fitted to 8192 x 8192 x 2048 (H100, 2026-11-27, the same rounds): persistent relu(a @ b + bias) (2 ops) ran 1.4 %
+# over the plain matmul, gelu (17 ops, the tanh counted 8) 16.5 % over relu; a tile per block of 256 x 192 ran the gelu
+# only 3.6 % over its relu. Ratios to cuBLASLt's fused epilogue, persistent against the rules' tile per block: relu
+# 0.96 against 0.90, gelu 0.87 against 0.92 (4096^3: relu 0.99 against 0.97, gelu 0.90 against 1.00)
+EPILOGUE_OP_COST = 0.045
 PERSISTENT_K_TILES = (16, 64)
 PERSISTENT_TILE_WAVES = 2
 PERSISTENT_MARGIN = 0.965
@@ -817,26 +825,30 @@ def _predicted(problem: MatmulProblem, sms: int, entry: tuple[Any, ...], split: 
     return waves * (tile[0] * tile[1] * -(-k_tiles // split) / rate + overhead)
 
 
-def _persistent_tile_problem(problem: MatmulProblem) -> bool:
+def _persistent_tile_problem(problem: MatmulProblem, *, vectors: bool = False) -> bool:
     """A problem of the kind ``PERSISTENT_TILE`` was measured on: TMA operands whose rows are 128-byte multiples, A
-    K-major, one 16-bit output by the TMA store and no epilogue input or batch. (A^T at 4096^3 ran 0.92 of cuBLAS
+    K-major, one 16-bit output by the TMA store and no epilogue input or batch; with ``vectors``, a bias (vectors the
+    epilogue broadcasts, TMA-loaded) may be read, but still no [M, N] input. (A^T at 4096^3 ran 0.92 of cuBLAS
     against 0.97 a tile per block, H100 2026-11-27; B^T 0.96 either way.)"""
+    inputs = (not problem.loaded and problem.broadcast == problem.vectors) if vectors else \
+        (not problem.loaded_tiles and not problem.broadcast)
     return (problem.tma_operands and not misaligned_rows(problem) and not problem.layout.a_mn_major
-            and not problem.loaded_tiles
-            and not problem.broadcast and not problem.batch_axes and problem.outputs == 1
+            and inputs and not problem.batch_axes and problem.outputs == 1
             and problem.tma_store_possible)
 
 
 def _persistent_tile_time(problem: MatmulProblem, sms: int, k_tiles: int | None) -> float | None:
-    """The predicted time of ``PERSISTENT_TILE`` persistent (``_predicted`` with ``PERSISTENT_TILE_OVERHEAD``) where
-    K has ``PERSISTENT_K_TILES`` tiles, there are ``PERSISTENT_TILE_WAVES`` waves of its tiles or more and the
-    problem is of its kind (``_persistent_tile_problem``); None elsewhere."""
+    """The predicted time of ``PERSISTENT_TILE`` persistent (``_predicted`` with ``PERSISTENT_TILE_OVERHEAD`` and
+    its epilogue's math, ``EPILOGUE_OP_COST`` per element and op) where K has ``PERSISTENT_K_TILES`` tiles, there are
+    ``PERSISTENT_TILE_WAVES`` waves of its tiles or more and the problem is of its kind (``_persistent_tile_problem``,
+    a bias allowed); None elsewhere."""
     low, high = PERSISTENT_K_TILES
     tiles = problem.tiles(BIG)
     if (k_tiles is None or not low <= k_tiles <= high or tiles is None or tiles < PERSISTENT_TILE_WAVES * sms
-            or not _persistent_tile_problem(problem)):
+            or not _persistent_tile_problem(problem, vectors=True)):
         return None
-    return _predicted(problem, sms, PERSISTENT_TILE, overhead=PERSISTENT_TILE_OVERHEAD)
+    epilogue = BIG[0] * BIG[1] * problem.epilogue_ops * EPILOGUE_OP_COST
+    return _predicted(problem, sms, PERSISTENT_TILE, overhead=PERSISTENT_TILE_OVERHEAD + epilogue)
 
 
 def _persistent_tile(big: dict[str, Any], store: str, tile_why: str,

@@ -566,14 +566,57 @@ def test_the_persistent_tile_where_predicted_faster(shape: tuple[int, int, int],
 
 
 def test_the_persistent_tile_only_for_its_kind_of_problem() -> None:
-    """Measured only on one plain 16-bit output: an epilogue input, a batch or a float result keep their rules."""
+    """Measured on one 16-bit output with at most a bias: an [M, N] epilogue input or a float result keep their
+    rules."""
     from examples import matmul_epilogue
 
     assert suggest_matmul_params(_matmul((8192, 8192, 2048))).persistent
-    for kind in ("alpha_beta", "bias_relu"):
+    for kind in ("alpha_beta", "residual"):
         params = suggest_matmul_params(matmul_epilogue.fusion_of(kind, (8192, 8192, 2048)))
         assert not (params.persistent and params.tile == (256, 128, 64) and params.epilogue_tile == (256, 32))
     assert not suggest_matmul_params(_matmul((8192, 8192, 2048), out_dtype=DataType.Float)).persistent
+
+
+@pytest.mark.parametrize("kind,shape,persistent", [
+    ("bias_relu", (8192, 8192, 2048), True),      # 2 ops per element: 0.96 of cuBLASLt against 0.90 a tile per block
+    ("bias_relu", (8192, 8192, 1024), True),
+    ("bias_gelu", (8192, 8192, 2048), False),     # 17 ops (the tanh 8): 0.87 persistent against 0.92
+    ("bias_gelu", (4096, 8192, 2048), False),
+    ("bias_relu", (8192, 8192, 8192), False),     # 128 K tiles: outside PERSISTENT_K_TILES, as without the bias
+])
+def test_the_persistent_tile_weighs_the_epilogues_math(kind: str, shape: tuple[int, int, int],
+                                                        persistent: bool) -> None:
+    """With a bias the persistent tile pays its epilogue's math per tile (EPILOGUE_OP_COST per element and op): a
+    cheap epilogue keeps it, a gelu's tanh does not."""
+    from examples import matmul_epilogue
+
+    params = suggest_matmul_params(matmul_epilogue.fusion_of(kind, shape))
+    assert params.persistent == persistent
+    if persistent:
+        assert params.tile == (256, 128, 64) and params.index_type == DataType.Int64 and params.stages == 4
+        assert params.epilogue_tile == (256, 32)
+        assert "persistent 256 x 128" in params.why.summary
+
+
+def test_epilogue_ops_counts_fp32_ops_and_weighs_special_functions() -> None:
+    """relu(a @ b + bias) is 2 ops; the tanh gelu 9 plus the tanh at the special function unit's weight (8 on an
+    H100: 16 results per cycle per SM against 128); casts count nothing."""
+    from examples import matmul_epilogue
+    from fusion_ir.schedulers.matmul_problem import matmul_problem
+    from target import current
+
+    weight = current().special_function_weight
+    assert weight == 8
+    assert matmul_problem(_matmul((256, 256, 256))).epilogue_ops == 0
+    assert matmul_problem(matmul_epilogue.fusion_of("bias_relu", (256, 256, 256))).epilogue_ops == 2
+    assert matmul_problem(matmul_epilogue.fusion_of("bias_gelu", (256, 256, 256))).epilogue_ops == 9 + weight
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(shape=(256, 256), dtype=DataType.BFloat16)
+        b = fusion.add_input(shape=(256, 256), dtype=DataType.BFloat16)
+        acc = ops.matmul(a, b)
+        fusion.add_output(ops.cast(ops.div(ops.sigmoid(acc), ops.exp(acc)), DataType.BFloat16))
+    assert matmul_problem(fusion).epilogue_ops == 2 * weight + weight + (weight + 1)   # sigmoid, exp, div
 
 
 def test_the_persistent_tile_keeps_a_k_major_a() -> None:

@@ -39,3 +39,24 @@ def test_the_persistent_tile_matches_torch(m: int, n: int, k: int, ta: bool, tb:
     expected = (a.double().T if ta else a.double()) @ (b.double().T if tb else b.double())
     err = float(torch.linalg.norm(out.double() - expected) / torch.linalg.norm(expected))
     assert err < 1e-2 and not torch.isnan(out).any(), f"relative error {err:.3e} against the float64 product"
+
+
+@pytest.mark.parametrize("m,n,k", [(8192, 8192, 2048), (5000, 4096, 2048)])
+def test_the_persistent_tile_with_a_bias_matches_torch(m: int, n: int, k: int) -> None:
+    """relu(a @ b + bias): an epilogue of 2 ops keeps the persistent tile, its bias TMA-loaded per tile."""
+    torch = pytest.importorskip("torch")
+    from examples import matmul_epilogue
+
+    fusion = matmul_epilogue.fusion_of("bias_relu", (m, n, k))
+    params = suggest_matmul_params(fusion)
+    assert params.persistent and params.tile == (256, 128, 64) and params.epilogue_tile == (256, 32)
+    kernel = lower(schedule_matmul(fusion, params))
+    g = torch.Generator(device="cuda").manual_seed(int(np.random.default_rng().integers(2**31)))
+    a = torch.randn((m, k), device="cuda", generator=g).bfloat16()
+    b = torch.randn((k, n), device="cuda", generator=g).bfloat16()
+    bias = torch.randn((n,), device="cuda", generator=g)
+    out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    execute(kernel, [a, b, bias], outputs=[out])
+    expected = torch.relu(a.double() @ b.double() + bias.double())
+    err = float(torch.linalg.norm(out.double() - expected) / torch.linalg.norm(expected))
+    assert err < 1e-2 and not torch.isnan(out).any(), f"relative error {err:.3e} against the float64 result"

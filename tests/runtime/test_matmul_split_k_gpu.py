@@ -91,3 +91,25 @@ def test_compute_sanitizer_is_clean(tool: str, warp_specialized: bool) -> None:
     params = {"split_k": 2, "tile": [128, 128, 64], "compute_warp_groups": 1, "stages": 2,
               "warp_specialized": warp_specialized}
     assert_sanitizer_clean(tool, "tests.runtime.run_matmul", json.dumps(params))
+
+
+def test_the_tuners_split_k_candidates_of_other_tiles_match_torch_and_repeat_bit_for_bit() -> None:
+    """96 x 4096 x 16384: the candidates' split-K of 256 x 128 and 128 x 128 (4 splits each, Pipelined and
+    warp-specialized), M a part of one row of tiles."""
+    from fusion_ir.schedulers.candidates import matmul_candidates
+
+    torch = torch_or_skip()
+    m, n, k = 96, 4096, 16384
+    fusion = _suggested(m, n, k)
+    chosen = [c for c in matmul_candidates(fusion, 132) if c.split_k > 1 and c.tile != (128, 256, 64)]
+    assert {(c.tile, c.split_k, c.warp_specialized) for c in chosen} >= {
+        ((256, 128, 64), 4, False), ((128, 128, 64), 4, False)}
+    a = torch.randn(m, k, device="cuda").bfloat16()
+    b = torch.randn(k, n, device="cuda").bfloat16()
+    for params in chosen:
+        kernel = lower(schedule_matmul(_suggested(m, n, k), params))
+        (first,) = execute(kernel, [a, b])
+        (second,) = execute(kernel, [a, b])
+        assert torch.equal(first.view(torch.int32), second.view(torch.int32)), params
+        err = _relative_error(torch, first, a, b)
+        assert err < 1e-5, (params, err)
