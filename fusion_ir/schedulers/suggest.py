@@ -125,9 +125,10 @@ PERSISTENT_TILE_OVERHEAD = 9_000
 # tile pays its epilogue's math per tile: the compute warp groups of a cooperative kernel run it while the tensor cores
 # wait. Its cost per output element and FP32 op of ``MatmulProblem.epilogue_ops``, in the units of ``_predicted``,
 # fitted to 8192 x 8192 x 2048 (H100, 2026-11-27, the same rounds): persistent relu(a @ b + bias) (2 ops) ran 1.4 %
-# over the plain matmul, gelu (17 ops, the tanh counted 8) 16.5 % over relu; a tile per block of 256 x 192 ran the gelu
-# only 3.6 % over its relu. Ratios to cuBLASLt's fused epilogue, persistent against the rules' tile per block: relu
-# 0.96 against 0.90, gelu 0.87 against 0.92 (4096^3: relu 0.99 against 0.97, gelu 0.90 against 1.00)
+# over the plain matmul, gelu (17 ops then, the tanh counted 8) 16.5 % over relu; a tile per block of 256 x 192 ran the
+# gelu only 3.6 % over its relu. Ratios to cuBLASLt's fused epilogue, persistent against the rules' tile per block:
+# relu 0.96 against 0.90 (4096^3: 0.99 against 0.97); gelu of 16 ops (``ops.gelu`` with its multiply-adds fused) 0.88
+# against 0.93, 4096^3 0.89 against 0.98, 8192 x 8192 x 1024 0.89 against 0.89
 EPILOGUE_OP_COST = 0.045
 PERSISTENT_K_TILES = (16, 64)
 PERSISTENT_TILE_WAVES = 2

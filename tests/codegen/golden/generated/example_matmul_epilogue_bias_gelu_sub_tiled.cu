@@ -1,34 +1,34 @@
-extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bfloat16, 2> T0, Tensor<__bfloat16, 2> T1, Tensor<float, 1> T2, Tensor<__bfloat16, 2> T15, const __grid_constant__ TensorMap tmap_T0, const __grid_constant__ TensorMap tmap_T1, const __grid_constant__ TensorMap tmap_T2, const __grid_constant__ TensorMap tmap_T15) {
+extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bfloat16, 2> T0, Tensor<__bfloat16, 2> T1, Tensor<float, 1> T2, Tensor<__bfloat16, 2> T14, const __grid_constant__ TensorMap tmap_T0, const __grid_constant__ TensorMap tmap_T1, const __grid_constant__ TensorMap tmap_T2, const __grid_constant__ TensorMap tmap_T14) {
   const int i0 = T0.size[0];
   const int i1 = T0.size[1];
   const int i3 = T1.size[1];
   const int i4 = T2.size[0];
   extern __shared__ __align__(1024) char smem[];
 
-  int64_t* T20_mbar = reinterpret_cast<int64_t*>(smem);
+  int64_t* T19_mbar = reinterpret_cast<int64_t*>(smem);
   if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
-    mbarrier::init(toSmem(&T20_mbar[0]), 1);
+    mbarrier::init(toSmem(&T19_mbar[0]), 1);
   }
-  __syncthreads();  // init: T20_mbar visible to every thread
-  __bfloat16* T16 = reinterpret_cast<__bfloat16*>(smem + 1024);
-  __bfloat16* T17 = reinterpret_cast<__bfloat16*>(smem + 66560);
-  __bfloat16* T18 = reinterpret_cast<__bfloat16*>(smem + 197632);
-  int64_t* T16_mbar = reinterpret_cast<int64_t*>(smem + 8);
+  __syncthreads();  // init: T19_mbar visible to every thread
+  __bfloat16* T15 = reinterpret_cast<__bfloat16*>(smem + 1024);
+  __bfloat16* T16 = reinterpret_cast<__bfloat16*>(smem + 66560);
+  __bfloat16* T17 = reinterpret_cast<__bfloat16*>(smem + 197632);
+  int64_t* T15_mbar = reinterpret_cast<int64_t*>(smem + 8);
   if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
-    // pre-prologue loop of stages of T16, T17
+    // pre-prologue loop of stages of T15, T16
     #pragma unroll 1
     for (int s0 = 0; s0 < 4; ++s0) {
-      mbarrier::init(toSmem(&T16_mbar[s0]), 1);
-      mbarrier::init(toSmem(&T16_mbar[s0 + 4]), 256);
+      mbarrier::init(toSmem(&T15_mbar[s0]), 1);
+      mbarrier::init(toSmem(&T15_mbar[s0 + 4]), 256);
     }
   }
-  __syncthreads();  // init: T16_mbar visible to every thread
+  __syncthreads();  // init: T15_mbar visible to every thread
   if (((int)threadIdx.y) >= (((int)blockDim.y) - 1)) {
     decreaseRegisters<40>();
     const int h0 = (ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 256)) * 2;
     const int h1 = ceilDiv32(i1, 64);
     const int h5 = ceilDiv32(i3, 256);
-    // AsyncWarp loop of iS419{ceilDiv((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 256)) * 2, 3)}
+    // AsyncWarp loop of iS391{ceilDiv((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 256)) * 2, 3)}
     #pragma unroll 1
     for (int i5 = 0; i5 < ceilDiv32((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 256)) * 2, 3); ++i5) {
       if (((i5 * 3) + ((int)blockIdx.x)) >= h0) {
@@ -38,15 +38,15 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         const int h2 = i5 * h1;
         const int h3 = ((((((i5 * 3) + ((int)blockIdx.x)) / 2) / h5) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128;
         const int h4 = ((((i5 * 3) + ((int)blockIdx.x)) / 2) % h5) * 256;
-        // loop of rS40{ceilDiv(i1, 64)}
+        // loop of rS38{ceilDiv(i1, 64)}
         for (int i7 = 0; i7 < h1; ++i7) {
-          mbarrier::waitParity(toSmem(&T16_mbar[((h2 + i7) % 4) + 4]), ((h2 + i7) / 4) % 2);
-          mbarrier::arriveExpectTx(toSmem(&T16_mbar[(h2 + i7) % 4]), 49152);
-          Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T16[((h2 + i7) % 4) * 8192]), &tmap_T0, toSmem(&T16_mbar[(h2 + i7) % 4]), i7 * 64, h3);
-          // loop of iUR80{4}
+          mbarrier::waitParity(toSmem(&T15_mbar[((h2 + i7) % 4) + 4]), ((h2 + i7) / 4) % 2);
+          mbarrier::arriveExpectTx(toSmem(&T15_mbar[(h2 + i7) % 4]), 49152);
+          Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T15[((h2 + i7) % 4) * 8192]), &tmap_T0, toSmem(&T15_mbar[(h2 + i7) % 4]), i7 * 64, h3);
+          // loop of iUR78{4}
           #pragma unroll
           for (int i11 = 0; i11 < 4; ++i11) {
-            Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T17[(i11 * 4096) + (((h2 + i7) % 4) * 16384)]), &tmap_T1, toSmem(&T16_mbar[(h2 + i7) % 4]), h4 + (i11 * 64), i7 * 64);
+            Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T16[(i11 * 4096) + (((h2 + i7) % 4) * 16384)]), &tmap_T1, toSmem(&T15_mbar[(h2 + i7) % 4]), h4 + (i11 * 64), i7 * 64);
           }
         }
       }
@@ -57,7 +57,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     // pre-prologue loop of every stage starts empty
     #pragma unroll 1
     for (int s0 = 0; s0 < 4; ++s0) {
-      mbarrier::arrive(toSmem(&T16_mbar[s0 + 4]));
+      mbarrier::arrive(toSmem(&T15_mbar[s0 + 4]));
     }
     const int h6 = (ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 256)) * 2;
     const int h7 = ceilDiv32(i4, 256);
@@ -69,19 +69,19 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     const int h14 = (((((int)threadIdx.x) % 32) / 8) % 2) * 8;
     const int h15 = ((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8;
     const int h16 = ceilDiv32(i3, 256);
-    // ComputeWarp loop of iS419{ceilDiv((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 256)) * 2, 3)}
+    // ComputeWarp loop of iS391{ceilDiv((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 256)) * 2, 3)}
     #pragma unroll 1
     for (int i5 = 0; i5 < ceilDiv32((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 256)) * 2, 3); ++i5) {
       if (((i5 * 3) + ((int)blockIdx.x)) >= h6) {
         continue;
       }
       float T3[128];
-      float* T20 = reinterpret_cast<float*>(smem + 214016);
+      float* T19 = reinterpret_cast<float*>(smem + 214016);
       if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
-        mbarrier::arriveExpectTx(toSmem(&T20_mbar[0]), 1024);
-        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T20[0]), &tmap_T2, toSmem(&T20_mbar[0]), ((((i5 * 3) + ((int)blockIdx.x)) / 2) % h7) * 256);
+        mbarrier::arriveExpectTx(toSmem(&T19_mbar[0]), 1024);
+        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T19[0]), &tmap_T2, toSmem(&T19_mbar[0]), ((((i5 * 3) + ((int)blockIdx.x)) / 2) % h7) * 256);
       }
-      // loop of iUR51{1}
+      // loop of iUR49{1}
       #pragma unroll
       for (int i17 = 0; i17 < 1; ++i17) {
         // loop of fragment
@@ -91,49 +91,49 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         }
       }
       const int h9 = i5 * h8;
-      // loop of rS40{ceilDiv(i1, 64)}
+      // loop of rS38{ceilDiv(i1, 64)}
       for (int i7 = 0; i7 < h8; ++i7) {
-        mbarrier::waitParity(toSmem(&T16_mbar[(h9 + i7) % 4]), ((h9 + i7) / 4) % 2);
+        mbarrier::waitParity(toSmem(&T15_mbar[(h9 + i7) % 4]), ((h9 + i7) / 4) % 2);
         wgmma::fenceOperands(T3);
         wgmma::fence();
-        // loop of rUR52{4}
+        // loop of rUR50{4}
         #pragma unroll
         for (int i16 = 0; i16 < 4; ++i16) {
-          // loop of iUR51{1}
+          // loop of iUR49{1}
           #pragma unroll
           for (int i17 = 0; i17 < 1; ++i17) {
             wgmma::mmaM64N256K16F32Bf16<0, 1>(&T3[i17 * 128],
-                wgmma::smemDescriptor(toSmem(&T16[(((i16 * 16) % 64) + ((((((int)threadIdx.y) + i17) * 64) % 128) * 64)) + (((h9 + i7) % 4) * 8192)]), 16, 1024, 1),
-                wgmma::smemDescriptor(toSmem(&T17[(((i16 * 16) % 64) * 64) + (((h9 + i7) % 4) * 16384)]), 8192, 1024, 1));
+                wgmma::smemDescriptor(toSmem(&T15[(((i16 * 16) % 64) + ((((((int)threadIdx.y) + i17) * 64) % 128) * 64)) + (((h9 + i7) % 4) * 8192)]), 16, 1024, 1),
+                wgmma::smemDescriptor(toSmem(&T16[(((i16 * 16) % 64) * 64) + (((h9 + i7) % 4) * 16384)]), 8192, 1024, 1));
           }
         }
         wgmma::commit();
         wgmma::wait<1>();
         wgmma::fenceOperands(T3);
         if ((i7 - 1) >= 0) {
-          mbarrier::arrive(toSmem(&T16_mbar[(((h9 + i7) - 1) % 4) + 4]));
+          mbarrier::arrive(toSmem(&T15_mbar[(((h9 + i7) - 1) % 4) + 4]));
         }
       }
       wgmma::wait<0>();
       wgmma::fenceOperands(T3);
       if (h10 >= 0) {
-        mbarrier::arrive(toSmem(&T16_mbar[(((i5 * h8) + h10) % 4) + 4]));
+        mbarrier::arrive(toSmem(&T15_mbar[(((i5 * h8) + h10) % 4) + 4]));
       }
-      mbarrier::waitParity(toSmem(&T20_mbar[0]), i5 % 2);
-      // loop of iUR421{8}
+      mbarrier::waitParity(toSmem(&T19_mbar[0]), i5 % 2);
+      // loop of iUR393{8}
       #pragma unroll
       for (int i23 = 0; i23 < 8; ++i23) {
-        __bfloat16 T19[16];
-        // loop of iUR388{1}
+        __bfloat16 T18[16];
+        // loop of iUR360{1}
         #pragma unroll
         for (int i25 = 0; i25 < 1; ++i25) {
-          // loop of iUR393{4}
+          // loop of iUR365{4}
           #pragma unroll
           for (int i27 = 0; i27 < 4; ++i27) {
-            // loop of iUR391{2}
+            // loop of iUR363{2}
             #pragma unroll
             for (int i28 = 0; i28 < 2; ++i28) {
-              // loop of iUR396{2}
+              // loop of iUR368{2}
               #pragma unroll
               for (int i29 = 0; i29 < 2; ++i29) {
                 // T4 (Local, 1 x float) is allocated but unused
@@ -146,7 +146,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
                 // T11 (Local, 1 x float) is allocated but unused
                 // T12 (Local, 1 x float) is allocated but unused
                 // T13 (Local, 1 x float) is allocated but unused
-                // T14 (Local, 1 x float) is allocated but unused
               }
             }
           }
@@ -154,51 +153,51 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
           Hopper::cpAsyncBulkWaitGroupRead<1>();
         }
-        namedBarrierSync(1, 256);  // WAR: T18 is rewritten here, after its TMA stores' wait
+        namedBarrierSync(1, 256);  // WAR: T17 is rewritten here, after its TMA stores' wait
         // loop of stmatrix
         #pragma unroll
-        for (int p19_0 = 0; p19_0 < 1; ++p19_0) {
+        for (int p18_0 = 0; p18_0 < 1; ++p18_0) {
           // loop of stmatrix
           #pragma unroll
-          for (int q19 = 0; q19 < 2; ++q19) {
-            T19[(q19 * 8) + (p19_0 * 16)] = __float2bfloat16(((T3[(((i23 * 4) + (q19 * 2)) * 4) + (p19_0 * 128)] + T20[(((i23 * 32) + (q19 * 16)) + h11) % 256]) * 0.5f) * (tanhApprox(((T3[(((i23 * 4) + (q19 * 2)) * 4) + (p19_0 * 128)] + T20[(((i23 * 32) + (q19 * 16)) + h11) % 256]) + ((((T3[(((i23 * 4) + (q19 * 2)) * 4) + (p19_0 * 128)] + T20[(((i23 * 32) + (q19 * 16)) + h11) % 256]) * (T3[(((i23 * 4) + (q19 * 2)) * 4) + (p19_0 * 128)] + T20[(((i23 * 32) + (q19 * 16)) + h11) % 256])) * (T3[(((i23 * 4) + (q19 * 2)) * 4) + (p19_0 * 128)] + T20[(((i23 * 32) + (q19 * 16)) + h11) % 256])) * 0.044715f)) * 0.7978845608028654f) + 1.0f));
-            T19[(1 + (q19 * 8)) + (p19_0 * 16)] = __float2bfloat16(((T3[((((i23 * 4) + (q19 * 2)) * 4) + 1) + (p19_0 * 128)] + T20[((((i23 * 32) + (q19 * 16)) + h11) + 1) % 256]) * 0.5f) * (tanhApprox(((T3[((((i23 * 4) + (q19 * 2)) * 4) + 1) + (p19_0 * 128)] + T20[((((i23 * 32) + (q19 * 16)) + h11) + 1) % 256]) + ((((T3[((((i23 * 4) + (q19 * 2)) * 4) + 1) + (p19_0 * 128)] + T20[((((i23 * 32) + (q19 * 16)) + h11) + 1) % 256]) * (T3[((((i23 * 4) + (q19 * 2)) * 4) + 1) + (p19_0 * 128)] + T20[((((i23 * 32) + (q19 * 16)) + h11) + 1) % 256])) * (T3[((((i23 * 4) + (q19 * 2)) * 4) + 1) + (p19_0 * 128)] + T20[((((i23 * 32) + (q19 * 16)) + h11) + 1) % 256])) * 0.044715f)) * 0.7978845608028654f) + 1.0f));
-            T19[(2 + (q19 * 8)) + (p19_0 * 16)] = __float2bfloat16(((T3[((((i23 * 4) + (q19 * 2)) * 4) + 2) + (p19_0 * 128)] + T20[(((i23 * 32) + (q19 * 16)) + h11) % 256]) * 0.5f) * (tanhApprox(((T3[((((i23 * 4) + (q19 * 2)) * 4) + 2) + (p19_0 * 128)] + T20[(((i23 * 32) + (q19 * 16)) + h11) % 256]) + ((((T3[((((i23 * 4) + (q19 * 2)) * 4) + 2) + (p19_0 * 128)] + T20[(((i23 * 32) + (q19 * 16)) + h11) % 256]) * (T3[((((i23 * 4) + (q19 * 2)) * 4) + 2) + (p19_0 * 128)] + T20[(((i23 * 32) + (q19 * 16)) + h11) % 256])) * (T3[((((i23 * 4) + (q19 * 2)) * 4) + 2) + (p19_0 * 128)] + T20[(((i23 * 32) + (q19 * 16)) + h11) % 256])) * 0.044715f)) * 0.7978845608028654f) + 1.0f));
-            T19[(3 + (q19 * 8)) + (p19_0 * 16)] = __float2bfloat16(((T3[((((i23 * 4) + (q19 * 2)) * 4) + 3) + (p19_0 * 128)] + T20[((((i23 * 32) + (q19 * 16)) + h11) + 1) % 256]) * 0.5f) * (tanhApprox(((T3[((((i23 * 4) + (q19 * 2)) * 4) + 3) + (p19_0 * 128)] + T20[((((i23 * 32) + (q19 * 16)) + h11) + 1) % 256]) + ((((T3[((((i23 * 4) + (q19 * 2)) * 4) + 3) + (p19_0 * 128)] + T20[((((i23 * 32) + (q19 * 16)) + h11) + 1) % 256]) * (T3[((((i23 * 4) + (q19 * 2)) * 4) + 3) + (p19_0 * 128)] + T20[((((i23 * 32) + (q19 * 16)) + h11) + 1) % 256])) * (T3[((((i23 * 4) + (q19 * 2)) * 4) + 3) + (p19_0 * 128)] + T20[((((i23 * 32) + (q19 * 16)) + h11) + 1) % 256])) * 0.044715f)) * 0.7978845608028654f) + 1.0f));
-            T19[(((q19 * 2) + 1) * 4) + (p19_0 * 16)] = __float2bfloat16(((T3[(((i23 * 4) + ((q19 * 2) + 1)) * 4) + (p19_0 * 128)] + T20[(((i23 * 32) + (((q19 * 2) + 1) * 8)) + h11) % 256]) * 0.5f) * (tanhApprox(((T3[(((i23 * 4) + ((q19 * 2) + 1)) * 4) + (p19_0 * 128)] + T20[(((i23 * 32) + (((q19 * 2) + 1) * 8)) + h11) % 256]) + ((((T3[(((i23 * 4) + ((q19 * 2) + 1)) * 4) + (p19_0 * 128)] + T20[(((i23 * 32) + (((q19 * 2) + 1) * 8)) + h11) % 256]) * (T3[(((i23 * 4) + ((q19 * 2) + 1)) * 4) + (p19_0 * 128)] + T20[(((i23 * 32) + (((q19 * 2) + 1) * 8)) + h11) % 256])) * (T3[(((i23 * 4) + ((q19 * 2) + 1)) * 4) + (p19_0 * 128)] + T20[(((i23 * 32) + (((q19 * 2) + 1) * 8)) + h11) % 256])) * 0.044715f)) * 0.7978845608028654f) + 1.0f));
-            T19[(1 + (((q19 * 2) + 1) * 4)) + (p19_0 * 16)] = __float2bfloat16(((T3[((((i23 * 4) + ((q19 * 2) + 1)) * 4) + 1) + (p19_0 * 128)] + T20[((((i23 * 32) + (((q19 * 2) + 1) * 8)) + h11) + 1) % 256]) * 0.5f) * (tanhApprox(((T3[((((i23 * 4) + ((q19 * 2) + 1)) * 4) + 1) + (p19_0 * 128)] + T20[((((i23 * 32) + (((q19 * 2) + 1) * 8)) + h11) + 1) % 256]) + ((((T3[((((i23 * 4) + ((q19 * 2) + 1)) * 4) + 1) + (p19_0 * 128)] + T20[((((i23 * 32) + (((q19 * 2) + 1) * 8)) + h11) + 1) % 256]) * (T3[((((i23 * 4) + ((q19 * 2) + 1)) * 4) + 1) + (p19_0 * 128)] + T20[((((i23 * 32) + (((q19 * 2) + 1) * 8)) + h11) + 1) % 256])) * (T3[((((i23 * 4) + ((q19 * 2) + 1)) * 4) + 1) + (p19_0 * 128)] + T20[((((i23 * 32) + (((q19 * 2) + 1) * 8)) + h11) + 1) % 256])) * 0.044715f)) * 0.7978845608028654f) + 1.0f));
-            T19[(2 + (((q19 * 2) + 1) * 4)) + (p19_0 * 16)] = __float2bfloat16(((T3[((((i23 * 4) + ((q19 * 2) + 1)) * 4) + 2) + (p19_0 * 128)] + T20[(((i23 * 32) + (((q19 * 2) + 1) * 8)) + h11) % 256]) * 0.5f) * (tanhApprox(((T3[((((i23 * 4) + ((q19 * 2) + 1)) * 4) + 2) + (p19_0 * 128)] + T20[(((i23 * 32) + (((q19 * 2) + 1) * 8)) + h11) % 256]) + ((((T3[((((i23 * 4) + ((q19 * 2) + 1)) * 4) + 2) + (p19_0 * 128)] + T20[(((i23 * 32) + (((q19 * 2) + 1) * 8)) + h11) % 256]) * (T3[((((i23 * 4) + ((q19 * 2) + 1)) * 4) + 2) + (p19_0 * 128)] + T20[(((i23 * 32) + (((q19 * 2) + 1) * 8)) + h11) % 256])) * (T3[((((i23 * 4) + ((q19 * 2) + 1)) * 4) + 2) + (p19_0 * 128)] + T20[(((i23 * 32) + (((q19 * 2) + 1) * 8)) + h11) % 256])) * 0.044715f)) * 0.7978845608028654f) + 1.0f));
-            T19[(3 + (((q19 * 2) + 1) * 4)) + (p19_0 * 16)] = __float2bfloat16(((T3[((((i23 * 4) + ((q19 * 2) + 1)) * 4) + 3) + (p19_0 * 128)] + T20[((((i23 * 32) + (((q19 * 2) + 1) * 8)) + h11) + 1) % 256]) * 0.5f) * (tanhApprox(((T3[((((i23 * 4) + ((q19 * 2) + 1)) * 4) + 3) + (p19_0 * 128)] + T20[((((i23 * 32) + (((q19 * 2) + 1) * 8)) + h11) + 1) % 256]) + ((((T3[((((i23 * 4) + ((q19 * 2) + 1)) * 4) + 3) + (p19_0 * 128)] + T20[((((i23 * 32) + (((q19 * 2) + 1) * 8)) + h11) + 1) % 256]) * (T3[((((i23 * 4) + ((q19 * 2) + 1)) * 4) + 3) + (p19_0 * 128)] + T20[((((i23 * 32) + (((q19 * 2) + 1) * 8)) + h11) + 1) % 256])) * (T3[((((i23 * 4) + ((q19 * 2) + 1)) * 4) + 3) + (p19_0 * 128)] + T20[((((i23 * 32) + (((q19 * 2) + 1) * 8)) + h11) + 1) % 256])) * 0.044715f)) * 0.7978845608028654f) + 1.0f));
-            stmatrixX4(toSmem(&T18[((((((i23 * 32) + (((q19 * 2) + h12) * 8)) % 256) % 32) + (((((((((int)threadIdx.y) + p19_0) * 64) + h13) + h14) + h15) % 128) * 32)) + ((i23 % 2) * 4096)) ^ (((((((((i23 * 32) + (((q19 * 2) + h12) * 8)) % 256) % 32) + (((((((((int)threadIdx.y) + p19_0) * 64) + h13) + h14) + h15) % 128) * 32)) + ((i23 % 2) * 4096)) / 64) % 4) * 8)]),
-                (static_cast<uint32_t>((T19[(q19 * 8) + (p19_0 * 16)]).raw) | (static_cast<uint32_t>((T19[((q19 * 8) + (p19_0 * 16)) + 1]).raw) << 16)),
-                (static_cast<uint32_t>((T19[((q19 * 8) + (p19_0 * 16)) + 2]).raw) | (static_cast<uint32_t>((T19[((q19 * 8) + (p19_0 * 16)) + 3]).raw) << 16)),
-                (static_cast<uint32_t>((T19[((q19 * 8) + (p19_0 * 16)) + 4]).raw) | (static_cast<uint32_t>((T19[((q19 * 8) + (p19_0 * 16)) + 5]).raw) << 16)),
-                (static_cast<uint32_t>((T19[((q19 * 8) + (p19_0 * 16)) + 6]).raw) | (static_cast<uint32_t>((T19[((q19 * 8) + (p19_0 * 16)) + 7]).raw) << 16)));
+          for (int q18 = 0; q18 < 2; ++q18) {
+            T18[(q18 * 8) + (p18_0 * 16)] = __float2bfloat16((((T3[(((i23 * 4) + (q18 * 2)) * 4) + (p18_0 * 128)] + T19[(((i23 * 32) + (q18 * 16)) + h11) % 256]) * 0.5f) * tanhApprox((T3[(((i23 * 4) + (q18 * 2)) * 4) + (p18_0 * 128)] + T19[(((i23 * 32) + (q18 * 16)) + h11) % 256]) * ((((T3[(((i23 * 4) + (q18 * 2)) * 4) + (p18_0 * 128)] + T19[(((i23 * 32) + (q18 * 16)) + h11) % 256]) * (T3[(((i23 * 4) + (q18 * 2)) * 4) + (p18_0 * 128)] + T19[(((i23 * 32) + (q18 * 16)) + h11) % 256])) * 0.035677408136300125f) + 0.7978845608028654f))) + ((T3[(((i23 * 4) + (q18 * 2)) * 4) + (p18_0 * 128)] + T19[(((i23 * 32) + (q18 * 16)) + h11) % 256]) * 0.5f));
+            T18[(1 + (q18 * 8)) + (p18_0 * 16)] = __float2bfloat16((((T3[((((i23 * 4) + (q18 * 2)) * 4) + 1) + (p18_0 * 128)] + T19[((((i23 * 32) + (q18 * 16)) + h11) + 1) % 256]) * 0.5f) * tanhApprox((T3[((((i23 * 4) + (q18 * 2)) * 4) + 1) + (p18_0 * 128)] + T19[((((i23 * 32) + (q18 * 16)) + h11) + 1) % 256]) * ((((T3[((((i23 * 4) + (q18 * 2)) * 4) + 1) + (p18_0 * 128)] + T19[((((i23 * 32) + (q18 * 16)) + h11) + 1) % 256]) * (T3[((((i23 * 4) + (q18 * 2)) * 4) + 1) + (p18_0 * 128)] + T19[((((i23 * 32) + (q18 * 16)) + h11) + 1) % 256])) * 0.035677408136300125f) + 0.7978845608028654f))) + ((T3[((((i23 * 4) + (q18 * 2)) * 4) + 1) + (p18_0 * 128)] + T19[((((i23 * 32) + (q18 * 16)) + h11) + 1) % 256]) * 0.5f));
+            T18[(2 + (q18 * 8)) + (p18_0 * 16)] = __float2bfloat16((((T3[((((i23 * 4) + (q18 * 2)) * 4) + 2) + (p18_0 * 128)] + T19[(((i23 * 32) + (q18 * 16)) + h11) % 256]) * 0.5f) * tanhApprox((T3[((((i23 * 4) + (q18 * 2)) * 4) + 2) + (p18_0 * 128)] + T19[(((i23 * 32) + (q18 * 16)) + h11) % 256]) * ((((T3[((((i23 * 4) + (q18 * 2)) * 4) + 2) + (p18_0 * 128)] + T19[(((i23 * 32) + (q18 * 16)) + h11) % 256]) * (T3[((((i23 * 4) + (q18 * 2)) * 4) + 2) + (p18_0 * 128)] + T19[(((i23 * 32) + (q18 * 16)) + h11) % 256])) * 0.035677408136300125f) + 0.7978845608028654f))) + ((T3[((((i23 * 4) + (q18 * 2)) * 4) + 2) + (p18_0 * 128)] + T19[(((i23 * 32) + (q18 * 16)) + h11) % 256]) * 0.5f));
+            T18[(3 + (q18 * 8)) + (p18_0 * 16)] = __float2bfloat16((((T3[((((i23 * 4) + (q18 * 2)) * 4) + 3) + (p18_0 * 128)] + T19[((((i23 * 32) + (q18 * 16)) + h11) + 1) % 256]) * 0.5f) * tanhApprox((T3[((((i23 * 4) + (q18 * 2)) * 4) + 3) + (p18_0 * 128)] + T19[((((i23 * 32) + (q18 * 16)) + h11) + 1) % 256]) * ((((T3[((((i23 * 4) + (q18 * 2)) * 4) + 3) + (p18_0 * 128)] + T19[((((i23 * 32) + (q18 * 16)) + h11) + 1) % 256]) * (T3[((((i23 * 4) + (q18 * 2)) * 4) + 3) + (p18_0 * 128)] + T19[((((i23 * 32) + (q18 * 16)) + h11) + 1) % 256])) * 0.035677408136300125f) + 0.7978845608028654f))) + ((T3[((((i23 * 4) + (q18 * 2)) * 4) + 3) + (p18_0 * 128)] + T19[((((i23 * 32) + (q18 * 16)) + h11) + 1) % 256]) * 0.5f));
+            T18[(((q18 * 2) + 1) * 4) + (p18_0 * 16)] = __float2bfloat16((((T3[(((i23 * 4) + ((q18 * 2) + 1)) * 4) + (p18_0 * 128)] + T19[(((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) % 256]) * 0.5f) * tanhApprox((T3[(((i23 * 4) + ((q18 * 2) + 1)) * 4) + (p18_0 * 128)] + T19[(((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) % 256]) * ((((T3[(((i23 * 4) + ((q18 * 2) + 1)) * 4) + (p18_0 * 128)] + T19[(((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) % 256]) * (T3[(((i23 * 4) + ((q18 * 2) + 1)) * 4) + (p18_0 * 128)] + T19[(((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) % 256])) * 0.035677408136300125f) + 0.7978845608028654f))) + ((T3[(((i23 * 4) + ((q18 * 2) + 1)) * 4) + (p18_0 * 128)] + T19[(((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) % 256]) * 0.5f));
+            T18[(1 + (((q18 * 2) + 1) * 4)) + (p18_0 * 16)] = __float2bfloat16((((T3[((((i23 * 4) + ((q18 * 2) + 1)) * 4) + 1) + (p18_0 * 128)] + T19[((((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) + 1) % 256]) * 0.5f) * tanhApprox((T3[((((i23 * 4) + ((q18 * 2) + 1)) * 4) + 1) + (p18_0 * 128)] + T19[((((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) + 1) % 256]) * ((((T3[((((i23 * 4) + ((q18 * 2) + 1)) * 4) + 1) + (p18_0 * 128)] + T19[((((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) + 1) % 256]) * (T3[((((i23 * 4) + ((q18 * 2) + 1)) * 4) + 1) + (p18_0 * 128)] + T19[((((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) + 1) % 256])) * 0.035677408136300125f) + 0.7978845608028654f))) + ((T3[((((i23 * 4) + ((q18 * 2) + 1)) * 4) + 1) + (p18_0 * 128)] + T19[((((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) + 1) % 256]) * 0.5f));
+            T18[(2 + (((q18 * 2) + 1) * 4)) + (p18_0 * 16)] = __float2bfloat16((((T3[((((i23 * 4) + ((q18 * 2) + 1)) * 4) + 2) + (p18_0 * 128)] + T19[(((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) % 256]) * 0.5f) * tanhApprox((T3[((((i23 * 4) + ((q18 * 2) + 1)) * 4) + 2) + (p18_0 * 128)] + T19[(((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) % 256]) * ((((T3[((((i23 * 4) + ((q18 * 2) + 1)) * 4) + 2) + (p18_0 * 128)] + T19[(((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) % 256]) * (T3[((((i23 * 4) + ((q18 * 2) + 1)) * 4) + 2) + (p18_0 * 128)] + T19[(((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) % 256])) * 0.035677408136300125f) + 0.7978845608028654f))) + ((T3[((((i23 * 4) + ((q18 * 2) + 1)) * 4) + 2) + (p18_0 * 128)] + T19[(((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) % 256]) * 0.5f));
+            T18[(3 + (((q18 * 2) + 1) * 4)) + (p18_0 * 16)] = __float2bfloat16((((T3[((((i23 * 4) + ((q18 * 2) + 1)) * 4) + 3) + (p18_0 * 128)] + T19[((((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) + 1) % 256]) * 0.5f) * tanhApprox((T3[((((i23 * 4) + ((q18 * 2) + 1)) * 4) + 3) + (p18_0 * 128)] + T19[((((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) + 1) % 256]) * ((((T3[((((i23 * 4) + ((q18 * 2) + 1)) * 4) + 3) + (p18_0 * 128)] + T19[((((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) + 1) % 256]) * (T3[((((i23 * 4) + ((q18 * 2) + 1)) * 4) + 3) + (p18_0 * 128)] + T19[((((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) + 1) % 256])) * 0.035677408136300125f) + 0.7978845608028654f))) + ((T3[((((i23 * 4) + ((q18 * 2) + 1)) * 4) + 3) + (p18_0 * 128)] + T19[((((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) + 1) % 256]) * 0.5f));
+            stmatrixX4(toSmem(&T17[((((((i23 * 32) + (((q18 * 2) + h12) * 8)) % 256) % 32) + (((((((((int)threadIdx.y) + p18_0) * 64) + h13) + h14) + h15) % 128) * 32)) + ((i23 % 2) * 4096)) ^ (((((((((i23 * 32) + (((q18 * 2) + h12) * 8)) % 256) % 32) + (((((((((int)threadIdx.y) + p18_0) * 64) + h13) + h14) + h15) % 128) * 32)) + ((i23 % 2) * 4096)) / 64) % 4) * 8)]),
+                (static_cast<uint32_t>((T18[(q18 * 8) + (p18_0 * 16)]).raw) | (static_cast<uint32_t>((T18[((q18 * 8) + (p18_0 * 16)) + 1]).raw) << 16)),
+                (static_cast<uint32_t>((T18[((q18 * 8) + (p18_0 * 16)) + 2]).raw) | (static_cast<uint32_t>((T18[((q18 * 8) + (p18_0 * 16)) + 3]).raw) << 16)),
+                (static_cast<uint32_t>((T18[((q18 * 8) + (p18_0 * 16)) + 4]).raw) | (static_cast<uint32_t>((T18[((q18 * 8) + (p18_0 * 16)) + 5]).raw) << 16)),
+                (static_cast<uint32_t>((T18[((q18 * 8) + (p18_0 * 16)) + 6]).raw) | (static_cast<uint32_t>((T18[((q18 * 8) + (p18_0 * 16)) + 7]).raw) << 16)));
           }
         }
         fenceAsyncProxy();
-        namedBarrierSync(1, 256);  // RAW: T18 written, then read by a TMA store
+        namedBarrierSync(1, 256);  // RAW: T17 written, then read by a TMA store
         if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
-          Hopper::cpAsyncBulkTensorTileS2G(&tmap_T15, toSmem(&T18[(i23 % 2) * 4096]), (((((i5 * 3) + ((int)blockIdx.x)) / 2) % h16) * 256) + (i23 * 32), ((((((i5 * 3) + ((int)blockIdx.x)) / 2) / h16) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128);
+          Hopper::cpAsyncBulkTensorTileS2G(&tmap_T14, toSmem(&T17[(i23 % 2) * 4096]), (((((i5 * 3) + ((int)blockIdx.x)) / 2) % h16) * 256) + (i23 * 32), ((((((i5 * 3) + ((int)blockIdx.x)) / 2) / h16) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128);
           Hopper::cpAsyncBulkCommitGroup();
         }
       }
       if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
         Hopper::cpAsyncBulkWaitGroupRead<0>();
       }
-      namedBarrierSync(1, 256);  // WAR: T20 is rewritten next iteration
+      namedBarrierSync(1, 256);  // WAR: T19 is rewritten next iteration
     }
   }
-  __syncthreads();  // every wait on T16_mbar done before inval
+  __syncthreads();  // every wait on T15_mbar done before inval
   if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
-    // post-epilogue loop of stages of T16, T17
+    // post-epilogue loop of stages of T15, T16
     #pragma unroll 1
     for (int s0 = 0; s0 < 8; ++s0) {
-      mbarrier::inval(toSmem(&T16_mbar[s0]));
+      mbarrier::inval(toSmem(&T15_mbar[s0]));
     }
   }
-  __syncthreads();  // every wait on T20_mbar done before inval
+  __syncthreads();  // every wait on T19_mbar done before inval
   if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
-    mbarrier::inval(toSmem(&T20_mbar[0]));
+    mbarrier::inval(toSmem(&T19_mbar[0]));
   }
 }
