@@ -379,10 +379,11 @@ def test_copies_the_threads_cannot_share_evenly_are_refused() -> None:
 
 @pytest.mark.parametrize("shape,split", [((1024, 1024, 32768), 4), ((512, 512, 32768), 8), ((512, 512, 65536), 16)])
 def test_few_tiles_and_a_long_k_split_k(shape: tuple[int, int, int], split: int) -> None:
-    """32 tiles of 128 x 256 on 132 SMs: 4 splits make one wave of blocks, each summing 8192 of K."""
+    """32 tiles of 128 x 256 on 132 SMs: 4 splits make one wave of blocks, each summing 8192 of K; warp-specialized
+    (0.95 of cuBLAS against 0.93 Pipelined at 1024 x 1024 x 32768 on the H100)."""
     params = suggest_matmul_params(_matmul(shape))
     assert (params.tile, params.compute_warp_groups, params.split_k) == ((128, 256, 64), 2, split)
-    assert not params.warp_specialized and not params.persistent
+    assert params.warp_specialized and not params.persistent and params.register_split == (40, 232)
     params.validate(DataType.BFloat16)
 
 
