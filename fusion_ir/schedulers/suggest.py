@@ -458,10 +458,16 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
         few = tuple(entry for entry in FEW_TILES if entry[0] != SKINNY_TILE or _skinny(problem))
         few += CLUSTER_TILES if tma_store and _two_d_clusters(problem, k_tiles) else ()
         split = split_k_for(problem, sms, BIG_COLUMNS, few)
+        tile, tile_why = BIG_COLUMNS, "128 x 256, 2 warp groups"
+        rows_split = split_k_rows_tile(problem, sms, few, split)
+        if rows_split > 1:
+            tile, split, tiles = BIG, rows_split, problem.tiles(BIG)
+            tile_why = ("256 x 128, 2 warp groups: B's rows are not 128-byte multiples, and its tile of 128 columns "
+                        "reads half as much of B per flop as 128 x 256's (split_k_rows_tile)")
         if split > 1:                                          # a long K: more blocks per tile, not smaller tiles
-            rule = (f"T < S and a long K: {tiles} tiles of 128 x 256 under one wave of {sms} SMs, {k_tiles} K tiles: "
-                    f"split-K {split}")
-            reasons = _reasons("split-K", "128 x 256, 2 warp groups", "not persistent: a block per tile and K range",
+            rule = (f"T < S and a long K: {tiles} tiles of {tile[0]} x {tile[1]} under one wave of {sms} SMs, "
+                    f"{k_tiles} K tiles: split-K {split}")
+            reasons = _reasons("split-K", tile_why, "not persistent: a block per tile and K range",
                                store, "64-bit indices")
             reasons["split_k"] = (f"rule split-K: {split} splits of at least {MIN_SPLIT_K_TILES} K tiles make "
                                   f"{tiles * split} blocks ({-(-tiles * split // sms)} waves of 1/{split} of a tile's work: the "
@@ -470,7 +476,7 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
                 "rule split-K: warp-specialized (H100, 2026-11-27, against Pipelined in the same rounds: 1024 x 1024 x "
                 "32768 0.95 of cuBLAS against 0.93, 2048 x 512 x 20000 0.91 against 0.89, 512 x 2048 x 16384 0.91 "
                 "against 0.89; 1000 x 1000 x 20000 0.81 against 0.83)")
-            return ({**ws, "tile": BIG_COLUMNS, "compute_warp_groups": 2, "split_k": split,
+            return ({**ws, "tile": tile, "compute_warp_groups": 2, "split_k": split,
                      "register_split": register_split(2)}, rule, reasons)
         best = _fastest(problem, sms, few)
         tile, groups = best[:2]
@@ -581,6 +587,12 @@ def misaligned_rows(problem: MatmulProblem) -> bool:
     then straddles five 32-byte L2 sectors instead of four, a quarter more L2 traffic for the same tile."""
     return any(load.extent is not None and load.extent * problem.dtype.size % MISALIGNED_ROW_BYTES
                for load in problem.loads)
+
+
+def _misaligned_b(problem: MatmulProblem) -> bool:
+    """Whether B's rows (its contiguous extent) are not a multiple of 128 bytes (``misaligned_rows`` for B alone)."""
+    load = problem.loads[1]
+    return load.extent is not None and load.extent * problem.dtype.size % MISALIGNED_ROW_BYTES != 0
 
 
 def _multicast_possible(problem: MatmulProblem) -> bool:
@@ -782,7 +794,7 @@ def compute_loaded_tile(problem: MatmulProblem, tile: tuple[int, int, int]) -> t
 
 
 def split_k_for(problem: MatmulProblem, sms: int, tile: tuple[int, int, int],
-                rivals: tuple[tuple[Any, ...], ...] = FEW_TILES) -> int:
+                rivals: tuple[tuple[Any, ...], ...] = FEW_TILES, rate: float | None = None) -> int:
     """Split-K for a problem of fewer ``tile`` output tiles than ``sms``: of the splits that keep at least
     ``MIN_SPLIT_K_TILES`` K tiles each, the one of the least predicted time, ``ceil(tiles x split / sms)`` waves of
     a split's work (``FEW_TILES``' rate of ``tile``, ``SPLIT_K_OVERHEAD`` for the partials), the fewer splits on a
@@ -791,7 +803,7 @@ def split_k_for(problem: MatmulProblem, sms: int, tile: tuple[int, int, int],
     tiles, k_tiles = problem.tiles(tile), problem.k_tiles(tile[2])
     if tiles is None or k_tiles is None or problem.batch_axes or tiles >= sms:
         return 1
-    rate = next(r for t, _, r in FEW_TILES if t == tile)
+    rate = next(r for t, _, r in FEW_TILES if t == tile) if rate is None else rate
     best, best_time = 1, None
     for split in range(2, min(MAX_SPLIT_K, k_tiles // MIN_SPLIT_K_TILES) + 1):
         predicted = _predicted(problem, sms, (tile, 2, rate), split) * SPLIT_K_OVERHEAD
@@ -800,6 +812,24 @@ def split_k_for(problem: MatmulProblem, sms: int, tile: tuple[int, int, int],
     if best_time is None:
         return 1
     return best if best_time < min(_predicted(problem, sms, entry) for entry in rivals) else 1
+
+
+def split_k_rows_tile(problem: MatmulProblem, sms: int, rivals: tuple[tuple[Any, ...], ...], split: int) -> int:
+    """The splits of 256 x 128 where split-K takes it instead of 128 x 256 (``split`` splits of it); 1 where it
+    does not. It does where B's rows are not 128-byte multiples and its splits are predicted as fast: its tile of 128
+    columns reads half as much of B per flop, and a misaligned row's boxes straddle an extra L2 sector. H100,
+    2026-11-27, warp-specialized, the same rounds: 1000 x 1000 x 20000 0.94 of cuBLAS against 0.81, 768 x 1512 x 20000
+    1.04 against 1.00, 1024 x 1000 x 24000 0.94 against 0.92; with only A's rows misaligned (1000 x 1024 x 20000)
+    128 x 256 stayed ahead, 0.94 against 0.92, and with both aligned 256 x 128 tied or lost 1-3 % (1024 x 1024 x
+    32768, 2048 x 512 x 20000, 512 x 2048 x 16384)."""
+    if split < 2 or not _misaligned_b(problem):
+        return 1
+    rate = FEW_TILES[0][2]                       # 128 x 256's: the two big tiles run at the same rate
+    rows_split = split_k_for(problem, sms, BIG, rivals, rate=rate)
+    if rows_split > 1 and (_predicted(problem, sms, (BIG, 2, rate), rows_split)
+                           <= _predicted(problem, sms, FEW_TILES[0], split)):
+        return rows_split
+    return 1
 
 
 def _fits_int32(problem: MatmulProblem) -> bool:

@@ -387,6 +387,20 @@ def test_few_tiles_and_a_long_k_split_k(shape: tuple[int, int, int], split: int)
     params.validate(DataType.BFloat16)
 
 
+@pytest.mark.parametrize("shape,tile,split", [
+    ((1000, 1000, 20000), (256, 128, 64), 4),       # B's rows of 2000 bytes: 0.94 of cuBLAS against 0.81
+    ((768, 1512, 20000), (256, 128, 64), 3),        # B's rows of 3024 bytes: 1.04 against 1.00
+    ((1000, 1024, 20000), (128, 256, 64), 4),       # only A's rows misaligned: 128 x 256 stayed ahead
+    ((600, 2000, 30000), (128, 256, 64), 3),        # 256 x 128's splits predicted slower (two waves of blocks)
+])
+def test_split_k_takes_256_x_128_where_b_rows_are_misaligned(shape: tuple[int, int, int],
+                                                             tile: tuple[int, int, int], split: int) -> None:
+    params = suggest_matmul_params(_matmul(shape))
+    assert (params.tile, params.split_k) == (tile, split) and params.warp_specialized
+    if tile == (256, 128, 64):
+        assert "B's rows are not 128-byte multiples" in params.why.reason("tile")
+
+
 @pytest.mark.parametrize("shape", [(1024, 2048, 8192), (1024, 1024, 1024), (200, 264, 1000), (8192, 8192, 8192),
                                    (128, 8192, 8192)])
 def test_no_split_k_where_tiles_fill_the_gpu_or_k_is_short(shape: tuple[int, int, int]) -> None:
@@ -480,7 +494,7 @@ def test_a_wave_of_2d_clusters_before_split_k() -> None:
     ((1536, 1536, 6000), (128, 160, 64), (2, 2)),    # 120 tiles: a wave of clusters of four
     ((448, 2880, 11520), (128, 96, 64), (2, 2)),     # 4 x 30 tiles: a wave; split-K of 48 big tiles predicted slower
     ((256, 8192, 16384), (64, 256, 64), (2, 1)),     # 2 x 52 of 128 x 160 fit, but 64 x 256 in pairs is faster
-    ((1000, 1000, 20000), (128, 256, 64), (1, 1)),   # 4 splits of 32 tiles
+    ((1000, 1000, 20000), (256, 128, 64), (1, 1)),   # 4 splits of 32 tiles (256 x 128: B's rows are misaligned)
     ((4096, 4096, 4096), (256, 128, 64), (1, 1)),    # more than a wave: no 2-D cluster
 ])
 def test_2d_clusters_under_a_wave_of_big_tiles(shape, tile, cluster) -> None:

@@ -113,3 +113,20 @@ def test_the_tuners_split_k_candidates_of_other_tiles_match_torch_and_repeat_bit
         assert torch.equal(first.view(torch.int32), second.view(torch.int32)), params
         err = _relative_error(torch, first, a, b)
         assert err < 1e-5, (params, err)
+
+
+def test_the_suggested_256_x_128_split_k_where_b_rows_are_misaligned_matches_torch() -> None:
+    """768 x 1512 x 20000: B's rows of 3024 bytes; the rules split 256 x 128 tiles in 3 (warp-specialized)."""
+    torch = torch_or_skip()
+    m, n, k = 768, 1512, 20000
+    fusion = _suggested(m, n, k)
+    params = suggest_matmul_params(fusion)
+    assert (params.tile, params.split_k, params.warp_specialized) == ((256, 128, 64), 3, True)
+    kernel = lower(schedule_matmul(fusion, params))
+    a = torch.randn(m, k, device="cuda").bfloat16()
+    b = torch.randn(k, n, device="cuda").bfloat16()
+    (first,) = execute(kernel, [a, b])
+    (second,) = execute(kernel, [a, b])
+    assert torch.equal(first.view(torch.int32), second.view(torch.int32))
+    err = _relative_error(torch, first, a, b)
+    assert err < 1e-5, err
