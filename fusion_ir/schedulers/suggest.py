@@ -68,6 +68,7 @@ MISALIGNED_ROW_BYTES = 128
 MIN_SPLIT_K_TILES = 64
 MAX_SPLIT_K = 16             # the most splits the rules consider
 SPLIT_K_OVERHEAD = 1.25      # split-K's predicted time x this: the partials' traffic and the last block's sum
+SPLIT_K_SQUARE = (128, 128, 64)   # split-K's tile where the big tile's splits leave SMs idle (split_k_square_tile)
 # A tile's fixed cost beside its K loop (the pipeline's fill, the epilogue), in the units of the tiles' predicted times
 # (TM x TN x K tiles / rate): about 5 K tiles of 256 x 128. Fitted between 1234 x 4568 x 888 (K of 14 tiles: 2 waves of
 # 256 x 128 ran faster than 3 of 128 x 128, 0.67 of cuBLAS against 0.61) and 3584 x 1792 x 4096 (K of 64 tiles: 3 waves
@@ -464,6 +465,11 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
             tile, split, tiles = BIG, rows_split, problem.tiles(BIG)
             tile_why = ("256 x 128, 2 warp groups: B's rows are not 128-byte multiples, and its tile of 128 columns "
                         "reads half as much of B per flop as 128 x 256's (split_k_rows_tile)")
+        square_split = split_k_square_tile(problem, sms, few, tile, split)
+        if square_split > 1:
+            tile, split, tiles = SPLIT_K_SQUARE, square_split, problem.tiles(SPLIT_K_SQUARE)
+            tile_why = ("128 x 128, 2 warp groups: its splits predicted faster than the big tile's, whose splits "
+                        "leave SMs idle (split_k_square_tile)")
         if split > 1:                                          # a long K: more blocks per tile, not smaller tiles
             rule = (f"T < S and a long K: {tiles} tiles of {tile[0]} x {tile[1]} under one wave of {sms} SMs, "
                     f"{k_tiles} K tiles: split-K {split}")
@@ -832,6 +838,27 @@ def split_k_rows_tile(problem: MatmulProblem, sms: int, rivals: tuple[tuple[Any,
     return 1
 
 
+def split_k_square_tile(problem: MatmulProblem, sms: int, rivals: tuple[tuple[Any, ...], ...],
+                        tile: tuple[int, int, int], split: int) -> int:
+    """The splits of 128 x 128 where split-K takes it instead of ``tile`` (the big tile the rule chose, in ``split``
+    splits); 1 where it does not. Only where split-K is already chosen (a split of a smaller tile is weighed against
+    the big tile's splits, never against the rivals without a split: 128 x 8192 x 8192 in 2 splits of 128 x 128 ran
+    0.86 of cuBLAS against 0.95 for 64 x 128 in clusters of two), and where its splits are predicted faster with its
+    own rate (``FEW_TILES``): where the big tile's splits are capped (by K or ``MAX_SPLIT_K``) short of a wave. H100,
+    2026-11-27, warp-specialized, the same rounds: 96 x 4096 x 16384 0.94 against 0.90 (4 splits of 32 tiles against 4
+    of 16), 128 x 2048 x 32768 0.91 against 0.86 (8 of 16 against 8 of 8); predicted slower and slower there: 1024 x
+    1024 x 32768 0.73 against 0.94, 200 x 3000 x 16384 0.78 against 0.86."""
+    if split < 2:
+        return 1
+    rate = next(r for t, _, r in FEW_TILES if t == SPLIT_K_SQUARE)
+    square = split_k_for(problem, sms, SPLIT_K_SQUARE, rivals)
+    chosen_rate = next((r for t, _, r in FEW_TILES if t == tile), FEW_TILES[0][2])
+    if square > 1 and (_predicted(problem, sms, (SPLIT_K_SQUARE, 2, rate), square)
+                       < _predicted(problem, sms, (tile, 2, chosen_rate), split)):
+        return square
+    return 1
+
+
 def _fits_int32(problem: MatmulProblem) -> bool:
     m, n, k, batch = problem.m, problem.n, problem.k, problem.batch
     return None not in (m, n, k, batch) and batch * max(m * k, k * n, m * n) <= INT32_INDEX_MAX  # type: ignore[operator]
@@ -843,7 +870,7 @@ def _predicted(problem: MatmulProblem, sms: int, entry: tuple[Any, ...], split: 
     ``TM x TN x`` K tiles (of a split's range); the tiles cover the problem rounded up to whole tiles, so a tile much
     wider than N pays for its empty part. An entry ``(tile, groups, rate, cluster)`` runs its tiles padded to whole
     clusters, a wave the blocks resident in such clusters (``_wave_blocks``). Without a known K, the work alone
-    (the overhead cannot be weighed)."""
+    (the overhead cannot be weighed). Infinite where not one cluster of the entry's is resident on ``sms`` SMs."""
     tile, _, rate, *rest = entry
     cluster = rest[0] if rest else (1, 1)
     tiles = problem.tiles(tile)
@@ -853,7 +880,10 @@ def _predicted(problem: MatmulProblem, sms: int, entry: tuple[Any, ...], split: 
         assert rows is not None and cols is not None
         tiles = tiles // (rows * cols) * (-(-rows // cluster[0]) * cluster[0]) * (-(-cols // cluster[1]) * cluster[1])
     k_tiles = problem.k_tiles(tile[2])
-    waves = -(-tiles * split // _wave_blocks(sms, cluster[0] * cluster[1]))
+    resident = _wave_blocks(sms, cluster[0] * cluster[1])
+    if resident == 0:
+        return float("inf")          # a GPU of fewer SMs than the cluster's blocks (or GPCs) runs none of them
+    waves = -(-tiles * split // resident)
     if k_tiles is None:
         return waves * tile[0] * tile[1] / split / rate
     return waves * (tile[0] * tile[1] * -(-k_tiles // split) / rate + overhead)

@@ -377,12 +377,19 @@ def test_copies_the_threads_cannot_share_evenly_are_refused() -> None:
     suggest_matmul_params(fusion, tile=(128, 128, 16), compute_warp_groups=2)
 
 
-@pytest.mark.parametrize("shape,split", [((1024, 1024, 32768), 4), ((512, 512, 32768), 8), ((512, 512, 65536), 16)])
-def test_few_tiles_and_a_long_k_split_k(shape: tuple[int, int, int], split: int) -> None:
+@pytest.mark.parametrize("shape,tile,split", [
+    ((1024, 1024, 32768), (128, 256, 64), 4),
+    ((512, 512, 32768), (128, 128, 64), 8),       # 8 splits of 8 big tiles leave half the SMs idle; of 16 128 x 128 not
+    ((512, 512, 65536), (128, 256, 64), 16),
+    ((96, 4096, 16384), (128, 128, 64), 4),       # 0.94 of cuBLAS against 0.90 with 4 splits of 16 big tiles
+    ((128, 2048, 32768), (128, 128, 64), 8),      # 0.91 against 0.86
+])
+def test_few_tiles_and_a_long_k_split_k(shape: tuple[int, int, int], tile: tuple[int, int, int], split: int) -> None:
     """32 tiles of 128 x 256 on 132 SMs: 4 splits make one wave of blocks, each summing 8192 of K; warp-specialized
-    (0.95 of cuBLAS against 0.93 Pipelined at 1024 x 1024 x 32768 on the H100)."""
+    (0.95 of cuBLAS against 0.93 Pipelined at 1024 x 1024 x 32768 on the H100). Where the big tile's splits are
+    capped short of a wave, 128 x 128's (split_k_square_tile)."""
     params = suggest_matmul_params(_matmul(shape))
-    assert (params.tile, params.compute_warp_groups, params.split_k) == ((128, 256, 64), 2, split)
+    assert (params.tile, params.compute_warp_groups, params.split_k) == (tile, 2, split)
     assert params.warp_specialized and not params.persistent and params.register_split == (40, 232)
     params.validate(DataType.BFloat16)
 
@@ -641,3 +648,16 @@ def test_the_persistent_tile_keeps_a_k_major_a() -> None:
     assert suggest_matmul_params(matmul_fusion(4096, 4096, 4096, transpose_b=True)).persistent
     a_t = suggest_matmul_params(matmul_fusion(4096, 4096, 4096, transpose_a=True))
     assert not a_t.persistent and a_t.tile == (256, 128, 64)
+
+
+def test_a_cluster_no_gpu_of_so_few_sms_holds_is_weighed_as_never_finishing() -> None:
+    """sms=2 and 2-D clusters of four blocks among the rivals: none is resident, so its predicted time is infinite,
+    not a division by zero."""
+    from fusion_ir.schedulers.suggest import CLUSTER_TILES, _predicted
+    from fusion_ir.schedulers.matmul_problem import matmul_problem
+
+    problem = matmul_problem(_matmul((128, 256, 8192)))
+    tile, groups, rate, cluster = CLUSTER_TILES[0]
+    assert cluster[0] * cluster[1] == 4
+    assert _predicted(problem, 2, (tile, groups, rate, cluster)) == float("inf")
+    assert suggest_matmul_params(_matmul((128, 256, 8192)), sms=2).cluster == (1, 1)
