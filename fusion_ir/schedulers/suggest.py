@@ -110,8 +110,8 @@ WIDE_BIG_TILES = (((256, 192, 64), 2, 7.1), ((256, 160, 64), 2, 7.0))
 # 10000 x 2048 x 1024 0.97 against 0.92, 1792 x 7168 x 2048 1.00 against 0.95, 4096^3 0.99 against 0.97,
 # 12288 x 4096 x 1536 0.92 against 0.91, 3328 x 3328 x 2048 1.00 against 0.99. Where the waves keep the tile per
 # block it lost: 6400 x 1600 x 3200 (2.5 waves) 0.79 against 0.98, 2816 x 2048 x 3072 (1.3 waves) 0.73 against 1.04,
-# 3584 x 1792 x 4096 (1.5 waves) 0.75 against 0.90; and outside the K range: 6144^3 0.94 against 0.99, 5120 x 2560
-# x 640 0.70 against 0.73. With 32-bit indices the same kernel ran 0.80 at 8192 x 8192 x 2048 (ptxas keeps its
+# 3584 x 1792 x 4096 (1.5 waves) 0.75 against 0.90; and outside the K range: 6144^3 0.94 against 0.99; at 5120 x 2560
+# x 640 (10 K tiles) 0.70 against 0.73, which PERSISTENT_SHORT_K_MARGIN keeps out. With 32-bit indices the same kernel ran 0.80 at 8192 x 8192 x 2048 (ptxas keeps its
 # wgmma descriptors in vector registers, moved to uniform ones before each wgmma: dispatch stalls), which is what
 # the persistent cooperative kernels measured before this rule had.
 # Chosen only where predicted at least PERSISTENT_MARGIN faster: within it the waves' model does not order them (6144 x
@@ -131,9 +131,17 @@ PERSISTENT_TILE_OVERHEAD = 9_000
 # relu 0.96 against 0.90 (4096^3: 0.99 against 0.97); gelu of 16 ops (``ops.gelu`` with its multiply-adds fused) 0.88
 # against 0.93, 4096^3 0.89 against 0.98, 8192 x 8192 x 1024 0.89 against 0.89
 EPILOGUE_OP_COST = 0.045
-PERSISTENT_K_TILES = (16, 64)
+PERSISTENT_K_TILES = (PING_PONG_K_TILES + 1, 64)
 PERSISTENT_TILE_WAVES = 2
 PERSISTENT_MARGIN = 0.965
+# With K under 16 tiles the waves' model overrates the persistent tile by 6-9 % (a tile per block's fixed cost weighs
+# less there than TILE_OVERHEAD says): it is chosen only where predicted at most PERSISTENT_SHORT_K_MARGIN of the tile
+# per block's time. H100, 2026-11-27, the same rounds, persistent against the rules' tile per block (predicted ratio in
+# brackets): 4096 x 4096 x 640 0.98 against 0.84 (0.79), 8192 x 2048 x 640 0.99 against 0.83 (0.79), 4096 x 4096 x 768
+# 0.98 against 0.89 (0.81), 2048 x 8192 x 896 0.97 against 0.88 (0.83), 4096 x 3072 x 768 0.99 against 0.96 (0.91),
+# 3072 x 4096 x 832 1.00 against 0.96 (0.91), 6144 x 2048 x 896 0.98 against 0.96 (0.92), 3072 x 5120 x 704 0.97 either
+# way (0.90); 5120 x 2560 x 640 0.72 against 0.75 (0.93: 3.03 waves of it against 2.86 of 192 x 192)
+PERSISTENT_SHORT_K_MARGIN = 0.92
 # 128 x 192 (rate from 1536 x 1536 x 6000 and 768 x 3072 x 12288, 96 tiles in one wave: 0.85 of cuBLAS against 0.66 and
 # 0.75 with 72 tiles of 128 x 256 or their split-K, H100 2026-11-26): a wave of it covers a third more than 128 x 256
 FEW_TILES = ((BIG_COLUMNS, 2, 7.1), ((128, 192, 64), 2, 6.4), ((64, 256, 64), 1, 6.4), ((128, 128, 64), 2, 5.9),
@@ -547,11 +555,12 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
             tile_why = f"the least predicted time of the tile-per-block tiles ({_predicted_text(problem, sms, options)})"
             persistent = _persistent_tile_time(problem, sms, k_tiles)
             per_block = _predicted(problem, sms, best)
-            if persistent is not None and persistent <= PERSISTENT_MARGIN * per_block:
+            margin = PERSISTENT_MARGIN if k_tiles >= CLUSTER_K_TILES else PERSISTENT_SHORT_K_MARGIN  # type: ignore[operator]
+            if persistent is not None and persistent <= margin * per_block:
                 rule = (f"persistent 256 x 128: {problem.tiles(BIG)} tiles of 256 x 128 on {sms} SMs and K of {k_tiles} "
                         f"tiles, predicted {persistent / per_block:.2f} of {_entry_name(best)} a tile per block's time")
                 return _persistent_tile(big, store, f"predicted {persistent:.0f} against {per_block:.0f} for "
-                                        f"{_entry_name(best)} a tile per block, at most {PERSISTENT_MARGIN} of it "
+                                        f"{_entry_name(best)} a tile per block, at most {margin} of it "
                                         f"({_predicted_text(problem, sms, options)})", rule)
         reasons = _reasons(f"one tile per block, {why}", tile_why, "not persistent: a tile per block beat or tied "
                            "the persistent kernel under four waves", store, "64-bit indices")

@@ -573,7 +573,10 @@ def test_misaligned_rows_under_a_wave_run_in_clusters_of_two() -> None:
     ((1792, 7168, 2048), True),      # 3 waves
     ((3584, 1792, 4096), False),     # 1.5 waves of 256 x 128 (PERSISTENT_TILE_WAVES)
     ((6144, 6144, 6144), False),     # 96 K tiles (PERSISTENT_K_TILES)
-    ((5120, 2560, 640), False),      # 10 K tiles under four waves
+    ((5120, 2560, 640), False),      # 10 K tiles, 3.03 waves: predicted 0.93 of 192 x 192, over the short-K margin
+    ((4096, 4096, 640), True),       # 10 K tiles: 0.98 of cuBLAS against 0.84 (PERSISTENT_SHORT_K_MARGIN)
+    ((8192, 2048, 640), True),       # 0.99 against 0.83
+    ((4096, 3072, 768), True),       # 12 K tiles, 2.9 waves: 0.99 against 0.96
     ((6144, 4096, 3072), False),     # predicted 2 % faster than 256 x 192: within PERSISTENT_MARGIN
     ((5000, 7000, 2048), False),     # N's rows of 14000 bytes are not 128-byte multiples
 ])

@@ -23,6 +23,7 @@ pytestmark = pytest.mark.gpu
     (5000, 4096, 2048, False, True),        # B^T at an M no tile divides: 20 rows of tiles, group_m 10
     (3000, 8192, 1024, False, False),       # 12 rows of tiles: group_m 6, the last tile row partly out of M
     (8192, 8192, 768, False, False),        # four waves, 12 K tiles
+    (4096, 4096, 640, False, False),        # under four waves, 10 K tiles (PERSISTENT_SHORT_K_MARGIN)
 ])
 def test_the_persistent_tile_matches_torch(m: int, n: int, k: int, ta: bool, tb: bool) -> None:
     torch = pytest.importorskip("torch")

@@ -39,6 +39,7 @@ CASES = {
                                                                           ((128, 256, 64), True, False, True)),
     "16 K tiles, three waves: persistent 256 x 128, 256 x 32 sub-tiles": ((700, 256, 1024), 2, {},
                                                                           ((256, 128, 64), True, False, True)),
+    "10 K tiles, three waves: persistent 256 x 128": ((700, 256, 640), 2, {}, ((256, 128, 64), True, False, True)),
     "16 K tiles, three waves, relu with a bias: persistent 256 x 128": ((700, 256, 1024), 2, {"bias": True},
                                                                        ((256, 128, 64), True, False, True)),
     "float result, fused bias": ((260, 392, 1160), 2, {"bias": True, "out_dtype": None},
