@@ -555,7 +555,8 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
             tile_why = f"the least predicted time of the tile-per-block tiles ({_predicted_text(problem, sms, options)})"
             persistent = _persistent_tile_time(problem, sms, k_tiles)
             per_block = _predicted(problem, sms, best)
-            margin = PERSISTENT_MARGIN if k_tiles >= CLUSTER_K_TILES else PERSISTENT_SHORT_K_MARGIN  # type: ignore[operator]
+            short = k_tiles is not None and k_tiles < CLUSTER_K_TILES
+            margin = PERSISTENT_SHORT_K_MARGIN if short else PERSISTENT_MARGIN
             if persistent is not None and persistent <= margin * per_block:
                 rule = (f"persistent 256 x 128: {problem.tiles(BIG)} tiles of 256 x 128 on {sms} SMs and K of {k_tiles} "
                         f"tiles, predicted {persistent / per_block:.2f} of {_entry_name(best)} a tile per block's time")

@@ -664,3 +664,16 @@ def test_a_cluster_no_gpu_of_so_few_sms_holds_is_weighed_as_never_finishing() ->
     assert cluster[0] * cluster[1] == 4
     assert _predicted(problem, 2, (tile, groups, rate, cluster)) == float("inf")
     assert suggest_matmul_params(_matmul((128, 256, 8192)), sms=2).cluster == (1, 1)
+
+
+def test_a_symbolic_k_with_known_m_and_n_is_suggested_without_error() -> None:
+    """K unknown, M and N constant: the persistent tile's K range cannot hold, and nothing compares None with K."""
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(shape=(4096, -1), dtype=DataType.BFloat16)
+        b = fusion.add_input(shape=(-1, 4096), dtype=DataType.BFloat16)
+        fusion.add_output(ops.cast(ops.matmul(a, b), DataType.BFloat16))
+    params = suggest_matmul_params(fusion)
+    assert not (params.persistent and params.tile == (256, 128, 64) and params.split_k == 1
+                and params.epilogue_tile == (256, 32))
+    schedule_matmul(fusion, params)
