@@ -590,7 +590,8 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
     rule = (f"T >= {PERSISTENT_WAVES} S and a 16-bit result: {tiles} tiles of 128 x 256 on {sms} SMs "
             f"({tiles / sms:.1f} waves)")
     if _persistent_tile_problem(problem):
-        return _persistent_tile(big, store, f"K of {k_tiles} tiles (under {CLUSTER_K_TILES}) from "
+        k_text = "K unknown" if k_tiles is None else f"K of {k_tiles} tiles (under {CLUSTER_K_TILES})"
+        return _persistent_tile(big, store, f"{k_text} from "
                                 f"{PERSISTENT_WAVES} waves (8192 x 8192 x 768: 0.91 of cuBLAS against 0.86 for "
                                 f"persistent 128 x 256 with 32-bit indices)", f"{rule}: persistent 256 x 128")
     return {**big, "tile": BIG_COLUMNS, "persistent": True, "index_type": index}, rule, _reasons(

@@ -677,3 +677,10 @@ def test_a_symbolic_k_with_known_m_and_n_is_suggested_without_error() -> None:
     assert not (params.persistent and params.tile == (256, 128, 64) and params.split_k == 1
                 and params.epilogue_tile == (256, 32))
     schedule_matmul(fusion, params)
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(shape=(8192, -1), dtype=DataType.BFloat16)
+        b = fusion.add_input(shape=(-1, 8192), dtype=DataType.BFloat16)
+        fusion.add_output(ops.cast(ops.matmul(a, b), DataType.BFloat16))
+    reason = suggest_matmul_params(fusion).why.reason("tile")
+    assert "None" not in reason and "K unknown" in reason
