@@ -116,13 +116,15 @@ def epilogue_tensors(fusion: Fusion, acc: TensorView) -> list[TensorView]:
 # pow: log and exp, div: a reciprocal); every other pointwise op is one FP32 op, a cast, copy or broadcast none
 SPECIAL_FUNCTIONS = {"exp": 1, "sqrt": 1, "sin": 1, "cos": 1, "log": 1, "rsqrt": 1, "tanh": 1, "erf": 1, "log1p": 1,
                      "expm1": 1, "sigmoid": 2, "pow": 2, "div": 1}
+WITH_A_MULTIPLY = ("div",)      # a special function and an FP32 op: a / b is a * rcp(b)
 
 
 def epilogue_ops(fusion: Fusion, acc: TensorView) -> int:
     """The epilogue's math per output element, in FP32 ops: each pointwise op computed from the accumulator counts
     one, a special function (``SPECIAL_FUNCTIONS``) the target's ``special_function_weight`` each (an H100's special
     function unit makes 16 results a cycle per SM against 128 FP32 ones). ``relu(a @ b + bias)``: 2; the tanh
-    ``gelu(a @ b + bias)``: 8 + 8 = 16 (``ops.gelu``'s 7 ops, the tanh among them, and the bias's add). Casts, copies and broadcasts count nothing."""
+    ``gelu(a @ b + bias)``: 8 + 8 = 16 (``ops.gelu``'s 7 ops, the tanh among them, and the bias's add). Casts,
+    copies and broadcasts count nothing."""
     weight = current_target().special_function_weight
     after: set[TensorView] = set()
     ops = 0
@@ -133,7 +135,7 @@ def epilogue_ops(fusion: Fusion, acc: TensorView) -> int:
         d = tv.definition
         if isinstance(d, (UnaryOp, BinaryOp)):
             special = SPECIAL_FUNCTIONS.get(d.op, 0)
-            ops += special * weight + (1 if not special or d.op == "div" else 0)
+            ops += special * weight + (1 if not special or d.op in WITH_A_MULTIPLY else 0)
         elif isinstance(d, WhereOp):
             ops += 1
     return ops

@@ -111,7 +111,8 @@ WIDE_BIG_TILES = (((256, 192, 64), 2, 7.1), ((256, 160, 64), 2, 7.0))
 # 12288 x 4096 x 1536 0.92 against 0.91, 3328 x 3328 x 2048 1.00 against 0.99. Where the waves keep the tile per
 # block it lost: 6400 x 1600 x 3200 (2.5 waves) 0.79 against 0.98, 2816 x 2048 x 3072 (1.3 waves) 0.73 against 1.04,
 # 3584 x 1792 x 4096 (1.5 waves) 0.75 against 0.90; and outside the K range: 6144^3 0.94 against 0.99; at 5120 x 2560
-# x 640 (10 K tiles) 0.70 against 0.73, which PERSISTENT_SHORT_K_MARGIN keeps out. With 32-bit indices the same kernel ran 0.80 at 8192 x 8192 x 2048 (ptxas keeps its
+# x 640 (10 K tiles) 0.70 against 0.73, which PERSISTENT_SHORT_K_MARGIN keeps out. With 32-bit indices the same kernel
+# ran 0.80 at 8192 x 8192 x 2048 (ptxas keeps its
 # wgmma descriptors in vector registers, moved to uniform ones before each wgmma: dispatch stalls), which is what
 # the persistent cooperative kernels measured before this rule had.
 # Chosen only where predicted at least PERSISTENT_MARGIN faster: within it the waves' model does not order them (6144 x
@@ -122,7 +123,7 @@ WIDE_BIG_TILES = (((256, 192, 64), 2, 7.1), ((256, 160, 64), 2, 7.0))
 # 0.87, 6144 x 8192 x 896 0.97 against 0.93; 128 x 256 with 64-bit indices and 128 x 32 sub-tiles 0.88 / 0.88 / 0.96
 PERSISTENT_TILE = (BIG, 2, 7.0)
 PERSISTENT_TILE_OVERHEAD = 9_000
-# With a bias (vectors TMA-loads beside the tile; no [M, N] input: C's tile does not fit beside 4 stages) the persistent
+# With a bias (vectors TMA-loaded beside the tile; no [M, N] input: C's tile does not fit beside 4 stages) the persistent
 # tile pays its epilogue's math per tile: the compute warp groups of a cooperative kernel run it while the tensor cores
 # wait. Its cost per output element and FP32 op of ``MatmulProblem.epilogue_ops``, in the units of ``_predicted``,
 # fitted to 8192 x 8192 x 2048 (H100, 2026-11-27, the same rounds): persistent relu(a @ b + bias) (2 ops) ran 1.4 %
