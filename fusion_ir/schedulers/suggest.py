@@ -561,7 +561,9 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
             if persistent is not None and persistent <= margin * per_block:
                 rule = (f"persistent 256 x 128: {problem.tiles(BIG)} tiles of 256 x 128 on {sms} SMs and K of {k_tiles} "
                         f"tiles, predicted {persistent / per_block:.2f} of {_entry_name(best)} a tile per block's time")
-                return _persistent_tile(big, store, f"predicted {persistent:.0f} against {per_block:.0f} for "
+                math = (f" (its epilogue's {problem.epilogue_ops} FP32 ops per element counted, EPILOGUE_OP_COST)"
+                        if problem.epilogue_ops else "")
+                return _persistent_tile(big, store, f"predicted {persistent:.0f}{math} against {per_block:.0f} for "
                                         f"{_entry_name(best)} a tile per block, at most {margin} of it "
                                         f"({_predicted_text(problem, sms, options)})", rule)
         reasons = _reasons(f"one tile per block, {why}", tile_why, "not persistent: a tile per block beat or tied "

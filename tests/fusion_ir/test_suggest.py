@@ -621,6 +621,7 @@ def test_the_persistent_tile_weighs_the_epilogues_math(kind: str, shape: tuple[i
         assert params.tile == (256, 128, 64) and params.index_type == DataType.Int64 and params.stages == 4
         assert params.epilogue_tile == (256, 32)
         assert "persistent 256 x 128" in params.why.summary
+        assert "its epilogue's 2 FP32 ops per element counted" in params.why.reason("tile")
 
 
 def test_epilogue_ops_counts_fp32_ops_and_weighs_special_functions() -> None:
