@@ -105,6 +105,10 @@ def sigmoid(x: TensorView) -> TensorView:
     return unary("sigmoid", x)
 
 
+GELU_C0 = 0.7978845608028654              # sqrt(2 / pi)
+GELU_C1 = 0.044715 * GELU_C0             # its x^3 coefficient times sqrt(2 / pi)
+
+
 def gelu(x: TensorView) -> TensorView:
     """GELU, tanh form (torch's ``gelu(x, approximate="tanh")``), built of ``mul``, ``add`` and ``tanh``.
 
@@ -116,10 +120,6 @@ def gelu(x: TensorView) -> TensorView:
     inner = mul(x, add(mul(mul(x, x), GELU_C1), GELU_C0))
     half = mul(x, 0.5)
     return add(mul(half, tanh(inner)), half)
-
-
-GELU_C0 = 0.7978845608028654              # sqrt(2 / pi)
-GELU_C1 = 0.044715 * GELU_C0
 
 
 def cast(x: TensorView, dtype: DataType) -> TensorView:

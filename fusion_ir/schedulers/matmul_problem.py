@@ -83,13 +83,21 @@ def find_mma(fusion: Fusion) -> TensorView:
     return mm
 
 
+def computed_from(fusion: Fusion, acc: TensorView) -> list[TensorView]:
+    """The tensors computed from the accumulator ``acc``, directly or not, in topological order."""
+    after: list[TensorView] = []
+    seen: set[TensorView] = set()
+    for tv in fusion.topological_order():
+        if any(p is acc or p in seen for p in tv.producers()):
+            after.append(tv)
+            seen.add(tv)
+    return after
+
+
 def epilogue_tensors(fusion: Fusion, acc: TensorView) -> list[TensorView]:
     """Tensors computed from the accumulator and the tensors they read besides it (a broadcast
     bias), in topological order; all pointwise."""
-    after: set[TensorView] = set()
-    for tv in fusion.topological_order():
-        if any(p is acc or p in after for p in tv.producers()):
-            after.add(tv)
+    after = set(computed_from(fusion, acc))
     beside: set[TensorView] = set()             # what they read besides the accumulator, back to the inputs
     stack = [p for tv in after for p in tv.producers() if p is not acc and p not in after]
     while stack:
@@ -126,12 +134,8 @@ def epilogue_ops(fusion: Fusion, acc: TensorView) -> int:
     ``gelu(a @ b + bias)``: 8 + 8 = 16 (``ops.gelu``'s 7 ops, the tanh among them, and the bias's add). Casts,
     copies and broadcasts count nothing."""
     weight = current_target().special_function_weight
-    after: set[TensorView] = set()
     ops = 0
-    for tv in fusion.topological_order():
-        if not any(p is acc or p in after for p in tv.producers()):
-            continue
-        after.add(tv)
+    for tv in computed_from(fusion, acc):
         d = tv.definition
         if isinstance(d, (UnaryOp, BinaryOp)):
             special = SPECIAL_FUNCTIONS.get(d.op, 0)

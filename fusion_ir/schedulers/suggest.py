@@ -68,7 +68,7 @@ MISALIGNED_ROW_BYTES = 128
 MIN_SPLIT_K_TILES = 64
 MAX_SPLIT_K = 16             # the most splits the rules consider
 SPLIT_K_OVERHEAD = 1.25      # split-K's predicted time x this: the partials' traffic and the last block's sum
-SPLIT_K_SQUARE = (128, 128, 64)   # split-K's tile where the big tile's splits leave SMs idle (split_k_square_tile)
+SPLIT_K_SQUARE = (128, 128, 64)   # split-K's tile where the big tile's splits leave SMs idle (split_k_tile)
 # A tile's fixed cost beside its K loop (the pipeline's fill, the epilogue), in the units of the tiles' predicted times
 # (TM x TN x K tiles / rate): about 5 K tiles of 256 x 128. Fitted between 1234 x 4568 x 888 (K of 14 tiles: 2 waves of
 # 256 x 128 ran faster than 3 of 128 x 128, 0.67 of cuBLAS against 0.61) and 3584 x 1792 x 4096 (K of 64 tiles: 3 waves
@@ -467,19 +467,10 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
     if tiles < sms:                                            # under one wave of big tiles
         few = tuple(entry for entry in FEW_TILES if entry[0] != SKINNY_TILE or _skinny(problem))
         few += CLUSTER_TILES if tma_store and _two_d_clusters(problem, k_tiles) else ()
-        split = split_k_for(problem, sms, BIG_COLUMNS, few)
-        tile, tile_why = BIG_COLUMNS, "128 x 256, 2 warp groups"
-        rows_split = split_k_rows_tile(problem, sms, few, split)
-        if rows_split > 1:
-            tile, split, tiles = BIG, rows_split, problem.tiles(BIG)
-            tile_why = ("256 x 128, 2 warp groups: B's rows are not 128-byte multiples, and its tile of 128 columns "
-                        "reads half as much of B per flop as 128 x 256's (split_k_rows_tile)")
-        square_split = split_k_square_tile(problem, sms, few, tile, split)
-        if square_split > 1:
-            tile, split, tiles = SPLIT_K_SQUARE, square_split, problem.tiles(SPLIT_K_SQUARE)
-            tile_why = ("128 x 128, 2 warp groups: its splits predicted faster than the big tile's, whose splits "
-                        "leave SMs idle (split_k_square_tile)")
+        tile, split = split_k_tile(problem, sms, few)
         if split > 1:                                          # a long K: more blocks per tile, not smaller tiles
+            tiles = problem.tiles(tile)
+            tile_why = SPLIT_K_TILE_WHY[tile]
             rule = (f"T < S and a long K: {tiles} tiles of {tile[0]} x {tile[1]} under one wave of {sms} SMs, "
                     f"{k_tiles} K tiles: split-K {split}")
             reasons = _reasons("split-K", tile_why, "not persistent: a block per tile and K range",
@@ -834,43 +825,46 @@ def split_k_for(problem: MatmulProblem, sms: int, tile: tuple[int, int, int],
     return best if best_time < min(_predicted(problem, sms, entry) for entry in rivals) else 1
 
 
-def split_k_rows_tile(problem: MatmulProblem, sms: int, rivals: tuple[tuple[Any, ...], ...], split: int) -> int:
-    """The splits of 256 x 128 where split-K takes it instead of 128 x 256 (``split`` splits of it); 1 where it
-    does not. It does where B's rows are not 128-byte multiples and its splits are predicted as fast: its tile of 128
-    columns reads half as much of B per flop, and a misaligned row's boxes straddle an extra L2 sector. H100,
-    2026-11-27, warp-specialized, the same rounds: 1000 x 1000 x 20000 0.94 of cuBLAS against 0.81, 768 x 1512 x 20000
-    1.04 against 1.00, 1024 x 1000 x 24000 0.94 against 0.92; with only A's rows misaligned (1000 x 1024 x 20000)
-    128 x 256 stayed ahead, 0.94 against 0.92, and with both aligned 256 x 128 tied or lost 1-3 % (1024 x 1024 x
-    32768, 2048 x 512 x 20000, 512 x 2048 x 16384)."""
-    if split < 2 or not _misaligned_b(problem):
-        return 1
-    rate = FEW_TILES[0][2]                       # 128 x 256's: the two big tiles run at the same rate
-    rows_split = split_k_for(problem, sms, BIG, rivals, rate=rate)
-    if rows_split > 1 and (_predicted(problem, sms, (BIG, 2, rate), rows_split)
-                           <= _predicted(problem, sms, FEW_TILES[0], split)):
-        return rows_split
-    return 1
+SPLIT_K_TILE_WHY = {
+    BIG_COLUMNS: "128 x 256, 2 warp groups",
+    BIG: ("256 x 128, 2 warp groups: B's rows are not 128-byte multiples, and its tile of 128 columns reads half as much "
+          "of B per flop as 128 x 256's (split_k_tile)"),
+    SPLIT_K_SQUARE: ("128 x 128, 2 warp groups: its splits predicted faster than the big tile's, whose splits leave "
+                     "SMs idle (split_k_tile)"),
+}
 
 
-def split_k_square_tile(problem: MatmulProblem, sms: int, rivals: tuple[tuple[Any, ...], ...],
-                        tile: tuple[int, int, int], split: int) -> int:
-    """The splits of 128 x 128 where split-K takes it instead of ``tile`` (the big tile the rule chose, in ``split``
-    splits); 1 where it does not. Only where split-K is already chosen (a split of a smaller tile is weighed against
-    the big tile's splits, never against the rivals without a split: 128 x 8192 x 8192 in 2 splits of 128 x 128 ran
-    0.86 of cuBLAS against 0.95 for 64 x 128 in clusters of two), and where its splits are predicted faster with its
-    own rate (``FEW_TILES``): where the big tile's splits are capped (by K or ``MAX_SPLIT_K``) short of a wave. H100,
-    2026-11-27, warp-specialized, the same rounds: 96 x 4096 x 16384 0.94 against 0.90 (4 splits of 32 tiles against 4
-    of 16), 128 x 2048 x 32768 0.91 against 0.86 (8 of 16 against 8 of 8); predicted slower and slower there: 1024 x
-    1024 x 32768 0.73 against 0.94, 200 x 3000 x 16384 0.78 against 0.86."""
+def split_k_tile(problem: MatmulProblem, sms: int, rivals: tuple[tuple[Any, ...], ...]) -> tuple[tuple[int, int, int], int]:
+    """Split-K's tile and splits: ``(128 x 256, 1)`` where split-K of 128 x 256 does not beat ``rivals``
+    (``split_k_for``); where it does, of its splits and those of the tiles below, the least predicted time (``_predicted``
+    with each tile's rate), earlier on a tie:
+
+    - 256 x 128 where B's rows are not 128-byte multiples (at 128 x 256's rate): its tile of 128 columns reads half as
+      much of B per flop, and a misaligned row's boxes straddle an extra L2 sector. H100, 2026-11-27, warp-specialized,
+      the same rounds: 1000 x 1000 x 20000 0.94 of cuBLAS against 0.81, 768 x 1512 x 20000 1.04 against 1.00, 1024 x
+      1000 x 24000 0.94 against 0.92; with only A's rows misaligned (1000 x 1024 x 20000) 128 x 256 stayed ahead, 0.94
+      against 0.92, and with both aligned 256 x 128 tied or lost 1-3 % (1024 x 1024 x 32768, 2048 x 512 x 20000, 512 x
+      2048 x 16384).
+    - 128 x 128 (``SPLIT_K_SQUARE``, its own rate): faster where the big tile's splits are capped (by K or
+      ``MAX_SPLIT_K``) short of a wave. Weighed against the big tile's splits only, never against the rivals without a
+      split (128 x 8192 x 8192 in 2 splits of it ran 0.86 against 0.95 for 64 x 128 in clusters of two). H100, the same
+      rounds: 96 x 4096 x 16384 0.94 against 0.90 (4 splits of 32 tiles against 4 of 16), 128 x 2048 x 32768 0.91
+      against 0.86 (8 of 16 against 8 of 8); predicted slower and slower where not taken: 1024 x 1024 x 32768 0.73
+      against 0.94, 200 x 3000 x 16384 0.78 against 0.86."""
+    big_rate = FEW_TILES[0][2]
+    split = split_k_for(problem, sms, BIG_COLUMNS, rivals)
     if split < 2:
-        return 1
-    rate = next(r for t, _, r in FEW_TILES if t == SPLIT_K_SQUARE)
-    square = split_k_for(problem, sms, SPLIT_K_SQUARE, rivals)
-    chosen_rate = next((r for t, _, r in FEW_TILES if t == tile), FEW_TILES[0][2])
-    if square > 1 and (_predicted(problem, sms, (SPLIT_K_SQUARE, 2, rate), square)
-                       < _predicted(problem, sms, (tile, 2, chosen_rate), split)):
-        return square
-    return 1
+        return BIG_COLUMNS, 1
+    square_rate = next(r for t, _, r in FEW_TILES if t == SPLIT_K_SQUARE)
+    options = [(BIG, big_rate)] if _misaligned_b(problem) else []    # first: it takes a tie
+    options += [(BIG_COLUMNS, big_rate), (SPLIT_K_SQUARE, square_rate)]
+    chosen = []
+    for tile, rate in options:
+        splits = split if tile == BIG_COLUMNS else split_k_for(problem, sms, tile, rivals, rate=rate)
+        if splits > 1:
+            chosen.append((_predicted(problem, sms, (tile, 2, rate), splits), tile, splits))
+    _, tile, splits = min(chosen, key=lambda c: c[0])     # min keeps the first of equal times
+    return tile, splits
 
 
 def _fits_int32(problem: MatmulProblem) -> bool:
