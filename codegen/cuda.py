@@ -70,6 +70,7 @@ from lowering.kernel_ir import (
     SemaphoreArrive,
     SetMaxNReg,
     StMatrix,
+    LdMatrix,
     TmaLoad,
     TmaStore,
     WarpShuffleXor,
@@ -91,6 +92,7 @@ from .wgmma import (
 )
 
 INDENT = "  "
+LDMATRIX_WORDS = "ldm"      # the 32-bit words an ldmatrix writes, in a scope of their own
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _REDUCE_TO_BINARY = {"add": "add", "sub": "sub", "mul": "mul", "max": "maximum", "min": "minimum"}
 _BLOCK_REDUCE_OPS = {"add": "ReduceAdd", "max": "ReduceMax"}
@@ -771,6 +773,23 @@ class KernelPrinter(NodeVisitor):
         for k, word in enumerate(words):
             self._emit(f"{INDENT * 2}{word}{');' if k == len(words) - 1 else ','}")
 
+    def visit_LdMatrix(self, node: LdMatrix) -> None:
+        """``ldmatrixX{count}(toSmem(&src[src_index]), w0, ...)`` into ``count`` 32-bit words of a scope of their
+        own, each then split into two 16-bit elements of ``dst`` (low half first). (``verify`` has checked the
+        count, memories, types and alignment.)"""
+        dst, src = node.dst, node.src
+        self._register_index(dst, node.dst_index, f"codegen: LdMatrix from {src.name} into {dst.name}")
+        address = self._smem_address(src, node.src_index, node, "source")
+        words = [f"{LDMATRIX_WORDS}[{k}]" for k in range(node.count)]
+        self.helpers.add("ldmatrix")
+        self._emit("{")
+        self._emit(f"{INDENT}uint32_t {LDMATRIX_WORDS}[{node.count}];")
+        self._emit(f"{INDENT}ldmatrixX{node.count}({address}, {', '.join(words)});")
+        for e in range(2 * node.count):
+            element = self._access(dst, self._idx(node.dst_index + e, node), node)
+            half = f"{words[e // 2]} >> 16" if e % 2 else words[e // 2]
+            self._emit(f"{INDENT}{element}.raw = static_cast<uint16_t>({half});")
+        self._emit("}")
 
 # ---------------------------------------------------------------- helpers
 _COMPONENTS = ("x", "y", "z", "w")

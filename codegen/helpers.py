@@ -28,6 +28,7 @@ HELPER_DEPENDENCIES: dict[str, tuple[str, ...]] = {
     "block_reduce": ("types",),
     "wgmma": ("types", "smem"),
     "stmatrix": ("types",),
+    "ldmatrix": ("types",),
     "grid_sync": (),
 }
 

@@ -59,6 +59,7 @@ from .kir_nodes import (
     SemaphoreArrive,
     SetMaxNReg,
     StMatrix,
+    LdMatrix,
     TensorOp,
     TmaLoad,
     TmaStore,
@@ -254,6 +255,7 @@ EFFECTS: dict[type, Callable[[Any], tuple[Effect, ...]]] = {
     WgmmaFence: lambda n: tuple(_read(b) for b in n.registers),   # the back end packs register A operands here
     Mma: _mma,
     StMatrix: lambda n: (_read(n.src, n.src_index), _write(n.dst, n.dst_index)),
+    LdMatrix: lambda n: (_read(n.src, n.src_index), _write(n.dst, n.dst_index)),
     TensorOp: _tensor_op,
     GridFence: _none,          # orders this thread's own accesses; touches no memory
     SemaphoreArrive: lambda n: (_read(n.semaphore, n.index, role=Role.Semaphore),

@@ -8,6 +8,8 @@ circular-buffer stage of the loop index, through the buffer's swizzle.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from fusion_ir import IterDomain, MemoryType, ParallelType, TensorView
 from fusion_ir.exprs import (
     BinaryOp,
@@ -263,12 +265,15 @@ def const(x: object, dtype: DataType) -> Const:
 
 
 def operand_value(a: Analyses, x: object, consumer: TensorView, c_idx: dict, dtype: DataType,
-                  inlined: frozenset = frozenset()) -> Value:
+                  inlined: frozenset = frozenset(), loaded: Mapping[TensorView, Value] | None = None) -> Value:
     """``x`` as ``consumer`` reads it at ``c_idx``; a tensor in ``inlined`` (computed in the same loops)
-    is computed right here instead of read from its buffer."""
+    is computed right here instead of read from its buffer, and one in ``loaded`` is that value (the element,
+    already in a register)."""
     if isinstance(x, TensorView):
+        if loaded and x in loaded:
+            return loaded[x]
         if x in inlined:
-            return cast_to(compute_value(a, x, own_indices(a, x), inlined), x.dtype)
+            return cast_to(compute_value(a, x, own_indices(a, x), inlined, loaded), x.dtype)
         if x in a.ids.views:
             load, fills = view_read(a, x, consumer, c_idx)
             value: Value = load
@@ -290,12 +295,13 @@ def cast_to(value: Value, dtype: DataType) -> Value:
     return value if value_dtype(value) == dtype else CastValue(value, dtype)
 
 
-def compute_value(a: Analyses, tv: TensorView, c_idx: dict, inlined: frozenset = frozenset()) -> Value:
+def compute_value(a: Analyses, tv: TensorView, c_idx: dict, inlined: frozenset = frozenset(),
+                  loaded: Mapping[TensorView, Value] | None = None) -> Value:
     e = tv.definition
     ins = e.inputs
 
     def operand(x: object, dtype: DataType = tv.dtype) -> Value:
-        return operand_value(a, x, tv, c_idx, dtype, inlined)
+        return operand_value(a, x, tv, c_idx, dtype, inlined, loaded)
 
     if isinstance(e, (LoadStoreOp, BroadcastOp, ViewOp)):
         return operand(ins[0])

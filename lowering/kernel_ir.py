@@ -47,6 +47,7 @@ from .kir_nodes import (
     ForLoop,
     GridFence,
     IfThenElse,
+    LdMatrix,
     Let,
     Load,
     MatrixDescriptor,
@@ -92,7 +93,7 @@ from .kir_printer import body_lines
 __all__ = ["DataType", "MemoryType", "ParallelType", "SmemSwizzle", "Val",  # the types nodes hold
            "Allocate", "ArgumentBinding", "ArgumentError", "Assign", "AsyncCommit", "AsyncKind", "AsyncWait", "BinaryValue",
            "BlockReduce", "BlockSync", "Buffer", "CastValue", "ClusterSync", "CompareValue", "Comment", "Const", "Continue", "CopyKind", "CpAsync",
-           "ElectSync", "FenceAsyncProxy", "ForLoop", "GridFence", "IfThenElse", "Kernel", "Let", "Load", "MBarrierArrive",
+           "ElectSync", "FenceAsyncProxy", "ForLoop", "GridFence", "IfThenElse", "Kernel", "LdMatrix", "Let", "Load", "MBarrierArrive",
            "MBarrierArriveExpectTx", "MBarrierInit", "MBarrierInval", "MBarrierRemoteArrive", "MBarrierWait", "MBarrierWaitParity",
            "MatrixDescriptor", "Mma", "NODE_TYPES", "NamedBarrier", "Node", "NodeVisitor", "RegisterFragment", "Return",
            "RuntimeCheck", "ScalarParam", "ScalarValue", "Scratch", "SelectValue", "SemaphoreArrive", "SetMaxNReg", "StMatrix", "Stage", "TensorMapParam", "TensorOp", "TensorOpKind", "TmaLoad",

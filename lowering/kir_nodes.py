@@ -595,6 +595,26 @@ class StMatrix:
 
 
 @dataclass(frozen=True)
+class LdMatrix:
+    """``ldmatrix.sync.aligned.m8n8.x{count}.shared.b16``, executed by a whole warp: ``count`` 8 x 8 matrices of
+    16-bit elements from shared memory to registers, ``StMatrix``'s mirror.
+
+    Lane ``l`` gives the address of row ``l % 8`` of matrix ``l / 8`` (lanes ``>= 8 count`` give none): element
+    ``src_index`` of ``src``, its position with the swizzle applied, the start of a 16-byte row of 8 elements.
+    Register ``k`` (0 <= k < count) of lane ``l`` receives row ``l / 4``, columns ``2 (l % 4)`` and
+    ``2 (l % 4) + 1`` of matrix ``k``: the elements ``dst[dst_index + 2 k]`` and ``dst[dst_index + 2 k + 1]`` of
+    the lane's Local buffer ``dst``. This is the wgmma accumulator fragment's order, so an epilogue reads a 16-bit
+    tile of shared memory (C, a residual) element for element beside the accumulators it is added to.
+    """
+
+    dst: Buffer
+    dst_index: Val
+    src: Buffer
+    src_index: Val
+    count: int   # 1, 2 or 4
+
+
+@dataclass(frozen=True)
 class WgmmaFence:
     """``wgmma.fence``: order the warp group's register accesses before the next wgmma.
 
@@ -629,7 +649,8 @@ Node = Union[Allocate, Assign, BlockReduce, WarpShuffleXor, ForLoop, IfThenElse,
              MBarrierInit, MBarrierInval, MBarrierArrive, MBarrierRemoteArrive, ClusterSync, MBarrierArriveExpectTx,
              MBarrierWait,
              MBarrierWaitParity, TmaLoad, TmaStore, CpAsync, AsyncCommit, AsyncWait, FenceAsyncProxy,
-             SetMaxNReg, Return, Continue, WgmmaFence, Mma, StMatrix, GridFence, SemaphoreArrive]
+             SetMaxNReg, Return, Continue, WgmmaFence, Mma, StMatrix, LdMatrix, GridFence,
+             SemaphoreArrive]
 
 
 # ---------------------------------------------------------------- traversal

@@ -217,6 +217,10 @@ class KirPrinter(k.NodeVisitor):
         return [f"{pad}stmatrix.x{node.count}({node.dst.name}[{node.dst_index}] per lane <- "
                 f"{node.src.name}[{node.src_index}:{node.src_index} + {2 * node.count}])"]
 
+    def visit_LdMatrix(self, node: k.LdMatrix, pad: str, indent: int) -> list[str]:
+        return [f"{pad}ldmatrix.x{node.count}({node.dst.name}[{node.dst_index}:{node.dst_index} + {2 * node.count}] <- "
+                f"{node.src.name}[{node.src_index}] per lane)"]
+
     def visit_Mma(self, node: k.Mma, pad: str, indent: int) -> list[str]:
         m, n, kk = node.shape
         dtype = _PTX_TYPES.get(node.dtype, node.dtype.short_name)

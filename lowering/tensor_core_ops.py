@@ -12,13 +12,15 @@ No predicate on an ``Mma``: TMA filled out-of-bounds operand elements with zeros
 
 from __future__ import annotations
 
-from fusion_ir import IterDomain, MemoryType
+from fusion_ir import IterDomain, MemoryType, TensorView
 from fusion_ir.scalar import Val
 
 from . import index_math
 from .analysis import Analyses
-from .analysis.mma import OperandLayout
+from .analysis.mma import OperandLayout, StagedStore
 from .errors import LoweringError
+
+MATRICES = 4        # an stmatrix / ldmatrix of the epilogue moves four 8 x 8 matrices: two 8-column blocks x 2 row halves
 from .indexing_exprs import (
     cast_to,
     compute_value,
@@ -31,8 +33,12 @@ from .indexing_exprs import (
     write_index,
 )
 from .kernel_ir import (
+    Allocate,
     Assign,
+    Buffer,
     ForLoop,
+    LdMatrix,
+    Load,
     MatrixDescriptor,
     Mma,
     Node,
@@ -154,19 +160,39 @@ def _lower_stmatrix(op: TensorOp, a: Analyses) -> list[Node]:
         # bias) reads it only inside the tensor: the TMA store leaves out what lies outside
         reads_global = any(p.memory_type is MemoryType.Global for t in staged.inlined | {source}
                            for p in t.producers())
+        fragments = _matrix_loads(a, staged, addressed, body)
         for di in (0, 1):
             for j in (0, 1):
                 for c in (0, 1):
                     at = register(di, j, c)
                     k_idx = source_indices(at)
+                    # the elements ldmatrix loaded: register 4 di + 2 j + c, as the stmatrix's
+                    loaded = {p: Load(frag, Val.const(4 * di + 2 * j + c)) for p, frag in fragments.items()}
                     # a producer read through a shared loop's index (the 64-row piece) sees it renamed too
-                    value = substitute(cast_to(compute_value(a, source, k_idx, staged.inlined), source.dtype), at)
+                    value = substitute(cast_to(compute_value(a, source, k_idx, staged.inlined, loaded), source.dtype),
+                                       at)
                     assign = [Assign(a.buffers.buffers[source], write_index(a, source, k_idx), value)]
                     if reads_global:
                         assign = guarded(predicate(a, source, k_idx, False, MemoryType.Local).substitute(at), assign)
                     body.extend(assign)
-    body.append(StMatrix(a.buffers.buffers[tile], dst_index, a.buffers.buffers[source], src_index, 4))
+    body.append(StMatrix(a.buffers.buffers[tile], dst_index, a.buffers.buffers[source], src_index, MATRICES))
     inner: tuple[Node, ...] = tuple(body)
     for sym, extent in reversed(loops):
         inner = (ForLoop(sym, Val.const(0), extent, inner, label="stmatrix", unroll=True),)
     return list(inner)
+
+
+def _matrix_loads(a: Analyses, staged: StagedStore, addressed: dict[str, Val], body: list[Node]) -> dict[TensorView, Buffer]:
+    """For each shared tile the epilogue reads in the fragment's order (``StagedStore.matrix_reads``): a register
+    array of its 8 elements and one ``ldmatrix.x4`` into it, appended to ``body``. Lane ``l`` addresses the row of
+    matrix ``l / 8`` that the stmatrix after it stores from: the tile's element its reader reads for the register
+    ``addressed`` names (column pair 0), the start of 8 columns in a row."""
+    fragments: dict[TensorView, Buffer] = {}
+    for p in staged.matrix_reads:
+        reader = next(x for x in sorted(staged.inlined | {staged.source}, key=lambda t: t.name) if p in x.producers())
+        buf = a.buffers.buffers[p]
+        frag = Buffer(f"{buf.name}_frag", buf.dtype, MemoryType.Local, Val.const(2 * MATRICES))
+        row = read_index(a, p, reader, own_indices(a, reader)).substitute(addressed)
+        body += [Allocate(frag), LdMatrix(frag, Val.const(0), buf, row, MATRICES)]
+        fragments[p] = frag
+    return fragments

@@ -22,7 +22,7 @@ The rules, by name:
 - ``async-groups``: async group kinds are ``AsyncKind`` members (cp.async, bulk, wgmma); waits keep a non-negative number of
   groups pending and (once every op is indexed) wait for a kind something commits.
 - ``elect``: an ``ElectSync`` body holds only what one thread may do (no barrier, block reduction,
-  warp-collective stmatrix, warp-group wgmma or setmaxnreg, nested election); its warp is in the block.
+  warp-collective stmatrix or ldmatrix, warp-group wgmma or setmaxnreg, nested election); its warp is in the block.
 - ``swizzle``: a swizzled shared buffer is aligned to a whole swizzle repeat.
 - ``tma``: a TMA copy moves the tensor map's element type between Shared and the map's tensor through a
   1- to 5-d box with as many coordinates, in the buffer's swizzle, from a 16-byte aligned shared address,
@@ -31,7 +31,7 @@ The rules, by name:
 - ``wgmma``: shape, operand type, Local Float accumulators within their buffer, Shared operands of the
   operand type in the buffer's swizzle, descriptor offsets in range, whole warp groups.
 - ``stmatrix``: 1, 2 or 4 matrices of 16-bit elements from Local registers within their buffer to a
-  16-byte aligned row of Shared memory.
+  16-byte aligned row of Shared memory, or back (``ldmatrix``).
 - ``barriers``: named barrier ids 1..15 and thread counts whole warps within the block; block reductions
   over thread dimensions with a Shared workspace big enough; setmaxnreg counts in range.
 - ``grid-sync``: a ``SemaphoreArrive`` on a zeroed Global int32 scratch buffer, by the whole block (not in an
@@ -87,6 +87,7 @@ from .kir_nodes import (
     SemaphoreArrive,
     SetMaxNReg,
     StMatrix,
+    LdMatrix,
     TensorMapParam,
     TensorOp,
     TensorOpKind,
@@ -110,7 +111,7 @@ STMATRIX_ROW_BYTES = 16
 CP_ASYNC_BYTES = (4, 8, 16)
 MAX_POINTS = 1 << 16       # index combinations enumerated to bound a register range
 # Statements one elected thread may not run: they wait for, or are executed by, more threads than one.
-COLLECTIVE = (BlockSync, ClusterSync, NamedBarrier, BlockReduce, WarpShuffleXor, StMatrix, Mma, WgmmaFence, SetMaxNReg, ElectSync,
+COLLECTIVE = (BlockSync, ClusterSync, NamedBarrier, BlockReduce, WarpShuffleXor, StMatrix, LdMatrix, Mma, WgmmaFence, SetMaxNReg, ElectSync,
               SemaphoreArrive)
 
 
@@ -639,33 +640,44 @@ class _Verifier:
                        f"address is a multiple of 16 bytes")
 
     def check_StMatrix(self, node: StMatrix) -> None:
-        dst, src = node.dst, node.src
-        what = f"StMatrix from {src.name} into {dst.name}"
+        self.matrix_copy(node, "stmatrix stores", node.dst, node.src, node.dst_index, node.src_index)
+
+    def check_LdMatrix(self, node: LdMatrix) -> None:
+        self.matrix_copy(node, "ldmatrix loads", node.src, node.dst, node.src_index, node.dst_index)
+
+    def matrix_copy(self, node: StMatrix | LdMatrix, op: str, shared: Buffer, local: Buffer, row: Val,
+                    registers: Val) -> None:
+        """stmatrix and ldmatrix: 1, 2 or 4 8 x 8 matrices of 16-bit elements between a Local buffer and
+        16-byte aligned rows of a Shared one, the bits as they are."""
+        what = f"{type(node).__name__} from {node.src.name} into {node.dst.name}"
+        role = {id(node.dst): "destination", id(node.src): "source"}
+        name = op.split()[0]
 
         def fail(detail: str) -> VerifyError:
             return VerifyError("stmatrix", node, f"{what}{detail}", named=True)
 
         if node.count not in STMATRIX_COUNTS:
-            raise fail(f" stores {node.count} matrices; stmatrix stores 1, 2 or 4 (x1, x2, x4)")
-        if dst.memory is not MemoryType.Shared:
-            raise fail(f": the destination is {dst.memory.name}; stmatrix stores to shared memory")
-        if src.memory is not MemoryType.Local:
-            raise fail(f": the source is {src.memory.name}; stmatrix stores registers (a Local buffer)")
-        for role, buf in (("destination", dst), ("source", src)):
+            raise fail(f" {op.split()[1]} {node.count} matrices; {op} 1, 2 or 4 (x1, x2, x4)")
+        if shared.memory is not MemoryType.Shared:
+            raise fail(f": the {role[id(shared)]} is {shared.memory.name}; {op} "
+                       f"{'to' if node.dst is shared else 'from'} shared memory")
+        if local.memory is not MemoryType.Local:
+            raise fail(f": the {role[id(local)]} is {local.memory.name}; {op} registers (a Local buffer)")
+        for r, buf in (("destination", node.dst), ("source", node.src)):
             if buf.dtype not in STMATRIX_TYPES:
-                raise fail(f": the {role} holds {buf.dtype.name} elements; stmatrix stores 16-bit elements "
+                raise fail(f": the {r} holds {buf.dtype.name} elements; {op} 16-bit elements "
                            f"({' or '.join(d.name for d in STMATRIX_TYPES)})")
-        if dst.dtype != src.dtype:
-            raise fail(f": the destination holds {dst.dtype.name} elements but the source {src.dtype.name}; "
-                       f"stmatrix copies the bits as they are")
-        if dst.align % STMATRIX_ROW_BYTES:
-            raise fail(f": {dst.name} is {dst.align}-byte aligned; each stmatrix row address is a multiple of "
+        if node.dst.dtype != node.src.dtype:
+            raise fail(f": the destination holds {node.dst.dtype.name} elements but the source {node.src.dtype.name}; "
+                       f"{name} copies the bits as they are")
+        if shared.align % STMATRIX_ROW_BYTES:
+            raise fail(f": {shared.name} is {shared.align}-byte aligned; each {name} row address is a multiple of "
                        f"{STMATRIX_ROW_BYTES} bytes")
-        row = node.dst_index.const_value()
-        if row is not None and (row * dst.dtype.size) % STMATRIX_ROW_BYTES:
-            raise fail(f": the row starts at element {row}, byte {row * dst.dtype.size}; stmatrix rows start on "
+        start = row.const_value()
+        if start is not None and (start * shared.dtype.size) % STMATRIX_ROW_BYTES:
+            raise fail(f": the row starts at element {start}, byte {start * shared.dtype.size}; {name} rows start on "
                        f"{STMATRIX_ROW_BYTES}-byte boundaries")
-        self.registers(src, node.src_index, 2 * node.count, node, "stmatrix", what, f"elements for x{node.count}")
+        self.registers(local, registers, 2 * node.count, node, "stmatrix", what, f"elements for x{node.count}")
 
     def registers(self, buf: Buffer, index: Val, count: int, node: Any, rule: str, what: str, why: str) -> None:
         """``buf[index : index + count]`` lies in ``buf`` for every value ``index`` takes over the enclosing
@@ -710,7 +722,7 @@ def _loop_dependent(loop: ForLoop) -> set[str]:
 def _collective_of(node: Any) -> str:
     if isinstance(node, (Mma, WgmmaFence, SetMaxNReg)):
         return "a whole warp group"
-    if isinstance(node, (StMatrix, WarpShuffleXor)):
+    if isinstance(node, (StMatrix, LdMatrix, WarpShuffleXor)):
         return "a whole warp"
     if isinstance(node, ElectSync):
         return "a whole warp to elect from (ElectSync does not nest)"

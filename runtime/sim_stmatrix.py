@@ -1,4 +1,5 @@
-"""``stmatrix`` in the simulator: a warp stores 8 x 8 matrices of 16-bit elements from registers to shared memory.
+"""``stmatrix`` and ``ldmatrix`` in the simulator: a warp stores 8 x 8 matrices of 16-bit elements from registers to
+shared memory, or loads them back.
 
 ``StMatrix(dst, dst_index, src, src_index, count)`` is executed by whole warps together
 (``stmatrix.sync.aligned.m8n8.x{count}.shared.b16``). Lane ``l`` gives the address of row ``l % 8`` of
@@ -16,18 +17,24 @@ that is not 16-byte aligned, and rows or registers out of bounds. The writes go 
 ordinary shared stores: shared memory an unretired wgmma reads, the source of a TMA store not yet
 retired, and the generic-proxy writer record that ``fence.proxy.async`` checks use (``sim_proxy``);
 the thread that writes an element is the lane whose register holds it.
+
+``LdMatrix(dst, dst_index, src, src_index, count)`` is the mirror: lane ``8m + r`` gives the address of row ``r`` of
+matrix ``m`` in ``src``, and register ``m`` of lane ``l`` receives row ``l / 4``, columns ``2 (l % 4)`` and
+``2 (l % 4) + 1``: ``dst[dst_index + 2m]`` and ``dst[dst_index + 2m + 1]``. Its reads are ordinary shared reads:
+an element a copy has not landed in yet reads as poison. The same errors as stmatrix's.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from fusion_ir.scalar import Val
 from lowering import kernel_ir as k
 from target import DEFAULT_TARGET
 
 from .errors import SimulationError
 from .sim_eval import Evaluator
-from .sim_memory import Grid, Memory
+from .sim_memory import Grid, Memory, Storage
 from .sim_proxy import AsyncProxy
 from .sim_tasks import Ctx, Handler
 from .sim_wgmma_state import WgmmaState
@@ -49,7 +56,7 @@ class StMatrixOps:
         self.proxy = proxy
 
     def handles(self) -> dict[type, Handler]:
-        return {k.StMatrix: self.st_matrix}
+        return {k.StMatrix: self.st_matrix, k.LdMatrix: self.ld_matrix}
 
     def st_matrix(self, node: k.StMatrix, ctx: Ctx, i: int) -> None:
         count = node.count
@@ -66,34 +73,12 @@ class StMatrixOps:
 
         # registers: [W, 32 lanes, count, 2]
         regs = 2 * count
-        base = self.eval.per_lane(node.src_index, ctx)
-        bad = (base < 0) | (base + regs > src.size)
-        if bad.any():
-            j = int(np.flatnonzero(bad)[0])
-            raise SimulationError(f"{what}: registers {src.name}[{int(base[j])}:{int(base[j]) + regs}] are out of "
-                                  f"bounds (size {src.size}) for {self.grid.describe(int(lanes[j]))}")
+        base = self._registers(node.src_index, src, regs, ctx, what)
         values = src.data[(lanes * src.size + base)[:, None] + np.arange(regs)].reshape(nw, ROW, 4, count, 2)
         rows = values.transpose(0, 3, 1, 2, 4).reshape(nw, count, ROW, ROW)    # [W, matrix, row, column]
         writers = np.broadcast_to(warps.reshape(nw, 1, ROW, 4, 1), (nw, count, ROW, 4, 2)).reshape(rows.shape)
 
-        # row addresses: lane 8m + r gives row r of matrix m
-        addr = self.eval.per_lane(node.dst_index, ctx).reshape(nw, WARP)[:, :ROW * count].reshape(nw, count, ROW)
-        size = dst.dtype.size
-        misaligned = (addr * size) % ROW_BYTES != 0
-        if misaligned.any():
-            w, m, r = (int(x[0]) for x in np.nonzero(misaligned))
-            raise SimulationError(f"{what}: lane {ROW * m + r} of warp {self.grid.warp_name(int(warps[w, 0]))} gives "
-                                  f"the row address {dst.name}[{int(addr[w, m, r])}] (byte "
-                                  f"{int(addr[w, m, r]) * size}), not 16-byte aligned; every stmatrix row starts on "
-                                  f"a 16-byte boundary")
-        outside = (addr < 0) | (addr + ROW > dst.size)
-        if outside.any():
-            w, m, r = (int(x[0]) for x in np.nonzero(outside))
-            a = int(addr[w, m, r])
-            raise SimulationError(f"out-of-bounds access {dst.name}[{a}:{a + ROW}] (size {dst.size}, Shared) in {what}: "
-                                  f"row {r} of matrix {m}, addressed by lane {ROW * m + r} of warp "
-                                  f"{self.grid.warp_name(int(warps[w, 0]))}")
-        pos = (blocks[:, None, None] * dst.size + addr)[..., None] + np.arange(ROW)  # [W, matrix, row, column]
+        pos = self._rows(node.dst, node.dst_index, dst, ctx, warps, blocks, count, what)  # [W, matrix, row, column]
 
         where = lambda: f"{what} (dst_index {node.dst_index})"  # formatted only on error
         if dst.wgmma_reads is not None:
@@ -101,6 +86,58 @@ class StMatrixOps:
         if dst.proxy is not None:
             self.proxy.generic_write(dst, pos, writers, where)
         dst.write(pos.reshape(-1), rows.reshape(-1))
+
+    def ld_matrix(self, node: k.LdMatrix, ctx: Ctx, i: int) -> None:
+        count = node.count
+        what = f"ldmatrix.x{count} from {node.src.name} into {node.dst.name}"
+        src = self.memory.data_storage(node.src, what)
+        dst = self.memory.data_storage(node.dst, what)
+        lanes = ctx.lanes
+        if lanes.size == 0:
+            return
+        warps = self._stmatrix_warps(lanes, what)                       # [W, 32]
+        nw = len(warps)
+        blocks = self.grid.block_of[warps[:, 0]]
+        regs = 2 * count
+        base = self._registers(node.dst_index, dst, regs, ctx, what)
+        pos = self._rows(node.src, node.src_index, src, ctx, warps, blocks, count, what)  # [W, matrix, row, column]
+        rows = src.read(pos.reshape(-1)).reshape(nw, count, ROW, ROW)
+        # register m of lane 4 r + q: row r, columns 2 q and 2 q + 1 of matrix m
+        values = rows.reshape(nw, count, ROW, 4, 2).transpose(0, 2, 3, 1, 4).reshape(nw * WARP, regs)
+        dst.write(((lanes * dst.size + base)[:, None] + np.arange(regs)).reshape(-1), values.reshape(-1))
+
+    def _registers(self, index: Val, st: Storage, regs: int, ctx: Ctx, what: str) -> np.ndarray:
+        """Each lane's first register, its ``regs`` registers inside its part of ``st``."""
+        base = self.eval.per_lane(index, ctx)
+        bad = (base < 0) | (base + regs > st.size)
+        if bad.any():
+            j = int(np.flatnonzero(bad)[0])
+            raise SimulationError(f"{what}: registers {st.buffer.name}[{int(base[j])}:{int(base[j]) + regs}] are out "
+                                  f"of bounds (size {st.size}) for {self.grid.describe(int(ctx.lanes[j]))}")
+        return base
+
+    def _rows(self, buf: k.Buffer, index: Val, st: Storage, ctx: Ctx, warps: np.ndarray, blocks: np.ndarray,
+              count: int, what: str) -> np.ndarray:
+        """The shared positions of the rows the lanes address, ``[W, matrix, row, column]``: lane ``8m + r`` gives
+        row ``r`` of matrix ``m``, 8 consecutive 16-bit elements from a 16-byte boundary, inside ``buf``."""
+        nw = len(warps)
+        addr = self.eval.per_lane(index, ctx).reshape(nw, WARP)[:, :ROW * count].reshape(nw, count, ROW)
+        size = buf.dtype.size
+        misaligned = (addr * size) % ROW_BYTES != 0
+        if misaligned.any():
+            w, m, r = (int(x[0]) for x in np.nonzero(misaligned))
+            raise SimulationError(f"{what}: lane {ROW * m + r} of warp {self.grid.warp_name(int(warps[w, 0]))} gives "
+                                  f"the row address {buf.name}[{int(addr[w, m, r])}] (byte "
+                                  f"{int(addr[w, m, r]) * size}), not 16-byte aligned; every row starts on "
+                                  f"a 16-byte boundary")
+        outside = (addr < 0) | (addr + ROW > st.size)
+        if outside.any():
+            w, m, r = (int(x[0]) for x in np.nonzero(outside))
+            a = int(addr[w, m, r])
+            raise SimulationError(f"out-of-bounds access {buf.name}[{a}:{a + ROW}] (size {st.size}, Shared) in {what}: "
+                                  f"row {r} of matrix {m}, addressed by lane {ROW * m + r} of warp "
+                                  f"{self.grid.warp_name(int(warps[w, 0]))}")
+        return (blocks[:, None, None] * st.size + addr)[..., None] + np.arange(ROW)
 
     def _stmatrix_warps(self, lanes: np.ndarray, what: str) -> np.ndarray:
         """The lanes as [warps, 32]: stmatrix.sync.aligned is executed by every thread of a warp together."""

@@ -26,9 +26,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fusion_ir import IterDomain, MemoryType, ParallelType, TensorView
-from fusion_ir.exprs import MmaOp, load_kind
+from fusion_ir.exprs import BinaryOp, CastOp, MmaOp, UnaryOp, WhereOp, load_kind
 from fusion_ir.iter_domain import Merge, Split, innermost_root
-from fusion_ir.replay import loop_map, map_ids_between
+from fusion_ir.replay import loop_map, map_ids_between, root_map_between
 from fusion_ir.scalar import Val
 from fusion_ir.types import DataType, LoadStoreOpType, SmemSwizzle
 from target import current as current_target
@@ -129,6 +129,9 @@ class StagedStore:
     # expression) and from memory
     per_instruction: bool = False
     inlined: frozenset[TensorView] = frozenset()
+    # 16-bit shared tiles the per-instruction epilogue reads element for element at the fragment's own elements (C,
+    # a residual): read by ldmatrix, four matrices per stmatrix, into the fragment's order (``matrix_reads``)
+    matrix_reads: tuple[TensorView, ...] = ()
 
 
 @dataclass
@@ -167,7 +170,7 @@ def build(ids: IdModel, tc: TensorCores, buffers: BufferPlan) -> MmaInfo:
             info.in_place[total] = tile
     for tv in ids.tensors:
         if load_kind(tv) is LoadStoreOpType.StMatrix:
-            info.staged[tv] = _staged_store(ids, info, tv)
+            info.staged[tv] = _staged_store(ids, buffers, info, tv)
     return info
 
 
@@ -188,7 +191,7 @@ def _check_in_place(buffers: BufferPlan, tile: MmaTile, total: TensorView, read:
                             f"of its summed axis)")
 
 
-def _staged_store(ids: IdModel, info: MmaInfo, tv: TensorView) -> StagedStore:
+def _staged_store(ids: IdModel, buffers: BufferPlan, info: MmaInfo, tv: TensorView) -> StagedStore:
     """``tv = StMatrix(source)``: ``source`` must hold a wgmma accumulator tile in the fragment layout."""
     source = tv.definition.inputs[0]
     name = f"T{tv.name}"
@@ -211,7 +214,10 @@ def _staged_store(ids: IdModel, info: MmaInfo, tv: TensorView) -> StagedStore:
         raise LoweringError(f"{name}: stmatrix.x4 stores pairs of 8-column blocks; T{source.name} has "
                             f"{read.i.extent} of them")
     inlined = _inlined_epilogue(ids, info, source)
-    return StagedStore(tv, source, read, thread, pieces, inlined is not None, inlined or frozenset())
+    if inlined is None:
+        return StagedStore(tv, source, read, thread, pieces)
+    return StagedStore(tv, source, read, thread, pieces, True, inlined,
+                       _matrix_reads(ids, buffers, source, inlined, read))
 
 
 def _inlined_epilogue(ids: IdModel, info: MmaInfo, source: TensorView) -> frozenset[TensorView] | None:
@@ -231,6 +237,42 @@ def _inlined_epilogue(ids: IdModel, info: MmaInfo, source: TensorView) -> frozen
         inlined.add(p)
         stack.extend(p.producers())
     return frozenset(inlined)
+
+
+POINTWISE = (UnaryOp, BinaryOp, CastOp, WhereOp)
+MATRIX_ROW = 8      # elements in a row of an ldmatrix / stmatrix matrix: 16 bytes of 16-bit elements
+
+
+def _matrix_reads(ids: IdModel, buffers: BufferPlan, source: TensorView, inlined: frozenset[TensorView],
+                  read: FragmentRead) -> tuple[TensorView, ...]:
+    """The shared tiles an ldmatrix reads in the fragment's order for the epilogue computed per stmatrix: 16-bit,
+    read only by pointwise ops of that epilogue, each element at the fragment element it is combined with (every
+    axis of the tile is one of the source's, none a broadcast), and its columns innermost in its allocation,
+    whole rows of 8 in a row of a multiple of 8 (the 16 bytes an ldmatrix row is; a TMA swizzle moves 16-byte
+    pieces whole). Any other shared input of the epilogue is read element by element."""
+    column = innermost_root(read.c)
+    if column is None:
+        return ()
+    readers = inlined | {source}
+    found = []
+    for x in sorted(readers, key=lambda t: t.name):
+        for p in x.producers():
+            if (p in found or p.memory_type is not MemoryType.Shared or p.dtype.size != 2 or p in ids.views
+                    or p.is_input or p not in buffers.alloc_ids):
+                continue
+            if not all(c in readers and isinstance(c.definition, POINTWISE) for c in ids.consumers(p)):
+                continue
+            axes = root_map_between(source, p)
+            logical = [i for i in p.logical if not i.is_reduction]
+            mapped = [axes.get(i) for i in source.logical if not i.is_reduction]
+            if sorted(map(id, mapped)) != sorted(map(id, logical)) or any(i.is_broadcast for i in logical):
+                continue
+            innermost = buffers.alloc_ids[p][-1]
+            width = innermost.extent.const_value()
+            if innermost_root(innermost) is not axes.get(column) or width is None or width % MATRIX_ROW:
+                continue
+            found.append(p)
+    return tuple(found)
 
 
 def _tile(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> MmaTile:

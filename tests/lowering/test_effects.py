@@ -78,6 +78,7 @@ EXPECTED: dict[type, tuple[object, list[tuple[EffectKind, str, Proxy, Role]]]] =
     k.Mma: (k.Mma(L, ZERO, _desc(H), _desc(H), (64, 64, 16), DataType.BFloat16),
             [(R, "T5", WG, DATA), (R, "T5", WG, DATA), (R, "T2", WG, DATA), (W, "T2", WG, DATA)]),
     k.StMatrix: (k.StMatrix(H, ZERO, LH, ZERO, 4), [(R, "T6", GEN, DATA), (W, "T5", GEN, DATA)]),
+    k.LdMatrix: (k.LdMatrix(LH, ZERO, H, ZERO, 4), [(R, "T5", GEN, DATA), (W, "T6", GEN, DATA)]),
     k.GridFence: (k.GridFence(), []),
     k.SemaphoreArrive: (k.SemaphoreArrive(SEM, I, Val.const(3), "last_T7"),
                         [(R, "T7_sem", GEN, Role.Semaphore), (W, "T7_sem", GEN, Role.Semaphore)]),

@@ -129,3 +129,30 @@ def test_two_outputs_match_torch(shape: tuple[int, int, int]) -> None:
     for out, ref in ((pre, expected), (act, torch.nn.functional.gelu(expected, approximate="tanh"))):
         err = ((out.double() - ref).norm() / ref.norm()).item()
         assert err < 1e-2, err          # a bf16 result (2^-8 relative rounding)
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_an_fp16_residual_read_by_ldmatrix_matches_torch(shape: tuple[int, int, int]) -> None:
+    """a @ b + C with C in fp16 (the result bf16): C's shared tile is read by ldmatrix as a bf16 C is."""
+    from fusion_ir import DataType, Fusion, ops
+    from lowering import kernel_ir as k
+
+    torch = torch_or_skip()
+    m, n, kk = shape
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(shape=(m, kk), dtype=DataType.BFloat16)
+        b = fusion.add_input(shape=(kk, n), dtype=DataType.BFloat16)
+        c = fusion.add_input(shape=(m, n), dtype=DataType.Half)
+        fusion.add_output(ops.cast(ops.add(ops.matmul(a, b), c), DataType.BFloat16))
+    schedule_matmul(fusion)
+    kernel = lower(fusion)
+    assert any(isinstance(x, k.LdMatrix) for x in k.walk(kernel.body))
+    ta = torch.randn(m, kk, device="cuda").bfloat16()
+    tb = torch.randn(kk, n, device="cuda").bfloat16()
+    tc = torch.randn(m, n, device="cuda").half()
+    (out,) = execute(kernel, [ta, tb, tc])
+    expected = ta.double() @ tb.double() + tc.double()
+    err = ((out.double() - expected).norm() / expected.norm()).item()
+    theirs = ((torch.addmm(tc.bfloat16(), ta, tb).double() - expected).norm() / expected.norm()).item()
+    assert err < 1.5 * theirs, (err, theirs)

@@ -84,15 +84,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     const int h9 = ceilDiv32(i1, 64);
     const int h11 = (((int)threadIdx.y) + 1) % 2;
     const int h12 = ceilDiv32(i1, 64) - 1;
-    const int h13 = (((int)threadIdx.x) % 4) * 2;
-    const int h14 = ((((int)threadIdx.x) / 4) / 8) * 16;
-    const int h15 = (((int)threadIdx.x) / 4) % 8;
-    const int h16 = ((((int)threadIdx.x) % 32) / 8) / 2;
-    const int h17 = (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16;
-    const int h18 = (((((int)threadIdx.x) % 32) / 8) % 2) * 8;
-    const int h19 = ((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8;
-    const int h20 = ceilDiv32(i3, 128);
-    const int h21 = ((((int)threadIdx.y) + 1) % 2) + 2;
+    const int h13 = ((((int)threadIdx.x) % 32) / 8) / 2;
+    const int h14 = (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16;
+    const int h15 = (((((int)threadIdx.x) % 32) / 8) % 2) * 8;
+    const int h16 = ((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8;
+    const int h17 = ceilDiv32(i3, 128);
+    const int h18 = ((((int)threadIdx.y) + 1) % 2) + 2;
     // ComputeWarp loop of iS223{ceilDiv(ceilDiv((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 128)) * 2, 3), 2)}
     #pragma unroll 1
     for (int i6 = 0; i6 < ceilDiv32(ceilDiv32((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 128)) * 2, 3), 2); ++i6) {
@@ -178,15 +175,28 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         // loop of stmatrix
         #pragma unroll
         for (int q14 = 0; q14 < 8; ++q14) {
-          T14[(q14 * 8) + (p14_0 * 64)] = __float2bfloat16((T5[(q14 * 8) + (p14_0 * 64)] * S3) + (__bfloat162float(T15[(((((((q14 * 16) + h13) % 128) % 64) + (((((p14_0 * 64) + h14) + h15) % 128) * 64)) + (((((q14 * 16) + h13) % 128) / 64) * 8192)) + (((int)threadIdx.y) * 16384)) ^ ((((((((((q14 * 16) + h13) % 128) % 64) + (((((p14_0 * 64) + h14) + h15) % 128) * 64)) + (((((q14 * 16) + h13) % 128) / 64) * 8192)) + (((int)threadIdx.y) * 16384)) / 64) % 8) * 8)]) * S4));
-          T14[(1 + (q14 * 8)) + (p14_0 * 64)] = __float2bfloat16((T5[((q14 * 8) + 1) + (p14_0 * 64)] * S3) + (__bfloat162float(T15[((((((((q14 * 16) + h13) + 1) % 128) % 64) + (((((p14_0 * 64) + h14) + h15) % 128) * 64)) + ((((((q14 * 16) + h13) + 1) % 128) / 64) * 8192)) + (((int)threadIdx.y) * 16384)) ^ (((((((((((q14 * 16) + h13) + 1) % 128) % 64) + (((((p14_0 * 64) + h14) + h15) % 128) * 64)) + ((((((q14 * 16) + h13) + 1) % 128) / 64) * 8192)) + (((int)threadIdx.y) * 16384)) / 64) % 8) * 8)]) * S4));
-          T14[(2 + (q14 * 8)) + (p14_0 * 64)] = __float2bfloat16((T5[((q14 * 8) + 2) + (p14_0 * 64)] * S3) + (__bfloat162float(T15[(((((((q14 * 16) + h13) % 128) % 64) + ((((((p14_0 * 64) + h14) + 8) + h15) % 128) * 64)) + (((((q14 * 16) + h13) % 128) / 64) * 8192)) + (((int)threadIdx.y) * 16384)) ^ ((((((((((q14 * 16) + h13) % 128) % 64) + ((((((p14_0 * 64) + h14) + 8) + h15) % 128) * 64)) + (((((q14 * 16) + h13) % 128) / 64) * 8192)) + (((int)threadIdx.y) * 16384)) / 64) % 8) * 8)]) * S4));
-          T14[(3 + (q14 * 8)) + (p14_0 * 64)] = __float2bfloat16((T5[((q14 * 8) + 3) + (p14_0 * 64)] * S3) + (__bfloat162float(T15[((((((((q14 * 16) + h13) + 1) % 128) % 64) + ((((((p14_0 * 64) + h14) + 8) + h15) % 128) * 64)) + ((((((q14 * 16) + h13) + 1) % 128) / 64) * 8192)) + (((int)threadIdx.y) * 16384)) ^ (((((((((((q14 * 16) + h13) + 1) % 128) % 64) + ((((((p14_0 * 64) + h14) + 8) + h15) % 128) * 64)) + ((((((q14 * 16) + h13) + 1) % 128) / 64) * 8192)) + (((int)threadIdx.y) * 16384)) / 64) % 8) * 8)]) * S4));
-          T14[(((q14 * 2) + 1) * 4) + (p14_0 * 64)] = __float2bfloat16((T5[(((q14 * 2) + 1) * 4) + (p14_0 * 64)] * S3) + (__bfloat162float(T15[(((((((((q14 * 2) + 1) * 8) + h13) % 128) % 64) + (((((p14_0 * 64) + h14) + h15) % 128) * 64)) + (((((((q14 * 2) + 1) * 8) + h13) % 128) / 64) * 8192)) + (((int)threadIdx.y) * 16384)) ^ ((((((((((((q14 * 2) + 1) * 8) + h13) % 128) % 64) + (((((p14_0 * 64) + h14) + h15) % 128) * 64)) + (((((((q14 * 2) + 1) * 8) + h13) % 128) / 64) * 8192)) + (((int)threadIdx.y) * 16384)) / 64) % 8) * 8)]) * S4));
-          T14[(1 + (((q14 * 2) + 1) * 4)) + (p14_0 * 64)] = __float2bfloat16((T5[((((q14 * 2) + 1) * 4) + 1) + (p14_0 * 64)] * S3) + (__bfloat162float(T15[((((((((((q14 * 2) + 1) * 8) + h13) + 1) % 128) % 64) + (((((p14_0 * 64) + h14) + h15) % 128) * 64)) + ((((((((q14 * 2) + 1) * 8) + h13) + 1) % 128) / 64) * 8192)) + (((int)threadIdx.y) * 16384)) ^ (((((((((((((q14 * 2) + 1) * 8) + h13) + 1) % 128) % 64) + (((((p14_0 * 64) + h14) + h15) % 128) * 64)) + ((((((((q14 * 2) + 1) * 8) + h13) + 1) % 128) / 64) * 8192)) + (((int)threadIdx.y) * 16384)) / 64) % 8) * 8)]) * S4));
-          T14[(2 + (((q14 * 2) + 1) * 4)) + (p14_0 * 64)] = __float2bfloat16((T5[((((q14 * 2) + 1) * 4) + 2) + (p14_0 * 64)] * S3) + (__bfloat162float(T15[(((((((((q14 * 2) + 1) * 8) + h13) % 128) % 64) + ((((((p14_0 * 64) + h14) + 8) + h15) % 128) * 64)) + (((((((q14 * 2) + 1) * 8) + h13) % 128) / 64) * 8192)) + (((int)threadIdx.y) * 16384)) ^ ((((((((((((q14 * 2) + 1) * 8) + h13) % 128) % 64) + ((((((p14_0 * 64) + h14) + 8) + h15) % 128) * 64)) + (((((((q14 * 2) + 1) * 8) + h13) % 128) / 64) * 8192)) + (((int)threadIdx.y) * 16384)) / 64) % 8) * 8)]) * S4));
-          T14[(3 + (((q14 * 2) + 1) * 4)) + (p14_0 * 64)] = __float2bfloat16((T5[((((q14 * 2) + 1) * 4) + 3) + (p14_0 * 64)] * S3) + (__bfloat162float(T15[((((((((((q14 * 2) + 1) * 8) + h13) + 1) % 128) % 64) + ((((((p14_0 * 64) + h14) + 8) + h15) % 128) * 64)) + ((((((((q14 * 2) + 1) * 8) + h13) + 1) % 128) / 64) * 8192)) + (((int)threadIdx.y) * 16384)) ^ (((((((((((((q14 * 2) + 1) * 8) + h13) + 1) % 128) % 64) + ((((((p14_0 * 64) + h14) + 8) + h15) % 128) * 64)) + ((((((((q14 * 2) + 1) * 8) + h13) + 1) % 128) / 64) * 8192)) + (((int)threadIdx.y) * 16384)) / 64) % 8) * 8)]) * S4));
-          stmatrixX4(toSmem(&T13[(((((((q14 * 2) + h16) * 8) % 128) % 64) + ((((((p14_0 * 64) + h17) + h18) + h19) % 128) * 64)) + ((((((q14 * 2) + h16) * 8) % 128) / 64) * 8192)) ^ ((((((((((q14 * 2) + h16) * 8) % 128) % 64) + ((((((p14_0 * 64) + h17) + h18) + h19) % 128) * 64)) + ((((((q14 * 2) + h16) * 8) % 128) / 64) * 8192)) / 64) % 8) * 8)]),
+          __bfloat16 T15_frag[8];
+          {
+            uint32_t ldm[4];
+            ldmatrixX4(toSmem(&T15[((((((((q14 * 2) + h13) * 8) % 128) % 64) + ((((((p14_0 * 64) + h14) + h15) + h16) % 128) * 64)) + ((((((q14 * 2) + h13) * 8) % 128) / 64) * 8192)) + (((int)threadIdx.y) * 16384)) ^ (((((((((((q14 * 2) + h13) * 8) % 128) % 64) + ((((((p14_0 * 64) + h14) + h15) + h16) % 128) * 64)) + ((((((q14 * 2) + h13) * 8) % 128) / 64) * 8192)) + (((int)threadIdx.y) * 16384)) / 64) % 8) * 8)]), ldm[0], ldm[1], ldm[2], ldm[3]);
+            T15_frag[0].raw = static_cast<uint16_t>(ldm[0]);
+            T15_frag[1].raw = static_cast<uint16_t>(ldm[0] >> 16);
+            T15_frag[2].raw = static_cast<uint16_t>(ldm[1]);
+            T15_frag[3].raw = static_cast<uint16_t>(ldm[1] >> 16);
+            T15_frag[4].raw = static_cast<uint16_t>(ldm[2]);
+            T15_frag[5].raw = static_cast<uint16_t>(ldm[2] >> 16);
+            T15_frag[6].raw = static_cast<uint16_t>(ldm[3]);
+            T15_frag[7].raw = static_cast<uint16_t>(ldm[3] >> 16);
+          }
+          T14[(q14 * 8) + (p14_0 * 64)] = __float2bfloat16((T5[(q14 * 8) + (p14_0 * 64)] * S3) + (__bfloat162float(T15_frag[0]) * S4));
+          T14[(1 + (q14 * 8)) + (p14_0 * 64)] = __float2bfloat16((T5[((q14 * 8) + 1) + (p14_0 * 64)] * S3) + (__bfloat162float(T15_frag[1]) * S4));
+          T14[(2 + (q14 * 8)) + (p14_0 * 64)] = __float2bfloat16((T5[((q14 * 8) + 2) + (p14_0 * 64)] * S3) + (__bfloat162float(T15_frag[2]) * S4));
+          T14[(3 + (q14 * 8)) + (p14_0 * 64)] = __float2bfloat16((T5[((q14 * 8) + 3) + (p14_0 * 64)] * S3) + (__bfloat162float(T15_frag[3]) * S4));
+          T14[(((q14 * 2) + 1) * 4) + (p14_0 * 64)] = __float2bfloat16((T5[(((q14 * 2) + 1) * 4) + (p14_0 * 64)] * S3) + (__bfloat162float(T15_frag[4]) * S4));
+          T14[(1 + (((q14 * 2) + 1) * 4)) + (p14_0 * 64)] = __float2bfloat16((T5[((((q14 * 2) + 1) * 4) + 1) + (p14_0 * 64)] * S3) + (__bfloat162float(T15_frag[5]) * S4));
+          T14[(2 + (((q14 * 2) + 1) * 4)) + (p14_0 * 64)] = __float2bfloat16((T5[((((q14 * 2) + 1) * 4) + 2) + (p14_0 * 64)] * S3) + (__bfloat162float(T15_frag[6]) * S4));
+          T14[(3 + (((q14 * 2) + 1) * 4)) + (p14_0 * 64)] = __float2bfloat16((T5[((((q14 * 2) + 1) * 4) + 3) + (p14_0 * 64)] * S3) + (__bfloat162float(T15_frag[7]) * S4));
+          stmatrixX4(toSmem(&T13[(((((((q14 * 2) + h13) * 8) % 128) % 64) + ((((((p14_0 * 64) + h14) + h15) + h16) % 128) * 64)) + ((((((q14 * 2) + h13) * 8) % 128) / 64) * 8192)) ^ ((((((((((q14 * 2) + h13) * 8) % 128) % 64) + ((((((p14_0 * 64) + h14) + h15) + h16) % 128) * 64)) + ((((((q14 * 2) + h13) * 8) % 128) / 64) * 8192)) / 64) % 8) * 8)]),
               (static_cast<uint32_t>((T14[(q14 * 8) + (p14_0 * 64)]).raw) | (static_cast<uint32_t>((T14[((q14 * 8) + (p14_0 * 64)) + 1]).raw) << 16)),
               (static_cast<uint32_t>((T14[((q14 * 8) + (p14_0 * 64)) + 2]).raw) | (static_cast<uint32_t>((T14[((q14 * 8) + (p14_0 * 64)) + 3]).raw) << 16)),
               (static_cast<uint32_t>((T14[((q14 * 8) + (p14_0 * 64)) + 4]).raw) | (static_cast<uint32_t>((T14[((q14 * 8) + (p14_0 * 64)) + 5]).raw) << 16)),
@@ -199,7 +209,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         // loop of iUR225{2}
         #pragma unroll
         for (int i33 = 0; i33 < 2; ++i33) {
-          Hopper::cpAsyncBulkTensorTileS2G(&tmap_T10, toSmem(&T13[i33 * 8192]), (((((((i6 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) % h20) * 128) + (i33 * 64), ((((((((i6 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) / h20) * 2) + (((((i6 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) % 2)) * 128);
+          Hopper::cpAsyncBulkTensorTileS2G(&tmap_T10, toSmem(&T13[i33 * 8192]), (((((((i6 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) % h17) * 128) + (i33 * 64), ((((((((i6 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) / h17) * 2) + (((((i6 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) % 2)) * 128);
           Hopper::cpAsyncBulkCommitGroup();
         }
       }
@@ -207,7 +217,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         Hopper::cpAsyncBulkWaitGroupRead<0>();
       }
       namedBarrierSync(2 + ((int)threadIdx.y), 128);  // WAR: T13 is rewritten next iteration
-      mbarrier::arrive(toSmem(&T11_order[h21]));
+      mbarrier::arrive(toSmem(&T11_order[h18]));
     }
   }
   __syncthreads();  // every wait on T11_mbar done before inval
