@@ -275,6 +275,10 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
             chosen.get("persistent") or chosen.get("split_k", 1) > 1 or not chosen.get("warp_specialized")):
         chosen["cluster"] = (1, 1)              # a pinned field the suggested cluster cannot keep
         reasons["cluster"] = "no cluster: a pinned field (persistent, split-K or Pipelined) does not take one"
+    size = chosen.get("cluster", (1, 1))[0] * chosen.get("cluster", (1, 1))[1]
+    if "cluster" not in pinned and size > 1 and _wave_blocks(sms, size) == 0:
+        chosen["cluster"] = (1, 1)              # no cluster of that size is resident on so few SMs
+        reasons["cluster"] = f"no cluster: no cluster of {size} blocks is resident on {sms} SMs"
     group = problem_group_m(problem, pinned.get("tile") or chosen["tile"])
     if chosen.get("persistent") and "group_m" not in pinned and group is not None:
         chosen["group_m"] = group

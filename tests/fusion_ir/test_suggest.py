@@ -685,3 +685,15 @@ def test_a_symbolic_k_with_known_m_and_n_is_suggested_without_error() -> None:
         fusion.add_output(ops.cast(ops.matmul(a, b), DataType.BFloat16))
     reason = suggest_matmul_params(fusion).why.reason("tile")
     assert "None" not in reason and "K unknown" in reason
+
+
+@pytest.mark.parametrize("shape", [(3000, 3000, 3000), (1536, 1536, 6000), (5000, 7000, 3000)])
+def test_on_one_sm_the_rules_suggest_no_cluster(shape: tuple[int, int, int]) -> None:
+    """Rules that pick clusters of two by the problem alone (misaligned rows, four waves and more) drop the cluster
+    where the SMs hold none of that size: one SM runs no cluster of two. With the H100's SMs they keep it."""
+    from runtime.tuning import matmul_fusion
+
+    one = suggest_matmul_params(matmul_fusion(*shape), sms=1)
+    assert one.cluster == (1, 1)
+    assert "no cluster of 2 blocks is resident on 1 SMs" in one.why.reason("cluster")
+    assert suggest_matmul_params(matmul_fusion(*shape), sms=132).cluster != (1, 1)
