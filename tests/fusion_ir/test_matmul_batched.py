@@ -103,8 +103,9 @@ def test_an_epilogue_tensor_without_the_batch_axes_is_refused() -> None:
 
 
 def test_suggested_params_count_the_tiles_of_every_batch() -> None:
-    """32 x 1024 x 1024: 32 tiles of 128 x 256 a batch, 1024 tiles in all, over four waves with K of 16 tiles:
-    the long-K rule, a tile per block (a batch alone would be under one wave)."""
+    """32 x 1024 x 1024: 32 tiles of 256 x 128 a batch, 1024 tiles in all, with K of 16 tiles: the persistent
+    256 x 128 tile over the tiles of every batch, predicted faster than a tile per block (a batch alone would be
+    under one wave)."""
     fusion = Fusion()
     with fusion:
         a = fusion.add_input(shape=(32, 1024, 1024), dtype=DataType.BFloat16)
@@ -114,7 +115,8 @@ def test_suggested_params_count_the_tiles_of_every_batch() -> None:
     assert problem.batch == 32 and problem.batch_axes == 1
     assert problem.tiles((128, 256, 64)) == 32 * 8 * 4
     params = suggest_matmul_params(fusion, sms=132)
-    assert not params.persistent and "1024 tiles" in params.why.summary
+    assert params.persistent and params.tile == (256, 128, 64) and params.group_m == 4
+    assert "1024 tiles of 256 x 128" in params.why.summary
 
 
 def test_32_bit_indices_count_the_batch() -> None:
@@ -191,6 +193,11 @@ CASES = {
                              {"epilogue": "alpha_beta", "out_dtype": DataType.BFloat16}),
     "alpha_beta_ws_persistent": ({**SMALL, "warp_specialized": True, "persistent": True, "blocks": 3},
                                  {"epilogue": "alpha_beta"}),
+    # the rules' persistent tile of a batch: 256 x 128, 4 stages, 256 x 32 sub-tiles, a group of row tiles per batch
+    "persistent_256x128_tile": ({"tile": (256, 128, 64), "stages": 4, "compute_warp_groups": 2, "warp_specialized": True,
+                                 "persistent": True, "blocks": 3, "group_m": 2, "tma_store": True,
+                                 "epilogue_tile": (256, 32), "register_split": (40, 232)},
+                                {"out_dtype": DataType.BFloat16}),
     "alpha_beta_2d_c": ({**SMALL, "warp_specialized": True, "persistent": True, "blocks": 3, "tma_store": True},
                         {"epilogue": "alpha_beta_2d", "out_dtype": DataType.BFloat16}),
 }
@@ -209,3 +216,15 @@ def test_each_batched_case_matches_numpy(case: str) -> None:
         batch = (2, bb) if two_axes else (bb,)
         inputs = random_inputs(fusion, _shapes(batch, m, nn, k, **layout), seed=700 + n)
         assert_matches(fusion, inputs, simulate(kernel, inputs, seed=n), tol=tol)
+
+
+def test_the_persistent_256x128_tile_walks_the_rows_of_every_batch() -> None:
+    """Three rows of 256-row tiles a batch (520 rows), in groups of two (one padded row a batch), three blocks
+    walking the tiles of two batches: the simulator's result is numpy's."""
+    params, build = CASES["persistent_256x128_tile"]
+    fusion = _fusion(**build)
+    schedule_matmul(fusion, MatmulParams(**params))
+    kernel = lower(fusion)
+    for seed in (0, 1):
+        inputs = random_inputs(fusion, _shapes((2,), 520, 264, 136), seed=710 + seed)
+        assert_matches(fusion, inputs, simulate(kernel, inputs, seed=seed), tol=1e-2)

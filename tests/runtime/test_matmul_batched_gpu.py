@@ -83,3 +83,20 @@ SANITIZED = {"batched_b_t_ws_persistent_tma_store": {"batch": True, "transpose_b
 @pytest.mark.parametrize("mode", sorted(SANITIZED))
 def test_compute_sanitizer_is_clean(tool: str, mode: str) -> None:
     assert_sanitizer_clean(tool, "tests.runtime.run_matmul", json.dumps(SANITIZED[mode]))
+
+
+@pytest.mark.parametrize(("size", "shared_b"), [((16, 1024, 1024, 1024), True), ((4, 2048, 2048, 1024), False),
+                                                 ((5, 1800, 1024, 1280), False)], ids=str)
+def test_the_suggested_persistent_tile_of_a_batch_matches_numpy(size: tuple[int, int, int, int],
+                                                                 shared_b: bool) -> None:
+    """The rules' persistent 256 x 128 tile over the tiles of every batch (its group of row tiles fitted to one
+    batch's rows), with B batched or broadcast, at shapes a tile divides and one it does not."""
+    from fusion_ir.schedulers import suggest_matmul_params
+    from runtime.tuning import matmul_fusion
+
+    b, m, n, k = size
+    fusion = matmul_fusion(m, n, k, batch=b, shared_b=shared_b)
+    params = suggest_matmul_params(fusion)
+    assert params.persistent and params.tile == (256, 128, 64), params
+    schedule_matmul(fusion, params)
+    _check(fusion, [(b, m, k), (k, n) if shared_b else (b, k, n)], (b, m, n), True)
