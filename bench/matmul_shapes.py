@@ -342,10 +342,23 @@ def dry_run(problems: list[Problem], sms: int, stream_k: bool = False) -> None:
         print(f"  {describe(key[1])} {key[0]}: {e[:150]}")
 
 
+def problem_of(spec: str) -> Problem:
+    """``MxNxK`` (plain), ``BxMxNxK`` (batched) or ``BxMxNxK:shared`` (B 2-D, broadcast over the batch)."""
+    dims, _, form = spec.partition(":")
+    sizes = [int(x) for x in dims.split("x")]
+    if len(sizes) not in (3, 4) or form not in ("", "shared") or (form and len(sizes) != 4):
+        raise SystemExit(f"--shapes: {spec!r} is not MxNxK, BxMxNxK or BxMxNxK:shared")
+    if len(sizes) == 3:
+        return Problem(spec, *sizes)
+    b, m, n, k = sizes
+    return Problem(spec, m, n, k, batch=b, shared_b=form == "shared")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--problems", help="comma-separated problem names, or substrings of them")
-    parser.add_argument("--shapes", help="comma-separated MxNxK: plain A @ B problems instead of the list")
+    parser.add_argument("--shapes", help="comma-separated MxNxK (plain A @ B), BxMxNxK (batched) or BxMxNxK:shared "
+                                         "(B broadcast over the batch) problems instead of the list")
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--dry-run", action="store_true", help="suggest, list candidates and lower; no GPU")
     parser.add_argument("--sms", type=int, default=132, help="--dry-run: the SM count to suggest for")
@@ -358,7 +371,7 @@ def main(argv: list[str] | None = None) -> None:
         wanted = [w.strip() for w in args.problems.split(",")]
         problems = [p for p in PROBLEMS if any(w in p.name for w in wanted)]
     if args.shapes:
-        problems = [Problem(s, *(int(x) for x in s.split("x"))) for s in args.shapes.split(",")]
+        problems = [problem_of(s) for s in args.shapes.split(",")]
     if args.dry_run:
         dry_run(problems, args.sms, stream_k=args.stream_k)
         return

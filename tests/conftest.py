@@ -28,6 +28,17 @@ def gpu_available() -> bool:
     return driver_gpu_available()
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """With a GPU, torch (where installed) is imported before any test runs: on the H100 image, a first import of
+    torch after kernels ran through the runtime with numpy arrays failed inside torch (its custom-op schema parser,
+    ``annotate(strtag) -> ()``), so GPU tests that import torch lazily failed after such tests in one process."""
+    if gpu_available():
+        try:
+            import torch  # noqa: F401
+        except ImportError:
+            pass
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     gpu_items = [item for item in items if "gpu" in item.keywords]
     if not gpu_items or gpu_available():

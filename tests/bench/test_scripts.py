@@ -125,3 +125,17 @@ def test_attention_dry_run_builds_and_schedules_every_case_without_a_gpu(capsys:
         "seq1024 d128 causal b16 h16", "seq16384 d128 causal b1 h16"]
     assert all("ours: the attention scheduler: block_q=" in line for line in lines[:-1])
     assert lines[-1].startswith("5 cases, 5 scheduled and lowered, 0 refused")
+
+
+def test_matmul_shapes_takes_batched_problems_by_name() -> None:
+    """``--shapes`` takes ``MxNxK``, ``BxMxNxK`` and ``BxMxNxK:shared`` (B broadcast over the batch); anything else
+    is refused by name."""
+    from bench.matmul_shapes import Problem, problem_of
+
+    assert problem_of("512x256x128") == Problem("512x256x128", 512, 256, 128)
+    assert problem_of("4x2048x1024x512") == Problem("4x2048x1024x512", 2048, 1024, 512, batch=4)
+    shared = problem_of("16x1024x1024x1024:shared")
+    assert shared.batch == 16 and shared.shared_b and shared.form == (True, False, False, True)
+    for bad in ("2x3x4:shared", "1x2", "4x2x2x2:bt"):
+        with pytest.raises(SystemExit, match=r"is not MxNxK, BxMxNxK or BxMxNxK:shared"):
+            problem_of(bad)
