@@ -20,7 +20,7 @@ from .analysis import Analyses
 from .analysis.mma import OperandLayout, StagedStore
 from .errors import LoweringError
 
-MATRICES = 4        # an stmatrix / ldmatrix of the epilogue moves four 8 x 8 matrices: two 8-column blocks x 2 row halves
+MATRICES = 4        # an epilogue's stmatrix / ldmatrix moves four 8 x 8 matrices: 2 column blocks x 2 row halves
 from .indexing_exprs import (
     cast_to,
     compute_value,
@@ -182,7 +182,8 @@ def _lower_stmatrix(op: TensorOp, a: Analyses) -> list[Node]:
     return list(inner)
 
 
-def _matrix_loads(a: Analyses, staged: StagedStore, addressed: dict[str, Val], body: list[Node]) -> dict[TensorView, Buffer]:
+def _matrix_loads(a: Analyses, staged: StagedStore, addressed: dict[str, Val],
+                  body: list[Node]) -> dict[TensorView, Buffer]:
     """For each shared tile the epilogue reads in the fragment's order (``StagedStore.matrix_reads``): a register
     array of its 8 elements and one ``ldmatrix.x4`` into it, appended to ``body``. Lane ``l`` addresses the row of
     matrix ``l / 8`` that the stmatrix after it stores from: the tile's element its reader reads for the register

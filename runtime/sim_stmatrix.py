@@ -40,6 +40,8 @@ from .sim_tasks import Ctx, Handler
 from .sim_wgmma_state import WgmmaState
 
 WARP = DEFAULT_TARGET.warp_size
+# a matrix copy's shared and Local storage, its lanes as [W, 32] warps, each lane's first register, the rows' positions
+Operands = tuple[Storage, Storage, np.ndarray, np.ndarray, np.ndarray]
 ROW = 8             # elements per matrix row (16 bytes of 16-bit elements)
 ROW_BYTES = 16
 
@@ -59,27 +61,17 @@ class StMatrixOps:
         return {k.StMatrix: self.st_matrix, k.LdMatrix: self.ld_matrix}
 
     def st_matrix(self, node: k.StMatrix, ctx: Ctx, i: int) -> None:
-        count = node.count
-        what = f"stmatrix.x{count} from {node.src.name} into {node.dst.name}"
+        what = f"stmatrix.x{node.count} from {node.src.name} into {node.dst.name}"
         # lowering.verify has checked the count, memories and element types
-        dst = self.memory.data_storage(node.dst, what)
-        src = self.memory.data_storage(node.src, what)
-        lanes = ctx.lanes
-        if lanes.size == 0:
+        found = self._operands(node, ctx, what, node.dst, node.dst_index, node.src, node.src_index)
+        if found is None:
             return
-        warps = self._stmatrix_warps(lanes, what)                       # [W, 32]
-        nw = len(warps)
-        blocks = self.grid.block_of[warps[:, 0]]
-
+        dst, src, warps, base, pos = found                              # pos: [W, matrix, row, column]
+        nw, count, regs = len(warps), node.count, 2 * node.count
         # registers: [W, 32 lanes, count, 2]
-        regs = 2 * count
-        base = self._registers(node.src_index, src, regs, ctx, what)
-        values = src.data[(lanes * src.size + base)[:, None] + np.arange(regs)].reshape(nw, ROW, 4, count, 2)
+        values = src.data[(ctx.lanes * src.size + base)[:, None] + np.arange(regs)].reshape(nw, ROW, 4, count, 2)
         rows = values.transpose(0, 3, 1, 2, 4).reshape(nw, count, ROW, ROW)    # [W, matrix, row, column]
         writers = np.broadcast_to(warps.reshape(nw, 1, ROW, 4, 1), (nw, count, ROW, 4, 2)).reshape(rows.shape)
-
-        pos = self._rows(node.dst, node.dst_index, dst, ctx, warps, blocks, count, what)  # [W, matrix, row, column]
-
         where = lambda: f"{what} (dst_index {node.dst_index})"  # formatted only on error
         if dst.wgmma_reads is not None:
             self.wgmma.operand_overwrite(dst, pos, where)
@@ -88,23 +80,30 @@ class StMatrixOps:
         dst.write(pos.reshape(-1), rows.reshape(-1))
 
     def ld_matrix(self, node: k.LdMatrix, ctx: Ctx, i: int) -> None:
-        count = node.count
-        what = f"ldmatrix.x{count} from {node.src.name} into {node.dst.name}"
-        src = self.memory.data_storage(node.src, what)
-        dst = self.memory.data_storage(node.dst, what)
-        lanes = ctx.lanes
-        if lanes.size == 0:
+        what = f"ldmatrix.x{node.count} from {node.src.name} into {node.dst.name}"
+        found = self._operands(node, ctx, what, node.src, node.src_index, node.dst, node.dst_index)
+        if found is None:
             return
-        warps = self._stmatrix_warps(lanes, what)                       # [W, 32]
-        nw = len(warps)
-        blocks = self.grid.block_of[warps[:, 0]]
-        regs = 2 * count
-        base = self._registers(node.dst_index, dst, regs, ctx, what)
-        pos = self._rows(node.src, node.src_index, src, ctx, warps, blocks, count, what)  # [W, matrix, row, column]
+        src, dst, warps, base, pos = found                              # pos: [W, matrix, row, column]
+        nw, count, regs = len(warps), node.count, 2 * node.count
         rows = src.read(pos.reshape(-1)).reshape(nw, count, ROW, ROW)
         # register m of lane 4 r + q: row r, columns 2 q and 2 q + 1 of matrix m
         values = rows.reshape(nw, count, ROW, 4, 2).transpose(0, 2, 3, 1, 4).reshape(nw * WARP, regs)
-        dst.write(((lanes * dst.size + base)[:, None] + np.arange(regs)).reshape(-1), values.reshape(-1))
+        dst.write(((ctx.lanes * dst.size + base)[:, None] + np.arange(regs)).reshape(-1), values.reshape(-1))
+
+    def _operands(self, node: k.StMatrix | k.LdMatrix, ctx: Ctx, what: str, shared: k.Buffer, rows: Val,
+                  local: k.Buffer, registers: Val) -> Operands | None:
+        """The shared and the Local storage, the lanes as ``[W, 32]`` warps, each lane's first register and the
+        shared positions of the rows (``[W, matrix, row, column]``); None where no lane executes it."""
+        shared_st = self.memory.data_storage(shared, what)
+        local_st = self.memory.data_storage(local, what)
+        if ctx.lanes.size == 0:
+            return None
+        warps = self._stmatrix_warps(ctx.lanes, what)                   # [W, 32]
+        blocks = self.grid.block_of[warps[:, 0]]
+        base = self._registers(registers, local_st, 2 * node.count, ctx, what)
+        pos = self._rows(shared, rows, shared_st, ctx, warps, blocks, node.count, what)
+        return shared_st, local_st, warps, base, pos
 
     def _registers(self, index: Val, st: Storage, regs: int, ctx: Ctx, what: str) -> np.ndarray:
         """Each lane's first register, its ``regs`` registers inside its part of ``st``."""
