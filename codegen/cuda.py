@@ -50,6 +50,7 @@ from lowering.kernel_ir import (
     GridFence,
     IfThenElse,
     Kernel,
+    LdMatrix,
     Let,
     Load,
     MatrixDescriptor,
@@ -70,7 +71,6 @@ from lowering.kernel_ir import (
     SemaphoreArrive,
     SetMaxNReg,
     StMatrix,
-    LdMatrix,
     TmaLoad,
     TmaStore,
     WarpShuffleXor,
@@ -790,6 +790,7 @@ class KernelPrinter(NodeVisitor):
             half = f"{words[e // 2]} >> 16" if e % 2 else words[e // 2]
             self._emit(f"{INDENT}{element}.raw = static_cast<uint16_t>({half});")
         self._emit("}")
+
 
 # ---------------------------------------------------------------- helpers
 _COMPONENTS = ("x", "y", "z", "w")

@@ -19,8 +19,6 @@ from . import index_math
 from .analysis import Analyses
 from .analysis.mma import OperandLayout, StagedStore
 from .errors import LoweringError
-
-MATRICES = 4        # an epilogue's stmatrix / ldmatrix moves four 8 x 8 matrices: 2 column blocks x 2 row halves
 from .indexing_exprs import (
     cast_to,
     compute_value,
@@ -48,6 +46,8 @@ from .kernel_ir import (
     TensorOpKind,
     substitute,
 )
+
+MATRICES = 4        # an epilogue's stmatrix / ldmatrix moves four 8 x 8 matrices: 2 column blocks x 2 row halves
 
 
 def lower(op: TensorOp, a: Analyses, idx: dict[IterDomain, Val]) -> list[Node] | None:

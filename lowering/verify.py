@@ -75,6 +75,7 @@ from .kir_nodes import (
     ElectSync,
     ForLoop,
     IfThenElse,
+    LdMatrix,
     Let,
     Load,
     MatrixDescriptor,
@@ -87,7 +88,6 @@ from .kir_nodes import (
     SemaphoreArrive,
     SetMaxNReg,
     StMatrix,
-    LdMatrix,
     TensorMapParam,
     TensorOp,
     TensorOpKind,
@@ -640,29 +640,29 @@ class _Verifier:
                        f"address is a multiple of 16 bytes")
 
     def check_StMatrix(self, node: StMatrix) -> None:
-        self.matrix_copy(node, "stmatrix stores", node.dst, node.src, node.dst_index, node.src_index)
+        self.matrix_copy(node, "stmatrix", "stores", node.dst, node.src, node.dst_index, node.src_index)
 
     def check_LdMatrix(self, node: LdMatrix) -> None:
-        self.matrix_copy(node, "ldmatrix loads", node.src, node.dst, node.src_index, node.dst_index)
+        self.matrix_copy(node, "ldmatrix", "loads", node.src, node.dst, node.src_index, node.dst_index)
 
-    def matrix_copy(self, node: StMatrix | LdMatrix, op: str, shared: Buffer, local: Buffer, row: Val,
+    def matrix_copy(self, node: StMatrix | LdMatrix, name: str, verb: str, shared: Buffer, local: Buffer, row: Val,
                     registers: Val) -> None:
-        """stmatrix and ldmatrix: 1, 2 or 4 8 x 8 matrices of 16-bit elements between a Local buffer and
-        16-byte aligned rows of a Shared one, the bits as they are."""
+        """stmatrix (``shared`` the destination) and ldmatrix (the source): 1, 2 or 4 8 x 8 matrices of 16-bit
+        elements between a Local buffer and 16-byte aligned rows of a Shared one, the bits as they are."""
         what = f"{type(node).__name__} from {node.src.name} into {node.dst.name}"
-        role = {id(node.dst): "destination", id(node.src): "source"}
-        name = op.split()[0]
+        stores = node.dst is shared
+        shared_role, local_role = ("destination", "source") if stores else ("source", "destination")
+        op = f"{name} {verb}"
 
         def fail(detail: str) -> VerifyError:
             return VerifyError("stmatrix", node, f"{what}{detail}", named=True)
 
         if node.count not in STMATRIX_COUNTS:
-            raise fail(f" {op.split()[1]} {node.count} matrices; {op} 1, 2 or 4 (x1, x2, x4)")
+            raise fail(f" {verb} {node.count} matrices; {op} 1, 2 or 4 (x1, x2, x4)")
         if shared.memory is not MemoryType.Shared:
-            raise fail(f": the {role[id(shared)]} is {shared.memory.name}; {op} "
-                       f"{'to' if node.dst is shared else 'from'} shared memory")
+            raise fail(f": the {shared_role} is {shared.memory.name}; {op} {'to' if stores else 'from'} shared memory")
         if local.memory is not MemoryType.Local:
-            raise fail(f": the {role[id(local)]} is {local.memory.name}; {op} registers (a Local buffer)")
+            raise fail(f": the {local_role} is {local.memory.name}; {op} registers (a Local buffer)")
         for r, buf in (("destination", node.dst), ("source", node.src)):
             if buf.dtype not in STMATRIX_TYPES:
                 raise fail(f": the {r} holds {buf.dtype.name} elements; {op} 16-bit elements "
