@@ -103,8 +103,8 @@ WIDE_BIG_TILES = (((256, 192, 64), 2, 7.1), ((256, 160, 64), 2, 7.0))
 # From PERSISTENT_TILE_WAVES waves of 256 x 128 tiles with K of PERSISTENT_K_TILES tiles, rows of 128-byte multiples,
 # both operands TMA-loaded, A K-major, a 16-bit result, one output and no epilogue input, batched or not: the same
 # tile persistent (the producer loads the next tile's stages while the compute warp groups run the epilogue, and no
-# block is launched per tile), 64-bit indices, 4 stages beside a ring of 256 x 32 staging tiles, where the waves predict it
-# faster than the tile per block: a tile's fixed cost PERSISTENT_TILE_OVERHEAD instead of TILE_OVERHEAD (fitted to
+# block is launched per tile), 64-bit indices, 4 stages beside a ring of 256 x 32 staging tiles, where the waves
+# predict it faster than the tile per block: a tile's fixed cost PERSISTENT_TILE_OVERHEAD instead of TILE_OVERHEAD (fitted to
 # 8192 x 8192 x 1024 and x 2048). H100, 2026-11-26, ratio to cuBLAS in the same rounds against the rules' tile then:
 # 8192 x 8192 x 1024 0.94 against 0.85, 8192 x 8192 x 2048 1.00 against 0.94, 7168 x 7168 x 2048 0.97 against 0.92,
 # 10000 x 2048 x 1024 0.97 against 0.92, 1792 x 7168 x 2048 1.00 against 0.95, 4096^3 0.99 against 0.97,
@@ -278,7 +278,8 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
             chosen.get("persistent") or chosen.get("split_k", 1) > 1 or not chosen.get("warp_specialized")):
         chosen["cluster"] = (1, 1)              # a pinned field the suggested cluster cannot keep
         reasons["cluster"] = "no cluster: a pinned field (persistent, split-K or Pipelined) does not take one"
-    size = chosen.get("cluster", (1, 1))[0] * chosen.get("cluster", (1, 1))[1]
+    cm, cn = chosen.get("cluster", (1, 1))
+    size = cm * cn
     if "cluster" not in pinned and size > 1 and _wave_blocks(sms, size) == 0:
         chosen["cluster"] = (1, 1)              # no cluster of that size is resident on so few SMs
         reasons["cluster"] = f"no cluster: no cluster of {size} blocks is resident on {sms} SMs"
@@ -907,8 +908,8 @@ def _predicted(problem: MatmulProblem, sms: int, entry: tuple[Any, ...], split: 
 def _persistent_tile_problem(problem: MatmulProblem, *, vectors: bool = False) -> bool:
     """A problem of the kind ``PERSISTENT_TILE`` was measured on: TMA operands whose rows are 128-byte multiples, A
     K-major, one 16-bit output by the TMA store and no epilogue input, batched or not; with ``vectors``, a bias
-    (vectors the epilogue broadcasts, TMA-loaded) may be read, but still no [M, N] input. (A^T at 4096^3 ran 0.92 of cuBLAS
-    against 0.97 a tile per block, H100 2026-11-27; B^T 0.96 either way.)"""
+    (vectors the epilogue broadcasts, TMA-loaded) may be read, but still no [M, N] input. (A^T at 4096^3 ran 0.92 of
+    cuBLAS against 0.97 a tile per block, H100 2026-11-27; B^T 0.96 either way.)"""
     inputs = (not problem.loaded and problem.broadcast == problem.vectors) if vectors else \
         (not problem.loaded_tiles and not problem.broadcast)
     return (problem.tma_operands and not misaligned_rows(problem) and not problem.layout.a_mn_major
