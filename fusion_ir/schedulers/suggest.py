@@ -104,8 +104,8 @@ WIDE_BIG_TILES = (((256, 192, 64), 2, 7.1), ((256, 160, 64), 2, 7.0))
 # both operands TMA-loaded, A K-major, a 16-bit result, one output and no epilogue input, batched or not: the same
 # tile persistent (the producer loads the next tile's stages while the compute warp groups run the epilogue, and no
 # block is launched per tile), 64-bit indices, 4 stages beside a ring of 256 x 32 staging tiles, where the waves
-# predict it faster than the tile per block: a tile's fixed cost PERSISTENT_TILE_OVERHEAD instead of TILE_OVERHEAD (fitted to
-# 8192 x 8192 x 1024 and x 2048). H100, 2026-11-26, ratio to cuBLAS in the same rounds against the rules' tile then:
+# predict it faster than the tile per block: a tile's fixed cost PERSISTENT_TILE_OVERHEAD instead of TILE_OVERHEAD
+# (fitted to 8192 x 8192 x 1024 and x 2048). H100, 2026-11-26, ratio to cuBLAS in the same rounds against the rules' tile then:
 # 8192 x 8192 x 1024 0.94 against 0.85, 8192 x 8192 x 2048 1.00 against 0.94, 7168 x 7168 x 2048 0.97 against 0.92,
 # 10000 x 2048 x 1024 0.97 against 0.92, 1792 x 7168 x 2048 1.00 against 0.95, 4096^3 0.99 against 0.97,
 # 12288 x 4096 x 1536 0.92 against 0.91, 3328 x 3328 x 2048 1.00 against 0.99. Where the waves keep the tile per
