@@ -40,7 +40,7 @@ from .sim_tasks import Ctx, Handler
 from .sim_wgmma_state import WgmmaState
 
 WARP = DEFAULT_TARGET.warp_size
-# a matrix copy's shared and Local storage, its lanes as [W, 32] warps, each lane's first register, the rows' positions
+# a matrix copy's shared and Local storage, its lanes as [W, 32] warps, its registers' and its rows' positions
 Operands = tuple[Storage, Storage, np.ndarray, np.ndarray, np.ndarray]
 ROW = 8             # elements per matrix row (16 bytes of 16-bit elements)
 ROW_BYTES = 16
@@ -66,10 +66,9 @@ class StMatrixOps:
         found = self._operands(node, ctx, what, node.dst, node.dst_index, node.src, node.src_index)
         if found is None:
             return
-        dst, src, warps, base, pos = found                              # pos: [W, matrix, row, column]
-        nw, count, regs = len(warps), node.count, 2 * node.count
-        # registers: [W, 32 lanes, count, 2]
-        values = src.data[(ctx.lanes * src.size + base)[:, None] + np.arange(regs)].reshape(nw, ROW, 4, count, 2)
+        dst, src, warps, registers, pos = found                         # pos: [W, matrix, row, column]
+        nw, count = len(warps), node.count
+        values = src.data[registers].reshape(nw, ROW, 4, count, 2)     # [W, 32 lanes, count, 2]
         rows = values.transpose(0, 3, 1, 2, 4).reshape(nw, count, ROW, ROW)    # [W, matrix, row, column]
         writers = np.broadcast_to(warps.reshape(nw, 1, ROW, 4, 1), (nw, count, ROW, 4, 2)).reshape(rows.shape)
         where = lambda: f"{what} (dst_index {node.dst_index})"  # formatted only on error
@@ -84,26 +83,28 @@ class StMatrixOps:
         found = self._operands(node, ctx, what, node.src, node.src_index, node.dst, node.dst_index)
         if found is None:
             return
-        src, dst, warps, base, pos = found                              # pos: [W, matrix, row, column]
-        nw, count, regs = len(warps), node.count, 2 * node.count
+        src, dst, warps, registers, pos = found                         # pos: [W, matrix, row, column]
+        nw, count = len(warps), node.count
         rows = src.read(pos.reshape(-1)).reshape(nw, count, ROW, ROW)
         # register m of lane 4 r + q: row r, columns 2 q and 2 q + 1 of matrix m
-        values = rows.reshape(nw, count, ROW, 4, 2).transpose(0, 2, 3, 1, 4).reshape(nw * WARP, regs)
-        dst.write(((ctx.lanes * dst.size + base)[:, None] + np.arange(regs)).reshape(-1), values.reshape(-1))
+        values = rows.reshape(nw, count, ROW, 4, 2).transpose(0, 2, 3, 1, 4)
+        dst.write(registers.reshape(-1), values.reshape(-1))
 
     def _operands(self, node: k.StMatrix | k.LdMatrix, ctx: Ctx, what: str, shared: k.Buffer, rows: Val,
                   local: k.Buffer, registers: Val) -> Operands | None:
-        """The shared and the Local storage, the lanes as ``[W, 32]`` warps, each lane's first register and the
-        shared positions of the rows (``[W, matrix, row, column]``); None where no lane executes it."""
+        """The shared and the Local storage, the lanes as ``[W, 32]`` warps, the positions of each lane's registers
+        in the Local storage (``[lanes, 2 count]``) and those of the rows in the shared one (``[W, matrix, row,
+        column]``); None where no lane executes it."""
         shared_st = self.memory.data_storage(shared, what)
         local_st = self.memory.data_storage(local, what)
         if ctx.lanes.size == 0:
             return None
         warps = self._stmatrix_warps(ctx.lanes, what)                   # [W, 32]
         blocks = self.grid.block_of[warps[:, 0]]
-        base = self._registers(registers, local_st, 2 * node.count, ctx, what)
+        regs = 2 * node.count
+        base = self._registers(registers, local_st, regs, ctx, what)
         pos = self._rows(shared, rows, shared_st, ctx, warps, blocks, node.count, what)
-        return shared_st, local_st, warps, base, pos
+        return shared_st, local_st, warps, (ctx.lanes * local_st.size + base)[:, None] + np.arange(regs), pos
 
     def _registers(self, index: Val, st: Storage, regs: int, ctx: Ctx, what: str) -> np.ndarray:
         """Each lane's first register, its ``regs`` registers inside its part of ``st``."""

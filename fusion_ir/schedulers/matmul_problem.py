@@ -131,7 +131,7 @@ def epilogue_ops(fusion: Fusion, acc: TensorView) -> int:
     """The epilogue's math per output element, in FP32 ops: each pointwise op computed from the accumulator counts
     one, a special function (``SPECIAL_FUNCTIONS``) the target's ``special_function_weight`` each (an H100's special
     function unit makes 16 results a cycle per SM against 128 FP32 ones). ``relu(a @ b + bias)``: 2; the tanh
-    ``gelu(a @ b + bias)``: 8 + 8 = 16 (``ops.gelu``'s 7 ops, the tanh among them, and the bias's add). Casts,
+    ``gelu(a @ b + bias)``: 8 + 8 = 16 (``ops.gelu``'s 7 FP32 ops and its tanh, and the bias's add). Casts,
     copies and broadcasts count nothing."""
     weight = current_target().special_function_weight
     ops = 0

@@ -25,7 +25,7 @@ from ..circular_buffer import MAX_USEFUL_STAGES
 from ..fusion import Fusion
 from ..types import INT32_INDEX_MAX, DataType, ScheduleError, StoreWait
 from .matmul_params import MatmulParams, with_why
-from .matmul_problem import MatmulProblem, matmul_problem
+from .matmul_problem import MatmulProblem, OperandLoad, matmul_problem
 from .matmul_why import FieldReason, ParamsWhy, field_values
 
 # Deepest useful pipelines measured per tile: 128 x 128 ran 8 to 20 % slower with 5 to 7 stages
@@ -274,15 +274,17 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
             and chosen.get("compute_warp_groups", 2) >= 2):
         chosen["ping_pong"] = False          # a pinned field the suggested ping-pong cannot keep: cooperative
         reasons["ping_pong"] = "cooperative: a pinned field does not suit the suggested ping-pong"
-    if "cluster" not in pinned and chosen.get("cluster", (1, 1)) != (1, 1) and (
-            chosen.get("persistent") or chosen.get("split_k", 1) > 1 or not chosen.get("warp_specialized")):
-        chosen["cluster"] = (1, 1)              # a pinned field the suggested cluster cannot keep
-        reasons["cluster"] = "no cluster: a pinned field (persistent, split-K or Pipelined) does not take one"
     cm, cn = chosen.get("cluster", (1, 1))
-    size = cm * cn
-    if "cluster" not in pinned and size > 1 and _wave_blocks(sms, size) == 0:
-        chosen["cluster"] = (1, 1)              # no cluster of that size is resident on so few SMs
-        reasons["cluster"] = f"no cluster: no cluster of {size} blocks is resident on {sms} SMs"
+    if "cluster" not in pinned and cm * cn > 1:    # a suggested cluster the kernel or the GPU cannot take
+        if chosen.get("persistent") or chosen.get("split_k", 1) > 1 or not chosen.get("warp_specialized"):
+            dropped = "no cluster: a pinned field (persistent, split-K or Pipelined) does not take one"
+        elif _wave_blocks(sms, cm * cn) == 0:
+            dropped = f"no cluster: no cluster of {cm * cn} blocks is resident on {sms} SMs"
+        else:
+            dropped = None
+        if dropped is not None:
+            chosen["cluster"] = (1, 1)
+            reasons["cluster"] = dropped
     group = problem_group_m(problem, pinned.get("tile") or chosen["tile"])
     if chosen.get("persistent") and "group_m" not in pinned and group is not None:
         chosen["group_m"] = group
@@ -604,13 +606,16 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
 def misaligned_rows(problem: MatmulProblem) -> bool:
     """Whether an operand's rows (its contiguous extent) are not a multiple of 128 bytes: a 128-byte TMA box row
     then straddles five 32-byte L2 sectors instead of four, a quarter more L2 traffic for the same tile."""
-    return any(load.extent is not None and load.extent * problem.dtype.size % MISALIGNED_ROW_BYTES
-               for load in problem.loads)
+    return any(_misaligned(problem, load) for load in problem.loads)
 
 
 def _misaligned_b(problem: MatmulProblem) -> bool:
     """Whether B's rows (its contiguous extent) are not a multiple of 128 bytes (``misaligned_rows`` for B alone)."""
-    load = problem.loads[1]
+    return _misaligned(problem, problem.loads[1])
+
+
+def _misaligned(problem: MatmulProblem, load: OperandLoad) -> bool:
+    """Whether ``load``'s rows are known and not a multiple of ``MISALIGNED_ROW_BYTES``."""
     return load.extent is not None and load.extent * problem.dtype.size % MISALIGNED_ROW_BYTES != 0
 
 
