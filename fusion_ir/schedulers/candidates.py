@@ -4,7 +4,8 @@ A small set around the rules, none tied to a shape, in this order (cut at ``MAX_
 rules' suggestion; the suggestion with the TMA store and with the persistent kernel switched; the big tiles
 (128 x 256, 256 x 128) with the TMA store, one per block and persistent; ping-pong 128 x 128; 192 x 192 on
 three compute warp groups; persistent 128 x 192; the smaller tiles (64 x 256, 128 x 128, 64 x 128) with the TMA
-store; 128 x 192, 256 x 192 and 256 x 160 a tile per block; the big tiles, 192 x 192, 128 x 192 and the 64-row tiles in clusters of two of
+store; one compute warp group spanning a skinny side (192 x 64 and 192 x 128 where M has 129 to 192 rows, 64 x 192
+where N has 129 to 192 columns); 128 x 192, 256 x 192 and 256 x 160 a tile per block; the big tiles, 192 x 192, 128 x 192 and the 64-row tiles in clusters of two of
 both shapes (``CLUSTERED``, both operands TMA-loaded); the tiles of 2-D clusters (``CLUSTER_TILES``) under a wave of 128 x 256
 tiles where K is long and both operands are TMA-loaded;
 split-K of 128 x 256, 256 x 128 and 128 x 128 tiles, Pipelined and warp-specialized, each where its tiles are
@@ -35,6 +36,9 @@ from .matmul_problem import MatmulProblem, matmul_problem
 from .suggest import (
     CLUSTER_TILES,
     PING_PONG,
+    SPAN_COLUMNS,
+    SPAN_ROWS,
+    SPAN_ROWS_WIDE,
     _depth,
     _fewest_stages,
     _two_d_clusters,
@@ -68,6 +72,8 @@ PERSISTENT_CLUSTERED = ((128, 256, 64), (128, 160, 64))
 WIDE_TILE = (128, 192, 64)            # a tile per block: a wave covers a third more than 128 x 256
 WIDE_BIG_TILE = (256, 192, 64)        # a tile per block: a wave covers half as much again as 256 x 128
 WIDE_BIG_160 = (256, 160, 64)         # a tile per block between them: whole waves or whole N where neither fits
+# one compute warp group whose tile spans a skinny M (192 rows) or N (192 columns): the rules' SPAN tiles
+SPAN_TILES = (SPAN_ROWS, SPAN_ROWS_WIDE, SPAN_COLUMNS)
 SPLIT_K_TILES = 16                    # a split-K candidate's splits keep at least this many K tiles (the rule: 64)
 # split-K candidates, each tile where its tiles are fewer than the SMs; which wins varies with the padding of M and N
 # and the splits' partials (H100, 2026-11-27, ratio to cuBLAS: 1000 x 1000 x 20000 256 x 128 in 4 splits 0.94 against
@@ -134,6 +140,11 @@ def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *
     add(_deepest(MatmulParams(**arranged(WIDE_BIG_160)), problem))
     for tile in SMALL_TILES:
         add(_deepest(MatmulParams(**arranged(tile)), problem))
+    for tile in SPAN_TILES:                              # one compute warp group spanning a skinny side
+        side, extent = (problem.m, tile[0]) if tile[0] > tile[1] else (problem.n, tile[1])
+        if side is not None and extent - 64 < side <= extent:
+            add(_deepest(MatmulParams(**arranged(tile, compute_warp_groups=1, register_split=register_split(1))),
+                         problem))
     if problem.tma_operands:
         for tile, cluster in CLUSTERED:
             add(_deepest(MatmulParams(**arranged(tile, cluster=cluster)), problem))

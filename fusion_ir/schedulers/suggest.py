@@ -177,6 +177,33 @@ STREAMED_B_M = 384
 # (256 x 8192 x 16384 with 128 x 128 in (2, 2): 0.49; clusters of 8 at 1536 x 1536 x 6000: 0.49), which the
 # waves predict; at short K (640, 1000) 128 x 160 in clusters lost to the rules' tiles (0.55-0.64 against 0.75-0.84)
 CLUSTER_TILES = (((128, 160, 64), 2, 6.2, (2, 2)), ((128, 96, 64), 2, 5.1, (2, 2)))
+# Under one wave, a skinny side that one tile spans, where the other operand streams from DRAM (larger than half the
+# L2): one row (column) of tiles reads each of that operand's tiles once, where 64-row tiles read B once per row of
+# tiles. M of SPAN_FILL x 192 to 192 rows: one compute warp group of 3 x 64 rows, 192 x 64 where its blocks fit a wave,
+# else 192 x 128; N of 192: 64 x 192 on one warp group where its row tiles fit a wave (over a wave the rules' 128 x 192
+# ran as fast: 12288 x 192 x 4096 and 16384 x 176 x 2048 0.96-0.97 either way). Its blocks at least half a wave, rows of
+# 128-byte multiples, no epilogue input (none measured). H100 2026-11-27, ratio to cuBLAS against the rules' tile then
+# (64 x 256 or 128 x 256, in clusters of two), the same rounds: 192 x 8192 x 8192 0.98-1.01 against 0.91, 192 x 8192 x
+# 12288 1.02 against 0.93, 192 x 6144 x 8192 0.91 against 0.68, 160 x 16384 x 8192 0.96 against 0.90, 176 x 10240 x 6144
+# 1.02 against 0.84, 192 x 12288 x 4096 0.95 against 0.89, 192 x 16384 x 2048 0.99 against 0.93, B^T 192 x 8192 x 8192
+# 0.96 against 0.89 and B^T 192 x 16384 x 4096 0.99 against 0.93 (drawn after the rule); 8192 x 192 x 8192 0.99-1.01
+# against 0.68 (B^T 0.96 against 0.58), 6144 x 192 x 8192 1.01 against 0.99, 4096 x 192 x 4096 0.85 against 0.73 (64
+# blocks), 8192 x 192 x 2048 1.01 against 0.80 (drawn after). Where it does not apply: 192 x 4096 x 4096 (64 blocks of
+# 192 x 64) 0.73 against 0.84; a quarter of the tile out of bounds (partial TMA boxes ran slow): 144 x 8192 x 12288
+# 0.70-0.74 against 0.73-0.87, 136 x 8192 x 8192 0.67-0.76 against 0.85, and, drawn after a first version that took N
+# of 160 to 192, 5000 x 176 x 8192 0.84 against 1.12 (128 x 96 in 2 x 2), 6144 x 176 x 20000 0.73 against 1.00, 5000 x
+# 160 x 20000 0.67 against 0.90 (split-K), 6144 x 160 x 4096 0.76 against 0.80 (8192 x 160 x 8192 won, 0.80 against
+# 0.62); a misaligned K (B^T 8192 x 192 x 3000 0.66 against 0.70). In clusters of two 192 x 64 ran 0.94-0.96 against
+# 0.98-1.01. SPAN_FILL: M of 168 rows or more; drawn after a first version that took 160 (5 / 6), 160 x 8192 x 8192 lost
+# (0.78 against 0.86) where 160 x 16384 x 8192 had won (192 x 128: 0.96 against 0.90). The rest drawn after that version
+# (against the rules before, the same rounds): 168 x 7168 x 8192 0.82 against 0.57, 176 x 6144 x 8192 0.86 against 0.64,
+# 176 x 8192 x 4096 0.94 against 0.85, B^T 176 x 5000 x 8192 0.99 against 0.79, 176 x 16384 x 4096 0.98 against 0.95,
+# 184 x 12288 x 6144 0.94 against 0.87, 192 x 16384 x 4096 0.99 against 0.96, B^T 192 x 7168 x 16384 1.34 against 1.00,
+# 8192 x 192 x 16384 1.02 against 0.64, B^T 8192 x 192 x 2048 0.96 against 0.66
+SPAN_ROWS = (192, 64, 64)
+SPAN_ROWS_WIDE = (192, 128, 64)
+SPAN_COLUMNS = (64, 192, 64)
+SPAN_FILL = 7 / 8
 
 
 def suggest_matmul_params(fusion: Fusion, *, sms: int | None = None, **pinned: Any) -> MatmulParams:
@@ -475,6 +502,12 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
             "short K", "128 x 128 per warp group", "persistent ping-pong: one warp group's epilogue runs under the "
             "other's mainloop (1.07 of cuBLAS at 4096 x 4096 x 128)", store, index_why, ping_pong=True)
     if tiles < sms:                                            # under one wave of big tiles
+        span = _span_tile(problem, sms, k_tiles)
+        if span is not None:
+            tile, groups, why = span
+            rule = f"T < S: {tiles} tiles of 128 x 256 under one wave of {sms} SMs; one tile spans the skinny side"
+            return ({**ws, "tile": tile, "compute_warp_groups": groups, "register_split": register_split(groups)},
+                    rule, _reasons("span", why, "not persistent: under one wave", store, "64-bit indices"))
         few = tuple(entry for entry in FEW_TILES if entry[0] != SKINNY_TILE or _skinny(problem))
         few += CLUSTER_TILES if tma_store and _two_d_clusters(problem, k_tiles) else ()
         tile, split = split_k_tile(problem, sms, few)
@@ -640,6 +673,37 @@ def _streamed_b_cluster(problem: MatmulProblem, tile: tuple[int, int, int],
             or problem.k * problem.n * problem.dtype.size <= current_target().l2_bytes // 2):  # type: ignore[operator]
         return None
     return (1, 2) if rows % 2 and cols % 2 == 0 else (2, 1)
+
+
+def _span_tile(problem: MatmulProblem, sms: int,
+               k_tiles: int | None) -> tuple[tuple[int, int, int], int, str] | None:
+    """``(tile, compute warp groups, why)`` where one tile spans a skinny side (``SPAN_ROWS``): M of ``SPAN_FILL`` x
+    192 to 192 rows with a B larger than half the L2, or N of 192 columns with such an A, its blocks at least half a
+    wave and at most a wave; both operands TMA-loaded with rows of 128-byte multiples, K known, no batch, no epilogue
+    input and a TMA store. None elsewhere."""
+    if (k_tiles is None or problem.m is None or problem.n is None or not problem.tma_operands or problem.batch_axes
+            or misaligned_rows(problem) or not problem.tma_store_possible or problem.loaded_tiles or problem.broadcast):
+        return None
+    half_l2, size = current_target().l2_bytes // 2, problem.dtype.size
+    m, n, k = problem.m, problem.n, problem.k
+    if SPAN_FILL * SPAN_ROWS[0] <= m <= SPAN_ROWS[0] and k * n * size > half_l2:  # type: ignore[operator]
+        tile = SPAN_ROWS if problem.tiles(SPAN_ROWS) <= sms else SPAN_ROWS_WIDE  # type: ignore[operator]
+        count = problem.tiles(tile)
+        assert count is not None
+        if count < sms / 2:
+            return None                   # under half a wave: smaller tiles in more rows keep more SMs busy
+        return tile, 1, (f"{tile[0]} x {tile[1]} on one compute warp group (3 x 64 rows): M = {m} in one row of "
+                         f"tiles reads each tile of B ({k * n * size >> 20} MiB, streamed from DRAM) once; "
+                         f"{count} blocks (192 x 8192 x 8192: 0.98-1.01 of cuBLAS against 0.91 for 64 x 256)")
+    if n == SPAN_COLUMNS[1] and m * k * size > half_l2:  # type: ignore[operator]
+        rows = problem.row_tiles(SPAN_COLUMNS)
+        assert rows is not None
+        if not sms / 2 <= rows <= sms:
+            return None       # over a wave: 128 x 192 on two warp groups, a tile the other rules weigh already
+        return SPAN_COLUMNS, 1, (f"64 x 192 on one compute warp group: N = {n} in one column of tiles reads each tile "
+                                 f"of A ({m * k * size >> 20} MiB, streamed from DRAM) once; {rows} blocks "
+                                 f"(8192 x 192 x 8192: 0.99 of cuBLAS against 0.68 for 64 x 256)")
+    return None
 
 
 def _misaligned_cluster(problem: MatmulProblem, tile: tuple[int, int, int],

@@ -324,6 +324,20 @@ def test_the_candidates_include_persistent_clusters_of_two() -> None:
     assert clustered == set(PERSISTENT_CLUSTERED)
 
 
+@pytest.mark.parametrize("shape,tiles", [
+    ((160, 8192, 8192), {(192, 64, 64), (192, 128, 64)}),     # M of 129 to 192: both spanning tiles
+    ((8192, 176, 8192), {(64, 192, 64)}),                     # N of 129 to 192
+    ((256, 8192, 8192), set()),                               # two rows of 128: no tile spans them on one group
+])
+def test_the_candidates_include_spanning_tiles_on_one_warp_group(shape: tuple[int, int, int], tiles: set) -> None:
+    """Where one tile spans a skinny side, the candidates hold it on one compute warp group, the rules' span or not
+    (they apply it from 168 rows and at N of 192 only)."""
+    from runtime.tuning import matmul_fusion
+    candidates = matmul_candidates(matmul_problem(matmul_fusion(*shape)), 132)
+    spanning = {p.tile for p in candidates if p.compute_warp_groups == 1 and 192 in p.tile[:2]}
+    assert spanning == tiles
+
+
 def test_persistent_cooperative_candidates_take_64_bit_indices() -> None:
     """32-bit indices slowed the persistent cooperative kernel (0.80 of cuBLAS against 1.00 at 8192 x 8192 x 2048 on
     the H100) and sped ping-pong up: the candidates take each kernel's faster index type."""

@@ -100,7 +100,7 @@ def test_no_longer_ping_pong_for_k_of_5_to_8_tiles_with_a_compute_loaded_operand
 @pytest.mark.parametrize("shape,cluster", [
     ((128, 8192, 8192), (2, 1)),      # two rows of 64-row tiles, K of 128 tiles, B of 128 MiB: B's tile shared
     ((256, 12288, 12288), (2, 1)),    # two rows of 128 x 192
-    ((192, 8192, 8192), (1, 2)),      # three rows of 64 x 256: along N, sharing A (no padded row of blocks)
+    ((144, 8192, 8192), (1, 2)),      # three rows of 64 x 256: along N, sharing A (no padded row of blocks)
     ((256, 8192, 16384), (2, 1)),     # four rows of 64 x 256
     ((1024, 1024, 1024), (1, 1)),     # B of 2 MiB stays in L2
     ((8192, 256, 8192), (1, 1)),      # B of 4 MiB
@@ -116,6 +116,47 @@ def test_two_rows_of_tiles_share_a_streamed_b_in_clusters(shape: tuple[int, int,
     params = suggest_matmul_params(_matmul(shape))
     assert params.cluster == cluster
     assert (params.why.reason("cluster") or "").startswith("rule streamed B") == (cluster != (1, 1))
+
+
+@pytest.mark.parametrize("shape,tile", [
+    ((192, 8192, 8192), (192, 64, 64)),      # one row of 192 x 64: 128 blocks, each tile of B read once
+    ((176, 6144, 8192), (192, 64, 64)),      # 96 blocks: half a wave or more
+    ((184, 12288, 6144), (192, 128, 64)),    # 192 x 64 would be 192 blocks, over a wave: 192 x 128, 96
+    ((8192, 192, 8192), (64, 192, 64)),      # N of 192: one column of 64 x 192, 128 blocks, each tile of A read once
+    ((192, 4096, 4096), None),               # 64 blocks of 192 x 64, under half a wave
+    ((160, 8192, 8192), None),               # M of 160: a sixth of the tile's rows out of bounds
+    ((192, 2048, 8192), None),               # B of 32 MiB, streamed, but 32 blocks of 192 x 64
+    ((192, 1024, 4096), None),               # B of 8 MiB stays in L2
+    ((8192, 176, 8192), None),               # N of 176: a partial column box
+    ((12288, 192, 8192), None),              # 192 rows of 64 x 192 are over a wave: 128 x 192 on two warp groups
+])
+def test_one_tile_spans_a_skinny_side(shape: tuple[int, int, int], tile: tuple[int, int, int] | None) -> None:
+    """Under one wave, M of 168 to 192 rows (or N of 192) with the other operand streamed from DRAM: one compute warp
+    group's tile spans it, no cluster, where its blocks are half a wave to a wave; the reason names the rule."""
+    params = suggest_matmul_params(_matmul(shape))
+    spans = (params.why.reason("tile") or "").startswith("rule span")
+    assert spans == (tile is not None)
+    if tile is not None:
+        assert params.tile == tile and params.compute_warp_groups == 1 and params.cluster == (1, 1)
+        assert params.split_k == 1 and not params.persistent and params.tma_store
+
+
+def test_a_spanning_tile_needs_a_plain_epilogue_and_no_batch() -> None:
+    """An epilogue input or a batch keeps the rules' other tiles (the span was measured on plain matmuls only)."""
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(shape=(192, 8192), dtype=DataType.BFloat16)
+        b = fusion.add_input(shape=(8192, 8192), dtype=DataType.BFloat16)
+        bias = fusion.add_input(shape=(8192,), dtype=DataType.Float)
+        fusion.add_output(ops.cast(ops.relu(ops.add(ops.matmul(a, b), ops.broadcast(bias, [True, False]))),
+                                   DataType.BFloat16))
+    assert suggest_matmul_params(fusion).tile != (192, 64, 64)
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(shape=(2, 192, 8192), dtype=DataType.BFloat16)
+        b = fusion.add_input(shape=(2, 8192, 8192), dtype=DataType.BFloat16)
+        fusion.add_output(ops.cast(ops.matmul(a, b), DataType.BFloat16))
+    assert suggest_matmul_params(fusion).compute_warp_groups != 1 or suggest_matmul_params(fusion).tile[0] != 192
 
 
 def test_a_192_x_192_tile_where_it_fills_whole_waves() -> None:
@@ -544,7 +585,7 @@ def test_one_to_four_waves_weigh_a_tiles_fixed_cost(shape: tuple[int, int, int],
 @pytest.mark.parametrize("shape,tile", [
     ((640, 2560, 16384), (128, 128, 64)),     # not skinny: no 64 x 256 (H100: 0.95 of cuBLAS against 0.75)
     ((1200, 1200, 12000), (128, 128, 64)),    # 1.13 against 0.78
-    ((192, 8192, 8192), (64, 256, 64)),       # M of at most 384 rows: 64 x 256 (0.94 against 0.77)
+    ((384, 4096, 12000), (64, 256, 64)),      # M of at most 384 rows: 64 x 256 (1.13 against 1.03)
     ((8192, 256, 8192), (64, 256, 64)),       # N of 256 columns (0.93 against 0.86)
 ])
 def test_64_x_256_only_for_skinny_problems(shape, tile) -> None:

@@ -1,0 +1,40 @@
+"""GPU tier: the tiles that span a skinny side on one compute warp group (``suggest._span_tile``: 192 x 64 and 192 x 128
+for M of 168 to 192 rows, 64 x 192 for N of 192), as the rules suggest them, against torch in float64 (relative error,
+as close as torch's own bf16 result) at the shapes they were measured on and at odd ones; inputs fresh each run.
+
+``pytest -m gpu tests/runtime/test_matmul_span_gpu.py`` on an H100."""
+
+from __future__ import annotations
+
+import pytest
+
+from fusion_ir.schedulers import schedule_matmul, suggest_matmul_params
+from lowering import lower
+from runtime import execute
+from runtime.tuning import matmul_fusion
+from tests.runtime.test_executor_gpu import torch_or_skip
+
+pytestmark = pytest.mark.gpu
+CASES = [((192, 8192, 8192), False, (192, 64, 64)), ((176, 5000, 8192), True, (192, 64, 64)),
+         ((184, 12288, 6144), False, (192, 128, 64)), ((168, 7168, 8192), False, (192, 64, 64)),
+         ((8192, 192, 8192), False, (64, 192, 64)), ((8192, 192, 2048), True, (64, 192, 64))]
+
+
+@pytest.mark.parametrize("shape,transpose_b,tile", CASES, ids=lambda c: "x".join(map(str, c)) if isinstance(c, tuple)
+                         else str(c))
+def test_the_suggested_spanning_tile_matches_torch(shape: tuple[int, int, int], transpose_b: bool,
+                                                    tile: tuple[int, int, int]) -> None:
+    torch = torch_or_skip()
+    m, n, k = shape
+    fusion = matmul_fusion(m, n, k, transpose_b=transpose_b)
+    params = suggest_matmul_params(fusion)
+    assert params.tile == tile and params.compute_warp_groups == 1
+    schedule_matmul(fusion, params)
+    a = torch.randn(m, k, device="cuda").bfloat16()
+    b = torch.randn(*((n, k) if transpose_b else (k, n)), device="cuda").bfloat16()
+    (out,) = execute(lower(fusion), [a, b])
+    bv = b.t() if transpose_b else b
+    expected = a.double() @ bv.double()
+    err = ((out.double() - expected).norm() / expected.norm()).item()
+    torch_err = ((torch.matmul(a, bv).double() - expected).norm() / expected.norm()).item()
+    assert err < 1.5 * torch_err, (err, torch_err)
