@@ -30,3 +30,22 @@ def assert_matches(fusion: Fusion, inputs: list[np.ndarray], outputs: list[np.nd
 
 
 __all__ = ["assert_matches", "positive_inputs", "random_inputs", "rel_error"]
+
+
+def check_simulated_matmul(params: dict, size: tuple[int, int, int], seeds: tuple[int, ...], tol: float = 1e-5,
+                           **build) -> None:
+    """``examples/matmul_wgmma.build(**params, **build)`` simulated at ``size`` (M, N, K; ``transpose_a`` /
+    ``transpose_b`` in ``build`` give the operands' layouts) with each of ``seeds``, against numpy."""
+    from examples import matmul_wgmma
+    from lowering import lower
+    from runtime import simulate
+
+    fusion = matmul_wgmma.build(**params, **build)
+    kern = lower(fusion)
+    m, n, kk = size
+    shapes = matmul_wgmma.input_shapes(m, n, kk, build.get("transpose_a", False), build.get("transpose_b", False))
+    inputs = random_inputs(fusion, shapes, seed=sum(size))
+    expected = evaluate(fusion, inputs)[0]
+    for seed in seeds:
+        (out,) = simulate(kern, inputs, seed=seed)
+        assert rel_error(out, expected) < tol, (params, size, seed)

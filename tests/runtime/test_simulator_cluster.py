@@ -11,22 +11,14 @@ from fusion_ir import DataType
 from fusion_ir.reference import evaluate
 from lowering import lower
 from runtime import simulate
-from tests.helpers import random_inputs, rel_error
+from tests.helpers import check_simulated_matmul, random_inputs, rel_error
 
 SIZES = [(200, 264, 136), (520, 1000, 264), (136, 392, 72)]    # M, N, K: 520 / 128 and 392 / 128: odd counts
 BASE = {"tile": (128, 128, 64), "stages": 3, "compute_warp_groups": 1, "warp_specialized": True}
 
 
 def _check(params: dict, size: tuple[int, int, int], seeds: tuple[int, ...], tol: float = 1e-5, **build) -> None:
-    fusion = matmul_wgmma.build(**params, **build)
-    kern = lower(fusion)
-    m, n, kk = size
-    shapes = matmul_wgmma.input_shapes(m, n, kk, build.get("transpose_a", False), build.get("transpose_b", False))
-    inputs = random_inputs(fusion, shapes, seed=sum(size))
-    expected = evaluate(fusion, inputs)[0]
-    for seed in seeds:
-        (out,) = simulate(kern, inputs, seed=seed)
-        assert rel_error(out, expected) < tol, (params, size, seed)
+    check_simulated_matmul(params, size, seeds, tol, **build)
 
 
 @pytest.mark.parametrize("size", SIZES)

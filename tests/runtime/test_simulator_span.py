@@ -9,14 +9,13 @@ from dataclasses import replace
 
 import pytest
 
-from examples import matmul_wgmma
 from fusion_ir import DataType
 from fusion_ir.reference import evaluate
 from fusion_ir.schedulers import schedule_matmul, suggest_matmul_params
 from lowering import lower
 from runtime import simulate
 from runtime.tuning import matmul_fusion
-from tests.helpers import random_inputs, rel_error
+from tests.helpers import check_simulated_matmul, random_inputs, rel_error
 
 SPANS = {"192x64": (192, 64, 64), "192x128": (192, 128, 64), "64x192": (64, 192, 64)}
 SIZES = {"192x64": [(184, 200, 136), (192, 72, 200)], "192x128": [(170, 264, 136), (192, 136, 72)],
@@ -24,16 +23,9 @@ SIZES = {"192x64": [(184, 200, 136), (192, 72, 200)], "192x128": [(170, 264, 136
 
 
 def _check(tile: tuple[int, int, int], size: tuple[int, int, int], seeds: tuple[int, ...], **build) -> None:
-    fusion = matmul_wgmma.build(tile=tile, stages=3, compute_warp_groups=1, warp_specialized=True, tma_store=True,
-                                out_dtype=DataType.BFloat16, epilogue_tile=(tile[0], 32), **build)
-    kern = lower(fusion)
-    m, n, kk = size
-    shapes = matmul_wgmma.input_shapes(m, n, kk, build.get("transpose_a", False), build.get("transpose_b", False))
-    inputs = random_inputs(fusion, shapes, seed=sum(size))
-    expected = evaluate(fusion, inputs)[0]
-    for seed in seeds:
-        (out,) = simulate(kern, inputs, seed=seed)
-        assert rel_error(out, expected) < 1e-2, (tile, size, seed)
+    params = {"tile": tile, "stages": 3, "compute_warp_groups": 1, "warp_specialized": True, "tma_store": True,
+              "out_dtype": DataType.BFloat16, "epilogue_tile": (tile[0], 32)}
+    check_simulated_matmul(params, size, seeds, 1e-2, **build)
 
 
 @pytest.mark.parametrize("span", sorted(SPANS))
