@@ -2,7 +2,8 @@
 the property every draw must satisfy.
 
 ``matmul_cases()`` draws a ``MatmulCase``: parameters that satisfy every rule (tiles of 64-256 rows
-over 1-3 warp groups, N from 16 to 256, K 16-64, 2-5 or "auto" stages, 32- or 64-bit indices;
+over 1-3 warp groups, 192 rows on one of them too, N from 16 to 256, K 16-64, 2-5 or "auto" stages, 32- or 64-bit
+indices;
 Pipelined, warp-specialized, persistent, ping-pong, with a TMA-store epilogue and either store
 wait; one block-per-tile draw in four on a grouped grid of 1-4 rows or columns of tiles), the parameters ``suggest_matmul_params`` picks (some fields pinned), or, one draw in three,
 parameters that break one rule (a tile, the stages, the warp groups, the register budget, a flag
@@ -188,7 +189,8 @@ INVALID_TILES = ((96, 64, 64), (128, 264, 64), (128, 100, 64), (128, 136, 64), (
 def matmul_params(draw: st.DrawFn) -> MatmulParams:
     """Mostly valid parameters (built to satisfy every rule), else one rule broken."""
     groups = draw(st.sampled_from([1, 2, 3]))
-    tm = 64 * groups * draw(st.sampled_from([1, 2]))
+    # one warp group may also take three 64-row wgmma tiles (192 rows: the rules' tile spanning a skinny M)
+    tm = 64 * groups * draw(st.sampled_from([1, 2, 3] if groups == 1 else [1, 2]))
     tn = draw(st.sampled_from([n for n in VALID_N if tm * n // (128 * groups) <= 128]))
     tk = draw(st.sampled_from([16, 32, 64]))
     stages = draw(st.integers(min_value=2, max_value=5))
