@@ -189,7 +189,8 @@ CLUSTER_TILES = (((128, 160, 64), 2, 6.2, (2, 2)), ((128, 96, 64), 2, 5.1, (2, 2
 # 0.96 against 0.89 and B^T 192 x 16384 x 4096 0.99 against 0.93 (drawn after the rule); 8192 x 192 x 8192 0.99-1.01
 # against 0.68 (B^T 0.96 against 0.58), 6144 x 192 x 8192 1.01 against 0.99, 4096 x 192 x 4096 0.85 against 0.73 (64
 # blocks), 8192 x 192 x 2048 1.01 against 0.80 (drawn after). Where it does not apply: 192 x 4096 x 4096 (64 blocks of
-# 192 x 64) 0.73 against 0.84; a quarter of the tile out of bounds (partial TMA boxes ran slow): 144 x 8192 x 12288
+# 192 x 64) 0.73 against 0.84; a quarter of the tile padding (its MMAs on rows past M: the spanning tile keeps the
+# tensor cores busy, where 64-row tiles waited on B's reads and lost little to the same padding): 144 x 8192 x 12288
 # 0.70-0.74 against 0.73-0.87, 136 x 8192 x 8192 0.67-0.76 against 0.85, and, drawn after a first version that took N
 # of 160 to 192, 5000 x 176 x 8192 0.84 against 1.12 (128 x 96 in 2 x 2), 6144 x 176 x 20000 0.73 against 1.00, 5000 x
 # 160 x 20000 0.67 against 0.90 (split-K), 6144 x 160 x 4096 0.76 against 0.80 (8192 x 160 x 8192 won, 0.80 against

@@ -124,10 +124,10 @@ def test_two_rows_of_tiles_share_a_streamed_b_in_clusters(shape: tuple[int, int,
     ((184, 12288, 6144), (192, 128, 64)),    # 192 x 64 would be 192 blocks, over a wave: 192 x 128, 96
     ((8192, 192, 8192), (64, 192, 64)),      # N of 192: one column of 64 x 192, 128 blocks, each tile of A read once
     ((192, 4096, 4096), None),               # 64 blocks of 192 x 64, under half a wave
-    ((160, 8192, 8192), None),               # M of 160: a sixth of the tile's rows out of bounds
+    ((160, 8192, 8192), None),               # M of 160: a sixth of the tile's rows padding
     ((192, 2048, 8192), None),               # B of 32 MiB, streamed, but 32 blocks of 192 x 64
     ((192, 1024, 4096), None),               # B of 8 MiB stays in L2
-    ((8192, 176, 8192), None),               # N of 176: a partial column box
+    ((8192, 176, 8192), None),               # N of 176: a twelfth of the tile's columns padding
     ((12288, 192, 8192), None),              # 192 rows of 64 x 192 are over a wave: 128 x 192 on two warp groups
 ])
 def test_one_tile_spans_a_skinny_side(shape: tuple[int, int, int], tile: tuple[int, int, int] | None) -> None:
