@@ -18,7 +18,7 @@ from tests.helpers import assert_matches, random_inputs
 def main(params: dict) -> None:
     if params.get("out_dtype") == "bf16":
         params = dict(params, out_dtype=DataType.BFloat16)
-    for key in ("tile", "cluster", "shape"):   # shape: constant sizes: rows TMA may not copy (docs/matmul.md)
+    for key in ("tile", "cluster", "shape", "epilogue_tile"):   # shape: constant sizes: rows TMA may not copy
         if key in params:
             params = dict(params, **{key: tuple(params[key])})
     fusion = matmul_wgmma.build(**params)

@@ -1,10 +1,13 @@
 """GPU tier: the tiles that span a skinny side on one compute warp group (``suggest._span_tile``: 192 x 64 and 192 x 128
 for M of 168 to 192 rows, 64 x 192 for N of 192), as the rules suggest them, against torch in float64 (relative error,
-as close as torch's own bf16 result) at the shapes they were measured on and at odd ones; inputs fresh each run.
+as close as torch's own bf16 result) at the shapes they were measured on and at odd ones; inputs fresh each run;
+compute-sanitizer on each spanning tile at the example's small sizes (rows and columns past the tile's).
 
 ``pytest -m gpu tests/runtime/test_matmul_span_gpu.py`` on an H100."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
@@ -12,6 +15,7 @@ from fusion_ir.schedulers import schedule_matmul, suggest_matmul_params
 from lowering import lower
 from runtime import execute
 from runtime.tuning import matmul_fusion
+from tests.runtime.sanitizer import SANITIZER, assert_sanitizer_clean
 from tests.runtime.test_executor_gpu import torch_or_skip
 
 pytestmark = pytest.mark.gpu
@@ -38,3 +42,12 @@ def test_the_suggested_spanning_tile_matches_torch(shape: tuple[int, int, int], 
     err = ((out.double() - expected).norm() / expected.norm()).item()
     torch_err = ((torch.matmul(a, bv).double() - expected).norm() / expected.norm()).item()
     assert err < 1.5 * torch_err, (err, torch_err)
+
+
+@pytest.mark.skipif(SANITIZER is None, reason="compute-sanitizer is not installed")
+@pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
+@pytest.mark.parametrize("tile", [(192, 64, 64), (64, 192, 64)], ids=["192x64", "64x192"])
+def test_compute_sanitizer_is_clean(tool: str, tile: tuple[int, int, int]) -> None:
+    params = {"warp_specialized": True, "tile": list(tile), "stages": 4, "compute_warp_groups": 1, "tma_store": True,
+              "out_dtype": "bf16", "epilogue_tile": [tile[0], 32]}
+    assert_sanitizer_clean(tool, "tests.runtime.run_matmul", json.dumps(params))
