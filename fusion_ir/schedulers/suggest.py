@@ -700,7 +700,7 @@ def _span_tile(problem: MatmulProblem, sms: int,
         rows = problem.row_tiles(SPAN_COLUMNS)
         assert rows is not None
         if not sms / 2 <= rows <= sms:
-            return None       # over a wave: 128 x 192 on two warp groups, a tile the other rules weigh already
+            return None       # under half a wave, or over one (128 x 192 on two warp groups: the other rules weigh it)
         return SPAN_COLUMNS, 1, (f"64 x 192 on one compute warp group: N = {n} in one column of tiles reads each tile "
                                  f"of A ({m * k * size >> 20} MiB, streamed from DRAM) once; {rows} blocks "
                                  f"(8192 x 192 x 8192: 0.99 of cuBLAS against 0.68 for 64 x 256)")
