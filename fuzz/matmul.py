@@ -90,6 +90,7 @@ class MatmulCase:
             return False    # the TMA store needs 16-byte rows too (schedule_matmul refuses it)
         try:
             self.params.validate(self.dtype, problem.loaded_tiles, self.layout, loads)
+            self.params.validate_split_k(problem.k_tiles(self.params.tile[2]))   # a known K: a tile for every split
         except ScheduleError:
             return False
         if self.params.cluster != (1, 1) and not problem.tma_operands:
