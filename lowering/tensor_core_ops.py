@@ -189,8 +189,7 @@ def _matrix_loads(a: Analyses, staged: StagedStore, addressed: dict[str, Val],
     matrix ``l / 8`` that the stmatrix after it stores from: the tile's element its reader reads for the register
     ``addressed`` names (column pair 0), the start of 8 columns in a row."""
     fragments: dict[TensorView, Buffer] = {}
-    for p in staged.matrix_reads:
-        reader = next(x for x in sorted(staged.inlined | {staged.source}, key=lambda t: t.name) if p in x.producers())
+    for p, reader in staged.matrix_reads:
         buf = a.buffers.buffers[p]
         frag = Buffer(f"{buf.name}_frag", buf.dtype, MemoryType.Local, Val.const(2 * MATRICES))
         row = read_index(a, p, reader, own_indices(a, reader)).substitute(addressed)

@@ -99,7 +99,8 @@ class StMatrixOps:
         local_st = self.memory.data_storage(local, what)
         if ctx.lanes.size == 0:
             return None
-        warps = self._stmatrix_warps(ctx.lanes, what)                   # [W, 32]
+        op = "stmatrix" if isinstance(node, k.StMatrix) else "ldmatrix"
+        warps = self._warps(ctx.lanes, what, op)                        # [W, 32]
         blocks = self.grid.block_of[warps[:, 0]]
         regs = 2 * node.count
         base = self._registers(registers, local_st, regs, ctx, what)
@@ -139,8 +140,9 @@ class StMatrixOps:
                                   f"{self.grid.warp_name(int(warps[w, 0]))}")
         return (blocks[:, None, None] * st.size + addr)[..., None] + np.arange(ROW)
 
-    def _stmatrix_warps(self, lanes: np.ndarray, what: str) -> np.ndarray:
-        """The lanes as [warps, 32]: stmatrix.sync.aligned is executed by every thread of a warp together."""
+    def _warps(self, lanes: np.ndarray, what: str, op: str) -> np.ndarray:
+        """The lanes as [warps, 32]: ``op`` (stmatrix or ldmatrix, ``.sync.aligned``) is executed by every thread of
+        a warp together."""
         grid = self.grid
         if lanes.size % WARP == 0:
             warps = lanes.reshape(-1, WARP)
@@ -156,9 +158,9 @@ class StMatrixOps:
         block = grid.block_name(int(ids[j]) // tpb)
         if whole[j] < WARP:
             raise SimulationError(f"{what}: warp {int(grid.warp_of[ids[j]])} of block {block} has only "
-                                  f"{int(whole[j])} threads (a block of {tpb}); stmatrix needs whole warps of 32")
+                                  f"{int(whole[j])} threads (a block of {tpb}); {op} needs whole warps of 32")
         raise SimulationError(f"{what}: only {int(counts[j])} of the 32 threads of warp {int(grid.warp_of[ids[j]])} "
-                              f"of block {block} execute it; stmatrix.sync.aligned is executed by every thread of "
+                              f"of block {block} execute it; {op}.sync.aligned is executed by every thread of "
                               f"the warp together")
 
 

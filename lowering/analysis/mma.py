@@ -130,8 +130,9 @@ class StagedStore:
     per_instruction: bool = False
     inlined: frozenset[TensorView] = frozenset()
     # 16-bit shared tiles the per-instruction epilogue reads element for element at the fragment's own elements (C,
-    # a residual): read by ldmatrix, four matrices per stmatrix, into the fragment's order (``matrix_reads``)
-    matrix_reads: tuple[TensorView, ...] = ()
+    # a residual), each with the first tensor (by name) of the epilogue that reads it: read by ldmatrix, four matrices
+    # per stmatrix, into the fragment's order (``matrix_reads``)
+    matrix_reads: tuple[tuple[TensorView, TensorView], ...] = ()
 
 
 @dataclass
@@ -244,17 +245,18 @@ MATRIX_ROW = 8      # elements in a row of an ldmatrix / stmatrix matrix: 16 byt
 
 
 def _matrix_reads(ids: IdModel, buffers: BufferPlan, source: TensorView, inlined: frozenset[TensorView],
-                  read: FragmentRead) -> tuple[TensorView, ...]:
-    """The shared tiles an ldmatrix reads in the fragment's order for the epilogue computed per stmatrix: 16-bit,
-    read only by pointwise ops of that epilogue, each element at the fragment element it is combined with (every
-    axis of the tile is one of the source's, none a broadcast), and its columns innermost in its allocation,
-    whole rows of 8 in a row of a multiple of 8 (the 16 bytes an ldmatrix row is; a TMA swizzle moves 16-byte
-    pieces whole). Any other shared input of the epilogue is read element by element."""
+                  read: FragmentRead) -> tuple[tuple[TensorView, TensorView], ...]:
+    """The shared tiles an ldmatrix reads in the fragment's order for the epilogue computed per stmatrix, each with
+    the first tensor (by name) of that epilogue that reads it: 16-bit, read only by pointwise ops of that epilogue,
+    each element at the fragment element it is combined with (every axis of the tile is one of the source's, none a
+    broadcast), and its columns innermost in its allocation, whole rows of 8 in a row of a multiple of 8 (the 16
+    bytes an ldmatrix row is; a TMA swizzle moves 16-byte pieces whole). Any other shared input of the epilogue is
+    read element by element."""
     column = innermost_root(read.c)
     if column is None:
         return ()
     readers = inlined | {source}
-    found = []
+    found: dict[TensorView, TensorView] = {}
     for x in sorted(readers, key=lambda t: t.name):
         for p in x.producers():
             if (p in found or p.memory_type is not MemoryType.Shared or p.dtype.size != 2 or p in ids.views
@@ -271,8 +273,8 @@ def _matrix_reads(ids: IdModel, buffers: BufferPlan, source: TensorView, inlined
             width = innermost.extent.const_value()
             if innermost_root(innermost) is not axes.get(column) or width is None or width % MATRIX_ROW:
                 continue
-            found.append(p)
-    return tuple(found)
+            found[p] = x
+    return tuple(found.items())
 
 
 def _tile(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> MmaTile:

@@ -21,6 +21,7 @@ from tests.runtime.kir_builders import (
     c,
     for_,
     global_1d,
+    if_,
     insert_after,
     kernel,
     load,
@@ -108,3 +109,12 @@ def test_ldmatrix_errors(change: object, match: str) -> None:
     broken = replace(kern, body=k.rewrite(kern.body, lambda n: change(n) if isinstance(n, k.LdMatrix) else None))
     with pytest.raises(SimulationError, match=match):
         simulate(broken, [small_inputs(4)])
+
+
+def test_ldmatrix_by_part_of_a_warp_is_an_error_naming_ldmatrix() -> None:
+    kern = small_kernel(2)
+    broken = replace(kern, body=k.rewrite(kern.body, lambda n: (if_(LANE.lt(c(16)), [n]),)
+                                          if isinstance(n, k.LdMatrix) else None))
+    with pytest.raises(SimulationError, match=r"only 16 of the 32 threads of warp 0 of block \(0, 0, 0\) execute it; "
+                                              r"ldmatrix.sync.aligned"):
+        simulate(broken, [small_inputs(2)])
