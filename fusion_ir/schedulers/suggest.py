@@ -503,7 +503,7 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
             "short K", "128 x 128 per warp group", "persistent ping-pong: one warp group's epilogue runs under the "
             "other's mainloop (1.07 of cuBLAS at 4096 x 4096 x 128)", store, index_why, ping_pong=True)
     if tiles < sms:                                            # under one wave of big tiles
-        span = _span_tile(problem, sms, k_tiles)
+        span = _span_tile(problem, sms)
         if span is not None:
             tile, groups, why = span
             rule = f"T < S: {tiles} tiles of 128 x 256 under one wave of {sms} SMs; one tile spans the skinny side"
@@ -676,13 +676,12 @@ def _streamed_b_cluster(problem: MatmulProblem, tile: tuple[int, int, int],
     return (1, 2) if rows % 2 and cols % 2 == 0 else (2, 1)
 
 
-def _span_tile(problem: MatmulProblem, sms: int,
-               k_tiles: int | None) -> tuple[tuple[int, int, int], int, str] | None:
+def _span_tile(problem: MatmulProblem, sms: int) -> tuple[tuple[int, int, int], int, str] | None:
     """``(tile, compute warp groups, why)`` where one tile spans a skinny side (``SPAN_ROWS``): M of ``SPAN_FILL`` x
     192 to 192 rows with a B larger than half the L2, or N of 192 columns with such an A, its blocks at least half a
     wave and at most a wave; both operands TMA-loaded with rows of 128-byte multiples, K known, no batch, no epilogue
     input and a TMA store. None elsewhere."""
-    if (k_tiles is None or problem.m is None or problem.n is None or not problem.tma_operands or problem.batch_axes
+    if (None in (problem.m, problem.n, problem.k) or not problem.tma_operands or problem.batch_axes
             or misaligned_rows(problem) or not problem.tma_store_possible or problem.loaded_tiles or problem.broadcast):
         return None
     half_l2, size = current_target().l2_bytes // 2, problem.dtype.size

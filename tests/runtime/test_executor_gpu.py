@@ -50,6 +50,15 @@ def torch_or_skip():
     return TORCH
 
 
+def assert_as_close_as_torch(out, a, b) -> None:
+    """A bf16 product ``out`` of the torch tensors ``a @ b`` is as close to the float64 product (relative error) as
+    torch.matmul's own bf16 result, within half again."""
+    expected = a.double() @ b.double()
+    err = ((out.double() - expected).norm() / expected.norm()).item()
+    torch_err = ((TORCH.matmul(a, b).double() - expected).norm() / expected.norm()).item()
+    assert err < 1.5 * torch_err, (err, torch_err)
+
+
 def rng_for(*key: object) -> np.random.Generator:
     return np.random.default_rng(zlib.crc32(repr(key).encode()))
 

@@ -16,7 +16,7 @@ from lowering import lower
 from runtime import execute
 from tests.helpers import assert_matches, random_inputs
 from tests.runtime.sanitizer import SANITIZER, assert_sanitizer_clean
-from tests.runtime.test_executor_gpu import torch_or_skip
+from tests.runtime.test_executor_gpu import assert_as_close_as_torch, torch_or_skip
 
 pytestmark = pytest.mark.gpu
 SIZES = [(200, 264, 136), (520, 1000, 264), (136, 392, 72), (128, 128, 64)]    # M, N, K
@@ -51,10 +51,7 @@ def test_large_matches_torch(cluster: tuple[int, int], tile: tuple[int, int, int
     b = torch.randn(k, n, device="cuda").bfloat16()
     fusion = matmul_cluster.build(cluster=cluster, tile=tile, stages=3, tma_store=True)
     (out,) = execute(lower(fusion), [a, b])
-    expected = a.double() @ b.double()
-    err = ((out.double() - expected).norm() / expected.norm()).item()
-    torch_err = ((torch.matmul(a, b).double() - expected).norm() / expected.norm()).item()
-    assert err < 1.5 * torch_err, (err, torch_err)     # a bf16 result: as close as torch's bf16 result
+    assert_as_close_as_torch(out, a, b)
 
 
 @pytest.mark.parametrize("shape", [(1536, 1536, 6000), (450, 2888, 4104)])   # whole clusters; rows and columns padded
@@ -68,10 +65,7 @@ def test_the_rules_2d_cluster_tiles_match_torch(tile: tuple[int, int, int], shap
     b = torch.randn(k, n, device="cuda").bfloat16()
     fusion = matmul_cluster.build(cluster=(2, 2), tile=tile, stages=6, tma_store=True)
     (out,) = execute(lower(fusion), [a, b])
-    expected = a.double() @ b.double()
-    err = ((out.double() - expected).norm() / expected.norm()).item()
-    torch_err = ((torch.matmul(a, b).double() - expected).norm() / expected.norm()).item()
-    assert err < 1.5 * torch_err, (err, torch_err)
+    assert_as_close_as_torch(out, a, b)
 
 
 @pytest.mark.skipif(SANITIZER is None, reason="compute-sanitizer is not installed")
@@ -121,10 +115,7 @@ def test_persistent_large_matches_torch(cluster: tuple[int, int], tile: tuple[in
     fusion = matmul_cluster.build(cluster=cluster, tile=tile, stages=3, tma_store=True, persistent=True,
                                   blocks=blocks)
     (out,) = execute(lower(fusion), [a, b])
-    expected = a.double() @ b.double()
-    err = ((out.double() - expected).norm() / expected.norm()).item()
-    torch_err = ((torch.matmul(a, b).double() - expected).norm() / expected.norm()).item()
-    assert err < 1.5 * torch_err, (err, torch_err)
+    assert_as_close_as_torch(out, a, b)
 
 
 @pytest.mark.skipif(SANITIZER is None, reason="compute-sanitizer is not installed")
