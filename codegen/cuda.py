@@ -82,7 +82,7 @@ from lowering.verify import VerifyError, verify
 from target import current as current_target
 
 from .errors import CodegenError
-from .expressions import cond_expr, index_expr, value_expr
+from .expressions import BuiltinNames, builtin, builtin_names, cond_expr, index_expr, value_expr
 from .helpers import helpers_source
 from .smem_layout import shared_memory_layout
 from .wgmma import (
@@ -158,15 +158,23 @@ class KernelPrinter(NodeVisitor):
         self.used_symbols: set[str] = set()
         self.referenced = _referenced_buffers(kernel.body)
         self.block = tuple(b.const_value() for b in kernel.block)
+        # wgmma reads its descriptors from uniform registers: where the kernel issues it, the thread indices a
+        # warp group's descriptors are computed from are read warp-uniform (measured there, not elsewhere)
+        self.builtins = BuiltinNames(warp_uniform_builtins(self.block) if self.wgmma_accumulators else {})
         self._validate_names()
 
     # ------------------------------------------------------------ assembly
     def source(self) -> str:
-        for node in self.kernel.body:
-            self._stmt(node)
+        with builtin_names(self.builtins):
+            for node in self.kernel.body:
+                self._stmt(node)
         body = self.lines
         prologue = [f"{INDENT}const {self.index_ctype} {name} = {text};" for name, text in self.param_symbols.items()
                     if name in self.used_symbols]
+        # a thread index the same in every lane of a warp, read by a shuffle so that ptxas knows it: what is
+        # computed from it (a warp group's wgmma descriptors, its stage and barrier indices) stays in uniform registers
+        prologue += [f"{INDENT}const unsigned {self.builtins.names[b]} = __shfl_sync(0xffffffffu, {b}, 0);"
+                     for b in sorted(self.builtins.used)]
         if self.uses_smem:
             prologue.append(f"{INDENT}extern __shared__ __align__({smem_base_align()}) char smem[];")
         k = self.kernel
@@ -230,6 +238,10 @@ class KernelPrinter(NodeVisitor):
 
     def _validate_names(self) -> None:
         names = [self.kernel.name] + list(self.params) + list(self.tensor_maps) + [s.name for s in self.kernel.scalars]
+        taken = set(names) & set(self.builtins.names.values())
+        if taken:
+            raise CodegenError(f"codegen: {sorted(taken)} name a warp-uniform thread index of the generated code; "
+                               f"rename the kernel, tensor or scalar")
         for name in names:
             if not _IDENTIFIER.match(name) or keyword.iskeyword(name):
                 raise CodegenError(f"codegen: {name!r} is not a valid C identifier")
@@ -467,9 +479,9 @@ class KernelPrinter(NodeVisitor):
             x_warp, y, z = w % per_row, w // per_row % by, w // (per_row * by)
             terms = ["threadIdx.x < 32" if x_warp == 0 else f"threadIdx.x / 32 == {x_warp}"]
             if by != 1:
-                terms.append(f"threadIdx.y == {y}")
+                terms.append(f"{builtin('threadIdx.y')} == {y}")
             if bz != 1:
-                terms.append(f"threadIdx.z == {z}")
+                terms.append(f"{builtin('threadIdx.z')} == {z}")
             return " && ".join(terms)
         dx = Val.const(bx) if bx is not None else Val.symbol("blockDim.x")
         dy = Val.const(by) if by is not None else Val.symbol("blockDim.y")
@@ -633,7 +645,7 @@ class KernelPrinter(NodeVisitor):
         if not _IDENTIFIER.match(name):
             raise CodegenError(f"codegen: SemaphoreArrive {name} is not a C identifier")
         self.helpers.add("grid_sync")
-        first = " && ".join(f"{axis} == 0" for axis, n in zip(("threadIdx.x", "threadIdx.y", "threadIdx.z"),
+        first = " && ".join(f"{builtin(axis)} == 0" for axis, n in zip(("threadIdx.x", "threadIdx.y", "threadIdx.z"),
                                                                self.block) if n != 1) or "true"
         address = f"&{self._access(node.semaphore, self._idx(node.index, node), node)}"
         arrive = f"semaphoreArrive({address}, {self._idx(node.arrivals, node)}, {first})"
@@ -924,6 +936,23 @@ def _unroll_pragma(node: ForLoop) -> str:
         # A pipeline stage's loop stays rolled: unrolling it would multiply its waits and copies.
         return "#pragma unroll 1"
     return ""
+
+
+def warp_uniform_builtins(block: tuple[int | None, ...]) -> dict[str, str]:
+    """The thread indices that are the same in every lane of a warp, by the name the kernel reads them under.
+
+    ``threadIdx.y`` where the block's x extent is a multiple of 32 (every warp lies in one row), ``threadIdx.z``
+    where ``x * y`` is; each is read once, at entry, by ``__shfl_sync`` from lane 0 (``tidY``, ``tidZ``). ptxas
+    cannot prove a builtin warp-uniform, but it can a shuffle's result, and keeps what is computed from it in
+    uniform registers: as CUTLASS reads its warp group index. Nothing where the block is not constant.
+    """
+    bx, by, bz = block
+    names: dict[str, str] = {}
+    if bx is not None and bx % 32 == 0 and by is not None and by > 1:
+        names["threadIdx.y"] = "tidY"
+    if bx is not None and by is not None and (bx * by) % 32 == 0 and bz is not None and bz > 1:
+        names["threadIdx.z"] = "tidZ"
+    return names
 
 
 def _product(dims: tuple[int | None, ...]) -> int | None:

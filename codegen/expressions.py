@@ -15,7 +15,9 @@ never a C cast, which is undefined out of range.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import numpy as np
 
@@ -40,6 +42,41 @@ BUILTIN_SYMBOLS = frozenset(
     f"{base}.{axis}" for base in ("threadIdx", "blockIdx", "blockDim", "gridDim") for axis in "xyz"
 )
 
+
+
+class BuiltinNames:
+    """Names under which some builtins are read while a kernel prints (``threadIdx.y`` as ``tidY``), and which were."""
+
+    def __init__(self, names: Mapping[str, str]) -> None:
+        self.names = dict(names)
+        self.used: set[str] = set()
+
+    def read(self, builtin: str) -> str:
+        name = self.names.get(builtin)
+        if name is None:
+            return builtin
+        self.used.add(builtin)
+        return name
+
+
+_BUILTIN_NAMES: ContextVar[BuiltinNames] = ContextVar("builtin_names", default=BuiltinNames({}))
+
+
+@contextmanager
+def builtin_names(names: BuiltinNames) -> Iterator[BuiltinNames]:
+    """Within the block every expression printed reads each builtin of ``names`` by its given name."""
+    token = _BUILTIN_NAMES.set(names)
+    try:
+        yield names
+    finally:
+        _BUILTIN_NAMES.reset(token)
+
+
+def builtin(name: str) -> str:
+    """The C text that reads builtin ``name`` (``threadIdx.y``, or its warp-uniform copy where one is declared)."""
+    return _BUILTIN_NAMES.get().read(name)
+
+
 _INFIX = {
     "add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%",
     "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!=",
@@ -59,7 +96,8 @@ _FLOAT_TO_INT = {DataType.Int32: "__float2int_rz", DataType.Int64: "__float2ll_r
 def index_expr(v: Val, ctype: str = "int64_t") -> str:
     """A C expression for an index or extent, in the index type ``ctype`` (``int64_t`` or ``int``)."""
     if v.is_symbol:
-        return str(v.name)  # a lone builtin needs no cast
+        name = str(v.name)
+        return builtin(name) if name in BUILTIN_SYMBOLS else name  # a lone builtin needs no cast
     return _val(v, top=True, ctype=ctype)
 
 
@@ -78,7 +116,7 @@ def _val(v: Val, top: bool, ctype: str = "int64_t") -> str:
     if op == "sym":
         name = str(v.name)
         if name in BUILTIN_SYMBOLS:
-            return f"(({ctype}){name})"
+            return f"(({ctype}){builtin(name)})"
         return name
     if op == "not":
         return f"!{_val(v.args[0], top=False, ctype=ctype)}"

@@ -81,3 +81,15 @@ def test_boolean_arithmetic_converts_back_to_bool_inside_an_expression() -> None
         "static_cast<int>(static_cast<bool>(T4[i5] + T4[i5]))"
     assert value_expr(k.BinaryValue("mul", total, b, DataType.Bool), access) == \
         "static_cast<bool>(static_cast<bool>(T4[i5] + T4[i5]) * T4[i5])"
+
+
+def test_a_builtin_given_a_name_prints_under_it_and_is_noted() -> None:
+    from codegen.expressions import BuiltinNames, builtin_names
+
+    ty = Val.symbol("threadIdx.y")
+    names = BuiltinNames({"threadIdx.y": "tidY"})
+    with builtin_names(names):
+        assert index_expr(ty) == "tidY"
+        assert index_expr(ty * 4096 + TX, "int") == "(((int)tidY) * 4096) + ((int)threadIdx.x)"
+        assert names.used == {"threadIdx.y"}
+    assert index_expr(ty * 2) == "((int64_t)threadIdx.y) * 2"      # outside the block: the builtin itself

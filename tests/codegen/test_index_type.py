@@ -38,7 +38,7 @@ def test_int32_kernel_has_no_64_bit_index_arithmetic() -> None:
     kernel = lower(matmul_ws_persistent.build(index_type=DataType.Int32))
     assert kernel.index_type == DataType.Int32
     body = _body(to_cuda(kernel))
-    assert "for (int " in body and "((int)threadIdx.y)" in body and "ceilDiv32(" in body
+    assert "for (int " in body and "((int)tidY)" in body and "ceilDiv32(" in body
     # the only 64-bit integers left are the mbarrier objects
     assert set(re.findall(r"int64_t\*? ?\w+", body)) <= {"int64_t* T4_mbar"}
     assert "int64_t" not in body.replace("int64_t* T4_mbar", "").replace("reinterpret_cast<int64_t*>", "")

@@ -114,23 +114,23 @@ def test_the_ping_pong_kernel_alternates_its_warp_groups() -> None:
         "return;"])
     _in_order(compute, [
         "increaseRegisters<232>();",
-        "if (((int)threadIdx.y) == 0) {", "mbarrier::arrive(",          # group 0 marks the stages empty
-        "if (((int)threadIdx.y) == 1) {",                                # the last group gives group 0
+        "if (((int)tidY) == 0) {", "mbarrier::arrive(",          # group 0 marks the stages empty
+        "if (((int)tidY) == 1) {",                                # the last group gives group 0
         "mbarrier::arrive(toSmem(&T4_order[0]));", "mbarrier::arrive(toSmem(&T4_order[2]));",  # both turns
-        "= (((int)threadIdx.y) + 1) % 2;",                 # the next group's slots, computed once
-        "= ((((int)threadIdx.y) + 1) % 2) + 2;",
+        "= (((int)tidY) + 1) % 2;",                 # the next group's slots, computed once
+        "= ((((int)tidY) + 1) % 2) + 2;",
         "for (int",                                        # this group's tiles
         "continue;",
-        "mbarrier::waitParity(toSmem(&T4_order[threadIdx.y]), i4 % 2);",    # mainloop turn
+        "mbarrier::waitParity(toSmem(&T4_order[tidY]), i4 % 2);",    # mainloop turn
         "for (int",                                        # cta-k
         "wgmma::mmaM64N128K16F32Bf16", "wgmma::commit();", "wgmma::wait<1>();",
         "mbarrier::arrive(toSmem(&T4_order[h",             # hand on the mainloop
         "wgmma::wait<0>();",
-        "mbarrier::waitParity(toSmem(&T4_order[((int)threadIdx.y) + 2]), i4 % 2);",  # epilogue turn
+        "mbarrier::waitParity(toSmem(&T4_order[((int)tidY) + 2]), i4 % 2);",  # epilogue turn
         "stmatrixX4(", "fenceAsyncProxy();",
-        "namedBarrierSync(2 + ((int)threadIdx.y), 128);",            # this warp group only
+        "namedBarrierSync(2 + ((int)tidY), 128);",            # this warp group only
         "Hopper::cpAsyncBulkTensorTileS2G(", "Hopper::cpAsyncBulkWaitGroupRead<0>();",
-        "namedBarrierSync(2 + ((int)threadIdx.y), 128);",
+        "namedBarrierSync(2 + ((int)tidY), 128);",
         "mbarrier::arrive(toSmem(&T4_order[h",             # hand on the epilogue
         "mbarrier::inval("])
 

@@ -66,7 +66,7 @@ def test_deferred_waits_before_the_guard_and_after_the_loop(arrangement: str) ->
     elect_wait = after[:final].rstrip().splitlines()[-1].strip()
     # the same warp (test_store_waits compares the kernel IR; here a hoisted name may stand for the expression)
     assert "Hopper::electSync(" in elect_wait and "Hopper::electSync(" in elect_store
-    assert ("threadIdx.y == 0" in elect_wait) == ("threadIdx.y == 0" in elect_store) == (arrangement == "cooperative")
+    assert ("tidY == 0" in elect_wait) == ("tidY == 0" in elect_store) == (arrangement == "cooperative")
 
 
 @needs_nvcc

@@ -41,7 +41,7 @@ def test_the_k_tile_fences_issues_four_mmas_then_commits_and_waits() -> None:
         "wgmma::fenceOperands(T3);\n    wgmma::fence();",
         "#pragma unroll\n    for (int64_t i9 = 0; i9 < 4; ++i9) {",
         "wgmma::mmaM64N256K16F32Bf16<0, 1>(&T3[0],\n"
-        "          wgmma::smemDescriptor(toSmem(&T4[(((int64_t)threadIdx.y) * 4096) + (i9 * 16)]), 16, 1024, 1),\n"
+        "          wgmma::smemDescriptor(toSmem(&T4[(((int64_t)tidY) * 4096) + (i9 * 16)]), 16, 1024, 1),\n"
         "          wgmma::smemDescriptor(toSmem(&T5[i9 * 1024]), 8192, 1024, 1));",
         "wgmma::commit();\n    wgmma::wait<0>();\n    wgmma::fenceOperands(T3);",
         "__syncthreads();  // WAR",
@@ -255,3 +255,59 @@ def test_smem_descriptor_encodes_the_ptx_fields(tmp_path) -> None:
                    capture_output=True, timeout=300)
     out = subprocess.run([str(tmp_path / "desc")], check=True, capture_output=True, text=True, timeout=60).stdout
     assert [int(x, 16) for x in out.split()] == [_descriptor(*case) for case in cases]
+
+
+# ---------------------------------------------------------------- warp-uniform thread indices
+def test_block_rows_of_whole_warps_read_their_thread_index_warp_uniform() -> None:
+    from codegen.cuda import warp_uniform_builtins
+
+    assert warp_uniform_builtins((128, 3, 1)) == {"threadIdx.y": "tidY"}
+    assert warp_uniform_builtins((32, 2, 4)) == {"threadIdx.y": "tidY", "threadIdx.z": "tidZ"}
+    assert warp_uniform_builtins((16, 2, 4)) == {"threadIdx.z": "tidZ"}       # a warp spans two rows
+    assert warp_uniform_builtins((16, 16, 1)) == {}
+    assert warp_uniform_builtins((128, 1, 1)) == {}
+    assert warp_uniform_builtins((None, 3, 1)) == {}
+
+
+def test_a_wgmma_kernel_reads_its_warp_group_index_by_one_shuffle() -> None:
+    src = to_cuda(s.wgmma_tile().kernel)
+    body = src[src.index('extern "C" __global__'):]
+    assert body.count("threadIdx.y") == 1
+    assert "const unsigned tidY = __shfl_sync(0xffffffffu, threadIdx.y, 0);" in body
+    assert "toSmem(&T4[(((int64_t)tidY) * 4096) + (i9 * 16)])" in body
+
+
+def test_a_kernel_without_wgmma_reads_its_thread_index_directly() -> None:
+    src = to_cuda(lower_example("pointwise_2d"))
+    assert "tidY" not in src and "__shfl_sync" not in src[src.index('extern "C" __global__'):]
+
+
+def lower_example(name: str):
+    import examples
+    from lowering import lower
+
+    return lower(examples.load(name).build())
+
+
+@needs_nvcc
+@pytest.mark.parametrize("name", ["matmul_ping_pong", "matmul_ws_persistent"])
+def test_the_wgmma_descriptors_are_computed_in_uniform_registers(name: str, tmp_path) -> None:
+    """Between a warp group's wgmma.fence and the wgmmas it issues, no value moves from a thread's registers
+    to the uniform ones (R2UR): the descriptors come from the uniform datapath (SASS of nvcc for sm_90a)."""
+    (tmp_path / "k.cu").write_text(to_cuda(lower_example(name)))
+    subprocess.run(["nvcc", *NVCC_ARCH_FLAGS, "-cubin", "-o", str(tmp_path / "k.cubin"), str(tmp_path / "k.cu")],
+                   check=True, capture_output=True, timeout=300)
+    sass = subprocess.run(["cuobjdump", "-sass", str(tmp_path / "k.cubin")], check=True, capture_output=True,
+                          text=True, timeout=60).stdout
+    ops = [m.group(1) for m in re.finditer(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z0-9_.]+)", sass)]
+    issuing, seen = False, 0
+    for op in ops:
+        if op.startswith("WARPGROUP.ARRIVE"):
+            issuing = True
+        elif op.startswith("WARPGROUP.DEPBAR"):
+            issuing = False
+        elif op.startswith("HGMMA"):
+            seen += 1
+        elif issuing and op.startswith("R2UR"):
+            raise AssertionError(f"{name}: R2UR among the wgmmas of a k tile")
+    assert seen > 0

@@ -3,10 +3,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   const int64_t T21_stride1 = T21.stride[1];
   const int64_t T21_stride2 = T21.stride[2];
   const int64_t T21_stride3 = T21.stride[3];
+  const unsigned tidY = __shfl_sync(0xffffffffu, threadIdx.y, 0);
   extern __shared__ __align__(1024) char smem[];
 
   int64_t* T64_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T64_mbar[0]), 1);
   }
   __syncthreads();  // init: T64_mbar visible to every thread
@@ -40,7 +41,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   int64_t* T65_mbar = reinterpret_cast<int64_t*>(smem + 8);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // pre-prologue loop of stages of T65, T66
     #pragma unroll 1
     for (int64_t s2 = 0; s2 < 2; ++s2) {
@@ -49,9 +50,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // init: T65_mbar visible to every thread
-  if (((int64_t)threadIdx.y) >= (((int64_t)blockDim.y) - 1)) {
+  if (((int64_t)tidY) >= (((int64_t)blockDim.y) - 1)) {
     decreaseRegisters<24>();
-    if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
       mbarrier::arriveExpectTx(toSmem(&T64_mbar[0]), 16384);
       // loop of iUR283{1}
       #pragma unroll
@@ -59,7 +60,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T64[i11 * 8192]), &tmap_T0, toSmem(&T64_mbar[0]), i11 * 64, ((int64_t)blockIdx.x) * 128, ((int64_t)blockIdx.y) % 2, ((int64_t)blockIdx.y) / 2);
       }
     }
-    if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
       const int64_t h0 = ((int64_t)blockIdx.y) / 2;
       const int64_t h1 = ((int64_t)blockIdx.y) % 2;
       // AsyncWarp loop of rS244{6}
@@ -89,7 +90,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       mbarrier::arrive(toSmem(&T65_mbar[s2 + 2]));
     }
     // rS244{6}: the first min(min(6, ceilDiv((blockIdx.x * 128) + 128, 64)), min(5, ((blockIdx.x * 128) + 1) / 64)) iterations with T33, T42 known true
-    const int64_t h2 = ((((int64_t)threadIdx.y) * 64) % 128) * 64;
+    const int64_t h2 = ((((int64_t)tidY) * 64) % 128) * 64;
     // ComputeWarp loop of rS244{6}
     #pragma unroll 1
     for (int64_t i2 = 0; i2 < min64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 128) + 128, 64)), min64(5, ((((int64_t)blockIdx.x) * 128) + 1) / 64)); ++i2) {
@@ -283,7 +284,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       wgmma::fenceOperands(T61);
       mbarrier::arrive(toSmem(&T65_mbar[(i2 % 2) + 2]));
     }
-    const int64_t h4 = ((((int64_t)threadIdx.y) * 64) % 128) * 64;
+    const int64_t h4 = ((((int64_t)tidY) * 64) % 128) * 64;
     const int64_t h6 = (((int64_t)threadIdx.x) % 4) * 2;
     const int64_t h7 = ((((int64_t)threadIdx.x) / 4) / 8) * 16;
     const int64_t h8 = (((int64_t)threadIdx.x) / 4) % 8;
@@ -369,7 +370,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
             }
             T23[0] = T22[0];
             T24[0] = T23[0];
-            T6[0] = static_cast<int>((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h7 + ((i6 * 8) + h8))));
+            T6[0] = static_cast<int>((((int64_t)blockIdx.x) * 128) + ((((int64_t)tidY) * 64) + (h7 + ((i6 * 8) + h8))));
             T7[0] = T6[0];
             T25[0] = T7[0];
             T26[0] = T24[0] <= T25[0];
@@ -520,7 +521,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // every wait on T65_mbar done before inval
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // post-epilogue loop of stages of T65, T66
     #pragma unroll 1
     for (int64_t s2 = 0; s2 < 4; ++s2) {
@@ -541,13 +542,13 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         T62[0] = T54[i48];
         T63[i49] = T61[(i49 + (i48 * 2)) + (i47 * 4)] / T62[0];
       }
-      if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i48 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < 100) {
-        *reinterpret_cast<uint32_t*>(&T21.data[((((((int64_t)blockIdx.y) / 2) * T21_stride0) + ((((int64_t)blockIdx.y) % 2) * T21_stride1)) + (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i48 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) * T21_stride2)) + (((i47 * 8) + ((((int64_t)threadIdx.x) % 4) * 2)) * T21_stride3)]) = (static_cast<uint32_t>((__float2bfloat16(T63[0])).raw) | (static_cast<uint32_t>((__float2bfloat16(T63[1])).raw) << 16));
+      if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)tidY) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i48 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < 100) {
+        *reinterpret_cast<uint32_t*>(&T21.data[((((((int64_t)blockIdx.y) / 2) * T21_stride0) + ((((int64_t)blockIdx.y) % 2) * T21_stride1)) + (((((int64_t)blockIdx.x) * 128) + ((((int64_t)tidY) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i48 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) * T21_stride2)) + (((i47 * 8) + ((((int64_t)threadIdx.x) % 4) * 2)) * T21_stride3)]) = (static_cast<uint32_t>((__float2bfloat16(T63[0])).raw) | (static_cast<uint32_t>((__float2bfloat16(T63[1])).raw) << 16));
       }
     }
   }
   __syncthreads();  // every wait on T64_mbar done before inval
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     mbarrier::inval(toSmem(&T64_mbar[0]));
   }
 }

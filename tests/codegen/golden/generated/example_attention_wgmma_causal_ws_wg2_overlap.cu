@@ -3,10 +3,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   const int64_t T21_stride1 = T21.stride[1];
   const int64_t T21_stride2 = T21.stride[2];
   const int64_t T21_stride3 = T21.stride[3];
+  const unsigned tidY = __shfl_sync(0xffffffffu, threadIdx.y, 0);
   extern __shared__ __align__(1024) char smem[];
 
   int64_t* T64_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T64_mbar[0]), 1);
   }
   __syncthreads();  // init: T64_mbar visible to every thread
@@ -42,7 +43,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   uint32_t T55_w[16];  // T55 in pairs: the A registers of wgmmas
   __bfloat16* const T55 = reinterpret_cast<__bfloat16*>(T55_w);
   int64_t* T65_mbar = reinterpret_cast<int64_t*>(smem + 8);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // pre-prologue loop of stages of T65, T66
     #pragma unroll 1
     for (int64_t s2 = 0; s2 < 3; ++s2) {
@@ -51,9 +52,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // init: T65_mbar visible to every thread
-  if (((int64_t)threadIdx.y) >= (((int64_t)blockDim.y) - 1)) {
+  if (((int64_t)tidY) >= (((int64_t)blockDim.y) - 1)) {
     decreaseRegisters<24>();
-    if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
       mbarrier::arriveExpectTx(toSmem(&T64_mbar[0]), 16384);
       // loop of iUR283{1}
       #pragma unroll
@@ -61,7 +62,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T64[i11 * 8192]), &tmap_T0, toSmem(&T64_mbar[0]), i11 * 64, ((int64_t)blockIdx.x) * 128, ((int64_t)blockIdx.y) % 2, ((int64_t)blockIdx.y) / 2);
       }
     }
-    if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
       const int64_t h0 = ((int64_t)blockIdx.y) / 2;
       const int64_t h1 = ((int64_t)blockIdx.y) % 2;
       // AsyncWarp loop of rS244{6}
@@ -91,7 +92,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       mbarrier::arrive(toSmem(&T65_mbar[s2 + 3]));
     }
     // rS244{6}: the first min(min(1, min(6, ceilDiv((blockIdx.x * 128) + 128, 64))), min(5, ((blockIdx.x * 128) + 1) / 64)) iterations with T33, T42 known true
-    const int64_t h2 = ((((int64_t)threadIdx.y) * 64) % 128) * 64;
+    const int64_t h2 = ((((int64_t)tidY) * 64) % 128) * 64;
     // ComputeWarp loop of rS244{6}
     #pragma unroll 1
     for (int64_t i2 = 0; i2 < min64(min64(1, min64(6, ceilDiv((((int64_t)blockIdx.x) * 128) + 128, 64))), min64(5, ((((int64_t)blockIdx.x) * 128) + 1) / 64)); ++i2) {
@@ -279,7 +280,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         mbarrier::arrive(toSmem(&T65_mbar[((i2 - 1) % 3) + 3]));
       }
     }
-    const int64_t h3 = ((((int64_t)threadIdx.y) * 64) % 128) * 64;
+    const int64_t h3 = ((((int64_t)tidY) * 64) % 128) * 64;
     const int64_t h4 = (((int64_t)threadIdx.x) % 4) * 2;
     const int64_t h5 = ((((int64_t)threadIdx.x) / 4) / 8) * 16;
     const int64_t h6 = (((int64_t)threadIdx.x) / 4) % 8;
@@ -370,7 +371,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
             }
             T23[0] = T22[0];
             T24[0] = T23[0];
-            T6[0] = static_cast<int>((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h5 + ((i6 * 8) + h6))));
+            T6[0] = static_cast<int>((((int64_t)blockIdx.x) * 128) + ((((int64_t)tidY) * 64) + (h5 + ((i6 * 8) + h6))));
             T7[0] = T6[0];
             T25[0] = T7[0];
             T26[0] = T24[0] <= T25[0];
@@ -509,7 +510,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       }
     }
     // rS244{6}: the first min(min(6, ceilDiv((blockIdx.x * 128) + 128, 64)), max(min(1, min(6, ceilDiv((blockIdx.x * 128) + 128, 64))), min(5, ((blockIdx.x * 128) + 1) / 64))) iterations with T33, T42 known true
-    const int64_t h7 = ((((int64_t)threadIdx.y) * 64) % 128) * 64;
+    const int64_t h7 = ((((int64_t)tidY) * 64) % 128) * 64;
     // ComputeWarp loop of rS244{6}
     #pragma unroll 1
     for (int64_t i2 = min64(1, min64(6, ceilDiv((((int64_t)blockIdx.x) * 128) + 128, 64))); i2 < min64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 128) + 128, 64)), max64(min64(1, min64(6, ceilDiv((((int64_t)blockIdx.x) * 128) + 128, 64))), min64(5, ((((int64_t)blockIdx.x) * 128) + 1) / 64))); ++i2) {
@@ -705,7 +706,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         mbarrier::arrive(toSmem(&T65_mbar[((i2 - 1) % 3) + 3]));
       }
     }
-    const int64_t h8 = ((((int64_t)threadIdx.y) * 64) % 128) * 64;
+    const int64_t h8 = ((((int64_t)tidY) * 64) % 128) * 64;
     const int64_t h9 = (((int64_t)threadIdx.x) % 4) * 2;
     const int64_t h10 = ((((int64_t)threadIdx.x) / 4) / 8) * 16;
     const int64_t h11 = (((int64_t)threadIdx.x) / 4) % 8;
@@ -804,7 +805,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
             }
             T23[0] = T22[0];
             T24[0] = T23[0];
-            T6[0] = static_cast<int>((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + (h10 + ((i6 * 8) + h11))));
+            T6[0] = static_cast<int>((((int64_t)blockIdx.x) * 128) + ((((int64_t)tidY) * 64) + (h10 + ((i6 * 8) + h11))));
             T7[0] = T6[0];
             T25[0] = T7[0];
             T26[0] = T24[0] <= T25[0];
@@ -947,7 +948,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // every wait on T65_mbar done before inval
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // post-epilogue loop of stages of T65, T66
     #pragma unroll 1
     for (int64_t s2 = 0; s2 < 6; ++s2) {
@@ -985,13 +986,13 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         T62[0] = T54[i48];
         T63[i49] = T61[(i49 + (i48 * 2)) + (i47 * 4)] / T62[0];
       }
-      if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i48 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < 100) {
-        *reinterpret_cast<uint32_t*>(&T21.data[((((((int64_t)blockIdx.y) / 2) * T21_stride0) + ((((int64_t)blockIdx.y) % 2) * T21_stride1)) + (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i48 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) * T21_stride2)) + (((i47 * 8) + ((((int64_t)threadIdx.x) % 4) * 2)) * T21_stride3)]) = (static_cast<uint32_t>((__float2bfloat16(T63[0])).raw) | (static_cast<uint32_t>((__float2bfloat16(T63[1])).raw) << 16));
+      if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)tidY) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i48 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < 100) {
+        *reinterpret_cast<uint32_t*>(&T21.data[((((((int64_t)blockIdx.y) / 2) * T21_stride0) + ((((int64_t)blockIdx.y) % 2) * T21_stride1)) + (((((int64_t)blockIdx.x) * 128) + ((((int64_t)tidY) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i48 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) * T21_stride2)) + (((i47 * 8) + ((((int64_t)threadIdx.x) % 4) * 2)) * T21_stride3)]) = (static_cast<uint32_t>((__float2bfloat16(T63[0])).raw) | (static_cast<uint32_t>((__float2bfloat16(T63[1])).raw) << 16));
       }
     }
   }
   __syncthreads();  // every wait on T64_mbar done before inval
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     mbarrier::inval(toSmem(&T64_mbar[0]));
   }
 }

@@ -3,10 +3,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   const int64_t T15_stride1 = T15.stride[1];
   const int64_t T15_stride2 = T15.stride[2];
   const int64_t T15_stride3 = T15.stride[3];
+  const unsigned tidY = __shfl_sync(0xffffffffu, threadIdx.y, 0);
   extern __shared__ __align__(1024) char smem[];
 
   int64_t* T52_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T52_mbar[0]), 1);
   }
   __syncthreads();  // init: T52_mbar visible to every thread
@@ -40,7 +41,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   int64_t* T53_mbar = reinterpret_cast<int64_t*>(smem + 8);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // pre-prologue loop of stages of T53, T54
     #pragma unroll 1
     for (int64_t s2 = 0; s2 < 2; ++s2) {
@@ -49,9 +50,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // init: T53_mbar visible to every thread
-  if (((int64_t)threadIdx.y) >= (((int64_t)blockDim.y) - 1)) {
+  if (((int64_t)tidY) >= (((int64_t)blockDim.y) - 1)) {
     decreaseRegisters<24>();
-    if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
       mbarrier::arriveExpectTx(toSmem(&T52_mbar[0]), 16384);
       // loop of iUR241{1}
       #pragma unroll
@@ -59,7 +60,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T52[i11 * 8192]), &tmap_T0, toSmem(&T52_mbar[0]), i11 * 64, ((int64_t)blockIdx.x) * 128, ((int64_t)blockIdx.y) % 2, ((int64_t)blockIdx.y) / 2);
       }
     }
-    if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
       const int64_t h0 = ((int64_t)blockIdx.y) / 2;
       const int64_t h1 = ((int64_t)blockIdx.y) % 2;
       // AsyncWarp loop of rS202{4}
@@ -89,7 +90,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       mbarrier::arrive(toSmem(&T53_mbar[s2 + 2]));
     }
     // rS202{4}: the first 3 iterations with T30 known true
-    const int64_t h2 = ((((int64_t)threadIdx.y) * 64) % 128) * 64;
+    const int64_t h2 = ((((int64_t)tidY) * 64) % 128) * 64;
     // ComputeWarp loop of rS202{4}
     #pragma unroll 1
     for (int64_t i2 = 0; i2 < 3; ++i2) {
@@ -281,7 +282,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       wgmma::fenceOperands(T49);
       mbarrier::arrive(toSmem(&T53_mbar[(i2 % 2) + 2]));
     }
-    const int64_t h4 = ((((int64_t)threadIdx.y) * 64) % 128) * 64;
+    const int64_t h4 = ((((int64_t)tidY) * 64) % 128) * 64;
     const int64_t h6 = (((int64_t)threadIdx.x) % 4) * 2;
     // ComputeWarp loop of rS202{4}
     #pragma unroll 1
@@ -492,7 +493,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // every wait on T53_mbar done before inval
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // post-epilogue loop of stages of T53, T54
     #pragma unroll 1
     for (int64_t s2 = 0; s2 < 4; ++s2) {
@@ -513,13 +514,13 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         T50[0] = T42[i48];
         T51[i49] = T49[(i49 + (i48 * 2)) + (i47 * 4)] / T50[0];
       }
-      if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i48 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < 200) {
-        *reinterpret_cast<uint32_t*>(&T15.data[((((((int64_t)blockIdx.y) / 2) * T15_stride0) + ((((int64_t)blockIdx.y) % 2) * T15_stride1)) + (((((int64_t)blockIdx.x) * 128) + ((((int64_t)threadIdx.y) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i48 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) * T15_stride2)) + (((i47 * 8) + ((((int64_t)threadIdx.x) % 4) * 2)) * T15_stride3)]) = (static_cast<uint32_t>((__float2bfloat16(T51[0])).raw) | (static_cast<uint32_t>((__float2bfloat16(T51[1])).raw) << 16));
+      if (((((int64_t)blockIdx.x) * 128) + ((((int64_t)tidY) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i48 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < 200) {
+        *reinterpret_cast<uint32_t*>(&T15.data[((((((int64_t)blockIdx.y) / 2) * T15_stride0) + ((((int64_t)blockIdx.y) % 2) * T15_stride1)) + (((((int64_t)blockIdx.x) * 128) + ((((int64_t)tidY) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i48 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) * T15_stride2)) + (((i47 * 8) + ((((int64_t)threadIdx.x) % 4) * 2)) * T15_stride3)]) = (static_cast<uint32_t>((__float2bfloat16(T51[0])).raw) | (static_cast<uint32_t>((__float2bfloat16(T51[1])).raw) << 16));
       }
     }
   }
   __syncthreads();  // every wait on T52_mbar done before inval
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     mbarrier::inval(toSmem(&T52_mbar[0]));
   }
 }

@@ -2,12 +2,13 @@ extern "C" __global__ void __cluster_dims__(1, 2, 1) __launch_bounds__(384, 1) f
   const int64_t i0 = T0.size[0];
   const int64_t i1 = T0.size[1];
   const int64_t i3 = T1.size[1];
+  const unsigned tidY = __shfl_sync(0xffffffffu, threadIdx.y, 0);
   extern __shared__ __align__(1024) char smem[];
 
   __bfloat16* T4 = reinterpret_cast<__bfloat16*>(smem + 1024);
   __bfloat16* T5 = reinterpret_cast<__bfloat16*>(smem + 99328);
   int64_t* T4_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // pre-prologue loop of stages of T4, T5
     #pragma unroll 1
     for (int64_t s0 = 0; s0 < 3; ++s0) {
@@ -17,7 +18,7 @@ extern "C" __global__ void __cluster_dims__(1, 2, 1) __launch_bounds__(384, 1) f
   }
   cluster::fenceMBarrierInit();
   cluster::sync();  // init: the cluster's barriers visible to every block before any multicast
-  if (((int64_t)threadIdx.y) >= (((int64_t)blockDim.y) - 1)) {
+  if (((int64_t)tidY) >= (((int64_t)blockDim.y) - 1)) {
     decreaseRegisters<40>();
     const int64_t h0 = (ceilDiv(ceilDiv(ceilDiv(i0, 256), 2), 4) * ceilDiv(i3, 128)) * 4;
     const int64_t h1 = ceilDiv(i1, 64);
@@ -28,7 +29,7 @@ extern "C" __global__ void __cluster_dims__(1, 2, 1) __launch_bounds__(384, 1) f
       if (((i4 * 66) + ((int64_t)blockIdx.x)) >= h0) {
         continue;
       }
-      if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
         const int64_t h2 = i4 * h1;
         const int64_t h3 = ((((((((i4 * 66) + ((int64_t)blockIdx.x)) / 4) / h5) * 4) + (((i4 * 66) + ((int64_t)blockIdx.x)) % 4)) * 2) + ((int64_t)blockIdx.y)) * 256;
         const int64_t h4 = ((((i4 * 66) + ((int64_t)blockIdx.x)) / 4) % h5) * 128;
@@ -95,7 +96,7 @@ extern "C" __global__ void __cluster_dims__(1, 2, 1) __launch_bounds__(384, 1) f
           #pragma unroll
           for (int64_t i17 = 0; i17 < 2; ++i17) {
             wgmma::mmaM64N128K16F32Bf16<0, 1>(&T2[i17 * 64],
-                wgmma::smemDescriptor(toSmem(&T4[(((i16 * 16) % 64) + (((((((int64_t)threadIdx.y) * 2) + i17) * 64) % 256) * 64)) + (((h8 + i7) % 3) * 16384)]), 16, 1024, 1),
+                wgmma::smemDescriptor(toSmem(&T4[(((i16 * 16) % 64) + (((((((int64_t)tidY) * 2) + i17) * 64) % 256) * 64)) + (((h8 + i7) % 3) * 16384)]), 16, 1024, 1),
                 wgmma::smemDescriptor(toSmem(&T5[(((i16 * 16) % 64) * 64) + (((h8 + i7) % 3) * 8192)]), 8192, 1024, 1));
           }
         }
@@ -131,7 +132,7 @@ extern "C" __global__ void __cluster_dims__(1, 2, 1) __launch_bounds__(384, 1) f
           T7[(1 + (((q7 * 2) + 1) * 4)) + (p7_0 * 64)] = __float2bfloat16(T2[((((q7 * 2) + 1) * 4) + 1) + (p7_0 * 64)]);
           T7[(2 + (((q7 * 2) + 1) * 4)) + (p7_0 * 64)] = __float2bfloat16(T2[((((q7 * 2) + 1) * 4) + 2) + (p7_0 * 64)]);
           T7[(3 + (((q7 * 2) + 1) * 4)) + (p7_0 * 64)] = __float2bfloat16(T2[((((q7 * 2) + 1) * 4) + 3) + (p7_0 * 64)]);
-          stmatrixX4(toSmem(&T6[(((((((q7 * 2) + h10) * 8) % 128) % 64) + ((((((((((int64_t)threadIdx.y) * 2) + p7_0) * 64) + h11) + h12) + h13) % 256) * 64)) + ((((((q7 * 2) + h10) * 8) % 128) / 64) * 16384)) ^ ((((((((((q7 * 2) + h10) * 8) % 128) % 64) + ((((((((((int64_t)threadIdx.y) * 2) + p7_0) * 64) + h11) + h12) + h13) % 256) * 64)) + ((((((q7 * 2) + h10) * 8) % 128) / 64) * 16384)) / 64) % 8) * 8)]),
+          stmatrixX4(toSmem(&T6[(((((((q7 * 2) + h10) * 8) % 128) % 64) + ((((((((((int64_t)tidY) * 2) + p7_0) * 64) + h11) + h12) + h13) % 256) * 64)) + ((((((q7 * 2) + h10) * 8) % 128) / 64) * 16384)) ^ ((((((((((q7 * 2) + h10) * 8) % 128) % 64) + ((((((((((int64_t)tidY) * 2) + p7_0) * 64) + h11) + h12) + h13) % 256) * 64)) + ((((((q7 * 2) + h10) * 8) % 128) / 64) * 16384)) / 64) % 8) * 8)]),
               (static_cast<uint32_t>((T7[(q7 * 8) + (p7_0 * 64)]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 1]).raw) << 16)),
               (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 2]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 3]).raw) << 16)),
               (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 4]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 5]).raw) << 16)),
@@ -140,7 +141,7 @@ extern "C" __global__ void __cluster_dims__(1, 2, 1) __launch_bounds__(384, 1) f
       }
       fenceAsyncProxy();
       namedBarrierSync(1, 256);  // RAW: T6 written, then read by a TMA store
-      if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
         // loop of iUR121{2}
         #pragma unroll
         for (int64_t i30 = 0; i30 < 2; ++i30) {
@@ -148,14 +149,14 @@ extern "C" __global__ void __cluster_dims__(1, 2, 1) __launch_bounds__(384, 1) f
           Hopper::cpAsyncBulkCommitGroup();
         }
       }
-      if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
         Hopper::cpAsyncBulkWaitGroupRead<0>();
       }
       namedBarrierSync(1, 256);  // WAR: T6 is rewritten next iteration
     }
   }
   cluster::sync();  // no block leaves while a peer may still arrive on its barriers
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // post-epilogue loop of stages of T4, T5
     #pragma unroll 1
     for (int64_t s0 = 0; s0 < 6; ++s0) {

@@ -3,17 +3,18 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   const int i1 = T0.size[1];
   const int i3 = T1.size[1];
   const int i4 = T2.size[0];
+  const unsigned tidY = __shfl_sync(0xffffffffu, threadIdx.y, 0);
   extern __shared__ __align__(1024) char smem[];
 
   int64_t* T12_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T12_mbar[0]), 1);
   }
   __syncthreads();  // init: T12_mbar visible to every thread
   __bfloat16* T8 = reinterpret_cast<__bfloat16*>(smem + 1024);
   __bfloat16* T9 = reinterpret_cast<__bfloat16*>(smem + 50176);
   int64_t* T8_mbar = reinterpret_cast<int64_t*>(smem + 8);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // pre-prologue loop of stages of T8, T9
     #pragma unroll 1
     for (int s0 = 0; s0 < 3; ++s0) {
@@ -22,7 +23,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // init: T8_mbar visible to every thread
-  if (((int)threadIdx.y) >= (((int)blockDim.y) - 1)) {
+  if (((int)tidY) >= (((int)blockDim.y) - 1)) {
     decreaseRegisters<40>();
     const int h0 = (ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 256)) * 2;
     const int h1 = ceilDiv32(i1, 64);
@@ -33,7 +34,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       if (((i5 * 3) + ((int)blockIdx.x)) >= h0) {
         continue;
       }
-      if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
         const int h2 = i5 * h1;
         const int h3 = ((((((i5 * 3) + ((int)blockIdx.x)) / 2) / h5) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128;
         const int h4 = ((((i5 * 3) + ((int)blockIdx.x)) / 2) % h5) * 256;
@@ -78,7 +79,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       float* T12 = reinterpret_cast<float*>(smem + 148480);
       __bfloat16 T11[128];
       __bfloat16* T10 = reinterpret_cast<__bfloat16*>(smem + 149504);
-      if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
         mbarrier::arriveExpectTx(toSmem(&T12_mbar[0]), 1024);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T12[0]), &tmap_T2, toSmem(&T12_mbar[0]), ((((i5 * 3) + ((int)blockIdx.x)) / 2) % h7) * 256);
       }
@@ -104,7 +105,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           #pragma unroll
           for (int i17 = 0; i17 < 1; ++i17) {
             wgmma::mmaM64N256K16F32Bf16<0, 1>(&T3[i17 * 128],
-                wgmma::smemDescriptor(toSmem(&T8[(((i16 * 16) % 64) + ((((((int)threadIdx.y) + i17) * 64) % 128) * 64)) + (((h9 + i7) % 3) * 8192)]), 16, 1024, 1),
+                wgmma::smemDescriptor(toSmem(&T8[(((i16 * 16) % 64) + ((((((int)tidY) + i17) * 64) % 128) * 64)) + (((h9 + i7) % 3) * 8192)]), 16, 1024, 1),
                 wgmma::smemDescriptor(toSmem(&T9[(((i16 * 16) % 64) * 64) + (((h9 + i7) % 3) * 16384)]), 8192, 1024, 1));
           }
         }
@@ -154,7 +155,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           T11[(1 + (((q11 * 2) + 1) * 4)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((((q11 * 2) + 1) * 4) + 1) + (p11_0 * 128)] + T12[(((((q11 * 2) + 1) * 8) + h11) + 1) % 256], 0.0f));
           T11[(2 + (((q11 * 2) + 1) * 4)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((((q11 * 2) + 1) * 4) + 2) + (p11_0 * 128)] + T12[((((q11 * 2) + 1) * 8) + h11) % 256], 0.0f));
           T11[(3 + (((q11 * 2) + 1) * 4)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((((q11 * 2) + 1) * 4) + 3) + (p11_0 * 128)] + T12[(((((q11 * 2) + 1) * 8) + h11) + 1) % 256], 0.0f));
-          stmatrixX4(toSmem(&T10[(((((((q11 * 2) + h12) * 8) % 256) % 64) + (((((((((int)threadIdx.y) + p11_0) * 64) + h13) + h14) + h15) % 128) * 64)) + ((((((q11 * 2) + h12) * 8) % 256) / 64) * 8192)) ^ ((((((((((q11 * 2) + h12) * 8) % 256) % 64) + (((((((((int)threadIdx.y) + p11_0) * 64) + h13) + h14) + h15) % 128) * 64)) + ((((((q11 * 2) + h12) * 8) % 256) / 64) * 8192)) / 64) % 8) * 8)]),
+          stmatrixX4(toSmem(&T10[(((((((q11 * 2) + h12) * 8) % 256) % 64) + (((((((((int)tidY) + p11_0) * 64) + h13) + h14) + h15) % 128) * 64)) + ((((((q11 * 2) + h12) * 8) % 256) / 64) * 8192)) ^ ((((((((((q11 * 2) + h12) * 8) % 256) % 64) + (((((((((int)tidY) + p11_0) * 64) + h13) + h14) + h15) % 128) * 64)) + ((((((q11 * 2) + h12) * 8) % 256) / 64) * 8192)) / 64) % 8) * 8)]),
               (static_cast<uint32_t>((T11[(q11 * 8) + (p11_0 * 128)]).raw) | (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 128)) + 1]).raw) << 16)),
               (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 128)) + 2]).raw) | (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 128)) + 3]).raw) << 16)),
               (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 128)) + 4]).raw) | (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 128)) + 5]).raw) << 16)),
@@ -163,7 +164,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       }
       fenceAsyncProxy();
       namedBarrierSync(1, 256);  // RAW: T10 written, then read by a TMA store
-      if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
         // loop of iUR189{4}
         #pragma unroll
         for (int i32 = 0; i32 < 4; ++i32) {
@@ -171,14 +172,14 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           Hopper::cpAsyncBulkCommitGroup();
         }
       }
-      if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
         Hopper::cpAsyncBulkWaitGroupRead<0>();
       }
       namedBarrierSync(1, 256);  // WAR: T10 is rewritten next iteration
     }
   }
   __syncthreads();  // every wait on T8_mbar done before inval
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // post-epilogue loop of stages of T8, T9
     #pragma unroll 1
     for (int s0 = 0; s0 < 6; ++s0) {
@@ -186,7 +187,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // every wait on T12_mbar done before inval
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     mbarrier::inval(toSmem(&T12_mbar[0]));
   }
 }

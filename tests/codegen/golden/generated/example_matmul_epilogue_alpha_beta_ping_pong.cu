@@ -3,10 +3,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   const int i1 = T0.size[1];
   const int i3 = T1.size[1];
   const int i5 = T2.size[1];
+  const unsigned tidY = __shfl_sync(0xffffffffu, threadIdx.y, 0);
   extern __shared__ __align__(1024) char smem[];
 
   int64_t* T15_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // pre-prologue loop of a T15_mbar per issuer
     #pragma unroll 1
     for (int s_T15_mbar = 0; s_T15_mbar < 2; ++s_T15_mbar) {
@@ -19,7 +20,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   __bfloat16* T15 = reinterpret_cast<__bfloat16*>(smem + 132096);
   int64_t* T11_order = reinterpret_cast<int64_t*>(smem + 80);
   int64_t* T11_mbar = reinterpret_cast<int64_t*>(smem + 16);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // pre-prologue loop of stages of T11, T12
     #pragma unroll 1
     for (int s0 = 0; s0 < 4; ++s0) {
@@ -33,7 +34,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // init: T11_mbar visible to every thread
-  if (((int)threadIdx.y) >= (((int)blockDim.y) - 1)) {
+  if (((int)tidY) >= (((int)blockDim.y) - 1)) {
     decreaseRegisters<40>();
     const int h0 = (ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 128)) * 2;
     const int h1 = ceilDiv32(i1, 64);
@@ -46,7 +47,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         if (((((i6 * 2) + w0) * 3) + ((int)blockIdx.x)) >= h0) {
           continue;
         }
-        if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
+        if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
           const int h2 = ((i6 * 2) + w0) * h1;
           const int h3 = ((((((((i6 * 2) + w0) * 3) + ((int)blockIdx.x)) / 2) / h5) * 2) + (((((i6 * 2) + w0) * 3) + ((int)blockIdx.x)) % 2)) * 128;
           const int h4 = ((((((i6 * 2) + w0) * 3) + ((int)blockIdx.x)) / 2) % h5) * 128;
@@ -67,44 +68,44 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     return;
   } else {
     increaseRegisters<232>();
-    if (((int)threadIdx.y) == 0) {
+    if (((int)tidY) == 0) {
       // pre-prologue loop of every stage starts empty
       #pragma unroll 1
       for (int s0 = 0; s0 < 4; ++s0) {
         mbarrier::arrive(toSmem(&T11_mbar[s0 + 4]));
       }
     }
-    if (((int)threadIdx.y) == 1) {
+    if (((int)tidY) == 1) {
       mbarrier::arrive(toSmem(&T11_order[0]));
       mbarrier::arrive(toSmem(&T11_order[2]));
     }
     const int h6 = (ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 128)) * 2;
-    const int h7 = (((int)threadIdx.y) * 128) / 32;
+    const int h7 = (((int)tidY) * 128) / 32;
     const int h8 = ceilDiv32(i5, 128);
     const int h9 = ceilDiv32(i1, 64);
-    const int h11 = (((int)threadIdx.y) + 1) % 2;
+    const int h11 = (((int)tidY) + 1) % 2;
     const int h12 = ceilDiv32(i1, 64) - 1;
     const int h13 = ((((int)threadIdx.x) % 32) / 8) / 2;
     const int h14 = (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16;
     const int h15 = (((((int)threadIdx.x) % 32) / 8) % 2) * 8;
     const int h16 = ((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8;
     const int h17 = ceilDiv32(i3, 128);
-    const int h18 = ((((int)threadIdx.y) + 1) % 2) + 2;
+    const int h18 = ((((int)tidY) + 1) % 2) + 2;
     // ComputeWarp loop of iS223{ceilDiv(ceilDiv((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 128)) * 2, 3), 2)}
     #pragma unroll 1
     for (int i6 = 0; i6 < ceilDiv32(ceilDiv32((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 128)) * 2, 3), 2); ++i6) {
-      if (((((i6 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) >= h6) {
+      if (((((i6 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) >= h6) {
         continue;
       }
       float T5[128];
       __bfloat16 T14[128];
       __bfloat16* T13 = reinterpret_cast<__bfloat16*>(smem + 197632);
-      if (((((int)threadIdx.x) + (((int)threadIdx.y) * 128)) / 32) == h7 && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (h7 * 32)))) {
-        mbarrier::arriveExpectTx(toSmem(&T15_mbar[threadIdx.y]), 32768);
+      if (((((int)threadIdx.x) + (((int)tidY) * 128)) / 32) == h7 && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (h7 * 32)))) {
+        mbarrier::arriveExpectTx(toSmem(&T15_mbar[tidY]), 32768);
         // loop of iUR239{2}
         #pragma unroll
         for (int i27 = 0; i27 < 2; ++i27) {
-          Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T15[(i27 * 8192) + (((int)threadIdx.y) * 16384)]), &tmap_T2, toSmem(&T15_mbar[threadIdx.y]), (((((((i6 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) % h8) * 128) + (i27 * 64), ((((((((i6 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) / h8) * 2) + (((((i6 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) % 2)) * 128);
+          Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T15[(i27 * 8192) + (((int)tidY) * 16384)]), &tmap_T2, toSmem(&T15_mbar[tidY]), (((((((i6 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) / 2) % h8) * 128) + (i27 * 64), ((((((((i6 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) / 2) / h8) * 2) + (((((i6 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) % 2)) * 128);
         }
       }
       // loop of iUR37{2}
@@ -116,8 +117,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           T5[r5 + (i18 * 64)] = 0.0f;
         }
       }
-      mbarrier::waitParity(toSmem(&T11_order[threadIdx.y]), i6 % 2);
-      const int h10 = ((i6 * 2) + ((int)threadIdx.y)) * h9;
+      mbarrier::waitParity(toSmem(&T11_order[tidY]), i6 % 2);
+      const int h10 = ((i6 * 2) + ((int)tidY)) * h9;
       // loop of rS27{ceilDiv(i1, 64)}
       for (int i9 = 0; i9 < h9; ++i9) {
         mbarrier::waitParity(toSmem(&T11_mbar[(h10 + i9) % 4]), ((h10 + i9) / 4) % 2);
@@ -145,10 +146,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       wgmma::wait<0>();
       wgmma::fenceOperands(T5);
       if (h12 >= 0) {
-        mbarrier::arrive(toSmem(&T11_mbar[(((((i6 * 2) + ((int)threadIdx.y)) * h9) + h12) % 4) + 4]));
+        mbarrier::arrive(toSmem(&T11_mbar[(((((i6 * 2) + ((int)tidY)) * h9) + h12) % 4) + 4]));
       }
-      mbarrier::waitParity(toSmem(&T11_order[((int)threadIdx.y) + 2]), i6 % 2);
-      mbarrier::waitParity(toSmem(&T15_mbar[threadIdx.y]), i6 % 2);
+      mbarrier::waitParity(toSmem(&T11_order[((int)tidY) + 2]), i6 % 2);
+      mbarrier::waitParity(toSmem(&T15_mbar[tidY]), i6 % 2);
       // loop of iUR187{2}
       #pragma unroll
       for (int i22 = 0; i22 < 2; ++i22) {
@@ -178,7 +179,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           __bfloat16 T15_frag[8];
           {
             uint32_t ldm[4];
-            ldmatrixX4(toSmem(&T15[((((((((q14 * 2) + h13) * 8) % 128) % 64) + ((((((p14_0 * 64) + h14) + h15) + h16) % 128) * 64)) + ((((((q14 * 2) + h13) * 8) % 128) / 64) * 8192)) + (((int)threadIdx.y) * 16384)) ^ (((((((((((q14 * 2) + h13) * 8) % 128) % 64) + ((((((p14_0 * 64) + h14) + h15) + h16) % 128) * 64)) + ((((((q14 * 2) + h13) * 8) % 128) / 64) * 8192)) + (((int)threadIdx.y) * 16384)) / 64) % 8) * 8)]), ldm[0], ldm[1], ldm[2], ldm[3]);
+            ldmatrixX4(toSmem(&T15[((((((((q14 * 2) + h13) * 8) % 128) % 64) + ((((((p14_0 * 64) + h14) + h15) + h16) % 128) * 64)) + ((((((q14 * 2) + h13) * 8) % 128) / 64) * 8192)) + (((int)tidY) * 16384)) ^ (((((((((((q14 * 2) + h13) * 8) % 128) % 64) + ((((((p14_0 * 64) + h14) + h15) + h16) % 128) * 64)) + ((((((q14 * 2) + h13) * 8) % 128) / 64) * 8192)) + (((int)tidY) * 16384)) / 64) % 8) * 8)]), ldm[0], ldm[1], ldm[2], ldm[3]);
             T15_frag[0].raw = static_cast<uint16_t>(ldm[0]);
             T15_frag[1].raw = static_cast<uint16_t>(ldm[0] >> 16);
             T15_frag[2].raw = static_cast<uint16_t>(ldm[1]);
@@ -204,24 +205,24 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         }
       }
       fenceAsyncProxy();
-      namedBarrierSync(2 + ((int)threadIdx.y), 128);  // RAW: T13 written, then read by a TMA store
-      if (((((int)threadIdx.x) + (((int)threadIdx.y) * 128)) / 32) == h7 && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (h7 * 32)))) {
+      namedBarrierSync(2 + ((int)tidY), 128);  // RAW: T13 written, then read by a TMA store
+      if (((((int)threadIdx.x) + (((int)tidY) * 128)) / 32) == h7 && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (h7 * 32)))) {
         // loop of iUR225{2}
         #pragma unroll
         for (int i33 = 0; i33 < 2; ++i33) {
-          Hopper::cpAsyncBulkTensorTileS2G(&tmap_T10, toSmem(&T13[i33 * 8192]), (((((((i6 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) % h17) * 128) + (i33 * 64), ((((((((i6 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) / h17) * 2) + (((((i6 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) % 2)) * 128);
+          Hopper::cpAsyncBulkTensorTileS2G(&tmap_T10, toSmem(&T13[i33 * 8192]), (((((((i6 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) / 2) % h17) * 128) + (i33 * 64), ((((((((i6 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) / 2) / h17) * 2) + (((((i6 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) % 2)) * 128);
           Hopper::cpAsyncBulkCommitGroup();
         }
       }
-      if (((((int)threadIdx.x) + (((int)threadIdx.y) * 128)) / 32) == h7 && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (h7 * 32)))) {
+      if (((((int)threadIdx.x) + (((int)tidY) * 128)) / 32) == h7 && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (h7 * 32)))) {
         Hopper::cpAsyncBulkWaitGroupRead<0>();
       }
-      namedBarrierSync(2 + ((int)threadIdx.y), 128);  // WAR: T13 is rewritten next iteration
+      namedBarrierSync(2 + ((int)tidY), 128);  // WAR: T13 is rewritten next iteration
       mbarrier::arrive(toSmem(&T11_order[h18]));
     }
   }
   __syncthreads();  // every wait on T11_mbar done before inval
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // post-epilogue loop of stages of T11, T12
     #pragma unroll 1
     for (int s0 = 0; s0 < 8; ++s0) {
@@ -234,7 +235,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // every wait on T15_mbar done before inval
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // post-epilogue loop of a T15_mbar per issuer
     #pragma unroll 1
     for (int s_T15_mbar = 0; s_T15_mbar < 2; ++s_T15_mbar) {

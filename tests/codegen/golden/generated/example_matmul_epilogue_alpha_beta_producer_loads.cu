@@ -1,5 +1,6 @@
 extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bfloat16, 2> T0, Tensor<__bfloat16, 2> T1, Tensor<__bfloat16, 2> T2, Tensor<__bfloat16, 2> T10, const __grid_constant__ TensorMap tmap_T0, const __grid_constant__ TensorMap tmap_T1, const __grid_constant__ TensorMap tmap_T2, const __grid_constant__ TensorMap tmap_T10, float S3, float S4) {
   const int i1 = T0.size[1];
+  const unsigned tidY = __shfl_sync(0xffffffffu, threadIdx.y, 0);
   extern __shared__ __align__(1024) char smem[];
 
   __bfloat16* T11 = reinterpret_cast<__bfloat16*>(smem);
@@ -16,7 +17,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   int64_t* T11_mbar = reinterpret_cast<int64_t*>(smem + 98304);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // pre-prologue loop of stages of T11, T12
     #pragma unroll 1
     for (int s2 = 0; s2 < 2; ++s2) {
@@ -27,7 +28,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   __syncthreads();  // init: T11_mbar visible to every thread
   __bfloat16* T15 = reinterpret_cast<__bfloat16*>(smem + 99328);
   int64_t* T15_epilogue_mbar = reinterpret_cast<int64_t*>(smem + 98336);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // pre-prologue loop of stages of T15
     #pragma unroll 1
     for (int s16 = 0; s16 < 4; ++s16) {
@@ -36,9 +37,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // init: T15_epilogue_mbar visible to every thread
-  if (((int)threadIdx.y) >= (((int)blockDim.y) - 1)) {
+  if (((int)tidY) >= (((int)blockDim.y) - 1)) {
     decreaseRegisters<40>();
-    if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
       // AsyncWarp loop of rS27{ceilDiv(i1, 64)}
       #pragma unroll 1
       for (int i8 = 0; i8 < min32(2, ceilDiv32(i1, 64)); ++i8) {
@@ -52,7 +53,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         }
       }
     }
-    if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
       // loop of iUR167{4}
       #pragma unroll
       for (int i22 = 0; i22 < 4; ++i22) {
@@ -61,7 +62,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T15[(i22 % 4) * 8192]), &tmap_T2, toSmem(&T15_epilogue_mbar[i22 % 4]), (((int)blockIdx.x) * 256) + (i22 * 64), ((int)blockIdx.y) * 128);
       }
     }
-    if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
       // AsyncWarp loop of rS27{ceilDiv(i1, 64)}
       #pragma unroll 1
       for (int i8 = min32(2, ceilDiv32(i1, 64)); i8 < ceilDiv32(i1, 64); ++i8) {
@@ -101,7 +102,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         #pragma unroll
         for (int i18 = 0; i18 < 1; ++i18) {
           wgmma::mmaM64N256K16F32Bf16<0, 1>(&T5[i18 * 128],
-              wgmma::smemDescriptor(toSmem(&T11[(((i17 * 16) % 64) + ((((((int)threadIdx.y) + i18) * 64) % 128) * 64)) + ((i8 % 2) * 8192)]), 16, 1024, 1),
+              wgmma::smemDescriptor(toSmem(&T11[(((i17 * 16) % 64) + ((((((int)tidY) + i18) * 64) % 128) * 64)) + ((i8 % 2) * 8192)]), 16, 1024, 1),
               wgmma::smemDescriptor(toSmem(&T12[(((i17 * 16) % 64) * 64) + ((i8 % 2) * 16384)]), 8192, 1024, 1));
         }
       }
@@ -119,7 +120,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // every wait on T11_mbar done before inval
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // post-epilogue loop of stages of T11, T12
     #pragma unroll 1
     for (int s2 = 0; s2 < 4; ++s2) {
@@ -152,7 +153,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         }
       }
     }
-    if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
       Hopper::cpAsyncBulkWaitGroupRead<1>();
     }
     __syncthreads();  // WAR: T13 is rewritten here, after its TMA stores' wait
@@ -165,7 +166,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         __bfloat16 T15_frag[8];
         {
           uint32_t ldm[4];
-          ldmatrixX4(toSmem(&T15[((((((i22 * 64) + (((q14 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8)) % 256) % 64) + (((((((((int)threadIdx.y) + p14_0) * 64) + ((((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16)) + ((((((int)threadIdx.x) % 32) / 8) % 2) * 8)) + (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8)) % 128) * 64)) + ((i22 % 4) * 8192)) ^ (((((((((i22 * 64) + (((q14 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8)) % 256) % 64) + (((((((((int)threadIdx.y) + p14_0) * 64) + ((((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16)) + ((((((int)threadIdx.x) % 32) / 8) % 2) * 8)) + (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8)) % 128) * 64)) + ((i22 % 4) * 8192)) / 64) % 8) * 8)]), ldm[0], ldm[1], ldm[2], ldm[3]);
+          ldmatrixX4(toSmem(&T15[((((((i22 * 64) + (((q14 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8)) % 256) % 64) + (((((((((int)tidY) + p14_0) * 64) + ((((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16)) + ((((((int)threadIdx.x) % 32) / 8) % 2) * 8)) + (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8)) % 128) * 64)) + ((i22 % 4) * 8192)) ^ (((((((((i22 * 64) + (((q14 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8)) % 256) % 64) + (((((((((int)tidY) + p14_0) * 64) + ((((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16)) + ((((((int)threadIdx.x) % 32) / 8) % 2) * 8)) + (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8)) % 128) * 64)) + ((i22 % 4) * 8192)) / 64) % 8) * 8)]), ldm[0], ldm[1], ldm[2], ldm[3]);
           T15_frag[0].raw = static_cast<uint16_t>(ldm[0]);
           T15_frag[1].raw = static_cast<uint16_t>(ldm[0] >> 16);
           T15_frag[2].raw = static_cast<uint16_t>(ldm[1]);
@@ -183,7 +184,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         T14[(1 + (((q14 * 2) + 1) * 4)) + (p14_0 * 32)] = __float2bfloat16((T5[((((i22 * 8) + ((q14 * 2) + 1)) * 4) + 1) + (p14_0 * 128)] * S3) + (__bfloat162float(T15_frag[5]) * S4));
         T14[(2 + (((q14 * 2) + 1) * 4)) + (p14_0 * 32)] = __float2bfloat16((T5[((((i22 * 8) + ((q14 * 2) + 1)) * 4) + 2) + (p14_0 * 128)] * S3) + (__bfloat162float(T15_frag[6]) * S4));
         T14[(3 + (((q14 * 2) + 1) * 4)) + (p14_0 * 32)] = __float2bfloat16((T5[((((i22 * 8) + ((q14 * 2) + 1)) * 4) + 3) + (p14_0 * 128)] * S3) + (__bfloat162float(T15_frag[7]) * S4));
-        stmatrixX4(toSmem(&T13[((((((i22 * 64) + (((q14 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8)) % 256) % 64) + (((((((((int)threadIdx.y) + p14_0) * 64) + ((((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16)) + ((((((int)threadIdx.x) % 32) / 8) % 2) * 8)) + (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8)) % 128) * 64)) + ((i22 % 2) * 8192)) ^ (((((((((i22 * 64) + (((q14 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8)) % 256) % 64) + (((((((((int)threadIdx.y) + p14_0) * 64) + ((((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16)) + ((((((int)threadIdx.x) % 32) / 8) % 2) * 8)) + (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8)) % 128) * 64)) + ((i22 % 2) * 8192)) / 64) % 8) * 8)]),
+        stmatrixX4(toSmem(&T13[((((((i22 * 64) + (((q14 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8)) % 256) % 64) + (((((((((int)tidY) + p14_0) * 64) + ((((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16)) + ((((((int)threadIdx.x) % 32) / 8) % 2) * 8)) + (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8)) % 128) * 64)) + ((i22 % 2) * 8192)) ^ (((((((((i22 * 64) + (((q14 * 2) + (((((int)threadIdx.x) % 32) / 8) / 2)) * 8)) % 256) % 64) + (((((((((int)tidY) + p14_0) * 64) + ((((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16)) + ((((((int)threadIdx.x) % 32) / 8) % 2) * 8)) + (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8)) % 128) * 64)) + ((i22 % 2) * 8192)) / 64) % 8) * 8)]),
             (static_cast<uint32_t>((T14[(q14 * 8) + (p14_0 * 32)]).raw) | (static_cast<uint32_t>((T14[((q14 * 8) + (p14_0 * 32)) + 1]).raw) << 16)),
             (static_cast<uint32_t>((T14[((q14 * 8) + (p14_0 * 32)) + 2]).raw) | (static_cast<uint32_t>((T14[((q14 * 8) + (p14_0 * 32)) + 3]).raw) << 16)),
             (static_cast<uint32_t>((T14[((q14 * 8) + (p14_0 * 32)) + 4]).raw) | (static_cast<uint32_t>((T14[((q14 * 8) + (p14_0 * 32)) + 5]).raw) << 16)),
@@ -193,16 +194,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     mbarrier::arrive(toSmem(&T15_epilogue_mbar[(i22 % 4) + 4]));
     fenceAsyncProxy();
     __syncthreads();  // RAW: T13 written, then read by a TMA store
-    if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
       Hopper::cpAsyncBulkTensorTileS2G(&tmap_T10, toSmem(&T13[(i22 % 2) * 8192]), (((int)blockIdx.x) * 256) + (i22 * 64), ((int)blockIdx.y) * 128);
       Hopper::cpAsyncBulkCommitGroup();
     }
   }
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     Hopper::cpAsyncBulkWaitGroupRead<0>();
   }
   __syncthreads();  // every wait on T15_epilogue_mbar done before inval
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // post-epilogue loop of stages of T15
     #pragma unroll 1
     for (int s16 = 0; s16 < 8; ++s16) {

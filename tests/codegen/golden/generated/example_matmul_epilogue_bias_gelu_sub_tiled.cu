@@ -3,10 +3,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   const int i1 = T0.size[1];
   const int i3 = T1.size[1];
   const int i4 = T2.size[0];
+  const unsigned tidY = __shfl_sync(0xffffffffu, threadIdx.y, 0);
   extern __shared__ __align__(1024) char smem[];
 
   int64_t* T19_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T19_mbar[0]), 1);
   }
   __syncthreads();  // init: T19_mbar visible to every thread
@@ -14,7 +15,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   __bfloat16* T16 = reinterpret_cast<__bfloat16*>(smem + 66560);
   __bfloat16* T17 = reinterpret_cast<__bfloat16*>(smem + 197632);
   int64_t* T15_mbar = reinterpret_cast<int64_t*>(smem + 8);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // pre-prologue loop of stages of T15, T16
     #pragma unroll 1
     for (int s0 = 0; s0 < 4; ++s0) {
@@ -23,7 +24,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // init: T15_mbar visible to every thread
-  if (((int)threadIdx.y) >= (((int)blockDim.y) - 1)) {
+  if (((int)tidY) >= (((int)blockDim.y) - 1)) {
     decreaseRegisters<40>();
     const int h0 = (ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 256)) * 2;
     const int h1 = ceilDiv32(i1, 64);
@@ -34,7 +35,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       if (((i5 * 3) + ((int)blockIdx.x)) >= h0) {
         continue;
       }
-      if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
         const int h2 = i5 * h1;
         const int h3 = ((((((i5 * 3) + ((int)blockIdx.x)) / 2) / h5) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128;
         const int h4 = ((((i5 * 3) + ((int)blockIdx.x)) / 2) % h5) * 256;
@@ -77,7 +78,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       }
       float T3[128];
       float* T19 = reinterpret_cast<float*>(smem + 214016);
-      if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
         mbarrier::arriveExpectTx(toSmem(&T19_mbar[0]), 1024);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T19[0]), &tmap_T2, toSmem(&T19_mbar[0]), ((((i5 * 3) + ((int)blockIdx.x)) / 2) % h7) * 256);
       }
@@ -103,7 +104,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           #pragma unroll
           for (int i17 = 0; i17 < 1; ++i17) {
             wgmma::mmaM64N256K16F32Bf16<0, 1>(&T3[i17 * 128],
-                wgmma::smemDescriptor(toSmem(&T15[(((i16 * 16) % 64) + ((((((int)threadIdx.y) + i17) * 64) % 128) * 64)) + (((h9 + i7) % 4) * 8192)]), 16, 1024, 1),
+                wgmma::smemDescriptor(toSmem(&T15[(((i16 * 16) % 64) + ((((((int)tidY) + i17) * 64) % 128) * 64)) + (((h9 + i7) % 4) * 8192)]), 16, 1024, 1),
                 wgmma::smemDescriptor(toSmem(&T16[(((i16 * 16) % 64) * 64) + (((h9 + i7) % 4) * 16384)]), 8192, 1024, 1));
           }
         }
@@ -150,7 +151,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
             }
           }
         }
-        if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+        if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
           Hopper::cpAsyncBulkWaitGroupRead<1>();
         }
         namedBarrierSync(1, 256);  // WAR: T17 is rewritten here, after its TMA stores' wait
@@ -168,7 +169,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
             T18[(1 + (((q18 * 2) + 1) * 4)) + (p18_0 * 16)] = __float2bfloat16((((T3[((((i23 * 4) + ((q18 * 2) + 1)) * 4) + 1) + (p18_0 * 128)] + T19[((((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) + 1) % 256]) * 0.5f) * tanhApprox((T3[((((i23 * 4) + ((q18 * 2) + 1)) * 4) + 1) + (p18_0 * 128)] + T19[((((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) + 1) % 256]) * ((((T3[((((i23 * 4) + ((q18 * 2) + 1)) * 4) + 1) + (p18_0 * 128)] + T19[((((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) + 1) % 256]) * (T3[((((i23 * 4) + ((q18 * 2) + 1)) * 4) + 1) + (p18_0 * 128)] + T19[((((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) + 1) % 256])) * 0.035677408136300125f) + 0.7978845608028654f))) + ((T3[((((i23 * 4) + ((q18 * 2) + 1)) * 4) + 1) + (p18_0 * 128)] + T19[((((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) + 1) % 256]) * 0.5f));
             T18[(2 + (((q18 * 2) + 1) * 4)) + (p18_0 * 16)] = __float2bfloat16((((T3[((((i23 * 4) + ((q18 * 2) + 1)) * 4) + 2) + (p18_0 * 128)] + T19[(((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) % 256]) * 0.5f) * tanhApprox((T3[((((i23 * 4) + ((q18 * 2) + 1)) * 4) + 2) + (p18_0 * 128)] + T19[(((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) % 256]) * ((((T3[((((i23 * 4) + ((q18 * 2) + 1)) * 4) + 2) + (p18_0 * 128)] + T19[(((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) % 256]) * (T3[((((i23 * 4) + ((q18 * 2) + 1)) * 4) + 2) + (p18_0 * 128)] + T19[(((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) % 256])) * 0.035677408136300125f) + 0.7978845608028654f))) + ((T3[((((i23 * 4) + ((q18 * 2) + 1)) * 4) + 2) + (p18_0 * 128)] + T19[(((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) % 256]) * 0.5f));
             T18[(3 + (((q18 * 2) + 1) * 4)) + (p18_0 * 16)] = __float2bfloat16((((T3[((((i23 * 4) + ((q18 * 2) + 1)) * 4) + 3) + (p18_0 * 128)] + T19[((((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) + 1) % 256]) * 0.5f) * tanhApprox((T3[((((i23 * 4) + ((q18 * 2) + 1)) * 4) + 3) + (p18_0 * 128)] + T19[((((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) + 1) % 256]) * ((((T3[((((i23 * 4) + ((q18 * 2) + 1)) * 4) + 3) + (p18_0 * 128)] + T19[((((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) + 1) % 256]) * (T3[((((i23 * 4) + ((q18 * 2) + 1)) * 4) + 3) + (p18_0 * 128)] + T19[((((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) + 1) % 256])) * 0.035677408136300125f) + 0.7978845608028654f))) + ((T3[((((i23 * 4) + ((q18 * 2) + 1)) * 4) + 3) + (p18_0 * 128)] + T19[((((i23 * 32) + (((q18 * 2) + 1) * 8)) + h11) + 1) % 256]) * 0.5f));
-            stmatrixX4(toSmem(&T17[((((((i23 * 32) + (((q18 * 2) + h12) * 8)) % 256) % 32) + (((((((((int)threadIdx.y) + p18_0) * 64) + h13) + h14) + h15) % 128) * 32)) + ((i23 % 2) * 4096)) ^ (((((((((i23 * 32) + (((q18 * 2) + h12) * 8)) % 256) % 32) + (((((((((int)threadIdx.y) + p18_0) * 64) + h13) + h14) + h15) % 128) * 32)) + ((i23 % 2) * 4096)) / 64) % 4) * 8)]),
+            stmatrixX4(toSmem(&T17[((((((i23 * 32) + (((q18 * 2) + h12) * 8)) % 256) % 32) + (((((((((int)tidY) + p18_0) * 64) + h13) + h14) + h15) % 128) * 32)) + ((i23 % 2) * 4096)) ^ (((((((((i23 * 32) + (((q18 * 2) + h12) * 8)) % 256) % 32) + (((((((((int)tidY) + p18_0) * 64) + h13) + h14) + h15) % 128) * 32)) + ((i23 % 2) * 4096)) / 64) % 4) * 8)]),
                 (static_cast<uint32_t>((T18[(q18 * 8) + (p18_0 * 16)]).raw) | (static_cast<uint32_t>((T18[((q18 * 8) + (p18_0 * 16)) + 1]).raw) << 16)),
                 (static_cast<uint32_t>((T18[((q18 * 8) + (p18_0 * 16)) + 2]).raw) | (static_cast<uint32_t>((T18[((q18 * 8) + (p18_0 * 16)) + 3]).raw) << 16)),
                 (static_cast<uint32_t>((T18[((q18 * 8) + (p18_0 * 16)) + 4]).raw) | (static_cast<uint32_t>((T18[((q18 * 8) + (p18_0 * 16)) + 5]).raw) << 16)),
@@ -177,19 +178,19 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         }
         fenceAsyncProxy();
         namedBarrierSync(1, 256);  // RAW: T17 written, then read by a TMA store
-        if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+        if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
           Hopper::cpAsyncBulkTensorTileS2G(&tmap_T14, toSmem(&T17[(i23 % 2) * 4096]), (((((i5 * 3) + ((int)blockIdx.x)) / 2) % h16) * 256) + (i23 * 32), ((((((i5 * 3) + ((int)blockIdx.x)) / 2) / h16) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128);
           Hopper::cpAsyncBulkCommitGroup();
         }
       }
-      if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
         Hopper::cpAsyncBulkWaitGroupRead<0>();
       }
       namedBarrierSync(1, 256);  // WAR: T19 is rewritten next iteration
     }
   }
   __syncthreads();  // every wait on T15_mbar done before inval
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // post-epilogue loop of stages of T15, T16
     #pragma unroll 1
     for (int s0 = 0; s0 < 8; ++s0) {
@@ -197,7 +198,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // every wait on T19_mbar done before inval
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     mbarrier::inval(toSmem(&T19_mbar[0]));
   }
 }

@@ -3,6 +3,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   const int i1 = T0.size[1];
   const int i3 = T1.size[1];
   const int i4 = T2.size[0];
+  const unsigned tidY = __shfl_sync(0xffffffffu, threadIdx.y, 0);
   extern __shared__ __align__(1024) char smem[];
 
   __bfloat16* T8 = reinterpret_cast<__bfloat16*>(smem + 1024);
@@ -10,7 +11,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   __bfloat16* T10 = reinterpret_cast<__bfloat16*>(smem + 132096);
   int64_t* T8_order = reinterpret_cast<int64_t*>(smem + 64);
   int64_t* T8_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // pre-prologue loop of stages of T8, T9
     #pragma unroll 1
     for (int s0 = 0; s0 < 4; ++s0) {
@@ -26,7 +27,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   __syncthreads();  // init: T8_mbar visible to every thread
   float* T12 = reinterpret_cast<float*>(smem + 197632);
   int64_t* T12_epilogue_mbar = reinterpret_cast<int64_t*>(smem + 96);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // pre-prologue loop of stages of T12
     #pragma unroll 1
     for (int s0 = 0; s0 < 4; ++s0) {
@@ -35,7 +36,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // init: T12_epilogue_mbar visible to every thread
-  if (((int)threadIdx.y) >= (((int)blockDim.y) - 1)) {
+  if (((int)tidY) >= (((int)blockDim.y) - 1)) {
     decreaseRegisters<40>();
     const int h0 = (ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 128)) * 2;
     const int h1 = min32(4, ceilDiv32(i1, 64));
@@ -50,7 +51,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         if (((((i5 * 2) + w0) * 3) + ((int)blockIdx.x)) >= h0) {
           continue;
         }
-        if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
+        if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
           const int h2 = ((i5 * 2) + w0) * h5;
           const int h3 = ((((((((i5 * 2) + w0) * 3) + ((int)blockIdx.x)) / 2) / h6) * 2) + (((((i5 * 2) + w0) * 3) + ((int)blockIdx.x)) % 2)) * 128;
           const int h4 = ((((((i5 * 2) + w0) * 3) + ((int)blockIdx.x)) / 2) % h6) * 128;
@@ -66,7 +67,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
             }
           }
         }
-        if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
+        if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
           // loop of iUR205{2}
           #pragma unroll
           for (int i21 = 0; i21 < 2; ++i21) {
@@ -75,7 +76,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
             Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T12[(((((i5 * 2) + w0) * 2) + i21) % 4) * 64]), &tmap_T2, toSmem(&T12_epilogue_mbar[((((i5 * 2) + w0) * 2) + i21) % 4]), (((((((i5 * 2) + w0) * 3) + ((int)blockIdx.x)) / 2) % h7) * 128) + (i21 * 64));
           }
         }
-        if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
+        if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
           const int h8 = ((i5 * 2) + w0) * h5;
           const int h9 = ((((((((i5 * 2) + w0) * 3) + ((int)blockIdx.x)) / 2) / h6) * 2) + (((((i5 * 2) + w0) * 3) + ((int)blockIdx.x)) % 2)) * 128;
           const int h10 = ((((((i5 * 2) + w0) * 3) + ((int)blockIdx.x)) / 2) % h6) * 128;
@@ -96,29 +97,29 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     return;
   } else {
     increaseRegisters<232>();
-    if (((int)threadIdx.y) == 0) {
+    if (((int)tidY) == 0) {
       // pre-prologue loop of every stage starts empty
       #pragma unroll 1
       for (int s0 = 0; s0 < 4; ++s0) {
         mbarrier::arrive(toSmem(&T8_mbar[s0 + 4]));
       }
     }
-    if (((int)threadIdx.y) == 0) {
+    if (((int)tidY) == 0) {
       // pre-prologue loop of every stage starts empty
       #pragma unroll 1
       for (int s0 = 0; s0 < 4; ++s0) {
         mbarrier::arrive(toSmem(&T12_epilogue_mbar[s0 + 4]));
       }
     }
-    if (((int)threadIdx.y) == 1) {
+    if (((int)tidY) == 1) {
       mbarrier::arrive(toSmem(&T8_order[0]));
       mbarrier::arrive(toSmem(&T8_order[2]));
     }
     const int h11 = (ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 128)) * 2;
     const int h12 = ceilDiv32(i1, 64);
-    const int h14 = (((int)threadIdx.y) + 1) % 2;
+    const int h14 = (((int)tidY) + 1) % 2;
     const int h15 = ceilDiv32(i1, 64) - 1;
-    const int h16 = (((int)threadIdx.y) * 128) / 32;
+    const int h16 = (((int)tidY) * 128) / 32;
     const int h17 = (((int)threadIdx.x) % 4) * 2;
     const int h18 = ((((int)threadIdx.x) % 32) / 8) / 2;
     const int h19 = (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16;
@@ -126,11 +127,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     const int h21 = ((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8;
     const int h22 = ceilDiv32(i3, 128);
     const int h23 = ((((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16) + (((((((int)threadIdx.x) % 32) / 8) % 2) * 8) + (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8));
-    const int h24 = ((((int)threadIdx.y) + 1) % 2) + 2;
+    const int h24 = ((((int)tidY) + 1) % 2) + 2;
     // ComputeWarp loop of iS203{ceilDiv(ceilDiv((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 128)) * 2, 3), 2)}
     #pragma unroll 1
     for (int i5 = 0; i5 < ceilDiv32(ceilDiv32((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 128)) * 2, 3), 2); ++i5) {
-      if (((((i5 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) >= h11) {
+      if (((((i5 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) >= h11) {
         continue;
       }
       float T3[128];
@@ -143,8 +144,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           T3[r3 + (i17 * 64)] = 0.0f;
         }
       }
-      mbarrier::waitParity(toSmem(&T8_order[threadIdx.y]), i5 % 2);
-      const int h13 = ((i5 * 2) + ((int)threadIdx.y)) * h12;
+      mbarrier::waitParity(toSmem(&T8_order[tidY]), i5 % 2);
+      const int h13 = ((i5 * 2) + ((int)tidY)) * h12;
       // loop of rS24{ceilDiv(i1, 64)}
       for (int i8 = 0; i8 < h12; ++i8) {
         mbarrier::waitParity(toSmem(&T8_mbar[(h13 + i8) % 4]), ((h13 + i8) / 4) % 2);
@@ -172,14 +173,14 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       wgmma::wait<0>();
       wgmma::fenceOperands(T3);
       if (h15 >= 0) {
-        mbarrier::arrive(toSmem(&T8_mbar[(((((i5 * 2) + ((int)threadIdx.y)) * h12) + h15) % 4) + 4]));
+        mbarrier::arrive(toSmem(&T8_mbar[(((((i5 * 2) + ((int)tidY)) * h12) + h15) % 4) + 4]));
       }
-      mbarrier::waitParity(toSmem(&T8_order[((int)threadIdx.y) + 2]), i5 % 2);
+      mbarrier::waitParity(toSmem(&T8_order[((int)tidY) + 2]), i5 % 2);
       // loop of iUR205{2}
       #pragma unroll
       for (int i21 = 0; i21 < 2; ++i21) {
         __bfloat16 T11[64];
-        mbarrier::waitParity(toSmem(&T12_epilogue_mbar[((((i5 * 2) + ((int)threadIdx.y)) * 2) + i21) % 4]), (((((i5 * 2) + ((int)threadIdx.y)) * 2) + i21) / 4) % 2);
+        mbarrier::waitParity(toSmem(&T12_epilogue_mbar[((((i5 * 2) + ((int)tidY)) * 2) + i21) % 4]), (((((i5 * 2) + ((int)tidY)) * 2) + i21) / 4) % 2);
         // loop of iUR167{2}
         #pragma unroll
         for (int i24 = 0; i24 < 2; ++i24) {
@@ -199,47 +200,47 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
             }
           }
         }
-        if (((((int)threadIdx.x) + (((int)threadIdx.y) * 128)) / 32) == h16 && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (h16 * 32)))) {
+        if (((((int)threadIdx.x) + (((int)tidY) * 128)) / 32) == h16 && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (h16 * 32)))) {
           Hopper::cpAsyncBulkWaitGroupRead<1>();
         }
-        namedBarrierSync(2 + ((int)threadIdx.y), 128);  // WAR: T10 is rewritten here, after its TMA stores' wait
+        namedBarrierSync(2 + ((int)tidY), 128);  // WAR: T10 is rewritten here, after its TMA stores' wait
         // loop of stmatrix
         #pragma unroll
         for (int p11_0 = 0; p11_0 < 2; ++p11_0) {
           // loop of stmatrix
           #pragma unroll
           for (int q11 = 0; q11 < 4; ++q11) {
-            T11[(q11 * 8) + (p11_0 * 32)] = __float2bfloat16(fmaxf(T3[(((i21 * 8) + (q11 * 2)) * 4) + (p11_0 * 64)] + T12[(((((i21 * 64) + (q11 * 16)) + h17) % 128) % 64) + ((((((i5 * 2) + ((int)threadIdx.y)) * 2) + i21) % 4) * 64)], 0.0f));
-            T11[(1 + (q11 * 8)) + (p11_0 * 32)] = __float2bfloat16(fmaxf(T3[((((i21 * 8) + (q11 * 2)) * 4) + 1) + (p11_0 * 64)] + T12[((((((i21 * 64) + (q11 * 16)) + h17) + 1) % 128) % 64) + ((((((i5 * 2) + ((int)threadIdx.y)) * 2) + i21) % 4) * 64)], 0.0f));
-            T11[(2 + (q11 * 8)) + (p11_0 * 32)] = __float2bfloat16(fmaxf(T3[((((i21 * 8) + (q11 * 2)) * 4) + 2) + (p11_0 * 64)] + T12[(((((i21 * 64) + (q11 * 16)) + h17) % 128) % 64) + ((((((i5 * 2) + ((int)threadIdx.y)) * 2) + i21) % 4) * 64)], 0.0f));
-            T11[(3 + (q11 * 8)) + (p11_0 * 32)] = __float2bfloat16(fmaxf(T3[((((i21 * 8) + (q11 * 2)) * 4) + 3) + (p11_0 * 64)] + T12[((((((i21 * 64) + (q11 * 16)) + h17) + 1) % 128) % 64) + ((((((i5 * 2) + ((int)threadIdx.y)) * 2) + i21) % 4) * 64)], 0.0f));
-            T11[(((q11 * 2) + 1) * 4) + (p11_0 * 32)] = __float2bfloat16(fmaxf(T3[(((i21 * 8) + ((q11 * 2) + 1)) * 4) + (p11_0 * 64)] + T12[(((((i21 * 64) + (((q11 * 2) + 1) * 8)) + h17) % 128) % 64) + ((((((i5 * 2) + ((int)threadIdx.y)) * 2) + i21) % 4) * 64)], 0.0f));
-            T11[(1 + (((q11 * 2) + 1) * 4)) + (p11_0 * 32)] = __float2bfloat16(fmaxf(T3[((((i21 * 8) + ((q11 * 2) + 1)) * 4) + 1) + (p11_0 * 64)] + T12[((((((i21 * 64) + (((q11 * 2) + 1) * 8)) + h17) + 1) % 128) % 64) + ((((((i5 * 2) + ((int)threadIdx.y)) * 2) + i21) % 4) * 64)], 0.0f));
-            T11[(2 + (((q11 * 2) + 1) * 4)) + (p11_0 * 32)] = __float2bfloat16(fmaxf(T3[((((i21 * 8) + ((q11 * 2) + 1)) * 4) + 2) + (p11_0 * 64)] + T12[(((((i21 * 64) + (((q11 * 2) + 1) * 8)) + h17) % 128) % 64) + ((((((i5 * 2) + ((int)threadIdx.y)) * 2) + i21) % 4) * 64)], 0.0f));
-            T11[(3 + (((q11 * 2) + 1) * 4)) + (p11_0 * 32)] = __float2bfloat16(fmaxf(T3[((((i21 * 8) + ((q11 * 2) + 1)) * 4) + 3) + (p11_0 * 64)] + T12[((((((i21 * 64) + (((q11 * 2) + 1) * 8)) + h17) + 1) % 128) % 64) + ((((((i5 * 2) + ((int)threadIdx.y)) * 2) + i21) % 4) * 64)], 0.0f));
-            stmatrixX4(toSmem(&T10[(((((((i21 * 64) + (((q11 * 2) + h18) * 8)) % 128) % 64) + ((((((p11_0 * 64) + h19) + h20) + h21) % 128) * 64)) + (((((((((((((((((((i5 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) / h22) * 2) + (((((i5 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) % 2)) * 128) + ((p11_0 * 64) + h23)) / 128) / 2) * h22) + (((((((((i5 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) % h22) * 128) + ((i21 * 64) + (((q11 * 2) + h18) * 8))) / 128)) * 2) + ((((((((((((i5 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) / h22) * 2) + (((((i5 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) % 2)) * 128) + ((p11_0 * 64) + h23)) / 128) % 2)) / 3) % 2) * 8192)) + ((i21 % 2) * 16384)) ^ ((((((((((i21 * 64) + (((q11 * 2) + h18) * 8)) % 128) % 64) + ((((((p11_0 * 64) + h19) + h20) + h21) % 128) * 64)) + (((((((((((((((((((i5 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) / h22) * 2) + (((((i5 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) % 2)) * 128) + ((p11_0 * 64) + h23)) / 128) / 2) * h22) + (((((((((i5 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) % h22) * 128) + ((i21 * 64) + (((q11 * 2) + h18) * 8))) / 128)) * 2) + ((((((((((((i5 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) / h22) * 2) + (((((i5 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) % 2)) * 128) + ((p11_0 * 64) + h23)) / 128) % 2)) / 3) % 2) * 8192)) + ((i21 % 2) * 16384)) / 64) % 8) * 8)]),
+            T11[(q11 * 8) + (p11_0 * 32)] = __float2bfloat16(fmaxf(T3[(((i21 * 8) + (q11 * 2)) * 4) + (p11_0 * 64)] + T12[(((((i21 * 64) + (q11 * 16)) + h17) % 128) % 64) + ((((((i5 * 2) + ((int)tidY)) * 2) + i21) % 4) * 64)], 0.0f));
+            T11[(1 + (q11 * 8)) + (p11_0 * 32)] = __float2bfloat16(fmaxf(T3[((((i21 * 8) + (q11 * 2)) * 4) + 1) + (p11_0 * 64)] + T12[((((((i21 * 64) + (q11 * 16)) + h17) + 1) % 128) % 64) + ((((((i5 * 2) + ((int)tidY)) * 2) + i21) % 4) * 64)], 0.0f));
+            T11[(2 + (q11 * 8)) + (p11_0 * 32)] = __float2bfloat16(fmaxf(T3[((((i21 * 8) + (q11 * 2)) * 4) + 2) + (p11_0 * 64)] + T12[(((((i21 * 64) + (q11 * 16)) + h17) % 128) % 64) + ((((((i5 * 2) + ((int)tidY)) * 2) + i21) % 4) * 64)], 0.0f));
+            T11[(3 + (q11 * 8)) + (p11_0 * 32)] = __float2bfloat16(fmaxf(T3[((((i21 * 8) + (q11 * 2)) * 4) + 3) + (p11_0 * 64)] + T12[((((((i21 * 64) + (q11 * 16)) + h17) + 1) % 128) % 64) + ((((((i5 * 2) + ((int)tidY)) * 2) + i21) % 4) * 64)], 0.0f));
+            T11[(((q11 * 2) + 1) * 4) + (p11_0 * 32)] = __float2bfloat16(fmaxf(T3[(((i21 * 8) + ((q11 * 2) + 1)) * 4) + (p11_0 * 64)] + T12[(((((i21 * 64) + (((q11 * 2) + 1) * 8)) + h17) % 128) % 64) + ((((((i5 * 2) + ((int)tidY)) * 2) + i21) % 4) * 64)], 0.0f));
+            T11[(1 + (((q11 * 2) + 1) * 4)) + (p11_0 * 32)] = __float2bfloat16(fmaxf(T3[((((i21 * 8) + ((q11 * 2) + 1)) * 4) + 1) + (p11_0 * 64)] + T12[((((((i21 * 64) + (((q11 * 2) + 1) * 8)) + h17) + 1) % 128) % 64) + ((((((i5 * 2) + ((int)tidY)) * 2) + i21) % 4) * 64)], 0.0f));
+            T11[(2 + (((q11 * 2) + 1) * 4)) + (p11_0 * 32)] = __float2bfloat16(fmaxf(T3[((((i21 * 8) + ((q11 * 2) + 1)) * 4) + 2) + (p11_0 * 64)] + T12[(((((i21 * 64) + (((q11 * 2) + 1) * 8)) + h17) % 128) % 64) + ((((((i5 * 2) + ((int)tidY)) * 2) + i21) % 4) * 64)], 0.0f));
+            T11[(3 + (((q11 * 2) + 1) * 4)) + (p11_0 * 32)] = __float2bfloat16(fmaxf(T3[((((i21 * 8) + ((q11 * 2) + 1)) * 4) + 3) + (p11_0 * 64)] + T12[((((((i21 * 64) + (((q11 * 2) + 1) * 8)) + h17) + 1) % 128) % 64) + ((((((i5 * 2) + ((int)tidY)) * 2) + i21) % 4) * 64)], 0.0f));
+            stmatrixX4(toSmem(&T10[(((((((i21 * 64) + (((q11 * 2) + h18) * 8)) % 128) % 64) + ((((((p11_0 * 64) + h19) + h20) + h21) % 128) * 64)) + (((((((((((((((((((i5 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) / 2) / h22) * 2) + (((((i5 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) % 2)) * 128) + ((p11_0 * 64) + h23)) / 128) / 2) * h22) + (((((((((i5 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) / 2) % h22) * 128) + ((i21 * 64) + (((q11 * 2) + h18) * 8))) / 128)) * 2) + ((((((((((((i5 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) / 2) / h22) * 2) + (((((i5 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) % 2)) * 128) + ((p11_0 * 64) + h23)) / 128) % 2)) / 3) % 2) * 8192)) + ((i21 % 2) * 16384)) ^ ((((((((((i21 * 64) + (((q11 * 2) + h18) * 8)) % 128) % 64) + ((((((p11_0 * 64) + h19) + h20) + h21) % 128) * 64)) + (((((((((((((((((((i5 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) / 2) / h22) * 2) + (((((i5 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) % 2)) * 128) + ((p11_0 * 64) + h23)) / 128) / 2) * h22) + (((((((((i5 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) / 2) % h22) * 128) + ((i21 * 64) + (((q11 * 2) + h18) * 8))) / 128)) * 2) + ((((((((((((i5 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) / 2) / h22) * 2) + (((((i5 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) % 2)) * 128) + ((p11_0 * 64) + h23)) / 128) % 2)) / 3) % 2) * 8192)) + ((i21 % 2) * 16384)) / 64) % 8) * 8)]),
                 (static_cast<uint32_t>((T11[(q11 * 8) + (p11_0 * 32)]).raw) | (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 32)) + 1]).raw) << 16)),
                 (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 32)) + 2]).raw) | (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 32)) + 3]).raw) << 16)),
                 (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 32)) + 4]).raw) | (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 32)) + 5]).raw) << 16)),
                 (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 32)) + 6]).raw) | (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 32)) + 7]).raw) << 16)));
           }
         }
-        mbarrier::arrive(toSmem(&T12_epilogue_mbar[(((((i5 * 2) + ((int)threadIdx.y)) * 2) + i21) % 4) + 4]));
+        mbarrier::arrive(toSmem(&T12_epilogue_mbar[(((((i5 * 2) + ((int)tidY)) * 2) + i21) % 4) + 4]));
         fenceAsyncProxy();
-        namedBarrierSync(2 + ((int)threadIdx.y), 128);  // RAW: T10 written, then read by a TMA store
-        if (((((int)threadIdx.x) + (((int)threadIdx.y) * 128)) / 32) == h16 && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (h16 * 32)))) {
-          Hopper::cpAsyncBulkTensorTileS2G(&tmap_T7, toSmem(&T10[(((int)threadIdx.y) * 8192) + ((i21 % 2) * 16384)]), (((((((i5 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) % h22) * 128) + (i21 * 64), ((((((((i5 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) / h22) * 2) + (((((i5 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) % 2)) * 128);
+        namedBarrierSync(2 + ((int)tidY), 128);  // RAW: T10 written, then read by a TMA store
+        if (((((int)threadIdx.x) + (((int)tidY) * 128)) / 32) == h16 && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (h16 * 32)))) {
+          Hopper::cpAsyncBulkTensorTileS2G(&tmap_T7, toSmem(&T10[(((int)tidY) * 8192) + ((i21 % 2) * 16384)]), (((((((i5 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) / 2) % h22) * 128) + (i21 * 64), ((((((((i5 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) / 2) / h22) * 2) + (((((i5 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) % 2)) * 128);
           Hopper::cpAsyncBulkCommitGroup();
         }
       }
-      if (((((int)threadIdx.x) + (((int)threadIdx.y) * 128)) / 32) == h16 && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (h16 * 32)))) {
+      if (((((int)threadIdx.x) + (((int)tidY) * 128)) / 32) == h16 && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (h16 * 32)))) {
         Hopper::cpAsyncBulkWaitGroupRead<0>();
       }
       mbarrier::arrive(toSmem(&T8_order[h24]));
     }
   }
   __syncthreads();  // every wait on T12_epilogue_mbar done before inval
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // post-epilogue loop of stages of T12
     #pragma unroll 1
     for (int s0 = 0; s0 < 8; ++s0) {
@@ -247,7 +248,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // every wait on T8_mbar done before inval
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // post-epilogue loop of stages of T8, T9
     #pragma unroll 1
     for (int s0 = 0; s0 < 8; ++s0) {

@@ -2,13 +2,14 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   const int i0 = T0.size[0];
   const int i1 = T0.size[1];
   const int i3 = T1.size[1];
+  const unsigned tidY = __shfl_sync(0xffffffffu, threadIdx.y, 0);
   extern __shared__ __align__(1024) char smem[];
 
   __bfloat16* T4 = reinterpret_cast<__bfloat16*>(smem + 1024);
   __bfloat16* T5 = reinterpret_cast<__bfloat16*>(smem + 66560);
   int64_t* T4_order = reinterpret_cast<int64_t*>(smem + 64);
   int64_t* T4_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // pre-prologue loop of stages of T4, T5
     #pragma unroll 1
     for (int s0 = 0; s0 < 4; ++s0) {
@@ -22,7 +23,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // init: T4_mbar visible to every thread
-  if (((int)threadIdx.y) >= (((int)blockDim.y) - 1)) {
+  if (((int)tidY) >= (((int)blockDim.y) - 1)) {
     decreaseRegisters<40>();
     const int h0 = (ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 128)) * 2;
     const int h1 = ceilDiv32(i1, 64);
@@ -35,7 +36,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         if (((((i4 * 2) + w0) * 3) + ((int)blockIdx.x)) >= h0) {
           continue;
         }
-        if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
+        if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
           const int h2 = ((i4 * 2) + w0) * h1;
           const int h3 = ((((((((i4 * 2) + w0) * 3) + ((int)blockIdx.x)) / 2) / h5) * 2) + (((((i4 * 2) + w0) * 3) + ((int)blockIdx.x)) % 2)) * 128;
           const int h4 = ((((((i4 * 2) + w0) * 3) + ((int)blockIdx.x)) / 2) % h5) * 128;
@@ -56,32 +57,32 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     return;
   } else {
     increaseRegisters<232>();
-    if (((int)threadIdx.y) == 0) {
+    if (((int)tidY) == 0) {
       // pre-prologue loop of every stage starts empty
       #pragma unroll 1
       for (int s0 = 0; s0 < 4; ++s0) {
         mbarrier::arrive(toSmem(&T4_mbar[s0 + 4]));
       }
     }
-    if (((int)threadIdx.y) == 1) {
+    if (((int)tidY) == 1) {
       mbarrier::arrive(toSmem(&T4_order[0]));
       mbarrier::arrive(toSmem(&T4_order[2]));
     }
     const int h6 = (ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 128)) * 2;
     const int h7 = ceilDiv32(i1, 64);
-    const int h9 = (((int)threadIdx.y) + 1) % 2;
+    const int h9 = (((int)tidY) + 1) % 2;
     const int h10 = ceilDiv32(i1, 64) - 1;
     const int h11 = ((((int)threadIdx.x) % 32) / 8) / 2;
     const int h12 = (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16;
     const int h13 = (((((int)threadIdx.x) % 32) / 8) % 2) * 8;
     const int h14 = ((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8;
-    const int h15 = (((int)threadIdx.y) * 128) / 32;
+    const int h15 = (((int)tidY) * 128) / 32;
     const int h16 = ceilDiv32(i3, 128);
-    const int h17 = ((((int)threadIdx.y) + 1) % 2) + 2;
+    const int h17 = ((((int)tidY) + 1) % 2) + 2;
     // ComputeWarp loop of iS115{ceilDiv(ceilDiv((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 128)) * 2, 3), 2)}
     #pragma unroll 1
     for (int i4 = 0; i4 < ceilDiv32(ceilDiv32((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 128)) * 2, 3), 2); ++i4) {
-      if (((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) >= h6) {
+      if (((((i4 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) >= h6) {
         continue;
       }
       float T2[128];
@@ -96,8 +97,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           T2[r2 + (i16 * 64)] = 0.0f;
         }
       }
-      mbarrier::waitParity(toSmem(&T4_order[threadIdx.y]), i4 % 2);
-      const int h8 = ((i4 * 2) + ((int)threadIdx.y)) * h7;
+      mbarrier::waitParity(toSmem(&T4_order[tidY]), i4 % 2);
+      const int h8 = ((i4 * 2) + ((int)tidY)) * h7;
       // loop of rS17{ceilDiv(i1, 64)}
       for (int i7 = 0; i7 < h7; ++i7) {
         mbarrier::waitParity(toSmem(&T4_mbar[(h8 + i7) % 4]), ((h8 + i7) / 4) % 2);
@@ -125,9 +126,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       wgmma::wait<0>();
       wgmma::fenceOperands(T2);
       if (h10 >= 0) {
-        mbarrier::arrive(toSmem(&T4_mbar[(((((i4 * 2) + ((int)threadIdx.y)) * h7) + h10) % 4) + 4]));
+        mbarrier::arrive(toSmem(&T4_mbar[(((((i4 * 2) + ((int)tidY)) * h7) + h10) % 4) + 4]));
       }
-      mbarrier::waitParity(toSmem(&T4_order[((int)threadIdx.y) + 2]), i4 % 2);
+      mbarrier::waitParity(toSmem(&T4_order[((int)tidY) + 2]), i4 % 2);
       // loop of stmatrix
       #pragma unroll
       for (int p7_0 = 0; p7_0 < 2; ++p7_0) {
@@ -150,24 +151,24 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         }
       }
       fenceAsyncProxy();
-      namedBarrierSync(2 + ((int)threadIdx.y), 128);  // RAW: T6 written, then read by a TMA store
-      if (((((int)threadIdx.x) + (((int)threadIdx.y) * 128)) / 32) == h15 && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (h15 * 32)))) {
+      namedBarrierSync(2 + ((int)tidY), 128);  // RAW: T6 written, then read by a TMA store
+      if (((((int)threadIdx.x) + (((int)tidY) * 128)) / 32) == h15 && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (h15 * 32)))) {
         // loop of iUR117{2}
         #pragma unroll
         for (int i28 = 0; i28 < 2; ++i28) {
-          Hopper::cpAsyncBulkTensorTileS2G(&tmap_T3, toSmem(&T6[i28 * 8192]), (((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) % h16) * 128) + (i28 * 64), ((((((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) / 2) / h16) * 2) + (((((i4 * 2) + ((int)threadIdx.y)) * 3) + ((int)blockIdx.x)) % 2)) * 128);
+          Hopper::cpAsyncBulkTensorTileS2G(&tmap_T3, toSmem(&T6[i28 * 8192]), (((((((i4 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) / 2) % h16) * 128) + (i28 * 64), ((((((((i4 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) / 2) / h16) * 2) + (((((i4 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) % 2)) * 128);
           Hopper::cpAsyncBulkCommitGroup();
         }
       }
-      if (((((int)threadIdx.x) + (((int)threadIdx.y) * 128)) / 32) == h15 && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (h15 * 32)))) {
+      if (((((int)threadIdx.x) + (((int)tidY) * 128)) / 32) == h15 && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (h15 * 32)))) {
         Hopper::cpAsyncBulkWaitGroupRead<0>();
       }
-      namedBarrierSync(2 + ((int)threadIdx.y), 128);  // WAR: T6 is rewritten next iteration
+      namedBarrierSync(2 + ((int)tidY), 128);  // WAR: T6 is rewritten next iteration
       mbarrier::arrive(toSmem(&T4_order[h17]));
     }
   }
   __syncthreads();  // every wait on T4_mbar done before inval
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // post-epilogue loop of stages of T4, T5
     #pragma unroll 1
     for (int s0 = 0; s0 < 8; ++s0) {

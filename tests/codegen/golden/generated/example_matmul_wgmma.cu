@@ -4,6 +4,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   const int64_t i3 = T1.size[1];
   const int64_t T2_stride0 = T2.stride[0];
   const int64_t T2_stride1 = T2.stride[1];
+  const unsigned tidY = __shfl_sync(0xffffffffu, threadIdx.y, 0);
   extern __shared__ __align__(1024) char smem[];
 
   __bfloat16* T4 = reinterpret_cast<__bfloat16*>(smem);
@@ -19,7 +20,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
     }
   }
   int64_t* T4_mbar = reinterpret_cast<int64_t*>(smem + 196608);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // pre-prologue loop of stages of T4, T5
     #pragma unroll 1
     for (int64_t s2 = 0; s2 < 4; ++s2) {
@@ -33,7 +34,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   for (int64_t s2 = 0; s2 < 4; ++s2) {
     mbarrier::arrive(toSmem(&T4_mbar[s2 + 4]));
   }
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // prologue loop of rS17{ceilDiv(i1, 64)}
     #pragma unroll
     for (int64_t i6 = 0; i6 < min64(3, ceilDiv(i1, 64)); ++i6) {
@@ -60,7 +61,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
       #pragma unroll
       for (int64_t i16 = 0; i16 < 1; ++i16) {
         wgmma::mmaM64N256K16F32Bf16<0, 1>(&T3[i16 * 128],
-            wgmma::smemDescriptor(toSmem(&T4[(((i15 * 16) % 64) + ((((((int64_t)threadIdx.y) + i16) * 64) % 128) * 64)) + ((i6 % 4) * 8192)]), 16, 1024, 1),
+            wgmma::smemDescriptor(toSmem(&T4[(((i15 * 16) % 64) + ((((((int64_t)tidY) + i16) * 64) % 128) * 64)) + ((i6 % 4) * 8192)]), 16, 1024, 1),
             wgmma::smemDescriptor(toSmem(&T5[(((i15 * 16) % 64) * 64) + ((i6 % 4) * 16384)]), 8192, 1024, 1));
       }
     }
@@ -70,7 +71,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
     if ((i6 - 1) >= 0) {
       mbarrier::arrive(toSmem(&T4_mbar[((i6 - 1) % 4) + 4]));
     }
-    if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
       mbarrier::waitParity(toSmem(&T4_mbar[((i6 + 3) % 4) + 4]), ((i6 + 3) / 4) % 2);
       mbarrier::arriveExpectTx(toSmem(&T4_mbar[(i6 + 3) % 4]), 49152);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T4[((i6 + 3) % 4) * 8192]), &tmap_T0, toSmem(&T4_mbar[(i6 + 3) % 4]), (i6 + 3) * 64, ((int64_t)blockIdx.y) * 128);
@@ -96,7 +97,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
       #pragma unroll
       for (int64_t i16 = 0; i16 < 1; ++i16) {
         wgmma::mmaM64N256K16F32Bf16<0, 1>(&T3[i16 * 128],
-            wgmma::smemDescriptor(toSmem(&T4[(((i15 * 16) % 64) + ((((((int64_t)threadIdx.y) + i16) * 64) % 128) * 64)) + ((i6 % 4) * 8192)]), 16, 1024, 1),
+            wgmma::smemDescriptor(toSmem(&T4[(((i15 * 16) % 64) + ((((((int64_t)tidY) + i16) * 64) % 128) * 64)) + ((i6 % 4) * 8192)]), 16, 1024, 1),
             wgmma::smemDescriptor(toSmem(&T5[(((i15 * 16) % 64) * 64) + ((i6 % 4) * 16384)]), 8192, 1024, 1));
       }
     }
@@ -107,7 +108,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   wgmma::wait<0>();
   wgmma::fenceOperands(T3);
   __syncthreads();  // every wait on T4_mbar done before inval
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // post-epilogue loop of stages of T4, T5
     #pragma unroll 1
     for (int64_t s2 = 0; s2 < 8; ++s2) {
@@ -123,8 +124,8 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
       // loop of iUR51{2}
       #pragma unroll
       for (int64_t i24 = 0; i24 < 2; ++i24) {
-        if ((((((int64_t)blockIdx.y) * 128) + (((((int64_t)threadIdx.y) + i21) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i24 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < i0) && (((((int64_t)blockIdx.x) * 256) + ((i23 * 8) + (((((int64_t)threadIdx.x) % 4) * 2) + 1))) < i3)) {
-          *reinterpret_cast<float2*>(&T2.data[(((((int64_t)blockIdx.y) * 128) + (((((int64_t)threadIdx.y) + i21) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i24 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) * T2_stride0) + (((((int64_t)blockIdx.x) * 256) + ((i23 * 8) + ((((int64_t)threadIdx.x) % 4) * 2))) * T2_stride1)]) = float2{T3[((i23 * 4) + (i24 * 2)) + (i21 * 128)], T3[(((i23 * 4) + (i24 * 2)) + (i21 * 128)) + 1]};
+        if ((((((int64_t)blockIdx.y) * 128) + (((((int64_t)tidY) + i21) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i24 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < i0) && (((((int64_t)blockIdx.x) * 256) + ((i23 * 8) + (((((int64_t)threadIdx.x) % 4) * 2) + 1))) < i3)) {
+          *reinterpret_cast<float2*>(&T2.data[(((((int64_t)blockIdx.y) * 128) + (((((int64_t)tidY) + i21) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i24 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) * T2_stride0) + (((((int64_t)blockIdx.x) * 256) + ((i23 * 8) + ((((int64_t)threadIdx.x) % 4) * 2))) * T2_stride1)]) = float2{T3[((i23 * 4) + (i24 * 2)) + (i21 * 128)], T3[(((i23 * 4) + (i24 * 2)) + (i21 * 128)) + 1]};
         }
       }
     }

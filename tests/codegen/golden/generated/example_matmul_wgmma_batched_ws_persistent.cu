@@ -3,12 +3,13 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   const int64_t i1 = T0.size[1];
   const int64_t i2 = T0.size[2];
   const int64_t i4 = T1.size[1];
+  const unsigned tidY = __shfl_sync(0xffffffffu, threadIdx.y, 0);
   extern __shared__ __align__(1024) char smem[];
 
   __bfloat16* T2 = reinterpret_cast<__bfloat16*>(smem + 1024);
   __bfloat16* T5 = reinterpret_cast<__bfloat16*>(smem + 50176);
   int64_t* T2_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // pre-prologue loop of stages of T2, T5
     #pragma unroll 1
     for (int64_t s0 = 0; s0 < 3; ++s0) {
@@ -17,7 +18,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // init: T2_mbar visible to every thread
-  if (((int64_t)threadIdx.y) >= (((int64_t)blockDim.y) - 1)) {
+  if (((int64_t)tidY) >= (((int64_t)blockDim.y) - 1)) {
     decreaseRegisters<40>();
     const int64_t h0 = i0 * ((ceilDiv(ceilDiv(i1, 128), 8) * ceilDiv(i4, 128)) * 8);
     const int64_t h1 = ceilDiv(i2, 64);
@@ -29,7 +30,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
       if (((i6 * 132) + ((int64_t)blockIdx.x)) >= h0) {
         continue;
       }
-      if (threadIdx.x < 32 && threadIdx.y == 1 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x < 32 && tidY == 1 && Hopper::electSync(0xffffffffu)) {
         const int64_t h2 = i6 * h1;
         const int64_t h3 = ((i6 * 132) + ((int64_t)blockIdx.x)) / h6;
         const int64_t h4 = (((((i6 * 132) + ((int64_t)blockIdx.x)) % h6) / 8) % h7) * 128;
@@ -91,7 +92,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
           #pragma unroll
           for (int64_t i17 = 0; i17 < 2; ++i17) {
             wgmma::mmaM64N128K16F32Bf16<0, 0>(&T3[i17 * 64],
-                wgmma::smemDescriptor(toSmem(&T5[(((i16 * 16) % 64) + (((((((int64_t)threadIdx.y) * 2) + i17) * 64) % 128) * 64)) + (((h10 + i8) % 3) * 8192)]), 16, 1024, 1),
+                wgmma::smemDescriptor(toSmem(&T5[(((i16 * 16) % 64) + (((((((int64_t)tidY) * 2) + i17) * 64) % 128) * 64)) + (((h10 + i8) % 3) * 8192)]), 16, 1024, 1),
                 wgmma::smemDescriptor(toSmem(&T2[((i16 * 16) % 64) + (((h10 + i8) % 3) * 8192)]), 16, 1024, 1));
           }
         }
@@ -121,7 +122,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
           T7[(1 + (((q7 * 2) + 1) * 4)) + (p7_0 * 64)] = __float2bfloat16(T3[((((q7 * 2) + 1) * 4) + 1) + (p7_0 * 64)]);
           T7[(2 + (((q7 * 2) + 1) * 4)) + (p7_0 * 64)] = __float2bfloat16(T3[((((q7 * 2) + 1) * 4) + 2) + (p7_0 * 64)]);
           T7[(3 + (((q7 * 2) + 1) * 4)) + (p7_0 * 64)] = __float2bfloat16(T3[((((q7 * 2) + 1) * 4) + 3) + (p7_0 * 64)]);
-          stmatrixX4(toSmem(&T6[(((((((q7 * 2) + h12) * 8) % 128) % 64) + ((((((((((int64_t)threadIdx.y) * 2) + p7_0) * 64) + h13) + h14) + h15) % 128) * 64)) + ((((((q7 * 2) + h12) * 8) % 128) / 64) * 8192)) ^ ((((((((((q7 * 2) + h12) * 8) % 128) % 64) + ((((((((((int64_t)threadIdx.y) * 2) + p7_0) * 64) + h13) + h14) + h15) % 128) * 64)) + ((((((q7 * 2) + h12) * 8) % 128) / 64) * 8192)) / 64) % 8) * 8)]),
+          stmatrixX4(toSmem(&T6[(((((((q7 * 2) + h12) * 8) % 128) % 64) + ((((((((((int64_t)tidY) * 2) + p7_0) * 64) + h13) + h14) + h15) % 128) * 64)) + ((((((q7 * 2) + h12) * 8) % 128) / 64) * 8192)) ^ ((((((((((q7 * 2) + h12) * 8) % 128) % 64) + ((((((((((int64_t)tidY) * 2) + p7_0) * 64) + h13) + h14) + h15) % 128) * 64)) + ((((((q7 * 2) + h12) * 8) % 128) / 64) * 8192)) / 64) % 8) * 8)]),
               (static_cast<uint32_t>((T7[(q7 * 8) + (p7_0 * 64)]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 1]).raw) << 16)),
               (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 2]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 3]).raw) << 16)),
               (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 4]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 5]).raw) << 16)),
@@ -130,7 +131,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
       }
       fenceAsyncProxy();
       namedBarrierSync(1, 128);  // RAW: T6 written, then read by a TMA store
-      if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
         // loop of iUR121{2}
         #pragma unroll
         for (int64_t i30 = 0; i30 < 2; ++i30) {
@@ -138,14 +139,14 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
           Hopper::cpAsyncBulkCommitGroup();
         }
       }
-      if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
         Hopper::cpAsyncBulkWaitGroupRead<0>();
       }
       namedBarrierSync(1, 128);  // WAR: T6 is rewritten next iteration
     }
   }
   __syncthreads();  // every wait on T2_mbar done before inval
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // post-epilogue loop of stages of T2, T5
     #pragma unroll 1
     for (int64_t s0 = 0; s0 < 6; ++s0) {

@@ -1,5 +1,6 @@
 extern "C" __global__ void __cluster_dims__(2, 2, 1) __launch_bounds__(384, 1) fusion_kernel(Tensor<__bfloat16, 2> T0, Tensor<__bfloat16, 2> T1, Tensor<__bfloat16, 2> T3, const __grid_constant__ TensorMap tmap_T0, const __grid_constant__ TensorMap tmap_T1, const __grid_constant__ TensorMap tmap_T3) {
   const int64_t i1 = T0.size[1];
+  const unsigned tidY = __shfl_sync(0xffffffffu, threadIdx.y, 0);
   extern __shared__ __align__(1024) char smem[];
 
   __bfloat16* T4 = reinterpret_cast<__bfloat16*>(smem);
@@ -17,7 +18,7 @@ extern "C" __global__ void __cluster_dims__(2, 2, 1) __launch_bounds__(384, 1) f
     }
   }
   int64_t* T4_mbar = reinterpret_cast<int64_t*>(smem + 131072);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // pre-prologue loop of stages of T4, T5
     #pragma unroll 1
     for (int64_t s2 = 0; s2 < 4; ++s2) {
@@ -27,9 +28,9 @@ extern "C" __global__ void __cluster_dims__(2, 2, 1) __launch_bounds__(384, 1) f
   }
   cluster::fenceMBarrierInit();
   cluster::sync();  // init: the cluster's barriers visible to every block before any multicast
-  if (((int64_t)threadIdx.y) >= (((int64_t)blockDim.y) - 1)) {
+  if (((int64_t)tidY) >= (((int64_t)blockDim.y) - 1)) {
     decreaseRegisters<40>();
-    if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
       // AsyncWarp loop of rS17{ceilDiv(i1, 64)}
       #pragma unroll 1
       for (int64_t i6 = 0; i6 < ceilDiv(i1, 64); ++i6) {
@@ -68,7 +69,7 @@ extern "C" __global__ void __cluster_dims__(2, 2, 1) __launch_bounds__(384, 1) f
         #pragma unroll
         for (int64_t i16 = 0; i16 < 1; ++i16) {
           wgmma::mmaM64N128K16F32Bf16<0, 1>(&T2[i16 * 64],
-              wgmma::smemDescriptor(toSmem(&T4[(((i15 * 16) % 64) + ((((((int64_t)threadIdx.y) + i16) * 64) % 128) * 64)) + ((i6 % 4) * 8192)]), 16, 1024, 1),
+              wgmma::smemDescriptor(toSmem(&T4[(((i15 * 16) % 64) + ((((((int64_t)tidY) + i16) * 64) % 128) * 64)) + ((i6 % 4) * 8192)]), 16, 1024, 1),
               wgmma::smemDescriptor(toSmem(&T5[(((i15 * 16) % 64) * 64) + ((i6 % 4) * 8192)]), 8192, 1024, 1));
         }
       }
@@ -94,7 +95,7 @@ extern "C" __global__ void __cluster_dims__(2, 2, 1) __launch_bounds__(384, 1) f
     }
   }
   cluster::sync();  // no block leaves while a peer may still arrive on its barriers
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // post-epilogue loop of stages of T4, T5
     #pragma unroll 1
     for (int64_t s2 = 0; s2 < 8; ++s2) {
@@ -116,7 +117,7 @@ extern "C" __global__ void __cluster_dims__(2, 2, 1) __launch_bounds__(384, 1) f
       T7[(1 + (((q7 * 2) + 1) * 4)) + (p7_0 * 64)] = __float2bfloat16(T2[((((q7 * 2) + 1) * 4) + 1) + (p7_0 * 64)]);
       T7[(2 + (((q7 * 2) + 1) * 4)) + (p7_0 * 64)] = __float2bfloat16(T2[((((q7 * 2) + 1) * 4) + 2) + (p7_0 * 64)]);
       T7[(3 + (((q7 * 2) + 1) * 4)) + (p7_0 * 64)] = __float2bfloat16(T2[((((q7 * 2) + 1) * 4) + 3) + (p7_0 * 64)]);
-      stmatrixX4(toSmem(&T6[(((((((q7 * 2) + (((((int64_t)threadIdx.x) % 32) / 8) / 2)) * 8) % 128) % 64) + (((((((((int64_t)threadIdx.y) + p7_0) * 64) + ((((((((int64_t)threadIdx.x) / 32) * 32) + (((((int64_t)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16)) + ((((((int64_t)threadIdx.x) % 32) / 8) % 2) * 8)) + (((((((int64_t)threadIdx.x) / 32) * 32) + (((((int64_t)threadIdx.x) % 32) % 8) * 4)) / 4) % 8)) % 128) * 64)) + ((((((q7 * 2) + (((((int64_t)threadIdx.x) % 32) / 8) / 2)) * 8) % 128) / 64) * 8192)) ^ ((((((((((q7 * 2) + (((((int64_t)threadIdx.x) % 32) / 8) / 2)) * 8) % 128) % 64) + (((((((((int64_t)threadIdx.y) + p7_0) * 64) + ((((((((int64_t)threadIdx.x) / 32) * 32) + (((((int64_t)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16)) + ((((((int64_t)threadIdx.x) % 32) / 8) % 2) * 8)) + (((((((int64_t)threadIdx.x) / 32) * 32) + (((((int64_t)threadIdx.x) % 32) % 8) * 4)) / 4) % 8)) % 128) * 64)) + ((((((q7 * 2) + (((((int64_t)threadIdx.x) % 32) / 8) / 2)) * 8) % 128) / 64) * 8192)) / 64) % 8) * 8)]),
+      stmatrixX4(toSmem(&T6[(((((((q7 * 2) + (((((int64_t)threadIdx.x) % 32) / 8) / 2)) * 8) % 128) % 64) + (((((((((int64_t)tidY) + p7_0) * 64) + ((((((((int64_t)threadIdx.x) / 32) * 32) + (((((int64_t)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16)) + ((((((int64_t)threadIdx.x) % 32) / 8) % 2) * 8)) + (((((((int64_t)threadIdx.x) / 32) * 32) + (((((int64_t)threadIdx.x) % 32) % 8) * 4)) / 4) % 8)) % 128) * 64)) + ((((((q7 * 2) + (((((int64_t)threadIdx.x) % 32) / 8) / 2)) * 8) % 128) / 64) * 8192)) ^ ((((((((((q7 * 2) + (((((int64_t)threadIdx.x) % 32) / 8) / 2)) * 8) % 128) % 64) + (((((((((int64_t)tidY) + p7_0) * 64) + ((((((((int64_t)threadIdx.x) / 32) * 32) + (((((int64_t)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16)) + ((((((int64_t)threadIdx.x) % 32) / 8) % 2) * 8)) + (((((((int64_t)threadIdx.x) / 32) * 32) + (((((int64_t)threadIdx.x) % 32) % 8) * 4)) / 4) % 8)) % 128) * 64)) + ((((((q7 * 2) + (((((int64_t)threadIdx.x) % 32) / 8) / 2)) * 8) % 128) / 64) * 8192)) / 64) % 8) * 8)]),
           (static_cast<uint32_t>((T7[(q7 * 8) + (p7_0 * 64)]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 1]).raw) << 16)),
           (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 2]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 3]).raw) << 16)),
           (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 4]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 5]).raw) << 16)),
@@ -125,7 +126,7 @@ extern "C" __global__ void __cluster_dims__(2, 2, 1) __launch_bounds__(384, 1) f
   }
   fenceAsyncProxy();
   __syncthreads();  // RAW: T6 written, then read by a TMA store
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // loop of iUR73{2}
     #pragma unroll
     for (int64_t i29 = 0; i29 < 2; ++i29) {
@@ -133,7 +134,7 @@ extern "C" __global__ void __cluster_dims__(2, 2, 1) __launch_bounds__(384, 1) f
       Hopper::cpAsyncBulkCommitGroup();
     }
   }
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     Hopper::cpAsyncBulkWaitGroupRead<0>();
   }
 }

@@ -3,6 +3,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   const int64_t T0_stride1 = T0.stride[1];
   const int64_t T2_stride0 = T2.stride[0];
   const int64_t T2_stride1 = T2.stride[1];
+  const unsigned tidY = __shfl_sync(0xffffffffu, threadIdx.y, 0);
   extern __shared__ __align__(1024) char smem[];
 
   __bfloat16* T4 = reinterpret_cast<__bfloat16*>(smem);
@@ -18,7 +19,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
     }
   }
   int64_t* T5_mbar = reinterpret_cast<int64_t*>(smem + 98304);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // pre-prologue loop of stages of T4, T5
     #pragma unroll 1
     for (int64_t s2 = 0; s2 < 3; ++s2) {
@@ -29,7 +30,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   // prologue loop of rS17{2}
   #pragma unroll
   for (int64_t i2 = 0; i2 < 1; ++i2) {
-    if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
       mbarrier::arriveExpectTx(toSmem(&T5_mbar[i2 % 3]), 16384);
       // loop of iUR46{2}
       #pragma unroll
@@ -41,7 +42,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
     const int64_t h1 = ((((int64_t)threadIdx.x) % 16) * 4) + 3;
     // loop of iS37{8}
     for (int64_t i4 = 0; i4 < 8; ++i4) {
-      cpAsync<8>(toSmem(&T4[((h0 + ((((((i4 * 2) + ((int64_t)threadIdx.y)) * 128) + ((int64_t)threadIdx.x)) / 16) * 64)) + ((i2 % 3) * 8192)) ^ (((((h0 + ((((((i4 * 2) + ((int64_t)threadIdx.y)) * 128) + ((int64_t)threadIdx.x)) / 16) * 64)) + ((i2 % 3) * 8192)) / 64) % 8) * 8)]), &T0.data[((((((int64_t)blockIdx.y) * 128) + (((((i4 * 2) + ((int64_t)threadIdx.y)) * 128) + ((int64_t)threadIdx.x)) / 16)) < 200) && (((i2 * 64) + h1) < 100)) ? ((((((int64_t)blockIdx.y) * 128) + (((((i4 * 2) + ((int64_t)threadIdx.y)) * 128) + ((int64_t)threadIdx.x)) / 16)) * T0_stride0) + (((i2 * 64) + h0) * T0_stride1)) : 0], (((((int64_t)blockIdx.y) * 128) + (((((i4 * 2) + ((int64_t)threadIdx.y)) * 128) + ((int64_t)threadIdx.x)) / 16)) < 200) && (((i2 * 64) + h1) < 100));
+      cpAsync<8>(toSmem(&T4[((h0 + ((((((i4 * 2) + ((int64_t)tidY)) * 128) + ((int64_t)threadIdx.x)) / 16) * 64)) + ((i2 % 3) * 8192)) ^ (((((h0 + ((((((i4 * 2) + ((int64_t)tidY)) * 128) + ((int64_t)threadIdx.x)) / 16) * 64)) + ((i2 % 3) * 8192)) / 64) % 8) * 8)]), &T0.data[((((((int64_t)blockIdx.y) * 128) + (((((i4 * 2) + ((int64_t)tidY)) * 128) + ((int64_t)threadIdx.x)) / 16)) < 200) && (((i2 * 64) + h1) < 100)) ? ((((((int64_t)blockIdx.y) * 128) + (((((i4 * 2) + ((int64_t)tidY)) * 128) + ((int64_t)threadIdx.x)) / 16)) * T0_stride0) + (((i2 * 64) + h0) * T0_stride1)) : 0], (((((int64_t)blockIdx.y) * 128) + (((((i4 * 2) + ((int64_t)tidY)) * 128) + ((int64_t)threadIdx.x)) / 16)) < 200) && (((i2 * 64) + h1) < 100));
     }
     cpAsyncCommitGroup();
   }
@@ -63,14 +64,14 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
       #pragma unroll
       for (int64_t i14 = 0; i14 < 1; ++i14) {
         wgmma::mmaM64N128K16F32Bf16<0, 1>(&T3[i14 * 64],
-            wgmma::smemDescriptor(toSmem(&T4[(((i13 * 16) % 64) + ((((((int64_t)threadIdx.y) + i14) * 64) % 128) * 64)) + ((i2 % 3) * 8192)]), 16, 1024, 1),
+            wgmma::smemDescriptor(toSmem(&T4[(((i13 * 16) % 64) + ((((((int64_t)tidY) + i14) * 64) % 128) * 64)) + ((i2 % 3) * 8192)]), 16, 1024, 1),
             wgmma::smemDescriptor(toSmem(&T5[(((i13 * 16) % 64) * 64) + ((i2 % 3) * 8192)]), 8192, 1024, 1));
       }
     }
     wgmma::commit();
     wgmma::wait<1>();
     wgmma::fenceOperands(T3);
-    if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
       mbarrier::arriveExpectTx(toSmem(&T5_mbar[(i2 + 1) % 3]), 16384);
       // loop of iUR46{2}
       #pragma unroll
@@ -83,7 +84,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
     const int64_t h5 = ((i2 + 1) * 64) + h6;
     // loop of iS37{8}
     for (int64_t i4 = 0; i4 < 8; ++i4) {
-      cpAsync<8>(toSmem(&T4[((h2 + ((((((i4 * 2) + ((int64_t)threadIdx.y)) * 128) + ((int64_t)threadIdx.x)) / 16) * 64)) + h3) ^ (((((h2 + ((((((i4 * 2) + ((int64_t)threadIdx.y)) * 128) + ((int64_t)threadIdx.x)) / 16) * 64)) + h3) / 64) % 8) * 8)]), &T0.data[((((((int64_t)blockIdx.y) * 128) + (((((i4 * 2) + ((int64_t)threadIdx.y)) * 128) + ((int64_t)threadIdx.x)) / 16)) < 200) && (h5 < 100)) ? ((((((int64_t)blockIdx.y) * 128) + (((((i4 * 2) + ((int64_t)threadIdx.y)) * 128) + ((int64_t)threadIdx.x)) / 16)) * T0_stride0) + h4) : 0], (((((int64_t)blockIdx.y) * 128) + (((((i4 * 2) + ((int64_t)threadIdx.y)) * 128) + ((int64_t)threadIdx.x)) / 16)) < 200) && (h5 < 100));
+      cpAsync<8>(toSmem(&T4[((h2 + ((((((i4 * 2) + ((int64_t)tidY)) * 128) + ((int64_t)threadIdx.x)) / 16) * 64)) + h3) ^ (((((h2 + ((((((i4 * 2) + ((int64_t)tidY)) * 128) + ((int64_t)threadIdx.x)) / 16) * 64)) + h3) / 64) % 8) * 8)]), &T0.data[((((((int64_t)blockIdx.y) * 128) + (((((i4 * 2) + ((int64_t)tidY)) * 128) + ((int64_t)threadIdx.x)) / 16)) < 200) && (h5 < 100)) ? ((((((int64_t)blockIdx.y) * 128) + (((((i4 * 2) + ((int64_t)tidY)) * 128) + ((int64_t)threadIdx.x)) / 16)) * T0_stride0) + h4) : 0], (((((int64_t)blockIdx.y) * 128) + (((((i4 * 2) + ((int64_t)tidY)) * 128) + ((int64_t)threadIdx.x)) / 16)) < 200) && (h5 < 100));
     }
     cpAsyncCommitGroup();
   }
@@ -105,7 +106,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
       #pragma unroll
       for (int64_t i14 = 0; i14 < 1; ++i14) {
         wgmma::mmaM64N128K16F32Bf16<0, 1>(&T3[i14 * 64],
-            wgmma::smemDescriptor(toSmem(&T4[(((i13 * 16) % 64) + ((((((int64_t)threadIdx.y) + i14) * 64) % 128) * 64)) + ((i2 % 3) * 8192)]), 16, 1024, 1),
+            wgmma::smemDescriptor(toSmem(&T4[(((i13 * 16) % 64) + ((((((int64_t)tidY) + i14) * 64) % 128) * 64)) + ((i2 % 3) * 8192)]), 16, 1024, 1),
             wgmma::smemDescriptor(toSmem(&T5[(((i13 * 16) % 64) * 64) + ((i2 % 3) * 8192)]), 8192, 1024, 1));
       }
     }
@@ -116,7 +117,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   wgmma::wait<0>();
   wgmma::fenceOperands(T3);
   __syncthreads();  // every wait on T5_mbar done before inval
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // post-epilogue loop of stages of T4, T5
     #pragma unroll 1
     for (int64_t s2 = 0; s2 < 3; ++s2) {
@@ -132,8 +133,8 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
       // loop of iUR58{2}
       #pragma unroll
       for (int64_t i22 = 0; i22 < 2; ++i22) {
-        if ((((((int64_t)blockIdx.y) * 128) + (((((int64_t)threadIdx.y) + i19) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i22 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < 200) && (((((int64_t)blockIdx.x) * 128) + ((i21 * 8) + (((((int64_t)threadIdx.x) % 4) * 2) + 1))) < 264)) {
-          *reinterpret_cast<float2*>(&T2.data[(((((int64_t)blockIdx.y) * 128) + (((((int64_t)threadIdx.y) + i19) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i22 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) * T2_stride0) + (((((int64_t)blockIdx.x) * 128) + ((i21 * 8) + ((((int64_t)threadIdx.x) % 4) * 2))) * T2_stride1)]) = float2{T3[((i21 * 4) + (i22 * 2)) + (i19 * 64)], T3[(((i21 * 4) + (i22 * 2)) + (i19 * 64)) + 1]};
+        if ((((((int64_t)blockIdx.y) * 128) + (((((int64_t)tidY) + i19) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i22 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < 200) && (((((int64_t)blockIdx.x) * 128) + ((i21 * 8) + (((((int64_t)threadIdx.x) % 4) * 2) + 1))) < 264)) {
+          *reinterpret_cast<float2*>(&T2.data[(((((int64_t)blockIdx.y) * 128) + (((((int64_t)tidY) + i19) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i22 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) * T2_stride0) + (((((int64_t)blockIdx.x) * 128) + ((i21 * 8) + ((((int64_t)threadIdx.x) % 4) * 2))) * T2_stride1)]) = float2{T3[((i21 * 4) + (i22 * 2)) + (i19 * 64)], T3[(((i21 * 4) + (i22 * 2)) + (i19 * 64)) + 1]};
         }
       }
     }

@@ -4,10 +4,11 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   const int64_t i3 = T1.size[1];
   const int64_t T7_stride0 = T7.stride[0];
   const int64_t T7_stride1 = T7.stride[1];
+  const unsigned tidY = __shfl_sync(0xffffffffu, threadIdx.y, 0);
   extern __shared__ __align__(1024) char smem[];
 
   int64_t* T10_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     mbarrier::init(toSmem(&T10_mbar[0]), 1);
   }
   __syncthreads();  // init: T10_mbar visible to every thread
@@ -15,7 +16,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   __bfloat16* T9 = reinterpret_cast<__bfloat16*>(smem + 67584);
   float T2[128];
   float* T10 = reinterpret_cast<float*>(smem + 128);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     mbarrier::arriveExpectTx(toSmem(&T10_mbar[0]), 1024);
     Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T10[0]), &tmap_T3, toSmem(&T10_mbar[0]), ((int64_t)blockIdx.x) * 256);
   }
@@ -29,7 +30,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
     }
   }
   int64_t* T8_mbar = reinterpret_cast<int64_t*>(smem + 8);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // pre-prologue loop of stages of T8, T9
     #pragma unroll 1
     for (int64_t s2 = 0; s2 < 4; ++s2) {
@@ -43,7 +44,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   for (int64_t s2 = 0; s2 < 4; ++s2) {
     mbarrier::arrive(toSmem(&T8_mbar[s2 + 4]));
   }
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // prologue loop of rS24{ceilDiv(i1, 64)}
     #pragma unroll
     for (int64_t i7 = 0; i7 < min64(3, ceilDiv(i1, 64)); ++i7) {
@@ -70,7 +71,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
       #pragma unroll
       for (int64_t i17 = 0; i17 < 1; ++i17) {
         wgmma::mmaM64N256K16F32Bf16<0, 1>(&T2[i17 * 128],
-            wgmma::smemDescriptor(toSmem(&T8[(((i16 * 16) % 64) + ((((((int64_t)threadIdx.y) + i17) * 64) % 128) * 64)) + ((i7 % 4) * 8192)]), 16, 1024, 1),
+            wgmma::smemDescriptor(toSmem(&T8[(((i16 * 16) % 64) + ((((((int64_t)tidY) + i17) * 64) % 128) * 64)) + ((i7 % 4) * 8192)]), 16, 1024, 1),
             wgmma::smemDescriptor(toSmem(&T9[(((i16 * 16) % 64) * 64) + ((i7 % 4) * 16384)]), 8192, 1024, 1));
       }
     }
@@ -80,7 +81,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
     if ((i7 - 1) >= 0) {
       mbarrier::arrive(toSmem(&T8_mbar[((i7 - 1) % 4) + 4]));
     }
-    if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
       mbarrier::waitParity(toSmem(&T8_mbar[((i7 + 3) % 4) + 4]), ((i7 + 3) / 4) % 2);
       mbarrier::arriveExpectTx(toSmem(&T8_mbar[(i7 + 3) % 4]), 49152);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T8[((i7 + 3) % 4) * 8192]), &tmap_T0, toSmem(&T8_mbar[(i7 + 3) % 4]), (i7 + 3) * 64, ((int64_t)blockIdx.y) * 128);
@@ -106,7 +107,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
       #pragma unroll
       for (int64_t i17 = 0; i17 < 1; ++i17) {
         wgmma::mmaM64N256K16F32Bf16<0, 1>(&T2[i17 * 128],
-            wgmma::smemDescriptor(toSmem(&T8[(((i16 * 16) % 64) + ((((((int64_t)threadIdx.y) + i17) * 64) % 128) * 64)) + ((i7 % 4) * 8192)]), 16, 1024, 1),
+            wgmma::smemDescriptor(toSmem(&T8[(((i16 * 16) % 64) + ((((((int64_t)tidY) + i17) * 64) % 128) * 64)) + ((i7 % 4) * 8192)]), 16, 1024, 1),
             wgmma::smemDescriptor(toSmem(&T9[(((i16 * 16) % 64) * 64) + ((i7 % 4) * 16384)]), 8192, 1024, 1));
       }
     }
@@ -117,7 +118,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   wgmma::wait<0>();
   wgmma::fenceOperands(T2);
   __syncthreads();  // every wait on T8_mbar done before inval
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // post-epilogue loop of stages of T8, T9
     #pragma unroll 1
     for (int64_t s2 = 0; s2 < 8; ++s2) {
@@ -144,14 +145,14 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
           T5[0] = T2[(((i26 * 4) + (i27 * 2)) + i28) + (i24 * 128)] + T4[0];
           T6[i28] = fmaxf(T5[0], 0.0f);
         }
-        if ((((((int64_t)blockIdx.y) * 128) + (((((int64_t)threadIdx.y) + i24) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i27 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < i0) && (((((int64_t)blockIdx.x) * 256) + ((i26 * 8) + (((((int64_t)threadIdx.x) % 4) * 2) + 1))) < i3)) {
-          *reinterpret_cast<uint32_t*>(&T7.data[(((((int64_t)blockIdx.y) * 128) + (((((int64_t)threadIdx.y) + i24) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i27 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) * T7_stride0) + (((((int64_t)blockIdx.x) * 256) + ((i26 * 8) + ((((int64_t)threadIdx.x) % 4) * 2))) * T7_stride1)]) = (static_cast<uint32_t>((__float2bfloat16(T6[0])).raw) | (static_cast<uint32_t>((__float2bfloat16(T6[1])).raw) << 16));
+        if ((((((int64_t)blockIdx.y) * 128) + (((((int64_t)tidY) + i24) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i27 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < i0) && (((((int64_t)blockIdx.x) * 256) + ((i26 * 8) + (((((int64_t)threadIdx.x) % 4) * 2) + 1))) < i3)) {
+          *reinterpret_cast<uint32_t*>(&T7.data[(((((int64_t)blockIdx.y) * 128) + (((((int64_t)tidY) + i24) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i27 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) * T7_stride0) + (((((int64_t)blockIdx.x) * 256) + ((i26 * 8) + ((((int64_t)threadIdx.x) % 4) * 2))) * T7_stride1)]) = (static_cast<uint32_t>((__float2bfloat16(T6[0])).raw) | (static_cast<uint32_t>((__float2bfloat16(T6[1])).raw) << 16));
         }
       }
     }
   }
   __syncthreads();  // every wait on T10_mbar done before inval
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     mbarrier::inval(toSmem(&T10_mbar[0]));
   }
 }

@@ -1,6 +1,7 @@
 extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bfloat16, 2> T0, Tensor<__bfloat16, 2> T1, Tensor<float, 2> T2, const __grid_constant__ TensorMap tmap_T0, const __grid_constant__ TensorMap tmap_T1) {
   const int64_t T2_stride0 = T2.stride[0];
   const int64_t T2_stride1 = T2.stride[1];
+  const unsigned tidY = __shfl_sync(0xffffffffu, threadIdx.y, 0);
   extern __shared__ __align__(1024) char smem[];
 
   __bfloat16* T4 = reinterpret_cast<__bfloat16*>(smem);
@@ -16,7 +17,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   int64_t* T4_mbar = reinterpret_cast<int64_t*>(smem + 196608);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // pre-prologue loop of stages of T4, T5
     #pragma unroll 1
     for (int64_t s1 = 0; s1 < 4; ++s1) {
@@ -25,9 +26,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // init: T4_mbar visible to every thread
-  if (((int64_t)threadIdx.y) >= (((int64_t)blockDim.y) - 1)) {
+  if (((int64_t)tidY) >= (((int64_t)blockDim.y) - 1)) {
     decreaseRegisters<40>();
-    if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
       const int64_t h0 = ((((((int64_t)blockIdx.x) / 3) / 4) * 3) + (((int64_t)blockIdx.x) % 3)) * 128;
       const int64_t h1 = ((((int64_t)blockIdx.x) / 3) % 4) * 256;
       // AsyncWarp loop of rS17{8}
@@ -64,7 +65,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         #pragma unroll
         for (int64_t i11 = 0; i11 < 1; ++i11) {
           wgmma::mmaM64N256K16F32Bf16<0, 1>(&T3[i11 * 128],
-              wgmma::smemDescriptor(toSmem(&T4[(((i10 * 16) % 64) + ((((((int64_t)threadIdx.y) + i11) * 64) % 128) * 64)) + ((i1 % 4) * 8192)]), 16, 1024, 1),
+              wgmma::smemDescriptor(toSmem(&T4[(((i10 * 16) % 64) + ((((((int64_t)tidY) + i11) * 64) % 128) * 64)) + ((i1 % 4) * 8192)]), 16, 1024, 1),
               wgmma::smemDescriptor(toSmem(&T5[(((i10 * 16) % 64) * 64) + ((i1 % 4) * 16384)]), 8192, 1024, 1));
         }
       }
@@ -82,7 +83,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // every wait on T4_mbar done before inval
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // post-epilogue loop of stages of T4, T5
     #pragma unroll 1
     for (int64_t s1 = 0; s1 < 8; ++s1) {
@@ -98,7 +99,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       // loop of iUR67{2}
       #pragma unroll
       for (int64_t i19 = 0; i19 < 2; ++i19) {
-        *reinterpret_cast<float2*>(&T2.data[(((((((((int64_t)blockIdx.x) / 3) / 4) * 3) + (((int64_t)blockIdx.x) % 3)) * 128) + (((((int64_t)threadIdx.y) + i16) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i19 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) * T2_stride0) + (((((((int64_t)blockIdx.x) / 3) % 4) * 256) + ((i18 * 8) + ((((int64_t)threadIdx.x) % 4) * 2))) * T2_stride1)]) = float2{T3[((i18 * 4) + (i19 * 2)) + (i16 * 128)], T3[(((i18 * 4) + (i19 * 2)) + (i16 * 128)) + 1]};
+        *reinterpret_cast<float2*>(&T2.data[(((((((((int64_t)blockIdx.x) / 3) / 4) * 3) + (((int64_t)blockIdx.x) % 3)) * 128) + (((((int64_t)tidY) + i16) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i19 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) * T2_stride0) + (((((((int64_t)blockIdx.x) / 3) % 4) * 256) + ((i18 * 8) + ((((int64_t)threadIdx.x) % 4) * 2))) * T2_stride1)]) = float2{T3[((i18 * 4) + (i19 * 2)) + (i16 * 128)], T3[(((i18 * 4) + (i19 * 2)) + (i16 * 128)) + 1]};
       }
     }
   }

@@ -5,6 +5,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   const int64_t T1_stride1 = T1.stride[1];
   const int64_t T3_stride0 = T3.stride[0];
   const int64_t T3_stride1 = T3.stride[1];
+  const unsigned tidY = __shfl_sync(0xffffffffu, threadIdx.y, 0);
   extern __shared__ __align__(1024) char smem[];
 
   __bfloat16* T2 = reinterpret_cast<__bfloat16*>(smem);
@@ -32,7 +33,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
     const int64_t h7 = ((((int64_t)threadIdx.x) % 8) * 8) + 7;
     // loop of iS51{4}
     for (int64_t i4 = 0; i4 < 4; ++i4) {
-      copyMisaligned<16, 2>(&T2[((h0 + ((((((i4 * 2) + ((int64_t)threadIdx.y)) * 128) + ((int64_t)threadIdx.x)) / 8) * 64)) + ((i2 % 3) * 8192)) ^ (((((h0 + ((((((i4 * 2) + ((int64_t)threadIdx.y)) * 128) + ((int64_t)threadIdx.x)) / 8) * 64)) + ((i2 % 3) * 8192)) / 64) % 8) * 8)], &T1.data[(((((int64_t)blockIdx.x) * 128) + (((((i4 * 2) + ((int64_t)threadIdx.y)) * 128) + ((int64_t)threadIdx.x)) / 8)) * T1_stride0) + (((i2 * 64) + h0) * T1_stride1)], (((((int64_t)blockIdx.x) * 128) + (((((i4 * 2) + ((int64_t)threadIdx.y)) * 128) + ((int64_t)threadIdx.x)) / 8)) < 264) ? (((((i2 * 64) + h0) < 263) ? 1u : 0u) | ((((i2 * 64) + h1) < 263) ? 2u : 0u) | ((((i2 * 64) + h2) < 263) ? 4u : 0u) | ((((i2 * 64) + h3) < 263) ? 8u : 0u) | ((((i2 * 64) + h4) < 263) ? 16u : 0u) | ((((i2 * 64) + h5) < 263) ? 32u : 0u) | ((((i2 * 64) + h6) < 263) ? 64u : 0u) | ((((i2 * 64) + h7) < 263) ? 128u : 0u)) : 0u);
+      copyMisaligned<16, 2>(&T2[((h0 + ((((((i4 * 2) + ((int64_t)tidY)) * 128) + ((int64_t)threadIdx.x)) / 8) * 64)) + ((i2 % 3) * 8192)) ^ (((((h0 + ((((((i4 * 2) + ((int64_t)tidY)) * 128) + ((int64_t)threadIdx.x)) / 8) * 64)) + ((i2 % 3) * 8192)) / 64) % 8) * 8)], &T1.data[(((((int64_t)blockIdx.x) * 128) + (((((i4 * 2) + ((int64_t)tidY)) * 128) + ((int64_t)threadIdx.x)) / 8)) * T1_stride0) + (((i2 * 64) + h0) * T1_stride1)], (((((int64_t)blockIdx.x) * 128) + (((((i4 * 2) + ((int64_t)tidY)) * 128) + ((int64_t)threadIdx.x)) / 8)) < 264) ? (((((i2 * 64) + h0) < 263) ? 1u : 0u) | ((((i2 * 64) + h1) < 263) ? 2u : 0u) | ((((i2 * 64) + h2) < 263) ? 4u : 0u) | ((((i2 * 64) + h3) < 263) ? 8u : 0u) | ((((i2 * 64) + h4) < 263) ? 16u : 0u) | ((((i2 * 64) + h5) < 263) ? 32u : 0u) | ((((i2 * 64) + h6) < 263) ? 64u : 0u) | ((((i2 * 64) + h7) < 263) ? 128u : 0u)) : 0u);
     }
     const int64_t h8 = (((int64_t)threadIdx.x) % 8) * 8;
     const int64_t h9 = ((((int64_t)threadIdx.x) % 8) * 8) + 1;
@@ -44,7 +45,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
     const int64_t h15 = ((((int64_t)threadIdx.x) % 8) * 8) + 7;
     // loop of iS37{4}
     for (int64_t i9 = 0; i9 < 4; ++i9) {
-      copyMisaligned<16, 2>(&T5[((h8 + ((((((i9 * 2) + ((int64_t)threadIdx.y)) * 128) + ((int64_t)threadIdx.x)) / 8) * 64)) + ((i2 % 3) * 8192)) ^ (((((h8 + ((((((i9 * 2) + ((int64_t)threadIdx.y)) * 128) + ((int64_t)threadIdx.x)) / 8) * 64)) + ((i2 % 3) * 8192)) / 64) % 8) * 8)], &T0.data[(((((int64_t)blockIdx.y) * 128) + (((((i9 * 2) + ((int64_t)threadIdx.y)) * 128) + ((int64_t)threadIdx.x)) / 8)) * T0_stride0) + (((i2 * 64) + h8) * T0_stride1)], (((((int64_t)blockIdx.y) * 128) + (((((i9 * 2) + ((int64_t)threadIdx.y)) * 128) + ((int64_t)threadIdx.x)) / 8)) < 200) ? (((((i2 * 64) + h8) < 263) ? 1u : 0u) | ((((i2 * 64) + h9) < 263) ? 2u : 0u) | ((((i2 * 64) + h10) < 263) ? 4u : 0u) | ((((i2 * 64) + h11) < 263) ? 8u : 0u) | ((((i2 * 64) + h12) < 263) ? 16u : 0u) | ((((i2 * 64) + h13) < 263) ? 32u : 0u) | ((((i2 * 64) + h14) < 263) ? 64u : 0u) | ((((i2 * 64) + h15) < 263) ? 128u : 0u)) : 0u);
+      copyMisaligned<16, 2>(&T5[((h8 + ((((((i9 * 2) + ((int64_t)tidY)) * 128) + ((int64_t)threadIdx.x)) / 8) * 64)) + ((i2 % 3) * 8192)) ^ (((((h8 + ((((((i9 * 2) + ((int64_t)tidY)) * 128) + ((int64_t)threadIdx.x)) / 8) * 64)) + ((i2 % 3) * 8192)) / 64) % 8) * 8)], &T0.data[(((((int64_t)blockIdx.y) * 128) + (((((i9 * 2) + ((int64_t)tidY)) * 128) + ((int64_t)threadIdx.x)) / 8)) * T0_stride0) + (((i2 * 64) + h8) * T0_stride1)], (((((int64_t)blockIdx.y) * 128) + (((((i9 * 2) + ((int64_t)tidY)) * 128) + ((int64_t)threadIdx.x)) / 8)) < 200) ? (((((i2 * 64) + h8) < 263) ? 1u : 0u) | ((((i2 * 64) + h9) < 263) ? 2u : 0u) | ((((i2 * 64) + h10) < 263) ? 4u : 0u) | ((((i2 * 64) + h11) < 263) ? 8u : 0u) | ((((i2 * 64) + h12) < 263) ? 16u : 0u) | ((((i2 * 64) + h13) < 263) ? 32u : 0u) | ((((i2 * 64) + h14) < 263) ? 64u : 0u) | ((((i2 * 64) + h15) < 263) ? 128u : 0u)) : 0u);
     }
   }
   const int64_t h16 = (((int64_t)threadIdx.x) % 8) * 8;
@@ -69,7 +70,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
       #pragma unroll
       for (int64_t i15 = 0; i15 < 1; ++i15) {
         wgmma::mmaM64N128K16F32Bf16<0, 0>(&T4[i15 * 64],
-            wgmma::smemDescriptor(toSmem(&T5[(((i14 * 16) % 64) + ((((((int64_t)threadIdx.y) + i15) * 64) % 128) * 64)) + ((i2 % 3) * 8192)]), 16, 1024, 1),
+            wgmma::smemDescriptor(toSmem(&T5[(((i14 * 16) % 64) + ((((((int64_t)tidY) + i15) * 64) % 128) * 64)) + ((i2 % 3) * 8192)]), 16, 1024, 1),
             wgmma::smemDescriptor(toSmem(&T2[((i14 * 16) % 64) + ((i2 % 3) * 8192)]), 16, 1024, 1));
       }
     }
@@ -88,7 +89,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
     const int64_t h26 = ((i2 + 1) * 64) + h33;
     // loop of iS51{4}
     for (int64_t i4 = 0; i4 < 4; ++i4) {
-      copyMisaligned<16, 2>(&T2[((h16 + ((((((i4 * 2) + ((int64_t)threadIdx.y)) * 128) + ((int64_t)threadIdx.x)) / 8) * 64)) + h17) ^ (((((h16 + ((((((i4 * 2) + ((int64_t)threadIdx.y)) * 128) + ((int64_t)threadIdx.x)) / 8) * 64)) + h17) / 64) % 8) * 8)], &T1.data[(((((int64_t)blockIdx.x) * 128) + (((((i4 * 2) + ((int64_t)threadIdx.y)) * 128) + ((int64_t)threadIdx.x)) / 8)) * T1_stride0) + h18], (((((int64_t)blockIdx.x) * 128) + (((((i4 * 2) + ((int64_t)threadIdx.y)) * 128) + ((int64_t)threadIdx.x)) / 8)) < 264) ? (((h19 < 263) ? 1u : 0u) | ((h20 < 263) ? 2u : 0u) | ((h21 < 263) ? 4u : 0u) | ((h22 < 263) ? 8u : 0u) | ((h23 < 263) ? 16u : 0u) | ((h24 < 263) ? 32u : 0u) | ((h25 < 263) ? 64u : 0u) | ((h26 < 263) ? 128u : 0u)) : 0u);
+      copyMisaligned<16, 2>(&T2[((h16 + ((((((i4 * 2) + ((int64_t)tidY)) * 128) + ((int64_t)threadIdx.x)) / 8) * 64)) + h17) ^ (((((h16 + ((((((i4 * 2) + ((int64_t)tidY)) * 128) + ((int64_t)threadIdx.x)) / 8) * 64)) + h17) / 64) % 8) * 8)], &T1.data[(((((int64_t)blockIdx.x) * 128) + (((((i4 * 2) + ((int64_t)tidY)) * 128) + ((int64_t)threadIdx.x)) / 8)) * T1_stride0) + h18], (((((int64_t)blockIdx.x) * 128) + (((((i4 * 2) + ((int64_t)tidY)) * 128) + ((int64_t)threadIdx.x)) / 8)) < 264) ? (((h19 < 263) ? 1u : 0u) | ((h20 < 263) ? 2u : 0u) | ((h21 < 263) ? 4u : 0u) | ((h22 < 263) ? 8u : 0u) | ((h23 < 263) ? 16u : 0u) | ((h24 < 263) ? 32u : 0u) | ((h25 < 263) ? 64u : 0u) | ((h26 < 263) ? 128u : 0u)) : 0u);
     }
     const int64_t h34 = ((i2 + 1) % 3) * 8192;
     const int64_t h35 = (((i2 + 1) * 64) + h16) * T0_stride1;
@@ -102,7 +103,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
     const int64_t h43 = ((i2 + 1) * 64) + h33;
     // loop of iS37{4}
     for (int64_t i9 = 0; i9 < 4; ++i9) {
-      copyMisaligned<16, 2>(&T5[((h16 + ((((((i9 * 2) + ((int64_t)threadIdx.y)) * 128) + ((int64_t)threadIdx.x)) / 8) * 64)) + h34) ^ (((((h16 + ((((((i9 * 2) + ((int64_t)threadIdx.y)) * 128) + ((int64_t)threadIdx.x)) / 8) * 64)) + h34) / 64) % 8) * 8)], &T0.data[(((((int64_t)blockIdx.y) * 128) + (((((i9 * 2) + ((int64_t)threadIdx.y)) * 128) + ((int64_t)threadIdx.x)) / 8)) * T0_stride0) + h35], (((((int64_t)blockIdx.y) * 128) + (((((i9 * 2) + ((int64_t)threadIdx.y)) * 128) + ((int64_t)threadIdx.x)) / 8)) < 200) ? (((h36 < 263) ? 1u : 0u) | ((h37 < 263) ? 2u : 0u) | ((h38 < 263) ? 4u : 0u) | ((h39 < 263) ? 8u : 0u) | ((h40 < 263) ? 16u : 0u) | ((h41 < 263) ? 32u : 0u) | ((h42 < 263) ? 64u : 0u) | ((h43 < 263) ? 128u : 0u)) : 0u);
+      copyMisaligned<16, 2>(&T5[((h16 + ((((((i9 * 2) + ((int64_t)tidY)) * 128) + ((int64_t)threadIdx.x)) / 8) * 64)) + h34) ^ (((((h16 + ((((((i9 * 2) + ((int64_t)tidY)) * 128) + ((int64_t)threadIdx.x)) / 8) * 64)) + h34) / 64) % 8) * 8)], &T0.data[(((((int64_t)blockIdx.y) * 128) + (((((i9 * 2) + ((int64_t)tidY)) * 128) + ((int64_t)threadIdx.x)) / 8)) * T0_stride0) + h35], (((((int64_t)blockIdx.y) * 128) + (((((i9 * 2) + ((int64_t)tidY)) * 128) + ((int64_t)threadIdx.x)) / 8)) < 200) ? (((h36 < 263) ? 1u : 0u) | ((h37 < 263) ? 2u : 0u) | ((h38 < 263) ? 4u : 0u) | ((h39 < 263) ? 8u : 0u) | ((h40 < 263) ? 16u : 0u) | ((h41 < 263) ? 32u : 0u) | ((h42 < 263) ? 64u : 0u) | ((h43 < 263) ? 128u : 0u)) : 0u);
     }
   }
   wgmma::wait<0>();
@@ -121,7 +122,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
       #pragma unroll
       for (int64_t i15 = 0; i15 < 1; ++i15) {
         wgmma::mmaM64N128K16F32Bf16<0, 0>(&T4[i15 * 64],
-            wgmma::smemDescriptor(toSmem(&T5[(((i14 * 16) % 64) + ((((((int64_t)threadIdx.y) + i15) * 64) % 128) * 64)) + ((i2 % 3) * 8192)]), 16, 1024, 1),
+            wgmma::smemDescriptor(toSmem(&T5[(((i14 * 16) % 64) + ((((((int64_t)tidY) + i15) * 64) % 128) * 64)) + ((i2 % 3) * 8192)]), 16, 1024, 1),
             wgmma::smemDescriptor(toSmem(&T2[((i14 * 16) % 64) + ((i2 % 3) * 8192)]), 16, 1024, 1));
       }
     }
@@ -140,8 +141,8 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
       // loop of iUR63{2}
       #pragma unroll
       for (int64_t i23 = 0; i23 < 2; ++i23) {
-        if ((((((int64_t)blockIdx.y) * 128) + (((((int64_t)threadIdx.y) + i20) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i23 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < 200) && (((((int64_t)blockIdx.x) * 128) + ((i22 * 8) + (((((int64_t)threadIdx.x) % 4) * 2) + 1))) < 264)) {
-          *reinterpret_cast<float2*>(&T3.data[(((((int64_t)blockIdx.y) * 128) + (((((int64_t)threadIdx.y) + i20) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i23 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) * T3_stride0) + (((((int64_t)blockIdx.x) * 128) + ((i22 * 8) + ((((int64_t)threadIdx.x) % 4) * 2))) * T3_stride1)]) = float2{T4[((i22 * 4) + (i23 * 2)) + (i20 * 64)], T4[(((i22 * 4) + (i23 * 2)) + (i20 * 64)) + 1]};
+        if ((((((int64_t)blockIdx.y) * 128) + (((((int64_t)tidY) + i20) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i23 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) < 200) && (((((int64_t)blockIdx.x) * 128) + ((i22 * 8) + (((((int64_t)threadIdx.x) % 4) * 2) + 1))) < 264)) {
+          *reinterpret_cast<float2*>(&T3.data[(((((int64_t)blockIdx.y) * 128) + (((((int64_t)tidY) + i20) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i23 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) * T3_stride0) + (((((int64_t)blockIdx.x) * 128) + ((i22 * 8) + ((((int64_t)threadIdx.x) % 4) * 2))) * T3_stride1)]) = float2{T4[((i22 * 4) + (i23 * 2)) + (i20 * 64)], T4[(((i22 * 4) + (i23 * 2)) + (i20 * 64)) + 1]};
         }
       }
     }

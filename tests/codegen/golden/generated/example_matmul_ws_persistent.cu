@@ -2,12 +2,13 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   const int i0 = T0.size[0];
   const int i1 = T0.size[1];
   const int i3 = T1.size[1];
+  const unsigned tidY = __shfl_sync(0xffffffffu, threadIdx.y, 0);
   extern __shared__ __align__(1024) char smem[];
 
   __bfloat16* T4 = reinterpret_cast<__bfloat16*>(smem + 1024);
   __bfloat16* T5 = reinterpret_cast<__bfloat16*>(smem + 50176);
   int64_t* T4_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // pre-prologue loop of stages of T4, T5
     #pragma unroll 1
     for (int s0 = 0; s0 < 3; ++s0) {
@@ -16,7 +17,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // init: T4_mbar visible to every thread
-  if (((int)threadIdx.y) >= (((int)blockDim.y) - 1)) {
+  if (((int)tidY) >= (((int)blockDim.y) - 1)) {
     decreaseRegisters<40>();
     const int h0 = (ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 256)) * 2;
     const int h1 = ceilDiv32(i1, 64);
@@ -27,7 +28,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       if (((i4 * 3) + ((int)blockIdx.x)) >= h0) {
         continue;
       }
-      if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
         const int h2 = i4 * h1;
         const int h3 = ((((((i4 * 3) + ((int)blockIdx.x)) / 2) / h5) * 2) + (((i4 * 3) + ((int)blockIdx.x)) % 2)) * 128;
         const int h4 = ((((i4 * 3) + ((int)blockIdx.x)) / 2) % h5) * 256;
@@ -91,7 +92,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           #pragma unroll
           for (int i16 = 0; i16 < 1; ++i16) {
             wgmma::mmaM64N256K16F32Bf16<0, 1>(&T2[i16 * 128],
-                wgmma::smemDescriptor(toSmem(&T4[(((i15 * 16) % 64) + ((((((int)threadIdx.y) + i16) * 64) % 128) * 64)) + (((h8 + i6) % 3) * 8192)]), 16, 1024, 1),
+                wgmma::smemDescriptor(toSmem(&T4[(((i15 * 16) % 64) + ((((((int)tidY) + i16) * 64) % 128) * 64)) + (((h8 + i6) % 3) * 8192)]), 16, 1024, 1),
                 wgmma::smemDescriptor(toSmem(&T5[(((i15 * 16) % 64) * 64) + (((h8 + i6) % 3) * 16384)]), 8192, 1024, 1));
           }
         }
@@ -121,7 +122,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           T7[(1 + (((q7 * 2) + 1) * 4)) + (p7_0 * 128)] = __float2bfloat16(T2[((((q7 * 2) + 1) * 4) + 1) + (p7_0 * 128)]);
           T7[(2 + (((q7 * 2) + 1) * 4)) + (p7_0 * 128)] = __float2bfloat16(T2[((((q7 * 2) + 1) * 4) + 2) + (p7_0 * 128)]);
           T7[(3 + (((q7 * 2) + 1) * 4)) + (p7_0 * 128)] = __float2bfloat16(T2[((((q7 * 2) + 1) * 4) + 3) + (p7_0 * 128)]);
-          stmatrixX4(toSmem(&T6[(((((((q7 * 2) + h10) * 8) % 256) % 64) + (((((((((int)threadIdx.y) + p7_0) * 64) + h11) + h12) + h13) % 128) * 64)) + ((((((q7 * 2) + h10) * 8) % 256) / 64) * 8192)) ^ ((((((((((q7 * 2) + h10) * 8) % 256) % 64) + (((((((((int)threadIdx.y) + p7_0) * 64) + h11) + h12) + h13) % 128) * 64)) + ((((((q7 * 2) + h10) * 8) % 256) / 64) * 8192)) / 64) % 8) * 8)]),
+          stmatrixX4(toSmem(&T6[(((((((q7 * 2) + h10) * 8) % 256) % 64) + (((((((((int)tidY) + p7_0) * 64) + h11) + h12) + h13) % 128) * 64)) + ((((((q7 * 2) + h10) * 8) % 256) / 64) * 8192)) ^ ((((((((((q7 * 2) + h10) * 8) % 256) % 64) + (((((((((int)tidY) + p7_0) * 64) + h11) + h12) + h13) % 128) * 64)) + ((((((q7 * 2) + h10) * 8) % 256) / 64) * 8192)) / 64) % 8) * 8)]),
               (static_cast<uint32_t>((T7[(q7 * 8) + (p7_0 * 128)]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 128)) + 1]).raw) << 16)),
               (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 128)) + 2]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 128)) + 3]).raw) << 16)),
               (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 128)) + 4]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 128)) + 5]).raw) << 16)),
@@ -130,7 +131,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       }
       fenceAsyncProxy();
       namedBarrierSync(1, 256);  // RAW: T6 written, then read by a TMA store
-      if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
         // loop of iUR109{4}
         #pragma unroll
         for (int i29 = 0; i29 < 4; ++i29) {
@@ -138,14 +139,14 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           Hopper::cpAsyncBulkCommitGroup();
         }
       }
-      if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
         Hopper::cpAsyncBulkWaitGroupRead<0>();
       }
       namedBarrierSync(1, 256);  // WAR: T6 is rewritten next iteration
     }
   }
   __syncthreads();  // every wait on T4_mbar done before inval
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
     // post-epilogue loop of stages of T4, T5
     #pragma unroll 1
     for (int s0 = 0; s0 < 6; ++s0) {
