@@ -43,8 +43,19 @@ FEW_K_TILES = 4              # K tiles up to this: a tile is little but its epil
 # 0.97 / 0.87, 2048 x 8192 x 512 0.97 / 0.85; under it ping-pong lost: 2048 x 2048 x 512 (1.9 waves) 0.88 / 0.95,
 # 1024 x 4096 x 512 0.88 / 0.91, 1536 x 1536 x 512 (1.1 waves) 0.61 / 0.82. A bias epilogue kept the gain (8192 x 8192
 # x 512 relu 0.91 of cuBLASLt against 0.81, 12288 x 4096 x 448 0.89 / 0.82), an [M, N] input did not (C: 1.01 of addmm
-# against 1.07, residual 1.03 / 1.11; bench/matmul.py --epilogues-only --shapes)
+# against 1.07, residual 1.03 / 1.11; bench/matmul.py --epilogues-only --shapes). Up to 12 since the warp group index
+# is read warp-uniform (codegen: ptxas keeps the descriptors in uniform registers; H100 2026-11-27, 6 stages against the
+# rules before, the persistent 256 x 128 or a tile per block): 6144 x 6144 x 640 1.05 / 0.97, 12288 x 3072 x 576
+# 1.04 / 0.98, 16384 x 2048 x 704 1.03 / 0.95, 4096 x 8192 x 768 0.97 / 0.93, 8192 x 8192 x 768 0.98 / 0.92,
+# 2048 x 8192 x 640 1.02 / 1.00, 5120 x 2560 x 640 0.86 / 0.74, 4096 x 4096 x 640 1.03 / 0.99, 8192 x 2048 x 640
+# 1.02 / 0.99, 4096 x 3072 x 768 1.02 / 1.00; 3072 x 3072 x 768 (4.4 waves) 0.89 / 0.90; at 16 K tiles it tied or
+# lost (8192 x 8192 x 1024 0.96 / 0.95, 4096 x 4096 x 1024 0.99 / 1.00, 6144 x 4096 x 1024 0.96 / 0.98) and at 32
+# lost (8192 x 8192 x 2048 0.89 / 0.99). Past 8 K tiles only with rows of 128-byte multiples and no epilogue input or
+# math (PING_PONG_PLAIN_K_TILES): it lost with rows of 6000 bytes (4000 x 3000 x 640 0.81 against 0.98) and with a bias
+# (relu at 4096 x 4096 x 640 0.97 of cuBLASLt against 1.03 persistent, at 8192 x 2048 x 768 0.82 against 1.02; gelu
+# 0.98 against 0.93 and 0.84 against 0.95)
 PING_PONG_K_TILES = 8
+PING_PONG_PLAIN_K_TILES = 12
 PERSISTENT_WAVES = 4         # tiles per SM from which the persistent kernel is suggested
 # From four waves, a K of at least this many tiles: one tile per block instead of the persistent kernel; where an
 # operand's rows are not 128-byte multiples, 128 x 256 in clusters of two (H100: 5000 x 7000 x 3000 0.89-0.93 of
@@ -135,7 +146,7 @@ PERSISTENT_TILE_OVERHEAD = 9_000
 # relu 0.96 against 0.90 (4096^3: 0.99 against 0.97); gelu of 16 ops (``ops.gelu`` with its multiply-adds fused) 0.88
 # against 0.93, 4096^3 0.89 against 0.98, 8192 x 8192 x 1024 0.89 against 0.89
 EPILOGUE_OP_COST = 0.045
-PERSISTENT_K_TILES = (PING_PONG_K_TILES + 1, 64)
+PERSISTENT_K_TILES = (PING_PONG_K_TILES + 1, 64)   # where ping-pong is not taken (PING_PONG_PLAIN_K_TILES)
 PERSISTENT_TILE_WAVES = 2
 PERSISTENT_MARGIN = 0.965
 # With K under 16 tiles the waves' model overrates the persistent tile by 6-9 % (a tile per block's fixed cost weighs
@@ -494,11 +505,14 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
     pp_tiles = problem.tiles(PING_PONG)
     ping_pong_k = (PING_PONG_K_TILES if problem.tma_operands and not problem.loaded and pp_tiles is not None
                    and pp_tiles >= PERSISTENT_WAVES * sms else FEW_K_TILES)
+    if ping_pong_k == PING_PONG_K_TILES and _plain(problem) and not misaligned_rows(problem):
+        ping_pong_k = PING_PONG_PLAIN_K_TILES      # no epilogue to hide, the warp groups' loads in whole L2 lines
     if k_tiles is not None and k_tiles <= ping_pong_k and pp_tiles >= sms:  # type: ignore[operator]
         # a tile is little but its epilogue: ping-pong runs one warp group's epilogue under the other's mainloop
         few = k_tiles <= FEW_K_TILES
-        rule = (f"K of at most {FEW_K_TILES if few else PING_PONG_K_TILES} tiles (K = {problem.k}: {k_tiles} tiles of "
-                f"{BIG[2]}) and {'a wave' if few else f'{PERSISTENT_WAVES} waves'} of 128 x 128 tiles: ping-pong")
+        rule = (f"K of at most {FEW_K_TILES if few else ping_pong_k} tiles (K = {problem.k}: {k_tiles} tiles of "
+                f"{BIG[2]}) and {'a wave' if few else f'{PERSISTENT_WAVES} waves'} of 128 x 128 tiles"
+                f"{'; rows of 128-byte multiples and no epilogue' if k_tiles > PING_PONG_K_TILES else ''}: ping-pong")
         return ping_pong, rule, _reasons(
             "short K", "128 x 128 per warp group", "persistent ping-pong: one warp group's epilogue runs under the "
             "other's mainloop (1.07 of cuBLAS at 4096 x 4096 x 128)", store, index_why, ping_pong=True)
@@ -635,6 +649,11 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
     return {**big, "tile": BIG_COLUMNS, "persistent": True, "index_type": index}, rule, _reasons(
         "four waves or more", "128 x 256, 2 warp groups of 64 x 256",
         f"persistent: {sms} resident blocks walk the tiles in grouped order", store, index_why)
+
+
+def _plain(problem: MatmulProblem) -> bool:
+    """A plain product: no epilogue input and no epilogue math (casts only), one output."""
+    return not problem.loaded_tiles and not problem.broadcast and problem.epilogue_ops == 0 and problem.outputs == 1
 
 
 def misaligned_rows(problem: MatmulProblem) -> bool:
@@ -817,14 +836,14 @@ def _reasons(rule: str, tile: str, persistent: str, tma_store: str, index_type: 
 
 def _depth_cap(params: MatmulParams, problem: MatmulProblem) -> int:
     """The deepest pipeline ``_depth`` gives: the tile's ``DEPTH_CAP``, but for ping-pong at a K of at most
-    ``PING_PONG_K_TILES`` tiles and ``PERSISTENT_WAVES`` waves of tiles or more two tiles' K loops (one per warp
+    ``PING_PONG_PLAIN_K_TILES`` tiles and ``PERSISTENT_WAVES`` waves of tiles or more two tiles' K loops (one per warp
     group: its producer fills stages from the next tiles), at least the cap and at most ``MAX_USEFUL_STAGES``. H100:
     8192 x 8192 x 256 1.01 of cuBLAS with 6 stages against 0.96 with 4; at K = 128 (2 K tiles) 6 stages gained
     nothing (8192 x 8192: 1.06 either way) and lost on the batched 64 x 2048 x 2048 x 128 B^T (0.86 against 1.02);
     under four waves 4 stages ran as fast or faster (2048 x 2048 x 256 0.98 against 0.93)."""
     cap = DEPTH_CAP.get(params.tile, MAX_USEFUL_STAGES)
     k_tiles, tiles = problem.k_tiles(params.tile[2]), problem.tiles(params.tile)
-    if (params.ping_pong and k_tiles is not None and k_tiles <= PING_PONG_K_TILES and tiles is not None
+    if (params.ping_pong and k_tiles is not None and k_tiles <= PING_PONG_PLAIN_K_TILES and tiles is not None
             and tiles >= PERSISTENT_WAVES * params.blocks):
         return max(cap, min(MAX_USEFUL_STAGES, 2 * k_tiles))    # both warp groups' next tiles in flight
     return cap
@@ -843,7 +862,7 @@ def _depth_reason(params: MatmulParams, problem: MatmulProblem) -> str:
         return f"depth: the deepest useful pipeline, {cap} stages (MAX_USEFUL_STAGES)"
     used = params.smem_bytes(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads,
                              outputs=problem.outputs)
-    lifted = (f"ping-pong at a K of at most {PING_PONG_K_TILES} tiles and {PERSISTENT_WAVES} waves or more, the "
+    lifted = (f"ping-pong at a K of at most {PING_PONG_PLAIN_K_TILES} tiles and {PERSISTENT_WAVES} waves or more, the "
               f"producer filling stages of the next tiles: " if cap != DEPTH_CAP.get(params.tile, cap) else "")
     return f"depth: {lifted}as deep as shared memory allows ({used} of {limit} bytes at {params.stages} stages)"
 

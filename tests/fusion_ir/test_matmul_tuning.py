@@ -245,7 +245,7 @@ def test_the_rules_say_why_field_by_field() -> None:
     assert [f.name for f in why.fields] == list(asdict(params))
     assert why.reason("tma_store") == "rule short K: the TMA store: a 16-bit result"
     assert why.reason("ping_pong").startswith("rule short K: persistent ping-pong")
-    assert why.reason("stages").startswith("depth: ping-pong at a K of at most 8 tiles and 4 waves or more")
+    assert why.reason("stages").startswith("depth: ping-pong at a K of at most 12 tiles and 4 waves or more")
     assert suggest_matmul_params(_fusion(2048, 2048, 256)).why.reason("stages").startswith(
         "depth: the cap measured for this tile, 4")
     assert suggest_matmul_params(_fusion(4096, 4096, 1024)).why.reason("stages").startswith(
