@@ -10,7 +10,9 @@ Conventions of the generated code (see also the ``*.cuh`` helpers pasted at the 
   wherever an expression uses it.
 - Symbols: extents (``i0``) and strides (``T0_stride0``) are bound once at the top from the
   parameters (only those the body uses); loop indices are ``int64_t`` loop variables; CUDA
-  builtins print as ``((int64_t)threadIdx.x)`` inside arithmetic.
+  builtins print as ``((int64_t)threadIdx.x)`` inside arithmetic. A kernel that issues wgmma reads ``threadIdx.y``
+  (and ``threadIdx.z``) once, by ``__shfl_sync`` from lane 0, as ``tidY`` where each warp lies in one row of threads:
+  ptxas then keeps what is computed from it in uniform registers (``warp_uniform_builtins``).
 - Storage: Local buffers are register arrays ``float T3[8];``; Shared buffers are typed pointers
   into ``extern __shared__ __align__(1024) char smem[];`` at their byte offset; global parameters
   are read and written as ``T0.data[index]``.
