@@ -26,7 +26,8 @@ def _matmul(m: int, n: int, k: int, *, bias: bool = False, out_dtype: DataType |
 
 
 # (M, N, K), SM count, extra fusion options, the arrangement expected: (tile, persistent, ping-pong, TMA store); K of
-# 10 tiles where a rule other than ping-pong is meant (K of at most 8 tiles with four waves is ping-pong's)
+# 10 tiles where a rule other than ping-pong is meant (K of at most 8 tiles with four waves is ping-pong's, and of at
+# most 12 for a plain product with rows of 128-byte multiples)
 CASES = {
     "few tiles: 64 x 128": ((200, 264, 136), 132, {}, ((64, 128, 64), False, False, True)),
     "few tiles, long K: split-K of 128 x 128 (the big tile's splits would leave SMs idle)": (
@@ -39,7 +40,10 @@ CASES = {
                                                                           ((128, 256, 64), True, False, True)),
     "16 K tiles, three waves: persistent 256 x 128, 256 x 32 sub-tiles": ((700, 256, 1024), 2, {},
                                                                           ((256, 128, 64), True, False, True)),
-    "10 K tiles, three waves: persistent 256 x 128": ((700, 256, 640), 2, {}, ((256, 128, 64), True, False, True)),
+    "10 K tiles, three waves, relu with a bias: persistent 256 x 128": ((700, 256, 640), 2, {"bias": True},
+                                                                      ((256, 128, 64), True, False, True)),
+    "10 K tiles, four waves of 128 x 128, plain: ping-pong 128 x 128": ((700, 256, 640), 2, {},
+                                                                         ((128, 128, 64), True, True, True)),
     "16 K tiles, three waves, relu with a bias: persistent 256 x 128": ((700, 256, 1024), 2, {"bias": True},
                                                                        ((256, 128, 64), True, False, True)),
     "float result, fused bias": ((260, 392, 1160), 2, {"bias": True, "out_dtype": None},
