@@ -22,8 +22,6 @@ pytestmark = pytest.mark.gpu
     (4096, 4096, 4096, False, True),
     (5000, 4096, 2048, False, True),        # B^T at an M no tile divides: 20 rows of tiles, group_m 10
     (3000, 8192, 1024, False, False),       # 12 rows of tiles: group_m 6, the last tile row partly out of M
-    (8192, 8192, 768, False, False),        # four waves, 12 K tiles
-    (4096, 4096, 640, False, False),        # under four waves, 10 K tiles (PERSISTENT_SHORT_K_MARGIN)
 ])
 def test_the_persistent_tile_matches_torch(m: int, n: int, k: int, ta: bool, tb: bool) -> None:
     torch = pytest.importorskip("torch")
@@ -42,7 +40,10 @@ def test_the_persistent_tile_matches_torch(m: int, n: int, k: int, ta: bool, tb:
     assert err < 1e-2 and not torch.isnan(out).any(), f"relative error {err:.3e} against the float64 product"
 
 
-@pytest.mark.parametrize("m,n,k", [(8192, 8192, 2048), (5000, 4096, 2048)])
+@pytest.mark.parametrize("m,n,k", [
+    (8192, 8192, 2048), (5000, 4096, 2048),
+    (4096, 4096, 640),                      # 10 K tiles (PERSISTENT_SHORT_K_MARGIN; a plain product runs ping-pong)
+])
 def test_the_persistent_tile_with_a_bias_matches_torch(m: int, n: int, k: int) -> None:
     """relu(a @ b + bias): an epilogue of 2 ops keeps the persistent tile, its bias TMA-loaded per tile."""
     torch = pytest.importorskip("torch")
@@ -61,3 +62,22 @@ def test_the_persistent_tile_with_a_bias_matches_torch(m: int, n: int, k: int) -
     expected = torch.relu(a.double() @ b.double() + bias.double())
     err = float(torch.linalg.norm(out.double() - expected) / torch.linalg.norm(expected))
     assert err < 1e-2 and not torch.isnan(out).any(), f"relative error {err:.3e} against the float64 result"
+
+
+@pytest.mark.parametrize("m,n,k", [(8192, 8192, 768), (4096, 4096, 640), (2000, 6144, 576)])
+def test_ping_pong_at_a_short_plain_k_matches_torch(m: int, n: int, k: int) -> None:
+    """A plain product of 9 to 12 K tiles with rows of 128-byte multiples runs ping-pong with 6 stages
+    (``suggest.PING_PONG_PLAIN_K_TILES``); 2000 rows: the last tile row partly out of M."""
+    torch = pytest.importorskip("torch")
+    fusion = matmul_fusion(m, n, k)
+    params = suggest_matmul_params(fusion)
+    assert params.ping_pong and params.tile == (128, 128, 64) and params.stages == 6
+    kernel = lower(schedule_matmul(fusion, params))
+    g = torch.Generator(device="cuda").manual_seed(int(np.random.default_rng().integers(2**31)))
+    a = torch.randn((m, k), device="cuda", generator=g).bfloat16()
+    b = torch.randn((k, n), device="cuda", generator=g).bfloat16()
+    out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    execute(kernel, [a, b], outputs=[out])
+    expected = a.double() @ b.double()
+    err = float(torch.linalg.norm(out.double() - expected) / torch.linalg.norm(expected))
+    assert err < 1e-2 and not torch.isnan(out).any(), f"relative error {err:.3e} against the float64 product"
