@@ -43,7 +43,6 @@ BUILTIN_SYMBOLS = frozenset(
 )
 
 
-
 class BuiltinNames:
     """Names under which some builtins are read while a kernel prints (``threadIdx.y`` as ``tidY``), and which were."""
 

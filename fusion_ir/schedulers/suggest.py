@@ -146,7 +146,7 @@ PERSISTENT_TILE_OVERHEAD = 9_000
 # relu 0.96 against 0.90 (4096^3: 0.99 against 0.97); gelu of 16 ops (``ops.gelu`` with its multiply-adds fused) 0.88
 # against 0.93, 4096^3 0.89 against 0.98, 8192 x 8192 x 1024 0.89 against 0.89
 EPILOGUE_OP_COST = 0.045
-PERSISTENT_K_TILES = (PING_PONG_K_TILES + 1, 64)   # where ping-pong is not taken (PING_PONG_PLAIN_K_TILES)
+PERSISTENT_K_TILES = (PING_PONG_K_TILES + 1, 64)   # a plain product to PING_PONG_PLAIN_K_TILES runs ping-pong first
 PERSISTENT_TILE_WAVES = 2
 PERSISTENT_MARGIN = 0.965
 # With K under 16 tiles the waves' model overrates the persistent tile by 6-9 % (a tile per block's fixed cost weighs

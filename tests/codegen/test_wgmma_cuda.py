@@ -278,8 +278,11 @@ def test_a_wgmma_kernel_reads_its_warp_group_index_by_one_shuffle() -> None:
 
 
 def test_a_kernel_without_wgmma_reads_its_thread_index_directly() -> None:
-    src = to_cuda(lower_example("pointwise_2d"))
-    assert "tidY" not in src and "__shfl_sync" not in src[src.index('extern "C" __global__'):]
+    kernel = s.tma_token_2d().kernel                         # a block of (32, 8): warp-uniform rows, no wgmma
+    assert [b.const_value() for b in kernel.block][:2] == [32, 8]
+    body = to_cuda(kernel)
+    body = body[body.index('extern "C" __global__'):]
+    assert "threadIdx.y == 0" in body and "tidY" not in body and "__shfl_sync" not in body
 
 
 def lower_example(name: str):
