@@ -23,7 +23,7 @@ SHOWS: dict[str, str] = {
     "kir": "the kernel IR after the last pass, or after --pass NAME",
     "passes": "every pass with its time and how much it changed the kernel IR (--pass NAME: its diff)",
     "cuda": "the generated CUDA source",
-    "resources": "ptxas registers, shared memory, stack and spills (needs nvcc)",
+    "resources": "ptxas registers, shared memory, stack and spills; a wgmma kernel's descriptor moves (needs nvcc)",
     "dag": "the dataflow graph with its load and compute sub-DAGs (--format dot: Graphviz)",
     "smem": "shared-memory buffers, mbarriers and tokens: offset, size, alignment, live range, sharing",
     "pipeline": "a circular-buffered loop's first iterations as the simulator ran them",

@@ -33,13 +33,15 @@ def cuda_view(source: str, *, no_color: bool) -> View:
 
 
 def resources_view(kernel: k.Kernel, source: str) -> View:
-    """Compile with nvcc for sm_90a (``-Xptxas -v``) and tabulate registers, shared memory, stack and spills."""
-    from codegen.nvcc import NVCC_ARCH_FLAGS, compile_check, nvcc_available
+    """Compile with nvcc for sm_90a (``-Xptxas -v``) and tabulate registers, shared memory, stack and spills; for a
+    kernel that issues wgmma, how many ``R2UR`` its SASS has among the wgmmas (``codegen.nvcc.wgmma_issue``)."""
+    from codegen.nvcc import NVCC_ARCH_FLAGS, compile_check, nvcc_available, wgmma_issue
 
     if not nvcc_available():
         raise ToolMissing("nvcc is not on PATH: --show resources compiles the kernel with nvcc -Xptxas -v "
                           "(CUDA toolkit 12.3 or newer, for sm_90a)")
-    res = compile_check(source)
+    wgmma = "wgmma.mma_async" in source
+    res = compile_check(source, sass=wgmma)
     # ptxas prints no constant-bank line for some kernels; 0 would claim a size it never reported.
     constant_reported = "cmem[0]" in res.log
     constant = f"{res.constant_bytes} B" if constant_reported else "not reported"
@@ -61,10 +63,17 @@ def resources_view(kernel: k.Kernel, source: str) -> View:
         ("barriers", f"{res.barriers}", "named barriers"),
         ("constant bank 0", constant, "parameters (tensor maps included)"),
     ]
+    issue = wgmma_issue(res.sass) if wgmma and res.sass is not None else None
+    if issue is not None:
+        rows.append(("wgmma descriptor moves", f"{issue.moves} R2UR",
+                     f"among the {issue.wgmmas} wgmma of the SASS; 0: descriptors built in uniform registers"))
+    elif wgmma:
+        rows.append(("wgmma descriptor moves", "not read", "cuobjdump is not on PATH"))
     table = Table("resource", "value", "", title=f"ptxas: {res.kernel} (sm_90a)")
     for name, value, note in rows:
         bad = name.startswith("spill") and not value.startswith("0 ")
-        table.add_row(name, Text(value, style="bold red" if bad else "bold"), Text(note, style="dim"))
+        slow = name.startswith("wgmma") and value[0].isdigit() and not value.startswith("0 ")   # waits, not wrong
+        table.add_row(name, Text(value, style="bold red" if bad else "bold yellow" if slow else "bold"), Text(note, style="dim"))
     verdict = (Text("spills: yes — registers overflow to local memory", style="bold red") if res.spills
                else Text("no spills", style="green"))
     flags = " ".join(NVCC_ARCH_FLAGS)
@@ -73,6 +82,7 @@ def resources_view(kernel: k.Kernel, source: str) -> View:
             "spill_store_bytes": res.spill_store_bytes, "spill_load_bytes": res.spill_load_bytes,
             "spills": res.spills, "barriers": res.barriers,
             "constant_bytes": res.constant_bytes if constant_reported else None,
+            "wgmma": None if issue is None else {"wgmmas": issue.wgmmas, "descriptor_moves": issue.moves},
             "nvcc_flags": [*NVCC_ARCH_FLAGS, "-Xptxas", "-v"], "log": res.log}
     return View("resources", "ptxas resources", [table, verdict, Text(f"nvcc {flags} -Xptxas -v", style="dim")],
                 data)

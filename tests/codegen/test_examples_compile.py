@@ -22,13 +22,14 @@ pytestmark = pytest.mark.skipif(not nvcc_available(), reason="nvcc is not instal
 def test_example_compiles_for_sm90a(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     kernel = lower(examples.load(name).build())
     source = to_cuda(kernel)
-    resources = compile_check(source)
+    resources = compile_check(source, sass="wgmma.mma_async" in source)
     assert resources.registers > 0
 
     compiled: list[str] = []
 
-    def same_compile(view_source: str) -> nvcc.PtxasResources:
+    def same_compile(view_source: str, **options: object) -> nvcc.PtxasResources:
         compiled.append(view_source)
+        assert options == {"sass": "wgmma.mma_async" in source}
         return resources
 
     monkeypatch.setattr(nvcc, "compile_check", same_compile)

@@ -75,9 +75,9 @@ def test_resources_say_not_reported_without_a_constant_bank_line(monkeypatch: py
 
     fake = SimpleNamespace(kernel="fusion_kernel", registers=16, barriers=1, static_smem_bytes=0, constant_bytes=0,
                            stack_bytes=0, spill_store_bytes=0, spill_load_bytes=0, spills=False,
-                           log="ptxas info    : Used 16 registers")
+                           log="ptxas info    : Used 16 registers", sass=None)
     monkeypatch.setattr(nvcc, "nvcc_available", lambda: True)
-    monkeypatch.setattr(nvcc, "compile_check", lambda source: fake)
+    monkeypatch.setattr(nvcc, "compile_check", lambda source, **options: fake)
     kernel = lower(examples.load("pointwise_2d").build())
     view = cuda_view.resources_view(kernel, "")
     assert view.data["constant_bytes"] is None
