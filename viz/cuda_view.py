@@ -32,6 +32,11 @@ def cuda_view(source: str, *, no_color: bool) -> View:
     return View("cuda", "CUDA", [renderable], data, soft_wrap=True)
 
 
+def issues_wgmma(kernel: k.Kernel) -> bool:
+    """Whether the kernel issues a wgmma (an ``Mma`` node): its resources view reads the SASS too."""
+    return any(isinstance(n, k.Mma) for n in k.walk(kernel.body))
+
+
 def resources_view(kernel: k.Kernel, source: str) -> View:
     """Compile with nvcc for sm_90a (``-Xptxas -v``) and tabulate registers, shared memory, stack and spills; for a
     kernel that issues wgmma, how many ``R2UR`` its SASS has among the wgmmas (``codegen.nvcc.wgmma_issue``)."""
@@ -40,7 +45,7 @@ def resources_view(kernel: k.Kernel, source: str) -> View:
     if not nvcc_available():
         raise ToolMissing("nvcc is not on PATH: --show resources compiles the kernel with nvcc -Xptxas -v "
                           "(CUDA toolkit 12.3 or newer, for sm_90a)")
-    wgmma = "wgmma.mma_async" in source
+    wgmma = issues_wgmma(kernel)
     res = compile_check(source, sass=wgmma)
     # ptxas prints no constant-bank line for some kernels; 0 would claim a size it never reported.
     constant_reported = "cmem[0]" in res.log
@@ -73,7 +78,8 @@ def resources_view(kernel: k.Kernel, source: str) -> View:
     for name, value, note in rows:
         bad = name.startswith("spill") and not value.startswith("0 ")
         slow = name.startswith("wgmma") and value[0].isdigit() and not value.startswith("0 ")   # waits, not wrong
-        table.add_row(name, Text(value, style="bold red" if bad else "bold yellow" if slow else "bold"), Text(note, style="dim"))
+        style = "bold red" if bad else "bold yellow" if slow else "bold"
+        table.add_row(name, Text(value, style=style), Text(note, style="dim"))
     verdict = (Text("spills: yes — registers overflow to local memory", style="bold red") if res.spills
                else Text("no spills", style="green"))
     flags = " ".join(NVCC_ARCH_FLAGS)

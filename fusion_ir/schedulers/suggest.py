@@ -651,9 +651,14 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
         f"persistent: {sms} resident blocks walk the tiles in grouped order", store, index_why)
 
 
+def _no_epilogue_input(problem: MatmulProblem) -> bool:
+    """The epilogue reads no input: no [M, N] tile and nothing broadcast (a bias)."""
+    return not problem.loaded_tiles and not problem.broadcast
+
+
 def _plain(problem: MatmulProblem) -> bool:
     """A plain product: no epilogue input and no epilogue math (casts only), one output."""
-    return not problem.loaded_tiles and not problem.broadcast and problem.epilogue_ops == 0 and problem.outputs == 1
+    return _no_epilogue_input(problem) and problem.epilogue_ops == 0 and problem.outputs == 1
 
 
 def misaligned_rows(problem: MatmulProblem) -> bool:
@@ -701,7 +706,7 @@ def _span_tile(problem: MatmulProblem, sms: int) -> tuple[tuple[int, int, int], 
     wave and at most a wave; both operands TMA-loaded with rows of 128-byte multiples, K known, no batch, no epilogue
     input and a TMA store. None elsewhere."""
     if (None in (problem.m, problem.n, problem.k) or not problem.tma_operands or problem.batch_axes
-            or misaligned_rows(problem) or not problem.tma_store_possible or problem.loaded_tiles or problem.broadcast):
+            or misaligned_rows(problem) or not problem.tma_store_possible or not _no_epilogue_input(problem)):
         return None
     half_l2, size = current_target().l2_bytes // 2, problem.dtype.size
     m, n, k = problem.m, problem.n, problem.k
@@ -998,8 +1003,7 @@ def _persistent_tile_problem(problem: MatmulProblem, *, vectors: bool = False) -
     K-major, one 16-bit output by the TMA store and no epilogue input, batched or not; with ``vectors``, a bias
     (vectors the epilogue broadcasts, TMA-loaded) may be read, but still no [M, N] input. (A^T at 4096^3 ran 0.92 of
     cuBLAS against 0.97 a tile per block, H100 2026-11-27; B^T 0.96 either way.)"""
-    inputs = (not problem.loaded and problem.broadcast == problem.vectors) if vectors else \
-        (not problem.loaded_tiles and not problem.broadcast)
+    inputs = (not problem.loaded and problem.broadcast == problem.vectors) if vectors else _no_epilogue_input(problem)
     return (problem.tma_operands and not misaligned_rows(problem) and not problem.layout.a_mn_major
             and inputs and problem.outputs == 1 and problem.tma_store_possible)
 

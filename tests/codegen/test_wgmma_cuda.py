@@ -316,3 +316,9 @@ def test_wgmma_issue_counts_the_moves_among_a_k_tiles_wgmmas() -> None:
         /*0e60*/                   R2UR UR5, R7 ;
     """
     assert wgmma_issue(sass) == WgmmaIssue(wgmmas=2, moves=2)       # not the moves before the fence or after
+
+
+def test_a_parameter_named_as_the_warp_uniform_index_is_refused() -> None:
+    kernel = replace(s.wgmma_tile().kernel, scalars=(k.ScalarParam("tidY", DataType.Float),), scalar_positions=(2,))
+    with pytest.raises(CodegenError, match=r"\['tidY'\] name a warp-uniform thread index"):
+        to_cuda(kernel)

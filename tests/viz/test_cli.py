@@ -15,7 +15,7 @@ from lowering import kernel_ir as k
 from lowering import lower
 from lowering.pipeline import PASS_NAMES
 from viz.cli import SHOWS
-from viz.cuda_view import kernel_signature
+from viz.cuda_view import issues_wgmma, kernel_signature
 from viz.pipeline import has_pipeline
 
 ASYNC = (LoadStoreOpType.TMA, LoadStoreOpType.CpAsync)
@@ -125,8 +125,7 @@ def check_resources(text: str, kernel: k.Kernel) -> None:
     assert re.search(r"spill stores\s+│\s+\d+ B", text) and re.search(r"spill loads\s+│\s+\d+ B", text)
     assert re.search(rf"shared memory, dynamic\s+│\s+{re.escape(str(kernel.smem_bytes))} B", text)
     assert f"ptxas: {kernel.name} (sm_90a)" in text
-    wgmma = any(isinstance(n, k.Mma) for n in k.walk(kernel.body))
-    assert ("wgmma descriptor moves" in text) == wgmma
+    assert ("wgmma descriptor moves" in text) == issues_wgmma(kernel)
 
 
 # Every example's resources view is checked by tests/codegen/test_examples_compile.py, on the
