@@ -2,7 +2,7 @@
 
 ``python bench/probes/matmul_probe.py time|ncu M N K [--tb] [--ta] [--rotate] NAME=JSON ...``: each NAME=JSON is a
 MatmulParams as keyword JSON (``'t192={"tile":[192,192,64],"compute_warp_groups":3,...}'``); ``rules`` alone
-is the suggestion; a ``"blocks_per_sm"`` key sets ``Fusion.set_min_blocks_per_sm``. ``--symbolic``: the kernels lowered for
+is the suggestion, ``pin:JSON`` the suggestion with those fields pinned; a ``"blocks_per_sm"`` key sets ``Fusion.set_min_blocks_per_sm``. ``--symbolic``: the kernels lowered for
 runtime extents (as ``bench/matmul_shapes.py`` lowers TMA problems), the suggestion still the shape's. ``--hot``: 10 s of
 cuBLAS first (the GPU at its power limit). ``--rotate``: each launch takes the
 next of three input sets (as ``bench/matmul_shapes.py`` times), so the operands are not found in L2. ``ncu`` launches each variant
@@ -26,17 +26,22 @@ from runtime.timing import interleaved_ms
 from runtime.tuning import matmul_fusion
 
 
-def params_of(text: str) -> MatmulParams | None:
-    if text == "rules":
-        return None
+def fields_of(text: str) -> dict:
+    """MatmulParams fields from keyword JSON (tuples for the tuple fields, "i32" / "i64" for the index type)."""
     d = json.loads(text)
     d.pop("blocks_per_sm", None)
     for key in ("tile", "cluster", "register_split", "epilogue_tile"):
         if key in d and d[key] is not None:
             d[key] = tuple(d[key])
     if "index_type" in d:
-        d["index_type"] = DataType.Int32 if d["index_type"] == "i32" else DataType.Int64
-    return MatmulParams(**d)
+        d["index_type"] = DataType.Int32 if d["index_type"] in ("i32", "Int32") else DataType.Int64
+    return d
+
+
+def params_of(text: str) -> MatmulParams | None:
+    if text == "rules":
+        return None
+    return MatmulParams(**fields_of(text))
 
 
 def _rotating(launches: list) -> object:
@@ -62,14 +67,15 @@ def main() -> None:
     fns, kernels = {}, {}
     for name, text in variants.items():
         out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-        params = params_of(text)
+        params = (suggest_matmul_params(matmul_fusion(m, n, k, transpose_a=ta, transpose_b=tb), **fields_of(text[4:]))
+                  if text.startswith("pin:") else params_of(text))
         if "--symbolic" in flags:            # as bench/matmul_shapes.py lowers: one kernel of runtime extents
             params = params or suggest_matmul_params(matmul_fusion(m, n, k, transpose_a=ta, transpose_b=tb))
             fusion = matmul_fusion(None, None, None, transpose_a=ta, transpose_b=tb)
         else:
             fusion = matmul_fusion(m, n, k, transpose_a=ta, transpose_b=tb)
         schedule_matmul(fusion, params)
-        if text != "rules" and "blocks_per_sm" in json.loads(text):   # __launch_bounds__' minimum blocks per SM
+        if text != "rules" and not text.startswith("pin:") and "blocks_per_sm" in json.loads(text):   # __launch_bounds__' minimum blocks per SM
             fusion.set_min_blocks_per_sm(json.loads(text)["blocks_per_sm"])
         kernel = lower(fusion)
         fn = prepare(kernel, [a, b], [out])

@@ -343,8 +343,12 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
     if "compute_warp_groups" not in pinned and "tile" in pinned:
         chosen["compute_warp_groups"] = _warp_groups_for(pinned["tile"])
         reasons["compute_warp_groups"] = "the pinned tile's rows: 2 warp groups when M is a multiple of 128, else 1"
-    if "register_split" not in pinned and ("tile" in pinned or "compute_warp_groups" in pinned):
-        chosen["register_split"] = register_split(chosen["compute_warp_groups"])
+    groups, split = chosen.get("compute_warp_groups", 2), chosen.get("register_split", (40, 232))
+    if "register_split" not in pinned and ((split is not None and split != register_split(groups))
+                                           or "tile" in pinned or "compute_warp_groups" in pinned):
+        # the split of the final warp groups: a pinned field (a tile, ping_pong=True) may change them, and a split
+        # made for three groups would leave two 128 x 128 accumulators 152 registers, spilling
+        chosen["register_split"] = register_split(groups)
         reasons["register_split"] = "setmaxnreg: the producer keeps 40, the compute warp groups share the rest"
     params = MatmulParams(**chosen)
     if "epilogue_tile" not in pinned:

@@ -365,13 +365,15 @@ def _persistent_loops(model: IdModel) -> dict[int, PersistentLoop]:
 DIVIDES = ("divides",)   # _tile_of: a block split that divides its input (no tile past the end)
 
 
-def _tile_of(model: IdModel, i: IterDomain, index: Val) -> tuple[Val, Val] | tuple[str] | None:
+def _tile_of(model: IdModel, i: IterDomain, index: Val, exact: bool = False) -> tuple[Val, Val] | tuple[str] | None:
     """The tile of outer split part ``i`` (at ``index``) when the splits below it end in a block index:
     ``[T / B, B (BIDx)]``, or ``[T / B / W, W (a thread index), B (BIDx)]`` where each index of a thread
     dimension that warp groups are specialized on takes its own tiles (they take turns), and the block's
     first thread's tile stands for the block's otherwise: the tile index and the tile count; None when
-    there is none, ``DIVIDES`` when the block split divides (a producer's broadcast copy of the axis further
-    on must not stand in for it: its extent is not the tile count)."""
+    there is none, ``DIVIDES`` when every split divides (a producer's broadcast copy of the axis further
+    on must not stand in for it: its extent is not the tile count). ``exact``: a split above this one does not
+    divide (``T / B`` tiles per block dealt to ``W`` warp groups leave slots past the end even where ``B``
+    divides ``T``), so the tile is returned whether the block split divides or not."""
     split = i.definition
     if not isinstance(split, Split) or i is not split.outer:
         return None
@@ -382,13 +384,13 @@ def _tile_of(model: IdModel, i: IterDomain, index: Val) -> tuple[Val, Val] | tup
     n, width = split.input.extent.const_value(), split.inner.extent.const_value()
     divides = n is not None and width is not None and n % width == 0
     if inner.parallel_type.is_block:
-        return DIVIDES if divides else (tile, split.input.extent)
+        return DIVIDES if divides and not exact else (tile, split.input.extent)
     if inner.parallel_type.is_thread:
         if inner.parallel_type not in _warp_group_turns(model):
             # the block's threads walk the tiles together (they meet at block barriers): the block skips a
             # tile when its first thread's is past the end, the others' elements are predicated off
             tile = index * split.inner.extent
-        return _tile_of(model, split.input, tile)
+        return _tile_of(model, split.input, tile, exact or not divides)
     return None
 
 

@@ -257,6 +257,11 @@ def test_pinned_fields_are_kept_and_the_rest_chosen() -> None:
     # ping-pong arranged around a pinned ping_pong=True
     params = suggest_matmul_params(_matmul((4096, 4096, 4096)), ping_pong=True)
     assert _kind(params) == ((128, 128, 64), 2, 4, True, True) and params.ping_pong
+    # ... with the register split of its two compute warp groups, also where the rules' tile had three (192 x 192
+    # at 2048 x 2304 x 2048: their 152 registers made two 128 x 128 accumulators spill, 20 times slower)
+    assert suggest_matmul_params(_matmul((2048, 2304, 2048))).register_split == (40, 152)
+    params = suggest_matmul_params(_matmul((2048, 2304, 2048)), ping_pong=True)
+    assert params.compute_warp_groups == 2 and params.register_split == (40, 232)
     # a persistent pipeline fills its stages from the next tile: deeper than the K tiles is fine
     params = suggest_matmul_params(_matmul((4096, 4096, 128)), tile=(128, 128, 64), persistent=True, stages=6)
     assert params.stages == 6

@@ -92,3 +92,25 @@ def test_a_pipelined_persistent_loop_runs_its_tail_instead_of_skipping_it(n: int
     for seed in range(3):
         inputs = random_inputs(fusion, [(n,)], seed)
         assert_matches(fusion, inputs, simulate(kernel, inputs, seed=seed))
+
+
+@pytest.mark.parametrize("blocks, skipped", [(2, True), (3, False)])
+def test_ping_pong_skips_a_warp_groups_slot_past_the_end_where_the_blocks_divide_the_tiles(
+        blocks: int, skipped: bool) -> None:
+    """6 tiles of 64 x 128 (constant extents) over ``blocks`` blocks: with 2, each block has 3 tiles for its 2
+    warp groups, so the second group's second turn is past the end although 2 divides 6; it is skipped (computing it
+    on zero-filled loads ran a whole extra tile per block). With 3 blocks each group has one tile: nothing to skip."""
+    from examples import matmul_wgmma
+    from fusion_ir.reference import evaluate
+    from tests.helpers import random_inputs as inputs_of
+    from tests.helpers import rel_error
+
+    shape = (192, 256, 128)                   # 3 x 2 tiles of 64 x 128, 2 K tiles
+    fusion = matmul_wgmma.build(tile=(64, 128, 64), stages=2, compute_warp_groups=2, warp_specialized=True,
+                                persistent=True, ping_pong=True, blocks=blocks, group_m=1, shape=shape)
+    kernel = lower(fusion)
+    skips = _skips(kernel)
+    assert len(skips) == (2 if skipped else 0)               # the producer's and the compute warp groups' loops
+    inputs = inputs_of(fusion, [(192, 128), (128, 256)], seed=3)
+    (out,) = simulate(kernel, inputs, seed=1)
+    assert rel_error(out, evaluate(fusion, inputs)[0]) < 1e-2
