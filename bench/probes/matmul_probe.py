@@ -2,7 +2,8 @@
 
 ``python bench/probes/matmul_probe.py time|ncu M N K [--tb] [--ta] [--rotate] NAME=JSON ...``: each NAME=JSON is a
 MatmulParams as keyword JSON (``'t192={"tile":[192,192,64],"compute_warp_groups":3,...}'``); ``rules`` alone
-is the suggestion, ``pin:JSON`` the suggestion with those fields pinned; a ``"blocks_per_sm"`` key sets ``Fusion.set_min_blocks_per_sm``. ``--symbolic``: the kernels lowered for
+is the suggestion, ``pin:JSON`` the suggestion with those fields pinned; a ``"blocks_per_sm"`` key sets
+``Fusion.set_min_blocks_per_sm``. ``--symbolic``: the kernels lowered for
 runtime extents (as ``bench/matmul_shapes.py`` lowers TMA problems), the suggestion still the shape's. ``--hot``: 10 s of
 cuBLAS first (the GPU at its power limit). ``--rotate``: each launch takes the
 next of three input sets (as ``bench/matmul_shapes.py`` times), so the operands are not found in L2. ``ncu`` launches each variant
@@ -75,7 +76,8 @@ def main() -> None:
         else:
             fusion = matmul_fusion(m, n, k, transpose_a=ta, transpose_b=tb)
         schedule_matmul(fusion, params)
-        if text != "rules" and not text.startswith("pin:") and "blocks_per_sm" in json.loads(text):   # __launch_bounds__' minimum blocks per SM
+        if text != "rules" and not text.startswith("pin:") and "blocks_per_sm" in json.loads(text):
+            # __launch_bounds__' minimum blocks per SM
             fusion.set_min_blocks_per_sm(json.loads(text)["blocks_per_sm"])
         kernel = lower(fusion)
         fn = prepare(kernel, [a, b], [out])

@@ -136,6 +136,17 @@ WIDE_BIG_TILES = (((256, 192, 64), 2, 7.1), ((256, 160, 64), 2, 7.0))
 # block the rules took before: 16 x 1024^3 with B shared 1.00 against 0.89, 4 x 2048 x 2048 x 1024 0.98 against 0.90,
 # 64 x 1024^3 0.94 against 0.84, 4 x 4096 x 4096 x 1024 0.91 against 0.87 (eight problems, all faster).
 PERSISTENT_TILE = (BIG, 2, 7.0)
+# The persistent tile either way round, 256 x 128 or 128 x 256 (two compute warp groups of 64 x 256, sub-tiles of
+# 128 x 32), whichever walks fewer waves: each counted with its rows of tiles padded to whole groups of
+# fitted_group_m, as the kernel walks them (a padded row's tiles run on zero-filled loads). H100, 2026-11-27,
+# bench/probes/matmul_probe.py --rotate, ratio to cuBLAS in the same rounds against the rules before (which took
+# 256 x 128 and counted no padded row), 21 problems drawn at random among those whose pick changed, 20 faster: to
+# 128 x 256 persistent 4128 x 10752 x 2944 0.95 against 0.83, 4864 x 11264 x 2816 0.93 against 0.81, 9296 x 9600 x
+# 1856 0.90 against 0.79, 13392 x 5312 x 1024 0.93 against 0.92; from a tile per block 4112 x 6144 x 3712 0.96
+# against 0.84, 1296 x 12096 x 1856 0.97 against 0.83, but 10304 x 3264 x 3584 0.93 against 0.97; back to a tile per
+# block where padded rows add a wave (9472 rows: 37 rows of 256 walked as 39) 5808 x 12352 x 4096 0.97 against
+# 0.87, 10416 x 1984 x 1152 0.89 against 0.79 (bench/results/matmul_persistent_walk.json: rules 0.920, tuned 0.923)
+PERSISTENT_TILES = (PERSISTENT_TILE, (BIG_COLUMNS, 2, 7.0))
 PERSISTENT_TILE_OVERHEAD = 9_000
 # With a bias (vectors TMA-loaded beside the tile; no [M, N] input: C's tile does not fit beside 4 stages) the persistent
 # tile pays its epilogue's math per tile: the compute warp groups of a cooperative kernel run it while the tensor cores
@@ -146,6 +157,27 @@ PERSISTENT_TILE_OVERHEAD = 9_000
 # relu 0.96 against 0.90 (4096^3: 0.99 against 0.97); gelu of 16 ops (``ops.gelu`` with its multiply-adds fused) 0.88
 # against 0.93, 4096^3 0.89 against 0.98, 8192 x 8192 x 1024 0.89 against 0.89
 EPILOGUE_OP_COST = 0.045
+# Ping-pong 128 x 128 (32-bit indices, as deep as shared memory allows: 6 stages) where a tile per block or the
+# persistent tile leaves its last wave part idle and 128 x 128 tiles fill theirs: from PING_PONG_WAVE_WAVES waves of
+# them, K of PING_PONG_WAVE_K_TILES tiles, problems of PERSISTENT_TILE's kind without a batch, chosen where its waves
+# (PING_PONG_WAVE_TILE's rate, a persistent tile's overhead, the rows padded to whole groups counted) predict it at
+# most PING_PONG_WAVE_MARGIN of the rival's time. H100, 2026-11-27, bench/probes/matmul_probe.py --rotate, ratio to
+# cuBLAS in the same rounds, ping-pong against the rules' pick before it. Fitted on: 3584 x 1792 x 1024 0.96 against
+# 0.74 (1.5 waves of 256 x 128), 2304 x 2816 x 1024 0.95 against 0.73, 6144 x 1024 x 2048 0.92 against 0.82, 3584 x
+# 1792 x 4096 0.99 against 0.87 (128 x 128 a tile per block: the same waves); where the big tiles fill their waves it
+# lost, as the rate predicts: 2560 x 2304 x 1536 0.92 against 0.98, 2816 x 2048 x 3072 0.97 against 1.01, 6400 x 1600
+# x 3200 0.71 against 0.98, 2048 x 2304 x 2048 0.76 against 0.99, 8192^3 0.87 against 1.00, 4096^3 0.96 against 1.04.
+# Beyond 64 K tiles it lost as often as it won (2176 x 3968 x 8448 0.72 against 0.97, 9792 x 2112 x 8192 0.90 against
+# 1.03, 3456 x 3008 x 15872 0.79 against 0.88; 896 x 9472 x 5376 0.96 against 0.87), and where padded rows add a wave
+# (2432 x 2560 x 1856: 19 rows of tiles walked as 20, 0.71 against 0.81). Checked on problems drawn after the rule (18
+# at random among those it changes): geomean 1.05 of the picks before it; 11 faster (9856 x 640 x 1216 0.92 against
+# 0.73, 1376 x 9088 x 1088 0.96 against 0.78, 864 x 9280 x 1280 0.97 against 0.86), 7 slower (5664 x 3648 x 3840 0.79
+# against 0.92, 4800 x 1216 x 2816 0.71 against 0.79, 800 x 9344 x 2944 0.64 against 0.70).
+PING_PONG_WAVE_TILE = (PING_PONG, 2, 6.3)
+PING_PONG_WAVE_WAVES = 2
+PING_PONG_WAVE_K_TILES = (PING_PONG_PLAIN_K_TILES + 1, 64)
+PING_PONG_WAVE_MARGIN = 0.95
+PING_PONG_WAVE_STAGES = 6
 PERSISTENT_K_TILES = (PING_PONG_K_TILES + 1, 64)   # a plain product to PING_PONG_PLAIN_K_TILES runs ping-pong first
 PERSISTENT_TILE_WAVES = 2
 PERSISTENT_MARGIN = 0.965
@@ -607,18 +639,33 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
             tile, groups = best[:2]
             chosen.update(tile=tile, compute_warp_groups=groups, register_split=register_split(groups))
             tile_why = f"the least predicted time of the tile-per-block tiles ({_predicted_text(problem, sms, options)})"
-            persistent = _persistent_tile_time(problem, sms, k_tiles)
+            found = _persistent_tile_time(problem, sms, k_tiles)
+            persistent, entry = found if found is not None else (None, PERSISTENT_TILE)
             per_block = _predicted(problem, sms, best)
+            waves_pp = _ping_pong_wave_time(problem, sms, k_tiles)
+            rival = per_block if persistent is None else min(per_block, persistent)
+            name = "x".join(map(str, entry[0][:2]))
+            if waves_pp is not None and waves_pp <= PING_PONG_WAVE_MARGIN * rival:
+                rule = (f"ping-pong on waves: {problem.tiles(PING_PONG)} tiles of 128 x 128 on {sms} SMs and K of "
+                        f"{k_tiles} tiles, predicted {waves_pp / rival:.2f} of "
+                        f"{'persistent ' + name if rival != per_block else _entry_name(best) + ' a tile per block'}")
+                return ping_pong, rule, _reasons(
+                    "ping-pong on waves", f"128 x 128 per warp group: its waves of tiles predicted {waves_pp:.0f} "
+                    f"against {rival:.0f} ({_predicted_text(problem, sms, options)}; PING_PONG_WAVE_TILE)",
+                    "persistent ping-pong: 128 x 128 tiles fill the waves where the big tiles leave the last one "
+                    "part idle, each warp group's epilogue under the other's mainloop", store, index_why,
+                    ping_pong=True)
             short = k_tiles is not None and k_tiles < CLUSTER_K_TILES
             margin = PERSISTENT_SHORT_K_MARGIN if short else PERSISTENT_MARGIN
             if persistent is not None and persistent <= margin * per_block:
-                rule = (f"persistent 256 x 128: {problem.tiles(BIG)} tiles of 256 x 128 on {sms} SMs and K of {k_tiles} "
-                        f"tiles, predicted {persistent / per_block:.2f} of {_entry_name(best)} a tile per block's time")
+                rule = (f"persistent {name.replace('x', ' x ')}: {problem.tiles(entry[0])} tiles of "
+                        f"{name.replace('x', ' x ')} on {sms} SMs and K of {k_tiles} tiles, predicted "
+                        f"{persistent / per_block:.2f} of {_entry_name(best)} a tile per block's time")
                 math = (f" (its epilogue's {problem.epilogue_ops} FP32 ops per element counted, EPILOGUE_OP_COST)"
                         if problem.epilogue_ops else "")
                 return _persistent_tile(big, store, f"predicted {persistent:.0f}{math} against {per_block:.0f} for "
                                         f"{_entry_name(best)} a tile per block, at most {margin} of it "
-                                        f"({_predicted_text(problem, sms, options)})", rule)
+                                        f"({_predicted_text(problem, sms, options)})", rule, entry)
         reasons = _reasons(f"one tile per block, {why}", tile_why, "not persistent: a tile per block beat or tied "
                            "the persistent kernel under four waves", store, "64-bit indices")
         if tma_store:
@@ -849,12 +896,18 @@ def _depth_cap(params: MatmulParams, problem: MatmulProblem) -> int:
     group: its producer fills stages from the next tiles), at least the cap and at most ``MAX_USEFUL_STAGES``. H100:
     8192 x 8192 x 256 1.01 of cuBLAS with 6 stages against 0.96 with 4; at K = 128 (2 K tiles) 6 stages gained
     nothing (8192 x 8192: 1.06 either way) and lost on the batched 64 x 2048 x 2048 x 128 B^T (0.86 against 1.02);
-    under four waves 4 stages ran as fast or faster (2048 x 2048 x 256 0.98 against 0.93)."""
+    under four waves 4 stages ran as fast or faster (2048 x 2048 x 256 0.98 against 0.93). Ping-pong with K of more
+    than ``PING_PONG_PLAIN_K_TILES`` tiles: at least ``PING_PONG_WAVE_STAGES``."""
     cap = DEPTH_CAP.get(params.tile, MAX_USEFUL_STAGES)
     k_tiles, tiles = problem.k_tiles(params.tile[2]), problem.tiles(params.tile)
     if (params.ping_pong and k_tiles is not None and k_tiles <= PING_PONG_PLAIN_K_TILES and tiles is not None
             and tiles >= PERSISTENT_WAVES * params.blocks):
         return max(cap, min(MAX_USEFUL_STAGES, 2 * k_tiles))    # both warp groups' next tiles in flight
+    if params.ping_pong and k_tiles is not None and k_tiles > PING_PONG_PLAIN_K_TILES:
+        # 6 stages against 4, H100 2026-11-27, the same rounds: 896 x 9472 x 5376 0.96 of cuBLAS against 0.83,
+        # 1792 x 3584 x 1536 0.97 against 0.90, 8704 x 640 x 6272 0.98 against 0.89, 12288 x 512 x 8192 0.90 against
+        # 0.82 (faster on 8 of 9 problems; 4928 x 1216 x 2176 0.78 against 0.82)
+        return max(cap, PING_PONG_WAVE_STAGES)
     return cap
 
 
@@ -1012,28 +1065,63 @@ def _persistent_tile_problem(problem: MatmulProblem, *, vectors: bool = False) -
             and inputs and problem.outputs == 1 and problem.tma_store_possible)
 
 
-def _persistent_tile_time(problem: MatmulProblem, sms: int, k_tiles: int | None) -> float | None:
-    """The predicted time of ``PERSISTENT_TILE`` persistent (``_predicted`` with ``PERSISTENT_TILE_OVERHEAD`` and
-    its epilogue's math, ``EPILOGUE_OP_COST`` per element and op) where K has ``PERSISTENT_K_TILES`` tiles, there are
-    ``PERSISTENT_TILE_WAVES`` waves of its tiles or more and the problem is of its kind (``_persistent_tile_problem``,
-    a bias allowed); None elsewhere."""
+def _persistent_tile_time(problem: MatmulProblem, sms: int,
+                          k_tiles: int | None) -> tuple[float, tuple[Any, ...]] | None:
+    """The predicted time of the persistent tile (``_walked_time`` with ``PERSISTENT_TILE_OVERHEAD`` and its epilogue's
+    math, ``EPILOGUE_OP_COST`` per element and op) and its entry, the faster of ``PERSISTENT_TILES`` (256 x 128 on a
+    tie), where K has ``PERSISTENT_K_TILES`` tiles, there are ``PERSISTENT_TILE_WAVES`` waves of 256 x 128 tiles or
+    more and the problem is of its kind (``_persistent_tile_problem``, a bias allowed); None elsewhere."""
     low, high = PERSISTENT_K_TILES
     tiles = problem.tiles(BIG)
     if (k_tiles is None or not low <= k_tiles <= high or tiles is None or tiles < PERSISTENT_TILE_WAVES * sms
             or not _persistent_tile_problem(problem, vectors=True)):
         return None
-    epilogue = BIG[0] * BIG[1] * problem.epilogue_ops * EPILOGUE_OP_COST
-    return _predicted(problem, sms, PERSISTENT_TILE, overhead=PERSISTENT_TILE_OVERHEAD + epilogue)
+    found = []
+    for entry in PERSISTENT_TILES:
+        epilogue = entry[0][0] * entry[0][1] * problem.epilogue_ops * EPILOGUE_OP_COST
+        found.append((_walked_time(problem, sms, entry, PERSISTENT_TILE_OVERHEAD + epilogue), entry))
+    return min(found, key=lambda f: f[0])
 
 
-def _persistent_tile(big: dict[str, Any], store: str, tile_why: str,
-                     rule: str) -> tuple[dict[str, Any], str, dict[str, str]]:
-    """The arrangement of ``PERSISTENT_TILE``: 256 x 128 persistent with 64-bit indices (its sub-tiled epilogue and
-    4 stages follow from ``epilogue_sub_tile`` and ``_depth``)."""
-    chosen = {**big, "tile": PERSISTENT_TILE[0], "compute_warp_groups": PERSISTENT_TILE[1], "persistent": True,
-              "index_type": DataType.Int64, "register_split": register_split(PERSISTENT_TILE[1])}
+def _walked_time(problem: MatmulProblem, sms: int, entry: tuple[Any, ...], overhead: float) -> float:
+    """A persistent kernel's predicted time: ``_predicted``'s waves x (a tile's work / its rate + ``overhead``), the
+    waves of the tiles it walks: its rows of tiles padded to whole groups of ``fitted_group_m`` (a padded row's tiles
+    are computed on zero-filled loads)."""
+    tile, _, rate = entry[:3]
+    tiles, rows = problem.tiles(tile), problem.row_tiles(tile)
+    k_tiles = problem.k_tiles(tile[2])
+    assert tiles is not None and rows is not None and k_tiles is not None
+    group = fitted_group_m(rows)
+    walked = tiles // rows * (-(-rows // group) * group)
+    return -(-walked // sms) * (tile[0] * tile[1] * k_tiles / rate + overhead)
+
+
+def _ping_pong_wave_time(problem: MatmulProblem, sms: int, k_tiles: int | None) -> float | None:
+    """The predicted time of ping-pong 128 x 128 (``PING_PONG_WAVE_TILE``, a persistent tile's overhead; the waves
+    count the tiles it walks, its rows padded to whole groups of ``fitted_group_m``) where K has
+    ``PING_PONG_WAVE_K_TILES`` tiles, there are ``PING_PONG_WAVE_WAVES`` waves of its tiles or more, the problem is of
+    ``PERSISTENT_TILE``'s kind (``_persistent_tile_problem``, no epilogue input), unbatched, and every tensor takes
+    32-bit indices; None elsewhere."""
+    low, high = PING_PONG_WAVE_K_TILES
+    tiles, rows, cols = problem.tiles(PING_PONG), problem.row_tiles(PING_PONG), problem.col_tiles(PING_PONG)
+    if (k_tiles is None or not low <= k_tiles <= high or tiles is None or rows is None or cols is None
+            or tiles < PING_PONG_WAVE_WAVES * sms or problem.batch_axes or not _fits_int32(problem)
+            or not _persistent_tile_problem(problem)):
+        return None
+    return _walked_time(problem, sms, PING_PONG_WAVE_TILE, PERSISTENT_TILE_OVERHEAD)
+
+
+def _persistent_tile(big: dict[str, Any], store: str, tile_why: str, rule: str,
+                     entry: tuple[Any, ...] = PERSISTENT_TILE) -> tuple[dict[str, Any], str, dict[str, str]]:
+    """The arrangement of a persistent tile (``PERSISTENT_TILES``; ``PERSISTENT_TILE`` by default): 256 x 128 or
+    128 x 256 persistent with 64-bit indices (its sub-tiled epilogue and 4 stages follow from ``epilogue_sub_tile``
+    and ``_depth``)."""
+    tile, groups = entry[:2]
+    chosen = {**big, "tile": tile, "compute_warp_groups": groups, "persistent": True,
+              "index_type": DataType.Int64, "register_split": register_split(groups)}
+    shape = f"{tile[0]} x {tile[1]}, 2 warp groups of {tile[0] // 2} x {tile[1]}"
     return chosen, rule, _reasons(
-        "persistent tile", f"256 x 128, 2 warp groups of 128 x 128: {tile_why}",
+        "persistent tile", f"{shape}: {tile_why}",
         "persistent: the resident blocks walk the tiles, the producer loading the next tile's stages under the "
         "epilogue and no block launched per tile (8192 x 8192 x 2048: 1.00 of cuBLAS against 0.94 a tile per block)",
         store, "64-bit indices: with 32-bit ones this kernel ran 0.80 of cuBLAS at 8192 x 8192 x 2048 against 1.00 "

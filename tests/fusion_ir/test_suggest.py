@@ -74,13 +74,13 @@ def test_choice_by_shape_class(shape: tuple[int, int, int], expected: tuple) -> 
     ((4096, 4096, 256), 6), ((4096, 4096, 128), 4),    # four waves: two tiles of K per warp group, memory allowing
     ((2048, 2048, 256), 4), ((2048, 2048, 128), 4),    # K of at most 4 tiles, under four waves: the 128 x 128 cap
     ((8192, 8192, 512), 6), ((3072, 3072, 384), 6),    # K of 5 to 8 tiles and four waves of 128 x 128 tiles
-    ((32768, 128, 2048), 4),                           # N of 128
+    ((32768, 128, 2048), 6),                           # N of 128, K of 32 tiles: as deep as memory allows
 ])
 def test_ping_pong_where_a_tile_is_mostly_epilogue_or_n_is_128(shape: tuple[int, int, int], stages: int) -> None:
     """K of at most 4 tiles with a wave of 128 x 128 tiles, K of at most 8 tiles with four waves, or N of at most 128
     (a 256-wide tile half empty): persistent ping-pong 128 x 128, one warp group's epilogue under the other's
     mainloop; at short K with four waves as deep as shared memory allows (the producer fills stages of the next
-    tiles), otherwise the 128 x 128 tile's cap of 4."""
+    tiles), and so with K of more than 12 tiles (PING_PONG_WAVE_STAGES), otherwise the 128 x 128 tile's cap of 4."""
     params = suggest_matmul_params(_matmul(shape))
     assert _kind(params) == ((128, 128, 64), 2, stages, True, True) and params.ping_pong
     assert params.index_type is DataType.Int32
@@ -256,7 +256,7 @@ def test_pinned_fields_are_kept_and_the_rest_chosen() -> None:
     assert suggest_matmul_params(_matmul((4096, 4096, 256)), stages="auto").stages == "auto"   # the lowering's depth
     # ping-pong arranged around a pinned ping_pong=True
     params = suggest_matmul_params(_matmul((4096, 4096, 4096)), ping_pong=True)
-    assert _kind(params) == ((128, 128, 64), 2, 4, True, True) and params.ping_pong
+    assert _kind(params) == ((128, 128, 64), 2, 6, True, True) and params.ping_pong   # K of 64 tiles: 6 stages
     # ... with the register split of its two compute warp groups, also where the rules' tile had three (192 x 192
     # at 2048 x 2304 x 2048: their 152 registers made two 128 x 128 accumulators spill, 20 times slower)
     assert suggest_matmul_params(_matmul((2048, 2304, 2048))).register_split == (40, 152)
@@ -578,7 +578,7 @@ def test_a_wave_of_2d_clusters_counts_the_resident_clusters() -> None:
 
 
 @pytest.mark.parametrize("shape,tile", [
-    ((3584, 1792, 4096), (128, 128, 64)),   # K of 64 tiles: 3 waves of 128 x 128 fill better than 2 of 256 x 128
+    ((3584, 1792, 8192), (128, 128, 64)),   # K of 128 tiles: 3 waves of 128 x 128 fill better than 2 of 256 x 128
     ((2816, 2048, 3072), (256, 192, 64)),   # 1 wave of 256 x 192 against 2 of 128 x 192 and 3 of 128 x 128
     ((1234, 4568, 888), (256, 192, 64)),    # K of 14 tiles: 1 wave, not 2 of 128 x 192 or 3 of 128 x 128
     ((3328, 3328, 2048), (256, 192, 64)),   # 2 waves; persistent 256 x 128 predicted only 3 % faster (PERSISTENT_MARGIN)
@@ -621,14 +621,14 @@ def test_misaligned_rows_under_a_wave_run_in_clusters_of_two() -> None:
     ((8192, 8192, 2048), True),
     ((7168, 7168, 2048), True),      # 28 rows of tiles: group_m 7, no padded row
     ((1792, 7168, 2048), True),      # 3 waves
-    ((3584, 1792, 4096), False),     # 1.5 waves of 256 x 128 (PERSISTENT_TILE_WAVES)
+    ((3584, 1792, 4096), False),     # 1.5 waves of 256 x 128 (PERSISTENT_TILE_WAVES); ping-pong on waves
     ((6144, 6144, 6144), False),     # 96 K tiles (PERSISTENT_K_TILES)
     ((6144, 4096, 3072), False),     # predicted 2 % faster than 256 x 192: within PERSISTENT_MARGIN
     ((5000, 7000, 2048), False),     # N's rows of 14000 bytes are not 128-byte multiples
 ])
 def test_the_persistent_tile_where_predicted_faster(shape: tuple[int, int, int], persistent: bool) -> None:
     params = suggest_matmul_params(_matmul(shape))
-    assert params.persistent == persistent
+    assert (params.persistent and not params.ping_pong) == persistent
     if persistent:
         assert params.tile == (256, 128, 64) and not params.ping_pong and params.index_type == DataType.Int64
         assert params.epilogue_tile == (256, 32) and params.stages == 4 and params.cluster == (1, 1)
@@ -761,3 +761,61 @@ def test_on_one_sm_the_rules_suggest_no_cluster(shape: tuple[int, int, int]) -> 
     assert one.cluster == (1, 1)
     assert "no cluster of 2 blocks is resident on 1 SMs" in one.why.reason("cluster")
     assert suggest_matmul_params(matmul_fusion(*shape), sms=132).cluster != (1, 1)
+
+
+@pytest.mark.parametrize("shape", [(3584, 1792, 4096), (3584, 1792, 1024), (2304, 2816, 1024), (6144, 1024, 2048),
+                                   (640, 10112, 1152)])
+def test_ping_pong_where_its_tiles_fill_the_waves(shape: tuple[int, int, int]) -> None:
+    """K of 13 to 64 tiles where the big tiles leave the last wave part idle and 128 x 128 tiles fill theirs: ping-pong
+    (3584 x 1792 x 1024 0.96 of cuBLAS against 0.74 for 1.5 waves of 256 x 128), 32-bit indices, 6 stages."""
+    params = suggest_matmul_params(_matmul(shape))
+    assert params.ping_pong and params.tile == (128, 128, 64) and params.persistent
+    assert params.stages == 6 and params.index_type is DataType.Int32 and params.register_split == (40, 232)
+    assert "ping-pong on waves" in params.why.summary
+    rows = -(-shape[0] // 128)
+    assert -(-rows // params.group_m) * params.group_m == rows              # no padded row of tiles here
+
+
+@pytest.mark.parametrize("shape,why", [
+    ((8192, 8192, 8192), "K of 128 tiles"),
+    ((4096, 4096, 4096), "the big tiles fill their waves"),
+    ((2048, 2304, 2048), "one wave of 192 x 192"),
+    ((2432, 2560, 1856), "19 rows of tiles, padded to 20: 4 waves, not 3"),
+    ((2176, 3968, 8448), "K of 132 tiles"),
+])
+def test_no_ping_pong_on_waves_where_it_is_not_predicted_faster(shape: tuple[int, int, int], why: str) -> None:
+    assert not suggest_matmul_params(_matmul(shape)).ping_pong, why
+
+
+def test_ping_pong_on_waves_only_for_a_plain_unbatched_product() -> None:
+    from examples import matmul_epilogue
+
+    assert not suggest_matmul_params(matmul_epilogue.fusion_of("bias_relu", (3584, 1792, 4096))).ping_pong
+    assert not suggest_matmul_params(_matmul((3584, 1792, 4096), out_dtype=DataType.Float)).ping_pong
+    assert not suggest_matmul_params(_matmul((3500, 1800, 4100))).ping_pong       # rows not 128-byte multiples
+
+
+@pytest.mark.parametrize("shape,tile", [
+    ((784, 9472, 2944), (128, 256, 64)),     # 4 rows of 256, the last 16 deep: 7 rows of 128, 2 waves, not 3
+    ((4128, 10752, 2944), (128, 256, 64)),   # 17 rows of 256 walked as 18 (fitted_group_m); 33 of 128 as 33
+    ((8192, 8192, 2048), (256, 128, 64)),    # both fill their waves: 256 x 128 on a tie
+])
+def test_the_persistent_tile_either_way_round(shape: tuple[int, int, int], tile: tuple[int, int, int]) -> None:
+    params = suggest_matmul_params(_matmul(shape))
+    assert params.persistent and not params.ping_pong and params.tile == tile
+    assert params.epilogue_tile == (tile[0], 32) and params.index_type is DataType.Int64
+    assert f"persistent {tile[0]} x {tile[1]}" in params.why.summary
+
+
+def test_the_waves_of_a_persistent_kernel_count_its_padded_rows() -> None:
+    """37 rows of 256-row tiles walk as 39 (groups of 13): the waves of the tiles walked, so where padded rows add a
+    wave the persistent tile is not predicted faster (5808 x 12352 x 4096: 0.97 of cuBLAS a tile per block, 0.87
+    persistent)."""
+    from fusion_ir.schedulers.matmul_problem import matmul_problem
+    from fusion_ir.schedulers.suggest import PERSISTENT_TILE, PERSISTENT_TILE_OVERHEAD, _walked_time, fitted_group_m
+
+    assert fitted_group_m(37) == 13
+    problem = matmul_problem(_matmul((9472, 4096, 2944)))          # 37 x 32 tiles of 256 x 128, 46 K tiles
+    per_tile = 256 * 128 * 46 / 7.0 + PERSISTENT_TILE_OVERHEAD
+    assert _walked_time(problem, 132, PERSISTENT_TILE, PERSISTENT_TILE_OVERHEAD) == -(-39 * 32 // 132) * per_tile
+    assert not suggest_matmul_params(_matmul((5808, 12352, 4096))).persistent

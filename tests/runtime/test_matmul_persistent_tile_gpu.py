@@ -81,3 +81,43 @@ def test_ping_pong_at_a_short_plain_k_matches_torch(m: int, n: int, k: int) -> N
     expected = a.double() @ b.double()
     err = float(torch.linalg.norm(out.double() - expected) / torch.linalg.norm(expected))
     assert err < 1e-2 and not torch.isnan(out).any(), f"relative error {err:.3e} against the float64 product"
+
+
+@pytest.mark.parametrize("m,n,k", [(3584, 1792, 4096), (2304, 2816, 1024), (3500, 1792, 1024)])
+def test_ping_pong_on_waves_matches_torch(m: int, n: int, k: int) -> None:
+    """K of 13 to 64 tiles where 128 x 128 tiles fill the waves (``suggest.PING_PONG_WAVE_TILE``): ping-pong with 6
+    stages. 2304 x 2816: 396 tiles, 3 per block of 132, so each block's second warp group skips its second turn;
+    3500 rows: the last row of tiles 44 rows deep."""
+    torch = pytest.importorskip("torch")
+    fusion = matmul_fusion(m, n, k)
+    params = suggest_matmul_params(fusion, sms=132)
+    assert params.ping_pong and params.tile == (128, 128, 64) and params.stages == 6
+    kernel = lower(schedule_matmul(fusion, params))
+    g = torch.Generator(device="cuda").manual_seed(int(np.random.default_rng().integers(2**31)))
+    a = torch.randn((m, k), device="cuda", generator=g).bfloat16()
+    b = torch.randn((k, n), device="cuda", generator=g).bfloat16()
+    out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    execute(kernel, [a, b], outputs=[out])
+    expected = a.double() @ b.double()
+    err = float(torch.linalg.norm(out.double() - expected) / torch.linalg.norm(expected))
+    assert err < 1e-2 and not torch.isnan(out).any(), f"relative error {err:.3e} against the float64 product"
+
+
+@pytest.mark.parametrize("m,n,k", [(784, 9472, 2944), (4224, 3072, 2048)])
+def test_the_persistent_tile_across_m_matches_torch(m: int, n: int, k: int) -> None:
+    """Where 256-row tiles pad M (784 rows: 4 rows of 256, the last 16 deep; 4224: 17 rows padded to a group of 18),
+    the rules take the persistent tile the other way round, 128 x 256 (``suggest.PERSISTENT_TILES``)."""
+    torch = pytest.importorskip("torch")
+    fusion = matmul_fusion(m, n, k)
+    params = suggest_matmul_params(fusion, sms=132)
+    assert params.persistent and not params.ping_pong and params.tile == (128, 256, 64)
+    assert params.epilogue_tile == (128, 32) and params.index_type is DataType.Int64
+    kernel = lower(schedule_matmul(fusion, params))
+    g = torch.Generator(device="cuda").manual_seed(int(np.random.default_rng().integers(2**31)))
+    a = torch.randn((m, k), device="cuda", generator=g).bfloat16()
+    b = torch.randn((k, n), device="cuda", generator=g).bfloat16()
+    out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    execute(kernel, [a, b], outputs=[out])
+    expected = a.double() @ b.double()
+    err = float(torch.linalg.norm(out.double() - expected) / torch.linalg.norm(expected))
+    assert err < 1e-2 and not torch.isnan(out).any(), f"relative error {err:.3e} against the float64 product"
