@@ -147,6 +147,19 @@ PERSISTENT_TILE = (BIG, 2, 7.0)
 # block where padded rows add a wave (9472 rows: 37 rows of 256 walked as 39) 5808 x 12352 x 4096 0.97 against
 # 0.87, 10416 x 1984 x 1152 0.89 against 0.79 (bench/results/matmul_persistent_walk.json: rules 0.920, tuned 0.923)
 PERSISTENT_TILES = (PERSISTENT_TILE, (BIG_COLUMNS, 2, 7.0))
+# From four waves with K of 5 to 15 tiles where an operand's rows are not 128-byte multiples (the rules' persistent
+# 128 x 256 then), both operands TMA-loaded: the same kernel in clusters of two along M, B's tile multicast (a
+# misaligned box row touches five L2 sectors, not four), 64-bit indices. H100, 2026-11-27, bench/probes/matmul_probe.py
+# --rotate, ratio to cuBLAS in the same rounds against the rules' persistent 128 x 256 without a cluster, on 11 problems
+# drawn at random (M a multiple of 16, N or K not of 64): 11184 x 1880 x 640 0.84 against 0.71, 7264 x 2568 x 888 0.85
+# against 0.66, 10960 x 2616 x 896 0.86 against 0.73, 9808 x 1704 x 896 0.80 against 0.70, 10752 x 1712 x 776 0.88
+# against 0.81, 11856 x 1552 x 912 0.69 against 0.64, 11680 x 1936 x 608 0.89 against 0.85, 10704 x 2672 x 688 0.91
+# against 0.87, 12672 x 2256 x 816 0.90 against 0.88, 9872 x 2288 x 816 0.88 against 0.87; 8160 x 2112 x 728 0.91
+# against 0.92 (the same kernel without the cluster and with 64-bit indices ran as the rules': the cluster is the
+# gain); 8192 x 3000 x 640 0.99 against 0.83 in bench/results/matmul_short_k.json. Where the rules take a tile per block
+# it lost (4656 x 2848 x 608 0.83 against 0.93 for 192 x 192, 4560 x 2864 x 744 0.74 against 0.81, 9536 x 1704 x 848
+# 0.97 against 1.02): only the persistent pick takes it.
+PERSISTENT_MISALIGNED_CLUSTER = (2, 1)
 PERSISTENT_TILE_OVERHEAD = 9_000
 # With a bias (vectors TMA-loaded beside the tile; no [M, N] input: C's tile does not fit beside 4 stages) the persistent
 # tile pays its epilogue's math per tile: the compute warp groups of a cooperative kernel run it while the tensor cores
@@ -310,6 +323,7 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
     if isinstance(sms, bool) or not isinstance(sms, int) or sms < 1:
         raise ScheduleError(f"suggest_matmul_params: sms {sms!r} must be a positive int (the GPU's SM count)")
     chosen, rule, reasons = explain_arrangement(problem, sms)
+    ruled_cluster = chosen.get("persistent") and chosen.get("cluster", (1, 1)) != (1, 1)   # the rules' own
     chosen = {**chosen, "blocks": sms}
     reasons["blocks"] = (f"sms={sms}: the GPU's SM count, as given" if given_sms else
                          f"{sms}: the SM count of the target ({current_target().name}); pass sms= for another GPU")
@@ -347,7 +361,8 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
         reasons["ping_pong"] = "cooperative: a pinned field does not suit the suggested ping-pong"
     cm, cn = chosen.get("cluster", (1, 1))
     if "cluster" not in pinned and cm * cn > 1:    # a suggested cluster the kernel or the GPU cannot take
-        if chosen.get("persistent") or chosen.get("split_k", 1) > 1 or not chosen.get("warp_specialized"):
+        if ((chosen.get("persistent") and not ruled_cluster) or chosen.get("split_k", 1) > 1
+                or not chosen.get("warp_specialized")):
             dropped = "no cluster: a pinned field (persistent, split-K or Pipelined) does not take one"
         elif _wave_blocks(sms, cm * cn) == 0:
             dropped = f"no cluster: no cluster of {cm * cn} blocks is resident on {sms} SMs"
@@ -356,13 +371,18 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
         if dropped is not None:
             chosen["cluster"] = (1, 1)
             reasons["cluster"] = dropped
-    group = problem_group_m(problem, pinned.get("tile") or chosen["tile"])
+    tile = pinned.get("tile") or chosen["tile"]
+    group = problem_group_m(problem, tile)
+    cm = chosen.get("cluster", (1, 1))[0] if chosen.get("raster", "m") == "m" else 1
     if chosen.get("persistent") and "group_m" not in pinned and group is not None:
+        rows = problem.row_tiles(tile)
+        if cm > 1 and rows is not None:      # whole cluster tiles of cm rows down a column (MatmulParams.validate)
+            group = cm * fitted_group_m(-(-rows // cm), preferred=max(1, 8 // cm), largest=max(1, 16 // cm))
         chosen["group_m"] = group
         if group != 8:
+            clusters = f" in clusters of {cm} rows" if cm > 1 else ""
             reasons["group_m"] = (f"{group}: of the groups up to 16, the one that pads the fewest of the "
-                                  f"{problem.row_tiles(chosen['tile'])} rows of tiles, then the closest to 8 "
-                                  f"(fitted_group_m)")
+                                  f"{rows} rows of tiles{clusters}, then the closest to 8 (fitted_group_m)")
     grouped = grid_group(problem, chosen, sms)
     if "grouped_grid" not in pinned and grouped is not None and not ({"group_m", "raster"} & set(pinned)):
         chosen["grouped_grid"], chosen["group_m"], chosen["raster"] = True, grouped, "m"
@@ -697,6 +717,15 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
         return _persistent_tile(big, store, f"{k_text} from "
                                 f"{PERSISTENT_WAVES} waves (8192 x 8192 x 768: 0.91 of cuBLAS against 0.86 for "
                                 f"persistent 128 x 256 with 32-bit indices)", f"{rule}: persistent 256 x 128")
+    if misaligned_rows(problem) and _multicast_possible(problem) and problem.tma_store_possible:
+        reasons = _reasons("four waves or more", "128 x 256, 2 warp groups of 64 x 256",
+                           f"persistent: {sms} resident blocks walk the tiles in grouped order", store,
+                           "64-bit indices: as the persistent clusters were measured")
+        reasons["cluster"] = (f"rule misaligned rows, persistent: an operand's rows are not 128-byte multiples and K "
+                              f"has {k_tiles} tiles: clusters of two along M share B's tile by TMA multicast "
+                              f"(PERSISTENT_MISALIGNED_CLUSTER: 11184 x 1880 x 640 0.84 of cuBLAS against 0.71)")
+        return ({**big, "tile": BIG_COLUMNS, "persistent": True, "cluster": PERSISTENT_MISALIGNED_CLUSTER},
+                f"{rule}; misaligned rows: persistent in clusters of two", reasons)
     return {**big, "tile": BIG_COLUMNS, "persistent": True, "index_type": index}, rule, _reasons(
         "four waves or more", "128 x 256, 2 warp groups of 64 x 256",
         f"persistent: {sms} resident blocks walk the tiles in grouped order", store, index_why)

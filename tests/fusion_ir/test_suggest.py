@@ -819,3 +819,26 @@ def test_the_waves_of_a_persistent_kernel_count_its_padded_rows() -> None:
     per_tile = 256 * 128 * 46 / 7.0 + PERSISTENT_TILE_OVERHEAD
     assert _walked_time(problem, 132, PERSISTENT_TILE, PERSISTENT_TILE_OVERHEAD) == -(-39 * 32 // 132) * per_tile
     assert not suggest_matmul_params(_matmul((5808, 12352, 4096))).persistent
+
+
+@pytest.mark.parametrize("shape", [(11184, 1880, 640), (8192, 3000, 640), (9808, 1704, 896)])
+def test_misaligned_rows_from_four_waves_run_persistent_in_clusters_of_two(shape: tuple[int, int, int]) -> None:
+    """K under 16 tiles, four waves or more and rows that are not 128-byte multiples: the persistent 128 x 256 in
+    clusters of two along M, B's tile multicast (11184 x 1880 x 640: 0.84 of cuBLAS against 0.71 without), 64-bit
+    indices, group_m a whole number of cluster rows."""
+    params = suggest_matmul_params(_matmul(shape))
+    assert params.persistent and params.tile == (128, 256, 64) and params.cluster == (2, 1)
+    assert params.index_type is DataType.Int64 and params.group_m % 2 == 0
+    assert "misaligned rows" in params.why.reason("cluster")
+    # where the rules take a tile per block it is not taken (4656 x 2848 x 608: 192 x 192, 0.93 against 0.83)
+    assert not suggest_matmul_params(_matmul((4656, 2848, 608))).persistent
+
+
+@pytest.mark.parametrize("rows", [37, 24, 13])
+def test_a_pinned_persistent_cluster_gets_a_group_of_whole_cluster_tiles(rows: int) -> None:
+    """The grouped order walks whole cluster tiles: a fitted group_m of 13 rows (37 rows of 128) would be refused
+    with clusters of two along M; it is fitted in cluster rows instead."""
+    params = suggest_matmul_params(_matmul((rows * 128 - 48, 2848, 608)), persistent=True, tile=(128, 256, 64),
+                                   cluster=(2, 1), index_type=DataType.Int64)
+    assert params.group_m % 2 == 0 and params.cluster == (2, 1)
+    params.validate(DataType.BFloat16)

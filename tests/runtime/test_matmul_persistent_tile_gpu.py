@@ -121,3 +121,23 @@ def test_the_persistent_tile_across_m_matches_torch(m: int, n: int, k: int) -> N
     expected = a.double() @ b.double()
     err = float(torch.linalg.norm(out.double() - expected) / torch.linalg.norm(expected))
     assert err < 1e-2 and not torch.isnan(out).any(), f"relative error {err:.3e} against the float64 product"
+
+
+@pytest.mark.parametrize("m,n,k", [(11184, 1880, 640), (9808, 1704, 896)])
+def test_persistent_clusters_for_misaligned_rows_match_torch(m: int, n: int, k: int) -> None:
+    """Four waves or more, K under 16 tiles and rows that are not 128-byte multiples (N of 1880 and 1704): the
+    persistent 128 x 256 in clusters of two along M (``suggest.PERSISTENT_MISALIGNED_CLUSTER``); 9808 rows: 77 rows
+    of tiles, the cluster tiles padded to 78."""
+    torch = pytest.importorskip("torch")
+    fusion = matmul_fusion(m, n, k)
+    params = suggest_matmul_params(fusion, sms=132)
+    assert params.persistent and params.cluster == (2, 1) and params.tile == (128, 256, 64)
+    kernel = lower(schedule_matmul(fusion, params))
+    g = torch.Generator(device="cuda").manual_seed(int(np.random.default_rng().integers(2**31)))
+    a = torch.randn((m, k), device="cuda", generator=g).bfloat16()
+    b = torch.randn((k, n), device="cuda", generator=g).bfloat16()
+    out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    execute(kernel, [a, b], outputs=[out])
+    expected = a.double() @ b.double()
+    err = float(torch.linalg.norm(out.double() - expected) / torch.linalg.norm(expected))
+    assert err < 1e-2 and not torch.isnan(out).any(), f"relative error {err:.3e} against the float64 product"
