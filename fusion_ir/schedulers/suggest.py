@@ -373,14 +373,18 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
             reasons["cluster"] = dropped
     tile = pinned.get("tile") or chosen["tile"]
     group = problem_group_m(problem, tile)
-    cm = chosen.get("cluster", (1, 1))[0] if chosen.get("raster", "m") == "m" else 1
+    by_rows = chosen.get("raster", "m") == "m"
+    along = chosen.get("cluster", (1, 1))[0 if by_rows else 1]
     if chosen.get("persistent") and "group_m" not in pinned and group is not None:
         rows = problem.row_tiles(tile)
-        if cm > 1 and rows is not None:      # whole cluster tiles of cm rows down a column (MatmulParams.validate)
-            group = cm * fitted_group_m(-(-rows // cm), preferred=max(1, 8 // cm), largest=max(1, 16 // cm))
+        # a group is whole cluster tiles along the raster (MatmulParams.validate): fitted in cluster rows
+        if along > 1 and by_rows and rows is not None:
+            group = along * fitted_group_m(-(-rows // along), preferred=max(1, 8 // along), largest=max(1, 16 // along))
+        elif along > 1:
+            group = along * max(1, group // along)
         chosen["group_m"] = group
         if group != 8:
-            clusters = f" in clusters of {cm} rows" if cm > 1 else ""
+            clusters = f" in clusters of {along}" if along > 1 else ""
             reasons["group_m"] = (f"{group}: of the groups up to 16, the one that pads the fewest of the "
                                   f"{rows} rows of tiles{clusters}, then the closest to 8 (fitted_group_m)")
     grouped = grid_group(problem, chosen, sms)
@@ -717,7 +721,8 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
         return _persistent_tile(big, store, f"{k_text} from "
                                 f"{PERSISTENT_WAVES} waves (8192 x 8192 x 768: 0.91 of cuBLAS against 0.86 for "
                                 f"persistent 128 x 256 with 32-bit indices)", f"{rule}: persistent 256 x 128")
-    if misaligned_rows(problem) and _multicast_possible(problem) and problem.tma_store_possible:
+    if (misaligned_rows(problem) and _multicast_possible(problem) and problem.tma_store_possible
+            and _no_epilogue_input(problem)):
         reasons = _reasons("four waves or more", "128 x 256, 2 warp groups of 64 x 256",
                            f"persistent: {sms} resident blocks walk the tiles in grouped order", store,
                            "64-bit indices: as the persistent clusters were measured")
@@ -1098,15 +1103,17 @@ def _persistent_tile_time(problem: MatmulProblem, sms: int,
                           k_tiles: int | None) -> tuple[float, tuple[Any, ...]] | None:
     """The predicted time of the persistent tile (``_walked_time`` with ``PERSISTENT_TILE_OVERHEAD`` and its epilogue's
     math, ``EPILOGUE_OP_COST`` per element and op) and its entry, the faster of ``PERSISTENT_TILES`` (256 x 128 on a
-    tie), where K has ``PERSISTENT_K_TILES`` tiles, there are ``PERSISTENT_TILE_WAVES`` waves of 256 x 128 tiles or
-    more and the problem is of its kind (``_persistent_tile_problem``, a bias allowed); None elsewhere."""
+    tie; 256 x 128 alone with a bias, as measured), where K has ``PERSISTENT_K_TILES`` tiles, there are
+    ``PERSISTENT_TILE_WAVES`` waves of 256 x 128 tiles or more and the problem is of its kind
+    (``_persistent_tile_problem``, a bias allowed); None elsewhere."""
     low, high = PERSISTENT_K_TILES
     tiles = problem.tiles(BIG)
     if (k_tiles is None or not low <= k_tiles <= high or tiles is None or tiles < PERSISTENT_TILE_WAVES * sms
             or not _persistent_tile_problem(problem, vectors=True)):
         return None
     found = []
-    for entry in PERSISTENT_TILES:
+    # 128 x 256 measured on plain products only: with a bias, 256 x 128 (its vectors per tile as measured)
+    for entry in PERSISTENT_TILES if _no_epilogue_input(problem) else PERSISTENT_TILES[:1]:
         epilogue = entry[0][0] * entry[0][1] * problem.epilogue_ops * EPILOGUE_OP_COST
         found.append((_walked_time(problem, sms, entry, PERSISTENT_TILE_OVERHEAD + epilogue), entry))
     return min(found, key=lambda f: f[0])

@@ -842,3 +842,18 @@ def test_a_pinned_persistent_cluster_gets_a_group_of_whole_cluster_tiles(rows: i
                                    cluster=(2, 1), index_type=DataType.Int64)
     assert params.group_m % 2 == 0 and params.cluster == (2, 1)
     params.validate(DataType.BFloat16)
+    params = suggest_matmul_params(_matmul((rows * 128 - 48, 2848, 608)), persistent=True, tile=(128, 256, 64),
+                                   cluster=(1, 2), raster="n", index_type=DataType.Int64)
+    assert params.group_m % 2 == 0 and params.raster == "n"      # whole cluster tiles along a row of A
+    params.validate(DataType.BFloat16)
+
+
+def test_the_new_persistent_arrangements_only_for_a_plain_product() -> None:
+    """Measured on plain products: with a bias the persistent tile stays 256 x 128, and an [M, N] epilogue input
+    keeps the persistent 128 x 256 without the misaligned rows' cluster."""
+    from examples import matmul_epilogue
+
+    relu = suggest_matmul_params(matmul_epilogue.fusion_of("bias_relu", (4128, 10752, 2944)))
+    assert not (relu.persistent and relu.tile == (128, 256, 64))
+    residual = suggest_matmul_params(matmul_epilogue.fusion_of("residual", (11184, 1880, 640)))
+    assert residual.cluster == (1, 1)
