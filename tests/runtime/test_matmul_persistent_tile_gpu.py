@@ -72,15 +72,7 @@ def test_ping_pong_at_a_short_plain_k_matches_torch(m: int, n: int, k: int) -> N
     fusion = matmul_fusion(m, n, k)
     params = suggest_matmul_params(fusion)
     assert params.ping_pong and params.tile == (128, 128, 64) and params.stages == 6
-    kernel = lower(schedule_matmul(fusion, params))
-    g = torch.Generator(device="cuda").manual_seed(int(np.random.default_rng().integers(2**31)))
-    a = torch.randn((m, k), device="cuda", generator=g).bfloat16()
-    b = torch.randn((k, n), device="cuda", generator=g).bfloat16()
-    out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-    execute(kernel, [a, b], outputs=[out])
-    expected = a.double() @ b.double()
-    err = float(torch.linalg.norm(out.double() - expected) / torch.linalg.norm(expected))
-    assert err < 1e-2 and not torch.isnan(out).any(), f"relative error {err:.3e} against the float64 product"
+    _matches_the_float64_product(torch, fusion, params, m, n, k)
 
 
 @pytest.mark.parametrize("m,n,k", [(3584, 1792, 4096), (2304, 2816, 1024), (3500, 1792, 1024)])
@@ -92,15 +84,7 @@ def test_ping_pong_on_waves_matches_torch(m: int, n: int, k: int) -> None:
     fusion = matmul_fusion(m, n, k)
     params = suggest_matmul_params(fusion, sms=132)
     assert params.ping_pong and params.tile == (128, 128, 64) and params.stages == 6
-    kernel = lower(schedule_matmul(fusion, params))
-    g = torch.Generator(device="cuda").manual_seed(int(np.random.default_rng().integers(2**31)))
-    a = torch.randn((m, k), device="cuda", generator=g).bfloat16()
-    b = torch.randn((k, n), device="cuda", generator=g).bfloat16()
-    out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-    execute(kernel, [a, b], outputs=[out])
-    expected = a.double() @ b.double()
-    err = float(torch.linalg.norm(out.double() - expected) / torch.linalg.norm(expected))
-    assert err < 1e-2 and not torch.isnan(out).any(), f"relative error {err:.3e} against the float64 product"
+    _matches_the_float64_product(torch, fusion, params, m, n, k)
 
 
 @pytest.mark.parametrize("m,n,k", [(784, 9472, 2944), (4224, 3072, 2048)])
@@ -112,15 +96,7 @@ def test_the_persistent_tile_across_m_matches_torch(m: int, n: int, k: int) -> N
     params = suggest_matmul_params(fusion, sms=132)
     assert params.persistent and not params.ping_pong and params.tile == (128, 256, 64)
     assert params.epilogue_tile == (128, 32) and params.index_type is DataType.Int64
-    kernel = lower(schedule_matmul(fusion, params))
-    g = torch.Generator(device="cuda").manual_seed(int(np.random.default_rng().integers(2**31)))
-    a = torch.randn((m, k), device="cuda", generator=g).bfloat16()
-    b = torch.randn((k, n), device="cuda", generator=g).bfloat16()
-    out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-    execute(kernel, [a, b], outputs=[out])
-    expected = a.double() @ b.double()
-    err = float(torch.linalg.norm(out.double() - expected) / torch.linalg.norm(expected))
-    assert err < 1e-2 and not torch.isnan(out).any(), f"relative error {err:.3e} against the float64 product"
+    _matches_the_float64_product(torch, fusion, params, m, n, k)
 
 
 @pytest.mark.parametrize("m,n,k", [(11184, 1880, 640), (9808, 1704, 896)])
@@ -132,6 +108,12 @@ def test_persistent_clusters_for_misaligned_rows_match_torch(m: int, n: int, k: 
     fusion = matmul_fusion(m, n, k)
     params = suggest_matmul_params(fusion, sms=132)
     assert params.persistent and params.cluster == (2, 1) and params.tile == (128, 256, 64)
+    _matches_the_float64_product(torch, fusion, params, m, n, k)
+
+
+def _matches_the_float64_product(torch, fusion, params, m: int, n: int, k: int) -> None:
+    """``fusion`` (a plain ``[M, K] @ [K, N]``) scheduled with ``params`` against torch's float64 product on fresh
+    random inputs, the output poisoned with NaN first."""
     kernel = lower(schedule_matmul(fusion, params))
     g = torch.Generator(device="cuda").manual_seed(int(np.random.default_rng().integers(2**31)))
     a = torch.randn((m, k), device="cuda", generator=g).bfloat16()
