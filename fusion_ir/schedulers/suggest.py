@@ -953,6 +953,9 @@ def _depth_reason(params: MatmulParams, problem: MatmulProblem) -> str:
     if k_tiles is not None and not params.persistent and params.stages >= max(2, k_tiles) and k_tiles < cap:
         return f"depth: no deeper than the K tiles ({k_tiles} of {params.tile[2]}) of a kernel that is not persistent"
     if params.stages >= cap:
+        if params.ping_pong and k_tiles is not None and k_tiles > PING_PONG_PLAIN_K_TILES:
+            return (f"depth: ping-pong with K of more than {PING_PONG_PLAIN_K_TILES} tiles, {cap} stages "
+                    f"(PING_PONG_WAVE_STAGES: faster than 4 on 8 of 9 problems measured)")
         if cap != MAX_USEFUL_STAGES:
             return f"depth: the cap measured for this tile, {cap} (deeper ran slower)"
         return f"depth: the deepest useful pipeline, {cap} stages (MAX_USEFUL_STAGES)"
