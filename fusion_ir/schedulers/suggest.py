@@ -668,7 +668,7 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
             per_block = _predicted(problem, sms, best)
             waves_pp = _ping_pong_wave_time(problem, sms, k_tiles)
             rival = per_block if persistent is None else min(per_block, persistent)
-            name = "x".join(map(str, entry[0][:2]))
+            name = " x ".join(map(str, entry[0][:2]))
             if waves_pp is not None and waves_pp <= PING_PONG_WAVE_MARGIN * rival:
                 rule = (f"ping-pong on waves: {problem.tiles(PING_PONG)} tiles of 128 x 128 on {sms} SMs and K of "
                         f"{k_tiles} tiles, predicted {waves_pp / rival:.2f} of "
@@ -682,8 +682,8 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
             short = k_tiles is not None and k_tiles < CLUSTER_K_TILES
             margin = PERSISTENT_SHORT_K_MARGIN if short else PERSISTENT_MARGIN
             if persistent is not None and persistent <= margin * per_block:
-                rule = (f"persistent {name.replace('x', ' x ')}: {problem.tiles(entry[0])} tiles of "
-                        f"{name.replace('x', ' x ')} on {sms} SMs and K of {k_tiles} tiles, predicted "
+                rule = (f"persistent {name}: {problem.tiles(entry[0])} tiles of {name} on {sms} SMs and K of "
+                        f"{k_tiles} tiles, predicted "
                         f"{persistent / per_block:.2f} of {_entry_name(best)} a tile per block's time")
                 math = (f" (its epilogue's {problem.epilogue_ops} FP32 ops per element counted, EPILOGUE_OP_COST)"
                         if problem.epilogue_ops else "")
@@ -937,12 +937,18 @@ def _depth_cap(params: MatmulParams, problem: MatmulProblem) -> int:
     if (params.ping_pong and k_tiles is not None and k_tiles <= PING_PONG_PLAIN_K_TILES and tiles is not None
             and tiles >= PERSISTENT_WAVES * params.blocks):
         return max(cap, min(MAX_USEFUL_STAGES, 2 * k_tiles))    # both warp groups' next tiles in flight
-    if params.ping_pong and k_tiles is not None and k_tiles > PING_PONG_PLAIN_K_TILES:
+    if _ping_pong_past_plain_k(params, problem):
         # 6 stages against 4, H100 2026-11-27, the same rounds: 896 x 9472 x 5376 0.96 of cuBLAS against 0.83,
         # 1792 x 3584 x 1536 0.97 against 0.90, 8704 x 640 x 6272 0.98 against 0.89, 12288 x 512 x 8192 0.90 against
         # 0.82 (faster on 8 of 9 problems; 4928 x 1216 x 2176 0.78 against 0.82)
         return max(cap, PING_PONG_WAVE_STAGES)
     return cap
+
+
+def _ping_pong_past_plain_k(params: MatmulParams, problem: MatmulProblem) -> bool:
+    """Ping-pong with K of more than ``PING_PONG_PLAIN_K_TILES`` tiles: ``PING_PONG_WAVE_STAGES`` deep at least."""
+    k_tiles = problem.k_tiles(params.tile[2])
+    return params.ping_pong and k_tiles is not None and k_tiles > PING_PONG_PLAIN_K_TILES
 
 
 def _depth_reason(params: MatmulParams, problem: MatmulProblem) -> str:
@@ -953,7 +959,7 @@ def _depth_reason(params: MatmulParams, problem: MatmulProblem) -> str:
     if k_tiles is not None and not params.persistent and params.stages >= max(2, k_tiles) and k_tiles < cap:
         return f"depth: no deeper than the K tiles ({k_tiles} of {params.tile[2]}) of a kernel that is not persistent"
     if params.stages >= cap:
-        if params.ping_pong and k_tiles is not None and k_tiles > PING_PONG_PLAIN_K_TILES:
+        if _ping_pong_past_plain_k(params, problem):
             return (f"depth: ping-pong with K of more than {PING_PONG_PLAIN_K_TILES} tiles, {cap} stages "
                     f"(PING_PONG_WAVE_STAGES: faster than 4 on 8 of 9 problems measured)")
         if cap != MAX_USEFUL_STAGES:
@@ -961,8 +967,11 @@ def _depth_reason(params: MatmulParams, problem: MatmulProblem) -> str:
         return f"depth: the deepest useful pipeline, {cap} stages (MAX_USEFUL_STAGES)"
     used = params.smem_bytes(problem.dtype, problem.loaded_tiles, problem.layout, problem.loads,
                              outputs=problem.outputs)
-    lifted = (f"ping-pong at a K of at most {PING_PONG_PLAIN_K_TILES} tiles and {PERSISTENT_WAVES} waves or more, the "
-              f"producer filling stages of the next tiles: " if cap != DEPTH_CAP.get(params.tile, cap) else "")
+    lifted = ("" if cap == DEPTH_CAP.get(params.tile, cap) else
+              f"ping-pong with K of more than {PING_PONG_PLAIN_K_TILES} tiles (PING_PONG_WAVE_STAGES): "
+              if _ping_pong_past_plain_k(params, problem) else
+              f"ping-pong at a K of at most {PING_PONG_PLAIN_K_TILES} tiles and {PERSISTENT_WAVES} waves or more, the "
+              f"producer filling stages of the next tiles: ")
     return f"depth: {lifted}as deep as shared memory allows ({used} of {limit} bytes at {params.stages} stages)"
 
 
@@ -1068,16 +1077,23 @@ def _fits_int32(problem: MatmulProblem) -> bool:
 
 
 def _predicted(problem: MatmulProblem, sms: int, entry: tuple[Any, ...], split: int = 1,
-               overhead: float = TILE_OVERHEAD) -> float:
+               overhead: float = TILE_OVERHEAD, grouped: bool = False) -> float:
     """A tile's predicted time (relative): waves x (a tile's work / its rate + ``overhead``), the work
     ``TM x TN x`` K tiles (of a split's range); the tiles cover the problem rounded up to whole tiles, so a tile much
     wider than N pays for its empty part. An entry ``(tile, groups, rate, cluster)`` runs its tiles padded to whole
-    clusters, a wave the blocks resident in such clusters (``_wave_blocks``). Without a known K, the work alone
-    (the overhead cannot be weighed). Infinite where not one cluster of the entry's is resident on ``sms`` SMs."""
+    clusters, a wave the blocks resident in such clusters (``_wave_blocks``). ``grouped``: a persistent kernel's
+    walk, its rows of tiles padded to whole groups of ``fitted_group_m`` (a padded row's tiles run on zero-filled
+    loads). Without a known K, the work alone (the overhead cannot be weighed). Infinite where not one cluster of
+    the entry's is resident on ``sms`` SMs."""
     tile, _, rate, *rest = entry
     cluster = rest[0] if rest else (1, 1)
     tiles = problem.tiles(tile)
     assert tiles is not None
+    if grouped:
+        rows = problem.row_tiles(tile)
+        assert rows is not None
+        group = fitted_group_m(rows)
+        tiles = tiles // rows * (-(-rows // group) * group)
     if cluster != (1, 1):
         rows, cols = problem.row_tiles(tile), problem.col_tiles(tile)
         assert rows is not None and cols is not None
@@ -1104,11 +1120,11 @@ def _persistent_tile_problem(problem: MatmulProblem, *, vectors: bool = False) -
 
 def _persistent_tile_time(problem: MatmulProblem, sms: int,
                           k_tiles: int | None) -> tuple[float, tuple[Any, ...]] | None:
-    """The predicted time of the persistent tile (``_walked_time`` with ``PERSISTENT_TILE_OVERHEAD`` and its epilogue's
-    math, ``EPILOGUE_OP_COST`` per element and op) and its entry, the faster of ``PERSISTENT_TILES`` (256 x 128 on a
-    tie; 256 x 128 alone with a bias, as measured), where K has ``PERSISTENT_K_TILES`` tiles, there are
-    ``PERSISTENT_TILE_WAVES`` waves of 256 x 128 tiles or more and the problem is of its kind
-    (``_persistent_tile_problem``, a bias allowed); None elsewhere."""
+    """The predicted time of the persistent tile (``_predicted`` over the tiles it walks, ``grouped``, with
+    ``PERSISTENT_TILE_OVERHEAD`` and its epilogue's math, ``EPILOGUE_OP_COST`` per element and op) and its entry, the
+    faster of ``PERSISTENT_TILES`` (256 x 128 on a tie; 256 x 128 alone with a bias, as measured), where K has
+    ``PERSISTENT_K_TILES`` tiles, there are ``PERSISTENT_TILE_WAVES`` waves of 256 x 128 tiles or more and the
+    problem is of its kind (``_persistent_tile_problem``, a bias allowed); None elsewhere."""
     low, high = PERSISTENT_K_TILES
     tiles = problem.tiles(BIG)
     if (k_tiles is None or not low <= k_tiles <= high or tiles is None or tiles < PERSISTENT_TILE_WAVES * sms
@@ -1118,21 +1134,9 @@ def _persistent_tile_time(problem: MatmulProblem, sms: int,
     # 128 x 256 measured on plain products only: with a bias, 256 x 128 (its vectors per tile as measured)
     for entry in PERSISTENT_TILES if _no_epilogue_input(problem) else PERSISTENT_TILES[:1]:
         epilogue = entry[0][0] * entry[0][1] * problem.epilogue_ops * EPILOGUE_OP_COST
-        found.append((_walked_time(problem, sms, entry, PERSISTENT_TILE_OVERHEAD + epilogue), entry))
+        found.append((_predicted(problem, sms, entry, overhead=PERSISTENT_TILE_OVERHEAD + epilogue, grouped=True),
+                      entry))
     return min(found, key=lambda f: f[0])
-
-
-def _walked_time(problem: MatmulProblem, sms: int, entry: tuple[Any, ...], overhead: float) -> float:
-    """A persistent kernel's predicted time: ``_predicted``'s waves x (a tile's work / its rate + ``overhead``), the
-    waves of the tiles it walks: its rows of tiles padded to whole groups of ``fitted_group_m`` (a padded row's tiles
-    are computed on zero-filled loads)."""
-    tile, _, rate = entry[:3]
-    tiles, rows = problem.tiles(tile), problem.row_tiles(tile)
-    k_tiles = problem.k_tiles(tile[2])
-    assert tiles is not None and rows is not None and k_tiles is not None
-    group = fitted_group_m(rows)
-    walked = tiles // rows * (-(-rows // group) * group)
-    return -(-walked // sms) * (tile[0] * tile[1] * k_tiles / rate + overhead)
 
 
 def _ping_pong_wave_time(problem: MatmulProblem, sms: int, k_tiles: int | None) -> float | None:
@@ -1147,7 +1151,7 @@ def _ping_pong_wave_time(problem: MatmulProblem, sms: int, k_tiles: int | None) 
             or tiles < PING_PONG_WAVE_WAVES * sms or problem.batch_axes or not _fits_int32(problem)
             or not _persistent_tile_problem(problem)):
         return None
-    return _walked_time(problem, sms, PING_PONG_WAVE_TILE, PERSISTENT_TILE_OVERHEAD)
+    return _predicted(problem, sms, PING_PONG_WAVE_TILE, overhead=PERSISTENT_TILE_OVERHEAD, grouped=True)
 
 
 def _persistent_tile(big: dict[str, Any], store: str, tile_why: str, rule: str,

@@ -812,12 +812,14 @@ def test_the_waves_of_a_persistent_kernel_count_its_padded_rows() -> None:
     wave the persistent tile is not predicted faster (5808 x 12352 x 4096: 0.97 of cuBLAS a tile per block, 0.87
     persistent)."""
     from fusion_ir.schedulers.matmul_problem import matmul_problem
-    from fusion_ir.schedulers.suggest import PERSISTENT_TILE, PERSISTENT_TILE_OVERHEAD, _walked_time, fitted_group_m
+    from fusion_ir.schedulers.suggest import PERSISTENT_TILE, PERSISTENT_TILE_OVERHEAD, _predicted, fitted_group_m
 
     assert fitted_group_m(37) == 13
     problem = matmul_problem(_matmul((9472, 4096, 2944)))          # 37 x 32 tiles of 256 x 128, 46 K tiles
     per_tile = 256 * 128 * 46 / 7.0 + PERSISTENT_TILE_OVERHEAD
-    assert _walked_time(problem, 132, PERSISTENT_TILE, PERSISTENT_TILE_OVERHEAD) == -(-39 * 32 // 132) * per_tile
+    walked = _predicted(problem, 132, PERSISTENT_TILE, overhead=PERSISTENT_TILE_OVERHEAD, grouped=True)
+    assert walked == -(-39 * 32 // 132) * per_tile == 10 * per_tile
+    assert _predicted(problem, 132, PERSISTENT_TILE, overhead=PERSISTENT_TILE_OVERHEAD) == 9 * per_tile
     assert not suggest_matmul_params(_matmul((5808, 12352, 4096))).persistent
 
 
