@@ -793,6 +793,9 @@ def test_ping_pong_on_waves_only_for_a_plain_unbatched_product() -> None:
     assert not suggest_matmul_params(matmul_epilogue.fusion_of("bias_relu", (3584, 1792, 4096))).ping_pong
     assert not suggest_matmul_params(_matmul((3584, 1792, 4096), out_dtype=DataType.Float)).ping_pong
     assert not suggest_matmul_params(_matmul((3500, 1800, 4100))).ping_pong       # rows not 128-byte multiples
+    from runtime.tuning import matmul_fusion                 # batched: 4 x 896 x 1792 x 4096 keeps 128 x 128 a
+    batched = suggest_matmul_params(matmul_fusion(896, 1792, 4096, batch=4, batched=True))   # tile per block
+    assert batched.tile == (128, 128, 64) and not batched.ping_pong
 
 
 @pytest.mark.parametrize("shape,tile", [
