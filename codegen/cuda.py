@@ -456,30 +456,31 @@ class KernelPrinter(NodeVisitor):
             self._emit("}")
 
     def visit_ElectSync(self, node: ElectSync) -> None:
-        self.helpers.add("elect")
-        self._check_symbols(node.warp, node)
-        warp = self._elect_warp_predicate(node.warp)
-        elect = f"Hopper::electSync({self._elect_member_mask(node.warp)})"
-        self._block(f"if ({warp} && {elect})" if warp else f"if ({elect})", node.body)
+        """The elected thread is lane 0 of the warp: a plain thread-index test, not ``elect.sync``.
 
-    def _elect_warp_predicate(self, warp: Val) -> str:
-        """The condition selecting warp ``warp`` (linear thread index // 32) of the block.
+        ``verify`` lets an ``ElectSync`` run only where its whole warp arrives, so lane 0 is there, and it is the
+        lane ``elect.sync`` would pick from the converged warp. The test keeps what the compute warp groups
+        compute warp-uniform: with ``elect.sync`` in a persistent tile loop, ptxas built the mainloop's wgmma
+        descriptors in per-thread registers and moved them to uniform ones before every wgmma (``docs/matmul.md``,
+        "The elected thread").
+        """
+        self._check_symbols(node.warp, node)
+        self._block(f"if ({self._leader_predicate(node.warp)})", node.body)
+
+    def _leader_predicate(self, warp: Val) -> str:
+        """The condition selecting lane 0 of warp ``warp`` (linear thread index // 32) of the block.
 
         With a constant block whose x extent is a multiple of 32 it tests each thread index
-        (``threadIdx.x / 32 == 1 && threadIdx.y == 2``); otherwise it tests the linear index. It is
-        empty when the block is that one warp.
+        (``threadIdx.x == 32 && threadIdx.y == 2``); otherwise it tests the linear index.
         """
         bx, by, bz = self.block
-        threads = _product(self.block)
         w = warp.const_value()
-        if w == 0 and threads is not None and threads <= 32:
-            return ""
         if w is not None and by == 1 and bz == 1:
-            return "threadIdx.x < 32" if w == 0 else f"threadIdx.x / 32 == {w}"
+            return f"threadIdx.x == {w * 32}"
         if w is not None and bx is not None and bx % 32 == 0 and by is not None and bz is not None:
             per_row = bx // 32
             x_warp, y, z = w % per_row, w // per_row % by, w // (per_row * by)
-            terms = ["threadIdx.x < 32" if x_warp == 0 else f"threadIdx.x / 32 == {x_warp}"]
+            terms = [f"threadIdx.x == {x_warp * 32}"]
             if by != 1:
                 terms.append(f"{builtin('threadIdx.y')} == {y}")
             if bz != 1:
@@ -492,24 +493,7 @@ class KernelPrinter(NodeVisitor):
             linear = linear + Val.symbol("threadIdx.y") * dx
         if bz != 1:
             linear = linear + Val.symbol("threadIdx.z") * dx * dy
-        if w == 0:
-            return index_expr(linear.lt(32), self.index_ctype)
-        return index_expr((linear // 32).eq(warp), self.index_ctype)
-
-    def _elect_member_mask(self, warp: Val) -> str:
-        """Every lane of the electing warp that exists, so elect.sync converges the whole warp first.
-
-        (``__activemask()`` would name only the lanes that happen to be converged: a lane still
-        finishing the previous elected block would elect a second thread.) The last warp of a
-        block whose size is not a multiple of 32 has fewer lanes.
-        """
-        threads = _product(self.block)
-        w = warp.const_value()
-        if threads is not None and w is not None:
-            lanes = threads - w * 32
-            return "0xffffffffu" if lanes >= 32 else f"{(1 << lanes) - 1:#x}u"
-        total = Val.symbol("blockDim.x") * Val.symbol("blockDim.y") * Val.symbol("blockDim.z")
-        return f"Hopper::laneMask({index_expr(total - warp * 32, self.index_ctype)})"
+        return index_expr(linear.eq(warp * 32), self.index_ctype)
 
     def visit_BlockSync(self, node: BlockSync) -> None:
         self._emit("__syncthreads();" + (f"  // {node.reason}" if node.reason else ""))
@@ -956,11 +940,3 @@ def warp_uniform_builtins(block: tuple[int | None, ...]) -> dict[str, str]:
         names["threadIdx.z"] = "tidZ"
     return names
 
-
-def _product(dims: tuple[int | None, ...]) -> int | None:
-    out = 1
-    for d in dims:
-        if d is None:
-            return None
-        out *= d
-    return out

@@ -17,7 +17,6 @@ HELPER_DEPENDENCIES: dict[str, tuple[str, ...]] = {
     "tensor": ("types",),
     "smem": ("types",),
     "fence": (),
-    "elect": ("types",),
     "setmaxnreg": (),
     "named_barrier": ("types",),
     "mbarrier": ("smem",),

@@ -283,7 +283,8 @@ class IfThenElse:
 
 @dataclass(frozen=True)
 class ElectSync:
-    """Run ``body`` in one thread of warp ``warp`` of the block, chosen by ``elect.sync``.
+    """Run ``body`` in one thread of warp ``warp`` of the block: its lane 0 (the lane ``elect.sync`` picks from the
+    whole warp, which ``verify`` requires to arrive).
 
     ``warp`` is the linear warp index in the block (linear thread index // 32): warp 0 for a
     block-wide elected thread, the first warp of the producer branch in a warp-specialized kernel.

@@ -3,7 +3,7 @@
 Each thread that reaches the statement names a warp, ``node.warp`` (linear thread index // 32): warp
 0 of the block, or one that differs between threads, like ``threadIdx.y * 4`` for the first warp of
 each warp group. In each block, every named warp elects its lowest lane that reaches the statement,
-as ``elect.sync`` over that warp's lanes picks on the GPU; the other threads skip the body. The body runs as
+as the CUDA elects lane 0 of a warp that arrives whole (``verify``); the other threads skip the body. The body runs as
 a branch of the statement list (``sim_control``); this module is the rule that picks its threads.
 """
 

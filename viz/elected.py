@@ -1,6 +1,6 @@
 """Which warp runs the elected statements of a kernel, read from its ``ElectSync`` nodes.
 
-The simulator runs an ``elect.sync`` body in one of its warp tasks; the CUDA elects a thread of
+The simulator runs an ``ElectSync`` body in one of its warp tasks; the CUDA elects lane 0 of
 ``ElectSync.warp``. ``--show pipeline`` names the latter for events only elected threads make.
 """
 

@@ -161,6 +161,12 @@ class CircularLoop:
         return [tv for tv in self.tensors if tv not in self.tma and tv.memory_type is MemoryType.Shared]
 
     @property
+    def copied(self) -> list[TensorView]:
+        """Shared tensors the loop's threads copy through their own registers (plain copies: neither TMA nor
+        cp.async), each vector held from its load to its store."""
+        return [tv for tv in self.generic if tv not in self.cp_async]
+
+    @property
     def syncs_cover_lag(self) -> bool:
         """Without "empty" mbarriers, a stage read by MMAs that retire ``release_lag`` iterations late is safe to
         load again: every iteration's wait ends in a block sync (the loop has loads of its own threads), which

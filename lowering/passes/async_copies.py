@@ -8,7 +8,7 @@ load's barrier expecting the bytes of every box and issues the copies; right bef
 statement of that scope that reads the tensor, the wait. In the parity form
 (``TokenBarrier.parity``) every thread waits on the barrier's phase itself (``waitParity``), and no
 block barrier follows; in the token form the elected thread keeps the token, the same elected thread
-(elect.sync elects the same lane every time) waits on it, then the block syncs. What runs between, a
+(lane 0 of its warp every time) waits on it, then the block syncs. What runs between, a
 matmul's mainloop before the epilogue that reads a tile of C, hides the copy. After a cp.async
 load's statement, a commit and a wait for all groups.
 Guarantees: every thread reads an unpipelined async copy only after it landed. (A thread never falls

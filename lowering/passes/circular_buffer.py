@@ -282,8 +282,12 @@ def clone(a: Analyses, node: ForLoop, loop: CircularLoop) -> list[Node]:
     # exist, the main loop runs none, the epilogue all of them.
     out: list[Node] = []
     if P > 0:
+        # The prologue is unrolled, its stages' loads issued back to back, unless threads copy a stage through their
+        # registers: unrolled, ptxas hoists every stage's loads at once and the registers overflow (the plain copies
+        # of B at 1024 x 1001 x 1024: 255 registers and 456 bytes of spills; rolled, 238 registers and 1.13 of
+        # cuBLAS against 0.98 on the H100, docs/matmul.md "Any K and any row stride")
         out.append(replace(node, start=zero, stop=vmin(Val.const(P), n), body=tuple(issue(i)),
-                           stage=Stage.Prologue, unroll=True))
+                           stage=Stage.Prologue, unroll=not loop.copied))
     # A stage released late is free only after this iteration's compute: issue the next loads after it.
     # At prefetch 0 the loads are this iteration's own, which its wait needs: they come first, into the stage
     # released ``stages - 1`` iterations back, which ``release_lag`` < ``stages`` has already freed.

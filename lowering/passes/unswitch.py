@@ -8,8 +8,8 @@ does not change, so the producer of a warp-specialized pipeline elects its threa
 instead of once per stage, and a TMA store's boxes are issued by one election.
 Guarantees: the same statements run on the same threads in the same order: the condition is
 evaluated once instead of on every iteration, and it reads nothing the loop writes (conditions
-are index expressions over loop indices, thread and block indices and extents; ``elect.sync``
-picks the same lane of a warp every time).
+are index expressions over loop indices, thread and block indices and extents; the elected thread
+is lane 0 of its warp every time).
 """
 
 from __future__ import annotations

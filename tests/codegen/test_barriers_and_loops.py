@@ -81,16 +81,14 @@ def test_named_barrier_id_may_be_a_value() -> None:
 
 
 def test_elect_in_the_first_warp_of_each_warp_group() -> None:
-    """(128, 3, 1) and warp ``threadIdx.y * 4``: the linear index against it selects threadIdx.x < 32 of
-    every threadIdx.y, with every lane of that warp in the mask."""
+    """(128, 3, 1) and warp ``threadIdx.y * 4``: the linear index against the warp's first thread selects lane 0 of
+    every threadIdx.y."""
     line = elect_line((128, 3), Val.symbol("threadIdx.y") * 4)
-    cond, mask = line.removeprefix("if (").split(" && Hopper::electSync(")
-    assert cond == "((((int64_t)threadIdx.x) + (((int64_t)threadIdx.y) * 128)) / 32) == (((int64_t)threadIdx.y) * 4)"
-    assert mask == ("Hopper::laneMask(((((int64_t)blockDim.x) * ((int64_t)blockDim.y)) * ((int64_t)blockDim.z)) - "
-                    "(((int64_t)threadIdx.y) * 128)))) {")
-    as_python = cond.replace("((int64_t)threadIdx.x)", "x").replace("((int64_t)threadIdx.y)", "y").replace("/", "//")
+    cond = line.removeprefix("if (").removesuffix(") {")
+    assert cond == "(((int64_t)threadIdx.x) + (((int64_t)threadIdx.y) * 128)) == (((int64_t)threadIdx.y) * 128)"
+    as_python = cond.replace("((int64_t)threadIdx.x)", "x").replace("((int64_t)threadIdx.y)", "y")
     chosen = {(x, y) for y in range(3) for x in range(128) if eval(as_python, {}, {"x": x, "y": y})}
-    assert chosen == {(x, y) for y in range(3) for x in range(32)}
+    assert chosen == {(0, y) for y in range(3)}
 
 
 @needs_nvcc

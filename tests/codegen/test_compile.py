@@ -54,7 +54,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) helpers_kernel(float* out, 
   fenceAsyncProxy();
   namedBarrierSync(1, 128);
   __syncthreads();
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::init(base + 8192, 1);
     const uint64_t token = mbarrier::arriveExpectTx(base + 8192, 16);
     Hopper::cpAsyncBulkTensorTileG2S(base, &map, base + 8192, 0, 0, 0);

@@ -73,7 +73,7 @@ def test_no_includes_and_helpers_only_when_used() -> None:
     for helper in ("namespace mbarrier", "namespace Hopper", "blockAllReduce", "increaseRegisters", "cpAsync"):
         assert helper not in pointwise
     tma = to_cuda(s.tma_circular_buffer().kernel)
-    assert "namespace mbarrier" in tma and "cpAsyncBulkTensorTileG2S" in tma and "electSync" in tma
+    assert "namespace mbarrier" in tma and "cpAsyncBulkTensorTileG2S" in tma
     assert "blockAllReduce" not in tma and "setmaxnreg" not in tma
 
 
@@ -111,7 +111,7 @@ def test_block_reduce_uses_workspace_as_raw_slots() -> None:
 
 def test_tma_circular_buffer_has_the_seed_structure() -> None:
     src = to_cuda(s.tma_circular_buffer(stages=3).kernel)
-    elect = "if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {"
+    elect = "if (threadIdx.x == 0) {"
     assert_in_order(
         src,
         # pre-prologue: mbarrier init loop by one elected thread, then a block sync
@@ -153,7 +153,7 @@ def test_tma_token_form_and_reversed_coordinates() -> None:
             "((int64_t)blockIdx.x) * 32, ((int64_t)blockIdx.y) * 8);") in lines
     assert "mbarrier::wait(toSmem(&T4[0]), T5[0]);" in lines
     assert "mbarrier::inval(toSmem(&T4[0]));" in lines
-    assert "if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {" in lines
+    assert "if (threadIdx.x == 0 && threadIdx.y == 0) {" in lines
 
 
 def test_tma_store_fence_commit_and_wait() -> None:
@@ -170,7 +170,7 @@ def test_warp_specialization_register_sharing_and_launch_bounds() -> None:
     assert lines[0].startswith('extern "C" __global__ void __launch_bounds__(384, 1) warp_specialized_kernel(')
     assert_in_order(src, "if (((int64_t)threadIdx.y) == 2) {", "decreaseRegisters<40>();", "// AsyncWarp loop",
                     # the AsyncWarp elects within its own first warp, not warp 0 of the block
-                    "if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {",
+                    "if (threadIdx.x == 0 && threadIdx.y == 2) {",
                     "mbarrier::waitParity(toSmem(&T4[(i7 % 3) + 3]), ((i7 / 3) + 1) % 2);",
                     "return;", "} else {", "increaseRegisters<232>();", "// ComputeWarp loop",
                     "mbarrier::waitParity(toSmem(&T4[i8 % 3]), (i8 / 3) % 2);",
@@ -224,43 +224,43 @@ def test_unroll_pragmas() -> None:
 
 
 def elect_line(block: tuple, warp: int | Val = 0, conds: tuple[Val, ...] = ()) -> str:
+    """The condition line of an ``ElectSync`` of warp ``warp`` in a block of ``block``."""
     mbar = s.shared("T4", 1, DataType.Int64, align=8)
     node: k.Node = k.ElectSync((k.MBarrierInit(mbar, Val.const(0), Val.const(1)),),
                                warp if isinstance(warp, Val) else Val.const(warp))
     for cond in conds:
         node = s.if_(cond, [node])
     kern = s.make_kernel("k", [k.Allocate(mbar, Val.const(0)), node], [], [], (1,), block, smem=8)
-    return next(line for line in lines_of(to_cuda(kern)) if "electSync" in line)
+    lines = lines_of(to_cuda(kern))
+    return lines[lines.index("mbarrier::init(toSmem(&T4[0]), 1);") - 1]
 
 
-def test_elect_warp_predicate_follows_block_shape() -> None:
-    assert elect_line((64,)) == "if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {"
-    assert elect_line((16,)) == "if (Hopper::electSync(0xffffu)) {"
-    assert elect_line((1,)) == "if (Hopper::electSync(0x1u)) {"
-    assert elect_line((64, 2)) == "if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {"
-    assert "(((int64_t)threadIdx.x) + (((int64_t)threadIdx.y) * 16)) < 32" in elect_line((16, 4))
+def test_elect_is_lane_zero_of_the_warp_by_block_shape() -> None:
+    """The elected thread is lane 0 of its warp, a thread-index test (no ``elect.sync``)."""
+    assert elect_line((64,)) == "if (threadIdx.x == 0) {"
+    assert elect_line((16,)) == "if (threadIdx.x == 0) {"
+    assert elect_line((1,)) == "if (threadIdx.x == 0) {"
+    assert elect_line((64, 2)) == "if (threadIdx.x == 0 && threadIdx.y == 0) {"
+    assert elect_line((16, 4)) == "if ((((int64_t)threadIdx.x) + (((int64_t)threadIdx.y) * 16)) == 0) {"
     assert "blockDim.x" in elect_line((Val.symbol("i0"), 2))
-    assert "Hopper::laneMask(" in elect_line((Val.symbol("i0"), 2))
+    assert "electSync" not in to_cuda(s.tma_circular_buffer().kernel)
 
 
 def test_elect_warp_comes_from_the_node_not_from_enclosing_conditions() -> None:
     # a 256-thread block: warp 4 is threads 128..159
-    assert elect_line((256,), 4) == "if (threadIdx.x / 32 == 4 && Hopper::electSync(0xffffffffu)) {"
+    assert elect_line((256,), 4) == "if (threadIdx.x == 128) {"
     assert elect_line((256,), 4, (s.TX.ge(128),)) == elect_line((256,), 4)
-    # the last warp of a 48-thread block has 16 lanes
-    assert elect_line((48,), 1) == "if (threadIdx.x / 32 == 1 && Hopper::electSync(0xffffu)) {"
+    # the last warp of a 48-thread block has 16 lanes: its lane 0 is thread 32
+    assert elect_line((48,), 1) == "if (threadIdx.x == 32) {"
     # (128, 4): warp 4 is the first warp of row threadIdx.y == 1, warp 7 its last
-    assert elect_line((128, 4), 4) == "if (threadIdx.x < 32 && threadIdx.y == 1 && Hopper::electSync(0xffffffffu)) {"
-    assert elect_line((128, 4), 7) == ("if (threadIdx.x / 32 == 3 && threadIdx.y == 1 && "
-                                       "Hopper::electSync(0xffffffffu)) {")
-    assert elect_line((64, 2, 2), 3) == ("if (threadIdx.x / 32 == 1 && threadIdx.y == 1 && threadIdx.z == 0 && "
-                                         "Hopper::electSync(0xffffffffu)) {")
+    assert elect_line((128, 4), 4) == "if (threadIdx.x == 0 && threadIdx.y == 1) {"
+    assert elect_line((128, 4), 7) == "if (threadIdx.x == 96 && threadIdx.y == 1) {"
+    assert elect_line((64, 2, 2), 3) == "if (threadIdx.x == 32 && threadIdx.y == 1 && threadIdx.z == 0) {"
     # (16, 4): rows of 16 threads, warp 1 is rows 2 and 3; the linear index decides
-    assert "/ 32) == 1" in elect_line((16, 4), 1)
-    # a warp that is a value: the linear index against it, and the lanes that exist
+    assert ") == 32)" in elect_line((16, 4), 1)
+    # a warp that is a value: the linear index against its first thread
     line = elect_line((Val.symbol("i0"),), Val.symbol("blockDim.x") // 64)
-    assert "(((int64_t)threadIdx.x) / 32) == (((int64_t)blockDim.x) / 64)" in line, line
-    assert "Hopper::laneMask(" in line
+    assert "((int64_t)threadIdx.x) == ((((int64_t)blockDim.x) / 64) * 32)" in line, line
 
 
 def test_elect_warp_outside_the_block_or_unbound_is_an_error() -> None:
@@ -391,6 +391,6 @@ def test_the_source_is_the_used_cuh_files_verbatim_then_the_kernel() -> None:
 
     src = to_cuda(s.tma_circular_buffer().kernel)
     head = src[:src.index('extern "C" __global__')]
-    for name in ("types", "tensor", "smem", "elect", "mbarrier", "tma"):
+    for name in ("types", "tensor", "smem", "mbarrier", "tma"):
         text = (P(__file__).parents[2] / "codegen" / f"{name}.cuh").read_text().strip()
         assert text in head, name

@@ -27,7 +27,7 @@ def test_persistent_row_sum_follows_the_seed() -> None:
         "const int64_t h0 = ceilDiv(i1, 128);",                          # k tiles, divided once
         "for (int64_t i2 = 0; i2 < ceilDiv(i0, 3); ++i2) {",            # the tile loop
         "continue;",                                                     # tiles past the end
-        "threadIdx.y == 1 && Hopper::electSync(",                        # first producer warp elects, once a tile
+        "if (threadIdx.x == 0 && threadIdx.y == 1) {",                   # first producer warp elects, once a tile
         "const int64_t h1 = i2 * h0;",                                   # the tile's first pipeline iteration
         "for (int64_t i4 = 0; i4 < h0; ++i4) {",                         # the k loop
         "mbarrier::waitParity(toSmem(&T2_mbar[((h1 + i4) % 4) + 4])",    # wait empty

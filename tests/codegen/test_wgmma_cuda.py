@@ -293,14 +293,47 @@ def lower_example(name: str):
     return lower(examples.load(name).build())
 
 
+def _suggested_persistent(m: int, n: int, k: int, kind: str = "plain"):
+    """The rules' persistent kernel of an ``m x n x k`` product (plain, or ``kind`` of examples/matmul_epilogue with
+    the persistent 256 x 128 tile pinned)."""
+    from examples import matmul_epilogue
+    from fusion_ir import DataType
+    from fusion_ir.schedulers import MatmulParams, schedule_matmul, suggest_matmul_params
+    from lowering import lower
+    from runtime.tuning import matmul_fusion
+
+    if kind == "plain":
+        fusion = matmul_fusion(m, n, k)
+        params = suggest_matmul_params(fusion)
+        assert params.persistent and not params.ping_pong, params
+    else:
+        fusion = matmul_epilogue.fusion_of(kind, (m, n, k))
+        params = MatmulParams(tile=(256, 128, 64), warp_specialized=True, tma_store=True, persistent=True, stages=4,
+                              index_type=DataType.Int64, epilogue_tile=(256, 32))
+    return lower(schedule_matmul(fusion, params))
+
+
+# the elected thread is lane 0, not elect.sync: with elect.sync in their tile loop, the persistent cooperative
+# kernels' descriptors were built per thread (31-32 R2UR per k tile), as were attention's and the sub-tiled epilogue's
+UNIFORM_DESCRIPTORS = {
+    "matmul_ping_pong": lambda: lower_example("matmul_ping_pong"),
+    "matmul_ws_persistent": lambda: lower_example("matmul_ws_persistent"),
+    "matmul_epilogue": lambda: lower_example("matmul_epilogue"),
+    "attention_wgmma": lambda: lower_example("attention_wgmma"),
+    "persistent 256 x 128, 4096^3": lambda: _suggested_persistent(4096, 4096, 4096),
+    "persistent 128 x 256, 4128 x 10752 x 2944": lambda: _suggested_persistent(4128, 10752, 2944),
+    "persistent gelu(a @ b + bias), 4096^3": lambda: _suggested_persistent(4096, 4096, 4096, "bias_gelu"),
+}
+
+
 @needs_nvcc
-@pytest.mark.parametrize("name", ["matmul_ping_pong", "matmul_ws_persistent"])
+@pytest.mark.parametrize("name", sorted(UNIFORM_DESCRIPTORS))
 def test_the_wgmma_descriptors_are_computed_in_uniform_registers(name: str) -> None:
     """Between a warp group's wgmma.fence and the wgmmas it issues, no value moves from a thread's registers
     to the uniform ones (R2UR): the descriptors come from the uniform datapath (SASS of nvcc for sm_90a)."""
     if shutil.which("cuobjdump") is None:
         pytest.skip("cuobjdump is not on PATH")
-    issue = wgmma_issue(compile_check(to_cuda(lower_example(name)), sass=True).sass or "")
+    issue = wgmma_issue(compile_check(to_cuda(UNIFORM_DESCRIPTORS[name]()), sass=True).sass or "")
     assert issue.wgmmas > 0 and issue.moves == 0, f"{name}: {issue}"
 
 

@@ -17,7 +17,7 @@ WS = {"tile": (128, 256, 64), "stages": 4, "compute_warp_groups": 2, "warp_speci
 
 
 @pytest.mark.parametrize("m,n,k,batch,params", [
-    (2048, 16384, 2048, None, None),                                           # the rules: groups of 8
+    (512, 16384, 4096, None, None),                                            # the rules: a grouped grid
     (2000, 3000, 520, None, MatmulParams(**WS, grouped_grid=True, group_m=3)),   # 16 row tiles: a padded group
     (2000, 3000, 520, None, MatmulParams(**WS, grouped_grid=True, group_m=5, raster="n")),
     (700, 904, 256, 3, MatmulParams(**WS, grouped_grid=True, group_m=2)),

@@ -5,7 +5,7 @@ extern "C" __global__ void __launch_bounds__(128) tma_circular_buffer_3_kernel(T
 
   float* T1 = reinterpret_cast<float*>(smem);
   int64_t* T4 = reinterpret_cast<int64_t*>(smem + 1536);
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     // pre-prologue loop
     #pragma unroll 1
     for (int64_t i5 = 0; i5 < 3; ++i5) {
@@ -16,7 +16,7 @@ extern "C" __global__ void __launch_bounds__(128) tma_circular_buffer_3_kernel(T
   // prologue loop of iS3{ceilDiv(i0, 128)}
   #pragma unroll
   for (int64_t i6 = 0; i6 < 2; ++i6) {
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0) {
       mbarrier::arriveExpectTx(toSmem(&T4[i6 % 3]), 512);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T1[(i6 % 3) * 128]), &tmap_T0, toSmem(&T4[i6 % 3]), i6 * 128);
     }
@@ -24,7 +24,7 @@ extern "C" __global__ void __launch_bounds__(128) tma_circular_buffer_3_kernel(T
   // main loop of iS3{ceilDiv(i0, 128)}
   #pragma unroll 1
   for (int64_t i7 = 0; i7 < ceilDiv(i0, 128) - 2; ++i7) {
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0) {
       mbarrier::arriveExpectTx(toSmem(&T4[(i7 + 2) % 3]), 512);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T1[((i7 + 2) % 3) * 128]), &tmap_T0, toSmem(&T4[(i7 + 2) % 3]), (i7 + 2) * 128);
     }
@@ -43,7 +43,7 @@ extern "C" __global__ void __launch_bounds__(128) tma_circular_buffer_3_kernel(T
     }
   }
   __syncthreads();  // every wait done before inval
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     // post-epilogue loop
     #pragma unroll 1
     for (int64_t i9 = 0; i9 < 3; ++i9) {

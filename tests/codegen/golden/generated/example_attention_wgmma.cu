@@ -6,17 +6,17 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   extern __shared__ __align__(1024) char smem[];
 
   int64_t* T54_mbar = reinterpret_cast<int64_t*>(smem + 16384);
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::init(toSmem(&T54_mbar[0]), 1);
   }
   __syncthreads();  // init: T54_mbar visible to every thread
   int64_t* T53_mbar = reinterpret_cast<int64_t*>(smem + 16392);
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::init(toSmem(&T53_mbar[0]), 1);
   }
   __syncthreads();  // init: T53_mbar visible to every thread
   int64_t* T52_mbar = reinterpret_cast<int64_t*>(smem + 16400);
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::init(toSmem(&T52_mbar[0]), 1);
   }
   __syncthreads();  // init: T52_mbar visible to every thread
@@ -24,7 +24,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   float T32_carry[2];
   float T42[2];
   float T49[32];
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::arriveExpectTx(toSmem(&T52_mbar[0]), 8192);
     // loop of iUR239{1}
     #pragma unroll
@@ -82,7 +82,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     // loop of rS232{1}
     for (int64_t i13 = 0; i13 < 1; ++i13) {
       __bfloat16* T53 = reinterpret_cast<__bfloat16*>(smem + 8192);
-      if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x == 0) {
         mbarrier::arriveExpectTx(toSmem(&T53_mbar[0]), 8192);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T53[0]), &tmap_T1, toSmem(&T53_mbar[0]), i13 * 64, i2 * 64, h1, h0);
       }
@@ -215,7 +215,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     for (int64_t i35 = 0; i35 < 2; ++i35) {
       T42[i35] = (T42[i35] * T37[i35]) + T41[i35];
     }
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0) {
       mbarrier::arriveExpectTx(toSmem(&T54_mbar[0]), 8192);
       // loop of iUR526{1}
       #pragma unroll
@@ -295,7 +295,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     // loop of rS232{1}
     for (int64_t i13 = 0; i13 < 1; ++i13) {
       __bfloat16* T53 = reinterpret_cast<__bfloat16*>(smem + 8192);
-      if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x == 0) {
         mbarrier::arriveExpectTx(toSmem(&T53_mbar[0]), 8192);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T53[0]), &tmap_T1, toSmem(&T53_mbar[0]), i13 * 64, i2 * 64, h3, h2);
       }
@@ -438,7 +438,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     for (int64_t i35 = 0; i35 < 2; ++i35) {
       T42[i35] = (T42[i35] * T37[i35]) + T41[i35];
     }
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0) {
       mbarrier::arriveExpectTx(toSmem(&T54_mbar[0]), 8192);
       // loop of iUR526{1}
       #pragma unroll
@@ -506,15 +506,15 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // every wait on T52_mbar done before inval
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::inval(toSmem(&T52_mbar[0]));
   }
   __syncthreads();  // every wait on T53_mbar done before inval
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::inval(toSmem(&T53_mbar[0]));
   }
   __syncthreads();  // every wait on T54_mbar done before inval
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::inval(toSmem(&T54_mbar[0]));
   }
 }

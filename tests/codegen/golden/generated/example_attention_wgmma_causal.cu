@@ -6,17 +6,17 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   extern __shared__ __align__(1024) char smem[];
 
   int64_t* T66_mbar = reinterpret_cast<int64_t*>(smem + 16384);
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::init(toSmem(&T66_mbar[0]), 1);
   }
   __syncthreads();  // init: T66_mbar visible to every thread
   int64_t* T65_mbar = reinterpret_cast<int64_t*>(smem + 16392);
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::init(toSmem(&T65_mbar[0]), 1);
   }
   __syncthreads();  // init: T65_mbar visible to every thread
   int64_t* T64_mbar = reinterpret_cast<int64_t*>(smem + 16400);
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::init(toSmem(&T64_mbar[0]), 1);
   }
   __syncthreads();  // init: T64_mbar visible to every thread
@@ -24,7 +24,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   float T44_carry[2];
   float T54[2];
   float T61[32];
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::arriveExpectTx(toSmem(&T64_mbar[0]), 8192);
     // loop of iUR281{1}
     #pragma unroll
@@ -82,7 +82,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     // loop of rS274{1}
     for (int64_t i13 = 0; i13 < 1; ++i13) {
       __bfloat16* T65 = reinterpret_cast<__bfloat16*>(smem + 8192);
-      if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x == 0) {
         mbarrier::arriveExpectTx(toSmem(&T65_mbar[0]), 8192);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T65[0]), &tmap_T1, toSmem(&T65_mbar[0]), i13 * 64, i2 * 64, h1, h0);
       }
@@ -217,7 +217,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     for (int64_t i35 = 0; i35 < 2; ++i35) {
       T54[i35] = (T54[i35] * T49[i35]) + T53[i35];
     }
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0) {
       mbarrier::arriveExpectTx(toSmem(&T66_mbar[0]), 8192);
       // loop of iUR703{1}
       #pragma unroll
@@ -299,7 +299,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     // loop of rS274{1}
     for (int64_t i13 = 0; i13 < 1; ++i13) {
       __bfloat16* T65 = reinterpret_cast<__bfloat16*>(smem + 8192);
-      if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x == 0) {
         mbarrier::arriveExpectTx(toSmem(&T65_mbar[0]), 8192);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T65[0]), &tmap_T1, toSmem(&T65_mbar[0]), i13 * 64, i2 * 64, h3, h2);
       }
@@ -466,7 +466,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     for (int64_t i35 = 0; i35 < 2; ++i35) {
       T54[i35] = (T54[i35] * T49[i35]) + T53[i35];
     }
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0) {
       mbarrier::arriveExpectTx(toSmem(&T66_mbar[0]), 8192);
       // loop of iUR703{1}
       #pragma unroll
@@ -534,15 +534,15 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // every wait on T64_mbar done before inval
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::inval(toSmem(&T64_mbar[0]));
   }
   __syncthreads();  // every wait on T65_mbar done before inval
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::inval(toSmem(&T65_mbar[0]));
   }
   __syncthreads();  // every wait on T66_mbar done before inval
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::inval(toSmem(&T66_mbar[0]));
   }
 }

@@ -6,7 +6,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   extern __shared__ __align__(1024) char smem[];
 
   int64_t* T64_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::init(toSmem(&T64_mbar[0]), 1);
   }
   __syncthreads();  // init: T64_mbar visible to every thread
@@ -16,7 +16,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   float T54[2];
   __bfloat16* T66 = reinterpret_cast<__bfloat16*>(smem + 33792);
   float T61[32];
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::arriveExpectTx(toSmem(&T64_mbar[0]), 8192);
     // loop of iUR281{1}
     #pragma unroll
@@ -50,7 +50,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   uint32_t T55_w[16];  // T55 in pairs: the A registers of wgmmas
   __bfloat16* const T55 = reinterpret_cast<__bfloat16*>(T55_w);
   int64_t* T65_mbar = reinterpret_cast<int64_t*>(smem + 8);
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     // pre-prologue loop of stages of T65, T66
     #pragma unroll 1
     for (int64_t s2 = 0; s2 < 3; ++s2) {
@@ -65,7 +65,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     mbarrier::arrive(toSmem(&T65_mbar[s2 + 3]));
   }
   mbarrier::waitParity(toSmem(&T64_mbar[0]), 0);
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     // prologue loop of rS244{6}
     #pragma unroll
     for (int64_t i2 = 0; i2 < min64(2, min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64))); ++i2) {
@@ -272,7 +272,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     if ((i2 - 1) >= 0) {
       mbarrier::arrive(toSmem(&T65_mbar[((i2 - 1) % 3) + 3]));
     }
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0) {
       mbarrier::waitParity(toSmem(&T65_mbar[((i2 + 2) % 3) + 3]), ((i2 + 2) / 3) % 2);
       mbarrier::arriveExpectTx(toSmem(&T65_mbar[(i2 + 2) % 3]), 16384);
       // loop of iUR287{1}
@@ -516,7 +516,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     if ((i2 - 1) >= 0) {
       mbarrier::arrive(toSmem(&T65_mbar[((i2 - 1) % 3) + 3]));
     }
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0) {
       mbarrier::waitParity(toSmem(&T65_mbar[((i2 + 2) % 3) + 3]), ((i2 + 2) / 3) % 2);
       mbarrier::arriveExpectTx(toSmem(&T65_mbar[(i2 + 2) % 3]), 16384);
       // loop of iUR287{1}
@@ -728,7 +728,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     if ((i2 - 1) >= 0) {
       mbarrier::arrive(toSmem(&T65_mbar[((i2 - 1) % 3) + 3]));
     }
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0) {
       mbarrier::waitParity(toSmem(&T65_mbar[((i2 + 2) % 3) + 3]), ((i2 + 2) / 3) % 2);
       mbarrier::arriveExpectTx(toSmem(&T65_mbar[(i2 + 2) % 3]), 16384);
       // loop of iUR287{1}
@@ -980,7 +980,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     if ((i2 - 1) >= 0) {
       mbarrier::arrive(toSmem(&T65_mbar[((i2 - 1) % 3) + 3]));
     }
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0) {
       mbarrier::waitParity(toSmem(&T65_mbar[((i2 + 2) % 3) + 3]), ((i2 + 2) / 3) % 2);
       mbarrier::arriveExpectTx(toSmem(&T65_mbar[(i2 + 2) % 3]), 16384);
       // loop of iUR287{1}
@@ -1832,7 +1832,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // every wait on T65_mbar done before inval
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     // post-epilogue loop of stages of T65, T66
     #pragma unroll 1
     for (int64_t s2 = 0; s2 < 6; ++s2) {
@@ -1876,7 +1876,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // every wait on T64_mbar done before inval
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::inval(toSmem(&T64_mbar[0]));
   }
 }

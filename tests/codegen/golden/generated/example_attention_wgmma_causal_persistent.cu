@@ -7,18 +7,18 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
 
   int64_t* T66_mbar = reinterpret_cast<int64_t*>(smem + 16384);
   int64_t T66_token[1];
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::init(toSmem(&T66_mbar[0]), 1);
   }
   __syncthreads();  // init: T66_mbar visible to every thread
   int64_t* T65_mbar = reinterpret_cast<int64_t*>(smem + 16392);
   int64_t T65_token[1];
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::init(toSmem(&T65_mbar[0]), 1);
   }
   __syncthreads();  // init: T65_mbar visible to every thread
   int64_t* T64_mbar = reinterpret_cast<int64_t*>(smem + 16400);
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::init(toSmem(&T64_mbar[0]), 1);
   }
   __syncthreads();  // init: T64_mbar visible to every thread
@@ -34,7 +34,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     if (((i0 * 3) + ((int64_t)blockIdx.x)) >= 4) {
       continue;
     }
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0) {
       mbarrier::arriveExpectTx(toSmem(&T64_mbar[0]), 8192);
       // loop of iUR287{1}
       #pragma unroll
@@ -92,7 +92,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       // loop of rS277{1}
       for (int64_t i13 = 0; i13 < 1; ++i13) {
         __bfloat16* T65 = reinterpret_cast<__bfloat16*>(smem + 8192);
-        if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+        if (threadIdx.x == 0) {
           T65_token[0] = mbarrier::arriveExpectTx(toSmem(&T65_mbar[0]), 8192);
           Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T65[0]), &tmap_T1, toSmem(&T65_mbar[0]), i13 * 64, i2 * 64, h1, h0);
           mbarrier::wait(toSmem(&T65_mbar[0]), T65_token[0]);
@@ -228,7 +228,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       for (int64_t i35 = 0; i35 < 2; ++i35) {
         T54[i35] = (T54[i35] * T49[i35]) + T53[i35];
       }
-      if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x == 0) {
         T66_token[0] = mbarrier::arriveExpectTx(toSmem(&T66_mbar[0]), 8192);
         // loop of iUR814{1}
         #pragma unroll
@@ -256,7 +256,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
           }
         }
       }
-      if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x == 0) {
         mbarrier::wait(toSmem(&T66_mbar[0]), T66_token[0]);
       }
       __syncthreads();  // RAW: T66 arrived by TMA; the elected thread waited on its token
@@ -311,7 +311,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       // loop of rS277{1}
       for (int64_t i13 = 0; i13 < 1; ++i13) {
         __bfloat16* T65 = reinterpret_cast<__bfloat16*>(smem + 8192);
-        if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+        if (threadIdx.x == 0) {
           T65_token[0] = mbarrier::arriveExpectTx(toSmem(&T65_mbar[0]), 8192);
           Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T65[0]), &tmap_T1, toSmem(&T65_mbar[0]), i13 * 64, i2 * 64, h3, h2);
           mbarrier::wait(toSmem(&T65_mbar[0]), T65_token[0]);
@@ -479,7 +479,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       for (int64_t i35 = 0; i35 < 2; ++i35) {
         T54[i35] = (T54[i35] * T49[i35]) + T53[i35];
       }
-      if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x == 0) {
         T66_token[0] = mbarrier::arriveExpectTx(toSmem(&T66_mbar[0]), 8192);
         // loop of iUR814{1}
         #pragma unroll
@@ -507,7 +507,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
           }
         }
       }
-      if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x == 0) {
         mbarrier::wait(toSmem(&T66_mbar[0]), T66_token[0]);
       }
       __syncthreads();  // RAW: T66 arrived by TMA; the elected thread waited on its token
@@ -552,15 +552,15 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     __syncthreads();  // WAR: T64 is rewritten next iteration
   }
   __syncthreads();  // every wait on T64_mbar done before inval
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::inval(toSmem(&T64_mbar[0]));
   }
   __syncthreads();  // every wait on T65_mbar done before inval
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::inval(toSmem(&T65_mbar[0]));
   }
   __syncthreads();  // every wait on T66_mbar done before inval
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::inval(toSmem(&T66_mbar[0]));
   }
 }

@@ -7,7 +7,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   extern __shared__ __align__(1024) char smem[];
 
   int64_t* T64_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     mbarrier::init(toSmem(&T64_mbar[0]), 1);
   }
   __syncthreads();  // init: T64_mbar visible to every thread
@@ -41,7 +41,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   int64_t* T65_mbar = reinterpret_cast<int64_t*>(smem + 8);
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // pre-prologue loop of stages of T65, T66
     #pragma unroll 1
     for (int64_t s2 = 0; s2 < 2; ++s2) {
@@ -52,7 +52,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   __syncthreads();  // init: T65_mbar visible to every thread
   if (((int64_t)tidY) >= (((int64_t)blockDim.y) - 1)) {
     decreaseRegisters<24>();
-    if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0 && tidY == 2) {
       mbarrier::arriveExpectTx(toSmem(&T64_mbar[0]), 16384);
       // loop of iUR283{1}
       #pragma unroll
@@ -60,7 +60,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T64[i11 * 8192]), &tmap_T0, toSmem(&T64_mbar[0]), i11 * 64, ((int64_t)blockIdx.x) * 128, ((int64_t)blockIdx.y) % 2, ((int64_t)blockIdx.y) / 2);
       }
     }
-    if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0 && tidY == 2) {
       const int64_t h0 = ((int64_t)blockIdx.y) / 2;
       const int64_t h1 = ((int64_t)blockIdx.y) % 2;
       // AsyncWarp loop of rS244{6}
@@ -521,7 +521,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // every wait on T65_mbar done before inval
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // post-epilogue loop of stages of T65, T66
     #pragma unroll 1
     for (int64_t s2 = 0; s2 < 4; ++s2) {
@@ -548,7 +548,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // every wait on T64_mbar done before inval
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     mbarrier::inval(toSmem(&T64_mbar[0]));
   }
 }

@@ -20,7 +20,7 @@ extern "C" __global__ void __cluster_dims__(1, 2, 1) __launch_bounds__(384, 1) f
     }
   }
   int64_t* T4_mbar = reinterpret_cast<int64_t*>(smem + 196608);
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // pre-prologue loop of stages of T4, T5
     #pragma unroll 1
     for (int64_t s2 = 0; s2 < 4; ++s2) {
@@ -32,7 +32,7 @@ extern "C" __global__ void __cluster_dims__(1, 2, 1) __launch_bounds__(384, 1) f
   cluster::sync();  // init: the cluster's barriers visible to every block before any multicast
   if (((int64_t)tidY) >= (((int64_t)blockDim.y) - 1)) {
     decreaseRegisters<40>();
-    if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0 && tidY == 2) {
       // AsyncWarp loop of rS17{ceilDiv(i1, 64)}
       #pragma unroll 1
       for (int64_t i6 = 0; i6 < ceilDiv(i1, 64); ++i6) {
@@ -94,7 +94,7 @@ extern "C" __global__ void __cluster_dims__(1, 2, 1) __launch_bounds__(384, 1) f
     }
   }
   cluster::sync();  // no block leaves while a peer may still arrive on its barriers
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // post-epilogue loop of stages of T4, T5
     #pragma unroll 1
     for (int64_t s2 = 0; s2 < 8; ++s2) {

@@ -8,7 +8,7 @@ extern "C" __global__ void __cluster_dims__(1, 2, 1) __launch_bounds__(384, 1) f
   __bfloat16* T4 = reinterpret_cast<__bfloat16*>(smem + 1024);
   __bfloat16* T5 = reinterpret_cast<__bfloat16*>(smem + 99328);
   int64_t* T4_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // pre-prologue loop of stages of T4, T5
     #pragma unroll 1
     for (int64_t s0 = 0; s0 < 3; ++s0) {
@@ -29,7 +29,7 @@ extern "C" __global__ void __cluster_dims__(1, 2, 1) __launch_bounds__(384, 1) f
       if (((i4 * 66) + ((int64_t)blockIdx.x)) >= h0) {
         continue;
       }
-      if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x == 0 && tidY == 2) {
         const int64_t h2 = i4 * h1;
         const int64_t h3 = ((((((((i4 * 66) + ((int64_t)blockIdx.x)) / 4) / h5) * 4) + (((i4 * 66) + ((int64_t)blockIdx.x)) % 4)) * 2) + ((int64_t)blockIdx.y)) * 256;
         const int64_t h4 = ((((i4 * 66) + ((int64_t)blockIdx.x)) / 4) % h5) * 128;
@@ -141,7 +141,7 @@ extern "C" __global__ void __cluster_dims__(1, 2, 1) __launch_bounds__(384, 1) f
       }
       fenceAsyncProxy();
       namedBarrierSync(1, 256);  // RAW: T6 written, then read by a TMA store
-      if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x == 0 && tidY == 0) {
         // loop of iUR121{2}
         #pragma unroll
         for (int64_t i30 = 0; i30 < 2; ++i30) {
@@ -149,14 +149,14 @@ extern "C" __global__ void __cluster_dims__(1, 2, 1) __launch_bounds__(384, 1) f
           Hopper::cpAsyncBulkCommitGroup();
         }
       }
-      if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x == 0 && tidY == 0) {
         Hopper::cpAsyncBulkWaitGroupRead<0>();
       }
       namedBarrierSync(1, 256);  // WAR: T6 is rewritten next iteration
     }
   }
   cluster::sync();  // no block leaves while a peer may still arrive on its barriers
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // post-epilogue loop of stages of T4, T5
     #pragma unroll 1
     for (int64_t s0 = 0; s0 < 6; ++s0) {

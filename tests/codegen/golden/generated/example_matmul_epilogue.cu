@@ -7,14 +7,14 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   extern __shared__ __align__(1024) char smem[];
 
   int64_t* T12_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     mbarrier::init(toSmem(&T12_mbar[0]), 1);
   }
   __syncthreads();  // init: T12_mbar visible to every thread
   __bfloat16* T8 = reinterpret_cast<__bfloat16*>(smem + 1024);
   __bfloat16* T9 = reinterpret_cast<__bfloat16*>(smem + 50176);
   int64_t* T8_mbar = reinterpret_cast<int64_t*>(smem + 8);
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // pre-prologue loop of stages of T8, T9
     #pragma unroll 1
     for (int s0 = 0; s0 < 3; ++s0) {
@@ -34,7 +34,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       if (((i5 * 3) + ((int)blockIdx.x)) >= h0) {
         continue;
       }
-      if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x == 0 && tidY == 2) {
         const int h2 = i5 * h1;
         const int h3 = ((((((i5 * 3) + ((int)blockIdx.x)) / 2) / h5) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128;
         const int h4 = ((((i5 * 3) + ((int)blockIdx.x)) / 2) % h5) * 256;
@@ -79,7 +79,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       float* T12 = reinterpret_cast<float*>(smem + 148480);
       __bfloat16 T11[128];
       __bfloat16* T10 = reinterpret_cast<__bfloat16*>(smem + 149504);
-      if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x == 0 && tidY == 0) {
         mbarrier::arriveExpectTx(toSmem(&T12_mbar[0]), 1024);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T12[0]), &tmap_T2, toSmem(&T12_mbar[0]), ((((i5 * 3) + ((int)blockIdx.x)) / 2) % h7) * 256);
       }
@@ -164,7 +164,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       }
       fenceAsyncProxy();
       namedBarrierSync(1, 256);  // RAW: T10 written, then read by a TMA store
-      if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x == 0 && tidY == 0) {
         // loop of iUR189{4}
         #pragma unroll
         for (int i32 = 0; i32 < 4; ++i32) {
@@ -172,14 +172,14 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           Hopper::cpAsyncBulkCommitGroup();
         }
       }
-      if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x == 0 && tidY == 0) {
         Hopper::cpAsyncBulkWaitGroupRead<0>();
       }
       namedBarrierSync(1, 256);  // WAR: T10 is rewritten next iteration
     }
   }
   __syncthreads();  // every wait on T8_mbar done before inval
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // post-epilogue loop of stages of T8, T9
     #pragma unroll 1
     for (int s0 = 0; s0 < 6; ++s0) {
@@ -187,7 +187,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // every wait on T12_mbar done before inval
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     mbarrier::inval(toSmem(&T12_mbar[0]));
   }
 }

@@ -7,7 +7,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   extern __shared__ __align__(1024) char smem[];
 
   int64_t* T15_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // pre-prologue loop of a T15_mbar per issuer
     #pragma unroll 1
     for (int s_T15_mbar = 0; s_T15_mbar < 2; ++s_T15_mbar) {
@@ -20,7 +20,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   __bfloat16* T15 = reinterpret_cast<__bfloat16*>(smem + 132096);
   int64_t* T11_order = reinterpret_cast<int64_t*>(smem + 80);
   int64_t* T11_mbar = reinterpret_cast<int64_t*>(smem + 16);
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // pre-prologue loop of stages of T11, T12
     #pragma unroll 1
     for (int s0 = 0; s0 < 4; ++s0) {
@@ -47,7 +47,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         if (((((i6 * 2) + w0) * 3) + ((int)blockIdx.x)) >= h0) {
           continue;
         }
-        if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
+        if (threadIdx.x == 0 && tidY == 2) {
           const int h2 = ((i6 * 2) + w0) * h1;
           const int h3 = ((((((((i6 * 2) + w0) * 3) + ((int)blockIdx.x)) / 2) / h5) * 2) + (((((i6 * 2) + w0) * 3) + ((int)blockIdx.x)) % 2)) * 128;
           const int h4 = ((((((i6 * 2) + w0) * 3) + ((int)blockIdx.x)) / 2) % h5) * 128;
@@ -100,7 +100,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       float T5[128];
       __bfloat16 T14[128];
       __bfloat16* T13 = reinterpret_cast<__bfloat16*>(smem + 197632);
-      if (((((int)threadIdx.x) + (((int)tidY) * 128)) / 32) == h7 && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (h7 * 32)))) {
+      if ((((int)threadIdx.x) + (((int)tidY) * 128)) == (h7 * 32)) {
         mbarrier::arriveExpectTx(toSmem(&T15_mbar[tidY]), 32768);
         // loop of iUR239{2}
         #pragma unroll
@@ -206,7 +206,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       }
       fenceAsyncProxy();
       namedBarrierSync(2 + ((int)tidY), 128);  // RAW: T13 written, then read by a TMA store
-      if (((((int)threadIdx.x) + (((int)tidY) * 128)) / 32) == h7 && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (h7 * 32)))) {
+      if ((((int)threadIdx.x) + (((int)tidY) * 128)) == (h7 * 32)) {
         // loop of iUR225{2}
         #pragma unroll
         for (int i33 = 0; i33 < 2; ++i33) {
@@ -214,7 +214,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           Hopper::cpAsyncBulkCommitGroup();
         }
       }
-      if (((((int)threadIdx.x) + (((int)tidY) * 128)) / 32) == h7 && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (h7 * 32)))) {
+      if ((((int)threadIdx.x) + (((int)tidY) * 128)) == (h7 * 32)) {
         Hopper::cpAsyncBulkWaitGroupRead<0>();
       }
       namedBarrierSync(2 + ((int)tidY), 128);  // WAR: T13 is rewritten next iteration
@@ -222,7 +222,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // every wait on T11_mbar done before inval
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // post-epilogue loop of stages of T11, T12
     #pragma unroll 1
     for (int s0 = 0; s0 < 8; ++s0) {
@@ -235,7 +235,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // every wait on T15_mbar done before inval
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // post-epilogue loop of a T15_mbar per issuer
     #pragma unroll 1
     for (int s_T15_mbar = 0; s_T15_mbar < 2; ++s_T15_mbar) {

@@ -17,7 +17,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   int64_t* T11_mbar = reinterpret_cast<int64_t*>(smem + 98304);
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // pre-prologue loop of stages of T11, T12
     #pragma unroll 1
     for (int s2 = 0; s2 < 2; ++s2) {
@@ -28,7 +28,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   __syncthreads();  // init: T11_mbar visible to every thread
   __bfloat16* T15 = reinterpret_cast<__bfloat16*>(smem + 99328);
   int64_t* T15_epilogue_mbar = reinterpret_cast<int64_t*>(smem + 98336);
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // pre-prologue loop of stages of T15
     #pragma unroll 1
     for (int s16 = 0; s16 < 4; ++s16) {
@@ -39,7 +39,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   __syncthreads();  // init: T15_epilogue_mbar visible to every thread
   if (((int)tidY) >= (((int)blockDim.y) - 1)) {
     decreaseRegisters<40>();
-    if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0 && tidY == 2) {
       // AsyncWarp loop of rS27{ceilDiv(i1, 64)}
       #pragma unroll 1
       for (int i8 = 0; i8 < min32(2, ceilDiv32(i1, 64)); ++i8) {
@@ -53,7 +53,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         }
       }
     }
-    if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0 && tidY == 2) {
       // loop of iUR167{4}
       #pragma unroll
       for (int i22 = 0; i22 < 4; ++i22) {
@@ -62,7 +62,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T15[(i22 % 4) * 8192]), &tmap_T2, toSmem(&T15_epilogue_mbar[i22 % 4]), (((int)blockIdx.x) * 256) + (i22 * 64), ((int)blockIdx.y) * 128);
       }
     }
-    if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0 && tidY == 2) {
       // AsyncWarp loop of rS27{ceilDiv(i1, 64)}
       #pragma unroll 1
       for (int i8 = min32(2, ceilDiv32(i1, 64)); i8 < ceilDiv32(i1, 64); ++i8) {
@@ -120,7 +120,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // every wait on T11_mbar done before inval
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // post-epilogue loop of stages of T11, T12
     #pragma unroll 1
     for (int s2 = 0; s2 < 4; ++s2) {
@@ -153,7 +153,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         }
       }
     }
-    if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0 && tidY == 0) {
       Hopper::cpAsyncBulkWaitGroupRead<1>();
     }
     __syncthreads();  // WAR: T13 is rewritten here, after its TMA stores' wait
@@ -194,16 +194,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     mbarrier::arrive(toSmem(&T15_epilogue_mbar[(i22 % 4) + 4]));
     fenceAsyncProxy();
     __syncthreads();  // RAW: T13 written, then read by a TMA store
-    if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0 && tidY == 0) {
       Hopper::cpAsyncBulkTensorTileS2G(&tmap_T10, toSmem(&T13[(i22 % 2) * 8192]), (((int)blockIdx.x) * 256) + (i22 * 64), ((int)blockIdx.y) * 128);
       Hopper::cpAsyncBulkCommitGroup();
     }
   }
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     Hopper::cpAsyncBulkWaitGroupRead<0>();
   }
   __syncthreads();  // every wait on T15_epilogue_mbar done before inval
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // post-epilogue loop of stages of T15
     #pragma unroll 1
     for (int s16 = 0; s16 < 8; ++s16) {

@@ -4,7 +4,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   extern __shared__ __align__(1024) char smem[];
 
   int64_t* T15_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     mbarrier::init(toSmem(&T15_mbar[0]), 1);
   }
   __syncthreads();  // init: T15_mbar visible to every thread
@@ -13,7 +13,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   float T5[128];
   __bfloat16* T15 = reinterpret_cast<__bfloat16*>(smem + 1024);
   __bfloat16* T13 = reinterpret_cast<__bfloat16*>(smem + 66560);
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     mbarrier::arriveExpectTx(toSmem(&T15_mbar[0]), 65536);
     // loop of iUR173{4}
     #pragma unroll
@@ -31,7 +31,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   int64_t* T11_mbar = reinterpret_cast<int64_t*>(smem + 8);
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // pre-prologue loop of stages of T11, T12
     #pragma unroll 1
     for (int s2 = 0; s2 < 2; ++s2) {
@@ -42,7 +42,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   __syncthreads();  // init: T11_mbar visible to every thread
   if (((int)tidY) >= (((int)blockDim.y) - 1)) {
     decreaseRegisters<40>();
-    if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0 && tidY == 2) {
       // AsyncWarp loop of rS27{ceilDiv(i1, 64)}
       #pragma unroll 1
       for (int i8 = 0; i8 < ceilDiv32(i1, 64); ++i8) {
@@ -95,7 +95,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // every wait on T11_mbar done before inval
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // post-epilogue loop of stages of T11, T12
     #pragma unroll 1
     for (int s2 = 0; s2 < 4; ++s2) {
@@ -128,7 +128,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         }
       }
     }
-    if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0 && tidY == 0) {
       Hopper::cpAsyncBulkWaitGroupRead<1>();
     }
     __syncthreads();  // WAR: T13 is rewritten here, after its TMA stores' wait
@@ -168,16 +168,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
     fenceAsyncProxy();
     __syncthreads();  // RAW: T13 written, then read by a TMA store
-    if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0 && tidY == 0) {
       Hopper::cpAsyncBulkTensorTileS2G(&tmap_T10, toSmem(&T13[(i22 % 2) * 8192]), (((int)blockIdx.x) * 256) + (i22 * 64), ((int)blockIdx.y) * 128);
       Hopper::cpAsyncBulkCommitGroup();
     }
   }
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     Hopper::cpAsyncBulkWaitGroupRead<0>();
   }
   __syncthreads();  // every wait on T15_mbar done before inval
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     mbarrier::inval(toSmem(&T15_mbar[0]));
   }
 }

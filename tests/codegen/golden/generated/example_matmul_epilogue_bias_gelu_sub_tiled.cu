@@ -7,7 +7,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   extern __shared__ __align__(1024) char smem[];
 
   int64_t* T19_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     mbarrier::init(toSmem(&T19_mbar[0]), 1);
   }
   __syncthreads();  // init: T19_mbar visible to every thread
@@ -15,7 +15,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   __bfloat16* T16 = reinterpret_cast<__bfloat16*>(smem + 66560);
   __bfloat16* T17 = reinterpret_cast<__bfloat16*>(smem + 197632);
   int64_t* T15_mbar = reinterpret_cast<int64_t*>(smem + 8);
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // pre-prologue loop of stages of T15, T16
     #pragma unroll 1
     for (int s0 = 0; s0 < 4; ++s0) {
@@ -35,7 +35,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       if (((i5 * 3) + ((int)blockIdx.x)) >= h0) {
         continue;
       }
-      if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x == 0 && tidY == 2) {
         const int h2 = i5 * h1;
         const int h3 = ((((((i5 * 3) + ((int)blockIdx.x)) / 2) / h5) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128;
         const int h4 = ((((i5 * 3) + ((int)blockIdx.x)) / 2) % h5) * 256;
@@ -78,7 +78,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       }
       float T3[128];
       float* T19 = reinterpret_cast<float*>(smem + 214016);
-      if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x == 0 && tidY == 0) {
         mbarrier::arriveExpectTx(toSmem(&T19_mbar[0]), 1024);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T19[0]), &tmap_T2, toSmem(&T19_mbar[0]), ((((i5 * 3) + ((int)blockIdx.x)) / 2) % h7) * 256);
       }
@@ -151,7 +151,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
             }
           }
         }
-        if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+        if (threadIdx.x == 0 && tidY == 0) {
           Hopper::cpAsyncBulkWaitGroupRead<1>();
         }
         namedBarrierSync(1, 256);  // WAR: T17 is rewritten here, after its TMA stores' wait
@@ -178,19 +178,19 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         }
         fenceAsyncProxy();
         namedBarrierSync(1, 256);  // RAW: T17 written, then read by a TMA store
-        if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+        if (threadIdx.x == 0 && tidY == 0) {
           Hopper::cpAsyncBulkTensorTileS2G(&tmap_T14, toSmem(&T17[(i23 % 2) * 4096]), (((((i5 * 3) + ((int)blockIdx.x)) / 2) % h16) * 256) + (i23 * 32), ((((((i5 * 3) + ((int)blockIdx.x)) / 2) / h16) * 2) + (((i5 * 3) + ((int)blockIdx.x)) % 2)) * 128);
           Hopper::cpAsyncBulkCommitGroup();
         }
       }
-      if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x == 0 && tidY == 0) {
         Hopper::cpAsyncBulkWaitGroupRead<0>();
       }
       namedBarrierSync(1, 256);  // WAR: T19 is rewritten next iteration
     }
   }
   __syncthreads();  // every wait on T15_mbar done before inval
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // post-epilogue loop of stages of T15, T16
     #pragma unroll 1
     for (int s0 = 0; s0 < 8; ++s0) {
@@ -198,7 +198,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // every wait on T19_mbar done before inval
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     mbarrier::inval(toSmem(&T19_mbar[0]));
   }
 }

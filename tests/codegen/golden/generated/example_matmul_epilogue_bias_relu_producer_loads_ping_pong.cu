@@ -11,7 +11,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   __bfloat16* T10 = reinterpret_cast<__bfloat16*>(smem + 132096);
   int64_t* T8_order = reinterpret_cast<int64_t*>(smem + 64);
   int64_t* T8_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // pre-prologue loop of stages of T8, T9
     #pragma unroll 1
     for (int s0 = 0; s0 < 4; ++s0) {
@@ -27,7 +27,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   __syncthreads();  // init: T8_mbar visible to every thread
   float* T12 = reinterpret_cast<float*>(smem + 197632);
   int64_t* T12_epilogue_mbar = reinterpret_cast<int64_t*>(smem + 96);
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // pre-prologue loop of stages of T12
     #pragma unroll 1
     for (int s0 = 0; s0 < 4; ++s0) {
@@ -51,7 +51,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         if (((((i5 * 2) + w0) * 3) + ((int)blockIdx.x)) >= h0) {
           continue;
         }
-        if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
+        if (threadIdx.x == 0 && tidY == 2) {
           const int h2 = ((i5 * 2) + w0) * h5;
           const int h3 = ((((((((i5 * 2) + w0) * 3) + ((int)blockIdx.x)) / 2) / h6) * 2) + (((((i5 * 2) + w0) * 3) + ((int)blockIdx.x)) % 2)) * 128;
           const int h4 = ((((((i5 * 2) + w0) * 3) + ((int)blockIdx.x)) / 2) % h6) * 128;
@@ -67,7 +67,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
             }
           }
         }
-        if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
+        if (threadIdx.x == 0 && tidY == 2) {
           // loop of iUR205{2}
           #pragma unroll
           for (int i21 = 0; i21 < 2; ++i21) {
@@ -76,7 +76,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
             Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T12[(((((i5 * 2) + w0) * 2) + i21) % 4) * 64]), &tmap_T2, toSmem(&T12_epilogue_mbar[((((i5 * 2) + w0) * 2) + i21) % 4]), (((((((i5 * 2) + w0) * 3) + ((int)blockIdx.x)) / 2) % h7) * 128) + (i21 * 64));
           }
         }
-        if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
+        if (threadIdx.x == 0 && tidY == 2) {
           const int h8 = ((i5 * 2) + w0) * h5;
           const int h9 = ((((((((i5 * 2) + w0) * 3) + ((int)blockIdx.x)) / 2) / h6) * 2) + (((((i5 * 2) + w0) * 3) + ((int)blockIdx.x)) % 2)) * 128;
           const int h10 = ((((((i5 * 2) + w0) * 3) + ((int)blockIdx.x)) / 2) % h6) * 128;
@@ -200,7 +200,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
             }
           }
         }
-        if (((((int)threadIdx.x) + (((int)tidY) * 128)) / 32) == h16 && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (h16 * 32)))) {
+        if ((((int)threadIdx.x) + (((int)tidY) * 128)) == (h16 * 32)) {
           Hopper::cpAsyncBulkWaitGroupRead<1>();
         }
         namedBarrierSync(2 + ((int)tidY), 128);  // WAR: T10 is rewritten here, after its TMA stores' wait
@@ -228,19 +228,19 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         mbarrier::arrive(toSmem(&T12_epilogue_mbar[(((((i5 * 2) + ((int)tidY)) * 2) + i21) % 4) + 4]));
         fenceAsyncProxy();
         namedBarrierSync(2 + ((int)tidY), 128);  // RAW: T10 written, then read by a TMA store
-        if (((((int)threadIdx.x) + (((int)tidY) * 128)) / 32) == h16 && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (h16 * 32)))) {
+        if ((((int)threadIdx.x) + (((int)tidY) * 128)) == (h16 * 32)) {
           Hopper::cpAsyncBulkTensorTileS2G(&tmap_T7, toSmem(&T10[(((int)tidY) * 8192) + ((i21 % 2) * 16384)]), (((((((i5 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) / 2) % h22) * 128) + (i21 * 64), ((((((((i5 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) / 2) / h22) * 2) + (((((i5 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) % 2)) * 128);
           Hopper::cpAsyncBulkCommitGroup();
         }
       }
-      if (((((int)threadIdx.x) + (((int)tidY) * 128)) / 32) == h16 && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (h16 * 32)))) {
+      if ((((int)threadIdx.x) + (((int)tidY) * 128)) == (h16 * 32)) {
         Hopper::cpAsyncBulkWaitGroupRead<0>();
       }
       mbarrier::arrive(toSmem(&T8_order[h24]));
     }
   }
   __syncthreads();  // every wait on T12_epilogue_mbar done before inval
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // post-epilogue loop of stages of T12
     #pragma unroll 1
     for (int s0 = 0; s0 < 8; ++s0) {
@@ -248,7 +248,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // every wait on T8_mbar done before inval
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // post-epilogue loop of stages of T8, T9
     #pragma unroll 1
     for (int s0 = 0; s0 < 8; ++s0) {

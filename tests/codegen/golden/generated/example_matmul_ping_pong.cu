@@ -9,7 +9,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   __bfloat16* T5 = reinterpret_cast<__bfloat16*>(smem + 66560);
   int64_t* T4_order = reinterpret_cast<int64_t*>(smem + 64);
   int64_t* T4_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // pre-prologue loop of stages of T4, T5
     #pragma unroll 1
     for (int s0 = 0; s0 < 4; ++s0) {
@@ -36,7 +36,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         if (((((i4 * 2) + w0) * 3) + ((int)blockIdx.x)) >= h0) {
           continue;
         }
-        if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
+        if (threadIdx.x == 0 && tidY == 2) {
           const int h2 = ((i4 * 2) + w0) * h1;
           const int h3 = ((((((((i4 * 2) + w0) * 3) + ((int)blockIdx.x)) / 2) / h5) * 2) + (((((i4 * 2) + w0) * 3) + ((int)blockIdx.x)) % 2)) * 128;
           const int h4 = ((((((i4 * 2) + w0) * 3) + ((int)blockIdx.x)) / 2) % h5) * 128;
@@ -152,7 +152,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       }
       fenceAsyncProxy();
       namedBarrierSync(2 + ((int)tidY), 128);  // RAW: T6 written, then read by a TMA store
-      if (((((int)threadIdx.x) + (((int)tidY) * 128)) / 32) == h15 && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (h15 * 32)))) {
+      if ((((int)threadIdx.x) + (((int)tidY) * 128)) == (h15 * 32)) {
         // loop of iUR117{2}
         #pragma unroll
         for (int i28 = 0; i28 < 2; ++i28) {
@@ -160,7 +160,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           Hopper::cpAsyncBulkCommitGroup();
         }
       }
-      if (((((int)threadIdx.x) + (((int)tidY) * 128)) / 32) == h15 && Hopper::electSync(Hopper::laneMask(((((int)blockDim.x) * ((int)blockDim.y)) * ((int)blockDim.z)) - (h15 * 32)))) {
+      if ((((int)threadIdx.x) + (((int)tidY) * 128)) == (h15 * 32)) {
         Hopper::cpAsyncBulkWaitGroupRead<0>();
       }
       namedBarrierSync(2 + ((int)tidY), 128);  // WAR: T6 is rewritten next iteration
@@ -168,7 +168,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // every wait on T4_mbar done before inval
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // post-epilogue loop of stages of T4, T5
     #pragma unroll 1
     for (int s0 = 0; s0 < 8; ++s0) {

@@ -6,12 +6,12 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   extern __shared__ __align__(1024) char smem[];
 
   int64_t* T8_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::init(toSmem(&T8_mbar[0]), 1);
   }
   __syncthreads();  // init: T8_mbar visible to every thread
   int64_t* T7_mbar = reinterpret_cast<int64_t*>(smem + 8);
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::init(toSmem(&T7_mbar[0]), 1);
   }
   __syncthreads();  // init: T7_mbar visible to every thread
@@ -60,11 +60,11 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     for (int64_t i7 = 0; i7 < 2; ++i7) {
       __bfloat16* T7 = reinterpret_cast<__bfloat16*>(smem + 1024);
       __bfloat16* T8 = reinterpret_cast<__bfloat16*>(smem + 9216);
-      if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x == 0) {
         mbarrier::arriveExpectTx(toSmem(&T7_mbar[0]), 8192);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T7[0]), &tmap_T0, toSmem(&T7_mbar[0]), i7 * 64, ((int64_t)blockIdx.x) * 64, i2);
       }
-      if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x == 0) {
         mbarrier::arriveExpectTx(toSmem(&T8_mbar[0]), 8192);
         // loop of iUR48{1}
         #pragma unroll
@@ -101,11 +101,11 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // every wait on T7_mbar done before inval
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::inval(toSmem(&T7_mbar[0]));
   }
   __syncthreads();  // every wait on T8_mbar done before inval
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::inval(toSmem(&T8_mbar[0]));
   }
 }

@@ -4,12 +4,12 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   extern __shared__ __align__(1024) char smem[];
 
   int64_t* T12_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::init(toSmem(&T12_mbar[0]), 1);
   }
   __syncthreads();  // init: T12_mbar visible to every thread
   int64_t* T11_mbar = reinterpret_cast<int64_t*>(smem + 8);
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::init(toSmem(&T11_mbar[0]), 1);
   }
   __syncthreads();  // init: T11_mbar visible to every thread
@@ -28,11 +28,11 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   for (int64_t i1 = 0; i1 < 3; ++i1) {
     __bfloat16* T11 = reinterpret_cast<__bfloat16*>(smem + 1024);
     __bfloat16* T12 = reinterpret_cast<__bfloat16*>(smem + 9216);
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0) {
       mbarrier::arriveExpectTx(toSmem(&T11_mbar[0]), 8192);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T11[0]), &tmap_T0, toSmem(&T11_mbar[0]), i1 * 64, ((int64_t)blockIdx.x) * 64);
     }
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0) {
       mbarrier::arriveExpectTx(toSmem(&T12_mbar[0]), 16384);
       // loop of iUR42{2}
       #pragma unroll
@@ -143,11 +143,11 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // every wait on T11_mbar done before inval
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::inval(toSmem(&T11_mbar[0]));
   }
   __syncthreads();  // every wait on T12_mbar done before inval
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::inval(toSmem(&T12_mbar[0]));
   }
 }

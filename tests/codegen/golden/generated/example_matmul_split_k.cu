@@ -20,7 +20,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     }
   }
   int64_t* T4_mbar = reinterpret_cast<int64_t*>(smem + 98304);
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     // pre-prologue loop of stages of T4, T5
     #pragma unroll 1
     for (int64_t s3 = 0; s3 < 3; ++s3) {
@@ -34,7 +34,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   for (int64_t s3 = 0; s3 < 3; ++s3) {
     mbarrier::arrive(toSmem(&T4_mbar[s3 + 3]));
   }
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     // prologue loop of rS20{ceilDiv(ceilDiv(i1, 64), 3)}
     #pragma unroll
     for (int64_t i7 = 0; i7 < min64(2, ceilDiv(ceilDiv(i1, 64), 3)); ++i7) {
@@ -73,7 +73,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     if ((i7 - 1) >= 0) {
       mbarrier::arrive(toSmem(&T4_mbar[((i7 - 1) % 3) + 3]));
     }
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0) {
       mbarrier::waitParity(toSmem(&T4_mbar[((i7 + 2) % 3) + 3]), ((i7 + 2) / 3) % 2);
       mbarrier::arriveExpectTx(toSmem(&T4_mbar[(i7 + 2) % 3]), 32768);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T4[((i7 + 2) % 3) * 8192]), &tmap_T0, toSmem(&T4_mbar[(i7 + 2) % 3]), (h0 + (i7 + 2)) * 64, ((int64_t)blockIdx.y) * 128);
@@ -110,7 +110,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   wgmma::wait<0>();
   wgmma::fenceOperands(T3);
   __syncthreads();  // every wait on T4_mbar done before inval
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     // post-epilogue loop of stages of T4, T5
     #pragma unroll 1
     for (int64_t s3 = 0; s3 < 6; ++s3) {

@@ -31,7 +31,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       }
     }
     int64_t* T4_mbar = reinterpret_cast<int64_t*>(smem + 98304);
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0) {
       // pre-prologue loop of stages of T4, T5
       #pragma unroll 1
       for (int64_t s1 = 0; s1 < 3; ++s1) {
@@ -45,7 +45,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     for (int64_t s1 = 0; s1 < 3; ++s1) {
       mbarrier::arrive(toSmem(&T4_mbar[s1 + 3]));
     }
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0) {
       // prologue loop of rS17{ceilDiv(i1, 64)}
       #pragma unroll
       for (int64_t i5 = 0; i5 < min64(2, (min64(h0, (i4 * h1) + h1) - (i4 * h1)) - (max64(h2, i4 * h1) - (i4 * h1))); ++i5) {
@@ -85,7 +85,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       if ((i5 - 1) >= 0) {
         mbarrier::arrive(toSmem(&T4_mbar[(((i5 - 1) + h4) % 3) + 3]));
       }
-      if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x == 0) {
         mbarrier::waitParity(toSmem(&T4_mbar[(((i5 + 2) + h4) % 3) + 3]), ((i5 + 2) / 3) % 2);
         mbarrier::arriveExpectTx(toSmem(&T4_mbar[((i5 + 2) + h4) % 3]), 32768);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T4[(((i5 + 2) + h4) % 3) * 8192]), &tmap_T0, toSmem(&T4_mbar[((i5 + 2) + h4) % 3]), ((i5 + 2) + h4) * 64, h5);
@@ -123,7 +123,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     wgmma::wait<0>();
     wgmma::fenceOperands(T3);
     __syncthreads();  // every wait on T4_mbar done before inval
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0) {
       // post-epilogue loop of stages of T4, T5
       #pragma unroll 1
       for (int64_t s1 = 0; s1 < 6; ++s1) {

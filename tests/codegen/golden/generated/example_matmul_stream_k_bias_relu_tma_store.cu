@@ -6,7 +6,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   extern __shared__ __align__(1024) char smem[];
 
   int64_t* T12_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::init(toSmem(&T12_mbar[0]), 1);
   }
   __syncthreads();  // init: T12_mbar visible to every thread
@@ -31,7 +31,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     float* T12 = reinterpret_cast<float*>(smem + 128);
     __bfloat16 T11[128];
     __bfloat16* T10 = reinterpret_cast<__bfloat16*>(smem + 1024);
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0) {
       mbarrier::arriveExpectTx(toSmem(&T12_mbar[0]), 512);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T12[0]), &tmap_T3, toSmem(&T12_mbar[0]), (i5 % h0) * 128);
     }
@@ -45,7 +45,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       }
     }
     int64_t* T8_mbar = reinterpret_cast<int64_t*>(smem + 8);
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0) {
       // pre-prologue loop of stages of T8, T9
       #pragma unroll 1
       for (int64_t s1 = 0; s1 < 3; ++s1) {
@@ -59,7 +59,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     for (int64_t s1 = 0; s1 < 3; ++s1) {
       mbarrier::arrive(toSmem(&T8_mbar[s1 + 3]));
     }
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0) {
       // prologue loop of rS24{ceilDiv(i1, 64)}
       #pragma unroll
       for (int64_t i6 = 0; i6 < min64(2, (min64(h1, (i5 * h2) + h2) - (i5 * h2)) - (max64(h3, i5 * h2) - (i5 * h2))); ++i6) {
@@ -99,7 +99,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       if ((i6 - 1) >= 0) {
         mbarrier::arrive(toSmem(&T8_mbar[(((i6 - 1) + h5) % 3) + 3]));
       }
-      if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x == 0) {
         mbarrier::waitParity(toSmem(&T8_mbar[(((i6 + 2) + h5) % 3) + 3]), ((i6 + 2) / 3) % 2);
         mbarrier::arriveExpectTx(toSmem(&T8_mbar[((i6 + 2) + h5) % 3]), 32768);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T8[(((i6 + 2) + h5) % 3) * 8192]), &tmap_T0, toSmem(&T8_mbar[((i6 + 2) + h5) % 3]), ((i6 + 2) + h5) * 64, h6);
@@ -137,7 +137,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     wgmma::wait<0>();
     wgmma::fenceOperands(T2);
     __syncthreads();  // every wait on T8_mbar done before inval
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0) {
       // post-epilogue loop of stages of T8, T9
       #pragma unroll 1
       for (int64_t s1 = 0; s1 < 6; ++s1) {
@@ -222,7 +222,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     fenceAsyncProxy();
     __syncthreads();  // RAW: T10 written, then read by a TMA store
     if (last_T2 != 0) {
-      if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x == 0) {
         // loop of iUR144{2}
         #pragma unroll
         for (int64_t i31 = 0; i31 < 2; ++i31) {
@@ -231,13 +231,13 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         }
       }
     }
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0) {
       Hopper::cpAsyncBulkWaitGroupRead<0>();
     }
     __syncthreads();  // WAR: next iteration takes back the memory of T8 from T10
   }
   __syncthreads();  // every wait on T12_mbar done before inval
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::inval(toSmem(&T12_mbar[0]));
   }
 }

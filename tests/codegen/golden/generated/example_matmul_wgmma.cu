@@ -20,7 +20,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
     }
   }
   int64_t* T4_mbar = reinterpret_cast<int64_t*>(smem + 196608);
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // pre-prologue loop of stages of T4, T5
     #pragma unroll 1
     for (int64_t s2 = 0; s2 < 4; ++s2) {
@@ -34,7 +34,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   for (int64_t s2 = 0; s2 < 4; ++s2) {
     mbarrier::arrive(toSmem(&T4_mbar[s2 + 4]));
   }
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // prologue loop of rS17{ceilDiv(i1, 64)}
     #pragma unroll
     for (int64_t i6 = 0; i6 < min64(3, ceilDiv(i1, 64)); ++i6) {
@@ -71,7 +71,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
     if ((i6 - 1) >= 0) {
       mbarrier::arrive(toSmem(&T4_mbar[((i6 - 1) % 4) + 4]));
     }
-    if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0 && tidY == 0) {
       mbarrier::waitParity(toSmem(&T4_mbar[((i6 + 3) % 4) + 4]), ((i6 + 3) / 4) % 2);
       mbarrier::arriveExpectTx(toSmem(&T4_mbar[(i6 + 3) % 4]), 49152);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T4[((i6 + 3) % 4) * 8192]), &tmap_T0, toSmem(&T4_mbar[(i6 + 3) % 4]), (i6 + 3) * 64, ((int64_t)blockIdx.y) * 128);
@@ -108,7 +108,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   wgmma::wait<0>();
   wgmma::fenceOperands(T3);
   __syncthreads();  // every wait on T4_mbar done before inval
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // post-epilogue loop of stages of T4, T5
     #pragma unroll 1
     for (int64_t s2 = 0; s2 < 8; ++s2) {

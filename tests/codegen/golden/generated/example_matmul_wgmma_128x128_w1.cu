@@ -19,7 +19,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     }
   }
   int64_t* T4_mbar = reinterpret_cast<int64_t*>(smem + 163840);
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     // pre-prologue loop of stages of T4, T5
     #pragma unroll 1
     for (int64_t s2 = 0; s2 < 5; ++s2) {
@@ -33,7 +33,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   for (int64_t s2 = 0; s2 < 5; ++s2) {
     mbarrier::arrive(toSmem(&T4_mbar[s2 + 5]));
   }
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     // prologue loop of rS17{ceilDiv(i1, 64)}
     #pragma unroll
     for (int64_t i6 = 0; i6 < min64(4, ceilDiv(i1, 64)); ++i6) {
@@ -70,7 +70,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     if ((i6 - 1) >= 0) {
       mbarrier::arrive(toSmem(&T4_mbar[((i6 - 1) % 5) + 5]));
     }
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0) {
       mbarrier::waitParity(toSmem(&T4_mbar[((i6 + 4) % 5) + 5]), ((i6 + 4) / 5) % 2);
       mbarrier::arriveExpectTx(toSmem(&T4_mbar[(i6 + 4) % 5]), 32768);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T4[((i6 + 4) % 5) * 8192]), &tmap_T0, toSmem(&T4_mbar[(i6 + 4) % 5]), (i6 + 4) * 64, ((int64_t)blockIdx.y) * 128);
@@ -107,7 +107,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   wgmma::wait<0>();
   wgmma::fenceOperands(T3);
   __syncthreads();  // every wait on T4_mbar done before inval
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     // post-epilogue loop of stages of T4, T5
     #pragma unroll 1
     for (int64_t s2 = 0; s2 < 10; ++s2) {

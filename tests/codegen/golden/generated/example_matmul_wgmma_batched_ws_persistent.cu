@@ -9,7 +9,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   __bfloat16* T2 = reinterpret_cast<__bfloat16*>(smem + 1024);
   __bfloat16* T5 = reinterpret_cast<__bfloat16*>(smem + 50176);
   int64_t* T2_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // pre-prologue loop of stages of T2, T5
     #pragma unroll 1
     for (int64_t s0 = 0; s0 < 3; ++s0) {
@@ -30,7 +30,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
       if (((i6 * 132) + ((int64_t)blockIdx.x)) >= h0) {
         continue;
       }
-      if (threadIdx.x < 32 && tidY == 1 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x == 0 && tidY == 1) {
         const int64_t h2 = i6 * h1;
         const int64_t h3 = ((i6 * 132) + ((int64_t)blockIdx.x)) / h6;
         const int64_t h4 = (((((i6 * 132) + ((int64_t)blockIdx.x)) % h6) / 8) % h7) * 128;
@@ -131,7 +131,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
       }
       fenceAsyncProxy();
       namedBarrierSync(1, 128);  // RAW: T6 written, then read by a TMA store
-      if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x == 0 && tidY == 0) {
         // loop of iUR121{2}
         #pragma unroll
         for (int64_t i30 = 0; i30 < 2; ++i30) {
@@ -139,14 +139,14 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
           Hopper::cpAsyncBulkCommitGroup();
         }
       }
-      if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x == 0 && tidY == 0) {
         Hopper::cpAsyncBulkWaitGroupRead<0>();
       }
       namedBarrierSync(1, 128);  // WAR: T6 is rewritten next iteration
     }
   }
   __syncthreads();  // every wait on T2_mbar done before inval
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // post-epilogue loop of stages of T2, T5
     #pragma unroll 1
     for (int64_t s0 = 0; s0 < 6; ++s0) {

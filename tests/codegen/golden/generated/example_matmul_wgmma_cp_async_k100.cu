@@ -19,7 +19,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
     }
   }
   int64_t* T5_mbar = reinterpret_cast<int64_t*>(smem + 98304);
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // pre-prologue loop of stages of T4, T5
     #pragma unroll 1
     for (int64_t s2 = 0; s2 < 3; ++s2) {
@@ -30,7 +30,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   // prologue loop of rS17{2}
   #pragma unroll
   for (int64_t i2 = 0; i2 < 1; ++i2) {
-    if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0 && tidY == 0) {
       mbarrier::arriveExpectTx(toSmem(&T5_mbar[i2 % 3]), 16384);
       // loop of iUR46{2}
       #pragma unroll
@@ -71,7 +71,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
     wgmma::commit();
     wgmma::wait<1>();
     wgmma::fenceOperands(T3);
-    if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0 && tidY == 0) {
       mbarrier::arriveExpectTx(toSmem(&T5_mbar[(i2 + 1) % 3]), 16384);
       // loop of iUR46{2}
       #pragma unroll
@@ -117,7 +117,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   wgmma::wait<0>();
   wgmma::fenceOperands(T3);
   __syncthreads();  // every wait on T5_mbar done before inval
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // post-epilogue loop of stages of T4, T5
     #pragma unroll 1
     for (int64_t s2 = 0; s2 < 3; ++s2) {

@@ -8,7 +8,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   extern __shared__ __align__(1024) char smem[];
 
   int64_t* T10_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     mbarrier::init(toSmem(&T10_mbar[0]), 1);
   }
   __syncthreads();  // init: T10_mbar visible to every thread
@@ -16,7 +16,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   __bfloat16* T9 = reinterpret_cast<__bfloat16*>(smem + 67584);
   float T2[128];
   float* T10 = reinterpret_cast<float*>(smem + 128);
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     mbarrier::arriveExpectTx(toSmem(&T10_mbar[0]), 1024);
     Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T10[0]), &tmap_T3, toSmem(&T10_mbar[0]), ((int64_t)blockIdx.x) * 256);
   }
@@ -30,7 +30,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
     }
   }
   int64_t* T8_mbar = reinterpret_cast<int64_t*>(smem + 8);
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // pre-prologue loop of stages of T8, T9
     #pragma unroll 1
     for (int64_t s2 = 0; s2 < 4; ++s2) {
@@ -44,7 +44,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   for (int64_t s2 = 0; s2 < 4; ++s2) {
     mbarrier::arrive(toSmem(&T8_mbar[s2 + 4]));
   }
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // prologue loop of rS24{ceilDiv(i1, 64)}
     #pragma unroll
     for (int64_t i7 = 0; i7 < min64(3, ceilDiv(i1, 64)); ++i7) {
@@ -81,7 +81,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
     if ((i7 - 1) >= 0) {
       mbarrier::arrive(toSmem(&T8_mbar[((i7 - 1) % 4) + 4]));
     }
-    if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0 && tidY == 0) {
       mbarrier::waitParity(toSmem(&T8_mbar[((i7 + 3) % 4) + 4]), ((i7 + 3) / 4) % 2);
       mbarrier::arriveExpectTx(toSmem(&T8_mbar[(i7 + 3) % 4]), 49152);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T8[((i7 + 3) % 4) * 8192]), &tmap_T0, toSmem(&T8_mbar[(i7 + 3) % 4]), (i7 + 3) * 64, ((int64_t)blockIdx.y) * 128);
@@ -118,7 +118,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   wgmma::wait<0>();
   wgmma::fenceOperands(T2);
   __syncthreads();  // every wait on T8_mbar done before inval
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // post-epilogue loop of stages of T8, T9
     #pragma unroll 1
     for (int64_t s2 = 0; s2 < 8; ++s2) {
@@ -152,7 +152,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // every wait on T10_mbar done before inval
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     mbarrier::inval(toSmem(&T10_mbar[0]));
   }
 }

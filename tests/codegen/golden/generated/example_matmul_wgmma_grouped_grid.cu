@@ -17,7 +17,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   int64_t* T4_mbar = reinterpret_cast<int64_t*>(smem + 196608);
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // pre-prologue loop of stages of T4, T5
     #pragma unroll 1
     for (int64_t s1 = 0; s1 < 4; ++s1) {
@@ -28,7 +28,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   __syncthreads();  // init: T4_mbar visible to every thread
   if (((int64_t)tidY) >= (((int64_t)blockDim.y) - 1)) {
     decreaseRegisters<40>();
-    if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0 && tidY == 2) {
       const int64_t h0 = ((((((int64_t)blockIdx.x) / 3) / 4) * 3) + (((int64_t)blockIdx.x) % 3)) * 128;
       const int64_t h1 = ((((int64_t)blockIdx.x) / 3) % 4) * 256;
       // AsyncWarp loop of rS17{8}
@@ -83,7 +83,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
   }
   __syncthreads();  // every wait on T4_mbar done before inval
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // post-epilogue loop of stages of T4, T5
     #pragma unroll 1
     for (int64_t s1 = 0; s1 < 8; ++s1) {

@@ -19,7 +19,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     }
   }
   int64_t* T2_mbar = reinterpret_cast<int64_t*>(smem + 98304);
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     // pre-prologue loop of stages of T2, T3
     #pragma unroll 1
     for (int64_t s2 = 0; s2 < 3; ++s2) {
@@ -33,7 +33,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   for (int64_t s2 = 0; s2 < 3; ++s2) {
     mbarrier::arrive(toSmem(&T2_mbar[s2 + 3]));
   }
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     // prologue loop of rS17{ceilDiv(i0, 64)}
     #pragma unroll
     for (int64_t i6 = 0; i6 < min64(2, ceilDiv(i0, 64)); ++i6) {
@@ -70,7 +70,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     if ((i6 - 1) >= 0) {
       mbarrier::arrive(toSmem(&T2_mbar[((i6 - 1) % 3) + 3]));
     }
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0) {
       mbarrier::waitParity(toSmem(&T2_mbar[((i6 + 2) % 3) + 3]), ((i6 + 2) / 3) % 2);
       mbarrier::arriveExpectTx(toSmem(&T2_mbar[(i6 + 2) % 3]), 32768);
       // loop of iUR32{2}
@@ -107,7 +107,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   wgmma::wait<0>();
   wgmma::fenceOperands(T5);
   __syncthreads();  // every wait on T2_mbar done before inval
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     // post-epilogue loop of stages of T2, T3
     #pragma unroll 1
     for (int64_t s2 = 0; s2 < 6; ++s2) {

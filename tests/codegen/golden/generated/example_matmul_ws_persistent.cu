@@ -8,7 +8,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   __bfloat16* T4 = reinterpret_cast<__bfloat16*>(smem + 1024);
   __bfloat16* T5 = reinterpret_cast<__bfloat16*>(smem + 50176);
   int64_t* T4_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // pre-prologue loop of stages of T4, T5
     #pragma unroll 1
     for (int s0 = 0; s0 < 3; ++s0) {
@@ -28,7 +28,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       if (((i4 * 3) + ((int)blockIdx.x)) >= h0) {
         continue;
       }
-      if (threadIdx.x < 32 && tidY == 2 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x == 0 && tidY == 2) {
         const int h2 = i4 * h1;
         const int h3 = ((((((i4 * 3) + ((int)blockIdx.x)) / 2) / h5) * 2) + (((i4 * 3) + ((int)blockIdx.x)) % 2)) * 128;
         const int h4 = ((((i4 * 3) + ((int)blockIdx.x)) / 2) % h5) * 256;
@@ -131,7 +131,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       }
       fenceAsyncProxy();
       namedBarrierSync(1, 256);  // RAW: T6 written, then read by a TMA store
-      if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x == 0 && tidY == 0) {
         // loop of iUR109{4}
         #pragma unroll
         for (int i29 = 0; i29 < 4; ++i29) {
@@ -139,14 +139,14 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           Hopper::cpAsyncBulkCommitGroup();
         }
       }
-      if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x == 0 && tidY == 0) {
         Hopper::cpAsyncBulkWaitGroupRead<0>();
       }
       namedBarrierSync(1, 256);  // WAR: T6 is rewritten next iteration
     }
   }
   __syncthreads();  // every wait on T4_mbar done before inval
-  if (threadIdx.x < 32 && tidY == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && tidY == 0) {
     // post-epilogue loop of stages of T4, T5
     #pragma unroll 1
     for (int s0 = 0; s0 < 6; ++s0) {

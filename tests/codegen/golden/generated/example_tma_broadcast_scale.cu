@@ -9,7 +9,7 @@ extern "C" __global__ void __launch_bounds__(1024, 1) fusion_kernel(Tensor<float
   float* T4 = reinterpret_cast<float*>(smem + 128);
   float* T5 = reinterpret_cast<float*>(smem + 8320);
   int64_t* T4_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
     // pre-prologue loop of stages of T4, T5
     #pragma unroll 1
     for (int64_t s1 = 0; s1 < 2; ++s1) {
@@ -17,7 +17,7 @@ extern "C" __global__ void __launch_bounds__(1024, 1) fusion_kernel(Tensor<float
     }
   }
   __syncthreads();  // init: T4_mbar visible to every thread
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
     // prologue loop of iS10{ceilDiv(i1, 128)}
     #pragma unroll
     for (int64_t i4 = 0; i4 < min64(1, ceilDiv(i1, 128)); ++i4) {
@@ -30,7 +30,7 @@ extern "C" __global__ void __launch_bounds__(1024, 1) fusion_kernel(Tensor<float
   #pragma unroll 1
   for (int64_t i4 = 0; i4 < ceilDiv(i1, 128) - 1; ++i4) {
     float T2[1];
-    if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0 && threadIdx.y == 0) {
       mbarrier::arriveExpectTx(toSmem(&T4_mbar[(i4 + 1) % 2]), 4608);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T5[((i4 + 1) % 2) * 128]), &tmap_T1, toSmem(&T4_mbar[(i4 + 1) % 2]), (i4 + 1) * 128);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T4[((i4 + 1) % 2) * 1024]), &tmap_T0, toSmem(&T4_mbar[(i4 + 1) % 2]), (i4 + 1) * 128, ((int64_t)blockIdx.x) * 8);
@@ -57,7 +57,7 @@ extern "C" __global__ void __launch_bounds__(1024, 1) fusion_kernel(Tensor<float
     }
   }
   __syncthreads();  // every wait on T4_mbar done before inval
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
     // post-epilogue loop of stages of T4, T5
     #pragma unroll 1
     for (int64_t s1 = 0; s1 < 2; ++s1) {

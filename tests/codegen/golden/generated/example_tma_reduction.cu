@@ -8,7 +8,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<float,
   float T1_acc[1];
   T1_acc[0] = 0.0f;
   int64_t* T2_mbar = reinterpret_cast<int64_t*>(smem + 1536);
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     // pre-prologue loop of stages of T2
     #pragma unroll 1
     for (int64_t s1 = 0; s1 < 3; ++s1) {
@@ -16,7 +16,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<float,
     }
   }
   __syncthreads();  // init: T2_mbar visible to every thread
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     // prologue loop of rS4{ceilDiv(i1, 128)}
     #pragma unroll
     for (int64_t i3 = 0; i3 < min64(2, ceilDiv(i1, 128)); ++i3) {
@@ -27,7 +27,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<float,
   // main loop of rS4{ceilDiv(i1, 128)}
   #pragma unroll 1
   for (int64_t i3 = 0; i3 < ceilDiv(i1, 128) - 2; ++i3) {
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0) {
       mbarrier::arriveExpectTx(toSmem(&T2_mbar[(i3 + 2) % 3]), 512);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T2[((i3 + 2) % 3) * 128]), &tmap_T0, toSmem(&T2_mbar[(i3 + 2) % 3]), (i3 + 2) * 128, blockIdx.x);
     }
@@ -46,7 +46,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<float,
     }
   }
   __syncthreads();  // every wait on T2_mbar done before inval
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     // post-epilogue loop of stages of T2
     #pragma unroll 1
     for (int64_t s1 = 0; s1 < 3; ++s1) {

@@ -6,14 +6,14 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
   extern __shared__ __align__(1024) char smem[];
 
   int64_t* T2_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
     mbarrier::init(toSmem(&T2_mbar[0]), 1);
   }
   __syncthreads();  // init: T2_mbar visible to every thread
   // loop of iS4{ceilDiv(i1, 32)}
   for (int64_t i3 = 0; i3 < ceilDiv(i1, 32); ++i3) {
     float* T2 = reinterpret_cast<float*>(smem + 128);
-    if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0 && threadIdx.y == 0) {
       mbarrier::arriveExpectTx(toSmem(&T2_mbar[0]), 1024);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T2[0]), &tmap_T0, toSmem(&T2_mbar[0]), i3 * 32, ((int64_t)blockIdx.x) * 8);
     }
@@ -24,7 +24,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
     __syncthreads();  // WAR: T2 is rewritten next iteration
   }
   __syncthreads();  // every wait on T2_mbar done before inval
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
     mbarrier::inval(toSmem(&T2_mbar[0]));
   }
 }

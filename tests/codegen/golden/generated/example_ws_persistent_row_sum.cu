@@ -7,7 +7,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
   int64_t* block_workspace = reinterpret_cast<int64_t*>(smem + 64);
   float* T2 = reinterpret_cast<float*>(smem + 2176);
   int64_t* T2_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
     // pre-prologue loop of stages of T2
     #pragma unroll 1
     for (int64_t s0 = 0; s0 < 4; ++s0) {
@@ -24,7 +24,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
       if (((i2 * 3) + ((int64_t)blockIdx.x)) >= i0) {
         continue;
       }
-      if (threadIdx.x < 32 && threadIdx.y == 1 && Hopper::electSync(0xffffffffu)) {
+      if (threadIdx.x == 0 && threadIdx.y == 1) {
         const int64_t h1 = i2 * h0;
         // loop of rS4{ceilDiv(i1, 128)}
         for (int64_t i4 = 0; i4 < h0; ++i4) {
@@ -68,7 +68,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
     }
   }
   __syncthreads();  // every wait on T2_mbar done before inval
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
     // post-epilogue loop of stages of T2
     #pragma unroll 1
     for (int64_t s0 = 0; s0 < 8; ++s0) {

@@ -8,7 +8,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
   float T1_acc[1];
   T1_acc[0] = 0.0f;
   int64_t* T2_mbar = reinterpret_cast<int64_t*>(smem + 1536);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
     // pre-prologue loop of stages of T2
     #pragma unroll 1
     for (int64_t s1 = 0; s1 < 3; ++s1) {
@@ -18,7 +18,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
   }
   __syncthreads();  // init: T2_mbar visible to every thread
   if (((int64_t)threadIdx.y) >= (((int64_t)blockDim.y) - 1)) {
-    if (threadIdx.x < 32 && threadIdx.y == 1 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0 && threadIdx.y == 1) {
       // AsyncWarp loop of rS4{ceilDiv(i1, 128)}
       #pragma unroll 1
       for (int64_t i3 = 0; i3 < ceilDiv(i1, 128); ++i3) {
@@ -45,7 +45,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
     }
   }
   __syncthreads();  // every wait on T2_mbar done before inval
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
     // post-epilogue loop of stages of T2
     #pragma unroll 1
     for (int64_t s1 = 0; s1 < 6; ++s1) {

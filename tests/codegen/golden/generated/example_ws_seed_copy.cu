@@ -5,7 +5,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
 
   float* T2 = reinterpret_cast<float*>(smem + 128);
   int64_t* T2_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
     // pre-prologue loop of stages of T2
     #pragma unroll 1
     for (int64_t s0 = 0; s0 < 3; ++s0) {
@@ -15,7 +15,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
   }
   __syncthreads();  // init: T2_mbar visible to every thread
   if (((int64_t)threadIdx.y) >= (((int64_t)blockDim.y) - 1)) {
-    if (threadIdx.x < 32 && threadIdx.y == 1 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0 && threadIdx.y == 1) {
       // AsyncWarp loop of iS2{ceilDiv(i0, 128)}
       #pragma unroll 1
       for (int64_t i1 = 0; i1 < ceilDiv(i0, 128); ++i1) {
@@ -42,7 +42,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
     }
   }
   __syncthreads();  // every wait on T2_mbar done before inval
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
     // post-epilogue loop of stages of T2
     #pragma unroll 1
     for (int64_t s0 = 0; s0 < 6; ++s0) {

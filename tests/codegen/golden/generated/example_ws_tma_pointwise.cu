@@ -8,7 +8,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<float,
   float* T4 = reinterpret_cast<float*>(smem + 128);
   float* T5 = reinterpret_cast<float*>(smem + 16512);
   int64_t* T4_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
     // pre-prologue loop of stages of T4, T5
     #pragma unroll 1
     for (int64_t s1 = 0; s1 < 4; ++s1) {
@@ -19,7 +19,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<float,
   __syncthreads();  // init: T4_mbar visible to every thread
   if (((int64_t)threadIdx.y) >= (((int64_t)blockDim.y) - 1)) {
     decreaseRegisters<40>();
-    if (threadIdx.x < 32 && threadIdx.y == 2 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0 && threadIdx.y == 2) {
       // AsyncWarp loop of iS8{ceilDiv(i1, 128)}
       #pragma unroll 1
       for (int64_t i5 = 0; i5 < ceilDiv(i1, 128); ++i5) {
@@ -56,7 +56,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<float,
     }
   }
   __syncthreads();  // every wait on T4_mbar done before inval
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
     // post-epilogue loop of stages of T4, T5
     #pragma unroll 1
     for (int64_t s1 = 0; s1 < 8; ++s1) {

@@ -5,7 +5,7 @@ extern "C" __global__ void __launch_bounds__(1, 1) fusion_kernel(Tensor<float, 1
 
   float* T2 = reinterpret_cast<float*>(smem + 128);
   int64_t* T2_mbar = reinterpret_cast<int64_t*>(smem);
-  if (Hopper::electSync(0x1u)) {
+  if (threadIdx.x == 0) {
     // pre-prologue loop of stages of T2
     #pragma unroll 1
     for (int64_t s0 = 0; s0 < 2; ++s0) {
@@ -16,7 +16,7 @@ extern "C" __global__ void __launch_bounds__(1, 1) fusion_kernel(Tensor<float, 1
   // main loop of iS2{ceilDiv(i0, 32)}
   #pragma unroll 1
   for (int64_t i1 = 0; i1 < ceilDiv(i0, 32); ++i1) {
-    if (Hopper::electSync(0x1u)) {
+    if (threadIdx.x == 0) {
       mbarrier::arriveExpectTx(toSmem(&T2_mbar[i1 % 2]), 128);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T2[(i1 % 2) * 32]), &tmap_T0, toSmem(&T2_mbar[i1 % 2]), i1 * 32);
     }
@@ -30,7 +30,7 @@ extern "C" __global__ void __launch_bounds__(1, 1) fusion_kernel(Tensor<float, 1
     }
   }
   __syncthreads();  // every wait on T2_mbar done before inval
-  if (Hopper::electSync(0x1u)) {
+  if (threadIdx.x == 0) {
     // post-epilogue loop of stages of T2
     #pragma unroll 1
     for (int64_t s0 = 0; s0 < 2; ++s0) {

@@ -5,7 +5,7 @@ extern "C" __global__ void __launch_bounds__(1, 1) fusion_kernel(Tensor<float, 1
 
   float* T2 = reinterpret_cast<float*>(smem + 128);
   int64_t* T2_mbar = reinterpret_cast<int64_t*>(smem);
-  if (Hopper::electSync(0x1u)) {
+  if (threadIdx.x == 0) {
     // pre-prologue loop of stages of T2
     #pragma unroll 1
     for (int64_t s0 = 0; s0 < 5; ++s0) {
@@ -13,7 +13,7 @@ extern "C" __global__ void __launch_bounds__(1, 1) fusion_kernel(Tensor<float, 1
     }
   }
   __syncthreads();  // init: T2_mbar visible to every thread
-  if (Hopper::electSync(0x1u)) {
+  if (threadIdx.x == 0) {
     // prologue loop of iS2{ceilDiv(i0, 32)}
     #pragma unroll
     for (int64_t i1 = 0; i1 < min64(3, ceilDiv(i0, 32)); ++i1) {
@@ -24,7 +24,7 @@ extern "C" __global__ void __launch_bounds__(1, 1) fusion_kernel(Tensor<float, 1
   // main loop of iS2{ceilDiv(i0, 32)}
   #pragma unroll 1
   for (int64_t i1 = 0; i1 < ceilDiv(i0, 32) - 3; ++i1) {
-    if (Hopper::electSync(0x1u)) {
+    if (threadIdx.x == 0) {
       mbarrier::arriveExpectTx(toSmem(&T2_mbar[(i1 + 3) % 5]), 128);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T2[((i1 + 3) % 5) * 32]), &tmap_T0, toSmem(&T2_mbar[(i1 + 3) % 5]), (i1 + 3) * 32);
     }
@@ -50,7 +50,7 @@ extern "C" __global__ void __launch_bounds__(1, 1) fusion_kernel(Tensor<float, 1
     }
   }
   __syncthreads();  // every wait on T2_mbar done before inval
-  if (Hopper::electSync(0x1u)) {
+  if (threadIdx.x == 0) {
     // post-epilogue loop of stages of T2
     #pragma unroll 1
     for (int64_t s0 = 0; s0 < 5; ++s0) {

@@ -6,7 +6,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
   float* T3 = reinterpret_cast<float*>(smem + 128);
   float* T4 = reinterpret_cast<float*>(smem + 3200);
   int64_t* T3_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     // pre-prologue loop of stages of T3, T4
     #pragma unroll 1
     for (int64_t s1 = 0; s1 < 3; ++s1) {
@@ -14,7 +14,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
     }
   }
   __syncthreads();  // init: T3_mbar visible to every thread
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     // prologue loop of iS8{8}
     #pragma unroll
     for (int64_t i3 = 0; i3 < 1; ++i3) {
@@ -32,7 +32,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
   // main loop of iS8{8}
   #pragma unroll 1
   for (int64_t i3 = 0; i3 < 7; ++i3) {
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0) {
       mbarrier::arriveExpectTx(toSmem(&T3_mbar[(i3 + 1) % 3]), 2048);
       const int64_t h0 = ((i3 + 1) % 3) * 256;
       const int64_t h1 = (i3 + 1) % 3;
@@ -70,7 +70,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
     }
   }
   __syncthreads();  // every wait on T3_mbar done before inval
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     // post-epilogue loop of stages of T3, T4
     #pragma unroll 1
     for (int64_t s1 = 0; s1 < 3; ++s1) {

@@ -6,7 +6,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
   float* T3 = reinterpret_cast<float*>(smem + 128);
   float* T4 = reinterpret_cast<float*>(smem + 4224);
   int64_t* T3_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     // pre-prologue loop of stages of T3, T4
     #pragma unroll 1
     for (int64_t s1 = 0; s1 < 4; ++s1) {
@@ -20,7 +20,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
   for (int64_t s1 = 0; s1 < 4; ++s1) {
     mbarrier::arrive(toSmem(&T3_mbar[s1 + 4]));
   }
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     // prologue loop of iS8{8}
     #pragma unroll
     for (int64_t i3 = 0; i3 < 1; ++i3) {
@@ -39,7 +39,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
   // main loop of iS8{8}
   #pragma unroll 1
   for (int64_t i3 = 0; i3 < 7; ++i3) {
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0) {
       mbarrier::waitParity(toSmem(&T3_mbar[((i3 + 1) % 4) + 4]), ((i3 + 1) / 4) % 2);
       mbarrier::arriveExpectTx(toSmem(&T3_mbar[(i3 + 1) % 4]), 2048);
       const int64_t h0 = ((i3 + 1) % 4) * 256;
@@ -78,7 +78,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
     }
   }
   __syncthreads();  // every wait on T3_mbar done before inval
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     // post-epilogue loop of stages of T3, T4
     #pragma unroll 1
     for (int64_t s1 = 0; s1 < 8; ++s1) {

@@ -7,7 +7,7 @@ extern "C" __global__ void __launch_bounds__(64, 1) fusion_kernel(Tensor<__half,
 
   __half* T3 = reinterpret_cast<__half*>(smem + 1024);
   int64_t* T3_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     // pre-prologue loop of stages of T3
     #pragma unroll 1
     for (int64_t s1 = 0; s1 < 2; ++s1) {
@@ -15,7 +15,7 @@ extern "C" __global__ void __launch_bounds__(64, 1) fusion_kernel(Tensor<__half,
     }
   }
   __syncthreads();  // init: T3_mbar visible to every thread
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     // prologue loop of iS6{ceilDiv(i1, 64)}
     #pragma unroll
     for (int64_t i3 = 0; i3 < min64(1, ceilDiv(i1, 64)); ++i3) {
@@ -26,7 +26,7 @@ extern "C" __global__ void __launch_bounds__(64, 1) fusion_kernel(Tensor<__half,
   // main loop of iS6{ceilDiv(i1, 64)}
   #pragma unroll 1
   for (int64_t i3 = 0; i3 < ceilDiv(i1, 64) - 1; ++i3) {
-    if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0) {
       mbarrier::arriveExpectTx(toSmem(&T3_mbar[(i3 + 1) % 2]), 8192);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T3[((i3 + 1) % 2) * 4096]), &tmap_T0, toSmem(&T3_mbar[(i3 + 1) % 2]), (i3 + 1) * 64, ((int64_t)blockIdx.x) * 64);
     }
@@ -61,7 +61,7 @@ extern "C" __global__ void __launch_bounds__(64, 1) fusion_kernel(Tensor<__half,
     }
   }
   __syncthreads();  // every wait on T3_mbar done before inval
-  if (threadIdx.x < 32 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     // post-epilogue loop of stages of T3
     #pragma unroll 1
     for (int64_t s1 = 0; s1 < 2; ++s1) {

@@ -7,7 +7,7 @@ extern "C" __global__ void __launch_bounds__(8, 1) fusion_kernel(Tensor<float, 2
 
   float* T3 = reinterpret_cast<float*>(smem + 256);
   int64_t* T3_mbar = reinterpret_cast<int64_t*>(smem);
-  if (Hopper::electSync(0xffu)) {
+  if (threadIdx.x == 0) {
     // pre-prologue loop of stages of T3
     #pragma unroll 1
     for (int64_t s1 = 0; s1 < 2; ++s1) {
@@ -15,7 +15,7 @@ extern "C" __global__ void __launch_bounds__(8, 1) fusion_kernel(Tensor<float, 2
     }
   }
   __syncthreads();  // init: T3_mbar visible to every thread
-  if (Hopper::electSync(0xffu)) {
+  if (threadIdx.x == 0) {
     // prologue loop of iS6{ceilDiv(i1, 8)}
     #pragma unroll
     for (int64_t i3 = 0; i3 < min64(1, ceilDiv(i1, 8)); ++i3) {
@@ -26,7 +26,7 @@ extern "C" __global__ void __launch_bounds__(8, 1) fusion_kernel(Tensor<float, 2
   // main loop of iS6{ceilDiv(i1, 8)}
   #pragma unroll 1
   for (int64_t i3 = 0; i3 < ceilDiv(i1, 8) - 1; ++i3) {
-    if (Hopper::electSync(0xffu)) {
+    if (threadIdx.x == 0) {
       mbarrier::arriveExpectTx(toSmem(&T3_mbar[(i3 + 1) % 2]), 256);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T3[((i3 + 1) % 2) * 64]), &tmap_T0, toSmem(&T3_mbar[(i3 + 1) % 2]), (i3 + 1) * 8, ((int64_t)blockIdx.x) * 8);
     }
@@ -61,7 +61,7 @@ extern "C" __global__ void __launch_bounds__(8, 1) fusion_kernel(Tensor<float, 2
     }
   }
   __syncthreads();  // every wait on T3_mbar done before inval
-  if (Hopper::electSync(0xffu)) {
+  if (threadIdx.x == 0) {
     // post-epilogue loop of stages of T3
     #pragma unroll 1
     for (int64_t s1 = 0; s1 < 2; ++s1) {

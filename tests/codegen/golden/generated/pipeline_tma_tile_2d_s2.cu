@@ -7,7 +7,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
 
   float* T3 = reinterpret_cast<float*>(smem + 128);
   int64_t* T3_mbar = reinterpret_cast<int64_t*>(smem);
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
     // pre-prologue loop of stages of T3
     #pragma unroll 1
     for (int64_t s1 = 0; s1 < 2; ++s1) {
@@ -15,7 +15,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
     }
   }
   __syncthreads();  // init: T3_mbar visible to every thread
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
     // prologue loop of iS6{ceilDiv(i1, 32)}
     #pragma unroll
     for (int64_t i3 = 0; i3 < min64(1, ceilDiv(i1, 32)); ++i3) {
@@ -27,7 +27,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
   #pragma unroll 1
   for (int64_t i3 = 0; i3 < ceilDiv(i1, 32) - 1; ++i3) {
     float T1[1];
-    if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0 && threadIdx.y == 0) {
       mbarrier::arriveExpectTx(toSmem(&T3_mbar[(i3 + 1) % 2]), 1024);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T3[((i3 + 1) % 2) * 256]), &tmap_T0, toSmem(&T3_mbar[(i3 + 1) % 2]), (i3 + 1) * 32, ((int64_t)blockIdx.x) * 8);
     }
@@ -53,7 +53,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<float,
     }
   }
   __syncthreads();  // every wait on T3_mbar done before inval
-  if (threadIdx.x < 32 && threadIdx.y == 0 && Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
     // post-epilogue loop of stages of T3
     #pragma unroll 1
     for (int64_t s1 = 0; s1 < 2; ++s1) {

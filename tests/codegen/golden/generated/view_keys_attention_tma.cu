@@ -8,14 +8,14 @@ extern "C" __global__ void __launch_bounds__(32, 1) fusion_kernel(Tensor<float, 
   extern __shared__ __align__(1024) char smem[];
 
   int64_t* T5_mbar = reinterpret_cast<int64_t*>(smem);
-  if (Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::init(toSmem(&T5_mbar[0]), 1);
   }
   __syncthreads();  // init: T5_mbar visible to every thread
   // loop of iS19{ceilDiv(i2, 32)}
   for (int64_t i5 = 0; i5 < ceilDiv(i2, 32); ++i5) {
     float* T5 = reinterpret_cast<float*>(smem + 128);
-    if (Hopper::electSync(0xffffffffu)) {
+    if (threadIdx.x == 0) {
       mbarrier::arriveExpectTx(toSmem(&T5_mbar[0]), 4096);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T5[0]), &tmap_T0, toSmem(&T5_mbar[0]), 0, i5 * 32, blockIdx.x, blockIdx.y);
     }
@@ -27,7 +27,7 @@ extern "C" __global__ void __launch_bounds__(32, 1) fusion_kernel(Tensor<float, 
     __syncthreads();  // WAR: T5 is rewritten next iteration
   }
   __syncthreads();  // every wait on T5_mbar done before inval
-  if (Hopper::electSync(0xffffffffu)) {
+  if (threadIdx.x == 0) {
     mbarrier::inval(toSmem(&T5_mbar[0]));
   }
 }
