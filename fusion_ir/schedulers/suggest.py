@@ -162,14 +162,12 @@ PERSISTENT_TILES = (PERSISTENT_TILE, (BIG_COLUMNS, 2, 7.0))
 PERSISTENT_MISALIGNED_CLUSTER = (2, 1)
 PERSISTENT_TILE_OVERHEAD = 9_000
 # With a bias (vectors TMA-loaded beside the tile; no [M, N] input: C's tile does not fit beside 4 stages) the persistent
-# tile pays its epilogue's math per tile: the compute warp groups of a cooperative kernel run it while the tensor cores
-# wait. Its cost per output element and FP32 op of ``MatmulProblem.epilogue_ops``, in the units of ``_predicted``,
-# fitted to 8192 x 8192 x 2048 (H100, 2026-11-27, the same rounds): persistent relu(a @ b + bias) (2 ops) ran 1.4 %
-# over the plain matmul, gelu (17 ops then, the tanh counted 8) 16.5 % over relu; a tile per block of 256 x 192 ran the
-# gelu only 3.6 % over its relu. Ratios to cuBLASLt's fused epilogue, persistent against the rules' tile per block:
-# relu 0.96 against 0.90 (4096^3: 0.99 against 0.97); gelu of 16 ops (``ops.gelu`` with its multiply-adds fused) 0.88
-# against 0.93, 4096^3 0.89 against 0.98, 8192 x 8192 x 1024 0.89 against 0.89
-EPILOGUE_OP_COST = 0.045
+# tile is weighed as without it: its epilogue's math costs what it costs a tile per block, whose tensor cores wait on
+# the epilogue as well. (A cost per element and op had been charged to the persistent tile alone, fitted when its
+# mainloop built the wgmma descriptors per thread, a loss that grew with K: docs/matmul.md, "The elected thread".)
+# H100, 2026-11-27, ratio to cuBLASLt's fused kernel in the same rounds, the persistent 256 x 128 tile against the
+# tile per block the rules took: gelu(a @ b + bias) 4096^3 1.02 against 0.98, 8192 x 8192 x 2048 0.99 against 0.92,
+# 8192 x 8192 x 1024 1.00 against 0.90, 4096 x 8192 x 3072 1.01 against 0.96; relu 4096^3 1.02 against 0.98
 # Ping-pong 128 x 128 (32-bit indices, as deep as shared memory allows: 6 stages) where a tile per block or the
 # persistent tile leaves its last wave part idle and 128 x 128 tiles fill theirs: from PING_PONG_WAVE_WAVES waves of
 # them, K of PING_PONG_WAVE_K_TILES tiles, problems of PERSISTENT_TILE's kind without a batch, chosen where its waves
@@ -685,9 +683,7 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
                 rule = (f"persistent {name}: {problem.tiles(entry[0])} tiles of {name} on {sms} SMs and K of "
                         f"{k_tiles} tiles, predicted "
                         f"{persistent / per_block:.2f} of {_entry_name(best)} a tile per block's time")
-                math = (f" (its epilogue's {problem.epilogue_ops} FP32 ops per element counted, EPILOGUE_OP_COST)"
-                        if problem.epilogue_ops else "")
-                return _persistent_tile(big, store, f"predicted {persistent:.0f}{math} against {per_block:.0f} for "
+                return _persistent_tile(big, store, f"predicted {persistent:.0f} against {per_block:.0f} for "
                                         f"{_entry_name(best)} a tile per block, at most {margin} of it "
                                         f"({_predicted_text(problem, sms, options)})", rule, entry)
         reasons = _reasons(f"one tile per block, {why}", tile_why, "not persistent: a tile per block beat or tied "
@@ -1121,7 +1117,7 @@ def _persistent_tile_problem(problem: MatmulProblem, *, vectors: bool = False) -
 def _persistent_tile_time(problem: MatmulProblem, sms: int,
                           k_tiles: int | None) -> tuple[float, tuple[Any, ...]] | None:
     """The predicted time of the persistent tile (``_predicted`` over the tiles it walks, ``grouped``, with
-    ``PERSISTENT_TILE_OVERHEAD`` and its epilogue's math, ``EPILOGUE_OP_COST`` per element and op) and its entry, the
+    ``PERSISTENT_TILE_OVERHEAD``; an epilogue's math is not charged: it costs a tile per block the same) and its entry, the
     faster of ``PERSISTENT_TILES`` (256 x 128 on a tie; 256 x 128 alone with a bias, as measured), where K has
     ``PERSISTENT_K_TILES`` tiles, there are ``PERSISTENT_TILE_WAVES`` waves of 256 x 128 tiles or more and the
     problem is of its kind (``_persistent_tile_problem``, a bias allowed); None elsewhere."""
@@ -1133,9 +1129,7 @@ def _persistent_tile_time(problem: MatmulProblem, sms: int,
     found = []
     # 128 x 256 measured on plain products only: with a bias, 256 x 128 (its vectors per tile as measured)
     for entry in PERSISTENT_TILES if _no_epilogue_input(problem) else PERSISTENT_TILES[:1]:
-        epilogue = entry[0][0] * entry[0][1] * problem.epilogue_ops * EPILOGUE_OP_COST
-        found.append((_predicted(problem, sms, entry, overhead=PERSISTENT_TILE_OVERHEAD + epilogue, grouped=True),
-                      entry))
+        found.append((_predicted(problem, sms, entry, overhead=PERSISTENT_TILE_OVERHEAD, grouped=True), entry))
     return min(found, key=lambda f: f[0])
 
 
