@@ -147,8 +147,8 @@ PERSISTENT_TILE = (BIG, 2, 7.0)
 # block where padded rows add a wave (9472 rows: 37 rows of 256 walked as 39) 5808 x 12352 x 4096 0.97 against
 # 0.87, 10416 x 1984 x 1152 0.89 against 0.79 (bench/results/matmul_persistent_walk.json: rules 0.920, tuned 0.923)
 PERSISTENT_TILES = (PERSISTENT_TILE, (BIG_COLUMNS, 2, 7.0))
-# From four waves with K of 5 to 15 tiles where an operand's rows are not 128-byte multiples (the rules' persistent
-# 128 x 256 then), both operands TMA-loaded: the same kernel in clusters of two along M, B's tile multicast (a
+# From four waves where an operand's rows are not 128-byte multiples, both operands TMA-loaded and no epilogue input
+# (``_misaligned_persistent``): the persistent 128 x 256 in clusters of two along M, B's tile multicast (a
 # misaligned box row touches five L2 sectors, not four), 64-bit indices. H100, 2026-11-27, bench/probes/matmul_probe.py
 # --rotate, ratio to cuBLAS in the same rounds against the rules' persistent 128 x 256 without a cluster, on 11 problems
 # drawn at random (M a multiple of 16, N or K not of 64): 11184 x 1880 x 640 0.84 against 0.71, 7264 x 2568 x 888 0.85
@@ -158,7 +158,15 @@ PERSISTENT_TILES = (PERSISTENT_TILE, (BIG_COLUMNS, 2, 7.0))
 # against 0.92 (the same kernel without the cluster and with 64-bit indices ran as the rules': the cluster is the
 # gain); 8192 x 3000 x 640 0.99 against 0.83 in bench/results/matmul_short_k.json. Where the rules take a tile per block
 # it lost (4656 x 2848 x 608 0.83 against 0.93 for 192 x 192, 4560 x 2864 x 744 0.74 against 0.81, 9536 x 1704 x 848
-# 0.97 against 1.02): only the persistent pick takes it.
+# 0.97 against 1.02): only the persistent pick takes it. From K of 16 tiles too, where a tile per block of 128 x 256
+# in clusters of two had been the rule (measured against a persistent kernel whose mainloop built its descriptors per
+# thread: docs/matmul.md, "The elected thread"): H100, 2026-11-27, --rotate, the same rounds, against that tile per
+# block, ten problems drawn at random among those it changes and two of bench/results/matmul_heldout_c.json: 12672 x
+# 12624 x 1472 0.97 against 0.74, 9680 x 11856 x 7576 0.93 against 0.88, 4992 x 10776 x 6952 1.05 against 1.00, 10496
+# x 4936 x 5256 0.97 against 0.93, 6368 x 10208 x 6232 0.98 against 0.94, 4416 x 6784 x 6112 0.92 against 0.89,
+# 12896 x 7408 x 6744 1.07 against 1.04, 10304 x 5592 x 8008 1.25 against 1.22, 9344 x 8560 x 5512 1.02 against 1.00,
+# 5536 x 10152 x 4576 0.92 either way; among the candidates of matmul_heldout_c.json and matmul_shapes.json (the same
+# run) 8128 x 7296 x 1616 0.96 against 0.85, 5904 x 10688 x 1016 0.90 against 0.73, 5000 x 7000 x 3000 0.95 against 0.90.
 PERSISTENT_MISALIGNED_CLUSTER = (2, 1)
 PERSISTENT_TILE_OVERHEAD = 9_000
 # With a bias (vectors TMA-loaded beside the tile; no [M, N] input: C's tile does not fit beside 4 stages) the persistent
@@ -346,6 +354,12 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
             reasons[name] = "ping_pong=True pinned: its arrangement (128 x 128 per warp group, persistent, TMA store " \
                             "for a 16-bit result)"
     chosen.update(pinned)
+    if "persistent" not in pinned and chosen.get("persistent") and (
+            pinned.get("grouped_grid") is True or pinned.get("split_k", 1) > 1):
+        # a pinned grouped grid or split-K runs a block per tile: the suggested persistent kernel gives way
+        chosen.update(persistent=False, ping_pong=chosen.get("ping_pong") and "ping_pong" in pinned)
+        reasons["persistent"] = "a block per tile: a pinned grouped grid or split-K does not run persistent"
+        ruled_cluster = False
     if pinned.get("stream_k") is True:          # arranged around a pinned stream-K kernel (docs/matmul.md, "Stream-K")
         for name, value in STREAM_K_ARRANGEMENT:
             if name not in pinned and chosen.get(name, value) != value:
@@ -360,8 +374,8 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
     cm, cn = chosen.get("cluster", (1, 1))
     if "cluster" not in pinned and cm * cn > 1:    # a suggested cluster the kernel or the GPU cannot take
         if ((chosen.get("persistent") and not ruled_cluster) or chosen.get("split_k", 1) > 1
-                or not chosen.get("warp_specialized")):
-            dropped = "no cluster: a pinned field (persistent, split-K or Pipelined) does not take one"
+                or not chosen.get("warp_specialized") or chosen.get("grouped_grid")):
+            dropped = "no cluster: a pinned field (persistent, split-K, a grouped grid or Pipelined) does not take one"
         elif _wave_blocks(sms, cm * cn) == 0:
             dropped = f"no cluster: no cluster of {cm * cn} blocks is resident on {sms} SMs"
         else:
@@ -701,7 +715,7 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
             return chosen, f"otherwise: {why}; misaligned rows: clusters of two", reasons
         return chosen, f"otherwise: {why}", reasons
     if (k_tiles is not None and k_tiles >= CLUSTER_K_TILES and _multicast_possible(problem)
-            and problem.m >= 2 * BIG_COLUMNS[0]):  # type: ignore[operator]
+            and problem.m >= 2 * BIG_COLUMNS[0] and not _misaligned_persistent(problem)):  # type: ignore[operator]
         rule = (f"T >= {PERSISTENT_WAVES} S, K of {CLUSTER_K_TILES} tiles or more ({k_tiles}) and a 16-bit result: "
                 f"{tiles} tiles of 128 x 256 on {sms} SMs ({tiles / sms:.1f} waves), in clusters of two")
         reasons = _reasons("clusters", "128 x 256, 2 warp groups of 64 x 256",
@@ -717,8 +731,7 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
         return _persistent_tile(big, store, f"{k_text} from "
                                 f"{PERSISTENT_WAVES} waves (8192 x 8192 x 768: 0.91 of cuBLAS against 0.86 for "
                                 f"persistent 128 x 256 with 32-bit indices)", f"{rule}: persistent 256 x 128")
-    if (misaligned_rows(problem) and _multicast_possible(problem) and problem.tma_store_possible
-            and _no_epilogue_input(problem)):
+    if _misaligned_persistent(problem):
         reasons = _reasons("four waves or more", "128 x 256, 2 warp groups of 64 x 256",
                            f"persistent: {sms} resident blocks walk the tiles in grouped order", store,
                            "64-bit indices: as the persistent clusters were measured")
@@ -730,6 +743,13 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
     return {**big, "tile": BIG_COLUMNS, "persistent": True, "index_type": index}, rule, _reasons(
         "four waves or more", "128 x 256, 2 warp groups of 64 x 256",
         f"persistent: {sms} resident blocks walk the tiles in grouped order", store, index_why)
+
+
+def _misaligned_persistent(problem: MatmulProblem) -> bool:
+    """From four waves, an operand's rows not 128-byte multiples, no epilogue input: the persistent 128 x 256 in
+    clusters of two (``PERSISTENT_MISALIGNED_CLUSTER``), at any K."""
+    return (misaligned_rows(problem) and _multicast_possible(problem) and problem.tma_store_possible
+            and _no_epilogue_input(problem))
 
 
 def _no_epilogue_input(problem: MatmulProblem) -> bool:

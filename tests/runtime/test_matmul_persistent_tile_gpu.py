@@ -99,11 +99,11 @@ def test_the_persistent_tile_across_m_matches_torch(m: int, n: int, k: int) -> N
     _matches_the_float64_product(torch, fusion, params, m, n, k)
 
 
-@pytest.mark.parametrize("m,n,k", [(11184, 1880, 640), (9808, 1704, 896)])
+@pytest.mark.parametrize("m,n,k", [(11184, 1880, 640), (9808, 1704, 896), (8200, 4104, 1032), (5000, 7000, 3000)])
 def test_persistent_clusters_for_misaligned_rows_match_torch(m: int, n: int, k: int) -> None:
-    """Four waves or more, K under 16 tiles and rows that are not 128-byte multiples (N of 1880 and 1704): the
-    persistent 128 x 256 in clusters of two along M (``suggest.PERSISTENT_MISALIGNED_CLUSTER``); 9808 rows: 77 rows
-    of tiles, the cluster tiles padded to 78."""
+    """Four waves or more and rows that are not 128-byte multiples (N of 1880, 1704 or 7000; K of 1032): the
+    persistent 128 x 256 in clusters of two along M (``suggest.PERSISTENT_MISALIGNED_CLUSTER``), at any K; 9808 rows:
+    77 rows of tiles, the cluster tiles padded to 78; 8200 rows: an M no tile divides."""
     torch = pytest.importorskip("torch")
     fusion = matmul_fusion(m, n, k)
     params = suggest_matmul_params(fusion, sms=132)
