@@ -165,8 +165,9 @@ PERSISTENT_TILES = (PERSISTENT_TILE, (BIG_COLUMNS, 2, 7.0))
 # 12624 x 1472 0.97 against 0.74, 9680 x 11856 x 7576 0.93 against 0.88, 4992 x 10776 x 6952 1.05 against 1.00, 10496
 # x 4936 x 5256 0.97 against 0.93, 6368 x 10208 x 6232 0.98 against 0.94, 4416 x 6784 x 6112 0.92 against 0.89,
 # 12896 x 7408 x 6744 1.07 against 1.04, 10304 x 5592 x 8008 1.25 against 1.22, 9344 x 8560 x 5512 1.02 against 1.00,
-# 5536 x 10152 x 4576 0.92 either way; among the candidates of matmul_heldout_c.json and matmul_shapes.json (the same
-# run) 8128 x 7296 x 1616 0.96 against 0.85, 5904 x 10688 x 1016 0.90 against 0.73, 5000 x 7000 x 3000 0.95 against 0.90.
+# 5536 x 10152 x 4576 0.92 either way; among the candidates of matmul_heldout_c.json and matmul_shapes.json (the
+# same run) 8128 x 7296 x 1616 0.96 against 0.85, 5904 x 10688 x 1016 0.90 against 0.73, 5000 x 7000 x 3000 0.95
+# against 0.90.
 PERSISTENT_MISALIGNED_CLUSTER = (2, 1)
 PERSISTENT_TILE_OVERHEAD = 9_000
 # With a bias (vectors TMA-loaded beside the tile; no [M, N] input: C's tile does not fit beside 4 stages) the persistent
@@ -1137,10 +1138,10 @@ def _persistent_tile_problem(problem: MatmulProblem, *, vectors: bool = False) -
 def _persistent_tile_time(problem: MatmulProblem, sms: int,
                           k_tiles: int | None) -> tuple[float, tuple[Any, ...]] | None:
     """The predicted time of the persistent tile (``_predicted`` over the tiles it walks, ``grouped``, with
-    ``PERSISTENT_TILE_OVERHEAD``; an epilogue's math is not charged: it costs a tile per block the same) and its entry, the
-    faster of ``PERSISTENT_TILES`` (256 x 128 on a tie; 256 x 128 alone with a bias, as measured), where K has
-    ``PERSISTENT_K_TILES`` tiles, there are ``PERSISTENT_TILE_WAVES`` waves of 256 x 128 tiles or more and the
-    problem is of its kind (``_persistent_tile_problem``, a bias allowed); None elsewhere."""
+    ``PERSISTENT_TILE_OVERHEAD``; an epilogue's math is not charged: it costs a tile per block the same) and its
+    entry, the faster of ``PERSISTENT_TILES`` (256 x 128 on a tie; 256 x 128 alone with a bias, as measured),
+    where K has ``PERSISTENT_K_TILES`` tiles, there are ``PERSISTENT_TILE_WAVES`` waves of 256 x 128 tiles or more
+    and the problem is of its kind (``_persistent_tile_problem``, a bias allowed); None elsewhere."""
     low, high = PERSISTENT_K_TILES
     tiles = problem.tiles(BIG)
     if (k_tiles is None or not low <= k_tiles <= high or tiles is None or tiles < PERSISTENT_TILE_WAVES * sms
