@@ -358,9 +358,10 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
     if "persistent" not in pinned and chosen.get("persistent") and (
             pinned.get("grouped_grid") is True or pinned.get("split_k", 1) > 1):
         # a pinned grouped grid or split-K runs a block per tile: the suggested persistent kernel gives way
-        chosen.update(persistent=False, ping_pong=chosen.get("ping_pong") and "ping_pong" in pinned)
+        chosen["persistent"] = False
+        if "ping_pong" not in pinned:
+            chosen["ping_pong"] = False
         reasons["persistent"] = "a block per tile: a pinned grouped grid or split-K does not run persistent"
-        ruled_cluster = False
     if pinned.get("stream_k") is True:          # arranged around a pinned stream-K kernel (docs/matmul.md, "Stream-K")
         for name, value in STREAM_K_ARRANGEMENT:
             if name not in pinned and chosen.get(name, value) != value:
