@@ -3,8 +3,8 @@
 A small set around the rules, none tied to a shape, in this order (cut at ``MAX_CANDIDATES``): the
 rules' suggestion; the suggestion with the TMA store and with the persistent kernel switched; the big tiles
 (128 x 256, 256 x 128) with the TMA store, one per block and persistent; ping-pong 128 x 128; 192 x 192 on
-three compute warp groups; persistent 128 x 192; the smaller tiles (64 x 256, 128 x 128, 64 x 128) with the TMA
-store; one compute warp group spanning a skinny side (192 x 64 and 192 x 128 where M has 129 to 192 rows, 64 x 192
+three compute warp groups, one per block and persistent; persistent 128 x 192; the smaller tiles (64 x 256,
+128 x 128, 64 x 128) with the TMA store; one compute warp group spanning a skinny side (192 x 64 and 192 x 128 where M has 129 to 192 rows, 64 x 192
 where N has 129 to 192 columns); 128 x 192, 256 x 192 and 256 x 160 a tile per block; the big tiles, 192 x 192, 128 x 192 and the 64-row tiles in clusters of two of
 both shapes (``CLUSTERED``, both operands TMA-loaded); the tiles of 2-D clusters (``CLUSTER_TILES``) under a wave of 128 x 256
 tiles where K is long and both operands are TMA-loaded;
@@ -46,6 +46,7 @@ from .suggest import (
     _warp_groups_for,
     compute_loaded_arrangement,
     grid_group,
+    persistent_group_m,
     producer_epilogue_loads,
     problem_group_m,
     register_split,
@@ -53,7 +54,7 @@ from .suggest import (
     with_sub_tile,
 )
 
-MAX_CANDIDATES = 30
+MAX_CANDIDATES = 32
 BIG_TILES = ((128, 256, 64), (256, 128, 64))
 SQUARE_TILE = (192, 192, 64)          # three compute warp groups: whole waves where the big tiles leave a tail
 WIDE_PERSISTENT = (128, 192, 64)      # pads fewer columns than 128 x 256
@@ -99,7 +100,7 @@ def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *
         out = {"tile": tile, "compute_warp_groups": groups, "register_split": register_split(groups),
                "warp_specialized": True, "persistent": False, "tma_store": store, "blocks": sms,
                "index_type": wide_index if fields.get("ping_pong") else DataType.Int64, **fields}
-        group = problem_group_m(problem, tile)
+        group = persistent_group_m(problem, tile, fields.get("cluster", (1, 1)), fields.get("raster", "m"))
         if persistent and group is not None:
             out["group_m"] = group                   # no padded rows where a group allows
         out = {**out, **compute_loaded_arrangement(problem, out)}     # an operand TMA cannot load: Pipelined
@@ -134,6 +135,7 @@ def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *
         add(_deepest(MatmulParams(**arranged(tile, persistent=True)), problem))
     add(_deepest(MatmulParams(**arranged(PING_PONG, persistent=True, ping_pong=True)), problem))
     add(_deepest(MatmulParams(**arranged(SQUARE_TILE)), problem))
+    add(_deepest(MatmulParams(**arranged(SQUARE_TILE, persistent=True)), problem))
     add(_deepest(MatmulParams(**arranged(WIDE_PERSISTENT, persistent=True)), problem))
     add(_deepest(MatmulParams(**arranged(WIDE_TILE)), problem))
     add(_deepest(MatmulParams(**arranged(WIDE_BIG_TILE)), problem))

@@ -21,6 +21,10 @@ from .matmul_why import ParamsWhy
 # fp32 accumulators per thread that leave room for addresses and the epilogue in the 232 registers
 # of a compute warp group (a ping-pong group's 128 x 192 tile: no spills with register stores)
 MAX_ACCUMULATORS = 192
+# a compute thread's registers beyond its fp32 accumulators: the wgmma descriptors, addresses, loop and barrier
+# state (ptxas refused 192 x 256 on three compute warp groups, 128 accumulators at setmaxnreg 152: "Insufficient
+# registers ... register target of 154 or higher"; 256 x 192 on two, 192 at 232, compiles)
+ACCUMULATOR_HEADROOM = 32
 
 
 def swizzle_by_span() -> dict[int, SmemSwizzle]:
@@ -226,6 +230,13 @@ class MatmulParams:
                 raise ScheduleError(f"MatmulParams.register_split: {regs} gives a producer and {w} compute warp "
                                     f"groups {total} registers, over the {target.registers_per_sm} of an SM; lower "
                                     f"the compute count or use fewer compute_warp_groups")
+            need = self.tile_regs() + ACCUMULATOR_HEADROOM
+            if regs[1] < need:
+                raise ScheduleError(f"MatmulParams.register_split: {regs} leaves a compute thread {regs[1]} registers, "
+                                    f"but its {self.tile_regs()} fp32 accumulators ({self.tile[0]} x {self.tile[1]} "
+                                    f"over {self.tile_sharers()} warp groups) and the wgmma's descriptors and "
+                                    f"addresses need at least {need}; use a smaller tile or fewer "
+                                    f"compute_warp_groups")
 
     def _validate_cluster(self) -> None:
         c = self.cluster

@@ -147,6 +147,20 @@ PERSISTENT_TILE = (BIG, 2, 7.0)
 # block where padded rows add a wave (9472 rows: 37 rows of 256 walked as 39) 5808 x 12352 x 4096 0.97 against
 # 0.87, 10416 x 1984 x 1152 0.89 against 0.79 (bench/results/matmul_persistent_walk.json: rules 0.920, tuned 0.923)
 PERSISTENT_TILES = (PERSISTENT_TILE, (BIG_COLUMNS, 2, 7.0))
+# Narrower or three-group tiles where they fill the waves better, each at its rate per flop measured beside the big
+# ones: H100, 2026-11-27, bench/probes/matmul_probe.py --rotate, persistent, ratio to cuBLAS over the fraction of the
+# computed tiles' work that is the problem's (padding and the last wave's idle SMs), 8192 x 8192 x 4096 and 6144 x
+# 6144 x 2048: 128 x 256 1.05 / 1.03, 256 x 128 1.05 / 1.04, 128 x 224 1.01 / 0.97 (1.03 / 1.00 in clusters of two),
+# 256 x 192 1.01 / 1.01, 192 x 192 on three warp groups 1.03 / 1.02, 128 x 192 0.96 / 0.95, 256 x 160 0.99 / 0.98,
+# 128 x 160 0.77 / 0.79. Taken: 192 x 192 on three warp groups. Checked on problems drawn at random among the 10 of
+# 300 (150 of them with rows of 128-byte multiples) whose pick it changes (the same rounds, against the rules' pick
+# before): 1152 x 12288 x 1408 1.03 against 0.89 (192 x 192 a tile per block), 3072 x 7680 x 3200 1.01 against 0.92
+# (256 x 192 a tile per block), 2432 x 9600 x 3712 1.01 against 0.94, 10624 x 1280 x 3456 1.00 against 0.97, 6784 x
+# 9600 x 2048 0.99 against 0.96 (persistent 256 x 128), 5632 x 10880 x 1920 0.99 against 0.97. Not taken: 128 x 224,
+# which in clusters of two for misaligned rows (as the model chose it beside PERSISTENT_MISALIGNED_CLUSTER's 128 x
+# 256) lost on 4 of 6 such problems (10200 x 4992 x 6952 0.85 against 0.92, 7664 x 7752 x 2536 1.06 against 1.21,
+# 5208 x 8176 x 5144 0.84 against 0.90; 6176 x 2768 x 4800 1.06 against 1.05), and 256 x 192, unchecked.
+WAVE_PERSISTENT_TILES = (((192, 192, 64), 3, 6.85),)
 # From four waves where an operand's rows are not 128-byte multiples, both operands TMA-loaded and no epilogue input
 # (``_misaligned_persistent``): the persistent 128 x 256 in clusters of two along M, B's tile multicast (a
 # misaligned box row touches five L2 sectors, not four), 64-bit indices. H100, 2026-11-27, bench/probes/matmul_probe.py
@@ -386,16 +400,10 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
             chosen["cluster"] = (1, 1)
             reasons["cluster"] = dropped
     tile = pinned.get("tile") or chosen["tile"]
-    group = problem_group_m(problem, tile)
-    by_rows = chosen.get("raster", "m") == "m"
-    along = chosen.get("cluster", (1, 1))[0 if by_rows else 1]
+    along = chosen.get("cluster", (1, 1))[0 if chosen.get("raster", "m") == "m" else 1]
+    group = persistent_group_m(problem, tile, chosen.get("cluster", (1, 1)), chosen.get("raster", "m"))
     if chosen.get("persistent") and "group_m" not in pinned and group is not None:
         rows = problem.row_tiles(tile)
-        # a group is whole cluster tiles along the raster (MatmulParams.validate): fitted in cluster rows
-        if along > 1 and by_rows and rows is not None:
-            group = along * fitted_group_m(-(-rows // along), preferred=max(1, 8 // along), largest=max(1, 16 // along))
-        elif along > 1:
-            group = along * max(1, group // along)
         chosen["group_m"] = group
         if group != 8:
             clusters = f" in clusters of {along}" if along > 1 else ""
@@ -911,13 +919,45 @@ def problem_group_m(problem: MatmulProblem, tile: tuple[int, int, int]) -> int |
     return None if rows is None else fitted_group_m(rows)
 
 
-def fitted_group_m(row_tiles: int, preferred: int = 8, largest: int = 16) -> int:
+def persistent_group_m(problem: MatmulProblem, tile: tuple[int, int, int], cluster: tuple[int, int] = (1, 1),
+                       raster: str = "m") -> int | None:
+    """The ``group_m`` of a persistent kernel of ``tile`` in ``cluster``: ``fitted_group_m`` of the problem's rows of
+    tiles; in clusters along M (``raster="m"``) fitted in whole cluster rows, as the walk counts them
+    (``MatmulParams.validate``), down to 4 rows of tiles (two cluster rows of two) where that pads fewer rows. None
+    when M is unknown.
+    H100, 2026-11-27, ratio to cuBLAS in the same rounds, persistent 128 x 256 in clusters of two at 9488 x 10472 x
+    6400 (75 rows of tiles, 38 cluster rows): groups of 8 rows walked 80 rows and ran 0.94, groups of 4 or 2 walked 76
+    and ran 0.98 (16: 80 rows, 0.94; 32: 0.78). On six problems drawn at random among the 79 of 400 whose group this
+    changes (the same rounds, against the groups of at least four cluster rows): 6528 x 9832 x 6544 1.12 against 1.05,
+    9480 x 11488 x 4296 0.96 against 0.90, 8704 x 5128 x 904 0.95 against 0.89, 9568 x 8936 x 1504 0.91 against 0.86,
+    11608 x 7912 x 6088 0.98 against 0.94, 2136 x 8296 x 4304 0.83 against 0.82. (Groups of 4 rather than 8 rows of
+    tiles without a cluster, and ping-pong against the persistent 128 x 256 at short K, measured the same way on
+    fresh problems: ties either way, so neither changed.)"""
+    rows = problem.row_tiles(tile)
+    if rows is None:
+        return None
+    along = cluster[0] if raster == "m" else cluster[1]
+    if along > 1 and raster == "m":
+        cluster_rows = -(-rows // along)
+        fit = {"preferred": max(1, 8 // along), "largest": max(1, 16 // along)}
+        group = fitted_group_m(cluster_rows, **fit)
+        small = fitted_group_m(cluster_rows, **fit, smallest=max(1, 4 // along))
+
+        def walked(g: int) -> int:
+            return -(-cluster_rows // g) * g
+        return along * (small if walked(small) < walked(group) else group)
+    group = fitted_group_m(rows)
+    return along * max(1, group // along)
+
+
+def fitted_group_m(row_tiles: int, preferred: int = 8, largest: int = 16, smallest: int = 4) -> int:
     """The persistent kernel's ``group_m`` for ``row_tiles`` rows of tiles: the group that pads the fewest rows
     (the grouped order walks ``ceil(row_tiles / g) g`` rows; a padded row's tiles are computed on zero-filled
-    loads and stored nowhere), at least 4 where there are as many rows, then the closest to ``preferred``. 1234 x 4568 x 888 has 10 rows of 128: groups of
+    loads and stored nowhere), at least ``smallest`` where there are as many rows, then the closest to
+    ``preferred``. 1234 x 4568 x 888 has 10 rows of 128: groups of
     8 walked 16, and the persistent kernel ran 0.40 of cuBLAS on an H100 against 0.61 a tile per block."""
-    smallest = min(4, row_tiles)                 # under 4 rows a group barely reuses B's columns in L2
-    options = range(max(1, smallest), max(1, min(largest, row_tiles)) + 1)
+    least = min(smallest, row_tiles)             # under 4 rows of tiles a group barely reuses B's columns in L2
+    options = range(max(1, least), max(1, min(largest, row_tiles)) + 1)
     return min(options, key=lambda g: (-(-row_tiles // g) * g - row_tiles, abs(g - preferred), -g))
 
 
@@ -1140,7 +1180,8 @@ def _persistent_tile_time(problem: MatmulProblem, sms: int,
                           k_tiles: int | None) -> tuple[float, tuple[Any, ...]] | None:
     """The predicted time of the persistent tile (``_predicted`` over the tiles it walks, ``grouped``, with
     ``PERSISTENT_TILE_OVERHEAD``; an epilogue's math is not charged: it costs a tile per block the same) and its
-    entry, the faster of ``PERSISTENT_TILES`` (256 x 128 on a tie; 256 x 128 alone with a bias, as measured),
+    entry, the fastest of ``PERSISTENT_TILES`` and ``WAVE_PERSISTENT_TILES`` (256 x 128 on a tie; 256 x 128 alone
+    with a bias, as measured),
     where K has ``PERSISTENT_K_TILES`` tiles, there are ``PERSISTENT_TILE_WAVES`` waves of 256 x 128 tiles or more
     and the problem is of its kind (``_persistent_tile_problem``, a bias allowed); None elsewhere."""
     low, high = PERSISTENT_K_TILES
@@ -1150,7 +1191,7 @@ def _persistent_tile_time(problem: MatmulProblem, sms: int,
         return None
     found = []
     # 128 x 256 measured on plain products only: with a bias, 256 x 128 (its vectors per tile as measured)
-    for entry in PERSISTENT_TILES if _no_epilogue_input(problem) else PERSISTENT_TILES[:1]:
+    for entry in PERSISTENT_TILES + WAVE_PERSISTENT_TILES if _no_epilogue_input(problem) else PERSISTENT_TILES[:1]:
         found.append((_predicted(problem, sms, entry, overhead=PERSISTENT_TILE_OVERHEAD, grouped=True), entry))
     return min(found, key=lambda f: f[0])
 
@@ -1178,7 +1219,7 @@ def _persistent_tile(big: dict[str, Any], store: str, tile_why: str, rule: str,
     tile, groups = entry[:2]
     chosen = {**big, "tile": tile, "compute_warp_groups": groups, "persistent": True,
               "index_type": DataType.Int64, "register_split": register_split(groups)}
-    shape = f"{tile[0]} x {tile[1]}, 2 warp groups of {tile[0] // 2} x {tile[1]}"
+    shape = f"{tile[0]} x {tile[1]}, {groups} warp groups of {tile[0] // groups} x {tile[1]}"
     return chosen, rule, _reasons(
         "persistent tile", f"{shape}: {tile_why}",
         "persistent: the resident blocks walk the tiles, the producer loading the next tile's stages under the "

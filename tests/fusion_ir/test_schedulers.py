@@ -100,6 +100,9 @@ def test_small_k_tile_uses_a_narrower_swizzle() -> None:
     (MatmulParams(warp_specialized=True, register_split=(40, 230)), r"MatmulParams.register_split"),
     (MatmulParams(tile=(192, 64, 64), compute_warp_groups=3, warp_specialized=True),
      r"register_split: \(40, 232\) gives a producer and 3 compute warp groups 94208 registers"),
+    # 128 accumulators a thread at setmaxnreg 152: ptxas refused it ("Insufficient registers")
+    (MatmulParams(tile=(192, 256, 64), compute_warp_groups=3, warp_specialized=True, register_split=(40, 152)),
+     r"register_split: \(40, 152\) leaves a compute thread 152 registers, but its 128 fp32 accumulators"),
 ])
 def test_invalid_params_are_refused(params: MatmulParams, match: str) -> None:
     fusion = _matmul()

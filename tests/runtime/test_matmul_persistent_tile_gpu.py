@@ -123,3 +123,46 @@ def _matches_the_float64_product(torch, fusion, params, m: int, n: int, k: int) 
     expected = a.double() @ b.double()
     err = float(torch.linalg.norm(out.double() - expected) / torch.linalg.norm(expected))
     assert err < 1e-2 and not torch.isnan(out).any(), f"relative error {err:.3e} against the float64 product"
+
+
+@pytest.mark.parametrize("m,n,k", [
+    (3072, 7680, 3200),                     # 16 x 40 tiles of 192 x 192 (WAVE_PERSISTENT_TILES)
+    (1100, 12288, 1408),                    # 6 rows of tiles, the last partly out of M: group_m 6
+])
+def test_the_persistent_192_x_192_tile_matches_torch(m: int, n: int, k: int) -> None:
+    """The persistent tile on three compute warp groups of 64 x 192 (setmaxnreg 152, 192 x 32 staging tiles)."""
+    torch = pytest.importorskip("torch")
+    fusion = matmul_fusion(m, n, k)
+    params = suggest_matmul_params(fusion)
+    assert params.persistent and params.tile == (192, 192, 64) and params.compute_warp_groups == 3
+    kernel = lower(schedule_matmul(fusion, params))
+    g = torch.Generator(device="cuda").manual_seed(int(np.random.default_rng().integers(2**31)))
+    a = torch.randn((m, k), device="cuda", generator=g).bfloat16()
+    b = torch.randn((k, n), device="cuda", generator=g).bfloat16()
+    out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    execute(kernel, [a, b], outputs=[out])
+    expected = a.double() @ b.double()
+    err = float(torch.linalg.norm(out.double() - expected) / torch.linalg.norm(expected))
+    assert err < 1e-2 and not torch.isnan(out).any(), f"relative error {err:.3e} against the float64 product"
+
+
+@pytest.mark.parametrize("m,n,k", [
+    (9400, 3792, 3528),                     # 74 rows of tiles, 37 cluster rows: groups of 2 walk 38 (4 walked 40)
+    (2096, 11824, 576),                     # 17 rows of tiles, 9 cluster rows: groups of 3 walk 9
+])
+def test_persistent_clusters_in_groups_of_two_cluster_rows_match_torch(m: int, n: int, k: int) -> None:
+    """Misaligned rows from four waves: persistent 128 x 256 in clusters of two, the group fitted in cluster rows
+    down to two of them (``persistent_group_m``)."""
+    torch = pytest.importorskip("torch")
+    fusion = matmul_fusion(m, n, k)
+    params = suggest_matmul_params(fusion)
+    assert params.persistent and params.cluster == (2, 1) and params.group_m in (4, 6)
+    kernel = lower(schedule_matmul(fusion, params))
+    g = torch.Generator(device="cuda").manual_seed(int(np.random.default_rng().integers(2**31)))
+    a = torch.randn((m, k), device="cuda", generator=g).bfloat16()
+    b = torch.randn((k, n), device="cuda", generator=g).bfloat16()
+    out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    execute(kernel, [a, b], outputs=[out])
+    expected = a.double() @ b.double()
+    err = float(torch.linalg.norm(out.double() - expected) / torch.linalg.norm(expected))
+    assert err < 1e-2 and not torch.isnan(out).any(), f"relative error {err:.3e} against the float64 product"
