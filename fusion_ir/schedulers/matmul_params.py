@@ -21,9 +21,16 @@ from .matmul_why import ParamsWhy
 # fp32 accumulators per thread that leave room for addresses and the epilogue in the 232 registers
 # of a compute warp group (a ping-pong group's 128 x 192 tile: no spills with register stores)
 MAX_ACCUMULATORS = 192
-# a compute thread's registers beyond its fp32 accumulators: the wgmma descriptors, addresses, loop and barrier
-# state (ptxas refused 192 x 256 on three compute warp groups, 128 accumulators at setmaxnreg 152: "Insufficient
-# registers ... register target of 154 or higher"; 256 x 192 on two, 192 at 232, compiles)
+# the registers one wgmma.m64nNk16 needs beside its N / 2 fp32 accumulators a thread (descriptors and addresses), as
+# ptxas counts them against the kernel's register cap at entry (__launch_bounds__: the SM's registers over the block's
+# threads, in steps of 8), whatever setmaxnreg raises it to later: "Insufficient registers (128) to compile
+# instruction ... register target of 154" for N = 256 on 3 compute warp groups and a producer (512 threads), 138 for
+# N = 224, 106 for N = 160 on 4 (640 threads, a cap of 96); N = 256 on 2 (cap 168) compiles
+WGMMA_INSTRUCTION_REGISTERS = 26
+MAX_THREAD_REGISTERS = 255
+# a compute thread's registers beyond all its fp32 accumulators under setmaxnreg: below this ptxas spills the wgmma
+# kernel's accumulators (ping-pong 128 x 128 on three compute warp groups, 128 a thread at setmaxnreg 152: 1.3 KB of
+# spill stores; 192 x 128 on three 3.4 KB); 256 x 192 on two, 192 at 232, spills nothing
 ACCUMULATOR_HEADROOM = 32
 
 
@@ -190,6 +197,7 @@ class MatmulParams:
                                     f"over the {target.smem_per_block}-byte limit of a block; give stages as a "
                                     f"number (the epilogue then reuses the operands' memory: {smem} bytes at 2 "
                                     f"stages) or use a smaller tile")
+        self._validate_instruction_registers()
         if self.ping_pong and not (self.warp_specialized and self.persistent):
             raise ScheduleError("MatmulParams.ping_pong: ping-pong warp groups take turns on the tiles of a "
                                 "persistent warp-specialized kernel; set warp_specialized=True and persistent=True")
@@ -234,9 +242,27 @@ class MatmulParams:
             if regs[1] < need:
                 raise ScheduleError(f"MatmulParams.register_split: {regs} leaves a compute thread {regs[1]} registers, "
                                     f"but its {self.tile_regs()} fp32 accumulators ({self.tile[0]} x {self.tile[1]} "
-                                    f"over {self.tile_sharers()} warp groups) and the wgmma's descriptors and "
-                                    f"addresses need at least {need}; use a smaller tile or fewer "
-                                    f"compute_warp_groups")
+                                    f"over {self.tile_sharers()} warp groups) and the wgmma's operands need at least "
+                                    f"{need} (fewer spill the accumulators to local memory); use a smaller tile or "
+                                    f"fewer compute_warp_groups")
+
+    def _validate_instruction_registers(self) -> None:
+        """One wgmma.m64nNk16 (N the tile's N) must fit the kernel's register cap at entry, which ptxas checks each
+        instruction against (``WGMMA_INSTRUCTION_REGISTERS``)."""
+        target = current_target()
+        groups = self.compute_warp_groups + (1 if self.warp_specialized else 0)
+        threads = target.warp_group_size * groups
+        cap = min(MAX_THREAD_REGISTERS, target.registers_per_sm // threads) // 8 * 8
+        tn = self.tile[1]
+        need = tn * target.wgmma.m // target.warp_group_size + WGMMA_INSTRUCTION_REGISTERS
+        if need > cap:
+            producer = " and a producer" if self.warp_specialized else ""
+            raise ScheduleError(f"MatmulParams.tile: N {tn} on {self.compute_warp_groups} compute warp groups"
+                                f"{producer} ({threads} threads); one wgmma.m{target.wgmma.m}n{tn}k16 needs {need} "
+                                f"registers a thread ({tn * target.wgmma.m // target.warp_group_size} accumulators "
+                                f"and its operands), over the {cap} a thread of {threads} may have at entry "
+                                f"(ptxas checks each instruction against it); use a narrower tile or fewer "
+                                f"compute_warp_groups")
 
     def _validate_cluster(self) -> None:
         c = self.cluster

@@ -100,9 +100,14 @@ def test_small_k_tile_uses_a_narrower_swizzle() -> None:
     (MatmulParams(warp_specialized=True, register_split=(40, 230)), r"MatmulParams.register_split"),
     (MatmulParams(tile=(192, 64, 64), compute_warp_groups=3, warp_specialized=True),
      r"register_split: \(40, 232\) gives a producer and 3 compute warp groups 94208 registers"),
-    # 128 accumulators a thread at setmaxnreg 152: ptxas refused it ("Insufficient registers")
+    # one wgmma.m64n256k16 over the register cap of 512 threads: ptxas refused it ("Insufficient registers (128)")
     (MatmulParams(tile=(192, 256, 64), compute_warp_groups=3, warp_specialized=True, register_split=(40, 152)),
-     r"register_split: \(40, 152\) leaves a compute thread 152 registers, but its 128 fp32 accumulators"),
+     r"tile: N 256 on 3 compute warp groups and a producer \(512 threads\); one wgmma.m64n256k16 needs 154"),
+    (MatmulParams(tile=(64, 160, 64), compute_warp_groups=4, warp_specialized=True, persistent=True, ping_pong=True,
+                  register_split=(40, 112)), r"needs 106 registers a thread .* over the 96 a thread of 640"),
+    # ping-pong 128 x 128 on three warp groups: 128 accumulators a thread at setmaxnreg 152 spilled 1.3 KB
+    (MatmulParams(tile=(128, 128, 64), compute_warp_groups=3, warp_specialized=True, persistent=True, ping_pong=True,
+                  register_split=(40, 152)), r"register_split: \(40, 152\) leaves a compute thread 152 registers"),
 ])
 def test_invalid_params_are_refused(params: MatmulParams, match: str) -> None:
     fusion = _matmul()
