@@ -408,7 +408,7 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
         if group != 8:
             clusters = f" in clusters of {along}" if along > 1 else ""
             reasons["group_m"] = (f"{group}: of the groups up to 16, the one that pads the fewest of the "
-                                  f"{rows} rows of tiles{clusters}, then the closest to 8 (fitted_group_m)")
+                                  f"{rows} rows of tiles{clusters}, then the closest to 8 (persistent_group_m)")
     grouped = grid_group(problem, chosen, sms)
     if "grouped_grid" not in pinned and grouped is not None and not ({"group_m", "raster"} & set(pinned)):
         chosen["grouped_grid"], chosen["group_m"], chosen["raster"] = True, grouped, "m"
@@ -930,9 +930,10 @@ def persistent_group_m(problem: MatmulProblem, tile: tuple[int, int, int], clust
     and ran 0.98 (16: 80 rows, 0.94; 32: 0.78). On six problems drawn at random among the 79 of 400 whose group this
     changes (the same rounds, against the groups of at least four cluster rows): 6528 x 9832 x 6544 1.12 against 1.05,
     9480 x 11488 x 4296 0.96 against 0.90, 8704 x 5128 x 904 0.95 against 0.89, 9568 x 8936 x 1504 0.91 against 0.86,
-    11608 x 7912 x 6088 0.98 against 0.94, 2136 x 8296 x 4304 0.83 against 0.82. (Groups of 4 rather than 8 rows of
-    tiles without a cluster, and ping-pong against the persistent 128 x 256 at short K, measured the same way on
-    fresh problems: ties either way, so neither changed.)"""
+    11608 x 7912 x 6088 0.98 against 0.94, 2136 x 8296 x 4304 0.83 against 0.82. (Measured the same way on fresh
+    problems and left as they were: groups of 4 rather than 8 rows of 256 x 128 tiles without a cluster, five ties;
+    the persistent 128 x 256 against the rules' ping-pong at short K, two faster each way and two tied: 16128 x 8832 x
+    256 1.01 against 1.11, 5056 x 10432 x 576 0.97 against 0.91.)"""
     rows = problem.row_tiles(tile)
     if rows is None:
         return None
