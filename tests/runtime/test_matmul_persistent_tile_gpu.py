@@ -135,15 +135,7 @@ def test_the_persistent_192_x_192_tile_matches_torch(m: int, n: int, k: int) -> 
     fusion = matmul_fusion(m, n, k)
     params = suggest_matmul_params(fusion)
     assert params.persistent and params.tile == (192, 192, 64) and params.compute_warp_groups == 3
-    kernel = lower(schedule_matmul(fusion, params))
-    g = torch.Generator(device="cuda").manual_seed(int(np.random.default_rng().integers(2**31)))
-    a = torch.randn((m, k), device="cuda", generator=g).bfloat16()
-    b = torch.randn((k, n), device="cuda", generator=g).bfloat16()
-    out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-    execute(kernel, [a, b], outputs=[out])
-    expected = a.double() @ b.double()
-    err = float(torch.linalg.norm(out.double() - expected) / torch.linalg.norm(expected))
-    assert err < 1e-2 and not torch.isnan(out).any(), f"relative error {err:.3e} against the float64 product"
+    _matches_the_float64_product(torch, fusion, params, m, n, k)
 
 
 @pytest.mark.parametrize("m,n,k", [
@@ -157,12 +149,4 @@ def test_persistent_clusters_in_groups_of_two_cluster_rows_match_torch(m: int, n
     fusion = matmul_fusion(m, n, k)
     params = suggest_matmul_params(fusion)
     assert params.persistent and params.cluster == (2, 1) and params.group_m in (4, 6)
-    kernel = lower(schedule_matmul(fusion, params))
-    g = torch.Generator(device="cuda").manual_seed(int(np.random.default_rng().integers(2**31)))
-    a = torch.randn((m, k), device="cuda", generator=g).bfloat16()
-    b = torch.randn((k, n), device="cuda", generator=g).bfloat16()
-    out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-    execute(kernel, [a, b], outputs=[out])
-    expected = a.double() @ b.double()
-    err = float(torch.linalg.norm(out.double() - expected) / torch.linalg.norm(expected))
-    assert err < 1e-2 and not torch.isnan(out).any(), f"relative error {err:.3e} against the float64 product"
+    _matches_the_float64_product(torch, fusion, params, m, n, k)
