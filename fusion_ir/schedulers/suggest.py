@@ -407,8 +407,10 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
         chosen["group_m"] = group
         if group != 8:
             clusters = f" in clusters of {along}" if along > 1 else ""
+            walked = "" if rows is None else f": the walk covers {-(-rows // group) * group} rows for {rows}"
             reasons["group_m"] = (f"{group}: of the groups up to 16, the one that pads the fewest of the "
-                                  f"{rows} rows of tiles{clusters}, then the closest to 8 (persistent_group_m)")
+                                  f"{rows} rows of tiles{clusters}, then the closest to 8 (persistent_group_m)"
+                                  f"{walked}")
     grouped = grid_group(problem, chosen, sms)
     if "grouped_grid" not in pinned and grouped is not None and not ({"group_m", "raster"} & set(pinned)):
         chosen["grouped_grid"], chosen["group_m"], chosen["raster"] = True, grouped, "m"
