@@ -48,7 +48,6 @@ from .suggest import (
     grid_group,
     persistent_group_m,
     producer_epilogue_loads,
-    problem_group_m,
     register_split,
     rule_params,
     with_sub_tile,
@@ -126,7 +125,7 @@ def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *
         add(replace(suggested, grouped_grid=False, group_m=8))         # the blocks in row-major order
     switched = replace(suggested, persistent=not suggested.persistent, ping_pong=False, cluster=(1, 1),
                        index_type=DataType.Int64)
-    group = problem_group_m(problem, switched.tile)
+    group = persistent_group_m(problem, switched.tile)
     if switched.persistent and group is not None:
         switched = replace(switched, group_m=group)
     add(_deepest(switched, problem))

@@ -402,15 +402,14 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
     tile = pinned.get("tile") or chosen["tile"]
     along = chosen.get("cluster", (1, 1))[0 if chosen.get("raster", "m") == "m" else 1]
     group = persistent_group_m(problem, tile, chosen.get("cluster", (1, 1)), chosen.get("raster", "m"))
-    if chosen.get("persistent") and "group_m" not in pinned and group is not None:
+    if chosen.get("persistent") and "group_m" not in pinned and group is not None:   # group: M is known
         rows = problem.row_tiles(tile)
+        assert rows is not None
         chosen["group_m"] = group
-        if group != 8:
-            clusters = f" in clusters of {along}" if along > 1 else ""
-            walked = "" if rows is None else f": the walk covers {-(-rows // group) * group} rows for {rows}"
-            reasons["group_m"] = (f"{group}: of the groups up to 16, the one that pads the fewest of the "
-                                  f"{rows} rows of tiles{clusters}, then the closest to 8 (persistent_group_m)"
-                                  f"{walked}")
+        clusters = f" in clusters of {along}" if along > 1 else ""
+        reasons["group_m"] = (f"{group}: of the groups up to 16, the one that pads the fewest of the {rows} rows of "
+                              f"tiles{clusters}, then the closest to 8 (persistent_group_m): the walk covers "
+                              f"{-(-rows // group) * group} rows for {rows}")
     grouped = grid_group(problem, chosen, sms)
     if "grouped_grid" not in pinned and grouped is not None and not ({"group_m", "raster"} & set(pinned)):
         chosen["grouped_grid"], chosen["group_m"], chosen["raster"] = True, grouped, "m"
@@ -915,12 +914,6 @@ def grid_group(problem: MatmulProblem, fields: dict[str, Any], sms: int | None =
     return group if group > 1 else None
 
 
-def problem_group_m(problem: MatmulProblem, tile: tuple[int, int, int]) -> int | None:
-    """``fitted_group_m`` of the problem's rows of ``tile``; None when M is unknown."""
-    rows = problem.row_tiles(tile)
-    return None if rows is None else fitted_group_m(rows)
-
-
 def persistent_group_m(problem: MatmulProblem, tile: tuple[int, int, int], cluster: tuple[int, int] = (1, 1),
                        raster: str = "m") -> int | None:
     """The ``group_m`` of a persistent kernel of ``tile`` in ``cluster``: ``fitted_group_m`` of the problem's rows of
@@ -1143,17 +1136,16 @@ def _predicted(problem: MatmulProblem, sms: int, entry: tuple[Any, ...], split: 
     ``TM x TN x`` K tiles (of a split's range); the tiles cover the problem rounded up to whole tiles, so a tile much
     wider than N pays for its empty part. An entry ``(tile, groups, rate, cluster)`` runs its tiles padded to whole
     clusters, a wave the blocks resident in such clusters (``_wave_blocks``). ``grouped``: a persistent kernel's
-    walk, its rows of tiles padded to whole groups of ``fitted_group_m`` (a padded row's tiles run on zero-filled
-    loads). Without a known K, the work alone (the overhead cannot be weighed). Infinite where not one cluster of
+    walk, its rows of tiles padded to whole groups of ``persistent_group_m`` (a padded row's tiles run on
+    zero-filled loads). Without a known K, the work alone (the overhead cannot be weighed). Infinite where not one cluster of
     the entry's is resident on ``sms`` SMs."""
     tile, _, rate, *rest = entry
     cluster = rest[0] if rest else (1, 1)
     tiles = problem.tiles(tile)
     assert tiles is not None
     if grouped:
-        rows = problem.row_tiles(tile)
-        assert rows is not None
-        group = fitted_group_m(rows)
+        rows, group = problem.row_tiles(tile), persistent_group_m(problem, tile)
+        assert rows is not None and group is not None
         tiles = tiles // rows * (-(-rows // group) * group)
     if cluster != (1, 1):
         rows, cols = problem.row_tiles(tile), problem.col_tiles(tile)
@@ -1184,9 +1176,9 @@ def _persistent_tile_time(problem: MatmulProblem, sms: int,
     """The predicted time of the persistent tile (``_predicted`` over the tiles it walks, ``grouped``, with
     ``PERSISTENT_TILE_OVERHEAD``; an epilogue's math is not charged: it costs a tile per block the same) and its
     entry, the fastest of ``PERSISTENT_TILES`` and ``WAVE_PERSISTENT_TILES`` (256 x 128 on a tie; 256 x 128 alone
-    with a bias, as measured),
-    where K has ``PERSISTENT_K_TILES`` tiles, there are ``PERSISTENT_TILE_WAVES`` waves of 256 x 128 tiles or more
-    and the problem is of its kind (``_persistent_tile_problem``, a bias allowed); None elsewhere."""
+    with a bias, as measured), where K has ``PERSISTENT_K_TILES`` tiles, there are ``PERSISTENT_TILE_WAVES`` waves
+    of 256 x 128 tiles or more and the problem is of its kind (``_persistent_tile_problem``, a bias allowed); None
+    elsewhere."""
     low, high = PERSISTENT_K_TILES
     tiles = problem.tiles(BIG)
     if (k_tiles is None or not low <= k_tiles <= high or tiles is None or tiles < PERSISTENT_TILE_WAVES * sms
