@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from dataclasses import dataclass, field
 
-from .scalar import Val, as_val, ceil_div, vmax
+from .scalar import Val, as_val, ceil_div, vmax, vmin
 from .types import IterType, ParallelType
 
 
@@ -22,7 +22,7 @@ class IterDomain:
     iter_type: IterType = IterType.Iteration
     parallel_type: ParallelType = ParallelType.Serial
     name: int = -1
-    definition: "Split | Merge | None" = field(default=None, repr=False)
+    definition: "Split | Merge | GroupedMerge | None" = field(default=None, repr=False)
     trip_bound: TripBound | None = field(default=None, repr=False)   # a serial loop that stops early
     known_true: tuple[KnownTrue, ...] = field(default=(), repr=False)  # wheres true in the loop's first iterations
 
@@ -148,7 +148,40 @@ class Merge:
         return f"Merge: {self.outer.label()} and {self.inner.label()} -> {self.out.label()}"
 
 
+@dataclass(eq=False)
+class GroupedMerge(Merge):
+    """``(outer, inner) -> out`` with extent outer * inner, in grouped order: ``group`` consecutive values of
+    ``outer`` for each value of ``inner`` before the next group of ``outer`` (the tiles of ``group`` rows down a
+    column, column after column, then the next rows); the last group holds the values of ``outer`` that are left,
+    so no index of ``out`` stands for a value past ``outer``'s extent (where a split of ``outer`` by ``group``
+    merged after ``inner`` pads it). Index ``t`` of ``out``, with ``E = inner``'s extent: group ``G = t / (group
+    E)`` of first row ``r = G group`` and ``n = min(group, outer - r)`` rows; with ``l = t % (group E)``,
+    ``outer = r + l % n`` and ``inner = l / n``."""
+
+    group: int = 1
+
+    def __str__(self) -> str:
+        return (f"GroupedMerge: {self.outer.label()} in groups of {self.group} and {self.inner.label()} -> "
+                f"{self.out.label()}")
+
+
 Transform = Split | Merge
+
+
+def grouped_backward(t: GroupedMerge, out: Val, outer: Val, inner: Val) -> tuple[Val, Val]:
+    """The (outer, inner) indices of index ``out`` of grouped merge ``t`` (``outer`` and ``inner``: the inputs'
+    extents)."""
+    span = inner * t.group                       # the indices of one whole group
+    first = out // span * t.group
+    rows = vmin(t.group, outer - first)
+    local = out % span
+    return first + local % rows, local // rows
+
+
+def grouped_forward(t: GroupedMerge, o: Val, i: Val, outer: Val, inner: Val) -> Val:
+    """The index of ``out`` of grouped merge ``t`` at ``outer`` index ``o`` and ``inner`` index ``i``."""
+    first = o // t.group * t.group
+    return first * inner + i * vmin(t.group, outer - first) + (o - first)
 
 
 def split_extents(extent: Val, factor: int, inner_split: bool) -> tuple[Val, Val]:

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING
 
-from .iter_domain import IterDomain, Merge, Split, Transform, lane_group, lane_pair, merged_type, split_extents
+from .iter_domain import (GroupedMerge, IterDomain, Merge, Split, Transform, lane_group, lane_pair, merged_type,
+                          split_extents)
 from .types import IterType, ScheduleError
 
 if TYPE_CHECKING:
@@ -33,6 +34,8 @@ def producer_to_consumer_root(producer: "TensorView", consumer: "TensorView") ->
 def same_transform(a: Transform, b: Transform) -> bool:
     if isinstance(a, Split) and isinstance(b, Split):
         return a.factor == b.factor and a.inner_split == b.inner_split
+    if isinstance(a, GroupedMerge) or isinstance(b, GroupedMerge):
+        return isinstance(a, GroupedMerge) and isinstance(b, GroupedMerge) and a.group == b.group
     return isinstance(a, Merge) and isinstance(b, Merge)
 
 
@@ -136,9 +139,10 @@ def make_split(fusion, tid: IterDomain, factor: int, inner_split: bool) -> Split
     return t
 
 
-def make_merge(fusion, a: IterDomain, b: IterDomain) -> Merge:
+def make_merge(fusion, a: IterDomain, b: IterDomain, group: int | None = None) -> Merge:
+    """``merge(a, b)``; with ``group``, the grouped merge (``GroupedMerge``) of ``a`` in groups of ``group``."""
     out = fusion.new_iter_domain(a.extent * b.extent, merged_type(a, b))
-    t = Merge(a, b, out)
+    t = Merge(a, b, out) if group is None else GroupedMerge(a, b, out, group)
     out.definition = t
     return t
 
@@ -186,7 +190,7 @@ def replay_transforms(fusion, ref_transforms: list[Transform], id_map: dict[Iter
                     raise ScheduleError(f"{who}: cannot merge reduction axis with iteration axis "
                                         f"({a.label()} and {b.label()}) while replaying {t.out.label()} "
                                         f"= merge({t.outer.label()}, {t.inner.label()})")
-                mg = make_merge(fusion, a, b)
+                mg = make_merge(fusion, a, b, t.group if isinstance(t, GroupedMerge) else None)
                 apply_transform(leaves, mg)
                 new.append(mg)
                 m[t.out] = mg.out

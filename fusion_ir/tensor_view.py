@@ -299,6 +299,25 @@ class TensorView:
                             f"({self._axis_desc(a)} and {self._axis_desc(b)})")
         return self._merge(a, b, "merge")
 
+    def merge_grouped(self, axis_o: int, axis_i: int, group: int) -> TensorView:
+        """Merge loop axes ``axis_o`` and ``axis_i`` into one that walks them in grouped order (``GroupedMerge``):
+        ``group`` consecutive indices of ``axis_o`` for each index of ``axis_i``, then the next ``group`` of
+        ``axis_o``; the last group holds the indices left, so every index of the merged axis is one of the two
+        axes' own (Triton's grouped tile order: ``group`` rows of tiles share each column's operand in L2). The
+        merged axis takes the place of the first of the two. ``group`` 1 is ``merge(axis_o, axis_i)``."""
+        a = self._norm_axis(axis_o, "merge_grouped")
+        b = self._norm_axis(axis_i, "merge_grouped")
+        if a == b:
+            raise self._err(f"merge_grouped: cannot merge {self._axis_desc(a)} with itself")
+        if isinstance(group, bool) or not isinstance(group, int) or group < 1:
+            raise self._err(f"merge_grouped: group must be a positive int (indices of {self._axis_desc(a)} walked "
+                            f"per index of {self._axis_desc(b)}), got {group!r}")
+        for i in (a, b):
+            if self.loop[i].is_reduction:
+                raise self._err(f"merge_grouped: {self._axis_desc(i)} is a reduction axis; a grouped order walks "
+                                f"iteration (or broadcast) axes")
+        return self._merge(a, b, "merge_grouped", group)
+
     def merge_lanes(self, axis_o: int, axis_i: int | None = None) -> TensorView:
         """Merge iteration axis ``axis_o`` (the outer part) with reduction axis ``axis_i`` (default ``axis_o + 1``,
         the inner part) into one reduction axis, to be bound to TIDx: a reduction across lane groups.
@@ -358,7 +377,7 @@ class TensorView:
             self.broadcast_loop_axes = self.broadcast_loop_axes + [b]
         return self
 
-    def _merge(self, a: int, b: int, what: str) -> TensorView:
+    def _merge(self, a: int, b: int, what: str, group: int | None = None) -> TensorView:
         ida, idb = self.loop[a], self.loop[b]
         self._check_outside_inlined([a, b], what)
         for i in (a, b):
@@ -367,7 +386,7 @@ class TensorView:
                 raise self._err(f"{what}: {self._axis_desc(i)} is {self.loop[i].parallel_type.name}-parallel; "
                                 f"merge it before parallelizing")
         with self.fusion.transaction():
-            m = replay.make_merge(self.fusion, ida, idb)
+            m = replay.make_merge(self.fusion, ida, idb, group)
             pos = min(a, b)
             rest = [i for k, i in enumerate(self.loop) if k not in (a, b)]
             rest.insert(pos, m.out)

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from .exprs import Expr, LoadStoreOp, PadOp, is_view_expr
-from .iter_domain import IterDomain, Merge, Split
+from .iter_domain import GroupedMerge, IterDomain, Merge, Split
 from .replay import ancestors_transforms
 from .scalar import Val, all_of
 from .tensor_view import TensorView
@@ -199,6 +199,9 @@ def _span(chain: ViewChain, t: TensorView, axis: IterDomain, extent: int) -> lis
                     f"{d.input.label()} into rows of {axis.extent}) would cross a row: {extent} must divide "
                     f"{axis.extent}")
         return _span(chain, t, d.input, extent)
+    if isinstance(d, GroupedMerge):
+        return (f"{axis.label()} of T{t.name} is a grouped merge of {d.outer.label()} and {d.inner.label()}: its "
+                f"consecutive elements are not consecutive in either")
     if isinstance(d, Merge):
         row = d.inner.extent.const_value()
         if row is None:

@@ -2,8 +2,9 @@
 
 Backward (a tensor's own loop indices -> its root/logical indices) inverts the history:
 ``in = outer * factor + inner`` for a split, ``outer = out / inner_extent`` and
-``inner = out % inner_extent`` for a merge. Forward (logical indices -> loop indices, used
-to find a producer's element from a consumer's position) runs the history the other way.
+``inner = out % inner_extent`` for a merge (a grouped merge: ``iter_domain.grouped_backward``). Forward
+(logical indices -> loop indices, used to find a producer's element from a consumer's position) runs the history
+the other way.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from typing import Callable
 
 from fusion_ir import IterDomain, TensorView
-from fusion_ir.iter_domain import Merge, Split
+from fusion_ir.iter_domain import GroupedMerge, Merge, Split, grouped_backward, grouped_forward
 from fusion_ir.scalar import Val
 
 Extent = Callable[[IterDomain], Val]
@@ -30,6 +31,8 @@ def backward(tv: TensorView, idx: dict[IterDomain, Val], extent: Extent = own_ex
             if t.outer in out and t.inner in out:
                 step = Val.const(t.factor) if t.inner_split else extent(t.inner)
                 out[t.input] = out[t.outer] * step + out[t.inner]
+        elif isinstance(t, GroupedMerge) and t.out in out:
+            out[t.outer], out[t.inner] = grouped_backward(t, out[t.out], extent(t.outer), extent(t.inner))
         elif t.out in out:
             out[t.outer] = out[t.out] // extent(t.inner)
             out[t.inner] = out[t.out] % extent(t.inner)
@@ -53,7 +56,9 @@ def forward(tv: TensorView, idx: dict[IterDomain, Val], skip: list | None = None
                 out.setdefault(t.outer, v // step)
                 out.setdefault(t.inner, v % step)
         elif isinstance(t, Merge):
-            if t.outer in out and t.inner in out and t.out not in out:
+            if t.outer in out and t.inner in out and t.out not in out and isinstance(t, GroupedMerge):
+                out[t.out] = grouped_forward(t, out[t.outer], out[t.inner], extent(t.outer), extent(t.inner))
+            elif t.outer in out and t.inner in out and t.out not in out:
                 out[t.out] = out[t.outer] * extent(t.inner) + out[t.inner]
     return out
 

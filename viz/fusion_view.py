@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fusion_ir import Fusion, ScalarInput, TensorView
-from fusion_ir.iter_domain import Merge, Split
+from fusion_ir.iter_domain import GroupedMerge, Merge, Split
 from fusion_ir.printer import expr_rhs
 
 from .view import View
@@ -49,6 +49,9 @@ def _transforms_data(tv: TensorView) -> dict[str, Any]:
         if isinstance(t, Split):
             steps.append({"kind": "split", "input": t.input.label(), "factor": t.factor,
                           "inner_split": t.inner_split, "outputs": [t.outer.label(), t.inner.label()]})
+        elif isinstance(t, GroupedMerge):
+            steps.append({"kind": "grouped_merge", "inputs": [t.outer.label(), t.inner.label()], "group": t.group,
+                          "output": t.out.label()})
         elif isinstance(t, Merge):
             steps.append({"kind": "merge", "inputs": [t.outer.label(), t.inner.label()], "output": t.out.label()})
     cb = tv.circular_buffer_options

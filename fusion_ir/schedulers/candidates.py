@@ -101,7 +101,7 @@ def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *
                "index_type": wide_index if fields.get("ping_pong") else DataType.Int64, **fields}
         group = persistent_group_m(problem, tile, fields.get("cluster", (1, 1)), fields.get("raster", "m"))
         if persistent and group is not None:
-            out["group_m"] = group                   # no padded rows where a group allows
+            out["group_m"] = group                   # 8 rows of tiles (or all), in whole clusters
         out = {**out, **compute_loaded_arrangement(problem, out)}     # an operand TMA cannot load: Pipelined
         grouped = grid_group(problem, out, sms)
         if grouped is not None and "grouped_grid" not in fields:

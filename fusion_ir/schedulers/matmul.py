@@ -436,8 +436,8 @@ def _tile_axes(tv: TensorView, params: MatmulParams, batch: int = 0) -> int:
 
     Not persistent: ``[Mo (BIDy), No (BIDx)]``, a block per tile, and a batch axis before them on BIDz.
     Persistent: ``[T / B, B (BIDx)]`` over the ``T`` tiles in grouped order (``group_m`` row tiles share a
-    column of B before the next column: tile ``t`` is row ``(t / (No g)) g + t % g``, column
-    ``(t / g) % No``; with ``raster="n"`` the same with rows and columns exchanged), the batch outermost (``T`` counts the tiles of every batch); each of the
+    column of B before the next column, the last group the rows left: ``_group_tiles``; with ``raster="n"`` the
+    same with rows and columns exchanged), the batch outermost (``T`` counts the tiles of every batch); each of the
     ``B = params.blocks`` blocks walks tiles ``blockIdx.x, blockIdx.x + B, ...``. Ping-pong:
     ``[T / B / W, W (TIDy), B (BIDx)]``, the block's tiles dealt to its W compute warp groups in turn.
     Persistent in clusters of ``C`` blocks (``params.cluster``): the walk is over cluster tiles, ``C`` adjacent
@@ -485,19 +485,15 @@ def _tile_axes(tv: TensorView, params: MatmulParams, batch: int = 0) -> int:
 
 
 def _group_tiles(tv: TensorView, at: int, g: int, raster: str) -> None:
-    """``[.., Mo, No, ..]`` (at ``at``) -> ``[.., T, ..]``, the tiles in grouped order: ``g`` row tiles down a column
-    before the next column (``raster="m"``), or ``g`` column tiles along a row (``"n"``); rows (columns) past the
-    last whole group are padded, their tiles computed on zero-filled loads and stored nowhere."""
-    if g > 1 and raster == "n":              # g column tiles along a row of A before the next row
-        tv.split(at + 1, g)                  # [.., Mo, No/g, g, ...]
-        tv.reorder({at: at + 1, at + 1: at})                       # [.., No/g, Mo, g, ...]
-        tv.merge(at, at + 1).merge(at, at + 1)                     # [.., T, ...]
-    elif g > 1:
-        tv.split(at, g)                      # [.., Mo/g, g, No, ...]
-        tv.reorder({at + 1: at + 2, at + 2: at + 1})               # [.., Mo/g, No, g, ...]
-        tv.merge(at, at + 1).merge(at, at + 1)                     # [.., T, ...]
+    """``[.., Mo, No, ..]`` (at ``at``) -> ``[.., T, ..]``, the tiles in grouped order (``merge_grouped``): ``g`` row
+    tiles down a column before the next column (``raster="m"``), or ``g`` column tiles along a row (``"n"``); the
+    last group holds the rows (columns) left, so ``T`` counts the problem's tiles and no more."""
+    if g == 1:
+        tv.merge(at, at + 1)                 # row after row
+    elif raster == "n":
+        tv.merge_grouped(at + 1, at, g)
     else:
-        tv.merge(at, at + 1)
+        tv.merge_grouped(at, at + 1, g)
 
 
 def _split_k(acc: TensorView, params: MatmulParams, tiles: int) -> int:

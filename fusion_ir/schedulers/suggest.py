@@ -137,8 +137,9 @@ WIDE_BIG_TILES = (((256, 192, 64), 2, 7.1), ((256, 160, 64), 2, 7.0))
 # 64 x 1024^3 0.94 against 0.84, 4 x 4096 x 4096 x 1024 0.91 against 0.87 (eight problems, all faster).
 PERSISTENT_TILE = (BIG, 2, 7.0)
 # The persistent tile either way round, 256 x 128 or 128 x 256 (two compute warp groups of 64 x 256, sub-tiles of
-# 128 x 32), whichever walks fewer waves: each counted with its rows of tiles padded to whole groups of
-# fitted_group_m, as the kernel walks them (a padded row's tiles run on zero-filled loads). H100, 2026-11-27,
+# 128 x 32), whichever walks fewer waves (the walk covers the problem's tiles: persistent_group_m; before it
+# was exact, its rows of tiles were padded to whole groups and counted so, as the figures below measured).
+# H100, 2026-11-27,
 # bench/probes/matmul_probe.py --rotate, ratio to cuBLAS in the same rounds against the rules before (which took
 # 256 x 128 and counted no padded row), 21 problems drawn at random among those whose pick changed, 20 faster: to
 # 128 x 256 persistent 4128 x 10752 x 2944 0.95 against 0.83, 4864 x 11264 x 2816 0.93 against 0.81, 9296 x 9600 x
@@ -194,7 +195,8 @@ PERSISTENT_TILE_OVERHEAD = 9_000
 # Ping-pong 128 x 128 (32-bit indices, as deep as shared memory allows: 6 stages) where a tile per block or the
 # persistent tile leaves its last wave part idle and 128 x 128 tiles fill theirs: from PING_PONG_WAVE_WAVES waves of
 # them, K of PING_PONG_WAVE_K_TILES tiles, problems of PERSISTENT_TILE's kind without a batch, chosen where its waves
-# (PING_PONG_WAVE_TILE's rate, a persistent tile's overhead, the rows padded to whole groups counted) predict it at
+# (PING_PONG_WAVE_TILE's rate, a persistent tile's overhead; fitted when the walk padded rows to whole
+# groups) predict it at
 # most PING_PONG_WAVE_MARGIN of the rival's time. H100, 2026-11-27, bench/probes/matmul_probe.py --rotate, ratio to
 # cuBLAS in the same rounds, ping-pong against the rules' pick before it. Fitted on: 3584 x 1792 x 1024 0.96 against
 # 0.74 (1.5 waves of 256 x 128), 2304 x 2816 x 1024 0.95 against 0.73, 6144 x 1024 x 2048 0.92 against 0.82, 3584 x
@@ -403,20 +405,20 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
     along = chosen.get("cluster", (1, 1))[0 if chosen.get("raster", "m") == "m" else 1]
     group = persistent_group_m(problem, tile, chosen.get("cluster", (1, 1)), chosen.get("raster", "m"))
     if chosen.get("persistent") and "group_m" not in pinned and group is not None:   # group: M is known
-        rows = problem.row_tiles(tile)
-        assert rows is not None
+        lines = problem.row_tiles(tile) if chosen.get("raster", "m") == "m" else problem.col_tiles(tile)
         chosen["group_m"] = group
-        clusters = f" in clusters of {along}" if along > 1 else ""
-        reasons["group_m"] = (f"{group}: of the groups up to 16, the one that pads the fewest of the {rows} rows of "
-                              f"tiles{clusters}, then the closest to 8 (persistent_group_m): the walk covers "
-                              f"{-(-rows // group) * group} rows for {rows}")
+        clusters = f" in whole clusters of {along}" if along > 1 else ""
+        which = "rows" if chosen.get("raster", "m") == "m" else "columns"
+        reasons["group_m"] = (f"{group}: {GROUP_M} {which} of tiles{clusters} share each tile of the other operand "
+                              f"in L2, fewer where there are fewer ({lines}) (persistent_group_m); the walk covers "
+                              f"the {lines} {which} and no more (the last group holds the {which} left)")
     grouped = grid_group(problem, chosen, sms)
     if "grouped_grid" not in pinned and grouped is not None and not ({"group_m", "raster"} & set(pinned)):
         chosen["grouped_grid"], chosen["group_m"], chosen["raster"] = True, grouped, "m"
         reasons["grouped_grid"] = (GROUPED_GRID_WHY.format(stream=row_major_stream(problem, chosen["tile"], sms))
                                    if problem.tma_operands else GROUPED_LOADS_WHY)
-        reasons["group_m"] = (f"{grouped}: the largest group of at most {GRID_GROUP} that divides the "
-                              f"{problem.row_tiles(chosen['tile'])} rows of tiles (no padded rows)")
+        reasons["group_m"] = (f"{grouped}: groups of {GRID_GROUP} of the {problem.row_tiles(chosen['tile'])} rows "
+                              f"of tiles, fewer where there are fewer (the last group holds the rows left)")
     if "split_k" not in pinned and chosen.get("persistent"):
         chosen["split_k"] = 1                   # a pinned persistent kernel: split-K is not implemented for it
     if "compute_warp_groups" not in pinned and "tile" in pinned:
@@ -858,6 +860,7 @@ def _misaligned_cluster(problem: MatmulProblem, tile: tuple[int, int, int],
 
 
 GRID_GROUP = 8     # a grouped grid's largest group of row tiles
+GROUP_M = 8        # a persistent kernel's group of row tiles (as Triton's matmul tutorial groups them)
 # a grouped grid where a row-major wave would stream at least this fraction of the machine balance from DRAM
 GROUPED_STREAM = 0.8
 GROUPED_GRID_WHY = ("a block per tile in grouped order (group_m row tiles down a column of B): in row-major order a "
@@ -894,10 +897,10 @@ def grid_group(problem: MatmulProblem, fields: dict[str, Any], sms: int | None =
     in row-major order on an H100), operands larger than L2 that a row-major wave would stream from DRAM at
     ``GROUPED_STREAM`` of the machine balance or more (``row_major_stream``: where it streams less, grouping cost
     1-3 % on an H100, 12288 x 4096 x 1536 0.91 against 0.93, 1792 x 7168 x 2048 0.93 against 0.95); the largest
-    group of at most ``GRID_GROUP`` row tiles that divides the row tiles (a padded row's blocks would compute zeros).
+    group of ``GRID_GROUP`` row tiles, or of all of them where there are fewer (the last group holds the rows left).
     An operand the compute warp groups load (rows TMA cannot copy) is grouped whatever the stream: its copies wait
     for their own latency, shorter from L2 (4096 x 4096 x 1001 2.52 of cuBLAS grouped against 2.29; its cp.async
-    kin unchanged). None otherwise, and where no group of 2 or more divides them."""
+    kin unchanged). None otherwise, and under 2 rows of tiles."""
     if fields.get("persistent") or fields.get("stream_k") or fields.get("cluster", (1, 1)) != (1, 1):
         return None
     rows, tiles = problem.row_tiles(fields["tile"]), problem.tiles(fields["tile"])
@@ -910,51 +913,24 @@ def grid_group(problem: MatmulProblem, fields: dict[str, Any], sms: int | None =
         > current_target().l2_bytes)
     if not streams and problem.tma_operands:
         return None
-    group = max(g for g in range(1, min(GRID_GROUP, rows) + 1) if rows % g == 0)
-    return group if group > 1 else None
+    return min(GRID_GROUP, rows) if rows > 1 else None
 
 
 def persistent_group_m(problem: MatmulProblem, tile: tuple[int, int, int], cluster: tuple[int, int] = (1, 1),
                        raster: str = "m") -> int | None:
-    """The ``group_m`` of a persistent kernel of ``tile`` in ``cluster``: ``fitted_group_m`` of the problem's rows of
-    tiles; in clusters along M (``raster="m"``) fitted in whole cluster rows, as the walk counts them
-    (``MatmulParams.validate``), down to 4 rows of tiles (two cluster rows of two) where that pads fewer rows. None
-    when M is unknown.
-    H100, 2026-11-27, ratio to cuBLAS in the same rounds, persistent 128 x 256 in clusters of two at 9488 x 10472 x
-    6400 (75 rows of tiles, 38 cluster rows): groups of 8 rows walked 80 rows and ran 0.94, groups of 4 or 2 walked 76
-    and ran 0.98 (16: 80 rows, 0.94; 32: 0.78). On six problems drawn at random among the 79 of 400 whose group this
-    changes (the same rounds, against the groups of at least four cluster rows): 6528 x 9832 x 6544 1.12 against 1.05,
-    9480 x 11488 x 4296 0.96 against 0.90, 8704 x 5128 x 904 0.95 against 0.89, 9568 x 8936 x 1504 0.91 against 0.86,
-    11608 x 7912 x 6088 0.98 against 0.94, 2136 x 8296 x 4304 0.83 against 0.82. (Measured the same way on fresh
-    problems and left as they were: groups of 4 rather than 8 rows of 256 x 128 tiles without a cluster, five ties;
-    the persistent 128 x 256 against the rules' ping-pong at short K, two faster each way and two tied: 16128 x 8832 x
-    256 1.01 against 1.11, 5056 x 10432 x 576 0.97 against 0.91.)"""
-    rows = problem.row_tiles(tile)
-    if rows is None:
+    """The ``group_m`` of a persistent kernel of ``tile`` in ``cluster``: ``GROUP_M`` rows of tiles (columns with
+    ``raster="n"``) in whole cluster tiles along the raster's direction (``MatmulParams.validate``), fewer where the
+    problem has fewer. The walk is exact (``TensorView.merge_grouped``: the last group holds the rows left), so any
+    group walks the problem's tiles and no more; the group sets only how many rows share a column of B in L2.
+    None when the rows (columns) are unknown.
+    H100, 2026-11-27, ratio to cuBLAS in the same rounds: at 9488 x 10472 x 6400 (75 rows of 128 x 256, in clusters of
+    two), before the walk was exact, groups of 8 rows walked 80 rows and ran 0.94, groups of 4 or 2 walked 76 and ran
+    0.98; the group was then fitted to pad the fewest rows."""
+    lines = problem.row_tiles(tile) if raster == "m" else problem.col_tiles(tile)
+    if lines is None:
         return None
     along = cluster[0] if raster == "m" else cluster[1]
-    if along > 1 and raster == "m":
-        cluster_rows = -(-rows // along)
-        fit = {"preferred": max(1, 8 // along), "largest": max(1, 16 // along)}
-        group = fitted_group_m(cluster_rows, **fit)
-        small = fitted_group_m(cluster_rows, **fit, smallest=max(1, 4 // along))
-
-        def walked(g: int) -> int:
-            return -(-cluster_rows // g) * g
-        return along * (small if walked(small) < walked(group) else group)
-    group = fitted_group_m(rows)
-    return along * max(1, group // along)
-
-
-def fitted_group_m(row_tiles: int, preferred: int = 8, largest: int = 16, smallest: int = 4) -> int:
-    """The persistent kernel's ``group_m`` for ``row_tiles`` rows of tiles: the group that pads the fewest rows
-    (the grouped order walks ``ceil(row_tiles / g) g`` rows; a padded row's tiles are computed on zero-filled
-    loads and stored nowhere), at least ``smallest`` where there are as many rows, then the closest to
-    ``preferred``. 1234 x 4568 x 888 has 10 rows of 128: groups of
-    8 walked 16, and the persistent kernel ran 0.40 of cuBLAS on an H100 against 0.61 a tile per block."""
-    least = min(smallest, row_tiles)             # under 4 rows of tiles a group barely reuses B's columns in L2
-    options = range(max(1, least), max(1, min(largest, row_tiles)) + 1)
-    return min(options, key=lambda g: (-(-row_tiles // g) * g - row_tiles, abs(g - preferred), -g))
+    return along * max(1, min(GROUP_M // along, -(-lines // along)))
 
 
 def register_split(compute_warp_groups: int) -> tuple[int, int]:
@@ -1131,22 +1107,18 @@ def _fits_int32(problem: MatmulProblem) -> bool:
 
 
 def _predicted(problem: MatmulProblem, sms: int, entry: tuple[Any, ...], split: int = 1,
-               overhead: float = TILE_OVERHEAD, grouped: bool = False) -> float:
+               overhead: float = TILE_OVERHEAD) -> float:
     """A tile's predicted time (relative): waves x (a tile's work / its rate + ``overhead``), the work
     ``TM x TN x`` K tiles (of a split's range); the tiles cover the problem rounded up to whole tiles, so a tile much
     wider than N pays for its empty part. An entry ``(tile, groups, rate, cluster)`` runs its tiles padded to whole
-    clusters, a wave the blocks resident in such clusters (``_wave_blocks``). ``grouped``: a persistent kernel's
-    walk, its rows of tiles padded to whole groups of ``persistent_group_m`` (a padded row's tiles run on
-    zero-filled loads). Without a known K, the work alone (the overhead cannot be weighed). Infinite where not one cluster of
+    clusters, a wave the blocks resident in such clusters (``_wave_blocks``). A persistent kernel's grouped walk
+    covers the problem's tiles (``persistent_group_m``). Without a known K, the work alone (the overhead cannot be
+    weighed). Infinite where not one cluster of
     the entry's is resident on ``sms`` SMs."""
     tile, _, rate, *rest = entry
     cluster = rest[0] if rest else (1, 1)
     tiles = problem.tiles(tile)
     assert tiles is not None
-    if grouped:
-        rows, group = problem.row_tiles(tile), persistent_group_m(problem, tile)
-        assert rows is not None and group is not None
-        tiles = tiles // rows * (-(-rows // group) * group)
     if cluster != (1, 1):
         rows, cols = problem.row_tiles(tile), problem.col_tiles(tile)
         assert rows is not None and cols is not None
@@ -1187,13 +1159,13 @@ def _persistent_tile_time(problem: MatmulProblem, sms: int,
     found = []
     # 128 x 256 measured on plain products only: with a bias, 256 x 128 (its vectors per tile as measured)
     for entry in PERSISTENT_TILES + WAVE_PERSISTENT_TILES if _no_epilogue_input(problem) else PERSISTENT_TILES[:1]:
-        found.append((_predicted(problem, sms, entry, overhead=PERSISTENT_TILE_OVERHEAD, grouped=True), entry))
+        found.append((_predicted(problem, sms, entry, overhead=PERSISTENT_TILE_OVERHEAD), entry))
     return min(found, key=lambda f: f[0])
 
 
 def _ping_pong_wave_time(problem: MatmulProblem, sms: int, k_tiles: int | None) -> float | None:
     """The predicted time of ping-pong 128 x 128 (``PING_PONG_WAVE_TILE``, a persistent tile's overhead; the waves
-    count the tiles it walks, its rows padded to whole groups of ``fitted_group_m``) where K has
+    count the problem's tiles, which its walk covers) where K has
     ``PING_PONG_WAVE_K_TILES`` tiles, there are ``PING_PONG_WAVE_WAVES`` waves of its tiles or more, the problem is of
     ``PERSISTENT_TILE``'s kind (``_persistent_tile_problem``, no epilogue input), unbatched, and every tensor takes
     32-bit indices; None elsewhere."""
@@ -1203,7 +1175,7 @@ def _ping_pong_wave_time(problem: MatmulProblem, sms: int, k_tiles: int | None) 
             or tiles < PING_PONG_WAVE_WAVES * sms or problem.batch_axes or not _fits_int32(problem)
             or not _persistent_tile_problem(problem)):
         return None
-    return _predicted(problem, sms, PING_PONG_WAVE_TILE, overhead=PERSISTENT_TILE_OVERHEAD, grouped=True)
+    return _predicted(problem, sms, PING_PONG_WAVE_TILE, overhead=PERSISTENT_TILE_OVERHEAD)
 
 
 def _persistent_tile(big: dict[str, Any], store: str, tile_why: str, rule: str,

@@ -1,7 +1,7 @@
 """``MatmulParams.grouped_grid``: a block per tile, the blocks on a 1-D grid in the grouped order (``group_m`` row
 tiles down a column of B, or column tiles along a row of A with ``raster="n"``) instead of ``[Mo (BIDy), No (BIDx)]``;
-the rules pick it with the largest group of at most 8 that divides the row tiles (``grid_group``). The simulator
-against numpy with whole and padded groups, both rasters and a batch; the launch grid; the rules it checks."""
+the rules pick it with groups of 8 row tiles, the last holding the rows left (``grid_group``). The simulator
+against numpy with whole and partial groups, both rasters and a batch; the launch grid; the rules it checks."""
 
 from __future__ import annotations
 
@@ -33,9 +33,14 @@ def _check(m: int, n: int, k: int, params: MatmulParams, batch: int | None = Non
 
 @pytest.mark.parametrize("group_m,raster", [(2, "m"), (3, "m"), (5, "m"), (2, "n"), (3, "n")])
 def test_grouped_grids_match_numpy(group_m: int, raster: str) -> None:
-    """520 x 392: 5 row tiles and 4 column tiles of 128; groups of 2 and 3 pad a row (or column) of tiles, whose
-    blocks compute on zero-filled loads and store nothing."""
-    _check(520, 392, 136, MatmulParams(**WS, grouped_grid=True, group_m=group_m, raster=raster))
+    """520 x 392: 5 row tiles and 4 column tiles of 128; groups of 2 and 3 leave a last group of the rows (or
+    columns) left, and the grid is the 20 tiles (a split of the rows by the group merged after the columns had
+    padded them, the padded blocks computing on zero-filled loads)."""
+    params = MatmulParams(**WS, grouped_grid=True, group_m=group_m, raster=raster)
+    _check(520, 392, 136, params)
+    fusion = matmul_fusion(520, 392, 136)
+    schedule_matmul(fusion, params)
+    assert tuple(g.const_value() for g in lower(fusion).grid) == (20, 1, 1)
 
 
 def test_a_batched_grouped_grid_matches_numpy() -> None:
@@ -73,9 +78,9 @@ def test_refused_with_stream_k() -> None:
 
 
 # ------------------------------------------------------------------ the rules
-@pytest.mark.parametrize("m,group", [(40 * 128, 8), (12 * 128, 6), (13 * 128, None), (128, None), (7 * 128, 7),
+@pytest.mark.parametrize("m,group", [(40 * 128, 8), (12 * 128, 8), (13 * 128, 8), (128, None), (7 * 128, 7),
                                      (2 * 128, 2)])
-def test_the_group_is_the_largest_divisor_of_the_row_tiles_up_to_8(m: int, group: int | None) -> None:
+def test_the_group_is_8_row_tiles_or_all_of_them(m: int, group: int | None) -> None:
     problem = matmul_problem(matmul_fusion(m, 65536, 512))          # 256 columns of tiles: a wave streams B
     assert grid_group(problem, {"tile": (128, 256, 64)}, sms=132) == group
 
@@ -113,7 +118,7 @@ def test_the_suggestion_groups_a_block_per_tile_and_says_why() -> None:
     assert params.grouped_grid and params.group_m == 8 and not params.persistent and params.cluster == (1, 1)
     reasons = {r.name: r.reason for r in params.why.fields}
     assert "grouped order" in reasons["grouped_grid"] and "of the machine balance" in reasons["grouped_grid"]
-    assert "divides the 16 rows" in reasons["group_m"]
+    assert "groups of 8 of the 16 rows of tiles" in reasons["group_m"]
     pinned = suggest_matmul_params(matmul_fusion(4096, 14336, 4096, transpose_b=True), sms=132, grouped_grid=False)
     assert not pinned.grouped_grid and pinned.tile == params.tile
 

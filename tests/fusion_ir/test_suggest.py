@@ -487,26 +487,39 @@ def test_split_k_for_is_its_own_rule() -> None:
     assert split_k_for(matmul_problem(_matmul()), 132, (128, 256, 64)) == 1   # sizes unknown
 
 
-@pytest.mark.parametrize("rows, group", [(1, 1), (3, 3), (8, 8), (10, 10), (12, 6), (24, 8), (37, 13), (40, 8),
-                                         (100, 10), (128, 8)])
-def test_the_group_pads_the_fewest_rows_of_tiles(rows: int, group: int) -> None:
-    from fusion_ir.schedulers.suggest import fitted_group_m
-    assert fitted_group_m(rows) == group
+@pytest.mark.parametrize("rows, cluster, group", [(1, 1, 1), (3, 1, 3), (8, 1, 8), (10, 1, 8), (37, 1, 8),
+                                                  (128, 1, 8), (3, 2, 4), (75, 2, 8), (1, 2, 2), (20, 4, 8)])
+def test_the_persistent_group_is_8_rows_of_tiles_or_all_of_them(rows: int, cluster: int, group: int) -> None:
+    """The walk is exact (the last group holds the rows left), so the group is 8 rows of tiles wherever there are as
+    many, in whole cluster rows: nothing to fit against padding."""
+    from fusion_ir.schedulers.matmul_problem import matmul_problem
+    from fusion_ir.schedulers.suggest import persistent_group_m
+
+    problem = matmul_problem(_matmul((rows * 128 - 5, 4096, 1024)))
+    assert persistent_group_m(problem, (128, 256, 64), (cluster, 1)) == group
+    assert persistent_group_m(problem, (128, 256, 64), (1, 2), raster="n") == 8     # raster "n": 16 column tiles
+    assert persistent_group_m(matmul_problem(_matmul()), (128, 256, 64)) is None     # M unknown
 
 
-def test_a_persistent_suggestion_walks_no_padded_rows() -> None:
-    """1234 rows are 10 rows of 128-row tiles: a group of 10 walks exactly them (8 walked 16 rows, 6 of them
-    padding), in the rules and in the tuner's persistent candidates."""
+def test_a_persistent_walk_covers_the_problems_tiles_and_no_more() -> None:
+    """1234 rows are 10 rows of 128-row tiles: groups of 8 and 2 (``merge_grouped``), so the blocks' loop walks the
+    10 x 18 tiles (a split of the rows by 8 merged after the columns walked 16 rows, 6 of them padding); the reason
+    says so (``viz --show heuristics``)."""
+    from fusion_ir.schedulers import schedule_matmul
     from fusion_ir.schedulers.candidates import matmul_candidates
     params = suggest_matmul_params(_matmul((1234, 4568, 888)), persistent=True, tile=(128, 256, 64))
-    assert params.persistent and params.group_m == 10 and "fewest" in params.why.reason("group_m")
-    assert suggest_matmul_params(_matmul((1234, 4568, 888)), persistent=True,
-                                 tile=(256, 128, 64)).group_m == 5                           # 256-row tiles: 5 rows
+    assert params.persistent and params.group_m == 8
+    assert "the walk covers the 10 rows and no more" in params.why.reason("group_m")
+    fusion = _matmul((1234, 4568, 888))
+    schedule_matmul(fusion, params)
+    out = fusion.outputs[0]
+    assert out.loop[0].extent.const_value() == -(-10 * 18 // params.blocks)          # [T / B, B (BIDx), ...]
+    assert "GroupedMerge" in out.transforms_string()
     found = matmul_candidates(_matmul((1234, 4568, 888)), 132, limit=99)
     persistent = [c for c in found if c.persistent]
     first = persistent[0]                # the others are the first with its group halved and doubled
-    assert all(c.group_m == {256: 5, 192: 7, 128: 10}[c.tile[0]] for c in persistent
-               if c.tile != first.tile or c.group_m == first.group_m or c.raster == "n")
+    assert all(c.group_m == min(8, -(-1234 // c.tile[0])) for c in persistent      # 8 rows, or all of them
+               if c.tile != first.tile or c.raster == "n")
     assert {c.group_m for c in persistent if c.tile == first.tile and c.raster == "m"} >= {first.group_m}
 
 
@@ -624,7 +637,7 @@ def test_misaligned_rows_under_a_wave_run_in_clusters_of_two() -> None:
 @pytest.mark.parametrize("shape,persistent", [
     ((8192, 8192, 1024), True),      # 16 K tiles, 15.5 waves: predicted 0.90 of 256 x 192 a tile per block
     ((8192, 8192, 2048), True),
-    ((7168, 7168, 2048), True),      # 28 rows of tiles: group_m 7, no padded row
+    ((7168, 7168, 2048), True),      # 28 rows of tiles: groups of 8, the last of 4
     ((1792, 7168, 2048), True),      # 3 waves
     ((3584, 1792, 4096), False),     # 1.5 waves of 256 x 128 (PERSISTENT_TILE_WAVES); ping-pong on waves
     ((6144, 6144, 6144), False),     # 96 K tiles (PERSISTENT_K_TILES)
@@ -636,8 +649,7 @@ def test_the_persistent_tile_where_predicted_faster(shape: tuple[int, int, int],
     if persistent:
         assert params.tile == (256, 128, 64) and not params.ping_pong and params.index_type == DataType.Int64
         assert params.epilogue_tile == (256, 32) and params.stages == 4 and params.cluster == (1, 1)
-        rows = -(-shape[0] // 256)
-        assert -(-rows // params.group_m) * params.group_m == rows          # no padded row of tiles
+        assert params.group_m == min(8, -(-shape[0] // 256))       # 8 rows of tiles, or all of them
 
 
 @pytest.mark.parametrize("shape", [(4096, 4096, 640), (8192, 2048, 640), (4096, 3072, 768)])
@@ -776,15 +788,13 @@ def test_ping_pong_where_its_tiles_fill_the_waves(shape: tuple[int, int, int]) -
     assert params.ping_pong and params.tile == (128, 128, 64) and params.persistent
     assert params.stages == 6 and params.index_type is DataType.Int32 and params.register_split == (40, 232)
     assert "ping-pong on waves" in params.why.summary
-    rows = -(-shape[0] // 128)
-    assert -(-rows // params.group_m) * params.group_m == rows              # no padded row of tiles here
+    assert params.group_m == min(8, -(-shape[0] // 128))            # 8 rows of tiles, or all of them
 
 
 @pytest.mark.parametrize("shape,why", [
     ((8192, 8192, 8192), "K of 128 tiles"),
     ((4096, 4096, 4096), "the big tiles fill their waves"),
     ((2048, 2304, 2048), "one wave of 192 x 192"),
-    ((2432, 2560, 1856), "19 rows of tiles, padded to 20: 4 waves, not 3"),
     ((2176, 3968, 8448), "K of 132 tiles"),
 ])
 def test_no_ping_pong_on_waves_where_it_is_not_predicted_faster(shape: tuple[int, int, int], why: str) -> None:
@@ -804,7 +814,7 @@ def test_ping_pong_on_waves_only_for_a_plain_unbatched_product() -> None:
 
 @pytest.mark.parametrize("shape,tile", [
     ((784, 9472, 2944), (128, 256, 64)),     # 4 rows of 256, the last 16 deep: 7 rows of 128, 2 waves, not 3
-    ((4128, 10752, 2944), (128, 256, 64)),   # 17 rows of 256 walked as 18 (fitted_group_m); 33 of 128 as 33
+    ((4128, 10752, 2944), (256, 128, 64)),   # 17 x 84 and 33 x 42 tiles: 11 waves either way, 256 x 128 on a tie
     ((8192, 8192, 2048), (256, 128, 64)),    # both fill their waves: 256 x 128 on a tie
 ])
 def test_the_persistent_tile_either_way_round(shape: tuple[int, int, int], tile: tuple[int, int, int]) -> None:
@@ -814,20 +824,17 @@ def test_the_persistent_tile_either_way_round(shape: tuple[int, int, int], tile:
     assert f"persistent {tile[0]} x {tile[1]}" in params.why.summary
 
 
-def test_the_waves_of_a_persistent_kernel_count_its_padded_rows() -> None:
-    """37 rows of 256-row tiles walk as 39 (groups of 13): the waves of the tiles walked, so where padded rows add a
-    wave the persistent tile is not predicted faster (5808 x 12352 x 4096: 0.97 of cuBLAS a tile per block, 0.87
-    persistent)."""
+def test_the_waves_of_a_persistent_kernel_count_the_problems_tiles() -> None:
+    """37 rows of 256-row tiles: the exact walk computes 37 x 32 tiles, 9 waves (walked in groups of 13 padded to 39
+    rows, they had been 10: 5808 x 12352 x 4096 then ran 0.87 of cuBLAS persistent against 0.97 a tile per block,
+    and 0.99 against 0.92 with the exact walk, H100)."""
     from fusion_ir.schedulers.matmul_problem import matmul_problem
-    from fusion_ir.schedulers.suggest import PERSISTENT_TILE, PERSISTENT_TILE_OVERHEAD, _predicted, fitted_group_m
+    from fusion_ir.schedulers.suggest import PERSISTENT_TILE, PERSISTENT_TILE_OVERHEAD, _predicted
 
-    assert fitted_group_m(37) == 13
     problem = matmul_problem(_matmul((9472, 4096, 2944)))          # 37 x 32 tiles of 256 x 128, 46 K tiles
     per_tile = 256 * 128 * 46 / 7.0 + PERSISTENT_TILE_OVERHEAD
-    walked = _predicted(problem, 132, PERSISTENT_TILE, overhead=PERSISTENT_TILE_OVERHEAD, grouped=True)
-    assert walked == -(-39 * 32 // 132) * per_tile == 10 * per_tile
     assert _predicted(problem, 132, PERSISTENT_TILE, overhead=PERSISTENT_TILE_OVERHEAD) == 9 * per_tile
-    assert not suggest_matmul_params(_matmul((5808, 12352, 4096))).persistent
+    assert suggest_matmul_params(_matmul((5808, 12352, 4096))).persistent
 
 
 @pytest.mark.parametrize("shape", [(11184, 1880, 640), (8192, 3000, 640), (9808, 1704, 896), (5000, 7000, 2048),
@@ -850,23 +857,22 @@ def test_misaligned_rows_from_four_waves_run_persistent_in_clusters_of_two(shape
     assert not suggest_matmul_params(_matmul((4656, 2848, 608))).persistent
 
 
-@pytest.mark.parametrize("shape, walked", [((9488, 10472, 6400), 76), ((5512, 8792, 6088), 44),
-                                           ((9400, 3792, 3528), 76), ((2096, 11824, 576), 18),
-                                           ((5976, 9888, 7240), 48)])
-def test_persistent_clusters_walk_the_fewest_padded_rows(shape: tuple[int, int, int], walked: int) -> None:
-    """In clusters of two along M the group is fitted in cluster rows down to two of them (4 rows of tiles) where
-    that pads fewer rows: 9488 rows are 75 rows of 128, 38 cluster rows; groups of 4 cluster rows walked 80 rows
-    (0.94 of cuBLAS on an H100), groups of 2 walk 76 (0.98). The tuner's persistent cluster candidates get the same
-    group."""
+@pytest.mark.parametrize("shape, rows", [((9488, 10472, 6400), 75), ((5512, 8792, 6088), 44),
+                                         ((9400, 3792, 3528), 74), ((2096, 11824, 576), 17),
+                                         ((5976, 9888, 7240), 47)])
+def test_persistent_clusters_walk_groups_of_whole_cluster_rows(shape: tuple[int, int, int], rows: int) -> None:
+    """In clusters of two along M the group is 8 rows of tiles, 4 cluster rows, the last group the cluster rows
+    left; the walk covers the problem's rows, rounded up to whole cluster rows only (9488 rows are 75 rows of 128, 38
+    cluster rows: 76 rows, where groups of 4 cluster rows split and merged had walked 80, 0.94 of cuBLAS on an H100
+    against 0.98). The tuner's persistent cluster candidates get the same group."""
     from fusion_ir.schedulers.candidates import matmul_candidates
     from fusion_ir.schedulers.matmul_problem import matmul_problem
     from fusion_ir.schedulers.suggest import persistent_group_m
 
     params = suggest_matmul_params(_matmul(shape))
-    assert params.persistent and params.cluster == (2, 1) and params.group_m % 2 == 0
-    rows = -(-shape[0] // params.tile[0])
-    assert -(-rows // params.group_m) * params.group_m == walked
-    assert f"the walk covers {walked} rows for {rows}" in params.why.reason("group_m")    # viz --show heuristics
+    assert params.persistent and params.cluster == (2, 1) and params.group_m == 8
+    assert -(-shape[0] // params.tile[0]) == rows
+    assert f"fewer where there are fewer ({rows})" in params.why.reason("group_m")    # viz --show heuristics
     problem = matmul_problem(_matmul(shape))
     assert persistent_group_m(problem, params.tile, (2, 1)) == params.group_m
     clustered = [c for c in matmul_candidates(_matmul(shape), 132, limit=64)

@@ -9,7 +9,7 @@ import pytest
 from codegen import to_cuda
 from codegen.errors import CodegenError
 from examples import matmul_ping_pong, matmul_ws_persistent
-from fusion_ir.scalar import Val
+from fusion_ir.scalar import Val, vmin
 from lowering import kernel_ir as k
 from lowering import lower
 from lowering.passes import hoist_indices, unswitch
@@ -101,6 +101,26 @@ def test_nothing_is_hoisted_out_of_unrolled_loops_or_from_a_register_index() -> 
     assert [let.value for let in lets] == [BX // 8]      # before the i2 loop; i3 % 2 stays in place
     st = next(n for n in k.walk(out) if isinstance(n, k.Assign))
     assert st.index == i3 % 2
+
+
+def test_a_division_by_a_variable_goes_before_an_unrolled_loop_that_does_not_change_it() -> None:
+    """A persistent tile loop (i2) around an unrolled sub-tile loop (i3): ``(i2 + BX) % n`` divided by a value that
+    is not a constant is computed once per tile, before the unrolled loop (its copies, split by an asm volatile or a
+    barrier, each divided again: the grouped walk's tile row); a division by a constant stays (a multiply and a
+    shift), and so does anything that reads the unrolled index."""
+    t1 = global_1d("T1")
+    i2, i3, n = sym("i2"), sym("i3"), sym("i0")
+    rows = ((i2 + BX) % n) // vmin(4, n - i2)
+    per_copy = (i2 + BX) // 3 + i3
+    unrolled = for_("i3", 0, 4, [assign(t1, rows * 8 + i3, load(t1, per_copy))], unroll=True)
+    out = _run(hoist_indices, [for_("i2", 0, 6, [unrolled])])
+    tile_loop = next(node for node in out if isinstance(node, k.ForLoop))
+    lets = [node for node in tile_loop.body if isinstance(node, k.Let)]
+    assert [let.value for let in lets] == [rows * 8]            # before the unrolled loop, inside the tile loop
+    inner = next(node for node in tile_loop.body if isinstance(node, k.ForLoop))
+    st = next(node for node in k.walk(inner.body) if isinstance(node, k.Assign))
+    assert st.index == Val.symbol(lets[0].name) + i3
+    assert _divides(st.value.index) and "i3" in st.value.index.symbols()     # (i2 + BX) / 3 + i3 stays
 
 
 def test_loop_variant_and_division_free_expressions_stay() -> None:

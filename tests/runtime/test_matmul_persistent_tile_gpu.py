@@ -20,8 +20,8 @@ pytestmark = pytest.mark.gpu
 @pytest.mark.parametrize("m,n,k,ta,tb", [
     (8192, 8192, 1024, False, False),
     (4096, 4096, 4096, False, True),
-    (5000, 4096, 2048, False, True),        # B^T at an M no tile divides: 20 rows of tiles, group_m 10
-    (3000, 8192, 1024, False, False),       # 12 rows of tiles: group_m 6, the last tile row partly out of M
+    (5000, 4096, 2048, False, True),        # B^T at an M no tile divides: 20 rows of tiles, the last group 4
+    (3000, 8192, 1024, False, False),       # 12 rows of tiles: groups of 8 and 4, the last row partly out of M
 ])
 def test_the_persistent_tile_matches_torch(m: int, n: int, k: int, ta: bool, tb: bool) -> None:
     torch = pytest.importorskip("torch")
@@ -127,7 +127,7 @@ def _matches_the_float64_product(torch, fusion, params, m: int, n: int, k: int) 
 
 @pytest.mark.parametrize("m,n,k", [
     (3072, 7680, 3200),                     # 16 x 40 tiles of 192 x 192 (WAVE_PERSISTENT_TILES)
-    (1100, 12288, 1408),                    # 6 rows of tiles, the last partly out of M: group_m 6
+    (1100, 12288, 1408),                    # 6 rows of tiles, the last partly out of M: one group of 6
 ])
 def test_the_persistent_192_x_192_tile_matches_torch(m: int, n: int, k: int) -> None:
     """The persistent tile on three compute warp groups of 64 x 192 (setmaxnreg 152, 192 x 32 staging tiles)."""
@@ -139,14 +139,14 @@ def test_the_persistent_192_x_192_tile_matches_torch(m: int, n: int, k: int) -> 
 
 
 @pytest.mark.parametrize("m,n,k", [
-    (9400, 3792, 3528),                     # 74 rows of tiles, 37 cluster rows: groups of 2 walk 38 (4 walked 40)
-    (2096, 11824, 576),                     # 17 rows of tiles, 9 cluster rows: groups of 3 walk 9
+    (9400, 3792, 3528),                     # 74 rows of tiles, 37 cluster rows: groups of 4, the last of 1
+    (2096, 11824, 576),                     # 17 rows of tiles, 9 cluster rows: groups of 4, the last of 1
 ])
-def test_persistent_clusters_in_groups_of_two_cluster_rows_match_torch(m: int, n: int, k: int) -> None:
-    """Misaligned rows from four waves: persistent 128 x 256 in clusters of two, the group fitted in cluster rows
-    down to two of them (``persistent_group_m``)."""
+def test_persistent_clusters_with_a_partial_last_group_match_torch(m: int, n: int, k: int) -> None:
+    """Misaligned rows from four waves: persistent 128 x 256 in clusters of two, walked in groups of 8 rows of tiles
+    (4 cluster rows) whose last holds the one cluster row left (``persistent_group_m``, ``merge_grouped``)."""
     torch = pytest.importorskip("torch")
     fusion = matmul_fusion(m, n, k)
     params = suggest_matmul_params(fusion)
-    assert params.persistent and params.cluster == (2, 1) and params.group_m in (4, 6)
+    assert params.persistent and params.cluster == (2, 1) and params.group_m == 8
     _matches_the_float64_product(torch, fusion, params, m, n, k)

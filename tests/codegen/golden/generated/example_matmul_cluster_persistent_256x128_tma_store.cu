@@ -20,25 +20,26 @@ extern "C" __global__ void __cluster_dims__(1, 2, 1) __launch_bounds__(384, 1) f
   cluster::sync();  // init: the cluster's barriers visible to every block before any multicast
   if (((int64_t)tidY) >= (((int64_t)blockDim.y) - 1)) {
     decreaseRegisters<40>();
-    const int64_t h0 = (ceilDiv(ceilDiv(ceilDiv(i0, 256), 2), 4) * ceilDiv(i3, 128)) * 4;
+    const int64_t h0 = ceilDiv(ceilDiv(i0, 256), 2) * ceilDiv(i3, 128);
     const int64_t h1 = ceilDiv(i1, 64);
-    const int64_t h5 = ceilDiv(i3, 128);
-    // AsyncWarp loop of iS119{ceilDiv((ceilDiv(ceilDiv(ceilDiv(i0, 256), 2), 4) * ceilDiv(i3, 128)) * 4, 66)}
+    const int64_t h5 = ceilDiv(i3, 128) * 4;
+    const int64_t h6 = ceilDiv(ceilDiv(i0, 256), 2);
+    // AsyncWarp loop of iS101{ceilDiv(ceilDiv(ceilDiv(i0, 256), 2) * ceilDiv(i3, 128), 66)}
     #pragma unroll 1
-    for (int64_t i4 = 0; i4 < ceilDiv((ceilDiv(ceilDiv(ceilDiv(i0, 256), 2), 4) * ceilDiv(i3, 128)) * 4, 66); ++i4) {
+    for (int64_t i4 = 0; i4 < ceilDiv(ceilDiv(ceilDiv(i0, 256), 2) * ceilDiv(i3, 128), 66); ++i4) {
       if (((i4 * 66) + ((int64_t)blockIdx.x)) >= h0) {
         continue;
       }
       if (threadIdx.x == 0 && tidY == 2) {
         const int64_t h2 = i4 * h1;
-        const int64_t h3 = ((((((((i4 * 66) + ((int64_t)blockIdx.x)) / 4) / h5) * 4) + (((i4 * 66) + ((int64_t)blockIdx.x)) % 4)) * 2) + ((int64_t)blockIdx.y)) * 256;
-        const int64_t h4 = ((((i4 * 66) + ((int64_t)blockIdx.x)) / 4) % h5) * 128;
+        const int64_t h3 = (((((((i4 * 66) + ((int64_t)blockIdx.x)) / h5) * 4) + ((((i4 * 66) + ((int64_t)blockIdx.x)) % h5) % min64(4, h6 - ((((i4 * 66) + ((int64_t)blockIdx.x)) / h5) * 4)))) * 2) + ((int64_t)blockIdx.y)) * 256;
+        const int64_t h4 = ((((i4 * 66) + ((int64_t)blockIdx.x)) % h5) / min64(4, h6 - ((((i4 * 66) + ((int64_t)blockIdx.x)) / h5) * 4))) * 128;
         // loop of rS17{ceilDiv(i1, 64)}
         for (int64_t i7 = 0; i7 < h1; ++i7) {
           mbarrier::waitParity(toSmem(&T4_mbar[((h2 + i7) % 3) + 3]), ((h2 + i7) / 3) % 2);
           mbarrier::arriveExpectTx(toSmem(&T4_mbar[(h2 + i7) % 3]), 49152);
           Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T4[((h2 + i7) % 3) * 16384]), &tmap_T0, toSmem(&T4_mbar[(h2 + i7) % 3]), i7 * 64, h3);
-          // loop of iUR63{2}
+          // loop of iUR54{2}
           #pragma unroll
           for (int64_t i11 = 0; i11 < 2; ++i11) {
             Hopper::cpAsyncBulkTensorTileG2SMulticast(toSmem(&T5[((i11 * 4096) + (((h2 + i7) % 3) * 8192)) + ((((int64_t)blockIdx.y) % 2) * 2048)]), &tmap_T1, toSmem(&T4_mbar[(h2 + i7) % 3]), 0x3, h4 + (i11 * 64), (i7 * 64) + ((((int64_t)blockIdx.y) % 2) * 32));
@@ -57,24 +58,25 @@ extern "C" __global__ void __cluster_dims__(1, 2, 1) __launch_bounds__(384, 1) f
         cluster::arriveRemote(toSmem(&T4_mbar[s0 + 3]), ((((int64_t)blockIdx.y) % 2) + 1) % 2);
       }
     }
-    const int64_t h6 = (ceilDiv(ceilDiv(ceilDiv(i0, 256), 2), 4) * ceilDiv(i3, 128)) * 4;
-    const int64_t h7 = ceilDiv(i1, 64);
-    const int64_t h9 = ceilDiv(i1, 64) - 1;
-    const int64_t h10 = ((((int64_t)threadIdx.x) % 32) / 8) / 2;
-    const int64_t h11 = (((((((int64_t)threadIdx.x) / 32) * 32) + (((((int64_t)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16;
-    const int64_t h12 = (((((int64_t)threadIdx.x) % 32) / 8) % 2) * 8;
-    const int64_t h13 = ((((((int64_t)threadIdx.x) / 32) * 32) + (((((int64_t)threadIdx.x) % 32) % 8) * 4)) / 4) % 8;
-    const int64_t h14 = ceilDiv(i3, 128);
-    // ComputeWarp loop of iS119{ceilDiv((ceilDiv(ceilDiv(ceilDiv(i0, 256), 2), 4) * ceilDiv(i3, 128)) * 4, 66)}
+    const int64_t h7 = ceilDiv(ceilDiv(i0, 256), 2) * ceilDiv(i3, 128);
+    const int64_t h8 = ceilDiv(i1, 64);
+    const int64_t h10 = ceilDiv(i1, 64) - 1;
+    const int64_t h11 = ((((int64_t)threadIdx.x) % 32) / 8) / 2;
+    const int64_t h12 = (((((((int64_t)threadIdx.x) / 32) * 32) + (((((int64_t)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16;
+    const int64_t h13 = (((((int64_t)threadIdx.x) % 32) / 8) % 2) * 8;
+    const int64_t h14 = ((((((int64_t)threadIdx.x) / 32) * 32) + (((((int64_t)threadIdx.x) % 32) % 8) * 4)) / 4) % 8;
+    const int64_t h17 = ceilDiv(i3, 128) * 4;
+    const int64_t h18 = ceilDiv(ceilDiv(i0, 256), 2);
+    // ComputeWarp loop of iS101{ceilDiv(ceilDiv(ceilDiv(i0, 256), 2) * ceilDiv(i3, 128), 66)}
     #pragma unroll 1
-    for (int64_t i4 = 0; i4 < ceilDiv((ceilDiv(ceilDiv(ceilDiv(i0, 256), 2), 4) * ceilDiv(i3, 128)) * 4, 66); ++i4) {
-      if (((i4 * 66) + ((int64_t)blockIdx.x)) >= h6) {
+    for (int64_t i4 = 0; i4 < ceilDiv(ceilDiv(ceilDiv(i0, 256), 2) * ceilDiv(i3, 128), 66); ++i4) {
+      if (((i4 * 66) + ((int64_t)blockIdx.x)) >= h7) {
         continue;
       }
       float T2[128];
       __bfloat16 T7[128];
       __bfloat16* T6 = reinterpret_cast<__bfloat16*>(smem + 148480);
-      // loop of iUR30{2}
+      // loop of iUR27{2}
       #pragma unroll
       for (int64_t i17 = 0; i17 < 2; ++i17) {
         // loop of fragment
@@ -83,39 +85,39 @@ extern "C" __global__ void __cluster_dims__(1, 2, 1) __launch_bounds__(384, 1) f
           T2[r2 + (i17 * 64)] = 0.0f;
         }
       }
-      const int64_t h8 = i4 * h7;
+      const int64_t h9 = i4 * h8;
       // loop of rS17{ceilDiv(i1, 64)}
-      for (int64_t i7 = 0; i7 < h7; ++i7) {
-        mbarrier::waitParity(toSmem(&T4_mbar[(h8 + i7) % 3]), ((h8 + i7) / 3) % 2);
+      for (int64_t i7 = 0; i7 < h8; ++i7) {
+        mbarrier::waitParity(toSmem(&T4_mbar[(h9 + i7) % 3]), ((h9 + i7) / 3) % 2);
         wgmma::fenceOperands(T2);
         wgmma::fence();
-        // loop of rUR31{4}
+        // loop of rUR28{4}
         #pragma unroll
         for (int64_t i16 = 0; i16 < 4; ++i16) {
-          // loop of iUR30{2}
+          // loop of iUR27{2}
           #pragma unroll
           for (int64_t i17 = 0; i17 < 2; ++i17) {
             wgmma::mmaM64N128K16F32Bf16<0, 1>(&T2[i17 * 64],
-                wgmma::smemDescriptor(toSmem(&T4[(((i16 * 16) % 64) + (((((((int64_t)tidY) * 2) + i17) * 64) % 256) * 64)) + (((h8 + i7) % 3) * 16384)]), 16, 1024, 1),
-                wgmma::smemDescriptor(toSmem(&T5[(((i16 * 16) % 64) * 64) + (((h8 + i7) % 3) * 8192)]), 8192, 1024, 1));
+                wgmma::smemDescriptor(toSmem(&T4[(((i16 * 16) % 64) + (((((((int64_t)tidY) * 2) + i17) * 64) % 256) * 64)) + (((h9 + i7) % 3) * 16384)]), 16, 1024, 1),
+                wgmma::smemDescriptor(toSmem(&T5[(((i16 * 16) % 64) * 64) + (((h9 + i7) % 3) * 8192)]), 8192, 1024, 1));
           }
         }
         wgmma::commit();
         wgmma::wait<1>();
         wgmma::fenceOperands(T2);
         if ((i7 - 1) >= 0) {
-          mbarrier::arrive(toSmem(&T4_mbar[(((h8 + i7) - 1) % 3) + 3]));
+          mbarrier::arrive(toSmem(&T4_mbar[(((h9 + i7) - 1) % 3) + 3]));
           if ((((int64_t)threadIdx.x) % 32) == 0) {
-            cluster::arriveRemote(toSmem(&T4_mbar[(((h8 + i7) - 1) % 3) + 3]), ((((int64_t)blockIdx.y) % 2) + 1) % 2);
+            cluster::arriveRemote(toSmem(&T4_mbar[(((h9 + i7) - 1) % 3) + 3]), ((((int64_t)blockIdx.y) % 2) + 1) % 2);
           }
         }
       }
       wgmma::wait<0>();
       wgmma::fenceOperands(T2);
-      if (h9 >= 0) {
-        mbarrier::arrive(toSmem(&T4_mbar[(((i4 * h7) + h9) % 3) + 3]));
+      if (h10 >= 0) {
+        mbarrier::arrive(toSmem(&T4_mbar[(((i4 * h8) + h10) % 3) + 3]));
         if ((((int64_t)threadIdx.x) % 32) == 0) {
-          cluster::arriveRemote(toSmem(&T4_mbar[(((i4 * h7) + h9) % 3) + 3]), ((((int64_t)blockIdx.y) % 2) + 1) % 2);
+          cluster::arriveRemote(toSmem(&T4_mbar[(((i4 * h8) + h10) % 3) + 3]), ((((int64_t)blockIdx.y) % 2) + 1) % 2);
         }
       }
       // loop of stmatrix
@@ -132,7 +134,7 @@ extern "C" __global__ void __cluster_dims__(1, 2, 1) __launch_bounds__(384, 1) f
           T7[(1 + (((q7 * 2) + 1) * 4)) + (p7_0 * 64)] = __float2bfloat16(T2[((((q7 * 2) + 1) * 4) + 1) + (p7_0 * 64)]);
           T7[(2 + (((q7 * 2) + 1) * 4)) + (p7_0 * 64)] = __float2bfloat16(T2[((((q7 * 2) + 1) * 4) + 2) + (p7_0 * 64)]);
           T7[(3 + (((q7 * 2) + 1) * 4)) + (p7_0 * 64)] = __float2bfloat16(T2[((((q7 * 2) + 1) * 4) + 3) + (p7_0 * 64)]);
-          stmatrixX4(toSmem(&T6[(((((((q7 * 2) + h10) * 8) % 128) % 64) + ((((((((((int64_t)tidY) * 2) + p7_0) * 64) + h11) + h12) + h13) % 256) * 64)) + ((((((q7 * 2) + h10) * 8) % 128) / 64) * 16384)) ^ ((((((((((q7 * 2) + h10) * 8) % 128) % 64) + ((((((((((int64_t)tidY) * 2) + p7_0) * 64) + h11) + h12) + h13) % 256) * 64)) + ((((((q7 * 2) + h10) * 8) % 128) / 64) * 16384)) / 64) % 8) * 8)]),
+          stmatrixX4(toSmem(&T6[(((((((q7 * 2) + h11) * 8) % 128) % 64) + ((((((((((int64_t)tidY) * 2) + p7_0) * 64) + h12) + h13) + h14) % 256) * 64)) + ((((((q7 * 2) + h11) * 8) % 128) / 64) * 16384)) ^ ((((((((((q7 * 2) + h11) * 8) % 128) % 64) + ((((((((((int64_t)tidY) * 2) + p7_0) * 64) + h12) + h13) + h14) % 256) * 64)) + ((((((q7 * 2) + h11) * 8) % 128) / 64) * 16384)) / 64) % 8) * 8)]),
               (static_cast<uint32_t>((T7[(q7 * 8) + (p7_0 * 64)]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 1]).raw) << 16)),
               (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 2]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 3]).raw) << 16)),
               (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 4]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 5]).raw) << 16)),
@@ -142,10 +144,12 @@ extern "C" __global__ void __cluster_dims__(1, 2, 1) __launch_bounds__(384, 1) f
       fenceAsyncProxy();
       namedBarrierSync(1, 256);  // RAW: T6 written, then read by a TMA store
       if (threadIdx.x == 0 && tidY == 0) {
-        // loop of iUR121{2}
+        const int64_t h15 = (((((((i4 * 66) + ((int64_t)blockIdx.x)) / h17) * 4) + ((((i4 * 66) + ((int64_t)blockIdx.x)) % h17) % min64(4, h18 - ((((i4 * 66) + ((int64_t)blockIdx.x)) / h17) * 4)))) * 2) + ((int64_t)blockIdx.y)) * 256;
+        const int64_t h16 = ((((i4 * 66) + ((int64_t)blockIdx.x)) % h17) / min64(4, h18 - ((((i4 * 66) + ((int64_t)blockIdx.x)) / h17) * 4))) * 128;
+        // loop of iUR103{2}
         #pragma unroll
         for (int64_t i30 = 0; i30 < 2; ++i30) {
-          Hopper::cpAsyncBulkTensorTileS2G(&tmap_T3, toSmem(&T6[i30 * 16384]), (((((i4 * 66) + ((int64_t)blockIdx.x)) / 4) % h14) * 128) + (i30 * 64), ((((((((i4 * 66) + ((int64_t)blockIdx.x)) / 4) / h14) * 4) + (((i4 * 66) + ((int64_t)blockIdx.x)) % 4)) * 2) + ((int64_t)blockIdx.y)) * 256);
+          Hopper::cpAsyncBulkTensorTileS2G(&tmap_T3, toSmem(&T6[i30 * 16384]), h16 + (i30 * 64), h15);
           Hopper::cpAsyncBulkCommitGroup();
         }
       }

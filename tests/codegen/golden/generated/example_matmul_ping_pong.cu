@@ -25,27 +25,28 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   __syncthreads();  // init: T4_mbar visible to every thread
   if (((int)tidY) >= (((int)blockDim.y) - 1)) {
     decreaseRegisters<40>();
-    const int h0 = (ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 128)) * 2;
+    const int h0 = ceilDiv32(i0, 128) * ceilDiv32(i3, 128);
     const int h1 = ceilDiv32(i1, 64);
-    const int h5 = ceilDiv32(i3, 128);
-    // AsyncWarp loop of iS115{ceilDiv(ceilDiv((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 128)) * 2, 3), 2)}
+    const int h5 = ceilDiv32(i3, 128) * 2;
+    const int h6 = ceilDiv32(i0, 128);
+    // AsyncWarp loop of iS97{ceilDiv(ceilDiv(ceilDiv(i0, 128) * ceilDiv(i3, 128), 3), 2)}
     #pragma unroll 1
-    for (int i4 = 0; i4 < ceilDiv32(ceilDiv32((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 128)) * 2, 3), 2); ++i4) {
-      // loop of turns of the compute warp groups (iTIDy116{2})
+    for (int i4 = 0; i4 < ceilDiv32(ceilDiv32(ceilDiv32(i0, 128) * ceilDiv32(i3, 128), 3), 2); ++i4) {
+      // loop of turns of the compute warp groups (iTIDy98{2})
       for (int w0 = 0; w0 < 2; ++w0) {
         if (((((i4 * 2) + w0) * 3) + ((int)blockIdx.x)) >= h0) {
           continue;
         }
         if (threadIdx.x == 0 && tidY == 2) {
           const int h2 = ((i4 * 2) + w0) * h1;
-          const int h3 = ((((((((i4 * 2) + w0) * 3) + ((int)blockIdx.x)) / 2) / h5) * 2) + (((((i4 * 2) + w0) * 3) + ((int)blockIdx.x)) % 2)) * 128;
-          const int h4 = ((((((i4 * 2) + w0) * 3) + ((int)blockIdx.x)) / 2) % h5) * 128;
+          const int h3 = (((((((i4 * 2) + w0) * 3) + ((int)blockIdx.x)) / h5) * 2) + ((((((i4 * 2) + w0) * 3) + ((int)blockIdx.x)) % h5) % min32(2, h6 - ((((((i4 * 2) + w0) * 3) + ((int)blockIdx.x)) / h5) * 2)))) * 128;
+          const int h4 = ((((((i4 * 2) + w0) * 3) + ((int)blockIdx.x)) % h5) / min32(2, h6 - ((((((i4 * 2) + w0) * 3) + ((int)blockIdx.x)) / h5) * 2))) * 128;
           // loop of rS17{ceilDiv(i1, 64)}
           for (int i7 = 0; i7 < h1; ++i7) {
             mbarrier::waitParity(toSmem(&T4_mbar[((h2 + i7) % 4) + 4]), ((h2 + i7) / 4) % 2);
             mbarrier::arriveExpectTx(toSmem(&T4_mbar[(h2 + i7) % 4]), 32768);
             Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T4[((h2 + i7) % 4) * 8192]), &tmap_T0, toSmem(&T4_mbar[(h2 + i7) % 4]), i7 * 64, h3);
-            // loop of iUR61{2}
+            // loop of iUR52{2}
             #pragma unroll
             for (int i11 = 0; i11 < 2; ++i11) {
               Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T5[(i11 * 4096) + (((h2 + i7) % 4) * 8192)]), &tmap_T1, toSmem(&T4_mbar[(h2 + i7) % 4]), h4 + (i11 * 64), i7 * 64);
@@ -68,27 +69,28 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       mbarrier::arrive(toSmem(&T4_order[0]));
       mbarrier::arrive(toSmem(&T4_order[2]));
     }
-    const int h6 = (ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 128)) * 2;
-    const int h7 = ceilDiv32(i1, 64);
-    const int h9 = (((int)tidY) + 1) % 2;
-    const int h10 = ceilDiv32(i1, 64) - 1;
-    const int h11 = ((((int)threadIdx.x) % 32) / 8) / 2;
-    const int h12 = (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16;
-    const int h13 = (((((int)threadIdx.x) % 32) / 8) % 2) * 8;
-    const int h14 = ((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8;
-    const int h15 = (((int)tidY) * 128) / 32;
-    const int h16 = ceilDiv32(i3, 128);
-    const int h17 = ((((int)tidY) + 1) % 2) + 2;
-    // ComputeWarp loop of iS115{ceilDiv(ceilDiv((ceilDiv(ceilDiv(i0, 128), 2) * ceilDiv(i3, 128)) * 2, 3), 2)}
+    const int h7 = ceilDiv32(i0, 128) * ceilDiv32(i3, 128);
+    const int h8 = ceilDiv32(i1, 64);
+    const int h10 = (((int)tidY) + 1) % 2;
+    const int h11 = ceilDiv32(i1, 64) - 1;
+    const int h12 = ((((int)threadIdx.x) % 32) / 8) / 2;
+    const int h13 = (((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16;
+    const int h14 = (((((int)threadIdx.x) % 32) / 8) % 2) * 8;
+    const int h15 = ((((((int)threadIdx.x) / 32) * 32) + (((((int)threadIdx.x) % 32) % 8) * 4)) / 4) % 8;
+    const int h16 = (((int)tidY) * 128) / 32;
+    const int h19 = ceilDiv32(i3, 128) * 2;
+    const int h20 = ceilDiv32(i0, 128);
+    const int h21 = ((((int)tidY) + 1) % 2) + 2;
+    // ComputeWarp loop of iS97{ceilDiv(ceilDiv(ceilDiv(i0, 128) * ceilDiv(i3, 128), 3), 2)}
     #pragma unroll 1
-    for (int i4 = 0; i4 < ceilDiv32(ceilDiv32((ceilDiv32(ceilDiv32(i0, 128), 2) * ceilDiv32(i3, 128)) * 2, 3), 2); ++i4) {
-      if (((((i4 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) >= h6) {
+    for (int i4 = 0; i4 < ceilDiv32(ceilDiv32(ceilDiv32(i0, 128) * ceilDiv32(i3, 128), 3), 2); ++i4) {
+      if (((((i4 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) >= h7) {
         continue;
       }
       float T2[128];
       __bfloat16 T7[128];
       __bfloat16* T6 = reinterpret_cast<__bfloat16*>(smem + 132096);
-      // loop of iUR27{2}
+      // loop of iUR24{2}
       #pragma unroll
       for (int i16 = 0; i16 < 2; ++i16) {
         // loop of fragment
@@ -98,35 +100,35 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         }
       }
       mbarrier::waitParity(toSmem(&T4_order[tidY]), i4 % 2);
-      const int h8 = ((i4 * 2) + ((int)tidY)) * h7;
+      const int h9 = ((i4 * 2) + ((int)tidY)) * h8;
       // loop of rS17{ceilDiv(i1, 64)}
-      for (int i7 = 0; i7 < h7; ++i7) {
-        mbarrier::waitParity(toSmem(&T4_mbar[(h8 + i7) % 4]), ((h8 + i7) / 4) % 2);
+      for (int i7 = 0; i7 < h8; ++i7) {
+        mbarrier::waitParity(toSmem(&T4_mbar[(h9 + i7) % 4]), ((h9 + i7) / 4) % 2);
         wgmma::fenceOperands(T2);
         wgmma::fence();
-        // loop of rUR29{4}
+        // loop of rUR26{4}
         #pragma unroll
         for (int i15 = 0; i15 < 4; ++i15) {
-          // loop of iUR27{2}
+          // loop of iUR24{2}
           #pragma unroll
           for (int i16 = 0; i16 < 2; ++i16) {
             wgmma::mmaM64N128K16F32Bf16<0, 1>(&T2[i16 * 64],
-                wgmma::smemDescriptor(toSmem(&T4[(((i15 * 16) % 64) + (((i16 * 64) % 128) * 64)) + (((h8 + i7) % 4) * 8192)]), 16, 1024, 1),
-                wgmma::smemDescriptor(toSmem(&T5[(((i15 * 16) % 64) * 64) + (((h8 + i7) % 4) * 8192)]), 8192, 1024, 1));
+                wgmma::smemDescriptor(toSmem(&T4[(((i15 * 16) % 64) + (((i16 * 64) % 128) * 64)) + (((h9 + i7) % 4) * 8192)]), 16, 1024, 1),
+                wgmma::smemDescriptor(toSmem(&T5[(((i15 * 16) % 64) * 64) + (((h9 + i7) % 4) * 8192)]), 8192, 1024, 1));
           }
         }
         wgmma::commit();
         wgmma::wait<1>();
         wgmma::fenceOperands(T2);
         if ((i7 - 1) >= 0) {
-          mbarrier::arrive(toSmem(&T4_mbar[(((h8 + i7) - 1) % 4) + 4]));
+          mbarrier::arrive(toSmem(&T4_mbar[(((h9 + i7) - 1) % 4) + 4]));
         }
       }
-      mbarrier::arrive(toSmem(&T4_order[h9]));
+      mbarrier::arrive(toSmem(&T4_order[h10]));
       wgmma::wait<0>();
       wgmma::fenceOperands(T2);
-      if (h10 >= 0) {
-        mbarrier::arrive(toSmem(&T4_mbar[(((((i4 * 2) + ((int)tidY)) * h7) + h10) % 4) + 4]));
+      if (h11 >= 0) {
+        mbarrier::arrive(toSmem(&T4_mbar[(((((i4 * 2) + ((int)tidY)) * h8) + h11) % 4) + 4]));
       }
       mbarrier::waitParity(toSmem(&T4_order[((int)tidY) + 2]), i4 % 2);
       // loop of stmatrix
@@ -143,7 +145,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           T7[(1 + (((q7 * 2) + 1) * 4)) + (p7_0 * 64)] = __float2bfloat16(T2[((((q7 * 2) + 1) * 4) + 1) + (p7_0 * 64)]);
           T7[(2 + (((q7 * 2) + 1) * 4)) + (p7_0 * 64)] = __float2bfloat16(T2[((((q7 * 2) + 1) * 4) + 2) + (p7_0 * 64)]);
           T7[(3 + (((q7 * 2) + 1) * 4)) + (p7_0 * 64)] = __float2bfloat16(T2[((((q7 * 2) + 1) * 4) + 3) + (p7_0 * 64)]);
-          stmatrixX4(toSmem(&T6[(((((((q7 * 2) + h11) * 8) % 128) % 64) + ((((((p7_0 * 64) + h12) + h13) + h14) % 128) * 64)) + ((((((q7 * 2) + h11) * 8) % 128) / 64) * 8192)) ^ ((((((((((q7 * 2) + h11) * 8) % 128) % 64) + ((((((p7_0 * 64) + h12) + h13) + h14) % 128) * 64)) + ((((((q7 * 2) + h11) * 8) % 128) / 64) * 8192)) / 64) % 8) * 8)]),
+          stmatrixX4(toSmem(&T6[(((((((q7 * 2) + h12) * 8) % 128) % 64) + ((((((p7_0 * 64) + h13) + h14) + h15) % 128) * 64)) + ((((((q7 * 2) + h12) * 8) % 128) / 64) * 8192)) ^ ((((((((((q7 * 2) + h12) * 8) % 128) % 64) + ((((((p7_0 * 64) + h13) + h14) + h15) % 128) * 64)) + ((((((q7 * 2) + h12) * 8) % 128) / 64) * 8192)) / 64) % 8) * 8)]),
               (static_cast<uint32_t>((T7[(q7 * 8) + (p7_0 * 64)]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 1]).raw) << 16)),
               (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 2]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 3]).raw) << 16)),
               (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 4]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 64)) + 5]).raw) << 16)),
@@ -152,19 +154,21 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       }
       fenceAsyncProxy();
       namedBarrierSync(2 + ((int)tidY), 128);  // RAW: T6 written, then read by a TMA store
-      if ((((int)threadIdx.x) + (((int)tidY) * 128)) == (h15 * 32)) {
-        // loop of iUR117{2}
+      if ((((int)threadIdx.x) + (((int)tidY) * 128)) == (h16 * 32)) {
+        const int h17 = (((((((i4 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) / h19) * 2) + ((((((i4 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) % h19) % min32(2, h20 - ((((((i4 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) / h19) * 2)))) * 128;
+        const int h18 = ((((((i4 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) % h19) / min32(2, h20 - ((((((i4 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) / h19) * 2))) * 128;
+        // loop of iUR99{2}
         #pragma unroll
         for (int i28 = 0; i28 < 2; ++i28) {
-          Hopper::cpAsyncBulkTensorTileS2G(&tmap_T3, toSmem(&T6[i28 * 8192]), (((((((i4 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) / 2) % h16) * 128) + (i28 * 64), ((((((((i4 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) / 2) / h16) * 2) + (((((i4 * 2) + ((int)tidY)) * 3) + ((int)blockIdx.x)) % 2)) * 128);
+          Hopper::cpAsyncBulkTensorTileS2G(&tmap_T3, toSmem(&T6[i28 * 8192]), h18 + (i28 * 64), h17);
           Hopper::cpAsyncBulkCommitGroup();
         }
       }
-      if ((((int)threadIdx.x) + (((int)tidY) * 128)) == (h15 * 32)) {
+      if ((((int)threadIdx.x) + (((int)tidY) * 128)) == (h16 * 32)) {
         Hopper::cpAsyncBulkWaitGroupRead<0>();
       }
       namedBarrierSync(2 + ((int)tidY), 128);  // WAR: T6 is rewritten next iteration
-      mbarrier::arrive(toSmem(&T4_order[h17]));
+      mbarrier::arrive(toSmem(&T4_order[h21]));
     }
   }
   __syncthreads();  // every wait on T4_mbar done before inval

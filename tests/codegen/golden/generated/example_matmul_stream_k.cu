@@ -9,13 +9,13 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   const int64_t h0 = min64((ceilDiv(i0, 128) * ceilDiv(i3, 128)) * ceilDiv(i1, 64), ((((int64_t)blockIdx.x) + 1) * ((ceilDiv(i0, 128) * ceilDiv(i3, 128)) * ceilDiv(i1, 64))) / min64(5, (ceilDiv(i0, 128) * ceilDiv(i3, 128)) * ceilDiv(i1, 64)));
   const int64_t h1 = ceilDiv(i1, 64);
   const int64_t h2 = min64((ceilDiv(i0, 128) * ceilDiv(i3, 128)) * ceilDiv(i1, 64), (((int64_t)blockIdx.x) * ((ceilDiv(i0, 128) * ceilDiv(i3, 128)) * ceilDiv(i1, 64))) / min64(5, (ceilDiv(i0, 128) * ceilDiv(i3, 128)) * ceilDiv(i1, 64)));
-  const int64_t h3 = ceilDiv(i3, 128);
-  const int64_t h8 = min64(5, (ceilDiv(i0, 128) * ceilDiv(i3, 128)) * ceilDiv(i1, 64));
-  const int64_t h9 = (ceilDiv(i0, 128) * ceilDiv(i3, 128)) * ceilDiv(i1, 64);
-  const int64_t h11 = ((((int64_t)threadIdx.x) / 4) / 8) * 16;
-  const int64_t h12 = (((int64_t)threadIdx.x) / 4) % 8;
-  const int64_t h13 = ((((int64_t)threadIdx.x) % 4) * 2) + 1;
-  const int64_t h14 = (((int64_t)threadIdx.x) % 4) * 2;
+  const int64_t h6 = ceilDiv(i3, 128);
+  const int64_t h17 = min64(5, (ceilDiv(i0, 128) * ceilDiv(i3, 128)) * ceilDiv(i1, 64));
+  const int64_t h18 = (ceilDiv(i0, 128) * ceilDiv(i3, 128)) * ceilDiv(i1, 64);
+  const int64_t h22 = ((((int64_t)threadIdx.x) / 4) / 8) * 16;
+  const int64_t h23 = (((int64_t)threadIdx.x) / 4) % 8;
+  const int64_t h25 = ((((int64_t)threadIdx.x) % 4) * 2) + 1;
+  const int64_t h26 = (((int64_t)threadIdx.x) % 4) * 2;
   // loop of iS48{ceilDiv(i0, 128) * ceilDiv(i3, 128)}
   for (int64_t i4 = min64((ceilDiv(i0, 128) * ceilDiv(i3, 128)) * ceilDiv(i1, 64), (((int64_t)blockIdx.x) * ((ceilDiv(i0, 128) * ceilDiv(i3, 128)) * ceilDiv(i1, 64))) / min64(5, (ceilDiv(i0, 128) * ceilDiv(i3, 128)) * ceilDiv(i1, 64))) / ceilDiv(i1, 64); i4 < ceilDiv(min64((ceilDiv(i0, 128) * ceilDiv(i3, 128)) * ceilDiv(i1, 64), ((((int64_t)blockIdx.x) + 1) * ((ceilDiv(i0, 128) * ceilDiv(i3, 128)) * ceilDiv(i1, 64))) / min64(5, (ceilDiv(i0, 128) * ceilDiv(i3, 128)) * ceilDiv(i1, 64))), ceilDiv(i1, 64)); ++i4) {
     __bfloat16* T4 = reinterpret_cast<__bfloat16*>(smem);
@@ -46,28 +46,32 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       mbarrier::arrive(toSmem(&T4_mbar[s1 + 3]));
     }
     if (threadIdx.x == 0) {
+      const int64_t h3 = max64(h2, i4 * h1) - (i4 * h1);
+      const int64_t h4 = (i4 / h6) * 128;
+      const int64_t h5 = (i4 % h6) * 128;
       // prologue loop of rS17{ceilDiv(i1, 64)}
       #pragma unroll
       for (int64_t i5 = 0; i5 < min64(2, (min64(h0, (i4 * h1) + h1) - (i4 * h1)) - (max64(h2, i4 * h1) - (i4 * h1))); ++i5) {
-        mbarrier::waitParity(toSmem(&T4_mbar[((i5 + (max64(h2, i4 * h1) - (i4 * h1))) % 3) + 3]), (i5 / 3) % 2);
-        mbarrier::arriveExpectTx(toSmem(&T4_mbar[(i5 + (max64(h2, i4 * h1) - (i4 * h1))) % 3]), 32768);
-        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T4[((i5 + (max64(h2, i4 * h1) - (i4 * h1))) % 3) * 8192]), &tmap_T0, toSmem(&T4_mbar[(i5 + (max64(h2, i4 * h1) - (i4 * h1))) % 3]), (i5 + (max64(h2, i4 * h1) - (i4 * h1))) * 64, (i4 / h3) * 128);
+        mbarrier::waitParity(toSmem(&T4_mbar[((i5 + h3) % 3) + 3]), (i5 / 3) % 2);
+        mbarrier::arriveExpectTx(toSmem(&T4_mbar[(i5 + h3) % 3]), 32768);
+        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T4[((i5 + h3) % 3) * 8192]), &tmap_T0, toSmem(&T4_mbar[(i5 + h3) % 3]), (i5 + h3) * 64, h4);
         // loop of iUR42{2}
         #pragma unroll
         for (int64_t i9 = 0; i9 < 2; ++i9) {
-          Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T5[(i9 * 4096) + (((i5 + (max64(h2, i4 * h1) - (i4 * h1))) % 3) * 8192)]), &tmap_T1, toSmem(&T4_mbar[(i5 + (max64(h2, i4 * h1) - (i4 * h1))) % 3]), ((i4 % h3) * 128) + (i9 * 64), (i5 + (max64(h2, i4 * h1) - (i4 * h1))) * 64);
+          Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T5[(i9 * 4096) + (((i5 + h3) % 3) * 8192)]), &tmap_T1, toSmem(&T4_mbar[(i5 + h3) % 3]), h5 + (i9 * 64), (i5 + h3) * 64);
         }
       }
     }
-    const int64_t h4 = max64(h2, i4 * h1) - (i4 * h1);
-    const int64_t h5 = (i4 / h3) * 128;
-    const int64_t h6 = (i4 % h3) * 128;
+    const int64_t h7 = max64(h2, i4 * h1) - (i4 * h1);
+    const int64_t h9 = (i4 / h6) * 128;
+    const int64_t h12 = (i4 % h6) * 128;
     // main loop of rS17{ceilDiv(i1, 64)}
     #pragma unroll 1
     for (int64_t i5 = 0; i5 < ((min64(h0, (i4 * h1) + h1) - (i4 * h1)) - (max64(h2, i4 * h1) - (i4 * h1))) - 2; ++i5) {
-      mbarrier::waitParity(toSmem(&T4_mbar[(i5 + h4) % 3]), (i5 / 3) % 2);
+      mbarrier::waitParity(toSmem(&T4_mbar[(i5 + h7) % 3]), (i5 / 3) % 2);
       wgmma::fenceOperands(T3);
       wgmma::fence();
+      const int64_t h8 = ((i5 + h7) % 3) * 8192;
       // loop of rUR24{4}
       #pragma unroll
       for (int64_t i14 = 0; i14 < 4; ++i14) {
@@ -75,36 +79,40 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         #pragma unroll
         for (int64_t i15 = 0; i15 < 2; ++i15) {
           wgmma::mmaM64N128K16F32Bf16<0, 1>(&T3[i15 * 64],
-              wgmma::smemDescriptor(toSmem(&T4[(((i14 * 16) % 64) + (((((((int64_t)threadIdx.y) * 2) + i15) * 64) % 128) * 64)) + (((i5 + h4) % 3) * 8192)]), 16, 1024, 1),
-              wgmma::smemDescriptor(toSmem(&T5[(((i14 * 16) % 64) * 64) + (((i5 + h4) % 3) * 8192)]), 8192, 1024, 1));
+              wgmma::smemDescriptor(toSmem(&T4[(((i14 * 16) % 64) + (((((((int64_t)threadIdx.y) * 2) + i15) * 64) % 128) * 64)) + h8]), 16, 1024, 1),
+              wgmma::smemDescriptor(toSmem(&T5[(((i14 * 16) % 64) * 64) + h8]), 8192, 1024, 1));
         }
       }
       wgmma::commit();
       wgmma::wait<1>();
       wgmma::fenceOperands(T3);
       if ((i5 - 1) >= 0) {
-        mbarrier::arrive(toSmem(&T4_mbar[(((i5 - 1) + h4) % 3) + 3]));
+        mbarrier::arrive(toSmem(&T4_mbar[(((i5 - 1) + h7) % 3) + 3]));
       }
       if (threadIdx.x == 0) {
-        mbarrier::waitParity(toSmem(&T4_mbar[(((i5 + 2) + h4) % 3) + 3]), ((i5 + 2) / 3) % 2);
-        mbarrier::arriveExpectTx(toSmem(&T4_mbar[((i5 + 2) + h4) % 3]), 32768);
-        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T4[(((i5 + 2) + h4) % 3) * 8192]), &tmap_T0, toSmem(&T4_mbar[((i5 + 2) + h4) % 3]), ((i5 + 2) + h4) * 64, h5);
+        mbarrier::waitParity(toSmem(&T4_mbar[(((i5 + 2) + h7) % 3) + 3]), ((i5 + 2) / 3) % 2);
+        mbarrier::arriveExpectTx(toSmem(&T4_mbar[((i5 + 2) + h7) % 3]), 32768);
+        Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T4[(((i5 + 2) + h7) % 3) * 8192]), &tmap_T0, toSmem(&T4_mbar[((i5 + 2) + h7) % 3]), ((i5 + 2) + h7) * 64, h9);
+        const int64_t h10 = (((i5 + 2) + h7) % 3) * 8192;
+        const int64_t h11 = ((i5 + 2) + h7) * 64;
+        const int64_t h13 = ((i5 + 2) + h7) % 3;
         // loop of iUR42{2}
         #pragma unroll
         for (int64_t i9 = 0; i9 < 2; ++i9) {
-          Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T5[(i9 * 4096) + ((((i5 + 2) + h4) % 3) * 8192)]), &tmap_T1, toSmem(&T4_mbar[((i5 + 2) + h4) % 3]), h6 + (i9 * 64), ((i5 + 2) + h4) * 64);
+          Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T5[(i9 * 4096) + h10]), &tmap_T1, toSmem(&T4_mbar[h13]), h12 + (i9 * 64), h11);
         }
       }
     }
     wgmma::wait<0>();
     wgmma::fenceOperands(T3);
-    const int64_t h7 = max64(h2, i4 * h1) - (i4 * h1);
+    const int64_t h14 = max64(h2, i4 * h1) - (i4 * h1);
     // epilogue loop of rS17{ceilDiv(i1, 64)}
     #pragma unroll 1
     for (int64_t i5 = max64(((min64(h0, (i4 * h1) + h1) - (i4 * h1)) - (max64(h2, i4 * h1) - (i4 * h1))) - 2, 0); i5 < (min64(h0, (i4 * h1) + h1) - (i4 * h1)) - (max64(h2, i4 * h1) - (i4 * h1)); ++i5) {
-      mbarrier::waitParity(toSmem(&T4_mbar[(i5 + h7) % 3]), (i5 / 3) % 2);
+      mbarrier::waitParity(toSmem(&T4_mbar[(i5 + h14) % 3]), (i5 / 3) % 2);
       wgmma::fenceOperands(T3);
       wgmma::fence();
+      const int64_t h15 = ((i5 + h14) % 3) * 8192;
       // loop of rUR24{4}
       #pragma unroll
       for (int64_t i14 = 0; i14 < 4; ++i14) {
@@ -112,8 +120,8 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         #pragma unroll
         for (int64_t i15 = 0; i15 < 2; ++i15) {
           wgmma::mmaM64N128K16F32Bf16<0, 1>(&T3[i15 * 64],
-              wgmma::smemDescriptor(toSmem(&T4[(((i14 * 16) % 64) + (((((((int64_t)threadIdx.y) * 2) + i15) * 64) % 128) * 64)) + (((i5 + h7) % 3) * 8192)]), 16, 1024, 1),
-              wgmma::smemDescriptor(toSmem(&T5[(((i14 * 16) % 64) * 64) + (((i5 + h7) % 3) * 8192)]), 8192, 1024, 1));
+              wgmma::smemDescriptor(toSmem(&T4[(((i14 * 16) % 64) + (((((((int64_t)threadIdx.y) * 2) + i15) * 64) % 128) * 64)) + h15]), 16, 1024, 1),
+              wgmma::smemDescriptor(toSmem(&T5[(((i14 * 16) % 64) * 64) + h15]), 8192, 1024, 1));
         }
       }
       wgmma::commit();
@@ -131,15 +139,16 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       }
     }
     if (!(((max64(h2, i4 * h1) - (i4 * h1)) == 0) && ((min64(h0, (i4 * h1) + h1) - (i4 * h1)) == h1))) {
+      const int64_t h16 = ((((int64_t)blockIdx.x) * 2) + min64(1, max64(0, (i4 * h1) - h2))) * 128;
       // loop of partials of T3
       #pragma unroll
       for (int64_t g3 = 0; g3 < 128; ++g3) {
-        T3_work.data[(((((((int64_t)blockIdx.x) * 2) + min64(1, max64(0, (i4 * h1) - h2))) * 128) + g3) * 128) + ((int64_t)threadIdx.x)] = T3[g3];
+        T3_work.data[((h16 + g3) * 128) + ((int64_t)threadIdx.x)] = T3[g3];
       }
       gridFence();
       __syncthreads();  // every thread's partial of T3 written and fenced before the arrival
     }
-    const int64_t last_T3 = (((max64(h2, i4 * h1) - (i4 * h1)) == 0) && ((min64(h0, (i4 * h1) + h1) - (i4 * h1)) == h1)) ? 1 : semaphoreArrive(&T3_sem.data[i4], ((((((((i4 * h1) + h1) - 1) + 1) * h8) - 1) / h9) - (((((i4 * h1) + 1) * h8) - 1) / h9)) + 1, threadIdx.x == 0);
+    const int64_t last_T3 = (((max64(h2, i4 * h1) - (i4 * h1)) == 0) && ((min64(h0, (i4 * h1) + h1) - (i4 * h1)) == h1)) ? 1 : semaphoreArrive(&T3_sem.data[i4], ((((((((i4 * h1) + h1) - 1) + 1) * h17) - 1) / h18) - (((((i4 * h1) + 1) * h17) - 1) / h18)) + 1, threadIdx.x == 0);
     if (last_T3 != 0) {
       if (!(((max64(h2, i4 * h1) - (i4 * h1)) == 0) && ((min64(h0, (i4 * h1) + h1) - (i4 * h1)) == h1))) {
         // loop of partials of T3
@@ -147,19 +156,22 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         for (int64_t g3 = 0; g3 < 128; ++g3) {
           T3[g3] = 0.0f;
         }
-        const int64_t h10 = i4 * h1;
+        const int64_t h20 = i4 * h1;
         // loop of the tile's segments, in K order
-        for (int64_t z3 = ((((i4 * h1) + 1) * h8) - 1) / h9; z3 < (((((((i4 * h1) + h1) - 1) + 1) * h8) - 1) / h9) + 1; ++z3) {
+        for (int64_t z3 = ((((i4 * h1) + 1) * h17) - 1) / h18; z3 < (((((((i4 * h1) + h1) - 1) + 1) * h17) - 1) / h18) + 1; ++z3) {
+          const int64_t h19 = ((z3 * 2) + min64(1, max64(0, h20 - min64(h18, (z3 * h18) / h17)))) * 128;
           // loop of partials of T3
           #pragma unroll
           for (int64_t g3 = 0; g3 < 128; ++g3) {
-            T3[g3] = T3[g3] + T3_work.data[(((((z3 * 2) + min64(1, max64(0, h10 - min64(h9, (z3 * h9) / h8)))) * 128) + g3) * 128) + ((int64_t)threadIdx.x)];
+            T3[g3] = T3[g3] + T3_work.data[((h19 + g3) * 128) + ((int64_t)threadIdx.x)];
           }
         }
         if (((int64_t)threadIdx.x) == 0) {
           T3_sem.data[i4] = 0;
         }
       }
+      const int64_t h21 = (i4 / h6) * 128;
+      const int64_t h24 = (i4 % h6) * 128;
       // loop of iUR52{2}
       #pragma unroll
       for (int64_t i20 = 0; i20 < 2; ++i20) {
@@ -169,8 +181,8 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
           // loop of iUR55{2}
           #pragma unroll
           for (int64_t i23 = 0; i23 < 2; ++i23) {
-            if (((((i4 / h3) * 128) + ((((((int64_t)threadIdx.y) * 2) + i20) * 64) + (h11 + ((i23 * 8) + h12)))) < i0) && ((((i4 % h3) * 128) + ((i22 * 8) + h13)) < i3)) {
-              *reinterpret_cast<float2*>(&T2.data[((((i4 / h3) * 128) + ((((((int64_t)threadIdx.y) * 2) + i20) * 64) + (h11 + ((i23 * 8) + h12)))) * T2_stride0) + ((((i4 % h3) * 128) + ((i22 * 8) + h14)) * T2_stride1)]) = float2{T3[((i22 * 4) + (i23 * 2)) + (i20 * 64)], T3[(((i22 * 4) + (i23 * 2)) + (i20 * 64)) + 1]};
+            if (((h21 + ((((((int64_t)threadIdx.y) * 2) + i20) * 64) + (h22 + ((i23 * 8) + h23)))) < i0) && ((h24 + ((i22 * 8) + h25)) < i3)) {
+              *reinterpret_cast<float2*>(&T2.data[((h21 + ((((((int64_t)threadIdx.y) * 2) + i20) * 64) + (h22 + ((i23 * 8) + h23)))) * T2_stride0) + ((h24 + ((i22 * 8) + h26)) * T2_stride1)]) = float2{T3[((i22 * 4) + (i23 * 2)) + (i20 * 64)], T3[(((i22 * 4) + (i23 * 2)) + (i20 * 64)) + 1]};
             }
           }
         }

@@ -7,7 +7,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   __bfloat16* T4 = reinterpret_cast<__bfloat16*>(smem);
   __bfloat16* T5 = reinterpret_cast<__bfloat16*>(smem + 65536);
   float T3[128];
-  // loop of iUR26{1}
+  // loop of iUR23{1}
   #pragma unroll
   for (int64_t i11 = 0; i11 < 1; ++i11) {
     // loop of fragment
@@ -29,15 +29,15 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   if (((int64_t)tidY) >= (((int64_t)blockDim.y) - 1)) {
     decreaseRegisters<40>();
     if (threadIdx.x == 0 && tidY == 2) {
-      const int64_t h0 = ((((((int64_t)blockIdx.x) / 3) / 4) * 3) + (((int64_t)blockIdx.x) % 3)) * 128;
-      const int64_t h1 = ((((int64_t)blockIdx.x) / 3) % 4) * 256;
+      const int64_t h0 = (((((int64_t)blockIdx.x) / 12) * 3) + ((((int64_t)blockIdx.x) % 12) % min64(3, 6 - ((((int64_t)blockIdx.x) / 12) * 3)))) * 128;
+      const int64_t h1 = ((((int64_t)blockIdx.x) % 12) / min64(3, 6 - ((((int64_t)blockIdx.x) / 12) * 3))) * 256;
       // AsyncWarp loop of rS17{8}
       #pragma unroll 1
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         mbarrier::waitParity(toSmem(&T4_mbar[(i1 % 4) + 4]), (i1 / 4) % 2);
         mbarrier::arriveExpectTx(toSmem(&T4_mbar[i1 % 4]), 49152);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T4[(i1 % 4) * 8192]), &tmap_T0, toSmem(&T4_mbar[i1 % 4]), i1 * 64, h0);
-        // loop of iUR51{4}
+        // loop of iUR42{4}
         #pragma unroll
         for (int64_t i5 = 0; i5 < 4; ++i5) {
           Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T5[(i5 * 4096) + ((i1 % 4) * 16384)]), &tmap_T1, toSmem(&T4_mbar[i1 % 4]), h1 + (i5 * 64), i1 * 64);
@@ -58,10 +58,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       mbarrier::waitParity(toSmem(&T4_mbar[i1 % 4]), (i1 / 4) % 2);
       wgmma::fenceOperands(T3);
       wgmma::fence();
-      // loop of rUR27{4}
+      // loop of rUR24{4}
       #pragma unroll
       for (int64_t i10 = 0; i10 < 4; ++i10) {
-        // loop of iUR26{1}
+        // loop of iUR23{1}
         #pragma unroll
         for (int64_t i11 = 0; i11 < 1; ++i11) {
           wgmma::mmaM64N256K16F32Bf16<0, 1>(&T3[i11 * 128],
@@ -90,16 +90,18 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       mbarrier::inval(toSmem(&T4_mbar[s1]));
     }
   }
-  // loop of iUR64{1}
+  const int64_t h2 = (((((int64_t)blockIdx.x) / 12) * 3) + ((((int64_t)blockIdx.x) % 12) % min64(3, 6 - ((((int64_t)blockIdx.x) / 12) * 3)))) * 128;
+  const int64_t h3 = ((((int64_t)blockIdx.x) % 12) / min64(3, 6 - ((((int64_t)blockIdx.x) / 12) * 3))) * 256;
+  // loop of iUR52{1}
   #pragma unroll
   for (int64_t i16 = 0; i16 < 1; ++i16) {
-    // loop of iUR69{32}
+    // loop of iUR57{32}
     #pragma unroll
     for (int64_t i18 = 0; i18 < 32; ++i18) {
-      // loop of iUR67{2}
+      // loop of iUR55{2}
       #pragma unroll
       for (int64_t i19 = 0; i19 < 2; ++i19) {
-        *reinterpret_cast<float2*>(&T2.data[(((((((((int64_t)blockIdx.x) / 3) / 4) * 3) + (((int64_t)blockIdx.x) % 3)) * 128) + (((((int64_t)tidY) + i16) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i19 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) * T2_stride0) + (((((((int64_t)blockIdx.x) / 3) % 4) * 256) + ((i18 * 8) + ((((int64_t)threadIdx.x) % 4) * 2))) * T2_stride1)]) = float2{T3[((i18 * 4) + (i19 * 2)) + (i16 * 128)], T3[(((i18 * 4) + (i19 * 2)) + (i16 * 128)) + 1]};
+        *reinterpret_cast<float2*>(&T2.data[((h2 + (((((int64_t)tidY) + i16) * 64) + ((((((int64_t)threadIdx.x) / 4) / 8) * 16) + ((i19 * 8) + ((((int64_t)threadIdx.x) / 4) % 8))))) * T2_stride0) + ((h3 + ((i18 * 8) + ((((int64_t)threadIdx.x) % 4) * 2))) * T2_stride1)]) = float2{T3[((i18 * 4) + (i19 * 2)) + (i16 * 128)], T3[(((i18 * 4) + (i19 * 2)) + (i16 * 128)) + 1]};
       }
     }
   }

@@ -19,25 +19,26 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   __syncthreads();  // init: T4_mbar visible to every thread
   if (((int64_t)tidY) >= (((int64_t)blockDim.y) - 1)) {
     decreaseRegisters<40>();
-    const int64_t h0 = (ceilDiv(ceilDiv(i0, 128), 8) * ceilDiv(i3, 256)) * 8;
+    const int64_t h0 = ceilDiv(i0, 128) * ceilDiv(i3, 256);
     const int64_t h1 = ceilDiv(i1, 64);
-    const int64_t h5 = ceilDiv(i3, 256);
-    // AsyncWarp loop of iS107{ceilDiv((ceilDiv(ceilDiv(i0, 128), 8) * ceilDiv(i3, 256)) * 8, 132)}
+    const int64_t h5 = ceilDiv(i3, 256) * 8;
+    const int64_t h6 = ceilDiv(i0, 128);
+    // AsyncWarp loop of iS89{ceilDiv(ceilDiv(i0, 128) * ceilDiv(i3, 256), 132)}
     #pragma unroll 1
-    for (int64_t i4 = 0; i4 < ceilDiv((ceilDiv(ceilDiv(i0, 128), 8) * ceilDiv(i3, 256)) * 8, 132); ++i4) {
+    for (int64_t i4 = 0; i4 < ceilDiv(ceilDiv(i0, 128) * ceilDiv(i3, 256), 132); ++i4) {
       if (((i4 * 132) + ((int64_t)blockIdx.x)) >= h0) {
         continue;
       }
       if (threadIdx.x == 0 && tidY == 2) {
         const int64_t h2 = i4 * h1;
-        const int64_t h3 = ((((((i4 * 132) + ((int64_t)blockIdx.x)) / 8) / h5) * 8) + (((i4 * 132) + ((int64_t)blockIdx.x)) % 8)) * 128;
-        const int64_t h4 = ((((i4 * 132) + ((int64_t)blockIdx.x)) / 8) % h5) * 256;
+        const int64_t h3 = (((((i4 * 132) + ((int64_t)blockIdx.x)) / h5) * 8) + ((((i4 * 132) + ((int64_t)blockIdx.x)) % h5) % min64(8, h6 - ((((i4 * 132) + ((int64_t)blockIdx.x)) / h5) * 8)))) * 128;
+        const int64_t h4 = ((((i4 * 132) + ((int64_t)blockIdx.x)) % h5) / min64(8, h6 - ((((i4 * 132) + ((int64_t)blockIdx.x)) / h5) * 8))) * 256;
         // loop of rS17{ceilDiv(i1, 64)}
         for (int64_t i6 = 0; i6 < h1; ++i6) {
           mbarrier::waitParity(toSmem(&T4_mbar[((h2 + i6) % 3) + 3]), ((h2 + i6) / 3) % 2);
           mbarrier::arriveExpectTx(toSmem(&T4_mbar[(h2 + i6) % 3]), 49152);
           Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T4[((h2 + i6) % 3) * 8192]), &tmap_T0, toSmem(&T4_mbar[(h2 + i6) % 3]), i6 * 64, h3);
-          // loop of iUR57{4}
+          // loop of iUR48{4}
           #pragma unroll
           for (int64_t i10 = 0; i10 < 4; ++i10) {
             Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T5[(i10 * 4096) + (((h2 + i6) % 3) * 16384)]), &tmap_T1, toSmem(&T4_mbar[(h2 + i6) % 3]), h4 + (i10 * 64), i6 * 64);
@@ -53,24 +54,25 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     for (int64_t s0 = 0; s0 < 3; ++s0) {
       mbarrier::arrive(toSmem(&T4_mbar[s0 + 3]));
     }
-    const int64_t h6 = (ceilDiv(ceilDiv(i0, 128), 8) * ceilDiv(i3, 256)) * 8;
-    const int64_t h7 = ceilDiv(i1, 64);
-    const int64_t h9 = ceilDiv(i1, 64) - 1;
-    const int64_t h10 = ((((int64_t)threadIdx.x) % 32) / 8) / 2;
-    const int64_t h11 = (((((((int64_t)threadIdx.x) / 32) * 32) + (((((int64_t)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16;
-    const int64_t h12 = (((((int64_t)threadIdx.x) % 32) / 8) % 2) * 8;
-    const int64_t h13 = ((((((int64_t)threadIdx.x) / 32) * 32) + (((((int64_t)threadIdx.x) % 32) % 8) * 4)) / 4) % 8;
-    const int64_t h14 = ceilDiv(i3, 256);
-    // ComputeWarp loop of iS107{ceilDiv((ceilDiv(ceilDiv(i0, 128), 8) * ceilDiv(i3, 256)) * 8, 132)}
+    const int64_t h7 = ceilDiv(i0, 128) * ceilDiv(i3, 256);
+    const int64_t h8 = ceilDiv(i1, 64);
+    const int64_t h10 = ceilDiv(i1, 64) - 1;
+    const int64_t h11 = ((((int64_t)threadIdx.x) % 32) / 8) / 2;
+    const int64_t h12 = (((((((int64_t)threadIdx.x) / 32) * 32) + (((((int64_t)threadIdx.x) % 32) % 8) * 4)) / 4) / 8) * 16;
+    const int64_t h13 = (((((int64_t)threadIdx.x) % 32) / 8) % 2) * 8;
+    const int64_t h14 = ((((((int64_t)threadIdx.x) / 32) * 32) + (((((int64_t)threadIdx.x) % 32) % 8) * 4)) / 4) % 8;
+    const int64_t h17 = ceilDiv(i3, 256) * 8;
+    const int64_t h18 = ceilDiv(i0, 128);
+    // ComputeWarp loop of iS89{ceilDiv(ceilDiv(i0, 128) * ceilDiv(i3, 256), 132)}
     #pragma unroll 1
-    for (int64_t i4 = 0; i4 < ceilDiv((ceilDiv(ceilDiv(i0, 128), 8) * ceilDiv(i3, 256)) * 8, 132); ++i4) {
-      if (((i4 * 132) + ((int64_t)blockIdx.x)) >= h6) {
+    for (int64_t i4 = 0; i4 < ceilDiv(ceilDiv(i0, 128) * ceilDiv(i3, 256), 132); ++i4) {
+      if (((i4 * 132) + ((int64_t)blockIdx.x)) >= h7) {
         continue;
       }
       float T2[128];
       __bfloat16 T7[128];
       __bfloat16* T6 = reinterpret_cast<__bfloat16*>(smem + 148480);
-      // loop of iUR28{1}
+      // loop of iUR25{1}
       #pragma unroll
       for (int64_t i16 = 0; i16 < 1; ++i16) {
         // loop of fragment
@@ -79,34 +81,34 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           T2[r2 + (i16 * 128)] = 0.0f;
         }
       }
-      const int64_t h8 = i4 * h7;
+      const int64_t h9 = i4 * h8;
       // loop of rS17{ceilDiv(i1, 64)}
-      for (int64_t i6 = 0; i6 < h7; ++i6) {
-        mbarrier::waitParity(toSmem(&T4_mbar[(h8 + i6) % 3]), ((h8 + i6) / 3) % 2);
+      for (int64_t i6 = 0; i6 < h8; ++i6) {
+        mbarrier::waitParity(toSmem(&T4_mbar[(h9 + i6) % 3]), ((h9 + i6) / 3) % 2);
         wgmma::fenceOperands(T2);
         wgmma::fence();
-        // loop of rUR29{4}
+        // loop of rUR26{4}
         #pragma unroll
         for (int64_t i15 = 0; i15 < 4; ++i15) {
-          // loop of iUR28{1}
+          // loop of iUR25{1}
           #pragma unroll
           for (int64_t i16 = 0; i16 < 1; ++i16) {
             wgmma::mmaM64N256K16F32Bf16<0, 1>(&T2[i16 * 128],
-                wgmma::smemDescriptor(toSmem(&T4[(((i15 * 16) % 64) + ((((((int64_t)tidY) + i16) * 64) % 128) * 64)) + (((h8 + i6) % 3) * 8192)]), 16, 1024, 1),
-                wgmma::smemDescriptor(toSmem(&T5[(((i15 * 16) % 64) * 64) + (((h8 + i6) % 3) * 16384)]), 8192, 1024, 1));
+                wgmma::smemDescriptor(toSmem(&T4[(((i15 * 16) % 64) + ((((((int64_t)tidY) + i16) * 64) % 128) * 64)) + (((h9 + i6) % 3) * 8192)]), 16, 1024, 1),
+                wgmma::smemDescriptor(toSmem(&T5[(((i15 * 16) % 64) * 64) + (((h9 + i6) % 3) * 16384)]), 8192, 1024, 1));
           }
         }
         wgmma::commit();
         wgmma::wait<1>();
         wgmma::fenceOperands(T2);
         if ((i6 - 1) >= 0) {
-          mbarrier::arrive(toSmem(&T4_mbar[(((h8 + i6) - 1) % 3) + 3]));
+          mbarrier::arrive(toSmem(&T4_mbar[(((h9 + i6) - 1) % 3) + 3]));
         }
       }
       wgmma::wait<0>();
       wgmma::fenceOperands(T2);
-      if (h9 >= 0) {
-        mbarrier::arrive(toSmem(&T4_mbar[(((i4 * h7) + h9) % 3) + 3]));
+      if (h10 >= 0) {
+        mbarrier::arrive(toSmem(&T4_mbar[(((i4 * h8) + h10) % 3) + 3]));
       }
       // loop of stmatrix
       #pragma unroll
@@ -122,7 +124,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           T7[(1 + (((q7 * 2) + 1) * 4)) + (p7_0 * 128)] = __float2bfloat16(T2[((((q7 * 2) + 1) * 4) + 1) + (p7_0 * 128)]);
           T7[(2 + (((q7 * 2) + 1) * 4)) + (p7_0 * 128)] = __float2bfloat16(T2[((((q7 * 2) + 1) * 4) + 2) + (p7_0 * 128)]);
           T7[(3 + (((q7 * 2) + 1) * 4)) + (p7_0 * 128)] = __float2bfloat16(T2[((((q7 * 2) + 1) * 4) + 3) + (p7_0 * 128)]);
-          stmatrixX4(toSmem(&T6[(((((((q7 * 2) + h10) * 8) % 256) % 64) + (((((((((int64_t)tidY) + p7_0) * 64) + h11) + h12) + h13) % 128) * 64)) + ((((((q7 * 2) + h10) * 8) % 256) / 64) * 8192)) ^ ((((((((((q7 * 2) + h10) * 8) % 256) % 64) + (((((((((int64_t)tidY) + p7_0) * 64) + h11) + h12) + h13) % 128) * 64)) + ((((((q7 * 2) + h10) * 8) % 256) / 64) * 8192)) / 64) % 8) * 8)]),
+          stmatrixX4(toSmem(&T6[(((((((q7 * 2) + h11) * 8) % 256) % 64) + (((((((((int64_t)tidY) + p7_0) * 64) + h12) + h13) + h14) % 128) * 64)) + ((((((q7 * 2) + h11) * 8) % 256) / 64) * 8192)) ^ ((((((((((q7 * 2) + h11) * 8) % 256) % 64) + (((((((((int64_t)tidY) + p7_0) * 64) + h12) + h13) + h14) % 128) * 64)) + ((((((q7 * 2) + h11) * 8) % 256) / 64) * 8192)) / 64) % 8) * 8)]),
               (static_cast<uint32_t>((T7[(q7 * 8) + (p7_0 * 128)]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 128)) + 1]).raw) << 16)),
               (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 128)) + 2]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 128)) + 3]).raw) << 16)),
               (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 128)) + 4]).raw) | (static_cast<uint32_t>((T7[((q7 * 8) + (p7_0 * 128)) + 5]).raw) << 16)),
@@ -132,10 +134,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       fenceAsyncProxy();
       namedBarrierSync(1, 256);  // RAW: T6 written, then read by a TMA store
       if (threadIdx.x == 0 && tidY == 0) {
-        // loop of iUR109{4}
+        const int64_t h15 = (((((i4 * 132) + ((int64_t)blockIdx.x)) / h17) * 8) + ((((i4 * 132) + ((int64_t)blockIdx.x)) % h17) % min64(8, h18 - ((((i4 * 132) + ((int64_t)blockIdx.x)) / h17) * 8)))) * 128;
+        const int64_t h16 = ((((i4 * 132) + ((int64_t)blockIdx.x)) % h17) / min64(8, h18 - ((((i4 * 132) + ((int64_t)blockIdx.x)) / h17) * 8))) * 256;
+        // loop of iUR91{4}
         #pragma unroll
         for (int64_t i29 = 0; i29 < 4; ++i29) {
-          Hopper::cpAsyncBulkTensorTileS2G(&tmap_T3, toSmem(&T6[i29 * 8192]), (((((i4 * 132) + ((int64_t)blockIdx.x)) / 8) % h14) * 256) + (i29 * 64), ((((((i4 * 132) + ((int64_t)blockIdx.x)) / 8) / h14) * 8) + (((i4 * 132) + ((int64_t)blockIdx.x)) % 8)) * 128);
+          Hopper::cpAsyncBulkTensorTileS2G(&tmap_T3, toSmem(&T6[i29 * 8192]), h16 + (i29 * 64), h15);
           Hopper::cpAsyncBulkCommitGroup();
         }
       }
