@@ -225,6 +225,18 @@ PERSISTENT_MARGIN = 0.965
 # 3072 x 4096 x 832 1.00 against 0.96 (0.91), 6144 x 2048 x 896 0.98 against 0.96 (0.92), 3072 x 5120 x 704 0.97 either
 # way (0.90); 5120 x 2560 x 640 0.72 against 0.75 (0.93: 3.03 waves of it against 2.86 of 192 x 192)
 PERSISTENT_SHORT_K_MARGIN = 0.92
+# Past PERSISTENT_K_TILES (K of more than 64 tiles) the persistent tile is taken wherever its waves are predicted no
+# slower than the tile per block's: there a tile's fixed cost is a small part of its time, so the model cannot see
+# what the persistent kernel saves (the next tile's stages loaded during the epilogue, no block launched per tile);
+# the K range had been kept at 64 tiles after random problems lost with the walk padded to whole groups and its tile
+# coordinates divided once per epilogue sub-tile ("The grouped walk" in docs/matmul.md). H100, 2026-11-27,
+# bench/probes/matmul_probe.py --rotate, ratio to cuBLAS in the same rounds against the rules' tile per block, ten
+# problems drawn at random among the 80 of 400 it changes and two squares: 3808 x 9984 x 6016 1.00 against 0.98,
+# 568 x 14912 x 9216 0.99 either way, 4832 x 5760 x 5504 0.96 against 0.92, 14904 x 7424 x 5504 0.97 against 0.94,
+# 4312 x 13952 x 4480 0.98 against 0.94, 2216 x 8704 x 8064 0.94 against 0.89, 14456 x 6784 x 7360 1.01 against 0.98,
+# 15328 x 11008 x 4928 0.99 against 0.95, 5080 x 13056 x 7936 1.01 against 0.99, 15336 x 12736 x 4288 0.99 against
+# 0.94, 8192^3 1.01 against 0.95, 6144^3 1.00 against 0.99
+PERSISTENT_LONG_K_MARGIN = 1.0
 # 128 x 192 (rate from 1536 x 1536 x 6000 and 768 x 3072 x 12288, 96 tiles in one wave: 0.85 of cuBLAS against 0.66 and
 # 0.75 with 72 tiles of 128 x 256 or their split-K, H100 2026-11-26): a wave of it covers a third more than 128 x 256
 FEW_TILES = ((BIG_COLUMNS, 2, 7.1), ((128, 192, 64), 2, 6.4), ((64, 256, 64), 1, 6.4), ((128, 128, 64), 2, 5.9),
@@ -705,7 +717,9 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
                     "part idle, each warp group's epilogue under the other's mainloop", store, index_why,
                     ping_pong=True)
             short = k_tiles is not None and k_tiles < CLUSTER_K_TILES
-            margin = PERSISTENT_SHORT_K_MARGIN if short else PERSISTENT_MARGIN
+            long_k = k_tiles is not None and k_tiles > PERSISTENT_K_TILES[1]
+            margin = (PERSISTENT_SHORT_K_MARGIN if short else PERSISTENT_LONG_K_MARGIN if long_k
+                      else PERSISTENT_MARGIN)
             if persistent is not None and persistent <= margin * per_block:
                 rule = (f"persistent {name}: {problem.tiles(entry[0])} tiles of {name} on {sms} SMs and K of "
                         f"{k_tiles} tiles, predicted "
@@ -1148,12 +1162,13 @@ def _persistent_tile_time(problem: MatmulProblem, sms: int,
     """The predicted time of the persistent tile (``_predicted`` over the tiles it walks, ``grouped``, with
     ``PERSISTENT_TILE_OVERHEAD``; an epilogue's math is not charged: it costs a tile per block the same) and its
     entry, the fastest of ``PERSISTENT_TILES`` and ``WAVE_PERSISTENT_TILES`` (256 x 128 on a tie; 256 x 128 alone
-    with a bias, as measured), where K has ``PERSISTENT_K_TILES`` tiles, there are ``PERSISTENT_TILE_WAVES`` waves
+    with a bias, as measured), where K has at least ``PERSISTENT_K_TILES[0]`` tiles (past the range's end the rules
+    take it where it is predicted no slower: ``PERSISTENT_LONG_K_MARGIN``), there are ``PERSISTENT_TILE_WAVES`` waves
     of 256 x 128 tiles or more and the problem is of its kind (``_persistent_tile_problem``, a bias allowed); None
     elsewhere."""
-    low, high = PERSISTENT_K_TILES
+    low = PERSISTENT_K_TILES[0]
     tiles = problem.tiles(BIG)
-    if (k_tiles is None or not low <= k_tiles <= high or tiles is None or tiles < PERSISTENT_TILE_WAVES * sms
+    if (k_tiles is None or k_tiles < low or tiles is None or tiles < PERSISTENT_TILE_WAVES * sms
             or not _persistent_tile_problem(problem, vectors=True)):
         return None
     found = []

@@ -34,9 +34,9 @@ def _kind(p: MatmulParams) -> tuple:
 
 
 @pytest.mark.parametrize("shape,expected", [
-    # four waves of big tiles or more and K of 16 tiles or more: a tile per block; persistent 128 x 256 (in clusters
-    # of two) where rows are not 128-byte multiples
-    ((8192, 8192, 8192), ((256, 128, 64), 2, 4, False, True)),
+    # four waves of big tiles or more and K of 16 tiles or more: persistent 256 x 128 where rows are 128-byte
+    # multiples (past 64 K tiles where predicted no slower), persistent 128 x 256 (in clusters of two) where not
+    ((8192, 8192, 8192), ((256, 128, 64), 2, 4, True, True)),
     ((5000, 7000, 3000), ((128, 256, 64), 2, 4, True, True)),
     # four waves or more, a shorter K (but more than 8 tiles), aligned rows and a 16-bit result: persistent 256 x 128,
     # 4 stages beside a ring of 256 x 32 staging tiles
@@ -209,7 +209,7 @@ def test_fp16_operands() -> None:
     params = suggest_matmul_params(_matmul((8192, 8192, 512), dtype=DataType.Half, out_dtype=DataType.Half))
     assert _kind(params) == ((128, 128, 64), 2, 6, True, True) and params.ping_pong
     params = suggest_matmul_params(_matmul((8192, 8192, 8192), dtype=DataType.Half, out_dtype=DataType.Half))
-    assert _kind(params) == ((256, 128, 64), 2, 4, False, True) and params.cluster == (1, 1)
+    assert _kind(params) == ((256, 128, 64), 2, 4, True, True) and params.cluster == (1, 1)
 
 
 def test_sms_sets_the_blocks_and_the_waves() -> None:
@@ -356,13 +356,15 @@ def _with_epilogue(kind: str, shape: tuple[int, int, int] = (8192, 8192, 8192)) 
 
 @pytest.mark.parametrize("kind, stages, cluster", [("bias", 4, (1, 1)), ("C", 3, (2, 1))])
 def test_an_epilogue_keeps_the_tma_store_and_c_takes_clusters(kind: str, stages: int, cluster: tuple) -> None:
-    """At 8192^3 a bias changes nothing of the plain arrangement but the depth: a tile per block, the TMA store
-    through sub-tiles, the bias a shared vector. C's tile lives beside 3 stages, and its reads beside the operands'
-    take the clusters of two (B's tile multicast: half its L2 reads), as misaligned rows do."""
+    """At 8192^3 a bias changes nothing of the plain arrangement: the persistent 256 x 128 tile, the TMA store
+    through sub-tiles of 256 x 32, the bias a shared vector. C's tile lives beside 3 stages of a tile per block, and
+    its reads beside the operands' take the clusters of two (B's tile multicast: half its L2 reads), as misaligned
+    rows do."""
     fusion = _with_epilogue(kind)
     params = suggest_matmul_params(fusion)
-    assert not params.persistent and params.cluster == cluster
-    assert params.tma_store and params.stages == stages and params.epilogue_tile == (params.tile[0], 64)
+    assert params.persistent == (kind == "bias") and params.cluster == cluster
+    sub = 32 if params.persistent else 64
+    assert params.tma_store and params.stages == stages and params.epilogue_tile == (params.tile[0], sub)
     schedule_matmul(fusion)           # the suggestion schedules
 
 
@@ -640,7 +642,8 @@ def test_misaligned_rows_under_a_wave_run_in_clusters_of_two() -> None:
     ((7168, 7168, 2048), True),      # 28 rows of tiles: groups of 8, the last of 4
     ((1792, 7168, 2048), True),      # 3 waves
     ((3584, 1792, 4096), False),     # 1.5 waves of 256 x 128 (PERSISTENT_TILE_WAVES); ping-pong on waves
-    ((6144, 6144, 6144), False),     # 96 K tiles (PERSISTENT_K_TILES)
+    ((6144, 6144, 6144), True),      # 96 K tiles: past PERSISTENT_K_TILES, predicted no slower (LONG_K_MARGIN)
+    ((6144, 2048, 8192), False),     # 128 K tiles, 2.9 waves: 256 x 192 a tile per block is predicted faster
     ((6144, 4096, 3072), False),     # predicted 2 % faster than 256 x 192: within PERSISTENT_MARGIN
 ])
 def test_the_persistent_tile_where_predicted_faster(shape: tuple[int, int, int], persistent: bool) -> None:
@@ -688,7 +691,8 @@ def test_the_persistent_tile_only_for_its_kind_of_problem() -> None:
     ("bias_gelu", (8192, 8192, 2048), True),      # 0.99 against 0.92: the tanh is no reason to leave it
     ("bias_gelu", (8192, 8192, 1024), True),      # 1.00 against 0.90
     ("bias_gelu", (4096, 8192, 3072), True),      # 1.01 against 0.96
-    ("bias_relu", (8192, 8192, 8192), False),     # 128 K tiles: outside PERSISTENT_K_TILES, as without the bias
+    ("bias_relu", (8192, 8192, 8192), True),      # 128 K tiles: PERSISTENT_LONG_K_MARGIN, as without the bias
+    ("bias_relu", (1536, 1536, 8192), False),     # 72 tiles: under PERSISTENT_TILE_WAVES waves
 ])
 def test_the_persistent_tile_takes_a_bias_epilogue_as_a_plain_product(kind: str, shape: tuple[int, int, int],
                                                                       persistent: bool) -> None:

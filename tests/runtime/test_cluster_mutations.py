@@ -5,6 +5,8 @@ wrong result."""
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import replace
 
 import pytest
@@ -235,13 +237,20 @@ def test_persistent_multicast_before_the_peer_initialized_its_barriers_is_report
 
 def test_persistent_exit_while_the_peer_still_arrives_is_reported() -> None:
     """A K of one tile: a block's last release of the walk comes right before its epilogue, which the peer may
-    finish and exit before (with longer K the simulated blocks stay too close to show it)."""
+    finish and exit before (with longer K the simulated blocks stay too close to show it). A race: it shows under
+    the seeds whose interleaving lets the peer exit first (5 of the 8 seeds 0-7 when this was written), and the
+    simulator reports it wherever it does."""
     fusion, kern = _persistent_kernel()
     bad = _sync_to_block(kern, fence_init=False)
     inputs = random_inputs(fusion, [(520, 64), (64, 264)], seed=5)
-    for seed in SEEDS:
-        with pytest.raises(SimulationError, match="which has exited|which was invalidated"):
+    reported = 0
+    for seed in range(8):
+        try:
             simulate(bad, inputs, seed=seed)
+        except SimulationError as e:
+            assert re.search("which has exited|which was invalidated", str(e)), str(e)
+            reported += 1
+    assert reported >= 3
 
 
 def test_persistent_a_stage_refilled_before_the_peer_released_it_is_reported() -> None:
@@ -270,10 +279,12 @@ def _rank_skips_first_tile(n: k.Node) -> k.Node | None:
 def test_persistent_a_block_skipping_a_tile_its_peer_runs_deadlocks(cluster: tuple[int, int]) -> None:
     """Every block of a cluster runs the same persistent iterations: one that skips a tile its peer runs (in both
     of its warp groups, consistent within the block) leaves the peer waiting for its half of the shared tile and
-    for its releases."""
+    for its releases (or, where the skipping block's next tile runs ahead into the peer's, arrives on the peer's
+    barriers more often than a phase takes)."""
     fusion, kern = _persistent_kernel(cluster)
     bad = mutate(kern, _rank_skips_first_tile)
-    with pytest.raises((DeadlockError, SimulationError), match="deadlock|must not be written before"):
+    with pytest.raises((DeadlockError, SimulationError),
+                       match="deadlock|must not be written before|more arrivals on mbarrier"):
         _error(fusion, bad)
 
 

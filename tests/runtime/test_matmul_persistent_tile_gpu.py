@@ -22,6 +22,7 @@ pytestmark = pytest.mark.gpu
     (4096, 4096, 4096, False, True),
     (5000, 4096, 2048, False, True),        # B^T at an M no tile divides: 20 rows of tiles, the last group 4
     (3000, 8192, 1024, False, False),       # 12 rows of tiles: groups of 8 and 4, the last row partly out of M
+    (6144, 6144, 6144, False, False),       # 96 K tiles: past PERSISTENT_K_TILES, predicted no slower
 ])
 def test_the_persistent_tile_matches_torch(m: int, n: int, k: int, ta: bool, tb: bool) -> None:
     torch = pytest.importorskip("torch")
@@ -128,6 +129,7 @@ def _matches_the_float64_product(torch, fusion, params, m: int, n: int, k: int) 
 @pytest.mark.parametrize("m,n,k", [
     (3072, 7680, 3200),                     # 16 x 40 tiles of 192 x 192 (WAVE_PERSISTENT_TILES)
     (1100, 12288, 1408),                    # 6 rows of tiles, the last partly out of M: one group of 6
+    (4832, 5760, 5504),                     # 86 K tiles: past PERSISTENT_K_TILES, predicted no slower
 ])
 def test_the_persistent_192_x_192_tile_matches_torch(m: int, n: int, k: int) -> None:
     """The persistent tile on three compute warp groups of 64 x 192 (setmaxnreg 152, 192 x 32 staging tiles)."""
