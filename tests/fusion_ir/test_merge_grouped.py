@@ -49,13 +49,19 @@ def test_the_walk_is_a_bijection_in_grouped_order(rows: int, cols: int, group: i
     assert walk == expected
 
 
-def test_it_prints_and_replays_onto_a_producer() -> None:
+def _chain() -> tuple[Fusion, object, object]:
+    """exp(-x) of a 300 x 200 x: (fusion, the negation, the output)."""
     fusion = Fusion()
     with fusion:
         t0 = fusion.add_input(shape=(300, 200))
         t1 = ops.neg(t0)
         t2 = ops.exp(t1)
         fusion.add_output(t2)
+    return fusion, t1, t2
+
+
+def test_it_prints_and_replays_onto_a_producer() -> None:
+    _, t1, t2 = _chain()
     t2.split(0, 32).split(2, 32).reorder({1: 2, 2: 1}).merge_grouped(0, 1, 4)
     assert "GroupedMerge" in t2.transforms_string() and "in groups of 4" in t2.transforms_string()
     t1.transform_like(t2)
@@ -66,12 +72,7 @@ def test_it_prints_and_replays_onto_a_producer() -> None:
 @pytest.mark.parametrize("group, raster", [(3, "m"), (4, "m"), (2, "n"), (5, "n")])
 def test_a_grid_in_grouped_order_simulates_to_numpy(group: int, raster: str) -> None:
     """300 x 200 in 32 x 32 blocks: 10 x 7 tiles, walked in groups whose last is partial; each block one tile."""
-    fusion = Fusion()
-    with fusion:
-        t0 = fusion.add_input(shape=(300, 200))
-        t1 = ops.neg(t0)
-        t2 = ops.exp(t1)
-        fusion.add_output(t2)
+    fusion, t1, t2 = _chain()
     t2.split(0, 32).split(2, 32).reorder({1: 2, 2: 1})               # [Mo, No, 32, 32]
     if raster == "m":
         t2.merge_grouped(0, 1, group)
