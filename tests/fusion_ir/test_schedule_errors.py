@@ -277,6 +277,12 @@ CASES = [
     # merge reduction with iteration
     ("merge-reduction-with-iteration", reduction, lambda n: n.r.merge(0, 1),
      r"T2: merge: cannot merge reduction axis with iteration axis \(axis 0 \(iS4\{i0\}\) and axis 1 \(rS5\{i1\}\)\)"),
+    ("merge-grouped-group-zero", pointwise, lambda n: n.t3.merge_grouped(0, 1, 0),
+     r"T3: merge_grouped: group must be a positive int \(indices of axis 0 \(iS6\{i0\}\) walked per index of axis 1 "
+     r"\(iS7\{i1\}\)\), got 0"),
+    ("merge-grouped-reduction", reduction, lambda n: n.r.merge_grouped(0, 1, 2),
+     r"T2: merge_grouped: axis 1 \(rS5\{i1\}\) is a reduction axis; a grouped order walks iteration \(or "
+     r"broadcast\) axes"),
     ("merge-lanes-of-three", row_max_of_3, lambda n: n.m.merge_lanes(0, 1),
      r"T1: merge_lanes: the inner axis axis 1 \(rS3\{3\}\) must have a constant extent that is a power of two from 2 "
      r"to the warp size \(32\): its lanes reduce by warp shuffles"),
