@@ -214,7 +214,8 @@ PING_PONG_WAVE_WAVES = 2
 PING_PONG_WAVE_K_TILES = (PING_PONG_PLAIN_K_TILES + 1, 64)
 PING_PONG_WAVE_MARGIN = 0.95
 PING_PONG_WAVE_STAGES = 6
-PERSISTENT_K_TILES = (PING_PONG_K_TILES + 1, 64)   # a plain product to PING_PONG_PLAIN_K_TILES runs ping-pong first
+PERSISTENT_K_TILES = (PING_PONG_K_TILES + 1, 64)   # a plain product to PING_PONG_PLAIN_K_TILES runs ping-pong first;
+# past the second, PERSISTENT_LONG_K_MARGIN
 PERSISTENT_TILE_WAVES = 2
 PERSISTENT_MARGIN = 0.965
 # With K under 16 tiles the waves' model overrates the persistent tile by 6-9 % (a tile per block's fixed cost weighs
@@ -429,7 +430,7 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
         chosen["grouped_grid"], chosen["group_m"], chosen["raster"] = True, grouped, "m"
         reasons["grouped_grid"] = (GROUPED_GRID_WHY.format(stream=row_major_stream(problem, chosen["tile"], sms))
                                    if problem.tma_operands else GROUPED_LOADS_WHY)
-        reasons["group_m"] = (f"{grouped}: groups of {GRID_GROUP} of the {problem.row_tiles(chosen['tile'])} rows "
+        reasons["group_m"] = (f"{grouped}: groups of {GROUP_M} of the {problem.row_tiles(chosen['tile'])} rows "
                               f"of tiles, fewer where there are fewer (the last group holds the rows left)")
     if "split_k" not in pinned and chosen.get("persistent"):
         chosen["split_k"] = 1                   # a pinned persistent kernel: split-K is not implemented for it
@@ -873,8 +874,7 @@ def _misaligned_cluster(problem: MatmulProblem, tile: tuple[int, int, int],
     return (1, 2) if share_a else (2, 1)
 
 
-GRID_GROUP = 8     # a grouped grid's largest group of row tiles
-GROUP_M = 8        # a persistent kernel's group of row tiles (as Triton's matmul tutorial groups them)
+GROUP_M = 8        # rows of tiles walked per column of B, persistent or a grouped grid (as Triton's matmul groups them)
 # a grouped grid where a row-major wave would stream at least this fraction of the machine balance from DRAM
 GROUPED_STREAM = 0.8
 GROUPED_GRID_WHY = ("a block per tile in grouped order (group_m row tiles down a column of B): in row-major order a "
@@ -911,7 +911,7 @@ def grid_group(problem: MatmulProblem, fields: dict[str, Any], sms: int | None =
     in row-major order on an H100), operands larger than L2 that a row-major wave would stream from DRAM at
     ``GROUPED_STREAM`` of the machine balance or more (``row_major_stream``: where it streams less, grouping cost
     1-3 % on an H100, 12288 x 4096 x 1536 0.91 against 0.93, 1792 x 7168 x 2048 0.93 against 0.95); the largest
-    group of ``GRID_GROUP`` row tiles, or of all of them where there are fewer (the last group holds the rows left).
+    group of ``GROUP_M`` row tiles, or of all of them where there are fewer (the last group holds the rows left).
     An operand the compute warp groups load (rows TMA cannot copy) is grouped whatever the stream: its copies wait
     for their own latency, shorter from L2 (4096 x 4096 x 1001 2.52 of cuBLAS grouped against 2.29; its cp.async
     kin unchanged). None otherwise, and under 2 rows of tiles."""
@@ -927,7 +927,8 @@ def grid_group(problem: MatmulProblem, fields: dict[str, Any], sms: int | None =
         > current_target().l2_bytes)
     if not streams and problem.tma_operands:
         return None
-    return min(GRID_GROUP, rows) if rows > 1 else None
+    group = persistent_group_m(problem, fields["tile"])     # the same groups as a persistent walk's
+    return group if group is not None and group > 1 else None
 
 
 def persistent_group_m(problem: MatmulProblem, tile: tuple[int, int, int], cluster: tuple[int, int] = (1, 1),

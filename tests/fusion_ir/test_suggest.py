@@ -869,14 +869,20 @@ def test_persistent_clusters_walk_groups_of_whole_cluster_rows(shape: tuple[int,
     left; the walk covers the problem's rows, rounded up to whole cluster rows only (9488 rows are 75 rows of 128, 38
     cluster rows: 76 rows, where groups of 4 cluster rows split and merged had walked 80, 0.94 of cuBLAS on an H100
     against 0.98). The tuner's persistent cluster candidates get the same group."""
+    from fusion_ir.schedulers import schedule_matmul
     from fusion_ir.schedulers.candidates import matmul_candidates
     from fusion_ir.schedulers.matmul_problem import matmul_problem
     from fusion_ir.schedulers.suggest import persistent_group_m
 
     params = suggest_matmul_params(_matmul(shape))
     assert params.persistent and params.cluster == (2, 1) and params.group_m == 8
-    assert -(-shape[0] // params.tile[0]) == rows
     assert f"fewer where there are fewer ({rows})" in params.why.reason("group_m")    # viz --show heuristics
+    fusion = _matmul(shape)
+    schedule_matmul(fusion, params)
+    out = fusion.outputs[0]               # [T' / (B / 2), B / 2 (BIDx), 2 (BIDy)] over the T' cluster tiles
+    cluster_tiles = -(-rows // 2) * -(-shape[1] // params.tile[1])
+    assert out.loop[0].extent.const_value() == -(-cluster_tiles // (params.blocks // 2))
+    assert "GroupedMerge" in out.transforms_string()
     problem = matmul_problem(_matmul(shape))
     assert persistent_group_m(problem, params.tile, (2, 1)) == params.group_m
     clustered = [c for c in matmul_candidates(_matmul(shape), 132, limit=64)
