@@ -147,7 +147,15 @@ PERSISTENT_TILE = (BIG, 2, 7.0)
 # against 0.84, 1296 x 12096 x 1856 0.97 against 0.83, but 10304 x 3264 x 3584 0.93 against 0.97; back to a tile per
 # block where padded rows add a wave (9472 rows: 37 rows of 256 walked as 39) 5808 x 12352 x 4096 0.97 against
 # 0.87, 10416 x 1984 x 1152 0.89 against 0.79 (bench/results/matmul_persistent_walk.json: rules 0.920, tuned 0.923)
-PERSISTENT_TILES = (PERSISTENT_TILE, (BIG_COLUMNS, 2, 7.0))
+# 128 x 256 at a rate 1.4 % over 256 x 128's: over 19 problems drawn at random (sizes multiples of 64 to 16384, H100,
+# 2026-11-27, --rotate, the same rounds) it ran 1.4 % faster than the waves predicted against the persistent 256 x 128
+# (10112 x 12160 x 13184 1.00 against 0.95, 13312 x 8896 x 11904 1.05 against 1.01, 11456 x 13952 x 7616 0.99 against
+# 0.95), as fast at 8192^3, 6144^3, 4096^3 and 8192 x 8192 x 2048 (within 1 %), slower only where its waves are more
+# (9792 x 4736 x 4544: 0.93 against 1.00, which the waves predict). 256 x 128 had been taken on a tie. Checked on 16
+# problems drawn at random among the 255 of 600 whose pick it changes, against the pick before: geomean 1.016, 9
+# faster, 4 slower by at most 0.6 % (1600 x 9024 x 12480 0.98 against 0.85 from 256 x 128, 9472 x 15744 x 4416 1.03
+# against 0.99 and 10560 x 15424 x 8256 0.98 against 0.95 from 256 x 192 a tile per block)
+PERSISTENT_TILES = (PERSISTENT_TILE, (BIG_COLUMNS, 2, 7.1))
 # Narrower or three-group tiles where they fill the waves better, each at its rate per flop measured beside the big
 # ones: H100, 2026-11-27, bench/probes/matmul_probe.py --rotate, persistent, ratio to cuBLAS over the fraction of the
 # computed tiles' work that is the problem's (padding and the last wave's idle SMs), 8192 x 8192 x 4096 and 6144 x
@@ -161,7 +169,13 @@ PERSISTENT_TILES = (PERSISTENT_TILE, (BIG_COLUMNS, 2, 7.0))
 # which in clusters of two for misaligned rows (as the model chose it beside PERSISTENT_MISALIGNED_CLUSTER's 128 x
 # 256) lost on 4 of 6 such problems (10200 x 4992 x 6952 0.85 against 0.92, 7664 x 7752 x 2536 1.06 against 1.21,
 # 5208 x 8176 x 5144 0.84 against 0.90; 6176 x 2768 x 4800 1.06 against 1.05), and 256 x 192, unchecked.
-WAVE_PERSISTENT_TILES = (((192, 192, 64), 3, 6.85),)
+# 192 x 192's rate raised from 6.85 to 7.0 (H100, 2026-11-27, the same 19 problems: it ran 2.2 % faster than
+# predicted at 6.85; 10 problems drawn at random among the 51 of 600 whose pick it then changes, against 128 x 256 at
+# 7.1 and the others: geomean 1.026, 6 faster (16128 x 10688 x 2048 1.07 against 0.93 for 256 x 192 a tile per block,
+# 15424 x 10560 x 6976 1.07 against 0.99), 2 slower (11968 x 4800 x 8384 0.99 against 1.01, 15552 x 2432 x 13632 0.99
+# against 1.00)). Persistent 256 x 192 and 256 x 160 (3 stages beside the staging ring) ran below their rate: 10880 x
+# 4608 x 16000 0.98 and 0.92 against 1.04 for 128 x 256, 8192 x 2176 x 5184 0.96 and 0.85 against 0.99 for 192 x 192.
+WAVE_PERSISTENT_TILES = (((192, 192, 64), 3, 7.0),)
 # From four waves where an operand's rows are not 128-byte multiples, both operands TMA-loaded and no epilogue input
 # (``_misaligned_persistent``): the persistent 128 x 256 in clusters of two along M, B's tile multicast (a
 # misaligned box row touches five L2 sectors, not four), 64-bit indices. H100, 2026-11-27, bench/probes/matmul_probe.py
@@ -1162,7 +1176,7 @@ def _persistent_tile_time(problem: MatmulProblem, sms: int,
                           k_tiles: int | None) -> tuple[float, tuple[Any, ...]] | None:
     """The predicted time of the persistent tile (``_predicted`` over the tiles it walks, ``grouped``, with
     ``PERSISTENT_TILE_OVERHEAD``; an epilogue's math is not charged: it costs a tile per block the same) and its
-    entry, the fastest of ``PERSISTENT_TILES`` and ``WAVE_PERSISTENT_TILES`` (256 x 128 on a tie; 256 x 128 alone
+    entry, the fastest of ``PERSISTENT_TILES`` and ``WAVE_PERSISTENT_TILES`` (the first on a tie; 256 x 128 alone
     with a bias, as measured), where K has at least ``PERSISTENT_K_TILES[0]`` tiles (past the range's end the rules
     take it where it is predicted no slower: ``PERSISTENT_LONG_K_MARGIN``), there are ``PERSISTENT_TILE_WAVES`` waves
     of 256 x 128 tiles or more and the problem is of its kind (``_persistent_tile_problem``, a bias allowed); None
