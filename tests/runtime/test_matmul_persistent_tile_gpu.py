@@ -1,6 +1,6 @@
-"""GPU tier: the rules' persistent 256 x 128 tile (64-bit indices, 4 stages beside a ring of 256 x 32 staging tiles,
-``suggest.PERSISTENT_TILE``) against a float64 product: at mid K with many waves, with B^T, at an M no tile
-divides (row groups fitted to the rows of tiles) and from four waves with K under 16 tiles. (An M-major A keeps a tile
+"""GPU tier: the rules' persistent 128 x 256 and 256 x 128 tiles (64-bit indices, 4 stages beside a ring of TM x 32
+staging tiles, ``suggest.PERSISTENT_TILES``) against a float64 product: at mid K with many waves, with B^T, at an M
+no tile divides and from four waves with K under 16 tiles. (An M-major A keeps a tile
 per block: ``suggest._persistent_tile_problem``.)"""
 
 from __future__ import annotations
@@ -20,16 +20,18 @@ pytestmark = pytest.mark.gpu
 @pytest.mark.parametrize("m,n,k,ta,tb", [
     (8192, 8192, 1024, False, False),
     (4096, 4096, 4096, False, True),
-    (5000, 4096, 2048, False, True),        # B^T at an M no tile divides: 20 rows of tiles, the last group 4
-    (3000, 8192, 1024, False, False),       # 12 rows of tiles: groups of 8 and 4, the last row partly out of M
+    (5000, 4096, 2048, False, True),        # B^T at an M no tile divides: 40 rows of 128, the last partly out of M
+    (3000, 8192, 1024, False, False),       # 24 rows of tiles: groups of 8, the last row partly out of M
     (6144, 6144, 6144, False, False),       # 96 K tiles: past PERSISTENT_K_TILES, predicted no slower
+    (9792, 4736, 4544, False, False),       # 256 x 128: N of 37 tiles of 128, 18.5 of 256
 ])
 def test_the_persistent_tile_matches_torch(m: int, n: int, k: int, ta: bool, tb: bool) -> None:
     torch = pytest.importorskip("torch")
     fusion = matmul_fusion(m, n, k, transpose_a=ta, transpose_b=tb)
     params = suggest_matmul_params(fusion)
-    assert params.persistent and not params.ping_pong and params.tile == (256, 128, 64)
-    assert params.index_type is DataType.Int64 and params.epilogue_tile == (256, 32) and params.stages == 4
+    assert params.persistent and not params.ping_pong and params.tile in ((256, 128, 64), (128, 256, 64))
+    assert params.index_type is DataType.Int64 and params.epilogue_tile == (params.tile[0], 32)
+    assert params.stages == 4 and (params.tile == (256, 128, 64)) == (n == 4736)
     kernel = lower(schedule_matmul(fusion, params))
     g = torch.Generator(device="cuda").manual_seed(int(np.random.default_rng().integers(2**31)))
     a = torch.randn((k, m) if ta else (m, k), device="cuda", generator=g).bfloat16()
