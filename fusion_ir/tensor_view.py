@@ -1205,6 +1205,13 @@ class TensorView:
         stores of the ``stages - 1`` iterations before it still read theirs (``cp.async.bulk.wait_group.read``
         of their groups), and one wait after the loop retires the rest. A sub-tiled epilogue's next sub-tile is
         computed and written while the previous ones are stored.
+
+        ``"carried"``: as ``"deferred"``, and the last stores of the loop are carried into the next iteration of the
+        loops around it (a persistent kernel's tile loop), whose first writes wait for them as for any other: one
+        wait after the outermost such loop retires the rest. A loop around it carries them only where the ring's
+        order goes on across its iterations (the inner loop's iterations a multiple of ``stages``), the tile is
+        allocated outside it and it stores no other TMA-stored tensor; elsewhere the wait stays where
+        ``"deferred"`` puts it (``lowering/passes/store_waits.py``).
         """
         if load_kind(self) is not LoadStoreOpType.TMAStore:
             d = self.definition
@@ -1219,10 +1226,10 @@ class TensorView:
         if isinstance(stages, bool) or not isinstance(stages, int) or stages < 1:
             raise self._err(f"set_store_wait: stages={stages!r} for T{self.name} must be a positive int (the shared "
                             f"tiles its stores rotate through)")
-        if stages > 1 and chosen is not StoreWait.Deferred:
+        if stages > 1 and not chosen.defers:
             raise self._err(f"set_store_wait: stages={stages} for T{self.name} with {chosen.value!r}; a ring of "
-                            f"tiles needs the wait deferred to the next write (\"deferred\"), or its stores would be "
-                            f"waited for right after their boxes and the ring never used")
+                            f"tiles needs the wait deferred to the next write (\"deferred\" or \"carried\"), or "
+                            f"its stores would be waited for right after their boxes and the ring never used")
         with self.fusion.transaction():
             self.store_wait = chosen
             self.store_stages = stages

@@ -159,6 +159,14 @@ class StoreWait(enum.Enum):
 
     AfterBoxes = "after_boxes"    # once, right after every box of the tile is issued and committed
     Deferred = "deferred"         # just before the loop's next iteration writes the tile again
+    # deferred, and a ring's stores carried into the next iteration of the loops around the ring's loop (a
+    # persistent kernel's tile loop): the last ones waited for once, after the outermost of those loops
+    Carried = "carried"
+
+    @property
+    def defers(self) -> bool:
+        """Whether the wait waits for the tile's next write (``Deferred``, ``Carried``)."""
+        return self is not StoreWait.AfterBoxes
 
     @classmethod
     def of(cls, value: object) -> StoreWait | None:

@@ -1,7 +1,8 @@
 """The ``MatmulParams`` a tuner times for one problem: ``matmul_candidates(fusion or problem, sms)``.
 
 A small set around the rules, none tied to a shape, in this order (cut at ``MAX_CANDIDATES``): the
-rules' suggestion; the suggestion with the TMA store and with the persistent kernel switched; the big tiles
+rules' suggestion; the suggestion with the TMA store, with its ring of sub-tiles carried across tiles or not
+(``store_wait``, persistent) and with the persistent kernel switched; the big tiles
 (128 x 256, 256 x 128) with the TMA store, one per block and persistent; ping-pong 128 x 128; 192 x 192 on
 three compute warp groups, one per block and persistent; persistent 128 x 192; the smaller tiles (64 x 256,
 128 x 128, 64 x 128) with the TMA store; one compute warp group spanning a skinny side (192 x 64 and 192 x 128 where M has 129 to 192 rows, 64 x 192
@@ -30,7 +31,7 @@ from typing import Any
 from target import current as current_target
 
 from ..fusion import Fusion
-from ..types import DataType, ScheduleError
+from ..types import DataType, ScheduleError, StoreWait
 from .matmul_params import MatmulParams
 from .matmul_problem import MatmulProblem, matmul_problem
 from .suggest import (
@@ -121,6 +122,9 @@ def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *
     if producer_epilogue_loads(suggested, problem):        # the producer warp group's pipeline of the epilogue inputs
         add(_deepest(replace(suggested, epilogue_loads="producer"), problem))
     add(_deepest(replace(suggested, tma_store=not suggested.tma_store), problem))
+    if suggested.persistent and suggested.epilogue_tile is not None:      # the ring carried across tiles or not
+        carried = StoreWait.of(suggested.store_wait) is StoreWait.Carried
+        add(replace(suggested, store_wait="after_boxes" if carried else "carried"))
     if suggested.grouped_grid:
         add(replace(suggested, grouped_grid=False, group_m=8))         # the blocks in row-major order
     switched = replace(suggested, persistent=not suggested.persistent, ping_pong=False, cluster=(1, 1),

@@ -302,8 +302,9 @@ def _stage_output(fusion: Fusion, params: MatmulParams) -> list[TensorView]:
     for out in list(fusion.outputs):
         tile = out.cache_before(LoadStoreOpType.TMAStore)     # shared tile, read by a TMA store
         tile.cache_before(LoadStoreOpType.StMatrix)           # registers in the fragment layout, stored by stmatrix
-        if params.epilogue_tile is not None:
-            out.set_store_wait(StoreWait.Deferred, stages=params.epilogue_stages)
+        if params.epilogue_tile is not None:       # a ring; "carried": across the tile loop
+            carried = StoreWait.of(params.store_wait) is StoreWait.Carried
+            out.set_store_wait(StoreWait.Carried if carried else StoreWait.Deferred, stages=params.epilogue_stages)
         else:
             out.set_store_wait(params.store_wait)
         staged += [tile, out]

@@ -92,7 +92,9 @@ class MatmulParams:
     register_split: tuple[int, int] | None = (40, 232)   # warp-specialized: producer, compute registers
     tma_store: bool = False                      # the epilogue: stmatrix into shared memory, then a TMA store
     index_type: DataType = DataType.Int64        # the kernel's index arithmetic (Int32: tensors under 2**31 elements)
-    # tma_store: when the stores' reads of the tile are waited for (a StoreWait or its string)
+    # tma_store: when the stores' reads of the tile are waited for (a StoreWait or its string); with epilogue_tile,
+    # "after_boxes" waits for a tile's last sub-tiles at its end and "carried" before the next tile writes them
+    # (a persistent kernel's last stores then overlap the next tile's mainloop)
     store_wait: StoreWait | str = "after_boxes"
     # split-K: blocks per output tile (on blockIdx.z), each summing a range of the K tiles; the last block of a
     # tile to finish sums their partials in split order (deterministic) and runs the epilogue
@@ -330,10 +332,10 @@ class MatmulParams:
             raise ScheduleError(f"MatmulParams.epilogue_tile: {e} has {en} columns; they must be one of "
                                 f"{', '.join(str(w) for w in widths)} (pairs of 8-column blocks for stmatrix.x4, a "
                                 f"staging row of one swizzle span) and divide the tile's N {tn}")
-        if StoreWait.of(self.store_wait) is not StoreWait.AfterBoxes:
+        if StoreWait.of(self.store_wait) is StoreWait.Deferred:
             raise ScheduleError(f"MatmulParams.store_wait: {self.store_wait!r} with epilogue_tile={e}; the sub-tiles' "
-                                f"stores are waited for in their own ring (epilogue_stages), so keep "
-                                f"store_wait=\"after_boxes\"")
+                                f"stores are waited for in their own ring (epilogue_stages): \"after_boxes\" waits for "
+                                f"a tile's last ones at its end, \"carried\" before the next tile writes them")
         if s > tn // en:
             raise ScheduleError(f"MatmulParams.epilogue_stages: {s} staging tiles for {tn // en} sub-tiles of "
                                 f"{tm} x {en}; a ring deeper than the sub-tiles is never used: at most {tn // en}")

@@ -58,7 +58,8 @@ def params_name(params: Any) -> str:
     (``g4``: a ``group_m`` other than 8 on a persistent kernel, ``grid-g4``: a block per tile in grouped order
     (``grouped_grid``), ``raster-n``: the tiles grouped along N;
     ``split-k4``: four blocks per output tile; ``cluster2x1``: blocks of a cluster along M x N; ``sub128x64``: the
-    epilogue's sub-tile, with ``r3`` a ring of other than 2 staging tiles)."""
+    epilogue's sub-tile, with ``r3`` a ring of other than 2 staging tiles; ``carried`` or ``deferred``: the TMA
+    store's wait, where not the default)."""
     words = [w for w, on in (("ws", params.warp_specialized), ("persistent", params.persistent),
                              ("ping-pong", params.ping_pong), ("tma-store", params.tma_store),
                              ("i32", params.index_type is DataType.Int32)) if on]
@@ -79,6 +80,10 @@ def params_name(params: Any) -> str:
     sub = getattr(params, "epilogue_tile", None)
     if sub is not None:
         words.append(f"sub{sub[0]}x{sub[1]}" + (f" r{params.epilogue_stages}" if params.epilogue_stages != 2 else ""))
+    wait = getattr(params, "store_wait", "after_boxes")
+    wait = getattr(wait, "value", wait)
+    if wait != "after_boxes":
+        words.append(str(wait))
     return " ".join(words)
 
 

@@ -199,6 +199,16 @@ WAVE_PERSISTENT_TILES = (((192, 192, 64), 3, 7.0),)
 # against 0.90.
 PERSISTENT_MISALIGNED_CLUSTER = (2, 1)
 PERSISTENT_TILE_OVERHEAD = 9_000
+# The persistent tile of these rows (256 x 128) carries its ring of staging sub-tiles across the tile loop
+# (store_wait="carried"): the elected thread no longer waits at a tile's end for the TMA store of its last 256 x 32
+# sub-tile (16 KB) to read it, which held its warp group's next mainloop back. H100, 2026-11-27, the same process
+# and rounds, "after_boxes" against "carried" (a text patch of the generated CUDA first, then the lowering):
+# relu(a @ b + bias) at 8192 x 8192 x 2048 0.976 / 0.995, 0.979 / 0.998, 0.973 / 0.991 of cuBLASLt's fused kernel,
+# the gelu 0.984 / 0.999, 0.984 / 0.998, 0.983 / 0.994, relu at 4096^3 1.004 / 1.013, the plain 256 x 128 at 8192 x
+# 8192 x 2048 1.009 / 1.018 and 1.001 / 1.008 of cuBLAS; at 8192^3 and 6144^3 the same to 0.5 %. Not the 128-row
+# tiles, whose last sub-tile is half as big: the plain 128 x 256 at 8192 x 8192 x 2048 ran 1.027 / 1.004, 1.001 /
+# 0.998, 1.009 / 0.996, at 4096^3 1.009 / 0.999, the gelu with 128 x 256 0.978 / 0.980.
+CARRIED_STORE_ROWS = 256
 # With a bias (vectors TMA-loaded beside the tile; no [M, N] input: C's tile does not fit beside 4 stages) the persistent
 # tile is weighed as without it: its epilogue's math costs what it costs a tile per block, whose tensor cores wait on
 # the epilogue as well. (A cost per element and op had been charged to the persistent tile alone, fitted when its
@@ -523,7 +533,7 @@ def epilogue_sub_tile(params: MatmulParams, problem: MatmulProblem | None = None
     (``PERSISTENT_TILE``: 8192 x 8192 x 2048 1.00 of cuBLAS). Ping-pong with C and one output keeps the whole tile:
     its groups take turns on one staging tile, where sub-tiles would need a ring per group (as much memory) and
     serialize the epilogue its other group's mainloop hides."""
-    if not params.tma_store or StoreWait.of(params.store_wait) is not StoreWait.AfterBoxes:
+    if not params.tma_store or StoreWait.of(params.store_wait) is StoreWait.Deferred:
         return None
     if params.ping_pong and (problem is None or problem.outputs == 1):
         return None      # with C too: a ring per warp group takes the room of the one whole tile they take turns on
@@ -1217,12 +1227,19 @@ def _persistent_tile(big: dict[str, Any], store: str, tile_why: str, rule: str,
     chosen = {**big, "tile": tile, "compute_warp_groups": groups, "persistent": True,
               "index_type": DataType.Int64, "register_split": register_split(groups)}
     shape = f"{tile[0]} x {tile[1]}, {groups} warp groups of {tile[0] // groups} x {tile[1]}"
-    return chosen, rule, _reasons(
+    reasons = _reasons(
         "persistent tile", f"{shape}: {tile_why}",
         "persistent: the resident blocks walk the tiles, the producer loading the next tile's stages under the "
         "epilogue and no block launched per tile (8192 x 8192 x 2048: 1.00 of cuBLAS against 0.94 a tile per block)",
         store, "64-bit indices: with 32-bit ones this kernel ran 0.80 of cuBLAS at 8192 x 8192 x 2048 against 1.00 "
         "(ptxas keeps its wgmma descriptors in vector registers: dispatch stalls)")
+    if tile[0] == CARRIED_STORE_ROWS and big.get("tma_store"):
+        chosen["store_wait"] = "carried"
+        reasons["store_wait"] = ("rule persistent tile: carried: a tile's last sub-tiles of 256 x 32 are stored under "
+                                 "the next tile's mainloop, waited for before the next tile writes their staging "
+                                 "tiles (CARRIED_STORE_ROWS; relu(a @ b + bias) at 8192 x 8192 x 2048 0.99 of "
+                                 "cuBLASLt against 0.98)")
+    return chosen, rule, reasons
 
 
 def _wave_blocks(sms: int, size: int) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from fusion_ir import IterDomain, TensorView, WarpSpecialized
 from fusion_ir.exprs import load_kind
-from fusion_ir.types import LoadStoreOpType, StoreWait
+from fusion_ir.types import LoadStoreOpType
 
 from ..errors import LoweringError
 from .id_model import IdModel, LoopGroup
@@ -72,7 +72,7 @@ def store_ring(ids: IdModel, tv: TensorView) -> int:
     """The tiles of the ring ``tv`` is, as the shared tile of a TMA store with a deferred wait over several tiles
     (``TensorView.set_store_wait(..., stages=)``); 1 for any other tensor."""
     return max([c.store_stages for c in ids.consumers(tv) if load_kind(c) is LoadStoreOpType.TMAStore
-                and c.store_wait is StoreWait.Deferred] or [1])
+                and c.store_wait.defers] or [1])
 
 
 def ring_axis(ids: IdModel, tv: TensorView) -> int | None:
@@ -84,5 +84,5 @@ def ring_axis(ids: IdModel, tv: TensorView) -> int | None:
 
 def deferred_store_tile(ids: IdModel, tv: TensorView) -> bool:
     """``tv`` is the shared tile of a TMA store whose wait is deferred (``TensorView.set_store_wait``)."""
-    return any(load_kind(c) is LoadStoreOpType.TMAStore and c.store_wait is StoreWait.Deferred
+    return any(load_kind(c) is LoadStoreOpType.TMAStore and c.store_wait.defers
                for c in ids.consumers(tv))

@@ -19,6 +19,12 @@ box to ``ElectSync((TmaStore, AsyncCommit("bulk")))``), an ``ElectSync`` of the 
   of the write is ``cp.async.bulk.wait_group.read (R - 1) * boxes``, leaving the groups of the R - 1 iterations
   before in flight (iteration i writes tile i % R, whose last store was R iterations ago, one group per box),
   and the wait after the loop is ``wait_group.read 0``.
+- ``"carried"`` (``set_store_wait("carried", stages=R)``): as ``"deferred"``, but the wait after the loop goes after
+  the outermost loop L around it that carries the ring's stores into its next iteration (``_carrying_loops``): the
+  ring loop's iterations a multiple of R (slot ``i % R`` goes on in order from one iteration of L to the next), the
+  tile allocated outside L, and no other TMA-stored tensor in L. The first write of L's next iteration waits with
+  ``wait_group.read (R - 1) * boxes`` as every write does, which leaves in flight only the stores of the R - 1
+  slots it does not write. A persistent kernel's last sub-tiles are then stored under the next tile's mainloop.
 Guarantees: the issuing thread (the one that committed the stores: bulk groups are per thread)
 waits for every store's reads before a barrier that precedes any later write of the tile, and for
 every store before it leaves the loop. With "deferred" the ``buffers`` analysis allocates the tile
@@ -35,6 +41,7 @@ from ..analysis import Analyses
 from ..analysis.tma import TmaBox
 from ..errors import LoweringError
 from ..kernel_ir import (
+    Allocate,
     AsyncKind,
     AsyncWait,
     BlockSync,
@@ -71,7 +78,7 @@ def _place(kernel: Kernel, a: Analyses, out: TensorView, box: TmaBox, store: Pat
     def add(path: Path, index: int, where: str, wait: AsyncWait) -> None:
         edits.setdefault(path, {}).setdefault((index, where), []).append(ElectSync((wait,), warp=box.issuer_warp))
 
-    if box.wait is not StoreWait.Deferred:
+    if not box.wait.defers:
         add(scope, at, "after", AsyncWait(AsyncKind.Bulk, 0))
         return
     if writer is None or not scope or not isinstance(_node_at(kernel.body, scope[:-1]), ForLoop):
@@ -95,10 +102,63 @@ def _place(kernel: Kernel, a: Analyses, out: TensorView, box: TmaBox, store: Pat
             raise LoweringError(f"internal: T{out.name} stores a ring of tiles with a symbolic count of boxes "
                                 f"per tile; the wait must count their bulk groups")
         add(scope, first, "before", AsyncWait(AsyncKind.Bulk, (box.stages - 1) * copies))
-        add(scope[:-2], scope[-2], "after", AsyncWait(AsyncKind.Bulk, 0))
+        exit_path = scope[:-1]                       # the ring loop's statement
+        if box.wait is StoreWait.Carried:
+            for loop_path in _carrying_loops(kernel, a, box, scope[:-1]):
+                exit_path = loop_path
+        add(exit_path[:-1], exit_path[-1], "after", AsyncWait(AsyncKind.Bulk, 0))
         return
     add(scope, first, "before", AsyncWait(AsyncKind.Bulk, 0))
     add(scope[:-2], scope[-2], "after", AsyncWait(AsyncKind.Bulk, 0, read=False))
+
+
+def _carrying_loops(kernel: Kernel, a: Analyses, box: TmaBox, ring: Path) -> list[Path]:
+    """The paths of the loops around the ring loop at ``ring`` (its statement's path) that carry its stores into
+    their next iteration, innermost first, up to the first that does not: a serial loop (no unroll, no
+    vectorize) that allocates none of the tile and stores no other TMA-stored tensor, the ring loop's constant
+    iteration count a multiple of the ring's tiles (so its slots go on in order from one of their iterations to
+    the next). Statements other than loops between them (a branch) are passed through."""
+    loop = _node_at(kernel.body, ring)
+    count = _trip_count(loop) if isinstance(loop, ForLoop) else None
+    if count is None or count % box.stages:
+        return []
+    found: list[Path] = []
+    path = ring
+    while len(path) > 2:
+        path = path[:-2]
+        node = _node_at(kernel.body, path)
+        if not isinstance(node, ForLoop):
+            continue
+        if (node.unroll is not False or node.vectorize or _allocates(node, box.shared)
+                or _stores_other(node, a, box.tv)):
+            break
+        found.append(path)
+    return found
+
+
+def _trip_count(loop: ForLoop) -> int | None:
+    start, stop, step = (v.const_value() for v in (loop.start, loop.stop, loop.step))
+    if None in (start, stop, step) or step <= 0:    # type: ignore[operator]
+        return None
+    return max(0, -(-(stop - start) // step))       # type: ignore[operator]
+
+
+def _allocates(node: Node, tv: TensorView | None) -> bool:
+    """Whether ``node`` holds the allocation of ``tv``'s buffer."""
+    for _, sub in children(node):
+        for n in sub:
+            if isinstance(n, Allocate) and tv is not None and n.buffer.name == f"T{tv.name}":
+                return True
+            if _allocates(n, tv):
+                return True
+    return False
+
+
+def _stores_other(node: Node, a: Analyses, out: TensorView) -> bool:
+    """Whether ``node`` holds the TMA store of a tensor other than ``out`` (its bulk groups would count in the
+    ring's waits)."""
+    return any(op.tv is not out and op.tv in a.tma.stores and op.kind is TensorOpKind.Compute
+               for _, sub in children(node) for op, _ in op_paths(sub))
 
 
 def _scope(store: Path, writers: list[Path]) -> tuple[Path, int | None, int]:

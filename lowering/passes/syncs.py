@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 
 from fusion_ir import MemoryType, TensorView
 from fusion_ir.exprs import load_kind
-from fusion_ir.types import LoadStoreOpType, StoreWait
+from fusion_ir.types import LoadStoreOpType
 
 from ..analysis import Analyses
 from ..kernel_ir import BlockSync, FenceAsyncProxy, ForLoop, Kernel, Node, TensorOpKind, children
@@ -142,7 +142,7 @@ def _read_by_tensor_cores(tv: TensorView, reader: TensorView, a: Analyses) -> bo
 def _deferred_store(a: Analyses, tv: TensorView) -> bool:
     """``tv`` is a TMA-store output whose issuer waits for its reads only before the tile is written again."""
     box = a.tma.stores.get(tv)
-    return box is not None and box.wait is StoreWait.Deferred
+    return box is not None and box.wait.defers
 
 
 def _independent_dims(writer: TensorView, reader: TensorView, a: Analyses) -> tuple:

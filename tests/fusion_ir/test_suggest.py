@@ -932,3 +932,28 @@ def test_the_new_persistent_arrangements_only_for_a_plain_product() -> None:
     assert not (relu.persistent and relu.tile == (128, 256, 64))
     residual = suggest_matmul_params(matmul_epilogue.fusion_of("residual", (11184, 1880, 640)))
     assert residual.cluster == (1, 1)
+
+
+def test_the_persistent_256_x_128_tile_carries_its_ring_across_tiles() -> None:
+    """CARRIED_STORE_ROWS: the 256 x 128 tile's last 256 x 32 sub-tiles are waited for by the next tile's writes
+    (store_wait="carried"), with a bias too; 128 x 256 keeps the wait at the tile's end; the tuner has the other."""
+    from examples import matmul_epilogue
+    from fusion_ir.schedulers.candidates import matmul_candidates
+
+    for fusion in (_matmul((9792, 4736, 4544)), matmul_epilogue.fusion_of("bias_relu", (8192, 8192, 2048))):
+        params = suggest_matmul_params(fusion)
+        assert params.tile == (256, 128, 64) and params.persistent and params.epilogue_tile == (256, 32)
+        assert params.store_wait == "carried" and "carried" in params.why.reason("store_wait")
+        assert replace(params, store_wait="after_boxes") in matmul_candidates(fusion, 132)
+    wide = suggest_matmul_params(_matmul((8192, 8192, 2048)))
+    assert wide.tile == (128, 256, 64) and wide.store_wait == "after_boxes"
+    assert replace(wide, store_wait="carried") in matmul_candidates(_matmul((8192, 8192, 2048)), 132)
+
+
+def test_a_sub_tiled_epilogue_takes_after_boxes_or_carried() -> None:
+    base = dict(tile=(256, 128, 64), stages=4, persistent=True, tma_store=True, epilogue_tile=(256, 32),
+                index_type=DataType.Int64)
+    MatmulParams(**base, store_wait="carried").validate(DataType.BFloat16)
+    with pytest.raises(ScheduleError, match=r"MatmulParams.store_wait: 'deferred' with epilogue_tile=\(256, 32\); .*"
+                                            r"\"carried\" before the next tile writes them"):
+        MatmulParams(**base, store_wait="deferred").validate(DataType.BFloat16)

@@ -96,8 +96,8 @@ def test_set_store_wait_names_the_tensor_and_every_allowed_value(value) -> None:
     """Only a StoreWait or its exact string is a store wait; the error names the tensor and lists both forms."""
     _, _, out = _tma_stored()
     with pytest.raises(ScheduleError, match=rf"^T{out.name}: set_store_wait: .* for T{out.name} is not a store wait; "
-                                            r"use one of 'after_boxes', 'deferred' \(or StoreWait.AfterBoxes, "
-                                            r"StoreWait.Deferred\)$"):
+                                            r"use one of 'after_boxes', 'deferred', 'carried' \(or "
+                                            r"StoreWait.AfterBoxes, StoreWait.Deferred, StoreWait.Carried\)$"):
         out.set_store_wait(value)
     assert out.store_wait is StoreWait.AfterBoxes
 

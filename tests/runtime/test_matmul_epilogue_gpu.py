@@ -114,6 +114,14 @@ def test_compute_sanitizer_is_clean(tool: str, kind: str) -> None:
     assert_sanitizer_clean(tool, "tests.runtime.run_matmul_epilogue", kind, "sub_tiled")
 
 
+@pytest.mark.skipif(SANITIZER is None, reason="compute-sanitizer is not installed")
+@pytest.mark.parametrize("kind", ["bias_gelu", "alpha_beta"])
+@pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
+def test_compute_sanitizer_is_clean_on_a_carried_ring(tool: str, kind: str) -> None:
+    """The persistent 256 x 128 tile's ring of 256 x 32 staging tiles carried across tiles (store_wait="carried")."""
+    assert_sanitizer_clean(tool, "tests.runtime.run_matmul_epilogue", kind, "carried")
+
+
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 def test_two_outputs_match_torch(shape: tuple[int, int, int]) -> None:
     """The pre-activation and the activation (``bias_gelu_pre``), both from one suggested kernel."""

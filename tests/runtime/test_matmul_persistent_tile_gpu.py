@@ -32,6 +32,7 @@ def test_the_persistent_tile_matches_torch(m: int, n: int, k: int, ta: bool, tb:
     assert params.persistent and not params.ping_pong and params.tile in ((256, 128, 64), (128, 256, 64))
     assert params.index_type is DataType.Int64 and params.epilogue_tile == (params.tile[0], 32)
     assert params.stages == 4 and (params.tile == (256, 128, 64)) == (n == 4736)
+    assert (params.store_wait == "carried") == (params.tile == (256, 128, 64))     # CARRIED_STORE_ROWS
     kernel = lower(schedule_matmul(fusion, params))
     g = torch.Generator(device="cuda").manual_seed(int(np.random.default_rng().integers(2**31)))
     a = torch.randn((k, m) if ta else (m, k), device="cuda", generator=g).bfloat16()
@@ -55,6 +56,7 @@ def test_the_persistent_tile_with_a_bias_matches_torch(m: int, n: int, k: int) -
     fusion = matmul_epilogue.fusion_of("bias_relu", (m, n, k))
     params = suggest_matmul_params(fusion)
     assert params.persistent and params.tile == (256, 128, 64) and params.epilogue_tile == (256, 32)
+    assert params.store_wait == "carried"
     kernel = lower(schedule_matmul(fusion, params))
     g = torch.Generator(device="cuda").manual_seed(int(np.random.default_rng().integers(2**31)))
     a = torch.randn((m, k), device="cuda", generator=g).bfloat16()
