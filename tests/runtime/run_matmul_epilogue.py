@@ -1,5 +1,6 @@
 """Run examples/matmul_epilogue of one kind on the GPU at three sizes and check it against numpy:
-``python -m tests.runtime.run_matmul_epilogue alpha_beta [sub_tiled] [ping_pong] [producer] [carried]``. Used under compute-sanitizer;
+``python -m tests.runtime.run_matmul_epilogue alpha_beta [sub_tiled] [ping_pong] [producer] [carried]``. Used under
+compute-sanitizer;
 ``sub_tiled`` walks the epilogue in 128 x 64 sub-tiles through a ring of staging tiles; ``ping_pong`` runs the ping-pong
 kernel (128 x 128 per warp group, two blocks, so each group takes several tiles and loads C or the bias of each);
 ``producer`` (with ``sub_tiled``) has the producer warp group load C or the bias through a pipeline of sub-tiles
