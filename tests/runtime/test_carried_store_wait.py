@@ -8,12 +8,11 @@ from __future__ import annotations
 import pytest
 
 from examples import matmul_epilogue
-from fusion_ir.reference import evaluate
 from lowering import kernel_ir as k
 from lowering import lower
 from lowering.passes import store_waits
-from runtime import SimulationError, simulate
-from tests.helpers import rel_error
+from runtime import SimulationError
+from tests.runtime.epilogue_sim import EXITS, REWRITTEN, run_seeds
 from tests.runtime.kir_builders import remove_nodes
 
 ARRANGEMENTS = {
@@ -21,23 +20,11 @@ ARRANGEMENTS = {
     "ping_pong": {"epilogue_tile": (128, 32), "ping_pong": True, "tile": (128, 128, 64), "stages": 4},
     "three_sub_tiles": {"epilogue_tile": (128, 32), "tile": (128, 96, 64)},   # 3 sub-tiles: not a multiple of 2
 }
-SIZE = (256, 512, 192)          # M, N, K: with 2 blocks every block (warp group) stages several tiles
-REWRITTEN = r"staging tile rewritten before the store's read finished"
-EXITS = r"exits while the TMA store from T\d+ issued by .* may still read T\d+"
 
 
 def _kernel(arrangement: str, kind: str = "bias_gelu", wait: str = "carried") -> tuple:
     fusion = matmul_epilogue.build(kind, blocks=2, store_wait=wait, **ARRANGEMENTS[arrangement])
     return fusion, lower(fusion)
-
-
-def _run_seeds(fusion, kernel: k.Kernel, kind: str = "bias_gelu", seeds=range(4)) -> None:
-    m, n, kk = SIZE
-    for seed in seeds:
-        inputs = matmul_epilogue.make_inputs(fusion, kind, m, n, kk, seed=seed)
-        (out,) = simulate(kernel, inputs, seed=seed)
-        err = rel_error(out, evaluate(fusion, inputs)[0])
-        assert err < matmul_epilogue.TOLERANCE, f"wrong result: relative error {err:.3g} (seed {seed})"
 
 
 def _final_wait(node: k.Node) -> bool:
@@ -61,7 +48,7 @@ def _loops_around_final_wait(kernel: k.Kernel) -> list[int]:
 @pytest.mark.parametrize("arrangement,kind", [("cooperative", "bias_gelu"), ("cooperative", "alpha_beta"),
                                               ("ping_pong", "bias_gelu"), ("three_sub_tiles", "bias_relu")])
 def test_the_carried_ring_matches_numpy(arrangement: str, kind: str) -> None:
-    _run_seeds(*_kernel(arrangement, kind), kind=kind)
+    run_seeds(*_kernel(arrangement, kind), kind=kind)
 
 
 @pytest.mark.parametrize("arrangement", ["cooperative", "ping_pong"])
@@ -84,7 +71,7 @@ def test_a_ring_carried_out_of_order_is_reported(monkeypatch: pytest.MonkeyPatch
     fusion, kernel = _kernel("three_sub_tiles")
     assert _loops_around_final_wait(kernel) == [0]
     with pytest.raises(SimulationError, match=REWRITTEN):
-        _run_seeds(fusion, kernel, seeds=range(8))
+        run_seeds(fusion, kernel, seeds=range(8))
 
 
 @pytest.mark.parametrize("arrangement", ["cooperative", "ping_pong"])
@@ -93,4 +80,4 @@ def test_the_carried_ring_without_its_final_wait_is_reported(arrangement: str) -
     fusion, kernel = _kernel(arrangement)
     bad = remove_nodes(kernel, k.ElectSync, lambda n: any(_final_wait(x) for x in n.body))
     with pytest.raises(SimulationError, match=EXITS):
-        _run_seeds(fusion, bad)
+        run_seeds(fusion, bad)

@@ -12,34 +12,21 @@ import dataclasses
 import pytest
 
 from examples import matmul_epilogue
-from fusion_ir.reference import evaluate
 from lowering import kernel_ir as k
 from lowering import lower
-from runtime import SimulationError, simulate
-from tests.helpers import rel_error
+from runtime import SimulationError
+from tests.runtime.epilogue_sim import EXITS, REWRITTEN, run_seeds
 from tests.runtime.kir_builders import mutate, remove_nodes
 
 ARRANGEMENTS = {
     "cooperative": {"epilogue_tile": (128, 32)},
     "ping_pong": {"epilogue_tile": (128, 32), "ping_pong": True, "tile": (128, 128, 64), "stages": 4},
 }
-SIZE = (256, 512, 192)          # M, N, K: with 2 blocks every block (warp group) stages several tiles
-REWRITTEN = r"staging tile rewritten before the store's read finished"
-EXITS = r"exits while the TMA store from T\d+ issued by .* may still read T\d+"
 
 
 def _kernel(arrangement: str, kind: str = "bias_gelu") -> tuple:
     fusion = matmul_epilogue.build(kind, blocks=2, **ARRANGEMENTS[arrangement])
     return fusion, lower(fusion)
-
-
-def _run_seeds(fusion, kernel: k.Kernel, kind: str = "bias_gelu", seeds=range(4)) -> None:
-    m, n, kk = SIZE
-    for seed in seeds:
-        inputs = matmul_epilogue.make_inputs(fusion, kind, m, n, kk, seed=seed)
-        (out,) = simulate(kernel, inputs, seed=seed)
-        err = rel_error(out, evaluate(fusion, inputs)[0])
-        assert err < matmul_epilogue.TOLERANCE, f"wrong result: relative error {err:.3g} (seed {seed})"
 
 
 def _ring_wait(node: k.Node) -> bool:
@@ -57,7 +44,7 @@ def _guard(node: k.Node) -> bool:
 @pytest.mark.parametrize("arrangement,kind", [("cooperative", "bias_gelu"), ("cooperative", "alpha_beta"),
                                               ("ping_pong", "bias_gelu"), ("ping_pong", "alpha_beta")])
 def test_the_ring_matches_numpy(arrangement: str, kind: str) -> None:
-    _run_seeds(*_kernel(arrangement, kind), kind=kind)
+    run_seeds(*_kernel(arrangement, kind), kind=kind)
 
 
 @pytest.mark.parametrize("arrangement", sorted(ARRANGEMENTS))
@@ -74,7 +61,7 @@ def test_a_ring_wait_that_leaves_one_more_group_reading_is_reported(arrangement:
     fusion, kernel = _kernel(arrangement)
     bad = mutate(kernel, lambda n: (dataclasses.replace(n, pending=n.pending + 1),) if _ring_wait(n) else None)
     with pytest.raises(SimulationError, match=REWRITTEN):
-        _run_seeds(fusion, bad)
+        run_seeds(fusion, bad)
 
 
 @pytest.mark.parametrize("arrangement", sorted(ARRANGEMENTS))
@@ -82,7 +69,7 @@ def test_the_ring_without_its_wait_is_reported(arrangement: str) -> None:
     fusion, kernel = _kernel(arrangement)
     bad = remove_nodes(kernel, k.ElectSync, lambda n: any(_ring_wait(x) for x in n.body))
     with pytest.raises(SimulationError, match=REWRITTEN):
-        _run_seeds(fusion, bad)
+        run_seeds(fusion, bad)
 
 
 @pytest.mark.parametrize("arrangement", sorted(ARRANGEMENTS))
@@ -92,7 +79,7 @@ def test_the_ring_without_its_guard_barrier_is_reported(arrangement: str) -> Non
     fusion, kernel = _kernel(arrangement)
     bad = remove_nodes(kernel, k.NamedBarrier, _guard)       # the compute warp groups' barrier
     with pytest.raises(SimulationError, match=REWRITTEN):
-        _run_seeds(fusion, bad)
+        run_seeds(fusion, bad)
 
 
 @pytest.mark.parametrize("arrangement", sorted(ARRANGEMENTS))
@@ -102,4 +89,4 @@ def test_the_ring_without_its_final_wait_is_reported(arrangement: str) -> None:
     fusion, kernel = _kernel(arrangement)
     bad = remove_nodes(kernel, k.ElectSync, lambda n: any(_final_wait(x) for x in n.body))
     with pytest.raises(SimulationError, match=REWRITTEN + "|" + EXITS):
-        _run_seeds(fusion, bad)
+        run_seeds(fusion, bad)
