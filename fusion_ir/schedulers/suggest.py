@@ -207,7 +207,10 @@ PERSISTENT_TILE_OVERHEAD = 9_000
 # the gelu 0.984 / 0.999, 0.984 / 0.998, 0.983 / 0.994, relu at 4096^3 1.004 / 1.013, the plain 256 x 128 at 8192 x
 # 8192 x 2048 1.009 / 1.018 and 1.001 / 1.008 of cuBLAS; at 8192^3 and 6144^3 the same to 0.5 %. Not the 128-row
 # tiles, whose last sub-tile is half as big: the plain 128 x 256 at 8192 x 8192 x 2048 ran 1.027 / 1.004, 1.001 /
-# 0.998, 1.009 / 0.996, at 4096^3 1.009 / 0.999, the gelu with 128 x 256 0.978 / 0.980.
+# 0.998, 1.009 / 0.996, at 4096^3 1.009 / 0.999, the gelu with 128 x 256 0.978 / 0.980. Checked on 7 plain problems
+# drawn at random among those the rules give the persistent 256 x 128 and 16384 x 16384 x 960, --rotate, the same
+# rounds: all 8 faster carried, 0.3-3.6 % (11264 x 15744 x 15296 1.016 against 0.981, 15232 x 4480 x 3520 1.034
+# against 1.005, 16384 x 16384 x 960 1.021 against 1.001, 16064 x 4928 x 2112 1.006 against 0.990).
 CARRIED_STORE_ROWS = 256
 # With a bias (vectors TMA-loaded beside the tile; no [M, N] input: C's tile does not fit beside 4 stages) the persistent
 # tile is weighed as without it: its epilogue's math costs what it costs a tile per block, whose tensor cores wait on
