@@ -121,14 +121,14 @@ def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *
 
     if producer_epilogue_loads(suggested, problem):        # the producer warp group's pipeline of the epilogue inputs
         add(_deepest(replace(suggested, epilogue_loads="producer"), problem))
-    add(_deepest(replace(suggested, tma_store=not suggested.tma_store), problem))
+    add(_deepest(replace(suggested, tma_store=not suggested.tma_store, store_wait="after_boxes"), problem))
     if suggested.persistent and suggested.epilogue_tile is not None:      # the ring carried across tiles or not
         carried = StoreWait.of(suggested.store_wait) is StoreWait.Carried
         add(replace(suggested, store_wait="after_boxes" if carried else "carried"))
     if suggested.grouped_grid:
         add(replace(suggested, grouped_grid=False, group_m=8))         # the blocks in row-major order
     switched = replace(suggested, persistent=not suggested.persistent, ping_pong=False, cluster=(1, 1),
-                       index_type=DataType.Int64)
+                       index_type=DataType.Int64, store_wait="after_boxes")
     group = persistent_group_m(problem, switched.tile)
     if switched.persistent and group is not None:
         switched = replace(switched, group_m=group)

@@ -135,7 +135,14 @@ WIDE_BIG_TILES = (((256, 192, 64), 2, 7.1), ((256, 160, 64), 2, 7.0))
 # Batched (the tiles of every batch counted, group_m fitted to one batch's rows), H100 2026-11-27, against the tile per
 # block the rules took before: 16 x 1024^3 with B shared 1.00 against 0.89, 4 x 2048 x 2048 x 1024 0.98 against 0.90,
 # 64 x 1024^3 0.94 against 0.84, 4 x 4096 x 4096 x 1024 0.91 against 0.87 (eight problems, all faster).
-PERSISTENT_TILE = (BIG, 2, 7.0)
+# Rate 7.1 since its ring of staging sub-tiles is carried across tiles (CARRIED_STORE_ROWS; 7.0 before): beside the
+# persistent 128 x 256 (rate 7.1) on 9 problems drawn at random among the 214 of 600 where 128 x 256 had been taken, 256
+# x 128 carried ran as fast or faster on all 9 (H100, 2026-11-27, --rotate, the same rounds: 14784 x 2432 x 1280 1.012
+# against 0.997, 3328 x 7232 x 1152 1.002 against 0.990, 4736 x 10112 x 1024 0.956 against 0.947); checked on 9 more
+# drawn among those 7.1 changes against the pick before: geomean 1.015, 5 faster (14848 x 4480 x 13184 1.16 against
+# 1.10, 11520 x 12992 x 4032 1.06 against 1.02, 11008 x 3392 x 1728 1.03 against 1.00 for 192 x 192), 1 slower
+# (8960 x 1344 x 10944 1.11 against 1.12 for 256 x 192 a tile per block).
+PERSISTENT_TILE = (BIG, 2, 7.1)
 # The persistent tile either way round, 256 x 128 or 128 x 256 (two compute warp groups of 64 x 256, sub-tiles of
 # 128 x 32), whichever walks fewer waves (the walk covers the problem's tiles: persistent_group_m; before it
 # was exact, its rows of tiles were padded to whole groups and counted so, as the figures below measured).
@@ -154,7 +161,8 @@ PERSISTENT_TILE = (BIG, 2, 7.0)
 # (9792 x 4736 x 4544: 0.93 against 1.00, which the waves predict). 256 x 128 had been taken on a tie. Checked on 16
 # problems drawn at random among the 255 of 600 whose pick it changes, against the pick before: geomean 1.016, 9
 # faster, 4 slower by at most 0.6 % (1600 x 9024 x 12480 0.98 against 0.85 from 256 x 128, 9472 x 15744 x 4416 1.03
-# against 0.99 and 10560 x 15424 x 8256 0.98 against 0.95 from 256 x 192 a tile per block)
+# against 0.99 and 10560 x 15424 x 8256 0.98 against 0.95 from 256 x 192 a tile per block). Since 256 x 128 carries its
+# ring across tiles it is at 7.1 too (PERSISTENT_TILE) and first on a tie: 128 x 256 where it walks fewer waves.
 PERSISTENT_TILES = (PERSISTENT_TILE, (BIG_COLUMNS, 2, 7.1))
 # Narrower or three-group tiles where they fill the waves better, each at its rate per flop measured beside the big
 # ones: H100, 2026-11-27, bench/probes/matmul_probe.py --rotate, persistent, ratio to cuBLAS over the fraction of the

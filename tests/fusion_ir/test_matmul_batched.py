@@ -103,8 +103,8 @@ def test_an_epilogue_tensor_without_the_batch_axes_is_refused() -> None:
 
 
 def test_suggested_params_count_the_tiles_of_every_batch() -> None:
-    """32 x 1024 x 1024: 32 tiles of 128 x 256 a batch, 1024 tiles in all, with K of 16 tiles: the persistent
-    128 x 256 tile over the tiles of every batch, predicted faster than a tile per block (a batch alone would be
+    """32 x 1024 x 1024: 32 tiles of 256 x 128 a batch, 1024 tiles in all, with K of 16 tiles: the persistent
+    256 x 128 tile over the tiles of every batch, predicted faster than a tile per block (a batch alone would be
     under one wave)."""
     fusion = Fusion()
     with fusion:
@@ -115,8 +115,8 @@ def test_suggested_params_count_the_tiles_of_every_batch() -> None:
     assert problem.batch == 32 and problem.batch_axes == 1
     assert problem.tiles((128, 256, 64)) == 32 * 8 * 4
     params = suggest_matmul_params(fusion, sms=132)
-    assert params.persistent and params.tile == (128, 256, 64) and params.group_m == 8
-    assert "1024 tiles of 128 x 256" in params.why.summary
+    assert params.persistent and params.tile == (256, 128, 64) and params.group_m == 4
+    assert "1024 tiles of 256 x 128" in params.why.summary
 
 
 def test_32_bit_indices_count_the_batch() -> None:

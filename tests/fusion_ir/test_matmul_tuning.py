@@ -257,7 +257,7 @@ def test_the_rules_say_why_field_by_field() -> None:
     assert persistent.why.summary.endswith(": persistent 256 x 128")
     assert persistent.why.reason("index_type").startswith("rule persistent tile: 64-bit indices: with 32-bit ones")
     mid = suggest_matmul_params(_fusion(8192, 8192, 2048))
-    assert mid.why.summary.startswith("persistent 128 x 256: 2048 tiles of 128 x 256 on 132 SMs and K of 32 tiles")
+    assert mid.why.summary.startswith("persistent 256 x 128: 2048 tiles of 256 x 128 on 132 SMs and K of 32 tiles")
     assert "a tile per block" in mid.why.reason("tile") and mid.index_type == DataType.Int64
     assert suggest_matmul_params(_fusion(None)).why.summary.startswith("M or N unknown")
     pinned = suggest_matmul_params(_fusion(4096, 4096, 4096), tile=(128, 128, 64))

@@ -34,17 +34,16 @@ def _kind(p: MatmulParams) -> tuple:
 
 
 @pytest.mark.parametrize("shape,expected", [
-    # four waves of big tiles or more and K of 16 tiles or more: persistent 128 x 256 (its rate a little over
-    # 256 x 128's) where rows are 128-byte multiples (past 64 K tiles where predicted no slower), in clusters of two
-    # where not
-    ((8192, 8192, 8192), ((128, 256, 64), 2, 4, True, True)),
+    # four waves of big tiles or more and K of 16 tiles or more: persistent 256 x 128 where rows are 128-byte
+    # multiples (past 64 K tiles where predicted no slower), persistent 128 x 256 (in clusters of two) where not
+    ((8192, 8192, 8192), ((256, 128, 64), 2, 4, True, True)),
     ((5000, 7000, 3000), ((128, 256, 64), 2, 4, True, True)),
     # four waves or more, a shorter K (but more than 8 tiles), aligned rows and a 16-bit result: persistent 256 x 128,
     # 4 stages beside a ring of 256 x 32 staging tiles
     ((16384, 16384, 960), ((256, 128, 64), 2, 4, True, True)),
-    # two waves or more with K of 16 to 64 tiles: the persistent tile where predicted faster than a tile per block
-    ((4096, 4096, 4096), ((128, 256, 64), 2, 4, True, True)),
-    ((16384, 1024, 4096), ((128, 256, 64), 2, 4, True, True)),
+    # two waves or more with K of 16 to 64 tiles: persistent 256 x 128 where predicted faster than a tile per block
+    ((4096, 4096, 4096), ((256, 128, 64), 2, 4, True, True)),
+    ((16384, 1024, 4096), ((256, 128, 64), 2, 4, True, True)),
     # one to four waves otherwise: a tile per block, as deep as K allows
     ((1234, 4568, 888), ((256, 192, 64), 2, 4, False, True)),
     ((512, 16384, 4096), ((256, 128, 64), 2, 4, False, True)),
@@ -170,7 +169,7 @@ def test_a_192_x_192_tile_where_it_fills_whole_waves() -> None:
     params = suggest_matmul_params(_matmul((3000, 3000, 3000)))
     assert params.tile == (192, 192, 64) and params.compute_warp_groups == 3 and params.register_split == (40, 152)
     assert params.tma_store and not params.persistent
-    assert suggest_matmul_params(_matmul((4096, 4096, 4096))).tile == (128, 256, 64)   # 4 waves either way
+    assert suggest_matmul_params(_matmul((4096, 4096, 4096))).tile == (256, 128, 64)   # 4 waves either way
 
 
 @pytest.mark.parametrize("shape", [(4096, 4096, 256), (4096, 4096, 128)])
@@ -210,7 +209,7 @@ def test_fp16_operands() -> None:
     params = suggest_matmul_params(_matmul((8192, 8192, 512), dtype=DataType.Half, out_dtype=DataType.Half))
     assert _kind(params) == ((128, 128, 64), 2, 6, True, True) and params.ping_pong
     params = suggest_matmul_params(_matmul((8192, 8192, 8192), dtype=DataType.Half, out_dtype=DataType.Half))
-    assert _kind(params) == ((128, 256, 64), 2, 4, True, True) and params.cluster == (1, 1)
+    assert _kind(params) == ((256, 128, 64), 2, 4, True, True) and params.cluster == (1, 1)
 
 
 def test_sms_sets_the_blocks_and_the_waves() -> None:
@@ -219,8 +218,8 @@ def test_sms_sets_the_blocks_and_the_waves() -> None:
     # 32 tiles of 128 x 256: under one wave on 132 SMs (split-K: 4 blocks per tile), 16 waves on 2
     assert suggest_matmul_params(_matmul((1024, 1024, 4096)), sms=132).split_k == 1   # 64 K tiles: no split
     assert suggest_matmul_params(_matmul((1024, 1024, 512)), sms=2).persistent
-    many = suggest_matmul_params(_matmul((1024, 1024, 4096)), sms=2)   # K of 64 tiles, aligned rows: persistent 128 x 256
-    assert many.persistent and many.tile == (128, 256, 64) and many.cluster == (1, 1) and many.blocks == 2
+    many = suggest_matmul_params(_matmul((1024, 1024, 4096)), sms=2)   # K of 64 tiles, aligned rows: persistent 256 x 128
+    assert many.persistent and many.tile == (256, 128, 64) and many.cluster == (1, 1) and many.blocks == 2
 
 
 @pytest.mark.parametrize("shape", [(8192, 8192, 8192), (2048, 2048, 2048), (1024, 1024, 32768)])
@@ -529,7 +528,7 @@ def test_a_persistent_walk_covers_the_problems_tiles_and_no_more() -> None:
 @pytest.mark.parametrize("shape, tile, cluster", [
     ((1234, 4568, 888), (256, 192, 64), (1, 2)),     # rows of 888 x 2 bytes: 256 x 192 shares A's tile along N
     ((4000, 3000, 2000), (256, 192, 64), (1, 2)),
-    ((4096, 4096, 4096), (128, 256, 64), (1, 1)),    # 128-byte rows: no cluster (persistent: PERSISTENT_TILES)
+    ((4096, 4096, 4096), (256, 128, 64), (1, 1)),    # 128-byte rows: no cluster (persistent: PERSISTENT_TILE)
     ((3072, 3072, 3072), (192, 192, 64), (1, 1)),    # persistent too (WAVE_PERSISTENT_TILES)
     ((4000, 3000, 640), (256, 192, 64), (1, 1)),     # 10 K tiles: too short a K for the coupled pipelines
 ])
@@ -573,7 +572,7 @@ def test_a_wave_of_2d_clusters_before_split_k() -> None:
     ((448, 2880, 11520), (128, 96, 64), (2, 2)),     # 4 x 30 tiles: a wave; split-K of 48 big tiles predicted slower
     ((256, 8192, 16384), (64, 256, 64), (2, 1)),     # 2 x 52 of 128 x 160 fit, but 64 x 256 in pairs is faster
     ((1000, 1000, 20000), (256, 128, 64), (1, 1)),   # 4 splits of 32 tiles (256 x 128: B's rows are misaligned)
-    ((4096, 4096, 4096), (128, 256, 64), (1, 1)),    # more than a wave: no 2-D cluster
+    ((4096, 4096, 4096), (256, 128, 64), (1, 1)),    # more than a wave: no 2-D cluster
 ])
 def test_2d_clusters_under_a_wave_of_big_tiles(shape, tile, cluster) -> None:
     params = suggest_matmul_params(_matmul(shape))
@@ -637,22 +636,23 @@ def test_misaligned_rows_under_a_wave_run_in_clusters_of_two() -> None:
 
 
 @pytest.mark.parametrize("shape,persistent", [
-    ((8192, 8192, 1024), True),      # 16 K tiles, 15.5 waves: predicted 0.89 of 256 x 192 a tile per block
+    ((8192, 8192, 1024), True),      # 16 K tiles, 15.5 waves: predicted 0.90 of 256 x 192 a tile per block
     ((8192, 8192, 2048), True),
-    ((7168, 7168, 2048), True),      # 56 rows of tiles: groups of 8
+    ((7168, 7168, 2048), True),      # 28 rows of tiles: groups of 8, the last of 4
     ((1792, 7168, 2048), True),      # 3 waves
     ((3584, 1792, 4096), False),     # 1.5 waves of 256 x 128 (PERSISTENT_TILE_WAVES); ping-pong on waves
     ((6144, 6144, 6144), True),      # 96 K tiles: past PERSISTENT_K_TILES, predicted no slower (LONG_K_MARGIN)
-    ((6144, 2048, 8192), True),      # 128 K tiles: 3 waves of 128 x 256 predicted 0.99 of 2 of 256 x 192
+    ((6144, 2048, 8192), True),      # 128 K tiles: 2.9 waves of 256 x 128 predicted 0.99 of 2 of 256 x 192
     ((6144, 4096, 3072), False),     # predicted 2 % faster than 256 x 192: within PERSISTENT_MARGIN
 ])
 def test_the_persistent_tile_where_predicted_faster(shape: tuple[int, int, int], persistent: bool) -> None:
     params = suggest_matmul_params(_matmul(shape))
     assert (params.persistent and not params.ping_pong) == persistent
     if persistent:
-        assert params.tile == (128, 256, 64) and not params.ping_pong and params.index_type == DataType.Int64
-        assert params.epilogue_tile == (128, 32) and params.stages == 4 and params.cluster == (1, 1)
-        assert params.group_m == min(8, -(-shape[0] // 128))       # 8 rows of tiles, or all of them
+        assert params.tile == (256, 128, 64) and not params.ping_pong and params.index_type == DataType.Int64
+        assert params.epilogue_tile == (256, 32) and params.stages == 4 and params.cluster == (1, 1)
+        assert params.store_wait == "carried"
+        assert params.group_m == min(8, -(-shape[0] // 256))       # 8 rows of tiles, or all of them
 
 
 @pytest.mark.parametrize("shape", [(4096, 4096, 640), (8192, 2048, 640), (4096, 3072, 768)])
@@ -818,9 +818,8 @@ def test_ping_pong_on_waves_only_for_a_plain_unbatched_product() -> None:
 
 @pytest.mark.parametrize("shape,tile", [
     ((784, 9472, 2944), (128, 256, 64)),     # 4 rows of 256, the last 16 deep: 7 rows of 128, 2 waves, not 3
-    ((4128, 10752, 2944), (128, 256, 64)),   # 11 waves either way: 128 x 256 at its rate (1.00 against 0.97, H100)
-    ((8192, 8192, 2048), (128, 256, 64)),    # both fill their waves: 128 x 256 at its rate
-    ((9792, 4736, 4544), (256, 128, 64)),    # N of 18.5 tiles of 256, 37 of 128: 11 waves against 12
+    ((4128, 10752, 2944), (256, 128, 64)),   # 17 x 84 and 33 x 42 tiles: 11 waves either way, 256 x 128 on a tie
+    ((8192, 8192, 2048), (256, 128, 64)),    # both fill their waves: 256 x 128 on a tie
 ])
 def test_the_persistent_tile_either_way_round(shape: tuple[int, int, int], tile: tuple[int, int, int]) -> None:
     params = suggest_matmul_params(_matmul(shape))
@@ -837,7 +836,7 @@ def test_the_waves_of_a_persistent_kernel_count_the_problems_tiles() -> None:
     from fusion_ir.schedulers.suggest import PERSISTENT_TILE, PERSISTENT_TILE_OVERHEAD, _predicted
 
     problem = matmul_problem(_matmul((9472, 4096, 2944)))          # 37 x 32 tiles of 256 x 128, 46 K tiles
-    per_tile = 256 * 128 * 46 / 7.0 + PERSISTENT_TILE_OVERHEAD
+    per_tile = 256 * 128 * 46 / PERSISTENT_TILE[2] + PERSISTENT_TILE_OVERHEAD
     assert _predicted(problem, 132, PERSISTENT_TILE, overhead=PERSISTENT_TILE_OVERHEAD) == 9 * per_tile
     assert suggest_matmul_params(_matmul((5808, 12352, 4096))).persistent
 
@@ -945,9 +944,9 @@ def test_the_persistent_256_x_128_tile_carries_its_ring_across_tiles() -> None:
         assert params.tile == (256, 128, 64) and params.persistent and params.epilogue_tile == (256, 32)
         assert params.store_wait == "carried" and "carried" in params.why.reason("store_wait")
         assert replace(params, store_wait="after_boxes") in matmul_candidates(fusion, 132)
-    wide = suggest_matmul_params(_matmul((8192, 8192, 2048)))
+    wide = suggest_matmul_params(_matmul((784, 9472, 2944)))     # 7 rows of 128: 2 waves, 4 rows of 256: 3
     assert wide.tile == (128, 256, 64) and wide.store_wait == "after_boxes"
-    assert replace(wide, store_wait="carried") in matmul_candidates(_matmul((8192, 8192, 2048)), 132)
+    assert replace(wide, store_wait="carried") in matmul_candidates(_matmul((784, 9472, 2944)), 132)
 
 
 def test_a_sub_tiled_epilogue_takes_after_boxes_or_carried() -> None:

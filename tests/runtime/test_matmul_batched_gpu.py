@@ -89,14 +89,14 @@ def test_compute_sanitizer_is_clean(tool: str, mode: str) -> None:
                                                  ((5, 1800, 1024, 1280), False)], ids=str)
 def test_the_suggested_persistent_tile_of_a_batch_matches_numpy(size: tuple[int, int, int, int],
                                                                  shared_b: bool) -> None:
-    """The rules' persistent tile (128 x 256 here) over the tiles of every batch, in groups of 8 row tiles, with B
-    batched or broadcast, at shapes a tile divides and one it does not."""
+    """The rules' persistent 256 x 128 tile over the tiles of every batch (its group of row tiles fitted to one
+    batch's rows), with B batched or broadcast, at shapes a tile divides and one it does not."""
     from fusion_ir.schedulers import suggest_matmul_params
     from runtime.tuning import matmul_fusion
 
     b, m, n, k = size
     fusion = matmul_fusion(m, n, k, batch=b, shared_b=shared_b)
     params = suggest_matmul_params(fusion)
-    assert params.persistent and params.tile == (128, 256, 64), params
+    assert params.persistent and params.tile == (256, 128, 64) and params.store_wait == "carried", params
     schedule_matmul(fusion, params)
     _check(fusion, [(b, m, k), (k, n) if shared_b else (b, k, n)], (b, m, n), True)
