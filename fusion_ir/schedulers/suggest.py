@@ -483,6 +483,10 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
     if "epilogue_tile" not in pinned:
         params = replace(params, epilogue_tile=epilogue_sub_tile(params, problem))
         reasons["epilogue_tile"] = _sub_tile_reason(params)
+    if "store_wait" not in pinned and StoreWait.of(params.store_wait) is StoreWait.Carried and not _carries(params):
+        params = replace(params, store_wait="after_boxes")   # a pinned field changed the kernel the rule carried
+        reasons["store_wait"] = ("after_boxes: a pinned field leaves no ring of the persistent 256 x 128 tile to "
+                                 "carry across tiles (CARRIED_STORE_ROWS)")
     if "epilogue_stages" not in pinned:
         params = replace(params, epilogue_stages=ring_depth(params))
         reasons["epilogue_stages"] = "a ring of 2 staging tiles (1 where the tile holds one sub-tile)"
@@ -1251,6 +1255,13 @@ def _persistent_tile(big: dict[str, Any], store: str, tile_why: str, rule: str,
                                  "tiles (CARRIED_STORE_ROWS; relu(a @ b + bias) at 8192 x 8192 x 2048 0.99 of "
                                  "cuBLASLt against 0.98)")
     return chosen, rule, reasons
+
+
+def _carries(params: MatmulParams) -> bool:
+    """Whether the rules carry ``params``' ring of staging sub-tiles across tiles (``store_wait="carried"``): the
+    persistent cooperative tile of ``CARRIED_STORE_ROWS`` rows, sub-tiled, with the TMA store."""
+    return (params.persistent and not params.ping_pong and params.tma_store and params.epilogue_tile is not None
+            and params.tile[0] == CARRIED_STORE_ROWS)
 
 
 def _wave_blocks(sms: int, size: int) -> int:

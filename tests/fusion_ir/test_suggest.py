@@ -956,3 +956,18 @@ def test_a_sub_tiled_epilogue_takes_after_boxes_or_carried() -> None:
     with pytest.raises(ScheduleError, match=r"MatmulParams.store_wait: 'deferred' with epilogue_tile=\(256, 32\); .*"
                                             r"\"carried\" before the next tile writes them"):
         MatmulParams(**base, store_wait="deferred").validate(DataType.BFloat16)
+
+
+@pytest.mark.parametrize("pin", [{"tile": (128, 128, 64), "ping_pong": True}, {"tile": (128, 256, 64)},
+                                 {"persistent": False}, {"epilogue_tile": None}])
+def test_a_pinned_field_that_leaves_no_ring_to_carry_waits_after_the_boxes(pin: dict) -> None:
+    """The rules carry the persistent 256 x 128 tile's ring at 8192 x 8192 x 2048; a pinned ping-pong (a whole staging
+    tile per group, which carried would need twice over: 263 KB with 6 stages), another tile, a tile per block or no
+    sub-tiles keeps the default wait, and the kernel lowers."""
+    from lowering import lower
+
+    assert suggest_matmul_params(_matmul((8192, 8192, 2048))).store_wait == "carried"
+    fusion = _matmul((8192, 8192, 2048))
+    params = suggest_matmul_params(fusion, **pin)
+    assert params.store_wait == "after_boxes" and "pinned field" in params.why.reason("store_wait")
+    lower(schedule_matmul(fusion, params))
