@@ -22,7 +22,7 @@ holds the two equal):
   ping-pong: C's tile and each vector have a part (and a barrier) per compute warp group, each loading those
   of its own turn, allocated outside the tile loop the groups take turns in (they live through that loop);
 - the output tile lives through the epilogue (several outputs: one after the other; sub-tiled, their rings
-  together), or, with a deferred store wait, through the loop
+  together), or, with a deferred or carried store wait, through the loop
   the tile is computed in (Pipelined and persistent: the whole tile loop; warp-specialized and
   persistent: with A and B).
 """
@@ -174,7 +174,7 @@ def matmul_smem_requests(params: MatmulSchedule, dtype: DataType, loaded: int | 
     # each), allocated outside the tile loop the groups take turns in: it lives through that loop
     parts = params.compute_warp_groups if params.ping_pong else 1
     out: list[BufferRequest] = [mbarriers(f"C{i}_mbar", parts, KERNEL) for i in range(len(tiles))]
-    deferred = params.tma_store and StoreWait.of(params.store_wait) is StoreWait.Deferred
+    deferred = params.tma_store and StoreWait.of(params.store_wait) in (StoreWait.Deferred, StoreWait.Carried)
     staging: list[BufferRequest] = []
     if params.tma_store and params.epilogue_tile is not None:
         # a ring of sub-tiles, live through the epilogue of a tile per block, allocated outside the tile loop of a

@@ -971,3 +971,15 @@ def test_a_pinned_field_that_leaves_no_ring_to_carry_waits_after_the_boxes(pin: 
     params = suggest_matmul_params(fusion, **pin)
     assert params.store_wait == "after_boxes" and "pinned field" in params.why.reason("store_wait")
     lower(schedule_matmul(fusion, params))
+
+
+def test_a_carried_wait_counts_its_staging_tiles_as_a_deferred_one() -> None:
+    """Ping-pong with a whole staging tile: "carried" keeps a tile per warp group through the tile loop, as "deferred"
+    does, where "after_boxes" has the groups take turns on one."""
+    from dataclasses import replace as with_fields
+
+    base = MatmulParams(tile=(128, 128, 64), stages=4, compute_warp_groups=2, warp_specialized=True, persistent=True,
+                        ping_pong=True, tma_store=True)
+    sizes = {w: with_fields(base, store_wait=w).smem_bytes(DataType.BFloat16) for w in ("after_boxes", "deferred",
+                                                                                       "carried")}
+    assert sizes["carried"] == sizes["deferred"] == sizes["after_boxes"] + 128 * 128 * 2
