@@ -52,6 +52,10 @@ BUILDERS["example_matmul_wgmma_cluster_2x2"] = lambda: examples.load("matmul_wgm
 # the transpose scheduler at a size whose rows take 16-byte vectors: each thread reads a float4 into the tile
 BUILDERS["example_matmul_epilogue_bias_gelu_sub_tiled"] = lambda: examples.load("matmul_epilogue").build(   # 128 x 32
     "bias_gelu", epilogue_tile=(128, 32))
+# the persistent 256 x 128 tile's ring of 256 x 32 staging tiles carried across tiles: the last read wait after the
+# tile loop (store_wait="carried")
+BUILDERS["example_matmul_epilogue_bias_gelu_carried"] = lambda: examples.load("matmul_epilogue").build(
+    "bias_gelu", tile=(256, 128, 64), epilogue_tile=(256, 32), store_wait="carried", index_type=DataType.Int64)
 BUILDERS["example_matmul_epilogue_alpha_beta_sub_tiled"] = lambda: examples.load("matmul_epilogue").build(
     "alpha_beta", epilogue_tile=(128, 64), persistent=False)
 # ping-pong with C: each compute warp group TMA-loads the C tile of its own turn (its own part and token mbarrier)
