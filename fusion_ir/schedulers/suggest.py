@@ -483,10 +483,12 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
     if "epilogue_tile" not in pinned:
         params = replace(params, epilogue_tile=epilogue_sub_tile(params, problem))
         reasons["epilogue_tile"] = _sub_tile_reason(params)
-    if "store_wait" not in pinned and StoreWait.of(params.store_wait) is StoreWait.Carried and not _carries(params):
-        params = replace(params, store_wait="after_boxes")   # a pinned field changed the kernel the rule carried
-        reasons["store_wait"] = ("after_boxes: a pinned field leaves no ring of the persistent 256 x 128 tile to "
-                                 "carry across tiles (CARRIED_STORE_ROWS)")
+    if "store_wait" not in pinned and _carries(params):     # decided on the final kernel, pinned fields and all
+        params = replace(params, store_wait="carried")
+        reasons["store_wait"] = ("rule carried: a tile's last sub-tiles of 256 x 32 are stored under the next tile's "
+                                 "mainloop, waited for before the next tile writes their staging tiles "
+                                 "(CARRIED_STORE_ROWS; relu(a @ b + bias) at 8192 x 8192 x 2048 0.99 of cuBLASLt "
+                                 "against 0.98)")
     if "epilogue_stages" not in pinned:
         params = replace(params, epilogue_stages=ring_depth(params))
         reasons["epilogue_stages"] = "a ring of 2 staging tiles (1 where the tile holds one sub-tile)"
@@ -1242,19 +1244,12 @@ def _persistent_tile(big: dict[str, Any], store: str, tile_why: str, rule: str,
     chosen = {**big, "tile": tile, "compute_warp_groups": groups, "persistent": True,
               "index_type": DataType.Int64, "register_split": register_split(groups)}
     shape = f"{tile[0]} x {tile[1]}, {groups} warp groups of {tile[0] // groups} x {tile[1]}"
-    reasons = _reasons(
+    return chosen, rule, _reasons(
         "persistent tile", f"{shape}: {tile_why}",
         "persistent: the resident blocks walk the tiles, the producer loading the next tile's stages under the "
         "epilogue and no block launched per tile (8192 x 8192 x 2048: 1.00 of cuBLAS against 0.94 a tile per block)",
         store, "64-bit indices: with 32-bit ones this kernel ran 0.80 of cuBLAS at 8192 x 8192 x 2048 against 1.00 "
         "(ptxas keeps its wgmma descriptors in vector registers: dispatch stalls)")
-    if tile[0] == CARRIED_STORE_ROWS and big.get("tma_store"):
-        chosen["store_wait"] = "carried"
-        reasons["store_wait"] = ("rule persistent tile: carried: a tile's last sub-tiles of 256 x 32 are stored under "
-                                 "the next tile's mainloop, waited for before the next tile writes their staging "
-                                 "tiles (CARRIED_STORE_ROWS; relu(a @ b + bias) at 8192 x 8192 x 2048 0.99 of "
-                                 "cuBLASLt against 0.98)")
-    return chosen, rule, reasons
 
 
 def _carries(params: MatmulParams) -> bool:

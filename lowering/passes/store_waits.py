@@ -21,8 +21,8 @@ box to ``ElectSync((TmaStore, AsyncCommit("bulk")))``), an ``ElectSync`` of the 
   and the wait after the loop is ``wait_group.read 0``.
 - ``"carried"`` (``set_store_wait("carried", stages=R)``): as ``"deferred"``, but the wait after the loop goes after
   the outermost loop L around it that carries the ring's stores into its next iteration (``_carrying_loops``): the
-  ring loop's iterations a multiple of R (slot ``i % R`` goes on in order from one iteration of L to the next), the
-  tile allocated outside L, and no other TMA-stored tensor in L. The first write of L's next iteration waits with
+  ring loop's iterations a multiple of R (slot ``i % R`` goes on in order from one iteration of L to the next) and
+  no other TMA-stored tensor in L (the tile, a deferred store's, is allocated outside L: ``buffers``). The first write of L's next iteration waits with
   ``wait_group.read (R - 1) * boxes`` as every write does, which leaves in flight only the stores of the R - 1
   slots it does not write. A persistent kernel's last sub-tiles are then stored under the next tile's mainloop.
 Guarantees: the issuing thread (the one that committed the stores: bulk groups are per thread)
@@ -41,7 +41,6 @@ from ..analysis import Analyses
 from ..analysis.tma import TmaBox
 from ..errors import LoweringError
 from ..kernel_ir import (
-    Allocate,
     AsyncKind,
     AsyncWait,
     BlockSync,
@@ -115,9 +114,10 @@ def _place(kernel: Kernel, a: Analyses, out: TensorView, box: TmaBox, store: Pat
 def _carrying_loops(kernel: Kernel, a: Analyses, box: TmaBox, ring: Path) -> list[Path]:
     """The paths of the loops around the ring loop at ``ring`` (its statement's path) that carry its stores into
     their next iteration, innermost first, up to the first that does not: a serial loop (no unroll, no
-    vectorize) that allocates none of the tile and stores no other TMA-stored tensor, the ring loop's constant
-    iteration count a multiple of the ring's tiles (so its slots go on in order from one of their iterations to
-    the next). Statements other than loops between them (a branch) are passed through."""
+    vectorize) that stores no other TMA-stored tensor, the ring loop's constant iteration count a multiple of the
+    ring's tiles (so its slots go on in order from one of their iterations to the next). The tile is allocated
+    outside every serial loop around it (``buffers``: a deferred store's tile), so it lives through them.
+    Statements other than loops between them (a branch) are passed through."""
     loop = _node_at(kernel.body, ring)
     count = _trip_count(loop) if isinstance(loop, ForLoop) else None
     if count is None or count % box.stages:
@@ -129,8 +129,7 @@ def _carrying_loops(kernel: Kernel, a: Analyses, box: TmaBox, ring: Path) -> lis
         node = _node_at(kernel.body, path)
         if not isinstance(node, ForLoop):
             continue
-        if (node.unroll is not False or node.vectorize or _allocates(node, box.shared)
-                or _stores_other(node, a, box.tv)):
+        if node.unroll is not False or node.vectorize or _stores_other(node, a, box.tv):
             break
         found.append(path)
     return found
@@ -141,17 +140,6 @@ def _trip_count(loop: ForLoop) -> int | None:
     if None in (start, stop, step) or step <= 0:    # type: ignore[operator]
         return None
     return max(0, -(-(stop - start) // step))       # type: ignore[operator]
-
-
-def _allocates(node: Node, tv: TensorView | None) -> bool:
-    """Whether ``node`` holds the allocation of ``tv``'s buffer."""
-    for _, sub in children(node):
-        for n in sub:
-            if isinstance(n, Allocate) and tv is not None and n.buffer.name == f"T{tv.name}":
-                return True
-            if _allocates(n, tv):
-                return True
-    return False
 
 
 def _stores_other(node: Node, a: Analyses, out: TensorView) -> bool:

@@ -6,7 +6,6 @@ wrong result."""
 from __future__ import annotations
 
 import re
-
 from dataclasses import replace
 
 import pytest
