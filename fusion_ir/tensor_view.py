@@ -1209,8 +1209,8 @@ class TensorView:
         ``"carried"``: as ``"deferred"``, and the last stores of the loop are carried into the next iteration of the
         loops around it (a persistent kernel's tile loop), whose first writes wait for them as for any other: one
         wait after the outermost such loop retires the rest. A loop around it carries them only where the ring's
-        order goes on across its iterations (the inner loop's iterations a multiple of ``stages``), the tile is
-        allocated outside it and it stores no other TMA-stored tensor; elsewhere the wait stays where
+        order goes on across its iterations (the inner loop's iterations a multiple of ``stages``) and it stores no
+        other TMA-stored tensor (the tile, as a deferred one, is allocated outside it); elsewhere the wait stays where
         ``"deferred"`` puts it (``lowering/passes/store_waits.py``).
         """
         if load_kind(self) is not LoadStoreOpType.TMAStore:
