@@ -85,6 +85,7 @@ from target import current as current_target
 
 from .errors import CodegenError
 from .expressions import BuiltinNames, builtin, builtin_names, cond_expr, index_expr, value_expr
+from . import packed_pairs
 from .helpers import helpers_source
 from .smem_layout import shared_memory_layout
 from .wgmma import (
@@ -147,8 +148,13 @@ class KernelPrinter(NodeVisitor):
                                           if e.is_write and e.proxy is Proxy.Wgmma})
         # a register A operand's 32-bit words, packed at the wgmma.fence that names it: array by operand
         self.register_words: dict[str, str] = {}
-        # register A operands held as 32-bit words from their allocation on (``_paired_operands``)
-        self.paired = _paired_operands(kernel.body)
+        # register A operands held as 32-bit words from their allocation on (``_paired_operands``), and arrays
+        # written a packed pair at a time (``packed_pairs``: relu folded into the conversion)
+        self.operand_words = _paired_operands(kernel.body)
+        self.pairs = packed_pairs.find(kernel.body)
+        # accumulators some wgmma writes without reading (``Mma.accumulate``): undefined where they are allocated
+        self.written_fresh = {x.acc.name for x in walk(kernel.body) if isinstance(x, Mma) and x.accumulate is not None}
+        self.paired = self.operand_words | self.pairs.buffers
         self.fence_sets = _wgmma_fence_sets(kernel.body)
         self.lines: list[str] = []
         self.depth = 1
@@ -316,10 +322,15 @@ class KernelPrinter(NodeVisitor):
                 raise CodegenError(f"codegen: Local buffer {buf.name} has non-constant size {buf.size}; "
                                    f"register arrays need a compile-time size")
             if buf.name in self.paired:
-                self._emit(f"uint32_t {buf.name}_w[{size // 2}];  // {buf.name} in pairs: the A registers of wgmmas")
-                self._emit(f"{buf.dtype.ctype}* const {buf.name} = reinterpret_cast<{buf.dtype.ctype}*>({buf.name}_w);")
+                held = "the A registers of wgmmas" if buf.name in self.operand_words else "written a pair at a time"
+                self._emit(f"uint32_t {buf.name}_w[{size // 2}];  // {buf.name} in pairs: {held}")
+                if buf.name in self.operand_words or buf.name in self.pairs.viewed:
+                    view = f"reinterpret_cast<{buf.dtype.ctype}*>({buf.name}_w)"
+                    self._emit(f"{buf.dtype.ctype}* const {buf.name} = {view};")
             else:
                 self._emit(f"{buf.dtype.ctype} {buf.name}[{size}];")
+            if buf.name in self.written_fresh:
+                self._emit(f"wgmma::discard({buf.name});  // written by its first wgmmas (scale-d 0), not zeroed")
         else:   # Shared: verify refuses Global allocations
             if smem_base_align() % buf.align:
                 raise CodegenError(f"codegen: shared buffer {buf.name} needs {buf.align}-byte alignment; dynamic shared "
@@ -335,6 +346,12 @@ class KernelPrinter(NodeVisitor):
         scope.buffers[buf.name] = buf
 
     def visit_Assign(self, node: Assign) -> None:
+        if id(node) in self.pairs.seconds:      # written with the first of its pair
+            return
+        second = self.pairs.second_of.get(id(node))
+        if second is not None:
+            self._packed_pair(node, second)
+            return
         lhs = self._access(node.buffer, self._idx(node.index, node), node)
         if node.vector > 1:
             self._vector_assign(node, lhs)
@@ -398,6 +415,15 @@ class KernelPrinter(NodeVisitor):
             mask = f"({self._cond(all_of(common), node)}) ? ({mask}) : 0u"
         rhs = self._access(src.buffer, self._idx(src.index, node), node)
         self._emit(f"copyMisaligned<{nbytes}, {node.buffer.dtype.size}>(&{lhs}, &{rhs}, {mask});")
+
+    def _packed_pair(self, first: Assign, second: Assign) -> None:
+        """Elements ``2 j`` and ``2 j + 1`` as one word: ``T_w[j] = reluPair<T>(lo, hi)`` (``packed_pairs``)."""
+        buf = first.buffer
+        self._register_index(buf, first.index, f"codegen: the pair of {buf.name} written at {first.index}")
+        lo, hi = (self._value(packed_pairs.relu_of(s.value), s, DataType.Float) for s in (first, second))
+        word = self._idx(first.index // 2, first)
+        self.helpers.add("packed_relu")
+        self._emit(f"{buf.name}_w[{word}] = {packed_pairs.FUNCTIONS[buf.dtype]}({lo}, {hi});")
 
     def visit_BlockReduce(self, node: BlockReduce) -> None:
         op = _BLOCK_REDUCE_OPS[node.op]
@@ -706,16 +732,18 @@ class KernelPrinter(NodeVisitor):
         desc_b = self._descriptor(node, node.b, "B")
         self.helpers.add("wgmma")
         self.wgmma_shapes.add(shape)
+        # scale-d: the wrapper's default (1, add) unless the wgmma writes its registers in some iterations
+        last = desc_b if node.accumulate is None else f"{desc_b}, {self._cond(node.accumulate, node)}"
         if isinstance(node.a, RegisterFragment):
             self._emit(f"{shape.callee(False, node.b.mn_major)}({acc},")
             for word in self._register_operand(node, node.a):
                 self._emit(f"{INDENT * 2}{word},")
-            self._emit(f"{INDENT * 2}{desc_b});")
+            self._emit(f"{INDENT * 2}{last});")
             return
         desc_a = self._descriptor(node, node.a, "A")
         self._emit(f"{shape.callee(node.a.mn_major, node.b.mn_major)}({acc},")
         self._emit(f"{INDENT * 2}{desc_a},")
-        self._emit(f"{INDENT * 2}{desc_b});")
+        self._emit(f"{INDENT * 2}{last});")
 
     def _register_operand(self, node: Mma, frag: RegisterFragment) -> list[str]:
         """The four 32-bit words of a register A operand: those its wgmma.fence packed, or its 16-bit elements
@@ -764,8 +792,11 @@ class KernelPrinter(NodeVisitor):
         self._register_index(src, node.src_index, f"codegen: StMatrix from {src.name} into {dst.name}")
         registers = 2 * node.count
         address = self._smem_address(dst, node.dst_index, node, "destination")
-        elements = [self._access(src, self._idx(node.src_index + e, node), node) for e in range(registers)]
-        words = [_vector_value("uint32_t", 2, elements[e:e + 2]) for e in range(0, registers, 2)]
+        if src.name in self.paired:     # held as words: each register is one
+            words = [f"{src.name}_w[{self._idx(node.src_index // 2 + q, node)}]" for q in range(node.count)]
+        else:
+            elements = [self._access(src, self._idx(node.src_index + e, node), node) for e in range(registers)]
+            words = [_vector_value("uint32_t", 2, elements[e:e + 2]) for e in range(0, registers, 2)]
         self.helpers.add("stmatrix")
         self._emit(f"stmatrixX{node.count}({address},")
         for k, word in enumerate(words):

@@ -28,6 +28,7 @@ HELPER_DEPENDENCIES: dict[str, tuple[str, ...]] = {
     "wgmma": ("types", "smem"),
     "stmatrix": ("types",),
     "ldmatrix": ("types",),
+    "packed_relu": ("types",),
     "grid_sync": (),
 }
 

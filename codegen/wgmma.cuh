@@ -39,4 +39,14 @@ __device__ __forceinline__ void fenceOperands(float (&d)[N]) {
   }
 }
 
+// Accumulators whose old values are dead: their first wgmmas write them without reading (scale-d 0). No instruction;
+// it only tells the compiler, so the previous tile's values are not kept alive up to those wgmmas (a register each).
+template <int N>
+__device__ __forceinline__ void discard(float (&d)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    asm("" : "=f"(d[i]));
+  }
+}
+
 }  // namespace wgmma

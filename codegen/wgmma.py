@@ -6,16 +6,20 @@ so the wrapper of each (N, operand type) a kernel uses is generated here and pas
 ``wgmma.cuh`` (fence, commit, wait, descriptors, the accumulator operand fence)::
 
     template <int TransA, int TransB>
-    __device__ __forceinline__ void mmaM64N8K16F32Bf16(float* d, uint64_t desc_a, uint64_t desc_b) {
+    __device__ __forceinline__ void mmaM64N8K16F32Bf16(float* d, uint64_t desc_a, uint64_t desc_b, int scaleD = 1) {
       asm volatile(
+          "{\\n.reg .pred p;\\n"
+          "setp.ne.b32 p, %8, 0;\\n"
           "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 "
-          "{%0, %1, %2, %3}, %4, %5, 1, 1, 1, %6, %7;\\n"
+          "{%0, %1, %2, %3}, %4, %5, p, 1, 1, %6, %7;\\n"
+          "}\\n"
           : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-          : "l"(desc_a), "l"(desc_b), "n"(TransA), "n"(TransB));
+          : "l"(desc_a), "l"(desc_b), "n"(TransA), "n"(TransB), "r"(scaleD));
     }
 
-Both operands come from shared-memory matrix descriptors; scale-d is 1 (D += A * B: the
-accumulators are zeroed by ordinary code first), scale-a and scale-b are 1, and the transpose
+Both operands come from shared-memory matrix descriptors; scale-d is the predicate ``scaleD != 0``
+(1 by default, D += A * B; 0 writes D = A * B without reading the accumulators: a tile's first k step,
+``lowering.passes.mma_init``), scale-a and scale-b are 1, and the transpose
 bits are template arguments passed as immediates. ``d`` points at the first accumulator
 (``&T3[i]``); the wrapper is force-inlined, so when ``i`` is a compile-time constant nvcc keeps
 the whole accumulator array in registers.
@@ -93,25 +97,30 @@ class WgmmaShape:
             template = "template <int TransB>"
             signature = [(f"__device__ __forceinline__ void {self.function}(float* d, uint32_t a0, uint32_t a1, "
                           "uint32_t a2, uint32_t a3,"),
-                         f"{' ' * (len(self.function) + 37)}uint64_t desc_b) {{"]
-            sources = f'      "{{%{r}, %{r + 1}, %{r + 2}, %{r + 3}}}, %{r + 4}, 1, 1, 1, %{r + 5};\\n"'
-            inputs = '      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "l"(desc_b), "n"(TransB));'
+                         f"{' ' * (len(self.function) + 37)}uint64_t desc_b, int scaleD = 1) {{"]
+            sources = f'      "{{%{r}, %{r + 1}, %{r + 2}, %{r + 3}}}, %{r + 4}, p, 1, 1, %{r + 5};\\n"'
+            inputs = '      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "l"(desc_b), "n"(TransB), "r"(scaleD));'
+            scale = r + 6
         else:
             head = [shape + "A and B in shared memory;"]
             template = "template <int TransA, int TransB>"
             signature = [f"__device__ __forceinline__ void {self.function}(float* d, uint64_t desc_a, "
-                         "uint64_t desc_b) {"]
-            sources = f'      "%{r}, %{r + 1}, 1, 1, 1, %{r + 2}, %{r + 3};\\n"'
-            inputs = '      : "l"(desc_a), "l"(desc_b), "n"(TransA), "n"(TransB));'
+                         "uint64_t desc_b, int scaleD = 1) {"]
+            sources = f'      "%{r}, %{r + 1}, p, 1, 1, %{r + 2}, %{r + 3};\\n"'
+            inputs = '      : "l"(desc_a), "l"(desc_b), "n"(TransA), "n"(TransB), "r"(scaleD));'
+            scale = r + 4
         lines = [
             *head,
             f"// {r} {self.accumulator_ptx_type} accumulators per thread at d[0 .. {r - 1}].",
             template,
             *signature,
             "  asm volatile(",
+            '      "{\\n.reg .pred p;\\n"',
+            f'      "setp.ne.b32 p, %{scale}, 0;\\n"',
             f'      "{self.instruction} "',
             *(f'      "{line}"' for line in reg_lines),
             sources,
+            '      "}\\n"',
             "      : " + ",\n        ".join(operand_lines),
             inputs,
             "}",

@@ -644,6 +644,7 @@ class Mma:
     b: MatrixDescriptor
     shape: tuple[int, int, int]   # (64, N, 16)
     dtype: DataType               # operand type: BFloat16 or Half
+    accumulate: Val | None = None
 
 
 Node = Union[Allocate, Assign, BlockReduce, WarpShuffleXor, ForLoop, IfThenElse, ElectSync, BlockSync, NamedBarrier, Comment, Let,  # noqa: UP007

@@ -227,8 +227,11 @@ class KirPrinter(k.NodeVisitor):
         regs = f"{node.acc_index}:{node.acc_index + n // 2}"
         a = (f"{node.a.buffer.name}[{node.a.index}:{node.a.index + 8}] in registers"
              if isinstance(node.a, k.RegisterFragment) else descriptor_text(node.a, 'M'))
-        return [(f"{pad}{node.acc.name}[{regs}] += wgmma.m{m}n{n}k{kk}.{dtype}(A: {a}, "
-                 f"B: {descriptor_text(node.b, 'N')})")]
+        line = (f"{pad}{node.acc.name}[{regs}] += wgmma.m{m}n{n}k{kk}.{dtype}(A: {a}, "
+                f"B: {descriptor_text(node.b, 'N')})")
+        if node.accumulate is not None:     # scale-d: where false, the registers are written, not added to
+            line += f", = where not {node.accumulate}"
+        return [line]
 
 
 _PTX_TYPES = {DataType.BFloat16: "bf16", DataType.Half: "f16"}

@@ -55,6 +55,7 @@ from .passes import (
     loop_nest,
     loop_versions,
     mbarrier,
+    mma_init,
     ping_pong,
     smem_reuse,
     store_waits,
@@ -109,6 +110,7 @@ PIPELINE: list[Step] = [
     Pass("store_waits", store_waits.run),                                  # TMA stores' waits for their tile reads
     Analysis("predicates", predicate_elimination.build),                  # bounds conditions registers leave out
     Pass("indexing", indexing.run),                                        # explicit indices and predicates
+    Pass("mma_init", mma_init.run),                                        # zeroing folded into first wgmmas
     Pass("wgmma_groups", wgmma_groups.run),                                # wgmma fence, commit, wait
     Pass("wgmma_peel", wgmma_peel.run),                                    # no wgmma under a loop index's branch
     Pass("grid_reduction", grid_reduction.run),                            # consumers in the last block only

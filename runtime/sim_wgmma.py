@@ -105,7 +105,11 @@ class WgmmaOps:
         values = d[w, rows[in_group], cols[in_group]].reshape(lanes.size, regs)
 
         pending = acc.pending[pos]
-        acc.shadow[pos] = np.where(pending >= 0, acc.shadow[pos], st.data[pos]) + values
+        before = np.where(pending >= 0, acc.shadow[pos], st.data[pos])
+        if node.accumulate is not None:     # scale-d 0: the registers are written, their values not read
+            adds = np.broadcast_to(np.asarray(self.eval.per_lane(node.accumulate, ctx)).astype(bool), lanes.shape)
+            before = np.where(adds[:, None], before, np.float32(0))
+        acc.shadow[pos] = before + values
         st.data[pos] = np.float32(np.nan)
         group = self.wgmma.committed[lanes]
         acc.pending[pos] = group[:, None]

@@ -56,16 +56,19 @@ def test_the_k_tile_fences_issues_four_mmas_then_commits_and_waits() -> None:
 def test_the_wrapper_passes_each_accumulator_as_its_own_register_operand() -> None:
     head = helpers_of(to_cuda(s.wgmma_tile().kernel))
     assert head.count("template <int TransA, int TransB>") == 1
-    assert "__device__ __forceinline__ void mmaM64N256K16F32Bf16(float* d, uint64_t desc_a, uint64_t desc_b)" in head
+    assert ("__device__ __forceinline__ void mmaM64N256K16F32Bf16(float* d, uint64_t desc_a, uint64_t desc_b, "
+            "int scaleD = 1)") in head
     asm = head[head.index("mmaM64N256K16F32Bf16(float* d"):]
     asm = asm[:asm.index("\n}\n")]
     text = "".join(re.findall(r'"([^"]*)"\n', asm))   # the asm template's string pieces, concatenated
-    assert text == ("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
-                    + ", ".join(f"%{i}" for i in range(128)) + "}, %128, %129, 1, 1, 1, %130, %131;\\n")
+    # scale-d is the predicate scaleD != 0: 1 adds to the accumulators, 0 writes them (a tile's first k step)
+    assert text == ("{\\n.reg .pred p;\\nsetp.ne.b32 p, %132, 0;\\n"
+                    "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
+                    + ", ".join(f"%{i}" for i in range(128)) + "}, %128, %129, p, 1, 1, %130, %131;\\n}\\n")
     operands = re.findall(r'"\+f"\(d\[(\d+)\]\)', asm)
     assert [int(i) for i in operands] == list(range(128))
     assert asm.count('"+f"') == 128 and '"l"(d)' not in asm and "memory" not in asm
-    assert asm.endswith(': "l"(desc_a), "l"(desc_b), "n"(TransA), "n"(TransB));')
+    assert asm.endswith(': "l"(desc_a), "l"(desc_b), "n"(TransA), "n"(TransB), "r"(scaleD));')
     # only the wrappers a kernel uses are pasted; the fixed helpers come from wgmma.cuh
     assert "m64n8k16" not in head and "mmaM64N8K16" not in head
     assert "wgmma.fence.sync.aligned;" in head and "wgmma.commit_group.sync.aligned;" in head
@@ -91,7 +94,7 @@ def test_every_shape_gets_its_wrapper(n: int, dtype: DataType, groups: int) -> N
     assert f"wgmma::{name}<0, 1>(&T3[0]," in body_of(src)
     head = helpers_of(src)
     assert f'"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{t}.{t} "' in head
-    assert f'"%{r}, %{r + 1}, 1, 1, 1, %{r + 2}, %{r + 3};\\n"' in head
+    assert f'"%{r}, %{r + 1}, p, 1, 1, %{r + 2}, %{r + 3};\\n"' in head and f'"setp.ne.b32 p, %{r + 4}, 0;\\n"' in head
     assert f"%{r - 1}}}, " in head and f'"+f"(d[{r - 1}])' in head and f"d[{r}]" not in head
     assert f"float T3[{r}];" in body_of(src)
 

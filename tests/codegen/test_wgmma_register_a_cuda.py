@@ -29,8 +29,9 @@ def test_the_register_a_wrapper_takes_four_words_and_b_descriptor() -> None:
     text = shape.wrapper()
     assert "template <int TransB>" in text
     assert "(float* d, uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3," in text
-    assert '"{%32, %33, %34, %35}, %36, 1, 1, 1, %37;\\n"' in text     # no transpose bit for A
-    assert ': "r"(a0), "r"(a1), "r"(a2), "r"(a3), "l"(desc_b), "n"(TransB));' in text
+    assert '"{%32, %33, %34, %35}, %36, p, 1, 1, %37;\\n"' in text     # no transpose bit for A
+    assert '"setp.ne.b32 p, %38, 0;\\n"' in text and '"r"(scaleD)' in text     # scale-d: 1 adds, 0 writes
+    assert ': "r"(a0), "r"(a1), "r"(a2), "r"(a3), "l"(desc_b), "n"(TransB), "r"(scaleD));' in text
 
 
 def test_descriptor_wrappers_are_unchanged_and_come_first() -> None:

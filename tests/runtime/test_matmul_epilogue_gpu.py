@@ -164,3 +164,36 @@ def test_an_fp16_residual_read_by_ldmatrix_matches_torch(shape: tuple[int, int, 
     err = ((out.double() - expected).norm() / expected.norm()).item()
     theirs = ((torch.addmm(tc.bfloat16(), ta, tb).double() - expected).norm() / expected.norm()).item()
     assert err < 1.5 * theirs, (err, theirs)
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_a_relu_into_fp16_written_in_packed_pairs_matches_torch(shape: tuple[int, int, int]) -> None:
+    """relu(a @ b + bias) to fp16: the relu folded into the packed conversion (``cvt.rn.relu.f16x2.f32``,
+    ``codegen.packed_pairs``), a NaN staying a NaN as torch's relu keeps it."""
+    from fusion_ir import DataType, Fusion, ops
+
+    torch = torch_or_skip()
+    m, n, kk = shape
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(shape=(m, kk), dtype=DataType.BFloat16)
+        b = fusion.add_input(shape=(kk, n), dtype=DataType.BFloat16)
+        bias = fusion.add_input(shape=(n,), dtype=DataType.Float)
+        pre = ops.add(ops.matmul(a, b), ops.broadcast(bias, [True, False]))
+        fusion.add_output(ops.cast(ops.relu(pre), DataType.Half))
+    schedule_matmul(fusion)
+    kernel = lower(fusion)
+    from codegen import to_cuda
+
+    assert "reluPairHalf(" in to_cuda(kernel).split("__global__")[-1]
+    ta = torch.randn(m, kk, device="cuda").bfloat16()
+    tb = torch.randn(kk, n, device="cuda").bfloat16()
+    tbias = torch.randn(n, device="cuda")
+    tbias[7] = float("nan")
+    (out,) = execute(kernel, [ta, tb, tbias])
+    expected = torch.relu(ta.double() @ tb.double() + tbias.double())
+    assert out.dtype == torch.float16 and torch.isnan(out[:, 7]).all()
+    finite = torch.ones(n, dtype=torch.bool, device="cuda")
+    finite[7] = False
+    err = ((out[:, finite].double() - expected[:, finite]).norm() / expected[:, finite].norm()).item()
+    assert err < 1e-3, err          # an fp16 result: its rounding is 2^-11 of each element

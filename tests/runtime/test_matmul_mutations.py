@@ -120,8 +120,9 @@ def test_the_fused_epilogue_reads_the_fragment_it_holds() -> None:
 
 def test_a_persistent_block_starts_every_tile_from_zero() -> None:
     """5 tiles over 3 blocks (2, 2, 1 each): the pipeline's stage and phase run on across a block's tiles
-    while the accumulator is zeroed per tile; without the zeroing, exactly the blocks' second tiles carry
-    their first tile's sums."""
+    while each tile's first wgmmas write the accumulators instead of adding to them (scale-d 0, in place of
+    zeroing them: ``mma_init``); where only the first tile's do, exactly the blocks' second tiles carry their
+    first tile's sums."""
     fusion = matmul_wgmma.build(tile=(128, 128, 64), stages=3, compute_warp_groups=1, warp_specialized=True,
                                 persistent=True, blocks=3, group_m=1)
     kern = lower(fusion)
@@ -132,11 +133,11 @@ def test_a_persistent_block_starts_every_tile_from_zero() -> None:
     (expected,) = evaluate(fusion, inputs)
     (out,) = simulate(kern, inputs, seed=1)
     assert rel_error(out, expected) < 1e-5
-    zero = [n for n in k.walk(kern.body) if isinstance(n, k.Assign) and not n.buffer.is_param
-            and isinstance(n.value, k.Const) and n.value.value == 0.0]
-    assert zero
+    firsts = [n for n in k.walk(kern.body) if isinstance(n, k.Mma) and n.accumulate is not None]
+    assert firsts
     tiles = next(n for n in k.walk(kern.body) if isinstance(n, k.ForLoop) and n.stage is k.Stage.ComputeWarp)
-    first_tile_only = mutate(kern, lambda n: k.IfThenElse(tiles.index.eq(0), (n,)) if n in zero else None)
+    first_tile_only = mutate(kern, lambda n: replace(n, accumulate=n.accumulate.logical_or(tiles.index.ne(0)))
+                             if n in firsts else None)
     (bad,) = simulate(first_tile_only, inputs, seed=1)
     wrong_tiles = [t for t in range(5) if not np.allclose(bad[:, 128 * t:128 * (t + 1)],
                                                           expected[:, 128 * t:128 * (t + 1)], rtol=1e-4, atol=1e-3)]

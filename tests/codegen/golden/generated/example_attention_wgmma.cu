@@ -62,6 +62,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   // loop of rS202{4}
   for (int64_t i2 = 0; i2 < 3; ++i2) {
     float T20[32];
+    wgmma::discard(T20);  // written by its first wgmmas (scale-d 0), not zeroed
     float T30[32];
     float T31[2];
     float T31_acc[2];
@@ -74,11 +75,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     __bfloat16* const T43 = reinterpret_cast<__bfloat16*>(T43_w);
     float T48[2];
     __bfloat16* T54 = reinterpret_cast<__bfloat16*>(smem);
-    // loop of fragment
-    #pragma unroll
-    for (int64_t r20 = 0; r20 < 32; ++r20) {
-      T20[r20] = 0.0f;
-    }
     // loop of rS232{1}
     for (int64_t i13 = 0; i13 < 1; ++i13) {
       __bfloat16* T53 = reinterpret_cast<__bfloat16*>(smem + 8192);
@@ -94,7 +90,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       for (int64_t i17 = 0; i17 < 4; ++i17) {
         wgmma::mmaM64N64K16F32Bf16<0, 0>(&T20[0],
             wgmma::smemDescriptor(toSmem(&T52[((i17 * 16) % 64) + (i13 * 4096)]), 16, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T53[(i17 * 16) % 64]), 16, 1024, 1));
+            wgmma::smemDescriptor(toSmem(&T53[(i17 * 16) % 64]), 16, 1024, 1), (i13 != 0) || (i17 != 0));
       }
       wgmma::commit();
       wgmma::wait<0>();
@@ -272,6 +268,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     int64_t T23[1];
     int64_t T24[1];
     float T20[32];
+    wgmma::discard(T20);  // written by its first wgmmas (scale-d 0), not zeroed
     float T30[32];
     float T31[2];
     float T31_acc[2];
@@ -287,11 +284,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     T22[0] = i2;
     T23[0] = T22[0] * 64LL;
     T24[0] = T23[0];
-    // loop of fragment
-    #pragma unroll
-    for (int64_t r20 = 0; r20 < 32; ++r20) {
-      T20[r20] = 0.0f;
-    }
     // loop of rS232{1}
     for (int64_t i13 = 0; i13 < 1; ++i13) {
       __bfloat16* T53 = reinterpret_cast<__bfloat16*>(smem + 8192);
@@ -307,7 +299,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       for (int64_t i17 = 0; i17 < 4; ++i17) {
         wgmma::mmaM64N64K16F32Bf16<0, 0>(&T20[0],
             wgmma::smemDescriptor(toSmem(&T52[((i17 * 16) % 64) + (i13 * 4096)]), 16, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T53[(i17 * 16) % 64]), 16, 1024, 1));
+            wgmma::smemDescriptor(toSmem(&T53[(i17 * 16) % 64]), 16, 1024, 1), (i13 != 0) || (i17 != 0));
       }
       wgmma::commit();
       wgmma::wait<0>();

@@ -62,6 +62,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   // loop of rS244{6}
   for (int64_t i2 = 0; i2 < min64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)), min64(5, ((((int64_t)blockIdx.x) * 64) + 1) / 64)); ++i2) {
     float T31[32];
+    wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
     float T42[32];
     float T43[2];
     float T43_acc[2];
@@ -74,11 +75,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     __bfloat16* const T55 = reinterpret_cast<__bfloat16*>(T55_w);
     float T60[2];
     __bfloat16* T66 = reinterpret_cast<__bfloat16*>(smem);
-    // loop of fragment
-    #pragma unroll
-    for (int64_t r31 = 0; r31 < 32; ++r31) {
-      T31[r31] = 0.0f;
-    }
     // loop of rS274{1}
     for (int64_t i13 = 0; i13 < 1; ++i13) {
       __bfloat16* T65 = reinterpret_cast<__bfloat16*>(smem + 8192);
@@ -94,7 +90,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       for (int64_t i17 = 0; i17 < 4; ++i17) {
         wgmma::mmaM64N64K16F32Bf16<0, 0>(&T31[0],
             wgmma::smemDescriptor(toSmem(&T64[((i17 * 16) % 64) + (i13 * 4096)]), 16, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T65[(i17 * 16) % 64]), 16, 1024, 1));
+            wgmma::smemDescriptor(toSmem(&T65[(i17 * 16) % 64]), 16, 1024, 1), (i13 != 0) || (i17 != 0));
       }
       wgmma::commit();
       wgmma::wait<0>();
@@ -276,6 +272,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     int64_t T35[1];
     int64_t T36[1];
     float T31[32];
+    wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
     float T42[32];
     float T43[2];
     float T43_acc[2];
@@ -291,11 +288,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     T34[0] = i2;
     T35[0] = T34[0] * 64LL;
     T36[0] = T35[0];
-    // loop of fragment
-    #pragma unroll
-    for (int64_t r31 = 0; r31 < 32; ++r31) {
-      T31[r31] = 0.0f;
-    }
     // loop of rS274{1}
     for (int64_t i13 = 0; i13 < 1; ++i13) {
       __bfloat16* T65 = reinterpret_cast<__bfloat16*>(smem + 8192);
@@ -311,7 +303,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       for (int64_t i17 = 0; i17 < 4; ++i17) {
         wgmma::mmaM64N64K16F32Bf16<0, 0>(&T31[0],
             wgmma::smemDescriptor(toSmem(&T64[((i17 * 16) % 64) + (i13 * 4096)]), 16, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T65[(i17 * 16) % 64]), 16, 1024, 1));
+            wgmma::smemDescriptor(toSmem(&T65[(i17 * 16) % 64]), 16, 1024, 1), (i13 != 0) || (i17 != 0));
       }
       wgmma::commit();
       wgmma::wait<0>();

@@ -90,6 +90,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   #pragma unroll 1
   for (int64_t i2 = 0; i2 < min64(min64(1, min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2), min64(5, ((((int64_t)blockIdx.x) * 64) + 1) / 64)); ++i2) {
     float T31[32];
+    wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
     float T42[32];
     float T43[2];
     float T43_acc[2];
@@ -100,11 +101,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     float T53_acc[2];
     float T60[2];
     mbarrier::waitParity(toSmem(&T65_mbar[i2 % 3]), (i2 / 3) % 2);
-    // loop of fragment
-    #pragma unroll
-    for (int64_t r31 = 0; r31 < 32; ++r31) {
-      T31[r31] = 0.0f;
-    }
     wgmma::fenceOperands(T31);
     wgmma::fence();
     // loop of rUR274{1}
@@ -115,7 +111,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       for (int64_t i18 = 0; i18 < 4; ++i18) {
         wgmma::mmaM64N64K16F32Bf16<0, 0>(&T31[0],
             wgmma::smemDescriptor(toSmem(&T64[((i18 * 16) % 64) + (i17 * 4096)]), 16, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T65[(((i18 * 16) % 64) + (i17 * 4096)) + ((i2 % 3) * 4096)]), 16, 1024, 1));
+            wgmma::smemDescriptor(toSmem(&T65[(((i18 * 16) % 64) + (i17 * 4096)) + ((i2 % 3) * 4096)]), 16, 1024, 1), (i17 != 0) || (i18 != 0));
       }
     }
     wgmma::commit();
@@ -299,6 +295,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     int64_t T35[1];
     int64_t T36[1];
     float T31[32];
+    wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
     float T42[32];
     float T43[2];
     float T43_acc[2];
@@ -312,11 +309,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     T34[0] = i2;
     T35[0] = T34[0] * 64LL;
     T36[0] = T35[0];
-    // loop of fragment
-    #pragma unroll
-    for (int64_t r31 = 0; r31 < 32; ++r31) {
-      T31[r31] = 0.0f;
-    }
     wgmma::fenceOperands(T31);
     wgmma::fence();
     // loop of rUR274{1}
@@ -327,7 +319,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       for (int64_t i18 = 0; i18 < 4; ++i18) {
         wgmma::mmaM64N64K16F32Bf16<0, 0>(&T31[0],
             wgmma::smemDescriptor(toSmem(&T64[((i18 * 16) % 64) + (i17 * 4096)]), 16, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T65[(((i18 * 16) % 64) + (i17 * 4096)) + ((i2 % 3) * 4096)]), 16, 1024, 1));
+            wgmma::smemDescriptor(toSmem(&T65[(((i18 * 16) % 64) + (i17 * 4096)) + ((i2 % 3) * 4096)]), 16, 1024, 1), (i17 != 0) || (i18 != 0));
       }
     }
     wgmma::commit();
@@ -538,6 +530,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   #pragma unroll 1
   for (int64_t i2 = min64(1, min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2); i2 < min64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2, max64(min64(1, min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2), min64(5, ((((int64_t)blockIdx.x) * 64) + 1) / 64))); ++i2) {
     float T31[32];
+    wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
     float T42[32];
     float T43[2];
     float T43_acc[2];
@@ -548,11 +541,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     float T53_acc[2];
     float T60[2];
     mbarrier::waitParity(toSmem(&T65_mbar[i2 % 3]), (i2 / 3) % 2);
-    // loop of fragment
-    #pragma unroll
-    for (int64_t r31 = 0; r31 < 32; ++r31) {
-      T31[r31] = 0.0f;
-    }
     wgmma::fenceOperands(T31);
     wgmma::fence();
     // loop of rUR274{1}
@@ -563,7 +551,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       for (int64_t i18 = 0; i18 < 4; ++i18) {
         wgmma::mmaM64N64K16F32Bf16<0, 0>(&T31[0],
             wgmma::smemDescriptor(toSmem(&T64[((i18 * 16) % 64) + (i17 * 4096)]), 16, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T65[(((i18 * 16) % 64) + (i17 * 4096)) + ((i2 % 3) * 4096)]), 16, 1024, 1));
+            wgmma::smemDescriptor(toSmem(&T65[(((i18 * 16) % 64) + (i17 * 4096)) + ((i2 % 3) * 4096)]), 16, 1024, 1), (i17 != 0) || (i18 != 0));
       }
     }
     wgmma::commit();
@@ -755,6 +743,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     int64_t T35[1];
     int64_t T36[1];
     float T31[32];
+    wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
     float T42[32];
     float T43[2];
     float T43_acc[2];
@@ -768,11 +757,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     T34[0] = i2;
     T35[0] = T34[0] * 64LL;
     T36[0] = T35[0];
-    // loop of fragment
-    #pragma unroll
-    for (int64_t r31 = 0; r31 < 32; ++r31) {
-      T31[r31] = 0.0f;
-    }
     wgmma::fenceOperands(T31);
     wgmma::fence();
     // loop of rUR274{1}
@@ -783,7 +767,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       for (int64_t i18 = 0; i18 < 4; ++i18) {
         wgmma::mmaM64N64K16F32Bf16<0, 0>(&T31[0],
             wgmma::smemDescriptor(toSmem(&T64[((i18 * 16) % 64) + (i17 * 4096)]), 16, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T65[(((i18 * 16) % 64) + (i17 * 4096)) + ((i2 % 3) * 4096)]), 16, 1024, 1));
+            wgmma::smemDescriptor(toSmem(&T65[(((i18 * 16) % 64) + (i17 * 4096)) + ((i2 % 3) * 4096)]), 16, 1024, 1), (i17 != 0) || (i18 != 0));
       }
     }
     wgmma::commit();
@@ -1000,6 +984,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   #pragma unroll 1
   for (int64_t i2 = max64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2, 0); i2 < min64(min64(max64(1, max64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2, 0)), min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64))), max64(max64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2, 0), min64(5, ((((int64_t)blockIdx.x) * 64) + 1) / 64))); ++i2) {
     float T31[32];
+    wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
     float T42[32];
     float T43[2];
     float T43_acc[2];
@@ -1010,11 +995,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     float T53_acc[2];
     float T60[2];
     mbarrier::waitParity(toSmem(&T65_mbar[i2 % 3]), (i2 / 3) % 2);
-    // loop of fragment
-    #pragma unroll
-    for (int64_t r31 = 0; r31 < 32; ++r31) {
-      T31[r31] = 0.0f;
-    }
     wgmma::fenceOperands(T31);
     wgmma::fence();
     // loop of rUR274{1}
@@ -1025,7 +1005,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       for (int64_t i18 = 0; i18 < 4; ++i18) {
         wgmma::mmaM64N64K16F32Bf16<0, 0>(&T31[0],
             wgmma::smemDescriptor(toSmem(&T64[((i18 * 16) % 64) + (i17 * 4096)]), 16, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T65[(((i18 * 16) % 64) + (i17 * 4096)) + ((i2 % 3) * 4096)]), 16, 1024, 1));
+            wgmma::smemDescriptor(toSmem(&T65[(((i18 * 16) % 64) + (i17 * 4096)) + ((i2 % 3) * 4096)]), 16, 1024, 1), (i17 != 0) || (i18 != 0));
       }
     }
     wgmma::commit();
@@ -1190,6 +1170,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     int64_t T35[1];
     int64_t T36[1];
     float T31[32];
+    wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
     float T42[32];
     float T43[2];
     float T43_acc[2];
@@ -1203,11 +1184,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     T34[0] = i2;
     T35[0] = T34[0] * 64LL;
     T36[0] = T35[0];
-    // loop of fragment
-    #pragma unroll
-    for (int64_t r31 = 0; r31 < 32; ++r31) {
-      T31[r31] = 0.0f;
-    }
     wgmma::fenceOperands(T31);
     wgmma::fence();
     // loop of rUR274{1}
@@ -1218,7 +1194,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       for (int64_t i18 = 0; i18 < 4; ++i18) {
         wgmma::mmaM64N64K16F32Bf16<0, 0>(&T31[0],
             wgmma::smemDescriptor(toSmem(&T64[((i18 * 16) % 64) + (i17 * 4096)]), 16, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T65[(((i18 * 16) % 64) + (i17 * 4096)) + ((i2 % 3) * 4096)]), 16, 1024, 1));
+            wgmma::smemDescriptor(toSmem(&T65[(((i18 * 16) % 64) + (i17 * 4096)) + ((i2 % 3) * 4096)]), 16, 1024, 1), (i17 != 0) || (i18 != 0));
       }
     }
     wgmma::commit();
@@ -1410,6 +1386,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   #pragma unroll 1
   for (int64_t i2 = min64(max64(1, max64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2, 0)), min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64))); i2 < min64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)), max64(min64(max64(1, max64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2, 0)), min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64))), min64(5, ((((int64_t)blockIdx.x) * 64) + 1) / 64))); ++i2) {
     float T31[32];
+    wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
     float T42[32];
     float T43[2];
     float T43_acc[2];
@@ -1420,11 +1397,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     float T53_acc[2];
     float T60[2];
     mbarrier::waitParity(toSmem(&T65_mbar[i2 % 3]), (i2 / 3) % 2);
-    // loop of fragment
-    #pragma unroll
-    for (int64_t r31 = 0; r31 < 32; ++r31) {
-      T31[r31] = 0.0f;
-    }
     wgmma::fenceOperands(T31);
     wgmma::fence();
     // loop of rUR274{1}
@@ -1435,7 +1407,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       for (int64_t i18 = 0; i18 < 4; ++i18) {
         wgmma::mmaM64N64K16F32Bf16<0, 0>(&T31[0],
             wgmma::smemDescriptor(toSmem(&T64[((i18 * 16) % 64) + (i17 * 4096)]), 16, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T65[(((i18 * 16) % 64) + (i17 * 4096)) + ((i2 % 3) * 4096)]), 16, 1024, 1));
+            wgmma::smemDescriptor(toSmem(&T65[(((i18 * 16) % 64) + (i17 * 4096)) + ((i2 % 3) * 4096)]), 16, 1024, 1), (i17 != 0) || (i18 != 0));
       }
     }
     wgmma::commit();
@@ -1608,6 +1580,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     int64_t T35[1];
     int64_t T36[1];
     float T31[32];
+    wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
     float T42[32];
     float T43[2];
     float T43_acc[2];
@@ -1621,11 +1594,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     T34[0] = i2;
     T35[0] = T34[0] * 64LL;
     T36[0] = T35[0];
-    // loop of fragment
-    #pragma unroll
-    for (int64_t r31 = 0; r31 < 32; ++r31) {
-      T31[r31] = 0.0f;
-    }
     wgmma::fenceOperands(T31);
     wgmma::fence();
     // loop of rUR274{1}
@@ -1636,7 +1604,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       for (int64_t i18 = 0; i18 < 4; ++i18) {
         wgmma::mmaM64N64K16F32Bf16<0, 0>(&T31[0],
             wgmma::smemDescriptor(toSmem(&T64[((i18 * 16) % 64) + (i17 * 4096)]), 16, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T65[(((i18 * 16) % 64) + (i17 * 4096)) + ((i2 % 3) * 4096)]), 16, 1024, 1));
+            wgmma::smemDescriptor(toSmem(&T65[(((i18 * 16) % 64) + (i17 * 4096)) + ((i2 % 3) * 4096)]), 16, 1024, 1), (i17 != 0) || (i18 != 0));
       }
     }
     wgmma::commit();

@@ -95,6 +95,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     #pragma unroll 1
     for (int64_t i2 = 0; i2 < min64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 128) + 128, 64)), min64(5, ((((int64_t)blockIdx.x) * 128) + 1) / 64)); ++i2) {
       float T31[32];
+      wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
       float T42[32];
       float T43[2];
       float T43_acc[2];
@@ -107,11 +108,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       __bfloat16* const T55 = reinterpret_cast<__bfloat16*>(T55_w);
       float T60[2];
       mbarrier::waitParity(toSmem(&T65_mbar[i2 % 2]), (i2 / 2) % 2);
-      // loop of fragment
-      #pragma unroll
-      for (int64_t r31 = 0; r31 < 32; ++r31) {
-        T31[r31] = 0.0f;
-      }
       const int64_t h3 = (i2 % 2) * 4096;
       // loop of rS276{1}
       for (int64_t i18 = 0; i18 < 1; ++i18) {
@@ -122,7 +118,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         for (int64_t i19 = 0; i19 < 4; ++i19) {
           wgmma::mmaM64N64K16F32Bf16<0, 0>(&T31[0],
               wgmma::smemDescriptor(toSmem(&T64[(((i19 * 16) % 64) + h2) + (i18 * 8192)]), 16, 1024, 1),
-              wgmma::smemDescriptor(toSmem(&T65[(((i19 * 16) % 64) + (i18 * 4096)) + h3]), 16, 1024, 1));
+              wgmma::smemDescriptor(toSmem(&T65[(((i19 * 16) % 64) + (i18 * 4096)) + h3]), 16, 1024, 1), (i18 != 0) || (i19 != 0));
         }
         wgmma::commit();
         wgmma::wait<0>();
@@ -295,6 +291,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       int64_t T35[1];
       int64_t T36[1];
       float T31[32];
+      wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
       float T42[32];
       float T43[2];
       float T43_acc[2];
@@ -310,11 +307,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       T34[0] = i2;
       T35[0] = T34[0] * 64LL;
       T36[0] = T35[0];
-      // loop of fragment
-      #pragma unroll
-      for (int64_t r31 = 0; r31 < 32; ++r31) {
-        T31[r31] = 0.0f;
-      }
       const int64_t h5 = (i2 % 2) * 4096;
       // loop of rS276{1}
       for (int64_t i18 = 0; i18 < 1; ++i18) {
@@ -325,7 +317,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         for (int64_t i19 = 0; i19 < 4; ++i19) {
           wgmma::mmaM64N64K16F32Bf16<0, 0>(&T31[0],
               wgmma::smemDescriptor(toSmem(&T64[(((i19 * 16) % 64) + h4) + (i18 * 8192)]), 16, 1024, 1),
-              wgmma::smemDescriptor(toSmem(&T65[(((i19 * 16) % 64) + (i18 * 4096)) + h5]), 16, 1024, 1));
+              wgmma::smemDescriptor(toSmem(&T65[(((i19 * 16) % 64) + (i18 * 4096)) + h5]), 16, 1024, 1), (i18 != 0) || (i19 != 0));
         }
         wgmma::commit();
         wgmma::wait<0>();

@@ -95,6 +95,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     #pragma unroll 1
     for (int64_t i2 = 0; i2 < 3; ++i2) {
       float T20[32];
+      wgmma::discard(T20);  // written by its first wgmmas (scale-d 0), not zeroed
       float T30[32];
       float T31[2];
       float T31_acc[2];
@@ -107,11 +108,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       __bfloat16* const T43 = reinterpret_cast<__bfloat16*>(T43_w);
       float T48[2];
       mbarrier::waitParity(toSmem(&T53_mbar[i2 % 2]), (i2 / 2) % 2);
-      // loop of fragment
-      #pragma unroll
-      for (int64_t r20 = 0; r20 < 32; ++r20) {
-        T20[r20] = 0.0f;
-      }
       const int64_t h3 = (i2 % 2) * 4096;
       // loop of rS234{1}
       for (int64_t i18 = 0; i18 < 1; ++i18) {
@@ -122,7 +118,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         for (int64_t i19 = 0; i19 < 4; ++i19) {
           wgmma::mmaM64N64K16F32Bf16<0, 0>(&T20[0],
               wgmma::smemDescriptor(toSmem(&T52[(((i19 * 16) % 64) + h2) + (i18 * 8192)]), 16, 1024, 1),
-              wgmma::smemDescriptor(toSmem(&T53[(((i19 * 16) % 64) + (i18 * 4096)) + h3]), 16, 1024, 1));
+              wgmma::smemDescriptor(toSmem(&T53[(((i19 * 16) % 64) + (i18 * 4096)) + h3]), 16, 1024, 1), (i18 != 0) || (i19 != 0));
         }
         wgmma::commit();
         wgmma::wait<0>();
@@ -291,6 +287,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       int64_t T23[1];
       int64_t T24[1];
       float T20[32];
+      wgmma::discard(T20);  // written by its first wgmmas (scale-d 0), not zeroed
       float T30[32];
       float T31[2];
       float T31_acc[2];
@@ -306,11 +303,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       T22[0] = i2;
       T23[0] = T22[0] * 64LL;
       T24[0] = T23[0];
-      // loop of fragment
-      #pragma unroll
-      for (int64_t r20 = 0; r20 < 32; ++r20) {
-        T20[r20] = 0.0f;
-      }
       const int64_t h5 = (i2 % 2) * 4096;
       // loop of rS234{1}
       for (int64_t i18 = 0; i18 < 1; ++i18) {
@@ -321,7 +313,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         for (int64_t i19 = 0; i19 < 4; ++i19) {
           wgmma::mmaM64N64K16F32Bf16<0, 0>(&T20[0],
               wgmma::smemDescriptor(toSmem(&T52[(((i19 * 16) % 64) + h4) + (i18 * 8192)]), 16, 1024, 1),
-              wgmma::smemDescriptor(toSmem(&T53[(((i19 * 16) % 64) + (i18 * 4096)) + h5]), 16, 1024, 1));
+              wgmma::smemDescriptor(toSmem(&T53[(((i19 * 16) % 64) + (i18 * 4096)) + h5]), 16, 1024, 1), (i18 != 0) || (i19 != 0));
         }
         wgmma::commit();
         wgmma::wait<0>();

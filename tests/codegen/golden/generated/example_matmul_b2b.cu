@@ -19,15 +19,12 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   }
   __syncthreads();  // init: T7_mbar visible to every thread
   float T3[32];
+  wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
   uint32_t T5_w[16];  // T5 in pairs: the A registers of wgmmas
   __bfloat16* const T5 = reinterpret_cast<__bfloat16*>(T5_w);
   __bfloat16* T9 = reinterpret_cast<__bfloat16*>(smem + 1024);
   float T10[32];
-  // loop of fragment
-  #pragma unroll
-  for (int64_t r3 = 0; r3 < 32; ++r3) {
-    T3[r3] = 0.0f;
-  }
+  wgmma::discard(T10);  // written by its first wgmmas (scale-d 0), not zeroed
   // loop of rS26{3}
   for (int64_t i1 = 0; i1 < 3; ++i1) {
     __bfloat16* T7 = reinterpret_cast<__bfloat16*>(smem + 1024);
@@ -53,7 +50,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     for (int64_t i8 = 0; i8 < 4; ++i8) {
       wgmma::mmaM64N64K16F32Bf16<0, 1>(&T3[0],
           wgmma::smemDescriptor(toSmem(&T7[(i8 * 16) % 64]), 16, 1024, 1),
-          wgmma::smemDescriptor(toSmem(&T8[((i8 * 16) % 64) * 64]), 8192, 1024, 1));
+          wgmma::smemDescriptor(toSmem(&T8[((i8 * 16) % 64) * 64]), 8192, 1024, 1), (i1 != 0) || (i8 != 0));
     }
     wgmma::commit();
     wgmma::wait<0>();
@@ -85,11 +82,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     }
   }
   mbarrier::waitParity(toSmem(&T9_mbar[0]), 0);
-  // loop of fragment
-  #pragma unroll
-  for (int64_t r10 = 0; r10 < 32; ++r10) {
-    T10[r10] = 0.0f;
-  }
   wgmma::fenceOperands(T5_w);
   wgmma::fenceOperands(T10);
   wgmma::fence();
@@ -101,7 +93,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         T5_w[((((i20 * 16) / 8) * 4) / 2) + 1],
         T5_w[((((i20 * 16) / 8) * 4) / 2) + 2],
         T5_w[((((i20 * 16) / 8) * 4) / 2) + 3],
-        wgmma::smemDescriptor(toSmem(&T9[i20 * 1024]), 8192, 1024, 1));
+        wgmma::smemDescriptor(toSmem(&T9[i20 * 1024]), 8192, 1024, 1), i20 != 0);
   }
   wgmma::commit();
   wgmma::wait<0>();

@@ -10,15 +10,7 @@ extern "C" __global__ void __cluster_dims__(1, 2, 1) __launch_bounds__(384, 1) f
   __bfloat16* T4 = reinterpret_cast<__bfloat16*>(smem);
   __bfloat16* T5 = reinterpret_cast<__bfloat16*>(smem + 65536);
   float T3[128];
-  // loop of iUR22{1}
-  #pragma unroll
-  for (int64_t i16 = 0; i16 < 1; ++i16) {
-    // loop of fragment
-    #pragma unroll
-    for (int64_t r3 = 0; r3 < 128; ++r3) {
-      T3[r3 + (i16 * 128)] = 0.0f;
-    }
-  }
+  wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
   int64_t* T4_mbar = reinterpret_cast<int64_t*>(smem + 196608);
   if (threadIdx.x == 0 && tidY == 0) {
     // pre-prologue loop of stages of T4, T5
@@ -48,6 +40,17 @@ extern "C" __global__ void __cluster_dims__(1, 2, 1) __launch_bounds__(384, 1) f
     }
     return;
   } else {
+    if (ceilDiv(i1, 64) <= 0) {
+      // loop of iUR22{1}
+      #pragma unroll
+      for (int64_t i16 = 0; i16 < 1; ++i16) {
+        // loop of fragment
+        #pragma unroll
+        for (int64_t r3 = 0; r3 < 128; ++r3) {
+          T3[r3 + (i16 * 128)] = 0.0f;
+        }
+      }
+    }
     increaseRegisters<232>();
     // pre-prologue loop of every stage starts empty
     #pragma unroll 1
@@ -71,7 +74,7 @@ extern "C" __global__ void __cluster_dims__(1, 2, 1) __launch_bounds__(384, 1) f
         for (int64_t i16 = 0; i16 < 1; ++i16) {
           wgmma::mmaM64N256K16F32Bf16<0, 1>(&T3[i16 * 128],
               wgmma::smemDescriptor(toSmem(&T4[(((i15 * 16) % 64) + ((((((int64_t)tidY) + i16) * 64) % 128) * 64)) + ((i6 % 4) * 8192)]), 16, 1024, 1),
-              wgmma::smemDescriptor(toSmem(&T5[(((i15 * 16) % 64) * 64) + ((i6 % 4) * 16384)]), 8192, 1024, 1));
+              wgmma::smemDescriptor(toSmem(&T5[(((i15 * 16) % 64) * 64) + ((i6 % 4) * 16384)]), 8192, 1024, 1), (i6 != 0) || (i15 != 0));
         }
       }
       wgmma::commit();

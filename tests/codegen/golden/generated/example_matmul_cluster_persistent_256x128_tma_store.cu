@@ -74,15 +74,18 @@ extern "C" __global__ void __cluster_dims__(1, 2, 1) __launch_bounds__(384, 1) f
         continue;
       }
       float T2[128];
+      wgmma::discard(T2);  // written by its first wgmmas (scale-d 0), not zeroed
       __bfloat16 T7[128];
       __bfloat16* T6 = reinterpret_cast<__bfloat16*>(smem + 148480);
-      // loop of iUR27{2}
-      #pragma unroll
-      for (int64_t i17 = 0; i17 < 2; ++i17) {
-        // loop of fragment
+      if (h8 <= 0) {
+        // loop of iUR27{2}
         #pragma unroll
-        for (int64_t r2 = 0; r2 < 64; ++r2) {
-          T2[r2 + (i17 * 64)] = 0.0f;
+        for (int64_t i17 = 0; i17 < 2; ++i17) {
+          // loop of fragment
+          #pragma unroll
+          for (int64_t r2 = 0; r2 < 64; ++r2) {
+            T2[r2 + (i17 * 64)] = 0.0f;
+          }
         }
       }
       const int64_t h9 = i4 * h8;
@@ -99,7 +102,7 @@ extern "C" __global__ void __cluster_dims__(1, 2, 1) __launch_bounds__(384, 1) f
           for (int64_t i17 = 0; i17 < 2; ++i17) {
             wgmma::mmaM64N128K16F32Bf16<0, 1>(&T2[i17 * 64],
                 wgmma::smemDescriptor(toSmem(&T4[(((i16 * 16) % 64) + (((((((int64_t)tidY) * 2) + i17) * 64) % 256) * 64)) + (((h9 + i7) % 3) * 16384)]), 16, 1024, 1),
-                wgmma::smemDescriptor(toSmem(&T5[(((i16 * 16) % 64) * 64) + (((h9 + i7) % 3) * 8192)]), 8192, 1024, 1));
+                wgmma::smemDescriptor(toSmem(&T5[(((i16 * 16) % 64) * 64) + (((h9 + i7) % 3) * 8192)]), 8192, 1024, 1), (i7 != 0) || (i16 != 0));
           }
         }
         wgmma::commit();

@@ -78,20 +78,23 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         continue;
       }
       float T3[128];
+      wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
       float* T12 = reinterpret_cast<float*>(smem + 148480);
-      __bfloat16 T11[128];
+      uint32_t T11_w[64];  // T11 in pairs: written a pair at a time
       __bfloat16* T10 = reinterpret_cast<__bfloat16*>(smem + 149504);
       if (threadIdx.x == 0 && tidY == 0) {
         mbarrier::arriveExpectTx(toSmem(&T12_mbar[0]), 1024);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T12[0]), &tmap_T2, toSmem(&T12_mbar[0]), ((((i5 * 3) + ((int)blockIdx.x)) % h8) / min32(2, h9 - ((((i5 * 3) + ((int)blockIdx.x)) / h8) * 2))) * 256);
       }
-      // loop of iUR32{1}
-      #pragma unroll
-      for (int i17 = 0; i17 < 1; ++i17) {
-        // loop of fragment
+      if (h10 <= 0) {
+        // loop of iUR32{1}
         #pragma unroll
-        for (int r3 = 0; r3 < 128; ++r3) {
-          T3[r3 + (i17 * 128)] = 0.0f;
+        for (int i17 = 0; i17 < 1; ++i17) {
+          // loop of fragment
+          #pragma unroll
+          for (int r3 = 0; r3 < 128; ++r3) {
+            T3[r3 + (i17 * 128)] = 0.0f;
+          }
         }
       }
       const int h11 = i5 * h10;
@@ -108,7 +111,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           for (int i17 = 0; i17 < 1; ++i17) {
             wgmma::mmaM64N256K16F32Bf16<0, 1>(&T3[i17 * 128],
                 wgmma::smemDescriptor(toSmem(&T8[(((i16 * 16) % 64) + ((((((int)tidY) + i17) * 64) % 128) * 64)) + (((h11 + i7) % 3) * 8192)]), 16, 1024, 1),
-                wgmma::smemDescriptor(toSmem(&T9[(((i16 * 16) % 64) * 64) + (((h11 + i7) % 3) * 16384)]), 8192, 1024, 1));
+                wgmma::smemDescriptor(toSmem(&T9[(((i16 * 16) % 64) * 64) + (((h11 + i7) % 3) * 16384)]), 8192, 1024, 1), (i7 != 0) || (i16 != 0));
           }
         }
         wgmma::commit();
@@ -149,19 +152,15 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         // loop of stmatrix
         #pragma unroll
         for (int q11 = 0; q11 < 16; ++q11) {
-          T11[(q11 * 8) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[(q11 * 8) + (p11_0 * 128)] + T12[((q11 * 16) + h13) % 256], 0.0f));
-          T11[(1 + (q11 * 8)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((q11 * 8) + 1) + (p11_0 * 128)] + T12[(((q11 * 16) + h13) + 1) % 256], 0.0f));
-          T11[(2 + (q11 * 8)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((q11 * 8) + 2) + (p11_0 * 128)] + T12[((q11 * 16) + h13) % 256], 0.0f));
-          T11[(3 + (q11 * 8)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((q11 * 8) + 3) + (p11_0 * 128)] + T12[(((q11 * 16) + h13) + 1) % 256], 0.0f));
-          T11[(((q11 * 2) + 1) * 4) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[(((q11 * 2) + 1) * 4) + (p11_0 * 128)] + T12[((((q11 * 2) + 1) * 8) + h13) % 256], 0.0f));
-          T11[(1 + (((q11 * 2) + 1) * 4)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((((q11 * 2) + 1) * 4) + 1) + (p11_0 * 128)] + T12[(((((q11 * 2) + 1) * 8) + h13) + 1) % 256], 0.0f));
-          T11[(2 + (((q11 * 2) + 1) * 4)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((((q11 * 2) + 1) * 4) + 2) + (p11_0 * 128)] + T12[((((q11 * 2) + 1) * 8) + h13) % 256], 0.0f));
-          T11[(3 + (((q11 * 2) + 1) * 4)) + (p11_0 * 128)] = __float2bfloat16(fmaxf(T3[((((q11 * 2) + 1) * 4) + 3) + (p11_0 * 128)] + T12[(((((q11 * 2) + 1) * 8) + h13) + 1) % 256], 0.0f));
+          T11_w[((q11 * 8) + (p11_0 * 128)) / 2] = reluPairBf16(T3[(q11 * 8) + (p11_0 * 128)] + T12[((q11 * 16) + h13) % 256], T3[((q11 * 8) + 1) + (p11_0 * 128)] + T12[(((q11 * 16) + h13) + 1) % 256]);
+          T11_w[((2 + (q11 * 8)) + (p11_0 * 128)) / 2] = reluPairBf16(T3[((q11 * 8) + 2) + (p11_0 * 128)] + T12[((q11 * 16) + h13) % 256], T3[((q11 * 8) + 3) + (p11_0 * 128)] + T12[(((q11 * 16) + h13) + 1) % 256]);
+          T11_w[((((q11 * 2) + 1) * 4) + (p11_0 * 128)) / 2] = reluPairBf16(T3[(((q11 * 2) + 1) * 4) + (p11_0 * 128)] + T12[((((q11 * 2) + 1) * 8) + h13) % 256], T3[((((q11 * 2) + 1) * 4) + 1) + (p11_0 * 128)] + T12[(((((q11 * 2) + 1) * 8) + h13) + 1) % 256]);
+          T11_w[((2 + (((q11 * 2) + 1) * 4)) + (p11_0 * 128)) / 2] = reluPairBf16(T3[((((q11 * 2) + 1) * 4) + 2) + (p11_0 * 128)] + T12[((((q11 * 2) + 1) * 8) + h13) % 256], T3[((((q11 * 2) + 1) * 4) + 3) + (p11_0 * 128)] + T12[(((((q11 * 2) + 1) * 8) + h13) + 1) % 256]);
           stmatrixX4(toSmem(&T10[(((((((q11 * 2) + h14) * 8) % 256) % 64) + (((((((((int)tidY) + p11_0) * 64) + h15) + h16) + h17) % 128) * 64)) + ((((((q11 * 2) + h14) * 8) % 256) / 64) * 8192)) ^ ((((((((((q11 * 2) + h14) * 8) % 256) % 64) + (((((((((int)tidY) + p11_0) * 64) + h15) + h16) + h17) % 128) * 64)) + ((((((q11 * 2) + h14) * 8) % 256) / 64) * 8192)) / 64) % 8) * 8)]),
-              (static_cast<uint32_t>((T11[(q11 * 8) + (p11_0 * 128)]).raw) | (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 128)) + 1]).raw) << 16)),
-              (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 128)) + 2]).raw) | (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 128)) + 3]).raw) << 16)),
-              (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 128)) + 4]).raw) | (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 128)) + 5]).raw) << 16)),
-              (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 128)) + 6]).raw) | (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 128)) + 7]).raw) << 16)));
+              T11_w[((q11 * 8) + (p11_0 * 128)) / 2],
+              T11_w[(((q11 * 8) + (p11_0 * 128)) / 2) + 1],
+              T11_w[(((q11 * 8) + (p11_0 * 128)) / 2) + 2],
+              T11_w[(((q11 * 8) + (p11_0 * 128)) / 2) + 3]);
         }
       }
       fenceAsyncProxy();

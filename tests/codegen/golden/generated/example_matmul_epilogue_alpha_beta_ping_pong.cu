@@ -102,6 +102,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         continue;
       }
       float T5[128];
+      wgmma::discard(T5);  // written by its first wgmmas (scale-d 0), not zeroed
       __bfloat16 T14[128];
       __bfloat16* T13 = reinterpret_cast<__bfloat16*>(smem + 197632);
       if ((((int)threadIdx.x) + (((int)tidY) * 128)) == (h8 * 32)) {
@@ -114,13 +115,15 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T15[(i27 * 8192) + (((int)tidY) * 16384)]), &tmap_T2, toSmem(&T15_mbar[tidY]), h10 + (i27 * 64), h9);
         }
       }
-      // loop of iUR34{2}
-      #pragma unroll
-      for (int i18 = 0; i18 < 2; ++i18) {
-        // loop of fragment
+      if (h13 <= 0) {
+        // loop of iUR34{2}
         #pragma unroll
-        for (int r5 = 0; r5 < 64; ++r5) {
-          T5[r5 + (i18 * 64)] = 0.0f;
+        for (int i18 = 0; i18 < 2; ++i18) {
+          // loop of fragment
+          #pragma unroll
+          for (int r5 = 0; r5 < 64; ++r5) {
+            T5[r5 + (i18 * 64)] = 0.0f;
+          }
         }
       }
       mbarrier::waitParity(toSmem(&T11_order[tidY]), i6 % 2);
@@ -138,7 +141,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           for (int i18 = 0; i18 < 2; ++i18) {
             wgmma::mmaM64N128K16F32Bf16<0, 1>(&T5[i18 * 64],
                 wgmma::smemDescriptor(toSmem(&T11[(((i17 * 16) % 64) + (((i18 * 64) % 128) * 64)) + (((h14 + i9) % 4) * 8192)]), 16, 1024, 1),
-                wgmma::smemDescriptor(toSmem(&T12[(((i17 * 16) % 64) * 64) + (((h14 + i9) % 4) * 8192)]), 8192, 1024, 1));
+                wgmma::smemDescriptor(toSmem(&T12[(((i17 * 16) % 64) * 64) + (((h14 + i9) % 4) * 8192)]), 8192, 1024, 1), (i9 != 0) || (i17 != 0));
           }
         }
         wgmma::commit();

@@ -11,6 +11,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   __bfloat16* T11 = reinterpret_cast<__bfloat16*>(smem + 66560);
   __bfloat16* T12 = reinterpret_cast<__bfloat16*>(smem + 99328);
   float T5[128];
+  wgmma::discard(T5);  // written by its first wgmmas (scale-d 0), not zeroed
   __bfloat16* T15 = reinterpret_cast<__bfloat16*>(smem + 1024);
   __bfloat16* T13 = reinterpret_cast<__bfloat16*>(smem + 66560);
   if (threadIdx.x == 0 && tidY == 0) {
@@ -19,15 +20,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     #pragma unroll
     for (int i29 = 0; i29 < 4; ++i29) {
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T15[i29 * 8192]), &tmap_T2, toSmem(&T15_mbar[0]), (((int)blockIdx.x) * 256) + (i29 * 64), ((int)blockIdx.y) * 128);
-    }
-  }
-  // loop of iUR32{1}
-  #pragma unroll
-  for (int i18 = 0; i18 < 1; ++i18) {
-    // loop of fragment
-    #pragma unroll
-    for (int r5 = 0; r5 < 128; ++r5) {
-      T5[r5 + (i18 * 128)] = 0.0f;
     }
   }
   int64_t* T11_mbar = reinterpret_cast<int64_t*>(smem + 8);
@@ -58,6 +50,17 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
     return;
   } else {
+    if (ceilDiv32(i1, 64) <= 0) {
+      // loop of iUR32{1}
+      #pragma unroll
+      for (int i18 = 0; i18 < 1; ++i18) {
+        // loop of fragment
+        #pragma unroll
+        for (int r5 = 0; r5 < 128; ++r5) {
+          T5[r5 + (i18 * 128)] = 0.0f;
+        }
+      }
+    }
     increaseRegisters<232>();
     // pre-prologue loop of every stage starts empty
     #pragma unroll 1
@@ -78,7 +81,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         for (int i18 = 0; i18 < 1; ++i18) {
           wgmma::mmaM64N256K16F32Bf16<0, 1>(&T5[i18 * 128],
               wgmma::smemDescriptor(toSmem(&T11[(((i17 * 16) % 64) + ((((((int)tidY) + i18) * 64) % 128) * 64)) + ((i8 % 2) * 8192)]), 16, 1024, 1),
-              wgmma::smemDescriptor(toSmem(&T12[(((i17 * 16) % 64) * 64) + ((i8 % 2) * 16384)]), 8192, 1024, 1));
+              wgmma::smemDescriptor(toSmem(&T12[(((i17 * 16) % 64) * 64) + ((i8 % 2) * 16384)]), 8192, 1024, 1), (i8 != 0) || (i17 != 0));
         }
       }
       wgmma::commit();

@@ -79,18 +79,21 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         continue;
       }
       float T3[128];
+      wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
       float* T19 = reinterpret_cast<float*>(smem + 214016);
       if (threadIdx.x == 0 && tidY == 0) {
         mbarrier::arriveExpectTx(toSmem(&T19_mbar[0]), 1024);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T19[0]), &tmap_T2, toSmem(&T19_mbar[0]), ((((i5 * 3) + ((int)blockIdx.x)) % h8) / min32(2, h9 - ((((i5 * 3) + ((int)blockIdx.x)) / h8) * 2))) * 256);
       }
-      // loop of iUR46{1}
-      #pragma unroll
-      for (int i17 = 0; i17 < 1; ++i17) {
-        // loop of fragment
+      if (h10 <= 0) {
+        // loop of iUR46{1}
         #pragma unroll
-        for (int r3 = 0; r3 < 128; ++r3) {
-          T3[r3 + (i17 * 128)] = 0.0f;
+        for (int i17 = 0; i17 < 1; ++i17) {
+          // loop of fragment
+          #pragma unroll
+          for (int r3 = 0; r3 < 128; ++r3) {
+            T3[r3 + (i17 * 128)] = 0.0f;
+          }
         }
       }
       const int h11 = i5 * h10;
@@ -107,7 +110,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           for (int i17 = 0; i17 < 1; ++i17) {
             wgmma::mmaM64N256K16F32Bf16<0, 1>(&T3[i17 * 128],
                 wgmma::smemDescriptor(toSmem(&T15[(((i16 * 16) % 64) + ((((((int)tidY) + i17) * 64) % 128) * 64)) + (((h11 + i7) % 4) * 8192)]), 16, 1024, 1),
-                wgmma::smemDescriptor(toSmem(&T16[(((i16 * 16) % 64) * 64) + (((h11 + i7) % 4) * 16384)]), 8192, 1024, 1));
+                wgmma::smemDescriptor(toSmem(&T16[(((i16 * 16) % 64) * 64) + (((h11 + i7) % 4) * 16384)]), 8192, 1024, 1), (i7 != 0) || (i16 != 0));
           }
         }
         wgmma::commit();

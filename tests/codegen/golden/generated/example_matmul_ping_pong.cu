@@ -88,15 +88,18 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         continue;
       }
       float T2[128];
+      wgmma::discard(T2);  // written by its first wgmmas (scale-d 0), not zeroed
       __bfloat16 T7[128];
       __bfloat16* T6 = reinterpret_cast<__bfloat16*>(smem + 132096);
-      // loop of iUR24{2}
-      #pragma unroll
-      for (int i16 = 0; i16 < 2; ++i16) {
-        // loop of fragment
+      if (h8 <= 0) {
+        // loop of iUR24{2}
         #pragma unroll
-        for (int r2 = 0; r2 < 64; ++r2) {
-          T2[r2 + (i16 * 64)] = 0.0f;
+        for (int i16 = 0; i16 < 2; ++i16) {
+          // loop of fragment
+          #pragma unroll
+          for (int r2 = 0; r2 < 64; ++r2) {
+            T2[r2 + (i16 * 64)] = 0.0f;
+          }
         }
       }
       mbarrier::waitParity(toSmem(&T4_order[tidY]), i4 % 2);
@@ -114,7 +117,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           for (int i16 = 0; i16 < 2; ++i16) {
             wgmma::mmaM64N128K16F32Bf16<0, 1>(&T2[i16 * 64],
                 wgmma::smemDescriptor(toSmem(&T4[(((i15 * 16) % 64) + (((i16 * 64) % 128) * 64)) + (((h9 + i7) % 4) * 8192)]), 16, 1024, 1),
-                wgmma::smemDescriptor(toSmem(&T5[(((i15 * 16) % 64) * 64) + (((h9 + i7) % 4) * 8192)]), 8192, 1024, 1));
+                wgmma::smemDescriptor(toSmem(&T5[(((i15 * 16) % 64) * 64) + (((h9 + i7) % 4) * 8192)]), 8192, 1024, 1), (i7 != 0) || (i15 != 0));
           }
         }
         wgmma::commit();

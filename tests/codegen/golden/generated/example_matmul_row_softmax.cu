@@ -14,16 +14,12 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   }
   __syncthreads();  // init: T11_mbar visible to every thread
   float T2[64];
+  wgmma::discard(T2);  // written by its first wgmmas (scale-d 0), not zeroed
   float T3[2];
   float T3_acc[2];
   float T6[64];
   float T7[2];
   float T7_acc[2];
-  // loop of fragment
-  #pragma unroll
-  for (int64_t r2 = 0; r2 < 64; ++r2) {
-    T2[r2] = 0.0f;
-  }
   // loop of rS29{3}
   for (int64_t i1 = 0; i1 < 3; ++i1) {
     __bfloat16* T11 = reinterpret_cast<__bfloat16*>(smem + 1024);
@@ -49,7 +45,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     for (int64_t i8 = 0; i8 < 4; ++i8) {
       wgmma::mmaM64N128K16F32Bf16<0, 1>(&T2[0],
           wgmma::smemDescriptor(toSmem(&T11[(i8 * 16) % 64]), 16, 1024, 1),
-          wgmma::smemDescriptor(toSmem(&T12[((i8 * 16) % 64) * 64]), 8192, 1024, 1));
+          wgmma::smemDescriptor(toSmem(&T12[((i8 * 16) % 64) * 64]), 8192, 1024, 1), (i1 != 0) || (i8 != 0));
     }
     wgmma::commit();
     wgmma::wait<0>();

@@ -10,13 +10,16 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   __bfloat16* T4 = reinterpret_cast<__bfloat16*>(smem);
   __bfloat16* T5 = reinterpret_cast<__bfloat16*>(smem + 49152);
   float T3[128];
-  // loop of iUR24{2}
-  #pragma unroll
-  for (int64_t i17 = 0; i17 < 2; ++i17) {
-    // loop of fragment
+  wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
+  if ((ceilDiv(ceilDiv(i1, 64), 3) - 2) <= 0) {
+    // loop of iUR24{2}
     #pragma unroll
-    for (int64_t r3 = 0; r3 < 64; ++r3) {
-      T3[r3 + (i17 * 64)] = 0.0f;
+    for (int64_t i17 = 0; i17 < 2; ++i17) {
+      // loop of fragment
+      #pragma unroll
+      for (int64_t r3 = 0; r3 < 64; ++r3) {
+        T3[r3 + (i17 * 64)] = 0.0f;
+      }
     }
   }
   int64_t* T4_mbar = reinterpret_cast<int64_t*>(smem + 98304);
@@ -64,7 +67,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       for (int64_t i17 = 0; i17 < 2; ++i17) {
         wgmma::mmaM64N128K16F32Bf16<0, 1>(&T3[i17 * 64],
             wgmma::smemDescriptor(toSmem(&T4[(((i16 * 16) % 64) + (((((((int64_t)threadIdx.y) * 2) + i17) * 64) % 128) * 64)) + ((i7 % 3) * 8192)]), 16, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T5[(((i16 * 16) % 64) * 64) + ((i7 % 3) * 8192)]), 8192, 1024, 1));
+            wgmma::smemDescriptor(toSmem(&T5[(((i16 * 16) % 64) * 64) + ((i7 % 3) * 8192)]), 8192, 1024, 1), (i7 != 0) || (i16 != 0));
       }
     }
     wgmma::commit();

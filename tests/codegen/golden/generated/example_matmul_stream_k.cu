@@ -21,13 +21,16 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     __bfloat16* T4 = reinterpret_cast<__bfloat16*>(smem);
     __bfloat16* T5 = reinterpret_cast<__bfloat16*>(smem + 49152);
     float T3[128];
-    // loop of iUR23{2}
-    #pragma unroll
-    for (int64_t i15 = 0; i15 < 2; ++i15) {
-      // loop of fragment
+    wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
+    if ((((min64(h0, (i4 * h1) + h1) - (i4 * h1)) - (max64(h2, i4 * h1) - (i4 * h1))) - 2) <= 0) {
+      // loop of iUR23{2}
       #pragma unroll
-      for (int64_t r3 = 0; r3 < 64; ++r3) {
-        T3[r3 + (i15 * 64)] = 0.0f;
+      for (int64_t i15 = 0; i15 < 2; ++i15) {
+        // loop of fragment
+        #pragma unroll
+        for (int64_t r3 = 0; r3 < 64; ++r3) {
+          T3[r3 + (i15 * 64)] = 0.0f;
+        }
       }
     }
     int64_t* T4_mbar = reinterpret_cast<int64_t*>(smem + 98304);
@@ -80,7 +83,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         for (int64_t i15 = 0; i15 < 2; ++i15) {
           wgmma::mmaM64N128K16F32Bf16<0, 1>(&T3[i15 * 64],
               wgmma::smemDescriptor(toSmem(&T4[(((i14 * 16) % 64) + (((((((int64_t)threadIdx.y) * 2) + i15) * 64) % 128) * 64)) + h8]), 16, 1024, 1),
-              wgmma::smemDescriptor(toSmem(&T5[(((i14 * 16) % 64) * 64) + h8]), 8192, 1024, 1));
+              wgmma::smemDescriptor(toSmem(&T5[(((i14 * 16) % 64) * 64) + h8]), 8192, 1024, 1), (i5 != 0) || (i14 != 0));
         }
       }
       wgmma::commit();

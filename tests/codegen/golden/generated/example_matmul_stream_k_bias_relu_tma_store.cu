@@ -28,20 +28,23 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     __bfloat16* T8 = reinterpret_cast<__bfloat16*>(smem + 1024);
     __bfloat16* T9 = reinterpret_cast<__bfloat16*>(smem + 50176);
     float T2[128];
+    wgmma::discard(T2);  // written by its first wgmmas (scale-d 0), not zeroed
     float* T12 = reinterpret_cast<float*>(smem + 128);
-    __bfloat16 T11[128];
+    uint32_t T11_w[64];  // T11 in pairs: written a pair at a time
     __bfloat16* T10 = reinterpret_cast<__bfloat16*>(smem + 1024);
     if (threadIdx.x == 0) {
       mbarrier::arriveExpectTx(toSmem(&T12_mbar[0]), 512);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T12[0]), &tmap_T3, toSmem(&T12_mbar[0]), (i5 % h0) * 128);
     }
-    // loop of iUR30{2}
-    #pragma unroll
-    for (int64_t i16 = 0; i16 < 2; ++i16) {
-      // loop of fragment
+    if ((((min64(h1, (i5 * h2) + h2) - (i5 * h2)) - (max64(h3, i5 * h2) - (i5 * h2))) - 2) <= 0) {
+      // loop of iUR30{2}
       #pragma unroll
-      for (int64_t r2 = 0; r2 < 64; ++r2) {
-        T2[r2 + (i16 * 64)] = 0.0f;
+      for (int64_t i16 = 0; i16 < 2; ++i16) {
+        // loop of fragment
+        #pragma unroll
+        for (int64_t r2 = 0; r2 < 64; ++r2) {
+          T2[r2 + (i16 * 64)] = 0.0f;
+        }
       }
     }
     int64_t* T8_mbar = reinterpret_cast<int64_t*>(smem + 8);
@@ -94,7 +97,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         for (int64_t i16 = 0; i16 < 2; ++i16) {
           wgmma::mmaM64N128K16F32Bf16<0, 1>(&T2[i16 * 64],
               wgmma::smemDescriptor(toSmem(&T8[(((i15 * 16) % 64) + (((((((int64_t)threadIdx.y) * 2) + i16) * 64) % 128) * 64)) + h9]), 16, 1024, 1),
-              wgmma::smemDescriptor(toSmem(&T9[(((i15 * 16) % 64) * 64) + h9]), 8192, 1024, 1));
+              wgmma::smemDescriptor(toSmem(&T9[(((i15 * 16) % 64) * 64) + h9]), 8192, 1024, 1), (i6 != 0) || (i15 != 0));
         }
       }
       wgmma::commit();
@@ -213,19 +216,15 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         // loop of stmatrix
         #pragma unroll
         for (int64_t q11 = 0; q11 < 8; ++q11) {
-          T11[(q11 * 8) + (p11_0 * 64)] = __float2bfloat16(fmaxf(T2[(q11 * 8) + (p11_0 * 64)] + T12[((q11 * 16) + h23) % 128], 0.0f));
-          T11[(1 + (q11 * 8)) + (p11_0 * 64)] = __float2bfloat16(fmaxf(T2[((q11 * 8) + 1) + (p11_0 * 64)] + T12[(((q11 * 16) + h23) + 1) % 128], 0.0f));
-          T11[(2 + (q11 * 8)) + (p11_0 * 64)] = __float2bfloat16(fmaxf(T2[((q11 * 8) + 2) + (p11_0 * 64)] + T12[((q11 * 16) + h23) % 128], 0.0f));
-          T11[(3 + (q11 * 8)) + (p11_0 * 64)] = __float2bfloat16(fmaxf(T2[((q11 * 8) + 3) + (p11_0 * 64)] + T12[(((q11 * 16) + h23) + 1) % 128], 0.0f));
-          T11[(((q11 * 2) + 1) * 4) + (p11_0 * 64)] = __float2bfloat16(fmaxf(T2[(((q11 * 2) + 1) * 4) + (p11_0 * 64)] + T12[((((q11 * 2) + 1) * 8) + h23) % 128], 0.0f));
-          T11[(1 + (((q11 * 2) + 1) * 4)) + (p11_0 * 64)] = __float2bfloat16(fmaxf(T2[((((q11 * 2) + 1) * 4) + 1) + (p11_0 * 64)] + T12[(((((q11 * 2) + 1) * 8) + h23) + 1) % 128], 0.0f));
-          T11[(2 + (((q11 * 2) + 1) * 4)) + (p11_0 * 64)] = __float2bfloat16(fmaxf(T2[((((q11 * 2) + 1) * 4) + 2) + (p11_0 * 64)] + T12[((((q11 * 2) + 1) * 8) + h23) % 128], 0.0f));
-          T11[(3 + (((q11 * 2) + 1) * 4)) + (p11_0 * 64)] = __float2bfloat16(fmaxf(T2[((((q11 * 2) + 1) * 4) + 3) + (p11_0 * 64)] + T12[(((((q11 * 2) + 1) * 8) + h23) + 1) % 128], 0.0f));
+          T11_w[((q11 * 8) + (p11_0 * 64)) / 2] = reluPairBf16(T2[(q11 * 8) + (p11_0 * 64)] + T12[((q11 * 16) + h23) % 128], T2[((q11 * 8) + 1) + (p11_0 * 64)] + T12[(((q11 * 16) + h23) + 1) % 128]);
+          T11_w[((2 + (q11 * 8)) + (p11_0 * 64)) / 2] = reluPairBf16(T2[((q11 * 8) + 2) + (p11_0 * 64)] + T12[((q11 * 16) + h23) % 128], T2[((q11 * 8) + 3) + (p11_0 * 64)] + T12[(((q11 * 16) + h23) + 1) % 128]);
+          T11_w[((((q11 * 2) + 1) * 4) + (p11_0 * 64)) / 2] = reluPairBf16(T2[(((q11 * 2) + 1) * 4) + (p11_0 * 64)] + T12[((((q11 * 2) + 1) * 8) + h23) % 128], T2[((((q11 * 2) + 1) * 4) + 1) + (p11_0 * 64)] + T12[(((((q11 * 2) + 1) * 8) + h23) + 1) % 128]);
+          T11_w[((2 + (((q11 * 2) + 1) * 4)) + (p11_0 * 64)) / 2] = reluPairBf16(T2[((((q11 * 2) + 1) * 4) + 2) + (p11_0 * 64)] + T12[((((q11 * 2) + 1) * 8) + h23) % 128], T2[((((q11 * 2) + 1) * 4) + 3) + (p11_0 * 64)] + T12[(((((q11 * 2) + 1) * 8) + h23) + 1) % 128]);
           stmatrixX4(toSmem(&T10[(((((((q11 * 2) + h24) * 8) % 128) % 64) + ((((((((((int64_t)threadIdx.y) * 2) + p11_0) * 64) + h25) + h26) + h27) % 128) * 64)) + ((((((q11 * 2) + h24) * 8) % 128) / 64) * 8192)) ^ ((((((((((q11 * 2) + h24) * 8) % 128) % 64) + ((((((((((int64_t)threadIdx.y) * 2) + p11_0) * 64) + h25) + h26) + h27) % 128) * 64)) + ((((((q11 * 2) + h24) * 8) % 128) / 64) * 8192)) / 64) % 8) * 8)]),
-              (static_cast<uint32_t>((T11[(q11 * 8) + (p11_0 * 64)]).raw) | (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 64)) + 1]).raw) << 16)),
-              (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 64)) + 2]).raw) | (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 64)) + 3]).raw) << 16)),
-              (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 64)) + 4]).raw) | (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 64)) + 5]).raw) << 16)),
-              (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 64)) + 6]).raw) | (static_cast<uint32_t>((T11[((q11 * 8) + (p11_0 * 64)) + 7]).raw) << 16)));
+              T11_w[((q11 * 8) + (p11_0 * 64)) / 2],
+              T11_w[(((q11 * 8) + (p11_0 * 64)) / 2) + 1],
+              T11_w[(((q11 * 8) + (p11_0 * 64)) / 2) + 2],
+              T11_w[(((q11 * 8) + (p11_0 * 64)) / 2) + 3]);
         }
       }
     }

@@ -10,13 +10,16 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   __bfloat16* T4 = reinterpret_cast<__bfloat16*>(smem);
   __bfloat16* T5 = reinterpret_cast<__bfloat16*>(smem + 65536);
   float T3[128];
-  // loop of iUR22{1}
-  #pragma unroll
-  for (int64_t i16 = 0; i16 < 1; ++i16) {
-    // loop of fragment
+  wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
+  if ((ceilDiv(i1, 64) - 3) <= 0) {
+    // loop of iUR22{1}
     #pragma unroll
-    for (int64_t r3 = 0; r3 < 128; ++r3) {
-      T3[r3 + (i16 * 128)] = 0.0f;
+    for (int64_t i16 = 0; i16 < 1; ++i16) {
+      // loop of fragment
+      #pragma unroll
+      for (int64_t r3 = 0; r3 < 128; ++r3) {
+        T3[r3 + (i16 * 128)] = 0.0f;
+      }
     }
   }
   int64_t* T4_mbar = reinterpret_cast<int64_t*>(smem + 196608);
@@ -62,7 +65,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
       for (int64_t i16 = 0; i16 < 1; ++i16) {
         wgmma::mmaM64N256K16F32Bf16<0, 1>(&T3[i16 * 128],
             wgmma::smemDescriptor(toSmem(&T4[(((i15 * 16) % 64) + ((((((int64_t)tidY) + i16) * 64) % 128) * 64)) + ((i6 % 4) * 8192)]), 16, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T5[(((i15 * 16) % 64) * 64) + ((i6 % 4) * 16384)]), 8192, 1024, 1));
+            wgmma::smemDescriptor(toSmem(&T5[(((i15 * 16) % 64) * 64) + ((i6 % 4) * 16384)]), 8192, 1024, 1), (i6 != 0) || (i15 != 0));
       }
     }
     wgmma::commit();

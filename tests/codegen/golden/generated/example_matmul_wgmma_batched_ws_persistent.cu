@@ -70,15 +70,18 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
         continue;
       }
       float T3[128];
+      wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
       __bfloat16 T7[128];
       __bfloat16* T6 = reinterpret_cast<__bfloat16*>(smem + 99328);
-      // loop of iUR32{2}
-      #pragma unroll
-      for (int64_t i17 = 0; i17 < 2; ++i17) {
-        // loop of fragment
+      if (h10 <= 0) {
+        // loop of iUR32{2}
         #pragma unroll
-        for (int64_t r3 = 0; r3 < 64; ++r3) {
-          T3[r3 + (i17 * 64)] = 0.0f;
+        for (int64_t i17 = 0; i17 < 2; ++i17) {
+          // loop of fragment
+          #pragma unroll
+          for (int64_t r3 = 0; r3 < 64; ++r3) {
+            T3[r3 + (i17 * 64)] = 0.0f;
+          }
         }
       }
       const int64_t h11 = i6 * h10;
@@ -95,7 +98,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
           for (int64_t i17 = 0; i17 < 2; ++i17) {
             wgmma::mmaM64N128K16F32Bf16<0, 0>(&T3[i17 * 64],
                 wgmma::smemDescriptor(toSmem(&T5[(((i16 * 16) % 64) + (((((((int64_t)tidY) * 2) + i17) * 64) % 128) * 64)) + (((h11 + i8) % 3) * 8192)]), 16, 1024, 1),
-                wgmma::smemDescriptor(toSmem(&T2[((i16 * 16) % 64) + (((h11 + i8) % 3) * 8192)]), 16, 1024, 1));
+                wgmma::smemDescriptor(toSmem(&T2[((i16 * 16) % 64) + (((h11 + i8) % 3) * 8192)]), 16, 1024, 1), (i8 != 0) || (i16 != 0));
           }
         }
         wgmma::commit();

@@ -6,17 +6,9 @@ extern "C" __global__ void __cluster_dims__(2, 2, 1) __launch_bounds__(384, 1) f
   __bfloat16* T4 = reinterpret_cast<__bfloat16*>(smem);
   __bfloat16* T5 = reinterpret_cast<__bfloat16*>(smem + 65536);
   float T2[64];
+  wgmma::discard(T2);  // written by its first wgmmas (scale-d 0), not zeroed
   __bfloat16 T7[64];
   __bfloat16* T6 = reinterpret_cast<__bfloat16*>(smem);
-  // loop of iUR22{1}
-  #pragma unroll
-  for (int64_t i16 = 0; i16 < 1; ++i16) {
-    // loop of fragment
-    #pragma unroll
-    for (int64_t r2 = 0; r2 < 64; ++r2) {
-      T2[r2 + (i16 * 64)] = 0.0f;
-    }
-  }
   int64_t* T4_mbar = reinterpret_cast<int64_t*>(smem + 131072);
   if (threadIdx.x == 0 && tidY == 0) {
     // pre-prologue loop of stages of T4, T5
@@ -46,6 +38,17 @@ extern "C" __global__ void __cluster_dims__(2, 2, 1) __launch_bounds__(384, 1) f
     }
     return;
   } else {
+    if (ceilDiv(i1, 64) <= 0) {
+      // loop of iUR22{1}
+      #pragma unroll
+      for (int64_t i16 = 0; i16 < 1; ++i16) {
+        // loop of fragment
+        #pragma unroll
+        for (int64_t r2 = 0; r2 < 64; ++r2) {
+          T2[r2 + (i16 * 64)] = 0.0f;
+        }
+      }
+    }
     increaseRegisters<232>();
     // pre-prologue loop of every stage starts empty
     #pragma unroll 1
@@ -70,7 +73,7 @@ extern "C" __global__ void __cluster_dims__(2, 2, 1) __launch_bounds__(384, 1) f
         for (int64_t i16 = 0; i16 < 1; ++i16) {
           wgmma::mmaM64N128K16F32Bf16<0, 1>(&T2[i16 * 64],
               wgmma::smemDescriptor(toSmem(&T4[(((i15 * 16) % 64) + ((((((int64_t)tidY) + i16) * 64) % 128) * 64)) + ((i6 % 4) * 8192)]), 16, 1024, 1),
-              wgmma::smemDescriptor(toSmem(&T5[(((i15 * 16) % 64) * 64) + ((i6 % 4) * 8192)]), 8192, 1024, 1));
+              wgmma::smemDescriptor(toSmem(&T5[(((i15 * 16) % 64) * 64) + ((i6 % 4) * 8192)]), 8192, 1024, 1), (i6 != 0) || (i15 != 0));
         }
       }
       wgmma::commit();

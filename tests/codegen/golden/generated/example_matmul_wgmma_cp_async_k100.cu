@@ -9,15 +9,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   __bfloat16* T4 = reinterpret_cast<__bfloat16*>(smem);
   __bfloat16* T5 = reinterpret_cast<__bfloat16*>(smem + 49152);
   float T3[64];
-  // loop of iUR22{1}
-  #pragma unroll
-  for (int64_t i14 = 0; i14 < 1; ++i14) {
-    // loop of fragment
-    #pragma unroll
-    for (int64_t r3 = 0; r3 < 64; ++r3) {
-      T3[r3 + (i14 * 64)] = 0.0f;
-    }
-  }
+  wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
   int64_t* T5_mbar = reinterpret_cast<int64_t*>(smem + 98304);
   if (threadIdx.x == 0 && tidY == 0) {
     // pre-prologue loop of stages of T4, T5
@@ -65,7 +57,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
       for (int64_t i14 = 0; i14 < 1; ++i14) {
         wgmma::mmaM64N128K16F32Bf16<0, 1>(&T3[i14 * 64],
             wgmma::smemDescriptor(toSmem(&T4[(((i13 * 16) % 64) + ((((((int64_t)tidY) + i14) * 64) % 128) * 64)) + ((i2 % 3) * 8192)]), 16, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T5[(((i13 * 16) % 64) * 64) + ((i2 % 3) * 8192)]), 8192, 1024, 1));
+            wgmma::smemDescriptor(toSmem(&T5[(((i13 * 16) % 64) * 64) + ((i2 % 3) * 8192)]), 8192, 1024, 1), (i2 != 0) || (i13 != 0));
       }
     }
     wgmma::commit();

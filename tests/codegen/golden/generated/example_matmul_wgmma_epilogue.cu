@@ -15,18 +15,21 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   __bfloat16* T8 = reinterpret_cast<__bfloat16*>(smem + 2048);
   __bfloat16* T9 = reinterpret_cast<__bfloat16*>(smem + 67584);
   float T2[128];
+  wgmma::discard(T2);  // written by its first wgmmas (scale-d 0), not zeroed
   float* T10 = reinterpret_cast<float*>(smem + 128);
   if (threadIdx.x == 0 && tidY == 0) {
     mbarrier::arriveExpectTx(toSmem(&T10_mbar[0]), 1024);
     Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T10[0]), &tmap_T3, toSmem(&T10_mbar[0]), ((int64_t)blockIdx.x) * 256);
   }
-  // loop of iUR29{1}
-  #pragma unroll
-  for (int64_t i17 = 0; i17 < 1; ++i17) {
-    // loop of fragment
+  if ((ceilDiv(i1, 64) - 3) <= 0) {
+    // loop of iUR29{1}
     #pragma unroll
-    for (int64_t r2 = 0; r2 < 128; ++r2) {
-      T2[r2 + (i17 * 128)] = 0.0f;
+    for (int64_t i17 = 0; i17 < 1; ++i17) {
+      // loop of fragment
+      #pragma unroll
+      for (int64_t r2 = 0; r2 < 128; ++r2) {
+        T2[r2 + (i17 * 128)] = 0.0f;
+      }
     }
   }
   int64_t* T8_mbar = reinterpret_cast<int64_t*>(smem + 8);
@@ -72,7 +75,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
       for (int64_t i17 = 0; i17 < 1; ++i17) {
         wgmma::mmaM64N256K16F32Bf16<0, 1>(&T2[i17 * 128],
             wgmma::smemDescriptor(toSmem(&T8[(((i16 * 16) % 64) + ((((((int64_t)tidY) + i17) * 64) % 128) * 64)) + ((i7 % 4) * 8192)]), 16, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T9[(((i16 * 16) % 64) * 64) + ((i7 % 4) * 16384)]), 8192, 1024, 1));
+            wgmma::smemDescriptor(toSmem(&T9[(((i16 * 16) % 64) * 64) + ((i7 % 4) * 16384)]), 8192, 1024, 1), (i7 != 0) || (i16 != 0));
       }
     }
     wgmma::commit();

@@ -7,15 +7,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   __bfloat16* T4 = reinterpret_cast<__bfloat16*>(smem);
   __bfloat16* T5 = reinterpret_cast<__bfloat16*>(smem + 65536);
   float T3[128];
-  // loop of iUR23{1}
-  #pragma unroll
-  for (int64_t i11 = 0; i11 < 1; ++i11) {
-    // loop of fragment
-    #pragma unroll
-    for (int64_t r3 = 0; r3 < 128; ++r3) {
-      T3[r3 + (i11 * 128)] = 0.0f;
-    }
-  }
+  wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
   int64_t* T4_mbar = reinterpret_cast<int64_t*>(smem + 196608);
   if (threadIdx.x == 0 && tidY == 0) {
     // pre-prologue loop of stages of T4, T5
@@ -66,7 +58,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         for (int64_t i11 = 0; i11 < 1; ++i11) {
           wgmma::mmaM64N256K16F32Bf16<0, 1>(&T3[i11 * 128],
               wgmma::smemDescriptor(toSmem(&T4[(((i10 * 16) % 64) + ((((((int64_t)tidY) + i11) * 64) % 128) * 64)) + ((i1 % 4) * 8192)]), 16, 1024, 1),
-              wgmma::smemDescriptor(toSmem(&T5[(((i10 * 16) % 64) * 64) + ((i1 % 4) * 16384)]), 8192, 1024, 1));
+              wgmma::smemDescriptor(toSmem(&T5[(((i10 * 16) % 64) * 64) + ((i1 % 4) * 16384)]), 8192, 1024, 1), (i1 != 0) || (i10 != 0));
         }
       }
       wgmma::commit();

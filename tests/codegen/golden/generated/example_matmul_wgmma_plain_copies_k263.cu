@@ -11,15 +11,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   __bfloat16* T2 = reinterpret_cast<__bfloat16*>(smem);
   __bfloat16* T5 = reinterpret_cast<__bfloat16*>(smem + 49152);
   float T4[64];
-  // loop of iUR22{1}
-  #pragma unroll
-  for (int64_t i15 = 0; i15 < 1; ++i15) {
-    // loop of fragment
-    #pragma unroll
-    for (int64_t r4 = 0; r4 < 64; ++r4) {
-      T4[r4 + (i15 * 64)] = 0.0f;
-    }
-  }
+  wgmma::discard(T4);  // written by its first wgmmas (scale-d 0), not zeroed
   const int64_t h0 = (((int64_t)threadIdx.x) % 8) * 8;
   const int64_t h11 = ((((int64_t)threadIdx.x) % 8) * 8) + 1;
   const int64_t h12 = ((((int64_t)threadIdx.x) % 8) * 8) + 2;
@@ -83,7 +75,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
       for (int64_t i15 = 0; i15 < 1; ++i15) {
         wgmma::mmaM64N128K16F32Bf16<0, 0>(&T4[i15 * 64],
             wgmma::smemDescriptor(toSmem(&T5[(((i14 * 16) % 64) + ((((((int64_t)tidY) + i15) * 64) % 128) * 64)) + ((i2 % 3) * 8192)]), 16, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T2[((i14 * 16) % 64) + ((i2 % 3) * 8192)]), 16, 1024, 1));
+            wgmma::smemDescriptor(toSmem(&T2[((i14 * 16) % 64) + ((i2 % 3) * 8192)]), 16, 1024, 1), (i2 != 0) || (i14 != 0));
       }
     }
     wgmma::commit();

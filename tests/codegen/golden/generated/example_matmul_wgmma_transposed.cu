@@ -9,13 +9,16 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   __bfloat16* T2 = reinterpret_cast<__bfloat16*>(smem);
   __bfloat16* T3 = reinterpret_cast<__bfloat16*>(smem + 49152);
   float T5[128];
-  // loop of iUR22{2}
-  #pragma unroll
-  for (int64_t i16 = 0; i16 < 2; ++i16) {
-    // loop of fragment
+  wgmma::discard(T5);  // written by its first wgmmas (scale-d 0), not zeroed
+  if ((ceilDiv(i0, 64) - 2) <= 0) {
+    // loop of iUR22{2}
     #pragma unroll
-    for (int64_t r5 = 0; r5 < 64; ++r5) {
-      T5[r5 + (i16 * 64)] = 0.0f;
+    for (int64_t i16 = 0; i16 < 2; ++i16) {
+      // loop of fragment
+      #pragma unroll
+      for (int64_t r5 = 0; r5 < 64; ++r5) {
+        T5[r5 + (i16 * 64)] = 0.0f;
+      }
     }
   }
   int64_t* T2_mbar = reinterpret_cast<int64_t*>(smem + 98304);
@@ -61,7 +64,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       for (int64_t i16 = 0; i16 < 2; ++i16) {
         wgmma::mmaM64N128K16F32Bf16<1, 0>(&T5[i16 * 64],
             wgmma::smemDescriptor(toSmem(&T2[((((i15 * 16) % 64) * 64) + ((((((((int64_t)threadIdx.y) * 2) + i16) * 64) % 128) / 64) * 4096)) + ((i6 % 3) * 8192)]), 8192, 1024, 1),
-            wgmma::smemDescriptor(toSmem(&T3[((i15 * 16) % 64) + ((i6 % 3) * 8192)]), 16, 1024, 1));
+            wgmma::smemDescriptor(toSmem(&T3[((i15 * 16) % 64) + ((i6 % 3) * 8192)]), 16, 1024, 1), (i6 != 0) || (i15 != 0));
       }
     }
     wgmma::commit();

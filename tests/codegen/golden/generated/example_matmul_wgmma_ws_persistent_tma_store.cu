@@ -70,15 +70,18 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         continue;
       }
       float T2[128];
+      wgmma::discard(T2);  // written by its first wgmmas (scale-d 0), not zeroed
       __bfloat16 T7[128];
       __bfloat16* T6 = reinterpret_cast<__bfloat16*>(smem + 148480);
-      // loop of iUR25{1}
-      #pragma unroll
-      for (int64_t i16 = 0; i16 < 1; ++i16) {
-        // loop of fragment
+      if (h8 <= 0) {
+        // loop of iUR25{1}
         #pragma unroll
-        for (int64_t r2 = 0; r2 < 128; ++r2) {
-          T2[r2 + (i16 * 128)] = 0.0f;
+        for (int64_t i16 = 0; i16 < 1; ++i16) {
+          // loop of fragment
+          #pragma unroll
+          for (int64_t r2 = 0; r2 < 128; ++r2) {
+            T2[r2 + (i16 * 128)] = 0.0f;
+          }
         }
       }
       const int64_t h9 = i4 * h8;
@@ -95,7 +98,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           for (int64_t i16 = 0; i16 < 1; ++i16) {
             wgmma::mmaM64N256K16F32Bf16<0, 1>(&T2[i16 * 128],
                 wgmma::smemDescriptor(toSmem(&T4[(((i15 * 16) % 64) + ((((((int64_t)tidY) + i16) * 64) % 128) * 64)) + (((h9 + i6) % 3) * 8192)]), 16, 1024, 1),
-                wgmma::smemDescriptor(toSmem(&T5[(((i15 * 16) % 64) * 64) + (((h9 + i6) % 3) * 16384)]), 8192, 1024, 1));
+                wgmma::smemDescriptor(toSmem(&T5[(((i15 * 16) % 64) * 64) + (((h9 + i6) % 3) * 16384)]), 8192, 1024, 1), (i6 != 0) || (i15 != 0));
           }
         }
         wgmma::commit();
