@@ -44,6 +44,7 @@ from lowering.kernel_ir import (
     CastValue,
     ClusterSync,
     Comment,
+    Discard,
     Continue,
     CpAsync,
     ElectSync,
@@ -152,8 +153,6 @@ class KernelPrinter(NodeVisitor):
         # written a packed pair at a time (``packed_pairs``: relu folded into the conversion)
         self.operand_words = _paired_operands(kernel.body)
         self.pairs = packed_pairs.find(kernel.body)
-        # accumulators some wgmma writes without reading (``Mma.accumulate``): undefined where they are allocated
-        self.written_fresh = {x.acc.name for x in walk(kernel.body) if isinstance(x, Mma) and x.accumulate is not None}
         self.paired = self.operand_words | self.pairs.buffers
         self.fence_sets = _wgmma_fence_sets(kernel.body)
         self.lines: list[str] = []
@@ -329,8 +328,6 @@ class KernelPrinter(NodeVisitor):
                     self._emit(f"{buf.dtype.ctype}* const {buf.name} = {view};")
             else:
                 self._emit(f"{buf.dtype.ctype} {buf.name}[{size}];")
-            if buf.name in self.written_fresh:
-                self._emit(f"wgmma::discard({buf.name});  // written by its first wgmmas (scale-d 0), not zeroed")
         else:   # Shared: verify refuses Global allocations
             if smem_base_align() % buf.align:
                 raise CodegenError(f"codegen: shared buffer {buf.name} needs {buf.align}-byte alignment; dynamic shared "
@@ -539,6 +536,12 @@ class KernelPrinter(NodeVisitor):
             raise CodegenError(f"codegen: Let {name} is not a C identifier")
         self._emit(f"const {self.index_ctype} {name} = {self._idx(node.value, node)};")
         self.scopes[-1].lets.add(name)
+
+    def visit_Discard(self, node: Discard) -> None:
+        """No instruction: the registers get undefined values, so nvcc keeps nothing alive up to their next write
+        (``wgmma::discard``; a float wgmma accumulator, ``verify``)."""
+        self.helpers.add("wgmma")
+        self._emit(f"wgmma::discard({node.buffer.name});  // written by its first wgmmas (scale-d 0), not zeroed")
 
     def visit_Comment(self, node: Comment) -> None:
         for line in node.text.splitlines() or [""]:

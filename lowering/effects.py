@@ -35,6 +35,7 @@ from .kir_nodes import (
     Const,
     Continue,
     CpAsync,
+    Discard,
     ElectSync,
     FenceAsyncProxy,
     ForLoop,
@@ -258,6 +259,7 @@ EFFECTS: dict[type, Callable[[Any], tuple[Effect, ...]]] = {
     LdMatrix: lambda n: (_read(n.src, n.src_index), _write(n.dst, n.dst_index)),
     TensorOp: _tensor_op,
     GridFence: _none,          # orders this thread's own accesses; touches no memory
+    Discard: lambda n: (_write(n.buffer),),     # every register given an undefined value
     SemaphoreArrive: lambda n: (_read(n.semaphore, n.index, role=Role.Semaphore),
                                 _write(n.semaphore, n.index, role=Role.Semaphore)),
 }

@@ -42,6 +42,7 @@ from .kir_nodes import (
     Continue,
     CopyKind,
     CpAsync,
+    Discard,
     ElectSync,
     FenceAsyncProxy,
     ForLoop,
@@ -92,7 +93,7 @@ from .kir_printer import body_lines
 
 __all__ = ["DataType", "MemoryType", "ParallelType", "SmemSwizzle", "Val",  # the types nodes hold
            "Allocate", "ArgumentBinding", "ArgumentError", "Assign", "AsyncCommit", "AsyncKind", "AsyncWait", "BinaryValue",
-           "BlockReduce", "BlockSync", "Buffer", "CastValue", "ClusterSync", "CompareValue", "Comment", "Const", "Continue", "CopyKind", "CpAsync",
+           "BlockReduce", "BlockSync", "Buffer", "CastValue", "ClusterSync", "CompareValue", "Comment", "Const", "Continue", "CopyKind", "CpAsync", "Discard",
            "ElectSync", "FenceAsyncProxy", "ForLoop", "GridFence", "IfThenElse", "Kernel", "LdMatrix", "Let", "Load", "MBarrierArrive",
            "MBarrierArriveExpectTx", "MBarrierInit", "MBarrierInval", "MBarrierRemoteArrive", "MBarrierWait", "MBarrierWaitParity",
            "MatrixDescriptor", "Mma", "NODE_TYPES", "NamedBarrier", "Node", "NodeVisitor", "RegisterFragment", "Return",

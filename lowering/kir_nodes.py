@@ -647,12 +647,22 @@ class Mma:
     accumulate: Val | None = None
 
 
+@dataclass(frozen=True)
+class Discard:
+    """``buffer``'s values are dead from here: each register is written before it is read again (an accumulator whose
+    first k step writes it instead of adding to it, ``passes.mma_init``). No instruction: codegen tells the compiler
+    (``wgmma::discard``), so the old values are not kept alive up to those writes; the simulator poisons them, so a
+    read before the write shows."""
+
+    buffer: Buffer
+
+
 Node = Union[Allocate, Assign, BlockReduce, WarpShuffleXor, ForLoop, IfThenElse, ElectSync, BlockSync, NamedBarrier, Comment, Let,  # noqa: UP007
              MBarrierInit, MBarrierInval, MBarrierArrive, MBarrierRemoteArrive, ClusterSync, MBarrierArriveExpectTx,
              MBarrierWait,
              MBarrierWaitParity, TmaLoad, TmaStore, CpAsync, AsyncCommit, AsyncWait, FenceAsyncProxy,
              SetMaxNReg, Return, Continue, WgmmaFence, Mma, StMatrix, LdMatrix, GridFence,
-             SemaphoreArrive]
+             SemaphoreArrive, Discard]
 
 
 # ---------------------------------------------------------------- traversal

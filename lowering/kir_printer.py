@@ -112,6 +112,9 @@ class KirPrinter(k.NodeVisitor):
     def visit_Let(self, node: k.Let, pad: str, indent: int) -> list[str]:
         return [f"{pad}LET {node.name} = {node.value}"]
 
+    def visit_Discard(self, node: k.Discard, pad: str, indent: int) -> list[str]:
+        return [f"{pad}discard {node.buffer.name}  // each register written before it is read (no instruction)"]
+
     def visit_Comment(self, node: k.Comment, pad: str, indent: int) -> list[str]:
         return [f"{pad}// {node.text}"]
 

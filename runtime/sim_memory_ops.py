@@ -45,7 +45,13 @@ class MemoryOps:
         self.mbar_names = mbarrier_buffers(kernel.body)
 
     def handles(self) -> dict[type, Handler]:
-        return {k.Allocate: self.allocate, k.Assign: self.assign, k.WarpShuffleXor: self.warp_shuffle}
+        return {k.Allocate: self.allocate, k.Assign: self.assign, k.WarpShuffleXor: self.warp_shuffle,
+                k.Discard: self.discard}
+
+    def discard(self, node: k.Discard, ctx: Ctx, i: int) -> Ctx:
+        """The lanes' registers of the buffer poisoned: a read before their next write shows."""
+        self.memory.data_storage(node.buffer, "discard").poison_rows(ctx.lanes)
+        return ctx
 
     def allocate(self, node: k.Allocate, ctx: Ctx, i: int) -> Ctx:
         buf = node.buffer

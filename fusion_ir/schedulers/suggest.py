@@ -273,6 +273,16 @@ PERSISTENT_SHORT_K_MARGIN = 0.92
 # 15328 x 11008 x 4928 0.99 against 0.95, 5080 x 13056 x 7936 1.01 against 0.99, 15336 x 12736 x 4288 0.99 against
 # 0.94, 8192^3 1.01 against 0.95, 6144^3 1.00 against 0.99
 PERSISTENT_LONG_K_MARGIN = 1.0
+# From PERSISTENT_MANY_WAVES waves of 256 x 128 tiles on, the persistent tile is likewise taken wherever predicted no
+# slower (PERSISTENT_LONG_K_MARGIN) than the tile per block: with its ring of staging sub-tiles carried across tiles
+# and each tile's first k step writing the accumulators (no zeroing), it ran faster than the model says on every such
+# problem measured, and PERSISTENT_MARGIN's cases are of a few waves (6144 x 4096 x 3072: 5.8). H100, 2026-11-27,
+# bench/probes/matmul_probe.py --rotate, the persistent 256 x 128 against the rules' tile per block (256 x 192 or
+# 256 x 160; predicted ratio 0.967-1.000 for all): 14 problems drawn at random (multiples of 8, at least 12 waves, K
+# of 1024-4096) all as fast or faster, 11152 x 10240 x 3456 1.01 against 0.95, 14256 x 15104 x 3072 1.00 against
+# 0.93, 10976 x 9792 x 1856 1.00 against 0.94, 11672 x 4480 x 2432 0.952 against 0.948, 13056 x 5312 x 3328 0.995
+# against 0.992; 16384 x 16384 x 4096 1.02 against 0.96
+PERSISTENT_MANY_WAVES = 8
 # 128 x 192 (rate from 1536 x 1536 x 6000 and 768 x 3072 x 12288, 96 tiles in one wave: 0.85 of cuBLAS against 0.66 and
 # 0.75 with 72 tiles of 128 x 256 or their split-K, H100 2026-11-26): a wave of it covers a third more than 128 x 256
 FEW_TILES = ((BIG_COLUMNS, 2, 7.1), ((128, 192, 64), 2, 6.4), ((64, 256, 64), 1, 6.4), ((128, 128, 64), 2, 5.9),
@@ -760,7 +770,8 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
                     ping_pong=True)
             short = k_tiles is not None and k_tiles < CLUSTER_K_TILES
             long_k = k_tiles is not None and k_tiles > PERSISTENT_K_TILES[1]
-            margin = (PERSISTENT_SHORT_K_MARGIN if short else PERSISTENT_LONG_K_MARGIN if long_k
+            many_waves = problem.tiles(BIG) >= PERSISTENT_MANY_WAVES * sms  # type: ignore[operator]
+            margin = (PERSISTENT_SHORT_K_MARGIN if short else PERSISTENT_LONG_K_MARGIN if long_k or many_waves
                       else PERSISTENT_MARGIN)
             if persistent is not None and persistent <= margin * per_block:
                 rule = (f"persistent {name}: {problem.tiles(entry[0])} tiles of {name} on {sms} SMs and K of "

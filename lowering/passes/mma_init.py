@@ -15,7 +15,8 @@ touches the accumulator, a nest ``L`` whose only accesses of it are ``Mma`` s re
 those Mmas gets ``accumulate``: false in the first iteration of every loop around it (in ``L``) whose index its
 registers do not depend on (its reduction loops: the k tiles and the k steps of one), true elsewhere. The zeroing
 is left out where those loops are known to run at least once; otherwise it stays, under ``if`` one of them is
-empty (no k tile: a split-K part with none), so the registers are zero then as before.
+empty (no k tile: a split-K part with none), so the registers are zero then as before. A ``Discard`` of the
+accumulator takes its place: the old values are dead there (codegen: no instruction, only the compiler told).
 Guarantees: the Mmas of the reduction loops' first iteration write every register the zeroing wrote, each once
 (both enumerated over their constant loops), before anything reads one; the Mmas after ``L`` are unchanged. Any
 other form (a branch between ``L`` and an Mma, the accumulator read or written other than by an Mma in ``L``, a
@@ -31,7 +32,8 @@ from fusion_ir.scalar import Val
 
 from ..analysis import Analyses
 from ..effects import buffers_touched
-from ..kernel_ir import Assign, Buffer, Const, ForLoop, IfThenElse, Kernel, Mma, Node, Return, map_bodies, walk
+from ..kernel_ir import (Assign, Buffer, Const, Discard, ForLoop, IfThenElse, Kernel, Mma, Node, Return, map_bodies,
+                         walk)
 
 
 def run(kernel: Kernel, a: Analyses) -> Kernel:
@@ -39,17 +41,18 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
         return kernel
 
     def visit(body: tuple[Node, ...]) -> tuple[Node, ...]:
-        out: list[Node | None] = [map_bodies(node, visit) for node in body]
+        out: list[Node | tuple[Node, ...] | None] = [map_bodies(node, visit) for node in body]
         for j in range(len(out)):
-            acc = _zeroed(out[j]) if out[j] is not None else None
+            acc = _zeroed(out[j]) if isinstance(out[j], ForLoop | Assign) else None
             if acc is None:
                 continue
+            # (only the statements up to j have been replaced: those after it are nodes)
             after = next((k for k in range(j + 1, len(out)) if _touches(out[k], acc)), None)
             if after is None:
                 continue
             node = out[after]
             if isinstance(node, IfThenElse):
-                later = any(_touches(x, acc) for x in out[after + 1:] if x is not None)
+                later = any(_touches(x, acc) for x in out[after + 1:])
                 sunk = _sunk(out[j], node, acc, later)
                 if sunk is not None:     # into the one branch that uses the accumulator (a warp split's compute side)
                     sunk = replace(sunk, then_body=visit(sunk.then_body), else_body=visit(sunk.else_body))
@@ -59,7 +62,7 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
             folded = _folded(out[j], node, acc)
             if folded is not None:
                 out[j], out[after] = folded
-        return tuple(x for x in out if x is not None)
+        return tuple(y for x in out if x is not None for y in (x if isinstance(x, tuple) else (x,)))
 
     return replace(kernel, body=visit(kernel.body))
 
@@ -112,9 +115,9 @@ def _touches(node: Node, buf: Buffer) -> bool:
     return any(e.name == buf.name for x in walk((node,)) for e in buffers_touched(x))
 
 
-def _folded(zeroing: Node, nest: Node, acc: Buffer) -> tuple[Node | None, Node] | None:
-    """The zeroing (None where left out) and the nest with its first-iteration Mmas writing instead of adding;
-    None to keep both."""
+def _folded(zeroing: Node, nest: Node, acc: Buffer) -> tuple[tuple[Node, ...], Node] | None:
+    """What replaces the zeroing (``Discard``, and the zeroing under ``if`` a loop may be empty) and the nest with its
+    first-iteration Mmas writing instead of adding; None to keep both."""
     sites = _sites(nest, (), acc)
     if not sites:
         return None
@@ -128,11 +131,11 @@ def _folded(zeroing: Node, nest: Node, acc: Buffer) -> tuple[Node | None, Node] 
     empty = [loop.stop.le(loop.start) for loop in reduction]
     empty = [c for c in empty if c.const_value() != 0]
     if not empty:
-        return None, nest
+        return (Discard(acc),), nest
     cond = empty[0]
     for c in empty[1:]:
         cond = cond.logical_or(c)
-    return IfThenElse(cond, (zeroing,)), nest
+    return (Discard(acc), IfThenElse(cond, (zeroing,))), nest
 
 
 def _sites(node: Node, loops: tuple[ForLoop, ...], acc: Buffer) -> list[_Site] | None:

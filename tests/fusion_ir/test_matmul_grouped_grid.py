@@ -114,12 +114,13 @@ def test_no_group_for_persistent_clustered_or_symbolic() -> None:
 
 
 def test_the_suggestion_groups_a_block_per_tile_and_says_why() -> None:
-    params = suggest_matmul_params(matmul_fusion(4096, 14336, 4096, transpose_b=True), sms=132)
+    # 8 rows of 128 x 192 tiles, 7.4 waves of them, K of 216 tiles: B^T (14 MB) streamed by a row-major wave
+    params = suggest_matmul_params(matmul_fusion(1024, 8640, 13824, transpose_b=True), sms=132)
     assert params.grouped_grid and params.group_m == 8 and not params.persistent and params.cluster == (1, 1)
     reasons = {r.name: r.reason for r in params.why.fields}
     assert "grouped order" in reasons["grouped_grid"] and "of the machine balance" in reasons["grouped_grid"]
-    assert "groups of 8 of the 16 rows of tiles" in reasons["group_m"]
-    pinned = suggest_matmul_params(matmul_fusion(4096, 14336, 4096, transpose_b=True), sms=132, grouped_grid=False)
+    assert "groups of 8 of the 8 rows of tiles" in reasons["group_m"]
+    pinned = suggest_matmul_params(matmul_fusion(1024, 8640, 13824, transpose_b=True), sms=132, grouped_grid=False)
     assert not pinned.grouped_grid and pinned.tile == params.tile
 
 

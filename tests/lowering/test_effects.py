@@ -82,6 +82,7 @@ EXPECTED: dict[type, tuple[object, list[tuple[EffectKind, str, Proxy, Role]]]] =
     k.GridFence: (k.GridFence(), []),
     k.SemaphoreArrive: (k.SemaphoreArrive(SEM, I, Val.const(3), "last_T7"),
                         [(R, "T7_sem", GEN, Role.Semaphore), (W, "T7_sem", GEN, Role.Semaphore)]),
+    k.Discard: (k.Discard(L), [(W, "T2", GEN, DATA)]),      # every register given an undefined value
 }
 
 

@@ -143,3 +143,18 @@ def test_the_fold_changes_no_result_of_the_suggested_epilogue_kernels() -> None:
         (out,) = simulate(kern, inputs, seed=2)
         assert np.isfinite(out).all()
         assert rel_error(out, evaluate(fusion, inputs)[0]) < 1e-2
+
+
+def test_the_discard_takes_the_zeroing_place_inside_the_compute_branch() -> None:
+    """A tile per block with warp specialization: the zeroing stood before the warp split; the accumulators' Discard
+    (and so ``wgmma::discard``) sits in the compute warp groups' branch, so the producer's code before it keeps its
+    registers (a Discard at the kernel's top kept 128 registers live through the barrier setup, and the
+    mbarrier addresses moved out of uniform registers)."""
+    fusion = matmul_wgmma.build(tile=(128, 256, 64), stages=4, warp_specialized=True)
+    kern = lower(fusion)
+    (split,) = [n for n in k.walk(kern.body) if isinstance(n, k.IfThenElse) and n.branch_threads is not None]
+    discards = [n for n in k.walk(kern.body) if isinstance(n, k.Discard)]
+    assert len(discards) == 1 and not any(isinstance(n, k.Discard) for n in kern.body)
+    compute = split.else_body if any(isinstance(n, k.Return) for n in split.then_body) else split.then_body
+    assert discards[0] in k.walk(compute)
+    assert f"wgmma::discard({discards[0].buffer.name});" in to_cuda(kern)

@@ -62,7 +62,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   // loop of rS202{4}
   for (int64_t i2 = 0; i2 < 3; ++i2) {
     float T20[32];
-    wgmma::discard(T20);  // written by its first wgmmas (scale-d 0), not zeroed
     float T30[32];
     float T31[2];
     float T31_acc[2];
@@ -75,6 +74,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     __bfloat16* const T43 = reinterpret_cast<__bfloat16*>(T43_w);
     float T48[2];
     __bfloat16* T54 = reinterpret_cast<__bfloat16*>(smem);
+    wgmma::discard(T20);  // written by its first wgmmas (scale-d 0), not zeroed
     // loop of rS232{1}
     for (int64_t i13 = 0; i13 < 1; ++i13) {
       __bfloat16* T53 = reinterpret_cast<__bfloat16*>(smem + 8192);
@@ -268,7 +268,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     int64_t T23[1];
     int64_t T24[1];
     float T20[32];
-    wgmma::discard(T20);  // written by its first wgmmas (scale-d 0), not zeroed
     float T30[32];
     float T31[2];
     float T31_acc[2];
@@ -284,6 +283,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     T22[0] = i2;
     T23[0] = T22[0] * 64LL;
     T24[0] = T23[0];
+    wgmma::discard(T20);  // written by its first wgmmas (scale-d 0), not zeroed
     // loop of rS232{1}
     for (int64_t i13 = 0; i13 < 1; ++i13) {
       __bfloat16* T53 = reinterpret_cast<__bfloat16*>(smem + 8192);

@@ -62,7 +62,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   // loop of rS244{6}
   for (int64_t i2 = 0; i2 < min64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)), min64(5, ((((int64_t)blockIdx.x) * 64) + 1) / 64)); ++i2) {
     float T31[32];
-    wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
     float T42[32];
     float T43[2];
     float T43_acc[2];
@@ -75,6 +74,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     __bfloat16* const T55 = reinterpret_cast<__bfloat16*>(T55_w);
     float T60[2];
     __bfloat16* T66 = reinterpret_cast<__bfloat16*>(smem);
+    wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
     // loop of rS274{1}
     for (int64_t i13 = 0; i13 < 1; ++i13) {
       __bfloat16* T65 = reinterpret_cast<__bfloat16*>(smem + 8192);
@@ -272,7 +272,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     int64_t T35[1];
     int64_t T36[1];
     float T31[32];
-    wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
     float T42[32];
     float T43[2];
     float T43_acc[2];
@@ -288,6 +287,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     T34[0] = i2;
     T35[0] = T34[0] * 64LL;
     T36[0] = T35[0];
+    wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
     // loop of rS274{1}
     for (int64_t i13 = 0; i13 < 1; ++i13) {
       __bfloat16* T65 = reinterpret_cast<__bfloat16*>(smem + 8192);

@@ -90,7 +90,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   #pragma unroll 1
   for (int64_t i2 = 0; i2 < min64(min64(1, min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2), min64(5, ((((int64_t)blockIdx.x) * 64) + 1) / 64)); ++i2) {
     float T31[32];
-    wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
     float T42[32];
     float T43[2];
     float T43_acc[2];
@@ -101,6 +100,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     float T53_acc[2];
     float T60[2];
     mbarrier::waitParity(toSmem(&T65_mbar[i2 % 3]), (i2 / 3) % 2);
+    wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
     wgmma::fenceOperands(T31);
     wgmma::fence();
     // loop of rUR274{1}
@@ -295,7 +295,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     int64_t T35[1];
     int64_t T36[1];
     float T31[32];
-    wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
     float T42[32];
     float T43[2];
     float T43_acc[2];
@@ -309,6 +308,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     T34[0] = i2;
     T35[0] = T34[0] * 64LL;
     T36[0] = T35[0];
+    wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
     wgmma::fenceOperands(T31);
     wgmma::fence();
     // loop of rUR274{1}
@@ -530,7 +530,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   #pragma unroll 1
   for (int64_t i2 = min64(1, min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2); i2 < min64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2, max64(min64(1, min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2), min64(5, ((((int64_t)blockIdx.x) * 64) + 1) / 64))); ++i2) {
     float T31[32];
-    wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
     float T42[32];
     float T43[2];
     float T43_acc[2];
@@ -541,6 +540,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     float T53_acc[2];
     float T60[2];
     mbarrier::waitParity(toSmem(&T65_mbar[i2 % 3]), (i2 / 3) % 2);
+    wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
     wgmma::fenceOperands(T31);
     wgmma::fence();
     // loop of rUR274{1}
@@ -743,7 +743,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     int64_t T35[1];
     int64_t T36[1];
     float T31[32];
-    wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
     float T42[32];
     float T43[2];
     float T43_acc[2];
@@ -757,6 +756,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     T34[0] = i2;
     T35[0] = T34[0] * 64LL;
     T36[0] = T35[0];
+    wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
     wgmma::fenceOperands(T31);
     wgmma::fence();
     // loop of rUR274{1}
@@ -984,7 +984,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   #pragma unroll 1
   for (int64_t i2 = max64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2, 0); i2 < min64(min64(max64(1, max64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2, 0)), min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64))), max64(max64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2, 0), min64(5, ((((int64_t)blockIdx.x) * 64) + 1) / 64))); ++i2) {
     float T31[32];
-    wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
     float T42[32];
     float T43[2];
     float T43_acc[2];
@@ -995,6 +994,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     float T53_acc[2];
     float T60[2];
     mbarrier::waitParity(toSmem(&T65_mbar[i2 % 3]), (i2 / 3) % 2);
+    wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
     wgmma::fenceOperands(T31);
     wgmma::fence();
     // loop of rUR274{1}
@@ -1170,7 +1170,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     int64_t T35[1];
     int64_t T36[1];
     float T31[32];
-    wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
     float T42[32];
     float T43[2];
     float T43_acc[2];
@@ -1184,6 +1183,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     T34[0] = i2;
     T35[0] = T34[0] * 64LL;
     T36[0] = T35[0];
+    wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
     wgmma::fenceOperands(T31);
     wgmma::fence();
     // loop of rUR274{1}
@@ -1386,7 +1386,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   #pragma unroll 1
   for (int64_t i2 = min64(max64(1, max64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2, 0)), min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64))); i2 < min64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)), max64(min64(max64(1, max64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64)) - 2, 0)), min64(6, ceilDiv((((int64_t)blockIdx.x) * 64) + 64, 64))), min64(5, ((((int64_t)blockIdx.x) * 64) + 1) / 64))); ++i2) {
     float T31[32];
-    wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
     float T42[32];
     float T43[2];
     float T43_acc[2];
@@ -1397,6 +1396,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     float T53_acc[2];
     float T60[2];
     mbarrier::waitParity(toSmem(&T65_mbar[i2 % 3]), (i2 / 3) % 2);
+    wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
     wgmma::fenceOperands(T31);
     wgmma::fence();
     // loop of rUR274{1}
@@ -1580,7 +1580,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     int64_t T35[1];
     int64_t T36[1];
     float T31[32];
-    wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
     float T42[32];
     float T43[2];
     float T43_acc[2];
@@ -1594,6 +1593,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     T34[0] = i2;
     T35[0] = T34[0] * 64LL;
     T36[0] = T35[0];
+    wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
     wgmma::fenceOperands(T31);
     wgmma::fence();
     // loop of rUR274{1}

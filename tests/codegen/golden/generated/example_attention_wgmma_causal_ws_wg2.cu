@@ -95,7 +95,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     #pragma unroll 1
     for (int64_t i2 = 0; i2 < min64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 128) + 128, 64)), min64(5, ((((int64_t)blockIdx.x) * 128) + 1) / 64)); ++i2) {
       float T31[32];
-      wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
       float T42[32];
       float T43[2];
       float T43_acc[2];
@@ -108,6 +107,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       __bfloat16* const T55 = reinterpret_cast<__bfloat16*>(T55_w);
       float T60[2];
       mbarrier::waitParity(toSmem(&T65_mbar[i2 % 2]), (i2 / 2) % 2);
+      wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
       const int64_t h3 = (i2 % 2) * 4096;
       // loop of rS276{1}
       for (int64_t i18 = 0; i18 < 1; ++i18) {
@@ -291,7 +291,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       int64_t T35[1];
       int64_t T36[1];
       float T31[32];
-      wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
       float T42[32];
       float T43[2];
       float T43_acc[2];
@@ -307,6 +306,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       T34[0] = i2;
       T35[0] = T34[0] * 64LL;
       T36[0] = T35[0];
+      wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
       const int64_t h5 = (i2 % 2) * 4096;
       // loop of rS276{1}
       for (int64_t i18 = 0; i18 < 1; ++i18) {

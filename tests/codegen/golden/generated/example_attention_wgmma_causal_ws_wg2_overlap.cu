@@ -97,7 +97,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     #pragma unroll 1
     for (int64_t i2 = 0; i2 < min64(min64(1, min64(6, ceilDiv((((int64_t)blockIdx.x) * 128) + 128, 64))), min64(5, ((((int64_t)blockIdx.x) * 128) + 1) / 64)); ++i2) {
       float T31[32];
-      wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
       float T42[32];
       float T43[2];
       float T43_acc[2];
@@ -108,6 +107,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       float T53_acc[2];
       float T60[2];
       mbarrier::waitParity(toSmem(&T65_mbar[i2 % 3]), (i2 / 3) % 2);
+      wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
       wgmma::fenceOperands(T31);
       wgmma::fence();
       // loop of rUR276{1}
@@ -287,7 +287,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       int64_t T35[1];
       int64_t T36[1];
       float T31[32];
-      wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
       float T42[32];
       float T43[2];
       float T43_acc[2];
@@ -301,6 +300,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       T34[0] = i2;
       T35[0] = T34[0] * 64LL;
       T36[0] = T35[0];
+      wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
       wgmma::fenceOperands(T31);
       wgmma::fence();
       // loop of rUR276{1}
@@ -507,7 +507,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     #pragma unroll 1
     for (int64_t i2 = min64(1, min64(6, ceilDiv((((int64_t)blockIdx.x) * 128) + 128, 64))); i2 < min64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 128) + 128, 64)), max64(min64(1, min64(6, ceilDiv((((int64_t)blockIdx.x) * 128) + 128, 64))), min64(5, ((((int64_t)blockIdx.x) * 128) + 1) / 64))); ++i2) {
       float T31[32];
-      wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
       float T42[32];
       float T43[2];
       float T43_acc[2];
@@ -518,6 +517,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       float T53_acc[2];
       float T60[2];
       mbarrier::waitParity(toSmem(&T65_mbar[i2 % 3]), (i2 / 3) % 2);
+      wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
       wgmma::fenceOperands(T31);
       wgmma::fence();
       // loop of rUR276{1}
@@ -705,7 +705,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       int64_t T35[1];
       int64_t T36[1];
       float T31[32];
-      wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
       float T42[32];
       float T43[2];
       float T43_acc[2];
@@ -719,6 +718,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       T34[0] = i2;
       T35[0] = T34[0] * 64LL;
       T36[0] = T35[0];
+      wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
       wgmma::fenceOperands(T31);
       wgmma::fence();
       // loop of rUR276{1}

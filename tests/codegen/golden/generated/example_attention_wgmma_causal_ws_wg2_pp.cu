@@ -100,7 +100,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     #pragma unroll 1
     for (int64_t i2 = 0; i2 < min64(min64(6, ceilDiv((((int64_t)blockIdx.x) * 128) + 128, 64)), min64(5, ((((int64_t)blockIdx.x) * 128) + 1) / 64)); ++i2) {
       float T31[32];
-      wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
       float T42[32];
       float T43[2];
       float T43_acc[2];
@@ -113,6 +112,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       __bfloat16* const T55 = reinterpret_cast<__bfloat16*>(T55_w);
       float T60[2];
       mbarrier::waitParity(toSmem(&T65_mbar[i2 % 2]), (i2 / 2) % 2);
+      wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
       namedBarrierSync(15 - ((int64_t)tidY), 256);  // turn of warp group threadIdx.y in tensor-core section 0
       const int64_t h3 = (i2 % 2) * 4096;
       // loop of rS276{1}
@@ -302,7 +302,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       int64_t T35[1];
       int64_t T36[1];
       float T31[32];
-      wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
       float T42[32];
       float T43[2];
       float T43_acc[2];
@@ -318,6 +317,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       T34[0] = i2;
       T35[0] = T34[0] * 64LL;
       T36[0] = T35[0];
+      wgmma::discard(T31);  // written by its first wgmmas (scale-d 0), not zeroed
       namedBarrierSync(15 - ((int64_t)tidY), 256);  // turn of warp group threadIdx.y in tensor-core section 0
       const int64_t h7 = (i2 % 2) * 4096;
       // loop of rS276{1}

@@ -95,7 +95,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     #pragma unroll 1
     for (int64_t i2 = 0; i2 < 3; ++i2) {
       float T20[32];
-      wgmma::discard(T20);  // written by its first wgmmas (scale-d 0), not zeroed
       float T30[32];
       float T31[2];
       float T31_acc[2];
@@ -108,6 +107,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       __bfloat16* const T43 = reinterpret_cast<__bfloat16*>(T43_w);
       float T48[2];
       mbarrier::waitParity(toSmem(&T53_mbar[i2 % 2]), (i2 / 2) % 2);
+      wgmma::discard(T20);  // written by its first wgmmas (scale-d 0), not zeroed
       const int64_t h3 = (i2 % 2) * 4096;
       // loop of rS234{1}
       for (int64_t i18 = 0; i18 < 1; ++i18) {
@@ -287,7 +287,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       int64_t T23[1];
       int64_t T24[1];
       float T20[32];
-      wgmma::discard(T20);  // written by its first wgmmas (scale-d 0), not zeroed
       float T30[32];
       float T31[2];
       float T31_acc[2];
@@ -303,6 +302,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
       T22[0] = i2;
       T23[0] = T22[0] * 64LL;
       T24[0] = T23[0];
+      wgmma::discard(T20);  // written by its first wgmmas (scale-d 0), not zeroed
       const int64_t h5 = (i2 % 2) * 4096;
       // loop of rS234{1}
       for (int64_t i18 = 0; i18 < 1; ++i18) {

@@ -19,12 +19,11 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   }
   __syncthreads();  // init: T7_mbar visible to every thread
   float T3[32];
-  wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
   uint32_t T5_w[16];  // T5 in pairs: the A registers of wgmmas
   __bfloat16* const T5 = reinterpret_cast<__bfloat16*>(T5_w);
   __bfloat16* T9 = reinterpret_cast<__bfloat16*>(smem + 1024);
   float T10[32];
-  wgmma::discard(T10);  // written by its first wgmmas (scale-d 0), not zeroed
+  wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
   // loop of rS26{3}
   for (int64_t i1 = 0; i1 < 3; ++i1) {
     __bfloat16* T7 = reinterpret_cast<__bfloat16*>(smem + 1024);
@@ -82,6 +81,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     }
   }
   mbarrier::waitParity(toSmem(&T9_mbar[0]), 0);
+  wgmma::discard(T10);  // written by its first wgmmas (scale-d 0), not zeroed
   wgmma::fenceOperands(T5_w);
   wgmma::fenceOperands(T10);
   wgmma::fence();

@@ -10,7 +10,6 @@ extern "C" __global__ void __cluster_dims__(1, 2, 1) __launch_bounds__(384, 1) f
   __bfloat16* T4 = reinterpret_cast<__bfloat16*>(smem);
   __bfloat16* T5 = reinterpret_cast<__bfloat16*>(smem + 65536);
   float T3[128];
-  wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
   int64_t* T4_mbar = reinterpret_cast<int64_t*>(smem + 196608);
   if (threadIdx.x == 0 && tidY == 0) {
     // pre-prologue loop of stages of T4, T5
@@ -40,6 +39,7 @@ extern "C" __global__ void __cluster_dims__(1, 2, 1) __launch_bounds__(384, 1) f
     }
     return;
   } else {
+    wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
     if (ceilDiv(i1, 64) <= 0) {
       // loop of iUR22{1}
       #pragma unroll

@@ -78,7 +78,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         continue;
       }
       float T3[128];
-      wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
       float* T12 = reinterpret_cast<float*>(smem + 148480);
       uint32_t T11_w[64];  // T11 in pairs: written a pair at a time
       __bfloat16* T10 = reinterpret_cast<__bfloat16*>(smem + 149504);
@@ -86,6 +85,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         mbarrier::arriveExpectTx(toSmem(&T12_mbar[0]), 1024);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T12[0]), &tmap_T2, toSmem(&T12_mbar[0]), ((((i5 * 3) + ((int)blockIdx.x)) % h8) / min32(2, h9 - ((((i5 * 3) + ((int)blockIdx.x)) / h8) * 2))) * 256);
       }
+      wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
       if (h10 <= 0) {
         // loop of iUR32{1}
         #pragma unroll

@@ -102,7 +102,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         continue;
       }
       float T5[128];
-      wgmma::discard(T5);  // written by its first wgmmas (scale-d 0), not zeroed
       __bfloat16 T14[128];
       __bfloat16* T13 = reinterpret_cast<__bfloat16*>(smem + 197632);
       if ((((int)threadIdx.x) + (((int)tidY) * 128)) == (h8 * 32)) {
@@ -115,6 +114,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T15[(i27 * 8192) + (((int)tidY) * 16384)]), &tmap_T2, toSmem(&T15_mbar[tidY]), h10 + (i27 * 64), h9);
         }
       }
+      wgmma::discard(T5);  // written by its first wgmmas (scale-d 0), not zeroed
       if (h13 <= 0) {
         // loop of iUR34{2}
         #pragma unroll

@@ -11,7 +11,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   __bfloat16* T11 = reinterpret_cast<__bfloat16*>(smem + 66560);
   __bfloat16* T12 = reinterpret_cast<__bfloat16*>(smem + 99328);
   float T5[128];
-  wgmma::discard(T5);  // written by its first wgmmas (scale-d 0), not zeroed
   __bfloat16* T15 = reinterpret_cast<__bfloat16*>(smem + 1024);
   __bfloat16* T13 = reinterpret_cast<__bfloat16*>(smem + 66560);
   if (threadIdx.x == 0 && tidY == 0) {
@@ -50,6 +49,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
     return;
   } else {
+    wgmma::discard(T5);  // written by its first wgmmas (scale-d 0), not zeroed
     if (ceilDiv32(i1, 64) <= 0) {
       // loop of iUR32{1}
       #pragma unroll

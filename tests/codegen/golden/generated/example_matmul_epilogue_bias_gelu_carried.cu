@@ -79,12 +79,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         continue;
       }
       float T3[128];
-      wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
       float* T19 = reinterpret_cast<float*>(smem + 128);
       if (threadIdx.x == 0 && tidY == 0) {
         mbarrier::arriveExpectTx(toSmem(&T19_mbar[0]), 512);
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T19[0]), &tmap_T2, toSmem(&T19_mbar[0]), ((((i5 * 3) + ((int64_t)blockIdx.x)) % h8) / min64(2, h9 - ((((i5 * 3) + ((int64_t)blockIdx.x)) / h8) * 2))) * 128);
       }
+      wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
       if (h10 <= 0) {
         // loop of iUR46{2}
         #pragma unroll

@@ -14,12 +14,12 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   }
   __syncthreads();  // init: T11_mbar visible to every thread
   float T2[64];
-  wgmma::discard(T2);  // written by its first wgmmas (scale-d 0), not zeroed
   float T3[2];
   float T3_acc[2];
   float T6[64];
   float T7[2];
   float T7_acc[2];
+  wgmma::discard(T2);  // written by its first wgmmas (scale-d 0), not zeroed
   // loop of rS29{3}
   for (int64_t i1 = 0; i1 < 3; ++i1) {
     __bfloat16* T11 = reinterpret_cast<__bfloat16*>(smem + 1024);

@@ -28,7 +28,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     __bfloat16* T8 = reinterpret_cast<__bfloat16*>(smem + 1024);
     __bfloat16* T9 = reinterpret_cast<__bfloat16*>(smem + 50176);
     float T2[128];
-    wgmma::discard(T2);  // written by its first wgmmas (scale-d 0), not zeroed
     float* T12 = reinterpret_cast<float*>(smem + 128);
     uint32_t T11_w[64];  // T11 in pairs: written a pair at a time
     __bfloat16* T10 = reinterpret_cast<__bfloat16*>(smem + 1024);
@@ -36,6 +35,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       mbarrier::arriveExpectTx(toSmem(&T12_mbar[0]), 512);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T12[0]), &tmap_T3, toSmem(&T12_mbar[0]), (i5 % h0) * 128);
     }
+    wgmma::discard(T2);  // written by its first wgmmas (scale-d 0), not zeroed
     if ((((min64(h1, (i5 * h2) + h2) - (i5 * h2)) - (max64(h3, i5 * h2) - (i5 * h2))) - 2) <= 0) {
       // loop of iUR30{2}
       #pragma unroll

@@ -70,9 +70,9 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
         continue;
       }
       float T3[128];
-      wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
       __bfloat16 T7[128];
       __bfloat16* T6 = reinterpret_cast<__bfloat16*>(smem + 99328);
+      wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
       if (h10 <= 0) {
         // loop of iUR32{2}
         #pragma unroll

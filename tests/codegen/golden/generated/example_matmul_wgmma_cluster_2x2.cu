@@ -6,7 +6,6 @@ extern "C" __global__ void __cluster_dims__(2, 2, 1) __launch_bounds__(384, 1) f
   __bfloat16* T4 = reinterpret_cast<__bfloat16*>(smem);
   __bfloat16* T5 = reinterpret_cast<__bfloat16*>(smem + 65536);
   float T2[64];
-  wgmma::discard(T2);  // written by its first wgmmas (scale-d 0), not zeroed
   __bfloat16 T7[64];
   __bfloat16* T6 = reinterpret_cast<__bfloat16*>(smem);
   int64_t* T4_mbar = reinterpret_cast<int64_t*>(smem + 131072);
@@ -38,6 +37,7 @@ extern "C" __global__ void __cluster_dims__(2, 2, 1) __launch_bounds__(384, 1) f
     }
     return;
   } else {
+    wgmma::discard(T2);  // written by its first wgmmas (scale-d 0), not zeroed
     if (ceilDiv(i1, 64) <= 0) {
       // loop of iUR22{1}
       #pragma unroll

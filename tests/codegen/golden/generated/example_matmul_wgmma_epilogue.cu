@@ -15,12 +15,12 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   __bfloat16* T8 = reinterpret_cast<__bfloat16*>(smem + 2048);
   __bfloat16* T9 = reinterpret_cast<__bfloat16*>(smem + 67584);
   float T2[128];
-  wgmma::discard(T2);  // written by its first wgmmas (scale-d 0), not zeroed
   float* T10 = reinterpret_cast<float*>(smem + 128);
   if (threadIdx.x == 0 && tidY == 0) {
     mbarrier::arriveExpectTx(toSmem(&T10_mbar[0]), 1024);
     Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T10[0]), &tmap_T3, toSmem(&T10_mbar[0]), ((int64_t)blockIdx.x) * 256);
   }
+  wgmma::discard(T2);  // written by its first wgmmas (scale-d 0), not zeroed
   if ((ceilDiv(i1, 64) - 3) <= 0) {
     // loop of iUR29{1}
     #pragma unroll

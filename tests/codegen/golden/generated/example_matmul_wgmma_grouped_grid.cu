@@ -7,7 +7,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
   __bfloat16* T4 = reinterpret_cast<__bfloat16*>(smem);
   __bfloat16* T5 = reinterpret_cast<__bfloat16*>(smem + 65536);
   float T3[128];
-  wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
   int64_t* T4_mbar = reinterpret_cast<int64_t*>(smem + 196608);
   if (threadIdx.x == 0 && tidY == 0) {
     // pre-prologue loop of stages of T4, T5
@@ -38,6 +37,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
     return;
   } else {
+    wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
     increaseRegisters<232>();
     // pre-prologue loop of every stage starts empty
     #pragma unroll 1

@@ -70,9 +70,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
         continue;
       }
       float T2[128];
-      wgmma::discard(T2);  // written by its first wgmmas (scale-d 0), not zeroed
       __bfloat16 T7[128];
       __bfloat16* T6 = reinterpret_cast<__bfloat16*>(smem + 148480);
+      wgmma::discard(T2);  // written by its first wgmmas (scale-d 0), not zeroed
       if (h8 <= 0) {
         // loop of iUR25{1}
         #pragma unroll
