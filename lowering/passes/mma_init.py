@@ -16,7 +16,8 @@ those Mmas gets ``accumulate``: false in the first iteration of every loop aroun
 registers do not depend on (its reduction loops: the k tiles and the k steps of one), true elsewhere. The zeroing
 is left out where those loops are known to run at least once; otherwise it stays, under ``if`` one of them is
 empty (no k tile: a split-K part with none), so the registers are zero then as before. A ``Discard`` of the
-accumulator takes its place: the old values are dead there (codegen: no instruction, only the compiler told).
+accumulator goes right before the nest, with that guarded zeroing: the old values are dead there (codegen: no
+instruction, only the compiler told).
 Guarantees: the Mmas of the reduction loops' first iteration write every register the zeroing wrote, each once
 (both enumerated over their constant loops), before anything reads one; the Mmas after ``L`` are unchanged. Any
 other form (a branch between ``L`` and an Mma, the accumulator read or written other than by an Mma in ``L``, a
@@ -46,7 +47,7 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
             acc = _zeroed(out[j]) if isinstance(out[j], ForLoop | Assign) else None
             if acc is None:
                 continue
-            # (only the statements up to j have been replaced: those after it are nodes)
+            # (only the statements up to j have been replaced or left out: those after it are nodes)
             after = next((k for k in range(j + 1, len(out)) if _touches(out[k], acc)), None)
             if after is None:
                 continue
@@ -60,8 +61,8 @@ def run(kernel: Kernel, a: Analyses) -> Kernel:
                         out[j], out[after] = None, sunk
                 continue
             folded = _folded(out[j], node, acc)
-            if folded is not None:
-                out[j], out[after] = folded
+            if folded is not None:      # right before the nest: its bounds' symbols are bound there
+                out[j], out[after] = None, (*folded[0], folded[1])
         return tuple(y for x in out if x is not None for y in (x if isinstance(x, tuple) else (x,)))
 
     return replace(kernel, body=visit(kernel.body))

@@ -39,6 +39,15 @@ extern "C" __global__ void __cluster_dims__(1, 2, 1) __launch_bounds__(384, 1) f
     }
     return;
   } else {
+    increaseRegisters<232>();
+    // pre-prologue loop of every stage starts empty
+    #pragma unroll 1
+    for (int64_t s2 = 0; s2 < 4; ++s2) {
+      mbarrier::arrive(toSmem(&T4_mbar[s2 + 4]));
+      if ((((int64_t)threadIdx.x) % 32) == 0) {
+        cluster::arriveRemote(toSmem(&T4_mbar[s2 + 4]), ((((int64_t)blockIdx.y) % 2) + 1) % 2);
+      }
+    }
     wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
     if (ceilDiv(i1, 64) <= 0) {
       // loop of iUR22{1}
@@ -49,15 +58,6 @@ extern "C" __global__ void __cluster_dims__(1, 2, 1) __launch_bounds__(384, 1) f
         for (int64_t r3 = 0; r3 < 128; ++r3) {
           T3[r3 + (i16 * 128)] = 0.0f;
         }
-      }
-    }
-    increaseRegisters<232>();
-    // pre-prologue loop of every stage starts empty
-    #pragma unroll 1
-    for (int64_t s2 = 0; s2 < 4; ++s2) {
-      mbarrier::arrive(toSmem(&T4_mbar[s2 + 4]));
-      if ((((int64_t)threadIdx.x) % 32) == 0) {
-        cluster::arriveRemote(toSmem(&T4_mbar[s2 + 4]), ((((int64_t)blockIdx.y) % 2) + 1) % 2);
       }
     }
     // ComputeWarp loop of rS17{ceilDiv(i1, 64)}

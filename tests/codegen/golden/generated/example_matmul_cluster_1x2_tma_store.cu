@@ -37,6 +37,15 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1) f
     }
     return;
   } else {
+    increaseRegisters<232>();
+    // pre-prologue loop of every stage starts empty
+    #pragma unroll 1
+    for (int64_t s2 = 0; s2 < 3; ++s2) {
+      mbarrier::arrive(toSmem(&T4_mbar[s2 + 3]));
+      if ((((int64_t)threadIdx.x) % 32) == 0) {
+        cluster::arriveRemote(toSmem(&T4_mbar[s2 + 3]), ((((int64_t)blockIdx.x) % 2) + 1) % 2);
+      }
+    }
     wgmma::discard(T2);  // written by its first wgmmas (scale-d 0), not zeroed
     if (ceilDiv(i1, 64) <= 0) {
       // loop of iUR22{1}
@@ -47,15 +56,6 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1) f
         for (int64_t r2 = 0; r2 < 128; ++r2) {
           T2[r2 + (i16 * 128)] = 0.0f;
         }
-      }
-    }
-    increaseRegisters<232>();
-    // pre-prologue loop of every stage starts empty
-    #pragma unroll 1
-    for (int64_t s2 = 0; s2 < 3; ++s2) {
-      mbarrier::arrive(toSmem(&T4_mbar[s2 + 3]));
-      if ((((int64_t)threadIdx.x) % 32) == 0) {
-        cluster::arriveRemote(toSmem(&T4_mbar[s2 + 3]), ((((int64_t)blockIdx.x) % 2) + 1) % 2);
       }
     }
     // ComputeWarp loop of rS17{ceilDiv(i1, 64)}

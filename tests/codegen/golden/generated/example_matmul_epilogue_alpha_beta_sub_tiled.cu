@@ -49,6 +49,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
     return;
   } else {
+    increaseRegisters<232>();
+    // pre-prologue loop of every stage starts empty
+    #pragma unroll 1
+    for (int s2 = 0; s2 < 2; ++s2) {
+      mbarrier::arrive(toSmem(&T11_mbar[s2 + 2]));
+    }
     wgmma::discard(T5);  // written by its first wgmmas (scale-d 0), not zeroed
     if (ceilDiv32(i1, 64) <= 0) {
       // loop of iUR32{1}
@@ -60,12 +66,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
           T5[r5 + (i18 * 128)] = 0.0f;
         }
       }
-    }
-    increaseRegisters<232>();
-    // pre-prologue loop of every stage starts empty
-    #pragma unroll 1
-    for (int s2 = 0; s2 < 2; ++s2) {
-      mbarrier::arrive(toSmem(&T11_mbar[s2 + 2]));
     }
     // ComputeWarp loop of rS27{ceilDiv(i1, 64)}
     #pragma unroll 1

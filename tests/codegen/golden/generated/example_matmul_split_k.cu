@@ -10,18 +10,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   __bfloat16* T4 = reinterpret_cast<__bfloat16*>(smem);
   __bfloat16* T5 = reinterpret_cast<__bfloat16*>(smem + 49152);
   float T3[128];
-  wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
-  if ((ceilDiv(ceilDiv(i1, 64), 3) - 2) <= 0) {
-    // loop of iUR24{2}
-    #pragma unroll
-    for (int64_t i17 = 0; i17 < 2; ++i17) {
-      // loop of fragment
-      #pragma unroll
-      for (int64_t r3 = 0; r3 < 64; ++r3) {
-        T3[r3 + (i17 * 64)] = 0.0f;
-      }
-    }
-  }
   int64_t* T4_mbar = reinterpret_cast<int64_t*>(smem + 98304);
   if (threadIdx.x == 0) {
     // pre-prologue loop of stages of T4, T5
@@ -48,6 +36,18 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       #pragma unroll
       for (int64_t i11 = 0; i11 < 2; ++i11) {
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T5[(i11 * 4096) + ((i7 % 3) * 8192)]), &tmap_T1, toSmem(&T4_mbar[i7 % 3]), (((int64_t)blockIdx.x) * 128) + (i11 * 64), ((((int64_t)blockIdx.z) * ceilDiv(ceilDiv(i2, 64), 3)) + i7) * 64);
+      }
+    }
+  }
+  wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
+  if ((ceilDiv(ceilDiv(i1, 64), 3) - 2) <= 0) {
+    // loop of iUR24{2}
+    #pragma unroll
+    for (int64_t i17 = 0; i17 < 2; ++i17) {
+      // loop of fragment
+      #pragma unroll
+      for (int64_t r3 = 0; r3 < 64; ++r3) {
+        T3[r3 + (i17 * 64)] = 0.0f;
       }
     }
   }

@@ -21,18 +21,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
     __bfloat16* T4 = reinterpret_cast<__bfloat16*>(smem);
     __bfloat16* T5 = reinterpret_cast<__bfloat16*>(smem + 49152);
     float T3[128];
-    wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
-    if ((((min64(h0, (i4 * h1) + h1) - (i4 * h1)) - (max64(h2, i4 * h1) - (i4 * h1))) - 2) <= 0) {
-      // loop of iUR23{2}
-      #pragma unroll
-      for (int64_t i15 = 0; i15 < 2; ++i15) {
-        // loop of fragment
-        #pragma unroll
-        for (int64_t r3 = 0; r3 < 64; ++r3) {
-          T3[r3 + (i15 * 64)] = 0.0f;
-        }
-      }
-    }
     int64_t* T4_mbar = reinterpret_cast<int64_t*>(smem + 98304);
     if (threadIdx.x == 0) {
       // pre-prologue loop of stages of T4, T5
@@ -62,6 +50,18 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         #pragma unroll
         for (int64_t i9 = 0; i9 < 2; ++i9) {
           Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T5[(i9 * 4096) + (((i5 + h3) % 3) * 8192)]), &tmap_T1, toSmem(&T4_mbar[(i5 + h3) % 3]), h5 + (i9 * 64), (i5 + h3) * 64);
+        }
+      }
+    }
+    wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
+    if ((((min64(h0, (i4 * h1) + h1) - (i4 * h1)) - (max64(h2, i4 * h1) - (i4 * h1))) - 2) <= 0) {
+      // loop of iUR23{2}
+      #pragma unroll
+      for (int64_t i15 = 0; i15 < 2; ++i15) {
+        // loop of fragment
+        #pragma unroll
+        for (int64_t r3 = 0; r3 < 64; ++r3) {
+          T3[r3 + (i15 * 64)] = 0.0f;
         }
       }
     }

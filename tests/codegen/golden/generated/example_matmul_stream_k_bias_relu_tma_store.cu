@@ -35,18 +35,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       mbarrier::arriveExpectTx(toSmem(&T12_mbar[0]), 512);
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T12[0]), &tmap_T3, toSmem(&T12_mbar[0]), (i5 % h0) * 128);
     }
-    wgmma::discard(T2);  // written by its first wgmmas (scale-d 0), not zeroed
-    if ((((min64(h1, (i5 * h2) + h2) - (i5 * h2)) - (max64(h3, i5 * h2) - (i5 * h2))) - 2) <= 0) {
-      // loop of iUR30{2}
-      #pragma unroll
-      for (int64_t i16 = 0; i16 < 2; ++i16) {
-        // loop of fragment
-        #pragma unroll
-        for (int64_t r2 = 0; r2 < 64; ++r2) {
-          T2[r2 + (i16 * 64)] = 0.0f;
-        }
-      }
-    }
     int64_t* T8_mbar = reinterpret_cast<int64_t*>(smem + 8);
     if (threadIdx.x == 0) {
       // pre-prologue loop of stages of T8, T9
@@ -76,6 +64,18 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         #pragma unroll
         for (int64_t i10 = 0; i10 < 2; ++i10) {
           Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T9[(i10 * 4096) + (((i6 + h4) % 3) * 8192)]), &tmap_T1, toSmem(&T8_mbar[(i6 + h4) % 3]), h6 + (i10 * 64), (i6 + h4) * 64);
+        }
+      }
+    }
+    wgmma::discard(T2);  // written by its first wgmmas (scale-d 0), not zeroed
+    if ((((min64(h1, (i5 * h2) + h2) - (i5 * h2)) - (max64(h3, i5 * h2) - (i5 * h2))) - 2) <= 0) {
+      // loop of iUR30{2}
+      #pragma unroll
+      for (int64_t i16 = 0; i16 < 2; ++i16) {
+        // loop of fragment
+        #pragma unroll
+        for (int64_t r2 = 0; r2 < 64; ++r2) {
+          T2[r2 + (i16 * 64)] = 0.0f;
         }
       }
     }

@@ -10,18 +10,6 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   __bfloat16* T4 = reinterpret_cast<__bfloat16*>(smem);
   __bfloat16* T5 = reinterpret_cast<__bfloat16*>(smem + 65536);
   float T3[128];
-  wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
-  if ((ceilDiv(i1, 64) - 3) <= 0) {
-    // loop of iUR22{1}
-    #pragma unroll
-    for (int64_t i16 = 0; i16 < 1; ++i16) {
-      // loop of fragment
-      #pragma unroll
-      for (int64_t r3 = 0; r3 < 128; ++r3) {
-        T3[r3 + (i16 * 128)] = 0.0f;
-      }
-    }
-  }
   int64_t* T4_mbar = reinterpret_cast<int64_t*>(smem + 196608);
   if (threadIdx.x == 0 && tidY == 0) {
     // pre-prologue loop of stages of T4, T5
@@ -48,6 +36,18 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
       #pragma unroll
       for (int64_t i10 = 0; i10 < 4; ++i10) {
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T5[(i10 * 4096) + ((i6 % 4) * 16384)]), &tmap_T1, toSmem(&T4_mbar[i6 % 4]), (((int64_t)blockIdx.x) * 256) + (i10 * 64), i6 * 64);
+      }
+    }
+  }
+  wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
+  if ((ceilDiv(i1, 64) - 3) <= 0) {
+    // loop of iUR22{1}
+    #pragma unroll
+    for (int64_t i16 = 0; i16 < 1; ++i16) {
+      // loop of fragment
+      #pragma unroll
+      for (int64_t r3 = 0; r3 < 128; ++r3) {
+        T3[r3 + (i16 * 128)] = 0.0f;
       }
     }
   }

@@ -9,18 +9,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   __bfloat16* T4 = reinterpret_cast<__bfloat16*>(smem);
   __bfloat16* T5 = reinterpret_cast<__bfloat16*>(smem + 81920);
   float T3[128];
-  wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
-  if ((ceilDiv(i1, 64) - 4) <= 0) {
-    // loop of iUR22{2}
-    #pragma unroll
-    for (int64_t i16 = 0; i16 < 2; ++i16) {
-      // loop of fragment
-      #pragma unroll
-      for (int64_t r3 = 0; r3 < 64; ++r3) {
-        T3[r3 + (i16 * 64)] = 0.0f;
-      }
-    }
-  }
   int64_t* T4_mbar = reinterpret_cast<int64_t*>(smem + 163840);
   if (threadIdx.x == 0) {
     // pre-prologue loop of stages of T4, T5
@@ -47,6 +35,18 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
       #pragma unroll
       for (int64_t i10 = 0; i10 < 2; ++i10) {
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T5[(i10 * 4096) + ((i6 % 5) * 8192)]), &tmap_T1, toSmem(&T4_mbar[i6 % 5]), (((int64_t)blockIdx.x) * 128) + (i10 * 64), i6 * 64);
+      }
+    }
+  }
+  wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
+  if ((ceilDiv(i1, 64) - 4) <= 0) {
+    // loop of iUR22{2}
+    #pragma unroll
+    for (int64_t i16 = 0; i16 < 2; ++i16) {
+      // loop of fragment
+      #pragma unroll
+      for (int64_t r3 = 0; r3 < 64; ++r3) {
+        T3[r3 + (i16 * 64)] = 0.0f;
       }
     }
   }

@@ -9,7 +9,6 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   __bfloat16* T4 = reinterpret_cast<__bfloat16*>(smem);
   __bfloat16* T5 = reinterpret_cast<__bfloat16*>(smem + 49152);
   float T3[64];
-  wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
   int64_t* T5_mbar = reinterpret_cast<int64_t*>(smem + 98304);
   if (threadIdx.x == 0 && tidY == 0) {
     // pre-prologue loop of stages of T4, T5
@@ -38,6 +37,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
     }
     cpAsyncCommitGroup();
   }
+  wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
   const int64_t h2 = (((int64_t)threadIdx.x) % 16) * 4;
   const int64_t h6 = ((((int64_t)threadIdx.x) % 16) * 4) + 3;
   // main loop of rS17{2}

@@ -20,18 +20,6 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
     mbarrier::arriveExpectTx(toSmem(&T10_mbar[0]), 1024);
     Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T10[0]), &tmap_T3, toSmem(&T10_mbar[0]), ((int64_t)blockIdx.x) * 256);
   }
-  wgmma::discard(T2);  // written by its first wgmmas (scale-d 0), not zeroed
-  if ((ceilDiv(i1, 64) - 3) <= 0) {
-    // loop of iUR29{1}
-    #pragma unroll
-    for (int64_t i17 = 0; i17 < 1; ++i17) {
-      // loop of fragment
-      #pragma unroll
-      for (int64_t r2 = 0; r2 < 128; ++r2) {
-        T2[r2 + (i17 * 128)] = 0.0f;
-      }
-    }
-  }
   int64_t* T8_mbar = reinterpret_cast<int64_t*>(smem + 8);
   if (threadIdx.x == 0 && tidY == 0) {
     // pre-prologue loop of stages of T8, T9
@@ -58,6 +46,18 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
       #pragma unroll
       for (int64_t i11 = 0; i11 < 4; ++i11) {
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T9[(i11 * 4096) + ((i7 % 4) * 16384)]), &tmap_T1, toSmem(&T8_mbar[i7 % 4]), (((int64_t)blockIdx.x) * 256) + (i11 * 64), i7 * 64);
+      }
+    }
+  }
+  wgmma::discard(T2);  // written by its first wgmmas (scale-d 0), not zeroed
+  if ((ceilDiv(i1, 64) - 3) <= 0) {
+    // loop of iUR29{1}
+    #pragma unroll
+    for (int64_t i17 = 0; i17 < 1; ++i17) {
+      // loop of fragment
+      #pragma unroll
+      for (int64_t r2 = 0; r2 < 128; ++r2) {
+        T2[r2 + (i17 * 128)] = 0.0f;
       }
     }
   }

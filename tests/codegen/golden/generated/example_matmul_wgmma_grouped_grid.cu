@@ -37,13 +37,13 @@ extern "C" __global__ void __launch_bounds__(384, 1) fusion_kernel(Tensor<__bflo
     }
     return;
   } else {
-    wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
     increaseRegisters<232>();
     // pre-prologue loop of every stage starts empty
     #pragma unroll 1
     for (int64_t s1 = 0; s1 < 4; ++s1) {
       mbarrier::arrive(toSmem(&T4_mbar[s1 + 4]));
     }
+    wgmma::discard(T3);  // written by its first wgmmas (scale-d 0), not zeroed
     // ComputeWarp loop of rS17{8}
     #pragma unroll 1
     for (int64_t i1 = 0; i1 < 8; ++i1) {

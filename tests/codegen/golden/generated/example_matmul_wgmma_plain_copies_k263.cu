@@ -11,7 +11,6 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
   __bfloat16* T2 = reinterpret_cast<__bfloat16*>(smem);
   __bfloat16* T5 = reinterpret_cast<__bfloat16*>(smem + 49152);
   float T4[64];
-  wgmma::discard(T4);  // written by its first wgmmas (scale-d 0), not zeroed
   const int64_t h0 = (((int64_t)threadIdx.x) % 8) * 8;
   const int64_t h11 = ((((int64_t)threadIdx.x) % 8) * 8) + 1;
   const int64_t h12 = ((((int64_t)threadIdx.x) % 8) * 8) + 2;
@@ -52,6 +51,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) fusion_kernel(Tensor<__bflo
       copyMisaligned<16, 2>(&T5[((h0 + ((((((i9 * 2) + ((int64_t)tidY)) * 128) + ((int64_t)threadIdx.x)) / 8) * 64)) + h18) ^ (((((h0 + ((((((i9 * 2) + ((int64_t)tidY)) * 128) + ((int64_t)threadIdx.x)) / 8) * 64)) + h18) / 64) % 8) * 8)], &T0.data[(((((int64_t)blockIdx.y) * 128) + (((((i9 * 2) + ((int64_t)tidY)) * 128) + ((int64_t)threadIdx.x)) / 8)) * T0_stride0) + h19], (((((int64_t)blockIdx.y) * 128) + (((((i9 * 2) + ((int64_t)tidY)) * 128) + ((int64_t)threadIdx.x)) / 8)) < 200) ? (((h20 < 263) ? 1u : 0u) | ((h21 < 263) ? 2u : 0u) | ((h22 < 263) ? 4u : 0u) | ((h23 < 263) ? 8u : 0u) | ((h24 < 263) ? 16u : 0u) | ((h25 < 263) ? 32u : 0u) | ((h26 < 263) ? 64u : 0u) | ((h27 < 263) ? 128u : 0u)) : 0u);
     }
   }
+  wgmma::discard(T4);  // written by its first wgmmas (scale-d 0), not zeroed
   const int64_t h28 = (((int64_t)threadIdx.x) % 8) * 8;
   const int64_t h39 = ((((int64_t)threadIdx.x) % 8) * 8) + 1;
   const int64_t h40 = ((((int64_t)threadIdx.x) % 8) * 8) + 2;

@@ -9,18 +9,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
   __bfloat16* T2 = reinterpret_cast<__bfloat16*>(smem);
   __bfloat16* T3 = reinterpret_cast<__bfloat16*>(smem + 49152);
   float T5[128];
-  wgmma::discard(T5);  // written by its first wgmmas (scale-d 0), not zeroed
-  if ((ceilDiv(i0, 64) - 2) <= 0) {
-    // loop of iUR22{2}
-    #pragma unroll
-    for (int64_t i16 = 0; i16 < 2; ++i16) {
-      // loop of fragment
-      #pragma unroll
-      for (int64_t r5 = 0; r5 < 64; ++r5) {
-        T5[r5 + (i16 * 64)] = 0.0f;
-      }
-    }
-  }
   int64_t* T2_mbar = reinterpret_cast<int64_t*>(smem + 98304);
   if (threadIdx.x == 0) {
     // pre-prologue loop of stages of T2, T3
@@ -48,6 +36,18 @@ extern "C" __global__ void __launch_bounds__(128, 1) fusion_kernel(Tensor<__bflo
         Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T2[(i7 * 4096) + ((i6 % 3) * 8192)]), &tmap_T0, toSmem(&T2_mbar[i6 % 3]), (((int64_t)blockIdx.y) * 128) + (i7 * 64), i6 * 64);
       }
       Hopper::cpAsyncBulkTensorTileG2S(toSmem(&T3[(i6 % 3) * 8192]), &tmap_T1, toSmem(&T2_mbar[i6 % 3]), i6 * 64, ((int64_t)blockIdx.x) * 128);
+    }
+  }
+  wgmma::discard(T5);  // written by its first wgmmas (scale-d 0), not zeroed
+  if ((ceilDiv(i0, 64) - 2) <= 0) {
+    // loop of iUR22{2}
+    #pragma unroll
+    for (int64_t i16 = 0; i16 < 2; ++i16) {
+      // loop of fragment
+      #pragma unroll
+      for (int64_t r5 = 0; r5 < 64; ++r5) {
+        T5[r5 + (i16 * 64)] = 0.0f;
+      }
     }
   }
   // main loop of rS17{ceilDiv(i0, 64)}
