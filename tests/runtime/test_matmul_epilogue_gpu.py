@@ -142,17 +142,13 @@ def test_two_outputs_match_torch(shape: tuple[int, int, int]) -> None:
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 def test_an_fp16_residual_read_by_ldmatrix_matches_torch(shape: tuple[int, int, int]) -> None:
     """a @ b + C with C in fp16 (the result bf16): C's shared tile is read by ldmatrix as a bf16 C is."""
-    from fusion_ir import DataType, Fusion, ops
+    from fusion_ir import DataType, ops
     from lowering import kernel_ir as k
 
     torch = torch_or_skip()
     m, n, kk = shape
-    fusion = Fusion()
-    with fusion:
-        a = fusion.add_input(shape=(m, kk), dtype=DataType.BFloat16)
-        b = fusion.add_input(shape=(kk, n), dtype=DataType.BFloat16)
-        c = fusion.add_input(shape=(m, n), dtype=DataType.Half)
-        fusion.add_output(ops.cast(ops.add(ops.matmul(a, b), c), DataType.BFloat16))
+    fusion = _fusion_with(shape, (m, n), DataType.Half,
+                          lambda acc, c: ops.cast(ops.add(acc, c), DataType.BFloat16))
     schedule_matmul(fusion)
     kernel = lower(fusion)
     assert any(isinstance(x, k.LdMatrix) for x in k.walk(kernel.body))
@@ -170,17 +166,12 @@ def test_an_fp16_residual_read_by_ldmatrix_matches_torch(shape: tuple[int, int, 
 def test_a_relu_into_fp16_written_in_packed_pairs_matches_torch(shape: tuple[int, int, int]) -> None:
     """relu(a @ b + bias) to fp16: the relu folded into the packed conversion (``cvt.rn.relu.f16x2.f32``,
     ``codegen.packed_pairs``), a NaN staying a NaN as torch's relu keeps it."""
-    from fusion_ir import DataType, Fusion, ops
+    from fusion_ir import DataType, ops
 
     torch = torch_or_skip()
     m, n, kk = shape
-    fusion = Fusion()
-    with fusion:
-        a = fusion.add_input(shape=(m, kk), dtype=DataType.BFloat16)
-        b = fusion.add_input(shape=(kk, n), dtype=DataType.BFloat16)
-        bias = fusion.add_input(shape=(n,), dtype=DataType.Float)
-        pre = ops.add(ops.matmul(a, b), ops.broadcast(bias, [True, False]))
-        fusion.add_output(ops.cast(ops.relu(pre), DataType.Half))
+    fusion = _fusion_with(shape, (n,), DataType.Float, lambda acc, bias: ops.cast(
+        ops.relu(ops.add(acc, ops.broadcast(bias, [True, False]))), DataType.Half))
     schedule_matmul(fusion)
     kernel = lower(fusion)
     from codegen import to_cuda
@@ -197,3 +188,17 @@ def test_a_relu_into_fp16_written_in_packed_pairs_matches_torch(shape: tuple[int
     finite[7] = False
     err = ((out[:, finite].double() - expected[:, finite]).norm() / expected[:, finite].norm()).item()
     assert err < 1e-3, err          # an fp16 result: its rounding is 2^-11 of each element
+
+
+def _fusion_with(shape: tuple[int, int, int], extra: tuple[int, ...], dtype, output):
+    """bf16 ``a [M, K] @ b [K, N]`` and a third input of ``extra`` and ``dtype``; the output ``output(a @ b, it)``."""
+    from fusion_ir import DataType, Fusion, ops
+
+    m, n, kk = shape
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(shape=(m, kk), dtype=DataType.BFloat16)
+        b = fusion.add_input(shape=(kk, n), dtype=DataType.BFloat16)
+        third = fusion.add_input(shape=extra, dtype=dtype)
+        fusion.add_output(output(ops.matmul(a, b), third))
+    return fusion
