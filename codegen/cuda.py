@@ -44,9 +44,9 @@ from lowering.kernel_ir import (
     CastValue,
     ClusterSync,
     Comment,
-    Discard,
     Continue,
     CpAsync,
+    Discard,
     ElectSync,
     FenceAsyncProxy,
     ForLoop,
@@ -84,9 +84,9 @@ from lowering.kernel_ir import (
 from lowering.verify import VerifyError, verify
 from target import current as current_target
 
+from . import packed_pairs
 from .errors import CodegenError
 from .expressions import BuiltinNames, builtin, builtin_names, cond_expr, index_expr, value_expr
-from . import packed_pairs
 from .helpers import helpers_source
 from .smem_layout import shared_memory_layout
 from .wgmma import (

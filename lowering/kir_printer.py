@@ -233,7 +233,7 @@ class KirPrinter(k.NodeVisitor):
         line = (f"{pad}{node.acc.name}[{regs}] += wgmma.m{m}n{n}k{kk}.{dtype}(A: {a}, "
                 f"B: {descriptor_text(node.b, 'N')})")
         if node.accumulate is not None:     # scale-d: where false, the registers are written, not added to
-            line += f", = where not {node.accumulate}"
+            line += f"  // adds where {node.accumulate}, else writes (scale-d 0)"
         return [line]
 
 

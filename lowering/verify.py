@@ -72,6 +72,7 @@ from .kir_nodes import (
     ClusterSync,
     Continue,
     CpAsync,
+    Discard,
     ElectSync,
     ForLoop,
     IfThenElse,
@@ -383,6 +384,12 @@ class _Verifier:
             raise VerifyError("grid-sync", node, "is inside a branch; its barrier needs every thread of the block, or a "
                                                  "named barrier over the branch's threads (SemaphoreArrive.barrier)")
         self.scopes[-1].symbols.add(node.name)
+
+    def check_Discard(self, node: Discard) -> None:
+        buf = node.buffer
+        if buf.memory is not MemoryType.Local or buf.dtype is not DataType.Float:
+            raise VerifyError("wgmma", node, f"Discard of {buf.name} ({buf.memory.name} {buf.dtype.name}): only a wgmma "
+                                             f"accumulator (a Local float array) is discarded", named=True)
 
     def check_Continue(self, node: Continue) -> None:
         if all(s.loop is None for s in self.scopes):

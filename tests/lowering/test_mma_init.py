@@ -158,3 +158,14 @@ def test_the_discard_takes_the_zeroing_place_inside_the_compute_branch() -> None
     compute = split.else_body if any(isinstance(n, k.Return) for n in split.then_body) else split.then_body
     assert discards[0] in k.walk(compute)
     assert f"wgmma::discard({discards[0].buffer.name});" in to_cuda(kern)
+
+
+def test_a_discard_of_anything_but_a_float_register_array_is_refused() -> None:
+    from lowering.verify import VerifyError, verify
+
+    fusion, kern = _kernel("ws_persistent")
+    shared = next(x.buffer for x in k.walk(kern.body) if isinstance(x, k.Allocate)
+                  and x.buffer.memory is k.MemoryType.Shared and x.buffer.dtype is DataType.BFloat16)
+    bad = mutate(kern, lambda n: k.Discard(shared) if isinstance(n, k.Discard) else None)
+    with pytest.raises(VerifyError, match=rf"Discard of {shared.name} \(Shared BFloat16\): only a wgmma accumulator"):
+        verify(bad)
