@@ -243,6 +243,9 @@ def _tensor_map_spec(kernel: Kernel, tmap: TensorMapParam, shapes: list[tuple[in
     if len(element_strides) != rank or any(not 1 <= e <= tma.max_element_stride for e in element_strides):
         raise LaunchError(f"{where}: element strides {element_strides} must be {rank} values in "
                           f"[1, {tma.max_element_stride}]")
+    if 0 in shape:      # checked first: an empty array's strides say nothing
+        raise InputError(f"{where}: {buf.name} has shape {tuple(shape)}, empty along axis {list(shape).index(0)}; a "
+                         f"TMA tensor map needs at least one element along every axis", InputRule.TMA_LAYOUT, buf.name)
     if rank and shape[-1] > 1 and stride[-1] != 1:
         raise InputError(f"{where}: TMA needs a unit innermost stride; {buf.name} has strides {stride} "
                          f"(elements)", InputRule.TMA_LAYOUT, buf.name)

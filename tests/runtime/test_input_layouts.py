@@ -121,3 +121,24 @@ def test_execute_takes_any_host_layout_of_a_tma_input(layout: str) -> None:
     x = layouts((37, 300), seed=5)[layout]
     (out,) = execute(lower(examples.load(TMA_EXAMPLE).build()), [x])
     np.testing.assert_allclose(out, 2 * x + 1, rtol=1e-6)
+
+
+@pytest.mark.parametrize(("a_shape", "b_shape", "tensor", "axis"),
+                         [((64, 0), (0, 64), "T0", 1), ((0, 64), (64, 64), "T0", 0), ((64, 64), (64, 0), "T1", 1)])
+def test_an_empty_tma_operand_is_refused_naming_its_axis(a_shape, b_shape, tensor: str, axis: int) -> None:
+    """K = 0, M = 0 or N = 0: the operand's tensor map would have an empty axis (not a stride problem)."""
+    from fusion_ir import DataType, Fusion, ops
+    from fusion_ir.schedulers import schedule_matmul
+    from lowering.kernel_ir import InputRule
+
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(ndim=2, dtype=DataType.BFloat16)
+        b = fusion.add_input(ndim=2, dtype=DataType.BFloat16)
+        fusion.add_output(ops.cast(ops.matmul(a, b), DataType.BFloat16))
+    schedule_matmul(fusion)
+    inputs = [np.ones(a_shape, np.float32), np.ones(b_shape, np.float32)]
+    with pytest.raises(InputError, match=rf"{tensor} has shape \(\d+, \d+\), empty along axis {axis}; a TMA tensor map "
+                                         r"needs at least one element along every axis") as info:
+        simulate(fusion, inputs)
+    assert info.value.rule is InputRule.TMA_LAYOUT and info.value.subject == tensor
