@@ -983,3 +983,25 @@ def test_a_carried_wait_counts_its_staging_tiles_as_a_deferred_one() -> None:
     sizes = {w: with_fields(base, store_wait=w).smem_bytes(DataType.BFloat16) for w in ("after_boxes", "deferred",
                                                                                        "carried")}
     assert sizes["carried"] == sizes["deferred"] == sizes["after_boxes"] + 128 * 128 * 2
+
+
+@pytest.mark.parametrize("shape,persistent", [
+    ((14256, 15104, 3072), True),     # 50 waves: 1.00 of cuBLAS against 0.93 for 256 x 192 a tile per block
+    ((16384, 16384, 4096), True),     # 62 waves: 1.02 against 0.96
+    ((11672, 4480, 2432), True),      # 12 waves: 0.952 against 0.948 for 256 x 160
+    ((6144, 4096, 3072), False),      # 5.8 waves: PERSISTENT_MARGIN keeps 256 x 192 a tile per block (0.96 against 0.93)
+])
+def test_from_many_waves_the_persistent_tile_is_taken_where_predicted_no_slower(shape: tuple[int, int, int],
+                                                                                persistent: bool) -> None:
+    """``PERSISTENT_MANY_WAVES``: from 8 waves of 256 x 128 tiles the margin is 1.0 (predicted 0.967-1.000 of the wide
+    tile per block on every problem measured there, and faster on all of them); under it, 0.965."""
+    from fusion_ir.schedulers import suggest as rules
+
+    params = suggest_matmul_params(_matmul(shape), sms=132)
+    assert params.persistent == persistent
+    if persistent:
+        assert params.tile == (256, 128, 64) and params.store_wait == "carried"
+    else:
+        assert params.tile[:2] == (256, 192)
+    waves = -(-shape[0] // 256) * -(-shape[1] // 128) / 132
+    assert (waves >= rules.PERSISTENT_MANY_WAVES) == persistent
