@@ -989,7 +989,7 @@ def test_a_carried_wait_counts_its_staging_tiles_as_a_deferred_one() -> None:
     ((14256, 15104, 3072), True),     # 50 waves: 1.00 of cuBLAS against 0.93 for 256 x 192 a tile per block
     ((16384, 16384, 4096), True),     # 62 waves: 1.02 against 0.96
     ((11672, 4480, 2432), True),      # 12 waves: 0.952 against 0.948 for 256 x 160
-    ((6144, 4096, 3072), False),      # 5.8 waves: PERSISTENT_MARGIN keeps 256 x 192 a tile per block (0.96 against 0.93)
+    ((6144, 4096, 3072), False),      # 5.8 waves: PERSISTENT_MARGIN keeps 256 x 192 (0.96 against 0.93)
 ])
 def test_from_many_waves_the_persistent_tile_is_taken_where_predicted_no_slower(shape: tuple[int, int, int],
                                                                                 persistent: bool) -> None:
