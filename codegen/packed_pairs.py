@@ -8,8 +8,8 @@ results to zero in the one instruction, so a pair costs one instruction where it
 ``find(body)`` finds the pairs: two consecutive ``Assign`` s into a Local array of 16-bit floats, elements
 ``2 j`` and ``2 j + 1`` (checked over every iteration of the constant loops around them), each the conversion
 of a float ``relu``, the second not reading the array. The back end declares such an array as 32-bit words
-(``{name}_w``) with its elements a view of them, writes the pair's word at the first statement and nothing at
-the second, and hands an ``stmatrix`` its words as they are. Such a pair's elements differ from the unpacked
+(``{name}_w``; its elements a view of them only where something else reads or writes one: ``Pairs.viewed``), writes
+the pair's word at the first statement and nothing at the second, and hands an ``stmatrix`` its words as they are. Such a pair's elements differ from the unpacked
 statements in one case only: a NaN stays a NaN (as numpy's and torch's relu keep it), where ``fmaxf`` gave 0.
 """
 

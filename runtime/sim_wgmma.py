@@ -107,7 +107,7 @@ class WgmmaOps:
         pending = acc.pending[pos]
         before = np.where(pending >= 0, acc.shadow[pos], st.data[pos])
         if node.accumulate is not None:     # scale-d 0: the registers are written, their values not read
-            adds = np.broadcast_to(np.asarray(self.eval.per_lane(node.accumulate, ctx)).astype(bool), lanes.shape)
+            adds = self.eval.per_lane(node.accumulate, ctx).astype(bool)
             before = np.where(adds[:, None], before, np.float32(0))
         acc.shadow[pos] = before + values
         st.data[pos] = np.float32(np.nan)

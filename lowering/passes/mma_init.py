@@ -155,7 +155,7 @@ def _sites(node: Node, loops: tuple[ForLoop, ...], acc: Buffer) -> list[_Site] |
     return None if _touches(node, acc) else []
 
 
-def _registers(zeroing: Node) -> list[int] | None:
+def _registers(zeroing: Node) -> list[int]:
     """The registers the zeroing writes, in order (a constant nest: ``_zeroed``)."""
     loops: list[ForLoop] = []
     node = zeroing

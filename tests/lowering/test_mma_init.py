@@ -5,6 +5,7 @@ branch on that; every form simulates to numpy; and each piece the fold relies on
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -71,7 +72,10 @@ def test_the_suggested_kernel_writes_its_first_k_step_instead_of_zeroing() -> No
         assert all(mma.accumulate.evaluate({names[0]: i, names[1]: j}) for i, j in ((0, 1), (1, 0), (3, 2)))
     cuda = to_cuda(kern)
     assert f"wgmma::discard({acc});" in cuda and f"{acc}[r" not in cuda
-    assert cuda.count(f"{mmas[0].accumulate.args[0]}") >= 1 and "int scaleD = 1" in cuda
+    # every wgmma call passes its scale-d: the two loop indices compared with their starts
+    calls = re.findall(r"wgmma::mma\w+<[01], [01]>\(&\w+\[[^\]]*\],\n(?:.*\n){2}", cuda)
+    assert calls and all(re.search(r", \(i\d+ != 0\) \|\| \(i\d+ != 0\)\);\n$", c) for c in calls)
+    assert "int scaleD = 1" in cuda
 
 
 @pytest.mark.parametrize("form", FORMS)
