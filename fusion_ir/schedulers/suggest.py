@@ -207,6 +207,21 @@ WAVE_PERSISTENT_TILES = (((192, 192, 64), 3, 7.0),)
 # against 0.90.
 PERSISTENT_MISALIGNED_CLUSTER = (2, 1)
 PERSISTENT_TILE_OVERHEAD = 9_000
+# Where that persistent 128 x 256 leaves its last wave part idle (8984 x 2872 x 5480: 852 tiles, 6.45 waves) and K has
+# at most MISALIGNED_BLOCK_K_TILES tiles: the tile per block of the waves' model (256 x 128, 192 x 192, 128 x 192,
+# 128 x 128, 256 x 192 or 256 x 160, in the same clusters of two along M, the rows of tiles padded to whole clusters)
+# where predicted at most MISALIGNED_BLOCK_MARGIN of the persistent kernel's time (_misaligned_block). H100,
+# 2026-11-27, bench/probes/matmul_probe.py --rotate, ratio to cuBLAS in the same rounds, against the persistent 128 x
+# 256: problems drawn at random among the 6 % of misaligned ones (M, N, K multiples of 8 in 2048-16384) predicted
+# under 0.95, all 9 with K of at most 86 tiles faster: 3984 x 4136 x 4336 0.95 against 0.82, 6336 x 2872 x 5008 1.14
+# against 1.01, 11888 x 2064 x 2216 0.95 against 0.87, 3056 x 6256 x 5240 0.99 against 0.91, 12712 x 2832 x 3232 0.93
+# against 0.86, 15272 x 2440 x 3976 0.97 against 0.89, 8984 x 2872 x 5480 0.92 against 0.86, 10672 x 4704 x 4312 0.97
+# against 0.93, 12280 x 3424 x 5456 0.95 against 0.91; with K of 134-252 tiles all 6 slower (6792 x 2400 x 8864 0.79
+# against 0.81, 9472 x 2224 x 8528 0.77 against 0.82, 7864 x 3144 x 12808 0.81 against 0.86, 4616 x 5336 x 16096 0.85
+# against 0.92, 5240 x 8728 x 11232 0.90 against 0.93, 6224 x 2576 x 15832 1.05 against 1.18), and one whose prediction
+# had not counted the cluster's padded row (2784 x 9568 x 5080, 11 rows of 256 walked as 12: 0.78 against 0.89).
+MISALIGNED_BLOCK_MARGIN = 0.95
+MISALIGNED_BLOCK_K_TILES = 96
 # The persistent tile of these rows (256 x 128) carries its ring of staging sub-tiles across the tile loop
 # (store_wait="carried"): the elected thread no longer waits at a tile's end for the TMA store of its last 256 x 32
 # sub-tile (16 KB) to read it, which held its warp group's next mainloop back. H100, 2026-11-27, the same process
@@ -812,6 +827,26 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
                                 f"{PERSISTENT_WAVES} waves (8192 x 8192 x 768: 0.91 of cuBLAS against 0.86 for "
                                 f"persistent 128 x 256 with 32-bit indices)", f"{rule}: persistent 256 x 128")
     if _misaligned_persistent(problem):
+        block = _misaligned_block(problem, sms, k_tiles)
+        if block is not None:
+            entry, ratio = block
+            tile, groups = entry[:2]
+            name = _entry_name(entry)
+            rule = (f"{rule}; misaligned rows, K of {k_tiles} tiles: {name} a tile per block, predicted {ratio:.2f} "
+                    f"of the persistent 128 x 256's time")
+            reasons = _reasons("misaligned waves", f"{tile[0]} x {tile[1]}, {groups} warp groups: the least predicted "
+                               f"time of the tile-per-block tiles in clusters of two along M "
+                               f"({_predicted_text(problem, sms, _misaligned_block_options())}), at most "
+                               f"{MISALIGNED_BLOCK_MARGIN} of the persistent 128 x 256 in its clusters "
+                               f"(MISALIGNED_BLOCK_K_TILES)", "not persistent: its tiles fill the waves that the "
+                               "persistent 128 x 256 leaves part idle", store, "64-bit indices")
+            reasons["cluster"] = ("rule misaligned rows: clusters of two along M share B's tile by TMA multicast, as "
+                                  "the persistent kernel's (PERSISTENT_MISALIGNED_CLUSTER); the waves count the "
+                                  "rows of tiles padded to whole clusters")
+            reasons["register_split"] = (f"setmaxnreg: the producer keeps 40, {groups} compute warp groups share "
+                                         f"the rest (register_split())")
+            return ({**big, "tile": tile, "compute_warp_groups": groups, "cluster": PERSISTENT_MISALIGNED_CLUSTER,
+                     "register_split": register_split(groups)}, rule, reasons)
         reasons = _reasons("four waves or more", "128 x 256, 2 warp groups of 64 x 256",
                            f"persistent: {sms} resident blocks walk the tiles in grouped order", store,
                            "64-bit indices: as the persistent clusters were measured")
@@ -823,6 +858,28 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
     return {**big, "tile": BIG_COLUMNS, "persistent": True, "index_type": index}, rule, _reasons(
         "four waves or more", "128 x 256, 2 warp groups of 64 x 256",
         f"persistent: {sms} resident blocks walk the tiles in grouped order", store, index_why)
+
+
+def _misaligned_block_options() -> tuple[tuple[Any, ...], ...]:
+    """The tiles per block ``_misaligned_block`` weighs, each in ``PERSISTENT_MISALIGNED_CLUSTER``."""
+    return tuple((*entry, PERSISTENT_MISALIGNED_CLUSTER)
+                 for entry in ((BIG, 2, 7.1), *SQUARE_TILES, *WAVE_TILES, *WIDE_BIG_TILES))
+
+
+def _misaligned_block(problem: MatmulProblem, sms: int,
+                      k_tiles: int | None) -> tuple[tuple[Any, ...], float] | None:
+    """Where the misaligned persistent 128 x 256 (``_misaligned_persistent``) leaves its last wave part idle: the
+    tile per block of ``_misaligned_block_options`` with the least predicted time (``_predicted``, the rows of tiles
+    padded to whole clusters) and its ratio to the persistent kernel's (``PERSISTENT_TILE_OVERHEAD``, in its
+    clusters), where that ratio is at most ``MISALIGNED_BLOCK_MARGIN`` and K has at most
+    ``MISALIGNED_BLOCK_K_TILES`` tiles; None elsewhere."""
+    if k_tiles is None or k_tiles > MISALIGNED_BLOCK_K_TILES:
+        return None
+    persistent = _predicted(problem, sms, (BIG_COLUMNS, 2, 7.1, PERSISTENT_MISALIGNED_CLUSTER),
+                            overhead=PERSISTENT_TILE_OVERHEAD)
+    best = _fastest(problem, sms, _misaligned_block_options())
+    ratio = _predicted(problem, sms, best) / persistent
+    return (best, ratio) if ratio <= MISALIGNED_BLOCK_MARGIN else None
 
 
 def _misaligned_persistent(problem: MatmulProblem) -> bool:

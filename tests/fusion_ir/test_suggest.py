@@ -861,6 +861,37 @@ def test_misaligned_rows_from_four_waves_run_persistent_in_clusters_of_two(shape
     assert not suggest_matmul_params(_matmul((4656, 2848, 608))).persistent
 
 
+@pytest.mark.parametrize("shape, tile", [((8984, 2872, 5480), (256, 160, 64)), ((3984, 4136, 4336), (256, 128, 64)),
+                                         ((6336, 2872, 5008), (256, 192, 64)), ((12712, 2832, 3232), (256, 160, 64))])
+def test_misaligned_rows_whose_persistent_waves_leave_sms_idle_take_a_tile_per_block(
+        shape: tuple[int, int, int], tile: tuple[int, int, int]) -> None:
+    """Misaligned rows from four waves, K of at most MISALIGNED_BLOCK_K_TILES tiles, where a tile per block in the
+    same clusters of two is predicted at most MISALIGNED_BLOCK_MARGIN of the persistent 128 x 256 (8984 x 2872 x 5480:
+    852 tiles of 128 x 256, 6.45 waves; 648 of 256 x 160, 4.9): that tile, not persistent (H100: 0.92 of cuBLAS
+    against 0.86)."""
+    params = suggest_matmul_params(_matmul(shape))
+    assert not params.persistent and params.tile == tile and params.cluster == (2, 1)
+    assert "misaligned waves" in params.why.reason("tile") and "tile per block" in params.why.summary
+
+
+@pytest.mark.parametrize("shape", [(7864, 3144, 12808), (6792, 2400, 8864), (2784, 9568, 5080)])
+def test_misaligned_rows_keep_the_persistent_kernel_at_a_long_k_or_where_the_cluster_pads_a_row(
+        shape: tuple[int, int, int]) -> None:
+    """Past MISALIGNED_BLOCK_K_TILES K tiles the tile per block ran slower although predicted faster (7864 x 3144 x
+    12808: 0.81 of cuBLAS against 0.86, H100); at 2784 x 9568 x 5080 the 256 x 160 tile's 11 rows are 12 in clusters
+    of two along M, which the prediction counts (it ran 0.78 against 0.89 before it did)."""
+    from fusion_ir.schedulers.matmul_problem import matmul_problem
+    from fusion_ir.schedulers.suggest import MISALIGNED_BLOCK_K_TILES, _misaligned_block
+
+    params = suggest_matmul_params(_matmul(shape))
+    assert params.persistent and params.tile == (128, 256, 64) and params.cluster == (2, 1)
+    problem = matmul_problem(_matmul(shape))
+    k_tiles = problem.k_tiles(64)
+    assert _misaligned_block(problem, 132, k_tiles) is None
+    if k_tiles > MISALIGNED_BLOCK_K_TILES:      # predicted faster, kept out by K alone
+        assert _misaligned_block(problem, 132, MISALIGNED_BLOCK_K_TILES) is not None
+
+
 @pytest.mark.parametrize("shape, rows", [((9488, 10472, 6400), 75), ((5512, 8792, 6088), 44),
                                          ((9400, 3792, 3528), 74), ((2096, 11824, 576), 17),
                                          ((5976, 9888, 7240), 47)])
