@@ -116,6 +116,19 @@ def test_persistent_clusters_for_misaligned_rows_match_torch(m: int, n: int, k: 
     _matches_the_float64_product(torch, fusion, params, m, n, k)
 
 
+@pytest.mark.parametrize("m,n,k", [(8984, 2872, 5480), (3984, 4136, 4336), (4000, 2056, 1032)])
+def test_a_tile_per_block_for_misaligned_rows_where_the_persistent_waves_leave_sms_idle_matches_torch(
+        m: int, n: int, k: int) -> None:
+    """Misaligned rows from four waves where the persistent 128 x 256's last wave is part idle and K has at most
+    ``suggest.MISALIGNED_BLOCK_K_TILES`` tiles: 256 x 160 (8984 rows: 36 rows of tiles, padded to whole clusters),
+    256 x 128 and 192 x 192 (K of 1032) a tile per block in clusters of two along M (``suggest._misaligned_block``)."""
+    torch = pytest.importorskip("torch")
+    fusion = matmul_fusion(m, n, k)
+    params = suggest_matmul_params(fusion, sms=132)
+    assert not params.persistent and params.cluster == (2, 1) and params.tile != (128, 256, 64)
+    _matches_the_float64_product(torch, fusion, params, m, n, k)
+
+
 def _matches_the_float64_product(torch, fusion, params, m: int, n: int, k: int) -> None:
     """``fusion`` (a plain ``[M, K] @ [K, N]``) scheduled with ``params`` against torch's float64 product on fresh
     random inputs, the output poisoned with NaN first."""
