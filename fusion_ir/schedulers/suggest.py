@@ -762,7 +762,7 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
         if tma_store:
             # a 192 x 192 tile where it fills whole waves better (3000^3: 2 waves of it instead of 3 of 128 x 256)
             options = ((chosen["tile"], 2, 7.1), *SQUARE_TILES,
-                       *(WAVE_TILES + WIDE_BIG_TILES if problem.tma_operands else ()))
+                       *(WAVE_TILES + _wide_big_tiles(problem, k_tiles) if problem.tma_operands else ()))
             best = _fastest(problem, sms, options)
             tile, groups = best[:2]
             chosen.update(tile=tile, compute_warp_groups=groups, register_split=register_split(groups))
@@ -858,6 +858,19 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
     return {**big, "tile": BIG_COLUMNS, "persistent": True, "index_type": index}, rule, _reasons(
         "four waves or more", "128 x 256, 2 warp groups of 64 x 256",
         f"persistent: {sms} resident blocks walk the tiles in grouped order", store, index_why)
+
+
+def _wide_big_tiles(problem: MatmulProblem, k_tiles: int | None) -> tuple[tuple[Any, ...], ...]:
+    """``WIDE_BIG_TILES`` for a tile per block, without 256 x 160 where B's rows are not 128-byte multiples and K has
+    ``MISALIGNED_CLUSTER_K_TILES`` tiles or more: its N-major B tile is 5 boxes of 32 columns (64-byte rows), each
+    misaligned row of a box touching three 32-byte L2 sectors for 64 bytes. In the bench results (H100, 2026-11-26
+    and 27) 256 x 160 ran below the best other tile per block on 94 of 97 such problems. Against the rules' pick before
+    (256 x 160 in clusters of two along N; H100, 2026-11-27, bench/probes/matmul_probe.py --rotate, the same rounds):
+    4136 x 3624 x 13112 0.88 of cuBLAS against 0.72 (256 x 128 in clusters along N), 7040 x 1416 x 6856 0.83 against
+    0.66 (256 x 192), 3000 x 5000 x 1000 0.84 against 0.85 (256 x 128, K of 15 tiles)."""
+    if k_tiles is not None and k_tiles >= MISALIGNED_CLUSTER_K_TILES and _misaligned_b(problem):
+        return tuple(entry for entry in WIDE_BIG_TILES if entry[0] != (256, 160, 64))
+    return WIDE_BIG_TILES
 
 
 def _misaligned_block_options() -> tuple[tuple[Any, ...], ...]:

@@ -874,6 +874,24 @@ def test_misaligned_rows_whose_persistent_waves_leave_sms_idle_take_a_tile_per_b
     assert "misaligned waves" in params.why.reason("tile") and "tile per block" in params.why.summary
 
 
+@pytest.mark.parametrize("shape, tile", [((4136, 3624, 13112), (256, 128, 64)), ((7040, 1416, 6856), (256, 192, 64))])
+def test_a_tile_per_block_takes_no_256_x_160_where_b_rows_are_misaligned_and_k_is_long(
+        shape: tuple[int, int, int], tile: tuple[int, int, int]) -> None:
+    """256 x 160 loads B in 64-byte rows, each misaligned row touching three L2 sectors: from
+    MISALIGNED_CLUSTER_K_TILES K tiles with B's rows not 128-byte multiples the tile per block is another (4136 x 3624
+    x 13112: 256 x 128 in clusters of two, 0.88 of cuBLAS against 0.72 for 256 x 160, H100); at a short K it stays
+    among the options."""
+    from fusion_ir.schedulers.matmul_problem import matmul_problem
+    from fusion_ir.schedulers.suggest import WIDE_BIG_TILES, _wide_big_tiles
+
+    params = suggest_matmul_params(_matmul(shape))
+    assert not params.persistent and params.tile == tile
+    problem = matmul_problem(_matmul(shape))
+    assert all(entry[0] != (256, 160, 64) for entry in _wide_big_tiles(problem, problem.k_tiles(64)))
+    assert _wide_big_tiles(problem, 8) == WIDE_BIG_TILES
+    assert _wide_big_tiles(matmul_problem(_matmul((4096, 4096, 13112))), 205) == WIDE_BIG_TILES   # B aligned
+
+
 @pytest.mark.parametrize("shape", [(7864, 3144, 12808), (6792, 2400, 8864), (2784, 9568, 5080)])
 def test_misaligned_rows_keep_the_persistent_kernel_at_a_long_k_or_where_the_cluster_pads_a_row(
         shape: tuple[int, int, int]) -> None:
