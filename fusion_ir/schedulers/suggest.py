@@ -474,6 +474,14 @@ def rule_params(problem: MatmulProblem, sms: int | None = None, pinned: dict[str
         if dropped is not None:
             chosen["cluster"] = (1, 1)
             reasons["cluster"] = dropped
+    cm, cn = chosen.get("cluster", (1, 1))
+    resident = _wave_blocks(sms, cm * cn)
+    if "blocks" not in pinned and chosen.get("persistent") and 0 < resident < sms:
+        # a persistent kernel's blocks all resident at once: on the H100 30 clusters of four fit (120 blocks), and
+        # 132 blocks in clusters of four ran 0.47-0.61 of cuBLAS (a second wave of 12 blocks walking their tiles)
+        chosen["blocks"] = resident
+        reasons["blocks"] = (f"{resident}: the blocks resident at once in clusters of {cm * cn} on {sms} SMs "
+                             f"(Target.cluster_blocks), so that every block of the persistent kernel runs in one wave")
     tile = pinned.get("tile") or chosen["tile"]
     along = chosen.get("cluster", (1, 1))[0 if chosen.get("raster", "m") == "m" else 1]
     group = persistent_group_m(problem, tile, chosen.get("cluster", (1, 1)), chosen.get("raster", "m"))

@@ -1054,3 +1054,16 @@ def test_from_many_waves_the_persistent_tile_is_taken_where_predicted_no_slower(
         assert params.tile[:2] == (256, 192)
     waves = -(-shape[0] // 256) * -(-shape[1] // 128) / 132
     assert (waves >= rules.PERSISTENT_MANY_WAVES) == persistent
+
+
+def test_a_persistent_kernel_in_clusters_of_four_takes_the_blocks_resident_at_once() -> None:
+    """The H100 keeps 30 clusters of four resident (120 blocks of 132 SMs): a pinned persistent kernel in clusters of
+    four gets 120 blocks, not the SM count (132 ran a second wave of 12 blocks: 0.47-0.61 of cuBLAS); clusters of two
+    (66 resident) keep 132; a pinned count stays."""
+    shape = (7424, 10416, 16040)
+    four = suggest_matmul_params(_matmul(shape), tile=(128, 256, 64), persistent=True, cluster=(4, 1))
+    assert four.blocks == 120 and "resident" in four.why.reason("blocks")
+    assert suggest_matmul_params(_matmul(shape), tile=(128, 256, 64), persistent=True, cluster=(2, 1)).blocks == 132
+    pinned = suggest_matmul_params(_matmul(shape), tile=(128, 256, 64), persistent=True, cluster=(4, 1), blocks=132)
+    assert pinned.blocks == 132
+    assert suggest_matmul_params(_matmul(shape), tile=(128, 256, 64), persistent=False, cluster=(2, 2)).blocks == 132
