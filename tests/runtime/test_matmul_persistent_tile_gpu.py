@@ -129,6 +129,20 @@ def test_a_tile_per_block_for_misaligned_rows_where_the_persistent_waves_leave_s
     _matches_the_float64_product(torch, fusion, params, m, n, k)
 
 
+@pytest.mark.parametrize("cluster", [(4, 1), (1, 4)])
+def test_a_persistent_kernel_in_clusters_of_four_with_the_resident_blocks_matches_torch(
+        cluster: tuple[int, int]) -> None:
+    """A pinned persistent kernel in clusters of four gets the blocks the GPU keeps resident in such clusters (120 on
+    an H100, ``Target.cluster_blocks``), each walking its cluster tiles; 2900 x 2872: a cluster tile part past the
+    end."""
+    torch = pytest.importorskip("torch")
+    m, n, k = 2900, 2872, 1000
+    fusion = matmul_fusion(m, n, k)
+    params = suggest_matmul_params(fusion, persistent=True, cluster=cluster, tile=(128, 256, 64))
+    assert params.blocks % 4 == 0
+    _matches_the_float64_product(torch, fusion, params, m, n, k)
+
+
 def _matches_the_float64_product(torch, fusion, params, m: int, n: int, k: int) -> None:
     """``fusion`` (a plain ``[M, K] @ [K, N]``) scheduled with ``params`` against torch's float64 product on fresh
     random inputs, the output poisoned with NaN first."""
