@@ -875,7 +875,9 @@ def _wide_big_tiles(problem: MatmulProblem, k_tiles: int | None) -> tuple[tuple[
     and 27) 256 x 160 ran below the best other tile per block on 94 of 97 such problems. Against the rules' pick before
     (256 x 160 in clusters of two along N; H100, 2026-11-27, bench/probes/matmul_probe.py --rotate, the same rounds):
     4136 x 3624 x 13112 0.88 of cuBLAS against 0.72 (256 x 128 in clusters along N), 7040 x 1416 x 6856 0.83 against
-    0.66 (256 x 192), 3000 x 5000 x 1000 0.84 against 0.85 (256 x 128, K of 15 tiles)."""
+    0.66 (256 x 192), 3000 x 5000 x 1000 0.84 against 0.85 (256 x 128, K of 15 tiles). (``_misaligned_block`` keeps
+    it: there its clusters of two along M share B's tile, halving those reads, and it ran faster, as at 8984 x 2872
+    x 5480.)"""
     if k_tiles is not None and k_tiles >= MISALIGNED_CLUSTER_K_TILES and _misaligned_b(problem):
         return tuple(entry for entry in WIDE_BIG_TILES if entry[0] != (256, 160, 64))
     return WIDE_BIG_TILES
