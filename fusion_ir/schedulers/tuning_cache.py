@@ -56,6 +56,7 @@ class Tried:
     ms: float | None = None
     tflops: float | None = None
     error: str | None = None
+    confirm_ms: float | None = None             # its time in the confirmation round (the first round's fastest)
 
 
 @dataclass(frozen=True)
@@ -265,8 +266,10 @@ def lookup_winner(key: str) -> TunedEntry | None:
 def tuned_why(entry: TunedEntry) -> ParamsWhy:
     """Why a tuned winner: its run (device, date, time, how many candidates), every field ``tuned``."""
     tried = len(entry.tried)
+    confirmed = sum(t.confirm_ms is not None for t in entry.tried)
+    again = f", then of {confirmed} timed again" if confirmed > 1 else ""
     summary = (f"tuned on {entry.device} ({entry.date}): {entry.ms:.4f} ms, {entry.tflops:.1f} TFLOP/s, the fastest "
-               f"of {tried} candidate{'s' if tried != 1 else ''}")
+               f"of {tried} candidate{'s' if tried != 1 else ''}{again}")
     reasons = tuple(FieldReason(name, value, f"tuned ({entry.device}, {entry.date})")
                     for name, value in field_values(entry.params))
     return ParamsWhy("tuned", summary, reasons, entry)
