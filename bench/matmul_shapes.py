@@ -264,8 +264,8 @@ def measure(problems: list[Problem], rounds: int, stream_k: bool = False) -> dic
             for c, ms in zip(again, medians[1:]):
                 entries[c].update(confirm_ms=ms, confirm_ratio=ref_ms / ms)
             timed = again
-        ratio = "confirm_ratio" if "confirm_ms" in entries[rules] else "ratio"
-        milliseconds = "confirm_ms" if ratio == "confirm_ratio" else "ms"
+        again_timed = "confirm_ms" in entries[rules]
+        ratio, milliseconds = ("confirm_ratio", "confirm_ms") if again_timed else ("ratio", "ms")
         row.update(torch_ms=ref_ms, torch_tflops=tflops(*p.flops_mnk, ref_ms), candidates=list(entries.values()))
         if rules in timed and timed:
             best = min(timed, key=lambda c: entries[c][milliseconds])

@@ -105,9 +105,7 @@ def tune_matmul(fusion: Fusion, *, candidates: Sequence[MatmulParams] | None = N
     if bad or not cands:
         raise TypeError(f"tune_matmul: candidates must be a non-empty list of MatmulParams, got {bad or cands!r}")
     measure = measure if measure is not None else GpuMeasure()
-    results = list(measure(fusion, cands))
-    if len(results) != len(cands):
-        raise TypeError(f"tune_matmul: measure returned {len(results)} results for {len(cands)} candidates")
+    results = _measured(measure, fusion, cands)
     flop = 2 * problem.m * problem.n * problem.k * problem.batch      # type: ignore[operator]
     tried = []
     for index, (params, result) in enumerate(zip(cands, results)):
@@ -126,10 +124,7 @@ def tune_matmul(fusion: Fusion, *, candidates: Sequence[MatmulParams] | None = N
     ms = tried[best].ms
     top = [k for _, k in sorted(timed)[:confirm]]
     if len(top) > 1:
-        again = list(measure(fusion, [cands[k] for k in top]))
-        if len(again) != len(top):
-            raise TypeError(f"tune_matmul: measure returned {len(again)} results for {len(top)} candidates")
-        for k, result in zip(top, again):
+        for k, result in zip(top, _measured(measure, fusion, [cands[k] for k in top])):
             if not isinstance(result, str):
                 tried[k] = replace(tried[k], confirm_ms=float(result))
         confirmed = [(tried[k].confirm_ms, k) for k in top if tried[k].confirm_ms is not None]
@@ -145,6 +140,14 @@ def tune_matmul(fusion: Fusion, *, candidates: Sequence[MatmulParams] | None = N
     if progress is print_progress:
         print(f"  winner: {tried[best].name} ({ms:.4f} ms); stored for {device!r} in {store.path}", flush=True)
     return with_why(replace(cands[best]), tuned_why(entry))
+
+
+def _measured(measure: Measure, fusion: Fusion, candidates: list[MatmulParams]) -> list[float | str]:
+    """``measure``'s results for ``candidates``, one each (a TypeError otherwise)."""
+    results = list(measure(fusion, candidates))
+    if len(results) != len(candidates):
+        raise TypeError(f"tune_matmul: measure returned {len(results)} results for {len(candidates)} candidates")
+    return results
 
 
 def _constant_problem(fusion: Fusion) -> MatmulProblem:

@@ -769,8 +769,8 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
         tile_why = "256 x 128, 2 warp groups: at least as fast as 128 x 256 on every such shape measured"
         if tma_store:
             # a 192 x 192 tile where it fills whole waves better (3000^3: 2 waves of it instead of 3 of 128 x 256)
-            options = ((chosen["tile"], 2, 7.1), *SQUARE_TILES,
-                       *(WAVE_TILES + _wide_big_tiles(problem, k_tiles) if problem.tma_operands else ()))
+            options = (_block_options(_wide_big_tiles(problem, k_tiles)) if problem.tma_operands else
+                       ((BIG, 2, 7.1), *SQUARE_TILES))
             best = _fastest(problem, sms, options)
             tile, groups = best[:2]
             chosen.update(tile=tile, compute_warp_groups=groups, register_split=register_split(groups))
@@ -883,10 +883,15 @@ def _wide_big_tiles(problem: MatmulProblem, k_tiles: int | None) -> tuple[tuple[
     return WIDE_BIG_TILES
 
 
+def _block_options(wide: tuple[tuple[Any, ...], ...]) -> tuple[tuple[Any, ...], ...]:
+    """The tiles a tile per block of TMA operands weighs: 256 x 128, ``SQUARE_TILES``, ``WAVE_TILES`` and ``wide``
+    (``WIDE_BIG_TILES`` or fewer)."""
+    return ((BIG, 2, 7.1), *SQUARE_TILES, *WAVE_TILES, *wide)
+
+
 def _misaligned_block_options() -> tuple[tuple[Any, ...], ...]:
     """The tiles per block ``_misaligned_block`` weighs, each in ``PERSISTENT_MISALIGNED_CLUSTER``."""
-    return tuple((*entry, PERSISTENT_MISALIGNED_CLUSTER)
-                 for entry in ((BIG, 2, 7.1), *SQUARE_TILES, *WAVE_TILES, *WIDE_BIG_TILES))
+    return tuple((*entry, PERSISTENT_MISALIGNED_CLUSTER) for entry in _block_options(WIDE_BIG_TILES))
 
 
 def _misaligned_block(problem: MatmulProblem, sms: int,
