@@ -788,7 +788,8 @@ class KernelPrinter(NodeVisitor):
 
     # ------------------------------------------------------------ stmatrix
     def visit_StMatrix(self, node: StMatrix) -> None:
-        """``stmatrixX{count}(toSmem(&dst[dst_index]), r0, ...)``: this lane's row address and its
+        """``stmatrixX{count}(toSmem(&dst[dst_index]), r0, ...)`` (``stmatrixX{count}Trans`` for ``.trans``): this
+        lane's row address and its
         ``count`` registers, each two 16-bit elements of ``src`` packed by value (low half first).
         (``verify`` has checked the count, memories, types and alignment.)"""
         dst, src = node.dst, node.src
@@ -800,8 +801,8 @@ class KernelPrinter(NodeVisitor):
         else:
             elements = [self._access(src, self._idx(node.src_index + e, node), node) for e in range(registers)]
             words = [_vector_value("uint32_t", 2, elements[e:e + 2]) for e in range(0, registers, 2)]
-        self.helpers.add("stmatrix")
-        self._emit(f"stmatrixX{node.count}({address},")
+        self.helpers.add("stmatrix_trans" if node.trans else "stmatrix")
+        self._emit(f"stmatrixX{node.count}{'Trans' if node.trans else ''}({address},")
         for k, word in enumerate(words):
             self._emit(f"{INDENT * 2}{word}{');' if k == len(words) - 1 else ','}")
 

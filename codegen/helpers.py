@@ -27,6 +27,7 @@ HELPER_DEPENDENCIES: dict[str, tuple[str, ...]] = {
     "block_reduce": ("types",),
     "wgmma": ("types", "smem"),
     "stmatrix": ("types",),
+    "stmatrix_trans": ("types",),
     "ldmatrix": ("types",),
     "packed_relu": ("types",),
     "grid_sync": (),

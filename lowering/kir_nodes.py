@@ -586,6 +586,12 @@ class StMatrix:
     columns ``2 (l % 4)`` and ``2 (l % 4) + 1`` of matrix ``k``: the elements ``src[src_index + 2 k]``
     and ``src[src_index + 2 k + 1]`` of the lane's Local buffer ``src``. This is the wgmma accumulator
     fragment's order, so an epilogue stores its 16-bit results without moving them between threads.
+
+    ``trans`` (``.trans``): each matrix is stored transposed, lane ``l``'s address taking column ``l % 8`` of
+    matrix ``l / 8`` (its 8 rows' elements of that column, consecutive in shared memory): register ``k`` of lane
+    ``l`` then holds rows ``2 (l % 4)`` and ``2 (l % 4) + 1`` of column ``l / 4`` as stored. An accumulator whose
+    rows run along the output's columns (a matmul computed as ``C^T = B^T A^T``) is staged in the output's own
+    layout so.
     """
 
     dst: Buffer
@@ -593,6 +599,7 @@ class StMatrix:
     src: Buffer
     src_index: Val
     count: int   # 1, 2 or 4
+    trans: bool = False
 
 
 @dataclass(frozen=True)

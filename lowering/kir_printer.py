@@ -217,7 +217,8 @@ class KirPrinter(k.NodeVisitor):
         return [f"{pad}wgmma.fence"]
 
     def visit_StMatrix(self, node: k.StMatrix, pad: str, indent: int) -> list[str]:
-        return [f"{pad}stmatrix.x{node.count}({node.dst.name}[{node.dst_index}] per lane <- "
+        trans = ".trans" if node.trans else ""
+        return [f"{pad}stmatrix.x{node.count}{trans}({node.dst.name}[{node.dst_index}] per lane <- "
                 f"{node.src.name}[{node.src_index}:{node.src_index} + {2 * node.count}])"]
 
     def visit_LdMatrix(self, node: k.LdMatrix, pad: str, indent: int) -> list[str]:

@@ -143,12 +143,17 @@ def _lower_stmatrix(op: TensorOp, a: Analyses) -> list[Node]:
         return {i: v.substitute(at) for i, v in src_idx.items()}
 
     src_index = write_index(a, source, source_indices(register(0, 0, 0)))
-    # lane l addresses row l % 8 of matrix l / 8 = (column block 2 pair + m / 2, row half m % 2)
+    # lane l addresses row l % 8 of matrix l / 8 = (column block 2 pair + m / 2, row half m % 2); transposed, its
+    # column l % 8 (at the matrix's first row: thread 32 warp + (l % 8) / 2, element (l % 8) % 2 of its pair)
     tid = Val.symbol(a.ids.group(staged.thread).index.name)
     lane = tid % 32
     matrix = lane // 8
-    addressed = {**register(0, matrix % 2, 0), sym_of[read.i]: pair * 2 + matrix // 2,
-                 tid.name: (tid // 32) * 32 + (lane % 8) * 4}
+    if staged.trans:
+        addressed = {**register(0, matrix % 2, 0), sym_of[read.c]: lane % 8 % 2, sym_of[read.i]: pair * 2 + matrix // 2,
+                     tid.name: (tid // 32) * 32 + lane % 8 // 2}
+    else:
+        addressed = {**register(0, matrix % 2, 0), sym_of[read.i]: pair * 2 + matrix // 2,
+                     tid.name: (tid // 32) * 32 + (lane % 8) * 4}
     row_col = source_indices(addressed)
     tile = op.tv
     t_idx = {c_root: row_col[p] for c_root, p in tile.definition.root_map(source).items()}
@@ -175,7 +180,8 @@ def _lower_stmatrix(op: TensorOp, a: Analyses) -> list[Node]:
                     if reads_global:
                         assign = guarded(predicate(a, source, k_idx, False, MemoryType.Local).substitute(at), assign)
                     body.extend(assign)
-    body.append(StMatrix(a.buffers.buffers[tile], dst_index, a.buffers.buffers[source], src_index, MATRICES))
+    body.append(StMatrix(a.buffers.buffers[tile], dst_index, a.buffers.buffers[source], src_index, MATRICES,
+                         staged.trans))
     inner: tuple[Node, ...] = tuple(body)
     for sym, extent in reversed(loops):
         inner = (ForLoop(sym, Val.const(0), extent, inner, label="stmatrix", unroll=True),)

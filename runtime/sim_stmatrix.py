@@ -7,7 +7,8 @@ matrix ``l / 8`` (lanes ``>= 8 count`` give none): its ``dst_index``, the first 
 elements, already swizzled. Register ``m`` of lane ``l`` holds row ``l / 4``, columns ``2 (l % 4)`` and
 ``2 (l % 4) + 1`` of matrix ``m``: ``src[src_index + 2m]`` and ``src[src_index + 2m + 1]`` of the lane's
 Local buffer. So row ``r`` of matrix ``m`` is made of register ``m`` of lanes ``4r .. 4r + 3`` and goes to
-the address of lane ``8m + r``.
+the address of lane ``8m + r``. With ``.trans`` (``StMatrix.trans``) each matrix is stored transposed: the row lane
+``8m + r`` addresses receives column ``r`` of matrix ``m``, register ``m`` of every lane ``4c + r / 2``.
 
 A task executes it for warp ``w`` of every block at once: its lanes, 32 consecutive threads of a block
 per warp, are taken as ``[warps, 32]``. Errors (``SimulationError``): a warp whose threads do not all
@@ -71,6 +72,8 @@ class StMatrixOps:
         values = src.data[registers].reshape(nw, ROW, 4, count, 2)     # [W, 32 lanes, count, 2]
         rows = values.transpose(0, 3, 1, 2, 4).reshape(nw, count, ROW, ROW)    # [W, matrix, row, column]
         writers = np.broadcast_to(warps.reshape(nw, 1, ROW, 4, 1), (nw, count, ROW, 4, 2)).reshape(rows.shape)
+        if node.trans:      # .trans: row r as stored is column r of the registers' matrix
+            rows, writers = rows.swapaxes(2, 3), writers.swapaxes(2, 3)
         where = lambda: f"{what} (dst_index {node.dst_index})"  # formatted only on error
         if dst.wgmma_reads is not None:
             self.wgmma.operand_overwrite(dst, pos, where)

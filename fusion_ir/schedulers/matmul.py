@@ -32,6 +32,7 @@ from target import current as current_target
 from ..circular_buffer import Pipelined, WarpSpecialized
 from ..exprs import load_kind
 from ..fusion import Fusion
+from ..iter_domain import IterDomain, innermost_root
 from ..tensor_view import TensorView
 from ..types import DataType, LoadStoreOpType, MemoryType, ParallelType, ScheduleError, SmemSwizzle, StoreWait
 from .matmul_choice import MatmulChoice
@@ -105,6 +106,8 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
         tiles += _split_k(acc, params, tiles)               # split-K: [tiles..., S (BIDz), Ko / S, TM, TN, TK]
         if params.stream_k:                                 # [T, Ko, ...]: each block its range of T x Ko
             acc.stream_k(0, 1, blocks=params.blocks)
+        if params.swap_ab:                                  # [tiles..., Ko, TN, TM, TK]: the instruction's rows
+            acc.reorder({tiles + 1: tiles + 2})             # along N (C^T = B^T A^T); TM below reads TN
         acc.split(tiles + 1, wgmma.m)                       # [.., Ko, TM/64, M64, TN, TK]
         m = 0                                               # ping-pong: a warp group owns the tile's rows
         if not params.ping_pong:                            # cooperative: Mw warp groups share them
@@ -124,11 +127,13 @@ def schedule_matmul(fusion: Fusion, params: MatmulParams | None = None) -> Fusio
         # loop broadcast for the missing one. Each tile is laid out in its input's own major order
         # (``MatmulLayout``): K-major, rows of TK; MN-major, TK rows of each chunk of 64 M or N.
         a_s.compute_at(acc, tiles + 1)                      # [tiles, Ko, bN, TM, TK]
+        _operand_order(a_s, tiles, k=a_s.logical[-1], mn_first=False)
         if layout.a_mn_major:
             _mn_major_tile(a_s, tiles, mn=tiles + 2, broadcast=tiles + 1, load=load_a, params=params)
         else:                                               # [tiles, Ko, bN, TM, TK]: one box per stage
             _k_major_tile(a_s, tiles, tk, load=load_a, params=params)
         b_s.compute_at(acc, tiles + 1)                      # [tiles, Ko, TN, bM, TK]
+        _operand_order(b_s, tiles, k=b_s.logical[-2], mn_first=True)
         if layout.b_mn_major:
             _mn_major_tile(b_s, tiles, mn=tiles + 1, broadcast=tiles + 2, load=load_b, params=params)
         else:
@@ -199,6 +204,18 @@ def _operand_tile(operand: TensorView, load: OperandLoad) -> TensorView:
     if tile.memory_type is not MemoryType.Shared:
         tile.set_memory_type(MemoryType.Shared)
     return tile
+
+
+def _operand_order(tv: TensorView, tiles: int, k: IterDomain, mn_first: bool) -> None:
+    """An operand tile's axes right of ``[tiles, Ko]``, as ``compute_at`` left them in the accumulator's order: its
+    loop broadcast, its M or N tile and its K tile ``k`` as ``[b, MN, TK]`` (A) or ``[MN, b, TK]`` (B, ``mn_first``),
+    the order the layouts below start from whichever way the accumulator's rows run (``MatmulParams.swap_ab``)."""
+    rest = tv.loop[tiles + 1:]
+    (b,) = [i for i in rest if i.is_broadcast]
+    (kk,) = [i for i in rest if innermost_root(i) is k]
+    (mn,) = [i for i in rest if i is not b and i is not kk]
+    order = [mn, b, kk] if mn_first else [b, mn, kk]
+    tv.reorder({tv.loop.index(axis): tiles + 1 + j for j, axis in enumerate(order)})
 
 
 def _k_major_tile(tv: TensorView, tiles: int, tk: int, load: OperandLoad = TMA_LOADS[0],
@@ -529,6 +546,8 @@ def _output_tiles(tv: TensorView, params: MatmulParams, batch: int) -> int:
 
 def _schedule_epilogue_tensor(tv: TensorView, params: MatmulParams, batch: int) -> None:
     tiles = _output_tiles(tv, params, batch)
+    if params.swap_ab:                           # [tiles, TN, TM]: the fragment's rows along N, as the accumulator's
+        tv.reorder({tiles: tiles + 1})
     if params.epilogue_tile is not None:         # sub-tiles: [tiles, Ns, TM, EN], the fragment over EN
         tv.split(tiles + 1, params.epilogue_tile[1])
         tv.reorder({tiles: tiles + 1, tiles + 1: tiles})
@@ -540,8 +559,9 @@ def _schedule_epilogue_tensor(tv: TensorView, params: MatmulParams, batch: int) 
         tv.axis(tiles).parallelize(ParallelType.TIDy)
         tiles += 1
     tv.axis(tiles).parallelize(ParallelType.Unroll)
-    # the output: 2-element stores, when every row starts on a pair (N even)
-    schedule_mma_fragment(tv, tiles + 1, vectorize=tv.is_output and _rows_of_pairs(tv))
+    # the output: 2-element stores, when every row starts on a pair (N even) and a thread's pair is two columns of
+    # a row (swapped, it is two rows of a column)
+    schedule_mma_fragment(tv, tiles + 1, vectorize=tv.is_output and _rows_of_pairs(tv) and not params.swap_ab)
 
 
 def _rows_of_pairs(tv: TensorView) -> bool:

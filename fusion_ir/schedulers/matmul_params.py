@@ -110,6 +110,12 @@ class MatmulParams:
     # iterations; a tile split between blocks is summed in block order by the last of them to finish
     # (deterministic), which runs its epilogue (docs/matmul.md, "Stream-K")
     stream_k: bool = False
+    # the instruction's rows run along N and its columns along M: the kernel computes C^T = B^T A^T, each warp group's
+    # wgmma.m64nNk16 taking 64 of the tile's N columns (b's tile its A operand) and all TM of its rows as the
+    # instruction's N (a's tile its B operand), so TM may be any multiple of 8 (16 with tma_store) up to 256 and TN
+    # is whole 64-column pieces per warp group; the epilogue stages its tile in C's layout by stmatrix.trans
+    # (``docs/matmul.md``, "Swapped operands")
+    swap_ab: bool = False
 
     @property
     def why(self) -> ParamsWhy | None:
@@ -132,18 +138,28 @@ class MatmulParams:
         w = self.compute_warp_groups
         if not isinstance(w, int) or w < 1:
             raise ScheduleError(f"MatmulParams.compute_warp_groups: {w!r} must be a positive int")
+        if not isinstance(self.swap_ab, bool):
+            raise ScheduleError(f"MatmulParams.swap_ab: {self.swap_ab!r} must be a bool")
         sharing = self.tile_sharers()
-        if tm % (wgmma.m * sharing):
-            raise ScheduleError(f"MatmulParams.tile: M {tm} is not a multiple of {wgmma.m} per warp group "
+        rows, cols = self.instruction_axes()
+        (r_name, r), (c_name, c) = ("N", tn) if self.swap_ab else ("M", tm), ("M", tm) if self.swap_ab else ("N", tn)
+        swapped = " (swap_ab: the instruction's rows run along N, its N along M)" if self.swap_ab else ""
+        if r % (wgmma.m * sharing):
+            raise ScheduleError(f"MatmulParams.tile: {r_name} {r} is not a multiple of {wgmma.m} per warp group "
                                 f"({sharing} compute warp groups share a tile: a multiple of {wgmma.m * sharing}); "
-                                f"each warp group issues wgmma.m{wgmma.m}nNk16 on whole {wgmma.m}-row pieces")
-        if tm > max_box:
-            raise ScheduleError(f"MatmulParams.tile: M {tm} is over {max_box}; one TMA box loads the tile's rows of A "
-                                f"and a box extent is at most {max_box}")
-        if tn % wgmma.n_step or tn > wgmma.max_n:
-            raise ScheduleError(f"MatmulParams.tile: N {tn} must be a multiple of {wgmma.n_step} and at most "
+                                f"each warp group issues wgmma.m{wgmma.m}nNk16 on whole {wgmma.m}-row pieces{swapped}")
+        if r > max_box:
+            operand = "B" if self.swap_ab else "A"
+            raise ScheduleError(f"MatmulParams.tile: {r_name} {r} is over {max_box}; one TMA box loads the tile's "
+                                f"{r_name} of {operand} and a box extent is at most {max_box}")
+        if c % wgmma.n_step or c > wgmma.max_n:
+            raise ScheduleError(f"MatmulParams.tile: {c_name} {c} must be a multiple of {wgmma.n_step} and at most "
                                 f"{wgmma.max_n} (wgmma.m{wgmma.m}nNk16 has N = {wgmma.n_step}, {2 * wgmma.n_step}, "
-                                f"..., {wgmma.max_n})")
+                                f"..., {wgmma.max_n}){swapped}")
+        if self.swap_ab and layout.a_mn_major and tm % (min(swizzles) // dtype.size):
+            raise ScheduleError(f"MatmulParams.tile: M {tm} with swap_ab=True makes a row of A's M-major tile "
+                                f"{tm * dtype.size} bytes; A is laid out in chunks of swizzle rows, the widest that "
+                                f"divides M, so M must be a multiple of {min(swizzles) // dtype.size}")
         k_step = wgmma.k_for(dtype.size)
         if tk % k_step:
             raise ScheduleError(f"MatmulParams.tile: K {tk} is not a multiple of {k_step} (one wgmma consumes "
@@ -156,10 +172,11 @@ class MatmulParams:
                                 f"row is exactly one swizzle span ({spans}: K = "
                                 f"{', '.join(str(s // dtype.size) for s in swizzles)}); the swizzle span "
                                 f"is exceeded")
-        if self.tma_store and tn % (2 * wgmma.n_step):
-            raise ScheduleError(f"MatmulParams.tile: N {tn} with tma_store=True; the output tile is staged by "
-                                f"stmatrix.x4, which stores pairs of {wgmma.n_step}-column blocks, so N must be a "
-                                f"multiple of {2 * wgmma.n_step} (or set tma_store=False)")
+        if self.tma_store and c % (2 * wgmma.n_step):
+            raise ScheduleError(f"MatmulParams.tile: {c_name} {c} with tma_store=True; the output tile is staged by "
+                                f"stmatrix.x4, which stores pairs of {wgmma.n_step}-column blocks of the accumulator"
+                                f"{swapped}, so {c_name} must be a multiple of {2 * wgmma.n_step} (or set "
+                                f"tma_store=False)")
         b_row = tn * dtype.size
         narrowest = min(swizzles) // dtype.size
         if layout.b_mn_major and tn % narrowest:
@@ -255,7 +272,7 @@ class MatmulParams:
         groups = self.compute_warp_groups + (1 if self.warp_specialized else 0)
         threads = target.warp_group_size * groups
         cap = min(MAX_THREAD_REGISTERS, target.registers_per_sm // threads) // 8 * 8
-        tn = self.tile[1]
+        tn = self.instruction_axes()[1]
         need = tn * target.wgmma.m // target.warp_group_size + WGMMA_INSTRUCTION_REGISTERS
         if need > cap:
             producer = " and a producer" if self.warp_specialized else ""
@@ -315,6 +332,10 @@ class MatmulParams:
         e = self.epilogue_tile
         if e is None:
             return
+        if self.swap_ab:
+            raise ScheduleError(f"MatmulParams.epilogue_tile: {e} with swap_ab=True; the swapped accumulator's rows run "
+                                f"along N, and sub-tiles of its fragment are implemented along its columns only: use "
+                                f"epilogue_tile=None (the whole tile staged at once)")
         tm, tn, _ = self.tile
         if not (isinstance(e, tuple) and len(e) == 2 and all(isinstance(x, int) and not isinstance(x, bool)
                                                                for x in e)):
@@ -456,6 +477,12 @@ class MatmulParams:
         if tuple(self.cluster) != (1, 1):
             raise ScheduleError(f"MatmulParams.stream_k: True with cluster={self.cluster}; the blocks of a cluster "
                                 f"would walk different tiles: use cluster=(1, 1)")
+
+    def instruction_axes(self) -> tuple[int, int]:
+        """The tile's extent along the wgmma's rows (whole 64-row pieces) and along its N: ``(TM, TN)``, or ``(TN,
+        TM)`` with ``swap_ab``."""
+        tm, tn, _ = self.tile
+        return (tn, tm) if self.swap_ab else (tm, tn)
 
     def cluster_size(self) -> int:
         """Blocks of a thread-block cluster (1: no clusters)."""

@@ -64,6 +64,9 @@ class MmaTile:
     a: OperandLayout | RegisterOperand
     b: OperandLayout
     fragment: IterDomain
+    # the instruction's rows run along the matmul's N and its columns along M: ``C^T = B^T A^T``, the matmul's
+    # ``b`` the instruction's A operand and ``a`` its B (``MatmulParams.swap_ab``)
+    swapped: bool = False
 
     @property
     def fragment_symbol(self) -> str:
@@ -133,6 +136,9 @@ class StagedStore:
     # a residual), each with the first tensor (by name) of the epilogue that reads it: read by ldmatrix, four matrices
     # per stmatrix, into the fragment's order (``matrix_reads``)
     matrix_reads: tuple[tuple[TensorView, TensorView], ...] = ()
+    # the tile's contiguous axis is the fragment's rows, not its columns (an accumulator whose rows run along the
+    # output's columns, ``MmaTile.swapped``): stored by ``stmatrix.trans``
+    trans: bool = False
 
 
 @dataclass
@@ -214,11 +220,28 @@ def _staged_store(ids: IdModel, buffers: BufferPlan, info: MmaInfo, tv: TensorVi
     if extent is None or extent % 2:
         raise LoweringError(f"{name}: stmatrix.x4 stores pairs of 8-column blocks; T{source.name} has "
                             f"{read.i.extent} of them")
+    trans = _transposed_tile(buffers, tv, source, read)
     inlined = _inlined_epilogue(ids, info, source)
     if inlined is None:
-        return StagedStore(tv, source, read, thread, pieces)
+        return StagedStore(tv, source, read, thread, pieces, trans=trans)
     return StagedStore(tv, source, read, thread, pieces, True, inlined,
-                       _matrix_reads(ids, buffers, source, inlined, read))
+                       _matrix_reads(ids, buffers, source, inlined, read), trans)
+
+
+def _transposed_tile(buffers: BufferPlan, tv: TensorView, source: TensorView, read: FragmentRead) -> bool:
+    """Whether the staged tile ``tv`` lays out the fragment of ``source`` transposed: its innermost allocation axis
+    is the fragment's rows (stored by ``stmatrix.trans``) rather than its columns (plain ``stmatrix``)."""
+    column = innermost_root(read.c)
+    rows = [i for i in source.logical if not i.is_reduction and i is not column]
+    axes = root_map_between(source, tv)
+    inner = innermost_root(buffers.alloc_ids[tv][-1])
+    if column is not None and inner is axes.get(column):
+        return False
+    if rows and inner is axes.get(rows[-1]):
+        return True
+    raise LoweringError(f"T{tv.name} is written by stmatrix from T{source.name}; its innermost allocation axis "
+                        f"{buffers.alloc_ids[tv][-1].label()} must be the fragment's columns (stmatrix) or its rows "
+                        f"(stmatrix.trans), 8 consecutive elements of a matrix row or column")
 
 
 def _inlined_epilogue(ids: IdModel, info: MmaInfo, source: TensorView) -> frozenset[TensorView] | None:
@@ -288,7 +311,11 @@ def _tile(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> MmaTile:
                             f"its loop is [{', '.join(i.label() for i in tv.loop)}]")
     *_, m_root, n_root, k_root = tv.root             # batch axes (a batched matmul) lead
     m, n, k = inst
-    for axis, root, what in ((m, m_root, "M"), (n, n_root, "N"), (k, k_root, "K")):
+    # the instruction's rows along M, or along N (swapped: it computes C^T = B^T A^T, its A operand the matmul's b)
+    swapped = innermost_root(m) is n_root and innermost_root(n) is m_root
+    rows, columns = (n_root, m_root) if swapped else (m_root, n_root)
+    for axis, root, what in ((m, rows, "N" if swapped else "M"), (n, columns, "M" if swapped else "N"),
+                             (k, k_root, "K")):
         if innermost_root(axis) is not root:
             raise LoweringError(f"{name}: Mma axis {axis.label()} must be the innermost part of {what} "
                                 f"({root.label()}), split off by inner splits")
@@ -306,17 +333,27 @@ def _tile(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> MmaTile:
     if tv.memory_type is not MemoryType.Local or tv.is_output:
         raise LoweringError(f"{name}: a wgmma accumulator lives in registers (Local memory); cache_before the "
                             f"output")
-    if a.memory_type is MemoryType.Local:
-        a_layout: OperandLayout | RegisterOperand = _register_operand(ids, buffers, tv, a, m, shape)
+    if swapped:     # the instruction's A is [N, K] (b's tile), its B [K, M] (a's)
+        if a.memory_type is MemoryType.Local:
+            raise LoweringError(f"{name}: its instruction rows run along N (C^T = B^T A^T), so operand a (T{a.name}) "
+                                f"is the instruction's B, which wgmma reads from shared memory; T{a.name} is in "
+                                f"registers")
+        a_layout: OperandLayout | RegisterOperand = _operand_layout(buffers, tv, b, k_root=b.logical[-2],
+                                                                    mn_root=b.logical[-1], what="A")
+        b_layout = _operand_layout(buffers, tv, a, k_root=a.logical[-1], mn_root=a.logical[-2], what="B")
+    elif a.memory_type is MemoryType.Local:
+        a_layout = _register_operand(ids, buffers, tv, a, m, shape)
+        b_layout = _operand_layout(buffers, tv, b, k_root=b.logical[-2], mn_root=b.logical[-1], what="B")
     else:
         a_layout = _operand_layout(buffers, tv, a, k_root=a.logical[-1], mn_root=a.logical[-2], what="A")
-    b_layout = _operand_layout(buffers, tv, b, k_root=b.logical[-2], mn_root=b.logical[-1], what="B")
+        b_layout = _operand_layout(buffers, tv, b, k_root=b.logical[-2], mn_root=b.logical[-1], what="B")
     for layout, what, mn in ((a_layout, "A", "M"), (b_layout, "B", "N")):
         if isinstance(layout, OperandLayout) and layout.mn_major and layout.tv.dtype.size != 2:
             raise LoweringError(f"{name}: operand {what} (T{layout.tv.name}) is {mn}-major in shared memory; wgmma "
                                 f"transposes 16-bit operands only, so a {layout.tv.dtype.short_name} operand is read "
                                 f"K-major (keep K the innermost axis of T{layout.tv.name})")
-    return MmaTile(tv, m, n, k, shape, a.dtype, a_layout, b_layout, buffers.fragments[tv])  # type: ignore[arg-type]
+    return MmaTile(tv, m, n, k, shape, a.dtype, a_layout, b_layout, buffers.fragments[tv],  # type: ignore[arg-type]
+                   swapped=swapped)
 
 
 def _register_operand(ids: IdModel, buffers: BufferPlan, acc: TensorView, tv: TensorView, m: IterDomain,

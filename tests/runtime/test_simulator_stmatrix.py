@@ -43,13 +43,18 @@ LANE, WARP = TX % 32, TX // 32
 
 
 # ---------------------------------------------------------------- the stmatrix model, in numpy
-def stmatrix_reference(regs: np.ndarray, addr: np.ndarray, count: int, size: int) -> np.ndarray:
+def stmatrix_reference(regs: np.ndarray, addr: np.ndarray, count: int, size: int, trans: bool = False) -> np.ndarray:
     """What one warp's ``stmatrix.x{count}`` leaves in a ``size``-element buffer (NaN elsewhere), straight from
-    the PTX description: ``regs`` [32 lanes, 2 count] (register m = elements 2m, 2m + 1), ``addr`` [32]."""
+    the PTX description: ``regs`` [32 lanes, 2 count] (register m = elements 2m, 2m + 1), ``addr`` [32]. With
+    ``trans``, the row lane ``8m + r`` addresses holds column ``r`` of matrix ``m``: element ``j`` of it is row ``j``,
+    held by lane ``4 j + r / 2``, half ``r % 2``."""
     out = np.full(size, np.nan, np.float32)
     for m in range(count):
         for r in range(8):
-            row = [regs[4 * r + q, 2 * m + e] for q in range(4) for e in range(2)]
+            if trans:
+                row = [regs[4 * j + r // 2, 2 * m + r % 2] for j in range(8)]
+            else:
+                row = [regs[4 * r + q, 2 * m + e] for q in range(4) for e in range(2)]
             out[addr[8 * m + r]:addr[8 * m + r] + 8] = row
     return out
 
@@ -89,6 +94,22 @@ def test_stmatrix_matches_the_ptx_description(count: int, dtype: DataType) -> No
         regs = x.reshape(2, 32, 2 * count)[b].astype(np.float32)
         np.testing.assert_array_equal(y.reshape(2, -1)[b].astype(np.float32),
                                       stmatrix_reference(regs, addr, count, 64 * count))
+
+
+@pytest.mark.parametrize("count", [1, 2, 4])
+def test_stmatrix_trans_stores_each_matrix_transposed(count: int) -> None:
+    x = small_inputs(count)
+    kern = small_kernel(count)
+    kern = replace(kern, body=k.rewrite(kern.body, lambda n: replace(n, trans=True) if isinstance(n, k.StMatrix)
+                                        else None))
+    (y,) = simulate(kern, [x])
+    addr = (np.arange(32) * 5 + 3) % (8 * count) * 8
+    for b in range(2):
+        regs = x.reshape(2, 32, 2 * count)[b].astype(np.float32)
+        want = stmatrix_reference(regs, addr, count, 64 * count, trans=True)
+        np.testing.assert_array_equal(y.reshape(2, -1)[b].astype(np.float32), want)
+        if count > 1:    # not the plain store's
+            assert not np.array_equal(want, stmatrix_reference(regs, addr, count, 64 * count))
 
 
 @pytest.mark.parametrize(("change", "match"), [
