@@ -244,6 +244,7 @@ class MatmulParams:
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ScheduleError(f"MatmulParams.{name}: {value!r} must be a positive int")
         self._validate_cluster()
+        self._validate_swapped_multicast(layout)
         regs = self.register_split
         (lo, hi), step = target.setmaxnreg_range, target.setmaxnreg_step
         if regs is not None and not (isinstance(regs, tuple) and len(regs) == 2 and all(
@@ -304,6 +305,18 @@ class MatmulParams:
                                 f"persistent=False")
         if self.persistent:
             self._validate_persistent_cluster()
+
+    def _validate_swapped_multicast(self, layout: MatmulLayout) -> None:
+        """Swapped (``swap_ab``), a cluster along N multicasts A's K-major tile of ``TM`` rows (any multiple of 8) in
+        one piece a block: each piece whole 8-row swizzle repeats (what a TMA box of the 128-byte swizzle starts on)."""
+        cn = self.cluster[1]
+        tm = self.tile[0]
+        repeat = 8              # rows of one swizzle repeat (lowering.layout.CORE_ROWS)
+        if not self.swap_ab or cn == 1 or layout.a_mn_major or (tm % cn == 0 and tm // cn % repeat == 0):
+            return
+        raise ScheduleError(f"MatmulParams.cluster: {self.cluster} with swap_ab=True multicasts A's {tm} x "
+                            f"{self.tile[2]} tile in {cn} pieces of {tm / cn:g} rows, one a block; each piece must be "
+                            f"whole swizzle repeats of {repeat} rows: use a tile M that is a multiple of {repeat * cn}")
 
     def _validate_persistent_cluster(self) -> None:
         """Persistent in clusters: the ``blocks`` are whole clusters, each walking cluster tiles (``cluster``'s

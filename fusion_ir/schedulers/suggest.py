@@ -583,8 +583,8 @@ def epilogue_sub_tile(params: MatmulParams, problem: MatmulProblem | None = None
     (``PERSISTENT_TILE``: 8192 x 8192 x 2048 1.00 of cuBLAS). Ping-pong with C and one output keeps the whole tile:
     its groups take turns on one staging tile, where sub-tiles would need a ring per group (as much memory) and
     serialize the epilogue its other group's mainloop hides."""
-    if not params.tma_store or StoreWait.of(params.store_wait) is StoreWait.Deferred:
-        return None
+    if not params.tma_store or StoreWait.of(params.store_wait) is StoreWait.Deferred or params.swap_ab:
+        return None      # swapped: sub-tiles of the fragment run along its columns only (MatmulParams.swap_ab)
     if params.ping_pong and (problem is None or problem.outputs == 1):
         return None      # with C too: a ring per warp group takes the room of the one whole tile they take turns on
     tm, tn, _ = params.tile

@@ -347,7 +347,8 @@ def test_persistent_cooperative_candidates_take_64_bit_indices() -> None:
     assert cooperative and ping_pong
     assert all(c.index_type is DataType.Int64 for c in cooperative)
     assert all(c.index_type is DataType.Int32 for c in ping_pong)
-    assert all(c.epilogue_tile is not None for c in cooperative if c.tma_store)   # a ring beside the stages
+    # a ring beside the stages; swapped, the whole tile (sub-tiles run along the fragment's columns only)
+    assert all((c.epilogue_tile is None) == c.swap_ab for c in cooperative if c.tma_store)
 
 
 @pytest.mark.parametrize("shape,expected", [
@@ -368,3 +369,14 @@ def test_split_k_candidates_of_each_tile_under_a_wave(shape: tuple[int, int, int
             m, n, _ = shape
             assert -(-m // c.tile[0]) * -(-n // c.tile[1]) * c.split_k <= 132
     assert not any(c.split_k > 1 for c in matmul_candidates(matmul_fusion(4096, 4096, 16384), 132))
+
+
+def test_the_swapped_tiles_are_candidates_where_both_operands_are_tma_loaded_and_the_result_is_16_bit() -> None:
+    """Persistent 208 x 128 and 192 x 128 with the instruction's rows along N, in clusters of two along N, two
+    compute warp groups of 64 rows of N each, the whole tile staged; none where the result is fp32 (register stores
+    of a swapped fragment write two rows of a column a thread)."""
+    swapped = [c for c in matmul_candidates(_fusion(6632, 2944, 5048), sms=132) if c.swap_ab]
+    assert [c.tile for c in swapped] == [(208, 128, 64), (192, 128, 64)]
+    assert all(c.persistent and c.cluster == (1, 2) and c.compute_warp_groups == 2 and c.tma_store
+               and c.epilogue_tile is None for c in swapped)
+    assert not any(c.swap_ab for c in matmul_candidates(_fusion(6632, 2944, 5048, out=None), sms=132))   # fp32
