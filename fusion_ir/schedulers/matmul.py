@@ -403,8 +403,11 @@ def _schedule_staged_tensor(tv: TensorView, params: MatmulParams, batch: int) ->
     """The shared tile and the output of a TMA-store epilogue: ``[tiles..., Nc, TM, Nw]``, one box of
     ``TM x Nw`` (one swizzle row wide) per column chunk ``Nc``."""
     # a box per chunk of one swizzle row; sub-tiled, a box per sub-tile
-    nw = _swizzle_row(params, tv) if params.epilogue_tile is None else params.epilogue_tile[1]
+    nw = _swizzle_row(params, tv) if params.epilogue_tile is None or params.swap_ab else params.epilogue_tile[1]
     tiles = _output_tiles(tv, params, batch)     # [tiles, TM, TN]
+    if params.epilogue_tile is not None and params.swap_ab:
+        _schedule_swapped_sub_tiles(tv, params, tiles, nw)
+        return
     tv.split(tiles + 1, nw)                      # [tiles, TM, Nc, Nw]
     tv.reorder({tiles: tiles + 1, tiles + 1: tiles})   # [tiles, Nc, TM, Nw]
     if params.epilogue_tile is not None:         # sub-tiles: Nc is their loop, the output's and the tile's
@@ -423,6 +426,22 @@ def _schedule_staged_tensor(tv: TensorView, params: MatmulParams, batch: int) ->
         tv.axis(k).parallelize(ParallelType.Bulk)
     # a tile narrower than the narrowest swizzle row (N = 8 with a K-major B) is not swizzled
     tv.set_swizzle(swizzle_by_span().get(nw * tv.dtype.size, SmemSwizzle.NONE))
+
+
+def _schedule_swapped_sub_tiles(tv: TensorView, params: MatmulParams, tiles: int, nw: int) -> None:
+    """Swapped sub-tiles (``swap_ab``, ``epilogue_tile=(EM, TN)``): ``[tiles, Ms, Nc, EM, Nw]``, the sub-tile loop
+    ``Ms`` over EM of the tile's rows (the fragment's columns), each sub-tile a box of ``EM x Nw`` per column chunk
+    ``Nc`` of one swizzle row; the shared tile holds one sub-tile's chunks."""
+    assert params.epilogue_tile is not None
+    tv.split(tiles, params.epilogue_tile[0])     # [tiles, Ms, EM, TN]
+    tv.split(tiles + 2, nw)                      # [tiles, Ms, EM, Nc, Nw]
+    tv.reorder({tiles + 1: tiles + 2, tiles + 2: tiles + 1})   # [tiles, Ms, Nc, EM, Nw]
+    tv.axis(tiles).parallelize(ParallelType.Unroll)
+    tv.axis(tiles + 1).parallelize(ParallelType.Unroll if tv.is_output else ParallelType.Bulk)
+    tv.axis(tiles + 2).parallelize(ParallelType.Bulk)
+    tv.axis(tiles + 3).parallelize(ParallelType.Bulk)
+    if not tv.is_output:
+        tv.set_swizzle(swizzle_by_span().get(nw * tv.dtype.size, SmemSwizzle.NONE))
 
 
 def _swizzle_row(params: MatmulParams, tv: TensorView) -> int:
@@ -546,13 +565,16 @@ def _output_tiles(tv: TensorView, params: MatmulParams, batch: int) -> int:
 
 def _schedule_epilogue_tensor(tv: TensorView, params: MatmulParams, batch: int) -> None:
     tiles = _output_tiles(tv, params, batch)
-    if params.swap_ab:                           # [tiles, TN, TM]: the fragment's rows along N, as the accumulator's
-        tv.reorder({tiles: tiles + 1})
     if params.epilogue_tile is not None:         # sub-tiles: [tiles, Ns, TM, EN], the fragment over EN
-        tv.split(tiles + 1, params.epilogue_tile[1])
-        tv.reorder({tiles: tiles + 1, tiles + 1: tiles})
+        if params.swap_ab:                       # swapped: [tiles, Ms, EM, TN], the fragment's columns over EM
+            tv.split(tiles, params.epilogue_tile[0])
+        else:
+            tv.split(tiles + 1, params.epilogue_tile[1])
+            tv.reorder({tiles: tiles + 1, tiles + 1: tiles})
         tv.axis(tiles).parallelize(ParallelType.Unroll)
         tiles += 1
+    if params.swap_ab:                           # [tiles, TN, TM]: the fragment's rows along N, as the accumulator's
+        tv.reorder({tiles: tiles + 1})
     tv.split(tiles, current_target().wgmma.m)    # [.., Mr, M64, TN]
     if not params.ping_pong:                     # cooperative: [.., Mw, Mr, M64, TN]
         tv.split(tiles, params.compute_warp_groups, inner_split=False)

@@ -345,10 +345,6 @@ class MatmulParams:
         e = self.epilogue_tile
         if e is None:
             return
-        if self.swap_ab:
-            raise ScheduleError(f"MatmulParams.epilogue_tile: {e} with swap_ab=True; the swapped accumulator's rows run "
-                                f"along N, and sub-tiles of its fragment are implemented along its columns only: use "
-                                f"epilogue_tile=None (the whole tile staged at once)")
         tm, tn, _ = self.tile
         if not (isinstance(e, tuple) and len(e) == 2 and all(isinstance(x, int) and not isinstance(x, bool)
                                                                for x in e)):
@@ -358,6 +354,9 @@ class MatmulParams:
                                 f"for TMA stores (register stores write each element where it is computed): set "
                                 f"tma_store=True or epilogue_tile=None")
         em, en = e
+        if self.swap_ab:
+            self._validate_swapped_sub_tile()
+            return
         widths = [w for w in (16, 32, 64) if w * 2 in current_target().tma.swizzle_spans]
         if em != tm:
             raise ScheduleError(f"MatmulParams.epilogue_tile: {e} has {em} rows; a sub-tile spans every row of the "
@@ -373,6 +372,34 @@ class MatmulParams:
         if s > tn // en:
             raise ScheduleError(f"MatmulParams.epilogue_stages: {s} staging tiles for {tn // en} sub-tiles of "
                                 f"{tm} x {en}; a ring deeper than the sub-tiles is never used: at most {tn // en}")
+
+    def _validate_swapped_sub_tile(self) -> None:
+        """Swapped (``swap_ab``), the fragment's columns are the tile's rows: a sub-tile is ``EM`` of the tile's rows
+        and all its columns (``(EM, TN)``), EM a multiple of 16 (pairs of 8-column blocks of the fragment for
+        stmatrix.x4) dividing TM, its staging tile in boxes of one swizzle row of columns."""
+        assert self.epilogue_tile is not None
+        em, en = self.epilogue_tile
+        tm, tn, _ = self.tile
+        pair = 2 * current_target().wgmma.n_step
+        if en != tn:
+            raise ScheduleError(f"MatmulParams.epilogue_tile: {self.epilogue_tile} has {en} columns; with swap_ab=True "
+                                f"the accumulator's rows run along N, and a sub-tile is some of the tile's rows and "
+                                f"all its {tn} columns (every fragment row): use ({em}, {tn})")
+        if em % pair or tm % em:
+            raise ScheduleError(f"MatmulParams.epilogue_tile: {self.epilogue_tile} has {em} rows; with swap_ab=True "
+                                f"they are columns of the fragment, stored by stmatrix.x4 in pairs of 8, so they must "
+                                f"be a multiple of {pair} that divides the tile's M {tm}")
+        if self.epilogue_loads != "consumer":
+            raise ScheduleError(f"MatmulParams.epilogue_loads: {self.epilogue_loads!r} with swap_ab=True and "
+                                f"epilogue_tile={self.epilogue_tile}; the producer's pipeline of epilogue inputs runs "
+                                f"over column sub-tiles: use epilogue_loads='consumer'")
+        if StoreWait.of(self.store_wait) is StoreWait.Deferred:
+            raise ScheduleError(f"MatmulParams.store_wait: {self.store_wait!r} with epilogue_tile={self.epilogue_tile};"
+                                f" the sub-tiles' stores are waited for in their own ring (epilogue_stages)")
+        if self.epilogue_stages > tm // em:
+            raise ScheduleError(f"MatmulParams.epilogue_stages: {self.epilogue_stages} staging tiles for {tm // em} "
+                                f"sub-tiles of {em} x {tn}; a ring deeper than the sub-tiles is never used: at most "
+                                f"{tm // em}")
 
     def validate_epilogue_loads(self) -> None:
         """``epilogue_loads="producer"``: the producer warp group loads the epilogue's inputs through a circular buffer
@@ -407,7 +434,9 @@ class MatmulParams:
 
     def sub_tiles(self) -> int:
         """The epilogue's sub-tiles per output tile (1 without ``epilogue_tile``)."""
-        return 1 if self.epilogue_tile is None else self.tile[1] // self.epilogue_tile[1]
+        if self.epilogue_tile is None:
+            return 1
+        return self.tile[0] // self.epilogue_tile[0] if self.swap_ab else self.tile[1] // self.epilogue_tile[1]
 
     def validate_loads(self, dtype: DataType, loads: Sequence[OperandLoad]) -> None:
         """The rules of an operand loaded by its compute warp groups (cp.async or plain copies, not TMA: its rows

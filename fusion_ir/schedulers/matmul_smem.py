@@ -179,11 +179,12 @@ def matmul_smem_requests(params: MatmulSchedule, dtype: DataType, loaded: int | 
     if params.tma_store and params.epilogue_tile is not None:
         # a ring of sub-tiles, live through the epilogue of a tile per block, allocated outside the tile loop of a
         # persistent kernel (ping-pong's warp groups own a ring each)
-        en = params.epilogue_tile[1]
+        em, en = params.epilogue_tile      # (TM, EN); swapped, (EM, TN) in boxes of one swizzle row of columns
+        row = _chunked(params, OUTPUT_BYTES)[1] if getattr(params, "swap_ab", False) else en * OUTPUT_BYTES
         copies = params.compute_warp_groups if params.ping_pong else 1
         live = (SPANNING if spanning else TILE_LOOP) if _walks_tiles(params) else EPILOGUE
-        staging = [BufferRequest(f"output{i}", tm * en * OUTPUT_BYTES * params.epilogue_stages * copies,
-                                 _tma_alignment(en * OUTPUT_BYTES), live) for i in range(outputs)]
+        staging = [BufferRequest(f"output{i}", em * en * OUTPUT_BYTES * params.epilogue_stages * copies,
+                                 _tma_alignment(row), live) for i in range(outputs)]
     elif params.tma_store:
         columns, row = _chunked(params, OUTPUT_BYTES)
         copies = params.compute_warp_groups if params.ping_pong and deferred else 1

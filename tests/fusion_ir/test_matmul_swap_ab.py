@@ -1,7 +1,7 @@
 """schedule_matmul with ``MatmulParams.swap_ab``: the wgmma's rows run along N and its N along M (the kernel computes
 ``C^T = B^T A^T``: b's tile is the instruction's A operand, a's its B), so the tile's M is any multiple of 8 (16 with a
 TMA store) up to 256. The epilogue reads the fragment with its rows along N; a TMA-store epilogue stages the tile in C's
-own layout by ``stmatrix.trans``. Each form matches numpy in the simulator at sizes the tile does not divide."""
+own layout by ``stmatrix.trans``, whole or in sub-tiles of some of its rows and all its columns. Each form matches numpy in the simulator at sizes the tile does not divide."""
 
 from __future__ import annotations
 
@@ -73,7 +73,14 @@ def test_a_swapped_tma_store_stages_the_tile_by_stmatrix_trans() -> None:
     ({"tile": (200, 128, 64), "tma_store": True}, r"M 200 with tma_store=True; the output tile is staged by "
                                                   r"stmatrix.x4, .* so M must be a multiple of 16"),
     ({"tile": (208, 128, 64), "tma_store": True, "epilogue_tile": (208, 32)},
-     r"MatmulParams.epilogue_tile: \(208, 32\) with swap_ab=True"),
+     r"MatmulParams.epilogue_tile: \(208, 32\) has 32 columns; with swap_ab=True .* use \(208, 128\)"),
+    ({"tile": (208, 128, 64), "tma_store": True, "epilogue_tile": (24, 128)},
+     r"\(24, 128\) has 24 rows; with swap_ab=True they are columns of the fragment, .* a multiple of 16 that "
+     r"divides the tile's M 208"),
+    ({"tile": (192, 128, 64), "tma_store": True, "epilogue_tile": (64, 128), "epilogue_stages": 4},
+     r"MatmulParams.epilogue_stages: 4 staging tiles for 3 sub-tiles of 64 x 128"),
+    ({"tile": (192, 128, 64), "tma_store": True, "epilogue_tile": (64, 128), "epilogue_loads": "producer"},
+     r"MatmulParams.epilogue_loads: 'producer' with swap_ab=True"),
     ({"tile": (64, 128, 64), "swap_ab": 1}, r"MatmulParams.swap_ab: 1 must be a bool"),
     ({"tile": (200, 128, 64), "cluster": (1, 2)}, r"MatmulParams.cluster: \(1, 2\) with swap_ab=True multicasts A's "
                                                   r"200 x 64 tile in 2 pieces of 100 rows"),
@@ -118,6 +125,12 @@ MODES = {
                                    "cluster": (1, 2)},
     "tile_per_block_2x2_cluster": {"tile": (208, 128, 64), **WS, "tma_store": True, "cluster": (2, 2)},
     "split_k": {"tile": (160, 128, 64), **WS, "split_k": 2},
+    "sub_tiles_of_16_rows": {"tile": (208, 128, 64), **WS, "persistent": True, "blocks": 3, "tma_store": True,
+                             "epilogue_tile": (16, 128)},
+    "sub_tiles_carried": {"tile": (192, 128, 64), **WS, "persistent": True, "blocks": 3, "tma_store": True,
+                          "epilogue_tile": (64, 128), "epilogue_stages": 3, "store_wait": "carried"},
+    "ping_pong_sub_tiles": {"tile": (48, 128, 64), **WS, "persistent": True, "ping_pong": True, "blocks": 2,
+                            "tma_store": True, "epilogue_tile": (16, 128)},
     "stream_k": {"tile": (160, 128, 64), **WS, "stream_k": True, "blocks": 3},
 }
 

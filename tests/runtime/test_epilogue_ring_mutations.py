@@ -21,6 +21,9 @@ from tests.runtime.kir_builders import mutate, remove_nodes
 ARRANGEMENTS = {
     "cooperative": {"epilogue_tile": (128, 32)},
     "ping_pong": {"epilogue_tile": (128, 32), "ping_pong": True, "tile": (128, 128, 64), "stages": 4},
+    # swapped operands: 4 sub-tiles of 16 of the tile's rows (the fragment's columns) and all its columns, each a box
+    # per 64-column chunk, staged by stmatrix.trans
+    "swapped": {"epilogue_tile": (16, 128), "swap_ab": True, "tile": (64, 128, 64), "stages": 3},
 }
 
 
@@ -42,7 +45,8 @@ def _guard(node: k.Node) -> bool:
 
 
 @pytest.mark.parametrize("arrangement,kind", [("cooperative", "bias_gelu"), ("cooperative", "alpha_beta"),
-                                              ("ping_pong", "bias_gelu"), ("ping_pong", "alpha_beta")])
+                                              ("ping_pong", "bias_gelu"), ("ping_pong", "alpha_beta"),
+                                              ("swapped", "bias_gelu"), ("swapped", "alpha_beta")])
 def test_the_ring_matches_numpy(arrangement: str, kind: str) -> None:
     run_seeds(*_kernel(arrangement, kind), kind=kind)
 
@@ -53,7 +57,8 @@ def test_the_ring_waits_for_all_but_the_stores_of_the_tiles_before(arrangement: 
     waits = []
     k.rewrite(kernel.body, lambda n: waits.append(n) if isinstance(n, k.AsyncWait) else None)
     pending = sorted({w.pending for w in waits if w.kind is k.AsyncKind.Bulk})
-    assert pending == [0, 1]            # 2 staging tiles, one box each: one group may still read the other
+    # 2 staging tiles, one box each (swapped: two, a 64-column chunk each): the other's groups may still read
+    assert pending == [0, 2 if arrangement == "swapped" else 1]
 
 
 @pytest.mark.parametrize("arrangement", sorted(ARRANGEMENTS))
