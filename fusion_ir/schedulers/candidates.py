@@ -8,9 +8,9 @@ three compute warp groups, one per block and persistent; persistent 128 x 192; t
 128 x 128, 64 x 128) with the TMA store; one compute warp group spanning a skinny side (192 x 64 and 192 x 128 where M has 129 to 192 rows, 64 x 192
 where N has 129 to 192 columns); 128 x 192, 256 x 192 and 256 x 160 a tile per block; the big tiles, 192 x 192, 128 x 192 and the 64-row tiles in clusters of two of
 both shapes (``CLUSTERED``, both operands TMA-loaded); the tiles of 2-D clusters (``CLUSTER_TILES``) under a wave of 128 x 256
-tiles where K is long and both operands are TMA-loaded; persistent 208 x 128 and 192 x 128 with the instruction's rows
-along N (``swap_ab``) in clusters of two along N, where both operands are TMA-loaded and the result is 16-bit
-(``SWAPPED_TILES``);
+tiles where K is long and both operands are TMA-loaded; persistent tiles with the instruction's rows along N
+(``swap_ab``: 208 x 128 and 192 x 128 in clusters of two along N, 160 x 256 and 192 x 192 on three compute warp groups
+along M), where both operands are TMA-loaded and the result is 16-bit (``SWAPPED_TILES``);
 split-K of 128 x 256, 256 x 128 and 128 x 128 tiles, Pipelined and warp-specialized, each where its tiles are
 fewer than the SMs and K is long; persistent 128 x 256 and 128 x 160 in clusters of two along M (``PERSISTENT_CLUSTERED``); the first persistent candidate with ``group_m`` halved and doubled (where it has more row tiles than
 half a group) and with its tiles grouped along N (``raster="n"``). A block-per-tile candidate without a cluster
@@ -56,7 +56,7 @@ from .suggest import (
     with_sub_tile,
 )
 
-MAX_CANDIDATES = 34                   # two more than before the swapped tiles, which cut none of the others
+MAX_CANDIDATES = 36                   # four more than before the swapped tiles, which cut none of the others
 BIG_TILES = ((128, 256, 64), (256, 128, 64))
 SQUARE_TILE = (192, 192, 64)          # three compute warp groups: whole waves where the big tiles leave a tail
 WIDE_PERSISTENT = (128, 192, 64)      # pads fewer columns than 128 x 256
@@ -72,11 +72,15 @@ CLUSTERED = tuple((tile, cluster) for tile in ((128, 256, 64), (256, 128, 64), (
 # persistent in clusters of two along M (H100, 2026-11-26, against the tuner's best candidate then: 3000 x 5000 x 1000
 # with 128 x 256 0.90 of cuBLAS against 0.84, 5120 x 2560 x 640 with 128 x 160 0.79 against 0.77-0.81)
 PERSISTENT_CLUSTERED = ((128, 256, 64), (128, 160, 64))
-# persistent with the instruction's rows along N (``swap_ab``: M any multiple of 16) in clusters of two along N sharing
-# A's tile (H100, 2026-11-27, of cuBLAS, against the rules' 0.896 / 0.948 / 0.930 / 0.883: 8984 x 2872 x 5480 0.87 and
+# persistent with the instruction's rows along N (``swap_ab``: M any multiple of 16): 208 x 128 and 192 x 128 in clusters
+# of two along N sharing A's tile (H100, 2026-11-27, of cuBLAS, against the rules' 0.896 / 0.948 / 0.930 / 0.883: 8984 x
+# 2872 x 5480 0.87 and
 # 0.82, 6632 x 2944 x 5048 0.94 and 0.85, 2648 x 11752 x 6328 0.88 and 0.92, 4136 x 3624 x 13112 0.84 and 0.86;
 # without the cluster 0.57-0.86, 224 rows 0.70-0.79, 256 rows 0.77-0.88)
-SWAPPED_TILES = ((208, 128, 64), (192, 128, 64))
+SWAPPED_TILES = (((208, 128, 64), (1, 2), 2), ((192, 128, 64), (1, 2), 2),
+                 # cuBLAS's nvjet 256 x 160 and 192 x 192 in its orientation (rows along N), in clusters along M
+                 # (4136 x 3624 x 13112 0.97 against the rules' 0.89; 2648 x 11752 x 6328 192 x 192 0.95 against 0.93)
+                 ((160, 256, 64), (2, 1), 2), ((192, 192, 64), (2, 1), 3))
 WIDE_TILE = (128, 192, 64)            # a tile per block: a wave covers a third more than 128 x 256
 WIDE_BIG_TILE = (256, 192, 64)        # a tile per block: a wave covers half as much again as 256 x 128
 WIDE_BIG_160 = (256, 160, 64)         # a tile per block between them: whole waves or whole N where neither fits
@@ -174,9 +178,10 @@ def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *
         for tile in PERSISTENT_CLUSTERED:                # persistent in clusters of two along M
             add(_deepest(MatmulParams(**arranged(tile, persistent=True, cluster=(2, 1))), problem))
     if problem.tma_operands and store:
-        for tile in SWAPPED_TILES:                       # the wgmma's rows along N, its N along M
-            add(_deepest(MatmulParams(**arranged(tile, persistent=True, cluster=(1, 2), swap_ab=True,
-                                                 compute_warp_groups=2, register_split=register_split(2))), problem))
+        for tile, cluster, groups in SWAPPED_TILES:      # the wgmma's rows along N, its N along M
+            add(_deepest(MatmulParams(**arranged(tile, persistent=True, cluster=cluster, swap_ab=True,
+                                                 compute_warp_groups=groups, register_split=register_split(groups))),
+                         problem))
     persistent = next((p for p in out if p.persistent and not p.ping_pong and p.cluster == (1, 1)), None)
     row_tiles = None if persistent is None or problem.m is None else -(-problem.m // persistent.tile[0])
     if persistent is not None and (row_tiles is None or row_tiles > persistent.group_m // 2):

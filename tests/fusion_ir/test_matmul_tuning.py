@@ -320,7 +320,7 @@ def test_the_candidates_include_persistent_clusters_of_two() -> None:
     from fusion_ir.schedulers.candidates import PERSISTENT_CLUSTERED
     from runtime.tuning import matmul_fusion
     candidates = matmul_candidates(matmul_problem(matmul_fusion(3000, 5000, 1000)), 132)
-    clustered = {p.tile for p in candidates if p.persistent and p.cluster == (2, 1)}
+    clustered = {p.tile for p in candidates if p.persistent and p.cluster == (2, 1) and not p.swap_ab}
     assert clustered == set(PERSISTENT_CLUSTERED)
 
 
@@ -347,8 +347,8 @@ def test_persistent_cooperative_candidates_take_64_bit_indices() -> None:
     assert cooperative and ping_pong
     assert all(c.index_type is DataType.Int64 for c in cooperative)
     assert all(c.index_type is DataType.Int32 for c in ping_pong)
-    # a ring beside the stages; swapped, the whole tile (sub-tiles run along the fragment's columns only)
-    assert all((c.epilogue_tile is None) == c.swap_ab for c in cooperative if c.tma_store)
+    # a ring beside the stages (swapped: suggest._swapped_sub_tile's)
+    assert all(c.epilogue_tile is not None for c in cooperative if c.tma_store and not c.swap_ab)
 
 
 @pytest.mark.parametrize("shape,expected", [
@@ -372,11 +372,13 @@ def test_split_k_candidates_of_each_tile_under_a_wave(shape: tuple[int, int, int
 
 
 def test_the_swapped_tiles_are_candidates_where_both_operands_are_tma_loaded_and_the_result_is_16_bit() -> None:
-    """Persistent 208 x 128 and 192 x 128 with the instruction's rows along N, in clusters of two along N, two
-    compute warp groups of 64 rows of N each, the whole tile staged; none where the result is fp32 (register stores
-    of a swapped fragment write two rows of a column a thread)."""
+    """Persistent tiles with the instruction's rows along N: 208 x 128 and 192 x 128 in clusters of two along N (two
+    compute warp groups of 64 rows of N each), 160 x 256 and 192 x 192 (three compute warp groups) in clusters along
+    M, each with the staging suggest._swapped_sub_tile gives; none where the result is fp32 (register stores of a
+    swapped fragment write two rows of a column a thread)."""
     swapped = [c for c in matmul_candidates(_fusion(6632, 2944, 5048), sms=132) if c.swap_ab]
-    assert [c.tile for c in swapped] == [(208, 128, 64), (192, 128, 64)]
-    assert all(c.persistent and c.cluster == (1, 2) and c.compute_warp_groups == 2 and c.tma_store
-               and c.epilogue_tile is None for c in swapped)
+    assert [(c.tile, c.cluster, c.compute_warp_groups, c.epilogue_tile) for c in swapped] == [
+        ((208, 128, 64), (1, 2), 2, None), ((192, 128, 64), (1, 2), 2, None),
+        ((160, 256, 64), (2, 1), 2, (16, 256)), ((192, 192, 64), (2, 1), 3, (32, 192))]
+    assert all(c.persistent and c.tma_store and c.stages == 4 for c in swapped)
     assert not any(c.swap_ab for c in matmul_candidates(_fusion(6632, 2944, 5048, out=None), sms=132))   # fp32

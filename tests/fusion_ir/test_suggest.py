@@ -520,7 +520,10 @@ def test_a_persistent_walk_covers_the_problems_tiles_and_no_more() -> None:
     found = matmul_candidates(_matmul((1234, 4568, 888)), 132, limit=99)
     persistent = [c for c in found if c.persistent]
     first = persistent[0]                # the others are the first with its group halved and doubled
-    assert all(c.group_m == min(8, -(-1234 // c.tile[0])) for c in persistent      # 8 rows, or all of them
+    def rows(c) -> int:                  # all the rows of tiles, in whole clusters along M
+        return -(-(-(-1234 // c.tile[0])) // c.cluster[0]) * c.cluster[0]
+
+    assert all(c.group_m == min(8, rows(c)) for c in persistent      # 8 rows, or all of them
                if c.tile != first.tile or c.raster == "n")
     assert {c.group_m for c in persistent if c.tile == first.tile and c.raster == "m"} >= {first.group_m}
 
@@ -1067,3 +1070,19 @@ def test_a_persistent_kernel_in_clusters_of_four_takes_the_blocks_resident_at_on
     pinned = suggest_matmul_params(_matmul(shape), tile=(128, 256, 64), persistent=True, cluster=(4, 1), blocks=132)
     assert pinned.blocks == 132
     assert suggest_matmul_params(_matmul(shape), tile=(128, 256, 64), persistent=False, cluster=(2, 2)).blocks == 132
+
+
+@pytest.mark.parametrize("tile,groups,expected", [
+    ((208, 128, 64), 2, None),            # 4 stages of 43 KB and the whole 53 KB tile fit
+    ((160, 256, 64), 2, (16, 256)),       # 4 stages of 53 KB leave room for a ring of 16-row sub-tiles only
+    ((192, 192, 64), 3, (32, 192)),       # 48-row sub-tiles' ring is 1 KB over, 32-row ones fit
+])
+def test_a_swapped_tile_is_staged_whole_beside_four_stages_or_in_the_widest_sub_tiles_that_fit(
+        tile: tuple, groups: int, expected: tuple | None) -> None:
+    from fusion_ir.schedulers.suggest import SWAPPED_STAGES, epilogue_sub_tile
+
+    params = MatmulParams(tile=tile, compute_warp_groups=groups, warp_specialized=True, persistent=True,
+                          tma_store=True, swap_ab=True, register_split=None)
+    assert epilogue_sub_tile(params) == expected
+    sub = replace(params, stages=SWAPPED_STAGES, epilogue_tile=expected)
+    assert sub.smem_bytes(DataType.BFloat16) <= 232448
