@@ -222,21 +222,12 @@ PERSISTENT_TILE_OVERHEAD = 9_000
 # had not counted the cluster's padded row (2784 x 9568 x 5080, 11 rows of 256 walked as 12: 0.78 against 0.89).
 MISALIGNED_BLOCK_MARGIN = 0.95
 MISALIGNED_BLOCK_K_TILES = 96
-# Misaligned rows (L2-bound: docs/matmul.md, "G, and two rules for misaligned rows") with K of SWAPPED_K_TILES tiles or
-# more: 160 x 256 with the wgmma's rows along N (MatmulParams.swap_ab, cuBLAS's own orientation and tile there,
-# nvjet_sm90_tst_256x160_64x4_1x2), persistent in clusters of two along M, 16-row sub-tiles beside 4 stages: 1/160 + 1/512
-# L2 bytes per flop against 1/128 + 1/512. H100, 2026-11-27, bench/probes/matmul_probe.py --rotate, the same rounds,
-# ratio to cuBLAS against the persistent 128 x 256 in clusters: 15 problems drawn at random where rows are misaligned
-# and K has 98-251 tiles: 15272 x 15032 x 11656 0.98 against 0.73, 11592 x 3896 x 8680 0.96 against 0.90, 12432 x 10664
-# x 9912 1.37 against 1.28, 13752 x 13832 x 6696 1.06 against 0.99, 12344 x 5384 x 7400 0.97 against 0.93, 14480 x
-# 3520 x 13240 0.98 against 0.96, 7136 x 15312 x 15936 0.99 against 0.96, 9544 x 12400 x 7728 0.96 against 0.94, three
-# within 0.3 %, four slower (10256 x 3184 x 16024 0.91 against 0.98, 12928 x 7808 x 9264 0.98 against 1.03, 12240 x
-# 12888 x 15200 0.96 against 0.99, 15352 x 12808 x 9600 0.96 against 0.98); the tuner's pick in held-out H
-# (bench/results/matmul_heldout_h.json) at 12504 x 12584 x 14696 (0.96 against 0.74) and 2208 x 11432 x 12168 (0.99
-# against 0.87). Under 100 K tiles it lost (2648 x 11752 x 6328 0.85 against 0.93, 6632 x 2944 x 5048 0.94 against
-# 0.96).
-SWAPPED_K_TILES = 100
-SWAPPED_MISALIGNED_TILE = (160, 256, 64)
+# Tried and not kept: these rows with K of 100 tiles or more as 160 x 256 with the wgmma's rows along N (swap_ab, as
+# cuBLAS runs them), persistent in clusters along M. Against the persistent 128 x 256 (H100, 2026-11-27, --rotate,
+# lowered for runtime extents as the bench lowers): where that kernel collapses it won by 10-25 % (15272 x 15032 x
+# 11656 0.99 of cuBLAS against 0.78, 7864 x 3144 x 12808 0.98 against 0.85), elsewhere it lost 2-7 %: 7 of the held-out
+# G and F problems it changed 0.96-0.97 geomean, 10 drawn among those a narrower form of it changed (A's rows not
+# 32-byte multiples) 0.989 geomean, 6 of 10 slower. It is a tuning candidate (candidates.SWAPPED_TILES).
 # The persistent tile of these rows (256 x 128) carries its ring of staging sub-tiles across the tile loop
 # (store_wait="carried"): the elected thread no longer waits at a tile's end for the TMA store of its last 256 x 32
 # sub-tile (16 KB) to read it, which held its warp group's next mainloop back. H100, 2026-11-27, the same process
@@ -900,8 +891,6 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
                                          f"the rest (register_split())")
             return ({**big, "tile": tile, "compute_warp_groups": groups, "cluster": PERSISTENT_MISALIGNED_CLUSTER,
                      "register_split": register_split(groups)}, rule, reasons)
-        if k_tiles is not None and k_tiles >= SWAPPED_K_TILES:
-            return _swapped_misaligned(big, store, sms, k_tiles, rule)
         reasons = _reasons("four waves or more", "128 x 256, 2 warp groups of 64 x 256",
                            f"persistent: {sms} resident blocks walk the tiles in grouped order", store,
                            "64-bit indices: as the persistent clusters were measured")
@@ -913,25 +902,6 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
     return {**big, "tile": BIG_COLUMNS, "persistent": True, "index_type": index}, rule, _reasons(
         "four waves or more", "128 x 256, 2 warp groups of 64 x 256",
         f"persistent: {sms} resident blocks walk the tiles in grouped order", store, index_why)
-
-
-def _swapped_misaligned(big: dict[str, Any], store: str, sms: int, k_tiles: int,
-                        rule: str) -> tuple[dict[str, Any], str, dict[str, str]]:
-    """Misaligned rows with K of ``SWAPPED_K_TILES`` tiles or more: ``SWAPPED_MISALIGNED_TILE`` with the wgmma's rows
-    along N (``swap_ab``), persistent in clusters of two along M."""
-    tile = SWAPPED_MISALIGNED_TILE
-    reasons = _reasons("misaligned rows, long K", f"{tile[0]} x {tile[1]} with the wgmma's rows along N (swap_ab): "
-                       f"2 warp groups of 128 N-columns each, the instruction's N the tile's {tile[0]} rows; fewer L2 "
-                       f"bytes per flop than 128 x 256 (K of {k_tiles} tiles, at least SWAPPED_K_TILES)",
-                       f"persistent: {sms} resident blocks walk the tiles in grouped order", store,
-                       "64-bit indices: as the persistent clusters were measured")
-    reasons["cluster"] = ("rule misaligned rows, long K: clusters of two along M share B's tile by TMA multicast "
-                          "(PERSISTENT_MISALIGNED_CLUSTER)")
-    reasons["swap_ab"] = (f"rule misaligned rows, long K: the wgmma's rows along N (SWAPPED_K_TILES: "
-                          f"{SWAPPED_K_TILES} K tiles or more)")
-    return ({**big, "tile": tile, "persistent": True, "cluster": PERSISTENT_MISALIGNED_CLUSTER, "swap_ab": True},
-            f"{rule}; misaligned rows, K of {k_tiles} tiles: swapped {tile[0]} x {tile[1]}, persistent in clusters "
-            f"of two", reasons)
 
 
 def _wide_big_tiles(problem: MatmulProblem, k_tiles: int | None) -> tuple[tuple[Any, ...], ...]:

@@ -899,20 +899,15 @@ def test_a_tile_per_block_takes_no_256_x_160_where_b_rows_are_misaligned_and_k_i
 def test_misaligned_rows_keep_the_persistent_kernel_at_a_long_k_or_where_the_cluster_pads_a_row(
         shape: tuple[int, int, int]) -> None:
     """Past MISALIGNED_BLOCK_K_TILES K tiles the tile per block ran slower although predicted faster (7864 x 3144 x
-    12808: 0.81 of cuBLAS against 0.86, H100), and from SWAPPED_K_TILES the persistent kernel is the swapped 160 x 256;
-    at 2784 x 9568 x 5080 the 256 x 160 tile's 11 rows are 12 in clusters
+    12808: 0.81 of cuBLAS against 0.86, H100); at 2784 x 9568 x 5080 the 256 x 160 tile's 11 rows are 12 in clusters
     of two along M, which the prediction counts (it ran 0.78 against 0.89 before it did)."""
     from fusion_ir.schedulers.matmul_problem import matmul_problem
     from fusion_ir.schedulers.suggest import MISALIGNED_BLOCK_K_TILES, _misaligned_block
 
-    from fusion_ir.schedulers.suggest import SWAPPED_K_TILES, SWAPPED_MISALIGNED_TILE
-
     params = suggest_matmul_params(_matmul(shape))
+    assert params.persistent and params.tile == (128, 256, 64) and params.cluster == (2, 1)
     problem = matmul_problem(_matmul(shape))
     k_tiles = problem.k_tiles(64)
-    long_k = k_tiles >= SWAPPED_K_TILES        # the swapped 160 x 256 (7864 x 3144 x 12808: 0.97 against 0.87)
-    assert params.persistent and params.cluster == (2, 1) and params.swap_ab == long_k
-    assert params.tile == (SWAPPED_MISALIGNED_TILE if long_k else (128, 256, 64))
     assert _misaligned_block(problem, 132, k_tiles) is None
     if k_tiles > MISALIGNED_BLOCK_K_TILES:      # predicted faster, kept out by K alone
         assert _misaligned_block(problem, 132, MISALIGNED_BLOCK_K_TILES) is not None
@@ -933,8 +928,6 @@ def test_persistent_clusters_walk_groups_of_whole_cluster_rows(shape: tuple[int,
 
     params = suggest_matmul_params(_matmul(shape))
     assert params.persistent and params.cluster == (2, 1) and params.group_m == 8
-    if params.swap_ab:                    # misaligned rows with a long K: 160-row tiles (SWAPPED_K_TILES)
-        rows = -(-shape[0] // params.tile[0])
     assert f"fewer where there are fewer ({rows})" in params.why.reason("group_m")    # viz --show heuristics
     fusion = _matmul(shape)
     schedule_matmul(fusion, params)
@@ -1093,22 +1086,3 @@ def test_a_swapped_tile_is_staged_whole_beside_four_stages_or_in_the_widest_sub_
     assert epilogue_sub_tile(params) == expected
     sub = replace(params, stages=SWAPPED_STAGES, epilogue_tile=expected)
     assert sub.smem_bytes(DataType.BFloat16) <= 232448
-
-
-@pytest.mark.parametrize("shape, swapped", [
-    ((15272, 15032, 11656), True),       # both operands' rows misaligned, 183 K tiles: 0.98 of cuBLAS against 0.73
-    ((7160, 15816, 15736), True),        # 246 K tiles
-    ((7864, 3144, 12808), True),
-    ((2648, 11752, 6328), False),        # 99 K tiles: the persistent 128 x 256 (0.93 against 0.85 swapped)
-    ((12240, 12800, 15232), False),      # rows of 128-byte multiples: not misaligned
-])
-def test_misaligned_rows_with_a_long_k_take_the_swapped_160_x_256(shape: tuple[int, int, int], swapped: bool) -> None:
-    """From four waves with an operand's rows not 128-byte multiples and K of SWAPPED_K_TILES tiles or more: 160 x 256
-    with the wgmma's rows along N, persistent in clusters of two along M, 16-row sub-tiles beside four stages, the
-    reason named (viz --show heuristics)."""
-    params = suggest_matmul_params(_matmul(shape))
-    assert params.swap_ab == swapped
-    if swapped:
-        assert params.tile == (160, 256, 64) and params.persistent and params.cluster == (2, 1)
-        assert params.compute_warp_groups == 2 and params.epilogue_tile == (16, 256) and params.stages == 4
-        assert "SWAPPED_K_TILES" in params.why.reason("swap_ab")
