@@ -71,7 +71,10 @@ class MatmulParams:
     row of the tile, ``EN`` of its columns: 16, 32 or 64): per sub-tile the fused ops on its accumulators, a
     stmatrix into one of ``epilogue_stages`` staging tiles (a ring) and a TMA store, the next sub-tile's math and
     stmatrix running while the previous ones are stored (``docs/matmul.md``, "Sub-tiled epilogues"); None:
-    the whole tile at once.
+    the whole tile at once; with ``swap_ab``, ``(EM, TN)``: EM of the tile's rows (the fragment's columns) and all its
+    columns;
+    ``swap_ab``: the wgmma's rows run along N and its N along M (``C^T = B^T A^T``, ``docs/matmul.md``, "Swapped
+    operands"), so the tile's M is any multiple of 8 up to 256 and its N whole 64-row pieces per warp group.
     """
 
     tile: tuple[int, int, int] = (128, 256, 64)
