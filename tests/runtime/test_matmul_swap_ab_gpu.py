@@ -58,3 +58,22 @@ def test_a_swapped_bias_gelu_matches_torch(m: int, n: int, k: int) -> None:
     expected = torch.nn.functional.gelu(product + bias.double(), approximate="tanh")
     err = float(torch.linalg.norm(out.double() - expected) / torch.linalg.norm(expected))
     assert err < 1e-2 and not torch.isnan(out).any(), f"relative error {err:.3e} against the float64 result"
+
+
+SANITIZED = {"swapped_sub_tiles_cluster": {"tile": [192, 128, 64], "stages": 3, "warp_specialized": True,
+                                           "persistent": True, "blocks": 4, "tma_store": True, "out_dtype": "bf16",
+                                           "swap_ab": True, "epilogue_tile": [32, 128], "cluster": [1, 2],
+                                           "store_wait": "carried"}}
+
+
+@pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
+@pytest.mark.parametrize("mode", sorted(SANITIZED))
+def test_compute_sanitizer_is_clean_on_a_swapped_kernel(tool: str, mode: str) -> None:
+    """stmatrix.trans into the ring of staging sub-tiles, carried across tiles, A multicast in clusters along N."""
+    import json
+
+    from tests.runtime.sanitizer import SANITIZER, assert_sanitizer_clean
+
+    if SANITIZER is None:
+        pytest.skip("compute-sanitizer is not installed")
+    assert_sanitizer_clean(tool, "tests.runtime.run_matmul", json.dumps(SANITIZED[mode]))
