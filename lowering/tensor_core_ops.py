@@ -120,7 +120,9 @@ def _lower_stmatrix(op: TensorOp, a: Analyses) -> list[Node]:
     blocks, one ``stmatrix.x4`` per warp. Its four matrices are the blocks (2 i2, 2 i2 + 1) x the row halves
     (j = 0, 1): registers ``4 i + 2 j + c`` of the fragment, 8 in a row from ``8 i2``. Lane ``l`` addresses
     row ``l % 8`` of matrix ``l / 8``: the row the thread ``32 warp + 4 (l % 8)`` holds, as the fragment
-    layout says, at column pair 0."""
+    layout says, at column pair 0. A tile laid out with the fragment's rows contiguous (``StagedStore.trans``: the
+    accumulator's rows run along the output's columns) is written by ``stmatrix.trans``: lane ``l`` then addresses
+    column ``l % 8`` of matrix ``l / 8``, the element of its first row at that column."""
     staged = a.mma.staged[op.tv]
     source, read = staged.source, staged.fragment
     src_idx = own_indices(a, source)

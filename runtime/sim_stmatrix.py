@@ -8,7 +8,8 @@ elements, already swizzled. Register ``m`` of lane ``l`` holds row ``l / 4``, co
 ``2 (l % 4) + 1`` of matrix ``m``: ``src[src_index + 2m]`` and ``src[src_index + 2m + 1]`` of the lane's
 Local buffer. So row ``r`` of matrix ``m`` is made of register ``m`` of lanes ``4r .. 4r + 3`` and goes to
 the address of lane ``8m + r``. With ``.trans`` (``StMatrix.trans``) each matrix is stored transposed: the row lane
-``8m + r`` addresses receives column ``r`` of matrix ``m``, register ``m`` of every lane ``4c + r / 2``.
+``8m + r`` addresses receives column ``r`` of matrix ``m``, its element ``c`` from register ``m`` of lane
+``4c + r / 2`` (half ``r % 2``).
 
 A task executes it for warp ``w`` of every block at once: its lanes, 32 consecutive threads of a block
 per warp, are taken as ``[warps, 32]``. Errors (``SimulationError``): a warp whose threads do not all

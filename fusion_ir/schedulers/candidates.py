@@ -72,11 +72,10 @@ CLUSTERED = tuple((tile, cluster) for tile in ((128, 256, 64), (256, 128, 64), (
 # persistent in clusters of two along M (H100, 2026-11-26, against the tuner's best candidate then: 3000 x 5000 x 1000
 # with 128 x 256 0.90 of cuBLAS against 0.84, 5120 x 2560 x 640 with 128 x 160 0.79 against 0.77-0.81)
 PERSISTENT_CLUSTERED = ((128, 256, 64), (128, 160, 64))
-# persistent with the instruction's rows along N (``swap_ab``: M any multiple of 16): 208 x 128 and 192 x 128 in clusters
-# of two along N sharing A's tile (H100, 2026-11-27, of cuBLAS, against the rules' 0.896 / 0.948 / 0.930 / 0.883: 8984 x
-# 2872 x 5480 0.87 and
-# 0.82, 6632 x 2944 x 5048 0.94 and 0.85, 2648 x 11752 x 6328 0.88 and 0.92, 4136 x 3624 x 13112 0.84 and 0.86;
-# without the cluster 0.57-0.86, 224 rows 0.70-0.79, 256 rows 0.77-0.88)
+# persistent with the instruction's rows along N (``swap_ab``: M any multiple of 16): 208 x 128 and 192 x 128 in
+# clusters of two along N sharing A's tile (H100, 2026-11-27, of cuBLAS, against the rules' 0.896 / 0.948 / 0.930 /
+# 0.883: 8984 x 2872 x 5480 0.87 and 0.82, 6632 x 2944 x 5048 0.94 and 0.85, 2648 x 11752 x 6328 0.88 and 0.92, 4136 x
+# 3624 x 13112 0.84 and 0.86; without the cluster 0.57-0.86, 224 rows 0.70-0.79, 256 rows 0.77-0.88)
 SWAPPED_TILES = (((208, 128, 64), (1, 2), 2), ((192, 128, 64), (1, 2), 2),
                  # cuBLAS's nvjet 256 x 160 and 192 x 192 in its orientation (rows along N), in clusters along M
                  # (4136 x 3624 x 13112 0.97 against the rules' 0.89; 2648 x 11752 x 6328 192 x 192 0.95 against 0.93)

@@ -144,8 +144,8 @@ class MatmulParams:
         if not isinstance(self.swap_ab, bool):
             raise ScheduleError(f"MatmulParams.swap_ab: {self.swap_ab!r} must be a bool")
         sharing = self.tile_sharers()
-        rows, cols = self.instruction_axes()
-        (r_name, r), (c_name, c) = ("N", tn) if self.swap_ab else ("M", tm), ("M", tm) if self.swap_ab else ("N", tn)
+        r, c = self.instruction_axes()                       # the tile's extent along the wgmma's rows and its N
+        r_name, c_name = ("N", "M") if self.swap_ab else ("M", "N")
         swapped = " (swap_ab: the instruction's rows run along N, its N along M)" if self.swap_ab else ""
         if r % (wgmma.m * sharing):
             raise ScheduleError(f"MatmulParams.tile: {r_name} {r} is not a multiple of {wgmma.m} per warp group "
@@ -359,22 +359,23 @@ class MatmulParams:
         em, en = e
         if self.swap_ab:
             self._validate_swapped_sub_tile()
-            return
-        widths = [w for w in (16, 32, 64) if w * 2 in current_target().tma.swizzle_spans]
-        if em != tm:
-            raise ScheduleError(f"MatmulParams.epilogue_tile: {e} has {em} rows; a sub-tile spans every row of the "
-                                f"{tm} x {tn} tile (each warp group's fragment rows), so its rows must be {tm}")
-        if en not in widths or tn % en:
-            raise ScheduleError(f"MatmulParams.epilogue_tile: {e} has {en} columns; they must be one of "
-                                f"{', '.join(str(w) for w in widths)} (pairs of 8-column blocks for stmatrix.x4, a "
-                                f"staging row of one swizzle span) and divide the tile's N {tn}")
+        else:
+            widths = [w for w in (16, 32, 64) if w * 2 in current_target().tma.swizzle_spans]
+            if em != tm:
+                raise ScheduleError(f"MatmulParams.epilogue_tile: {e} has {em} rows; a sub-tile spans every row of the "
+                                    f"{tm} x {tn} tile (each warp group's fragment rows), so its rows must be {tm}")
+            if en not in widths or tn % en:
+                raise ScheduleError(f"MatmulParams.epilogue_tile: {e} has {en} columns; they must be one of "
+                                    f"{', '.join(str(w) for w in widths)} (pairs of 8-column blocks for stmatrix.x4, a "
+                                    f"staging row of one swizzle span) and divide the tile's N {tn}")
         if StoreWait.of(self.store_wait) is StoreWait.Deferred:
             raise ScheduleError(f"MatmulParams.store_wait: {self.store_wait!r} with epilogue_tile={e}; the sub-tiles' "
                                 f"stores are waited for in their own ring (epilogue_stages): \"after_boxes\" waits for "
                                 f"a tile's last ones at its end, \"carried\" before the next tile writes them")
-        if s > tn // en:
-            raise ScheduleError(f"MatmulParams.epilogue_stages: {s} staging tiles for {tn // en} sub-tiles of "
-                                f"{tm} x {en}; a ring deeper than the sub-tiles is never used: at most {tn // en}")
+        if s > self.sub_tiles():
+            raise ScheduleError(f"MatmulParams.epilogue_stages: {s} staging tiles for {self.sub_tiles()} sub-tiles of "
+                                f"{em} x {en}; a ring deeper than the sub-tiles is never used: at most "
+                                f"{self.sub_tiles()}")
 
     def _validate_swapped_sub_tile(self) -> None:
         """Swapped (``swap_ab``), the fragment's columns are the tile's rows: a sub-tile is ``EM`` of the tile's rows
@@ -396,13 +397,6 @@ class MatmulParams:
             raise ScheduleError(f"MatmulParams.epilogue_loads: {self.epilogue_loads!r} with swap_ab=True and "
                                 f"epilogue_tile={self.epilogue_tile}; the producer's pipeline of epilogue inputs runs "
                                 f"over column sub-tiles: use epilogue_loads='consumer'")
-        if StoreWait.of(self.store_wait) is StoreWait.Deferred:
-            raise ScheduleError(f"MatmulParams.store_wait: {self.store_wait!r} with epilogue_tile={self.epilogue_tile};"
-                                f" the sub-tiles' stores are waited for in their own ring (epilogue_stages)")
-        if self.epilogue_stages > tm // em:
-            raise ScheduleError(f"MatmulParams.epilogue_stages: {self.epilogue_stages} staging tiles for {tm // em} "
-                                f"sub-tiles of {em} x {tn}; a ring deeper than the sub-tiles is never used: at most "
-                                f"{tm // em}")
 
     def validate_epilogue_loads(self) -> None:
         """``epilogue_loads="producer"``: the producer warp group loads the epilogue's inputs through a circular buffer

@@ -45,6 +45,11 @@ BUILDERS["example_matmul_wgmma_grouped_grid"] = lambda: examples.load("matmul_wg
     grouped_grid=True, group_m=3)
 # a block per tile in clusters of 2 x 2: A multicast to the cluster row (BIDx), B to the cluster column (BIDy),
 # each mask shifted by the block's rank, and every release sent to the two peers that write this block's stages
+# swapped operands: the wgmma's rows along N (b's tile the instruction's A), 208 rows of M its N, the tile staged in
+# C's layout by stmatrix.trans in sub-tiles of 16 rows, each a box per 64-column chunk, A multicast along N
+BUILDERS["example_matmul_wgmma_swapped"] = lambda: examples.load("matmul_wgmma").build(
+    tile=(208, 128, 64), stages=3, compute_warp_groups=2, warp_specialized=True, persistent=True, blocks=4,
+    tma_store=True, out_dtype=DataType.BFloat16, swap_ab=True, epilogue_tile=(16, 128), cluster=(1, 2))
 BUILDERS["example_matmul_wgmma_cluster_2x2"] = lambda: examples.load("matmul_wgmma").build(
     tile=(128, 128, 64), stages=4, compute_warp_groups=2, warp_specialized=True, tma_store=True,
     out_dtype=DataType.BFloat16, cluster=(2, 2))

@@ -1,7 +1,8 @@
 """schedule_matmul with ``MatmulParams.swap_ab``: the wgmma's rows run along N and its N along M (the kernel computes
 ``C^T = B^T A^T``: b's tile is the instruction's A operand, a's its B), so the tile's M is any multiple of 8 (16 with a
 TMA store) up to 256. The epilogue reads the fragment with its rows along N; a TMA-store epilogue stages the tile in C's
-own layout by ``stmatrix.trans``, whole or in sub-tiles of some of its rows and all its columns. Each form matches numpy in the simulator at sizes the tile does not divide."""
+own layout by ``stmatrix.trans``, whole or in sub-tiles of some of its rows and all its columns. Each form matches
+numpy in the simulator at sizes the tile does not divide."""
 
 from __future__ import annotations
 
@@ -165,3 +166,24 @@ def test_a_batched_swapped_matmul_matches_numpy() -> None:
     for n, (bb, m, nn, kk) in enumerate([(2, 96, 80, 40), (3, 72, 136, 88)]):
         inputs = random_inputs(fusion, _batched_shapes((bb,), m, nn, kk, b_batched=False), seed=930 + n)
         assert_matches(fusion, inputs, simulate(kernel, inputs, seed=n), tol=1e-2)
+
+
+# ------------------------------------------------------------------ nvcc
+def test_the_swapped_candidates_compile_without_spills() -> None:
+    """Each swapped tuning candidate (candidates.SWAPPED_TILES, at the rules' depth and staging) compiles for sm_90a
+    with stmatrix.trans and spills no register (ptxas)."""
+    from codegen.nvcc import compile_check, nvcc_available
+    from fusion_ir.schedulers.candidates import matmul_candidates
+    from runtime.tuning import matmul_fusion
+
+    if not nvcc_available():
+        pytest.skip("nvcc is not installed")
+    swapped = [c for c in matmul_candidates(matmul_fusion(6632, 2944, 5048), sms=132) if c.swap_ab]
+    assert len(swapped) == 4
+    for params in swapped:
+        fusion = matmul_fusion(6632, 2944, 5048)
+        schedule_matmul(fusion, params)
+        cuda = to_cuda(lower(fusion))
+        assert "stmatrixX4Trans(" in cuda
+        resources = compile_check(cuda)
+        assert resources.spill_store_bytes == 0 and resources.spill_load_bytes == 0, (params.tile, resources.log)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import examples
+from fusion_ir import DataType
 from lowering import lower
 from tests.lowering.view_load_cases import keys_attention
 
@@ -28,6 +29,11 @@ BUILDERS["matmul_wgmma_transposed"] = lambda: examples.load("matmul_wgmma").buil
 # K = 100: A's rows of 200 bytes loaded by 8-byte cp.async into the swizzled tile, B by TMA
 BUILDERS["matmul_wgmma_cp_async_k100"] = lambda: examples.load("matmul_wgmma").build(
     tile=(128, 128, 64), stages=3, compute_warp_groups=2, shape=(200, 264, 100))
+
+# swapped operands: the accumulator's rows along N, its tile staged by stmatrix.trans (the whole tile)
+BUILDERS["matmul_wgmma_swapped"] = lambda: examples.load("matmul_wgmma").build(
+    tile=(80, 128, 64), stages=3, compute_warp_groups=2, warp_specialized=True, tma_store=True,
+    out_dtype=DataType.BFloat16, swap_ab=True)
 
 # two blocks of adjacent tile rows share B's tile by TMA multicast
 BUILDERS["matmul_cluster"] = lambda: examples.load("matmul_cluster").build(tile=(128, 128, 64), stages=3,
