@@ -5,7 +5,8 @@ the property every draw must satisfy.
 over 1-3 warp groups, 192 rows on one of them too, N from 16 to 256, K 16-64, 2-5 or "auto" stages, 32- or 64-bit
 indices;
 Pipelined, warp-specialized, persistent, ping-pong, with a TMA-store epilogue and either store
-wait; one block-per-tile draw in four on a grouped grid of 1-4 rows or columns of tiles), the parameters ``suggest_matmul_params`` picks (some fields pinned), or, one draw in three,
+wait; one block-per-tile draw in four on a grouped grid of 1-4 rows or columns of tiles; one draw in five with swapped
+operands, ``swap_ab``, M any multiple of 16), the parameters ``suggest_matmul_params`` picks (some fields pinned), or, one draw in three,
 parameters that break one rule (a tile, the stages, the warp groups, the register budget, a flag
 not available yet); an operand dtype, a fused epilogue (none, bias + relu, bias + gelu,
 alpha * acc + beta * C with C TMA-loaded), the operands' layouts (a given ``[M, K]`` or ``[K, M]``,
@@ -238,6 +239,8 @@ def matmul_params(draw: st.DrawFn) -> MatmulParams:
     if broken == "flag":
         flag = draw(st.sampled_from(["warp_specialized", "persistent", "ping_pong"]))
         return MatmulParams(tile=(tm, tn, tk), stages=stages, compute_warp_groups=groups, **{flag: True})
+    if draw(st.integers(0, 4)) == 0:             # swapped operands: the wgmma's rows along N, its N along M
+        params = _swapped(draw, params)
     if not params.persistent and draw(st.integers(0, 3)) == 0:   # split-K: the sizes are symbolic, so a split may get
         # no K tile at all (TMA reads zeros past K: its partial is 0)
         params = replace(params, split_k=draw(st.integers(2, 4)))
@@ -248,6 +251,25 @@ def matmul_params(draw: st.DrawFn) -> MatmulParams:
             and draw(st.integers(0, 2)) == 0):   # a cluster along one axis or both: the grid padded to whole clusters
         params = replace(params, cluster=draw(st.sampled_from(CLUSTER_SHAPES)))
     return params
+
+
+def _swapped(draw: st.DrawFn, params: MatmulParams) -> MatmulParams:
+    """``params`` with ``swap_ab``: 64 or 128 rows of N per sharing warp group, M a multiple of 16 up to 256 (at most
+    128 accumulators a thread), a sub-tiled epilogue's sub-tile some of M's rows and all of N."""
+    sharers = params.tile_sharers()
+    rows = 64 * sharers * draw(st.sampled_from([1, 2]))
+    tm = 16 * draw(st.integers(1, 16))
+    while tm > 16 and tm * rows // (128 * sharers) > 128:
+        tm -= 16
+    fields: dict[str, Any] = {"tile": (tm, rows, params.tile[2]), "swap_ab": True}
+    if params.epilogue_tile is not None:
+        em = draw(st.sampled_from([e for e in range(16, tm + 1, 16) if tm % e == 0]))
+        fields.update(epilogue_tile=(em, rows), epilogue_stages=min(params.epilogue_stages, tm // em),
+                      store_wait=draw(st.sampled_from(["after_boxes", "carried"])))
+    swapped = replace(params, **fields)
+    if swapped.smem_bytes(DataType.BFloat16) > SMEM_PER_BLOCK and isinstance(swapped.stages, int):
+        swapped = replace(swapped, stages=2)
+    return swapped
 
 
 @st.composite
