@@ -347,7 +347,7 @@ def _tile(ids: IdModel, buffers: BufferPlan, tv: TensorView) -> MmaTile:
     else:
         a_layout = _operand_layout(buffers, tv, a, k_root=a.logical[-1], mn_root=a.logical[-2], what="A")
         b_layout = _operand_layout(buffers, tv, b, k_root=b.logical[-2], mn_root=b.logical[-1], what="B")
-    for layout, what, mn in ((a_layout, "A", "M"), (b_layout, "B", "N")):
+    for layout, what, mn in ((a_layout, "A", "N" if swapped else "M"), (b_layout, "B", "M" if swapped else "N")):
         if isinstance(layout, OperandLayout) and layout.mn_major and layout.tv.dtype.size != 2:
             raise LoweringError(f"{name}: operand {what} (T{layout.tv.name}) is {mn}-major in shared memory; wgmma "
                                 f"transposes 16-bit operands only, so a {layout.tv.dtype.short_name} operand is read "

@@ -37,10 +37,10 @@ def _stmatrices(kernel: k.Kernel) -> list[k.StMatrix]:
     return found
 
 
-def _check(fusion, kernel, sizes=SIZES, tol: float = 1e-5, layout: tuple[bool, bool] = (False, False),
-           seed: int = 900) -> None:
-    for n, (m, nn, kk) in enumerate(sizes):
-        inputs = random_inputs(fusion, _shapes(*layout, m, nn, kk), seed=seed + n)
+def _check(fusion, kernel, tol: float = 1e-5, layout: tuple[bool, bool] = (False, False), seed: int = 900,
+           epilogue: str = "none") -> None:
+    for n, (m, nn, kk) in enumerate(SIZES):
+        inputs = random_inputs(fusion, _shapes(*layout, m, nn, kk, epilogue), seed=seed + n)
         assert_matches(fusion, inputs, simulate(kernel, inputs, seed=n), tol=tol)
 
 
@@ -104,8 +104,7 @@ def test_the_register_count_checks_the_instruction_n_along_m() -> None:
                           register_split=None)
     with pytest.raises(ScheduleError, match=r"N 256 on 3 compute warp groups and a producer"):
         params.validate(DataType.BFloat16)
-    dataclasses.replace(params, swap_ab=False, tile=(192, 256, 64))     # the same instruction unswapped
-    with pytest.raises(ScheduleError, match=r"N 256 on 3 compute warp groups and a producer"):
+    with pytest.raises(ScheduleError, match=r"N 256 on 3 compute warp groups and a producer"):   # the same unswapped
         dataclasses.replace(params, swap_ab=False, tile=(192, 256, 64)).validate(DataType.BFloat16)
 
 
@@ -151,10 +150,7 @@ def test_each_epilogue_swapped_matches_numpy(epilogue: str) -> None:
     fusion = _fusion(False, False, epilogue=epilogue, out_dtype=DataType.BFloat16)
     schedule_matmul(fusion, MatmulParams(tile=(208, 128, 64), tma_store=True, persistent=True, blocks=3,
                                          **{**WS, "stages": 2}))
-    kernel = lower(fusion)
-    for n, (m, nn, kk) in enumerate(SIZES):
-        inputs = random_inputs(fusion, _shapes(False, False, m, nn, kk, epilogue), seed=920 + n)
-        assert_matches(fusion, inputs, simulate(kernel, inputs, seed=n), tol=1e-2)
+    _check(fusion, lower(fusion), tol=1e-2, seed=920, epilogue=epilogue)
 
 
 def test_a_batched_swapped_matmul_matches_numpy() -> None:
