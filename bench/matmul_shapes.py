@@ -359,22 +359,34 @@ def dry_run(problems: list[Problem], sms: int, stream_k: bool = False) -> None:
 
 
 def problem_of(spec: str) -> Problem:
-    """``MxNxK`` (plain), ``BxMxNxK`` (batched) or ``BxMxNxK:shared`` (B 2-D, broadcast over the batch)."""
-    dims, _, form = spec.partition(":")
-    sizes = [int(x) for x in dims.split("x")]
-    if len(sizes) not in (3, 4) or form not in ("", "shared") or (form and len(sizes) != 4):
-        raise SystemExit(f"--shapes: {spec!r} is not MxNxK, BxMxNxK or BxMxNxK:shared")
+    """``MxNxK`` (plain), ``BxMxNxK`` (batched), each with forms after a colon, joined by ``+``: ``shared`` (batched
+    only: B 2-D, broadcast over the batch), ``at`` (A given as [K, M]), ``bt`` (B given as [N, K], as nn.Linear
+    stores it): ``4096x11008x4096:bt``, ``8x1024x1024x512:shared+bt``."""
+    dims, colon, tail = spec.partition(":")
+    forms = tail.split("+") if colon else []
+    try:
+        sizes = [int(x) for x in dims.split("x")]
+    except ValueError:
+        sizes = []
+    known = {"shared", "at", "bt"}
+    if (len(sizes) not in (3, 4) or any(f not in known for f in forms) or len(set(forms)) != len(forms)
+            or ("shared" in forms and len(sizes) != 4)):
+        raise SystemExit(f"--shapes: {spec!r} is not MxNxK or BxMxNxK with forms among :shared (batched only), :at "
+                         f"and :bt joined by +")
+    ta, tb = "at" in forms, "bt" in forms
     if len(sizes) == 3:
-        return Problem(spec, *sizes)
+        return Problem(spec, *sizes, ta=ta, tb=tb)
     b, m, n, k = sizes
-    return Problem(spec, m, n, k, batch=b, shared_b=form == "shared")
+    return Problem(spec, m, n, k, batch=b, ta=ta, tb=tb, shared_b="shared" in forms)
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--problems", help="comma-separated problem names, or substrings of them")
-    parser.add_argument("--shapes", help="comma-separated MxNxK (plain A @ B), BxMxNxK (batched) or BxMxNxK:shared "
-                                         "(B broadcast over the batch) problems instead of the list")
+    parser.add_argument("--shapes", help="comma-separated MxNxK (plain A @ B) or BxMxNxK (batched) problems instead "
+                                         "of the list, each with forms after a colon joined by +: shared (B "
+                                         "broadcast over the batch), at (A given transposed), bt (B given "
+                                         "transposed): 4096x11008x4096:bt")
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--dry-run", action="store_true", help="suggest, list candidates and lower; no GPU")
     parser.add_argument("--sms", type=int, default=132, help="--dry-run: the SM count to suggest for")

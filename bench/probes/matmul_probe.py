@@ -45,6 +45,25 @@ def params_of(text: str) -> MatmulParams | None:
     return MatmulParams(**fields_of(text))
 
 
+_PREFETCH = [False]
+
+
+def _with_prefetch(to_cuda):
+    """``to_cuda`` that, while ``_PREFETCH[0]``, adds a prefetch.tensormap of every tensor map at the kernel's top."""
+    import re
+
+    def emit(kernel):
+        src = to_cuda(kernel)
+        if not _PREFETCH[0]:
+            return src
+        names = re.findall(r"const __grid_constant__ TensorMap (\w+)", src)
+        lines = "".join(f'    asm volatile("prefetch.tensormap [%0];" :: "l"(reinterpret_cast<uint64_t>(&{n}))'
+                        f' : "memory");\n' for n in names)
+        block = "  if (threadIdx.x == 0 && threadIdx.y == 0) {\n" + lines + "  }\n"
+        return re.sub(r"(extern __shared__[^\n]*\n)", lambda m: m.group(1) + block, src, count=1)
+    return emit
+
+
 def _rotating(launches: list) -> object:
     """One launch after another of ``launches`` in turn."""
     state = [0]
@@ -66,7 +85,10 @@ def main() -> None:
     av, bv = (a.t() if ta else a), (b.t() if tb else b)
     ref = av.double() @ bv.double()
     fns, kernels = {}, {}
+    import runtime.executor as ex
+    ex.to_cuda = _with_prefetch(ex.to_cuda)
     for name, text in variants.items():
+        _PREFETCH[0] = name.endswith("_pf")
         out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
         params = (suggest_matmul_params(matmul_fusion(m, n, k, transpose_a=ta, transpose_b=tb), **fields_of(text[4:]))
                   if text.startswith("pin:") else params_of(text))
@@ -97,7 +119,10 @@ def main() -> None:
     if "--rotate" in flags:                  # three input sets in turn: the operands come from DRAM, not L2
         sets = [(a, b)] + [(torch.randn_like(a), torch.randn_like(b)) for _ in range(2)]
         out = torch.empty((m, n), device="cuda", dtype=torch.bfloat16)
-        runs = [_rotating([prepare(kernels[name], [x, y], [out]) for x, y in sets]) for name in fns]
+        runs = []
+        for name in fns:
+            _PREFETCH[0] = name.endswith("_pf")
+            runs.append(_rotating([prepare(kernels[name], [x, y], [out]) for x, y in sets]))
         runs.append(_rotating([lambda x=x, y=y: torch.matmul(x.t() if ta else x, y.t() if tb else y, out=out)
                                for x, y in sets]))
     if "--hot" in flags:                     # as bench/matmul_shapes.py: seconds of cuBLAS first (power, clocks)

@@ -128,14 +128,18 @@ def test_attention_dry_run_builds_and_schedules_every_case_without_a_gpu(capsys:
 
 
 def test_matmul_shapes_takes_batched_problems_by_name() -> None:
-    """``--shapes`` takes ``MxNxK``, ``BxMxNxK`` and ``BxMxNxK:shared`` (B broadcast over the batch); anything else
-    is refused by name."""
+    """``--shapes`` takes ``MxNxK`` and ``BxMxNxK`` with the forms ``shared`` (B broadcast over the batch, batched
+    only), ``at`` and ``bt`` (an operand given transposed) joined by ``+``; anything else is refused by name."""
     from bench.matmul_shapes import Problem, problem_of
 
     assert problem_of("512x256x128") == Problem("512x256x128", 512, 256, 128)
     assert problem_of("4x2048x1024x512") == Problem("4x2048x1024x512", 2048, 1024, 512, batch=4)
     shared = problem_of("16x1024x1024x1024:shared")
     assert shared.batch == 16 and shared.shared_b and shared.form == (True, False, False, True)
-    for bad in ("2x3x4:shared", "1x2", "4x2x2x2:bt"):
-        with pytest.raises(SystemExit, match=r"is not MxNxK, BxMxNxK or BxMxNxK:shared"):
+    linear = problem_of("4096x11008x4096:bt")
+    assert (linear.ta, linear.tb, linear.batch) == (False, True, None)
+    both = problem_of("8x1024x1024x512:shared+at+bt")
+    assert both.form == (True, True, True, True) and (both.m, both.n, both.k) == (1024, 1024, 512)
+    for bad in ("2x3x4:shared", "1x2", "4x2x2x2:ct", "4x4x4:bt+bt", "4xax4", "4x4x4:"):
+        with pytest.raises(SystemExit, match=r"is not MxNxK or BxMxNxK with forms"):
             problem_of(bad)

@@ -338,6 +338,25 @@ def test_the_candidates_include_spanning_tiles_on_one_warp_group(shape: tuple[in
     assert spanning == tiles
 
 
+@pytest.mark.parametrize("shape,narrow", [
+    ((10496, 64, 2816), True), ((8192, 40, 8192), True),      # N of at most 64 columns
+    ((8192, 72, 8192), False), ((64, 8192, 8192), False),     # a wider N; a narrow M has its own tiles
+])
+def test_the_candidates_hold_a_tile_no_wider_than_a_narrow_n(shape: tuple[int, int, int], narrow: bool) -> None:
+    """With N of at most 64 columns the candidates hold the 128 x 64 tile (128 x 128 spends half its MMAs and stage
+    bytes on padded columns), valid and lowered for the problem; not where N is wider."""
+    from fusion_ir.schedulers.candidates import NARROW_COLUMNS
+    from lowering import lower
+    from runtime.tuning import matmul_fusion
+    candidates = matmul_candidates(matmul_problem(matmul_fusion(*shape)), 132)
+    found = [p for p in candidates if p.tile == NARROW_COLUMNS and p.split_k == 1 and not p.persistent]
+    assert bool(found) == narrow
+    if narrow:
+        (params,) = found
+        assert params.compute_warp_groups == 2 and params.stages >= 6
+        lower(schedule_matmul(matmul_fusion(*shape), params))
+
+
 def test_persistent_cooperative_candidates_take_64_bit_indices() -> None:
     """32-bit indices slowed the persistent cooperative kernel (0.80 of cuBLAS against 1.00 at 8192 x 8192 x 2048 on
     the H100) and sped ping-pong up: the candidates take each kernel's faster index type."""
