@@ -3,7 +3,8 @@
 ``python bench/probes/draw_shapes.py --seed N [--kind mixed|large]`` prints one comma-separated ``--shapes`` argument.
 ``mixed`` draws from the kinds of the bench's own list (squares, small and large K, skinny, batched, transposed
 operands, sizes that are not multiples of 64, rows TMA cannot copy), each size at random within its kind's range;
-``large``: 16 plain problems, each side a multiple of 8 or of 64 in 2048-16384.
+``large``: 16 plain problems, each side a multiple of 8 or of 64 in 2048-16384; ``narrow``: 8 problems of N at most
+64 (a multiple of 8), M of 1000-16000 and K a multiple of 8 in 1000-16000, one in four with B given transposed.
 """
 from __future__ import annotations
 
@@ -48,13 +49,22 @@ def large(rng: random.Random) -> list[str]:
     return ["x".join(str(_between(rng, 2048, 16384, rng.choice((8, 64)))) for _ in range(3)) for _ in range(16)]
 
 
+def narrow(rng: random.Random) -> list[str]:
+    """Eight problems of N at most 64 columns."""
+    shapes = []
+    for _ in range(8):
+        m, n, k = rng.randrange(1000, 16001), _between(rng, 8, 64, 8), _between(rng, 1000, 16000, 8)
+        shapes.append(f"{m}x{n}x{k}{':bt' if rng.random() < 0.25 else ''}")
+    return shapes
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, required=True)
-    parser.add_argument("--kind", choices=("mixed", "large"), default="mixed")
+    parser.add_argument("--kind", choices=("mixed", "large", "narrow"), default="mixed")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
-    print(",".join(mixed(rng) if args.kind == "mixed" else large(rng)))
+    print(",".join({"mixed": mixed, "large": large, "narrow": narrow}[args.kind](rng)))
 
 
 if __name__ == "__main__":

@@ -38,6 +38,8 @@ from .matmul_params import MatmulParams
 from .matmul_problem import MatmulProblem, matmul_problem
 from .suggest import (
     CLUSTER_TILES,
+    NARROW_TILE,
+    NARROW_TILE_WIDE,
     PING_PONG,
     SPAN_COLUMNS,
     SPAN_ROWS,
@@ -84,12 +86,10 @@ WIDE_TILE = (128, 192, 64)            # a tile per block: a wave covers a third 
 WIDE_BIG_TILE = (256, 192, 64)        # a tile per block: a wave covers half as much again as 256 x 128
 WIDE_BIG_160 = (256, 160, 64)         # a tile per block between them: whole waves or whole N where neither fits
 # one compute warp group whose tile spans a skinny M (192 rows) or N (192 columns): the rules' SPAN tiles
-SPAN_TILES = (SPAN_ROWS, SPAN_ROWS_WIDE, SPAN_COLUMNS)
-# N of at most 64 columns: a tile no wider than the problem, where 128 x 128 spends half its MMAs on padded columns and
-# half its stages' bytes on them. H100 2026-11-28 (bench/probes/matmul_probe.py --rotate --symbolic, ratio to cuBLAS,
-# the same rounds): 10496 x 64 x 2816 0.94 against the rules' 128 x 128 0.88, 8192 x 64 x 8192 0.96 against 0.88;
-# 64 x 64 on one warp group 0.75 and 0.96, 256 x 64 0.90 and 0.83, split-K of two 0.70 and 0.89
-NARROW_COLUMNS = (128, 64, 64)
+SPAN_TILES = (SPAN_ROWS, SPAN_ROWS_WIDE, SPAN_COLUMNS, NARROW_TILE)
+# N of at most 64 columns: both tiles as wide as the problem (the rules take one, suggest.NARROW_N), 64 x 64 on one
+# warp group among the SPAN_TILES and this one on two
+NARROW_COLUMNS = NARROW_TILE_WIDE
 SPLIT_K_TILES = 16                    # a split-K candidate's splits keep at least this many K tiles (the rule: 64)
 # split-K candidates, each tile where its tiles are fewer than the SMs; which wins varies with the padding of M and N
 # and the splits' partials (H100, 2026-11-27, ratio to cuBLAS: 1000 x 1000 x 20000 256 x 128 in 4 splits 0.94 against

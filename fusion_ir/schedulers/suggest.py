@@ -363,6 +363,18 @@ SPAN_ROWS = (192, 64, 64)
 SPAN_ROWS_WIDE = (192, 128, 64)
 SPAN_COLUMNS = (64, 192, 64)
 SPAN_FILL = 7 / 8
+# Under one wave, N of at most 64 columns: a tile as wide as the problem (a 128-wide tile computes and stages padded
+# columns; these problems stream A from DRAM once, where the blocks' loads in flight bound them): 64 x 64 on one
+# compute warp group where its rows of tiles fit a wave (more blocks reading A), else 128 x 64 on two. Rows of any
+# 16-byte multiple (misaligned ones too), no batch, no epilogue input (none measured). H100 2026-11-28
+# (bench/probes/matmul_probe.py --rotate --symbolic), ratio to cuBLAS, 64 x 64 / 128 x 64 / the rules before (64 x 128
+# or 128 x 128), the same rounds: 4096 x 64 x 4096 0.91 / 0.77 / 0.72, 2048 x 64 x 2048 0.65 / 0.48 / 0.61, 8192 x 48
+# x 8192 0.96 / 0.91 / 0.69, 6000 x 32 x 5000 0.89 / 0.88 / 0.67, 3000 x 56 x 9000 0.74 / 0.58 / 0.54, 8192 x 64 x
+# 8192 0.96 / 0.96 / 0.88; over a wave of 64-row tiles 10496 x 64 x 2816 0.75 (twelve stages) / 0.94 / 0.88, 16384 x
+# 64 x 4096 0.94 / 0.98 / 0.94, and the one it misses, 12288 x 64 x 12288 (192 rows of tiles) 0.94 / 0.92 / 0.91
+NARROW_N = 64
+NARROW_TILE = (64, 64, 64)
+NARROW_TILE_WIDE = (128, 64, 64)
 
 
 def suggest_matmul_params(fusion: Fusion, *, sms: int | None = None, **pinned: Any) -> MatmulParams:
@@ -1006,7 +1018,11 @@ def _span_tile(problem: MatmulProblem, sms: int) -> tuple[tuple[int, int, int], 
     """``(tile, compute warp groups, why)`` where one tile spans a skinny side (``SPAN_ROWS``): M of ``SPAN_FILL`` x
     192 to 192 rows with a B larger than half the L2, or N of 192 columns with such an A, its blocks at least half a
     wave and at most a wave; both operands TMA-loaded with rows of 128-byte multiples, K known, no batch, no epilogue
-    input and a TMA store. None elsewhere."""
+    input and a TMA store. N of at most ``NARROW_N`` columns (``_narrow_tile``): 64 x 64 or 128 x 64, rows of any
+    16-byte multiple. None elsewhere."""
+    narrow = _narrow_tile(problem, sms)
+    if narrow is not None:
+        return narrow
     if (None in (problem.m, problem.n, problem.k) or not problem.tma_operands or problem.batch_axes
             or misaligned_rows(problem) or not problem.tma_store_possible or not _no_epilogue_input(problem)):
         return None
@@ -1030,6 +1046,23 @@ def _span_tile(problem: MatmulProblem, sms: int) -> tuple[tuple[int, int, int], 
                                  f"of A ({m * k * size >> 20} MiB, streamed from DRAM) once; {rows} blocks "
                                  f"(8192 x 192 x 8192: 0.99 of cuBLAS against 0.68 for 64 x 256)")
     return None
+
+
+def _narrow_tile(problem: MatmulProblem, sms: int) -> tuple[tuple[int, int, int], int, str] | None:
+    """N of at most ``NARROW_N`` columns under one wave: ``NARROW_TILE`` on one compute warp group where its rows of
+    tiles fit a wave, else ``NARROW_TILE_WIDE`` on two; both operands TMA-loaded, K known, no batch, no epilogue
+    input and a TMA store. None elsewhere."""
+    if (None in (problem.m, problem.n, problem.k) or problem.n > NARROW_N or not problem.tma_operands  # type: ignore[operator]
+            or problem.batch_axes or not problem.tma_store_possible or not _no_epilogue_input(problem)):
+        return None
+    rows = problem.row_tiles(NARROW_TILE)
+    assert rows is not None
+    tile, groups = (NARROW_TILE, 1) if rows <= sms else (NARROW_TILE_WIDE, 2)
+    return tile, groups, (f"{tile[0]} x {tile[1]} on {groups} compute warp group{'s' if groups > 1 else ''}: N = "
+                          f"{problem.n} in one column of tiles no wider than 64 (a 128-wide tile computes and stages "
+                          f"padded columns); {rows} rows of 64-row tiles "
+                          f"{'fit' if groups == 1 else 'exceed'} a wave of {sms} (8192 x 48 x 8192: 0.96 of cuBLAS "
+                          f"against 0.69 for 64 x 128)")
 
 
 def _misaligned_cluster(problem: MatmulProblem, tile: tuple[int, int, int],

@@ -9,6 +9,7 @@ import pytest
 
 from fusion_ir import DataType, Fusion, ScheduleError, ops
 from fusion_ir.schedulers import MatmulParams, schedule_matmul, suggest_matmul_params
+from fusion_ir.schedulers.suggest import register_split
 from target import H100
 
 
@@ -143,6 +144,46 @@ def test_one_tile_spans_a_skinny_side(shape: tuple[int, int, int], tile: tuple[i
     if tile is not None:
         assert params.tile == tile and params.compute_warp_groups == 1 and params.cluster == (1, 1)
         assert params.split_k == 1 and not params.persistent and params.tma_store
+
+
+@pytest.mark.parametrize("shape,tile,groups", [
+    ((8192, 48, 8192), (64, 64, 64), 1),     # 128 rows of 64 x 64 tiles: a wave, each block reading its rows of A
+    ((3000, 56, 9000), (64, 64, 64), 1),     # rows of 112 bytes (not 128-byte multiples) too
+    ((2048, 64, 2048), (64, 64, 64), 1),     # A in L2: still one column of tiles, no padded columns
+    ((10496, 64, 2816), (128, 64, 64), 2),   # 164 rows of 64-row tiles, over a wave: 128 x 64 on two warp groups
+    ((8192, 72, 8192), None, 0),             # N over 64
+    ((20000, 64, 4096), None, 0),            # over a wave of 128 x 256 tiles: the other rules
+])
+def test_a_narrow_n_takes_a_tile_as_wide_as_the_problem(shape: tuple[int, int, int], tile: tuple[int, int, int] | None,
+                                                       groups: int) -> None:
+    """Under one wave, N of at most 64 columns: 64 x 64 on one compute warp group where its rows of tiles fit a wave,
+    else 128 x 64 on two; the reason names the span rule and N; the kernel lowers."""
+    from lowering import lower
+    fusion = _matmul(shape)
+    params = suggest_matmul_params(fusion)
+    assert _spans(params) == (tile is not None)
+    if tile is not None:
+        assert (params.tile, params.compute_warp_groups, params.register_split) == (tile, groups, register_split(groups))
+        assert params.cluster == (1, 1) and params.split_k == 1 and not params.persistent and params.tma_store
+        assert f"N = {shape[1]}" in (params.why.reason("tile") or "")
+        lower(schedule_matmul(fusion, params))
+
+
+def test_a_narrow_n_needs_a_plain_epilogue_and_no_batch() -> None:
+    """An epilogue input or a batch keeps the rules' other tiles (the narrow tiles were measured on plain matmuls)."""
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(shape=(8192, 8192), dtype=DataType.BFloat16)
+        b = fusion.add_input(shape=(8192, 64), dtype=DataType.BFloat16)
+        bias = fusion.add_input(shape=(64,), dtype=DataType.Float)
+        fusion.add_output(ops.cast(ops.add(ops.matmul(a, b), ops.broadcast(bias, [True, False])), DataType.BFloat16))
+    assert not _spans(suggest_matmul_params(fusion))
+    fusion = Fusion()
+    with fusion:
+        a = fusion.add_input(shape=(2, 4096, 8192), dtype=DataType.BFloat16)
+        b = fusion.add_input(shape=(2, 8192, 64), dtype=DataType.BFloat16)
+        fusion.add_output(ops.cast(ops.matmul(a, b), DataType.BFloat16))
+    assert not _spans(suggest_matmul_params(fusion))
 
 
 def test_a_spanning_tile_needs_a_plain_epilogue_and_no_batch() -> None:
