@@ -85,9 +85,14 @@ ROUNDS = 15   # interleaved timing rounds per shape
 QUICK = CONFIGS[:1] + CONFIGS[2:3] + CONFIGS[5:6]
 
 
+BATCH_S = 3e-3                 # the work of one timed batch
+MIN_LAUNCH_S = 3e-6            # a launch takes at least this, whatever its work (a tiny problem's batch stays ~3 ms)
+
+
 def launches_per_batch(m: int, n: int, k: int) -> int:
-    """Launches in one timed batch: about 3 ms of work at 700 TFLOP/s."""
-    return max(1, round(3e-3 / (2 * m * n * k / 700e12)))
+    """Launches in one timed batch: about 3 ms of work at 700 TFLOP/s, each launch counted at least
+    ``MIN_LAUNCH_S`` (68 MFLOP would otherwise be 31,000 launches, a graph that takes minutes to capture and run)."""
+    return max(1, round(BATCH_S / max(2 * m * n * k / 700e12, MIN_LAUNCH_S)))
 
 
 def rotating(fn_for, sets):

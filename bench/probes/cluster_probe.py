@@ -11,6 +11,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import torch
 
+from bench.matmul import launches_per_batch
 from fusion_ir.schedulers import MatmulParams, schedule_matmul
 from lowering import lower
 from runtime.executor import prepare
@@ -47,7 +48,7 @@ if mode == "ncu":
     sys.exit(0)
 names = list(fns)
 flop = 2 * M * N * K
-batch = max(1, round(3e-3 * 700e12 / flop))
+batch = launches_per_batch(M, N, K)
 ms = interleaved_ms([fns[n] for n in names] + [lambda: torch.matmul(a, b)], batch, 15)
 t = ms[-1]
 print(f"torch {t*1e3:.1f} us  {flop / t / 1e9:.0f} TFLOP/s")

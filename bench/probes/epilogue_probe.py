@@ -13,6 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import json
 
+from bench.matmul import launches_per_batch
 from bench.matmul_common import params_from_json
 from examples import matmul_epilogue
 from fusion_ir import DataType, Fusion, ops
@@ -102,7 +103,7 @@ def main() -> None:
                 fn(); fn()
         torch.cuda.synchronize()
         return
-    batch = max(1, round(3e-3 / (2 * m * n * k / 700e12)))
+    batch = launches_per_batch(m, n, k)
     times = interleaved_ms(list(fns.values()), batch=batch, rounds=11)
     flops = 2 * m * n * k
     print(f"{kind} {m}x{n}x{k} ({torch.cuda.get_device_name()})")

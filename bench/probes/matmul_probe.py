@@ -19,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import torch
 
+from bench.matmul import launches_per_batch
 from fusion_ir import DataType
 from fusion_ir.schedulers import MatmulParams, schedule_matmul, suggest_matmul_params
 from lowering import lower
@@ -114,7 +115,7 @@ def main() -> None:
         torch.cuda.synchronize()
         return
     flop = 2 * m * n * k
-    batch = max(1, round(3e-3 * 700e12 / flop))
+    batch = launches_per_batch(m, n, k)
     runs = list(fns.values()) + [lambda: torch.matmul(av, bv)]
     if "--rotate" in flags:                  # three input sets in turn: the operands come from DRAM, not L2
         sets = [(a, b)] + [(torch.randn_like(a), torch.randn_like(b)) for _ in range(2)]

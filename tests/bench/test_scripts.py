@@ -143,3 +143,14 @@ def test_matmul_shapes_takes_batched_problems_by_name() -> None:
     for bad in ("2x3x4:shared", "1x2", "4x2x2x2:ct", "4x4x4:bt+bt", "4xax4", "4x4x4:"):
         with pytest.raises(SystemExit, match=r"is not MxNxK or BxMxNxK with forms"):
             problem_of(bad)
+
+
+def test_a_timed_batch_is_about_3_ms_even_for_a_tiny_problem() -> None:
+    """A batch's launches are its work at 700 TFLOP/s, each launch counted at least ``MIN_LAUNCH_S``: a tiny
+    problem is not tens of thousands of launches in one graph."""
+    from bench.matmul import BATCH_S, MIN_LAUNCH_S, launches_per_batch
+
+    assert launches_per_batch(16384, 16384, 16384) == 1
+    assert launches_per_batch(2048, 2048, 2048) == round(BATCH_S / (2 * 2048 ** 3 / 700e12))
+    assert launches_per_batch(1104, 24, 1280) == round(BATCH_S / MIN_LAUNCH_S) == 1000
+    assert launches_per_batch(1, 1, 1) == 1000
