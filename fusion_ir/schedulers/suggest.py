@@ -372,6 +372,8 @@ SPAN_FILL = 7 / 8
 # x 8192 0.96 / 0.91 / 0.69, 6000 x 32 x 5000 0.89 / 0.88 / 0.67, 3000 x 56 x 9000 0.74 / 0.58 / 0.54, 8192 x 64 x
 # 8192 0.96 / 0.96 / 0.88; over a wave of 64-row tiles 10496 x 64 x 2816 0.75 (twelve stages) / 0.94 / 0.88, 16384 x
 # 64 x 4096 0.94 / 0.98 / 0.94, and the one it misses, 12288 x 64 x 12288 (192 rows of tiles) 0.94 / 0.92 / 0.91
+# Drawn after the rule (bench/probes/draw_shapes.py --kind narrow --seed 2026112803), against the rules before: 15936 x
+# 56 x 6536 0.97 against 0.87, 7986 x 24 x 6640 0.73 against 0.70, 4815 x 48 x 7192 0.86 against 0.56
 NARROW_N = 64
 NARROW_TILE = (64, 64, 64)
 NARROW_TILE_WIDE = (128, 64, 64)
