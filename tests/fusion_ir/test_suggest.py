@@ -54,7 +54,7 @@ def _kind(p: MatmulParams) -> tuple:
     ((1024, 2048, 8192), ((128, 128, 64), 2, 4, False, True)),     # not skinny: no 64 x 256
     ((1536, 1536, 6000), ((128, 160, 64), 2, 6, False, True)),      # in clusters of 2 x 2
     ((128, 8192, 8192), ((64, 128, 64), 1, 8, False, True)),
-    ((64, 64, 64), ((64, 128, 64), 1, 2, False, True)),
+    ((64, 64, 64), ((64, 64, 64), 1, 2, False, True)),           # N of 64: a tile no wider (_narrow_tile)
 ])
 def test_choice_by_shape_class(shape: tuple[int, int, int], expected: tuple) -> None:
     params = suggest_matmul_params(_matmul(shape))
