@@ -46,16 +46,14 @@ def params_of(text: str) -> MatmulParams | None:
     return MatmulParams(**fields_of(text))
 
 
-_PREFETCH = [False]
-
-
-def _with_prefetch(to_cuda):
-    """``to_cuda`` that, while ``_PREFETCH[0]``, adds a prefetch.tensormap of every tensor map at the kernel's top."""
+def _with_prefetch(to_cuda, prefetched: set[int]):
+    """``to_cuda`` that adds a prefetch.tensormap of every tensor map at the kernel's top for the kernels whose ids
+    are in ``prefetched`` (the ``_pf`` variants)."""
     import re
 
     def emit(kernel):
         src = to_cuda(kernel)
-        if not _PREFETCH[0]:
+        if id(kernel) not in prefetched:
             return src
         names = re.findall(r"const __grid_constant__ TensorMap (\w+)", src)
         lines = "".join(f'    asm volatile("prefetch.tensormap [%0];" :: "l"(reinterpret_cast<uint64_t>(&{n}))'
@@ -86,10 +84,11 @@ def main() -> None:
     av, bv = (a.t() if ta else a), (b.t() if tb else b)
     ref = av.double() @ bv.double()
     fns, kernels = {}, {}
-    import runtime.executor as ex
-    ex.to_cuda = _with_prefetch(ex.to_cuda)
+    prefetched: set[int] = set()
+    if any(name.endswith("_pf") for name in variants):
+        import runtime.executor as ex
+        ex.to_cuda = _with_prefetch(ex.to_cuda, prefetched)
     for name, text in variants.items():
-        _PREFETCH[0] = name.endswith("_pf")
         out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
         params = (suggest_matmul_params(matmul_fusion(m, n, k, transpose_a=ta, transpose_b=tb), **fields_of(text[4:]))
                   if text.startswith("pin:") else params_of(text))
@@ -103,6 +102,8 @@ def main() -> None:
             # __launch_bounds__' minimum blocks per SM
             fusion.set_min_blocks_per_sm(json.loads(text)["blocks_per_sm"])
         kernel = lower(fusion)
+        if name.endswith("_pf"):
+            prefetched.add(id(kernel))
         fn = prepare(kernel, [a, b], [out])
         fn()
         torch.cuda.synchronize()
@@ -120,10 +121,7 @@ def main() -> None:
     if "--rotate" in flags:                  # three input sets in turn: the operands come from DRAM, not L2
         sets = [(a, b)] + [(torch.randn_like(a), torch.randn_like(b)) for _ in range(2)]
         out = torch.empty((m, n), device="cuda", dtype=torch.bfloat16)
-        runs = []
-        for name in fns:
-            _PREFETCH[0] = name.endswith("_pf")
-            runs.append(_rotating([prepare(kernels[name], [x, y], [out]) for x, y in sets]))
+        runs = [_rotating([prepare(kernels[name], [x, y], [out]) for x, y in sets]) for name in fns]
         runs.append(_rotating([lambda x=x, y=y: torch.matmul(x.t() if ta else x, y.t() if tb else y, out=out)
                                for x, y in sets]))
     if "--hot" in flags:                     # as bench/matmul_shapes.py: seconds of cuBLAS first (power, clocks)

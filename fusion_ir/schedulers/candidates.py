@@ -38,6 +38,7 @@ from .matmul_params import MatmulParams
 from .matmul_problem import MatmulProblem, matmul_problem
 from .suggest import (
     CLUSTER_TILES,
+    NARROW_N,
     NARROW_TILE,
     NARROW_TILE_WIDE,
     PING_PONG,
@@ -87,9 +88,6 @@ WIDE_BIG_TILE = (256, 192, 64)        # a tile per block: a wave covers half as 
 WIDE_BIG_160 = (256, 160, 64)         # a tile per block between them: whole waves or whole N where neither fits
 # one compute warp group whose tile spans a skinny M (192 rows) or N (192 columns): the rules' SPAN tiles
 SPAN_TILES = (SPAN_ROWS, SPAN_ROWS_WIDE, SPAN_COLUMNS, NARROW_TILE)
-# N of at most 64 columns: both tiles as wide as the problem (the rules take one, suggest.NARROW_N), 64 x 64 on one
-# warp group among the SPAN_TILES and this one on two
-NARROW_COLUMNS = NARROW_TILE_WIDE
 SPLIT_K_TILES = 16                    # a split-K candidate's splits keep at least this many K tiles (the rule: 64)
 # split-K candidates, each tile where its tiles are fewer than the SMs; which wins varies with the padding of M and N
 # and the splits' partials (H100, 2026-11-27, ratio to cuBLAS: 1000 x 1000 x 20000 256 x 128 in 4 splits 0.94 against
@@ -165,8 +163,8 @@ def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *
         if side is not None and extent - 64 < side <= extent:
             add(_deepest(MatmulParams(**arranged(tile, compute_warp_groups=1, register_split=register_split(1))),
                          problem))
-    if problem.n is not None and problem.n <= NARROW_COLUMNS[1]:
-        add(_deepest(MatmulParams(**arranged(NARROW_COLUMNS)), problem))
+    if problem.n is not None and problem.n <= NARROW_N:  # both tiles as wide as the problem: 64 x 64 is a span tile
+        add(_deepest(MatmulParams(**arranged(NARROW_TILE_WIDE)), problem))
     if problem.tma_operands:
         for tile, cluster in CLUSTERED:
             add(_deepest(MatmulParams(**arranged(tile, cluster=cluster)), problem))

@@ -1051,9 +1051,9 @@ def _span_tile(problem: MatmulProblem, sms: int) -> tuple[tuple[int, int, int], 
 
 
 def _narrow_tile(problem: MatmulProblem, sms: int) -> tuple[tuple[int, int, int], int, str] | None:
-    """N of at most ``NARROW_N`` columns under one wave: ``NARROW_TILE`` on one compute warp group where its rows of
-    tiles fit a wave, else ``NARROW_TILE_WIDE`` on two; both operands TMA-loaded, K known, no batch, no epilogue
-    input and a TMA store. None elsewhere."""
+    """N of at most ``NARROW_N`` columns (the caller's problems are under one wave of big tiles): ``NARROW_TILE`` on
+    one compute warp group where its rows of tiles fit a wave, else ``NARROW_TILE_WIDE`` on two; both operands
+    TMA-loaded, K known, no batch, no epilogue input and a TMA store. None elsewhere."""
     n = problem.n
     if (None in (problem.m, n, problem.k) or n > NARROW_N or not problem.tma_operands  # type: ignore[operator]
             or problem.batch_axes or not problem.tma_store_possible or not _no_epilogue_input(problem)):

@@ -345,11 +345,11 @@ def test_the_candidates_include_spanning_tiles_on_one_warp_group(shape: tuple[in
 def test_the_candidates_hold_a_tile_no_wider_than_a_narrow_n(shape: tuple[int, int, int], narrow: bool) -> None:
     """With N of at most 64 columns the candidates hold the 128 x 64 tile (128 x 128 spends half its MMAs and stage
     bytes on padded columns), valid and lowered for the problem; not where N is wider."""
-    from fusion_ir.schedulers.candidates import NARROW_COLUMNS
+    from fusion_ir.schedulers.suggest import NARROW_TILE_WIDE
     from lowering import lower
     from runtime.tuning import matmul_fusion
     candidates = matmul_candidates(matmul_problem(matmul_fusion(*shape)), 132)
-    found = [p for p in candidates if p.tile == NARROW_COLUMNS and p.split_k == 1 and not p.persistent]
+    found = [p for p in candidates if p.tile == NARROW_TILE_WIDE and p.split_k == 1 and not p.persistent]
     assert bool(found) == narrow
     for params in found:                  # the rules' own pick (over a wave of 64-row tiles) and the candidate
         assert params.compute_warp_groups == 2 and params.stages >= 6
