@@ -1,11 +1,13 @@
 """Draw a held-out set of matmul problems for ``bench/matmul_shapes.py --shapes``, reproducibly from a seed.
 
-``python bench/probes/draw_shapes.py --seed N [--kind mixed|large|narrow]`` prints one comma-separated ``--shapes``
+``python bench/probes/draw_shapes.py --seed N [--kind mixed|large|narrow|short]`` prints one comma-separated ``--shapes``
 argument. ``mixed`` draws from the kinds of the bench's own list (squares, small and large K, skinny, batched,
 transposed operands, sizes that are not multiples of 64, rows TMA cannot copy), each size at random within its kind's
 range;
 ``large``: 16 plain problems, each side a multiple of 8 or of 64 in 2048-16384; ``narrow``: 8 problems of N at most
-64 (a multiple of 8), M of 1000-16000 and K a multiple of 8 in 1000-16000, one in four with B given transposed.
+64 (a multiple of 8), M of 1000-16000 and K a multiple of 8 in 1000-16000, one in four with B given transposed;
+``short``: 10 problems of M at most 256 (any M), N a multiple of 8 in 1000-12000 and K a multiple of 8 in 256-16000, one
+in four with B given transposed.
 """
 from __future__ import annotations
 
@@ -58,13 +60,22 @@ def narrow(rng: random.Random) -> list[str]:
     return shapes
 
 
+def short(rng: random.Random) -> list[str]:
+    """Ten problems of M at most 256 rows."""
+    shapes = []
+    for _ in range(10):
+        m, n, k = rng.randrange(1, 257), _between(rng, 1000, 12000, 8), _between(rng, 256, 16000, 8)
+        shapes.append(f"{m}x{n}x{k}{':bt' if rng.random() < 0.25 else ''}")
+    return shapes
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, required=True)
-    parser.add_argument("--kind", choices=("mixed", "large", "narrow"), default="mixed")
+    parser.add_argument("--kind", choices=("mixed", "large", "narrow", "short"), default="mixed")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
-    print(",".join({"mixed": mixed, "large": large, "narrow": narrow}[args.kind](rng)))
+    print(",".join({"mixed": mixed, "large": large, "narrow": narrow, "short": short}[args.kind](rng)))
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ rules' suggestion; the suggestion with the TMA store, with its ring of sub-tiles
 (128 x 256, 256 x 128) with the TMA store, one per block and persistent; ping-pong 128 x 128; 192 x 192 on
 three compute warp groups, one per block and persistent; persistent 128 x 192; the smaller tiles (64 x 256,
 128 x 128, 64 x 128) with the TMA store; one compute warp group spanning a skinny side (192 x 64 and 192 x 128 where M has 129 to 192 rows, 64 x 192
-where N has 129 to 192 columns); 128 x 192, 256 x 192 and 256 x 160 a tile per block; the big tiles, 192 x 192, 128 x 192 and the 64-row tiles in clusters of two of
+where N has 129 to 192 columns); all of a short M (``SHORT_MAX_M`` rows or fewer) by 64, swapped, on one compute warp
+group, unsplit and in the rules' splits where they would split it; 128 x 192, 256 x 192 and 256 x 160 a tile per block; the big tiles, 192 x 192, 128 x 192 and the 64-row tiles in clusters of two of
 both shapes (``CLUSTERED``, both operands TMA-loaded); the tiles of 2-D clusters (``CLUSTER_TILES``) under a wave of 128 x 256
 tiles where K is long and both operands are TMA-loaded; persistent tiles with the instruction's rows along N
 (``swap_ab``: 208 x 128 and 192 x 128 in clusters of two along N, 160 x 256 and 192 x 192 on three compute warp groups
@@ -42,6 +43,7 @@ from .suggest import (
     NARROW_TILE,
     NARROW_TILE_WIDE,
     PING_PONG,
+    SHORT_MAX_M,
     SPAN_COLUMNS,
     SPAN_ROWS,
     SPAN_ROWS_WIDE,
@@ -56,6 +58,8 @@ from .suggest import (
     producer_epilogue_loads,
     register_split,
     rule_params,
+    short_split,
+    short_tile,
     with_sub_tile,
 )
 
@@ -165,6 +169,12 @@ def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *
                          problem))
     if problem.n is not None and problem.n <= NARROW_N:  # both tiles as wide as the problem: 64 x 64 is a span tile
         add(_deepest(MatmulParams(**arranged(NARROW_TILE_WIDE)), problem))
+    if problem.m is not None and problem.m <= SHORT_MAX_M and problem.tma_operands and store:   # all of M, swapped
+        tile = short_tile(problem.m)
+        columns = problem.col_tiles(tile)
+        for split in sorted({1, short_split(problem, sms, columns) if columns is not None and problem.k else 1}):
+            add(_deepest(MatmulParams(**arranged(tile, compute_warp_groups=1, register_split=register_split(1),
+                                                 swap_ab=True, split_k=split)), problem))
     if problem.tma_operands:
         for tile, cluster in CLUSTERED:
             add(_deepest(MatmulParams(**arranged(tile, cluster=cluster)), problem))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import fields, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from target import current as current_target
 
@@ -377,6 +377,42 @@ SPAN_FILL = 7 / 8
 NARROW_N = 64
 NARROW_TILE = (64, 64, 64)
 NARROW_TILE_WIDE = (128, 64, 64)
+# Under one wave, M of at most 192 rows and N in a wave of 64-column tiles: the instruction's rows along N (swap_ab), its
+# N the problem's M rounded up to 16, one compute warp group per 64 columns (a 64-row tile computes padded rows where M
+# is under 64, and its rows of tiles read B again; a tile of all of M reads B once). H100 2026-11-28
+# (bench/probes/matmul_probe.py --rotate --symbolic), ratio to cuBLAS, the swapped tile against the rules before (64 x
+# 128 or 64 x 256, in clusters of two where B streams): 16 x 8192 x 8192 1.00 against 0.90, 16 x 4096 x 14336 1.00
+# against 0.75, 16 x 2048 x 8192 1.03 against 0.63, 32 x 4096 x 4096 0.94 against 0.75, 8 x 8192 x 8192 1.00 against
+# 0.92, 1 x 4096 x 4096 0.95 against 0.78, 96 x 8192 x 8192 1.00 against 0.97, 80 x 4096 x 4096 0.94 against 0.82, 112 x
+# 6144 x 4096 0.98 against 0.94, 128 x 8192 x 8192 0.98 against 0.97, 136 x 5000 x 6000 0.79 against 0.52, 256 x 8192 x
+# 8192 0.96 against 0.87, 192 x 8192 x 8192 1.02 against 1.02 (192 x 64 unswapped), 56 x 7000 x 3000 0.83 against
+# 0.84. Over a wave of 64-column tiles the rules stand: 16 x 28672 x 4096 1.02 (swapped 16 x 256 on two groups 1.03,
+# 16 x 64 0.92), 32 x 16384 x 8192 0.99 (32 x 128 1.00), 48 x 12288 x 4096 1.00 (48 x 64 0.96). Over 192 rows a 256-row
+# tile on two warp groups pads at most a quarter and its split-K won: 226 x 5392 x 14432 1.34 against 1.09 (the short
+# tile in 3 splits), 240 x 6136 x 14688 1.05 against 1.01, B^T 212 x 5552 x 2896 0.96 against 0.88; the short tile won at
+# 256 x 8192 x 8192 (0.96 against 0.87) and 239 x 6600 x 8864 (0.77 against 0.74): the tuner's candidates hold it to
+# SHORT_MAX_M. Drawn after the rule (bench/probes/draw_shapes.py --kind short --seed 2026112903), against the rules
+# before: 9 x 7104 x 11536 0.99 against 0.87, 83 x 2536 x 14536 0.90 against 0.63, 154 x 7448 x 15432 0.61 against 0.52
+SHORT_M = 192
+SHORT_MAX_M = 256                # the swapped tile's M is the instruction's N: at most 256
+SHORT_TILE_N = 64                # one compute warp group's 64 instruction rows
+SHORT_ROW_STEP = 16              # the TMA store's stmatrix.trans stores pairs of 8-column blocks: M in 16s
+# At most 64 rows the tile is cheap beside B's stream from DRAM: no split-K, any number of blocks (42 x 1240 x 1464, 20
+# blocks: 0.67 against 0.49). Over 64 the tile's math counts: K split where the waves predict it faster, and at least
+# half a wave of blocks, else the other rules (H100, against the rules before: 128 x 2048 x 16384 in 4 splits 1.06
+# against 0.93, 256 x 2048 x 8192 in 2 0.82 against 0.76; unsplit 226 x 5392 x 14432 1.00 against 1.33 for 256 x 128 in
+# 3 splits, 238 x 1200 x 5424 (19 blocks) 0.46 against 0.69, 140 x 2584 x 5960 (41 blocks) 0.56 against 0.58)
+SHORT_M_STREAMED = 64
+
+
+class Span(NamedTuple):
+    """A tile that spans a skinny side (``_span_tile``): its shape, compute warp groups, whether the instruction's
+    rows run along N (``MatmulParams.swap_ab``) and why."""
+    tile: tuple[int, int, int]
+    groups: int
+    why: str
+    swap_ab: bool = False
+    split_k: int = 1
 
 
 def suggest_matmul_params(fusion: Fusion, *, sms: int | None = None, **pinned: Any) -> MatmulParams:
@@ -741,10 +777,20 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
     if tiles < sms:                                            # under one wave of big tiles
         span = _span_tile(problem, sms)
         if span is not None:
-            tile, groups, why = span
             rule = f"T < S: {tiles} tiles of 128 x 256 under one wave of {sms} SMs; one tile spans the skinny side"
-            return ({**ws, "tile": tile, "compute_warp_groups": groups, "register_split": register_split(groups)},
-                    rule, _reasons("span", why, "not persistent: under one wave", store, "64-bit indices"))
+            reasons = _reasons("span", span.why, "not persistent: under one wave", store, "64-bit indices")
+            fields = {**ws, "tile": span.tile, "compute_warp_groups": span.groups,
+                      "register_split": register_split(span.groups)}
+            if span.swap_ab:
+                fields["swap_ab"] = True
+                reasons["swap_ab"] = ("rule short M: the instruction's rows along N, its N the tile's "
+                                      f"{span.tile[0]} rows (C^T = B^T A^T)")
+            if span.split_k > 1:
+                fields["split_k"] = span.split_k
+                reasons["split_k"] = (f"rule short M: {span.split_k} splits of K make {problem.col_tiles(span.tile) * span.split_k} "
+                                      f"blocks, predicted faster than {problem.col_tiles(span.tile)} (ceil(blocks / "
+                                      f"{sms}) waves of 1/{span.split_k} of a tile's work, SPLIT_K_OVERHEAD)")
+            return fields, rule, reasons
         few = tuple(entry for entry in FEW_TILES if entry[0] != SKINNY_TILE or _skinny(problem))
         few += CLUSTER_TILES if tma_store and _two_d_clusters(problem, k_tiles) else ()
         tile, split = split_k_tile(problem, sms, few)
@@ -1016,15 +1062,16 @@ def _streamed_b_cluster(problem: MatmulProblem, tile: tuple[int, int, int],
     return (1, 2) if rows % 2 and cols % 2 == 0 else (2, 1)
 
 
-def _span_tile(problem: MatmulProblem, sms: int) -> tuple[tuple[int, int, int], int, str] | None:
-    """``(tile, compute warp groups, why)`` where one tile spans a skinny side (``SPAN_ROWS``): M of ``SPAN_FILL`` x
-    192 to 192 rows with a B larger than half the L2, or N of 192 columns with such an A, its blocks at least half a
-    wave and at most a wave; both operands TMA-loaded with rows of 128-byte multiples, K known, no batch, no epilogue
-    input and a TMA store. N of at most ``NARROW_N`` columns (``_narrow_tile``): 64 x 64 or 128 x 64, rows of any
-    16-byte multiple. None elsewhere."""
-    narrow = _narrow_tile(problem, sms)
-    if narrow is not None:
-        return narrow
+def _span_tile(problem: MatmulProblem, sms: int) -> Span | None:
+    """The ``Span`` where one tile spans a skinny side. N of at most ``NARROW_N`` columns (``_narrow_tile``): 64 x 64
+    or 128 x 64, rows of any 16-byte multiple. M of at most ``SHORT_M`` rows in a wave of 64-column tiles
+    (``_short_tile``): all of M by 64, swapped. Else ``SPAN_ROWS``: M of ``SPAN_FILL`` x 192 to 192 rows with a B
+    larger than half the L2, or N of 192 columns with such an A, its blocks at least half a wave and at most a wave;
+    both operands TMA-loaded with rows of 128-byte multiples, K known, no batch, no epilogue input and a TMA store.
+    None elsewhere."""
+    span = _narrow_tile(problem, sms) or _short_tile(problem, sms)
+    if span is not None:
+        return span
     if (None in (problem.m, problem.n, problem.k) or not problem.tma_operands or problem.batch_axes
             or misaligned_rows(problem) or not problem.tma_store_possible or not _no_epilogue_input(problem)):
         return None
@@ -1036,21 +1083,21 @@ def _span_tile(problem: MatmulProblem, sms: int) -> tuple[tuple[int, int, int], 
         assert count is not None
         if count < sms / 2:
             return None                   # under half a wave: smaller tiles in more rows keep more SMs busy
-        return tile, 1, (f"{tile[0]} x {tile[1]} on one compute warp group (3 x 64 rows): M = {m} in one row of "
+        return Span(tile, 1, (f"{tile[0]} x {tile[1]} on one compute warp group (3 x 64 rows): M = {m} in one row of "
                          f"tiles reads each tile of B ({k * n * size >> 20} MiB, streamed from DRAM) once; "
-                         f"{count} blocks (192 x 8192 x 8192: 0.98-1.01 of cuBLAS against 0.91 for 64 x 256)")
+                              f"{count} blocks (192 x 8192 x 8192: 0.98-1.01 of cuBLAS against 0.91 for 64 x 256)"))
     if n == SPAN_COLUMNS[1] and m * k * size > half_l2:  # type: ignore[operator]
         rows = problem.row_tiles(SPAN_COLUMNS)
         assert rows is not None
         if not sms / 2 <= rows <= sms:
             return None       # under half a wave, or over one (128 x 192 on two warp groups: the other rules weigh it)
-        return SPAN_COLUMNS, 1, (f"64 x 192 on one compute warp group: N = {n} in one column of tiles reads each tile "
-                                 f"of A ({m * k * size >> 20} MiB, streamed from DRAM) once; {rows} blocks "
-                                 f"(8192 x 192 x 8192: 0.99 of cuBLAS against 0.68 for 64 x 256)")
+        return Span(SPAN_COLUMNS, 1, (f"64 x 192 on one compute warp group: N = {n} in one column of tiles reads each "
+                                      f"tile of A ({m * k * size >> 20} MiB, streamed from DRAM) once; {rows} blocks "
+                                      f"(8192 x 192 x 8192: 0.99 of cuBLAS against 0.68 for 64 x 256)"))
     return None
 
 
-def _narrow_tile(problem: MatmulProblem, sms: int) -> tuple[tuple[int, int, int], int, str] | None:
+def _narrow_tile(problem: MatmulProblem, sms: int) -> Span | None:
     """N of at most ``NARROW_N`` columns (the caller's problems are under one wave of big tiles): ``NARROW_TILE`` on
     one compute warp group where its rows of tiles fit a wave, else ``NARROW_TILE_WIDE`` on two; both operands
     TMA-loaded, K known, no batch, no epilogue input and a TMA store. None elsewhere."""
@@ -1061,11 +1108,58 @@ def _narrow_tile(problem: MatmulProblem, sms: int) -> tuple[tuple[int, int, int]
     rows = problem.row_tiles(NARROW_TILE)
     assert rows is not None
     tile, groups = (NARROW_TILE, 1) if rows <= sms else (NARROW_TILE_WIDE, 2)
-    return tile, groups, (f"{tile[0]} x {tile[1]} on {groups} compute warp group{'s' if groups > 1 else ''}: N = "
-                          f"{problem.n} in one column of tiles no wider than 64 (a 128-wide tile computes and stages "
-                          f"padded columns); {rows} rows of 64-row tiles "
-                          f"{'fit' if groups == 1 else 'exceed'} a wave of {sms} (8192 x 48 x 8192: 0.96 of cuBLAS "
-                          f"against 0.69 for 64 x 128)")
+    return Span(tile, groups, (f"{tile[0]} x {tile[1]} on {groups} compute warp group{'s' if groups > 1 else ''}: "
+                               f"N = {problem.n} in one column of tiles no wider than 64 (a 128-wide tile computes and "
+                               f"stages padded columns); {rows} rows of 64-row tiles "
+                               f"{'fit' if groups == 1 else 'exceed'} a wave of {sms} (8192 x 48 x 8192: 0.96 of "
+                               f"cuBLAS against 0.69 for 64 x 128)"))
+
+
+def short_tile(m: int) -> tuple[int, int, int]:
+    """The swapped tile of ``_short_tile`` for M rows: all of them (in ``SHORT_ROW_STEP``s) by ``SHORT_TILE_N``."""
+    return (-(-m // SHORT_ROW_STEP) * SHORT_ROW_STEP, SHORT_TILE_N, 64)
+
+
+def _short_tile(problem: MatmulProblem, sms: int) -> Span | None:
+    """M of at most ``SHORT_M`` rows (the caller's problems are under one wave of big tiles) whose 64-column tiles fit
+    a wave: ``short_tile(M)`` swapped (``swap_ab``: the instruction's 64 rows along N, its N all of M) on one compute
+    warp group; both operands TMA-loaded, K known, no batch, no epilogue input, a TMA store and a tile the layouts
+    take. None elsewhere."""
+    m, n = problem.m, problem.n
+    if (None in (m, n, problem.k) or m > SHORT_M or not problem.tma_operands  # type: ignore[operator]
+            or problem.batch_axes or not problem.tma_store_possible or not _no_epilogue_input(problem)):
+        return None
+    tile = short_tile(m)  # type: ignore[arg-type]
+    columns = problem.col_tiles(tile)
+    assert columns is not None
+    if columns > sms:
+        return None                     # over a wave: the other rules (16 x 28672 x 4096: 1.02 of cuBLAS)
+    split = 1 if m <= SHORT_M_STREAMED else short_split(problem, sms, columns)  # type: ignore[operator]
+    if m > SHORT_M_STREAMED and columns * split < sms / 2:  # type: ignore[operator]
+        return None                     # under half a wave: the other rules' more rows of tiles (238 x 1200 x 5424)
+    try:
+        MatmulParams(tile=tile, compute_warp_groups=1, register_split=register_split(1), swap_ab=True).validate(
+            problem.dtype, problem.loaded_tiles, problem.layout, problem.loads, outputs=problem.outputs)
+    except ScheduleError:
+        return None                     # a layout the swapped tile does not take
+    return Span(tile, 1, (f"{tile[0]} x {tile[1]} swapped on one compute warp group: M = {m} in one row of tiles "
+                          f"(the instruction's N) reads each tile of B once, without the padded rows of a 64-row "
+                          f"instruction; {columns} columns of 64-column tiles fit a wave of {sms} (16 x 4096 x 14336: "
+                          f"1.00 of cuBLAS against 0.75 for 64 x 128)"), swap_ab=True, split_k=split)
+
+
+def short_split(problem: MatmulProblem, sms: int, columns: int) -> int:
+    """Split-K of the short tile's ``columns`` blocks: of the splits that keep at least ``MIN_SPLIT_K_TILES`` K tiles
+    each, the one of the least predicted time, ``ceil(columns x split / sms)`` waves of ``1 / split`` of the work
+    (``SPLIT_K_OVERHEAD`` for the partials), the fewer splits on a tie; 1 where none is predicted faster."""
+    k_tiles = problem.k_tiles(SHORT_TILE_N)
+    assert k_tiles is not None
+    best, best_time = 1, 1.0
+    for split in range(2, min(MAX_SPLIT_K, k_tiles // MIN_SPLIT_K_TILES) + 1):
+        predicted = -(-columns * split // sms) / split * SPLIT_K_OVERHEAD
+        if predicted < best_time * (1 - 1e-9):
+            best, best_time = split, predicted
+    return best
 
 
 def _misaligned_cluster(problem: MatmulProblem, tile: tuple[int, int, int],

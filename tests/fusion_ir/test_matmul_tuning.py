@@ -356,6 +356,26 @@ def test_the_candidates_hold_a_tile_no_wider_than_a_narrow_n(shape: tuple[int, i
         lower(schedule_matmul(matmul_fusion(*shape), params))
 
 
+@pytest.mark.parametrize("shape,splits", [
+    ((16, 28672, 4096), {1}),              # over a wave of 64-column tiles: the rules keep 64 x 256, the tuner may not
+    ((256, 2048, 8192), {1, 2}),           # under half a wave in 2 splits: not the rules' pick, a candidate
+    ((238, 1200, 5424), {1}),              # K too short to split
+    ((272, 4096, 4096), set()),            # M over 256
+])
+def test_the_candidates_hold_all_of_a_short_m_swapped(shape: tuple[int, int, int], splits: set) -> None:
+    """With M of at most 256 rows the candidates hold all of M by 64, swapped, on one compute warp group, unsplit and
+    in ``short_split``'s splits, valid and lowered for the problem; not where M is longer."""
+    from lowering import lower
+    from runtime.tuning import matmul_fusion
+    from fusion_ir.schedulers.suggest import short_tile
+    candidates = matmul_candidates(matmul_problem(matmul_fusion(*shape)), 132)
+    found = [p for p in candidates if p.swap_ab and p.tile == short_tile(shape[0]) and not p.persistent]
+    assert {p.split_k for p in found} == splits
+    for params in found:
+        assert params.compute_warp_groups == 1 and params.cluster == (1, 1)
+        lower(schedule_matmul(matmul_fusion(*shape), params))
+
+
 def test_persistent_cooperative_candidates_take_64_bit_indices() -> None:
     """32-bit indices slowed the persistent cooperative kernel (0.80 of cuBLAS against 1.00 at 8192 x 8192 x 2048 on
     the H100) and sped ping-pong up: the candidates take each kernel's faster index type."""
@@ -372,8 +392,8 @@ def test_persistent_cooperative_candidates_take_64_bit_indices() -> None:
 @pytest.mark.parametrize("shape,expected", [
     # 32 tiles of 128 x 256 or 256 x 128, 64 of 128 x 128: 256 x 128 in 4 splits ran 0.94 of cuBLAS against 0.83
     ((1000, 1000, 20000), {((128, 256, 64), 4), ((256, 128, 64), 4), ((128, 128, 64), 2)}),
-    # M of 96: 128 x 128 in 4 splits (the rules' too) ran 0.95 against 0.90 for 128 x 256 in 4
-    ((96, 4096, 16384), {((128, 256, 64), 8), ((256, 128, 64), 4), ((128, 128, 64), 4)}),
+    # M of 96: 128 x 128 in 4 splits ran 0.95 against 0.90 for 128 x 256 in 4; the rules' swapped 96 x 64 in 2
+    ((96, 4096, 16384), {((128, 256, 64), 8), ((256, 128, 64), 4), ((128, 128, 64), 4), ((96, 64, 64), 2)}),
 ])
 def test_split_k_candidates_of_each_tile_under_a_wave(shape: tuple[int, int, int], expected: set) -> None:
     """Split-K candidates of 128 x 256, 256 x 128 and 128 x 128, each where its tiles are under a wave, in as many

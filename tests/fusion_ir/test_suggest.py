@@ -53,7 +53,7 @@ def _kind(p: MatmulParams) -> tuple:
     ((2048, 2048, 2048), ((128, 256, 64), 2, 4, False, True)),
     ((1024, 2048, 8192), ((128, 128, 64), 2, 4, False, True)),     # not skinny: no 64 x 256
     ((1536, 1536, 6000), ((128, 160, 64), 2, 6, False, True)),      # in clusters of 2 x 2
-    ((128, 8192, 8192), ((64, 128, 64), 1, 8, False, True)),
+    ((128, 8192, 8192), ((128, 64, 64), 1, 8, False, True)),     # M of 128: all of it, swapped (_short_tile)
     ((64, 64, 64), ((64, 64, 64), 1, 2, False, True)),           # N of 64: a tile no wider (_narrow_tile)
 ])
 def test_choice_by_shape_class(shape: tuple[int, int, int], expected: tuple) -> None:
@@ -99,13 +99,13 @@ def test_no_longer_ping_pong_for_k_of_5_to_8_tiles_with_a_compute_loaded_operand
 
 
 @pytest.mark.parametrize("shape,cluster", [
-    ((128, 8192, 8192), (2, 1)),      # two rows of 64-row tiles, K of 128 tiles, B of 128 MiB: B's tile shared
+    ((128, 12288, 8192), (2, 1)),     # two rows of 64 x 256, K of 128 tiles, B of 192 MiB: B's tile shared
     ((256, 12288, 12288), (2, 1)),    # two rows of 128 x 192
-    ((144, 8192, 8192), (1, 2)),      # three rows of 64 x 256: along N, sharing A (no padded row of blocks)
-    ((256, 8192, 16384), (2, 1)),     # four rows of 64 x 256
+    ((288, 4096, 16384), (1, 2)),     # five rows of 64 x 256: along N, sharing A (no padded row of blocks)
+    ((384, 4096, 16384), (2, 1)),     # six rows of 64 x 256
     ((1024, 1024, 1024), (1, 1)),     # B of 2 MiB stays in L2
     ((8192, 256, 8192), (1, 1)),      # B of 4 MiB
-    ((64, 8192, 8192), (1, 1)),       # one row of tiles: nothing to share
+    ((64, 8192, 8192), (1, 1)),       # one row of tiles: nothing to share (M of 64 and 128: swapped, _short_tile)
     ((512, 8192, 16384), (1, 1)),     # M = 512: four rows of 128 x 256, B's reads no longer bound it
     ((128, 8192, 512), (1, 1)),       # K of 8 tiles: too short for the cluster's barriers to pay
 ])
@@ -125,25 +125,55 @@ def _spans(params: MatmulParams) -> bool:
 
 
 @pytest.mark.parametrize("shape,tile", [
-    ((192, 8192, 8192), (192, 64, 64)),      # one row of 192 x 64: 128 blocks, each tile of B read once
-    ((176, 6144, 8192), (192, 64, 64)),      # 96 blocks: half a wave or more
-    ((184, 12288, 6144), (192, 128, 64)),    # 192 x 64 would be 192 blocks, over a wave: 192 x 128, 96
+    ((184, 12288, 6144), (192, 128, 64)),    # 192 columns of 64-column tiles, over a wave: 192 x 128, 96 blocks
     ((8192, 192, 8192), (64, 192, 64)),      # N of 192: one column of 64 x 192, 128 blocks, each tile of A read once
-    ((192, 4096, 4096), None),               # 64 blocks of 192 x 64, under half a wave
-    ((160, 8192, 8192), None),               # M of 160: a sixth of the tile's rows padding
-    ((192, 2048, 8192), None),               # B of 32 MiB, streamed, but 32 blocks of 192 x 64
-    ((192, 1024, 4096), None),               # B of 8 MiB stays in L2
+    ((160, 12288, 8192), None),              # M of 160: a sixth of the tile's rows padding
     ((8192, 176, 8192), None),               # N of 176: a twelfth of the tile's columns padding
     ((12288, 192, 8192), None),              # 192 rows of 64 x 192 are over a wave: 128 x 192 on two warp groups
 ])
 def test_one_tile_spans_a_skinny_side(shape: tuple[int, int, int], tile: tuple[int, int, int] | None) -> None:
-    """Under one wave, M of 168 to 192 rows (or N of 192) with the other operand streamed from DRAM: one compute warp
-    group's tile spans it, no cluster, where its blocks are half a wave to a wave; the reason names the rule."""
+    """Under one wave, M of 168 to 192 rows (or N of 192) with the other operand streamed from DRAM and too many
+    columns for the short tile: one compute warp group's tile spans it, no cluster, where its blocks are half a wave
+    to a wave; the reason names the rule."""
     params = suggest_matmul_params(_matmul(shape))
     assert _spans(params) == (tile is not None)
     if tile is not None:
         assert params.tile == tile and params.compute_warp_groups == 1 and params.cluster == (1, 1)
-        assert params.split_k == 1 and not params.persistent and params.tma_store
+        assert params.split_k == 1 and not params.persistent and params.tma_store and not params.swap_ab
+
+
+@pytest.mark.parametrize("shape,tile,split", [
+    ((16, 8192, 8192), (16, 64, 64), 1),        # 128 blocks of all 16 rows: B read once, no padded rows
+    ((1, 4096, 4096), (16, 64, 64), 1),         # one row: the TMA store's 16
+    ((42, 1240, 1464), (48, 64, 64), 1),        # 20 blocks: at most 64 rows, any number of blocks
+    ((16, 2048, 8192), (16, 64, 64), 1),        # at most 64 rows: no split-K
+    ((192, 8192, 8192), (192, 64, 64), 1),      # the span rule's 192 rows, swapped
+    ((136, 5000, 6000), (144, 64, 64), 1),      # 79 blocks: half a wave or more
+    ((83, 2536, 14536), (96, 64, 64), 3),       # 40 blocks: 3 splits a wave
+    ((96, 4096, 16384), (96, 64, 64), 2),       # 64 blocks: 2 splits a wave
+    ((128, 2048, 32768), (128, 64, 64), 4),     # 32 blocks: 4 splits a wave
+    ((140, 2584, 5960), None, 0),               # 41 blocks and K too short to split: the other rules
+    ((256, 2048, 8192), None, 0),               # 2 splits of 32 blocks, under half a wave
+    ((16, 28672, 4096), None, 0),               # 448 columns of 64-column tiles: over a wave
+    ((200, 8192, 8192), None, 0),               # M over 192: a 256-row tile on two warp groups pads a quarter
+])
+def test_a_short_m_takes_all_its_rows_swapped(shape: tuple[int, int, int], tile: tuple[int, int, int] | None,
+                                             split: int) -> None:
+    """Under one wave, M of at most 192 rows whose 64-column tiles fit a wave: all of M (in 16s) by 64, swapped
+    (the instruction's rows along N, its N along M), on one compute warp group; over 64 rows K split where the waves
+    predict it faster, and none under half a wave of blocks; the reasons name the rule; the kernel lowers."""
+    from lowering import lower
+    fusion = _matmul(shape)
+    params = suggest_matmul_params(fusion)
+    assert (_spans(params) and params.swap_ab) == (tile is not None)
+    if tile is not None:
+        assert (params.tile, params.compute_warp_groups, params.split_k) == (tile, 1, split)
+        assert params.register_split == register_split(1) and params.cluster == (1, 1)
+        assert not params.persistent and params.tma_store
+        assert f"M = {shape[0]}" in (params.why.reason("tile") or "")
+        assert (params.why.reason("swap_ab") or "").startswith("rule short M")
+        assert (params.why.reason("split_k") or "").startswith("rule short M") == (split > 1)
+        lower(schedule_matmul(fusion, params))
 
 
 @pytest.mark.parametrize("shape,tile,groups", [
@@ -170,10 +200,10 @@ def test_a_narrow_n_takes_a_tile_as_wide_as_the_problem(shape: tuple[int, int, i
         lower(schedule_matmul(fusion, params))
 
 
-@pytest.mark.parametrize("m,n", [(192, 8192), (8192, 64)], ids=["span", "narrow"])
+@pytest.mark.parametrize("m,n", [(192, 12288), (8192, 64), (64, 8192)], ids=["span", "narrow", "short"])
 def test_a_spanning_tile_needs_a_plain_epilogue_and_no_batch(m: int, n: int) -> None:
-    """An epilogue input or a batch keeps the rules' other tiles (the spanning and the narrow-N tiles were measured on
-    plain matmuls only)."""
+    """An epilogue input or a batch keeps the rules' other tiles (the spanning, narrow-N and short-M tiles were measured
+    on plain matmuls only)."""
     fusion = Fusion()
     with fusion:
         a = fusion.add_input(shape=(m, 8192), dtype=DataType.BFloat16)
@@ -464,8 +494,7 @@ def test_copies_the_threads_cannot_share_evenly_are_refused() -> None:
     ((1024, 1024, 32768), (128, 256, 64), 4),
     ((512, 512, 32768), (128, 128, 64), 8),       # 8 splits of 8 big tiles leave half the SMs idle; of 16 128 x 128 not
     ((512, 512, 65536), (128, 256, 64), 16),
-    ((96, 4096, 16384), (128, 128, 64), 4),       # 0.94 of cuBLAS against 0.90 with 4 splits of 16 big tiles
-    ((128, 2048, 32768), (128, 128, 64), 8),      # 0.91 against 0.86
+    ((384, 2048, 32768), (128, 256, 64), 5),      # 3 x 8 big tiles; M of at most 256: the short tile's own splits
 ])
 def test_few_tiles_and_a_long_k_split_k(shape: tuple[int, int, int], tile: tuple[int, int, int], split: int) -> None:
     """32 tiles of 128 x 256 on 132 SMs: 4 splits make one wave of blocks, each summing 8192 of K; warp-specialized
@@ -600,7 +629,7 @@ def test_a_wave_of_2d_clusters_before_split_k() -> None:
 @pytest.mark.parametrize("shape,tile,cluster", [
     ((1536, 1536, 6000), (128, 160, 64), (2, 2)),    # 120 tiles: a wave of clusters of four
     ((448, 2880, 11520), (128, 96, 64), (2, 2)),     # 4 x 30 tiles: a wave; split-K of 48 big tiles predicted slower
-    ((256, 8192, 16384), (64, 256, 64), (2, 1)),     # 2 x 52 of 128 x 160 fit, but 64 x 256 in pairs is faster
+    ((384, 4096, 16384), (64, 256, 64), (2, 1)),     # 3 x 26 of 128 x 160 fit, but 64 x 256 in pairs is faster
     ((1000, 1000, 20000), (256, 128, 64), (1, 1)),   # 4 splits of 32 tiles (256 x 128: B's rows are misaligned)
     ((4096, 4096, 4096), (256, 128, 64), (1, 1)),    # more than a wave: no 2-D cluster
 ])
