@@ -1,7 +1,7 @@
 """Draw a held-out set of matmul problems for ``bench/matmul_shapes.py --shapes``, reproducibly from a seed.
 
-``python bench/probes/draw_shapes.py --seed N [--kind mixed|large|narrow|short]`` prints one comma-separated ``--shapes``
-argument. ``mixed`` draws from the kinds of the bench's own list (squares, small and large K, skinny, batched,
+``python bench/probes/draw_shapes.py --seed N [--kind mixed|large|narrow|short]`` prints one comma-separated
+``--shapes`` argument. ``mixed`` draws from the kinds of the bench's own list (squares, small and large K, skinny, batched,
 transposed operands, sizes that are not multiples of 64, rows TMA cannot copy), each size at random within its kind's
 range;
 ``large``: 16 plain problems, each side a multiple of 8 or of 64 in 2048-16384; ``narrow``: 8 problems of N at most

@@ -7,7 +7,8 @@ rules' suggestion; the suggestion with the TMA store, with its ring of sub-tiles
 three compute warp groups, one per block and persistent; persistent 128 x 192; the smaller tiles (64 x 256,
 128 x 128, 64 x 128) with the TMA store; one compute warp group spanning a skinny side (192 x 64 and 192 x 128 where M has 129 to 192 rows, 64 x 192
 where N has 129 to 192 columns); all of a short M (``SHORT_MAX_M`` rows or fewer) by 64, swapped, on one compute warp
-group, unsplit and in the rules' splits where they would split it; 128 x 192, 256 x 192 and 256 x 160 a tile per block; the big tiles, 192 x 192, 128 x 192 and the 64-row tiles in clusters of two of
+group, unsplit and in the rules' splits where they would split it; 128 x 192, 256 x 192 and 256 x 160 a tile per
+block; the big tiles, 192 x 192, 128 x 192 and the 64-row tiles in clusters of two of
 both shapes (``CLUSTERED``, both operands TMA-loaded); the tiles of 2-D clusters (``CLUSTER_TILES``) under a wave of 128 x 256
 tiles where K is long and both operands are TMA-loaded; persistent tiles with the instruction's rows along N
 (``swap_ab``: 208 x 128 and 192 x 128 in clusters of two along N, 160 x 256 and 192 x 192 on three compute warp groups

@@ -377,8 +377,8 @@ SPAN_FILL = 7 / 8
 NARROW_N = 64
 NARROW_TILE = (64, 64, 64)
 NARROW_TILE_WIDE = (128, 64, 64)
-# Under one wave, M of at most 192 rows and N in a wave of 64-column tiles: the instruction's rows along N (swap_ab), its
-# N the problem's M rounded up to 16, one compute warp group per 64 columns (a 64-row tile computes padded rows where M
+# Under one wave, M of at most 192 rows and N in a wave of 64-column tiles: the instruction's rows along N (swap_ab),
+# its N the problem's M rounded up to 16, one compute warp group per 64 columns (a 64-row tile computes padded rows where M
 # is under 64, and its rows of tiles read B again; a tile of all of M reads B once). H100 2026-11-28
 # (bench/probes/matmul_probe.py --rotate --symbolic), ratio to cuBLAS, the swapped tile against the rules before (64 x
 # 128 or 64 x 256, in clusters of two where B streams): 16 x 8192 x 8192 1.00 against 0.90, 16 x 4096 x 14336 1.00
@@ -389,8 +389,8 @@ NARROW_TILE_WIDE = (128, 64, 64)
 # 0.84. Over a wave of 64-column tiles the rules stand: 16 x 28672 x 4096 1.02 (swapped 16 x 256 on two groups 1.03,
 # 16 x 64 0.92), 32 x 16384 x 8192 0.99 (32 x 128 1.00), 48 x 12288 x 4096 1.00 (48 x 64 0.96). Over 192 rows a 256-row
 # tile on two warp groups pads at most a quarter and its split-K won: 226 x 5392 x 14432 1.34 against 1.09 (the short
-# tile in 3 splits), 240 x 6136 x 14688 1.05 against 1.01, B^T 212 x 5552 x 2896 0.96 against 0.88; the short tile won at
-# 256 x 8192 x 8192 (0.96 against 0.87) and 239 x 6600 x 8864 (0.77 against 0.74): the tuner's candidates hold it to
+# tile in 3 splits), 240 x 6136 x 14688 1.05 against 1.01, B^T 212 x 5552 x 2896 0.96 against 0.88; the short tile won
+# at 256 x 8192 x 8192 (0.96 against 0.87) and 239 x 6600 x 8864 (0.77 against 0.74): the tuner's candidates hold it to
 # SHORT_MAX_M. Drawn after the rule (bench/probes/draw_shapes.py --kind short --seed 2026112903), against the rules
 # before: 9 x 7104 x 11536 0.99 against 0.87, 83 x 2536 x 14536 0.90 against 0.63, 154 x 7448 x 15432 0.61 against 0.52
 SHORT_M = 192
@@ -787,9 +787,11 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
                                       f"{span.tile[0]} rows (C^T = B^T A^T)")
             if span.split_k > 1:
                 fields["split_k"] = span.split_k
-                reasons["split_k"] = (f"rule short M: {span.split_k} splits of K make {problem.col_tiles(span.tile) * span.split_k} "
-                                      f"blocks, predicted faster than {problem.col_tiles(span.tile)} (ceil(blocks / "
-                                      f"{sms}) waves of 1/{span.split_k} of a tile's work, SPLIT_K_OVERHEAD)")
+                columns = problem.col_tiles(span.tile)
+                assert columns is not None
+                reasons["split_k"] = (f"rule short M: {span.split_k} splits of K make {columns * span.split_k} "
+                                      f"blocks, predicted faster than {columns} (ceil(blocks / {sms}) waves of "
+                                      f"1/{span.split_k} of a tile's work, SPLIT_K_OVERHEAD)")
             return fields, rule, reasons
         few = tuple(entry for entry in FEW_TILES if entry[0] != SKINNY_TILE or _skinny(problem))
         few += CLUSTER_TILES if tma_store and _two_d_clusters(problem, k_tiles) else ()
