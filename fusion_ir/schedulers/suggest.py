@@ -397,12 +397,15 @@ SHORT_M = 192
 SHORT_MAX_M = 256                # the swapped tile's M is the instruction's N: at most 256
 SHORT_TILE_N = 64                # one compute warp group's 64 instruction rows
 SHORT_ROW_STEP = 16              # the TMA store's stmatrix.trans stores pairs of 8-column blocks: M in 16s
-# At most 64 rows the tile is cheap beside B's stream from DRAM: no split-K, any number of blocks (42 x 1240 x 1464, 20
-# blocks: 0.67 against 0.49). Over 64 the tile's math counts: K split where the waves predict it faster, and at least
-# half a wave of blocks, else the other rules (H100, against the rules before: 128 x 2048 x 16384 in 4 splits 1.06
-# against 0.93, 256 x 2048 x 8192 in 2 0.82 against 0.76; unsplit 226 x 5392 x 14432 1.00 against 1.33 for 256 x 128 in
-# 3 splits, 238 x 1200 x 5424 (19 blocks) 0.46 against 0.69, 140 x 2584 x 5960 (41 blocks) 0.56 against 0.58)
+# K split where the waves predict it faster, each split at least SHORT_MIN_SPLIT_K_TILES K tiles (H100, against the
+# rules before: 128 x 2048 x 16384 in 4 splits 1.06 against 0.93, 256 x 2048 x 8192 in 2 0.82 against 0.76, 16 x 2352 x
+# 13424 in 3 1.09 against 0.75 unsplit). At most 64 rows the tile is cheap beside B's stream from DRAM: any number of
+# blocks (42 x 1240 x 1464, 20 blocks: 0.67 against 0.49). Over 64 the tile's math counts: at least half a wave of
+# blocks, else the other rules (unsplit 238 x 1200 x 5424 (19 blocks) 0.46 against 0.69, 140 x 2584 x 5960 (41
+# blocks) 0.56 against 0.58)
 SHORT_M_STREAMED = 64
+SHORT_MIN_SPLIT_K_TILES = 32
+SHORT_TILE_K = 64
 
 
 class Span(NamedTuple):
@@ -1068,18 +1071,21 @@ def _span_tile(problem: MatmulProblem, sms: int) -> Span | None:
     """The ``Span`` where one tile spans a skinny side. N of at most ``NARROW_N`` columns (``_narrow_tile``): 64 x 64
     or 128 x 64, rows of any 16-byte multiple. M of at most ``SHORT_M`` rows in a wave of 64-column tiles
     (``_short_tile``): all of M by 64, swapped. Else ``SPAN_ROWS``: M of ``SPAN_FILL`` x 192 to 192 rows with a B
-    larger than half the L2, or N of 192 columns with such an A, its blocks at least half a wave and at most a wave;
-    both operands TMA-loaded with rows of 128-byte multiples, K known, no batch, no epilogue input and a TMA store.
+    larger than half the L2 (rows of any 16-byte multiple), or N of 192 columns with such an A (rows of 128-byte
+    multiples), its blocks at least half a wave and at most a wave; both operands TMA-loaded, K known, no batch, no
+    epilogue input and a TMA store.
     None elsewhere."""
     span = _narrow_tile(problem, sms) or _short_tile(problem, sms)
     if span is not None:
         return span
     if (None in (problem.m, problem.n, problem.k) or not problem.tma_operands or problem.batch_axes
-            or misaligned_rows(problem) or not problem.tma_store_possible or not _no_epilogue_input(problem)):
+            or not problem.tma_store_possible or not _no_epilogue_input(problem)):
         return None
     half_l2, size = current_target().l2_bytes // 2, problem.dtype.size
     m, n, k = problem.m, problem.n, problem.k
     if SPAN_FILL * SPAN_ROWS[0] <= m <= SPAN_ROWS[0] and k * n * size > half_l2:  # type: ignore[operator]
+        # rows of any 16-byte multiple (H100: 183 x 10552 x 13824, B's rows 21104 bytes, 192 x 128 1.02 of cuBLAS
+        # against 0.68 for 64 x 256 in clusters of two)
         tile = SPAN_ROWS if problem.tiles(SPAN_ROWS) <= sms else SPAN_ROWS_WIDE  # type: ignore[operator]
         count = problem.tiles(tile)
         assert count is not None
@@ -1088,7 +1094,7 @@ def _span_tile(problem: MatmulProblem, sms: int) -> Span | None:
         return Span(tile, 1, (f"{tile[0]} x {tile[1]} on one compute warp group (3 x 64 rows): M = {m} in one row of "
                          f"tiles reads each tile of B ({k * n * size >> 20} MiB, streamed from DRAM) once; "
                               f"{count} blocks (192 x 8192 x 8192: 0.98-1.01 of cuBLAS against 0.91 for 64 x 256)"))
-    if n == SPAN_COLUMNS[1] and m * k * size > half_l2:  # type: ignore[operator]
+    if n == SPAN_COLUMNS[1] and m * k * size > half_l2 and not misaligned_rows(problem):  # type: ignore[operator]
         rows = problem.row_tiles(SPAN_COLUMNS)
         assert rows is not None
         if not sms / 2 <= rows <= sms:
@@ -1119,7 +1125,7 @@ def _narrow_tile(problem: MatmulProblem, sms: int) -> Span | None:
 
 def short_tile(m: int) -> tuple[int, int, int]:
     """The swapped tile of ``_short_tile`` for M rows: all of them (in ``SHORT_ROW_STEP``s) by ``SHORT_TILE_N``."""
-    return (-(-m // SHORT_ROW_STEP) * SHORT_ROW_STEP, SHORT_TILE_N, 64)
+    return (-(-m // SHORT_ROW_STEP) * SHORT_ROW_STEP, SHORT_TILE_N, SHORT_TILE_K)
 
 
 def _short_tile(problem: MatmulProblem, sms: int) -> Span | None:
@@ -1136,7 +1142,7 @@ def _short_tile(problem: MatmulProblem, sms: int) -> Span | None:
     assert columns is not None
     if columns > sms:
         return None                     # over a wave: the other rules (16 x 28672 x 4096: 1.02 of cuBLAS)
-    split = 1 if m <= SHORT_M_STREAMED else short_split(problem, sms, columns)  # type: ignore[operator]
+    split = short_split(problem, sms, columns)
     if m > SHORT_M_STREAMED and columns * split < sms / 2:  # type: ignore[operator]
         return None                     # under half a wave: the other rules' more rows of tiles (238 x 1200 x 5424)
     try:
@@ -1151,13 +1157,13 @@ def _short_tile(problem: MatmulProblem, sms: int) -> Span | None:
 
 
 def short_split(problem: MatmulProblem, sms: int, columns: int) -> int:
-    """Split-K of the short tile's ``columns`` blocks: of the splits that keep at least ``MIN_SPLIT_K_TILES`` K tiles
-    each, the one of the least predicted time, ``ceil(columns x split / sms)`` waves of ``1 / split`` of the work
+    """Split-K of the short tile's ``columns`` blocks: of the splits that keep at least ``SHORT_MIN_SPLIT_K_TILES`` K
+    tiles each, the one of the least predicted time, ``ceil(columns x split / sms)`` waves of ``1 / split`` of the work
     (``SPLIT_K_OVERHEAD`` for the partials), the fewer splits on a tie; 1 where none is predicted faster."""
-    k_tiles = problem.k_tiles(SHORT_TILE_N)
+    k_tiles = problem.k_tiles(SHORT_TILE_K)
     assert k_tiles is not None
     best, best_time = 1, 1.0
-    for split in range(2, min(MAX_SPLIT_K, k_tiles // MIN_SPLIT_K_TILES) + 1):
+    for split in range(2, min(MAX_SPLIT_K, k_tiles // SHORT_MIN_SPLIT_K_TILES) + 1):
         predicted = -(-columns * split // sms) / split * SPLIT_K_OVERHEAD
         if predicted < best_time * (1 - 1e-9):
             best, best_time = split, predicted

@@ -126,6 +126,7 @@ def _spans(params: MatmulParams) -> bool:
 
 @pytest.mark.parametrize("shape,tile", [
     ((184, 12288, 6144), (192, 128, 64)),    # 192 columns of 64-column tiles, over a wave: 192 x 128, 96 blocks
+    ((183, 10552, 13824), (192, 128, 64)),   # B's rows of 21104 bytes (not 128-byte multiples) too
     ((8192, 192, 8192), (64, 192, 64)),      # N of 192: one column of 64 x 192, 128 blocks, each tile of A read once
     ((160, 12288, 8192), None),              # M of 160: a sixth of the tile's rows padding
     ((8192, 176, 8192), None),               # N of 176: a twelfth of the tile's columns padding
@@ -144,15 +145,18 @@ def test_one_tile_spans_a_skinny_side(shape: tuple[int, int, int], tile: tuple[i
 
 @pytest.mark.parametrize("shape,tile,split", [
     ((16, 8192, 8192), (16, 64, 64), 1),        # 128 blocks of all 16 rows: B read once, no padded rows
-    ((1, 4096, 4096), (16, 64, 64), 1),         # one row: the TMA store's 16
+    ((1, 4096, 4096), (16, 64, 64), 2),         # one row: the TMA store's 16; 64 blocks, 2 splits a wave
     ((42, 1240, 1464), (48, 64, 64), 1),        # 20 blocks: at most 64 rows, any number of blocks
-    ((16, 2048, 8192), (16, 64, 64), 1),        # at most 64 rows: no split-K
+    ((16, 2048, 8192), (16, 64, 64), 4),        # 32 blocks: 4 splits of 32 K tiles a wave
+    ((16, 2352, 13424), (16, 64, 64), 3),       # 37 blocks: 3 splits a wave
     ((192, 8192, 8192), (192, 64, 64), 1),      # the span rule's 192 rows, swapped
     ((136, 5000, 6000), (144, 64, 64), 1),      # 79 blocks: half a wave or more
     ((83, 2536, 14536), (96, 64, 64), 3),       # 40 blocks: 3 splits a wave
     ((96, 4096, 16384), (96, 64, 64), 2),       # 64 blocks: 2 splits a wave
     ((128, 2048, 32768), (128, 64, 64), 4),     # 32 blocks: 4 splits a wave
-    ((140, 2584, 5960), None, 0),               # 41 blocks and K too short to split: the other rules
+    ((140, 2584, 5960), (144, 64, 64), 2),      # 41 blocks, 2 splits of 46 K tiles: 82, over half a wave
+    ((238, 1200, 5424), None, 0),               # M over 192
+    ((90, 1376, 2048), None, 0),                # 22 blocks, K too short to split: under half a wave
     ((256, 2048, 8192), None, 0),               # 2 splits of 32 blocks, under half a wave
     ((16, 28672, 4096), None, 0),               # 448 columns of 64-column tiles: over a wave
     ((200, 8192, 8192), None, 0),               # M over 192: a 256-row tile on two warp groups pads a quarter
@@ -160,8 +164,8 @@ def test_one_tile_spans_a_skinny_side(shape: tuple[int, int, int], tile: tuple[i
 def test_a_short_m_takes_all_its_rows_swapped(shape: tuple[int, int, int], tile: tuple[int, int, int] | None,
                                              split: int) -> None:
     """Under one wave, M of at most 192 rows whose 64-column tiles fit a wave: all of M (in 16s) by 64, swapped
-    (the instruction's rows along N, its N along M), on one compute warp group; over 64 rows K split where the waves
-    predict it faster, and none under half a wave of blocks; the reasons name the rule; the kernel lowers."""
+    (the instruction's rows along N, its N along M), on one compute warp group; K split where the waves predict it
+    faster, and over 64 rows none under half a wave of blocks; the reasons name the rule; the kernel lowers."""
     from lowering import lower
     fusion = _matmul(shape)
     params = suggest_matmul_params(fusion)
