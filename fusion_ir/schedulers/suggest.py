@@ -397,9 +397,12 @@ SHORT_M = 192
 SHORT_MAX_M = 256                # the swapped tile's M is the instruction's N: at most 256
 SHORT_TILE_N = 64                # one compute warp group's 64 instruction rows
 SHORT_ROW_STEP = 16              # the TMA store's stmatrix.trans stores pairs of 8-column blocks: M in 16s
-# K split where the waves predict it faster, each split at least SHORT_MIN_SPLIT_K_TILES K tiles (H100, against the
-# rules before: 128 x 2048 x 16384 in 4 splits 1.06 against 0.93, 256 x 2048 x 8192 in 2 0.82 against 0.76, 16 x 2352 x
-# 13424 in 3 1.09 against 0.75 unsplit). At most 64 rows the tile is cheap beside B's stream from DRAM: any number of
+# K split into as many parts as keep the blocks within one wave, each at least SHORT_MIN_SPLIT_K_TILES K tiles (H100,
+# against the rules before: 128 x 2048 x 16384 in 4 splits 1.06 against 0.93, 16 x 2352 x 13424 in 3 1.09 against 0.56,
+# 85 x 3136 x 7752 in 2 0.91 against 0.76, 140 x 2584 x 5960 in 2 0.72 against 0.58 (unsplit 0.56), 16 x 2048 x 8192 in
+# 4 1.04 against 0.60 (unsplit 0.70-1.03 over runs); 1 x 4096 x 4096 in 2 0.87 against 0.94 unsplit). Splits of two
+# waves lost: 176 x 5000 x 8192 in 3 1.10 against 1.44 unsplit, 125 x 5336 x 8208 in 3 0.72 against 0.85 for the rules
+# before. At most 64 rows the tile is cheap beside B's stream from DRAM: any number of
 # blocks (42 x 1240 x 1464, 20 blocks: 0.67 against 0.49). Over 64 the tile's math counts: at least half a wave of
 # blocks, else the other rules (unsplit 238 x 1200 x 5424 (19 blocks) 0.46 against 0.69, 140 x 2584 x 5960 (41
 # blocks) 0.56 against 0.58)
@@ -793,8 +796,8 @@ def explain_arrangement(problem: MatmulProblem, sms: int) -> tuple[dict[str, Any
                 columns = problem.col_tiles(span.tile)
                 assert columns is not None
                 reasons["split_k"] = (f"rule short M: {span.split_k} splits of K make {columns * span.split_k} "
-                                      f"blocks, predicted faster than {columns} (ceil(blocks / {sms}) waves of "
-                                      f"1/{span.split_k} of a tile's work, SPLIT_K_OVERHEAD)")
+                                      f"blocks of {columns} columns, the most within one wave of {sms} with "
+                                      f"{SHORT_MIN_SPLIT_K_TILES} K tiles or more each (short_split)")
             return fields, rule, reasons
         few = tuple(entry for entry in FEW_TILES if entry[0] != SKINNY_TILE or _skinny(problem))
         few += CLUSTER_TILES if tma_store and _two_d_clusters(problem, k_tiles) else ()
@@ -1157,17 +1160,11 @@ def _short_tile(problem: MatmulProblem, sms: int) -> Span | None:
 
 
 def short_split(problem: MatmulProblem, sms: int, columns: int) -> int:
-    """Split-K of the short tile's ``columns`` blocks: of the splits that keep at least ``SHORT_MIN_SPLIT_K_TILES`` K
-    tiles each, the one of the least predicted time, ``ceil(columns x split / sms)`` waves of ``1 / split`` of the work
-    (``SPLIT_K_OVERHEAD`` for the partials), the fewer splits on a tie; 1 where none is predicted faster."""
+    """Split-K of the short tile's ``columns`` blocks: the most splits (up to ``MAX_SPLIT_K``) that keep the blocks
+    within one wave of ``sms`` and at least ``SHORT_MIN_SPLIT_K_TILES`` K tiles in each split; 1 where none does."""
     k_tiles = problem.k_tiles(SHORT_TILE_K)
     assert k_tiles is not None
-    best, best_time = 1, 1.0
-    for split in range(2, min(MAX_SPLIT_K, k_tiles // SHORT_MIN_SPLIT_K_TILES) + 1):
-        predicted = -(-columns * split // sms) / split * SPLIT_K_OVERHEAD
-        if predicted < best_time * (1 - 1e-9):
-            best, best_time = split, predicted
-    return best
+    return max(1, min(MAX_SPLIT_K, k_tiles // SHORT_MIN_SPLIT_K_TILES, sms // columns))
 
 
 def _misaligned_cluster(problem: MatmulProblem, tile: tuple[int, int, int],
