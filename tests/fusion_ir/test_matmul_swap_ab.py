@@ -116,6 +116,19 @@ def test_each_layout_swapped_matches_numpy(layout: tuple[bool, bool]) -> None:
     _check(fusion, lower(fusion), tol=1e-2, layout=layout)
 
 
+@pytest.mark.parametrize("layout", LAYOUTS, ids=_ids)
+def test_the_short_tile_of_each_layout_matches_numpy(layout: tuple[bool, bool]) -> None:
+    """The rules' short-M tile (``suggest._short_tile``): all of M = 40 (and 24) rows in a 48-row instruction N by 64,
+    K in 2 splits, the TMA store, each operand in either major order."""
+    fusion = _fusion(*layout, out_dtype=DataType.BFloat16)
+    schedule_matmul(fusion, MatmulParams(tile=(48, 64, 64), stages=3, compute_warp_groups=1, warp_specialized=True,
+                                         swap_ab=True, tma_store=True, split_k=2, register_split=(40, 232)))
+    kernel = lower(fusion)
+    for n, (m, nn, kk) in enumerate([(40, 136, 200), (24, 72, 136)]):
+        inputs = random_inputs(fusion, _shapes(*layout, m, nn, kk, "none"), seed=920 + n)
+        assert_matches(fusion, inputs, simulate(kernel, inputs, seed=n), tol=1e-2)
+
+
 MODES = {
     "pipelined_register_stores": {"tile": (72, 64, 64), "stages": 2, "compute_warp_groups": 1, "swap_ab": True},
     "ws_persistent_tma_store": {"tile": (208, 128, 64), **WS, "persistent": True, "blocks": 3, "tma_store": True},
