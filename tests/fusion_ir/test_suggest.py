@@ -177,6 +177,7 @@ def test_a_short_m_takes_all_its_rows_swapped(shape: tuple[int, int, int], tile:
         assert f"M = {shape[0]}" in (params.why.reason("tile") or "")
         assert (params.why.reason("swap_ab") or "").startswith("rule short M")
         assert (params.why.reason("split_k") or "").startswith("rule short M") == (split > 1)
+        assert "swapped" in (params.why.reason("epilogue_tile") or "")      # _swapped_sub_tile's, not ping-pong's
         lower(schedule_matmul(fusion, params))
 
 
