@@ -1,9 +1,9 @@
 """Draw a held-out set of matmul problems for ``bench/matmul_shapes.py --shapes``, reproducibly from a seed.
 
 ``python bench/probes/draw_shapes.py --seed N [--kind mixed|large|narrow|short]`` prints one comma-separated
-``--shapes`` argument. ``mixed`` draws from the kinds of the bench's own list (squares, small and large K, skinny, batched,
-transposed operands, sizes that are not multiples of 64, rows TMA cannot copy), each size at random within its kind's
-range;
+``--shapes`` argument. ``mixed`` draws from the kinds of the bench's own list (squares, small and large K, skinny,
+batched, transposed operands, sizes that are not multiples of 64, rows TMA cannot copy), each size at random within
+its kind's range;
 ``large``: 16 plain problems, each side a multiple of 8 or of 64 in 2048-16384; ``narrow``: 8 problems of N at most
 64 (a multiple of 8), M of 1000-16000 and K a multiple of 8 in 1000-16000, one in four with B given transposed;
 ``short``: 10 problems of M at most 256 (any M), N a multiple of 8 in 1000-12000 and K a multiple of 8 in 256-16000, one

@@ -377,38 +377,37 @@ SPAN_FILL = 7 / 8
 NARROW_N = 64
 NARROW_TILE = (64, 64, 64)
 NARROW_TILE_WIDE = (128, 64, 64)
-# Under one wave, M of at most 192 rows and N in a wave of 64-column tiles: the instruction's rows along N (swap_ab),
-# its N the problem's M rounded up to 16, one compute warp group per 64 columns (a 64-row tile computes padded rows where M
-# is under 64, and its rows of tiles read B again; a tile of all of M reads B once). H100 2026-11-28
-# (bench/probes/matmul_probe.py --rotate --symbolic), ratio to cuBLAS, the swapped tile against the rules before (64 x
-# 128 or 64 x 256, in clusters of two where B streams): 16 x 8192 x 8192 1.00 against 0.90, 16 x 4096 x 14336 1.00
-# against 0.75, 16 x 2048 x 8192 1.03 against 0.63, 32 x 4096 x 4096 0.94 against 0.75, 8 x 8192 x 8192 1.00 against
-# 0.92, 1 x 4096 x 4096 0.95 against 0.78, 96 x 8192 x 8192 1.00 against 0.97, 80 x 4096 x 4096 0.94 against 0.82, 112 x
-# 6144 x 4096 0.98 against 0.94, 128 x 8192 x 8192 0.98 against 0.97, 136 x 5000 x 6000 0.79 against 0.52, 256 x 8192 x
-# 8192 0.96 against 0.87, 192 x 8192 x 8192 1.02 against 1.02 (192 x 64 unswapped), 56 x 7000 x 3000 0.83 against
-# 0.84. Over a wave of 64-column tiles the rules stand: 16 x 28672 x 4096 1.02 (swapped 16 x 256 on two groups 1.03,
-# 16 x 64 0.92), 32 x 16384 x 8192 0.99 (32 x 128 1.00), 48 x 12288 x 4096 1.00 (48 x 64 0.96). Over 192 rows a 256-row
-# tile on two warp groups pads at most a quarter and its split-K won: 226 x 5392 x 14432 1.34 against 1.09 (the short
-# tile in 3 splits), 240 x 6136 x 14688 1.05 against 1.01, B^T 212 x 5552 x 2896 0.96 against 0.88; the short tile won
-# at 256 x 8192 x 8192 (0.96 against 0.87) and 239 x 6600 x 8864 (0.77 against 0.74): the tuner's candidates hold it to
-# SHORT_MAX_M. Drawn after the rule (bench/probes/draw_shapes.py --kind short --seed 2026112903), against the rules
-# before: 9 x 7104 x 11536 0.99 against 0.87, 83 x 2536 x 14536 0.90 against 0.63, 154 x 7448 x 15432 0.61 against 0.52
+# Under one wave, M of at most SHORT_M rows and N in a wave of 64-column tiles: the instruction's rows along N
+# (swap_ab), its N the problem's M rounded up to 16, on one compute warp group (a 64-row tile computes padded rows
+# where M is short, and its rows of tiles read B again; a tile of all of M reads B once, as cuBLAS's N along torch's M
+# does). H100 2026-11-28 (bench/probes/matmul_probe.py --rotate --symbolic), ratio to cuBLAS, the short tile against
+# the rules before (64 x 128 or 64 x 256, in clusters of two where B streams): 16 x 8192 x 8192 1.00 against 0.90, 16 x
+# 4096 x 14336 1.00 against 0.75, 32 x 4096 x 4096 0.94 against 0.75, 8 x 8192 x 8192 1.00 against 0.92, 96 x 8192 x
+# 8192 1.00 against 0.97, 80 x 4096 x 4096 0.94 against 0.82, 112 x 6144 x 4096 0.98 against 0.94, 128 x 8192 x 8192
+# 0.98 against 0.97, 136 x 5000 x 6000 0.71-0.79 against 0.52, 176 x 5000 x 8192 1.37-1.44 against 0.88, 192 x 8192 x
+# 8192 1.02 against 1.02 (192 x 64 unswapped); it lost at 125 x 5336 x 8208 (0.79 against 0.86) and B^T 126 x 6312 x
+# 5408 (0.85 against 0.91), whose two rows of 64-row tiles pad 2-3 rows and share B's tile in clusters of two.
+# - Over a wave of 64-column tiles the rules stand: 16 x 28672 x 4096 1.02 (swapped 16 x 256 on two groups 1.03, 16 x
+#   64 0.92), 32 x 16384 x 8192 0.99 (32 x 128 1.00), 48 x 12288 x 4096 1.00 (48 x 64 0.96).
+# - Over 192 rows a 256-row tile on two warp groups pads at most a quarter and it won with its split-K: 226 x 5392 x
+#   14432 1.34 against 1.09 (the short tile in 3 splits), 240 x 6136 x 14688 1.05 against 1.01, B^T 212 x 5552 x 2896
+#   0.96 against 0.88; the short tile won at 256 x 8192 x 8192 (0.96 against 0.87) and 239 x 6600 x 8864 (0.77 against
+#   0.74), so the tuner's candidates hold it to SHORT_MAX_M.
+# - K is split into as many parts as keep the blocks within one wave, each at least SHORT_MIN_SPLIT_K_TILES K tiles
+#   (short_split): 128 x 2048 x 16384 in 4 splits 1.06 against 0.93, 16 x 2352 x 13424 in 3 1.09 against 0.56, 85 x
+#   3136 x 7752 in 2 0.91 against 0.76, 140 x 2584 x 5960 in 2 0.72 against 0.58 (unsplit 0.56), 16 x 2048 x 8192 in 4
+#   1.04 against 0.60 (unsplit 0.70-1.03 over runs), 1 x 4096 x 4096 in 2 0.87 against 0.94 unsplit. Splits of two
+#   waves lost: 176 x 5000 x 8192 in 3 1.10 against 1.44 unsplit, 125 x 5336 x 8208 in 3 0.72 against 0.79 unsplit.
+# - At most SHORT_M_STREAMED rows the tile is cheap beside B's stream from DRAM: any number of blocks (42 x 1240 x 1464,
+#   20 blocks: 0.67 against 0.49). Over it the tile's math counts: at least half a wave of blocks, else the other rules
+#   (238 x 1200 x 5424, 19 blocks, 0.46 against 0.69).
 SHORT_M = 192
 SHORT_MAX_M = 256                # the swapped tile's M is the instruction's N: at most 256
 SHORT_TILE_N = 64                # one compute warp group's 64 instruction rows
+SHORT_TILE_K = 64
 SHORT_ROW_STEP = 16              # the TMA store's stmatrix.trans stores pairs of 8-column blocks: M in 16s
-# K split into as many parts as keep the blocks within one wave, each at least SHORT_MIN_SPLIT_K_TILES K tiles (H100,
-# against the rules before: 128 x 2048 x 16384 in 4 splits 1.06 against 0.93, 16 x 2352 x 13424 in 3 1.09 against 0.56,
-# 85 x 3136 x 7752 in 2 0.91 against 0.76, 140 x 2584 x 5960 in 2 0.72 against 0.58 (unsplit 0.56), 16 x 2048 x 8192 in
-# 4 1.04 against 0.60 (unsplit 0.70-1.03 over runs); 1 x 4096 x 4096 in 2 0.87 against 0.94 unsplit). Splits of two
-# waves lost: 176 x 5000 x 8192 in 3 1.10 against 1.44 unsplit, 125 x 5336 x 8208 in 3 0.72 against 0.85 for the rules
-# before. At most 64 rows the tile is cheap beside B's stream from DRAM: any number of
-# blocks (42 x 1240 x 1464, 20 blocks: 0.67 against 0.49). Over 64 the tile's math counts: at least half a wave of
-# blocks, else the other rules (unsplit 238 x 1200 x 5424 (19 blocks) 0.46 against 0.69, 140 x 2584 x 5960 (41
-# blocks) 0.56 against 0.58)
 SHORT_M_STREAMED = 64
 SHORT_MIN_SPLIT_K_TILES = 32
-SHORT_TILE_K = 64
 
 
 class Span(NamedTuple):
@@ -1083,8 +1082,7 @@ def _span_tile(problem: MatmulProblem, sms: int) -> Span | None:
     (``_short_tile``): all of M by 64, swapped. Else ``SPAN_ROWS``: M of ``SPAN_FILL`` x 192 to 192 rows with a B
     larger than half the L2 (rows of any 16-byte multiple), or N of 192 columns with such an A (rows of 128-byte
     multiples), its blocks at least half a wave and at most a wave; both operands TMA-loaded, K known, no batch, no
-    epilogue input and a TMA store.
-    None elsewhere."""
+    epilogue input and a TMA store. None elsewhere."""
     span = _narrow_tile(problem, sms) or _short_tile(problem, sms)
     if span is not None:
         return span
@@ -1101,8 +1099,8 @@ def _span_tile(problem: MatmulProblem, sms: int) -> Span | None:
         assert count is not None
         if count < sms / 2:
             return None                   # under half a wave: smaller tiles in more rows keep more SMs busy
-        return Span(tile, 1, (f"{tile[0]} x {tile[1]} on one compute warp group (3 x 64 rows): M = {m} in one row of "
-                         f"tiles reads each tile of B ({k * n * size >> 20} MiB, streamed from DRAM) once; "
+        return Span(tile, 1, (f"{tile[0]} x {tile[1]} on one compute warp group (3 x 64 rows): M = {m} in one row "
+                              f"of tiles reads each tile of B ({k * n * size >> 20} MiB, streamed from DRAM) once; "
                               f"{count} blocks (192 x 8192 x 8192: 0.98-1.01 of cuBLAS against 0.91 for 64 x 256)"))
     if n == SPAN_COLUMNS[1] and m * k * size > half_l2 and not misaligned_rows(problem):  # type: ignore[operator]
         rows = problem.row_tiles(SPAN_COLUMNS)

@@ -154,3 +154,23 @@ def test_a_timed_batch_is_about_3_ms_even_for_a_tiny_problem() -> None:
     assert launches_per_batch(2048, 2048, 2048) == round(BATCH_S / (2 * 2048 ** 3 / 700e12))
     assert launches_per_batch(1104, 24, 1280) == round(BATCH_S / MIN_LAUNCH_S) == 1000
     assert launches_per_batch(1, 1, 1) == 1000
+
+
+@pytest.mark.parametrize("kind,count", [("mixed", 20), ("large", 16), ("narrow", 8), ("short", 10)])
+def test_draw_shapes_draws_each_kind_reproducibly_as_problems_the_bench_takes(kind: str, count: int,
+                                                                             capsys: pytest.CaptureFixture) -> None:
+    """``draw_shapes --seed N --kind K`` prints one ``--shapes`` argument, the same for the same seed, each problem
+    one ``problem_of`` takes; ``narrow`` draws N of at most 64, ``short`` M of at most 256."""
+    from bench.matmul_shapes import problem_of
+    from bench.probes.draw_shapes import main
+
+    main(["--seed", "5", "--kind", kind])
+    first = capsys.readouterr().out.strip()
+    main(["--seed", "5", "--kind", kind])
+    assert capsys.readouterr().out.strip() == first
+    problems = [problem_of(spec) for spec in first.split(",")]
+    assert len(problems) == count
+    if kind == "narrow":
+        assert all(p.n <= 64 for p in problems)
+    if kind == "short":
+        assert all(1 <= p.m <= 256 and p.n % 8 == 0 and p.k % 8 == 0 for p in problems)

@@ -357,7 +357,7 @@ def test_the_candidates_hold_a_tile_no_wider_than_a_narrow_n(shape: tuple[int, i
 
 
 @pytest.mark.parametrize("shape,splits", [
-    ((16, 28672, 4096), {1}),              # over a wave of 64-column tiles: the rules keep 64 x 256, the tuner may not
+    ((16, 28672, 4096), {1}),              # over a wave of 64-column tiles: not the rules' pick, a candidate
     ((256, 2048, 8192), {1, 4}),           # M over 192: not the rules' pick, a candidate, in 4 splits a wave
     ((238, 1200, 5424), {1, 2}),           # K of 85 tiles: 2 splits of at least 32
     ((272, 4096, 4096), set()),            # M over 256
