@@ -51,22 +51,21 @@ def large(rng: random.Random) -> list[str]:
     return ["x".join(str(_between(rng, 2048, 16384, rng.choice((8, 64)))) for _ in range(3)) for _ in range(16)]
 
 
+def _form(rng: random.Random, m: int, n: int, k: int) -> str:
+    """``MxNxK``, with B given transposed one time in four."""
+    return f"{m}x{n}x{k}{':bt' if rng.random() < 0.25 else ''}"
+
+
 def narrow(rng: random.Random) -> list[str]:
     """Eight problems of N at most 64 columns."""
-    shapes = []
-    for _ in range(8):
-        m, n, k = rng.randrange(1000, 16001), _between(rng, 8, 64, 8), _between(rng, 1000, 16000, 8)
-        shapes.append(f"{m}x{n}x{k}{':bt' if rng.random() < 0.25 else ''}")
-    return shapes
+    return [_form(rng, rng.randrange(1000, 16001), _between(rng, 8, 64, 8), _between(rng, 1000, 16000, 8))
+            for _ in range(8)]
 
 
 def short(rng: random.Random) -> list[str]:
     """Ten problems of M at most 256 rows."""
-    shapes = []
-    for _ in range(10):
-        m, n, k = rng.randrange(1, 257), _between(rng, 1000, 12000, 8), _between(rng, 256, 16000, 8)
-        shapes.append(f"{m}x{n}x{k}{':bt' if rng.random() < 0.25 else ''}")
-    return shapes
+    return [_form(rng, rng.randrange(1, 257), _between(rng, 1000, 12000, 8), _between(rng, 256, 16000, 8))
+            for _ in range(10)]
 
 
 def main(argv: list[str] | None = None) -> None:
