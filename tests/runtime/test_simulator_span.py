@@ -40,11 +40,18 @@ def test_a_spanning_tile_reads_either_major_order(span: str, transpose: str) -> 
     _check(SPANS[span], SIZES[span][0], seeds=(2,), **{f"transpose_{transpose}": True})
 
 
-@pytest.mark.parametrize("shape,tile", [((176, 192, 256), (192, 64, 64)), ((192, 176, 256), (192, 64, 64))])
-def test_the_suggested_span_schedules_and_simulates(shape: tuple[int, int, int], tile: tuple[int, int, int]) -> None:
-    """The rules' span parameters (taken from a problem they apply to) on a small problem of the same skinny side."""
-    params = suggest_matmul_params(matmul_fusion(176, 8192, 8192))
-    assert params.tile == tile and params.compute_warp_groups == 1
+@pytest.mark.parametrize("source,shape,tile,swapped,split", [
+    ((176, 12288, 8192), (176, 192, 256), (192, 128, 64), False, 1),     # over a wave of 64 columns: 192 x 128
+    ((176, 12288, 8192), (192, 176, 256), (192, 128, 64), False, 1),
+    ((176, 8192, 8192), (176, 192, 256), (176, 64, 64), True, 1),       # a wave of them: all of M, swapped
+    ((83, 2536, 14536), (90, 200, 384), (96, 64, 64), True, 3),         # K in 3 splits
+])
+def test_the_suggested_span_schedules_and_simulates(source: tuple[int, int, int], shape: tuple[int, int, int],
+                                                    tile: tuple[int, int, int], swapped: bool, split: int) -> None:
+    """The rules' span and short-M parameters (taken from a problem they apply to) on a small problem of the same
+    skinny side."""
+    params = suggest_matmul_params(matmul_fusion(*source))
+    assert (params.tile, params.compute_warp_groups, params.swap_ab, params.split_k) == (tile, 1, swapped, split)
     fusion = matmul_fusion(*shape)
     schedule_matmul(fusion, replace(params, stages=3))          # K of 4 tiles: no deeper than them
     m, n, k = shape

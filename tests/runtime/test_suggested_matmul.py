@@ -31,7 +31,8 @@ def _matmul(m: int, n: int, k: int, *, bias: bool = False, out_dtype: DataType |
 CASES = {
     "few tiles: 64 x 128": ((200, 264, 136), 132, {}, ((64, 128, 64), False, False, True)),
     "few tiles, long K: split-K of 128 x 128 (the big tile's splits would leave SMs idle)": (
-        (128, 256, 16384), 16, {}, ((128, 128, 64), False, False, True)),
+        (200, 256, 16384), 16, {}, ((128, 128, 64), False, False, True)),
+    "short M, long K: all of M swapped, K in 3 splits": ((90, 264, 8192), 16, {}, ((96, 64, 64), False, False, True)),
     "K of 2 tiles: ping-pong 128 x 128": ((300, 520, 120), 2, {}, ((128, 128, 64), True, True, True)),
     "N under 128: ping-pong 128 x 128": ((520, 120, 328), 2, {}, ((128, 128, 64), True, True, True)),
     "under four waves: 256 x 128": ((600, 200, 584), 2, {}, ((256, 128, 64), False, False, True)),
