@@ -174,3 +174,23 @@ def test_draw_shapes_draws_each_kind_reproducibly_as_problems_the_bench_takes(ki
         assert all(p.n <= 64 for p in problems)
     if kind == "short":
         assert all(1 <= p.m <= 256 and p.n % 8 == 0 and p.k % 8 == 0 for p in problems)
+
+
+def test_rules_json_prints_the_rules_params_as_the_probe_takes_them(capsys: pytest.CaptureFixture) -> None:
+    """``rules_json --shapes`` prints a line a problem, ``M N K`` with its ``--ta`` / ``--tb`` flags, a tab and the
+    rules' ``MatmulParams`` as JSON, which read back to the suggestion; a batched problem is refused by name."""
+    from bench.matmul_common import params_from_json
+    from bench.probes.rules_json import main
+    from fusion_ir.schedulers import MatmulParams, suggest_matmul_params
+    from runtime.tuning import matmul_fusion
+
+    main(["--shapes", "83x2536x14536,4096x4096x4096:bt,1024x2048x512:at+bt"])
+    rows = [line.split("\t") for line in capsys.readouterr().out.strip().split("\n")]
+    assert [head for head, _ in rows] == ["83 2536 14536", "4096 4096 4096 --tb", "1024 2048 512 --ta --tb"]
+    for (head, text), (shape, ta, tb) in zip(rows, [((83, 2536, 14536), False, False),
+                                                    ((4096, 4096, 4096), False, True),
+                                                    ((1024, 2048, 512), True, True)]):
+        params = MatmulParams(**params_from_json(json.loads(text)))
+        assert params == suggest_matmul_params(matmul_fusion(*shape, transpose_a=ta, transpose_b=tb), sms=132)
+    with pytest.raises(SystemExit, match=r"rules_json: '4x64x64x64' is batched"):
+        main(["--shapes", "4x64x64x64"])
