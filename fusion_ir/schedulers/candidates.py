@@ -171,9 +171,11 @@ def matmul_candidates(subject: Fusion | MatmulProblem, sms: int | None = None, *
     if problem.n is not None and problem.n <= NARROW_N:  # both tiles as wide as the problem: 64 x 64 is a span tile
         add(_deepest(MatmulParams(**arranged(NARROW_TILE_WIDE)), problem))
     if problem.m is not None and problem.m <= SHORT_MAX_M and problem.tma_operands and store:   # all of M, swapped
-        tile = short_tile(problem.m)
+        tile, splits = short_tile(problem.m), {1}
         columns = problem.col_tiles(tile)
-        for split in sorted({1, short_split(problem, sms, columns) if columns is not None and problem.k else 1}):
+        if columns is not None and problem.k is not None:
+            splits.add(short_split(problem, sms, columns))      # the rules' splits, where they would split it
+        for split in sorted(splits):
             add(_deepest(MatmulParams(**arranged(tile, compute_warp_groups=1, register_split=register_split(1),
                                                  swap_ab=True, split_k=split)), problem))
     if problem.tma_operands:

@@ -358,7 +358,9 @@ CLUSTER_TILES = (((128, 160, 64), 2, 6.2, (2, 2)), ((128, 96, 64), 2, 5.1, (2, 2
 # (against the rules before, the same rounds): 168 x 7168 x 8192 0.82 against 0.57, 176 x 6144 x 8192 0.86 against 0.64,
 # 176 x 8192 x 4096 0.94 against 0.85, B^T 176 x 5000 x 8192 0.99 against 0.79, 176 x 16384 x 4096 0.98 against 0.95,
 # 184 x 12288 x 6144 0.94 against 0.87, 192 x 16384 x 4096 0.99 against 0.96, B^T 192 x 7168 x 16384 1.34 against 1.00,
-# 8192 x 192 x 16384 1.02 against 0.64, B^T 8192 x 192 x 2048 0.96 against 0.66
+# 8192 x 192 x 16384 1.02 against 0.64, B^T 8192 x 192 x 2048 0.96 against 0.66. Since 2026-11-28 the short-M rule
+# (_short_tile, below) takes M of at most 192 rows wherever 192 x 64's blocks fit a wave: the rows case keeps 192 x 128
+# over a wave of them, SPAN_ROWS stays a tuning candidate.
 SPAN_ROWS = (192, 64, 64)
 SPAN_ROWS_WIDE = (192, 128, 64)
 SPAN_COLUMNS = (64, 192, 64)
@@ -1079,10 +1081,10 @@ def _streamed_b_cluster(problem: MatmulProblem, tile: tuple[int, int, int],
 def _span_tile(problem: MatmulProblem, sms: int) -> Span | None:
     """The ``Span`` where one tile spans a skinny side. N of at most ``NARROW_N`` columns (``_narrow_tile``): 64 x 64
     or 128 x 64, rows of any 16-byte multiple. M of at most ``SHORT_M`` rows in a wave of 64-column tiles
-    (``_short_tile``): all of M by 64, swapped. Else ``SPAN_ROWS``: M of ``SPAN_FILL`` x 192 to 192 rows with a B
-    larger than half the L2 (rows of any 16-byte multiple), or N of 192 columns with such an A (rows of 128-byte
-    multiples), its blocks at least half a wave and at most a wave; both operands TMA-loaded, K known, no batch, no
-    epilogue input and a TMA store. None elsewhere."""
+    (``_short_tile``): all of M by 64, swapped. Else ``SPAN_ROWS_WIDE``: M of ``SPAN_FILL`` x 192 to 192 rows (over a
+    wave of 64-column tiles) with a B larger than half the L2 (rows of any 16-byte multiple), or N of 192 columns
+    with such an A (rows of 128-byte multiples), its blocks at least half a wave and at most a wave; both operands
+    TMA-loaded, K known, no batch, no epilogue input and a TMA store. None elsewhere."""
     span = _narrow_tile(problem, sms) or _short_tile(problem, sms)
     if span is not None:
         return span
@@ -1094,7 +1096,7 @@ def _span_tile(problem: MatmulProblem, sms: int) -> Span | None:
     if SPAN_FILL * SPAN_ROWS[0] <= m <= SPAN_ROWS[0] and k * n * size > half_l2:  # type: ignore[operator]
         # rows of any 16-byte multiple (H100: 183 x 10552 x 13824, B's rows 21104 bytes, 192 x 128 1.02 of cuBLAS
         # against 0.68 for 64 x 256 in clusters of two)
-        tile = SPAN_ROWS if problem.tiles(SPAN_ROWS) <= sms else SPAN_ROWS_WIDE  # type: ignore[operator]
+        tile = SPAN_ROWS_WIDE             # where 192 x 64's blocks fit a wave, the short tile took the problem
         count = problem.tiles(tile)
         assert count is not None
         if count < sms / 2:

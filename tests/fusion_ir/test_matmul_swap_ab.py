@@ -145,9 +145,6 @@ MODES = {
     "ping_pong_sub_tiles": {"tile": (48, 128, 64), **WS, "persistent": True, "ping_pong": True, "blocks": 2,
                             "tma_store": True, "epilogue_tile": (16, 128)},
     "stream_k": {"tile": (160, 128, 64), **WS, "stream_k": True, "blocks": 3},
-    # the rules' short-M tile (suggest._short_tile): M by 64 on one compute warp group, K split, the TMA store
-    "short_tile_split_k": {"tile": (80, 64, 64), **WS, "compute_warp_groups": 1, "register_split": (40, 232),
-                           "tma_store": True, "split_k": 2},
 }
 
 

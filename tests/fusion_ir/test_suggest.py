@@ -164,8 +164,9 @@ def test_one_tile_spans_a_skinny_side(shape: tuple[int, int, int], tile: tuple[i
 def test_a_short_m_takes_all_its_rows_swapped(shape: tuple[int, int, int], tile: tuple[int, int, int] | None,
                                              split: int) -> None:
     """Under one wave, M of at most 192 rows whose 64-column tiles fit a wave: all of M (in 16s) by 64, swapped
-    (the instruction's rows along N, its N along M), on one compute warp group; K split where the waves predict it
-    faster, and over 64 rows none under half a wave of blocks; the reasons name the rule; the kernel lowers."""
+    (the instruction's rows along N, its N along M), on one compute warp group; K in the most splits that keep the
+    blocks within a wave, each of 32 K tiles or more, and over 64 rows none under half a wave of blocks; the reasons
+    name the rule; the kernel lowers."""
     from lowering import lower
     fusion = _matmul(shape)
     params = suggest_matmul_params(fusion)
@@ -499,7 +500,7 @@ def test_copies_the_threads_cannot_share_evenly_are_refused() -> None:
     ((1024, 1024, 32768), (128, 256, 64), 4),
     ((512, 512, 32768), (128, 128, 64), 8),       # 8 splits of 8 big tiles leave half the SMs idle; of 16 128 x 128 not
     ((512, 512, 65536), (128, 256, 64), 16),
-    ((384, 2048, 32768), (128, 256, 64), 5),      # 3 x 8 big tiles; M of at most 256: the short tile's own splits
+    ((384, 2048, 32768), (128, 256, 64), 5),      # 3 x 8 big tiles (M of at most 192: the short tile's own splits)
 ])
 def test_few_tiles_and_a_long_k_split_k(shape: tuple[int, int, int], tile: tuple[int, int, int], split: int) -> None:
     """32 tiles of 128 x 256 on 132 SMs: 4 splits make one wave of blocks, each summing 8192 of K; warp-specialized
@@ -634,7 +635,7 @@ def test_a_wave_of_2d_clusters_before_split_k() -> None:
 @pytest.mark.parametrize("shape,tile,cluster", [
     ((1536, 1536, 6000), (128, 160, 64), (2, 2)),    # 120 tiles: a wave of clusters of four
     ((448, 2880, 11520), (128, 96, 64), (2, 2)),     # 4 x 30 tiles: a wave; split-K of 48 big tiles predicted slower
-    ((384, 4096, 16384), (64, 256, 64), (2, 1)),     # 3 x 26 of 128 x 160 fit, but 64 x 256 in pairs is faster
+    ((384, 4096, 16384), (64, 256, 64), (2, 1)),     # 3 x 26 of 128 x 160 fit, 64 x 256 in pairs predicted faster
     ((1000, 1000, 20000), (256, 128, 64), (1, 1)),   # 4 splits of 32 tiles (256 x 128: B's rows are misaligned)
     ((4096, 4096, 4096), (256, 128, 64), (1, 1)),    # more than a wave: no 2-D cluster
 ])

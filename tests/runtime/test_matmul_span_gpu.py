@@ -65,7 +65,8 @@ def test_compute_sanitizer_is_clean(tool: str, tile: tuple[int, int, int]) -> No
 @pytest.mark.skipif(SANITIZER is None, reason="compute-sanitizer is not installed")
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
 def test_compute_sanitizer_is_clean_on_the_short_tile_split(tool: str) -> None:
-    """All of M = 40 rows by 64, swapped, K of 300 in 2 splits: rows and columns past the tile's, a partial K tile."""
+    """All of M = 40 rows by 64 (a 48-row tile), swapped, K of 304 in 2 splits: rows and columns past the tile's, a
+    partial K tile."""
     params = {"warp_specialized": True, "tile": [48, 64, 64], "stages": 4, "compute_warp_groups": 1, "tma_store": True,
               "out_dtype": "bf16", "swap_ab": True, "split_k": 2, "shape": [40, 200, 304]}
     assert_sanitizer_clean(tool, "tests.runtime.run_matmul", json.dumps(params))
